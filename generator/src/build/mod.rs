@@ -1,0 +1,86 @@
+//! Building the IR from a lowered `openapiv3` document. Every schema that needs a Rust type becomes a
+//! [`TypeDef`] with a name *hint*; final names are chosen afterwards, once, by `naming`.
+
+mod operations;
+mod recursion;
+mod schema;
+mod view;
+
+use crate::diagnostics::Diagnostics;
+use crate::ir::{Api, NameHint, TypeDef, TypeId, TypeKind, TypeRef};
+use indexmap::IndexMap;
+use openapiv3::OpenAPI;
+
+pub struct Builder<'a> {
+    doc: &'a OpenAPI,
+    types: Vec<TypeDef>,
+    /// Component schema name -> its type, reserved before any schema is read so refs can point forward.
+    components: IndexMap<String, TypeId>,
+    diags: &'a mut Diagnostics,
+}
+
+pub fn build(doc: &OpenAPI, diags: &mut Diagnostics) -> Api {
+    let mut builder = Builder { doc, types: Vec::new(), components: IndexMap::new(), diags };
+    builder.reserve_components();
+    builder.build_components();
+    let operations = builder.build_operations();
+    let security_schemes = builder.build_security_schemes();
+    let mut types = builder.types;
+    recursion::box_cycles(&mut types);
+    Api {
+        title: doc.info.title.clone(),
+        version: doc.info.version.clone(),
+        description: doc.info.description.clone(),
+        types,
+        operations,
+        security_schemes,
+    }
+}
+
+impl Builder<'_> {
+    fn reserve_components(&mut self) {
+        let Some(components) = &self.doc.components else { return };
+        for name in components.schemas.keys() {
+            let id = TypeId(self.types.len());
+            self.types.push(TypeDef {
+                name: String::new(),
+                pointer: crate::diagnostics::child("/components/schemas", name),
+                name_hint: NameHint { base: name.clone(), pinned: true, context: None },
+                doc: None,
+                kind: TypeKind::Alias(TypeRef::Any),
+                constraints: Default::default(),
+            });
+            self.components.insert(name.clone(), id);
+        }
+    }
+
+    fn build_components(&mut self) {
+        let Some(components) = &self.doc.components else { return };
+        for (name, schema) in &components.schemas {
+            let id = self.components[name];
+            let pointer = self.types[id.0].pointer.clone();
+            match schema {
+                openapiv3::ReferenceOr::Item(schema) => self.define_component(id, schema, &pointer),
+                // A component that is only a reference is an alias of the referenced type.
+                openapiv3::ReferenceOr::Reference { reference } => {
+                    let target = self.resolve_schema_ref(reference, &pointer);
+                    self.types[id.0].kind = TypeKind::Alias(target);
+                }
+            }
+        }
+    }
+
+    /// Adds a named type and returns its id.
+    fn add_type(&mut self, pointer: &str, hint: NameHint, doc: Option<String>, kind: TypeKind) -> TypeId {
+        let id = TypeId(self.types.len());
+        self.types.push(TypeDef {
+            name: String::new(),
+            pointer: pointer.to_owned(),
+            name_hint: hint,
+            doc,
+            kind,
+            constraints: Default::default(),
+        });
+        id
+    }
+}

@@ -1,0 +1,438 @@
+//! Operations, parameters, bodies, responses and security schemes.
+
+use super::Builder;
+use super::schema::Site;
+use crate::diagnostics::child;
+use crate::ir::{
+    Constraints, Media, Method, Operation, ParamLocation, Parameter, PathSegment, RequestBody, Response,
+    ResponseBody, ResponseHeader, SecurityKind, SecurityRequirement, SecurityScheme, Status, TypeRef,
+};
+use heck::ToUpperCamelCase;
+use indexmap::IndexMap;
+use openapiv3::{
+    Header, MediaType, ParameterSchemaOrContent, PathItem, ReferenceOr, StatusCode,
+};
+
+impl Builder<'_> {
+    pub(super) fn build_operations(&mut self) -> Vec<Operation> {
+        let mut operations = Vec::new();
+        for (path, item) in &self.doc.paths.paths {
+            let pointer = child("/paths", path);
+            let item = match item {
+                ReferenceOr::Item(item) => item,
+                ReferenceOr::Reference { reference } => {
+                    self.diags.error(pointer, format!("path item $ref `{reference}` is not supported"));
+                    continue;
+                }
+            };
+            for (method, op) in methods(item) {
+                let op_pointer = child(&pointer, &method.as_str().to_ascii_lowercase());
+                if let Some(operation) = self.operation(path, item, method, op, &op_pointer) {
+                    operations.push(operation);
+                }
+            }
+        }
+        operations
+    }
+
+    fn operation(&mut self, path: &str, item: &PathItem, method: Method, op: &openapiv3::Operation, pointer: &str) -> Option<Operation> {
+        let segments = match parse_path(path) {
+            Ok(s) => s,
+            Err(message) => {
+                self.diags.error(pointer, message);
+                return None;
+            }
+        };
+        let id = op.operation_id.clone().unwrap_or_else(|| derived_operation_id(method, &segments));
+        let type_base = id.to_upper_camel_case();
+
+        // Path-level parameters apply unless the operation redefines the same name and location.
+        let mut params: IndexMap<(String, &'static str), (openapiv3::Parameter, String)> = IndexMap::new();
+        let sources = [(&item.parameters, child(&child("/paths", path), "parameters")), (&op.parameters, child(pointer, "parameters"))];
+        for (list, list_pointer) in sources {
+            for (i, p) in list.iter().enumerate() {
+                let p_pointer = format!("{list_pointer}/{i}");
+                if let Some((param, resolved_pointer)) = self.resolve_parameter(p, &p_pointer) {
+                    let key = (param.parameter_data_ref().name.clone(), location_key(&param));
+                    params.insert(key, (param, resolved_pointer));
+                }
+            }
+        }
+        let mut parameters = Vec::new();
+        for (param, p_pointer) in params.values() {
+            parameters.push(self.parameter(param, p_pointer, &type_base));
+        }
+        for segment in &segments {
+            if let PathSegment::Param(name) = segment
+                && !parameters.iter().any(|p| p.location == ParamLocation::Path && &p.wire_name == name)
+            {
+                self.diags.warning(pointer, format!("path parameter `{name}` is not declared; it is generated as a string"));
+                parameters.push(Parameter {
+                    wire_name: name.clone(),
+                    name: String::new(),
+                    location: ParamLocation::Path,
+                    required: true,
+                    ty: TypeRef::Primitive(crate::ir::Primitive::String),
+                    default: None,
+                    doc: None,
+                    constraints: Constraints::default(),
+                    explode: false,
+                    deprecated: false,
+                });
+            }
+        }
+        let body = op.request_body.as_ref().and_then(|b| self.request_body(b, &child(pointer, "requestBody"), &type_base));
+        let responses = self.responses(op, pointer, &type_base);
+        let security = op
+            .security
+            .as_ref()
+            .or(self.doc.security.as_ref())
+            .map(|reqs| reqs.iter().map(|r| SecurityRequirement { schemes: r.keys().cloned().collect() }).collect())
+            .unwrap_or_default();
+        Some(Operation {
+            id,
+            name: String::new(),
+            method,
+            path: path.to_owned(),
+            segments,
+            pointer: pointer.to_owned(),
+            summary: op.summary.clone(),
+            description: op.description.clone(),
+            tags: op.tags.clone(),
+            deprecated: op.deprecated,
+            parameters,
+            body,
+            responses,
+            security,
+        })
+    }
+
+    fn resolve_parameter(&mut self, p: &ReferenceOr<openapiv3::Parameter>, pointer: &str) -> Option<(openapiv3::Parameter, String)> {
+        match p {
+            ReferenceOr::Item(param) => Some((param.clone(), pointer.to_owned())),
+            ReferenceOr::Reference { reference } => {
+                let name = reference.strip_prefix("#/components/parameters/").map(crate::diagnostics::unescape_token);
+                let found = name.as_ref().and_then(|n| self.doc.components.as_ref()?.parameters.get(n));
+                match found {
+                    Some(ReferenceOr::Item(param)) => Some((param.clone(), reference.trim_start_matches('#').to_owned())),
+                    _ => {
+                        self.diags.error(pointer, format!("parameter $ref `{reference}` does not resolve to a parameter"));
+                        None
+                    }
+                }
+            }
+        }
+    }
+
+    fn parameter(&mut self, param: &openapiv3::Parameter, pointer: &str, type_base: &str) -> Parameter {
+        let (location, explode) = match param {
+            openapiv3::Parameter::Path { .. } => (ParamLocation::Path, false),
+            openapiv3::Parameter::Query { parameter_data, .. } => (ParamLocation::Query, parameter_data.explode.unwrap_or(true)),
+            openapiv3::Parameter::Header { .. } => (ParamLocation::Header, false),
+            openapiv3::Parameter::Cookie { .. } => (ParamLocation::Cookie, false),
+        };
+        let data = param.parameter_data_ref();
+        let site = Site::new(child(pointer, "schema"), format!("{type_base}{}", data.name.to_upper_camel_case()), Some("Param"));
+        let (ty, constraints, default) = match &data.format {
+            ParameterSchemaOrContent::Schema(schema) => {
+                let default = match schema {
+                    ReferenceOr::Item(s) => s.schema_data.default.clone(),
+                    ReferenceOr::Reference { .. } => None,
+                };
+                let typed = self.type_of(schema, &site);
+                (typed.ty, typed.constraints, default)
+            }
+            ParameterSchemaOrContent::Content(content) => match content.values().next().and_then(|m| m.schema.as_ref()) {
+                Some(schema) => {
+                    let typed = self.type_of(schema, &site);
+                    (typed.ty, typed.constraints, None)
+                }
+                None => (TypeRef::Primitive(crate::ir::Primitive::String), Constraints::default(), None),
+            },
+        };
+        Parameter {
+            wire_name: data.name.clone(),
+            name: String::new(),
+            location,
+            required: data.required || location == ParamLocation::Path,
+            ty,
+            default,
+            doc: data.description.clone(),
+            constraints,
+            explode,
+            deprecated: data.deprecated.unwrap_or(false),
+        }
+    }
+
+    fn request_body(&mut self, body: &ReferenceOr<openapiv3::RequestBody>, pointer: &str, type_base: &str) -> Option<RequestBody> {
+        let (body, pointer) = match body {
+            ReferenceOr::Item(b) => (b.clone(), pointer.to_owned()),
+            ReferenceOr::Reference { reference } => {
+                let name = reference.strip_prefix("#/components/requestBodies/").map(crate::diagnostics::unescape_token);
+                match name.as_ref().and_then(|n| self.doc.components.as_ref()?.request_bodies.get(n)) {
+                    Some(ReferenceOr::Item(b)) => (b.clone(), reference.trim_start_matches('#').to_owned()),
+                    _ => {
+                        self.diags.error(pointer, format!("request body $ref `{reference}` does not resolve"));
+                        return None;
+                    }
+                }
+            }
+        };
+        let (media_name, media_type) = preferred_media(&body.content)?;
+        let media = classify_media(media_name);
+        let site = Site::new(
+            child(&child(&child(&pointer, "content"), media_name), "schema"),
+            format!("{type_base}Request"),
+            Some("Body"),
+        );
+        let ty = self.media_type_of(media_type, &media, &site);
+        let alternatives = body.content.keys().filter(|k| *k != media_name).cloned().collect();
+        Some(RequestBody { media, ty, required: body.required, doc: body.description.clone(), alternatives })
+    }
+
+    fn media_type_of(&mut self, media_type: &MediaType, media: &Media, site: &Site) -> TypeRef {
+        match (&media_type.schema, media) {
+            (_, Media::Binary(_)) => TypeRef::Primitive(crate::ir::Primitive::Bytes),
+            (Some(schema), _) => self.type_of(schema, site).ty,
+            (None, Media::Text) => TypeRef::Primitive(crate::ir::Primitive::String),
+            (None, _) => TypeRef::Any,
+        }
+    }
+
+    fn responses(&mut self, op: &openapiv3::Operation, pointer: &str, type_base: &str) -> Vec<Response> {
+        let mut responses = Vec::new();
+        let mut entries: Vec<(Status, String, &ReferenceOr<openapiv3::Response>)> = op
+            .responses
+            .responses
+            .iter()
+            .map(|(code, r)| match code {
+                StatusCode::Code(c) => (Status::Code(*c), c.to_string(), r),
+                StatusCode::Range(r0) => (Status::Range(*r0), format!("{r0}XX"), r),
+            })
+            .collect();
+        if let Some(default) = &op.responses.default {
+            entries.push((Status::Default, "default".to_owned(), default));
+        }
+        let several = entries.len() > 1;
+        for (status, key, response) in entries {
+            let r_pointer = child(&child(pointer, "responses"), &key);
+            let response = match response {
+                ReferenceOr::Item(r) => r.clone(),
+                ReferenceOr::Reference { reference } => {
+                    let name = reference.strip_prefix("#/components/responses/").map(crate::diagnostics::unescape_token);
+                    match name.as_ref().and_then(|n| self.doc.components.as_ref()?.responses.get(n)) {
+                        Some(ReferenceOr::Item(r)) => r.clone(),
+                        _ => {
+                            self.diags.error(r_pointer, format!("response $ref `{reference}` does not resolve"));
+                            continue;
+                        }
+                    }
+                }
+            };
+            let body = preferred_media(&response.content).map(|(name, media_type)| {
+                let media = classify_media(name);
+                let context = if several { status_word(status) } else { String::new() };
+                let site = Site::new(
+                    child(&child(&child(&r_pointer, "content"), name), "schema"),
+                    format!("{type_base}{context}Response"),
+                    Some("Response"),
+                );
+                let ty = self.media_type_of(media_type, &media, &site);
+                ResponseBody { media, ty }
+            });
+            let headers = response
+                .headers
+                .iter()
+                .filter_map(|(name, h)| self.response_header(name, h, &child(&child(&r_pointer, "headers"), name), type_base))
+                .collect();
+            let doc = (!response.description.is_empty()).then(|| response.description.clone());
+            responses.push(Response { status, doc, body, headers });
+        }
+        responses
+    }
+
+    fn response_header(&mut self, name: &str, header: &ReferenceOr<Header>, pointer: &str, type_base: &str) -> Option<ResponseHeader> {
+        let header = match header {
+            ReferenceOr::Item(h) => h.clone(),
+            ReferenceOr::Reference { reference } => {
+                let key = reference.strip_prefix("#/components/headers/").map(crate::diagnostics::unescape_token);
+                match key.as_ref().and_then(|n| self.doc.components.as_ref()?.headers.get(n)) {
+                    Some(ReferenceOr::Item(h)) => h.clone(),
+                    _ => {
+                        self.diags.error(pointer, format!("header $ref `{reference}` does not resolve"));
+                        return None;
+                    }
+                }
+            }
+        };
+        let ty = match &header.format {
+            ParameterSchemaOrContent::Schema(schema) => {
+                let site = Site::new(child(pointer, "schema"), format!("{type_base}{}Header", name.to_upper_camel_case()), Some("Header"));
+                self.type_of(schema, &site).ty
+            }
+            ParameterSchemaOrContent::Content(_) => TypeRef::Primitive(crate::ir::Primitive::String),
+        };
+        Some(ResponseHeader { wire_name: name.to_owned(), required: header.required, ty, doc: header.description.clone() })
+    }
+
+    pub(super) fn build_security_schemes(&mut self) -> Vec<SecurityScheme> {
+        let Some(components) = &self.doc.components else { return Vec::new() };
+        let mut schemes = Vec::new();
+        for (name, scheme) in &components.security_schemes {
+            let ReferenceOr::Item(scheme) = scheme else {
+                self.diags.warning(child("/components/securitySchemes", name), "security scheme $ref is not supported");
+                continue;
+            };
+            let (kind, doc) = match scheme {
+                openapiv3::SecurityScheme::HTTP { scheme, description, .. } => {
+                    let kind = match scheme.to_ascii_lowercase().as_str() {
+                        "bearer" => SecurityKind::Bearer,
+                        "basic" => SecurityKind::Basic,
+                        other => SecurityKind::Other(format!("http {other}")),
+                    };
+                    (kind, description.clone())
+                }
+                openapiv3::SecurityScheme::OAuth2 { flows, description, .. } => {
+                    let kind = match &flows.client_credentials {
+                        Some(cc) => SecurityKind::OAuth2ClientCredentials { token_url: cc.token_url.clone() },
+                        None => SecurityKind::Bearer,
+                    };
+                    (kind, description.clone())
+                }
+                openapiv3::SecurityScheme::OpenIDConnect { description, .. } => (SecurityKind::Bearer, description.clone()),
+                openapiv3::SecurityScheme::APIKey { location, name: key_name, description, .. } => {
+                    let location = match location {
+                        openapiv3::APIKeyLocation::Query => ParamLocation::Query,
+                        openapiv3::APIKeyLocation::Header => ParamLocation::Header,
+                        openapiv3::APIKeyLocation::Cookie => ParamLocation::Cookie,
+                    };
+                    (SecurityKind::ApiKey { location, name: key_name.clone() }, description.clone())
+                }
+            };
+            schemes.push(SecurityScheme { name: name.clone(), kind, doc });
+        }
+        schemes
+    }
+}
+
+fn methods(item: &PathItem) -> Vec<(Method, &openapiv3::Operation)> {
+    [
+        (Method::Get, &item.get),
+        (Method::Put, &item.put),
+        (Method::Post, &item.post),
+        (Method::Delete, &item.delete),
+        (Method::Options, &item.options),
+        (Method::Head, &item.head),
+        (Method::Patch, &item.patch),
+        (Method::Trace, &item.trace),
+    ]
+    .into_iter()
+    .filter_map(|(m, op)| op.as_ref().map(|op| (m, op)))
+    .collect()
+}
+
+fn location_key(param: &openapiv3::Parameter) -> &'static str {
+    match param {
+        openapiv3::Parameter::Path { .. } => "path",
+        openapiv3::Parameter::Query { .. } => "query",
+        openapiv3::Parameter::Header { .. } => "header",
+        openapiv3::Parameter::Cookie { .. } => "cookie",
+    }
+}
+
+/// Splits `/v1/accounts/{accountId}/assets` into literal and parameter segments.
+pub fn parse_path(path: &str) -> Result<Vec<PathSegment>, String> {
+    let mut segments = Vec::new();
+    for part in path.split('/').filter(|p| !p.is_empty()) {
+        if let Some(name) = part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
+            if name.is_empty() || name.contains(['{', '}']) {
+                return Err(format!("path segment `{part}` is not a valid template"));
+            }
+            segments.push(PathSegment::Param(name.to_owned()));
+        } else if part.contains(['{', '}']) {
+            return Err(format!("path segment `{part}` mixes text and a parameter, which routers cannot match"));
+        } else {
+            segments.push(PathSegment::Literal(part.to_owned()));
+        }
+    }
+    Ok(segments)
+}
+
+/// A stable name for an operation without `operationId`: the method and the path's words.
+fn derived_operation_id(method: Method, segments: &[PathSegment]) -> String {
+    let mut id = method.as_str().to_ascii_lowercase();
+    for segment in segments {
+        match segment {
+            PathSegment::Literal(word) => id.push_str(&format!("_{word}")),
+            PathSegment::Param(name) => id.push_str(&format!("_by_{name}")),
+        }
+    }
+    id
+}
+
+/// The media type the generated code speaks: JSON first, then forms, text, bytes.
+fn preferred_media(content: &IndexMap<String, MediaType>) -> Option<(&str, &MediaType)> {
+    let rank = |name: &str| match classify_media(name) {
+        Media::Json => 0,
+        Media::Form => 1,
+        Media::Multipart => 2,
+        Media::Text => 3,
+        Media::Binary(_) => 4,
+    };
+    content.iter().min_by_key(|(name, _)| rank(name)).map(|(n, m)| (n.as_str(), m))
+}
+
+pub fn classify_media(name: &str) -> Media {
+    let essence = name.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    if essence == "application/json" || essence == "text/json" || essence.ends_with("+json") || essence == "*/*" {
+        Media::Json
+    } else if essence == "application/x-www-form-urlencoded" {
+        Media::Form
+    } else if essence == "multipart/form-data" {
+        Media::Multipart
+    } else if essence.starts_with("text/") {
+        Media::Text
+    } else {
+        Media::Binary(essence)
+    }
+}
+
+fn status_word(status: Status) -> String {
+    match status {
+        Status::Code(c) => c.to_string(),
+        Status::Range(r) => format!("{r}XX"),
+        Status::Default => "Default".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_split_into_segments() {
+        assert_eq!(
+            parse_path("/v1/accounts/{accountId}").unwrap(),
+            vec![
+                PathSegment::Literal("v1".into()),
+                PathSegment::Literal("accounts".into()),
+                PathSegment::Param("accountId".into())
+            ]
+        );
+        assert!(parse_path("/files/{name}.json").is_err());
+    }
+
+    #[test]
+    fn operation_ids_derive_from_method_and_path() {
+        let segments = parse_path("/pets/{id}/toys").unwrap();
+        assert_eq!(derived_operation_id(Method::Get, &segments), "get_pets_by_id_toys");
+    }
+
+    #[test]
+    fn media_types_are_classified() {
+        assert_eq!(classify_media("application/problem+json"), Media::Json);
+        assert_eq!(classify_media("application/json; charset=utf-8"), Media::Json);
+        assert_eq!(classify_media("application/x-www-form-urlencoded"), Media::Form);
+        assert_eq!(classify_media("application/octet-stream"), Media::Binary("application/octet-stream".into()));
+    }
+}

@@ -1,0 +1,787 @@
+//! The models crate: one serde type per named IR type, their `Validate` impls, and the patterns.
+
+use super::{File, Options, Patterns, TypePrinter, doc_attrs, ident, rust_file, template_file};
+use crate::ir::{
+    Additional, Api, Constraints, Field, IntEnum, Primitive, StringEnum, Struct, TypeDef, TypeKind, TypeRef, Union,
+};
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+const WIRE_TEMPLATE: &str = include_str!("../../../templates/models/wire.rs");
+const VALIDATION_TEMPLATE: &str = include_str!("../../../templates/models/validation.rs");
+
+pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
+    let emitter = ModelEmitter { api, patterns, printer: TypePrinter { types: &api.types, models: TokenStream::new() } };
+    Ok(vec![
+        cargo_toml(api, opts),
+        rust_file(emitter.lib_rs(), opts, "src/lib.rs")?,
+        rust_file(emitter.types_rs(), opts, "src/types.rs")?,
+        rust_file(emitter.constraints_rs(), opts, "src/constraints.rs")?,
+        rust_file(emitter.patterns_rs(), opts, "src/patterns.rs")?,
+        template_file(opts, "src/wire.rs", WIRE_TEMPLATE),
+        template_file(opts, "src/validation.rs", VALIDATION_TEMPLATE),
+    ])
+}
+
+fn cargo_toml(api: &Api, opts: &Options) -> File {
+    let header = super::header(opts).replace("// ", "# ");
+    let contents = format!(
+        r#"{header}[package]
+name = "{name}"
+version = "{version}"
+edition = "2024"
+description = "Models of {title}, generated from its OpenAPI document"
+license = "MIT OR Apache-2.0"
+
+[lib]
+# Descriptions from the spec are documentation, not Rust examples.
+doctest = false
+
+[dependencies]
+chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
+regex = "1"
+serde = {{ version = "1", features = ["derive"] }}
+serde_json = "1"
+serde_repr = "0.1"
+uuid = {{ version = "1", features = ["serde"] }}
+"#,
+        name = opts.crate_name("models"),
+        version = opts.crate_version,
+        title = api.title.replace('"', "'"),
+    );
+    File { path: "Cargo.toml".to_owned(), contents }
+}
+
+struct ModelEmitter<'a> {
+    api: &'a Api,
+    patterns: &'a Patterns,
+    printer: TypePrinter<'a>,
+}
+
+impl ModelEmitter<'_> {
+    fn lib_rs(&self) -> TokenStream {
+        let title = format!(" Models of {} (version {}).", self.api.title, self.api.version);
+        let inner_docs = super::rust::inner_doc_attrs(self.api.description.as_deref());
+        quote! {
+            #![doc = #title]
+            #![doc = ""]
+            #inner_docs
+
+            mod constraints;
+            pub mod patterns;
+            mod types;
+            pub mod validation;
+            pub mod wire;
+
+            pub use types::*;
+            pub use validation::{Validate, ValidationError, ValidationErrors};
+        }
+    }
+
+    fn types_rs(&self) -> TokenStream {
+        let items = self.api.types.iter().map(|def| self.type_item(def));
+        let defaults = self.default_fns();
+        quote! {
+            #(#items)*
+            #defaults
+        }
+    }
+
+    fn type_item(&self, def: &TypeDef) -> TokenStream {
+        let name = ident(&def.name);
+        let doc = doc_attrs(def.doc.as_deref());
+        match &def.kind {
+            TypeKind::Struct(s) => self.struct_item(def, s, doc),
+            TypeKind::IntEnum(e) => int_enum_item(&def.name, e, doc),
+            TypeKind::StringEnum(e) => string_enum_item(&def.name, e, doc),
+            TypeKind::Union(u) => self.union_item(&def.name, u, doc),
+            TypeKind::Alias(ty) => {
+                let ty = self.printer.rust_type(ty);
+                quote! { #doc pub type #name = #ty; }
+            }
+            TypeKind::Newtype(ty) => {
+                let ty = self.printer.rust_type(ty);
+                quote! {
+                    #doc
+                    #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+                    #[serde(transparent)]
+                    pub struct #name(pub #ty);
+                }
+            }
+        }
+    }
+
+    fn struct_item(&self, def: &TypeDef, s: &Struct, doc: TokenStream) -> TokenStream {
+        let name = ident(&def.name);
+        let deny = matches!(s.additional, Some(Additional::Deny)).then(|| quote! { #[serde(deny_unknown_fields)] });
+        let fields = s.fields.iter().map(|f| self.field(def, f));
+        let extra = match &s.additional {
+            Some(Additional::Map(ty)) => {
+                let ty = self.printer.rust_type(ty);
+                let field = ident(&extra_field_name(s));
+                Some(quote! {
+                    /// Properties not named above.
+                    #[serde(flatten)]
+                    pub #field: ::std::collections::BTreeMap<String, #ty>,
+                })
+            }
+            _ => None,
+        };
+        quote! {
+            #doc
+            #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+            #deny
+            pub struct #name {
+                #(#fields)*
+                #extra
+            }
+        }
+    }
+
+    fn field(&self, def: &TypeDef, f: &Field) -> TokenStream {
+        let name = ident(&f.name);
+        let mut doc = f.doc.clone().unwrap_or_default();
+        if let Some(default) = &f.default {
+            let sep = if doc.is_empty() { "" } else { "\n\n" };
+            doc.push_str(&format!("{sep}Default: `{default}`."));
+        }
+        let doc = doc_attrs(Some(&doc));
+        let deprecated = f.deprecated.then(|| quote! { #[deprecated] });
+        let shape = field_shape(f, &self.api.types);
+        let mut ty = self.printer.rust_type(shape.inner);
+        if f.boxed {
+            ty = quote! { Box<#ty> };
+        }
+        let mut serde_args: Vec<TokenStream> = Vec::new();
+        if f.name != f.wire_name {
+            let wire = &f.wire_name;
+            serde_args.push(quote! { rename = #wire });
+        }
+        let numeric = numeric_of(shape.inner).map(|(number, pattern, in_vec)| {
+            let number = super::rust::primitive(number);
+            let marker = self.patterns.numeric_marker(pattern);
+            (number, marker, in_vec)
+        });
+        let rust_ty = match shape.kind {
+            Shape::Plain => {
+                if let Some((number, marker, in_vec)) = &numeric {
+                    let f = if *in_vec { "numeric_vec" } else { "numeric" };
+                    serde_args.push(wire_fn(f, number, marker));
+                }
+                ty
+            }
+            Shape::Defaulted => {
+                let default_fn = format!("defaults::{}", default_fn_name(def, f));
+                serde_args.push(quote! { default = #default_fn });
+                if let Some((number, marker, in_vec)) = &numeric {
+                    let f = if *in_vec { "numeric_vec" } else { "numeric" };
+                    serde_args.push(wire_fn(f, number, marker));
+                }
+                ty
+            }
+            Shape::Optional => {
+                serde_args.push(quote! { default, skip_serializing_if = "Option::is_none" });
+                if let Some((number, marker, in_vec)) = &numeric {
+                    let f = if *in_vec { "numeric_vec_option" } else { "numeric_option" };
+                    serde_args.push(wire_fn(f, number, marker));
+                }
+                quote! { Option<#ty> }
+            }
+            Shape::RequiredNullable => {
+                match &numeric {
+                    Some((number, marker, in_vec)) => {
+                        let f = if *in_vec { "numeric_vec_option" } else { "numeric_option" };
+                        serde_args.push(wire_fn(f, number, marker));
+                    }
+                    None => serde_args.push(quote! { deserialize_with = "crate::wire::nullable" }),
+                }
+                quote! { Option<#ty> }
+            }
+        };
+        let serde_attr = (!serde_args.is_empty()).then(|| quote! { #[serde(#(#serde_args),*)] });
+        quote! {
+            #doc
+            #deprecated
+            #serde_attr
+            pub #name: #rust_ty,
+        }
+    }
+
+    fn union_item(&self, name: &str, u: &Union, doc: TokenStream) -> TokenStream {
+        let name = ident(name);
+        // Untagged decoding tries variants in order: a catch-all JSON value must come last.
+        let mut variants: Vec<_> = u.variants.iter().collect();
+        variants.sort_by_key(|v| matches!(v.ty, TypeRef::Any));
+        let variants = variants.iter().map(|v| {
+            let vname = ident(&v.name);
+            let vdoc = doc_attrs(v.doc.as_deref());
+            let mut ty = self.printer.rust_type(&v.ty);
+            if v.boxed {
+                ty = quote! { Box<#ty> };
+            }
+            quote! { #vdoc #vname(#ty), }
+        });
+        let kind = if u.exclusive { "Exactly one of" } else { "One or more of" };
+        let note = format!(" {kind} the variants (`{}`); decoded as the first that matches.", if u.exclusive { "oneOf" } else { "anyOf" });
+        let sep = (!doc.is_empty()).then(|| quote! { #[doc = ""] });
+        quote! {
+            #doc
+            #sep
+            #[doc = #note]
+            #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+            #[serde(untagged)]
+            pub enum #name {
+                #(#variants)*
+            }
+        }
+    }
+
+    /// Functions named by `#[serde(default = "...")]` for properties with a spec default.
+    fn default_fns(&self) -> TokenStream {
+        let mut fns = Vec::new();
+        for def in &self.api.types {
+            let TypeKind::Struct(s) = &def.kind else { continue };
+            for f in &s.fields {
+                if field_shape(f, &self.api.types).kind != Shape::Defaulted {
+                    continue;
+                }
+                let fn_name = format_ident!("{}", default_fn_name(def, f));
+                let ty = self.printer.rust_type(&f.ty);
+                let ty = if f.boxed { quote! { Box<#ty> } } else { ty };
+                let value = self.default_value(&f.ty, f.default.as_ref().expect("defaulted"));
+                let value = if f.boxed { quote! { Box::new(#value) } } else { value };
+                fns.push(quote! { pub(super) fn #fn_name() -> #ty { #value } });
+            }
+        }
+        if fns.is_empty() {
+            return TokenStream::new();
+        }
+        quote! {
+            /// Defaults the spec gives for optional properties.
+            mod defaults {
+                #[allow(unused_imports)]
+                use super::*;
+                #(#fns)*
+            }
+        }
+    }
+
+    fn default_value(&self, ty: &TypeRef, value: &serde_json::Value) -> TokenStream {
+        match (ty, value) {
+            (TypeRef::Primitive(Primitive::String), serde_json::Value::String(s)) => quote! { #s.to_owned() },
+            (TypeRef::Primitive(Primitive::Bool), serde_json::Value::Bool(b)) => quote! { #b },
+            (TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. }, serde_json::Value::Number(n)) => {
+                number_literal(*p, n).expect("checked by defaultable")
+            }
+            (TypeRef::Array(_), _) => quote! { Vec::new() },
+            (TypeRef::Named(id), v) => {
+                let def = &self.api.types[id.0];
+                let name = ident(&def.name);
+                let variant = enum_variant_for(def, v).expect("checked by defaultable");
+                let variant = ident(variant);
+                quote! { #name::#variant }
+            }
+            _ => unreachable!("checked by defaultable"),
+        }
+    }
+
+    fn constraints_rs(&self) -> TokenStream {
+        let impls = self.api.types.iter().map(|def| self.validate_impl(def));
+        quote! {
+            //! `Validate` for every type: the constraints the spec states beyond each type.
+            #[allow(unused_imports)]
+            use crate::patterns::*;
+            use crate::types::*;
+            use crate::validation::{self, Validate, ValidationError};
+
+            #(#impls)*
+        }
+    }
+
+    fn validate_impl(&self, def: &TypeDef) -> TokenStream {
+        let name = ident(&def.name);
+        let body = match &def.kind {
+            TypeKind::Struct(s) => {
+                let checks: Vec<TokenStream> = s
+                    .fields
+                    .iter()
+                    .filter_map(|f| {
+                        let fname = ident(&f.name);
+                        let wire = &f.wire_name;
+                        // Check the Rust shape of the field: optional fields are `Option`s even when not nullable.
+                        let shape = field_shape(f, &self.api.types);
+                        let ty = match shape.kind {
+                            Shape::Optional | Shape::RequiredNullable => TypeRef::Nullable(Box::new(shape.inner.clone())),
+                            Shape::Plain | Shape::Defaulted => f.ty.clone(),
+                        };
+                        let check = self.check_value(&quote! { value }, &ty, &f.constraints, 0)?;
+                        Some(quote! {
+                            {
+                                let value = &self.#fname;
+                                let path = validation::field(path, #wire);
+                                let path = path.as_str();
+                                #check
+                            }
+                        })
+                    })
+                    .collect();
+                checks
+            }
+            TypeKind::Union(u) => {
+                let arms = u.variants.iter().map(|v| {
+                    let vname = ident(&v.name);
+                    let check = self.check_value(&quote! { value }, &v.ty, &Constraints::default(), 0);
+                    match check {
+                        Some(check) => quote! { Self::#vname(value) => { #check } },
+                        None => quote! { Self::#vname(_) => {} },
+                    }
+                });
+                vec![quote! { match self { #(#arms)* } }]
+            }
+            TypeKind::Newtype(ty) => self
+                .check_value(&quote! { value }, ty, &Constraints::default(), 0)
+                .map(|check| quote! { let value = &self.0; #check })
+                .into_iter()
+                .collect(),
+            TypeKind::IntEnum(_) | TypeKind::StringEnum(_) | TypeKind::Alias(_) => Vec::new(),
+        };
+        if matches!(def.kind, TypeKind::Alias(_)) {
+            // An alias is validated as what it names.
+            return TokenStream::new();
+        }
+        if body.is_empty() {
+            return quote! {
+                impl Validate for #name {
+                    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+                }
+            };
+        }
+        quote! {
+            impl Validate for #name {
+                fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+                    #(#body)*
+                }
+            }
+        }
+    }
+
+    /// Code checking one value (`expr`, an expression of type `&T`) against its type's nested types and `c`.
+    /// `None` when there is nothing to check.
+    fn check_value(&self, expr: &TokenStream, ty: &TypeRef, c: &Constraints, depth: usize) -> Option<TokenStream> {
+        let v = format_ident!("v{}", depth);
+        match ty {
+            TypeRef::Nullable(inner) => {
+                let inner = self.check_value(&quote! { #v }, inner, c, depth + 1)?;
+                Some(quote! { if let Some(#v) = #expr { #inner } })
+            }
+            TypeRef::Named(id) => {
+                let def = &self.api.types[id.0];
+                match &def.kind {
+                    // An alias is checked as what it names, with its own constraints unless the use site has some.
+                    TypeKind::Alias(target) => {
+                        let c = if c.is_empty() { &def.constraints } else { c };
+                        self.check_value(expr, target, c, depth)
+                    }
+                    _ if self.needs_validation(*id, &mut Vec::new()) => Some(quote! { #expr.validate_at(path, errors); }),
+                    _ => None,
+                }
+            }
+            TypeRef::Array(inner) => {
+                let mut checks = Vec::new();
+                if c.min_items.is_some() || c.max_items.is_some() {
+                    let min = opt_usize(c.min_items);
+                    let max = opt_usize(c.max_items);
+                    checks.push(quote! { validation::items(#expr.len(), path, #min, #max, errors); });
+                }
+                if c.unique_items {
+                    checks.push(quote! { validation::unique(#expr, path, errors); });
+                }
+                let item_constraints = c.items.as_deref().cloned().unwrap_or_default();
+                let i = format_ident!("i{}", depth);
+                if let Some(item) = self.check_value(&quote! { #v }, inner, &item_constraints, depth + 1) {
+                    checks.push(quote! {
+                        for (#i, #v) in #expr.iter().enumerate() {
+                            let path = validation::index(path, #i);
+                            let path = path.as_str();
+                            #item
+                        }
+                    });
+                }
+                (!checks.is_empty()).then(|| quote! { #(#checks)* })
+            }
+            TypeRef::Map(inner) => {
+                let item_constraints = c.items.as_deref().cloned().unwrap_or_default();
+                let k = format_ident!("k{}", depth);
+                let item = self.check_value(&quote! { #v }, inner, &item_constraints, depth + 1)?;
+                Some(quote! {
+                    for (#k, #v) in #expr {
+                        let path = validation::field(path, #k);
+                        let path = path.as_str();
+                        #item
+                    }
+                })
+            }
+            TypeRef::Primitive(Primitive::String) => {
+                let mut checks = Vec::new();
+                if c.min_length.is_some() || c.max_length.is_some() {
+                    let min = opt_usize(c.min_length);
+                    let max = opt_usize(c.max_length);
+                    checks.push(quote! { validation::length(#expr, path, #min, #max, errors); });
+                }
+                if let Some(source) = &c.pattern
+                    && let Some(regex) = self.patterns.regex(source)
+                {
+                    checks.push(quote! { validation::pattern(#expr, path, &#regex, #source, errors); });
+                }
+                (!checks.is_empty()).then(|| quote! { #(#checks)* })
+            }
+            TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } if p.is_integer() || p.is_float() => {
+                if c.minimum.is_none() && c.maximum.is_none() {
+                    return None;
+                }
+                let bound = |b: Option<f64>, exclusive: bool| match b {
+                    Some(b) => {
+                        let b = Literal::f64_suffixed(b);
+                        quote! { Some((#b, #exclusive)) }
+                    }
+                    None => quote! { None },
+                };
+                let min = bound(c.minimum, c.exclusive_minimum);
+                let max = bound(c.maximum, c.exclusive_maximum);
+                let as_f64 = match p {
+                    Primitive::F64 => quote! { *#expr },
+                    // No lossless conversion exists; spec bounds are far inside f64's exact range.
+                    Primitive::I64 | Primitive::U64 => quote! { *#expr as f64 },
+                    _ => quote! { f64::from(*#expr) },
+                };
+                Some(quote! { validation::range(#as_f64, path, #min, #max, errors); })
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether a named type has anything to check, looking through nested types (cycles count as no).
+    fn needs_validation(&self, id: crate::ir::TypeId, visiting: &mut Vec<crate::ir::TypeId>) -> bool {
+        if visiting.contains(&id) {
+            return false;
+        }
+        visiting.push(id);
+        let def = &self.api.types[id.0];
+        let result = match &def.kind {
+            TypeKind::Struct(s) => s.fields.iter().any(|f| !f.constraints.is_empty() || self.ty_needs(&f.ty, visiting)),
+            TypeKind::Union(u) => u.variants.iter().any(|v| self.ty_needs(&v.ty, visiting)),
+            TypeKind::Alias(ty) | TypeKind::Newtype(ty) => self.ty_needs(ty, visiting),
+            TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => false,
+        };
+        visiting.pop();
+        result
+    }
+
+    fn ty_needs(&self, ty: &TypeRef, visiting: &mut Vec<crate::ir::TypeId>) -> bool {
+        match ty {
+            TypeRef::Named(id) => self.needs_validation(*id, visiting) || visiting.contains(id),
+            TypeRef::Nullable(inner) | TypeRef::Array(inner) | TypeRef::Map(inner) => self.ty_needs(inner, visiting),
+            _ => false,
+        }
+    }
+
+    fn patterns_rs(&self) -> TokenStream {
+        let mut items = Vec::new();
+        for (source, number, valid, numeric) in self.patterns.all() {
+            let regex = format_ident!("PATTERN_{}", number);
+            let compiled = if valid { source } else { "" };
+            let doc = format!(" `{source}`");
+            if valid || numeric {
+                items.push(quote! {
+                    #[doc = #doc]
+                    pub static #regex: LazyLock<Regex> =
+                        LazyLock::new(|| Regex::new(#compiled).expect("checked by openapi-gen"));
+                });
+            }
+            if numeric {
+                let stat = format_ident!("NUMERIC_{}", number);
+                let marker = format_ident!("Numeric{}", number);
+                let marker_doc = format!(" Names the numeric-string pattern `{source}`.");
+                items.push(quote! {
+                    pub static #stat: NumericPattern = NumericPattern { source: #source, regex: &#regex };
+                    #[doc = #marker_doc]
+                    pub struct #marker;
+                    impl PatternOf for #marker {
+                        fn pattern() -> &'static NumericPattern {
+                            &#stat
+                        }
+                    }
+                });
+            }
+        }
+        let any_numeric = self.patterns.all().iter().any(|p| p.3);
+        let wire_use = any_numeric.then(|| quote! { use crate::wire::{NumericPattern, PatternOf}; });
+        let regex_use = (!items.is_empty()).then(|| quote! { use regex::Regex; use std::sync::LazyLock; });
+        quote! {
+            //! The spec's string patterns, compiled once on first use.
+            #regex_use
+            #wire_use
+            #(#items)*
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// Required and not nullable: `T`.
+    Plain,
+    /// Optional with a spec default: `T`, filled in when absent.
+    Defaulted,
+    /// Optional: `Option<T>`, omitted when `None`.
+    Optional,
+    /// Required but nullable: `Option<T>`, must be present.
+    RequiredNullable,
+}
+
+struct FieldShape<'a> {
+    kind: Shape,
+    /// The type inside the `Option`, if the shape adds one.
+    inner: &'a TypeRef,
+}
+
+fn field_shape<'a>(f: &'a Field, types: &[TypeDef]) -> FieldShape<'a> {
+    let (nullable, inner) = match &f.ty {
+        TypeRef::Nullable(inner) => (true, inner.as_ref()),
+        other => (false, other),
+    };
+    let kind = match (f.required, nullable) {
+        (true, false) => Shape::Plain,
+        (true, true) => Shape::RequiredNullable,
+        (false, false) if f.default.as_ref().is_some_and(|d| defaultable(inner, d, types)) => Shape::Defaulted,
+        (false, _) => Shape::Optional,
+    };
+    FieldShape { kind, inner }
+}
+
+/// Whether a spec default can be written as a Rust value of this type.
+fn defaultable(ty: &TypeRef, value: &serde_json::Value, types: &[TypeDef]) -> bool {
+    match (ty, value) {
+        (TypeRef::Primitive(Primitive::String), serde_json::Value::String(_)) => true,
+        (TypeRef::Primitive(Primitive::Bool), serde_json::Value::Bool(_)) => true,
+        (TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. }, serde_json::Value::Number(n)) => {
+            number_literal(*p, n).is_some()
+        }
+        (TypeRef::Array(_), serde_json::Value::Array(a)) => a.is_empty(),
+        (TypeRef::Named(id), v) => enum_variant_for(&types[id.0], v).is_some(),
+        _ => false,
+    }
+}
+
+fn number_literal(p: Primitive, n: &serde_json::Number) -> Option<TokenStream> {
+    let lit = match p {
+        Primitive::I8 => Literal::i8_suffixed(i8::try_from(n.as_i64()?).ok()?),
+        Primitive::I16 => Literal::i16_suffixed(i16::try_from(n.as_i64()?).ok()?),
+        Primitive::I32 => Literal::i32_suffixed(i32::try_from(n.as_i64()?).ok()?),
+        Primitive::I64 => Literal::i64_suffixed(n.as_i64()?),
+        Primitive::U8 => Literal::u8_suffixed(u8::try_from(n.as_u64()?).ok()?),
+        Primitive::U16 => Literal::u16_suffixed(u16::try_from(n.as_u64()?).ok()?),
+        Primitive::U32 => Literal::u32_suffixed(u32::try_from(n.as_u64()?).ok()?),
+        Primitive::U64 => Literal::u64_suffixed(n.as_u64()?),
+        Primitive::F32 => Literal::f32_suffixed(n.as_f64()? as f32),
+        Primitive::F64 => Literal::f64_suffixed(n.as_f64()?),
+        _ => return None,
+    };
+    Some(quote! { #lit })
+}
+
+fn enum_variant_for<'a>(def: &'a TypeDef, value: &serde_json::Value) -> Option<&'a str> {
+    match &def.kind {
+        TypeKind::StringEnum(e) => e.variants.iter().find(|v| Some(v.value.as_str()) == value.as_str()).map(|v| v.name.as_str()),
+        TypeKind::IntEnum(e) => e.variants.iter().find(|v| Some(v.value) == value.as_i64()).map(|v| v.name.as_str()),
+        _ => None,
+    }
+}
+
+fn default_fn_name(def: &TypeDef, f: &Field) -> String {
+    use heck::ToSnakeCase;
+    format!("{}_{}", def.name.to_snake_case(), f.name.trim_start_matches("r#"))
+}
+
+/// `(number, pattern, inside a Vec)` when a field decodes numeric strings.
+fn numeric_of(ty: &TypeRef) -> Option<(Primitive, &str, bool)> {
+    match ty {
+        TypeRef::NumericString { number, pattern } => Some((*number, pattern, false)),
+        TypeRef::Array(inner) => match inner.as_ref() {
+            TypeRef::NumericString { number, pattern } => Some((*number, pattern, true)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn wire_fn(name: &str, number: &TokenStream, marker: &proc_macro2::Ident) -> TokenStream {
+    let path = format!("crate::wire::{name}::<_, {number}, crate::patterns::{marker}>");
+    quote! { deserialize_with = #path }
+}
+
+fn extra_field_name(s: &Struct) -> String {
+    let mut name = "additional_properties".to_owned();
+    while s.fields.iter().any(|f| f.name == name) {
+        name.push('_');
+    }
+    name
+}
+
+fn opt_usize(v: Option<usize>) -> TokenStream {
+    match v {
+        Some(n) => {
+            let n = Literal::usize_unsuffixed(n);
+            quote! { Some(#n) }
+        }
+        None => quote! { None },
+    }
+}
+
+fn int_enum_item(name: &str, e: &IntEnum, doc: TokenStream) -> TokenStream {
+    let name_ident = ident(name);
+    let repr = super::rust::primitive(e.repr);
+    let variants = e.variants.iter().map(|v| {
+        let vname = ident(&v.name);
+        let vdoc = doc_attrs(v.doc.as_deref());
+        let value = int_literal(v.value);
+        quote! { #vdoc #vname = #value, }
+    });
+    let names = e.variants.iter().map(|v| {
+        let vname = ident(&v.name);
+        let text = &v.name;
+        quote! { Self::#vname => #text, }
+    });
+    let from_values = e.variants.iter().map(|v| {
+        let vname = ident(&v.name);
+        let value = int_literal(v.value);
+        quote! { #value => Ok(Self::#vname), }
+    });
+    let all = e.variants.iter().map(|v| {
+        let vname = ident(&v.name);
+        quote! { Self::#vname }
+    });
+    let count = e.variants.len();
+    let expected = e.variants.iter().map(|v| v.value.to_string()).collect::<Vec<_>>().join(", ");
+    let err_msg = format!("{{value}} is not a valid {name} (expected one of {expected})");
+    quote! {
+        #doc
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde_repr::Serialize_repr, ::serde_repr::Deserialize_repr)]
+        #[repr(#repr)]
+        pub enum #name_ident {
+            #(#variants)*
+        }
+
+        impl #name_ident {
+            /// Every value, in the spec's order.
+            pub const ALL: [Self; #count] = [#(#all),*];
+
+            /// The value on the wire.
+            pub fn value(self) -> #repr {
+                self as #repr
+            }
+
+            /// The name the spec gives this value.
+            pub fn name(self) -> &'static str {
+                match self {
+                    #(#names)*
+                }
+            }
+        }
+
+        impl TryFrom<#repr> for #name_ident {
+            type Error = String;
+
+            fn try_from(value: #repr) -> Result<Self, Self::Error> {
+                match value {
+                    #(#from_values)*
+                    _ => Err(format!(#err_msg)),
+                }
+            }
+        }
+
+        impl ::std::fmt::Display for #name_ident {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                write!(f, "{}", self.value())
+            }
+        }
+
+        impl ::std::str::FromStr for #name_ident {
+            type Err = String;
+
+            /// Parses the integer value (as in a path or query parameter).
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                let value: #repr = s.parse().map_err(|_| format!("\"{s}\" is not an integer"))?;
+                Self::try_from(value)
+            }
+        }
+    }
+}
+
+fn int_literal(value: i64) -> TokenStream {
+    let lit = Literal::i64_unsuffixed(value);
+    quote! { #lit }
+}
+
+fn string_enum_item(name: &str, e: &StringEnum, doc: TokenStream) -> TokenStream {
+    let name_ident = ident(name);
+    let variants = e.variants.iter().map(|v| {
+        let vname = ident(&v.name);
+        let vdoc = doc_attrs(v.doc.as_deref());
+        let value = &v.value;
+        quote! { #vdoc #[serde(rename = #value)] #vname, }
+    });
+    let as_str = e.variants.iter().map(|v| {
+        let vname = ident(&v.name);
+        let value = &v.value;
+        quote! { Self::#vname => #value, }
+    });
+    let from_str = e.variants.iter().map(|v| {
+        let vname = ident(&v.name);
+        let value = &v.value;
+        quote! { #value => Ok(Self::#vname), }
+    });
+    let all = e.variants.iter().map(|v| {
+        let vname = ident(&v.name);
+        quote! { Self::#vname }
+    });
+    let count = e.variants.len();
+    let expected = e.variants.iter().map(|v| format!("`{}`", v.value)).collect::<Vec<_>>().join(", ");
+    let expected = expected.replace('{', "{{").replace('}', "}}");
+    let err_msg = format!("\"{{s}}\" is not a valid {name} (expected one of {expected})");
+    quote! {
+        #doc
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
+        pub enum #name_ident {
+            #(#variants)*
+        }
+
+        impl #name_ident {
+            /// Every value, in the spec's order.
+            pub const ALL: [Self; #count] = [#(#all),*];
+
+            /// The value on the wire.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    #(#as_str)*
+                }
+            }
+        }
+
+        impl ::std::fmt::Display for #name_ident {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl ::std::str::FromStr for #name_ident {
+            type Err = String;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                match s {
+                    #(#from_str)*
+                    _ => Err(format!(#err_msg)),
+                }
+            }
+        }
+    }
+}

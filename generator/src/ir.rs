@@ -1,0 +1,367 @@
+//! The intermediate representation: what the document means, in plain Rust data.
+//! Built by `build` from `openapiv3`, named by `naming`, read by the emitters. It knows nothing of either.
+
+use serde::Serialize;
+
+/// Index into [`Api::types`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct TypeId(pub usize);
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Api {
+    pub title: String,
+    pub version: String,
+    pub description: Option<String>,
+    /// Every named type, in the order it was found (components first, in document order).
+    pub types: Vec<TypeDef>,
+    pub operations: Vec<Operation>,
+    pub security_schemes: Vec<SecurityScheme>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TypeDef {
+    /// The final Rust name, assigned once by `naming`.
+    pub name: String,
+    /// Where the schema was found.
+    pub pointer: String,
+    /// How to name it: the first candidate that is free wins (see `naming`).
+    pub name_hint: NameHint,
+    pub doc: Option<String>,
+    pub kind: TypeKind,
+    /// For aliases: the constraints of the aliased schema (a component `Name: {type: string, maxLength: 9}`).
+    pub constraints: Constraints,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NameHint {
+    /// The spec's own name (component key) or a name built from where the schema sits.
+    pub base: String,
+    /// Names the spec gives explicitly (component keys) are kept before derived ones.
+    pub pinned: bool,
+    /// A suffix that says where an inline schema was found (`Body`, `Response`, `Param`).
+    pub context: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub enum TypeKind {
+    Struct(Struct),
+    IntEnum(IntEnum),
+    StringEnum(StringEnum),
+    Union(Union),
+    /// A named alias of another shape (a component that is an array, a map, a primitive...).
+    Alias(TypeRef),
+    /// Like an alias, but a distinct type: needed where an alias would refer to itself (`A = Vec<A>`).
+    Newtype(TypeRef),
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Struct {
+    pub fields: Vec<Field>,
+    /// Extra properties: `None` ignores them, `Some(Deny)` rejects them, `Some(Map(t))` keeps them.
+    pub additional: Option<Additional>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub enum Additional {
+    Deny,
+    Map(TypeRef),
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Field {
+    /// The property name on the wire.
+    pub wire_name: String,
+    /// The Rust field name, assigned by `naming`.
+    pub name: String,
+    pub ty: TypeRef,
+    pub required: bool,
+    pub doc: Option<String>,
+    pub default: Option<serde_json::Value>,
+    pub constraints: Constraints,
+    pub read_only: bool,
+    pub write_only: bool,
+    pub deprecated: bool,
+    /// Set by `build` when the field closes a cycle of direct containment and must be boxed.
+    pub boxed: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct IntEnum {
+    pub repr: Primitive,
+    pub variants: Vec<IntVariant>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct IntVariant {
+    pub name: String,
+    pub value: i64,
+    pub doc: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StringEnum {
+    pub variants: Vec<StringVariant>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StringVariant {
+    pub name: String,
+    pub value: String,
+    pub doc: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Union {
+    pub variants: Vec<UnionVariant>,
+    /// `oneOf` promises exactly one match; `anyOf` at least one. Both decode as the first match.
+    pub exclusive: bool,
+    pub discriminator: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct UnionVariant {
+    pub name: String,
+    pub ty: TypeRef,
+    pub doc: Option<String>,
+    /// Set by `build` when the variant closes a cycle of direct containment.
+    pub boxed: bool,
+}
+
+/// The shape of a value where it is used.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum TypeRef {
+    Named(TypeId),
+    Primitive(Primitive),
+    /// "A number, or a string spelling a number that matches `pattern`", e.g. ASP.NET's
+    /// `type: [integer, string]` + `pattern`. Decoded from either, always encoded as the number.
+    NumericString { number: Primitive, pattern: String },
+    Array(Box<TypeRef>),
+    /// A JSON object used as a string-keyed map.
+    Map(Box<TypeRef>),
+    /// `null` is allowed.
+    Nullable(Box<TypeRef>),
+    /// Any JSON value (empty schema, or a construct approximated with a warning).
+    Any,
+    /// Only `null`.
+    Null,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Primitive {
+    String,
+    Bool,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    F32,
+    F64,
+    Uuid,
+    DateTime,
+    Date,
+    /// `format: binary` or `byte`: raw bytes (base64 on the JSON wire for `byte`).
+    Bytes,
+}
+
+impl Primitive {
+    pub fn is_integer(self) -> bool {
+        matches!(self, Self::I8 | Self::I16 | Self::I32 | Self::I64 | Self::U8 | Self::U16 | Self::U32 | Self::U64)
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Self::F32 | Self::F64)
+    }
+}
+
+/// Validation keywords that the type itself does not capture.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Constraints {
+    pub minimum: Option<f64>,
+    pub maximum: Option<f64>,
+    pub exclusive_minimum: bool,
+    pub exclusive_maximum: bool,
+    pub min_length: Option<usize>,
+    pub max_length: Option<usize>,
+    pub pattern: Option<String>,
+    pub min_items: Option<usize>,
+    pub max_items: Option<usize>,
+    pub unique_items: bool,
+    /// Constraints on each element of an array (or value of a map).
+    pub items: Option<Box<Constraints>>,
+}
+
+impl Constraints {
+    pub fn is_empty(&self) -> bool {
+        self == &Constraints::default()
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Operation {
+    /// The spec's `operationId`, or one derived from method and path.
+    pub id: String,
+    /// Rust function name (snake case), assigned by `naming`.
+    pub name: String,
+    pub method: Method,
+    pub path: String,
+    pub segments: Vec<PathSegment>,
+    pub pointer: String,
+    pub summary: Option<String>,
+    pub description: Option<String>,
+    pub tags: Vec<String>,
+    pub deprecated: bool,
+    pub parameters: Vec<Parameter>,
+    pub body: Option<RequestBody>,
+    pub responses: Vec<Response>,
+    /// Alternatives: any one requirement satisfies. An empty requirement means "no credentials needed".
+    pub security: Vec<SecurityRequirement>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum Method {
+    Get,
+    Put,
+    Post,
+    Delete,
+    Options,
+    Head,
+    Patch,
+    Trace,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Put => "PUT",
+            Method::Post => "POST",
+            Method::Delete => "DELETE",
+            Method::Options => "OPTIONS",
+            Method::Head => "HEAD",
+            Method::Patch => "PATCH",
+            Method::Trace => "TRACE",
+        }
+    }
+
+    /// Safe to repeat: the client may retry these on connection errors.
+    pub fn is_idempotent(self) -> bool {
+        !matches!(self, Method::Post | Method::Patch)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum PathSegment {
+    Literal(String),
+    Param(String),
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Parameter {
+    pub wire_name: String,
+    /// Rust name, assigned by `naming`.
+    pub name: String,
+    pub location: ParamLocation,
+    pub required: bool,
+    pub ty: TypeRef,
+    pub default: Option<serde_json::Value>,
+    pub doc: Option<String>,
+    pub constraints: Constraints,
+    /// Query arrays: `explode: true` (the default) repeats the key; false joins with commas.
+    pub explode: bool,
+    pub deprecated: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ParamLocation {
+    Path,
+    Query,
+    Header,
+    Cookie,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RequestBody {
+    pub media: Media,
+    pub ty: TypeRef,
+    pub required: bool,
+    pub doc: Option<String>,
+    /// Other media types the spec also lists for the body (not generated; kept for reporting).
+    pub alternatives: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Media {
+    Json,
+    Form,
+    Multipart,
+    Text,
+    Binary(String),
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Response {
+    pub status: Status,
+    pub doc: Option<String>,
+    pub body: Option<ResponseBody>,
+    pub headers: Vec<ResponseHeader>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ResponseBody {
+    pub media: Media,
+    pub ty: TypeRef,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ResponseHeader {
+    pub wire_name: String,
+    pub required: bool,
+    pub ty: TypeRef,
+    pub doc: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum Status {
+    Code(u16),
+    /// `2XX` and friends: the first digit.
+    Range(u16),
+    Default,
+}
+
+impl Status {
+    pub fn is_success(self) -> bool {
+        match self {
+            Status::Code(c) => (200..300).contains(&c),
+            Status::Range(r) => r == 2,
+            Status::Default => false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SecurityRequirement {
+    /// Names of schemes that must all be satisfied; empty means anonymous access is allowed.
+    pub schemes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SecurityScheme {
+    pub name: String,
+    pub kind: SecurityKind,
+    pub doc: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub enum SecurityKind {
+    /// `Authorization: Bearer` (http bearer, or OAuth 2.0 / OpenID Connect access tokens).
+    Bearer,
+    OAuth2ClientCredentials { token_url: String },
+    Basic,
+    ApiKey { location: ParamLocation, name: String },
+    /// Schemes generated code cannot act on (other OAuth flows without client credentials...).
+    Other(String),
+}

@@ -1,0 +1,92 @@
+//! openapi-gen: OpenAPI 3.0/3.1 documents to Rust crates (models, an axum server, a reqwest client).
+//!
+//! The pipeline, one module each: [`load`] (YAML/JSON text) -> [`lower`] (3.1 schema forms to 3.0
+//! shapes) -> `openapiv3` -> [`build`] (the [`ir`]) -> [`naming`] -> [`emit`].
+
+pub mod build;
+pub mod diagnostics;
+pub mod emit;
+pub mod ir;
+pub mod load;
+pub mod lower;
+pub mod naming;
+pub mod output;
+
+use diagnostics::{Diagnostic, Diagnostics};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// The crates the generator can emit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Part {
+    Models,
+}
+
+impl Part {
+    pub const ALL: [Part; 1] = [Part::Models];
+
+    pub fn dir_name(self) -> &'static str {
+        match self {
+            Part::Models => "models",
+        }
+    }
+}
+
+/// The IR of a document, with the warnings found on the way.
+pub fn load_api(text: &str) -> Result<(ir::Api, Diagnostics), Diagnostics> {
+    guard(|| {
+        let mut diags = Diagnostics::default();
+        let mut document = load::parse_text(text)?;
+        lower::lower_document(&mut document, &mut diags);
+        if diags.has_errors() {
+            return Err(diags);
+        }
+        let openapi = load::to_openapi(document).map_err(|mut e| {
+            e.0.splice(0..0, diags.0.iter().cloned());
+            e
+        })?;
+        let mut api = build::build(&openapi, &mut diags);
+        if diags.has_errors() {
+            return Err(diags);
+        }
+        naming::resolve(&mut api);
+        Ok((api, diags))
+    })
+}
+
+/// Generated crates: for each part, its files relative to the crate directory.
+pub struct Generated {
+    pub crates: Vec<(Part, Vec<emit::File>)>,
+    pub diagnostics: Diagnostics,
+}
+
+pub fn generate(text: &str, opts: &emit::Options, parts: &[Part]) -> Result<Generated, Diagnostics> {
+    let (api, mut diags) = load_api(text)?;
+    guard(move || {
+        let patterns = emit::Patterns::collect(&api, &mut diags);
+        let mut crates = Vec::new();
+        for part in parts {
+            let files = match part {
+                Part::Models => emit::models::emit(&api, &patterns, opts),
+            };
+            let files = files.map_err(|message| Diagnostics(vec![Diagnostic::error("", message)]))?;
+            crates.push((*part, files));
+        }
+        Ok(Generated { crates, diagnostics: diags })
+    })
+}
+
+/// A bug in the generator must still surface as a diagnostic, not abort the caller.
+fn guard<T>(f: impl FnOnce() -> Result<T, Diagnostics>) -> Result<T, Diagnostics> {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = catch_unwind(AssertUnwindSafe(f));
+    std::panic::set_hook(previous);
+    result.unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+            .unwrap_or_default();
+        Err(Diagnostics(vec![Diagnostic::error("", format!("internal generator error (a bug, please report it): {message}"))]))
+    })
+}

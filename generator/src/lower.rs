@@ -1,0 +1,611 @@
+//! Lowering: rewrites OpenAPI 3.1 (JSON Schema 2020-12) schema forms into the 3.0 shapes `openapiv3`
+//! reads, keeping their meaning in `x-openapi-gen-*` extensions where 3.0 has no spelling for it.
+//!
+//! The rules, one per 3.1 form:
+//! - `type: [T, "null"]` becomes `type: T` + `nullable: true`.
+//! - `type: "null"` alone becomes the marker [`NULL_MARKER`]; a null branch of `oneOf`/`anyOf` is
+//!   removed and makes the parent `nullable` instead (also the 3.0 idiom `anyOf: [X, {nullable: true}]`).
+//! - `type: [integer|number, string]` with a `pattern` (ASP.NET's "number or numeric string") keeps
+//!   the numeric type and moves the pattern to [`NUMERIC_STRING_PATTERN`].
+//! - Any other type array becomes an `anyOf` with one branch per type.
+//! - `const: v` becomes `enum: [v]`; `examples: [..]` becomes `example`.
+//! - Numeric `exclusiveMinimum`/`exclusiveMaximum` become `minimum`/`maximum` + the 3.0 boolean.
+//! - `$ref` with sibling keywords becomes `allOf: [{$ref}]` plus the siblings.
+//! - Boolean schemas become `{}` (true) and `{not: {}}` (false).
+//!
+//! Lowering is applied to 3.0 documents too: none of these forms is valid 3.0, so it changes nothing there
+//! except the shared null-branch idiom.
+
+use crate::diagnostics::{Diagnostics, child};
+use serde_json::{Map, Value, json};
+
+/// Marks a schema that only admits `null`.
+pub const NULL_MARKER: &str = "x-openapi-gen-null";
+/// On a numeric schema: a string matching this pattern is accepted as the number too.
+pub const NUMERIC_STRING_PATTERN: &str = "x-openapi-gen-numeric-string-pattern";
+
+/// Lowers a whole document in place. Errors are returned for documents that are not OpenAPI 3.0/3.1.
+pub fn lower_document(doc: &mut Value, diags: &mut Diagnostics) {
+    let Some(root) = doc.as_object_mut() else {
+        diags.error("", "the document is not a JSON/YAML object");
+        return;
+    };
+    match root.get("openapi").and_then(Value::as_str) {
+        Some(v) if v.starts_with("3.0") || v.starts_with("3.1") => {}
+        Some(v) => {
+            diags.error("/openapi", format!("OpenAPI version {v} is not supported (3.0.x and 3.1.x are)"));
+            return;
+        }
+        None if root.contains_key("swagger") => {
+            diags.error("/swagger", "Swagger 2.0 documents are not supported; convert to OpenAPI 3 first");
+            return;
+        }
+        None => {
+            diags.error("/openapi", "missing `openapi` version field");
+            return;
+        }
+    }
+    // 3.1 allows a document without paths (components or webhooks only).
+    root.entry("paths").or_insert_with(|| json!({}));
+    if root.remove("webhooks").is_some() {
+        diags.warning("/webhooks", "webhooks are not generated (only paths are)");
+    }
+    if let Some(components) = root.get_mut("components").and_then(Value::as_object_mut) {
+        if components.remove("pathItems").is_some() {
+            diags.warning("/components/pathItems", "components.pathItems are not generated");
+        }
+        lower_security_schemes(components, diags);
+        lower_components(components, diags);
+    }
+    if let Some(paths) = root.get_mut("paths").and_then(Value::as_object_mut) {
+        for (path, item) in paths.iter_mut() {
+            let pointer = child("/paths", path);
+            lower_path_item(item, &pointer, diags);
+        }
+    }
+}
+
+fn lower_security_schemes(components: &mut Map<String, Value>, diags: &mut Diagnostics) {
+    let Some(schemes) = components.get_mut("securitySchemes").and_then(Value::as_object_mut) else {
+        return;
+    };
+    schemes.retain(|name, scheme| {
+        let kind = scheme.get("type").and_then(Value::as_str).unwrap_or_default();
+        if kind == "mutualTLS" {
+            diags.warning(
+                child("/components/securitySchemes", name),
+                "mutualTLS security is left to the TLS layer and not generated",
+            );
+            return false;
+        }
+        true
+    });
+}
+
+fn lower_components(components: &mut Map<String, Value>, diags: &mut Diagnostics) {
+    if let Some(schemas) = components.get_mut("schemas").and_then(Value::as_object_mut) {
+        for (name, schema) in schemas.iter_mut() {
+            lower_schema(schema, &child("/components/schemas", name), diags);
+        }
+    }
+    for kind in ["parameters", "headers"] {
+        if let Some(map) = components.get_mut(kind).and_then(Value::as_object_mut) {
+            for (name, param) in map.iter_mut() {
+                let pointer = child(&format!("/components/{kind}"), name);
+                lower_parameter_like(param, &pointer, diags);
+            }
+        }
+    }
+    if let Some(bodies) = components.get_mut("requestBodies").and_then(Value::as_object_mut) {
+        for (name, body) in bodies.iter_mut() {
+            lower_content_holder(body, &child("/components/requestBodies", name), diags);
+        }
+    }
+    if let Some(responses) = components.get_mut("responses").and_then(Value::as_object_mut) {
+        for (name, response) in responses.iter_mut() {
+            lower_response(response, &child("/components/responses", name), diags);
+        }
+    }
+}
+
+const METHODS: [&str; 8] = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+
+fn lower_path_item(item: &mut Value, pointer: &str, diags: &mut Diagnostics) {
+    let Some(item) = item.as_object_mut() else { return };
+    if let Some(params) = item.get_mut("parameters").and_then(Value::as_array_mut) {
+        for (i, p) in params.iter_mut().enumerate() {
+            lower_parameter_like(p, &format!("{pointer}/parameters/{i}"), diags);
+        }
+    }
+    for method in METHODS {
+        let Some(op) = item.get_mut(method).and_then(Value::as_object_mut) else { continue };
+        let op_pointer = child(pointer, method);
+        if op.remove("callbacks").is_some() {
+            diags.warning(child(&op_pointer, "callbacks"), "callbacks are not generated");
+        }
+        if let Some(params) = op.get_mut("parameters").and_then(Value::as_array_mut) {
+            for (i, p) in params.iter_mut().enumerate() {
+                lower_parameter_like(p, &format!("{op_pointer}/parameters/{i}"), diags);
+            }
+        }
+        if let Some(body) = op.get_mut("requestBody") {
+            lower_content_holder(body, &child(&op_pointer, "requestBody"), diags);
+        }
+        if let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) {
+            for (status, response) in responses.iter_mut() {
+                lower_response(response, &child(&format!("{op_pointer}/responses"), status), diags);
+            }
+        }
+    }
+}
+
+fn lower_parameter_like(param: &mut Value, pointer: &str, diags: &mut Diagnostics) {
+    if let Some(schema) = param.get_mut("schema") {
+        lower_schema(schema, &child(pointer, "schema"), diags);
+    }
+    lower_content_holder(param, pointer, diags);
+}
+
+fn lower_response(response: &mut Value, pointer: &str, diags: &mut Diagnostics) {
+    lower_content_holder(response, pointer, diags);
+    if let Some(headers) = response.get_mut("headers").and_then(Value::as_object_mut) {
+        for (name, header) in headers.iter_mut() {
+            lower_parameter_like(header, &child(&child(pointer, "headers"), name), diags);
+        }
+    }
+}
+
+fn lower_content_holder(holder: &mut Value, pointer: &str, diags: &mut Diagnostics) {
+    let Some(content) = holder.get_mut("content").and_then(Value::as_object_mut) else { return };
+    for (media, media_type) in content.iter_mut() {
+        if let Some(schema) = media_type.get_mut("schema") {
+            let p = child(&child(&child(pointer, "content"), media), "schema");
+            lower_schema(schema, &p, diags);
+        }
+    }
+}
+
+/// Lowers one schema and, recursively, every schema inside it.
+pub fn lower_schema(schema: &mut Value, pointer: &str, diags: &mut Diagnostics) {
+    if let Value::Bool(b) = schema {
+        *schema = if *b { json!({}) } else { json!({"not": {}}) };
+        return;
+    }
+    let Some(obj) = schema.as_object_mut() else {
+        diags.error(pointer, "a schema must be an object or a boolean");
+        return;
+    };
+    lower_ref_siblings(obj);
+    lower_examples(obj);
+    lower_const(obj);
+    lower_exclusive_bounds(obj);
+    drop_annotations(obj);
+    lower_type_array(obj, pointer, diags);
+    warn_unsupported(obj, pointer, diags);
+    lower_children(obj, pointer, diags);
+    lower_null_branches(obj);
+}
+
+/// `$ref` siblings are meaningful in 3.1 (`description`, `nullable`-like constraints): keep them via allOf.
+fn lower_ref_siblings(obj: &mut Map<String, Value>) {
+    if !obj.contains_key("$ref") || obj.len() == 1 {
+        return;
+    }
+    let reference = obj.remove("$ref").expect("checked above");
+    let existing = obj.remove("allOf");
+    let mut all_of = vec![json!({"$ref": reference})];
+    if let Some(Value::Array(more)) = existing {
+        all_of.extend(more);
+    }
+    obj.insert("allOf".into(), Value::Array(all_of));
+}
+
+fn lower_examples(obj: &mut Map<String, Value>) {
+    if let Some(Value::Array(examples)) = obj.remove("examples")
+        && !obj.contains_key("example")
+        && let Some(first) = examples.into_iter().next()
+    {
+        obj.insert("example".into(), first);
+    }
+}
+
+fn lower_const(obj: &mut Map<String, Value>) {
+    let Some(value) = obj.remove("const") else { return };
+    if !obj.contains_key("type") {
+        let ty = match &value {
+            Value::String(_) => Some("string"),
+            Value::Bool(_) => Some("boolean"),
+            Value::Number(n) if n.is_i64() || n.is_u64() => Some("integer"),
+            Value::Number(_) => Some("number"),
+            _ => None,
+        };
+        if let Some(ty) = ty {
+            obj.insert("type".into(), json!(ty));
+        }
+    }
+    if value.is_null() {
+        obj.insert(NULL_MARKER.into(), json!(true));
+    } else {
+        obj.insert("enum".into(), json!([value]));
+    }
+}
+
+fn lower_exclusive_bounds(obj: &mut Map<String, Value>) {
+    for (exclusive, bound, stricter_is_greater) in
+        [("exclusiveMinimum", "minimum", true), ("exclusiveMaximum", "maximum", false)]
+    {
+        let Some(Value::Number(limit)) = obj.get(exclusive).cloned() else { continue };
+        let limit_f = limit.as_f64().unwrap_or_default();
+        let keep_existing = obj.get(bound).and_then(Value::as_f64).is_some_and(|existing| {
+            if stricter_is_greater { existing > limit_f } else { existing < limit_f }
+        });
+        if keep_existing {
+            obj.remove(exclusive);
+        } else {
+            obj.insert(bound.into(), Value::Number(limit));
+            obj.insert(exclusive.into(), json!(true));
+        }
+    }
+}
+
+/// Keywords with no effect on generated types; dropping them loses nothing.
+fn drop_annotations(obj: &mut Map<String, Value>) {
+    for key in ["$schema", "$id", "$anchor", "$comment", "$dynamicAnchor", "contentEncoding", "contentMediaType", "contentSchema"] {
+        obj.remove(key);
+    }
+}
+
+const TYPE_KEYWORDS: [(&str, &[&str]); 5] = [
+    ("string", &["pattern", "minLength", "maxLength", "format"]),
+    ("number", &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format"]),
+    ("integer", &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format"]),
+    ("array", &["items", "minItems", "maxItems", "uniqueItems", "prefixItems"]),
+    ("object", &["properties", "required", "additionalProperties", "minProperties", "maxProperties"]),
+];
+
+fn lower_type_array(obj: &mut Map<String, Value>, pointer: &str, diags: &mut Diagnostics) {
+    let types: Vec<String> = match obj.get("type") {
+        Some(Value::Array(types)) => types.iter().filter_map(|t| t.as_str().map(str::to_owned)).collect(),
+        Some(Value::String(t)) if t == "null" => vec!["null".to_owned()],
+        _ => return,
+    };
+    let nullable = types.iter().any(|t| t == "null");
+    let mut rest: Vec<String> = types.into_iter().filter(|t| t != "null").collect();
+    rest.dedup();
+    if nullable {
+        obj.insert("nullable".into(), json!(true));
+    }
+    match rest.len() {
+        0 => {
+            obj.remove("type");
+            obj.remove("nullable");
+            obj.insert(NULL_MARKER.into(), json!(true));
+        }
+        1 => {
+            obj.insert("type".into(), json!(rest[0]));
+        }
+        _ => {
+            let numeric: Vec<&String> = rest.iter().filter(|t| *t == "integer" || *t == "number").collect();
+            let is_numeric_string = rest.len() == 2
+                && numeric.len() == 1
+                && rest.iter().any(|t| t == "string")
+                && obj.get("pattern").is_some_and(Value::is_string);
+            if is_numeric_string {
+                let number = numeric[0].clone();
+                obj.insert("type".into(), json!(number));
+                let pattern = obj.remove("pattern").expect("checked above");
+                obj.insert(NUMERIC_STRING_PATTERN.into(), pattern);
+                // Length limits describe the string spelling only.
+                obj.remove("minLength");
+                obj.remove("maxLength");
+                return;
+            }
+            split_type_union(obj, &rest, pointer, diags);
+        }
+    }
+}
+
+/// `type: [a, b]` becomes `anyOf: [{type: a, ...}, {type: b, ...}]`, each branch taking its own keywords.
+fn split_type_union(obj: &mut Map<String, Value>, types: &[String], pointer: &str, diags: &mut Diagnostics) {
+    obj.remove("type");
+    let enumeration = obj.remove("enum");
+    let mut branches = Vec::new();
+    for ty in types {
+        let mut branch = Map::new();
+        branch.insert("type".into(), json!(ty));
+        if let Some((_, keywords)) = TYPE_KEYWORDS.iter().find(|(t, _)| t == ty) {
+            for k in *keywords {
+                if let Some(v) = obj.get(*k) {
+                    branch.insert((*k).into(), v.clone());
+                }
+            }
+        } else {
+            diags.error(child(pointer, "type"), format!("unknown type `{ty}`"));
+        }
+        if let Some(Value::Array(values)) = &enumeration {
+            let own: Vec<Value> = values.iter().filter(|v| value_has_type(v, ty)).cloned().collect();
+            if !own.is_empty() {
+                branch.insert("enum".into(), Value::Array(own));
+            }
+        }
+        branches.push(Value::Object(branch));
+    }
+    for (_, keywords) in TYPE_KEYWORDS {
+        for k in keywords {
+            obj.remove(*k);
+        }
+    }
+    if obj.contains_key("anyOf") || obj.contains_key("oneOf") {
+        // Both a type union and a composition: the composition must hold as well.
+        let existing = obj.remove("allOf");
+        let mut all_of = vec![json!({"anyOf": branches})];
+        if let Some(Value::Array(more)) = existing {
+            all_of.extend(more);
+        }
+        obj.insert("allOf".into(), Value::Array(all_of));
+    } else {
+        obj.insert("anyOf".into(), Value::Array(branches));
+    }
+}
+
+fn value_has_type(value: &Value, ty: &str) -> bool {
+    match ty {
+        "string" => value.is_string(),
+        "integer" => value.is_i64() || value.is_u64(),
+        "number" => value.is_number(),
+        "boolean" => value.is_boolean(),
+        "array" => value.is_array(),
+        "object" => value.is_object(),
+        _ => false,
+    }
+}
+
+fn warn_unsupported(obj: &mut Map<String, Value>, pointer: &str, diags: &mut Diagnostics) {
+    if let Some(prefix) = obj.remove("prefixItems") {
+        let len = prefix.as_array().map_or(0, Vec::len);
+        diags.warning(
+            child(pointer, "prefixItems"),
+            format!("tuple of {len} items is generated as a list of its `items` schema (or of any JSON value)"),
+        );
+    }
+    if let Some(Value::Array(_)) = obj.get("items") {
+        obj.remove("items");
+        diags.warning(child(pointer, "items"), "array-form `items` is generated as a list of any JSON value");
+    }
+    for key in ["if", "then", "else", "dependentSchemas", "dependentRequired", "unevaluatedItems", "contains", "propertyNames", "$defs", "definitions"] {
+        if obj.remove(key).is_some() {
+            diags.warning(child(pointer, key), format!("`{key}` is not enforced by generated code"));
+        }
+    }
+    if let Some(patterns) = obj.remove("patternProperties") {
+        let single = patterns.as_object().filter(|m| m.len() == 1).and_then(|m| m.values().next().cloned());
+        match single {
+            Some(schema) if !obj.contains_key("additionalProperties") => {
+                obj.insert("additionalProperties".into(), schema);
+                diags.warning(child(pointer, "patternProperties"), "generated as a map; key patterns are not checked");
+            }
+            _ => diags.warning(child(pointer, "patternProperties"), "`patternProperties` is not enforced by generated code"),
+        }
+    }
+    if let Some(unevaluated) = obj.remove("unevaluatedProperties")
+        && !obj.contains_key("additionalProperties")
+    {
+        obj.insert("additionalProperties".into(), unevaluated);
+    }
+}
+
+fn lower_children(obj: &mut Map<String, Value>, pointer: &str, diags: &mut Diagnostics) {
+    if let Some(props) = obj.get_mut("properties").and_then(Value::as_object_mut) {
+        let props_pointer = child(pointer, "properties");
+        for (name, prop) in props.iter_mut() {
+            lower_schema(prop, &child(&props_pointer, name), diags);
+        }
+    }
+    for key in ["items", "additionalProperties", "not"] {
+        match obj.get_mut(key) {
+            Some(Value::Bool(_)) if key == "additionalProperties" => {}
+            Some(sub) => lower_schema(sub, &child(pointer, key), diags),
+            None => {}
+        }
+    }
+    for key in ["allOf", "oneOf", "anyOf"] {
+        if let Some(items) = obj.get_mut(key).and_then(Value::as_array_mut) {
+            for (i, sub) in items.iter_mut().enumerate() {
+                lower_schema(sub, &format!("{pointer}/{key}/{i}"), diags);
+            }
+        }
+    }
+}
+
+/// A `oneOf`/`anyOf` branch that only admits null makes the parent nullable instead.
+fn lower_null_branches(obj: &mut Map<String, Value>) {
+    for key in ["oneOf", "anyOf"] {
+        let Some(Value::Array(items)) = obj.get_mut(key) else { continue };
+        let before = items.len();
+        items.retain(|branch| !is_null_only(branch));
+        if items.len() != before {
+            obj.insert("nullable".into(), json!(true));
+        }
+    }
+}
+
+fn is_null_only(schema: &Value) -> bool {
+    let Some(obj) = schema.as_object() else { return false };
+    if obj.get(NULL_MARKER) == Some(&json!(true)) {
+        return true;
+    }
+    // The schemars idiom: a branch holding nothing but `nullable: true` (and maybe a description).
+    obj.get("nullable") == Some(&json!(true))
+        && obj.keys().all(|k| matches!(k.as_str(), "nullable" | "description" | "title"))
+        || obj.get("enum") == Some(&json!([null]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lower(schema: Value) -> (Value, Diagnostics) {
+        let mut diags = Diagnostics::default();
+        let mut schema = schema;
+        lower_schema(&mut schema, "/s", &mut diags);
+        (schema, diags)
+    }
+
+    #[test]
+    fn type_array_with_null_becomes_nullable() {
+        let (s, d) = lower(json!({"type": ["string", "null"], "format": "uuid"}));
+        assert_eq!(s, json!({"type": "string", "format": "uuid", "nullable": true}));
+        assert!(d.0.is_empty());
+    }
+
+    #[test]
+    fn null_first_in_type_array_is_the_same() {
+        let (s, _) = lower(json!({"type": ["null", "object"], "properties": {}}));
+        assert_eq!(s, json!({"type": "object", "properties": {}, "nullable": true}));
+    }
+
+    #[test]
+    fn single_element_type_array_is_unwrapped() {
+        let (s, _) = lower(json!({"type": ["integer"]}));
+        assert_eq!(s, json!({"type": "integer"}));
+    }
+
+    #[test]
+    fn null_type_alone_is_marked() {
+        let (s, _) = lower(json!({"type": "null"}));
+        assert_eq!(s, json!({NULL_MARKER: true}));
+    }
+
+    #[test]
+    fn null_branch_of_one_of_makes_parent_nullable() {
+        let (s, _) = lower(json!({"oneOf": [{"$ref": "#/components/schemas/A"}, {"type": "null"}]}));
+        assert_eq!(s, json!({"oneOf": [{"$ref": "#/components/schemas/A"}], "nullable": true}));
+    }
+
+    #[test]
+    fn schemars_nullable_branch_of_any_of_makes_parent_nullable() {
+        let (s, _) = lower(json!({"anyOf": [{"$ref": "#/components/schemas/A"}, {"nullable": true}]}));
+        assert_eq!(s, json!({"anyOf": [{"$ref": "#/components/schemas/A"}], "nullable": true}));
+    }
+
+    #[test]
+    fn numeric_string_union_keeps_number_and_moves_pattern() {
+        let (s, _) = lower(json!({
+            "type": ["number", "string", "null"], "format": "double",
+            "pattern": "^-?(?:0|[1-9]\\d*)(?:\\.\\d+)?$"
+        }));
+        assert_eq!(
+            s,
+            json!({"type": "number", "format": "double", "nullable": true,
+                   NUMERIC_STRING_PATTERN: "^-?(?:0|[1-9]\\d*)(?:\\.\\d+)?$"})
+        );
+    }
+
+    #[test]
+    fn integer_string_union_without_pattern_is_a_real_union() {
+        let (s, _) = lower(json!({"type": ["string", "integer"], "minLength": 1, "minimum": 0}));
+        assert_eq!(
+            s,
+            json!({"anyOf": [{"type": "string", "minLength": 1}, {"type": "integer", "minimum": 0}]})
+        );
+    }
+
+    #[test]
+    fn multi_type_union_splits_enum_values_by_type() {
+        let (s, _) = lower(json!({"type": ["string", "number", "boolean"], "enum": ["a", 1.5, true]}));
+        assert_eq!(
+            s,
+            json!({"anyOf": [
+                {"type": "string", "enum": ["a"]},
+                {"type": "number", "enum": [1.5]},
+                {"type": "boolean", "enum": [true]}
+            ]})
+        );
+    }
+
+    #[test]
+    fn const_becomes_single_value_enum_with_inferred_type() {
+        let (s, _) = lower(json!({"const": "Polygon"}));
+        assert_eq!(s, json!({"type": "string", "enum": ["Polygon"]}));
+        let (s, _) = lower(json!({"title": "GUILD_TEXT", "const": 0}));
+        assert_eq!(s, json!({"title": "GUILD_TEXT", "type": "integer", "enum": [0]}));
+    }
+
+    #[test]
+    fn examples_become_example() {
+        let (s, _) = lower(json!({"type": "string", "examples": ["a", "b"]}));
+        assert_eq!(s, json!({"type": "string", "example": "a"}));
+    }
+
+    #[test]
+    fn numeric_exclusive_bounds_become_3_0_booleans() {
+        let (s, _) = lower(json!({"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 10}));
+        assert_eq!(
+            s,
+            json!({"type": "number", "minimum": 0, "exclusiveMinimum": true,
+                   "maximum": 10, "exclusiveMaximum": true})
+        );
+    }
+
+    #[test]
+    fn exclusive_bound_weaker_than_inclusive_one_is_dropped() {
+        let (s, _) = lower(json!({"type": "integer", "minimum": 5, "exclusiveMinimum": 1}));
+        assert_eq!(s, json!({"type": "integer", "minimum": 5}));
+    }
+
+    #[test]
+    fn boolean_exclusive_bounds_of_3_0_are_untouched() {
+        let (s, _) = lower(json!({"type": "number", "minimum": 0, "exclusiveMinimum": true}));
+        assert_eq!(s, json!({"type": "number", "minimum": 0, "exclusiveMinimum": true}));
+    }
+
+    #[test]
+    fn ref_with_siblings_becomes_all_of() {
+        let (s, _) = lower(json!({"$ref": "#/components/schemas/A", "description": "the a"}));
+        assert_eq!(s, json!({"description": "the a", "allOf": [{"$ref": "#/components/schemas/A"}]}));
+    }
+
+    #[test]
+    fn plain_ref_is_untouched() {
+        let (s, _) = lower(json!({"$ref": "#/components/schemas/A"}));
+        assert_eq!(s, json!({"$ref": "#/components/schemas/A"}));
+    }
+
+    #[test]
+    fn boolean_schemas_become_objects() {
+        assert_eq!(lower(json!(true)).0, json!({}));
+        assert_eq!(lower(json!(false)).0, json!({"not": {}}));
+        let (s, _) = lower(json!({"type": "object", "additionalProperties": false}));
+        assert_eq!(s, json!({"type": "object", "additionalProperties": false}));
+    }
+
+    #[test]
+    fn nested_schemas_are_lowered_with_their_pointer() {
+        let (s, d) = lower(json!({
+            "type": "object",
+            "properties": {"a": {"type": ["string", "null"]}, "t": {"prefixItems": [{}], "type": "array"}}
+        }));
+        assert_eq!(s["properties"]["a"], json!({"type": "string", "nullable": true}));
+        assert_eq!(d.0.len(), 1);
+        assert_eq!(d.0[0].pointer, "/s/properties/t/prefixItems");
+    }
+
+    #[test]
+    fn swagger_2_is_rejected_with_a_pointer() {
+        let mut doc = json!({"swagger": "2.0"});
+        let mut diags = Diagnostics::default();
+        lower_document(&mut doc, &mut diags);
+        assert_eq!(diags.0[0].pointer, "/swagger");
+        assert!(diags.has_errors());
+    }
+
+    #[test]
+    fn webhooks_are_dropped_with_a_warning_and_paths_added() {
+        let mut doc = json!({"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "webhooks": {}});
+        let mut diags = Diagnostics::default();
+        lower_document(&mut doc, &mut diags);
+        assert_eq!(doc["paths"], json!({}));
+        assert_eq!(diags.0[0].pointer, "/webhooks");
+        assert!(!diags.has_errors());
+    }
+}

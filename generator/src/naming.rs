@@ -1,0 +1,226 @@
+//! Naming, done once for the whole API after everything is gathered (see oapi-codegen's
+//! `resolve_names.go`): names the spec gives (component keys) are placed first, then names derived from
+//! where an inline schema sits, then that name with its context (`Body`, `Response`...), then a number.
+//! Every Rust identifier the emitters print comes from here.
+
+use crate::ir::{Api, Primitive, TypeKind, TypeRef};
+use heck::{ToSnakeCase, ToUpperCamelCase};
+use std::collections::HashSet;
+
+/// Rust keywords: emitted as raw identifiers (`r#type`), except those that cannot be raw.
+pub const KEYWORDS: &[&str] = &[
+    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in",
+    "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "Self", "static", "struct", "super",
+    "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box",
+    "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
+];
+
+/// Keywords that `r#` cannot escape.
+const NOT_RAW: &[&str] = &["crate", "self", "Self", "super", "_"];
+
+/// Prelude names the generated code uses unqualified: a schema may not shadow them.
+const RESERVED_TYPES: &[&str] = &[
+    "Option", "Result", "String", "Vec", "Box", "Some", "None", "Ok", "Err", "Send", "Sync", "Sized", "Copy", "Clone",
+    "Default", "Drop", "Eq", "PartialEq", "Ord", "PartialOrd", "Iterator", "IntoIterator", "ToString", "ToOwned",
+    "AsRef", "AsMut", "Into", "From", "TryFrom", "TryInto", "FromIterator", "Fn", "FnMut", "FnOnce", "Extend", "Unpin",
+    "Debug", "Display", "Future",
+];
+
+/// Method names the generated client and server define themselves.
+const RESERVED_FUNCTIONS: &[&str] = &["new", "builder", "base_url", "client", "router", "with_client", "authenticate"];
+
+/// Parameter names the generated code uses for its own values.
+const RESERVED_PARAMS: &[&str] = &["body", "principal", "client", "request", "response", "state", "headers"];
+
+pub fn is_keyword(name: &str) -> bool {
+    KEYWORDS.contains(&name)
+}
+
+/// Assigns every name in the API.
+pub fn resolve(api: &mut Api) {
+    resolve_type_names(api);
+    let type_names: Vec<String> = api.types.iter().map(|t| t.name.clone()).collect();
+    for def in &mut api.types {
+        match &mut def.kind {
+            TypeKind::Struct(s) => {
+                let mut taken = HashSet::new();
+                for field in &mut s.fields {
+                    field.name = unique(field_ident(&field.wire_name), &mut taken, "_");
+                }
+            }
+            TypeKind::StringEnum(e) => {
+                let mut taken = HashSet::new();
+                for v in &mut e.variants {
+                    let base = if v.name.is_empty() { v.value.clone() } else { v.name.clone() };
+                    let ident = variant_ident(&base).unwrap_or_else(|| "Empty".to_owned());
+                    v.name = unique(ident, &mut taken, "");
+                }
+            }
+            TypeKind::IntEnum(e) => {
+                let mut taken = HashSet::new();
+                for v in &mut e.variants {
+                    let given = (!v.name.is_empty()).then(|| variant_ident(&v.name)).flatten();
+                    let ident = given.unwrap_or_else(|| value_variant(v.value));
+                    v.name = unique(ident, &mut taken, "");
+                }
+            }
+            TypeKind::Union(u) => {
+                let mut taken = HashSet::new();
+                for v in &mut u.variants {
+                    v.name = unique(union_variant_name(&v.ty, &type_names), &mut taken, "");
+                }
+            }
+            TypeKind::Alias(_) | TypeKind::Newtype(_) => {}
+        }
+    }
+    let mut fn_taken: HashSet<String> = RESERVED_FUNCTIONS.iter().map(|s| (*s).to_owned()).collect();
+    for op in &mut api.operations {
+        op.name = unique(field_ident(&op.id), &mut fn_taken, "_");
+        let mut taken: HashSet<String> = RESERVED_PARAMS.iter().map(|s| (*s).to_owned()).collect();
+        for p in &mut op.parameters {
+            let base = field_ident(&p.wire_name);
+            let base = if taken.contains(&base) {
+                format!("{base}_{}", format!("{:?}", p.location).to_snake_case())
+            } else {
+                base
+            };
+            p.name = unique(base, &mut taken, "_");
+        }
+    }
+}
+
+fn resolve_type_names(api: &mut Api) {
+    let mut taken: HashSet<String> = RESERVED_TYPES.iter().map(|s| (*s).to_owned()).collect();
+    let order: Vec<usize> = (0..api.types.len())
+        .filter(|i| api.types[*i].name_hint.pinned)
+        .chain((0..api.types.len()).filter(|i| !api.types[*i].name_hint.pinned))
+        .collect();
+    for i in order {
+        let hint = &api.types[i].name_hint;
+        let mut base = type_ident(&hint.base);
+        if RESERVED_TYPES.contains(&base.as_str()) {
+            base.push_str("Model");
+        }
+        let name = if !taken.contains(&base) {
+            base
+        } else if let Some(context) = hint.context.as_deref().filter(|c| !base.ends_with(c)) {
+            unique(format!("{base}{context}"), &mut HashSet::clone(&taken), "")
+        } else {
+            unique(base, &mut HashSet::clone(&taken), "")
+        };
+        let name = unique(name, &mut taken, "");
+        api.types[i].name = name;
+    }
+}
+
+/// Returns `base`, or `base{sep}2`, `base{sep}3`... whichever is free, and marks it taken.
+fn unique(base: String, taken: &mut HashSet<String>, sep: &str) -> String {
+    let mut candidate = base.clone();
+    let mut n = 2;
+    while taken.contains(&candidate) {
+        candidate = format!("{base}{sep}{n}");
+        n += 1;
+    }
+    taken.insert(candidate.clone());
+    candidate
+}
+
+/// Only ASCII letters, digits and `_` survive; other characters separate words.
+fn ascii_words(raw: &str) -> String {
+    raw.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { ' ' }).collect()
+}
+
+/// An UpperCamelCase type name.
+pub fn type_ident(raw: &str) -> String {
+    let camel = ascii_words(raw).to_upper_camel_case();
+    if camel.is_empty() {
+        "Unnamed".to_owned()
+    } else if camel.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("T{camel}")
+    } else {
+        camel
+    }
+}
+
+/// A snake_case field, function or parameter name.
+pub fn field_ident(raw: &str) -> String {
+    let snake = ascii_words(raw).to_snake_case();
+    let snake = if snake.is_empty() {
+        "value".to_owned()
+    } else if snake.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("_{snake}")
+    } else {
+        snake
+    };
+    if NOT_RAW.contains(&snake.as_str()) { format!("{snake}_") } else { snake }
+}
+
+fn variant_ident(raw: &str) -> Option<String> {
+    let camel = ascii_words(raw).to_upper_camel_case();
+    if camel.is_empty() {
+        None
+    } else if camel.starts_with(|c: char| c.is_ascii_digit()) {
+        Some(format!("V{camel}"))
+    } else if camel == "Self" {
+        Some("Self_".to_owned())
+    } else {
+        Some(camel)
+    }
+}
+
+fn value_variant(value: i64) -> String {
+    if value < 0 { format!("ValueMinus{}", value.unsigned_abs()) } else { format!("Value{value}") }
+}
+
+fn union_variant_name(ty: &TypeRef, type_names: &[String]) -> String {
+    match ty {
+        TypeRef::Named(id) => type_names[id.0].clone(),
+        TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => primitive_word(*p).to_owned(),
+        TypeRef::Array(inner) => format!("{}List", union_variant_name(inner, type_names)),
+        TypeRef::Map(inner) => format!("{}Map", union_variant_name(inner, type_names)),
+        TypeRef::Nullable(inner) => union_variant_name(inner, type_names),
+        TypeRef::Any => "Value".to_owned(),
+        TypeRef::Null => "Null".to_owned(),
+    }
+}
+
+fn primitive_word(p: Primitive) -> &'static str {
+    match p {
+        Primitive::String => "String",
+        Primitive::Bool => "Boolean",
+        Primitive::I8 | Primitive::I16 | Primitive::I32 | Primitive::I64 => "Integer",
+        Primitive::U8 | Primitive::U16 | Primitive::U32 | Primitive::U64 => "Unsigned",
+        Primitive::F32 | Primitive::F64 => "Number",
+        Primitive::Uuid => "Uuid",
+        Primitive::DateTime => "DateTime",
+        Primitive::Date => "Date",
+        Primitive::Bytes => "Bytes",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_are_sanitized() {
+        assert_eq!(type_ident("x-ms-thing"), "XMsThing");
+        assert_eq!(type_ident("2fa_settings"), "T2faSettings");
+        assert_eq!(type_ident("Über"), "Ber");
+        assert_eq!(field_ident("$type"), "type");
+        assert_eq!(field_ident("self"), "self_");
+        assert_eq!(field_ident("123"), "_123");
+        assert_eq!(field_ident("fooBar"), "foo_bar");
+        assert_eq!(variant_ident("in-progress").as_deref(), Some("InProgress"));
+        assert_eq!(variant_ident("1d").as_deref(), Some("V1d"));
+        assert_eq!(value_variant(-3), "ValueMinus3");
+    }
+
+    #[test]
+    fn unique_appends_numbers() {
+        let mut taken = HashSet::new();
+        assert_eq!(unique("a".into(), &mut taken, "_"), "a");
+        assert_eq!(unique("a".into(), &mut taken, "_"), "a_2");
+        assert_eq!(unique("a".into(), &mut taken, "_"), "a_3");
+    }
+}

@@ -1,0 +1,159 @@
+//! Validation of the constraints a schema states beyond its type (lengths, patterns, ranges, item
+//! counts). Decoding checks the type; `Validate` checks the rest. Copied verbatim by openapi-gen.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// One broken constraint: where (a JSON-path-like location such as `telemetryRules.speedLimit` or
+/// `daysOfWeek[2]`) and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidationError {
+    pub path: String,
+    pub message: String,
+}
+
+impl fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() { f.write_str(&self.message) } else { write!(f, "{}: {}", self.path, self.message) }
+    }
+}
+
+/// Every broken constraint of a value, in field order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidationErrors(pub Vec<ValidationError>);
+
+impl fmt::Display for ValidationErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ValidationErrors {}
+
+/// A value that can check the constraints of its schema.
+pub trait Validate {
+    /// Appends the broken constraints of `self`, found at `path`, to `errors`.
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>);
+
+    fn validate(&self) -> Result<(), ValidationErrors> {
+        let mut errors = Vec::new();
+        self.validate_at("", &mut errors);
+        if errors.is_empty() { Ok(()) } else { Err(ValidationErrors(errors)) }
+    }
+}
+
+impl<T: Validate> Validate for Option<T> {
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        if let Some(v) = self {
+            v.validate_at(path, errors);
+        }
+    }
+}
+
+impl<T: Validate> Validate for Box<T> {
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        (**self).validate_at(path, errors);
+    }
+}
+
+impl<T: Validate> Validate for Vec<T> {
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        for (i, v) in self.iter().enumerate() {
+            v.validate_at(&index(path, i), errors);
+        }
+    }
+}
+
+impl<T: Validate> Validate for BTreeMap<String, T> {
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        for (k, v) in self {
+            v.validate_at(&field(path, k), errors);
+        }
+    }
+}
+
+macro_rules! nothing_to_validate {
+    ($($t:ty),*) => {$(
+        impl Validate for $t {
+            fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+        }
+    )*};
+}
+nothing_to_validate!(
+    String, bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, (), uuid::Uuid,
+    chrono::DateTime<chrono::Utc>, chrono::NaiveDate, serde_json::Value
+);
+
+/// `path.name`, or `name` at the root.
+pub fn field(path: &str, name: &str) -> String {
+    if path.is_empty() { name.to_owned() } else { format!("{path}.{name}") }
+}
+
+/// `path[i]`.
+pub fn index(path: &str, i: usize) -> String {
+    format!("{path}[{i}]")
+}
+
+fn push(errors: &mut Vec<ValidationError>, path: &str, message: String) {
+    errors.push(ValidationError { path: path.to_owned(), message });
+}
+
+/// Length in characters (JSON Schema counts code points).
+pub fn length(value: &str, path: &str, min: Option<usize>, max: Option<usize>, errors: &mut Vec<ValidationError>) {
+    let n = value.chars().count();
+    if let Some(min) = min.filter(|m| n < *m) {
+        push(errors, path, format!("must be at least {min} characters long (is {n})"));
+    }
+    if let Some(max) = max.filter(|m| n > *m) {
+        push(errors, path, format!("must be at most {max} characters long (is {n})"));
+    }
+}
+
+pub fn pattern(value: &str, path: &str, regex: &regex::Regex, source: &str, errors: &mut Vec<ValidationError>) {
+    if !regex.is_match(value) {
+        push(errors, path, format!("must match the pattern `{source}`"));
+    }
+}
+
+/// Numeric bounds, inclusive unless marked exclusive. Bounds in specs are small, so comparing as
+/// `f64` is exact for them.
+pub fn range(value: f64, path: &str, min: Option<(f64, bool)>, max: Option<(f64, bool)>, errors: &mut Vec<ValidationError>) {
+    if let Some((min, exclusive)) = min {
+        if exclusive && value <= min {
+            push(errors, path, format!("must be greater than {min} (is {value})"));
+        } else if value < min {
+            push(errors, path, format!("must be at least {min} (is {value})"));
+        }
+    }
+    if let Some((max, exclusive)) = max {
+        if exclusive && value >= max {
+            push(errors, path, format!("must be less than {max} (is {value})"));
+        } else if value > max {
+            push(errors, path, format!("must be at most {max} (is {value})"));
+        }
+    }
+}
+
+pub fn items(count: usize, path: &str, min: Option<usize>, max: Option<usize>, errors: &mut Vec<ValidationError>) {
+    if let Some(min) = min.filter(|m| count < *m) {
+        push(errors, path, format!("must have at least {min} items (has {count})"));
+    }
+    if let Some(max) = max.filter(|m| count > *m) {
+        push(errors, path, format!("must have at most {max} items (has {count})"));
+    }
+}
+
+pub fn unique<T: PartialEq>(values: &[T], path: &str, errors: &mut Vec<ValidationError>) {
+    for (i, v) in values.iter().enumerate() {
+        if values[..i].contains(v) {
+            push(errors, &index(path, i), "duplicates an earlier item; items must be unique".to_owned());
+            return;
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! Wire forms that serde's derive cannot express on its own. Copied verbatim by openapi-gen.
+//!
+//! - A number that may also arrive as a string matching a pattern (ASP.NET's
+//!   `type: [integer, string]` + `pattern`): decoded from either, always encoded as a number.
+//! - A required property whose value may be `null`: absent is an error, `null` is `None`.
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+use std::fmt;
+use std::marker::PhantomData;
+
+/// Rust numbers that can be read from a JSON number or from a numeric string.
+pub trait WireNumber: Copy + fmt::Display + Sized {
+    const NAME: &'static str;
+    fn from_i64(v: i64) -> Option<Self>;
+    fn from_u64(v: u64) -> Option<Self>;
+    fn from_f64(v: f64) -> Option<Self>;
+    fn parse(s: &str) -> Option<Self>;
+}
+
+macro_rules! wire_integer {
+    ($($t:ty),*) => {$(
+        impl WireNumber for $t {
+            const NAME: &'static str = stringify!($t);
+            fn from_i64(v: i64) -> Option<Self> { Self::try_from(v).ok() }
+            fn from_u64(v: u64) -> Option<Self> { Self::try_from(v).ok() }
+            fn from_f64(v: f64) -> Option<Self> {
+                // 5.0 is the integer 5; 5.5 is not an integer.
+                if v.fract() == 0.0 && v >= Self::MIN as f64 && v <= Self::MAX as f64 { Some(v as Self) } else { None }
+            }
+            fn parse(s: &str) -> Option<Self> { s.parse().ok() }
+        }
+    )*};
+}
+wire_integer!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+macro_rules! wire_float {
+    ($($t:ty),*) => {$(
+        impl WireNumber for $t {
+            const NAME: &'static str = stringify!($t);
+            fn from_i64(v: i64) -> Option<Self> { Some(v as Self) }
+            fn from_u64(v: u64) -> Option<Self> { Some(v as Self) }
+            fn from_f64(v: f64) -> Option<Self> { let x = v as Self; x.is_finite().then_some(x) }
+            fn parse(s: &str) -> Option<Self> { s.parse::<Self>().ok().filter(|x| x.is_finite()) }
+        }
+    )*};
+}
+wire_float!(f32, f64);
+
+/// A pattern that a numeric string must match, compiled once.
+pub struct NumericPattern {
+    pub source: &'static str,
+    pub regex: &'static std::sync::LazyLock<regex::Regex>,
+}
+
+struct NumberVisitor<T> {
+    pattern: &'static NumericPattern,
+    marker: PhantomData<T>,
+}
+
+impl<T: WireNumber> NumberVisitor<T> {
+    fn out_of_range<E: de::Error>(&self, shown: impl fmt::Display) -> E {
+        E::custom(format_args!("{shown} is out of range for {}", T::NAME))
+    }
+}
+
+impl<'de, T: WireNumber> Visitor<'de> for NumberVisitor<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a number ({}) or a string matching `{}`", T::NAME, self.pattern.source)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        T::from_i64(v).ok_or_else(|| self.out_of_range(v))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        T::from_u64(v).ok_or_else(|| self.out_of_range(v))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+        T::from_f64(v).ok_or_else(|| self.out_of_range(v))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        if !self.pattern.regex.is_match(v) {
+            return Err(E::custom(format_args!("string \"{v}\" does not match `{}`", self.pattern.source)));
+        }
+        T::parse(v).ok_or_else(|| self.out_of_range(format_args!("\"{v}\"")))
+    }
+}
+
+fn number<'de, D: Deserializer<'de>, T: WireNumber>(d: D, pattern: &'static NumericPattern) -> Result<T, D::Error> {
+    d.deserialize_any(NumberVisitor { pattern, marker: PhantomData })
+}
+
+/// The `Deserialize` of one numeric-string value, for use inside containers.
+struct Numeric<T, P>(T, PhantomData<P>);
+
+/// Names a [`NumericPattern`] at the type level, so containers of numeric strings can be decoded.
+pub trait PatternOf {
+    fn pattern() -> &'static NumericPattern;
+}
+
+impl<'de, T: WireNumber, P: PatternOf> Deserialize<'de> for Numeric<T, P> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        number(d, P::pattern()).map(|v| Numeric(v, PhantomData))
+    }
+}
+
+/// `deserialize_with` for a required numeric-string field.
+pub fn numeric<'de, D: Deserializer<'de>, T: WireNumber, P: PatternOf>(d: D) -> Result<T, D::Error> {
+    number(d, P::pattern())
+}
+
+/// `deserialize_with` for an optional or nullable numeric-string field.
+pub fn numeric_option<'de, D: Deserializer<'de>, T: WireNumber, P: PatternOf>(d: D) -> Result<Option<T>, D::Error> {
+    Ok(Option::<Numeric<T, P>>::deserialize(d)?.map(|n| n.0))
+}
+
+/// `deserialize_with` for a list of numeric strings.
+pub fn numeric_vec<'de, D: Deserializer<'de>, T: WireNumber, P: PatternOf>(d: D) -> Result<Vec<T>, D::Error> {
+    Ok(Vec::<Numeric<T, P>>::deserialize(d)?.into_iter().map(|n| n.0).collect())
+}
+
+/// `deserialize_with` for an optional list of numeric strings.
+pub fn numeric_vec_option<'de, D: Deserializer<'de>, T: WireNumber, P: PatternOf>(d: D) -> Result<Option<Vec<T>>, D::Error> {
+    Ok(Option::<Vec<Numeric<T, P>>>::deserialize(d)?.map(|v| v.into_iter().map(|n| n.0).collect()))
+}
+
+/// Parses a numeric string (a path or query parameter) the way the JSON form is decoded.
+pub fn parse_numeric<T: WireNumber>(s: &str, pattern: &'static NumericPattern) -> Result<T, String> {
+    if let Some(v) = T::parse(s).filter(|_| pattern.regex.is_match(s)) {
+        return Ok(v);
+    }
+    if !pattern.regex.is_match(s) {
+        Err(format!("\"{s}\" is not a number matching `{}`", pattern.source))
+    } else {
+        Err(format!("{s} is out of range for {}", T::NAME))
+    }
+}
+
+/// `deserialize_with` for a required property that may be `null`: unlike a plain `Option`, absence is an error.
+pub fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    Option::<T>::deserialize(d)
+}

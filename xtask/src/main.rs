@@ -1,0 +1,89 @@
+//! Repository tasks: `cargo xtask codegen [--check]`, `cargo xtask corpus [--compile]`,
+//! `cargo xtask fixtures`.
+
+mod compile;
+mod corpus;
+
+use openapi_gen::{Part, emit::Options};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The service's spec and where its crates go.
+const SPEC: &str = "spec/asset-alerting.yaml";
+const CRATE_PREFIX: &str = "asset-alerting";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let flag = |name: &str| args.iter().any(|a| a == name);
+    let result = match args.first().map(String::as_str) {
+        Some("codegen") => codegen(flag("--check")),
+        Some("corpus") => corpus::run(flag("--compile"), flag("--skip-large")),
+        Some("fixtures") => compile::fixtures(),
+        _ => {
+            eprintln!(
+                "usage: cargo xtask <task>\n\n\
+                 codegen [--check]             regenerate generated/ from {SPEC} (--check: fail on drift)\n\
+                 corpus [--compile] [--skip-large]\n\
+                 \x20                             generate models for ../shared/corpus; --compile also cargo-checks them\n\
+                 fixtures                      generate and cargo-check every tests/fixtures/*.yaml"
+            );
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the repository").to_path_buf()
+}
+
+pub fn options(source_name: &str, prefix: &str) -> Options {
+    Options {
+        crate_prefix: prefix.to_owned(),
+        crate_version: "0.1.0".to_owned(),
+        source_name: source_name.to_owned(),
+        command: "cargo xtask codegen".to_owned(),
+        rustfmt: true,
+    }
+}
+
+/// Regenerates generated/ from the spec, or (check) compares without writing, like rust-analyzer's
+/// `ensure_file_contents`: every differing file is named, with the start of its diff.
+fn codegen(check: bool) -> Result<bool, String> {
+    let root = repo_root();
+    let text = std::fs::read_to_string(root.join(SPEC)).map_err(|e| format!("reading {SPEC}: {e}"))?;
+    let generated = openapi_gen::generate(&text, &options(SPEC, CRATE_PREFIX), &Part::ALL).map_err(|d| d.to_string())?;
+    eprint!("{}", generated.diagnostics);
+    let mut clean = true;
+    for (part, files) in &generated.crates {
+        let dir = root.join("generated").join(part.dir_name());
+        if !check {
+            openapi_gen::output::write_crate(&dir, files).map_err(|e| format!("writing {}: {e}", dir.display()))?;
+            continue;
+        }
+        for path in openapi_gen::output::drift(&dir, files) {
+            clean = false;
+            let shown = path.strip_prefix(&root).unwrap_or(&path).display().to_string();
+            eprintln!("generated file is out of date: {shown}");
+            let relative = path.strip_prefix(&dir).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+            let old = std::fs::read_to_string(&path).unwrap_or_default();
+            let new = files.iter().find(|f| f.path == relative).map(|f| f.contents.as_str()).unwrap_or("");
+            let diff = similar::TextDiff::from_lines(old.as_str(), new);
+            let text = diff.unified_diff().context_radius(2).header(&shown, "(regenerated)").to_string();
+            for line in text.lines().take(40) {
+                eprintln!("    {line}");
+            }
+        }
+    }
+    if check && !clean {
+        eprintln!("\nRun `cargo xtask codegen`, review the diff, and commit. Never edit generated/ by hand.");
+    }
+    Ok(clean)
+}
