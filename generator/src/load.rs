@@ -74,16 +74,95 @@ fn yaml_to_json(value: serde_yaml::Value, pointer: &str) -> Result<Value, Diagno
 
 /// Deserializes the lowered tree into `openapiv3`, turning a serde failure into a pointer diagnostic.
 pub fn to_openapi(document: Value) -> Result<openapiv3::OpenAPI, Diagnostics> {
-    serde_path_to_error::deserialize(document).map_err(|e| {
-        let pointer = path_to_pointer(e.path());
-        let inner = e.into_inner().to_string();
-        let hint = if inner.contains("untagged enum") {
-            " (the node matches none of the shapes OpenAPI allows here)"
-        } else {
-            ""
+    match serde_path_to_error::deserialize::<_, openapiv3::OpenAPI>(&document) {
+        Ok(openapi) => Ok(openapi),
+        Err(e) => {
+            let (pointer, message) = locate(&document).unwrap_or_else(|| (path_to_pointer(e.path()), describe(e.inner())));
+            Err(one_error_at(pointer, message))
+        }
+    }
+}
+
+fn describe(e: &serde_json::Error) -> String {
+    let inner = e.to_string();
+    if inner.contains("untagged enum") {
+        format!("{inner} (the node matches none of the shapes OpenAPI allows here)")
+    } else {
+        inner
+    }
+}
+
+/// openapiv3 flattens extension maps, which hides the failing path from serde; so the parts of the
+/// document are deserialized one by one, deepest first, to find the node that is wrong.
+fn locate(document: &Value) -> Option<(String, String)> {
+    use openapiv3::{Header, Parameter, ReferenceOr, RequestBody, Response, Schema, SecurityScheme};
+    if let Some(paths) = document.get("paths").and_then(Value::as_object) {
+        for (path, item) in paths {
+            let item_pointer = crate::diagnostics::child("/paths", path);
+            let Some(item) = item.as_object() else { continue };
+            for (key, op) in item {
+                let op_pointer = crate::diagnostics::child(&item_pointer, key);
+                if key == "parameters" {
+                    if let Some(found) = locate_list::<ReferenceOr<Parameter>>(op, &op_pointer) {
+                        return Some(found);
+                    }
+                    continue;
+                }
+                let Some(op_map) = op.as_object() else { continue };
+                if let Some(found) = op_map.get("parameters").and_then(|p| locate_list::<ReferenceOr<Parameter>>(p, &format!("{op_pointer}/parameters"))) {
+                    return Some(found);
+                }
+                if let Some(body) = op_map.get("requestBody")
+                    && let Some(found) = try_at::<ReferenceOr<RequestBody>>(body, &format!("{op_pointer}/requestBody"))
+                {
+                    return Some(found);
+                }
+                if let Some(responses) = op_map.get("responses").and_then(Value::as_object) {
+                    for (status, response) in responses {
+                        let p = crate::diagnostics::child(&format!("{op_pointer}/responses"), status);
+                        if let Some(found) = try_at::<ReferenceOr<Response>>(response, &p) {
+                            return Some(found);
+                        }
+                    }
+                }
+                if let Some(found) = try_at::<openapiv3::Operation>(op, &op_pointer) {
+                    return Some(found);
+                }
+            }
+            if let Some(found) = try_at::<openapiv3::PathItem>(&Value::Object(item.clone()), &item_pointer) {
+                return Some(found);
+            }
+        }
+    }
+    let components = document.get("components")?;
+    macro_rules! each {
+        ($key:literal, $ty:ty) => {
+            if let Some(map) = components.get($key).and_then(Value::as_object) {
+                for (name, value) in map {
+                    let p = crate::diagnostics::child(concat!("/components/", $key), name);
+                    if let Some(found) = try_at::<$ty>(value, &p) {
+                        return Some(found);
+                    }
+                }
+            }
         };
-        one_error_at(pointer, format!("{inner}{hint}"))
-    })
+    }
+    each!("schemas", ReferenceOr<Schema>);
+    each!("parameters", ReferenceOr<Parameter>);
+    each!("headers", ReferenceOr<Header>);
+    each!("requestBodies", ReferenceOr<RequestBody>);
+    each!("responses", ReferenceOr<Response>);
+    each!("securitySchemes", ReferenceOr<SecurityScheme>);
+    None
+}
+
+fn locate_list<T: serde::de::DeserializeOwned>(list: &Value, pointer: &str) -> Option<(String, String)> {
+    list.as_array()?.iter().enumerate().find_map(|(i, v)| try_at::<T>(v, &format!("{pointer}/{i}")))
+}
+
+fn try_at<T: serde::de::DeserializeOwned>(value: &Value, pointer: &str) -> Option<(String, String)> {
+    let e = serde_path_to_error::deserialize::<_, T>(value).err()?;
+    Some((format!("{pointer}{}", path_to_pointer(e.path())), describe(e.inner())))
 }
 
 fn one_error_at(pointer: String, message: String) -> Diagnostics {
@@ -134,6 +213,19 @@ mod tests {
         });
         let err = to_openapi(doc).unwrap_err();
         let d = &err.0[0];
-        assert_eq!(d.pointer, "/paths/~1a/get/responses/200/description", "{d}");
+        assert_eq!(d.pointer, "/paths/~1a/get/responses/200", "{d}");
+        assert!(d.message.contains("integer `5`"), "{d}");
+    }
+
+    #[test]
+    fn component_errors_carry_a_pointer() {
+        let doc = serde_json::json!({
+            "openapi": "3.0.3",
+            "info": {"title": "t", "version": "1"},
+            "paths": {},
+            "components": {"schemas": {"A": {"type": "object", "properties": {"x": {"type": "string", "minLength": "1"}}}}}
+        });
+        let err = to_openapi(doc).unwrap_err();
+        assert!(err.0[0].pointer.starts_with("/components/schemas/A"), "{}", err.0[0]);
     }
 }
