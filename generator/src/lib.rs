@@ -19,14 +19,18 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Part {
     Models,
+    Server,
+    Client,
 }
 
 impl Part {
-    pub const ALL: [Part; 1] = [Part::Models];
+    pub const ALL: [Part; 3] = [Part::Models, Part::Server, Part::Client];
 
     pub fn dir_name(self) -> &'static str {
         match self {
             Part::Models => "models",
+            Part::Server => "server",
+            Part::Client => "client",
         }
     }
 }
@@ -67,9 +71,14 @@ pub fn generate(text: &str, opts: &emit::Options, parts: &[Part]) -> Result<Gene
         for part in parts {
             let files = match part {
                 Part::Models => emit::models::emit(&api, &patterns, opts),
+                Part::Server => emit::server::emit(&api, &patterns, opts),
+                Part::Client => emit::client::emit(&api, &patterns, opts),
             };
             let files = files.map_err(|message| Diagnostics(vec![Diagnostic::error("", message)]))?;
-            crates.push((*part, files));
+            // An emitter with nothing to say for this document produces no crate.
+            if !files.is_empty() {
+                crates.push((*part, files));
+            }
         }
         Ok(Generated { crates, diagnostics: diags })
     })

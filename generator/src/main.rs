@@ -31,7 +31,7 @@ enum Command {
         #[arg(long, default_value = "0.1.0")]
         crate_version: String,
         /// Which crates to generate (comma separated).
-        #[arg(long, value_delimiter = ',', default_values = ["models"])]
+        #[arg(long, value_delimiter = ',', default_values = ["models", "server", "client"])]
         parts: Vec<String>,
         /// Keep prettyplease's layout instead of running rustfmt.
         #[arg(long)]
@@ -125,7 +125,7 @@ fn parse_parts(names: &[String]) -> Result<Vec<Part>, String> {
             Part::ALL
                 .into_iter()
                 .find(|p| p.dir_name() == name)
-                .ok_or_else(|| format!("unknown part `{name}` (known: models)"))
+                .ok_or_else(|| format!("unknown part `{name}` (known: models, server, client)"))
         })
         .collect()
 }

@@ -1,7 +1,9 @@
 //! Emitting Rust crates from the IR. Emitters read only `ir` types; tokens are built with `quote`,
 //! printed with `prettyplease` and, when available, normalised by `rustfmt`.
 
+pub mod client;
 pub mod models;
+pub mod server;
 mod patterns;
 mod rust;
 
