@@ -123,6 +123,8 @@ pub struct UnionVariant {
     pub name: String,
     pub ty: TypeRef,
     pub doc: Option<String>,
+    /// The branch's own validation keywords (`{type: string, minLength: 1}`).
+    pub constraints: Constraints,
     /// Set by `build` when the variant closes a cycle of direct containment.
     pub boxed: bool,
 }

@@ -3,7 +3,8 @@
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use serde_json::{Map, Value};
 
-/// Parses YAML or JSON text. YAML keys that are not strings (`200:`) become strings, as OpenAPI means them.
+/// Parses YAML or JSON text. YAML keys that are not strings (`200:`) become strings, as OpenAPI means
+/// them; integers beyond 64 bits become floats; `<<` merge keys are applied.
 pub fn parse_text(text: &str) -> Result<Value, Diagnostics> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') {
@@ -11,65 +12,138 @@ pub fn parse_text(text: &str) -> Result<Value, Diagnostics> {
             one_error(format!("invalid JSON at line {} column {}: {e}", e.line(), e.column()))
         });
     }
-    let mut yaml: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| {
+    let tree: Loose = serde_yaml::from_str(text).map_err(|e| {
         let at = e.location().map(|l| format!(" at line {} column {}", l.line(), l.column()));
         one_error(format!("invalid YAML{}: {e}", at.unwrap_or_default()))
     })?;
-    yaml.apply_merge().map_err(|e| one_error(format!("invalid YAML merge key: {e}")))?;
-    yaml_to_json(yaml, "")
+    let mut value = tree.0;
+    apply_merge_keys(&mut value);
+    Ok(value)
 }
 
 fn one_error(message: String) -> Diagnostics {
     Diagnostics(vec![Diagnostic::error("", message)])
 }
 
-fn yaml_to_json(value: serde_yaml::Value, pointer: &str) -> Result<Value, Diagnostics> {
-    use serde_yaml::Value as Y;
-    Ok(match value {
-        Y::Null => Value::Null,
-        Y::Bool(b) => Value::Bool(b),
-        Y::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                Value::from(i)
-            } else if let Some(u) = n.as_u64() {
-                Value::from(u)
-            } else {
-                let f = n.as_f64().unwrap_or(f64::NAN);
-                serde_json::Number::from_f64(f).map(Value::Number).ok_or_else(|| {
-                    Diagnostics(vec![Diagnostic::error(pointer, format!("number {n} has no JSON form"))])
-                })?
-            }
+/// A JSON value read from YAML leniently (see [`parse_text`]).
+struct Loose(Value);
+
+impl<'de> serde::Deserialize<'de> for Loose {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(LooseVisitor).map(Loose)
+    }
+}
+
+struct LooseVisitor;
+
+impl<'de> serde::de::Visitor<'de> for LooseVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any YAML value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_i128<E>(self, v: i128) -> Result<Value, E> {
+        Ok(i64::try_from(v).map(Value::from).unwrap_or_else(|_| float(v as f64)))
+    }
+
+    fn visit_u128<E>(self, v: u128) -> Result<Value, E> {
+        Ok(u64::try_from(v).map(Value::from).unwrap_or_else(|_| float(v as f64)))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(float(v))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Loose(v)) = seq.next_element()? {
+            items.push(v);
         }
-        Y::String(s) => Value::String(s),
-        Y::Sequence(items) => Value::Array(
-            items
-                .into_iter()
-                .enumerate()
-                .map(|(i, v)| yaml_to_json(v, &format!("{pointer}/{i}")))
-                .collect::<Result<_, _>>()?,
-        ),
-        Y::Mapping(mapping) => {
-            let mut map = Map::new();
-            for (k, v) in mapping {
-                let key = match k {
-                    Y::String(s) => s,
-                    Y::Number(n) => n.to_string(),
-                    Y::Bool(b) => b.to_string(),
-                    Y::Null => "null".to_owned(),
-                    other => {
-                        return Err(Diagnostics(vec![Diagnostic::error(
-                            pointer,
-                            format!("mapping key {other:?} is not a scalar"),
-                        )]));
-                    }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(Loose(key)) = map.next_key()? {
+            let key = match key {
+                Value::String(s) => s,
+                Value::Null => "null".to_owned(),
+                other => other.to_string(),
+            };
+            let Loose(value) = map.next_value()?;
+            out.insert(key, value);
+        }
+        Ok(Value::Object(out))
+    }
+
+    fn visit_enum<A: serde::de::EnumAccess<'de>>(self, data: A) -> Result<Value, A::Error> {
+        // A YAML tag (`!foo value`): keep the value, drop the tag.
+        use serde::de::VariantAccess;
+        let (_tag, variant): (Loose, _) = data.variant()?;
+        variant.newtype_variant::<Loose>().map(|l| l.0)
+    }
+}
+
+/// A float as JSON has it (non-finite values, which JSON cannot spell, become null).
+fn float(v: f64) -> Value {
+    serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
+}
+
+/// YAML's `<<: *anchor` (or a list of anchors): keys of the merged maps that the map lacks are added.
+fn apply_merge_keys(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(merged) = map.remove("<<") {
+                let sources = match merged {
+                    Value::Array(items) => items,
+                    other => vec![other],
                 };
-                let child = crate::diagnostics::child(pointer, &key);
-                map.insert(key, yaml_to_json(v, &child)?);
+                for source in sources {
+                    if let Value::Object(source) = source {
+                        for (k, v) in source {
+                            map.entry(k).or_insert(v);
+                        }
+                    }
+                }
             }
-            Value::Object(map)
+            map.values_mut().for_each(apply_merge_keys);
         }
-        Y::Tagged(tagged) => yaml_to_json(tagged.value, pointer)?,
-    })
+        Value::Array(items) => items.iter_mut().for_each(apply_merge_keys),
+        _ => {}
+    }
 }
 
 /// Deserializes the lowered tree into `openapiv3`, turning a serde failure into a pointer diagnostic.
@@ -190,6 +264,13 @@ mod tests {
     fn yaml_integer_keys_become_strings() {
         let v = parse_text("responses:\n  200:\n    description: ok\n").unwrap();
         assert_eq!(v["responses"]["200"]["description"], "ok");
+    }
+
+    #[test]
+    fn yaml_big_integers_become_floats_and_merge_keys_apply() {
+        let v = parse_text("min: -9223372036854776000\nbase: &b {x: 1, y: 2}\nderived:\n  <<: *b\n  y: 3\n").unwrap();
+        assert!(v["min"].is_f64());
+        assert_eq!(v["derived"], serde_json::json!({"x": 1, "y": 3}));
     }
 
     #[test]

@@ -175,6 +175,9 @@ pub fn lower_schema(schema: &mut Value, pointer: &str, diags: &mut Diagnostics) 
         diags.error(pointer, "a schema must be an object or a boolean");
         return;
     };
+    if !check_keyword_shapes(obj, pointer, diags) {
+        return;
+    }
     lower_ref_siblings(obj);
     lower_examples(obj);
     lower_const(obj);
@@ -184,6 +187,34 @@ pub fn lower_schema(schema: &mut Value, pointer: &str, diags: &mut Diagnostics) 
     warn_unsupported(obj, pointer, diags);
     lower_children(obj, pointer, diags);
     lower_null_branches(obj);
+}
+
+/// Keywords whose value has the wrong JSON shape make the schema meaningless: report, don't guess.
+fn check_keyword_shapes(obj: &Map<String, Value>, pointer: &str, diags: &mut Diagnostics) -> bool {
+    let mut ok = true;
+    let mut wrong = |key: &str, expected: &str| {
+        diags.error(child(pointer, key), format!("`{key}` must be {expected}"));
+        ok = false;
+    };
+    for key in ["enum", "required", "allOf", "anyOf", "oneOf"] {
+        if obj.get(key).is_some_and(|v| !v.is_array()) {
+            wrong(key, "an array");
+        }
+    }
+    if obj.get("required").and_then(Value::as_array).is_some_and(|r| !r.iter().all(Value::is_string)) {
+        wrong("required", "an array of property names");
+    }
+    if obj.get("properties").is_some_and(|v| !v.is_object()) {
+        wrong("properties", "an object");
+    }
+    const TYPES: [&str; 7] = ["string", "number", "integer", "boolean", "array", "object", "null"];
+    match obj.get("type") {
+        None => {}
+        Some(Value::String(t)) if TYPES.contains(&t.as_str()) => {}
+        Some(Value::Array(ts)) if ts.iter().all(|t| t.as_str().is_some_and(|t| TYPES.contains(&t))) => {}
+        Some(_) => wrong("type", "one of string, number, integer, boolean, array, object, null (or an array of them)"),
+    }
+    ok
 }
 
 /// `$ref` siblings are meaningful in 3.1 (`description`, `nullable`-like constraints): keep them via allOf.
@@ -255,7 +286,8 @@ fn drop_annotations(obj: &mut Map<String, Value>) {
     }
 }
 
-const TYPE_KEYWORDS: [(&str, &[&str]); 5] = [
+const TYPE_KEYWORDS: [(&str, &[&str]); 6] = [
+    ("boolean", &[]),
     ("string", &["pattern", "minLength", "maxLength", "format"]),
     ("number", &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format"]),
     ("integer", &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format"]),
@@ -588,6 +620,15 @@ mod tests {
         assert_eq!(s["properties"]["a"], json!({"type": "string", "nullable": true}));
         assert_eq!(d.0.len(), 1);
         assert_eq!(d.0[0].pointer, "/s/properties/t/prefixItems");
+    }
+
+    #[test]
+    fn malformed_keywords_are_errors_with_a_pointer() {
+        let (_, d) = lower(json!({"type": "object", "properties": {"x": {"type": ["string", "integer"], "enum": 5}}}));
+        assert!(d.has_errors());
+        assert_eq!(d.0[0].pointer, "/s/properties/x/enum");
+        let (_, d) = lower(json!({"type": "strin"}));
+        assert_eq!(d.0[0].pointer, "/s/type");
     }
 
     #[test]

@@ -123,7 +123,7 @@ pub enum AssetTier {
 
 impl AssetTier {
     /// Every value, in the spec's order.
-    pub const ALL: [Self; 2usize] = [Self::Basic, Self::Premium];
+    pub const ALL: [Self; 2] = [Self::Basic, Self::Premium];
 
     /// The value on the wire.
     pub fn value(self) -> i32 {
@@ -224,7 +224,7 @@ pub enum EventType {
 
 impl EventType {
     /// Every value, in the spec's order.
-    pub const ALL: [Self; 27usize] = [
+    pub const ALL: [Self; 27] = [
         Self::Any,
         Self::InputPowerDisconnected,
         Self::InputVoltageLow,
@@ -629,7 +629,7 @@ pub enum DayOfWeek {
 
 impl DayOfWeek {
     /// Every value, in the spec's order.
-    pub const ALL: [Self; 7usize] = [
+    pub const ALL: [Self; 7] = [
         Self::Monday,
         Self::Tuesday,
         Self::Wednesday,
@@ -742,7 +742,7 @@ pub enum ChannelType {
 
 impl ChannelType {
     /// Every value, in the spec's order.
-    pub const ALL: [Self; 4usize] = [Self::Call, Self::Sms, Self::Telegram, Self::Email];
+    pub const ALL: [Self; 4] = [Self::Call, Self::Sms, Self::Telegram, Self::Email];
 
     /// The value on the wire.
     pub fn as_str(self) -> &'static str {
@@ -961,7 +961,7 @@ pub enum GeoJsonPolygonType {
 
 impl GeoJsonPolygonType {
     /// Every value, in the spec's order.
-    pub const ALL: [Self; 1usize] = [Self::Polygon];
+    pub const ALL: [Self; 1] = [Self::Polygon];
 
     /// The value on the wire.
     pub fn as_str(self) -> &'static str {
@@ -1010,7 +1010,7 @@ pub enum TokenResponseTokenType {
 
 impl TokenResponseTokenType {
     /// Every value, in the spec's order.
-    pub const ALL: [Self; 1usize] = [Self::Bearer];
+    pub const ALL: [Self; 1] = [Self::Bearer];
 
     /// The value on the wire.
     pub fn as_str(self) -> &'static str {
@@ -1069,7 +1069,7 @@ pub enum OAuthErrorError {
 
 impl OAuthErrorError {
     /// Every value, in the spec's order.
-    pub const ALL: [Self; 6usize] = [
+    pub const ALL: [Self; 6] = [
         Self::InvalidRequest,
         Self::InvalidClient,
         Self::InvalidGrant,
@@ -1117,11 +1117,8 @@ impl ::std::str::FromStr for OAuthErrorError {
 
 /// Defaults the spec gives for optional properties.
 mod defaults {
-    #[allow(unused_imports)]
-    use super::*;
-
     pub(super) fn alert_rule_input_order() -> i32 {
-        0i32
+        0
     }
 
     pub(super) fn alert_rule_input_is_disabled() -> bool {

@@ -39,7 +39,7 @@ impl Builder<'_> {
         let segments = match parse_path(path) {
             Ok(s) => s,
             Err(message) => {
-                self.diags.error(pointer, message);
+                self.diags.warning(pointer, format!("{message}; the operation is not generated"));
                 return None;
             }
         };

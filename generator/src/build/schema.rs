@@ -467,7 +467,7 @@ impl Builder<'_> {
                 ReferenceOr::Item(s) => s.schema_data.description.clone(),
                 ReferenceOr::Reference { .. } => None,
             };
-            variants.push(UnionVariant { name: String::new(), ty: typed.ty, doc, boxed: false });
+            variants.push(UnionVariant { name: String::new(), ty: typed.ty, doc, constraints: typed.constraints, boxed: false });
         }
         if view.properties.is_some_and(|p| !p.is_empty()) {
             self.diags.warning(site.pointer.clone(), format!("properties beside `{key}` are not generated; each branch is"));

@@ -239,12 +239,14 @@ impl ModelEmitter<'_> {
     /// Functions named by `#[serde(default = "...")]` for properties with a spec default.
     fn default_fns(&self) -> TokenStream {
         let mut fns = Vec::new();
+        let mut names_types = false;
         for def in &self.api.types {
             let TypeKind::Struct(s) = &def.kind else { continue };
             for f in &s.fields {
                 if field_shape(f, &self.api.types).kind != Shape::Defaulted {
                     continue;
                 }
+                names_types |= matches!(f.ty, TypeRef::Named(_));
                 let fn_name = format_ident!("{}", default_fn_name(def, f));
                 let ty = self.printer.rust_type(&f.ty);
                 let ty = if f.boxed { quote! { Box<#ty> } } else { ty };
@@ -256,11 +258,11 @@ impl ModelEmitter<'_> {
         if fns.is_empty() {
             return TokenStream::new();
         }
+        let import = names_types.then(|| quote! { use super::*; });
         quote! {
             /// Defaults the spec gives for optional properties.
             mod defaults {
-                #[allow(unused_imports)]
-                use super::*;
+                #import
                 #(#fns)*
             }
         }
@@ -286,13 +288,16 @@ impl ModelEmitter<'_> {
     }
 
     fn constraints_rs(&self) -> TokenStream {
-        let impls = self.api.types.iter().map(|def| self.validate_impl(def));
+        let impls: Vec<TokenStream> = self.api.types.iter().map(|def| self.validate_impl(def)).collect();
+        let text = quote! { #(#impls)* }.to_string();
+        let patterns = text.contains("PATTERN_").then(|| quote! { use crate::patterns::*; });
+        let module = text.contains("validation ::").then(|| quote! { self, });
+        let types = (!impls.iter().all(TokenStream::is_empty)).then(|| quote! { use crate::types::*; });
         quote! {
             //! `Validate` for every type: the constraints the spec states beyond each type.
-            #[allow(unused_imports)]
-            use crate::patterns::*;
-            use crate::types::*;
-            use crate::validation::{self, Validate, ValidationError};
+            #patterns
+            #types
+            use crate::validation::{#module Validate, ValidationError};
 
             #(#impls)*
         }
@@ -315,7 +320,10 @@ impl ModelEmitter<'_> {
                             Shape::Plain | Shape::Defaulted => f.ty.clone(),
                         };
                         let check = self.check_value(&quote! { value }, &ty, &f.constraints, 0)?;
+                        // Deprecated properties are still validated while clients send them.
+                        let allow = f.deprecated.then(|| quote! { #[allow(deprecated)] });
                         Some(quote! {
+                            #allow
                             {
                                 let value = &self.#fname;
                                 let path = validation::field(path, #wire);
@@ -328,15 +336,20 @@ impl ModelEmitter<'_> {
                 checks
             }
             TypeKind::Union(u) => {
-                let arms = u.variants.iter().map(|v| {
-                    let vname = ident(&v.name);
-                    let check = self.check_value(&quote! { value }, &v.ty, &Constraints::default(), 0);
-                    match check {
+                let checks: Vec<_> = u
+                    .variants
+                    .iter()
+                    .map(|v| (ident(&v.name), self.check_value(&quote! { value }, &v.ty, &v.constraints, 0)))
+                    .collect();
+                if checks.iter().all(|(_, c)| c.is_none()) {
+                    Vec::new()
+                } else {
+                    let arms = checks.iter().map(|(vname, check)| match check {
                         Some(check) => quote! { Self::#vname(value) => { #check } },
                         None => quote! { Self::#vname(_) => {} },
-                    }
-                });
-                vec![quote! { match self { #(#arms)* } }]
+                    });
+                    vec![quote! { match self { #(#arms)* } }]
+                }
             }
             TypeKind::Newtype(ty) => self
                 .check_value(&quote! { value }, ty, &Constraints::default(), 0)
@@ -469,7 +482,7 @@ impl ModelEmitter<'_> {
         let def = &self.api.types[id.0];
         let result = match &def.kind {
             TypeKind::Struct(s) => s.fields.iter().any(|f| !f.constraints.is_empty() || self.ty_needs(&f.ty, visiting)),
-            TypeKind::Union(u) => u.variants.iter().any(|v| self.ty_needs(&v.ty, visiting)),
+            TypeKind::Union(u) => u.variants.iter().any(|v| !v.constraints.is_empty() || self.ty_needs(&v.ty, visiting)),
             TypeKind::Alias(ty) | TypeKind::Newtype(ty) => self.ty_needs(ty, visiting),
             TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => false,
         };
@@ -573,17 +586,17 @@ fn defaultable(ty: &TypeRef, value: &serde_json::Value, types: &[TypeDef]) -> bo
 }
 
 fn number_literal(p: Primitive, n: &serde_json::Number) -> Option<TokenStream> {
+    // Unsuffixed: the function's return type fixes the type; the value must fit it.
     let lit = match p {
-        Primitive::I8 => Literal::i8_suffixed(i8::try_from(n.as_i64()?).ok()?),
-        Primitive::I16 => Literal::i16_suffixed(i16::try_from(n.as_i64()?).ok()?),
-        Primitive::I32 => Literal::i32_suffixed(i32::try_from(n.as_i64()?).ok()?),
-        Primitive::I64 => Literal::i64_suffixed(n.as_i64()?),
-        Primitive::U8 => Literal::u8_suffixed(u8::try_from(n.as_u64()?).ok()?),
-        Primitive::U16 => Literal::u16_suffixed(u16::try_from(n.as_u64()?).ok()?),
-        Primitive::U32 => Literal::u32_suffixed(u32::try_from(n.as_u64()?).ok()?),
-        Primitive::U64 => Literal::u64_suffixed(n.as_u64()?),
-        Primitive::F32 => Literal::f32_suffixed(n.as_f64()? as f32),
-        Primitive::F64 => Literal::f64_suffixed(n.as_f64()?),
+        Primitive::I8 => Literal::i64_unsuffixed(i8::try_from(n.as_i64()?).ok()?.into()),
+        Primitive::I16 => Literal::i64_unsuffixed(i16::try_from(n.as_i64()?).ok()?.into()),
+        Primitive::I32 => Literal::i64_unsuffixed(i32::try_from(n.as_i64()?).ok()?.into()),
+        Primitive::I64 => Literal::i64_unsuffixed(n.as_i64()?),
+        Primitive::U8 => Literal::u64_unsuffixed(u8::try_from(n.as_u64()?).ok()?.into()),
+        Primitive::U16 => Literal::u64_unsuffixed(u16::try_from(n.as_u64()?).ok()?.into()),
+        Primitive::U32 => Literal::u64_unsuffixed(u32::try_from(n.as_u64()?).ok()?.into()),
+        Primitive::U64 => Literal::u64_unsuffixed(n.as_u64()?),
+        Primitive::F32 | Primitive::F64 => Literal::f64_unsuffixed(n.as_f64()?),
         _ => return None,
     };
     Some(quote! { #lit })
@@ -660,7 +673,7 @@ fn int_enum_item(name: &str, e: &IntEnum, doc: TokenStream) -> TokenStream {
         let vname = ident(&v.name);
         quote! { Self::#vname }
     });
-    let count = e.variants.len();
+    let count = Literal::usize_unsuffixed(e.variants.len());
     let expected = e.variants.iter().map(|v| v.value.to_string()).collect::<Vec<_>>().join(", ");
     let err_msg = format!("{{value}} is not a valid {name} (expected one of {expected})");
     quote! {
@@ -744,7 +757,7 @@ fn string_enum_item(name: &str, e: &StringEnum, doc: TokenStream) -> TokenStream
         let vname = ident(&v.name);
         quote! { Self::#vname }
     });
-    let count = e.variants.len();
+    let count = Literal::usize_unsuffixed(e.variants.len());
     let expected = e.variants.iter().map(|v| format!("`{}`", v.value)).collect::<Vec<_>>().join(", ");
     let expected = expected.replace('{', "{{").replace('}', "}}");
     let err_msg = format!("\"{{s}}\" is not a valid {name} (expected one of {expected})");
