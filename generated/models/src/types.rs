@@ -1117,6 +1117,8 @@ impl ::std::str::FromStr for OAuthErrorError {
 
 /// Defaults the spec gives for optional properties.
 mod defaults {
+    use super::*;
+
     pub(super) fn alert_rule_input_order() -> i32 {
         0
     }

@@ -246,7 +246,7 @@ impl ModelEmitter<'_> {
                 if field_shape(f, &self.api.types).kind != Shape::Defaulted {
                     continue;
                 }
-                names_types |= matches!(f.ty, TypeRef::Named(_));
+                names_types |= mentions_named(&f.ty);
                 let fn_name = format_ident!("{}", default_fn_name(def, f));
                 let ty = self.printer.rust_type(&f.ty);
                 let ty = if f.boxed { quote! { Box<#ty> } } else { ty };
@@ -607,6 +607,14 @@ fn enum_variant_for<'a>(def: &'a TypeDef, value: &serde_json::Value) -> Option<&
         TypeKind::StringEnum(e) => e.variants.iter().find(|v| Some(v.value.as_str()) == value.as_str()).map(|v| v.name.as_str()),
         TypeKind::IntEnum(e) => e.variants.iter().find(|v| Some(v.value) == value.as_i64()).map(|v| v.name.as_str()),
         _ => None,
+    }
+}
+
+fn mentions_named(ty: &TypeRef) -> bool {
+    match ty {
+        TypeRef::Named(_) => true,
+        TypeRef::Array(inner) | TypeRef::Map(inner) | TypeRef::Nullable(inner) => mentions_named(inner),
+        _ => false,
     }
 }
 
