@@ -12,8 +12,15 @@ fn every_corpus_document_generates() {
         eprintln!("SKIPPED: ../shared/corpus is absent");
         return;
     };
-    let mut paths: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
-    paths.retain(|p| p.extension().is_some_and(|e| e == "json" || e == "yaml" || e == "yml"));
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    paths.retain(|p| {
+        p.extension()
+            .is_some_and(|e| e == "json" || e == "yaml" || e == "yml")
+    });
     paths.sort();
     assert!(!paths.is_empty(), "no documents in {}", dir.display());
     let mut failures = Vec::new();
@@ -32,15 +39,32 @@ fn every_corpus_document_generates() {
             Ok(generated) => {
                 let files: usize = generated.crates.iter().map(|(_, f)| f.len()).sum();
                 let warnings = generated.diagnostics.warnings().count();
-                eprintln!("generated {name}: {} crates, {files} files, {warnings} warnings", generated.crates.len());
+                eprintln!(
+                    "generated {name}: {} crates, {files} files, {warnings} warnings",
+                    generated.crates.len()
+                );
             }
             Err(diagnostics) => {
-                let first = diagnostics.errors().next().map(ToString::to_string).unwrap_or_default();
+                let first = diagnostics
+                    .errors()
+                    .next()
+                    .map(ToString::to_string)
+                    .unwrap_or_default();
                 eprintln!("diagnostic {name}: {first}");
                 failures.push(format!("{name}: {first}"));
             }
         }
     }
-    assert!(failures.iter().all(|f| !f.contains("internal generator error")), "generator bugs:\n{}", failures.join("\n"));
-    assert!(failures.is_empty(), "documents that did not generate:\n{}", failures.join("\n"));
+    assert!(
+        failures
+            .iter()
+            .all(|f| !f.contains("internal generator error")),
+        "generator bugs:\n{}",
+        failures.join("\n")
+    );
+    assert!(
+        failures.is_empty(),
+        "documents that did not generate:\n{}",
+        failures.join("\n")
+    );
 }

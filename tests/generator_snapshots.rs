@@ -34,7 +34,10 @@ fn models_of(name: &str, source: &str) -> String {
             if file.path == "src/wire.rs" || file.path == "src/validation.rs" {
                 continue;
             }
-            out.push_str(&format!("// ===== {} =====\n{}\n", file.path, file.contents));
+            out.push_str(&format!(
+                "// ===== {} =====\n{}\n",
+                file.path, file.contents
+            ));
         }
     }
     out
@@ -44,7 +47,10 @@ macro_rules! fixture_snapshot {
     ($test:ident, $file:literal) => {
         #[test]
         fn $test() {
-            insta::assert_snapshot!(stringify!($test), models_of($file, concat!("tests/fixtures/", $file)));
+            insta::assert_snapshot!(
+                stringify!($test),
+                models_of($file, concat!("tests/fixtures/", $file))
+            );
         }
     };
 }
@@ -66,7 +72,13 @@ fixture_snapshot!(defaults, "defaults.yaml");
 /// The 3.0 and 3.1 spellings of the same schemas must generate byte-identical crates.
 #[test]
 fn spec_30_and_31_pairs_generate_identical_code() {
-    let pairs = ["nullable", "const", "exclusive-bounds", "examples", "ref-siblings"];
+    let pairs = [
+        "nullable",
+        "const",
+        "exclusive-bounds",
+        "examples",
+        "ref-siblings",
+    ];
     for pair in pairs {
         let v30 = models_of(&format!("{pair}-3.0.yaml"), "pair");
         let v31 = models_of(&format!("{pair}-3.1.yaml"), "pair");
@@ -94,7 +106,11 @@ fn fixtures_say_what_they_cover() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.starts_with("# Covers: "), "{} must start with `# Covers: ...`", path.display());
+        assert!(
+            text.starts_with("# Covers: "),
+            "{} must start with `# Covers: ...`",
+            path.display()
+        );
     }
 }
 
@@ -103,7 +119,10 @@ fn fixtures_say_what_they_cover() {
 fn service_spec_ir() {
     let text = std::fs::read_to_string(repo_root().join("spec/asset-alerting.yaml")).unwrap();
     let (api, diagnostics) = openapi_gen::load_api(&text).unwrap_or_else(|d| panic!("{d}"));
-    assert!(diagnostics.0.is_empty(), "the service spec should generate without warnings:\n{diagnostics}");
+    assert!(
+        diagnostics.0.is_empty(),
+        "the service spec should generate without warnings:\n{diagnostics}"
+    );
     insta::assert_json_snapshot!("service_spec_ir", api);
 }
 
@@ -113,7 +132,12 @@ fn output_is_deterministic() {
     let text = std::fs::read_to_string(repo_root().join("spec/asset-alerting.yaml")).unwrap();
     let run = || {
         let generated = openapi_gen::generate(&text, &options("spec"), &Part::ALL).unwrap();
-        generated.crates.into_iter().flat_map(|(_, files)| files).map(|f| (f.path, f.contents)).collect::<Vec<_>>()
+        generated
+            .crates
+            .into_iter()
+            .flat_map(|(_, files)| files)
+            .map(|f| (f.path, f.contents))
+            .collect::<Vec<_>>()
     };
     assert_eq!(run(), run());
 }
@@ -122,11 +146,19 @@ fn output_is_deterministic() {
 #[test]
 fn malformed_documents_get_pointer_diagnostics() {
     let cases = [
-        ("openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: {$ref: '#/components/schemas/Missing'}\n",
-         "/paths/~1a/get/responses/200/content/application~1json/schema"),
-        ("openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\ncomponents:\n  schemas:\n    A: {$ref: 'other.yaml#/B'}\n", "/components/schemas/A"),
+        (
+            "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: {$ref: '#/components/schemas/Missing'}\n",
+            "/paths/~1a/get/responses/200/content/application~1json/schema",
+        ),
+        (
+            "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\ncomponents:\n  schemas:\n    A: {$ref: 'other.yaml#/B'}\n",
+            "/components/schemas/A",
+        ),
         ("swagger: '2.0'\n", "/swagger"),
-        ("openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\ncomponents:\n  schemas:\n    A:\n      type: object\n      properties:\n        x: {type: [string, integer], enum: 5}\n", "/components/schemas/A"),
+        (
+            "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\ncomponents:\n  schemas:\n    A:\n      type: object\n      properties:\n        x: {type: [string, integer], enum: 5}\n",
+            "/components/schemas/A",
+        ),
     ];
     for (text, pointer) in cases {
         let err = match openapi_gen::load_api(text) {
@@ -134,7 +166,13 @@ fn malformed_documents_get_pointer_diagnostics() {
             Err(e) => e,
         };
         let first = err.errors().next().expect("an error diagnostic");
-        assert!(first.pointer.starts_with(pointer), "expected a diagnostic at {pointer}, got {first}");
-        assert!(!first.message.contains("internal generator error"), "{first}");
+        assert!(
+            first.pointer.starts_with(pointer),
+            "expected a diagnostic at {pointer}, got {first}"
+        );
+        assert!(
+            !first.message.contains("internal generator error"),
+            "{first}"
+        );
     }
 }

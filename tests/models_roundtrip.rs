@@ -6,8 +6,12 @@ use asset_alerting_models::*;
 use serde_json::{Value, json};
 
 /// Decodes, re-encodes and compares with the canonical form (what the server would send).
-fn round_trip<T: serde::de::DeserializeOwned + serde::Serialize>(input: Value, canonical: Value) -> T {
-    let decoded: T = serde_json::from_value(input.clone()).unwrap_or_else(|e| panic!("{input}: {e}"));
+fn round_trip<T: serde::de::DeserializeOwned + serde::Serialize>(
+    input: Value,
+    canonical: Value,
+) -> T {
+    let decoded: T =
+        serde_json::from_value(input.clone()).unwrap_or_else(|e| panic!("{input}: {e}"));
     let encoded = serde_json::to_value(&decoded).unwrap();
     assert_eq!(encoded, canonical, "re-encoding {input}");
     decoded
@@ -43,7 +47,10 @@ fn asset_round_trips() {
     assert_eq!(rules.speed_limit, Some(90));
     assert_eq!(rules.fuel_level_low_threshold, Some(12.5));
     assert_eq!(rules.engine_speed_limit, None);
-    assert_eq!(asset.disabled_events["SpeedLimitExceeded"].to_rfc3339(), "2026-12-01T08:00:00+00:00");
+    assert_eq!(
+        asset.disabled_events["SpeedLimitExceeded"].to_rfc3339(),
+        "2026-12-01T08:00:00+00:00"
+    );
 }
 
 #[test]
@@ -55,16 +62,29 @@ fn asset_optional_fields_may_be_absent_or_null() {
     assert_eq!(asset.telemetry_rules, None);
     assert_eq!(asset.is_deleted, None);
     let encoded = serde_json::to_value(&asset).unwrap();
-    assert!(encoded.get("isDeleted").is_none(), "absent optional fields stay absent: {encoded}");
+    assert!(
+        encoded.get("isDeleted").is_none(),
+        "absent optional fields stay absent: {encoded}"
+    );
 }
 
 #[test]
 fn asset_required_fields_are_required() {
-    for field in ["id", "accountId", "externalId", "name", "tier", "disabledEvents"] {
+    for field in [
+        "id",
+        "accountId",
+        "externalId",
+        "name",
+        "tier",
+        "disabledEvents",
+    ] {
         let mut input = asset_json();
         input.as_object_mut().unwrap().remove(field);
         let message = rejection::<Asset>(input);
-        assert!(message.contains(&format!("missing field `{field}`")), "{field}: {message}");
+        assert!(
+            message.contains(&format!("missing field `{field}`")),
+            "{field}: {message}"
+        );
     }
 }
 
@@ -72,7 +92,10 @@ fn asset_required_fields_are_required() {
 fn asset_rejects_bad_values_with_messages() {
     let mut input = asset_json();
     input["tier"] = json!(3);
-    assert!(rejection::<Asset>(input).contains("3"), "tier outside the enum");
+    assert!(
+        rejection::<Asset>(input).contains("3"),
+        "tier outside the enum"
+    );
     let mut input = asset_json();
     input["id"] = json!("not-a-uuid");
     assert!(rejection::<Asset>(input).contains("UUID"));
@@ -124,10 +147,16 @@ fn telemetry_numbers_reject_bad_strings_and_out_of_range_values() {
         (json!({"speedLimit": 1.5}), "out of range for u32"),
         (json!({"speedLimit": "4294967296"}), "out of range for u32"),
         (json!({"speedLimit": "007"}), "does not match"),
-        (json!({"engineSpeedLimit": true}), "a number (u32) or a string matching"),
+        (
+            json!({"engineSpeedLimit": true}),
+            "a number (u32) or a string matching",
+        ),
         (json!({"fuelLevelLowThreshold": "1e3"}), "does not match"),
         (json!({"fuelLevelLowThreshold": " 12"}), "does not match"),
-        (json!({"fuelLevelLowThreshold": [1]}), "a number (f64) or a string matching"),
+        (
+            json!({"fuelLevelLowThreshold": [1]}),
+            "a number (f64) or a string matching",
+        ),
     ];
     for (input, expected) in cases {
         let message = rejection::<TelemetryRules>(input.clone());
@@ -149,10 +178,21 @@ fn event_types_keep_their_values_and_names() {
     assert_eq!(EventType::AccidentOccurred.name(), "AccidentOccurred");
     assert_eq!(EventType::try_from(12), Ok(EventType::SpeedLimitExceeded));
     for bad in [0, 28, -1] {
-        assert!(serde_json::from_value::<EventType>(json!(bad)).is_err(), "{bad}");
-        assert!(EventType::try_from(bad).unwrap_err().contains("is not a valid EventType"));
+        assert!(
+            serde_json::from_value::<EventType>(json!(bad)).is_err(),
+            "{bad}"
+        );
+        assert!(
+            EventType::try_from(bad)
+                .unwrap_err()
+                .contains("is not a valid EventType")
+        );
     }
-    assert!("x".parse::<EventType>().unwrap_err().contains("not an integer"));
+    assert!(
+        "x".parse::<EventType>()
+            .unwrap_err()
+            .contains("not an integer")
+    );
     assert_eq!(AssetTier::Basic.value(), 1);
     assert_eq!(AssetTier::Premium.name(), "Premium");
 }
@@ -181,8 +221,14 @@ fn alert_rule_round_trips_and_validates() {
     assert_eq!(rule.event_type, EventType::GeofenceEntered);
     assert_eq!(rule.channel.r#type, ChannelType::Telegram);
     assert_eq!(rule.channel.telegram.as_ref().unwrap().chat_id, 123456789);
-    assert_eq!(rule.days_of_week, vec![DayOfWeek::Monday, DayOfWeek::Friday]);
-    assert_eq!(rule.dates.as_ref().unwrap().from, chrono::NaiveDate::from_ymd_opt(2026, 1, 1).unwrap());
+    assert_eq!(
+        rule.days_of_week,
+        vec![DayOfWeek::Monday, DayOfWeek::Friday]
+    );
+    assert_eq!(
+        rule.dates.as_ref().unwrap().from,
+        chrono::NaiveDate::from_ymd_opt(2026, 1, 1).unwrap()
+    );
     assert_eq!(rule.validate(), Ok(()));
 }
 
@@ -196,8 +242,22 @@ fn alert_rule_constraints_are_reported_with_paths() {
     let rule: AlertRule = serde_json::from_value(input).unwrap();
     let errors = rule.validate().unwrap_err();
     let paths: Vec<&str> = errors.0.iter().map(|e| e.path.as_str()).collect();
-    assert_eq!(paths, vec!["order", "recipient.phoneNumber", "daysOfWeek[1]", "timeOfDay.from"], "{errors}");
-    assert!(errors.to_string().contains("order: must be at least 0 (is -1)"), "{errors}");
+    assert_eq!(
+        paths,
+        vec![
+            "order",
+            "recipient.phoneNumber",
+            "daysOfWeek[1]",
+            "timeOfDay.from"
+        ],
+        "{errors}"
+    );
+    assert!(
+        errors
+            .to_string()
+            .contains("order: must be at least 0 (is -1)"),
+        "{errors}"
+    );
 }
 
 #[test]
@@ -223,7 +283,11 @@ fn alert_rule_input_applies_defaults_and_rejects_unknown_fields() {
     let input: AlertRuleInput = serde_json::from_value(minimal.clone()).unwrap();
     assert_eq!(input.order, 0);
     assert!(!input.is_disabled);
-    assert!(input.days_of_week.is_empty() && input.inside_geofences.is_empty() && input.outside_geofences.is_empty());
+    assert!(
+        input.days_of_week.is_empty()
+            && input.inside_geofences.is_empty()
+            && input.outside_geofences.is_empty()
+    );
     assert_eq!(input.time_of_day, None);
     let mut extra = minimal;
     extra["colour"] = json!("red");
@@ -249,7 +313,10 @@ fn geofence_polygon_is_geojson() {
     short_ring["polygon"]["coordinates"] = json!([[[13.0, 52.0], [13.0, 52.0]]]);
     let parsed: Geofence = serde_json::from_value(short_ring).unwrap();
     let errors = parsed.validate().unwrap_err().to_string();
-    assert!(errors.contains("polygon.coordinates[0]: must have at least 4 items (has 2)"), "{errors}");
+    assert!(
+        errors.contains("polygon.coordinates[0]: must have at least 4 items (has 2)"),
+        "{errors}"
+    );
 }
 
 #[test]
@@ -264,15 +331,22 @@ fn account_models_round_trip() {
     assert_eq!(parsed.parent_id, None);
     let mut missing_parent = account;
     missing_parent.as_object_mut().unwrap().remove("parentId");
-    assert!(rejection::<Account>(missing_parent).contains("missing field `parentId`"), "required but nullable");
+    assert!(
+        rejection::<Account>(missing_parent).contains("missing field `parentId`"),
+        "required but nullable"
+    );
 
     let request = json!({"name": "Fleet A", "culture": "en-US", "technicalEmailAddress": "ops@example.com", "callbackUri": "https://example.com/hook"});
     let parsed: CreateAccountRequest = round_trip(request.clone(), request);
     assert_eq!(parsed.validate(), Ok(()));
-    let bad: CreateAccountRequest = serde_json::from_value(json!({"name": "", "culture": "english"})).unwrap();
+    let bad: CreateAccountRequest =
+        serde_json::from_value(json!({"name": "", "culture": "english"})).unwrap();
     let errors = bad.validate().unwrap_err();
     assert_eq!(errors.0.len(), 2, "{errors}");
-    assert!(rejection::<CreateAccountRequest>(json!({"name": "x", "owner": "y"})).contains("unknown field `owner`"));
+    assert!(
+        rejection::<CreateAccountRequest>(json!({"name": "x", "owner": "y"}))
+            .contains("unknown field `owner`")
+    );
     let created = json!({"id": "0b6b1f7e-8f3c-4c1e-9a55-7f0d1c2b3a4d", "clientSecret": "s3cret"});
     let _: CreateAccountResponse = round_trip(created.clone(), created);
 }

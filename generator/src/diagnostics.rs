@@ -20,11 +20,19 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn error(pointer: impl Into<String>, message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Error, pointer: pointer.into(), message: message.into() }
+        Diagnostic {
+            severity: Severity::Error,
+            pointer: pointer.into(),
+            message: message.into(),
+        }
     }
 
     pub fn warning(pointer: impl Into<String>, message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Warning, pointer: pointer.into(), message: message.into() }
+        Diagnostic {
+            severity: Severity::Warning,
+            pointer: pointer.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -34,7 +42,11 @@ impl fmt::Display for Diagnostic {
             Severity::Warning => "warning",
             Severity::Error => "error",
         };
-        let pointer = if self.pointer.is_empty() { "/" } else { &self.pointer };
+        let pointer = if self.pointer.is_empty() {
+            "/"
+        } else {
+            &self.pointer
+        };
         write!(f, "{level}: {pointer}: {}", self.message)
     }
 }

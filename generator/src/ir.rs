@@ -136,7 +136,10 @@ pub enum TypeRef {
     Primitive(Primitive),
     /// "A number, or a string spelling a number that matches `pattern`", e.g. ASP.NET's
     /// `type: [integer, string]` + `pattern`. Decoded from either, always encoded as the number.
-    NumericString { number: Primitive, pattern: String },
+    NumericString {
+        number: Primitive,
+        pattern: String,
+    },
     Array(Box<TypeRef>),
     /// A JSON object used as a string-keyed map.
     Map(Box<TypeRef>),
@@ -171,7 +174,17 @@ pub enum Primitive {
 
 impl Primitive {
     pub fn is_integer(self) -> bool {
-        matches!(self, Self::I8 | Self::I16 | Self::I32 | Self::I64 | Self::U8 | Self::U16 | Self::U32 | Self::U64)
+        matches!(
+            self,
+            Self::I8
+                | Self::I16
+                | Self::I32
+                | Self::I64
+                | Self::U8
+                | Self::U16
+                | Self::U32
+                | Self::U64
+        )
     }
 
     pub fn is_float(self) -> bool {
@@ -361,9 +374,14 @@ pub struct SecurityScheme {
 pub enum SecurityKind {
     /// `Authorization: Bearer` (http bearer, or OAuth 2.0 / OpenID Connect access tokens).
     Bearer,
-    OAuth2ClientCredentials { token_url: String },
+    OAuth2ClientCredentials {
+        token_url: String,
+    },
     Basic,
-    ApiKey { location: ParamLocation, name: String },
+    ApiKey {
+        location: ParamLocation,
+        name: String,
+    },
     /// Schemes generated code cannot act on (other OAuth flows without client credentials...).
     Other(String),
 }

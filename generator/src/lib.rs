@@ -63,7 +63,11 @@ pub struct Generated {
     pub diagnostics: Diagnostics,
 }
 
-pub fn generate(text: &str, opts: &emit::Options, parts: &[Part]) -> Result<Generated, Diagnostics> {
+pub fn generate(
+    text: &str,
+    opts: &emit::Options,
+    parts: &[Part],
+) -> Result<Generated, Diagnostics> {
     let (api, mut diags) = load_api(text)?;
     guard(move || {
         let patterns = emit::Patterns::collect(&api, &mut diags);
@@ -74,13 +78,17 @@ pub fn generate(text: &str, opts: &emit::Options, parts: &[Part]) -> Result<Gene
                 Part::Server => emit::server::emit(&api, &patterns, opts),
                 Part::Client => emit::client::emit(&api, &patterns, opts),
             };
-            let files = files.map_err(|message| Diagnostics(vec![Diagnostic::error("", message)]))?;
+            let files =
+                files.map_err(|message| Diagnostics(vec![Diagnostic::error("", message)]))?;
             // An emitter with nothing to say for this document produces no crate.
             if !files.is_empty() {
                 crates.push((*part, files));
             }
         }
-        Ok(Generated { crates, diagnostics: diags })
+        Ok(Generated {
+            crates,
+            diagnostics: diags,
+        })
     })
 }
 
@@ -96,6 +104,9 @@ fn guard<T>(f: impl FnOnce() -> Result<T, Diagnostics>) -> Result<T, Diagnostics
             .cloned()
             .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
             .unwrap_or_default();
-        Err(Diagnostics(vec![Diagnostic::error("", format!("internal generator error (a bug, please report it): {message}"))]))
+        Err(Diagnostics(vec![Diagnostic::error(
+            "",
+            format!("internal generator error (a bug, please report it): {message}"),
+        )]))
     })
 }

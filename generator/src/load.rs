@@ -9,11 +9,17 @@ pub fn parse_text(text: &str) -> Result<Value, Diagnostics> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') {
         return serde_json::from_str(text).map_err(|e| {
-            one_error(format!("invalid JSON at line {} column {}: {e}", e.line(), e.column()))
+            one_error(format!(
+                "invalid JSON at line {} column {}: {e}",
+                e.line(),
+                e.column()
+            ))
         });
     }
     let tree: Loose = serde_yaml::from_str(text).map_err(|e| {
-        let at = e.location().map(|l| format!(" at line {} column {}", l.line(), l.column()));
+        let at = e
+            .location()
+            .map(|l| format!(" at line {} column {}", l.line(), l.column()));
         one_error(format!("invalid YAML{}: {e}", at.unwrap_or_default()))
     })?;
     let mut value = tree.0;
@@ -56,11 +62,15 @@ impl<'de> serde::de::Visitor<'de> for LooseVisitor {
     }
 
     fn visit_i128<E>(self, v: i128) -> Result<Value, E> {
-        Ok(i64::try_from(v).map(Value::from).unwrap_or_else(|_| float(v as f64)))
+        Ok(i64::try_from(v)
+            .map(Value::from)
+            .unwrap_or_else(|_| float(v as f64)))
     }
 
     fn visit_u128<E>(self, v: u128) -> Result<Value, E> {
-        Ok(u64::try_from(v).map(Value::from).unwrap_or_else(|_| float(v as f64)))
+        Ok(u64::try_from(v)
+            .map(Value::from)
+            .unwrap_or_else(|_| float(v as f64)))
     }
 
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
@@ -151,7 +161,8 @@ pub fn to_openapi(document: Value) -> Result<openapiv3::OpenAPI, Diagnostics> {
     match serde_path_to_error::deserialize::<_, openapiv3::OpenAPI>(&document) {
         Ok(openapi) => Ok(openapi),
         Err(e) => {
-            let (pointer, message) = locate(&document).unwrap_or_else(|| (path_to_pointer(e.path()), describe(e.inner())));
+            let (pointer, message) = locate(&document)
+                .unwrap_or_else(|| (path_to_pointer(e.path()), describe(e.inner())));
             Err(one_error_at(pointer, message))
         }
     }
@@ -169,11 +180,15 @@ fn describe(e: &serde_json::Error) -> String {
 /// openapiv3 flattens extension maps, which hides the failing path from serde; so the parts of the
 /// document are deserialized one by one, deepest first, to find the node that is wrong.
 fn locate(document: &Value) -> Option<(String, String)> {
-    use openapiv3::{Header, Parameter, ReferenceOr, RequestBody, Response, Schema, SecurityScheme};
+    use openapiv3::{
+        Header, Parameter, ReferenceOr, RequestBody, Response, Schema, SecurityScheme,
+    };
     if let Some(paths) = document.get("paths").and_then(Value::as_object) {
         for (path, item) in paths {
             let item_pointer = crate::diagnostics::child("/paths", path);
-            let Some(item) = item.as_object() else { continue };
+            let Some(item) = item.as_object() else {
+                continue;
+            };
             for (key, op) in item {
                 let op_pointer = crate::diagnostics::child(&item_pointer, key);
                 if key == "parameters" {
@@ -182,18 +197,26 @@ fn locate(document: &Value) -> Option<(String, String)> {
                     }
                     continue;
                 }
-                let Some(op_map) = op.as_object() else { continue };
-                if let Some(found) = op_map.get("parameters").and_then(|p| locate_list::<ReferenceOr<Parameter>>(p, &format!("{op_pointer}/parameters"))) {
+                let Some(op_map) = op.as_object() else {
+                    continue;
+                };
+                if let Some(found) = op_map.get("parameters").and_then(|p| {
+                    locate_list::<ReferenceOr<Parameter>>(p, &format!("{op_pointer}/parameters"))
+                }) {
                     return Some(found);
                 }
                 if let Some(body) = op_map.get("requestBody")
-                    && let Some(found) = try_at::<ReferenceOr<RequestBody>>(body, &format!("{op_pointer}/requestBody"))
+                    && let Some(found) = try_at::<ReferenceOr<RequestBody>>(
+                        body,
+                        &format!("{op_pointer}/requestBody"),
+                    )
                 {
                     return Some(found);
                 }
                 if let Some(responses) = op_map.get("responses").and_then(Value::as_object) {
                     for (status, response) in responses {
-                        let p = crate::diagnostics::child(&format!("{op_pointer}/responses"), status);
+                        let p =
+                            crate::diagnostics::child(&format!("{op_pointer}/responses"), status);
                         if let Some(found) = try_at::<ReferenceOr<Response>>(response, &p) {
                             return Some(found);
                         }
@@ -203,7 +226,9 @@ fn locate(document: &Value) -> Option<(String, String)> {
                     return Some(found);
                 }
             }
-            if let Some(found) = try_at::<openapiv3::PathItem>(&Value::Object(item.clone()), &item_pointer) {
+            if let Some(found) =
+                try_at::<openapiv3::PathItem>(&Value::Object(item.clone()), &item_pointer)
+            {
                 return Some(found);
             }
         }
@@ -230,13 +255,25 @@ fn locate(document: &Value) -> Option<(String, String)> {
     None
 }
 
-fn locate_list<T: serde::de::DeserializeOwned>(list: &Value, pointer: &str) -> Option<(String, String)> {
-    list.as_array()?.iter().enumerate().find_map(|(i, v)| try_at::<T>(v, &format!("{pointer}/{i}")))
+fn locate_list<T: serde::de::DeserializeOwned>(
+    list: &Value,
+    pointer: &str,
+) -> Option<(String, String)> {
+    list.as_array()?
+        .iter()
+        .enumerate()
+        .find_map(|(i, v)| try_at::<T>(v, &format!("{pointer}/{i}")))
 }
 
-fn try_at<T: serde::de::DeserializeOwned>(value: &Value, pointer: &str) -> Option<(String, String)> {
+fn try_at<T: serde::de::DeserializeOwned>(
+    value: &Value,
+    pointer: &str,
+) -> Option<(String, String)> {
     let e = serde_path_to_error::deserialize::<_, T>(value).err()?;
-    Some((format!("{pointer}{}", path_to_pointer(e.path())), describe(e.inner())))
+    Some((
+        format!("{pointer}{}", path_to_pointer(e.path())),
+        describe(e.inner()),
+    ))
 }
 
 fn one_error_at(pointer: String, message: String) -> Diagnostics {
@@ -268,7 +305,10 @@ mod tests {
 
     #[test]
     fn yaml_big_integers_become_floats_and_merge_keys_apply() {
-        let v = parse_text("min: -9223372036854776000\nbase: &b {x: 1, y: 2}\nderived:\n  <<: *b\n  y: 3\n").unwrap();
+        let v = parse_text(
+            "min: -9223372036854776000\nbase: &b {x: 1, y: 2}\nderived:\n  <<: *b\n  y: 3\n",
+        )
+        .unwrap();
         assert!(v["min"].is_f64());
         assert_eq!(v["derived"], serde_json::json!({"x": 1, "y": 3}));
     }
@@ -307,6 +347,10 @@ mod tests {
             "components": {"schemas": {"A": {"type": "object", "properties": {"x": {"type": "string", "minLength": "1"}}}}}
         });
         let err = to_openapi(doc).unwrap_err();
-        assert!(err.0[0].pointer.starts_with("/components/schemas/A"), "{}", err.0[0]);
+        assert!(
+            err.0[0].pointer.starts_with("/components/schemas/A"),
+            "{}",
+            err.0[0]
+        );
     }
 }

@@ -33,11 +33,17 @@ pub fn lower_document(doc: &mut Value, diags: &mut Diagnostics) {
     match root.get("openapi").and_then(Value::as_str) {
         Some(v) if v.starts_with("3.0") || v.starts_with("3.1") => {}
         Some(v) => {
-            diags.error("/openapi", format!("OpenAPI version {v} is not supported (3.0.x and 3.1.x are)"));
+            diags.error(
+                "/openapi",
+                format!("OpenAPI version {v} is not supported (3.0.x and 3.1.x are)"),
+            );
             return;
         }
         None if root.contains_key("swagger") => {
-            diags.error("/swagger", "Swagger 2.0 documents are not supported; convert to OpenAPI 3 first");
+            diags.error(
+                "/swagger",
+                "Swagger 2.0 documents are not supported; convert to OpenAPI 3 first",
+            );
             return;
         }
         None => {
@@ -52,7 +58,10 @@ pub fn lower_document(doc: &mut Value, diags: &mut Diagnostics) {
     }
     if let Some(components) = root.get_mut("components").and_then(Value::as_object_mut) {
         if components.remove("pathItems").is_some() {
-            diags.warning("/components/pathItems", "components.pathItems are not generated");
+            diags.warning(
+                "/components/pathItems",
+                "components.pathItems are not generated",
+            );
         }
         lower_security_schemes(components, diags);
         lower_components(components, diags);
@@ -66,11 +75,17 @@ pub fn lower_document(doc: &mut Value, diags: &mut Diagnostics) {
 }
 
 fn lower_security_schemes(components: &mut Map<String, Value>, diags: &mut Diagnostics) {
-    let Some(schemes) = components.get_mut("securitySchemes").and_then(Value::as_object_mut) else {
+    let Some(schemes) = components
+        .get_mut("securitySchemes")
+        .and_then(Value::as_object_mut)
+    else {
         return;
     };
     schemes.retain(|name, scheme| {
-        let kind = scheme.get("type").and_then(Value::as_str).unwrap_or_default();
+        let kind = scheme
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         if kind == "mutualTLS" {
             diags.warning(
                 child("/components/securitySchemes", name),
@@ -96,32 +111,47 @@ fn lower_components(components: &mut Map<String, Value>, diags: &mut Diagnostics
             }
         }
     }
-    if let Some(bodies) = components.get_mut("requestBodies").and_then(Value::as_object_mut) {
+    if let Some(bodies) = components
+        .get_mut("requestBodies")
+        .and_then(Value::as_object_mut)
+    {
         for (name, body) in bodies.iter_mut() {
             lower_content_holder(body, &child("/components/requestBodies", name), diags);
         }
     }
-    if let Some(responses) = components.get_mut("responses").and_then(Value::as_object_mut) {
+    if let Some(responses) = components
+        .get_mut("responses")
+        .and_then(Value::as_object_mut)
+    {
         for (name, response) in responses.iter_mut() {
             lower_response(response, &child("/components/responses", name), diags);
         }
     }
 }
 
-const METHODS: [&str; 8] = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+const METHODS: [&str; 8] = [
+    "get", "put", "post", "delete", "options", "head", "patch", "trace",
+];
 
 fn lower_path_item(item: &mut Value, pointer: &str, diags: &mut Diagnostics) {
-    let Some(item) = item.as_object_mut() else { return };
+    let Some(item) = item.as_object_mut() else {
+        return;
+    };
     if let Some(params) = item.get_mut("parameters").and_then(Value::as_array_mut) {
         for (i, p) in params.iter_mut().enumerate() {
             lower_parameter_like(p, &format!("{pointer}/parameters/{i}"), diags);
         }
     }
     for method in METHODS {
-        let Some(op) = item.get_mut(method).and_then(Value::as_object_mut) else { continue };
+        let Some(op) = item.get_mut(method).and_then(Value::as_object_mut) else {
+            continue;
+        };
         let op_pointer = child(pointer, method);
         if op.remove("callbacks").is_some() {
-            diags.warning(child(&op_pointer, "callbacks"), "callbacks are not generated");
+            diags.warning(
+                child(&op_pointer, "callbacks"),
+                "callbacks are not generated",
+            );
         }
         if let Some(params) = op.get_mut("parameters").and_then(Value::as_array_mut) {
             for (i, p) in params.iter_mut().enumerate() {
@@ -133,7 +163,11 @@ fn lower_path_item(item: &mut Value, pointer: &str, diags: &mut Diagnostics) {
         }
         if let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) {
             for (status, response) in responses.iter_mut() {
-                lower_response(response, &child(&format!("{op_pointer}/responses"), status), diags);
+                lower_response(
+                    response,
+                    &child(&format!("{op_pointer}/responses"), status),
+                    diags,
+                );
             }
         }
     }
@@ -156,7 +190,9 @@ fn lower_response(response: &mut Value, pointer: &str, diags: &mut Diagnostics) 
 }
 
 fn lower_content_holder(holder: &mut Value, pointer: &str, diags: &mut Diagnostics) {
-    let Some(content) = holder.get_mut("content").and_then(Value::as_object_mut) else { return };
+    let Some(content) = holder.get_mut("content").and_then(Value::as_object_mut) else {
+        return;
+    };
     for (media, media_type) in content.iter_mut() {
         if let Some(schema) = media_type.get_mut("schema") {
             let p = child(&child(&child(pointer, "content"), media), "schema");
@@ -201,18 +237,30 @@ fn check_keyword_shapes(obj: &Map<String, Value>, pointer: &str, diags: &mut Dia
             wrong(key, "an array");
         }
     }
-    if obj.get("required").and_then(Value::as_array).is_some_and(|r| !r.iter().all(Value::is_string)) {
+    if obj
+        .get("required")
+        .and_then(Value::as_array)
+        .is_some_and(|r| !r.iter().all(Value::is_string))
+    {
         wrong("required", "an array of property names");
     }
     if obj.get("properties").is_some_and(|v| !v.is_object()) {
         wrong("properties", "an object");
     }
-    const TYPES: [&str; 7] = ["string", "number", "integer", "boolean", "array", "object", "null"];
+    const TYPES: [&str; 7] = [
+        "string", "number", "integer", "boolean", "array", "object", "null",
+    ];
     match obj.get("type") {
         None => {}
         Some(Value::String(t)) if TYPES.contains(&t.as_str()) => {}
-        Some(Value::Array(ts)) if ts.iter().all(|t| t.as_str().is_some_and(|t| TYPES.contains(&t))) => {}
-        Some(_) => wrong("type", "one of string, number, integer, boolean, array, object, null (or an array of them)"),
+        Some(Value::Array(ts))
+            if ts
+                .iter()
+                .all(|t| t.as_str().is_some_and(|t| TYPES.contains(&t))) => {}
+        Some(_) => wrong(
+            "type",
+            "one of string, number, integer, boolean, array, object, null (or an array of them)",
+        ),
     }
     ok
 }
@@ -241,7 +289,9 @@ fn lower_examples(obj: &mut Map<String, Value>) {
 }
 
 fn lower_const(obj: &mut Map<String, Value>) {
-    let Some(value) = obj.remove("const") else { return };
+    let Some(value) = obj.remove("const") else {
+        return;
+    };
     if !obj.contains_key("type") {
         let ty = match &value {
             Value::String(_) => Some("string"),
@@ -262,14 +312,24 @@ fn lower_const(obj: &mut Map<String, Value>) {
 }
 
 fn lower_exclusive_bounds(obj: &mut Map<String, Value>) {
-    for (exclusive, bound, stricter_is_greater) in
-        [("exclusiveMinimum", "minimum", true), ("exclusiveMaximum", "maximum", false)]
-    {
-        let Some(Value::Number(limit)) = obj.get(exclusive).cloned() else { continue };
+    for (exclusive, bound, stricter_is_greater) in [
+        ("exclusiveMinimum", "minimum", true),
+        ("exclusiveMaximum", "maximum", false),
+    ] {
+        let Some(Value::Number(limit)) = obj.get(exclusive).cloned() else {
+            continue;
+        };
         let limit_f = limit.as_f64().unwrap_or_default();
-        let keep_existing = obj.get(bound).and_then(Value::as_f64).is_some_and(|existing| {
-            if stricter_is_greater { existing > limit_f } else { existing < limit_f }
-        });
+        let keep_existing = obj
+            .get(bound)
+            .and_then(Value::as_f64)
+            .is_some_and(|existing| {
+                if stricter_is_greater {
+                    existing > limit_f
+                } else {
+                    existing < limit_f
+                }
+            });
         if keep_existing {
             obj.remove(exclusive);
         } else {
@@ -281,7 +341,16 @@ fn lower_exclusive_bounds(obj: &mut Map<String, Value>) {
 
 /// Keywords with no effect on generated types; dropping them loses nothing.
 fn drop_annotations(obj: &mut Map<String, Value>) {
-    for key in ["$schema", "$id", "$anchor", "$comment", "$dynamicAnchor", "contentEncoding", "contentMediaType", "contentSchema"] {
+    for key in [
+        "$schema",
+        "$id",
+        "$anchor",
+        "$comment",
+        "$dynamicAnchor",
+        "contentEncoding",
+        "contentMediaType",
+        "contentSchema",
+    ] {
         obj.remove(key);
     }
 }
@@ -289,15 +358,56 @@ fn drop_annotations(obj: &mut Map<String, Value>) {
 const TYPE_KEYWORDS: [(&str, &[&str]); 6] = [
     ("boolean", &[]),
     ("string", &["pattern", "minLength", "maxLength", "format"]),
-    ("number", &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format"]),
-    ("integer", &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format"]),
-    ("array", &["items", "minItems", "maxItems", "uniqueItems", "prefixItems"]),
-    ("object", &["properties", "required", "additionalProperties", "minProperties", "maxProperties"]),
+    (
+        "number",
+        &[
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+            "format",
+        ],
+    ),
+    (
+        "integer",
+        &[
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+            "format",
+        ],
+    ),
+    (
+        "array",
+        &[
+            "items",
+            "minItems",
+            "maxItems",
+            "uniqueItems",
+            "prefixItems",
+        ],
+    ),
+    (
+        "object",
+        &[
+            "properties",
+            "required",
+            "additionalProperties",
+            "minProperties",
+            "maxProperties",
+        ],
+    ),
 ];
 
 fn lower_type_array(obj: &mut Map<String, Value>, pointer: &str, diags: &mut Diagnostics) {
     let types: Vec<String> = match obj.get("type") {
-        Some(Value::Array(types)) => types.iter().filter_map(|t| t.as_str().map(str::to_owned)).collect(),
+        Some(Value::Array(types)) => types
+            .iter()
+            .filter_map(|t| t.as_str().map(str::to_owned))
+            .collect(),
         Some(Value::String(t)) if t == "null" => vec!["null".to_owned()],
         _ => return,
     };
@@ -317,7 +427,10 @@ fn lower_type_array(obj: &mut Map<String, Value>, pointer: &str, diags: &mut Dia
             obj.insert("type".into(), json!(rest[0]));
         }
         _ => {
-            let numeric: Vec<&String> = rest.iter().filter(|t| *t == "integer" || *t == "number").collect();
+            let numeric: Vec<&String> = rest
+                .iter()
+                .filter(|t| *t == "integer" || *t == "number")
+                .collect();
             let is_numeric_string = rest.len() == 2
                 && numeric.len() == 1
                 && rest.iter().any(|t| t == "string")
@@ -338,7 +451,12 @@ fn lower_type_array(obj: &mut Map<String, Value>, pointer: &str, diags: &mut Dia
 }
 
 /// `type: [a, b]` becomes `anyOf: [{type: a, ...}, {type: b, ...}]`, each branch taking its own keywords.
-fn split_type_union(obj: &mut Map<String, Value>, types: &[String], pointer: &str, diags: &mut Diagnostics) {
+fn split_type_union(
+    obj: &mut Map<String, Value>,
+    types: &[String],
+    pointer: &str,
+    diags: &mut Diagnostics,
+) {
     obj.remove("type");
     let enumeration = obj.remove("enum");
     let mut branches = Vec::new();
@@ -355,7 +473,11 @@ fn split_type_union(obj: &mut Map<String, Value>, types: &[String], pointer: &st
             diags.error(child(pointer, "type"), format!("unknown type `{ty}`"));
         }
         if let Some(Value::Array(values)) = &enumeration {
-            let own: Vec<Value> = values.iter().filter(|v| value_has_type(v, ty)).cloned().collect();
+            let own: Vec<Value> = values
+                .iter()
+                .filter(|v| value_has_type(v, ty))
+                .cloned()
+                .collect();
             if !own.is_empty() {
                 branch.insert("enum".into(), Value::Array(own));
             }
@@ -402,21 +524,47 @@ fn warn_unsupported(obj: &mut Map<String, Value>, pointer: &str, diags: &mut Dia
     }
     if let Some(Value::Array(_)) = obj.get("items") {
         obj.remove("items");
-        diags.warning(child(pointer, "items"), "array-form `items` is generated as a list of any JSON value");
+        diags.warning(
+            child(pointer, "items"),
+            "array-form `items` is generated as a list of any JSON value",
+        );
     }
-    for key in ["if", "then", "else", "dependentSchemas", "dependentRequired", "unevaluatedItems", "contains", "propertyNames", "$defs", "definitions"] {
+    for key in [
+        "if",
+        "then",
+        "else",
+        "dependentSchemas",
+        "dependentRequired",
+        "unevaluatedItems",
+        "contains",
+        "propertyNames",
+        "$defs",
+        "definitions",
+    ] {
         if obj.remove(key).is_some() {
-            diags.warning(child(pointer, key), format!("`{key}` is not enforced by generated code"));
+            diags.warning(
+                child(pointer, key),
+                format!("`{key}` is not enforced by generated code"),
+            );
         }
     }
     if let Some(patterns) = obj.remove("patternProperties") {
-        let single = patterns.as_object().filter(|m| m.len() == 1).and_then(|m| m.values().next().cloned());
+        let single = patterns
+            .as_object()
+            .filter(|m| m.len() == 1)
+            .and_then(|m| m.values().next().cloned());
         match single {
             Some(schema) if !obj.contains_key("additionalProperties") => {
                 obj.insert("additionalProperties".into(), schema);
-                diags.warning(child(pointer, "patternProperties"), "generated as a map; key patterns are not checked");
+                diags.warning(
+                    child(pointer, "patternProperties"),
+                    "generated as a map; key patterns are not checked",
+                );
             }
-            _ => diags.warning(child(pointer, "patternProperties"), "`patternProperties` is not enforced by generated code"),
+            _ => diags.warning(
+                child(pointer, "patternProperties"),
+                "`patternProperties` is not enforced by generated code",
+            ),
         }
     }
     if let Some(unevaluated) = obj.remove("unevaluatedProperties")
@@ -452,7 +600,9 @@ fn lower_children(obj: &mut Map<String, Value>, pointer: &str, diags: &mut Diagn
 /// A `oneOf`/`anyOf` branch that only admits null makes the parent nullable instead.
 fn lower_null_branches(obj: &mut Map<String, Value>) {
     for key in ["oneOf", "anyOf"] {
-        let Some(Value::Array(items)) = obj.get_mut(key) else { continue };
+        let Some(Value::Array(items)) = obj.get_mut(key) else {
+            continue;
+        };
         let before = items.len();
         items.retain(|branch| !is_null_only(branch));
         if items.len() != before {
@@ -462,13 +612,17 @@ fn lower_null_branches(obj: &mut Map<String, Value>) {
 }
 
 fn is_null_only(schema: &Value) -> bool {
-    let Some(obj) = schema.as_object() else { return false };
+    let Some(obj) = schema.as_object() else {
+        return false;
+    };
     if obj.get(NULL_MARKER) == Some(&json!(true)) {
         return true;
     }
     // The schemars idiom: a branch holding nothing but `nullable: true` (and maybe a description).
     obj.get("nullable") == Some(&json!(true))
-        && obj.keys().all(|k| matches!(k.as_str(), "nullable" | "description" | "title"))
+        && obj
+            .keys()
+            .all(|k| matches!(k.as_str(), "nullable" | "description" | "title"))
         || obj.get("enum") == Some(&json!([null]))
 }
 
@@ -486,14 +640,20 @@ mod tests {
     #[test]
     fn type_array_with_null_becomes_nullable() {
         let (s, d) = lower(json!({"type": ["string", "null"], "format": "uuid"}));
-        assert_eq!(s, json!({"type": "string", "format": "uuid", "nullable": true}));
+        assert_eq!(
+            s,
+            json!({"type": "string", "format": "uuid", "nullable": true})
+        );
         assert!(d.0.is_empty());
     }
 
     #[test]
     fn null_first_in_type_array_is_the_same() {
         let (s, _) = lower(json!({"type": ["null", "object"], "properties": {}}));
-        assert_eq!(s, json!({"type": "object", "properties": {}, "nullable": true}));
+        assert_eq!(
+            s,
+            json!({"type": "object", "properties": {}, "nullable": true})
+        );
     }
 
     #[test]
@@ -510,14 +670,22 @@ mod tests {
 
     #[test]
     fn null_branch_of_one_of_makes_parent_nullable() {
-        let (s, _) = lower(json!({"oneOf": [{"$ref": "#/components/schemas/A"}, {"type": "null"}]}));
-        assert_eq!(s, json!({"oneOf": [{"$ref": "#/components/schemas/A"}], "nullable": true}));
+        let (s, _) =
+            lower(json!({"oneOf": [{"$ref": "#/components/schemas/A"}, {"type": "null"}]}));
+        assert_eq!(
+            s,
+            json!({"oneOf": [{"$ref": "#/components/schemas/A"}], "nullable": true})
+        );
     }
 
     #[test]
     fn schemars_nullable_branch_of_any_of_makes_parent_nullable() {
-        let (s, _) = lower(json!({"anyOf": [{"$ref": "#/components/schemas/A"}, {"nullable": true}]}));
-        assert_eq!(s, json!({"anyOf": [{"$ref": "#/components/schemas/A"}], "nullable": true}));
+        let (s, _) =
+            lower(json!({"anyOf": [{"$ref": "#/components/schemas/A"}, {"nullable": true}]}));
+        assert_eq!(
+            s,
+            json!({"anyOf": [{"$ref": "#/components/schemas/A"}], "nullable": true})
+        );
     }
 
     #[test]
@@ -544,7 +712,8 @@ mod tests {
 
     #[test]
     fn multi_type_union_splits_enum_values_by_type() {
-        let (s, _) = lower(json!({"type": ["string", "number", "boolean"], "enum": ["a", 1.5, true]}));
+        let (s, _) =
+            lower(json!({"type": ["string", "number", "boolean"], "enum": ["a", 1.5, true]}));
         assert_eq!(
             s,
             json!({"anyOf": [
@@ -560,7 +729,10 @@ mod tests {
         let (s, _) = lower(json!({"const": "Polygon"}));
         assert_eq!(s, json!({"type": "string", "enum": ["Polygon"]}));
         let (s, _) = lower(json!({"title": "GUILD_TEXT", "const": 0}));
-        assert_eq!(s, json!({"title": "GUILD_TEXT", "type": "integer", "enum": [0]}));
+        assert_eq!(
+            s,
+            json!({"title": "GUILD_TEXT", "type": "integer", "enum": [0]})
+        );
     }
 
     #[test]
@@ -571,7 +743,8 @@ mod tests {
 
     #[test]
     fn numeric_exclusive_bounds_become_3_0_booleans() {
-        let (s, _) = lower(json!({"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 10}));
+        let (s, _) =
+            lower(json!({"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 10}));
         assert_eq!(
             s,
             json!({"type": "number", "minimum": 0, "exclusiveMinimum": true,
@@ -588,13 +761,19 @@ mod tests {
     #[test]
     fn boolean_exclusive_bounds_of_3_0_are_untouched() {
         let (s, _) = lower(json!({"type": "number", "minimum": 0, "exclusiveMinimum": true}));
-        assert_eq!(s, json!({"type": "number", "minimum": 0, "exclusiveMinimum": true}));
+        assert_eq!(
+            s,
+            json!({"type": "number", "minimum": 0, "exclusiveMinimum": true})
+        );
     }
 
     #[test]
     fn ref_with_siblings_becomes_all_of() {
         let (s, _) = lower(json!({"$ref": "#/components/schemas/A", "description": "the a"}));
-        assert_eq!(s, json!({"description": "the a", "allOf": [{"$ref": "#/components/schemas/A"}]}));
+        assert_eq!(
+            s,
+            json!({"description": "the a", "allOf": [{"$ref": "#/components/schemas/A"}]})
+        );
     }
 
     #[test]
@@ -617,14 +796,19 @@ mod tests {
             "type": "object",
             "properties": {"a": {"type": ["string", "null"]}, "t": {"prefixItems": [{}], "type": "array"}}
         }));
-        assert_eq!(s["properties"]["a"], json!({"type": "string", "nullable": true}));
+        assert_eq!(
+            s["properties"]["a"],
+            json!({"type": "string", "nullable": true})
+        );
         assert_eq!(d.0.len(), 1);
         assert_eq!(d.0[0].pointer, "/s/properties/t/prefixItems");
     }
 
     #[test]
     fn malformed_keywords_are_errors_with_a_pointer() {
-        let (_, d) = lower(json!({"type": "object", "properties": {"x": {"type": ["string", "integer"], "enum": 5}}}));
+        let (_, d) = lower(
+            json!({"type": "object", "properties": {"x": {"type": ["string", "integer"], "enum": 5}}}),
+        );
         assert!(d.has_errors());
         assert_eq!(d.0[0].pointer, "/s/properties/x/enum");
         let (_, d) = lower(json!({"type": "strin"}));
@@ -642,7 +826,8 @@ mod tests {
 
     #[test]
     fn webhooks_are_dropped_with_a_warning_and_paths_added() {
-        let mut doc = json!({"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "webhooks": {}});
+        let mut doc =
+            json!({"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "webhooks": {}});
         let mut diags = Diagnostics::default();
         lower_document(&mut doc, &mut diags);
         assert_eq!(doc["paths"], json!({}));

@@ -68,7 +68,15 @@ fn read(spec: &PathBuf) -> Result<String, String> {
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
-        Command::Generate { spec, out, crate_prefix, crate_version, parts, no_rustfmt, check } => {
+        Command::Generate {
+            spec,
+            out,
+            crate_prefix,
+            crate_version,
+            parts,
+            no_rustfmt,
+            check,
+        } => {
             let text = read(&spec)?;
             let parts = parse_parts(&parts)?;
             let opts = Options {
@@ -78,7 +86,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 command: "openapi-gen generate".to_owned(),
                 rustfmt: !no_rustfmt,
             };
-            let generated = openapi_gen::generate(&text, &opts, &parts).map_err(|d| d.to_string())?;
+            let generated =
+                openapi_gen::generate(&text, &opts, &parts).map_err(|d| d.to_string())?;
             eprint!("{}", generated.diagnostics);
             let mut drifted = Vec::new();
             for (part, files) in &generated.crates {
@@ -86,20 +95,29 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 if check {
                     drifted.extend(openapi_gen::output::drift(&dir, files));
                 } else {
-                    openapi_gen::output::write_crate(&dir, files).map_err(|e| format!("writing {}: {e}", dir.display()))?;
+                    openapi_gen::output::write_crate(&dir, files)
+                        .map_err(|e| format!("writing {}: {e}", dir.display()))?;
                 }
             }
             for path in &drifted {
                 eprintln!("differs: {}", path.display());
             }
-            Ok(if drifted.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+            Ok(if drifted.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
         Command::Check { spec } => {
             let text = read(&spec)?;
             match openapi_gen::load_api(&text) {
                 Ok((api, diags)) => {
                     eprint!("{diags}");
-                    println!("ok: {} types, {} operations", api.types.len(), api.operations.len());
+                    println!(
+                        "ok: {} types, {} operations",
+                        api.types.len(),
+                        api.operations.len()
+                    );
                     Ok(ExitCode::SUCCESS)
                 }
                 Err(diags) => {
@@ -112,7 +130,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let text = read(&spec)?;
             let (api, diags) = openapi_gen::load_api(&text).map_err(|d| d.to_string())?;
             eprint!("{diags}");
-            println!("{}", serde_json::to_string_pretty(&api).map_err(|e| e.to_string())?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&api).map_err(|e| e.to_string())?
+            );
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -9,10 +9,11 @@ use std::collections::HashSet;
 
 /// Rust keywords: emitted as raw identifiers (`r#type`), except those that cannot be raw.
 pub const KEYWORDS: &[&str] = &[
-    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in",
-    "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "Self", "static", "struct", "super",
-    "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box",
-    "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
+    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for",
+    "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
+    "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where",
+    "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro",
+    "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
 ];
 
 /// Keywords that `r#` cannot escape.
@@ -20,17 +21,68 @@ const NOT_RAW: &[&str] = &["crate", "self", "Self", "super", "_"];
 
 /// Prelude names the generated code uses unqualified: a schema may not shadow them.
 const RESERVED_TYPES: &[&str] = &[
-    "Option", "Result", "String", "Vec", "Box", "Some", "None", "Ok", "Err", "Send", "Sync", "Sized", "Copy", "Clone",
-    "Default", "Drop", "Eq", "PartialEq", "Ord", "PartialOrd", "Iterator", "IntoIterator", "ToString", "ToOwned",
-    "AsRef", "AsMut", "Into", "From", "TryFrom", "TryInto", "FromIterator", "Fn", "FnMut", "FnOnce", "Extend", "Unpin",
-    "Debug", "Display", "Future",
+    "Option",
+    "Result",
+    "String",
+    "Vec",
+    "Box",
+    "Some",
+    "None",
+    "Ok",
+    "Err",
+    "Send",
+    "Sync",
+    "Sized",
+    "Copy",
+    "Clone",
+    "Default",
+    "Drop",
+    "Eq",
+    "PartialEq",
+    "Ord",
+    "PartialOrd",
+    "Iterator",
+    "IntoIterator",
+    "ToString",
+    "ToOwned",
+    "AsRef",
+    "AsMut",
+    "Into",
+    "From",
+    "TryFrom",
+    "TryInto",
+    "FromIterator",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "Extend",
+    "Unpin",
+    "Debug",
+    "Display",
+    "Future",
 ];
 
 /// Method names the generated client and server define themselves.
-const RESERVED_FUNCTIONS: &[&str] = &["new", "builder", "base_url", "client", "router", "with_client", "authenticate"];
+const RESERVED_FUNCTIONS: &[&str] = &[
+    "new",
+    "builder",
+    "base_url",
+    "client",
+    "router",
+    "with_client",
+    "authenticate",
+];
 
 /// Parameter names the generated code uses for its own values.
-const RESERVED_PARAMS: &[&str] = &["body", "principal", "client", "request", "response", "state", "headers"];
+const RESERVED_PARAMS: &[&str] = &[
+    "body",
+    "principal",
+    "client",
+    "request",
+    "response",
+    "state",
+    "headers",
+];
 
 pub fn is_keyword(name: &str) -> bool {
     KEYWORDS.contains(&name)
@@ -51,7 +103,11 @@ pub fn resolve(api: &mut Api) {
             TypeKind::StringEnum(e) => {
                 let mut taken = HashSet::new();
                 for v in &mut e.variants {
-                    let base = if v.name.is_empty() { v.value.clone() } else { v.name.clone() };
+                    let base = if v.name.is_empty() {
+                        v.value.clone()
+                    } else {
+                        v.name.clone()
+                    };
                     let ident = variant_ident(&base).unwrap_or_else(|| "Empty".to_owned());
                     v.name = unique(ident, &mut taken, "");
                 }
@@ -59,7 +115,9 @@ pub fn resolve(api: &mut Api) {
             TypeKind::IntEnum(e) => {
                 let mut taken = HashSet::new();
                 for v in &mut e.variants {
-                    let given = (!v.name.is_empty()).then(|| variant_ident(&v.name)).flatten();
+                    let given = (!v.name.is_empty())
+                        .then(|| variant_ident(&v.name))
+                        .flatten();
                     let ident = given.unwrap_or_else(|| value_variant(v.value));
                     v.name = unique(ident, &mut taken, "");
                 }
@@ -73,7 +131,8 @@ pub fn resolve(api: &mut Api) {
             TypeKind::Alias(_) | TypeKind::Newtype(_) => {}
         }
     }
-    let mut fn_taken: HashSet<String> = RESERVED_FUNCTIONS.iter().map(|s| (*s).to_owned()).collect();
+    let mut fn_taken: HashSet<String> =
+        RESERVED_FUNCTIONS.iter().map(|s| (*s).to_owned()).collect();
     for op in &mut api.operations {
         op.name = unique(field_ident(&op.id), &mut fn_taken, "_");
         let mut taken: HashSet<String> = RESERVED_PARAMS.iter().map(|s| (*s).to_owned()).collect();
@@ -127,7 +186,9 @@ fn unique(base: String, taken: &mut HashSet<String>, sep: &str) -> String {
 
 /// Only ASCII letters, digits and `_` survive; other characters separate words.
 fn ascii_words(raw: &str) -> String {
-    raw.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { ' ' }).collect()
+    raw.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { ' ' })
+        .collect()
 }
 
 /// An UpperCamelCase type name.
@@ -152,7 +213,11 @@ pub fn field_ident(raw: &str) -> String {
     } else {
         snake
     };
-    if NOT_RAW.contains(&snake.as_str()) { format!("{snake}_") } else { snake }
+    if NOT_RAW.contains(&snake.as_str()) {
+        format!("{snake}_")
+    } else {
+        snake
+    }
 }
 
 fn variant_ident(raw: &str) -> Option<String> {
@@ -169,13 +234,19 @@ fn variant_ident(raw: &str) -> Option<String> {
 }
 
 fn value_variant(value: i64) -> String {
-    if value < 0 { format!("ValueMinus{}", value.unsigned_abs()) } else { format!("Value{value}") }
+    if value < 0 {
+        format!("ValueMinus{}", value.unsigned_abs())
+    } else {
+        format!("Value{value}")
+    }
 }
 
 fn union_variant_name(ty: &TypeRef, type_names: &[String]) -> String {
     match ty {
         TypeRef::Named(id) => type_names[id.0].clone(),
-        TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => primitive_word(*p).to_owned(),
+        TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => {
+            primitive_word(*p).to_owned()
+        }
         TypeRef::Array(inner) => format!("{}List", union_variant_name(inner, type_names)),
         TypeRef::Map(inner) => format!("{}Map", union_variant_name(inner, type_names)),
         TypeRef::Nullable(inner) => union_variant_name(inner, type_names),

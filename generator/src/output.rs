@@ -25,7 +25,9 @@ pub fn write_crate(dir: &Path, files: &[File]) -> std::io::Result<()> {
 pub fn drift(dir: &Path, files: &[File]) -> Vec<PathBuf> {
     let mut differing: Vec<PathBuf> = files
         .iter()
-        .filter(|f| std::fs::read_to_string(dir.join(&f.path)).ok().as_deref() != Some(f.contents.as_str()))
+        .filter(|f| {
+            std::fs::read_to_string(dir.join(&f.path)).ok().as_deref() != Some(f.contents.as_str())
+        })
         .map(|f| dir.join(&f.path))
         .collect();
     differing.extend(stale_files(dir, files));
@@ -36,13 +38,19 @@ fn stale_files(dir: &Path, files: &[File]) -> Vec<PathBuf> {
     let mut stale = Vec::new();
     let mut pending = vec![dir.join("src")];
     while let Some(d) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for entry in entries.flatten() {
             let path = entry.path();
             if path.is_dir() {
                 pending.push(path);
             } else if path.extension().is_some_and(|e| e == "rs") {
-                let relative = path.strip_prefix(dir).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+                let relative = path
+                    .strip_prefix(dir)
+                    .unwrap_or(&path)
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 if !files.iter().any(|f| f.path == relative) {
                     stale.push(path);
                 }

@@ -14,7 +14,11 @@ pub struct ValidationError {
 
 impl fmt::Display for ValidationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() { f.write_str(&self.message) } else { write!(f, "{}: {}", self.path, self.message) }
+        if self.path.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
     }
 }
 
@@ -44,7 +48,11 @@ pub trait Validate {
     fn validate(&self) -> Result<(), ValidationErrors> {
         let mut errors = Vec::new();
         self.validate_at("", &mut errors);
-        if errors.is_empty() { Ok(()) } else { Err(ValidationErrors(errors)) }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(ValidationErrors(errors))
+        }
     }
 }
 
@@ -86,13 +94,32 @@ macro_rules! nothing_to_validate {
     )*};
 }
 nothing_to_validate!(
-    String, bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, (), uuid::Uuid,
-    chrono::DateTime<chrono::Utc>, chrono::NaiveDate, serde_json::Value
+    String,
+    bool,
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64,
+    f32,
+    f64,
+    (),
+    uuid::Uuid,
+    chrono::DateTime<chrono::Utc>,
+    chrono::NaiveDate,
+    serde_json::Value
 );
 
 /// `path.name`, or `name` at the root.
 pub fn field(path: &str, name: &str) -> String {
-    if path.is_empty() { name.to_owned() } else { format!("{path}.{name}") }
+    if path.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{path}.{name}")
+    }
 }
 
 /// `path[i]`.
@@ -101,21 +128,44 @@ pub fn index(path: &str, i: usize) -> String {
 }
 
 fn push(errors: &mut Vec<ValidationError>, path: &str, message: String) {
-    errors.push(ValidationError { path: path.to_owned(), message });
+    errors.push(ValidationError {
+        path: path.to_owned(),
+        message,
+    });
 }
 
 /// Length in characters (JSON Schema counts code points).
-pub fn length(value: &str, path: &str, min: Option<usize>, max: Option<usize>, errors: &mut Vec<ValidationError>) {
+pub fn length(
+    value: &str,
+    path: &str,
+    min: Option<usize>,
+    max: Option<usize>,
+    errors: &mut Vec<ValidationError>,
+) {
     let n = value.chars().count();
     if let Some(min) = min.filter(|m| n < *m) {
-        push(errors, path, format!("must be at least {min} characters long (is {n})"));
+        push(
+            errors,
+            path,
+            format!("must be at least {min} characters long (is {n})"),
+        );
     }
     if let Some(max) = max.filter(|m| n > *m) {
-        push(errors, path, format!("must be at most {max} characters long (is {n})"));
+        push(
+            errors,
+            path,
+            format!("must be at most {max} characters long (is {n})"),
+        );
     }
 }
 
-pub fn pattern(value: &str, path: &str, regex: &regex::Regex, source: &str, errors: &mut Vec<ValidationError>) {
+pub fn pattern(
+    value: &str,
+    path: &str,
+    regex: &regex::Regex,
+    source: &str,
+    errors: &mut Vec<ValidationError>,
+) {
     if !regex.is_match(value) {
         push(errors, path, format!("must match the pattern `{source}`"));
     }
@@ -123,36 +173,68 @@ pub fn pattern(value: &str, path: &str, regex: &regex::Regex, source: &str, erro
 
 /// Numeric bounds, inclusive unless marked exclusive. Bounds in specs are small, so comparing as
 /// `f64` is exact for them.
-pub fn range(value: f64, path: &str, min: Option<(f64, bool)>, max: Option<(f64, bool)>, errors: &mut Vec<ValidationError>) {
+pub fn range(
+    value: f64,
+    path: &str,
+    min: Option<(f64, bool)>,
+    max: Option<(f64, bool)>,
+    errors: &mut Vec<ValidationError>,
+) {
     if let Some((min, exclusive)) = min {
         if exclusive && value <= min {
-            push(errors, path, format!("must be greater than {min} (is {value})"));
+            push(
+                errors,
+                path,
+                format!("must be greater than {min} (is {value})"),
+            );
         } else if value < min {
             push(errors, path, format!("must be at least {min} (is {value})"));
         }
     }
     if let Some((max, exclusive)) = max {
         if exclusive && value >= max {
-            push(errors, path, format!("must be less than {max} (is {value})"));
+            push(
+                errors,
+                path,
+                format!("must be less than {max} (is {value})"),
+            );
         } else if value > max {
             push(errors, path, format!("must be at most {max} (is {value})"));
         }
     }
 }
 
-pub fn items(count: usize, path: &str, min: Option<usize>, max: Option<usize>, errors: &mut Vec<ValidationError>) {
+pub fn items(
+    count: usize,
+    path: &str,
+    min: Option<usize>,
+    max: Option<usize>,
+    errors: &mut Vec<ValidationError>,
+) {
     if let Some(min) = min.filter(|m| count < *m) {
-        push(errors, path, format!("must have at least {min} items (has {count})"));
+        push(
+            errors,
+            path,
+            format!("must have at least {min} items (has {count})"),
+        );
     }
     if let Some(max) = max.filter(|m| count > *m) {
-        push(errors, path, format!("must have at most {max} items (has {count})"));
+        push(
+            errors,
+            path,
+            format!("must have at most {max} items (has {count})"),
+        );
     }
 }
 
 pub fn unique<T: PartialEq>(values: &[T], path: &str, errors: &mut Vec<ValidationError>) {
     for (i, v) in values.iter().enumerate() {
         if values[..i].contains(v) {
-            push(errors, &index(path, i), "duplicates an earlier item; items must be unique".to_owned());
+            push(
+                errors,
+                &index(path, i),
+                "duplicates an earlier item; items must be unique".to_owned(),
+            );
             return;
         }
     }

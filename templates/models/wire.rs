@@ -4,8 +4,8 @@
 //!   `type: [integer, string]` + `pattern`): decoded from either, always encoded as a number.
 //! - A required property whose value may be `null`: absent is an error, `null` is `None`.
 
-use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, Visitor};
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -68,7 +68,12 @@ impl<'de, T: WireNumber> Visitor<'de> for NumberVisitor<T> {
     type Value = T;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "a number ({}) or a string matching `{}`", T::NAME, self.pattern.source)
+        write!(
+            f,
+            "a number ({}) or a string matching `{}`",
+            T::NAME,
+            self.pattern.source
+        )
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
@@ -85,14 +90,23 @@ impl<'de, T: WireNumber> Visitor<'de> for NumberVisitor<T> {
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
         if !self.pattern.regex.is_match(v) {
-            return Err(E::custom(format_args!("string \"{v}\" does not match `{}`", self.pattern.source)));
+            return Err(E::custom(format_args!(
+                "string \"{v}\" does not match `{}`",
+                self.pattern.source
+            )));
         }
         T::parse(v).ok_or_else(|| self.out_of_range(format_args!("\"{v}\"")))
     }
 }
 
-fn number<'de, D: Deserializer<'de>, T: WireNumber>(d: D, pattern: &'static NumericPattern) -> Result<T, D::Error> {
-    d.deserialize_any(NumberVisitor { pattern, marker: PhantomData })
+fn number<'de, D: Deserializer<'de>, T: WireNumber>(
+    d: D,
+    pattern: &'static NumericPattern,
+) -> Result<T, D::Error> {
+    d.deserialize_any(NumberVisitor {
+        pattern,
+        marker: PhantomData,
+    })
 }
 
 /// The `Deserialize` of one numeric-string value, for use inside containers.
@@ -110,38 +124,57 @@ impl<'de, T: WireNumber, P: PatternOf> Deserialize<'de> for Numeric<T, P> {
 }
 
 /// `deserialize_with` for a required numeric-string field.
-pub fn numeric<'de, D: Deserializer<'de>, T: WireNumber, P: PatternOf>(d: D) -> Result<T, D::Error> {
+pub fn numeric<'de, D: Deserializer<'de>, T: WireNumber, P: PatternOf>(
+    d: D,
+) -> Result<T, D::Error> {
     number(d, P::pattern())
 }
 
 /// `deserialize_with` for an optional or nullable numeric-string field.
-pub fn numeric_option<'de, D: Deserializer<'de>, T: WireNumber, P: PatternOf>(d: D) -> Result<Option<T>, D::Error> {
+pub fn numeric_option<'de, D: Deserializer<'de>, T: WireNumber, P: PatternOf>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
     Ok(Option::<Numeric<T, P>>::deserialize(d)?.map(|n| n.0))
 }
 
 /// `deserialize_with` for a list of numeric strings.
-pub fn numeric_vec<'de, D: Deserializer<'de>, T: WireNumber, P: PatternOf>(d: D) -> Result<Vec<T>, D::Error> {
-    Ok(Vec::<Numeric<T, P>>::deserialize(d)?.into_iter().map(|n| n.0).collect())
+pub fn numeric_vec<'de, D: Deserializer<'de>, T: WireNumber, P: PatternOf>(
+    d: D,
+) -> Result<Vec<T>, D::Error> {
+    Ok(Vec::<Numeric<T, P>>::deserialize(d)?
+        .into_iter()
+        .map(|n| n.0)
+        .collect())
 }
 
 /// `deserialize_with` for an optional list of numeric strings.
-pub fn numeric_vec_option<'de, D: Deserializer<'de>, T: WireNumber, P: PatternOf>(d: D) -> Result<Option<Vec<T>>, D::Error> {
+pub fn numeric_vec_option<'de, D: Deserializer<'de>, T: WireNumber, P: PatternOf>(
+    d: D,
+) -> Result<Option<Vec<T>>, D::Error> {
     Ok(Option::<Vec<Numeric<T, P>>>::deserialize(d)?.map(|v| v.into_iter().map(|n| n.0).collect()))
 }
 
 /// Parses a numeric string (a path or query parameter) the way the JSON form is decoded.
-pub fn parse_numeric<T: WireNumber>(s: &str, pattern: &'static NumericPattern) -> Result<T, String> {
+pub fn parse_numeric<T: WireNumber>(
+    s: &str,
+    pattern: &'static NumericPattern,
+) -> Result<T, String> {
     if let Some(v) = T::parse(s).filter(|_| pattern.regex.is_match(s)) {
         return Ok(v);
     }
     if !pattern.regex.is_match(s) {
-        Err(format!("\"{s}\" is not a number matching `{}`", pattern.source))
+        Err(format!(
+            "\"{s}\" is not a number matching `{}`",
+            pattern.source
+        ))
     } else {
         Err(format!("{s} is out of range for {}", T::NAME))
     }
 }
 
 /// `deserialize_with` for a required property that may be `null`: unlike a plain `Option`, absence is an error.
-pub fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+pub fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
     Option::<T>::deserialize(d)
 }

@@ -2,8 +2,8 @@
 //! `cargo check`ed with warnings denied (a snapshot that does not compile is a bug the snapshot hid).
 
 use crate::{options, repo_root};
-use openapi_gen::emit::File;
 use openapi_gen::Part;
+use openapi_gen::emit::File;
 use std::path::Path;
 use std::process::Command;
 
@@ -16,15 +16,26 @@ pub fn check_crates(label: &str, crates: &[(String, Vec<File>)]) -> Result<Vec<S
     let mut members = Vec::new();
     for (name, files) in crates {
         let dir = scratch.join(name);
-        openapi_gen::output::write_crate(&dir, files).map_err(|e| format!("writing {}: {e}", dir.display()))?;
+        openapi_gen::output::write_crate(&dir, files)
+            .map_err(|e| format!("writing {}: {e}", dir.display()))?;
         members.push(format!("    \"{name}\","));
     }
-    let manifest = format!("[workspace]\nresolver = \"3\"\nmembers = [\n{}\n]\n", members.join("\n"));
+    let manifest = format!(
+        "[workspace]\nresolver = \"3\"\nmembers = [\n{}\n]\n",
+        members.join("\n")
+    );
     std::fs::write(scratch.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
     // The repository's lock file pins the same dependency versions the checked-in crates use.
     let _ = std::fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock"));
     let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["check", "--workspace", "--keep-going", "--quiet", "--message-format", "short"])
+        .args([
+            "check",
+            "--workspace",
+            "--keep-going",
+            "--quiet",
+            "--message-format",
+            "short",
+        ])
         .current_dir(&scratch)
         .env("CARGO_TARGET_DIR", root.join("target").join("xtask-check"))
         .env("RUSTFLAGS", "-D warnings")
@@ -37,7 +48,11 @@ pub fn check_crates(label: &str, crates: &[(String, Vec<File>)]) -> Result<Vec<S
         .filter(|name| stderr.contains(&format!("could not compile `{name}`")))
         .collect();
     if !output.status.success() {
-        for line in stderr.lines().filter(|l| l.contains("error") || l.contains("warning")).take(60) {
+        for line in stderr
+            .lines()
+            .filter(|l| l.contains("error") || l.contains("warning"))
+            .take(60)
+        {
             eprintln!("    {line}");
         }
         if failed.is_empty() {
@@ -54,7 +69,10 @@ pub fn fixtures() -> Result<bool, String> {
     for path in spec_files(&dir)? {
         let name = crate_name("fixture", &path);
         let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
-        let source = format!("tests/fixtures/{}", path.file_name().unwrap_or_default().to_string_lossy());
+        let source = format!(
+            "tests/fixtures/{}",
+            path.file_name().unwrap_or_default().to_string_lossy()
+        );
         let generated = openapi_gen::generate(&text, &options(&source, &name), &Part::ALL)
             .map_err(|d| format!("{source}:\n{d}"))?;
         for (part, files) in generated.crates {
@@ -62,7 +80,12 @@ pub fn fixtures() -> Result<bool, String> {
         }
     }
     let failed = check_crates("fixtures", &crates)?;
-    println!("fixtures: {} crates checked, {} failed {:?}", crates.len(), failed.len(), failed);
+    println!(
+        "fixtures: {} crates checked, {} failed {:?}",
+        crates.len(),
+        failed.len(),
+        failed
+    );
     Ok(failed.is_empty())
 }
 
@@ -71,7 +94,10 @@ pub fn spec_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
         .map_err(|e| format!("reading {}: {e}", dir.display()))?
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml" || e == "json"))
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
+        })
         .collect();
     files.sort();
     Ok(files)
@@ -79,7 +105,14 @@ pub fn spec_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
 
 /// A crate name from a file name: `stripe-3.0.json` -> `corpus-stripe-3-0`.
 pub fn crate_name(prefix: &str, path: &Path) -> String {
-    let stem = path.file_stem().unwrap_or_default().to_string_lossy().to_ascii_lowercase();
-    let cleaned: String = stem.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+    let stem = path
+        .file_stem()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .to_ascii_lowercase();
+    let cleaned: String = stem
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
     format!("{prefix}-{}", cleaned.trim_matches('-'))
 }

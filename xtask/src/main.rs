@@ -41,7 +41,10 @@ fn main() -> ExitCode {
 }
 
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the repository").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the repository")
+        .to_path_buf()
 }
 
 pub fn options(source_name: &str, prefix: &str) -> Options {
@@ -58,32 +61,53 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 /// `ensure_file_contents`: every differing file is named, with the start of its diff.
 fn codegen(check: bool) -> Result<bool, String> {
     let root = repo_root();
-    let text = std::fs::read_to_string(root.join(SPEC)).map_err(|e| format!("reading {SPEC}: {e}"))?;
-    let generated = openapi_gen::generate(&text, &options(SPEC, CRATE_PREFIX), &Part::ALL).map_err(|d| d.to_string())?;
+    let text =
+        std::fs::read_to_string(root.join(SPEC)).map_err(|e| format!("reading {SPEC}: {e}"))?;
+    let generated = openapi_gen::generate(&text, &options(SPEC, CRATE_PREFIX), &Part::ALL)
+        .map_err(|d| d.to_string())?;
     eprint!("{}", generated.diagnostics);
     let mut clean = true;
     for (part, files) in &generated.crates {
         let dir = root.join("generated").join(part.dir_name());
         if !check {
-            openapi_gen::output::write_crate(&dir, files).map_err(|e| format!("writing {}: {e}", dir.display()))?;
+            openapi_gen::output::write_crate(&dir, files)
+                .map_err(|e| format!("writing {}: {e}", dir.display()))?;
             continue;
         }
         for path in openapi_gen::output::drift(&dir, files) {
             clean = false;
-            let shown = path.strip_prefix(&root).unwrap_or(&path).display().to_string();
+            let shown = path
+                .strip_prefix(&root)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
             eprintln!("generated file is out of date: {shown}");
-            let relative = path.strip_prefix(&dir).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+            let relative = path
+                .strip_prefix(&dir)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .replace('\\', "/");
             let old = std::fs::read_to_string(&path).unwrap_or_default();
-            let new = files.iter().find(|f| f.path == relative).map(|f| f.contents.as_str()).unwrap_or("");
+            let new = files
+                .iter()
+                .find(|f| f.path == relative)
+                .map(|f| f.contents.as_str())
+                .unwrap_or("");
             let diff = similar::TextDiff::from_lines(old.as_str(), new);
-            let text = diff.unified_diff().context_radius(2).header(&shown, "(regenerated)").to_string();
+            let text = diff
+                .unified_diff()
+                .context_radius(2)
+                .header(&shown, "(regenerated)")
+                .to_string();
             for line in text.lines().take(40) {
                 eprintln!("    {line}");
             }
         }
     }
     if check && !clean {
-        eprintln!("\nRun `cargo xtask codegen`, review the diff, and commit. Never edit generated/ by hand.");
+        eprintln!(
+            "\nRun `cargo xtask codegen`, review the diff, and commit. Never edit generated/ by hand."
+        );
     }
     Ok(clean)
 }

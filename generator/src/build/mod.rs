@@ -20,7 +20,12 @@ pub struct Builder<'a> {
 }
 
 pub fn build(doc: &OpenAPI, diags: &mut Diagnostics) -> Api {
-    let mut builder = Builder { doc, types: Vec::new(), components: IndexMap::new(), diags };
+    let mut builder = Builder {
+        doc,
+        types: Vec::new(),
+        components: IndexMap::new(),
+        diags,
+    };
     builder.reserve_components();
     builder.build_components();
     let operations = builder.build_operations();
@@ -39,13 +44,19 @@ pub fn build(doc: &OpenAPI, diags: &mut Diagnostics) -> Api {
 
 impl Builder<'_> {
     fn reserve_components(&mut self) {
-        let Some(components) = &self.doc.components else { return };
+        let Some(components) = &self.doc.components else {
+            return;
+        };
         for name in components.schemas.keys() {
             let id = TypeId(self.types.len());
             self.types.push(TypeDef {
                 name: String::new(),
                 pointer: crate::diagnostics::child("/components/schemas", name),
-                name_hint: NameHint { base: name.clone(), pinned: true, context: None },
+                name_hint: NameHint {
+                    base: name.clone(),
+                    pinned: true,
+                    context: None,
+                },
                 doc: None,
                 kind: TypeKind::Alias(TypeRef::Any),
                 constraints: Default::default(),
@@ -55,7 +66,9 @@ impl Builder<'_> {
     }
 
     fn build_components(&mut self) {
-        let Some(components) = &self.doc.components else { return };
+        let Some(components) = &self.doc.components else {
+            return;
+        };
         for (name, schema) in &components.schemas {
             let id = self.components[name];
             let pointer = self.types[id.0].pointer.clone();
@@ -71,7 +84,13 @@ impl Builder<'_> {
     }
 
     /// Adds a named type and returns its id.
-    fn add_type(&mut self, pointer: &str, hint: NameHint, doc: Option<String>, kind: TypeKind) -> TypeId {
+    fn add_type(
+        &mut self,
+        pointer: &str,
+        hint: NameHint,
+        doc: Option<String>,
+        kind: TypeKind,
+    ) -> TypeId {
         let id = TypeId(self.types.len());
         self.types.push(TypeDef {
             name: String::new(),

@@ -4,14 +4,13 @@ use super::Builder;
 use super::schema::Site;
 use crate::diagnostics::child;
 use crate::ir::{
-    Constraints, Media, Method, Operation, ParamLocation, Parameter, PathSegment, RequestBody, Response,
-    ResponseBody, ResponseHeader, SecurityKind, SecurityRequirement, SecurityScheme, Status, TypeRef,
+    Constraints, Media, Method, Operation, ParamLocation, Parameter, PathSegment, RequestBody,
+    Response, ResponseBody, ResponseHeader, SecurityKind, SecurityRequirement, SecurityScheme,
+    Status, TypeRef,
 };
 use heck::ToUpperCamelCase;
 use indexmap::IndexMap;
-use openapiv3::{
-    Header, MediaType, ParameterSchemaOrContent, PathItem, ReferenceOr, StatusCode,
-};
+use openapiv3::{Header, MediaType, ParameterSchemaOrContent, PathItem, ReferenceOr, StatusCode};
 
 impl Builder<'_> {
     pub(super) fn build_operations(&mut self) -> Vec<Operation> {
@@ -21,7 +20,10 @@ impl Builder<'_> {
             let item = match item {
                 ReferenceOr::Item(item) => item,
                 ReferenceOr::Reference { reference } => {
-                    self.diags.error(pointer, format!("path item $ref `{reference}` is not supported"));
+                    self.diags.error(
+                        pointer,
+                        format!("path item $ref `{reference}` is not supported"),
+                    );
                     continue;
                 }
             };
@@ -35,25 +37,48 @@ impl Builder<'_> {
         operations
     }
 
-    fn operation(&mut self, path: &str, item: &PathItem, method: Method, op: &openapiv3::Operation, pointer: &str) -> Option<Operation> {
+    fn operation(
+        &mut self,
+        path: &str,
+        item: &PathItem,
+        method: Method,
+        op: &openapiv3::Operation,
+        pointer: &str,
+    ) -> Option<Operation> {
         let segments = match parse_path(path) {
             Ok(s) => s,
             Err(message) => {
-                self.diags.warning(pointer, format!("{message}; the operation is not generated"));
+                self.diags.warning(
+                    pointer,
+                    format!("{message}; the operation is not generated"),
+                );
                 return None;
             }
         };
-        let id = op.operation_id.clone().unwrap_or_else(|| derived_operation_id(method, &segments));
+        let id = op
+            .operation_id
+            .clone()
+            .unwrap_or_else(|| derived_operation_id(method, &segments));
         let type_base = id.to_upper_camel_case();
 
         // Path-level parameters apply unless the operation redefines the same name and location.
-        let mut params: IndexMap<(String, &'static str), (openapiv3::Parameter, String)> = IndexMap::new();
-        let sources = [(&item.parameters, child(&child("/paths", path), "parameters")), (&op.parameters, child(pointer, "parameters"))];
+        let mut params: IndexMap<(String, &'static str), (openapiv3::Parameter, String)> =
+            IndexMap::new();
+        let sources = [
+            (
+                &item.parameters,
+                child(&child("/paths", path), "parameters"),
+            ),
+            (&op.parameters, child(pointer, "parameters")),
+        ];
         for (list, list_pointer) in sources {
             for (i, p) in list.iter().enumerate() {
                 let p_pointer = format!("{list_pointer}/{i}");
                 if let Some((param, resolved_pointer)) = self.resolve_parameter(p, &p_pointer) {
-                    let key = (param.parameter_data_ref().name.clone(), location_key(&param));
+                    let key = (
+                        param.parameter_data_ref().name.clone(),
+                        location_key(&param),
+                    );
                     params.insert(key, (param, resolved_pointer));
                 }
             }
@@ -64,9 +89,14 @@ impl Builder<'_> {
         }
         for segment in &segments {
             if let PathSegment::Param(name) = segment
-                && !parameters.iter().any(|p| p.location == ParamLocation::Path && &p.wire_name == name)
+                && !parameters
+                    .iter()
+                    .any(|p| p.location == ParamLocation::Path && &p.wire_name == name)
             {
-                self.diags.warning(pointer, format!("path parameter `{name}` is not declared; it is generated as a string"));
+                self.diags.warning(
+                    pointer,
+                    format!("path parameter `{name}` is not declared; it is generated as a string"),
+                );
                 parameters.push(Parameter {
                     wire_name: name.clone(),
                     name: String::new(),
@@ -81,13 +111,22 @@ impl Builder<'_> {
                 });
             }
         }
-        let body = op.request_body.as_ref().and_then(|b| self.request_body(b, &child(pointer, "requestBody"), &type_base));
+        let body = op
+            .request_body
+            .as_ref()
+            .and_then(|b| self.request_body(b, &child(pointer, "requestBody"), &type_base));
         let responses = self.responses(op, pointer, &type_base);
         let security = op
             .security
             .as_ref()
             .or(self.doc.security.as_ref())
-            .map(|reqs| reqs.iter().map(|r| SecurityRequirement { schemes: r.keys().cloned().collect() }).collect())
+            .map(|reqs| {
+                reqs.iter()
+                    .map(|r| SecurityRequirement {
+                        schemes: r.keys().cloned().collect(),
+                    })
+                    .collect()
+            })
             .unwrap_or_default();
         Some(Operation {
             id,
@@ -107,16 +146,29 @@ impl Builder<'_> {
         })
     }
 
-    fn resolve_parameter(&mut self, p: &ReferenceOr<openapiv3::Parameter>, pointer: &str) -> Option<(openapiv3::Parameter, String)> {
+    fn resolve_parameter(
+        &mut self,
+        p: &ReferenceOr<openapiv3::Parameter>,
+        pointer: &str,
+    ) -> Option<(openapiv3::Parameter, String)> {
         match p {
             ReferenceOr::Item(param) => Some((param.clone(), pointer.to_owned())),
             ReferenceOr::Reference { reference } => {
-                let name = reference.strip_prefix("#/components/parameters/").map(crate::diagnostics::unescape_token);
-                let found = name.as_ref().and_then(|n| self.doc.components.as_ref()?.parameters.get(n));
+                let name = reference
+                    .strip_prefix("#/components/parameters/")
+                    .map(crate::diagnostics::unescape_token);
+                let found = name
+                    .as_ref()
+                    .and_then(|n| self.doc.components.as_ref()?.parameters.get(n));
                 match found {
-                    Some(ReferenceOr::Item(param)) => Some((param.clone(), reference.trim_start_matches('#').to_owned())),
+                    Some(ReferenceOr::Item(param)) => {
+                        Some((param.clone(), reference.trim_start_matches('#').to_owned()))
+                    }
                     _ => {
-                        self.diags.error(pointer, format!("parameter $ref `{reference}` does not resolve to a parameter"));
+                        self.diags.error(
+                            pointer,
+                            format!("parameter $ref `{reference}` does not resolve to a parameter"),
+                        );
                         None
                     }
                 }
@@ -124,15 +176,26 @@ impl Builder<'_> {
         }
     }
 
-    fn parameter(&mut self, param: &openapiv3::Parameter, pointer: &str, type_base: &str) -> Parameter {
+    fn parameter(
+        &mut self,
+        param: &openapiv3::Parameter,
+        pointer: &str,
+        type_base: &str,
+    ) -> Parameter {
         let (location, explode) = match param {
             openapiv3::Parameter::Path { .. } => (ParamLocation::Path, false),
-            openapiv3::Parameter::Query { parameter_data, .. } => (ParamLocation::Query, parameter_data.explode.unwrap_or(true)),
+            openapiv3::Parameter::Query { parameter_data, .. } => {
+                (ParamLocation::Query, parameter_data.explode.unwrap_or(true))
+            }
             openapiv3::Parameter::Header { .. } => (ParamLocation::Header, false),
             openapiv3::Parameter::Cookie { .. } => (ParamLocation::Cookie, false),
         };
         let data = param.parameter_data_ref();
-        let site = Site::new(child(pointer, "schema"), format!("{type_base}{}", data.name.to_upper_camel_case()), Some("Param"));
+        let site = Site::new(
+            child(pointer, "schema"),
+            format!("{type_base}{}", data.name.to_upper_camel_case()),
+            Some("Param"),
+        );
         let (ty, constraints, default) = match &data.format {
             ParameterSchemaOrContent::Schema(schema) => {
                 let default = match schema {
@@ -142,13 +205,19 @@ impl Builder<'_> {
                 let typed = self.type_of(schema, &site);
                 (typed.ty, typed.constraints, default)
             }
-            ParameterSchemaOrContent::Content(content) => match content.values().next().and_then(|m| m.schema.as_ref()) {
-                Some(schema) => {
-                    let typed = self.type_of(schema, &site);
-                    (typed.ty, typed.constraints, None)
+            ParameterSchemaOrContent::Content(content) => {
+                match content.values().next().and_then(|m| m.schema.as_ref()) {
+                    Some(schema) => {
+                        let typed = self.type_of(schema, &site);
+                        (typed.ty, typed.constraints, None)
+                    }
+                    None => (
+                        TypeRef::Primitive(crate::ir::Primitive::String),
+                        Constraints::default(),
+                        None,
+                    ),
                 }
-                None => (TypeRef::Primitive(crate::ir::Primitive::String), Constraints::default(), None),
-            },
+            }
         };
         Parameter {
             wire_name: data.name.clone(),
@@ -164,15 +233,30 @@ impl Builder<'_> {
         }
     }
 
-    fn request_body(&mut self, body: &ReferenceOr<openapiv3::RequestBody>, pointer: &str, type_base: &str) -> Option<RequestBody> {
+    fn request_body(
+        &mut self,
+        body: &ReferenceOr<openapiv3::RequestBody>,
+        pointer: &str,
+        type_base: &str,
+    ) -> Option<RequestBody> {
         let (body, pointer) = match body {
             ReferenceOr::Item(b) => (b.clone(), pointer.to_owned()),
             ReferenceOr::Reference { reference } => {
-                let name = reference.strip_prefix("#/components/requestBodies/").map(crate::diagnostics::unescape_token);
-                match name.as_ref().and_then(|n| self.doc.components.as_ref()?.request_bodies.get(n)) {
-                    Some(ReferenceOr::Item(b)) => (b.clone(), reference.trim_start_matches('#').to_owned()),
+                let name = reference
+                    .strip_prefix("#/components/requestBodies/")
+                    .map(crate::diagnostics::unescape_token);
+                match name
+                    .as_ref()
+                    .and_then(|n| self.doc.components.as_ref()?.request_bodies.get(n))
+                {
+                    Some(ReferenceOr::Item(b)) => {
+                        (b.clone(), reference.trim_start_matches('#').to_owned())
+                    }
                     _ => {
-                        self.diags.error(pointer, format!("request body $ref `{reference}` does not resolve"));
+                        self.diags.error(
+                            pointer,
+                            format!("request body $ref `{reference}` does not resolve"),
+                        );
                         return None;
                     }
                 }
@@ -186,8 +270,19 @@ impl Builder<'_> {
             Some("Body"),
         );
         let ty = self.media_type_of(media_type, &media, &site);
-        let alternatives = body.content.keys().filter(|k| *k != media_name).cloned().collect();
-        Some(RequestBody { media, ty, required: body.required, doc: body.description.clone(), alternatives })
+        let alternatives = body
+            .content
+            .keys()
+            .filter(|k| *k != media_name)
+            .cloned()
+            .collect();
+        Some(RequestBody {
+            media,
+            ty,
+            required: body.required,
+            doc: body.description.clone(),
+            alternatives,
+        })
     }
 
     fn media_type_of(&mut self, media_type: &MediaType, media: &Media, site: &Site) -> TypeRef {
@@ -199,7 +294,12 @@ impl Builder<'_> {
         }
     }
 
-    fn responses(&mut self, op: &openapiv3::Operation, pointer: &str, type_base: &str) -> Vec<Response> {
+    fn responses(
+        &mut self,
+        op: &openapiv3::Operation,
+        pointer: &str,
+        type_base: &str,
+    ) -> Vec<Response> {
         let mut responses = Vec::new();
         let mut entries: Vec<(Status, String, &ReferenceOr<openapiv3::Response>)> = op
             .responses
@@ -219,11 +319,19 @@ impl Builder<'_> {
             let response = match response {
                 ReferenceOr::Item(r) => r.clone(),
                 ReferenceOr::Reference { reference } => {
-                    let name = reference.strip_prefix("#/components/responses/").map(crate::diagnostics::unescape_token);
-                    match name.as_ref().and_then(|n| self.doc.components.as_ref()?.responses.get(n)) {
+                    let name = reference
+                        .strip_prefix("#/components/responses/")
+                        .map(crate::diagnostics::unescape_token);
+                    match name
+                        .as_ref()
+                        .and_then(|n| self.doc.components.as_ref()?.responses.get(n))
+                    {
                         Some(ReferenceOr::Item(r)) => r.clone(),
                         _ => {
-                            self.diags.error(r_pointer, format!("response $ref `{reference}` does not resolve"));
+                            self.diags.error(
+                                r_pointer,
+                                format!("response $ref `{reference}` does not resolve"),
+                            );
                             continue;
                         }
                     }
@@ -231,7 +339,11 @@ impl Builder<'_> {
             };
             let body = preferred_media(&response.content).map(|(name, media_type)| {
                 let media = classify_media(name);
-                let context = if several { status_word(status) } else { String::new() };
+                let context = if several {
+                    status_word(status)
+                } else {
+                    String::new()
+                };
                 let site = Site::new(
                     child(&child(&child(&r_pointer, "content"), name), "schema"),
                     format!("{type_base}{context}Response"),
@@ -243,23 +355,49 @@ impl Builder<'_> {
             let headers = response
                 .headers
                 .iter()
-                .filter_map(|(name, h)| self.response_header(name, h, &child(&child(&r_pointer, "headers"), name), type_base))
+                .filter_map(|(name, h)| {
+                    self.response_header(
+                        name,
+                        h,
+                        &child(&child(&r_pointer, "headers"), name),
+                        type_base,
+                    )
+                })
                 .collect();
             let doc = (!response.description.is_empty()).then(|| response.description.clone());
-            responses.push(Response { status, doc, body, headers });
+            responses.push(Response {
+                status,
+                doc,
+                body,
+                headers,
+            });
         }
         responses
     }
 
-    fn response_header(&mut self, name: &str, header: &ReferenceOr<Header>, pointer: &str, type_base: &str) -> Option<ResponseHeader> {
+    fn response_header(
+        &mut self,
+        name: &str,
+        header: &ReferenceOr<Header>,
+        pointer: &str,
+        type_base: &str,
+    ) -> Option<ResponseHeader> {
         let header = match header {
             ReferenceOr::Item(h) => h.clone(),
             ReferenceOr::Reference { reference } => {
-                let key = reference.strip_prefix("#/components/headers/").map(crate::diagnostics::unescape_token);
-                match key.as_ref().and_then(|n| self.doc.components.as_ref()?.headers.get(n)) {
+                let key = reference
+                    .strip_prefix("#/components/headers/")
+                    .map(crate::diagnostics::unescape_token);
+                match key
+                    .as_ref()
+                    .and_then(|n| self.doc.components.as_ref()?.headers.get(n))
+                {
                     Some(ReferenceOr::Item(h)) => h.clone(),
                     _ => {
-                        self.diags.error(pointer, format!("header $ref `{reference}` does not resolve"));
+                        self.diags.error(
+                            pointer,
+                            format!("header $ref `{reference}` does not resolve"),
+                        );
                         return None;
                     }
                 }
@@ -267,24 +405,44 @@ impl Builder<'_> {
         };
         let ty = match &header.format {
             ParameterSchemaOrContent::Schema(schema) => {
-                let site = Site::new(child(pointer, "schema"), format!("{type_base}{}Header", name.to_upper_camel_case()), Some("Header"));
+                let site = Site::new(
+                    child(pointer, "schema"),
+                    format!("{type_base}{}Header", name.to_upper_camel_case()),
+                    Some("Header"),
+                );
                 self.type_of(schema, &site).ty
             }
-            ParameterSchemaOrContent::Content(_) => TypeRef::Primitive(crate::ir::Primitive::String),
+            ParameterSchemaOrContent::Content(_) => {
+                TypeRef::Primitive(crate::ir::Primitive::String)
+            }
         };
-        Some(ResponseHeader { wire_name: name.to_owned(), required: header.required, ty, doc: header.description.clone() })
+        Some(ResponseHeader {
+            wire_name: name.to_owned(),
+            required: header.required,
+            ty,
+            doc: header.description.clone(),
+        })
     }
 
     pub(super) fn build_security_schemes(&mut self) -> Vec<SecurityScheme> {
-        let Some(components) = &self.doc.components else { return Vec::new() };
+        let Some(components) = &self.doc.components else {
+            return Vec::new();
+        };
         let mut schemes = Vec::new();
         for (name, scheme) in &components.security_schemes {
             let ReferenceOr::Item(scheme) = scheme else {
-                self.diags.warning(child("/components/securitySchemes", name), "security scheme $ref is not supported");
+                self.diags.warning(
+                    child("/components/securitySchemes", name),
+                    "security scheme $ref is not supported",
+                );
                 continue;
             };
             let (kind, doc) = match scheme {
-                openapiv3::SecurityScheme::HTTP { scheme, description, .. } => {
+                openapiv3::SecurityScheme::HTTP {
+                    scheme,
+                    description,
+                    ..
+                } => {
                     let kind = match scheme.to_ascii_lowercase().as_str() {
                         "bearer" => SecurityKind::Bearer,
                         "basic" => SecurityKind::Basic,
@@ -292,24 +450,45 @@ impl Builder<'_> {
                     };
                     (kind, description.clone())
                 }
-                openapiv3::SecurityScheme::OAuth2 { flows, description, .. } => {
+                openapiv3::SecurityScheme::OAuth2 {
+                    flows, description, ..
+                } => {
                     let kind = match &flows.client_credentials {
-                        Some(cc) => SecurityKind::OAuth2ClientCredentials { token_url: cc.token_url.clone() },
+                        Some(cc) => SecurityKind::OAuth2ClientCredentials {
+                            token_url: cc.token_url.clone(),
+                        },
                         None => SecurityKind::Bearer,
                     };
                     (kind, description.clone())
                 }
-                openapiv3::SecurityScheme::OpenIDConnect { description, .. } => (SecurityKind::Bearer, description.clone()),
-                openapiv3::SecurityScheme::APIKey { location, name: key_name, description, .. } => {
+                openapiv3::SecurityScheme::OpenIDConnect { description, .. } => {
+                    (SecurityKind::Bearer, description.clone())
+                }
+                openapiv3::SecurityScheme::APIKey {
+                    location,
+                    name: key_name,
+                    description,
+                    ..
+                } => {
                     let location = match location {
                         openapiv3::APIKeyLocation::Query => ParamLocation::Query,
                         openapiv3::APIKeyLocation::Header => ParamLocation::Header,
                         openapiv3::APIKeyLocation::Cookie => ParamLocation::Cookie,
                     };
-                    (SecurityKind::ApiKey { location, name: key_name.clone() }, description.clone())
+                    (
+                        SecurityKind::ApiKey {
+                            location,
+                            name: key_name.clone(),
+                        },
+                        description.clone(),
+                    )
                 }
             };
-            schemes.push(SecurityScheme { name: name.clone(), kind, doc });
+            schemes.push(SecurityScheme {
+                name: name.clone(),
+                kind,
+                doc,
+            });
         }
         schemes
     }
@@ -350,7 +529,9 @@ pub fn parse_path(path: &str) -> Result<Vec<PathSegment>, String> {
             }
             segments.push(PathSegment::Param(name.to_owned()));
         } else if part.contains(['{', '}']) {
-            return Err(format!("path segment `{part}` mixes text and a parameter, which routers cannot match"));
+            return Err(format!(
+                "path segment `{part}` mixes text and a parameter, which routers cannot match"
+            ));
         } else {
             segments.push(PathSegment::Literal(part.to_owned()));
         }
@@ -379,12 +560,24 @@ fn preferred_media(content: &IndexMap<String, MediaType>) -> Option<(&str, &Medi
         Media::Text => 3,
         Media::Binary(_) => 4,
     };
-    content.iter().min_by_key(|(name, _)| rank(name)).map(|(n, m)| (n.as_str(), m))
+    content
+        .iter()
+        .min_by_key(|(name, _)| rank(name))
+        .map(|(n, m)| (n.as_str(), m))
 }
 
 pub fn classify_media(name: &str) -> Media {
-    let essence = name.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
-    if essence == "application/json" || essence == "text/json" || essence.ends_with("+json") || essence == "*/*" {
+    let essence = name
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    if essence == "application/json"
+        || essence == "text/json"
+        || essence.ends_with("+json")
+        || essence == "*/*"
+    {
         Media::Json
     } else if essence == "application/x-www-form-urlencoded" {
         Media::Form
@@ -425,14 +618,26 @@ mod tests {
     #[test]
     fn operation_ids_derive_from_method_and_path() {
         let segments = parse_path("/pets/{id}/toys").unwrap();
-        assert_eq!(derived_operation_id(Method::Get, &segments), "get_pets_by_id_toys");
+        assert_eq!(
+            derived_operation_id(Method::Get, &segments),
+            "get_pets_by_id_toys"
+        );
     }
 
     #[test]
     fn media_types_are_classified() {
         assert_eq!(classify_media("application/problem+json"), Media::Json);
-        assert_eq!(classify_media("application/json; charset=utf-8"), Media::Json);
-        assert_eq!(classify_media("application/x-www-form-urlencoded"), Media::Form);
-        assert_eq!(classify_media("application/octet-stream"), Media::Binary("application/octet-stream".into()));
+        assert_eq!(
+            classify_media("application/json; charset=utf-8"),
+            Media::Json
+        );
+        assert_eq!(
+            classify_media("application/x-www-form-urlencoded"),
+            Media::Form
+        );
+        assert_eq!(
+            classify_media("application/octet-stream"),
+            Media::Binary("application/octet-stream".into())
+        );
     }
 }

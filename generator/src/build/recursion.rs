@@ -46,7 +46,9 @@ fn direct_target(ty: &TypeRef) -> Option<TypeId> {
 fn all_targets(ty: &TypeRef, out: &mut Vec<usize>) {
     match ty {
         TypeRef::Named(id) => out.push(id.0),
-        TypeRef::Nullable(inner) | TypeRef::Array(inner) | TypeRef::Map(inner) => all_targets(inner, out),
+        TypeRef::Nullable(inner) | TypeRef::Array(inner) | TypeRef::Map(inner) => {
+            all_targets(inner, out)
+        }
         _ => {}
     }
 }

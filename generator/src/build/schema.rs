@@ -5,8 +5,8 @@ use super::Builder;
 use super::view::View;
 use crate::diagnostics::child;
 use crate::ir::{
-    Additional, Constraints, Field, IntEnum, IntVariant, NameHint, Primitive, StringEnum, StringVariant,
-    Struct, TypeId, TypeKind, TypeRef, Union, UnionVariant,
+    Additional, Constraints, Field, IntEnum, IntVariant, NameHint, Primitive, StringEnum,
+    StringVariant, Struct, TypeId, TypeKind, TypeRef, Union, UnionVariant,
 };
 use crate::lower::{NULL_MARKER, NUMERIC_STRING_PATTERN};
 use heck::ToUpperCamelCase;
@@ -46,12 +46,26 @@ pub struct Site {
 
 impl Site {
     pub fn new(pointer: String, base: String, context: Option<&str>) -> Site {
-        Site { pointer, hint: NameHint { base, pinned: false, context: context.map(str::to_owned) } }
+        Site {
+            pointer,
+            hint: NameHint {
+                base,
+                pinned: false,
+                context: context.map(str::to_owned),
+            },
+        }
     }
 
     fn nested(&self, pointer: String, suffix: &str) -> Site {
         let base = format!("{}{}", self.hint.base, suffix.to_upper_camel_case());
-        Site { pointer, hint: NameHint { base, pinned: false, context: self.hint.context.clone() } }
+        Site {
+            pointer,
+            hint: NameHint {
+                base,
+                pinned: false,
+                context: self.hint.context.clone(),
+            },
+        }
     }
 }
 
@@ -63,13 +77,23 @@ pub struct Typed {
 
 impl Builder<'_> {
     pub(super) fn define_component(&mut self, id: TypeId, schema: &Schema, pointer: &str) {
-        let site = Site { pointer: pointer.to_owned(), hint: self.types[id.0].name_hint.clone() };
-        let doc = schema.schema_data.description.clone().or_else(|| schema.schema_data.title.clone());
+        let site = Site {
+            pointer: pointer.to_owned(),
+            hint: self.types[id.0].name_hint.clone(),
+        };
+        let doc = schema
+            .schema_data
+            .description
+            .clone()
+            .or_else(|| schema.schema_data.title.clone());
         let (kind, nullable) = self.kind_of_component(schema, &site);
         let kind = match kind {
             // A nullable component is an alias of `Option<its own shape>`: define the shape separately.
             Some(kind) if nullable => {
-                let inner_hint = NameHint { base: format!("{}Value", site.hint.base), ..site.hint.clone() };
+                let inner_hint = NameHint {
+                    base: format!("{}Value", site.hint.base),
+                    ..site.hint.clone()
+                };
                 let inner = self.add_type(pointer, inner_hint, None, kind);
                 TypeKind::Alias(TypeRef::Nullable(Box::new(TypeRef::Named(inner))))
             }
@@ -111,33 +135,55 @@ impl Builder<'_> {
     pub(super) fn type_of(&mut self, schema: &ReferenceOr<Schema>, site: &Site) -> Typed {
         let schema = match schema {
             ReferenceOr::Reference { reference } => {
-                return Typed { ty: self.resolve_schema_ref(reference, &site.pointer), constraints: Constraints::default() };
+                return Typed {
+                    ty: self.resolve_schema_ref(reference, &site.pointer),
+                    constraints: Constraints::default(),
+                };
             }
             ReferenceOr::Item(schema) => schema,
         };
         let view = View::of(schema);
         let mut typed = self.type_of_item(schema, &view, site);
-        if schema.schema_data.nullable && !matches!(typed.ty, TypeRef::Nullable(_) | TypeRef::Any | TypeRef::Null) {
+        if schema.schema_data.nullable
+            && !matches!(
+                typed.ty,
+                TypeRef::Nullable(_) | TypeRef::Any | TypeRef::Null
+            )
+        {
             typed.ty = TypeRef::Nullable(Box::new(typed.ty));
         }
         typed
     }
 
-    pub(super) fn type_of_boxed(&mut self, schema: &ReferenceOr<Box<Schema>>, site: &Site) -> Typed {
+    pub(super) fn type_of_boxed(
+        &mut self,
+        schema: &ReferenceOr<Box<Schema>>,
+        site: &Site,
+    ) -> Typed {
         match schema {
-            ReferenceOr::Reference { reference } => self.type_of(&ReferenceOr::ref_(reference), site),
+            ReferenceOr::Reference { reference } => {
+                self.type_of(&ReferenceOr::ref_(reference), site)
+            }
             ReferenceOr::Item(schema) => self.type_of(&ReferenceOr::Item((**schema).clone()), site),
         }
     }
 
     fn type_of_item(&mut self, schema: &Schema, view: &View, site: &Site) -> Typed {
         let doc = schema.schema_data.description.clone();
-        let plain = |ty| Typed { ty, constraints: Constraints::default() };
+        let plain = |ty| Typed {
+            ty,
+            constraints: Constraints::default(),
+        };
         if schema.schema_data.extensions.get(NULL_MARKER) == Some(&Value::Bool(true)) {
             return plain(TypeRef::Null);
         }
         if let Some(kind) = self.enum_kind(schema, view, site) {
-            return plain(TypeRef::Named(self.add_type(&site.pointer, site.hint.clone(), doc, kind)));
+            return plain(TypeRef::Named(self.add_type(
+                &site.pointer,
+                site.hint.clone(),
+                doc,
+                kind,
+            )));
         }
         if !view.all_of.is_empty() {
             if self.is_single_wrapper(view) {
@@ -146,46 +192,78 @@ impl Builder<'_> {
                 return typed;
             }
             let kind = self.merge_all_of(schema, view, site);
-            return plain(TypeRef::Named(self.add_type(&site.pointer, site.hint.clone(), doc, kind)));
+            return plain(TypeRef::Named(self.add_type(
+                &site.pointer,
+                site.hint.clone(),
+                doc,
+                kind,
+            )));
         }
         if view.has_composition() {
-            let branches = if view.one_of.is_empty() { view.any_of } else { view.one_of };
+            let branches = if view.one_of.is_empty() {
+                view.any_of
+            } else {
+                view.one_of
+            };
             if branches.len() == 1 {
                 return self.type_of(&branches[0], site);
             }
             return match self.union_kind(view, site) {
-                Some(kind) => plain(TypeRef::Named(self.add_type(&site.pointer, site.hint.clone(), doc, kind))),
+                Some(kind) => plain(TypeRef::Named(self.add_type(
+                    &site.pointer,
+                    site.hint.clone(),
+                    doc,
+                    kind,
+                ))),
                 None => plain(TypeRef::Any),
             };
         }
         if view.not.is_some() {
-            self.diags.warning(child(&site.pointer, "not"), "`not` is not enforced; any JSON value is accepted");
+            self.diags.warning(
+                child(&site.pointer, "not"),
+                "`not` is not enforced; any JSON value is accepted",
+            );
             return plain(TypeRef::Any);
         }
         let constraints = constraints_of(view);
         let ty = match view.effective_type() {
             Some("array") => {
                 let item = match view.items {
-                    Some(items) => self.type_of_boxed(items, &site.nested(child(&site.pointer, "items"), "Item")),
+                    Some(items) => self
+                        .type_of_boxed(items, &site.nested(child(&site.pointer, "items"), "Item")),
                     None => plain(TypeRef::Any),
                 };
                 let mut constraints = constraints;
                 if !item.constraints.is_empty() {
                     constraints.items = Some(Box::new(item.constraints));
                 }
-                return Typed { ty: TypeRef::Array(Box::new(item.ty)), constraints };
+                return Typed {
+                    ty: TypeRef::Array(Box::new(item.ty)),
+                    constraints,
+                };
             }
             Some("object") => return plain(self.object_type(schema, view, site)),
             Some(typ) => match primitive_for(typ, view.format.as_deref()) {
                 Some(number) if number.is_integer() || number.is_float() => {
-                    match schema.schema_data.extensions.get(NUMERIC_STRING_PATTERN).and_then(Value::as_str) {
-                        Some(pattern) => TypeRef::NumericString { number, pattern: pattern.to_owned() },
+                    match schema
+                        .schema_data
+                        .extensions
+                        .get(NUMERIC_STRING_PATTERN)
+                        .and_then(Value::as_str)
+                    {
+                        Some(pattern) => TypeRef::NumericString {
+                            number,
+                            pattern: pattern.to_owned(),
+                        },
                         None => TypeRef::Primitive(number),
                     }
                 }
                 Some(p) => TypeRef::Primitive(p),
                 None => {
-                    self.diags.warning(child(&site.pointer, "type"), format!("unknown type `{typ}`; any JSON value is accepted"));
+                    self.diags.warning(
+                        child(&site.pointer, "type"),
+                        format!("unknown type `{typ}`; any JSON value is accepted"),
+                    );
                     TypeRef::Any
                 }
             },
@@ -199,7 +277,8 @@ impl Builder<'_> {
         if !has_properties {
             return match view.additional {
                 Some(AdditionalProperties::Schema(value)) => {
-                    let value_site = site.nested(child(&site.pointer, "additionalProperties"), "Value");
+                    let value_site =
+                        site.nested(child(&site.pointer, "additionalProperties"), "Value");
                     TypeRef::Map(Box::new(self.type_of(value, &value_site).ty))
                 }
                 // A free-form object.
@@ -216,7 +295,12 @@ impl Builder<'_> {
         if let Some(properties) = view.properties {
             for (name, prop) in properties {
                 let pointer = child(&child(&site.pointer, "properties"), name);
-                fields.push(self.field(name, prop, view.required.contains(name), &site.nested(pointer, name)));
+                fields.push(self.field(
+                    name,
+                    prop,
+                    view.required.contains(name),
+                    &site.nested(pointer, name),
+                ));
             }
         }
         for name in view.required {
@@ -238,7 +322,13 @@ impl Builder<'_> {
         TypeKind::Struct(Struct { fields, additional })
     }
 
-    fn field(&mut self, name: &str, prop: &ReferenceOr<Box<Schema>>, required: bool, site: &Site) -> Field {
+    fn field(
+        &mut self,
+        name: &str,
+        prop: &ReferenceOr<Box<Schema>>,
+        required: bool,
+        site: &Site,
+    ) -> Field {
         let typed = self.type_of_boxed(prop, site);
         let data = match prop {
             ReferenceOr::Item(schema) => Some(&schema.schema_data),
@@ -284,13 +374,25 @@ impl Builder<'_> {
         if merged.properties.is_empty() && !others.is_empty() {
             let (member, pointer) = others[0].clone();
             if others.len() > 1 {
-                self.diags.warning(format!("{}/allOf", site.pointer), "allOf of several non-object schemas: only the first is generated");
+                self.diags.warning(
+                    format!("{}/allOf", site.pointer),
+                    "allOf of several non-object schemas: only the first is generated",
+                );
             }
-            let typed = self.type_of(member, &Site { pointer, hint: site.hint.clone() });
+            let typed = self.type_of(
+                member,
+                &Site {
+                    pointer,
+                    hint: site.hint.clone(),
+                },
+            );
             return TypeKind::Alias(typed.ty);
         }
         for (_, pointer) in &others {
-            self.diags.warning(pointer.clone(), "allOf member is not an object schema; it is not merged into the struct");
+            self.diags.warning(
+                pointer.clone(),
+                "allOf member is not an object schema; it is not merged into the struct",
+            );
         }
         let _ = schema;
         let mut fields = Vec::new();
@@ -310,9 +412,18 @@ impl Builder<'_> {
     }
 
     /// Adds the properties of an object schema (following refs and nested allOf) to `merged`.
-    fn collect_object(&mut self, member: &ReferenceOr<Schema>, pointer: &str, merged: &mut MergedObject, depth: usize) -> bool {
+    fn collect_object(
+        &mut self,
+        member: &ReferenceOr<Schema>,
+        pointer: &str,
+        merged: &mut MergedObject,
+        depth: usize,
+    ) -> bool {
         if depth > 32 {
-            self.diags.error(pointer, "allOf nests more than 32 levels (a reference cycle through allOf?)");
+            self.diags.error(
+                pointer,
+                "allOf nests more than 32 levels (a reference cycle through allOf?)",
+            );
             return true;
         }
         let (schema, pointer) = match member {
@@ -326,12 +437,16 @@ impl Builder<'_> {
         if !view.all_of.is_empty() && view.one_of.is_empty() && view.any_of.is_empty() {
             let mut all_objects = true;
             for (i, inner) in view.all_of.iter().enumerate() {
-                all_objects &= self.collect_object(inner, &format!("{pointer}/allOf/{i}"), merged, depth + 1);
+                all_objects &=
+                    self.collect_object(inner, &format!("{pointer}/allOf/{i}"), merged, depth + 1);
             }
             merged.add_view(&view, &pointer);
             return all_objects;
         }
-        if view.effective_type() == Some("object") && !view.has_composition() && view.enumeration.is_empty() {
+        if view.effective_type() == Some("object")
+            && !view.has_composition()
+            && view.enumeration.is_empty()
+        {
             merged.add_view(&view, &pointer);
             return true;
         }
@@ -347,7 +462,9 @@ impl Builder<'_> {
             match schema {
                 ReferenceOr::Item(item) => return Some(item.clone()),
                 ReferenceOr::Reference { reference } => {
-                    let next = crate::diagnostics::unescape_token(reference.strip_prefix("#/components/schemas/")?);
+                    let next = crate::diagnostics::unescape_token(
+                        reference.strip_prefix("#/components/schemas/")?,
+                    );
                     schema = self.doc.components.as_ref()?.schemas.get(&next)?;
                 }
             }
@@ -361,11 +478,15 @@ impl Builder<'_> {
             if let Some(id) = self.components.get(&name) {
                 return TypeRef::Named(*id);
             }
-            self.diags.error(pointer, format!("$ref `{reference}` points to no schema"));
+            self.diags
+                .error(pointer, format!("$ref `{reference}` points to no schema"));
         } else if reference.starts_with('#') {
             self.diags.error(pointer, format!("$ref `{reference}`: only refs to #/components/schemas/* are supported in schemas"));
         } else {
-            self.diags.error(pointer, format!("external $ref `{reference}` is not supported; bundle the document first"));
+            self.diags.error(
+                pointer,
+                format!("external $ref `{reference}` is not supported; bundle the document first"),
+            );
         }
         TypeRef::Any
     }
@@ -377,7 +498,11 @@ impl Builder<'_> {
             let values: Vec<&Value> = view.enumeration.iter().filter(|v| !v.is_null()).collect();
             return self.enum_from_values(view, &values, names, vec![None; values.len()], site);
         }
-        let branches = if !view.one_of.is_empty() { view.one_of } else { view.any_of };
+        let branches = if !view.one_of.is_empty() {
+            view.one_of
+        } else {
+            view.any_of
+        };
         if branches.len() < 2 || !view.all_of.is_empty() {
             return None;
         }
@@ -385,7 +510,9 @@ impl Builder<'_> {
         let mut titles = Vec::new();
         let mut docs = Vec::new();
         for branch in branches {
-            let ReferenceOr::Item(b) = branch else { return None };
+            let ReferenceOr::Item(b) = branch else {
+                return None;
+            };
             let bv = View::of(b);
             if bv.enumeration.len() != 1 || bv.has_composition() {
                 return None;
@@ -394,17 +521,32 @@ impl Builder<'_> {
             titles.push(b.schema_data.title.clone());
             docs.push(b.schema_data.description.clone());
         }
-        let names = if titles.iter().all(Option::is_some) { Some(titles.into_iter().flatten().collect()) } else { names };
+        let names = if titles.iter().all(Option::is_some) {
+            Some(titles.into_iter().flatten().collect())
+        } else {
+            names
+        };
         let typ = view.typ.or_else(|| match branches.first() {
             Some(ReferenceOr::Item(b)) => View::of(b).typ,
             _ => None,
         });
         let values_ref: Vec<&Value> = values.iter().collect();
-        let view = View { typ, format: view.format.clone(), ..View::default() };
+        let view = View {
+            typ,
+            format: view.format.clone(),
+            ..View::default()
+        };
         self.enum_from_values(&view, &values_ref, names, docs, site)
     }
 
-    fn enum_from_values(&mut self, view: &View, values: &[&Value], names: Option<Vec<String>>, docs: Vec<Option<String>>, site: &Site) -> Option<TypeKind> {
+    fn enum_from_values(
+        &mut self,
+        view: &View,
+        values: &[&Value],
+        names: Option<Vec<String>>,
+        docs: Vec<Option<String>>,
+        site: &Site,
+    ) -> Option<TypeKind> {
         let names = names.filter(|n| {
             let ok = n.len() == values.len();
             if !ok {
@@ -424,8 +566,12 @@ impl Builder<'_> {
                 .collect();
             return Some(TypeKind::StringEnum(StringEnum { variants }));
         }
-        if values.iter().all(|v| v.is_i64()) && view.typ.is_none_or(|t| t == "integer" || t == "number") {
-            let repr = primitive_for("integer", view.format.as_deref()).filter(|p| p.is_integer()).unwrap_or(Primitive::I64);
+        if values.iter().all(|v| v.is_i64())
+            && view.typ.is_none_or(|t| t == "integer" || t == "number")
+        {
+            let repr = primitive_for("integer", view.format.as_deref())
+                .filter(|p| p.is_integer())
+                .unwrap_or(Primitive::I64);
             let variants = values
                 .iter()
                 .enumerate()
@@ -441,7 +587,10 @@ impl Builder<'_> {
             return Some(TypeKind::IntEnum(IntEnum { repr, variants }));
         }
         // Boolean, float or mixed enums: the plain type, values unchecked.
-        self.diags.warning(child(&site.pointer, "enum"), "enum of non-string, non-integer values: the values are not enforced");
+        self.diags.warning(
+            child(&site.pointer, "enum"),
+            "enum of non-string, non-integer values: the values are not enforced",
+        );
         None
     }
 
@@ -452,7 +601,10 @@ impl Builder<'_> {
             (view.any_of, false, "anyOf")
         };
         if branches.is_empty() {
-            self.diags.warning(site.pointer.clone(), "composition with no branches; any JSON value is accepted");
+            self.diags.warning(
+                site.pointer.clone(),
+                "composition with no branches; any JSON value is accepted",
+            );
             return None;
         }
         let mut variants = Vec::new();
@@ -467,12 +619,25 @@ impl Builder<'_> {
                 ReferenceOr::Item(s) => s.schema_data.description.clone(),
                 ReferenceOr::Reference { .. } => None,
             };
-            variants.push(UnionVariant { name: String::new(), ty: typed.ty, doc, constraints: typed.constraints, boxed: false });
+            variants.push(UnionVariant {
+                name: String::new(),
+                ty: typed.ty,
+                doc,
+                constraints: typed.constraints,
+                boxed: false,
+            });
         }
         if view.properties.is_some_and(|p| !p.is_empty()) {
-            self.diags.warning(site.pointer.clone(), format!("properties beside `{key}` are not generated; each branch is"));
+            self.diags.warning(
+                site.pointer.clone(),
+                format!("properties beside `{key}` are not generated; each branch is"),
+            );
         }
-        Some(TypeKind::Union(Union { variants, exclusive, discriminator: None }))
+        Some(TypeKind::Union(Union {
+            variants,
+            exclusive,
+            discriminator: None,
+        }))
     }
 }
 
@@ -506,8 +671,14 @@ fn reference_pointer(reference: &str) -> String {
 /// Variant names the spec gives: `x-enum-varnames` (openapi-generator) or `x-enumNames` (NSwag).
 fn enum_names(schema: &Schema) -> Option<Vec<String>> {
     let ext = &schema.schema_data.extensions;
-    let names = ext.get("x-enum-varnames").or_else(|| ext.get("x-enumNames"))?;
-    names.as_array()?.iter().map(|n| n.as_str().map(str::to_owned)).collect()
+    let names = ext
+        .get("x-enum-varnames")
+        .or_else(|| ext.get("x-enumNames"))?;
+    names
+        .as_array()?
+        .iter()
+        .map(|n| n.as_str().map(str::to_owned))
+        .collect()
 }
 
 pub fn constraints_of(view: &View) -> Constraints {
@@ -530,7 +701,9 @@ fn merge_constraints(into: &mut Constraints, from: Constraints) {
     macro_rules! take {
         ($($f:ident),*) => { $( if from.$f.is_some() { into.$f = from.$f; } )* };
     }
-    take!(minimum, maximum, min_length, max_length, pattern, min_items, max_items, items);
+    take!(
+        minimum, maximum, min_length, max_length, pattern, min_items, max_items, items
+    );
     into.exclusive_minimum |= from.exclusive_minimum;
     into.exclusive_maximum |= from.exclusive_maximum;
     into.unique_items |= from.unique_items;

@@ -3,8 +3,8 @@
 
 use indexmap::IndexMap;
 use openapiv3::{
-    AdditionalProperties, IntegerFormat, NumberFormat, ReferenceOr, Schema, SchemaKind, StringFormat,
-    Type, VariantOrUnknownOrEmpty,
+    AdditionalProperties, IntegerFormat, NumberFormat, ReferenceOr, Schema, SchemaKind,
+    StringFormat, Type, VariantOrUnknownOrEmpty,
 };
 use serde_json::Value;
 
@@ -33,7 +33,10 @@ pub struct View<'a> {
     pub not: Option<&'a ReferenceOr<Schema>>,
 }
 
-fn format_name<T: std::fmt::Debug>(f: &VariantOrUnknownOrEmpty<T>, known: impl Fn(&T) -> &'static str) -> Option<String> {
+fn format_name<T: std::fmt::Debug>(
+    f: &VariantOrUnknownOrEmpty<T>,
+    known: impl Fn(&T) -> &'static str,
+) -> Option<String> {
     match f {
         VariantOrUnknownOrEmpty::Item(item) => Some(known(item).to_owned()),
         VariantOrUnknownOrEmpty::Unknown(s) => Some(s.clone()),
@@ -72,7 +75,11 @@ impl<'a> View<'a> {
                 typ: Some("string"),
                 format: format_name(&s.format, string_format),
                 pattern: s.pattern.as_deref(),
-                enumeration: s.enumeration.iter().map(|v| v.clone().map_or(Value::Null, Value::String)).collect(),
+                enumeration: s
+                    .enumeration
+                    .iter()
+                    .map(|v| v.clone().map_or(Value::Null, Value::String))
+                    .collect(),
                 min_length: s.min_length,
                 max_length: s.max_length,
                 ..View::default()
@@ -80,7 +87,11 @@ impl<'a> View<'a> {
             SchemaKind::Type(Type::Number(n)) => View {
                 typ: Some("number"),
                 format: format_name(&n.format, number_format),
-                enumeration: n.enumeration.iter().map(|v| v.map_or(Value::Null, Value::from)).collect(),
+                enumeration: n
+                    .enumeration
+                    .iter()
+                    .map(|v| v.map_or(Value::Null, Value::from))
+                    .collect(),
                 minimum: n.minimum,
                 maximum: n.maximum,
                 exclusive_minimum: n.exclusive_minimum,
@@ -90,7 +101,11 @@ impl<'a> View<'a> {
             SchemaKind::Type(Type::Integer(i)) => View {
                 typ: Some("integer"),
                 format: format_name(&i.format, integer_format),
-                enumeration: i.enumeration.iter().map(|v| v.map_or(Value::Null, Value::from)).collect(),
+                enumeration: i
+                    .enumeration
+                    .iter()
+                    .map(|v| v.map_or(Value::Null, Value::from))
+                    .collect(),
                 minimum: i.minimum.map(|v| v as f64),
                 maximum: i.maximum.map(|v| v as f64),
                 exclusive_minimum: i.exclusive_minimum,
@@ -99,7 +114,11 @@ impl<'a> View<'a> {
             },
             SchemaKind::Type(Type::Boolean(b)) => View {
                 typ: Some("boolean"),
-                enumeration: b.enumeration.iter().map(|v| v.map_or(Value::Null, Value::Bool)).collect(),
+                enumeration: b
+                    .enumeration
+                    .iter()
+                    .map(|v| v.map_or(Value::Null, Value::Bool))
+                    .collect(),
                 ..View::default()
             },
             SchemaKind::Type(Type::Object(o)) => View {
@@ -117,10 +136,22 @@ impl<'a> View<'a> {
                 unique_items: a.unique_items,
                 ..View::default()
             },
-            SchemaKind::OneOf { one_of } => View { one_of, ..View::default() },
-            SchemaKind::AnyOf { any_of } => View { any_of, ..View::default() },
-            SchemaKind::AllOf { all_of } => View { all_of, ..View::default() },
-            SchemaKind::Not { not } => View { not: Some(not), ..View::default() },
+            SchemaKind::OneOf { one_of } => View {
+                one_of,
+                ..View::default()
+            },
+            SchemaKind::AnyOf { any_of } => View {
+                any_of,
+                ..View::default()
+            },
+            SchemaKind::AllOf { all_of } => View {
+                all_of,
+                ..View::default()
+            },
+            SchemaKind::Not { not } => View {
+                not: Some(not),
+                ..View::default()
+            },
             SchemaKind::Any(a) => View {
                 typ: a.typ.as_deref(),
                 format: a.format.clone(),

@@ -3,9 +3,9 @@
 
 pub mod client;
 pub mod models;
-pub mod server;
 mod patterns;
 mod rust;
+pub mod server;
 
 pub use patterns::Patterns;
 pub use rust::{TypePrinter, doc_attrs, ident};
@@ -52,24 +52,39 @@ pub fn header(opts: &Options) -> String {
 
 /// Prints a token stream as a formatted Rust source file with the generated-code header.
 pub fn rust_file(tokens: TokenStream, opts: &Options, path: &str) -> Result<File, String> {
-    let file: syn::File = syn::parse2(tokens).map_err(|e| format!("{path}: generated tokens do not parse: {e}"))?;
+    let file: syn::File =
+        syn::parse2(tokens).map_err(|e| format!("{path}: generated tokens do not parse: {e}"))?;
     let printed = space_items(&prettyplease::unparse(&file));
-    let formatted = if opts.rustfmt { rustfmt(&printed).unwrap_or(printed) } else { printed };
-    Ok(File { path: path.to_owned(), contents: format!("{}{formatted}", header(opts)) })
+    let formatted = if opts.rustfmt {
+        rustfmt(&printed).unwrap_or(printed)
+    } else {
+        printed
+    };
+    Ok(File {
+        path: path.to_owned(),
+        contents: format!("{}{formatted}", header(opts)),
+    })
 }
 
 /// A template copied verbatim, with the generated-code header in front.
 pub fn template_file(opts: &Options, path: &str, text: &str) -> File {
-    let formatted = if opts.rustfmt { rustfmt(text).unwrap_or_else(|| text.to_owned()) } else { text.to_owned() };
-    File { path: path.to_owned(), contents: format!("{}{formatted}", header(opts)) }
+    let formatted = if opts.rustfmt {
+        rustfmt(text).unwrap_or_else(|| text.to_owned())
+    } else {
+        text.to_owned()
+    };
+    File {
+        path: path.to_owned(),
+        contents: format!("{}{formatted}", header(opts)),
+    }
 }
 
 /// prettyplease prints items back to back; a blank line between two items at the same depth reads
 /// like hand-written code. prettyplease escapes newlines inside literals, so a line is always code.
 fn space_items(code: &str) -> String {
     const ITEM_STARTS: [&str; 14] = [
-        "///", "#[", "#![", "pub ", "pub(", "impl", "fn ", "mod ", "struct ", "enum ", "type ", "const ", "static ",
-        "trait ",
+        "///", "#[", "#![", "pub ", "pub(", "impl", "fn ", "mod ", "struct ", "enum ", "type ",
+        "const ", "static ", "trait ",
     ];
     let mut out = String::with_capacity(code.len() + code.len() / 16);
     let mut prev: Option<&str> = None;
@@ -78,7 +93,8 @@ fn space_items(code: &str) -> String {
             let indent = line.len() - line.trim_start().len();
             let p_indent = p.len() - p.trim_start().len();
             let p_trim = p.trim();
-            let closes_item = p_trim == "}" || (p_trim.ends_with(';') && !p_trim.starts_with("use "));
+            let closes_item =
+                p_trim == "}" || (p_trim.ends_with(';') && !p_trim.starts_with("use "));
             let after_use = p_trim.starts_with("use ") && !line.trim_start().starts_with("use ");
             let starts_item = ITEM_STARTS.iter().any(|s| line.trim_start().starts_with(s));
             if indent == p_indent && starts_item && (closes_item || after_use) {
@@ -108,5 +124,9 @@ fn rustfmt(code: &str) -> Option<String> {
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let output = child.wait_with_output().ok()?;
     writer.join().ok()?.ok()?;
-    if output.status.success() { String::from_utf8(output.stdout).ok() } else { None }
+    if output.status.success() {
+        String::from_utf8(output.stdout).ok()
+    } else {
+        None
+    }
 }

@@ -2,7 +2,8 @@
 
 use super::{File, Options, Patterns, TypePrinter, doc_attrs, ident, rust_file, template_file};
 use crate::ir::{
-    Additional, Api, Constraints, Field, IntEnum, Primitive, StringEnum, Struct, TypeDef, TypeKind, TypeRef, Union,
+    Additional, Api, Constraints, Field, IntEnum, Primitive, StringEnum, Struct, TypeDef, TypeKind,
+    TypeRef, Union,
 };
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -11,7 +12,14 @@ const WIRE_TEMPLATE: &str = include_str!("../../../templates/models/wire.rs");
 const VALIDATION_TEMPLATE: &str = include_str!("../../../templates/models/validation.rs");
 
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
-    let emitter = ModelEmitter { api, patterns, printer: TypePrinter { types: &api.types, models: TokenStream::new() } };
+    let emitter = ModelEmitter {
+        api,
+        patterns,
+        printer: TypePrinter {
+            types: &api.types,
+            models: TokenStream::new(),
+        },
+    };
     Ok(vec![
         cargo_toml(api, opts),
         rust_file(emitter.lib_rs(), opts, "src/lib.rs")?,
@@ -49,7 +57,10 @@ uuid = {{ version = "1", features = ["serde"] }}
         version = opts.crate_version,
         title = api.title.replace('"', "'"),
     );
-    File { path: "Cargo.toml".to_owned(), contents }
+    File {
+        path: "Cargo.toml".to_owned(),
+        contents,
+    }
 }
 
 struct ModelEmitter<'a> {
@@ -60,7 +71,10 @@ struct ModelEmitter<'a> {
 
 impl ModelEmitter<'_> {
     fn lib_rs(&self) -> TokenStream {
-        let title = format!(" Models of {} (version {}).", self.api.title, self.api.version);
+        let title = format!(
+            " Models of {} (version {}).",
+            self.api.title, self.api.version
+        );
         let inner_docs = super::rust::inner_doc_attrs(self.api.description.as_deref());
         quote! {
             #![doc = #title]
@@ -113,7 +127,8 @@ impl ModelEmitter<'_> {
 
     fn struct_item(&self, def: &TypeDef, s: &Struct, doc: TokenStream) -> TokenStream {
         let name = ident(&def.name);
-        let deny = matches!(s.additional, Some(Additional::Deny)).then(|| quote! { #[serde(deny_unknown_fields)] });
+        let deny = matches!(s.additional, Some(Additional::Deny))
+            .then(|| quote! { #[serde(deny_unknown_fields)] });
         let fields = s.fields.iter().map(|f| self.field(def, f));
         let extra = match &s.additional {
             Some(Additional::Map(ty)) => {
@@ -182,7 +197,11 @@ impl ModelEmitter<'_> {
             Shape::Optional => {
                 serde_args.push(quote! { default, skip_serializing_if = "Option::is_none" });
                 if let Some((number, marker, in_vec)) = &numeric {
-                    let f = if *in_vec { "numeric_vec_option" } else { "numeric_option" };
+                    let f = if *in_vec {
+                        "numeric_vec_option"
+                    } else {
+                        "numeric_option"
+                    };
                     serde_args.push(wire_fn(f, number, marker));
                 }
                 quote! { Option<#ty> }
@@ -190,7 +209,11 @@ impl ModelEmitter<'_> {
             Shape::RequiredNullable => {
                 match &numeric {
                     Some((number, marker, in_vec)) => {
-                        let f = if *in_vec { "numeric_vec_option" } else { "numeric_option" };
+                        let f = if *in_vec {
+                            "numeric_vec_option"
+                        } else {
+                            "numeric_option"
+                        };
                         serde_args.push(wire_fn(f, number, marker));
                     }
                     None => serde_args.push(quote! { deserialize_with = "crate::wire::nullable" }),
@@ -221,8 +244,15 @@ impl ModelEmitter<'_> {
             }
             quote! { #vdoc #vname(#ty), }
         });
-        let kind = if u.exclusive { "Exactly one of" } else { "One or more of" };
-        let note = format!(" {kind} the variants (`{}`); decoded as the first that matches.", if u.exclusive { "oneOf" } else { "anyOf" });
+        let kind = if u.exclusive {
+            "Exactly one of"
+        } else {
+            "One or more of"
+        };
+        let note = format!(
+            " {kind} the variants (`{}`); decoded as the first that matches.",
+            if u.exclusive { "oneOf" } else { "anyOf" }
+        );
         let sep = (!doc.is_empty()).then(|| quote! { #[doc = ""] });
         quote! {
             #doc
@@ -241,7 +271,9 @@ impl ModelEmitter<'_> {
         let mut fns = Vec::new();
         let mut names_types = false;
         for def in &self.api.types {
-            let TypeKind::Struct(s) = &def.kind else { continue };
+            let TypeKind::Struct(s) = &def.kind else {
+                continue;
+            };
             for f in &s.fields {
                 if field_shape(f, &self.api.types).kind != Shape::Defaulted {
                     continue;
@@ -249,9 +281,17 @@ impl ModelEmitter<'_> {
                 names_types |= mentions_named(&f.ty);
                 let fn_name = format_ident!("{}", default_fn_name(def, f));
                 let ty = self.printer.rust_type(&f.ty);
-                let ty = if f.boxed { quote! { Box<#ty> } } else { ty };
+                let ty = if f.boxed {
+                    quote! { Box<#ty> }
+                } else {
+                    ty
+                };
                 let value = self.default_value(&f.ty, f.default.as_ref().expect("defaulted"));
-                let value = if f.boxed { quote! { Box::new(#value) } } else { value };
+                let value = if f.boxed {
+                    quote! { Box::new(#value) }
+                } else {
+                    value
+                };
                 fns.push(quote! { pub(super) fn #fn_name() -> #ty { #value } });
             }
         }
@@ -270,11 +310,14 @@ impl ModelEmitter<'_> {
 
     fn default_value(&self, ty: &TypeRef, value: &serde_json::Value) -> TokenStream {
         match (ty, value) {
-            (TypeRef::Primitive(Primitive::String), serde_json::Value::String(s)) => quote! { #s.to_owned() },
-            (TypeRef::Primitive(Primitive::Bool), serde_json::Value::Bool(b)) => quote! { #b },
-            (TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. }, serde_json::Value::Number(n)) => {
-                number_literal(*p, n).expect("checked by defaultable")
+            (TypeRef::Primitive(Primitive::String), serde_json::Value::String(s)) => {
+                quote! { #s.to_owned() }
             }
+            (TypeRef::Primitive(Primitive::Bool), serde_json::Value::Bool(b)) => quote! { #b },
+            (
+                TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. },
+                serde_json::Value::Number(n),
+            ) => number_literal(*p, n).expect("checked by defaultable"),
             (TypeRef::Array(_), _) => quote! { Vec::new() },
             (TypeRef::Named(id), v) => {
                 let def = &self.api.types[id.0];
@@ -288,11 +331,19 @@ impl ModelEmitter<'_> {
     }
 
     fn constraints_rs(&self) -> TokenStream {
-        let impls: Vec<TokenStream> = self.api.types.iter().map(|def| self.validate_impl(def)).collect();
+        let impls: Vec<TokenStream> = self
+            .api
+            .types
+            .iter()
+            .map(|def| self.validate_impl(def))
+            .collect();
         let text = quote! { #(#impls)* }.to_string();
-        let patterns = text.contains("PATTERN_").then(|| quote! { use crate::patterns::*; });
+        let patterns = text
+            .contains("PATTERN_")
+            .then(|| quote! { use crate::patterns::*; });
         let module = text.contains("validation ::").then(|| quote! { self, });
-        let types = (!impls.iter().all(TokenStream::is_empty)).then(|| quote! { use crate::types::*; });
+        let types =
+            (!impls.iter().all(TokenStream::is_empty)).then(|| quote! { use crate::types::*; });
         quote! {
             //! `Validate` for every type: the constraints the spec states beyond each type.
             #patterns
@@ -316,7 +367,9 @@ impl ModelEmitter<'_> {
                         // Check the Rust shape of the field: optional fields are `Option`s even when not nullable.
                         let shape = field_shape(f, &self.api.types);
                         let ty = match shape.kind {
-                            Shape::Optional | Shape::RequiredNullable => TypeRef::Nullable(Box::new(shape.inner.clone())),
+                            Shape::Optional | Shape::RequiredNullable => {
+                                TypeRef::Nullable(Box::new(shape.inner.clone()))
+                            }
                             Shape::Plain | Shape::Defaulted => f.ty.clone(),
                         };
                         let check = self.check_value(&quote! { value }, &ty, &f.constraints, 0)?;
@@ -339,7 +392,12 @@ impl ModelEmitter<'_> {
                 let checks: Vec<_> = u
                     .variants
                     .iter()
-                    .map(|v| (ident(&v.name), self.check_value(&quote! { value }, &v.ty, &v.constraints, 0)))
+                    .map(|v| {
+                        (
+                            ident(&v.name),
+                            self.check_value(&quote! { value }, &v.ty, &v.constraints, 0),
+                        )
+                    })
                     .collect();
                 if checks.iter().all(|(_, c)| c.is_none()) {
                     Vec::new()
@@ -380,7 +438,13 @@ impl ModelEmitter<'_> {
 
     /// Code checking one value (`expr`, an expression of type `&T`) against its type's nested types and `c`.
     /// `None` when there is nothing to check.
-    fn check_value(&self, expr: &TokenStream, ty: &TypeRef, c: &Constraints, depth: usize) -> Option<TokenStream> {
+    fn check_value(
+        &self,
+        expr: &TokenStream,
+        ty: &TypeRef,
+        c: &Constraints,
+        depth: usize,
+    ) -> Option<TokenStream> {
         let v = format_ident!("v{}", depth);
         match ty {
             TypeRef::Nullable(inner) => {
@@ -395,7 +459,9 @@ impl ModelEmitter<'_> {
                         let c = if c.is_empty() { &def.constraints } else { c };
                         self.check_value(expr, target, c, depth)
                     }
-                    _ if self.needs_validation(*id, &mut Vec::new()) => Some(quote! { #expr.validate_at(path, errors); }),
+                    _ if self.needs_validation(*id, &mut Vec::new()) => {
+                        Some(quote! { #expr.validate_at(path, errors); })
+                    }
                     _ => None,
                 }
             }
@@ -404,14 +470,17 @@ impl ModelEmitter<'_> {
                 if c.min_items.is_some() || c.max_items.is_some() {
                     let min = opt_usize(c.min_items);
                     let max = opt_usize(c.max_items);
-                    checks.push(quote! { validation::items(#expr.len(), path, #min, #max, errors); });
+                    checks
+                        .push(quote! { validation::items(#expr.len(), path, #min, #max, errors); });
                 }
                 if c.unique_items {
                     checks.push(quote! { validation::unique(#expr, path, errors); });
                 }
                 let item_constraints = c.items.as_deref().cloned().unwrap_or_default();
                 let i = format_ident!("i{}", depth);
-                if let Some(item) = self.check_value(&quote! { #v }, inner, &item_constraints, depth + 1) {
+                if let Some(item) =
+                    self.check_value(&quote! { #v }, inner, &item_constraints, depth + 1)
+                {
                     checks.push(quote! {
                         for (#i, #v) in #expr.iter().enumerate() {
                             let path = validation::index(path, #i);
@@ -444,11 +513,15 @@ impl ModelEmitter<'_> {
                 if let Some(source) = &c.pattern
                     && let Some(regex) = self.patterns.regex(source)
                 {
-                    checks.push(quote! { validation::pattern(#expr, path, &#regex, #source, errors); });
+                    checks.push(
+                        quote! { validation::pattern(#expr, path, &#regex, #source, errors); },
+                    );
                 }
                 (!checks.is_empty()).then(|| quote! { #(#checks)* })
             }
-            TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } if p.is_integer() || p.is_float() => {
+            TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. }
+                if p.is_integer() || p.is_float() =>
+            {
                 if c.minimum.is_none() && c.maximum.is_none() {
                     return None;
                 }
@@ -474,15 +547,25 @@ impl ModelEmitter<'_> {
     }
 
     /// Whether a named type has anything to check, looking through nested types (cycles count as no).
-    fn needs_validation(&self, id: crate::ir::TypeId, visiting: &mut Vec<crate::ir::TypeId>) -> bool {
+    fn needs_validation(
+        &self,
+        id: crate::ir::TypeId,
+        visiting: &mut Vec<crate::ir::TypeId>,
+    ) -> bool {
         if visiting.contains(&id) {
             return false;
         }
         visiting.push(id);
         let def = &self.api.types[id.0];
         let result = match &def.kind {
-            TypeKind::Struct(s) => s.fields.iter().any(|f| !f.constraints.is_empty() || self.ty_needs(&f.ty, visiting)),
-            TypeKind::Union(u) => u.variants.iter().any(|v| !v.constraints.is_empty() || self.ty_needs(&v.ty, visiting)),
+            TypeKind::Struct(s) => s
+                .fields
+                .iter()
+                .any(|f| !f.constraints.is_empty() || self.ty_needs(&f.ty, visiting)),
+            TypeKind::Union(u) => u
+                .variants
+                .iter()
+                .any(|v| !v.constraints.is_empty() || self.ty_needs(&v.ty, visiting)),
             TypeKind::Alias(ty) | TypeKind::Newtype(ty) => self.ty_needs(ty, visiting),
             TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => false,
         };
@@ -493,7 +576,9 @@ impl ModelEmitter<'_> {
     fn ty_needs(&self, ty: &TypeRef, visiting: &mut Vec<crate::ir::TypeId>) -> bool {
         match ty {
             TypeRef::Named(id) => self.needs_validation(*id, visiting) || visiting.contains(id),
-            TypeRef::Nullable(inner) | TypeRef::Array(inner) | TypeRef::Map(inner) => self.ty_needs(inner, visiting),
+            TypeRef::Nullable(inner) | TypeRef::Array(inner) | TypeRef::Map(inner) => {
+                self.ty_needs(inner, visiting)
+            }
             _ => false,
         }
     }
@@ -528,8 +613,10 @@ impl ModelEmitter<'_> {
             }
         }
         let any_numeric = self.patterns.all().iter().any(|p| p.3);
-        let wire_use = any_numeric.then(|| quote! { use crate::wire::{NumericPattern, PatternOf}; });
-        let regex_use = (!items.is_empty()).then(|| quote! { use regex::Regex; use std::sync::LazyLock; });
+        let wire_use =
+            any_numeric.then(|| quote! { use crate::wire::{NumericPattern, PatternOf}; });
+        let regex_use =
+            (!items.is_empty()).then(|| quote! { use regex::Regex; use std::sync::LazyLock; });
         quote! {
             //! The spec's string patterns, compiled once on first use.
             #regex_use
@@ -565,7 +652,13 @@ fn field_shape<'a>(f: &'a Field, types: &[TypeDef]) -> FieldShape<'a> {
     let kind = match (f.required, nullable) {
         (true, false) => Shape::Plain,
         (true, true) => Shape::RequiredNullable,
-        (false, false) if f.default.as_ref().is_some_and(|d| defaultable(inner, d, types)) => Shape::Defaulted,
+        (false, false)
+            if f.default
+                .as_ref()
+                .is_some_and(|d| defaultable(inner, d, types)) =>
+        {
+            Shape::Defaulted
+        }
         (false, _) => Shape::Optional,
     };
     FieldShape { kind, inner }
@@ -576,9 +669,10 @@ fn defaultable(ty: &TypeRef, value: &serde_json::Value, types: &[TypeDef]) -> bo
     match (ty, value) {
         (TypeRef::Primitive(Primitive::String), serde_json::Value::String(_)) => true,
         (TypeRef::Primitive(Primitive::Bool), serde_json::Value::Bool(_)) => true,
-        (TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. }, serde_json::Value::Number(n)) => {
-            number_literal(*p, n).is_some()
-        }
+        (
+            TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. },
+            serde_json::Value::Number(n),
+        ) => number_literal(*p, n).is_some(),
         (TypeRef::Array(_), serde_json::Value::Array(a)) => a.is_empty(),
         (TypeRef::Named(id), v) => enum_variant_for(&types[id.0], v).is_some(),
         _ => false,
@@ -604,8 +698,16 @@ fn number_literal(p: Primitive, n: &serde_json::Number) -> Option<TokenStream> {
 
 fn enum_variant_for<'a>(def: &'a TypeDef, value: &serde_json::Value) -> Option<&'a str> {
     match &def.kind {
-        TypeKind::StringEnum(e) => e.variants.iter().find(|v| Some(v.value.as_str()) == value.as_str()).map(|v| v.name.as_str()),
-        TypeKind::IntEnum(e) => e.variants.iter().find(|v| Some(v.value) == value.as_i64()).map(|v| v.name.as_str()),
+        TypeKind::StringEnum(e) => e
+            .variants
+            .iter()
+            .find(|v| Some(v.value.as_str()) == value.as_str())
+            .map(|v| v.name.as_str()),
+        TypeKind::IntEnum(e) => e
+            .variants
+            .iter()
+            .find(|v| Some(v.value) == value.as_i64())
+            .map(|v| v.name.as_str()),
         _ => None,
     }
 }
@@ -613,14 +715,20 @@ fn enum_variant_for<'a>(def: &'a TypeDef, value: &serde_json::Value) -> Option<&
 fn mentions_named(ty: &TypeRef) -> bool {
     match ty {
         TypeRef::Named(_) => true,
-        TypeRef::Array(inner) | TypeRef::Map(inner) | TypeRef::Nullable(inner) => mentions_named(inner),
+        TypeRef::Array(inner) | TypeRef::Map(inner) | TypeRef::Nullable(inner) => {
+            mentions_named(inner)
+        }
         _ => false,
     }
 }
 
 fn default_fn_name(def: &TypeDef, f: &Field) -> String {
     use heck::ToSnakeCase;
-    format!("{}_{}", def.name.to_snake_case(), f.name.trim_start_matches("r#"))
+    format!(
+        "{}_{}",
+        def.name.to_snake_case(),
+        f.name.trim_start_matches("r#")
+    )
 }
 
 /// `(number, pattern, inside a Vec)` when a field decodes numeric strings.
@@ -682,7 +790,12 @@ fn int_enum_item(name: &str, e: &IntEnum, doc: TokenStream) -> TokenStream {
         quote! { Self::#vname }
     });
     let count = Literal::usize_unsuffixed(e.variants.len());
-    let expected = e.variants.iter().map(|v| v.value.to_string()).collect::<Vec<_>>().join(", ");
+    let expected = e
+        .variants
+        .iter()
+        .map(|v| v.value.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
     let err_msg = format!("{{value}} is not a valid {name} (expected one of {expected})");
     quote! {
         #doc
@@ -766,7 +879,12 @@ fn string_enum_item(name: &str, e: &StringEnum, doc: TokenStream) -> TokenStream
         quote! { Self::#vname }
     });
     let count = Literal::usize_unsuffixed(e.variants.len());
-    let expected = e.variants.iter().map(|v| format!("`{}`", v.value)).collect::<Vec<_>>().join(", ");
+    let expected = e
+        .variants
+        .iter()
+        .map(|v| format!("`{}`", v.value))
+        .collect::<Vec<_>>()
+        .join(", ");
     let expected = expected.replace('{', "{{").replace('}', "}}");
     let err_msg = format!("\"{{s}}\" is not a valid {name} (expected one of {expected})");
     quote! {

@@ -32,8 +32,13 @@ impl Patterns {
                         collect_constraints(&f.constraints, &def.pointer, &mut found);
                     }
                 }
-                TypeKind::Union(u) => u.variants.iter().for_each(|v| collect_ty(&v.ty, &def.pointer, &mut found)),
-                TypeKind::Alias(ty) | TypeKind::Newtype(ty) => collect_ty(ty, &def.pointer, &mut found),
+                TypeKind::Union(u) => u
+                    .variants
+                    .iter()
+                    .for_each(|v| collect_ty(&v.ty, &def.pointer, &mut found)),
+                TypeKind::Alias(ty) | TypeKind::Newtype(ty) => {
+                    collect_ty(ty, &def.pointer, &mut found)
+                }
                 TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {}
             }
         }
@@ -75,7 +80,11 @@ impl Patterns {
 
     /// (source, number, compiles, numeric) in number order.
     pub fn all(&self) -> Vec<(&str, usize, bool, bool)> {
-        let mut all: Vec<_> = self.entries.iter().map(|(s, e)| (s.as_str(), e.number, e.valid, e.numeric)).collect();
+        let mut all: Vec<_> = self
+            .entries
+            .iter()
+            .map(|(s, e)| (s.as_str(), e.number, e.valid, e.numeric))
+            .collect();
         all.sort_by_key(|e| e.1);
         all
     }
@@ -83,8 +92,12 @@ impl Patterns {
 
 fn collect_ty(ty: &TypeRef, pointer: &str, out: &mut Vec<(String, bool, String)>) {
     match ty {
-        TypeRef::NumericString { pattern, .. } => out.push((pattern.clone(), true, pointer.to_owned())),
-        TypeRef::Array(inner) | TypeRef::Map(inner) | TypeRef::Nullable(inner) => collect_ty(inner, pointer, out),
+        TypeRef::NumericString { pattern, .. } => {
+            out.push((pattern.clone(), true, pointer.to_owned()))
+        }
+        TypeRef::Array(inner) | TypeRef::Map(inner) | TypeRef::Nullable(inner) => {
+            collect_ty(inner, pointer, out)
+        }
         _ => {}
     }
 }

@@ -62,7 +62,9 @@ fn markdown_lines(doc: &str) -> Vec<String> {
             continue;
         }
         match list_indent {
-            Some(indent) if leading < indent => out.push(format!(" {}{trimmed}", " ".repeat(indent))),
+            Some(indent) if leading < indent => {
+                out.push(format!(" {}{trimmed}", " ".repeat(indent)))
+            }
             _ => out.push(format!(" {line}")),
         }
     }
@@ -148,7 +150,10 @@ mod tests {
     #[test]
     fn list_continuations_are_indented() {
         let lines = markdown_lines("Intro:\n- first item\ncontinued\n\nAfter.");
-        assert_eq!(lines, vec![" Intro:", " - first item", "   continued", "", " After."]);
+        assert_eq!(
+            lines,
+            vec![" Intro:", " - first item", "   continued", "", " After."]
+        );
     }
 
     #[test]
