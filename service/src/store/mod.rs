@@ -1,0 +1,93 @@
+//! Storage. Handlers see only the [`Store`] trait; [`sqlite::SqliteStore`] implements it today, and a
+//! PostgreSQL store can implement it behind the same `DATABASE_URL` later without touching handlers.
+
+pub mod sqlite;
+
+use asset_alerting_models::{AlertRule, Asset, EventType, Geofence};
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A uniqueness rule of the data (e.g. one live asset per externalId) would be broken.
+    #[error("{0}")]
+    Conflict(String),
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("stored data is unreadable: {0}")]
+    Corrupt(String),
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// An account as stored, with the hash of its client secret.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AccountRecord {
+    pub id: Uuid,
+    pub parent_id: Option<Uuid>,
+    pub name: String,
+    pub friendly_name: Option<String>,
+    pub culture: Option<String>,
+    pub technical_email_address: Option<String>,
+    pub callback_uri: Option<String>,
+    pub secret_hash: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// What deleting a geofence did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GeofenceDeletion {
+    Deleted,
+    NotFound,
+    /// Alert rules still reference it; nothing was deleted.
+    Referenced(i64),
+}
+
+/// One page of a list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    pub skip: i64,
+    pub take: i64,
+}
+
+#[trait_variant::make(Send)]
+pub trait Store: Sync + 'static {
+    /// A service-wide value such as a signing key.
+    async fn setting(&self, key: &str) -> StoreResult<Option<String>>;
+    /// Stores `value` under `key` unless a value is there; returns the value that is stored.
+    async fn setting_or_insert(&self, key: &str, value: &str) -> StoreResult<String>;
+
+    async fn account_count(&self) -> StoreResult<i64>;
+    async fn insert_account(&self, account: &AccountRecord) -> StoreResult<()>;
+    async fn account(&self, id: Uuid) -> StoreResult<Option<AccountRecord>>;
+    /// Whether `account` is `ancestor` or one of its descendants.
+    async fn is_within(&self, ancestor: Uuid, account: Uuid) -> StoreResult<bool>;
+
+    async fn list_assets(&self, account: Uuid, external_id: Option<&str>, include_deleted: bool, page: Page) -> StoreResult<Vec<Asset>>;
+    async fn asset(&self, account: Uuid, id: Uuid) -> StoreResult<Option<Asset>>;
+    /// Fails with `Conflict` when a live asset of the account has the same externalId.
+    async fn insert_asset(&self, asset: &Asset) -> StoreResult<()>;
+    /// Replaces the asset's fields (not its deleted flag); `false` when it does not exist.
+    async fn update_asset(&self, asset: &Asset) -> StoreResult<bool>;
+    /// Marks the asset deleted; `false` when it does not exist.
+    async fn soft_delete_asset(&self, account: Uuid, id: Uuid) -> StoreResult<bool>;
+
+    async fn list_geofences(&self, account: Uuid) -> StoreResult<Vec<Geofence>>;
+    async fn geofence(&self, account: Uuid, id: Uuid) -> StoreResult<Option<Geofence>>;
+    /// Of `ids`, those that are geofences of `account`.
+    async fn existing_geofences(&self, account: Uuid, ids: &[Uuid]) -> StoreResult<Vec<Uuid>>;
+    async fn insert_geofence(&self, geofence: &Geofence) -> StoreResult<()>;
+    async fn update_geofence(&self, geofence: &Geofence) -> StoreResult<bool>;
+    async fn delete_geofence(&self, account: Uuid, id: Uuid) -> StoreResult<GeofenceDeletion>;
+
+    async fn list_alert_rules(&self, account: Uuid, asset: Uuid, event_type: EventType) -> StoreResult<Vec<AlertRule>>;
+    async fn alert_rule(&self, account: Uuid, id: Uuid) -> StoreResult<Option<AlertRule>>;
+    async fn insert_alert_rule(&self, rule: &AlertRule) -> StoreResult<()>;
+    async fn update_alert_rule(&self, rule: &AlertRule) -> StoreResult<bool>;
+    async fn delete_alert_rule(&self, account: Uuid, id: Uuid) -> StoreResult<bool>;
+    /// The distinct geofences referenced by the asset's rules of one event type, by name then id.
+    async fn alert_rule_geofences(&self, account: Uuid, asset: Uuid, event_type: EventType) -> StoreResult<Vec<Geofence>>;
+
+    /// Stores an ingestion token's hash unless the account already has `limit` unexpired ones.
+    async fn insert_ingestion_token(&self, account: Uuid, token_hash: &str, expires_at: DateTime<Utc>, now: DateTime<Utc>, limit: i64) -> StoreResult<bool>;
+}

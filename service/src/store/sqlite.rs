@@ -1,0 +1,456 @@
+//! The SQLite store: one file, WAL journal, migrations embedded in the binary.
+
+use super::{AccountRecord, GeofenceDeletion, Page, Store, StoreError, StoreResult};
+use asset_alerting_models::{AlertRule, Asset, AssetTier, EventType, GeoJsonPolygon, Geofence, TelemetryRules};
+use chrono::{DateTime, SecondsFormat, Utc};
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous};
+use sqlx::{Row, SqlSafeStr, SqlitePool};
+use std::collections::BTreeMap;
+use std::str::FromStr;
+use std::time::Duration;
+use uuid::Uuid;
+
+#[derive(Clone)]
+pub struct SqliteStore {
+    pool: SqlitePool,
+}
+
+fn migrator() -> Migrator {
+    Migrator::with_migrations(vec![Migration::new(
+        1,
+        "init".into(),
+        MigrationType::Simple,
+        include_str!("../../migrations/0001_init.sql").into_sql_str(),
+        false,
+    )])
+}
+
+/// Timestamps are stored as RFC 3339 text in UTC with a fixed precision, so text order is time order.
+fn ts(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Micros, true)
+}
+
+fn parse_ts(s: &str) -> StoreResult<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(s).map(|t| t.with_timezone(&Utc)).map_err(|e| StoreError::Corrupt(format!("timestamp {s}: {e}")))
+}
+
+fn parse_uuid(s: &str) -> StoreResult<Uuid> {
+    Uuid::parse_str(s).map_err(|e| StoreError::Corrupt(format!("uuid {s}: {e}")))
+}
+
+fn json<T: serde::de::DeserializeOwned>(s: &str) -> StoreResult<T> {
+    serde_json::from_str(s).map_err(|e| StoreError::Corrupt(format!("json: {e}")))
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).expect("models always serialize")
+}
+
+fn is_unique_violation(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `url` (`sqlite://path` or a plain path) and migrates it.
+    pub async fn open(url: &str) -> anyhow::Result<SqliteStore> {
+        let path = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:")).unwrap_or(url);
+        let options = SqliteConnectOptions::from_str(&format!("sqlite://{path}"))?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            // FULL: a write is on disk before it is acknowledged.
+            .synchronous(SqliteSynchronous::Full)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(5));
+        let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
+        migrator().run(&pool).await?;
+        Ok(SqliteStore { pool })
+    }
+
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    fn asset_from(row: &SqliteRow) -> StoreResult<Asset> {
+        let tier: i32 = row.try_get("tier")?;
+        let telemetry: Option<String> = row.try_get("telemetry_rules")?;
+        let disabled: String = row.try_get("disabled_events")?;
+        Ok(Asset {
+            id: parse_uuid(row.try_get("id")?)?,
+            account_id: parse_uuid(row.try_get("account_id")?)?,
+            external_id: row.try_get("external_id")?,
+            name: row.try_get("name")?,
+            tier: AssetTier::try_from(tier).map_err(StoreError::Corrupt)?,
+            disabled_events: json::<BTreeMap<String, DateTime<Utc>>>(&disabled)?,
+            telemetry_rules: telemetry.as_deref().map(json::<TelemetryRules>).transpose()?,
+            is_deleted: Some(row.try_get::<bool, _>("is_deleted")?),
+        })
+    }
+
+    fn geofence_from(row: &SqliteRow) -> StoreResult<Geofence> {
+        let polygon: String = row.try_get("polygon")?;
+        Ok(Geofence {
+            id: parse_uuid(row.try_get("id")?)?,
+            account_id: parse_uuid(row.try_get("account_id")?)?,
+            external_id: row.try_get("external_id")?,
+            name: row.try_get("name")?,
+            polygon: json::<GeoJsonPolygon>(&polygon)?,
+        })
+    }
+
+    fn rule_from(row: &SqliteRow) -> StoreResult<AlertRule> {
+        let body: String = row.try_get("body")?;
+        json(&body)
+    }
+
+    fn account_from(row: &SqliteRow) -> StoreResult<AccountRecord> {
+        let parent: Option<String> = row.try_get("parent_id")?;
+        Ok(AccountRecord {
+            id: parse_uuid(row.try_get("id")?)?,
+            parent_id: parent.as_deref().map(parse_uuid).transpose()?,
+            name: row.try_get("name")?,
+            friendly_name: row.try_get("friendly_name")?,
+            culture: row.try_get("culture")?,
+            technical_email_address: row.try_get("technical_email_address")?,
+            callback_uri: row.try_get("callback_uri")?,
+            secret_hash: row.try_get("secret_hash")?,
+            created_at: parse_ts(row.try_get("created_at")?)?,
+        })
+    }
+
+    /// Rewrites the geofence references of a rule (inside the caller's transaction).
+    async fn set_rule_geofences(tx: &mut sqlx::SqliteConnection, rule: &AlertRule) -> StoreResult<()> {
+        sqlx::query("DELETE FROM alert_rule_geofences WHERE rule_id = ?").bind(rule.id.to_string()).execute(&mut *tx).await?;
+        let mut ids: Vec<Uuid> = rule.inside_geofences.iter().chain(&rule.outside_geofences).copied().collect();
+        ids.sort();
+        ids.dedup();
+        for id in ids {
+            sqlx::query("INSERT INTO alert_rule_geofences (rule_id, geofence_id) VALUES (?, ?)")
+                .bind(rule.id.to_string())
+                .bind(id.to_string())
+                .execute(&mut *tx)
+                .await?;
+        }
+        Ok(())
+    }
+}
+
+impl Store for SqliteStore {
+    async fn setting(&self, key: &str) -> StoreResult<Option<String>> {
+        let row = sqlx::query("SELECT value FROM settings WHERE key = ?").bind(key).fetch_optional(&self.pool).await?;
+        Ok(row.map(|r| r.try_get("value")).transpose()?)
+    }
+
+    async fn setting_or_insert(&self, key: &str, value: &str) -> StoreResult<String> {
+        sqlx::query("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING")
+            .bind(key)
+            .bind(value)
+            .execute(&self.pool)
+            .await?;
+        Ok(self.setting(key).await?.unwrap_or_else(|| value.to_owned()))
+    }
+
+    async fn account_count(&self) -> StoreResult<i64> {
+        Ok(sqlx::query("SELECT COUNT(*) AS n FROM accounts").fetch_one(&self.pool).await?.try_get("n")?)
+    }
+
+    async fn insert_account(&self, a: &AccountRecord) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO accounts (id, parent_id, name, friendly_name, culture, technical_email_address, callback_uri, secret_hash, created_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(a.id.to_string())
+        .bind(a.parent_id.map(|p| p.to_string()))
+        .bind(&a.name)
+        .bind(&a.friendly_name)
+        .bind(&a.culture)
+        .bind(&a.technical_email_address)
+        .bind(&a.callback_uri)
+        .bind(&a.secret_hash)
+        .bind(ts(a.created_at))
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn account(&self, id: Uuid) -> StoreResult<Option<AccountRecord>> {
+        let row = sqlx::query("SELECT * FROM accounts WHERE id = ?").bind(id.to_string()).fetch_optional(&self.pool).await?;
+        row.as_ref().map(Self::account_from).transpose()
+    }
+
+    async fn is_within(&self, ancestor: Uuid, account: Uuid) -> StoreResult<bool> {
+        // Walk from `account` up to the root; `ancestor` must be on the way.
+        let row = sqlx::query(
+            "WITH RECURSIVE chain (id, parent_id) AS ( \
+                 SELECT id, parent_id FROM accounts WHERE id = ? \
+                 UNION ALL SELECT a.id, a.parent_id FROM accounts a JOIN chain c ON a.id = c.parent_id \
+             ) SELECT COUNT(*) AS n FROM chain WHERE id = ?",
+        )
+        .bind(account.to_string())
+        .bind(ancestor.to_string())
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(row.try_get::<i64, _>("n")? > 0)
+    }
+
+    async fn list_assets(&self, account: Uuid, external_id: Option<&str>, include_deleted: bool, page: Page) -> StoreResult<Vec<Asset>> {
+        let rows = sqlx::query(
+            "SELECT * FROM assets WHERE account_id = ? AND (? IS NULL OR external_id = ?) AND (? OR is_deleted = 0) \
+             ORDER BY external_id, id LIMIT ? OFFSET ?",
+        )
+        .bind(account.to_string())
+        .bind(external_id)
+        .bind(external_id)
+        .bind(include_deleted)
+        .bind(page.take)
+        .bind(page.skip)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(Self::asset_from).collect()
+    }
+
+    async fn asset(&self, account: Uuid, id: Uuid) -> StoreResult<Option<Asset>> {
+        let row = sqlx::query("SELECT * FROM assets WHERE account_id = ? AND id = ?")
+            .bind(account.to_string())
+            .bind(id.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(Self::asset_from).transpose()
+    }
+
+    async fn insert_asset(&self, a: &Asset) -> StoreResult<()> {
+        let result = sqlx::query(
+            "INSERT INTO assets (id, account_id, external_id, name, tier, disabled_events, telemetry_rules, is_deleted, created_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(a.id.to_string())
+        .bind(a.account_id.to_string())
+        .bind(&a.external_id)
+        .bind(&a.name)
+        .bind(a.tier.value())
+        .bind(to_json(&a.disabled_events))
+        .bind(a.telemetry_rules.as_ref().map(to_json))
+        .bind(a.is_deleted.unwrap_or(false))
+        .bind(ts(Utc::now()))
+        .execute(&self.pool)
+        .await;
+        match result {
+            Err(e) if is_unique_violation(&e) => {
+                Err(StoreError::Conflict(format!("an asset with externalId `{}` already exists in this account", a.external_id)))
+            }
+            other => other.map(|_| ()).map_err(Into::into),
+        }
+    }
+
+    async fn update_asset(&self, a: &Asset) -> StoreResult<bool> {
+        let result = sqlx::query(
+            "UPDATE assets SET external_id = ?, name = ?, tier = ?, disabled_events = ?, telemetry_rules = ? \
+             WHERE account_id = ? AND id = ?",
+        )
+        .bind(&a.external_id)
+        .bind(&a.name)
+        .bind(a.tier.value())
+        .bind(to_json(&a.disabled_events))
+        .bind(a.telemetry_rules.as_ref().map(to_json))
+        .bind(a.account_id.to_string())
+        .bind(a.id.to_string())
+        .execute(&self.pool)
+        .await;
+        match result {
+            Err(e) if is_unique_violation(&e) => {
+                Err(StoreError::Conflict(format!("an asset with externalId `{}` already exists in this account", a.external_id)))
+            }
+            other => Ok(other?.rows_affected() > 0),
+        }
+    }
+
+    async fn soft_delete_asset(&self, account: Uuid, id: Uuid) -> StoreResult<bool> {
+        let result = sqlx::query("UPDATE assets SET is_deleted = 1 WHERE account_id = ? AND id = ?")
+            .bind(account.to_string())
+            .bind(id.to_string())
+            .execute(&self.pool)
+            .await?;
+        Ok(result.rows_affected() > 0)
+    }
+
+    async fn list_geofences(&self, account: Uuid) -> StoreResult<Vec<Geofence>> {
+        let rows = sqlx::query("SELECT * FROM geofences WHERE account_id = ? ORDER BY name, id")
+            .bind(account.to_string())
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(Self::geofence_from).collect()
+    }
+
+    async fn geofence(&self, account: Uuid, id: Uuid) -> StoreResult<Option<Geofence>> {
+        let row = sqlx::query("SELECT * FROM geofences WHERE account_id = ? AND id = ?")
+            .bind(account.to_string())
+            .bind(id.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(Self::geofence_from).transpose()
+    }
+
+    async fn existing_geofences(&self, account: Uuid, ids: &[Uuid]) -> StoreResult<Vec<Uuid>> {
+        let mut found = Vec::new();
+        for id in ids {
+            if self.geofence(account, *id).await?.is_some() {
+                found.push(*id);
+            }
+        }
+        Ok(found)
+    }
+
+    async fn insert_geofence(&self, g: &Geofence) -> StoreResult<()> {
+        let result = sqlx::query("INSERT INTO geofences (id, account_id, external_id, name, polygon) VALUES (?, ?, ?, ?, ?)")
+            .bind(g.id.to_string())
+            .bind(g.account_id.to_string())
+            .bind(&g.external_id)
+            .bind(&g.name)
+            .bind(to_json(&g.polygon))
+            .execute(&self.pool)
+            .await;
+        match result {
+            Err(e) if is_unique_violation(&e) => {
+                Err(StoreError::Conflict(format!("a geofence with externalId `{}` already exists in this account", g.external_id)))
+            }
+            other => other.map(|_| ()).map_err(Into::into),
+        }
+    }
+
+    async fn update_geofence(&self, g: &Geofence) -> StoreResult<bool> {
+        let result = sqlx::query("UPDATE geofences SET external_id = ?, name = ?, polygon = ? WHERE account_id = ? AND id = ?")
+            .bind(&g.external_id)
+            .bind(&g.name)
+            .bind(to_json(&g.polygon))
+            .bind(g.account_id.to_string())
+            .bind(g.id.to_string())
+            .execute(&self.pool)
+            .await;
+        match result {
+            Err(e) if is_unique_violation(&e) => {
+                Err(StoreError::Conflict(format!("a geofence with externalId `{}` already exists in this account", g.external_id)))
+            }
+            other => Ok(other?.rows_affected() > 0),
+        }
+    }
+
+    async fn delete_geofence(&self, account: Uuid, id: Uuid) -> StoreResult<GeofenceDeletion> {
+        let mut tx = self.pool.begin().await?;
+        let exists = sqlx::query("SELECT 1 FROM geofences WHERE account_id = ? AND id = ?")
+            .bind(account.to_string())
+            .bind(id.to_string())
+            .fetch_optional(&mut *tx)
+            .await?;
+        if exists.is_none() {
+            return Ok(GeofenceDeletion::NotFound);
+        }
+        let refs: i64 = sqlx::query("SELECT COUNT(*) AS n FROM alert_rule_geofences WHERE geofence_id = ?")
+            .bind(id.to_string())
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get("n")?;
+        if refs > 0 {
+            return Ok(GeofenceDeletion::Referenced(refs));
+        }
+        sqlx::query("DELETE FROM geofences WHERE id = ?").bind(id.to_string()).execute(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(GeofenceDeletion::Deleted)
+    }
+
+    async fn list_alert_rules(&self, account: Uuid, asset: Uuid, event_type: EventType) -> StoreResult<Vec<AlertRule>> {
+        let rows = sqlx::query(
+            "SELECT body FROM alert_rules WHERE account_id = ? AND asset_id = ? AND event_type = ? ORDER BY position, id",
+        )
+        .bind(account.to_string())
+        .bind(asset.to_string())
+        .bind(event_type.value())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(Self::rule_from).collect()
+    }
+
+    async fn alert_rule(&self, account: Uuid, id: Uuid) -> StoreResult<Option<AlertRule>> {
+        let row = sqlx::query("SELECT body FROM alert_rules WHERE account_id = ? AND id = ?")
+            .bind(account.to_string())
+            .bind(id.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(Self::rule_from).transpose()
+    }
+
+    async fn insert_alert_rule(&self, rule: &AlertRule) -> StoreResult<()> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("INSERT INTO alert_rules (id, account_id, asset_id, event_type, position, body) VALUES (?, ?, ?, ?, ?, ?)")
+            .bind(rule.id.to_string())
+            .bind(rule.account_id.to_string())
+            .bind(rule.asset_id.to_string())
+            .bind(rule.event_type.value())
+            .bind(rule.order)
+            .bind(to_json(rule))
+            .execute(&mut *tx)
+            .await?;
+        Self::set_rule_geofences(&mut tx, rule).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn update_alert_rule(&self, rule: &AlertRule) -> StoreResult<bool> {
+        let mut tx = self.pool.begin().await?;
+        let result = sqlx::query("UPDATE alert_rules SET event_type = ?, position = ?, body = ? WHERE account_id = ? AND id = ?")
+            .bind(rule.event_type.value())
+            .bind(rule.order)
+            .bind(to_json(rule))
+            .bind(rule.account_id.to_string())
+            .bind(rule.id.to_string())
+            .execute(&mut *tx)
+            .await?;
+        if result.rows_affected() == 0 {
+            return Ok(false);
+        }
+        Self::set_rule_geofences(&mut tx, rule).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    async fn delete_alert_rule(&self, account: Uuid, id: Uuid) -> StoreResult<bool> {
+        let result = sqlx::query("DELETE FROM alert_rules WHERE account_id = ? AND id = ?")
+            .bind(account.to_string())
+            .bind(id.to_string())
+            .execute(&self.pool)
+            .await?;
+        Ok(result.rows_affected() > 0)
+    }
+
+    async fn alert_rule_geofences(&self, account: Uuid, asset: Uuid, event_type: EventType) -> StoreResult<Vec<Geofence>> {
+        let rows = sqlx::query(
+            "SELECT DISTINCT g.* FROM geofences g \
+             JOIN alert_rule_geofences rg ON rg.geofence_id = g.id \
+             JOIN alert_rules r ON r.id = rg.rule_id \
+             WHERE r.account_id = ? AND r.asset_id = ? AND r.event_type = ? \
+             ORDER BY g.name, g.id",
+        )
+        .bind(account.to_string())
+        .bind(asset.to_string())
+        .bind(event_type.value())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(Self::geofence_from).collect()
+    }
+
+    async fn insert_ingestion_token(&self, account: Uuid, token_hash: &str, expires_at: DateTime<Utc>, now: DateTime<Utc>, limit: i64) -> StoreResult<bool> {
+        // One statement: the count and the insert cannot interleave with another request's.
+        let result = sqlx::query(
+            "INSERT INTO ingestion_tokens (token_hash, account_id, expires_at) \
+             SELECT ?, ?, ? WHERE (SELECT COUNT(*) FROM ingestion_tokens WHERE account_id = ? AND expires_at > ?) < ?",
+        )
+        .bind(token_hash)
+        .bind(account.to_string())
+        .bind(ts(expires_at))
+        .bind(account.to_string())
+        .bind(ts(now))
+        .bind(limit)
+        .execute(&self.pool)
+        .await?;
+        Ok(result.rows_affected() > 0)
+    }
+}
