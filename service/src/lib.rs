@@ -1,6 +1,10 @@
 //! The Asset Alerting Service: the generated `AssetAlertingApi` implemented over a [`store::Store`].
 
+pub mod api;
+pub mod app;
 pub mod auth;
+pub mod config;
+mod handlers;
 pub mod portal;
 pub mod rules;
 pub mod store;

@@ -1,1 +1,47 @@
-fn main() {}
+//! `asset-alerting-service`: starts the service on 127.0.0.1:8080 with an embedded SQLite database.
+
+use asset_alerting_service::{app, config::Config};
+use clap::Parser;
+use tracing_subscriber::EnvFilter;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr)
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .init();
+    let config = Config::parse();
+    let app = app::App::build(&config).await?;
+    if let Some(root) = &app.created_root {
+        // Shown once: only the hash of the secret is stored.
+        println!("Created the root account. Keep these credentials; the secret is not shown again:");
+        println!("  client_id:     {}", root.id);
+        println!("  client_secret: {}", root.secret);
+    }
+    let listener = tokio::net::TcpListener::bind(config.listen).await?;
+    tracing::info!(address = %listener.local_addr()?, database = %config.database_url, "listening");
+    app.serve(listener, shutdown_signal()).await?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        if let Ok(mut signal) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            signal.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutting down: finishing requests in flight");
+}
