@@ -207,6 +207,17 @@ pub struct Constraints {
     pub unique_items: bool,
     /// Constraints on each element of an array (or value of a map).
     pub items: Option<Box<Constraints>>,
+    /// A string format the generated code checks (`email`, `uri`).
+    pub format: Option<StringFormat>,
+    /// `propertyNames: {pattern}`: every key of a map must match.
+    pub key_pattern: Option<String>,
+}
+
+/// String formats with a check in the generated code; other formats are documentation only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum StringFormat {
+    Email,
+    Uri,
 }
 
 impl Constraints {

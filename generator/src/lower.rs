@@ -19,6 +19,8 @@
 use crate::diagnostics::{Diagnostics, child};
 use serde_json::{Map, Value, json};
 
+/// On a map schema: the pattern every key must match (from `propertyNames`).
+pub const KEY_PATTERN: &str = "x-openapi-gen-key-pattern";
 /// Marks a schema that only admits `null`.
 pub const NULL_MARKER: &str = "x-openapi-gen-null";
 /// On a numeric schema: a string matching this pattern is accepted as the number too.
@@ -515,6 +517,15 @@ fn value_has_type(value: &Value, ty: &str) -> bool {
 }
 
 fn warn_unsupported(obj: &mut Map<String, Value>, pointer: &str, diags: &mut Diagnostics) {
+    // `propertyNames` that only constrain keys with a pattern are kept as a key check.
+    let key_pattern = obj.get("propertyNames").and_then(Value::as_object).and_then(|names| {
+        let only_pattern = names.keys().all(|k| matches!(k.as_str(), "pattern" | "type" | "description"));
+        names.get("pattern").and_then(Value::as_str).filter(|_| only_pattern).map(str::to_owned)
+    });
+    if let Some(pattern) = key_pattern {
+        obj.remove("propertyNames");
+        obj.insert(KEY_PATTERN.into(), Value::String(pattern));
+    }
     if let Some(prefix) = obj.remove("prefixItems") {
         let len = prefix.as_array().map_or(0, Vec::len);
         diags.warning(
@@ -813,6 +824,15 @@ mod tests {
         assert_eq!(d.0[0].pointer, "/s/properties/x/enum");
         let (_, d) = lower(json!({"type": "strin"}));
         assert_eq!(d.0[0].pointer, "/s/type");
+    }
+
+    #[test]
+    fn property_name_patterns_become_key_patterns() {
+        let (s, d) = lower(json!({"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}, "additionalProperties": {"type": "string"}}));
+        assert_eq!(s[KEY_PATTERN], "^[a-z]+$");
+        assert!(d.0.is_empty());
+        let (_, d) = lower(json!({"type": "object", "propertyNames": {"maxLength": 3}}));
+        assert_eq!(d.0[0].pointer, "/s/propertyNames");
     }
 
     #[test]

@@ -204,6 +204,28 @@ pub fn range(
     }
 }
 
+/// `format: email`: one `@` with text on both sides and no spaces (deliverability is the mail
+/// server's business, not a schema's).
+pub fn email(value: &str, path: &str, errors: &mut Vec<ValidationError>) {
+    let ok = value.split_once('@').is_some_and(|(local, domain)| {
+        !local.is_empty() && !domain.is_empty() && !domain.contains('@') && !value.contains(char::is_whitespace)
+    });
+    if !ok {
+        push(errors, path, "must be an e-mail address".to_owned());
+    }
+}
+
+/// `format: uri`: an absolute URI (RFC 3986): a scheme, a colon, and no spaces.
+pub fn uri(value: &str, path: &str, errors: &mut Vec<ValidationError>) {
+    let ok = value.split_once(':').is_some_and(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    }) && !value.contains(char::is_whitespace);
+    if !ok {
+        push(errors, path, "must be an absolute URI (for example https://example.com/hook)".to_owned());
+    }
+}
+
 pub fn items(
     count: usize,
     path: &str,

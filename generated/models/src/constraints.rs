@@ -10,7 +10,24 @@ impl Validate for ErrorBody {
 }
 
 impl Validate for Account {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.technical_email_address;
+            let path = validation::field(path, "technicalEmailAddress");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                validation::email(v0, path, errors);
+            }
+        }
+        {
+            let value = &self.callback_uri;
+            let path = validation::field(path, "callbackUri");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                validation::uri(v0, path, errors);
+            }
+        }
+    }
 }
 
 impl Validate for CreateAccountRequest {
@@ -49,6 +66,7 @@ impl Validate for CreateAccountRequest {
             let path = path.as_str();
             if let Some(v0) = value {
                 validation::length(v0, path, None, Some(320), errors);
+                validation::email(v0, path, errors);
             }
         }
         {
@@ -57,6 +75,7 @@ impl Validate for CreateAccountRequest {
             let path = path.as_str();
             if let Some(v0) = value {
                 validation::length(v0, path, None, Some(2048), errors);
+                validation::uri(v0, path, errors);
             }
         }
     }
@@ -75,7 +94,24 @@ impl Validate for EventType {
 }
 
 impl Validate for Asset {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.disabled_events;
+            let path = validation::field(path, "disabledEvents");
+            let path = path.as_str();
+            for (k0, _) in value {
+                let path = validation::field(path, k0);
+                let path = path.as_str();
+                validation::pattern(
+                    k0,
+                    path,
+                    &PATTERN_2,
+                    "^(?:Any|InputPowerDisconnected|InputVoltageLow|BatteryLow|Jammed|MovementStarted|MovementStopped|IgnitionTurnedOn|IgnitionTurnedOff|GeofenceEntered|GeofenceExited|SpeedLimitExceeded|AssetLeftBehind|FuelLevelLow|AdBlueLevelLow|AlarmTriggered|LockdownViolated|Tampering|CountryBorderCrossed|TemperatureHigh|TemperatureLow|PressureHigh|PressureLow|HardCornering|EngineIdling|EngineSpeedLimitExceeded|AccidentOccurred)$",
+                    errors,
+                );
+            }
+        }
+    }
 }
 
 impl Validate for AssetInput {
@@ -91,6 +127,24 @@ impl Validate for AssetInput {
             let path = validation::field(path, "name");
             let path = path.as_str();
             validation::length(value, path, Some(1), Some(200), errors);
+        }
+        {
+            let value = &self.disabled_events;
+            let path = validation::field(path, "disabledEvents");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                for (k1, _) in v0 {
+                    let path = validation::field(path, k1);
+                    let path = path.as_str();
+                    validation::pattern(
+                        k1,
+                        path,
+                        &PATTERN_2,
+                        "^(?:Any|InputPowerDisconnected|InputVoltageLow|BatteryLow|Jammed|MovementStarted|MovementStopped|IgnitionTurnedOn|IgnitionTurnedOff|GeofenceEntered|GeofenceExited|SpeedLimitExceeded|AssetLeftBehind|FuelLevelLow|AdBlueLevelLow|AlarmTriggered|LockdownViolated|Tampering|CountryBorderCrossed|TemperatureHigh|TemperatureLow|PressureHigh|PressureLow|HardCornering|EngineIdling|EngineSpeedLimitExceeded|AccidentOccurred)$",
+                        errors,
+                    );
+                }
+            }
         }
     }
 }
@@ -110,6 +164,12 @@ impl Validate for AlertRule {
         {
             let value = &self.recipient;
             let path = validation::field(path, "recipient");
+            let path = path.as_str();
+            value.validate_at(path, errors);
+        }
+        {
+            let value = &self.channel;
+            let path = validation::field(path, "channel");
             let path = path.as_str();
             value.validate_at(path, errors);
         }
@@ -145,6 +205,12 @@ impl Validate for AlertRuleInput {
             value.validate_at(path, errors);
         }
         {
+            let value = &self.channel;
+            let path = validation::field(path, "channel");
+            let path = path.as_str();
+            value.validate_at(path, errors);
+        }
+        {
             let value = &self.days_of_week;
             let path = validation::field(path, "daysOfWeek");
             let path = path.as_str();
@@ -174,7 +240,7 @@ impl Validate for TimeOfDay {
             validation::pattern(
                 value,
                 path,
-                &PATTERN_4,
+                &PATTERN_5,
                 "^(?:[01]\\d|2[0-3]):[0-5]\\d$",
                 errors,
             );
@@ -186,7 +252,7 @@ impl Validate for TimeOfDay {
             validation::pattern(
                 value,
                 path,
-                &PATTERN_4,
+                &PATTERN_5,
                 "^(?:[01]\\d|2[0-3]):[0-5]\\d$",
                 errors,
             );
@@ -217,7 +283,7 @@ impl Validate for Recipient {
             let path = validation::field(path, "phoneNumber");
             let path = path.as_str();
             if let Some(v0) = value {
-                validation::pattern(v0, path, &PATTERN_5, "^\\+[1-9]\\d{1,14}$", errors);
+                validation::pattern(v0, path, &PATTERN_6, "^\\+[1-9]\\d{1,14}$", errors);
             }
         }
         {
@@ -236,7 +302,16 @@ impl Validate for ChannelType {
 }
 
 impl Validate for Channel {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.email;
+            let path = validation::field(path, "email");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                v0.validate_at(path, errors);
+            }
+        }
+    }
 }
 
 impl Validate for CallChannel {
@@ -252,7 +327,14 @@ impl Validate for TelegramChannel {
 }
 
 impl Validate for EmailChannel {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.email_address;
+            let path = validation::field(path, "emailAddress");
+            let path = path.as_str();
+            validation::email(value, path, errors);
+        }
+    }
 }
 
 impl Validate for Geofence {
@@ -304,6 +386,17 @@ impl Validate for GeoJsonPolygon {
                     let path = validation::index(path, i1);
                     let path = path.as_str();
                     validation::items(v1.len(), path, Some(2), Some(2), errors);
+                    for (i2, v2) in v1.iter().enumerate() {
+                        let path = validation::index(path, i2);
+                        let path = path.as_str();
+                        validation::range(
+                            *v2,
+                            path,
+                            Some((-180f64, false)),
+                            Some((180f64, false)),
+                            errors,
+                        );
+                    }
                 }
             }
         }
@@ -315,7 +408,14 @@ impl Validate for IngestionToken {
 }
 
 impl Validate for PortalLink {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.url;
+            let path = validation::field(path, "url");
+            let path = path.as_str();
+            validation::uri(value, path, errors);
+        }
+    }
 }
 
 impl Validate for TokenRequest {

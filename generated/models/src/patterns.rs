@@ -10,35 +10,25 @@ pub static PATTERN_1: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new("^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$").expect("checked by openapi-gen")
 });
 
-/// `^-?(?:0|[1-9]\d*)(?:\.\d+)?$`
+/// `^(?:Any|InputPowerDisconnected|InputVoltageLow|BatteryLow|Jammed|MovementStarted|MovementStopped|IgnitionTurnedOn|IgnitionTurnedOff|GeofenceEntered|GeofenceExited|SpeedLimitExceeded|AssetLeftBehind|FuelLevelLow|AdBlueLevelLow|AlarmTriggered|LockdownViolated|Tampering|CountryBorderCrossed|TemperatureHigh|TemperatureLow|PressureHigh|PressureLow|HardCornering|EngineIdling|EngineSpeedLimitExceeded|AccidentOccurred)$`
 pub static PATTERN_2: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+            "^(?:Any|InputPowerDisconnected|InputVoltageLow|BatteryLow|Jammed|MovementStarted|MovementStopped|IgnitionTurnedOn|IgnitionTurnedOff|GeofenceEntered|GeofenceExited|SpeedLimitExceeded|AssetLeftBehind|FuelLevelLow|AdBlueLevelLow|AlarmTriggered|LockdownViolated|Tampering|CountryBorderCrossed|TemperatureHigh|TemperatureLow|PressureHigh|PressureLow|HardCornering|EngineIdling|EngineSpeedLimitExceeded|AccidentOccurred)$",
+        )
+        .expect("checked by openapi-gen")
+});
+
+/// `^-?(?:0|[1-9]\d*)(?:\.\d+)?$`
+pub static PATTERN_3: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new("^-?(?:0|[1-9]\\d*)(?:\\.\\d+)?$").expect("checked by openapi-gen")
 });
 
-pub static NUMERIC_2: NumericPattern = NumericPattern {
-    source: "^-?(?:0|[1-9]\\d*)(?:\\.\\d+)?$",
-    regex: &PATTERN_2,
-};
-
-/// Names the numeric-string pattern `^-?(?:0|[1-9]\d*)(?:\.\d+)?$`.
-pub struct Numeric2;
-
-impl PatternOf for Numeric2 {
-    fn pattern() -> &'static NumericPattern {
-        &NUMERIC_2
-    }
-}
-
-/// `^-?(?:0|[1-9]\d*)$`
-pub static PATTERN_3: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new("^-?(?:0|[1-9]\\d*)$").expect("checked by openapi-gen"));
-
 pub static NUMERIC_3: NumericPattern = NumericPattern {
-    source: "^-?(?:0|[1-9]\\d*)$",
+    source: "^-?(?:0|[1-9]\\d*)(?:\\.\\d+)?$",
     regex: &PATTERN_3,
 };
 
-/// Names the numeric-string pattern `^-?(?:0|[1-9]\d*)$`.
+/// Names the numeric-string pattern `^-?(?:0|[1-9]\d*)(?:\.\d+)?$`.
 pub struct Numeric3;
 
 impl PatternOf for Numeric3 {
@@ -47,10 +37,28 @@ impl PatternOf for Numeric3 {
     }
 }
 
-/// `^(?:[01]\d|2[0-3]):[0-5]\d$`
+/// `^-?(?:0|[1-9]\d*)$`
 pub static PATTERN_4: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new("^-?(?:0|[1-9]\\d*)$").expect("checked by openapi-gen"));
+
+pub static NUMERIC_4: NumericPattern = NumericPattern {
+    source: "^-?(?:0|[1-9]\\d*)$",
+    regex: &PATTERN_4,
+};
+
+/// Names the numeric-string pattern `^-?(?:0|[1-9]\d*)$`.
+pub struct Numeric4;
+
+impl PatternOf for Numeric4 {
+    fn pattern() -> &'static NumericPattern {
+        &NUMERIC_4
+    }
+}
+
+/// `^(?:[01]\d|2[0-3]):[0-5]\d$`
+pub static PATTERN_5: LazyLock<Regex> =
     LazyLock::new(|| Regex::new("^(?:[01]\\d|2[0-3]):[0-5]\\d$").expect("checked by openapi-gen"));
 
 /// `^\+[1-9]\d{1,14}$`
-pub static PATTERN_5: LazyLock<Regex> =
+pub static PATTERN_6: LazyLock<Regex> =
     LazyLock::new(|| Regex::new("^\\+[1-9]\\d{1,14}$").expect("checked by openapi-gen"));

@@ -416,7 +416,7 @@ pub struct TelemetryRules {
         rename = "inputVoltageLowThreshold",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric2>"
+        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric3>"
     )]
     pub input_voltage_low_threshold: Option<f64>,
     /// Internal battery voltage below which BatteryLow is raised, in volts.
@@ -424,7 +424,7 @@ pub struct TelemetryRules {
         rename = "batteryVoltageLowThreshold",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric2>"
+        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric3>"
     )]
     pub battery_voltage_low_threshold: Option<f64>,
     /// Internal battery charge below which BatteryLow is raised, in percent (0-100).
@@ -432,7 +432,7 @@ pub struct TelemetryRules {
         rename = "batteryPercentageLowThreshold",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric2>"
+        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric3>"
     )]
     pub battery_percentage_low_threshold: Option<f64>,
     /// Speed above which SpeedLimitExceeded is raised, in km/h.
@@ -440,7 +440,7 @@ pub struct TelemetryRules {
         rename = "speedLimit",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, u32, crate::patterns::Numeric3>"
+        deserialize_with = "crate::wire::numeric_option::<_, u32, crate::patterns::Numeric4>"
     )]
     pub speed_limit: Option<u32>,
     /// Fuel level below which FuelLevelLow is raised, in percent of tank capacity (0-100).
@@ -448,7 +448,7 @@ pub struct TelemetryRules {
         rename = "fuelLevelLowThreshold",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric2>"
+        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric3>"
     )]
     pub fuel_level_low_threshold: Option<f64>,
     /// AdBlue level below which AdBlueLevelLow is raised, in percent of tank capacity (0-100).
@@ -456,7 +456,7 @@ pub struct TelemetryRules {
         rename = "adBlueLevelLowThreshold",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric2>"
+        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric3>"
     )]
     pub ad_blue_level_low_threshold: Option<f64>,
     /// Temperature below which TemperatureLow is raised, in degrees Celsius.
@@ -464,7 +464,7 @@ pub struct TelemetryRules {
         rename = "temperatureLowThreshold",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric2>"
+        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric3>"
     )]
     pub temperature_low_threshold: Option<f64>,
     /// Temperature above which TemperatureHigh is raised, in degrees Celsius.
@@ -472,7 +472,7 @@ pub struct TelemetryRules {
         rename = "temperatureHighThreshold",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric2>"
+        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric3>"
     )]
     pub temperature_high_threshold: Option<f64>,
     /// Pressure below which PressureLow is raised, in kPa.
@@ -480,7 +480,7 @@ pub struct TelemetryRules {
         rename = "pressureLowThreshold",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric2>"
+        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric3>"
     )]
     pub pressure_low_threshold: Option<f64>,
     /// Pressure above which PressureHigh is raised, in kPa.
@@ -488,7 +488,7 @@ pub struct TelemetryRules {
         rename = "pressureHighThreshold",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric2>"
+        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric3>"
     )]
     pub pressure_high_threshold: Option<f64>,
     /// Engine speed above which EngineSpeedLimitExceeded is raised, in rpm.
@@ -496,7 +496,7 @@ pub struct TelemetryRules {
         rename = "engineSpeedLimit",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, u32, crate::patterns::Numeric3>"
+        deserialize_with = "crate::wire::numeric_option::<_, u32, crate::patterns::Numeric4>"
     )]
     pub engine_speed_limit: Option<u32>,
 }

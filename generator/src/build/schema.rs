@@ -6,9 +6,9 @@ use super::view::View;
 use crate::diagnostics::child;
 use crate::ir::{
     Additional, Constraints, Field, IntEnum, IntVariant, NameHint, Primitive, StringEnum,
-    StringVariant, Struct, TypeId, TypeKind, TypeRef, Union, UnionVariant,
+    StringFormat, StringVariant, Struct, TypeId, TypeKind, TypeRef, Union, UnionVariant,
 };
-use crate::lower::{NULL_MARKER, NUMERIC_STRING_PATTERN};
+use crate::lower::{KEY_PATTERN, NULL_MARKER, NUMERIC_STRING_PATTERN};
 use heck::ToUpperCamelCase;
 use openapiv3::{AdditionalProperties, ReferenceOr, Schema};
 use serde_json::Value;
@@ -242,7 +242,7 @@ impl Builder<'_> {
                     constraints,
                 };
             }
-            Some("object") => return plain(self.object_type(schema, view, site)),
+            Some("object") => return self.object_type(schema, view, site),
             Some(typ) => match primitive_for(typ, view.format.as_deref()) {
                 Some(number) if number.is_integer() || number.is_float() => {
                     match schema
@@ -272,22 +272,27 @@ impl Builder<'_> {
         Typed { ty, constraints }
     }
 
-    fn object_type(&mut self, schema: &Schema, view: &View, site: &Site) -> TypeRef {
+    /// A struct, or a map (with its values' constraints as `items` and its key pattern).
+    fn object_type(&mut self, schema: &Schema, view: &View, site: &Site) -> Typed {
         let has_properties = view.properties.is_some_and(|p| !p.is_empty());
         if !has_properties {
-            return match view.additional {
+            let key_pattern = schema.schema_data.extensions.get(KEY_PATTERN).and_then(Value::as_str).map(str::to_owned);
+            let (value, items) = match view.additional {
                 Some(AdditionalProperties::Schema(value)) => {
-                    let value_site =
-                        site.nested(child(&site.pointer, "additionalProperties"), "Value");
-                    TypeRef::Map(Box::new(self.type_of(value, &value_site).ty))
+                    let value_site = site.nested(child(&site.pointer, "additionalProperties"), "Value");
+                    let typed = self.type_of(value, &value_site);
+                    (typed.ty, (!typed.constraints.is_empty()).then(|| Box::new(typed.constraints)))
                 }
                 // A free-form object.
-                _ => TypeRef::Map(Box::new(TypeRef::Any)),
+                _ => (TypeRef::Any, None),
             };
+            let constraints = Constraints { key_pattern, items, ..Constraints::default() };
+            return Typed { ty: TypeRef::Map(Box::new(value)), constraints };
         }
         let kind = self.struct_kind(view, site);
         let doc = schema.schema_data.description.clone();
-        TypeRef::Named(self.add_type(&site.pointer, site.hint.clone(), doc, kind))
+        let ty = TypeRef::Named(self.add_type(&site.pointer, site.hint.clone(), doc, kind));
+        Typed { ty, constraints: Constraints::default() }
     }
 
     fn struct_kind(&mut self, view: &View, site: &Site) -> TypeKind {
@@ -694,6 +699,12 @@ pub fn constraints_of(view: &View) -> Constraints {
         max_items: view.max_items,
         unique_items: view.unique_items,
         items: None,
+        format: match (view.effective_type(), view.format.as_deref()) {
+            (Some("string"), Some("email" | "idn-email")) => Some(StringFormat::Email),
+            (Some("string"), Some("uri" | "iri")) => Some(StringFormat::Uri),
+            _ => None,
+        },
+        key_pattern: None,
     }
 }
 
@@ -702,7 +713,7 @@ fn merge_constraints(into: &mut Constraints, from: Constraints) {
         ($($f:ident),*) => { $( if from.$f.is_some() { into.$f = from.$f; } )* };
     }
     take!(
-        minimum, maximum, min_length, max_length, pattern, min_items, max_items, items
+        minimum, maximum, min_length, max_length, pattern, min_items, max_items, items, format, key_pattern
     );
     into.exclusive_minimum |= from.exclusive_minimum;
     into.exclusive_maximum |= from.exclusive_maximum;

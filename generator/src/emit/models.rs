@@ -2,8 +2,8 @@
 
 use super::{File, Options, Patterns, TypePrinter, doc_attrs, ident, rust_file, template_file};
 use crate::ir::{
-    Additional, Api, Constraints, Field, IntEnum, Primitive, StringEnum, Struct, TypeDef, TypeKind,
-    TypeRef, Union,
+    Additional, Api, Constraints, Field, IntEnum, Primitive, StringEnum, StringFormat, Struct, TypeDef,
+    TypeKind, TypeRef, Union,
 };
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -494,11 +494,20 @@ impl ModelEmitter<'_> {
             TypeRef::Map(inner) => {
                 let item_constraints = c.items.as_deref().cloned().unwrap_or_default();
                 let k = format_ident!("k{}", depth);
-                let item = self.check_value(&quote! { #v }, inner, &item_constraints, depth + 1)?;
+                let item = self.check_value(&quote! { #v }, inner, &item_constraints, depth + 1);
+                let key = c.key_pattern.as_ref().and_then(|source| {
+                    let regex = self.patterns.regex(source)?;
+                    Some(quote! { validation::pattern(#k, path, &#regex, #source, errors); })
+                });
+                if item.is_none() && key.is_none() {
+                    return None;
+                }
+                let value = if item.is_some() { quote! { #v } } else { quote! { _ } };
                 Some(quote! {
-                    for (#k, #v) in #expr {
+                    for (#k, #value) in #expr {
                         let path = validation::field(path, #k);
                         let path = path.as_str();
+                        #key
                         #item
                     }
                 })
@@ -516,6 +525,11 @@ impl ModelEmitter<'_> {
                     checks.push(
                         quote! { validation::pattern(#expr, path, &#regex, #source, errors); },
                     );
+                }
+                match c.format {
+                    Some(StringFormat::Email) => checks.push(quote! { validation::email(#expr, path, errors); }),
+                    Some(StringFormat::Uri) => checks.push(quote! { validation::uri(#expr, path, errors); }),
+                    None => {}
                 }
                 (!checks.is_empty()).then(|| quote! { #(#checks)* })
             }

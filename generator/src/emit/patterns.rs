@@ -103,7 +103,7 @@ fn collect_ty(ty: &TypeRef, pointer: &str, out: &mut Vec<(String, bool, String)>
 }
 
 fn collect_constraints(c: &Constraints, pointer: &str, out: &mut Vec<(String, bool, String)>) {
-    if let Some(p) = &c.pattern {
+    for p in [&c.pattern, &c.key_pattern].into_iter().flatten() {
         out.push((p.clone(), false, pointer.to_owned()));
     }
     if let Some(items) = &c.items {
