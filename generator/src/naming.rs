@@ -71,6 +71,7 @@ const RESERVED_FUNCTIONS: &[&str] = &[
     "router",
     "with_client",
     "authenticate",
+    "rejection",
 ];
 
 /// Parameter names the generated code uses for its own values.

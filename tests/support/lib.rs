@@ -1,5 +1,7 @@
 //! Shared helpers of the integration tests.
 
+pub mod memory;
+
 use std::path::PathBuf;
 
 /// The repository root.

@@ -99,7 +99,7 @@ impl Validate for Asset {
             let value = &self.disabled_events;
             let path = validation::field(path, "disabledEvents");
             let path = path.as_str();
-            for (k0, _) in value {
+            for k0 in value.keys() {
                 let path = validation::field(path, k0);
                 let path = path.as_str();
                 validation::pattern(
@@ -133,7 +133,7 @@ impl Validate for AssetInput {
             let path = validation::field(path, "disabledEvents");
             let path = path.as_str();
             if let Some(v0) = value {
-                for (k1, _) in v0 {
+                for k1 in v0.keys() {
                     let path = validation::field(path, k1);
                     let path = path.as_str();
                     validation::pattern(

@@ -502,9 +502,9 @@ impl ModelEmitter<'_> {
                 if item.is_none() && key.is_none() {
                     return None;
                 }
-                let value = if item.is_some() { quote! { #v } } else { quote! { _ } };
+                let pairs = if item.is_some() { quote! { (#k, #v) in #expr } } else { quote! { #k in #expr.keys() } };
                 Some(quote! {
-                    for (#k, #value) in #expr {
+                    for #pairs {
                         let path = validation::field(path, #k);
                         let path = path.as_str();
                         #key

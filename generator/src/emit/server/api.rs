@@ -1,0 +1,110 @@
+//! The trait an implementer writes: one method per operation, plus `authenticate` when some operation
+//! takes a bearer token and `rejection` when the spec has an error body.
+
+use super::plan::{Need, OpPlan, Plan, push_paragraph};
+use crate::emit::doc_attrs;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+pub fn api_rs(plan: &Plan) -> TokenStream {
+    let name = &plan.trait_name;
+    let trait_doc = format!(
+        " The operations of {} (version {}). Implement this trait, then serve it with [`router`](crate::router).",
+        plan.api.title, plan.api.version
+    );
+    let principal = plan.uses_bearer.then(|| {
+        quote! {
+            /// Who a request acts for: what [`authenticate`](Self::authenticate) makes of its bearer token.
+            type Principal: Send + Sync + 'static;
+
+            /// Checks the bearer token of a request (`Authorization: Bearer <token>`) and says who it acts
+            /// for. The router calls it before every operation that takes a principal; an error is
+            /// answered as is (usually [`Rejection::invalid_token`]: 401 with `WWW-Authenticate: Bearer`)
+            /// and the operation does not run.
+            fn authenticate(&self, bearer_token: &str) -> impl Future<Output = Result<Self::Principal, Rejection>> + Send;
+        }
+    });
+    let rejection = plan.error_body.map(|_| {
+        let error = plan.error_type();
+        quote! {
+            /// The error body of a request the router refused before any operation ran: a malformed
+            /// parameter or body, an unsupported content type, missing or rejected credentials, an unknown
+            /// route. Map [`RejectionKind`](crate::RejectionKind) to the spec's error codes; the response
+            /// status is `rejection.status`.
+            fn rejection(&self, rejection: &Rejection) -> #error;
+        }
+    });
+    let methods = plan.ops.iter().map(|op| method(op));
+    let body = quote! {
+        #[doc = #trait_doc]
+        pub trait #name: Send + Sync + 'static {
+            #principal
+            #rejection
+            #(#methods)*
+        }
+    };
+    let models = super::uses_path(&body, "models").then(|| quote! { use crate::models; });
+    let requests: Vec<_> = plan.ops.iter().map(|op| &op.request_name).collect();
+    let responses: Vec<_> = plan.ops.iter().map(|op| &op.response_name).collect();
+    let rejection_use =
+        (plan.uses_bearer || plan.error_body.is_some()).then(|| quote! { use crate::Rejection; });
+    quote! {
+        //! The trait to implement.
+        #models
+        #rejection_use
+        use crate::{ #(#requests,)* #(#responses,)* };
+
+        #body
+    }
+}
+
+fn method(op: &OpPlan) -> TokenStream {
+    let o = op.op;
+    let mut doc = o.summary.clone().unwrap_or_default();
+    push_paragraph(&mut doc, &format!("`{} {}`", o.method.as_str(), o.path));
+    if let Some(description) = &o.description {
+        push_paragraph(&mut doc, description.trim());
+    }
+    if o.deprecated {
+        push_paragraph(&mut doc, "**Deprecated.**");
+    }
+    let anonymous = o.security.iter().any(|r| r.schemes.is_empty());
+    let credentials = match (op.bearer, op.basic) {
+        (Need::Optional, Need::No) if anonymous => {
+            Some("Anonymous requests are allowed: `principal` is `None` without a bearer token.")
+        }
+        (Need::Optional, Need::No) => Some(
+            "`principal` is `None` when the request uses other credentials than a bearer token; the operation checks those.",
+        ),
+        (Need::Optional, _) if op.require_some_credentials => Some(
+            "Takes a bearer token (`principal`) or HTTP Basic credentials (`request.basic`); the router requires one of them.",
+        ),
+        (Need::Optional, _) => Some(
+            "Takes a bearer token (`principal`) or HTTP Basic credentials (`request.basic`), or neither.",
+        ),
+        (_, Need::Required) => Some("Requires HTTP Basic credentials (`request.basic`)."),
+        (_, Need::Optional) => {
+            Some("Takes HTTP Basic credentials (`request.basic`) if the request sends them.")
+        }
+        _ => None,
+    };
+    if let Some(credentials) = credentials {
+        push_paragraph(&mut doc, credentials);
+    }
+    for note in &op.notes {
+        push_paragraph(&mut doc, note);
+    }
+    let doc = doc_attrs(Some(&doc));
+    let fn_name = &op.fn_name;
+    let request = &op.request_name;
+    let response = &op.response_name;
+    let principal = match op.bearer {
+        Need::Required => quote! { principal: Self::Principal, },
+        Need::Optional => quote! { principal: Option<Self::Principal>, },
+        Need::No => TokenStream::new(),
+    };
+    quote! {
+        #doc
+        fn #fn_name(&self, #principal request: #request) -> impl Future<Output = #response> + Send;
+    }
+}

@@ -1,0 +1,175 @@
+//! The server crate: a trait with one method per operation, a request struct and a response enum per
+//! operation, and an axum router that authenticates, parses and validates every request before the
+//! trait sees it (oapi-codegen's strict server, in Rust). The shared machinery is static Rust under
+//! templates/server, copied into the crate, so the generated part stays small.
+
+mod api;
+mod plan;
+mod router;
+mod types;
+
+use super::{File, Options, Patterns, rust_file, template_file};
+use crate::ir::Api;
+use plan::Plan;
+use proc_macro2::{Spacing, TokenStream, TokenTree};
+use quote::quote;
+
+const REJECTION_TEMPLATE: &str = include_str!("../../../../templates/server/rejection.rs");
+const PARAMS_TEMPLATE: &str = include_str!("../../../../templates/server/params.rs");
+const BODY_TEMPLATE: &str = include_str!("../../../../templates/server/body.rs");
+const AUTH_TEMPLATE: &str = include_str!("../../../../templates/server/auth.rs");
+const RESPOND_TEMPLATE: &str = include_str!("../../../../templates/server/respond.rs");
+
+pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
+    let plan = Plan::new(api, patterns);
+    // A document without operations (a schema library) has no server.
+    if plan.ops.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(vec![
+        cargo_toml(api, opts),
+        rust_file(lib_rs(&plan, opts), opts, "src/lib.rs")?,
+        rust_file(api::api_rs(&plan), opts, "src/api.rs")?,
+        rust_file(types::requests_rs(&plan), opts, "src/requests.rs")?,
+        rust_file(types::responses_rs(&plan), opts, "src/responses.rs")?,
+        rust_file(router::router_rs(&plan), opts, "src/router.rs")?,
+        template_file(opts, "src/rejection.rs", REJECTION_TEMPLATE),
+        template_file(opts, "src/params.rs", PARAMS_TEMPLATE),
+        template_file(opts, "src/body.rs", BODY_TEMPLATE),
+        template_file(opts, "src/auth.rs", AUTH_TEMPLATE),
+        template_file(opts, "src/respond.rs", RESPOND_TEMPLATE),
+    ])
+}
+
+fn cargo_toml(api: &Api, opts: &Options) -> File {
+    let header = super::header(opts).replace("// ", "# ");
+    let contents = format!(
+        r#"{header}[package]
+name = "{name}"
+version = "{version}"
+edition = "2024"
+description = "Server (trait and axum router) of {title}, generated from its OpenAPI document"
+license = "MIT OR Apache-2.0"
+
+[lib]
+# Descriptions from the spec are documentation, not Rust examples.
+doctest = false
+
+[dependencies]
+{models} = {{ path = "../models" }}
+axum = {{ version = "0.8", default-features = false, features = ["http1", "http2", "matched-path", "tokio"] }}
+base64 = "0.22"
+chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
+form_urlencoded = "1"
+serde = {{ version = "1", features = ["derive"] }}
+serde_json = "1"
+serde_path_to_error = "0.1"
+serde_urlencoded = "0.7"
+uuid = {{ version = "1", features = ["serde"] }}
+"#,
+        name = opts.crate_name("server"),
+        version = opts.crate_version,
+        title = api.title.replace('"', "'"),
+        models = opts.crate_name("models"),
+    );
+    File {
+        path: "Cargo.toml".to_owned(),
+        contents,
+    }
+}
+
+fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
+    let api = plan.api;
+    let title = format!(
+        " Server of {} (version {}), generated from its OpenAPI document.",
+        api.title, api.version
+    );
+    let trait_name = &plan.trait_name;
+    let models = opts.crate_ident("models");
+    let crate_name = opts.crate_ident("server");
+    let usage = format!(
+        r#" Implement [`{trait_name}`] and serve it with [`router`]:
+
+ ```ignore
+ use {crate_name}::{{router, {trait_name}}};
+
+ let app = router(std::sync::Arc::new(MyService::new()));
+ let listener = tokio::net::TcpListener::bind("0.0.0.0:8080").await?;
+ {crate_name}::axum::serve(listener, app).await?;
+ ```
+
+ Every operation receives its request already authenticated, parsed and validated (path, query,
+ header and cookie parameters with their defaults applied, and the decoded body), and answers with
+ its response enum, one variant per documented status. Requests that fail any of this never reach
+ the trait: the router answers them with the API's error body, built by the trait from a
+ [`Rejection`]."#
+    );
+    let usage: Vec<&str> = usage.lines().collect();
+    let skipped = if plan.skipped.is_empty() {
+        TokenStream::new()
+    } else {
+        let mut lines = vec![String::new(), " ## Not generated".to_owned(), String::new()];
+        lines.extend(plan.skipped.iter().map(|s| format!(" - {s}")));
+        quote! { #( #![doc = #lines] )* }
+    };
+    quote! {
+        #![doc = #title]
+        #![doc = ""]
+        #( #![doc = #usage] )*
+        #skipped
+
+        mod api;
+        pub mod auth;
+        pub mod body;
+        pub mod params;
+        mod rejection;
+        mod requests;
+        pub mod respond;
+        mod responses;
+        mod router;
+
+        pub use #models as models;
+        pub use api::#trait_name;
+        pub use auth::BasicCredentials;
+        pub use axum;
+        pub use body::RawBody;
+        pub use rejection::{ErrorMessage, Rejection, RejectionKind};
+        pub use requests::*;
+        pub use responses::*;
+        pub use router::router;
+    }
+}
+
+/// The `use` items among `candidates` whose name the tokens mention: a module (lowercase) when it
+/// starts a path (`models::X`), a type when it appears at all.
+fn imports(tokens: &TokenStream, candidates: &[(&str, TokenStream)]) -> TokenStream {
+    let used = candidates.iter().filter(|(name, _)| {
+        if name.starts_with(|c: char| c.is_ascii_lowercase()) {
+            uses_path(tokens, name)
+        } else {
+            uses_ident(tokens, name)
+        }
+    });
+    let items = used.map(|(_, item)| item);
+    quote! { #(#items)* }
+}
+
+/// Whether `name::` occurs in the tokens.
+fn uses_path(tokens: &TokenStream, name: &str) -> bool {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    trees.iter().enumerate().any(|(i, tree)| match tree {
+        TokenTree::Ident(ident) if ident == name => {
+            matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == Spacing::Joint)
+        }
+        TokenTree::Group(group) => uses_path(&group.stream(), name),
+        _ => false,
+    })
+}
+
+fn uses_ident(tokens: &TokenStream, name: &str) -> bool {
+    tokens.clone().into_iter().any(|tree| match tree {
+        TokenTree::Ident(ident) => ident == name,
+        TokenTree::Group(group) => uses_ident(&group.stream(), name),
+        _ => false,
+    })
+}

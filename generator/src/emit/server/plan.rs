@@ -1,0 +1,1280 @@
+//! What the server crate holds, decided once before any token is printed: which operations can be
+//! routed, what credentials each takes, how each parameter is read and checked, which status each
+//! response variant stands for, and the API's error body.
+
+use crate::emit::rust::primitive;
+use crate::emit::{Patterns, TypePrinter, ident};
+use crate::ir::{
+    Api, Constraints, Media, Method, Operation, ParamLocation, Parameter, PathSegment, Primitive,
+    RequestBody, Response, SecurityKind, Status, TypeId, TypeKind, TypeRef,
+};
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+pub struct Plan<'a> {
+    pub api: &'a Api,
+    pub patterns: &'a Patterns,
+    pub printer: TypePrinter<'a>,
+    pub trait_name: Ident,
+    /// The schema most 4xx responses use: what the router answers its own rejections with.
+    pub error_body: Option<TypeId>,
+    /// Some operation takes a bearer token: the trait has `Principal` and `authenticate`.
+    pub uses_bearer: bool,
+    pub ops: Vec<OpPlan<'a>>,
+    /// `(axum path, [(method, index into ops)])`, in document order.
+    pub routes: Vec<(String, Vec<(Method, usize)>)>,
+    /// Operations left out, with the reason (listed in the crate documentation).
+    pub skipped: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    No,
+    Optional,
+    Required,
+}
+
+pub struct OpPlan<'a> {
+    pub op: &'a Operation,
+    pub fn_name: Ident,
+    pub request_name: Ident,
+    pub response_name: Ident,
+    pub bearer: Need,
+    pub basic: Need,
+    /// Bearer and Basic are both optional but one of them must be there.
+    pub require_some_credentials: bool,
+    pub fields: Vec<FieldPlan>,
+    pub responses: Vec<ResponsePlan>,
+    /// What the generated code does not do for this operation (shown in its documentation).
+    pub notes: Vec<String>,
+}
+
+/// Where a request field comes from: decides which reader the generated code sets up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Path,
+    Query,
+    Header,
+    Cookie,
+    Basic,
+    Body,
+}
+
+pub struct FieldPlan {
+    pub name: Ident,
+    pub doc: String,
+    pub ty: TokenStream,
+    /// An expression giving the value, with `?` for failures (uses `path`, `query`, `headers`,
+    /// `cookies`, `credentials`, `parts`, `raw_body`).
+    pub read: TokenStream,
+    pub source: Source,
+}
+
+pub struct ResponsePlan {
+    /// A rough size of the variant in bytes (see [`Plan::size_of`]).
+    pub size: usize,
+    pub variant: Ident,
+    pub status: StatusPlan,
+    pub doc: String,
+    pub body: Option<BodyPlan>,
+    pub headers: Vec<HeaderPlan>,
+}
+
+pub enum StatusPlan {
+    /// A documented code: the expression of its `StatusCode`.
+    Fixed(TokenStream),
+    /// `default` or a range: the implementer picks the status.
+    Chosen,
+}
+
+pub struct BodyPlan {
+    pub ty: TokenStream,
+    pub writer: Writer,
+}
+
+pub enum Writer {
+    Json,
+    Text,
+    Bytes(String),
+}
+
+pub struct HeaderPlan {
+    pub field: Ident,
+    /// As the spec spells it.
+    pub name: String,
+    /// Lowercase, checked to be a valid header name.
+    pub wire: String,
+    pub ty: TokenStream,
+    pub required: bool,
+    /// Written with `Display` (numbers, booleans, uuids) rather than as a string.
+    pub display: bool,
+    pub doc: Option<String>,
+}
+
+impl<'a> Plan<'a> {
+    pub fn new(api: &'a Api, patterns: &'a Patterns) -> Plan<'a> {
+        let printer = TypePrinter {
+            types: &api.types,
+            models: quote! { models:: },
+        };
+        let base = crate::naming::type_ident(&api.title);
+        let trait_name = if base.ends_with("Api") {
+            base
+        } else {
+            format!("{base}Api")
+        };
+        let mut plan = Plan {
+            api,
+            patterns,
+            printer,
+            trait_name: format_ident!("{}", trait_name),
+            error_body: error_body(api),
+            uses_bearer: false,
+            ops: Vec::new(),
+            routes: Vec::new(),
+            skipped: Vec::new(),
+        };
+        let mut route_names: HashMap<String, String> = HashMap::new();
+        let mut seen: BTreeSet<(String, Method)> = BTreeSet::new();
+        let mut type_names = HashSet::new();
+        for op in &api.operations {
+            let route = match route_path(op, &mut route_names) {
+                Ok(route) => route,
+                Err(reason) => {
+                    plan.skipped.push(format!(
+                        "`{} {}` (`{}`): {reason}.",
+                        op.method.as_str(),
+                        op.path,
+                        op.name
+                    ));
+                    continue;
+                }
+            };
+            if !seen.insert((route.clone(), op.method)) {
+                plan.skipped.push(format!(
+                    "`{} {}` (`{}`): another operation already answers this method at the same route.",
+                    op.method.as_str(),
+                    op.path,
+                    op.name
+                ));
+                continue;
+            }
+            let op_plan = plan.op_plan(op, &mut type_names);
+            plan.uses_bearer |= op_plan.bearer != Need::No;
+            let index = plan.ops.len();
+            plan.ops.push(op_plan);
+            match plan.routes.iter_mut().find(|(path, _)| *path == route) {
+                Some((_, methods)) => methods.push((op.method, index)),
+                None => plan.routes.push((route, vec![(op.method, index)])),
+            }
+        }
+        plan
+    }
+
+    /// The Rust type of the error body (`models::ErrorBody`, or the runtime's `ErrorMessage`).
+    pub fn error_type(&self) -> TokenStream {
+        match self.error_body {
+            Some(id) => self.printer.rust_type(&TypeRef::Named(id)),
+            None => quote! { ErrorMessage },
+        }
+    }
+
+    fn op_plan(&self, op: &'a Operation, type_names: &mut HashSet<String>) -> OpPlan<'a> {
+        // Distinct snake names can meet in camel case (`a_1`, `a1`): number the later one.
+        let camel = unique_type(&crate::naming::type_ident(&op.name), type_names);
+        // The trait's own methods keep their names; an operation called the same gets a `_`.
+        let fn_name = match op.name.as_str() {
+            "rejection" | "authenticate" => format!("{}_", op.name),
+            name => name.to_owned(),
+        };
+        let (bearer, basic, require_some_credentials) = self.credentials(op);
+        let mut notes = Vec::new();
+        let mut taken: HashSet<String> = op.parameters.iter().map(|p| p.name.clone()).collect();
+        taken.insert("body".to_owned());
+        let mut fields = Vec::new();
+        for p in &op.parameters {
+            if let Some(field) = self.param_field(op, p, &mut notes) {
+                fields.push(field);
+            }
+        }
+        for (scheme, location, key) in self.api_keys(op) {
+            let name = unique_field(&crate::naming::field_ident(&scheme), &mut taken);
+            fields.push(api_key_field(&name, &scheme, location, &key));
+        }
+        if basic != Need::No {
+            let name = unique_field("basic", &mut taken);
+            let (ty, doc) = match basic {
+                Need::Required => (
+                    quote! { BasicCredentials },
+                    "HTTP Basic credentials (`Authorization: Basic`).",
+                ),
+                _ => (
+                    quote! { Option<BasicCredentials> },
+                    "HTTP Basic credentials (`Authorization: Basic`), if the request sent them.",
+                ),
+            };
+            fields.push(FieldPlan {
+                name: ident(&name),
+                doc: doc.to_owned(),
+                ty,
+                read: quote! { credentials },
+                source: Source::Basic,
+            });
+        }
+        if let Some(body) = &op.body {
+            fields.push(self.body_field("body", body));
+        }
+        let responses = self.responses(op, &mut notes);
+        OpPlan {
+            op,
+            fn_name: ident(&fn_name),
+            request_name: format_ident!("{}Request", camel),
+            response_name: format_ident!("{}Response", camel),
+            bearer,
+            basic,
+            require_some_credentials,
+            fields,
+            responses,
+            notes,
+        }
+    }
+
+    /// Bearer and Basic needs from the operation's security alternatives. A scheme required by every
+    /// alternative is required; one named by some is optional. Schemes the router cannot check
+    /// (API keys, other HTTP schemes) count as "no credentials" here: the operation checks them.
+    fn credentials(&self, op: &Operation) -> (Need, Need, bool) {
+        if op.security.is_empty() {
+            return (Need::No, Need::No, false);
+        }
+        let kind = |name: &str| {
+            self.api
+                .security_schemes
+                .iter()
+                .find(|s| s.name == name)
+                .map(|s| &s.kind)
+        };
+        let is_bearer = |name: &String| {
+            matches!(
+                kind(name),
+                Some(SecurityKind::Bearer | SecurityKind::OAuth2ClientCredentials { .. })
+            )
+        };
+        let is_basic = |name: &String| matches!(kind(name), Some(SecurityKind::Basic));
+        let bearer: Vec<bool> = op
+            .security
+            .iter()
+            .map(|r| r.schemes.iter().any(is_bearer))
+            .collect();
+        let basic: Vec<bool> = op
+            .security
+            .iter()
+            .map(|r| r.schemes.iter().any(is_basic))
+            .collect();
+        let need = |found: &[bool]| {
+            if found.iter().all(|b| *b) {
+                Need::Required
+            } else if found.iter().any(|b| *b) {
+                Need::Optional
+            } else {
+                Need::No
+            }
+        };
+        let anonymous = bearer.iter().zip(&basic).any(|(a, b)| !a && !b);
+        let (bearer, basic) = (need(&bearer), need(&basic));
+        (
+            bearer,
+            basic,
+            !anonymous && bearer == Need::Optional && basic == Need::Optional,
+        )
+    }
+
+    /// API keys named by the operation's security: passed through raw, the operation checks them.
+    fn api_keys(&self, op: &Operation) -> Vec<(String, ParamLocation, String)> {
+        let mut keys: Vec<(String, ParamLocation, String)> = Vec::new();
+        for requirement in &op.security {
+            for name in &requirement.schemes {
+                let Some(scheme) = self.api.security_schemes.iter().find(|s| &s.name == name)
+                else {
+                    continue;
+                };
+                if let SecurityKind::ApiKey {
+                    location,
+                    name: key,
+                } = &scheme.kind
+                    && !keys.iter().any(|(s, _, _)| s == name)
+                {
+                    keys.push((name.clone(), *location, key.clone()));
+                }
+            }
+        }
+        keys
+    }
+
+    fn param_field(
+        &self,
+        op: &Operation,
+        p: &Parameter,
+        notes: &mut Vec<String>,
+    ) -> Option<FieldPlan> {
+        let wire = p.wire_name.as_str();
+        let mut doc = p.doc.clone().unwrap_or_default();
+        if p.deprecated {
+            push_paragraph(&mut doc, "**Deprecated.**");
+        }
+        let (reader, location) = match p.location {
+            ParamLocation::Path => (quote! { path }, quote! { params::In::Path }),
+            ParamLocation::Query => (quote! { query }, quote! { params::In::Query }),
+            ParamLocation::Header => (quote! { headers }, quote! { params::In::Header }),
+            ParamLocation::Cookie => (quote! { cookies }, quote! { params::In::Cookie }),
+        };
+        let path_index = if p.location == ParamLocation::Path {
+            let params = op.segments.iter().filter_map(|s| match s {
+                PathSegment::Param(name) => Some(name),
+                PathSegment::Literal(_) => None,
+            });
+            match params.enumerate().find(|(_, name)| *name == wire) {
+                Some((i, _)) => Some(Literal::usize_unsuffixed(i)),
+                None => {
+                    notes.push(format!("The path parameter `{wire}` does not occur in the path; it is not generated."));
+                    return None;
+                }
+            }
+        } else {
+            None
+        };
+        let shape = self.param_shape(&p.ty, p.location);
+        let source = match p.location {
+            ParamLocation::Path => Source::Path,
+            ParamLocation::Query => Source::Query,
+            ParamLocation::Header => Source::Header,
+            ParamLocation::Cookie => Source::Cookie,
+        };
+        let name = ident(&p.name);
+        let (value_ty, parse, check, list) = match &shape {
+            ParamShape::Scalar(scalar, check) => {
+                (scalar.ty.clone(), scalar.parse.clone(), *check, false)
+            }
+            ParamShape::List(scalar, check) => {
+                let t = &scalar.ty;
+                (quote! { Vec<#t> }, scalar.parse.clone(), *check, true)
+            }
+            ParamShape::Raw(reason) => {
+                push_paragraph(
+                    &mut doc,
+                    &format!("Passed through as the raw text: {reason}."),
+                );
+                let read = match p.location {
+                    ParamLocation::Path => {
+                        quote! { Some(#reader.required(#path_index, #wire, params::value::<String>)?) }
+                    }
+                    _ => quote! { #reader.optional(#wire, params::value::<String>)? },
+                };
+                return Some(FieldPlan {
+                    name,
+                    doc,
+                    ty: quote! { Option<String> },
+                    read,
+                    source,
+                });
+            }
+        };
+        let explode = p.explode;
+        let default = p
+            .default
+            .as_ref()
+            .and_then(|d| self.default_value(&p.ty, d, list));
+        if let (Some(value), None) = (&p.default, &default) {
+            push_paragraph(
+                &mut doc,
+                &format!("Default (not applied by the router): `{value}`."),
+            );
+        } else if let Some(value) = &p.default {
+            push_paragraph(&mut doc, &format!("Default: `{value}`."));
+        }
+        let required = p.required || p.location == ParamLocation::Path;
+        let (ty, read, optional) = match (p.location, list) {
+            (ParamLocation::Path, false) => (
+                value_ty,
+                quote! { path.required(#path_index, #wire, #parse)? },
+                false,
+            ),
+            (ParamLocation::Path, true) => (
+                value_ty,
+                quote! { path.required_list(#path_index, #wire, #parse)? },
+                false,
+            ),
+            (ParamLocation::Query, true) => {
+                let optional = quote! { query.optional_list(#wire, #explode, #parse)? };
+                match (&default, required) {
+                    (_, true) => (
+                        value_ty,
+                        quote! { query.required_list(#wire, #explode, #parse)? },
+                        false,
+                    ),
+                    (Some(default), false) => (value_ty, default.apply(optional), false),
+                    (None, false) => (quote! { Option<#value_ty> }, optional, true),
+                }
+            }
+            (_, true) => {
+                let optional = quote! { #reader.optional_list(#wire, #parse)? };
+                match (&default, required) {
+                    (_, true) => (
+                        value_ty,
+                        quote! { #reader.required_list(#wire, #parse)? },
+                        false,
+                    ),
+                    (Some(default), false) => (value_ty, default.apply(optional), false),
+                    (None, false) => (quote! { Option<#value_ty> }, optional, true),
+                }
+            }
+            (_, false) => {
+                let optional = quote! { #reader.optional(#wire, #parse)? };
+                match (&default, required) {
+                    (_, true) => (value_ty, quote! { #reader.required(#wire, #parse)? }, false),
+                    (Some(default), false) => (value_ty, default.apply(optional), false),
+                    (None, false) => (quote! { Option<#value_ty> }, optional, true),
+                }
+            }
+        };
+        let checks = self.checks(&quote! { value }, check, list, &p.constraints);
+        let read = if checks.is_empty() {
+            read
+        } else if optional {
+            quote! {{
+                let value = #read;
+                if let Some(value) = &value {
+                    params::check(#location, #wire, |path, errors| { #(#checks)* })?;
+                }
+                value
+            }}
+        } else {
+            quote! {{
+                let value = #read;
+                params::check(#location, #wire, |path, errors| { let value = &value; #(#checks)* })?;
+                value
+            }}
+        };
+        Some(FieldPlan {
+            name,
+            doc,
+            ty,
+            read,
+            source,
+        })
+    }
+
+    /// How a parameter's value is spelled and parsed.
+    fn param_shape(&self, ty: &TypeRef, location: ParamLocation) -> ParamShape {
+        let ty = self.resolve(ty);
+        if let Some((scalar, check)) = self.scalar(ty) {
+            return ParamShape::Scalar(scalar, check);
+        }
+        match ty {
+            TypeRef::Array(inner) if location != ParamLocation::Cookie => {
+                match self.scalar(self.resolve(inner)) {
+                    Some((scalar, check)) => ParamShape::List(scalar, check),
+                    None => ParamShape::Raw(
+                        "the generator does not decode lists of this item type".to_owned(),
+                    ),
+                }
+            }
+            TypeRef::Array(_) => {
+                ParamShape::Raw("the generator does not decode list cookies".to_owned())
+            }
+            TypeRef::Map(_) => {
+                ParamShape::Raw("the generator does not decode object parameters".to_owned())
+            }
+            TypeRef::Named(id) => ParamShape::Raw(format!(
+                "the generator does not decode `{}` from a parameter",
+                self.api.types[id.0].name
+            )),
+            _ => ParamShape::Raw(
+                "the generator does not decode this schema from a parameter".to_owned(),
+            ),
+        }
+    }
+
+    /// A rough size in bytes of the Rust type of `ty` (what clippy's `large_enum_variant` compares).
+    pub fn size_of(&self, ty: &TypeRef, depth: usize) -> usize {
+        if depth > 8 {
+            return 8;
+        }
+        match ty {
+            TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => match p {
+                Primitive::String | Primitive::Bytes => 24,
+                Primitive::Uuid => 16,
+                Primitive::DateTime => 12,
+                Primitive::I64 | Primitive::U64 | Primitive::F64 => 8,
+                _ => 4,
+            },
+            TypeRef::Array(_) | TypeRef::Map(_) => 24,
+            TypeRef::Nullable(inner) => self.size_of(inner, depth + 1) + 8,
+            TypeRef::Any => 80,
+            TypeRef::Null => 0,
+            TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                TypeKind::Struct(s) => {
+                    let fields: usize = s
+                        .fields
+                        .iter()
+                        .map(|f| {
+                            if f.boxed {
+                                8
+                            } else {
+                                self.size_of(&f.ty, depth + 1) + if f.required { 0 } else { 8 }
+                            }
+                        })
+                        .sum();
+                    fields
+                        + if matches!(s.additional, Some(crate::ir::Additional::Map(_))) {
+                            24
+                        } else {
+                            0
+                        }
+                }
+                TypeKind::Union(u) => {
+                    u.variants
+                        .iter()
+                        .map(|v| {
+                            if v.boxed {
+                                8
+                            } else {
+                                self.size_of(&v.ty, depth + 1)
+                            }
+                        })
+                        .max()
+                        .unwrap_or(0)
+                        + 8
+                }
+                TypeKind::Alias(inner) | TypeKind::Newtype(inner) => self.size_of(inner, depth + 1),
+                TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => 4,
+            },
+        }
+    }
+
+    /// Looks through aliases and nullability (a parameter that is absent is already `None`).
+    fn resolve<'t>(&'t self, mut ty: &'t TypeRef) -> &'t TypeRef {
+        for _ in 0..16 {
+            match ty {
+                TypeRef::Nullable(inner) => ty = inner,
+                TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                    TypeKind::Alias(inner) => ty = inner,
+                    _ => return ty,
+                },
+                _ => return ty,
+            }
+        }
+        ty
+    }
+
+    fn scalar(&self, ty: &TypeRef) -> Option<(Scalar, Check)> {
+        match ty {
+            TypeRef::Primitive(Primitive::Bytes) => None,
+            TypeRef::Primitive(Primitive::String) => {
+                Some((Scalar::value(quote! { String }), Check::Str))
+            }
+            TypeRef::Primitive(p) if p.is_integer() || p.is_float() => {
+                Some((Scalar::value(primitive(*p)), Check::Number(*p)))
+            }
+            TypeRef::Primitive(p) => Some((Scalar::value(primitive(*p)), Check::None)),
+            TypeRef::NumericString { number, pattern } => {
+                let t = primitive(*number);
+                let pattern = self.patterns.numeric_static(pattern);
+                let parse = quote! { params::numeric::<#t>(&models::patterns::#pattern) };
+                Some((Scalar { ty: t, parse }, Check::Number(*number)))
+            }
+            TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {
+                    let t = self.printer.rust_type(ty);
+                    let parse = quote! { params::from_str::<#t> };
+                    Some((Scalar { ty: t, parse }, Check::None))
+                }
+                _ => None,
+            },
+            TypeRef::Any => Some((Scalar::value(quote! { String }), Check::None)),
+            _ => None,
+        }
+    }
+
+    /// Checks of the constraints beyond the type; `value` is an expression of type `&T`.
+    fn checks(
+        &self,
+        value: &TokenStream,
+        check: Check,
+        list: bool,
+        c: &Constraints,
+    ) -> Vec<TokenStream> {
+        if !list {
+            return self.scalar_checks(value, check, c);
+        }
+        let mut checks = Vec::new();
+        if c.min_items.is_some() || c.max_items.is_some() {
+            let (min, max) = (opt_usize(c.min_items), opt_usize(c.max_items));
+            checks.push(
+                quote! { models::validation::items(#value.len(), path, #min, #max, errors); },
+            );
+        }
+        if c.unique_items {
+            checks.push(quote! { models::validation::unique(#value, path, errors); });
+        }
+        if let Some(items) = &c.items {
+            let item_checks = self.scalar_checks(&quote! { item }, check, items);
+            if !item_checks.is_empty() {
+                checks.push(quote! {
+                    for (i, item) in #value.iter().enumerate() {
+                        let path = models::validation::index(path, i);
+                        let path = path.as_str();
+                        #(#item_checks)*
+                    }
+                });
+            }
+        }
+        checks
+    }
+
+    fn scalar_checks(
+        &self,
+        value: &TokenStream,
+        check: Check,
+        c: &Constraints,
+    ) -> Vec<TokenStream> {
+        let mut checks = Vec::new();
+        match check {
+            Check::Str => {
+                if c.min_length.is_some() || c.max_length.is_some() {
+                    let (min, max) = (opt_usize(c.min_length), opt_usize(c.max_length));
+                    checks.push(
+                        quote! { models::validation::length(#value, path, #min, #max, errors); },
+                    );
+                }
+                if let Some(source) = &c.pattern
+                    && let Some(regex) = self.patterns.regex(source)
+                {
+                    checks.push(quote! { models::validation::pattern(#value, path, &models::patterns::#regex, #source, errors); });
+                }
+            }
+            Check::Number(p) => {
+                if c.minimum.is_some() || c.maximum.is_some() {
+                    let bound = |b: Option<f64>, exclusive: bool| match b {
+                        Some(b) => {
+                            let b = Literal::f64_suffixed(b);
+                            quote! { Some((#b, #exclusive)) }
+                        }
+                        None => quote! { None },
+                    };
+                    let min = bound(c.minimum, c.exclusive_minimum);
+                    let max = bound(c.maximum, c.exclusive_maximum);
+                    let as_f64 = match p {
+                        Primitive::F64 => quote! { *#value },
+                        // No lossless conversion exists; spec bounds are far inside f64's exact range.
+                        Primitive::I64 | Primitive::U64 => quote! { *#value as f64 },
+                        _ => quote! { f64::from(*#value) },
+                    };
+                    checks.push(
+                        quote! { models::validation::range(#as_f64, path, #min, #max, errors); },
+                    );
+                }
+            }
+            Check::None => {}
+        }
+        checks
+    }
+
+    /// The spec's default as a Rust value, when it can be written as one.
+    fn default_value(
+        &self,
+        ty: &TypeRef,
+        value: &serde_json::Value,
+        list: bool,
+    ) -> Option<DefaultValue> {
+        if list {
+            return value
+                .as_array()
+                .is_some_and(Vec::is_empty)
+                .then_some(DefaultValue::Empty);
+        }
+        match (self.resolve(ty), value) {
+            (TypeRef::Primitive(Primitive::String), serde_json::Value::String(s)) => {
+                Some(DefaultValue::Owned(quote! { #s.to_owned() }))
+            }
+            (TypeRef::Primitive(Primitive::Bool), serde_json::Value::Bool(b)) => {
+                Some(DefaultValue::Copy(quote! { #b }))
+            }
+            (
+                TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. },
+                serde_json::Value::Number(n),
+            ) => number_literal(*p, n).map(DefaultValue::Copy),
+            (named @ TypeRef::Named(id), v) => {
+                let def = &self.api.types[id.0];
+                let variant = match &def.kind {
+                    TypeKind::StringEnum(e) => e
+                        .variants
+                        .iter()
+                        .find(|x| Some(x.value.as_str()) == v.as_str())
+                        .map(|x| &x.name),
+                    TypeKind::IntEnum(e) => e
+                        .variants
+                        .iter()
+                        .find(|x| Some(x.value) == v.as_i64())
+                        .map(|x| &x.name),
+                    _ => None,
+                }?;
+                let t = self.printer.rust_type(named);
+                let variant = ident(variant);
+                Some(DefaultValue::Copy(quote! { #t::#variant }))
+            }
+            _ => None,
+        }
+    }
+
+    fn body_field(&self, name: &str, body: &RequestBody) -> FieldPlan {
+        let required = body.required;
+        let (ty, reader, media) = match (&body.media, &body.ty) {
+            (Media::Json, ty) => (self.printer.rust_type(ty), "json", "application/json"),
+            (Media::Form, ty) => (
+                self.printer.rust_type(ty),
+                "form",
+                "application/x-www-form-urlencoded",
+            ),
+            (Media::Text, TypeRef::Primitive(Primitive::String)) => {
+                (quote! { String }, "text", "text/plain")
+            }
+            (Media::Text, _) => (quote! { RawBody }, "raw", "text/plain"),
+            (Media::Multipart, _) => (quote! { RawBody }, "raw", "multipart/form-data"),
+            (Media::Binary(_), _) => (quote! { RawBody }, "raw", "application/octet-stream"),
+        };
+        let reader = if required {
+            format_ident!("{}", reader)
+        } else {
+            format_ident!("{}_optional", reader)
+        };
+        let generic =
+            if reader.to_string().starts_with("json") || reader.to_string().starts_with("form") {
+                quote! { ::<#ty> }
+            } else {
+                TokenStream::new()
+            };
+        let read = quote! { body::#reader #generic(Request::from_parts(parts, raw_body)).await? };
+        let ty = if required {
+            ty
+        } else {
+            quote! { Option<#ty> }
+        };
+        let mut doc = body
+            .doc
+            .clone()
+            .unwrap_or_else(|| "The request body.".to_owned());
+        let raw = matches!(body.media, Media::Multipart | Media::Binary(_))
+            || matches!((&body.media, &body.ty), (Media::Text, t) if *t != TypeRef::Primitive(Primitive::String));
+        let note = match (raw, &body.media) {
+            (true, Media::Binary(declared)) => {
+                format!("Media type: `{declared}` (any is accepted); passed through undecoded.")
+            }
+            (true, _) => format!("Media type: `{media}`; passed through undecoded."),
+            (false, _) => format!("Media type: `{media}`."),
+        };
+        push_paragraph(&mut doc, &note);
+        if !body.alternatives.is_empty() {
+            let others: Vec<String> = body.alternatives.iter().map(|m| format!("`{m}`")).collect();
+            push_paragraph(
+                &mut doc,
+                &format!(
+                    "Also documented but not accepted by the router: {}.",
+                    others.join(", ")
+                ),
+            );
+        }
+        FieldPlan {
+            name: ident(name),
+            doc,
+            ty,
+            read,
+            source: Source::Body,
+        }
+    }
+
+    fn responses(&self, op: &Operation, notes: &mut Vec<String>) -> Vec<ResponsePlan> {
+        let mut plans = Vec::new();
+        for r in &op.responses {
+            if let Status::Code(code) = r.status
+                && !(100..=999).contains(&code)
+            {
+                notes.push(format!(
+                    "The response `{code}` is not a valid HTTP status; it is not generated."
+                ));
+                continue;
+            }
+            plans.push(self.response(r, notes));
+        }
+        plans
+    }
+
+    fn response(&self, r: &Response, notes: &mut Vec<String>) -> ResponsePlan {
+        let (variant, status, label) = match r.status {
+            Status::Code(code) => {
+                let (variant, status) = match known_status(code) {
+                    Some((variant, constant)) => {
+                        let constant = format_ident!("{}", constant);
+                        (variant.to_owned(), quote! { StatusCode::#constant })
+                    }
+                    None => (format!("Status{code}"), quote! { respond::status(#code) }),
+                };
+                (variant, StatusPlan::Fixed(status), code.to_string())
+            }
+            Status::Range(digit) => (
+                format!("Status{digit}xx"),
+                StatusPlan::Chosen,
+                format!("{digit}XX"),
+            ),
+            Status::Default => (
+                "Default".to_owned(),
+                StatusPlan::Chosen,
+                "default".to_owned(),
+            ),
+        };
+        let body = r.body.as_ref().map(|b| match (&b.media, &b.ty) {
+            (Media::Json, ty) => BodyPlan {
+                ty: self.printer.rust_type(ty),
+                writer: Writer::Json,
+            },
+            (Media::Text, TypeRef::Primitive(Primitive::String)) => BodyPlan {
+                ty: quote! { String },
+                writer: Writer::Text,
+            },
+            (media, _) => {
+                let content_type = match media {
+                    Media::Binary(m) if is_header_value(m) && !m.contains('*') => m.clone(),
+                    Media::Text => "text/plain".to_owned(),
+                    Media::Form => "application/x-www-form-urlencoded".to_owned(),
+                    Media::Multipart => "multipart/form-data".to_owned(),
+                    _ => "application/octet-stream".to_owned(),
+                };
+                BodyPlan {
+                    ty: quote! { Bytes },
+                    writer: Writer::Bytes(content_type),
+                }
+            }
+        });
+        let mut taken: HashSet<String> = ["body", "status", "response", "value"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        let mut headers = Vec::new();
+        for h in &r.headers {
+            let wire = h.wire_name.to_ascii_lowercase();
+            if wire == "content-type" {
+                continue;
+            }
+            if !is_header_name(&wire) {
+                notes.push(format!(
+                    "The response header `{}` is not a valid header name; it is not generated.",
+                    h.wire_name
+                ));
+                continue;
+            }
+            let field = unique_field(&crate::naming::field_ident(&h.wire_name), &mut taken);
+            let (ty, display) = match self.resolve(&h.ty) {
+                TypeRef::Primitive(p)
+                    if p.is_integer()
+                        || p.is_float()
+                        || matches!(p, Primitive::Bool | Primitive::Uuid) =>
+                {
+                    (primitive(*p), true)
+                }
+                _ => (quote! { String }, false),
+            };
+            headers.push(HeaderPlan {
+                field: ident(&field),
+                name: h.wire_name.clone(),
+                wire,
+                ty,
+                required: h.required,
+                display,
+                doc: h.doc.clone(),
+            });
+        }
+        let doc = match &r.doc {
+            Some(d) => format!("`{label}`: {}", d.trim()),
+            None => format!("`{label}`."),
+        };
+        let body_size = r.body.as_ref().map_or(0, |b| match b.media {
+            Media::Json => self.size_of(&b.ty, 0),
+            _ => 32,
+        });
+        let status_size = if matches!(status, StatusPlan::Chosen) {
+            2
+        } else {
+            0
+        };
+        let size = body_size + status_size + 24 * headers.len();
+        ResponsePlan {
+            size,
+            variant: ident(&variant),
+            status,
+            doc,
+            body,
+            headers,
+        }
+    }
+}
+
+/// The schema most 4xx responses carry (then `default` and 5xx ones, for specs with no 4xx bodies).
+fn error_body(api: &Api) -> Option<TypeId> {
+    let count = |select: &dyn Fn(Status) -> bool| {
+        let mut counts: BTreeMap<TypeId, usize> = BTreeMap::new();
+        for r in api.operations.iter().flat_map(|op| &op.responses) {
+            if let (true, Some(body)) = (select(r.status), &r.body)
+                && body.media == Media::Json
+                && let TypeRef::Named(id) = body.ty
+            {
+                *counts.entry(id).or_default() += 1;
+            }
+        }
+        // Most uses wins; a tie goes to the type declared first.
+        counts
+            .into_iter()
+            .max_by_key(|(id, n)| (*n, std::cmp::Reverse(*id)))
+            .map(|(id, _)| id)
+    };
+    count(&|s| matches!(s, Status::Code(400..=499) | Status::Range(4))).or_else(|| {
+        count(&|s| {
+            matches!(
+                s,
+                Status::Default | Status::Code(500..=599) | Status::Range(5)
+            )
+        })
+    })
+}
+
+/// The axum route of an operation. axum (matchit) requires one name per parameter position after
+/// the same prefix (`/a/{id}` and `/a/{name}/b` conflict), so the first name seen at a position is
+/// used by every route through it; handlers read path parameters by position, not by name.
+fn route_path(op: &Operation, names: &mut HashMap<String, String>) -> Result<String, String> {
+    let mut key = String::new();
+    let mut route = String::new();
+    let mut used = HashSet::new();
+    for (i, segment) in op.segments.iter().enumerate() {
+        route.push('/');
+        match segment {
+            PathSegment::Literal(text) => {
+                if text.starts_with(':') || text.starts_with('*') {
+                    return Err(format!(
+                        "axum cannot match a literal path segment starting with `{}`",
+                        &text[..1]
+                    ));
+                }
+                route.push_str(&text.replace('{', "{{").replace('}', "}}"));
+                key.push('/');
+                key.push_str(text);
+            }
+            PathSegment::Param(name) => {
+                key.push_str("/{}");
+                let clean =
+                    name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !name.is_empty();
+                let candidate = if clean { name.clone() } else { format!("p{i}") };
+                let chosen = match names.get(&key) {
+                    Some(name) => name.clone(),
+                    None => {
+                        let mut name = candidate;
+                        while used.contains(&name) {
+                            name.push('_');
+                        }
+                        names.insert(key.clone(), name.clone());
+                        name
+                    }
+                };
+                if !used.insert(chosen.clone()) {
+                    return Err("the path repeats a parameter name".to_owned());
+                }
+                route.push('{');
+                route.push_str(&chosen);
+                route.push('}');
+            }
+        }
+    }
+    // The segments drop a trailing slash; axum matches it literally, so keep the spec's.
+    if route.is_empty() || (op.path.ends_with('/') && !route.ends_with('/')) {
+        route.push('/');
+    }
+    Ok(route)
+}
+
+enum ParamShape {
+    Scalar(Scalar, Check),
+    List(Scalar, Check),
+    /// Not decoded: the reason.
+    Raw(String),
+}
+
+struct Scalar {
+    ty: TokenStream,
+    /// An expression of type `impl Fn(&str) -> Result<T, String>`.
+    parse: TokenStream,
+}
+
+impl Scalar {
+    fn value(ty: TokenStream) -> Scalar {
+        let parse = quote! { params::value::<#ty> };
+        Scalar { ty, parse }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Check {
+    Str,
+    Number(Primitive),
+    None,
+}
+
+enum DefaultValue {
+    Copy(TokenStream),
+    Owned(TokenStream),
+    Empty,
+}
+
+impl DefaultValue {
+    fn apply(&self, optional: TokenStream) -> TokenStream {
+        match self {
+            DefaultValue::Copy(v) => quote! { #optional.unwrap_or(#v) },
+            DefaultValue::Owned(v) => quote! { #optional.unwrap_or_else(|| #v) },
+            DefaultValue::Empty => quote! { #optional.unwrap_or_default() },
+        }
+    }
+}
+
+fn api_key_field(name: &str, scheme: &str, location: ParamLocation, key: &str) -> FieldPlan {
+    let (read, source, place) = match location {
+        ParamLocation::Query => (
+            quote! { query.optional(#key, params::value::<String>)? },
+            Source::Query,
+            "query parameter",
+        ),
+        ParamLocation::Cookie => (
+            quote! { cookies.optional(#key, params::value::<String>)? },
+            Source::Cookie,
+            "cookie",
+        ),
+        _ => (
+            quote! { headers.optional(#key, params::value::<String>)? },
+            Source::Header,
+            "header",
+        ),
+    };
+    let doc = format!(
+        "The API key of the `{scheme}` scheme (the `{key}` {place}), if sent. The router does not check it."
+    );
+    FieldPlan {
+        name: ident(name),
+        doc,
+        ty: quote! { Option<String> },
+        read,
+        source,
+    }
+}
+
+fn unique_type(base: &str, taken: &mut HashSet<String>) -> String {
+    let mut name = base.to_owned();
+    let mut n = 2;
+    while !taken.insert(name.clone()) {
+        name = format!("{base}{n}");
+        n += 1;
+    }
+    name
+}
+
+fn unique_field(base: &str, taken: &mut HashSet<String>) -> String {
+    let mut name = base.to_owned();
+    while taken.contains(&name) || crate::naming::is_keyword(&name) {
+        name.push('_');
+    }
+    taken.insert(name.clone());
+    name
+}
+
+pub fn push_paragraph(doc: &mut String, text: &str) {
+    if !doc.trim().is_empty() {
+        doc.push_str("\n\n");
+    }
+    doc.push_str(text);
+}
+
+fn opt_usize(v: Option<usize>) -> TokenStream {
+    match v {
+        Some(n) => {
+            let n = Literal::usize_unsuffixed(n);
+            quote! { Some(#n) }
+        }
+        None => quote! { None },
+    }
+}
+
+fn number_literal(p: Primitive, n: &serde_json::Number) -> Option<TokenStream> {
+    let lit = match p {
+        Primitive::I8 => Literal::i8_suffixed(i8::try_from(n.as_i64()?).ok()?),
+        Primitive::I16 => Literal::i16_suffixed(i16::try_from(n.as_i64()?).ok()?),
+        Primitive::I32 => Literal::i32_suffixed(i32::try_from(n.as_i64()?).ok()?),
+        Primitive::I64 => Literal::i64_suffixed(n.as_i64()?),
+        Primitive::U8 => Literal::u8_suffixed(u8::try_from(n.as_u64()?).ok()?),
+        Primitive::U16 => Literal::u16_suffixed(u16::try_from(n.as_u64()?).ok()?),
+        Primitive::U32 => Literal::u32_suffixed(u32::try_from(n.as_u64()?).ok()?),
+        Primitive::U64 => Literal::u64_suffixed(n.as_u64()?),
+        Primitive::F32 => Literal::f32_suffixed(n.as_f64()? as f32),
+        Primitive::F64 => Literal::f64_suffixed(n.as_f64()?),
+        _ => return None,
+    };
+    Some(quote! { #lit })
+}
+
+/// RFC 9110 token characters, lowercase (what `HeaderName::from_static` accepts).
+fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.bytes().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || b"!#$%&'*+-.^_`|~".contains(&b)
+        })
+}
+
+fn is_header_value(value: &str) -> bool {
+    value.bytes().all(|b| (0x20..0x7f).contains(&b))
+}
+
+/// Variant names and `http::StatusCode` constants of the statuses that have a common name.
+fn known_status(code: u16) -> Option<(&'static str, &'static str)> {
+    Some(match code {
+        100 => ("Continue", "CONTINUE"),
+        101 => ("SwitchingProtocols", "SWITCHING_PROTOCOLS"),
+        200 => ("Ok", "OK"),
+        201 => ("Created", "CREATED"),
+        202 => ("Accepted", "ACCEPTED"),
+        203 => (
+            "NonAuthoritativeInformation",
+            "NON_AUTHORITATIVE_INFORMATION",
+        ),
+        204 => ("NoContent", "NO_CONTENT"),
+        205 => ("ResetContent", "RESET_CONTENT"),
+        206 => ("PartialContent", "PARTIAL_CONTENT"),
+        207 => ("MultiStatus", "MULTI_STATUS"),
+        300 => ("MultipleChoices", "MULTIPLE_CHOICES"),
+        301 => ("MovedPermanently", "MOVED_PERMANENTLY"),
+        302 => ("Found", "FOUND"),
+        303 => ("SeeOther", "SEE_OTHER"),
+        304 => ("NotModified", "NOT_MODIFIED"),
+        307 => ("TemporaryRedirect", "TEMPORARY_REDIRECT"),
+        308 => ("PermanentRedirect", "PERMANENT_REDIRECT"),
+        400 => ("BadRequest", "BAD_REQUEST"),
+        401 => ("Unauthorized", "UNAUTHORIZED"),
+        402 => ("PaymentRequired", "PAYMENT_REQUIRED"),
+        403 => ("Forbidden", "FORBIDDEN"),
+        404 => ("NotFound", "NOT_FOUND"),
+        405 => ("MethodNotAllowed", "METHOD_NOT_ALLOWED"),
+        406 => ("NotAcceptable", "NOT_ACCEPTABLE"),
+        407 => (
+            "ProxyAuthenticationRequired",
+            "PROXY_AUTHENTICATION_REQUIRED",
+        ),
+        408 => ("RequestTimeout", "REQUEST_TIMEOUT"),
+        409 => ("Conflict", "CONFLICT"),
+        410 => ("Gone", "GONE"),
+        411 => ("LengthRequired", "LENGTH_REQUIRED"),
+        412 => ("PreconditionFailed", "PRECONDITION_FAILED"),
+        413 => ("PayloadTooLarge", "PAYLOAD_TOO_LARGE"),
+        414 => ("UriTooLong", "URI_TOO_LONG"),
+        415 => ("UnsupportedMediaType", "UNSUPPORTED_MEDIA_TYPE"),
+        416 => ("RangeNotSatisfiable", "RANGE_NOT_SATISFIABLE"),
+        417 => ("ExpectationFailed", "EXPECTATION_FAILED"),
+        418 => ("ImATeapot", "IM_A_TEAPOT"),
+        421 => ("MisdirectedRequest", "MISDIRECTED_REQUEST"),
+        422 => ("UnprocessableEntity", "UNPROCESSABLE_ENTITY"),
+        423 => ("Locked", "LOCKED"),
+        424 => ("FailedDependency", "FAILED_DEPENDENCY"),
+        426 => ("UpgradeRequired", "UPGRADE_REQUIRED"),
+        428 => ("PreconditionRequired", "PRECONDITION_REQUIRED"),
+        429 => ("TooManyRequests", "TOO_MANY_REQUESTS"),
+        431 => (
+            "RequestHeaderFieldsTooLarge",
+            "REQUEST_HEADER_FIELDS_TOO_LARGE",
+        ),
+        451 => (
+            "UnavailableForLegalReasons",
+            "UNAVAILABLE_FOR_LEGAL_REASONS",
+        ),
+        500 => ("InternalServerError", "INTERNAL_SERVER_ERROR"),
+        501 => ("NotImplemented", "NOT_IMPLEMENTED"),
+        502 => ("BadGateway", "BAD_GATEWAY"),
+        503 => ("ServiceUnavailable", "SERVICE_UNAVAILABLE"),
+        504 => ("GatewayTimeout", "GATEWAY_TIMEOUT"),
+        505 => ("HttpVersionNotSupported", "HTTP_VERSION_NOT_SUPPORTED"),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn op(path: &str) -> Operation {
+        Operation {
+            id: String::new(),
+            name: String::new(),
+            method: Method::Get,
+            path: path.to_owned(),
+            segments: path
+                .split('/')
+                .filter(|s| !s.is_empty())
+                .map(
+                    |s| match s.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+                        Some(name) => PathSegment::Param(name.to_owned()),
+                        None => PathSegment::Literal(s.to_owned()),
+                    },
+                )
+                .collect(),
+            pointer: String::new(),
+            summary: None,
+            description: None,
+            tags: Vec::new(),
+            deprecated: false,
+            parameters: Vec::new(),
+            body: None,
+            responses: Vec::new(),
+            security: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn route_parameters_share_one_name_per_position() {
+        let mut names = HashMap::new();
+        assert_eq!(
+            route_path(&op("/pets/{id}"), &mut names).unwrap(),
+            "/pets/{id}"
+        );
+        assert_eq!(
+            route_path(&op("/pets/{petId}/toys"), &mut names).unwrap(),
+            "/pets/{id}/toys"
+        );
+        assert_eq!(
+            route_path(&op("/pets/mine"), &mut names).unwrap(),
+            "/pets/mine"
+        );
+        assert_eq!(route_path(&op("/"), &mut names).unwrap(), "/");
+    }
+
+    #[test]
+    fn segments_axum_cannot_match_are_refused() {
+        let mut names = HashMap::new();
+        assert!(route_path(&op("/a/:b"), &mut names).is_err());
+        assert!(route_path(&op("/a/*b"), &mut names).is_err());
+        assert_eq!(
+            route_path(&op("/a/{id}/{id}"), &mut names).unwrap(),
+            "/a/{id}/{id_}"
+        );
+        assert_eq!(route_path(&op("/files/"), &mut names).unwrap(), "/files/");
+    }
+
+    #[test]
+    fn status_names() {
+        assert_eq!(
+            known_status(415),
+            Some(("UnsupportedMediaType", "UNSUPPORTED_MEDIA_TYPE"))
+        );
+        assert_eq!(known_status(299), None);
+    }
+}

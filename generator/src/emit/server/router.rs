@@ -1,0 +1,299 @@
+//! The axum router: per operation a handler that reads the request (credentials, parameters, body)
+//! into its typed form, or answers the rejection with the API's error body, then calls the trait.
+
+use super::plan::{Need, OpPlan, Plan, Source};
+use crate::ir::Method;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+pub fn router_rs(plan: &Plan) -> TokenStream {
+    let api = &plan.trait_name;
+    let routes = plan.routes.iter().map(|(path, methods)| {
+        let chain = methods.iter().enumerate().map(|(i, (method, index))| {
+            let handler = format_ident!("handle_{}", plan.ops[*index].op.name);
+            let method = method_fn(*method);
+            if i == 0 {
+                quote! { #method(#handler::<A>) }
+            } else {
+                quote! { .#method(#handler::<A>) }
+            }
+        });
+        quote! { .route(#path, #(#chain)*) }
+    });
+    let handlers = plan.ops.iter().map(|op| handler(plan, op));
+    let has_error = plan.error_body.is_some();
+    let reject_fn = if has_error {
+        quote! {
+            /// Answers a rejection with the API's error body.
+            fn reject<A: #api>(api: &A, rejection: Rejection) -> Response {
+                let body = api.rejection(&rejection);
+                respond::rejection(&rejection, &body)
+            }
+        }
+    } else {
+        quote! {
+            /// Answers a rejection with `{"message": ...}` (the spec names no error body).
+            fn reject(rejection: Rejection) -> Response {
+                let body = ErrorMessage { message: rejection.message.clone() };
+                respond::rejection(&rejection, &body)
+            }
+        }
+    };
+    let reject_call = |rejection: TokenStream| {
+        if has_error {
+            quote! { reject(&*api, #rejection) }
+        } else {
+            quote! { reject(#rejection) }
+        }
+    };
+    let not_found = reject_call(quote! {
+        Rejection::new(RejectionKind::NotFound, format!("no operation matches {method} {}", uri.path()))
+    });
+    let not_allowed = reject_call(quote! {
+        Rejection::new(RejectionKind::MethodNotAllowed, format!("{} does not accept {method}", uri.path()))
+    });
+    let (fallback_generics, fallback_state, fallback_turbofish) = if has_error {
+        (
+            quote! { <A: #api> },
+            quote! { State(api): State<Arc<A>>, },
+            quote! { ::<A> },
+        )
+    } else {
+        (TokenStream::new(), TokenStream::new(), TokenStream::new())
+    };
+    let bearer_helpers = bearer_helpers(plan);
+    let router_doc = format!(
+        " Routes every operation of {} to `api`. A request that fails to authenticate, parse or validate is \
+         answered with the API's error body (see [`Rejection`]) before any operation runs; so are unknown \
+         routes (404) and methods (405).",
+        plan.api.title
+    );
+    let items = quote! {
+        #[doc = #router_doc]
+        ///
+        /// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.
+        pub fn router<A: #api>(api: Arc<A>) -> Router {
+            Router::new()
+                #(#routes)*
+                .fallback(route_not_found #fallback_turbofish)
+                .method_not_allowed_fallback(method_not_allowed #fallback_turbofish)
+                .with_state(api)
+        }
+
+        #(#handlers)*
+
+        #reject_fn
+
+        #bearer_helpers
+
+        /// Answers a path no operation matches (404).
+        async fn route_not_found #fallback_generics (#fallback_state method: Method, uri: Uri) -> Response {
+            #not_found
+        }
+
+        /// Answers a method the path does not accept (405; axum adds the `Allow` header).
+        async fn method_not_allowed #fallback_generics (#fallback_state method: Method, uri: Uri) -> Response {
+            #not_allowed
+        }
+    };
+    // Only the first method of a route is the free function (`get(...)`); the others are chained.
+    let mut methods: Vec<Method> = plan.routes.iter().map(|(_, m)| m[0].0).collect();
+    methods.sort();
+    methods.dedup();
+    let method_fns = methods.into_iter().map(method_fn);
+    let requests = plan.ops.iter().map(|op| &op.request_name);
+    let uses = super::imports(
+        &items,
+        &[
+            ("models", quote! { use crate::models; }),
+            ("auth", quote! { use crate::auth; }),
+            ("body", quote! { use crate::body; }),
+            ("params", quote! { use crate::params; }),
+            ("ErrorMessage", quote! { use crate::ErrorMessage; }),
+            ("HeaderMap", quote! { use axum::http::HeaderMap; }),
+        ],
+    );
+    quote! {
+        //! The axum router of the API.
+        #uses
+        use crate::{respond, Rejection, RejectionKind, #api, #(#requests),*};
+        use axum::extract::{Request, State};
+        use axum::http::{Method, Uri};
+        use axum::response::{IntoResponse, Response};
+        use axum::routing::{#(#method_fns),*};
+        use axum::Router;
+        use std::sync::Arc;
+
+        #items
+    }
+}
+
+fn method_fn(method: Method) -> proc_macro2::Ident {
+    format_ident!("{}", method.as_str().to_ascii_lowercase())
+}
+
+fn handler(plan: &Plan, op: &OpPlan) -> TokenStream {
+    let api = &plan.trait_name;
+    let o = op.op;
+    let doc = format!(" `{} {}`", o.method.as_str(), o.path);
+    let handle = format_ident!("handle_{}", o.name);
+    let fn_name = &op.fn_name;
+    let request_name = &op.request_name;
+    let bearer = op.bearer != Need::No;
+    if !bearer && op.fields.is_empty() {
+        return quote! {
+            #[doc = #doc]
+            async fn #handle<A: #api>(State(api): State<Arc<A>>) -> Response {
+                api.#fn_name(#request_name {}).await.into_response()
+            }
+        };
+    }
+    let read = format_ident!("read_{}", o.name);
+    let (api_arg, ok, call) = if bearer {
+        (
+            quote! { &*api, },
+            quote! { (principal, request) },
+            quote! { api.#fn_name(principal, request) },
+        )
+    } else {
+        (
+            TokenStream::new(),
+            quote! { request },
+            quote! { api.#fn_name(request) },
+        )
+    };
+    let reject = if plan.error_body.is_some() {
+        quote! { reject(&*api, rejection) }
+    } else {
+        quote! { reject(rejection) }
+    };
+    let reader = reader(plan, op, &read);
+    quote! {
+        #[doc = #doc]
+        async fn #handle<A: #api>(State(api): State<Arc<A>>, request: Request) -> Response {
+            match #read(#api_arg request).await {
+                Ok(#ok) => #call.await.into_response(),
+                Err(rejection) => #reject,
+            }
+        }
+
+        #reader
+    }
+}
+
+/// The function reading one operation's request: credentials first (nothing else is looked at for
+/// a caller that is not allowed in), then path, query, header and cookie parameters, the body last.
+fn reader(plan: &Plan, op: &OpPlan, read: &proc_macro2::Ident) -> TokenStream {
+    let api = &plan.trait_name;
+    let request_name = &op.request_name;
+    let uses = |source: Source| op.fields.iter().any(|f| f.source == source);
+    let mut steps = Vec::new();
+    match op.bearer {
+        Need::Required => {
+            steps.push(quote! { let principal = require_bearer(api, &parts.headers).await?; })
+        }
+        Need::Optional => {
+            steps.push(quote! { let principal = optional_bearer(api, &parts.headers).await?; })
+        }
+        Need::No => {}
+    }
+    match op.basic {
+        Need::Required => steps.push(quote! { let credentials = auth::basic(&parts.headers)?; }),
+        Need::Optional => {
+            steps.push(quote! { let credentials = auth::optional_basic(&parts.headers)?; })
+        }
+        Need::No => {}
+    }
+    if op.require_some_credentials {
+        steps.push(quote! {
+            if principal.is_none() && credentials.is_none() {
+                return Err(auth::missing_credentials());
+            }
+        });
+    }
+    if uses(Source::Path) {
+        steps.push(quote! { let path = params::Path::from_parts(&mut parts).await?; });
+    }
+    if uses(Source::Query) {
+        steps.push(quote! { let query = params::Query::parse(parts.uri.query()); });
+    }
+    if uses(Source::Header) {
+        steps.push(quote! { let headers = params::Headers(&parts.headers); });
+    }
+    if uses(Source::Cookie) {
+        steps.push(quote! { let cookies = params::Cookies::parse(&parts.headers); });
+    }
+    let fields = op.fields.iter().map(|f| {
+        let name = &f.name;
+        let read = &f.read;
+        quote! { #name: #read, }
+    });
+    let parts = if uses(Source::Path) {
+        quote! { mut parts }
+    } else {
+        quote! { parts }
+    };
+    let raw_body = if uses(Source::Body) {
+        quote! { raw_body }
+    } else {
+        quote! { _ }
+    };
+    let (generics, api_param, output, result) = match op.bearer {
+        Need::No => (
+            TokenStream::new(),
+            TokenStream::new(),
+            quote! { #request_name },
+            quote! { request },
+        ),
+        Need::Required => (
+            quote! { <A: #api> },
+            quote! { api: &A, },
+            quote! { (A::Principal, #request_name) },
+            quote! { (principal, request) },
+        ),
+        Need::Optional => (
+            quote! { <A: #api> },
+            quote! { api: &A, },
+            quote! { (Option<A::Principal>, #request_name) },
+            quote! { (principal, request) },
+        ),
+    };
+    let doc = format!(
+        " Reads the request of [`{}`]({}::{}), or the reason to refuse it.",
+        op.fn_name, api, op.fn_name
+    );
+    quote! {
+        #[doc = #doc]
+        async fn #read #generics (#api_param request: Request) -> Result<#output, Rejection> {
+            let (#parts, #raw_body) = request.into_parts();
+            #(#steps)*
+            let request = #request_name { #(#fields)* };
+            Ok(#result)
+        }
+    }
+}
+
+fn bearer_helpers(plan: &Plan) -> TokenStream {
+    let api = &plan.trait_name;
+    let required = plan.ops.iter().any(|op| op.bearer == Need::Required).then(|| {
+        quote! {
+            /// The principal of an operation that requires a bearer token.
+            async fn require_bearer<A: #api>(api: &A, headers: &HeaderMap) -> Result<A::Principal, Rejection> {
+                let token = auth::bearer_token(headers)?;
+                api.authenticate(token).await.map_err(auth::bearer_rejected)
+            }
+        }
+    });
+    let optional = plan.ops.iter().any(|op| op.bearer == Need::Optional).then(|| {
+        quote! {
+            /// The principal of an operation that also admits requests without a bearer token.
+            async fn optional_bearer<A: #api>(api: &A, headers: &HeaderMap) -> Result<Option<A::Principal>, Rejection> {
+                match auth::optional_bearer_token(headers)? {
+                    Some(token) => api.authenticate(token).await.map(Some).map_err(auth::bearer_rejected),
+                    None => Ok(None),
+                }
+            }
+        }
+    });
+    quote! { #required #optional }
+}

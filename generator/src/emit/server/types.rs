@@ -1,0 +1,221 @@
+//! The typed inputs and outputs of the operations: one request struct and one response enum each.
+
+use super::plan::{BodyPlan, OpPlan, Plan, ResponsePlan, StatusPlan, Writer};
+use crate::emit::doc_attrs;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+pub fn requests_rs(plan: &Plan) -> TokenStream {
+    let items = plan.ops.iter().map(|op| request_struct(op, plan));
+    let items = quote! { #(#items)* };
+    let uses = super::imports(
+        &items,
+        &[
+            ("models", quote! { use crate::models; }),
+            ("BasicCredentials", quote! { use crate::BasicCredentials; }),
+            ("RawBody", quote! { use crate::RawBody; }),
+        ],
+    );
+    quote! {
+        //! The input of each operation, parsed and validated by the router.
+        #uses
+
+        #items
+    }
+}
+
+fn request_struct(op: &OpPlan, plan: &Plan) -> TokenStream {
+    let name = &op.request_name;
+    let doc = format!(
+        " The parameters and body of [`{fn_name}`](crate::{trait_name}::{fn_name}): `{method} {path}`.",
+        fn_name = op.fn_name,
+        trait_name = plan.trait_name,
+        method = op.op.method.as_str(),
+        path = op.op.path,
+    );
+    let fields = op.fields.iter().map(|f| {
+        let doc = doc_attrs(Some(&f.doc));
+        let name = &f.name;
+        let ty = &f.ty;
+        quote! { #doc pub #name: #ty, }
+    });
+    quote! {
+        #[doc = #doc]
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct #name {
+            #(#fields)*
+        }
+    }
+}
+
+pub fn responses_rs(plan: &Plan) -> TokenStream {
+    let error = plan.error_type();
+    let items = plan.ops.iter().map(|op| response_enum(op, plan, &error));
+    let items = quote! { #(#items)* };
+    let uses = super::imports(
+        &items,
+        &[
+            ("models", quote! { use crate::models; }),
+            ("ErrorMessage", quote! { use crate::ErrorMessage; }),
+            ("Bytes", quote! { use axum::body::Bytes; }),
+        ],
+    );
+    quote! {
+        //! The output of each operation: one variant per documented status, each writing itself.
+        #uses
+        use crate::respond;
+        use axum::http::StatusCode;
+        use axum::response::{IntoResponse, Response};
+
+        #items
+    }
+}
+
+fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
+    let name = &op.response_name;
+    let doc = format!(
+        " The responses of [`{fn_name}`](crate::{trait_name}::{fn_name}).",
+        fn_name = op.fn_name,
+        trait_name = plan.trait_name,
+    );
+    let variants = op.responses.iter().map(variant);
+    let arms = op.responses.iter().map(arm);
+    // A model struct can be hundreds of bytes next to a small error body. The value lives for one
+    // response; boxing it would cost an allocation and every implementer a `Box::new`. Sizes are
+    // estimated, so the lint is allowed well below its threshold (200 bytes).
+    // With a `default` response every status is documented; otherwise `Other` answers the rest.
+    let documented_default = op.responses.iter().any(|r| r.variant == "Default");
+    let mut sizes: Vec<usize> = op.responses.iter().map(|r| r.size).collect();
+    if !documented_default {
+        sizes.push(
+            2 + plan
+                .error_body
+                .map_or(24, |id| plan.size_of(&crate::ir::TypeRef::Named(id), 0)),
+        );
+    }
+    sizes.sort_unstable_by(|a, b| b.cmp(a));
+    let large = (sizes.len() > 1 && sizes[0] > sizes[1] + 100).then(|| {
+        quote! { #[allow(clippy::large_enum_variant, reason = "built once per request and written out at once")] }
+    });
+    let (other, other_arm) = if documented_default {
+        (TokenStream::new(), TokenStream::new())
+    } else {
+        (
+            quote! {
+                /// A status the spec does not document for this operation, with the API's error body.
+                Other(StatusCode, #error),
+            },
+            quote! { Self::Other(status, body) => respond::json(status, &body), },
+        )
+    };
+    quote! {
+        #[doc = #doc]
+        #[derive(Debug, Clone, PartialEq)]
+        #large
+        pub enum #name {
+            #(#variants)*
+            #other
+        }
+
+        impl IntoResponse for #name {
+            fn into_response(self) -> Response {
+                match self {
+                    #(#arms)*
+                    #other_arm
+                }
+            }
+        }
+    }
+}
+
+fn variant(r: &ResponsePlan) -> TokenStream {
+    let doc = doc_attrs(Some(&r.doc));
+    let name = &r.variant;
+    let chosen = matches!(r.status, StatusPlan::Chosen);
+    if r.headers.is_empty() {
+        let status = chosen.then(|| quote! { StatusCode });
+        let body = r.body.as_ref().map(|b| &b.ty);
+        let fields: Vec<TokenStream> = status.into_iter().chain(body.cloned()).collect();
+        if fields.is_empty() {
+            return quote! { #doc #name, };
+        }
+        return quote! { #doc #name(#(#fields),*), };
+    }
+    let status = chosen.then(|| quote! { status: StatusCode, });
+    let body = r.body.as_ref().map(|b| {
+        let ty = &b.ty;
+        quote! { body: #ty, }
+    });
+    let headers = r.headers.iter().map(|h| {
+        let field = &h.field;
+        let ty = &h.ty;
+        let ty = if h.required {
+            quote! { #ty }
+        } else {
+            quote! { Option<#ty> }
+        };
+        let mut text = format!("The `{}` header.", h.name);
+        if let Some(d) = &h.doc {
+            text = format!("{text} {}", d.trim());
+        }
+        let doc = doc_attrs(Some(&text));
+        quote! { #doc #field: #ty, }
+    });
+    quote! {
+        #doc
+        #name { #status #body #(#headers)* },
+    }
+}
+
+fn arm(r: &ResponsePlan) -> TokenStream {
+    let name = &r.variant;
+    let status = match &r.status {
+        StatusPlan::Fixed(expr) => expr.clone(),
+        StatusPlan::Chosen => quote! { status },
+    };
+    let write = match &r.body {
+        Some(BodyPlan {
+            writer: Writer::Json,
+            ..
+        }) => quote! { respond::json(#status, &body) },
+        Some(BodyPlan {
+            writer: Writer::Text,
+            ..
+        }) => quote! { respond::text(#status, body) },
+        Some(BodyPlan {
+            writer: Writer::Bytes(content_type),
+            ..
+        }) => quote! { respond::bytes(#status, #content_type, body) },
+        None => quote! { respond::empty(#status) },
+    };
+    let chosen = matches!(r.status, StatusPlan::Chosen);
+    if r.headers.is_empty() {
+        let status = chosen.then(|| quote! { status });
+        let body = r.body.as_ref().map(|_| quote! { body });
+        let bindings: Vec<TokenStream> = status.into_iter().chain(body).collect();
+        if bindings.is_empty() {
+            return quote! { Self::#name => #write, };
+        }
+        return quote! { Self::#name(#(#bindings),*) => #write, };
+    }
+    let status_binding = chosen.then(|| quote! { status, });
+    let body_binding = r.body.as_ref().map(|_| quote! { body, });
+    let fields: Vec<_> = r.headers.iter().map(|h| &h.field).collect();
+    let sets = r.headers.iter().map(|h| {
+        let field = &h.field;
+        let wire = &h.wire;
+        let value = if h.display { quote! { &value.to_string() } } else { quote! { &value } };
+        if h.required {
+            quote! { { let value = #field; respond::header(&mut response, #wire, #value); } }
+        } else {
+            quote! { if let Some(value) = #field { respond::header(&mut response, #wire, #value); } }
+        }
+    });
+    quote! {
+        Self::#name { #status_binding #body_binding #(#fields),* } => {
+            let mut response = #write;
+            #(#sets)*
+            response
+        }
+    }
+}

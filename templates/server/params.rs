@@ -1,0 +1,375 @@
+//! Reading path, query, header and cookie parameters into typed values. Copied verbatim by openapi-gen.
+//!
+//! A value is parsed by a function `&str -> Result<T, String>` whose message says what is wrong with
+//! the value; the reader adds which parameter it was, so every message names it.
+
+use crate::models::validation::ValidationError;
+use crate::models::wire::{NumericPattern, WireNumber, parse_numeric};
+use crate::rejection::{Rejection, RejectionKind};
+use axum::extract::{FromRequestParts, RawPathParams};
+use axum::http::HeaderMap;
+use axum::http::request::Parts;
+use std::borrow::Cow;
+use std::fmt::Display;
+use std::str::FromStr;
+
+/// Where a parameter is read from, as messages name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum In {
+    Path,
+    Query,
+    Header,
+    Cookie,
+}
+
+impl In {
+    fn describe(self) -> &'static str {
+        match self {
+            In::Path => "path parameter",
+            In::Query => "query parameter",
+            In::Header => "header",
+            In::Cookie => "cookie",
+        }
+    }
+}
+
+/// The rejection of parameter `name`: `query parameter `take`: must be at most 500 (is 501)`.
+pub fn invalid(location: In, name: &str, problem: impl Display) -> Rejection {
+    Rejection::new(
+        RejectionKind::InvalidParameter,
+        format!("{} `{name}`: {problem}", location.describe()),
+    )
+}
+
+/// The path parameters of the matched route, percent-decoded, in path order.
+pub struct Path(RawPathParams);
+
+impl Path {
+    pub async fn from_parts(parts: &mut Parts) -> Result<Self, Rejection> {
+        match RawPathParams::from_request_parts(parts, &()).await {
+            Ok(params) => Ok(Path(params)),
+            Err(e) => Err(Rejection::new(
+                RejectionKind::InvalidParameter,
+                e.body_text(),
+            )),
+        }
+    }
+
+    fn raw(&self, index: usize, name: &str) -> Result<&str, Rejection> {
+        self.0
+            .iter()
+            .nth(index)
+            .map(|(_, value)| value)
+            .ok_or_else(|| invalid(In::Path, name, "is missing"))
+    }
+
+    /// The parameter at `index` in the path (named `name` in the spec).
+    pub fn required<T>(
+        &self,
+        index: usize,
+        name: &str,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<T, Rejection> {
+        parse(self.raw(index, name)?).map_err(|problem| invalid(In::Path, name, problem))
+    }
+
+    /// A list parameter (`style: simple`: items separated by commas).
+    pub fn required_list<T>(
+        &self,
+        index: usize,
+        name: &str,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Vec<T>, Rejection> {
+        split_list(self.raw(index, name)?, &parse)
+            .map_err(|problem| invalid(In::Path, name, problem))
+    }
+}
+
+/// The query string, decoded once (`application/x-www-form-urlencoded` rules, `+` is a space).
+pub struct Query<'a> {
+    pairs: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+}
+
+impl<'a> Query<'a> {
+    pub fn parse(raw: Option<&'a str>) -> Self {
+        Query {
+            pairs: raw
+                .map(|q| form_urlencoded::parse(q.as_bytes()).collect())
+                .unwrap_or_default(),
+        }
+    }
+
+    fn values<'s>(&'s self, name: &'s str) -> impl Iterator<Item = &'s str> + 's {
+        self.pairs
+            .iter()
+            .filter(move |(key, _)| key == name)
+            .map(|(_, value)| value.as_ref())
+    }
+
+    /// A scalar parameter; absent is `None`, given twice is an error.
+    pub fn optional<T>(
+        &self,
+        name: &str,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Option<T>, Rejection> {
+        let mut values = self.values(name);
+        let Some(first) = values.next() else {
+            return Ok(None);
+        };
+        if values.next().is_some() {
+            return Err(invalid(In::Query, name, "is given more than once"));
+        }
+        parse(first)
+            .map(Some)
+            .map_err(|problem| invalid(In::Query, name, problem))
+    }
+
+    pub fn required<T>(
+        &self,
+        name: &str,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<T, Rejection> {
+        self.optional(name, parse)?
+            .ok_or_else(|| invalid(In::Query, name, "is required"))
+    }
+
+    /// A list parameter: `?id=1&id=2` when `explode` (the default), `?id=1,2` otherwise. Absent is `None`.
+    pub fn optional_list<T>(
+        &self,
+        name: &str,
+        explode: bool,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Option<Vec<T>>, Rejection> {
+        let mut values = self.values(name).peekable();
+        if values.peek().is_none() {
+            return Ok(None);
+        }
+        let parsed = if explode {
+            values.map(&parse).collect::<Result<Vec<T>, String>>()
+        } else {
+            let joined: Vec<&str> = values.collect();
+            split_list(&joined.join(","), &parse)
+        };
+        parsed
+            .map(Some)
+            .map_err(|problem| invalid(In::Query, name, problem))
+    }
+
+    pub fn required_list<T>(
+        &self,
+        name: &str,
+        explode: bool,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Vec<T>, Rejection> {
+        self.optional_list(name, explode, parse)?
+            .ok_or_else(|| invalid(In::Query, name, "is required"))
+    }
+}
+
+/// Request headers, looked up by case-insensitive name.
+pub struct Headers<'a>(pub &'a HeaderMap);
+
+impl Headers<'_> {
+    fn raw(&self, name: &str) -> Result<Option<&str>, Rejection> {
+        match self.0.get(name) {
+            None => Ok(None),
+            Some(value) => value
+                .to_str()
+                .map(Some)
+                .map_err(|_| invalid(In::Header, name, "is not visible ASCII text")),
+        }
+    }
+
+    pub fn optional<T>(
+        &self,
+        name: &str,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Option<T>, Rejection> {
+        match self.raw(name)? {
+            None => Ok(None),
+            Some(raw) => parse(raw.trim())
+                .map(Some)
+                .map_err(|problem| invalid(In::Header, name, problem)),
+        }
+    }
+
+    pub fn required<T>(
+        &self,
+        name: &str,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<T, Rejection> {
+        self.optional(name, parse)?
+            .ok_or_else(|| invalid(In::Header, name, "is required"))
+    }
+
+    /// A list header: items separated by commas.
+    pub fn optional_list<T>(
+        &self,
+        name: &str,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Option<Vec<T>>, Rejection> {
+        match self.raw(name)? {
+            None => Ok(None),
+            Some(raw) => split_list(raw, &parse)
+                .map(Some)
+                .map_err(|problem| invalid(In::Header, name, problem)),
+        }
+    }
+
+    pub fn required_list<T>(
+        &self,
+        name: &str,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Vec<T>, Rejection> {
+        self.optional_list(name, parse)?
+            .ok_or_else(|| invalid(In::Header, name, "is required"))
+    }
+}
+
+/// The `name=value` pairs of the `Cookie` headers.
+pub struct Cookies<'a> {
+    pairs: Vec<(&'a str, &'a str)>,
+}
+
+impl<'a> Cookies<'a> {
+    pub fn parse(headers: &'a HeaderMap) -> Self {
+        let pairs = headers
+            .get_all(axum::http::header::COOKIE)
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .flat_map(|line| line.split(';'))
+            .filter_map(|pair| pair.trim().split_once('='))
+            .map(|(name, value)| (name.trim(), value.trim().trim_matches('"')))
+            .collect();
+        Cookies { pairs }
+    }
+
+    pub fn optional<T>(
+        &self,
+        name: &str,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Option<T>, Rejection> {
+        match self.pairs.iter().find(|(key, _)| *key == name) {
+            None => Ok(None),
+            Some((_, raw)) => parse(raw)
+                .map(Some)
+                .map_err(|problem| invalid(In::Cookie, name, problem)),
+        }
+    }
+
+    pub fn required<T>(
+        &self,
+        name: &str,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<T, Rejection> {
+        self.optional(name, parse)?
+            .ok_or_else(|| invalid(In::Cookie, name, "is required"))
+    }
+}
+
+fn split_list<T>(raw: &str, parse: &impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, String> {
+    if raw.is_empty() {
+        return Ok(Vec::new());
+    }
+    raw.split(',').map(parse).collect()
+}
+
+/// Checks the constraints a parameter's schema states beyond its type, with the models' validation
+/// functions (`check` receives the path to report and the list to append to).
+pub fn check(
+    location: In,
+    name: &str,
+    check: impl FnOnce(&str, &mut Vec<ValidationError>),
+) -> Result<(), Rejection> {
+    let mut errors = Vec::new();
+    check("", &mut errors);
+    if errors.is_empty() {
+        return Ok(());
+    }
+    let problems: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    Err(invalid(location, name, problems.join("; ")))
+}
+
+/// A scalar as a URL or header spells it.
+pub trait FromParam: Sized {
+    fn from_param(s: &str) -> Result<Self, String>;
+}
+
+/// Parses a [`FromParam`] value (strings, booleans, numbers, uuids, dates).
+pub fn value<T: FromParam>(s: &str) -> Result<T, String> {
+    T::from_param(s)
+}
+
+/// Parses a value with its `FromStr` (the models' enums: their messages list the allowed values).
+pub fn from_str<T: FromStr<Err: Display>>(s: &str) -> Result<T, String> {
+    s.parse().map_err(|e: T::Err| e.to_string())
+}
+
+/// Parses a number that the spec also accepts as a string matching `pattern`.
+pub fn numeric<T: WireNumber>(
+    pattern: &'static NumericPattern,
+) -> impl Fn(&str) -> Result<T, String> {
+    move |s| parse_numeric(s, pattern)
+}
+
+impl FromParam for String {
+    fn from_param(s: &str) -> Result<Self, String> {
+        Ok(s.to_owned())
+    }
+}
+
+impl FromParam for bool {
+    fn from_param(s: &str) -> Result<Self, String> {
+        match s {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => Err(format!("\"{s}\" is not a boolean (true or false)")),
+        }
+    }
+}
+
+macro_rules! integer_param {
+    ($($t:ty),*) => {$(
+        impl FromParam for $t {
+            fn from_param(s: &str) -> Result<Self, String> {
+                s.parse().map_err(|_| match s.parse::<i128>() {
+                    Ok(_) => format!("{s} is out of range for {}", stringify!($t)),
+                    Err(_) => format!("\"{s}\" is not an integer"),
+                })
+            }
+        }
+    )*};
+}
+integer_param!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+macro_rules! float_param {
+    ($($t:ty),*) => {$(
+        impl FromParam for $t {
+            fn from_param(s: &str) -> Result<Self, String> {
+                s.parse::<$t>().ok().filter(|v| v.is_finite()).ok_or_else(|| format!("\"{s}\" is not a number"))
+            }
+        }
+    )*};
+}
+float_param!(f32, f64);
+
+impl FromParam for uuid::Uuid {
+    fn from_param(s: &str) -> Result<Self, String> {
+        uuid::Uuid::try_parse(s).map_err(|_| format!("\"{s}\" is not a valid uuid"))
+    }
+}
+
+impl FromParam for chrono::DateTime<chrono::Utc> {
+    fn from_param(s: &str) -> Result<Self, String> {
+        chrono::DateTime::parse_from_rfc3339(s)
+            .map(|t| t.with_timezone(&chrono::Utc))
+            .map_err(|_| format!("\"{s}\" is not an RFC 3339 date-time"))
+    }
+}
+
+impl FromParam for chrono::NaiveDate {
+    fn from_param(s: &str) -> Result<Self, String> {
+        chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d")
+            .map_err(|_| format!("\"{s}\" is not a date (YYYY-MM-DD)"))
+    }
+}
