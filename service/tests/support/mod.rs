@@ -1,0 +1,134 @@
+//! A real service for tests: its router on a 127.0.0.1 port, a SQLite file in a temporary folder,
+//! and generated clients that talk to it.
+
+#![allow(dead_code, reason = "each test binary uses part of the harness")]
+
+use asset_alerting_client::Client;
+use asset_alerting_client::models::*;
+use asset_alerting_service::app::App;
+use asset_alerting_service::config::Config;
+use std::collections::BTreeMap;
+use tokio::sync::oneshot;
+use uuid::Uuid;
+
+pub const ROOT_SECRET: &str = "root-secret-for-tests";
+
+pub struct TestService {
+    pub base: String,
+    pub root: Uuid,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+pub fn config(dir: &tempfile::TempDir, root: Uuid) -> Config {
+    let mut config = Config::for_database(format!("sqlite://{}", dir.path().join("service.db").display()));
+    config.root_account_id = Some(root);
+    config.root_client_secret = Some(ROOT_SECRET.to_owned());
+    config
+}
+
+impl TestService {
+    pub async fn start(config: Config) -> TestService {
+        let root = config.root_account_id.expect("tests name the root account");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let mut config = config;
+        config.public_base_url = Some(base.clone());
+        let app = App::build(&config).await.unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            app.serve(listener, async move {
+                let _ = stopped.await;
+            })
+            .await
+            .unwrap();
+        });
+        TestService { base, root, stop: Some(stop), task: Some(task) }
+    }
+
+    /// Stops gracefully: requests in flight finish, the database is closed.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            task.await.unwrap();
+        }
+    }
+
+    pub fn client(&self, id: Uuid, secret: &str) -> Client {
+        Client::builder(&self.base).client_credentials(id.to_string(), secret).build().unwrap()
+    }
+
+    pub fn root_client(&self) -> Client {
+        self.client(self.root, ROOT_SECRET)
+    }
+
+    pub fn anonymous(&self) -> Client {
+        Client::new(&self.base).unwrap()
+    }
+
+    pub fn with_token(&self, token: &str) -> Client {
+        Client::builder(&self.base).bearer_token(token).build().unwrap()
+    }
+}
+
+/// A child account of `parent`, with a client acting for it.
+pub async fn child(service: &TestService, parent_client: &Client, parent: Uuid, name: &str) -> (Uuid, Client) {
+    let created = parent_client
+        .create_account(
+            parent,
+            CreateAccountRequest {
+                name: name.to_owned(),
+                friendly_name: Some(format!("{name} Ltd")),
+                culture: Some("en-GB".to_owned()),
+                technical_email_address: Some(format!("ops@{name}.example")),
+                callback_uri: Some(format!("https://{name}.example/hook")),
+            },
+        )
+        .send()
+        .await
+        .unwrap();
+    (created.id, service.client(created.id, &created.client_secret))
+}
+
+pub fn asset_input(external_id: &str) -> AssetInput {
+    AssetInput {
+        external_id: external_id.to_owned(),
+        name: format!("Vehicle {external_id}"),
+        tier: AssetTier::Basic,
+        disabled_events: Some(BTreeMap::new()),
+        telemetry_rules: None,
+    }
+}
+
+pub fn square(lon: f64, lat: f64) -> GeoJsonPolygon {
+    GeoJsonPolygon {
+        r#type: GeoJsonPolygonType::Polygon,
+        coordinates: vec![vec![vec![lon, lat], vec![lon + 0.1, lat], vec![lon + 0.1, lat + 0.1], vec![lon, lat]]],
+    }
+}
+
+pub fn geofence_input(external_id: &str, name: &str) -> GeofenceInput {
+    GeofenceInput { external_id: external_id.to_owned(), name: name.to_owned(), polygon: square(13.0, 52.0) }
+}
+
+pub fn rule_input(event_type: EventType, order: i32, inside: Vec<Uuid>) -> AlertRuleInput {
+    AlertRuleInput {
+        event_type,
+        order,
+        recipient: Recipient {
+            culture: "de-DE".to_owned(),
+            time_zone: "Europe/Berlin".to_owned(),
+            phone_number: Some("+4915112345678".to_owned()),
+            description: Some("Dispatch".to_owned()),
+        },
+        channel: Channel { r#type: ChannelType::Sms, call: None, sms: Some(SmsChannel { is_interactive: false }), telegram: None, email: None },
+        is_disabled: false,
+        days_of_week: vec![DayOfWeek::Monday],
+        time_of_day: Some(TimeOfDay { from: "22:00".to_owned(), to: "06:00".to_owned() }),
+        dates: None,
+        inside_geofences: inside,
+        outside_geofences: vec![],
+    }
+}
