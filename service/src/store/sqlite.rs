@@ -16,14 +16,15 @@ pub struct SqliteStore {
     pool: SqlitePool,
 }
 
+/// The migrations in migrations/, embedded in the binary (in version order).
 fn migrator() -> Migrator {
-    Migrator::with_migrations(vec![Migration::new(
-        1,
-        "init".into(),
-        MigrationType::Simple,
-        include_str!("../../migrations/0001_init.sql").into_sql_str(),
-        false,
-    )])
+    let migration = |version, description: &'static str, sql: &'static str| {
+        Migration::new(version, description.into(), MigrationType::Simple, sql.into_sql_str(), false)
+    };
+    Migrator::with_migrations(vec![
+        migration(1, "init", include_str!("../../migrations/0001_init.sql")),
+        migration(2, "covering listing index", include_str!("../../migrations/0002_covering_listing_index.sql")),
+    ])
 }
 
 /// Timestamps are stored as RFC 3339 text in UTC with a fixed precision, so text order is time order.
