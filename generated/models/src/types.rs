@@ -70,24 +70,31 @@ pub struct CreateAccountRequest {
     #[serde(
         rename = "friendlyName",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
     )]
     pub friendly_name: Option<String>,
     /// Default culture as a BCP 47 tag, for example en-US.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
     pub culture: Option<String>,
     /// E-mail address for technical notices.
     #[serde(
         rename = "technicalEmailAddress",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
     )]
     pub technical_email_address: Option<String>,
     /// Absolute URI reserved for future event delivery (not used yet).
     #[serde(
         rename = "callbackUri",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
     )]
     pub callback_uri: Option<String>,
 }
@@ -376,7 +383,12 @@ pub struct Asset {
     )]
     pub telemetry_rules: Option<TelemetryRules>,
     /// True when the asset has been (soft-)deleted; absent means false.
-    #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "isDeleted",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
     pub is_deleted: Option<bool>,
 }
 
@@ -395,7 +407,8 @@ pub struct AssetInput {
     #[serde(
         rename = "disabledEvents",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
     )]
     pub disabled_events:
         Option<::std::collections::BTreeMap<String, ::chrono::DateTime<::chrono::Utc>>>,
@@ -708,11 +721,16 @@ pub struct Recipient {
     #[serde(
         rename = "phoneNumber",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
     )]
     pub phone_number: Option<String>,
     /// Free text describing the recipient.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
     pub description: Option<String>,
 }
 
@@ -783,16 +801,32 @@ pub struct Channel {
     /// Channel kind.
     pub r#type: ChannelType,
     /// Settings of a phone call; present exactly when type is call.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
     pub call: Option<CallChannel>,
     /// Settings of an SMS; present exactly when type is sms.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
     pub sms: Option<SmsChannel>,
     /// Settings of a Telegram message; present exactly when type is telegram.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
     pub telegram: Option<TelegramChannel>,
     /// Settings of an e-mail; present exactly when type is email.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
     pub email: Option<EmailChannel>,
 }
 
@@ -907,16 +941,32 @@ pub struct PortalLink {
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct TokenRequest {
     /// Must be client_credentials.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
     pub grant_type: Option<String>,
     /// Client id (the account id), when not sent with HTTP Basic.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
     pub client_id: Option<String>,
     /// Client secret, when not sent with HTTP Basic.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
     pub client_secret: Option<String>,
     /// Requested scopes; none are defined, so any non-empty value is rejected with invalid_scope.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
     pub scope: Option<String>,
 }
 
@@ -937,7 +987,11 @@ pub struct OAuthError {
     /// RFC 6749 error code.
     pub error: OAuthErrorError,
     /// Human-readable explanation of the error.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
     pub error_description: Option<String>,
 }
 

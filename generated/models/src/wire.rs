@@ -156,6 +156,27 @@ pub fn numeric_vec_option<'de, D: Deserializer<'de>, T: WireNumber, P: PatternOf
     Ok(Option::<Vec<Numeric<T, P>>>::deserialize(d)?.map(|v| v.into_iter().map(|n| n.0).collect()))
 }
 
+/// `deserialize_with` for an optional, non-nullable numeric-string field: absent is `None` (by
+/// `#[serde(default)]`), `null` is an error.
+pub fn numeric_some<'de, D: Deserializer<'de>, T: WireNumber, P: PatternOf>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    number(d, P::pattern()).map(Some)
+}
+
+/// `deserialize_with` for an optional, non-nullable list of numeric strings.
+pub fn numeric_vec_some<'de, D: Deserializer<'de>, T: WireNumber, P: PatternOf>(
+    d: D,
+) -> Result<Option<Vec<T>>, D::Error> {
+    numeric_vec::<D, T, P>(d).map(Some)
+}
+
+/// `deserialize_with` for an optional property whose schema does not admit `null`: absent is `None`
+/// (by `#[serde(default)]`), an explicit `null` is an error, as the schema says.
+pub fn some<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
 /// Parses a numeric string (a path or query parameter) the way the JSON form is decoded.
 pub fn parse_numeric<T: WireNumber>(
     s: &str,

@@ -196,13 +196,19 @@ impl ModelEmitter<'_> {
             }
             Shape::Optional => {
                 serde_args.push(quote! { default, skip_serializing_if = "Option::is_none" });
-                if let Some((number, marker, in_vec)) = &numeric {
-                    let f = if *in_vec {
-                        "numeric_vec_option"
-                    } else {
-                        "numeric_option"
-                    };
-                    serde_args.push(wire_fn(f, number, marker));
+                // Absent is `None`; `null` is accepted only where the schema says nullable.
+                match (&numeric, shape.nullable) {
+                    (Some((number, marker, in_vec)), nullable) => {
+                        let f = match (in_vec, nullable) {
+                            (true, true) => "numeric_vec_option",
+                            (true, false) => "numeric_vec_some",
+                            (false, true) => "numeric_option",
+                            (false, false) => "numeric_some",
+                        };
+                        serde_args.push(wire_fn(f, number, marker));
+                    }
+                    (None, false) => serde_args.push(quote! { deserialize_with = "crate::wire::some" }),
+                    (None, true) => {}
                 }
                 quote! { Option<#ty> }
             }
@@ -654,6 +660,8 @@ enum Shape {
 
 struct FieldShape<'a> {
     kind: Shape,
+    /// The schema admits `null`.
+    nullable: bool,
     /// The type inside the `Option`, if the shape adds one.
     inner: &'a TypeRef,
 }
@@ -675,7 +683,7 @@ fn field_shape<'a>(f: &'a Field, types: &[TypeDef]) -> FieldShape<'a> {
         }
         (false, _) => Shape::Optional,
     };
-    FieldShape { kind, inner }
+    FieldShape { kind, nullable, inner }
 }
 
 /// Whether a spec default can be written as a Rust value of this type.
