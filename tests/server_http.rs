@@ -224,11 +224,76 @@ async fn issue_token_with_form_or_basic_credentials() {
     assert_eq!(server.api.token_requests.load(Ordering::Relaxed), 4);
 }
 
+/// Asserts an RFC 6749 error answer (section 5.2): the status, a body of `error` and
+/// `error_description` only, the error code. Returns the description.
+async fn oauth_error(response: Response, status: StatusCode, error: OAuthErrorError) -> String {
+    assert_eq!(response.status(), status, "{:?}", response.headers());
+    let body: Value = response.json().await.unwrap();
+    let object = body
+        .as_object()
+        .unwrap_or_else(|| panic!("not an object: {body}"));
+    assert!(
+        object
+            .keys()
+            .all(|k| k == "error" || k == "error_description"),
+        "{body}"
+    );
+    let parsed: OAuthError = serde_json::from_value(body.clone()).unwrap();
+    assert_eq!(parsed.error, error, "{body}");
+    parsed.error_description.unwrap_or_default()
+}
+
+/// The token endpoint documents its 400 and 401 as RFC 6749 errors, so what the router refuses
+/// there is answered through `issue_token_rejection`, not in the API's `{code, message}` shape.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn token_endpoint_refuses_malformed_basic_and_json() {
+async fn token_endpoint_rejections_answer_in_the_oauth_shape() {
     let server = Server::start().await;
-    let response = server
-        .anonymous(Method::POST, "/v1/auth/token")
+    let token = || server.anonymous(Method::POST, "/v1/auth/token");
+
+    // No body at all.
+    let description = oauth_error(
+        token().send().await.unwrap(),
+        StatusCode::BAD_REQUEST,
+        OAuthErrorError::InvalidRequest,
+    )
+    .await;
+    assert!(description.contains("required"), "{description}");
+
+    // JSON instead of form data (415 is not documented: the operation answers 400).
+    let response = token()
+        .json(&json!({"grant_type": "client_credentials"}))
+        .send()
+        .await
+        .unwrap();
+    let description = oauth_error(
+        response,
+        StatusCode::BAD_REQUEST,
+        OAuthErrorError::InvalidRequest,
+    )
+    .await;
+    assert!(
+        description.contains("application/x-www-form-urlencoded"),
+        "{description}"
+    );
+
+    // Malformed form data: a repeated parameter.
+    let response = token()
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("grant_type=client_credentials&grant_type=password")
+        .send()
+        .await
+        .unwrap();
+    let description = oauth_error(
+        response,
+        StatusCode::BAD_REQUEST,
+        OAuthErrorError::InvalidRequest,
+    )
+    .await;
+    assert!(description.contains("grant_type"), "{description}");
+
+    // Malformed Basic credentials: 401 `invalid_client`. MemoryApi sets no challenge; the router
+    // adds the rejection's.
+    let response = token()
         .header("authorization", "Basic not-base64!")
         .form(&[("grant_type", "client_credentials")])
         .send()
@@ -240,18 +305,10 @@ async fn token_endpoint_refuses_malformed_basic_and_json() {
             .unwrap()
             .starts_with("Basic")
     );
-    error(response, StatusCode::UNAUTHORIZED, codes::UNAUTHENTICATED).await;
-
-    let response = server
-        .anonymous(Method::POST, "/v1/auth/token")
-        .json(&json!({"grant_type": "client_credentials"}))
-        .send()
-        .await
-        .unwrap();
-    error(
+    oauth_error(
         response,
-        StatusCode::UNSUPPORTED_MEDIA_TYPE,
-        codes::UNSUPPORTED_MEDIA_TYPE,
+        StatusCode::UNAUTHORIZED,
+        OAuthErrorError::InvalidClient,
     )
     .await;
     assert_eq!(
@@ -259,6 +316,27 @@ async fn token_endpoint_refuses_malformed_basic_and_json() {
         0,
         "refused before the operation"
     );
+}
+
+/// A status the token endpoint does not document (413) falls back to the API's error body, with
+/// `Other`. In process: a client may not finish sending a body the server refuses early.
+#[tokio::test]
+async fn token_endpoint_undocumented_rejection_falls_back_to_the_api_error_body() {
+    use asset_alerting_server::axum::body::{Body, to_bytes};
+    use tower::ServiceExt;
+    let request = asset_alerting_server::axum::http::Request::post("/v1/auth/token")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(Body::from(vec![b'a'; 3 << 20]))
+        .unwrap();
+    let response = router(Arc::new(MemoryApi::default()))
+        .oneshot(request)
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let bytes = to_bytes(response.into_body(), usize::MAX).await.unwrap();
+    let body: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(body["code"], codes::VALIDATION, "{body}");
+    assert!(body["message"].is_string(), "{body}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -650,6 +728,203 @@ async fn json_bodies_are_decoded_and_validated() {
         1,
         "only the valid request reached the operation"
     );
+}
+
+/// serde's derived `Deserialize` takes a JSON array as a struct's fields in order; the schema says
+/// object, so the body decoder refuses arrays wherever a struct is expected, naming the field path
+/// (found by schemathesis: `"telemetryRules": [null, null]` was accepted).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_arrays_are_refused_where_objects_are_expected() {
+    let server = Server::start().await;
+    let post = |path: &str, body: &'static str| {
+        server
+            .call(Method::POST, path)
+            .header("content-type", "application/json")
+            .body(body)
+    };
+    let message = invalid(
+        post(
+            &assets(),
+            r#"{"externalId": "x", "name": "n", "tier": 1, "telemetryRules": [null, null]}"#,
+        )
+        .send()
+        .await
+        .unwrap(),
+        "telemetryRules",
+    )
+    .await;
+    assert!(
+        message.contains("invalid type: sequence, expected struct TelemetryRules"),
+        "{message}"
+    );
+    invalid(
+        post(
+            &assets(),
+            r#"{"externalId": "x", "name": "n", "tier": 1, "telemetryRules": []}"#,
+        )
+        .send()
+        .await
+        .unwrap(),
+        "expected struct TelemetryRules",
+    )
+    .await;
+    // The body itself.
+    invalid(
+        post(&assets(), r#"["x", "n", 1]"#).send().await.unwrap(),
+        "invalid type: sequence, expected struct AssetInput",
+    )
+    .await;
+    let response = server
+        .call(Method::PUT, &format!("{}/{}", assets(), Uuid::from_u128(1)))
+        .header("content-type", "application/json")
+        .body(r#"{"externalId": "x", "name": "n", "tier": 1, "telemetryRules": [null]}"#)
+        .send()
+        .await
+        .unwrap();
+    invalid(response, "telemetryRules").await;
+
+    // Deeper: a struct in a struct in the body.
+    let asset = server.create_asset("ARRAYS").await;
+    let rules = format!("/v1/accounts/{ROOT_ACCOUNT}/assets/{}/alertRules", asset.id);
+    let mut rule = rule_input(3, &[]);
+    rule["channel"]["sms"] = json!([true]);
+    let message = invalid(server.create_rule(&asset, &rule).await, "channel.sms").await;
+    assert!(message.contains("expected struct SmsChannel"), "{message}");
+    let mut rule = rule_input(3, &[]);
+    rule["timeOfDay"] = json!(["22:00", "06:00"]);
+    invalid(server.create_rule(&asset, &rule).await, "timeOfDay").await;
+    let mut rule = rule_input(3, &[]);
+    rule["recipient"] = json!(["en-US", "Europe/Berlin"]);
+    invalid(server.create_rule(&asset, &rule).await, "recipient").await;
+    // Arrays stay arrays.
+    let response = post(&rules, "[]").send().await.unwrap();
+    invalid(response, "expected struct AlertRuleInput").await;
+    let response = server.create_rule(&asset, &rule_input(3, &[])).await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    assert_eq!(
+        server.api.calls.load(Ordering::Relaxed),
+        2,
+        "only the valid requests reached the operations"
+    );
+}
+
+/// The objects-only rule through `decode_json` with serde shapes the spec above lacks: arrays and
+/// maps of structs, options, externally tagged enums; untagged and internally tagged enums and
+/// `flatten` (which serde buffers first) still decode objects as before.
+#[test]
+fn json_decoding_refuses_arrays_as_structs_inside_any_shape() {
+    use asset_alerting_server::body::decode_json;
+    use serde::Deserialize;
+    use std::collections::BTreeMap;
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Point {
+        x: i32,
+        y: i32,
+    }
+    #[derive(Debug, PartialEq, Deserialize)]
+    enum External {
+        Unit,
+        Newtype(Point),
+        Tuple(i32, i32),
+        Struct { x: i32 },
+    }
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(untagged)]
+    enum Untagged {
+        Point(Point),
+        Label(String),
+    }
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(tag = "kind")]
+    enum Internal {
+        Point { x: i32, y: i32 },
+        Nothing,
+    }
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Flattened {
+        name: String,
+        at: Option<Point>,
+        #[serde(flatten)]
+        rest: BTreeMap<String, Value>,
+    }
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Shapes {
+        points: Vec<Point>,
+        named: BTreeMap<String, Point>,
+        maybe: Option<Point>,
+        pair: (i32, Point),
+        external: Vec<External>,
+    }
+
+    let refused = |json: &str, path: &str, expected: &str| {
+        let rejection = decode_json::<Shapes>(json.as_bytes()).unwrap_err();
+        let message = rejection.message;
+        assert!(
+            message.contains(&format!(
+                "{path}: invalid type: sequence, expected {expected}"
+            )),
+            "{json}: {message}"
+        );
+    };
+    let ok = r#"{"points": [{"x": 1, "y": 2}], "named": {"a": {"x": 3, "y": 4}}, "maybe": null,
+        "pair": [5, {"x": 6, "y": 7}],
+        "external": ["Unit", {"Newtype": {"x": 1, "y": 1}}, {"Tuple": [1, 2]}, {"Struct": {"x": 8}}]}"#;
+    let shapes = decode_json::<Shapes>(ok.as_bytes()).unwrap();
+    assert_eq!(shapes.points, [Point { x: 1, y: 2 }]);
+    assert_eq!(shapes.pair, (5, Point { x: 6, y: 7 }));
+    assert_eq!(
+        shapes.external,
+        [
+            External::Unit,
+            External::Newtype(Point { x: 1, y: 1 }),
+            External::Tuple(1, 2),
+            External::Struct { x: 8 }
+        ]
+    );
+    let base = |field: &str, value: &str| {
+        let mut shapes: serde_json::Map<String, Value> = serde_json::from_str(ok).unwrap();
+        shapes.insert(field.to_owned(), serde_json::from_str(value).unwrap());
+        Value::Object(shapes).to_string()
+    };
+    refused(&base("points", "[[1, 2]]"), "points[0]", "struct Point");
+    refused(
+        &base("named", r#"{"a": [1, 2]}"#),
+        "named.a",
+        "struct Point",
+    );
+    refused(&base("maybe", "[1, 2]"), "maybe", "struct Point");
+    refused(&base("pair", "[5, [6, 7]]"), "pair[1]", "struct Point");
+    refused(
+        &base("external", r#"[{"Newtype": [1, 2]}]"#),
+        "external[0].Newtype",
+        "struct Point",
+    );
+    refused(
+        &base("external", r#"[{"Struct": [8]}]"#),
+        "external[0].Struct",
+        "struct variant External::Struct",
+    );
+
+    assert_eq!(
+        decode_json::<Vec<Untagged>>(br#"[{"x": 1, "y": 2}, "label"]"#).unwrap(),
+        [
+            Untagged::Point(Point { x: 1, y: 2 }),
+            Untagged::Label("label".to_owned())
+        ]
+    );
+    assert_eq!(
+        decode_json::<Vec<Internal>>(
+            br#"[{"kind": "Point", "x": 1, "y": 2}, {"kind": "Nothing"}]"#
+        )
+        .unwrap(),
+        [Internal::Point { x: 1, y: 2 }, Internal::Nothing]
+    );
+    let flattened =
+        decode_json::<Flattened>(br#"{"name": "n", "at": {"x": 1, "y": 2}, "extra": [1]}"#)
+            .unwrap();
+    assert_eq!(flattened.at, Some(Point { x: 1, y: 2 }));
+    assert_eq!(flattened.rest["extra"], json!([1]));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

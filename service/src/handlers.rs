@@ -79,6 +79,25 @@ impl<S: Store> AssetAlertingApi for Service<S> {
         }
     }
 
+    /// What the router refused at the token endpoint, in RFC 6749's error shape (section 5.2):
+    /// credentials it could not read are `invalid_client` (401), a missing or malformed form or
+    /// another media type `invalid_request` (400); other statuses (413) get the API's error body.
+    fn issue_token_rejection(&self, rejection: &Rejection) -> IssueTokenResponse {
+        use asset_alerting_models::OAuthError;
+        let body = |error| OAuthError { error, error_description: Some(rejection.message.clone()) };
+        match rejection.kind {
+            RejectionKind::Unauthenticated => IssueTokenResponse::Unauthorized {
+                body: body(OAuthErrorError::InvalidClient),
+                www_authenticate: Some(r#"Basic realm="asset-alerting""#.to_owned()),
+            },
+            RejectionKind::InvalidParameter
+            | RejectionKind::MalformedBody
+            | RejectionKind::InvalidBody
+            | RejectionKind::UnsupportedMediaType => IssueTokenResponse::BadRequest(body(OAuthErrorError::InvalidRequest)),
+            _ => IssueTokenResponse::Other(rejection.status, self.rejection(rejection)),
+        }
+    }
+
     async fn get_account(&self, principal: Uuid, r: GetAccountRequest) -> GetAccountResponse {
         respond!(GetAccountResponse, Service::get_account(self, principal, r.account_id).await, Ok)
     }

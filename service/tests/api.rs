@@ -404,6 +404,10 @@ async fn assert_error_body(response: reqwest::Response, code: i32, mentions: &st
     Ok(())
 }
 
+/// A request and what it must get: method, url, (content type, body), status, error code, and a
+/// word the message must contain.
+type BadRequest = (reqwest::Method, String, Option<(&'static str, String)>, u16, i32, &'static str);
+
 /// Malformed input of every kind: 400 (or 415) with the error body, never a 500, nothing stored.
 #[tokio::test]
 async fn bad_input_gets_the_error_body() {
@@ -422,7 +426,7 @@ async fn bad_input_gets_the_error_body() {
     };
     let json_body = |v: Value| Some(("application/json", v.to_string()));
     let asset_url = format!("{base}/assets");
-    let cases: Vec<(reqwest::Method, String, Option<(&str, String)>, u16, i32, &str)> = vec![
+    let cases: Vec<BadRequest> = vec![
         (reqwest::Method::POST, asset_url.clone(), Some(("application/json", "{\"externalId\": ".into())), 400, 1001, ""),
         (reqwest::Method::POST, asset_url.clone(), json_body(json!({"externalId": 5, "name": "n", "tier": 1})), 400, 1000, "externalId"),
         (reqwest::Method::POST, asset_url.clone(), json_body(json!({"name": "n", "tier": 1})), 400, 1000, "externalId"),
@@ -449,7 +453,7 @@ async fn bad_input_gets_the_error_body() {
     ];
     for (method, url, body, status, code, mentions) in cases {
         let shown = format!("{method} {url} {body:?}");
-        let response = send(method, url, body.map(|(c, b)| (c, b))).await.unwrap();
+        let response = send(method, url, body).await.unwrap();
         assert_eq!(response.status().as_u16(), status, "{shown}");
         assert_error_body(response, code, mentions).await.unwrap_or_else(|e| panic!("{shown}: {e}"));
     }

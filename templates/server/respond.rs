@@ -74,3 +74,17 @@ pub fn rejection<B: Serialize>(rejection: &Rejection, body: &B) -> Response {
     }
     response
 }
+
+/// The answer to a rejection built by the operation itself (its `{op}_rejection` method). A 401
+/// must carry a challenge (RFC 9110 section 15.5.2): the rejection's, unless the operation set one.
+pub fn operation_rejection(rejection: &Rejection, answer: impl IntoResponse) -> Response {
+    let mut response = answer.into_response();
+    if response.status() == StatusCode::UNAUTHORIZED
+        && !response.headers().contains_key(WWW_AUTHENTICATE)
+        && let Some(challenge) = &rejection.challenge
+        && let Ok(value) = HeaderValue::from_str(challenge)
+    {
+        response.headers_mut().insert(WWW_AUTHENTICATE, value);
+    }
+    response
+}

@@ -107,6 +107,10 @@ impl AssetAlertingApi for BenchApi {
         IssueTokenResponse::Other(StatusCode::NOT_IMPLEMENTED, not_benchmarked())
     }
 
+    fn issue_token_rejection(&self, rejection: &Rejection) -> IssueTokenResponse {
+        IssueTokenResponse::Other(rejection.status, self.rejection(rejection))
+    }
+
     not_benchmarked! {
         get_account(GetAccountRequest) -> GetAccountResponse;
         create_account(CreateAccountRequest) -> CreateAccountResponse;

@@ -247,6 +247,29 @@ impl AssetAlertingApi for MemoryApi {
         error(code, rejection.message.clone())
     }
 
+    /// RFC 6749 section 5.2 errors: `invalid_client` for credentials the router refused (its
+    /// challenge is added by the router), `invalid_request` for a missing or malformed form or
+    /// another media type; a status the operation does not document (413) gets the API's body.
+    fn issue_token_rejection(&self, rejection: &Rejection) -> IssueTokenResponse {
+        let body = |error| OAuthError {
+            error,
+            error_description: Some(rejection.message.clone()),
+        };
+        match rejection.kind {
+            RejectionKind::Unauthenticated => IssueTokenResponse::Unauthorized {
+                body: body(OAuthErrorError::InvalidClient),
+                www_authenticate: None,
+            },
+            RejectionKind::InvalidParameter
+            | RejectionKind::MalformedBody
+            | RejectionKind::InvalidBody
+            | RejectionKind::UnsupportedMediaType => {
+                IssueTokenResponse::BadRequest(body(OAuthErrorError::InvalidRequest))
+            }
+            _ => IssueTokenResponse::Other(rejection.status, self.rejection(rejection)),
+        }
+    }
+
     async fn issue_token(&self, request: IssueTokenRequest) -> IssueTokenResponse {
         self.token_requests.fetch_add(1, Ordering::Relaxed);
         if let Some((status, body)) = self.enter() {

@@ -54,6 +54,18 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
         request: IssueTokenRequest,
     ) -> impl Future<Output = IssueTokenResponse> + Send;
 
+    /// The router refused the request before [`issue_token`](Self::issue_token) ran; answer in
+    /// this operation's documented error shape.
+    ///
+    /// Its documented responses 400 and 401 carry an error body of its own, so the router answers every
+    /// rejection of this operation (a malformed parameter or body, an unsupported content type,
+    /// missing or malformed credentials: see [`RejectionKind`](crate::RejectionKind)) with what
+    /// this method returns, not with the API's error body. Answer with `rejection.status` where
+    /// the operation documents it; for a status it does not document, answer
+    /// `IssueTokenResponse::Other(rejection.status, self.rejection(rejection))`.
+    /// A 401 without a `WWW-Authenticate` header gets `rejection.challenge`.
+    fn issue_token_rejection(&self, rejection: &Rejection) -> IssueTokenResponse;
+
     /// Get an account
     ///
     /// `GET /v1/accounts/{accountId}`

@@ -4,9 +4,11 @@
 //! raw bytes. Copied verbatim by openapi-gen.
 //!
 //! Bodies are read with axum's `Bytes` extractor, so a `DefaultBodyLimit` layer applies (2 MB unless
-//! set otherwise). A decoding error names the field path (`telemetryRules.speedLimit: ...`).
+//! set otherwise). A decoding error names the field path (`telemetryRules.speedLimit: ...`). JSON
+//! structs are read from objects only (see the `objects_only` module).
 
 use crate::models::Validate;
+use crate::objects_only::ObjectsOnly;
 use crate::rejection::{Rejection, RejectionKind};
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
@@ -87,10 +89,11 @@ fn validated<T: Validate>(value: T) -> Result<T, Rejection> {
 const JSON: &str = "application/json";
 const FORM: &str = "application/x-www-form-urlencoded";
 
-/// Decodes JSON; the message of a type error names the field path.
+/// Decodes JSON; the message of a type error names the field path. An array where the schema
+/// has an object is a type error, at any depth.
 pub fn decode_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Rejection> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+    let value = serde_path_to_error::deserialize(ObjectsOnly(&mut deserializer)).map_err(|e| {
         // A type error can come before a syntax error further on: only a well-formed document is
         // called invalid (a second parse, on this error path only).
         match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {

@@ -15,13 +15,16 @@
 //! Every operation receives its request already authenticated, parsed and validated (path, query,
 //! header and cookie parameters with their defaults applied, and the decoded body), and answers with
 //! its response enum, one variant per documented status. Requests that fail any of this never reach
-//! the trait: the router answers them with the API's error body, built by the trait from a
-//! [`Rejection`].
+//! the operation: the router answers them with the API's error body, built by the trait from a
+//! [`Rejection`]; an operation that documents its own error body answers them through its
+//! `{operation}_rejection` method instead.
 mod api;
 
 pub mod auth;
 
 pub mod body;
+
+mod objects_only;
 
 pub mod params;
 

@@ -22,7 +22,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use std::sync::Arc;
 
-/// Routes every operation of Asset Alerting API to `api`. A request that fails to authenticate, parse or validate is answered with the API's error body (see [`Rejection`]) before any operation runs; so are unknown routes (404) and methods (405).
+/// Routes every operation of Asset Alerting API to `api`. A request that fails to authenticate, parse or validate is answered with the API's error body (see [`Rejection`]), or the operation's own where the trait has an `{operation}_rejection` method, before any operation runs; so are unknown routes (404) and methods (405).
 ///
 /// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.
 pub fn router<A: AssetAlertingApi>(api: Arc<A>) -> Router {
@@ -90,7 +90,9 @@ async fn handle_issue_token<A: AssetAlertingApi>(
 ) -> Response {
     match read_issue_token(request).await {
         Ok(request) => api.issue_token(request).await.into_response(),
-        Err(rejection) => reject(&*api, rejection),
+        Err(rejection) => {
+            respond::operation_rejection(&rejection, api.issue_token_rejection(&rejection))
+        }
     }
 }
 

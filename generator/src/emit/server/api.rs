@@ -1,5 +1,6 @@
 //! The trait an implementer writes: one method per operation, plus `authenticate` when some operation
-//! takes a bearer token and `rejection` when the spec has an error body.
+//! takes a bearer token, `rejection` when the spec has an error body, and `{op}_rejection` for an
+//! operation that documents its own error body where the router may refuse its requests.
 
 use super::plan::{Need, OpPlan, Plan, push_paragraph};
 use crate::emit::doc_attrs;
@@ -34,7 +35,11 @@ pub fn api_rs(plan: &Plan) -> TokenStream {
             fn rejection(&self, rejection: &Rejection) -> #error;
         }
     });
-    let methods = plan.ops.iter().map(|op| method(op));
+    let methods = plan.ops.iter().map(|op| {
+        let own_rejection = own_rejection(plan, op);
+        let method = method(op);
+        quote! { #method #own_rejection }
+    });
     let body = quote! {
         #[doc = #trait_doc]
         pub trait #name: Send + Sync + 'static {
@@ -46,8 +51,9 @@ pub fn api_rs(plan: &Plan) -> TokenStream {
     let models = super::uses_path(&body, "models").then(|| quote! { use crate::models; });
     let requests: Vec<_> = plan.ops.iter().map(|op| &op.request_name).collect();
     let responses: Vec<_> = plan.ops.iter().map(|op| &op.response_name).collect();
-    let rejection_use =
-        (plan.uses_bearer || plan.error_body.is_some()).then(|| quote! { use crate::Rejection; });
+    let own_rejections = plan.ops.iter().any(|op| op.rejection.is_some());
+    let rejection_use = (plan.uses_bearer || plan.error_body.is_some() || own_rejections)
+        .then(|| quote! { use crate::Rejection; });
     quote! {
         //! The trait to implement.
         #models
@@ -107,4 +113,50 @@ fn method(op: &OpPlan) -> TokenStream {
         #doc
         fn #fn_name(&self, #principal request: #request) -> impl Future<Output = #response> + Send;
     }
+}
+
+/// `fn {op}_rejection`: how an operation with its own documented error body answers the requests the
+/// router refuses before it runs. Required: the router cannot build that body itself.
+fn own_rejection(plan: &Plan, op: &OpPlan) -> Option<TokenStream> {
+    let own = op.rejection.as_ref()?;
+    let op_name = &op.fn_name;
+    let response = &op.response_name;
+    let (last, rest) = own.statuses.split_last()?;
+    let statuses = if rest.is_empty() {
+        format!("response {last} carries")
+    } else {
+        let rest: Vec<String> = rest.iter().map(u16::to_string).collect();
+        format!("responses {} and {last} carry", rest.join(", "))
+    };
+    let fallback = if op.responses.iter().any(|r| r.variant == "Default") {
+        format!("`{response}::Default` with `rejection.status`")
+    } else if plan.error_body.is_some() {
+        format!("`{response}::Other(rejection.status, self.rejection(rejection))`")
+    } else {
+        format!(
+            "`{response}::Other(rejection.status, ErrorMessage {{ message: rejection.message.clone() }})`"
+        )
+    };
+    // Only an operation that takes credentials is refused with 401.
+    let challenge = if op.bearer != Need::No || op.basic != Need::No {
+        "\nA 401 without a `WWW-Authenticate` header gets `rejection.challenge`."
+    } else {
+        ""
+    };
+    let doc = format!(
+        "The router refused the request before [`{op_name}`](Self::{op_name}) ran; answer in\n\
+         this operation's documented error shape.\n\n\
+         Its documented {statuses} an error body of its own, so the router answers every\n\
+         rejection of this operation (a malformed parameter or body, an unsupported content type,\n\
+         missing or malformed credentials: see [`RejectionKind`](crate::RejectionKind)) with what\n\
+         this method returns, not with the API's error body. Answer with `rejection.status` where\n\
+         the operation documents it; for a status it does not document, answer\n\
+         {fallback}.{challenge}"
+    );
+    let doc = doc_attrs(Some(&doc));
+    let fn_name = &own.fn_name;
+    Some(quote! {
+        #doc
+        fn #fn_name(&self, rejection: &Rejection) -> #response;
+    })
 }

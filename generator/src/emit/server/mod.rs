@@ -17,6 +17,7 @@ use quote::quote;
 const REJECTION_TEMPLATE: &str = include_str!("../../../../templates/server/rejection.rs");
 const PARAMS_TEMPLATE: &str = include_str!("../../../../templates/server/params.rs");
 const BODY_TEMPLATE: &str = include_str!("../../../../templates/server/body.rs");
+const OBJECTS_ONLY_TEMPLATE: &str = include_str!("../../../../templates/server/objects_only.rs");
 const AUTH_TEMPLATE: &str = include_str!("../../../../templates/server/auth.rs");
 const RESPOND_TEMPLATE: &str = include_str!("../../../../templates/server/respond.rs");
 
@@ -36,6 +37,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
         template_file(opts, "src/rejection.rs", REJECTION_TEMPLATE),
         template_file(opts, "src/params.rs", PARAMS_TEMPLATE),
         template_file(opts, "src/body.rs", BODY_TEMPLATE),
+        template_file(opts, "src/objects_only.rs", OBJECTS_ONLY_TEMPLATE),
         template_file(opts, "src/auth.rs", AUTH_TEMPLATE),
         template_file(opts, "src/respond.rs", RESPOND_TEMPLATE),
     ])
@@ -101,8 +103,13 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
  Every operation receives its request already authenticated, parsed and validated (path, query,
  header and cookie parameters with their defaults applied, and the decoded body), and answers with
  its response enum, one variant per documented status. Requests that fail any of this never reach
- the trait: the router answers them with the API's error body, built by the trait from a
- [`Rejection`]."#
+ the operation: the router answers them with the API's error body, built by the trait from a
+ [`Rejection`]{own}."#,
+        own = if plan.ops.iter().any(|op| op.rejection.is_some()) {
+            "; an operation that documents its own error body answers them through its\n `{operation}_rejection` method instead"
+        } else {
+            ""
+        },
     );
     let usage: Vec<&str> = usage.lines().collect();
     let skipped = if plan.skipped.is_empty() {
@@ -121,6 +128,7 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
         mod api;
         pub mod auth;
         pub mod body;
+        mod objects_only;
         pub mod params;
         mod rejection;
         mod requests;

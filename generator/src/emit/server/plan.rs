@@ -48,6 +48,16 @@ pub struct OpPlan<'a> {
     pub responses: Vec<ResponsePlan>,
     /// What the generated code does not do for this operation (shown in its documentation).
     pub notes: Vec<String>,
+    /// The trait method answering this operation's rejections, when it documents its own error
+    /// body for a status the router can refuse it with (see [`Plan::own_rejection_statuses`]).
+    pub rejection: Option<OwnRejection>,
+}
+
+/// An operation's own answer to the router's rejections (`fn {op}_rejection`).
+pub struct OwnRejection {
+    pub fn_name: Ident,
+    /// The statuses whose documented body is not the API's error body, for the method's doc.
+    pub statuses: Vec<u16>,
 }
 
 /// Where a request field comes from: decides which reader the generated code sets up.
@@ -169,7 +179,60 @@ impl<'a> Plan<'a> {
                 None => plan.routes.push((route, vec![(op.method, index)])),
             }
         }
+        // `{op}_rejection` must not take the name of an operation (or of another such method):
+        // every operation name is known before any is given.
+        let mut fn_names: HashSet<String> =
+            plan.ops.iter().map(|o| o.fn_name.to_string()).collect();
+        for i in 0..plan.ops.len() {
+            let statuses = plan.own_rejection_statuses(&plan.ops[i]);
+            if statuses.is_empty() {
+                continue;
+            }
+            let name = unique_field(&format!("{}_rejection", plan.ops[i].fn_name), &mut fn_names);
+            plan.ops[i].rejection = Some(OwnRejection {
+                fn_name: ident(&name),
+                statuses,
+            });
+        }
         plan
+    }
+
+    /// The statuses the router can refuse an operation's requests with, for which the operation
+    /// documents a body other than the API's error body (RFC 6749's token endpoint answers 400 and
+    /// 401 as `{"error": ...}`, for example). Such an operation answers every rejection through its
+    /// own response type; the others share the API's `rejection` body.
+    ///
+    /// The router answers 401 for missing or malformed credentials, 400 for a parameter or body that
+    /// does not parse or validate, 413 and 415 for a body too large or of another media type. A
+    /// status is looked up as the spec's responses are: the code, then `4XX`, then `default`.
+    fn own_rejection_statuses(&self, op: &OpPlan) -> Vec<u16> {
+        let mut statuses = Vec::new();
+        if op.bearer != Need::No || op.basic != Need::No {
+            statuses.push(401);
+        }
+        if op.fields.iter().any(|f| f.source != Source::Basic) {
+            statuses.push(400);
+        }
+        if op.fields.iter().any(|f| f.source == Source::Body) {
+            statuses.extend([413, 415]);
+        }
+        statuses.sort_unstable();
+        let documented = |code: u16| {
+            let find = |status: Status| op.op.responses.iter().find(|r| r.status == status);
+            find(Status::Code(code))
+                .or_else(|| find(Status::Range(code / 100)))
+                .or_else(|| find(Status::Default))
+        };
+        statuses.retain(|code| {
+            documented(*code)
+                .and_then(|r| r.body.as_ref())
+                .is_some_and(|body| {
+                    let api_error = body.media == Media::Json
+                        && matches!(body.ty, TypeRef::Named(id) if Some(id) == self.error_body);
+                    !api_error
+                })
+        });
+        statuses
     }
 
     /// The Rust type of the error body (`models::ErrorBody`, or the runtime's `ErrorMessage`).
@@ -237,6 +300,7 @@ impl<'a> Plan<'a> {
             fields,
             responses,
             notes,
+            rejection: None,
         }
     }
 
@@ -1267,6 +1331,80 @@ mod tests {
             "/a/{id}/{id_}"
         );
         assert_eq!(route_path(&op("/files/"), &mut names).unwrap(), "/files/");
+    }
+
+    /// An operation gets `{op}_rejection` when a status the router may refuse it with is
+    /// documented (here through `4XX`) with another body than the API's error body; the name
+    /// steps aside for an operation already called so.
+    #[test]
+    fn operations_with_their_own_error_body_answer_rejections_themselves() {
+        let spec = r##"
+openapi: 3.0.3
+info: {title: T, version: "1"}
+paths:
+  /login:
+    post:
+      operationId: login
+      requestBody:
+        required: true
+        content: {application/json: {schema: {type: object}}}
+      responses:
+        '204': {description: in}
+        4XX:
+          description: its own error
+          content: {application/json: {schema: {$ref: '#/components/schemas/OAuth'}}}
+    get:
+      operationId: loginRejection
+      parameters: [{name: q, in: query, schema: {type: string}}]
+      responses:
+        '204': {description: ok}
+        '400': {$ref: '#/components/responses/Error'}
+        '404': {$ref: '#/components/responses/Error'}
+  /plain:
+    get:
+      operationId: plain
+      responses:
+        '204': {description: nothing to refuse}
+        '400':
+          description: text
+          content: {text/plain: {schema: {type: string}}}
+components:
+  responses:
+    Error:
+      description: the API's error
+      content: {application/json: {schema: {$ref: '#/components/schemas/Error'}}}
+  schemas:
+    Error: {type: object, properties: {message: {type: string}}}
+    OAuth: {type: object, properties: {error: {type: string}}}
+"##;
+        let (api, mut diags) = crate::load_api(spec).unwrap();
+        let patterns = Patterns::collect(&api, &mut diags);
+        let plan = Plan::new(&api, &patterns);
+        let own: Vec<_> = plan
+            .ops
+            .iter()
+            .map(|op| {
+                let own = op.rejection.as_ref();
+                (
+                    op.fn_name.to_string(),
+                    own.map(|o| o.fn_name.to_string()),
+                    own.map(|o| o.statuses.clone()),
+                )
+            })
+            .collect();
+        let name = |s: &str| Some(s.to_owned());
+        assert_eq!(
+            own,
+            [
+                ("login_rejection".to_owned(), None, None),
+                (
+                    "login".to_owned(),
+                    name("login_rejection_"),
+                    Some(vec![400, 413, 415])
+                ),
+                ("plain".to_owned(), None, None),
+            ]
+        );
     }
 
     #[test]

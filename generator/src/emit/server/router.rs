@@ -1,5 +1,6 @@
 //! The axum router: per operation a handler that reads the request (credentials, parameters, body)
-//! into its typed form, or answers the rejection with the API's error body, then calls the trait.
+//! into its typed form, or answers the rejection with the API's error body (or the operation's own,
+//! through its `{op}_rejection` method), then calls the trait.
 
 use super::plan::{Need, OpPlan, Plan, Source};
 use crate::ir::Method;
@@ -62,10 +63,15 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
         (TokenStream::new(), TokenStream::new(), TokenStream::new())
     };
     let bearer_helpers = bearer_helpers(plan);
+    let own_rejections = if plan.ops.iter().any(|op| op.rejection.is_some()) {
+        ", or the operation's own where the trait has an `{operation}_rejection` method,"
+    } else {
+        ""
+    };
     let router_doc = format!(
         " Routes every operation of {} to `api`. A request that fails to authenticate, parse or validate is \
-         answered with the API's error body (see [`Rejection`]) before any operation runs; so are unknown \
-         routes (404) and methods (405).",
+         answered with the API's error body (see [`Rejection`]){own_rejections} before any operation runs; \
+         so are unknown routes (404) and methods (405).",
         plan.api.title
     );
     let items = quote! {
@@ -162,10 +168,14 @@ fn handler(plan: &Plan, op: &OpPlan) -> TokenStream {
             quote! { api.#fn_name(request) },
         )
     };
-    let reject = if plan.error_body.is_some() {
-        quote! { reject(&*api, rejection) }
-    } else {
-        quote! { reject(rejection) }
+    // An operation with its own documented error body answers its rejections itself.
+    let reject = match (&op.rejection, plan.error_body) {
+        (Some(own), _) => {
+            let own = &own.fn_name;
+            quote! { respond::operation_rejection(&rejection, api.#own(&rejection)) }
+        }
+        (None, Some(_)) => quote! { reject(&*api, rejection) },
+        (None, None) => quote! { reject(rejection) },
     };
     let reader = reader(plan, op, &read);
     quote! {
