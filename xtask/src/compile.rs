@@ -15,10 +15,18 @@ pub fn check_crates(label: &str, crates: &[(String, Vec<File>)]) -> Result<Vec<S
     let _ = std::fs::remove_dir_all(&scratch);
     let mut members = Vec::new();
     for (name, files) in crates {
-        let dir = scratch.join(name);
+        // The server and client crates find their models crate at `../models`, as under generated/:
+        // each document's crates go side by side in a folder of their own (`{doc}/{part}`).
+        let relative = match name.rsplit_once('-') {
+            Some((doc, part)) if ["models", "server", "client"].contains(&part) => {
+                format!("{doc}/{part}")
+            }
+            _ => name.clone(),
+        };
+        let dir = scratch.join(&relative);
         openapi_gen::output::write_crate(&dir, files)
             .map_err(|e| format!("writing {}: {e}", dir.display()))?;
-        members.push(format!("    \"{name}\","));
+        members.push(format!("    \"{relative}\","));
     }
     let manifest = format!(
         "[workspace]\nresolver = \"3\"\nmembers = [\n{}\n]\n",

@@ -1,0 +1,207 @@
+//! The client crate: one method per operation on `Client`, each returning a request builder whose
+//! `send()` returns the documented success body or an `Error<E>` typed with the documented error
+//! body. The runtime (client and builder, retry loop, OAuth 2.0 token cache, errors, decoding)
+//! is static code under `templates/client`; this module emits what depends on the document.
+
+mod plan;
+mod requests;
+
+use super::rust::inner_doc_attrs;
+use super::{File, Options, Patterns, doc_attrs, rust_file, template_file};
+use crate::ir::{Api, Media};
+use plan::{ErrorCounts, Plan, Success};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+const CLIENT_TEMPLATE: &str = include_str!("../../../../templates/client/client.rs");
+const AUTH_TEMPLATE: &str = include_str!("../../../../templates/client/auth.rs");
+const CODEC_TEMPLATE: &str = include_str!("../../../../templates/client/codec.rs");
+const ERROR_TEMPLATE: &str = include_str!("../../../../templates/client/error.rs");
+const RETRY_TEMPLATE: &str = include_str!("../../../../templates/client/retry.rs");
+
+pub fn emit(api: &Api, _patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
+    // A document without operations has nothing to call: no client crate.
+    if api.operations.is_empty() {
+        return Ok(Vec::new());
+    }
+    let counts = ErrorCounts::collect(api);
+    let mut plans: Vec<Plan> = api
+        .operations
+        .iter()
+        .map(|op| plan::plan(api, op, &counts))
+        .collect();
+    // Distinct operation names can share a type name (`a_1` and `a1` are both `A1`).
+    let mut taken = std::collections::HashSet::new();
+    for p in &mut plans {
+        let base = p.type_name.clone();
+        let separator = if base.ends_with(|c: char| c.is_ascii_digit()) {
+            "Op"
+        } else {
+            ""
+        };
+        let mut n = 2;
+        while !taken.insert(p.type_name.clone()) {
+            p.type_name = format!("{base}{separator}{n}");
+            n += 1;
+        }
+    }
+    let emitter = requests::RequestEmitter::new(api);
+    let has_responses = plans.iter().any(|p| matches!(p.success, Success::Enum(_)));
+    let credentials = plan::client_credentials_scheme(api);
+
+    let mut files = vec![
+        cargo_toml(api, opts, &plans),
+        rust_file(
+            lib_rs(api, opts, has_responses, credentials.is_some()),
+            opts,
+            "src/lib.rs",
+        )?,
+        rust_file(emitter.requests_rs(&plans), opts, "src/requests.rs")?,
+    ];
+    if has_responses {
+        files.push(rust_file(
+            emitter.responses_rs(&plans),
+            opts,
+            "src/responses.rs",
+        )?);
+    }
+    if let Some((scheme, token_url)) = credentials {
+        files.push(rust_file(
+            credentials_rs(scheme, token_url),
+            opts,
+            "src/credentials.rs",
+        )?);
+    }
+    files.extend([
+        template_file(opts, "src/auth.rs", AUTH_TEMPLATE),
+        template_file(opts, "src/client.rs", CLIENT_TEMPLATE),
+        template_file(opts, "src/codec.rs", CODEC_TEMPLATE),
+        template_file(opts, "src/error.rs", ERROR_TEMPLATE),
+        template_file(opts, "src/retry.rs", RETRY_TEMPLATE),
+    ]);
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
+}
+
+fn cargo_toml(api: &Api, opts: &Options, plans: &[Plan]) -> File {
+    let header = super::header(opts).replace("// ", "# ");
+    let multipart = plans
+        .iter()
+        .any(|p| p.body.is_some_and(|b| b.media == Media::Multipart));
+    let reqwest_features = if multipart {
+        r#""json", "form", "query", "multipart""#
+    } else {
+        r#""json", "form", "query""#
+    };
+    let contents = format!(
+        r#"{header}[package]
+name = "{name}"
+version = "{version}"
+edition = "2024"
+description = "Client of {title}, generated from its OpenAPI document"
+license = "MIT OR Apache-2.0"
+
+[lib]
+# Descriptions from the spec are documentation, not Rust examples.
+doctest = false
+
+[features]
+# TLS for `https` base URLs: enable `rustls` or `native-tls` (the platform's TLS library).
+# Without either, `ClientBuilder::build` rejects an `https` base URL (unless you bring your own
+# `reqwest::Client`). Off by default so that plain-HTTP users (tests, sidecars) build no TLS stack.
+default = []
+rustls = ["reqwest/rustls"]
+native-tls = ["reqwest/native-tls"]
+
+[dependencies]
+{models} = {{ path = "../models" }}
+chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
+futures-util = {{ version = "0.3", default-features = false }}
+reqwest = {{ version = "0.13", default-features = false, features = [{reqwest_features}] }}
+serde = {{ version = "1", features = ["derive"] }}
+serde_json = "1"
+tokio = {{ version = "1", features = ["sync", "time"] }}
+uuid = {{ version = "1", features = ["serde"] }}
+"#,
+        name = opts.crate_name("client"),
+        version = opts.crate_version,
+        title = api.title.replace('"', "'"),
+        models = opts.crate_name("models"),
+    );
+    File {
+        path: "Cargo.toml".to_owned(),
+        contents,
+    }
+}
+
+fn lib_rs(api: &Api, opts: &Options, has_responses: bool, client_credentials: bool) -> TokenStream {
+    let title = format!(" Client of {} (version {}).", api.title, api.version);
+    let credentials = if client_credentials {
+        "Credentials: [`ClientBuilder::client_credentials`] (OAuth 2.0 client credentials: the token is fetched, cached and renewed for you) or [`ClientBuilder::bearer_token`]."
+    } else {
+        "Credentials: [`ClientBuilder::bearer_token`] for operations that require a bearer token; [`ClientBuilder::default_header`] for other schemes."
+    };
+    let usage = requests::wrap_lines(&format!(
+        "# Usage\n\n\
+         Build a [`Client`] with [`Client::builder`]; each operation is a method of it that takes the required parameters and returns a request builder. Set optional parameters on the builder, then `.send().await` it (or `.await` it directly). A call returns the documented success body or an [`Error`] carrying the operation's documented error body; list operations paged with `skip`/`take` also offer `.into_stream()`. [`models`] holds the API's types.\n\n\
+         {credentials}\n\n\
+         Idempotent requests are retried on connection errors and `502`/`503`/`504` (see [`RetryPolicy`]); `POST` and `PATCH` never are. `https` base URLs need the `rustls` or `native-tls` feature."
+    ));
+    let description = inner_doc_attrs(api.description.as_deref());
+    let separator = api.description.is_some().then(|| quote! { #![doc = ""] });
+    let models = opts.crate_ident("models");
+    let credentials_mod = client_credentials.then(|| quote! { mod credentials; });
+    let responses_mod = has_responses.then(|| quote! { pub mod responses; });
+    quote! {
+        #![doc = #title]
+        #separator
+        #description
+        #![doc = ""]
+        #( #![doc = #usage] )*
+
+        mod auth;
+        mod client;
+        pub mod codec;
+        #credentials_mod
+        mod error;
+        pub mod requests;
+        #responses_mod
+        mod retry;
+
+        pub use #models as models;
+        pub use client::{Client, ClientBuilder};
+        pub use codec::Paged;
+        pub use error::{AuthError, BuildError, Error};
+        pub use reqwest;
+        pub use retry::RetryPolicy;
+    }
+}
+
+/// `ClientBuilder::client_credentials`, for the document's OAuth 2.0 client-credentials scheme.
+fn credentials_rs(scheme: &crate::ir::SecurityScheme, token_url: &str) -> TokenStream {
+    let intro = format!(
+        " OAuth 2.0 client credentials of the `{}` scheme, token endpoint `{token_url}`.",
+        scheme.name
+    );
+    let doc = doc_attrs(scheme.doc.as_deref());
+    let separator = scheme.doc.is_some().then(|| quote! { #[doc = ""] });
+    quote! {
+        //! The document's OAuth 2.0 client-credentials scheme.
+
+        use crate::ClientBuilder;
+
+        /// The scheme's `tokenUrl`; relative URLs are appended to the base URL like operation paths.
+        const TOKEN_URL: &str = #token_url;
+
+        impl ClientBuilder {
+            #[doc = #intro]
+            #separator
+            #doc
+            #[doc = ""]
+            #[doc = " See [`ClientBuilder::client_credentials_at`] for how tokens are fetched, cached and renewed."]
+            pub fn client_credentials(self, client_id: impl Into<String>, client_secret: impl Into<String>) -> Self {
+                self.client_credentials_at(TOKEN_URL, client_id, client_secret)
+            }
+        }
+    }
+}

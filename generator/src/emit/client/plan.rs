@@ -1,0 +1,610 @@
+//! What the client does for one operation, decided before any token is printed (see progenitor's
+//! `method.rs`): which parameters are arguments and which are setters, what the success value and
+//! the error body are, which status goes where, whether it sends credentials, and whether it pages.
+
+use crate::ir::{
+    Api, Media, Operation, ParamLocation, Parameter, Primitive, RequestBody, ResponseBody,
+    SecurityKind, Status, TypeId, TypeKind, TypeRef,
+};
+use heck::ToUpperCamelCase;
+
+/// How a body is read from (or what kind of value it is on) the wire.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shape {
+    /// No body: `()`.
+    Empty,
+    /// JSON of this type.
+    Json(TypeRef),
+    /// Text (`text/*`, or a form/binary error body shown as text): `String`.
+    Text,
+    /// Raw bytes (`application/octet-stream` and other binary media): `Vec<u8>`.
+    Bytes,
+}
+
+impl Shape {
+    pub fn of(body: Option<&ResponseBody>) -> Shape {
+        match body {
+            None => Shape::Empty,
+            Some(b) => match &b.media {
+                Media::Json => Shape::Json(b.ty.clone()),
+                Media::Text | Media::Form => Shape::Text,
+                Media::Binary(_) | Media::Multipart => Shape::Bytes,
+            },
+        }
+    }
+
+    /// Error bodies are decoded as JSON or kept as text.
+    fn error_form(self) -> Shape {
+        if self == Shape::Bytes {
+            Shape::Text
+        } else {
+            self
+        }
+    }
+}
+
+/// The value `send()` returns on success.
+#[derive(Debug)]
+pub enum Success {
+    /// Every documented success status has the same body.
+    Single(Shape),
+    /// Success statuses with different bodies: an enum in `responses.rs`, one variant per status.
+    Enum(Vec<Variant>),
+}
+
+#[derive(Debug)]
+pub struct Variant {
+    pub name: String,
+    pub status: Status,
+    pub shape: Shape,
+    pub doc: Option<String>,
+    /// Large payloads are boxed so the enum stays small (clippy's `large_enum_variant`).
+    pub boxed: bool,
+}
+
+/// What one arm of the status `match` does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Handling {
+    /// Success; the variant index when the success value is an enum.
+    Success(Option<usize>),
+    /// A documented error with the operation's error body: `Error::Api`.
+    Api,
+    /// Anything else: `Error::UnexpectedStatus` with the raw body.
+    Unexpected,
+}
+
+#[derive(Debug)]
+pub struct Arm {
+    pub statuses: Vec<Status>,
+    pub handling: Handling,
+}
+
+/// A list operation paged with `skip`/`take` (or `offset`/`limit`) whose success body is an array.
+#[derive(Debug)]
+pub struct Paging<'a> {
+    pub skip: &'a Parameter,
+    pub take: &'a Parameter,
+    pub number: Primitive,
+    pub item: TypeRef,
+    /// The page size when the caller sets none: the spec's default for `take`, or 50.
+    pub default_take: i64,
+}
+
+#[derive(Debug)]
+pub struct Plan<'a> {
+    pub op: &'a Operation,
+    /// The request builder's name (and the success enum's, when there is one).
+    pub type_name: String,
+    /// Method arguments: path parameters in path order, then the other required parameters.
+    pub required: Vec<&'a Parameter>,
+    /// Builder setters.
+    pub optional: Vec<&'a Parameter>,
+    pub body: Option<&'a RequestBody>,
+    pub success: Success,
+    pub error: Shape,
+    pub arms: Vec<Arm>,
+    /// Sends the bearer token (static or from client credentials).
+    pub bearer: bool,
+    pub paging: Option<Paging<'a>>,
+}
+
+/// Names the generated code uses unqualified in `requests.rs` and `responses.rs`: a builder may not shadow them.
+const RESERVED_TYPE_NAMES: &[&str] = &[
+    "Option", "Result", "String", "Vec", "Box", "Some", "None", "Ok", "Err", "Send", "Sync",
+    "Into", "Self", "Client",
+];
+
+/// How often each error body appears in the whole API: an operation whose error statuses have
+/// different bodies types its errors with the most common one.
+pub struct ErrorCounts(Vec<(Shape, usize)>);
+
+impl ErrorCounts {
+    pub fn collect(api: &Api) -> ErrorCounts {
+        let mut counts: Vec<(Shape, usize)> = Vec::new();
+        for op in &api.operations {
+            for r in op.responses.iter().filter(|r| !r.status.is_success()) {
+                let shape = Shape::of(r.body.as_ref()).error_form();
+                if shape == Shape::Empty {
+                    continue;
+                }
+                match counts.iter_mut().find(|(s, _)| *s == shape) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((shape, 1)),
+                }
+            }
+        }
+        ErrorCounts(counts)
+    }
+
+    fn count(&self, shape: &Shape) -> usize {
+        self.0
+            .iter()
+            .find(|(s, _)| s == shape)
+            .map_or(0, |(_, n)| *n)
+    }
+}
+
+pub fn plan<'a>(api: &'a Api, op: &'a Operation, counts: &ErrorCounts) -> Plan<'a> {
+    let mut type_name = op.name.to_upper_camel_case();
+    if RESERVED_TYPE_NAMES.contains(&type_name.as_str()) {
+        type_name.push_str("Request");
+    }
+    let mut required: Vec<&Parameter> = Vec::new();
+    for segment in &op.segments {
+        if let crate::ir::PathSegment::Param(name) = segment
+            && let Some(p) = op
+                .parameters
+                .iter()
+                .find(|p| p.location == ParamLocation::Path && &p.wire_name == name)
+            && !required.iter().any(|r| std::ptr::eq(*r, p))
+        {
+            required.push(p);
+        }
+    }
+    // Path parameters the path does not name are never sent; the rest are arguments or setters.
+    required.extend(
+        op.parameters
+            .iter()
+            .filter(|p| p.location != ParamLocation::Path && p.required),
+    );
+    let optional: Vec<&Parameter> = op
+        .parameters
+        .iter()
+        .filter(|p| p.location != ParamLocation::Path && !p.required)
+        .collect();
+
+    let success = success(api, op);
+    let error = error_shape(op, counts);
+    let arms = arms(op, &success, &error);
+    let paging = paging(api, &optional, &success);
+    Plan {
+        op,
+        type_name,
+        required,
+        optional,
+        body: op.body.as_ref(),
+        success,
+        error,
+        arms,
+        bearer: sends_bearer(api, op),
+        paging,
+    }
+}
+
+fn success(api: &Api, op: &Operation) -> Success {
+    let responses: Vec<_> = op
+        .responses
+        .iter()
+        .filter(|r| r.status.is_success())
+        .collect();
+    let shapes: Vec<Shape> = responses
+        .iter()
+        .map(|r| Shape::of(r.body.as_ref()))
+        .collect();
+    let Some(first) = shapes.first() else {
+        return Success::Single(Shape::Empty);
+    };
+    if shapes.iter().all(|s| s == first) {
+        return Success::Single(first.clone());
+    }
+    let mut taken: Vec<String> = Vec::new();
+    let variants = responses
+        .iter()
+        .zip(shapes)
+        .map(|(r, shape)| {
+            let base = status_variant(r.status);
+            let mut name = base.clone();
+            let mut n = 2;
+            while taken.contains(&name) {
+                name = format!("{base}{n}");
+                n += 1;
+            }
+            taken.push(name.clone());
+            let boxed = match &shape {
+                Shape::Json(ty) => size_estimate(api, ty, &mut Vec::new()) > 128,
+                _ => false,
+            };
+            Variant {
+                name,
+                status: r.status,
+                shape,
+                doc: r.doc.clone(),
+                boxed,
+            }
+        })
+        .collect();
+    Success::Enum(variants)
+}
+
+/// The variant of a success status: its reason phrase, or `Status{code}`.
+fn status_variant(status: Status) -> String {
+    match status {
+        Status::Code(200) => "Ok".to_owned(),
+        Status::Code(201) => "Created".to_owned(),
+        Status::Code(202) => "Accepted".to_owned(),
+        Status::Code(203) => "NonAuthoritativeInformation".to_owned(),
+        Status::Code(204) => "NoContent".to_owned(),
+        Status::Code(205) => "ResetContent".to_owned(),
+        Status::Code(206) => "PartialContent".to_owned(),
+        Status::Code(207) => "MultiStatus".to_owned(),
+        Status::Code(c) => format!("Status{c}"),
+        Status::Range(_) | Status::Default => "Success".to_owned(),
+    }
+}
+
+fn error_shape(op: &Operation, counts: &ErrorCounts) -> Shape {
+    let mut with_body: Vec<Shape> = Vec::new();
+    for r in op.responses.iter().filter(|r| !r.status.is_success()) {
+        let shape = Shape::of(r.body.as_ref()).error_form();
+        if shape != Shape::Empty && !with_body.contains(&shape) {
+            with_body.push(shape);
+        }
+    }
+    // The first of the most common (max_by_key keeps the last of equals, so search in reverse).
+    with_body
+        .into_iter()
+        .rev()
+        .max_by_key(|s| counts.count(s))
+        .unwrap_or(Shape::Empty)
+}
+
+/// The status `match`: documented codes first, then ranges (`4XX`), then `default` / anything else.
+fn arms(op: &Operation, success: &Success, error: &Shape) -> Vec<Arm> {
+    let mut entries: Vec<(Status, Handling)> = Vec::new();
+    let mut variant = 0;
+    for r in &op.responses {
+        let handling = if r.status.is_success() {
+            let index = match success {
+                Success::Single(_) => None,
+                Success::Enum(_) => {
+                    variant += 1;
+                    Some(variant - 1)
+                }
+            };
+            Handling::Success(index)
+        } else if &Shape::of(r.body.as_ref()).error_form() == error {
+            Handling::Api
+        } else {
+            Handling::Unexpected
+        };
+        entries.push((r.status, handling));
+    }
+    if !op.responses.iter().any(|r| r.status.is_success()) {
+        // Nothing documented as success: any 2xx is, without a body.
+        entries.push((Status::Range(2), Handling::Success(None)));
+    }
+    let default = entries
+        .iter()
+        .find(|(s, _)| *s == Status::Default)
+        .map(|(_, h)| h.clone());
+    let rank = |s: &Status| match s {
+        Status::Code(_) => 0,
+        Status::Range(_) => 1,
+        Status::Default => 2,
+    };
+    entries.sort_by_key(|(s, _)| rank(s));
+    let mut arms: Vec<Arm> = Vec::new();
+    for (i, (status, handling)) in entries.iter().enumerate() {
+        if *status == Status::Default {
+            continue;
+        }
+        // An unexpected status needs its own arm only if a later arm would otherwise claim it.
+        if *handling == Handling::Unexpected {
+            let caught_later = entries[i + 1..].iter().any(|(later, h)| {
+                *h != Handling::Unexpected
+                    && match (status, later) {
+                        (Status::Code(c), Status::Range(r)) => c / 100 == *r,
+                        (_, Status::Default) => true,
+                        _ => false,
+                    }
+            });
+            if !caught_later {
+                continue;
+            }
+        }
+        // Enum variants each need their own arm; other arms merge by handling within a rank.
+        let mergeable = !matches!(handling, Handling::Success(Some(_)));
+        match arms
+            .iter_mut()
+            .find(|a| mergeable && a.handling == *handling && rank(&a.statuses[0]) == rank(status))
+        {
+            Some(arm) => arm.statuses.push(*status),
+            None => arms.push(Arm {
+                statuses: vec![*status],
+                handling: handling.clone(),
+            }),
+        }
+    }
+    arms.push(Arm {
+        statuses: vec![Status::Default],
+        handling: default.unwrap_or(Handling::Unexpected),
+    });
+    arms
+}
+
+/// Whether the operation sends the bearer token: it requires a bearer or OAuth 2.0 scheme, and
+/// does not also allow anonymous access (as a token endpoint does).
+fn sends_bearer(api: &Api, op: &Operation) -> bool {
+    if op.security.iter().any(|r| r.schemes.is_empty()) {
+        return false;
+    }
+    op.security.iter().any(|r| {
+        r.schemes.iter().any(|name| {
+            api.security_schemes
+                .iter()
+                .find(|s| &s.name == name)
+                .is_some_and(|s| {
+                    matches!(
+                        s.kind,
+                        SecurityKind::Bearer | SecurityKind::OAuth2ClientCredentials { .. }
+                    )
+                })
+        })
+    })
+}
+
+fn paging<'a>(api: &Api, optional: &[&'a Parameter], success: &Success) -> Option<Paging<'a>> {
+    let Success::Single(Shape::Json(ty)) = success else {
+        return None;
+    };
+    let item = array_item(api, ty)?;
+    let integer = |p: &Parameter| match &p.ty {
+        TypeRef::Primitive(n) | TypeRef::NumericString { number: n, .. } if n.is_integer() => {
+            Some(*n)
+        }
+        _ => None,
+    };
+    let find = |name: &str| {
+        optional.iter().copied().find(|p| {
+            p.location == ParamLocation::Query
+                && p.wire_name.eq_ignore_ascii_case(name)
+                && integer(p).is_some()
+        })
+    };
+    for (skip, take) in [("skip", "take"), ("offset", "limit")] {
+        if let (Some(skip), Some(take)) = (find(skip), find(take)) {
+            let number = integer(take)?;
+            if integer(skip) != Some(number) {
+                continue;
+            }
+            let default_take = take
+                .default
+                .as_ref()
+                .and_then(serde_json::Value::as_i64)
+                .filter(|n| *n > 0)
+                .unwrap_or(50);
+            return Some(Paging {
+                skip,
+                take,
+                number,
+                item,
+                default_take,
+            });
+        }
+    }
+    None
+}
+
+fn array_item(api: &Api, ty: &TypeRef) -> Option<TypeRef> {
+    match ty {
+        TypeRef::Array(item) => Some((**item).clone()),
+        TypeRef::Named(id) => match &api.types[id.0].kind {
+            TypeKind::Alias(inner) => array_item(api, inner),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A rough size in bytes of the Rust value of `ty`, enough to tell a large payload from a small one.
+fn size_estimate(api: &Api, ty: &TypeRef, visiting: &mut Vec<TypeId>) -> usize {
+    match ty {
+        TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => match p {
+            Primitive::String | Primitive::Bytes => 24,
+            Primitive::Uuid => 16,
+            Primitive::DateTime => 12,
+            _ => 8,
+        },
+        TypeRef::Array(_) | TypeRef::Map(_) => 24,
+        TypeRef::Nullable(inner) => size_estimate(api, inner, visiting) + 8,
+        TypeRef::Any => 80,
+        TypeRef::Null => 0,
+        TypeRef::Named(id) => {
+            if visiting.contains(id) {
+                return 8;
+            }
+            visiting.push(*id);
+            let size = match &api.types[id.0].kind {
+                TypeKind::Struct(s) => {
+                    s.fields
+                        .iter()
+                        .map(|f| {
+                            if f.boxed {
+                                8
+                            } else {
+                                size_estimate(api, &f.ty, visiting) + if f.required { 0 } else { 8 }
+                            }
+                        })
+                        .sum::<usize>()
+                        + if s.additional.is_some() { 24 } else { 0 }
+                }
+                TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => 8,
+                TypeKind::Union(u) => {
+                    u.variants
+                        .iter()
+                        .map(|v| {
+                            if v.boxed {
+                                8
+                            } else {
+                                size_estimate(api, &v.ty, visiting)
+                            }
+                        })
+                        .max()
+                        .unwrap_or(0)
+                        + 8
+                }
+                TypeKind::Alias(inner) | TypeKind::Newtype(inner) => {
+                    size_estimate(api, inner, visiting)
+                }
+            };
+            visiting.pop();
+            size
+        }
+    }
+}
+
+/// The OAuth 2.0 client-credentials scheme the client's `client_credentials` uses: the first one an
+/// operation requires, else the first declared.
+pub fn client_credentials_scheme(api: &Api) -> Option<(&crate::ir::SecurityScheme, &str)> {
+    let cc = |s: &&crate::ir::SecurityScheme| {
+        matches!(s.kind, SecurityKind::OAuth2ClientCredentials { .. })
+    };
+    let used = api
+        .operations
+        .iter()
+        .flat_map(|op| op.security.iter().flat_map(|r| r.schemes.iter()))
+        .find_map(|name| {
+            api.security_schemes
+                .iter()
+                .filter(cc)
+                .find(|s| &s.name == name)
+        });
+    let scheme = used.or_else(|| api.security_schemes.iter().find(cc))?;
+    match &scheme.kind {
+        SecurityKind::OAuth2ClientCredentials { token_url } => Some((scheme, token_url.as_str())),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn api(paths: &str) -> Api {
+        let text = format!(
+            "openapi: 3.1.0\ninfo: {{title: t, version: '1'}}\n\
+             components:\n  schemas:\n    Problem: {{type: object, properties: {{m: {{type: string}}}}}}\n    Other: {{type: object, properties: {{x: {{type: string}}}}}}\n\
+             \x20 securitySchemes:\n    oauth2: {{type: oauth2, flows: {{clientCredentials: {{tokenUrl: /token, scopes: {{}}}}}}}}\n\
+             security: [{{oauth2: []}}]\npaths:\n{paths}"
+        );
+        crate::load_api(&text).unwrap_or_else(|d| panic!("{d}")).0
+    }
+
+    fn plan_of(api: &Api, index: usize) -> Plan<'_> {
+        plan(api, &api.operations[index], &ErrorCounts::collect(api))
+    }
+
+    const PROBLEM: &str = "{content: {application/json: {schema: {$ref: '#/components/schemas/Problem'}}}, description: p}";
+    const OTHER: &str = "{content: {application/json: {schema: {$ref: '#/components/schemas/Other'}}}, description: o}";
+
+    #[test]
+    fn mixed_error_bodies_use_the_most_common_one() {
+        let paths = format!(
+            "  /a:\n    get:\n      responses: {{'200': {{description: ok}}, '404': {PROBLEM}, '409': {OTHER}}}\n\
+             \x20 /b:\n    get:\n      responses: {{'200': {{description: ok}}, '400': {PROBLEM}}}\n"
+        );
+        let api = api(&paths);
+        let p = plan_of(&api, 0);
+        assert!(
+            matches!(&p.error, Shape::Json(TypeRef::Named(id)) if api.types[id.0].name == "Problem")
+        );
+        // 409 (Other) falls through to the catch-all `UnexpectedStatus` arm.
+        let api_codes: Vec<Status> = p
+            .arms
+            .iter()
+            .filter(|a| a.handling == Handling::Api)
+            .flat_map(|a| a.statuses.clone())
+            .collect();
+        assert_eq!(api_codes, vec![Status::Code(404)]);
+        assert_eq!(
+            p.arms.last().map(|a| &a.handling),
+            Some(&Handling::Unexpected)
+        );
+    }
+
+    #[test]
+    fn an_undocumented_body_needs_its_own_arm_before_a_typed_default() {
+        let paths = format!(
+            "  /a:\n    get:\n      responses: {{'200': {{description: ok}}, '404': {OTHER}, default: {PROBLEM}, '500': {PROBLEM}}}\n"
+        );
+        let api = api(&paths);
+        let p = plan_of(&api, 0);
+        let handlings: Vec<(&[Status], &Handling)> = p
+            .arms
+            .iter()
+            .map(|a| (a.statuses.as_slice(), &a.handling))
+            .collect();
+        assert_eq!(
+            handlings,
+            vec![
+                (&[Status::Code(200)][..], &Handling::Success(None)),
+                (&[Status::Code(404)][..], &Handling::Unexpected),
+                (&[Status::Code(500)][..], &Handling::Api),
+                (&[Status::Default][..], &Handling::Api),
+            ]
+        );
+    }
+
+    #[test]
+    fn different_success_bodies_make_an_enum() {
+        let paths = format!(
+            "  /a:\n    put:\n      responses: {{'200': {PROBLEM}, '202': {{description: later}}}}\n"
+        );
+        let api = api(&paths);
+        let p = plan_of(&api, 0);
+        let Success::Enum(variants) = &p.success else {
+            panic!("expected an enum, got {:?}", p.success)
+        };
+        let names: Vec<&str> = variants.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, ["Ok", "Accepted"]);
+    }
+
+    #[test]
+    fn anonymous_access_sends_no_bearer() {
+        let paths = "  /token:\n    post:\n      security: [{}]\n      responses: {'200': {description: ok}}\n\
+                     \x20 /a:\n    get:\n      responses: {'200': {description: ok}}\n";
+        let api = api(paths);
+        assert!(!plan_of(&api, 0).bearer);
+        assert!(plan_of(&api, 1).bearer);
+        assert_eq!(
+            client_credentials_scheme(&api).map(|(_, url)| url),
+            Some("/token")
+        );
+    }
+
+    #[test]
+    fn skip_and_take_page_array_bodies_only() {
+        let params = "      parameters:\n        - {name: skip, in: query, schema: {type: integer, format: int32}}\n        - {name: take, in: query, schema: {type: integer, format: int32, default: 25}}\n";
+        let paths = format!(
+            "  /list:\n    get:\n{params}      responses: {{'200': {{description: ok, content: {{application/json: {{schema: {{type: array, items: {{type: string}}}}}}}}}}}}\n\
+             \x20 /one:\n    get:\n{params}      responses: {{'200': {PROBLEM}}}\n"
+        );
+        let api = api(&paths);
+        let paging = plan_of(&api, 0).paging.expect("paged");
+        assert_eq!(
+            (paging.default_take, paging.item),
+            (25, TypeRef::Primitive(Primitive::String))
+        );
+        assert!(plan_of(&api, 1).paging.is_none());
+    }
+}

@@ -1,0 +1,1007 @@
+//! `requests.rs` (the operation methods of `Client` and their request builders) and `responses.rs`
+//! (the success enums of operations with several success bodies).
+
+use super::plan::{Arm, Handling, Paging, Plan, Shape, Success};
+use crate::emit::rust::primitive;
+use crate::emit::{TypePrinter, doc_attrs, ident};
+use crate::ir::{
+    Api, Media, Method, ParamLocation, Parameter, PathSegment, Primitive, Status, TypeKind, TypeRef,
+};
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+/// Builder methods a setter may not replace.
+const RESERVED_SETTERS: &[&str] = &["send", "into_stream", "into_future", "clone", "fmt", "body"];
+
+pub struct RequestEmitter<'a> {
+    api: &'a Api,
+    printer: TypePrinter<'a>,
+}
+
+/// A parameter's value in generated code: a place of type `T` (`self.limit`) or a reference `&T`
+/// bound to a name (`value`, `item`). Both work as method receivers; functions taking `&T` need to know which.
+#[derive(Clone)]
+struct Val {
+    expr: TokenStream,
+    is_ref: bool,
+}
+
+impl Val {
+    fn place(expr: TokenStream) -> Val {
+        Val {
+            expr,
+            is_ref: false,
+        }
+    }
+
+    fn named(name: &str) -> Val {
+        let name = ident(name);
+        Val {
+            expr: quote! { #name },
+            is_ref: true,
+        }
+    }
+
+    /// The value as an expression of type `&T`.
+    fn by_ref(&self) -> TokenStream {
+        let expr = &self.expr;
+        if self.is_ref {
+            quote! { #expr }
+        } else {
+            quote! { &#expr }
+        }
+    }
+}
+
+impl<'a> RequestEmitter<'a> {
+    pub fn new(api: &'a Api) -> RequestEmitter<'a> {
+        RequestEmitter {
+            api,
+            printer: TypePrinter {
+                types: &api.types,
+                models: quote! { crate::models:: },
+            },
+        }
+    }
+
+    pub fn requests_rs(&self, plans: &[Plan]) -> TokenStream {
+        let methods = plans.iter().map(|p| self.client_method(p));
+        let builders = plans.iter().map(|p| self.builder(p));
+        quote! {
+            //! The operations: one method of [`Client`](crate::Client) each, returning the request builder
+            //! defined here. Set optional parameters on the builder, then `.send().await` it (or `.await` it).
+
+            impl crate::Client {
+                #(#methods)*
+            }
+
+            #(#builders)*
+        }
+    }
+
+    pub fn responses_rs(&self, plans: &[Plan]) -> TokenStream {
+        let enums = plans.iter().filter_map(|p| {
+            let Success::Enum(variants) = &p.success else { return None };
+            let name = ident(&p.type_name);
+            let doc = wrapped_doc(&format!(
+                "The success answers of [`Client::{0}`](crate::Client::{0}), one variant per documented status.",
+                p.op.name
+            ));
+            let variants = variants.iter().map(|v| {
+                let vname = ident(&v.name);
+                let mut text = format!("`{}`", status_text(v.status));
+                if let Some(d) = v.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+                    text.push_str(": ");
+                    text.push_str(d);
+                }
+                let vdoc = doc_attrs(Some(&text));
+                match &v.shape {
+                    Shape::Empty => quote! { #vdoc #vname, },
+                    shape => {
+                        let ty = self.shape_type(shape);
+                        let ty = if v.boxed { quote! { Box<#ty> } } else { ty };
+                        quote! { #vdoc #vname(#ty), }
+                    }
+                }
+            });
+            Some(quote! {
+                #doc
+                #[derive(Debug, Clone, PartialEq)]
+                pub enum #name {
+                    #(#variants)*
+                }
+            })
+        });
+        quote! {
+            //! Success values of operations whose success statuses have different bodies.
+
+            #(#enums)*
+        }
+    }
+
+    /// `Client::operation(&self, required...) -> Builder`.
+    fn client_method(&self, p: &Plan) -> TokenStream {
+        let op = p.op;
+        let name = ident(&op.name);
+        let builder = ident(&p.type_name);
+        let mut args = Vec::new();
+        let mut inits = Vec::new();
+        for param in &p.required {
+            let field = ident(&param.name);
+            let (ty, convert) = self.arg_type(&param.ty);
+            args.push(quote! { #field: #ty });
+            inits.push(if convert {
+                quote! { #field: #field.into() }
+            } else {
+                quote! { #field }
+            });
+        }
+        if let Some(body) = p.body.filter(|b| b.required) {
+            let (ty, convert) = self.body_arg_type(&body.media, &body.ty);
+            args.push(quote! { body: #ty });
+            inits.push(if convert {
+                quote! { body: body.into() }
+            } else {
+                quote! { body }
+            });
+        }
+        for param in &p.optional {
+            let field = ident(&param.name);
+            inits.push(quote! { #field: None });
+        }
+        if p.body.is_some_and(|b| !b.required) {
+            inits.push(quote! { body: None });
+        }
+        let doc = doc_attrs(Some(&self.method_doc(p)));
+        let deprecated = op.deprecated.then(|| quote! { #[deprecated] });
+        // One argument per required parameter: the signature mirrors the operation.
+        let many = (args.len() + 1 > 7).then(|| {
+            quote! { #[allow(clippy::too_many_arguments, reason = "one argument per required parameter of the operation")] }
+        });
+        quote! {
+            #doc
+            #deprecated
+            #many
+            pub fn #name(&self, #(#args),*) -> #builder {
+                #builder { client: self.clone(), #(#inits),* }
+            }
+        }
+    }
+
+    fn method_doc(&self, p: &Plan) -> String {
+        let op = p.op;
+        let mut parts: Vec<String> = Vec::new();
+        if let Some(summary) = op
+            .summary
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            parts.push(summary.to_owned());
+        }
+        if let Some(description) = op
+            .description
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            parts.push(description.to_owned());
+        }
+        parts.push(format!("`{} {}`", op.method.as_str(), op.path));
+        let mut args: Vec<String> = p
+            .required
+            .iter()
+            .map(|param| {
+                let doc = one_line(param.doc.as_deref()).unwrap_or_else(|| {
+                    format!(
+                        "the `{}` {} parameter.",
+                        param.wire_name,
+                        location_word(param.location)
+                    )
+                });
+                format!("- `{}`: {doc}", param.name)
+            })
+            .collect();
+        if let Some(body) = p.body.filter(|b| b.required) {
+            let what = match (&body.media, &body.ty) {
+                (Media::Json | Media::Form, TypeRef::Named(id)) => {
+                    let name = &self.api.types[id.0].name;
+                    format!("the request body, a [`{name}`](crate::models::{name})")
+                }
+                _ => "the request body".to_owned(),
+            };
+            let doc = one_line(body.doc.as_deref())
+                .map(|d| format!(": {d}"))
+                .unwrap_or_else(|| ".".to_owned());
+            args.push(format!("- `body`: {what}{doc}"));
+        }
+        if !args.is_empty() {
+            parts.push(format!("Arguments:\n{}", args.join("\n")));
+        }
+        let setters: Vec<String> = p
+            .optional
+            .iter()
+            .map(|param| format!("`.{}()`", setter_name(param)))
+            .collect();
+        let mut setters = setters;
+        if p.body.is_some_and(|b| !b.required) {
+            setters.push("`.body()`".to_owned());
+        }
+        if !setters.is_empty() {
+            parts.push(format!(
+                "Optional parameters are set on the builder: {}.",
+                setters.join(", ")
+            ));
+        }
+        if p.paging.is_some() {
+            parts.push("`.into_stream()` on the builder walks every page.".to_owned());
+        }
+        let api_statuses: Vec<String> = p
+            .arms
+            .iter()
+            .filter(|a| a.handling == Handling::Api)
+            .flat_map(|a| a.statuses.iter().map(|s| format!("`{}`", status_text(*s))))
+            .collect();
+        if !api_statuses.is_empty() {
+            parts.push(format!(
+                "Documented errors ({}) are [`Error::Api`](crate::Error::Api).",
+                api_statuses.join(", ")
+            ));
+        }
+        if op.deprecated {
+            parts.push("Deprecated by the API.".to_owned());
+        }
+        parts.join("\n\n")
+    }
+
+    /// The request builder: fields, setters, `send`, `IntoFuture`, and `into_stream` when paged.
+    fn builder(&self, p: &Plan) -> TokenStream {
+        let op = p.op;
+        let name = ident(&p.type_name);
+        let mut fields = vec![quote! { client: crate::Client }];
+        for param in &p.required {
+            let field = ident(&param.name);
+            let ty = self.stored_type(&param.ty);
+            fields.push(quote! { #field: #ty });
+        }
+        for param in &p.optional {
+            let field = ident(&param.name);
+            let ty = self.stored_type(strip_nullable(&param.ty));
+            fields.push(quote! { #field: Option<#ty> });
+        }
+        if let Some(body) = p.body {
+            let ty = self.body_stored_type(&body.media, &body.ty);
+            fields.push(if body.required {
+                quote! { body: #ty }
+            } else {
+                quote! { body: Option<#ty> }
+            });
+        }
+        let setters = p.optional.iter().map(|param| self.setter(param));
+        let body_setter = p.body.filter(|b| !b.required).map(|body| {
+            let (ty, convert) = self.body_arg_type(&body.media, &body.ty);
+            let value = if convert {
+                quote! { body.into() }
+            } else {
+                quote! { body }
+            };
+            let doc = doc_attrs(Some(body.doc.as_deref().unwrap_or("The request body.")));
+            quote! {
+                #doc
+                pub fn body(mut self, body: #ty) -> Self {
+                    self.body = Some(#value);
+                    self
+                }
+            }
+        });
+        let (ok_ty, err_ty) = (self.success_type(p), self.shape_type(&p.error));
+        let send = self.send_fn(p, &ok_ty, &err_ty);
+        let stream = p
+            .paging
+            .as_ref()
+            .map(|paging| self.stream_method(paging, &err_ty));
+        // A multipart form cannot be cloned.
+        let clone =
+            (p.body.map(|b| &b.media) != Some(&Media::Multipart)).then(|| quote! { Clone, });
+        let then = if p.optional.is_empty() && p.body.is_none_or(|b| b.required) {
+            "Finish it with `.send().await`, or `.await` it."
+        } else {
+            "Set optional parameters, then `.send().await` it (or `.await` it)."
+        };
+        let doc = wrapped_doc(&format!(
+            "Request builder of [`Client::{0}`](crate::Client::{0}): `{1} {2}`. {then}",
+            op.name,
+            op.method.as_str(),
+            op.path
+        ));
+        quote! {
+            #doc
+            #[derive(Debug, #clone)]
+            #[must_use = "a request does nothing until it is sent with `.send().await`"]
+            pub struct #name {
+                #(#fields),*
+            }
+
+            impl #name {
+                #(#setters)*
+                #body_setter
+                #send
+                #stream
+            }
+
+            impl ::std::future::IntoFuture for #name {
+                type Output = Result<#ok_ty, crate::Error<#err_ty>>;
+                type IntoFuture = crate::codec::ResponseFuture<#ok_ty, #err_ty>;
+
+                fn into_future(self) -> Self::IntoFuture {
+                    Box::pin(self.send())
+                }
+            }
+        }
+    }
+
+    fn setter(&self, param: &Parameter) -> TokenStream {
+        let field = ident(&param.name);
+        let setter = ident(&setter_name(param));
+        let (ty, convert) = self.arg_type(strip_nullable(&param.ty));
+        let value = if convert {
+            quote! { value.into() }
+        } else {
+            quote! { value }
+        };
+        let mut doc = param.doc.clone().unwrap_or_else(|| {
+            format!(
+                "The `{}` {} parameter.",
+                param.wire_name,
+                location_word(param.location)
+            )
+        });
+        if let Some(default) = &param.default {
+            doc.push_str(&format!(
+                "\n\nWhen not set, the server applies its default: `{default}`."
+            ));
+        }
+        let doc = doc_attrs(Some(&doc));
+        let deprecated = param.deprecated.then(|| quote! { #[deprecated] });
+        quote! {
+            #doc
+            #deprecated
+            pub fn #setter(mut self, value: #ty) -> Self {
+                self.#field = Some(#value);
+                self
+            }
+        }
+    }
+
+    fn send_fn(&self, p: &Plan, ok_ty: &TokenStream, err_ty: &TokenStream) -> TokenStream {
+        let op = p.op;
+        let mut steps: Vec<TokenStream> = Vec::new();
+        let method = method_tokens(op.method);
+        let path = self.path_expr(p);
+        steps.push(quote! { let request = self.client.inner.request(#method, #path); });
+
+        // Query parameters: the plain required ones first, then those that are set (or repeated).
+        let query_params: Vec<&Parameter> = op
+            .parameters
+            .iter()
+            .filter(|q| q.location == ParamLocation::Query)
+            .collect();
+        if !query_params.is_empty() {
+            let (plain, other): (Vec<&Parameter>, Vec<&Parameter>) =
+                query_params.iter().partition(|q| self.is_plain(q));
+            let fixed = plain.iter().map(|param| {
+                let wire = &param.wire_name;
+                let field = ident(&param.name);
+                let text = self.text(&param.ty, Val::place(quote! { self.#field }));
+                quote! { (#wire, #text) }
+            });
+            let pushes = other.iter().map(|param| {
+                let wire = &param.wire_name;
+                self.for_value(param, |value, ty| match ty {
+                    TypeRef::Array(inner) if param.explode => {
+                        let text = self.text(inner, Val::named("item"));
+                        let items = value.by_ref();
+                        quote! { for item in #items { query.push((#wire, #text)); } }
+                    }
+                    _ => {
+                        let text = self.text(ty, value);
+                        quote! { query.push((#wire, #text)); }
+                    }
+                })
+            });
+            steps.push(if other.is_empty() {
+                quote! { let request = request.query(&[#(#fixed),*]); }
+            } else if plain.is_empty() {
+                quote! {
+                    let mut query: Vec<(&str, String)> = Vec::new();
+                    #(#pushes)*
+                    let request = if query.is_empty() { request } else { request.query(&query) };
+                }
+            } else {
+                quote! {
+                    let mut query: Vec<(&str, String)> = vec![#(#fixed),*];
+                    #(#pushes)*
+                    let request = request.query(&query);
+                }
+            });
+        }
+
+        // Header parameters.
+        for param in op
+            .parameters
+            .iter()
+            .filter(|h| h.location == ParamLocation::Header)
+        {
+            let wire = &param.wire_name;
+            let field = ident(&param.name);
+            steps.push(if self.is_plain(param) {
+                let text = self.text(&param.ty, Val::place(quote! { self.#field }));
+                quote! { let request = request.header(#wire, #text); }
+            } else {
+                let text = self.text(strip_nullable(&param.ty), Val::named("value"));
+                quote! {
+                    let request = match &self.#field {
+                        Some(value) => request.header(#wire, #text),
+                        None => request,
+                    };
+                }
+            });
+        }
+
+        // Cookie parameters: one `Cookie` header.
+        let cookies: Vec<&Parameter> = op
+            .parameters
+            .iter()
+            .filter(|c| c.location == ParamLocation::Cookie)
+            .collect();
+        if !cookies.is_empty() {
+            let (plain, other): (Vec<&Parameter>, Vec<&Parameter>) =
+                cookies.iter().partition(|c| self.is_plain(c));
+            let pair = |param: &Parameter, value: Val, ty: &TypeRef| {
+                let text = self.text(ty, value);
+                let template = format!("{}={{}}", escape_format(&param.wire_name));
+                quote! { format!(#template, #text) }
+            };
+            let fixed = plain.iter().map(|param| {
+                let field = ident(&param.name);
+                pair(param, Val::place(quote! { self.#field }), &param.ty)
+            });
+            let pushes = other.iter().map(|param| {
+                self.for_value(param, |value, ty| {
+                    let pair = pair(param, value, ty);
+                    quote! { cookies.push(#pair); }
+                })
+            });
+            steps.push(if other.is_empty() {
+                quote! { let request = request.header(::reqwest::header::COOKIE, [#(#fixed),*].join("; ")); }
+            } else {
+                let init = if plain.is_empty() { quote! { Vec::new() } } else { quote! { vec![#(#fixed),*] } };
+                quote! {
+                    let mut cookies: Vec<String> = #init;
+                    #(#pushes)*
+                    let request = if cookies.is_empty() {
+                        request
+                    } else {
+                        request.header(::reqwest::header::COOKIE, cookies.join("; "))
+                    };
+                }
+            });
+        }
+
+        if let Some(body) = p.body {
+            let apply = |value: TokenStream, by_ref: TokenStream| match &body.media {
+                Media::Json => quote! { request.json(#by_ref) },
+                Media::Form => quote! { request.form(#by_ref) },
+                Media::Multipart => quote! { request.multipart(#value) },
+                Media::Text => {
+                    quote! { request.header(::reqwest::header::CONTENT_TYPE, "text/plain; charset=utf-8").body(#value) }
+                }
+                Media::Binary(media) => {
+                    quote! { request.header(::reqwest::header::CONTENT_TYPE, #media).body(#value) }
+                }
+            };
+            if body.required {
+                let set = apply(quote! { self.body }, quote! { &self.body });
+                steps.push(quote! { let request = #set; });
+            } else {
+                let set = apply(quote! { body }, quote! { &body });
+                steps.push(quote! {
+                    let request = match self.body {
+                        Some(body) => #set,
+                        None => request,
+                    };
+                });
+            }
+        }
+
+        let bearer = p.bearer;
+        let idempotent = op.method.is_idempotent();
+        steps.push(
+            quote! { let response = self.client.inner.send(request, #bearer, #idempotent).await?; },
+        );
+        let arms = p.arms.iter().enumerate().map(|(i, arm)| {
+            let claimed: Vec<u16> = p.arms[..i]
+                .iter()
+                .flat_map(|a| &a.statuses)
+                .filter_map(|s| match s {
+                    Status::Code(code) => Some(*code),
+                    _ => None,
+                })
+                .collect();
+            self.arm(p, arm, &claimed)
+        });
+        let doc = format!(" Sends the request: `{} {}`.", op.method.as_str(), op.path);
+        quote! {
+            #[doc = #doc]
+            pub async fn send(self) -> Result<#ok_ty, crate::Error<#err_ty>> {
+                #(#steps)*
+                match response.status().as_u16() {
+                    #(#arms)*
+                }
+            }
+        }
+    }
+
+    /// Code run with each value of a parameter: once when required, when set when optional, when
+    /// not null when nullable.
+    fn for_value(
+        &self,
+        param: &Parameter,
+        body: impl Fn(Val, &TypeRef) -> TokenStream,
+    ) -> TokenStream {
+        let field = ident(&param.name);
+        let inner = strip_nullable(&param.ty);
+        if param.required && !matches!(param.ty, TypeRef::Nullable(_)) {
+            body(Val::place(quote! { self.#field }), inner)
+        } else {
+            let run = body(Val::named("value"), inner);
+            quote! { if let Some(value) = &self.#field { #run } }
+        }
+    }
+
+    /// The request path argument (path parameters percent-encoded): a literal, or `&format!(...)`.
+    fn path_expr(&self, p: &Plan) -> TokenStream {
+        let op = p.op;
+        let mut template = String::new();
+        let mut args: Vec<TokenStream> = Vec::new();
+        for segment in &op.segments {
+            template.push('/');
+            match segment {
+                PathSegment::Literal(text) => {
+                    template.push_str(&escape_format(&encode_literal(text)))
+                }
+                PathSegment::Param(wire) => {
+                    template.push_str("{}");
+                    let param = op
+                        .parameters
+                        .iter()
+                        .find(|q| q.location == ParamLocation::Path && &q.wire_name == wire);
+                    args.push(match param {
+                        // Digits, uuids, booleans: nothing to encode.
+                        Some(param) if self.url_safe(&param.ty) => {
+                            let field = ident(&param.name);
+                            quote! { self.#field }
+                        }
+                        Some(param) if self.is_string(&param.ty) => {
+                            let field = ident(&param.name);
+                            quote! { crate::codec::path_segment(&self.#field) }
+                        }
+                        Some(param) => {
+                            let field = ident(&param.name);
+                            let text = self.text(&param.ty, Val::place(quote! { self.#field }));
+                            quote! { crate::codec::path_segment(&#text) }
+                        }
+                        None => quote! { "" },
+                    });
+                }
+            }
+        }
+        if (op.path.ends_with('/') && !op.segments.is_empty()) || template.is_empty() {
+            template.push('/');
+        }
+        if args.is_empty() {
+            quote! { #template }
+        } else {
+            quote! { &format!(#template #(, #args)*) }
+        }
+    }
+
+    /// Types whose `Display` never needs percent-encoding in a path segment.
+    fn url_safe(&self, ty: &TypeRef) -> bool {
+        match ty {
+            TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => {
+                p.is_integer() || matches!(p, Primitive::Bool | Primitive::Uuid | Primitive::Date)
+            }
+            TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                TypeKind::IntEnum(_) => true,
+                TypeKind::Alias(inner) => self.url_safe(inner),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// The text of a value in a path, query, header or cookie, as a `String` expression.
+    fn text(&self, ty: &TypeRef, value: Val) -> TokenStream {
+        let v = &value.expr;
+        match ty {
+            TypeRef::Primitive(Primitive::String) => quote! { #v.clone() },
+            TypeRef::Primitive(Primitive::DateTime) => {
+                quote! { #v.to_rfc3339_opts(::chrono::SecondsFormat::AutoSi, true) }
+            }
+            TypeRef::Primitive(Primitive::Bytes) => json_text(&value),
+            TypeRef::Primitive(_) | TypeRef::NumericString { .. } => quote! { #v.to_string() },
+            TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => quote! { #v.to_string() },
+                TypeKind::Alias(inner) => self.text(inner, value),
+                TypeKind::Newtype(inner) => self.text(inner, Val::place(quote! { #v.0 })),
+                TypeKind::Struct(_) | TypeKind::Union(_) => json_text(&value),
+            },
+            TypeRef::Array(inner) => {
+                let item = self.item_text(inner);
+                quote! { #v.iter().map(#item).collect::<Vec<_>>().join(",") }
+            }
+            TypeRef::Nullable(inner) => {
+                let item = self.item_text(inner);
+                quote! { #v.as_ref().map(#item).unwrap_or_default() }
+            }
+            TypeRef::Map(_) | TypeRef::Any | TypeRef::Null => json_text(&value),
+        }
+    }
+
+    /// A required parameter with exactly one value (not nullable, not a repeated query key).
+    fn is_plain(&self, param: &Parameter) -> bool {
+        param.required
+            && !matches!(param.ty, TypeRef::Nullable(_))
+            && !(param.location == ParamLocation::Query
+                && param.explode
+                && matches!(param.ty, TypeRef::Array(_)))
+    }
+
+    /// The text of an item (`&T`) as a closure, or as the function itself where a closure would only
+    /// forward to it (clippy's `redundant_closure`).
+    fn item_text(&self, ty: &TypeRef) -> TokenStream {
+        let text = self.text(ty, Val::named("item"));
+        if text.to_string() == quote! { crate::codec::json_text(item) }.to_string() {
+            quote! { crate::codec::json_text }
+        } else {
+            quote! { |item| #text }
+        }
+    }
+
+    /// Whether the text of `ty` is a `String` field itself (a path segment can borrow it).
+    fn is_string(&self, ty: &TypeRef) -> bool {
+        match ty {
+            TypeRef::Primitive(Primitive::String) => true,
+            TypeRef::Named(id) => {
+                matches!(&self.api.types[id.0].kind, TypeKind::Alias(inner) if self.is_string(inner))
+            }
+            _ => false,
+        }
+    }
+
+    /// One arm of the status `match`; `claimed` are the codes earlier arms match.
+    fn arm(&self, p: &Plan, arm: &Arm, claimed: &[u16]) -> TokenStream {
+        let Some(pattern) = arm_pattern(&arm.statuses, claimed) else {
+            return TokenStream::new();
+        };
+        let action = match &arm.handling {
+            Handling::Success(None) => match &p.success {
+                Success::Single(shape) => read_shape(shape),
+                Success::Enum(_) => unreachable!("enum success arms carry their variant"),
+            },
+            Handling::Success(Some(index)) => {
+                let Success::Enum(variants) = &p.success else {
+                    unreachable!("variant index without enum")
+                };
+                let variant = &variants[*index];
+                let path = {
+                    let enum_name = ident(&p.type_name);
+                    let vname = ident(&variant.name);
+                    quote! { crate::responses::#enum_name::#vname }
+                };
+                match &variant.shape {
+                    Shape::Empty => quote! {{
+                        crate::codec::empty(response).await?;
+                        Ok(#path)
+                    }},
+                    shape => {
+                        let read = read_shape(shape);
+                        let value = if variant.boxed {
+                            quote! { Box::new(#read?) }
+                        } else {
+                            quote! { #read? }
+                        };
+                        quote! { Ok(#path(#value)) }
+                    }
+                }
+            }
+            Handling::Api => match &p.error {
+                Shape::Json(_) => quote! { Err(crate::codec::api_error(response).await) },
+                Shape::Text | Shape::Bytes => {
+                    quote! { Err(crate::codec::api_error_text(response).await) }
+                }
+                Shape::Empty => quote! { Err(crate::codec::api_error_empty(response).await) },
+            },
+            Handling::Unexpected => quote! { Err(crate::codec::unexpected(response).await) },
+        };
+        quote! { #pattern => #action, }
+    }
+
+    fn stream_method(&self, paging: &Paging, err_ty: &TokenStream) -> TokenStream {
+        let skip = ident(&paging.skip.name);
+        let take = ident(&paging.take.name);
+        let number = primitive(paging.number);
+        let item = self.printer.rust_type(&paging.item);
+        let default_take = int_literal(paging.number, paging.default_take);
+        let doc = wrapped_doc(&format!(
+            "Every item, page after page: sends the request with `{skip}` advanced by the length of each page and `{take}` as the page size (the value set, else {}), until a page comes back shorter than that. A failed page ends the stream with its error.",
+            paging.default_take,
+            skip = paging.skip.wire_name,
+            take = paging.take.wire_name,
+        ));
+        quote! {
+            #doc
+            pub fn into_stream(self) -> crate::Paged<#item, #err_ty> {
+                let take: #number = self.#take.unwrap_or(#default_take);
+                let start: #number = self.#skip.unwrap_or(0);
+                let pages = ::futures_util::stream::try_unfold(Some((self, start)), move |state| async move {
+                    let Some((request, skip)) = state else {
+                        return Ok::<_, crate::Error<#err_ty>>(None);
+                    };
+                    let mut page_request = request.clone();
+                    page_request.#skip = Some(skip);
+                    page_request.#take = Some(take);
+                    let page = page_request.send().await?;
+                    let next = match #number::try_from(page.len()) {
+                        Ok(length) if length == take && length > 0 => skip.checked_add(length).map(|next| (request, next)),
+                        _ => None,
+                    };
+                    Ok(Some((::futures_util::stream::iter(page.into_iter().map(Ok::<#item, crate::Error<#err_ty>>)), next)))
+                });
+                crate::Paged::new(::futures_util::TryStreamExt::try_flatten(pages))
+            }
+        }
+    }
+
+    fn success_type(&self, p: &Plan) -> TokenStream {
+        match &p.success {
+            Success::Single(shape) => self.shape_type(shape),
+            Success::Enum(_) => {
+                let name = ident(&p.type_name);
+                quote! { crate::responses::#name }
+            }
+        }
+    }
+
+    fn shape_type(&self, shape: &Shape) -> TokenStream {
+        match shape {
+            Shape::Empty => quote! { () },
+            Shape::Json(ty) => self.printer.rust_type(ty),
+            Shape::Text => quote! { String },
+            Shape::Bytes => quote! { Vec<u8> },
+        }
+    }
+
+    /// The argument type of a parameter, and whether the value is converted with `.into()`.
+    fn arg_type(&self, ty: &TypeRef) -> (TokenStream, bool) {
+        match ty {
+            TypeRef::Primitive(Primitive::String) => (quote! { impl Into<String> }, true),
+            other => (self.printer.rust_type(other), false),
+        }
+    }
+
+    fn stored_type(&self, ty: &TypeRef) -> TokenStream {
+        self.printer.rust_type(ty)
+    }
+
+    fn body_arg_type(&self, media: &Media, ty: &TypeRef) -> (TokenStream, bool) {
+        match media {
+            Media::Json | Media::Form => (self.printer.rust_type(ty), false),
+            Media::Text => (quote! { impl Into<String> }, true),
+            Media::Binary(_) => (quote! { impl Into<Vec<u8>> }, true),
+            Media::Multipart => (quote! { ::reqwest::multipart::Form }, false),
+        }
+    }
+
+    fn body_stored_type(&self, media: &Media, ty: &TypeRef) -> TokenStream {
+        match media {
+            Media::Json | Media::Form => self.printer.rust_type(ty),
+            Media::Text => quote! { String },
+            Media::Binary(_) => quote! { Vec<u8> },
+            Media::Multipart => quote! { ::reqwest::multipart::Form },
+        }
+    }
+}
+
+fn json_text(value: &Val) -> TokenStream {
+    let value = value.by_ref();
+    quote! { crate::codec::json_text(#value) }
+}
+
+fn read_shape(shape: &Shape) -> TokenStream {
+    match shape {
+        Shape::Empty => quote! { crate::codec::empty(response).await },
+        Shape::Json(_) => quote! { crate::codec::json(response).await },
+        Shape::Text => quote! { crate::codec::text(response).await },
+        Shape::Bytes => quote! { crate::codec::bytes(response).await },
+    }
+}
+
+/// The statuses of one arm as a pattern, or `None` when earlier arms claim them all. A range leaves
+/// out the codes earlier arms match (clippy's `match_overlapping_arm`), and an arm covering one
+/// contiguous span is written as one range (clippy's `manual_range_patterns`: `4XX` and `5XX`
+/// together are `400..=599`).
+fn arm_pattern(statuses: &[Status], claimed: &[u16]) -> Option<TokenStream> {
+    if statuses == [Status::Default] {
+        return Some(quote! { _ });
+    }
+    let mut spans: Vec<(u16, u16)> = Vec::new();
+    for status in statuses {
+        match *status {
+            Status::Code(code) => spans.push((code, code)),
+            Status::Range(first) => {
+                let (mut low, high) = (first * 100, first * 100 + 99);
+                let mut cuts: Vec<u16> = claimed
+                    .iter()
+                    .copied()
+                    .filter(|c| (low..=high).contains(c))
+                    .collect();
+                cuts.sort_unstable();
+                for cut in cuts {
+                    if cut > low {
+                        spans.push((low, cut - 1));
+                    }
+                    low = cut + 1;
+                }
+                if low <= high {
+                    spans.push((low, high));
+                }
+            }
+            Status::Default => {}
+        }
+    }
+    if spans.is_empty() {
+        return None;
+    }
+    spans.sort_unstable();
+    let has_range = spans.iter().any(|(low, high)| low != high);
+    let contiguous = spans.windows(2).all(|w| w[1].0 <= w[0].1.saturating_add(1));
+    if spans.len() > 1 && contiguous && (spans.len() >= 3 || has_range) {
+        spans = vec![(
+            spans[0].0,
+            spans.iter().map(|s| s.1).max().unwrap_or(spans[0].1),
+        )];
+    }
+    let patterns = spans.iter().map(|&(low, high)| {
+        let (low_lit, high_lit) = (Literal::u16_unsuffixed(low), Literal::u16_unsuffixed(high));
+        if low == high {
+            quote! { #low_lit }
+        } else {
+            quote! { #low_lit..=#high_lit }
+        }
+    });
+    Some(quote! { #(#patterns)|* })
+}
+
+fn status_text(status: Status) -> String {
+    match status {
+        Status::Code(code) => code.to_string(),
+        Status::Range(first) => format!("{first}XX"),
+        Status::Default => "default".to_owned(),
+    }
+}
+
+fn method_tokens(method: Method) -> TokenStream {
+    let name = format_ident!("{}", method.as_str());
+    quote! { ::reqwest::Method::#name }
+}
+
+fn strip_nullable(ty: &TypeRef) -> &TypeRef {
+    match ty {
+        TypeRef::Nullable(inner) => inner,
+        other => other,
+    }
+}
+
+fn setter_name(param: &Parameter) -> String {
+    if RESERVED_SETTERS.contains(&param.name.as_str()) {
+        format!("{}_param", param.name)
+    } else {
+        param.name.clone()
+    }
+}
+
+fn location_word(location: ParamLocation) -> &'static str {
+    match location {
+        ParamLocation::Path => "path",
+        ParamLocation::Query => "query",
+        ParamLocation::Header => "header",
+        ParamLocation::Cookie => "cookie",
+    }
+}
+
+/// Doc attributes of the generator's own prose, wrapped like hand-written comments.
+pub(super) fn wrapped_doc(text: &str) -> TokenStream {
+    let lines = wrap_lines(text);
+    quote! { #( #[doc = #lines] )* }
+}
+
+/// The lines of `wrapped_doc` (paragraphs separated by blank lines).
+pub(super) fn wrap_lines(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for paragraph in text.split("\n\n") {
+        if !lines.is_empty() {
+            lines.push(String::new());
+        }
+        let mut line = String::new();
+        for word in words(paragraph) {
+            if !line.is_empty() && line.len() + 1 + word.len() > 96 {
+                lines.push(std::mem::take(&mut line));
+            }
+            line.push(' ');
+            line.push_str(&word);
+        }
+        lines.push(line);
+    }
+    lines
+}
+
+/// The words of a paragraph, a `code span` counting as one word.
+fn words(paragraph: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut open = false;
+    for word in paragraph.split_whitespace() {
+        match out.last_mut() {
+            Some(last) if open => {
+                last.push(' ');
+                last.push_str(word);
+            }
+            _ => out.push(word.to_owned()),
+        }
+        if word.matches('`').count() % 2 == 1 {
+            open = !open;
+        }
+    }
+    out
+}
+
+fn one_line(doc: Option<&str>) -> Option<String> {
+    let doc = doc?.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!doc.is_empty()).then_some(doc)
+}
+
+fn int_literal(number: Primitive, value: i64) -> TokenStream {
+    let lit = match number {
+        Primitive::I8 => i8::try_from(value).ok().map(Literal::i8_suffixed),
+        Primitive::I16 => i16::try_from(value).ok().map(Literal::i16_suffixed),
+        Primitive::I32 => i32::try_from(value).ok().map(Literal::i32_suffixed),
+        Primitive::I64 => Some(Literal::i64_suffixed(value)),
+        Primitive::U8 => u8::try_from(value).ok().map(Literal::u8_suffixed),
+        Primitive::U16 => u16::try_from(value).ok().map(Literal::u16_suffixed),
+        Primitive::U32 => u32::try_from(value).ok().map(Literal::u32_suffixed),
+        Primitive::U64 => u64::try_from(value).ok().map(Literal::u64_suffixed),
+        _ => None,
+    };
+    let lit = lit.unwrap_or_else(|| Literal::u8_unsuffixed(50));
+    quote! { #lit }
+}
+
+/// A literal path segment, percent-encoded like a parameter would be (but keeping sub-delimiters
+/// such as `:` and `@` that paths carry as they are).
+pub(super) fn encode_literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@%".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// Braces are `format!` syntax.
+fn escape_format(text: &str) -> String {
+    text.replace('{', "{{").replace('}', "}}")
+}

@@ -1,0 +1,411 @@
+//! The client and its builder: connection settings, credentials, and the loop that sends a request
+//! with its credentials and retries. Copied verbatim by openapi-gen; the operations are methods of
+//! [`Client`] defined in `requests.rs`.
+
+use crate::auth::TokenCache;
+use crate::error::{BuildError, Error};
+use crate::retry::{self, RetryPolicy};
+use reqwest::StatusCode;
+use reqwest::header::{self, HeaderMap, HeaderName, HeaderValue};
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The `User-Agent` sent unless another is set.
+const DEFAULT_USER_AGENT: &str = concat!(env!("CARGO_PKG_NAME"), "/", env!("CARGO_PKG_VERSION"));
+
+/// A client of the API: one method per operation, each returning a request builder to finish with
+/// `.send().await` (or to `.await` directly).
+///
+/// Cheap to clone: clones share one connection pool, one token cache and the same settings.
+#[derive(Clone)]
+pub struct Client {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) http: reqwest::Client,
+    base_url: String,
+    /// Default headers and timeout, when the caller brought its own `reqwest::Client` (ours has them built in).
+    headers: HeaderMap,
+    timeout: Option<Duration>,
+    credentials: Authorization,
+    retry: RetryPolicy,
+}
+
+enum Authorization {
+    None,
+    Bearer(HeaderValue),
+    ClientCredentials(TokenCache),
+}
+
+impl Client {
+    /// A client with the default settings: no credentials, the default [`RetryPolicy`].
+    pub fn new(base_url: impl Into<String>) -> Result<Client, BuildError> {
+        Client::builder(base_url).build()
+    }
+
+    /// Starts configuring a client for the server at `base_url` (for example
+    /// `https://api.example.com`); operation paths are appended to it.
+    pub fn builder(base_url: impl Into<String>) -> ClientBuilder {
+        ClientBuilder {
+            base_url: base_url.into(),
+            http: None,
+            timeout: None,
+            user_agent: None,
+            headers: Vec::new(),
+            credentials: CredentialsConfig::None,
+            retry: RetryPolicy::default(),
+        }
+    }
+
+    /// The base URL operation paths are appended to (without a trailing `/`).
+    pub fn base_url(&self) -> &str {
+        &self.inner.base_url
+    }
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let credentials = match &self.inner.credentials {
+            Authorization::None => "none".to_owned(),
+            Authorization::Bearer(_) => "bearer token".to_owned(),
+            Authorization::ClientCredentials(cache) => {
+                format!("client credentials at {}", cache.token_url())
+            }
+        };
+        f.debug_struct("Client")
+            .field("base_url", &self.inner.base_url)
+            .field("credentials", &credentials)
+            .field("retry", &self.inner.retry)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Inner {
+    /// A request to `path` (already percent-encoded) under the base URL.
+    pub(crate) fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        let mut url = String::with_capacity(self.base_url.len() + path.len());
+        url.push_str(&self.base_url);
+        url.push_str(path);
+        self.prepare(self.http.request(method, url))
+    }
+
+    /// Applies the default headers and timeout that a caller-supplied `reqwest::Client` lacks.
+    pub(crate) fn prepare(&self, mut request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        if !self.headers.is_empty() {
+            request = request.headers(self.headers.clone());
+        }
+        if let Some(timeout) = self.timeout {
+            request = request.timeout(timeout);
+        }
+        request
+    }
+
+    /// Sends a request of an operation: with the bearer token when `bearer` (the operation requires
+    /// it), repeated per the retry policy when `idempotent`, and once more with a new token when
+    /// the server rejects a cached token with `401`.
+    pub(crate) async fn send<E>(
+        &self,
+        request: reqwest::RequestBuilder,
+        bearer: bool,
+        idempotent: bool,
+    ) -> Result<reqwest::Response, Error<E>> {
+        let mut request = request.build().map_err(Error::Transport)?;
+        let cache = match &self.credentials {
+            Authorization::ClientCredentials(cache) if bearer => cache,
+            Authorization::Bearer(value) if bearer => {
+                request
+                    .headers_mut()
+                    .insert(header::AUTHORIZATION, value.clone());
+                return self
+                    .dispatch(request, idempotent)
+                    .await
+                    .map_err(Error::Transport);
+            }
+            _ => {
+                return self
+                    .dispatch(request, idempotent)
+                    .await
+                    .map_err(Error::Transport);
+            }
+        };
+        let mut renewed = false;
+        loop {
+            let token = cache.token(self).await?;
+            request
+                .headers_mut()
+                .insert(header::AUTHORIZATION, token.header);
+            // Keep a copy for the one retry after a rejected token (none for a streamed body).
+            let (outcome, copy) = self.attempt(request, idempotent, !renewed).await;
+            let response = outcome.map_err(Error::Transport)?;
+            match copy {
+                Some(copy) if response.status() == StatusCode::UNAUTHORIZED => {
+                    cache.invalidate(token.generation);
+                    renewed = true;
+                    // Read the rejection to the end so the connection can be reused.
+                    let _ = response.bytes().await;
+                    request = copy;
+                }
+                _ => return Ok(response),
+            }
+        }
+    }
+
+    /// Sends a request, repeating it per the retry policy when `idempotent`.
+    pub(crate) async fn dispatch(
+        &self,
+        request: reqwest::Request,
+        idempotent: bool,
+    ) -> Result<reqwest::Response, reqwest::Error> {
+        self.attempt(request, idempotent, false).await.0
+    }
+
+    /// [`Inner::dispatch`], also returning an unsent copy of the request when `keep_copy` (and the
+    /// body can be copied): one copy serves both the retries and the caller.
+    async fn attempt(
+        &self,
+        mut request: reqwest::Request,
+        idempotent: bool,
+        keep_copy: bool,
+    ) -> (
+        Result<reqwest::Response, reqwest::Error>,
+        Option<reqwest::Request>,
+    ) {
+        let mut retries = 0;
+        loop {
+            let may_retry = idempotent && retries < self.retry.max_retries;
+            let copy = if may_retry || keep_copy {
+                request.try_clone()
+            } else {
+                None
+            };
+            let outcome = self.http.execute(request).await;
+            let Some(copy) = copy else {
+                return (outcome, None);
+            };
+            let delay = match &outcome {
+                Ok(response) if may_retry && retry::is_retryable_status(response.status()) => {
+                    self.retry.delay(retries, retry::retry_after(response))
+                }
+                Err(error) if may_retry && retry::is_retryable_error(error) => {
+                    self.retry.delay(retries, None)
+                }
+                _ => return (outcome, keep_copy.then_some(copy)),
+            };
+            if let Ok(response) = outcome {
+                let _ = response.bytes().await;
+            }
+            tokio::time::sleep(delay).await;
+            retries += 1;
+            request = copy;
+        }
+    }
+}
+
+/// Settings of a [`Client`], applied by [`ClientBuilder::build`].
+pub struct ClientBuilder {
+    base_url: String,
+    http: Option<reqwest::Client>,
+    timeout: Option<Duration>,
+    user_agent: Option<String>,
+    headers: Vec<(String, String)>,
+    credentials: CredentialsConfig,
+    retry: RetryPolicy,
+}
+
+enum CredentialsConfig {
+    None,
+    Bearer(String),
+    ClientCredentials {
+        token_url: String,
+        client_id: String,
+        client_secret: String,
+    },
+}
+
+impl ClientBuilder {
+    /// Sends through this `reqwest::Client` (its connection pool, proxy and TLS settings) instead
+    /// of a new one. The timeout, user agent and default headers set here still apply.
+    pub fn reqwest_client(mut self, client: reqwest::Client) -> Self {
+        self.http = Some(client);
+        self
+    }
+
+    /// Gives up on a request (each try of it) after this long: [`Error::Transport`] with
+    /// `is_timeout()`. Default: no timeout.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// The `User-Agent` header. Default: this crate's name and version.
+    pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
+        self.user_agent = Some(user_agent.into());
+        self
+    }
+
+    /// A header sent with every request (added to those already set; checked by `build`).
+    pub fn default_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Sends `Authorization: Bearer <token>` to the operations that require a bearer token or
+    /// OAuth 2.0. Replaces client credentials set earlier.
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.credentials = CredentialsConfig::Bearer(token.into());
+        self
+    }
+
+    /// OAuth 2.0 client credentials (RFC 6749 section 4.4) against the token endpoint `token_url`
+    /// (absolute, or a path appended to the base URL). The client asks for an access token on
+    /// first use, sending `grant_type=client_credentials` with the credentials in HTTP Basic
+    /// authentication (section 2.3.1); it caches the token until 30 s (or a tenth of its
+    /// lifetime, when shorter) before it expires, fetches one token at a time however many
+    /// calls wait for it, and when an operation answers `401` fetches a new token and sends
+    /// the request once more. Replaces a bearer token set earlier.
+    pub fn client_credentials_at(
+        mut self,
+        token_url: impl Into<String>,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+    ) -> Self {
+        self.credentials = CredentialsConfig::ClientCredentials {
+            token_url: token_url.into(),
+            client_id: client_id.into(),
+            client_secret: client_secret.into(),
+        };
+        self
+    }
+
+    /// When idempotent requests are repeated; see [`RetryPolicy`]. `POST` and `PATCH` are never
+    /// repeated. Default: [`RetryPolicy::default`] (two retries).
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// The client, or why the settings are invalid.
+    pub fn build(self) -> Result<Client, BuildError> {
+        let base_url = self.base_url.trim_end_matches('/').to_owned();
+        let invalid = |reason: &str| BuildError::InvalidBaseUrl {
+            url: self.base_url.clone(),
+            reason: reason.to_owned(),
+        };
+        let parsed = reqwest::Url::parse(&base_url).map_err(|e| invalid(&e.to_string()))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(invalid("the scheme must be http or https"));
+        }
+        if parsed.query().is_some() || parsed.fragment().is_some() {
+            return Err(invalid("a base URL has no query or fragment"));
+        }
+        if parsed.scheme() == "https"
+            && self.http.is_none()
+            && !cfg!(any(feature = "rustls", feature = "native-tls"))
+        {
+            return Err(invalid(concat!(
+                "https needs the `rustls` or `native-tls` feature of ",
+                env!("CARGO_PKG_NAME")
+            )));
+        }
+        let mut headers = HeaderMap::new();
+        let user_agent = match (&self.user_agent, &self.http) {
+            (Some(agent), _) => Some(agent.as_str()),
+            // A caller-supplied client keeps its own user agent unless one is set here.
+            (None, Some(_)) => None,
+            (None, None) => Some(DEFAULT_USER_AGENT),
+        };
+        if let Some(agent) = user_agent {
+            let value = HeaderValue::from_str(agent).map_err(|_| BuildError::InvalidHeader {
+                name: "user-agent".to_owned(),
+            })?;
+            headers.insert(header::USER_AGENT, value);
+        }
+        for (name, value) in &self.headers {
+            let invalid = || BuildError::InvalidHeader { name: name.clone() };
+            let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| invalid())?;
+            let value = HeaderValue::from_str(value).map_err(|_| invalid())?;
+            headers.append(name, value);
+        }
+        let credentials = match self.credentials {
+            CredentialsConfig::None => Authorization::None,
+            CredentialsConfig::Bearer(token) => {
+                let mut value =
+                    HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
+                        BuildError::InvalidHeader {
+                            name: "authorization".to_owned(),
+                        }
+                    })?;
+                value.set_sensitive(true);
+                Authorization::Bearer(value)
+            }
+            CredentialsConfig::ClientCredentials {
+                token_url,
+                client_id,
+                client_secret,
+            } => {
+                let token_url = if reqwest::Url::parse(&token_url).is_ok() {
+                    token_url
+                } else {
+                    // A relative token URL is resolved like an operation path.
+                    let slash = if token_url.starts_with('/') { "" } else { "/" };
+                    format!("{base_url}{slash}{token_url}")
+                };
+                Authorization::ClientCredentials(TokenCache::new(
+                    token_url,
+                    client_id,
+                    client_secret,
+                ))
+            }
+        };
+        let (http, headers, timeout) = match self.http {
+            Some(http) => (http, headers, self.timeout),
+            None => {
+                let mut builder = reqwest::Client::builder().default_headers(headers);
+                if let Some(timeout) = self.timeout {
+                    builder = builder.timeout(timeout);
+                }
+                (
+                    builder.build().map_err(BuildError::Http)?,
+                    HeaderMap::new(),
+                    None,
+                )
+            }
+        };
+        let inner = Inner {
+            http,
+            base_url,
+            headers,
+            timeout,
+            credentials,
+            retry: self.retry,
+        };
+        Ok(Client {
+            inner: Arc::new(inner),
+        })
+    }
+}
+
+impl fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let credentials = match &self.credentials {
+            CredentialsConfig::None => "none".to_owned(),
+            CredentialsConfig::Bearer(_) => "bearer token".to_owned(),
+            CredentialsConfig::ClientCredentials {
+                token_url,
+                client_id,
+                ..
+            } => {
+                format!("client credentials of {client_id} at {token_url}")
+            }
+        };
+        f.debug_struct("ClientBuilder")
+            .field("base_url", &self.base_url)
+            .field("timeout", &self.timeout)
+            .field("user_agent", &self.user_agent)
+            .field("credentials", &credentials)
+            .field("retry", &self.retry)
+            .finish_non_exhaustive()
+    }
+}

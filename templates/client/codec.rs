@@ -1,0 +1,142 @@
+//! How parameters are written into requests and how answers are read: the plumbing of the request
+//! builders, public so that hand-written extensions can reuse it. Copied verbatim by openapi-gen.
+
+use crate::error::Error;
+use futures_util::Stream;
+use reqwest::{Response, StatusCode};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// The future of a request builder's `.await` (its `IntoFuture`).
+pub type ResponseFuture<T, E> = Pin<Box<dyn Future<Output = Result<T, Error<E>>> + Send>>;
+
+/// Percent-encodes a path parameter so that it stays one path segment: everything but RFC 3986's
+/// unreserved characters is encoded.
+pub fn path_segment(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for byte in value.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// The text of a parameter whose type has no plain text form (an object, a union, any JSON): its
+/// JSON, without the quotes when it is a JSON string.
+pub fn json_text<T: Serialize + ?Sized>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(_) => String::new(),
+    }
+}
+
+/// Reads a JSON body.
+pub async fn json<T: DeserializeOwned, E>(response: Response) -> Result<T, Error<E>> {
+    let status = response.status();
+    let bytes = response.bytes().await.map_err(Error::Transport)?;
+    serde_json::from_slice(&bytes).map_err(|source| Error::Decode {
+        status,
+        body: String::from_utf8_lossy(&bytes).into_owned(),
+        source,
+    })
+}
+
+/// Reads a text body.
+pub async fn text<E>(response: Response) -> Result<String, Error<E>> {
+    let bytes = response.bytes().await.map_err(Error::Transport)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Reads a binary body.
+pub async fn bytes<E>(response: Response) -> Result<Vec<u8>, Error<E>> {
+    Ok(response.bytes().await.map_err(Error::Transport)?.to_vec())
+}
+
+/// Reads (and drops) a body the operation does not document, so the connection can be reused.
+pub async fn empty<E>(response: Response) -> Result<(), Error<E>> {
+    response.bytes().await.map_err(Error::Transport)?;
+    Ok(())
+}
+
+/// A documented error status with a JSON body: [`Error::Api`], or [`Error::Decode`].
+pub async fn api_error<E: DeserializeOwned>(response: Response) -> Error<E> {
+    let status = response.status();
+    match json::<E, E>(response).await {
+        Ok(body) => Error::Api {
+            status,
+            body: Box::new(body),
+        },
+        Err(error) => error,
+    }
+}
+
+/// A documented error status with a text body.
+pub async fn api_error_text(response: Response) -> Error<String> {
+    let status = response.status();
+    match text::<String>(response).await {
+        Ok(body) => Error::Api {
+            status,
+            body: Box::new(body),
+        },
+        Err(error) => error,
+    }
+}
+
+/// A documented error status without a body.
+pub async fn api_error_empty(response: Response) -> Error<()> {
+    let status = response.status();
+    match empty::<()>(response).await {
+        Ok(()) => Error::Api {
+            status,
+            body: Box::new(()),
+        },
+        Err(error) => error,
+    }
+}
+
+/// A status the operation does not document: [`Error::UnexpectedStatus`] with the raw body.
+pub async fn unexpected<E>(response: Response) -> Error<E> {
+    let status: StatusCode = response.status();
+    match response.bytes().await {
+        Ok(bytes) => Error::UnexpectedStatus {
+            status,
+            body: String::from_utf8_lossy(&bytes).into_owned(),
+        },
+        Err(error) => Error::Transport(error),
+    }
+}
+
+/// The items of a paged list operation, fetched page after page as the stream is read.
+pub struct Paged<T, E> {
+    pages: Pin<Box<dyn Stream<Item = Result<T, Error<E>>> + Send>>,
+}
+
+impl<T, E> Paged<T, E> {
+    pub fn new(items: impl Stream<Item = Result<T, Error<E>>> + Send + 'static) -> Paged<T, E> {
+        Paged {
+            pages: Box::pin(items),
+        }
+    }
+}
+
+impl<T, E> Stream for Paged<T, E> {
+    type Item = Result<T, Error<E>>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.pages.as_mut().poll_next(cx)
+    }
+}
+
+impl<T, E> fmt::Debug for Paged<T, E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Paged").finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,157 @@
+//! What can go wrong with a call, and with building a client. Copied verbatim by openapi-gen.
+
+use reqwest::StatusCode;
+use std::fmt;
+
+/// The error of one call. `E` is the error body the operation documents (for example
+/// `models::ErrorBody`); operations that document no error body use `()`.
+#[derive(Debug)]
+pub enum Error<E> {
+    /// The request could not be built or sent, or its response could not be read: connection
+    /// refused or reset, timeout, TLS failure, an invalid header value...
+    Transport(reqwest::Error),
+    /// The server answered a status the operation documents as an error, with its documented body.
+    Api { status: StatusCode, body: Box<E> },
+    /// The server answered a status the operation does not document (or documents with another
+    /// body than `E`); `body` is the raw body, lossily decoded as UTF-8.
+    UnexpectedStatus { status: StatusCode, body: String },
+    /// The server answered a documented status, but its body does not decode as documented.
+    Decode {
+        status: StatusCode,
+        body: String,
+        source: serde_json::Error,
+    },
+    /// The OAuth 2.0 token endpoint refused the client credentials or answered without a usable
+    /// access token.
+    Auth(Box<AuthError>),
+}
+
+impl<E> Error<E> {
+    /// The HTTP status of the answer, when there was one.
+    pub fn status(&self) -> Option<StatusCode> {
+        match self {
+            Error::Transport(e) => e.status(),
+            Error::Api { status, .. }
+            | Error::UnexpectedStatus { status, .. }
+            | Error::Decode { status, .. } => Some(*status),
+            Error::Auth(e) => Some(e.status),
+        }
+    }
+
+    /// The documented error body, for [`Error::Api`].
+    pub fn api_body(&self) -> Option<&E> {
+        match self {
+            Error::Api { body, .. } => Some(body),
+            _ => None,
+        }
+    }
+}
+
+impl<E: fmt::Debug> fmt::Display for Error<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Transport(e) => write!(f, "request failed: {e}"),
+            Error::Api { status, body } => write!(f, "the server answered {status}: {body:?}"),
+            Error::UnexpectedStatus { status, body } if body.is_empty() => {
+                write!(
+                    f,
+                    "the server answered {status}, which the operation does not document"
+                )
+            }
+            Error::UnexpectedStatus { status, body } => {
+                write!(
+                    f,
+                    "the server answered {status}, which the operation does not document: {body}"
+                )
+            }
+            Error::Decode { status, source, .. } => {
+                write!(
+                    f,
+                    "the body of the server's {status} answer does not decode: {source}"
+                )
+            }
+            Error::Auth(e) => e.fmt(f),
+        }
+    }
+}
+
+impl<E: fmt::Debug> std::error::Error for Error<E> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Transport(e) => Some(e),
+            Error::Decode { source, .. } => Some(source),
+            Error::Auth(e) => Some(e.as_ref()),
+            Error::Api { .. } | Error::UnexpectedStatus { .. } => None,
+        }
+    }
+}
+
+/// The token endpoint's refusal (RFC 6749 section 5.2), or an answer without a usable token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthError {
+    /// The status of the token endpoint's answer.
+    pub status: StatusCode,
+    /// The RFC 6749 `error` code (`invalid_client`, `invalid_scope`...), when the answer has one.
+    pub error: Option<String>,
+    /// The RFC 6749 `error_description`, when the answer has one.
+    pub error_description: Option<String>,
+    /// The body of the answer, lossily decoded as UTF-8.
+    pub body: String,
+}
+
+impl fmt::Display for AuthError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let status = self.status;
+        match (&self.error, &self.error_description) {
+            (Some(code), Some(description)) => {
+                write!(
+                    f,
+                    "the token endpoint answered {status}: {code} ({description})"
+                )
+            }
+            (Some(code), None) => write!(f, "the token endpoint answered {status}: {code}"),
+            (None, _) if status.is_success() => {
+                write!(
+                    f,
+                    "the token endpoint answered {status} without a usable access token"
+                )
+            }
+            (None, _) => write!(f, "the token endpoint answered {status}"),
+        }
+    }
+}
+
+impl std::error::Error for AuthError {}
+
+/// Why [`ClientBuilder::build`](crate::ClientBuilder::build) failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// The base URL is not an absolute `http` or `https` URL without query or fragment.
+    InvalidBaseUrl { url: String, reason: String },
+    /// A header name or value (a default header, the user agent or the bearer token) is not valid in HTTP.
+    InvalidHeader { name: String },
+    /// The HTTP client could not be created (for example, its TLS backend failed to initialise).
+    Http(reqwest::Error),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::InvalidBaseUrl { url, reason } => {
+                write!(f, "invalid base URL `{url}`: {reason}")
+            }
+            BuildError::InvalidHeader { name } => write!(f, "invalid value for header `{name}`"),
+            BuildError::Http(e) => write!(f, "cannot create the HTTP client: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BuildError::Http(e) => Some(e),
+            _ => None,
+        }
+    }
+}
