@@ -17,13 +17,19 @@ fn xtask_options() -> Options {
 }
 
 fn drift_for(spec: &str) -> Vec<String> {
-    let generated = openapi_gen::generate(spec, &xtask_options(), &Part::ALL).unwrap_or_else(|d| panic!("{d}"));
+    let generated =
+        openapi_gen::generate(spec, &xtask_options(), &Part::ALL).unwrap_or_else(|d| panic!("{d}"));
     let root = repo_root();
     let mut drifted = Vec::new();
     for (part, files) in &generated.crates {
         let dir = root.join("generated").join(part.dir_name());
         for path in openapi_gen::output::drift(&dir, files) {
-            drifted.push(path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/"));
+            drifted.push(
+                path.strip_prefix(&root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/"),
+            );
         }
     }
     drifted
@@ -32,14 +38,28 @@ fn drift_for(spec: &str) -> Vec<String> {
 #[test]
 fn checked_in_code_matches_the_spec() {
     let spec = std::fs::read_to_string(repo_root().join("spec/asset-alerting.yaml")).unwrap();
-    assert_eq!(drift_for(&spec), Vec::<String>::new(), "run `cargo xtask codegen`");
+    assert_eq!(
+        drift_for(&spec),
+        Vec::<String>::new(),
+        "run `cargo xtask codegen`"
+    );
 }
 
 #[test]
 fn a_one_word_description_change_is_drift() {
     let spec = std::fs::read_to_string(repo_root().join("spec/asset-alerting.yaml")).unwrap();
-    let changed = spec.replacen("description: Name of the account.", "description: Title of the account.", 1);
-    assert_ne!(spec, changed, "the spec no longer has the description this test edits");
+    let changed = spec.replacen(
+        "description: Name of the account.",
+        "description: Title of the account.",
+        1,
+    );
+    assert_ne!(
+        spec, changed,
+        "the spec no longer has the description this test edits"
+    );
     let drifted = drift_for(&changed);
-    assert!(drifted.contains(&"generated/models/src/types.rs".to_owned()), "{drifted:?}");
+    assert!(
+        drifted.contains(&"generated/models/src/types.rs".to_owned()),
+        "{drifted:?}"
+    );
 }

@@ -72,13 +72,24 @@ fn asset_optional_fields_may_be_absent_or_null() {
 fn null_is_accepted_only_where_the_schema_says_nullable() {
     let mut input = asset_json();
     input["telemetryRules"] = Value::Null;
-    assert!(serde_json::from_value::<Asset>(input).is_ok(), "telemetryRules is nullable");
+    assert!(
+        serde_json::from_value::<Asset>(input).is_ok(),
+        "telemetryRules is nullable"
+    );
     let mut input = asset_json();
     input["isDeleted"] = Value::Null;
-    assert!(rejection::<Asset>(input).contains("invalid type: null"), "isDeleted is optional, not nullable");
+    assert!(
+        rejection::<Asset>(input).contains("invalid type: null"),
+        "isDeleted is optional, not nullable"
+    );
     let message = rejection::<CreateAccountRequest>(json!({"name": "x", "callbackUri": null}));
-    assert!(message.contains("invalid type: null, expected a string"), "{message}");
-    let message = rejection::<AssetInput>(json!({"externalId": "e", "name": "n", "tier": 1, "disabledEvents": null}));
+    assert!(
+        message.contains("invalid type: null, expected a string"),
+        "{message}"
+    );
+    let message = rejection::<AssetInput>(
+        json!({"externalId": "e", "name": "n", "tier": 1, "disabledEvents": null}),
+    );
     assert!(message.contains("invalid type: null"), "{message}");
     // Absent optional fields are still fine.
     assert!(serde_json::from_value::<CreateAccountRequest>(json!({"name": "x"})).is_ok());

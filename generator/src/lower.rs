@@ -518,10 +518,19 @@ fn value_has_type(value: &Value, ty: &str) -> bool {
 
 fn warn_unsupported(obj: &mut Map<String, Value>, pointer: &str, diags: &mut Diagnostics) {
     // `propertyNames` that only constrain keys with a pattern are kept as a key check.
-    let key_pattern = obj.get("propertyNames").and_then(Value::as_object).and_then(|names| {
-        let only_pattern = names.keys().all(|k| matches!(k.as_str(), "pattern" | "type" | "description"));
-        names.get("pattern").and_then(Value::as_str).filter(|_| only_pattern).map(str::to_owned)
-    });
+    let key_pattern = obj
+        .get("propertyNames")
+        .and_then(Value::as_object)
+        .and_then(|names| {
+            let only_pattern = names
+                .keys()
+                .all(|k| matches!(k.as_str(), "pattern" | "type" | "description"));
+            names
+                .get("pattern")
+                .and_then(Value::as_str)
+                .filter(|_| only_pattern)
+                .map(str::to_owned)
+        });
     if let Some(pattern) = key_pattern {
         obj.remove("propertyNames");
         obj.insert(KEY_PATTERN.into(), Value::String(pattern));
@@ -828,7 +837,9 @@ mod tests {
 
     #[test]
     fn property_name_patterns_become_key_patterns() {
-        let (s, d) = lower(json!({"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}, "additionalProperties": {"type": "string"}}));
+        let (s, d) = lower(
+            json!({"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}, "additionalProperties": {"type": "string"}}),
+        );
         assert_eq!(s[KEY_PATTERN], "^[a-z]+$");
         assert!(d.0.is_empty());
         let (_, d) = lower(json!({"type": "object", "propertyNames": {"maxLength": 3}}));

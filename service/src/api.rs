@@ -66,7 +66,10 @@ pub struct TokenFailure(pub OAuthError);
 
 impl TokenFailure {
     fn new(error: OAuthErrorError, description: &str) -> TokenFailure {
-        TokenFailure(OAuthError { error, error_description: Some(description.to_owned()) })
+        TokenFailure(OAuthError {
+            error,
+            error_description: Some(description.to_owned()),
+        })
     }
 
     pub fn is_client_error(&self) -> bool {
@@ -86,8 +89,18 @@ fn not_found(what: &str, id: Uuid) -> ApiError {
 }
 
 impl<S: Store> Service<S> {
-    pub fn new(store: S, tokens: TokenKeys, signer: PortalSigner, public_base_url: String) -> Service<S> {
-        Service { store, tokens, signer, public_base_url }
+    pub fn new(
+        store: S,
+        tokens: TokenKeys,
+        signer: PortalSigner,
+        public_base_url: String,
+    ) -> Service<S> {
+        Service {
+            store,
+            tokens,
+            signer,
+            public_base_url,
+        }
     }
 
     pub fn store(&self) -> &S {
@@ -105,34 +118,69 @@ impl<S: Store> Service<S> {
     /// The caller may act on `account` only if it is the caller's own account or a descendant;
     /// anything else answers exactly like a missing account, so other tenants' ids cannot be probed.
     async fn visible(&self, principal: Uuid, account: Uuid) -> ApiResult<()> {
-        if self.store.is_within(principal, account).await? { Ok(()) } else { Err(not_found("account", account)) }
+        if self.store.is_within(principal, account).await? {
+            Ok(())
+        } else {
+            Err(not_found("account", account))
+        }
     }
 
     async fn asset_of(&self, account: Uuid, asset: Uuid) -> ApiResult<Asset> {
-        self.store.asset(account, asset).await?.ok_or_else(|| not_found("asset", asset))
+        self.store
+            .asset(account, asset)
+            .await?
+            .ok_or_else(|| not_found("asset", asset))
     }
 
     // ---- auth ----
 
     /// RFC 6749 section 4.4: the client credentials grant, credentials by HTTP Basic or in the form.
-    pub async fn issue_token(&self, basic: Option<(String, String)>, form: &TokenRequest) -> Result<TokenResponse, TokenFailure> {
+    pub async fn issue_token(
+        &self,
+        basic: Option<(String, String)>,
+        form: &TokenRequest,
+    ) -> Result<TokenResponse, TokenFailure> {
         use OAuthErrorError as E;
         match form.grant_type.as_deref() {
-            None | Some("") => return Err(TokenFailure::new(E::InvalidRequest, "grant_type is required")),
+            None | Some("") => {
+                return Err(TokenFailure::new(
+                    E::InvalidRequest,
+                    "grant_type is required",
+                ));
+            }
             Some("client_credentials") => {}
-            Some(_) => return Err(TokenFailure::new(E::UnsupportedGrantType, "only grant_type=client_credentials is supported")),
+            Some(_) => {
+                return Err(TokenFailure::new(
+                    E::UnsupportedGrantType,
+                    "only grant_type=client_credentials is supported",
+                ));
+            }
         }
         let in_form = form.client_id.is_some() || form.client_secret.is_some();
         let (client_id, client_secret) = match (basic, in_form) {
             (Some(_), true) => {
-                return Err(TokenFailure::new(E::InvalidRequest, "send client credentials either with HTTP Basic or in the form, not both"));
+                return Err(TokenFailure::new(
+                    E::InvalidRequest,
+                    "send client credentials either with HTTP Basic or in the form, not both",
+                ));
             }
             (Some(pair), false) => pair,
-            (None, true) => (form.client_id.clone().unwrap_or_default(), form.client_secret.clone().unwrap_or_default()),
-            (None, false) => return Err(TokenFailure::new(E::InvalidClient, "client credentials are missing")),
+            (None, true) => (
+                form.client_id.clone().unwrap_or_default(),
+                form.client_secret.clone().unwrap_or_default(),
+            ),
+            (None, false) => {
+                return Err(TokenFailure::new(
+                    E::InvalidClient,
+                    "client credentials are missing",
+                ));
+            }
         };
         if form.scope.as_deref().is_some_and(|s| !s.trim().is_empty()) {
-            return Err(TokenFailure::new(E::InvalidScope, "this service defines no scopes"));
+            return Err(TokenFailure::new(
+                E::InvalidScope,
+                "this service defines no scopes",
+            ));
         }
         let rejected = || TokenFailure::new(E::InvalidClient, "client authentication failed");
         let id = Uuid::parse_str(&client_id).map_err(|_| rejected())?;
@@ -145,22 +193,34 @@ impl<S: Store> Service<S> {
             }
             Err(e) => {
                 tracing::error!(error = %e, "token endpoint store failure");
-                return Err(TokenFailure::new(E::InvalidRequest, "the request could not be processed; try again"));
+                return Err(TokenFailure::new(
+                    E::InvalidRequest,
+                    "the request could not be processed; try again",
+                ));
             }
         };
         if !crate::auth::verify_secret(&client_secret, &account.secret_hash) {
             return Err(rejected());
         }
         let (access_token, expires) = self.tokens.issue(account.id, Utc::now());
-        let expires_in = i32::try_from((expires - Utc::now()).num_seconds().max(0)).unwrap_or(i32::MAX);
-        Ok(TokenResponse { access_token, token_type: TokenResponseTokenType::Bearer, expires_in })
+        let expires_in =
+            i32::try_from((expires - Utc::now()).num_seconds().max(0)).unwrap_or(i32::MAX);
+        Ok(TokenResponse {
+            access_token,
+            token_type: TokenResponseTokenType::Bearer,
+            expires_in,
+        })
     }
 
     // ---- accounts ----
 
     pub async fn get_account(&self, principal: Uuid, id: Uuid) -> ApiResult<Account> {
         self.visible(principal, id).await?;
-        let a = self.store.account(id).await?.ok_or_else(|| not_found("account", id))?;
+        let a = self
+            .store
+            .account(id)
+            .await?
+            .ok_or_else(|| not_found("account", id))?;
         Ok(Account {
             id: a.id,
             parent_id: a.parent_id,
@@ -174,7 +234,12 @@ impl<S: Store> Service<S> {
     }
 
     /// Creates a child of `parent`; the secret is returned this once and stored only as a hash.
-    pub async fn create_account(&self, principal: Uuid, parent: Uuid, body: CreateAccountRequest) -> ApiResult<CreateAccountResponse> {
+    pub async fn create_account(
+        &self,
+        principal: Uuid,
+        parent: Uuid,
+        body: CreateAccountRequest,
+    ) -> ApiResult<CreateAccountResponse> {
         self.visible(principal, parent).await?;
         let secret = new_client_secret();
         let record = AccountRecord {
@@ -189,15 +254,32 @@ impl<S: Store> Service<S> {
             created_at: Utc::now(),
         };
         self.store.insert_account(&record).await?;
-        Ok(CreateAccountResponse { id: record.id, client_secret: secret })
+        Ok(CreateAccountResponse {
+            id: record.id,
+            client_secret: secret,
+        })
     }
 
-    pub async fn get_ingestion_token(&self, principal: Uuid, account: Uuid) -> ApiResult<IngestionToken> {
+    pub async fn get_ingestion_token(
+        &self,
+        principal: Uuid,
+        account: Uuid,
+    ) -> ApiResult<IngestionToken> {
         self.visible(principal, account).await?;
         let token = random_token(32);
         let now = Utc::now();
         let expires_at = now + INGESTION_TOKEN_LIFETIME;
-        if !self.store.insert_ingestion_token(account, &sha256_hex(&token), expires_at, now, INGESTION_TOKEN_LIMIT).await? {
+        if !self
+            .store
+            .insert_ingestion_token(
+                account,
+                &sha256_hex(&token),
+                expires_at,
+                now,
+                INGESTION_TOKEN_LIMIT,
+            )
+            .await?
+        {
             return Err(ApiError::Conflict(format!(
                 "the account already has {INGESTION_TOKEN_LIMIT} unexpired ingestion tokens; wait for one to expire"
             )));
@@ -208,14 +290,27 @@ impl<S: Store> Service<S> {
     pub async fn get_portal_link(&self, principal: Uuid, account: Uuid) -> ApiResult<PortalLink> {
         self.visible(principal, account).await?;
         let expires_at = Utc::now() + PORTAL_LINK_LIFETIME;
-        Ok(PortalLink { url: self.signer.link(&self.public_base_url, account, expires_at), expires_at })
+        Ok(PortalLink {
+            url: self.signer.link(&self.public_base_url, account, expires_at),
+            expires_at,
+        })
     }
 
     // ---- assets ----
 
-    pub async fn list_assets(&self, principal: Uuid, account: Uuid, external_id: Option<&str>, include_deleted: bool, page: Page) -> ApiResult<Vec<Asset>> {
+    pub async fn list_assets(
+        &self,
+        principal: Uuid,
+        account: Uuid,
+        external_id: Option<&str>,
+        include_deleted: bool,
+        page: Page,
+    ) -> ApiResult<Vec<Asset>> {
         self.visible(principal, account).await?;
-        Ok(self.store.list_assets(account, external_id, include_deleted, page).await?)
+        Ok(self
+            .store
+            .list_assets(account, external_id, include_deleted, page)
+            .await?)
     }
 
     pub async fn get_asset(&self, principal: Uuid, account: Uuid, id: Uuid) -> ApiResult<Asset> {
@@ -223,7 +318,12 @@ impl<S: Store> Service<S> {
         self.asset_of(account, id).await
     }
 
-    pub async fn create_asset(&self, principal: Uuid, account: Uuid, input: AssetInput) -> ApiResult<Asset> {
+    pub async fn create_asset(
+        &self,
+        principal: Uuid,
+        account: Uuid,
+        input: AssetInput,
+    ) -> ApiResult<Asset> {
         self.visible(principal, account).await?;
         let disabled_events = input.disabled_events.unwrap_or_default();
         rules::disabled_events(&disabled_events).map_err(ApiError::Invalid)?;
@@ -242,7 +342,13 @@ impl<S: Store> Service<S> {
     }
 
     /// Full replacement; the deleted flag is kept (an update does not undelete).
-    pub async fn update_asset(&self, principal: Uuid, account: Uuid, id: Uuid, input: AssetInput) -> ApiResult<Asset> {
+    pub async fn update_asset(
+        &self,
+        principal: Uuid,
+        account: Uuid,
+        id: Uuid,
+        input: AssetInput,
+    ) -> ApiResult<Asset> {
         self.visible(principal, account).await?;
         let existing = self.asset_of(account, id).await?;
         let disabled_events = input.disabled_events.unwrap_or_default();
@@ -265,32 +371,61 @@ impl<S: Store> Service<S> {
 
     pub async fn delete_asset(&self, principal: Uuid, account: Uuid, id: Uuid) -> ApiResult<()> {
         self.visible(principal, account).await?;
-        if self.store.soft_delete_asset(account, id).await? { Ok(()) } else { Err(not_found("asset", id)) }
+        if self.store.soft_delete_asset(account, id).await? {
+            Ok(())
+        } else {
+            Err(not_found("asset", id))
+        }
     }
 
     // ---- alert rules ----
 
-    pub async fn list_alert_rules(&self, principal: Uuid, account: Uuid, asset: Uuid, event_type: EventType) -> ApiResult<Vec<AlertRule>> {
+    pub async fn list_alert_rules(
+        &self,
+        principal: Uuid,
+        account: Uuid,
+        asset: Uuid,
+        event_type: EventType,
+    ) -> ApiResult<Vec<AlertRule>> {
         self.visible(principal, account).await?;
         self.asset_of(account, asset).await?;
-        Ok(self.store.list_alert_rules(account, asset, event_type).await?)
+        Ok(self
+            .store
+            .list_alert_rules(account, asset, event_type)
+            .await?)
     }
 
-    pub async fn list_alert_rule_geofences(&self, principal: Uuid, account: Uuid, asset: Uuid, event_type: EventType) -> ApiResult<Vec<Geofence>> {
+    pub async fn list_alert_rule_geofences(
+        &self,
+        principal: Uuid,
+        account: Uuid,
+        asset: Uuid,
+        event_type: EventType,
+    ) -> ApiResult<Vec<Geofence>> {
         self.visible(principal, account).await?;
         self.asset_of(account, asset).await?;
-        Ok(self.store.alert_rule_geofences(account, asset, event_type).await?)
+        Ok(self
+            .store
+            .alert_rule_geofences(account, asset, event_type)
+            .await?)
     }
 
     /// The rule's own checks, and that every geofence it names belongs to the same account.
     async fn check_rule(&self, account: Uuid, input: &AlertRuleInput) -> ApiResult<()> {
         rules::alert_rule(input).map_err(ApiError::Invalid)?;
-        let mut ids: Vec<Uuid> = input.inside_geofences.iter().chain(&input.outside_geofences).copied().collect();
+        let mut ids: Vec<Uuid> = input
+            .inside_geofences
+            .iter()
+            .chain(&input.outside_geofences)
+            .copied()
+            .collect();
         ids.sort();
         ids.dedup();
         let found = self.store.existing_geofences(account, &ids).await?;
         if let Some(missing) = ids.iter().find(|id| !found.contains(id)) {
-            return Err(ApiError::Invalid(format!("geofence {missing} does not exist in this account")));
+            return Err(ApiError::Invalid(format!(
+                "geofence {missing} does not exist in this account"
+            )));
         }
         Ok(())
     }
@@ -313,7 +448,13 @@ impl<S: Store> Service<S> {
         }
     }
 
-    pub async fn create_alert_rule(&self, principal: Uuid, account: Uuid, asset: Uuid, input: AlertRuleInput) -> ApiResult<AlertRule> {
+    pub async fn create_alert_rule(
+        &self,
+        principal: Uuid,
+        account: Uuid,
+        asset: Uuid,
+        input: AlertRuleInput,
+    ) -> ApiResult<AlertRule> {
         self.visible(principal, account).await?;
         self.asset_of(account, asset).await?;
         self.check_rule(account, &input).await?;
@@ -322,13 +463,27 @@ impl<S: Store> Service<S> {
         Ok(rule)
     }
 
-    pub async fn get_alert_rule(&self, principal: Uuid, account: Uuid, id: Uuid) -> ApiResult<AlertRule> {
+    pub async fn get_alert_rule(
+        &self,
+        principal: Uuid,
+        account: Uuid,
+        id: Uuid,
+    ) -> ApiResult<AlertRule> {
         self.visible(principal, account).await?;
-        self.store.alert_rule(account, id).await?.ok_or_else(|| not_found("alert rule", id))
+        self.store
+            .alert_rule(account, id)
+            .await?
+            .ok_or_else(|| not_found("alert rule", id))
     }
 
     /// Full replacement; a rule stays with its asset.
-    pub async fn update_alert_rule(&self, principal: Uuid, account: Uuid, id: Uuid, input: AlertRuleInput) -> ApiResult<AlertRule> {
+    pub async fn update_alert_rule(
+        &self,
+        principal: Uuid,
+        account: Uuid,
+        id: Uuid,
+        input: AlertRuleInput,
+    ) -> ApiResult<AlertRule> {
         let existing = self.get_alert_rule(principal, account, id).await?;
         self.check_rule(account, &input).await?;
         let rule = Self::rule_from(id, account, existing.asset_id, input);
@@ -338,9 +493,18 @@ impl<S: Store> Service<S> {
         Ok(rule)
     }
 
-    pub async fn delete_alert_rule(&self, principal: Uuid, account: Uuid, id: Uuid) -> ApiResult<()> {
+    pub async fn delete_alert_rule(
+        &self,
+        principal: Uuid,
+        account: Uuid,
+        id: Uuid,
+    ) -> ApiResult<()> {
         self.visible(principal, account).await?;
-        if self.store.delete_alert_rule(account, id).await? { Ok(()) } else { Err(not_found("alert rule", id)) }
+        if self.store.delete_alert_rule(account, id).await? {
+            Ok(())
+        } else {
+            Err(not_found("alert rule", id))
+        }
     }
 
     // ---- geofences ----
@@ -350,23 +514,54 @@ impl<S: Store> Service<S> {
         Ok(self.store.list_geofences(account).await?)
     }
 
-    pub async fn get_geofence(&self, principal: Uuid, account: Uuid, id: Uuid) -> ApiResult<Geofence> {
+    pub async fn get_geofence(
+        &self,
+        principal: Uuid,
+        account: Uuid,
+        id: Uuid,
+    ) -> ApiResult<Geofence> {
         self.visible(principal, account).await?;
-        self.store.geofence(account, id).await?.ok_or_else(|| not_found("geofence", id))
+        self.store
+            .geofence(account, id)
+            .await?
+            .ok_or_else(|| not_found("geofence", id))
     }
 
-    pub async fn create_geofence(&self, principal: Uuid, account: Uuid, input: GeofenceInput) -> ApiResult<Geofence> {
+    pub async fn create_geofence(
+        &self,
+        principal: Uuid,
+        account: Uuid,
+        input: GeofenceInput,
+    ) -> ApiResult<Geofence> {
         self.visible(principal, account).await?;
         rules::polygon(&input.polygon).map_err(ApiError::Invalid)?;
-        let geofence = Geofence { id: Uuid::new_v4(), account_id: account, external_id: input.external_id, name: input.name, polygon: input.polygon };
+        let geofence = Geofence {
+            id: Uuid::new_v4(),
+            account_id: account,
+            external_id: input.external_id,
+            name: input.name,
+            polygon: input.polygon,
+        };
         self.store.insert_geofence(&geofence).await?;
         Ok(geofence)
     }
 
-    pub async fn update_geofence(&self, principal: Uuid, account: Uuid, id: Uuid, input: GeofenceInput) -> ApiResult<Geofence> {
+    pub async fn update_geofence(
+        &self,
+        principal: Uuid,
+        account: Uuid,
+        id: Uuid,
+        input: GeofenceInput,
+    ) -> ApiResult<Geofence> {
         self.visible(principal, account).await?;
         rules::polygon(&input.polygon).map_err(ApiError::Invalid)?;
-        let geofence = Geofence { id, account_id: account, external_id: input.external_id, name: input.name, polygon: input.polygon };
+        let geofence = Geofence {
+            id,
+            account_id: account,
+            external_id: input.external_id,
+            name: input.name,
+            polygon: input.polygon,
+        };
         if !self.store.update_geofence(&geofence).await? {
             return Err(not_found("geofence", id));
         }
@@ -387,4 +582,5 @@ impl<S: Store> Service<S> {
 }
 
 /// A real argon2 hash, verified against when the client id is unknown.
-static DUMMY_HASH: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| hash_secret(&random_token(16)));
+static DUMMY_HASH: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| hash_secret(&random_token(16)));

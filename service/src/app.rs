@@ -42,12 +42,24 @@ impl App {
         let store = SqliteStore::open(&config.database_url).await?;
         let key = match &config.signing_key {
             Some(key) => key.clone(),
-            None => store.setting_or_insert("signing_key", &random_token(32)).await?,
+            None => {
+                store
+                    .setting_or_insert("signing_key", &random_token(32))
+                    .await?
+            }
         };
         let created_root = bootstrap_root(&store, config).await?;
-        let tokens = TokenKeys::new(&derive_key(&key, "access-token"), chrono::Duration::seconds(config.token_lifetime_secs));
+        let tokens = TokenKeys::new(
+            &derive_key(&key, "access-token"),
+            chrono::Duration::seconds(config.token_lifetime_secs),
+        );
         let signer = PortalSigner::new(&derive_key(&key, "portal-link"));
-        let service = Arc::new(Service::new(store.clone(), tokens, signer, config.public_base_url()));
+        let service = Arc::new(Service::new(
+            store.clone(),
+            tokens,
+            signer,
+            config.public_base_url(),
+        ));
         let extra = axum::Router::new()
             .route("/healthz", get(healthz))
             .route("/portal/{account_id}", get(portal_page))
@@ -55,26 +67,46 @@ impl App {
         let router = asset_alerting_server::router(service).merge(extra).layer(
             TraceLayer::new_for_http()
                 .make_span_with(DefaultMakeSpan::new().level(Level::INFO))
-                .on_response(DefaultOnResponse::new().level(Level::INFO).latency_unit(LatencyUnit::Micros)),
+                .on_response(
+                    DefaultOnResponse::new()
+                        .level(Level::INFO)
+                        .latency_unit(LatencyUnit::Micros),
+                ),
         );
-        Ok(App { router, store, created_root })
+        Ok(App {
+            router,
+            store,
+            created_root,
+        })
     }
 
     /// Serves until `shutdown` resolves, lets requests in flight finish, then closes the database.
-    pub async fn serve(self, listener: tokio::net::TcpListener, shutdown: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
-        axum::serve(listener, self.router).with_graceful_shutdown(shutdown).await?;
+    pub async fn serve(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> anyhow::Result<()> {
+        axum::serve(listener, self.router)
+            .with_graceful_shutdown(shutdown)
+            .await?;
         self.store.close().await;
         Ok(())
     }
 }
 
 /// On first start (no accounts yet) creates the root account.
-async fn bootstrap_root(store: &SqliteStore, config: &Config) -> anyhow::Result<Option<RootCredentials>> {
+async fn bootstrap_root(
+    store: &SqliteStore,
+    config: &Config,
+) -> anyhow::Result<Option<RootCredentials>> {
     if store.account_count().await? > 0 {
         return Ok(None);
     }
     let id = config.root_account_id.unwrap_or_else(Uuid::new_v4);
-    let secret = config.root_client_secret.clone().unwrap_or_else(new_client_secret);
+    let secret = config
+        .root_client_secret
+        .clone()
+        .unwrap_or_else(new_client_secret);
     store
         .insert_account(&AccountRecord {
             id,
@@ -107,17 +139,46 @@ async fn portal_page(
     Path(account): Path<String>,
     RawQuery(query): RawQuery,
 ) -> Response {
-    let refuse = |why: &str| (StatusCode::FORBIDDEN, Html(format!("<!doctype html><title>Link refused</title><p>{why}</p>\n"))).into_response();
-    let Ok(account) = Uuid::parse_str(&account) else { return refuse("This link is not valid.") };
-    let pairs: Vec<(String, String)> = form_urlencoded::parse(query.unwrap_or_default().as_bytes()).into_owned().collect();
-    let find = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
-    let (Some(Ok(expires)), Some(signature)) = (find("expires").map(|e| e.parse::<i64>()), find("signature")) else {
+    let refuse = |why: &str| {
+        (
+            StatusCode::FORBIDDEN,
+            Html(format!(
+                "<!doctype html><title>Link refused</title><p>{why}</p>\n"
+            )),
+        )
+            .into_response()
+    };
+    let Ok(account) = Uuid::parse_str(&account) else {
         return refuse("This link is not valid.");
     };
-    if let Err(why) = service.signer().check(account, expires, &signature, Utc::now()) {
+    let pairs: Vec<(String, String)> = form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .into_owned()
+        .collect();
+    let find = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    let (Some(Ok(expires)), Some(signature)) =
+        (find("expires").map(|e| e.parse::<i64>()), find("signature"))
+    else {
+        return refuse("This link is not valid.");
+    };
+    if let Err(why) = service
+        .signer()
+        .check(account, expires, &signature, Utc::now())
+    {
         return refuse(why);
     }
-    match service.store().list_assets(account, None, false, Page { skip: 0, take: 10_000 }).await {
+    match service
+        .store()
+        .list_assets(
+            account,
+            None,
+            false,
+            Page {
+                skip: 0,
+                take: 10_000,
+            },
+        )
+        .await
+    {
         Ok(assets) => {
             let until = DateTime::from_timestamp(expires, 0).unwrap_or_default();
             Html(portal::page(account, &assets, until)).into_response()

@@ -1,8 +1,10 @@
 //! Credentials: client secrets (argon2 hashes), access tokens (HS256 JWTs that expire), and the
 //! random material both are made from.
 
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString, rand_core::OsRng};
 use argon2::Argon2;
+use argon2::password_hash::{
+    PasswordHash, PasswordHasher, PasswordVerifier, SaltString, rand_core::OsRng,
+};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Utc};
@@ -27,16 +29,26 @@ pub fn new_client_secret() -> String {
 /// The argon2id PHC string of a secret (salted; slow on purpose).
 pub fn hash_secret(secret: &str) -> String {
     let salt = SaltString::generate(&mut OsRng);
-    Argon2::default().hash_password(secret.as_bytes(), &salt).expect("argon2 with default parameters").to_string()
+    Argon2::default()
+        .hash_password(secret.as_bytes(), &salt)
+        .expect("argon2 with default parameters")
+        .to_string()
 }
 
 pub fn verify_secret(secret: &str, phc: &str) -> bool {
-    PasswordHash::new(phc).is_ok_and(|hash| Argon2::default().verify_password(secret.as_bytes(), &hash).is_ok())
+    PasswordHash::new(phc).is_ok_and(|hash| {
+        Argon2::default()
+            .verify_password(secret.as_bytes(), &hash)
+            .is_ok()
+    })
 }
 
 /// SHA-256 hex of a high-entropy token (ingestion tokens): fast lookups, nothing reversible stored.
 pub fn sha256_hex(token: &str) -> String {
-    Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -68,14 +80,24 @@ pub enum TokenError {
 
 impl TokenKeys {
     pub fn new(secret: &[u8], lifetime: chrono::Duration) -> TokenKeys {
-        TokenKeys { encoding: EncodingKey::from_secret(secret), decoding: DecodingKey::from_secret(secret), lifetime }
+        TokenKeys {
+            encoding: EncodingKey::from_secret(secret),
+            decoding: DecodingKey::from_secret(secret),
+            lifetime,
+        }
     }
 
     /// A signed token for `account`, and when it expires.
     pub fn issue(&self, account: Uuid, now: DateTime<Utc>) -> (String, DateTime<Utc>) {
         let expires = now + self.lifetime;
-        let claims = Claims { sub: account.to_string(), iss: ISSUER.to_owned(), iat: now.timestamp(), exp: expires.timestamp() };
-        let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding).expect("HS256 signing cannot fail");
+        let claims = Claims {
+            sub: account.to_string(),
+            iss: ISSUER.to_owned(),
+            iat: now.timestamp(),
+            exp: expires.timestamp(),
+        };
+        let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
+            .expect("HS256 signing cannot fail");
         (token, expires)
     }
 
@@ -85,10 +107,12 @@ impl TokenKeys {
         validation.set_issuer(&[ISSUER]);
         validation.set_required_spec_claims(&["exp", "iss", "sub"]);
         validation.leeway = 0;
-        let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &validation).map_err(|e| match e.kind() {
-            jsonwebtoken::errors::ErrorKind::ExpiredSignature => TokenError::Expired,
-            _ => TokenError::Invalid,
-        })?;
+        let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &validation).map_err(
+            |e| match e.kind() {
+                jsonwebtoken::errors::ErrorKind::ExpiredSignature => TokenError::Expired,
+                _ => TokenError::Invalid,
+            },
+        )?;
         Uuid::parse_str(&data.claims.sub).map_err(|_| TokenError::Invalid)
     }
 }
@@ -110,7 +134,10 @@ mod tests {
 
     #[test]
     fn tokens_verify_expire_and_resist_tampering() {
-        let keys = TokenKeys::new(b"0123456789abcdef0123456789abcdef", chrono::Duration::hours(1));
+        let keys = TokenKeys::new(
+            b"0123456789abcdef0123456789abcdef",
+            chrono::Duration::hours(1),
+        );
         let account = Uuid::new_v4();
         let (token, expires) = keys.issue(account, Utc::now());
         assert!(expires > Utc::now());
@@ -119,7 +146,10 @@ mod tests {
         let (old, _) = keys.issue(account, Utc::now() - chrono::Duration::hours(2));
         assert_eq!(keys.verify(&old), Err(TokenError::Expired));
 
-        let other = TokenKeys::new(b"another key, another key, another", chrono::Duration::hours(1));
+        let other = TokenKeys::new(
+            b"another key, another key, another",
+            chrono::Duration::hours(1),
+        );
         assert_eq!(other.verify(&token), Err(TokenError::Invalid));
 
         let mut tampered = token.clone();

@@ -5,13 +5,21 @@ use std::net::SocketAddr;
 use uuid::Uuid;
 
 #[derive(Parser, Debug, Clone)]
-#[command(name = "asset-alerting-service", version, about = "The Asset Alerting Service (HTTP JSON API over SQLite)")]
+#[command(
+    name = "asset-alerting-service",
+    version,
+    about = "The Asset Alerting Service (HTTP JSON API over SQLite)"
+)]
 pub struct Config {
     /// Address to listen on.
     #[arg(long, env = "ASSET_ALERTING_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
     /// Database: `sqlite://path/to/file.db` (created if missing).
-    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://asset-alerting.db")]
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "sqlite://asset-alerting.db"
+    )]
     pub database_url: String,
     /// Base URL the service is reached at from outside, for portal links (default: http://LISTEN).
     #[arg(long, env = "PUBLIC_BASE_URL")]
@@ -39,6 +47,8 @@ impl Config {
     }
 
     pub fn public_base_url(&self) -> String {
-        self.public_base_url.clone().unwrap_or_else(|| format!("http://{}", self.listen))
+        self.public_base_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{}", self.listen))
     }
 }

@@ -53,7 +53,9 @@ impl<S: Store> AssetAlertingApi for Service<S> {
     type Principal = Uuid;
 
     async fn authenticate(&self, bearer_token: &str) -> Result<Uuid, Rejection> {
-        self.tokens().verify(bearer_token).map_err(|e| Rejection::invalid_token(e.to_string()))
+        self.tokens()
+            .verify(bearer_token)
+            .map_err(|e| Rejection::invalid_token(e.to_string()))
     }
 
     fn rejection(&self, rejection: &Rejection) -> ErrorBody {
@@ -65,15 +67,24 @@ impl<S: Store> AssetAlertingApi for Service<S> {
             _ if rejection.status.is_server_error() => codes::INTERNAL,
             _ => codes::VALIDATION,
         };
-        ErrorBody { code, message: rejection.message.clone() }
+        ErrorBody {
+            code,
+            message: rejection.message.clone(),
+        }
     }
 
     async fn issue_token(&self, request: IssueTokenRequest) -> IssueTokenResponse {
         let basic = request.basic.map(|b| (b.user_id, b.password));
         match Service::issue_token(self, basic, &request.body).await {
-            Ok(body) => IssueTokenResponse::Ok { body, cache_control: Some("no-store".to_owned()) },
+            Ok(body) => IssueTokenResponse::Ok {
+                body,
+                cache_control: Some("no-store".to_owned()),
+            },
             Err(failure) if failure.0.error == OAuthErrorError::InvalidClient => {
-                IssueTokenResponse::Unauthorized { body: failure.0, www_authenticate: Some(r#"Basic realm="asset-alerting""#.to_owned()) }
+                IssueTokenResponse::Unauthorized {
+                    body: failure.0,
+                    www_authenticate: Some(r#"Basic realm="asset-alerting""#.to_owned()),
+                }
             }
             Err(failure) => IssueTokenResponse::BadRequest(failure.0),
         }
@@ -84,7 +95,10 @@ impl<S: Store> AssetAlertingApi for Service<S> {
     /// another media type `invalid_request` (400); other statuses (413) get the API's error body.
     fn issue_token_rejection(&self, rejection: &Rejection) -> IssueTokenResponse {
         use asset_alerting_models::OAuthError;
-        let body = |error| OAuthError { error, error_description: Some(rejection.message.clone()) };
+        let body = |error| OAuthError {
+            error,
+            error_description: Some(rejection.message.clone()),
+        };
         match rejection.kind {
             RejectionKind::Unauthenticated => IssueTokenResponse::Unauthorized {
                 body: body(OAuthErrorError::InvalidClient),
@@ -93,95 +107,234 @@ impl<S: Store> AssetAlertingApi for Service<S> {
             RejectionKind::InvalidParameter
             | RejectionKind::MalformedBody
             | RejectionKind::InvalidBody
-            | RejectionKind::UnsupportedMediaType => IssueTokenResponse::BadRequest(body(OAuthErrorError::InvalidRequest)),
+            | RejectionKind::UnsupportedMediaType => {
+                IssueTokenResponse::BadRequest(body(OAuthErrorError::InvalidRequest))
+            }
             _ => IssueTokenResponse::Other(rejection.status, self.rejection(rejection)),
         }
     }
 
     async fn get_account(&self, principal: Uuid, r: GetAccountRequest) -> GetAccountResponse {
-        respond!(GetAccountResponse, Service::get_account(self, principal, r.account_id).await, Ok)
+        respond!(
+            GetAccountResponse,
+            Service::get_account(self, principal, r.account_id).await,
+            Ok
+        )
     }
 
-    async fn create_account(&self, principal: Uuid, r: CreateAccountRequest) -> CreateAccountResponse {
-        respond!(CreateAccountResponse, Service::create_account(self, principal, r.account_id, r.body).await, Created)
+    async fn create_account(
+        &self,
+        principal: Uuid,
+        r: CreateAccountRequest,
+    ) -> CreateAccountResponse {
+        respond!(
+            CreateAccountResponse,
+            Service::create_account(self, principal, r.account_id, r.body).await,
+            Created
+        )
     }
 
     async fn list_assets(&self, principal: Uuid, r: ListAssetsRequest) -> ListAssetsResponse {
-        let page = Page { skip: r.skip.into(), take: r.take.into() };
-        let result = Service::list_assets(self, principal, r.account_id, r.external_id.as_deref(), r.include_deleted, page).await;
+        let page = Page {
+            skip: r.skip.into(),
+            take: r.take.into(),
+        };
+        let result = Service::list_assets(
+            self,
+            principal,
+            r.account_id,
+            r.external_id.as_deref(),
+            r.include_deleted,
+            page,
+        )
+        .await;
         respond!(ListAssetsResponse, result, Ok)
     }
 
     async fn create_asset(&self, principal: Uuid, r: CreateAssetRequest) -> CreateAssetResponse {
-        respond!(CreateAssetResponse, Service::create_asset(self, principal, r.account_id, r.body).await, Created, conflict)
+        respond!(
+            CreateAssetResponse,
+            Service::create_asset(self, principal, r.account_id, r.body).await,
+            Created,
+            conflict
+        )
     }
 
     async fn get_asset(&self, principal: Uuid, r: GetAssetRequest) -> GetAssetResponse {
-        respond!(GetAssetResponse, Service::get_asset(self, principal, r.account_id, r.asset_id).await, Ok)
+        respond!(
+            GetAssetResponse,
+            Service::get_asset(self, principal, r.account_id, r.asset_id).await,
+            Ok
+        )
     }
 
     async fn update_asset(&self, principal: Uuid, r: UpdateAssetRequest) -> UpdateAssetResponse {
-        respond!(UpdateAssetResponse, Service::update_asset(self, principal, r.account_id, r.asset_id, r.body).await, Ok, conflict)
+        respond!(
+            UpdateAssetResponse,
+            Service::update_asset(self, principal, r.account_id, r.asset_id, r.body).await,
+            Ok,
+            conflict
+        )
     }
 
     async fn delete_asset(&self, principal: Uuid, r: DeleteAssetRequest) -> DeleteAssetResponse {
-        respond!(DeleteAssetResponse, Service::delete_asset(self, principal, r.account_id, r.asset_id).await, no_content)
+        respond!(
+            DeleteAssetResponse,
+            Service::delete_asset(self, principal, r.account_id, r.asset_id).await,
+            no_content
+        )
     }
 
-    async fn create_alert_rule(&self, principal: Uuid, r: CreateAlertRuleRequest) -> CreateAlertRuleResponse {
-        let result = Service::create_alert_rule(self, principal, r.account_id, r.asset_id, r.body).await;
+    async fn create_alert_rule(
+        &self,
+        principal: Uuid,
+        r: CreateAlertRuleRequest,
+    ) -> CreateAlertRuleResponse {
+        let result =
+            Service::create_alert_rule(self, principal, r.account_id, r.asset_id, r.body).await;
         respond!(CreateAlertRuleResponse, result, Created)
     }
 
-    async fn list_alert_rules(&self, principal: Uuid, r: ListAlertRulesRequest) -> ListAlertRulesResponse {
-        let result = Service::list_alert_rules(self, principal, r.account_id, r.asset_id, r.event_type).await;
+    async fn list_alert_rules(
+        &self,
+        principal: Uuid,
+        r: ListAlertRulesRequest,
+    ) -> ListAlertRulesResponse {
+        let result =
+            Service::list_alert_rules(self, principal, r.account_id, r.asset_id, r.event_type)
+                .await;
         respond!(ListAlertRulesResponse, result, Ok)
     }
 
-    async fn list_alert_rule_geofences(&self, principal: Uuid, r: ListAlertRuleGeofencesRequest) -> ListAlertRuleGeofencesResponse {
-        let result = Service::list_alert_rule_geofences(self, principal, r.account_id, r.asset_id, r.event_type).await;
+    async fn list_alert_rule_geofences(
+        &self,
+        principal: Uuid,
+        r: ListAlertRuleGeofencesRequest,
+    ) -> ListAlertRuleGeofencesResponse {
+        let result = Service::list_alert_rule_geofences(
+            self,
+            principal,
+            r.account_id,
+            r.asset_id,
+            r.event_type,
+        )
+        .await;
         respond!(ListAlertRuleGeofencesResponse, result, Ok)
     }
 
-    async fn get_alert_rule(&self, principal: Uuid, r: GetAlertRuleRequest) -> GetAlertRuleResponse {
-        respond!(GetAlertRuleResponse, Service::get_alert_rule(self, principal, r.account_id, r.alert_rule_id).await, Ok)
+    async fn get_alert_rule(
+        &self,
+        principal: Uuid,
+        r: GetAlertRuleRequest,
+    ) -> GetAlertRuleResponse {
+        respond!(
+            GetAlertRuleResponse,
+            Service::get_alert_rule(self, principal, r.account_id, r.alert_rule_id).await,
+            Ok
+        )
     }
 
-    async fn update_alert_rule(&self, principal: Uuid, r: UpdateAlertRuleRequest) -> UpdateAlertRuleResponse {
-        let result = Service::update_alert_rule(self, principal, r.account_id, r.alert_rule_id, r.body).await;
+    async fn update_alert_rule(
+        &self,
+        principal: Uuid,
+        r: UpdateAlertRuleRequest,
+    ) -> UpdateAlertRuleResponse {
+        let result =
+            Service::update_alert_rule(self, principal, r.account_id, r.alert_rule_id, r.body)
+                .await;
         respond!(UpdateAlertRuleResponse, result, Ok)
     }
 
-    async fn delete_alert_rule(&self, principal: Uuid, r: DeleteAlertRuleRequest) -> DeleteAlertRuleResponse {
-        respond!(DeleteAlertRuleResponse, Service::delete_alert_rule(self, principal, r.account_id, r.alert_rule_id).await, no_content)
+    async fn delete_alert_rule(
+        &self,
+        principal: Uuid,
+        r: DeleteAlertRuleRequest,
+    ) -> DeleteAlertRuleResponse {
+        respond!(
+            DeleteAlertRuleResponse,
+            Service::delete_alert_rule(self, principal, r.account_id, r.alert_rule_id).await,
+            no_content
+        )
     }
 
-    async fn list_geofences(&self, principal: Uuid, r: ListGeofencesRequest) -> ListGeofencesResponse {
-        respond!(ListGeofencesResponse, Service::list_geofences(self, principal, r.account_id).await, Ok)
+    async fn list_geofences(
+        &self,
+        principal: Uuid,
+        r: ListGeofencesRequest,
+    ) -> ListGeofencesResponse {
+        respond!(
+            ListGeofencesResponse,
+            Service::list_geofences(self, principal, r.account_id).await,
+            Ok
+        )
     }
 
-    async fn create_geofence(&self, principal: Uuid, r: CreateGeofenceRequest) -> CreateGeofenceResponse {
-        respond!(CreateGeofenceResponse, Service::create_geofence(self, principal, r.account_id, r.body).await, Created, conflict)
+    async fn create_geofence(
+        &self,
+        principal: Uuid,
+        r: CreateGeofenceRequest,
+    ) -> CreateGeofenceResponse {
+        respond!(
+            CreateGeofenceResponse,
+            Service::create_geofence(self, principal, r.account_id, r.body).await,
+            Created,
+            conflict
+        )
     }
 
     async fn get_geofence(&self, principal: Uuid, r: GetGeofenceRequest) -> GetGeofenceResponse {
-        respond!(GetGeofenceResponse, Service::get_geofence(self, principal, r.account_id, r.geofence_id).await, Ok)
+        respond!(
+            GetGeofenceResponse,
+            Service::get_geofence(self, principal, r.account_id, r.geofence_id).await,
+            Ok
+        )
     }
 
-    async fn update_geofence(&self, principal: Uuid, r: UpdateGeofenceRequest) -> UpdateGeofenceResponse {
-        let result = Service::update_geofence(self, principal, r.account_id, r.geofence_id, r.body).await;
+    async fn update_geofence(
+        &self,
+        principal: Uuid,
+        r: UpdateGeofenceRequest,
+    ) -> UpdateGeofenceResponse {
+        let result =
+            Service::update_geofence(self, principal, r.account_id, r.geofence_id, r.body).await;
         respond!(UpdateGeofenceResponse, result, Ok, conflict)
     }
 
-    async fn delete_geofence(&self, principal: Uuid, r: DeleteGeofenceRequest) -> DeleteGeofenceResponse {
-        respond!(DeleteGeofenceResponse, Service::delete_geofence(self, principal, r.account_id, r.geofence_id).await, no_content, conflict)
+    async fn delete_geofence(
+        &self,
+        principal: Uuid,
+        r: DeleteGeofenceRequest,
+    ) -> DeleteGeofenceResponse {
+        respond!(
+            DeleteGeofenceResponse,
+            Service::delete_geofence(self, principal, r.account_id, r.geofence_id).await,
+            no_content,
+            conflict
+        )
     }
 
-    async fn get_ingestion_token(&self, principal: Uuid, r: GetIngestionTokenRequest) -> GetIngestionTokenResponse {
-        respond!(GetIngestionTokenResponse, Service::get_ingestion_token(self, principal, r.account_id).await, Ok, conflict)
+    async fn get_ingestion_token(
+        &self,
+        principal: Uuid,
+        r: GetIngestionTokenRequest,
+    ) -> GetIngestionTokenResponse {
+        respond!(
+            GetIngestionTokenResponse,
+            Service::get_ingestion_token(self, principal, r.account_id).await,
+            Ok,
+            conflict
+        )
     }
 
-    async fn get_portal_link(&self, principal: Uuid, r: GetPortalLinkRequest) -> GetPortalLinkResponse {
-        respond!(GetPortalLinkResponse, Service::get_portal_link(self, principal, r.account_id).await, Ok)
+    async fn get_portal_link(
+        &self,
+        principal: Uuid,
+        r: GetPortalLinkRequest,
+    ) -> GetPortalLinkResponse {
+        respond!(
+            GetPortalLinkResponse,
+            Service::get_portal_link(self, principal, r.account_id).await,
+            Ok
+        )
     }
 }

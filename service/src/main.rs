@@ -9,13 +9,17 @@ async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr)
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+        )
         .init();
     let config = Config::parse();
     let app = app::App::build(&config).await?;
     if let Some(root) = &app.created_root {
         // Shown once: only the hash of the secret is stored.
-        println!("Created the root account. Keep these credentials; the secret is not shown again:");
+        println!(
+            "Created the root account. Keep these credentials; the secret is not shown again:"
+        );
         println!("  client_id:     {}", root.id);
         println!("  client_secret: {}", root.secret);
     }
@@ -33,7 +37,9 @@ async fn shutdown_signal() {
     };
     #[cfg(unix)]
     let terminate = async {
-        if let Ok(mut signal) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        if let Ok(mut signal) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
             signal.recv().await;
         }
     };

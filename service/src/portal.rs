@@ -31,14 +31,27 @@ impl PortalSigner {
     pub fn link(&self, base: &str, account: Uuid, expires: DateTime<Utc>) -> String {
         let expires = expires.timestamp();
         let signature = URL_SAFE_NO_PAD.encode(self.mac(account, expires).finalize().into_bytes());
-        format!("{}/portal/{account}?expires={expires}&signature={signature}", base.trim_end_matches('/'))
+        format!(
+            "{}/portal/{account}?expires={expires}&signature={signature}",
+            base.trim_end_matches('/')
+        )
     }
 
     /// Whether a link's parts are authentic and unexpired at `now`.
-    pub fn check(&self, account: Uuid, expires: i64, signature: &str, now: DateTime<Utc>) -> Result<(), &'static str> {
-        let Ok(bytes) = URL_SAFE_NO_PAD.decode(signature) else { return Err("the link's signature is malformed") };
+    pub fn check(
+        &self,
+        account: Uuid,
+        expires: i64,
+        signature: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(), &'static str> {
+        let Ok(bytes) = URL_SAFE_NO_PAD.decode(signature) else {
+            return Err("the link's signature is malformed");
+        };
         // verify_slice compares in constant time.
-        self.mac(account, expires).verify_slice(&bytes).map_err(|_| "the link's signature is not valid")?;
+        self.mac(account, expires)
+            .verify_slice(&bytes)
+            .map_err(|_| "the link's signature is not valid")?;
         if now.timestamp() >= expires {
             return Err("the link has expired; ask for a new one");
         }
@@ -47,7 +60,11 @@ impl PortalSigner {
 }
 
 fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
 }
 
 /// The portal page: the account's live assets in a table.
@@ -64,7 +81,11 @@ pub fn page(account: Uuid, assets: &[Asset], expires: DateTime<Utc>) -> String {
             )
         })
         .collect();
-    let empty = if assets.is_empty() { "<p>This account has no assets yet.</p>" } else { "" };
+    let empty = if assets.is_empty() {
+        "<p>This account has no assets yet.</p>"
+    } else {
+        ""
+    };
     format!(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Assets of {account}</title>\
          <style>body{{font-family:sans-serif;margin:2rem}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.3rem .6rem}}</style>\
@@ -83,17 +104,38 @@ mod tests {
         let signer = PortalSigner::new(b"key");
         let account = Uuid::new_v4();
         let now = Utc::now();
-        let link = signer.link("http://127.0.0.1:8080/", account, now + chrono::Duration::minutes(15));
+        let link = signer.link(
+            "http://127.0.0.1:8080/",
+            account,
+            now + chrono::Duration::minutes(15),
+        );
         let query = link.split_once('?').unwrap().1;
         let (expires, signature) = query.split_once('&').unwrap();
         let expires: i64 = expires.trim_start_matches("expires=").parse().unwrap();
         let signature = signature.trim_start_matches("signature=");
         assert!(link.starts_with(&format!("http://127.0.0.1:8080/portal/{account}?")));
         assert_eq!(signer.check(account, expires, signature, now), Ok(()));
-        assert!(signer.check(account, expires, signature, now + chrono::Duration::minutes(16)).is_err());
-        assert!(signer.check(Uuid::new_v4(), expires, signature, now).is_err());
+        assert!(
+            signer
+                .check(
+                    account,
+                    expires,
+                    signature,
+                    now + chrono::Duration::minutes(16)
+                )
+                .is_err()
+        );
+        assert!(
+            signer
+                .check(Uuid::new_v4(), expires, signature, now)
+                .is_err()
+        );
         assert!(signer.check(account, expires + 60, signature, now).is_err());
-        assert!(PortalSigner::new(b"other").check(account, expires, signature, now).is_err());
+        assert!(
+            PortalSigner::new(b"other")
+                .check(account, expires, signature, now)
+                .is_err()
+        );
     }
 
     #[test]

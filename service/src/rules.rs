@@ -13,21 +13,32 @@ pub fn polygon(p: &GeoJsonPolygon) -> Result<(), String> {
     }
     for (r, ring) in p.coordinates.iter().enumerate() {
         if ring.len() < 4 {
-            return Err(format!("polygon.coordinates[{r}]: a ring needs at least 4 positions (has {})", ring.len()));
+            return Err(format!(
+                "polygon.coordinates[{r}]: a ring needs at least 4 positions (has {})",
+                ring.len()
+            ));
         }
         for (i, position) in ring.iter().enumerate() {
             let [lon, lat] = position.as_slice() else {
-                return Err(format!("polygon.coordinates[{r}][{i}]: a position is [longitude, latitude]"));
+                return Err(format!(
+                    "polygon.coordinates[{r}][{i}]: a position is [longitude, latitude]"
+                ));
             };
             if !(-180.0..=180.0).contains(lon) {
-                return Err(format!("polygon.coordinates[{r}][{i}]: longitude {lon} is outside -180..180"));
+                return Err(format!(
+                    "polygon.coordinates[{r}][{i}]: longitude {lon} is outside -180..180"
+                ));
             }
             if !(-90.0..=90.0).contains(lat) {
-                return Err(format!("polygon.coordinates[{r}][{i}]: latitude {lat} is outside -90..90"));
+                return Err(format!(
+                    "polygon.coordinates[{r}][{i}]: latitude {lat} is outside -90..90"
+                ));
             }
         }
         if ring.first() != ring.last() {
-            return Err(format!("polygon.coordinates[{r}]: the ring is not closed (its first and last positions differ)"));
+            return Err(format!(
+                "polygon.coordinates[{r}]: the ring is not closed (its first and last positions differ)"
+            ));
         }
     }
     Ok(())
@@ -37,7 +48,9 @@ pub fn polygon(p: &GeoJsonPolygon) -> Result<(), String> {
 pub fn disabled_events(events: &BTreeMap<String, DateTime<Utc>>) -> Result<(), String> {
     for key in events.keys() {
         if !EventType::ALL.iter().any(|e| e.name() == key) {
-            return Err(format!("disabledEvents: `{key}` is not an event type name (for example `SpeedLimitExceeded`)"));
+            return Err(format!(
+                "disabledEvents: `{key}` is not an event type name (for example `SpeedLimitExceeded`)"
+            ));
         }
     }
     Ok(())
@@ -48,7 +61,9 @@ pub fn disabled_events(events: &BTreeMap<String, DateTime<Utc>>) -> Result<(), S
 pub fn alert_rule(input: &AlertRuleInput) -> Result<(), String> {
     let tz = &input.recipient.time_zone;
     if chrono_tz::Tz::from_str(tz).is_err() {
-        return Err(format!("recipient.timeZone: `{tz}` is not an IANA time zone (for example `Europe/Berlin`)"));
+        return Err(format!(
+            "recipient.timeZone: `{tz}` is not an IANA time zone (for example `Europe/Berlin`)"
+        ));
     }
     let channel = &input.channel;
     let present = [
@@ -57,19 +72,39 @@ pub fn alert_rule(input: &AlertRuleInput) -> Result<(), String> {
         (ChannelType::Telegram, channel.telegram.is_some()),
         (ChannelType::Email, channel.email.is_some()),
     ];
-    if present.iter().any(|(kind, is_present)| *kind == channel.r#type && !is_present) {
-        return Err(format!("channel.{0}: required when channel.type is `{0}`", channel.r#type));
+    if present
+        .iter()
+        .any(|(kind, is_present)| *kind == channel.r#type && !is_present)
+    {
+        return Err(format!(
+            "channel.{0}: required when channel.type is `{0}`",
+            channel.r#type
+        ));
     }
-    if let Some((extra, _)) = present.iter().find(|(kind, is_present)| *kind != channel.r#type && *is_present) {
-        return Err(format!("channel.{extra}: not allowed when channel.type is `{}`", channel.r#type));
+    if let Some((extra, _)) = present
+        .iter()
+        .find(|(kind, is_present)| *kind != channel.r#type && *is_present)
+    {
+        return Err(format!(
+            "channel.{extra}: not allowed when channel.type is `{}`",
+            channel.r#type
+        ));
     }
-    if matches!(channel.r#type, ChannelType::Call | ChannelType::Sms) && input.recipient.phone_number.is_none() {
-        return Err(format!("recipient.phoneNumber: required for a `{}` channel", channel.r#type));
+    if matches!(channel.r#type, ChannelType::Call | ChannelType::Sms)
+        && input.recipient.phone_number.is_none()
+    {
+        return Err(format!(
+            "recipient.phoneNumber: required for a `{}` channel",
+            channel.r#type
+        ));
     }
     if let Some(dates) = &input.dates
         && dates.from > dates.to
     {
-        return Err(format!("dates: `from` ({}) is after `to` ({})", dates.from, dates.to));
+        return Err(format!(
+            "dates: `from` ({}) is after `to` ({})",
+            dates.from, dates.to
+        ));
     }
     Ok(())
 }
@@ -81,12 +116,20 @@ mod tests {
     use serde_json::json;
 
     fn square() -> Vec<Vec<f64>> {
-        vec![vec![13.0, 52.0], vec![13.1, 52.0], vec![13.1, 52.1], vec![13.0, 52.0]]
+        vec![
+            vec![13.0, 52.0],
+            vec![13.1, 52.0],
+            vec![13.1, 52.1],
+            vec![13.0, 52.0],
+        ]
     }
 
     #[test]
     fn polygons() {
-        let ok = GeoJsonPolygon { r#type: GeoJsonPolygonType::Polygon, coordinates: vec![square()] };
+        let ok = GeoJsonPolygon {
+            r#type: GeoJsonPolygonType::Polygon,
+            coordinates: vec![square()],
+        };
         assert_eq!(polygon(&ok), Ok(()));
         let mut open = ok.clone();
         open.coordinates[0][3] = vec![13.0, 52.05];
@@ -113,13 +156,28 @@ mod tests {
         assert!(alert_rule(&parse(tz)).unwrap_err().contains("timeZone"));
         let mut wrong = base.clone();
         wrong["channel"] = json!({"type": "email", "sms": {}});
-        assert!(alert_rule(&parse(wrong)).unwrap_err().contains("channel.email: required"));
+        assert!(
+            alert_rule(&parse(wrong))
+                .unwrap_err()
+                .contains("channel.email: required")
+        );
         let mut extra = base.clone();
         extra["channel"]["call"] = json!({});
-        assert!(alert_rule(&parse(extra)).unwrap_err().contains("channel.call: not allowed"));
+        assert!(
+            alert_rule(&parse(extra))
+                .unwrap_err()
+                .contains("channel.call: not allowed")
+        );
         let mut no_phone = base.clone();
-        no_phone["recipient"].as_object_mut().unwrap().remove("phoneNumber");
-        assert!(alert_rule(&parse(no_phone)).unwrap_err().contains("phoneNumber"));
+        no_phone["recipient"]
+            .as_object_mut()
+            .unwrap()
+            .remove("phoneNumber");
+        assert!(
+            alert_rule(&parse(no_phone))
+                .unwrap_err()
+                .contains("phoneNumber")
+        );
         let mut dates = base;
         dates["dates"] = json!({"from": "2026-02-01", "to": "2026-01-01"});
         assert!(alert_rule(&parse(dates)).unwrap_err().contains("after"));

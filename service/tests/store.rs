@@ -55,7 +55,12 @@ fn geofence(account: Uuid, external_id: &str, name: &str) -> Geofence {
         name: name.into(),
         polygon: GeoJsonPolygon {
             r#type: GeoJsonPolygonType::Polygon,
-            coordinates: vec![vec![vec![0.0, 0.0], vec![1.0, 0.0], vec![1.0, 1.0], vec![0.0, 0.0]]],
+            coordinates: vec![vec![
+                vec![0.0, 0.0],
+                vec![1.0, 0.0],
+                vec![1.0, 1.0],
+                vec![0.0, 0.0],
+            ]],
         },
     }
 }
@@ -67,8 +72,19 @@ fn rule(asset: &Asset, inside: Vec<Uuid>) -> AlertRule {
         asset_id: asset.id,
         event_type: EventType::GeofenceEntered,
         order: 0,
-        recipient: Recipient { culture: "en-US".into(), time_zone: "UTC".into(), phone_number: None, description: None },
-        channel: Channel { r#type: ChannelType::Call, call: Some(CallChannel {}), sms: None, telegram: None, email: None },
+        recipient: Recipient {
+            culture: "en-US".into(),
+            time_zone: "UTC".into(),
+            phone_number: None,
+            description: None,
+        },
+        channel: Channel {
+            r#type: ChannelType::Call,
+            call: Some(CallChannel {}),
+            sms: None,
+            telegram: None,
+            email: None,
+        },
         is_disabled: false,
         days_of_week: vec![],
         time_of_day: None,
@@ -79,7 +95,9 @@ fn rule(asset: &Asset, inside: Vec<Uuid>) -> AlertRule {
 }
 
 async fn open(dir: &tempfile::TempDir) -> SqliteStore {
-    SqliteStore::open(dir.path().join("store.db").to_str().unwrap()).await.unwrap()
+    SqliteStore::open(dir.path().join("store.db").to_str().unwrap())
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
@@ -127,12 +145,26 @@ async fn assets_list_in_order_page_filter_and_soft_delete() {
     for id in ["c", "a", "b", "d"] {
         store.insert_asset(&asset(root.id, id)).await.unwrap();
     }
-    let all = store.list_assets(root.id, None, false, Page { skip: 0, take: 50 }).await.unwrap();
+    let all = store
+        .list_assets(root.id, None, false, Page { skip: 0, take: 50 })
+        .await
+        .unwrap();
     let ids: Vec<&str> = all.iter().map(|a| a.external_id.as_str()).collect();
     assert_eq!(ids, ["a", "b", "c", "d"]);
-    let page = store.list_assets(root.id, None, false, Page { skip: 1, take: 2 }).await.unwrap();
-    assert_eq!(page.iter().map(|a| a.external_id.as_str()).collect::<Vec<_>>(), ["b", "c"]);
-    let filtered = store.list_assets(root.id, Some("c"), false, Page { skip: 0, take: 50 }).await.unwrap();
+    let page = store
+        .list_assets(root.id, None, false, Page { skip: 1, take: 2 })
+        .await
+        .unwrap();
+    assert_eq!(
+        page.iter()
+            .map(|a| a.external_id.as_str())
+            .collect::<Vec<_>>(),
+        ["b", "c"]
+    );
+    let filtered = store
+        .list_assets(root.id, Some("c"), false, Page { skip: 0, take: 50 })
+        .await
+        .unwrap();
     assert_eq!(filtered.len(), 1);
 
     let duplicate = store.insert_asset(&asset(root.id, "a")).await.unwrap_err();
@@ -140,11 +172,25 @@ async fn assets_list_in_order_page_filter_and_soft_delete() {
 
     let a = &all[0];
     assert!(store.soft_delete_asset(root.id, a.id).await.unwrap());
-    let live = store.list_assets(root.id, None, false, Page { skip: 0, take: 50 }).await.unwrap();
+    let live = store
+        .list_assets(root.id, None, false, Page { skip: 0, take: 50 })
+        .await
+        .unwrap();
     assert_eq!(live.len(), 3);
-    let with_deleted = store.list_assets(root.id, None, true, Page { skip: 0, take: 50 }).await.unwrap();
+    let with_deleted = store
+        .list_assets(root.id, None, true, Page { skip: 0, take: 50 })
+        .await
+        .unwrap();
     assert_eq!(with_deleted.len(), 4);
-    assert_eq!(store.asset(root.id, a.id).await.unwrap().unwrap().is_deleted, Some(true));
+    assert_eq!(
+        store
+            .asset(root.id, a.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .is_deleted,
+        Some(true)
+    );
     // The externalId of a deleted asset is free again.
     store.insert_asset(&asset(root.id, "a")).await.unwrap();
     // Another account cannot see the asset.
@@ -166,18 +212,36 @@ async fn referenced_geofences_cannot_be_deleted() {
     let r = rule(&a, vec![depot.id]);
     store.insert_alert_rule(&r).await.unwrap();
 
-    assert_eq!(store.delete_geofence(root.id, depot.id).await.unwrap(), GeofenceDeletion::Referenced(1));
-    assert_eq!(store.geofence(root.id, depot.id).await.unwrap(), Some(depot.clone()));
-    let linked = store.alert_rule_geofences(root.id, a.id, EventType::GeofenceEntered).await.unwrap();
+    assert_eq!(
+        store.delete_geofence(root.id, depot.id).await.unwrap(),
+        GeofenceDeletion::Referenced(1)
+    );
+    assert_eq!(
+        store.geofence(root.id, depot.id).await.unwrap(),
+        Some(depot.clone())
+    );
+    let linked = store
+        .alert_rule_geofences(root.id, a.id, EventType::GeofenceEntered)
+        .await
+        .unwrap();
     assert_eq!(linked, vec![depot.clone()]);
-    assert_eq!(store.delete_geofence(root.id, yard.id).await.unwrap(), GeofenceDeletion::Deleted);
-    assert_eq!(store.delete_geofence(root.id, yard.id).await.unwrap(), GeofenceDeletion::NotFound);
+    assert_eq!(
+        store.delete_geofence(root.id, yard.id).await.unwrap(),
+        GeofenceDeletion::Deleted
+    );
+    assert_eq!(
+        store.delete_geofence(root.id, yard.id).await.unwrap(),
+        GeofenceDeletion::NotFound
+    );
 
     // Detaching the geofence from the rule frees it.
     let mut detached = r.clone();
     detached.inside_geofences.clear();
     assert!(store.update_alert_rule(&detached).await.unwrap());
-    assert_eq!(store.delete_geofence(root.id, depot.id).await.unwrap(), GeofenceDeletion::Deleted);
+    assert_eq!(
+        store.delete_geofence(root.id, depot.id).await.unwrap(),
+        GeofenceDeletion::Deleted
+    );
 }
 
 #[tokio::test]
@@ -189,12 +253,27 @@ async fn ingestion_tokens_are_limited_per_account() {
     let now = Utc::now();
     let later = now + chrono::Duration::hours(1);
     for i in 0..3 {
-        assert!(store.insert_ingestion_token(root.id, &format!("h{i}"), later, now, 3).await.unwrap());
+        assert!(
+            store
+                .insert_ingestion_token(root.id, &format!("h{i}"), later, now, 3)
+                .await
+                .unwrap()
+        );
     }
-    assert!(!store.insert_ingestion_token(root.id, "h3", later, now, 3).await.unwrap());
+    assert!(
+        !store
+            .insert_ingestion_token(root.id, "h3", later, now, 3)
+            .await
+            .unwrap()
+    );
     // Once they expire, new ones can be issued.
     let after = later + chrono::Duration::seconds(1);
-    assert!(store.insert_ingestion_token(root.id, "h4", after + chrono::Duration::hours(1), after, 3).await.unwrap());
+    assert!(
+        store
+            .insert_ingestion_token(root.id, "h4", after + chrono::Duration::hours(1), after, 3)
+            .await
+            .unwrap()
+    );
 }
 
 #[tokio::test]
@@ -202,6 +281,12 @@ async fn settings_keep_the_first_value() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(&dir).await;
     assert_eq!(store.setting("k").await.unwrap(), None);
-    assert_eq!(store.setting_or_insert("k", "first").await.unwrap(), "first");
-    assert_eq!(store.setting_or_insert("k", "second").await.unwrap(), "first");
+    assert_eq!(
+        store.setting_or_insert("k", "first").await.unwrap(),
+        "first"
+    );
+    assert_eq!(
+        store.setting_or_insert("k", "second").await.unwrap(),
+        "first"
+    );
 }

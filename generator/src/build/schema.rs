@@ -276,23 +276,42 @@ impl Builder<'_> {
     fn object_type(&mut self, schema: &Schema, view: &View, site: &Site) -> Typed {
         let has_properties = view.properties.is_some_and(|p| !p.is_empty());
         if !has_properties {
-            let key_pattern = schema.schema_data.extensions.get(KEY_PATTERN).and_then(Value::as_str).map(str::to_owned);
+            let key_pattern = schema
+                .schema_data
+                .extensions
+                .get(KEY_PATTERN)
+                .and_then(Value::as_str)
+                .map(str::to_owned);
             let (value, items) = match view.additional {
                 Some(AdditionalProperties::Schema(value)) => {
-                    let value_site = site.nested(child(&site.pointer, "additionalProperties"), "Value");
+                    let value_site =
+                        site.nested(child(&site.pointer, "additionalProperties"), "Value");
                     let typed = self.type_of(value, &value_site);
-                    (typed.ty, (!typed.constraints.is_empty()).then(|| Box::new(typed.constraints)))
+                    (
+                        typed.ty,
+                        (!typed.constraints.is_empty()).then(|| Box::new(typed.constraints)),
+                    )
                 }
                 // A free-form object.
                 _ => (TypeRef::Any, None),
             };
-            let constraints = Constraints { key_pattern, items, ..Constraints::default() };
-            return Typed { ty: TypeRef::Map(Box::new(value)), constraints };
+            let constraints = Constraints {
+                key_pattern,
+                items,
+                ..Constraints::default()
+            };
+            return Typed {
+                ty: TypeRef::Map(Box::new(value)),
+                constraints,
+            };
         }
         let kind = self.struct_kind(view, site);
         let doc = schema.schema_data.description.clone();
         let ty = TypeRef::Named(self.add_type(&site.pointer, site.hint.clone(), doc, kind));
-        Typed { ty, constraints: Constraints::default() }
+        Typed {
+            ty,
+            constraints: Constraints::default(),
+        }
     }
 
     fn struct_kind(&mut self, view: &View, site: &Site) -> TypeKind {
@@ -713,7 +732,16 @@ fn merge_constraints(into: &mut Constraints, from: Constraints) {
         ($($f:ident),*) => { $( if from.$f.is_some() { into.$f = from.$f; } )* };
     }
     take!(
-        minimum, maximum, min_length, max_length, pattern, min_items, max_items, items, format, key_pattern
+        minimum,
+        maximum,
+        min_length,
+        max_length,
+        pattern,
+        min_items,
+        max_items,
+        items,
+        format,
+        key_pattern
     );
     into.exclusive_minimum |= from.exclusive_minimum;
     into.exclusive_maximum |= from.exclusive_maximum;

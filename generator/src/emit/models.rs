@@ -2,8 +2,8 @@
 
 use super::{File, Options, Patterns, TypePrinter, doc_attrs, ident, rust_file, template_file};
 use crate::ir::{
-    Additional, Api, Constraints, Field, IntEnum, Primitive, StringEnum, StringFormat, Struct, TypeDef,
-    TypeKind, TypeRef, Union,
+    Additional, Api, Constraints, Field, IntEnum, Primitive, StringEnum, StringFormat, Struct,
+    TypeDef, TypeKind, TypeRef, Union,
 };
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -207,7 +207,9 @@ impl ModelEmitter<'_> {
                         };
                         serde_args.push(wire_fn(f, number, marker));
                     }
-                    (None, false) => serde_args.push(quote! { deserialize_with = "crate::wire::some" }),
+                    (None, false) => {
+                        serde_args.push(quote! { deserialize_with = "crate::wire::some" })
+                    }
                     (None, true) => {}
                 }
                 quote! { Option<#ty> }
@@ -508,7 +510,11 @@ impl ModelEmitter<'_> {
                 if item.is_none() && key.is_none() {
                     return None;
                 }
-                let pairs = if item.is_some() { quote! { (#k, #v) in #expr } } else { quote! { #k in #expr.keys() } };
+                let pairs = if item.is_some() {
+                    quote! { (#k, #v) in #expr }
+                } else {
+                    quote! { #k in #expr.keys() }
+                };
                 Some(quote! {
                     for #pairs {
                         let path = validation::field(path, #k);
@@ -533,8 +539,12 @@ impl ModelEmitter<'_> {
                     );
                 }
                 match c.format {
-                    Some(StringFormat::Email) => checks.push(quote! { validation::email(#expr, path, errors); }),
-                    Some(StringFormat::Uri) => checks.push(quote! { validation::uri(#expr, path, errors); }),
+                    Some(StringFormat::Email) => {
+                        checks.push(quote! { validation::email(#expr, path, errors); })
+                    }
+                    Some(StringFormat::Uri) => {
+                        checks.push(quote! { validation::uri(#expr, path, errors); })
+                    }
                     None => {}
                 }
                 (!checks.is_empty()).then(|| quote! { #(#checks)* })
@@ -683,7 +693,11 @@ fn field_shape<'a>(f: &'a Field, types: &[TypeDef]) -> FieldShape<'a> {
         }
         (false, _) => Shape::Optional,
     };
-    FieldShape { kind, nullable, inner }
+    FieldShape {
+        kind,
+        nullable,
+        inner,
+    }
 }
 
 /// Whether a spec default can be written as a Rust value of this type.

@@ -63,7 +63,13 @@ pub trait Store: Sync + 'static {
     /// Whether `account` is `ancestor` or one of its descendants.
     async fn is_within(&self, ancestor: Uuid, account: Uuid) -> StoreResult<bool>;
 
-    async fn list_assets(&self, account: Uuid, external_id: Option<&str>, include_deleted: bool, page: Page) -> StoreResult<Vec<Asset>>;
+    async fn list_assets(
+        &self,
+        account: Uuid,
+        external_id: Option<&str>,
+        include_deleted: bool,
+        page: Page,
+    ) -> StoreResult<Vec<Asset>>;
     async fn asset(&self, account: Uuid, id: Uuid) -> StoreResult<Option<Asset>>;
     /// Fails with `Conflict` when a live asset of the account has the same externalId.
     async fn insert_asset(&self, asset: &Asset) -> StoreResult<()>;
@@ -80,14 +86,31 @@ pub trait Store: Sync + 'static {
     async fn update_geofence(&self, geofence: &Geofence) -> StoreResult<bool>;
     async fn delete_geofence(&self, account: Uuid, id: Uuid) -> StoreResult<GeofenceDeletion>;
 
-    async fn list_alert_rules(&self, account: Uuid, asset: Uuid, event_type: EventType) -> StoreResult<Vec<AlertRule>>;
+    async fn list_alert_rules(
+        &self,
+        account: Uuid,
+        asset: Uuid,
+        event_type: EventType,
+    ) -> StoreResult<Vec<AlertRule>>;
     async fn alert_rule(&self, account: Uuid, id: Uuid) -> StoreResult<Option<AlertRule>>;
     async fn insert_alert_rule(&self, rule: &AlertRule) -> StoreResult<()>;
     async fn update_alert_rule(&self, rule: &AlertRule) -> StoreResult<bool>;
     async fn delete_alert_rule(&self, account: Uuid, id: Uuid) -> StoreResult<bool>;
     /// The distinct geofences referenced by the asset's rules of one event type, by name then id.
-    async fn alert_rule_geofences(&self, account: Uuid, asset: Uuid, event_type: EventType) -> StoreResult<Vec<Geofence>>;
+    async fn alert_rule_geofences(
+        &self,
+        account: Uuid,
+        asset: Uuid,
+        event_type: EventType,
+    ) -> StoreResult<Vec<Geofence>>;
 
     /// Stores an ingestion token's hash unless the account already has `limit` unexpired ones.
-    async fn insert_ingestion_token(&self, account: Uuid, token_hash: &str, expires_at: DateTime<Utc>, now: DateTime<Utc>, limit: i64) -> StoreResult<bool>;
+    async fn insert_ingestion_token(
+        &self,
+        account: Uuid,
+        token_hash: &str,
+        expires_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+        limit: i64,
+    ) -> StoreResult<bool>;
 }

@@ -1,10 +1,14 @@
 //! The SQLite store: one file, WAL journal, migrations embedded in the binary.
 
 use super::{AccountRecord, GeofenceDeletion, Page, Store, StoreError, StoreResult};
-use asset_alerting_models::{AlertRule, Asset, AssetTier, EventType, GeoJsonPolygon, Geofence, TelemetryRules};
+use asset_alerting_models::{
+    AlertRule, Asset, AssetTier, EventType, GeoJsonPolygon, Geofence, TelemetryRules,
+};
 use chrono::{DateTime, SecondsFormat, Utc};
 use sqlx::migrate::{Migration, MigrationType, Migrator};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous,
+};
 use sqlx::{Row, SqlSafeStr, SqlitePool};
 use std::collections::BTreeMap;
 use std::str::FromStr;
@@ -19,11 +23,21 @@ pub struct SqliteStore {
 /// The migrations in migrations/, embedded in the binary (in version order).
 fn migrator() -> Migrator {
     let migration = |version, description: &'static str, sql: &'static str| {
-        Migration::new(version, description.into(), MigrationType::Simple, sql.into_sql_str(), false)
+        Migration::new(
+            version,
+            description.into(),
+            MigrationType::Simple,
+            sql.into_sql_str(),
+            false,
+        )
     };
     Migrator::with_migrations(vec![
         migration(1, "init", include_str!("../../migrations/0001_init.sql")),
-        migration(2, "covering listing index", include_str!("../../migrations/0002_covering_listing_index.sql")),
+        migration(
+            2,
+            "covering listing index",
+            include_str!("../../migrations/0002_covering_listing_index.sql"),
+        ),
     ])
 }
 
@@ -33,7 +47,9 @@ fn ts(t: DateTime<Utc>) -> String {
 }
 
 fn parse_ts(s: &str) -> StoreResult<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(s).map(|t| t.with_timezone(&Utc)).map_err(|e| StoreError::Corrupt(format!("timestamp {s}: {e}")))
+    DateTime::parse_from_rfc3339(s)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|e| StoreError::Corrupt(format!("timestamp {s}: {e}")))
 }
 
 fn parse_uuid(s: &str) -> StoreResult<Uuid> {
@@ -55,7 +71,10 @@ fn is_unique_violation(e: &sqlx::Error) -> bool {
 impl SqliteStore {
     /// Opens (creating if needed) the database at `url` (`sqlite://path` or a plain path) and migrates it.
     pub async fn open(url: &str) -> anyhow::Result<SqliteStore> {
-        let path = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:")).unwrap_or(url);
+        let path = url
+            .strip_prefix("sqlite://")
+            .or_else(|| url.strip_prefix("sqlite:"))
+            .unwrap_or(url);
         let options = SqliteConnectOptions::from_str(&format!("sqlite://{path}"))?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
@@ -63,7 +82,10 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(5));
-        let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
+        let pool = SqlitePoolOptions::new()
+            .max_connections(8)
+            .connect_with(options)
+            .await?;
         migrator().run(&pool).await?;
         Ok(SqliteStore { pool })
     }
@@ -83,7 +105,10 @@ impl SqliteStore {
             name: row.try_get("name")?,
             tier: AssetTier::try_from(tier).map_err(StoreError::Corrupt)?,
             disabled_events: json::<BTreeMap<String, DateTime<Utc>>>(&disabled)?,
-            telemetry_rules: telemetry.as_deref().map(json::<TelemetryRules>).transpose()?,
+            telemetry_rules: telemetry
+                .as_deref()
+                .map(json::<TelemetryRules>)
+                .transpose()?,
             is_deleted: Some(row.try_get::<bool, _>("is_deleted")?),
         })
     }
@@ -120,9 +145,20 @@ impl SqliteStore {
     }
 
     /// Rewrites the geofence references of a rule (inside the caller's transaction).
-    async fn set_rule_geofences(tx: &mut sqlx::SqliteConnection, rule: &AlertRule) -> StoreResult<()> {
-        sqlx::query("DELETE FROM alert_rule_geofences WHERE rule_id = ?").bind(rule.id.to_string()).execute(&mut *tx).await?;
-        let mut ids: Vec<Uuid> = rule.inside_geofences.iter().chain(&rule.outside_geofences).copied().collect();
+    async fn set_rule_geofences(
+        tx: &mut sqlx::SqliteConnection,
+        rule: &AlertRule,
+    ) -> StoreResult<()> {
+        sqlx::query("DELETE FROM alert_rule_geofences WHERE rule_id = ?")
+            .bind(rule.id.to_string())
+            .execute(&mut *tx)
+            .await?;
+        let mut ids: Vec<Uuid> = rule
+            .inside_geofences
+            .iter()
+            .chain(&rule.outside_geofences)
+            .copied()
+            .collect();
         ids.sort();
         ids.dedup();
         for id in ids {
@@ -138,7 +174,10 @@ impl SqliteStore {
 
 impl Store for SqliteStore {
     async fn setting(&self, key: &str) -> StoreResult<Option<String>> {
-        let row = sqlx::query("SELECT value FROM settings WHERE key = ?").bind(key).fetch_optional(&self.pool).await?;
+        let row = sqlx::query("SELECT value FROM settings WHERE key = ?")
+            .bind(key)
+            .fetch_optional(&self.pool)
+            .await?;
         Ok(row.map(|r| r.try_get("value")).transpose()?)
     }
 
@@ -152,7 +191,10 @@ impl Store for SqliteStore {
     }
 
     async fn account_count(&self) -> StoreResult<i64> {
-        Ok(sqlx::query("SELECT COUNT(*) AS n FROM accounts").fetch_one(&self.pool).await?.try_get("n")?)
+        Ok(sqlx::query("SELECT COUNT(*) AS n FROM accounts")
+            .fetch_one(&self.pool)
+            .await?
+            .try_get("n")?)
     }
 
     async fn insert_account(&self, a: &AccountRecord) -> StoreResult<()> {
@@ -175,7 +217,10 @@ impl Store for SqliteStore {
     }
 
     async fn account(&self, id: Uuid) -> StoreResult<Option<AccountRecord>> {
-        let row = sqlx::query("SELECT * FROM accounts WHERE id = ?").bind(id.to_string()).fetch_optional(&self.pool).await?;
+        let row = sqlx::query("SELECT * FROM accounts WHERE id = ?")
+            .bind(id.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
         row.as_ref().map(Self::account_from).transpose()
     }
 
@@ -194,7 +239,13 @@ impl Store for SqliteStore {
         Ok(row.try_get::<i64, _>("n")? > 0)
     }
 
-    async fn list_assets(&self, account: Uuid, external_id: Option<&str>, include_deleted: bool, page: Page) -> StoreResult<Vec<Asset>> {
+    async fn list_assets(
+        &self,
+        account: Uuid,
+        external_id: Option<&str>,
+        include_deleted: bool,
+        page: Page,
+    ) -> StoreResult<Vec<Asset>> {
         let rows = sqlx::query(
             "SELECT * FROM assets WHERE account_id = ? AND (? IS NULL OR external_id = ?) AND (? OR is_deleted = 0) \
              ORDER BY external_id, id LIMIT ? OFFSET ?",
@@ -236,9 +287,10 @@ impl Store for SqliteStore {
         .execute(&self.pool)
         .await;
         match result {
-            Err(e) if is_unique_violation(&e) => {
-                Err(StoreError::Conflict(format!("an asset with externalId `{}` already exists in this account", a.external_id)))
-            }
+            Err(e) if is_unique_violation(&e) => Err(StoreError::Conflict(format!(
+                "an asset with externalId `{}` already exists in this account",
+                a.external_id
+            ))),
             other => other.map(|_| ()).map_err(Into::into),
         }
     }
@@ -258,19 +310,21 @@ impl Store for SqliteStore {
         .execute(&self.pool)
         .await;
         match result {
-            Err(e) if is_unique_violation(&e) => {
-                Err(StoreError::Conflict(format!("an asset with externalId `{}` already exists in this account", a.external_id)))
-            }
+            Err(e) if is_unique_violation(&e) => Err(StoreError::Conflict(format!(
+                "an asset with externalId `{}` already exists in this account",
+                a.external_id
+            ))),
             other => Ok(other?.rows_affected() > 0),
         }
     }
 
     async fn soft_delete_asset(&self, account: Uuid, id: Uuid) -> StoreResult<bool> {
-        let result = sqlx::query("UPDATE assets SET is_deleted = 1 WHERE account_id = ? AND id = ?")
-            .bind(account.to_string())
-            .bind(id.to_string())
-            .execute(&self.pool)
-            .await?;
+        let result =
+            sqlx::query("UPDATE assets SET is_deleted = 1 WHERE account_id = ? AND id = ?")
+                .bind(account.to_string())
+                .bind(id.to_string())
+                .execute(&self.pool)
+                .await?;
         Ok(result.rows_affected() > 0)
     }
 
@@ -311,9 +365,10 @@ impl Store for SqliteStore {
             .execute(&self.pool)
             .await;
         match result {
-            Err(e) if is_unique_violation(&e) => {
-                Err(StoreError::Conflict(format!("a geofence with externalId `{}` already exists in this account", g.external_id)))
-            }
+            Err(e) if is_unique_violation(&e) => Err(StoreError::Conflict(format!(
+                "a geofence with externalId `{}` already exists in this account",
+                g.external_id
+            ))),
             other => other.map(|_| ()).map_err(Into::into),
         }
     }
@@ -328,9 +383,10 @@ impl Store for SqliteStore {
             .execute(&self.pool)
             .await;
         match result {
-            Err(e) if is_unique_violation(&e) => {
-                Err(StoreError::Conflict(format!("a geofence with externalId `{}` already exists in this account", g.external_id)))
-            }
+            Err(e) if is_unique_violation(&e) => Err(StoreError::Conflict(format!(
+                "a geofence with externalId `{}` already exists in this account",
+                g.external_id
+            ))),
             other => Ok(other?.rows_affected() > 0),
         }
     }
@@ -345,20 +401,29 @@ impl Store for SqliteStore {
         if exists.is_none() {
             return Ok(GeofenceDeletion::NotFound);
         }
-        let refs: i64 = sqlx::query("SELECT COUNT(*) AS n FROM alert_rule_geofences WHERE geofence_id = ?")
-            .bind(id.to_string())
-            .fetch_one(&mut *tx)
-            .await?
-            .try_get("n")?;
+        let refs: i64 =
+            sqlx::query("SELECT COUNT(*) AS n FROM alert_rule_geofences WHERE geofence_id = ?")
+                .bind(id.to_string())
+                .fetch_one(&mut *tx)
+                .await?
+                .try_get("n")?;
         if refs > 0 {
             return Ok(GeofenceDeletion::Referenced(refs));
         }
-        sqlx::query("DELETE FROM geofences WHERE id = ?").bind(id.to_string()).execute(&mut *tx).await?;
+        sqlx::query("DELETE FROM geofences WHERE id = ?")
+            .bind(id.to_string())
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(GeofenceDeletion::Deleted)
     }
 
-    async fn list_alert_rules(&self, account: Uuid, asset: Uuid, event_type: EventType) -> StoreResult<Vec<AlertRule>> {
+    async fn list_alert_rules(
+        &self,
+        account: Uuid,
+        asset: Uuid,
+        event_type: EventType,
+    ) -> StoreResult<Vec<AlertRule>> {
         let rows = sqlx::query(
             "SELECT body FROM alert_rules WHERE account_id = ? AND asset_id = ? AND event_type = ? ORDER BY position, id",
         )
@@ -422,7 +487,12 @@ impl Store for SqliteStore {
         Ok(result.rows_affected() > 0)
     }
 
-    async fn alert_rule_geofences(&self, account: Uuid, asset: Uuid, event_type: EventType) -> StoreResult<Vec<Geofence>> {
+    async fn alert_rule_geofences(
+        &self,
+        account: Uuid,
+        asset: Uuid,
+        event_type: EventType,
+    ) -> StoreResult<Vec<Geofence>> {
         let rows = sqlx::query(
             "SELECT DISTINCT g.* FROM geofences g \
              JOIN alert_rule_geofences rg ON rg.geofence_id = g.id \
@@ -438,7 +508,14 @@ impl Store for SqliteStore {
         rows.iter().map(Self::geofence_from).collect()
     }
 
-    async fn insert_ingestion_token(&self, account: Uuid, token_hash: &str, expires_at: DateTime<Utc>, now: DateTime<Utc>, limit: i64) -> StoreResult<bool> {
+    async fn insert_ingestion_token(
+        &self,
+        account: Uuid,
+        token_hash: &str,
+        expires_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+        limit: i64,
+    ) -> StoreResult<bool> {
         // One statement: the count and the insert cannot interleave with another request's.
         let result = sqlx::query(
             "INSERT INTO ingestion_tokens (token_hash, account_id, expires_at) \

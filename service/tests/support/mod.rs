@@ -21,7 +21,10 @@ pub struct TestService {
 }
 
 pub fn config(dir: &tempfile::TempDir, root: Uuid) -> Config {
-    let mut config = Config::for_database(format!("sqlite://{}", dir.path().join("service.db").display()));
+    let mut config = Config::for_database(format!(
+        "sqlite://{}",
+        dir.path().join("service.db").display()
+    ));
     config.root_account_id = Some(root);
     config.root_client_secret = Some(ROOT_SECRET.to_owned());
     config
@@ -43,7 +46,12 @@ impl TestService {
             .await
             .unwrap();
         });
-        TestService { base, root, stop: Some(stop), task: Some(task) }
+        TestService {
+            base,
+            root,
+            stop: Some(stop),
+            task: Some(task),
+        }
     }
 
     /// Stops gracefully: requests in flight finish, the database is closed.
@@ -57,7 +65,10 @@ impl TestService {
     }
 
     pub fn client(&self, id: Uuid, secret: &str) -> Client {
-        Client::builder(&self.base).client_credentials(id.to_string(), secret).build().unwrap()
+        Client::builder(&self.base)
+            .client_credentials(id.to_string(), secret)
+            .build()
+            .unwrap()
     }
 
     pub fn root_client(&self) -> Client {
@@ -69,12 +80,20 @@ impl TestService {
     }
 
     pub fn with_token(&self, token: &str) -> Client {
-        Client::builder(&self.base).bearer_token(token).build().unwrap()
+        Client::builder(&self.base)
+            .bearer_token(token)
+            .build()
+            .unwrap()
     }
 }
 
 /// A child account of `parent`, with a client acting for it.
-pub async fn child(service: &TestService, parent_client: &Client, parent: Uuid, name: &str) -> (Uuid, Client) {
+pub async fn child(
+    service: &TestService,
+    parent_client: &Client,
+    parent: Uuid,
+    name: &str,
+) -> (Uuid, Client) {
     let created = parent_client
         .create_account(
             parent,
@@ -89,7 +108,10 @@ pub async fn child(service: &TestService, parent_client: &Client, parent: Uuid, 
         .send()
         .await
         .unwrap();
-    (created.id, service.client(created.id, &created.client_secret))
+    (
+        created.id,
+        service.client(created.id, &created.client_secret),
+    )
 }
 
 pub fn asset_input(external_id: &str) -> AssetInput {
@@ -105,12 +127,21 @@ pub fn asset_input(external_id: &str) -> AssetInput {
 pub fn square(lon: f64, lat: f64) -> GeoJsonPolygon {
     GeoJsonPolygon {
         r#type: GeoJsonPolygonType::Polygon,
-        coordinates: vec![vec![vec![lon, lat], vec![lon + 0.1, lat], vec![lon + 0.1, lat + 0.1], vec![lon, lat]]],
+        coordinates: vec![vec![
+            vec![lon, lat],
+            vec![lon + 0.1, lat],
+            vec![lon + 0.1, lat + 0.1],
+            vec![lon, lat],
+        ]],
     }
 }
 
 pub fn geofence_input(external_id: &str, name: &str) -> GeofenceInput {
-    GeofenceInput { external_id: external_id.to_owned(), name: name.to_owned(), polygon: square(13.0, 52.0) }
+    GeofenceInput {
+        external_id: external_id.to_owned(),
+        name: name.to_owned(),
+        polygon: square(13.0, 52.0),
+    }
 }
 
 pub fn rule_input(event_type: EventType, order: i32, inside: Vec<Uuid>) -> AlertRuleInput {
@@ -123,10 +154,21 @@ pub fn rule_input(event_type: EventType, order: i32, inside: Vec<Uuid>) -> Alert
             phone_number: Some("+4915112345678".to_owned()),
             description: Some("Dispatch".to_owned()),
         },
-        channel: Channel { r#type: ChannelType::Sms, call: None, sms: Some(SmsChannel { is_interactive: false }), telegram: None, email: None },
+        channel: Channel {
+            r#type: ChannelType::Sms,
+            call: None,
+            sms: Some(SmsChannel {
+                is_interactive: false,
+            }),
+            telegram: None,
+            email: None,
+        },
         is_disabled: false,
         days_of_week: vec![DayOfWeek::Monday],
-        time_of_day: Some(TimeOfDay { from: "22:00".to_owned(), to: "06:00".to_owned() }),
+        time_of_day: Some(TimeOfDay {
+            from: "22:00".to_owned(),
+            to: "06:00".to_owned(),
+        }),
         dates: None,
         inside_geofences: inside,
         outside_geofences: vec![],
