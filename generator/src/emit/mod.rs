@@ -50,6 +50,33 @@ pub fn header(opts: &Options) -> String {
     )
 }
 
+/// The `Cargo.toml` of a generated crate: the header, `[package]`, `[lib]`, then `sections`
+/// (features and dependencies, as TOML text).
+pub fn cargo_toml(opts: &Options, part: &str, description: &str, sections: &str) -> File {
+    let header = header(opts).replace("// ", "# ");
+    let contents = format!(
+        r#"{header}[package]
+name = "{name}"
+version = "{version}"
+edition = "2024"
+description = "{description}"
+license = "MIT OR Apache-2.0"
+
+[lib]
+# Descriptions from the spec are documentation, not Rust examples.
+doctest = false
+
+{sections}"#,
+        name = opts.crate_name(part),
+        version = opts.crate_version,
+        description = description.replace('"', "'"),
+    );
+    File {
+        path: "Cargo.toml".to_owned(),
+        contents,
+    }
+}
+
 /// Prints a token stream as a formatted Rust source file with the generated-code header.
 pub fn rust_file(tokens: TokenStream, opts: &Options, path: &str) -> Result<File, String> {
     let file: syn::File =

@@ -1,5 +1,6 @@
 //! The models crate: one serde type per named IR type, their `Validate` impls, and the patterns.
 
+use super::rust::opt_usize;
 use super::{File, Options, Patterns, TypePrinter, doc_attrs, ident, rust_file, template_file};
 use crate::ir::{
     Additional, Api, Constraints, Field, IntEnum, Primitive, StringEnum, StringFormat, Struct,
@@ -32,35 +33,23 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
 }
 
 fn cargo_toml(api: &Api, opts: &Options) -> File {
-    let header = super::header(opts).replace("// ", "# ");
-    let contents = format!(
-        r#"{header}[package]
-name = "{name}"
-version = "{version}"
-edition = "2024"
-description = "Models of {title}, generated from its OpenAPI document"
-license = "MIT OR Apache-2.0"
-
-[lib]
-# Descriptions from the spec are documentation, not Rust examples.
-doctest = false
-
-[dependencies]
-chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
+    let description = format!(
+        "Models of {}, generated from its OpenAPI document",
+        api.title
+    );
+    super::cargo_toml(
+        opts,
+        "models",
+        &description,
+        r#"[dependencies]
+chrono = { version = "0.4", default-features = false, features = ["serde", "std"] }
 regex = "1"
-serde = {{ version = "1", features = ["derive"] }}
+serde = { version = "1", features = ["derive"] }
 serde_json = "1"
 serde_repr = "0.1"
-uuid = {{ version = "1", features = ["serde"] }}
+uuid = { version = "1", features = ["serde"] }
 "#,
-        name = opts.crate_name("models"),
-        version = opts.crate_version,
-        title = api.title.replace('"', "'"),
-    );
-    File {
-        path: "Cargo.toml".to_owned(),
-        contents,
-    }
+    )
 }
 
 struct ModelEmitter<'a> {
@@ -325,7 +314,7 @@ impl ModelEmitter<'_> {
             (
                 TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. },
                 serde_json::Value::Number(n),
-            ) => number_literal(*p, n).expect("checked by defaultable"),
+            ) => super::rust::number_literal(*p, n, false).expect("checked by defaultable"),
             (TypeRef::Array(_), _) => quote! { Vec::new() },
             (TypeRef::Named(id), v) => {
                 let def = &self.api.types[id.0];
@@ -552,24 +541,7 @@ impl ModelEmitter<'_> {
             TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. }
                 if p.is_integer() || p.is_float() =>
             {
-                if c.minimum.is_none() && c.maximum.is_none() {
-                    return None;
-                }
-                let bound = |b: Option<f64>, exclusive: bool| match b {
-                    Some(b) => {
-                        let b = Literal::f64_suffixed(b);
-                        quote! { Some((#b, #exclusive)) }
-                    }
-                    None => quote! { None },
-                };
-                let min = bound(c.minimum, c.exclusive_minimum);
-                let max = bound(c.maximum, c.exclusive_maximum);
-                let as_f64 = match p {
-                    Primitive::F64 => quote! { *#expr },
-                    // No lossless conversion exists; spec bounds are far inside f64's exact range.
-                    Primitive::I64 | Primitive::U64 => quote! { *#expr as f64 },
-                    _ => quote! { f64::from(*#expr) },
-                };
+                let (as_f64, min, max) = super::rust::range_args(*p, expr, c)?;
                 Some(quote! { validation::range(#as_f64, path, #min, #max, errors); })
             }
             _ => None,
@@ -708,28 +680,11 @@ fn defaultable(ty: &TypeRef, value: &serde_json::Value, types: &[TypeDef]) -> bo
         (
             TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. },
             serde_json::Value::Number(n),
-        ) => number_literal(*p, n).is_some(),
+        ) => super::rust::number_literal(*p, n, false).is_some(),
         (TypeRef::Array(_), serde_json::Value::Array(a)) => a.is_empty(),
         (TypeRef::Named(id), v) => enum_variant_for(&types[id.0], v).is_some(),
         _ => false,
     }
-}
-
-fn number_literal(p: Primitive, n: &serde_json::Number) -> Option<TokenStream> {
-    // Unsuffixed: the function's return type fixes the type; the value must fit it.
-    let lit = match p {
-        Primitive::I8 => Literal::i64_unsuffixed(i8::try_from(n.as_i64()?).ok()?.into()),
-        Primitive::I16 => Literal::i64_unsuffixed(i16::try_from(n.as_i64()?).ok()?.into()),
-        Primitive::I32 => Literal::i64_unsuffixed(i32::try_from(n.as_i64()?).ok()?.into()),
-        Primitive::I64 => Literal::i64_unsuffixed(n.as_i64()?),
-        Primitive::U8 => Literal::u64_unsuffixed(u8::try_from(n.as_u64()?).ok()?.into()),
-        Primitive::U16 => Literal::u64_unsuffixed(u16::try_from(n.as_u64()?).ok()?.into()),
-        Primitive::U32 => Literal::u64_unsuffixed(u32::try_from(n.as_u64()?).ok()?.into()),
-        Primitive::U64 => Literal::u64_unsuffixed(n.as_u64()?),
-        Primitive::F32 | Primitive::F64 => Literal::f64_unsuffixed(n.as_f64()?),
-        _ => return None,
-    };
-    Some(quote! { #lit })
 }
 
 fn enum_variant_for<'a>(def: &'a TypeDef, value: &serde_json::Value) -> Option<&'a str> {
@@ -790,16 +745,6 @@ fn extra_field_name(s: &Struct) -> String {
         name.push('_');
     }
     name
-}
-
-fn opt_usize(v: Option<usize>) -> TokenStream {
-    match v {
-        Some(n) => {
-            let n = Literal::usize_unsuffixed(n);
-            quote! { Some(#n) }
-        }
-        None => quote! { None },
-    }
 }
 
 fn int_enum_item(name: &str, e: &IntEnum, doc: TokenStream) -> TokenStream {

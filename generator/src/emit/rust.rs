@@ -1,7 +1,7 @@
 //! Rust spelling shared by the emitters: identifiers, doc comments, and the Rust type of a `TypeRef`.
 
-use crate::ir::{Primitive, TypeDef, TypeRef};
-use proc_macro2::{Ident, Span, TokenStream};
+use crate::ir::{Constraints, Primitive, TypeDef, TypeRef};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 
 /// An identifier, raw (`r#type`) when it is a keyword.
@@ -141,6 +141,78 @@ pub fn primitive(p: Primitive) -> TokenStream {
         Primitive::Date => quote! { ::chrono::NaiveDate },
         Primitive::Bytes => quote! { Vec<u8> },
     }
+}
+
+/// `Some(n)` / `None` for an optional count.
+pub fn opt_usize(v: Option<usize>) -> TokenStream {
+    match v {
+        Some(n) => {
+            let n = Literal::usize_unsuffixed(n);
+            quote! { Some(#n) }
+        }
+        None => quote! { None },
+    }
+}
+
+/// A JSON number as a literal of `p`, if it fits. Suffixed (`50i32`) where nothing else fixes the
+/// type; unsuffixed where the surrounding code does (a function's return type).
+pub fn number_literal(p: Primitive, n: &serde_json::Number, suffixed: bool) -> Option<TokenStream> {
+    macro_rules! int {
+        ($t:ty, $get:ident, $suffixed:ident, $wide:ident) => {{
+            let v = <$t>::try_from(n.$get()?).ok()?;
+            if suffixed {
+                Literal::$suffixed(v)
+            } else {
+                Literal::$wide(v.into())
+            }
+        }};
+    }
+    let lit = match p {
+        Primitive::I8 => int!(i8, as_i64, i8_suffixed, i64_unsuffixed),
+        Primitive::I16 => int!(i16, as_i64, i16_suffixed, i64_unsuffixed),
+        Primitive::I32 => int!(i32, as_i64, i32_suffixed, i64_unsuffixed),
+        Primitive::I64 => int!(i64, as_i64, i64_suffixed, i64_unsuffixed),
+        Primitive::U8 => int!(u8, as_u64, u8_suffixed, u64_unsuffixed),
+        Primitive::U16 => int!(u16, as_u64, u16_suffixed, u64_unsuffixed),
+        Primitive::U32 => int!(u32, as_u64, u32_suffixed, u64_unsuffixed),
+        Primitive::U64 => int!(u64, as_u64, u64_suffixed, u64_unsuffixed),
+        Primitive::F32 if suffixed => Literal::f32_suffixed(n.as_f64()? as f32),
+        Primitive::F64 if suffixed => Literal::f64_suffixed(n.as_f64()?),
+        Primitive::F32 | Primitive::F64 => Literal::f64_unsuffixed(n.as_f64()?),
+        _ => return None,
+    };
+    Some(quote! { #lit })
+}
+
+/// The arguments of the runtime's `validation::range(value, path, min, max, errors)` for the
+/// numeric constraints in `c`: `(value as f64, min, max)`, or `None` when there is no bound.
+/// `value` is an expression of type `&T`.
+pub fn range_args(
+    p: Primitive,
+    value: &TokenStream,
+    c: &Constraints,
+) -> Option<(TokenStream, TokenStream, TokenStream)> {
+    if c.minimum.is_none() && c.maximum.is_none() {
+        return None;
+    }
+    let bound = |b: Option<f64>, exclusive: bool| match b {
+        Some(b) => {
+            let b = Literal::f64_suffixed(b);
+            quote! { Some((#b, #exclusive)) }
+        }
+        None => quote! { None },
+    };
+    let as_f64 = match p {
+        Primitive::F64 => quote! { *#value },
+        // No lossless conversion exists; spec bounds are far inside f64's exact range.
+        Primitive::I64 | Primitive::U64 => quote! { *#value as f64 },
+        _ => quote! { f64::from(*#value) },
+    };
+    Some((
+        as_f64,
+        bound(c.minimum, c.exclusive_minimum),
+        bound(c.maximum, c.exclusive_maximum),
+    ))
 }
 
 #[cfg(test)]

@@ -84,7 +84,6 @@ pub fn emit(api: &Api, _patterns: &Patterns, opts: &Options) -> Result<Vec<File>
 }
 
 fn cargo_toml(api: &Api, opts: &Options, plans: &[Plan]) -> File {
-    let header = super::header(opts).replace("// ", "# ");
     let multipart = plans
         .iter()
         .any(|p| p.body.is_some_and(|b| b.media == Media::Multipart));
@@ -93,19 +92,12 @@ fn cargo_toml(api: &Api, opts: &Options, plans: &[Plan]) -> File {
     } else {
         r#""json", "form", "query""#
     };
-    let contents = format!(
-        r#"{header}[package]
-name = "{name}"
-version = "{version}"
-edition = "2024"
-description = "Client of {title}, generated from its OpenAPI document"
-license = "MIT OR Apache-2.0"
-
-[lib]
-# Descriptions from the spec are documentation, not Rust examples.
-doctest = false
-
-[features]
+    let description = format!(
+        "Client of {}, generated from its OpenAPI document",
+        api.title
+    );
+    let sections = format!(
+        r#"[features]
 # TLS for `https` base URLs: enable `rustls` or `native-tls` (the platform's TLS library).
 # Without either, `ClientBuilder::build` rejects an `https` base URL (unless you bring your own
 # `reqwest::Client`). Off by default so that plain-HTTP users (tests, sidecars) build no TLS stack.
@@ -123,15 +115,9 @@ serde_json = "1"
 tokio = {{ version = "1", features = ["sync", "time"] }}
 uuid = {{ version = "1", features = ["serde"] }}
 "#,
-        name = opts.crate_name("client"),
-        version = opts.crate_version,
-        title = api.title.replace('"', "'"),
         models = opts.crate_name("models"),
     );
-    File {
-        path: "Cargo.toml".to_owned(),
-        contents,
-    }
+    super::cargo_toml(opts, "client", &description, &sections)
 }
 
 fn lib_rs(api: &Api, opts: &Options, has_responses: bool, client_credentials: bool) -> TokenStream {

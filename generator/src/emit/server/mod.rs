@@ -44,20 +44,12 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
 }
 
 fn cargo_toml(api: &Api, opts: &Options) -> File {
-    let header = super::header(opts).replace("// ", "# ");
-    let contents = format!(
-        r#"{header}[package]
-name = "{name}"
-version = "{version}"
-edition = "2024"
-description = "Server (trait and axum router) of {title}, generated from its OpenAPI document"
-license = "MIT OR Apache-2.0"
-
-[lib]
-# Descriptions from the spec are documentation, not Rust examples.
-doctest = false
-
-[dependencies]
+    let description = format!(
+        "Server (trait and axum router) of {}, generated from its OpenAPI document",
+        api.title
+    );
+    let sections = format!(
+        r#"[dependencies]
 {models} = {{ path = "../models" }}
 axum = {{ version = "0.8", default-features = false, features = ["http1", "http2", "matched-path", "tokio"] }}
 base64 = "0.22"
@@ -69,15 +61,9 @@ serde_path_to_error = "0.1"
 serde_urlencoded = "0.7"
 uuid = {{ version = "1", features = ["serde"] }}
 "#,
-        name = opts.crate_name("server"),
-        version = opts.crate_version,
-        title = api.title.replace('"', "'"),
         models = opts.crate_name("models"),
     );
-    File {
-        path: "Cargo.toml".to_owned(),
-        contents,
-    }
+    super::cargo_toml(opts, "server", &description, &sections)
 }
 
 fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {

@@ -2,7 +2,7 @@
 //! routed, what credentials each takes, how each parameter is read and checked, which status each
 //! response variant stands for, and the API's error body.
 
-use crate::emit::rust::primitive;
+use crate::emit::rust::{number_literal, opt_usize, primitive, range_args};
 use crate::emit::{Patterns, TypePrinter, ident};
 use crate::ir::{
     Api, Constraints, Media, Method, Operation, ParamLocation, Parameter, PathSegment, Primitive,
@@ -718,22 +718,7 @@ impl<'a> Plan<'a> {
                 }
             }
             Check::Number(p) => {
-                if c.minimum.is_some() || c.maximum.is_some() {
-                    let bound = |b: Option<f64>, exclusive: bool| match b {
-                        Some(b) => {
-                            let b = Literal::f64_suffixed(b);
-                            quote! { Some((#b, #exclusive)) }
-                        }
-                        None => quote! { None },
-                    };
-                    let min = bound(c.minimum, c.exclusive_minimum);
-                    let max = bound(c.maximum, c.exclusive_maximum);
-                    let as_f64 = match p {
-                        Primitive::F64 => quote! { *#value },
-                        // No lossless conversion exists; spec bounds are far inside f64's exact range.
-                        Primitive::I64 | Primitive::U64 => quote! { *#value as f64 },
-                        _ => quote! { f64::from(*#value) },
-                    };
+                if let Some((as_f64, min, max)) = range_args(p, value, c) {
                     checks.push(
                         quote! { models::validation::range(#as_f64, path, #min, #max, errors); },
                     );
@@ -767,7 +752,7 @@ impl<'a> Plan<'a> {
             (
                 TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. },
                 serde_json::Value::Number(n),
-            ) => number_literal(*p, n).map(DefaultValue::Copy),
+            ) => number_literal(*p, n, true).map(DefaultValue::Copy),
             (named @ TypeRef::Named(id), v) => {
                 let def = &self.api.types[id.0];
                 let variant = match &def.kind {
@@ -1160,33 +1145,6 @@ pub fn push_paragraph(doc: &mut String, text: &str) {
         doc.push_str("\n\n");
     }
     doc.push_str(text);
-}
-
-fn opt_usize(v: Option<usize>) -> TokenStream {
-    match v {
-        Some(n) => {
-            let n = Literal::usize_unsuffixed(n);
-            quote! { Some(#n) }
-        }
-        None => quote! { None },
-    }
-}
-
-fn number_literal(p: Primitive, n: &serde_json::Number) -> Option<TokenStream> {
-    let lit = match p {
-        Primitive::I8 => Literal::i8_suffixed(i8::try_from(n.as_i64()?).ok()?),
-        Primitive::I16 => Literal::i16_suffixed(i16::try_from(n.as_i64()?).ok()?),
-        Primitive::I32 => Literal::i32_suffixed(i32::try_from(n.as_i64()?).ok()?),
-        Primitive::I64 => Literal::i64_suffixed(n.as_i64()?),
-        Primitive::U8 => Literal::u8_suffixed(u8::try_from(n.as_u64()?).ok()?),
-        Primitive::U16 => Literal::u16_suffixed(u16::try_from(n.as_u64()?).ok()?),
-        Primitive::U32 => Literal::u32_suffixed(u32::try_from(n.as_u64()?).ok()?),
-        Primitive::U64 => Literal::u64_suffixed(n.as_u64()?),
-        Primitive::F32 => Literal::f32_suffixed(n.as_f64()? as f32),
-        Primitive::F64 => Literal::f64_suffixed(n.as_f64()?),
-        _ => return None,
-    };
-    Some(quote! { #lit })
 }
 
 /// RFC 9110 token characters, lowercase (what `HeaderName::from_static` accepts).
