@@ -116,7 +116,7 @@ impl Builder<'_> {
             return (Some(kind), nullable);
         }
         if !view.all_of.is_empty() && !self.is_single_wrapper(&view) {
-            return (Some(self.merge_all_of(schema, &view, site)), nullable);
+            return (Some(self.merge_all_of(&view, site)), nullable);
         }
         if view.has_composition() {
             return (self.union_kind(&view, site), nullable);
@@ -191,7 +191,7 @@ impl Builder<'_> {
                 merge_constraints(&mut typed.constraints, constraints_of(view));
                 return typed;
             }
-            let kind = self.merge_all_of(schema, view, site);
+            let kind = self.merge_all_of(view, site);
             return plain(TypeRef::Named(self.add_type(
                 &site.pointer,
                 site.hint.clone(),
@@ -383,7 +383,7 @@ impl Builder<'_> {
     }
 
     /// `allOf` of object schemas merges into one struct; the first non-object member wins otherwise.
-    fn merge_all_of(&mut self, schema: &Schema, view: &View, site: &Site) -> TypeKind {
+    fn merge_all_of(&mut self, view: &View, site: &Site) -> TypeKind {
         let mut merged = MergedObject::default();
         let mut others = Vec::new();
         for (i, member) in view.all_of.iter().enumerate() {
@@ -418,7 +418,6 @@ impl Builder<'_> {
                 "allOf member is not an object schema; it is not merged into the struct",
             );
         }
-        let _ = schema;
         let mut fields = Vec::new();
         for (name, (prop, pointer)) in &merged.properties {
             let required = merged.required.contains(name);
