@@ -1,48 +1,39 @@
 //! The corpus of real public documents (../shared/corpus): every one must load, lower and generate
-//! without a panic; the report says, per document, what was generated or which diagnostic stopped it.
-//! `cargo xtask corpus --compile` additionally compiles the generated models.
+//! all three crates without a panic; the report says, per document, what was generated or which
+//! diagnostic stopped it. `cargo xtask corpus --compile` additionally compiles the generated models.
 
-use integration_tests::corpus_dir;
+use integration_tests::{corpus_documents, generator_options};
 use openapi_gen::Part;
-use openapi_gen::emit::Options;
 
 #[test]
 fn every_corpus_document_generates() {
-    let Some(dir) = corpus_dir() else {
+    let Some(paths) = corpus_documents() else {
         eprintln!("SKIPPED: ../shared/corpus is absent");
         return;
     };
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    paths.retain(|p| {
-        p.extension()
-            .is_some_and(|e| e == "json" || e == "yaml" || e == "yml")
-    });
-    paths.sort();
-    assert!(!paths.is_empty(), "no documents in {}", dir.display());
     let mut failures = Vec::new();
     for path in &paths {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let text = std::fs::read_to_string(path).unwrap();
-        let opts = Options {
-            crate_prefix: "corpus".to_owned(),
-            crate_version: "0.1.0".to_owned(),
-            source_name: name.clone(),
-            command: "cargo xtask corpus".to_owned(),
-            // rustfmt is not what this test is about, and it is slow on the largest documents.
-            rustfmt: false,
-        };
-        match openapi_gen::generate(&text, &opts, &Part::ALL) {
+        match openapi_gen::generate(&text, &generator_options("corpus", &name), &Part::ALL) {
             Ok(generated) => {
+                let parts: Vec<Part> = generated.crates.iter().map(|(part, _)| *part).collect();
                 let files: usize = generated.crates.iter().map(|(_, f)| f.len()).sum();
                 let warnings = generated.diagnostics.warnings().count();
-                eprintln!(
-                    "generated {name}: {} crates, {files} files, {warnings} warnings",
-                    generated.crates.len()
-                );
+                eprintln!("generated {name}: {parts:?}, {files} files, {warnings} warnings");
+                // A document with operations gets a server and a client; one without, models only.
+                let has_operations =
+                    openapi_gen::load_api(&text).is_ok_and(|(api, _)| !api.operations.is_empty());
+                let expected: &[Part] = if has_operations {
+                    &Part::ALL
+                } else {
+                    &[Part::Models]
+                };
+                if parts != expected {
+                    failures.push(format!(
+                        "{name}: generated {parts:?}, expected {expected:?}"
+                    ));
+                }
             }
             Err(diagnostics) => {
                 let first = diagnostics

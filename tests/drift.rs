@@ -7,13 +7,11 @@ use openapi_gen::emit::Options;
 
 /// The options `cargo xtask codegen` uses.
 fn xtask_options() -> Options {
-    Options {
-        crate_prefix: "asset-alerting".to_owned(),
-        crate_version: "0.1.0".to_owned(),
-        source_name: "spec/asset-alerting.yaml".to_owned(),
-        command: "cargo xtask codegen".to_owned(),
-        rustfmt: true,
-    }
+    Options::new(
+        "asset-alerting",
+        "spec/asset-alerting.yaml",
+        "cargo xtask codegen",
+    )
 }
 
 fn drift_for(spec: &str) -> Vec<String> {

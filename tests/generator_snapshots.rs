@@ -7,13 +7,7 @@ use openapi_gen::Part;
 use openapi_gen::emit::Options;
 
 fn options(source: &str) -> Options {
-    Options {
-        crate_prefix: "fixture".to_owned(),
-        crate_version: "0.1.0".to_owned(),
-        source_name: source.to_owned(),
-        command: "cargo xtask fixtures".to_owned(),
-        rustfmt: true,
-    }
+    Options::new("fixture", source, "cargo xtask fixtures")
 }
 
 fn fixture_text(name: &str) -> String {

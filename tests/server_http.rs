@@ -1232,13 +1232,11 @@ async fn forced_failures_reach_the_client_once() {
 fn server_basics() {
     let path = integration_tests::repo_root().join("tests/fixtures/server-basics.yaml");
     let text = std::fs::read_to_string(path).unwrap();
-    let opts = openapi_gen::emit::Options {
-        crate_prefix: "server-basics".to_owned(),
-        crate_version: "0.1.0".to_owned(),
-        source_name: "tests/fixtures/server-basics.yaml".to_owned(),
-        command: "cargo test".to_owned(),
-        rustfmt: true,
-    };
+    let opts = openapi_gen::emit::Options::new(
+        "server-basics",
+        "tests/fixtures/server-basics.yaml",
+        "cargo test",
+    );
     let generated = openapi_gen::generate(&text, &opts, &[Part::Server]).unwrap();
     let (_, files) = &generated.crates[0];
     let mut snapshot = String::new();
@@ -1262,27 +1260,14 @@ fn server_basics() {
 #[test]
 fn corpus_routes_are_accepted_by_axum() {
     use asset_alerting_server::axum::routing::{MethodFilter, MethodRouter, on};
-    let Some(dir) = integration_tests::corpus_dir() else {
+    let Some(paths) = integration_tests::corpus_documents() else {
         eprintln!("SKIPPED: ../shared/corpus is absent");
         return;
     };
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    paths.retain(|p| p.extension().is_some_and(|e| e == "json" || e == "yaml"));
-    paths.sort();
     for path in paths {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let text = std::fs::read_to_string(&path).unwrap();
-        let opts = openapi_gen::emit::Options {
-            crate_prefix: "corpus".to_owned(),
-            crate_version: "0.1.0".to_owned(),
-            source_name: name.clone(),
-            command: "cargo test".to_owned(),
-            rustfmt: false,
-        };
+        let opts = integration_tests::generator_options("corpus", &name);
         let Ok(generated) = openapi_gen::generate(&text, &opts, &[Part::Server]) else {
             continue;
         };

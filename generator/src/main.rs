@@ -79,13 +79,13 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         } => {
             let text = read(&spec)?;
             let parts = parse_parts(&parts)?;
-            let opts = Options {
-                crate_prefix,
-                crate_version,
-                source_name: spec.display().to_string(),
-                command: "openapi-gen generate".to_owned(),
-                rustfmt: !no_rustfmt,
-            };
+            let mut opts = Options::new(
+                &crate_prefix,
+                &spec.display().to_string(),
+                "openapi-gen generate",
+            );
+            opts.crate_version = crate_version;
+            opts.rustfmt = !no_rustfmt;
             let generated =
                 openapi_gen::generate(&text, &opts, &parts).map_err(|d| d.to_string())?;
             eprint!("{}", generated.diagnostics);

@@ -48,13 +48,7 @@ pub fn repo_root() -> PathBuf {
 }
 
 pub fn options(source_name: &str, prefix: &str) -> Options {
-    Options {
-        crate_prefix: prefix.to_owned(),
-        crate_version: "0.1.0".to_owned(),
-        source_name: source_name.to_owned(),
-        command: "cargo xtask codegen".to_owned(),
-        rustfmt: true,
-    }
+    Options::new(prefix, source_name, "cargo xtask codegen")
 }
 
 /// Regenerates generated/ from the spec, or (check) compares without writing, like rust-analyzer's

@@ -27,6 +27,17 @@ pub struct Options {
 }
 
 impl Options {
+    /// Version 0.1.0, formatted with rustfmt; set the fields to change either.
+    pub fn new(crate_prefix: &str, source_name: &str, command: &str) -> Options {
+        Options {
+            crate_prefix: crate_prefix.to_owned(),
+            crate_version: "0.1.0".to_owned(),
+            source_name: source_name.to_owned(),
+            command: command.to_owned(),
+            rustfmt: true,
+        }
+    }
+
     pub fn crate_name(&self, part: &str) -> String {
         format!("{}-{part}", self.crate_prefix)
     }
