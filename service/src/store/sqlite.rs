@@ -7,7 +7,8 @@ use asset_alerting_models::{
 use chrono::{DateTime, SecondsFormat, Utc};
 use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous,
+    SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteQueryResult, SqliteRow,
+    SqliteSynchronous,
 };
 use sqlx::{Row, SqlSafeStr, SqlitePool};
 use std::collections::BTreeMap;
@@ -64,8 +65,18 @@ fn to_json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).expect("models always serialize")
 }
 
-fn is_unique_violation(e: &sqlx::Error) -> bool {
-    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
+/// A write that breaks the one-externalId-per-account rule is a conflict, not a database failure.
+fn external_id_conflict(
+    result: Result<SqliteQueryResult, sqlx::Error>,
+    what: &str,
+    external_id: &str,
+) -> StoreResult<SqliteQueryResult> {
+    result.map_err(|e| match e {
+        sqlx::Error::Database(d) if d.is_unique_violation() => StoreError::Conflict(format!(
+            "{what} with externalId `{external_id}` already exists in this account"
+        )),
+        other => other.into(),
+    })
 }
 
 impl SqliteStore {
@@ -286,13 +297,8 @@ impl Store for SqliteStore {
         .bind(ts(Utc::now()))
         .execute(&self.pool)
         .await;
-        match result {
-            Err(e) if is_unique_violation(&e) => Err(StoreError::Conflict(format!(
-                "an asset with externalId `{}` already exists in this account",
-                a.external_id
-            ))),
-            other => other.map(|_| ()).map_err(Into::into),
-        }
+        external_id_conflict(result, "an asset", &a.external_id)?;
+        Ok(())
     }
 
     async fn update_asset(&self, a: &Asset) -> StoreResult<bool> {
@@ -309,13 +315,7 @@ impl Store for SqliteStore {
         .bind(a.id.to_string())
         .execute(&self.pool)
         .await;
-        match result {
-            Err(e) if is_unique_violation(&e) => Err(StoreError::Conflict(format!(
-                "an asset with externalId `{}` already exists in this account",
-                a.external_id
-            ))),
-            other => Ok(other?.rows_affected() > 0),
-        }
+        Ok(external_id_conflict(result, "an asset", &a.external_id)?.rows_affected() > 0)
     }
 
     async fn soft_delete_asset(&self, account: Uuid, id: Uuid) -> StoreResult<bool> {
@@ -364,13 +364,8 @@ impl Store for SqliteStore {
             .bind(to_json(&g.polygon))
             .execute(&self.pool)
             .await;
-        match result {
-            Err(e) if is_unique_violation(&e) => Err(StoreError::Conflict(format!(
-                "a geofence with externalId `{}` already exists in this account",
-                g.external_id
-            ))),
-            other => other.map(|_| ()).map_err(Into::into),
-        }
+        external_id_conflict(result, "a geofence", &g.external_id)?;
+        Ok(())
     }
 
     async fn update_geofence(&self, g: &Geofence) -> StoreResult<bool> {
@@ -382,13 +377,7 @@ impl Store for SqliteStore {
             .bind(g.id.to_string())
             .execute(&self.pool)
             .await;
-        match result {
-            Err(e) if is_unique_violation(&e) => Err(StoreError::Conflict(format!(
-                "a geofence with externalId `{}` already exists in this account",
-                g.external_id
-            ))),
-            other => Ok(other?.rows_affected() > 0),
-        }
+        Ok(external_id_conflict(result, "a geofence", &g.external_id)?.rows_affected() > 0)
     }
 
     async fn delete_geofence(&self, account: Uuid, id: Uuid) -> StoreResult<GeofenceDeletion> {
