@@ -96,6 +96,16 @@ fn null_is_accepted_only_where_the_schema_says_nullable() {
 }
 
 #[test]
+fn disabled_events_keys_must_be_event_type_names() {
+    let input = json!({"externalId": "e", "name": "n", "tier": 1,
+                       "disabledEvents": {"SpeedLimitExceeded": "2026-12-01T08:00:00Z", "Speeding": "2026-12-01T08:00:00Z"}});
+    let parsed: AssetInput = serde_json::from_value(input).unwrap();
+    let errors = parsed.validate().unwrap_err();
+    assert_eq!(errors.0.len(), 1, "{errors}");
+    assert_eq!(errors.0[0].path, "disabledEvents.Speeding");
+}
+
+#[test]
 fn asset_required_fields_are_required() {
     for field in [
         "id",

@@ -318,6 +318,21 @@ impl<S: Store> Service<S> {
         self.asset_of(account, id).await
     }
 
+    /// An asset from its input. The keys of `disabledEvents` (event type names) are checked by the
+    /// router against the spec's `propertyNames` pattern before any handler runs.
+    fn asset_from(id: Uuid, account: Uuid, input: AssetInput, is_deleted: bool) -> Asset {
+        Asset {
+            id,
+            account_id: account,
+            external_id: input.external_id,
+            name: input.name,
+            tier: input.tier,
+            disabled_events: input.disabled_events.unwrap_or_default(),
+            telemetry_rules: input.telemetry_rules,
+            is_deleted: Some(is_deleted),
+        }
+    }
+
     pub async fn create_asset(
         &self,
         principal: Uuid,
@@ -325,18 +340,7 @@ impl<S: Store> Service<S> {
         input: AssetInput,
     ) -> ApiResult<Asset> {
         self.visible(principal, account).await?;
-        let disabled_events = input.disabled_events.unwrap_or_default();
-        rules::disabled_events(&disabled_events).map_err(ApiError::Invalid)?;
-        let asset = Asset {
-            id: Uuid::new_v4(),
-            account_id: account,
-            external_id: input.external_id,
-            name: input.name,
-            tier: input.tier,
-            disabled_events,
-            telemetry_rules: input.telemetry_rules,
-            is_deleted: Some(false),
-        };
+        let asset = Self::asset_from(Uuid::new_v4(), account, input, false);
         self.store.insert_asset(&asset).await?;
         Ok(asset)
     }
@@ -351,18 +355,7 @@ impl<S: Store> Service<S> {
     ) -> ApiResult<Asset> {
         self.visible(principal, account).await?;
         let existing = self.asset_of(account, id).await?;
-        let disabled_events = input.disabled_events.unwrap_or_default();
-        rules::disabled_events(&disabled_events).map_err(ApiError::Invalid)?;
-        let asset = Asset {
-            id,
-            account_id: account,
-            external_id: input.external_id,
-            name: input.name,
-            tier: input.tier,
-            disabled_events,
-            telemetry_rules: input.telemetry_rules,
-            is_deleted: existing.is_deleted,
-        };
+        let asset = Self::asset_from(id, account, input, existing.is_deleted.unwrap_or(false));
         if !self.store.update_asset(&asset).await? {
             return Err(not_found("asset", id));
         }

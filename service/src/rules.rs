@@ -1,9 +1,7 @@
 //! Domain rules beyond what the schema states (the spec's "Design decisions"). Each returns the
 //! message of a 400, naming the field.
 
-use asset_alerting_models::{AlertRuleInput, ChannelType, EventType, GeoJsonPolygon};
-use chrono::{DateTime, Utc};
-use std::collections::BTreeMap;
+use asset_alerting_models::{AlertRuleInput, ChannelType, GeoJsonPolygon};
 use std::str::FromStr;
 
 /// RFC 7946: every ring closed, at least four positions, positions are [longitude, latitude] in range.
@@ -38,18 +36,6 @@ pub fn polygon(p: &GeoJsonPolygon) -> Result<(), String> {
         if ring.first() != ring.last() {
             return Err(format!(
                 "polygon.coordinates[{r}]: the ring is not closed (its first and last positions differ)"
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Keys name event types ("SpeedLimitExceeded"); values are instants until which alerts are suppressed.
-pub fn disabled_events(events: &BTreeMap<String, DateTime<Utc>>) -> Result<(), String> {
-    for key in events.keys() {
-        if !EventType::ALL.iter().any(|e| e.name() == key) {
-            return Err(format!(
-                "disabledEvents: `{key}` is not an event type name (for example `SpeedLimitExceeded`)"
             ));
         }
     }
@@ -181,14 +167,5 @@ mod tests {
         let mut dates = base;
         dates["dates"] = json!({"from": "2026-02-01", "to": "2026-01-01"});
         assert!(alert_rule(&parse(dates)).unwrap_err().contains("after"));
-    }
-
-    #[test]
-    fn disabled_event_keys() {
-        let mut events = BTreeMap::new();
-        events.insert("SpeedLimitExceeded".to_owned(), Utc::now());
-        assert_eq!(disabled_events(&events), Ok(()));
-        events.insert("Speeding".to_owned(), Utc::now());
-        assert!(disabled_events(&events).unwrap_err().contains("`Speeding`"));
     }
 }
