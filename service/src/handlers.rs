@@ -8,36 +8,21 @@ use asset_alerting_server::*;
 use axum::http::StatusCode;
 use uuid::Uuid;
 
-/// Maps `Result<T, ApiError>` onto a response enum: `Ok` to the given success variant, failures to
-/// the documented error variants (a conflict to `Conflict` where the operation documents one).
+/// Maps `Result<Response, ApiError>` (the success already turned into its variant) onto the
+/// response enum: failures to the documented error variants, a conflict to `Conflict` where the
+/// operation documents one (`conflict`) and to `Other(409, ..)` where it does not.
 macro_rules! respond {
-    ($response:ident, $result:expr, no_content) => {
-        match $result {
-            Ok(()) => $response::NoContent,
-            Err(ApiError::Conflict(m)) => $response::Other(StatusCode::CONFLICT, ApiError::Conflict(m).body()),
-            Err(e) => respond!(@error $response, e),
-        }
+    ($response:ident, $result:expr) => {
+        $result.unwrap_or_else(|e| match e {
+            e @ ApiError::Conflict(_) => $response::Other(StatusCode::CONFLICT, e.body()),
+            e => respond!(@error $response, e),
+        })
     };
-    ($response:ident, $result:expr, no_content, conflict) => {
-        match $result {
-            Ok(()) => $response::NoContent,
-            Err(e @ ApiError::Conflict(_)) => $response::Conflict(e.body()),
-            Err(e) => respond!(@error $response, e),
-        }
-    };
-    ($response:ident, $result:expr, $ok:ident) => {
-        match $result {
-            Ok(value) => $response::$ok(value),
-            Err(ApiError::Conflict(m)) => $response::Other(StatusCode::CONFLICT, ApiError::Conflict(m).body()),
-            Err(e) => respond!(@error $response, e),
-        }
-    };
-    ($response:ident, $result:expr, $ok:ident, conflict) => {
-        match $result {
-            Ok(value) => $response::$ok(value),
-            Err(e @ ApiError::Conflict(_)) => $response::Conflict(e.body()),
-            Err(e) => respond!(@error $response, e),
-        }
+    ($response:ident, $result:expr, conflict) => {
+        $result.unwrap_or_else(|e| match e {
+            e @ ApiError::Conflict(_) => $response::Conflict(e.body()),
+            e => respond!(@error $response, e),
+        })
     };
     (@error $response:ident, $e:expr) => {
         match $e {
@@ -117,8 +102,9 @@ impl<S: Store> AssetAlertingApi for Service<S> {
     async fn get_account(&self, principal: Uuid, r: GetAccountRequest) -> GetAccountResponse {
         respond!(
             GetAccountResponse,
-            Service::get_account(self, principal, r.account_id).await,
-            Ok
+            Service::get_account(self, principal, r.account_id)
+                .await
+                .map(GetAccountResponse::Ok)
         )
     }
 
@@ -129,8 +115,9 @@ impl<S: Store> AssetAlertingApi for Service<S> {
     ) -> CreateAccountResponse {
         respond!(
             CreateAccountResponse,
-            Service::create_account(self, principal, r.account_id, r.body).await,
-            Created
+            Service::create_account(self, principal, r.account_id, r.body)
+                .await
+                .map(CreateAccountResponse::Created)
         )
     }
 
@@ -148,14 +135,15 @@ impl<S: Store> AssetAlertingApi for Service<S> {
             page,
         )
         .await;
-        respond!(ListAssetsResponse, result, Ok)
+        respond!(ListAssetsResponse, result.map(ListAssetsResponse::Ok))
     }
 
     async fn create_asset(&self, principal: Uuid, r: CreateAssetRequest) -> CreateAssetResponse {
         respond!(
             CreateAssetResponse,
-            Service::create_asset(self, principal, r.account_id, r.body).await,
-            Created,
+            Service::create_asset(self, principal, r.account_id, r.body)
+                .await
+                .map(CreateAssetResponse::Created),
             conflict
         )
     }
@@ -163,16 +151,18 @@ impl<S: Store> AssetAlertingApi for Service<S> {
     async fn get_asset(&self, principal: Uuid, r: GetAssetRequest) -> GetAssetResponse {
         respond!(
             GetAssetResponse,
-            Service::get_asset(self, principal, r.account_id, r.asset_id).await,
-            Ok
+            Service::get_asset(self, principal, r.account_id, r.asset_id)
+                .await
+                .map(GetAssetResponse::Ok)
         )
     }
 
     async fn update_asset(&self, principal: Uuid, r: UpdateAssetRequest) -> UpdateAssetResponse {
         respond!(
             UpdateAssetResponse,
-            Service::update_asset(self, principal, r.account_id, r.asset_id, r.body).await,
-            Ok,
+            Service::update_asset(self, principal, r.account_id, r.asset_id, r.body)
+                .await
+                .map(UpdateAssetResponse::Ok),
             conflict
         )
     }
@@ -180,8 +170,9 @@ impl<S: Store> AssetAlertingApi for Service<S> {
     async fn delete_asset(&self, principal: Uuid, r: DeleteAssetRequest) -> DeleteAssetResponse {
         respond!(
             DeleteAssetResponse,
-            Service::delete_asset(self, principal, r.account_id, r.asset_id).await,
-            no_content
+            Service::delete_asset(self, principal, r.account_id, r.asset_id)
+                .await
+                .map(|()| DeleteAssetResponse::NoContent)
         )
     }
 
@@ -192,7 +183,10 @@ impl<S: Store> AssetAlertingApi for Service<S> {
     ) -> CreateAlertRuleResponse {
         let result =
             Service::create_alert_rule(self, principal, r.account_id, r.asset_id, r.body).await;
-        respond!(CreateAlertRuleResponse, result, Created)
+        respond!(
+            CreateAlertRuleResponse,
+            result.map(CreateAlertRuleResponse::Created)
+        )
     }
 
     async fn list_alert_rules(
@@ -203,7 +197,10 @@ impl<S: Store> AssetAlertingApi for Service<S> {
         let result =
             Service::list_alert_rules(self, principal, r.account_id, r.asset_id, r.event_type)
                 .await;
-        respond!(ListAlertRulesResponse, result, Ok)
+        respond!(
+            ListAlertRulesResponse,
+            result.map(ListAlertRulesResponse::Ok)
+        )
     }
 
     async fn list_alert_rule_geofences(
@@ -219,7 +216,10 @@ impl<S: Store> AssetAlertingApi for Service<S> {
             r.event_type,
         )
         .await;
-        respond!(ListAlertRuleGeofencesResponse, result, Ok)
+        respond!(
+            ListAlertRuleGeofencesResponse,
+            result.map(ListAlertRuleGeofencesResponse::Ok)
+        )
     }
 
     async fn get_alert_rule(
@@ -229,8 +229,9 @@ impl<S: Store> AssetAlertingApi for Service<S> {
     ) -> GetAlertRuleResponse {
         respond!(
             GetAlertRuleResponse,
-            Service::get_alert_rule(self, principal, r.account_id, r.alert_rule_id).await,
-            Ok
+            Service::get_alert_rule(self, principal, r.account_id, r.alert_rule_id)
+                .await
+                .map(GetAlertRuleResponse::Ok)
         )
     }
 
@@ -242,7 +243,10 @@ impl<S: Store> AssetAlertingApi for Service<S> {
         let result =
             Service::update_alert_rule(self, principal, r.account_id, r.alert_rule_id, r.body)
                 .await;
-        respond!(UpdateAlertRuleResponse, result, Ok)
+        respond!(
+            UpdateAlertRuleResponse,
+            result.map(UpdateAlertRuleResponse::Ok)
+        )
     }
 
     async fn delete_alert_rule(
@@ -252,8 +256,9 @@ impl<S: Store> AssetAlertingApi for Service<S> {
     ) -> DeleteAlertRuleResponse {
         respond!(
             DeleteAlertRuleResponse,
-            Service::delete_alert_rule(self, principal, r.account_id, r.alert_rule_id).await,
-            no_content
+            Service::delete_alert_rule(self, principal, r.account_id, r.alert_rule_id)
+                .await
+                .map(|()| DeleteAlertRuleResponse::NoContent)
         )
     }
 
@@ -264,8 +269,9 @@ impl<S: Store> AssetAlertingApi for Service<S> {
     ) -> ListGeofencesResponse {
         respond!(
             ListGeofencesResponse,
-            Service::list_geofences(self, principal, r.account_id).await,
-            Ok
+            Service::list_geofences(self, principal, r.account_id)
+                .await
+                .map(ListGeofencesResponse::Ok)
         )
     }
 
@@ -276,8 +282,9 @@ impl<S: Store> AssetAlertingApi for Service<S> {
     ) -> CreateGeofenceResponse {
         respond!(
             CreateGeofenceResponse,
-            Service::create_geofence(self, principal, r.account_id, r.body).await,
-            Created,
+            Service::create_geofence(self, principal, r.account_id, r.body)
+                .await
+                .map(CreateGeofenceResponse::Created),
             conflict
         )
     }
@@ -285,8 +292,9 @@ impl<S: Store> AssetAlertingApi for Service<S> {
     async fn get_geofence(&self, principal: Uuid, r: GetGeofenceRequest) -> GetGeofenceResponse {
         respond!(
             GetGeofenceResponse,
-            Service::get_geofence(self, principal, r.account_id, r.geofence_id).await,
-            Ok
+            Service::get_geofence(self, principal, r.account_id, r.geofence_id)
+                .await
+                .map(GetGeofenceResponse::Ok)
         )
     }
 
@@ -297,7 +305,11 @@ impl<S: Store> AssetAlertingApi for Service<S> {
     ) -> UpdateGeofenceResponse {
         let result =
             Service::update_geofence(self, principal, r.account_id, r.geofence_id, r.body).await;
-        respond!(UpdateGeofenceResponse, result, Ok, conflict)
+        respond!(
+            UpdateGeofenceResponse,
+            result.map(UpdateGeofenceResponse::Ok),
+            conflict
+        )
     }
 
     async fn delete_geofence(
@@ -307,8 +319,9 @@ impl<S: Store> AssetAlertingApi for Service<S> {
     ) -> DeleteGeofenceResponse {
         respond!(
             DeleteGeofenceResponse,
-            Service::delete_geofence(self, principal, r.account_id, r.geofence_id).await,
-            no_content,
+            Service::delete_geofence(self, principal, r.account_id, r.geofence_id)
+                .await
+                .map(|()| DeleteGeofenceResponse::NoContent),
             conflict
         )
     }
@@ -320,8 +333,9 @@ impl<S: Store> AssetAlertingApi for Service<S> {
     ) -> GetIngestionTokenResponse {
         respond!(
             GetIngestionTokenResponse,
-            Service::get_ingestion_token(self, principal, r.account_id).await,
-            Ok,
+            Service::get_ingestion_token(self, principal, r.account_id)
+                .await
+                .map(GetIngestionTokenResponse::Ok),
             conflict
         )
     }
@@ -333,8 +347,9 @@ impl<S: Store> AssetAlertingApi for Service<S> {
     ) -> GetPortalLinkResponse {
         respond!(
             GetPortalLinkResponse,
-            Service::get_portal_link(self, principal, r.account_id).await,
-            Ok
+            Service::get_portal_link(self, principal, r.account_id)
+                .await
+                .map(GetPortalLinkResponse::Ok)
         )
     }
 }
