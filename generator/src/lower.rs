@@ -357,31 +357,21 @@ fn drop_annotations(obj: &mut Map<String, Value>) {
     }
 }
 
+const NUMBER_KEYWORDS: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "format",
+];
+
+/// The keywords that belong to each type, for splitting `type: [a, b]` into one branch per type.
 const TYPE_KEYWORDS: [(&str, &[&str]); 6] = [
     ("boolean", &[]),
     ("string", &["pattern", "minLength", "maxLength", "format"]),
-    (
-        "number",
-        &[
-            "minimum",
-            "maximum",
-            "exclusiveMinimum",
-            "exclusiveMaximum",
-            "multipleOf",
-            "format",
-        ],
-    ),
-    (
-        "integer",
-        &[
-            "minimum",
-            "maximum",
-            "exclusiveMinimum",
-            "exclusiveMaximum",
-            "multipleOf",
-            "format",
-        ],
-    ),
+    ("number", NUMBER_KEYWORDS),
+    ("integer", NUMBER_KEYWORDS),
     (
         "array",
         &[
