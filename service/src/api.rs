@@ -77,11 +77,16 @@ impl TokenFailure {
     }
 }
 
+mod alerting;
+
+pub use alerting::Alerting;
+
 pub struct Service<S> {
     store: S,
     tokens: TokenKeys,
     signer: PortalSigner,
     public_base_url: String,
+    alerting: Alerting,
 }
 
 fn not_found(what: &str, id: Uuid) -> ApiError {
@@ -94,13 +99,23 @@ impl<S: Store> Service<S> {
         tokens: TokenKeys,
         signer: PortalSigner,
         public_base_url: String,
+        alerting: Alerting,
     ) -> Service<S> {
         Service {
             store,
             tokens,
             signer,
             public_base_url,
+            alerting,
         }
+    }
+
+    pub fn alerting(&self) -> &Alerting {
+        &self.alerting
+    }
+
+    pub fn public_base_url(&self) -> &str {
+        &self.public_base_url
     }
 
     pub fn store(&self) -> &S {
@@ -241,6 +256,11 @@ impl<S: Store> Service<S> {
         body: CreateAccountRequest,
     ) -> ApiResult<CreateAccountResponse> {
         self.visible(principal, parent).await?;
+        if let Some(uri) = &body.callback_uri {
+            self.alerting
+                .check_callback_uri(uri)
+                .map_err(|why| ApiError::Invalid(format!("callbackUri: {why}")))?;
+        }
         let secret = new_client_secret();
         let record = AccountRecord {
             id: Uuid::new_v4(),

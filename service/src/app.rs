@@ -1,17 +1,18 @@
 //! Assembling the service: store, keys, the root account on first start, and the HTTP routes (the
 //! generated API router plus `/healthz` and the portal page).
 
-use crate::api::Service;
+use crate::api::{Alerting, Service};
 use crate::auth::{TokenKeys, hash_secret, new_client_secret, random_token};
 use crate::config::Config;
+use crate::dispatch::{DispatchConfig, Dispatcher};
 use crate::portal::{self, PortalSigner};
 use crate::store::sqlite::SqliteStore;
-use crate::store::{AccountRecord, Page, Store};
-use axum::extract::{Path, RawQuery, State};
+use crate::store::{AccountRecord, Store};
+use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use sha2::{Digest, Sha256};
 use std::future::Future;
 use std::sync::Arc;
@@ -30,6 +31,7 @@ pub struct App {
     pub router: axum::Router,
     pub store: SqliteStore,
     pub created_root: Option<RootCredentials>,
+    pub dispatcher: Dispatcher<SqliteStore>,
 }
 
 /// A key for one purpose, derived from the service's signing key.
@@ -54,15 +56,41 @@ impl App {
             chrono::Duration::seconds(config.token_lifetime_secs),
         );
         let signer = PortalSigner::new(&derive_key(&key, "portal-link"));
+        let alerting = Alerting {
+            detector: asset_alerting_detect::Detector::new(Default::default()),
+            dispatch_wake: Arc::new(tokio::sync::Notify::new()),
+            webhook_key: derive_key(&key, "webhook"),
+            ack_signer: PortalSigner::for_purpose(&derive_key(&key, "ack-link"), "ack"),
+            callback_policy: crate::delivery::callback_policy(config),
+        };
         let service = Arc::new(Service::new(
             store.clone(),
             tokens,
             signer,
             config.public_base_url(),
+            alerting,
         ));
+        let dispatcher = Dispatcher {
+            service: service.clone(),
+            channels: Arc::new(crate::delivery::channels(config)?),
+            webhooks: Arc::new(crate::delivery::webhooks(config)?),
+            config: DispatchConfig {
+                lease: chrono::Duration::seconds(config.dispatch_lease_secs.max(1)),
+                retry_base: chrono::Duration::milliseconds(config.retry_base_ms.max(1)),
+                rate_limit: asset_alerting_matching::limits::RateLimit {
+                    max_messages: config.rate_limit_per_minute,
+                    window: chrono::Duration::seconds(config.rate_limit_window_secs.max(1)),
+                },
+                ..DispatchConfig::default()
+            },
+        };
         let extra = axum::Router::new()
             .route("/healthz", get(healthz))
-            .route("/portal/{account_id}", get(portal_page))
+            .route("/portal/{account_id}", get(portal::portal_page))
+            .route(
+                "/ack/{notification_id}",
+                get(crate::pages::ack_page).post(crate::pages::ack_submit),
+            )
             .with_state(service.clone());
         let router = asset_alerting_server::router(service).merge(extra).layer(
             TraceLayer::new_for_http()
@@ -77,20 +105,26 @@ impl App {
             router,
             store,
             created_root,
+            dispatcher,
         })
     }
 
-    /// Serves until `shutdown` resolves, lets requests in flight finish, then closes the database.
+    /// Serves until `shutdown` resolves, lets requests in flight finish, stops the dispatcher after
+    /// its round in flight, then closes the database.
     pub async fn serve(
         self,
         listener: tokio::net::TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {
-        axum::serve(listener, self.router)
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let dispatcher = tokio::spawn(self.dispatcher.run(stopped));
+        let served = axum::serve(listener, self.router)
             .with_graceful_shutdown(shutdown)
-            .await?;
+            .await;
+        let _ = stop.send(true);
+        let _ = dispatcher.await;
         self.store.close().await;
-        Ok(())
+        Ok(served?)
     }
 }
 
@@ -129,63 +163,6 @@ async fn healthz(State(service): State<Arc<Service<SqliteStore>>>) -> Response {
         Err(e) => {
             tracing::error!(error = %e, "health check failed");
             (StatusCode::SERVICE_UNAVAILABLE, "database unavailable\n").into_response()
-        }
-    }
-}
-
-/// The page a portal link opens: refused (403) unless the link is authentic and unexpired.
-async fn portal_page(
-    State(service): State<Arc<Service<SqliteStore>>>,
-    Path(account): Path<String>,
-    RawQuery(query): RawQuery,
-) -> Response {
-    let refuse = |why: &str| {
-        (
-            StatusCode::FORBIDDEN,
-            Html(format!(
-                "<!doctype html><title>Link refused</title><p>{why}</p>\n"
-            )),
-        )
-            .into_response()
-    };
-    let Ok(account) = Uuid::parse_str(&account) else {
-        return refuse("This link is not valid.");
-    };
-    let pairs: Vec<(String, String)> = form_urlencoded::parse(query.unwrap_or_default().as_bytes())
-        .into_owned()
-        .collect();
-    let find = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
-    let (Some(Ok(expires)), Some(signature)) =
-        (find("expires").map(|e| e.parse::<i64>()), find("signature"))
-    else {
-        return refuse("This link is not valid.");
-    };
-    if let Err(why) = service
-        .signer()
-        .check(account, expires, &signature, Utc::now())
-    {
-        return refuse(why);
-    }
-    match service
-        .store()
-        .list_assets(
-            account,
-            None,
-            false,
-            Page {
-                skip: 0,
-                take: 10_000,
-            },
-        )
-        .await
-    {
-        Ok(assets) => {
-            let until = DateTime::from_timestamp(expires, 0).unwrap_or_default();
-            Html(portal::page(account, &assets, until)).into_response()
-        }
-        Err(e) => {
-            tracing::error!(error = %e, "portal page");
-            (StatusCode::INTERNAL_SERVER_ERROR, "internal error\n").into_response()
         }
     }
 }

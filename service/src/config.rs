@@ -36,6 +36,114 @@ pub struct Config {
     /// Client secret of the root account created on first start (default: random, printed once).
     #[arg(long, env = "ROOT_CLIENT_SECRET", hide_env_values = true)]
     pub root_client_secret: Option<String>,
+
+    /// SMTP server for the email channel (email notifications are `skipped` without one).
+    #[arg(long, env = "SMTP_HOST", help_heading = "Delivery channels")]
+    pub smtp_host: Option<String>,
+    /// SMTP port (default: 25, 587 or 465 by --smtp-tls).
+    #[arg(long, env = "SMTP_PORT", help_heading = "Delivery channels")]
+    pub smtp_port: Option<u16>,
+    /// SMTP transport security: starttls (required), tls (implicit, SMTPS) or none.
+    #[arg(long, env = "SMTP_TLS", default_value = "starttls", value_parser = ["starttls", "tls", "none"], help_heading = "Delivery channels")]
+    pub smtp_tls: String,
+    /// SMTP user name (with --smtp-password).
+    #[arg(long, env = "SMTP_USERNAME", help_heading = "Delivery channels")]
+    pub smtp_username: Option<String>,
+    #[arg(
+        long,
+        env = "SMTP_PASSWORD",
+        hide_env_values = true,
+        help_heading = "Delivery channels"
+    )]
+    pub smtp_password: Option<String>,
+    /// Sender address of notification emails.
+    #[arg(
+        long,
+        env = "SMTP_FROM",
+        default_value = "Asset Alerting <alerts@localhost>",
+        help_heading = "Delivery channels"
+    )]
+    pub smtp_from: String,
+    /// Telegram bot token for the telegram channel.
+    #[arg(
+        long,
+        env = "TELEGRAM_BOT_TOKEN",
+        hide_env_values = true,
+        help_heading = "Delivery channels"
+    )]
+    pub telegram_bot_token: Option<String>,
+    /// Base URL of the Telegram Bot API.
+    #[arg(
+        long,
+        env = "TELEGRAM_API_URL",
+        default_value = "https://api.telegram.org",
+        help_heading = "Delivery channels"
+    )]
+    pub telegram_api_url: String,
+    /// Twilio account SID for the sms and call channels (with the auth token and a sender number).
+    #[arg(long, env = "TWILIO_ACCOUNT_SID", help_heading = "Delivery channels")]
+    pub twilio_account_sid: Option<String>,
+    #[arg(
+        long,
+        env = "TWILIO_AUTH_TOKEN",
+        hide_env_values = true,
+        help_heading = "Delivery channels"
+    )]
+    pub twilio_auth_token: Option<String>,
+    /// Sending phone number (E.164) of SMS and calls.
+    #[arg(long, env = "TWILIO_FROM", help_heading = "Delivery channels")]
+    pub twilio_from: Option<String>,
+    /// Base URL of the Twilio-compatible REST API.
+    #[arg(
+        long,
+        env = "TWILIO_API_URL",
+        default_value = "https://api.twilio.com",
+        help_heading = "Delivery channels"
+    )]
+    pub twilio_api_url: String,
+    /// Accept http:// callbackUris (default: https only).
+    #[arg(long, env = "ALLOW_HTTP_CALLBACKS", help_heading = "Delivery channels")]
+    pub allow_http_callbacks: bool,
+    /// Accept callbackUris on loopback and private addresses (default: public addresses only).
+    #[arg(
+        long,
+        env = "ALLOW_PRIVATE_CALLBACKS",
+        help_heading = "Delivery channels"
+    )]
+    pub allow_private_callbacks: bool,
+
+    /// Seconds a dispatcher holds a claimed notification before another may retry it.
+    #[arg(
+        long,
+        env = "DISPATCH_LEASE_SECS",
+        default_value_t = 60,
+        help_heading = "Dispatch"
+    )]
+    pub dispatch_lease_secs: i64,
+    /// First retry delay in milliseconds (doubled per attempt up to 30 minutes).
+    #[arg(
+        long,
+        env = "RETRY_BASE_MS",
+        default_value_t = 10_000,
+        help_heading = "Dispatch"
+    )]
+    pub retry_base_ms: i64,
+    /// Messages one recipient may get per window (a minute) before the rest are sent as a digest.
+    #[arg(
+        long,
+        env = "RATE_LIMIT_PER_MINUTE",
+        default_value_t = 5,
+        help_heading = "Dispatch"
+    )]
+    pub rate_limit_per_minute: u32,
+    /// The window of the rate limit, in seconds (tests shorten it).
+    #[arg(
+        long,
+        env = "RATE_LIMIT_WINDOW_SECS",
+        default_value_t = 60,
+        hide = true
+    )]
+    pub rate_limit_window_secs: i64,
 }
 
 impl Config {

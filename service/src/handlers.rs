@@ -2,7 +2,8 @@
 //! operation's response enum. All behaviour lives in `api`; this file only translates.
 
 use crate::api::{ApiError, Service, codes};
-use crate::store::{Page, Store};
+use crate::store::alerts::EventFilter;
+use crate::store::{AlertStore, Page, Store};
 use asset_alerting_models::{ErrorBody, OAuthErrorError};
 use asset_alerting_server::*;
 use axum::http::StatusCode;
@@ -33,7 +34,7 @@ macro_rules! respond {
     };
 }
 
-impl<S: Store> AssetAlertingApi for Service<S> {
+impl<S: Store + AlertStore> AssetAlertingApi for Service<S> {
     /// The account the access token acts for.
     type Principal = Uuid;
 
@@ -41,6 +42,21 @@ impl<S: Store> AssetAlertingApi for Service<S> {
         self.tokens()
             .verify(bearer_token)
             .map_err(|e| Rejection::invalid_token(e.to_string()))
+    }
+
+    /// Ingestion tokens are checked here only: `authenticate` (access tokens) never accepts one,
+    /// and this never accepts an access token.
+    async fn authenticate_ingestion_token(&self, bearer_token: &str) -> Result<Uuid, Rejection> {
+        match self.ingestion_account(bearer_token).await {
+            Ok(Some(account)) => Ok(account),
+            Ok(None) => Err(Rejection::invalid_token(
+                "the ingestion token is unknown or expired; get one from GET /v1/accounts/{accountId}/ingestionToken",
+            )),
+            Err(e) => Err(
+                Rejection::new(RejectionKind::Unauthenticated, e.body().message)
+                    .with_status(StatusCode::INTERNAL_SERVER_ERROR),
+            ),
+        }
     }
 
     fn rejection(&self, rejection: &Rejection) -> ErrorBody {
@@ -350,6 +366,106 @@ impl<S: Store> AssetAlertingApi for Service<S> {
             Service::get_portal_link(self, principal, r.account_id)
                 .await
                 .map(GetPortalLinkResponse::Ok)
+        )
+    }
+
+    async fn ingest_telemetry(
+        &self,
+        account: Uuid,
+        r: IngestTelemetryRequest,
+    ) -> IngestTelemetryResponse {
+        // Per-point problems are results, not failures: only a store failure is left.
+        match Service::ingest_telemetry(self, account, r.body).await {
+            Ok(result) => IngestTelemetryResponse::Accepted(result),
+            Err(ApiError::Invalid(m)) => {
+                IngestTelemetryResponse::BadRequest(ApiError::Invalid(m).body())
+            }
+            Err(e) => IngestTelemetryResponse::Other(StatusCode::INTERNAL_SERVER_ERROR, e.body()),
+        }
+    }
+
+    async fn get_asset_state(
+        &self,
+        principal: Uuid,
+        r: GetAssetStateRequest,
+    ) -> GetAssetStateResponse {
+        respond!(
+            GetAssetStateResponse,
+            Service::get_asset_state(self, principal, r.account_id, r.asset_id)
+                .await
+                .map(GetAssetStateResponse::Ok)
+        )
+    }
+
+    async fn list_events(&self, principal: Uuid, r: ListEventsRequest) -> ListEventsResponse {
+        let filter = EventFilter {
+            asset_id: r.asset_id,
+            event_type: r
+                .event_type
+                .filter(|t| *t != asset_alerting_models::EventType::Any),
+            from: r.from,
+            to: r.to,
+        };
+        let page = Page {
+            skip: r.skip.into(),
+            take: r.take.into(),
+        };
+        respond!(
+            ListEventsResponse,
+            Service::list_events(self, principal, r.account_id, filter, page)
+                .await
+                .map(ListEventsResponse::Ok)
+        )
+    }
+
+    async fn get_event(&self, principal: Uuid, r: GetEventRequest) -> GetEventResponse {
+        respond!(
+            GetEventResponse,
+            Service::get_event(self, principal, r.account_id, r.event_id)
+                .await
+                .map(GetEventResponse::Ok)
+        )
+    }
+
+    async fn acknowledge_event(
+        &self,
+        principal: Uuid,
+        r: AcknowledgeEventRequest,
+    ) -> AcknowledgeEventResponse {
+        respond!(
+            AcknowledgeEventResponse,
+            Service::acknowledge_event(self, principal, r.account_id, r.event_id)
+                .await
+                .map(AcknowledgeEventResponse::Ok)
+        )
+    }
+
+    async fn list_event_notifications(
+        &self,
+        principal: Uuid,
+        r: ListEventNotificationsRequest,
+    ) -> ListEventNotificationsResponse {
+        respond!(
+            ListEventNotificationsResponse,
+            Service::list_event_notifications(self, principal, r.account_id, r.event_id)
+                .await
+                .map(ListEventNotificationsResponse::Ok)
+        )
+    }
+
+    async fn get_webhook_secret(
+        &self,
+        principal: Uuid,
+        r: GetWebhookSecretRequest,
+    ) -> GetWebhookSecretResponse {
+        respond!(
+            GetWebhookSecretResponse,
+            Service::get_webhook_secret(self, principal, r.account_id)
+                .await
+                .map(|body| GetWebhookSecretResponse::Ok {
+                    body,
+                    cache_control: Some("no-store".to_owned()),
+                })
         )
     }
 }

@@ -1,46 +1,67 @@
 //! Portal links: a URL signed with HMAC-SHA256 over the account and the expiry, and the read-only
 //! page it opens (the account's assets). The page is outside the API spec: it is for people.
 
+use crate::api::Service;
+use crate::store::Page;
+use crate::store::Store;
+use crate::store::sqlite::SqliteStore;
 use asset_alerting_models::Asset;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Utc};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
+use std::sync::Arc;
 use uuid::Uuid;
 
 type HmacSha256 = Hmac<Sha256>;
 
+/// Signs links to one kind of page (`purpose`: its path segment, also mixed into the MAC so a
+/// link to one kind of page is no link to another).
 #[derive(Clone)]
 pub struct PortalSigner {
     key: Vec<u8>,
+    purpose: &'static str,
 }
 
 impl PortalSigner {
+    /// Portal links: `{base}/portal/{account}?...`.
     pub fn new(key: &[u8]) -> PortalSigner {
-        PortalSigner { key: key.to_vec() }
+        PortalSigner::for_purpose(key, "portal")
     }
 
-    fn mac(&self, account: Uuid, expires: i64) -> HmacSha256 {
+    /// Links to `{base}/{purpose}/{id}?...`.
+    pub fn for_purpose(key: &[u8], purpose: &'static str) -> PortalSigner {
+        PortalSigner {
+            key: key.to_vec(),
+            purpose,
+        }
+    }
+
+    fn mac(&self, id: Uuid, expires: i64) -> HmacSha256 {
         let mut mac = HmacSha256::new_from_slice(&self.key).expect("HMAC takes keys of any length");
-        mac.update(format!("portal:{account}:{expires}").as_bytes());
+        mac.update(format!("{}:{id}:{expires}", self.purpose).as_bytes());
         mac
     }
 
-    /// `{base}/portal/{account}?expires={unix seconds}&signature={base64url}`.
-    pub fn link(&self, base: &str, account: Uuid, expires: DateTime<Utc>) -> String {
+    /// `{base}/{purpose}/{id}?expires={unix seconds}&signature={base64url}`.
+    pub fn link(&self, base: &str, id: Uuid, expires: DateTime<Utc>) -> String {
         let expires = expires.timestamp();
-        let signature = URL_SAFE_NO_PAD.encode(self.mac(account, expires).finalize().into_bytes());
+        let signature = URL_SAFE_NO_PAD.encode(self.mac(id, expires).finalize().into_bytes());
         format!(
-            "{}/portal/{account}?expires={expires}&signature={signature}",
-            base.trim_end_matches('/')
+            "{}/{}/{id}?expires={expires}&signature={signature}",
+            base.trim_end_matches('/'),
+            self.purpose
         )
     }
 
     /// Whether a link's parts are authentic and unexpired at `now`.
     pub fn check(
         &self,
-        account: Uuid,
+        id: Uuid,
         expires: i64,
         signature: &str,
         now: DateTime<Utc>,
@@ -49,7 +70,7 @@ impl PortalSigner {
             return Err("the link's signature is malformed");
         };
         // verify_slice compares in constant time.
-        self.mac(account, expires)
+        self.mac(id, expires)
             .verify_slice(&bytes)
             .map_err(|_| "the link's signature is not valid")?;
         if now.timestamp() >= expires {
@@ -59,7 +80,7 @@ impl PortalSigner {
     }
 }
 
-fn escape(text: &str) -> String {
+pub fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -93,6 +114,63 @@ pub fn page(account: Uuid, assets: &[Asset], expires: DateTime<Utc>) -> String {
          <table><thead><tr><th>External id</th><th>Name</th><th>Tier</th><th>Id</th></tr></thead><tbody>\n{rows}</tbody></table></body></html>\n",
         expires = expires.to_rfc3339()
     )
+}
+
+/// The page a portal link opens: refused (403) unless the link is authentic and unexpired.
+pub async fn portal_page(
+    State(service): State<Arc<Service<SqliteStore>>>,
+    Path(account): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let refuse = |why: &str| {
+        (
+            StatusCode::FORBIDDEN,
+            Html(format!(
+                "<!doctype html><title>Link refused</title><p>{why}</p>\n"
+            )),
+        )
+            .into_response()
+    };
+    let Ok(account) = Uuid::parse_str(&account) else {
+        return refuse("This link is not valid.");
+    };
+    let pairs: Vec<(String, String)> = form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .into_owned()
+        .collect();
+    let find = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    let (Some(Ok(expires)), Some(signature)) =
+        (find("expires").map(|e| e.parse::<i64>()), find("signature"))
+    else {
+        return refuse("This link is not valid.");
+    };
+    if let Err(why) = service
+        .signer()
+        .check(account, expires, &signature, Utc::now())
+    {
+        return refuse(why);
+    }
+    match service
+        .store()
+        .list_assets(
+            account,
+            None,
+            false,
+            Page {
+                skip: 0,
+                take: 10_000,
+            },
+        )
+        .await
+    {
+        Ok(assets) => {
+            let until = DateTime::from_timestamp(expires, 0).unwrap_or_default();
+            Html(page(account, &assets, until)).into_response()
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "portal page");
+            (StatusCode::INTERNAL_SERVER_ERROR, "internal error\n").into_response()
+        }
+    }
 }
 
 #[cfg(test)]

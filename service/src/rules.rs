@@ -39,6 +39,13 @@ pub fn polygon(p: &GeoJsonPolygon) -> Result<(), String> {
             ));
         }
     }
+    if asset_alerting_detect::geo::spans_antimeridian(&crate::pipeline::zone_polygon(p)) {
+        return Err(
+            "polygon.coordinates: the polygon crosses the antimeridian (longitude ±180); \
+                    split it in two, as RFC 7946 section 3.1.9 asks"
+                .into(),
+        );
+    }
     Ok(())
 }
 

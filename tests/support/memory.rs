@@ -8,9 +8,10 @@
 //!   answers ([`MemoryApi::fail_next`]) and see the last page requested ([`MemoryApi::last_page`]).
 
 use asset_alerting_server::models::{
-    Account, AlertRule, AlertRuleInput, Asset, AssetInput, ErrorBody, EventType, Geofence,
-    GeofenceInput, IngestionToken, OAuthError, OAuthErrorError, PortalLink, TokenResponse,
-    TokenResponseTokenType,
+    Account, AlertRule, AlertRuleInput, Asset, AssetInput, AssetState, ErrorBody, Event, EventType,
+    Geofence, GeofenceInput, IngestionToken, OAuthError, OAuthErrorError, PointResult,
+    PointResultStatus, PortalLink, Position, TelemetryBatchResult, TelemetryPoint, TokenResponse,
+    TokenResponseTokenType, WebhookSecret,
 };
 use asset_alerting_server::*;
 use axum::http::StatusCode;
@@ -24,6 +25,8 @@ pub use asset_alerting_server::axum;
 
 /// The only bearer token [`MemoryApi`] accepts.
 pub const TOKEN: &str = "test-token";
+/// The only ingestion token (security scheme `ingestionToken`) it accepts, at `ingestTelemetry` only.
+pub const INGESTION_TOKEN: &str = "test-ingestion-token";
 pub const CLIENT_ID: &str = "test-client";
 pub const CLIENT_SECRET: &str = "test-secret";
 /// The account that exists from the start; every token acts for it.
@@ -60,6 +63,10 @@ struct State {
     assets: BTreeMap<Uuid, Asset>,
     rules: BTreeMap<Uuid, AlertRule>,
     geofences: BTreeMap<Uuid, Geofence>,
+    /// Telemetry points received, in arrival order.
+    telemetry: Vec<TelemetryPoint>,
+    /// Events a test put in (the memory API detects nothing).
+    events: BTreeMap<Uuid, Event>,
 }
 
 impl Default for MemoryApi {
@@ -99,6 +106,16 @@ fn not_found(what: &str) -> ErrorBody {
 }
 
 impl MemoryApi {
+    /// Puts an event in (the memory API detects none itself).
+    pub fn insert_event(&self, event: Event) {
+        self.state().events.insert(event.id, event);
+    }
+
+    /// The telemetry points received so far.
+    pub fn telemetry(&self) -> Vec<TelemetryPoint> {
+        self.state().telemetry.clone()
+    }
+
     /// Makes the next call answer `status` (several calls queue up).
     pub fn fail_next(&self, status: u16) {
         self.fail_next.lock().unwrap().push_back(status);
@@ -230,6 +247,14 @@ impl AssetAlertingApi for MemoryApi {
             Ok(ROOT_ACCOUNT)
         } else {
             Err(Rejection::invalid_token("the bearer token is not valid"))
+        }
+    }
+
+    async fn authenticate_ingestion_token(&self, bearer_token: &str) -> Result<Uuid, Rejection> {
+        if bearer_token == INGESTION_TOKEN {
+            Ok(ROOT_ACCOUNT)
+        } else {
+            Err(Rejection::invalid_token("the ingestion token is not valid"))
         }
     }
 
@@ -812,6 +837,175 @@ impl AssetAlertingApi for MemoryApi {
             expires_at.timestamp()
         );
         GetPortalLinkResponse::Ok(PortalLink { url, expires_at })
+    }
+
+    /// Stores every point and accepts it (the memory API checks nothing beyond the router).
+    async fn ingest_telemetry(
+        &self,
+        _account: Uuid,
+        request: IngestTelemetryRequest,
+    ) -> IngestTelemetryResponse {
+        if let Some((status, body)) = self.enter() {
+            return IngestTelemetryResponse::Other(status, body);
+        }
+        let mut state = self.state();
+        let results = request
+            .body
+            .points
+            .iter()
+            .enumerate()
+            .map(|(index, point)| PointResult {
+                index: index as i32,
+                status: PointResultStatus::Accepted,
+                asset_id: point.asset_id,
+                reason: None,
+                message: None,
+            })
+            .collect::<Vec<_>>();
+        state.telemetry.extend(request.body.points);
+        IngestTelemetryResponse::Accepted(TelemetryBatchResult {
+            accepted: results.len() as i32,
+            duplicates: 0,
+            rejected: 0,
+            results,
+        })
+    }
+
+    /// The newest point received for the asset.
+    async fn get_asset_state(
+        &self,
+        _principal: Uuid,
+        request: GetAssetStateRequest,
+    ) -> GetAssetStateResponse {
+        if let Some((status, body)) = self.enter() {
+            return GetAssetStateResponse::Other(status, body);
+        }
+        let state = self.state();
+        if !state.assets.contains_key(&request.asset_id) {
+            return GetAssetStateResponse::NotFound(not_found("asset"));
+        }
+        let last = state
+            .telemetry
+            .iter()
+            .filter(|p| p.asset_id == Some(request.asset_id))
+            .max_by_key(|p| p.timestamp);
+        GetAssetStateResponse::Ok(AssetState {
+            asset_id: request.asset_id,
+            last_report_at: last.map(|p| p.timestamp),
+            position: last.and_then(|p| {
+                Some(Position {
+                    latitude: p.latitude?,
+                    longitude: p.longitude?,
+                })
+            }),
+            speed: last.and_then(|p| p.speed),
+            heading: None,
+            ignition: last.and_then(|p| p.ignition),
+            input_voltage: None,
+            battery_voltage: None,
+            battery_percentage: None,
+            fuel_level: None,
+            ad_blue_level: None,
+            temperature: None,
+            pressure: None,
+            engine_speed: None,
+            country: None,
+            inside_geofences: Vec::new(),
+            open_episodes: Vec::new(),
+        })
+    }
+
+    async fn list_events(
+        &self,
+        _principal: Uuid,
+        request: ListEventsRequest,
+    ) -> ListEventsResponse {
+        if let Some((status, body)) = self.enter() {
+            return ListEventsResponse::Other(status, body);
+        }
+        let state = self.state();
+        let mut events: Vec<Event> = state
+            .events
+            .values()
+            .filter(|e| e.account_id == request.account_id)
+            .filter(|e| {
+                request
+                    .event_type
+                    .is_none_or(|t| t == EventType::Any || t == e.event_type)
+            })
+            .cloned()
+            .collect();
+        events.sort_by_key(|e| std::cmp::Reverse((e.occurred_at, e.id)));
+        let page = events
+            .into_iter()
+            .skip(request.skip as usize)
+            .take(request.take as usize)
+            .collect();
+        ListEventsResponse::Ok(page)
+    }
+
+    async fn get_event(&self, _principal: Uuid, request: GetEventRequest) -> GetEventResponse {
+        if let Some((status, body)) = self.enter() {
+            return GetEventResponse::Other(status, body);
+        }
+        match self.state().events.get(&request.event_id) {
+            Some(event) => GetEventResponse::Ok(event.clone()),
+            None => GetEventResponse::NotFound(not_found("event")),
+        }
+    }
+
+    async fn acknowledge_event(
+        &self,
+        principal: Uuid,
+        request: AcknowledgeEventRequest,
+    ) -> AcknowledgeEventResponse {
+        if let Some((status, body)) = self.enter() {
+            return AcknowledgeEventResponse::Other(status, body);
+        }
+        match self.state().events.get_mut(&request.event_id) {
+            Some(event) => {
+                event.acknowledged_at.get_or_insert_with(Utc::now);
+                event
+                    .acknowledged_by
+                    .get_or_insert_with(|| format!("account:{principal}"));
+                AcknowledgeEventResponse::Ok(event.clone())
+            }
+            None => AcknowledgeEventResponse::NotFound(not_found("event")),
+        }
+    }
+
+    async fn list_event_notifications(
+        &self,
+        _principal: Uuid,
+        request: ListEventNotificationsRequest,
+    ) -> ListEventNotificationsResponse {
+        if let Some((status, body)) = self.enter() {
+            return ListEventNotificationsResponse::Other(status, body);
+        }
+        if self.state().events.contains_key(&request.event_id) {
+            ListEventNotificationsResponse::Ok(Vec::new())
+        } else {
+            ListEventNotificationsResponse::NotFound(not_found("event"))
+        }
+    }
+
+    async fn get_webhook_secret(
+        &self,
+        _principal: Uuid,
+        request: GetWebhookSecretRequest,
+    ) -> GetWebhookSecretResponse {
+        if let Some((status, body)) = self.enter() {
+            return GetWebhookSecretResponse::Other(status, body);
+        }
+        if !self.state().has_account(request.account_id) {
+            return GetWebhookSecretResponse::NotFound(not_found("account"));
+        }
+        GetWebhookSecretResponse::Ok {
+            body: WebhookSecret {
+                secret: format!("whsec-{}", request.account_id),
+            },
+            cache_control: Some("no-store".to_owned()),
+        }
     }
 }
 

@@ -14,7 +14,9 @@
 //! - create, read, list, replace and (soft-)delete assets;
 //! - create, read, list, replace and delete alert rules;
 //! - create, read, list, replace and delete geofences (GeoJSON polygons);
-//! - obtain a short-lived telemetry ingestion token;
+//! - obtain a short-lived telemetry ingestion token and post telemetry with it;
+//! - read the events detected from telemetry, acknowledge them, and see their notifications;
+//! - read an asset's last known state;
 //! - obtain a signed, short-lived link to a read-only asset portal page.
 //!
 //! All paths carry the version prefix `/v1`. Request and response bodies are JSON
@@ -84,14 +86,122 @@
 //!   `recipient.phoneNumber`. `isInteractive` defaults to false.
 //! - **Polygon format.** Geofence polygons are RFC 7946 GeoJSON `Polygon` geometries.
 //! - **Ingestion token.** A random opaque token (stored only hashed), valid 1 hour; an account
-//!   may hold at most 10 unexpired ingestion tokens (409 beyond that). It is meant for the
-//!   telemetry interface, which has no operations in this document yet.
+//!   may hold at most 10 unexpired ingestion tokens (409 beyond that). It authorises
+//!   `POST /v1/telemetry` for its account and nothing else.
 //! - **Portal link.** A signed URL `{public base URL}/portal/{accountId}?expires=...&signature=...`
 //!   (expires in Unix seconds, signature an HMAC over account id and expiry), valid 15
-//!   minutes; it opens a read-only HTML page listing the account's assets. The page itself is
-//!   not part of this JSON interface.
-//! - **Events and telemetry.** The tags exist; no operations are defined yet. `callbackUri` is
-//!   stored and reserved for future event delivery.
+//!   minutes; it opens a read-only HTML page with the account's assets (last position, last
+//!   report, open episodes), its latest events, and a map of geofences and positions. The page
+//!   itself is not part of this JSON interface.
+//! - **Telemetry.** Points are stored per asset and timestamp; the same asset and timestamp
+//!   twice is a duplicate (idempotent). Points older than 7 days or more than 5 minutes in the
+//!   future are rejected. Events of soft-deleted assets are never raised (their points are
+//!   rejected).
+//! - **Events.** An event is recorded for every episode start of every event type whether or
+//!   not any alert rule exists. A `disabledEvents` snooze does not hide the event: it is
+//!   recorded with `notificationsSuppressed: true` and notifies no alert rule (webhooks are
+//!   still sent, so an integration sees the complete history).
+//!
+//! ## Detection
+//!
+//! Per asset, points are processed in timestamp order. Each condition is an episode: one event
+//! when it starts, none while it lasts, a new one only after it has ended. A point at or
+//! before the newest processed point of its asset is stored but raises no event and does not
+//! change any episode (no transition is derived from stale state). Readings a point omits keep
+//! their last known value.
+//!
+//! **Thresholds** come from the asset's telemetryRules, with hysteresis and a minimum
+//! duration. A "low" episode starts below the threshold and ends at or above threshold +
+//! margin; a "high" one starts above it and ends at or below threshold - margin, so a reading
+//! wobbling around a threshold raises one event. The first sample past the threshold starts a
+//! pending episode; the event comes with the first later sample still past it at least the
+//! minimum duration later (a sample back within the threshold cancels it, so a single sample
+//! never raises an event).
+//!
+//! | event | reading | starts | ends | minimum duration |
+//! |---|---|---|---|---|
+//! | InputVoltageLow | inputVoltage (readings below 1 V mean disconnected) | < threshold | >= threshold + 0.5 V | 30 s |
+//! | BatteryLow | batteryVoltage | < threshold | >= threshold + 0.1 V | 60 s |
+//! | BatteryLow | batteryPercentage | < threshold | >= threshold + 5 | 60 s |
+//! | SpeedLimitExceeded | speed | > speedLimit | <= speedLimit - 5 km/h | 10 s |
+//! | FuelLevelLow, AdBlueLevelLow | fuelLevel, adBlueLevel | < threshold | >= threshold + 5 | 60 s |
+//! | TemperatureHigh / TemperatureLow | temperature | > / < threshold | <= threshold - 1 / >= threshold + 1 °C | 60 s |
+//! | PressureHigh / PressureLow | pressure | > / < threshold | <= threshold - 10 / >= threshold + 10 kPa | 30 s |
+//! | EngineSpeedLimitExceeded | engineSpeed | > engineSpeedLimit | <= limit - 200 rpm | 10 s |
+//!
+//! The event's `details` carry the confirming `value`, the `threshold`, the `quantity` they
+//! measure and `episodeStartedAt` (the first sample past the threshold); `occurredAt` is the
+//! confirming sample's timestamp. BatteryLow opens when either its voltage or its percentage
+//! source does.
+//!
+//! - **InputPowerDisconnected:** input voltage below 1 V (ends at 3 V or above), or the
+//!   device flag `powerDisconnected`.
+//! - **Ignition:** IgnitionTurnedOn/Off when `ignition` differs from the last known value; the
+//!   first known value of an asset only sets the state.
+//! - **Movement:** 5 km/h or more is movement, below 3 km/h standstill. MovementStarted after
+//!   movement in every sample for at least 20 s, or a position 100 m or more from where the
+//!   asset came to rest; MovementStopped after standstill in every sample for at least 180 s.
+//!   The first point with a speed or position only sets the state.
+//! - **EngineIdling:** ignition on and standstill for at least 300 s; ends when the ignition
+//!   goes off or the asset moves.
+//! - **Geofences:** GeofenceEntered/Exited (with `geofenceId`) for every geofence of the
+//!   asset's account, by point-in-polygon on the GeoJSON rings (holes excluded). A point on an
+//!   edge or a vertex is inside. Polygons crossing the antimeridian are refused when stored.
+//!   A geofence created while the asset is inside it raises GeofenceEntered with the next
+//!   positioned point; a deleted geofence is forgotten without an event.
+//! - **CountryBorderCrossed:** ISO 3166-1 alpha-2 `fromCountry` and `toCountry`, from
+//!   OpenStreetMap boundary data; the first known country raises nothing, and a position at
+//!   sea changes nothing (the next country found is compared with the last one known).
+//! - **Device signals:** AlarmTriggered (`alarm`), Tampering (`tampering`), Jammed
+//!   (`jamming`), AccidentOccurred (`accident`), HardCornering (`hardCornering`),
+//!   LockdownViolated (`lockdownViolation`), AssetLeftBehind (`leftBehind`): `true` starts the
+//!   episode (event at once), `false` ends it, absent leaves it. A device reporting momentary
+//!   occurrences sends `false` before the next one can be reported.
+//! - A position is used when latitude and longitude are both present and it is not exactly
+//!   (0, 0), which trackers without a fix send. Timestamps are kept to the microsecond. The
+//!   events of one point are ordered by event type, then geofence id.
+//!
+//! ## Notifications
+//!
+//! - **Matching.** For an event of type T of asset A: the enabled rules of A bound to T or to
+//!   Any, in ascending `order`, then id, kept where every filter holds at the event's
+//!   occurredAt (local to the recipient's timeZone): daysOfWeek, timeOfDay (from inclusive, to
+//!   exclusive; wall-clock time, so no instant falls in a spring-forward gap and both instants
+//!   of a repeated hour count), dates, insideGeofences / outsideGeofences (against the event's
+//!   position; a rule with a geofence filter does not match an event without position).
+//!   A snooze in disabledEvents (active while occurredAt is before its instant; the key Any
+//!   snoozes every type), a disabled rule or a soft-deleted asset notifies nobody. `from` equal
+//!   to `to` in timeOfDay means the whole day; a wrapping window is checked against the
+//!   event's own local date for daysOfWeek.
+//! - **Outbox.** The event and one notification per (event, rule) and per (event, webhook
+//!   receiver) are written in the same transaction as the telemetry point, so a crash never
+//!   loses or duplicates one. A dispatcher delivers due notifications and records every
+//!   attempt (time, outcome, provider code). Retries: exponential backoff from 10 s, doubled
+//!   per attempt up to 30 minutes, with ±20 % jitter; a notification still undelivered 24
+//!   hours after creation is `failed`. Delivery is at least once; the notification id is
+//!   the idempotency key (Twilio `I-Twilio-Idempotency-Token`, the e-mail Message-ID, the
+//!   webhook id), so a retry after a crash is recognisable.
+//! - **Escalation.** When a matched rule has an interactive channel, the rules after it are
+//!   escalation steps: each is due 5 minutes after the interactive step before it.
+//!   Acknowledging the event (the API, or the link in an interactive message) cancels every
+//!   notification of the event that was not sent yet.
+//! - **Acknowledgement links.** Interactive messages carry a link
+//!   `{public base URL}/ack/{notificationId}?expires=...&signature=...` (HMAC-signed, valid 24
+//!   hours). Opening it shows the event; its button (a POST, so link scanners cannot
+//!   acknowledge) acknowledges it as `rule:<id>`.
+//! - **Rate limit.** A recipient (channel and address) gets at most 5 messages in any sliding
+//!   window of 60 seconds. A notification over the limit is `coalesced` into the recipient's
+//!   one pending digest, a single message listing the alerts it carries, sent when the window
+//!   has room again (the digest counts as a message). Webhooks are not rate limited.
+//! - **Channels.** Messages are rendered in the recipient's culture (English and German;
+//!   other languages fall back to English) and timeZone. email: SMTP; telegram: the Bot API
+//!   `sendMessage`; sms and call: a Twilio-compatible REST API (the call reads the message).
+//!   A channel the service is not configured for records the notification as `skipped`
+//!   with the reason.
+//! - **Webhooks.** Every event is POSTed (the `event` webhook) to the callbackUri of the
+//!   event's account and of every ancestor account that has one. callbackUri must be https
+//!   (http, and loopback or private addresses, only when the service is configured to allow
+//!   them); the address is checked again when connecting.
 //! - **Error codes** are stable integers listed below; clients must tolerate codes not listed.
 //!
 //! ## Error codes

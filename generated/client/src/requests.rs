@@ -501,6 +501,184 @@ impl crate::Client {
             account_id,
         }
     }
+
+    /// Ingest telemetry points
+    ///
+    /// Accepts up to 1,000 telemetry points of the ingestion token's account and answers 202
+    /// with one result per point, in request order. Send the ingestion token (not an access
+    /// token) as `Authorization: Bearer <ingestion token>`.
+    ///
+    /// A point names its asset by `assetId` or by `externalId` (exactly one of them, within
+    /// the token's account). Each point is judged on its own: one bad point never rejects the
+    /// batch. A point is rejected (nothing stored for it) when its asset is unknown
+    /// (`unknownAsset`) or soft-deleted (`assetDeleted`), when a value is out of range
+    /// (`invalidValue`: latitude outside -90..90, longitude outside -180..180, negative
+    /// speed, engine speed or voltage, heading outside 0..360, a percentage outside 0..100,
+    /// a non-finite number, or neither/both of assetId and externalId), when its timestamp is
+    /// more than 7 days in the past (`tooOld`), or more than 5 minutes in the future
+    /// (`inFuture`). A point whose asset already has a point with the same timestamp is
+    /// `duplicate`: nothing changes, so re-sending a batch after a timeout is safe.
+    ///
+    /// Points are processed per asset in timestamp order. A point older than the newest point
+    /// already processed for its asset is stored as history but raises no event (see
+    /// "Detection" in the API description). A body that is not a JSON object of the stated
+    /// shape (wrong types, a missing timestamp, unknown fields, more than 1,000 points) is
+    /// answered 400 and nothing is stored. An accepted point is on disk, with the events it
+    /// raised and their notifications, before the answer is sent.
+    ///
+    /// `POST /v1/telemetry`
+    ///
+    /// Arguments:
+    /// - `body`: the request body, a [`TelemetryBatch`](crate::models::TelemetryBatch).
+    ///
+    /// Documented errors (`400`, `401`) are [`Error::Api`](crate::Error::Api).
+    pub fn ingest_telemetry(&self, body: crate::models::TelemetryBatch) -> IngestTelemetry {
+        IngestTelemetry {
+            client: self.clone(),
+            body,
+        }
+    }
+
+    /// Get the last known state of an asset
+    ///
+    /// The asset's last processed point (time, position and each reading's last known
+    /// value), the geofences it is inside, its country, and the episodes currently open.
+    /// An asset that has not reported yet has no `lastReportAt`.
+    ///
+    /// `GET /v1/accounts/{accountId}/assets/{assetId}/state`
+    ///
+    /// Arguments:
+    /// - `account_id`: Id of the account owning the resource.
+    /// - `asset_id`: Id of the asset.
+    ///
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    pub fn get_asset_state(
+        &self,
+        account_id: ::uuid::Uuid,
+        asset_id: ::uuid::Uuid,
+    ) -> GetAssetState {
+        GetAssetState {
+            client: self.clone(),
+            account_id,
+            asset_id,
+        }
+    }
+
+    /// List the events of an account
+    ///
+    /// Returns one page of the account's events, newest first (by occurredAt, then id
+    /// descending). Filters combine: `assetId`, `eventType` (1 = Any means no filter),
+    /// `from` (inclusive) and `to` (exclusive) on occurredAt. `skip` and `take` work as in
+    /// list assets (take 1..500, default 50).
+    ///
+    /// `GET /v1/accounts/{accountId}/events`
+    ///
+    /// Arguments:
+    /// - `account_id`: Id of the account owning the resource.
+    ///
+    /// Optional parameters are set on the builder: `.asset_id()`, `.event_type()`, `.from()`, `.to()`, `.skip()`, `.take()`.
+    ///
+    /// `.into_stream()` on the builder walks every page.
+    ///
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    pub fn list_events(&self, account_id: ::uuid::Uuid) -> ListEvents {
+        ListEvents {
+            client: self.clone(),
+            account_id,
+            asset_id: None,
+            event_type: None,
+            from: None,
+            to: None,
+            skip: None,
+            take: None,
+        }
+    }
+
+    /// Get an event
+    ///
+    /// `GET /v1/accounts/{accountId}/events/{eventId}`
+    ///
+    /// Arguments:
+    /// - `account_id`: Id of the account owning the resource.
+    /// - `event_id`: Id of the event.
+    ///
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    pub fn get_event(&self, account_id: ::uuid::Uuid, event_id: ::uuid::Uuid) -> GetEvent {
+        GetEvent {
+            client: self.clone(),
+            account_id,
+            event_id,
+        }
+    }
+
+    /// Acknowledge an event
+    ///
+    /// Marks the event acknowledged by the calling account and stops its escalation: every
+    /// notification of the event that has not been sent yet is cancelled. Acknowledging an
+    /// acknowledged event changes nothing and answers the event as it is (the first
+    /// acknowledgement is kept).
+    ///
+    /// `POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`
+    ///
+    /// Arguments:
+    /// - `account_id`: Id of the account owning the resource.
+    /// - `event_id`: Id of the event.
+    ///
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    pub fn acknowledge_event(
+        &self,
+        account_id: ::uuid::Uuid,
+        event_id: ::uuid::Uuid,
+    ) -> AcknowledgeEvent {
+        AcknowledgeEvent {
+            client: self.clone(),
+            account_id,
+            event_id,
+        }
+    }
+
+    /// List the notifications of an event
+    ///
+    /// Every notification the event caused (one per matching alert rule, one per webhook
+    /// receiving account), in creation order, each with its delivery attempts.
+    ///
+    /// `GET /v1/accounts/{accountId}/events/{eventId}/notifications`
+    ///
+    /// Arguments:
+    /// - `account_id`: Id of the account owning the resource.
+    /// - `event_id`: Id of the event.
+    ///
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    pub fn list_event_notifications(
+        &self,
+        account_id: ::uuid::Uuid,
+        event_id: ::uuid::Uuid,
+    ) -> ListEventNotifications {
+        ListEventNotifications {
+            client: self.clone(),
+            account_id,
+            event_id,
+        }
+    }
+
+    /// Get the webhook signing secret of an account
+    ///
+    /// The secret with which the service signs the webhooks it sends to this account's
+    /// callbackUri (see the `event` webhook). It is derived from the service's signing key and
+    /// the account id, so it is stable and the same on every call.
+    ///
+    /// `GET /v1/accounts/{accountId}/webhookSecret`
+    ///
+    /// Arguments:
+    /// - `account_id`: Id of the account owning the resource.
+    ///
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    pub fn get_webhook_secret(&self, account_id: ::uuid::Uuid) -> GetWebhookSecret {
+        GetWebhookSecret {
+            client: self.clone(),
+            account_id,
+        }
+    }
 }
 
 /// Request builder of [`Client::issue_token`](crate::Client::issue_token): `POST /v1/auth/token`.
@@ -1441,6 +1619,400 @@ impl ::std::future::IntoFuture for GetPortalLink {
 
     type IntoFuture =
         crate::codec::ResponseFuture<crate::models::PortalLink, crate::models::ErrorBody>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::ingest_telemetry`](crate::Client::ingest_telemetry):
+/// `POST /v1/telemetry`. Finish it with `.send().await`, or `.await` it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct IngestTelemetry {
+    client: crate::Client,
+    body: crate::models::TelemetryBatch,
+}
+
+impl IngestTelemetry {
+    /// Sends the request: `POST /v1/telemetry`.
+    pub async fn send(
+        self,
+    ) -> Result<crate::models::TelemetryBatchResult, crate::Error<crate::models::ErrorBody>> {
+        let request = self
+            .client
+            .inner
+            .request(::reqwest::Method::POST, "/v1/telemetry");
+        let request = request.json(&self.body);
+        let response = self.client.inner.send(request, true, false).await?;
+        match response.status().as_u16() {
+            202 => crate::codec::json(response).await,
+            400 | 401 => Err(crate::codec::api_error(response).await),
+            _ => Err(crate::codec::unexpected(response).await),
+        }
+    }
+}
+
+impl ::std::future::IntoFuture for IngestTelemetry {
+    type Output =
+        Result<crate::models::TelemetryBatchResult, crate::Error<crate::models::ErrorBody>>;
+
+    type IntoFuture =
+        crate::codec::ResponseFuture<crate::models::TelemetryBatchResult, crate::models::ErrorBody>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::get_asset_state`](crate::Client::get_asset_state):
+/// `GET /v1/accounts/{accountId}/assets/{assetId}/state`. Finish it with `.send().await`, or
+/// `.await` it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct GetAssetState {
+    client: crate::Client,
+    account_id: ::uuid::Uuid,
+    asset_id: ::uuid::Uuid,
+}
+
+impl GetAssetState {
+    /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/state`.
+    pub async fn send(
+        self,
+    ) -> Result<crate::models::AssetState, crate::Error<crate::models::ErrorBody>> {
+        let request = self.client.inner.request(
+            ::reqwest::Method::GET,
+            &format!(
+                "/v1/accounts/{}/assets/{}/state",
+                self.account_id, self.asset_id
+            ),
+        );
+        let response = self.client.inner.send(request, true, true).await?;
+        match response.status().as_u16() {
+            200 => crate::codec::json(response).await,
+            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            _ => Err(crate::codec::unexpected(response).await),
+        }
+    }
+}
+
+impl ::std::future::IntoFuture for GetAssetState {
+    type Output = Result<crate::models::AssetState, crate::Error<crate::models::ErrorBody>>;
+
+    type IntoFuture =
+        crate::codec::ResponseFuture<crate::models::AssetState, crate::models::ErrorBody>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::list_events`](crate::Client::list_events):
+/// `GET /v1/accounts/{accountId}/events`. Set optional parameters, then `.send().await` it (or
+/// `.await` it).
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct ListEvents {
+    client: crate::Client,
+    account_id: ::uuid::Uuid,
+    asset_id: Option<::uuid::Uuid>,
+    event_type: Option<crate::models::EventType>,
+    from: Option<::chrono::DateTime<::chrono::Utc>>,
+    to: Option<::chrono::DateTime<::chrono::Utc>>,
+    skip: Option<i32>,
+    take: Option<i32>,
+}
+
+impl ListEvents {
+    /// Only events of this asset.
+    pub fn asset_id(mut self, value: ::uuid::Uuid) -> Self {
+        self.asset_id = Some(value);
+        self
+    }
+
+    /// Only events of this type (1 = Any is the same as no filter).
+    pub fn event_type(mut self, value: crate::models::EventType) -> Self {
+        self.event_type = Some(value);
+        self
+    }
+
+    /// Only events that occurred at or after this instant.
+    pub fn from(mut self, value: ::chrono::DateTime<::chrono::Utc>) -> Self {
+        self.from = Some(value);
+        self
+    }
+
+    /// Only events that occurred before this instant.
+    pub fn to(mut self, value: ::chrono::DateTime<::chrono::Utc>) -> Self {
+        self.to = Some(value);
+        self
+    }
+
+    /// Number of items to skip (default 0, minimum 0).
+    ///
+    /// When not set, the server applies its default: `0`.
+    pub fn skip(mut self, value: i32) -> Self {
+        self.skip = Some(value);
+        self
+    }
+
+    /// Maximum number of items to return (default 50, minimum 1, maximum 500).
+    ///
+    /// When not set, the server applies its default: `50`.
+    pub fn take(mut self, value: i32) -> Self {
+        self.take = Some(value);
+        self
+    }
+
+    /// Sends the request: `GET /v1/accounts/{accountId}/events`.
+    pub async fn send(
+        self,
+    ) -> Result<Vec<crate::models::Event>, crate::Error<crate::models::ErrorBody>> {
+        let request = self.client.inner.request(
+            ::reqwest::Method::GET,
+            &format!("/v1/accounts/{}/events", self.account_id),
+        );
+        let mut query: Vec<(&str, String)> = Vec::new();
+        if let Some(value) = &self.asset_id {
+            query.push(("assetId", value.to_string()));
+        }
+        if let Some(value) = &self.event_type {
+            query.push(("eventType", value.to_string()));
+        }
+        if let Some(value) = &self.from {
+            query.push((
+                "from",
+                value.to_rfc3339_opts(::chrono::SecondsFormat::AutoSi, true),
+            ));
+        }
+        if let Some(value) = &self.to {
+            query.push((
+                "to",
+                value.to_rfc3339_opts(::chrono::SecondsFormat::AutoSi, true),
+            ));
+        }
+        if let Some(value) = &self.skip {
+            query.push(("skip", value.to_string()));
+        }
+        if let Some(value) = &self.take {
+            query.push(("take", value.to_string()));
+        }
+        let request = if query.is_empty() {
+            request
+        } else {
+            request.query(&query)
+        };
+        let response = self.client.inner.send(request, true, true).await?;
+        match response.status().as_u16() {
+            200 => crate::codec::json(response).await,
+            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            _ => Err(crate::codec::unexpected(response).await),
+        }
+    }
+
+    /// Every item, page after page: sends the request with `skip` advanced by the length of each page
+    /// and `take` as the page size (the value set, else 50), until a page comes back shorter than
+    /// that. A failed page ends the stream with its error.
+    pub fn into_stream(self) -> crate::Paged<crate::models::Event, crate::models::ErrorBody> {
+        let take: i32 = self.take.unwrap_or(50i32);
+        let start: i32 = self.skip.unwrap_or(0);
+        let pages =
+            ::futures_util::stream::try_unfold(Some((self, start)), move |state| async move {
+                let Some((request, skip)) = state else {
+                    return Ok::<_, crate::Error<crate::models::ErrorBody>>(None);
+                };
+                let mut page_request = request.clone();
+                page_request.skip = Some(skip);
+                page_request.take = Some(take);
+                let page = page_request.send().await?;
+                let next = match i32::try_from(page.len()) {
+                    Ok(length) if length == take && length > 0 => {
+                        skip.checked_add(length).map(|next| (request, next))
+                    }
+                    _ => None,
+                };
+                Ok(Some((
+                    ::futures_util::stream::iter(
+                        page.into_iter().map(
+                            Ok::<crate::models::Event, crate::Error<crate::models::ErrorBody>>,
+                        ),
+                    ),
+                    next,
+                )))
+            });
+        crate::Paged::new(::futures_util::TryStreamExt::try_flatten(pages))
+    }
+}
+
+impl ::std::future::IntoFuture for ListEvents {
+    type Output = Result<Vec<crate::models::Event>, crate::Error<crate::models::ErrorBody>>;
+
+    type IntoFuture =
+        crate::codec::ResponseFuture<Vec<crate::models::Event>, crate::models::ErrorBody>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::get_event`](crate::Client::get_event):
+/// `GET /v1/accounts/{accountId}/events/{eventId}`. Finish it with `.send().await`, or `.await`
+/// it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct GetEvent {
+    client: crate::Client,
+    account_id: ::uuid::Uuid,
+    event_id: ::uuid::Uuid,
+}
+
+impl GetEvent {
+    /// Sends the request: `GET /v1/accounts/{accountId}/events/{eventId}`.
+    pub async fn send(
+        self,
+    ) -> Result<crate::models::Event, crate::Error<crate::models::ErrorBody>> {
+        let request = self.client.inner.request(
+            ::reqwest::Method::GET,
+            &format!("/v1/accounts/{}/events/{}", self.account_id, self.event_id),
+        );
+        let response = self.client.inner.send(request, true, true).await?;
+        match response.status().as_u16() {
+            200 => crate::codec::json(response).await,
+            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            _ => Err(crate::codec::unexpected(response).await),
+        }
+    }
+}
+
+impl ::std::future::IntoFuture for GetEvent {
+    type Output = Result<crate::models::Event, crate::Error<crate::models::ErrorBody>>;
+
+    type IntoFuture = crate::codec::ResponseFuture<crate::models::Event, crate::models::ErrorBody>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::acknowledge_event`](crate::Client::acknowledge_event):
+/// `POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`. Finish it with `.send().await`,
+/// or `.await` it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct AcknowledgeEvent {
+    client: crate::Client,
+    account_id: ::uuid::Uuid,
+    event_id: ::uuid::Uuid,
+}
+
+impl AcknowledgeEvent {
+    /// Sends the request: `POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`.
+    pub async fn send(
+        self,
+    ) -> Result<crate::models::Event, crate::Error<crate::models::ErrorBody>> {
+        let request = self.client.inner.request(
+            ::reqwest::Method::POST,
+            &format!(
+                "/v1/accounts/{}/events/{}/acknowledge",
+                self.account_id, self.event_id
+            ),
+        );
+        let response = self.client.inner.send(request, true, false).await?;
+        match response.status().as_u16() {
+            200 => crate::codec::json(response).await,
+            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            _ => Err(crate::codec::unexpected(response).await),
+        }
+    }
+}
+
+impl ::std::future::IntoFuture for AcknowledgeEvent {
+    type Output = Result<crate::models::Event, crate::Error<crate::models::ErrorBody>>;
+
+    type IntoFuture = crate::codec::ResponseFuture<crate::models::Event, crate::models::ErrorBody>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of
+/// [`Client::list_event_notifications`](crate::Client::list_event_notifications):
+/// `GET /v1/accounts/{accountId}/events/{eventId}/notifications`. Finish it with `.send().await`,
+/// or `.await` it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct ListEventNotifications {
+    client: crate::Client,
+    account_id: ::uuid::Uuid,
+    event_id: ::uuid::Uuid,
+}
+
+impl ListEventNotifications {
+    /// Sends the request: `GET /v1/accounts/{accountId}/events/{eventId}/notifications`.
+    pub async fn send(
+        self,
+    ) -> Result<Vec<crate::models::Notification>, crate::Error<crate::models::ErrorBody>> {
+        let request = self.client.inner.request(
+            ::reqwest::Method::GET,
+            &format!(
+                "/v1/accounts/{}/events/{}/notifications",
+                self.account_id, self.event_id
+            ),
+        );
+        let response = self.client.inner.send(request, true, true).await?;
+        match response.status().as_u16() {
+            200 => crate::codec::json(response).await,
+            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            _ => Err(crate::codec::unexpected(response).await),
+        }
+    }
+}
+
+impl ::std::future::IntoFuture for ListEventNotifications {
+    type Output = Result<Vec<crate::models::Notification>, crate::Error<crate::models::ErrorBody>>;
+
+    type IntoFuture =
+        crate::codec::ResponseFuture<Vec<crate::models::Notification>, crate::models::ErrorBody>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::get_webhook_secret`](crate::Client::get_webhook_secret):
+/// `GET /v1/accounts/{accountId}/webhookSecret`. Finish it with `.send().await`, or `.await` it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct GetWebhookSecret {
+    client: crate::Client,
+    account_id: ::uuid::Uuid,
+}
+
+impl GetWebhookSecret {
+    /// Sends the request: `GET /v1/accounts/{accountId}/webhookSecret`.
+    pub async fn send(
+        self,
+    ) -> Result<crate::models::WebhookSecret, crate::Error<crate::models::ErrorBody>> {
+        let request = self.client.inner.request(
+            ::reqwest::Method::GET,
+            &format!("/v1/accounts/{}/webhookSecret", self.account_id),
+        );
+        let response = self.client.inner.send(request, true, true).await?;
+        match response.status().as_u16() {
+            200 => crate::codec::json(response).await,
+            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            _ => Err(crate::codec::unexpected(response).await),
+        }
+    }
+}
+
+impl ::std::future::IntoFuture for GetWebhookSecret {
+    type Output = Result<crate::models::WebhookSecret, crate::Error<crate::models::ErrorBody>>;
+
+    type IntoFuture =
+        crate::codec::ResponseFuture<crate::models::WebhookSecret, crate::models::ErrorBody>;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())

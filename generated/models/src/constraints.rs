@@ -430,6 +430,91 @@ impl Validate for OAuthError {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+impl Validate for TelemetryBatch {
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.points;
+            let path = validation::field(path, "points");
+            let path = path.as_str();
+            validation::items(value.len(), path, Some(1), Some(1000), errors);
+            for (i0, v0) in value.iter().enumerate() {
+                let path = validation::index(path, i0);
+                let path = path.as_str();
+                v0.validate_at(path, errors);
+            }
+        }
+    }
+}
+
+impl Validate for TelemetryPoint {
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.external_id;
+            let path = validation::field(path, "externalId");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                validation::length(v0, path, Some(1), None, errors);
+            }
+        }
+    }
+}
+
+impl Validate for DeviceSignals {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for TelemetryBatchResult {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for PointResult {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for Position {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for EventDetails {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for Event {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for OpenEpisode {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for AssetState {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for NotificationChannel {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for NotificationStatus {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for DeliveryAttempt {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for Notification {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for WebhookSecret {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for WebhookEvent {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
 impl Validate for GeoJsonPolygonType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -439,5 +524,25 @@ impl Validate for TokenResponseTokenType {
 }
 
 impl Validate for OAuthErrorError {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for PointResultStatus {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for PointResultReason {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for EventDetailsQuantity {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for DeliveryAttemptOutcome {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for WebhookEventType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }

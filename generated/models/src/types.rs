@@ -48,7 +48,7 @@ pub struct Account {
         skip_serializing_if = "Option::is_none"
     )]
     pub technical_email_address: Option<String>,
-    /// URI reserved for future event delivery, if set.
+    /// URI that receives the `event` webhook for events of this account and its descendants, if set.
     #[serde(
         rename = "callbackUri",
         default,
@@ -89,7 +89,7 @@ pub struct CreateAccountRequest {
         deserialize_with = "crate::wire::some"
     )]
     pub technical_email_address: Option<String>,
-    /// Absolute URI reserved for future event delivery (not used yet).
+    /// Absolute https URI that receives the `event` webhook (signed) for events of this account and its descendants.
     #[serde(
         rename = "callbackUri",
         default,
@@ -995,6 +995,749 @@ pub struct OAuthError {
     pub error_description: Option<String>,
 }
 
+/// A batch of telemetry points of one account (the ingestion token's).
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TelemetryBatch {
+    /// Up to 1,000 points, of any assets of the account, in any order.
+    pub points: Vec<TelemetryPoint>,
+}
+
+/// One report of a tracker. Name the asset by exactly one of assetId and externalId. Every reading is optional; a reading that is absent keeps its last known value for detection. Ranges are checked per point (see ingestTelemetry).
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TelemetryPoint {
+    /// Id of the asset.
+    #[serde(
+        rename = "assetId",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub asset_id: Option<::uuid::Uuid>,
+    /// externalId of a non-deleted asset of the token's account.
+    #[serde(
+        rename = "externalId",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub external_id: Option<String>,
+    /// When the tracker measured the values (becomes an event's occurredAt).
+    pub timestamp: ::chrono::DateTime<::chrono::Utc>,
+    /// WGS84 latitude in degrees, -90..90.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub latitude: Option<f64>,
+    /// WGS84 longitude in degrees, -180..180.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub longitude: Option<f64>,
+    /// Ground speed in km/h, at least 0.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub speed: Option<f64>,
+    /// Course over ground in degrees clockwise from north, 0..360.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub heading: Option<f64>,
+    /// Whether the ignition is on.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub ignition: Option<bool>,
+    /// External (vehicle) power input in volts, at least 0.
+    #[serde(
+        rename = "inputVoltage",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub input_voltage: Option<f64>,
+    /// Tracker backup battery in volts, at least 0.
+    #[serde(
+        rename = "batteryVoltage",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub battery_voltage: Option<f64>,
+    /// Tracker backup battery charge in percent, 0..100.
+    #[serde(
+        rename = "batteryPercentage",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub battery_percentage: Option<f64>,
+    /// Fuel level in percent of tank capacity, 0..100.
+    #[serde(
+        rename = "fuelLevel",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub fuel_level: Option<f64>,
+    /// AdBlue (DEF) level in percent of tank capacity, 0..100.
+    #[serde(
+        rename = "adBlueLevel",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub ad_blue_level: Option<f64>,
+    /// Temperature in degrees Celsius.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub temperature: Option<f64>,
+    /// Pressure in kPa.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub pressure: Option<f64>,
+    /// Engine speed in rpm, at least 0.
+    #[serde(
+        rename = "engineSpeed",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub engine_speed: Option<f64>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub signals: Option<DeviceSignals>,
+}
+
+/// Conditions the device reports because the server cannot derive them. `true` means the condition is present (its episode starts), `false` that it has ended; an absent flag leaves the condition as it was.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceSignals {
+    /// Alarm (panic button, siren); raises AlarmTriggered.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub alarm: Option<bool>,
+    /// Device tampering; raises Tampering.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub tampering: Option<bool>,
+    /// GNSS or GSM jamming; raises Jammed.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub jamming: Option<bool>,
+    /// Crash detected by the device; raises AccidentOccurred.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub accident: Option<bool>,
+    /// Harsh cornering; raises HardCornering.
+    #[serde(
+        rename = "hardCornering",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub hard_cornering: Option<bool>,
+    /// Movement or use during a lockdown; raises LockdownViolated.
+    #[serde(
+        rename = "lockdownViolation",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub lockdown_violation: Option<bool>,
+    /// A paired tag or trailer was left behind; raises AssetLeftBehind.
+    #[serde(
+        rename = "leftBehind",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub left_behind: Option<bool>,
+    /// External power cut; raises InputPowerDisconnected.
+    #[serde(
+        rename = "powerDisconnected",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub power_disconnected: Option<bool>,
+}
+
+/// What became of each point of a batch.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct TelemetryBatchResult {
+    /// Number of points stored.
+    pub accepted: i32,
+    /// Number of points that repeated a stored point (same asset and timestamp).
+    pub duplicates: i32,
+    /// Number of points rejected.
+    pub rejected: i32,
+    /// One result per point, in request order.
+    pub results: Vec<PointResult>,
+}
+
+/// The outcome of one telemetry point.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct PointResult {
+    /// Position of the point in the request (0-based).
+    pub index: i32,
+    /// accepted (stored), duplicate (already stored; nothing changed) or rejected.
+    pub status: PointResultStatus,
+    /// The asset the point was matched to, when it was.
+    #[serde(
+        rename = "assetId",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub asset_id: Option<::uuid::Uuid>,
+    /// Why the point was rejected; only for rejected points.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub reason: Option<PointResultReason>,
+    /// Human-readable detail of a rejection (names the offending field).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub message: Option<String>,
+}
+
+/// A WGS84 position.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct Position {
+    /// Latitude in degrees.
+    pub latitude: f64,
+    /// Longitude in degrees.
+    pub longitude: f64,
+}
+
+/// The values that triggered an event; which ones are present depends on its type (value and threshold for thresholds and limits, geofenceId for geofence events, fromCountry and toCountry for border crossings, episodeStartedAt for conditions that must last a minimum duration).
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct EventDetails {
+    /// The reading that triggered the event, in the unit of its threshold.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub value: Option<f64>,
+    /// The threshold or limit it crossed (from the asset's telemetryRules).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub threshold: Option<f64>,
+    /// What value and threshold measure (tells BatteryLow by voltage from by percentage).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub quantity: Option<EventDetailsQuantity>,
+    /// The geofence entered or exited.
+    #[serde(
+        rename = "geofenceId",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub geofence_id: Option<::uuid::Uuid>,
+    /// ISO 3166-1 alpha-2 code of the country left.
+    #[serde(
+        rename = "fromCountry",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub from_country: Option<String>,
+    /// ISO 3166-1 alpha-2 code of the country entered.
+    #[serde(
+        rename = "toCountry",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub to_country: Option<String>,
+    /// When the condition began, if it had to last a minimum duration first.
+    #[serde(
+        rename = "episodeStartedAt",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub episode_started_at: Option<::chrono::DateTime<::chrono::Utc>>,
+}
+
+/// Something that happened to an asset, detected from its telemetry.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct Event {
+    /// Id of the event.
+    pub id: ::uuid::Uuid,
+    /// Account owning the asset.
+    #[serde(rename = "accountId")]
+    pub account_id: ::uuid::Uuid,
+    /// The asset.
+    #[serde(rename = "assetId")]
+    pub asset_id: ::uuid::Uuid,
+    #[serde(rename = "eventType")]
+    pub event_type: EventType,
+    /// Timestamp of the telemetry point that raised the event.
+    #[serde(rename = "occurredAt")]
+    pub occurred_at: ::chrono::DateTime<::chrono::Utc>,
+    /// When the service detected it (received the point).
+    #[serde(rename = "detectedAt")]
+    pub detected_at: ::chrono::DateTime<::chrono::Utc>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub position: Option<Position>,
+    pub details: EventDetails,
+    /// True when the asset's disabledEvents snoozed this event type at occurredAt: the event is recorded, but no alert rule was notified (webhooks still are).
+    #[serde(rename = "notificationsSuppressed")]
+    pub notifications_suppressed: bool,
+    /// When the event was first acknowledged, if it was.
+    #[serde(
+        rename = "acknowledgedAt",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub acknowledged_at: Option<::chrono::DateTime<::chrono::Utc>>,
+    /// Who acknowledged it first: `account:<id>` (through this API) or `rule:<id>` (a recipient through the acknowledgement link of an interactive notification).
+    #[serde(
+        rename = "acknowledgedBy",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub acknowledged_by: Option<String>,
+}
+
+/// A condition of an asset that started (raised its event) and has not ended.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct OpenEpisode {
+    #[serde(rename = "eventType")]
+    pub event_type: EventType,
+    /// When it started.
+    pub since: ::chrono::DateTime<::chrono::Utc>,
+}
+
+/// The last known state of an asset, from the newest point processed.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct AssetState {
+    /// The asset.
+    #[serde(rename = "assetId")]
+    pub asset_id: ::uuid::Uuid,
+    /// Timestamp of the newest point processed; absent before the first point.
+    #[serde(
+        rename = "lastReportAt",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub last_report_at: Option<::chrono::DateTime<::chrono::Utc>>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub position: Option<Position>,
+    /// Last known speed, km/h.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub speed: Option<f64>,
+    /// Last known heading, degrees.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub heading: Option<f64>,
+    /// Last known ignition state.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub ignition: Option<bool>,
+    /// Last known input voltage, V.
+    #[serde(
+        rename = "inputVoltage",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub input_voltage: Option<f64>,
+    /// Last known battery voltage, V.
+    #[serde(
+        rename = "batteryVoltage",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub battery_voltage: Option<f64>,
+    /// Last known battery charge, percent.
+    #[serde(
+        rename = "batteryPercentage",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub battery_percentage: Option<f64>,
+    /// Last known fuel level, percent.
+    #[serde(
+        rename = "fuelLevel",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub fuel_level: Option<f64>,
+    /// Last known AdBlue level, percent.
+    #[serde(
+        rename = "adBlueLevel",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub ad_blue_level: Option<f64>,
+    /// Last known temperature, degrees Celsius.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub temperature: Option<f64>,
+    /// Last known pressure, kPa.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub pressure: Option<f64>,
+    /// Last known engine speed, rpm.
+    #[serde(
+        rename = "engineSpeed",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub engine_speed: Option<f64>,
+    /// ISO 3166-1 alpha-2 code of the country the asset is in, if known.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub country: Option<String>,
+    /// Ids of the geofences the asset is inside.
+    #[serde(rename = "insideGeofences")]
+    pub inside_geofences: Vec<::uuid::Uuid>,
+    /// Conditions currently open, oldest first.
+    #[serde(rename = "openEpisodes")]
+    pub open_episodes: Vec<OpenEpisode>,
+}
+
+/// How a notification is delivered.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+)]
+pub enum NotificationChannel {
+    #[serde(rename = "call")]
+    Call,
+    #[serde(rename = "sms")]
+    Sms,
+    #[serde(rename = "telegram")]
+    Telegram,
+    #[serde(rename = "email")]
+    Email,
+    #[serde(rename = "webhook")]
+    Webhook,
+}
+
+impl NotificationChannel {
+    /// Every value, in the spec's order.
+    pub const ALL: [Self; 5] = [
+        Self::Call,
+        Self::Sms,
+        Self::Telegram,
+        Self::Email,
+        Self::Webhook,
+    ];
+
+    /// The value on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Call => "call",
+            Self::Sms => "sms",
+            Self::Telegram => "telegram",
+            Self::Email => "email",
+            Self::Webhook => "webhook",
+        }
+    }
+}
+
+impl ::std::fmt::Display for NotificationChannel {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ::std::str::FromStr for NotificationChannel {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "call" => Ok(Self::Call),
+            "sms" => Ok(Self::Sms),
+            "telegram" => Ok(Self::Telegram),
+            "email" => Ok(Self::Email),
+            "webhook" => Ok(Self::Webhook),
+            _ => Err(format!(
+                "\"{s}\" is not a valid NotificationChannel (expected one of `call`, `sms`, `telegram`, `email`, `webhook`)"
+            )),
+        }
+    }
+}
+
+/// pending: waiting to be sent (or for its next attempt); sent: the provider accepted it;
+
+/// failed: every attempt failed, or it grew older than the maximum age (24 hours);
+
+/// skipped: the channel is not configured on this service (see reason);
+
+/// coalesced: the recipient's rate limit was reached, so it was folded into a digest
+/// message (see digestId); cancelled: the event was acknowledged before it was sent.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+)]
+pub enum NotificationStatus {
+    #[serde(rename = "pending")]
+    Pending,
+    #[serde(rename = "sent")]
+    Sent,
+    #[serde(rename = "failed")]
+    Failed,
+    #[serde(rename = "skipped")]
+    Skipped,
+    #[serde(rename = "coalesced")]
+    Coalesced,
+    #[serde(rename = "cancelled")]
+    Cancelled,
+}
+
+impl NotificationStatus {
+    /// Every value, in the spec's order.
+    pub const ALL: [Self; 6] = [
+        Self::Pending,
+        Self::Sent,
+        Self::Failed,
+        Self::Skipped,
+        Self::Coalesced,
+        Self::Cancelled,
+    ];
+
+    /// The value on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Sent => "sent",
+            Self::Failed => "failed",
+            Self::Skipped => "skipped",
+            Self::Coalesced => "coalesced",
+            Self::Cancelled => "cancelled",
+        }
+    }
+}
+
+impl ::std::fmt::Display for NotificationStatus {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ::std::str::FromStr for NotificationStatus {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "pending" => Ok(Self::Pending),
+            "sent" => Ok(Self::Sent),
+            "failed" => Ok(Self::Failed),
+            "skipped" => Ok(Self::Skipped),
+            "coalesced" => Ok(Self::Coalesced),
+            "cancelled" => Ok(Self::Cancelled),
+            _ => Err(format!(
+                "\"{s}\" is not a valid NotificationStatus (expected one of `pending`, `sent`, `failed`, `skipped`, `coalesced`, `cancelled`)"
+            )),
+        }
+    }
+}
+
+/// One try to hand a notification to its provider.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct DeliveryAttempt {
+    /// When the attempt was made.
+    pub at: ::chrono::DateTime<::chrono::Utc>,
+    /// What the provider answered.
+    pub outcome: DeliveryAttemptOutcome,
+    /// The provider's answer code (HTTP status, SMTP reply code), when there was one.
+    #[serde(
+        rename = "providerCode",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub provider_code: Option<String>,
+    /// Detail of a failure.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub message: Option<String>,
+}
+
+/// A message owed to one recipient (an alert rule's) or one webhook receiver about one event.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct Notification {
+    /// Id of the notification; also the idempotency key sent to providers that take one.
+    pub id: ::uuid::Uuid,
+    /// The event.
+    #[serde(rename = "eventId")]
+    pub event_id: ::uuid::Uuid,
+    /// The alert rule that matched; absent for webhooks.
+    #[serde(
+        rename = "alertRuleId",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub alert_rule_id: Option<::uuid::Uuid>,
+    /// The account whose callbackUri receives it; only for webhooks.
+    #[serde(
+        rename = "webhookAccountId",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub webhook_account_id: Option<::uuid::Uuid>,
+    pub channel: NotificationChannel,
+    /// Where it goes (e-mail address, phone number, Telegram chat id, callback URI).
+    pub recipient: String,
+    pub status: NotificationStatus,
+    /// Why it was skipped, failed or cancelled.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub reason: Option<String>,
+    /// When the event created it.
+    #[serde(rename = "createdAt")]
+    pub created_at: ::chrono::DateTime<::chrono::Utc>,
+    /// When it is (or was) due; later than createdAt for escalation steps and retries.
+    #[serde(rename = "dueAt")]
+    pub due_at: ::chrono::DateTime<::chrono::Utc>,
+    /// When the provider accepted it.
+    #[serde(
+        rename = "sentAt",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub sent_at: Option<::chrono::DateTime<::chrono::Utc>>,
+    /// For a coalesced notification, the digest notification that carried it.
+    #[serde(
+        rename = "digestId",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub digest_id: Option<::uuid::Uuid>,
+    /// Delivery attempts, oldest first.
+    pub attempts: Vec<DeliveryAttempt>,
+}
+
+/// The secret that signs webhooks sent to an account's callbackUri.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct WebhookSecret {
+    /// HMAC-SHA256 key (use the UTF-8 bytes of this string).
+    pub secret: String,
+}
+
+/// Body of the `event` webhook.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct WebhookEvent {
+    /// Id of this delivery (the notification id); also sent as the Asset-Alerting-Webhook-Id header. A retry carries the same id: receivers dedupe on it.
+    pub id: ::uuid::Uuid,
+    /// Always `event`.
+    pub r#type: WebhookEventType,
+    /// When the notification was created.
+    #[serde(rename = "createdAt")]
+    pub created_at: ::chrono::DateTime<::chrono::Utc>,
+    pub event: Event,
+}
+
 /// GeoJSON geometry type; always Polygon.
 #[derive(
     Debug,
@@ -1164,6 +1907,335 @@ impl ::std::str::FromStr for OAuthErrorError {
             "invalid_scope" => Ok(Self::InvalidScope),
             _ => Err(format!(
                 "\"{s}\" is not a valid OAuthErrorError (expected one of `invalid_request`, `invalid_client`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope`)"
+            )),
+        }
+    }
+}
+
+/// accepted (stored), duplicate (already stored; nothing changed) or rejected.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+)]
+pub enum PointResultStatus {
+    #[serde(rename = "accepted")]
+    Accepted,
+    #[serde(rename = "duplicate")]
+    Duplicate,
+    #[serde(rename = "rejected")]
+    Rejected,
+}
+
+impl PointResultStatus {
+    /// Every value, in the spec's order.
+    pub const ALL: [Self; 3] = [Self::Accepted, Self::Duplicate, Self::Rejected];
+
+    /// The value on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Accepted => "accepted",
+            Self::Duplicate => "duplicate",
+            Self::Rejected => "rejected",
+        }
+    }
+}
+
+impl ::std::fmt::Display for PointResultStatus {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ::std::str::FromStr for PointResultStatus {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "accepted" => Ok(Self::Accepted),
+            "duplicate" => Ok(Self::Duplicate),
+            "rejected" => Ok(Self::Rejected),
+            _ => Err(format!(
+                "\"{s}\" is not a valid PointResultStatus (expected one of `accepted`, `duplicate`, `rejected`)"
+            )),
+        }
+    }
+}
+
+/// Why the point was rejected; only for rejected points.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+)]
+pub enum PointResultReason {
+    #[serde(rename = "unknownAsset")]
+    UnknownAsset,
+    #[serde(rename = "assetDeleted")]
+    AssetDeleted,
+    #[serde(rename = "invalidValue")]
+    InvalidValue,
+    #[serde(rename = "tooOld")]
+    TooOld,
+    #[serde(rename = "inFuture")]
+    InFuture,
+}
+
+impl PointResultReason {
+    /// Every value, in the spec's order.
+    pub const ALL: [Self; 5] = [
+        Self::UnknownAsset,
+        Self::AssetDeleted,
+        Self::InvalidValue,
+        Self::TooOld,
+        Self::InFuture,
+    ];
+
+    /// The value on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::UnknownAsset => "unknownAsset",
+            Self::AssetDeleted => "assetDeleted",
+            Self::InvalidValue => "invalidValue",
+            Self::TooOld => "tooOld",
+            Self::InFuture => "inFuture",
+        }
+    }
+}
+
+impl ::std::fmt::Display for PointResultReason {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ::std::str::FromStr for PointResultReason {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "unknownAsset" => Ok(Self::UnknownAsset),
+            "assetDeleted" => Ok(Self::AssetDeleted),
+            "invalidValue" => Ok(Self::InvalidValue),
+            "tooOld" => Ok(Self::TooOld),
+            "inFuture" => Ok(Self::InFuture),
+            _ => Err(format!(
+                "\"{s}\" is not a valid PointResultReason (expected one of `unknownAsset`, `assetDeleted`, `invalidValue`, `tooOld`, `inFuture`)"
+            )),
+        }
+    }
+}
+
+/// What value and threshold measure (tells BatteryLow by voltage from by percentage).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+)]
+pub enum EventDetailsQuantity {
+    #[serde(rename = "inputVoltage")]
+    InputVoltage,
+    #[serde(rename = "batteryVoltage")]
+    BatteryVoltage,
+    #[serde(rename = "batteryPercentage")]
+    BatteryPercentage,
+    #[serde(rename = "fuelLevel")]
+    FuelLevel,
+    #[serde(rename = "adBlueLevel")]
+    AdBlueLevel,
+    #[serde(rename = "temperature")]
+    Temperature,
+    #[serde(rename = "pressure")]
+    Pressure,
+    #[serde(rename = "speed")]
+    Speed,
+    #[serde(rename = "engineSpeed")]
+    EngineSpeed,
+}
+
+impl EventDetailsQuantity {
+    /// Every value, in the spec's order.
+    pub const ALL: [Self; 9] = [
+        Self::InputVoltage,
+        Self::BatteryVoltage,
+        Self::BatteryPercentage,
+        Self::FuelLevel,
+        Self::AdBlueLevel,
+        Self::Temperature,
+        Self::Pressure,
+        Self::Speed,
+        Self::EngineSpeed,
+    ];
+
+    /// The value on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InputVoltage => "inputVoltage",
+            Self::BatteryVoltage => "batteryVoltage",
+            Self::BatteryPercentage => "batteryPercentage",
+            Self::FuelLevel => "fuelLevel",
+            Self::AdBlueLevel => "adBlueLevel",
+            Self::Temperature => "temperature",
+            Self::Pressure => "pressure",
+            Self::Speed => "speed",
+            Self::EngineSpeed => "engineSpeed",
+        }
+    }
+}
+
+impl ::std::fmt::Display for EventDetailsQuantity {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ::std::str::FromStr for EventDetailsQuantity {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "inputVoltage" => Ok(Self::InputVoltage),
+            "batteryVoltage" => Ok(Self::BatteryVoltage),
+            "batteryPercentage" => Ok(Self::BatteryPercentage),
+            "fuelLevel" => Ok(Self::FuelLevel),
+            "adBlueLevel" => Ok(Self::AdBlueLevel),
+            "temperature" => Ok(Self::Temperature),
+            "pressure" => Ok(Self::Pressure),
+            "speed" => Ok(Self::Speed),
+            "engineSpeed" => Ok(Self::EngineSpeed),
+            _ => Err(format!(
+                "\"{s}\" is not a valid EventDetailsQuantity (expected one of `inputVoltage`, `batteryVoltage`, `batteryPercentage`, `fuelLevel`, `adBlueLevel`, `temperature`, `pressure`, `speed`, `engineSpeed`)"
+            )),
+        }
+    }
+}
+
+/// What the provider answered.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+)]
+pub enum DeliveryAttemptOutcome {
+    #[serde(rename = "delivered")]
+    Delivered,
+    #[serde(rename = "retryableFailure")]
+    RetryableFailure,
+    #[serde(rename = "permanentFailure")]
+    PermanentFailure,
+}
+
+impl DeliveryAttemptOutcome {
+    /// Every value, in the spec's order.
+    pub const ALL: [Self; 3] = [
+        Self::Delivered,
+        Self::RetryableFailure,
+        Self::PermanentFailure,
+    ];
+
+    /// The value on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Delivered => "delivered",
+            Self::RetryableFailure => "retryableFailure",
+            Self::PermanentFailure => "permanentFailure",
+        }
+    }
+}
+
+impl ::std::fmt::Display for DeliveryAttemptOutcome {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ::std::str::FromStr for DeliveryAttemptOutcome {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "delivered" => Ok(Self::Delivered),
+            "retryableFailure" => Ok(Self::RetryableFailure),
+            "permanentFailure" => Ok(Self::PermanentFailure),
+            _ => Err(format!(
+                "\"{s}\" is not a valid DeliveryAttemptOutcome (expected one of `delivered`, `retryableFailure`, `permanentFailure`)"
+            )),
+        }
+    }
+}
+
+/// Always `event`.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+)]
+pub enum WebhookEventType {
+    #[serde(rename = "event")]
+    Event,
+}
+
+impl WebhookEventType {
+    /// Every value, in the spec's order.
+    pub const ALL: [Self; 1] = [Self::Event];
+
+    /// The value on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Event => "event",
+        }
+    }
+}
+
+impl ::std::fmt::Display for WebhookEventType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ::std::str::FromStr for WebhookEventType {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "event" => Ok(Self::Event),
+            _ => Err(format!(
+                "\"{s}\" is not a valid WebhookEventType (expected one of `event`)"
             )),
         }
     }

@@ -4,15 +4,19 @@
 use crate::Rejection;
 use crate::models;
 use crate::{
-    CreateAccountRequest, CreateAccountResponse, CreateAlertRuleRequest, CreateAlertRuleResponse,
-    CreateAssetRequest, CreateAssetResponse, CreateGeofenceRequest, CreateGeofenceResponse,
-    DeleteAlertRuleRequest, DeleteAlertRuleResponse, DeleteAssetRequest, DeleteAssetResponse,
-    DeleteGeofenceRequest, DeleteGeofenceResponse, GetAccountRequest, GetAccountResponse,
-    GetAlertRuleRequest, GetAlertRuleResponse, GetAssetRequest, GetAssetResponse,
-    GetGeofenceRequest, GetGeofenceResponse, GetIngestionTokenRequest, GetIngestionTokenResponse,
-    GetPortalLinkRequest, GetPortalLinkResponse, IssueTokenRequest, IssueTokenResponse,
+    AcknowledgeEventRequest, AcknowledgeEventResponse, CreateAccountRequest, CreateAccountResponse,
+    CreateAlertRuleRequest, CreateAlertRuleResponse, CreateAssetRequest, CreateAssetResponse,
+    CreateGeofenceRequest, CreateGeofenceResponse, DeleteAlertRuleRequest, DeleteAlertRuleResponse,
+    DeleteAssetRequest, DeleteAssetResponse, DeleteGeofenceRequest, DeleteGeofenceResponse,
+    GetAccountRequest, GetAccountResponse, GetAlertRuleRequest, GetAlertRuleResponse,
+    GetAssetRequest, GetAssetResponse, GetAssetStateRequest, GetAssetStateResponse,
+    GetEventRequest, GetEventResponse, GetGeofenceRequest, GetGeofenceResponse,
+    GetIngestionTokenRequest, GetIngestionTokenResponse, GetPortalLinkRequest,
+    GetPortalLinkResponse, GetWebhookSecretRequest, GetWebhookSecretResponse,
+    IngestTelemetryRequest, IngestTelemetryResponse, IssueTokenRequest, IssueTokenResponse,
     ListAlertRuleGeofencesRequest, ListAlertRuleGeofencesResponse, ListAlertRulesRequest,
-    ListAlertRulesResponse, ListAssetsRequest, ListAssetsResponse, ListGeofencesRequest,
+    ListAlertRulesResponse, ListAssetsRequest, ListAssetsResponse, ListEventNotificationsRequest,
+    ListEventNotificationsResponse, ListEventsRequest, ListEventsResponse, ListGeofencesRequest,
     ListGeofencesResponse, UpdateAlertRuleRequest, UpdateAlertRuleResponse, UpdateAssetRequest,
     UpdateAssetResponse, UpdateGeofenceRequest, UpdateGeofenceResponse,
 };
@@ -27,6 +31,12 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// answered as is (usually [`Rejection::invalid_token`]: 401 with `WWW-Authenticate: Bearer`)
     /// and the operation does not run.
     fn authenticate(
+        &self,
+        bearer_token: &str,
+    ) -> impl Future<Output = Result<Self::Principal, Rejection>> + Send;
+
+    /// Checks a bearer token of the security scheme `ingestionToken`, for the operations that take that scheme; [`authenticate`](Self::authenticate) is not called for them.
+    fn authenticate_ingestion_token(
         &self,
         bearer_token: &str,
     ) -> impl Future<Output = Result<Self::Principal, Rejection>> + Send;
@@ -318,4 +328,110 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
         principal: Self::Principal,
         request: GetPortalLinkRequest,
     ) -> impl Future<Output = GetPortalLinkResponse> + Send;
+
+    /// Ingest telemetry points
+    ///
+    /// `POST /v1/telemetry`
+    ///
+    /// Accepts up to 1,000 telemetry points of the ingestion token's account and answers 202
+    /// with one result per point, in request order. Send the ingestion token (not an access
+    /// token) as `Authorization: Bearer <ingestion token>`.
+    ///
+    /// A point names its asset by `assetId` or by `externalId` (exactly one of them, within
+    /// the token's account). Each point is judged on its own: one bad point never rejects the
+    /// batch. A point is rejected (nothing stored for it) when its asset is unknown
+    /// (`unknownAsset`) or soft-deleted (`assetDeleted`), when a value is out of range
+    /// (`invalidValue`: latitude outside -90..90, longitude outside -180..180, negative
+    /// speed, engine speed or voltage, heading outside 0..360, a percentage outside 0..100,
+    /// a non-finite number, or neither/both of assetId and externalId), when its timestamp is
+    /// more than 7 days in the past (`tooOld`), or more than 5 minutes in the future
+    /// (`inFuture`). A point whose asset already has a point with the same timestamp is
+    /// `duplicate`: nothing changes, so re-sending a batch after a timeout is safe.
+    ///
+    /// Points are processed per asset in timestamp order. A point older than the newest point
+    /// already processed for its asset is stored as history but raises no event (see
+    /// "Detection" in the API description). A body that is not a JSON object of the stated
+    /// shape (wrong types, a missing timestamp, unknown fields, more than 1,000 points) is
+    /// answered 400 and nothing is stored. An accepted point is on disk, with the events it
+    /// raised and their notifications, before the answer is sent.
+    fn ingest_telemetry(
+        &self,
+        principal: Self::Principal,
+        request: IngestTelemetryRequest,
+    ) -> impl Future<Output = IngestTelemetryResponse> + Send;
+
+    /// Get the last known state of an asset
+    ///
+    /// `GET /v1/accounts/{accountId}/assets/{assetId}/state`
+    ///
+    /// The asset's last processed point (time, position and each reading's last known
+    /// value), the geofences it is inside, its country, and the episodes currently open.
+    /// An asset that has not reported yet has no `lastReportAt`.
+    fn get_asset_state(
+        &self,
+        principal: Self::Principal,
+        request: GetAssetStateRequest,
+    ) -> impl Future<Output = GetAssetStateResponse> + Send;
+
+    /// List the events of an account
+    ///
+    /// `GET /v1/accounts/{accountId}/events`
+    ///
+    /// Returns one page of the account's events, newest first (by occurredAt, then id
+    /// descending). Filters combine: `assetId`, `eventType` (1 = Any means no filter),
+    /// `from` (inclusive) and `to` (exclusive) on occurredAt. `skip` and `take` work as in
+    /// list assets (take 1..500, default 50).
+    fn list_events(
+        &self,
+        principal: Self::Principal,
+        request: ListEventsRequest,
+    ) -> impl Future<Output = ListEventsResponse> + Send;
+
+    /// Get an event
+    ///
+    /// `GET /v1/accounts/{accountId}/events/{eventId}`
+    fn get_event(
+        &self,
+        principal: Self::Principal,
+        request: GetEventRequest,
+    ) -> impl Future<Output = GetEventResponse> + Send;
+
+    /// Acknowledge an event
+    ///
+    /// `POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`
+    ///
+    /// Marks the event acknowledged by the calling account and stops its escalation: every
+    /// notification of the event that has not been sent yet is cancelled. Acknowledging an
+    /// acknowledged event changes nothing and answers the event as it is (the first
+    /// acknowledgement is kept).
+    fn acknowledge_event(
+        &self,
+        principal: Self::Principal,
+        request: AcknowledgeEventRequest,
+    ) -> impl Future<Output = AcknowledgeEventResponse> + Send;
+
+    /// List the notifications of an event
+    ///
+    /// `GET /v1/accounts/{accountId}/events/{eventId}/notifications`
+    ///
+    /// Every notification the event caused (one per matching alert rule, one per webhook
+    /// receiving account), in creation order, each with its delivery attempts.
+    fn list_event_notifications(
+        &self,
+        principal: Self::Principal,
+        request: ListEventNotificationsRequest,
+    ) -> impl Future<Output = ListEventNotificationsResponse> + Send;
+
+    /// Get the webhook signing secret of an account
+    ///
+    /// `GET /v1/accounts/{accountId}/webhookSecret`
+    ///
+    /// The secret with which the service signs the webhooks it sends to this account's
+    /// callbackUri (see the `event` webhook). It is derived from the service's signing key and
+    /// the account id, so it is stable and the same on every call.
+    fn get_webhook_secret(
+        &self,
+        principal: Self::Principal,
+        request: GetWebhookSecretRequest,
+    ) -> impl Future<Output = GetWebhookSecretResponse> + Send;
 }

@@ -224,3 +224,78 @@ pub struct GetPortalLinkRequest {
     /// Id of the account whose portal page is linked.
     pub account_id: ::uuid::Uuid,
 }
+
+/// The parameters and body of [`ingest_telemetry`](crate::AssetAlertingApi::ingest_telemetry): `POST /v1/telemetry`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IngestTelemetryRequest {
+    /// The request body.
+    ///
+    /// Media type: `application/json`.
+    pub body: models::TelemetryBatch,
+}
+
+/// The parameters and body of [`get_asset_state`](crate::AssetAlertingApi::get_asset_state): `GET /v1/accounts/{accountId}/assets/{assetId}/state`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GetAssetStateRequest {
+    /// Id of the account owning the resource.
+    pub account_id: ::uuid::Uuid,
+    /// Id of the asset.
+    pub asset_id: ::uuid::Uuid,
+}
+
+/// The parameters and body of [`list_events`](crate::AssetAlertingApi::list_events): `GET /v1/accounts/{accountId}/events`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListEventsRequest {
+    /// Id of the account owning the resource.
+    pub account_id: ::uuid::Uuid,
+    /// Only events of this asset.
+    pub asset_id: Option<::uuid::Uuid>,
+    /// Only events of this type (1 = Any is the same as no filter).
+    pub event_type: Option<models::EventType>,
+    /// Only events that occurred at or after this instant.
+    pub from: Option<::chrono::DateTime<::chrono::Utc>>,
+    /// Only events that occurred before this instant.
+    pub to: Option<::chrono::DateTime<::chrono::Utc>>,
+    /// Number of items to skip (default 0, minimum 0).
+    ///
+    /// Default: `0`.
+    pub skip: i32,
+    /// Maximum number of items to return (default 50, minimum 1, maximum 500).
+    ///
+    /// Default: `50`.
+    pub take: i32,
+}
+
+/// The parameters and body of [`get_event`](crate::AssetAlertingApi::get_event): `GET /v1/accounts/{accountId}/events/{eventId}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GetEventRequest {
+    /// Id of the account owning the resource.
+    pub account_id: ::uuid::Uuid,
+    /// Id of the event.
+    pub event_id: ::uuid::Uuid,
+}
+
+/// The parameters and body of [`acknowledge_event`](crate::AssetAlertingApi::acknowledge_event): `POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AcknowledgeEventRequest {
+    /// Id of the account owning the resource.
+    pub account_id: ::uuid::Uuid,
+    /// Id of the event.
+    pub event_id: ::uuid::Uuid,
+}
+
+/// The parameters and body of [`list_event_notifications`](crate::AssetAlertingApi::list_event_notifications): `GET /v1/accounts/{accountId}/events/{eventId}/notifications`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListEventNotificationsRequest {
+    /// Id of the account owning the resource.
+    pub account_id: ::uuid::Uuid,
+    /// Id of the event.
+    pub event_id: ::uuid::Uuid,
+}
+
+/// The parameters and body of [`get_webhook_secret`](crate::AssetAlertingApi::get_webhook_secret): `GET /v1/accounts/{accountId}/webhookSecret`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GetWebhookSecretRequest {
+    /// Id of the account owning the resource.
+    pub account_id: ::uuid::Uuid,
+}

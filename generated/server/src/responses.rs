@@ -901,3 +901,305 @@ impl IntoResponse for GetPortalLinkResponse {
         }
     }
 }
+
+/// The responses of [`ingest_telemetry`](crate::AssetAlertingApi::ingest_telemetry).
+#[derive(Debug, Clone, PartialEq)]
+pub enum IngestTelemetryResponse {
+    /// `202`: The batch was judged; per-point results in request order.
+    Accepted(models::TelemetryBatchResult),
+    /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
+    BadRequest(models::ErrorBody),
+    /// `401`: The bearer token is missing, malformed, expired or rejected (code 1100).
+    Unauthorized {
+        body: models::ErrorBody,
+        /// The `WWW-Authenticate` header. The Bearer challenge, for example `Bearer error="invalid_token"`.
+        www_authenticate: Option<String>,
+    },
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::ErrorBody),
+}
+
+impl IntoResponse for IngestTelemetryResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Accepted(body) => respond::json(StatusCode::ACCEPTED, &body),
+            Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
+            Self::Unauthorized {
+                body,
+                www_authenticate,
+            } => {
+                let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
+                if let Some(value) = www_authenticate {
+                    respond::header(&mut response, "www-authenticate", &value);
+                }
+                response
+            }
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+/// The responses of [`get_asset_state`](crate::AssetAlertingApi::get_asset_state).
+#[derive(Debug, Clone, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "built once per request and written out at once"
+)]
+pub enum GetAssetStateResponse {
+    /// `200`: The asset's state.
+    Ok(models::AssetState),
+    /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
+    BadRequest(models::ErrorBody),
+    /// `401`: The bearer token is missing, malformed, expired or rejected (code 1100).
+    Unauthorized {
+        body: models::ErrorBody,
+        /// The `WWW-Authenticate` header. The Bearer challenge, for example `Bearer error="invalid_token"`.
+        www_authenticate: Option<String>,
+    },
+    /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
+    NotFound(models::ErrorBody),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::ErrorBody),
+}
+
+impl IntoResponse for GetAssetStateResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Ok(body) => respond::json(StatusCode::OK, &body),
+            Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
+            Self::Unauthorized {
+                body,
+                www_authenticate,
+            } => {
+                let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
+                if let Some(value) = www_authenticate {
+                    respond::header(&mut response, "www-authenticate", &value);
+                }
+                response
+            }
+            Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+/// The responses of [`list_events`](crate::AssetAlertingApi::list_events).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListEventsResponse {
+    /// `200`: One page of events.
+    Ok(Vec<models::Event>),
+    /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
+    BadRequest(models::ErrorBody),
+    /// `401`: The bearer token is missing, malformed, expired or rejected (code 1100).
+    Unauthorized {
+        body: models::ErrorBody,
+        /// The `WWW-Authenticate` header. The Bearer challenge, for example `Bearer error="invalid_token"`.
+        www_authenticate: Option<String>,
+    },
+    /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
+    NotFound(models::ErrorBody),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::ErrorBody),
+}
+
+impl IntoResponse for ListEventsResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Ok(body) => respond::json(StatusCode::OK, &body),
+            Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
+            Self::Unauthorized {
+                body,
+                www_authenticate,
+            } => {
+                let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
+                if let Some(value) = www_authenticate {
+                    respond::header(&mut response, "www-authenticate", &value);
+                }
+                response
+            }
+            Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+/// The responses of [`get_event`](crate::AssetAlertingApi::get_event).
+#[derive(Debug, Clone, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "built once per request and written out at once"
+)]
+pub enum GetEventResponse {
+    /// `200`: The event.
+    Ok(models::Event),
+    /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
+    BadRequest(models::ErrorBody),
+    /// `401`: The bearer token is missing, malformed, expired or rejected (code 1100).
+    Unauthorized {
+        body: models::ErrorBody,
+        /// The `WWW-Authenticate` header. The Bearer challenge, for example `Bearer error="invalid_token"`.
+        www_authenticate: Option<String>,
+    },
+    /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
+    NotFound(models::ErrorBody),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::ErrorBody),
+}
+
+impl IntoResponse for GetEventResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Ok(body) => respond::json(StatusCode::OK, &body),
+            Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
+            Self::Unauthorized {
+                body,
+                www_authenticate,
+            } => {
+                let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
+                if let Some(value) = www_authenticate {
+                    respond::header(&mut response, "www-authenticate", &value);
+                }
+                response
+            }
+            Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+/// The responses of [`acknowledge_event`](crate::AssetAlertingApi::acknowledge_event).
+#[derive(Debug, Clone, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "built once per request and written out at once"
+)]
+pub enum AcknowledgeEventResponse {
+    /// `200`: The acknowledged event.
+    Ok(models::Event),
+    /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
+    BadRequest(models::ErrorBody),
+    /// `401`: The bearer token is missing, malformed, expired or rejected (code 1100).
+    Unauthorized {
+        body: models::ErrorBody,
+        /// The `WWW-Authenticate` header. The Bearer challenge, for example `Bearer error="invalid_token"`.
+        www_authenticate: Option<String>,
+    },
+    /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
+    NotFound(models::ErrorBody),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::ErrorBody),
+}
+
+impl IntoResponse for AcknowledgeEventResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Ok(body) => respond::json(StatusCode::OK, &body),
+            Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
+            Self::Unauthorized {
+                body,
+                www_authenticate,
+            } => {
+                let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
+                if let Some(value) = www_authenticate {
+                    respond::header(&mut response, "www-authenticate", &value);
+                }
+                response
+            }
+            Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+/// The responses of [`list_event_notifications`](crate::AssetAlertingApi::list_event_notifications).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListEventNotificationsResponse {
+    /// `200`: The notifications of the event.
+    Ok(Vec<models::Notification>),
+    /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
+    BadRequest(models::ErrorBody),
+    /// `401`: The bearer token is missing, malformed, expired or rejected (code 1100).
+    Unauthorized {
+        body: models::ErrorBody,
+        /// The `WWW-Authenticate` header. The Bearer challenge, for example `Bearer error="invalid_token"`.
+        www_authenticate: Option<String>,
+    },
+    /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
+    NotFound(models::ErrorBody),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::ErrorBody),
+}
+
+impl IntoResponse for ListEventNotificationsResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Ok(body) => respond::json(StatusCode::OK, &body),
+            Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
+            Self::Unauthorized {
+                body,
+                www_authenticate,
+            } => {
+                let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
+                if let Some(value) = www_authenticate {
+                    respond::header(&mut response, "www-authenticate", &value);
+                }
+                response
+            }
+            Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+/// The responses of [`get_webhook_secret`](crate::AssetAlertingApi::get_webhook_secret).
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetWebhookSecretResponse {
+    /// `200`: The webhook signing secret.
+    Ok {
+        body: models::WebhookSecret,
+        /// The `Cache-Control` header. Always `no-store`.
+        cache_control: Option<String>,
+    },
+    /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
+    BadRequest(models::ErrorBody),
+    /// `401`: The bearer token is missing, malformed, expired or rejected (code 1100).
+    Unauthorized {
+        body: models::ErrorBody,
+        /// The `WWW-Authenticate` header. The Bearer challenge, for example `Bearer error="invalid_token"`.
+        www_authenticate: Option<String>,
+    },
+    /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
+    NotFound(models::ErrorBody),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::ErrorBody),
+}
+
+impl IntoResponse for GetWebhookSecretResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Ok {
+                body,
+                cache_control,
+            } => {
+                let mut response = respond::json(StatusCode::OK, &body);
+                if let Some(value) = cache_control {
+                    respond::header(&mut response, "cache-control", &value);
+                }
+                response
+            }
+            Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
+            Self::Unauthorized {
+                body,
+                www_authenticate,
+            } => {
+                let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
+                if let Some(value) = www_authenticate {
+                    respond::header(&mut response, "www-authenticate", &value);
+                }
+                response
+            }
+            Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}

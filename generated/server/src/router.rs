@@ -6,13 +6,14 @@ use crate::body;
 use crate::models;
 use crate::params;
 use crate::{
-    AssetAlertingApi, CreateAccountRequest, CreateAlertRuleRequest, CreateAssetRequest,
-    CreateGeofenceRequest, DeleteAlertRuleRequest, DeleteAssetRequest, DeleteGeofenceRequest,
-    GetAccountRequest, GetAlertRuleRequest, GetAssetRequest, GetGeofenceRequest,
-    GetIngestionTokenRequest, GetPortalLinkRequest, IssueTokenRequest,
-    ListAlertRuleGeofencesRequest, ListAlertRulesRequest, ListAssetsRequest, ListGeofencesRequest,
-    Rejection, RejectionKind, UpdateAlertRuleRequest, UpdateAssetRequest, UpdateGeofenceRequest,
-    respond,
+    AcknowledgeEventRequest, AssetAlertingApi, CreateAccountRequest, CreateAlertRuleRequest,
+    CreateAssetRequest, CreateGeofenceRequest, DeleteAlertRuleRequest, DeleteAssetRequest,
+    DeleteGeofenceRequest, GetAccountRequest, GetAlertRuleRequest, GetAssetRequest,
+    GetAssetStateRequest, GetEventRequest, GetGeofenceRequest, GetIngestionTokenRequest,
+    GetPortalLinkRequest, GetWebhookSecretRequest, IngestTelemetryRequest, IssueTokenRequest,
+    ListAlertRuleGeofencesRequest, ListAlertRulesRequest, ListAssetsRequest,
+    ListEventNotificationsRequest, ListEventsRequest, ListGeofencesRequest, Rejection,
+    RejectionKind, UpdateAlertRuleRequest, UpdateAssetRequest, UpdateGeofenceRequest, respond,
 };
 use axum::Router;
 use axum::extract::{Request, State};
@@ -77,6 +78,31 @@ pub fn router<A: AssetAlertingApi>(api: Arc<A>) -> Router {
         .route(
             "/v1/accounts/{accountId}/portalLink",
             get(handle_get_portal_link::<A>),
+        )
+        .route("/v1/telemetry", post(handle_ingest_telemetry::<A>))
+        .route(
+            "/v1/accounts/{accountId}/assets/{assetId}/state",
+            get(handle_get_asset_state::<A>),
+        )
+        .route(
+            "/v1/accounts/{accountId}/events",
+            get(handle_list_events::<A>),
+        )
+        .route(
+            "/v1/accounts/{accountId}/events/{eventId}",
+            get(handle_get_event::<A>),
+        )
+        .route(
+            "/v1/accounts/{accountId}/events/{eventId}/acknowledge",
+            post(handle_acknowledge_event::<A>),
+        )
+        .route(
+            "/v1/accounts/{accountId}/events/{eventId}/notifications",
+            get(handle_list_event_notifications::<A>),
+        )
+        .route(
+            "/v1/accounts/{accountId}/webhookSecret",
+            get(handle_get_webhook_secret::<A>),
         )
         .fallback(route_not_found::<A>)
         .method_not_allowed_fallback(method_not_allowed::<A>)
@@ -691,6 +717,240 @@ async fn read_get_portal_link<A: AssetAlertingApi>(
     let principal = require_bearer(api, &parts.headers).await?;
     let path = params::Path::from_parts(&mut parts).await?;
     let request = GetPortalLinkRequest {
+        account_id: path.required(0, "accountId", params::value::<::uuid::Uuid>)?,
+    };
+    Ok((principal, request))
+}
+
+/// `POST /v1/telemetry`
+async fn handle_ingest_telemetry<A: AssetAlertingApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_ingest_telemetry(&*api, request).await {
+        Ok((principal, request)) => api
+            .ingest_telemetry(principal, request)
+            .await
+            .into_response(),
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`ingest_telemetry`](AssetAlertingApi::ingest_telemetry), or the reason to refuse it.
+async fn read_ingest_telemetry<A: AssetAlertingApi>(
+    api: &A,
+    request: Request,
+) -> Result<(A::Principal, IngestTelemetryRequest), Rejection> {
+    let (parts, raw_body) = request.into_parts();
+    let token = auth::bearer_token(&parts.headers)?;
+    let principal = api
+        .authenticate_ingestion_token(token)
+        .await
+        .map_err(auth::bearer_rejected)?;
+    let request = IngestTelemetryRequest {
+        body: body::json::<models::TelemetryBatch>(Request::from_parts(parts, raw_body)).await?,
+    };
+    Ok((principal, request))
+}
+
+/// `GET /v1/accounts/{accountId}/assets/{assetId}/state`
+async fn handle_get_asset_state<A: AssetAlertingApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_get_asset_state(&*api, request).await {
+        Ok((principal, request)) => api
+            .get_asset_state(principal, request)
+            .await
+            .into_response(),
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`get_asset_state`](AssetAlertingApi::get_asset_state), or the reason to refuse it.
+async fn read_get_asset_state<A: AssetAlertingApi>(
+    api: &A,
+    request: Request,
+) -> Result<(A::Principal, GetAssetStateRequest), Rejection> {
+    let (mut parts, _) = request.into_parts();
+    let principal = require_bearer(api, &parts.headers).await?;
+    let path = params::Path::from_parts(&mut parts).await?;
+    let request = GetAssetStateRequest {
+        account_id: path.required(0, "accountId", params::value::<::uuid::Uuid>)?,
+        asset_id: path.required(1, "assetId", params::value::<::uuid::Uuid>)?,
+    };
+    Ok((principal, request))
+}
+
+/// `GET /v1/accounts/{accountId}/events`
+async fn handle_list_events<A: AssetAlertingApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_list_events(&*api, request).await {
+        Ok((principal, request)) => api.list_events(principal, request).await.into_response(),
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`list_events`](AssetAlertingApi::list_events), or the reason to refuse it.
+async fn read_list_events<A: AssetAlertingApi>(
+    api: &A,
+    request: Request,
+) -> Result<(A::Principal, ListEventsRequest), Rejection> {
+    let (mut parts, _) = request.into_parts();
+    let principal = require_bearer(api, &parts.headers).await?;
+    let path = params::Path::from_parts(&mut parts).await?;
+    let query = params::Query::parse(parts.uri.query());
+    let request = ListEventsRequest {
+        account_id: path.required(0, "accountId", params::value::<::uuid::Uuid>)?,
+        asset_id: query.optional("assetId", params::value::<::uuid::Uuid>)?,
+        event_type: query.optional("eventType", params::from_str::<models::EventType>)?,
+        from: query.optional("from", params::value::<::chrono::DateTime<::chrono::Utc>>)?,
+        to: query.optional("to", params::value::<::chrono::DateTime<::chrono::Utc>>)?,
+        skip: {
+            let value = query
+                .optional("skip", params::numeric::<i32>(&models::patterns::NUMERIC_4))?
+                .unwrap_or(0i32);
+            params::check(params::In::Query, "skip", |path, errors| {
+                let value = &value;
+                models::validation::range(
+                    f64::from(*value),
+                    path,
+                    Some((0f64, false)),
+                    None,
+                    errors,
+                );
+            })?;
+            value
+        },
+        take: {
+            let value = query
+                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_4))?
+                .unwrap_or(50i32);
+            params::check(params::In::Query, "take", |path, errors| {
+                let value = &value;
+                models::validation::range(
+                    f64::from(*value),
+                    path,
+                    Some((1f64, false)),
+                    Some((500f64, false)),
+                    errors,
+                );
+            })?;
+            value
+        },
+    };
+    Ok((principal, request))
+}
+
+/// `GET /v1/accounts/{accountId}/events/{eventId}`
+async fn handle_get_event<A: AssetAlertingApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_get_event(&*api, request).await {
+        Ok((principal, request)) => api.get_event(principal, request).await.into_response(),
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`get_event`](AssetAlertingApi::get_event), or the reason to refuse it.
+async fn read_get_event<A: AssetAlertingApi>(
+    api: &A,
+    request: Request,
+) -> Result<(A::Principal, GetEventRequest), Rejection> {
+    let (mut parts, _) = request.into_parts();
+    let principal = require_bearer(api, &parts.headers).await?;
+    let path = params::Path::from_parts(&mut parts).await?;
+    let request = GetEventRequest {
+        account_id: path.required(0, "accountId", params::value::<::uuid::Uuid>)?,
+        event_id: path.required(1, "eventId", params::value::<::uuid::Uuid>)?,
+    };
+    Ok((principal, request))
+}
+
+/// `POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`
+async fn handle_acknowledge_event<A: AssetAlertingApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_acknowledge_event(&*api, request).await {
+        Ok((principal, request)) => api
+            .acknowledge_event(principal, request)
+            .await
+            .into_response(),
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`acknowledge_event`](AssetAlertingApi::acknowledge_event), or the reason to refuse it.
+async fn read_acknowledge_event<A: AssetAlertingApi>(
+    api: &A,
+    request: Request,
+) -> Result<(A::Principal, AcknowledgeEventRequest), Rejection> {
+    let (mut parts, _) = request.into_parts();
+    let principal = require_bearer(api, &parts.headers).await?;
+    let path = params::Path::from_parts(&mut parts).await?;
+    let request = AcknowledgeEventRequest {
+        account_id: path.required(0, "accountId", params::value::<::uuid::Uuid>)?,
+        event_id: path.required(1, "eventId", params::value::<::uuid::Uuid>)?,
+    };
+    Ok((principal, request))
+}
+
+/// `GET /v1/accounts/{accountId}/events/{eventId}/notifications`
+async fn handle_list_event_notifications<A: AssetAlertingApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_list_event_notifications(&*api, request).await {
+        Ok((principal, request)) => api
+            .list_event_notifications(principal, request)
+            .await
+            .into_response(),
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`list_event_notifications`](AssetAlertingApi::list_event_notifications), or the reason to refuse it.
+async fn read_list_event_notifications<A: AssetAlertingApi>(
+    api: &A,
+    request: Request,
+) -> Result<(A::Principal, ListEventNotificationsRequest), Rejection> {
+    let (mut parts, _) = request.into_parts();
+    let principal = require_bearer(api, &parts.headers).await?;
+    let path = params::Path::from_parts(&mut parts).await?;
+    let request = ListEventNotificationsRequest {
+        account_id: path.required(0, "accountId", params::value::<::uuid::Uuid>)?,
+        event_id: path.required(1, "eventId", params::value::<::uuid::Uuid>)?,
+    };
+    Ok((principal, request))
+}
+
+/// `GET /v1/accounts/{accountId}/webhookSecret`
+async fn handle_get_webhook_secret<A: AssetAlertingApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_get_webhook_secret(&*api, request).await {
+        Ok((principal, request)) => api
+            .get_webhook_secret(principal, request)
+            .await
+            .into_response(),
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`get_webhook_secret`](AssetAlertingApi::get_webhook_secret), or the reason to refuse it.
+async fn read_get_webhook_secret<A: AssetAlertingApi>(
+    api: &A,
+    request: Request,
+) -> Result<(A::Principal, GetWebhookSecretRequest), Rejection> {
+    let (mut parts, _) = request.into_parts();
+    let principal = require_bearer(api, &parts.headers).await?;
+    let path = params::Path::from_parts(&mut parts).await?;
+    let request = GetWebhookSecretRequest {
         account_id: path.required(0, "accountId", params::value::<::uuid::Uuid>)?,
     };
     Ok((principal, request))

@@ -1,7 +1,10 @@
 //! Storage. Handlers see only the [`Store`] trait; [`sqlite::SqliteStore`] implements it today, and a
 //! PostgreSQL store can implement it behind the same `DATABASE_URL` later without touching handlers.
 
+pub mod alerts;
 pub mod sqlite;
+
+pub use alerts::AlertStore;
 
 use asset_alerting_models::{AlertRule, Asset, EventType, Geofence};
 use chrono::{DateTime, Utc};

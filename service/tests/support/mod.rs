@@ -174,3 +174,72 @@ pub fn rule_input(event_type: EventType, order: i32, inside: Vec<Uuid>) -> Alert
         outside_geofences: vec![],
     }
 }
+
+impl TestService {
+    /// A client that posts telemetry with a fresh ingestion token of `account`.
+    pub async fn ingestion_client(&self, client: &Client, account: Uuid) -> Client {
+        let token = client
+            .get_ingestion_token(account)
+            .send()
+            .await
+            .unwrap()
+            .token;
+        self.with_token(&token)
+    }
+}
+
+/// A telemetry point with a timestamp and nothing else.
+pub fn point_of(
+    asset_id: Option<Uuid>,
+    external_id: Option<&str>,
+    timestamp: chrono::DateTime<chrono::Utc>,
+) -> TelemetryPoint {
+    TelemetryPoint {
+        asset_id,
+        external_id: external_id.map(str::to_owned),
+        timestamp,
+        latitude: None,
+        longitude: None,
+        speed: None,
+        heading: None,
+        ignition: None,
+        input_voltage: None,
+        battery_voltage: None,
+        battery_percentage: None,
+        fuel_level: None,
+        ad_blue_level: None,
+        temperature: None,
+        pressure: None,
+        engine_speed: None,
+        signals: None,
+    }
+}
+
+pub fn no_signals() -> DeviceSignals {
+    DeviceSignals {
+        alarm: None,
+        tampering: None,
+        jamming: None,
+        accident: None,
+        hard_cornering: None,
+        lockdown_violation: None,
+        left_behind: None,
+        power_disconnected: None,
+    }
+}
+
+pub fn empty_rules() -> TelemetryRules {
+    TelemetryRules {
+        input_voltage_low_threshold: None,
+        battery_voltage_low_threshold: None,
+        battery_percentage_low_threshold: None,
+        speed_limit: None,
+        fuel_level_low_threshold: None,
+        ad_blue_level_low_threshold: None,
+        temperature_low_threshold: None,
+        temperature_high_threshold: None,
+        pressure_low_threshold: None,
+        pressure_high_threshold: None,
+        engine_speed_limit: None,
+    }
+}

@@ -25,6 +25,18 @@ pub fn api_rs(plan: &Plan) -> TokenStream {
             fn authenticate(&self, bearer_token: &str) -> impl Future<Output = Result<Self::Principal, Rejection>> + Send;
         }
     });
+    let other_schemes = plan.bearer_schemes.iter().filter(|s| s.method != "authenticate").map(|s| {
+        let method = &s.method;
+        let doc = format!(
+            " Checks a bearer token of the security scheme `{}`, for the operations that take that \
+             scheme; [`authenticate`](Self::authenticate) is not called for them.",
+            s.name
+        );
+        quote! {
+            #[doc = #doc]
+            fn #method(&self, bearer_token: &str) -> impl Future<Output = Result<Self::Principal, Rejection>> + Send;
+        }
+    });
     let rejection = plan.error_body.map(|_| {
         let error = plan.error_type();
         quote! {
@@ -44,6 +56,7 @@ pub fn api_rs(plan: &Plan) -> TokenStream {
         #[doc = #trait_doc]
         pub trait #name: Send + Sync + 'static {
             #principal
+            #(#other_schemes)*
             #rejection
             #(#methods)*
         }

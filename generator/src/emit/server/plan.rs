@@ -21,6 +21,11 @@ pub struct Plan<'a> {
     pub error_body: Option<TypeId>,
     /// Some operation takes a bearer token: the trait has `Principal` and `authenticate`.
     pub uses_bearer: bool,
+    /// The bearer schemes operations use, each with the trait method that checks its tokens: one
+    /// scheme is checked by `authenticate`; with several, the one most operations use (the first
+    /// used among equals) keeps `authenticate` and each other gets `authenticate_{scheme}`, so a
+    /// token of one scheme is never taken for another.
+    pub bearer_schemes: Vec<BearerScheme>,
     pub ops: Vec<OpPlan<'a>>,
     /// `(axum path, [(method, index into ops)])`, in document order.
     pub routes: Vec<(String, Vec<(Method, usize)>)>,
@@ -35,12 +40,21 @@ pub enum Need {
     Required,
 }
 
+/// A bearer scheme and the trait method that checks its tokens.
+pub struct BearerScheme {
+    pub name: String,
+    pub method: Ident,
+}
+
 pub struct OpPlan<'a> {
     pub op: &'a Operation,
     pub fn_name: Ident,
     pub request_name: Ident,
     pub response_name: Ident,
     pub bearer: Need,
+    /// The methods (of [`Plan::bearer_schemes`]) that may accept this operation's bearer token, in
+    /// the order of its security alternatives; the router tries them in turn.
+    pub bearer_methods: Vec<Ident>,
     pub basic: Need,
     /// Bearer and Basic are both optional but one of them must be there.
     pub require_some_credentials: bool,
@@ -141,10 +155,12 @@ impl<'a> Plan<'a> {
             trait_name: format_ident!("{}", trait_name),
             error_body: error_body(api),
             uses_bearer: false,
+            bearer_schemes: Vec::new(),
             ops: Vec::new(),
             routes: Vec::new(),
             skipped: Vec::new(),
         };
+        plan.bearer_schemes = plan.used_bearer_schemes();
         let mut route_names: HashMap<String, String> = HashMap::new();
         let mut seen: BTreeSet<(String, Method)> = BTreeSet::new();
         let mut type_names = HashSet::new();
@@ -247,11 +263,23 @@ impl<'a> Plan<'a> {
         // Distinct snake names can meet in camel case (`a_1`, `a1`): number the later one.
         let camel = unique_type(&crate::naming::type_ident(&op.name), type_names);
         // The trait's own methods keep their names; an operation called the same gets a `_`.
-        let fn_name = match op.name.as_str() {
-            "rejection" | "authenticate" => format!("{}_", op.name),
-            name => name.to_owned(),
+        let reserved = |name: &str| {
+            name == "rejection" || self.bearer_schemes.iter().any(|s| s.method == name)
+        };
+        let fn_name = if reserved(&op.name) {
+            format!("{}_", op.name)
+        } else {
+            op.name.clone()
         };
         let (bearer, basic, require_some_credentials) = self.credentials(op);
+        let mut bearer_methods: Vec<Ident> = Vec::new();
+        for scheme in op.security.iter().flat_map(|r| &r.schemes) {
+            if let Some(s) = self.bearer_schemes.iter().find(|s| &s.name == scheme)
+                && !bearer_methods.contains(&s.method)
+            {
+                bearer_methods.push(s.method.clone());
+            }
+        }
         let mut notes = Vec::new();
         let mut taken: HashSet<String> = op.parameters.iter().map(|p| p.name.clone()).collect();
         taken.insert("body".to_owned());
@@ -295,6 +323,7 @@ impl<'a> Plan<'a> {
             request_name: format_ident!("{}Request", camel),
             response_name: format_ident!("{}Response", camel),
             bearer,
+            bearer_methods,
             basic,
             require_some_credentials,
             fields,
@@ -302,6 +331,52 @@ impl<'a> Plan<'a> {
             notes,
             rejection: None,
         }
+    }
+
+    fn is_bearer_scheme(&self, name: &str) -> bool {
+        self.api.security_schemes.iter().any(|s| {
+            s.name == name
+                && matches!(
+                    s.kind,
+                    SecurityKind::Bearer | SecurityKind::OAuth2ClientCredentials { .. }
+                )
+        })
+    }
+
+    /// See [`Plan::bearer_schemes`].
+    fn used_bearer_schemes(&self) -> Vec<BearerScheme> {
+        let mut names: Vec<&String> = Vec::new();
+        for op in &self.api.operations {
+            for name in op.security.iter().flat_map(|r| &r.schemes) {
+                if self.is_bearer_scheme(name) && !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        let uses = |name: &String| {
+            let named = |op: &&Operation| op.security.iter().any(|r| r.schemes.contains(name));
+            self.api.operations.iter().filter(named).count()
+        };
+        // The most used scheme; `max_by_key` keeps the last of equals, so scan in reverse.
+        let default = names
+            .iter()
+            .rev()
+            .max_by_key(|name| uses(name))
+            .map(|n| (*n).clone());
+        names
+            .into_iter()
+            .map(|name| {
+                let method = if Some(name) == default.as_ref() {
+                    "authenticate".to_owned()
+                } else {
+                    format!("authenticate_{}", crate::naming::field_ident(name))
+                };
+                BearerScheme {
+                    name: name.clone(),
+                    method: ident(&method),
+                }
+            })
+            .collect()
     }
 
     /// Bearer and Basic needs from the operation's security alternatives. A scheme required by every

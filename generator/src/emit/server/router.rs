@@ -198,12 +198,29 @@ fn reader(plan: &Plan, op: &OpPlan, read: &proc_macro2::Ident) -> TokenStream {
     let request_name = &op.request_name;
     let uses = |source: Source| op.fields.iter().any(|f| f.source == source);
     let mut steps = Vec::new();
+    let only_authenticate = op.bearer_methods.len() == 1 && op.bearer_methods[0] == "authenticate";
     match op.bearer {
-        Need::Required => {
+        Need::Required if only_authenticate => {
             steps.push(quote! { let principal = require_bearer(api, &parts.headers).await?; })
         }
-        Need::Optional => {
+        Need::Optional if only_authenticate => {
             steps.push(quote! { let principal = optional_bearer(api, &parts.headers).await?; })
+        }
+        Need::Required => {
+            let check = check_bearer(&op.bearer_methods);
+            steps.push(quote! {
+                let token = auth::bearer_token(&parts.headers)?;
+                let principal = #check;
+            })
+        }
+        Need::Optional => {
+            let check = check_bearer(&op.bearer_methods);
+            steps.push(quote! {
+                let principal = match auth::optional_bearer_token(&parts.headers)? {
+                    Some(token) => Some(#check),
+                    None => None,
+                };
+            })
         }
         Need::No => {}
     }
@@ -283,9 +300,30 @@ fn reader(plan: &Plan, op: &OpPlan, read: &proc_macro2::Ident) -> TokenStream {
     }
 }
 
+/// Checks `token` with each of `methods` in turn (the operation's bearer schemes): the first that
+/// accepts it gives the principal; the last one's refusal is the answer.
+fn check_bearer(methods: &[proc_macro2::Ident]) -> TokenStream {
+    let (last, others) = methods
+        .split_last()
+        .expect("an operation with a bearer need has a scheme");
+    let mut check = quote! { api.#last(token).await.map_err(auth::bearer_rejected)? };
+    for method in others.iter().rev() {
+        check = quote! {
+            match api.#method(token).await {
+                Ok(principal) => principal,
+                Err(_) => #check,
+            }
+        };
+    }
+    check
+}
+
 fn bearer_helpers(plan: &Plan) -> TokenStream {
     let api = &plan.trait_name;
-    let required = plan.ops.iter().any(|op| op.bearer == Need::Required).then(|| {
+    let by_authenticate = |op: &&OpPlan, need: Need| {
+        op.bearer == need && op.bearer_methods.len() == 1 && op.bearer_methods[0] == "authenticate"
+    };
+    let required = plan.ops.iter().any(|op| by_authenticate(&op, Need::Required)).then(|| {
         quote! {
             /// The principal of an operation that requires a bearer token.
             async fn require_bearer<A: #api>(api: &A, headers: &HeaderMap) -> Result<A::Principal, Rejection> {
@@ -294,7 +332,7 @@ fn bearer_helpers(plan: &Plan) -> TokenStream {
             }
         }
     });
-    let optional = plan.ops.iter().any(|op| op.bearer == Need::Optional).then(|| {
+    let optional = plan.ops.iter().any(|op| by_authenticate(&op, Need::Optional)).then(|| {
         quote! {
             /// The principal of an operation that also admits requests without a bearer token.
             async fn optional_bearer<A: #api>(api: &A, headers: &HeaderMap) -> Result<Option<A::Principal>, Rejection> {

@@ -70,9 +70,11 @@ pub(super) enum Unit {
     Rpm,
 }
 
-/// The unit of an event type's value and threshold; `None`: the event type has no value shown.
-pub(super) fn unit(event_type: i32) -> Option<Unit> {
+/// The unit of an event's value and threshold; `None`: the event type has no value shown.
+/// `quantity` (the event's `details.quantity`) tells BatteryLow by voltage from by percentage.
+pub(super) fn unit(event_type: i32, quantity: Option<&str>) -> Option<Unit> {
     Some(match event_type {
+        4 if quantity == Some("batteryVoltage") => Unit::Volt,
         3 => Unit::Volt,
         4 | 14 | 15 => Unit::Percent,
         12 => Unit::KilometresPerHour,

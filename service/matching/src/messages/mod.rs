@@ -16,7 +16,8 @@ use serde::{Deserialize, Serialize};
 pub const DIGEST_MAX_LINES: usize = 10;
 
 /// What a notification tells about one event. `value` and `threshold` are in the unit of the
-/// event type's telemetry threshold (percent for `BatteryLow`).
+/// event type's telemetry threshold; for `BatteryLow`, percent unless `quantity` is
+/// `batteryVoltage`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MessageFacts<'a> {
     pub event_type: i32,
@@ -24,6 +25,8 @@ pub struct MessageFacts<'a> {
     pub occurred_at: DateTime<Utc>,
     pub value: Option<f64>,
     pub threshold: Option<f64>,
+    /// What value and threshold measure (the event's `details.quantity`), when given.
+    pub quantity: Option<&'a str>,
     pub geofence_name: Option<&'a str>,
     /// ISO 3166 country codes.
     pub from_country: Option<&'a str>,
@@ -97,7 +100,7 @@ pub fn render_digest(culture: &str, time_zone: Tz, facts: &[MessageFacts]) -> Me
             lang.event(f.event_type).title,
             f.asset_name
         );
-        if let (Some(unit), Some(value)) = (unit(f.event_type), finite(f.value)) {
+        if let (Some(unit), Some(value)) = (unit(f.event_type, f.quantity), finite(f.value)) {
             line.push_str(&format!(" ({})", quantity(lang, value, unit)));
         }
         lines.push(line);
@@ -187,7 +190,7 @@ fn details<'a>(
 
 /// `Speed: 97.5 km/h (limit 90 km/h)`; only for event types with a unit.
 fn measure(lang: &Language, facts: &MessageFacts, spoken: bool) -> Option<String> {
-    let unit = unit(facts.event_type)?;
+    let unit = unit(facts.event_type, facts.quantity)?;
     let name = lang.event(facts.event_type).measure?;
     let show = |v: f64| {
         if spoken {

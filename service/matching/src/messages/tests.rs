@@ -21,6 +21,29 @@ fn speeding() -> MessageFacts<'static> {
     }
 }
 
+#[test]
+fn battery_low_by_voltage_is_shown_in_volts() {
+    let by_voltage = MessageFacts {
+        event_type: 4,
+        asset_name: "Truck 1",
+        occurred_at: at("2026-01-15T12:05:00Z"),
+        value: Some(11.4),
+        threshold: Some(11.8),
+        quantity: Some("batteryVoltage"),
+        ..MessageFacts::default()
+    };
+    let text = render("en-GB", Berlin, &by_voltage).text;
+    assert!(text.contains("11.4 V") && text.contains("11.8 V"), "{text}");
+    let by_percent = MessageFacts {
+        quantity: Some("batteryPercentage"),
+        value: Some(12.0),
+        threshold: Some(20.0),
+        ..by_voltage
+    };
+    let text = render("en-GB", Berlin, &by_percent).text;
+    assert!(text.contains("12 %") || text.contains("12%"), "{text}");
+}
+
 fn freezing() -> MessageFacts<'static> {
     MessageFacts {
         event_type: 21,
@@ -350,7 +373,7 @@ fn every_event_type_has_texts_in_every_language() {
             assert!(!std::ptr::eq(text, &lang.unknown_event), "{code}");
             assert!(titles.insert(text.title), "duplicate title {}", text.title);
             assert!(text.sentence.contains("{asset}"), "{code}");
-            assert_eq!(text.measure.is_some(), unit(code).is_some(), "{code}");
+            assert_eq!(text.measure.is_some(), unit(code, None).is_some(), "{code}");
         }
     }
     assert!(std::ptr::eq(for_culture("de-LU"), &de::GERMAN));

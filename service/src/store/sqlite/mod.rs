@@ -1,5 +1,7 @@
 //! The SQLite store: one file, WAL journal, migrations embedded in the binary.
 
+mod alerts;
+
 use super::{AccountRecord, GeofenceDeletion, Page, Store, StoreError, StoreResult};
 use asset_alerting_models::{
     AlertRule, Asset, AssetTier, EventType, GeoJsonPolygon, Geofence, TelemetryRules,
@@ -33,11 +35,16 @@ fn migrator() -> Migrator {
         )
     };
     Migrator::with_migrations(vec![
-        migration(1, "init", include_str!("../../migrations/0001_init.sql")),
+        migration(1, "init", include_str!("../../../migrations/0001_init.sql")),
         migration(
             2,
             "covering listing index",
-            include_str!("../../migrations/0002_covering_listing_index.sql"),
+            include_str!("../../../migrations/0002_covering_listing_index.sql"),
+        ),
+        migration(
+            3,
+            "telemetry, events, notifications",
+            include_str!("../../../migrations/0003_telemetry_events_notifications.sql"),
         ),
     ])
 }

@@ -1,0 +1,227 @@
+//! Storage of the alerting pipeline: telemetry, detector state, events and the notification
+//! outbox. One trait beside [`Store`](super::Store), so the pipeline's transaction boundaries are
+//! stated in one place for every backend.
+
+use super::StoreResult;
+use asset_alerting_detect::{AssetState, Point};
+use asset_alerting_models::{AlertRule, Asset, Event, EventType, Notification};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// The fresh points of one asset in one batch, in timestamp order (no two with one timestamp).
+pub struct AssetPoints {
+    pub asset: Asset,
+    pub points: Vec<Point>,
+}
+
+/// What the pipeline makes of an asset's points that were not stored before. It is pure: the store
+/// calls it inside the transaction that stores the points, and stores what it returns with them.
+pub trait Pipeline: Sync {
+    fn run(
+        &self,
+        asset: &Asset,
+        rules: &[AlertRule],
+        state: &mut AssetState,
+        points: &[Point],
+    ) -> Vec<NewEvent>;
+}
+
+/// An event and the notifications it owes, written in one transaction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewEvent {
+    pub event: Event,
+    pub notifications: Vec<NewNotification>,
+}
+
+/// One outbox row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewNotification {
+    pub id: Uuid,
+    pub rule_id: Option<Uuid>,
+    pub webhook_account_id: Option<Uuid>,
+    pub target: Target,
+    pub due_at: DateTime<Utc>,
+}
+
+/// Where and how a notification goes, fixed when the event happens (a later rule change does not
+/// redirect a message already owed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Target {
+    pub channel: ChannelKind,
+    /// E-mail address, E.164 phone number, Telegram chat id or callback URI.
+    pub address: String,
+    pub culture: String,
+    pub time_zone: String,
+    pub interactive: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ChannelKind {
+    Call,
+    Sms,
+    Telegram,
+    Email,
+    Webhook,
+}
+
+impl ChannelKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChannelKind::Call => "call",
+            ChannelKind::Sms => "sms",
+            ChannelKind::Telegram => "telegram",
+            ChannelKind::Email => "email",
+            ChannelKind::Webhook => "webhook",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ChannelKind> {
+        [
+            ChannelKind::Call,
+            ChannelKind::Sms,
+            ChannelKind::Telegram,
+            ChannelKind::Email,
+            ChannelKind::Webhook,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
+    }
+}
+
+/// Filters of list events.
+#[derive(Debug, Clone, Default)]
+pub struct EventFilter {
+    pub asset_id: Option<Uuid>,
+    pub event_type: Option<EventType>,
+    pub from: Option<DateTime<Utc>>,
+    pub to: Option<DateTime<Utc>>,
+}
+
+/// A notification a dispatcher has claimed (leased) for one delivery attempt.
+#[derive(Debug, Clone)]
+pub struct Claimed {
+    pub id: Uuid,
+    pub account_id: Uuid,
+    pub rule_id: Option<Uuid>,
+    pub webhook_account_id: Option<Uuid>,
+    pub target: Target,
+    pub created_at: DateTime<Utc>,
+    pub attempts: i64,
+    /// The event, with its asset's name; for a digest, every notification it carries.
+    pub events: Vec<(Event, String)>,
+    pub is_digest: bool,
+}
+
+/// What one delivery attempt came to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AttemptResult {
+    Delivered {
+        provider_code: Option<String>,
+    },
+    /// Try again at `retry_at`.
+    Retry {
+        provider_code: Option<String>,
+        message: String,
+        retry_at: DateTime<Utc>,
+    },
+    /// No further attempt: the provider refused it, or it grew too old.
+    Failed {
+        provider_code: Option<String>,
+        message: String,
+    },
+    /// The channel is not configured; no attempt reached a provider.
+    Skipped {
+        reason: String,
+    },
+}
+
+/// The newest state of an asset, as the state endpoint and the portal show it.
+#[derive(Debug, Clone)]
+pub struct StoredState {
+    pub asset_id: Uuid,
+    pub state: AssetState,
+}
+
+#[trait_variant::make(Send)]
+pub trait AlertStore: Sync + 'static {
+    /// The account an unexpired ingestion token (by its SHA-256) belongs to.
+    async fn ingestion_token_account(
+        &self,
+        token_hash: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Option<Uuid>>;
+
+    /// `(account, callbackUri)` of the account and each ancestor that has a callbackUri.
+    async fn webhook_receivers(&self, account: Uuid) -> StoreResult<Vec<(Uuid, String)>>;
+
+    /// Stores the points of each asset with the events and notifications `pipeline` derives from
+    /// them, all in one transaction; per asset at a time, so two batches of one asset never
+    /// interleave. Returns, per asset and point, whether it was new (`false`: a duplicate of a
+    /// stored point, which the pipeline does not see).
+    async fn ingest<P: Pipeline>(
+        &self,
+        batches: &[AssetPoints],
+        received_at: DateTime<Utc>,
+        pipeline: &P,
+    ) -> StoreResult<Vec<Vec<bool>>>;
+
+    async fn asset_states(&self, assets: &[Uuid]) -> StoreResult<Vec<StoredState>>;
+
+    /// Events of the account, newest first.
+    async fn list_events(
+        &self,
+        account: Uuid,
+        filter: &EventFilter,
+        page: super::Page,
+    ) -> StoreResult<Vec<Event>>;
+    async fn event(&self, account: Uuid, id: Uuid) -> StoreResult<Option<Event>>;
+    /// Marks the event acknowledged (unless it is already) and cancels its unsent notifications.
+    async fn acknowledge_event(
+        &self,
+        account: Uuid,
+        id: Uuid,
+        by: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Option<Event>>;
+    async fn event_notifications(&self, event: Uuid) -> StoreResult<Vec<Notification>>;
+    /// The event and rule a notification was sent for (for acknowledgement links).
+    async fn notification_event(
+        &self,
+        notification: Uuid,
+    ) -> StoreResult<Option<(Event, Option<Uuid>)>>;
+
+    /// Leases up to `limit` due notifications until `lease_until`.
+    async fn claim_due(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: i64,
+    ) -> StoreResult<Vec<Claimed>>;
+    /// When the recipient was last sent something since `since`.
+    async fn recent_sends(
+        &self,
+        channel: ChannelKind,
+        recipient: &str,
+        since: DateTime<Utc>,
+    ) -> StoreResult<Vec<DateTime<Utc>>>;
+    /// Folds the notification into the recipient's pending digest (created if needed, due at
+    /// `digest_due`).
+    async fn coalesce(
+        &self,
+        claimed: &Claimed,
+        digest_due: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()>;
+    /// Records an attempt and the notification's new status; releases the lease.
+    async fn record_attempt(
+        &self,
+        id: Uuid,
+        at: DateTime<Utc>,
+        result: &AttemptResult,
+    ) -> StoreResult<()>;
+    /// When the next pending notification is due (the dispatcher sleeps until then).
+    async fn next_due(&self) -> StoreResult<Option<DateTime<Utc>>>;
+}

@@ -1,0 +1,646 @@
+//! [`AlertStore`] over SQLite. Ingestion runs in one `BEGIN IMMEDIATE` transaction per batch: SQLite
+//! has one writer, so batches of one asset never interleave, and a crash keeps all of a batch or
+//! none of it.
+
+use super::{SqliteStore, json, parse_ts, parse_uuid, to_json, ts};
+use crate::store::alerts::{
+    AlertStore, AssetPoints, AttemptResult, ChannelKind, Claimed, EventFilter, NewEvent, Pipeline,
+    StoredState, Target,
+};
+use crate::store::{Page, StoreError, StoreResult};
+use asset_alerting_detect::AssetState;
+use asset_alerting_models::{
+    AlertRule, DeliveryAttempt, DeliveryAttemptOutcome, Event, EventDetails, EventType,
+    Notification, NotificationChannel, NotificationStatus, Position,
+};
+use chrono::{DateTime, Utc};
+use sqlx::sqlite::SqliteRow;
+use sqlx::{AssertSqlSafe, Row, SqliteConnection};
+use std::collections::HashSet;
+use uuid::Uuid;
+
+/// Rows per multi-row telemetry insert (4 parameters each, well under SQLite's limit).
+const INSERT_CHUNK: usize = 250;
+
+fn event_from(row: &SqliteRow) -> StoreResult<Event> {
+    let event_type: i32 = row.try_get("event_type")?;
+    let latitude: Option<f64> = row.try_get("latitude")?;
+    let longitude: Option<f64> = row.try_get("longitude")?;
+    let acknowledged_at: Option<String> = row.try_get("acknowledged_at")?;
+    Ok(Event {
+        id: parse_uuid(row.try_get("id")?)?,
+        account_id: parse_uuid(row.try_get("account_id")?)?,
+        asset_id: parse_uuid(row.try_get("asset_id")?)?,
+        event_type: EventType::try_from(event_type).map_err(StoreError::Corrupt)?,
+        occurred_at: parse_ts(row.try_get("occurred_at")?)?,
+        detected_at: parse_ts(row.try_get("detected_at")?)?,
+        position: latitude
+            .zip(longitude)
+            .map(|(latitude, longitude)| Position {
+                latitude,
+                longitude,
+            }),
+        details: json::<EventDetails>(row.try_get("details")?)?,
+        notifications_suppressed: row.try_get("notifications_suppressed")?,
+        acknowledged_at: acknowledged_at.as_deref().map(parse_ts).transpose()?,
+        acknowledged_by: row.try_get("acknowledged_by")?,
+    })
+}
+
+fn parse_opt_uuid(s: Option<String>) -> StoreResult<Option<Uuid>> {
+    s.as_deref().map(parse_uuid).transpose()
+}
+
+fn parse_opt_ts(s: Option<String>) -> StoreResult<Option<DateTime<Utc>>> {
+    s.as_deref().map(parse_ts).transpose()
+}
+
+fn status_str(status: NotificationStatus) -> &'static str {
+    match status {
+        NotificationStatus::Pending => "pending",
+        NotificationStatus::Sent => "sent",
+        NotificationStatus::Failed => "failed",
+        NotificationStatus::Skipped => "skipped",
+        NotificationStatus::Coalesced => "coalesced",
+        NotificationStatus::Cancelled => "cancelled",
+    }
+}
+
+fn parse_status(s: &str) -> StoreResult<NotificationStatus> {
+    [
+        NotificationStatus::Pending,
+        NotificationStatus::Sent,
+        NotificationStatus::Failed,
+        NotificationStatus::Skipped,
+        NotificationStatus::Coalesced,
+        NotificationStatus::Cancelled,
+    ]
+    .into_iter()
+    .find(|v| status_str(*v) == s)
+    .ok_or_else(|| StoreError::Corrupt(format!("notification status {s}")))
+}
+
+fn channel_model(kind: ChannelKind) -> NotificationChannel {
+    match kind {
+        ChannelKind::Call => NotificationChannel::Call,
+        ChannelKind::Sms => NotificationChannel::Sms,
+        ChannelKind::Telegram => NotificationChannel::Telegram,
+        ChannelKind::Email => NotificationChannel::Email,
+        ChannelKind::Webhook => NotificationChannel::Webhook,
+    }
+}
+
+fn parse_channel(s: &str) -> StoreResult<ChannelKind> {
+    ChannelKind::parse(s).ok_or_else(|| StoreError::Corrupt(format!("channel {s}")))
+}
+
+fn outcome_str(outcome: DeliveryAttemptOutcome) -> &'static str {
+    match outcome {
+        DeliveryAttemptOutcome::Delivered => "delivered",
+        DeliveryAttemptOutcome::RetryableFailure => "retryableFailure",
+        DeliveryAttemptOutcome::PermanentFailure => "permanentFailure",
+    }
+}
+
+fn parse_outcome(s: &str) -> StoreResult<DeliveryAttemptOutcome> {
+    [
+        DeliveryAttemptOutcome::Delivered,
+        DeliveryAttemptOutcome::RetryableFailure,
+        DeliveryAttemptOutcome::PermanentFailure,
+    ]
+    .into_iter()
+    .find(|v| outcome_str(*v) == s)
+    .ok_or_else(|| StoreError::Corrupt(format!("attempt outcome {s}")))
+}
+
+impl SqliteStore {
+    /// Stores the points of one asset; returns which were new.
+    async fn insert_points(
+        tx: &mut SqliteConnection,
+        batch: &AssetPoints,
+        received_at: &str,
+    ) -> StoreResult<Vec<bool>> {
+        let asset = batch.asset.id.to_string();
+        let mut inserted: HashSet<String> = HashSet::new();
+        for chunk in batch.points.chunks(INSERT_CHUNK) {
+            let mut sql =
+                String::from("INSERT INTO telemetry (asset_id, ts, received_at, body) VALUES ");
+            for i in 0..chunk.len() {
+                sql.push_str(if i == 0 {
+                    "(?, ?, ?, ?)"
+                } else {
+                    ", (?, ?, ?, ?)"
+                });
+            }
+            sql.push_str(" ON CONFLICT (asset_id, ts) DO NOTHING RETURNING ts");
+            let mut query = sqlx::query(AssertSqlSafe(sql));
+            for point in chunk {
+                query = query
+                    .bind(&asset)
+                    .bind(ts(point.timestamp))
+                    .bind(received_at)
+                    .bind(to_json(point));
+            }
+            for row in query.fetch_all(&mut *tx).await? {
+                inserted.insert(row.try_get("ts")?);
+            }
+        }
+        Ok(batch
+            .points
+            .iter()
+            .map(|p| inserted.contains(&ts(p.timestamp)))
+            .collect())
+    }
+
+    async fn insert_event(tx: &mut SqliteConnection, new: &NewEvent) -> StoreResult<()> {
+        let e = &new.event;
+        sqlx::query(
+            "INSERT INTO events (id, account_id, asset_id, event_type, occurred_at, detected_at, latitude, longitude, details, notifications_suppressed) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(e.id.to_string())
+        .bind(e.account_id.to_string())
+        .bind(e.asset_id.to_string())
+        .bind(e.event_type.value())
+        .bind(ts(e.occurred_at))
+        .bind(ts(e.detected_at))
+        .bind(e.position.as_ref().map(|p| p.latitude))
+        .bind(e.position.as_ref().map(|p| p.longitude))
+        .bind(to_json(&e.details))
+        .bind(e.notifications_suppressed)
+        .execute(&mut *tx)
+        .await?;
+        for n in &new.notifications {
+            sqlx::query(
+                "INSERT INTO notifications (id, event_id, account_id, rule_id, webhook_account_id, channel, recipient, target, status, created_at, due_at) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
+            )
+            .bind(n.id.to_string())
+            .bind(e.id.to_string())
+            .bind(e.account_id.to_string())
+            .bind(n.rule_id.map(|r| r.to_string()))
+            .bind(n.webhook_account_id.map(|r| r.to_string()))
+            .bind(n.target.channel.as_str())
+            .bind(&n.target.address)
+            .bind(to_json(&n.target))
+            .bind(ts(e.detected_at))
+            .bind(ts(n.due_at))
+            .execute(&mut *tx)
+            .await?;
+        }
+        Ok(())
+    }
+
+    async fn attempts_of(&self, notification: &str) -> StoreResult<Vec<DeliveryAttempt>> {
+        let rows = sqlx::query(
+            "SELECT at, outcome, provider_code, message FROM notification_attempts \
+             WHERE notification_id = ? ORDER BY at, rowid",
+        )
+        .bind(notification)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(DeliveryAttempt {
+                    at: parse_ts(r.try_get("at")?)?,
+                    outcome: parse_outcome(r.try_get("outcome")?)?,
+                    provider_code: r.try_get("provider_code")?,
+                    message: r.try_get("message")?,
+                })
+            })
+            .collect()
+    }
+
+    /// The events a claimed notification is about, each with its asset's name.
+    async fn claimed_events(&self, id: &str, is_digest: bool) -> StoreResult<Vec<(Event, String)>> {
+        let sql = if is_digest {
+            "SELECT e.*, a.name AS asset_name FROM notifications n JOIN events e ON e.id = n.event_id \
+             JOIN assets a ON a.id = e.asset_id WHERE n.digest_id = ? ORDER BY e.occurred_at, e.id"
+        } else {
+            "SELECT e.*, a.name AS asset_name FROM notifications n JOIN events e ON e.id = n.event_id \
+             JOIN assets a ON a.id = e.asset_id WHERE n.id = ?"
+        };
+        let rows = sqlx::query(sql).bind(id).fetch_all(&self.pool).await?;
+        rows.iter()
+            .map(|r| Ok((event_from(r)?, r.try_get("asset_name")?)))
+            .collect()
+    }
+}
+
+impl AlertStore for SqliteStore {
+    async fn ingestion_token_account(
+        &self,
+        token_hash: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Option<Uuid>> {
+        let row = sqlx::query(
+            "SELECT account_id FROM ingestion_tokens WHERE token_hash = ? AND expires_at > ?",
+        )
+        .bind(token_hash)
+        .bind(ts(now))
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|r| parse_uuid(r.try_get("account_id")?))
+            .transpose()
+    }
+
+    async fn webhook_receivers(&self, account: Uuid) -> StoreResult<Vec<(Uuid, String)>> {
+        let rows = sqlx::query(
+            "WITH RECURSIVE chain (id, parent_id, callback_uri, depth) AS ( \
+                 SELECT id, parent_id, callback_uri, 0 FROM accounts WHERE id = ? \
+                 UNION ALL SELECT a.id, a.parent_id, a.callback_uri, c.depth + 1 \
+                 FROM accounts a JOIN chain c ON a.id = c.parent_id \
+             ) SELECT id, callback_uri FROM chain WHERE callback_uri IS NOT NULL ORDER BY depth",
+        )
+        .bind(account.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| Ok((parse_uuid(r.try_get("id")?)?, r.try_get("callback_uri")?)))
+            .collect()
+    }
+
+    async fn ingest<P: Pipeline>(
+        &self,
+        batches: &[AssetPoints],
+        received_at: DateTime<Utc>,
+        pipeline: &P,
+    ) -> StoreResult<Vec<Vec<bool>>> {
+        let received = ts(received_at);
+        // IMMEDIATE takes the write lock first: a deferred transaction that reads, then writes,
+        // can fail at its first write when another writer got in between.
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut fresh_flags = Vec::with_capacity(batches.len());
+        for batch in batches {
+            let fresh = Self::insert_points(&mut tx, batch, &received).await?;
+            let points: Vec<_> = batch
+                .points
+                .iter()
+                .zip(&fresh)
+                .filter(|(_, new)| **new)
+                .map(|(p, _)| p.clone())
+                .collect();
+            fresh_flags.push(fresh);
+            if points.is_empty() {
+                continue;
+            }
+            let asset = batch.asset.id.to_string();
+            let stored: Option<String> =
+                sqlx::query("SELECT state FROM asset_state WHERE asset_id = ?")
+                    .bind(&asset)
+                    .fetch_optional(&mut *tx)
+                    .await?
+                    .map(|r| r.try_get("state"))
+                    .transpose()?;
+            let mut state: AssetState = match stored {
+                Some(s) => json(&s)?,
+                None => AssetState::default(),
+            };
+            let rules: Vec<AlertRule> = sqlx::query(
+                "SELECT body FROM alert_rules WHERE asset_id = ? ORDER BY position, id",
+            )
+            .bind(&asset)
+            .fetch_all(&mut *tx)
+            .await?
+            .iter()
+            .map(|r| json(r.try_get("body")?))
+            .collect::<StoreResult<_>>()?;
+            for event in pipeline.run(&batch.asset, &rules, &mut state, &points) {
+                Self::insert_event(&mut tx, &event).await?;
+            }
+            sqlx::query(
+                "INSERT INTO asset_state (asset_id, last_ts, state) VALUES (?, ?, ?) \
+                 ON CONFLICT (asset_id) DO UPDATE SET last_ts = excluded.last_ts, state = excluded.state",
+            )
+            .bind(&asset)
+            .bind(state.last_timestamp().map(ts))
+            .bind(to_json(&state))
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(fresh_flags)
+    }
+
+    async fn asset_states(&self, assets: &[Uuid]) -> StoreResult<Vec<StoredState>> {
+        let mut states = Vec::with_capacity(assets.len());
+        for id in assets {
+            let row = sqlx::query("SELECT state FROM asset_state WHERE asset_id = ?")
+                .bind(id.to_string())
+                .fetch_optional(&self.pool)
+                .await?;
+            if let Some(row) = row {
+                states.push(StoredState {
+                    asset_id: *id,
+                    state: json(row.try_get("state")?)?,
+                });
+            }
+        }
+        Ok(states)
+    }
+
+    async fn list_events(
+        &self,
+        account: Uuid,
+        filter: &EventFilter,
+        page: Page,
+    ) -> StoreResult<Vec<Event>> {
+        let rows = sqlx::query(
+            "SELECT * FROM events WHERE account_id = ? \
+             AND (? IS NULL OR asset_id = ?) AND (? IS NULL OR event_type = ?) \
+             AND (? IS NULL OR occurred_at >= ?) AND (? IS NULL OR occurred_at < ?) \
+             ORDER BY occurred_at DESC, id DESC LIMIT ? OFFSET ?",
+        )
+        .bind(account.to_string())
+        .bind(filter.asset_id.map(|a| a.to_string()))
+        .bind(filter.asset_id.map(|a| a.to_string()))
+        .bind(filter.event_type.map(|t| t.value()))
+        .bind(filter.event_type.map(|t| t.value()))
+        .bind(filter.from.map(ts))
+        .bind(filter.from.map(ts))
+        .bind(filter.to.map(ts))
+        .bind(filter.to.map(ts))
+        .bind(page.take)
+        .bind(page.skip)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(event_from).collect()
+    }
+
+    async fn event(&self, account: Uuid, id: Uuid) -> StoreResult<Option<Event>> {
+        let row = sqlx::query("SELECT * FROM events WHERE account_id = ? AND id = ?")
+            .bind(account.to_string())
+            .bind(id.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(event_from).transpose()
+    }
+
+    async fn acknowledge_event(
+        &self,
+        account: Uuid,
+        id: Uuid,
+        by: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Option<Event>> {
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let found = sqlx::query(
+            "UPDATE events SET acknowledged_at = COALESCE(acknowledged_at, ?), \
+             acknowledged_by = COALESCE(acknowledged_by, ?) WHERE account_id = ? AND id = ?",
+        )
+        .bind(ts(now))
+        .bind(by)
+        .bind(account.to_string())
+        .bind(id.to_string())
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            > 0;
+        if !found {
+            return Ok(None);
+        }
+        sqlx::query(
+            "UPDATE notifications SET status = 'cancelled', reason = 'the event was acknowledged', lease_until = NULL \
+             WHERE event_id = ? AND status = 'pending'",
+        )
+        .bind(id.to_string())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        self.event(account, id).await
+    }
+
+    async fn event_notifications(&self, event: Uuid) -> StoreResult<Vec<Notification>> {
+        let rows = sqlx::query(
+            "SELECT * FROM notifications WHERE event_id = ? ORDER BY created_at, due_at, id",
+        )
+        .bind(event.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let id: String = r.try_get("id")?;
+            out.push(Notification {
+                id: parse_uuid(&id)?,
+                event_id: event,
+                alert_rule_id: parse_opt_uuid(r.try_get("rule_id")?)?,
+                webhook_account_id: parse_opt_uuid(r.try_get("webhook_account_id")?)?,
+                channel: channel_model(parse_channel(r.try_get("channel")?)?),
+                recipient: r.try_get("recipient")?,
+                status: parse_status(r.try_get("status")?)?,
+                reason: r.try_get("reason")?,
+                created_at: parse_ts(r.try_get("created_at")?)?,
+                due_at: parse_ts(r.try_get("due_at")?)?,
+                sent_at: parse_opt_ts(r.try_get("sent_at")?)?,
+                digest_id: parse_opt_uuid(r.try_get("digest_id")?)?,
+                attempts: self.attempts_of(&id).await?,
+            });
+        }
+        Ok(out)
+    }
+
+    async fn notification_event(
+        &self,
+        notification: Uuid,
+    ) -> StoreResult<Option<(Event, Option<Uuid>)>> {
+        let row = sqlx::query(
+            "SELECT e.*, n.rule_id AS notification_rule FROM notifications n JOIN events e ON e.id = n.event_id WHERE n.id = ?",
+        )
+        .bind(notification.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|r| {
+            Ok((
+                event_from(&r)?,
+                parse_opt_uuid(r.try_get("notification_rule")?)?,
+            ))
+        })
+        .transpose()
+    }
+
+    async fn claim_due(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: i64,
+    ) -> StoreResult<Vec<Claimed>> {
+        let rows = sqlx::query(
+            "UPDATE notifications SET lease_until = ? WHERE id IN ( \
+                 SELECT id FROM notifications WHERE status = 'pending' AND due_at <= ? \
+                 AND (lease_until IS NULL OR lease_until <= ?) ORDER BY due_at, id LIMIT ? \
+             ) RETURNING id, event_id, account_id, rule_id, webhook_account_id, target, created_at, attempts",
+        )
+        .bind(ts(lease_until))
+        .bind(ts(now))
+        .bind(ts(now))
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut claimed = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let id: String = r.try_get("id")?;
+            let event_id: Option<String> = r.try_get("event_id")?;
+            let is_digest = event_id.is_none();
+            claimed.push(Claimed {
+                id: parse_uuid(&id)?,
+                account_id: parse_uuid(r.try_get("account_id")?)?,
+                rule_id: parse_opt_uuid(r.try_get("rule_id")?)?,
+                webhook_account_id: parse_opt_uuid(r.try_get("webhook_account_id")?)?,
+                target: json::<Target>(r.try_get("target")?)?,
+                created_at: parse_ts(r.try_get("created_at")?)?,
+                attempts: r.try_get("attempts")?,
+                events: self.claimed_events(&id, is_digest).await?,
+                is_digest,
+            });
+        }
+        Ok(claimed)
+    }
+
+    async fn recent_sends(
+        &self,
+        channel: ChannelKind,
+        recipient: &str,
+        since: DateTime<Utc>,
+    ) -> StoreResult<Vec<DateTime<Utc>>> {
+        let rows = sqlx::query(
+            "SELECT sent_at FROM notifications WHERE channel = ? AND recipient = ? AND sent_at >= ?",
+        )
+        .bind(channel.as_str())
+        .bind(recipient)
+        .bind(ts(since))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| parse_ts(r.try_get("sent_at")?))
+            .collect()
+    }
+
+    async fn coalesce(
+        &self,
+        claimed: &Claimed,
+        digest_due: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let target = &claimed.target;
+        let existing: Option<String> = sqlx::query(
+            "SELECT id FROM notifications WHERE event_id IS NULL AND status = 'pending' AND channel = ? AND recipient = ? \
+             ORDER BY due_at LIMIT 1",
+        )
+        .bind(target.channel.as_str())
+        .bind(&target.address)
+        .fetch_optional(&mut *tx)
+        .await?
+        .map(|r| r.try_get("id"))
+        .transpose()?;
+        let digest = match existing {
+            Some(id) => id,
+            None => {
+                let id = Uuid::new_v4().to_string();
+                sqlx::query(
+                    "INSERT INTO notifications (id, event_id, account_id, rule_id, channel, recipient, target, status, created_at, due_at) \
+                     VALUES (?, NULL, ?, ?, ?, ?, ?, 'pending', ?, ?)",
+                )
+                .bind(&id)
+                .bind(claimed.account_id.to_string())
+                .bind(claimed.rule_id.map(|r| r.to_string()))
+                .bind(target.channel.as_str())
+                .bind(&target.address)
+                .bind(to_json(target))
+                .bind(ts(now))
+                .bind(ts(digest_due))
+                .execute(&mut *tx)
+                .await?;
+                id
+            }
+        };
+        sqlx::query(
+            "UPDATE notifications SET status = 'coalesced', digest_id = ?, lease_until = NULL, \
+             reason = 'rate limit of the recipient reached; sent in a digest' WHERE id = ? AND status = 'pending'",
+        )
+        .bind(&digest)
+        .bind(claimed.id.to_string())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn record_attempt(
+        &self,
+        id: Uuid,
+        at: DateTime<Utc>,
+        result: &AttemptResult,
+    ) -> StoreResult<()> {
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let id = id.to_string();
+        let attempt = match result {
+            AttemptResult::Delivered { provider_code } => {
+                Some((DeliveryAttemptOutcome::Delivered, provider_code, None))
+            }
+            AttemptResult::Retry {
+                provider_code,
+                message,
+                ..
+            } => Some((
+                DeliveryAttemptOutcome::RetryableFailure,
+                provider_code,
+                Some(message),
+            )),
+            AttemptResult::Failed {
+                provider_code,
+                message,
+            } => Some((
+                DeliveryAttemptOutcome::PermanentFailure,
+                provider_code,
+                Some(message),
+            )),
+            AttemptResult::Skipped { .. } => None,
+        };
+        if let Some((outcome, code, message)) = attempt {
+            sqlx::query(
+                "INSERT INTO notification_attempts (notification_id, at, outcome, provider_code, message) VALUES (?, ?, ?, ?, ?)",
+            )
+            .bind(&id)
+            .bind(ts(at))
+            .bind(outcome_str(outcome))
+            .bind(code.as_deref())
+            .bind(message.map(String::as_str))
+            .execute(&mut *tx)
+            .await?;
+        }
+        let (status, reason, sent_at, due_at) = match result {
+            AttemptResult::Delivered { .. } => ("sent", None, Some(ts(at)), None),
+            AttemptResult::Retry {
+                message, retry_at, ..
+            } => ("pending", Some(message.clone()), None, Some(ts(*retry_at))),
+            AttemptResult::Failed { message, .. } => ("failed", Some(message.clone()), None, None),
+            AttemptResult::Skipped { reason } => ("skipped", Some(reason.clone()), None, None),
+        };
+        // Only a claimed, still pending row changes: an acknowledgement may have cancelled it.
+        sqlx::query(
+            "UPDATE notifications SET status = ?, reason = ?, sent_at = COALESCE(?, sent_at), \
+             due_at = COALESCE(?, due_at), lease_until = NULL, attempts = attempts + ? \
+             WHERE id = ? AND status = 'pending'",
+        )
+        .bind(status)
+        .bind(reason)
+        .bind(sent_at)
+        .bind(due_at)
+        .bind(i64::from(attempt.is_some()))
+        .bind(&id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn next_due(&self) -> StoreResult<Option<DateTime<Utc>>> {
+        let row = sqlx::query(
+            "SELECT MIN(COALESCE(MAX(due_at, lease_until), due_at)) AS due FROM notifications WHERE status = 'pending'",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        parse_opt_ts(row.try_get("due")?)
+    }
+}
