@@ -6,47 +6,11 @@
 mod support;
 
 use asset_alerting_client::Client;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
+use support::process::{free_port, spawn, wait_ready};
 use support::{ROOT_SECRET, asset_input};
 use uuid::Uuid;
-
-fn spawn(db: &std::path::Path, port: u16, root: Uuid) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_asset-alerting-service"))
-        .args(["--listen", &format!("127.0.0.1:{port}")])
-        .args(["--database-url", &format!("sqlite://{}", db.display())])
-        .args([
-            "--root-account-id",
-            &root.to_string(),
-            "--root-client-secret",
-            ROOT_SECRET,
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the service binary starts")
-}
-
-async fn wait_ready(base: &str) {
-    for _ in 0..200 {
-        if reqwest::get(format!("{base}/healthz"))
-            .await
-            .is_ok_and(|r| r.status().is_success())
-        {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("the service did not become ready at {base}");
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 #[tokio::test]
 async fn sigterm_loses_no_acknowledged_write() {
@@ -55,7 +19,7 @@ async fn sigterm_loses_no_acknowledged_write() {
     let root = Uuid::new_v4();
     let port = free_port();
     let base = format!("http://127.0.0.1:{port}");
-    let mut service = spawn(&db, port, root);
+    let mut service = spawn(&db, port, root, &[]);
     wait_ready(&base).await;
     let client = Client::builder(&base)
         .client_credentials(root.to_string(), ROOT_SECRET)
@@ -111,7 +75,7 @@ async fn sigterm_loses_no_acknowledged_write() {
     // Everything acknowledged is still there after a restart.
     let port = free_port();
     let base = format!("http://127.0.0.1:{port}");
-    let mut again = spawn(&db, port, root);
+    let mut again = spawn(&db, port, root, &[]);
     wait_ready(&base).await;
     let client = Client::builder(&base)
         .client_credentials(root.to_string(), ROOT_SECRET)

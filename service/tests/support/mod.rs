@@ -3,6 +3,8 @@
 
 #![allow(dead_code, reason = "each test binary uses part of the harness")]
 
+pub mod process;
+
 use asset_alerting_client::Client;
 use asset_alerting_client::models::*;
 use asset_alerting_service::app::App;

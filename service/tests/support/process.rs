@@ -1,0 +1,55 @@
+//! The real service binary as a child process, for tests that signal or kill it.
+
+use super::ROOT_SECRET;
+use std::process::{Child, Command, Stdio};
+use uuid::Uuid;
+
+pub fn spawn(db: &std::path::Path, port: u16, root: Uuid, extra: &[String]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_asset-alerting-service"))
+        .args(["--listen", &format!("127.0.0.1:{port}")])
+        .args(["--database-url", &format!("sqlite://{}", db.display())])
+        .args([
+            "--root-account-id",
+            &root.to_string(),
+            "--root-client-secret",
+            ROOT_SECRET,
+        ])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the service binary starts")
+}
+
+pub async fn wait_ready(base: &str) {
+    for _ in 0..200 {
+        if reqwest::get(format!("{base}/healthz"))
+            .await
+            .is_ok_and(|r| r.status().is_success())
+        {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("the service did not become ready at {base}");
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+pub fn kill9(child: &mut Child) {
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-KILL", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let _ = child.wait();
+}
