@@ -42,6 +42,9 @@ struct Shared {
     /// One lock, so that two requests with the same token cannot both create.
     ledger: Mutex<Ledger>,
     failures: Failures,
+    /// How long to wait after recording a request before answering it (a slow provider: a
+    /// client killed meanwhile never learns that the message was created).
+    answer_delay: Mutex<std::time::Duration>,
 }
 
 #[derive(Default)]
@@ -68,6 +71,7 @@ impl TwilioStandIn {
             auth_token: auth_token.to_owned(),
             ledger: Mutex::default(),
             failures: Failures::default(),
+            answer_delay: Mutex::default(),
         });
         let router = Router::new()
             .route("/2010-04-01/Accounts/{sid}/Messages.json", post(messages))
@@ -114,6 +118,11 @@ impl TwilioStandIn {
     pub fn fail_next(&self, count: usize, status: u16) {
         self.shared.failures.set(count, status);
     }
+
+    /// Answers every request `delay` after recording it.
+    pub fn set_answer_delay(&self, delay: std::time::Duration) {
+        *self.shared.answer_delay.lock().unwrap() = delay;
+    }
 }
 
 async fn messages(
@@ -122,7 +131,10 @@ async fn messages(
     headers: HeaderMap,
     form: Form<BTreeMap<String, String>>,
 ) -> Response {
-    create(TwilioResource::Messages, state, sid, headers, form)
+    let delay = *state.answer_delay.lock().unwrap();
+    let answer = create(TwilioResource::Messages, state, sid, headers, form);
+    tokio::time::sleep(delay).await;
+    answer
 }
 
 async fn calls(
@@ -131,7 +143,10 @@ async fn calls(
     headers: HeaderMap,
     form: Form<BTreeMap<String, String>>,
 ) -> Response {
-    create(TwilioResource::Calls, state, sid, headers, form)
+    let delay = *state.answer_delay.lock().unwrap();
+    let answer = create(TwilioResource::Calls, state, sid, headers, form);
+    tokio::time::sleep(delay).await;
+    answer
 }
 
 fn error(status: u16, code: u32, message: &str) -> Response {

@@ -40,7 +40,8 @@ struct Log {
 }
 
 struct Shared {
-    secret: Vec<u8>,
+    /// Replaceable: a receiver is often started before the account whose secret it checks exists.
+    secret: Mutex<Vec<u8>>,
     log: Mutex<Log>,
     failures: Failures,
 }
@@ -56,7 +57,7 @@ pub struct WebhookReceiver {
 impl WebhookReceiver {
     pub async fn start(secret: &[u8]) -> std::io::Result<Self> {
         let shared = Arc::new(Shared {
-            secret: secret.to_owned(),
+            secret: Mutex::new(secret.to_owned()),
             log: Mutex::default(),
             failures: Failures::default(),
         });
@@ -98,6 +99,11 @@ impl WebhookReceiver {
     pub fn fail_next(&self, count: usize, status: u16) {
         self.shared.failures.set(count, status);
     }
+
+    /// Verifies requests from now on with `secret`.
+    pub fn set_secret(&self, secret: &[u8]) {
+        *self.shared.secret.lock().unwrap() = secret.to_owned();
+    }
 }
 
 async fn receive(
@@ -131,7 +137,8 @@ async fn receive(
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
     let signature = header(SIGNATURE_HEADER).unwrap_or_default();
-    let verified = verify(&signature, &body, &shared.secret, now, TOLERANCE_SECS);
+    let secret = shared.secret.lock().unwrap().clone();
+    let verified = verify(&signature, &body, &secret, now, TOLERANCE_SECS);
     let mut log = shared.log.lock().unwrap();
     let (Ok(()), Some(webhook_id)) = (verified, header(WEBHOOK_ID_HEADER)) else {
         log.rejected += 1;

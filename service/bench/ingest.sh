@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Load benchmark of telemetry ingestion against the release build on 127.0.0.1: batches of 1,000
+# points over 100 assets (every threshold set, alert rules on every asset) from 4 connections for
+# 15 s, with latency probes (ingest to event visible, ingest to webhook received). Bounded in time.
+# Settings: ASSETS, BATCH, DURATION (seconds), WORKERS.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cargo build --release -q -p asset-alerting-service --example ingest_load
+port=18283
+dir="$(mktemp -d)"
+root="00000000-0000-4000-8000-0000000000b2"
+secret="bench-secret"
+target/release/asset-alerting-service --listen "127.0.0.1:$port" --database-url "sqlite://$dir/bench.db" \
+  --root-account-id "$root" --root-client-secret "$secret" --allow-http-callbacks --allow-private-callbacks \
+  > "$dir/service.log" 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" > /dev/null && break; sleep 0.1; done
+target/release/examples/ingest_load --url "http://127.0.0.1:$port" --root "$root" --secret "$secret" \
+  --assets "${ASSETS:-100}" --batch "${BATCH:-1000}" --seconds "${DURATION:-15}" --workers "${WORKERS:-4}"
