@@ -1,6 +1,7 @@
 //! The real binary killed with SIGKILL (no chance to clean up) while it works, then restarted:
-//! no acknowledged telemetry point is lost, and events are neither lost nor doubled when the
-//! tracker sends again what was not acknowledged.
+//! no acknowledged telemetry point is lost, events are neither lost nor doubled when the tracker
+//! sends again what was not acknowledged, and every notification is delivered, once at a
+//! provider that takes the idempotency key.
 
 #![cfg(unix)]
 
@@ -136,5 +137,173 @@ async fn sigkill_during_ingestion_loses_no_acknowledged_point_and_doubles_no_eve
         }
         assert_eq!(events, 25 * BATCHES as usize, "alarm events of {asset}");
     }
+    kill9(&mut again);
+}
+
+/// SIGKILL while notifications are being sent (the SMS provider answers slowly, so some messages
+/// are created at the provider but never recorded as sent): after the restart every notification
+/// is delivered and recorded, and the provider, which takes the idempotency key, created each
+/// message exactly once.
+#[tokio::test]
+async fn sigkill_during_dispatch_delivers_every_notification_once() {
+    use asset_alerting_channels::testing::TwilioStandIn;
+    const EPISODES: i64 = 40;
+    let twilio = TwilioStandIn::start("AC0001", "token").await.unwrap();
+    twilio.set_answer_delay(std::time::Duration::from_millis(150));
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("service.db");
+    let root = Uuid::new_v4();
+    let extra: Vec<String> = [
+        "--twilio-account-sid",
+        "AC0001",
+        "--twilio-auth-token",
+        "token",
+        "--twilio-from",
+        "+15005550006",
+        "--twilio-api-url",
+        &twilio.base_url(),
+        "--rate-limit-per-minute",
+        "1000",
+        "--dispatch-lease-secs",
+        "1",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect();
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let mut service = spawn(&db, port, root, &extra);
+    wait_ready(&base).await;
+    let admin = Client::builder(&base)
+        .client_credentials(root.to_string(), ROOT_SECRET)
+        .build()
+        .unwrap();
+    let truck = admin
+        .create_asset(root, asset_input("truck-1"))
+        .send()
+        .await
+        .unwrap()
+        .id;
+    let rule = AlertRuleInput {
+        event_type: EventType::AlarmTriggered,
+        order: 0,
+        recipient: Recipient {
+            culture: "en-GB".to_owned(),
+            time_zone: "Europe/Berlin".to_owned(),
+            phone_number: Some("+4915112345678".to_owned()),
+            description: None,
+        },
+        channel: Channel {
+            r#type: ChannelType::Sms,
+            call: None,
+            sms: Some(SmsChannel {
+                is_interactive: false,
+            }),
+            telegram: None,
+            email: None,
+        },
+        is_disabled: false,
+        days_of_week: vec![],
+        time_of_day: None,
+        dates: None,
+        inside_geofences: vec![],
+        outside_geofences: vec![],
+    };
+    admin
+        .create_alert_rule(root, truck, rule)
+        .send()
+        .await
+        .unwrap();
+    let token = admin.get_ingestion_token(root).send().await.unwrap().token;
+    let ingest = Client::builder(&base).bearer_token(&token).build().unwrap();
+    let start = DateTime::from_timestamp(Utc::now().timestamp() - 3600, 0).unwrap();
+    let points = (0..EPISODES * 2)
+        .map(|i| TelemetryPoint {
+            signals: Some(DeviceSignals {
+                alarm: Some(i % 2 == 0),
+                ..no_signals()
+            }),
+            ..point_of(Some(truck), None, start + Duration::seconds(i))
+        })
+        .collect();
+    ingest
+        .ingest_telemetry(TelemetryBatch { points })
+        .send()
+        .await
+        .unwrap();
+    // Kill once a few messages are out, with more in flight.
+    let began = std::time::Instant::now();
+    while twilio.messages().len() < 5 {
+        assert!(began.elapsed() < std::time::Duration::from_secs(20));
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    kill9(&mut service);
+    let at_kill = twilio.messages().len();
+    assert!(at_kill < EPISODES as usize, "the kill came mid-dispatch");
+
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let mut again = spawn(&db, port, root, &extra);
+    wait_ready(&base).await;
+    let admin = Client::builder(&base)
+        .client_credentials(root.to_string(), ROOT_SECRET)
+        .build()
+        .unwrap();
+    let events = admin
+        .list_events(root)
+        .event_type(EventType::AlarmTriggered)
+        .take(500)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(events.len(), EPISODES as usize);
+    let began = std::time::Instant::now();
+    let mut delivered = Vec::new();
+    for event in &events {
+        loop {
+            let notifications = admin
+                .list_event_notifications(root, event.id)
+                .send()
+                .await
+                .unwrap();
+            let sms: Vec<_> = notifications
+                .into_iter()
+                .filter(|n| n.channel == NotificationChannel::Sms)
+                .collect();
+            assert_eq!(sms.len(), 1, "one notification per rule and event");
+            if sms[0].status == NotificationStatus::Sent {
+                assert!(
+                    sms[0]
+                        .attempts
+                        .iter()
+                        .any(|a| a.outcome == DeliveryAttemptOutcome::Delivered)
+                );
+                delivered.push(sms[0].id.to_string());
+                break;
+            }
+            assert_eq!(sms[0].status, NotificationStatus::Pending, "{:?}", sms[0]);
+            assert!(
+                began.elapsed() < std::time::Duration::from_secs(60),
+                "not delivered in time"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
+    // Each notification created exactly one message at the provider, whatever was resent.
+    let mut created: Vec<String> = twilio
+        .messages()
+        .into_iter()
+        .map(|m| m.idempotency_token.unwrap())
+        .collect();
+    created.sort();
+    delivered.sort();
+    assert_eq!(created, delivered);
+    // The message in flight at the kill was sent again after the restart and recognised.
+    assert!(
+        twilio.attempts() > created.len(),
+        "no message was resent: {} attempts for {} messages",
+        twilio.attempts(),
+        created.len()
+    );
     kill9(&mut again);
 }
