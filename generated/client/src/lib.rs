@@ -180,7 +180,10 @@
 //!   per attempt up to 30 minutes, with ±20 % jitter; a notification still undelivered 24
 //!   hours after creation is `failed`. Delivery is at least once; the notification id is
 //!   the idempotency key (Twilio `I-Twilio-Idempotency-Token`, the e-mail Message-ID, the
-//!   webhook id), so a retry after a crash is recognisable.
+//!   webhook id), so a retry after a crash is recognisable; the Telegram Bot API takes no such
+//!   key, so a crash between sending and recording can repeat a Telegram message. Retried:
+//!   timeouts, connection failures, HTTP 408, 429 (honouring Retry-After) and 5xx, SMTP 4yz;
+//!   anything else fails at once.
 //! - **Escalation.** When a matched rule has an interactive channel, the rules after it are
 //!   escalation steps: each is due 5 minutes after the interactive step before it.
 //!   Acknowledging the event (the API, or the link in an interactive message) cancels every
