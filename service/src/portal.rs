@@ -1,21 +1,28 @@
 //! Portal links: a URL signed with HMAC-SHA256 over the account and the expiry, and the read-only
-//! page it opens (the account's assets). The page is outside the API spec: it is for people.
+//! page it opens: the account's assets with their last state (paged, searchable), its newest
+//! events, and a map. The page is outside the API spec: it is for people.
 
-use crate::api::Service;
-use crate::store::Page;
-use crate::store::Store;
+mod map;
+mod view;
+
+use crate::api::{ApiResult, Service};
+use crate::pages::page_headers;
+use crate::store::alerts::{AlertStore, EventFilter};
 use crate::store::sqlite::SqliteStore;
-use asset_alerting_models::Asset;
+use crate::store::{Page, Store};
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Utc};
+use futures_util::future::try_join_all;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
+use std::collections::HashMap;
 use std::sync::Arc;
 use uuid::Uuid;
+use view::{AssetRow, LinkAuth, Paging, PortalView};
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -80,6 +87,7 @@ impl PortalSigner {
     }
 }
 
+/// Text made safe for HTML content and attribute values.
 pub fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -88,89 +96,165 @@ pub fn escape(text: &str) -> String {
         .replace('\'', "&#39;")
 }
 
-/// The portal page: the account's live assets in a table.
-pub fn page(account: Uuid, assets: &[Asset], expires: DateTime<Utc>) -> String {
-    let rows: String = assets
-        .iter()
-        .map(|a| {
-            format!(
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                escape(&a.external_id),
-                escape(&a.name),
-                a.tier.name(),
-                a.id
-            )
-        })
-        .collect();
-    let empty = if assets.is_empty() {
-        "<p>This account has no assets yet.</p>"
-    } else {
-        ""
-    };
-    format!(
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Assets of {account}</title>\
-         <style>body{{font-family:sans-serif;margin:2rem}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.3rem .6rem}}</style>\
-         </head><body><h1>Assets</h1><p>Account {account}. This link is valid until {expires}.</p>{empty}\
-         <table><thead><tr><th>External id</th><th>Name</th><th>Tier</th><th>Id</th></tr></thead><tbody>\n{rows}</tbody></table></body></html>\n",
-        expires = expires.to_rfc3339()
-    )
+/// Assets per page of the portal's list.
+pub const ASSETS_PER_PAGE: i64 = 50;
+/// How many of the account's newest events the portal shows.
+pub const LATEST_EVENTS: i64 = 20;
+/// Longer search texts are cut: a URL should not be able to ask for an arbitrarily long pattern.
+const MAX_SEARCH_CHARS: usize = 100;
+
+/// What a portal URL's query carries: the link's credentials, and where in the list to look.
+#[derive(Debug, PartialEq)]
+struct PortalQuery {
+    expires: i64,
+    signature: String,
+    /// 1-based; a missing or unusable `page` is the first.
+    page: i64,
+    search: Option<String>,
 }
 
-/// The page a portal link opens: refused (403) unless the link is authentic and unexpired.
+impl PortalQuery {
+    /// `None` unless the query has the link's `expires` and `signature`.
+    fn parse(raw: &str) -> Option<PortalQuery> {
+        let pairs: Vec<(String, String)> = form_urlencoded::parse(raw.as_bytes())
+            .into_owned()
+            .collect();
+        let find = |key: &str| {
+            pairs
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.as_str())
+        };
+        Some(PortalQuery {
+            expires: find("expires")?.parse().ok()?,
+            signature: find("signature")?.to_owned(),
+            page: find("page")
+                .and_then(|p| p.trim().parse::<i64>().ok())
+                .unwrap_or(1)
+                .max(1),
+            search: find("q")
+                .map(|q| q.trim().chars().take(MAX_SEARCH_CHARS).collect::<String>())
+                .filter(|q| !q.is_empty()),
+        })
+    }
+}
+
+fn html(status: StatusCode, body: String) -> Response {
+    (status, Html(body)).into_response()
+}
+
+/// The page a portal link opens: refused (403) unless the link is authentic and unexpired. Every
+/// answer, refusals too, carries the page headers (no caching: the URL is a credential).
 pub async fn portal_page(
     State(service): State<Arc<Service<SqliteStore>>>,
     Path(account): Path<String>,
     RawQuery(query): RawQuery,
 ) -> Response {
+    page_headers(portal_response(&service, &account, query.as_deref().unwrap_or("")).await)
+}
+
+async fn portal_response(service: &Service<SqliteStore>, account: &str, query: &str) -> Response {
     let refuse = |why: &str| {
-        (
+        html(
             StatusCode::FORBIDDEN,
-            Html(format!(
-                "<!doctype html><title>Link refused</title><p>{why}</p>\n"
-            )),
+            view::message_page("Link refused", why),
         )
-            .into_response()
     };
-    let Ok(account) = Uuid::parse_str(&account) else {
-        return refuse("This link is not valid.");
-    };
-    let pairs: Vec<(String, String)> = form_urlencoded::parse(query.unwrap_or_default().as_bytes())
-        .into_owned()
-        .collect();
-    let find = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
-    let (Some(Ok(expires)), Some(signature)) =
-        (find("expires").map(|e| e.parse::<i64>()), find("signature"))
-    else {
+    let (Ok(account), Some(query)) = (Uuid::parse_str(account), PortalQuery::parse(query)) else {
         return refuse("This link is not valid.");
     };
     if let Err(why) = service
         .signer()
-        .check(account, expires, &signature, Utc::now())
+        .check(account, query.expires, &query.signature, Utc::now())
     {
         return refuse(why);
     }
-    match service
-        .store()
-        .list_assets(
-            account,
-            None,
-            false,
-            Page {
-                skip: 0,
-                take: 10_000,
-            },
-        )
-        .await
-    {
-        Ok(assets) => {
-            let until = DateTime::from_timestamp(expires, 0).unwrap_or_default();
-            Html(page(account, &assets, until)).into_response()
-        }
+    match gather(service, account, query).await {
+        Ok(Some(view)) => html(StatusCode::OK, view::render(&view)),
+        Ok(None) => html(
+            StatusCode::NOT_FOUND,
+            view::message_page("No such account", "This account does not exist."),
+        ),
         Err(e) => {
-            tracing::error!(error = %e, "portal page");
-            (StatusCode::INTERNAL_SERVER_ERROR, "internal error\n").into_response()
+            tracing::error!(error = ?e, "portal page");
+            html(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                view::message_page("Not available", "The page could not be loaded; try again."),
+            )
         }
     }
+}
+
+/// What the page shows; `None` when the account does not exist.
+async fn gather(
+    service: &Service<SqliteStore>,
+    account: Uuid,
+    query: PortalQuery,
+) -> ApiResult<Option<PortalView>> {
+    let store = service.store();
+    let Some(record) = store.account(account).await? else {
+        return Ok(None);
+    };
+    let search = query.search.as_deref();
+    let page_of = |page: i64| Page {
+        skip: (page - 1).saturating_mul(ASSETS_PER_PAGE),
+        take: ASSETS_PER_PAGE,
+    };
+    let mut page = query.page;
+    let (mut assets, total) = store.search_assets(account, search, page_of(page)).await?;
+    let pages = ((total + ASSETS_PER_PAGE - 1) / ASSETS_PER_PAGE).max(1);
+    if page > pages {
+        // Past the end (the list shrank, or the URL was edited): the last page instead.
+        page = pages;
+        assets = store.search_assets(account, search, page_of(page)).await?.0;
+    }
+    // The link acts for the account it was signed for, so the account is the principal.
+    let states = try_join_all(
+        assets
+            .iter()
+            .map(|a| service.get_asset_state(account, account, a.id)),
+    )
+    .await?;
+    let geofences = store.list_geofences(account).await?;
+    let latest = Page {
+        skip: 0,
+        take: LATEST_EVENTS,
+    };
+    let events = store
+        .list_events(account, &EventFilter::default(), latest)
+        .await?;
+    let mut asset_names: HashMap<Uuid, String> =
+        assets.iter().map(|a| (a.id, a.name.clone())).collect();
+    for event in &events {
+        if !asset_names.contains_key(&event.asset_id)
+            && let Some(asset) = store.asset(account, event.asset_id).await?
+        {
+            asset_names.insert(asset.id, asset.name);
+        }
+    }
+    Ok(Some(PortalView {
+        account_id: account,
+        account_name: record.friendly_name.unwrap_or(record.name),
+        now: Utc::now(),
+        auth: LinkAuth {
+            expires: query.expires,
+            signature: query.signature,
+        },
+        paging: Paging {
+            page,
+            pages,
+            total,
+            search: query.search,
+        },
+        assets: assets
+            .into_iter()
+            .zip(states)
+            .map(|(asset, state)| AssetRow { asset, state })
+            .collect(),
+        geofences,
+        events,
+        asset_names,
+    }))
 }
 
 #[cfg(test)]
@@ -217,7 +301,36 @@ mod tests {
     }
 
     #[test]
-    fn page_escapes_names() {
-        assert!(escape("<b>&\"'").eq("&lt;b&gt;&amp;&quot;&#39;"));
+    fn escape_covers_content_and_attributes() {
+        assert_eq!(escape("<b>&\"'"), "&lt;b&gt;&amp;&quot;&#39;");
+    }
+
+    #[test]
+    fn the_query_carries_credentials_page_and_search() {
+        let parsed = PortalQuery::parse("expires=42&signature=a%2Bb&page=3&q=+Van+%26+Co+");
+        assert_eq!(
+            parsed,
+            Some(PortalQuery {
+                expires: 42,
+                signature: "a+b".to_owned(),
+                page: 3,
+                search: Some("Van & Co".to_owned()),
+            })
+        );
+        let plain = PortalQuery::parse("signature=s&expires=7").unwrap();
+        assert_eq!((plain.page, plain.search), (1, None));
+        // Unusable pages are the first; blank searches are none; long ones are cut.
+        for page in ["0", "-4", "x", ""] {
+            let q = PortalQuery::parse(&format!("expires=1&signature=s&page={page}&q=%20"));
+            assert_eq!(q.map(|q| (q.page, q.search)), Some((1, None)), "{page}");
+        }
+        let long = PortalQuery::parse(&format!("expires=1&signature=s&q={}", "é".repeat(500)));
+        assert_eq!(
+            long.unwrap().search.unwrap().chars().count(),
+            MAX_SEARCH_CHARS
+        );
+        // Without the link's credentials there is nothing to show.
+        assert_eq!(PortalQuery::parse("expires=1"), None);
+        assert_eq!(PortalQuery::parse("signature=s&expires=soon"), None);
     }
 }

@@ -74,6 +74,15 @@ pub trait Store: Sync + 'static {
         page: Page,
     ) -> StoreResult<Vec<Asset>>;
     async fn asset(&self, account: Uuid, id: Uuid) -> StoreResult<Option<Asset>>;
+    /// One page of the account's live assets whose externalId or name contains `text` (ignoring
+    /// the case of ASCII letters; every live asset when `None`), in list order, and how many
+    /// match in all.
+    async fn search_assets(
+        &self,
+        account: Uuid,
+        text: Option<&str>,
+        page: Page,
+    ) -> StoreResult<(Vec<Asset>, i64)>;
     /// Fails with `Conflict` when a live asset of the account has the same externalId.
     async fn insert_asset(&self, asset: &Asset) -> StoreResult<()>;
     /// Replaces the asset's fields (not its deleted flag); `false` when it does not exist.

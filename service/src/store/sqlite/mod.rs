@@ -288,6 +288,50 @@ impl Store for SqliteStore {
         row.as_ref().map(Self::asset_from).transpose()
     }
 
+    async fn search_assets(
+        &self,
+        account: Uuid,
+        text: Option<&str>,
+        page: Page,
+    ) -> StoreResult<(Vec<Asset>, i64)> {
+        // LIKE folds ASCII case; the text's own `%`, `_` and `\` are escaped to match literally.
+        let pattern = text.map(|t| {
+            let literal = t
+                .replace('\\', "\\\\")
+                .replace('%', "\\%")
+                .replace('_', "\\_");
+            format!("%{literal}%")
+        });
+        // One read transaction: the count and the page see the same rows.
+        let mut tx = self.pool.begin().await?;
+        let total: i64 = sqlx::query(
+            "SELECT COUNT(*) AS n FROM assets WHERE account_id = ?1 AND is_deleted = 0 \
+             AND (?2 IS NULL OR external_id LIKE ?2 ESCAPE '\\' OR name LIKE ?2 ESCAPE '\\')",
+        )
+        .bind(account.to_string())
+        .bind(&pattern)
+        .fetch_one(&mut *tx)
+        .await?
+        .try_get("n")?;
+        let rows = sqlx::query(
+            "SELECT * FROM assets WHERE account_id = ?1 AND is_deleted = 0 \
+             AND (?2 IS NULL OR external_id LIKE ?2 ESCAPE '\\' OR name LIKE ?2 ESCAPE '\\') \
+             ORDER BY external_id, id LIMIT ?3 OFFSET ?4",
+        )
+        .bind(account.to_string())
+        .bind(&pattern)
+        .bind(page.take)
+        .bind(page.skip)
+        .fetch_all(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        let assets = rows
+            .iter()
+            .map(Self::asset_from)
+            .collect::<StoreResult<_>>()?;
+        Ok((assets, total))
+    }
+
     async fn insert_asset(&self, a: &Asset) -> StoreResult<()> {
         let result = sqlx::query(
             "INSERT INTO assets (id, account_id, external_id, name, tier, disabled_events, telemetry_rules, is_deleted, created_at) \
