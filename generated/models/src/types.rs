@@ -1551,11 +1551,8 @@ impl ::std::str::FromStr for NotificationChannel {
 }
 
 /// pending: waiting to be sent (or for its next attempt); sent: the provider accepted it;
-
 /// failed: every attempt failed, or it grew older than the maximum age (24 hours);
-
 /// skipped: the channel is not configured on this service (see reason);
-
 /// coalesced: the recipient's rate limit was reached, so it was folded into a digest
 /// message (see digestId); cancelled: the event was acknowledged before it was sent.
 #[derive(

@@ -131,8 +131,11 @@ fn space_items(code: &str) -> String {
             let indent = line.len() - line.trim_start().len();
             let p_indent = p.len() - p.trim_start().len();
             let p_trim = p.trim();
-            let closes_item =
-                p_trim == "}" || (p_trim.ends_with(';') && !p_trim.starts_with("use "));
+            // A comment line ending in `;` (prose) closes nothing.
+            let closes_item = p_trim == "}"
+                || (p_trim.ends_with(';')
+                    && !p_trim.starts_with("use ")
+                    && !p_trim.starts_with("//"));
             let after_use = p_trim.starts_with("use ") && !line.trim_start().starts_with("use ");
             let starts_item = ITEM_STARTS.iter().any(|s| line.trim_start().starts_with(s));
             if indent == p_indent && starts_item && (closes_item || after_use) {
@@ -166,5 +169,19 @@ fn rustfmt(code: &str) -> Option<String> {
         String::from_utf8(output.stdout).ok()
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::space_items;
+
+    #[test]
+    fn items_are_spaced_but_doc_lines_ending_in_a_semicolon_are_not() {
+        let code = "const A: u8 = 1;\nconst B: u8 = 2;\n/// first: one;\n/// second: two;\npub struct C;\n";
+        assert_eq!(
+            space_items(code),
+            "const A: u8 = 1;\n\nconst B: u8 = 2;\n\n/// first: one;\n/// second: two;\npub struct C;\n"
+        );
     }
 }
