@@ -79,7 +79,7 @@ impl TokenFailure {
 
 mod alerting;
 
-pub use alerting::Alerting;
+pub use alerting::{Alerting, state_view};
 
 pub struct Service<S> {
     store: S,

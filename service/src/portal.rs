@@ -5,7 +5,7 @@
 mod map;
 mod view;
 
-use crate::api::{ApiResult, Service};
+use crate::api::{ApiResult, Service, state_view};
 use crate::pages::page_headers;
 use crate::store::alerts::{AlertStore, EventFilter};
 use crate::store::sqlite::SqliteStore;
@@ -16,7 +16,6 @@ use axum::response::{Html, IntoResponse, Response};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Utc};
-use futures_util::future::try_join_all;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use std::collections::HashMap;
@@ -208,13 +207,12 @@ async fn gather(
         page = pages;
         assets = store.search_assets(account, search, page_of(page)).await?.0;
     }
-    // The link acts for the account it was signed for, so the account is the principal.
-    let states = try_join_all(
-        assets
-            .iter()
-            .map(|a| service.get_asset_state(account, account, a.id)),
-    )
-    .await?;
+    let ids: Vec<Uuid> = assets.iter().map(|a| a.id).collect();
+    let stored = store.asset_states(&ids).await?;
+    let states: Vec<_> = ids
+        .iter()
+        .map(|id| state_view(*id, stored.iter().find(|s| s.asset_id == *id)))
+        .collect();
     let geofences = store.list_geofences(account).await?;
     let latest = Page {
         skip: 0,
