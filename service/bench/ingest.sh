@@ -5,7 +5,7 @@
 # Settings: ASSETS, BATCH, DURATION (seconds), WORKERS.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-cargo build --release -q -p asset-alerting-service --example ingest_load
+cargo build --release -q -p asset-alerting-service --bins --example ingest_load
 port=18283
 dir="$(mktemp -d)"
 root="00000000-0000-4000-8000-0000000000b2"
@@ -16,5 +16,6 @@ target/release/asset-alerting-service --listen "127.0.0.1:$port" --database-url 
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" > /dev/null && break; sleep 0.1; done
+curl -sf "http://127.0.0.1:$port/healthz" > /dev/null || { echo "the service did not start:"; cat "$dir/service.log"; exit 1; }
 target/release/examples/ingest_load --url "http://127.0.0.1:$port" --root "$root" --secret "$secret" \
   --assets "${ASSETS:-100}" --batch "${BATCH:-1000}" --seconds "${DURATION:-15}" --workers "${WORKERS:-4}"

@@ -61,15 +61,16 @@ fn rules() -> TelemetryRules {
 }
 
 fn point(asset: Uuid, t: DateTime<Utc>, n: i64) -> TelemetryPoint {
-    // A truck around Berlin: speed and temperature cross their thresholds now and then.
-    let phase = n % 40;
+    // A truck around Berlin: every 2 minutes it speeds for 30 s and its cargo is warm for 70 s,
+    // long enough for both to become events (their minimum durations are 10 s and 60 s).
+    let phase = n % 120;
     TelemetryPoint {
         asset_id: Some(asset),
         external_id: None,
         timestamp: t,
         latitude: Some(52.5 + (n % 100) as f64 * 0.001),
         longitude: Some(13.4 + (n % 97) as f64 * 0.001),
-        speed: Some(if phase < 5 { 110.0 } else { 60.0 }),
+        speed: Some(if phase < 30 { 110.0 } else { 60.0 }),
         heading: Some(90.0),
         ignition: Some(true),
         input_voltage: Some(24.0),
@@ -77,7 +78,7 @@ fn point(asset: Uuid, t: DateTime<Utc>, n: i64) -> TelemetryPoint {
         battery_percentage: Some(80.0),
         fuel_level: Some(50.0),
         ad_blue_level: Some(50.0),
-        temperature: Some(if phase < 10 { 9.5 } else { 4.0 }),
+        temperature: Some(if (30..100).contains(&phase) { 9.5 } else { 4.0 }),
         pressure: Some(500.0),
         engine_speed: Some(1500.0),
         signals: None,
@@ -297,6 +298,21 @@ async fn main() {
         latencies.extend(l);
     }
     let elapsed = began.elapsed().as_secs_f64();
+    // Every event was matched against its asset's rules and written to the outbox with the points.
+    let mut events = 0usize;
+    loop {
+        let page = client
+            .list_events(account)
+            .skip(events as i32)
+            .take(500)
+            .send()
+            .await
+            .unwrap();
+        events += page.len();
+        if page.len() < 500 {
+            break;
+        }
+    }
     tokio::time::sleep(std::time::Duration::from_secs(3)).await;
     let arrived = arrivals.lock().unwrap().clone();
     let mut webhook: Vec<f64> = sent_at
@@ -313,6 +329,10 @@ async fn main() {
     println!("| assets with rules | {} |", a.assets);
     println!("| points accepted | {accepted} in {elapsed:.1} s |");
     println!("| points/s accepted | {:.0} |", accepted as f64 / elapsed);
+    println!(
+        "| events recorded with their notifications (matching + outbox) | {events} ({:.0}/s) |",
+        events as f64 / elapsed
+    );
     println!(
         "| batch ({} points) latency p50 / p99 | {:.1} / {:.1} ms |",
         a.batch,

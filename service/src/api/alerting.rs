@@ -214,31 +214,37 @@ impl<S: Store + AlertStore> Service<S> {
             .await?)
     }
 
-    /// Resolves each distinct asset the batch names, once.
+    /// Resolves every asset the batch names, in one read. An externalId names the live asset
+    /// that has it (externalIds are unique among live assets), else a deleted one.
     async fn resolve_assets(
         &self,
         account: Uuid,
         keys: impl Iterator<Item = AssetKey>,
-    ) -> ApiResult<HashMap<AssetKey, Option<Asset>>> {
-        let mut found = HashMap::new();
+    ) -> ApiResult<HashMap<AssetKey, Asset>> {
+        let (mut ids, mut externals) = (Vec::new(), Vec::new());
         for key in keys {
-            if found.contains_key(&key) {
-                continue;
+            match key {
+                AssetKey::Id(id) => ids.push(id),
+                AssetKey::External(external) => externals.push(external),
             }
-            let asset = match &key {
-                AssetKey::Id(id) => self.store.asset(account, *id).await?,
-                AssetKey::External(external) => {
-                    let page = Page { skip: 0, take: 500 };
-                    let all = self
-                        .store
-                        .list_assets(account, Some(external), true, page)
-                        .await?;
-                    // The live asset if there is one (externalIds are unique among live assets).
-                    let live = all.iter().find(|a| a.is_deleted != Some(true)).cloned();
-                    live.or_else(|| all.into_iter().next())
-                }
-            };
-            found.insert(key, asset);
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        externals.sort_unstable();
+        externals.dedup();
+        let assets = self.store.assets_by_keys(account, &ids, &externals).await?;
+        let mut found = HashMap::with_capacity(assets.len() * 2);
+        for asset in assets {
+            let live = asset.is_deleted != Some(true);
+            let by_external = AssetKey::External(asset.external_id.clone());
+            if externals.binary_search(&asset.external_id).is_ok()
+                && (live || !found.contains_key(&by_external))
+            {
+                found.insert(by_external, asset.clone());
+            }
+            if ids.binary_search(&asset.id).is_ok() {
+                found.insert(AssetKey::Id(asset.id), asset);
+            }
         }
         Ok(found)
     }
@@ -295,7 +301,7 @@ impl<S: Store + AlertStore> Service<S> {
         let mut group_of: HashMap<Uuid, usize> = HashMap::new();
         for i in valid {
             let point = &batch.points[i];
-            match assets.get(&key(point)).cloned().flatten() {
+            match assets.get(&key(point)).cloned() {
                 None => {
                     results[i] = Some(rejected(
                         i,

@@ -154,6 +154,14 @@ pub trait AlertStore: Sync + 'static {
         now: DateTime<Utc>,
     ) -> StoreResult<Option<Uuid>>;
 
+    /// The assets of `account` with one of `ids` or `external_ids` (deleted ones too).
+    async fn assets_by_keys(
+        &self,
+        account: Uuid,
+        ids: &[Uuid],
+        external_ids: &[String],
+    ) -> StoreResult<Vec<Asset>>;
+
     /// `(account, callbackUri)` of the account and each ancestor that has a callbackUri.
     async fn webhook_receivers(&self, account: Uuid) -> StoreResult<Vec<(Uuid, String)>>;
 

@@ -10,17 +10,31 @@ use crate::store::alerts::{
 use crate::store::{Page, StoreError, StoreResult};
 use asset_alerting_detect::AssetState;
 use asset_alerting_models::{
-    AlertRule, DeliveryAttempt, DeliveryAttemptOutcome, Event, EventDetails, EventType,
+    AlertRule, Asset, DeliveryAttempt, DeliveryAttemptOutcome, Event, EventDetails, EventType,
     Notification, NotificationChannel, NotificationStatus, Position,
 };
 use chrono::{DateTime, Utc};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{AssertSqlSafe, Row, SqliteConnection};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use uuid::Uuid;
 
-/// Rows per multi-row telemetry insert (4 parameters each, well under SQLite's limit).
+/// Rows per multi-row statement (at most 4 parameters each, well under SQLite's limit).
 const INSERT_CHUNK: usize = 250;
+
+/// `head` + `row` repeated `n` times, comma-separated, + `tail`: one statement for many rows.
+fn values_sql(head: &str, row: &str, n: usize, tail: &str) -> String {
+    let mut sql = String::with_capacity(head.len() + n * (row.len() + 2) + tail.len());
+    sql.push_str(head);
+    for i in 0..n {
+        if i > 0 {
+            sql.push_str(", ");
+        }
+        sql.push_str(row);
+    }
+    sql.push_str(tail);
+    sql
+}
 
 fn event_from(row: &SqliteRow) -> StoreResult<Event> {
     let event_type: i32 = row.try_get("event_type")?;
@@ -114,42 +128,120 @@ fn parse_outcome(s: &str) -> StoreResult<DeliveryAttemptOutcome> {
 }
 
 impl SqliteStore {
-    /// Stores the points of one asset; returns which were new.
+    /// Stores the points of every asset in multi-row inserts; returns, per asset and point,
+    /// whether it was new.
     async fn insert_points(
         tx: &mut SqliteConnection,
-        batch: &AssetPoints,
+        batches: &[AssetPoints],
         received_at: &str,
-    ) -> StoreResult<Vec<bool>> {
-        let asset = batch.asset.id.to_string();
-        let mut inserted: HashSet<String> = HashSet::new();
-        for chunk in batch.points.chunks(INSERT_CHUNK) {
-            let mut sql =
-                String::from("INSERT INTO telemetry (asset_id, ts, received_at, body) VALUES ");
-            for i in 0..chunk.len() {
-                sql.push_str(if i == 0 {
-                    "(?, ?, ?, ?)"
-                } else {
-                    ", (?, ?, ?, ?)"
-                });
-            }
-            sql.push_str(" ON CONFLICT (asset_id, ts) DO NOTHING RETURNING ts");
-            let mut query = sqlx::query(AssertSqlSafe(sql));
-            for point in chunk {
-                query = query
-                    .bind(&asset)
-                    .bind(ts(point.timestamp))
-                    .bind(received_at)
-                    .bind(to_json(point));
+    ) -> StoreResult<Vec<Vec<bool>>> {
+        let rows: Vec<(String, String, String)> = batches
+            .iter()
+            .flat_map(|b| {
+                let asset = b.asset.id.to_string();
+                b.points
+                    .iter()
+                    .map(move |p| (asset.clone(), ts(p.timestamp), to_json(p)))
+            })
+            .collect();
+        let mut inserted: HashSet<(String, String)> = HashSet::with_capacity(rows.len());
+        for chunk in rows.chunks(INSERT_CHUNK) {
+            let mut query = sqlx::query(AssertSqlSafe(values_sql(
+                "INSERT INTO telemetry (asset_id, ts, received_at, body) VALUES ",
+                "(?, ?, ?, ?)",
+                chunk.len(),
+                " ON CONFLICT (asset_id, ts) DO NOTHING RETURNING asset_id, ts",
+            )));
+            for (asset, at, body) in chunk {
+                query = query.bind(asset).bind(at).bind(received_at).bind(body);
             }
             for row in query.fetch_all(&mut *tx).await? {
-                inserted.insert(row.try_get("ts")?);
+                inserted.insert((row.try_get("asset_id")?, row.try_get("ts")?));
             }
         }
-        Ok(batch
-            .points
+        let mut rows = rows.into_iter();
+        Ok(batches
             .iter()
-            .map(|p| inserted.contains(&ts(p.timestamp)))
+            .map(|b| {
+                b.points
+                    .iter()
+                    .map(|_| {
+                        let (asset, at, _) = rows.next().expect("one row per point");
+                        inserted.contains(&(asset, at))
+                    })
+                    .collect()
+            })
             .collect())
+    }
+
+    /// The detector state of each of `assets` that has one.
+    async fn states_of(
+        tx: &mut SqliteConnection,
+        assets: &[String],
+    ) -> StoreResult<HashMap<String, AssetState>> {
+        let sql = values_sql(
+            "SELECT asset_id, state FROM asset_state WHERE asset_id IN (",
+            "?",
+            assets.len(),
+            ")",
+        );
+        let mut query = sqlx::query(AssertSqlSafe(sql));
+        for id in assets {
+            query = query.bind(id);
+        }
+        let mut states = HashMap::with_capacity(assets.len());
+        for row in query.fetch_all(&mut *tx).await? {
+            states.insert(row.try_get("asset_id")?, json(row.try_get("state")?)?);
+        }
+        Ok(states)
+    }
+
+    /// The alert rules of each of `assets`, in rule order.
+    async fn rules_of(
+        tx: &mut SqliteConnection,
+        assets: &[String],
+    ) -> StoreResult<HashMap<String, Vec<AlertRule>>> {
+        let sql = values_sql(
+            "SELECT asset_id, body FROM alert_rules WHERE asset_id IN (",
+            "?",
+            assets.len(),
+            ") ORDER BY asset_id, position, id",
+        );
+        let mut query = sqlx::query(AssertSqlSafe(sql));
+        for id in assets {
+            query = query.bind(id);
+        }
+        let mut rules: HashMap<String, Vec<AlertRule>> = HashMap::new();
+        for row in query.fetch_all(&mut *tx).await? {
+            let rule: AlertRule = json(row.try_get("body")?)?;
+            rules
+                .entry(row.try_get("asset_id")?)
+                .or_default()
+                .push(rule);
+        }
+        Ok(rules)
+    }
+
+    async fn save_states(
+        tx: &mut SqliteConnection,
+        states: &[(String, AssetState)],
+    ) -> StoreResult<()> {
+        for chunk in states.chunks(INSERT_CHUNK) {
+            let mut query = sqlx::query(AssertSqlSafe(values_sql(
+                "INSERT INTO asset_state (asset_id, last_ts, state) VALUES ",
+                "(?, ?, ?)",
+                chunk.len(),
+                " ON CONFLICT (asset_id) DO UPDATE SET last_ts = excluded.last_ts, state = excluded.state",
+            )));
+            for (asset, state) in chunk {
+                query = query
+                    .bind(asset)
+                    .bind(state.last_timestamp().map(ts))
+                    .bind(to_json(state));
+            }
+            query.execute(&mut *tx).await?;
+        }
+        Ok(())
     }
 
     async fn insert_event(tx: &mut SqliteConnection, new: &NewEvent) -> StoreResult<()> {
@@ -244,6 +336,31 @@ impl AlertStore for SqliteStore {
             .transpose()
     }
 
+    async fn assets_by_keys(
+        &self,
+        account: Uuid,
+        ids: &[Uuid],
+        external_ids: &[String],
+    ) -> StoreResult<Vec<Asset>> {
+        if ids.is_empty() && external_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut sql = String::from("SELECT * FROM assets WHERE account_id = ? AND (id IN (");
+        sql.push_str(&vec!["?"; ids.len()].join(", "));
+        sql.push_str(") OR external_id IN (");
+        sql.push_str(&vec!["?"; external_ids.len()].join(", "));
+        sql.push_str("))");
+        let mut query = sqlx::query(AssertSqlSafe(sql)).bind(account.to_string());
+        for id in ids {
+            query = query.bind(id.to_string());
+        }
+        for external in external_ids {
+            query = query.bind(external);
+        }
+        let rows = query.fetch_all(&self.pool).await?;
+        rows.iter().map(Self::asset_from).collect()
+    }
+
     async fn webhook_receivers(&self, account: Uuid) -> StoreResult<Vec<(Uuid, String)>> {
         let rows = sqlx::query(
             "WITH RECURSIVE chain (id, parent_id, callback_uri, depth) AS ( \
@@ -267,59 +384,48 @@ impl AlertStore for SqliteStore {
         pipeline: &P,
     ) -> StoreResult<Vec<Vec<bool>>> {
         let received = ts(received_at);
+        let _writer = self.writer.lock().await;
         // IMMEDIATE takes the write lock first: a deferred transaction that reads, then writes,
         // can fail at its first write when another writer got in between.
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        let mut fresh_flags = Vec::with_capacity(batches.len());
-        for batch in batches {
-            let fresh = Self::insert_points(&mut tx, batch, &received).await?;
-            let points: Vec<_> = batch
-                .points
-                .iter()
-                .zip(&fresh)
-                .filter(|(_, new)| **new)
-                .map(|(p, _)| p.clone())
-                .collect();
-            fresh_flags.push(fresh);
-            if points.is_empty() {
-                continue;
-            }
-            let asset = batch.asset.id.to_string();
-            let stored: Option<String> =
-                sqlx::query("SELECT state FROM asset_state WHERE asset_id = ?")
-                    .bind(&asset)
-                    .fetch_optional(&mut *tx)
-                    .await?
-                    .map(|r| r.try_get("state"))
-                    .transpose()?;
-            let mut state: AssetState = match stored {
-                Some(s) => json(&s)?,
-                None => AssetState::default(),
-            };
-            let rules: Vec<AlertRule> = sqlx::query(
-                "SELECT body FROM alert_rules WHERE asset_id = ? ORDER BY position, id",
-            )
-            .bind(&asset)
-            .fetch_all(&mut *tx)
-            .await?
+        let fresh = Self::insert_points(&mut tx, batches, &received).await?;
+        let with_fresh: Vec<(&AssetPoints, Vec<_>)> = batches
             .iter()
-            .map(|r| json(r.try_get("body")?))
-            .collect::<StoreResult<_>>()?;
-            for event in pipeline.run(&batch.asset, &rules, &mut state, &points) {
+            .zip(&fresh)
+            .map(|(b, new)| {
+                let points: Vec<_> = b
+                    .points
+                    .iter()
+                    .zip(new)
+                    .filter(|(_, new)| **new)
+                    .map(|(p, _)| p.clone())
+                    .collect();
+                (b, points)
+            })
+            .filter(|(_, points)| !points.is_empty())
+            .collect();
+        if with_fresh.is_empty() {
+            tx.commit().await?;
+            return Ok(fresh);
+        }
+        let ids: Vec<String> = with_fresh
+            .iter()
+            .map(|(b, _)| b.asset.id.to_string())
+            .collect();
+        let mut states = Self::states_of(&mut tx, &ids).await?;
+        let mut rules = Self::rules_of(&mut tx, &ids).await?;
+        let mut new_states = Vec::with_capacity(ids.len());
+        for ((batch, points), id) in with_fresh.iter().zip(ids) {
+            let mut state = states.remove(&id).unwrap_or_default();
+            let rules = rules.remove(&id).unwrap_or_default();
+            for event in pipeline.run(&batch.asset, &rules, &mut state, points) {
                 Self::insert_event(&mut tx, &event).await?;
             }
-            sqlx::query(
-                "INSERT INTO asset_state (asset_id, last_ts, state) VALUES (?, ?, ?) \
-                 ON CONFLICT (asset_id) DO UPDATE SET last_ts = excluded.last_ts, state = excluded.state",
-            )
-            .bind(&asset)
-            .bind(state.last_timestamp().map(ts))
-            .bind(to_json(&state))
-            .execute(&mut *tx)
-            .await?;
+            new_states.push((id, state));
         }
+        Self::save_states(&mut tx, &new_states).await?;
         tx.commit().await?;
-        Ok(fresh_flags)
+        Ok(fresh)
     }
 
     async fn asset_states(&self, assets: &[Uuid]) -> StoreResult<Vec<StoredState>> {
@@ -383,6 +489,7 @@ impl AlertStore for SqliteStore {
         by: &str,
         now: DateTime<Utc>,
     ) -> StoreResult<Option<Event>> {
+        let _writer = self.writer.lock().await;
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let found = sqlx::query(
             "UPDATE events SET acknowledged_at = COALESCE(acknowledged_at, ?), \
@@ -464,6 +571,7 @@ impl AlertStore for SqliteStore {
         lease_until: DateTime<Utc>,
         limit: i64,
     ) -> StoreResult<Vec<Claimed>> {
+        let _writer = self.writer.lock().await;
         let rows = sqlx::query(
             "UPDATE notifications SET lease_until = ? WHERE id IN ( \
                  SELECT id FROM notifications WHERE status = 'pending' AND due_at <= ? \
@@ -521,6 +629,7 @@ impl AlertStore for SqliteStore {
         digest_due: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> StoreResult<()> {
+        let _writer = self.writer.lock().await;
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let target = &claimed.target;
         let existing: Option<String> = sqlx::query(
@@ -572,6 +681,7 @@ impl AlertStore for SqliteStore {
         at: DateTime<Utc>,
         result: &AttemptResult,
     ) -> StoreResult<()> {
+        let _writer = self.writer.lock().await;
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let id = id.to_string();
         let attempt = match result {

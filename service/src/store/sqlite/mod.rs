@@ -21,6 +21,9 @@ use uuid::Uuid;
 #[derive(Clone)]
 pub struct SqliteStore {
     pool: SqlitePool,
+    /// SQLite has one writer. The pipeline's write transactions queue here, in order, instead of
+    /// polling SQLite's busy handler (which sleeps in growing steps and makes the tail slow).
+    writer: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
 /// The migrations in migrations/, embedded in the binary (in version order).
@@ -105,7 +108,10 @@ impl SqliteStore {
             .connect_with(options)
             .await?;
         migrator().run(&pool).await?;
-        Ok(SqliteStore { pool })
+        Ok(SqliteStore {
+            pool,
+            writer: Default::default(),
+        })
     }
 
     pub async fn close(&self) {
