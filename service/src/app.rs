@@ -31,7 +31,7 @@ pub struct App {
     pub router: axum::Router,
     pub store: SqliteStore,
     pub created_root: Option<RootCredentials>,
-    pub dispatcher: Dispatcher<SqliteStore>,
+    pub dispatcher: Arc<Dispatcher<SqliteStore>>,
 }
 
 /// A key for one purpose, derived from the service's signing key.
@@ -70,11 +70,11 @@ impl App {
             config.public_base_url(),
             alerting,
         ));
-        let dispatcher = Dispatcher {
-            service: service.clone(),
-            channels: Arc::new(crate::delivery::channels(config)?),
-            webhooks: Arc::new(crate::delivery::webhooks(config)?),
-            config: DispatchConfig {
+        let dispatcher = Arc::new(Dispatcher::new(
+            service.clone(),
+            Arc::new(crate::delivery::channels(config)?),
+            Arc::new(crate::delivery::webhooks(config)?),
+            DispatchConfig {
                 lease: chrono::Duration::seconds(config.dispatch_lease_secs.max(1)),
                 retry_base: chrono::Duration::milliseconds(config.retry_base_ms.max(1)),
                 rate_limit: asset_alerting_matching::limits::RateLimit {
@@ -83,7 +83,7 @@ impl App {
                 },
                 ..DispatchConfig::default()
             },
-        };
+        ));
         let extra = axum::Router::new()
             .route("/healthz", get(healthz))
             .route("/portal/{account_id}", get(portal::portal_page))

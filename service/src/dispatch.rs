@@ -4,7 +4,7 @@
 //! with the same idempotency key (at least once; providers that take the key dedupe it).
 
 use crate::api::Service;
-use crate::store::alerts::{AlertStore, AttemptResult, ChannelKind, Claimed};
+use crate::store::alerts::{AlertStore, AttemptResult, ChannelKind, Claimed, Outcome};
 use crate::store::{Store, StoreResult};
 use asset_alerting_channels::{
     Address, Channels, DeliveryError, OutgoingMessage, SendError, WebhookDelivery, WebhookSender,
@@ -15,11 +15,11 @@ use asset_alerting_matching::messages::{
 };
 use asset_alerting_models::{Event, WebhookEvent, WebhookEventType};
 use chrono::{DateTime, Duration, Utc};
-use futures_util::StreamExt;
 use rand::Rng;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use tokio::sync::watch;
+use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::task::JoinSet;
 
 /// Settings of the dispatcher (see the spec's "Notifications" section for the defaults).
 #[derive(Debug, Clone)]
@@ -32,8 +32,7 @@ pub struct DispatchConfig {
     /// A notification not delivered this long after its creation fails for good.
     pub max_age: Duration,
     pub rate_limit: RateLimit,
-    /// Notifications claimed per round, and recipients served at once.
-    pub batch: i64,
+    /// Deliveries (recipients) in flight at once.
     pub concurrency: usize,
 }
 
@@ -45,17 +44,39 @@ impl Default for DispatchConfig {
             retry_max: Duration::minutes(30),
             max_age: Duration::hours(24),
             rate_limit: RateLimit::default(),
-            batch: 64,
-            concurrency: 8,
+            concurrency: 16,
         }
     }
 }
+
+/// A recipient of rate-limited messages: the channel and the address.
+type Recipient = (ChannelKind, String);
+type RecentSends = Arc<tokio::sync::Mutex<Vec<DateTime<Utc>>>>;
 
 pub struct Dispatcher<S> {
     pub service: Arc<Service<S>>,
     pub channels: Arc<Channels>,
     pub webhooks: Arc<WebhookSender>,
     pub config: DispatchConfig,
+    /// Per recipient: its recent sends by this dispatcher, locked while it is being served.
+    recipients: std::sync::Mutex<HashMap<Recipient, RecentSends>>,
+}
+
+impl<S> Dispatcher<S> {
+    pub fn new(
+        service: Arc<Service<S>>,
+        channels: Arc<Channels>,
+        webhooks: Arc<WebhookSender>,
+        config: DispatchConfig,
+    ) -> Dispatcher<S> {
+        Dispatcher {
+            service,
+            channels,
+            webhooks,
+            config,
+            recipients: Default::default(),
+        }
+    }
 }
 
 /// The delay before retry number `attempt` (1 = the first retry).
@@ -66,95 +87,195 @@ pub fn backoff(config: &DispatchConfig, attempt: i64, jitter: f64) -> Duration {
     Duration::milliseconds((capped * (1.0 + jitter)).round() as i64)
 }
 
+/// Instants are stored to the microsecond; one precision on both sides of a comparison.
+fn micros(t: DateTime<Utc>) -> DateTime<Utc> {
+    DateTime::from_timestamp_micros(t.timestamp_micros()).unwrap_or(t)
+}
+
+/// One recipient's notifications go in order (its rate limit counts them); webhooks, which
+/// have no rate limit, each go on their own.
+fn by_recipient(claimed: Vec<Claimed>) -> Vec<Vec<Claimed>> {
+    let mut groups: BTreeMap<(ChannelKind, String), Vec<Claimed>> = BTreeMap::new();
+    for c in claimed {
+        let key = match c.target.channel {
+            ChannelKind::Webhook => (ChannelKind::Webhook, c.id.to_string()),
+            channel => (channel, c.target.address.clone()),
+        };
+        groups.entry(key).or_default().push(c);
+    }
+    groups.into_values().collect()
+}
+
 fn failed(e: &DeliveryError) -> (Option<String>, String) {
     (e.provider_code.clone(), e.message.clone())
 }
 
 impl<S: Store + AlertStore> Dispatcher<S> {
-    /// Runs until `shutdown` turns true; finishes the round in flight first.
-    pub async fn run(self, mut shutdown: watch::Receiver<bool>) {
+    /// Runs until `shutdown` turns true, then lets deliveries in flight finish and records them.
+    ///
+    /// Claims are made only for free delivery slots, so a slow receiver holds one slot, not the
+    /// others, and nothing claimed waits long enough for its lease to lapse. Outcomes go to one
+    /// recorder task, which writes whatever has accumulated in one transaction.
+    pub async fn run(self: Arc<Self>, mut shutdown: watch::Receiver<bool>) {
         let wake = self.service.alerting().dispatch_wake.clone();
-        loop {
-            if *shutdown.borrow() {
-                return;
-            }
-            let worked = match self.round().await {
-                Ok(n) => n > 0,
-                Err(e) => {
-                    tracing::error!(error = %e, "dispatcher round failed");
-                    false
-                }
+        let slots = Arc::new(Semaphore::new(self.config.concurrency.max(1)));
+        let (outcomes, received) = mpsc::unbounded_channel::<Outcome>();
+        let recorder = tokio::spawn(self.clone().record(received));
+        let mut deliveries = JoinSet::new();
+        while !*shutdown.borrow() {
+            while deliveries.try_join_next().is_some() {}
+            let free = slots.available_permits();
+            let claimed = if free == 0 {
+                Ok(Vec::new())
+            } else {
+                let now = Utc::now();
+                let store = self.service.store();
+                store
+                    .claim_due(now, now + self.config.lease, free as i64)
+                    .await
             };
-            if worked {
+            let claimed = claimed.unwrap_or_else(|e| {
+                tracing::error!(error = %e, "claiming due notifications failed");
+                Vec::new()
+            });
+            let idle = claimed.is_empty();
+            for group in by_recipient(claimed) {
+                let Ok(slot) = slots.clone().acquire_owned().await else {
+                    break;
+                };
+                let (dispatcher, outcomes) = (self.clone(), outcomes.clone());
+                deliveries.spawn(async move {
+                    match dispatcher.deliver_group(group).await {
+                        Ok(done) => done.into_iter().for_each(|o| drop(outcomes.send(o))),
+                        // Unrecorded: the leases lapse and the notifications are tried again.
+                        Err(e) => tracing::error!(error = %e, "delivery failed before sending"),
+                    }
+                    drop(slot);
+                });
+            }
+            if !idle && slots.available_permits() > 0 {
                 continue;
             }
-            let sleep = match self.service.store().next_due().await {
-                Ok(Some(due)) => (due - Utc::now())
-                    .to_std()
-                    .unwrap_or_default()
-                    .min(std::time::Duration::from_secs(30)),
-                _ => std::time::Duration::from_secs(30),
+            let sleep = if slots.available_permits() == 0 {
+                std::time::Duration::from_secs(1)
+            } else {
+                match self.service.store().next_due().await {
+                    Ok(Some(due)) => (due - Utc::now())
+                        .to_std()
+                        .unwrap_or_default()
+                        .min(std::time::Duration::from_secs(30)),
+                    _ => std::time::Duration::from_secs(30),
+                }
             };
             tokio::select! {
                 _ = tokio::time::sleep(sleep) => {}
                 _ = wake.notified() => {}
                 _ = shutdown.changed() => {}
+                Some(_) = deliveries.join_next(), if !deliveries.is_empty() => {}
             }
         }
+        while deliveries.join_next().await.is_some() {}
+        drop(outcomes);
+        let _ = recorder.await;
     }
 
-    /// Claims what is due and delivers it; one recipient's notifications in order, different
-    /// recipients at once. Returns how many were claimed.
-    pub async fn round(&self) -> StoreResult<usize> {
-        let now = Utc::now();
-        let claimed = self
-            .service
-            .store()
-            .claim_due(now, now + self.config.lease, self.config.batch)
-            .await?;
-        let count = claimed.len();
-        let mut by_recipient: BTreeMap<(ChannelKind, String), Vec<Claimed>> = BTreeMap::new();
-        for c in claimed {
-            let key = (c.target.channel, c.target.address.clone());
-            by_recipient.entry(key).or_default().push(c);
+    /// Writes outcomes as they come, all that have accumulated in one transaction, then wakes
+    /// the claim loop: a retry or a digest may now be due sooner than it planned to look.
+    async fn record(self: Arc<Self>, mut received: mpsc::UnboundedReceiver<Outcome>) {
+        let wake = self.service.alerting().dispatch_wake.clone();
+        let mut batch = Vec::new();
+        while received.recv_many(&mut batch, 512).await > 0 {
+            if let Err(e) = self.service.store().record_round(&batch, Utc::now()).await {
+                // The leases lapse and the notifications are sent again: at least once.
+                tracing::error!(error = %e, "recording deliveries failed");
+            }
+            batch.clear();
+            wake.notify_one();
         }
-        futures_util::stream::iter(by_recipient.into_values())
-            .for_each_concurrent(self.config.concurrency, |group| async move {
-                for c in group {
-                    if let Err(e) = self.deliver(&c).await {
-                        tracing::error!(error = %e, notification = %c.id, "delivery not recorded");
-                    }
-                }
-            })
-            .await;
-        Ok(count)
     }
 
-    async fn deliver(&self, c: &Claimed) -> StoreResult<()> {
-        let store = self.service.store();
+    /// The sends of one recipient this dispatcher made lately, locked while a delivery to the
+    /// recipient runs: two groups of one recipient never run at once, and the second sees the
+    /// first's sends before the recorder has written them.
+    fn recipient_log(&self, key: &Recipient) -> RecentSends {
+        let mut logs = self
+            .recipients
+            .lock()
+            .expect("the recipient map is never poisoned");
+        // Forget recipients nobody is sending to (the map would grow with every recipient).
+        if logs.len() > 4096 {
+            logs.retain(|_, log| Arc::strong_count(log) > 1);
+        }
+        logs.entry(key.clone()).or_default().clone()
+    }
+
+    /// One recipient's claimed notifications, in order.
+    async fn deliver_group(&self, group: Vec<Claimed>) -> StoreResult<Vec<Outcome>> {
+        let Some(first) = group.first() else {
+            return Ok(Vec::new());
+        };
         let now = Utc::now();
+        let limited = first.target.channel != ChannelKind::Webhook;
+        let key = (first.target.channel, first.target.address.clone());
+        let log = self.recipient_log(&key);
+        let mut log = log.lock().await;
+        let window = self.config.rate_limit.window;
+        let mut sent = if limited {
+            self.service
+                .store()
+                .recent_sends(key.0, &key.1, now - window)
+                .await?
+        } else {
+            Vec::new()
+        };
+        // The store has what is recorded; the log adds what is sent but not yet recorded (the
+        // same instant in both counts once).
+        log.retain(|t| *t > now - window);
+        for t in log.iter() {
+            if !sent.contains(t) {
+                sent.push(*t);
+            }
+        }
+        let mut outcomes = Vec::with_capacity(group.len());
+        for c in group {
+            let now = micros(Utc::now());
+            if limited
+                && !c.is_digest
+                && let Decision::Coalesce { send_at } = decide(&self.config.rate_limit, &sent, now)
+            {
+                outcomes.push(Outcome::Coalesced {
+                    claimed: Box::new(c),
+                    digest_due: send_at,
+                });
+                continue;
+            }
+            let result = self.deliver(&c, now).await;
+            if limited && matches!(result, AttemptResult::Delivered { .. }) {
+                sent.push(now);
+                log.push(now);
+            }
+            outcomes.push(Outcome::Attempt {
+                id: c.id,
+                at: now,
+                result,
+            });
+        }
+        Ok(outcomes)
+    }
+
+    async fn deliver(&self, c: &Claimed, now: DateTime<Utc>) -> AttemptResult {
         if now - c.created_at > self.config.max_age {
-            let result = AttemptResult::Failed {
+            return AttemptResult::Failed {
                 provider_code: None,
                 message: "not delivered within 24 hours".to_owned(),
             };
-            return store.record_attempt(c.id, now, &result).await;
-        }
-        if c.target.channel != ChannelKind::Webhook && !c.is_digest {
-            let window = self.config.rate_limit.window;
-            let recent = store
-                .recent_sends(c.target.channel, &c.target.address, now - window)
-                .await?;
-            if let Decision::Coalesce { send_at } = decide(&self.config.rate_limit, &recent, now) {
-                return store.coalesce(c, send_at, now).await;
-            }
         }
         let outcome = if c.target.channel == ChannelKind::Webhook {
             self.send_webhook(c).await
         } else {
             self.send_message(c, now).await
         };
-        let result = match outcome {
+        match outcome {
             Ok(delivered) => AttemptResult::Delivered {
                 provider_code: delivered,
             },
@@ -189,8 +310,7 @@ impl<S: Store + AlertStore> Dispatcher<S> {
                     message,
                 }
             }
-        };
-        store.record_attempt(c.id, now, &result).await
+        }
     }
 
     async fn send_webhook(&self, c: &Claimed) -> Result<Option<String>, SendError> {

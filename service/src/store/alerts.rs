@@ -138,6 +138,22 @@ pub enum AttemptResult {
     },
 }
 
+/// What a dispatcher did with one claimed notification.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// An attempt (or a skip) and the notification's new status.
+    Attempt {
+        id: Uuid,
+        at: DateTime<Utc>,
+        result: AttemptResult,
+    },
+    /// Folded into the recipient's pending digest (created if needed, due at `digest_due`).
+    Coalesced {
+        claimed: Box<Claimed>,
+        digest_due: DateTime<Utc>,
+    },
+}
+
 /// The newest state of an asset, as the state endpoint and the portal show it.
 #[derive(Debug, Clone)]
 pub struct StoredState {
@@ -215,21 +231,9 @@ pub trait AlertStore: Sync + 'static {
         recipient: &str,
         since: DateTime<Utc>,
     ) -> StoreResult<Vec<DateTime<Utc>>>;
-    /// Folds the notification into the recipient's pending digest (created if needed, due at
-    /// `digest_due`).
-    async fn coalesce(
-        &self,
-        claimed: &Claimed,
-        digest_due: DateTime<Utc>,
-        now: DateTime<Utc>,
-    ) -> StoreResult<()>;
-    /// Records an attempt and the notification's new status; releases the lease.
-    async fn record_attempt(
-        &self,
-        id: Uuid,
-        at: DateTime<Utc>,
-        result: &AttemptResult,
-    ) -> StoreResult<()>;
+    /// Records what became of the notifications of one dispatch round, in one transaction, and
+    /// releases their leases.
+    async fn record_round(&self, outcomes: &[Outcome], now: DateTime<Utc>) -> StoreResult<()>;
     /// When the next pending notification is due (the dispatcher sleeps until then).
     async fn next_due(&self) -> StoreResult<Option<DateTime<Utc>>>;
 }

@@ -4,8 +4,8 @@
 
 use super::{SqliteStore, json, parse_ts, parse_uuid, to_json, ts};
 use crate::store::alerts::{
-    AlertStore, AssetPoints, AttemptResult, ChannelKind, Claimed, EventFilter, NewEvent, Pipeline,
-    StoredState, Target,
+    AlertStore, AssetPoints, AttemptResult, ChannelKind, Claimed, EventFilter, NewEvent, Outcome,
+    Pipeline, StoredState, Target,
 };
 use crate::store::{Page, StoreError, StoreResult};
 use asset_alerting_detect::AssetState;
@@ -317,6 +317,123 @@ impl SqliteStore {
             .map(|r| Ok((event_from(r)?, r.try_get("asset_name")?)))
             .collect()
     }
+    /// Folds the notification into the recipient's pending digest (created if needed).
+    async fn coalesce(
+        tx: &mut SqliteConnection,
+        claimed: &Claimed,
+        digest_due: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        let target = &claimed.target;
+        let existing: Option<String> = sqlx::query(
+            "SELECT id FROM notifications WHERE event_id IS NULL AND status = 'pending' AND channel = ? AND recipient = ? \
+             ORDER BY due_at LIMIT 1",
+        )
+        .bind(target.channel.as_str())
+        .bind(&target.address)
+        .fetch_optional(&mut *tx)
+        .await?
+        .map(|r| r.try_get("id"))
+        .transpose()?;
+        let digest = match existing {
+            Some(id) => id,
+            None => {
+                let id = Uuid::new_v4().to_string();
+                sqlx::query(
+                    "INSERT INTO notifications (id, event_id, account_id, rule_id, channel, recipient, target, status, created_at, due_at) \
+                     VALUES (?, NULL, ?, ?, ?, ?, ?, 'pending', ?, ?)",
+                )
+                .bind(&id)
+                .bind(claimed.account_id.to_string())
+                .bind(claimed.rule_id.map(|r| r.to_string()))
+                .bind(target.channel.as_str())
+                .bind(&target.address)
+                .bind(to_json(target))
+                .bind(ts(now))
+                .bind(ts(digest_due))
+                .execute(&mut *tx)
+                .await?;
+                id
+            }
+        };
+        sqlx::query(
+            "UPDATE notifications SET status = 'coalesced', digest_id = ?, lease_until = NULL, \
+             reason = 'rate limit of the recipient reached; sent in a digest' WHERE id = ? AND status = 'pending'",
+        )
+        .bind(&digest)
+        .bind(claimed.id.to_string())
+        .execute(&mut *tx)
+        .await?;
+        Ok(())
+    }
+
+    /// Records an attempt and the notification's new status; releases the lease.
+    async fn record_attempt(
+        tx: &mut SqliteConnection,
+        id: Uuid,
+        at: DateTime<Utc>,
+        result: &AttemptResult,
+    ) -> StoreResult<()> {
+        let id = id.to_string();
+        let attempt = match result {
+            AttemptResult::Delivered { provider_code } => {
+                Some((DeliveryAttemptOutcome::Delivered, provider_code, None))
+            }
+            AttemptResult::Retry {
+                provider_code,
+                message,
+                ..
+            } => Some((
+                DeliveryAttemptOutcome::RetryableFailure,
+                provider_code,
+                Some(message),
+            )),
+            AttemptResult::Failed {
+                provider_code,
+                message,
+            } => Some((
+                DeliveryAttemptOutcome::PermanentFailure,
+                provider_code,
+                Some(message),
+            )),
+            AttemptResult::Skipped { .. } => None,
+        };
+        if let Some((outcome, code, message)) = attempt {
+            sqlx::query(
+                "INSERT INTO notification_attempts (notification_id, at, outcome, provider_code, message) VALUES (?, ?, ?, ?, ?)",
+            )
+            .bind(&id)
+            .bind(ts(at))
+            .bind(outcome_str(outcome))
+            .bind(code.as_deref())
+            .bind(message.map(String::as_str))
+            .execute(&mut *tx)
+            .await?;
+        }
+        let (status, reason, sent_at, due_at) = match result {
+            AttemptResult::Delivered { .. } => ("sent", None, Some(ts(at)), None),
+            AttemptResult::Retry {
+                message, retry_at, ..
+            } => ("pending", Some(message.clone()), None, Some(ts(*retry_at))),
+            AttemptResult::Failed { message, .. } => ("failed", Some(message.clone()), None, None),
+            AttemptResult::Skipped { reason } => ("skipped", Some(reason.clone()), None, None),
+        };
+        // Only a claimed, still pending row changes: an acknowledgement may have cancelled it.
+        sqlx::query(
+            "UPDATE notifications SET status = ?, reason = ?, sent_at = COALESCE(?, sent_at), \
+             due_at = COALESCE(?, due_at), lease_until = NULL, attempts = attempts + ? \
+             WHERE id = ? AND status = 'pending'",
+        )
+        .bind(status)
+        .bind(reason)
+        .bind(sent_at)
+        .bind(due_at)
+        .bind(i64::from(attempt.is_some()))
+        .bind(&id)
+        .execute(&mut *tx)
+        .await?;
+        Ok(())
+    }
 }
 
 impl AlertStore for SqliteStore {
@@ -623,124 +740,23 @@ impl AlertStore for SqliteStore {
             .collect()
     }
 
-    async fn coalesce(
-        &self,
-        claimed: &Claimed,
-        digest_due: DateTime<Utc>,
-        now: DateTime<Utc>,
-    ) -> StoreResult<()> {
-        let _writer = self.writer.lock().await;
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        let target = &claimed.target;
-        let existing: Option<String> = sqlx::query(
-            "SELECT id FROM notifications WHERE event_id IS NULL AND status = 'pending' AND channel = ? AND recipient = ? \
-             ORDER BY due_at LIMIT 1",
-        )
-        .bind(target.channel.as_str())
-        .bind(&target.address)
-        .fetch_optional(&mut *tx)
-        .await?
-        .map(|r| r.try_get("id"))
-        .transpose()?;
-        let digest = match existing {
-            Some(id) => id,
-            None => {
-                let id = Uuid::new_v4().to_string();
-                sqlx::query(
-                    "INSERT INTO notifications (id, event_id, account_id, rule_id, channel, recipient, target, status, created_at, due_at) \
-                     VALUES (?, NULL, ?, ?, ?, ?, ?, 'pending', ?, ?)",
-                )
-                .bind(&id)
-                .bind(claimed.account_id.to_string())
-                .bind(claimed.rule_id.map(|r| r.to_string()))
-                .bind(target.channel.as_str())
-                .bind(&target.address)
-                .bind(to_json(target))
-                .bind(ts(now))
-                .bind(ts(digest_due))
-                .execute(&mut *tx)
-                .await?;
-                id
-            }
-        };
-        sqlx::query(
-            "UPDATE notifications SET status = 'coalesced', digest_id = ?, lease_until = NULL, \
-             reason = 'rate limit of the recipient reached; sent in a digest' WHERE id = ? AND status = 'pending'",
-        )
-        .bind(&digest)
-        .bind(claimed.id.to_string())
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(())
-    }
-
-    async fn record_attempt(
-        &self,
-        id: Uuid,
-        at: DateTime<Utc>,
-        result: &AttemptResult,
-    ) -> StoreResult<()> {
-        let _writer = self.writer.lock().await;
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        let id = id.to_string();
-        let attempt = match result {
-            AttemptResult::Delivered { provider_code } => {
-                Some((DeliveryAttemptOutcome::Delivered, provider_code, None))
-            }
-            AttemptResult::Retry {
-                provider_code,
-                message,
-                ..
-            } => Some((
-                DeliveryAttemptOutcome::RetryableFailure,
-                provider_code,
-                Some(message),
-            )),
-            AttemptResult::Failed {
-                provider_code,
-                message,
-            } => Some((
-                DeliveryAttemptOutcome::PermanentFailure,
-                provider_code,
-                Some(message),
-            )),
-            AttemptResult::Skipped { .. } => None,
-        };
-        if let Some((outcome, code, message)) = attempt {
-            sqlx::query(
-                "INSERT INTO notification_attempts (notification_id, at, outcome, provider_code, message) VALUES (?, ?, ?, ?, ?)",
-            )
-            .bind(&id)
-            .bind(ts(at))
-            .bind(outcome_str(outcome))
-            .bind(code.as_deref())
-            .bind(message.map(String::as_str))
-            .execute(&mut *tx)
-            .await?;
+    async fn record_round(&self, outcomes: &[Outcome], now: DateTime<Utc>) -> StoreResult<()> {
+        if outcomes.is_empty() {
+            return Ok(());
         }
-        let (status, reason, sent_at, due_at) = match result {
-            AttemptResult::Delivered { .. } => ("sent", None, Some(ts(at)), None),
-            AttemptResult::Retry {
-                message, retry_at, ..
-            } => ("pending", Some(message.clone()), None, Some(ts(*retry_at))),
-            AttemptResult::Failed { message, .. } => ("failed", Some(message.clone()), None, None),
-            AttemptResult::Skipped { reason } => ("skipped", Some(reason.clone()), None, None),
-        };
-        // Only a claimed, still pending row changes: an acknowledgement may have cancelled it.
-        sqlx::query(
-            "UPDATE notifications SET status = ?, reason = ?, sent_at = COALESCE(?, sent_at), \
-             due_at = COALESCE(?, due_at), lease_until = NULL, attempts = attempts + ? \
-             WHERE id = ? AND status = 'pending'",
-        )
-        .bind(status)
-        .bind(reason)
-        .bind(sent_at)
-        .bind(due_at)
-        .bind(i64::from(attempt.is_some()))
-        .bind(&id)
-        .execute(&mut *tx)
-        .await?;
+        let _writer = self.writer.lock().await;
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        for outcome in outcomes {
+            match outcome {
+                Outcome::Attempt { id, at, result } => {
+                    Self::record_attempt(&mut tx, *id, *at, result).await?
+                }
+                Outcome::Coalesced {
+                    claimed,
+                    digest_due,
+                } => Self::coalesce(&mut tx, claimed, *digest_due, now).await?,
+            }
+        }
         tx.commit().await?;
         Ok(())
     }
