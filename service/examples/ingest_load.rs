@@ -1,7 +1,7 @@
 //! Load generator for telemetry ingestion, run by `service/bench/ingest.sh` against a running
-//! service on 127.0.0.1. It creates an account with `--assets` assets (every threshold set, an
-//! alert rule per asset), then for `--seconds` posts batches of `--batch` points spread over all
-//! assets from `--workers` connections, and meanwhile probes two latencies: ingest to event
+//! service on 127.0.0.1. It creates an account with `--assets` assets per worker (every
+//! threshold set, two alert rules per asset), then for `--seconds` each of `--workers` workers (a
+//! gateway) posts batches of `--batch` points spread over its assets, in time order, and meanwhile probes two latencies: ingest to event
 //! visible in the API, and ingest to webhook received (a local receiver is the account's
 //! callbackUri). Bounded in time and count; it sends only to the URL given (loopback).
 
@@ -24,6 +24,8 @@ struct Args {
     batch: usize,
     seconds: u64,
     workers: usize,
+    /// Pause between one worker's batches (0: as fast as the service takes them).
+    interval_ms: u64,
 }
 
 fn args() -> Args {
@@ -41,6 +43,7 @@ fn args() -> Args {
         batch: get("batch", "1000").parse().unwrap(),
         seconds: get("seconds", "15").parse().unwrap(),
         workers: get("workers", "4").parse().unwrap(),
+        interval_ms: get("interval-ms", "0").parse().unwrap(),
     }
 }
 
@@ -144,8 +147,9 @@ async fn main() {
         .client_credentials(account.to_string(), &created.client_secret)
         .build()
         .unwrap();
-    let mut assets = Vec::with_capacity(a.assets + 1);
-    for i in 0..=a.assets {
+    // Each worker is a gateway with its own `assets` trackers: its batches are in time order.
+    let mut assets = Vec::with_capacity(a.assets * a.workers + 1);
+    for i in 0..=a.assets * a.workers {
         let asset = client
             .create_asset(
                 account,
@@ -210,18 +214,17 @@ async fn main() {
     let per_asset = (a.batch / a.assets).max(1);
     let batches_per_worker = 1_000_000;
 
-    // Workers: each owns a slice of time (its batches never share a timestamp with another's).
     let workers: Vec<_> = (0..a.workers)
         .map(|w| {
             let ingest = ingest.clone();
-            let assets = assets.clone();
+            let assets = assets[w * a.assets..(w + 1) * a.assets].to_vec();
             tokio::spawn(async move {
                 let (mut accepted, mut latencies) = (0u64, Vec::new());
                 for b in 0..batches_per_worker {
                     if Instant::now() >= deadline {
                         break;
                     }
-                    let n = (b * a.workers + w) as i64;
+                    let n = b as i64;
                     let mut points = Vec::with_capacity(a.batch);
                     for (i, asset) in assets.iter().enumerate() {
                         for k in 0..per_asset {
@@ -238,6 +241,7 @@ async fn main() {
                         .unwrap();
                     latencies.push(sent.elapsed().as_secs_f64() * 1000.0);
                     accepted += result.accepted as u64;
+                    tokio::time::sleep(std::time::Duration::from_millis(a.interval_ms)).await;
                 }
                 (accepted, latencies)
             })
@@ -326,7 +330,13 @@ async fn main() {
     webhook.sort_by(f64::total_cmp);
     println!("| measure | value |");
     println!("|---|---|");
-    println!("| assets with rules | {} |", a.assets);
+    println!(
+        "| assets with rules | {} ({} per worker, {} workers, {} ms between batches) |",
+        a.assets * a.workers,
+        a.assets,
+        a.workers,
+        a.interval_ms
+    );
     println!("| points accepted | {accepted} in {elapsed:.1} s |");
     println!("| points/s accepted | {:.0} |", accepted as f64 / elapsed);
     println!(

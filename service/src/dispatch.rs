@@ -87,6 +87,9 @@ pub fn backoff(config: &DispatchConfig, attempt: i64, jitter: f64) -> Duration {
     Duration::milliseconds((capped * (1.0 + jitter)).round() as i64)
 }
 
+/// Notifications claimed per free delivery slot at most.
+const CLAIMS_PER_SLOT: usize = 8;
+
 /// Instants are stored to the microsecond; one precision on both sides of a comparison.
 fn micros(t: DateTime<Utc>) -> DateTime<Utc> {
     DateTime::from_timestamp_micros(t.timestamp_micros()).unwrap_or(t)
@@ -113,8 +116,8 @@ fn failed(e: &DeliveryError) -> (Option<String>, String) {
 impl<S: Store + AlertStore> Dispatcher<S> {
     /// Runs until `shutdown` turns true, then lets deliveries in flight finish and records them.
     ///
-    /// Claims are made only for free delivery slots, so a slow receiver holds one slot, not the
-    /// others, and nothing claimed waits long enough for its lease to lapse. Outcomes go to one
+    /// Claims are made only while delivery slots are free, a few per slot, so a slow receiver
+    /// holds one slot, not the others, and nothing claimed waits long for a slot. Outcomes go to one
     /// recorder task, which writes whatever has accumulated in one transaction.
     pub async fn run(self: Arc<Self>, mut shutdown: watch::Receiver<bool>) {
         let wake = self.service.alerting().dispatch_wake.clone();
@@ -130,9 +133,10 @@ impl<S: Store + AlertStore> Dispatcher<S> {
             } else {
                 let now = Utc::now();
                 let store = self.service.store();
-                store
-                    .claim_due(now, now + self.config.lease, free as i64)
-                    .await
+                // A few per free slot: a claim waits for the writer lock (behind ingestion), so
+                // each should carry work for a while; few enough that none waits long for a slot.
+                let limit = (free * CLAIMS_PER_SLOT) as i64;
+                store.claim_due(now, now + self.config.lease, limit).await
             };
             let claimed = claimed.unwrap_or_else(|e| {
                 tracing::error!(error = %e, "claiming due notifications failed");

@@ -129,49 +129,58 @@ fn parse_outcome(s: &str) -> StoreResult<DeliveryAttemptOutcome> {
 
 impl SqliteStore {
     /// Stores the points of every asset in multi-row inserts; returns, per asset and point,
-    /// whether it was new.
+    /// whether it was new. The caller holds the writer lock, so the stored timestamps read first
+    /// cannot change before the insert (and no row has to come back from it).
     async fn insert_points(
         tx: &mut SqliteConnection,
         batches: &[AssetPoints],
         received_at: &str,
     ) -> StoreResult<Vec<Vec<bool>>> {
-        let rows: Vec<(String, String, String)> = batches
-            .iter()
-            .flat_map(|b| {
-                let asset = b.asset.id.to_string();
-                b.points
-                    .iter()
-                    .map(move |p| (asset.clone(), ts(p.timestamp), to_json(p)))
-            })
-            .collect();
-        let mut inserted: HashSet<(String, String)> = HashSet::with_capacity(rows.len());
+        let mut stored: HashSet<(String, String)> = HashSet::new();
+        for b in batches {
+            let (Some(first), Some(last)) = (b.points.first(), b.points.last()) else {
+                continue;
+            };
+            let asset = b.asset.id.to_string();
+            let rows =
+                sqlx::query("SELECT ts FROM telemetry WHERE asset_id = ? AND ts >= ? AND ts <= ?")
+                    .bind(&asset)
+                    .bind(ts(first.timestamp))
+                    .bind(ts(last.timestamp))
+                    .fetch_all(&mut *tx)
+                    .await?;
+            for row in rows {
+                stored.insert((asset.clone(), row.try_get("ts")?));
+            }
+        }
+        let mut fresh = Vec::with_capacity(batches.len());
+        let mut rows: Vec<(String, String, String)> = Vec::new();
+        for b in batches {
+            let asset = b.asset.id.to_string();
+            let mut flags = Vec::with_capacity(b.points.len());
+            for p in &b.points {
+                let at = ts(p.timestamp);
+                let new = !stored.contains(&(asset.clone(), at.clone()));
+                if new {
+                    rows.push((asset.clone(), at, to_json(p)));
+                }
+                flags.push(new);
+            }
+            fresh.push(flags);
+        }
         for chunk in rows.chunks(INSERT_CHUNK) {
             let mut query = sqlx::query(AssertSqlSafe(values_sql(
                 "INSERT INTO telemetry (asset_id, ts, received_at, body) VALUES ",
                 "(?, ?, ?, ?)",
                 chunk.len(),
-                " ON CONFLICT (asset_id, ts) DO NOTHING RETURNING asset_id, ts",
+                "",
             )));
             for (asset, at, body) in chunk {
                 query = query.bind(asset).bind(at).bind(received_at).bind(body);
             }
-            for row in query.fetch_all(&mut *tx).await? {
-                inserted.insert((row.try_get("asset_id")?, row.try_get("ts")?));
-            }
+            query.execute(&mut *tx).await?;
         }
-        let mut rows = rows.into_iter();
-        Ok(batches
-            .iter()
-            .map(|b| {
-                b.points
-                    .iter()
-                    .map(|_| {
-                        let (asset, at, _) = rows.next().expect("one row per point");
-                        inserted.contains(&(asset, at))
-                    })
-                    .collect()
-            })
-            .collect())
+        Ok(fresh)
     }
 
     /// The detector state of each of `assets` that has one.
