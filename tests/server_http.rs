@@ -1355,3 +1355,40 @@ fn routes_of(router: &str) -> Vec<(String, Vec<String>)> {
     }
     routes
 }
+
+/// Two bearer schemes: the router checks an operation's token with the scheme the operation
+/// names (`authenticate_ingestion_token` at the telemetry endpoint, `authenticate` elsewhere), so
+/// a token of one scheme is refused by the other's operations with 401 and a Bearer challenge.
+#[tokio::test]
+async fn each_operation_takes_the_bearer_scheme_it_names() {
+    use integration_tests::memory::INGESTION_TOKEN;
+    let server = Server::start().await;
+    let asset = server.create_asset("t-1").await;
+    let batch = json!({"points": [{"assetId": asset.id, "timestamp": "2026-11-23T10:00:00Z", "speed": 50}]});
+    let telemetry = |token: &str| {
+        server
+            .anonymous(Method::POST, "/v1/telemetry")
+            .bearer_auth(token)
+            .json(&batch)
+    };
+    unauthenticated(telemetry(TOKEN).send().await.unwrap()).await;
+    let accepted = telemetry(INGESTION_TOKEN).send().await.unwrap();
+    assert_eq!(accepted.status(), StatusCode::ACCEPTED);
+    let body: Value = accepted.json().await.unwrap();
+    assert_eq!(body["accepted"], 1);
+    assert_eq!(server.api.telemetry().len(), 1);
+    let elsewhere = server
+        .anonymous(Method::GET, &assets())
+        .bearer_auth(INGESTION_TOKEN)
+        .send()
+        .await
+        .unwrap();
+    unauthenticated(elsewhere).await;
+    let no_token = server
+        .anonymous(Method::POST, "/v1/telemetry")
+        .json(&batch)
+        .send()
+        .await
+        .unwrap();
+    unauthenticated(no_token).await;
+}

@@ -81,6 +81,10 @@ impl AssetAlertingApi for BenchApi {
         }
     }
 
+    async fn authenticate_ingestion_token(&self, _bearer_token: &str) -> Result<Uuid, Rejection> {
+        Err(Rejection::invalid_token("not part of the benchmark"))
+    }
+
     fn rejection(&self, rejection: &Rejection) -> ErrorBody {
         ErrorBody {
             code: 1000,
@@ -131,6 +135,13 @@ impl AssetAlertingApi for BenchApi {
         delete_geofence(DeleteGeofenceRequest) -> DeleteGeofenceResponse;
         get_ingestion_token(GetIngestionTokenRequest) -> GetIngestionTokenResponse;
         get_portal_link(GetPortalLinkRequest) -> GetPortalLinkResponse;
+        ingest_telemetry(IngestTelemetryRequest) -> IngestTelemetryResponse;
+        get_asset_state(GetAssetStateRequest) -> GetAssetStateResponse;
+        list_events(ListEventsRequest) -> ListEventsResponse;
+        get_event(GetEventRequest) -> GetEventResponse;
+        acknowledge_event(AcknowledgeEventRequest) -> AcknowledgeEventResponse;
+        list_event_notifications(ListEventNotificationsRequest) -> ListEventNotificationsResponse;
+        get_webhook_secret(GetWebhookSecretRequest) -> GetWebhookSecretResponse;
     }
 }
 
