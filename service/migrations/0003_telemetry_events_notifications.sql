@@ -3,7 +3,11 @@ CREATE TABLE telemetry (
     asset_id TEXT NOT NULL REFERENCES assets (id),
     ts TEXT NOT NULL,
     received_at TEXT NOT NULL,
-    -- The point's readings as JSON (the detector's Point).
+    -- The point's readings as a JSON array: [[latitude, longitude, speed, heading, ignition],
+    -- [inputVoltage, batteryVoltage, batteryPercentage], [fuelLevel, adBlueLevel, temperature,
+    -- pressure, engineSpeed], [signals present, signals set]] (null when absent; the signal bits
+    -- in the order alarm, tampering, jamming, accident, hardCornering, lockdownViolation,
+    -- leftBehind, powerDisconnected).
     body TEXT NOT NULL,
     PRIMARY KEY (asset_id, ts)
 ) WITHOUT ROWID;

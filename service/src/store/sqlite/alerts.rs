@@ -8,7 +8,7 @@ use crate::store::alerts::{
     Pipeline, StoredState, Target,
 };
 use crate::store::{Page, StoreError, StoreResult};
-use asset_alerting_detect::AssetState;
+use asset_alerting_detect::{AssetState, Point};
 use asset_alerting_models::{
     AlertRule, Asset, DeliveryAttempt, DeliveryAttemptOutcome, Event, EventDetails, EventType,
     Notification, NotificationChannel, NotificationStatus, Position,
@@ -21,6 +21,41 @@ use uuid::Uuid;
 
 /// Rows per multi-row statement (at most 4 parameters each, well under SQLite's limit).
 const INSERT_CHUNK: usize = 250;
+
+/// A point's readings as stored in telemetry history: a JSON array in a fixed order (see the
+/// migration), a third of the size of the named object, since every batch writes thousands.
+fn readings(p: &Point) -> String {
+    let s = &p.signals;
+    let flags = [
+        s.alarm,
+        s.tampering,
+        s.jamming,
+        s.accident,
+        s.hard_cornering,
+        s.lockdown_violation,
+        s.left_behind,
+        s.power_disconnected,
+    ];
+    let (mut present, mut set) = (0u8, 0u8);
+    for (bit, flag) in flags.iter().enumerate() {
+        if let Some(on) = flag {
+            present |= 1 << bit;
+            set |= u8::from(*on) << bit;
+        }
+    }
+    to_json(&(
+        (p.latitude, p.longitude, p.speed, p.heading, p.ignition),
+        (p.input_voltage, p.battery_voltage, p.battery_percentage),
+        (
+            p.fuel_level,
+            p.ad_blue_level,
+            p.temperature,
+            p.pressure,
+            p.engine_speed,
+        ),
+        (present, set),
+    ))
+}
 
 /// `head` + `row` repeated `n` times, comma-separated, + `tail`: one statement for many rows.
 fn values_sql(head: &str, row: &str, n: usize, tail: &str) -> String {
@@ -137,20 +172,31 @@ impl SqliteStore {
         received_at: &str,
     ) -> StoreResult<Vec<Vec<bool>>> {
         let mut stored: HashSet<(String, String)> = HashSet::new();
-        for b in batches {
-            let (Some(first), Some(last)) = (b.points.first(), b.points.last()) else {
-                continue;
-            };
-            let asset = b.asset.id.to_string();
-            let rows =
-                sqlx::query("SELECT ts FROM telemetry WHERE asset_id = ? AND ts >= ? AND ts <= ?")
-                    .bind(&asset)
-                    .bind(ts(first.timestamp))
-                    .bind(ts(last.timestamp))
-                    .fetch_all(&mut *tx)
-                    .await?;
-            for row in rows {
-                stored.insert((asset.clone(), row.try_get("ts")?));
+        let ranges: Vec<(String, String, String)> = batches
+            .iter()
+            .filter_map(|b| {
+                let (first, last) = (b.points.first()?, b.points.last()?);
+                Some((
+                    b.asset.id.to_string(),
+                    ts(first.timestamp),
+                    ts(last.timestamp),
+                ))
+            })
+            .collect();
+        for chunk in ranges.chunks(INSERT_CHUNK) {
+            let mut sql = String::from("SELECT asset_id, ts FROM telemetry WHERE ");
+            for i in 0..chunk.len() {
+                if i > 0 {
+                    sql.push_str(" OR ");
+                }
+                sql.push_str("(asset_id = ? AND ts BETWEEN ? AND ?)");
+            }
+            let mut query = sqlx::query(AssertSqlSafe(sql));
+            for (asset, first, last) in chunk {
+                query = query.bind(asset).bind(first).bind(last);
+            }
+            for row in query.fetch_all(&mut *tx).await? {
+                stored.insert((row.try_get("asset_id")?, row.try_get("ts")?));
             }
         }
         let mut fresh = Vec::with_capacity(batches.len());
@@ -162,7 +208,7 @@ impl SqliteStore {
                 let at = ts(p.timestamp);
                 let new = !stored.contains(&(asset.clone(), at.clone()));
                 if new {
-                    rows.push((asset.clone(), at, to_json(p)));
+                    rows.push((asset.clone(), at, readings(p)));
                 }
                 flags.push(new);
             }

@@ -89,6 +89,26 @@ fn external_id_conflict(
     })
 }
 
+/// Copies the WAL into the database every second, beside the writers (a passive checkpoint never
+/// blocks them); ends when the pool is closed.
+async fn checkpoints(pool: SqlitePool) {
+    loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        if pool.is_closed() {
+            return;
+        }
+        if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+            .execute(&pool)
+            .await
+        {
+            if pool.is_closed() {
+                return;
+            }
+            tracing::warn!(error = %e, "WAL checkpoint failed");
+        }
+    }
+}
+
 impl SqliteStore {
     /// Opens (creating if needed) the database at `url` (`sqlite://path` or a plain path) and migrates it.
     pub async fn open(url: &str) -> anyhow::Result<SqliteStore> {
@@ -102,12 +122,17 @@ impl SqliteStore {
             // FULL: a write is on disk before it is acknowledged.
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(5));
+            .busy_timeout(Duration::from_secs(5))
+            // Checkpoints run in the background (see `checkpoints`), not inside a commit that
+            // happens to fill the WAL: they copy pages and sync the database file, which made
+            // every few telemetry commits ten times slower.
+            .pragma("wal_autocheckpoint", "0");
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
             .connect_with(options)
             .await?;
         migrator().run(&pool).await?;
+        tokio::spawn(checkpoints(pool.clone()));
         Ok(SqliteStore {
             pool,
             writer: Default::default(),
