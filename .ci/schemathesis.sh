@@ -7,7 +7,10 @@
 #      zone, a closed polygon ring, geofences of the same account, the ingestion token limit), and a
 #      numeric string bypasses a schema's minimum/maximum ("0" is a schema-valid `take`);
 #   2. `accountId` pinned to the root account, so requests reach real data; checks on what the
-#      service answers (no server errors, documented statuses, bodies and headers that fit the spec).
+#      service answers (no server errors, documented statuses, bodies and headers that fit the spec);
+#   3. the telemetry endpoint with an ingestion token (the only credential it takes), every check:
+#      generated points name unknown assets or carry odd values, and every batch must still be
+#      answered 202 with per-point results (or 400 for a malformed body), never a server error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 port="${SCHEMATHESIS_PORT:-18181}"
@@ -34,6 +37,10 @@ done
 token="$(curl -sf -u "$root:$secret" -d grant_type=client_credentials "http://127.0.0.1:$port/v1/auth/token" \
   | python3 -c 'import json, sys; print(json.load(sys.stdin)["access_token"])')"
 
+# Taken first: the passes below exhaust the account's 10 live ingestion tokens.
+ingestion="$(curl -sf -H "Authorization: Bearer $token" "http://127.0.0.1:$port/v1/accounts/$root/ingestionToken" \
+  | python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])')"
+
 common=(spec/asset-alerting.yaml --url "http://127.0.0.1:$port" -H "Authorization: Bearer $token"
   --max-examples "$examples" --seed 1 --workers 1 --suppress-health-check all)
 
@@ -47,6 +54,11 @@ cat > "$dir/schemathesis.toml" <<TOML
 TOML
 st --config-file "$dir/schemathesis.toml" run "${common[@]}" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance
+
+echo "== schemathesis pass 3: POST /v1/telemetry with an ingestion token, all checks"
+st run spec/asset-alerting.yaml --url "http://127.0.0.1:$port" -H "Authorization: Bearer $ingestion" \
+  --max-examples "$examples" --seed 1 --workers 1 --suppress-health-check all \
+  --include-operation-id ingestTelemetry --checks all
 
 if grep -q "panicked" "$dir/service.log"; then
   echo "the service panicked during the run:"; grep -A5 "panicked" "$dir/service.log"; exit 1
