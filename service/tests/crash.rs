@@ -11,7 +11,7 @@ use asset_alerting_client::Client;
 use asset_alerting_client::models::*;
 use chrono::{DateTime, Duration, Utc};
 use support::process::{free_port, kill9, spawn, wait_ready};
-use support::{ROOT_SECRET, asset_input, no_signals, point_of};
+use support::{ROOT_SECRET, asset_input, berlin_recipient, no_signals, plain_rule, point_of, sms};
 use uuid::Uuid;
 
 /// Batch `b` of asset `a`: 50 points a second apart, the alarm toggling on and off, so every
@@ -184,31 +184,7 @@ async fn sigkill_during_dispatch_delivers_every_notification_once() {
         .await
         .unwrap()
         .id;
-    let rule = AlertRuleInput {
-        event_type: EventType::AlarmTriggered,
-        order: 0,
-        recipient: Recipient {
-            culture: "en-GB".to_owned(),
-            time_zone: "Europe/Berlin".to_owned(),
-            phone_number: Some("+4915112345678".to_owned()),
-            description: None,
-        },
-        channel: Channel {
-            r#type: ChannelType::Sms,
-            call: None,
-            sms: Some(SmsChannel {
-                is_interactive: false,
-            }),
-            telegram: None,
-            email: None,
-        },
-        is_disabled: false,
-        days_of_week: vec![],
-        time_of_day: None,
-        dates: None,
-        inside_geofences: vec![],
-        outside_geofences: vec![],
-    };
+    let rule = plain_rule(EventType::AlarmTriggered, 0, berlin_recipient(), sms(false));
     admin
         .create_alert_rule(root, truck, rule)
         .send()

@@ -19,6 +19,7 @@ use uuid::Uuid;
 const BOT_TOKEN: &str = "123456:test-bot-token";
 const TWILIO_SID: &str = "AC00000000000000000000000000000001";
 const TWILIO_TOKEN: &str = "twilio-auth-token";
+/// The phone number of `berlin_recipient()`.
 const PHONE: &str = "+4915112345678";
 
 struct Providers {
@@ -110,23 +111,12 @@ async fn setup(adjust: impl FnOnce(&mut Config)) -> Setup {
 }
 
 fn rule(order: i32, channel: Channel) -> AlertRuleInput {
-    AlertRuleInput {
-        event_type: EventType::SpeedLimitExceeded,
+    plain_rule(
+        EventType::SpeedLimitExceeded,
         order,
-        recipient: Recipient {
-            culture: "en-GB".to_owned(),
-            time_zone: "Europe/Berlin".to_owned(),
-            phone_number: Some(PHONE.to_owned()),
-            description: None,
-        },
+        berlin_recipient(),
         channel,
-        is_disabled: false,
-        days_of_week: vec![],
-        time_of_day: None,
-        dates: None,
-        inside_geofences: vec![],
-        outside_geofences: vec![],
-    }
+    )
 }
 
 fn channel(kind: ChannelType, interactive: bool) -> Channel {
@@ -162,6 +152,14 @@ fn speeding(asset: Uuid, minutes_ago: i64) -> Vec<TelemetryPoint> {
 }
 
 impl Setup {
+    async fn add_rule(&self, rule: AlertRuleInput) -> AlertRule {
+        self.client
+            .create_alert_rule(self.account, self.truck.id, rule)
+            .send()
+            .await
+            .unwrap()
+    }
+
     async fn post(&self, points: Vec<TelemetryPoint>) {
         let ingest = self
             .service
@@ -228,15 +226,7 @@ async fn a_speeding_event_reaches_every_channel_once_and_is_recorded() {
     .into_iter()
     .enumerate()
     {
-        s.client
-            .create_alert_rule(
-                s.account,
-                s.truck.id,
-                rule(order as i32, channel(kind, false)),
-            )
-            .send()
-            .await
-            .unwrap();
+        s.add_rule(rule(order as i32, channel(kind, false))).await;
     }
     s.post(speeding(s.truck.id, 5)).await;
     let events = s.events_of(EventType::SpeedLimitExceeded).await;
@@ -299,15 +289,7 @@ async fn a_speeding_event_reaches_every_channel_once_and_is_recorded() {
 #[tokio::test]
 async fn a_provider_failing_three_times_gets_one_message_after_four_attempts() {
     let s = setup(|_| {}).await;
-    s.client
-        .create_alert_rule(
-            s.account,
-            s.truck.id,
-            rule(0, channel(ChannelType::Sms, false)),
-        )
-        .send()
-        .await
-        .unwrap();
+    s.add_rule(rule(0, channel(ChannelType::Sms, false))).await;
     s.providers.twilio.fail_next(3, 500);
     s.post(speeding(s.truck.id, 5)).await;
     let event = &s.events_of(EventType::SpeedLimitExceeded).await[0];
@@ -333,24 +315,10 @@ async fn a_provider_failing_three_times_gets_one_message_after_four_attempts() {
 #[tokio::test]
 async fn a_refusal_fails_at_once_and_an_unconfigured_channel_is_skipped() {
     let s = setup(|config| config.smtp_host = None).await;
-    s.client
-        .create_alert_rule(
-            s.account,
-            s.truck.id,
-            rule(0, channel(ChannelType::Telegram, false)),
-        )
-        .send()
-        .await
-        .unwrap();
-    s.client
-        .create_alert_rule(
-            s.account,
-            s.truck.id,
-            rule(1, channel(ChannelType::Email, false)),
-        )
-        .send()
-        .await
-        .unwrap();
+    s.add_rule(rule(0, channel(ChannelType::Telegram, false)))
+        .await;
+    s.add_rule(rule(1, channel(ChannelType::Email, false)))
+        .await;
     s.providers.telegram.fail_next(1, 400);
     s.post(speeding(s.truck.id, 5)).await;
     let event = &s.events_of(EventType::SpeedLimitExceeded).await[0];
@@ -378,25 +346,9 @@ async fn a_refusal_fails_at_once_and_an_unconfigured_channel_is_skipped() {
 #[tokio::test]
 async fn acknowledging_through_the_link_stops_the_escalation() {
     let s = setup(|_| {}).await;
-    let first = s
-        .client
-        .create_alert_rule(
-            s.account,
-            s.truck.id,
-            rule(0, channel(ChannelType::Sms, true)),
-        )
-        .send()
-        .await
-        .unwrap();
-    s.client
-        .create_alert_rule(
-            s.account,
-            s.truck.id,
-            rule(1, channel(ChannelType::Email, false)),
-        )
-        .send()
-        .await
-        .unwrap();
+    let first = s.add_rule(rule(0, channel(ChannelType::Sms, true))).await;
+    s.add_rule(rule(1, channel(ChannelType::Email, false)))
+        .await;
     s.post(speeding(s.truck.id, 5)).await;
     let event = &s.events_of(EventType::SpeedLimitExceeded).await[0];
     // The interactive SMS goes at once; the email is the next escalation step, 5 minutes later.
@@ -467,11 +419,7 @@ async fn a_flapping_sensor_is_rate_limited_into_a_digest() {
     .await;
     let mut alarm_rule = rule(0, channel(ChannelType::Sms, false));
     alarm_rule.event_type = EventType::AlarmTriggered;
-    s.client
-        .create_alert_rule(s.account, s.truck.id, alarm_rule)
-        .send()
-        .await
-        .unwrap();
+    s.add_rule(alarm_rule).await;
     let start = Utc::now() - Duration::minutes(5);
     let points: Vec<TelemetryPoint> = (0..12)
         .map(|i| TelemetryPoint {
@@ -517,15 +465,7 @@ async fn a_flapping_sensor_is_rate_limited_into_a_digest() {
 #[tokio::test]
 async fn a_snooze_records_the_event_but_notifies_only_webhooks() {
     let s = setup(|_| {}).await;
-    s.client
-        .create_alert_rule(
-            s.account,
-            s.truck.id,
-            rule(0, channel(ChannelType::Sms, false)),
-        )
-        .send()
-        .await
-        .unwrap();
+    s.add_rule(rule(0, channel(ChannelType::Sms, false))).await;
     let mut input = asset_input("truck-1");
     input.telemetry_rules = s.truck.telemetry_rules.clone();
     input.disabled_events = Some(BTreeMap::from([(

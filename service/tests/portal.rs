@@ -14,12 +14,6 @@ use std::process::{Command, Stdio};
 use support::*;
 use uuid::Uuid;
 
-async fn started() -> (tempfile::TempDir, TestService) {
-    let dir = tempfile::tempdir().unwrap();
-    let service = TestService::start(config(&dir, Uuid::new_v4())).await;
-    (dir, service)
-}
-
 /// The headers every portal answer carries, refusals included.
 fn assert_page_headers(response: &reqwest::Response) {
     let header = |name: &str| {

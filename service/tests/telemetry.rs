@@ -10,12 +10,6 @@ use serde_json::json;
 use support::*;
 use uuid::Uuid;
 
-async fn started() -> (tempfile::TempDir, TestService) {
-    let dir = tempfile::tempdir().unwrap();
-    let service = TestService::start(config(&dir, Uuid::new_v4())).await;
-    (dir, service)
-}
-
 fn status_of<T: std::fmt::Debug>(result: Result<T, Error<ErrorBody>>) -> (u16, i32) {
     match result {
         Err(Error::Api { status, body }) => (status.as_u16(), body.code),

@@ -32,6 +32,13 @@ pub fn config(dir: &tempfile::TempDir, root: Uuid) -> Config {
     config
 }
 
+/// A service with a new root account and its own temporary folder (dropped with it).
+pub async fn started() -> (tempfile::TempDir, TestService) {
+    let dir = tempfile::tempdir().unwrap();
+    let service = TestService::start(config(&dir, Uuid::new_v4())).await;
+    (dir, service)
+}
+
 impl TestService {
     pub async fn start(config: Config) -> TestService {
         let root = config.root_account_id.expect("tests name the root account");
@@ -143,6 +150,49 @@ pub fn geofence_input(external_id: &str, name: &str) -> GeofenceInput {
         external_id: external_id.to_owned(),
         name: name.to_owned(),
         polygon: square(13.0, 52.0),
+    }
+}
+
+/// A rule of `event_type` notifying `recipient` through `channel`, every day, everywhere.
+pub fn plain_rule(
+    event_type: EventType,
+    order: i32,
+    recipient: Recipient,
+    channel: Channel,
+) -> AlertRuleInput {
+    AlertRuleInput {
+        event_type,
+        order,
+        recipient,
+        channel,
+        is_disabled: false,
+        days_of_week: vec![],
+        time_of_day: None,
+        dates: None,
+        inside_geofences: vec![],
+        outside_geofences: vec![],
+    }
+}
+
+/// An English-speaking recipient in Berlin with a phone number.
+pub fn berlin_recipient() -> Recipient {
+    Recipient {
+        culture: "en-GB".to_owned(),
+        time_zone: "Europe/Berlin".to_owned(),
+        phone_number: Some("+4915112345678".to_owned()),
+        description: None,
+    }
+}
+
+pub fn sms(interactive: bool) -> Channel {
+    Channel {
+        r#type: ChannelType::Sms,
+        call: None,
+        sms: Some(SmsChannel {
+            is_interactive: interactive,
+        }),
+        telegram: None,
+        email: None,
     }
 }
 
