@@ -132,7 +132,11 @@ impl crate::Client {
     /// - `asset_id`: Id of the asset.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
-    pub fn get_asset(&self, account_id: ::uuid::Uuid, asset_id: ::uuid::Uuid) -> GetAsset {
+    pub fn get_asset(
+        &self,
+        account_id: ::uuid::Uuid,
+        asset_id: ::uuid::Uuid,
+    ) -> GetAsset {
         GetAsset {
             client: self.clone(),
             account_id,
@@ -182,7 +186,11 @@ impl crate::Client {
     /// - `asset_id`: Id of the asset.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
-    pub fn delete_asset(&self, account_id: ::uuid::Uuid, asset_id: ::uuid::Uuid) -> DeleteAsset {
+    pub fn delete_asset(
+        &self,
+        account_id: ::uuid::Uuid,
+        asset_id: ::uuid::Uuid,
+    ) -> DeleteAsset {
         DeleteAsset {
             client: self.clone(),
             account_id,
@@ -400,7 +408,11 @@ impl crate::Client {
     /// - `geofence_id`: Id of the geofence.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
-    pub fn get_geofence(&self, account_id: ::uuid::Uuid, geofence_id: ::uuid::Uuid) -> GetGeofence {
+    pub fn get_geofence(
+        &self,
+        account_id: ::uuid::Uuid,
+        geofence_id: ::uuid::Uuid,
+    ) -> GetGeofence {
         GetGeofence {
             client: self.clone(),
             account_id,
@@ -532,10 +544,15 @@ impl IssueToken {
 }
 
 impl ::std::future::IntoFuture for IssueToken {
-    type Output = Result<crate::models::TokenResponse, crate::Error<crate::models::OAuthError>>;
+    type Output = Result<
+        crate::models::TokenResponse,
+        crate::Error<crate::models::OAuthError>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::TokenResponse, crate::models::OAuthError>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::TokenResponse,
+        crate::models::OAuthError,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -556,10 +573,13 @@ impl GetAccount {
     pub async fn send(
         self,
     ) -> Result<crate::models::Account, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!("/v1/accounts/{}", self.account_id),
-        );
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!("/v1/accounts/{}", self.account_id),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -572,8 +592,10 @@ impl GetAccount {
 impl ::std::future::IntoFuture for GetAccount {
     type Output = Result<crate::models::Account, crate::Error<crate::models::ErrorBody>>;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::Account, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::Account,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -594,11 +616,17 @@ impl CreateAccount {
     /// Sends the request: `POST /v1/accounts/{accountId}`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::CreateAccountResponse, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::POST,
-            &format!("/v1/accounts/{}", self.account_id),
-        );
+    ) -> Result<
+        crate::models::CreateAccountResponse,
+        crate::Error<crate::models::ErrorBody>,
+    > {
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::POST,
+                &format!("/v1/accounts/{}", self.account_id),
+            );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
@@ -610,8 +638,10 @@ impl CreateAccount {
 }
 
 impl ::std::future::IntoFuture for CreateAccount {
-    type Output =
-        Result<crate::models::CreateAccountResponse, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::CreateAccountResponse,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::CreateAccountResponse,
@@ -672,10 +702,13 @@ impl ListAssets {
     pub async fn send(
         self,
     ) -> Result<Vec<crate::models::Asset>, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!("/v1/accounts/{}/assets", self.account_id),
-        );
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!("/v1/accounts/{}/assets", self.account_id),
+            );
         let mut query: Vec<(&str, String)> = Vec::new();
         if let Some(value) = &self.external_id {
             query.push(("externalId", value.clone()));
@@ -689,11 +722,7 @@ impl ListAssets {
         if let Some(value) = &self.include_deleted {
             query.push(("includeDeleted", value.to_string()));
         }
-        let request = if query.is_empty() {
-            request
-        } else {
-            request.query(&query)
-        };
+        let request = if query.is_empty() { request } else { request.query(&query) };
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -705,11 +734,14 @@ impl ListAssets {
     /// Every item, page after page: sends the request with `skip` advanced by the length of each page
     /// and `take` as the page size (the value set, else 50), until a page comes back shorter than
     /// that. A failed page ends the stream with its error.
-    pub fn into_stream(self) -> crate::Paged<crate::models::Asset, crate::models::ErrorBody> {
+    pub fn into_stream(
+        self,
+    ) -> crate::Paged<crate::models::Asset, crate::models::ErrorBody> {
         let take: i32 = self.take.unwrap_or(50i32);
         let start: i32 = self.skip.unwrap_or(0);
-        let pages =
-            ::futures_util::stream::try_unfold(Some((self, start)), move |state| async move {
+        let pages = ::futures_util::stream::try_unfold(
+            Some((self, start)),
+            move |state| async move {
                 let Some((request, skip)) = state else {
                     return Ok::<_, crate::Error<crate::models::ErrorBody>>(None);
                 };
@@ -723,24 +755,37 @@ impl ListAssets {
                     }
                     _ => None,
                 };
-                Ok(Some((
-                    ::futures_util::stream::iter(
-                        page.into_iter().map(
-                            Ok::<crate::models::Asset, crate::Error<crate::models::ErrorBody>>,
+                Ok(
+                    Some((
+                        ::futures_util::stream::iter(
+                            page
+                                .into_iter()
+                                .map(
+                                    Ok::<
+                                        crate::models::Asset,
+                                        crate::Error<crate::models::ErrorBody>,
+                                    >,
+                                ),
                         ),
-                    ),
-                    next,
-                )))
-            });
+                        next,
+                    )),
+                )
+            },
+        );
         crate::Paged::new(::futures_util::TryStreamExt::try_flatten(pages))
     }
 }
 
 impl ::std::future::IntoFuture for ListAssets {
-    type Output = Result<Vec<crate::models::Asset>, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        Vec<crate::models::Asset>,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<Vec<crate::models::Asset>, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        Vec<crate::models::Asset>,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -762,10 +807,13 @@ impl CreateAsset {
     pub async fn send(
         self,
     ) -> Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::POST,
-            &format!("/v1/accounts/{}/assets", self.account_id),
-        );
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::POST,
+                &format!("/v1/accounts/{}/assets", self.account_id),
+            );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
@@ -779,7 +827,10 @@ impl CreateAsset {
 impl ::std::future::IntoFuture for CreateAsset {
     type Output = Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>>;
 
-    type IntoFuture = crate::codec::ResponseFuture<crate::models::Asset, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::Asset,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -802,10 +853,13 @@ impl GetAsset {
     pub async fn send(
         self,
     ) -> Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!("/v1/accounts/{}/assets/{}", self.account_id, self.asset_id),
-        );
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!("/v1/accounts/{}/assets/{}", self.account_id, self.asset_id),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -818,7 +872,10 @@ impl GetAsset {
 impl ::std::future::IntoFuture for GetAsset {
     type Output = Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>>;
 
-    type IntoFuture = crate::codec::ResponseFuture<crate::models::Asset, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::Asset,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -842,10 +899,13 @@ impl UpdateAsset {
     pub async fn send(
         self,
     ) -> Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::PUT,
-            &format!("/v1/accounts/{}/assets/{}", self.account_id, self.asset_id),
-        );
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::PUT,
+                &format!("/v1/accounts/{}/assets/{}", self.account_id, self.asset_id),
+            );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
@@ -859,7 +919,10 @@ impl UpdateAsset {
 impl ::std::future::IntoFuture for UpdateAsset {
     type Output = Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>>;
 
-    type IntoFuture = crate::codec::ResponseFuture<crate::models::Asset, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::Asset,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -880,10 +943,13 @@ pub struct DeleteAsset {
 impl DeleteAsset {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/assets/{assetId}`.
     pub async fn send(self) -> Result<(), crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::DELETE,
-            &format!("/v1/accounts/{}/assets/{}", self.account_id, self.asset_id),
-        );
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::DELETE,
+                &format!("/v1/accounts/{}/assets/{}", self.account_id, self.asset_id),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             204 => crate::codec::empty(response).await,
@@ -920,13 +986,16 @@ impl CreateAlertRule {
     pub async fn send(
         self,
     ) -> Result<crate::models::AlertRule, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::POST,
-            &format!(
-                "/v1/accounts/{}/assets/{}/alertRules",
-                self.account_id, self.asset_id
-            ),
-        );
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::POST,
+                &format!(
+                    "/v1/accounts/{}/assets/{}/alertRules", self.account_id, self
+                    .asset_id
+                ),
+            );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
@@ -938,10 +1007,15 @@ impl CreateAlertRule {
 }
 
 impl ::std::future::IntoFuture for CreateAlertRule {
-    type Output = Result<crate::models::AlertRule, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::AlertRule,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::AlertRule, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::AlertRule,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -965,13 +1039,16 @@ impl ListAlertRules {
     pub async fn send(
         self,
     ) -> Result<Vec<crate::models::AlertRule>, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!(
-                "/v1/accounts/{}/assets/{}/alertRules/{}",
-                self.account_id, self.asset_id, self.event_type
-            ),
-        );
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!(
+                    "/v1/accounts/{}/assets/{}/alertRules/{}", self.account_id, self
+                    .asset_id, self.event_type
+                ),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -982,10 +1059,15 @@ impl ListAlertRules {
 }
 
 impl ::std::future::IntoFuture for ListAlertRules {
-    type Output = Result<Vec<crate::models::AlertRule>, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        Vec<crate::models::AlertRule>,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<Vec<crate::models::AlertRule>, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        Vec<crate::models::AlertRule>,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1010,13 +1092,16 @@ impl ListAlertRuleGeofences {
     pub async fn send(
         self,
     ) -> Result<Vec<crate::models::Geofence>, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!(
-                "/v1/accounts/{}/assets/{}/alertRules/{}/geofences",
-                self.account_id, self.asset_id, self.event_type
-            ),
-        );
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!(
+                    "/v1/accounts/{}/assets/{}/alertRules/{}/geofences", self.account_id,
+                    self.asset_id, self.event_type
+                ),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -1027,10 +1112,15 @@ impl ListAlertRuleGeofences {
 }
 
 impl ::std::future::IntoFuture for ListAlertRuleGeofences {
-    type Output = Result<Vec<crate::models::Geofence>, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        Vec<crate::models::Geofence>,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<Vec<crate::models::Geofence>, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        Vec<crate::models::Geofence>,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1053,13 +1143,15 @@ impl GetAlertRule {
     pub async fn send(
         self,
     ) -> Result<crate::models::AlertRule, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!(
-                "/v1/accounts/{}/alertRules/{}",
-                self.account_id, self.alert_rule_id
-            ),
-        );
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!(
+                    "/v1/accounts/{}/alertRules/{}", self.account_id, self.alert_rule_id
+                ),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -1070,10 +1162,15 @@ impl GetAlertRule {
 }
 
 impl ::std::future::IntoFuture for GetAlertRule {
-    type Output = Result<crate::models::AlertRule, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::AlertRule,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::AlertRule, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::AlertRule,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1097,13 +1194,15 @@ impl UpdateAlertRule {
     pub async fn send(
         self,
     ) -> Result<crate::models::AlertRule, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::PUT,
-            &format!(
-                "/v1/accounts/{}/alertRules/{}",
-                self.account_id, self.alert_rule_id
-            ),
-        );
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::PUT,
+                &format!(
+                    "/v1/accounts/{}/alertRules/{}", self.account_id, self.alert_rule_id
+                ),
+            );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
@@ -1115,10 +1214,15 @@ impl UpdateAlertRule {
 }
 
 impl ::std::future::IntoFuture for UpdateAlertRule {
-    type Output = Result<crate::models::AlertRule, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::AlertRule,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::AlertRule, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::AlertRule,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1139,13 +1243,15 @@ pub struct DeleteAlertRule {
 impl DeleteAlertRule {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
     pub async fn send(self) -> Result<(), crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::DELETE,
-            &format!(
-                "/v1/accounts/{}/alertRules/{}",
-                self.account_id, self.alert_rule_id
-            ),
-        );
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::DELETE,
+                &format!(
+                    "/v1/accounts/{}/alertRules/{}", self.account_id, self.alert_rule_id
+                ),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             204 => crate::codec::empty(response).await,
@@ -1179,10 +1285,13 @@ impl ListGeofences {
     pub async fn send(
         self,
     ) -> Result<Vec<crate::models::Geofence>, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!("/v1/accounts/{}/geofences", self.account_id),
-        );
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!("/v1/accounts/{}/geofences", self.account_id),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -1193,10 +1302,15 @@ impl ListGeofences {
 }
 
 impl ::std::future::IntoFuture for ListGeofences {
-    type Output = Result<Vec<crate::models::Geofence>, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        Vec<crate::models::Geofence>,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<Vec<crate::models::Geofence>, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        Vec<crate::models::Geofence>,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1218,10 +1332,13 @@ impl CreateGeofence {
     pub async fn send(
         self,
     ) -> Result<crate::models::Geofence, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::POST,
-            &format!("/v1/accounts/{}/geofences", self.account_id),
-        );
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::POST,
+                &format!("/v1/accounts/{}/geofences", self.account_id),
+            );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
@@ -1233,10 +1350,15 @@ impl CreateGeofence {
 }
 
 impl ::std::future::IntoFuture for CreateGeofence {
-    type Output = Result<crate::models::Geofence, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::Geofence,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::Geofence, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::Geofence,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1259,13 +1381,15 @@ impl GetGeofence {
     pub async fn send(
         self,
     ) -> Result<crate::models::Geofence, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!(
-                "/v1/accounts/{}/geofences/{}",
-                self.account_id, self.geofence_id
-            ),
-        );
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!(
+                    "/v1/accounts/{}/geofences/{}", self.account_id, self.geofence_id
+                ),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -1276,10 +1400,15 @@ impl GetGeofence {
 }
 
 impl ::std::future::IntoFuture for GetGeofence {
-    type Output = Result<crate::models::Geofence, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::Geofence,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::Geofence, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::Geofence,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1303,13 +1432,15 @@ impl UpdateGeofence {
     pub async fn send(
         self,
     ) -> Result<crate::models::Geofence, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::PUT,
-            &format!(
-                "/v1/accounts/{}/geofences/{}",
-                self.account_id, self.geofence_id
-            ),
-        );
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::PUT,
+                &format!(
+                    "/v1/accounts/{}/geofences/{}", self.account_id, self.geofence_id
+                ),
+            );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
@@ -1321,10 +1452,15 @@ impl UpdateGeofence {
 }
 
 impl ::std::future::IntoFuture for UpdateGeofence {
-    type Output = Result<crate::models::Geofence, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::Geofence,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::Geofence, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::Geofence,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1345,13 +1481,15 @@ pub struct DeleteGeofence {
 impl DeleteGeofence {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`.
     pub async fn send(self) -> Result<(), crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::DELETE,
-            &format!(
-                "/v1/accounts/{}/geofences/{}",
-                self.account_id, self.geofence_id
-            ),
-        );
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::DELETE,
+                &format!(
+                    "/v1/accounts/{}/geofences/{}", self.account_id, self.geofence_id
+                ),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             204 => crate::codec::empty(response).await,
@@ -1385,10 +1523,13 @@ impl GetIngestionToken {
     pub async fn send(
         self,
     ) -> Result<crate::models::IngestionToken, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!("/v1/accounts/{}/ingestionToken", self.account_id),
-        );
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!("/v1/accounts/{}/ingestionToken", self.account_id),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -1399,10 +1540,15 @@ impl GetIngestionToken {
 }
 
 impl ::std::future::IntoFuture for GetIngestionToken {
-    type Output = Result<crate::models::IngestionToken, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::IngestionToken,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::IngestionToken, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::IngestionToken,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1423,10 +1569,13 @@ impl GetPortalLink {
     pub async fn send(
         self,
     ) -> Result<crate::models::PortalLink, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!("/v1/accounts/{}/portalLink", self.account_id),
-        );
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!("/v1/accounts/{}/portalLink", self.account_id),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -1437,10 +1586,15 @@ impl GetPortalLink {
 }
 
 impl ::std::future::IntoFuture for GetPortalLink {
-    type Output = Result<crate::models::PortalLink, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::PortalLink,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::PortalLink, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::PortalLink,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())

@@ -32,11 +32,7 @@ pub struct Account {
     /// Name of the account.
     pub name: String,
     /// Display name of the account, if set.
-    #[serde(
-        rename = "friendlyName",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "friendlyName", default, skip_serializing_if = "Option::is_none")]
     pub friendly_name: Option<String>,
     /// Default culture of the account as a BCP 47 tag (for example en-US), if set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -49,11 +45,7 @@ pub struct Account {
     )]
     pub technical_email_address: Option<String>,
     /// URI reserved for future event delivery, if set.
-    #[serde(
-        rename = "callbackUri",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "callbackUri", default, skip_serializing_if = "Option::is_none")]
     pub callback_uri: Option<String>,
     /// When the account was created.
     #[serde(rename = "createdAt")]
@@ -120,7 +112,7 @@ pub struct CreateAccountResponse {
     PartialOrd,
     Ord,
     ::serde_repr::Serialize_repr,
-    ::serde_repr::Deserialize_repr,
+    ::serde_repr::Deserialize_repr
 )]
 #[repr(i32)]
 pub enum AssetTier {
@@ -153,9 +145,7 @@ impl TryFrom<i32> for AssetTier {
         match value {
             1 => Ok(Self::Basic),
             2 => Ok(Self::Premium),
-            _ => Err(format!(
-                "{value} is not a valid AssetTier (expected one of 1, 2)"
-            )),
+            _ => Err(format!("{value} is not a valid AssetTier (expected one of 1, 2)")),
         }
     }
 }
@@ -171,9 +161,7 @@ impl ::std::str::FromStr for AssetTier {
 
     /// Parses the integer value (as in a path or query parameter).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let value: i32 = s
-            .parse()
-            .map_err(|_| format!("\"{s}\" is not an integer"))?;
+        let value: i32 = s.parse().map_err(|_| format!("\"{s}\" is not an integer"))?;
         Self::try_from(value)
     }
 }
@@ -196,7 +184,7 @@ impl ::std::str::FromStr for AssetTier {
     PartialOrd,
     Ord,
     ::serde_repr::Serialize_repr,
-    ::serde_repr::Deserialize_repr,
+    ::serde_repr::Deserialize_repr
 )]
 #[repr(i32)]
 pub enum EventType {
@@ -332,9 +320,13 @@ impl TryFrom<i32> for EventType {
             25 => Ok(Self::EngineIdling),
             26 => Ok(Self::EngineSpeedLimitExceeded),
             27 => Ok(Self::AccidentOccurred),
-            _ => Err(format!(
-                "{value} is not a valid EventType (expected one of 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27)"
-            )),
+            _ => {
+                Err(
+                    format!(
+                        "{value} is not a valid EventType (expected one of 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27)"
+                    ),
+                )
+            }
         }
     }
 }
@@ -350,9 +342,7 @@ impl ::std::str::FromStr for EventType {
 
     /// Parses the integer value (as in a path or query parameter).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let value: i32 = s
-            .parse()
-            .map_err(|_| format!("\"{s}\" is not an integer"))?;
+        let value: i32 = s.parse().map_err(|_| format!("\"{s}\" is not an integer"))?;
         Self::try_from(value)
     }
 }
@@ -374,13 +364,12 @@ pub struct Asset {
     pub tier: AssetTier,
     /// Snoozed event types: each key is an EventType name (for example SpeedLimitExceeded), each value the instant until which alerts of that event type are suppressed for the asset. Instants in the past have no effect. Unknown keys are rejected with 400.
     #[serde(rename = "disabledEvents")]
-    pub disabled_events: ::std::collections::BTreeMap<String, ::chrono::DateTime<::chrono::Utc>>,
+    pub disabled_events: ::std::collections::BTreeMap<
+        String,
+        ::chrono::DateTime<::chrono::Utc>,
+    >,
     /// Telemetry thresholds of the asset; null or absent when none are set.
-    #[serde(
-        rename = "telemetryRules",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "telemetryRules", default, skip_serializing_if = "Option::is_none")]
     pub telemetry_rules: Option<TelemetryRules>,
     /// True when the asset has been (soft-)deleted; absent means false.
     #[serde(
@@ -410,14 +399,11 @@ pub struct AssetInput {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "crate::wire::some"
     )]
-    pub disabled_events:
-        Option<::std::collections::BTreeMap<String, ::chrono::DateTime<::chrono::Utc>>>,
+    pub disabled_events: Option<
+        ::std::collections::BTreeMap<String, ::chrono::DateTime<::chrono::Utc>>,
+    >,
     /// Telemetry thresholds of the asset; null or absent for none.
-    #[serde(
-        rename = "telemetryRules",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "telemetryRules", default, skip_serializing_if = "Option::is_none")]
     pub telemetry_rules: Option<TelemetryRules>,
 }
 
@@ -573,18 +559,12 @@ pub struct AlertRuleInput {
     /// When true the rule is kept but never fires.
     ///
     /// Default: `false`.
-    #[serde(
-        rename = "isDisabled",
-        default = "defaults::alert_rule_input_is_disabled"
-    )]
+    #[serde(rename = "isDisabled", default = "defaults::alert_rule_input_is_disabled")]
     pub is_disabled: bool,
     /// Days (in the recipient's time zone) on which the rule applies; empty means every day.
     ///
     /// Default: `[]`.
-    #[serde(
-        rename = "daysOfWeek",
-        default = "defaults::alert_rule_input_days_of_week"
-    )]
+    #[serde(rename = "daysOfWeek", default = "defaults::alert_rule_input_days_of_week")]
     pub days_of_week: Vec<DayOfWeek>,
     /// Daily time window in which the rule applies; null or absent means all day.
     #[serde(rename = "timeOfDay", default, skip_serializing_if = "Option::is_none")]
@@ -621,7 +601,7 @@ pub struct AlertRuleInput {
     PartialOrd,
     Ord,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum DayOfWeek {
     #[serde(rename = "Monday")]
@@ -684,9 +664,13 @@ impl ::std::str::FromStr for DayOfWeek {
             "Friday" => Ok(Self::Friday),
             "Saturday" => Ok(Self::Saturday),
             "Sunday" => Ok(Self::Sunday),
-            _ => Err(format!(
-                "\"{s}\" is not a valid DayOfWeek (expected one of `Monday`, `Tuesday`, `Wednesday`, `Thursday`, `Friday`, `Saturday`, `Sunday`)"
-            )),
+            _ => {
+                Err(
+                    format!(
+                        "\"{s}\" is not a valid DayOfWeek (expected one of `Monday`, `Tuesday`, `Wednesday`, `Thursday`, `Friday`, `Saturday`, `Sunday`)"
+                    ),
+                )
+            }
         }
     }
 }
@@ -745,7 +729,7 @@ pub struct Recipient {
     PartialOrd,
     Ord,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum ChannelType {
     #[serde(rename = "call")]
@@ -788,9 +772,13 @@ impl ::std::str::FromStr for ChannelType {
             "sms" => Ok(Self::Sms),
             "telegram" => Ok(Self::Telegram),
             "email" => Ok(Self::Email),
-            _ => Err(format!(
-                "\"{s}\" is not a valid ChannelType (expected one of `call`, `sms`, `telegram`, `email`)"
-            )),
+            _ => {
+                Err(
+                    format!(
+                        "\"{s}\" is not a valid ChannelType (expected one of `call`, `sms`, `telegram`, `email`)"
+                    ),
+                )
+            }
         }
     }
 }
@@ -839,10 +827,7 @@ pub struct SmsChannel {
     /// When true the recipient can answer the message (for example to acknowledge).
     ///
     /// Default: `false`.
-    #[serde(
-        rename = "isInteractive",
-        default = "defaults::sms_channel_is_interactive"
-    )]
+    #[serde(rename = "isInteractive", default = "defaults::sms_channel_is_interactive")]
     pub is_interactive: bool,
 }
 
@@ -1006,7 +991,7 @@ pub struct OAuthError {
     PartialOrd,
     Ord,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum GeoJsonPolygonType {
     #[serde(rename = "Polygon")]
@@ -1037,9 +1022,13 @@ impl ::std::str::FromStr for GeoJsonPolygonType {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "Polygon" => Ok(Self::Polygon),
-            _ => Err(format!(
-                "\"{s}\" is not a valid GeoJsonPolygonType (expected one of `Polygon`)"
-            )),
+            _ => {
+                Err(
+                    format!(
+                        "\"{s}\" is not a valid GeoJsonPolygonType (expected one of `Polygon`)"
+                    ),
+                )
+            }
         }
     }
 }
@@ -1055,7 +1044,7 @@ impl ::std::str::FromStr for GeoJsonPolygonType {
     PartialOrd,
     Ord,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum TokenResponseTokenType {
     #[serde(rename = "Bearer")]
@@ -1086,9 +1075,13 @@ impl ::std::str::FromStr for TokenResponseTokenType {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "Bearer" => Ok(Self::Bearer),
-            _ => Err(format!(
-                "\"{s}\" is not a valid TokenResponseTokenType (expected one of `Bearer`)"
-            )),
+            _ => {
+                Err(
+                    format!(
+                        "\"{s}\" is not a valid TokenResponseTokenType (expected one of `Bearer`)"
+                    ),
+                )
+            }
         }
     }
 }
@@ -1104,7 +1097,7 @@ impl ::std::str::FromStr for TokenResponseTokenType {
     PartialOrd,
     Ord,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum OAuthErrorError {
     #[serde(rename = "invalid_request")]
@@ -1162,9 +1155,13 @@ impl ::std::str::FromStr for OAuthErrorError {
             "unauthorized_client" => Ok(Self::UnauthorizedClient),
             "unsupported_grant_type" => Ok(Self::UnsupportedGrantType),
             "invalid_scope" => Ok(Self::InvalidScope),
-            _ => Err(format!(
-                "\"{s}\" is not a valid OAuthErrorError (expected one of `invalid_request`, `invalid_client`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope`)"
-            )),
+            _ => {
+                Err(
+                    format!(
+                        "\"{s}\" is not a valid OAuthErrorError (expected one of `invalid_request`, `invalid_client`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope`)"
+                    ),
+                )
+            }
         }
     }
 }

@@ -30,10 +30,7 @@ pub enum IssueTokenResponse {
 impl IntoResponse for IssueTokenResponse {
     fn into_response(self) -> Response {
         match self {
-            Self::Ok {
-                body,
-                cache_control,
-            } => {
+            Self::Ok { body, cache_control } => {
                 let mut response = respond::json(StatusCode::OK, &body);
                 if let Some(value) = cache_control {
                     respond::header(&mut response, "cache-control", &value);
@@ -41,10 +38,7 @@ impl IntoResponse for IssueTokenResponse {
                 response
             }
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
                 if let Some(value) = www_authenticate {
                     respond::header(&mut response, "www-authenticate", &value);
@@ -84,10 +78,7 @@ impl IntoResponse for GetAccountResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
                 if let Some(value) = www_authenticate {
                     respond::header(&mut response, "www-authenticate", &value);
@@ -124,10 +115,7 @@ impl IntoResponse for CreateAccountResponse {
         match self {
             Self::Created(body) => respond::json(StatusCode::CREATED, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
                 if let Some(value) = www_authenticate {
                     respond::header(&mut response, "www-authenticate", &value);
@@ -164,10 +152,7 @@ impl IntoResponse for ListAssetsResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
                 if let Some(value) = www_authenticate {
                     respond::header(&mut response, "www-authenticate", &value);
@@ -210,10 +195,7 @@ impl IntoResponse for CreateAssetResponse {
         match self {
             Self::Created(body) => respond::json(StatusCode::CREATED, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
                 if let Some(value) = www_authenticate {
                     respond::header(&mut response, "www-authenticate", &value);
@@ -255,10 +237,7 @@ impl IntoResponse for GetAssetResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
                 if let Some(value) = www_authenticate {
                     respond::header(&mut response, "www-authenticate", &value);
@@ -301,10 +280,7 @@ impl IntoResponse for UpdateAssetResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
                 if let Some(value) = www_authenticate {
                     respond::header(&mut response, "www-authenticate", &value);
@@ -342,10 +318,7 @@ impl IntoResponse for DeleteAssetResponse {
         match self {
             Self::NoContent => respond::empty(StatusCode::NO_CONTENT),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
                 if let Some(value) = www_authenticate {
                     respond::header(&mut response, "www-authenticate", &value);
@@ -386,10 +359,7 @@ impl IntoResponse for CreateAlertRuleResponse {
         match self {
             Self::Created(body) => respond::json(StatusCode::CREATED, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
                 if let Some(value) = www_authenticate {
                     respond::header(&mut response, "www-authenticate", &value);
@@ -426,10 +396,7 @@ impl IntoResponse for ListAlertRulesResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
                 if let Some(value) = www_authenticate {
                     respond::header(&mut response, "www-authenticate", &value);
@@ -466,10 +433,7 @@ impl IntoResponse for ListAlertRuleGeofencesResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
                 if let Some(value) = www_authenticate {
                     respond::header(&mut response, "www-authenticate", &value);
@@ -510,10 +474,7 @@ impl IntoResponse for GetAlertRuleResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
                 if let Some(value) = www_authenticate {
                     respond::header(&mut response, "www-authenticate", &value);
@@ -554,10 +515,7 @@ impl IntoResponse for UpdateAlertRuleResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
                 if let Some(value) = www_authenticate {
                     respond::header(&mut response, "www-authenticate", &value);
@@ -594,10 +552,7 @@ impl IntoResponse for DeleteAlertRuleResponse {
         match self {
             Self::NoContent => respond::empty(StatusCode::NO_CONTENT),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
                 if let Some(value) = www_authenticate {
                     respond::header(&mut response, "www-authenticate", &value);
@@ -634,10 +589,7 @@ impl IntoResponse for ListGeofencesResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
                 if let Some(value) = www_authenticate {
                     respond::header(&mut response, "www-authenticate", &value);
@@ -676,10 +628,7 @@ impl IntoResponse for CreateGeofenceResponse {
         match self {
             Self::Created(body) => respond::json(StatusCode::CREATED, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
                 if let Some(value) = www_authenticate {
                     respond::header(&mut response, "www-authenticate", &value);
@@ -717,10 +666,7 @@ impl IntoResponse for GetGeofenceResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
                 if let Some(value) = www_authenticate {
                     respond::header(&mut response, "www-authenticate", &value);
@@ -759,10 +705,7 @@ impl IntoResponse for UpdateGeofenceResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
                 if let Some(value) = www_authenticate {
                     respond::header(&mut response, "www-authenticate", &value);
@@ -802,10 +745,7 @@ impl IntoResponse for DeleteGeofenceResponse {
         match self {
             Self::NoContent => respond::empty(StatusCode::NO_CONTENT),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
                 if let Some(value) = www_authenticate {
                     respond::header(&mut response, "www-authenticate", &value);
@@ -845,10 +785,7 @@ impl IntoResponse for GetIngestionTokenResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
                 if let Some(value) = www_authenticate {
                     respond::header(&mut response, "www-authenticate", &value);
@@ -886,10 +823,7 @@ impl IntoResponse for GetPortalLinkResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
                 if let Some(value) = www_authenticate {
                     respond::header(&mut response, "www-authenticate", &value);

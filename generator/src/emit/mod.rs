@@ -1,5 +1,11 @@
-//! Emitting Rust crates from the IR. Emitters read only `ir` types; tokens are built with `quote`,
-//! printed with `prettyplease` and, when available, normalised by `rustfmt`.
+//! Emitting Rust crates from the IR. Emitters read only `ir` types; tokens are built with `quote`
+//! and printed with `prettyplease`.
+//!
+//! Formatting is prettyplease's alone, never `rustfmt`'s: the bytes then depend only on the locked
+//! prettyplease version, not on whichever toolchain is installed (so the drift check compares like
+//! with like), and no process is started per file. `cargo fmt` would re-lay prettyplease's output, so
+//! each crate root marks its items `#[rustfmt::skip]` ([`crate_root`]): rustfmt then leaves the root's
+//! items and the module files they declare as they are.
 
 pub mod client;
 pub mod models;
@@ -22,19 +28,16 @@ pub struct Options {
     pub source_name: String,
     /// The command that regenerates the files, named in their header.
     pub command: String,
-    /// Run `rustfmt` over the printed code (recommended; falls back to prettyplease's layout if absent).
-    pub rustfmt: bool,
 }
 
 impl Options {
-    /// Version 0.1.0, formatted with rustfmt; set the fields to change either.
+    /// Version 0.1.0; set the field to change it.
     pub fn new(crate_prefix: &str, source_name: &str, command: &str) -> Options {
         Options {
             crate_prefix: crate_prefix.to_owned(),
             crate_version: "0.1.0".to_owned(),
             source_name: source_name.to_owned(),
             command: command.to_owned(),
-            rustfmt: true,
         }
     }
 
@@ -90,30 +93,52 @@ doctest = false
 
 /// Prints a token stream as a formatted Rust source file with the generated-code header.
 pub fn rust_file(tokens: TokenStream, opts: &Options, path: &str) -> Result<File, String> {
-    let file: syn::File =
-        syn::parse2(tokens).map_err(|e| format!("{path}: generated tokens do not parse: {e}"))?;
-    let printed = space_items(&prettyplease::unparse(&file));
-    let formatted = if opts.rustfmt {
-        rustfmt(&printed).unwrap_or(printed)
-    } else {
-        printed
-    };
-    Ok(File {
+    let file = parse_file(tokens, path)?;
+    Ok(printed(&file, opts, path))
+}
+
+/// A crate's `lib.rs`: like [`rust_file`], with every item marked `#[rustfmt::skip]` so that
+/// `cargo fmt` keeps prettyplease's layout of the root and of every module file it declares.
+pub fn crate_root(tokens: TokenStream, opts: &Options) -> Result<File, String> {
+    let path = "src/lib.rs";
+    let mut file = parse_file(tokens, path)?;
+    let skip: syn::Attribute = syn::parse_quote!(#[rustfmt::skip]);
+    for item in &mut file.items {
+        if let Some(attrs) = item_attrs(item) {
+            attrs.push(skip.clone());
+        }
+    }
+    Ok(printed(&file, opts, path))
+}
+
+fn item_attrs(item: &mut syn::Item) -> Option<&mut Vec<syn::Attribute>> {
+    match item {
+        syn::Item::Mod(m) => Some(&mut m.attrs),
+        syn::Item::Use(u) => Some(&mut u.attrs),
+        _ => None,
+    }
+}
+
+fn parse_file(tokens: TokenStream, path: &str) -> Result<syn::File, String> {
+    syn::parse2(tokens).map_err(|e| format!("{path}: generated tokens do not parse: {e}"))
+}
+
+fn printed(file: &syn::File, opts: &Options, path: &str) -> File {
+    File {
         path: path.to_owned(),
-        contents: format!("{}{formatted}", header(opts)),
-    })
+        contents: format!(
+            "{}{}",
+            header(opts),
+            space_items(&prettyplease::unparse(file))
+        ),
+    }
 }
 
 /// A template copied verbatim, with the generated-code header in front.
 pub fn template_file(opts: &Options, path: &str, text: &str) -> File {
-    let formatted = if opts.rustfmt {
-        rustfmt(text).unwrap_or_else(|| text.to_owned())
-    } else {
-        text.to_owned()
-    };
     File {
         path: path.to_owned(),
-        contents: format!("{}{formatted}", header(opts)),
+        contents: format!("{}{text}", header(opts)),
     }
 }
 
@@ -146,25 +171,30 @@ fn space_items(code: &str) -> String {
     out
 }
 
-fn rustfmt(code: &str) -> Option<String> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new("rustfmt")
-        .args(["--edition", "2024", "--emit", "stdout", "--quiet"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut stdin = child.stdin.take()?;
-    let input = code.to_owned();
-    // Write on another thread: a large file would otherwise fill the pipe both ways.
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let output = child.wait_with_output().ok()?;
-    writer.join().ok()?.ok()?;
-    if output.status.success() {
-        String::from_utf8(output.stdout).ok()
-    } else {
-        None
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    #[test]
+    fn crate_root_items_are_skipped_by_rustfmt() {
+        let opts = Options::new("x", "spec.yaml", "gen");
+        let root = crate_root(quote! { mod a; pub use a::B; }, &opts).unwrap();
+        let body = root.contents.strip_prefix(&header(&opts)).unwrap();
+        assert_eq!(
+            body,
+            "#[rustfmt::skip]\nmod a;\n\n#[rustfmt::skip]\npub use a::B;\n"
+        );
+    }
+
+    #[test]
+    fn templates_are_copied_verbatim() {
+        let opts = Options::new("x", "spec.yaml", "gen");
+        let text = "pub fn   untouched( ) {}\n";
+        assert!(
+            template_file(&opts, "src/t.rs", text)
+                .contents
+                .ends_with(text)
+        );
     }
 }

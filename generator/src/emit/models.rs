@@ -1,7 +1,9 @@
 //! The models crate: one serde type per named IR type, their `Validate` impls, and the patterns.
 
 use super::rust::opt_usize;
-use super::{File, Options, Patterns, TypePrinter, doc_attrs, ident, rust_file, template_file};
+use super::{
+    File, Options, Patterns, TypePrinter, crate_root, doc_attrs, ident, rust_file, template_file,
+};
 use crate::ir::{
     Additional, Api, Constraints, Field, IntEnum, Primitive, StringEnum, StringFormat, Struct,
     TypeDef, TypeKind, TypeRef, Union,
@@ -23,7 +25,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     };
     Ok(vec![
         cargo_toml(api, opts),
-        rust_file(emitter.lib_rs(), opts, "src/lib.rs")?,
+        crate_root(emitter.lib_rs(), opts)?,
         rust_file(emitter.types_rs(), opts, "src/types.rs")?,
         rust_file(emitter.constraints_rs(), opts, "src/constraints.rs")?,
         rust_file(emitter.patterns_rs(), opts, "src/patterns.rs")?,

@@ -7,7 +7,7 @@ mod plan;
 mod requests;
 
 use super::rust::inner_doc_attrs;
-use super::{File, Options, Patterns, doc_attrs, rust_file, template_file};
+use super::{File, Options, Patterns, crate_root, doc_attrs, rust_file, template_file};
 use crate::ir::{Api, Media};
 use plan::{ErrorCounts, Plan, Success};
 use proc_macro2::TokenStream;
@@ -51,10 +51,9 @@ pub fn emit(api: &Api, _patterns: &Patterns, opts: &Options) -> Result<Vec<File>
 
     let mut files = vec![
         cargo_toml(api, opts, &plans),
-        rust_file(
+        crate_root(
             lib_rs(api, opts, has_responses, credentials.is_some()),
             opts,
-            "src/lib.rs",
         )?,
         rust_file(emitter.requests_rs(&plans), opts, "src/requests.rs")?,
     ];

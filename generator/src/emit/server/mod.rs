@@ -8,7 +8,7 @@ mod plan;
 mod router;
 mod types;
 
-use super::{File, Options, Patterns, rust_file, template_file};
+use super::{File, Options, Patterns, crate_root, rust_file, template_file};
 use crate::ir::Api;
 use plan::Plan;
 use proc_macro2::{Spacing, TokenStream, TokenTree};
@@ -29,7 +29,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     }
     Ok(vec![
         cargo_toml(api, opts),
-        rust_file(lib_rs(&plan, opts), opts, "src/lib.rs")?,
+        crate_root(lib_rs(&plan, opts), opts)?,
         rust_file(api::api_rs(&plan), opts, "src/api.rs")?,
         rust_file(types::requests_rs(&plan), opts, "src/requests.rs")?,
         rust_file(types::responses_rs(&plan), opts, "src/responses.rs")?,
