@@ -7,8 +7,10 @@
 //! each crate root marks its items `#[rustfmt::skip]` ([`crate_root`]): rustfmt then leaves the root's
 //! items and the module files they declare as they are.
 
+mod checked_types;
 pub mod client;
 pub mod models;
+pub mod parallel;
 mod patterns;
 mod rust;
 pub mod server;
@@ -93,8 +95,22 @@ doctest = false
 
 /// Prints a token stream as a formatted Rust source file with the generated-code header.
 pub fn rust_file(tokens: TokenStream, opts: &Options, path: &str) -> Result<File, String> {
-    let file = parse_file(tokens, path)?;
-    Ok(printed(&file, opts, path))
+    Ok(assembled(opts, path, &[print(tokens, path)?]))
+}
+
+/// Prints tokens (items, optionally after inner attributes) without the header. prettyplease lays
+/// out each item on its own, so printing a file's items in parts and joining the text gives the
+/// same bytes as printing them at once: large files are printed in parts on several threads.
+pub fn print(tokens: TokenStream, path: &str) -> Result<String, String> {
+    Ok(prettyplease::unparse(&parse_file(tokens, path)?))
+}
+
+/// A file from the text of its parts, in order (see [`print`]), with the generated-code header.
+pub fn assembled(opts: &Options, path: &str, parts: &[String]) -> File {
+    File {
+        path: path.to_owned(),
+        contents: format!("{}{}", header(opts), space_items(&parts.concat())),
+    }
 }
 
 /// A crate's `lib.rs`: like [`rust_file`], with every item marked `#[rustfmt::skip]` so that
@@ -108,7 +124,7 @@ pub fn crate_root(tokens: TokenStream, opts: &Options) -> Result<File, String> {
             attrs.push(skip.clone());
         }
     }
-    Ok(printed(&file, opts, path))
+    Ok(assembled(opts, path, &[prettyplease::unparse(&file)]))
 }
 
 fn item_attrs(item: &mut syn::Item) -> Option<&mut Vec<syn::Attribute>> {
@@ -121,17 +137,6 @@ fn item_attrs(item: &mut syn::Item) -> Option<&mut Vec<syn::Attribute>> {
 
 fn parse_file(tokens: TokenStream, path: &str) -> Result<syn::File, String> {
     syn::parse2(tokens).map_err(|e| format!("{path}: generated tokens do not parse: {e}"))
-}
-
-fn printed(file: &syn::File, opts: &Options, path: &str) -> File {
-    File {
-        path: path.to_owned(),
-        contents: format!(
-            "{}{}",
-            header(opts),
-            space_items(&prettyplease::unparse(file))
-        ),
-    }
 }
 
 /// A template copied verbatim, with the generated-code header in front.
@@ -185,6 +190,28 @@ mod tests {
             body,
             "#[rustfmt::skip]\nmod a;\n\n#[rustfmt::skip]\npub use a::B;\n"
         );
+    }
+
+    #[test]
+    fn items_printed_in_parts_join_to_the_whole() {
+        let head = quote! {
+            //! A module.
+            use std::fmt;
+            /// A struct with a long derive list that prettyplease has to break over several lines.
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
+            pub struct A { pub some_long_field_name: Option<::std::collections::BTreeMap<String, Vec<u8>>> }
+        };
+        let tail = quote! {
+            impl fmt::Display for A {
+                fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    match self.some_long_field_name { Some(_) => f.write_str("some value that is rather long indeed"), None => Ok(()) }
+                }
+            }
+            pub const B: u8 = 1;
+        };
+        let whole = print(quote! { #head #tail }, "whole").unwrap();
+        let parts = [print(head, "head").unwrap(), print(tail, "tail").unwrap()];
+        assert_eq!(parts.concat(), whole);
     }
 
     #[test]

@@ -64,9 +64,9 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
-    pub fn requests_rs(&self, plans: &[Plan]) -> TokenStream {
+    /// The start of `requests.rs`: the operation methods of `Client`; the builders follow.
+    pub fn requests_head(&self, plans: &[Plan]) -> TokenStream {
         let methods = plans.iter().map(|p| self.client_method(p));
-        let builders = plans.iter().map(|p| self.builder(p));
         quote! {
             //! The operations: one method of [`Client`](crate::Client) each, returning the request builder
             //! defined here. Set optional parameters on the builder, then `.send().await` it (or `.await` it).
@@ -74,9 +74,13 @@ impl<'a> RequestEmitter<'a> {
             impl crate::Client {
                 #(#methods)*
             }
-
-            #(#builders)*
         }
+    }
+
+    /// Part of `requests.rs`: the request builders of `plans`.
+    pub fn builders(&self, plans: &[Plan]) -> TokenStream {
+        let builders = plans.iter().map(|p| self.builder(p));
+        quote! { #(#builders)* }
     }
 
     pub fn responses_rs(&self, plans: &[Plan]) -> TokenStream {
