@@ -573,13 +573,11 @@ impl GetAccount {
     pub async fn send(
         self,
     ) -> Result<crate::models::Account, crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
         let request = self
             .client
             .inner
-            .request(
-                ::reqwest::Method::GET,
-                &format!("/v1/accounts/{}", self.account_id),
-            );
+            .request(::reqwest::Method::GET, &format!("/v1/accounts/{account_id}"));
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -620,13 +618,11 @@ impl CreateAccount {
         crate::models::CreateAccountResponse,
         crate::Error<crate::models::ErrorBody>,
     > {
+        let account_id = &self.account_id;
         let request = self
             .client
             .inner
-            .request(
-                ::reqwest::Method::POST,
-                &format!("/v1/accounts/{}", self.account_id),
-            );
+            .request(::reqwest::Method::POST, &format!("/v1/accounts/{account_id}"));
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
@@ -702,12 +698,13 @@ impl ListAssets {
     pub async fn send(
         self,
     ) -> Result<Vec<crate::models::Asset>, crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
         let request = self
             .client
             .inner
             .request(
                 ::reqwest::Method::GET,
-                &format!("/v1/accounts/{}/assets", self.account_id),
+                &format!("/v1/accounts/{account_id}/assets"),
             );
         let mut query: Vec<(&str, String)> = Vec::new();
         if let Some(value) = &self.external_id {
@@ -807,12 +804,13 @@ impl CreateAsset {
     pub async fn send(
         self,
     ) -> Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
         let request = self
             .client
             .inner
             .request(
                 ::reqwest::Method::POST,
-                &format!("/v1/accounts/{}/assets", self.account_id),
+                &format!("/v1/accounts/{account_id}/assets"),
             );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
@@ -853,12 +851,14 @@ impl GetAsset {
     pub async fn send(
         self,
     ) -> Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
+        let asset_id = &self.asset_id;
         let request = self
             .client
             .inner
             .request(
                 ::reqwest::Method::GET,
-                &format!("/v1/accounts/{}/assets/{}", self.account_id, self.asset_id),
+                &format!("/v1/accounts/{account_id}/assets/{asset_id}"),
             );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
@@ -899,12 +899,14 @@ impl UpdateAsset {
     pub async fn send(
         self,
     ) -> Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
+        let asset_id = &self.asset_id;
         let request = self
             .client
             .inner
             .request(
                 ::reqwest::Method::PUT,
-                &format!("/v1/accounts/{}/assets/{}", self.account_id, self.asset_id),
+                &format!("/v1/accounts/{account_id}/assets/{asset_id}"),
             );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, true).await?;
@@ -943,12 +945,14 @@ pub struct DeleteAsset {
 impl DeleteAsset {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/assets/{assetId}`.
     pub async fn send(self) -> Result<(), crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
+        let asset_id = &self.asset_id;
         let request = self
             .client
             .inner
             .request(
                 ::reqwest::Method::DELETE,
-                &format!("/v1/accounts/{}/assets/{}", self.account_id, self.asset_id),
+                &format!("/v1/accounts/{account_id}/assets/{asset_id}"),
             );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
@@ -986,15 +990,14 @@ impl CreateAlertRule {
     pub async fn send(
         self,
     ) -> Result<crate::models::AlertRule, crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
+        let asset_id = &self.asset_id;
         let request = self
             .client
             .inner
             .request(
                 ::reqwest::Method::POST,
-                &format!(
-                    "/v1/accounts/{}/assets/{}/alertRules", self.account_id, self
-                    .asset_id
-                ),
+                &format!("/v1/accounts/{account_id}/assets/{asset_id}/alertRules"),
             );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
@@ -1039,14 +1042,16 @@ impl ListAlertRules {
     pub async fn send(
         self,
     ) -> Result<Vec<crate::models::AlertRule>, crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
+        let asset_id = &self.asset_id;
+        let event_type = &self.event_type;
         let request = self
             .client
             .inner
             .request(
                 ::reqwest::Method::GET,
                 &format!(
-                    "/v1/accounts/{}/assets/{}/alertRules/{}", self.account_id, self
-                    .asset_id, self.event_type
+                    "/v1/accounts/{account_id}/assets/{asset_id}/alertRules/{event_type}"
                 ),
             );
         let response = self.client.inner.send(request, true, true).await?;
@@ -1092,14 +1097,16 @@ impl ListAlertRuleGeofences {
     pub async fn send(
         self,
     ) -> Result<Vec<crate::models::Geofence>, crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
+        let asset_id = &self.asset_id;
+        let event_type = &self.event_type;
         let request = self
             .client
             .inner
             .request(
                 ::reqwest::Method::GET,
                 &format!(
-                    "/v1/accounts/{}/assets/{}/alertRules/{}/geofences", self.account_id,
-                    self.asset_id, self.event_type
+                    "/v1/accounts/{account_id}/assets/{asset_id}/alertRules/{event_type}/geofences"
                 ),
             );
         let response = self.client.inner.send(request, true, true).await?;
@@ -1143,14 +1150,14 @@ impl GetAlertRule {
     pub async fn send(
         self,
     ) -> Result<crate::models::AlertRule, crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
+        let alert_rule_id = &self.alert_rule_id;
         let request = self
             .client
             .inner
             .request(
                 ::reqwest::Method::GET,
-                &format!(
-                    "/v1/accounts/{}/alertRules/{}", self.account_id, self.alert_rule_id
-                ),
+                &format!("/v1/accounts/{account_id}/alertRules/{alert_rule_id}"),
             );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
@@ -1194,14 +1201,14 @@ impl UpdateAlertRule {
     pub async fn send(
         self,
     ) -> Result<crate::models::AlertRule, crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
+        let alert_rule_id = &self.alert_rule_id;
         let request = self
             .client
             .inner
             .request(
                 ::reqwest::Method::PUT,
-                &format!(
-                    "/v1/accounts/{}/alertRules/{}", self.account_id, self.alert_rule_id
-                ),
+                &format!("/v1/accounts/{account_id}/alertRules/{alert_rule_id}"),
             );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, true).await?;
@@ -1243,14 +1250,14 @@ pub struct DeleteAlertRule {
 impl DeleteAlertRule {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
     pub async fn send(self) -> Result<(), crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
+        let alert_rule_id = &self.alert_rule_id;
         let request = self
             .client
             .inner
             .request(
                 ::reqwest::Method::DELETE,
-                &format!(
-                    "/v1/accounts/{}/alertRules/{}", self.account_id, self.alert_rule_id
-                ),
+                &format!("/v1/accounts/{account_id}/alertRules/{alert_rule_id}"),
             );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
@@ -1285,12 +1292,13 @@ impl ListGeofences {
     pub async fn send(
         self,
     ) -> Result<Vec<crate::models::Geofence>, crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
         let request = self
             .client
             .inner
             .request(
                 ::reqwest::Method::GET,
-                &format!("/v1/accounts/{}/geofences", self.account_id),
+                &format!("/v1/accounts/{account_id}/geofences"),
             );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
@@ -1332,12 +1340,13 @@ impl CreateGeofence {
     pub async fn send(
         self,
     ) -> Result<crate::models::Geofence, crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
         let request = self
             .client
             .inner
             .request(
                 ::reqwest::Method::POST,
-                &format!("/v1/accounts/{}/geofences", self.account_id),
+                &format!("/v1/accounts/{account_id}/geofences"),
             );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
@@ -1381,14 +1390,14 @@ impl GetGeofence {
     pub async fn send(
         self,
     ) -> Result<crate::models::Geofence, crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
+        let geofence_id = &self.geofence_id;
         let request = self
             .client
             .inner
             .request(
                 ::reqwest::Method::GET,
-                &format!(
-                    "/v1/accounts/{}/geofences/{}", self.account_id, self.geofence_id
-                ),
+                &format!("/v1/accounts/{account_id}/geofences/{geofence_id}"),
             );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
@@ -1432,14 +1441,14 @@ impl UpdateGeofence {
     pub async fn send(
         self,
     ) -> Result<crate::models::Geofence, crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
+        let geofence_id = &self.geofence_id;
         let request = self
             .client
             .inner
             .request(
                 ::reqwest::Method::PUT,
-                &format!(
-                    "/v1/accounts/{}/geofences/{}", self.account_id, self.geofence_id
-                ),
+                &format!("/v1/accounts/{account_id}/geofences/{geofence_id}"),
             );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, true).await?;
@@ -1481,14 +1490,14 @@ pub struct DeleteGeofence {
 impl DeleteGeofence {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`.
     pub async fn send(self) -> Result<(), crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
+        let geofence_id = &self.geofence_id;
         let request = self
             .client
             .inner
             .request(
                 ::reqwest::Method::DELETE,
-                &format!(
-                    "/v1/accounts/{}/geofences/{}", self.account_id, self.geofence_id
-                ),
+                &format!("/v1/accounts/{account_id}/geofences/{geofence_id}"),
             );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
@@ -1523,12 +1532,13 @@ impl GetIngestionToken {
     pub async fn send(
         self,
     ) -> Result<crate::models::IngestionToken, crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
         let request = self
             .client
             .inner
             .request(
                 ::reqwest::Method::GET,
-                &format!("/v1/accounts/{}/ingestionToken", self.account_id),
+                &format!("/v1/accounts/{account_id}/ingestionToken"),
             );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
@@ -1569,12 +1579,13 @@ impl GetPortalLink {
     pub async fn send(
         self,
     ) -> Result<crate::models::PortalLink, crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
         let request = self
             .client
             .inner
             .request(
                 ::reqwest::Method::GET,
-                &format!("/v1/accounts/{}/portalLink", self.account_id),
+                &format!("/v1/accounts/{account_id}/portalLink"),
             );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
