@@ -303,8 +303,8 @@ impl<'a> ModelEmitter<'a> {
         }
     }
 
-    /// Functions named by `#[serde(default = "...")]` for properties with a spec default.
-    /// The last part of `types.rs`: the functions naming the spec's defaults.
+    /// Functions named by `#[serde(default = "...")]` for properties with a spec default: the
+    /// last part of `types.rs`.
     fn default_fns(&self) -> TokenStream {
         let mut fns = Vec::new();
         let mut names_types = false;
