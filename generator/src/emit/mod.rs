@@ -107,9 +107,15 @@ pub fn print(tokens: TokenStream, path: &str) -> Result<String, String> {
 
 /// A file from the text of its parts, in order (see [`print`]), with the generated-code header.
 pub fn assembled(opts: &Options, path: &str, parts: &[String]) -> File {
+    let header = header(opts);
+    let code: usize = parts.iter().map(String::len).sum();
+    let mut contents = String::with_capacity(header.len() + code + code / 16);
+    contents.push_str(&header);
+    // Every printed part ends with a newline, so its lines continue the previous part's.
+    space_items(parts.iter().flat_map(|part| part.lines()), &mut contents);
     File {
         path: path.to_owned(),
-        contents: format!("{}{}", header(opts), space_items(&parts.concat())),
+        contents,
     }
 }
 
@@ -149,31 +155,32 @@ pub fn template_file(opts: &Options, path: &str, text: &str) -> File {
 
 /// prettyplease prints items back to back; a blank line between two items at the same depth reads
 /// like hand-written code. prettyplease escapes newlines inside literals, so a line is always code.
-fn space_items(code: &str) -> String {
+fn space_items<'a>(lines: impl Iterator<Item = &'a str>, out: &mut String) {
     const ITEM_STARTS: [&str; 14] = [
         "///", "#[", "#![", "pub ", "pub(", "impl", "fn ", "mod ", "struct ", "enum ", "type ",
         "const ", "static ", "trait ",
     ];
-    let mut out = String::with_capacity(code.len() + code.len() / 16);
-    let mut prev: Option<&str> = None;
-    for line in code.lines() {
-        if let Some(p) = prev {
-            let indent = line.len() - line.trim_start().len();
-            let p_indent = p.len() - p.trim_start().len();
-            let p_trim = p.trim();
-            let closes_item =
-                p_trim == "}" || (p_trim.ends_with(';') && !p_trim.starts_with("use "));
-            let after_use = p_trim.starts_with("use ") && !line.trim_start().starts_with("use ");
-            let starts_item = ITEM_STARTS.iter().any(|s| line.trim_start().starts_with(s));
-            if indent == p_indent && starts_item && (closes_item || after_use) {
+    // (indent, trimmed text) of the previous line
+    let mut prev: Option<(usize, &str)> = None;
+    for line in lines {
+        let text = line.trim_start();
+        let indent = line.len() - text.len();
+        if let Some((p_indent, p_text)) = prev {
+            let p_text = p_text.trim_end();
+            let p_use = p_text.starts_with("use ");
+            let closes_item = p_text == "}" || (p_text.ends_with(';') && !p_use);
+            let after_use = p_use && !text.starts_with("use ");
+            if indent == p_indent
+                && (closes_item || after_use)
+                && ITEM_STARTS.iter().any(|s| text.starts_with(s))
+            {
                 out.push('\n');
             }
         }
         out.push_str(line);
         out.push('\n');
-        prev = Some(line);
+        prev = Some((indent, text));
     }
-    out
 }
 
 #[cfg(test)]
