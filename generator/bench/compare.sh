@@ -31,21 +31,24 @@ if [ $# -gt 0 ]; then docs=("$@"); else docs=(../shared/corpus/*.json ../shared/
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 
-# Each tool writes a fresh directory; what it prints goes to a log.
-run_tool() { # tool document outdir
+# The command line of a tool for a document and an output directory.
+command_of() { # tool document outdir
   case "$1" in
-    ours) "$OURS" generate --spec "$2" --out "$3" --crate-prefix bench ;;
-    progenitor) "$PEERS_DIR/bin/cargo-progenitor" progenitor -i "$2" -o "$3" -n bench -v 0.1.0 ;;
-    openapi-to-rust) "$PEERS_DIR/bin/openapi-to-rust" generate "$2" --output-dir "$3" ;;
+    ours) echo "$OURS" generate --spec "$2" --out "$3" --crate-prefix bench ;;
+    progenitor) echo "$PEERS_DIR/bin/cargo-progenitor" progenitor -i "$2" -o "$3" -n bench -v 0.1.0 ;;
+    openapi-to-rust) echo "$PEERS_DIR/bin/openapi-to-rust" generate "$2" --output-dir "$3" ;;
   esac
 }
 
-# Runs once; prints "ms kb" or "rejected".
+# Runs once into a fresh directory; prints "ms kb", or "rejected" when the tool exits non-zero.
+# (Paths here contain no spaces, so the command line splits on them.)
 timed() { # tool document
   local out="$scratch/out" start end
   rm -rf "$out"
+  # shellcheck disable=SC2046
+  set -- $(command_of "$1" "$2" "$out")
   start=$(date +%s%N)
-  if /usr/bin/time -o "$scratch/rss" -f '%M' bash -c "$(declare -f run_tool); OURS='$OURS' PEERS_DIR='$PEERS_DIR' run_tool '$1' '$2' '$out'" > "$scratch/log" 2>&1; then
+  if /usr/bin/time -o "$scratch/rss" -f '%M' "$@" > "$scratch/log" 2>&1; then
     end=$(date +%s%N)
     echo "$(((end - start) / 1000000)) $(tail -n 1 "$scratch/rss")"
   else
