@@ -32,17 +32,17 @@ impl IntoResponse for IssueTokenResponse {
         match self {
             Self::Ok { body, cache_control } => {
                 let mut response = respond::json(StatusCode::OK, &body);
-                if let Some(value) = cache_control {
-                    respond::header(&mut response, "cache-control", &value);
-                }
+                respond::optional_header(&mut response, "cache-control", cache_control);
                 response
             }
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::Other(status, body) => respond::json(status, &body),
@@ -80,9 +80,11 @@ impl IntoResponse for GetAccountResponse {
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -117,9 +119,11 @@ impl IntoResponse for CreateAccountResponse {
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -154,9 +158,11 @@ impl IntoResponse for ListAssetsResponse {
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -197,9 +203,11 @@ impl IntoResponse for CreateAssetResponse {
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -239,9 +247,11 @@ impl IntoResponse for GetAssetResponse {
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -282,9 +292,11 @@ impl IntoResponse for UpdateAssetResponse {
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -320,9 +332,11 @@ impl IntoResponse for DeleteAssetResponse {
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -361,9 +375,11 @@ impl IntoResponse for CreateAlertRuleResponse {
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -398,9 +414,11 @@ impl IntoResponse for ListAlertRulesResponse {
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -435,9 +453,11 @@ impl IntoResponse for ListAlertRuleGeofencesResponse {
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -476,9 +496,11 @@ impl IntoResponse for GetAlertRuleResponse {
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -517,9 +539,11 @@ impl IntoResponse for UpdateAlertRuleResponse {
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -554,9 +578,11 @@ impl IntoResponse for DeleteAlertRuleResponse {
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -591,9 +617,11 @@ impl IntoResponse for ListGeofencesResponse {
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -630,9 +658,11 @@ impl IntoResponse for CreateGeofenceResponse {
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -668,9 +698,11 @@ impl IntoResponse for GetGeofenceResponse {
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -707,9 +739,11 @@ impl IntoResponse for UpdateGeofenceResponse {
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -747,9 +781,11 @@ impl IntoResponse for DeleteGeofenceResponse {
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -787,9 +823,11 @@ impl IntoResponse for GetIngestionTokenResponse {
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -825,9 +863,11 @@ impl IntoResponse for GetPortalLinkResponse {
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
