@@ -33,8 +33,9 @@ enum Command {
         /// Which crates to generate (comma separated).
         #[arg(long, value_delimiter = ',', default_values = ["models", "server", "client"])]
         parts: Vec<String>,
-        /// Keep prettyplease's layout instead of running rustfmt.
-        #[arg(long)]
+        /// Accepted for old scripts and ignored: output is never run through rustfmt (its layout is
+        /// prettyplease's, the same on every toolchain).
+        #[arg(long, hide = true)]
         no_rustfmt: bool,
         /// Do not write; exit with 1 and list the files that differ from what would be generated.
         #[arg(long)]
@@ -85,7 +86,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 "openapi-gen generate",
             );
             opts.crate_version = crate_version;
-            opts.rustfmt = !no_rustfmt;
+            if no_rustfmt {
+                eprintln!(
+                    "note: --no-rustfmt is no longer needed: output is never run through rustfmt"
+                );
+            }
             let generated =
                 openapi_gen::generate(&text, &opts, &parts).map_err(|d| d.to_string())?;
             eprint!("{}", generated.diagnostics);

@@ -5,7 +5,7 @@
 
 use crate::ir::{Api, Primitive, TypeKind, TypeRef};
 use heck::{ToSnakeCase, ToUpperCamelCase};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Rust keywords: emitted as raw identifiers (`r#type`), except those that cannot be raw.
 pub const KEYWORDS: &[&str] = &[
@@ -150,7 +150,7 @@ pub fn resolve(api: &mut Api) {
 }
 
 fn resolve_type_names(api: &mut Api) {
-    let mut taken: HashSet<String> = RESERVED_TYPES.iter().map(|s| (*s).to_owned()).collect();
+    let mut taken = Taken::new(RESERVED_TYPES);
     let order: Vec<usize> = (0..api.types.len())
         .filter(|i| api.types[*i].name_hint.pinned)
         .chain((0..api.types.len()).filter(|i| !api.types[*i].name_hint.pinned))
@@ -161,15 +161,48 @@ fn resolve_type_names(api: &mut Api) {
         if RESERVED_TYPES.contains(&base.as_str()) {
             base.push_str("Model");
         }
-        let name = if !taken.contains(&base) {
-            base
-        } else if let Some(context) = hint.context.as_deref().filter(|c| !base.ends_with(c)) {
-            unique(format!("{base}{context}"), &mut HashSet::clone(&taken), "")
-        } else {
-            unique(base, &mut HashSet::clone(&taken), "")
+        let base = match hint.context.as_deref() {
+            Some(context) if taken.contains(&base) && !base.ends_with(context) => {
+                format!("{base}{context}")
+            }
+            _ => base,
         };
-        let name = unique(name, &mut taken, "");
-        api.types[i].name = name;
+        api.types[i].name = taken.claim(base);
+    }
+}
+
+/// The type names given so far. `claim` numbers a taken name (`Name2`, `Name3`...) starting where
+/// the last claim of the same name stopped, so many types of one name cost no repeated search.
+struct Taken {
+    names: HashSet<String>,
+    next_number: HashMap<String, usize>,
+}
+
+impl Taken {
+    fn new(reserved: &[&str]) -> Taken {
+        Taken {
+            names: reserved.iter().map(|s| (*s).to_owned()).collect(),
+            next_number: HashMap::new(),
+        }
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.names.contains(name)
+    }
+
+    fn claim(&mut self, base: String) -> String {
+        if self.names.insert(base.clone()) {
+            return base;
+        }
+        // Every number below the remembered one is taken already, and names are never released.
+        let n = self.next_number.entry(base.clone()).or_insert(2);
+        loop {
+            let candidate = format!("{base}{n}");
+            *n += 1;
+            if self.names.insert(candidate.clone()) {
+                return candidate;
+            }
+        }
     }
 }
 
@@ -286,6 +319,16 @@ mod tests {
         assert_eq!(variant_ident("in-progress").as_deref(), Some("InProgress"));
         assert_eq!(variant_ident("1d").as_deref(), Some("V1d"));
         assert_eq!(value_variant(-3), "ValueMinus3");
+    }
+
+    #[test]
+    fn taken_type_names_are_numbered_past_given_ones() {
+        let mut taken = Taken::new(&["String"]);
+        assert_eq!(taken.claim("String".into()), "String2");
+        assert_eq!(taken.claim("Item".into()), "Item");
+        assert_eq!(taken.claim("Item3".into()), "Item3");
+        assert_eq!(taken.claim("Item".into()), "Item2");
+        assert_eq!(taken.claim("Item".into()), "Item4");
     }
 
     #[test]

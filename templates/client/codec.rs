@@ -28,6 +28,11 @@ pub fn path_segment(value: &str) -> String {
     out
 }
 
+/// One `name=value` pair of a `Cookie` header.
+pub fn cookie(name: &str, value: &str) -> String {
+    format!("{name}={value}")
+}
+
 /// The text of a parameter whose type has no plain text form (an object, a union, any JSON): its
 /// JSON, without the quotes when it is a JSON string.
 pub fn json_text<T: Serialize + ?Sized>(value: &T) -> String {

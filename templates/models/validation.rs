@@ -208,7 +208,10 @@ pub fn range(
 /// server's business, not a schema's).
 pub fn email(value: &str, path: &str, errors: &mut Vec<ValidationError>) {
     let ok = value.split_once('@').is_some_and(|(local, domain)| {
-        !local.is_empty() && !domain.is_empty() && !domain.contains('@') && !value.contains(char::is_whitespace)
+        !local.is_empty()
+            && !domain.is_empty()
+            && !domain.contains('@')
+            && !value.contains(char::is_whitespace)
     });
     if !ok {
         push(errors, path, "must be an e-mail address".to_owned());
@@ -219,10 +222,16 @@ pub fn email(value: &str, path: &str, errors: &mut Vec<ValidationError>) {
 pub fn uri(value: &str, path: &str, errors: &mut Vec<ValidationError>) {
     let ok = value.split_once(':').is_some_and(|(scheme, _)| {
         scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-            && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
     }) && !value.contains(char::is_whitespace);
     if !ok {
-        push(errors, path, "must be an absolute URI (for example https://example.com/hook)".to_owned());
+        push(
+            errors,
+            path,
+            "must be an absolute URI (for example https://example.com/hook)".to_owned(),
+        );
     }
 }
 

@@ -156,12 +156,16 @@ pub fn numeric_vec_option<'de, D: Deserializer<'de>, T: WireNumber, P: PatternOf
 
 /// `deserialize_with` for an optional, non-nullable numeric-string field: absent is `None` (by
 /// `#[serde(default)]`), `null` is an error.
-pub fn numeric_some<'de, D: Deserializer<'de>, T: WireNumber, P: PatternOf>(d: D) -> Result<Option<T>, D::Error> {
+pub fn numeric_some<'de, D: Deserializer<'de>, T: WireNumber, P: PatternOf>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
     number(d, P::pattern()).map(Some)
 }
 
 /// `deserialize_with` for an optional, non-nullable list of numeric strings.
-pub fn numeric_vec_some<'de, D: Deserializer<'de>, T: WireNumber, P: PatternOf>(d: D) -> Result<Option<Vec<T>>, D::Error> {
+pub fn numeric_vec_some<'de, D: Deserializer<'de>, T: WireNumber, P: PatternOf>(
+    d: D,
+) -> Result<Option<Vec<T>>, D::Error> {
     numeric_vec::<D, T, P>(d).map(Some)
 }
 

@@ -56,11 +56,22 @@ pub fn status(code: u16) -> StatusCode {
 }
 
 /// Adds a documented response header; a value that is not valid header text is left out.
-pub fn header(response: &mut Response, name: &'static str, value: &str) {
-    if let Ok(value) = HeaderValue::from_str(value) {
+pub fn header(response: &mut Response, name: &'static str, value: impl std::fmt::Display) {
+    if let Ok(value) = HeaderValue::from_str(&value.to_string()) {
         response
             .headers_mut()
             .insert(HeaderName::from_static(name), value);
+    }
+}
+
+/// Adds an optional response header when it is set.
+pub fn optional_header(
+    response: &mut Response,
+    name: &'static str,
+    value: Option<impl std::fmt::Display>,
+) {
+    if let Some(value) = value {
+        header(response, name, value);
     }
 }
 

@@ -35,9 +35,7 @@ pub fn corpus_documents() -> Option<Vec<PathBuf>> {
     Some(paths)
 }
 
-/// Options for generating a test document (prettyplease's layout; rustfmt is slow on large documents).
+/// Options for generating a test document.
 pub fn generator_options(crate_prefix: &str, source_name: &str) -> openapi_gen::emit::Options {
-    let mut opts = openapi_gen::emit::Options::new(crate_prefix, source_name, "cargo test");
-    opts.rustfmt = false;
-    opts
+    openapi_gen::emit::Options::new(crate_prefix, source_name, "cargo test")
 }

@@ -234,28 +234,41 @@
 //! Idempotent requests are retried on connection errors and `502`/`503`/`504` (see
 //! [`RetryPolicy`]); `POST` and `PATCH` never are. `https` base URLs need the `rustls` or
 //! `native-tls` feature.
+#[rustfmt::skip]
 mod auth;
 
+#[rustfmt::skip]
 mod client;
 
+#[rustfmt::skip]
 pub mod codec;
 
+#[rustfmt::skip]
 mod credentials;
 
+#[rustfmt::skip]
 mod error;
 
+#[rustfmt::skip]
 pub mod requests;
 
+#[rustfmt::skip]
 mod retry;
 
+#[rustfmt::skip]
 pub use asset_alerting_models as models;
 
+#[rustfmt::skip]
 pub use client::{Client, ClientBuilder};
 
+#[rustfmt::skip]
 pub use codec::Paged;
 
+#[rustfmt::skip]
 pub use error::{AuthError, BuildError, Error};
 
+#[rustfmt::skip]
 pub use reqwest;
 
+#[rustfmt::skip]
 pub use retry::RetryPolicy;

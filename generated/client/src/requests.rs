@@ -132,7 +132,11 @@ impl crate::Client {
     /// - `asset_id`: Id of the asset.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
-    pub fn get_asset(&self, account_id: ::uuid::Uuid, asset_id: ::uuid::Uuid) -> GetAsset {
+    pub fn get_asset(
+        &self,
+        account_id: ::uuid::Uuid,
+        asset_id: ::uuid::Uuid,
+    ) -> GetAsset {
         GetAsset {
             client: self.clone(),
             account_id,
@@ -182,7 +186,11 @@ impl crate::Client {
     /// - `asset_id`: Id of the asset.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
-    pub fn delete_asset(&self, account_id: ::uuid::Uuid, asset_id: ::uuid::Uuid) -> DeleteAsset {
+    pub fn delete_asset(
+        &self,
+        account_id: ::uuid::Uuid,
+        asset_id: ::uuid::Uuid,
+    ) -> DeleteAsset {
         DeleteAsset {
             client: self.clone(),
             account_id,
@@ -400,7 +408,11 @@ impl crate::Client {
     /// - `geofence_id`: Id of the geofence.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
-    pub fn get_geofence(&self, account_id: ::uuid::Uuid, geofence_id: ::uuid::Uuid) -> GetGeofence {
+    pub fn get_geofence(
+        &self,
+        account_id: ::uuid::Uuid,
+        geofence_id: ::uuid::Uuid,
+    ) -> GetGeofence {
         GetGeofence {
             client: self.clone(),
             account_id,
@@ -532,7 +544,10 @@ impl crate::Client {
     /// - `body`: the request body, a [`TelemetryBatch`](crate::models::TelemetryBatch).
     ///
     /// Documented errors (`400`, `401`) are [`Error::Api`](crate::Error::Api).
-    pub fn ingest_telemetry(&self, body: crate::models::TelemetryBatch) -> IngestTelemetry {
+    pub fn ingest_telemetry(
+        &self,
+        body: crate::models::TelemetryBatch,
+    ) -> IngestTelemetry {
         IngestTelemetry {
             client: self.clone(),
             body,
@@ -603,7 +618,11 @@ impl crate::Client {
     /// - `event_id`: Id of the event.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
-    pub fn get_event(&self, account_id: ::uuid::Uuid, event_id: ::uuid::Uuid) -> GetEvent {
+    pub fn get_event(
+        &self,
+        account_id: ::uuid::Uuid,
+        event_id: ::uuid::Uuid,
+    ) -> GetEvent {
         GetEvent {
             client: self.clone(),
             account_id,
@@ -710,10 +729,15 @@ impl IssueToken {
 }
 
 impl ::std::future::IntoFuture for IssueToken {
-    type Output = Result<crate::models::TokenResponse, crate::Error<crate::models::OAuthError>>;
+    type Output = Result<
+        crate::models::TokenResponse,
+        crate::Error<crate::models::OAuthError>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::TokenResponse, crate::models::OAuthError>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::TokenResponse,
+        crate::models::OAuthError,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -734,10 +758,11 @@ impl GetAccount {
     pub async fn send(
         self,
     ) -> Result<crate::models::Account, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!("/v1/accounts/{}", self.account_id),
-        );
+        let account_id = &self.account_id;
+        let request = self
+            .client
+            .inner
+            .request(::reqwest::Method::GET, &format!("/v1/accounts/{account_id}"));
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -750,8 +775,10 @@ impl GetAccount {
 impl ::std::future::IntoFuture for GetAccount {
     type Output = Result<crate::models::Account, crate::Error<crate::models::ErrorBody>>;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::Account, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::Account,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -772,11 +799,15 @@ impl CreateAccount {
     /// Sends the request: `POST /v1/accounts/{accountId}`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::CreateAccountResponse, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::POST,
-            &format!("/v1/accounts/{}", self.account_id),
-        );
+    ) -> Result<
+        crate::models::CreateAccountResponse,
+        crate::Error<crate::models::ErrorBody>,
+    > {
+        let account_id = &self.account_id;
+        let request = self
+            .client
+            .inner
+            .request(::reqwest::Method::POST, &format!("/v1/accounts/{account_id}"));
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
@@ -788,8 +819,10 @@ impl CreateAccount {
 }
 
 impl ::std::future::IntoFuture for CreateAccount {
-    type Output =
-        Result<crate::models::CreateAccountResponse, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::CreateAccountResponse,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::CreateAccountResponse,
@@ -850,10 +883,14 @@ impl ListAssets {
     pub async fn send(
         self,
     ) -> Result<Vec<crate::models::Asset>, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!("/v1/accounts/{}/assets", self.account_id),
-        );
+        let account_id = &self.account_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!("/v1/accounts/{account_id}/assets"),
+            );
         let mut query: Vec<(&str, String)> = Vec::new();
         if let Some(value) = &self.external_id {
             query.push(("externalId", value.clone()));
@@ -867,11 +904,7 @@ impl ListAssets {
         if let Some(value) = &self.include_deleted {
             query.push(("includeDeleted", value.to_string()));
         }
-        let request = if query.is_empty() {
-            request
-        } else {
-            request.query(&query)
-        };
+        let request = if query.is_empty() { request } else { request.query(&query) };
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -883,11 +916,14 @@ impl ListAssets {
     /// Every item, page after page: sends the request with `skip` advanced by the length of each page
     /// and `take` as the page size (the value set, else 50), until a page comes back shorter than
     /// that. A failed page ends the stream with its error.
-    pub fn into_stream(self) -> crate::Paged<crate::models::Asset, crate::models::ErrorBody> {
+    pub fn into_stream(
+        self,
+    ) -> crate::Paged<crate::models::Asset, crate::models::ErrorBody> {
         let take: i32 = self.take.unwrap_or(50i32);
         let start: i32 = self.skip.unwrap_or(0);
-        let pages =
-            ::futures_util::stream::try_unfold(Some((self, start)), move |state| async move {
+        let pages = ::futures_util::stream::try_unfold(
+            Some((self, start)),
+            move |state| async move {
                 let Some((request, skip)) = state else {
                     return Ok::<_, crate::Error<crate::models::ErrorBody>>(None);
                 };
@@ -901,24 +937,37 @@ impl ListAssets {
                     }
                     _ => None,
                 };
-                Ok(Some((
-                    ::futures_util::stream::iter(
-                        page.into_iter().map(
-                            Ok::<crate::models::Asset, crate::Error<crate::models::ErrorBody>>,
+                Ok(
+                    Some((
+                        ::futures_util::stream::iter(
+                            page
+                                .into_iter()
+                                .map(
+                                    Ok::<
+                                        crate::models::Asset,
+                                        crate::Error<crate::models::ErrorBody>,
+                                    >,
+                                ),
                         ),
-                    ),
-                    next,
-                )))
-            });
+                        next,
+                    )),
+                )
+            },
+        );
         crate::Paged::new(::futures_util::TryStreamExt::try_flatten(pages))
     }
 }
 
 impl ::std::future::IntoFuture for ListAssets {
-    type Output = Result<Vec<crate::models::Asset>, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        Vec<crate::models::Asset>,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<Vec<crate::models::Asset>, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        Vec<crate::models::Asset>,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -940,10 +989,14 @@ impl CreateAsset {
     pub async fn send(
         self,
     ) -> Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::POST,
-            &format!("/v1/accounts/{}/assets", self.account_id),
-        );
+        let account_id = &self.account_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::POST,
+                &format!("/v1/accounts/{account_id}/assets"),
+            );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
@@ -957,7 +1010,10 @@ impl CreateAsset {
 impl ::std::future::IntoFuture for CreateAsset {
     type Output = Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>>;
 
-    type IntoFuture = crate::codec::ResponseFuture<crate::models::Asset, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::Asset,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -980,10 +1036,15 @@ impl GetAsset {
     pub async fn send(
         self,
     ) -> Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!("/v1/accounts/{}/assets/{}", self.account_id, self.asset_id),
-        );
+        let account_id = &self.account_id;
+        let asset_id = &self.asset_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!("/v1/accounts/{account_id}/assets/{asset_id}"),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -996,7 +1057,10 @@ impl GetAsset {
 impl ::std::future::IntoFuture for GetAsset {
     type Output = Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>>;
 
-    type IntoFuture = crate::codec::ResponseFuture<crate::models::Asset, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::Asset,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1020,10 +1084,15 @@ impl UpdateAsset {
     pub async fn send(
         self,
     ) -> Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::PUT,
-            &format!("/v1/accounts/{}/assets/{}", self.account_id, self.asset_id),
-        );
+        let account_id = &self.account_id;
+        let asset_id = &self.asset_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::PUT,
+                &format!("/v1/accounts/{account_id}/assets/{asset_id}"),
+            );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
@@ -1037,7 +1106,10 @@ impl UpdateAsset {
 impl ::std::future::IntoFuture for UpdateAsset {
     type Output = Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>>;
 
-    type IntoFuture = crate::codec::ResponseFuture<crate::models::Asset, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::Asset,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1058,10 +1130,15 @@ pub struct DeleteAsset {
 impl DeleteAsset {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/assets/{assetId}`.
     pub async fn send(self) -> Result<(), crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::DELETE,
-            &format!("/v1/accounts/{}/assets/{}", self.account_id, self.asset_id),
-        );
+        let account_id = &self.account_id;
+        let asset_id = &self.asset_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::DELETE,
+                &format!("/v1/accounts/{account_id}/assets/{asset_id}"),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             204 => crate::codec::empty(response).await,
@@ -1098,13 +1175,15 @@ impl CreateAlertRule {
     pub async fn send(
         self,
     ) -> Result<crate::models::AlertRule, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::POST,
-            &format!(
-                "/v1/accounts/{}/assets/{}/alertRules",
-                self.account_id, self.asset_id
-            ),
-        );
+        let account_id = &self.account_id;
+        let asset_id = &self.asset_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::POST,
+                &format!("/v1/accounts/{account_id}/assets/{asset_id}/alertRules"),
+            );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
@@ -1116,10 +1195,15 @@ impl CreateAlertRule {
 }
 
 impl ::std::future::IntoFuture for CreateAlertRule {
-    type Output = Result<crate::models::AlertRule, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::AlertRule,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::AlertRule, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::AlertRule,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1143,13 +1227,18 @@ impl ListAlertRules {
     pub async fn send(
         self,
     ) -> Result<Vec<crate::models::AlertRule>, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!(
-                "/v1/accounts/{}/assets/{}/alertRules/{}",
-                self.account_id, self.asset_id, self.event_type
-            ),
-        );
+        let account_id = &self.account_id;
+        let asset_id = &self.asset_id;
+        let event_type = &self.event_type;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!(
+                    "/v1/accounts/{account_id}/assets/{asset_id}/alertRules/{event_type}"
+                ),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -1160,10 +1249,15 @@ impl ListAlertRules {
 }
 
 impl ::std::future::IntoFuture for ListAlertRules {
-    type Output = Result<Vec<crate::models::AlertRule>, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        Vec<crate::models::AlertRule>,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<Vec<crate::models::AlertRule>, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        Vec<crate::models::AlertRule>,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1188,13 +1282,18 @@ impl ListAlertRuleGeofences {
     pub async fn send(
         self,
     ) -> Result<Vec<crate::models::Geofence>, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!(
-                "/v1/accounts/{}/assets/{}/alertRules/{}/geofences",
-                self.account_id, self.asset_id, self.event_type
-            ),
-        );
+        let account_id = &self.account_id;
+        let asset_id = &self.asset_id;
+        let event_type = &self.event_type;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!(
+                    "/v1/accounts/{account_id}/assets/{asset_id}/alertRules/{event_type}/geofences"
+                ),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -1205,10 +1304,15 @@ impl ListAlertRuleGeofences {
 }
 
 impl ::std::future::IntoFuture for ListAlertRuleGeofences {
-    type Output = Result<Vec<crate::models::Geofence>, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        Vec<crate::models::Geofence>,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<Vec<crate::models::Geofence>, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        Vec<crate::models::Geofence>,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1231,13 +1335,15 @@ impl GetAlertRule {
     pub async fn send(
         self,
     ) -> Result<crate::models::AlertRule, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!(
-                "/v1/accounts/{}/alertRules/{}",
-                self.account_id, self.alert_rule_id
-            ),
-        );
+        let account_id = &self.account_id;
+        let alert_rule_id = &self.alert_rule_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!("/v1/accounts/{account_id}/alertRules/{alert_rule_id}"),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -1248,10 +1354,15 @@ impl GetAlertRule {
 }
 
 impl ::std::future::IntoFuture for GetAlertRule {
-    type Output = Result<crate::models::AlertRule, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::AlertRule,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::AlertRule, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::AlertRule,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1275,13 +1386,15 @@ impl UpdateAlertRule {
     pub async fn send(
         self,
     ) -> Result<crate::models::AlertRule, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::PUT,
-            &format!(
-                "/v1/accounts/{}/alertRules/{}",
-                self.account_id, self.alert_rule_id
-            ),
-        );
+        let account_id = &self.account_id;
+        let alert_rule_id = &self.alert_rule_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::PUT,
+                &format!("/v1/accounts/{account_id}/alertRules/{alert_rule_id}"),
+            );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
@@ -1293,10 +1406,15 @@ impl UpdateAlertRule {
 }
 
 impl ::std::future::IntoFuture for UpdateAlertRule {
-    type Output = Result<crate::models::AlertRule, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::AlertRule,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::AlertRule, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::AlertRule,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1317,13 +1435,15 @@ pub struct DeleteAlertRule {
 impl DeleteAlertRule {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
     pub async fn send(self) -> Result<(), crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::DELETE,
-            &format!(
-                "/v1/accounts/{}/alertRules/{}",
-                self.account_id, self.alert_rule_id
-            ),
-        );
+        let account_id = &self.account_id;
+        let alert_rule_id = &self.alert_rule_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::DELETE,
+                &format!("/v1/accounts/{account_id}/alertRules/{alert_rule_id}"),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             204 => crate::codec::empty(response).await,
@@ -1357,10 +1477,14 @@ impl ListGeofences {
     pub async fn send(
         self,
     ) -> Result<Vec<crate::models::Geofence>, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!("/v1/accounts/{}/geofences", self.account_id),
-        );
+        let account_id = &self.account_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!("/v1/accounts/{account_id}/geofences"),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -1371,10 +1495,15 @@ impl ListGeofences {
 }
 
 impl ::std::future::IntoFuture for ListGeofences {
-    type Output = Result<Vec<crate::models::Geofence>, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        Vec<crate::models::Geofence>,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<Vec<crate::models::Geofence>, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        Vec<crate::models::Geofence>,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1396,10 +1525,14 @@ impl CreateGeofence {
     pub async fn send(
         self,
     ) -> Result<crate::models::Geofence, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::POST,
-            &format!("/v1/accounts/{}/geofences", self.account_id),
-        );
+        let account_id = &self.account_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::POST,
+                &format!("/v1/accounts/{account_id}/geofences"),
+            );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
@@ -1411,10 +1544,15 @@ impl CreateGeofence {
 }
 
 impl ::std::future::IntoFuture for CreateGeofence {
-    type Output = Result<crate::models::Geofence, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::Geofence,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::Geofence, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::Geofence,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1437,13 +1575,15 @@ impl GetGeofence {
     pub async fn send(
         self,
     ) -> Result<crate::models::Geofence, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!(
-                "/v1/accounts/{}/geofences/{}",
-                self.account_id, self.geofence_id
-            ),
-        );
+        let account_id = &self.account_id;
+        let geofence_id = &self.geofence_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!("/v1/accounts/{account_id}/geofences/{geofence_id}"),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -1454,10 +1594,15 @@ impl GetGeofence {
 }
 
 impl ::std::future::IntoFuture for GetGeofence {
-    type Output = Result<crate::models::Geofence, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::Geofence,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::Geofence, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::Geofence,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1481,13 +1626,15 @@ impl UpdateGeofence {
     pub async fn send(
         self,
     ) -> Result<crate::models::Geofence, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::PUT,
-            &format!(
-                "/v1/accounts/{}/geofences/{}",
-                self.account_id, self.geofence_id
-            ),
-        );
+        let account_id = &self.account_id;
+        let geofence_id = &self.geofence_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::PUT,
+                &format!("/v1/accounts/{account_id}/geofences/{geofence_id}"),
+            );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
@@ -1499,10 +1646,15 @@ impl UpdateGeofence {
 }
 
 impl ::std::future::IntoFuture for UpdateGeofence {
-    type Output = Result<crate::models::Geofence, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::Geofence,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::Geofence, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::Geofence,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1523,13 +1675,15 @@ pub struct DeleteGeofence {
 impl DeleteGeofence {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`.
     pub async fn send(self) -> Result<(), crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::DELETE,
-            &format!(
-                "/v1/accounts/{}/geofences/{}",
-                self.account_id, self.geofence_id
-            ),
-        );
+        let account_id = &self.account_id;
+        let geofence_id = &self.geofence_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::DELETE,
+                &format!("/v1/accounts/{account_id}/geofences/{geofence_id}"),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             204 => crate::codec::empty(response).await,
@@ -1563,10 +1717,14 @@ impl GetIngestionToken {
     pub async fn send(
         self,
     ) -> Result<crate::models::IngestionToken, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!("/v1/accounts/{}/ingestionToken", self.account_id),
-        );
+        let account_id = &self.account_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!("/v1/accounts/{account_id}/ingestionToken"),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -1577,10 +1735,15 @@ impl GetIngestionToken {
 }
 
 impl ::std::future::IntoFuture for GetIngestionToken {
-    type Output = Result<crate::models::IngestionToken, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::IngestionToken,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::IngestionToken, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::IngestionToken,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1601,10 +1764,14 @@ impl GetPortalLink {
     pub async fn send(
         self,
     ) -> Result<crate::models::PortalLink, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!("/v1/accounts/{}/portalLink", self.account_id),
-        );
+        let account_id = &self.account_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!("/v1/accounts/{account_id}/portalLink"),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -1615,10 +1782,15 @@ impl GetPortalLink {
 }
 
 impl ::std::future::IntoFuture for GetPortalLink {
-    type Output = Result<crate::models::PortalLink, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::PortalLink,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::PortalLink, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::PortalLink,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1638,7 +1810,10 @@ impl IngestTelemetry {
     /// Sends the request: `POST /v1/telemetry`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::TelemetryBatchResult, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<
+        crate::models::TelemetryBatchResult,
+        crate::Error<crate::models::ErrorBody>,
+    > {
         let request = self
             .client
             .inner
@@ -1654,11 +1829,15 @@ impl IngestTelemetry {
 }
 
 impl ::std::future::IntoFuture for IngestTelemetry {
-    type Output =
-        Result<crate::models::TelemetryBatchResult, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::TelemetryBatchResult,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::TelemetryBatchResult, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::TelemetryBatchResult,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1681,13 +1860,15 @@ impl GetAssetState {
     pub async fn send(
         self,
     ) -> Result<crate::models::AssetState, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!(
-                "/v1/accounts/{}/assets/{}/state",
-                self.account_id, self.asset_id
-            ),
-        );
+        let account_id = &self.account_id;
+        let asset_id = &self.asset_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!("/v1/accounts/{account_id}/assets/{asset_id}/state"),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -1698,10 +1879,15 @@ impl GetAssetState {
 }
 
 impl ::std::future::IntoFuture for GetAssetState {
-    type Output = Result<crate::models::AssetState, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::AssetState,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::AssetState, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::AssetState,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1769,10 +1955,14 @@ impl ListEvents {
     pub async fn send(
         self,
     ) -> Result<Vec<crate::models::Event>, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!("/v1/accounts/{}/events", self.account_id),
-        );
+        let account_id = &self.account_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!("/v1/accounts/{account_id}/events"),
+            );
         let mut query: Vec<(&str, String)> = Vec::new();
         if let Some(value) = &self.asset_id {
             query.push(("assetId", value.to_string()));
@@ -1781,16 +1971,18 @@ impl ListEvents {
             query.push(("eventType", value.to_string()));
         }
         if let Some(value) = &self.from {
-            query.push((
-                "from",
-                value.to_rfc3339_opts(::chrono::SecondsFormat::AutoSi, true),
-            ));
+            query
+                .push((
+                    "from",
+                    value.to_rfc3339_opts(::chrono::SecondsFormat::AutoSi, true),
+                ));
         }
         if let Some(value) = &self.to {
-            query.push((
-                "to",
-                value.to_rfc3339_opts(::chrono::SecondsFormat::AutoSi, true),
-            ));
+            query
+                .push((
+                    "to",
+                    value.to_rfc3339_opts(::chrono::SecondsFormat::AutoSi, true),
+                ));
         }
         if let Some(value) = &self.skip {
             query.push(("skip", value.to_string()));
@@ -1798,11 +1990,7 @@ impl ListEvents {
         if let Some(value) = &self.take {
             query.push(("take", value.to_string()));
         }
-        let request = if query.is_empty() {
-            request
-        } else {
-            request.query(&query)
-        };
+        let request = if query.is_empty() { request } else { request.query(&query) };
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -1814,11 +2002,14 @@ impl ListEvents {
     /// Every item, page after page: sends the request with `skip` advanced by the length of each page
     /// and `take` as the page size (the value set, else 50), until a page comes back shorter than
     /// that. A failed page ends the stream with its error.
-    pub fn into_stream(self) -> crate::Paged<crate::models::Event, crate::models::ErrorBody> {
+    pub fn into_stream(
+        self,
+    ) -> crate::Paged<crate::models::Event, crate::models::ErrorBody> {
         let take: i32 = self.take.unwrap_or(50i32);
         let start: i32 = self.skip.unwrap_or(0);
-        let pages =
-            ::futures_util::stream::try_unfold(Some((self, start)), move |state| async move {
+        let pages = ::futures_util::stream::try_unfold(
+            Some((self, start)),
+            move |state| async move {
                 let Some((request, skip)) = state else {
                     return Ok::<_, crate::Error<crate::models::ErrorBody>>(None);
                 };
@@ -1832,24 +2023,37 @@ impl ListEvents {
                     }
                     _ => None,
                 };
-                Ok(Some((
-                    ::futures_util::stream::iter(
-                        page.into_iter().map(
-                            Ok::<crate::models::Event, crate::Error<crate::models::ErrorBody>>,
+                Ok(
+                    Some((
+                        ::futures_util::stream::iter(
+                            page
+                                .into_iter()
+                                .map(
+                                    Ok::<
+                                        crate::models::Event,
+                                        crate::Error<crate::models::ErrorBody>,
+                                    >,
+                                ),
                         ),
-                    ),
-                    next,
-                )))
-            });
+                        next,
+                    )),
+                )
+            },
+        );
         crate::Paged::new(::futures_util::TryStreamExt::try_flatten(pages))
     }
 }
 
 impl ::std::future::IntoFuture for ListEvents {
-    type Output = Result<Vec<crate::models::Event>, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        Vec<crate::models::Event>,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<Vec<crate::models::Event>, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        Vec<crate::models::Event>,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1872,10 +2076,15 @@ impl GetEvent {
     pub async fn send(
         self,
     ) -> Result<crate::models::Event, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!("/v1/accounts/{}/events/{}", self.account_id, self.event_id),
-        );
+        let account_id = &self.account_id;
+        let event_id = &self.event_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!("/v1/accounts/{account_id}/events/{event_id}"),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -1888,7 +2097,10 @@ impl GetEvent {
 impl ::std::future::IntoFuture for GetEvent {
     type Output = Result<crate::models::Event, crate::Error<crate::models::ErrorBody>>;
 
-    type IntoFuture = crate::codec::ResponseFuture<crate::models::Event, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::Event,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1911,13 +2123,15 @@ impl AcknowledgeEvent {
     pub async fn send(
         self,
     ) -> Result<crate::models::Event, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::POST,
-            &format!(
-                "/v1/accounts/{}/events/{}/acknowledge",
-                self.account_id, self.event_id
-            ),
-        );
+        let account_id = &self.account_id;
+        let event_id = &self.event_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::POST,
+                &format!("/v1/accounts/{account_id}/events/{event_id}/acknowledge"),
+            );
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -1930,7 +2144,10 @@ impl AcknowledgeEvent {
 impl ::std::future::IntoFuture for AcknowledgeEvent {
     type Output = Result<crate::models::Event, crate::Error<crate::models::ErrorBody>>;
 
-    type IntoFuture = crate::codec::ResponseFuture<crate::models::Event, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::Event,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1953,14 +2170,19 @@ impl ListEventNotifications {
     /// Sends the request: `GET /v1/accounts/{accountId}/events/{eventId}/notifications`.
     pub async fn send(
         self,
-    ) -> Result<Vec<crate::models::Notification>, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!(
-                "/v1/accounts/{}/events/{}/notifications",
-                self.account_id, self.event_id
-            ),
-        );
+    ) -> Result<
+        Vec<crate::models::Notification>,
+        crate::Error<crate::models::ErrorBody>,
+    > {
+        let account_id = &self.account_id;
+        let event_id = &self.event_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!("/v1/accounts/{account_id}/events/{event_id}/notifications"),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -1971,10 +2193,15 @@ impl ListEventNotifications {
 }
 
 impl ::std::future::IntoFuture for ListEventNotifications {
-    type Output = Result<Vec<crate::models::Notification>, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        Vec<crate::models::Notification>,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<Vec<crate::models::Notification>, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        Vec<crate::models::Notification>,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1995,10 +2222,14 @@ impl GetWebhookSecret {
     pub async fn send(
         self,
     ) -> Result<crate::models::WebhookSecret, crate::Error<crate::models::ErrorBody>> {
-        let request = self.client.inner.request(
-            ::reqwest::Method::GET,
-            &format!("/v1/accounts/{}/webhookSecret", self.account_id),
-        );
+        let account_id = &self.account_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!("/v1/accounts/{account_id}/webhookSecret"),
+            );
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -2009,10 +2240,15 @@ impl GetWebhookSecret {
 }
 
 impl ::std::future::IntoFuture for GetWebhookSecret {
-    type Output = Result<crate::models::WebhookSecret, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::WebhookSecret,
+        crate::Error<crate::models::ErrorBody>,
+    >;
 
-    type IntoFuture =
-        crate::codec::ResponseFuture<crate::models::WebhookSecret, crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::WebhookSecret,
+        crate::models::ErrorBody,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())

@@ -159,7 +159,13 @@ impl Validate for AlertRule {
             let value = &self.order;
             let path = validation::field(path, "order");
             let path = path.as_str();
-            validation::range(f64::from(*value), path, Some((0f64, false)), None, errors);
+            validation::range(
+                f64::from(*value),
+                path,
+                Some((0f64, false)),
+                None,
+                errors,
+            );
         }
         {
             let value = &self.recipient;
@@ -196,7 +202,13 @@ impl Validate for AlertRuleInput {
             let value = &self.order;
             let path = validation::field(path, "order");
             let path = path.as_str();
-            validation::range(f64::from(*value), path, Some((0f64, false)), None, errors);
+            validation::range(
+                f64::from(*value),
+                path,
+                Some((0f64, false)),
+                None,
+                errors,
+            );
         }
         {
             let value = &self.recipient;

@@ -219,16 +219,23 @@
 //! | 1400 | 404 | resource not found (or not visible to the caller) |
 //! | 1500 | 409 | conflict with the current state (duplicate externalId, geofence still referenced, token limit reached) |
 //! | 1900 | 500 | internal error (never expected; the message carries no detail) |
+#[rustfmt::skip]
 mod constraints;
 
+#[rustfmt::skip]
 pub mod patterns;
 
+#[rustfmt::skip]
 mod types;
 
+#[rustfmt::skip]
 pub mod validation;
 
+#[rustfmt::skip]
 pub mod wire;
 
+#[rustfmt::skip]
 pub use types::*;
 
+#[rustfmt::skip]
 pub use validation::{Validate, ValidationError, ValidationErrors};

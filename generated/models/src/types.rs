@@ -32,11 +32,7 @@ pub struct Account {
     /// Name of the account.
     pub name: String,
     /// Display name of the account, if set.
-    #[serde(
-        rename = "friendlyName",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "friendlyName", default, skip_serializing_if = "Option::is_none")]
     pub friendly_name: Option<String>,
     /// Default culture of the account as a BCP 47 tag (for example en-US), if set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -49,11 +45,7 @@ pub struct Account {
     )]
     pub technical_email_address: Option<String>,
     /// URI that receives the `event` webhook for events of this account and its descendants, if set.
-    #[serde(
-        rename = "callbackUri",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "callbackUri", default, skip_serializing_if = "Option::is_none")]
     pub callback_uri: Option<String>,
     /// When the account was created.
     #[serde(rename = "createdAt")]
@@ -120,7 +112,7 @@ pub struct CreateAccountResponse {
     PartialOrd,
     Ord,
     ::serde_repr::Serialize_repr,
-    ::serde_repr::Deserialize_repr,
+    ::serde_repr::Deserialize_repr
 )]
 #[repr(i32)]
 pub enum AssetTier {
@@ -153,9 +145,7 @@ impl TryFrom<i32> for AssetTier {
         match value {
             1 => Ok(Self::Basic),
             2 => Ok(Self::Premium),
-            _ => Err(format!(
-                "{value} is not a valid AssetTier (expected one of 1, 2)"
-            )),
+            _ => Err(format!("{value} is not a valid AssetTier (expected one of 1, 2)")),
         }
     }
 }
@@ -171,9 +161,7 @@ impl ::std::str::FromStr for AssetTier {
 
     /// Parses the integer value (as in a path or query parameter).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let value: i32 = s
-            .parse()
-            .map_err(|_| format!("\"{s}\" is not an integer"))?;
+        let value: i32 = s.parse().map_err(|_| format!("\"{s}\" is not an integer"))?;
         Self::try_from(value)
     }
 }
@@ -196,7 +184,7 @@ impl ::std::str::FromStr for AssetTier {
     PartialOrd,
     Ord,
     ::serde_repr::Serialize_repr,
-    ::serde_repr::Deserialize_repr,
+    ::serde_repr::Deserialize_repr
 )]
 #[repr(i32)]
 pub enum EventType {
@@ -332,9 +320,13 @@ impl TryFrom<i32> for EventType {
             25 => Ok(Self::EngineIdling),
             26 => Ok(Self::EngineSpeedLimitExceeded),
             27 => Ok(Self::AccidentOccurred),
-            _ => Err(format!(
-                "{value} is not a valid EventType (expected one of 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27)"
-            )),
+            _ => {
+                Err(
+                    format!(
+                        "{value} is not a valid EventType (expected one of 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27)"
+                    ),
+                )
+            }
         }
     }
 }
@@ -350,9 +342,7 @@ impl ::std::str::FromStr for EventType {
 
     /// Parses the integer value (as in a path or query parameter).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let value: i32 = s
-            .parse()
-            .map_err(|_| format!("\"{s}\" is not an integer"))?;
+        let value: i32 = s.parse().map_err(|_| format!("\"{s}\" is not an integer"))?;
         Self::try_from(value)
     }
 }
@@ -374,13 +364,12 @@ pub struct Asset {
     pub tier: AssetTier,
     /// Snoozed event types: each key is an EventType name (for example SpeedLimitExceeded), each value the instant until which alerts of that event type are suppressed for the asset. Instants in the past have no effect. Unknown keys are rejected with 400.
     #[serde(rename = "disabledEvents")]
-    pub disabled_events: ::std::collections::BTreeMap<String, ::chrono::DateTime<::chrono::Utc>>,
+    pub disabled_events: ::std::collections::BTreeMap<
+        String,
+        ::chrono::DateTime<::chrono::Utc>,
+    >,
     /// Telemetry thresholds of the asset; null or absent when none are set.
-    #[serde(
-        rename = "telemetryRules",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "telemetryRules", default, skip_serializing_if = "Option::is_none")]
     pub telemetry_rules: Option<TelemetryRules>,
     /// True when the asset has been (soft-)deleted; absent means false.
     #[serde(
@@ -410,14 +399,11 @@ pub struct AssetInput {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "crate::wire::some"
     )]
-    pub disabled_events:
-        Option<::std::collections::BTreeMap<String, ::chrono::DateTime<::chrono::Utc>>>,
+    pub disabled_events: Option<
+        ::std::collections::BTreeMap<String, ::chrono::DateTime<::chrono::Utc>>,
+    >,
     /// Telemetry thresholds of the asset; null or absent for none.
-    #[serde(
-        rename = "telemetryRules",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "telemetryRules", default, skip_serializing_if = "Option::is_none")]
     pub telemetry_rules: Option<TelemetryRules>,
 }
 
@@ -573,18 +559,12 @@ pub struct AlertRuleInput {
     /// When true the rule is kept but never fires.
     ///
     /// Default: `false`.
-    #[serde(
-        rename = "isDisabled",
-        default = "defaults::alert_rule_input_is_disabled"
-    )]
+    #[serde(rename = "isDisabled", default = "defaults::alert_rule_input_is_disabled")]
     pub is_disabled: bool,
     /// Days (in the recipient's time zone) on which the rule applies; empty means every day.
     ///
     /// Default: `[]`.
-    #[serde(
-        rename = "daysOfWeek",
-        default = "defaults::alert_rule_input_days_of_week"
-    )]
+    #[serde(rename = "daysOfWeek", default = "defaults::alert_rule_input_days_of_week")]
     pub days_of_week: Vec<DayOfWeek>,
     /// Daily time window in which the rule applies; null or absent means all day.
     #[serde(rename = "timeOfDay", default, skip_serializing_if = "Option::is_none")]
@@ -621,7 +601,7 @@ pub struct AlertRuleInput {
     PartialOrd,
     Ord,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum DayOfWeek {
     #[serde(rename = "Monday")]
@@ -684,9 +664,13 @@ impl ::std::str::FromStr for DayOfWeek {
             "Friday" => Ok(Self::Friday),
             "Saturday" => Ok(Self::Saturday),
             "Sunday" => Ok(Self::Sunday),
-            _ => Err(format!(
-                "\"{s}\" is not a valid DayOfWeek (expected one of `Monday`, `Tuesday`, `Wednesday`, `Thursday`, `Friday`, `Saturday`, `Sunday`)"
-            )),
+            _ => {
+                Err(
+                    format!(
+                        "\"{s}\" is not a valid DayOfWeek (expected one of `Monday`, `Tuesday`, `Wednesday`, `Thursday`, `Friday`, `Saturday`, `Sunday`)"
+                    ),
+                )
+            }
         }
     }
 }
@@ -745,7 +729,7 @@ pub struct Recipient {
     PartialOrd,
     Ord,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum ChannelType {
     #[serde(rename = "call")]
@@ -788,9 +772,13 @@ impl ::std::str::FromStr for ChannelType {
             "sms" => Ok(Self::Sms),
             "telegram" => Ok(Self::Telegram),
             "email" => Ok(Self::Email),
-            _ => Err(format!(
-                "\"{s}\" is not a valid ChannelType (expected one of `call`, `sms`, `telegram`, `email`)"
-            )),
+            _ => {
+                Err(
+                    format!(
+                        "\"{s}\" is not a valid ChannelType (expected one of `call`, `sms`, `telegram`, `email`)"
+                    ),
+                )
+            }
         }
     }
 }
@@ -839,10 +827,7 @@ pub struct SmsChannel {
     /// When true the recipient can answer the message (for example to acknowledge).
     ///
     /// Default: `false`.
-    #[serde(
-        rename = "isInteractive",
-        default = "defaults::sms_channel_is_interactive"
-    )]
+    #[serde(rename = "isInteractive", default = "defaults::sms_channel_is_interactive")]
     pub is_interactive: bool,
 }
 
@@ -1337,18 +1322,10 @@ pub struct Event {
     #[serde(rename = "notificationsSuppressed")]
     pub notifications_suppressed: bool,
     /// When the event was first acknowledged, if it was.
-    #[serde(
-        rename = "acknowledgedAt",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "acknowledgedAt", default, skip_serializing_if = "Option::is_none")]
     pub acknowledged_at: Option<::chrono::DateTime<::chrono::Utc>>,
     /// Who acknowledged it first: `account:<id>` (through this API) or `rule:<id>` (a recipient through the acknowledgement link of an interactive notification).
-    #[serde(
-        rename = "acknowledgedBy",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "acknowledgedBy", default, skip_serializing_if = "Option::is_none")]
     pub acknowledged_by: Option<String>,
 }
 
@@ -1490,7 +1467,7 @@ pub struct AssetState {
     PartialOrd,
     Ord,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum NotificationChannel {
     #[serde(rename = "call")]
@@ -1543,9 +1520,13 @@ impl ::std::str::FromStr for NotificationChannel {
             "telegram" => Ok(Self::Telegram),
             "email" => Ok(Self::Email),
             "webhook" => Ok(Self::Webhook),
-            _ => Err(format!(
-                "\"{s}\" is not a valid NotificationChannel (expected one of `call`, `sms`, `telegram`, `email`, `webhook`)"
-            )),
+            _ => {
+                Err(
+                    format!(
+                        "\"{s}\" is not a valid NotificationChannel (expected one of `call`, `sms`, `telegram`, `email`, `webhook`)"
+                    ),
+                )
+            }
         }
     }
 }
@@ -1565,7 +1546,7 @@ impl ::std::str::FromStr for NotificationChannel {
     PartialOrd,
     Ord,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum NotificationStatus {
     #[serde(rename = "pending")]
@@ -1623,9 +1604,13 @@ impl ::std::str::FromStr for NotificationStatus {
             "skipped" => Ok(Self::Skipped),
             "coalesced" => Ok(Self::Coalesced),
             "cancelled" => Ok(Self::Cancelled),
-            _ => Err(format!(
-                "\"{s}\" is not a valid NotificationStatus (expected one of `pending`, `sent`, `failed`, `skipped`, `coalesced`, `cancelled`)"
-            )),
+            _ => {
+                Err(
+                    format!(
+                        "\"{s}\" is not a valid NotificationStatus (expected one of `pending`, `sent`, `failed`, `skipped`, `coalesced`, `cancelled`)"
+                    ),
+                )
+            }
         }
     }
 }
@@ -1746,7 +1731,7 @@ pub struct WebhookEvent {
     PartialOrd,
     Ord,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum GeoJsonPolygonType {
     #[serde(rename = "Polygon")]
@@ -1777,9 +1762,13 @@ impl ::std::str::FromStr for GeoJsonPolygonType {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "Polygon" => Ok(Self::Polygon),
-            _ => Err(format!(
-                "\"{s}\" is not a valid GeoJsonPolygonType (expected one of `Polygon`)"
-            )),
+            _ => {
+                Err(
+                    format!(
+                        "\"{s}\" is not a valid GeoJsonPolygonType (expected one of `Polygon`)"
+                    ),
+                )
+            }
         }
     }
 }
@@ -1795,7 +1784,7 @@ impl ::std::str::FromStr for GeoJsonPolygonType {
     PartialOrd,
     Ord,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum TokenResponseTokenType {
     #[serde(rename = "Bearer")]
@@ -1826,9 +1815,13 @@ impl ::std::str::FromStr for TokenResponseTokenType {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "Bearer" => Ok(Self::Bearer),
-            _ => Err(format!(
-                "\"{s}\" is not a valid TokenResponseTokenType (expected one of `Bearer`)"
-            )),
+            _ => {
+                Err(
+                    format!(
+                        "\"{s}\" is not a valid TokenResponseTokenType (expected one of `Bearer`)"
+                    ),
+                )
+            }
         }
     }
 }
@@ -1844,7 +1837,7 @@ impl ::std::str::FromStr for TokenResponseTokenType {
     PartialOrd,
     Ord,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum OAuthErrorError {
     #[serde(rename = "invalid_request")]
@@ -1902,9 +1895,13 @@ impl ::std::str::FromStr for OAuthErrorError {
             "unauthorized_client" => Ok(Self::UnauthorizedClient),
             "unsupported_grant_type" => Ok(Self::UnsupportedGrantType),
             "invalid_scope" => Ok(Self::InvalidScope),
-            _ => Err(format!(
-                "\"{s}\" is not a valid OAuthErrorError (expected one of `invalid_request`, `invalid_client`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope`)"
-            )),
+            _ => {
+                Err(
+                    format!(
+                        "\"{s}\" is not a valid OAuthErrorError (expected one of `invalid_request`, `invalid_client`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope`)"
+                    ),
+                )
+            }
         }
     }
 }
@@ -1920,7 +1917,7 @@ impl ::std::str::FromStr for OAuthErrorError {
     PartialOrd,
     Ord,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum PointResultStatus {
     #[serde(rename = "accepted")]
@@ -1959,9 +1956,13 @@ impl ::std::str::FromStr for PointResultStatus {
             "accepted" => Ok(Self::Accepted),
             "duplicate" => Ok(Self::Duplicate),
             "rejected" => Ok(Self::Rejected),
-            _ => Err(format!(
-                "\"{s}\" is not a valid PointResultStatus (expected one of `accepted`, `duplicate`, `rejected`)"
-            )),
+            _ => {
+                Err(
+                    format!(
+                        "\"{s}\" is not a valid PointResultStatus (expected one of `accepted`, `duplicate`, `rejected`)"
+                    ),
+                )
+            }
         }
     }
 }
@@ -1977,7 +1978,7 @@ impl ::std::str::FromStr for PointResultStatus {
     PartialOrd,
     Ord,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum PointResultReason {
     #[serde(rename = "unknownAsset")]
@@ -2030,9 +2031,13 @@ impl ::std::str::FromStr for PointResultReason {
             "invalidValue" => Ok(Self::InvalidValue),
             "tooOld" => Ok(Self::TooOld),
             "inFuture" => Ok(Self::InFuture),
-            _ => Err(format!(
-                "\"{s}\" is not a valid PointResultReason (expected one of `unknownAsset`, `assetDeleted`, `invalidValue`, `tooOld`, `inFuture`)"
-            )),
+            _ => {
+                Err(
+                    format!(
+                        "\"{s}\" is not a valid PointResultReason (expected one of `unknownAsset`, `assetDeleted`, `invalidValue`, `tooOld`, `inFuture`)"
+                    ),
+                )
+            }
         }
     }
 }
@@ -2048,7 +2053,7 @@ impl ::std::str::FromStr for PointResultReason {
     PartialOrd,
     Ord,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum EventDetailsQuantity {
     #[serde(rename = "inputVoltage")]
@@ -2121,9 +2126,13 @@ impl ::std::str::FromStr for EventDetailsQuantity {
             "pressure" => Ok(Self::Pressure),
             "speed" => Ok(Self::Speed),
             "engineSpeed" => Ok(Self::EngineSpeed),
-            _ => Err(format!(
-                "\"{s}\" is not a valid EventDetailsQuantity (expected one of `inputVoltage`, `batteryVoltage`, `batteryPercentage`, `fuelLevel`, `adBlueLevel`, `temperature`, `pressure`, `speed`, `engineSpeed`)"
-            )),
+            _ => {
+                Err(
+                    format!(
+                        "\"{s}\" is not a valid EventDetailsQuantity (expected one of `inputVoltage`, `batteryVoltage`, `batteryPercentage`, `fuelLevel`, `adBlueLevel`, `temperature`, `pressure`, `speed`, `engineSpeed`)"
+                    ),
+                )
+            }
         }
     }
 }
@@ -2139,7 +2148,7 @@ impl ::std::str::FromStr for EventDetailsQuantity {
     PartialOrd,
     Ord,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum DeliveryAttemptOutcome {
     #[serde(rename = "delivered")]
@@ -2182,9 +2191,13 @@ impl ::std::str::FromStr for DeliveryAttemptOutcome {
             "delivered" => Ok(Self::Delivered),
             "retryableFailure" => Ok(Self::RetryableFailure),
             "permanentFailure" => Ok(Self::PermanentFailure),
-            _ => Err(format!(
-                "\"{s}\" is not a valid DeliveryAttemptOutcome (expected one of `delivered`, `retryableFailure`, `permanentFailure`)"
-            )),
+            _ => {
+                Err(
+                    format!(
+                        "\"{s}\" is not a valid DeliveryAttemptOutcome (expected one of `delivered`, `retryableFailure`, `permanentFailure`)"
+                    ),
+                )
+            }
         }
     }
 }
@@ -2200,7 +2213,7 @@ impl ::std::str::FromStr for DeliveryAttemptOutcome {
     PartialOrd,
     Ord,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum WebhookEventType {
     #[serde(rename = "event")]
@@ -2231,9 +2244,13 @@ impl ::std::str::FromStr for WebhookEventType {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "event" => Ok(Self::Event),
-            _ => Err(format!(
-                "\"{s}\" is not a valid WebhookEventType (expected one of `event`)"
-            )),
+            _ => {
+                Err(
+                    format!(
+                        "\"{s}\" is not a valid WebhookEventType (expected one of `event`)"
+                    ),
+                )
+            }
         }
     }
 }

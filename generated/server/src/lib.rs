@@ -18,40 +18,59 @@
 //! the operation: the router answers them with the API's error body, built by the trait from a
 //! [`Rejection`]; an operation that documents its own error body answers them through its
 //! `{operation}_rejection` method instead.
+#[rustfmt::skip]
 mod api;
 
+#[rustfmt::skip]
 pub mod auth;
 
+#[rustfmt::skip]
 pub mod body;
 
+#[rustfmt::skip]
 mod objects_only;
 
+#[rustfmt::skip]
 pub mod params;
 
+#[rustfmt::skip]
 mod rejection;
 
+#[rustfmt::skip]
 mod requests;
 
+#[rustfmt::skip]
 pub mod respond;
 
+#[rustfmt::skip]
 mod responses;
 
+#[rustfmt::skip]
 mod router;
 
+#[rustfmt::skip]
 pub use asset_alerting_models as models;
 
+#[rustfmt::skip]
 pub use api::AssetAlertingApi;
 
+#[rustfmt::skip]
 pub use auth::BasicCredentials;
 
+#[rustfmt::skip]
 pub use axum;
 
+#[rustfmt::skip]
 pub use body::RawBody;
 
+#[rustfmt::skip]
 pub use rejection::{ErrorMessage, Rejection, RejectionKind};
 
+#[rustfmt::skip]
 pub use requests::*;
 
+#[rustfmt::skip]
 pub use responses::*;
 
+#[rustfmt::skip]
 pub use router::router;

@@ -30,25 +30,19 @@ pub enum IssueTokenResponse {
 impl IntoResponse for IssueTokenResponse {
     fn into_response(self) -> Response {
         match self {
-            Self::Ok {
-                body,
-                cache_control,
-            } => {
+            Self::Ok { body, cache_control } => {
                 let mut response = respond::json(StatusCode::OK, &body);
-                if let Some(value) = cache_control {
-                    respond::header(&mut response, "cache-control", &value);
-                }
+                respond::optional_header(&mut response, "cache-control", cache_control);
                 response
             }
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::Other(status, body) => respond::json(status, &body),
@@ -84,14 +78,13 @@ impl IntoResponse for GetAccountResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -124,14 +117,13 @@ impl IntoResponse for CreateAccountResponse {
         match self {
             Self::Created(body) => respond::json(StatusCode::CREATED, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -164,14 +156,13 @@ impl IntoResponse for ListAssetsResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -210,14 +201,13 @@ impl IntoResponse for CreateAssetResponse {
         match self {
             Self::Created(body) => respond::json(StatusCode::CREATED, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -255,14 +245,13 @@ impl IntoResponse for GetAssetResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -301,14 +290,13 @@ impl IntoResponse for UpdateAssetResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -342,14 +330,13 @@ impl IntoResponse for DeleteAssetResponse {
         match self {
             Self::NoContent => respond::empty(StatusCode::NO_CONTENT),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -386,14 +373,13 @@ impl IntoResponse for CreateAlertRuleResponse {
         match self {
             Self::Created(body) => respond::json(StatusCode::CREATED, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -426,14 +412,13 @@ impl IntoResponse for ListAlertRulesResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -466,14 +451,13 @@ impl IntoResponse for ListAlertRuleGeofencesResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -510,14 +494,13 @@ impl IntoResponse for GetAlertRuleResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -554,14 +537,13 @@ impl IntoResponse for UpdateAlertRuleResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -594,14 +576,13 @@ impl IntoResponse for DeleteAlertRuleResponse {
         match self {
             Self::NoContent => respond::empty(StatusCode::NO_CONTENT),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -634,14 +615,13 @@ impl IntoResponse for ListGeofencesResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -676,14 +656,13 @@ impl IntoResponse for CreateGeofenceResponse {
         match self {
             Self::Created(body) => respond::json(StatusCode::CREATED, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -717,14 +696,13 @@ impl IntoResponse for GetGeofenceResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -759,14 +737,13 @@ impl IntoResponse for UpdateGeofenceResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -802,14 +779,13 @@ impl IntoResponse for DeleteGeofenceResponse {
         match self {
             Self::NoContent => respond::empty(StatusCode::NO_CONTENT),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -845,14 +821,13 @@ impl IntoResponse for GetIngestionTokenResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -886,14 +861,13 @@ impl IntoResponse for GetPortalLinkResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -924,14 +898,13 @@ impl IntoResponse for IngestTelemetryResponse {
         match self {
             Self::Accepted(body) => respond::json(StatusCode::ACCEPTED, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::Other(status, body) => respond::json(status, &body),
@@ -967,14 +940,13 @@ impl IntoResponse for GetAssetStateResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -1007,14 +979,13 @@ impl IntoResponse for ListEventsResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -1051,14 +1022,13 @@ impl IntoResponse for GetEventResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -1095,14 +1065,13 @@ impl IntoResponse for AcknowledgeEventResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -1135,14 +1104,13 @@ impl IntoResponse for ListEventNotificationsResponse {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
@@ -1177,25 +1145,19 @@ pub enum GetWebhookSecretResponse {
 impl IntoResponse for GetWebhookSecretResponse {
     fn into_response(self) -> Response {
         match self {
-            Self::Ok {
-                body,
-                cache_control,
-            } => {
+            Self::Ok { body, cache_control } => {
                 let mut response = respond::json(StatusCode::OK, &body);
-                if let Some(value) = cache_control {
-                    respond::header(&mut response, "cache-control", &value);
-                }
+                respond::optional_header(&mut response, "cache-control", cache_control);
                 response
             }
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
-            Self::Unauthorized {
-                body,
-                www_authenticate,
-            } => {
+            Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
-                if let Some(value) = www_authenticate {
-                    respond::header(&mut response, "www-authenticate", &value);
-                }
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),

@@ -1,7 +1,12 @@
 //! The models crate: one serde type per named IR type, their `Validate` impls, and the patterns.
 
+use super::checked_types::checked_types;
+use super::parallel::{self, Job};
 use super::rust::opt_usize;
-use super::{File, Options, Patterns, TypePrinter, doc_attrs, ident, rust_file, template_file};
+use super::{
+    File, Options, Patterns, TypePrinter, assembled, crate_root, doc_attrs, ident, print,
+    rust_file, template_file,
+};
 use crate::ir::{
     Additional, Api, Constraints, Field, IntEnum, Primitive, StringEnum, StringFormat, Struct,
     TypeDef, TypeKind, TypeRef, Union,
@@ -13,19 +18,43 @@ const WIRE_TEMPLATE: &str = include_str!("../../../templates/models/wire.rs");
 const VALIDATION_TEMPLATE: &str = include_str!("../../../templates/models/validation.rs");
 
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
-    let emitter = ModelEmitter {
-        api,
-        patterns,
-        printer: TypePrinter {
-            types: &api.types,
-            models: TokenStream::new(),
-        },
-    };
+    let checked = checked_types(api);
+    let emitter = || ModelEmitter::new(api, patterns, &checked);
+    let ranges = parallel::chunks(api.types.len());
+    // Longest first: the types, then their checks, each in parts of a few hundred items.
+    let mut jobs: Vec<Job<Result<String, String>>> = Vec::new();
+    for range in ranges.clone() {
+        jobs.push(Box::new(move || {
+            let tokens = emitter().type_items(&api.types[range]);
+            print(tokens, "src/types.rs")
+        }));
+    }
+    jobs.push(Box::new(move || {
+        print(emitter().default_fns(), "src/types.rs")
+    }));
+    for range in ranges.clone() {
+        jobs.push(Box::new(move || {
+            let tokens = emitter().validate_impls(&api.types[range]);
+            print(tokens, "src/constraints.rs")
+        }));
+    }
+    let mut printed = parallel::run(jobs).into_iter();
+    let types: Vec<String> = printed
+        .by_ref()
+        .take(ranges.len() + 1)
+        .collect::<Result<_, _>>()?;
+    let checks: Vec<String> = printed.collect::<Result<_, _>>()?;
+    let emitter = emitter();
+    let mut constraints = vec![print(
+        emitter.constraints_head(&checks),
+        "src/constraints.rs",
+    )?];
+    constraints.extend(checks);
     Ok(vec![
         cargo_toml(api, opts),
-        rust_file(emitter.lib_rs(), opts, "src/lib.rs")?,
-        rust_file(emitter.types_rs(), opts, "src/types.rs")?,
-        rust_file(emitter.constraints_rs(), opts, "src/constraints.rs")?,
+        crate_root(emitter.lib_rs(), opts)?,
+        assembled(opts, "src/types.rs", &types),
+        assembled(opts, "src/constraints.rs", &constraints),
         rust_file(emitter.patterns_rs(), opts, "src/patterns.rs")?,
         template_file(opts, "src/wire.rs", WIRE_TEMPLATE),
         template_file(opts, "src/validation.rs", VALIDATION_TEMPLATE),
@@ -56,9 +85,23 @@ struct ModelEmitter<'a> {
     api: &'a Api,
     patterns: &'a Patterns,
     printer: TypePrinter<'a>,
+    /// Per type: whether it has something to validate (see `checked_types`).
+    checked: &'a [bool],
 }
 
-impl ModelEmitter<'_> {
+impl<'a> ModelEmitter<'a> {
+    fn new(api: &'a Api, patterns: &'a Patterns, checked: &'a [bool]) -> ModelEmitter<'a> {
+        ModelEmitter {
+            api,
+            patterns,
+            printer: TypePrinter {
+                types: &api.types,
+                models: TokenStream::new(),
+            },
+            checked,
+        }
+    }
+
     fn lib_rs(&self) -> TokenStream {
         let title = format!(
             " Models of {} (version {}).",
@@ -81,13 +124,10 @@ impl ModelEmitter<'_> {
         }
     }
 
-    fn types_rs(&self) -> TokenStream {
-        let items = self.api.types.iter().map(|def| self.type_item(def));
-        let defaults = self.default_fns();
-        quote! {
-            #(#items)*
-            #defaults
-        }
+    /// Part of `types.rs`: the items of `defs`; `default_fns` follow the last part.
+    fn type_items(&self, defs: &[TypeDef]) -> TokenStream {
+        let items = defs.iter().map(|def| self.type_item(def));
+        quote! { #(#items)* }
     }
 
     fn type_item(&self, def: &TypeDef) -> TokenStream {
@@ -263,7 +303,8 @@ impl ModelEmitter<'_> {
         }
     }
 
-    /// Functions named by `#[serde(default = "...")]` for properties with a spec default.
+    /// Functions named by `#[serde(default = "...")]` for properties with a spec default: the
+    /// last part of `types.rs`.
     fn default_fns(&self) -> TokenStream {
         let mut fns = Vec::new();
         let mut names_types = false;
@@ -327,27 +368,26 @@ impl ModelEmitter<'_> {
         }
     }
 
-    fn constraints_rs(&self) -> TokenStream {
-        let impls: Vec<TokenStream> = self
-            .api
-            .types
+    /// Part of `constraints.rs`: the `Validate` impls of `defs`.
+    fn validate_impls(&self, defs: &[TypeDef]) -> TokenStream {
+        let impls = defs.iter().map(|def| self.validate_impl(def));
+        quote! { #(#impls)* }
+    }
+
+    /// The start of `constraints.rs`: imports of what the printed impls use.
+    fn constraints_head(&self, impls: &[String]) -> TokenStream {
+        let mentions = |word: &str| impls.iter().any(|text| text.contains(word));
+        let patterns = mentions("PATTERN_").then(|| quote! { use crate::patterns::*; });
+        let module = mentions("validation::").then(|| quote! { self, });
+        let types = impls
             .iter()
-            .map(|def| self.validate_impl(def))
-            .collect();
-        let text = quote! { #(#impls)* }.to_string();
-        let patterns = text
-            .contains("PATTERN_")
-            .then(|| quote! { use crate::patterns::*; });
-        let module = text.contains("validation ::").then(|| quote! { self, });
-        let types =
-            (!impls.iter().all(TokenStream::is_empty)).then(|| quote! { use crate::types::*; });
+            .any(|text| !text.is_empty())
+            .then(|| quote! { use crate::types::*; });
         quote! {
             //! `Validate` for every type: the constraints the spec states beyond each type.
             #patterns
             #types
             use crate::validation::{#module Validate, ValidationError};
-
-            #(#impls)*
         }
     }
 
@@ -456,9 +496,7 @@ impl ModelEmitter<'_> {
                         let c = if c.is_empty() { &def.constraints } else { c };
                         self.check_value(expr, target, c, depth)
                     }
-                    _ if self.needs_validation(*id, &mut Vec::new()) => {
-                        Some(quote! { #expr.validate_at(path, errors); })
-                    }
+                    _ if self.checked[id.0] => Some(quote! { #expr.validate_at(path, errors); }),
                     _ => None,
                 }
             }
@@ -545,43 +583,6 @@ impl ModelEmitter<'_> {
                 Some(quote! { validation::range(#as_f64, path, #min, #max, errors); })
             }
             _ => None,
-        }
-    }
-
-    /// Whether a named type has anything to check, looking through nested types (cycles count as no).
-    fn needs_validation(
-        &self,
-        id: crate::ir::TypeId,
-        visiting: &mut Vec<crate::ir::TypeId>,
-    ) -> bool {
-        if visiting.contains(&id) {
-            return false;
-        }
-        visiting.push(id);
-        let def = &self.api.types[id.0];
-        let result = match &def.kind {
-            TypeKind::Struct(s) => s
-                .fields
-                .iter()
-                .any(|f| !f.constraints.is_empty() || self.ty_needs(&f.ty, visiting)),
-            TypeKind::Union(u) => u
-                .variants
-                .iter()
-                .any(|v| !v.constraints.is_empty() || self.ty_needs(&v.ty, visiting)),
-            TypeKind::Alias(ty) | TypeKind::Newtype(ty) => self.ty_needs(ty, visiting),
-            TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => false,
-        };
-        visiting.pop();
-        result
-    }
-
-    fn ty_needs(&self, ty: &TypeRef, visiting: &mut Vec<crate::ir::TypeId>) -> bool {
-        match ty {
-            TypeRef::Named(id) => self.needs_validation(*id, visiting) || visiting.contains(id),
-            TypeRef::Nullable(inner) | TypeRef::Array(inner) | TypeRef::Map(inner) => {
-                self.ty_needs(inner, visiting)
-            }
-            _ => false,
         }
     }
 

@@ -6,8 +6,11 @@
 mod plan;
 mod requests;
 
+use super::parallel::{self, Job};
 use super::rust::inner_doc_attrs;
-use super::{File, Options, Patterns, doc_attrs, rust_file, template_file};
+use super::{
+    File, Options, Patterns, assembled, crate_root, doc_attrs, print, rust_file, template_file,
+};
 use crate::ir::{Api, Media};
 use plan::{ErrorCounts, Plan, Success};
 use proc_macro2::TokenStream;
@@ -45,25 +48,39 @@ pub fn emit(api: &Api, _patterns: &Patterns, opts: &Options) -> Result<Vec<File>
             n += 1;
         }
     }
-    let emitter = requests::RequestEmitter::new(api);
     let has_responses = plans.iter().any(|p| matches!(p.success, Success::Enum(_)));
     let credentials = plan::client_credentials_scheme(api);
 
+    // Token streams cannot cross threads: each job makes its own emitter and returns text.
+    let emitter = || requests::RequestEmitter::new(api);
+    let plans = &plans;
+    let ranges = parallel::chunks(plans.len());
+    let mut jobs: Vec<Job<Result<String, String>>> = vec![Box::new(move || {
+        print(emitter().requests_head(plans), "src/requests.rs")
+    })];
+    for range in ranges {
+        jobs.push(Box::new(move || {
+            print(emitter().builders(&plans[range]), "src/requests.rs")
+        }));
+    }
+    if has_responses {
+        jobs.push(Box::new(move || {
+            print(emitter().responses_rs(plans), "src/responses.rs")
+        }));
+    }
+    let mut printed: Vec<String> = parallel::run(jobs).into_iter().collect::<Result<_, _>>()?;
+    let responses = has_responses.then(|| printed.pop().expect("the responses job ran"));
+
     let mut files = vec![
-        cargo_toml(api, opts, &plans),
-        rust_file(
+        cargo_toml(api, opts, plans),
+        crate_root(
             lib_rs(api, opts, has_responses, credentials.is_some()),
             opts,
-            "src/lib.rs",
         )?,
-        rust_file(emitter.requests_rs(&plans), opts, "src/requests.rs")?,
+        assembled(opts, "src/requests.rs", &printed),
     ];
-    if has_responses {
-        files.push(rust_file(
-            emitter.responses_rs(&plans),
-            opts,
-            "src/responses.rs",
-        )?);
+    if let Some(responses) = responses {
+        files.push(assembled(opts, "src/responses.rs", &[responses]));
     }
     if let Some((scheme, token_url)) = credentials {
         files.push(rust_file(

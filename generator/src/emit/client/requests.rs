@@ -64,9 +64,9 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
-    pub fn requests_rs(&self, plans: &[Plan]) -> TokenStream {
+    /// The start of `requests.rs`: the operation methods of `Client`; the builders follow.
+    pub fn requests_head(&self, plans: &[Plan]) -> TokenStream {
         let methods = plans.iter().map(|p| self.client_method(p));
-        let builders = plans.iter().map(|p| self.builder(p));
         quote! {
             //! The operations: one method of [`Client`](crate::Client) each, returning the request builder
             //! defined here. Set optional parameters on the builder, then `.send().await` it (or `.await` it).
@@ -74,9 +74,13 @@ impl<'a> RequestEmitter<'a> {
             impl crate::Client {
                 #(#methods)*
             }
-
-            #(#builders)*
         }
+    }
+
+    /// Part of `requests.rs`: the request builders of `plans`.
+    pub fn builders(&self, plans: &[Plan]) -> TokenStream {
+        let builders = plans.iter().map(|p| self.builder(p));
+        quote! { #(#builders)* }
     }
 
     pub fn responses_rs(&self, plans: &[Plan]) -> TokenStream {
@@ -377,7 +381,8 @@ impl<'a> RequestEmitter<'a> {
         let op = p.op;
         let mut steps: Vec<TokenStream> = Vec::new();
         let method = method_tokens(op.method);
-        let path = self.path_expr(p);
+        let (path_lets, path) = self.path_expr(p);
+        steps.extend(path_lets);
         steps.push(quote! { let request = self.client.inner.request(#method, #path); });
 
         // Query parameters: the plain required ones first, then those that are set (or repeated).
@@ -419,7 +424,7 @@ impl<'a> RequestEmitter<'a> {
                 }
             } else {
                 quote! {
-                    let mut query: Vec<(&str, String)> = vec![#(#fixed),*];
+                    let mut query: Vec<(&str, String)> = Vec::from([#(#fixed),*]);
                     #(#pushes)*
                     let request = request.query(&query);
                 }
@@ -459,8 +464,8 @@ impl<'a> RequestEmitter<'a> {
                 cookies.iter().partition(|c| self.is_plain(c));
             let pair = |param: &Parameter, value: Val, ty: &TypeRef| {
                 let text = self.text(ty, value);
-                let template = format!("{}={{}}", escape_format(&param.wire_name));
-                quote! { format!(#template, #text) }
+                let wire = &param.wire_name;
+                quote! { crate::codec::cookie(#wire, &#text) }
             };
             let fixed = plain.iter().map(|param| {
                 let field = ident(&param.name);
@@ -475,7 +480,7 @@ impl<'a> RequestEmitter<'a> {
             steps.push(if other.is_empty() {
                 quote! { let request = request.header(::reqwest::header::COOKIE, [#(#fixed),*].join("; ")); }
             } else {
-                let init = if plain.is_empty() { quote! { Vec::new() } } else { quote! { vec![#(#fixed),*] } };
+                let init = if plain.is_empty() { quote! { Vec::new() } } else { quote! { Vec::from([#(#fixed),*]) } };
                 quote! {
                     let mut cookies: Vec<String> = #init;
                     #(#pushes)*
@@ -560,10 +565,13 @@ impl<'a> RequestEmitter<'a> {
     }
 
     /// The request path argument (path parameters percent-encoded): a literal, or `&format!(...)`.
-    fn path_expr(&self, p: &Plan) -> TokenStream {
+    /// The request path: a literal, or `format!` with each parameter bound to a local before it
+    /// (`let id = ...;`), so the template names its arguments (`"/things/{id}"`) and the macro
+    /// holds only a literal, which prettyplease lays out like any other expression.
+    fn path_expr(&self, p: &Plan) -> (Vec<TokenStream>, TokenStream) {
         let op = p.op;
         let mut template = String::new();
-        let mut args: Vec<TokenStream> = Vec::new();
+        let mut lets: Vec<TokenStream> = Vec::new();
         for segment in &op.segments {
             template.push('/');
             match segment {
@@ -571,38 +579,40 @@ impl<'a> RequestEmitter<'a> {
                     template.push_str(&escape_format(&encode_literal(text)))
                 }
                 PathSegment::Param(wire) => {
-                    template.push_str("{}");
                     let param = op
                         .parameters
                         .iter()
                         .find(|q| q.location == ParamLocation::Path && &q.wire_name == wire);
-                    args.push(match param {
+                    let Some(param) = param else { continue };
+                    // A keyword (`r#type`) cannot be named in a format string; `type_` can.
+                    let local = if crate::naming::is_keyword(&param.name) {
+                        format!("{}_", param.name)
+                    } else {
+                        param.name.clone()
+                    };
+                    template.push_str(&format!("{{{local}}}"));
+                    let field = ident(&param.name);
+                    let value = if self.url_safe(&param.ty) {
                         // Digits, uuids, booleans: nothing to encode.
-                        Some(param) if self.url_safe(&param.ty) => {
-                            let field = ident(&param.name);
-                            quote! { self.#field }
-                        }
-                        Some(param) if self.is_string(&param.ty) => {
-                            let field = ident(&param.name);
-                            quote! { crate::codec::path_segment(&self.#field) }
-                        }
-                        Some(param) => {
-                            let field = ident(&param.name);
-                            let text = self.text(&param.ty, Val::place(quote! { self.#field }));
-                            quote! { crate::codec::path_segment(&#text) }
-                        }
-                        None => quote! { "" },
-                    });
+                        quote! { &self.#field }
+                    } else if self.is_string(&param.ty) {
+                        quote! { crate::codec::path_segment(&self.#field) }
+                    } else {
+                        let text = self.text(&param.ty, Val::place(quote! { self.#field }));
+                        quote! { crate::codec::path_segment(&#text) }
+                    };
+                    let local = ident(&local);
+                    lets.push(quote! { let #local = #value; });
                 }
             }
         }
         if (op.path.ends_with('/') && !op.segments.is_empty()) || template.is_empty() {
             template.push('/');
         }
-        if args.is_empty() {
-            quote! { #template }
+        if lets.is_empty() {
+            (lets, quote! { #template })
         } else {
-            quote! { &format!(#template #(, #args)*) }
+            (lets, quote! { &format!(#template) })
         }
     }
 

@@ -8,7 +8,8 @@ mod plan;
 mod router;
 mod types;
 
-use super::{File, Options, Patterns, rust_file, template_file};
+use super::parallel::{self, Job};
+use super::{File, Options, Patterns, crate_root, rust_file, template_file};
 use crate::ir::Api;
 use plan::Plan;
 use proc_macro2::{Spacing, TokenStream, TokenTree};
@@ -22,25 +23,73 @@ const AUTH_TEMPLATE: &str = include_str!("../../../../templates/server/auth.rs")
 const RESPOND_TEMPLATE: &str = include_str!("../../../../templates/server/respond.rs");
 
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
-    let plan = Plan::new(api, patterns);
-    // A document without operations (a schema library) has no server.
-    if plan.ops.is_empty() {
+    // The plan holds tokens, which cannot cross threads: each job plans again (a small part of
+    // the work), and the files are grouped in three jobs, the longest first.
+    type Files = Result<Vec<File>, String>;
+    let planned = |emit: fn(&Plan, &Options) -> Files| -> Job<Option<Files>> {
+        Box::new(move || {
+            let plan = Plan::new(api, patterns);
+            // A document without operations the server can route (a schema library) has no server.
+            (!plan.ops.is_empty()).then(|| emit(&plan, opts))
+        })
+    };
+    let jobs = vec![
+        planned(|plan, opts| {
+            Ok(vec![rust_file(
+                router::router_rs(plan),
+                opts,
+                "src/router.rs",
+            )?])
+        }),
+        planned(|plan, opts| {
+            Ok(vec![rust_file(
+                types::responses_rs(plan),
+                opts,
+                "src/responses.rs",
+            )?])
+        }),
+        planned(|plan, opts| {
+            Ok(vec![
+                crate_root(lib_rs(plan, opts), opts)?,
+                rust_file(api::api_rs(plan), opts, "src/api.rs")?,
+                rust_file(types::requests_rs(plan), opts, "src/requests.rs")?,
+            ])
+        }),
+    ];
+    let Some(printed) = parallel::run(jobs)
+        .into_iter()
+        .collect::<Option<Vec<Files>>>()
+    else {
         return Ok(Vec::new());
+    };
+    let mut files = vec![cargo_toml(api, opts)];
+    for part in printed {
+        files.extend(part?);
     }
-    Ok(vec![
-        cargo_toml(api, opts),
-        rust_file(lib_rs(&plan, opts), opts, "src/lib.rs")?,
-        rust_file(api::api_rs(&plan), opts, "src/api.rs")?,
-        rust_file(types::requests_rs(&plan), opts, "src/requests.rs")?,
-        rust_file(types::responses_rs(&plan), opts, "src/responses.rs")?,
-        rust_file(router::router_rs(&plan), opts, "src/router.rs")?,
+    files.extend([
         template_file(opts, "src/rejection.rs", REJECTION_TEMPLATE),
         template_file(opts, "src/params.rs", PARAMS_TEMPLATE),
         template_file(opts, "src/body.rs", BODY_TEMPLATE),
         template_file(opts, "src/objects_only.rs", OBJECTS_ONLY_TEMPLATE),
         template_file(opts, "src/auth.rs", AUTH_TEMPLATE),
         template_file(opts, "src/respond.rs", RESPOND_TEMPLATE),
-    ])
+    ]);
+    // The order of the files before the jobs split them.
+    let order = [
+        "Cargo.toml",
+        "src/lib.rs",
+        "src/api.rs",
+        "src/requests.rs",
+        "src/responses.rs",
+        "src/router.rs",
+    ];
+    files.sort_by_key(|f| {
+        order
+            .iter()
+            .position(|p| *p == f.path)
+            .unwrap_or(order.len())
+    });
+    Ok(files)
 }
 
 fn cargo_toml(api: &Api, opts: &Options) -> File {

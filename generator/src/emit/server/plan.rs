@@ -131,8 +131,6 @@ pub struct HeaderPlan {
     pub wire: String,
     pub ty: TokenStream,
     pub required: bool,
-    /// Written with `Display` (numbers, booleans, uuids) rather than as a string.
-    pub display: bool,
     pub doc: Option<String>,
 }
 
@@ -997,15 +995,16 @@ impl<'a> Plan<'a> {
                 continue;
             }
             let field = unique_field(&crate::naming::field_ident(&h.wire_name), &mut taken);
-            let (ty, display) = match self.resolve(&h.ty) {
+            // Numbers, booleans and uuids keep their type; anything else is sent as text.
+            let ty = match self.resolve(&h.ty) {
                 TypeRef::Primitive(p)
                     if p.is_integer()
                         || p.is_float()
                         || matches!(p, Primitive::Bool | Primitive::Uuid) =>
                 {
-                    (primitive(*p), true)
+                    primitive(*p)
                 }
-                _ => (quote! { String }, false),
+                _ => quote! { String },
             };
             headers.push(HeaderPlan {
                 field: ident(&field),
@@ -1013,7 +1012,6 @@ impl<'a> Plan<'a> {
                 wire,
                 ty,
                 required: h.required,
-                display,
                 doc: h.doc.clone(),
             });
         }

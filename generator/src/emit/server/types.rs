@@ -204,11 +204,11 @@ fn arm(r: &ResponsePlan) -> TokenStream {
     let sets = r.headers.iter().map(|h| {
         let field = &h.field;
         let wire = &h.wire;
-        let value = if h.display { quote! { &value.to_string() } } else { quote! { &value } };
+        // One runtime call per header: the runtime renders any `Display` value.
         if h.required {
-            quote! { { let value = #field; respond::header(&mut response, #wire, #value); } }
+            quote! { respond::header(&mut response, #wire, #field); }
         } else {
-            quote! { if let Some(value) = #field { respond::header(&mut response, #wire, #value); } }
+            quote! { respond::optional_header(&mut response, #wire, #field); }
         }
     });
     quote! {

@@ -1,0 +1,78 @@
+//! Emitting on every core. Token streams are neither `Send` nor `Sync`, so each job builds its own
+//! tokens from the shared, read-only IR and hands back only text. Output never depends on how many
+//! threads ran: jobs are cut by item count, and results come back in job order.
+
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::Mutex;
+
+pub type Job<'a, T> = Box<dyn FnOnce() -> T + Send + 'a>;
+
+/// Items per job when one file is printed in parts: large enough that a job's fixed cost is small,
+/// small enough that a large file spreads over the cores.
+pub const ITEMS_PER_JOB: usize = 150;
+
+/// Runs the jobs on up to `available_parallelism` threads (first come, first served, so put the
+/// longest first) and returns their results in job order. A panic in a job is raised again here.
+pub fn run<T: Send>(jobs: Vec<Job<'_, T>>) -> Vec<T> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(jobs.len());
+    if threads <= 1 {
+        return jobs.into_iter().map(|job| job()).collect();
+    }
+    let count = jobs.len();
+    let queue = Mutex::new(jobs.into_iter().enumerate().rev().collect::<Vec<_>>());
+    let done = Mutex::new(Vec::with_capacity(count));
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let next = queue.lock().expect("queue lock").pop();
+                    let Some((index, job)) = next else { break };
+                    let result = catch_unwind(AssertUnwindSafe(job));
+                    done.lock().expect("results lock").push((index, result));
+                }
+            });
+        }
+    });
+    let mut done = done.into_inner().expect("results lock");
+    done.sort_by_key(|(index, _)| *index);
+    done.into_iter()
+        .map(|(_, result)| result.unwrap_or_else(|panic| resume_unwind(panic)))
+        .collect()
+}
+
+/// The ranges `0..len` is cut into, [`ITEMS_PER_JOB`] items each (none when `len` is 0).
+pub fn chunks(len: usize) -> Vec<std::ops::Range<usize>> {
+    (0..len)
+        .step_by(ITEMS_PER_JOB)
+        .map(|start| start..(start + ITEMS_PER_JOB).min(len))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_come_back_in_job_order() {
+        let jobs: Vec<Job<usize>> = (0..20usize)
+            .map(|i| {
+                Box::new(move || {
+                    std::thread::sleep(std::time::Duration::from_millis(20 - i as u64));
+                    i
+                }) as Job<usize>
+            })
+            .collect();
+        assert_eq!(run(jobs), (0..20).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn chunks_cover_the_range() {
+        assert!(chunks(0).is_empty());
+        assert_eq!(
+            chunks(ITEMS_PER_JOB + 1),
+            vec![0..ITEMS_PER_JOB, ITEMS_PER_JOB..ITEMS_PER_JOB + 1]
+        );
+    }
+}
