@@ -57,7 +57,7 @@ impl App {
         );
         let signer = PortalSigner::new(&derive_key(&key, "portal-link"));
         let alerting = Alerting {
-            detector: asset_alerting_detect::Detector::new(Default::default()),
+            detector: Arc::new(asset_alerting_detect::Detector::new(Default::default())),
             dispatch_wake: Arc::new(tokio::sync::Notify::new()),
             webhook_key: derive_key(&key, "webhook"),
             ack_signer: PortalSigner::for_purpose(&derive_key(&key, "ack-link"), "ack"),

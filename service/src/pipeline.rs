@@ -14,16 +14,17 @@ use asset_alerting_models::{
     GeoJsonPolygon, Geofence, Position, TelemetryRules,
 };
 use chrono::{DateTime, Duration, Utc, Weekday};
+use std::sync::Arc;
 use uuid::Uuid;
 
 /// How long each escalation step waits for an acknowledgement before the next rule is notified.
 pub const ESCALATION_STEP: Duration = Duration::minutes(5);
 
-pub struct EventPipeline<'a> {
-    pub detector: &'a Detector,
-    pub zones: &'a [Zone],
+pub struct EventPipeline {
+    pub detector: Arc<Detector>,
+    pub zones: Vec<Zone>,
     /// `(account, callbackUri)` of the accounts that receive the `event` webhook.
-    pub webhook_receivers: &'a [(Uuid, String)],
+    pub webhook_receivers: Vec<(Uuid, String)>,
     pub detected_at: DateTime<Utc>,
 }
 
@@ -151,7 +152,7 @@ pub fn rule_target(rule: &AlertRule) -> Option<Target> {
     })
 }
 
-impl EventPipeline<'_> {
+impl EventPipeline {
     fn event(&self, asset: &Asset, detected: &DetectedEvent, suppressed: bool) -> Event {
         let d = &detected.details;
         Event {
@@ -242,7 +243,7 @@ impl EventPipeline<'_> {
     }
 }
 
-impl Pipeline for EventPipeline<'_> {
+impl Pipeline for EventPipeline {
     fn run(
         &self,
         asset: &Asset,
@@ -258,7 +259,9 @@ impl Pipeline for EventPipeline<'_> {
             .collect();
         let mut events = Vec::new();
         for point in points {
-            let detected = self.detector.process(state, &thresholds, self.zones, point);
+            let detected = self
+                .detector
+                .process(state, &thresholds, &self.zones, point);
             if detected.is_empty() {
                 continue;
             }

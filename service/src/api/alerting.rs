@@ -4,7 +4,7 @@ use super::{ApiError, ApiResult, Service, not_found};
 use crate::auth::sha256_hex;
 use crate::pipeline::{EventPipeline, zone};
 use crate::portal::PortalSigner;
-use crate::store::alerts::{AlertStore, AssetPoints, EventFilter, StoredState};
+use crate::store::alerts::{AlertStore, AssetPoints, EventFilter, IngestJob, StoredState};
 use crate::store::{Page, Store};
 use asset_alerting_channels::UrlPolicy;
 use asset_alerting_detect::{Detector, Point, Signals};
@@ -22,7 +22,7 @@ pub const ACK_LINK_LIFETIME: chrono::Duration = chrono::Duration::hours(24);
 
 /// What the alerting part of the service needs besides the store.
 pub struct Alerting {
-    pub detector: Detector,
+    pub detector: Arc<Detector>,
     /// Woken when notifications were written, so the dispatcher need not poll for them.
     pub dispatch_wake: Arc<Notify>,
     /// Derives each account's webhook signing secret.
@@ -358,26 +358,31 @@ impl<S: Store + AlertStore> Service<S> {
                 .iter()
                 .map(zone)
                 .collect();
-            let receivers = self.store.webhook_receivers(account).await?;
             let pipeline = EventPipeline {
-                detector: &self.alerting.detector,
-                zones: &zones,
-                webhook_receivers: &receivers,
+                detector: self.alerting.detector.clone(),
+                zones,
+                webhook_receivers: self.store.webhook_receivers(account).await?,
                 detected_at: received_at,
             };
-            let fresh = self.store.ingest(&batches, received_at, &pipeline).await?;
-            for ((b, kept), fresh) in batches.iter().zip(&indexes).zip(fresh) {
+            let assets: Vec<Uuid> = batches.iter().map(|b| b.asset.id).collect();
+            let job = IngestJob {
+                batches,
+                received_at,
+                pipeline: Box::new(pipeline),
+            };
+            let fresh = self.store.ingest(job).await?;
+            for ((asset, kept), fresh) in assets.iter().zip(&indexes).zip(fresh) {
                 for (i, new) in kept.iter().zip(fresh) {
                     results[*i] = Some(if new {
                         PointResult {
                             index: *i as i32,
                             status: PointResultStatus::Accepted,
-                            asset_id: Some(b.asset.id),
+                            asset_id: Some(*asset),
                             reason: None,
                             message: None,
                         }
                     } else {
-                        duplicate(*i, b.asset.id)
+                        duplicate(*i, *asset)
                     });
                 }
             }

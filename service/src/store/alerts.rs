@@ -17,7 +17,7 @@ pub struct AssetPoints {
 
 /// What the pipeline makes of an asset's points that were not stored before. It is pure: the store
 /// calls it inside the transaction that stores the points, and stores what it returns with them.
-pub trait Pipeline: Sync {
+pub trait Pipeline: Send + Sync {
     fn run(
         &self,
         asset: &Asset,
@@ -25,6 +25,13 @@ pub trait Pipeline: Sync {
         state: &mut AssetState,
         points: &[Point],
     ) -> Vec<NewEvent>;
+}
+
+/// One ingestion request: its points per asset and the pipeline that judges them.
+pub struct IngestJob {
+    pub batches: Vec<AssetPoints>,
+    pub received_at: DateTime<Utc>,
+    pub pipeline: Box<dyn Pipeline>,
 }
 
 /// An event and the notifications it owes, written in one transaction.
@@ -181,16 +188,11 @@ pub trait AlertStore: Sync + 'static {
     /// `(account, callbackUri)` of the account and each ancestor that has a callbackUri.
     async fn webhook_receivers(&self, account: Uuid) -> StoreResult<Vec<(Uuid, String)>>;
 
-    /// Stores the points of each asset with the events and notifications `pipeline` derives from
-    /// them, all in one transaction; per asset at a time, so two batches of one asset never
-    /// interleave. Returns, per asset and point, whether it was new (`false`: a duplicate of a
-    /// stored point, which the pipeline does not see).
-    async fn ingest<P: Pipeline>(
-        &self,
-        batches: &[AssetPoints],
-        received_at: DateTime<Utc>,
-        pipeline: &P,
-    ) -> StoreResult<Vec<Vec<bool>>>;
+    /// Stores the job's points with the events and notifications its pipeline derives from them,
+    /// atomically (all of the job or nothing), one job at a time, so two batches of one asset
+    /// never interleave. Returns, per asset and point, whether it was new (`false`: a duplicate of
+    /// a stored point, which the pipeline does not see).
+    async fn ingest(&self, job: IngestJob) -> StoreResult<Vec<Vec<bool>>>;
 
     async fn asset_states(&self, assets: &[Uuid]) -> StoreResult<Vec<StoredState>>;
 

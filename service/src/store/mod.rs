@@ -19,6 +19,9 @@ pub enum StoreError {
     Database(#[from] sqlx::Error),
     #[error("stored data is unreadable: {0}")]
     Corrupt(String),
+    /// A shared transaction failed (the cause is logged once, by the one that ran it).
+    #[error("the transaction failed: {0}")]
+    Failed(String),
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;

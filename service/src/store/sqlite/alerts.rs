@@ -4,8 +4,8 @@
 
 use super::{SqliteStore, json, parse_ts, parse_uuid, to_json, ts};
 use crate::store::alerts::{
-    AlertStore, AssetPoints, AttemptResult, ChannelKind, Claimed, EventFilter, NewEvent, Outcome,
-    Pipeline, StoredState, Target,
+    AlertStore, AssetPoints, AttemptResult, ChannelKind, Claimed, EventFilter, IngestJob, NewEvent,
+    Outcome, StoredState, Target,
 };
 use crate::store::{Page, StoreError, StoreResult};
 use asset_alerting_detect::{AssetState, Point};
@@ -17,7 +17,20 @@ use chrono::{DateTime, Utc};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{AssertSqlSafe, Row, SqliteConnection};
 use std::collections::{HashMap, HashSet};
+use tokio::sync::oneshot;
 use uuid::Uuid;
+
+/// A job waiting for the writer, with where to send its answer.
+pub(super) type Queued = (IngestJob, oneshot::Sender<StoreResult<Vec<Vec<bool>>>>);
+
+/// Answers every job with the failure of the transaction they shared.
+fn fail_all(jobs: Vec<Queued>, e: StoreError) -> StoreError {
+    let message = e.to_string();
+    for (_, done) in jobs {
+        let _ = done.send(Err(StoreError::Failed(message.clone())));
+    }
+    e
+}
 
 /// Rows per multi-row statement (at most 4 parameters each, well under SQLite's limit).
 const INSERT_CHUNK: usize = 250;
@@ -489,6 +502,86 @@ impl SqliteStore {
         .await?;
         Ok(())
     }
+    /// One job's points, events and states, inside the caller's transaction.
+    async fn ingest_one(tx: &mut SqliteConnection, job: &IngestJob) -> StoreResult<Vec<Vec<bool>>> {
+        let (batches, pipeline) = (&job.batches, &job.pipeline);
+        let received = ts(job.received_at);
+        let fresh = Self::insert_points(tx, batches, &received).await?;
+        let with_fresh: Vec<(&AssetPoints, Vec<_>)> = batches
+            .iter()
+            .zip(&fresh)
+            .map(|(b, new)| {
+                let points: Vec<_> = b
+                    .points
+                    .iter()
+                    .zip(new)
+                    .filter(|(_, new)| **new)
+                    .map(|(p, _)| p.clone())
+                    .collect();
+                (b, points)
+            })
+            .filter(|(_, points)| !points.is_empty())
+            .collect();
+        if with_fresh.is_empty() {
+            return Ok(fresh);
+        }
+        let ids: Vec<String> = with_fresh
+            .iter()
+            .map(|(b, _)| b.asset.id.to_string())
+            .collect();
+        let mut states = Self::states_of(tx, &ids).await?;
+        let mut rules = Self::rules_of(tx, &ids).await?;
+        let mut new_states = Vec::with_capacity(ids.len());
+        for ((batch, points), id) in with_fresh.iter().zip(ids) {
+            let mut state = states.remove(&id).unwrap_or_default();
+            let rules = rules.remove(&id).unwrap_or_default();
+            for event in pipeline.run(&batch.asset, &rules, &mut state, points) {
+                Self::insert_event(tx, &event).await?;
+            }
+            new_states.push((id, state));
+        }
+        Self::save_states(tx, &new_states).await?;
+        Ok(fresh)
+    }
+
+    /// Writes queued jobs in one transaction and answers each; fails only when the transaction
+    /// itself does (then every job is answered with the failure).
+    async fn write_jobs(&self, jobs: Vec<Queued>) -> StoreResult<()> {
+        // IMMEDIATE takes the write lock first: a deferred transaction that reads, then writes,
+        // can fail at its first write when another writer got in between.
+        let mut tx = match self.pool.begin_with("BEGIN IMMEDIATE").await {
+            Ok(tx) => tx,
+            Err(e) => return Err(fail_all(jobs, e.into())),
+        };
+        let mut answers = Vec::with_capacity(jobs.len());
+        for (job, done) in jobs {
+            let written = match sqlx::Connection::begin(&mut *tx).await {
+                Ok(mut savepoint) => match Self::ingest_one(&mut savepoint, &job).await {
+                    Ok(fresh) => savepoint.commit().await.map(|()| fresh).map_err(Into::into),
+                    Err(e) => Err(e),
+                },
+                Err(e) => Err(e.into()),
+            };
+            answers.push((done, written));
+        }
+        if let Err(e) = tx.commit().await {
+            let message = e.to_string();
+            for (done, _) in answers {
+                let _ = done.send(Err(StoreError::Failed(message.clone())));
+            }
+            return Err(e.into());
+        }
+        for (done, written) in answers {
+            let _ = done.send(written);
+        }
+        Ok(())
+    }
+
+    fn queued_lock(&self) -> std::sync::MutexGuard<'_, Vec<Queued>> {
+        self.queued
+            .lock()
+            .expect("the ingestion queue is never poisoned")
+    }
 }
 
 impl AlertStore for SqliteStore {
@@ -549,55 +642,25 @@ impl AlertStore for SqliteStore {
             .collect()
     }
 
-    async fn ingest<P: Pipeline>(
-        &self,
-        batches: &[AssetPoints],
-        received_at: DateTime<Utc>,
-        pipeline: &P,
-    ) -> StoreResult<Vec<Vec<bool>>> {
-        let received = ts(received_at);
+    /// Group commit: the job waits for the writer; whoever holds it writes every job queued by
+    /// then in one transaction (each job in a savepoint of its own, so a failing job fails
+    /// alone), and one sync of the log acknowledges them all.
+    async fn ingest(&self, job: IngestJob) -> StoreResult<Vec<Vec<bool>>> {
+        let (done, result) = oneshot::channel();
+        self.queued_lock().push((job, done));
         let _writer = self.writer.lock().await;
-        // IMMEDIATE takes the write lock first: a deferred transaction that reads, then writes,
-        // can fail at its first write when another writer got in between.
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        let fresh = Self::insert_points(&mut tx, batches, &received).await?;
-        let with_fresh: Vec<(&AssetPoints, Vec<_>)> = batches
-            .iter()
-            .zip(&fresh)
-            .map(|(b, new)| {
-                let points: Vec<_> = b
-                    .points
-                    .iter()
-                    .zip(new)
-                    .filter(|(_, new)| **new)
-                    .map(|(p, _)| p.clone())
-                    .collect();
-                (b, points)
-            })
-            .filter(|(_, points)| !points.is_empty())
-            .collect();
-        if with_fresh.is_empty() {
-            tx.commit().await?;
-            return Ok(fresh);
+        let mut result = result;
+        if let Ok(written) = result.try_recv() {
+            return written;
         }
-        let ids: Vec<String> = with_fresh
-            .iter()
-            .map(|(b, _)| b.asset.id.to_string())
-            .collect();
-        let mut states = Self::states_of(&mut tx, &ids).await?;
-        let mut rules = Self::rules_of(&mut tx, &ids).await?;
-        let mut new_states = Vec::with_capacity(ids.len());
-        for ((batch, points), id) in with_fresh.iter().zip(ids) {
-            let mut state = states.remove(&id).unwrap_or_default();
-            let rules = rules.remove(&id).unwrap_or_default();
-            for event in pipeline.run(&batch.asset, &rules, &mut state, points) {
-                Self::insert_event(&mut tx, &event).await?;
-            }
-            new_states.push((id, state));
+        let jobs = std::mem::take(&mut *self.queued_lock());
+        let outcome = self.write_jobs(jobs).await;
+        if let Err(e) = outcome {
+            tracing::error!(error = %e, "telemetry transaction failed");
         }
-        Self::save_states(&mut tx, &new_states).await?;
-        tx.commit().await?;
-        Ok(fresh)
+        result
+            .await
+            .unwrap_or_else(|_| Err(StoreError::Failed("the transaction was abandoned".into())))
     }
 
     async fn asset_states(&self, assets: &[Uuid]) -> StoreResult<Vec<StoredState>> {

@@ -24,6 +24,8 @@ pub struct SqliteStore {
     /// SQLite has one writer. The pipeline's write transactions queue here, in order, instead of
     /// polling SQLite's busy handler (which sleeps in growing steps and makes the tail slow).
     writer: std::sync::Arc<tokio::sync::Mutex<()>>,
+    /// Ingestion jobs waiting for the writer; whoever gets it writes them all (group commit).
+    queued: std::sync::Arc<std::sync::Mutex<Vec<alerts::Queued>>>,
 }
 
 /// The migrations in migrations/, embedded in the binary (in version order).
@@ -136,6 +138,7 @@ impl SqliteStore {
         Ok(SqliteStore {
             pool,
             writer: Default::default(),
+            queued: Default::default(),
         })
     }
 
