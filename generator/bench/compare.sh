@@ -5,12 +5,15 @@
 #
 #   generator/bench/compare.sh [DOCUMENT...]     (default: every document in ../shared/corpus)
 #
-# ROUNDS (default 5) sets the runs per tool and document; PEERS_DIR (default target/bench-peers)
+# ROUNDS (default 5) sets the runs per tool and document; PARTS (default models,server,client) the
+# crates we generate (progenitor and openapi-to-rust emit models and a client, no server);
+# PEERS_DIR (default target/bench-peers)
 # is where the peers are installed with `cargo install --locked` when missing. A peer that exits
 # non-zero on a document (a panic or an error) is reported as rejecting it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS="${ROUNDS:-5}"
+PARTS="${PARTS:-models,server,client}"
 PEERS_DIR="${PEERS_DIR:-target/bench-peers}"
 PROGENITOR_VERSION=0.15.1
 OPENAPI_TO_RUST_VERSION=0.23.0
@@ -34,7 +37,7 @@ trap 'rm -rf "$scratch"' EXIT
 # The command line of a tool for a document and an output directory.
 command_of() { # tool document outdir
   case "$1" in
-    ours) echo "$OURS" generate --spec "$2" --out "$3" --crate-prefix bench ;;
+    ours) echo "$OURS" generate --spec "$2" --out "$3" --crate-prefix bench --parts "$PARTS" ;;
     progenitor) echo "$PEERS_DIR/bin/cargo-progenitor" progenitor -i "$2" -o "$3" -n bench -v 0.1.0 ;;
     openapi-to-rust) echo "$PEERS_DIR/bin/openapi-to-rust" generate "$2" --output-dir "$3" ;;
   esac
@@ -83,4 +86,4 @@ for doc in "${docs[@]}"; do
   printf '%-40s %9s %9s %9s %9s %12s %12s\n' "$(basename "$doc")" "$ours_ms" "$ours_mb" "$p" "$o" "$(ratio "$p")" "$(ratio "$o")"
   unset times rss rejected
 done
-echo "ratios: peer median / our median (above 1.0x: ours is faster); ours generates models, server and client"
+echo "ratios: peer median / our median (above 1.0x: ours is faster); ours generated: $PARTS"

@@ -38,7 +38,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
             print(tokens, "src/constraints.rs")
         }));
     }
-    let mut printed = parallel::run(jobs).into_iter();
+    let mut printed = parallel::run(api.types.len(), jobs).into_iter();
     let types: Vec<String> = printed
         .by_ref()
         .take(ranges.len() + 1)

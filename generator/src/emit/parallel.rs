@@ -13,11 +13,13 @@ pub const ITEMS_PER_JOB: usize = 150;
 
 /// Runs the jobs on up to `available_parallelism` threads (first come, first served, so put the
 /// longest first) and returns their results in job order. A panic in a job is raised again here.
-pub fn run<T: Send>(jobs: Vec<Job<'_, T>>) -> Vec<T> {
+/// `items` is how many types or operations the jobs cover together: below [`ITEMS_PER_JOB`] they
+/// run on this thread, since starting threads would cost more than it saves.
+pub fn run<T: Send>(items: usize, jobs: Vec<Job<'_, T>>) -> Vec<T> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(jobs.len());
-    if threads <= 1 {
+    if threads <= 1 || items < ITEMS_PER_JOB {
         return jobs.into_iter().map(|job| job()).collect();
     }
     let count = jobs.len();
@@ -64,7 +66,7 @@ mod tests {
                 }) as Job<usize>
             })
             .collect();
-        assert_eq!(run(jobs), (0..20).collect::<Vec<_>>());
+        assert_eq!(run(ITEMS_PER_JOB, jobs), (0..20).collect::<Vec<_>>());
     }
 
     #[test]

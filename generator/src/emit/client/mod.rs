@@ -68,7 +68,9 @@ pub fn emit(api: &Api, _patterns: &Patterns, opts: &Options) -> Result<Vec<File>
             print(emitter().responses_rs(plans), "src/responses.rs")
         }));
     }
-    let mut printed: Vec<String> = parallel::run(jobs).into_iter().collect::<Result<_, _>>()?;
+    let mut printed: Vec<String> = parallel::run(plans.len(), jobs)
+        .into_iter()
+        .collect::<Result<_, _>>()?;
     let responses = has_responses.then(|| printed.pop().expect("the responses job ran"));
 
     let mut files = vec![

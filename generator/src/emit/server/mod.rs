@@ -56,7 +56,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
             ])
         }),
     ];
-    let Some(printed) = parallel::run(jobs)
+    let Some(printed) = parallel::run(api.operations.len(), jobs)
         .into_iter()
         .collect::<Option<Vec<Files>>>()
     else {
