@@ -5,7 +5,7 @@
 
 use crate::api::Service;
 use crate::store::alerts::{AlertStore, AttemptResult, ChannelKind, Claimed, Outcome};
-use crate::store::{Store, StoreResult};
+use crate::store::{Store, StoreResult, micros};
 use asset_alerting_channels::{
     Address, Channels, DeliveryError, OutgoingMessage, SendError, WebhookDelivery, WebhookSender,
 };
@@ -89,11 +89,6 @@ pub fn backoff(config: &DispatchConfig, attempt: i64, jitter: f64) -> Duration {
 
 /// Notifications claimed per free delivery slot at most.
 const CLAIMS_PER_SLOT: usize = 8;
-
-/// Instants are stored to the microsecond; one precision on both sides of a comparison.
-fn micros(t: DateTime<Utc>) -> DateTime<Utc> {
-    DateTime::from_timestamp_micros(t.timestamp_micros()).unwrap_or(t)
-}
 
 /// One recipient's notifications go in order (its rate limit counts them); webhooks, which
 /// have no rate limit, each go on their own.

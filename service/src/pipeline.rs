@@ -190,11 +190,11 @@ impl EventPipeline {
     fn rule_notifications(
         &self,
         rules: &[AlertRule],
-        filters: &[(usize, RuleFilter)],
+        filters: &[RuleFilter],
+        filter_rules: &[usize],
         event: &Event,
         containing: &[Uuid],
     ) -> Vec<NewNotification> {
-        let only_filters: Vec<RuleFilter> = filters.iter().map(|(_, f)| f.clone()).collect();
         let name = event.event_type.name();
         let facts = EventFacts {
             event_type: event.event_type.value(),
@@ -204,8 +204,8 @@ impl EventPipeline {
         };
         let mut due = self.detected_at;
         let mut out = Vec::new();
-        for index in matching_rules(&only_filters, &facts) {
-            let rule = &rules[filters[index].0];
+        for index in matching_rules(filters, &facts) {
+            let rule = &rules[filter_rules[index]];
             let Some(target) = rule_target(rule) else {
                 continue;
             };
@@ -252,11 +252,12 @@ impl Pipeline for EventPipeline {
         points: &[Point],
     ) -> Vec<NewEvent> {
         let thresholds = thresholds(asset.telemetry_rules.as_ref());
-        let filters: Vec<(usize, RuleFilter)> = rules
+        // The matcher's view of each usable rule, and which rule each one is.
+        let (filter_rules, filters): (Vec<usize>, Vec<RuleFilter>) = rules
             .iter()
             .enumerate()
             .filter_map(|(i, r)| rule_filter(r).map(|f| (i, f)))
-            .collect();
+            .unzip();
         let mut events = Vec::new();
         for point in points {
             let detected = self
@@ -273,7 +274,7 @@ impl Pipeline for EventPipeline {
                 let mut notifications = if snoozed || asset.is_deleted == Some(true) {
                     Vec::new()
                 } else {
-                    self.rule_notifications(rules, &filters, &event, &containing)
+                    self.rule_notifications(rules, &filters, &filter_rules, &event, &containing)
                 };
                 notifications.extend(self.webhook_notifications());
                 events.push(NewEvent {

@@ -5,7 +5,7 @@ use crate::auth::sha256_hex;
 use crate::pipeline::{EventPipeline, zone};
 use crate::portal::PortalSigner;
 use crate::store::alerts::{AlertStore, AssetPoints, EventFilter, IngestJob, StoredState};
-use crate::store::{Page, Store};
+use crate::store::{Page, Store, micros};
 use asset_alerting_channels::UrlPolicy;
 use asset_alerting_detect::{Detector, Point, Signals};
 use asset_alerting_models::*;
@@ -90,15 +90,10 @@ fn range_problem(p: &TelemetryPoint) -> Option<String> {
     }
 }
 
-/// Timestamps are kept to the microsecond (as stored), so two points a nanosecond apart are one.
-fn to_micros(t: DateTime<Utc>) -> DateTime<Utc> {
-    DateTime::from_timestamp_micros(t.timestamp_micros()).unwrap_or(t)
-}
-
 fn detector_point(p: &TelemetryPoint) -> Point {
     let flag = |f: fn(&DeviceSignals) -> Option<bool>| p.signals.as_ref().and_then(f);
     Point {
-        timestamp: to_micros(p.timestamp),
+        timestamp: micros(p.timestamp),
         latitude: p.latitude,
         longitude: p.longitude,
         speed: p.speed,
@@ -264,7 +259,7 @@ impl<S: Store + AlertStore> Service<S> {
         let mut valid: Vec<usize> = Vec::new();
         let mut batch = batch;
         for p in &mut batch.points {
-            p.timestamp = to_micros(p.timestamp);
+            p.timestamp = micros(p.timestamp);
         }
         for (i, p) in batch.points.iter().enumerate() {
             results[i] = if let Some(problem) = range_problem(p) {

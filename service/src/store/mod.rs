@@ -26,6 +26,11 @@ pub enum StoreError {
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
+/// Instants are stored to the microsecond; values compared with stored ones are cut to the same.
+pub fn micros(t: DateTime<Utc>) -> DateTime<Utc> {
+    DateTime::from_timestamp_micros(t.timestamp_micros()).unwrap_or(t)
+}
+
 /// An account as stored, with the hash of its client secret.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AccountRecord {

@@ -664,20 +664,22 @@ impl AlertStore for SqliteStore {
     }
 
     async fn asset_states(&self, assets: &[Uuid]) -> StoreResult<Vec<StoredState>> {
-        let mut states = Vec::with_capacity(assets.len());
-        for id in assets {
-            let row = sqlx::query("SELECT state FROM asset_state WHERE asset_id = ?")
-                .bind(id.to_string())
-                .fetch_optional(&self.pool)
-                .await?;
-            if let Some(row) = row {
-                states.push(StoredState {
-                    asset_id: *id,
-                    state: json(row.try_get("state")?)?,
-                });
-            }
+        if assets.is_empty() {
+            return Ok(Vec::new());
         }
-        Ok(states)
+        let ids: Vec<String> = assets.iter().map(Uuid::to_string).collect();
+        let mut conn = self.pool.acquire().await?;
+        let mut states = Self::states_of(&mut conn, &ids).await?;
+        Ok(assets
+            .iter()
+            .zip(&ids)
+            .filter_map(|(asset_id, id)| {
+                Some(StoredState {
+                    asset_id: *asset_id,
+                    state: states.remove(id)?,
+                })
+            })
+            .collect())
     }
 
     async fn list_events(
