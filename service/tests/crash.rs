@@ -10,8 +10,8 @@ mod support;
 use asset_alerting_client::Client;
 use asset_alerting_client::models::*;
 use chrono::{DateTime, Duration, Utc};
-use support::process::{free_port, kill9, spawn, wait_ready};
-use support::{ROOT_SECRET, asset_input, berlin_recipient, no_signals, plain_rule, point_of, sms};
+use support::process::{free_port, kill9, root_client, spawn, wait_ready};
+use support::{asset_input, berlin_recipient, no_signals, plain_rule, point_of, sms};
 use uuid::Uuid;
 
 /// Batch `b` of asset `a`: 50 points a second apart, the alarm toggling on and off, so every
@@ -40,10 +40,7 @@ async fn sigkill_during_ingestion_loses_no_acknowledged_point_and_doubles_no_eve
     let base = format!("http://127.0.0.1:{port}");
     let mut service = spawn(&db, port, root, &[]);
     wait_ready(&base).await;
-    let admin = Client::builder(&base)
-        .client_credentials(root.to_string(), ROOT_SECRET)
-        .build()
-        .unwrap();
+    let admin = root_client(&base, root);
     let mut assets = Vec::new();
     for a in 0..ASSETS {
         let input = asset_input(&format!("truck-{a}"));
@@ -89,10 +86,7 @@ async fn sigkill_during_ingestion_loses_no_acknowledged_point_and_doubles_no_eve
     let base = format!("http://127.0.0.1:{port}");
     let mut again = spawn(&db, port, root, &[]);
     wait_ready(&base).await;
-    let admin = Client::builder(&base)
-        .client_credentials(root.to_string(), ROOT_SECRET)
-        .build()
-        .unwrap();
+    let admin = root_client(&base, root);
     let ingest = Client::builder(&base).bearer_token(&token).build().unwrap();
     for (asset, done) in assets.iter().zip(&acknowledged) {
         for b in 0..*done {
@@ -174,10 +168,7 @@ async fn sigkill_during_dispatch_delivers_every_notification_once() {
     let base = format!("http://127.0.0.1:{port}");
     let mut service = spawn(&db, port, root, &extra);
     wait_ready(&base).await;
-    let admin = Client::builder(&base)
-        .client_credentials(root.to_string(), ROOT_SECRET)
-        .build()
-        .unwrap();
+    let admin = root_client(&base, root);
     let truck = admin
         .create_asset(root, asset_input("truck-1"))
         .send()
@@ -221,10 +212,7 @@ async fn sigkill_during_dispatch_delivers_every_notification_once() {
     let base = format!("http://127.0.0.1:{port}");
     let mut again = spawn(&db, port, root, &extra);
     wait_ready(&base).await;
-    let admin = Client::builder(&base)
-        .client_credentials(root.to_string(), ROOT_SECRET)
-        .build()
-        .unwrap();
+    let admin = root_client(&base, root);
     let events = admin
         .list_events(root)
         .event_type(EventType::AlarmTriggered)

@@ -5,11 +5,10 @@
 
 mod support;
 
-use asset_alerting_client::Client;
 use std::process::Command;
 use std::time::Duration;
-use support::process::{free_port, spawn, wait_ready};
-use support::{ROOT_SECRET, asset_input};
+use support::asset_input;
+use support::process::{free_port, root_client, spawn, wait_ready};
 use uuid::Uuid;
 
 #[tokio::test]
@@ -21,10 +20,7 @@ async fn sigterm_loses_no_acknowledged_write() {
     let base = format!("http://127.0.0.1:{port}");
     let mut service = spawn(&db, port, root, &[]);
     wait_ready(&base).await;
-    let client = Client::builder(&base)
-        .client_credentials(root.to_string(), ROOT_SECRET)
-        .build()
-        .unwrap();
+    let client = root_client(&base, root);
     client.list_assets(root).send().await.unwrap();
 
     // Writers keep creating assets; SIGTERM arrives while they run.
@@ -77,10 +73,7 @@ async fn sigterm_loses_no_acknowledged_write() {
     let base = format!("http://127.0.0.1:{port}");
     let mut again = spawn(&db, port, root, &[]);
     wait_ready(&base).await;
-    let client = Client::builder(&base)
-        .client_credentials(root.to_string(), ROOT_SECRET)
-        .build()
-        .unwrap();
+    let client = root_client(&base, root);
     let mut stored = Vec::new();
     let mut skip = 0;
     loop {

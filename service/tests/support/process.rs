@@ -1,6 +1,7 @@
 //! The real service binary as a child process, for tests that signal or kill it.
 
 use super::ROOT_SECRET;
+use asset_alerting_client::Client;
 use std::process::{Child, Command, Stdio};
 use uuid::Uuid;
 
@@ -52,4 +53,12 @@ pub fn kill9(child: &mut Child) {
             .success()
     );
     let _ = child.wait();
+}
+
+/// A client of the root account, against the binary at `base`.
+pub fn root_client(base: &str, root: Uuid) -> Client {
+    Client::builder(base)
+        .client_credentials(root.to_string(), ROOT_SECRET)
+        .build()
+        .unwrap()
 }
