@@ -2,7 +2,7 @@
 //! `Result<T, ApiError>`. `handlers` maps them onto the generated trait's response enums.
 
 use crate::auth::{TokenKeys, hash_secret, new_client_secret, random_token, sha256_hex};
-use crate::portal::PortalSigner;
+use crate::portal::LinkSigner;
 use crate::rules;
 use crate::store::{AccountRecord, GeofenceDeletion, Page, Store, StoreError};
 use asset_alerting_models::*;
@@ -84,7 +84,7 @@ pub use alerting::{Alerting, state_view};
 pub struct Service<S> {
     store: S,
     tokens: TokenKeys,
-    signer: PortalSigner,
+    signer: LinkSigner,
     public_base_url: String,
     alerting: Alerting,
 }
@@ -97,7 +97,7 @@ impl<S: Store> Service<S> {
     pub fn new(
         store: S,
         tokens: TokenKeys,
-        signer: PortalSigner,
+        signer: LinkSigner,
         public_base_url: String,
         alerting: Alerting,
     ) -> Service<S> {
@@ -122,7 +122,7 @@ impl<S: Store> Service<S> {
         &self.store
     }
 
-    pub fn signer(&self) -> &PortalSigner {
+    pub fn signer(&self) -> &LinkSigner {
         &self.signer
     }
 

@@ -5,7 +5,7 @@ use crate::api::{Alerting, Service};
 use crate::auth::{TokenKeys, hash_secret, new_client_secret, random_token};
 use crate::config::Config;
 use crate::dispatch::{DispatchConfig, Dispatcher};
-use crate::portal::{self, PortalSigner};
+use crate::portal::{self, LinkSigner};
 use crate::store::sqlite::SqliteStore;
 use crate::store::{AccountRecord, Store};
 use axum::extract::State;
@@ -55,12 +55,12 @@ impl App {
             &derive_key(&key, "access-token"),
             chrono::Duration::seconds(config.token_lifetime_secs),
         );
-        let signer = PortalSigner::new(&derive_key(&key, "portal-link"));
+        let signer = LinkSigner::portal(&derive_key(&key, "portal-link"));
         let alerting = Alerting {
             detector: Arc::new(asset_alerting_detect::Detector::new(Default::default())),
             dispatch_wake: Arc::new(tokio::sync::Notify::new()),
             webhook_key: derive_key(&key, "webhook"),
-            ack_signer: PortalSigner::for_purpose(&derive_key(&key, "ack-link"), "ack"),
+            ack_signer: LinkSigner::for_purpose(&derive_key(&key, "ack-link"), "ack"),
             callback_policy: crate::delivery::callback_policy(config),
         };
         let service = Arc::new(Service::new(

@@ -28,20 +28,20 @@ type HmacSha256 = Hmac<Sha256>;
 /// Signs links to one kind of page (`purpose`: its path segment, also mixed into the MAC so a
 /// link to one kind of page is no link to another).
 #[derive(Clone)]
-pub struct PortalSigner {
+pub struct LinkSigner {
     key: Vec<u8>,
     purpose: &'static str,
 }
 
-impl PortalSigner {
+impl LinkSigner {
     /// Portal links: `{base}/portal/{account}?...`.
-    pub fn new(key: &[u8]) -> PortalSigner {
-        PortalSigner::for_purpose(key, "portal")
+    pub fn portal(key: &[u8]) -> LinkSigner {
+        LinkSigner::for_purpose(key, "portal")
     }
 
     /// Links to `{base}/{purpose}/{id}?...`.
-    pub fn for_purpose(key: &[u8], purpose: &'static str) -> PortalSigner {
-        PortalSigner {
+    pub fn for_purpose(key: &[u8], purpose: &'static str) -> LinkSigner {
+        LinkSigner {
             key: key.to_vec(),
             purpose,
         }
@@ -261,7 +261,7 @@ mod tests {
 
     #[test]
     fn links_are_signed_and_expire() {
-        let signer = PortalSigner::new(b"key");
+        let signer = LinkSigner::portal(b"key");
         let account = Uuid::new_v4();
         let now = Utc::now();
         let link = signer.link(
@@ -292,7 +292,7 @@ mod tests {
         );
         assert!(signer.check(account, expires + 60, signature, now).is_err());
         assert!(
-            PortalSigner::new(b"other")
+            LinkSigner::portal(b"other")
                 .check(account, expires, signature, now)
                 .is_err()
         );

@@ -6,7 +6,7 @@ mod support;
 
 use asset_alerting_client::Client;
 use asset_alerting_client::models::*;
-use asset_alerting_service::portal::PortalSigner;
+use asset_alerting_service::portal::LinkSigner;
 use chrono::{DateTime, Duration, Utc};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -272,7 +272,7 @@ async fn expired_and_forged_links_are_refused_with_the_page_headers() {
     // A link signed with the service's portal key (derived as the service derives it) but
     // expired: authentic, and still refused.
     let key = Sha256::digest(b"portal-link:portal-test-key");
-    let signer = PortalSigner::new(&key);
+    let signer = LinkSigner::portal(&key);
     let fresh = signer.link(
         &service.base,
         service.root,

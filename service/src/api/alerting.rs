@@ -3,7 +3,7 @@
 use super::{ApiError, ApiResult, Service, not_found};
 use crate::auth::sha256_hex;
 use crate::pipeline::{EventPipeline, zone};
-use crate::portal::PortalSigner;
+use crate::portal::LinkSigner;
 use crate::store::alerts::{AlertStore, AssetPoints, EventFilter, IngestJob, StoredState};
 use crate::store::{Page, Store, micros};
 use asset_alerting_channels::UrlPolicy;
@@ -27,7 +27,7 @@ pub struct Alerting {
     pub dispatch_wake: Arc<Notify>,
     /// Derives each account's webhook signing secret.
     pub webhook_key: Vec<u8>,
-    pub ack_signer: PortalSigner,
+    pub ack_signer: LinkSigner,
     pub callback_policy: UrlPolicy,
 }
 
