@@ -60,6 +60,9 @@ fn calls(api: &MemoryApi) -> usize {
 
 fn asset_input(external_id: &str) -> AssetInput {
     AssetInput {
+        id: None,
+        account_id: None,
+        is_deleted: None,
         external_id: external_id.to_owned(),
         name: format!("Truck {external_id}"),
         tier: AssetTier::Basic,
@@ -77,6 +80,8 @@ fn geofence_input(external_id: &str) -> GeofenceInput {
         vec![13.37, 52.51],
     ];
     GeofenceInput {
+        id: None,
+        account_id: None,
         external_id: external_id.to_owned(),
         name: "Depot".to_owned(),
         polygon: GeoJsonPolygon {
@@ -88,6 +93,9 @@ fn geofence_input(external_id: &str) -> GeofenceInput {
 
 fn rule_input(geofence: Uuid) -> AlertRuleInput {
     AlertRuleInput {
+        id: None,
+        account_id: None,
+        asset_id: None,
         event_type: EventType::BatteryLow,
         order: 0,
         recipient: Recipient {

@@ -154,6 +154,9 @@ async fn main() {
             .create_asset(
                 account,
                 AssetInput {
+                    id: None,
+                    account_id: None,
+                    is_deleted: None,
                     external_id: format!("load-{i:05}"),
                     name: format!("Load truck {i}"),
                     tier: AssetTier::Premium,
@@ -166,6 +169,9 @@ async fn main() {
             .unwrap();
         for event_type in [EventType::SpeedLimitExceeded, EventType::AlarmTriggered] {
             let rule = AlertRuleInput {
+                id: None,
+                account_id: None,
+                asset_id: None,
                 event_type,
                 order: 0,
                 recipient: Recipient {

@@ -4,7 +4,9 @@
 use crate::auth::{TokenKeys, hash_secret, new_client_secret, random_token, sha256_hex};
 use crate::portal::LinkSigner;
 use crate::rules;
-use crate::store::{AccountRecord, GeofenceDeletion, Page, Store, StoreError};
+use crate::store::{
+    AccountRecord, GeofenceDeletion, IngestionTokenRecord, Page, Store, StoreError,
+};
 use asset_alerting_models::*;
 use chrono::Utc;
 use uuid::Uuid;
@@ -14,6 +16,8 @@ pub mod codes {
     pub const VALIDATION: i32 = 1000;
     pub const MALFORMED_JSON: i32 = 1001;
     pub const UNSUPPORTED_MEDIA_TYPE: i32 = 1002;
+    pub const PAYLOAD_TOO_LARGE: i32 = 1003;
+    pub const METHOD_NOT_ALLOWED: i32 = 1004;
     pub const UNAUTHORIZED: i32 = 1100;
     pub const FORBIDDEN: i32 = 1300;
     pub const NOT_FOUND: i32 = 1400;
@@ -87,6 +91,19 @@ pub struct Service<S> {
     signer: LinkSigner,
     public_base_url: String,
     alerting: Alerting,
+}
+
+fn account_view(a: AccountRecord) -> Account {
+    Account {
+        id: a.id,
+        parent_id: a.parent_id,
+        name: a.name,
+        friendly_name: a.friendly_name,
+        culture: a.culture,
+        technical_email_address: a.technical_email_address,
+        callback_uri: a.callback_uri,
+        created_at: a.created_at,
+    }
 }
 
 fn not_found(what: &str, id: Uuid) -> ApiError {
@@ -217,9 +234,8 @@ impl<S: Store> Service<S> {
         if !crate::auth::verify_secret(&client_secret, &account.secret_hash) {
             return Err(rejected());
         }
-        let (access_token, expires) = self.tokens.issue(account.id, Utc::now());
-        let expires_in =
-            i32::try_from((expires - Utc::now()).num_seconds().max(0)).unwrap_or(i32::MAX);
+        let (access_token, _) = self.tokens.issue(account.id, Utc::now());
+        let expires_in = i32::try_from(self.tokens.lifetime.num_seconds()).unwrap_or(i32::MAX);
         Ok(TokenResponse {
             access_token,
             token_type: TokenResponseTokenType::Bearer,
@@ -236,15 +252,79 @@ impl<S: Store> Service<S> {
             .account(id)
             .await?
             .ok_or_else(|| not_found("account", id))?;
-        Ok(Account {
-            id: a.id,
-            parent_id: a.parent_id,
-            name: a.name,
-            friendly_name: a.friendly_name,
-            culture: a.culture,
-            technical_email_address: a.technical_email_address,
-            callback_uri: a.callback_uri,
-            created_at: a.created_at,
+        Ok(account_view(a))
+    }
+
+    /// Replaces the writable fields; read-only fields in the body (id, parentId, createdAt) are
+    /// ignored, so what GET returned can be sent back.
+    pub async fn update_account(
+        &self,
+        principal: Uuid,
+        id: Uuid,
+        body: AccountInput,
+    ) -> ApiResult<Account> {
+        self.visible(principal, id).await?;
+        if let Some(uri) = &body.callback_uri {
+            self.alerting
+                .check_callback_uri(uri)
+                .map_err(|why| ApiError::Invalid(format!("callbackUri: {why}")))?;
+        }
+        let mut record = self
+            .store
+            .account(id)
+            .await?
+            .ok_or_else(|| not_found("account", id))?;
+        record.name = body.name;
+        record.friendly_name = body.friendly_name;
+        record.culture = body.culture;
+        record.technical_email_address = body.technical_email_address;
+        record.callback_uri = body.callback_uri;
+        if !self.store.update_account(&record).await? {
+            return Err(not_found("account", id));
+        }
+        Ok(account_view(record))
+    }
+
+    /// Deletes the account's whole subtree with its data. Never the caller's own account: the
+    /// parent deletes it, so the root account (nobody's descendant) always stays.
+    pub async fn delete_account(&self, principal: Uuid, id: Uuid) -> ApiResult<()> {
+        self.visible(principal, id).await?;
+        if id == principal {
+            return Err(ApiError::Conflict(
+                "an account cannot delete itself; its parent account can".to_owned(),
+            ));
+        }
+        if !self.store.delete_account_tree(id).await? {
+            return Err(not_found("account", id));
+        }
+        Ok(())
+    }
+
+    pub async fn list_child_accounts(
+        &self,
+        principal: Uuid,
+        id: Uuid,
+        page: Page,
+    ) -> ApiResult<Vec<Account>> {
+        self.visible(principal, id).await?;
+        let children = self.store.child_accounts(id, page).await?;
+        Ok(children.into_iter().map(account_view).collect())
+    }
+
+    /// A new secret, effective at once: the old one no longer authenticates.
+    pub async fn rotate_client_secret(&self, principal: Uuid, id: Uuid) -> ApiResult<ClientSecret> {
+        self.visible(principal, id).await?;
+        let secret = new_client_secret();
+        if !self
+            .store
+            .set_secret_hash(id, &hash_secret(&secret))
+            .await?
+        {
+            return Err(not_found("account", id));
+        }
+        Ok(ClientSecret {
+            client_id: id,
+            client_secret: secret,
         })
     }
 
@@ -288,23 +368,60 @@ impl<S: Store> Service<S> {
         self.visible(principal, account).await?;
         let token = random_token(32);
         let now = Utc::now();
-        let expires_at = now + INGESTION_TOKEN_LIFETIME;
+        let record = IngestionTokenRecord {
+            id: Uuid::new_v4(),
+            account_id: account,
+            issued_by: principal,
+            created_at: now,
+            expires_at: now + INGESTION_TOKEN_LIFETIME,
+        };
         if !self
             .store
-            .insert_ingestion_token(
-                account,
-                &sha256_hex(&token),
-                expires_at,
-                now,
-                INGESTION_TOKEN_LIMIT,
-            )
+            .insert_ingestion_token(&record, &sha256_hex(&token), now, INGESTION_TOKEN_LIMIT)
             .await?
         {
             return Err(ApiError::Conflict(format!(
-                "the account already has {INGESTION_TOKEN_LIMIT} unexpired ingestion tokens; wait for one to expire"
+                "you already hold {INGESTION_TOKEN_LIMIT} unexpired ingestion tokens of this account; \
+                 revoke one or wait for one to expire"
             )));
         }
-        Ok(IngestionToken { token, expires_at })
+        Ok(IngestionToken {
+            id: record.id,
+            token,
+            expires_at: record.expires_at,
+        })
+    }
+
+    pub async fn list_ingestion_tokens(
+        &self,
+        principal: Uuid,
+        account: Uuid,
+    ) -> ApiResult<Vec<IngestionTokenInfo>> {
+        self.visible(principal, account).await?;
+        let tokens = self.store.ingestion_tokens(account, Utc::now()).await?;
+        Ok(tokens
+            .into_iter()
+            .map(|t| IngestionTokenInfo {
+                id: t.id,
+                account_id: t.account_id,
+                issued_by: t.issued_by,
+                created_at: t.created_at,
+                expires_at: t.expires_at,
+            })
+            .collect())
+    }
+
+    pub async fn revoke_ingestion_token(
+        &self,
+        principal: Uuid,
+        account: Uuid,
+        id: Uuid,
+    ) -> ApiResult<()> {
+        self.visible(principal, account).await?;
+        if !self.store.revoke_ingestion_token(account, id).await? {
+            return Err(not_found("ingestion token", id));
+        }
+        Ok(())
     }
 
     pub async fn get_portal_link(&self, principal: Uuid, account: Uuid) -> ApiResult<PortalLink> {

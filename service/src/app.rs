@@ -2,9 +2,10 @@
 //! generated API router plus `/healthz` and the portal page).
 
 use crate::api::{Alerting, Service};
-use crate::auth::{TokenKeys, hash_secret, new_client_secret, random_token};
+use crate::auth::{TokenKeys, hash_secret, new_client_secret};
 use crate::config::Config;
 use crate::dispatch::{DispatchConfig, Dispatcher};
+use crate::keys::{self, Keys, derive};
 use crate::portal::{self, LinkSigner};
 use crate::store::sqlite::SqliteStore;
 use crate::store::{AccountRecord, Store};
@@ -13,7 +14,6 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use chrono::Utc;
-use sha2::{Digest, Sha256};
 use std::future::Future;
 use std::sync::Arc;
 use tower_http::LatencyUnit;
@@ -34,33 +34,81 @@ pub struct App {
     pub dispatcher: Arc<Dispatcher<SqliteStore>>,
 }
 
-/// A key for one purpose, derived from the service's signing key.
-fn derive_key(key: &str, purpose: &str) -> Vec<u8> {
-    Sha256::digest(format!("{purpose}:{key}").as_bytes()).to_vec()
+/// The service's keys: configured, or from the key file (created on first start). A key an
+/// older version kept in the database moves to the key file and leaves the database.
+async fn load_keys(store: &SqliteStore, config: &Config) -> anyhow::Result<Keys> {
+    let now = Utc::now();
+    if let Some(key) = &config.signing_key {
+        return Ok(Keys::from_config(
+            key,
+            config.previous_signing_key.as_deref(),
+            now,
+        ));
+    }
+    let legacy = store.setting(LEGACY_KEY_SETTING).await?;
+    let Some(path) = config.key_file() else {
+        // An in-memory database: keys live as long as it does.
+        return Ok(Keys::generate(now));
+    };
+    let keys = match keys::read(&path)? {
+        Some(keys) => keys,
+        None => {
+            let keys = match &legacy {
+                Some(stored) => Keys::from_legacy(stored, now),
+                None => {
+                    if store.account_count().await? > 0 {
+                        tracing::warn!(path = %path.display(), "no key file: generated new keys; \
+                            access tokens, links and webhook secrets issued before are no longer valid");
+                    }
+                    Keys::generate(now)
+                }
+            };
+            keys::write(&path, &keys)?;
+            tracing::info!(path = %path.display(), "wrote the key file");
+            keys
+        }
+    };
+    if legacy.is_some() {
+        store.delete_setting(LEGACY_KEY_SETTING).await?;
+    }
+    Ok(keys)
+}
+
+/// Where versions before key files kept the signing key.
+const LEGACY_KEY_SETTING: &str = "signing_key";
+
+/// `--rotate-signing-key`: a new current token key in the key file.
+pub fn rotate_signing_key(config: &Config) -> anyhow::Result<String> {
+    let path = config
+        .key_file()
+        .ok_or_else(|| anyhow::anyhow!("keys are configured (--signing-key), not in a key file; set --signing-key to a new key and --previous-signing-key to the old one"))?;
+    let keys = keys::read(&path)?.ok_or_else(|| {
+        anyhow::anyhow!(
+            "no key file at {}; start the service once to create it",
+            path.display()
+        )
+    })?;
+    let rotated = keys.rotated(Utc::now());
+    keys::write(&path, &rotated)?;
+    Ok(rotated.tokens[0].kid())
 }
 
 impl App {
     pub async fn build(config: &Config) -> anyhow::Result<App> {
         let store = SqliteStore::open(&config.database_url).await?;
-        let key = match &config.signing_key {
-            Some(key) => key.clone(),
-            None => {
-                store
-                    .setting_or_insert("signing_key", &random_token(32))
-                    .await?
-            }
-        };
+        let keys = load_keys(&store, config).await?;
         let created_root = bootstrap_root(&store, config).await?;
-        let tokens = TokenKeys::new(
-            &derive_key(&key, "access-token"),
+        let tokens = TokenKeys::rotating(
+            &keys.tokens,
             chrono::Duration::seconds(config.token_lifetime_secs),
         );
-        let signer = LinkSigner::portal(&derive_key(&key, "portal-link"));
+        let key = &keys.links;
+        let signer = LinkSigner::portal(&derive(key, "portal-link"));
         let alerting = Alerting {
             detector: Arc::new(asset_alerting_detect::Detector::new(Default::default())),
             dispatch_wake: Arc::new(tokio::sync::Notify::new()),
-            webhook_key: derive_key(&key, "webhook"),
-            ack_signer: LinkSigner::for_purpose(&derive_key(&key, "ack-link"), "ack"),
+            webhook_key: derive(key, "webhook"),
+            ack_signer: LinkSigner::for_purpose(&derive(key, "ack-link"), "ack"),
             callback_policy: crate::delivery::callback_policy(config),
         };
         let service = Arc::new(Service::new(

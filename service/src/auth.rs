@@ -62,11 +62,23 @@ struct Claims {
 
 const ISSUER: &str = "asset-alerting";
 
-/// Issues and checks access tokens.
+/// A key that verifies tokens, and the limits of its use.
+#[derive(Clone)]
+struct Verifier {
+    kid: String,
+    key: DecodingKey,
+    /// For a previous key: it verifies only tokens issued before the rotation (`iat` before
+    /// this), and only until one token lifetime after it.
+    retired_at: Option<DateTime<Utc>>,
+}
+
+/// Issues and checks access tokens. Tokens name their key (`kid`), so a rotation can keep
+/// the previous key verifying for one token lifetime.
 #[derive(Clone)]
 pub struct TokenKeys {
+    kid: String,
     encoding: EncodingKey,
-    decoding: DecodingKey,
+    verifiers: Vec<Verifier>,
     pub lifetime: chrono::Duration,
 }
 
@@ -79,10 +91,32 @@ pub enum TokenError {
 }
 
 impl TokenKeys {
+    /// One key, no rotation.
     pub fn new(secret: &[u8], lifetime: chrono::Duration) -> TokenKeys {
+        let key = crate::keys::TokenKey {
+            created: DateTime::<Utc>::MIN_UTC,
+            secret: secret.to_vec(),
+        };
+        TokenKeys::rotating(std::slice::from_ref(&key), lifetime)
+    }
+
+    /// `keys` newest first: the first signs; the others verify what they signed before the
+    /// first one replaced them.
+    pub fn rotating(keys: &[crate::keys::TokenKey], lifetime: chrono::Duration) -> TokenKeys {
+        let current = keys.first().expect("at least one token key");
+        let verifiers = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| Verifier {
+                kid: k.kid(),
+                key: DecodingKey::from_secret(&k.secret),
+                retired_at: (i > 0).then_some(current.created),
+            })
+            .collect();
         TokenKeys {
-            encoding: EncodingKey::from_secret(secret),
-            decoding: DecodingKey::from_secret(secret),
+            kid: current.kid(),
+            encoding: EncodingKey::from_secret(&current.secret),
+            verifiers,
             lifetime,
         }
     }
@@ -96,23 +130,42 @@ impl TokenKeys {
             iat: now.timestamp(),
             exp: expires.timestamp(),
         };
-        let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
+        let mut header = Header::new(Algorithm::HS256);
+        header.kid = Some(self.kid.clone());
+        let token = jsonwebtoken::encode(&header, &claims, &self.encoding)
             .expect("HS256 signing cannot fail");
         (token, expires)
     }
 
     /// The account a token acts for, if it is ours, unexpired and untampered.
     pub fn verify(&self, token: &str) -> Result<Uuid, TokenError> {
+        self.verify_at(token, Utc::now())
+    }
+
+    fn verify_at(&self, token: &str, now: DateTime<Utc>) -> Result<Uuid, TokenError> {
+        let header = jsonwebtoken::decode_header(token).map_err(|_| TokenError::Invalid)?;
+        // Tokens from before `kid` existed were signed by the current key, if by any.
+        let verifier = match header.kid {
+            Some(kid) => self.verifiers.iter().find(|v| v.kid == kid),
+            None => self.verifiers.first(),
+        }
+        .ok_or(TokenError::Invalid)?;
         let mut validation = Validation::new(Algorithm::HS256);
         validation.set_issuer(&[ISSUER]);
         validation.set_required_spec_claims(&["exp", "iss", "sub"]);
         validation.leeway = 0;
-        let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &validation).map_err(
+        let data = jsonwebtoken::decode::<Claims>(token, &verifier.key, &validation).map_err(
             |e| match e.kind() {
                 jsonwebtoken::errors::ErrorKind::ExpiredSignature => TokenError::Expired,
                 _ => TokenError::Invalid,
             },
         )?;
+        if let Some(retired) = verifier.retired_at {
+            // A leaked previous key must not mint new tokens, nor live on forever.
+            if data.claims.iat > retired.timestamp() || now > retired + self.lifetime {
+                return Err(TokenError::Invalid);
+            }
+        }
         Uuid::parse_str(&data.claims.sub).map_err(|_| TokenError::Invalid)
     }
 }
@@ -156,5 +209,38 @@ mod tests {
         tampered.insert(tampered.len() / 2, 'x');
         assert_eq!(keys.verify(&tampered), Err(TokenError::Invalid));
         assert_eq!(keys.verify("garbage"), Err(TokenError::Invalid));
+    }
+
+    #[test]
+    fn a_previous_key_verifies_its_own_tokens_for_one_lifetime_only() {
+        use crate::keys::Keys;
+        let hour = chrono::Duration::hours(1);
+        let t0 = Utc::now() - chrono::Duration::minutes(30);
+        let before = Keys::generate(t0 - hour);
+        let after = before.rotated(t0);
+        let old_keys = TokenKeys::rotating(&before.tokens, hour);
+        let new_keys = TokenKeys::rotating(&after.tokens, hour);
+        let account = Uuid::new_v4();
+
+        let (old_token, _) = old_keys.issue(account, t0 - chrono::Duration::minutes(5));
+        assert_eq!(
+            new_keys.verify(&old_token),
+            Ok(account),
+            "within one lifetime"
+        );
+        assert_eq!(
+            new_keys.verify_at(&old_token, t0 + hour + chrono::Duration::seconds(1)),
+            Err(TokenError::Invalid),
+            "after one lifetime the previous key is gone"
+        );
+        // Someone holding the retired key cannot mint a token after the rotation.
+        let (forged, _) = old_keys.issue(account, t0 + chrono::Duration::minutes(1));
+        assert_eq!(new_keys.verify(&forged), Err(TokenError::Invalid));
+        // New tokens carry the new kid; the old key set does not know it.
+        let (new_token, _) = new_keys.issue(account, Utc::now());
+        assert_eq!(new_keys.verify(&new_token), Ok(account));
+        assert_eq!(old_keys.verify(&new_token), Err(TokenError::Invalid));
+        let header = jsonwebtoken::decode_header(&new_token).unwrap();
+        assert_eq!(header.kid, Some(after.tokens[0].kid()));
     }
 }

@@ -27,9 +27,21 @@ pub struct Config {
     /// Lifetime of access tokens, in seconds.
     #[arg(long, env = "TOKEN_LIFETIME_SECS", default_value_t = 3600)]
     pub token_lifetime_secs: i64,
-    /// Key that signs access tokens and portal links (default: generated on first start and kept in the database).
+    /// Key that signs access tokens, links and webhooks, instead of a key file.
     #[arg(long, env = "SIGNING_KEY", hide_env_values = true)]
     pub signing_key: Option<String>,
+    /// The signing key before the current --signing-key: it keeps verifying the tokens it
+    /// signed for one token lifetime after the start.
+    #[arg(long, env = "PREVIOUS_SIGNING_KEY", hide_env_values = true)]
+    pub previous_signing_key: Option<String>,
+    /// Key file (mode 0600), created on first start (default: beside the SQLite file, as
+    /// `<database file>.keys`). Ignored when --signing-key is set.
+    #[arg(long, env = "KEY_FILE")]
+    pub key_file: Option<std::path::PathBuf>,
+    /// Put a new token signing key first in the key file, keep the previous one for one token
+    /// lifetime, and exit. Restart the service to use it.
+    #[arg(long)]
+    pub rotate_signing_key: bool,
     /// Id of the root account created on first start (default: random).
     #[arg(long, env = "ROOT_ACCOUNT_ID")]
     pub root_account_id: Option<Uuid>,
@@ -152,6 +164,16 @@ impl Config {
         let mut config = Config::parse_from(["asset-alerting-service"]);
         config.database_url = database_url.into();
         config
+    }
+
+    /// The key file in use, if keys are not configured directly.
+    pub fn key_file(&self) -> Option<std::path::PathBuf> {
+        if self.signing_key.is_some() {
+            return None;
+        }
+        self.key_file
+            .clone()
+            .or_else(|| crate::keys::default_key_file(&self.database_url))
     }
 
     pub fn public_base_url(&self) -> String {

@@ -34,6 +34,11 @@ macro_rules! respond {
     };
 }
 
+/// `Cache-Control` of every response that carries a secret.
+fn no_store() -> Option<String> {
+    Some("no-store".to_owned())
+}
+
 impl<S: Store + AlertStore> AssetAlertingApi for Service<S> {
     /// The account the access token acts for.
     type Principal = Uuid;
@@ -63,6 +68,8 @@ impl<S: Store + AlertStore> AssetAlertingApi for Service<S> {
         let code = match rejection.kind {
             RejectionKind::MalformedBody => codes::MALFORMED_JSON,
             RejectionKind::UnsupportedMediaType => codes::UNSUPPORTED_MEDIA_TYPE,
+            RejectionKind::PayloadTooLarge => codes::PAYLOAD_TOO_LARGE,
+            RejectionKind::MethodNotAllowed => codes::METHOD_NOT_ALLOWED,
             RejectionKind::Unauthenticated => codes::UNAUTHORIZED,
             RejectionKind::NotFound => codes::NOT_FOUND,
             _ if rejection.status.is_server_error() => codes::INTERNAL,
@@ -79,7 +86,7 @@ impl<S: Store + AlertStore> AssetAlertingApi for Service<S> {
         match Service::issue_token(self, basic, &request.body).await {
             Ok(body) => IssueTokenResponse::Ok {
                 body,
-                cache_control: Some("no-store".to_owned()),
+                cache_control: no_store(),
             },
             Err(failure) if failure.0.error == OAuthErrorError::InvalidClient => {
                 IssueTokenResponse::Unauthorized {
@@ -133,7 +140,70 @@ impl<S: Store + AlertStore> AssetAlertingApi for Service<S> {
             CreateAccountResponse,
             Service::create_account(self, principal, r.account_id, r.body)
                 .await
-                .map(CreateAccountResponse::Created)
+                .map(|body| CreateAccountResponse::Created {
+                    body,
+                    cache_control: no_store(),
+                })
+        )
+    }
+
+    async fn update_account(
+        &self,
+        principal: Uuid,
+        r: UpdateAccountRequest,
+    ) -> UpdateAccountResponse {
+        respond!(
+            UpdateAccountResponse,
+            Service::update_account(self, principal, r.account_id, r.body)
+                .await
+                .map(UpdateAccountResponse::Ok)
+        )
+    }
+
+    async fn delete_account(
+        &self,
+        principal: Uuid,
+        r: DeleteAccountRequest,
+    ) -> DeleteAccountResponse {
+        respond!(
+            DeleteAccountResponse,
+            Service::delete_account(self, principal, r.account_id)
+                .await
+                .map(|()| DeleteAccountResponse::NoContent),
+            conflict
+        )
+    }
+
+    async fn list_child_accounts(
+        &self,
+        principal: Uuid,
+        r: ListChildAccountsRequest,
+    ) -> ListChildAccountsResponse {
+        let page = Page {
+            skip: r.skip.into(),
+            take: r.take.into(),
+        };
+        respond!(
+            ListChildAccountsResponse,
+            Service::list_child_accounts(self, principal, r.account_id, page)
+                .await
+                .map(ListChildAccountsResponse::Ok)
+        )
+    }
+
+    async fn rotate_client_secret(
+        &self,
+        principal: Uuid,
+        r: RotateClientSecretRequest,
+    ) -> RotateClientSecretResponse {
+        respond!(
+            RotateClientSecretResponse,
+            Service::rotate_client_secret(self, principal, r.account_id)
+                .await
+                .map(|body| RotateClientSecretResponse::Ok {
+                    body,
+                    cache_control: no_store(),
+                })
         )
     }
 
@@ -351,8 +421,37 @@ impl<S: Store + AlertStore> AssetAlertingApi for Service<S> {
             GetIngestionTokenResponse,
             Service::get_ingestion_token(self, principal, r.account_id)
                 .await
-                .map(GetIngestionTokenResponse::Ok),
+                .map(|body| GetIngestionTokenResponse::Ok {
+                    body,
+                    cache_control: no_store(),
+                }),
             conflict
+        )
+    }
+
+    async fn list_ingestion_tokens(
+        &self,
+        principal: Uuid,
+        r: ListIngestionTokensRequest,
+    ) -> ListIngestionTokensResponse {
+        respond!(
+            ListIngestionTokensResponse,
+            Service::list_ingestion_tokens(self, principal, r.account_id)
+                .await
+                .map(ListIngestionTokensResponse::Ok)
+        )
+    }
+
+    async fn revoke_ingestion_token(
+        &self,
+        principal: Uuid,
+        r: RevokeIngestionTokenRequest,
+    ) -> RevokeIngestionTokenResponse {
+        respond!(
+            RevokeIngestionTokenResponse,
+            Service::revoke_ingestion_token(self, principal, r.account_id, r.token_id)
+                .await
+                .map(|()| RevokeIngestionTokenResponse::NoContent)
         )
     }
 
@@ -365,7 +464,10 @@ impl<S: Store + AlertStore> AssetAlertingApi for Service<S> {
             GetPortalLinkResponse,
             Service::get_portal_link(self, principal, r.account_id)
                 .await
-                .map(GetPortalLinkResponse::Ok)
+                .map(|body| GetPortalLinkResponse::Ok {
+                    body,
+                    cache_control: no_store(),
+                })
         )
     }
 
@@ -464,7 +566,7 @@ impl<S: Store + AlertStore> AssetAlertingApi for Service<S> {
                 .await
                 .map(|body| GetWebhookSecretResponse::Ok {
                     body,
-                    cache_control: Some("no-store".to_owned()),
+                    cache_control: no_store(),
                 })
         )
     }

@@ -7,6 +7,7 @@ pub mod config;
 pub mod delivery;
 pub mod dispatch;
 mod handlers;
+pub mod keys;
 pub mod pages;
 pub mod pipeline;
 pub mod portal;

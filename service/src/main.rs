@@ -14,6 +14,11 @@ async fn main() -> anyhow::Result<()> {
         )
         .init();
     let config = Config::parse();
+    if config.rotate_signing_key {
+        let kid = app::rotate_signing_key(&config)?;
+        println!("New token signing key {kid}; restart the service to use it.");
+        return Ok(());
+    }
     let app = app::App::build(&config).await?;
     if let Some(root) = &app.created_root {
         // Shown once: only the hash of the secret is stored.

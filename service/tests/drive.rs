@@ -84,6 +84,8 @@ async fn prepare() -> Drive {
         .create_geofence(
             account,
             GeofenceInput {
+                id: None,
+                account_id: None,
                 external_id: "depot".to_owned(),
                 name: "Depot Kehl".to_owned(),
                 polygon: depot(),

@@ -92,6 +92,8 @@ fn depot_with_hole() -> GeofenceInput {
         ]
     };
     GeofenceInput {
+        id: None,
+        account_id: None,
         polygon: GeoJsonPolygon {
             r#type: GeoJsonPolygonType::Polygon,
             coordinates: vec![square(13.0, 52.0, 0.1), square(13.06, 52.06, 0.02)],
@@ -117,11 +119,17 @@ async fn fleet(service: &TestService) -> Fleet {
         async move { root.create_asset(account, input).send().await.unwrap() }
     };
     let truck = create(AssetInput {
+        id: None,
+        account_id: None,
+        is_deleted: None,
         name: "Truck 1".to_owned(),
         ..asset_input("truck-1")
     })
     .await;
     let van = create(AssetInput {
+        id: None,
+        account_id: None,
+        is_deleted: None,
         name: "<script>alert(1)</script> Van".to_owned(),
         ..asset_input("van-2")
     })

@@ -3,7 +3,9 @@
 use asset_alerting_models::*;
 use asset_alerting_service::auth::hash_secret;
 use asset_alerting_service::store::sqlite::SqliteStore;
-use asset_alerting_service::store::{AccountRecord, GeofenceDeletion, Page, Store, StoreError};
+use asset_alerting_service::store::{
+    AccountRecord, AlertStore, GeofenceDeletion, IngestionTokenRecord, Page, Store, StoreError,
+};
 use chrono::Utc;
 use std::collections::BTreeMap;
 use uuid::Uuid;
@@ -244,36 +246,171 @@ async fn referenced_geofences_cannot_be_deleted() {
     );
 }
 
+fn token(account: Uuid, issued_by: Uuid, now: chrono::DateTime<Utc>) -> IngestionTokenRecord {
+    IngestionTokenRecord {
+        id: Uuid::new_v4(),
+        account_id: account,
+        issued_by,
+        created_at: now,
+        expires_at: now + chrono::Duration::hours(1),
+    }
+}
+
 #[tokio::test]
-async fn ingestion_tokens_are_limited_per_account() {
+async fn ingestion_tokens_are_limited_per_account_and_issuer() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(&dir).await;
     let root = account(None);
+    let child = account(Some(root.id));
     store.insert_account(&root).await.unwrap();
-    let now = Utc::now();
-    let later = now + chrono::Duration::hours(1);
+    store.insert_account(&child).await.unwrap();
+    let now = asset_alerting_service::store::micros(Utc::now());
+    let mut by_root = Vec::new();
     for i in 0..3 {
+        let t = token(child.id, root.id, now);
         assert!(
             store
-                .insert_ingestion_token(root.id, &format!("h{i}"), later, now, 3)
+                .insert_ingestion_token(&t, &format!("r{i}"), now, 3)
+                .await
+                .unwrap()
+        );
+        by_root.push(t);
+    }
+    let refused = token(child.id, root.id, now);
+    assert!(
+        !store
+            .insert_ingestion_token(&refused, "r3", now, 3)
+            .await
+            .unwrap()
+    );
+    // The ancestor's tokens do not use up the child's own allowance.
+    let own = token(child.id, child.id, now);
+    assert!(
+        store
+            .insert_ingestion_token(&own, "c0", now, 3)
+            .await
+            .unwrap()
+    );
+    let listed = store.ingestion_tokens(child.id, now).await.unwrap();
+    assert_eq!(listed.len(), 4);
+    assert!(listed.contains(&own) && listed.contains(&by_root[0]));
+    assert!(!listed.contains(&refused));
+
+    // Revoking frees a slot and removes the token for good.
+    assert!(
+        store
+            .revoke_ingestion_token(child.id, by_root[0].id)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .revoke_ingestion_token(child.id, by_root[0].id)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .revoke_ingestion_token(root.id, by_root[1].id)
+            .await
+            .unwrap(),
+        "wrong account"
+    );
+    assert_eq!(
+        store.ingestion_token_account("r0", now).await.unwrap(),
+        None
+    );
+    assert_eq!(
+        store.ingestion_token_account("r1", now).await.unwrap(),
+        Some(child.id)
+    );
+    assert!(
+        store
+            .insert_ingestion_token(&refused, "r3", now, 3)
+            .await
+            .unwrap()
+    );
+
+    // Once they expire, they are neither listed nor counted.
+    let after = now + chrono::Duration::hours(1) + chrono::Duration::seconds(1);
+    assert!(
+        store
+            .ingestion_tokens(child.id, after)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let fresh = token(child.id, root.id, after);
+    assert!(
+        store
+            .insert_ingestion_token(&fresh, "r9", after, 3)
+            .await
+            .unwrap()
+    );
+}
+
+#[tokio::test]
+async fn deleting_an_account_removes_its_subtree_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir).await;
+    let root = account(None);
+    let doomed = account(Some(root.id));
+    let grandchild = account(Some(doomed.id));
+    let sibling = account(Some(root.id));
+    for a in [&root, &doomed, &grandchild, &sibling] {
+        store.insert_account(a).await.unwrap();
+    }
+    let now = Utc::now();
+    for a in [&doomed, &grandchild, &sibling] {
+        store.insert_asset(&asset(a.id, "TRUCK-1")).await.unwrap();
+        let t = token(a.id, a.id, now);
+        assert!(
+            store
+                .insert_ingestion_token(&t, &format!("t-{}", a.id), now, 10)
                 .await
                 .unwrap()
         );
     }
-    assert!(
-        !store
-            .insert_ingestion_token(root.id, "h3", later, now, 3)
-            .await
-            .unwrap()
-    );
-    // Once they expire, new ones can be issued.
-    let after = later + chrono::Duration::seconds(1);
-    assert!(
+    assert!(store.delete_account_tree(doomed.id).await.unwrap());
+    assert!(!store.delete_account_tree(doomed.id).await.unwrap());
+    for gone in [&doomed, &grandchild] {
+        assert_eq!(store.account(gone.id).await.unwrap(), None);
+        assert!(!store.is_within(root.id, gone.id).await.unwrap());
+        let page = Page { skip: 0, take: 50 };
+        assert!(
+            store
+                .list_assets(gone.id, None, true, page)
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(
+            store
+                .ingestion_token_account(&format!("t-{}", gone.id), now)
+                .await
+                .unwrap(),
+            None
+        );
+    }
+    assert!(store.account(sibling.id).await.unwrap().is_some());
+    let page = Page { skip: 0, take: 50 };
+    assert_eq!(
         store
-            .insert_ingestion_token(root.id, "h4", after + chrono::Duration::hours(1), after, 3)
+            .list_assets(sibling.id, None, true, page)
             .await
             .unwrap()
+            .len(),
+        1
     );
+    assert_eq!(
+        store
+            .ingestion_token_account(&format!("t-{}", sibling.id), now)
+            .await
+            .unwrap(),
+        Some(sibling.id)
+    );
+    let children = store.child_accounts(root.id, page).await.unwrap();
+    assert_eq!(children.iter().map(|a| a.id).collect::<Vec<_>>(), [sibling.id]);
 }
 
 #[tokio::test]

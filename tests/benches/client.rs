@@ -42,6 +42,9 @@ fn setup(runtime: &Runtime) -> Setup {
             .build()
             .expect("client");
         let input = AssetInput {
+            id: None,
+            account_id: None,
+            is_deleted: None,
             external_id: "BENCH-1".to_owned(),
             name: "Bench truck".to_owned(),
             tier: AssetTier::Premium,

@@ -400,7 +400,89 @@ impl AssetAlertingApi for MemoryApi {
             id,
             client_secret: format!("secret-{id}"),
         };
-        CreateAccountResponse::Created(body)
+        CreateAccountResponse::Created {
+            body,
+            cache_control: Some("no-store".to_owned()),
+        }
+    }
+
+    async fn update_account(
+        &self,
+        _principal: Uuid,
+        request: UpdateAccountRequest,
+    ) -> UpdateAccountResponse {
+        if let Some((status, body)) = self.enter() {
+            return UpdateAccountResponse::Other(status, body);
+        }
+        let mut state = self.state();
+        let Some(account) = state.accounts.get_mut(&request.account_id) else {
+            return UpdateAccountResponse::NotFound(not_found("account"));
+        };
+        let input = request.body;
+        account.name = input.name;
+        account.friendly_name = input.friendly_name;
+        account.culture = input.culture;
+        account.technical_email_address = input.technical_email_address;
+        account.callback_uri = input.callback_uri;
+        UpdateAccountResponse::Ok(account.clone())
+    }
+
+    /// Deletes the account alone (the memory API keeps no subtree data to cascade).
+    async fn delete_account(
+        &self,
+        _principal: Uuid,
+        request: DeleteAccountRequest,
+    ) -> DeleteAccountResponse {
+        if let Some((status, body)) = self.enter() {
+            return DeleteAccountResponse::Other(status, body);
+        }
+        match self.state().accounts.remove(&request.account_id) {
+            Some(_) => DeleteAccountResponse::NoContent,
+            None => DeleteAccountResponse::NotFound(not_found("account")),
+        }
+    }
+
+    async fn list_child_accounts(
+        &self,
+        _principal: Uuid,
+        request: ListChildAccountsRequest,
+    ) -> ListChildAccountsResponse {
+        if let Some((status, body)) = self.enter() {
+            return ListChildAccountsResponse::Other(status, body);
+        }
+        let state = self.state();
+        if !state.has_account(request.account_id) {
+            return ListChildAccountsResponse::NotFound(not_found("account"));
+        }
+        let children = state
+            .accounts
+            .values()
+            .filter(|a| a.parent_id == Some(request.account_id))
+            .skip(request.skip as usize)
+            .take(request.take as usize)
+            .cloned()
+            .collect();
+        ListChildAccountsResponse::Ok(children)
+    }
+
+    async fn rotate_client_secret(
+        &self,
+        _principal: Uuid,
+        request: RotateClientSecretRequest,
+    ) -> RotateClientSecretResponse {
+        if let Some((status, body)) = self.enter() {
+            return RotateClientSecretResponse::Other(status, body);
+        }
+        if !self.state().has_account(request.account_id) {
+            return RotateClientSecretResponse::NotFound(not_found("account"));
+        }
+        RotateClientSecretResponse::Ok {
+            body: asset_alerting_server::models::ClientSecret {
+                client_id: request.account_id,
+                client_secret: format!("secret-{}", self.id()),
+            },
+            cache_control: Some("no-store".to_owned()),
+        }
     }
 
     async fn list_assets(
@@ -813,10 +895,43 @@ impl AssetAlertingApi for MemoryApi {
             return GetIngestionTokenResponse::NotFound(not_found("account"));
         }
         let token = IngestionToken {
+            id: self.id(),
             token: format!("ingest-{}", self.id().simple()),
             expires_at: Utc::now() + Duration::hours(1),
         };
-        GetIngestionTokenResponse::Ok(token)
+        GetIngestionTokenResponse::Ok {
+            body: token,
+            cache_control: Some("no-store".to_owned()),
+        }
+    }
+
+    /// The memory API keeps no tokens: the list is empty and nothing can be revoked.
+    async fn list_ingestion_tokens(
+        &self,
+        _principal: Uuid,
+        request: ListIngestionTokensRequest,
+    ) -> ListIngestionTokensResponse {
+        if let Some((status, body)) = self.enter() {
+            return ListIngestionTokensResponse::Other(status, body);
+        }
+        if !self.state().has_account(request.account_id) {
+            return ListIngestionTokensResponse::NotFound(not_found("account"));
+        }
+        ListIngestionTokensResponse::Ok(Vec::new())
+    }
+
+    async fn revoke_ingestion_token(
+        &self,
+        _principal: Uuid,
+        request: RevokeIngestionTokenRequest,
+    ) -> RevokeIngestionTokenResponse {
+        if let Some((status, body)) = self.enter() {
+            return RevokeIngestionTokenResponse::Other(status, body);
+        }
+        RevokeIngestionTokenResponse::NotFound(not_found(&format!(
+            "ingestion token {}",
+            request.token_id
+        )))
     }
 
     async fn get_portal_link(
@@ -836,7 +951,10 @@ impl AssetAlertingApi for MemoryApi {
             request.account_id,
             expires_at.timestamp()
         );
-        GetPortalLinkResponse::Ok(PortalLink { url, expires_at })
+        GetPortalLinkResponse::Ok {
+            body: PortalLink { url, expires_at },
+            cache_control: Some("no-store".to_owned()),
+        }
     }
 
     /// Stores every point and accepts it (the memory API checks nothing beyond the router).

@@ -42,6 +42,33 @@ impl crate::Client {
         }
     }
 
+    /// Update an account
+    ///
+    /// Replaces the account's writable fields (name, friendlyName, culture,
+    /// technicalEmailAddress, callbackUri): a field left out is cleared. The read-only fields
+    /// of `Account` (id, parentId, createdAt) may be sent back as read and are ignored, so a
+    /// body obtained by GET can be sent back by PUT. A caller may update its own account and
+    /// every descendant.
+    ///
+    /// `PUT /v1/accounts/{accountId}`
+    ///
+    /// Arguments:
+    /// - `account_id`: Id of the account owning the resource.
+    /// - `body`: the request body, a [`AccountInput`](crate::models::AccountInput).
+    ///
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    pub fn update_account(
+        &self,
+        account_id: ::uuid::Uuid,
+        body: crate::models::AccountInput,
+    ) -> UpdateAccount {
+        UpdateAccount {
+            client: self.clone(),
+            account_id,
+            body,
+        }
+    }
+
     /// Create a child account
     ///
     /// Creates a new account whose parent is `{accountId}` (the path names the PARENT, not the
@@ -65,6 +92,73 @@ impl crate::Client {
             client: self.clone(),
             account_id,
             body,
+        }
+    }
+
+    /// Delete an account and its subtree
+    ///
+    /// Deletes the account, every descendant account and all their data for good: assets,
+    /// alert rules, geofences, telemetry, events, notifications not yet delivered, ingestion
+    /// tokens and credentials. Everything is deleted in one transaction, so a crash leaves
+    /// either all of it or none of it. Access tokens of deleted accounts stop working at once
+    /// (every operation answers 404 for them). A caller cannot delete its own account (409;
+    /// its parent can), so the root account is never deleted.
+    ///
+    /// `DELETE /v1/accounts/{accountId}`
+    ///
+    /// Arguments:
+    /// - `account_id`: Id of the account owning the resource.
+    ///
+    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api).
+    pub fn delete_account(&self, account_id: ::uuid::Uuid) -> DeleteAccount {
+        DeleteAccount {
+            client: self.clone(),
+            account_id,
+        }
+    }
+
+    /// List the child accounts of an account
+    ///
+    /// Returns one page of the account's direct children, ordered by name, then id (stable
+    /// across pages). `skip` and `take` work as in list assets.
+    ///
+    /// `GET /v1/accounts/{accountId}/children`
+    ///
+    /// Arguments:
+    /// - `account_id`: Id of the account owning the resource.
+    ///
+    /// Optional parameters are set on the builder: `.skip()`, `.take()`.
+    ///
+    /// `.into_stream()` on the builder walks every page.
+    ///
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    pub fn list_child_accounts(&self, account_id: ::uuid::Uuid) -> ListChildAccounts {
+        ListChildAccounts {
+            client: self.clone(),
+            account_id,
+            skip: None,
+            take: None,
+        }
+    }
+
+    /// Rotate the client secret of an account
+    ///
+    /// Replaces the account's client secret with a new random one, returned this once and
+    /// stored only hashed. The old secret stops working at once (no grace period): update the
+    /// client's configuration with the new one. Access tokens already issued stay valid until
+    /// they expire (at most 1 hour). A caller may rotate the secret of its own account and of
+    /// every descendant.
+    ///
+    /// `POST /v1/accounts/{accountId}/clientSecret`
+    ///
+    /// Arguments:
+    /// - `account_id`: Id of the account owning the resource.
+    ///
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    pub fn rotate_client_secret(&self, account_id: ::uuid::Uuid) -> RotateClientSecret {
+        RotateClientSecret {
+            client: self.clone(),
+            account_id,
         }
     }
 
@@ -478,8 +572,11 @@ impl crate::Client {
     ///
     /// Issues a new random, opaque token for telemetry ingestion into the account. The token
     /// is valid for 1 hour (see expiresAt) and is stored only hashed, so it cannot be
-    /// retrieved again. An account holds at most 10 unexpired ingestion tokens; beyond that
-    /// the service answers 409 until one expires.
+    /// retrieved again. Each caller may hold at most 10 unexpired ingestion tokens per
+    /// account: the tokens an ancestor requests for a descendant count against the ancestor's
+    /// allowance, never against the descendant's own, so no ancestor can lock an account out.
+    /// Beyond the limit the service answers 409 until one expires or is revoked
+    /// (`DELETE .../ingestionTokens/{tokenId}`).
     ///
     /// `GET /v1/accounts/{accountId}/ingestionToken`
     ///
@@ -491,6 +588,53 @@ impl crate::Client {
         GetIngestionToken {
             client: self.clone(),
             account_id,
+        }
+    }
+
+    /// List the unexpired ingestion tokens of an account
+    ///
+    /// Returns the account's unexpired ingestion tokens, newest first, without their secret
+    /// (it is stored only hashed). `issuedBy` names the account whose caller requested each
+    /// token: the account itself or one of its ancestors.
+    ///
+    /// `GET /v1/accounts/{accountId}/ingestionTokens`
+    ///
+    /// Arguments:
+    /// - `account_id`: Id of the account owning the resource.
+    ///
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    pub fn list_ingestion_tokens(
+        &self,
+        account_id: ::uuid::Uuid,
+    ) -> ListIngestionTokens {
+        ListIngestionTokens {
+            client: self.clone(),
+            account_id,
+        }
+    }
+
+    /// Revoke an ingestion token
+    ///
+    /// Revokes the token at once: telemetry posted with it afterwards answers 401, and it no
+    /// longer counts against the limit of unexpired tokens. Any caller that can see the
+    /// account may revoke any of its tokens, whoever requested it.
+    ///
+    /// `DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`
+    ///
+    /// Arguments:
+    /// - `account_id`: Id of the account owning the resource.
+    /// - `token_id`: Id of the ingestion token.
+    ///
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    pub fn revoke_ingestion_token(
+        &self,
+        account_id: ::uuid::Uuid,
+        token_id: ::uuid::Uuid,
+    ) -> RevokeIngestionToken {
+        RevokeIngestionToken {
+            client: self.clone(),
+            account_id,
+            token_id,
         }
     }
 
@@ -785,6 +929,49 @@ impl ::std::future::IntoFuture for GetAccount {
     }
 }
 
+/// Request builder of [`Client::update_account`](crate::Client::update_account):
+/// `PUT /v1/accounts/{accountId}`. Finish it with `.send().await`, or `.await` it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct UpdateAccount {
+    client: crate::Client,
+    account_id: ::uuid::Uuid,
+    body: crate::models::AccountInput,
+}
+
+impl UpdateAccount {
+    /// Sends the request: `PUT /v1/accounts/{accountId}`.
+    pub async fn send(
+        self,
+    ) -> Result<crate::models::Account, crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
+        let request = self
+            .client
+            .inner
+            .request(::reqwest::Method::PUT, &format!("/v1/accounts/{account_id}"));
+        let request = request.json(&self.body);
+        let response = self.client.inner.send(request, true, true).await?;
+        match response.status().as_u16() {
+            200 => crate::codec::json(response).await,
+            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            _ => Err(crate::codec::unexpected(response).await),
+        }
+    }
+}
+
+impl ::std::future::IntoFuture for UpdateAccount {
+    type Output = Result<crate::models::Account, crate::Error<crate::models::ErrorBody>>;
+
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::Account,
+        crate::models::ErrorBody,
+    >;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
 /// Request builder of [`Client::create_account`](crate::Client::create_account):
 /// `POST /v1/accounts/{accountId}`. Finish it with `.send().await`, or `.await` it.
 #[derive(Debug, Clone)]
@@ -826,6 +1013,207 @@ impl ::std::future::IntoFuture for CreateAccount {
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::CreateAccountResponse,
+        crate::models::ErrorBody,
+    >;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::delete_account`](crate::Client::delete_account):
+/// `DELETE /v1/accounts/{accountId}`. Finish it with `.send().await`, or `.await` it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct DeleteAccount {
+    client: crate::Client,
+    account_id: ::uuid::Uuid,
+}
+
+impl DeleteAccount {
+    /// Sends the request: `DELETE /v1/accounts/{accountId}`.
+    pub async fn send(self) -> Result<(), crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
+        let request = self
+            .client
+            .inner
+            .request(::reqwest::Method::DELETE, &format!("/v1/accounts/{account_id}"));
+        let response = self.client.inner.send(request, true, true).await?;
+        match response.status().as_u16() {
+            204 => crate::codec::empty(response).await,
+            400 | 401 | 404 | 409 => Err(crate::codec::api_error(response).await),
+            _ => Err(crate::codec::unexpected(response).await),
+        }
+    }
+}
+
+impl ::std::future::IntoFuture for DeleteAccount {
+    type Output = Result<(), crate::Error<crate::models::ErrorBody>>;
+
+    type IntoFuture = crate::codec::ResponseFuture<(), crate::models::ErrorBody>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::list_child_accounts`](crate::Client::list_child_accounts):
+/// `GET /v1/accounts/{accountId}/children`. Set optional parameters, then `.send().await` it (or
+/// `.await` it).
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct ListChildAccounts {
+    client: crate::Client,
+    account_id: ::uuid::Uuid,
+    skip: Option<i32>,
+    take: Option<i32>,
+}
+
+impl ListChildAccounts {
+    /// Number of items to skip (default 0, minimum 0).
+    ///
+    /// When not set, the server applies its default: `0`.
+    pub fn skip(mut self, value: i32) -> Self {
+        self.skip = Some(value);
+        self
+    }
+
+    /// Maximum number of items to return (default 50, minimum 1, maximum 500).
+    ///
+    /// When not set, the server applies its default: `50`.
+    pub fn take(mut self, value: i32) -> Self {
+        self.take = Some(value);
+        self
+    }
+
+    /// Sends the request: `GET /v1/accounts/{accountId}/children`.
+    pub async fn send(
+        self,
+    ) -> Result<Vec<crate::models::Account>, crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!("/v1/accounts/{account_id}/children"),
+            );
+        let mut query: Vec<(&str, String)> = Vec::new();
+        if let Some(value) = &self.skip {
+            query.push(("skip", value.to_string()));
+        }
+        if let Some(value) = &self.take {
+            query.push(("take", value.to_string()));
+        }
+        let request = if query.is_empty() { request } else { request.query(&query) };
+        let response = self.client.inner.send(request, true, true).await?;
+        match response.status().as_u16() {
+            200 => crate::codec::json(response).await,
+            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            _ => Err(crate::codec::unexpected(response).await),
+        }
+    }
+
+    /// Every item, page after page: sends the request with `skip` advanced by the length of each page
+    /// and `take` as the page size (the value set, else 50), until a page comes back shorter than
+    /// that. A failed page ends the stream with its error.
+    pub fn into_stream(
+        self,
+    ) -> crate::Paged<crate::models::Account, crate::models::ErrorBody> {
+        let take: i32 = self.take.unwrap_or(50i32);
+        let start: i32 = self.skip.unwrap_or(0);
+        let pages = ::futures_util::stream::try_unfold(
+            Some((self, start)),
+            move |state| async move {
+                let Some((request, skip)) = state else {
+                    return Ok::<_, crate::Error<crate::models::ErrorBody>>(None);
+                };
+                let mut page_request = request.clone();
+                page_request.skip = Some(skip);
+                page_request.take = Some(take);
+                let page = page_request.send().await?;
+                let next = match i32::try_from(page.len()) {
+                    Ok(length) if length == take && length > 0 => {
+                        skip.checked_add(length).map(|next| (request, next))
+                    }
+                    _ => None,
+                };
+                Ok(
+                    Some((
+                        ::futures_util::stream::iter(
+                            page
+                                .into_iter()
+                                .map(
+                                    Ok::<
+                                        crate::models::Account,
+                                        crate::Error<crate::models::ErrorBody>,
+                                    >,
+                                ),
+                        ),
+                        next,
+                    )),
+                )
+            },
+        );
+        crate::Paged::new(::futures_util::TryStreamExt::try_flatten(pages))
+    }
+}
+
+impl ::std::future::IntoFuture for ListChildAccounts {
+    type Output = Result<
+        Vec<crate::models::Account>,
+        crate::Error<crate::models::ErrorBody>,
+    >;
+
+    type IntoFuture = crate::codec::ResponseFuture<
+        Vec<crate::models::Account>,
+        crate::models::ErrorBody,
+    >;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::rotate_client_secret`](crate::Client::rotate_client_secret):
+/// `POST /v1/accounts/{accountId}/clientSecret`. Finish it with `.send().await`, or `.await` it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct RotateClientSecret {
+    client: crate::Client,
+    account_id: ::uuid::Uuid,
+}
+
+impl RotateClientSecret {
+    /// Sends the request: `POST /v1/accounts/{accountId}/clientSecret`.
+    pub async fn send(
+        self,
+    ) -> Result<crate::models::ClientSecret, crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::POST,
+                &format!("/v1/accounts/{account_id}/clientSecret"),
+            );
+        let response = self.client.inner.send(request, true, false).await?;
+        match response.status().as_u16() {
+            200 => crate::codec::json(response).await,
+            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            _ => Err(crate::codec::unexpected(response).await),
+        }
+    }
+}
+
+impl ::std::future::IntoFuture for RotateClientSecret {
+    type Output = Result<
+        crate::models::ClientSecret,
+        crate::Error<crate::models::ErrorBody>,
+    >;
+
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::ClientSecret,
         crate::models::ErrorBody,
     >;
 
@@ -1744,6 +2132,98 @@ impl ::std::future::IntoFuture for GetIngestionToken {
         crate::models::IngestionToken,
         crate::models::ErrorBody,
     >;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::list_ingestion_tokens`](crate::Client::list_ingestion_tokens):
+/// `GET /v1/accounts/{accountId}/ingestionTokens`. Finish it with `.send().await`, or `.await` it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct ListIngestionTokens {
+    client: crate::Client,
+    account_id: ::uuid::Uuid,
+}
+
+impl ListIngestionTokens {
+    /// Sends the request: `GET /v1/accounts/{accountId}/ingestionTokens`.
+    pub async fn send(
+        self,
+    ) -> Result<
+        Vec<crate::models::IngestionTokenInfo>,
+        crate::Error<crate::models::ErrorBody>,
+    > {
+        let account_id = &self.account_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!("/v1/accounts/{account_id}/ingestionTokens"),
+            );
+        let response = self.client.inner.send(request, true, true).await?;
+        match response.status().as_u16() {
+            200 => crate::codec::json(response).await,
+            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            _ => Err(crate::codec::unexpected(response).await),
+        }
+    }
+}
+
+impl ::std::future::IntoFuture for ListIngestionTokens {
+    type Output = Result<
+        Vec<crate::models::IngestionTokenInfo>,
+        crate::Error<crate::models::ErrorBody>,
+    >;
+
+    type IntoFuture = crate::codec::ResponseFuture<
+        Vec<crate::models::IngestionTokenInfo>,
+        crate::models::ErrorBody,
+    >;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::revoke_ingestion_token`](crate::Client::revoke_ingestion_token):
+/// `DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`. Finish it with `.send().await`, or
+/// `.await` it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct RevokeIngestionToken {
+    client: crate::Client,
+    account_id: ::uuid::Uuid,
+    token_id: ::uuid::Uuid,
+}
+
+impl RevokeIngestionToken {
+    /// Sends the request: `DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`.
+    pub async fn send(self) -> Result<(), crate::Error<crate::models::ErrorBody>> {
+        let account_id = &self.account_id;
+        let token_id = &self.token_id;
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::DELETE,
+                &format!("/v1/accounts/{account_id}/ingestionTokens/{token_id}"),
+            );
+        let response = self.client.inner.send(request, true, true).await?;
+        match response.status().as_u16() {
+            204 => crate::codec::empty(response).await,
+            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            _ => Err(crate::codec::unexpected(response).await),
+        }
+    }
+}
+
+impl ::std::future::IntoFuture for RevokeIngestionToken {
+    type Output = Result<(), crate::Error<crate::models::ErrorBody>>;
+
+    type IntoFuture = crate::codec::ResponseFuture<(), crate::models::ErrorBody>;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())

@@ -81,6 +81,61 @@ impl Validate for CreateAccountRequest {
     }
 }
 
+impl Validate for AccountInput {
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.name;
+            let path = validation::field(path, "name");
+            let path = path.as_str();
+            validation::length(value, path, Some(1), Some(200), errors);
+        }
+        {
+            let value = &self.friendly_name;
+            let path = validation::field(path, "friendlyName");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                validation::length(v0, path, None, Some(200), errors);
+            }
+        }
+        {
+            let value = &self.culture;
+            let path = validation::field(path, "culture");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                validation::pattern(
+                    v0,
+                    path,
+                    &PATTERN_1,
+                    "^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$",
+                    errors,
+                );
+            }
+        }
+        {
+            let value = &self.technical_email_address;
+            let path = validation::field(path, "technicalEmailAddress");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                validation::length(v0, path, None, Some(320), errors);
+                validation::email(v0, path, errors);
+            }
+        }
+        {
+            let value = &self.callback_uri;
+            let path = validation::field(path, "callbackUri");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                validation::length(v0, path, None, Some(2048), errors);
+                validation::uri(v0, path, errors);
+            }
+        }
+    }
+}
+
+impl Validate for ClientSecret {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
 impl Validate for CreateAccountResponse {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -416,6 +471,10 @@ impl Validate for GeoJsonPolygon {
 }
 
 impl Validate for IngestionToken {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for IngestionTokenInfo {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 

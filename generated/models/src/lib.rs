@@ -10,11 +10,11 @@
 //! credentials, `POST /v1/auth/token`) and may act on that account and on every account below
 //! it (its subtree). Through this interface a caller can:
 //!
-//! - create child accounts and read accounts;
+//! - create, read, list, update and delete child accounts, and rotate their client secrets;
 //! - create, read, list, replace and (soft-)delete assets;
 //! - create, read, list, replace and delete alert rules;
 //! - create, read, list, replace and delete geofences (GeoJSON polygons);
-//! - obtain a short-lived telemetry ingestion token and post telemetry with it;
+//! - obtain short-lived telemetry ingestion tokens, list and revoke them, and post telemetry;
 //! - read the events detected from telemetry, acknowledge them, and see their notifications;
 //! - read an asset's last known state;
 //! - obtain a signed, short-lived link to a read-only asset portal page.
@@ -85,9 +85,26 @@
 //!   named by `type` must be present, the others absent. call and sms require
 //!   `recipient.phoneNumber`. `isInteractive` defaults to false.
 //! - **Polygon format.** Geofence polygons are RFC 7946 GeoJSON `Polygon` geometries.
-//! - **Ingestion token.** A random opaque token (stored only hashed), valid 1 hour; an account
-//!   may hold at most 10 unexpired ingestion tokens (409 beyond that). It authorises
-//!   `POST /v1/telemetry` for its account and nothing else.
+//! - **Ingestion token.** A random opaque token (stored only hashed), valid 1 hour. Each caller
+//!   may hold at most 10 unexpired tokens per account (409 beyond that): tokens an ancestor
+//!   requests for a descendant count against the ancestor's allowance only, so no ancestor can
+//!   lock an account out of its own tokens. Tokens can be listed (without secret) and revoked.
+//!   A token authorises `POST /v1/telemetry` for its account and nothing else.
+//! - **Unknown fields.** Request bodies are closed at every level: an unknown key anywhere
+//!   (`telemetryRules.speedLimt`) is rejected with 400 (code 1000) and the message names its
+//!   path. Read-only fields (`readOnly` in the schemas: ids, accountId, parentId, createdAt,
+//!   isDeleted) may be sent back as read and are ignored, so a body obtained by GET can be
+//!   sent back by PUT.
+//! - **Account lifecycle.** `PUT /v1/accounts/{accountId}` replaces the writable fields.
+//!   `DELETE` removes the account and its whole subtree with all their data in one
+//!   transaction; a caller cannot delete its own account (409), so the root account stays.
+//!   `POST .../clientSecret` replaces the client secret; the old one stops working at once.
+//! - **Signing keys.** Access tokens carry the id of their signing key (`kid` in the JWT
+//!   header). The keys live in a key file (mode 0600) or in the configuration, never in the
+//!   database. After a key rotation, tokens signed with the previous key stay valid for one
+//!   token lifetime.
+//! - **Responses carrying a secret** (token, account creation, client secret rotation,
+//!   ingestion token, portal link, webhook secret) send `Cache-Control: no-store`.
 //! - **Portal link.** A signed URL `{public base URL}/portal/{accountId}?expires=...&signature=...`
 //!   (expires in Unix seconds, signature an HMAC over account id and expiry), valid 15
 //!   minutes; it opens a read-only HTML page with the account's assets (last position, last
@@ -214,6 +231,8 @@
 //! | 1000 | 400 | validation failed: a parameter, header or body field is malformed, missing or out of range (message names it) |
 //! | 1001 | 400 | malformed JSON body |
 //! | 1002 | 415 | unsupported content type (body must be application/json) |
+//! | 1003 | 413 | request body too large (the limit is 2 MiB) |
+//! | 1004 | 405 | method not allowed on this path (the `Allow` header lists the allowed ones) |
 //! | 1100 | 401 | missing, malformed, expired or rejected bearer token |
 //! | 1300 | 403 | forbidden (reserved; the service answers 404 for resources outside the caller's subtree) |
 //! | 1400 | 404 | resource not found (or not visible to the caller) |

@@ -8,6 +8,8 @@
 /// | 1000 | 400 | validation failed: a parameter, header or body field is malformed, missing or out of range (message names it) |
 /// | 1001 | 400 | malformed JSON body |
 /// | 1002 | 415 | unsupported content type (body must be application/json) |
+/// | 1003 | 413 | request body too large (the limit is 2 MiB) |
+/// | 1004 | 405 | method not allowed on this path (the `Allow` header lists the allowed ones) |
 /// | 1100 | 401 | missing, malformed, expired or rejected bearer token |
 /// | 1300 | 403 | forbidden (reserved; the service answers 404 for resources outside the caller's subtree) |
 /// | 1400 | 404 | resource not found (or not visible to the caller) |
@@ -89,6 +91,59 @@ pub struct CreateAccountRequest {
         deserialize_with = "crate::wire::some"
     )]
     pub callback_uri: Option<String>,
+}
+
+/// Writable fields of an account (full replacement on update: a field left out is cleared). The read-only fields of Account may be sent back as read; they are ignored.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccountInput {
+    /// Read-only (as returned by GET); accepted and ignored.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub id: Option<::uuid::Uuid>,
+    /// Read-only (as returned by GET); accepted and ignored.
+    #[serde(rename = "parentId", default, skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<::uuid::Uuid>,
+    /// Read-only (as returned by GET); accepted and ignored.
+    #[serde(
+        rename = "createdAt",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub created_at: Option<::chrono::DateTime<::chrono::Utc>>,
+    /// Name of the account.
+    pub name: String,
+    /// Display name of the account.
+    #[serde(rename = "friendlyName", default, skip_serializing_if = "Option::is_none")]
+    pub friendly_name: Option<String>,
+    /// Default culture as a BCP 47 tag, for example en-US.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub culture: Option<String>,
+    /// E-mail address for technical notices.
+    #[serde(
+        rename = "technicalEmailAddress",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub technical_email_address: Option<String>,
+    /// Absolute https URI that receives the `event` webhook (signed) for events of this account and its descendants.
+    #[serde(rename = "callbackUri", default, skip_serializing_if = "Option::is_none")]
+    pub callback_uri: Option<String>,
+}
+
+/// A new client secret of an account.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct ClientSecret {
+    /// The account's OAuth 2.0 client id (its account id).
+    #[serde(rename = "clientId")]
+    pub client_id: ::uuid::Uuid,
+    /// The new client secret; shown only this once and stored hashed.
+    #[serde(rename = "clientSecret")]
+    pub client_secret: String,
 }
 
 /// Result of account creation.
@@ -381,10 +436,33 @@ pub struct Asset {
     pub is_deleted: Option<bool>,
 }
 
-/// Writable fields of an asset (create, and full replacement on update).
+/// Writable fields of an asset (create, and full replacement on update). The read-only fields of the resource may be sent back as read; they are ignored.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AssetInput {
+    /// Read-only (as returned by GET); accepted and ignored.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub id: Option<::uuid::Uuid>,
+    /// Read-only (as returned by GET); accepted and ignored.
+    #[serde(
+        rename = "accountId",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub account_id: Option<::uuid::Uuid>,
+    /// Read-only (as returned by GET); accepted and ignored.
+    #[serde(
+        rename = "isDeleted",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub is_deleted: Option<bool>,
     /// Client-side identifier, unique among the non-deleted assets of the account.
     #[serde(rename = "externalId")]
     pub external_id: String,
@@ -409,6 +487,7 @@ pub struct AssetInput {
 
 /// Telemetry thresholds of an asset. Every field is optional and nullable; absent or null means the check is off. Numeric fields accept a JSON number or a numeric string.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TelemetryRules {
     /// Input (external power) voltage below which InputVoltageLow is raised, in volts.
     #[serde(
@@ -540,10 +619,33 @@ pub struct AlertRule {
     pub outside_geofences: Vec<::uuid::Uuid>,
 }
 
-/// Writable fields of an alert rule (create, and full replacement on update).
+/// Writable fields of an alert rule (create, and full replacement on update). The read-only fields of the resource may be sent back as read; they are ignored.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AlertRuleInput {
+    /// Read-only (as returned by GET); accepted and ignored.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub id: Option<::uuid::Uuid>,
+    /// Read-only (as returned by GET); accepted and ignored.
+    #[serde(
+        rename = "accountId",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub account_id: Option<::uuid::Uuid>,
+    /// Read-only (as returned by GET); accepted and ignored.
+    #[serde(
+        rename = "assetId",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub asset_id: Option<::uuid::Uuid>,
     /// Event type the rule is bound to; 1 (Any) matches every event type.
     #[serde(rename = "eventType")]
     pub event_type: EventType,
@@ -677,6 +779,7 @@ impl ::std::str::FromStr for DayOfWeek {
 
 /// Daily time window, local to the recipient's timeZone. When from is later than to, the window wraps past midnight (for example 22:00 to 06:00).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TimeOfDay {
     /// Start of the window, HH:mm (24-hour clock), inclusive.
     pub from: String,
@@ -686,6 +789,7 @@ pub struct TimeOfDay {
 
 /// Inclusive range of calendar dates (in the recipient's time zone); from <= to.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DateRange {
     /// First day of the range (YYYY-MM-DD), inclusive.
     pub from: ::chrono::NaiveDate,
@@ -695,6 +799,7 @@ pub struct DateRange {
 
 /// The person notified by an alert rule.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Recipient {
     /// Language and formatting of notifications as a BCP 47 tag, for example en-US.
     pub culture: String,
@@ -785,6 +890,7 @@ impl ::std::str::FromStr for ChannelType {
 
 /// How a recipient is notified. Exactly the sub-object named by type must be present; the others must be absent. call and sms require recipient.phoneNumber.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Channel {
     /// Channel kind.
     pub r#type: ChannelType,
@@ -820,9 +926,11 @@ pub struct Channel {
 
 /// Phone call to recipient.phoneNumber; has no settings.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CallChannel {}
 /// SMS to recipient.phoneNumber.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SmsChannel {
     /// When true the recipient can answer the message (for example to acknowledge).
     ///
@@ -833,6 +941,7 @@ pub struct SmsChannel {
 
 /// Telegram message to a chat.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TelegramChannel {
     /// Telegram chat id to send to.
     #[serde(rename = "chatId")]
@@ -849,6 +958,7 @@ pub struct TelegramChannel {
 
 /// E-mail to an address.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct EmailChannel {
     /// Address to send to.
     #[serde(rename = "emailAddress")]
@@ -880,10 +990,25 @@ pub struct Geofence {
     pub polygon: GeoJsonPolygon,
 }
 
-/// Writable fields of a geofence (create, and full replacement on update).
+/// Writable fields of a geofence (create, and full replacement on update). The read-only fields of the resource may be sent back as read; they are ignored.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GeofenceInput {
+    /// Read-only (as returned by GET); accepted and ignored.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub id: Option<::uuid::Uuid>,
+    /// Read-only (as returned by GET); accepted and ignored.
+    #[serde(
+        rename = "accountId",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub account_id: Option<::uuid::Uuid>,
     /// Client-side identifier, unique among the geofences of the account.
     #[serde(rename = "externalId")]
     pub external_id: String,
@@ -893,8 +1018,9 @@ pub struct GeofenceInput {
     pub polygon: GeoJsonPolygon,
 }
 
-/// RFC 7946 GeoJSON Polygon geometry. The first ring is the exterior boundary, any further rings are holes. Each ring is closed (its first and last positions are equal) and has at least four positions. Positions are [longitude, latitude] in degrees, longitude within -180..180 and latitude within -90..90; the service validates all of this.
+/// RFC 7946 GeoJSON Polygon geometry. The first ring is the exterior boundary, any further rings are holes. Each ring is closed (its first and last positions are equal) and has at least four positions. Positions are [longitude, latitude] in degrees, longitude within -180..180 and latitude within -90..90; the service validates all of this. Members other than type and coordinates (GeoJSON foreign members, bbox) are rejected.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GeoJsonPolygon {
     /// GeoJSON geometry type; always Polygon.
     pub r#type: GeoJsonPolygonType,
@@ -905,9 +1031,30 @@ pub struct GeoJsonPolygon {
 /// A short-lived token for telemetry ingestion.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct IngestionToken {
+    /// Id of the token (to list or revoke it).
+    pub id: ::uuid::Uuid,
     /// Random opaque token; stored by the service only hashed, so it is shown only once.
     pub token: String,
     /// Instant after which the token is no longer valid (1 hour after issue).
+    #[serde(rename = "expiresAt")]
+    pub expires_at: ::chrono::DateTime<::chrono::Utc>,
+}
+
+/// An unexpired ingestion token, without its secret.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct IngestionTokenInfo {
+    /// Id of the token (to revoke it).
+    pub id: ::uuid::Uuid,
+    /// Account the token ingests telemetry for.
+    #[serde(rename = "accountId")]
+    pub account_id: ::uuid::Uuid,
+    /// Account whose caller requested the token (the account itself or an ancestor).
+    #[serde(rename = "issuedBy")]
+    pub issued_by: ::uuid::Uuid,
+    /// When the token was issued.
+    #[serde(rename = "createdAt")]
+    pub created_at: ::chrono::DateTime<::chrono::Utc>,
+    /// Instant after which the token is no longer valid.
     #[serde(rename = "expiresAt")]
     pub expires_at: ::chrono::DateTime<::chrono::Utc>,
 }

@@ -4,23 +4,28 @@
 use crate::models;
 use crate::Rejection;
 use crate::{
-    IssueTokenRequest, GetAccountRequest, CreateAccountRequest, ListAssetsRequest,
-    CreateAssetRequest, GetAssetRequest, UpdateAssetRequest, DeleteAssetRequest,
-    CreateAlertRuleRequest, ListAlertRulesRequest, ListAlertRuleGeofencesRequest,
-    GetAlertRuleRequest, UpdateAlertRuleRequest, DeleteAlertRuleRequest,
-    ListGeofencesRequest, CreateGeofenceRequest, GetGeofenceRequest,
-    UpdateGeofenceRequest, DeleteGeofenceRequest, GetIngestionTokenRequest,
+    IssueTokenRequest, GetAccountRequest, UpdateAccountRequest, CreateAccountRequest,
+    DeleteAccountRequest, ListChildAccountsRequest, RotateClientSecretRequest,
+    ListAssetsRequest, CreateAssetRequest, GetAssetRequest, UpdateAssetRequest,
+    DeleteAssetRequest, CreateAlertRuleRequest, ListAlertRulesRequest,
+    ListAlertRuleGeofencesRequest, GetAlertRuleRequest, UpdateAlertRuleRequest,
+    DeleteAlertRuleRequest, ListGeofencesRequest, CreateGeofenceRequest,
+    GetGeofenceRequest, UpdateGeofenceRequest, DeleteGeofenceRequest,
+    GetIngestionTokenRequest, ListIngestionTokensRequest, RevokeIngestionTokenRequest,
     GetPortalLinkRequest, IngestTelemetryRequest, GetAssetStateRequest,
     ListEventsRequest, GetEventRequest, AcknowledgeEventRequest,
     ListEventNotificationsRequest, GetWebhookSecretRequest, IssueTokenResponse,
-    GetAccountResponse, CreateAccountResponse, ListAssetsResponse, CreateAssetResponse,
-    GetAssetResponse, UpdateAssetResponse, DeleteAssetResponse, CreateAlertRuleResponse,
-    ListAlertRulesResponse, ListAlertRuleGeofencesResponse, GetAlertRuleResponse,
-    UpdateAlertRuleResponse, DeleteAlertRuleResponse, ListGeofencesResponse,
-    CreateGeofenceResponse, GetGeofenceResponse, UpdateGeofenceResponse,
-    DeleteGeofenceResponse, GetIngestionTokenResponse, GetPortalLinkResponse,
-    IngestTelemetryResponse, GetAssetStateResponse, ListEventsResponse, GetEventResponse,
-    AcknowledgeEventResponse, ListEventNotificationsResponse, GetWebhookSecretResponse,
+    GetAccountResponse, UpdateAccountResponse, CreateAccountResponse,
+    DeleteAccountResponse, ListChildAccountsResponse, RotateClientSecretResponse,
+    ListAssetsResponse, CreateAssetResponse, GetAssetResponse, UpdateAssetResponse,
+    DeleteAssetResponse, CreateAlertRuleResponse, ListAlertRulesResponse,
+    ListAlertRuleGeofencesResponse, GetAlertRuleResponse, UpdateAlertRuleResponse,
+    DeleteAlertRuleResponse, ListGeofencesResponse, CreateGeofenceResponse,
+    GetGeofenceResponse, UpdateGeofenceResponse, DeleteGeofenceResponse,
+    GetIngestionTokenResponse, ListIngestionTokensResponse, RevokeIngestionTokenResponse,
+    GetPortalLinkResponse, IngestTelemetryResponse, GetAssetStateResponse,
+    ListEventsResponse, GetEventResponse, AcknowledgeEventResponse,
+    ListEventNotificationsResponse, GetWebhookSecretResponse,
 };
 
 /// The operations of Asset Alerting API (version v1). Implement this trait, then serve it with [`router`](crate::router).
@@ -89,6 +94,21 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
         request: GetAccountRequest,
     ) -> impl Future<Output = GetAccountResponse> + Send;
 
+    /// Update an account
+    ///
+    /// `PUT /v1/accounts/{accountId}`
+    ///
+    /// Replaces the account's writable fields (name, friendlyName, culture,
+    /// technicalEmailAddress, callbackUri): a field left out is cleared. The read-only fields
+    /// of `Account` (id, parentId, createdAt) may be sent back as read and are ignored, so a
+    /// body obtained by GET can be sent back by PUT. A caller may update its own account and
+    /// every descendant.
+    fn update_account(
+        &self,
+        principal: Self::Principal,
+        request: UpdateAccountRequest,
+    ) -> impl Future<Output = UpdateAccountResponse> + Send;
+
     /// Create a child account
     ///
     /// `POST /v1/accounts/{accountId}`
@@ -102,6 +122,49 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
         principal: Self::Principal,
         request: CreateAccountRequest,
     ) -> impl Future<Output = CreateAccountResponse> + Send;
+
+    /// Delete an account and its subtree
+    ///
+    /// `DELETE /v1/accounts/{accountId}`
+    ///
+    /// Deletes the account, every descendant account and all their data for good: assets,
+    /// alert rules, geofences, telemetry, events, notifications not yet delivered, ingestion
+    /// tokens and credentials. Everything is deleted in one transaction, so a crash leaves
+    /// either all of it or none of it. Access tokens of deleted accounts stop working at once
+    /// (every operation answers 404 for them). A caller cannot delete its own account (409;
+    /// its parent can), so the root account is never deleted.
+    fn delete_account(
+        &self,
+        principal: Self::Principal,
+        request: DeleteAccountRequest,
+    ) -> impl Future<Output = DeleteAccountResponse> + Send;
+
+    /// List the child accounts of an account
+    ///
+    /// `GET /v1/accounts/{accountId}/children`
+    ///
+    /// Returns one page of the account's direct children, ordered by name, then id (stable
+    /// across pages). `skip` and `take` work as in list assets.
+    fn list_child_accounts(
+        &self,
+        principal: Self::Principal,
+        request: ListChildAccountsRequest,
+    ) -> impl Future<Output = ListChildAccountsResponse> + Send;
+
+    /// Rotate the client secret of an account
+    ///
+    /// `POST /v1/accounts/{accountId}/clientSecret`
+    ///
+    /// Replaces the account's client secret with a new random one, returned this once and
+    /// stored only hashed. The old secret stops working at once (no grace period): update the
+    /// client's configuration with the new one. Access tokens already issued stay valid until
+    /// they expire (at most 1 hour). A caller may rotate the secret of its own account and of
+    /// every descendant.
+    fn rotate_client_secret(
+        &self,
+        principal: Self::Principal,
+        request: RotateClientSecretRequest,
+    ) -> impl Future<Output = RotateClientSecretResponse> + Send;
 
     /// List the assets of an account
     ///
@@ -309,13 +372,42 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     ///
     /// Issues a new random, opaque token for telemetry ingestion into the account. The token
     /// is valid for 1 hour (see expiresAt) and is stored only hashed, so it cannot be
-    /// retrieved again. An account holds at most 10 unexpired ingestion tokens; beyond that
-    /// the service answers 409 until one expires.
+    /// retrieved again. Each caller may hold at most 10 unexpired ingestion tokens per
+    /// account: the tokens an ancestor requests for a descendant count against the ancestor's
+    /// allowance, never against the descendant's own, so no ancestor can lock an account out.
+    /// Beyond the limit the service answers 409 until one expires or is revoked
+    /// (`DELETE .../ingestionTokens/{tokenId}`).
     fn get_ingestion_token(
         &self,
         principal: Self::Principal,
         request: GetIngestionTokenRequest,
     ) -> impl Future<Output = GetIngestionTokenResponse> + Send;
+
+    /// List the unexpired ingestion tokens of an account
+    ///
+    /// `GET /v1/accounts/{accountId}/ingestionTokens`
+    ///
+    /// Returns the account's unexpired ingestion tokens, newest first, without their secret
+    /// (it is stored only hashed). `issuedBy` names the account whose caller requested each
+    /// token: the account itself or one of its ancestors.
+    fn list_ingestion_tokens(
+        &self,
+        principal: Self::Principal,
+        request: ListIngestionTokensRequest,
+    ) -> impl Future<Output = ListIngestionTokensResponse> + Send;
+
+    /// Revoke an ingestion token
+    ///
+    /// `DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`
+    ///
+    /// Revokes the token at once: telemetry posted with it afterwards answers 401, and it no
+    /// longer counts against the limit of unexpired tokens. Any caller that can see the
+    /// account may revoke any of its tokens, whoever requested it.
+    fn revoke_ingestion_token(
+        &self,
+        principal: Self::Principal,
+        request: RevokeIngestionTokenRequest,
+    ) -> impl Future<Output = RevokeIngestionTokenResponse> + Send;
 
     /// Get a link to the asset portal
     ///

@@ -22,6 +22,17 @@ pub struct GetAccountRequest {
     pub account_id: ::uuid::Uuid,
 }
 
+/// The parameters and body of [`update_account`](crate::AssetAlertingApi::update_account): `PUT /v1/accounts/{accountId}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpdateAccountRequest {
+    /// Id of the account owning the resource.
+    pub account_id: ::uuid::Uuid,
+    /// The request body.
+    ///
+    /// Media type: `application/json`.
+    pub body: models::AccountInput,
+}
+
 /// The parameters and body of [`create_account`](crate::AssetAlertingApi::create_account): `POST /v1/accounts/{accountId}`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateAccountRequest {
@@ -31,6 +42,35 @@ pub struct CreateAccountRequest {
     ///
     /// Media type: `application/json`.
     pub body: models::CreateAccountRequest,
+}
+
+/// The parameters and body of [`delete_account`](crate::AssetAlertingApi::delete_account): `DELETE /v1/accounts/{accountId}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeleteAccountRequest {
+    /// Id of the account owning the resource.
+    pub account_id: ::uuid::Uuid,
+}
+
+/// The parameters and body of [`list_child_accounts`](crate::AssetAlertingApi::list_child_accounts): `GET /v1/accounts/{accountId}/children`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListChildAccountsRequest {
+    /// Id of the account owning the resource.
+    pub account_id: ::uuid::Uuid,
+    /// Number of items to skip (default 0, minimum 0).
+    ///
+    /// Default: `0`.
+    pub skip: i32,
+    /// Maximum number of items to return (default 50, minimum 1, maximum 500).
+    ///
+    /// Default: `50`.
+    pub take: i32,
+}
+
+/// The parameters and body of [`rotate_client_secret`](crate::AssetAlertingApi::rotate_client_secret): `POST /v1/accounts/{accountId}/clientSecret`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RotateClientSecretRequest {
+    /// Id of the account owning the resource.
+    pub account_id: ::uuid::Uuid,
 }
 
 /// The parameters and body of [`list_assets`](crate::AssetAlertingApi::list_assets): `GET /v1/accounts/{accountId}/assets`.
@@ -216,6 +256,22 @@ pub struct DeleteGeofenceRequest {
 pub struct GetIngestionTokenRequest {
     /// Id of the account the token ingests telemetry for.
     pub account_id: ::uuid::Uuid,
+}
+
+/// The parameters and body of [`list_ingestion_tokens`](crate::AssetAlertingApi::list_ingestion_tokens): `GET /v1/accounts/{accountId}/ingestionTokens`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListIngestionTokensRequest {
+    /// Id of the account owning the resource.
+    pub account_id: ::uuid::Uuid,
+}
+
+/// The parameters and body of [`revoke_ingestion_token`](crate::AssetAlertingApi::revoke_ingestion_token): `DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RevokeIngestionTokenRequest {
+    /// Id of the account owning the resource.
+    pub account_id: ::uuid::Uuid,
+    /// Id of the ingestion token.
+    pub token_id: ::uuid::Uuid,
 }
 
 /// The parameters and body of [`get_portal_link`](crate::AssetAlertingApi::get_portal_link): `GET /v1/accounts/{accountId}/portalLink`.

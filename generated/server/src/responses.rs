@@ -93,11 +93,58 @@ impl IntoResponse for GetAccountResponse {
     }
 }
 
+/// The responses of [`update_account`](crate::AssetAlertingApi::update_account).
+#[derive(Debug, Clone, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "built once per request and written out at once"
+)]
+pub enum UpdateAccountResponse {
+    /// `200`: The updated account.
+    Ok(models::Account),
+    /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
+    BadRequest(models::ErrorBody),
+    /// `401`: The bearer token is missing, malformed, expired or rejected (code 1100).
+    Unauthorized {
+        body: models::ErrorBody,
+        /// The `WWW-Authenticate` header. The Bearer challenge, for example `Bearer error="invalid_token"`.
+        www_authenticate: Option<String>,
+    },
+    /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
+    NotFound(models::ErrorBody),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::ErrorBody),
+}
+
+impl IntoResponse for UpdateAccountResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Ok(body) => respond::json(StatusCode::OK, &body),
+            Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
+            Self::Unauthorized { body, www_authenticate } => {
+                let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
+                response
+            }
+            Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
 /// The responses of [`create_account`](crate::AssetAlertingApi::create_account).
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreateAccountResponse {
     /// `201`: The account was created.
-    Created(models::CreateAccountResponse),
+    Created {
+        body: models::CreateAccountResponse,
+        /// The `Cache-Control` header. Always `no-store`; the body carries a secret.
+        cache_control: Option<String>,
+    },
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
     BadRequest(models::ErrorBody),
     /// `401`: The bearer token is missing, malformed, expired or rejected (code 1100).
@@ -115,7 +162,139 @@ pub enum CreateAccountResponse {
 impl IntoResponse for CreateAccountResponse {
     fn into_response(self) -> Response {
         match self {
-            Self::Created(body) => respond::json(StatusCode::CREATED, &body),
+            Self::Created { body, cache_control } => {
+                let mut response = respond::json(StatusCode::CREATED, &body);
+                respond::optional_header(&mut response, "cache-control", cache_control);
+                response
+            }
+            Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
+            Self::Unauthorized { body, www_authenticate } => {
+                let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
+                response
+            }
+            Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+/// The responses of [`delete_account`](crate::AssetAlertingApi::delete_account).
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeleteAccountResponse {
+    /// `204`: The account and its subtree were deleted.
+    NoContent,
+    /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
+    BadRequest(models::ErrorBody),
+    /// `401`: The bearer token is missing, malformed, expired or rejected (code 1100).
+    Unauthorized {
+        body: models::ErrorBody,
+        /// The `WWW-Authenticate` header. The Bearer challenge, for example `Bearer error="invalid_token"`.
+        www_authenticate: Option<String>,
+    },
+    /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
+    NotFound(models::ErrorBody),
+    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId, geofence still referenced by an alert rule, or ingestion token limit reached.
+    Conflict(models::ErrorBody),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::ErrorBody),
+}
+
+impl IntoResponse for DeleteAccountResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::NoContent => respond::empty(StatusCode::NO_CONTENT),
+            Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
+            Self::Unauthorized { body, www_authenticate } => {
+                let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
+                response
+            }
+            Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
+            Self::Conflict(body) => respond::json(StatusCode::CONFLICT, &body),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+/// The responses of [`list_child_accounts`](crate::AssetAlertingApi::list_child_accounts).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListChildAccountsResponse {
+    /// `200`: The page of child accounts, ordered by name, then id.
+    Ok(Vec<models::Account>),
+    /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
+    BadRequest(models::ErrorBody),
+    /// `401`: The bearer token is missing, malformed, expired or rejected (code 1100).
+    Unauthorized {
+        body: models::ErrorBody,
+        /// The `WWW-Authenticate` header. The Bearer challenge, for example `Bearer error="invalid_token"`.
+        www_authenticate: Option<String>,
+    },
+    /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
+    NotFound(models::ErrorBody),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::ErrorBody),
+}
+
+impl IntoResponse for ListChildAccountsResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Ok(body) => respond::json(StatusCode::OK, &body),
+            Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
+            Self::Unauthorized { body, www_authenticate } => {
+                let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
+                response
+            }
+            Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+/// The responses of [`rotate_client_secret`](crate::AssetAlertingApi::rotate_client_secret).
+#[derive(Debug, Clone, PartialEq)]
+pub enum RotateClientSecretResponse {
+    /// `200`: The new client secret.
+    Ok {
+        body: models::ClientSecret,
+        /// The `Cache-Control` header. Always `no-store`; the body carries a secret.
+        cache_control: Option<String>,
+    },
+    /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
+    BadRequest(models::ErrorBody),
+    /// `401`: The bearer token is missing, malformed, expired or rejected (code 1100).
+    Unauthorized {
+        body: models::ErrorBody,
+        /// The `WWW-Authenticate` header. The Bearer challenge, for example `Bearer error="invalid_token"`.
+        www_authenticate: Option<String>,
+    },
+    /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
+    NotFound(models::ErrorBody),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::ErrorBody),
+}
+
+impl IntoResponse for RotateClientSecretResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Ok { body, cache_control } => {
+                let mut response = respond::json(StatusCode::OK, &body);
+                respond::optional_header(&mut response, "cache-control", cache_control);
+                response
+            }
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
@@ -799,7 +978,11 @@ impl IntoResponse for DeleteGeofenceResponse {
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetIngestionTokenResponse {
     /// `200`: A new ingestion token.
-    Ok(models::IngestionToken),
+    Ok {
+        body: models::IngestionToken,
+        /// The `Cache-Control` header. Always `no-store`; the body carries a secret.
+        cache_control: Option<String>,
+    },
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
     BadRequest(models::ErrorBody),
     /// `401`: The bearer token is missing, malformed, expired or rejected (code 1100).
@@ -819,7 +1002,11 @@ pub enum GetIngestionTokenResponse {
 impl IntoResponse for GetIngestionTokenResponse {
     fn into_response(self) -> Response {
         match self {
-            Self::Ok(body) => respond::json(StatusCode::OK, &body),
+            Self::Ok { body, cache_control } => {
+                let mut response = respond::json(StatusCode::OK, &body);
+                respond::optional_header(&mut response, "cache-control", cache_control);
+                response
+            }
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
@@ -837,11 +1024,93 @@ impl IntoResponse for GetIngestionTokenResponse {
     }
 }
 
+/// The responses of [`list_ingestion_tokens`](crate::AssetAlertingApi::list_ingestion_tokens).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListIngestionTokensResponse {
+    /// `200`: The unexpired ingestion tokens, newest first.
+    Ok(Vec<models::IngestionTokenInfo>),
+    /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
+    BadRequest(models::ErrorBody),
+    /// `401`: The bearer token is missing, malformed, expired or rejected (code 1100).
+    Unauthorized {
+        body: models::ErrorBody,
+        /// The `WWW-Authenticate` header. The Bearer challenge, for example `Bearer error="invalid_token"`.
+        www_authenticate: Option<String>,
+    },
+    /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
+    NotFound(models::ErrorBody),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::ErrorBody),
+}
+
+impl IntoResponse for ListIngestionTokensResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Ok(body) => respond::json(StatusCode::OK, &body),
+            Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
+            Self::Unauthorized { body, www_authenticate } => {
+                let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
+                response
+            }
+            Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+/// The responses of [`revoke_ingestion_token`](crate::AssetAlertingApi::revoke_ingestion_token).
+#[derive(Debug, Clone, PartialEq)]
+pub enum RevokeIngestionTokenResponse {
+    /// `204`: The token was revoked.
+    NoContent,
+    /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
+    BadRequest(models::ErrorBody),
+    /// `401`: The bearer token is missing, malformed, expired or rejected (code 1100).
+    Unauthorized {
+        body: models::ErrorBody,
+        /// The `WWW-Authenticate` header. The Bearer challenge, for example `Bearer error="invalid_token"`.
+        www_authenticate: Option<String>,
+    },
+    /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
+    NotFound(models::ErrorBody),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::ErrorBody),
+}
+
+impl IntoResponse for RevokeIngestionTokenResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::NoContent => respond::empty(StatusCode::NO_CONTENT),
+            Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
+            Self::Unauthorized { body, www_authenticate } => {
+                let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
+                response
+            }
+            Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
 /// The responses of [`get_portal_link`](crate::AssetAlertingApi::get_portal_link).
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetPortalLinkResponse {
     /// `200`: The signed portal link.
-    Ok(models::PortalLink),
+    Ok {
+        body: models::PortalLink,
+        /// The `Cache-Control` header. Always `no-store`; the body carries a secret.
+        cache_control: Option<String>,
+    },
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
     BadRequest(models::ErrorBody),
     /// `401`: The bearer token is missing, malformed, expired or rejected (code 1100).
@@ -859,7 +1128,11 @@ pub enum GetPortalLinkResponse {
 impl IntoResponse for GetPortalLinkResponse {
     fn into_response(self) -> Response {
         match self {
-            Self::Ok(body) => respond::json(StatusCode::OK, &body),
+            Self::Ok { body, cache_control } => {
+                let mut response = respond::json(StatusCode::OK, &body);
+                respond::optional_header(&mut response, "cache-control", cache_control);
+                response
+            }
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Unauthorized { body, www_authenticate } => {
                 let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);

@@ -8,19 +8,21 @@ use crate::params;
 use axum::http::HeaderMap;
 use crate::{
     respond, Rejection, RejectionKind, AssetAlertingApi, IssueTokenRequest,
-    GetAccountRequest, CreateAccountRequest, ListAssetsRequest, CreateAssetRequest,
-    GetAssetRequest, UpdateAssetRequest, DeleteAssetRequest, CreateAlertRuleRequest,
-    ListAlertRulesRequest, ListAlertRuleGeofencesRequest, GetAlertRuleRequest,
-    UpdateAlertRuleRequest, DeleteAlertRuleRequest, ListGeofencesRequest,
-    CreateGeofenceRequest, GetGeofenceRequest, UpdateGeofenceRequest,
-    DeleteGeofenceRequest, GetIngestionTokenRequest, GetPortalLinkRequest,
+    GetAccountRequest, UpdateAccountRequest, CreateAccountRequest, DeleteAccountRequest,
+    ListChildAccountsRequest, RotateClientSecretRequest, ListAssetsRequest,
+    CreateAssetRequest, GetAssetRequest, UpdateAssetRequest, DeleteAssetRequest,
+    CreateAlertRuleRequest, ListAlertRulesRequest, ListAlertRuleGeofencesRequest,
+    GetAlertRuleRequest, UpdateAlertRuleRequest, DeleteAlertRuleRequest,
+    ListGeofencesRequest, CreateGeofenceRequest, GetGeofenceRequest,
+    UpdateGeofenceRequest, DeleteGeofenceRequest, GetIngestionTokenRequest,
+    ListIngestionTokensRequest, RevokeIngestionTokenRequest, GetPortalLinkRequest,
     IngestTelemetryRequest, GetAssetStateRequest, ListEventsRequest, GetEventRequest,
     AcknowledgeEventRequest, ListEventNotificationsRequest, GetWebhookSecretRequest,
 };
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{get, post, delete};
 use axum::Router;
 use std::sync::Arc;
 
@@ -32,7 +34,15 @@ pub fn router<A: AssetAlertingApi>(api: Arc<A>) -> Router {
         .route("/v1/auth/token", post(handle_issue_token::<A>))
         .route(
             "/v1/accounts/{accountId}",
-            get(handle_get_account::<A>).post(handle_create_account::<A>),
+            get(handle_get_account::<A>)
+                .put(handle_update_account::<A>)
+                .post(handle_create_account::<A>)
+                .delete(handle_delete_account::<A>),
+        )
+        .route("/v1/accounts/{accountId}/children", get(handle_list_child_accounts::<A>))
+        .route(
+            "/v1/accounts/{accountId}/clientSecret",
+            post(handle_rotate_client_secret::<A>),
         )
         .route(
             "/v1/accounts/{accountId}/assets",
@@ -75,6 +85,14 @@ pub fn router<A: AssetAlertingApi>(api: Arc<A>) -> Router {
         .route(
             "/v1/accounts/{accountId}/ingestionToken",
             get(handle_get_ingestion_token::<A>),
+        )
+        .route(
+            "/v1/accounts/{accountId}/ingestionTokens",
+            get(handle_list_ingestion_tokens::<A>),
+        )
+        .route(
+            "/v1/accounts/{accountId}/ingestionTokens/{tokenId}",
+            delete(handle_revoke_ingestion_token::<A>),
         )
         .route("/v1/accounts/{accountId}/portalLink", get(handle_get_portal_link::<A>))
         .route("/v1/telemetry", post(handle_ingest_telemetry::<A>))
@@ -156,6 +174,35 @@ async fn read_get_account<A: AssetAlertingApi>(
     Ok((principal, request))
 }
 
+/// `PUT /v1/accounts/{accountId}`
+async fn handle_update_account<A: AssetAlertingApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_update_account(&*api, request).await {
+        Ok((principal, request)) => {
+            api.update_account(principal, request).await.into_response()
+        }
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`update_account`](AssetAlertingApi::update_account), or the reason to refuse it.
+async fn read_update_account<A: AssetAlertingApi>(
+    api: &A,
+    request: Request,
+) -> Result<(A::Principal, UpdateAccountRequest), Rejection> {
+    let (mut parts, raw_body) = request.into_parts();
+    let principal = require_bearer(api, &parts.headers).await?;
+    let path = params::Path::from_parts(&mut parts).await?;
+    let request = UpdateAccountRequest {
+        account_id: path.required(0, "accountId", params::value::<::uuid::Uuid>)?,
+        body: body::json::<models::AccountInput>(Request::from_parts(parts, raw_body))
+            .await?,
+    };
+    Ok((principal, request))
+}
+
 /// `POST /v1/accounts/{accountId}`
 async fn handle_create_account<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
@@ -183,6 +230,128 @@ async fn read_create_account<A: AssetAlertingApi>(
             models::CreateAccountRequest,
         >(Request::from_parts(parts, raw_body))
             .await?,
+    };
+    Ok((principal, request))
+}
+
+/// `DELETE /v1/accounts/{accountId}`
+async fn handle_delete_account<A: AssetAlertingApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_delete_account(&*api, request).await {
+        Ok((principal, request)) => {
+            api.delete_account(principal, request).await.into_response()
+        }
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`delete_account`](AssetAlertingApi::delete_account), or the reason to refuse it.
+async fn read_delete_account<A: AssetAlertingApi>(
+    api: &A,
+    request: Request,
+) -> Result<(A::Principal, DeleteAccountRequest), Rejection> {
+    let (mut parts, _) = request.into_parts();
+    let principal = require_bearer(api, &parts.headers).await?;
+    let path = params::Path::from_parts(&mut parts).await?;
+    let request = DeleteAccountRequest {
+        account_id: path.required(0, "accountId", params::value::<::uuid::Uuid>)?,
+    };
+    Ok((principal, request))
+}
+
+/// `GET /v1/accounts/{accountId}/children`
+async fn handle_list_child_accounts<A: AssetAlertingApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_list_child_accounts(&*api, request).await {
+        Ok((principal, request)) => {
+            api.list_child_accounts(principal, request).await.into_response()
+        }
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`list_child_accounts`](AssetAlertingApi::list_child_accounts), or the reason to refuse it.
+async fn read_list_child_accounts<A: AssetAlertingApi>(
+    api: &A,
+    request: Request,
+) -> Result<(A::Principal, ListChildAccountsRequest), Rejection> {
+    let (mut parts, _) = request.into_parts();
+    let principal = require_bearer(api, &parts.headers).await?;
+    let path = params::Path::from_parts(&mut parts).await?;
+    let query = params::Query::parse(parts.uri.query());
+    let request = ListChildAccountsRequest {
+        account_id: path.required(0, "accountId", params::value::<::uuid::Uuid>)?,
+        skip: {
+            let value = query
+                .optional("skip", params::numeric::<i32>(&models::patterns::NUMERIC_4))?
+                .unwrap_or(0i32);
+            params::check(
+                params::In::Query,
+                "skip",
+                |path, errors| {
+                    let value = &value;
+                    models::validation::range(
+                        f64::from(*value),
+                        path,
+                        Some((0f64, false)),
+                        None,
+                        errors,
+                    );
+                },
+            )?;
+            value
+        },
+        take: {
+            let value = query
+                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_4))?
+                .unwrap_or(50i32);
+            params::check(
+                params::In::Query,
+                "take",
+                |path, errors| {
+                    let value = &value;
+                    models::validation::range(
+                        f64::from(*value),
+                        path,
+                        Some((1f64, false)),
+                        Some((500f64, false)),
+                        errors,
+                    );
+                },
+            )?;
+            value
+        },
+    };
+    Ok((principal, request))
+}
+
+/// `POST /v1/accounts/{accountId}/clientSecret`
+async fn handle_rotate_client_secret<A: AssetAlertingApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_rotate_client_secret(&*api, request).await {
+        Ok((principal, request)) => {
+            api.rotate_client_secret(principal, request).await.into_response()
+        }
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`rotate_client_secret`](AssetAlertingApi::rotate_client_secret), or the reason to refuse it.
+async fn read_rotate_client_secret<A: AssetAlertingApi>(
+    api: &A,
+    request: Request,
+) -> Result<(A::Principal, RotateClientSecretRequest), Rejection> {
+    let (mut parts, _) = request.into_parts();
+    let principal = require_bearer(api, &parts.headers).await?;
+    let path = params::Path::from_parts(&mut parts).await?;
+    let request = RotateClientSecretRequest {
+        account_id: path.required(0, "accountId", params::value::<::uuid::Uuid>)?,
     };
     Ok((principal, request))
 }
@@ -713,6 +882,61 @@ async fn read_get_ingestion_token<A: AssetAlertingApi>(
     let path = params::Path::from_parts(&mut parts).await?;
     let request = GetIngestionTokenRequest {
         account_id: path.required(0, "accountId", params::value::<::uuid::Uuid>)?,
+    };
+    Ok((principal, request))
+}
+
+/// `GET /v1/accounts/{accountId}/ingestionTokens`
+async fn handle_list_ingestion_tokens<A: AssetAlertingApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_list_ingestion_tokens(&*api, request).await {
+        Ok((principal, request)) => {
+            api.list_ingestion_tokens(principal, request).await.into_response()
+        }
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`list_ingestion_tokens`](AssetAlertingApi::list_ingestion_tokens), or the reason to refuse it.
+async fn read_list_ingestion_tokens<A: AssetAlertingApi>(
+    api: &A,
+    request: Request,
+) -> Result<(A::Principal, ListIngestionTokensRequest), Rejection> {
+    let (mut parts, _) = request.into_parts();
+    let principal = require_bearer(api, &parts.headers).await?;
+    let path = params::Path::from_parts(&mut parts).await?;
+    let request = ListIngestionTokensRequest {
+        account_id: path.required(0, "accountId", params::value::<::uuid::Uuid>)?,
+    };
+    Ok((principal, request))
+}
+
+/// `DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`
+async fn handle_revoke_ingestion_token<A: AssetAlertingApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_revoke_ingestion_token(&*api, request).await {
+        Ok((principal, request)) => {
+            api.revoke_ingestion_token(principal, request).await.into_response()
+        }
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`revoke_ingestion_token`](AssetAlertingApi::revoke_ingestion_token), or the reason to refuse it.
+async fn read_revoke_ingestion_token<A: AssetAlertingApi>(
+    api: &A,
+    request: Request,
+) -> Result<(A::Principal, RevokeIngestionTokenRequest), Rejection> {
+    let (mut parts, _) = request.into_parts();
+    let principal = require_bearer(api, &parts.headers).await?;
+    let path = params::Path::from_parts(&mut parts).await?;
+    let request = RevokeIngestionTokenRequest {
+        account_id: path.required(0, "accountId", params::value::<::uuid::Uuid>)?,
+        token_id: path.required(1, "tokenId", params::value::<::uuid::Uuid>)?,
     };
     Ok((principal, request))
 }

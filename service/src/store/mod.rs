@@ -45,6 +45,17 @@ pub struct AccountRecord {
     pub created_at: DateTime<Utc>,
 }
 
+/// An ingestion token as stored, without its secret (only its hash is kept).
+#[derive(Debug, Clone, PartialEq)]
+pub struct IngestionTokenRecord {
+    pub id: Uuid,
+    pub account_id: Uuid,
+    /// The account whose caller requested it: the account itself or an ancestor.
+    pub issued_by: Uuid,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+}
+
 /// What deleting a geofence did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GeofenceDeletion {
@@ -67,12 +78,23 @@ pub trait Store: Sync + 'static {
     async fn setting(&self, key: &str) -> StoreResult<Option<String>>;
     /// Stores `value` under `key` unless a value is there; returns the value that is stored.
     async fn setting_or_insert(&self, key: &str, value: &str) -> StoreResult<String>;
+    async fn delete_setting(&self, key: &str) -> StoreResult<()>;
 
     async fn account_count(&self) -> StoreResult<i64>;
     async fn insert_account(&self, account: &AccountRecord) -> StoreResult<()>;
     async fn account(&self, id: Uuid) -> StoreResult<Option<AccountRecord>>;
     /// Whether `account` is `ancestor` or one of its descendants.
     async fn is_within(&self, ancestor: Uuid, account: Uuid) -> StoreResult<bool>;
+    /// Replaces the account's name, friendly name, culture, e-mail address and callback URI;
+    /// `false` when it does not exist.
+    async fn update_account(&self, account: &AccountRecord) -> StoreResult<bool>;
+    /// One page of the account's direct children, by name, then id.
+    async fn child_accounts(&self, parent: Uuid, page: Page) -> StoreResult<Vec<AccountRecord>>;
+    /// Deletes the account, every descendant and all their data, in one transaction; `false`
+    /// when it does not exist.
+    async fn delete_account_tree(&self, id: Uuid) -> StoreResult<bool>;
+    /// Replaces the hash of the account's client secret; `false` when it does not exist.
+    async fn set_secret_hash(&self, id: Uuid, secret_hash: &str) -> StoreResult<bool>;
 
     async fn list_assets(
         &self,
@@ -124,13 +146,21 @@ pub trait Store: Sync + 'static {
         event_type: EventType,
     ) -> StoreResult<Vec<Geofence>>;
 
-    /// Stores an ingestion token's hash unless the account already has `limit` unexpired ones.
+    /// Stores an ingestion token and its hash unless its issuer already holds `limit` unexpired
+    /// tokens of the account.
     async fn insert_ingestion_token(
         &self,
-        account: Uuid,
+        token: &IngestionTokenRecord,
         token_hash: &str,
-        expires_at: DateTime<Utc>,
         now: DateTime<Utc>,
         limit: i64,
     ) -> StoreResult<bool>;
+    /// The account's unexpired ingestion tokens, newest first.
+    async fn ingestion_tokens(
+        &self,
+        account: Uuid,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Vec<IngestionTokenRecord>>;
+    /// Deletes one of the account's ingestion tokens; `false` when there is no such token.
+    async fn revoke_ingestion_token(&self, account: Uuid, id: Uuid) -> StoreResult<bool>;
 }

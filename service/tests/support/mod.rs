@@ -125,6 +125,9 @@ pub async fn child(
 
 pub fn asset_input(external_id: &str) -> AssetInput {
     AssetInput {
+        id: None,
+        account_id: None,
+        is_deleted: None,
         external_id: external_id.to_owned(),
         name: format!("Vehicle {external_id}"),
         tier: AssetTier::Basic,
@@ -147,6 +150,8 @@ pub fn square(lon: f64, lat: f64) -> GeoJsonPolygon {
 
 pub fn geofence_input(external_id: &str, name: &str) -> GeofenceInput {
     GeofenceInput {
+        id: None,
+        account_id: None,
         external_id: external_id.to_owned(),
         name: name.to_owned(),
         polygon: square(13.0, 52.0),
@@ -161,6 +166,9 @@ pub fn plain_rule(
     channel: Channel,
 ) -> AlertRuleInput {
     AlertRuleInput {
+        id: None,
+        account_id: None,
+        asset_id: None,
         event_type,
         order,
         recipient,
@@ -198,6 +206,9 @@ pub fn sms(interactive: bool) -> Channel {
 
 pub fn rule_input(event_type: EventType, order: i32, inside: Vec<Uuid>) -> AlertRuleInput {
     AlertRuleInput {
+        id: None,
+        account_id: None,
+        asset_id: None,
         event_type,
         order,
         recipient: Recipient {

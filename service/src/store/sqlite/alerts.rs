@@ -468,7 +468,9 @@ impl SqliteStore {
         };
         if let Some((outcome, code, message)) = attempt {
             sqlx::query(
-                "INSERT INTO notification_attempts (notification_id, at, outcome, provider_code, message) VALUES (?, ?, ?, ?, ?)",
+                // The notification may be gone (its account deleted while it was being sent).
+                "INSERT INTO notification_attempts (notification_id, at, outcome, provider_code, message) \
+                 SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM notifications WHERE id = ?1)",
             )
             .bind(&id)
             .bind(ts(at))

@@ -2,7 +2,9 @@
 
 mod alerts;
 
-use super::{AccountRecord, GeofenceDeletion, Page, Store, StoreError, StoreResult};
+use super::{
+    AccountRecord, GeofenceDeletion, IngestionTokenRecord, Page, Store, StoreError, StoreResult,
+};
 use asset_alerting_models::{
     AlertRule, Asset, AssetTier, EventType, GeoJsonPolygon, Geofence, TelemetryRules,
 };
@@ -50,6 +52,11 @@ fn migrator() -> Migrator {
             3,
             "telemetry, events, notifications",
             include_str!("../../../migrations/0003_telemetry_events_notifications.sql"),
+        ),
+        migration(
+            4,
+            "account lifecycle",
+            include_str!("../../../migrations/0004_account_lifecycle.sql"),
         ),
     ])
 }
@@ -242,6 +249,14 @@ impl Store for SqliteStore {
         Ok(self.setting(key).await?.unwrap_or_else(|| value.to_owned()))
     }
 
+    async fn delete_setting(&self, key: &str) -> StoreResult<()> {
+        sqlx::query("DELETE FROM settings WHERE key = ?")
+            .bind(key)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     async fn account_count(&self) -> StoreResult<i64> {
         Ok(sqlx::query("SELECT COUNT(*) AS n FROM accounts")
             .fetch_one(&self.pool)
@@ -289,6 +304,94 @@ impl Store for SqliteStore {
         .fetch_one(&self.pool)
         .await?;
         Ok(row.try_get::<i64, _>("n")? > 0)
+    }
+
+    async fn update_account(&self, a: &AccountRecord) -> StoreResult<bool> {
+        let result = sqlx::query(
+            "UPDATE accounts SET name = ?, friendly_name = ?, culture = ?, technical_email_address = ?, \
+             callback_uri = ? WHERE id = ?",
+        )
+        .bind(&a.name)
+        .bind(&a.friendly_name)
+        .bind(&a.culture)
+        .bind(&a.technical_email_address)
+        .bind(&a.callback_uri)
+        .bind(a.id.to_string())
+        .execute(&self.pool)
+        .await?;
+        Ok(result.rows_affected() > 0)
+    }
+
+    async fn child_accounts(&self, parent: Uuid, page: Page) -> StoreResult<Vec<AccountRecord>> {
+        let rows = sqlx::query(
+            "SELECT * FROM accounts WHERE parent_id = ? ORDER BY name, id LIMIT ? OFFSET ?",
+        )
+        .bind(parent.to_string())
+        .bind(page.take)
+        .bind(page.skip)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(Self::account_from).collect()
+    }
+
+    async fn delete_account_tree(&self, id: Uuid) -> StoreResult<bool> {
+        let _writer = self.writer.lock().await;
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        sqlx::query(
+            "CREATE TEMP TABLE IF NOT EXISTS doomed_accounts (id TEXT PRIMARY KEY NOT NULL)",
+        )
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("DELETE FROM doomed_accounts")
+            .execute(&mut *tx)
+            .await?;
+        let found = sqlx::query(
+            "INSERT INTO doomed_accounts (id) WITH RECURSIVE tree (id) AS ( \
+                 SELECT id FROM accounts WHERE id = ? \
+                 UNION ALL SELECT a.id FROM accounts a JOIN tree t ON a.parent_id = t.id \
+             ) SELECT id FROM tree",
+        )
+        .bind(id.to_string())
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if found == 0 {
+            return Ok(false);
+        }
+        // Children before parents: every foreign key holds after each statement.
+        const DELETES: &[&str] = &[
+            "DELETE FROM notification_attempts WHERE notification_id IN (SELECT id FROM notifications \
+                 WHERE account_id IN doomed_accounts OR webhook_account_id IN doomed_accounts \
+                 OR event_id IN (SELECT id FROM events WHERE account_id IN doomed_accounts))",
+            "UPDATE notifications SET digest_id = NULL WHERE digest_id IN (SELECT id FROM notifications \
+                 WHERE account_id IN doomed_accounts)",
+            "DELETE FROM notifications WHERE account_id IN doomed_accounts \
+                 OR webhook_account_id IN doomed_accounts \
+                 OR event_id IN (SELECT id FROM events WHERE account_id IN doomed_accounts)",
+            "DELETE FROM events WHERE account_id IN doomed_accounts",
+            "DELETE FROM telemetry WHERE asset_id IN (SELECT id FROM assets WHERE account_id IN doomed_accounts)",
+            "DELETE FROM asset_state WHERE asset_id IN (SELECT id FROM assets WHERE account_id IN doomed_accounts)",
+            "DELETE FROM alert_rules WHERE account_id IN doomed_accounts",
+            "DELETE FROM geofences WHERE account_id IN doomed_accounts",
+            "DELETE FROM assets WHERE account_id IN doomed_accounts",
+            "DELETE FROM ingestion_tokens WHERE account_id IN doomed_accounts OR issued_by IN doomed_accounts",
+            "DELETE FROM accounts WHERE id IN doomed_accounts",
+            "DELETE FROM doomed_accounts",
+        ];
+        for statement in DELETES {
+            sqlx::query(*statement).execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    async fn set_secret_hash(&self, id: Uuid, secret_hash: &str) -> StoreResult<bool> {
+        let result = sqlx::query("UPDATE accounts SET secret_hash = ? WHERE id = ?")
+            .bind(secret_hash)
+            .bind(id.to_string())
+            .execute(&self.pool)
+            .await?;
+        Ok(result.rows_affected() > 0)
     }
 
     async fn list_assets(
@@ -584,25 +687,64 @@ impl Store for SqliteStore {
 
     async fn insert_ingestion_token(
         &self,
-        account: Uuid,
+        t: &IngestionTokenRecord,
         token_hash: &str,
-        expires_at: DateTime<Utc>,
         now: DateTime<Utc>,
         limit: i64,
     ) -> StoreResult<bool> {
         // One statement: the count and the insert cannot interleave with another request's.
         let result = sqlx::query(
-            "INSERT INTO ingestion_tokens (token_hash, account_id, expires_at) \
-             SELECT ?, ?, ? WHERE (SELECT COUNT(*) FROM ingestion_tokens WHERE account_id = ? AND expires_at > ?) < ?",
+            "INSERT INTO ingestion_tokens (token_hash, account_id, expires_at, id, issued_by, created_at) \
+             SELECT ?, ?, ?, ?, ?, ? WHERE (SELECT COUNT(*) FROM ingestion_tokens \
+                 WHERE account_id = ? AND issued_by = ? AND expires_at > ?) < ?",
         )
         .bind(token_hash)
-        .bind(account.to_string())
-        .bind(ts(expires_at))
-        .bind(account.to_string())
+        .bind(t.account_id.to_string())
+        .bind(ts(t.expires_at))
+        .bind(t.id.to_string())
+        .bind(t.issued_by.to_string())
+        .bind(ts(t.created_at))
+        .bind(t.account_id.to_string())
+        .bind(t.issued_by.to_string())
         .bind(ts(now))
         .bind(limit)
         .execute(&self.pool)
         .await?;
+        Ok(result.rows_affected() > 0)
+    }
+
+    async fn ingestion_tokens(
+        &self,
+        account: Uuid,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Vec<IngestionTokenRecord>> {
+        let rows = sqlx::query(
+            "SELECT id, account_id, issued_by, created_at, expires_at FROM ingestion_tokens \
+             WHERE account_id = ? AND expires_at > ? ORDER BY created_at DESC, id",
+        )
+        .bind(account.to_string())
+        .bind(ts(now))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(IngestionTokenRecord {
+                    id: parse_uuid(r.try_get("id")?)?,
+                    account_id: parse_uuid(r.try_get("account_id")?)?,
+                    issued_by: parse_uuid(r.try_get("issued_by")?)?,
+                    created_at: parse_ts(r.try_get("created_at")?)?,
+                    expires_at: parse_ts(r.try_get("expires_at")?)?,
+                })
+            })
+            .collect()
+    }
+
+    async fn revoke_ingestion_token(&self, account: Uuid, id: Uuid) -> StoreResult<bool> {
+        let result = sqlx::query("DELETE FROM ingestion_tokens WHERE account_id = ? AND id = ?")
+            .bind(account.to_string())
+            .bind(id.to_string())
+            .execute(&self.pool)
+            .await?;
         Ok(result.rows_affected() > 0)
     }
 }
