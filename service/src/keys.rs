@@ -172,7 +172,8 @@ impl Keys {
         for t in &self.tokens {
             text.push_str(&format!(
                 "token {} {}\n",
-                t.created.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+                t.created
+                    .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
                 B64.encode(&t.secret)
             ));
         }

@@ -410,7 +410,10 @@ async fn deleting_an_account_removes_its_subtree_and_nothing_else() {
         Some(sibling.id)
     );
     let children = store.child_accounts(root.id, page).await.unwrap();
-    assert_eq!(children.iter().map(|a| a.id).collect::<Vec<_>>(), [sibling.id]);
+    assert_eq!(
+        children.iter().map(|a| a.id).collect::<Vec<_>>(),
+        [sibling.id]
+    );
 }
 
 #[tokio::test]
