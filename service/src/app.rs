@@ -134,6 +134,9 @@ impl App {
         ));
         let extra = axum::Router::new()
             .route("/healthz", get(healthz))
+            .route("/openapi.yaml", get(crate::contract::openapi_yaml))
+            .route("/openapi.json", get(crate::contract::openapi_json))
+            .route("/docs", get(crate::contract::docs))
             .route("/portal/{account_id}", get(portal::portal_page))
             .route(
                 "/ack/{notification_id}",

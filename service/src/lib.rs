@@ -4,6 +4,7 @@ pub mod api;
 pub mod app;
 pub mod auth;
 pub mod config;
+pub mod contract;
 pub mod delivery;
 pub mod dispatch;
 mod handlers;

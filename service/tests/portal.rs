@@ -554,3 +554,65 @@ async fn chromium_renders_the_portal() {
     eprintln!("screenshot: {}", out.join("portal.png").display());
     service.stop().await;
 }
+
+/// `/openapi.yaml` and `/openapi.json` serve the spec the service was generated from; `/docs`
+/// renders it in a browser without fetching anything.
+#[tokio::test]
+async fn the_contract_is_served_and_readable_in_a_browser() {
+    let (_dir, service) = started().await;
+    let spec = include_str!("../../spec/asset-alerting.yaml");
+    let yaml = reqwest::get(format!("{}/openapi.yaml", service.base))
+        .await
+        .unwrap();
+    assert_eq!(yaml.headers()["content-type"], "application/yaml");
+    assert_eq!(yaml.text().await.unwrap(), spec);
+    let json: serde_json::Value = reqwest::get(format!("{}/openapi.json", service.base))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let expected: serde_json::Value = serde_yaml::from_str(spec).unwrap();
+    assert_eq!(json, expected);
+
+    let docs_url = format!("{}/docs", service.base);
+    let docs = reqwest::get(&docs_url).await.unwrap();
+    assert_page_headers(&docs);
+    let html = docs.text().await.unwrap();
+    for loads in ["<script", "src=", "<link", "@import"] {
+        assert!(!html.contains(loads), "the page loads nothing: {loads}");
+    }
+
+    if !Path::new(CHROMIUM).exists() {
+        if std::env::var_os("CI").is_some() {
+            panic!("{CHROMIUM} is missing; CI must install it (apt-get install chromium)");
+        }
+        eprintln!("skipped the browser part: chromium not installed");
+        return service.stop().await;
+    }
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("docs-screenshot");
+    std::fs::create_dir_all(&out).unwrap();
+    let dom_file = out.join("docs.html");
+    chromium(&["--dump-dom".to_owned(), docs_url.clone()], &dom_file).await;
+    let dom = std::fs::read_to_string(&dom_file).unwrap();
+    for operation in [
+        "listAssets",
+        "ingestTelemetry",
+        "deleteAccount",
+        "issueToken",
+    ] {
+        assert!(
+            dom.contains(&format!("id=\"op-{operation}\"")),
+            "{operation}"
+        );
+    }
+    assert!(dom.contains("id=\"schema-Asset\""));
+    let page = screenshot(&docs_url, &out.join("docs.png")).await;
+    let blank = screenshot(
+        "data:text/html,<title>blank</title>",
+        &out.join("blank.png"),
+    )
+    .await;
+    assert!(page.len() > 4 * blank.len(), "the docs page is not blank");
+    service.stop().await;
+}
