@@ -362,12 +362,15 @@ async fn events_filter_and_page_newest_first() {
         .await
         .unwrap();
     assert_eq!(alarms(&page), [(van.id, minute(3)), (truck.id, minute(2))]);
-    let (status, code) = status_of(
-        root.list_events(account)
-            .from(minute(5))
-            .to(minute(2))
+    // An empty range is a question with an empty answer.
+    for (from, to) in [(minute(5), minute(2)), (minute(3), minute(3))] {
+        let none = root
+            .list_events(account)
+            .from(from)
+            .to(to)
             .send()
-            .await,
-    );
-    assert_eq!((status, code), (400, 1000));
+            .await
+            .unwrap();
+        assert!(none.is_empty(), "{from}..{to}: {none:?}");
+    }
 }

@@ -166,8 +166,8 @@ impl crate::Client {
     ///
     /// Returns one page of the account's assets, ordered by externalId, then id (stable across
     /// pages). `skip` defaults to 0 and `take` to 50; `take` is at most 500. Both are int32 and
-    /// are also accepted as strings matching `^-?(?:0|[1-9]\d*)$`; values out of range are
-    /// rejected with 400. `externalId` filters by exact value. Soft-deleted assets are hidden
+    /// are also accepted as decimal strings within the same bounds (the schemas' patterns);
+    /// values out of range are rejected with 400. `externalId` filters by exact value. Soft-deleted assets are hidden
     /// unless `includeDeleted` is true.
     ///
     /// `GET /v1/accounts/{accountId}/assets`
@@ -727,8 +727,8 @@ impl crate::Client {
     ///
     /// Returns one page of the account's events, newest first (by occurredAt, then id
     /// descending). Filters combine: `assetId`, `eventType` (1 = Any means no filter),
-    /// `from` (inclusive) and `to` (exclusive) on occurredAt. `skip` and `take` work as in
-    /// list assets (take 1..500, default 50).
+    /// `from` (inclusive) and `to` (exclusive) on occurredAt; `from` at or after `to` matches
+    /// nothing. `skip` and `take` work as in list assets (take 1..500, default 50).
     ///
     /// `GET /v1/accounts/{accountId}/events`
     ///
@@ -1070,7 +1070,7 @@ pub struct ListChildAccounts {
 }
 
 impl ListChildAccounts {
-    /// Number of items to skip (default 0, minimum 0).
+    /// Number of items to skip (default 0, minimum 0, maximum 999999999).
     ///
     /// When not set, the server applies its default: `0`.
     pub fn skip(mut self, value: i32) -> Self {
@@ -1243,7 +1243,7 @@ impl ListAssets {
         self
     }
 
-    /// Number of assets to skip (default 0, minimum 0).
+    /// Number of assets to skip (default 0, minimum 0, maximum 999999999).
     ///
     /// When not set, the server applies its default: `0`.
     pub fn skip(mut self, value: i32) -> Self {
@@ -2415,7 +2415,7 @@ impl ListEvents {
         self
     }
 
-    /// Number of items to skip (default 0, minimum 0).
+    /// Number of items to skip (default 0, minimum 0, maximum 999999999).
     ///
     /// When not set, the server applies its default: `0`.
     pub fn skip(mut self, value: i32) -> Self {

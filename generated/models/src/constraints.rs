@@ -166,6 +166,14 @@ impl Validate for Asset {
                 );
             }
         }
+        {
+            let value = &self.telemetry_rules;
+            let path = validation::field(path, "telemetryRules");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                v0.validate_at(path, errors);
+            }
+        }
     }
 }
 
@@ -201,11 +209,48 @@ impl Validate for AssetInput {
                 }
             }
         }
+        {
+            let value = &self.telemetry_rules;
+            let path = validation::field(path, "telemetryRules");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                v0.validate_at(path, errors);
+            }
+        }
     }
 }
 
 impl Validate for TelemetryRules {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.speed_limit;
+            let path = validation::field(path, "speedLimit");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                validation::range(
+                    f64::from(*v0),
+                    path,
+                    Some((0f64, false)),
+                    Some((4294967295f64, false)),
+                    errors,
+                );
+            }
+        }
+        {
+            let value = &self.engine_speed_limit;
+            let path = validation::field(path, "engineSpeedLimit");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                validation::range(
+                    f64::from(*v0),
+                    path,
+                    Some((0f64, false)),
+                    Some((4294967295f64, false)),
+                    errors,
+                );
+            }
+        }
+    }
 }
 
 impl Validate for AlertRule {

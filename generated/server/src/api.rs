@@ -172,8 +172,8 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     ///
     /// Returns one page of the account's assets, ordered by externalId, then id (stable across
     /// pages). `skip` defaults to 0 and `take` to 50; `take` is at most 500. Both are int32 and
-    /// are also accepted as strings matching `^-?(?:0|[1-9]\d*)$`; values out of range are
-    /// rejected with 400. `externalId` filters by exact value. Soft-deleted assets are hidden
+    /// are also accepted as decimal strings within the same bounds (the schemas' patterns);
+    /// values out of range are rejected with 400. `externalId` filters by exact value. Soft-deleted assets are hidden
     /// unless `includeDeleted` is true.
     fn list_assets(
         &self,
@@ -473,8 +473,8 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     ///
     /// Returns one page of the account's events, newest first (by occurredAt, then id
     /// descending). Filters combine: `assetId`, `eventType` (1 = Any means no filter),
-    /// `from` (inclusive) and `to` (exclusive) on occurredAt. `skip` and `take` work as in
-    /// list assets (take 1..500, default 50).
+    /// `from` (inclusive) and `to` (exclusive) on occurredAt; `from` at or after `to` matches
+    /// nothing. `skip` and `take` work as in list assets (take 1..500, default 50).
     fn list_events(
         &self,
         principal: Self::Principal,

@@ -56,7 +56,7 @@ pub struct DeleteAccountRequest {
 pub struct ListChildAccountsRequest {
     /// Id of the account owning the resource.
     pub account_id: ::uuid::Uuid,
-    /// Number of items to skip (default 0, minimum 0).
+    /// Number of items to skip (default 0, minimum 0, maximum 999999999).
     ///
     /// Default: `0`.
     pub skip: i32,
@@ -80,7 +80,7 @@ pub struct ListAssetsRequest {
     pub account_id: ::uuid::Uuid,
     /// When given, only assets whose externalId equals this value (exact match).
     pub external_id: Option<String>,
-    /// Number of assets to skip (default 0, minimum 0).
+    /// Number of assets to skip (default 0, minimum 0, maximum 999999999).
     ///
     /// Default: `0`.
     pub skip: i32,
@@ -312,7 +312,7 @@ pub struct ListEventsRequest {
     pub from: Option<::chrono::DateTime<::chrono::Utc>>,
     /// Only events that occurred before this instant.
     pub to: Option<::chrono::DateTime<::chrono::Utc>>,
-    /// Number of items to skip (default 0, minimum 0).
+    /// Number of items to skip (default 0, minimum 0, maximum 999999999).
     ///
     /// Default: `0`.
     pub skip: i32,

@@ -298,7 +298,7 @@ async fn read_list_child_accounts<A: AssetAlertingApi>(
                         f64::from(*value),
                         path,
                         Some((0f64, false)),
-                        None,
+                        Some((999999999f64, false)),
                         errors,
                     );
                 },
@@ -307,7 +307,7 @@ async fn read_list_child_accounts<A: AssetAlertingApi>(
         },
         take: {
             let value = query
-                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_4))?
+                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_7))?
                 .unwrap_or(50i32);
             params::check(
                 params::In::Query,
@@ -394,7 +394,7 @@ async fn read_list_assets<A: AssetAlertingApi>(
                         f64::from(*value),
                         path,
                         Some((0f64, false)),
-                        None,
+                        Some((999999999f64, false)),
                         errors,
                     );
                 },
@@ -403,7 +403,7 @@ async fn read_list_assets<A: AssetAlertingApi>(
         },
         take: {
             let value = query
-                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_4))?
+                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_7))?
                 .unwrap_or(50i32);
             params::check(
                 params::In::Query,
@@ -1069,7 +1069,7 @@ async fn read_list_events<A: AssetAlertingApi>(
                         f64::from(*value),
                         path,
                         Some((0f64, false)),
-                        None,
+                        Some((999999999f64, false)),
                         errors,
                     );
                 },
@@ -1078,7 +1078,7 @@ async fn read_list_events<A: AssetAlertingApi>(
         },
         take: {
             let value = query
-                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_4))?
+                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_7))?
                 .unwrap_or(50i32);
             params::check(
                 params::In::Query,
