@@ -143,15 +143,18 @@ impl App {
                 get(crate::pages::ack_page).post(crate::pages::ack_submit),
             )
             .with_state(service.clone());
-        let router = asset_alerting_server::router(service).merge(extra).layer(
-            TraceLayer::new_for_http()
-                .make_span_with(DefaultMakeSpan::new().level(Level::INFO))
-                .on_response(
-                    DefaultOnResponse::new()
-                        .level(Level::INFO)
-                        .latency_unit(LatencyUnit::Micros),
-                ),
-        );
+        let router = asset_alerting_server::router(service)
+            .merge(extra)
+            .layer(axum::middleware::from_fn(token_endpoint_errors))
+            .layer(
+                TraceLayer::new_for_http()
+                    .make_span_with(DefaultMakeSpan::new().level(Level::INFO))
+                    .on_response(
+                        DefaultOnResponse::new()
+                            .level(Level::INFO)
+                            .latency_unit(LatencyUnit::Micros),
+                    ),
+            );
         Ok(App {
             router,
             store,
@@ -206,6 +209,31 @@ async fn bootstrap_root(
         })
         .await?;
     Ok(Some(RootCredentials { id, secret }))
+}
+
+/// The token endpoint answers every failure in RFC 6749's shape (section 5.2), also the 405 that
+/// the router gives a method other than POST before any operation runs.
+async fn token_endpoint_errors(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let at_token_endpoint = request.uri().path() == "/v1/auth/token";
+    let response = next.run(request).await;
+    if !at_token_endpoint || response.status() != StatusCode::METHOD_NOT_ALLOWED {
+        return response;
+    }
+    let body = asset_alerting_models::OAuthError {
+        error: asset_alerting_models::OAuthErrorError::InvalidRequest,
+        error_description: Some("the token endpoint accepts POST only".to_owned()),
+    };
+    let allow = response.headers().get(axum::http::header::ALLOW).cloned();
+    let mut answer = (StatusCode::METHOD_NOT_ALLOWED, axum::Json(body)).into_response();
+    if let Some(allow) = allow {
+        answer
+            .headers_mut()
+            .insert(axum::http::header::ALLOW, allow);
+    }
+    answer
 }
 
 async fn healthz(State(service): State<Arc<Service<SqliteStore>>>) -> Response {

@@ -99,8 +99,8 @@ impl<S: Store + AlertStore> AssetAlertingApi for Service<S> {
     }
 
     /// What the router refused at the token endpoint, in RFC 6749's error shape (section 5.2):
-    /// credentials it could not read are `invalid_client` (401), a missing or malformed form or
-    /// another media type `invalid_request` (400); other statuses (413) get the API's error body.
+    /// credentials it could not read are `invalid_client` (401), everything else the client got
+    /// wrong `invalid_request` (400), a too large body included.
     fn issue_token_rejection(&self, rejection: &Rejection) -> IssueTokenResponse {
         use asset_alerting_models::OAuthError;
         let body = |error| OAuthError {
@@ -112,13 +112,11 @@ impl<S: Store + AlertStore> AssetAlertingApi for Service<S> {
                 body: body(OAuthErrorError::InvalidClient),
                 www_authenticate: Some(r#"Basic realm="asset-alerting""#.to_owned()),
             },
-            RejectionKind::InvalidParameter
-            | RejectionKind::MalformedBody
-            | RejectionKind::InvalidBody
-            | RejectionKind::UnsupportedMediaType => {
-                IssueTokenResponse::BadRequest(body(OAuthErrorError::InvalidRequest))
+            _ if rejection.status.is_server_error() => {
+                IssueTokenResponse::Other(rejection.status, self.rejection(rejection))
             }
-            _ => IssueTokenResponse::Other(rejection.status, self.rejection(rejection)),
+            // RFC 6749 knows 400 and 401 only: a body too large is an invalid request too.
+            _ => IssueTokenResponse::BadRequest(body(OAuthErrorError::InvalidRequest)),
         }
     }
 

@@ -418,6 +418,24 @@ async fn wrong_methods_and_huge_bodies_have_codes_of_their_own() {
     assert_eq!(response.status(), 413);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["code"], 1003);
+
+    // The token endpoint answers both in RFC 6749's shape.
+    let token_url = format!("{}/v1/auth/token", service.base);
+    let response = http.get(&token_url).send().await.unwrap();
+    assert_eq!(response.status(), 405);
+    assert_eq!(response.headers()["allow"], "POST");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"], "invalid_request", "{body}");
+    let response = http
+        .post(&token_url)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!("grant_type=client_credentials&x={}", "a".repeat(3 << 20)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 400);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"], "invalid_request", "{body}");
     service.stop().await;
 }
 

@@ -1,6 +1,6 @@
 //! Telemetry in, events out: ingestion, asset state, events, acknowledgement and notifications.
 
-use super::{ApiError, ApiResult, Service, not_found};
+use super::{ApiResult, Service, not_found};
 use crate::auth::sha256_hex;
 use crate::pipeline::{EventPipeline, zone};
 use crate::portal::LinkSigner;
