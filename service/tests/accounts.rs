@@ -429,7 +429,10 @@ async fn wrong_methods_and_huge_bodies_have_codes_of_their_own() {
     let response = http
         .post(&token_url)
         .header("content-type", "application/x-www-form-urlencoded")
-        .body(format!("grant_type=client_credentials&x={}", "a".repeat(3 << 20)))
+        .body(format!(
+            "grant_type=client_credentials&x={}",
+            "a".repeat(3 << 20)
+        ))
         .send()
         .await
         .unwrap();

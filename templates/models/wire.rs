@@ -175,21 +175,51 @@ pub fn some<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Opti
     T::deserialize(d).map(Some)
 }
 
-/// Parses a numeric string (a path or query parameter) the way the JSON form is decoded.
+/// Whether `s` is written as a JSON number (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`).
+fn is_json_number(s: &str) -> bool {
+    let digits = |s: &str| -> usize { s.bytes().take_while(u8::is_ascii_digit).count() };
+    let rest = s.strip_prefix('-').unwrap_or(s);
+    let int = digits(rest);
+    if int == 0 || (int > 1 && rest.starts_with('0')) {
+        return false;
+    }
+    let mut rest = &rest[int..];
+    if let Some(fraction) = rest.strip_prefix('.') {
+        let n = digits(fraction);
+        if n == 0 {
+            return false;
+        }
+        rest = &fraction[n..];
+    }
+    if let Some(exponent) = rest.strip_prefix(['e', 'E']) {
+        let exponent = exponent.strip_prefix(['+', '-']).unwrap_or(exponent);
+        let n = digits(exponent);
+        return n > 0 && n == exponent.len();
+    }
+    rest.is_empty()
+}
+
+/// Parses a numeric string (a path or query parameter) the way the JSON form is decoded. In a
+/// URL the number form and the string form look alike: text written as a JSON number is the
+/// number form (its bounds are checked later, like a JSON number's), anything else must match
+/// the string form's pattern.
 pub fn parse_numeric<T: WireNumber>(
     s: &str,
     pattern: &'static NumericPattern,
 ) -> Result<T, String> {
-    if let Some(v) = T::parse(s).filter(|_| pattern.regex.is_match(s)) {
+    let number_form = is_json_number(s);
+    if let Some(v) = T::parse(s).filter(|_| number_form || pattern.regex.is_match(s)) {
         return Ok(v);
     }
-    if !pattern.regex.is_match(s) {
+    if number_form && s.contains(['.', 'e', 'E']) {
+        Err(format!("{s} is not a valid {}", T::NAME))
+    } else if number_form || pattern.regex.is_match(s) {
+        Err(format!("{s} is out of range for {}", T::NAME))
+    } else {
         Err(format!(
             "\"{s}\" is not a number matching `{}`",
             pattern.source
         ))
-    } else {
-        Err(format!("{s} is out of range for {}", T::NAME))
     }
 }
 
