@@ -118,6 +118,12 @@ impl AssetAlertingApi for BenchApi {
     not_benchmarked! {
         get_account(GetAccountRequest) -> GetAccountResponse;
         create_account(CreateAccountRequest) -> CreateAccountResponse;
+        update_account(UpdateAccountRequest) -> UpdateAccountResponse;
+        delete_account(DeleteAccountRequest) -> DeleteAccountResponse;
+        list_child_accounts(ListChildAccountsRequest) -> ListChildAccountsResponse;
+        rotate_client_secret(RotateClientSecretRequest) -> RotateClientSecretResponse;
+        list_ingestion_tokens(ListIngestionTokensRequest) -> ListIngestionTokensResponse;
+        revoke_ingestion_token(RevokeIngestionTokenRequest) -> RevokeIngestionTokenResponse;
         create_asset(CreateAssetRequest) -> CreateAssetResponse;
         get_asset(GetAssetRequest) -> GetAssetResponse;
         update_asset(UpdateAssetRequest) -> UpdateAssetResponse;
