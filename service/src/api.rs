@@ -157,6 +157,17 @@ impl<S: Store> Service<S> {
         }
     }
 
+    /// A callbackUri must pass the service's callback policy (https, public address by default).
+    fn check_callback_uri(&self, uri: Option<&str>) -> ApiResult<()> {
+        match uri {
+            Some(uri) => self
+                .alerting
+                .check_callback_uri(uri)
+                .map_err(|why| ApiError::Invalid(format!("callbackUri: {why}"))),
+            None => Ok(()),
+        }
+    }
+
     async fn asset_of(&self, account: Uuid, asset: Uuid) -> ApiResult<Asset> {
         self.store
             .asset(account, asset)
@@ -264,11 +275,7 @@ impl<S: Store> Service<S> {
         body: AccountInput,
     ) -> ApiResult<Account> {
         self.visible(principal, id).await?;
-        if let Some(uri) = &body.callback_uri {
-            self.alerting
-                .check_callback_uri(uri)
-                .map_err(|why| ApiError::Invalid(format!("callbackUri: {why}")))?;
-        }
+        self.check_callback_uri(body.callback_uri.as_deref())?;
         let mut record = self
             .store
             .account(id)
@@ -336,11 +343,7 @@ impl<S: Store> Service<S> {
         body: CreateAccountRequest,
     ) -> ApiResult<CreateAccountResponse> {
         self.visible(principal, parent).await?;
-        if let Some(uri) = &body.callback_uri {
-            self.alerting
-                .check_callback_uri(uri)
-                .map_err(|why| ApiError::Invalid(format!("callbackUri: {why}")))?;
-        }
+        self.check_callback_uri(body.callback_uri.as_deref())?;
         let secret = new_client_secret();
         let record = AccountRecord {
             id: Uuid::new_v4(),
