@@ -271,3 +271,129 @@ async fn sigkill_during_dispatch_delivers_every_notification_once() {
     );
     kill9(&mut again);
 }
+
+/// Rows of the subtree's tables, read from the database file itself after the kill.
+async fn subtree_rows(db: &std::path::Path, accounts: &[Uuid]) -> [i64; 4] {
+    use sqlx::Row;
+    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", db.display()))
+        .await
+        .unwrap();
+    let list = accounts
+        .iter()
+        .map(|a| format!("'{a}'"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let mut counts = [0; 4];
+    for (i, sql) in [
+        format!("SELECT COUNT(*) FROM accounts WHERE id IN ({list})"),
+        format!("SELECT COUNT(*) FROM assets WHERE account_id IN ({list})"),
+        format!(
+            "SELECT COUNT(*) FROM telemetry WHERE asset_id IN (SELECT id FROM assets WHERE account_id IN ({list}))"
+        ),
+        format!("SELECT COUNT(*) FROM events WHERE account_id IN ({list})"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        counts[i] = row.get::<i64, _>(0);
+    }
+    pool.close().await;
+    counts
+}
+
+/// Deleting an account is one transaction: killed while it runs, the subtree is afterwards either
+/// all there or all gone, and nothing outside it is touched.
+#[tokio::test]
+async fn sigkill_during_account_deletion_leaves_all_or_nothing() {
+    const ASSETS: usize = 20;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("service.db");
+    let root = Uuid::new_v4();
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let mut service = spawn(&db, port, root, &[]);
+    wait_ready(&base).await;
+    let admin = root_client(&base, root);
+    let account = |name: &str| CreateAccountRequest {
+        name: name.to_owned(),
+        friendly_name: None,
+        culture: None,
+        technical_email_address: None,
+        callback_uri: None,
+    };
+    let create = |parent: Uuid, name: &'static str| {
+        let admin = admin.clone();
+        let body = account(name);
+        async move { admin.create_account(parent, body).send().await.unwrap().id }
+    };
+    let doomed = create(root, "doomed").await;
+    let grandchild = create(doomed, "grandchild").await;
+    let sibling = create(root, "sibling").await;
+    let start = DateTime::from_timestamp(Utc::now().timestamp() - 2 * 86_400, 0).unwrap();
+    for owner in [doomed, grandchild, sibling] {
+        let token = admin.get_ingestion_token(owner).send().await.unwrap().token;
+        let ingest = Client::builder(&base).bearer_token(&token).build().unwrap();
+        for a in 0..ASSETS {
+            let input = asset_input(&format!("truck-{a}"));
+            let asset = admin.create_asset(owner, input).send().await.unwrap().id;
+            for b in 0..4 {
+                let result = ingest
+                    .ingest_telemetry(batch(asset, start, b))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(result.accepted, 50);
+            }
+        }
+    }
+    let subtree = [doomed, grandchild];
+    let full = subtree_rows(&db, &subtree).await;
+    assert_eq!(full[..3], [2, 2 * ASSETS as i64, 2 * ASSETS as i64 * 200]);
+    assert!(full[3] > 0, "alarm episodes raised events");
+    let sibling_rows = subtree_rows(&db, &[sibling]).await;
+
+    // Kills at growing delays after the request is sent, until one lands after the commit: the
+    // earlier ones fall before or inside the transaction.
+    let mut admin = admin;
+    let mut outcomes = Vec::new();
+    for delay_ms in [2, 10, 25, 50, 100, 200, 400, 800] {
+        let deletion = tokio::spawn({
+            let admin = admin.clone();
+            async move { admin.delete_account(doomed).send().await.is_ok() }
+        });
+        tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await;
+        kill9(&mut service);
+        let answered = deletion.await.unwrap();
+        let after = subtree_rows(&db, &subtree).await;
+        assert!(
+            after == full || after == [0; 4],
+            "killed {delay_ms} ms in: half deleted: {after:?} (before: {full:?})"
+        );
+        if answered {
+            assert_eq!(after, [0; 4], "an acknowledged deletion is durable");
+        }
+        assert_eq!(subtree_rows(&db, &[sibling]).await, sibling_rows);
+        let deleted = after == [0; 4];
+        outcomes.push((delay_ms, deleted));
+        let port = free_port();
+        let base = format!("http://127.0.0.1:{port}");
+        service = spawn(&db, port, root, &[]);
+        wait_ready(&base).await;
+        admin = root_client(&base, root);
+        if deleted {
+            break;
+        }
+    }
+    eprintln!("(kill delay ms, deleted): {outcomes:?}");
+    if !outcomes.last().unwrap().1 {
+        admin.delete_account(doomed).send().await.unwrap();
+    }
+    assert!(admin.get_account(grandchild).send().await.is_err());
+    assert!(admin.get_account(sibling).send().await.is_ok());
+    kill9(&mut service);
+    assert_eq!(subtree_rows(&db, &subtree).await, [0; 4]);
+}
