@@ -1,7 +1,7 @@
 //! The real binary killed with SIGKILL (no chance to clean up) while it works, then restarted:
 //! no acknowledged telemetry point is lost, events are neither lost nor doubled when the tracker
-//! sends again what was not acknowledged, and every notification is delivered, once at a
-//! provider that takes the idempotency key.
+//! sends again what was not acknowledged, every notification is delivered, once at a provider
+//! that takes the idempotency key, and an account deletion is all or nothing.
 
 #![cfg(unix)]
 
