@@ -1,7 +1,9 @@
 //! The service's behaviour: every operation of the spec as a plain async function returning
 //! `Result<T, ApiError>`. `handlers` maps them onto the generated trait's response enums.
 
-use crate::auth::{TokenKeys, hash_secret, new_client_secret, random_token, sha256_hex};
+use crate::auth::{
+    SecretVerifier, TokenKeys, hash_secret, new_client_secret, random_token, sha256_hex,
+};
 use crate::portal::LinkSigner;
 use crate::rules;
 use crate::store::{AccountRecord, GeofenceDeletion, Page, Store, StoreError};
@@ -84,6 +86,7 @@ pub use alerting::{Alerting, state_view};
 pub struct Service<S> {
     store: S,
     tokens: TokenKeys,
+    verifier: SecretVerifier,
     signer: LinkSigner,
     public_base_url: String,
     alerting: Alerting,
@@ -104,6 +107,7 @@ impl<S: Store> Service<S> {
         Service {
             store,
             tokens,
+            verifier: SecretVerifier::per_core(),
             signer,
             public_base_url,
             alerting,
@@ -203,7 +207,7 @@ impl<S: Store> Service<S> {
             Ok(Some(account)) => account,
             Ok(None) => {
                 // Spend the same time as a real check, so unknown ids cannot be told apart by timing.
-                let _ = crate::auth::verify_secret(&client_secret, &DUMMY_HASH);
+                let _ = self.verifier.verify(&client_secret, &DUMMY_HASH).await;
                 return Err(rejected());
             }
             Err(e) => {
@@ -214,7 +218,11 @@ impl<S: Store> Service<S> {
                 ));
             }
         };
-        if !crate::auth::verify_secret(&client_secret, &account.secret_hash) {
+        if !self
+            .verifier
+            .verify(&client_secret, &account.secret_hash)
+            .await
+        {
             return Err(rejected());
         }
         let (access_token, expires) = self.tokens.issue(account.id, Utc::now());

@@ -8,6 +8,7 @@ use crate::dispatch::{DispatchConfig, Dispatcher};
 use crate::portal::{self, LinkSigner};
 use crate::store::sqlite::SqliteStore;
 use crate::store::{AccountRecord, Store};
+use crate::throttle::{self, TokenGate, TokenLimits};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -17,7 +18,8 @@ use sha2::{Digest, Sha256};
 use std::future::Future;
 use std::sync::Arc;
 use tower_http::LatencyUnit;
-use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing::Level;
 use uuid::Uuid;
 
@@ -86,21 +88,34 @@ impl App {
         ));
         let extra = axum::Router::new()
             .route("/healthz", get(healthz))
+            .route("/metrics", get(crate::monitoring::render))
             .route("/portal/{account_id}", get(portal::portal_page))
             .route(
                 "/ack/{notification_id}",
                 get(crate::pages::ack_page).post(crate::pages::ack_submit),
             )
             .with_state(service.clone());
-        let router = asset_alerting_server::router(service).merge(extra).layer(
-            TraceLayer::new_for_http()
-                .make_span_with(DefaultMakeSpan::new().level(Level::INFO))
-                .on_response(
-                    DefaultOnResponse::new()
-                        .level(Level::INFO)
-                        .latency_unit(LatencyUnit::Micros),
-                ),
-        );
+        let gate = TokenGate::new(TokenLimits {
+            per_address: config.token_rate_per_address,
+            per_client: config.token_rate_per_client,
+            in_flight: cores() + config.token_queue,
+        });
+        // Listed innermost first: the request id is set before the span that logs it is opened.
+        let router = asset_alerting_server::router(service)
+            .merge(extra)
+            .layer(axum::middleware::from_fn_with_state(gate, throttle::guard))
+            .layer(axum::middleware::from_fn(crate::monitoring::record_request))
+            .layer(
+                TraceLayer::new_for_http()
+                    .make_span_with(request_span)
+                    .on_response(
+                        DefaultOnResponse::new()
+                            .level(Level::INFO)
+                            .latency_unit(LatencyUnit::Micros),
+                    ),
+            )
+            .layer(PropagateRequestIdLayer::x_request_id())
+            .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid));
         Ok(App {
             router,
             store,
@@ -118,9 +133,13 @@ impl App {
     ) -> anyhow::Result<()> {
         let (stop, stopped) = tokio::sync::watch::channel(false);
         let dispatcher = tokio::spawn(self.dispatcher.run(stopped));
-        let served = axum::serve(listener, self.router)
-            .with_graceful_shutdown(shutdown)
-            .await;
+        let served = axum::serve(
+            listener,
+            self.router
+                .into_make_service_with_connect_info::<std::net::SocketAddr>(),
+        )
+        .with_graceful_shutdown(shutdown)
+        .await;
         let _ = stop.send(true);
         let _ = dispatcher.await;
         self.store.close().await;
@@ -165,4 +184,18 @@ async fn healthz(State(service): State<Arc<Service<SqliteStore>>>) -> Response {
             (StatusCode::SERVICE_UNAVAILABLE, "database unavailable\n").into_response()
         }
     }
+}
+
+/// The span of one request: what was asked, and the request id (sent by the caller or made here).
+fn request_span(request: &axum::extract::Request) -> tracing::Span {
+    let id = request
+        .headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    tracing::info_span!("request", method = %request.method(), uri = %request.uri(), request_id = %id)
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }

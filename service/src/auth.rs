@@ -12,6 +12,8 @@ use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
+use tokio::sync::Semaphore;
 use uuid::Uuid;
 
 /// `n` random bytes from the OS, base64url without padding.
@@ -41,6 +43,38 @@ pub fn verify_secret(secret: &str, phc: &str) -> bool {
             .verify_password(secret.as_bytes(), &hash)
             .is_ok()
     })
+}
+
+/// Runs secret checks on the blocking pool, at most one per core at a time: argon2 takes tens of
+/// milliseconds and ~19 MiB each, so unbounded checks on the async workers stall every request
+/// and let a flood of wrong secrets take memory without limit.
+#[derive(Clone)]
+pub struct SecretVerifier {
+    slots: Arc<Semaphore>,
+}
+
+impl SecretVerifier {
+    pub fn new(slots: usize) -> SecretVerifier {
+        SecretVerifier {
+            slots: Arc::new(Semaphore::new(slots.max(1))),
+        }
+    }
+
+    /// One slot per core.
+    pub fn per_core() -> SecretVerifier {
+        SecretVerifier::new(std::thread::available_parallelism().map_or(1, usize::from))
+    }
+
+    /// [`verify_secret`], waiting for a free slot first.
+    pub async fn verify(&self, secret: &str, phc: &str) -> bool {
+        let Ok(_slot) = self.slots.acquire().await else {
+            return false;
+        };
+        let (secret, phc) = (secret.to_owned(), phc.to_owned());
+        tokio::task::spawn_blocking(move || verify_secret(&secret, &phc))
+            .await
+            .unwrap_or(false)
+    }
 }
 
 /// SHA-256 hex of a high-entropy token (ingestion tokens): fast lookups, nothing reversible stored.
@@ -130,6 +164,25 @@ mod tests {
         assert!(verify_secret(&secret, &hash));
         assert!(!verify_secret("wrong", &hash));
         assert!(!verify_secret(&secret, "not a hash"));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn verifier_checks_on_the_blocking_pool_one_per_slot() {
+        let secret = new_client_secret();
+        let hash = hash_secret(&secret);
+        let verifier = SecretVerifier::new(1);
+        assert!(verifier.verify(&secret, &hash).await);
+        assert!(!verifier.verify("wrong", &hash).await);
+        // A slot held elsewhere makes a check wait rather than run alongside.
+        let held = verifier.slots.clone().try_acquire_owned().unwrap();
+        let waiting = tokio::spawn({
+            let verifier = verifier.clone();
+            async move { verifier.verify(&secret, &hash).await }
+        });
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        assert!(!waiting.is_finished());
+        drop(held);
+        assert!(waiting.await.unwrap());
     }
 
     #[test]

@@ -1,19 +1,12 @@
 //! `asset-alerting-service`: starts the service on 127.0.0.1:8080 with an embedded SQLite database.
 
-use asset_alerting_service::{app, config::Config};
+use asset_alerting_service::{app, config::Config, logging};
 use clap::Parser;
-use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
-        )
-        .init();
     let config = Config::parse();
+    logging::init(&config.log_format);
     let app = app::App::build(&config).await?;
     if let Some(root) = &app.created_root {
         // Shown once: only the hash of the secret is stored.
