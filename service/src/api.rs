@@ -342,8 +342,10 @@ impl<S: Store> Service<S> {
     }
 
     pub async fn get_asset(&self, principal: Uuid, account: Uuid, id: Uuid) -> ApiResult<Asset> {
-        self.visible(principal, account).await?;
-        self.asset_of(account, id).await
+        match self.store.asset_within(principal, account, id).await? {
+            None => Err(not_found("account", account)),
+            Some(asset) => asset.ok_or_else(|| not_found("asset", id)),
+        }
     }
 
     /// An asset from its input. The keys of `disabledEvents` (event type names) are checked by the

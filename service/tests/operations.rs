@@ -121,7 +121,7 @@ async fn json_logs_are_one_object_per_line_with_the_request_id() {
         ))
         .args(["--root-account-id", &root.to_string()])
         .args(["--root-client-secret", ROOT_SECRET, "--log-format", "json"])
-        .env("RUST_LOG", "info")
+        .env("RUST_LOG", "info,tower_http=debug")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

@@ -134,6 +134,25 @@ async fn account_tree_limits_visibility() {
     assert!(!store.is_within(child.id, sibling.id).await.unwrap());
     assert!(!store.is_within(grandchild.id, child.id).await.unwrap());
     assert!(!store.is_within(root.id, Uuid::new_v4()).await.unwrap());
+
+    // The asset read together with the same check.
+    let truck = asset(grandchild.id, "truck");
+    store.insert_asset(&truck).await.unwrap();
+    let within = |ancestor: Uuid, account: Uuid, id: Uuid| {
+        let store = &store;
+        async move { store.asset_within(ancestor, account, id).await.unwrap() }
+    };
+    assert_eq!(
+        within(root.id, grandchild.id, truck.id).await,
+        Some(Some(truck.clone()))
+    );
+    assert_eq!(
+        within(child.id, grandchild.id, Uuid::new_v4()).await,
+        Some(None)
+    );
+    assert_eq!(within(child.id, child.id, truck.id).await, Some(None));
+    assert_eq!(within(sibling.id, grandchild.id, truck.id).await, None);
+    assert_eq!(within(root.id, Uuid::new_v4(), truck.id).await, None);
 }
 
 #[tokio::test]

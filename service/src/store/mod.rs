@@ -82,6 +82,14 @@ pub trait Store: Sync + 'static {
         page: Page,
     ) -> StoreResult<Vec<Asset>>;
     async fn asset(&self, account: Uuid, id: Uuid) -> StoreResult<Option<Asset>>;
+    /// [`Store::is_within`] and [`Store::asset`] in one read: `None` when `account` is not within
+    /// `ancestor`, else the asset if there is one.
+    async fn asset_within(
+        &self,
+        ancestor: Uuid,
+        account: Uuid,
+        id: Uuid,
+    ) -> StoreResult<Option<Option<Asset>>>;
     /// One page of the account's live assets whose externalId or name contains `text` (ignoring
     /// the case of ASCII letters; every live asset when `None`), in list order, and how many
     /// match in all.
