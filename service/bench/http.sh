@@ -11,7 +11,8 @@ cd "$(dirname "$0")/../.."
 command -v wrk > /dev/null || { echo "install wrk first: apt-get install -y wrk"; exit 1; }
 cargo build --release -q -p asset-alerting-service --bins
 target="${CARGO_TARGET_DIR:-target}"
-port=18284
+# A free port: a fixed one may be taken by another benchmark running on the machine.
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 base="http://127.0.0.1:$port"
 dir="$(mktemp -d)"
 root="00000000-0000-4000-8000-0000000000b3"
@@ -25,7 +26,9 @@ duration="${DURATION:-10}"
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 for _ in $(seq 100); do curl -sf "$base/healthz" > /dev/null && break; sleep 0.1; done
-curl -sf "$base/healthz" > /dev/null || { echo "the service did not start:"; cat "$dir/service.log"; exit 1; }
+if ! kill -0 $pid 2> /dev/null || ! curl -sf "$base/healthz" > /dev/null; then
+  echo "the service did not start:"; cat "$dir/service.log"; exit 1
+fi
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 token="$(curl -sf -u "$root:$secret" -d grant_type=client_credentials "$base/v1/auth/token" \

@@ -43,6 +43,8 @@ fn derive_key(key: &str, purpose: &str) -> Vec<u8> {
 
 impl App {
     pub async fn build(config: &Config) -> anyhow::Result<App> {
+        // Installed before any request, so none is counted by the no-op recorder.
+        crate::monitoring::handle();
         let store = SqliteStore::open(&config.database_url).await?;
         let key = match &config.signing_key {
             Some(key) => key.clone(),
@@ -98,7 +100,7 @@ impl App {
         let gate = TokenGate::new(TokenLimits {
             per_address: config.token_rate_per_address,
             per_client: config.token_rate_per_client,
-            in_flight: cores() + config.token_queue,
+            in_flight: crate::auth::secret_check_threads() + config.token_queue,
         });
         // Listed innermost first: the request id is set before the span that logs it is opened.
         let router = asset_alerting_server::router(service)
@@ -196,8 +198,4 @@ fn request_span(request: &axum::extract::Request) -> tracing::Span {
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
     tracing::info_span!("request", method = %request.method(), uri = %request.uri(), request_id = %id)
-}
-
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, usize::from)
 }

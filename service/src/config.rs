@@ -163,7 +163,7 @@ pub struct Config {
         help_heading = "Operations"
     )]
     pub token_rate_per_client: NonZeroU32,
-    /// Token requests that may wait for a secret check (one runs per core); more are answered 429.
+    /// Token requests that may wait for a secret check (one runs per two cores); more are answered 429.
     #[arg(
         long,
         env = "TOKEN_QUEUE",

@@ -165,13 +165,13 @@ async fn assets_list_in_order_page_filter_and_soft_delete() {
         store.insert_asset(&asset(root.id, id)).await.unwrap();
     }
     let all = store
-        .list_assets(root.id, None, false, Page { skip: 0, take: 50 })
+        .list_assets_within(root.id, root.id, None, false, Page { skip: 0, take: 50 })
         .await
         .unwrap();
     let ids: Vec<&str> = all.iter().map(|a| a.external_id.as_str()).collect();
     assert_eq!(ids, ["a", "b", "c", "d"]);
     let page = store
-        .list_assets(root.id, None, false, Page { skip: 1, take: 2 })
+        .list_assets_within(root.id, root.id, None, false, Page { skip: 1, take: 2 })
         .await
         .unwrap();
     assert_eq!(
@@ -181,10 +181,24 @@ async fn assets_list_in_order_page_filter_and_soft_delete() {
         ["b", "c"]
     );
     let filtered = store
-        .list_assets(root.id, Some("c"), false, Page { skip: 0, take: 50 })
+        .list_assets_within(
+            root.id,
+            root.id,
+            Some("c"),
+            false,
+            Page { skip: 0, take: 50 },
+        )
         .await
         .unwrap();
     assert_eq!(filtered.len(), 1);
+    // An account the caller is not above shows nothing.
+    let child = account(Some(root.id));
+    store.insert_account(&child).await.unwrap();
+    let hidden = store
+        .list_assets_within(child.id, root.id, None, false, Page { skip: 0, take: 50 })
+        .await
+        .unwrap();
+    assert!(hidden.is_empty());
 
     let duplicate = store.insert_asset(&asset(root.id, "a")).await.unwrap_err();
     assert!(matches!(duplicate, StoreError::Conflict(_)), "{duplicate}");
@@ -192,12 +206,12 @@ async fn assets_list_in_order_page_filter_and_soft_delete() {
     let a = &all[0];
     assert!(store.soft_delete_asset(root.id, a.id).await.unwrap());
     let live = store
-        .list_assets(root.id, None, false, Page { skip: 0, take: 50 })
+        .list_assets_within(root.id, root.id, None, false, Page { skip: 0, take: 50 })
         .await
         .unwrap();
     assert_eq!(live.len(), 3);
     let with_deleted = store
-        .list_assets(root.id, None, true, Page { skip: 0, take: 50 })
+        .list_assets_within(root.id, root.id, None, true, Page { skip: 0, take: 50 })
         .await
         .unwrap();
     assert_eq!(with_deleted.len(), 4);

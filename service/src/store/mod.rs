@@ -74,8 +74,11 @@ pub trait Store: Sync + 'static {
     /// Whether `account` is `ancestor` or one of its descendants.
     async fn is_within(&self, ancestor: Uuid, account: Uuid) -> StoreResult<bool>;
 
-    async fn list_assets(
+    /// A page of the account's assets in externalId order, empty unless `account` is within
+    /// `ancestor` (checked in the same read).
+    async fn list_assets_within(
         &self,
+        ancestor: Uuid,
         account: Uuid,
         external_id: Option<&str>,
         include_deleted: bool,

@@ -302,19 +302,21 @@ impl Store for SqliteStore {
         Ok(row.try_get::<i64, _>("n")? > 0)
     }
 
-    async fn list_assets(
+    async fn list_assets_within(
         &self,
+        ancestor: Uuid,
         account: Uuid,
         external_id: Option<&str>,
         include_deleted: bool,
         page: Page,
     ) -> StoreResult<Vec<Asset>> {
-        let rows = sqlx::query(
-            "SELECT * FROM assets WHERE account_id = ? AND (? IS NULL OR external_id = ?) AND (? OR is_deleted = 0) \
-             ORDER BY external_id, id LIMIT ? OFFSET ?",
-        )
+        let rows = sqlx::query(with_chain!(
+            "SELECT * FROM assets WHERE account_id = ?1 AND (?3 IS NULL OR external_id = ?3) \
+             AND (?4 OR is_deleted = 0) AND EXISTS (SELECT 1 FROM chain WHERE id = ?2) \
+             ORDER BY external_id, id LIMIT ?5 OFFSET ?6"
+        ))
         .bind(account.to_string())
-        .bind(external_id)
+        .bind(ancestor.to_string())
         .bind(external_id)
         .bind(include_deleted)
         .bind(page.take)
