@@ -2,6 +2,7 @@
 
 use clap::Parser;
 use std::net::SocketAddr;
+use std::num::NonZeroU32;
 use uuid::Uuid;
 
 #[derive(Parser, Debug, Clone)]
@@ -156,6 +157,35 @@ pub struct Config {
         hide = true
     )]
     pub rate_limit_window_secs: i64,
+
+    /// Token requests per minute from one source address (bursts up to the same number); more
+    /// are answered 429 before any secret is checked.
+    #[arg(
+        long,
+        env = "TOKEN_RATE_PER_ADDRESS",
+        default_value = "60",
+        help_heading = "Operations"
+    )]
+    pub token_rate_per_address: NonZeroU32,
+    /// Token requests per minute naming one client id (bursts up to the same number).
+    #[arg(
+        long,
+        env = "TOKEN_RATE_PER_CLIENT",
+        default_value = "20",
+        help_heading = "Operations"
+    )]
+    pub token_rate_per_client: NonZeroU32,
+    /// Token requests that may wait for a secret check (one runs per two cores); more are answered 429.
+    #[arg(
+        long,
+        env = "TOKEN_QUEUE",
+        default_value_t = 16,
+        help_heading = "Operations"
+    )]
+    pub token_queue: usize,
+    /// Log format on stderr: text, or json (one object per line).
+    #[arg(long, env = "LOG_FORMAT", default_value = "text", value_parser = ["text", "json"], help_heading = "Operations")]
+    pub log_format: String,
 }
 
 impl Config {

@@ -242,6 +242,7 @@ impl<S: Store + AlertStore> Dispatcher<S> {
                 && !c.is_digest
                 && let Decision::Coalesce { send_at } = decide(&self.config.rate_limit, &sent, now)
             {
+                crate::monitoring::notification(c.target.channel.as_str(), None);
                 outcomes.push(Outcome::Coalesced {
                     claimed: Box::new(c),
                     digest_due: send_at,
@@ -249,6 +250,7 @@ impl<S: Store + AlertStore> Dispatcher<S> {
                 continue;
             }
             let result = self.deliver(&c, now).await;
+            crate::monitoring::notification(c.target.channel.as_str(), Some(&result));
             if limited && matches!(result, AttemptResult::Delivered { .. }) {
                 sent.push(now);
                 log.push(now);

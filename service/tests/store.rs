@@ -136,6 +136,25 @@ async fn account_tree_limits_visibility() {
     assert!(!store.is_within(child.id, sibling.id).await.unwrap());
     assert!(!store.is_within(grandchild.id, child.id).await.unwrap());
     assert!(!store.is_within(root.id, Uuid::new_v4()).await.unwrap());
+
+    // The asset read together with the same check.
+    let truck = asset(grandchild.id, "truck");
+    store.insert_asset(&truck).await.unwrap();
+    let within = |ancestor: Uuid, account: Uuid, id: Uuid| {
+        let store = &store;
+        async move { store.asset_within(ancestor, account, id).await.unwrap() }
+    };
+    assert_eq!(
+        within(root.id, grandchild.id, truck.id).await,
+        Some(Some(truck.clone()))
+    );
+    assert_eq!(
+        within(child.id, grandchild.id, Uuid::new_v4()).await,
+        Some(None)
+    );
+    assert_eq!(within(child.id, child.id, truck.id).await, Some(None));
+    assert_eq!(within(sibling.id, grandchild.id, truck.id).await, None);
+    assert_eq!(within(root.id, Uuid::new_v4(), truck.id).await, None);
 }
 
 #[tokio::test]
@@ -148,13 +167,13 @@ async fn assets_list_in_order_page_filter_and_soft_delete() {
         store.insert_asset(&asset(root.id, id)).await.unwrap();
     }
     let all = store
-        .list_assets(root.id, None, false, Page { skip: 0, take: 50 })
+        .list_assets_within(root.id, root.id, None, false, Page { skip: 0, take: 50 })
         .await
         .unwrap();
     let ids: Vec<&str> = all.iter().map(|a| a.external_id.as_str()).collect();
     assert_eq!(ids, ["a", "b", "c", "d"]);
     let page = store
-        .list_assets(root.id, None, false, Page { skip: 1, take: 2 })
+        .list_assets_within(root.id, root.id, None, false, Page { skip: 1, take: 2 })
         .await
         .unwrap();
     assert_eq!(
@@ -164,10 +183,24 @@ async fn assets_list_in_order_page_filter_and_soft_delete() {
         ["b", "c"]
     );
     let filtered = store
-        .list_assets(root.id, Some("c"), false, Page { skip: 0, take: 50 })
+        .list_assets_within(
+            root.id,
+            root.id,
+            Some("c"),
+            false,
+            Page { skip: 0, take: 50 },
+        )
         .await
         .unwrap();
     assert_eq!(filtered.len(), 1);
+    // An account the caller is not above shows nothing.
+    let child = account(Some(root.id));
+    store.insert_account(&child).await.unwrap();
+    let hidden = store
+        .list_assets_within(child.id, root.id, None, false, Page { skip: 0, take: 50 })
+        .await
+        .unwrap();
+    assert!(hidden.is_empty());
 
     let duplicate = store.insert_asset(&asset(root.id, "a")).await.unwrap_err();
     assert!(matches!(duplicate, StoreError::Conflict(_)), "{duplicate}");
@@ -175,12 +208,12 @@ async fn assets_list_in_order_page_filter_and_soft_delete() {
     let a = &all[0];
     assert!(store.soft_delete_asset(root.id, a.id).await.unwrap());
     let live = store
-        .list_assets(root.id, None, false, Page { skip: 0, take: 50 })
+        .list_assets_within(root.id, root.id, None, false, Page { skip: 0, take: 50 })
         .await
         .unwrap();
     assert_eq!(live.len(), 3);
     let with_deleted = store
-        .list_assets(root.id, None, true, Page { skip: 0, take: 50 })
+        .list_assets_within(root.id, root.id, None, true, Page { skip: 0, take: 50 })
         .await
         .unwrap();
     assert_eq!(with_deleted.len(), 4);
@@ -361,8 +394,11 @@ async fn deleting_an_account_removes_its_subtree_and_nothing_else() {
         store.insert_account(a).await.unwrap();
     }
     let now = Utc::now();
+    let mut assets = std::collections::HashMap::new();
     for a in [&doomed, &grandchild, &sibling] {
-        store.insert_asset(&asset(a.id, "TRUCK-1")).await.unwrap();
+        let truck = asset(a.id, "TRUCK-1");
+        store.insert_asset(&truck).await.unwrap();
+        assets.insert(a.id, truck.id);
         let t = token(a.id, a.id, now);
         assert!(
             store
@@ -376,14 +412,7 @@ async fn deleting_an_account_removes_its_subtree_and_nothing_else() {
     for gone in [&doomed, &grandchild] {
         assert_eq!(store.account(gone.id).await.unwrap(), None);
         assert!(!store.is_within(root.id, gone.id).await.unwrap());
-        let page = Page { skip: 0, take: 50 };
-        assert!(
-            store
-                .list_assets(gone.id, None, true, page)
-                .await
-                .unwrap()
-                .is_empty()
-        );
+        assert_eq!(store.asset(gone.id, assets[&gone.id]).await.unwrap(), None);
         assert_eq!(
             store
                 .ingestion_token_account(&format!("t-{}", gone.id), now)
@@ -396,7 +425,7 @@ async fn deleting_an_account_removes_its_subtree_and_nothing_else() {
     let page = Page { skip: 0, take: 50 };
     assert_eq!(
         store
-            .list_assets(sibling.id, None, true, page)
+            .list_assets_within(sibling.id, sibling.id, None, true, page)
             .await
             .unwrap()
             .len(),

@@ -385,12 +385,14 @@ impl<S: Store + AlertStore> Service<S> {
         }
         let results: Vec<PointResult> = results.into_iter().flatten().collect();
         let count = |s: PointResultStatus| results.iter().filter(|r| r.status == s).count() as i32;
-        Ok(TelemetryBatchResult {
+        let result = TelemetryBatchResult {
             accepted: count(PointResultStatus::Accepted),
             duplicates: count(PointResultStatus::Duplicate),
             rejected: count(PointResultStatus::Rejected),
             results,
-        })
+        };
+        crate::monitoring::telemetry_points(result.accepted, result.duplicates, result.rejected);
+        Ok(result)
     }
 
     pub async fn get_asset_state(

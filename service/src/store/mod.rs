@@ -96,14 +96,25 @@ pub trait Store: Sync + 'static {
     /// Replaces the hash of the account's client secret; `false` when it does not exist.
     async fn set_secret_hash(&self, id: Uuid, secret_hash: &str) -> StoreResult<bool>;
 
-    async fn list_assets(
+    /// A page of the account's assets in externalId order, empty unless `account` is within
+    /// `ancestor` (checked in the same read).
+    async fn list_assets_within(
         &self,
+        ancestor: Uuid,
         account: Uuid,
         external_id: Option<&str>,
         include_deleted: bool,
         page: Page,
     ) -> StoreResult<Vec<Asset>>;
     async fn asset(&self, account: Uuid, id: Uuid) -> StoreResult<Option<Asset>>;
+    /// [`Store::is_within`] and [`Store::asset`] in one read: `None` when `account` is not within
+    /// `ancestor`, else the asset if there is one.
+    async fn asset_within(
+        &self,
+        ancestor: Uuid,
+        account: Uuid,
+        id: Uuid,
+    ) -> StoreResult<Option<Option<Asset>>>;
     /// One page of the account's live assets whose externalId or name contains `text` (ignoring
     /// the case of ASCII letters; every live asset when `None`), in list order, and how many
     /// match in all.

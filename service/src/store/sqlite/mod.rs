@@ -72,6 +72,20 @@ fn parse_ts(s: &str) -> StoreResult<DateTime<Utc>> {
         .map_err(|e| StoreError::Corrupt(format!("timestamp {s}: {e}")))
 }
 
+/// `sql` after the accounts from `?1` up to the root, as `chain (id, parent_id)`: an account is
+/// within another when the other is on this way.
+macro_rules! with_chain {
+    ($sql:literal) => {
+        concat!(
+            "WITH RECURSIVE chain (id, parent_id) AS ( \
+                 SELECT id, parent_id FROM accounts WHERE id = ?1 \
+                 UNION ALL SELECT a.id, a.parent_id FROM accounts a JOIN chain c ON a.id = c.parent_id \
+             ) ",
+            $sql
+        )
+    };
+}
+
 fn parse_uuid(s: &str) -> StoreResult<Uuid> {
     Uuid::parse_str(s).map_err(|e| StoreError::Corrupt(format!("uuid {s}: {e}")))
 }
@@ -138,6 +152,9 @@ impl SqliteStore {
             .pragma("wal_autocheckpoint", "0");
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
+            // The check is a round trip to the connection's thread on every query; an embedded
+            // database has no network link to go stale.
+            .test_before_acquire(false)
             .connect_with(options)
             .await?;
         migrator().run(&pool).await?;
@@ -292,17 +309,11 @@ impl Store for SqliteStore {
     }
 
     async fn is_within(&self, ancestor: Uuid, account: Uuid) -> StoreResult<bool> {
-        // Walk from `account` up to the root; `ancestor` must be on the way.
-        let row = sqlx::query(
-            "WITH RECURSIVE chain (id, parent_id) AS ( \
-                 SELECT id, parent_id FROM accounts WHERE id = ? \
-                 UNION ALL SELECT a.id, a.parent_id FROM accounts a JOIN chain c ON a.id = c.parent_id \
-             ) SELECT COUNT(*) AS n FROM chain WHERE id = ?",
-        )
-        .bind(account.to_string())
-        .bind(ancestor.to_string())
-        .fetch_one(&self.pool)
-        .await?;
+        let row = sqlx::query(with_chain!("SELECT COUNT(*) AS n FROM chain WHERE id = ?2"))
+            .bind(account.to_string())
+            .bind(ancestor.to_string())
+            .fetch_one(&self.pool)
+            .await?;
         Ok(row.try_get::<i64, _>("n")? > 0)
     }
 
@@ -394,19 +405,21 @@ impl Store for SqliteStore {
         Ok(result.rows_affected() > 0)
     }
 
-    async fn list_assets(
+    async fn list_assets_within(
         &self,
+        ancestor: Uuid,
         account: Uuid,
         external_id: Option<&str>,
         include_deleted: bool,
         page: Page,
     ) -> StoreResult<Vec<Asset>> {
-        let rows = sqlx::query(
-            "SELECT * FROM assets WHERE account_id = ? AND (? IS NULL OR external_id = ?) AND (? OR is_deleted = 0) \
-             ORDER BY external_id, id LIMIT ? OFFSET ?",
-        )
+        let rows = sqlx::query(with_chain!(
+            "SELECT * FROM assets WHERE account_id = ?1 AND (?3 IS NULL OR external_id = ?3) \
+             AND (?4 OR is_deleted = 0) AND EXISTS (SELECT 1 FROM chain WHERE id = ?2) \
+             ORDER BY external_id, id LIMIT ?5 OFFSET ?6"
+        ))
         .bind(account.to_string())
-        .bind(external_id)
+        .bind(ancestor.to_string())
         .bind(external_id)
         .bind(include_deleted)
         .bind(page.take)
@@ -423,6 +436,30 @@ impl Store for SqliteStore {
             .fetch_optional(&self.pool)
             .await?;
         row.as_ref().map(Self::asset_from).transpose()
+    }
+
+    async fn asset_within(
+        &self,
+        ancestor: Uuid,
+        account: Uuid,
+        id: Uuid,
+    ) -> StoreResult<Option<Option<Asset>>> {
+        // One round trip to the connection's thread instead of two: on the hot path of GET asset
+        // the hand-offs cost more than the reads.
+        let row = sqlx::query(with_chain!(
+            "SELECT EXISTS (SELECT 1 FROM chain WHERE id = ?2) AS within, assets.* \
+             FROM (SELECT 1) LEFT JOIN assets ON assets.account_id = ?1 AND assets.id = ?3"
+        ))
+        .bind(account.to_string())
+        .bind(ancestor.to_string())
+        .bind(id.to_string())
+        .fetch_one(&self.pool)
+        .await?;
+        if !row.try_get::<bool, _>("within")? {
+            return Ok(None);
+        }
+        let found = row.try_get::<Option<&str>, _>("id")?.is_some();
+        Ok(Some(found.then(|| Self::asset_from(&row)).transpose()?))
     }
 
     async fn search_assets(

@@ -1,0 +1,106 @@
+//! Metrics in the Prometheus text format at `GET /metrics`: requests by operation (the matched
+//! route template, so the label set stays bounded) and status, their latency, telemetry points by
+//! outcome, and notification attempts by channel and outcome.
+
+use crate::store::alerts::AttemptResult;
+use axum::extract::{MatchedPath, Request};
+use axum::http::header::CONTENT_TYPE;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+const REQUESTS: &str = "http_requests_total";
+const REQUEST_SECONDS: &str = "http_request_duration_seconds";
+const TELEMETRY_POINTS: &str = "telemetry_points_total";
+const NOTIFICATIONS: &str = "notification_attempts_total";
+
+const LATENCY_BUCKETS: &[f64] = &[
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+
+/// The process's recorder (the `metrics` facade has one per process), installed on first use.
+pub fn handle() -> PrometheusHandle {
+    static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+    HANDLE.get_or_init(install).clone()
+}
+
+fn install() -> PrometheusHandle {
+    let builder = || {
+        PrometheusBuilder::new()
+            .set_buckets_for_metric(Matcher::Full(REQUEST_SECONDS.to_owned()), LATENCY_BUCKETS)
+            .expect("the bucket list is not empty")
+    };
+    let handle = match builder().install_recorder() {
+        Ok(handle) => handle,
+        Err(e) => {
+            // Another recorder was installed by whoever embeds the service: /metrics stays empty.
+            tracing::warn!(error = %e, "metrics go to the recorder installed before ours");
+            builder().build_recorder().handle()
+        }
+    };
+    // Histogram samples wait in a buffer until drained; without scrapes it would grow without end.
+    let upkeep = handle.clone();
+    std::thread::Builder::new()
+        .name("metrics-upkeep".to_owned())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(Duration::from_secs(5));
+                upkeep.run_upkeep();
+            }
+        })
+        .expect("a thread can be started");
+    handle
+}
+
+/// `GET /metrics`.
+pub async fn render() -> Response {
+    (
+        [(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        handle().render(),
+    )
+        .into_response()
+}
+
+/// Counts and times every request by method, operation and status.
+pub async fn record_request(request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = request.method().clone();
+    let operation = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |path| path.as_str().to_owned());
+    let response = next.run(request).await;
+    let labels = [
+        ("method", method.as_str().to_owned()),
+        ("operation", operation),
+        ("status", response.status().as_str().to_owned()),
+    ];
+    metrics::counter!(REQUESTS, &labels).increment(1);
+    metrics::histogram!(REQUEST_SECONDS, &labels).record(started.elapsed().as_secs_f64());
+    response
+}
+
+/// The points of one telemetry batch, by outcome.
+pub fn telemetry_points(accepted: i32, duplicate: i32, rejected: i32) {
+    for (status, n) in [
+        ("accepted", accepted),
+        ("duplicate", duplicate),
+        ("rejected", rejected),
+    ] {
+        metrics::counter!(TELEMETRY_POINTS, "status" => status).increment(n.max(0) as u64);
+    }
+}
+
+/// One notification handled by the dispatcher: an attempt's result, or `coalesced` into a digest.
+pub fn notification(channel: &'static str, result: Option<&AttemptResult>) {
+    let outcome = match result {
+        None => "coalesced",
+        Some(AttemptResult::Delivered { .. }) => "delivered",
+        Some(AttemptResult::Retry { .. }) => "retry",
+        Some(AttemptResult::Failed { .. }) => "failed",
+        Some(AttemptResult::Skipped { .. }) => "skipped",
+    };
+    metrics::counter!(NOTIFICATIONS, "channel" => channel, "outcome" => outcome).increment(1);
+}
