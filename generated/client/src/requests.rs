@@ -17,7 +17,7 @@ impl crate::Client {
     /// Arguments:
     /// - `body`: the request body, a [`TokenRequest`](crate::models::TokenRequest).
     ///
-    /// Documented errors (`400`, `401`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `429`) are [`Error::Api`](crate::Error::Api).
     pub fn issue_token(&self, body: crate::models::TokenRequest) -> IssueToken {
         IssueToken {
             client: self.clone(),
@@ -866,7 +866,7 @@ impl IssueToken {
         let response = self.client.inner.send(request, false, false).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 => Err(crate::codec::api_error(response).await),
+            400 | 401 | 429 => Err(crate::codec::api_error(response).await),
             _ => Err(crate::codec::unexpected(response).await),
         }
     }

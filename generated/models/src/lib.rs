@@ -44,7 +44,9 @@
 //! - **Access tokens.** JWT signed with HS256, `token_type` Bearer, lifetime 1 hour
 //!   (`expires_in` 3600). No scopes are defined; a token request naming any scope is answered
 //!   with `invalid_scope`. Client credentials may be sent with HTTP Basic or in the form body
-//!   (RFC 6749 section 2.3.1), not both.
+//!   (RFC 6749 section 2.3.1), not both. The token endpoint is rate limited (by default 60
+//!   requests a minute per source address and 20 per client id, with bursts of the same
+//!   size): beyond that it answers 429 with `Retry-After`, in RFC 6749's error shape.
 //! - **Pagination of list assets.** `skip` defaults to 0 (minimum 0), `take` defaults to 50
 //!   (minimum 1, maximum 500); out-of-range values are rejected with 400, not clamped. Both
 //!   accept a JSON-style integer string. Assets are ordered by externalId, then id.

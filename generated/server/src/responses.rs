@@ -23,6 +23,12 @@ pub enum IssueTokenResponse {
         /// The `WWW-Authenticate` header. Always the Basic scheme, for example `Basic realm="asset-alerting"`.
         www_authenticate: Option<String>,
     },
+    /// `429`: Too many token requests (`invalid_request`): a source address or a client id exceeded its rate, or too many requests are being checked at once. Secrets are verified with a deliberately slow hash, so the endpoint is rate limited; retry after the given number of seconds.
+    TooManyRequests {
+        body: models::OAuthError,
+        /// The `Retry-After` header. Seconds to wait before the next token request.
+        retry_after: Option<i64>,
+    },
     /// A status the spec does not document for this operation, with the API's error body.
     Other(StatusCode, models::ErrorBody),
 }
@@ -43,6 +49,11 @@ impl IntoResponse for IssueTokenResponse {
                     "www-authenticate",
                     www_authenticate,
                 );
+                response
+            }
+            Self::TooManyRequests { body, retry_after } => {
+                let mut response = respond::json(StatusCode::TOO_MANY_REQUESTS, &body);
+                respond::optional_header(&mut response, "retry-after", retry_after);
                 response
             }
             Self::Other(status, body) => respond::json(status, &body),
