@@ -73,40 +73,56 @@ pub async fn empty<E>(response: Response) -> Result<(), Error<E>> {
     Ok(())
 }
 
-/// A documented error status with a JSON body: [`Error::Api`], or [`Error::Decode`].
-pub async fn api_error<E: DeserializeOwned>(response: Response) -> Error<E> {
+/// A documented error status with a JSON body: [`Error::Api`] with the status's variant, or
+/// [`Error::Decode`].
+pub async fn api_json<B: DeserializeOwned, E>(
+    response: Response,
+    variant: impl FnOnce(B) -> E,
+) -> Error<E> {
     let status = response.status();
-    match json::<E, E>(response).await {
-        Ok(body) => Error::Api {
-            status,
-            body: Box::new(body),
-        },
+    match json::<B, E>(response).await {
+        Ok(body) => api(status, variant(body)),
         Err(error) => error,
     }
 }
 
 /// A documented error status with a text body.
-pub async fn api_error_text(response: Response) -> Error<String> {
+pub async fn api_text<E>(response: Response, variant: impl FnOnce(String) -> E) -> Error<E> {
     let status = response.status();
-    match text::<String>(response).await {
-        Ok(body) => Error::Api {
-            status,
-            body: Box::new(body),
-        },
+    match text::<E>(response).await {
+        Ok(body) => api(status, variant(body)),
+        Err(error) => error,
+    }
+}
+
+/// A documented error status with a binary body.
+pub async fn api_bytes<E>(response: Response, variant: impl FnOnce(Vec<u8>) -> E) -> Error<E> {
+    let status = response.status();
+    match bytes::<E>(response).await {
+        Ok(body) => api(status, variant(body)),
         Err(error) => error,
     }
 }
 
 /// A documented error status without a body.
-pub async fn api_error_empty(response: Response) -> Error<()> {
+pub async fn api_empty<E>(response: Response, variant: E) -> Error<E> {
     let status = response.status();
-    match empty::<()>(response).await {
-        Ok(()) => Error::Api {
-            status,
-            body: Box::new(()),
-        },
+    match empty::<E>(response).await {
+        Ok(()) => api(status, variant),
         Err(error) => error,
     }
+}
+
+fn api<E>(status: StatusCode, error: E) -> Error<E> {
+    Error::Api {
+        status,
+        body: Box::new(error),
+    }
+}
+
+/// A header of the answer parsed as `T`; `None` when it is absent or does not parse.
+pub fn header<T: std::str::FromStr>(response: &Response, name: &str) -> Option<T> {
+    response.headers().get(name)?.to_str().ok()?.parse().ok()
 }
 
 /// A status the operation does not document: [`Error::UnexpectedStatus`] with the raw body.

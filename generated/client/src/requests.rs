@@ -17,7 +17,7 @@ impl crate::Client {
     /// Arguments:
     /// - `body`: the request body, a [`TokenRequest`](crate::models::TokenRequest).
     ///
-    /// Documented errors (`400`, `401`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`) are [`Error::Api`](crate::Error::Api) holding a [`errors::IssueToken`](crate::errors::IssueToken) variant.
     pub fn issue_token(&self, body: crate::models::TokenRequest) -> IssueToken {
         IssueToken {
             client: self.clone(),
@@ -34,7 +34,7 @@ impl crate::Client {
     /// Arguments:
     /// - `account_id`: Id of the account.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetAccount`](crate::errors::GetAccount) variant.
     pub fn get_account(&self, account_id: ::uuid::Uuid) -> GetAccount {
         GetAccount {
             client: self.clone(),
@@ -55,7 +55,7 @@ impl crate::Client {
     /// - `account_id`: Id of the parent account of the account to create.
     /// - `body`: the request body, a [`CreateAccountRequest`](crate::models::CreateAccountRequest).
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateAccount`](crate::errors::CreateAccount) variant.
     pub fn create_account(
         &self,
         account_id: ::uuid::Uuid,
@@ -85,7 +85,7 @@ impl crate::Client {
     ///
     /// `.into_stream()` on the builder walks every page.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListAssets`](crate::errors::ListAssets) variant.
     pub fn list_assets(&self, account_id: ::uuid::Uuid) -> ListAssets {
         ListAssets {
             client: self.clone(),
@@ -108,7 +108,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account that will own the asset.
     /// - `body`: the request body, a [`AssetInput`](crate::models::AssetInput).
     ///
-    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateAsset`](crate::errors::CreateAsset) variant.
     pub fn create_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -131,7 +131,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the asset.
     /// - `asset_id`: Id of the asset.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetAsset`](crate::errors::GetAsset) variant.
     pub fn get_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -158,7 +158,7 @@ impl crate::Client {
     /// - `asset_id`: Id of the asset.
     /// - `body`: the request body, a [`AssetInput`](crate::models::AssetInput).
     ///
-    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::UpdateAsset`](crate::errors::UpdateAsset) variant.
     pub fn update_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -185,7 +185,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the asset.
     /// - `asset_id`: Id of the asset.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::DeleteAsset`](crate::errors::DeleteAsset) variant.
     pub fn delete_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -211,7 +211,7 @@ impl crate::Client {
     /// - `asset_id`: Id of the asset the rule applies to.
     /// - `body`: the request body, a [`AlertRuleInput`](crate::models::AlertRuleInput).
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateAlertRule`](crate::errors::CreateAlertRule) variant.
     pub fn create_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -239,7 +239,7 @@ impl crate::Client {
     /// - `asset_id`: Id of the asset.
     /// - `event_type`: Event type of the rules to list.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListAlertRules`](crate::errors::ListAlertRules) variant.
     pub fn list_alert_rules(
         &self,
         account_id: ::uuid::Uuid,
@@ -267,7 +267,7 @@ impl crate::Client {
     /// - `asset_id`: Id of the asset.
     /// - `event_type`: Event type of the rules whose geofences are listed.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListAlertRuleGeofences`](crate::errors::ListAlertRuleGeofences) variant.
     pub fn list_alert_rule_geofences(
         &self,
         account_id: ::uuid::Uuid,
@@ -292,7 +292,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the rule (the account of its asset).
     /// - `alert_rule_id`: Id of the alert rule.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetAlertRule`](crate::errors::GetAlertRule) variant.
     pub fn get_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -318,7 +318,7 @@ impl crate::Client {
     /// - `alert_rule_id`: Id of the alert rule.
     /// - `body`: the request body, a [`AlertRuleInput`](crate::models::AlertRuleInput).
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::UpdateAlertRule`](crate::errors::UpdateAlertRule) variant.
     pub fn update_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -343,7 +343,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the rule (the account of its asset).
     /// - `alert_rule_id`: Id of the alert rule.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::DeleteAlertRule`](crate::errors::DeleteAlertRule) variant.
     pub fn delete_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -365,7 +365,7 @@ impl crate::Client {
     /// Arguments:
     /// - `account_id`: Id of the account owning the geofences.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListGeofences`](crate::errors::ListGeofences) variant.
     pub fn list_geofences(&self, account_id: ::uuid::Uuid) -> ListGeofences {
         ListGeofences {
             client: self.clone(),
@@ -384,7 +384,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account that will own the geofence.
     /// - `body`: the request body, a [`GeofenceInput`](crate::models::GeofenceInput).
     ///
-    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateGeofence`](crate::errors::CreateGeofence) variant.
     pub fn create_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -407,7 +407,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the geofence.
     /// - `geofence_id`: Id of the geofence.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetGeofence`](crate::errors::GetGeofence) variant.
     pub fn get_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -433,7 +433,7 @@ impl crate::Client {
     /// - `geofence_id`: Id of the geofence.
     /// - `body`: the request body, a [`GeofenceInput`](crate::models::GeofenceInput).
     ///
-    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::UpdateGeofence`](crate::errors::UpdateGeofence) variant.
     pub fn update_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -461,7 +461,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the geofence.
     /// - `geofence_id`: Id of the geofence.
     ///
-    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::DeleteGeofence`](crate::errors::DeleteGeofence) variant.
     pub fn delete_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -486,7 +486,7 @@ impl crate::Client {
     /// Arguments:
     /// - `account_id`: Id of the account the token ingests telemetry for.
     ///
-    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetIngestionToken`](crate::errors::GetIngestionToken) variant.
     pub fn get_ingestion_token(&self, account_id: ::uuid::Uuid) -> GetIngestionToken {
         GetIngestionToken {
             client: self.clone(),
@@ -506,7 +506,7 @@ impl crate::Client {
     /// Arguments:
     /// - `account_id`: Id of the account whose portal page is linked.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetPortalLink`](crate::errors::GetPortalLink) variant.
     pub fn get_portal_link(&self, account_id: ::uuid::Uuid) -> GetPortalLink {
         GetPortalLink {
             client: self.clone(),
@@ -543,7 +543,7 @@ impl crate::Client {
     /// Arguments:
     /// - `body`: the request body, a [`TelemetryBatch`](crate::models::TelemetryBatch).
     ///
-    /// Documented errors (`400`, `401`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`) are [`Error::Api`](crate::Error::Api) holding a [`errors::IngestTelemetry`](crate::errors::IngestTelemetry) variant.
     pub fn ingest_telemetry(
         &self,
         body: crate::models::TelemetryBatch,
@@ -566,7 +566,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the resource.
     /// - `asset_id`: Id of the asset.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetAssetState`](crate::errors::GetAssetState) variant.
     pub fn get_asset_state(
         &self,
         account_id: ::uuid::Uuid,
@@ -595,7 +595,7 @@ impl crate::Client {
     ///
     /// `.into_stream()` on the builder walks every page.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListEvents`](crate::errors::ListEvents) variant.
     pub fn list_events(&self, account_id: ::uuid::Uuid) -> ListEvents {
         ListEvents {
             client: self.clone(),
@@ -617,7 +617,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the resource.
     /// - `event_id`: Id of the event.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetEvent`](crate::errors::GetEvent) variant.
     pub fn get_event(
         &self,
         account_id: ::uuid::Uuid,
@@ -643,7 +643,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the resource.
     /// - `event_id`: Id of the event.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::AcknowledgeEvent`](crate::errors::AcknowledgeEvent) variant.
     pub fn acknowledge_event(
         &self,
         account_id: ::uuid::Uuid,
@@ -667,7 +667,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the resource.
     /// - `event_id`: Id of the event.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListEventNotifications`](crate::errors::ListEventNotifications) variant.
     pub fn list_event_notifications(
         &self,
         account_id: ::uuid::Uuid,
@@ -691,7 +691,7 @@ impl crate::Client {
     /// Arguments:
     /// - `account_id`: Id of the account owning the resource.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetWebhookSecret`](crate::errors::GetWebhookSecret) variant.
     pub fn get_webhook_secret(&self, account_id: ::uuid::Uuid) -> GetWebhookSecret {
         GetWebhookSecret {
             client: self.clone(),
@@ -713,7 +713,7 @@ impl IssueToken {
     /// Sends the request: `POST /v1/auth/token`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::TokenResponse, crate::Error<crate::models::OAuthError>> {
+    ) -> Result<crate::models::TokenResponse, crate::Error<crate::errors::IssueToken>> {
         let request = self
             .client
             .inner
@@ -722,7 +722,31 @@ impl IssueToken {
         let response = self.client.inner.send(request, false, false).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::IssueToken::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::IssueToken::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -731,12 +755,12 @@ impl IssueToken {
 impl ::std::future::IntoFuture for IssueToken {
     type Output = Result<
         crate::models::TokenResponse,
-        crate::Error<crate::models::OAuthError>,
+        crate::Error<crate::errors::IssueToken>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::TokenResponse,
-        crate::models::OAuthError,
+        crate::errors::IssueToken,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -757,7 +781,7 @@ impl GetAccount {
     /// Sends the request: `GET /v1/accounts/{accountId}`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::Account, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::Account, crate::Error<crate::errors::GetAccount>> {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -766,18 +790,51 @@ impl GetAccount {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetAccount::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::GetAccount::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(response, crate::errors::GetAccount::NotFound)
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for GetAccount {
-    type Output = Result<crate::models::Account, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::Account,
+        crate::Error<crate::errors::GetAccount>,
+    >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::Account,
-        crate::models::ErrorBody,
+        crate::errors::GetAccount,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -801,7 +858,7 @@ impl CreateAccount {
         self,
     ) -> Result<
         crate::models::CreateAccountResponse,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::CreateAccount>,
     > {
         let account_id = &self.account_id;
         let request = self
@@ -812,7 +869,40 @@ impl CreateAccount {
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
             201 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::CreateAccount::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::CreateAccount::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::CreateAccount::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -821,12 +911,12 @@ impl CreateAccount {
 impl ::std::future::IntoFuture for CreateAccount {
     type Output = Result<
         crate::models::CreateAccountResponse,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::CreateAccount>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::CreateAccountResponse,
-        crate::models::ErrorBody,
+        crate::errors::CreateAccount,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -882,7 +972,7 @@ impl ListAssets {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets`.
     pub async fn send(
         self,
-    ) -> Result<Vec<crate::models::Asset>, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<Vec<crate::models::Asset>, crate::Error<crate::errors::ListAssets>> {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -908,7 +998,37 @@ impl ListAssets {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListAssets::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::ListAssets::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(response, crate::errors::ListAssets::NotFound)
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -918,14 +1038,14 @@ impl ListAssets {
     /// that. A failed page ends the stream with its error.
     pub fn into_stream(
         self,
-    ) -> crate::Paged<crate::models::Asset, crate::models::ErrorBody> {
+    ) -> crate::Paged<crate::models::Asset, crate::errors::ListAssets> {
         let take: i32 = self.take.unwrap_or(50i32);
         let start: i32 = self.skip.unwrap_or(0);
         let pages = ::futures_util::stream::try_unfold(
             Some((self, start)),
             move |state| async move {
                 let Some((request, skip)) = state else {
-                    return Ok::<_, crate::Error<crate::models::ErrorBody>>(None);
+                    return Ok::<_, crate::Error<crate::errors::ListAssets>>(None);
                 };
                 let mut page_request = request.clone();
                 page_request.skip = Some(skip);
@@ -945,7 +1065,7 @@ impl ListAssets {
                                 .map(
                                     Ok::<
                                         crate::models::Asset,
-                                        crate::Error<crate::models::ErrorBody>,
+                                        crate::Error<crate::errors::ListAssets>,
                                     >,
                                 ),
                         ),
@@ -961,12 +1081,12 @@ impl ListAssets {
 impl ::std::future::IntoFuture for ListAssets {
     type Output = Result<
         Vec<crate::models::Asset>,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::ListAssets>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         Vec<crate::models::Asset>,
-        crate::models::ErrorBody,
+        crate::errors::ListAssets,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -988,7 +1108,7 @@ impl CreateAsset {
     /// Sends the request: `POST /v1/accounts/{accountId}/assets`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::Asset, crate::Error<crate::errors::CreateAsset>> {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -1001,18 +1121,60 @@ impl CreateAsset {
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
             201 => crate::codec::json(response).await,
-            400 | 401 | 404 | 409 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::CreateAsset::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::CreateAsset::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::CreateAsset::NotFound,
+                        )
+                        .await,
+                )
+            }
+            409 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::CreateAsset::Conflict,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for CreateAsset {
-    type Output = Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<crate::models::Asset, crate::Error<crate::errors::CreateAsset>>;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::Asset,
-        crate::models::ErrorBody,
+        crate::errors::CreateAsset,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1035,7 +1197,7 @@ impl GetAsset {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::Asset, crate::Error<crate::errors::GetAsset>> {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let request = self
@@ -1048,18 +1210,45 @@ impl GetAsset {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(response, crate::errors::GetAsset::BadRequest)
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::GetAsset::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(response, crate::errors::GetAsset::NotFound)
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for GetAsset {
-    type Output = Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<crate::models::Asset, crate::Error<crate::errors::GetAsset>>;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::Asset,
-        crate::models::ErrorBody,
+        crate::errors::GetAsset,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1083,7 +1272,7 @@ impl UpdateAsset {
     /// Sends the request: `PUT /v1/accounts/{accountId}/assets/{assetId}`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::Asset, crate::Error<crate::errors::UpdateAsset>> {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let request = self
@@ -1097,18 +1286,60 @@ impl UpdateAsset {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 | 409 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::UpdateAsset::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::UpdateAsset::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::UpdateAsset::NotFound,
+                        )
+                        .await,
+                )
+            }
+            409 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::UpdateAsset::Conflict,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for UpdateAsset {
-    type Output = Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<crate::models::Asset, crate::Error<crate::errors::UpdateAsset>>;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::Asset,
-        crate::models::ErrorBody,
+        crate::errors::UpdateAsset,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1129,7 +1360,7 @@ pub struct DeleteAsset {
 
 impl DeleteAsset {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/assets/{assetId}`.
-    pub async fn send(self) -> Result<(), crate::Error<crate::models::ErrorBody>> {
+    pub async fn send(self) -> Result<(), crate::Error<crate::errors::DeleteAsset>> {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let request = self
@@ -1142,16 +1373,49 @@ impl DeleteAsset {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             204 => crate::codec::empty(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::DeleteAsset::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::DeleteAsset::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::DeleteAsset::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for DeleteAsset {
-    type Output = Result<(), crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<(), crate::Error<crate::errors::DeleteAsset>>;
 
-    type IntoFuture = crate::codec::ResponseFuture<(), crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<(), crate::errors::DeleteAsset>;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1174,7 +1438,7 @@ impl CreateAlertRule {
     /// Sends the request: `POST /v1/accounts/{accountId}/assets/{assetId}/alertRules`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::AlertRule, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::AlertRule, crate::Error<crate::errors::CreateAlertRule>> {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let request = self
@@ -1188,7 +1452,40 @@ impl CreateAlertRule {
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
             201 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::CreateAlertRule::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::CreateAlertRule::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::CreateAlertRule::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1197,12 +1494,12 @@ impl CreateAlertRule {
 impl ::std::future::IntoFuture for CreateAlertRule {
     type Output = Result<
         crate::models::AlertRule,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::CreateAlertRule>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::AlertRule,
-        crate::models::ErrorBody,
+        crate::errors::CreateAlertRule,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1226,7 +1523,10 @@ impl ListAlertRules {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}`.
     pub async fn send(
         self,
-    ) -> Result<Vec<crate::models::AlertRule>, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<
+        Vec<crate::models::AlertRule>,
+        crate::Error<crate::errors::ListAlertRules>,
+    > {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let event_type = &self.event_type;
@@ -1242,7 +1542,40 @@ impl ListAlertRules {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListAlertRules::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::ListAlertRules::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListAlertRules::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1251,12 +1584,12 @@ impl ListAlertRules {
 impl ::std::future::IntoFuture for ListAlertRules {
     type Output = Result<
         Vec<crate::models::AlertRule>,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::ListAlertRules>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         Vec<crate::models::AlertRule>,
-        crate::models::ErrorBody,
+        crate::errors::ListAlertRules,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1281,7 +1614,10 @@ impl ListAlertRuleGeofences {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}/geofences`.
     pub async fn send(
         self,
-    ) -> Result<Vec<crate::models::Geofence>, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<
+        Vec<crate::models::Geofence>,
+        crate::Error<crate::errors::ListAlertRuleGeofences>,
+    > {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let event_type = &self.event_type;
@@ -1297,7 +1633,40 @@ impl ListAlertRuleGeofences {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListAlertRuleGeofences::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::ListAlertRuleGeofences::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListAlertRuleGeofences::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1306,12 +1675,12 @@ impl ListAlertRuleGeofences {
 impl ::std::future::IntoFuture for ListAlertRuleGeofences {
     type Output = Result<
         Vec<crate::models::Geofence>,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::ListAlertRuleGeofences>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         Vec<crate::models::Geofence>,
-        crate::models::ErrorBody,
+        crate::errors::ListAlertRuleGeofences,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1334,7 +1703,7 @@ impl GetAlertRule {
     /// Sends the request: `GET /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::AlertRule, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::AlertRule, crate::Error<crate::errors::GetAlertRule>> {
         let account_id = &self.account_id;
         let alert_rule_id = &self.alert_rule_id;
         let request = self
@@ -1347,7 +1716,40 @@ impl GetAlertRule {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetAlertRule::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::GetAlertRule::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetAlertRule::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1356,12 +1758,12 @@ impl GetAlertRule {
 impl ::std::future::IntoFuture for GetAlertRule {
     type Output = Result<
         crate::models::AlertRule,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::GetAlertRule>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::AlertRule,
-        crate::models::ErrorBody,
+        crate::errors::GetAlertRule,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1385,7 +1787,7 @@ impl UpdateAlertRule {
     /// Sends the request: `PUT /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::AlertRule, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::AlertRule, crate::Error<crate::errors::UpdateAlertRule>> {
         let account_id = &self.account_id;
         let alert_rule_id = &self.alert_rule_id;
         let request = self
@@ -1399,7 +1801,40 @@ impl UpdateAlertRule {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::UpdateAlertRule::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::UpdateAlertRule::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::UpdateAlertRule::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1408,12 +1843,12 @@ impl UpdateAlertRule {
 impl ::std::future::IntoFuture for UpdateAlertRule {
     type Output = Result<
         crate::models::AlertRule,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::UpdateAlertRule>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::AlertRule,
-        crate::models::ErrorBody,
+        crate::errors::UpdateAlertRule,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1434,7 +1869,7 @@ pub struct DeleteAlertRule {
 
 impl DeleteAlertRule {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
-    pub async fn send(self) -> Result<(), crate::Error<crate::models::ErrorBody>> {
+    pub async fn send(self) -> Result<(), crate::Error<crate::errors::DeleteAlertRule>> {
         let account_id = &self.account_id;
         let alert_rule_id = &self.alert_rule_id;
         let request = self
@@ -1447,16 +1882,49 @@ impl DeleteAlertRule {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             204 => crate::codec::empty(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::DeleteAlertRule::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::DeleteAlertRule::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::DeleteAlertRule::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for DeleteAlertRule {
-    type Output = Result<(), crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<(), crate::Error<crate::errors::DeleteAlertRule>>;
 
-    type IntoFuture = crate::codec::ResponseFuture<(), crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<(), crate::errors::DeleteAlertRule>;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1476,7 +1944,10 @@ impl ListGeofences {
     /// Sends the request: `GET /v1/accounts/{accountId}/geofences`.
     pub async fn send(
         self,
-    ) -> Result<Vec<crate::models::Geofence>, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<
+        Vec<crate::models::Geofence>,
+        crate::Error<crate::errors::ListGeofences>,
+    > {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -1488,7 +1959,40 @@ impl ListGeofences {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListGeofences::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::ListGeofences::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListGeofences::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1497,12 +2001,12 @@ impl ListGeofences {
 impl ::std::future::IntoFuture for ListGeofences {
     type Output = Result<
         Vec<crate::models::Geofence>,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::ListGeofences>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         Vec<crate::models::Geofence>,
-        crate::models::ErrorBody,
+        crate::errors::ListGeofences,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1524,7 +2028,7 @@ impl CreateGeofence {
     /// Sends the request: `POST /v1/accounts/{accountId}/geofences`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::Geofence, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::Geofence, crate::Error<crate::errors::CreateGeofence>> {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -1537,7 +2041,49 @@ impl CreateGeofence {
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
             201 => crate::codec::json(response).await,
-            400 | 401 | 404 | 409 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::CreateGeofence::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::CreateGeofence::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::CreateGeofence::NotFound,
+                        )
+                        .await,
+                )
+            }
+            409 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::CreateGeofence::Conflict,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1546,12 +2092,12 @@ impl CreateGeofence {
 impl ::std::future::IntoFuture for CreateGeofence {
     type Output = Result<
         crate::models::Geofence,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::CreateGeofence>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::Geofence,
-        crate::models::ErrorBody,
+        crate::errors::CreateGeofence,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1574,7 +2120,7 @@ impl GetGeofence {
     /// Sends the request: `GET /v1/accounts/{accountId}/geofences/{geofenceId}`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::Geofence, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::Geofence, crate::Error<crate::errors::GetGeofence>> {
         let account_id = &self.account_id;
         let geofence_id = &self.geofence_id;
         let request = self
@@ -1587,7 +2133,40 @@ impl GetGeofence {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetGeofence::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::GetGeofence::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetGeofence::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1596,12 +2175,12 @@ impl GetGeofence {
 impl ::std::future::IntoFuture for GetGeofence {
     type Output = Result<
         crate::models::Geofence,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::GetGeofence>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::Geofence,
-        crate::models::ErrorBody,
+        crate::errors::GetGeofence,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1625,7 +2204,7 @@ impl UpdateGeofence {
     /// Sends the request: `PUT /v1/accounts/{accountId}/geofences/{geofenceId}`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::Geofence, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::Geofence, crate::Error<crate::errors::UpdateGeofence>> {
         let account_id = &self.account_id;
         let geofence_id = &self.geofence_id;
         let request = self
@@ -1639,7 +2218,49 @@ impl UpdateGeofence {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 | 409 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::UpdateGeofence::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::UpdateGeofence::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::UpdateGeofence::NotFound,
+                        )
+                        .await,
+                )
+            }
+            409 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::UpdateGeofence::Conflict,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1648,12 +2269,12 @@ impl UpdateGeofence {
 impl ::std::future::IntoFuture for UpdateGeofence {
     type Output = Result<
         crate::models::Geofence,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::UpdateGeofence>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::Geofence,
-        crate::models::ErrorBody,
+        crate::errors::UpdateGeofence,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1674,7 +2295,7 @@ pub struct DeleteGeofence {
 
 impl DeleteGeofence {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`.
-    pub async fn send(self) -> Result<(), crate::Error<crate::models::ErrorBody>> {
+    pub async fn send(self) -> Result<(), crate::Error<crate::errors::DeleteGeofence>> {
         let account_id = &self.account_id;
         let geofence_id = &self.geofence_id;
         let request = self
@@ -1687,16 +2308,58 @@ impl DeleteGeofence {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             204 => crate::codec::empty(response).await,
-            400 | 401 | 404 | 409 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::DeleteGeofence::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::DeleteGeofence::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::DeleteGeofence::NotFound,
+                        )
+                        .await,
+                )
+            }
+            409 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::DeleteGeofence::Conflict,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for DeleteGeofence {
-    type Output = Result<(), crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<(), crate::Error<crate::errors::DeleteGeofence>>;
 
-    type IntoFuture = crate::codec::ResponseFuture<(), crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<(), crate::errors::DeleteGeofence>;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1716,7 +2379,10 @@ impl GetIngestionToken {
     /// Sends the request: `GET /v1/accounts/{accountId}/ingestionToken`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::IngestionToken, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<
+        crate::models::IngestionToken,
+        crate::Error<crate::errors::GetIngestionToken>,
+    > {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -1728,7 +2394,49 @@ impl GetIngestionToken {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 | 409 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetIngestionToken::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::GetIngestionToken::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetIngestionToken::NotFound,
+                        )
+                        .await,
+                )
+            }
+            409 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetIngestionToken::Conflict,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1737,12 +2445,12 @@ impl GetIngestionToken {
 impl ::std::future::IntoFuture for GetIngestionToken {
     type Output = Result<
         crate::models::IngestionToken,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::GetIngestionToken>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::IngestionToken,
-        crate::models::ErrorBody,
+        crate::errors::GetIngestionToken,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1763,7 +2471,7 @@ impl GetPortalLink {
     /// Sends the request: `GET /v1/accounts/{accountId}/portalLink`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::PortalLink, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::PortalLink, crate::Error<crate::errors::GetPortalLink>> {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -1775,7 +2483,40 @@ impl GetPortalLink {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetPortalLink::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::GetPortalLink::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetPortalLink::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1784,12 +2525,12 @@ impl GetPortalLink {
 impl ::std::future::IntoFuture for GetPortalLink {
     type Output = Result<
         crate::models::PortalLink,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::GetPortalLink>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::PortalLink,
-        crate::models::ErrorBody,
+        crate::errors::GetPortalLink,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1812,7 +2553,7 @@ impl IngestTelemetry {
         self,
     ) -> Result<
         crate::models::TelemetryBatchResult,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::IngestTelemetry>,
     > {
         let request = self
             .client
@@ -1822,7 +2563,31 @@ impl IngestTelemetry {
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
             202 => crate::codec::json(response).await,
-            400 | 401 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::IngestTelemetry::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::IngestTelemetry::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1831,12 +2596,12 @@ impl IngestTelemetry {
 impl ::std::future::IntoFuture for IngestTelemetry {
     type Output = Result<
         crate::models::TelemetryBatchResult,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::IngestTelemetry>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::TelemetryBatchResult,
-        crate::models::ErrorBody,
+        crate::errors::IngestTelemetry,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1859,7 +2624,7 @@ impl GetAssetState {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/state`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::AssetState, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::AssetState, crate::Error<crate::errors::GetAssetState>> {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let request = self
@@ -1872,7 +2637,40 @@ impl GetAssetState {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetAssetState::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::GetAssetState::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetAssetState::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1881,12 +2679,12 @@ impl GetAssetState {
 impl ::std::future::IntoFuture for GetAssetState {
     type Output = Result<
         crate::models::AssetState,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::GetAssetState>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::AssetState,
-        crate::models::ErrorBody,
+        crate::errors::GetAssetState,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1954,7 +2752,7 @@ impl ListEvents {
     /// Sends the request: `GET /v1/accounts/{accountId}/events`.
     pub async fn send(
         self,
-    ) -> Result<Vec<crate::models::Event>, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<Vec<crate::models::Event>, crate::Error<crate::errors::ListEvents>> {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -1994,7 +2792,37 @@ impl ListEvents {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListEvents::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::ListEvents::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(response, crate::errors::ListEvents::NotFound)
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -2004,14 +2832,14 @@ impl ListEvents {
     /// that. A failed page ends the stream with its error.
     pub fn into_stream(
         self,
-    ) -> crate::Paged<crate::models::Event, crate::models::ErrorBody> {
+    ) -> crate::Paged<crate::models::Event, crate::errors::ListEvents> {
         let take: i32 = self.take.unwrap_or(50i32);
         let start: i32 = self.skip.unwrap_or(0);
         let pages = ::futures_util::stream::try_unfold(
             Some((self, start)),
             move |state| async move {
                 let Some((request, skip)) = state else {
-                    return Ok::<_, crate::Error<crate::models::ErrorBody>>(None);
+                    return Ok::<_, crate::Error<crate::errors::ListEvents>>(None);
                 };
                 let mut page_request = request.clone();
                 page_request.skip = Some(skip);
@@ -2031,7 +2859,7 @@ impl ListEvents {
                                 .map(
                                     Ok::<
                                         crate::models::Event,
-                                        crate::Error<crate::models::ErrorBody>,
+                                        crate::Error<crate::errors::ListEvents>,
                                     >,
                                 ),
                         ),
@@ -2047,12 +2875,12 @@ impl ListEvents {
 impl ::std::future::IntoFuture for ListEvents {
     type Output = Result<
         Vec<crate::models::Event>,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::ListEvents>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         Vec<crate::models::Event>,
-        crate::models::ErrorBody,
+        crate::errors::ListEvents,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -2075,7 +2903,7 @@ impl GetEvent {
     /// Sends the request: `GET /v1/accounts/{accountId}/events/{eventId}`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::Event, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::Event, crate::Error<crate::errors::GetEvent>> {
         let account_id = &self.account_id;
         let event_id = &self.event_id;
         let request = self
@@ -2088,18 +2916,45 @@ impl GetEvent {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(response, crate::errors::GetEvent::BadRequest)
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::GetEvent::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(response, crate::errors::GetEvent::NotFound)
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for GetEvent {
-    type Output = Result<crate::models::Event, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<crate::models::Event, crate::Error<crate::errors::GetEvent>>;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::Event,
-        crate::models::ErrorBody,
+        crate::errors::GetEvent,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -2122,7 +2977,7 @@ impl AcknowledgeEvent {
     /// Sends the request: `POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::Event, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::Event, crate::Error<crate::errors::AcknowledgeEvent>> {
         let account_id = &self.account_id;
         let event_id = &self.event_id;
         let request = self
@@ -2135,18 +2990,54 @@ impl AcknowledgeEvent {
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::AcknowledgeEvent::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::AcknowledgeEvent::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::AcknowledgeEvent::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for AcknowledgeEvent {
-    type Output = Result<crate::models::Event, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::Event,
+        crate::Error<crate::errors::AcknowledgeEvent>,
+    >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::Event,
-        crate::models::ErrorBody,
+        crate::errors::AcknowledgeEvent,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -2172,7 +3063,7 @@ impl ListEventNotifications {
         self,
     ) -> Result<
         Vec<crate::models::Notification>,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::ListEventNotifications>,
     > {
         let account_id = &self.account_id;
         let event_id = &self.event_id;
@@ -2186,7 +3077,40 @@ impl ListEventNotifications {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListEventNotifications::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::ListEventNotifications::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListEventNotifications::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -2195,12 +3119,12 @@ impl ListEventNotifications {
 impl ::std::future::IntoFuture for ListEventNotifications {
     type Output = Result<
         Vec<crate::models::Notification>,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::ListEventNotifications>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         Vec<crate::models::Notification>,
-        crate::models::ErrorBody,
+        crate::errors::ListEventNotifications,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -2221,7 +3145,10 @@ impl GetWebhookSecret {
     /// Sends the request: `GET /v1/accounts/{accountId}/webhookSecret`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::WebhookSecret, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<
+        crate::models::WebhookSecret,
+        crate::Error<crate::errors::GetWebhookSecret>,
+    > {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -2233,7 +3160,40 @@ impl GetWebhookSecret {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetWebhookSecret::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::GetWebhookSecret::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetWebhookSecret::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -2242,12 +3202,12 @@ impl GetWebhookSecret {
 impl ::std::future::IntoFuture for GetWebhookSecret {
     type Output = Result<
         crate::models::WebhookSecret,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::GetWebhookSecret>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::WebhookSecret,
-        crate::models::ErrorBody,
+        crate::errors::GetWebhookSecret,
     >;
 
     fn into_future(self) -> Self::IntoFuture {

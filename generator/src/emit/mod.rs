@@ -21,6 +21,7 @@ pub mod parallel;
 mod patterns;
 mod rust;
 pub mod server;
+mod status;
 
 pub use patterns::Patterns;
 pub use rust::{TypePrinter, doc_attrs, ident};

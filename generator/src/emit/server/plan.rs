@@ -3,6 +3,7 @@
 //! response variant stands for, and the API's error body.
 
 use crate::emit::rust::{number_literal, opt_usize, primitive, range_args};
+use crate::emit::status::known_status;
 use crate::emit::{Patterns, TypePrinter, ident};
 use crate::ir::{
     Api, Constraints, Media, Method, Operation, ParamLocation, Parameter, PathSegment, Primitive,
@@ -1232,75 +1233,6 @@ fn is_header_value(value: &str) -> bool {
     value.bytes().all(|b| (0x20..0x7f).contains(&b))
 }
 
-/// Variant names and `http::StatusCode` constants of the statuses that have a common name.
-fn known_status(code: u16) -> Option<(&'static str, &'static str)> {
-    Some(match code {
-        100 => ("Continue", "CONTINUE"),
-        101 => ("SwitchingProtocols", "SWITCHING_PROTOCOLS"),
-        200 => ("Ok", "OK"),
-        201 => ("Created", "CREATED"),
-        202 => ("Accepted", "ACCEPTED"),
-        203 => (
-            "NonAuthoritativeInformation",
-            "NON_AUTHORITATIVE_INFORMATION",
-        ),
-        204 => ("NoContent", "NO_CONTENT"),
-        205 => ("ResetContent", "RESET_CONTENT"),
-        206 => ("PartialContent", "PARTIAL_CONTENT"),
-        207 => ("MultiStatus", "MULTI_STATUS"),
-        300 => ("MultipleChoices", "MULTIPLE_CHOICES"),
-        301 => ("MovedPermanently", "MOVED_PERMANENTLY"),
-        302 => ("Found", "FOUND"),
-        303 => ("SeeOther", "SEE_OTHER"),
-        304 => ("NotModified", "NOT_MODIFIED"),
-        307 => ("TemporaryRedirect", "TEMPORARY_REDIRECT"),
-        308 => ("PermanentRedirect", "PERMANENT_REDIRECT"),
-        400 => ("BadRequest", "BAD_REQUEST"),
-        401 => ("Unauthorized", "UNAUTHORIZED"),
-        402 => ("PaymentRequired", "PAYMENT_REQUIRED"),
-        403 => ("Forbidden", "FORBIDDEN"),
-        404 => ("NotFound", "NOT_FOUND"),
-        405 => ("MethodNotAllowed", "METHOD_NOT_ALLOWED"),
-        406 => ("NotAcceptable", "NOT_ACCEPTABLE"),
-        407 => (
-            "ProxyAuthenticationRequired",
-            "PROXY_AUTHENTICATION_REQUIRED",
-        ),
-        408 => ("RequestTimeout", "REQUEST_TIMEOUT"),
-        409 => ("Conflict", "CONFLICT"),
-        410 => ("Gone", "GONE"),
-        411 => ("LengthRequired", "LENGTH_REQUIRED"),
-        412 => ("PreconditionFailed", "PRECONDITION_FAILED"),
-        413 => ("PayloadTooLarge", "PAYLOAD_TOO_LARGE"),
-        414 => ("UriTooLong", "URI_TOO_LONG"),
-        415 => ("UnsupportedMediaType", "UNSUPPORTED_MEDIA_TYPE"),
-        416 => ("RangeNotSatisfiable", "RANGE_NOT_SATISFIABLE"),
-        417 => ("ExpectationFailed", "EXPECTATION_FAILED"),
-        418 => ("ImATeapot", "IM_A_TEAPOT"),
-        421 => ("MisdirectedRequest", "MISDIRECTED_REQUEST"),
-        422 => ("UnprocessableEntity", "UNPROCESSABLE_ENTITY"),
-        423 => ("Locked", "LOCKED"),
-        424 => ("FailedDependency", "FAILED_DEPENDENCY"),
-        426 => ("UpgradeRequired", "UPGRADE_REQUIRED"),
-        428 => ("PreconditionRequired", "PRECONDITION_REQUIRED"),
-        429 => ("TooManyRequests", "TOO_MANY_REQUESTS"),
-        431 => (
-            "RequestHeaderFieldsTooLarge",
-            "REQUEST_HEADER_FIELDS_TOO_LARGE",
-        ),
-        451 => (
-            "UnavailableForLegalReasons",
-            "UNAVAILABLE_FOR_LEGAL_REASONS",
-        ),
-        500 => ("InternalServerError", "INTERNAL_SERVER_ERROR"),
-        501 => ("NotImplemented", "NOT_IMPLEMENTED"),
-        502 => ("BadGateway", "BAD_GATEWAY"),
-        503 => ("ServiceUnavailable", "SERVICE_UNAVAILABLE"),
-        504 => ("GatewayTimeout", "GATEWAY_TIMEOUT"),
-        505 => ("HttpVersionNotSupported", "HTTP_VERSION_NOT_SUPPORTED"),
-        _ => return None,
-    })
-}
 
 #[cfg(test)]
 mod tests {
