@@ -5,8 +5,8 @@
 
 use asset_alerting_client::models::{
     AlertRuleInput, AssetInput, AssetTier, Channel, ChannelType, CreateAccountRequest, DayOfWeek,
-    EventType, GeoJsonPolygon, GeoJsonPolygonType, GeofenceInput, OAuthErrorError,
-    Recipient, SmsChannel, TokenRequest,
+    EventType, GeoJsonPolygon, GeoJsonPolygonType, GeofenceInput, OAuthErrorError, Recipient,
+    SmsChannel, TokenRequest,
 };
 use asset_alerting_client::{Client, Error, RetryPolicy, errors};
 use futures_util::TryStreamExt;
@@ -361,7 +361,10 @@ async fn documented_errors_decode_into_their_status_variant() {
     // Out of range for the spec (minimum 1): the server's validation answers 400.
     let (status, body) = api_error(client.list_assets(ROOT_ACCOUNT).take(0).send().await);
     assert_eq!((status, body.code), (400, codes::VALIDATION));
-    assert!(matches!(body, errors::ListAssets::BadRequest(_)), "{body:?}");
+    assert!(
+        matches!(body, errors::ListAssets::BadRequest(_)),
+        "{body:?}"
+    );
     assert!(body.message.contains("take"), "{}", body.message);
 
     // A geofence still referenced by a rule cannot be deleted (409).
@@ -414,10 +417,7 @@ async fn documented_errors_decode_into_their_status_variant() {
     assert!(shown.contains("404") && shown.contains("1400"), "{shown}");
     let _: &dyn std::error::Error = &error;
     assert_eq!(error.status().map(|s| s.as_u16()), Some(404));
-    assert_eq!(
-        error.api_body().map(|b| b.code),
-        Some(codes::NOT_FOUND)
-    );
+    assert_eq!(error.api_body().map(|b| b.code), Some(codes::NOT_FOUND));
 }
 
 #[tokio::test]

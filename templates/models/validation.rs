@@ -159,14 +159,32 @@ pub fn length(
     }
 }
 
+/// A compiled pattern: `regex::Regex`, or (for look-around and backreferences, which `regex`
+/// lacks) `fancy_regex::Regex`, implemented in `patterns.rs` where a pattern needs it.
+pub trait Matcher {
+    fn matches(&self, value: &str) -> bool;
+}
+
+impl Matcher for regex::Regex {
+    fn matches(&self, value: &str) -> bool {
+        self.is_match(value)
+    }
+}
+
+impl<T: Matcher> Matcher for std::sync::LazyLock<T> {
+    fn matches(&self, value: &str) -> bool {
+        T::matches(self, value)
+    }
+}
+
 pub fn pattern(
     value: &str,
     path: &str,
-    regex: &regex::Regex,
+    regex: &impl Matcher,
     source: &str,
     errors: &mut Vec<ValidationError>,
 ) {
-    if !regex.is_match(value) {
+    if !regex.matches(value) {
         push(errors, path, format!("must match the pattern `{source}`"));
     }
 }

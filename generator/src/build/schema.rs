@@ -20,6 +20,8 @@ pub fn primitive_for(typ: &str, format: Option<&str>) -> Option<Primitive> {
         ("string", "date-time") => Primitive::DateTime,
         ("string", "date") => Primitive::Date,
         ("string", "binary") => Primitive::Bytes,
+        ("string", "byte") => Primitive::Base64,
+        ("string", "uri") => Primitive::Url,
         ("string", _) => Primitive::String,
         ("boolean", _) => Primitive::Bool,
         ("integer", "int8") => Primitive::I8,
@@ -745,4 +747,37 @@ fn merge_constraints(into: &mut Constraints, from: Constraints) {
     into.exclusive_minimum |= from.exclusive_minimum;
     into.exclusive_maximum |= from.exclusive_maximum;
     into.unique_items |= from.unique_items;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_type_format_table() {
+        let cases = [
+            ("string", Some("uuid"), Primitive::Uuid),
+            ("string", Some("date-time"), Primitive::DateTime),
+            ("string", Some("date"), Primitive::Date),
+            ("string", Some("binary"), Primitive::Bytes),
+            ("string", Some("byte"), Primitive::Base64),
+            ("string", Some("uri"), Primitive::Url),
+            // Relative references and IRIs are no `url::Url`: strings (an IRI is checked).
+            ("string", Some("uri-reference"), Primitive::String),
+            ("string", Some("iri"), Primitive::String),
+            ("string", None, Primitive::String),
+            ("integer", Some("int32"), Primitive::I32),
+            ("integer", None, Primitive::I64),
+            ("number", Some("float"), Primitive::F32),
+            ("number", None, Primitive::F64),
+        ];
+        for (typ, format, expected) in cases {
+            assert_eq!(
+                primitive_for(typ, format),
+                Some(expected),
+                "{typ} {format:?}"
+            );
+        }
+        assert_eq!(primitive_for("object", None), None);
+    }
 }

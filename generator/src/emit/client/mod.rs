@@ -141,9 +141,10 @@ reqwest = {{ version = "0.13", default-features = false, features = [{reqwest_fe
 serde = {{ version = "1", features = ["derive"] }}
 serde_json = "1"
 tokio = {{ version = "1", features = ["sync", "time"] }}
-uuid = {{ version = "1", features = ["serde"] }}
+{url}uuid = {{ version = "1", features = ["serde"] }}
 "#,
         models = opts.crate_name("models"),
+        url = super::models::url_dependency(api),
     );
     super::cargo_toml(opts, "client", &description, &sections)
 }

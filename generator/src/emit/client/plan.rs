@@ -307,7 +307,9 @@ fn error_headers(api: &Api, r: &Response) -> Vec<ErrorHeader> {
         taken.push(field.clone());
         let ty = match resolve(api, &h.ty) {
             TypeRef::Primitive(p)
-                if p.is_integer() || p.is_float() || matches!(p, Primitive::Bool | Primitive::Uuid) =>
+                if p.is_integer()
+                    || p.is_float()
+                    || matches!(p, Primitive::Bool | Primitive::Uuid) =>
             {
                 TypeRef::Primitive(*p)
             }
@@ -496,7 +498,8 @@ fn array_item(api: &Api, ty: &TypeRef) -> Option<TypeRef> {
 fn size_estimate(api: &Api, ty: &TypeRef, visiting: &mut Vec<TypeId>) -> usize {
     match ty {
         TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => match p {
-            Primitive::String | Primitive::Bytes => 24,
+            Primitive::String | Primitive::Bytes | Primitive::Base64 => 24,
+            Primitive::Url => 88,
             Primitive::Uuid => 16,
             Primitive::DateTime => 12,
             _ => 8,
@@ -600,8 +603,11 @@ mod tests {
         );
         let api = api(&paths);
         let p = plan_of(&api, 0);
-        let variants: Vec<(&str, Status)> =
-            p.errors.iter().map(|e| (e.name.as_str(), e.status)).collect();
+        let variants: Vec<(&str, Status)> = p
+            .errors
+            .iter()
+            .map(|e| (e.name.as_str(), e.status))
+            .collect();
         assert_eq!(
             variants,
             [
@@ -617,7 +623,11 @@ mod tests {
         let header = &p.errors[2].headers[0];
         assert_eq!(
             (header.field.as_str(), header.wire.as_str(), &header.ty),
-            ("retry_after", "retry-after", &TypeRef::Primitive(Primitive::I64))
+            (
+                "retry_after",
+                "retry-after",
+                &TypeRef::Primitive(Primitive::I64)
+            )
         );
         // Different bodies: no common body to deref to.
         assert_eq!(p.common_error_body, None);

@@ -157,7 +157,11 @@ impl<'a> RequestEmitter<'a> {
             let vdoc = doc_attrs(Some(&text));
             let body = (v.shape != Shape::Empty).then(|| {
                 let ty = self.shape_type(&v.shape);
-                if v.boxed { quote! { Box<#ty> } } else { ty }
+                if v.boxed {
+                    quote! { Box<#ty> }
+                } else {
+                    ty
+                }
             });
             if v.headers.is_empty() {
                 return match body {
@@ -170,7 +174,10 @@ impl<'a> RequestEmitter<'a> {
                 let field = ident(&h.field);
                 let ty = self.printer.rust_type(&h.ty);
                 let doc = match h.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
-                    Some(d) => format!("The `{}` header (`None` when absent or malformed). {d}", h.wire),
+                    Some(d) => format!(
+                        "The `{}` header (`None` when absent or malformed). {d}",
+                        h.wire
+                    ),
                     None => format!("The `{}` header (`None` when absent or malformed).", h.wire),
                 };
                 let doc = doc_attrs(Some(&doc));

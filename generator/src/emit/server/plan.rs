@@ -575,7 +575,7 @@ impl<'a> Plan<'a> {
                 }
             }
         };
-        let checks = self.checks(&quote! { value }, check, list, &p.constraints);
+        let checks = self.checks(&quote! { value }, check, list, self.param_constraints(p));
         let read = if checks.is_empty() {
             read
         } else if optional {
@@ -600,6 +600,29 @@ impl<'a> Plan<'a> {
             read,
             source,
         })
+    }
+
+    /// A parameter's constraints: its own, else those of the constrained alias it names
+    /// (`schema: {$ref: '#/components/schemas/Name'}` with `Name: {type: string, pattern: ...}`).
+    fn param_constraints<'c>(&'c self, p: &'c Parameter) -> &'c Constraints {
+        if !p.constraints.is_empty() {
+            return &p.constraints;
+        }
+        let mut ty = &p.ty;
+        for _ in 0..16 {
+            match ty {
+                TypeRef::Nullable(inner) => ty = inner,
+                TypeRef::Named(id) => match &self.api.types[id.0] {
+                    def if !def.constraints.is_empty() => return &def.constraints,
+                    def => match &def.kind {
+                        TypeKind::Alias(inner) => ty = inner,
+                        _ => break,
+                    },
+                },
+                _ => break,
+            }
+        }
+        &p.constraints
     }
 
     /// How a parameter's value is spelled and parsed.
@@ -640,7 +663,8 @@ impl<'a> Plan<'a> {
         }
         match ty {
             TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => match p {
-                Primitive::String | Primitive::Bytes => 24,
+                Primitive::String | Primitive::Bytes | Primitive::Base64 => 24,
+                Primitive::Url => 88,
                 Primitive::Uuid => 16,
                 Primitive::DateTime => 12,
                 Primitive::I64 | Primitive::U64 | Primitive::F64 => 8,
@@ -713,6 +737,12 @@ impl<'a> Plan<'a> {
             }
             TypeRef::Primitive(p) if p.is_integer() || p.is_float() => {
                 Some((Scalar::value(primitive(*p)), Check::Number(*p)))
+            }
+            // Parsed by their own `FromStr` (the runtime's `FromParam` cannot name the models' types).
+            TypeRef::Primitive(Primitive::Base64 | Primitive::Url) => {
+                let t = self.printer.rust_type(ty);
+                let parse = quote! { params::from_str::<#t> };
+                Some((Scalar { ty: t, parse }, Check::None))
             }
             TypeRef::Primitive(p) => Some((Scalar::value(primitive(*p)), Check::None)),
             TypeRef::NumericString { number, pattern } => {
@@ -1232,7 +1262,6 @@ fn is_header_name(name: &str) -> bool {
 fn is_header_value(value: &str) -> bool {
     value.bytes().all(|b| (0x20..0x7f).contains(&b))
 }
-
 
 #[cfg(test)]
 mod tests {
