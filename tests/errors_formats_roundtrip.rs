@@ -120,6 +120,7 @@ fn document(name: &str) -> Document {
         ]),
         checksum: Base64(vec![0, 1, 2, 253, 254, 255]),
         thumbnail: None,
+        tags: None,
     }
 }
 
@@ -287,7 +288,7 @@ async fn binary_bodies_keep_their_bytes_and_content_type() {
 }
 
 #[tokio::test]
-async fn the_look_around_pattern_is_enforced() {
+async fn the_look_around_pattern_and_map_sizes_are_enforced() {
     // `^(?!-)(?!.*--)[a-z0-9-]+(?<!-)$`: look-ahead and look-behind, compiled with fancy-regex.
     for name in ["a", "two-words", "x-1-y"] {
         assert!(document(name).validate().is_ok(), "{name}");
@@ -296,6 +297,15 @@ async fn the_look_around_pattern_is_enforced() {
         let errors = document(name).validate().expect_err(name);
         assert!(errors.to_string().contains("pattern"), "{name}: {errors}");
     }
+
+    // `maxProperties` of a map is enforced as well.
+    let mut tagged = document("tagged");
+    let tags = |n: usize| (0..n).map(|i| (format!("t{i}"), String::new())).collect();
+    tagged.tags = Some(tags(2));
+    assert!(tagged.validate().is_ok());
+    tagged.tags = Some(tags(3));
+    let errors = tagged.validate().expect_err("three tags");
+    assert!(errors.to_string().contains("at most 2 entries"), "{errors}");
 
     // The router checks the path parameter against it too: a 400 `put_content` does not document.
     let client = client(&start().await);

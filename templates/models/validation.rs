@@ -253,6 +253,30 @@ pub fn uri(value: &str, path: &str, errors: &mut Vec<ValidationError>) {
     }
 }
 
+/// `minProperties` / `maxProperties` of a map.
+pub fn entries(
+    count: usize,
+    path: &str,
+    min: Option<usize>,
+    max: Option<usize>,
+    errors: &mut Vec<ValidationError>,
+) {
+    if let Some(min) = min.filter(|m| count < *m) {
+        push(
+            errors,
+            path,
+            format!("must have at least {min} entries (has {count})"),
+        );
+    }
+    if let Some(max) = max.filter(|m| count > *m) {
+        push(
+            errors,
+            path,
+            format!("must have at most {max} entries (has {count})"),
+        );
+    }
+}
+
 pub fn items(
     count: usize,
     path: &str,

@@ -562,12 +562,16 @@ impl<'a> ModelEmitter<'a> {
                 let item_constraints = c.items.as_deref().cloned().unwrap_or_default();
                 let k = format_ident!("k{}", depth);
                 let item = self.check_value(&quote! { #v }, inner, &item_constraints, depth + 1);
+                let count = (c.min_items.is_some() || c.max_items.is_some()).then(|| {
+                    let (min, max) = (opt_usize(c.min_items), opt_usize(c.max_items));
+                    quote! { validation::entries(#expr.len(), path, #min, #max, errors); }
+                });
                 let key = c.key_pattern.as_ref().and_then(|source| {
                     let regex = self.patterns.regex(source)?;
                     Some(quote! { validation::pattern(#k, path, &#regex, #source, errors); })
                 });
                 if item.is_none() && key.is_none() {
-                    return None;
+                    return count;
                 }
                 let pairs = if item.is_some() {
                     quote! { (#k, #v) in #expr }
@@ -575,6 +579,7 @@ impl<'a> ModelEmitter<'a> {
                     quote! { #k in #expr.keys() }
                 };
                 Some(quote! {
+                    #count
                     for #pairs {
                         let path = validation::field(path, #k);
                         let path = path.as_str();

@@ -19,6 +19,14 @@ impl Validate for Document {
                 errors,
             );
         }
+        {
+            let value = &self.tags;
+            let path = validation::field(path, "tags");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                validation::entries(v0.len(), path, None, Some(2), errors);
+            }
+        }
     }
 }
 

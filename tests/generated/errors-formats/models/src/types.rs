@@ -16,6 +16,12 @@ pub struct Document {
     pub checksum: crate::bytes::Base64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thumbnail: Option<crate::bytes::Base64>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub tags: Option<::std::collections::BTreeMap<String, String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
