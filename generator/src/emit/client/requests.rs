@@ -194,11 +194,8 @@ impl<'a> RequestEmitter<'a> {
                 } else {
                     quote! { Self::#vname { body, .. } }
                 };
-                if v.boxed {
-                    quote! { #pattern => &**body, }
-                } else {
-                    quote! { #pattern => body, }
-                }
+                // A boxed body derefs to the target by itself (clippy's `explicit_auto_deref`).
+                quote! { #pattern => body, }
             });
             quote! {
                 impl ::std::ops::Deref for #name {
