@@ -4,6 +4,7 @@
 //! `format: byte` base64 text on the wire and bytes in Rust on both sides; binary bodies keep their
 //! content type; the look-around pattern of `Name` is enforced by the models and the router.
 
+use errors_formats_client::codec::Binary;
 use errors_formats_client::models::bytes::Base64;
 use errors_formats_client::models::{
     BasicError, CreateDocument503Response, Document, Validate, ValidationErrorModel,
@@ -13,7 +14,8 @@ use errors_formats_server::axum::body::Bytes;
 use errors_formats_server::axum::http::StatusCode;
 use errors_formats_server::{
     CreateDocumentRequest, CreateDocumentResponse, ErrorsAndFormatsApi, GetContentRequest,
-    GetContentResponse, PutContentRequest, PutContentResponse, Rejection,
+    GetContentResponse, GetPreviewRequest, GetPreviewResponse, PutContentRequest,
+    PutContentResponse, PutPreviewRequest, PutPreviewResponse, Rejection,
 };
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -22,6 +24,8 @@ use std::sync::{Arc, Mutex};
 #[derive(Default)]
 struct Documents {
     stored: Mutex<HashMap<String, (Document, Vec<u8>)>>,
+    /// Previews with the content type they were sent with.
+    previews: Mutex<HashMap<String, (Option<String>, Bytes)>>,
 }
 
 const UNTIL: &str = "2026-01-02T03:04:05Z";
@@ -77,6 +81,26 @@ impl ErrorsAndFormatsApi for Documents {
             return GetContentResponse::PreconditionFailed;
         }
         GetContentResponse::Ok(Bytes::from(content.clone()))
+    }
+
+    async fn put_preview(&self, request: PutPreviewRequest) -> PutPreviewResponse {
+        let mut previews = self.previews.lock().expect("lock");
+        previews.insert(
+            request.name,
+            (request.body.content_type, request.body.bytes),
+        );
+        PutPreviewResponse::NoContent
+    }
+
+    async fn get_preview(&self, request: GetPreviewRequest) -> GetPreviewResponse {
+        let previews = self.previews.lock().expect("lock");
+        match previews.get(&request.name) {
+            Some((content_type, bytes)) => GetPreviewResponse::Ok {
+                body: bytes.clone(),
+                content_type: content_type.clone().unwrap_or_default(),
+            },
+            None => GetPreviewResponse::NotFound,
+        }
     }
 
     async fn put_content(&self, request: PutContentRequest) -> PutContentResponse {
@@ -285,6 +309,45 @@ async fn binary_bodies_keep_their_bytes_and_content_type() {
         }
         other => panic!("expected 412, got {other:?}"),
     }
+}
+
+#[tokio::test]
+async fn an_open_media_range_carries_the_content_type_both_ways() {
+    let client = client(&start().await);
+    let png = Binary {
+        content_type: Some("image/png".to_owned()),
+        bytes: b"\x89PNG\r\n".to_vec(),
+    };
+    client
+        .put_preview("cover".to_owned(), png.clone())
+        .send()
+        .await
+        .expect("stored");
+    let preview = client
+        .get_preview("cover".to_owned())
+        .send()
+        .await
+        .expect("preview");
+    assert_eq!(preview, png);
+    // Without a content type the client sends no wildcard: `application/octet-stream`.
+    let untyped = Binary {
+        content_type: None,
+        bytes: vec![1, 2],
+    };
+    client
+        .put_preview("raw".to_owned(), untyped)
+        .send()
+        .await
+        .expect("stored");
+    let preview = client
+        .get_preview("raw".to_owned())
+        .send()
+        .await
+        .expect("preview");
+    assert_eq!(
+        preview.content_type.as_deref(),
+        Some("application/octet-stream")
+    );
 }
 
 #[tokio::test]

@@ -65,6 +65,43 @@ pub async fn bytes<E>(response: Response) -> Result<Vec<u8>, Error<E>> {
     Ok(response.bytes().await.map_err(Error::Transport)?.to_vec())
 }
 
+/// A binary body of a media range the spec leaves open (`image/*`), with its content type.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Binary {
+    /// The `Content-Type` (the server's, or the one to send); `None` when absent or not text.
+    pub content_type: Option<String>,
+    pub bytes: Vec<u8>,
+}
+
+/// Reads a binary body with its content type.
+pub async fn binary<E>(response: Response) -> Result<Binary, Error<E>> {
+    let content_type = header(&response, "content-type");
+    let bytes = bytes(response).await?;
+    Ok(Binary {
+        content_type,
+        bytes,
+    })
+}
+
+/// Sends a [`Binary`] body: its content type, else the spec's media range with any wildcard
+/// replaced by `application/octet-stream`.
+pub fn binary_body(
+    request: reqwest::RequestBuilder,
+    body: Binary,
+    range: &str,
+) -> reqwest::RequestBuilder {
+    let content_type = body.content_type.unwrap_or_else(|| {
+        if range.contains('*') {
+            "application/octet-stream".to_owned()
+        } else {
+            range.to_owned()
+        }
+    });
+    request
+        .header(reqwest::header::CONTENT_TYPE, content_type)
+        .body(body.bytes)
+}
+
 /// Reads (and drops) a body the operation does not document, so the connection can be reused.
 pub async fn empty<E>(response: Response) -> Result<(), Error<E>> {
     response.bytes().await.map_err(Error::Transport)?;
@@ -97,6 +134,15 @@ pub async fn api_text<E>(response: Response, variant: impl FnOnce(String) -> E) 
 pub async fn api_bytes<E>(response: Response, variant: impl FnOnce(Vec<u8>) -> E) -> Error<E> {
     let status = response.status();
     match bytes::<E>(response).await {
+        Ok(body) => api(status, variant(body)),
+        Err(error) => error,
+    }
+}
+
+/// A documented error status with a binary body of an open media range.
+pub async fn api_binary<E>(response: Response, variant: impl FnOnce(Binary) -> E) -> Error<E> {
+    let status = response.status();
+    match binary::<E>(response).await {
         Ok(body) => api(status, variant(body)),
         Err(error) => error,
     }

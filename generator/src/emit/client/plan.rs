@@ -20,6 +20,9 @@ pub enum Shape {
     Text,
     /// Raw bytes (`application/octet-stream` and other binary media): `Vec<u8>`.
     Bytes,
+    /// Bytes of a media range the spec leaves open (`image/*`): `codec::Binary`, with the
+    /// content type the server sent.
+    TypedBytes,
 }
 
 impl Shape {
@@ -29,10 +32,16 @@ impl Shape {
             Some(b) => match &b.media {
                 Media::Json => Shape::Json(b.ty.clone()),
                 Media::Text | Media::Form => Shape::Text,
+                Media::Binary(m) if is_media_range(m) => Shape::TypedBytes,
                 Media::Binary(_) | Media::Multipart => Shape::Bytes,
             },
         }
     }
+}
+
+/// A media type with a wildcard (`image/*`, `*/*`): the content type is only known per message.
+pub fn is_media_range(media: &str) -> bool {
+    media.contains('*')
 }
 
 /// The value `send()` returns on success.

@@ -2,7 +2,7 @@
 //! (the success enums of operations with several success bodies) and `errors.rs` (the error enum of
 //! each operation that documents errors).
 
-use super::plan::{Arm, Handling, Paging, Plan, Shape, Success};
+use super::plan::{Arm, Handling, Paging, Plan, Shape, Success, is_media_range};
 use crate::emit::rust::primitive;
 use crate::emit::{TypePrinter, doc_attrs, ident};
 use crate::ir::{
@@ -598,6 +598,10 @@ impl<'a> RequestEmitter<'a> {
                 Media::Text => {
                     quote! { request.header(::reqwest::header::CONTENT_TYPE, "text/plain; charset=utf-8").body(#value) }
                 }
+                // The caller names the content type within the spec's range (`image/png` for `image/*`).
+                Media::Binary(media) if is_media_range(media) => {
+                    quote! { crate::codec::binary_body(request, #value, #media) }
+                }
                 Media::Binary(media) => {
                     quote! { request.header(::reqwest::header::CONTENT_TYPE, #media).body(#value) }
                 }
@@ -860,6 +864,7 @@ impl<'a> RequestEmitter<'a> {
                 let reader = match shape {
                     Shape::Text => quote! { api_text },
                     Shape::Bytes => quote! { api_bytes },
+                    Shape::TypedBytes => quote! { api_binary },
                     _ => quote! { api_json },
                 };
                 let body = if variant.boxed {
@@ -948,6 +953,7 @@ impl<'a> RequestEmitter<'a> {
             Shape::Json(ty) => self.printer.rust_type(ty),
             Shape::Text => quote! { String },
             Shape::Bytes => quote! { Vec<u8> },
+            Shape::TypedBytes => quote! { crate::codec::Binary },
         }
     }
 
@@ -967,6 +973,7 @@ impl<'a> RequestEmitter<'a> {
         match media {
             Media::Json | Media::Form => (self.printer.rust_type(ty), false),
             Media::Text => (quote! { impl Into<String> }, true),
+            Media::Binary(m) if is_media_range(m) => (quote! { crate::codec::Binary }, false),
             Media::Binary(_) => (quote! { impl Into<Vec<u8>> }, true),
             Media::Multipart => (quote! { ::reqwest::multipart::Form }, false),
         }
@@ -976,6 +983,7 @@ impl<'a> RequestEmitter<'a> {
         match media {
             Media::Json | Media::Form => self.printer.rust_type(ty),
             Media::Text => quote! { String },
+            Media::Binary(m) if is_media_range(m) => quote! { crate::codec::Binary },
             Media::Binary(_) => quote! { Vec<u8> },
             Media::Multipart => quote! { ::reqwest::multipart::Form },
         }
@@ -993,6 +1001,7 @@ fn read_shape(shape: &Shape) -> TokenStream {
         Shape::Json(_) => quote! { crate::codec::json(response).await },
         Shape::Text => quote! { crate::codec::text(response).await },
         Shape::Bytes => quote! { crate::codec::bytes(response).await },
+        Shape::TypedBytes => quote! { crate::codec::binary(response).await },
     }
 }
 

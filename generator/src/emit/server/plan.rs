@@ -1046,6 +1046,21 @@ impl<'a> Plan<'a> {
                 doc: h.doc.clone(),
             });
         }
+        // An open media range (`image/*`): the implementer names the body's actual type.
+        if let Some(b) = &r.body
+            && let Media::Binary(range) = &b.media
+            && range.contains('*')
+        {
+            let field = unique_field("content_type", &mut taken);
+            headers.push(HeaderPlan {
+                field: ident(&field),
+                name: "Content-Type".to_owned(),
+                wire: "content-type".to_owned(),
+                ty: quote! { String },
+                required: true,
+                doc: Some(format!("The media type of the body, within `{range}`.")),
+            });
+        }
         let doc = match &r.doc {
             Some(d) => format!("`{label}`: {}", d.trim()),
             None => format!("`{label}`."),

@@ -39,3 +39,11 @@ pub enum PutContent {
     /// `404`: No such document.
     NotFound,
 }
+
+/// The documented errors of [`Client::get_preview`](crate::Client::get_preview), one variant per
+/// status (the status itself is [`Error::status`](crate::Error::status)).
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetPreview {
+    /// `404`: No preview.
+    NotFound,
+}

@@ -50,6 +50,36 @@ impl crate::Client {
             body: body.into(),
         }
     }
+
+    /// `GET /documents/{name}/preview`
+    ///
+    /// Arguments:
+    /// - `name`: the `name` path parameter.
+    ///
+    /// Documented errors (`404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetPreview`](crate::errors::GetPreview) variant.
+    pub fn get_preview(&self, name: crate::models::Name) -> GetPreview {
+        GetPreview {
+            client: self.clone(),
+            name,
+        }
+    }
+
+    /// `PUT /documents/{name}/preview`
+    ///
+    /// Arguments:
+    /// - `name`: the `name` path parameter.
+    /// - `body`: the request body.
+    pub fn put_preview(
+        &self,
+        name: crate::models::Name,
+        body: crate::codec::Binary,
+    ) -> PutPreview {
+        PutPreview {
+            client: self.clone(),
+            name,
+            body,
+        }
+    }
 }
 
 /// Request builder of [`Client::create_document`](crate::Client::create_document):
@@ -248,6 +278,92 @@ impl ::std::future::IntoFuture for PutContent {
     type Output = Result<(), crate::Error<crate::errors::PutContent>>;
 
     type IntoFuture = crate::codec::ResponseFuture<(), crate::errors::PutContent>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::get_preview`](crate::Client::get_preview):
+/// `GET /documents/{name}/preview`. Finish it with `.send().await`, or `.await` it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct GetPreview {
+    client: crate::Client,
+    name: crate::models::Name,
+}
+
+impl GetPreview {
+    /// Sends the request: `GET /documents/{name}/preview`.
+    pub async fn send(
+        self,
+    ) -> Result<crate::codec::Binary, crate::Error<crate::errors::GetPreview>> {
+        let name = crate::codec::path_segment(&self.name);
+        let request = self
+            .client
+            .inner
+            .request(::reqwest::Method::GET, &format!("/documents/{name}/preview"));
+        let response = self.client.inner.send(request, false, true).await?;
+        match response.status().as_u16() {
+            200 => crate::codec::binary(response).await,
+            404 => {
+                Err(
+                    crate::codec::api_empty(
+                            response,
+                            crate::errors::GetPreview::NotFound,
+                        )
+                        .await,
+                )
+            }
+            _ => Err(crate::codec::unexpected(response).await),
+        }
+    }
+}
+
+impl ::std::future::IntoFuture for GetPreview {
+    type Output = Result<crate::codec::Binary, crate::Error<crate::errors::GetPreview>>;
+
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::codec::Binary,
+        crate::errors::GetPreview,
+    >;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::put_preview`](crate::Client::put_preview):
+/// `PUT /documents/{name}/preview`. Finish it with `.send().await`, or `.await` it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct PutPreview {
+    client: crate::Client,
+    name: crate::models::Name,
+    body: crate::codec::Binary,
+}
+
+impl PutPreview {
+    /// Sends the request: `PUT /documents/{name}/preview`.
+    pub async fn send(self) -> Result<(), crate::Error<()>> {
+        let name = crate::codec::path_segment(&self.name);
+        let request = self
+            .client
+            .inner
+            .request(::reqwest::Method::PUT, &format!("/documents/{name}/preview"));
+        let request = crate::codec::binary_body(request, self.body, "image/*");
+        let response = self.client.inner.send(request, false, true).await?;
+        match response.status().as_u16() {
+            204 => crate::codec::empty(response).await,
+            _ => Err(crate::codec::unexpected(response).await),
+        }
+    }
+}
+
+impl ::std::future::IntoFuture for PutPreview {
+    type Output = Result<(), crate::Error<()>>;
+
+    type IntoFuture = crate::codec::ResponseFuture<(), ()>;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())

@@ -4,8 +4,9 @@
 use crate::models;
 use crate::Rejection;
 use crate::{
-    CreateDocumentRequest, GetContentRequest, PutContentRequest, CreateDocumentResponse,
-    GetContentResponse, PutContentResponse,
+    CreateDocumentRequest, GetContentRequest, PutContentRequest, GetPreviewRequest,
+    PutPreviewRequest, CreateDocumentResponse, GetContentResponse, PutContentResponse,
+    GetPreviewResponse, PutPreviewResponse,
 };
 
 /// The operations of Errors and formats (version 1). Implement this trait, then serve it with [`router`](crate::router).
@@ -44,4 +45,16 @@ pub trait ErrorsAndFormatsApi: Send + Sync + 'static {
         &self,
         request: PutContentRequest,
     ) -> impl Future<Output = PutContentResponse> + Send;
+
+    /// `GET /documents/{name}/preview`
+    fn get_preview(
+        &self,
+        request: GetPreviewRequest,
+    ) -> impl Future<Output = GetPreviewResponse> + Send;
+
+    /// `PUT /documents/{name}/preview`
+    fn put_preview(
+        &self,
+        request: PutPreviewRequest,
+    ) -> impl Future<Output = PutPreviewResponse> + Send;
 }

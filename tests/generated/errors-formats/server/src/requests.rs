@@ -29,3 +29,19 @@ pub struct PutContentRequest {
     /// Media type: `application/pdf` (any is accepted); passed through undecoded.
     pub body: RawBody,
 }
+
+/// The parameters and body of [`get_preview`](crate::ErrorsAndFormatsApi::get_preview): `GET /documents/{name}/preview`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GetPreviewRequest {
+    pub name: String,
+}
+
+/// The parameters and body of [`put_preview`](crate::ErrorsAndFormatsApi::put_preview): `PUT /documents/{name}/preview`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PutPreviewRequest {
+    pub name: String,
+    /// The request body.
+    ///
+    /// Media type: `image/*` (any is accepted); passed through undecoded.
+    pub body: RawBody,
+}

@@ -95,3 +95,54 @@ impl IntoResponse for PutContentResponse {
         }
     }
 }
+
+/// The responses of [`get_preview`](crate::ErrorsAndFormatsApi::get_preview).
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetPreviewResponse {
+    /// `200`: The preview, in the format it was stored in.
+    Ok {
+        body: Bytes,
+        /// The `Content-Type` header. The media type of the body, within `image/*`.
+        content_type: String,
+    },
+    /// `404`: No preview.
+    NotFound,
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::BasicError),
+}
+
+impl IntoResponse for GetPreviewResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Ok { body, content_type } => {
+                let mut response = respond::bytes(
+                    StatusCode::OK,
+                    "application/octet-stream",
+                    body,
+                );
+                respond::header(&mut response, "content-type", content_type);
+                response
+            }
+            Self::NotFound => respond::empty(StatusCode::NOT_FOUND),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+/// The responses of [`put_preview`](crate::ErrorsAndFormatsApi::put_preview).
+#[derive(Debug, Clone, PartialEq)]
+pub enum PutPreviewResponse {
+    /// `204`: Stored.
+    NoContent,
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::BasicError),
+}
+
+impl IntoResponse for PutPreviewResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::NoContent => respond::empty(StatusCode::NO_CONTENT),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}

@@ -6,7 +6,7 @@ use crate::body;
 use crate::params;
 use crate::{
     respond, Rejection, RejectionKind, ErrorsAndFormatsApi, CreateDocumentRequest,
-    GetContentRequest, PutContentRequest,
+    GetContentRequest, PutContentRequest, GetPreviewRequest, PutPreviewRequest,
 };
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
@@ -24,6 +24,10 @@ pub fn router<A: ErrorsAndFormatsApi>(api: Arc<A>) -> Router {
         .route(
             "/documents/{name}/content",
             get(handle_get_content::<A>).put(handle_put_content::<A>),
+        )
+        .route(
+            "/documents/{name}/preview",
+            get(handle_get_preview::<A>).put(handle_put_preview::<A>),
         )
         .fallback(route_not_found::<A>)
         .method_not_allowed_fallback(method_not_allowed::<A>)
@@ -113,6 +117,83 @@ async fn read_put_content(request: Request) -> Result<PutContentRequest, Rejecti
     let (mut parts, raw_body) = request.into_parts();
     let path = params::Path::from_parts(&mut parts).await?;
     let request = PutContentRequest {
+        name: {
+            let value = path.required(0, "name", params::value::<String>)?;
+            params::check(
+                params::In::Path,
+                "name",
+                |path, errors| {
+                    let value = &value;
+                    models::validation::pattern(
+                        value,
+                        path,
+                        &models::patterns::PATTERN_1,
+                        "^(?!-)(?!.*--)[a-z0-9-]+(?<!-)$",
+                        errors,
+                    );
+                },
+            )?;
+            value
+        },
+        body: body::raw(Request::from_parts(parts, raw_body)).await?,
+    };
+    Ok(request)
+}
+
+/// `GET /documents/{name}/preview`
+async fn handle_get_preview<A: ErrorsAndFormatsApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_get_preview(request).await {
+        Ok(request) => api.get_preview(request).await.into_response(),
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`get_preview`](ErrorsAndFormatsApi::get_preview), or the reason to refuse it.
+async fn read_get_preview(request: Request) -> Result<GetPreviewRequest, Rejection> {
+    let (mut parts, _) = request.into_parts();
+    let path = params::Path::from_parts(&mut parts).await?;
+    let request = GetPreviewRequest {
+        name: {
+            let value = path.required(0, "name", params::value::<String>)?;
+            params::check(
+                params::In::Path,
+                "name",
+                |path, errors| {
+                    let value = &value;
+                    models::validation::pattern(
+                        value,
+                        path,
+                        &models::patterns::PATTERN_1,
+                        "^(?!-)(?!.*--)[a-z0-9-]+(?<!-)$",
+                        errors,
+                    );
+                },
+            )?;
+            value
+        },
+    };
+    Ok(request)
+}
+
+/// `PUT /documents/{name}/preview`
+async fn handle_put_preview<A: ErrorsAndFormatsApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_put_preview(request).await {
+        Ok(request) => api.put_preview(request).await.into_response(),
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`put_preview`](ErrorsAndFormatsApi::put_preview), or the reason to refuse it.
+async fn read_put_preview(request: Request) -> Result<PutPreviewRequest, Rejection> {
+    let (mut parts, raw_body) = request.into_parts();
+    let path = params::Path::from_parts(&mut parts).await?;
+    let request = PutPreviewRequest {
         name: {
             let value = path.required(0, "name", params::value::<String>)?;
             params::check(
