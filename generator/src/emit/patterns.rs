@@ -3,7 +3,7 @@
 //! it can, else `fancy-regex` (look-around, backreferences), which the models crate then depends
 //! on. A pattern neither compiles is reported with its pointer and not enforced.
 
-use crate::diagnostics::Diagnostics;
+use crate::diagnostics::{Diagnostics, child};
 use crate::ir::{Api, Constraints, TypeKind, TypeRef};
 use proc_macro2::Ident;
 use quote::format_ident;
@@ -38,8 +38,10 @@ impl Patterns {
             match &def.kind {
                 TypeKind::Struct(s) => {
                     for f in &s.fields {
-                        collect_ty(&f.ty, &def.pointer, &mut found);
-                        collect_constraints(&f.constraints, &def.pointer, &mut found);
+                        // Reported at the property: the schema of a large object has many.
+                        let pointer = child(&child(&def.pointer, "properties"), &f.wire_name);
+                        collect_ty(&f.ty, &pointer, &mut found);
+                        collect_constraints(&f.constraints, &pointer, &mut found);
                     }
                 }
                 TypeKind::Union(u) => u
@@ -172,7 +174,7 @@ mod tests {
         let warnings: Vec<String> = diags.warnings().map(ToString::to_string).collect();
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(
-            warnings[0].starts_with("warning: /components/schemas/A: pattern `^(a`"),
+            warnings[0].starts_with("warning: /components/schemas/A/properties/p2: pattern `^(a`"),
             "{warnings:?}"
         );
     }
