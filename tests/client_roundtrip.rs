@@ -5,10 +5,10 @@
 
 use asset_alerting_client::models::{
     AlertRuleInput, AssetInput, AssetTier, Channel, ChannelType, CreateAccountRequest, DayOfWeek,
-    ErrorBody, EventType, GeoJsonPolygon, GeoJsonPolygonType, GeofenceInput, OAuthErrorError,
-    Recipient, SmsChannel, TokenRequest,
+    EventType, GeoJsonPolygon, GeoJsonPolygonType, GeofenceInput, OAuthErrorError, Recipient,
+    SmsChannel, TokenRequest,
 };
-use asset_alerting_client::{Client, Error, RetryPolicy};
+use asset_alerting_client::{Client, Error, RetryPolicy, errors};
 use futures_util::TryStreamExt;
 use integration_tests::memory::axum::{self, Router};
 use integration_tests::memory::{CLIENT_ID, CLIENT_SECRET, MemoryApi, ROOT_ACCOUNT, TOKEN, codes};
@@ -339,7 +339,7 @@ async fn every_operation_round_trips() {
 }
 
 #[tokio::test]
-async fn documented_errors_decode_into_the_error_body() {
+async fn documented_errors_decode_into_their_status_variant() {
     let (_api, base_url) = start().await;
     let client = client(&base_url);
 
@@ -350,6 +350,7 @@ async fn documented_errors_decode_into_the_error_body() {
             .await,
     );
     assert_eq!((status, body.code), (404, codes::NOT_FOUND));
+    assert!(matches!(body, errors::GetAsset::NotFound(_)), "{body:?}");
 
     client
         .create_asset(ROOT_ACCOUNT, asset_input("DUP"))
@@ -363,10 +364,15 @@ async fn documented_errors_decode_into_the_error_body() {
             .await,
     );
     assert_eq!((status, body.code), (409, codes::CONFLICT));
+    assert!(matches!(body, errors::CreateAsset::Conflict(_)), "{body:?}");
 
     // Out of range for the spec (minimum 1): the server's validation answers 400.
     let (status, body) = api_error(client.list_assets(ROOT_ACCOUNT).take(0).send().await);
     assert_eq!((status, body.code), (400, codes::VALIDATION));
+    assert!(
+        matches!(body, errors::ListAssets::BadRequest(_)),
+        "{body:?}"
+    );
     assert!(body.message.contains("take"), "{}", body.message);
 
     // A geofence still referenced by a rule cannot be deleted (409).
@@ -419,10 +425,7 @@ async fn documented_errors_decode_into_the_error_body() {
     assert!(shown.contains("404") && shown.contains("1400"), "{shown}");
     let _: &dyn std::error::Error = &error;
     assert_eq!(error.status().map(|s| s.as_u16()), Some(404));
-    assert_eq!(
-        error.api_body().map(|b: &ErrorBody| b.code),
-        Some(codes::NOT_FOUND)
-    );
+    assert_eq!(error.api_body().map(|b| b.code), Some(codes::NOT_FOUND));
 }
 
 #[tokio::test]
@@ -516,6 +519,19 @@ async fn a_rejected_token_is_renewed_and_the_request_sent_once_more() {
         .expect("client");
     let (status, body) = api_error(fixed.get_account(ROOT_ACCOUNT).await);
     assert_eq!((status, body.code), (401, codes::UNAUTHENTICATED));
+    // The documented `WWW-Authenticate` header is read into the variant.
+    let errors::GetAccount::Unauthorized {
+        www_authenticate, ..
+    } = &body
+    else {
+        panic!("expected Unauthorized, got {body:?}")
+    };
+    assert!(
+        www_authenticate
+            .as_deref()
+            .is_some_and(|v| v.starts_with("Bearer")),
+        "{www_authenticate:?}"
+    );
 }
 
 #[tokio::test]

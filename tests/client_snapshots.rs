@@ -1,4 +1,5 @@
-//! The client emitter: a snapshot of the client crate generated for tests/fixtures/client-basics.yaml
+//! The client emitter: snapshots of the client crates generated for tests/fixtures/client-basics.yaml
+//! and tests/fixtures/errors-formats.yaml
 //! (the runtime copied from templates/client is left out). The fixture's crate is compiled by
 //! `cargo xtask fixtures`; the service's client (generated/client) is compiled and driven by
 //! tests/client_roundtrip.rs; determinism and the corpus are covered for every part by
@@ -23,7 +24,24 @@ const RUNTIME: &[&str] = &[
 
 #[test]
 fn client_basics() {
-    let source = "tests/fixtures/client-basics.yaml";
+    insta::assert_snapshot!(
+        "client_basics",
+        client_of("tests/fixtures/client-basics.yaml")
+    );
+}
+
+/// An error enum per operation (three statuses with their own bodies, a header, `4XX`, `default`),
+/// `url::Url`, base64 and binary bodies.
+#[test]
+fn errors_formats() {
+    insta::assert_snapshot!(
+        "errors_formats",
+        client_of("tests/fixtures/errors-formats.yaml")
+    );
+}
+
+/// The generated client crate of `source`, as one text without the copied runtime.
+fn client_of(source: &str) -> String {
     let text = std::fs::read_to_string(repo_root().join(source)).expect("fixture");
     let generated = openapi_gen::generate(&text, &options(source), &[Part::Client])
         .unwrap_or_else(|d| panic!("{source}:\n{d}"));
@@ -49,5 +67,5 @@ fn client_basics() {
             file.path, file.contents
         ));
     }
-    insta::assert_snapshot!("client_basics", out);
+    out
 }

@@ -25,7 +25,7 @@ fn models_of(name: &str, source: &str) -> String {
     }
     for (_, files) in &generated.crates {
         for file in files {
-            if file.path == "src/wire.rs" || file.path == "src/validation.rs" {
+            if ["src/wire.rs", "src/validation.rs", "src/bytes.rs"].contains(&file.path.as_str()) {
                 continue;
             }
             out.push_str(&format!(
@@ -63,6 +63,47 @@ fixture_snapshot!(maps, "maps.yaml");
 fixture_snapshot!(type_unions, "type-unions.yaml");
 fixture_snapshot!(defaults, "defaults.yaml");
 fixture_snapshot!(formats, "formats.yaml");
+fixture_snapshot!(errors_formats, "errors-formats.yaml");
+
+/// `uri_as_url: false` (the CLI's `--uri-as-string`) keeps `format: uri` a `String` that
+/// `Validate` checks, as before `url::Url`.
+#[test]
+fn uri_as_string_opt_out() {
+    let mut opts = options("tests/fixtures/formats.yaml");
+    opts.uri_as_url = false;
+    let generated = openapi_gen::generate(&fixture_text("formats.yaml"), &opts, &[Part::Models])
+        .unwrap_or_else(|d| panic!("{d}"));
+    let files = &generated.crates[0].1;
+    let text = |path: &str| {
+        files
+            .iter()
+            .find(|f| f.path == path)
+            .map(|f| f.contents.clone())
+            .unwrap_or_default()
+    };
+    assert!(text("src/types.rs").contains("pub website: Option<String>,"));
+    assert!(text("src/constraints.rs").contains("validation::uri(v0, path, errors);"));
+    assert!(!text("Cargo.toml").contains("url ="));
+}
+
+/// `format: byte` pulls in the base64 runtime and its dependency only where it is used.
+#[test]
+fn byte_format_runtime_only_where_used() {
+    for (name, uses) in [("errors-formats.yaml", true), ("formats.yaml", false)] {
+        let generated = openapi_gen::generate(&fixture_text(name), &options(name), &[Part::Models])
+            .unwrap_or_else(|d| panic!("{d}"));
+        let files = &generated.crates[0].1;
+        let has = |path: &str| files.iter().any(|f| f.path == path);
+        let manifest = &files
+            .iter()
+            .find(|f| f.path == "Cargo.toml")
+            .expect("manifest")
+            .contents;
+        assert_eq!(has("src/bytes.rs"), uses, "{name}");
+        assert_eq!(manifest.contains("base64 = "), uses, "{name}");
+        assert_eq!(manifest.contains("fancy-regex = "), uses, "{name}");
+    }
+}
 
 /// The 3.0 and 3.1 spellings of the same schemas must generate byte-identical crates.
 #[test]

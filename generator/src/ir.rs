@@ -168,8 +168,13 @@ pub enum Primitive {
     Uuid,
     DateTime,
     Date,
-    /// `format: binary` or `byte`: raw bytes (base64 on the JSON wire for `byte`).
+    /// `format: binary`: raw bytes (a binary body, a multipart file).
     Bytes,
+    /// `format: byte`: bytes that travel as base64 text, decoded on either side.
+    Base64,
+    /// `format: uri`: an absolute URL (`url::Url`), parsed on either side. `Api::uris_as_strings`
+    /// turns it back into a checked `String` (the generator's opt-out).
+    Url,
 }
 
 impl Primitive {
@@ -223,6 +228,91 @@ pub enum StringFormat {
 impl Constraints {
     pub fn is_empty(&self) -> bool {
         self == &Constraints::default()
+    }
+}
+
+impl Api {
+    /// The opt-out of `url::Url`: every `format: uri` becomes a `String` again (still checked to
+    /// be a URI by `Validate`).
+    pub fn uris_as_strings(&mut self) {
+        let mut refs: Vec<&mut TypeRef> = Vec::new();
+        for def in &mut self.types {
+            match &mut def.kind {
+                TypeKind::Struct(s) => {
+                    for f in &mut s.fields {
+                        refs.push(&mut f.ty);
+                    }
+                    if let Some(Additional::Map(ty)) = &mut s.additional {
+                        refs.push(ty);
+                    }
+                }
+                TypeKind::Union(u) => refs.extend(u.variants.iter_mut().map(|v| &mut v.ty)),
+                TypeKind::Alias(ty) | TypeKind::Newtype(ty) => refs.push(ty),
+                TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {}
+            }
+        }
+        for op in &mut self.operations {
+            refs.extend(op.parameters.iter_mut().map(|p| &mut p.ty));
+            refs.extend(op.body.as_mut().map(|b| &mut b.ty));
+            for r in &mut op.responses {
+                refs.extend(r.body.as_mut().map(|b| &mut b.ty));
+                refs.extend(r.headers.iter_mut().map(|h| &mut h.ty));
+            }
+        }
+        for ty in refs {
+            ty.replace_primitive(Primitive::Url, Primitive::String);
+        }
+    }
+}
+
+impl Api {
+    /// Whether a type, parameter, body or header anywhere in the document uses `p`.
+    pub fn uses(&self, p: Primitive) -> bool {
+        let mut refs: Vec<&TypeRef> = Vec::new();
+        for def in &self.types {
+            match &def.kind {
+                TypeKind::Struct(s) => {
+                    refs.extend(s.fields.iter().map(|f| &f.ty));
+                    if let Some(Additional::Map(ty)) = &s.additional {
+                        refs.push(ty);
+                    }
+                }
+                TypeKind::Union(u) => refs.extend(u.variants.iter().map(|v| &v.ty)),
+                TypeKind::Alias(ty) | TypeKind::Newtype(ty) => refs.push(ty),
+                TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {}
+            }
+        }
+        for op in &self.operations {
+            refs.extend(op.parameters.iter().map(|p| &p.ty));
+            refs.extend(op.body.as_ref().map(|b| &b.ty));
+            for r in &op.responses {
+                refs.extend(r.body.as_ref().map(|b| &b.ty));
+                refs.extend(r.headers.iter().map(|h| &h.ty));
+            }
+        }
+        refs.into_iter().any(|ty| ty.mentions(p))
+    }
+}
+
+impl TypeRef {
+    fn mentions(&self, p: Primitive) -> bool {
+        match self {
+            TypeRef::Primitive(q) => *q == p,
+            TypeRef::Array(inner) | TypeRef::Map(inner) | TypeRef::Nullable(inner) => {
+                inner.mentions(p)
+            }
+            _ => false,
+        }
+    }
+
+    fn replace_primitive(&mut self, from: Primitive, to: Primitive) {
+        match self {
+            TypeRef::Primitive(p) if *p == from => *p = to,
+            TypeRef::Array(inner) | TypeRef::Map(inner) | TypeRef::Nullable(inner) => {
+                inner.replace_primitive(from, to)
+            }
+            _ => {}
+        }
     }
 }
 

@@ -57,6 +57,16 @@ pub fn load_api(text: &str) -> Result<(ir::Api, Diagnostics), Diagnostics> {
     })
 }
 
+/// What `openapi-gen check` reports: the IR and every warning generation would give, including
+/// the patterns no crate can enforce.
+pub fn check(text: &str) -> Result<(ir::Api, Diagnostics), Diagnostics> {
+    let (api, mut diags) = load_api(text)?;
+    guard(move || {
+        emit::Patterns::collect(&api, &mut diags);
+        Ok((api, diags))
+    })
+}
+
 /// Generated crates: for each part, its files relative to the crate directory.
 pub struct Generated {
     pub crates: Vec<(Part, Vec<emit::File>)>,
@@ -68,7 +78,10 @@ pub fn generate(
     opts: &emit::Options,
     parts: &[Part],
 ) -> Result<Generated, Diagnostics> {
-    let (api, mut diags) = load_api(text)?;
+    let (mut api, mut diags) = load_api(text)?;
+    if !opts.uri_as_url {
+        api.uris_as_strings();
+    }
     guard(move || {
         let patterns = emit::Patterns::collect(&api, &mut diags);
         let mut crates = Vec::new();

@@ -550,6 +550,7 @@ fn warn_unsupported(obj: &mut Map<String, Value>, pointer: &str, diags: &mut Dia
         "propertyNames",
         "$defs",
         "definitions",
+        "multipleOf",
     ] {
         if obj.remove(key).is_some() {
             diags.warning(
@@ -645,6 +646,13 @@ mod tests {
         let mut schema = schema;
         lower_schema(&mut schema, "/s", &mut diags);
         (schema, diags)
+    }
+
+    #[test]
+    fn constraints_nothing_enforces_are_reported() {
+        let (_, d) = lower(json!({"type": "integer", "multipleOf": 5}));
+        let pointers: Vec<&str> = d.0.iter().map(|d| d.pointer.as_str()).collect();
+        assert_eq!(pointers, ["/s/multipleOf"]);
     }
 
     #[test]

@@ -37,6 +37,9 @@ enum Command {
         /// prettyplease's, the same on every toolchain).
         #[arg(long, hide = true)]
         no_rustfmt: bool,
+        /// Generate `format: uri` as a `String` checked to be a URI, instead of `url::Url`.
+        #[arg(long)]
+        uri_as_string: bool,
         /// Do not write; exit with 1 and list the files that differ from what would be generated.
         #[arg(long)]
         check: bool,
@@ -76,6 +79,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             crate_version,
             parts,
             no_rustfmt,
+            uri_as_string,
             check,
         } => {
             let text = read(&spec)?;
@@ -86,6 +90,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 "openapi-gen generate",
             );
             opts.crate_version = crate_version;
+            opts.uri_as_url = !uri_as_string;
             if no_rustfmt {
                 eprintln!(
                     "note: --no-rustfmt is no longer needed: output is never run through rustfmt"
@@ -115,7 +120,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Check { spec } => {
             let text = read(&spec)?;
-            match openapi_gen::load_api(&text) {
+            match openapi_gen::check(&text) {
                 Ok((api, diags)) => {
                     eprint!("{diags}");
                     println!(

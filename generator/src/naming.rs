@@ -60,6 +60,10 @@ const RESERVED_TYPES: &[&str] = &[
     "Debug",
     "Display",
     "Future",
+    // The models crate's root re-exports its validation runtime under these names.
+    "Validate",
+    "ValidationError",
+    "ValidationErrors",
 ];
 
 /// Method names the generated client and server define themselves.
@@ -299,7 +303,8 @@ fn primitive_word(p: Primitive) -> &'static str {
         Primitive::Uuid => "Uuid",
         Primitive::DateTime => "DateTime",
         Primitive::Date => "Date",
-        Primitive::Bytes => "Bytes",
+        Primitive::Bytes | Primitive::Base64 => "Bytes",
+        Primitive::Url => "Url",
     }
 }
 

@@ -9,7 +9,9 @@ use serde_json::{Value, json};
 use support::*;
 use uuid::Uuid;
 
-fn code_of<T: std::fmt::Debug>(result: Result<T, Error<ErrorBody>>) -> (u16, i32) {
+fn code_of<T: std::fmt::Debug, E: std::fmt::Debug + std::ops::Deref<Target = ErrorBody>>(
+    result: Result<T, Error<E>>,
+) -> (u16, i32) {
     match result {
         Err(Error::Api { status, body }) => (status.as_u16(), body.code),
         other => panic!("expected a documented error, got {other:?}"),

@@ -3,17 +3,19 @@
 use reqwest::StatusCode;
 use std::fmt;
 
-/// The error of one call. `E` is the error body the operation documents (for example
-/// `models::ErrorBody`); operations that document no error body use `()`.
+/// The error of one call. `E` is the operation's enum of documented errors (in `errors`), one
+/// variant per documented error status; operations that document no error use `()`.
 #[derive(Debug)]
 pub enum Error<E> {
     /// The request could not be built or sent, or its response could not be read: connection
     /// refused or reset, timeout, TLS failure, an invalid header value...
     Transport(reqwest::Error),
-    /// The server answered a status the operation documents as an error, with its documented body.
+    /// The server answered a status the operation documents as an error: `body` is the variant of
+    /// that status, with its decoded body and headers. Where every variant has the same body, the
+    /// enum dereferences to it (`body.code`).
     Api { status: StatusCode, body: Box<E> },
-    /// The server answered a status the operation does not document (or documents with another
-    /// body than `E`); `body` is the raw body, lossily decoded as UTF-8.
+    /// The server answered a status the operation does not document; `body` is the raw body, lossily
+    /// decoded as UTF-8.
     UnexpectedStatus { status: StatusCode, body: String },
     /// The server answered a documented status, but its body does not decode as documented.
     Decode {
@@ -38,7 +40,7 @@ impl<E> Error<E> {
         }
     }
 
-    /// The documented error body, for [`Error::Api`].
+    /// The documented error (the status's variant), for [`Error::Api`].
     pub fn api_body(&self) -> Option<&E> {
         match self {
             Error::Api { body, .. } => Some(body),

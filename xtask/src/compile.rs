@@ -45,7 +45,7 @@ pub fn check_crates(label: &str, crates: &[(String, Vec<File>)]) -> Result<Vec<S
             "short",
         ])
         .current_dir(&scratch)
-        .env("CARGO_TARGET_DIR", root.join("target").join("xtask-check"))
+        .env("CARGO_TARGET_DIR", build_dir(&root))
         .env("RUSTFLAGS", "-D warnings")
         .output()
         .map_err(|e| format!("running cargo: {e}"))?;
@@ -68,6 +68,14 @@ pub fn check_crates(label: &str, crates: &[(String, Vec<File>)]) -> Result<Vec<S
         }
     }
     Ok(failed)
+}
+
+/// Where the scratch crates are built: under the caller's `CARGO_TARGET_DIR` when set (builders
+/// sharing a machine keep their own), else under the repository's target/.
+fn build_dir(root: &Path) -> std::path::PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| root.join("target"), std::path::PathBuf::from)
+        .join("xtask-check")
 }
 
 /// Generates every fixture under tests/fixtures and checks that the crates compile without warnings.

@@ -22,7 +22,8 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: cargo xtask <task>\n\n\
-                 codegen [--check]             regenerate generated/ from {SPEC} (--check: fail on drift)\n\
+                 codegen [--check]             regenerate generated/ from {SPEC} and tests/generated/ from the\n\
+                 \x20                             round-trip fixture (--check: fail on drift)\n\
                  corpus [--compile] [--skip-large]\n\
                  \x20                             generate models for ../shared/corpus; --compile also cargo-checks them\n\
                  fixtures                      generate and cargo-check every tests/fixtures/*.yaml"
@@ -51,18 +52,51 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
     Options::new(prefix, source_name, "cargo xtask codegen")
 }
 
-/// Regenerates generated/ from the spec, or (check) compares without writing, like rust-analyzer's
-/// `ensure_file_contents`: every differing file is named, with the start of its diff.
+/// The documents whose crates are checked in: the service's spec (its code keeps `format: uri` a
+/// `String`, the generator's opt-out) and the fixture the round-trip tests of typed errors and
+/// wire formats drive (tests/errors_formats_roundtrip.rs).
+const TARGETS: &[(&str, &str, &str, bool)] = &[
+    (SPEC, "generated", CRATE_PREFIX, false),
+    (
+        "tests/fixtures/errors-formats.yaml",
+        "tests/generated/errors-formats",
+        "errors-formats",
+        true,
+    ),
+];
+
+/// Options of one checked-in target.
+pub fn target_options(spec: &str, prefix: &str, uri_as_url: bool) -> Options {
+    let mut opts = options(spec, prefix);
+    opts.uri_as_url = uri_as_url;
+    opts
+}
+
+/// Regenerates every target, or (check) compares without writing.
 fn codegen(check: bool) -> Result<bool, String> {
+    let mut clean = true;
+    for &(spec, out, prefix, uri_as_url) in TARGETS {
+        clean &= codegen_one(spec, out, &target_options(spec, prefix, uri_as_url), check)?;
+    }
+    if check && !clean {
+        eprintln!(
+            "\nRun `cargo xtask codegen`, review the diff, and commit. Never edit generated code by hand."
+        );
+    }
+    Ok(clean)
+}
+
+/// Regenerates `out` from `spec`, or (check) compares without writing, like rust-analyzer's
+/// `ensure_file_contents`: every differing file is named, with the start of its diff.
+fn codegen_one(spec: &str, out: &str, opts: &Options, check: bool) -> Result<bool, String> {
     let root = repo_root();
     let text =
-        std::fs::read_to_string(root.join(SPEC)).map_err(|e| format!("reading {SPEC}: {e}"))?;
-    let generated = openapi_gen::generate(&text, &options(SPEC, CRATE_PREFIX), &Part::ALL)
-        .map_err(|d| d.to_string())?;
+        std::fs::read_to_string(root.join(spec)).map_err(|e| format!("reading {spec}: {e}"))?;
+    let generated = openapi_gen::generate(&text, opts, &Part::ALL).map_err(|d| d.to_string())?;
     eprint!("{}", generated.diagnostics);
     let mut clean = true;
     for (part, files) in &generated.crates {
-        let dir = root.join("generated").join(part.dir_name());
+        let dir = root.join(out).join(part.dir_name());
         if !check {
             openapi_gen::output::write_crate(&dir, files)
                 .map_err(|e| format!("writing {}: {e}", dir.display()))?;
@@ -97,11 +131,6 @@ fn codegen(check: bool) -> Result<bool, String> {
                 eprintln!("    {line}");
             }
         }
-    }
-    if check && !clean {
-        eprintln!(
-            "\nRun `cargo xtask codegen`, review the diff, and commit. Never edit generated/ by hand."
-        );
     }
     Ok(clean)
 }

@@ -67,46 +67,108 @@ pub async fn bytes<E>(response: Response) -> Result<Vec<u8>, Error<E>> {
     Ok(response.bytes().await.map_err(Error::Transport)?.to_vec())
 }
 
+/// A binary body of a media range the spec leaves open (`image/*`), with its content type.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Binary {
+    /// The `Content-Type` (the server's, or the one to send); `None` when absent or not text.
+    pub content_type: Option<String>,
+    pub bytes: Vec<u8>,
+}
+
+/// Reads a binary body with its content type.
+pub async fn binary<E>(response: Response) -> Result<Binary, Error<E>> {
+    let content_type = header(&response, "content-type");
+    let bytes = bytes(response).await?;
+    Ok(Binary {
+        content_type,
+        bytes,
+    })
+}
+
+/// Sends a [`Binary`] body: its content type, else the spec's media range with any wildcard
+/// replaced by `application/octet-stream`.
+pub fn binary_body(
+    request: reqwest::RequestBuilder,
+    body: Binary,
+    range: &str,
+) -> reqwest::RequestBuilder {
+    let content_type = body.content_type.unwrap_or_else(|| {
+        if range.contains('*') {
+            "application/octet-stream".to_owned()
+        } else {
+            range.to_owned()
+        }
+    });
+    request
+        .header(reqwest::header::CONTENT_TYPE, content_type)
+        .body(body.bytes)
+}
+
 /// Reads (and drops) a body the operation does not document, so the connection can be reused.
 pub async fn empty<E>(response: Response) -> Result<(), Error<E>> {
     response.bytes().await.map_err(Error::Transport)?;
     Ok(())
 }
 
-/// A documented error status with a JSON body: [`Error::Api`], or [`Error::Decode`].
-pub async fn api_error<E: DeserializeOwned>(response: Response) -> Error<E> {
+/// A documented error status with a JSON body: [`Error::Api`] with the status's variant, or
+/// [`Error::Decode`].
+pub async fn api_json<B: DeserializeOwned, E>(
+    response: Response,
+    variant: impl FnOnce(B) -> E,
+) -> Error<E> {
     let status = response.status();
-    match json::<E, E>(response).await {
-        Ok(body) => Error::Api {
-            status,
-            body: Box::new(body),
-        },
+    match json::<B, E>(response).await {
+        Ok(body) => api(status, variant(body)),
         Err(error) => error,
     }
 }
 
 /// A documented error status with a text body.
-pub async fn api_error_text(response: Response) -> Error<String> {
+pub async fn api_text<E>(response: Response, variant: impl FnOnce(String) -> E) -> Error<E> {
     let status = response.status();
-    match text::<String>(response).await {
-        Ok(body) => Error::Api {
-            status,
-            body: Box::new(body),
-        },
+    match text::<E>(response).await {
+        Ok(body) => api(status, variant(body)),
+        Err(error) => error,
+    }
+}
+
+/// A documented error status with a binary body.
+pub async fn api_bytes<E>(response: Response, variant: impl FnOnce(Vec<u8>) -> E) -> Error<E> {
+    let status = response.status();
+    match bytes::<E>(response).await {
+        Ok(body) => api(status, variant(body)),
+        Err(error) => error,
+    }
+}
+
+/// A documented error status with a binary body of an open media range.
+pub async fn api_binary<E>(response: Response, variant: impl FnOnce(Binary) -> E) -> Error<E> {
+    let status = response.status();
+    match binary::<E>(response).await {
+        Ok(body) => api(status, variant(body)),
         Err(error) => error,
     }
 }
 
 /// A documented error status without a body.
-pub async fn api_error_empty(response: Response) -> Error<()> {
+pub async fn api_empty<E>(response: Response, variant: E) -> Error<E> {
     let status = response.status();
-    match empty::<()>(response).await {
-        Ok(()) => Error::Api {
-            status,
-            body: Box::new(()),
-        },
+    match empty::<E>(response).await {
+        Ok(()) => api(status, variant),
         Err(error) => error,
     }
+}
+
+fn api<E>(status: StatusCode, error: E) -> Error<E> {
+    Error::Api {
+        status,
+        body: Box::new(error),
+    }
+}
+
+/// A header of the answer parsed as `T`; `None` when it is absent or does not parse.
+pub fn header<T: std::str::FromStr>(response: &Response, name: &str) -> Option<T> {
+    response.headers().get(name)?.to_str().ok()?.parse().ok()
 }
 
 /// A status the operation does not document: [`Error::UnexpectedStatus`] with the raw body.

@@ -246,7 +246,8 @@
 //! Build a [`Client`] with [`Client::builder`]; each operation is a method of it that takes the
 //! required parameters and returns a request builder. Set optional parameters on the builder, then
 //! `.send().await` it (or `.await` it directly). A call returns the documented success body or an
-//! [`Error`] carrying the operation's documented error body; list operations paged with
+//! [`Error`]; a documented error status is [`Error::Api`] with the operation's error enum (module
+//! `errors`), one variant per status with its decoded body and headers; list operations paged with
 //! `skip`/`take` also offer `.into_stream()`. [`models`] holds the API's types.
 //!
 //! Credentials: [`ClientBuilder::client_credentials`] (OAuth 2.0 client credentials: the token is
@@ -269,6 +270,9 @@ mod credentials;
 
 #[rustfmt::skip]
 mod error;
+
+#[rustfmt::skip]
+pub mod errors;
 
 #[rustfmt::skip]
 pub mod requests;

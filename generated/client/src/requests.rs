@@ -17,7 +17,7 @@ impl crate::Client {
     /// Arguments:
     /// - `body`: the request body, a [`TokenRequest`](crate::models::TokenRequest).
     ///
-    /// Documented errors (`400`, `401`, `429`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `429`) are [`Error::Api`](crate::Error::Api) holding a [`errors::IssueToken`](crate::errors::IssueToken) variant.
     pub fn issue_token(&self, body: crate::models::TokenRequest) -> IssueToken {
         IssueToken {
             client: self.clone(),
@@ -34,7 +34,7 @@ impl crate::Client {
     /// Arguments:
     /// - `account_id`: Id of the account.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetAccount`](crate::errors::GetAccount) variant.
     pub fn get_account(&self, account_id: ::uuid::Uuid) -> GetAccount {
         GetAccount {
             client: self.clone(),
@@ -56,7 +56,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the resource.
     /// - `body`: the request body, a [`AccountInput`](crate::models::AccountInput).
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::UpdateAccount`](crate::errors::UpdateAccount) variant.
     pub fn update_account(
         &self,
         account_id: ::uuid::Uuid,
@@ -82,7 +82,7 @@ impl crate::Client {
     /// - `account_id`: Id of the parent account of the account to create.
     /// - `body`: the request body, a [`CreateAccountRequest`](crate::models::CreateAccountRequest).
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateAccount`](crate::errors::CreateAccount) variant.
     pub fn create_account(
         &self,
         account_id: ::uuid::Uuid,
@@ -109,7 +109,7 @@ impl crate::Client {
     /// Arguments:
     /// - `account_id`: Id of the account owning the resource.
     ///
-    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::DeleteAccount`](crate::errors::DeleteAccount) variant.
     pub fn delete_account(&self, account_id: ::uuid::Uuid) -> DeleteAccount {
         DeleteAccount {
             client: self.clone(),
@@ -131,7 +131,7 @@ impl crate::Client {
     ///
     /// `.into_stream()` on the builder walks every page.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListChildAccounts`](crate::errors::ListChildAccounts) variant.
     pub fn list_child_accounts(&self, account_id: ::uuid::Uuid) -> ListChildAccounts {
         ListChildAccounts {
             client: self.clone(),
@@ -154,7 +154,7 @@ impl crate::Client {
     /// Arguments:
     /// - `account_id`: Id of the account owning the resource.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::RotateClientSecret`](crate::errors::RotateClientSecret) variant.
     pub fn rotate_client_secret(&self, account_id: ::uuid::Uuid) -> RotateClientSecret {
         RotateClientSecret {
             client: self.clone(),
@@ -179,7 +179,7 @@ impl crate::Client {
     ///
     /// `.into_stream()` on the builder walks every page.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListAssets`](crate::errors::ListAssets) variant.
     pub fn list_assets(&self, account_id: ::uuid::Uuid) -> ListAssets {
         ListAssets {
             client: self.clone(),
@@ -202,7 +202,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account that will own the asset.
     /// - `body`: the request body, a [`AssetInput`](crate::models::AssetInput).
     ///
-    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateAsset`](crate::errors::CreateAsset) variant.
     pub fn create_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -225,7 +225,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the asset.
     /// - `asset_id`: Id of the asset.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetAsset`](crate::errors::GetAsset) variant.
     pub fn get_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -252,7 +252,7 @@ impl crate::Client {
     /// - `asset_id`: Id of the asset.
     /// - `body`: the request body, a [`AssetInput`](crate::models::AssetInput).
     ///
-    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::UpdateAsset`](crate::errors::UpdateAsset) variant.
     pub fn update_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -279,7 +279,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the asset.
     /// - `asset_id`: Id of the asset.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::DeleteAsset`](crate::errors::DeleteAsset) variant.
     pub fn delete_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -305,7 +305,7 @@ impl crate::Client {
     /// - `asset_id`: Id of the asset the rule applies to.
     /// - `body`: the request body, a [`AlertRuleInput`](crate::models::AlertRuleInput).
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateAlertRule`](crate::errors::CreateAlertRule) variant.
     pub fn create_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -333,7 +333,7 @@ impl crate::Client {
     /// - `asset_id`: Id of the asset.
     /// - `event_type`: Event type of the rules to list.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListAlertRules`](crate::errors::ListAlertRules) variant.
     pub fn list_alert_rules(
         &self,
         account_id: ::uuid::Uuid,
@@ -361,7 +361,7 @@ impl crate::Client {
     /// - `asset_id`: Id of the asset.
     /// - `event_type`: Event type of the rules whose geofences are listed.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListAlertRuleGeofences`](crate::errors::ListAlertRuleGeofences) variant.
     pub fn list_alert_rule_geofences(
         &self,
         account_id: ::uuid::Uuid,
@@ -386,7 +386,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the rule (the account of its asset).
     /// - `alert_rule_id`: Id of the alert rule.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetAlertRule`](crate::errors::GetAlertRule) variant.
     pub fn get_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -412,7 +412,7 @@ impl crate::Client {
     /// - `alert_rule_id`: Id of the alert rule.
     /// - `body`: the request body, a [`AlertRuleInput`](crate::models::AlertRuleInput).
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::UpdateAlertRule`](crate::errors::UpdateAlertRule) variant.
     pub fn update_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -437,7 +437,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the rule (the account of its asset).
     /// - `alert_rule_id`: Id of the alert rule.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::DeleteAlertRule`](crate::errors::DeleteAlertRule) variant.
     pub fn delete_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -459,7 +459,7 @@ impl crate::Client {
     /// Arguments:
     /// - `account_id`: Id of the account owning the geofences.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListGeofences`](crate::errors::ListGeofences) variant.
     pub fn list_geofences(&self, account_id: ::uuid::Uuid) -> ListGeofences {
         ListGeofences {
             client: self.clone(),
@@ -478,7 +478,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account that will own the geofence.
     /// - `body`: the request body, a [`GeofenceInput`](crate::models::GeofenceInput).
     ///
-    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateGeofence`](crate::errors::CreateGeofence) variant.
     pub fn create_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -501,7 +501,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the geofence.
     /// - `geofence_id`: Id of the geofence.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetGeofence`](crate::errors::GetGeofence) variant.
     pub fn get_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -527,7 +527,7 @@ impl crate::Client {
     /// - `geofence_id`: Id of the geofence.
     /// - `body`: the request body, a [`GeofenceInput`](crate::models::GeofenceInput).
     ///
-    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::UpdateGeofence`](crate::errors::UpdateGeofence) variant.
     pub fn update_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -555,7 +555,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the geofence.
     /// - `geofence_id`: Id of the geofence.
     ///
-    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::DeleteGeofence`](crate::errors::DeleteGeofence) variant.
     pub fn delete_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -583,7 +583,7 @@ impl crate::Client {
     /// Arguments:
     /// - `account_id`: Id of the account the token ingests telemetry for.
     ///
-    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetIngestionToken`](crate::errors::GetIngestionToken) variant.
     pub fn get_ingestion_token(&self, account_id: ::uuid::Uuid) -> GetIngestionToken {
         GetIngestionToken {
             client: self.clone(),
@@ -602,7 +602,7 @@ impl crate::Client {
     /// Arguments:
     /// - `account_id`: Id of the account owning the resource.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListIngestionTokens`](crate::errors::ListIngestionTokens) variant.
     pub fn list_ingestion_tokens(
         &self,
         account_id: ::uuid::Uuid,
@@ -625,7 +625,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the resource.
     /// - `token_id`: Id of the ingestion token.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::RevokeIngestionToken`](crate::errors::RevokeIngestionToken) variant.
     pub fn revoke_ingestion_token(
         &self,
         account_id: ::uuid::Uuid,
@@ -650,7 +650,7 @@ impl crate::Client {
     /// Arguments:
     /// - `account_id`: Id of the account whose portal page is linked.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetPortalLink`](crate::errors::GetPortalLink) variant.
     pub fn get_portal_link(&self, account_id: ::uuid::Uuid) -> GetPortalLink {
         GetPortalLink {
             client: self.clone(),
@@ -687,7 +687,7 @@ impl crate::Client {
     /// Arguments:
     /// - `body`: the request body, a [`TelemetryBatch`](crate::models::TelemetryBatch).
     ///
-    /// Documented errors (`400`, `401`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`) are [`Error::Api`](crate::Error::Api) holding a [`errors::IngestTelemetry`](crate::errors::IngestTelemetry) variant.
     pub fn ingest_telemetry(
         &self,
         body: crate::models::TelemetryBatch,
@@ -710,7 +710,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the resource.
     /// - `asset_id`: Id of the asset.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetAssetState`](crate::errors::GetAssetState) variant.
     pub fn get_asset_state(
         &self,
         account_id: ::uuid::Uuid,
@@ -739,7 +739,7 @@ impl crate::Client {
     ///
     /// `.into_stream()` on the builder walks every page.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListEvents`](crate::errors::ListEvents) variant.
     pub fn list_events(&self, account_id: ::uuid::Uuid) -> ListEvents {
         ListEvents {
             client: self.clone(),
@@ -761,7 +761,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the resource.
     /// - `event_id`: Id of the event.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetEvent`](crate::errors::GetEvent) variant.
     pub fn get_event(
         &self,
         account_id: ::uuid::Uuid,
@@ -787,7 +787,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the resource.
     /// - `event_id`: Id of the event.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::AcknowledgeEvent`](crate::errors::AcknowledgeEvent) variant.
     pub fn acknowledge_event(
         &self,
         account_id: ::uuid::Uuid,
@@ -811,7 +811,7 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the resource.
     /// - `event_id`: Id of the event.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListEventNotifications`](crate::errors::ListEventNotifications) variant.
     pub fn list_event_notifications(
         &self,
         account_id: ::uuid::Uuid,
@@ -835,7 +835,7 @@ impl crate::Client {
     /// Arguments:
     /// - `account_id`: Id of the account owning the resource.
     ///
-    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api).
+    /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetWebhookSecret`](crate::errors::GetWebhookSecret) variant.
     pub fn get_webhook_secret(&self, account_id: ::uuid::Uuid) -> GetWebhookSecret {
         GetWebhookSecret {
             client: self.clone(),
@@ -857,7 +857,7 @@ impl IssueToken {
     /// Sends the request: `POST /v1/auth/token`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::TokenResponse, crate::Error<crate::models::OAuthError>> {
+    ) -> Result<crate::models::TokenResponse, crate::Error<crate::errors::IssueToken>> {
         let request = self
             .client
             .inner
@@ -866,7 +866,44 @@ impl IssueToken {
         let response = self.client.inner.send(request, false, false).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 429 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::IssueToken::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::IssueToken::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            429 => {
+                let retry_after = crate::codec::header(&response, "retry-after");
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::IssueToken::TooManyRequests {
+                                body,
+                                retry_after,
+                            },
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -875,12 +912,12 @@ impl IssueToken {
 impl ::std::future::IntoFuture for IssueToken {
     type Output = Result<
         crate::models::TokenResponse,
-        crate::Error<crate::models::OAuthError>,
+        crate::Error<crate::errors::IssueToken>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::TokenResponse,
-        crate::models::OAuthError,
+        crate::errors::IssueToken,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -901,7 +938,7 @@ impl GetAccount {
     /// Sends the request: `GET /v1/accounts/{accountId}`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::Account, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::Account, crate::Error<crate::errors::GetAccount>> {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -910,18 +947,51 @@ impl GetAccount {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetAccount::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::GetAccount::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(response, crate::errors::GetAccount::NotFound)
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for GetAccount {
-    type Output = Result<crate::models::Account, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::Account,
+        crate::Error<crate::errors::GetAccount>,
+    >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::Account,
-        crate::models::ErrorBody,
+        crate::errors::GetAccount,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -943,7 +1013,7 @@ impl UpdateAccount {
     /// Sends the request: `PUT /v1/accounts/{accountId}`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::Account, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::Account, crate::Error<crate::errors::UpdateAccount>> {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -953,18 +1023,54 @@ impl UpdateAccount {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::UpdateAccount::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::UpdateAccount::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::UpdateAccount::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for UpdateAccount {
-    type Output = Result<crate::models::Account, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::Account,
+        crate::Error<crate::errors::UpdateAccount>,
+    >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::Account,
-        crate::models::ErrorBody,
+        crate::errors::UpdateAccount,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -988,7 +1094,7 @@ impl CreateAccount {
         self,
     ) -> Result<
         crate::models::CreateAccountResponse,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::CreateAccount>,
     > {
         let account_id = &self.account_id;
         let request = self
@@ -999,7 +1105,40 @@ impl CreateAccount {
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
             201 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::CreateAccount::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::CreateAccount::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::CreateAccount::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1008,12 +1147,12 @@ impl CreateAccount {
 impl ::std::future::IntoFuture for CreateAccount {
     type Output = Result<
         crate::models::CreateAccountResponse,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::CreateAccount>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::CreateAccountResponse,
-        crate::models::ErrorBody,
+        crate::errors::CreateAccount,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1032,7 +1171,7 @@ pub struct DeleteAccount {
 
 impl DeleteAccount {
     /// Sends the request: `DELETE /v1/accounts/{accountId}`.
-    pub async fn send(self) -> Result<(), crate::Error<crate::models::ErrorBody>> {
+    pub async fn send(self) -> Result<(), crate::Error<crate::errors::DeleteAccount>> {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -1041,16 +1180,58 @@ impl DeleteAccount {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             204 => crate::codec::empty(response).await,
-            400 | 401 | 404 | 409 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::DeleteAccount::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::DeleteAccount::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::DeleteAccount::NotFound,
+                        )
+                        .await,
+                )
+            }
+            409 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::DeleteAccount::Conflict,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for DeleteAccount {
-    type Output = Result<(), crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<(), crate::Error<crate::errors::DeleteAccount>>;
 
-    type IntoFuture = crate::codec::ResponseFuture<(), crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<(), crate::errors::DeleteAccount>;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1089,7 +1270,10 @@ impl ListChildAccounts {
     /// Sends the request: `GET /v1/accounts/{accountId}/children`.
     pub async fn send(
         self,
-    ) -> Result<Vec<crate::models::Account>, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<
+        Vec<crate::models::Account>,
+        crate::Error<crate::errors::ListChildAccounts>,
+    > {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -1109,7 +1293,40 @@ impl ListChildAccounts {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListChildAccounts::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::ListChildAccounts::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListChildAccounts::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1119,14 +1336,14 @@ impl ListChildAccounts {
     /// that. A failed page ends the stream with its error.
     pub fn into_stream(
         self,
-    ) -> crate::Paged<crate::models::Account, crate::models::ErrorBody> {
+    ) -> crate::Paged<crate::models::Account, crate::errors::ListChildAccounts> {
         let take: i32 = self.take.unwrap_or(50i32);
         let start: i32 = self.skip.unwrap_or(0);
         let pages = ::futures_util::stream::try_unfold(
             Some((self, start)),
             move |state| async move {
                 let Some((request, skip)) = state else {
-                    return Ok::<_, crate::Error<crate::models::ErrorBody>>(None);
+                    return Ok::<_, crate::Error<crate::errors::ListChildAccounts>>(None);
                 };
                 let mut page_request = request.clone();
                 page_request.skip = Some(skip);
@@ -1146,7 +1363,7 @@ impl ListChildAccounts {
                                 .map(
                                     Ok::<
                                         crate::models::Account,
-                                        crate::Error<crate::models::ErrorBody>,
+                                        crate::Error<crate::errors::ListChildAccounts>,
                                     >,
                                 ),
                         ),
@@ -1162,12 +1379,12 @@ impl ListChildAccounts {
 impl ::std::future::IntoFuture for ListChildAccounts {
     type Output = Result<
         Vec<crate::models::Account>,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::ListChildAccounts>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         Vec<crate::models::Account>,
-        crate::models::ErrorBody,
+        crate::errors::ListChildAccounts,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1188,7 +1405,10 @@ impl RotateClientSecret {
     /// Sends the request: `POST /v1/accounts/{accountId}/clientSecret`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::ClientSecret, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<
+        crate::models::ClientSecret,
+        crate::Error<crate::errors::RotateClientSecret>,
+    > {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -1200,7 +1420,40 @@ impl RotateClientSecret {
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::RotateClientSecret::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::RotateClientSecret::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::RotateClientSecret::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1209,12 +1462,12 @@ impl RotateClientSecret {
 impl ::std::future::IntoFuture for RotateClientSecret {
     type Output = Result<
         crate::models::ClientSecret,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::RotateClientSecret>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::ClientSecret,
-        crate::models::ErrorBody,
+        crate::errors::RotateClientSecret,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1270,7 +1523,7 @@ impl ListAssets {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets`.
     pub async fn send(
         self,
-    ) -> Result<Vec<crate::models::Asset>, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<Vec<crate::models::Asset>, crate::Error<crate::errors::ListAssets>> {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -1296,7 +1549,37 @@ impl ListAssets {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListAssets::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::ListAssets::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(response, crate::errors::ListAssets::NotFound)
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1306,14 +1589,14 @@ impl ListAssets {
     /// that. A failed page ends the stream with its error.
     pub fn into_stream(
         self,
-    ) -> crate::Paged<crate::models::Asset, crate::models::ErrorBody> {
+    ) -> crate::Paged<crate::models::Asset, crate::errors::ListAssets> {
         let take: i32 = self.take.unwrap_or(50i32);
         let start: i32 = self.skip.unwrap_or(0);
         let pages = ::futures_util::stream::try_unfold(
             Some((self, start)),
             move |state| async move {
                 let Some((request, skip)) = state else {
-                    return Ok::<_, crate::Error<crate::models::ErrorBody>>(None);
+                    return Ok::<_, crate::Error<crate::errors::ListAssets>>(None);
                 };
                 let mut page_request = request.clone();
                 page_request.skip = Some(skip);
@@ -1333,7 +1616,7 @@ impl ListAssets {
                                 .map(
                                     Ok::<
                                         crate::models::Asset,
-                                        crate::Error<crate::models::ErrorBody>,
+                                        crate::Error<crate::errors::ListAssets>,
                                     >,
                                 ),
                         ),
@@ -1349,12 +1632,12 @@ impl ListAssets {
 impl ::std::future::IntoFuture for ListAssets {
     type Output = Result<
         Vec<crate::models::Asset>,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::ListAssets>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         Vec<crate::models::Asset>,
-        crate::models::ErrorBody,
+        crate::errors::ListAssets,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1376,7 +1659,7 @@ impl CreateAsset {
     /// Sends the request: `POST /v1/accounts/{accountId}/assets`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::Asset, crate::Error<crate::errors::CreateAsset>> {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -1389,18 +1672,60 @@ impl CreateAsset {
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
             201 => crate::codec::json(response).await,
-            400 | 401 | 404 | 409 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::CreateAsset::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::CreateAsset::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::CreateAsset::NotFound,
+                        )
+                        .await,
+                )
+            }
+            409 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::CreateAsset::Conflict,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for CreateAsset {
-    type Output = Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<crate::models::Asset, crate::Error<crate::errors::CreateAsset>>;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::Asset,
-        crate::models::ErrorBody,
+        crate::errors::CreateAsset,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1423,7 +1748,7 @@ impl GetAsset {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::Asset, crate::Error<crate::errors::GetAsset>> {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let request = self
@@ -1436,18 +1761,45 @@ impl GetAsset {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(response, crate::errors::GetAsset::BadRequest)
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::GetAsset::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(response, crate::errors::GetAsset::NotFound)
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for GetAsset {
-    type Output = Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<crate::models::Asset, crate::Error<crate::errors::GetAsset>>;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::Asset,
-        crate::models::ErrorBody,
+        crate::errors::GetAsset,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1471,7 +1823,7 @@ impl UpdateAsset {
     /// Sends the request: `PUT /v1/accounts/{accountId}/assets/{assetId}`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::Asset, crate::Error<crate::errors::UpdateAsset>> {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let request = self
@@ -1485,18 +1837,60 @@ impl UpdateAsset {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 | 409 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::UpdateAsset::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::UpdateAsset::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::UpdateAsset::NotFound,
+                        )
+                        .await,
+                )
+            }
+            409 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::UpdateAsset::Conflict,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for UpdateAsset {
-    type Output = Result<crate::models::Asset, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<crate::models::Asset, crate::Error<crate::errors::UpdateAsset>>;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::Asset,
-        crate::models::ErrorBody,
+        crate::errors::UpdateAsset,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1517,7 +1911,7 @@ pub struct DeleteAsset {
 
 impl DeleteAsset {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/assets/{assetId}`.
-    pub async fn send(self) -> Result<(), crate::Error<crate::models::ErrorBody>> {
+    pub async fn send(self) -> Result<(), crate::Error<crate::errors::DeleteAsset>> {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let request = self
@@ -1530,16 +1924,49 @@ impl DeleteAsset {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             204 => crate::codec::empty(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::DeleteAsset::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::DeleteAsset::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::DeleteAsset::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for DeleteAsset {
-    type Output = Result<(), crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<(), crate::Error<crate::errors::DeleteAsset>>;
 
-    type IntoFuture = crate::codec::ResponseFuture<(), crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<(), crate::errors::DeleteAsset>;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1562,7 +1989,7 @@ impl CreateAlertRule {
     /// Sends the request: `POST /v1/accounts/{accountId}/assets/{assetId}/alertRules`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::AlertRule, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::AlertRule, crate::Error<crate::errors::CreateAlertRule>> {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let request = self
@@ -1576,7 +2003,40 @@ impl CreateAlertRule {
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
             201 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::CreateAlertRule::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::CreateAlertRule::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::CreateAlertRule::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1585,12 +2045,12 @@ impl CreateAlertRule {
 impl ::std::future::IntoFuture for CreateAlertRule {
     type Output = Result<
         crate::models::AlertRule,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::CreateAlertRule>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::AlertRule,
-        crate::models::ErrorBody,
+        crate::errors::CreateAlertRule,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1614,7 +2074,10 @@ impl ListAlertRules {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}`.
     pub async fn send(
         self,
-    ) -> Result<Vec<crate::models::AlertRule>, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<
+        Vec<crate::models::AlertRule>,
+        crate::Error<crate::errors::ListAlertRules>,
+    > {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let event_type = &self.event_type;
@@ -1630,7 +2093,40 @@ impl ListAlertRules {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListAlertRules::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::ListAlertRules::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListAlertRules::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1639,12 +2135,12 @@ impl ListAlertRules {
 impl ::std::future::IntoFuture for ListAlertRules {
     type Output = Result<
         Vec<crate::models::AlertRule>,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::ListAlertRules>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         Vec<crate::models::AlertRule>,
-        crate::models::ErrorBody,
+        crate::errors::ListAlertRules,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1669,7 +2165,10 @@ impl ListAlertRuleGeofences {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}/geofences`.
     pub async fn send(
         self,
-    ) -> Result<Vec<crate::models::Geofence>, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<
+        Vec<crate::models::Geofence>,
+        crate::Error<crate::errors::ListAlertRuleGeofences>,
+    > {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let event_type = &self.event_type;
@@ -1685,7 +2184,40 @@ impl ListAlertRuleGeofences {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListAlertRuleGeofences::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::ListAlertRuleGeofences::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListAlertRuleGeofences::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1694,12 +2226,12 @@ impl ListAlertRuleGeofences {
 impl ::std::future::IntoFuture for ListAlertRuleGeofences {
     type Output = Result<
         Vec<crate::models::Geofence>,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::ListAlertRuleGeofences>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         Vec<crate::models::Geofence>,
-        crate::models::ErrorBody,
+        crate::errors::ListAlertRuleGeofences,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1722,7 +2254,7 @@ impl GetAlertRule {
     /// Sends the request: `GET /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::AlertRule, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::AlertRule, crate::Error<crate::errors::GetAlertRule>> {
         let account_id = &self.account_id;
         let alert_rule_id = &self.alert_rule_id;
         let request = self
@@ -1735,7 +2267,40 @@ impl GetAlertRule {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetAlertRule::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::GetAlertRule::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetAlertRule::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1744,12 +2309,12 @@ impl GetAlertRule {
 impl ::std::future::IntoFuture for GetAlertRule {
     type Output = Result<
         crate::models::AlertRule,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::GetAlertRule>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::AlertRule,
-        crate::models::ErrorBody,
+        crate::errors::GetAlertRule,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1773,7 +2338,7 @@ impl UpdateAlertRule {
     /// Sends the request: `PUT /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::AlertRule, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::AlertRule, crate::Error<crate::errors::UpdateAlertRule>> {
         let account_id = &self.account_id;
         let alert_rule_id = &self.alert_rule_id;
         let request = self
@@ -1787,7 +2352,40 @@ impl UpdateAlertRule {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::UpdateAlertRule::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::UpdateAlertRule::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::UpdateAlertRule::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1796,12 +2394,12 @@ impl UpdateAlertRule {
 impl ::std::future::IntoFuture for UpdateAlertRule {
     type Output = Result<
         crate::models::AlertRule,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::UpdateAlertRule>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::AlertRule,
-        crate::models::ErrorBody,
+        crate::errors::UpdateAlertRule,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1822,7 +2420,7 @@ pub struct DeleteAlertRule {
 
 impl DeleteAlertRule {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
-    pub async fn send(self) -> Result<(), crate::Error<crate::models::ErrorBody>> {
+    pub async fn send(self) -> Result<(), crate::Error<crate::errors::DeleteAlertRule>> {
         let account_id = &self.account_id;
         let alert_rule_id = &self.alert_rule_id;
         let request = self
@@ -1835,16 +2433,49 @@ impl DeleteAlertRule {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             204 => crate::codec::empty(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::DeleteAlertRule::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::DeleteAlertRule::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::DeleteAlertRule::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for DeleteAlertRule {
-    type Output = Result<(), crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<(), crate::Error<crate::errors::DeleteAlertRule>>;
 
-    type IntoFuture = crate::codec::ResponseFuture<(), crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<(), crate::errors::DeleteAlertRule>;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -1864,7 +2495,10 @@ impl ListGeofences {
     /// Sends the request: `GET /v1/accounts/{accountId}/geofences`.
     pub async fn send(
         self,
-    ) -> Result<Vec<crate::models::Geofence>, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<
+        Vec<crate::models::Geofence>,
+        crate::Error<crate::errors::ListGeofences>,
+    > {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -1876,7 +2510,40 @@ impl ListGeofences {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListGeofences::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::ListGeofences::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListGeofences::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1885,12 +2552,12 @@ impl ListGeofences {
 impl ::std::future::IntoFuture for ListGeofences {
     type Output = Result<
         Vec<crate::models::Geofence>,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::ListGeofences>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         Vec<crate::models::Geofence>,
-        crate::models::ErrorBody,
+        crate::errors::ListGeofences,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1912,7 +2579,7 @@ impl CreateGeofence {
     /// Sends the request: `POST /v1/accounts/{accountId}/geofences`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::Geofence, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::Geofence, crate::Error<crate::errors::CreateGeofence>> {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -1925,7 +2592,49 @@ impl CreateGeofence {
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
             201 => crate::codec::json(response).await,
-            400 | 401 | 404 | 409 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::CreateGeofence::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::CreateGeofence::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::CreateGeofence::NotFound,
+                        )
+                        .await,
+                )
+            }
+            409 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::CreateGeofence::Conflict,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1934,12 +2643,12 @@ impl CreateGeofence {
 impl ::std::future::IntoFuture for CreateGeofence {
     type Output = Result<
         crate::models::Geofence,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::CreateGeofence>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::Geofence,
-        crate::models::ErrorBody,
+        crate::errors::CreateGeofence,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -1962,7 +2671,7 @@ impl GetGeofence {
     /// Sends the request: `GET /v1/accounts/{accountId}/geofences/{geofenceId}`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::Geofence, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::Geofence, crate::Error<crate::errors::GetGeofence>> {
         let account_id = &self.account_id;
         let geofence_id = &self.geofence_id;
         let request = self
@@ -1975,7 +2684,40 @@ impl GetGeofence {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetGeofence::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::GetGeofence::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetGeofence::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -1984,12 +2726,12 @@ impl GetGeofence {
 impl ::std::future::IntoFuture for GetGeofence {
     type Output = Result<
         crate::models::Geofence,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::GetGeofence>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::Geofence,
-        crate::models::ErrorBody,
+        crate::errors::GetGeofence,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -2013,7 +2755,7 @@ impl UpdateGeofence {
     /// Sends the request: `PUT /v1/accounts/{accountId}/geofences/{geofenceId}`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::Geofence, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::Geofence, crate::Error<crate::errors::UpdateGeofence>> {
         let account_id = &self.account_id;
         let geofence_id = &self.geofence_id;
         let request = self
@@ -2027,7 +2769,49 @@ impl UpdateGeofence {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 | 409 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::UpdateGeofence::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::UpdateGeofence::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::UpdateGeofence::NotFound,
+                        )
+                        .await,
+                )
+            }
+            409 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::UpdateGeofence::Conflict,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -2036,12 +2820,12 @@ impl UpdateGeofence {
 impl ::std::future::IntoFuture for UpdateGeofence {
     type Output = Result<
         crate::models::Geofence,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::UpdateGeofence>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::Geofence,
-        crate::models::ErrorBody,
+        crate::errors::UpdateGeofence,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -2062,7 +2846,7 @@ pub struct DeleteGeofence {
 
 impl DeleteGeofence {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`.
-    pub async fn send(self) -> Result<(), crate::Error<crate::models::ErrorBody>> {
+    pub async fn send(self) -> Result<(), crate::Error<crate::errors::DeleteGeofence>> {
         let account_id = &self.account_id;
         let geofence_id = &self.geofence_id;
         let request = self
@@ -2075,16 +2859,58 @@ impl DeleteGeofence {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             204 => crate::codec::empty(response).await,
-            400 | 401 | 404 | 409 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::DeleteGeofence::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::DeleteGeofence::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::DeleteGeofence::NotFound,
+                        )
+                        .await,
+                )
+            }
+            409 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::DeleteGeofence::Conflict,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for DeleteGeofence {
-    type Output = Result<(), crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<(), crate::Error<crate::errors::DeleteGeofence>>;
 
-    type IntoFuture = crate::codec::ResponseFuture<(), crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<(), crate::errors::DeleteGeofence>;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -2104,7 +2930,10 @@ impl GetIngestionToken {
     /// Sends the request: `GET /v1/accounts/{accountId}/ingestionToken`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::IngestionToken, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<
+        crate::models::IngestionToken,
+        crate::Error<crate::errors::GetIngestionToken>,
+    > {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -2116,7 +2945,49 @@ impl GetIngestionToken {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 | 409 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetIngestionToken::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::GetIngestionToken::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetIngestionToken::NotFound,
+                        )
+                        .await,
+                )
+            }
+            409 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetIngestionToken::Conflict,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -2125,12 +2996,12 @@ impl GetIngestionToken {
 impl ::std::future::IntoFuture for GetIngestionToken {
     type Output = Result<
         crate::models::IngestionToken,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::GetIngestionToken>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::IngestionToken,
-        crate::models::ErrorBody,
+        crate::errors::GetIngestionToken,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -2153,7 +3024,7 @@ impl ListIngestionTokens {
         self,
     ) -> Result<
         Vec<crate::models::IngestionTokenInfo>,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::ListIngestionTokens>,
     > {
         let account_id = &self.account_id;
         let request = self
@@ -2166,7 +3037,40 @@ impl ListIngestionTokens {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListIngestionTokens::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::ListIngestionTokens::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListIngestionTokens::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -2175,12 +3079,12 @@ impl ListIngestionTokens {
 impl ::std::future::IntoFuture for ListIngestionTokens {
     type Output = Result<
         Vec<crate::models::IngestionTokenInfo>,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::ListIngestionTokens>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         Vec<crate::models::IngestionTokenInfo>,
-        crate::models::ErrorBody,
+        crate::errors::ListIngestionTokens,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -2201,7 +3105,9 @@ pub struct RevokeIngestionToken {
 
 impl RevokeIngestionToken {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`.
-    pub async fn send(self) -> Result<(), crate::Error<crate::models::ErrorBody>> {
+    pub async fn send(
+        self,
+    ) -> Result<(), crate::Error<crate::errors::RevokeIngestionToken>> {
         let account_id = &self.account_id;
         let token_id = &self.token_id;
         let request = self
@@ -2214,16 +3120,52 @@ impl RevokeIngestionToken {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             204 => crate::codec::empty(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::RevokeIngestionToken::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::RevokeIngestionToken::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::RevokeIngestionToken::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for RevokeIngestionToken {
-    type Output = Result<(), crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<(), crate::Error<crate::errors::RevokeIngestionToken>>;
 
-    type IntoFuture = crate::codec::ResponseFuture<(), crate::models::ErrorBody>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        (),
+        crate::errors::RevokeIngestionToken,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
@@ -2243,7 +3185,7 @@ impl GetPortalLink {
     /// Sends the request: `GET /v1/accounts/{accountId}/portalLink`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::PortalLink, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::PortalLink, crate::Error<crate::errors::GetPortalLink>> {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -2255,7 +3197,40 @@ impl GetPortalLink {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetPortalLink::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::GetPortalLink::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetPortalLink::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -2264,12 +3239,12 @@ impl GetPortalLink {
 impl ::std::future::IntoFuture for GetPortalLink {
     type Output = Result<
         crate::models::PortalLink,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::GetPortalLink>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::PortalLink,
-        crate::models::ErrorBody,
+        crate::errors::GetPortalLink,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -2292,7 +3267,7 @@ impl IngestTelemetry {
         self,
     ) -> Result<
         crate::models::TelemetryBatchResult,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::IngestTelemetry>,
     > {
         let request = self
             .client
@@ -2302,7 +3277,31 @@ impl IngestTelemetry {
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
             202 => crate::codec::json(response).await,
-            400 | 401 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::IngestTelemetry::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::IngestTelemetry::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -2311,12 +3310,12 @@ impl IngestTelemetry {
 impl ::std::future::IntoFuture for IngestTelemetry {
     type Output = Result<
         crate::models::TelemetryBatchResult,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::IngestTelemetry>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::TelemetryBatchResult,
-        crate::models::ErrorBody,
+        crate::errors::IngestTelemetry,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -2339,7 +3338,7 @@ impl GetAssetState {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/state`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::AssetState, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::AssetState, crate::Error<crate::errors::GetAssetState>> {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let request = self
@@ -2352,7 +3351,40 @@ impl GetAssetState {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetAssetState::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::GetAssetState::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetAssetState::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -2361,12 +3393,12 @@ impl GetAssetState {
 impl ::std::future::IntoFuture for GetAssetState {
     type Output = Result<
         crate::models::AssetState,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::GetAssetState>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::AssetState,
-        crate::models::ErrorBody,
+        crate::errors::GetAssetState,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -2434,7 +3466,7 @@ impl ListEvents {
     /// Sends the request: `GET /v1/accounts/{accountId}/events`.
     pub async fn send(
         self,
-    ) -> Result<Vec<crate::models::Event>, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<Vec<crate::models::Event>, crate::Error<crate::errors::ListEvents>> {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -2474,7 +3506,37 @@ impl ListEvents {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListEvents::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::ListEvents::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(response, crate::errors::ListEvents::NotFound)
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -2484,14 +3546,14 @@ impl ListEvents {
     /// that. A failed page ends the stream with its error.
     pub fn into_stream(
         self,
-    ) -> crate::Paged<crate::models::Event, crate::models::ErrorBody> {
+    ) -> crate::Paged<crate::models::Event, crate::errors::ListEvents> {
         let take: i32 = self.take.unwrap_or(50i32);
         let start: i32 = self.skip.unwrap_or(0);
         let pages = ::futures_util::stream::try_unfold(
             Some((self, start)),
             move |state| async move {
                 let Some((request, skip)) = state else {
-                    return Ok::<_, crate::Error<crate::models::ErrorBody>>(None);
+                    return Ok::<_, crate::Error<crate::errors::ListEvents>>(None);
                 };
                 let mut page_request = request.clone();
                 page_request.skip = Some(skip);
@@ -2511,7 +3573,7 @@ impl ListEvents {
                                 .map(
                                     Ok::<
                                         crate::models::Event,
-                                        crate::Error<crate::models::ErrorBody>,
+                                        crate::Error<crate::errors::ListEvents>,
                                     >,
                                 ),
                         ),
@@ -2527,12 +3589,12 @@ impl ListEvents {
 impl ::std::future::IntoFuture for ListEvents {
     type Output = Result<
         Vec<crate::models::Event>,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::ListEvents>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         Vec<crate::models::Event>,
-        crate::models::ErrorBody,
+        crate::errors::ListEvents,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -2555,7 +3617,7 @@ impl GetEvent {
     /// Sends the request: `GET /v1/accounts/{accountId}/events/{eventId}`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::Event, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::Event, crate::Error<crate::errors::GetEvent>> {
         let account_id = &self.account_id;
         let event_id = &self.event_id;
         let request = self
@@ -2568,18 +3630,45 @@ impl GetEvent {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(response, crate::errors::GetEvent::BadRequest)
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::GetEvent::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(response, crate::errors::GetEvent::NotFound)
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for GetEvent {
-    type Output = Result<crate::models::Event, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<crate::models::Event, crate::Error<crate::errors::GetEvent>>;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::Event,
-        crate::models::ErrorBody,
+        crate::errors::GetEvent,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -2602,7 +3691,7 @@ impl AcknowledgeEvent {
     /// Sends the request: `POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::Event, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<crate::models::Event, crate::Error<crate::errors::AcknowledgeEvent>> {
         let account_id = &self.account_id;
         let event_id = &self.event_id;
         let request = self
@@ -2615,18 +3704,54 @@ impl AcknowledgeEvent {
         let response = self.client.inner.send(request, true, false).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::AcknowledgeEvent::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::AcknowledgeEvent::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::AcknowledgeEvent::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for AcknowledgeEvent {
-    type Output = Result<crate::models::Event, crate::Error<crate::models::ErrorBody>>;
+    type Output = Result<
+        crate::models::Event,
+        crate::Error<crate::errors::AcknowledgeEvent>,
+    >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::Event,
-        crate::models::ErrorBody,
+        crate::errors::AcknowledgeEvent,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -2652,7 +3777,7 @@ impl ListEventNotifications {
         self,
     ) -> Result<
         Vec<crate::models::Notification>,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::ListEventNotifications>,
     > {
         let account_id = &self.account_id;
         let event_id = &self.event_id;
@@ -2666,7 +3791,40 @@ impl ListEventNotifications {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListEventNotifications::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::ListEventNotifications::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::ListEventNotifications::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -2675,12 +3833,12 @@ impl ListEventNotifications {
 impl ::std::future::IntoFuture for ListEventNotifications {
     type Output = Result<
         Vec<crate::models::Notification>,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::ListEventNotifications>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         Vec<crate::models::Notification>,
-        crate::models::ErrorBody,
+        crate::errors::ListEventNotifications,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
@@ -2701,7 +3859,10 @@ impl GetWebhookSecret {
     /// Sends the request: `GET /v1/accounts/{accountId}/webhookSecret`.
     pub async fn send(
         self,
-    ) -> Result<crate::models::WebhookSecret, crate::Error<crate::models::ErrorBody>> {
+    ) -> Result<
+        crate::models::WebhookSecret,
+        crate::Error<crate::errors::GetWebhookSecret>,
+    > {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -2713,7 +3874,40 @@ impl GetWebhookSecret {
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
-            400 | 401 | 404 => Err(crate::codec::api_error(response).await),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetWebhookSecret::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::GetWebhookSecret::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::GetWebhookSecret::NotFound,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
@@ -2722,12 +3916,12 @@ impl GetWebhookSecret {
 impl ::std::future::IntoFuture for GetWebhookSecret {
     type Output = Result<
         crate::models::WebhookSecret,
-        crate::Error<crate::models::ErrorBody>,
+        crate::Error<crate::errors::GetWebhookSecret>,
     >;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::WebhookSecret,
-        crate::models::ErrorBody,
+        crate::errors::GetWebhookSecret,
     >;
 
     fn into_future(self) -> Self::IntoFuture {

@@ -161,14 +161,32 @@ pub fn length(
     }
 }
 
+/// A compiled pattern: `regex::Regex`, or (for look-around and backreferences, which `regex`
+/// lacks) `fancy_regex::Regex`, implemented in `patterns.rs` where a pattern needs it.
+pub trait Matcher {
+    fn matches(&self, value: &str) -> bool;
+}
+
+impl Matcher for regex::Regex {
+    fn matches(&self, value: &str) -> bool {
+        self.is_match(value)
+    }
+}
+
+impl<T: Matcher> Matcher for std::sync::LazyLock<T> {
+    fn matches(&self, value: &str) -> bool {
+        T::matches(self, value)
+    }
+}
+
 pub fn pattern(
     value: &str,
     path: &str,
-    regex: &regex::Regex,
+    regex: &impl Matcher,
     source: &str,
     errors: &mut Vec<ValidationError>,
 ) {
-    if !regex.is_match(value) {
+    if !regex.matches(value) {
         push(errors, path, format!("must match the pattern `{source}`"));
     }
 }
@@ -233,6 +251,30 @@ pub fn uri(value: &str, path: &str, errors: &mut Vec<ValidationError>) {
             errors,
             path,
             "must be an absolute URI (for example https://example.com/hook)".to_owned(),
+        );
+    }
+}
+
+/// `minProperties` / `maxProperties` of a map.
+pub fn entries(
+    count: usize,
+    path: &str,
+    min: Option<usize>,
+    max: Option<usize>,
+    errors: &mut Vec<ValidationError>,
+) {
+    if let Some(min) = min.filter(|m| count < *m) {
+        push(
+            errors,
+            path,
+            format!("must have at least {min} entries (has {count})"),
+        );
+    }
+    if let Some(max) = max.filter(|m| count > *m) {
+        push(
+            errors,
+            path,
+            format!("must have at most {max} entries (has {count})"),
         );
     }
 }

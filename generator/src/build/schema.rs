@@ -20,6 +20,8 @@ pub fn primitive_for(typ: &str, format: Option<&str>) -> Option<Primitive> {
         ("string", "date-time") => Primitive::DateTime,
         ("string", "date") => Primitive::Date,
         ("string", "binary") => Primitive::Bytes,
+        ("string", "byte") => Primitive::Base64,
+        ("string", "uri") => Primitive::Url,
         ("string", _) => Primitive::String,
         ("boolean", _) => Primitive::Bool,
         ("integer", "int8") => Primitive::I8,
@@ -258,7 +260,10 @@ impl Builder<'_> {
                         None => TypeRef::Primitive(number),
                     }
                 }
-                Some(p) => TypeRef::Primitive(p),
+                Some(p) => {
+                    self.warn_unchecked_string_keywords(p, &constraints, view, &site.pointer);
+                    TypeRef::Primitive(p)
+                }
                 None => {
                     self.diags.warning(
                         child(&site.pointer, "type"),
@@ -295,9 +300,12 @@ impl Builder<'_> {
                 // A free-form object.
                 _ => (TypeRef::Any, None),
             };
+            // A map's entry count is checked like an array's item count.
             let constraints = Constraints {
                 key_pattern,
                 items,
+                min_items: view.min_properties.filter(|n| *n > 0),
+                max_items: view.max_properties,
                 ..Constraints::default()
             };
             return Typed {
@@ -315,6 +323,17 @@ impl Builder<'_> {
     }
 
     fn struct_kind(&mut self, view: &View, site: &Site) -> TypeKind {
+        for (keyword, set) in [
+            ("minProperties", view.min_properties.is_some()),
+            ("maxProperties", view.max_properties.is_some()),
+        ] {
+            if set {
+                self.diags.warning(
+                    child(&site.pointer, keyword),
+                    format!("`{keyword}` on an object with declared properties is not enforced"),
+                );
+            }
+        }
         let mut fields = Vec::new();
         if let Some(properties) = view.properties {
             for (name, prop) in properties {
@@ -691,6 +710,40 @@ fn reference_pointer(reference: &str) -> String {
     reference.trim_start_matches('#').to_owned()
 }
 
+impl Builder<'_> {
+    /// Length and pattern keywords apply to strings; a `uuid`, date, or bytes value is checked by
+    /// its type instead, so they are reported rather than dropped.
+    fn warn_unchecked_string_keywords(
+        &mut self,
+        p: Primitive,
+        c: &Constraints,
+        view: &View,
+        pointer: &str,
+    ) {
+        if matches!(p, Primitive::String | Primitive::Url) || p.is_integer() || p.is_float() {
+            return;
+        }
+        let keywords: Vec<&str> = [
+            ("pattern", c.pattern.is_some()),
+            ("minLength", c.min_length.is_some()),
+            ("maxLength", c.max_length.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(k, set)| set.then_some(k))
+        .collect();
+        if let Some(first) = keywords.first() {
+            let format = view.format.as_deref().unwrap_or_default();
+            self.diags.warning(
+                child(pointer, first),
+                format!(
+                    "`{}` on a `format: {format}` string is not enforced (the value is checked by its Rust type)",
+                    keywords.join("`, `")
+                ),
+            );
+        }
+    }
+}
+
 /// Variant names the spec gives: `x-enum-varnames` (openapi-generator) or `x-enumNames` (NSwag).
 fn enum_names(schema: &Schema) -> Option<Vec<String>> {
     let ext = &schema.schema_data.extensions;
@@ -745,4 +798,50 @@ fn merge_constraints(into: &mut Constraints, from: Constraints) {
     into.exclusive_minimum |= from.exclusive_minimum;
     into.exclusive_maximum |= from.exclusive_maximum;
     into.unique_items |= from.unique_items;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_type_format_table() {
+        let cases = [
+            ("string", Some("uuid"), Primitive::Uuid),
+            ("string", Some("date-time"), Primitive::DateTime),
+            ("string", Some("date"), Primitive::Date),
+            ("string", Some("binary"), Primitive::Bytes),
+            ("string", Some("byte"), Primitive::Base64),
+            ("string", Some("uri"), Primitive::Url),
+            // Relative references and IRIs are no `url::Url`: strings (an IRI is checked).
+            ("string", Some("uri-reference"), Primitive::String),
+            ("string", Some("iri"), Primitive::String),
+            ("string", None, Primitive::String),
+            ("integer", Some("int32"), Primitive::I32),
+            ("integer", None, Primitive::I64),
+            ("number", Some("float"), Primitive::F32),
+            ("number", None, Primitive::F64),
+        ];
+        for (typ, format, expected) in cases {
+            assert_eq!(
+                primitive_for(typ, format),
+                Some(expected),
+                "{typ} {format:?}"
+            );
+        }
+        assert_eq!(primitive_for("object", None), None);
+    }
+
+    #[test]
+    fn string_keywords_on_typed_formats_are_reported() {
+        let text = "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\ncomponents:\n  schemas:\n    A:\n      type: object\n      properties:\n        id: {type: string, format: uuid, pattern: '^[0-9a-f-]+$', maxLength: 36}\n        link: {type: string, format: uri, maxLength: 2000}\n";
+        let (_, diags) = crate::load_api(text).unwrap_or_else(|d| panic!("{d}"));
+        let warnings: Vec<String> = diags.warnings().map(ToString::to_string).collect();
+        assert_eq!(
+            warnings,
+            [
+                "warning: /components/schemas/A/properties/id/pattern: `pattern`, `maxLength` on a `format: uuid` string is not enforced (the value is checked by its Rust type)"
+            ]
+        );
+    }
 }

@@ -27,6 +27,8 @@ pub struct View<'a> {
     pub min_items: Option<usize>,
     pub max_items: Option<usize>,
     pub unique_items: bool,
+    pub min_properties: Option<usize>,
+    pub max_properties: Option<usize>,
     pub one_of: &'a [ReferenceOr<Schema>],
     pub any_of: &'a [ReferenceOr<Schema>],
     pub all_of: &'a [ReferenceOr<Schema>],
@@ -126,6 +128,8 @@ impl<'a> View<'a> {
                 properties: Some(&o.properties),
                 required: &o.required,
                 additional: o.additional_properties.as_ref(),
+                min_properties: o.min_properties,
+                max_properties: o.max_properties,
                 ..View::default()
             },
             SchemaKind::Type(Type::Array(a)) => View {
@@ -170,6 +174,8 @@ impl<'a> View<'a> {
                 min_items: a.min_items,
                 max_items: a.max_items,
                 unique_items: a.unique_items.unwrap_or(false),
+                min_properties: a.min_properties,
+                max_properties: a.max_properties,
                 one_of: &a.one_of,
                 any_of: &a.any_of,
                 all_of: &a.all_of,

@@ -7,7 +7,7 @@
 //! of the graph is decided once (Tarjan's algorithm, which yields components after everything they
 //! reach).
 
-use crate::ir::{Api, TypeId, TypeKind, TypeRef};
+use crate::ir::{Api, TypeDef, TypeId, TypeKind, TypeRef};
 
 /// `checked[i]`: whether `api.types[i]` has something to validate.
 pub fn checked_types(api: &Api) -> Vec<bool> {
@@ -17,7 +17,7 @@ pub fn checked_types(api: &Api) -> Vec<bool> {
         let cyclic = component.len() > 1 || edges[component[0]].contains(&component[0]);
         let needs = cyclic
             || component.iter().any(|&i| {
-                has_own_constraints(&api.types[i].kind) || edges[i].iter().any(|&j| checked[j])
+                has_own_constraints(&api.types[i]) || edges[i].iter().any(|&j| checked[j])
             });
         for &i in &component {
             checked[i] = needs;
@@ -26,10 +26,12 @@ pub fn checked_types(api: &Api) -> Vec<bool> {
     checked
 }
 
-fn has_own_constraints(kind: &TypeKind) -> bool {
-    match kind {
+fn has_own_constraints(def: &TypeDef) -> bool {
+    match &def.kind {
         TypeKind::Struct(s) => s.fields.iter().any(|f| !f.constraints.is_empty()),
         TypeKind::Union(u) => u.variants.iter().any(|v| !v.constraints.is_empty()),
+        // A constrained alias (`Name: {type: string, pattern: ...}`) is checked where it is used.
+        TypeKind::Alias(_) => !def.constraints.is_empty(),
         _ => false,
     }
 }

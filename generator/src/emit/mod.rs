@@ -21,6 +21,7 @@ pub mod parallel;
 mod patterns;
 mod rust;
 pub mod server;
+mod status;
 
 pub use patterns::Patterns;
 pub use rust::{TypePrinter, doc_attrs, ident};
@@ -37,6 +38,8 @@ pub struct Options {
     pub source_name: String,
     /// The command that regenerates the files, named in their header.
     pub command: String,
+    /// `format: uri` as `url::Url` (the default); `false` keeps it a `String` checked by `Validate`.
+    pub uri_as_url: bool,
 }
 
 impl Options {
@@ -47,6 +50,7 @@ impl Options {
             crate_version: "0.1.0".to_owned(),
             source_name: source_name.to_owned(),
             command: command.to_owned(),
+            uri_as_url: true,
         }
     }
 

@@ -2,6 +2,7 @@
 
 use super::checked_types::checked_types;
 use super::parallel::{self, Job};
+use super::patterns::Engine;
 use super::rust::opt_usize;
 use super::{
     File, Options, Patterns, TypePrinter, assembled, crate_root, doc_attrs, ident, print,
@@ -16,6 +17,7 @@ use quote::{format_ident, quote};
 
 const WIRE_TEMPLATE: &str = include_str!("../../../templates/models/wire.rs");
 const VALIDATION_TEMPLATE: &str = include_str!("../../../templates/models/validation.rs");
+const BYTES_TEMPLATE: &str = include_str!("../../../templates/models/bytes.rs");
 
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
     let checked = checked_types(api);
@@ -50,35 +52,60 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
         "src/constraints.rs",
     )?];
     constraints.extend(checks);
-    Ok(vec![
-        cargo_toml(api, opts),
+    let mut files = vec![
+        cargo_toml(api, opts, patterns),
         crate_root(emitter.lib_rs(), opts)?,
         assembled(opts, "src/types.rs", &types),
         assembled(opts, "src/constraints.rs", &constraints),
         rust_file(emitter.patterns_rs(), opts, "src/patterns.rs")?,
         template_file(opts, "src/wire.rs", WIRE_TEMPLATE),
         template_file(opts, "src/validation.rs", VALIDATION_TEMPLATE),
-    ])
+    ];
+    if api.uses(Primitive::Base64) {
+        files.push(template_file(opts, "src/bytes.rs", BYTES_TEMPLATE));
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+    }
+    Ok(files)
 }
 
-fn cargo_toml(api: &Api, opts: &Options) -> File {
+fn cargo_toml(api: &Api, opts: &Options, patterns: &Patterns) -> File {
     let description = format!(
         "Models of {}, generated from its OpenAPI document",
         api.title
     );
-    super::cargo_toml(
-        opts,
-        "models",
-        &description,
+    // Only documents that use them pay for base64, fancy-regex (look-around or backreference
+    // patterns) and url.
+    let base64 = if api.uses(Primitive::Base64) {
+        "base64 = \"0.22\"\n"
+    } else {
+        ""
+    };
+    let fancy = if patterns.needs_fancy_regex() {
+        "fancy-regex = \"0.18\"\n"
+    } else {
+        ""
+    };
+    let url = url_dependency(api);
+    let dependencies = format!(
         r#"[dependencies]
-chrono = { version = "0.4", default-features = false, features = ["serde", "std"] }
-regex = "1"
-serde = { version = "1", features = ["derive"] }
+{base64}chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
+{fancy}regex = "1"
+serde = {{ version = "1", features = ["derive"] }}
 serde_json = "1"
 serde_repr = "0.1"
-uuid = { version = "1", features = ["serde"] }
-"#,
-    )
+{url}uuid = {{ version = "1", features = ["serde"] }}
+"#
+    );
+    super::cargo_toml(opts, "models", &description, &dependencies)
+}
+
+/// The `url` dependency line of a crate whose document uses `format: uri` as `url::Url`.
+pub fn url_dependency(api: &Api) -> &'static str {
+    if api.uses(Primitive::Url) {
+        "url = { version = \"2\", features = [\"serde\"] }\n"
+    } else {
+        ""
+    }
 }
 
 struct ModelEmitter<'a> {
@@ -108,11 +135,16 @@ impl<'a> ModelEmitter<'a> {
             self.api.title, self.api.version
         );
         let inner_docs = super::rust::inner_doc_attrs(self.api.description.as_deref());
+        let bytes = self
+            .api
+            .uses(Primitive::Base64)
+            .then(|| quote! { pub mod bytes; });
         quote! {
             #![doc = #title]
             #![doc = ""]
             #inner_docs
 
+            #bytes
             mod constraints;
             pub mod patterns;
             mod types;
@@ -530,12 +562,16 @@ impl<'a> ModelEmitter<'a> {
                 let item_constraints = c.items.as_deref().cloned().unwrap_or_default();
                 let k = format_ident!("k{}", depth);
                 let item = self.check_value(&quote! { #v }, inner, &item_constraints, depth + 1);
+                let count = (c.min_items.is_some() || c.max_items.is_some()).then(|| {
+                    let (min, max) = (opt_usize(c.min_items), opt_usize(c.max_items));
+                    quote! { validation::entries(#expr.len(), path, #min, #max, errors); }
+                });
                 let key = c.key_pattern.as_ref().and_then(|source| {
                     let regex = self.patterns.regex(source)?;
                     Some(quote! { validation::pattern(#k, path, &#regex, #source, errors); })
                 });
                 if item.is_none() && key.is_none() {
-                    return None;
+                    return count;
                 }
                 let pairs = if item.is_some() {
                     quote! { (#k, #v) in #expr }
@@ -543,6 +579,7 @@ impl<'a> ModelEmitter<'a> {
                     quote! { #k in #expr.keys() }
                 };
                 Some(quote! {
+                    #count
                     for #pairs {
                         let path = validation::field(path, #k);
                         let path = path.as_str();
@@ -551,7 +588,13 @@ impl<'a> ModelEmitter<'a> {
                     }
                 })
             }
-            TypeRef::Primitive(Primitive::String) => {
+            TypeRef::Primitive(p @ (Primitive::String | Primitive::Url)) => {
+                let is_url = *p == Primitive::Url;
+                let expr = &if is_url {
+                    quote! { #expr.as_str() }
+                } else {
+                    quote! { #expr }
+                };
                 let mut checks = Vec::new();
                 if c.min_length.is_some() || c.max_length.is_some() {
                     let min = opt_usize(c.min_length);
@@ -566,6 +609,8 @@ impl<'a> ModelEmitter<'a> {
                     );
                 }
                 match c.format {
+                    // A `url::Url` is an absolute URL once parsed.
+                    _ if is_url => {}
                     Some(StringFormat::Email) => {
                         checks.push(quote! { validation::email(#expr, path, errors); })
                     }
@@ -588,10 +633,19 @@ impl<'a> ModelEmitter<'a> {
 
     fn patterns_rs(&self) -> TokenStream {
         let mut items = Vec::new();
-        for (source, number, valid, numeric) in self.patterns.all() {
+        for (source, number, engine, numeric) in self.patterns.all() {
             let regex = format_ident!("PATTERN_{}", number);
-            let compiled = if valid { source } else { "" };
             let doc = format!(" `{source}`");
+            if engine == Engine::FancyRegex && !numeric {
+                items.push(quote! {
+                    #[doc = #doc]
+                    pub static #regex: LazyLock<fancy_regex::Regex> =
+                        LazyLock::new(|| fancy_regex::Regex::new(#source).expect("checked by openapi-gen"));
+                });
+                continue;
+            }
+            let valid = engine == Engine::Regex;
+            let compiled = if valid { source } else { "" };
             if valid || numeric {
                 items.push(quote! {
                     #[doc = #doc]
@@ -618,13 +672,30 @@ impl<'a> ModelEmitter<'a> {
         let any_numeric = self.patterns.all().iter().any(|p| p.3);
         let wire_use =
             any_numeric.then(|| quote! { use crate::wire::{NumericPattern, PatternOf}; });
-        let regex_use =
-            (!items.is_empty()).then(|| quote! { use regex::Regex; use std::sync::LazyLock; });
+        let uses_regex = self
+            .patterns
+            .all()
+            .iter()
+            .any(|&(_, _, engine, numeric)| engine == Engine::Regex || numeric);
+        let regex_use = uses_regex.then(|| quote! { use regex::Regex; });
+        let lazy_use = (!items.is_empty()).then(|| quote! { use std::sync::LazyLock; });
+        // A failed match (the backtracking limit reached) counts as a mismatch: the value is refused.
+        let fancy = self.patterns.needs_fancy_regex().then(|| {
+            quote! {
+                impl crate::validation::Matcher for fancy_regex::Regex {
+                    fn matches(&self, value: &str) -> bool {
+                        self.is_match(value).unwrap_or(false)
+                    }
+                }
+            }
+        });
         quote! {
             //! The spec's string patterns, compiled once on first use.
             #regex_use
+            #lazy_use
             #wire_use
             #(#items)*
+            #fancy
         }
     }
 }

@@ -1,8 +1,9 @@
 //! The string patterns of a document, numbered once so every crate names them alike.
-//! Each is checked with the same `regex` crate the generated code uses; one it cannot compile is
-//! reported and not enforced (ECMA-262 features such as look-around have no Rust equivalent).
+//! Each is compiled here with the crate the generated code will use: `regex` (linear time) where
+//! it can, else `fancy-regex` (look-around, backreferences), which the models crate then depends
+//! on. A pattern neither compiles is reported with its pointer and not enforced.
 
-use crate::diagnostics::Diagnostics;
+use crate::diagnostics::{Diagnostics, child};
 use crate::ir::{Api, Constraints, TypeKind, TypeRef};
 use proc_macro2::Ident;
 use quote::format_ident;
@@ -17,8 +18,17 @@ pub struct Patterns {
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     number: usize,
-    valid: bool,
+    engine: Engine,
     numeric: bool,
+}
+
+/// The crate that enforces a pattern in the generated code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    Regex,
+    FancyRegex,
+    /// Compiles with neither: not enforced (reported).
+    None,
 }
 
 impl Patterns {
@@ -28,8 +38,10 @@ impl Patterns {
             match &def.kind {
                 TypeKind::Struct(s) => {
                     for f in &s.fields {
-                        collect_ty(&f.ty, &def.pointer, &mut found);
-                        collect_constraints(&f.constraints, &def.pointer, &mut found);
+                        // Reported at the property: the schema of a large object has many.
+                        let pointer = child(&child(&def.pointer, "properties"), &f.wire_name);
+                        collect_ty(&f.ty, &pointer, &mut found);
+                        collect_constraints(&f.constraints, &pointer, &mut found);
                     }
                 }
                 TypeKind::Union(u) => u
@@ -37,7 +49,8 @@ impl Patterns {
                     .iter()
                     .for_each(|v| collect_ty(&v.ty, &def.pointer, &mut found)),
                 TypeKind::Alias(ty) | TypeKind::Newtype(ty) => {
-                    collect_ty(ty, &def.pointer, &mut found)
+                    collect_ty(ty, &def.pointer, &mut found);
+                    collect_constraints(&def.constraints, &def.pointer, &mut found);
                 }
                 TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {}
             }
@@ -52,21 +65,41 @@ impl Patterns {
         for (source, numeric, pointer) in found {
             let next = patterns.entries.len() + 1;
             let entry = patterns.entries.entry(source.clone()).or_insert_with(|| {
-                let valid = regex::Regex::new(&source).is_ok();
-                if !valid {
-                    diags.warning(pointer, format!("pattern `{source}` is not supported by Rust's regex crate; it is not enforced"));
-                }
-                Entry { number: next, valid, numeric: false }
+                let engine = if regex::Regex::new(&source).is_ok() {
+                    Engine::Regex
+                } else if fancy_regex::Regex::new(&source).is_ok() {
+                    Engine::FancyRegex
+                } else {
+                    diags.warning(&pointer, format!("pattern `{source}` compiles with neither the regex nor the fancy-regex crate; it is not enforced"));
+                    Engine::None
+                };
+                Entry { number: next, engine, numeric: false }
             });
+            // Numeric strings are read by `wire`, which takes the `regex` crate's patterns only.
+            if numeric && !entry.numeric && entry.engine == Engine::FancyRegex {
+                diags.warning(pointer, format!("numeric-string pattern `{source}` needs look-around or backreferences; numbers given as strings are not checked against it"));
+            }
             entry.numeric |= numeric;
         }
         patterns
     }
 
+    /// Some pattern needs `fancy-regex`: the models crate depends on it.
+    pub fn needs_fancy_regex(&self) -> bool {
+        self.entries
+            .values()
+            .any(|e| e.engine == Engine::FancyRegex && !e.numeric)
+    }
+
     /// The static holding a compiled pattern, or `None` when it is not enforced.
     pub fn regex(&self, source: &str) -> Option<Ident> {
         let e = self.entries.get(source)?;
-        e.valid.then(|| format_ident!("PATTERN_{}", e.number))
+        let enforced = match e.engine {
+            Engine::Regex => true,
+            Engine::FancyRegex => !e.numeric,
+            Engine::None => false,
+        };
+        enforced.then(|| format_ident!("PATTERN_{}", e.number))
     }
 
     /// The marker type naming a numeric-string pattern (see `wire::PatternOf`).
@@ -78,12 +111,12 @@ impl Patterns {
         format_ident!("NUMERIC_{}", self.entries[source].number)
     }
 
-    /// (source, number, compiles, numeric) in number order.
-    pub fn all(&self) -> Vec<(&str, usize, bool, bool)> {
+    /// (source, number, engine, numeric) in number order.
+    pub fn all(&self) -> Vec<(&str, usize, Engine, bool)> {
         let mut all: Vec<_> = self
             .entries
             .iter()
-            .map(|(s, e)| (s.as_str(), e.number, e.valid, e.numeric))
+            .map(|(s, e)| (s.as_str(), e.number, e.engine, e.numeric))
             .collect();
         all.sort_by_key(|e| e.1);
         all
@@ -108,5 +141,48 @@ fn collect_constraints(c: &Constraints, pointer: &str, out: &mut Vec<(String, bo
     }
     if let Some(items) = &c.items {
         collect_constraints(items, pointer, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn patterns(sources: &[&str]) -> (Patterns, Diagnostics) {
+        let properties: Vec<String> = sources
+            .iter()
+            .enumerate()
+            .map(|(i, p)| format!("p{i}: {{type: string, pattern: '{p}'}}"))
+            .collect();
+        let text = format!(
+            "openapi: 3.1.0\ninfo: {{title: t, version: '1'}}\npaths: {{}}\ncomponents:\n  schemas:\n    A: {{type: object, properties: {{{}}}}}\n",
+            properties.join(", ")
+        );
+        let (api, mut diags) = crate::load_api(&text).unwrap_or_else(|d| panic!("{d}"));
+        (Patterns::collect(&api, &mut diags), diags)
+    }
+
+    #[test]
+    fn each_pattern_is_enforced_by_the_crate_that_compiles_it() {
+        let (p, diags) = patterns(&["^[a-z]+$", "^(?!-)[a-z-]+(?<!-)$", "^(a"]);
+        let engines: Vec<Engine> = p.all().iter().map(|e| e.2).collect();
+        assert_eq!(engines, [Engine::Regex, Engine::FancyRegex, Engine::None]);
+        assert!(p.needs_fancy_regex());
+        assert!(p.regex("^(?!-)[a-z-]+(?<!-)$").is_some());
+        assert!(p.regex("^(a").is_none());
+        // Only the pattern nothing enforces is reported, with the pointer of its schema.
+        let warnings: Vec<String> = diags.warnings().map(ToString::to_string).collect();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].starts_with("warning: /components/schemas/A/properties/p2: pattern `^(a`"),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn plain_patterns_need_no_fancy_regex() {
+        let (p, diags) = patterns(&["^[a-z]+$"]);
+        assert!(!p.needs_fancy_regex());
+        assert!(diags.0.is_empty());
     }
 }

@@ -103,6 +103,10 @@ impl TypePrinter<'_> {
                 let models = &self.models;
                 quote! { #models #name }
             }
+            TypeRef::Primitive(Primitive::Base64) if !self.models.is_empty() => {
+                let models = &self.models;
+                quote! { #models bytes::Base64 }
+            }
             TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => primitive(*p),
             TypeRef::Array(inner) => {
                 let inner = self.rust_type(inner);
@@ -140,6 +144,9 @@ pub fn primitive(p: Primitive) -> TokenStream {
         Primitive::DateTime => quote! { ::chrono::DateTime<::chrono::Utc> },
         Primitive::Date => quote! { ::chrono::NaiveDate },
         Primitive::Bytes => quote! { Vec<u8> },
+        // The models crate's own path; other crates print it through `TypePrinter`.
+        Primitive::Base64 => quote! { crate::bytes::Base64 },
+        Primitive::Url => quote! { ::url::Url },
     }
 }
 

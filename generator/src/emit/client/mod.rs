@@ -1,6 +1,6 @@
 //! The client crate: one method per operation on `Client`, each returning a request builder whose
-//! `send()` returns the documented success body or an `Error<E>` typed with the documented error
-//! body. The runtime (client and builder, retry loop, OAuth 2.0 token cache, errors, decoding)
+//! `send()` returns the documented success body or an `Error<E>`, `E` being the operation's enum of
+//! documented errors. The runtime (client and builder, retry loop, OAuth 2.0 token cache, errors, decoding)
 //! is static code under `templates/client`; this module emits what depends on the document.
 
 mod plan;
@@ -12,7 +12,7 @@ use super::{
     File, Options, Patterns, assembled, crate_root, doc_attrs, print, rust_file, template_file,
 };
 use crate::ir::{Api, Media};
-use plan::{ErrorCounts, Plan, Success};
+use plan::{Plan, Success};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -27,11 +27,10 @@ pub fn emit(api: &Api, _patterns: &Patterns, opts: &Options) -> Result<Vec<File>
     if api.operations.is_empty() {
         return Ok(Vec::new());
     }
-    let counts = ErrorCounts::collect(api);
     let mut plans: Vec<Plan> = api
         .operations
         .iter()
-        .map(|op| plan::plan(api, op, &counts))
+        .map(|op| plan::plan(api, op))
         .collect();
     // Distinct operation names can share a type name (`a_1` and `a1` are both `A1`).
     let mut taken = std::collections::HashSet::new();
@@ -49,6 +48,7 @@ pub fn emit(api: &Api, _patterns: &Patterns, opts: &Options) -> Result<Vec<File>
         }
     }
     let has_responses = plans.iter().any(|p| matches!(p.success, Success::Enum(_)));
+    let has_errors = plans.iter().any(|p| !p.errors.is_empty());
     let credentials = plan::client_credentials_scheme(api);
 
     // Token streams cannot cross threads: each job makes its own emitter and returns text.
@@ -68,21 +68,30 @@ pub fn emit(api: &Api, _patterns: &Patterns, opts: &Options) -> Result<Vec<File>
             print(emitter().responses_rs(plans), "src/responses.rs")
         }));
     }
+    if has_errors {
+        jobs.push(Box::new(move || {
+            print(emitter().errors_rs(plans), "src/errors.rs")
+        }));
+    }
     let mut printed: Vec<String> = parallel::run(plans.len(), jobs)
         .into_iter()
         .collect::<Result<_, _>>()?;
+    let errors = has_errors.then(|| printed.pop().expect("the errors job ran"));
     let responses = has_responses.then(|| printed.pop().expect("the responses job ran"));
 
     let mut files = vec![
         cargo_toml(api, opts, plans),
         crate_root(
-            lib_rs(api, opts, has_responses, credentials.is_some()),
+            lib_rs(api, opts, has_responses, has_errors, credentials.is_some()),
             opts,
         )?,
         assembled(opts, "src/requests.rs", &printed),
     ];
     if let Some(responses) = responses {
         files.push(assembled(opts, "src/responses.rs", &[responses]));
+    }
+    if let Some(errors) = errors {
+        files.push(assembled(opts, "src/errors.rs", &[errors]));
     }
     if let Some((scheme, token_url)) = credentials {
         files.push(rust_file(
@@ -132,14 +141,21 @@ reqwest = {{ version = "0.13", default-features = false, features = [{reqwest_fe
 serde = {{ version = "1", features = ["derive"] }}
 serde_json = "1"
 tokio = {{ version = "1", features = ["sync", "time"] }}
-uuid = {{ version = "1", features = ["serde"] }}
+{url}uuid = {{ version = "1", features = ["serde"] }}
 "#,
         models = opts.crate_name("models"),
+        url = super::models::url_dependency(api),
     );
     super::cargo_toml(opts, "client", &description, &sections)
 }
 
-fn lib_rs(api: &Api, opts: &Options, has_responses: bool, client_credentials: bool) -> TokenStream {
+fn lib_rs(
+    api: &Api,
+    opts: &Options,
+    has_responses: bool,
+    has_errors: bool,
+    client_credentials: bool,
+) -> TokenStream {
     let title = format!(" Client of {} (version {}).", api.title, api.version);
     let credentials = if client_credentials {
         "Credentials: [`ClientBuilder::client_credentials`] (OAuth 2.0 client credentials: the token is fetched, cached and renewed for you) or [`ClientBuilder::bearer_token`]."
@@ -148,7 +164,7 @@ fn lib_rs(api: &Api, opts: &Options, has_responses: bool, client_credentials: bo
     };
     let usage = requests::wrap_lines(&format!(
         "# Usage\n\n\
-         Build a [`Client`] with [`Client::builder`]; each operation is a method of it that takes the required parameters and returns a request builder. Set optional parameters on the builder, then `.send().await` it (or `.await` it directly). A call returns the documented success body or an [`Error`] carrying the operation's documented error body; list operations paged with `skip`/`take` also offer `.into_stream()`. [`models`] holds the API's types.\n\n\
+         Build a [`Client`] with [`Client::builder`]; each operation is a method of it that takes the required parameters and returns a request builder. Set optional parameters on the builder, then `.send().await` it (or `.await` it directly). A call returns the documented success body or an [`Error`]; a documented error status is [`Error::Api`] with the operation's error enum (module `errors`), one variant per status with its decoded body and headers; list operations paged with `skip`/`take` also offer `.into_stream()`. [`models`] holds the API's types.\n\n\
          {credentials}\n\n\
          Idempotent requests are retried on connection errors and `502`/`503`/`504` (see [`RetryPolicy`]); `POST` and `PATCH` never are. `https` base URLs need the `rustls` or `native-tls` feature."
     ));
@@ -157,6 +173,7 @@ fn lib_rs(api: &Api, opts: &Options, has_responses: bool, client_credentials: bo
     let models = opts.crate_ident("models");
     let credentials_mod = client_credentials.then(|| quote! { mod credentials; });
     let responses_mod = has_responses.then(|| quote! { pub mod responses; });
+    let errors_mod = has_errors.then(|| quote! { pub mod errors; });
     quote! {
         #![doc = #title]
         #separator
@@ -169,6 +186,7 @@ fn lib_rs(api: &Api, opts: &Options, has_responses: bool, client_credentials: bo
         pub mod codec;
         #credentials_mod
         mod error;
+        #errors_mod
         pub mod requests;
         #responses_mod
         mod retry;

@@ -1,10 +1,11 @@
 //! What the client does for one operation, decided before any token is printed (see progenitor's
 //! `method.rs`): which parameters are arguments and which are setters, what the success value and
-//! the error body are, which status goes where, whether it sends credentials, and whether it pages.
+//! the error variants are, which status goes where, whether it sends credentials, and whether it pages.
 
+use crate::emit::status::known_status;
 use crate::ir::{
-    Api, Media, Operation, ParamLocation, Parameter, Primitive, RequestBody, ResponseBody,
-    SecurityKind, Status, TypeId, TypeKind, TypeRef,
+    Api, Media, Operation, ParamLocation, Parameter, Primitive, RequestBody, Response,
+    ResponseBody, SecurityKind, Status, TypeId, TypeKind, TypeRef,
 };
 use heck::ToUpperCamelCase;
 
@@ -19,6 +20,9 @@ pub enum Shape {
     Text,
     /// Raw bytes (`application/octet-stream` and other binary media): `Vec<u8>`.
     Bytes,
+    /// Bytes of a media range the spec leaves open (`image/*`): `codec::Binary`, with the
+    /// content type the server sent.
+    TypedBytes,
 }
 
 impl Shape {
@@ -28,19 +32,16 @@ impl Shape {
             Some(b) => match &b.media {
                 Media::Json => Shape::Json(b.ty.clone()),
                 Media::Text | Media::Form => Shape::Text,
+                Media::Binary(m) if is_media_range(m) => Shape::TypedBytes,
                 Media::Binary(_) | Media::Multipart => Shape::Bytes,
             },
         }
     }
+}
 
-    /// Error bodies are decoded as JSON or kept as text.
-    fn error_form(self) -> Shape {
-        if self == Shape::Bytes {
-            Shape::Text
-        } else {
-            self
-        }
-    }
+/// A media type with a wildcard (`image/*`, `*/*`): the content type is only known per message.
+pub fn is_media_range(media: &str) -> bool {
+    media.contains('*')
 }
 
 /// The value `send()` returns on success.
@@ -62,13 +63,36 @@ pub struct Variant {
     pub boxed: bool,
 }
 
+/// One documented error status: a variant of the operation's enum in `errors.rs`.
+#[derive(Debug)]
+pub struct ErrorVariant {
+    pub name: String,
+    pub status: Status,
+    pub shape: Shape,
+    pub headers: Vec<ErrorHeader>,
+    pub doc: Option<String>,
+    /// Large payloads are boxed so the enum stays small (clippy's `large_enum_variant`).
+    pub boxed: bool,
+}
+
+/// A header an error response documents, read into a field of its variant.
+#[derive(Debug)]
+pub struct ErrorHeader {
+    pub field: String,
+    /// Lowercase, as `reqwest` looks it up.
+    pub wire: String,
+    /// A number, boolean or uuid keeps its type; anything else is read as text.
+    pub ty: TypeRef,
+    pub doc: Option<String>,
+}
+
 /// What one arm of the status `match` does.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Handling {
     /// Success; the variant index when the success value is an enum.
     Success(Option<usize>),
-    /// A documented error with the operation's error body: `Error::Api`.
-    Api,
+    /// A documented error: `Error::Api` with this variant (an index into [`Plan::errors`]).
+    Error(usize),
     /// Anything else: `Error::UnexpectedStatus` with the raw body.
     Unexpected,
 }
@@ -101,7 +125,10 @@ pub struct Plan<'a> {
     pub optional: Vec<&'a Parameter>,
     pub body: Option<&'a RequestBody>,
     pub success: Success,
-    pub error: Shape,
+    /// One variant per documented error status; empty when none is documented (the error type is `()`).
+    pub errors: Vec<ErrorVariant>,
+    /// The body every error variant carries, when they all carry the same one: the enum derefs to it.
+    pub common_error_body: Option<Shape>,
     pub arms: Vec<Arm>,
     /// Sends the bearer token (static or from client credentials).
     pub bearer: bool,
@@ -114,37 +141,7 @@ const RESERVED_TYPE_NAMES: &[&str] = &[
     "Into", "Self", "Client",
 ];
 
-/// How often each error body appears in the whole API: an operation whose error statuses have
-/// different bodies types its errors with the most common one.
-pub struct ErrorCounts(Vec<(Shape, usize)>);
-
-impl ErrorCounts {
-    pub fn collect(api: &Api) -> ErrorCounts {
-        let mut counts: Vec<(Shape, usize)> = Vec::new();
-        for op in &api.operations {
-            for r in op.responses.iter().filter(|r| !r.status.is_success()) {
-                let shape = Shape::of(r.body.as_ref()).error_form();
-                if shape == Shape::Empty {
-                    continue;
-                }
-                match counts.iter_mut().find(|(s, _)| *s == shape) {
-                    Some((_, n)) => *n += 1,
-                    None => counts.push((shape, 1)),
-                }
-            }
-        }
-        ErrorCounts(counts)
-    }
-
-    fn count(&self, shape: &Shape) -> usize {
-        self.0
-            .iter()
-            .find(|(s, _)| s == shape)
-            .map_or(0, |(_, n)| *n)
-    }
-}
-
-pub fn plan<'a>(api: &'a Api, op: &'a Operation, counts: &ErrorCounts) -> Plan<'a> {
+pub fn plan<'a>(api: &'a Api, op: &'a Operation) -> Plan<'a> {
     let mut type_name = op.name.to_upper_camel_case();
     if RESERVED_TYPE_NAMES.contains(&type_name.as_str()) {
         type_name.push_str("Request");
@@ -174,8 +171,9 @@ pub fn plan<'a>(api: &'a Api, op: &'a Operation, counts: &ErrorCounts) -> Plan<'
         .collect();
 
     let success = success(api, op);
-    let error = error_shape(op, counts);
-    let arms = arms(op, &success, &error);
+    let errors = errors(api, op);
+    let common_error_body = common_body(&errors);
+    let arms = arms(op, &success);
     let paging = paging(api, &optional, &success);
     Plan {
         op,
@@ -184,7 +182,8 @@ pub fn plan<'a>(api: &'a Api, op: &'a Operation, counts: &ErrorCounts) -> Plan<'
         optional,
         body: op.body.as_ref(),
         success,
-        error,
+        errors,
+        common_error_body,
         arms,
         bearer: sends_bearer(api, op),
         paging,
@@ -252,26 +251,115 @@ fn status_variant(status: Status) -> String {
     }
 }
 
-fn error_shape(op: &Operation, counts: &ErrorCounts) -> Shape {
-    let mut with_body: Vec<Shape> = Vec::new();
-    for r in op.responses.iter().filter(|r| !r.status.is_success()) {
-        let shape = Shape::of(r.body.as_ref()).error_form();
-        if shape != Shape::Empty && !with_body.contains(&shape) {
-            with_body.push(shape);
+/// The error variants: one per documented status that is not a success, in document order.
+fn errors(api: &Api, op: &Operation) -> Vec<ErrorVariant> {
+    let mut taken: Vec<String> = Vec::new();
+    op.responses
+        .iter()
+        .filter(|r| !r.status.is_success())
+        .map(|r| {
+            let base = error_variant(r.status);
+            let mut name = base.clone();
+            let mut n = 2;
+            while taken.contains(&name) {
+                name = format!("{base}{n}");
+                n += 1;
+            }
+            taken.push(name.clone());
+            let shape = Shape::of(r.body.as_ref());
+            let boxed = match &shape {
+                Shape::Json(ty) => size_estimate(api, ty, &mut Vec::new()) > 128,
+                _ => false,
+            };
+            ErrorVariant {
+                name,
+                status: r.status,
+                shape,
+                headers: error_headers(api, r),
+                doc: r.doc.clone(),
+                boxed,
+            }
+        })
+        .collect()
+}
+
+/// The variant of an error status, named as the server's response enum names it.
+fn error_variant(status: Status) -> String {
+    match status {
+        Status::Code(code) => {
+            known_status(code).map_or_else(|| format!("Status{code}"), |(name, _)| name.to_owned())
+        }
+        Status::Range(digit) => format!("Status{digit}xx"),
+        Status::Default => "Default".to_owned(),
+    }
+}
+
+fn error_headers(api: &Api, r: &Response) -> Vec<ErrorHeader> {
+    let mut taken = vec!["body".to_owned()];
+    let mut headers = Vec::new();
+    for h in &r.headers {
+        let wire = h.wire_name.to_ascii_lowercase();
+        let valid = !wire.is_empty()
+            && wire
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+        if wire == "content-type" || !valid {
+            continue;
+        }
+        let base = crate::naming::field_ident(&h.wire_name);
+        let mut field = base.clone();
+        let mut n = 2;
+        while taken.contains(&field) {
+            field = format!("{base}_{n}");
+            n += 1;
+        }
+        taken.push(field.clone());
+        let ty = match resolve(api, &h.ty) {
+            TypeRef::Primitive(p)
+                if p.is_integer()
+                    || p.is_float()
+                    || matches!(p, Primitive::Bool | Primitive::Uuid) =>
+            {
+                TypeRef::Primitive(*p)
+            }
+            _ => TypeRef::Primitive(Primitive::String),
+        };
+        headers.push(ErrorHeader {
+            field,
+            wire,
+            ty,
+            doc: h.doc.clone(),
+        });
+    }
+    headers
+}
+
+/// Looks through aliases and nullability.
+fn resolve<'t>(api: &'t Api, mut ty: &'t TypeRef) -> &'t TypeRef {
+    for _ in 0..16 {
+        match ty {
+            TypeRef::Nullable(inner) => ty = inner,
+            TypeRef::Named(id) => match &api.types[id.0].kind {
+                TypeKind::Alias(inner) => ty = inner,
+                _ => return ty,
+            },
+            _ => return ty,
         }
     }
-    // The first of the most common (max_by_key keeps the last of equals, so search in reverse).
-    with_body
-        .into_iter()
-        .rev()
-        .max_by_key(|s| counts.count(s))
-        .unwrap_or(Shape::Empty)
+    ty
+}
+
+fn common_body(errors: &[ErrorVariant]) -> Option<Shape> {
+    let first = &errors.first()?.shape;
+    let same = errors.iter().all(|e| &e.shape == first);
+    (same && *first != Shape::Empty).then(|| first.clone())
 }
 
 /// The status `match`: documented codes first, then ranges (`4XX`), then `default` / anything else.
-fn arms(op: &Operation, success: &Success, error: &Shape) -> Vec<Arm> {
+fn arms(op: &Operation, success: &Success) -> Vec<Arm> {
     let mut entries: Vec<(Status, Handling)> = Vec::new();
     let mut variant = 0;
+    let mut error = 0;
     for r in &op.responses {
         let handling = if r.status.is_success() {
             let index = match success {
@@ -282,10 +370,9 @@ fn arms(op: &Operation, success: &Success, error: &Shape) -> Vec<Arm> {
                 }
             };
             Handling::Success(index)
-        } else if &Shape::of(r.body.as_ref()).error_form() == error {
-            Handling::Api
         } else {
-            Handling::Unexpected
+            error += 1;
+            Handling::Error(error - 1)
         };
         entries.push((r.status, handling));
     }
@@ -323,7 +410,7 @@ fn arms(op: &Operation, success: &Success, error: &Shape) -> Vec<Arm> {
             }
         }
         // Enum variants each need their own arm; other arms merge by handling within a rank.
-        let mergeable = !matches!(handling, Handling::Success(Some(_)));
+        let mergeable = matches!(handling, Handling::Success(None) | Handling::Unexpected);
         match arms
             .iter_mut()
             .find(|a| mergeable && a.handling == *handling && rank(&a.statuses[0]) == rank(status))
@@ -420,7 +507,8 @@ fn array_item(api: &Api, ty: &TypeRef) -> Option<TypeRef> {
 fn size_estimate(api: &Api, ty: &TypeRef, visiting: &mut Vec<TypeId>) -> usize {
     match ty {
         TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => match p {
-            Primitive::String | Primitive::Bytes => 24,
+            Primitive::String | Primitive::Bytes | Primitive::Base64 => 24,
+            Primitive::Url => 88,
             Primitive::Uuid => 16,
             Primitive::DateTime => 12,
             _ => 8,
@@ -511,44 +599,47 @@ mod tests {
     }
 
     fn plan_of(api: &Api, index: usize) -> Plan<'_> {
-        plan(api, &api.operations[index], &ErrorCounts::collect(api))
+        plan(api, &api.operations[index])
     }
 
     const PROBLEM: &str = "{content: {application/json: {schema: {$ref: '#/components/schemas/Problem'}}}, description: p}";
     const OTHER: &str = "{content: {application/json: {schema: {$ref: '#/components/schemas/Other'}}}, description: o}";
 
     #[test]
-    fn mixed_error_bodies_use_the_most_common_one() {
+    fn each_error_status_is_a_variant_with_its_own_body() {
         let paths = format!(
-            "  /a:\n    get:\n      responses: {{'200': {{description: ok}}, '404': {PROBLEM}, '409': {OTHER}}}\n\
-             \x20 /b:\n    get:\n      responses: {{'200': {{description: ok}}, '400': {PROBLEM}}}\n"
+            "  /a:\n    get:\n      responses:\n        '200': {{description: ok}}\n        '404': {PROBLEM}\n        '409': {OTHER}\n        '5XX':\n          description: down\n          headers: {{Retry-After: {{schema: {{type: integer}}}}}}\n        default: {{description: other}}\n"
         );
         let api = api(&paths);
         let p = plan_of(&api, 0);
-        assert!(
-            matches!(&p.error, Shape::Json(TypeRef::Named(id)) if api.types[id.0].name == "Problem")
-        );
-        // 409 (Other) falls through to the catch-all `UnexpectedStatus` arm.
-        let api_codes: Vec<Status> = p
-            .arms
+        let variants: Vec<(&str, Status)> = p
+            .errors
             .iter()
-            .filter(|a| a.handling == Handling::Api)
-            .flat_map(|a| a.statuses.clone())
+            .map(|e| (e.name.as_str(), e.status))
             .collect();
-        assert_eq!(api_codes, vec![Status::Code(404)]);
         assert_eq!(
-            p.arms.last().map(|a| &a.handling),
-            Some(&Handling::Unexpected)
+            variants,
+            [
+                ("NotFound", Status::Code(404)),
+                ("Conflict", Status::Code(409)),
+                ("Status5xx", Status::Range(5)),
+                ("Default", Status::Default),
+            ]
         );
-    }
-
-    #[test]
-    fn an_undocumented_body_needs_its_own_arm_before_a_typed_default() {
-        let paths = format!(
-            "  /a:\n    get:\n      responses: {{'200': {{description: ok}}, '404': {OTHER}, default: {PROBLEM}, '500': {PROBLEM}}}\n"
+        assert!(
+            matches!(&p.errors[1].shape, Shape::Json(TypeRef::Named(id)) if api.types[id.0].name == "Other")
         );
-        let api = api(&paths);
-        let p = plan_of(&api, 0);
+        let header = &p.errors[2].headers[0];
+        assert_eq!(
+            (header.field.as_str(), header.wire.as_str(), &header.ty),
+            (
+                "retry_after",
+                "retry-after",
+                &TypeRef::Primitive(Primitive::I64)
+            )
+        );
+        // Different bodies: no common body to deref to.
+        assert_eq!(p.common_error_body, None);
         let handlings: Vec<(&[Status], &Handling)> = p
             .arms
             .iter()
@@ -558,10 +649,28 @@ mod tests {
             handlings,
             vec![
                 (&[Status::Code(200)][..], &Handling::Success(None)),
-                (&[Status::Code(404)][..], &Handling::Unexpected),
-                (&[Status::Code(500)][..], &Handling::Api),
-                (&[Status::Default][..], &Handling::Api),
+                (&[Status::Code(404)][..], &Handling::Error(0)),
+                (&[Status::Code(409)][..], &Handling::Error(1)),
+                (&[Status::Range(5)][..], &Handling::Error(2)),
+                (&[Status::Default][..], &Handling::Error(3)),
             ]
+        );
+    }
+
+    #[test]
+    fn one_shared_error_body_is_the_common_body() {
+        let paths = format!(
+            "  /a:\n    get:\n      responses: {{'200': {{description: ok}}, '400': {PROBLEM}, '404': {PROBLEM}}}\n"
+        );
+        let api = api(&paths);
+        let p = plan_of(&api, 0);
+        assert!(
+            matches!(&p.common_error_body, Some(Shape::Json(TypeRef::Named(id))) if api.types[id.0].name == "Problem")
+        );
+        // Without a `default`, an undocumented status is `UnexpectedStatus`.
+        assert_eq!(
+            p.arms.last().map(|a| &a.handling),
+            Some(&Handling::Unexpected)
         );
     }
 

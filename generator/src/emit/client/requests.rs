@@ -1,7 +1,8 @@
-//! `requests.rs` (the operation methods of `Client` and their request builders) and `responses.rs`
-//! (the success enums of operations with several success bodies).
+//! `requests.rs` (the operation methods of `Client` and their request builders), `responses.rs`
+//! (the success enums of operations with several success bodies) and `errors.rs` (the error enum of
+//! each operation that documents errors).
 
-use super::plan::{Arm, Handling, Paging, Plan, Shape, Success};
+use super::plan::{Arm, Handling, Paging, Plan, Shape, Success, is_media_range};
 use crate::emit::rust::primitive;
 use crate::emit::{TypePrinter, doc_attrs, ident};
 use crate::ir::{
@@ -123,6 +124,102 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
+    pub fn errors_rs(&self, plans: &[Plan]) -> TokenStream {
+        let enums = plans
+            .iter()
+            .filter(|p| !p.errors.is_empty())
+            .map(|p| self.error_enum(p));
+        quote! {
+            //! The documented errors of each operation: the `body` of [`Error::Api`](crate::Error::Api),
+            //! one variant per documented error status with its decoded body and headers.
+
+            #(#enums)*
+        }
+    }
+
+    fn error_enum(&self, p: &Plan) -> TokenStream {
+        let name = ident(&p.type_name);
+        let mut text = format!(
+            "The documented errors of [`Client::{0}`](crate::Client::{0}), one variant per status (the status itself is [`Error::status`](crate::Error::status)).",
+            p.op.name
+        );
+        if p.common_error_body.is_some() {
+            text.push_str(" Every variant carries the same body, which the enum dereferences to.");
+        }
+        let doc = wrapped_doc(&text);
+        let variants = p.errors.iter().map(|v| {
+            let vname = ident(&v.name);
+            let mut text = format!("`{}`", status_text(v.status));
+            if let Some(d) = v.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+                text.push_str(": ");
+                text.push_str(d);
+            }
+            let vdoc = doc_attrs(Some(&text));
+            let body = (v.shape != Shape::Empty).then(|| {
+                let ty = self.shape_type(&v.shape);
+                if v.boxed {
+                    quote! { Box<#ty> }
+                } else {
+                    ty
+                }
+            });
+            if v.headers.is_empty() {
+                return match body {
+                    Some(ty) => quote! { #vdoc #vname(#ty), },
+                    None => quote! { #vdoc #vname, },
+                };
+            }
+            let body = body.map(|ty| quote! { body: #ty, });
+            let headers = v.headers.iter().map(|h| {
+                let field = ident(&h.field);
+                let ty = self.printer.rust_type(&h.ty);
+                let doc = match h.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+                    Some(d) => format!(
+                        "The `{}` header (`None` when absent or malformed). {d}",
+                        h.wire
+                    ),
+                    None => format!("The `{}` header (`None` when absent or malformed).", h.wire),
+                };
+                let doc = doc_attrs(Some(&doc));
+                quote! { #doc #field: Option<#ty>, }
+            });
+            quote! { #vdoc #vname { #body #(#headers)* }, }
+        });
+        let deref = p.common_error_body.as_ref().map(|shape| {
+            let target = self.shape_type(shape);
+            let arms = p.errors.iter().map(|v| {
+                let vname = ident(&v.name);
+                let pattern = if v.headers.is_empty() {
+                    quote! { Self::#vname(body) }
+                } else {
+                    quote! { Self::#vname { body, .. } }
+                };
+                // A boxed body derefs to the target by itself (clippy's `explicit_auto_deref`).
+                quote! { #pattern => body, }
+            });
+            quote! {
+                impl ::std::ops::Deref for #name {
+                    type Target = #target;
+
+                    fn deref(&self) -> &#target {
+                        match self {
+                            #(#arms)*
+                        }
+                    }
+                }
+            }
+        });
+        quote! {
+            #doc
+            #[derive(Debug, Clone, PartialEq)]
+            pub enum #name {
+                #(#variants)*
+            }
+
+            #deref
+        }
+    }
+
     /// `Client::operation(&self, required...) -> Builder`.
     fn client_method(&self, p: &Plan) -> TokenStream {
         let op = p.op;
@@ -240,16 +337,16 @@ impl<'a> RequestEmitter<'a> {
         if p.paging.is_some() {
             parts.push("`.into_stream()` on the builder walks every page.".to_owned());
         }
-        let api_statuses: Vec<String> = p
-            .arms
-            .iter()
-            .filter(|a| a.handling == Handling::Api)
-            .flat_map(|a| a.statuses.iter().map(|s| format!("`{}`", status_text(*s))))
-            .collect();
-        if !api_statuses.is_empty() {
+        if !p.errors.is_empty() {
+            let statuses: Vec<String> = p
+                .errors
+                .iter()
+                .map(|e| format!("`{}`", status_text(e.status)))
+                .collect();
             parts.push(format!(
-                "Documented errors ({}) are [`Error::Api`](crate::Error::Api).",
-                api_statuses.join(", ")
+                "Documented errors ({}) are [`Error::Api`](crate::Error::Api) holding a [`errors::{1}`](crate::errors::{1}) variant.",
+                statuses.join(", "),
+                p.type_name
             ));
         }
         if op.deprecated {
@@ -298,7 +395,7 @@ impl<'a> RequestEmitter<'a> {
                 }
             }
         });
-        let (ok_ty, err_ty) = (self.success_type(p), self.shape_type(&p.error));
+        let (ok_ty, err_ty) = (self.success_type(p), self.error_type(p));
         let send = self.send_fn(p, &ok_ty, &err_ty);
         let stream = p
             .paging
@@ -500,6 +597,10 @@ impl<'a> RequestEmitter<'a> {
                 Media::Multipart => quote! { request.multipart(#value) },
                 Media::Text => {
                     quote! { request.header(::reqwest::header::CONTENT_TYPE, "text/plain; charset=utf-8").body(#value) }
+                }
+                // The caller names the content type within the spec's range (`image/png` for `image/*`).
+                Media::Binary(media) if is_media_range(media) => {
+                    quote! { crate::codec::binary_body(request, #value, #media) }
                 }
                 Media::Binary(media) => {
                     quote! { request.header(::reqwest::header::CONTENT_TYPE, #media).body(#value) }
@@ -726,16 +827,69 @@ impl<'a> RequestEmitter<'a> {
                     }
                 }
             }
-            Handling::Api => match &p.error {
-                Shape::Json(_) => quote! { Err(crate::codec::api_error(response).await) },
-                Shape::Text | Shape::Bytes => {
-                    quote! { Err(crate::codec::api_error_text(response).await) }
-                }
-                Shape::Empty => quote! { Err(crate::codec::api_error_empty(response).await) },
-            },
+            Handling::Error(index) => self.error_arm(p, *index),
             Handling::Unexpected => quote! { Err(crate::codec::unexpected(response).await) },
         };
         quote! { #pattern => #action, }
+    }
+
+    /// Reads a documented error: its headers, then its body, into its variant of `Error::Api`.
+    fn error_arm(&self, p: &Plan, index: usize) -> TokenStream {
+        let variant = &p.errors[index];
+        let path = {
+            let enum_name = ident(&p.type_name);
+            let vname = ident(&variant.name);
+            quote! { crate::errors::#enum_name::#vname }
+        };
+        let headers: Vec<TokenStream> = variant
+            .headers
+            .iter()
+            .map(|h| {
+                let field = ident(&h.field);
+                let wire = &h.wire;
+                quote! { let #field = crate::codec::header(&response, #wire); }
+            })
+            .collect();
+        let fields: Vec<_> = variant.headers.iter().map(|h| ident(&h.field)).collect();
+        let read = match &variant.shape {
+            Shape::Empty => {
+                let value = if fields.is_empty() {
+                    quote! { #path }
+                } else {
+                    quote! { #path { #(#fields),* } }
+                };
+                quote! { crate::codec::api_empty(response, #value) }
+            }
+            shape => {
+                let reader = match shape {
+                    Shape::Text => quote! { api_text },
+                    Shape::Bytes => quote! { api_bytes },
+                    Shape::TypedBytes => quote! { api_binary },
+                    _ => quote! { api_json },
+                };
+                let body = if variant.boxed {
+                    quote! { Box::new(body) }
+                } else {
+                    quote! { body }
+                };
+                // A tuple variant's constructor is itself the function (clippy's `redundant_closure`).
+                let variant = match (fields.is_empty(), variant.boxed) {
+                    (true, false) => quote! { #path },
+                    (true, true) => quote! { |body| #path(#body) },
+                    (false, false) => quote! { |body| #path { body, #(#fields),* } },
+                    (false, true) => quote! { |body| #path { body: #body, #(#fields),* } },
+                };
+                quote! { crate::codec::#reader(response, #variant) }
+            }
+        };
+        if headers.is_empty() {
+            quote! { Err(#read.await) }
+        } else {
+            quote! {{
+                #(#headers)*
+                Err(#read.await)
+            }}
+        }
     }
 
     fn stream_method(&self, paging: &Paging, err_ty: &TokenStream) -> TokenStream {
@@ -784,12 +938,22 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
+    fn error_type(&self, p: &Plan) -> TokenStream {
+        if p.errors.is_empty() {
+            quote! { () }
+        } else {
+            let name = ident(&p.type_name);
+            quote! { crate::errors::#name }
+        }
+    }
+
     fn shape_type(&self, shape: &Shape) -> TokenStream {
         match shape {
             Shape::Empty => quote! { () },
             Shape::Json(ty) => self.printer.rust_type(ty),
             Shape::Text => quote! { String },
             Shape::Bytes => quote! { Vec<u8> },
+            Shape::TypedBytes => quote! { crate::codec::Binary },
         }
     }
 
@@ -809,6 +973,7 @@ impl<'a> RequestEmitter<'a> {
         match media {
             Media::Json | Media::Form => (self.printer.rust_type(ty), false),
             Media::Text => (quote! { impl Into<String> }, true),
+            Media::Binary(m) if is_media_range(m) => (quote! { crate::codec::Binary }, false),
             Media::Binary(_) => (quote! { impl Into<Vec<u8>> }, true),
             Media::Multipart => (quote! { ::reqwest::multipart::Form }, false),
         }
@@ -818,6 +983,7 @@ impl<'a> RequestEmitter<'a> {
         match media {
             Media::Json | Media::Form => self.printer.rust_type(ty),
             Media::Text => quote! { String },
+            Media::Binary(m) if is_media_range(m) => quote! { crate::codec::Binary },
             Media::Binary(_) => quote! { Vec<u8> },
             Media::Multipart => quote! { ::reqwest::multipart::Form },
         }
@@ -835,6 +1001,7 @@ fn read_shape(shape: &Shape) -> TokenStream {
         Shape::Json(_) => quote! { crate::codec::json(response).await },
         Shape::Text => quote! { crate::codec::text(response).await },
         Shape::Bytes => quote! { crate::codec::bytes(response).await },
+        Shape::TypedBytes => quote! { crate::codec::binary(response).await },
     }
 }
 

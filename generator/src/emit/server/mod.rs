@@ -108,9 +108,10 @@ serde = {{ version = "1", features = ["derive"] }}
 serde_json = "1"
 serde_path_to_error = "0.1"
 serde_urlencoded = "0.7"
-uuid = {{ version = "1", features = ["serde"] }}
+{url}uuid = {{ version = "1", features = ["serde"] }}
 "#,
         models = opts.crate_name("models"),
+        url = super::models::url_dependency(api),
     );
     super::cargo_toml(opts, "server", &description, &sections)
 }

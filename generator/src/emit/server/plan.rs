@@ -3,6 +3,7 @@
 //! response variant stands for, and the API's error body.
 
 use crate::emit::rust::{number_literal, opt_usize, primitive, range_args};
+use crate::emit::status::known_status;
 use crate::emit::{Patterns, TypePrinter, ident};
 use crate::ir::{
     Api, Constraints, Media, Method, Operation, ParamLocation, Parameter, PathSegment, Primitive,
@@ -574,7 +575,7 @@ impl<'a> Plan<'a> {
                 }
             }
         };
-        let checks = self.checks(&quote! { value }, check, list, &p.constraints);
+        let checks = self.checks(&quote! { value }, check, list, self.param_constraints(p));
         let read = if checks.is_empty() {
             read
         } else if optional {
@@ -599,6 +600,29 @@ impl<'a> Plan<'a> {
             read,
             source,
         })
+    }
+
+    /// A parameter's constraints: its own, else those of the constrained alias it names
+    /// (`schema: {$ref: '#/components/schemas/Name'}` with `Name: {type: string, pattern: ...}`).
+    fn param_constraints<'c>(&'c self, p: &'c Parameter) -> &'c Constraints {
+        if !p.constraints.is_empty() {
+            return &p.constraints;
+        }
+        let mut ty = &p.ty;
+        for _ in 0..16 {
+            match ty {
+                TypeRef::Nullable(inner) => ty = inner,
+                TypeRef::Named(id) => match &self.api.types[id.0] {
+                    def if !def.constraints.is_empty() => return &def.constraints,
+                    def => match &def.kind {
+                        TypeKind::Alias(inner) => ty = inner,
+                        _ => break,
+                    },
+                },
+                _ => break,
+            }
+        }
+        &p.constraints
     }
 
     /// How a parameter's value is spelled and parsed.
@@ -639,7 +663,8 @@ impl<'a> Plan<'a> {
         }
         match ty {
             TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => match p {
-                Primitive::String | Primitive::Bytes => 24,
+                Primitive::String | Primitive::Bytes | Primitive::Base64 => 24,
+                Primitive::Url => 88,
                 Primitive::Uuid => 16,
                 Primitive::DateTime => 12,
                 Primitive::I64 | Primitive::U64 | Primitive::F64 => 8,
@@ -712,6 +737,12 @@ impl<'a> Plan<'a> {
             }
             TypeRef::Primitive(p) if p.is_integer() || p.is_float() => {
                 Some((Scalar::value(primitive(*p)), Check::Number(*p)))
+            }
+            // Parsed by their own `FromStr` (the runtime's `FromParam` cannot name the models' types).
+            TypeRef::Primitive(Primitive::Base64 | Primitive::Url) => {
+                let t = self.printer.rust_type(ty);
+                let parse = quote! { params::from_str::<#t> };
+                Some((Scalar { ty: t, parse }, Check::None))
             }
             TypeRef::Primitive(p) => Some((Scalar::value(primitive(*p)), Check::None)),
             TypeRef::NumericString { number, pattern } => {
@@ -1015,6 +1046,21 @@ impl<'a> Plan<'a> {
                 doc: h.doc.clone(),
             });
         }
+        // An open media range (`image/*`): the implementer names the body's actual type.
+        if let Some(b) = &r.body
+            && let Media::Binary(range) = &b.media
+            && range.contains('*')
+        {
+            let field = unique_field("content_type", &mut taken);
+            headers.push(HeaderPlan {
+                field: ident(&field),
+                name: "Content-Type".to_owned(),
+                wire: "content-type".to_owned(),
+                ty: quote! { String },
+                required: true,
+                doc: Some(format!("The media type of the body, within `{range}`.")),
+            });
+        }
         let doc = match &r.doc {
             Some(d) => format!("`{label}`: {}", d.trim()),
             None => format!("`{label}`."),
@@ -1230,76 +1276,6 @@ fn is_header_name(name: &str) -> bool {
 
 fn is_header_value(value: &str) -> bool {
     value.bytes().all(|b| (0x20..0x7f).contains(&b))
-}
-
-/// Variant names and `http::StatusCode` constants of the statuses that have a common name.
-fn known_status(code: u16) -> Option<(&'static str, &'static str)> {
-    Some(match code {
-        100 => ("Continue", "CONTINUE"),
-        101 => ("SwitchingProtocols", "SWITCHING_PROTOCOLS"),
-        200 => ("Ok", "OK"),
-        201 => ("Created", "CREATED"),
-        202 => ("Accepted", "ACCEPTED"),
-        203 => (
-            "NonAuthoritativeInformation",
-            "NON_AUTHORITATIVE_INFORMATION",
-        ),
-        204 => ("NoContent", "NO_CONTENT"),
-        205 => ("ResetContent", "RESET_CONTENT"),
-        206 => ("PartialContent", "PARTIAL_CONTENT"),
-        207 => ("MultiStatus", "MULTI_STATUS"),
-        300 => ("MultipleChoices", "MULTIPLE_CHOICES"),
-        301 => ("MovedPermanently", "MOVED_PERMANENTLY"),
-        302 => ("Found", "FOUND"),
-        303 => ("SeeOther", "SEE_OTHER"),
-        304 => ("NotModified", "NOT_MODIFIED"),
-        307 => ("TemporaryRedirect", "TEMPORARY_REDIRECT"),
-        308 => ("PermanentRedirect", "PERMANENT_REDIRECT"),
-        400 => ("BadRequest", "BAD_REQUEST"),
-        401 => ("Unauthorized", "UNAUTHORIZED"),
-        402 => ("PaymentRequired", "PAYMENT_REQUIRED"),
-        403 => ("Forbidden", "FORBIDDEN"),
-        404 => ("NotFound", "NOT_FOUND"),
-        405 => ("MethodNotAllowed", "METHOD_NOT_ALLOWED"),
-        406 => ("NotAcceptable", "NOT_ACCEPTABLE"),
-        407 => (
-            "ProxyAuthenticationRequired",
-            "PROXY_AUTHENTICATION_REQUIRED",
-        ),
-        408 => ("RequestTimeout", "REQUEST_TIMEOUT"),
-        409 => ("Conflict", "CONFLICT"),
-        410 => ("Gone", "GONE"),
-        411 => ("LengthRequired", "LENGTH_REQUIRED"),
-        412 => ("PreconditionFailed", "PRECONDITION_FAILED"),
-        413 => ("PayloadTooLarge", "PAYLOAD_TOO_LARGE"),
-        414 => ("UriTooLong", "URI_TOO_LONG"),
-        415 => ("UnsupportedMediaType", "UNSUPPORTED_MEDIA_TYPE"),
-        416 => ("RangeNotSatisfiable", "RANGE_NOT_SATISFIABLE"),
-        417 => ("ExpectationFailed", "EXPECTATION_FAILED"),
-        418 => ("ImATeapot", "IM_A_TEAPOT"),
-        421 => ("MisdirectedRequest", "MISDIRECTED_REQUEST"),
-        422 => ("UnprocessableEntity", "UNPROCESSABLE_ENTITY"),
-        423 => ("Locked", "LOCKED"),
-        424 => ("FailedDependency", "FAILED_DEPENDENCY"),
-        426 => ("UpgradeRequired", "UPGRADE_REQUIRED"),
-        428 => ("PreconditionRequired", "PRECONDITION_REQUIRED"),
-        429 => ("TooManyRequests", "TOO_MANY_REQUESTS"),
-        431 => (
-            "RequestHeaderFieldsTooLarge",
-            "REQUEST_HEADER_FIELDS_TOO_LARGE",
-        ),
-        451 => (
-            "UnavailableForLegalReasons",
-            "UNAVAILABLE_FOR_LEGAL_REASONS",
-        ),
-        500 => ("InternalServerError", "INTERNAL_SERVER_ERROR"),
-        501 => ("NotImplemented", "NOT_IMPLEMENTED"),
-        502 => ("BadGateway", "BAD_GATEWAY"),
-        503 => ("ServiceUnavailable", "SERVICE_UNAVAILABLE"),
-        504 => ("GatewayTimeout", "GATEWAY_TIMEOUT"),
-        505 => ("HttpVersionNotSupported", "HTTP_VERSION_NOT_SUPPORTED"),
-        _ => return None,
-    })
 }
 
 #[cfg(test)]
