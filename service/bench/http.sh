@@ -4,13 +4,17 @@
 #  - GET one asset while FLOOD connections post wrong client secrets to POST /v1/auth/token
 #    (argon2 checks an unauthenticated client can trigger), and the flood's own answers;
 #  - the service's peak resident memory (VmHWM) before and after the flood, and the load average.
-# Settings: ASSETS (10000), CONNECTIONS (64), FLOOD (64), DURATION (seconds per run, 10), and
-# SERVICE_ARGS (extra flags for the service). Bounded: every run stops after DURATION seconds.
+# Settings: ASSETS (10000), CONNECTIONS (64), FLOOD (64), DURATION (seconds per run, 10),
+# SERVICE_ARGS (extra flags for the service) and SERVICE_BIN (a binary built before; default: the
+# release build of this tree). Bounded: every run stops after DURATION seconds.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v wrk > /dev/null || { echo "install wrk first: apt-get install -y wrk"; exit 1; }
-cargo build --release -q -p asset-alerting-service --bins
-target="${CARGO_TARGET_DIR:-target}"
+# SERVICE_BIN runs a binary built before (to compare two builds under the same machine load).
+if [ -z "${SERVICE_BIN:-}" ]; then
+  cargo build --release -q -p asset-alerting-service --bins
+  SERVICE_BIN="${CARGO_TARGET_DIR:-target}/release/asset-alerting-service"
+fi
 # A free port: a fixed one may be taken by another benchmark running on the machine.
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 base="http://127.0.0.1:$port"
@@ -21,7 +25,7 @@ connections="${CONNECTIONS:-64}"
 flood="${FLOOD:-64}"
 duration="${DURATION:-10}"
 # shellcheck disable=SC2086 # SERVICE_ARGS is a list of flags
-"$target/release/asset-alerting-service" --listen "127.0.0.1:$port" --database-url "sqlite://$dir/bench.db" \
+"$SERVICE_BIN" --listen "127.0.0.1:$port" --database-url "sqlite://$dir/bench.db" \
   --root-account-id "$root" --root-client-secret "$secret" ${SERVICE_ARGS:-} > "$dir/service.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT

@@ -59,6 +59,17 @@ struct Check {
     answer: oneshot::Sender<bool>,
 }
 
+/// Makes the calling thread yield the CPU to request handling: a flood of wrong secrets keeps a
+/// checking thread busy, and at equal priority it took half of GET asset's throughput.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority only changes the scheduling weight of the calling thread (Linux keeps
+    // a nice value per thread).
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
+    }
+}
+
 /// How many secrets [`SecretVerifier::half_the_cores`] checks at once.
 pub fn secret_check_threads() -> usize {
     (std::thread::available_parallelism().map_or(1, usize::from) / 2).max(1)
@@ -74,6 +85,7 @@ impl SecretVerifier {
             std::thread::Builder::new()
                 .name(format!("secret-check-{n}"))
                 .spawn(move || {
+                    lower_priority();
                     loop {
                         let next = queue.lock().map(|q| q.recv());
                         let Ok(Ok(check)) = next else { break };

@@ -690,11 +690,12 @@ impl AlertStore for SqliteStore {
         filter: &EventFilter,
         page: Page,
     ) -> StoreResult<Vec<Event>> {
+        // `+ 0`: a bound LIMIT makes SQLite prepare the statement again on every execution.
         let rows = sqlx::query(
             "SELECT * FROM events WHERE account_id = ? \
              AND (? IS NULL OR asset_id = ?) AND (? IS NULL OR event_type = ?) \
              AND (? IS NULL OR occurred_at >= ?) AND (? IS NULL OR occurred_at < ?) \
-             ORDER BY occurred_at DESC, id DESC LIMIT ? OFFSET ?",
+             ORDER BY occurred_at DESC, id DESC LIMIT ? + 0 OFFSET ? + 0",
         )
         .bind(account.to_string())
         .bind(filter.asset_id.map(|a| a.to_string()))
