@@ -8,7 +8,8 @@ use mixed_paths_server::models::Echo;
 use mixed_paths_server::{
     CancelJobRequest, CancelJobResponse, GetAccountJsonRequest, GetAccountJsonResponse,
     GetAccountRequest, GetAccountResponse, GetAccountXmlRequest, GetAccountXmlResponse,
-    GetFileRequest, GetFileResponse, GetPageLinesRequest, GetPageLinesResponse, MixedPathsApi,
+    GetFileRequest, GetFileResponse, GetJobFullRequest, GetJobFullResponse, GetJobRequest,
+    GetJobResponse, GetPageLinesRequest, GetPageLinesResponse, MixedPathsApi,
 };
 use std::sync::Arc;
 
@@ -37,6 +38,15 @@ impl MixedPathsApi for Echoes {
 
     async fn cancel_job(&self, request: CancelJobRequest) -> CancelJobResponse {
         CancelJobResponse::Ok(echo("cancelJob", &[&request.id]))
+    }
+
+    async fn get_job(&self, request: GetJobRequest) -> GetJobResponse {
+        GetJobResponse::Ok(echo("getJob", &[&request.id]))
+    }
+
+    async fn get_job_full(&self, request: GetJobFullRequest) -> GetJobFullResponse {
+        let fields = request.fields.unwrap_or_default();
+        GetJobFullResponse::Ok(echo("getJobFull", &[&request.id, &fields]))
     }
 
     async fn get_file(&self, request: GetFileRequest) -> GetFileResponse {
@@ -110,6 +120,27 @@ async fn a_sub_delimiter_suffix_and_two_parameters_in_one_segment_round_trip() {
     );
 }
 
+#[tokio::test]
+async fn a_query_the_path_carries_tells_operations_apart() {
+    let base = start().await;
+    let client = Client::new(base.clone()).expect("client");
+    assert_eq!(
+        client.get_job("abc").await.unwrap(),
+        echo("getJob", &["abc"])
+    );
+    assert_eq!(
+        client.get_job_full("abc").await.unwrap(),
+        echo("getJobFull", &["abc", ""])
+    );
+    assert_eq!(
+        client.get_job_full("abc").fields("a,b").await.unwrap(),
+        echo("getJobFull", &["abc", "a,b"])
+    );
+    let (status, body) = raw(reqwest::Method::GET, format!("{base}/jobs/abc?view=other")).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"getJob\""), "{body}");
+}
+
 async fn raw(method: reqwest::Method, url: String) -> (u16, String) {
     let response = reqwest::Client::new()
         .request(method, url)
@@ -131,11 +162,15 @@ async fn the_literal_text_of_a_mixed_segment_must_match() {
     assert_eq!(post("/jobs/:cancel").await.0, 404, "an empty value");
     assert_eq!(post("/jobs/abc").await.0, 404);
     assert_eq!(
-        raw(reqwest::Method::GET, format!("{base}/jobs/abc:cancel"))
+        raw(reqwest::Method::DELETE, format!("{base}/jobs/abc:cancel"))
             .await
             .0,
         405
     );
+    // GET has no `:cancel` operation: the whole segment is the plain operation's value.
+    let (status, body) = raw(reqwest::Method::GET, format!("{base}/jobs/abc:cancel")).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains(r#"["abc:cancel"]"#), "{body}");
 
     let get = |path: &str| raw(reqwest::Method::GET, format!("{base}{path}"));
     let (status, body) = get("/files/a.b.c").await;

@@ -325,6 +325,10 @@ pub struct Operation {
     pub method: Method,
     pub path: String,
     pub segments: Vec<PathSegment>,
+    /// Query pairs the path itself carries (`/responses/{id}?beta=true`): always sent, and what
+    /// tells the operation from one at the same path without them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub query: Vec<(String, String)>,
     pub pointer: String,
     pub summary: Option<String>,
     pub description: Option<String>,
@@ -382,6 +386,13 @@ pub enum PathSegment {
 pub enum SegmentPart {
     Literal(String),
     Param(String),
+}
+
+impl Operation {
+    /// The path without the query it may carry.
+    pub fn path_only(&self) -> &str {
+        self.path.split('?').next().unwrap_or_default()
+    }
 }
 
 impl PathSegment {

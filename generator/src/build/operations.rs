@@ -45,7 +45,11 @@ impl Builder<'_> {
         op: &openapiv3::Operation,
         pointer: &str,
     ) -> Option<Operation> {
-        let segments = match parse_path(path) {
+        let (path_only, query) = match path.split_once('?') {
+            Some((path_only, query)) => (path_only, fixed_query(query)),
+            None => (path, Vec::new()),
+        };
+        let segments = match parse_path(path_only) {
             Ok(s) => s,
             Err(message) => {
                 self.diags.warning(
@@ -133,6 +137,7 @@ impl Builder<'_> {
             method,
             path: path.to_owned(),
             segments,
+            query,
             pointer: pointer.to_owned(),
             summary: op.summary.clone(),
             description: op.description.clone(),
@@ -538,6 +543,18 @@ pub fn parse_path(path: &str) -> Result<Vec<PathSegment>, String> {
         }
     }
     Ok(segments)
+}
+
+/// The `name=value` pairs of a query a path carries (`?beta=true`), as written.
+fn fixed_query(query: &str) -> Vec<(String, String)> {
+    query
+        .split('&')
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value)) => (name.to_owned(), value.to_owned()),
+            None => (pair.to_owned(), String::new()),
+        })
+        .collect()
 }
 
 /// `{name}.{ext}` into its literal texts and parameters.

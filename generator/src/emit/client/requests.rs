@@ -708,8 +708,17 @@ impl<'a> RequestEmitter<'a> {
                 }
             }
         }
-        if (op.path.ends_with('/') && !op.segments.is_empty()) || template.is_empty() {
+        if (op.path_only().ends_with('/') && !op.segments.is_empty()) || template.is_empty() {
             template.push('/');
+        }
+        // The query the path carries (`?beta=true`); other query parameters are appended to it.
+        for (i, (name, value)) in op.query.iter().enumerate() {
+            template.push(if i == 0 { '?' } else { '&' });
+            template.push_str(&escape_format(&encode_literal(name)));
+            if !value.is_empty() {
+                template.push('=');
+                template.push_str(&escape_format(&encode_literal(value)));
+            }
         }
         if lets.is_empty() {
             (lets, quote! { #template })

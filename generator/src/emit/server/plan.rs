@@ -42,6 +42,9 @@ pub type Route = (String, Vec<(Method, Vec<usize>)>);
 /// The position and encoded literals of each mixed segment of an operation.
 type MixedLiterals = Vec<(usize, Vec<String>)>;
 
+/// What tells operations at one route and method apart: mixed segments, the query the path carries.
+type Distinction = (MixedLiterals, Vec<(String, String)>);
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Need {
     No,
@@ -170,7 +173,7 @@ impl<'a> Plan<'a> {
         plan.bearer_schemes = plan.used_bearer_schemes();
         let mut route_names: HashMap<String, String> = HashMap::new();
         // What tells operations at the same route and method apart: their mixed segments' literals.
-        let mut seen: BTreeSet<(String, Method, MixedLiterals)> = BTreeSet::new();
+        let mut seen: BTreeSet<(String, Method, Distinction)> = BTreeSet::new();
         let mut type_names = HashSet::new();
         for op in &api.operations {
             let route = match route_path(op, &mut route_names) {
@@ -185,7 +188,8 @@ impl<'a> Plan<'a> {
                     continue;
                 }
             };
-            if !seen.insert((route.clone(), op.method, mixed_literals(op))) {
+            let distinction = (mixed_literals(op), op.query.clone());
+            if !seen.insert((route.clone(), op.method, distinction)) {
                 plan.skipped.push(format!(
                     "`{} {}` (`{}`): another operation already answers this method at the same route.",
                     op.method.as_str(),
@@ -211,9 +215,11 @@ impl<'a> Plan<'a> {
                 let ops_plan = &plan.ops;
                 // Stable: among equals, document order.
                 ops.sort_by_key(|i| {
-                    let literals = mixed_literals(ops_plan[*i].op);
+                    let op = ops_plan[*i].op;
+                    let literals = mixed_literals(op);
                     let text: usize = literals.iter().flat_map(|(_, l)| l).map(String::len).sum();
-                    (literals.is_empty(), std::cmp::Reverse(text))
+                    let query: usize = op.query.iter().map(|(n, v)| n.len() + v.len() + 1).sum();
+                    (!is_distinct(op), std::cmp::Reverse(text + query))
                 });
             }
         }
@@ -1181,6 +1187,16 @@ fn path_position(op: &Operation, wire: &str) -> Option<PathAt> {
     None
 }
 
+/// Whether requests to an operation's route must be told from others' by their text (mixed
+/// segments, or a query the path carries).
+pub fn is_distinct(op: &Operation) -> bool {
+    !op.query.is_empty()
+        || op
+            .segments
+            .iter()
+            .any(|s| matches!(s, PathSegment::Mixed(_)))
+}
+
 /// The position and encoded literals of each mixed segment of an operation.
 pub fn mixed_literals(op: &Operation) -> MixedLiterals {
     op.segments
@@ -1268,7 +1284,7 @@ fn route_path(op: &Operation, names: &mut HashMap<String, String>) -> Result<Str
         }
     }
     // The segments drop a trailing slash; axum matches it literally, so keep the spec's.
-    if route.is_empty() || (op.path.ends_with('/') && !route.ends_with('/')) {
+    if route.is_empty() || (op.path_only().ends_with('/') && !route.ends_with('/')) {
         route.push('/');
     }
     Ok(route)
@@ -1395,6 +1411,7 @@ mod tests {
             name: String::new(),
             method: Method::Get,
             path: path.to_owned(),
+            query: Vec::new(),
             segments: path
                 .split('/')
                 .filter(|s| !s.is_empty())

@@ -2,7 +2,7 @@
 //! into its typed form, or answers the rejection with the API's error body (or the operation's own,
 //! through its `{op}_rejection` method), then calls the trait.
 
-use super::plan::{Need, OpPlan, Plan, Source, mixed_literals};
+use super::plan::{Need, OpPlan, Plan, Source, is_distinct, mixed_literals};
 use crate::ir::Method;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -14,7 +14,7 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
     let routes = plan.routes.iter().map(|(path, methods)| {
         let chain = methods.iter().enumerate().map(|(i, (method, indexes))| {
             let first = &plan.ops[indexes[0]];
-            let handler = if indexes.len() == 1 && mixed_literals(first.op).is_empty() {
+            let handler = if indexes.len() == 1 && !is_distinct(first.op) {
                 format_ident!("handle_{}", first.op.name)
             } else {
                 let ops: Vec<&OpPlan> = indexes.iter().map(|i| &plan.ops[*i]).collect();
@@ -159,10 +159,12 @@ fn dispatcher(
         .iter()
         .map(|op| format!("`{} {}`", op.op.method.as_str(), op.op.path))
         .collect();
-    let doc = format!(
-        " {}: the path's literal text picks the operation.",
-        paths.join(", ")
-    );
+    let picks = if ops.iter().any(|op| !op.op.query.is_empty()) {
+        "the query the path carries and its literal text pick"
+    } else {
+        "the path's literal text picks"
+    };
+    let doc = format!(" {}: {picks} the operation.", paths.join(", "));
     let mut arms = Vec::new();
     let mut fallback = None;
     for op in ops {
@@ -172,21 +174,31 @@ fn dispatcher(
         } else {
             quote! { #handle(State(api)).await }
         };
-        let literals = mixed_literals(op.op);
-        if literals.is_empty() {
+        if !is_distinct(op.op) {
             fallback = Some(call);
             break;
         }
-        let checks = literals.iter().map(|(segment, literals)| {
-            let segment = proc_macro2::Literal::usize_unsuffixed(*segment);
-            quote! { params::segment_matches(path, #segment, &[#(#literals),*]) }
-        });
+        let mut checks: Vec<TokenStream> = mixed_literals(op.op)
+            .iter()
+            .map(|(segment, literals)| {
+                let segment = proc_macro2::Literal::usize_unsuffixed(*segment);
+                quote! { params::segment_matches(path, #segment, &[#(#literals),*]) }
+            })
+            .collect();
+        if !op.op.query.is_empty() {
+            let pairs = op.op.query.iter().map(|(n, v)| quote! { (#n, #v) });
+            checks.push(quote! { params::query_matches(request.uri().query(), &[#(#pairs),*]) });
+        }
         arms.push(quote! {
             if #(#checks)&&* {
                 return #call;
             }
         });
     }
+    let path = ops
+        .iter()
+        .any(|op| !mixed_literals(op.op).is_empty())
+        .then(|| quote! { let path = request.uri().path(); });
     let fallback = fallback.unwrap_or_else(|| {
         if has_error {
             quote! { route_not_found::<A>(State(api), request.method().clone(), request.uri().clone()).await }
@@ -197,7 +209,7 @@ fn dispatcher(
     quote! {
         #[doc = #doc]
         async fn #name<A: #api>(State(api): State<Arc<A>>, request: Request) -> Response {
-            let path = request.uri().path();
+            #path
             #(#arms)*
             #fallback
         }

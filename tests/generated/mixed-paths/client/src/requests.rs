@@ -47,6 +47,31 @@ impl crate::Client {
         }
     }
 
+    /// `GET /jobs/{id}`
+    ///
+    /// Arguments:
+    /// - `id`: the `id` path parameter.
+    pub fn get_job(&self, id: impl Into<String>) -> GetJob {
+        GetJob {
+            client: self.clone(),
+            id: id.into(),
+        }
+    }
+
+    /// `GET /jobs/{id}?view=full`
+    ///
+    /// Arguments:
+    /// - `id`: the `id` path parameter.
+    ///
+    /// Optional parameters are set on the builder: `.fields()`.
+    pub fn get_job_full(&self, id: impl Into<String>) -> GetJobFull {
+        GetJobFull {
+            client: self.clone(),
+            id: id.into(),
+            fields: None,
+        }
+    }
+
     /// `GET /files/{name}.{ext}`
     ///
     /// Arguments:
@@ -203,6 +228,88 @@ impl CancelJob {
 }
 
 impl ::std::future::IntoFuture for CancelJob {
+    type Output = Result<crate::models::Echo, crate::Error<()>>;
+
+    type IntoFuture = crate::codec::ResponseFuture<crate::models::Echo, ()>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::get_job`](crate::Client::get_job): `GET /jobs/{id}`. Finish it
+/// with `.send().await`, or `.await` it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct GetJob {
+    client: crate::Client,
+    id: String,
+}
+
+impl GetJob {
+    /// Sends the request: `GET /jobs/{id}`.
+    pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
+        let id = crate::codec::path_segment(&self.id);
+        let request = self
+            .client
+            .inner
+            .request(::reqwest::Method::GET, &format!("/jobs/{id}"));
+        let response = self.client.inner.send(request, false, true).await?;
+        match response.status().as_u16() {
+            200 => crate::codec::json(response).await,
+            _ => Err(crate::codec::unexpected(response).await),
+        }
+    }
+}
+
+impl ::std::future::IntoFuture for GetJob {
+    type Output = Result<crate::models::Echo, crate::Error<()>>;
+
+    type IntoFuture = crate::codec::ResponseFuture<crate::models::Echo, ()>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::get_job_full`](crate::Client::get_job_full):
+/// `GET /jobs/{id}?view=full`. Set optional parameters, then `.send().await` it (or `.await` it).
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct GetJobFull {
+    client: crate::Client,
+    id: String,
+    fields: Option<String>,
+}
+
+impl GetJobFull {
+    /// The `fields` query parameter.
+    pub fn fields(mut self, value: impl Into<String>) -> Self {
+        self.fields = Some(value.into());
+        self
+    }
+
+    /// Sends the request: `GET /jobs/{id}?view=full`.
+    pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
+        let id = crate::codec::path_segment(&self.id);
+        let request = self
+            .client
+            .inner
+            .request(::reqwest::Method::GET, &format!("/jobs/{id}?view=full"));
+        let mut query: Vec<(&str, String)> = Vec::new();
+        if let Some(value) = &self.fields {
+            query.push(("fields", value.clone()));
+        }
+        let request = if query.is_empty() { request } else { request.query(&query) };
+        let response = self.client.inner.send(request, false, true).await?;
+        match response.status().as_u16() {
+            200 => crate::codec::json(response).await,
+            _ => Err(crate::codec::unexpected(response).await),
+        }
+    }
+}
+
+impl ::std::future::IntoFuture for GetJobFull {
     type Output = Result<crate::models::Echo, crate::Error<()>>;
 
     type IntoFuture = crate::codec::ResponseFuture<crate::models::Echo, ()>;

@@ -3,8 +3,9 @@
 //! The trait to implement.
 use crate::{
     GetAccountJsonRequest, GetAccountXmlRequest, GetAccountRequest, CancelJobRequest,
-    GetFileRequest, GetPageLinesRequest, GetAccountJsonResponse, GetAccountXmlResponse,
-    GetAccountResponse, CancelJobResponse, GetFileResponse, GetPageLinesResponse,
+    GetJobRequest, GetJobFullRequest, GetFileRequest, GetPageLinesRequest,
+    GetAccountJsonResponse, GetAccountXmlResponse, GetAccountResponse, CancelJobResponse,
+    GetJobResponse, GetJobFullResponse, GetFileResponse, GetPageLinesResponse,
 };
 
 /// The operations of Mixed paths (version 1). Implement this trait, then serve it with [`router`](crate::router).
@@ -32,6 +33,18 @@ pub trait MixedPathsApi: Send + Sync + 'static {
         &self,
         request: CancelJobRequest,
     ) -> impl Future<Output = CancelJobResponse> + Send;
+
+    /// `GET /jobs/{id}`
+    fn get_job(
+        &self,
+        request: GetJobRequest,
+    ) -> impl Future<Output = GetJobResponse> + Send;
+
+    /// `GET /jobs/{id}?view=full`
+    fn get_job_full(
+        &self,
+        request: GetJobFullRequest,
+    ) -> impl Future<Output = GetJobFullResponse> + Send;
 
     /// `GET /files/{name}.{ext}`
     fn get_file(

@@ -134,6 +134,14 @@ pub fn segment_matches(path: &str, segment: usize, literals: &[&str]) -> bool {
     split_segment(path, segment, literals).is_some()
 }
 
+/// Whether the query has each of `pairs` (the query an operation's path carries, `?beta=true`).
+pub fn query_matches(query: Option<&str>, pairs: &[(&str, &str)]) -> bool {
+    let query = Query::parse(query);
+    pairs
+        .iter()
+        .all(|(name, value)| query.pairs.iter().any(|(n, v)| n == name && v == value))
+}
+
 /// The raw (percent-encoded) parameter values of a mixed segment. A text between two parameters is
 /// its first occurrence after the first one's value (the generated client escapes it there).
 fn split_segment<'p>(path: &'p str, segment: usize, literals: &[&str]) -> Option<Vec<&'p str>> {

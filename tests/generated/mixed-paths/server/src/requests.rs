@@ -25,6 +25,19 @@ pub struct CancelJobRequest {
     pub id: String,
 }
 
+/// The parameters and body of [`get_job`](crate::MixedPathsApi::get_job): `GET /jobs/{id}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GetJobRequest {
+    pub id: String,
+}
+
+/// The parameters and body of [`get_job_full`](crate::MixedPathsApi::get_job_full): `GET /jobs/{id}?view=full`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GetJobFullRequest {
+    pub id: String,
+    pub fields: Option<String>,
+}
+
 /// The parameters and body of [`get_file`](crate::MixedPathsApi::get_file): `GET /files/{name}.{ext}`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetFileRequest {

@@ -79,6 +79,42 @@ impl IntoResponse for CancelJobResponse {
     }
 }
 
+/// The responses of [`get_job`](crate::MixedPathsApi::get_job).
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetJobResponse {
+    /// `200`: The job.
+    Ok(models::Echo),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, ErrorMessage),
+}
+
+impl IntoResponse for GetJobResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Ok(body) => respond::json(StatusCode::OK, &body),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+/// The responses of [`get_job_full`](crate::MixedPathsApi::get_job_full).
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetJobFullResponse {
+    /// `200`: The job with everything.
+    Ok(models::Echo),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, ErrorMessage),
+}
+
+impl IntoResponse for GetJobFullResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Ok(body) => respond::json(StatusCode::OK, &body),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
 /// The responses of [`get_file`](crate::MixedPathsApi::get_file).
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetFileResponse {

@@ -6,8 +6,8 @@ use crate::params;
 use crate::ErrorMessage;
 use crate::{
     respond, Rejection, RejectionKind, MixedPathsApi, GetAccountJsonRequest,
-    GetAccountXmlRequest, GetAccountRequest, CancelJobRequest, GetFileRequest,
-    GetPageLinesRequest,
+    GetAccountXmlRequest, GetAccountRequest, CancelJobRequest, GetJobRequest,
+    GetJobFullRequest, GetFileRequest, GetPageLinesRequest,
 };
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
@@ -22,7 +22,10 @@ use std::sync::Arc;
 pub fn router<A: MixedPathsApi>(api: Arc<A>) -> Router {
     Router::new()
         .route("/accounts/{p1}", get(dispatch_get_account_json::<A>))
-        .route("/jobs/{p1}", post(dispatch_cancel_job::<A>))
+        .route(
+            "/jobs/{p1}",
+            post(dispatch_cancel_job::<A>).get(dispatch_get_job_full::<A>),
+        )
         .route("/files/{p1}", get(dispatch_get_file::<A>))
         .route("/pages/{p1}/lines", get(dispatch_get_page_lines::<A>))
         .fallback(route_not_found)
@@ -55,6 +58,17 @@ async fn dispatch_cancel_job<A: MixedPathsApi>(
         return handle_cancel_job(State(api), request).await;
     }
     route_not_found(request.method().clone(), request.uri().clone()).await
+}
+
+/// `GET /jobs/{id}?view=full`, `GET /jobs/{id}`: the query the path carries and its literal text pick the operation.
+async fn dispatch_get_job_full<A: MixedPathsApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    if params::query_matches(request.uri().query(), &[("view", "full")]) {
+        return handle_get_job_full(State(api), request).await;
+    }
+    handle_get_job(State(api), request).await
 }
 
 /// `GET /files/{name}.{ext}`: the path's literal text picks the operation.
@@ -165,6 +179,50 @@ async fn read_cancel_job(request: Request) -> Result<CancelJobRequest, Rejection
     let path = params::Path::from_parts(&mut parts).await?;
     let request = CancelJobRequest {
         id: path.required_piece(1, &["", ":cancel"], 0, "id", params::value::<String>)?,
+    };
+    Ok(request)
+}
+
+/// `GET /jobs/{id}`
+async fn handle_get_job<A: MixedPathsApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_get_job(request).await {
+        Ok(request) => api.get_job(request).await.into_response(),
+        Err(rejection) => reject(rejection),
+    }
+}
+
+/// Reads the request of [`get_job`](MixedPathsApi::get_job), or the reason to refuse it.
+async fn read_get_job(request: Request) -> Result<GetJobRequest, Rejection> {
+    let (mut parts, _) = request.into_parts();
+    let path = params::Path::from_parts(&mut parts).await?;
+    let request = GetJobRequest {
+        id: path.required(0, "id", params::value::<String>)?,
+    };
+    Ok(request)
+}
+
+/// `GET /jobs/{id}?view=full`
+async fn handle_get_job_full<A: MixedPathsApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_get_job_full(request).await {
+        Ok(request) => api.get_job_full(request).await.into_response(),
+        Err(rejection) => reject(rejection),
+    }
+}
+
+/// Reads the request of [`get_job_full`](MixedPathsApi::get_job_full), or the reason to refuse it.
+async fn read_get_job_full(request: Request) -> Result<GetJobFullRequest, Rejection> {
+    let (mut parts, _) = request.into_parts();
+    let path = params::Path::from_parts(&mut parts).await?;
+    let query = params::Query::parse(parts.uri.query());
+    let request = GetJobFullRequest {
+        id: path.required(0, "id", params::value::<String>)?,
+        fields: query.optional("fields", params::value::<String>)?,
     };
     Ok(request)
 }
