@@ -183,11 +183,15 @@ async fn the_literal_text_of_a_mixed_segment_must_match() {
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("getAccount\""), "the plain operation: {body}");
 
-    // A mixed segment's value is checked like any other parameter.
+    // A mixed segment's value is checked like any other parameter, here against the bounds of the
+    // component schema (`PageNumber`, 1 to 3) its schema `$ref`s.
+    assert_eq!(get("/pages/v1/lines").await.0, 200);
     assert_eq!(get("/pages/v3/lines").await.0, 200);
-    let (status, body) = get("/pages/v4/lines").await;
-    assert_eq!(status, 400, "{body}");
-    assert!(body.contains("number"), "{body}");
+    for outside in ["/pages/v0/lines", "/pages/v4/lines"] {
+        let (status, body) = get(outside).await;
+        assert_eq!(status, 400, "{outside}: {body}");
+        assert!(body.contains("number"), "{body}");
+    }
     assert_eq!(get("/pages/x3/lines").await.0, 404);
     assert_eq!(get("/pages/v/lines").await.0, 404);
 }

@@ -89,7 +89,7 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `number`: the `number` path parameter.
-    pub fn get_page_lines(&self, number: i64) -> GetPageLines {
+    pub fn get_page_lines(&self, number: crate::models::PageNumber) -> GetPageLines {
         GetPageLines {
             client: self.clone(),
             number,
@@ -362,7 +362,7 @@ impl ::std::future::IntoFuture for GetFile {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetPageLines {
     client: crate::Client,
-    number: i64,
+    number: crate::models::PageNumber,
 }
 
 impl GetPageLines {
