@@ -4,12 +4,12 @@
 //! requests for what the router refuses.
 
 use mixed_paths_client::Client;
-use mixed_paths_server::models::Echo;
+use mixed_paths_server::models::{Echo, Problem};
 use mixed_paths_server::{
     CancelJobRequest, CancelJobResponse, GetAccountJsonRequest, GetAccountJsonResponse,
     GetAccountRequest, GetAccountResponse, GetAccountXmlRequest, GetAccountXmlResponse,
     GetFileRequest, GetFileResponse, GetJobFullRequest, GetJobFullResponse, GetJobRequest,
-    GetJobResponse, GetPageLinesRequest, GetPageLinesResponse, MixedPathsApi,
+    GetJobResponse, GetPageLinesRequest, GetPageLinesResponse, MixedPathsApi, Rejection,
 };
 use std::sync::Arc;
 
@@ -24,6 +24,12 @@ fn echo(operation: &str, values: &[&str]) -> Echo {
 }
 
 impl MixedPathsApi for Echoes {
+    fn rejection(&self, rejection: &Rejection) -> Problem {
+        Problem {
+            problem: rejection.message.clone(),
+        }
+    }
+
     async fn get_account_json(&self, request: GetAccountJsonRequest) -> GetAccountJsonResponse {
         GetAccountJsonResponse::Ok(echo("getAccountJson", &[&request.sid]))
     }
@@ -158,7 +164,13 @@ async fn the_literal_text_of_a_mixed_segment_must_match() {
     let (status, body) = post("/jobs/abc:cancel").await;
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("cancelJob"), "{body}");
-    assert_eq!(post("/jobs/abc:other").await.0, 404);
+    // Refused with the API's error body.
+    let (status, body) = post("/jobs/abc:other").await;
+    assert_eq!(status, 404, "{body}");
+    assert!(
+        body.contains(r#"{"problem":"no operation matches POST /jobs/abc:other"}"#),
+        "{body}"
+    );
     assert_eq!(post("/jobs/:cancel").await.0, 404, "an empty value");
     assert_eq!(post("/jobs/abc").await.0, 404);
     assert_eq!(

@@ -30,6 +30,9 @@ pub mod codec;
 mod error;
 
 #[rustfmt::skip]
+pub mod errors;
+
+#[rustfmt::skip]
 pub mod requests;
 
 #[rustfmt::skip]

@@ -40,6 +40,8 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `id`: the `id` path parameter.
+    ///
+    /// Documented errors (`4XX`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CancelJob`](crate::errors::CancelJob) variant.
     pub fn cancel_job(&self, id: impl Into<String>) -> CancelJob {
         CancelJob {
             client: self.clone(),
@@ -213,7 +215,9 @@ pub struct CancelJob {
 
 impl CancelJob {
     /// Sends the request: `POST /jobs/{id}:cancel`.
-    pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
+    pub async fn send(
+        self,
+    ) -> Result<crate::models::Echo, crate::Error<crate::errors::CancelJob>> {
         let id = crate::codec::path_segment(&self.id);
         let request = self
             .client
@@ -222,15 +226,24 @@ impl CancelJob {
         let response = self.client.inner.send(request, false, false).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
+            400..=499 => {
+                Err(
+                    crate::codec::api_json(response, crate::errors::CancelJob::Status4xx)
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }
     }
 }
 
 impl ::std::future::IntoFuture for CancelJob {
-    type Output = Result<crate::models::Echo, crate::Error<()>>;
+    type Output = Result<crate::models::Echo, crate::Error<crate::errors::CancelJob>>;
 
-    type IntoFuture = crate::codec::ResponseFuture<crate::models::Echo, ()>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::Echo,
+        crate::errors::CancelJob,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())

@@ -3,6 +3,11 @@
 pub type PageNumber = i64;
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct Problem {
+    pub problem: String,
+}
+
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Echo {
     pub operation: String,
     pub values: Vec<String>,

@@ -2,7 +2,6 @@
 
 //! The output of each operation: one variant per documented status, each writing itself.
 use crate::models;
-use crate::ErrorMessage;
 use crate::respond;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -13,7 +12,7 @@ pub enum GetAccountJsonResponse {
     /// `200`: The account as JSON.
     Ok(models::Echo),
     /// A status the spec does not document for this operation, with the API's error body.
-    Other(StatusCode, ErrorMessage),
+    Other(StatusCode, models::Problem),
 }
 
 impl IntoResponse for GetAccountJsonResponse {
@@ -31,7 +30,7 @@ pub enum GetAccountXmlResponse {
     /// `200`: The account, said to be XML.
     Ok(models::Echo),
     /// A status the spec does not document for this operation, with the API's error body.
-    Other(StatusCode, ErrorMessage),
+    Other(StatusCode, models::Problem),
 }
 
 impl IntoResponse for GetAccountXmlResponse {
@@ -49,7 +48,7 @@ pub enum GetAccountResponse {
     /// `200`: The account.
     Ok(models::Echo),
     /// A status the spec does not document for this operation, with the API's error body.
-    Other(StatusCode, ErrorMessage),
+    Other(StatusCode, models::Problem),
 }
 
 impl IntoResponse for GetAccountResponse {
@@ -66,14 +65,17 @@ impl IntoResponse for GetAccountResponse {
 pub enum CancelJobResponse {
     /// `200`: Cancelled.
     Ok(models::Echo),
+    /// `4XX`: Refused.
+    Status4xx(StatusCode, models::Problem),
     /// A status the spec does not document for this operation, with the API's error body.
-    Other(StatusCode, ErrorMessage),
+    Other(StatusCode, models::Problem),
 }
 
 impl IntoResponse for CancelJobResponse {
     fn into_response(self) -> Response {
         match self {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
+            Self::Status4xx(status, body) => respond::json(status, &body),
             Self::Other(status, body) => respond::json(status, &body),
         }
     }
@@ -85,7 +87,7 @@ pub enum GetJobResponse {
     /// `200`: The job.
     Ok(models::Echo),
     /// A status the spec does not document for this operation, with the API's error body.
-    Other(StatusCode, ErrorMessage),
+    Other(StatusCode, models::Problem),
 }
 
 impl IntoResponse for GetJobResponse {
@@ -103,7 +105,7 @@ pub enum GetJobFullResponse {
     /// `200`: The job with everything.
     Ok(models::Echo),
     /// A status the spec does not document for this operation, with the API's error body.
-    Other(StatusCode, ErrorMessage),
+    Other(StatusCode, models::Problem),
 }
 
 impl IntoResponse for GetJobFullResponse {
@@ -121,7 +123,7 @@ pub enum GetFileResponse {
     /// `200`: The file.
     Ok(models::Echo),
     /// A status the spec does not document for this operation, with the API's error body.
-    Other(StatusCode, ErrorMessage),
+    Other(StatusCode, models::Problem),
 }
 
 impl IntoResponse for GetFileResponse {
@@ -139,7 +141,7 @@ pub enum GetPageLinesResponse {
     /// `200`: The lines.
     Ok(models::Echo),
     /// A status the spec does not document for this operation, with the API's error body.
-    Other(StatusCode, ErrorMessage),
+    Other(StatusCode, models::Problem),
 }
 
 impl IntoResponse for GetPageLinesResponse {

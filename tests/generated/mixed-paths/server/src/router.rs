@@ -3,7 +3,6 @@
 //! The axum router of the API.
 use crate::models;
 use crate::params;
-use crate::ErrorMessage;
 use crate::{
     respond, Rejection, RejectionKind, MixedPathsApi, GetAccountJsonRequest,
     GetAccountXmlRequest, GetAccountRequest, CancelJobRequest, GetJobRequest,
@@ -28,8 +27,8 @@ pub fn router<A: MixedPathsApi>(api: Arc<A>) -> Router {
         )
         .route("/files/{p1}", get(dispatch_get_file::<A>))
         .route("/pages/{p1}/lines", get(dispatch_get_page_lines::<A>))
-        .fallback(route_not_found)
-        .method_not_allowed_fallback(method_not_allowed)
+        .fallback(route_not_found::<A>)
+        .method_not_allowed_fallback(method_not_allowed::<A>)
         .with_state(api)
 }
 
@@ -57,7 +56,8 @@ async fn dispatch_cancel_job<A: MixedPathsApi>(
     if params::segment_matches(path, 1, &["", ":cancel"]) {
         return handle_cancel_job(State(api), request).await;
     }
-    route_not_found(request.method().clone(), request.uri().clone()).await
+    route_not_found::<A>(State(api), request.method().clone(), request.uri().clone())
+        .await
 }
 
 /// `GET /jobs/{id}?view=full`, `GET /jobs/{id}`: the query the path carries and its literal text pick the operation.
@@ -80,7 +80,8 @@ async fn dispatch_get_file<A: MixedPathsApi>(
     if params::segment_matches(path, 1, &["", ".", ""]) {
         return handle_get_file(State(api), request).await;
     }
-    route_not_found(request.method().clone(), request.uri().clone()).await
+    route_not_found::<A>(State(api), request.method().clone(), request.uri().clone())
+        .await
 }
 
 /// `GET /pages/v{number}/lines`: the path's literal text picks the operation.
@@ -92,7 +93,8 @@ async fn dispatch_get_page_lines<A: MixedPathsApi>(
     if params::segment_matches(path, 1, &["v", ""]) {
         return handle_get_page_lines(State(api), request).await;
     }
-    route_not_found(request.method().clone(), request.uri().clone()).await
+    route_not_found::<A>(State(api), request.method().clone(), request.uri().clone())
+        .await
 }
 
 /// `GET /accounts/{sid}.json`
@@ -102,7 +104,7 @@ async fn handle_get_account_json<A: MixedPathsApi>(
 ) -> Response {
     match read_get_account_json(request).await {
         Ok(request) => api.get_account_json(request).await.into_response(),
-        Err(rejection) => reject(rejection),
+        Err(rejection) => reject(&*api, rejection),
     }
 }
 
@@ -125,7 +127,7 @@ async fn handle_get_account_xml<A: MixedPathsApi>(
 ) -> Response {
     match read_get_account_xml(request).await {
         Ok(request) => api.get_account_xml(request).await.into_response(),
-        Err(rejection) => reject(rejection),
+        Err(rejection) => reject(&*api, rejection),
     }
 }
 
@@ -148,7 +150,7 @@ async fn handle_get_account<A: MixedPathsApi>(
 ) -> Response {
     match read_get_account(request).await {
         Ok(request) => api.get_account(request).await.into_response(),
-        Err(rejection) => reject(rejection),
+        Err(rejection) => reject(&*api, rejection),
     }
 }
 
@@ -169,7 +171,7 @@ async fn handle_cancel_job<A: MixedPathsApi>(
 ) -> Response {
     match read_cancel_job(request).await {
         Ok(request) => api.cancel_job(request).await.into_response(),
-        Err(rejection) => reject(rejection),
+        Err(rejection) => reject(&*api, rejection),
     }
 }
 
@@ -190,7 +192,7 @@ async fn handle_get_job<A: MixedPathsApi>(
 ) -> Response {
     match read_get_job(request).await {
         Ok(request) => api.get_job(request).await.into_response(),
-        Err(rejection) => reject(rejection),
+        Err(rejection) => reject(&*api, rejection),
     }
 }
 
@@ -211,7 +213,7 @@ async fn handle_get_job_full<A: MixedPathsApi>(
 ) -> Response {
     match read_get_job_full(request).await {
         Ok(request) => api.get_job_full(request).await.into_response(),
-        Err(rejection) => reject(rejection),
+        Err(rejection) => reject(&*api, rejection),
     }
 }
 
@@ -234,7 +236,7 @@ async fn handle_get_file<A: MixedPathsApi>(
 ) -> Response {
     match read_get_file(request).await {
         Ok(request) => api.get_file(request).await.into_response(),
-        Err(rejection) => reject(rejection),
+        Err(rejection) => reject(&*api, rejection),
     }
 }
 
@@ -257,7 +259,7 @@ async fn handle_get_page_lines<A: MixedPathsApi>(
 ) -> Response {
     match read_get_page_lines(request).await {
         Ok(request) => api.get_page_lines(request).await.into_response(),
-        Err(rejection) => reject(rejection),
+        Err(rejection) => reject(&*api, rejection),
     }
 }
 
@@ -291,17 +293,20 @@ async fn read_get_page_lines(
     Ok(request)
 }
 
-/// Answers a rejection with `{"message": ...}` (the spec names no error body).
-fn reject(rejection: Rejection) -> Response {
-    let body = ErrorMessage {
-        message: rejection.message.clone(),
-    };
+/// Answers a rejection with the API's error body.
+fn reject<A: MixedPathsApi>(api: &A, rejection: Rejection) -> Response {
+    let body = api.rejection(&rejection);
     respond::rejection(&rejection, &body)
 }
 
 /// Answers a path no operation matches (404).
-async fn route_not_found(method: Method, uri: Uri) -> Response {
+async fn route_not_found<A: MixedPathsApi>(
+    State(api): State<Arc<A>>,
+    method: Method,
+    uri: Uri,
+) -> Response {
     reject(
+        &*api,
         Rejection::new(
             RejectionKind::NotFound,
             format!("no operation matches {method} {}", uri.path()),
@@ -310,8 +315,13 @@ async fn route_not_found(method: Method, uri: Uri) -> Response {
 }
 
 /// Answers a method the path does not accept (405; axum adds the `Allow` header).
-async fn method_not_allowed(method: Method, uri: Uri) -> Response {
+async fn method_not_allowed<A: MixedPathsApi>(
+    State(api): State<Arc<A>>,
+    method: Method,
+    uri: Uri,
+) -> Response {
     reject(
+        &*api,
         Rejection::new(
             RejectionKind::MethodNotAllowed,
             format!("{} does not accept {method}", uri.path()),
