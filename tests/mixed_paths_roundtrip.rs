@@ -8,8 +8,9 @@ use mixed_paths_server::models::{Echo, Problem};
 use mixed_paths_server::{
     CancelJobRequest, CancelJobResponse, GetAccountJsonRequest, GetAccountJsonResponse,
     GetAccountRequest, GetAccountResponse, GetAccountXmlRequest, GetAccountXmlResponse,
-    GetFileRequest, GetFileResponse, GetJobFullRequest, GetJobFullResponse, GetJobRequest,
-    GetJobResponse, GetPageLinesRequest, GetPageLinesResponse, MixedPathsApi, Rejection,
+    GetCallRequest, GetCallResponse, GetFileRequest, GetFileResponse, GetJobFullRequest,
+    GetJobFullResponse, GetJobRequest, GetJobResponse, GetPageLinesRequest, GetPageLinesResponse,
+    ListCallsRequest, ListCallsResponse, MixedPathsApi, Rejection,
 };
 use std::sync::Arc;
 
@@ -40,6 +41,14 @@ impl MixedPathsApi for Echoes {
 
     async fn get_account(&self, request: GetAccountRequest) -> GetAccountResponse {
         GetAccountResponse::Ok(echo("getAccount", &[&request.sid]))
+    }
+
+    async fn list_calls(&self, request: ListCallsRequest) -> ListCallsResponse {
+        ListCallsResponse::Ok(echo("listCalls", &[&request.sid]))
+    }
+
+    async fn get_call(&self, request: GetCallRequest) -> GetCallResponse {
+        GetCallResponse::Ok(echo("getCall", &[&request.sid, &request.call_sid]))
     }
 
     async fn cancel_job(&self, request: CancelJobRequest) -> CancelJobResponse {
@@ -92,6 +101,14 @@ async fn operations_sharing_a_segment_position_are_told_apart_by_its_text() {
     assert_eq!(
         client.get_account("AC1").await.unwrap(),
         echo("getAccount", &["AC1"])
+    );
+    assert_eq!(
+        client.list_calls("AC1").await.unwrap(),
+        echo("listCalls", &["AC1"])
+    );
+    assert_eq!(
+        client.get_call("AC1", "CA2").await.unwrap(),
+        echo("getCall", &["AC1", "CA2"])
     );
     // Values are percent-encoded inside the segment, the literal text is not.
     assert_eq!(

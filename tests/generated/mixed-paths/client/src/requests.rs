@@ -36,6 +36,34 @@ impl crate::Client {
         }
     }
 
+    /// `GET /accounts/{sid}/calls.json`
+    ///
+    /// Arguments:
+    /// - `sid`: the `sid` path parameter.
+    pub fn list_calls(&self, sid: impl Into<String>) -> ListCalls {
+        ListCalls {
+            client: self.clone(),
+            sid: sid.into(),
+        }
+    }
+
+    /// `GET /accounts/{sid}/calls/{callSid}.json`
+    ///
+    /// Arguments:
+    /// - `sid`: the `sid` path parameter.
+    /// - `call_sid`: the `callSid` path parameter.
+    pub fn get_call(
+        &self,
+        sid: impl Into<String>,
+        call_sid: impl Into<String>,
+    ) -> GetCall {
+        GetCall {
+            client: self.clone(),
+            sid: sid.into(),
+            call_sid: call_sid.into(),
+        }
+    }
+
     /// `POST /jobs/{id}:cancel`
     ///
     /// Arguments:
@@ -195,6 +223,81 @@ impl GetAccount {
 }
 
 impl ::std::future::IntoFuture for GetAccount {
+    type Output = Result<crate::models::Echo, crate::Error<()>>;
+
+    type IntoFuture = crate::codec::ResponseFuture<crate::models::Echo, ()>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::list_calls`](crate::Client::list_calls):
+/// `GET /accounts/{sid}/calls.json`. Finish it with `.send().await`, or `.await` it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct ListCalls {
+    client: crate::Client,
+    sid: String,
+}
+
+impl ListCalls {
+    /// Sends the request: `GET /accounts/{sid}/calls.json`.
+    pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
+        let sid = crate::codec::path_segment(&self.sid);
+        let request = self
+            .client
+            .inner
+            .request(::reqwest::Method::GET, &format!("/accounts/{sid}/calls.json"));
+        let response = self.client.inner.send(request, false, true).await?;
+        match response.status().as_u16() {
+            200 => crate::codec::json(response).await,
+            _ => Err(crate::codec::unexpected(response).await),
+        }
+    }
+}
+
+impl ::std::future::IntoFuture for ListCalls {
+    type Output = Result<crate::models::Echo, crate::Error<()>>;
+
+    type IntoFuture = crate::codec::ResponseFuture<crate::models::Echo, ()>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::get_call`](crate::Client::get_call):
+/// `GET /accounts/{sid}/calls/{callSid}.json`. Finish it with `.send().await`, or `.await` it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct GetCall {
+    client: crate::Client,
+    sid: String,
+    call_sid: String,
+}
+
+impl GetCall {
+    /// Sends the request: `GET /accounts/{sid}/calls/{callSid}.json`.
+    pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
+        let sid = crate::codec::path_segment(&self.sid);
+        let call_sid = crate::codec::path_segment(&self.call_sid);
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &format!("/accounts/{sid}/calls/{call_sid}.json"),
+            );
+        let response = self.client.inner.send(request, false, true).await?;
+        match response.status().as_u16() {
+            200 => crate::codec::json(response).await,
+            _ => Err(crate::codec::unexpected(response).await),
+        }
+    }
+}
+
+impl ::std::future::IntoFuture for GetCall {
     type Output = Result<crate::models::Echo, crate::Error<()>>;
 
     type IntoFuture = crate::codec::ResponseFuture<crate::models::Echo, ()>;

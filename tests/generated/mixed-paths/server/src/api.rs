@@ -4,9 +4,10 @@
 use crate::models;
 use crate::Rejection;
 use crate::{
-    GetAccountJsonRequest, GetAccountXmlRequest, GetAccountRequest, CancelJobRequest,
-    GetJobRequest, GetJobFullRequest, GetFileRequest, GetPageLinesRequest,
-    GetAccountJsonResponse, GetAccountXmlResponse, GetAccountResponse, CancelJobResponse,
+    GetAccountJsonRequest, GetAccountXmlRequest, GetAccountRequest, ListCallsRequest,
+    GetCallRequest, CancelJobRequest, GetJobRequest, GetJobFullRequest, GetFileRequest,
+    GetPageLinesRequest, GetAccountJsonResponse, GetAccountXmlResponse,
+    GetAccountResponse, ListCallsResponse, GetCallResponse, CancelJobResponse,
     GetJobResponse, GetJobFullResponse, GetFileResponse, GetPageLinesResponse,
 };
 
@@ -35,6 +36,18 @@ pub trait MixedPathsApi: Send + Sync + 'static {
         &self,
         request: GetAccountRequest,
     ) -> impl Future<Output = GetAccountResponse> + Send;
+
+    /// `GET /accounts/{sid}/calls.json`
+    fn list_calls(
+        &self,
+        request: ListCallsRequest,
+    ) -> impl Future<Output = ListCallsResponse> + Send;
+
+    /// `GET /accounts/{sid}/calls/{callSid}.json`
+    fn get_call(
+        &self,
+        request: GetCallRequest,
+    ) -> impl Future<Output = GetCallResponse> + Send;
 
     /// `POST /jobs/{id}:cancel`
     fn cancel_job(

@@ -19,6 +19,19 @@ pub struct GetAccountRequest {
     pub sid: String,
 }
 
+/// The parameters and body of [`list_calls`](crate::MixedPathsApi::list_calls): `GET /accounts/{sid}/calls.json`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListCallsRequest {
+    pub sid: String,
+}
+
+/// The parameters and body of [`get_call`](crate::MixedPathsApi::get_call): `GET /accounts/{sid}/calls/{callSid}.json`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GetCallRequest {
+    pub sid: String,
+    pub call_sid: String,
+}
+
 /// The parameters and body of [`cancel_job`](crate::MixedPathsApi::cancel_job): `POST /jobs/{id}:cancel`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CancelJobRequest {

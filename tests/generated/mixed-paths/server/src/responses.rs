@@ -60,6 +60,42 @@ impl IntoResponse for GetAccountResponse {
     }
 }
 
+/// The responses of [`list_calls`](crate::MixedPathsApi::list_calls).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListCallsResponse {
+    /// `200`: The calls.
+    Ok(models::Echo),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::Problem),
+}
+
+impl IntoResponse for ListCallsResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Ok(body) => respond::json(StatusCode::OK, &body),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+/// The responses of [`get_call`](crate::MixedPathsApi::get_call).
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetCallResponse {
+    /// `200`: The call.
+    Ok(models::Echo),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::Problem),
+}
+
+impl IntoResponse for GetCallResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Ok(body) => respond::json(StatusCode::OK, &body),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
 /// The responses of [`cancel_job`](crate::MixedPathsApi::cancel_job).
 #[derive(Debug, Clone, PartialEq)]
 pub enum CancelJobResponse {

@@ -5,8 +5,9 @@ use crate::models;
 use crate::params;
 use crate::{
     respond, Rejection, RejectionKind, MixedPathsApi, GetAccountJsonRequest,
-    GetAccountXmlRequest, GetAccountRequest, CancelJobRequest, GetJobRequest,
-    GetJobFullRequest, GetFileRequest, GetPageLinesRequest,
+    GetAccountXmlRequest, GetAccountRequest, ListCallsRequest, GetCallRequest,
+    CancelJobRequest, GetJobRequest, GetJobFullRequest, GetFileRequest,
+    GetPageLinesRequest,
 };
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
@@ -21,6 +22,8 @@ use std::sync::Arc;
 pub fn router<A: MixedPathsApi>(api: Arc<A>) -> Router {
     Router::new()
         .route("/accounts/{p1}", get(dispatch_get_account_json::<A>))
+        .route("/accounts/{p1}/calls.json", get(handle_list_calls::<A>))
+        .route("/accounts/{p1}/calls/{p3}", get(dispatch_get_call::<A>))
         .route(
             "/jobs/{p1}",
             post(dispatch_cancel_job::<A>).get(dispatch_get_job_full::<A>),
@@ -45,6 +48,19 @@ async fn dispatch_get_account_json<A: MixedPathsApi>(
         return handle_get_account_xml(State(api), request).await;
     }
     handle_get_account(State(api), request).await
+}
+
+/// `GET /accounts/{sid}/calls/{callSid}.json`: the path's literal text picks the operation.
+async fn dispatch_get_call<A: MixedPathsApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    let path = request.uri().path();
+    if params::segment_matches(path, 3, &["", ".json"]) {
+        return handle_get_call(State(api), request).await;
+    }
+    route_not_found::<A>(State(api), request.method().clone(), request.uri().clone())
+        .await
 }
 
 /// `POST /jobs/{id}:cancel`: the path's literal text picks the operation.
@@ -160,6 +176,50 @@ async fn read_get_account(request: Request) -> Result<GetAccountRequest, Rejecti
     let path = params::Path::from_parts(&mut parts).await?;
     let request = GetAccountRequest {
         sid: path.required(0, "sid", params::value::<String>)?,
+    };
+    Ok(request)
+}
+
+/// `GET /accounts/{sid}/calls.json`
+async fn handle_list_calls<A: MixedPathsApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_list_calls(request).await {
+        Ok(request) => api.list_calls(request).await.into_response(),
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`list_calls`](MixedPathsApi::list_calls), or the reason to refuse it.
+async fn read_list_calls(request: Request) -> Result<ListCallsRequest, Rejection> {
+    let (mut parts, _) = request.into_parts();
+    let path = params::Path::from_parts(&mut parts).await?;
+    let request = ListCallsRequest {
+        sid: path.required(0, "sid", params::value::<String>)?,
+    };
+    Ok(request)
+}
+
+/// `GET /accounts/{sid}/calls/{callSid}.json`
+async fn handle_get_call<A: MixedPathsApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_get_call(request).await {
+        Ok(request) => api.get_call(request).await.into_response(),
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`get_call`](MixedPathsApi::get_call), or the reason to refuse it.
+async fn read_get_call(request: Request) -> Result<GetCallRequest, Rejection> {
+    let (mut parts, _) = request.into_parts();
+    let path = params::Path::from_parts(&mut parts).await?;
+    let request = GetCallRequest {
+        sid: path.required(0, "sid", params::value::<String>)?,
+        call_sid: path
+            .required_piece(3, &["", ".json"], 0, "callSid", params::value::<String>)?,
     };
     Ok(request)
 }
