@@ -325,6 +325,10 @@ pub struct Operation {
     pub method: Method,
     pub path: String,
     pub segments: Vec<PathSegment>,
+    /// Query pairs the path itself carries (`/responses/{id}?beta=true`): always sent, and what
+    /// tells the operation from one at the same path without them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub query: Vec<(String, String)>,
     pub pointer: String,
     pub summary: Option<String>,
     pub description: Option<String>,
@@ -373,6 +377,54 @@ impl Method {
 pub enum PathSegment {
     Literal(String),
     Param(String),
+    /// Text and parameters in one segment (`{sid}.json`, `{name}.{ext}`, `{id}:cancel`):
+    /// literals and parameters alternate, never two parameters side by side.
+    Mixed(Vec<SegmentPart>),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum SegmentPart {
+    Literal(String),
+    Param(String),
+}
+
+impl Operation {
+    /// The path without the query it may carry.
+    pub fn path_only(&self) -> &str {
+        self.path.split('?').next().unwrap_or_default()
+    }
+}
+
+impl PathSegment {
+    /// The parameter names the segment holds, in order.
+    pub fn params(&self) -> Vec<&str> {
+        match self {
+            PathSegment::Literal(_) => Vec::new(),
+            PathSegment::Param(name) => vec![name.as_str()],
+            PathSegment::Mixed(parts) => parts
+                .iter()
+                .filter_map(|p| match p {
+                    SegmentPart::Param(name) => Some(name.as_str()),
+                    SegmentPart::Literal(_) => None,
+                })
+                .collect(),
+        }
+    }
+
+    /// The literal texts around a mixed segment's parameters: one more than it has parameters
+    /// (the first and last may be empty).
+    pub fn literals(&self) -> Vec<&str> {
+        let mut literals = vec![""];
+        if let PathSegment::Mixed(parts) = self {
+            for part in parts {
+                match part {
+                    SegmentPart::Literal(text) => *literals.last_mut().unwrap() = text,
+                    SegmentPart::Param(_) => literals.push(""),
+                }
+            }
+        }
+        literals
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]

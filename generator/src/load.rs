@@ -4,8 +4,10 @@ use crate::diagnostics::{Diagnostic, Diagnostics};
 use serde_json::{Map, Value};
 
 /// Parses YAML or JSON text. YAML keys that are not strings (`200:`) become strings, as OpenAPI means
-/// them; integers beyond 64 bits become floats; `<<` merge keys are applied.
+/// them; integers beyond 64 bits become floats; `<<` merge keys are applied. A UTF-8 byte-order
+/// mark (which editors on Windows write) is skipped.
 pub fn parse_text(text: &str) -> Result<Value, Diagnostics> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') {
         return serde_json::from_str(text).map_err(|e| {
@@ -316,6 +318,15 @@ mod tests {
     #[test]
     fn json_is_detected() {
         let v = parse_text(" {\"a\": 1}").unwrap();
+        assert_eq!(v["a"], 1);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let v = parse_text("\u{feff}{\"a\": 1}").unwrap();
+        assert_eq!(v["a"], 1);
+        let v = parse_text("\u{feff}openapi: 3.0.3\na: 1\n").unwrap();
+        assert_eq!(v["openapi"], "3.0.3");
         assert_eq!(v["a"], 1);
     }
 

@@ -1,5 +1,5 @@
-//! The corpus report: every document of ../shared/corpus loaded, lowered and generated, and
-//! optionally compiled.
+//! The corpus report: every document of ../shared/corpus loaded, lowered and generated, with the
+//! operations its server and client generate of those it declares, and optionally compiled (models).
 
 use crate::compile::{check_crates, crate_name, spec_files};
 use crate::{options, repo_root};
@@ -17,6 +17,7 @@ pub fn run(compile: bool, skip_large: bool) -> Result<bool, String> {
     }
     let mut crates = Vec::new();
     let (mut loaded, mut generated_count, mut total) = (0, 0, 0);
+    let mut operations = Vec::new();
     for path in spec_files(&dir)? {
         total += 1;
         let file = path
@@ -28,15 +29,29 @@ pub fn run(compile: bool, skip_large: bool) -> Result<bool, String> {
         let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
         let name = crate_name("corpus", &path);
         let started = Instant::now();
+        let in_document = document_operations(&text);
         match openapi_gen::generate(
             &text,
             &options(&format!("corpus/{file}"), &name),
-            &[Part::Models],
+            &[Part::Models, Part::Server],
         ) {
-            Ok(generated) => {
+            Ok(mut generated) => {
                 loaded += 1;
                 generated_count += 1;
                 let warnings = generated.diagnostics.warnings().count();
+                let client = openapi_gen::load_api(&text)
+                    .map(|(api, _)| api.operations.len())
+                    .unwrap_or(0);
+                let server = generated
+                    .crates
+                    .iter()
+                    .filter(|(part, _)| *part == Part::Server)
+                    .flat_map(|(_, files)| files)
+                    .filter(|f| f.path == "src/router.rs")
+                    .map(|f| f.contents.matches("async fn handle_").count())
+                    .sum::<usize>();
+                generated.crates.retain(|(part, _)| *part == Part::Models);
+                operations.push((file.clone(), in_document, server, client));
                 let lines: usize = generated
                     .crates
                     .iter()
@@ -63,6 +78,15 @@ pub fn run(compile: bool, skip_large: bool) -> Result<bool, String> {
             }
         }
     }
+    println!("\noperations generated (server / client) of the document's:");
+    for (file, in_document, server, client) in &operations {
+        let mark = if server == in_document && client == in_document {
+            ""
+        } else {
+            "  (some not generated: see the warnings)"
+        };
+        println!("  {file:<42} {server:>4} / {client:>4} of {in_document:>4}{mark}");
+    }
     let mut compiled_ok = true;
     let mut summary =
         format!("corpus: {total} documents, {loaded} loaded, {generated_count} generated");
@@ -80,4 +104,29 @@ pub fn run(compile: bool, skip_large: bool) -> Result<bool, String> {
     }
     println!("{summary}");
     Ok(generated_count == total && compiled_ok)
+}
+
+/// The operations a document declares: the method keys under `paths` (webhooks aside).
+fn document_operations(text: &str) -> usize {
+    const METHODS: [&str; 8] = [
+        "get", "put", "post", "delete", "options", "head", "patch", "trace",
+    ];
+    let Ok(document) = openapi_gen::load::parse_text(text) else {
+        return 0;
+    };
+    document
+        .get("paths")
+        .and_then(|paths| paths.as_object())
+        .map(|paths| {
+            paths
+                .values()
+                .filter_map(|item| item.as_object())
+                .map(|item| {
+                    item.keys()
+                        .filter(|k| METHODS.contains(&k.as_str()))
+                        .count()
+                })
+                .sum()
+        })
+        .unwrap_or(0)
 }

@@ -54,13 +54,20 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 
 /// The documents whose crates are checked in: the service's spec (its code keeps `format: uri` a
 /// `String`, the generator's opt-out) and the fixture the round-trip tests of typed errors and
-/// wire formats drive (tests/errors_formats_roundtrip.rs).
+/// wire formats drive (tests/errors_formats_roundtrip.rs), and the one of mixed path segments
+/// (tests/mixed_paths_roundtrip.rs).
 const TARGETS: &[(&str, &str, &str, bool)] = &[
     (SPEC, "generated", CRATE_PREFIX, false),
     (
         "tests/fixtures/errors-formats.yaml",
         "tests/generated/errors-formats",
         "errors-formats",
+        true,
+    ),
+    (
+        "tests/fixtures/mixed-paths.yaml",
+        "tests/generated/mixed-paths",
+        "mixed-paths",
         true,
     ),
 ];

@@ -43,13 +43,14 @@ pub fn invalid(location: In, name: &str, problem: impl Display) -> Rejection {
     )
 }
 
-/// The path parameters of the matched route, percent-decoded, in path order.
-pub struct Path(RawPathParams);
+/// The path parameters of the matched route, percent-decoded, in path order (and the path, for
+/// segments that mix text and parameters).
+pub struct Path(RawPathParams, String);
 
 impl Path {
     pub async fn from_parts(parts: &mut Parts) -> Result<Self, Rejection> {
         match RawPathParams::from_request_parts(parts, &()).await {
-            Ok(params) => Ok(Path(params)),
+            Ok(params) => Ok(Path(params, parts.uri.path().to_owned())),
             Err(e) => Err(Rejection::new(
                 RejectionKind::InvalidParameter,
                 e.body_text(),
@@ -85,6 +86,98 @@ impl Path {
         split_list(self.raw(index, name)?, &parse)
             .map_err(|problem| invalid(In::Path, name, problem))
     }
+
+    fn piece(
+        &self,
+        segment: usize,
+        literals: &[&str],
+        piece: usize,
+        name: &str,
+    ) -> Result<String, Rejection> {
+        let raw = split_segment(&self.1, segment, literals)
+            .and_then(|pieces| pieces.get(piece).copied())
+            .ok_or_else(|| Rejection::new(RejectionKind::NotFound, format!("no operation matches {}", self.1)))?;
+        percent_decode(raw).ok_or_else(|| invalid(In::Path, name, "is not percent-encoded UTF-8"))
+    }
+
+    /// The parameter `piece` (counting from 0) of the path segment `segment` that mixes it with
+    /// text (`literals`, see [`segment_matches`]).
+    pub fn required_piece<T>(
+        &self,
+        segment: usize,
+        literals: &[&str],
+        piece: usize,
+        name: &str,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<T, Rejection> {
+        parse(&self.piece(segment, literals, piece, name)?)
+            .map_err(|problem| invalid(In::Path, name, problem))
+    }
+
+    /// A list parameter in a mixed segment (items separated by commas).
+    pub fn required_piece_list<T>(
+        &self,
+        segment: usize,
+        literals: &[&str],
+        piece: usize,
+        name: &str,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Vec<T>, Rejection> {
+        split_list(&self.piece(segment, literals, piece, name)?, &parse)
+            .map_err(|problem| invalid(In::Path, name, problem))
+    }
+}
+
+/// Whether segment `segment` (counting from 0) of `path` is the texts `literals` around non-empty
+/// parameter values: `["", ".json"]` for `{sid}.json`, `["", ".", ""]` for `{name}.{ext}`.
+pub fn segment_matches(path: &str, segment: usize, literals: &[&str]) -> bool {
+    split_segment(path, segment, literals).is_some()
+}
+
+/// Whether the query has each of `pairs` (the query an operation's path carries, `?beta=true`).
+pub fn query_matches(query: Option<&str>, pairs: &[(&str, &str)]) -> bool {
+    let query = Query::parse(query);
+    pairs
+        .iter()
+        .all(|(name, value)| query.pairs.iter().any(|(n, v)| n == name && v == value))
+}
+
+/// The raw (percent-encoded) parameter values of a mixed segment. A text between two parameters is
+/// its first occurrence after the first one's value (the generated client escapes it there).
+fn split_segment<'p>(path: &'p str, segment: usize, literals: &[&str]) -> Option<Vec<&'p str>> {
+    let text = path.strip_prefix('/')?.split('/').nth(segment)?;
+    let (first, rest) = literals.split_first()?;
+    let (last, middle) = rest.split_last()?;
+    let mut text = text.strip_prefix(first)?.strip_suffix(last)?;
+    let mut values = Vec::with_capacity(middle.len() + 1);
+    for literal in middle {
+        let at = text.get(1..)?.find(literal)? + 1;
+        values.push(&text[..at]);
+        text = &text[at + literal.len()..];
+    }
+    if text.is_empty() || values.iter().any(|v| v.is_empty()) {
+        return None;
+    }
+    values.push(text);
+    Some(values)
+}
+
+/// `%2E` and the like decoded; `None` for a stray `%` or text that is not UTF-8.
+fn percent_decode(raw: &str) -> Option<String> {
+    let bytes = raw.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = raw.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// The query string, decoded once (`application/x-www-form-urlencoded` rules, `+` is a space).

@@ -1,7 +1,7 @@
 //! Building the IR from a lowered `openapiv3` document. Every schema that needs a Rust type becomes a
 //! [`TypeDef`] with a name *hint*; final names are chosen afterwards, once, by `naming`.
 
-mod operations;
+pub(crate) mod operations;
 mod recursion;
 mod schema;
 mod view;

@@ -6,7 +6,7 @@ use crate::diagnostics::child;
 use crate::ir::{
     Constraints, Media, Method, Operation, ParamLocation, Parameter, PathSegment, RequestBody,
     Response, ResponseBody, ResponseHeader, SecurityKind, SecurityRequirement, SecurityScheme,
-    Status, TypeRef,
+    SegmentPart, Status, TypeRef,
 };
 use heck::ToUpperCamelCase;
 use indexmap::IndexMap;
@@ -45,7 +45,11 @@ impl Builder<'_> {
         op: &openapiv3::Operation,
         pointer: &str,
     ) -> Option<Operation> {
-        let segments = match parse_path(path) {
+        let (path_only, query) = match path.split_once('?') {
+            Some((path_only, query)) => (path_only, fixed_query(query)),
+            None => (path, Vec::new()),
+        };
+        let segments = match parse_path(path_only) {
             Ok(s) => s,
             Err(message) => {
                 self.diags.warning(
@@ -87,18 +91,17 @@ impl Builder<'_> {
         for (param, p_pointer) in params.values() {
             parameters.push(self.parameter(param, p_pointer, &type_base));
         }
-        for segment in &segments {
-            if let PathSegment::Param(name) = segment
-                && !parameters
-                    .iter()
-                    .any(|p| p.location == ParamLocation::Path && &p.wire_name == name)
+        for name in segments.iter().flat_map(PathSegment::params) {
+            if !parameters
+                .iter()
+                .any(|p| p.location == ParamLocation::Path && p.wire_name == name)
             {
                 self.diags.warning(
                     pointer,
                     format!("path parameter `{name}` is not declared; it is generated as a string"),
                 );
                 parameters.push(Parameter {
-                    wire_name: name.clone(),
+                    wire_name: name.to_owned(),
                     name: String::new(),
                     location: ParamLocation::Path,
                     required: true,
@@ -134,6 +137,7 @@ impl Builder<'_> {
             method,
             path: path.to_owned(),
             segments,
+            query,
             pointer: pointer.to_owned(),
             summary: op.summary.clone(),
             description: op.description.clone(),
@@ -523,20 +527,71 @@ fn location_key(param: &openapiv3::Parameter) -> &'static str {
 pub fn parse_path(path: &str) -> Result<Vec<PathSegment>, String> {
     let mut segments = Vec::new();
     for part in path.split('/').filter(|p| !p.is_empty()) {
-        if let Some(name) = part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
-            if name.is_empty() || name.contains(['{', '}']) {
+        if let Some(name) = part
+            .strip_prefix('{')
+            .and_then(|p| p.strip_suffix('}'))
+            .filter(|name| !name.contains(['{', '}']))
+        {
+            if name.is_empty() {
                 return Err(format!("path segment `{part}` is not a valid template"));
             }
             segments.push(PathSegment::Param(name.to_owned()));
         } else if part.contains(['{', '}']) {
-            return Err(format!(
-                "path segment `{part}` mixes text and a parameter, which routers cannot match"
-            ));
+            segments.push(PathSegment::Mixed(mixed_segment(part)?));
         } else {
             segments.push(PathSegment::Literal(part.to_owned()));
         }
     }
     Ok(segments)
+}
+
+/// The `name=value` pairs of a query a path carries (`?beta=true`), as written.
+fn fixed_query(query: &str) -> Vec<(String, String)> {
+    query
+        .split('&')
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value)) => (name.to_owned(), value.to_owned()),
+            None => (pair.to_owned(), String::new()),
+        })
+        .collect()
+}
+
+/// `{name}.{ext}` into its literal texts and parameters.
+fn mixed_segment(part: &str) -> Result<Vec<SegmentPart>, String> {
+    let mut parts = Vec::new();
+    let mut rest = part;
+    while !rest.is_empty() {
+        match rest.find(['{', '}']) {
+            Some(0) if rest.starts_with('{') => {
+                let end = rest
+                    .find('}')
+                    .ok_or_else(|| format!("path segment `{part}` is not a valid template"))?;
+                let name = &rest[1..end];
+                if name.is_empty() || name.contains('{') {
+                    return Err(format!("path segment `{part}` is not a valid template"));
+                }
+                if let Some(SegmentPart::Param(_)) = parts.last() {
+                    return Err(format!(
+                        "path segment `{part}` has two parameters with no text between them, \
+                         so their values cannot be told apart"
+                    ));
+                }
+                parts.push(SegmentPart::Param(name.to_owned()));
+                rest = &rest[end + 1..];
+            }
+            Some(0) => return Err(format!("path segment `{part}` is not a valid template")),
+            Some(at) => {
+                parts.push(SegmentPart::Literal(rest[..at].to_owned()));
+                rest = &rest[at..];
+            }
+            None => {
+                parts.push(SegmentPart::Literal(rest.to_owned()));
+                rest = "";
+            }
+        }
+    }
+    Ok(parts)
 }
 
 /// A stable name for an operation without `operationId`: the method and the path's words.
@@ -546,6 +601,14 @@ fn derived_operation_id(method: Method, segments: &[PathSegment]) -> String {
         match segment {
             PathSegment::Literal(word) => id.push_str(&format!("_{word}")),
             PathSegment::Param(name) => id.push_str(&format!("_by_{name}")),
+            PathSegment::Mixed(parts) => {
+                for part in parts {
+                    match part {
+                        SegmentPart::Literal(text) => id.push_str(&format!("_{text}")),
+                        SegmentPart::Param(name) => id.push_str(&format!("_by_{name}")),
+                    }
+                }
+            }
         }
     }
     id
@@ -612,7 +675,24 @@ mod tests {
                 PathSegment::Param("accountId".into())
             ]
         );
-        assert!(parse_path("/files/{name}.json").is_err());
+        assert_eq!(
+            parse_path("/files/{name}.{ext}").unwrap(),
+            vec![
+                PathSegment::Literal("files".into()),
+                PathSegment::Mixed(vec![
+                    SegmentPart::Param("name".into()),
+                    SegmentPart::Literal(".".into()),
+                    SegmentPart::Param("ext".into()),
+                ])
+            ]
+        );
+        assert_eq!(
+            parse_path("/jobs/{id}:cancel").unwrap()[1].literals(),
+            vec!["", ":cancel"]
+        );
+        assert!(parse_path("/files/{name}{ext}").is_err());
+        assert!(parse_path("/files/{name.json").is_err());
+        assert!(parse_path("/files/name}.json").is_err());
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! is static code under `templates/client`; this module emits what depends on the document.
 
 mod plan;
-mod requests;
+pub(crate) mod requests;
 
 use super::parallel::{self, Job};
 use super::rust::inner_doc_attrs;

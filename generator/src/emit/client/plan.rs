@@ -147,12 +147,11 @@ pub fn plan<'a>(api: &'a Api, op: &'a Operation) -> Plan<'a> {
         type_name.push_str("Request");
     }
     let mut required: Vec<&Parameter> = Vec::new();
-    for segment in &op.segments {
-        if let crate::ir::PathSegment::Param(name) = segment
-            && let Some(p) = op
-                .parameters
-                .iter()
-                .find(|p| p.location == ParamLocation::Path && &p.wire_name == name)
+    for name in op.segments.iter().flat_map(crate::ir::PathSegment::params) {
+        if let Some(p) = op
+            .parameters
+            .iter()
+            .find(|p| p.location == ParamLocation::Path && p.wire_name == name)
             && !required.iter().any(|r| std::ptr::eq(*r, p))
         {
             required.push(p);

@@ -6,7 +6,8 @@ use super::plan::{Arm, Handling, Paging, Plan, Shape, Success, is_media_range};
 use crate::emit::rust::primitive;
 use crate::emit::{TypePrinter, doc_attrs, ident};
 use crate::ir::{
-    Api, Media, Method, ParamLocation, Parameter, PathSegment, Primitive, Status, TypeKind, TypeRef,
+    Api, Media, Method, ParamLocation, Parameter, PathSegment, Primitive, SegmentPart, Status,
+    TypeKind, TypeRef,
 };
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -680,41 +681,94 @@ impl<'a> RequestEmitter<'a> {
                     template.push_str(&escape_format(&encode_literal(text)))
                 }
                 PathSegment::Param(wire) => {
-                    let param = op
-                        .parameters
-                        .iter()
-                        .find(|q| q.location == ParamLocation::Path && &q.wire_name == wire);
-                    let Some(param) = param else { continue };
-                    // A keyword (`r#type`) cannot be named in a format string; `type_` can.
-                    let local = if crate::naming::is_keyword(&param.name) {
-                        format!("{}_", param.name)
-                    } else {
-                        param.name.clone()
-                    };
-                    template.push_str(&format!("{{{local}}}"));
-                    let field = ident(&param.name);
-                    let value = if self.url_safe(&param.ty) {
-                        // Digits, uuids, booleans: nothing to encode.
-                        quote! { &self.#field }
-                    } else if self.is_string(&param.ty) {
-                        quote! { crate::codec::path_segment(&self.#field) }
-                    } else {
-                        let text = self.text(&param.ty, Val::place(quote! { self.#field }));
-                        quote! { crate::codec::path_segment(&#text) }
-                    };
-                    let local = ident(&local);
-                    lets.push(quote! { let #local = #value; });
+                    template.push_str(&self.path_param(op, wire, None, &mut lets));
+                }
+                PathSegment::Mixed(parts) => {
+                    for (k, part) in parts.iter().enumerate() {
+                        match part {
+                            SegmentPart::Literal(text) => {
+                                template.push_str(&escape_format(&encode_literal(text)))
+                            }
+                            SegmentPart::Param(wire) => {
+                                // The text between two parameters is found by its first occurrence
+                                // after the first one's value: that value escapes the text's first
+                                // character (when not escaped anyway).
+                                let before = match (parts.get(k + 1), parts.get(k + 2)) {
+                                    (Some(SegmentPart::Literal(text)), Some(_)) => text
+                                        .bytes()
+                                        .next()
+                                        .filter(|b| b"-._~".contains(b))
+                                        .map(char::from),
+                                    _ => None,
+                                };
+                                template.push_str(&self.path_param(op, wire, before, &mut lets));
+                            }
+                        }
+                    }
                 }
             }
         }
-        if (op.path.ends_with('/') && !op.segments.is_empty()) || template.is_empty() {
+        if (op.path_only().ends_with('/') && !op.segments.is_empty()) || template.is_empty() {
             template.push('/');
+        }
+        // The query the path carries (`?beta=true`); other query parameters are appended to it.
+        for (i, (name, value)) in op.query.iter().enumerate() {
+            template.push(if i == 0 { '?' } else { '&' });
+            template.push_str(&escape_format(&encode_literal(name)));
+            if !value.is_empty() {
+                template.push('=');
+                template.push_str(&escape_format(&encode_literal(value)));
+            }
         }
         if lets.is_empty() {
             (lets, quote! { #template })
         } else {
             (lets, quote! { &format!(#template) })
         }
+    }
+
+    /// A path parameter's place in the `format!` template (`{id}`), binding its encoded value to a
+    /// local; `escape` is a character the value must percent-encode too (it separates the value
+    /// from the next one in a mixed segment).
+    fn path_param(
+        &self,
+        op: &crate::ir::Operation,
+        wire: &str,
+        escape: Option<char>,
+        lets: &mut Vec<TokenStream>,
+    ) -> String {
+        let param = op
+            .parameters
+            .iter()
+            .find(|q| q.location == ParamLocation::Path && q.wire_name == wire);
+        let Some(param) = param else {
+            return String::new();
+        };
+        // A keyword (`r#type`) cannot be named in a format string; `type_` can.
+        let local = if crate::naming::is_keyword(&param.name) {
+            format!("{}_", param.name)
+        } else {
+            param.name.clone()
+        };
+        let field = ident(&param.name);
+        let text = if self.is_string(&param.ty) {
+            quote! { &self.#field }
+        } else {
+            let text = self.text(&param.ty, Val::place(quote! { self.#field }));
+            quote! { &#text }
+        };
+        let value = match escape {
+            Some(c) => {
+                let also = c.to_string();
+                quote! { crate::codec::path_segment_escaping(#text, #also) }
+            }
+            // Digits, uuids, booleans: nothing to encode.
+            None if self.url_safe(&param.ty) => quote! { &self.#field },
+            None => quote! { crate::codec::path_segment(#text) },
+        };
+        let local_ident = ident(&local);
+        lets.push(quote! { let #local_ident = #value; });
+        format!("{{{local}}}")
     }
 
     /// Types whose `Display` never needs percent-encoding in a path segment.
@@ -1166,7 +1220,7 @@ fn int_literal(number: Primitive, value: i64) -> TokenStream {
 
 /// A literal path segment, percent-encoded like a parameter would be (but keeping sub-delimiters
 /// such as `:` and `@` that paths carry as they are).
-pub(super) fn encode_literal(text: &str) -> String {
+pub(crate) fn encode_literal(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for byte in text.bytes() {
         if byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@%".contains(&byte) {

@@ -28,11 +28,22 @@ pub struct Plan<'a> {
     /// token of one scheme is never taken for another.
     pub bearer_schemes: Vec<BearerScheme>,
     pub ops: Vec<OpPlan<'a>>,
-    /// `(axum path, [(method, index into ops)])`, in document order.
-    pub routes: Vec<(String, Vec<(Method, usize)>)>,
+    /// `(axum path, [(method, indexes into ops)])`, in document order. Several operations share a
+    /// method of a route when mixed segments (`{sid}.json`, `{sid}.xml`) tell them apart: most
+    /// literal text first, an operation without mixed segments last.
+    pub routes: Vec<Route>,
     /// Operations left out, with the reason (listed in the crate documentation).
     pub skipped: Vec<String>,
 }
+
+/// An axum path and, per method, the operations it dispatches to (indexes into [`Plan::ops`]).
+pub type Route = (String, Vec<(Method, Vec<usize>)>);
+
+/// The position and encoded literals of each mixed segment of an operation.
+type MixedLiterals = Vec<(usize, Vec<String>)>;
+
+/// What tells operations at one route and method apart: mixed segments, the query the path carries.
+type Distinction = (MixedLiterals, Vec<(String, String)>);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Need {
@@ -161,7 +172,8 @@ impl<'a> Plan<'a> {
         };
         plan.bearer_schemes = plan.used_bearer_schemes();
         let mut route_names: HashMap<String, String> = HashMap::new();
-        let mut seen: BTreeSet<(String, Method)> = BTreeSet::new();
+        // What tells operations at the same route and method apart: their mixed segments' literals.
+        let mut seen: BTreeSet<(String, Method, Distinction)> = BTreeSet::new();
         let mut type_names = HashSet::new();
         for op in &api.operations {
             let route = match route_path(op, &mut route_names) {
@@ -176,7 +188,8 @@ impl<'a> Plan<'a> {
                     continue;
                 }
             };
-            if !seen.insert((route.clone(), op.method)) {
+            let distinction = (mixed_literals(op), op.query.clone());
+            if !seen.insert((route.clone(), op.method, distinction)) {
                 plan.skipped.push(format!(
                     "`{} {}` (`{}`): another operation already answers this method at the same route.",
                     op.method.as_str(),
@@ -190,8 +203,24 @@ impl<'a> Plan<'a> {
             let index = plan.ops.len();
             plan.ops.push(op_plan);
             match plan.routes.iter_mut().find(|(path, _)| *path == route) {
-                Some((_, methods)) => methods.push((op.method, index)),
-                None => plan.routes.push((route, vec![(op.method, index)])),
+                Some((_, methods)) => match methods.iter_mut().find(|(m, _)| *m == op.method) {
+                    Some((_, ops)) => ops.push(index),
+                    None => methods.push((op.method, vec![index])),
+                },
+                None => plan.routes.push((route, vec![(op.method, vec![index])])),
+            }
+        }
+        for (_, methods) in &mut plan.routes {
+            for (_, ops) in methods {
+                let ops_plan = &plan.ops;
+                // Stable: among equals, document order.
+                ops.sort_by_key(|i| {
+                    let op = ops_plan[*i].op;
+                    let literals = mixed_literals(op);
+                    let text: usize = literals.iter().flat_map(|(_, l)| l).map(String::len).sum();
+                    let query: usize = op.query.iter().map(|(n, v)| n.len() + v.len() + 1).sum();
+                    (!is_distinct(op), std::cmp::Reverse(text + query))
+                });
             }
         }
         // `{op}_rejection` must not take the name of an operation (or of another such method):
@@ -466,13 +495,9 @@ impl<'a> Plan<'a> {
             ParamLocation::Header => (quote! { headers }, quote! { params::In::Header }),
             ParamLocation::Cookie => (quote! { cookies }, quote! { params::In::Cookie }),
         };
-        let path_index = if p.location == ParamLocation::Path {
-            let params = op.segments.iter().filter_map(|s| match s {
-                PathSegment::Param(name) => Some(name),
-                PathSegment::Literal(_) => None,
-            });
-            match params.enumerate().find(|(_, name)| *name == wire) {
-                Some((i, _)) => Some(Literal::usize_unsuffixed(i)),
+        let path_at = if p.location == ParamLocation::Path {
+            match path_position(op, wire) {
+                Some(at) => Some(at),
                 None => {
                     notes.push(format!("The path parameter `{wire}` does not occur in the path; it is not generated."));
                     return None;
@@ -480,6 +505,25 @@ impl<'a> Plan<'a> {
             }
         } else {
             None
+        };
+        let path_read = |list: bool, parse: &TokenStream| match &path_at {
+            Some(PathAt::Capture(index)) if list => {
+                quote! { path.required_list(#index, #wire, #parse)? }
+            }
+            Some(PathAt::Capture(index)) => quote! { path.required(#index, #wire, #parse)? },
+            Some(PathAt::Piece {
+                segment,
+                literals,
+                piece,
+            }) => {
+                let method = if list {
+                    quote! { required_piece_list }
+                } else {
+                    quote! { required_piece }
+                };
+                quote! { path.#method(#segment, &[#(#literals),*], #piece, #wire, #parse)? }
+            }
+            None => TokenStream::new(),
         };
         let shape = self.param_shape(&p.ty, p.location);
         let source = match p.location {
@@ -504,7 +548,8 @@ impl<'a> Plan<'a> {
                 );
                 let read = match p.location {
                     ParamLocation::Path => {
-                        quote! { Some(#reader.required(#path_index, #wire, params::value::<String>)?) }
+                        let read = path_read(false, &quote! { params::value::<String> });
+                        quote! { Some(#read) }
                     }
                     _ => quote! { #reader.optional(#wire, params::value::<String>)? },
                 };
@@ -532,16 +577,7 @@ impl<'a> Plan<'a> {
         }
         let required = p.required || p.location == ParamLocation::Path;
         let (ty, read, optional) = match (p.location, list) {
-            (ParamLocation::Path, false) => (
-                value_ty,
-                quote! { path.required(#path_index, #wire, #parse)? },
-                false,
-            ),
-            (ParamLocation::Path, true) => (
-                value_ty,
-                quote! { path.required_list(#path_index, #wire, #parse)? },
-                false,
-            ),
+            (ParamLocation::Path, list) => (value_ty, path_read(list, &parse), false),
             (ParamLocation::Query, true) => {
                 let optional = quote! { query.optional_list(#wire, #explode, #parse)? };
                 match (&default, required) {
@@ -1114,6 +1150,72 @@ fn error_body(api: &Api) -> Option<TypeId> {
     })
 }
 
+/// Where the router finds a path parameter.
+enum PathAt {
+    /// The route's capture at this index: a whole segment.
+    Capture(Literal),
+    /// A piece of the mixed segment at `segment` (counting from 0), which the route captures whole:
+    /// the text between `literals[piece]` and `literals[piece + 1]` (as the client encodes them).
+    Piece {
+        segment: Literal,
+        literals: Vec<String>,
+        piece: Literal,
+    },
+}
+
+fn path_position(op: &Operation, wire: &str) -> Option<PathAt> {
+    let mut capture = 0;
+    for (i, segment) in op.segments.iter().enumerate() {
+        match segment {
+            PathSegment::Literal(_) => continue,
+            PathSegment::Param(name) if name == wire => {
+                return Some(PathAt::Capture(Literal::usize_unsuffixed(capture)));
+            }
+            PathSegment::Mixed(_) => {
+                if let Some(piece) = segment.params().iter().position(|name| *name == wire) {
+                    return Some(PathAt::Piece {
+                        segment: Literal::usize_unsuffixed(i),
+                        literals: encoded_literals(segment),
+                        piece: Literal::usize_unsuffixed(piece),
+                    });
+                }
+            }
+            PathSegment::Param(_) => {}
+        }
+        capture += 1;
+    }
+    None
+}
+
+/// Whether requests to an operation's route must be told from others' by their text (mixed
+/// segments, or a query the path carries).
+pub fn is_distinct(op: &Operation) -> bool {
+    !op.query.is_empty()
+        || op
+            .segments
+            .iter()
+            .any(|s| matches!(s, PathSegment::Mixed(_)))
+}
+
+/// The position and encoded literals of each mixed segment of an operation.
+pub fn mixed_literals(op: &Operation) -> MixedLiterals {
+    op.segments
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s, PathSegment::Mixed(_)))
+        .map(|(i, s)| (i, encoded_literals(s)))
+        .collect()
+}
+
+/// A mixed segment's literal texts as requests carry them.
+pub fn encoded_literals(segment: &PathSegment) -> Vec<String> {
+    segment
+        .literals()
+        .into_iter()
+        .map(crate::emit::client::requests::encode_literal)
+        .collect()
+}
+
 /// The axum route of an operation. axum (matchit) requires one name per parameter position after
 /// the same prefix (`/a/{id}` and `/a/{name}/b` conflict), so the first name seen at a position is
 /// used by every route through it; handlers read path parameters by position, not by name.
@@ -1158,10 +1260,31 @@ fn route_path(op: &Operation, names: &mut HashMap<String, String>) -> Result<Str
                 route.push_str(&chosen);
                 route.push('}');
             }
+            // Captured whole (matchit cannot match text around a parameter); the handler splits it.
+            PathSegment::Mixed(_) => {
+                key.push_str("/{}");
+                let chosen = match names.get(&key) {
+                    Some(name) => name.clone(),
+                    None => {
+                        let mut name = format!("p{i}");
+                        while used.contains(&name) {
+                            name.push('_');
+                        }
+                        names.insert(key.clone(), name.clone());
+                        name
+                    }
+                };
+                if !used.insert(chosen.clone()) {
+                    return Err("the path repeats a parameter name".to_owned());
+                }
+                route.push('{');
+                route.push_str(&chosen);
+                route.push('}');
+            }
         }
     }
     // The segments drop a trailing slash; axum matches it literally, so keep the spec's.
-    if route.is_empty() || (op.path.ends_with('/') && !route.ends_with('/')) {
+    if route.is_empty() || (op.path_only().ends_with('/') && !route.ends_with('/')) {
         route.push('/');
     }
     Ok(route)
@@ -1288,6 +1411,7 @@ mod tests {
             name: String::new(),
             method: Method::Get,
             path: path.to_owned(),
+            query: Vec::new(),
             segments: path
                 .split('/')
                 .filter(|s| !s.is_empty())
@@ -1326,6 +1450,37 @@ mod tests {
             "/pets/mine"
         );
         assert_eq!(route_path(&op("/"), &mut names).unwrap(), "/");
+    }
+
+    #[test]
+    fn mixed_segments_are_captured_whole_and_split_by_their_literals() {
+        let mut names = HashMap::new();
+        let mixed = |path: &str| Operation {
+            segments: crate::build::operations::parse_path(path).unwrap(),
+            ..op(path)
+        };
+        assert_eq!(route_path(&op("/x/{id}"), &mut names).unwrap(), "/x/{id}");
+        let json = mixed("/x/{sid}.json");
+        assert_eq!(route_path(&json, &mut names).unwrap(), "/x/{id}");
+        assert_eq!(
+            route_path(&mixed("/y/{a}:b"), &mut names).unwrap(),
+            "/y/{p1}"
+        );
+        assert_eq!(
+            mixed_literals(&mixed("/f/{name}.{ext}/v{n}")),
+            vec![
+                (1, vec![String::new(), ".".into(), String::new()]),
+                (2, vec!["v".into(), String::new()])
+            ]
+        );
+        assert!(matches!(
+            path_position(&mixed("/f/{name}.{ext}/{v}"), "v"),
+            Some(PathAt::Capture(_))
+        ));
+        assert!(matches!(
+            path_position(&mixed("/f/{name}.{ext}/{v}"), "ext"),
+            Some(PathAt::Piece { .. })
+        ));
     }
 
     #[test]

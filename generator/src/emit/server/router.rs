@@ -2,16 +2,26 @@
 //! into its typed form, or answers the rejection with the API's error body (or the operation's own,
 //! through its `{op}_rejection` method), then calls the trait.
 
-use super::plan::{Need, OpPlan, Plan, Source};
+use super::plan::{Need, OpPlan, Plan, Source, is_distinct, mixed_literals};
 use crate::ir::Method;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 pub fn router_rs(plan: &Plan) -> TokenStream {
     let api = &plan.trait_name;
+    let has_error = plan.error_body.is_some();
+    let mut dispatchers = Vec::new();
     let routes = plan.routes.iter().map(|(path, methods)| {
-        let chain = methods.iter().enumerate().map(|(i, (method, index))| {
-            let handler = format_ident!("handle_{}", plan.ops[*index].op.name);
+        let chain = methods.iter().enumerate().map(|(i, (method, indexes))| {
+            let first = &plan.ops[indexes[0]];
+            let handler = if indexes.len() == 1 && !is_distinct(first.op) {
+                format_ident!("handle_{}", first.op.name)
+            } else {
+                let ops: Vec<&OpPlan> = indexes.iter().map(|i| &plan.ops[*i]).collect();
+                let name = format_ident!("dispatch_{}", first.op.name);
+                dispatchers.push(dispatcher(plan, &name, &ops, has_error));
+                name
+            };
             let method = method_fn(*method);
             if i == 0 {
                 quote! { #method(#handler::<A>) }
@@ -21,8 +31,8 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
         });
         quote! { .route(#path, #(#chain)*) }
     });
+    let routes: Vec<TokenStream> = routes.collect();
     let handlers = plan.ops.iter().map(|op| handler(plan, op));
-    let has_error = plan.error_body.is_some();
     let reject_fn = if has_error {
         quote! {
             /// Answers a rejection with the API's error body.
@@ -86,6 +96,8 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
                 .with_state(api)
         }
 
+        #(#dispatchers)*
+
         #(#handlers)*
 
         #reject_fn
@@ -134,6 +146,81 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
     }
 }
 
+/// The handler of a route and method that operations with mixed segments share: each one's literal
+/// texts are checked in turn (the most text first); none matching is a path no operation matches.
+fn dispatcher(
+    plan: &Plan,
+    name: &proc_macro2::Ident,
+    ops: &[&OpPlan],
+    has_error: bool,
+) -> TokenStream {
+    let api = &plan.trait_name;
+    let paths: Vec<String> = ops
+        .iter()
+        .map(|op| format!("`{} {}`", op.op.method.as_str(), op.op.path))
+        .collect();
+    let picks = if ops.iter().any(|op| !op.op.query.is_empty()) {
+        "the query the path carries and its literal text pick"
+    } else {
+        "the path's literal text picks"
+    };
+    let doc = format!(" {}: {picks} the operation.", paths.join(", "));
+    let mut arms = Vec::new();
+    let mut fallback = None;
+    for op in ops {
+        let handle = format_ident!("handle_{}", op.op.name);
+        let call = if takes_request(op) {
+            quote! { #handle(State(api), request).await }
+        } else {
+            quote! { #handle(State(api)).await }
+        };
+        if !is_distinct(op.op) {
+            fallback = Some(call);
+            break;
+        }
+        let mut checks: Vec<TokenStream> = mixed_literals(op.op)
+            .iter()
+            .map(|(segment, literals)| {
+                let segment = proc_macro2::Literal::usize_unsuffixed(*segment);
+                quote! { params::segment_matches(path, #segment, &[#(#literals),*]) }
+            })
+            .collect();
+        if !op.op.query.is_empty() {
+            let pairs = op.op.query.iter().map(|(n, v)| quote! { (#n, #v) });
+            checks.push(quote! { params::query_matches(request.uri().query(), &[#(#pairs),*]) });
+        }
+        arms.push(quote! {
+            if #(#checks)&&* {
+                return #call;
+            }
+        });
+    }
+    let path = ops
+        .iter()
+        .any(|op| !mixed_literals(op.op).is_empty())
+        .then(|| quote! { let path = request.uri().path(); });
+    let fallback = fallback.unwrap_or_else(|| {
+        if has_error {
+            quote! { route_not_found::<A>(State(api), request.method().clone(), request.uri().clone()).await }
+        } else {
+            quote! { route_not_found(request.method().clone(), request.uri().clone()).await }
+        }
+    });
+    quote! {
+        #[doc = #doc]
+        async fn #name<A: #api>(State(api): State<Arc<A>>, request: Request) -> Response {
+            #path
+            #(#arms)*
+            #fallback
+        }
+    }
+}
+
+/// Whether an operation's handler reads the request (one with nothing to read takes only the API).
+fn takes_request(op: &OpPlan) -> bool {
+    op.bearer != Need::No || !op.fields.is_empty()
+}
+
 fn method_fn(method: Method) -> proc_macro2::Ident {
     format_ident!("{}", method.as_str().to_ascii_lowercase())
 }
@@ -146,7 +233,7 @@ fn handler(plan: &Plan, op: &OpPlan) -> TokenStream {
     let fn_name = &op.fn_name;
     let request_name = &op.request_name;
     let bearer = op.bearer != Need::No;
-    if !bearer && op.fields.is_empty() {
+    if !takes_request(op) {
         return quote! {
             #[doc = #doc]
             async fn #handle<A: #api>(State(api): State<Arc<A>>) -> Response {

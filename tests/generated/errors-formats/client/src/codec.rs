@@ -30,6 +30,23 @@ pub fn path_segment(value: &str) -> String {
     out
 }
 
+/// A path parameter that a mixed segment (`{name}.{ext}`) follows with text starting with one of
+/// the unreserved characters `also`: those are percent-encoded too, so the value cannot be taken
+/// for the text.
+pub fn path_segment_escaping(value: &str, also: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for byte in value.bytes() {
+        if (byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~'))
+            && !also.as_bytes().contains(&byte)
+        {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
 /// One `name=value` pair of a `Cookie` header.
 pub fn cookie(name: &str, value: &str) -> String {
     format!("{name}={value}")
