@@ -210,14 +210,7 @@ fn success(api: &Api, op: &Operation) -> Success {
         .iter()
         .zip(shapes)
         .map(|(r, shape)| {
-            let base = status_variant(r.status);
-            let mut name = base.clone();
-            let mut n = 2;
-            while taken.contains(&name) {
-                name = format!("{base}{n}");
-                n += 1;
-            }
-            taken.push(name.clone());
+            let name = unique(&mut taken, status_variant(r.status));
             let boxed = match &shape {
                 Shape::Json(ty) => size_estimate(api, ty, &mut Vec::new()) > 128,
                 _ => false,
@@ -232,6 +225,18 @@ fn success(api: &Api, op: &Operation) -> Success {
         })
         .collect();
     Success::Enum(variants)
+}
+
+/// `base`, or `base2`, `base3`... when an earlier variant took it.
+fn unique(taken: &mut Vec<String>, base: String) -> String {
+    let mut name = base.clone();
+    let mut n = 2;
+    while taken.contains(&name) {
+        name = format!("{base}{n}");
+        n += 1;
+    }
+    taken.push(name.clone());
+    name
 }
 
 /// The variant of a success status: its reason phrase, or `Status{code}`.
@@ -257,14 +262,7 @@ fn errors(api: &Api, op: &Operation) -> Vec<ErrorVariant> {
         .iter()
         .filter(|r| !r.status.is_success())
         .map(|r| {
-            let base = error_variant(r.status);
-            let mut name = base.clone();
-            let mut n = 2;
-            while taken.contains(&name) {
-                name = format!("{base}{n}");
-                n += 1;
-            }
-            taken.push(name.clone());
+            let name = unique(&mut taken, error_variant(r.status));
             let shape = Shape::of(r.body.as_ref());
             let boxed = match &shape {
                 Shape::Json(ty) => size_estimate(api, ty, &mut Vec::new()) > 128,

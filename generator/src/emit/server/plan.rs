@@ -1219,6 +1219,36 @@ pub fn encoded_literals(segment: &PathSegment) -> Vec<String> {
 /// The axum route of an operation. axum (matchit) requires one name per parameter position after
 /// the same prefix (`/a/{id}` and `/a/{name}/b` conflict), so the first name seen at a position is
 /// used by every route through it; handlers read path parameters by position, not by name.
+/// Appends a `{name}` capture to `route`: the name already chosen at this position by another
+/// route, else `candidate` made unique within this route.
+fn capture(
+    route: &mut String,
+    key: &mut String,
+    names: &mut HashMap<String, String>,
+    used: &mut HashSet<String>,
+    candidate: String,
+) -> Result<(), String> {
+    key.push_str("/{}");
+    let chosen = match names.get(key.as_str()) {
+        Some(name) => name.clone(),
+        None => {
+            let mut name = candidate;
+            while used.contains(&name) {
+                name.push('_');
+            }
+            names.insert(key.clone(), name.clone());
+            name
+        }
+    };
+    if !used.insert(chosen.clone()) {
+        return Err("the path repeats a parameter name".to_owned());
+    }
+    route.push('{');
+    route.push_str(&chosen);
+    route.push('}');
+    Ok(())
+}
+
 fn route_path(op: &Operation, names: &mut HashMap<String, String>) -> Result<String, String> {
     let mut key = String::new();
     let mut route = String::new();
@@ -1238,48 +1268,14 @@ fn route_path(op: &Operation, names: &mut HashMap<String, String>) -> Result<Str
                 key.push_str(text);
             }
             PathSegment::Param(name) => {
-                key.push_str("/{}");
                 let clean =
                     name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !name.is_empty();
                 let candidate = if clean { name.clone() } else { format!("p{i}") };
-                let chosen = match names.get(&key) {
-                    Some(name) => name.clone(),
-                    None => {
-                        let mut name = candidate;
-                        while used.contains(&name) {
-                            name.push('_');
-                        }
-                        names.insert(key.clone(), name.clone());
-                        name
-                    }
-                };
-                if !used.insert(chosen.clone()) {
-                    return Err("the path repeats a parameter name".to_owned());
-                }
-                route.push('{');
-                route.push_str(&chosen);
-                route.push('}');
+                capture(&mut route, &mut key, names, &mut used, candidate)?;
             }
             // Captured whole (matchit cannot match text around a parameter); the handler splits it.
             PathSegment::Mixed(_) => {
-                key.push_str("/{}");
-                let chosen = match names.get(&key) {
-                    Some(name) => name.clone(),
-                    None => {
-                        let mut name = format!("p{i}");
-                        while used.contains(&name) {
-                            name.push('_');
-                        }
-                        names.insert(key.clone(), name.clone());
-                        name
-                    }
-                };
-                if !used.insert(chosen.clone()) {
-                    return Err("the path repeats a parameter name".to_owned());
-                }
-                route.push('{');
-                route.push_str(&chosen);
-                route.push('}');
+                capture(&mut route, &mut key, names, &mut used, format!("p{i}"))?;
             }
         }
     }
