@@ -3,20 +3,11 @@
 
 mod support;
 
+use asset_alerting_client::Client;
 use asset_alerting_client::models::*;
-use asset_alerting_client::{Client, Error};
 use serde_json::{Value, json};
 use support::*;
 use uuid::Uuid;
-
-fn code_of<T: std::fmt::Debug, E: std::fmt::Debug + std::ops::Deref<Target = ErrorBody>>(
-    result: Result<T, Error<E>>,
-) -> (u16, i32) {
-    match result {
-        Err(Error::Api { status, body }) => (status.as_u16(), body.code),
-        other => panic!("expected a documented error, got {other:?}"),
-    }
-}
 
 fn account_input(name: &str) -> AccountInput {
     AccountInput {

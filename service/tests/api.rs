@@ -11,15 +11,6 @@ use serde_json::{Value, json};
 use support::*;
 use uuid::Uuid;
 
-fn code_of<T: std::fmt::Debug, E: std::fmt::Debug + std::ops::Deref<Target = ErrorBody>>(
-    result: Result<T, Error<E>>,
-) -> (u16, i32) {
-    match result {
-        Err(Error::Api { status, body }) => (status.as_u16(), body.code),
-        other => panic!("expected a documented error, got {other:?}"),
-    }
-}
-
 #[tokio::test]
 async fn assets_follow_the_seed_rules() {
     let (_dir, service) = started().await;

@@ -3,21 +3,11 @@
 
 mod support;
 
-use asset_alerting_client::Error;
 use asset_alerting_client::models::*;
 use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
 use support::*;
 use uuid::Uuid;
-
-fn status_of<T: std::fmt::Debug, E: std::fmt::Debug + std::ops::Deref<Target = ErrorBody>>(
-    result: Result<T, Error<E>>,
-) -> (u16, i32) {
-    match result {
-        Err(Error::Api { status, body }) => (status.as_u16(), body.code),
-        other => panic!("expected a documented error, got {other:?}"),
-    }
-}
 
 #[tokio::test]
 async fn each_point_gets_its_own_result_and_a_repeat_is_a_duplicate() {
@@ -127,10 +117,10 @@ async fn telemetry_takes_ingestion_tokens_only_and_they_work_nowhere_else() {
         points: vec![point_of(Some(truck.id), None, Utc::now())],
     };
     // An access token is refused at the telemetry endpoint...
-    let (status, code) = status_of(root.ingest_telemetry(batch.clone()).send().await);
+    let (status, code) = code_of(root.ingest_telemetry(batch.clone()).send().await);
     assert_eq!((status, code), (401, 1100));
     // ... no token, or a made-up one, too.
-    let (status, _) = status_of(
+    let (status, _) = code_of(
         service
             .anonymous()
             .ingest_telemetry(batch.clone())
@@ -138,7 +128,7 @@ async fn telemetry_takes_ingestion_tokens_only_and_they_work_nowhere_else() {
             .await,
     );
     assert_eq!(status, 401);
-    let (status, _) = status_of(
+    let (status, _) = code_of(
         service
             .with_token("not-a-token")
             .ingest_telemetry(batch.clone())
@@ -154,9 +144,9 @@ async fn telemetry_takes_ingestion_tokens_only_and_they_work_nowhere_else() {
         .unwrap()
         .token;
     let ingest = service.with_token(&token);
-    let (status, code) = status_of(ingest.get_asset(account, truck.id).send().await);
+    let (status, code) = code_of(ingest.get_asset(account, truck.id).send().await);
     assert_eq!((status, code), (401, 1100));
-    let (status, _) = status_of(ingest.list_events(account).send().await);
+    let (status, _) = code_of(ingest.list_events(account).send().await);
     assert_eq!(status, 401);
     assert_eq!(
         ingest
@@ -252,25 +242,25 @@ async fn events_state_and_notifications_are_visible_only_in_the_subtree() {
         root.get_event(a, speeding.id).send().await.unwrap().id,
         speeding.id
     );
-    let (status, code) = status_of(client_b.get_event(a, speeding.id).send().await);
+    let (status, code) = code_of(client_b.get_event(a, speeding.id).send().await);
     assert_eq!((status, code), (404, 1400));
-    let (status, _) = status_of(client_b.list_events(a).send().await);
+    let (status, _) = code_of(client_b.list_events(a).send().await);
     assert_eq!(status, 404);
-    let (status, _) = status_of(client_b.get_asset_state(a, truck.id).send().await);
+    let (status, _) = code_of(client_b.get_asset_state(a, truck.id).send().await);
     assert_eq!(status, 404);
-    let (status, _) = status_of(
+    let (status, _) = code_of(
         client_b
             .list_event_notifications(a, speeding.id)
             .send()
             .await,
     );
     assert_eq!(status, 404);
-    let (status, _) = status_of(client_b.acknowledge_event(a, speeding.id).send().await);
+    let (status, _) = code_of(client_b.acknowledge_event(a, speeding.id).send().await);
     assert_eq!(status, 404);
-    let (status, _) = status_of(client_b.get_webhook_secret(a).send().await);
+    let (status, _) = code_of(client_b.get_webhook_secret(a).send().await);
     assert_eq!(status, 404);
     // Under its own account id the sibling finds no such event either.
-    let (status, _) = status_of(client_b.get_event(b, speeding.id).send().await);
+    let (status, _) = code_of(client_b.get_event(b, speeding.id).send().await);
     assert_eq!(status, 404);
     assert!(client_b.list_events(b).send().await.unwrap().is_empty());
 }

@@ -15,6 +15,18 @@ use uuid::Uuid;
 
 pub const ROOT_SECRET: &str = "root-secret-for-tests";
 
+/// Status and error code of a documented error; panics on anything else.
+pub fn code_of<T, E>(result: Result<T, asset_alerting_client::Error<E>>) -> (u16, i32)
+where
+    T: std::fmt::Debug,
+    E: std::fmt::Debug + std::ops::Deref<Target = ErrorBody>,
+{
+    match result {
+        Err(asset_alerting_client::Error::Api { status, body }) => (status.as_u16(), body.code),
+        other => panic!("expected a documented error, got {other:?}"),
+    }
+}
+
 pub struct TestService {
     pub base: String,
     pub root: Uuid,

@@ -95,12 +95,7 @@ impl<'a> RequestEmitter<'a> {
             ));
             let variants = variants.iter().map(|v| {
                 let vname = ident(&v.name);
-                let mut text = format!("`{}`", status_text(v.status));
-                if let Some(d) = v.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
-                    text.push_str(": ");
-                    text.push_str(d);
-                }
-                let vdoc = doc_attrs(Some(&text));
+                let vdoc = variant_doc(v.status, v.doc.as_deref());
                 match &v.shape {
                     Shape::Empty => quote! { #vdoc #vname, },
                     shape => {
@@ -150,12 +145,7 @@ impl<'a> RequestEmitter<'a> {
         let doc = wrapped_doc(&text);
         let variants = p.errors.iter().map(|v| {
             let vname = ident(&v.name);
-            let mut text = format!("`{}`", status_text(v.status));
-            if let Some(d) = v.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
-                text.push_str(": ");
-                text.push_str(d);
-            }
-            let vdoc = doc_attrs(Some(&text));
+            let vdoc = variant_doc(v.status, v.doc.as_deref());
             let body = (v.shape != Shape::Empty).then(|| {
                 let ty = self.shape_type(&v.shape);
                 if v.boxed {
@@ -1113,6 +1103,16 @@ fn arm_pattern(statuses: &[Status], claimed: &[u16]) -> Option<TokenStream> {
         }
     });
     Some(quote! { #(#patterns)|* })
+}
+
+/// A response variant's doc: its status, then the spec's description of it.
+fn variant_doc(status: Status, doc: Option<&str>) -> TokenStream {
+    let mut text = format!("`{}`", status_text(status));
+    if let Some(d) = doc.map(str::trim).filter(|d| !d.is_empty()) {
+        text.push_str(": ");
+        text.push_str(d);
+    }
+    doc_attrs(Some(&text))
 }
 
 fn status_text(status: Status) -> String {
