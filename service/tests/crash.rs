@@ -10,7 +10,7 @@ mod support;
 use asset_alerting_client::Client;
 use asset_alerting_client::models::*;
 use chrono::{DateTime, Duration, Utc};
-use support::process::{free_port, kill9, root_client, spawn, wait_ready};
+use support::process::{kill9, root_client, running};
 use support::{asset_input, berlin_recipient, no_signals, plain_rule, point_of, sms};
 use uuid::Uuid;
 
@@ -36,10 +36,7 @@ async fn sigkill_during_ingestion_loses_no_acknowledged_point_and_doubles_no_eve
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("service.db");
     let root = Uuid::new_v4();
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let mut service = spawn(&db, port, root, &[]);
-    wait_ready(&base).await;
+    let (mut service, base) = running(&db, root, &[]).await;
     let admin = root_client(&base, root);
     let mut assets = Vec::new();
     for a in 0..ASSETS {
@@ -82,10 +79,7 @@ async fn sigkill_during_ingestion_loses_no_acknowledged_point_and_doubles_no_eve
     );
 
     // After a restart, every acknowledged batch is there (sending it again changes nothing)...
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let mut again = spawn(&db, port, root, &[]);
-    wait_ready(&base).await;
+    let (mut again, base) = running(&db, root, &[]).await;
     let admin = root_client(&base, root);
     let ingest = Client::builder(&base).bearer_token(&token).build().unwrap();
     for (asset, done) in assets.iter().zip(&acknowledged) {
@@ -164,10 +158,7 @@ async fn sigkill_during_dispatch_delivers_every_notification_once() {
     .into_iter()
     .map(str::to_owned)
     .collect();
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let mut service = spawn(&db, port, root, &extra);
-    wait_ready(&base).await;
+    let (mut service, base) = running(&db, root, &extra).await;
     let admin = root_client(&base, root);
     let truck = admin
         .create_asset(root, asset_input("truck-1"))
@@ -208,10 +199,7 @@ async fn sigkill_during_dispatch_delivers_every_notification_once() {
     let at_kill = twilio.messages().len();
     assert!(at_kill < EPISODES as usize, "the kill came mid-dispatch");
 
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let mut again = spawn(&db, port, root, &extra);
-    wait_ready(&base).await;
+    let (mut again, base) = running(&db, root, &extra).await;
     let admin = root_client(&base, root);
     let events = admin
         .list_events(root)
@@ -313,10 +301,7 @@ async fn sigkill_during_account_deletion_leaves_all_or_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("service.db");
     let root = Uuid::new_v4();
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let mut service = spawn(&db, port, root, &[]);
-    wait_ready(&base).await;
+    let (mut service, base) = running(&db, root, &[]).await;
     let admin = root_client(&base, root);
     let account = |name: &str| CreateAccountRequest {
         name: name.to_owned(),
@@ -379,10 +364,8 @@ async fn sigkill_during_account_deletion_leaves_all_or_nothing() {
         assert_eq!(subtree_rows(&db, &[sibling]).await, sibling_rows);
         let deleted = after == [0; 4];
         outcomes.push((delay_ms, deleted));
-        let port = free_port();
-        let base = format!("http://127.0.0.1:{port}");
-        service = spawn(&db, port, root, &[]);
-        wait_ready(&base).await;
+        let (restarted, base) = running(&db, root, &[]).await;
+        service = restarted;
         admin = root_client(&base, root);
         if deleted {
             break;

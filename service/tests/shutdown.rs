@@ -8,7 +8,7 @@ mod support;
 use std::process::Command;
 use std::time::Duration;
 use support::asset_input;
-use support::process::{free_port, root_client, spawn, wait_ready};
+use support::process::{root_client, running};
 use uuid::Uuid;
 
 #[tokio::test]
@@ -16,10 +16,7 @@ async fn sigterm_loses_no_acknowledged_write() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("service.db");
     let root = Uuid::new_v4();
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let mut service = spawn(&db, port, root, &[]);
-    wait_ready(&base).await;
+    let (mut service, base) = running(&db, root, &[]).await;
     let client = root_client(&base, root);
     client.list_assets(root).send().await.unwrap();
 
@@ -69,10 +66,7 @@ async fn sigterm_loses_no_acknowledged_write() {
     );
 
     // Everything acknowledged is still there after a restart.
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let mut again = spawn(&db, port, root, &[]);
-    wait_ready(&base).await;
+    let (mut again, base) = running(&db, root, &[]).await;
     let client = root_client(&base, root);
     let mut stored = Vec::new();
     let mut skip = 0;

@@ -22,6 +22,15 @@ pub fn spawn(db: &std::path::Path, port: u16, root: Uuid, extra: &[String]) -> C
         .expect("the service binary starts")
 }
 
+/// The binary on a free loopback port, once it answers `/healthz`, and its base URL.
+pub async fn running(db: &std::path::Path, root: Uuid, extra: &[String]) -> (Child, String) {
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let child = spawn(db, port, root, extra);
+    wait_ready(&base).await;
+    (child, base)
+}
+
 pub async fn wait_ready(base: &str) {
     for _ in 0..200 {
         if reqwest::get(format!("{base}/healthz"))
