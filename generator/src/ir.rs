@@ -438,9 +438,51 @@ pub struct Parameter {
     pub default: Option<serde_json::Value>,
     pub doc: Option<String>,
     pub constraints: Constraints,
-    /// Query arrays: `explode: true` (the default) repeats the key; false joins with commas.
+    /// `explode` as the spec states it or as the style implies (`form`: true, others: false).
     pub explode: bool,
+    /// `style`, left out of snapshots when it is the location's default.
+    #[serde(skip_serializing_if = "ParamStyle::is_default")]
+    pub style: ParamStyle,
+    /// `allowReserved` (query only): reserved characters are sent as they are.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub allow_reserved: bool,
+    /// `content: {application/json: ...}` instead of a schema: the value's text is its JSON.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub json: bool,
     pub deprecated: bool,
+}
+
+/// A parameter's `style` (OpenAPI's serialization rules for path, query, header and cookie).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ParamStyle {
+    Simple,
+    Label,
+    Matrix,
+    Form,
+    SpaceDelimited,
+    PipeDelimited,
+    DeepObject,
+}
+
+impl ParamStyle {
+    /// The default style of path and header parameters (`simple`) and of query and cookie ones
+    /// (`form`).
+    pub fn is_default(&self) -> bool {
+        matches!(self, ParamStyle::Simple | ParamStyle::Form)
+    }
+
+    /// The name of the runtime's `style::Style` variant.
+    pub fn variant(self) -> &'static str {
+        match self {
+            ParamStyle::Simple => "Simple",
+            ParamStyle::Label => "Label",
+            ParamStyle::Matrix => "Matrix",
+            ParamStyle::Form => "Form",
+            ParamStyle::SpaceDelimited => "SpaceDelimited",
+            ParamStyle::PipeDelimited => "PipeDelimited",
+            ParamStyle::DeepObject => "DeepObject",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -47,9 +47,21 @@ pub fn path_segment_escaping(value: &str, also: &str) -> String {
     out
 }
 
-/// One `name=value` pair of a `Cookie` header.
-pub fn cookie(name: &str, value: &str) -> String {
-    format!("{name}={value}")
+
+/// The parameter codec shared with the server (OpenAPI's `style` and `explode`).
+pub use crate::models::style::{
+    Style, Value, with_query, write_cookie, write_header, write_path, write_query,
+};
+
+/// Appends the most common query parameter, one `form` value: `name=value`, percent-encoded.
+pub fn query_pair(query: &mut String, name: &str, value: &str) {
+    use crate::models::style::encode;
+    if !query.is_empty() {
+        query.push('&');
+    }
+    query.push_str(&encode(name, b""));
+    query.push('=');
+    query.push_str(&encode(value, b""));
 }
 
 /// The text of a parameter whose type has no plain text form (an object, a union, any JSON): its

@@ -1275,21 +1275,23 @@ impl ListChildAccounts {
         crate::Error<crate::errors::ListChildAccounts>,
     > {
         let account_id = &self.account_id;
+        let mut query = String::new();
+        if let Some(value) = &self.skip {
+            crate::codec::query_pair(&mut query, "skip", &value.to_string());
+        }
+        if let Some(value) = &self.take {
+            crate::codec::query_pair(&mut query, "take", &value.to_string());
+        }
         let request = self
             .client
             .inner
             .request(
                 ::reqwest::Method::GET,
-                &format!("/v1/accounts/{account_id}/children"),
+                &crate::codec::with_query(
+                    &format!("/v1/accounts/{account_id}/children"),
+                    &query,
+                ),
             );
-        let mut query: Vec<(&str, String)> = Vec::new();
-        if let Some(value) = &self.skip {
-            query.push(("skip", value.to_string()));
-        }
-        if let Some(value) = &self.take {
-            query.push(("take", value.to_string()));
-        }
-        let request = if query.is_empty() { request } else { request.query(&query) };
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -1525,27 +1527,29 @@ impl ListAssets {
         self,
     ) -> Result<Vec<crate::models::Asset>, crate::Error<crate::errors::ListAssets>> {
         let account_id = &self.account_id;
+        let mut query = String::new();
+        if let Some(value) = &self.external_id {
+            crate::codec::query_pair(&mut query, "externalId", value);
+        }
+        if let Some(value) = &self.skip {
+            crate::codec::query_pair(&mut query, "skip", &value.to_string());
+        }
+        if let Some(value) = &self.take {
+            crate::codec::query_pair(&mut query, "take", &value.to_string());
+        }
+        if let Some(value) = &self.include_deleted {
+            crate::codec::query_pair(&mut query, "includeDeleted", &value.to_string());
+        }
         let request = self
             .client
             .inner
             .request(
                 ::reqwest::Method::GET,
-                &format!("/v1/accounts/{account_id}/assets"),
+                &crate::codec::with_query(
+                    &format!("/v1/accounts/{account_id}/assets"),
+                    &query,
+                ),
             );
-        let mut query: Vec<(&str, String)> = Vec::new();
-        if let Some(value) = &self.external_id {
-            query.push(("externalId", value.clone()));
-        }
-        if let Some(value) = &self.skip {
-            query.push(("skip", value.to_string()));
-        }
-        if let Some(value) = &self.take {
-            query.push(("take", value.to_string()));
-        }
-        if let Some(value) = &self.include_deleted {
-            query.push(("includeDeleted", value.to_string()));
-        }
-        let request = if query.is_empty() { request } else { request.query(&query) };
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,
@@ -3468,41 +3472,43 @@ impl ListEvents {
         self,
     ) -> Result<Vec<crate::models::Event>, crate::Error<crate::errors::ListEvents>> {
         let account_id = &self.account_id;
+        let mut query = String::new();
+        if let Some(value) = &self.asset_id {
+            crate::codec::query_pair(&mut query, "assetId", &value.to_string());
+        }
+        if let Some(value) = &self.event_type {
+            crate::codec::query_pair(&mut query, "eventType", &value.to_string());
+        }
+        if let Some(value) = &self.from {
+            crate::codec::query_pair(
+                &mut query,
+                "from",
+                &value.to_rfc3339_opts(::chrono::SecondsFormat::AutoSi, true),
+            );
+        }
+        if let Some(value) = &self.to {
+            crate::codec::query_pair(
+                &mut query,
+                "to",
+                &value.to_rfc3339_opts(::chrono::SecondsFormat::AutoSi, true),
+            );
+        }
+        if let Some(value) = &self.skip {
+            crate::codec::query_pair(&mut query, "skip", &value.to_string());
+        }
+        if let Some(value) = &self.take {
+            crate::codec::query_pair(&mut query, "take", &value.to_string());
+        }
         let request = self
             .client
             .inner
             .request(
                 ::reqwest::Method::GET,
-                &format!("/v1/accounts/{account_id}/events"),
+                &crate::codec::with_query(
+                    &format!("/v1/accounts/{account_id}/events"),
+                    &query,
+                ),
             );
-        let mut query: Vec<(&str, String)> = Vec::new();
-        if let Some(value) = &self.asset_id {
-            query.push(("assetId", value.to_string()));
-        }
-        if let Some(value) = &self.event_type {
-            query.push(("eventType", value.to_string()));
-        }
-        if let Some(value) = &self.from {
-            query
-                .push((
-                    "from",
-                    value.to_rfc3339_opts(::chrono::SecondsFormat::AutoSi, true),
-                ));
-        }
-        if let Some(value) = &self.to {
-            query
-                .push((
-                    "to",
-                    value.to_rfc3339_opts(::chrono::SecondsFormat::AutoSi, true),
-                ));
-        }
-        if let Some(value) = &self.skip {
-            query.push(("skip", value.to_string()));
-        }
-        if let Some(value) = &self.take {
-            query.push(("take", value.to_string()));
-        }
-        let request = if query.is_empty() { request } else { request.query(&query) };
         let response = self.client.inner.send(request, true, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,

@@ -247,6 +247,9 @@ mod constraints;
 pub mod patterns;
 
 #[rustfmt::skip]
+pub mod style;
+
+#[rustfmt::skip]
 mod types;
 
 #[rustfmt::skip]

@@ -4,7 +4,7 @@ use super::Builder;
 use super::schema::Site;
 use crate::diagnostics::child;
 use crate::ir::{
-    Constraints, Media, Method, Operation, ParamLocation, Parameter, PathSegment, RequestBody,
+    Constraints, Media, Method, Operation, ParamLocation, ParamStyle, Parameter, PathSegment, RequestBody,
     Response, ResponseBody, ResponseHeader, SecurityKind, SecurityRequirement, SecurityScheme,
     SegmentPart, Status, TypeRef,
 };
@@ -110,6 +110,9 @@ impl Builder<'_> {
                     doc: None,
                     constraints: Constraints::default(),
                     explode: false,
+                    style: ParamStyle::Simple,
+                    allow_reserved: false,
+                    json: false,
                     deprecated: false,
                 });
             }
@@ -186,15 +189,39 @@ impl Builder<'_> {
         pointer: &str,
         type_base: &str,
     ) -> Parameter {
-        let (location, explode) = match param {
-            openapiv3::Parameter::Path { .. } => (ParamLocation::Path, false),
-            openapiv3::Parameter::Query { parameter_data, .. } => {
-                (ParamLocation::Query, parameter_data.explode.unwrap_or(true))
-            }
-            openapiv3::Parameter::Header { .. } => (ParamLocation::Header, false),
-            openapiv3::Parameter::Cookie { .. } => (ParamLocation::Cookie, false),
+        use openapiv3::{PathStyle, QueryStyle};
+        let (location, style, allow_reserved) = match param {
+            openapiv3::Parameter::Path { style, .. } => (
+                ParamLocation::Path,
+                match style {
+                    PathStyle::Simple => ParamStyle::Simple,
+                    PathStyle::Label => ParamStyle::Label,
+                    PathStyle::Matrix => ParamStyle::Matrix,
+                },
+                false,
+            ),
+            openapiv3::Parameter::Query {
+                style,
+                allow_reserved,
+                ..
+            } => (
+                ParamLocation::Query,
+                match style {
+                    QueryStyle::Form => ParamStyle::Form,
+                    QueryStyle::SpaceDelimited => ParamStyle::SpaceDelimited,
+                    QueryStyle::PipeDelimited => ParamStyle::PipeDelimited,
+                    QueryStyle::DeepObject => ParamStyle::DeepObject,
+                },
+                *allow_reserved,
+            ),
+            openapiv3::Parameter::Header { .. } => (ParamLocation::Header, ParamStyle::Simple, false),
+            openapiv3::Parameter::Cookie { .. } => (ParamLocation::Cookie, ParamStyle::Form, false),
         };
         let data = param.parameter_data_ref();
+        // OpenAPI: `form` explodes unless told otherwise; every other style does not.
+        let explode = data.explode.unwrap_or(style == ParamStyle::Form);
+        let json = matches!(&data.format, ParameterSchemaOrContent::Content(content)
+            if content.keys().next().is_some_and(|m| classify_media(m) == Media::Json));
         let site = Site::new(
             child(pointer, "schema"),
             format!("{type_base}{}", data.name.to_upper_camel_case()),
@@ -233,6 +260,9 @@ impl Builder<'_> {
             doc: data.description.clone(),
             constraints,
             explode,
+            style,
+            allow_reserved,
+            json,
             deprecated: data.deprecated.unwrap_or(false),
         }
     }

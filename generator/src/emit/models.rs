@@ -18,6 +18,7 @@ use quote::{format_ident, quote};
 const WIRE_TEMPLATE: &str = include_str!("../../../templates/models/wire.rs");
 const VALIDATION_TEMPLATE: &str = include_str!("../../../templates/models/validation.rs");
 const BYTES_TEMPLATE: &str = include_str!("../../../templates/models/bytes.rs");
+const STYLE_TEMPLATE: &str = include_str!("../../../templates/models/style.rs");
 
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
     let checked = checked_types(api);
@@ -61,6 +62,9 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
         template_file(opts, "src/wire.rs", WIRE_TEMPLATE),
         template_file(opts, "src/validation.rs", VALIDATION_TEMPLATE),
     ];
+    // The parameter codec the client and server share (their runtimes name it even when no
+    // operation has parameters).
+    files.push(template_file(opts, "src/style.rs", STYLE_TEMPLATE));
     if api.uses(Primitive::Base64) {
         files.push(template_file(opts, "src/bytes.rs", BYTES_TEMPLATE));
         files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -147,6 +151,7 @@ impl<'a> ModelEmitter<'a> {
             #bytes
             mod constraints;
             pub mod patterns;
+            pub mod style;
             mod types;
             pub mod validation;
             pub mod wire;

@@ -6,7 +6,7 @@ use super::plan::{Arm, Handling, Paging, Plan, Shape, Success, is_media_range};
 use crate::emit::rust::primitive;
 use crate::emit::{TypePrinter, doc_attrs, ident};
 use crate::ir::{
-    Api, Media, Method, ParamLocation, Parameter, PathSegment, Primitive, SegmentPart, Status,
+    Api, Media, Method, ParamLocation, ParamStyle, Parameter, PathSegment, Primitive, SegmentPart, Status,
     TypeKind, TypeRef,
 };
 use proc_macro2::{Literal, TokenStream};
@@ -471,53 +471,49 @@ impl<'a> RequestEmitter<'a> {
         let method = method_tokens(op.method);
         let (path_lets, path) = self.path_expr(p);
         steps.extend(path_lets);
-        steps.push(quote! { let request = self.client.inner.request(#method, #path); });
 
-        // Query parameters: the plain required ones first, then those that are set (or repeated).
+        // Query parameters: written by the style codec into one query string, so delimiters and
+        // percent-encoding are exactly OpenAPI's (reqwest's own query encoding would escape `,`).
         let query_params: Vec<&Parameter> = op
             .parameters
             .iter()
             .filter(|q| q.location == ParamLocation::Query)
             .collect();
-        if !query_params.is_empty() {
-            let (plain, other): (Vec<&Parameter>, Vec<&Parameter>) =
-                query_params.iter().partition(|q| self.is_plain(q));
-            let fixed = plain.iter().map(|param| {
+        let request = if query_params.is_empty() {
+            quote! { let request = self.client.inner.request(#method, #path); }
+        } else {
+            let writes = query_params.iter().map(|param| {
                 let wire = &param.wire_name;
-                let field = ident(&param.name);
-                let text = self.text(&param.ty, Val::place(quote! { self.#field }));
-                quote! { (#wire, #text) }
-            });
-            let pushes = other.iter().map(|param| {
-                let wire = &param.wire_name;
-                self.for_value(param, |value, ty| match ty {
-                    TypeRef::Array(inner) if param.explode => {
-                        let text = self.text(inner, Val::named("item"));
-                        let items = value.by_ref();
-                        quote! { for item in #items { query.push((#wire, #text)); } }
+                let style = format_ident!("{}", param.style.variant());
+                let explode = param.explode;
+                let reserved = param.allow_reserved;
+                self.for_value(param, |value, ty| {
+                    let plain = param.style == ParamStyle::Form
+                        && !reserved
+                        && !param.json
+                        && matches!(self.value_kind(ty), ValueKind::Primitive);
+                    if plain {
+                        let text = if self.is_string(ty) {
+                            value.by_ref()
+                        } else {
+                            let text = self.text(ty, value);
+                            quote! { &#text }
+                        };
+                        return quote! { crate::codec::query_pair(&mut query, #wire, #text); };
                     }
-                    _ => {
-                        let text = self.text(ty, value);
-                        quote! { query.push((#wire, #text)); }
+                    let value = self.style_value(param, ty, value);
+                    quote! {
+                        crate::codec::write_query(&mut query, crate::codec::Style::#style, #explode, #reserved, #wire, &#value);
                     }
                 })
             });
-            steps.push(if other.is_empty() {
-                quote! { let request = request.query(&[#(#fixed),*]); }
-            } else if plain.is_empty() {
-                quote! {
-                    let mut query: Vec<(&str, String)> = Vec::new();
-                    #(#pushes)*
-                    let request = if query.is_empty() { request } else { request.query(&query) };
-                }
-            } else {
-                quote! {
-                    let mut query: Vec<(&str, String)> = Vec::from([#(#fixed),*]);
-                    #(#pushes)*
-                    let request = request.query(&query);
-                }
-            });
-        }
+            quote! {
+                let mut query = String::new();
+                #(#writes)*
+                let request = self.client.inner.request(#method, &crate::codec::with_query(#path, &query));
+            }
+        };
+        steps.push(request);
 
         // Header parameters.
         for param in op
@@ -528,10 +524,10 @@ impl<'a> RequestEmitter<'a> {
             let wire = &param.wire_name;
             let field = ident(&param.name);
             steps.push(if self.is_plain(param) {
-                let text = self.text(&param.ty, Val::place(quote! { self.#field }));
+                let text = self.header_text(param, &param.ty, Val::place(quote! { self.#field }));
                 quote! { let request = request.header(#wire, #text); }
             } else {
-                let text = self.text(strip_nullable(&param.ty), Val::named("value"));
+                let text = self.header_text(param, strip_nullable(&param.ty), Val::named("value"));
                 quote! {
                     let request = match &self.#field {
                         Some(value) => request.header(#wire, #text),
@@ -548,36 +544,22 @@ impl<'a> RequestEmitter<'a> {
             .filter(|c| c.location == ParamLocation::Cookie)
             .collect();
         if !cookies.is_empty() {
-            let (plain, other): (Vec<&Parameter>, Vec<&Parameter>) =
-                cookies.iter().partition(|c| self.is_plain(c));
-            let pair = |param: &Parameter, value: Val, ty: &TypeRef| {
-                let text = self.text(ty, value);
+            let pushes = cookies.iter().map(|param| {
                 let wire = &param.wire_name;
-                quote! { crate::codec::cookie(#wire, &#text) }
-            };
-            let fixed = plain.iter().map(|param| {
-                let field = ident(&param.name);
-                pair(param, Val::place(quote! { self.#field }), &param.ty)
-            });
-            let pushes = other.iter().map(|param| {
+                let explode = param.explode;
                 self.for_value(param, |value, ty| {
-                    let pair = pair(param, value, ty);
-                    quote! { cookies.push(#pair); }
+                    let value = self.style_value(param, ty, value);
+                    quote! { cookies.extend(crate::codec::write_cookie(#explode, #wire, &#value)); }
                 })
             });
-            steps.push(if other.is_empty() {
-                quote! { let request = request.header(::reqwest::header::COOKIE, [#(#fixed),*].join("; ")); }
-            } else {
-                let init = if plain.is_empty() { quote! { Vec::new() } } else { quote! { Vec::from([#(#fixed),*]) } };
-                quote! {
-                    let mut cookies: Vec<String> = #init;
-                    #(#pushes)*
-                    let request = if cookies.is_empty() {
-                        request
-                    } else {
-                        request.header(::reqwest::header::COOKIE, cookies.join("; "))
-                    };
-                }
+            steps.push(quote! {
+                let mut cookies: Vec<String> = Vec::new();
+                #(#pushes)*
+                let request = if cookies.is_empty() {
+                    request
+                } else {
+                    request.header(::reqwest::header::COOKIE, cookies.join("; "))
+                };
             });
         }
 
@@ -741,6 +723,20 @@ impl<'a> RequestEmitter<'a> {
             param.name.clone()
         };
         let field = ident(&param.name);
+        let local_ident = ident(&local);
+        if escape.is_none()
+            && (param.style != ParamStyle::Simple
+                || param.json
+                || !matches!(self.value_kind(&param.ty), ValueKind::Primitive))
+        {
+            let style = format_ident!("{}", param.style.variant());
+            let explode = param.explode;
+            let value = self.style_value(param, &param.ty, Val::place(quote! { self.#field }));
+            lets.push(quote! {
+                let #local_ident = crate::codec::write_path(crate::codec::Style::#style, #explode, #wire, &#value);
+            });
+            return format!("{{{local}}}");
+        }
         let text = if self.is_string(&param.ty) {
             quote! { &self.#field }
         } else {
@@ -756,9 +752,60 @@ impl<'a> RequestEmitter<'a> {
             None if self.url_safe(&param.ty) => quote! { &self.#field },
             None => quote! { crate::codec::path_segment(#text) },
         };
-        let local_ident = ident(&local);
         lets.push(quote! { let #local_ident = #value; });
         format!("{{{local}}}")
+    }
+
+    /// A parameter's value as the style codec's `Value` expression.
+    fn style_value(&self, param: &Parameter, ty: &TypeRef, value: Val) -> TokenStream {
+        let v = &value.expr;
+        if param.json {
+            let by_ref = value.by_ref();
+            return quote! { crate::codec::Value::Primitive(::serde_json::to_string(#by_ref).unwrap_or_default()) };
+        }
+        match self.value_kind(ty) {
+            ValueKind::Object => {
+                let by_ref = value.by_ref();
+                quote! { crate::codec::Value::object(#by_ref) }
+            }
+            ValueKind::Array(inner) if self.is_string(&inner) => {
+                quote! { crate::codec::Value::Array(#v.clone()) }
+            }
+            ValueKind::Array(inner) => {
+                let item = self.item_text(&inner);
+                quote! { crate::codec::Value::Array(#v.iter().map(#item).collect()) }
+            }
+            ValueKind::Primitive => {
+                let text = self.text(ty, value);
+                quote! { crate::codec::Value::Primitive(#text) }
+            }
+        }
+    }
+
+    /// Which of the codec's shapes a type takes: objects of properties, arrays of items, or one
+    /// text (primitives, and what has no better form: unions, nested values as JSON text).
+    fn value_kind(&self, ty: &TypeRef) -> ValueKind {
+        match ty {
+            TypeRef::Array(inner) => ValueKind::Array((**inner).clone()),
+            TypeRef::Map(_) => ValueKind::Object,
+            TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                TypeKind::Alias(inner) => self.value_kind(inner),
+                TypeKind::Struct(_) => ValueKind::Object,
+                _ => ValueKind::Primitive,
+            },
+            _ => ValueKind::Primitive,
+        }
+    }
+
+    /// A header's text: `simple` style (arrays comma-joined, objects as `k,v` or `k=v` items).
+    fn header_text(&self, param: &Parameter, ty: &TypeRef, value: Val) -> TokenStream {
+        if param.json || matches!(self.value_kind(ty), ValueKind::Object) {
+            let explode = param.explode;
+            let value = self.style_value(param, ty, value);
+            quote! { crate::codec::write_header(#explode, &#value) }
+        } else {
+            self.text(ty, value)
+        }
     }
 
     /// Types whose `Display` never needs percent-encoding in a path segment.
@@ -792,6 +839,7 @@ impl<'a> RequestEmitter<'a> {
                 TypeKind::Newtype(inner) => self.text(inner, Val::place(quote! { #v.0 })),
                 TypeKind::Struct(_) | TypeKind::Union(_) => json_text(&value),
             },
+            TypeRef::Array(inner) if self.is_string(inner) => quote! { #v.join(",") },
             TypeRef::Array(inner) => {
                 let item = self.item_text(inner);
                 quote! { #v.iter().map(#item).collect::<Vec<_>>().join(",") }
@@ -1032,6 +1080,13 @@ impl<'a> RequestEmitter<'a> {
             Media::Multipart => quote! { ::reqwest::multipart::Form },
         }
     }
+}
+
+/// The codec's shapes (see `templates/models/style.rs`).
+enum ValueKind {
+    Primitive,
+    Array(TypeRef),
+    Object,
 }
 
 fn json_text(value: &Val) -> TokenStream {

@@ -6,7 +6,7 @@ use crate::emit::rust::{number_literal, opt_usize, primitive, range_args};
 use crate::emit::status::known_status;
 use crate::emit::{Patterns, TypePrinter, ident};
 use crate::ir::{
-    Api, Constraints, Media, Method, Operation, ParamLocation, Parameter, PathSegment, Primitive,
+    Api, Constraints, Media, Method, Operation, ParamLocation, ParamStyle, Parameter, PathSegment, Primitive,
     RequestBody, Response, SecurityKind, Status, TypeId, TypeKind, TypeRef,
 };
 use proc_macro2::{Ident, Literal, TokenStream};
@@ -533,6 +533,16 @@ impl<'a> Plan<'a> {
             ParamLocation::Cookie => Source::Cookie,
         };
         let name = ident(&p.name);
+        if let Some(styled) = self.styled_read(op, p, &shape, &path_at, &mut doc, notes) {
+            let (ty, read) = styled;
+            return Some(FieldPlan {
+                name,
+                doc,
+                ty,
+                read,
+                source,
+            });
+        }
         let (value_ty, parse, check, list) = match &shape {
             ParamShape::Scalar(scalar, check) => {
                 (scalar.ty.clone(), scalar.parse.clone(), *check, false)
@@ -636,6 +646,189 @@ impl<'a> Plan<'a> {
             read,
             source,
         })
+    }
+
+    /// The type and read of a parameter that the style codec reads (`label`, `matrix`, the
+    /// delimited styles, `deepObject`, objects, exploded cookie lists) or that is JSON text;
+    /// `None` for the plain forms the readers take directly.
+    fn styled_read(
+        &self,
+        op: &Operation,
+        p: &Parameter,
+        shape: &ParamShape,
+        path_at: &Option<PathAt>,
+        doc: &mut String,
+        notes: &mut Vec<String>,
+    ) -> Option<(TokenStream, TokenStream)> {
+        let wire = p.wire_name.as_str();
+        let location = location_tokens(p.location);
+        let required = p.required || p.location == ParamLocation::Path;
+        let finish = |ty: TokenStream, optional: TokenStream| {
+            if required {
+                (ty, quote! { params::required(#location, #wire, #optional)? })
+            } else {
+                (quote! { Option<#ty> }, optional)
+            }
+        };
+        if p.json {
+            let t = self.printer.rust_type(strip_nullable(&p.ty));
+            let parse = quote! { params::json::<#t> };
+            let read = match (p.location, path_at) {
+                (ParamLocation::Path, Some(PathAt::Capture(index))) => {
+                    quote! { Some(path.required(#index, #wire, #parse)?) }
+                }
+                (ParamLocation::Path, _) => return None,
+                (ParamLocation::Query, _) => quote! { query.optional(#wire, #parse)? },
+                (ParamLocation::Header, _) => quote! { headers.optional(#wire, #parse)? },
+                (ParamLocation::Cookie, _) => quote! { cookies.optional(#wire, #parse)? },
+            };
+            push_paragraph(doc, "Sent as JSON text (`content: application/json`).");
+            return Some(finish(t, read));
+        }
+        let object = self.object_fields(&p.ty);
+        let plain_style = match p.location {
+            ParamLocation::Path => p.style == ParamStyle::Simple,
+            ParamLocation::Query => p.style == ParamStyle::Form,
+            _ => true,
+        };
+        // Lists whose items are split from encoded text (so an encoded `,` stays in its item), and
+        // cookie lists, which the plain readers do not take.
+        let split_list = matches!(self.resolve(&p.ty), TypeRef::Array(_))
+            && match p.location {
+                ParamLocation::Path => true,
+                ParamLocation::Query => !p.explode,
+                ParamLocation::Header => false,
+                ParamLocation::Cookie => true,
+            };
+        if plain_style && object.is_none() && !split_list {
+            return None;
+        }
+        let style = format_ident!("{}", p.style.variant());
+        let explode = p.explode;
+        // The shape the codec reads, and the conversion of its value: (shape, function, parse).
+        let (shape_tokens, convert, parse) = match (&object, shape) {
+            (Some(_), _) => {
+                let t = self.printer.rust_type(strip_nullable(&p.ty));
+                (quote! { models::style::Shape::Object }, quote! { object::<#t> }, None)
+            }
+            (None, ParamShape::Scalar(scalar, _)) => (
+                quote! { models::style::Shape::Primitive },
+                quote! { primitive },
+                Some(scalar.parse.clone()),
+            ),
+            (None, ParamShape::List(scalar, _)) => (
+                quote! { models::style::Shape::Array },
+                quote! { list },
+                Some(scalar.parse.clone()),
+            ),
+            (None, ParamShape::Raw(_)) => {
+                let item = match self.resolve(&p.ty) {
+                    TypeRef::Array(inner) => self.scalar(self.resolve(inner)),
+                    _ => None,
+                };
+                let (scalar, _) = item?;
+                (quote! { models::style::Shape::Array }, quote! { list }, Some(scalar.parse))
+            }
+        };
+        let fields = match &object {
+            Some(Some(names)) => quote! { Some(&[#(#names),*]) },
+            _ => quote! { None },
+        };
+        let others: Vec<&str> = op
+            .parameters
+            .iter()
+            .filter(|o| o.location == p.location && o.wire_name != p.wire_name)
+            .map(|o| o.wire_name.as_str())
+            .collect();
+        let raw = match (p.location, path_at) {
+            (ParamLocation::Path, Some(PathAt::Capture(_))) => {
+                let segment = op
+                    .segments
+                    .iter()
+                    .position(|s| matches!(s, PathSegment::Param(n) if n == wire))
+                    .map(Literal::usize_unsuffixed)?;
+                quote! { Some(path.styled(#segment, #wire, models::style::Style::#style, #explode, #shape_tokens)?) }
+            }
+            (ParamLocation::Path, _) => {
+                notes.push(format!(
+                    "The path parameter `{wire}` shares its segment with text: its style `{}` is not applied (simple is).",
+                    p.style.variant()
+                ));
+                return None;
+            }
+            (ParamLocation::Query, _) => quote! {
+                query.styled(#wire, models::style::Style::#style, #explode, #shape_tokens, #fields, &[#(#others),*])?
+            },
+            (ParamLocation::Header, _) => quote! { headers.styled(#wire, #explode, #shape_tokens)? },
+            (ParamLocation::Cookie, _) => quote! {
+                cookies.styled(#wire, #explode, #shape_tokens, #fields, &[#(#others),*])?
+            },
+        };
+        let value_ty = match (&object, shape) {
+            (Some(_), _) => self.printer.rust_type(strip_nullable(&p.ty)),
+            (None, ParamShape::Scalar(scalar, _)) => scalar.ty.clone(),
+            (None, _) => {
+                let item = match self.resolve(&p.ty) {
+                    TypeRef::Array(inner) => self.scalar(self.resolve(inner)).map(|(s, _)| s.ty),
+                    _ => None,
+                }?;
+                quote! { Vec<#item> }
+            }
+        };
+        let parse = parse.map(|parse| quote! { , #parse });
+        let read = quote! { params::#convert(#location, #wire, #raw #parse)? };
+        // Constraints beyond the type (objects are validated as they are decoded).
+        let check = match shape {
+            ParamShape::Scalar(_, check) | ParamShape::List(_, check) if object.is_none() => *check,
+            _ => Check::None,
+        };
+        let list = matches!(self.resolve(&p.ty), TypeRef::Array(_));
+        let checks = if object.is_some() {
+            Vec::new()
+        } else {
+            self.checks(&quote! { value }, check, list, self.param_constraints(p))
+        };
+        let read = if checks.is_empty() {
+            read
+        } else {
+            quote! {{
+                let value = #read;
+                if let Some(value) = &value {
+                    params::check(#location, #wire, |path, errors| { #(#checks)* })?;
+                }
+                value
+            }}
+        };
+        let default = p
+            .default
+            .as_ref()
+            .and_then(|d| self.default_value(&p.ty, d, list));
+        match (&default, required) {
+            (Some(default), false) => {
+                push_paragraph(doc, &format!("Default: `{}`.", p.default.as_ref()?));
+                Some((value_ty, default.apply(read)))
+            }
+            _ => Some(finish(value_ty, read)),
+        }
+    }
+
+    /// The property names of an object parameter (`None` inside for a map, whose names are open),
+    /// or `None` when the parameter is not an object of primitive values.
+    fn object_fields(&self, ty: &TypeRef) -> Option<Option<Vec<String>>> {
+        match self.resolve(ty) {
+            TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                TypeKind::Struct(st) if st.additional.is_none() || matches!(st.additional, Some(crate::ir::Additional::Deny)) => {
+                    let scalar = st
+                        .fields
+                        .iter()
+                        .all(|f| self.scalar(self.resolve(&f.ty)).is_some());
+                    scalar.then(|| Some(st.fields.iter().map(|f| f.wire_name.clone()).collect()))
+                }
+                _ => None,
+            },
+            TypeRef::Map(inner) => self.scalar(self.resolve(inner)).map(|_| None),
+            _ => None,
+        }
     }
 
     /// A parameter's constraints: its own, else those of the constrained alias it names
@@ -1326,6 +1519,22 @@ impl DefaultValue {
             DefaultValue::Owned(v) => quote! { #optional.unwrap_or_else(|| #v) },
             DefaultValue::Empty => quote! { #optional.unwrap_or_default() },
         }
+    }
+}
+
+fn location_tokens(location: ParamLocation) -> TokenStream {
+    match location {
+        ParamLocation::Path => quote! { params::In::Path },
+        ParamLocation::Query => quote! { params::In::Query },
+        ParamLocation::Header => quote! { params::In::Header },
+        ParamLocation::Cookie => quote! { params::In::Cookie },
+    }
+}
+
+fn strip_nullable(ty: &TypeRef) -> &TypeRef {
+    match ty {
+        TypeRef::Nullable(inner) => inner,
+        other => other,
     }
 }
 

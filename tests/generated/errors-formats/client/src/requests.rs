@@ -191,15 +191,17 @@ impl GetContent {
     /// Sends the request: `GET /documents/{name}/content`.
     pub async fn send(self) -> Result<Vec<u8>, crate::Error<crate::errors::GetContent>> {
         let name = crate::codec::path_segment(&self.name);
+        let mut query = String::new();
+        if let Some(value) = &self.checksum {
+            crate::codec::query_pair(&mut query, "checksum", &value.to_string());
+        }
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::GET, &format!("/documents/{name}/content"));
-        let mut query: Vec<(&str, String)> = Vec::new();
-        if let Some(value) = &self.checksum {
-            query.push(("checksum", value.to_string()));
-        }
-        let request = if query.is_empty() { request } else { request.query(&query) };
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::with_query(&format!("/documents/{name}/content"), &query),
+            );
         let response = self.client.inner.send(request, false, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::bytes(response).await,

@@ -408,15 +408,17 @@ impl GetJobFull {
     /// Sends the request: `GET /jobs/{id}?view=full`.
     pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
         let id = crate::codec::path_segment(&self.id);
+        let mut query = String::new();
+        if let Some(value) = &self.fields {
+            crate::codec::query_pair(&mut query, "fields", value);
+        }
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::GET, &format!("/jobs/{id}?view=full"));
-        let mut query: Vec<(&str, String)> = Vec::new();
-        if let Some(value) = &self.fields {
-            query.push(("fields", value.clone()));
-        }
-        let request = if query.is_empty() { request } else { request.query(&query) };
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::with_query(&format!("/jobs/{id}?view=full"), &query),
+            );
         let response = self.client.inner.send(request, false, true).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,

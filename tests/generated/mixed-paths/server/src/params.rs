@@ -5,6 +5,8 @@
 //! A value is parsed by a function `&str -> Result<T, String>` whose message says what is wrong with
 //! the value; the reader adds which parameter it was, so every message names it.
 
+use crate::models::style::{self, Shape, Style, Value};
+use crate::models::Validate;
 use crate::models::validation::ValidationError;
 use crate::models::wire::{NumericPattern, WireNumber, parse_numeric};
 use crate::rejection::{Rejection, RejectionKind};
@@ -126,6 +128,25 @@ impl Path {
         split_list(&self.piece(segment, literals, piece, name)?, &parse)
             .map_err(|problem| invalid(In::Path, name, problem))
     }
+
+    /// A path parameter in `style` (other than plain `simple` text), read from the raw text of
+    /// path segment `segment` (counting from 0).
+    pub fn styled(
+        &self,
+        segment: usize,
+        name: &str,
+        style: Style,
+        explode: bool,
+        shape: Shape,
+    ) -> Result<Value, Rejection> {
+        let raw = self
+            .1
+            .strip_prefix('/')
+            .and_then(|p| p.split('/').nth(segment))
+            .ok_or_else(|| invalid(In::Path, name, "is missing"))?;
+        style::read_path(style, explode, name, raw, shape)
+            .map_err(|problem| invalid(In::Path, name, problem))
+    }
 }
 
 /// Whether segment `segment` (counting from 0) of `path` is the texts `literals` around non-empty
@@ -183,6 +204,7 @@ fn percent_decode(raw: &str) -> Option<String> {
 /// The query string, decoded once (`application/x-www-form-urlencoded` rules, `+` is a space).
 pub struct Query<'a> {
     pairs: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+    raw: Option<&'a str>,
 }
 
 impl<'a> Query<'a> {
@@ -191,7 +213,38 @@ impl<'a> Query<'a> {
             pairs: raw
                 .map(|q| form_urlencoded::parse(q.as_bytes()).collect())
                 .unwrap_or_default(),
+            raw,
         }
+    }
+
+    /// A parameter in `style` (or an object): its pairs are split before they are decoded, so an
+    /// encoded delimiter stays part of a value. `fields` and `others` as in
+    /// [`style::read_query`]. Absent is `None`.
+    pub fn styled(
+        &self,
+        name: &str,
+        style: Style,
+        explode: bool,
+        shape: Shape,
+        fields: Option<&[&str]>,
+        others: &[&str],
+    ) -> Result<Option<Value>, Rejection> {
+        let pairs: Vec<(Cow<'_, str>, &str)> = self
+            .raw
+            .unwrap_or_default()
+            .split('&')
+            .filter(|pair| !pair.is_empty())
+            .map(|pair| {
+                let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+                let key = form_urlencoded::parse(key.as_bytes())
+                    .next()
+                    .map(|(k, _)| k)
+                    .unwrap_or_default();
+                (key, value)
+            })
+            .collect();
+        style::read_query(style, explode, name, &pairs, shape, fields, others)
+            .map_err(|problem| invalid(In::Query, name, problem))
     }
 
     fn values<'s>(&'s self, name: &'s str) -> impl Iterator<Item = &'s str> + 's {
@@ -319,6 +372,21 @@ impl Headers<'_> {
         self.optional_list(name, parse)?
             .ok_or_else(|| invalid(In::Header, name, "is required"))
     }
+
+    /// An array or object header (`simple`). Absent is `None`.
+    pub fn styled(
+        &self,
+        name: &str,
+        explode: bool,
+        shape: Shape,
+    ) -> Result<Option<Value>, Rejection> {
+        match self.raw(name)? {
+            None => Ok(None),
+            Some(raw) => style::read_header(explode, raw, shape)
+                .map(Some)
+                .map_err(|problem| invalid(In::Header, name, problem)),
+        }
+    }
 }
 
 /// The `name=value` pairs of the `Cookie` headers.
@@ -346,7 +414,8 @@ impl<'a> Cookies<'a> {
     ) -> Result<Option<T>, Rejection> {
         match self.pairs.iter().find(|(key, _)| *key == name) {
             None => Ok(None),
-            Some((_, raw)) => parse(raw)
+            // Values are percent-encoded by the generated client; text that is not stays as it is.
+            Some((_, raw)) => parse(&style::decode(raw).unwrap_or(Cow::Borrowed(raw)))
                 .map(Some)
                 .map_err(|problem| invalid(In::Cookie, name, problem)),
         }
@@ -360,6 +429,88 @@ impl<'a> Cookies<'a> {
         self.optional(name, parse)?
             .ok_or_else(|| invalid(In::Cookie, name, "is required"))
     }
+
+    /// An array or object cookie (`form`; exploded values are several pairs). Absent is `None`.
+    pub fn styled(
+        &self,
+        name: &str,
+        explode: bool,
+        shape: Shape,
+        fields: Option<&[&str]>,
+        others: &[&str],
+    ) -> Result<Option<Value>, Rejection> {
+        style::read_cookie(explode, name, &self.pairs, shape, fields, others)
+            .map_err(|problem| invalid(In::Cookie, name, problem))
+    }
+}
+
+/// A styled value that must be there.
+pub fn required<T>(location: In, name: &str, value: Option<T>) -> Result<T, Rejection> {
+    value.ok_or_else(|| invalid(location, name, "is required"))
+}
+
+/// A styled primitive value parsed as `T`.
+pub fn primitive<T>(
+    location: In,
+    name: &str,
+    value: Option<Value>,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<Option<T>, Rejection> {
+    let problem = |p| invalid(location, name, p);
+    match value {
+        None => Ok(None),
+        Some(Value::Primitive(text)) => parse(&text).map(Some).map_err(problem),
+        Some(_) => Err(problem("is not a single value".to_owned())),
+    }
+}
+
+/// A styled array value, each item parsed as `T`.
+pub fn list<T>(
+    location: In,
+    name: &str,
+    value: Option<Value>,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<Option<Vec<T>>, Rejection> {
+    let problem = |p| invalid(location, name, p);
+    match value {
+        None => Ok(None),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| parse(item))
+            .collect::<Result<Vec<T>, String>>()
+            .map(Some)
+            .map_err(problem),
+        Some(_) => Err(problem("is not a list".to_owned())),
+    }
+}
+
+/// A styled object value decoded into `T` (a struct or map): each property's text is read as its
+/// type asks (numbers, booleans, strings), as in a form body.
+pub fn object<T: serde::de::DeserializeOwned + Validate>(
+    location: In,
+    name: &str,
+    value: Option<Value>,
+) -> Result<Option<T>, Rejection> {
+    let problem = |p: String| invalid(location, name, p);
+    match value {
+        None => Ok(None),
+        Some(Value::Object(pairs)) => {
+            let form = form_urlencoded::Serializer::new(String::new())
+                .extend_pairs(&pairs)
+                .finish();
+            let value: T = serde_urlencoded::from_str(&form).map_err(|e| problem(e.to_string()))?;
+            value.validate().map_err(|errors| problem(errors.to_string()))?;
+            Ok(Some(value))
+        }
+        Some(_) => Err(problem("is not an object".to_owned())),
+    }
+}
+
+/// A parameter whose `content` is `application/json`: its text is JSON.
+pub fn json<T: serde::de::DeserializeOwned + Validate>(s: &str) -> Result<T, String> {
+    let value: T = serde_json::from_str(s).map_err(|e| format!("is not the JSON expected: {e}"))?;
+    value.validate().map_err(|errors| errors.to_string())?;
+    Ok(value)
 }
 
 fn split_list<T>(raw: &str, parse: &impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, String> {

@@ -1,0 +1,560 @@
+//! The crates generated from tests/fixtures/param-styles.yaml (tests/generated/param-styles):
+//! every parameter location x style x explode for a primitive, an array and an object.
+//!
+//! Three checks per construct, so client and server cannot agree on a wrong form:
+//! - **client wire**: the generated client's request, caught by a recording server, is byte for
+//!   byte the row of OpenAPI 3.1.1's "Style Examples" table (with `color` renamed to each parameter);
+//! - **server wire**: that same text, sent raw, is what the generated server decodes;
+//! - **round trip**: awkward values (delimiters, spaces, non-ASCII) survive client -> server.
+
+use axum::extract::Request;
+use param_styles_client::Client;
+use param_styles_server::models::{Color, Coordinates, Problem, Received};
+use param_styles_server::*;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+fn received(operation: &str) -> Received {
+    Received {
+        operation: operation.to_owned(),
+        prim: None,
+        list: None,
+        obj: None,
+        coords: None,
+        free_form: None,
+        limit: None,
+    }
+}
+
+/// Answers every operation with the values it decoded.
+struct Echoes;
+
+macro_rules! echo {
+    ($($op:ident: $request:ident => $response:ident ($($field:ident),*) ;)*) => {
+        $(
+            async fn $op(&self, request: $request) -> $response {
+                let mut r = received(stringify!($op));
+                $(echo!(@set r, request, $field);)*
+                $response::Ok(r)
+            }
+        )*
+    };
+    (@set $r:ident, $request:ident, prim) => { $r.prim = $request.prim.clone().into(); };
+    (@set $r:ident, $request:ident, list) => { $r.list = $request.list.clone().into(); };
+    (@set $r:ident, $request:ident, obj) => { $r.obj = $request.obj.clone().into(); };
+    (@set $r:ident, $request:ident, x_prim) => { $r.prim = $request.x_prim.clone(); };
+    (@set $r:ident, $request:ident, x_list) => { $r.list = $request.x_list.clone(); };
+    (@set $r:ident, $request:ident, x_obj) => { $r.obj = $request.x_obj.clone(); };
+}
+
+impl ParamStylesApi for Echoes {
+    fn rejection(&self, rejection: &Rejection) -> Problem {
+        Problem {
+            code: i64::from(rejection.status.as_u16()),
+            message: rejection.message.clone(),
+        }
+    }
+
+    echo! {
+        path_simple_flat: PathSimpleFlatRequest => PathSimpleFlatResponse (prim, list, obj);
+        path_simple_explode: PathSimpleExplodeRequest => PathSimpleExplodeResponse (prim, list, obj);
+        path_label_flat: PathLabelFlatRequest => PathLabelFlatResponse (prim, list, obj);
+        path_label_explode: PathLabelExplodeRequest => PathLabelExplodeResponse (prim, list, obj);
+        path_matrix_flat: PathMatrixFlatRequest => PathMatrixFlatResponse (prim, list, obj);
+        path_matrix_explode: PathMatrixExplodeRequest => PathMatrixExplodeResponse (prim, list, obj);
+        query_form_flat: QueryFormFlatRequest => QueryFormFlatResponse (prim, list, obj);
+        query_form_explode: QueryFormExplodeRequest => QueryFormExplodeResponse (prim, list, obj);
+        query_space_delimited_flat: QuerySpaceDelimitedFlatRequest => QuerySpaceDelimitedFlatResponse (list, obj);
+        query_pipe_delimited_flat: QueryPipeDelimitedFlatRequest => QueryPipeDelimitedFlatResponse (list, obj);
+        query_deep_object_explode: QueryDeepObjectExplodeRequest => QueryDeepObjectExplodeResponse (obj);
+        header_flat: HeaderFlatRequest => HeaderFlatResponse (x_prim, x_list, x_obj);
+        header_explode: HeaderExplodeRequest => HeaderExplodeResponse (x_prim, x_list, x_obj);
+        cookie_flat: CookieFlatRequest => CookieFlatResponse (prim, list, obj);
+        cookie_explode: CookieExplodeRequest => CookieExplodeResponse (prim, list, obj);
+        query_reserved: QueryReservedRequest => QueryReservedResponse (prim, list);
+    }
+
+    async fn query_json(&self, request: QueryJsonRequest) -> QueryJsonResponse {
+        let mut r = received("query_json");
+        r.coords = Some(request.coords);
+        QueryJsonResponse::Ok(r)
+    }
+
+    async fn query_map(&self, request: QueryMapRequest) -> QueryMapResponse {
+        let mut r = received("query_map");
+        r.limit = request.limit;
+        r.free_form = request.free_form;
+        QueryMapResponse::Ok(r)
+    }
+}
+
+async fn serve(app: axum::Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind 127.0.0.1:0");
+    let address = listener.local_addr().expect("local address");
+    tokio::spawn(async move { axum::serve(listener, app).await.expect("server runs") });
+    format!("http://{address}")
+}
+
+async fn echo_server() -> String {
+    serve(param_styles_server::router(Arc::new(Echoes))).await
+}
+
+/// What a request looked like on the wire.
+#[derive(Debug, Clone, Default)]
+struct Seen {
+    target: String,
+    headers: BTreeMap<String, String>,
+}
+
+/// A server that records each request's target and parameter headers, answering a valid
+/// `Received` so the client is satisfied.
+async fn recorder() -> (String, Arc<Mutex<Vec<Seen>>>) {
+    let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
+    let log = seen.clone();
+    let app = axum::Router::new().fallback(move |request: Request| {
+        let log = log.clone();
+        async move {
+            let headers = request
+                .headers()
+                .iter()
+                .filter(|(name, _)| name.as_str().starts_with("x-") || *name == "cookie")
+                .map(|(name, value)| (name.to_string(), value.to_str().unwrap_or("").to_owned()))
+                .collect();
+            let target = request
+                .uri()
+                .path_and_query()
+                .map(|pq| pq.as_str().to_owned())
+                .unwrap_or_default();
+            log.lock().unwrap().push(Seen { target, headers });
+            (
+                [("content-type", "application/json")],
+                r#"{"operation":"recorded"}"#,
+            )
+        }
+    });
+    (serve(app).await, seen)
+}
+
+fn blue() -> String {
+    "blue".to_owned()
+}
+
+fn colors() -> Vec<String> {
+    vec!["blue".into(), "black".into(), "brown".into()]
+}
+
+fn rgb() -> Color {
+    Color {
+        r: 100,
+        g: 200,
+        b: 150,
+    }
+}
+
+fn last(seen: &Mutex<Vec<Seen>>) -> Seen {
+    seen.lock().unwrap().last().cloned().expect("a request was recorded")
+}
+
+/// The path rows of the table: (operation path prefix, expected segments for prim, list, obj).
+const PATH_ROWS: &[(&str, &str)] = &[
+    ("/path/simple/flat", "/blue/blue,black,brown/R,100,G,200,B,150"),
+    ("/path/simple/explode", "/blue/blue,black,brown/R=100,G=200,B=150"),
+    ("/path/label/flat", "/.blue/.blue,black,brown/.R,100,G,200,B,150"),
+    ("/path/label/explode", "/.blue/.blue.black.brown/.R=100.G=200.B=150"),
+    (
+        "/path/matrix/flat",
+        "/;prim=blue/;list=blue,black,brown/;obj=R,100,G,200,B,150",
+    ),
+    (
+        "/path/matrix/explode",
+        "/;prim=blue/;list=blue;list=black;list=brown/;R=100;G=200;B=150",
+    ),
+];
+
+/// The query rows: (operation path, expected query).
+const QUERY_ROWS: &[(&str, &str)] = &[
+    (
+        "/query/form/flat",
+        "prim=blue&list=blue,black,brown&obj=R,100,G,200,B,150",
+    ),
+    (
+        "/query/form/explode",
+        "prim=blue&list=blue&list=black&list=brown&R=100&G=200&B=150",
+    ),
+    (
+        "/query/spaceDelimited/flat",
+        "list=blue%20black%20brown&obj=R%20100%20G%20200%20B%20150",
+    ),
+    (
+        "/query/pipeDelimited/flat",
+        "list=blue%7Cblack%7Cbrown&obj=R%7C100%7CG%7C200%7CB%7C150",
+    ),
+    (
+        "/query/deepObject/explode",
+        "obj%5BR%5D=100&obj%5BG%5D=200&obj%5BB%5D=150",
+    ),
+];
+
+#[tokio::test]
+async fn the_client_writes_path_parameters_as_the_table_shows() {
+    let (base, seen) = recorder().await;
+    let client = Client::new(base).expect("client");
+    client
+        .path_simple_flat(blue(), colors(), rgb())
+        .await
+        .unwrap();
+    assert_eq!(last(&seen).target, format!("{}{}", PATH_ROWS[0].0, PATH_ROWS[0].1));
+    client
+        .path_simple_explode(blue(), colors(), rgb())
+        .await
+        .unwrap();
+    assert_eq!(last(&seen).target, format!("{}{}", PATH_ROWS[1].0, PATH_ROWS[1].1));
+    client.path_label_flat(blue(), colors(), rgb()).await.unwrap();
+    assert_eq!(last(&seen).target, format!("{}{}", PATH_ROWS[2].0, PATH_ROWS[2].1));
+    client
+        .path_label_explode(blue(), colors(), rgb())
+        .await
+        .unwrap();
+    assert_eq!(last(&seen).target, format!("{}{}", PATH_ROWS[3].0, PATH_ROWS[3].1));
+    client
+        .path_matrix_flat(blue(), colors(), rgb())
+        .await
+        .unwrap();
+    assert_eq!(last(&seen).target, format!("{}{}", PATH_ROWS[4].0, PATH_ROWS[4].1));
+    client
+        .path_matrix_explode(blue(), colors(), rgb())
+        .await
+        .unwrap();
+    assert_eq!(last(&seen).target, format!("{}{}", PATH_ROWS[5].0, PATH_ROWS[5].1));
+}
+
+#[tokio::test]
+async fn the_client_writes_query_parameters_as_the_table_shows() {
+    let (base, seen) = recorder().await;
+    let client = Client::new(base).expect("client");
+    let expect = |row: (&str, &str)| format!("{}?{}", row.0, row.1);
+    client
+        .query_form_flat()
+        .prim(blue())
+        .list(colors())
+        .obj(rgb())
+        .await
+        .unwrap();
+    assert_eq!(last(&seen).target, expect(QUERY_ROWS[0]));
+    client
+        .query_form_explode()
+        .prim(blue())
+        .list(colors())
+        .obj(rgb())
+        .await
+        .unwrap();
+    assert_eq!(last(&seen).target, expect(QUERY_ROWS[1]));
+    client
+        .query_space_delimited_flat()
+        .list(colors())
+        .obj(rgb())
+        .await
+        .unwrap();
+    assert_eq!(last(&seen).target, expect(QUERY_ROWS[2]));
+    client
+        .query_pipe_delimited_flat()
+        .list(colors())
+        .obj(rgb())
+        .await
+        .unwrap();
+    assert_eq!(last(&seen).target, expect(QUERY_ROWS[3]));
+    client.query_deep_object_explode(rgb()).await.unwrap();
+    assert_eq!(last(&seen).target, expect(QUERY_ROWS[4]));
+    // Unset optional parameters leave no trace; `form` of an empty string is `name=`.
+    client.query_form_flat().prim("").await.unwrap();
+    assert_eq!(last(&seen).target, "/query/form/flat?prim=");
+    client.query_form_explode().await.unwrap();
+    assert_eq!(last(&seen).target, "/query/form/explode");
+}
+
+#[tokio::test]
+async fn the_client_writes_headers_and_cookies_as_simple_and_form() {
+    let (base, seen) = recorder().await;
+    let client = Client::new(base).expect("client");
+    client
+        .header_flat()
+        .x_prim(blue())
+        .x_list(colors())
+        .x_obj(rgb())
+        .await
+        .unwrap();
+    let headers = last(&seen).headers;
+    assert_eq!(headers["x-prim"], "blue");
+    assert_eq!(headers["x-list"], "blue,black,brown");
+    assert_eq!(headers["x-obj"], "R,100,G,200,B,150");
+    client.header_explode().x_obj(rgb()).await.unwrap();
+    assert_eq!(last(&seen).headers["x-obj"], "R=100,G=200,B=150");
+
+    client
+        .cookie_flat()
+        .prim(blue())
+        .list(colors())
+        .obj(rgb())
+        .await
+        .unwrap();
+    assert_eq!(
+        last(&seen).headers["cookie"],
+        "prim=blue; list=blue,black,brown; obj=R,100,G,200,B,150"
+    );
+    client
+        .cookie_explode()
+        .prim(blue())
+        .list(colors())
+        .obj(rgb())
+        .await
+        .unwrap();
+    assert_eq!(
+        last(&seen).headers["cookie"],
+        "prim=blue; list=blue; list=black; list=brown; R=100; G=200; B=150"
+    );
+}
+
+#[tokio::test]
+async fn the_client_keeps_reserved_characters_only_where_allowed_and_sends_json_text() {
+    let (base, seen) = recorder().await;
+    let client = Client::new(base).expect("client");
+    client
+        .query_reserved("a/b:c?d@e")
+        .list(vec!["x/y".into(), "z".into()])
+        .await
+        .unwrap();
+    assert_eq!(
+        last(&seen).target,
+        "/query/reserved?prim=a/b:c?d@e&list=x/y,z"
+    );
+    // Without allowReserved the same characters are encoded (the form query of another operation).
+    client.query_form_flat().prim("a/b:c").await.unwrap();
+    assert_eq!(last(&seen).target, "/query/form/flat?prim=a%2Fb%3Ac");
+    client
+        .query_json(Coordinates {
+            lat: 1.5,
+            long: -2.25,
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        last(&seen).target,
+        "/query/json?coords=%7B%22lat%22%3A1.5%2C%22long%22%3A-2.25%7D"
+    );
+    let mut free = BTreeMap::new();
+    free.insert("a".to_owned(), 1);
+    free.insert("b".to_owned(), 2);
+    client.query_map().limit(3).free_form(free).await.unwrap();
+    assert_eq!(last(&seen).target, "/query/map?limit=3&a=1&b=2");
+}
+
+async fn get(url: &str, headers: &[(&str, &str)]) -> (u16, serde_json::Value) {
+    let mut request = reqwest::Client::new().get(url);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.expect("request");
+    let status = response.status().as_u16();
+    (status, response.json().await.expect("a JSON body"))
+}
+
+fn decoded(prim: bool, list: bool, obj: bool) -> serde_json::Value {
+    let mut value = serde_json::Map::new();
+    if prim {
+        value.insert("prim".into(), "blue".into());
+    }
+    if list {
+        value.insert("list".into(), serde_json::json!(["blue", "black", "brown"]));
+    }
+    if obj {
+        value.insert("obj".into(), serde_json::json!({"R": 100, "G": 200, "B": 150}));
+    }
+    serde_json::Value::Object(value)
+}
+
+fn without_operation(mut body: serde_json::Value) -> serde_json::Value {
+    body.as_object_mut().unwrap().remove("operation");
+    body
+}
+
+#[tokio::test]
+async fn the_server_reads_the_table_rows_sent_by_hand() {
+    let base = echo_server().await;
+    for (path, segments) in PATH_ROWS {
+        let (status, body) = get(&format!("{base}{path}{segments}"), &[]).await;
+        assert_eq!(status, 200, "{path}{segments}: {body}");
+        assert_eq!(without_operation(body), decoded(true, true, true), "{path}");
+    }
+    for (path, query) in QUERY_ROWS {
+        let (status, body) = get(&format!("{base}{path}?{query}"), &[]).await;
+        assert_eq!(status, 200, "{path}?{query}: {body}");
+        let prim = path.starts_with("/query/form");
+        let list = !path.contains("deepObject");
+        assert_eq!(without_operation(body), decoded(prim, list, true), "{path}");
+    }
+    // What other clients also send: `+` for a space, a literal `|`, `,` encoded in a form list.
+    let (_, body) = get(&format!("{base}/query/pipeDelimited/flat?list=a+b|c"), &[]).await;
+    assert_eq!(body["list"], serde_json::json!(["a b", "c"]));
+    let (_, body) = get(&format!("{base}/query/spaceDelimited/flat?list=a+b"), &[]).await;
+    assert_eq!(body["list"], serde_json::json!(["a", "b"]));
+    let (_, body) = get(&format!("{base}/query/form/flat?list=a%2Cb,c"), &[]).await;
+    assert_eq!(body["list"], serde_json::json!(["a,b", "c"]));
+
+    let header_rows = [
+        ("/header/flat", "R,100,G,200,B,150"),
+        ("/header/explode", "R=100,G=200,B=150"),
+    ];
+    for (path, obj) in header_rows {
+        let headers = [("x-prim", "blue"), ("x-list", "blue,black,brown"), ("x-obj", obj)];
+        let (status, body) = get(&format!("{base}{path}"), &headers).await;
+        assert_eq!(status, 200, "{path}: {body}");
+        assert_eq!(without_operation(body), decoded(true, true, true), "{path}");
+    }
+    let cookie_rows = [
+        ("/cookie/flat", "prim=blue; list=blue,black,brown; obj=R,100,G,200,B,150"),
+        (
+            "/cookie/explode",
+            "prim=blue; list=blue; list=black; list=brown; R=100; G=200; B=150",
+        ),
+    ];
+    for (path, cookie) in cookie_rows {
+        let (status, body) = get(&format!("{base}{path}"), &[("cookie", cookie)]).await;
+        assert_eq!(status, 200, "{path}: {body}");
+        assert_eq!(without_operation(body), decoded(true, true, true), "{path}");
+    }
+    let (status, body) = get(
+        &format!("{base}/query/json?coords=%7B%22lat%22%3A1.5%2C%22long%22%3A-2.25%7D"),
+        &[],
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["coords"], serde_json::json!({"lat": 1.5, "long": -2.25}));
+    let (status, body) = get(&format!("{base}/query/map?limit=3&a=1&b=2"), &[]).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["freeForm"], serde_json::json!({"a": 1, "b": 2}));
+    assert_eq!(body["limit"], 3);
+}
+
+#[tokio::test]
+async fn the_server_refuses_what_a_style_does_not_allow_with_the_error_body() {
+    let base = echo_server().await;
+    let refused = [
+        // A required deepObject that is missing.
+        "/query/deepObject/explode",
+        // A property that is not an integer, one out of its bounds, one missing.
+        "/query/deepObject/explode?obj%5BR%5D=x&obj%5BG%5D=2&obj%5BB%5D=3",
+        "/query/deepObject/explode?obj%5BR%5D=256&obj%5BG%5D=2&obj%5BB%5D=3",
+        "/query/deepObject/explode?obj%5BR%5D=1&obj%5BG%5D=2",
+        // An unknown property of a closed object.
+        "/query/form/flat?obj=R,1,G,2,B,3,A,4",
+        // Names without values.
+        "/query/form/flat?obj=R,1,G",
+        // Label text without its dot, matrix text naming another parameter.
+        "/path/label/flat/blue/.a/.R,1,G,2,B,3",
+        "/path/matrix/flat/;other=blue/;list=a/;obj=R,1,G,2,B,3",
+        // JSON that is not the schema's.
+        "/query/json?coords=%7B%22lat%22%3A1%7D",
+        "/query/json?coords=notjson",
+        // A free-form value that is not an integer.
+        "/query/map?a=x",
+    ];
+    for target in refused {
+        let (status, body) = get(&format!("{base}{target}"), &[]).await;
+        assert_eq!(status, 400, "{target}: {body}");
+        assert_eq!(body["code"], 400, "{target}: {body}");
+        assert!(
+            body["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "{target}: {body}"
+        );
+    }
+    let (status, body) = get(&format!("{base}/header/flat"), &[("x-obj", "R,1,G")]).await;
+    assert_eq!(status, 400, "{body}");
+}
+
+#[tokio::test]
+async fn awkward_values_survive_the_round_trip_in_every_style() {
+    let client = Client::new(echo_server().await).expect("client");
+    let prim = "a,b;c=d.e f|g&h/ü%".to_owned();
+    let list: Vec<String> = vec!["x,y".into(), "p.q".into(), "r;s=t".into(), "u v|w".into()];
+    let obj = Color { r: 0, g: 255, b: 7 };
+    macro_rules! path_case {
+        ($op:ident) => {{
+            let got = client.$op(prim.clone(), list.clone(), obj.clone()).await.unwrap();
+            assert_eq!(got.prim.as_deref(), Some(prim.as_str()), stringify!($op));
+            assert_eq!(got.list.as_ref(), Some(&list), stringify!($op));
+            assert_eq!(got.obj.as_ref(), Some(&obj), stringify!($op));
+        }};
+    }
+    path_case!(path_simple_flat);
+    path_case!(path_simple_explode);
+    path_case!(path_label_flat);
+    path_case!(path_label_explode);
+    path_case!(path_matrix_flat);
+    path_case!(path_matrix_explode);
+
+    let got = client
+        .query_form_flat()
+        .prim(prim.clone())
+        .list(list.clone())
+        .obj(obj.clone())
+        .await
+        .unwrap();
+    assert_eq!((got.prim, got.list, got.obj), (Some(prim.clone()), Some(list.clone()), Some(obj.clone())));
+    let got = client
+        .query_form_explode()
+        .prim(prim.clone())
+        .list(list.clone())
+        .obj(obj.clone())
+        .await
+        .unwrap();
+    assert_eq!((got.prim, got.list, got.obj), (Some(prim.clone()), Some(list.clone()), Some(obj.clone())));
+    // The delimited styles' delimiter is the encoding of a character (`%20`, `%7C`): an item cannot
+    // hold that character, by the style's own definition.
+    let list: Vec<String> = list.iter().map(|i| i.replace([' ', '|'], "_")).collect();
+    let got = client
+        .query_space_delimited_flat()
+        .list(list.clone())
+        .obj(obj.clone())
+        .await
+        .unwrap();
+    assert_eq!((got.list, got.obj), (Some(list.clone()), Some(obj.clone())));
+    let got = client
+        .query_pipe_delimited_flat()
+        .list(list.clone())
+        .obj(obj.clone())
+        .await
+        .unwrap();
+    assert_eq!((got.list, got.obj), (Some(list.clone()), Some(obj.clone())));
+    let got = client.query_deep_object_explode(obj.clone()).await.unwrap();
+    assert_eq!(got.obj, Some(obj.clone()));
+
+    // Headers carry text as it is: values without the delimiter.
+    let plain: Vec<String> = vec!["x y".into(), "p.q".into()];
+    let got = client
+        .header_explode()
+        .x_prim("a b;c")
+        .x_list(plain.clone())
+        .x_obj(obj.clone())
+        .await
+        .unwrap();
+    assert_eq!((got.prim, got.list, got.obj), (Some("a b;c".to_owned()), Some(plain), Some(obj.clone())));
+    for explode in [false, true] {
+        let got = if explode {
+            client.cookie_explode().prim(prim.clone()).list(list.clone()).obj(obj.clone()).send().await.unwrap()
+        } else {
+            client.cookie_flat().prim(prim.clone()).list(list.clone()).obj(obj.clone()).send().await.unwrap()
+        };
+        assert_eq!((got.prim, got.list, got.obj), (Some(prim.clone()), Some(list.clone()), Some(obj.clone())), "explode {explode}");
+    }
+    let got = client
+        .query_reserved("a/b:c?d")
+        .list(vec!["x/y".into(), "z".into()])
+        .await
+        .unwrap();
+    assert_eq!(got.prim.as_deref(), Some("a/b:c?d"));
+    assert_eq!(got.list, Some(vec!["x/y".to_owned(), "z".to_owned()]));
+    let coords = Coordinates { lat: -33.9, long: 18.4 };
+    assert_eq!(client.query_json(coords.clone()).await.unwrap().coords, Some(coords));
+}
