@@ -9,7 +9,7 @@
 
 use axum::extract::Request;
 use param_styles_client::Client;
-use param_styles_server::models::{Color, Coordinates, Problem, Received};
+use param_styles_server::models::{Color, Coordinates, FormInput, Problem, Received};
 use param_styles_server::*;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -80,6 +80,10 @@ impl ParamStylesApi for Echoes {
         QueryJsonResponse::Ok(r)
     }
 
+    async fn post_form(&self, request: PostFormRequest) -> PostFormResponse {
+        PostFormResponse::Ok(request.body)
+    }
+
     async fn query_map(&self, request: QueryMapRequest) -> QueryMapResponse {
         let mut r = received("query_map");
         r.limit = request.limit;
@@ -106,6 +110,7 @@ async fn echo_server() -> String {
 struct Seen {
     target: String,
     headers: BTreeMap<String, String>,
+    body: String,
 }
 
 /// A server that records each request's target and parameter headers, answering a valid
@@ -119,19 +124,32 @@ async fn recorder() -> (String, Arc<Mutex<Vec<Seen>>>) {
             let headers = request
                 .headers()
                 .iter()
-                .filter(|(name, _)| name.as_str().starts_with("x-") || *name == "cookie")
+                .filter(|(name, _)| {
+                    name.as_str().starts_with("x-") || *name == "cookie" || *name == "content-type"
+                })
                 .map(|(name, value)| (name.to_string(), value.to_str().unwrap_or("").to_owned()))
-                .collect();
+                .collect::<BTreeMap<String, String>>();
             let target = request
                 .uri()
                 .path_and_query()
                 .map(|pq| pq.as_str().to_owned())
                 .unwrap_or_default();
-            log.lock().unwrap().push(Seen { target, headers });
-            (
-                [("content-type", "application/json")],
-                r#"{"operation":"recorded"}"#,
-            )
+            let form = target == "/form";
+            let body = axum::body::to_bytes(request.into_body(), 1 << 20)
+                .await
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default();
+            log.lock().unwrap().push(Seen {
+                target,
+                headers,
+                body,
+            });
+            let answer = if form {
+                r#"{"name":"recorded","tags":[]}"#
+            } else {
+                r#"{"operation":"recorded"}"#
+            };
+            ([("content-type", "application/json")], answer)
         }
     });
     (serve(app).await, seen)
@@ -557,4 +575,63 @@ async fn awkward_values_survive_the_round_trip_in_every_style() {
     assert_eq!(got.list, Some(vec!["x/y".to_owned(), "z".to_owned()]));
     let coords = Coordinates { lat: -33.9, long: 18.4 };
     assert_eq!(client.query_json(coords.clone()).await.unwrap().coords, Some(coords));
+}
+
+#[tokio::test]
+async fn form_bodies_repeat_the_name_of_an_array_property() {
+    let (base, seen) = recorder().await;
+    let client = Client::new(base).expect("client");
+    let form = FormInput {
+        name: "a b&c".into(),
+        tags: vec!["x".into(), "y,z".into()],
+        counts: Some(vec![1, 2]),
+        note: None,
+    };
+    client.post_form(form.clone()).await.unwrap();
+    let request = last(&seen);
+    assert_eq!(
+        request.headers["content-type"],
+        "application/x-www-form-urlencoded"
+    );
+    assert_eq!(
+        request.body,
+        "name=a%20b%26c&tags=x&tags=y%2Cz&counts=1&counts=2"
+    );
+
+    let client = Client::new(echo_server().await).expect("client");
+    assert_eq!(client.post_form(form.clone()).await.unwrap(), form);
+    // One item is still a list; what browsers send (`+` for a space) is read too.
+    let one = FormInput {
+        tags: vec!["only".into()],
+        counts: None,
+        ..form
+    };
+    assert_eq!(client.post_form(one.clone()).await.unwrap(), one);
+    let response = reqwest::Client::new()
+        .post(format!("{}/form", client.base_url()))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("name=a+b&tags=p&tags=q&counts=3&note=hi")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let got: FormInput = response.json().await.unwrap();
+    assert_eq!(
+        got,
+        FormInput {
+            name: "a b".into(),
+            tags: vec!["p".into(), "q".into()],
+            counts: Some(vec![3]),
+            note: Some("hi".into()),
+        }
+    );
+    // An item that is not an integer is the spec's 400.
+    let response = reqwest::Client::new()
+        .post(format!("{}/form", client.base_url()))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("name=a&tags=p&counts=x")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 400);
 }

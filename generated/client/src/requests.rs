@@ -862,7 +862,7 @@ impl IssueToken {
             .client
             .inner
             .request(::reqwest::Method::POST, "/v1/auth/token");
-        let request = request.form(&self.body);
+        let request = crate::codec::form_body(request, &self.body);
         let response = self.client.inner.send(request, false, false).await?;
         match response.status().as_u16() {
             200 => crate::codec::json(response).await,

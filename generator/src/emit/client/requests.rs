@@ -566,7 +566,7 @@ impl<'a> RequestEmitter<'a> {
         if let Some(body) = p.body {
             let apply = |value: TokenStream, by_ref: TokenStream| match &body.media {
                 Media::Json => quote! { request.json(#by_ref) },
-                Media::Form => quote! { request.form(#by_ref) },
+                Media::Form => quote! { crate::codec::form_body(request, #by_ref) },
                 Media::Multipart => quote! { request.multipart(#value) },
                 Media::Text => {
                     quote! { request.header(::reqwest::header::CONTENT_TYPE, "text/plain; charset=utf-8").body(#value) }

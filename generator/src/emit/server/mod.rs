@@ -105,9 +105,9 @@ base64 = "0.22"
 chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
 form_urlencoded = "1"
 serde = {{ version = "1", features = ["derive"] }}
+serde_html_form = "0.4"
 serde_json = "1"
 serde_path_to_error = "0.1"
-serde_urlencoded = "0.7"
 {url}uuid = {{ version = "1", features = ["serde"] }}
 "#,
         models = opts.crate_name("models"),

@@ -64,6 +64,40 @@ pub fn query_pair(query: &mut String, name: &str, value: &str) {
     query.push_str(&encode(value, b""));
 }
 
+/// Sends `body` as `application/x-www-form-urlencoded`, as OpenAPI's default encoding writes it
+/// (style `form`, exploded): an array property repeats its name once per item, an object property
+/// is its JSON text (the Encoding Object's default `contentType` for objects), `null` is left out.
+pub fn form_body<T: Serialize + ?Sized>(
+    request: reqwest::RequestBuilder,
+    body: &T,
+) -> reqwest::RequestBuilder {
+    use crate::models::style::encode;
+    let mut text = String::new();
+    let mut push = |name: &str, value: &serde_json::Value| {
+        if !text.is_empty() {
+            text.push('&');
+        }
+        text.push_str(&encode(name, b""));
+        text.push('=');
+        text.push_str(&encode(&json_text(value), b""));
+    };
+    if let Ok(serde_json::Value::Object(properties)) = serde_json::to_value(body) {
+        for (name, value) in &properties {
+            match value {
+                serde_json::Value::Null => {}
+                serde_json::Value::Array(items) => items.iter().for_each(|item| push(name, item)),
+                other => push(name, other),
+            }
+        }
+    }
+    request
+        .header(
+            reqwest::header::CONTENT_TYPE,
+            "application/x-www-form-urlencoded",
+        )
+        .body(text)
+}
+
 /// The text of a parameter whose type has no plain text form (an object, a union, any JSON): its
 /// JSON, without the quotes when it is a JSON string.
 pub fn json_text<T: Serialize + ?Sized>(value: &T) -> String {

@@ -130,7 +130,8 @@ pub async fn json_optional<T: DeserializeOwned + Validate>(
 
 /// Decodes `application/x-www-form-urlencoded` data; the message names the field.
 pub fn decode_form<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Rejection> {
-    let deserializer = serde_urlencoded::Deserializer::new(form_urlencoded::parse(bytes));
+    // serde_html_form: a repeated name is an array (OpenAPI's default `form` encoding, exploded).
+    let deserializer = serde_html_form::Deserializer::new(form_urlencoded::parse(bytes));
     serde_path_to_error::deserialize(deserializer).map_err(|e| {
         Rejection::new(
             RejectionKind::InvalidBody,

@@ -346,3 +346,22 @@ impl ::std::ops::Deref for QueryMap {
         }
     }
 }
+
+/// The documented errors of [`Client::post_form`](crate::Client::post_form), one variant per
+/// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
+/// the same body, which the enum dereferences to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PostForm {
+    /// `400`: A body the server cannot read.
+    BadRequest(crate::models::Problem),
+}
+
+impl ::std::ops::Deref for PostForm {
+    type Target = crate::models::Problem;
+
+    fn deref(&self) -> &crate::models::Problem {
+        match self {
+            Self::BadRequest(body) => body,
+        }
+    }
+}

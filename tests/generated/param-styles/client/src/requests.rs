@@ -302,6 +302,19 @@ impl crate::Client {
             free_form: None,
         }
     }
+
+    /// `POST /form`
+    ///
+    /// Arguments:
+    /// - `body`: the request body, a [`FormInput`](crate::models::FormInput).
+    ///
+    /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::PostForm`](crate::errors::PostForm) variant.
+    pub fn post_form(&self, body: crate::models::FormInput) -> PostForm {
+        PostForm {
+            client: self.clone(),
+            body,
+        }
+    }
 }
 
 /// Request builder of [`Client::path_simple_flat`](crate::Client::path_simple_flat):
@@ -1801,6 +1814,52 @@ impl ::std::future::IntoFuture for QueryMap {
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::Received,
         crate::errors::QueryMap,
+    >;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::post_form`](crate::Client::post_form): `POST /form`. Finish it
+/// with `.send().await`, or `.await` it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct PostForm {
+    client: crate::Client,
+    body: crate::models::FormInput,
+}
+
+impl PostForm {
+    /// Sends the request: `POST /form`.
+    pub async fn send(
+        self,
+    ) -> Result<crate::models::FormInput, crate::Error<crate::errors::PostForm>> {
+        let request = self.client.inner.request(::reqwest::Method::POST, "/form");
+        let request = crate::codec::form_body(request, &self.body);
+        let response = self.client.inner.send(request, false, false).await?;
+        match response.status().as_u16() {
+            200 => crate::codec::json(response).await,
+            400 => {
+                Err(
+                    crate::codec::api_json(response, crate::errors::PostForm::BadRequest)
+                        .await,
+                )
+            }
+            _ => Err(crate::codec::unexpected(response).await),
+        }
+    }
+}
+
+impl ::std::future::IntoFuture for PostForm {
+    type Output = Result<
+        crate::models::FormInput,
+        crate::Error<crate::errors::PostForm>,
+    >;
+
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::FormInput,
+        crate::errors::PostForm,
     >;
 
     fn into_future(self) -> Self::IntoFuture {

@@ -65,3 +65,7 @@ impl Validate for Received {
 impl Validate for Problem {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
+
+impl Validate for FormInput {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}

@@ -65,3 +65,21 @@ pub struct Problem {
     pub code: i64,
     pub message: String,
 }
+
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct FormInput {
+    pub name: String,
+    pub tags: Vec<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub counts: Option<Vec<i64>>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub note: Option<String>,
+}

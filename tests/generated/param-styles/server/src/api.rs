@@ -9,13 +9,13 @@ use crate::{
     QueryFormFlatRequest, QueryFormExplodeRequest, QuerySpaceDelimitedFlatRequest,
     QueryPipeDelimitedFlatRequest, QueryDeepObjectExplodeRequest, HeaderFlatRequest,
     CookieFlatRequest, HeaderExplodeRequest, CookieExplodeRequest, QueryReservedRequest,
-    QueryJsonRequest, QueryMapRequest, PathSimpleFlatResponse, PathSimpleExplodeResponse,
-    PathLabelFlatResponse, PathLabelExplodeResponse, PathMatrixFlatResponse,
-    PathMatrixExplodeResponse, QueryFormFlatResponse, QueryFormExplodeResponse,
-    QuerySpaceDelimitedFlatResponse, QueryPipeDelimitedFlatResponse,
-    QueryDeepObjectExplodeResponse, HeaderFlatResponse, CookieFlatResponse,
-    HeaderExplodeResponse, CookieExplodeResponse, QueryReservedResponse,
-    QueryJsonResponse, QueryMapResponse,
+    QueryJsonRequest, QueryMapRequest, PostFormRequest, PathSimpleFlatResponse,
+    PathSimpleExplodeResponse, PathLabelFlatResponse, PathLabelExplodeResponse,
+    PathMatrixFlatResponse, PathMatrixExplodeResponse, QueryFormFlatResponse,
+    QueryFormExplodeResponse, QuerySpaceDelimitedFlatResponse,
+    QueryPipeDelimitedFlatResponse, QueryDeepObjectExplodeResponse, HeaderFlatResponse,
+    CookieFlatResponse, HeaderExplodeResponse, CookieExplodeResponse,
+    QueryReservedResponse, QueryJsonResponse, QueryMapResponse, PostFormResponse,
 };
 
 /// The operations of Param Styles (version 1.0.0). Implement this trait, then serve it with [`router`](crate::router).
@@ -133,4 +133,10 @@ pub trait ParamStylesApi: Send + Sync + 'static {
         &self,
         request: QueryMapRequest,
     ) -> impl Future<Output = QueryMapResponse> + Send;
+
+    /// `POST /form`
+    fn post_form(
+        &self,
+        request: PostFormRequest,
+    ) -> impl Future<Output = PostFormResponse> + Send;
 }

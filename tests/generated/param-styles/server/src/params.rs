@@ -498,7 +498,7 @@ pub fn object<T: serde::de::DeserializeOwned + Validate>(
             let form = form_urlencoded::Serializer::new(String::new())
                 .extend_pairs(&pairs)
                 .finish();
-            let value: T = serde_urlencoded::from_str(&form).map_err(|e| problem(e.to_string()))?;
+            let value: T = serde_html_form::from_str(&form).map_err(|e| problem(e.to_string()))?;
             value.validate().map_err(|errors| problem(errors.to_string()))?;
             Ok(Some(value))
         }

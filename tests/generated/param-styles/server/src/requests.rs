@@ -139,3 +139,12 @@ pub struct QueryMapRequest {
     pub limit: Option<i64>,
     pub free_form: Option<::std::collections::BTreeMap<String, i64>>,
 }
+
+/// The parameters and body of [`post_form`](crate::ParamStylesApi::post_form): `POST /form`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PostFormRequest {
+    /// The request body.
+    ///
+    /// Media type: `application/x-www-form-urlencoded`.
+    pub body: models::FormInput,
+}

@@ -455,3 +455,24 @@ impl IntoResponse for QueryMapResponse {
         }
     }
 }
+
+/// The responses of [`post_form`](crate::ParamStylesApi::post_form).
+#[derive(Debug, Clone, PartialEq)]
+pub enum PostFormResponse {
+    /// `200`: The form as the server read it.
+    Ok(models::FormInput),
+    /// `400`: A body the server cannot read.
+    BadRequest(models::Problem),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::Problem),
+}
+
+impl IntoResponse for PostFormResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Ok(body) => respond::json(StatusCode::OK, &body),
+            Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}

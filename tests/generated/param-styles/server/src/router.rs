@@ -2,6 +2,7 @@
 
 //! The axum router of the API.
 use crate::models;
+use crate::body;
 use crate::params;
 use crate::{
     respond, Rejection, RejectionKind, ParamStylesApi, PathSimpleFlatRequest,
@@ -10,12 +11,12 @@ use crate::{
     QueryFormExplodeRequest, QuerySpaceDelimitedFlatRequest,
     QueryPipeDelimitedFlatRequest, QueryDeepObjectExplodeRequest, HeaderFlatRequest,
     CookieFlatRequest, HeaderExplodeRequest, CookieExplodeRequest, QueryReservedRequest,
-    QueryJsonRequest, QueryMapRequest,
+    QueryJsonRequest, QueryMapRequest, PostFormRequest,
 };
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 use std::sync::Arc;
 
@@ -57,6 +58,7 @@ pub fn router<A: ParamStylesApi>(api: Arc<A>) -> Router {
         .route("/query/reserved", get(handle_query_reserved::<A>))
         .route("/query/json", get(handle_query_json::<A>))
         .route("/query/map", get(handle_query_map::<A>))
+        .route("/form", post(handle_post_form::<A>))
         .fallback(route_not_found::<A>)
         .method_not_allowed_fallback(method_not_allowed::<A>)
         .with_state(api)
@@ -1010,6 +1012,27 @@ async fn read_query_map(request: Request) -> Result<QueryMapRequest, Rejection> 
                     &["limit"],
                 )?,
         )?,
+    };
+    Ok(request)
+}
+
+/// `POST /form`
+async fn handle_post_form<A: ParamStylesApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_post_form(request).await {
+        Ok(request) => api.post_form(request).await.into_response(),
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`post_form`](ParamStylesApi::post_form), or the reason to refuse it.
+async fn read_post_form(request: Request) -> Result<PostFormRequest, Rejection> {
+    let (parts, raw_body) = request.into_parts();
+    let request = PostFormRequest {
+        body: body::form::<models::FormInput>(Request::from_parts(parts, raw_body))
+            .await?,
     };
     Ok(request)
 }
