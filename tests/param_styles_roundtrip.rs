@@ -11,6 +11,7 @@ use axum::extract::Request;
 use param_styles_client::Client;
 use param_styles_server::models::{Color, Coordinates, FormInput, Problem, Received};
 use param_styles_server::*;
+use param_styles_server::axum::http::StatusCode;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -82,6 +83,24 @@ impl ParamStylesApi for Echoes {
 
     async fn post_form(&self, request: PostFormRequest) -> PostFormResponse {
         PostFormResponse::Ok(request.body)
+    }
+
+    async fn create(&self, _request: CreateRequest) -> CreateResponse {
+        CreateResponse::Created {
+            body: received("create"),
+            location: "/things/7".into(),
+            e_tag: Some("\"v1\"".into()),
+            x_rate_limit_remaining: Some(41),
+        }
+    }
+
+    async fn default_only(&self, _request: DefaultOnlyRequest) -> DefaultOnlyResponse {
+        DefaultOnlyResponse::Default(StatusCode::OK, received("default_only"))
+    }
+
+    async fn page(&self, request: PageRequest) -> PageResponse {
+        let _ = request;
+        PageResponse::Ok("<p>hello</p>".into())
     }
 
     async fn query_map(&self, request: QueryMapRequest) -> QueryMapResponse {
@@ -634,4 +653,30 @@ async fn form_bodies_repeat_the_name_of_an_array_property() {
         .await
         .unwrap();
     assert_eq!(response.status(), 400);
+}
+
+#[tokio::test]
+async fn success_headers_default_only_bodies_and_text_media_types_reach_the_caller() {
+    let client = Client::new(echo_server().await).expect("client");
+    // `send_full`: the status, every header, the documented ones typed, and the body.
+    let created = client.create().send_full().await.unwrap();
+    assert_eq!(created.status, 201);
+    assert_eq!(created.documented.location.as_deref(), Some("/things/7"));
+    assert_eq!(created.documented.e_tag.as_deref(), Some("\"v1\""));
+    assert_eq!(created.documented.x_rate_limit_remaining, Some(41));
+    assert_eq!(created.headers["x-rate-limit-remaining"], "41");
+    assert_eq!(created.operation, "create", "the value derefs to the body");
+    // `.await` still answers the body alone.
+    assert_eq!(client.create().await.unwrap().operation, "create");
+
+    // An operation that documents only `default` describes its success with it: the body is kept.
+    assert_eq!(client.default_only().await.unwrap().operation, "default_only");
+
+    // A `text/html` answer is served as `text/html`, not `text/plain`.
+    let response = reqwest::get(format!("{}/page", client.base_url())).await.unwrap();
+    assert_eq!(
+        response.headers()["content-type"],
+        "text/html; charset=utf-8"
+    );
+    assert_eq!(client.page().await.unwrap(), "<p>hello</p>");
 }

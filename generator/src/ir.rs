@@ -524,6 +524,10 @@ pub struct Response {
 pub struct ResponseBody {
     pub media: Media,
     pub ty: TypeRef,
+    /// The documented media type of a text body (`text/html`), served as it is; `None` for
+    /// `text/plain` and the other kinds, whose media type `media` says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text_type: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

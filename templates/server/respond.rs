@@ -40,6 +40,11 @@ pub fn text(status: StatusCode, body: String) -> Response {
     )
 }
 
+/// A text body of the documented text media type (`text/html; charset=utf-8`).
+pub fn text_as(status: StatusCode, content_type: &'static str, body: String) -> Response {
+    with_content_type(status, HeaderValue::from_static(content_type), body)
+}
+
 /// A body of another media type, as bytes.
 pub fn bytes(status: StatusCode, content_type: &'static str, body: Bytes) -> Response {
     with_content_type(status, HeaderValue::from_static(content_type), body)

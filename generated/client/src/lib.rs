@@ -275,6 +275,9 @@ mod error;
 pub mod errors;
 
 #[rustfmt::skip]
+pub mod headers;
+
+#[rustfmt::skip]
 pub mod requests;
 
 #[rustfmt::skip]
@@ -287,7 +290,7 @@ pub use asset_alerting_models as models;
 pub use client::{Client, ClientBuilder};
 
 #[rustfmt::skip]
-pub use codec::Paged;
+pub use codec::{Paged, ResponseValue};
 
 #[rustfmt::skip]
 pub use error::{AuthError, BuildError, Error};

@@ -858,13 +858,31 @@ impl IssueToken {
     pub async fn send(
         self,
     ) -> Result<crate::models::TokenResponse, crate::Error<crate::errors::IssueToken>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`POST /v1/auth/token`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<
+            crate::models::TokenResponse,
+            crate::headers::IssueToken,
+        >,
+        crate::Error<crate::errors::IssueToken>,
+    > {
         let request = self
             .client
             .inner
             .request(::reqwest::Method::POST, "/v1/auth/token");
         let request = crate::codec::form_body(request, &self.body);
         let response = self.client.inner.send(request, false, false).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let documented = crate::headers::IssueToken {
+            cache_control: crate::codec::header(&response, "cache-control"),
+        };
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -905,7 +923,13 @@ impl IssueToken {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented,
+            body,
+        })
     }
 }
 
@@ -939,13 +963,25 @@ impl GetAccount {
     pub async fn send(
         self,
     ) -> Result<crate::models::Account, crate::Error<crate::errors::GetAccount>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Account>,
+        crate::Error<crate::errors::GetAccount>,
+    > {
         let account_id = &self.account_id;
         let request = self
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/v1/accounts/{account_id}"));
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -979,7 +1015,13 @@ impl GetAccount {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -1014,6 +1056,16 @@ impl UpdateAccount {
     pub async fn send(
         self,
     ) -> Result<crate::models::Account, crate::Error<crate::errors::UpdateAccount>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`PUT /v1/accounts/{accountId}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Account>,
+        crate::Error<crate::errors::UpdateAccount>,
+    > {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -1021,7 +1073,9 @@ impl UpdateAccount {
             .request(::reqwest::Method::PUT, &format!("/v1/accounts/{account_id}"));
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -1058,7 +1112,13 @@ impl UpdateAccount {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -1096,6 +1156,19 @@ impl CreateAccount {
         crate::models::CreateAccountResponse,
         crate::Error<crate::errors::CreateAccount>,
     > {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`POST /v1/accounts/{accountId}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<
+            crate::models::CreateAccountResponse,
+            crate::headers::CreateAccount,
+        >,
+        crate::Error<crate::errors::CreateAccount>,
+    > {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -1103,7 +1176,12 @@ impl CreateAccount {
             .request(::reqwest::Method::POST, &format!("/v1/accounts/{account_id}"));
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let documented = crate::headers::CreateAccount {
+            cache_control: crate::codec::header(&response, "cache-control"),
+        };
+        let body = match status.as_u16() {
             201 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -1140,7 +1218,13 @@ impl CreateAccount {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented,
+            body,
+        })
     }
 }
 
@@ -1172,13 +1256,25 @@ pub struct DeleteAccount {
 impl DeleteAccount {
     /// Sends the request: `DELETE /v1/accounts/{accountId}`.
     pub async fn send(self) -> Result<(), crate::Error<crate::errors::DeleteAccount>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`DELETE /v1/accounts/{accountId}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<()>,
+        crate::Error<crate::errors::DeleteAccount>,
+    > {
         let account_id = &self.account_id;
         let request = self
             .client
             .inner
             .request(::reqwest::Method::DELETE, &format!("/v1/accounts/{account_id}"));
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        match status.as_u16() {
             204 => crate::codec::empty(response).await,
             400 => {
                 Err(
@@ -1224,7 +1320,13 @@ impl DeleteAccount {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body: (),
+        })
     }
 }
 
@@ -1274,6 +1376,16 @@ impl ListChildAccounts {
         Vec<crate::models::Account>,
         crate::Error<crate::errors::ListChildAccounts>,
     > {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/children`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<Vec<crate::models::Account>>,
+        crate::Error<crate::errors::ListChildAccounts>,
+    > {
         let account_id = &self.account_id;
         let mut query = String::new();
         if let Some(value) = &self.skip {
@@ -1293,7 +1405,9 @@ impl ListChildAccounts {
                 ),
             );
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -1330,7 +1444,13 @@ impl ListChildAccounts {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 
     /// Every item, page after page: sends the request with `skip` advanced by the length of each page
@@ -1411,6 +1531,19 @@ impl RotateClientSecret {
         crate::models::ClientSecret,
         crate::Error<crate::errors::RotateClientSecret>,
     > {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`POST /v1/accounts/{accountId}/clientSecret`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<
+            crate::models::ClientSecret,
+            crate::headers::RotateClientSecret,
+        >,
+        crate::Error<crate::errors::RotateClientSecret>,
+    > {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -1420,7 +1553,12 @@ impl RotateClientSecret {
                 &format!("/v1/accounts/{account_id}/clientSecret"),
             );
         let response = self.client.inner.send(request, true, false).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let documented = crate::headers::RotateClientSecret {
+            cache_control: crate::codec::header(&response, "cache-control"),
+        };
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -1457,7 +1595,13 @@ impl RotateClientSecret {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented,
+            body,
+        })
     }
 }
 
@@ -1526,6 +1670,16 @@ impl ListAssets {
     pub async fn send(
         self,
     ) -> Result<Vec<crate::models::Asset>, crate::Error<crate::errors::ListAssets>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/assets`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<Vec<crate::models::Asset>>,
+        crate::Error<crate::errors::ListAssets>,
+    > {
         let account_id = &self.account_id;
         let mut query = String::new();
         if let Some(value) = &self.external_id {
@@ -1551,7 +1705,9 @@ impl ListAssets {
                 ),
             );
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -1585,7 +1741,13 @@ impl ListAssets {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 
     /// Every item, page after page: sends the request with `skip` advanced by the length of each page
@@ -1664,6 +1826,16 @@ impl CreateAsset {
     pub async fn send(
         self,
     ) -> Result<crate::models::Asset, crate::Error<crate::errors::CreateAsset>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`POST /v1/accounts/{accountId}/assets`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Asset>,
+        crate::Error<crate::errors::CreateAsset>,
+    > {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -1674,7 +1846,9 @@ impl CreateAsset {
             );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             201 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -1720,7 +1894,13 @@ impl CreateAsset {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -1753,6 +1933,16 @@ impl GetAsset {
     pub async fn send(
         self,
     ) -> Result<crate::models::Asset, crate::Error<crate::errors::GetAsset>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Asset>,
+        crate::Error<crate::errors::GetAsset>,
+    > {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let request = self
@@ -1763,7 +1953,9 @@ impl GetAsset {
                 &format!("/v1/accounts/{account_id}/assets/{asset_id}"),
             );
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -1794,7 +1986,13 @@ impl GetAsset {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -1828,6 +2026,16 @@ impl UpdateAsset {
     pub async fn send(
         self,
     ) -> Result<crate::models::Asset, crate::Error<crate::errors::UpdateAsset>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`PUT /v1/accounts/{accountId}/assets/{assetId}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Asset>,
+        crate::Error<crate::errors::UpdateAsset>,
+    > {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let request = self
@@ -1839,7 +2047,9 @@ impl UpdateAsset {
             );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -1885,7 +2095,13 @@ impl UpdateAsset {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -1916,6 +2132,16 @@ pub struct DeleteAsset {
 impl DeleteAsset {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/assets/{assetId}`.
     pub async fn send(self) -> Result<(), crate::Error<crate::errors::DeleteAsset>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`DELETE /v1/accounts/{accountId}/assets/{assetId}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<()>,
+        crate::Error<crate::errors::DeleteAsset>,
+    > {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let request = self
@@ -1926,7 +2152,9 @@ impl DeleteAsset {
                 &format!("/v1/accounts/{account_id}/assets/{asset_id}"),
             );
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        match status.as_u16() {
             204 => crate::codec::empty(response).await,
             400 => {
                 Err(
@@ -1963,7 +2191,13 @@ impl DeleteAsset {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body: (),
+        })
     }
 }
 
@@ -1994,6 +2228,16 @@ impl CreateAlertRule {
     pub async fn send(
         self,
     ) -> Result<crate::models::AlertRule, crate::Error<crate::errors::CreateAlertRule>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`POST /v1/accounts/{accountId}/assets/{assetId}/alertRules`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::AlertRule>,
+        crate::Error<crate::errors::CreateAlertRule>,
+    > {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let request = self
@@ -2005,7 +2249,9 @@ impl CreateAlertRule {
             );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             201 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -2042,7 +2288,13 @@ impl CreateAlertRule {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -2082,6 +2334,16 @@ impl ListAlertRules {
         Vec<crate::models::AlertRule>,
         crate::Error<crate::errors::ListAlertRules>,
     > {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<Vec<crate::models::AlertRule>>,
+        crate::Error<crate::errors::ListAlertRules>,
+    > {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let event_type = &self.event_type;
@@ -2095,7 +2357,9 @@ impl ListAlertRules {
                 ),
             );
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -2132,7 +2396,13 @@ impl ListAlertRules {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -2173,6 +2443,16 @@ impl ListAlertRuleGeofences {
         Vec<crate::models::Geofence>,
         crate::Error<crate::errors::ListAlertRuleGeofences>,
     > {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}/geofences`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<Vec<crate::models::Geofence>>,
+        crate::Error<crate::errors::ListAlertRuleGeofences>,
+    > {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let event_type = &self.event_type;
@@ -2186,7 +2466,9 @@ impl ListAlertRuleGeofences {
                 ),
             );
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -2223,7 +2505,13 @@ impl ListAlertRuleGeofences {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -2259,6 +2547,16 @@ impl GetAlertRule {
     pub async fn send(
         self,
     ) -> Result<crate::models::AlertRule, crate::Error<crate::errors::GetAlertRule>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/alertRules/{alertRuleId}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::AlertRule>,
+        crate::Error<crate::errors::GetAlertRule>,
+    > {
         let account_id = &self.account_id;
         let alert_rule_id = &self.alert_rule_id;
         let request = self
@@ -2269,7 +2567,9 @@ impl GetAlertRule {
                 &format!("/v1/accounts/{account_id}/alertRules/{alert_rule_id}"),
             );
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -2306,7 +2606,13 @@ impl GetAlertRule {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -2343,6 +2649,16 @@ impl UpdateAlertRule {
     pub async fn send(
         self,
     ) -> Result<crate::models::AlertRule, crate::Error<crate::errors::UpdateAlertRule>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`PUT /v1/accounts/{accountId}/alertRules/{alertRuleId}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::AlertRule>,
+        crate::Error<crate::errors::UpdateAlertRule>,
+    > {
         let account_id = &self.account_id;
         let alert_rule_id = &self.alert_rule_id;
         let request = self
@@ -2354,7 +2670,9 @@ impl UpdateAlertRule {
             );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -2391,7 +2709,13 @@ impl UpdateAlertRule {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -2425,6 +2749,16 @@ pub struct DeleteAlertRule {
 impl DeleteAlertRule {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
     pub async fn send(self) -> Result<(), crate::Error<crate::errors::DeleteAlertRule>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<()>,
+        crate::Error<crate::errors::DeleteAlertRule>,
+    > {
         let account_id = &self.account_id;
         let alert_rule_id = &self.alert_rule_id;
         let request = self
@@ -2435,7 +2769,9 @@ impl DeleteAlertRule {
                 &format!("/v1/accounts/{account_id}/alertRules/{alert_rule_id}"),
             );
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        match status.as_u16() {
             204 => crate::codec::empty(response).await,
             400 => {
                 Err(
@@ -2472,7 +2808,13 @@ impl DeleteAlertRule {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body: (),
+        })
     }
 }
 
@@ -2503,6 +2845,16 @@ impl ListGeofences {
         Vec<crate::models::Geofence>,
         crate::Error<crate::errors::ListGeofences>,
     > {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/geofences`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<Vec<crate::models::Geofence>>,
+        crate::Error<crate::errors::ListGeofences>,
+    > {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -2512,7 +2864,9 @@ impl ListGeofences {
                 &format!("/v1/accounts/{account_id}/geofences"),
             );
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -2549,7 +2903,13 @@ impl ListGeofences {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -2584,6 +2944,16 @@ impl CreateGeofence {
     pub async fn send(
         self,
     ) -> Result<crate::models::Geofence, crate::Error<crate::errors::CreateGeofence>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`POST /v1/accounts/{accountId}/geofences`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Geofence>,
+        crate::Error<crate::errors::CreateGeofence>,
+    > {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -2594,7 +2964,9 @@ impl CreateGeofence {
             );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             201 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -2640,7 +3012,13 @@ impl CreateGeofence {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -2676,6 +3054,16 @@ impl GetGeofence {
     pub async fn send(
         self,
     ) -> Result<crate::models::Geofence, crate::Error<crate::errors::GetGeofence>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/geofences/{geofenceId}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Geofence>,
+        crate::Error<crate::errors::GetGeofence>,
+    > {
         let account_id = &self.account_id;
         let geofence_id = &self.geofence_id;
         let request = self
@@ -2686,7 +3074,9 @@ impl GetGeofence {
                 &format!("/v1/accounts/{account_id}/geofences/{geofence_id}"),
             );
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -2723,7 +3113,13 @@ impl GetGeofence {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -2760,6 +3156,16 @@ impl UpdateGeofence {
     pub async fn send(
         self,
     ) -> Result<crate::models::Geofence, crate::Error<crate::errors::UpdateGeofence>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`PUT /v1/accounts/{accountId}/geofences/{geofenceId}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Geofence>,
+        crate::Error<crate::errors::UpdateGeofence>,
+    > {
         let account_id = &self.account_id;
         let geofence_id = &self.geofence_id;
         let request = self
@@ -2771,7 +3177,9 @@ impl UpdateGeofence {
             );
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -2817,7 +3225,13 @@ impl UpdateGeofence {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -2851,6 +3265,16 @@ pub struct DeleteGeofence {
 impl DeleteGeofence {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`.
     pub async fn send(self) -> Result<(), crate::Error<crate::errors::DeleteGeofence>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<()>,
+        crate::Error<crate::errors::DeleteGeofence>,
+    > {
         let account_id = &self.account_id;
         let geofence_id = &self.geofence_id;
         let request = self
@@ -2861,7 +3285,9 @@ impl DeleteGeofence {
                 &format!("/v1/accounts/{account_id}/geofences/{geofence_id}"),
             );
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        match status.as_u16() {
             204 => crate::codec::empty(response).await,
             400 => {
                 Err(
@@ -2907,7 +3333,13 @@ impl DeleteGeofence {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body: (),
+        })
     }
 }
 
@@ -2938,6 +3370,19 @@ impl GetIngestionToken {
         crate::models::IngestionToken,
         crate::Error<crate::errors::GetIngestionToken>,
     > {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/ingestionToken`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<
+            crate::models::IngestionToken,
+            crate::headers::GetIngestionToken,
+        >,
+        crate::Error<crate::errors::GetIngestionToken>,
+    > {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -2947,7 +3392,12 @@ impl GetIngestionToken {
                 &format!("/v1/accounts/{account_id}/ingestionToken"),
             );
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let documented = crate::headers::GetIngestionToken {
+            cache_control: crate::codec::header(&response, "cache-control"),
+        };
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -2993,7 +3443,13 @@ impl GetIngestionToken {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented,
+            body,
+        })
     }
 }
 
@@ -3030,6 +3486,16 @@ impl ListIngestionTokens {
         Vec<crate::models::IngestionTokenInfo>,
         crate::Error<crate::errors::ListIngestionTokens>,
     > {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/ingestionTokens`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<Vec<crate::models::IngestionTokenInfo>>,
+        crate::Error<crate::errors::ListIngestionTokens>,
+    > {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -3039,7 +3505,9 @@ impl ListIngestionTokens {
                 &format!("/v1/accounts/{account_id}/ingestionTokens"),
             );
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -3076,7 +3544,13 @@ impl ListIngestionTokens {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -3112,6 +3586,16 @@ impl RevokeIngestionToken {
     pub async fn send(
         self,
     ) -> Result<(), crate::Error<crate::errors::RevokeIngestionToken>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<()>,
+        crate::Error<crate::errors::RevokeIngestionToken>,
+    > {
         let account_id = &self.account_id;
         let token_id = &self.token_id;
         let request = self
@@ -3122,7 +3606,9 @@ impl RevokeIngestionToken {
                 &format!("/v1/accounts/{account_id}/ingestionTokens/{token_id}"),
             );
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        match status.as_u16() {
             204 => crate::codec::empty(response).await,
             400 => {
                 Err(
@@ -3159,7 +3645,13 @@ impl RevokeIngestionToken {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body: (),
+        })
     }
 }
 
@@ -3190,6 +3682,19 @@ impl GetPortalLink {
     pub async fn send(
         self,
     ) -> Result<crate::models::PortalLink, crate::Error<crate::errors::GetPortalLink>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/portalLink`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<
+            crate::models::PortalLink,
+            crate::headers::GetPortalLink,
+        >,
+        crate::Error<crate::errors::GetPortalLink>,
+    > {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -3199,7 +3704,12 @@ impl GetPortalLink {
                 &format!("/v1/accounts/{account_id}/portalLink"),
             );
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let documented = crate::headers::GetPortalLink {
+            cache_control: crate::codec::header(&response, "cache-control"),
+        };
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -3236,7 +3746,13 @@ impl GetPortalLink {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented,
+            body,
+        })
     }
 }
 
@@ -3273,13 +3789,25 @@ impl IngestTelemetry {
         crate::models::TelemetryBatchResult,
         crate::Error<crate::errors::IngestTelemetry>,
     > {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`POST /v1/telemetry`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::TelemetryBatchResult>,
+        crate::Error<crate::errors::IngestTelemetry>,
+    > {
         let request = self
             .client
             .inner
             .request(::reqwest::Method::POST, "/v1/telemetry");
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             202 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -3307,7 +3835,13 @@ impl IngestTelemetry {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -3343,6 +3877,16 @@ impl GetAssetState {
     pub async fn send(
         self,
     ) -> Result<crate::models::AssetState, crate::Error<crate::errors::GetAssetState>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}/state`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::AssetState>,
+        crate::Error<crate::errors::GetAssetState>,
+    > {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let request = self
@@ -3353,7 +3897,9 @@ impl GetAssetState {
                 &format!("/v1/accounts/{account_id}/assets/{asset_id}/state"),
             );
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -3390,7 +3936,13 @@ impl GetAssetState {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -3471,6 +4023,16 @@ impl ListEvents {
     pub async fn send(
         self,
     ) -> Result<Vec<crate::models::Event>, crate::Error<crate::errors::ListEvents>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/events`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<Vec<crate::models::Event>>,
+        crate::Error<crate::errors::ListEvents>,
+    > {
         let account_id = &self.account_id;
         let mut query = String::new();
         if let Some(value) = &self.asset_id {
@@ -3510,7 +4072,9 @@ impl ListEvents {
                 ),
             );
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -3544,7 +4108,13 @@ impl ListEvents {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 
     /// Every item, page after page: sends the request with `skip` advanced by the length of each page
@@ -3624,6 +4194,16 @@ impl GetEvent {
     pub async fn send(
         self,
     ) -> Result<crate::models::Event, crate::Error<crate::errors::GetEvent>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/events/{eventId}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Event>,
+        crate::Error<crate::errors::GetEvent>,
+    > {
         let account_id = &self.account_id;
         let event_id = &self.event_id;
         let request = self
@@ -3634,7 +4214,9 @@ impl GetEvent {
                 &format!("/v1/accounts/{account_id}/events/{event_id}"),
             );
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -3665,7 +4247,13 @@ impl GetEvent {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -3698,6 +4286,16 @@ impl AcknowledgeEvent {
     pub async fn send(
         self,
     ) -> Result<crate::models::Event, crate::Error<crate::errors::AcknowledgeEvent>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Event>,
+        crate::Error<crate::errors::AcknowledgeEvent>,
+    > {
         let account_id = &self.account_id;
         let event_id = &self.event_id;
         let request = self
@@ -3708,7 +4306,9 @@ impl AcknowledgeEvent {
                 &format!("/v1/accounts/{account_id}/events/{event_id}/acknowledge"),
             );
         let response = self.client.inner.send(request, true, false).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -3745,7 +4345,13 @@ impl AcknowledgeEvent {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -3785,6 +4391,16 @@ impl ListEventNotifications {
         Vec<crate::models::Notification>,
         crate::Error<crate::errors::ListEventNotifications>,
     > {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/events/{eventId}/notifications`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<Vec<crate::models::Notification>>,
+        crate::Error<crate::errors::ListEventNotifications>,
+    > {
         let account_id = &self.account_id;
         let event_id = &self.event_id;
         let request = self
@@ -3795,7 +4411,9 @@ impl ListEventNotifications {
                 &format!("/v1/accounts/{account_id}/events/{event_id}/notifications"),
             );
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -3832,7 +4450,13 @@ impl ListEventNotifications {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -3869,6 +4493,19 @@ impl GetWebhookSecret {
         crate::models::WebhookSecret,
         crate::Error<crate::errors::GetWebhookSecret>,
     > {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/webhookSecret`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<
+            crate::models::WebhookSecret,
+            crate::headers::GetWebhookSecret,
+        >,
+        crate::Error<crate::errors::GetWebhookSecret>,
+    > {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -3878,7 +4515,12 @@ impl GetWebhookSecret {
                 &format!("/v1/accounts/{account_id}/webhookSecret"),
             );
         let response = self.client.inner.send(request, true, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let documented = crate::headers::GetWebhookSecret {
+            cache_control: crate::codec::header(&response, "cache-control"),
+        };
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -3915,7 +4557,13 @@ impl GetWebhookSecret {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented,
+            body,
+        })
     }
 }
 

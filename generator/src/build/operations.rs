@@ -384,7 +384,13 @@ impl Builder<'_> {
                     Some("Response"),
                 );
                 let ty = self.media_type_of(media_type, &media, &site);
-                ResponseBody { media, ty }
+                let essence = name.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+                let text_type = (media == Media::Text && essence != "text/plain").then_some(essence);
+                ResponseBody {
+                    media,
+                    ty,
+                    text_type,
+                }
             });
             let headers = response
                 .headers

@@ -49,6 +49,7 @@ pub fn emit(api: &Api, _patterns: &Patterns, opts: &Options) -> Result<Vec<File>
     }
     let has_responses = plans.iter().any(|p| matches!(p.success, Success::Enum(_)));
     let has_errors = plans.iter().any(|p| !p.errors.is_empty());
+    let has_headers = plans.iter().any(|p| !p.success_headers.is_empty());
     let credentials = plan::client_credentials_scheme(api);
 
     // Token streams cannot cross threads: each job makes its own emitter and returns text.
@@ -73,16 +74,22 @@ pub fn emit(api: &Api, _patterns: &Patterns, opts: &Options) -> Result<Vec<File>
             print(emitter().errors_rs(plans), "src/errors.rs")
         }));
     }
+    if has_headers {
+        jobs.push(Box::new(move || {
+            print(emitter().headers_rs(plans), "src/headers.rs")
+        }));
+    }
     let mut printed: Vec<String> = parallel::run(plans.len(), jobs)
         .into_iter()
         .collect::<Result<_, _>>()?;
+    let headers = has_headers.then(|| printed.pop().expect("the headers job ran"));
     let errors = has_errors.then(|| printed.pop().expect("the errors job ran"));
     let responses = has_responses.then(|| printed.pop().expect("the responses job ran"));
 
     let mut files = vec![
         cargo_toml(api, opts, plans),
         crate_root(
-            lib_rs(api, opts, has_responses, has_errors, credentials.is_some()),
+            lib_rs(api, opts, [has_responses, has_errors, has_headers], credentials.is_some()),
             opts,
         )?,
         assembled(opts, "src/requests.rs", &printed),
@@ -92,6 +99,9 @@ pub fn emit(api: &Api, _patterns: &Patterns, opts: &Options) -> Result<Vec<File>
     }
     if let Some(errors) = errors {
         files.push(assembled(opts, "src/errors.rs", &[errors]));
+    }
+    if let Some(headers) = headers {
+        files.push(assembled(opts, "src/headers.rs", &[headers]));
     }
     if let Some((scheme, token_url)) = credentials {
         files.push(rust_file(
@@ -152,8 +162,7 @@ tokio = {{ version = "1", features = ["sync", "time"] }}
 fn lib_rs(
     api: &Api,
     opts: &Options,
-    has_responses: bool,
-    has_errors: bool,
+    [has_responses, has_errors, has_headers]: [bool; 3],
     client_credentials: bool,
 ) -> TokenStream {
     let title = format!(" Client of {} (version {}).", api.title, api.version);
@@ -174,6 +183,7 @@ fn lib_rs(
     let credentials_mod = client_credentials.then(|| quote! { mod credentials; });
     let responses_mod = has_responses.then(|| quote! { pub mod responses; });
     let errors_mod = has_errors.then(|| quote! { pub mod errors; });
+    let headers_mod = has_headers.then(|| quote! { pub mod headers; });
     quote! {
         #![doc = #title]
         #separator
@@ -187,13 +197,14 @@ fn lib_rs(
         #credentials_mod
         mod error;
         #errors_mod
+        #headers_mod
         pub mod requests;
         #responses_mod
         mod retry;
 
         pub use #models as models;
         pub use client::{Client, ClientBuilder};
-        pub use codec::Paged;
+        pub use codec::{Paged, ResponseValue};
         pub use error::{AuthError, BuildError, Error};
         pub use reqwest;
         pub use retry::RetryPolicy;

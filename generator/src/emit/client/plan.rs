@@ -133,6 +133,8 @@ pub struct Plan<'a> {
     /// Sends the bearer token (static or from client credentials).
     pub bearer: bool,
     pub paging: Option<Paging<'a>>,
+    /// The headers the success responses document (`send_full`'s typed `headers`), by wire name.
+    pub success_headers: Vec<ErrorHeader>,
 }
 
 /// Names the generated code uses unqualified in `requests.rs` and `responses.rs`: a builder may not shadow them.
@@ -186,15 +188,54 @@ pub fn plan<'a>(api: &'a Api, op: &'a Operation) -> Plan<'a> {
         arms,
         bearer: sends_bearer(api, op),
         paging,
+        success_headers: success_headers(api, op),
     }
 }
 
-fn success(api: &Api, op: &Operation) -> Success {
-    let responses: Vec<_> = op
+/// The headers of every success response, once each (the first declaration of a name wins).
+fn success_headers(api: &Api, op: &Operation) -> Vec<ErrorHeader> {
+    let mut all: Vec<ErrorHeader> = Vec::new();
+    for r in success_responses(op) {
+        for h in error_headers(api, r) {
+            if !all.iter().any(|a| a.wire == h.wire) {
+                all.push(h);
+            }
+        }
+    }
+    // Field names stay unique across responses.
+    let mut taken: Vec<String> = Vec::new();
+    for h in &mut all {
+        let base = h.field.clone();
+        let mut n = 2;
+        while taken.contains(&h.field) {
+            h.field = format!("{base}_{n}");
+            n += 1;
+        }
+        taken.push(h.field.clone());
+    }
+    all
+}
+
+/// The responses that describe a success: the 2xx ones, else `default` (an operation documenting
+/// only `default` describes its successes with it too).
+fn success_responses(op: &Operation) -> Vec<&Response> {
+    let successes: Vec<&Response> = op
         .responses
         .iter()
         .filter(|r| r.status.is_success())
         .collect();
+    if successes.is_empty() {
+        op.responses
+            .iter()
+            .filter(|r| r.status == Status::Default)
+            .collect()
+    } else {
+        successes
+    }
+}
+
+fn success(api: &Api, op: &Operation) -> Success {
+    let responses = success_responses(op);
     let shapes: Vec<Shape> = responses
         .iter()
         .map(|r| Shape::of(r.body.as_ref()))

@@ -610,14 +610,89 @@ impl<'a> RequestEmitter<'a> {
             self.arm(p, arm, &claimed)
         });
         let doc = format!(" Sends the request: `{} {}`.", op.method.as_str(), op.path);
+        let full_doc = format!(
+            " Sends the request (`{} {}`) and answers the body with the status and headers.",
+            op.method.as_str(),
+            op.path
+        );
+        let (headers_ty, documented) = if p.success_headers.is_empty() {
+            (TokenStream::new(), quote! { () })
+        } else {
+            let name = ident(&p.type_name);
+            let fields = p.success_headers.iter().map(|h| {
+                let field = ident(&h.field);
+                let wire = &h.wire;
+                quote! { #field: crate::codec::header(&response, #wire) }
+            });
+            (
+                quote! { , crate::headers::#name },
+                quote! { crate::headers::#name { #(#fields),* } },
+            )
+        };
+        // Unit values go straight into the struct (clippy's `let_unit_value`).
+        let (documented_let, documented_value) = if p.success_headers.is_empty() {
+            (TokenStream::new(), quote! { documented: () })
+        } else {
+            (quote! { let documented = #documented; }, quote! { documented })
+        };
+        let matched = quote! { match status.as_u16() { #(#arms)* } };
+        let (body_let, body_value) = if matches!(p.success, Success::Single(Shape::Empty)) {
+            (quote! { #matched?; }, quote! { body: () })
+        } else {
+            (quote! { let body = #matched?; }, quote! { body })
+        };
         quote! {
             #[doc = #doc]
             pub async fn send(self) -> Result<#ok_ty, crate::Error<#err_ty>> {
+                self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+            }
+
+            #[doc = #full_doc]
+            pub async fn send_full(
+                self,
+            ) -> Result<crate::codec::ResponseValue<#ok_ty #headers_ty>, crate::Error<#err_ty>> {
                 #(#steps)*
-                match response.status().as_u16() {
-                    #(#arms)*
+                let status = response.status();
+                let headers = response.headers().clone();
+                #documented_let
+                #body_let
+                Ok(crate::codec::ResponseValue { status, headers, #documented_value, #body_value })
+            }
+        }
+    }
+
+    /// The typed success headers of each operation that documents some (`send_full`'s
+    /// `documented`).
+    pub fn headers_rs(&self, plans: &[Plan]) -> TokenStream {
+        let structs = plans.iter().filter(|p| !p.success_headers.is_empty()).map(|p| {
+            let name = ident(&p.type_name);
+            let doc = wrapped_doc(&format!(
+                "The headers the successes of [`Client::{0}`](crate::Client::{0}) document, typed.",
+                p.op.name
+            ));
+            let fields = p.success_headers.iter().map(|h| {
+                let field = ident(&h.field);
+                let ty = self.printer.rust_type(&h.ty);
+                let text = match h.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+                    Some(d) => format!("The `{}` header (`None` when absent or malformed). {d}", h.wire),
+                    None => format!("The `{}` header (`None` when absent or malformed).", h.wire),
+                };
+                let doc = doc_attrs(Some(&text));
+                quote! { #doc pub #field: Option<#ty>, }
+            });
+            quote! {
+                #doc
+                #[derive(Debug, Clone, PartialEq, Default)]
+                pub struct #name {
+                    #(#fields)*
                 }
             }
+        });
+        quote! {
+            //! The headers each operation's successes document, typed: the `documented` part of
+            //! [`ResponseValue`](crate::codec::ResponseValue) (from a builder's `send_full`).
+
+            #(#structs)*
         }
     }
 

@@ -131,7 +131,8 @@ pub struct BodyPlan {
 
 pub enum Writer {
     Json,
-    Text,
+    /// A text body: `text/plain`, or the documented text media type.
+    Text(Option<String>),
     Bytes(String),
 }
 
@@ -1221,12 +1222,17 @@ impl<'a> Plan<'a> {
             },
             (Media::Text, TypeRef::Primitive(Primitive::String)) => BodyPlan {
                 ty: quote! { String },
-                writer: Writer::Text,
+                writer: Writer::Text(
+                    b.text_type
+                        .clone()
+                        .filter(|t| is_header_value(t))
+                        .map(|t| format!("{t}; charset=utf-8")),
+                ),
             },
             (media, _) => {
                 let content_type = match media {
                     Media::Binary(m) if is_header_value(m) && !m.contains('*') => m.clone(),
-                    Media::Text => "text/plain".to_owned(),
+                    Media::Text => b.text_type.clone().unwrap_or_else(|| "text/plain".to_owned()),
                     Media::Form => "application/x-www-form-urlencoded".to_owned(),
                     Media::Multipart => "multipart/form-data".to_owned(),
                     _ => "application/octet-stream".to_owned(),

@@ -179,9 +179,13 @@ fn arm(r: &ResponsePlan) -> TokenStream {
             ..
         }) => quote! { respond::json(#status, &body) },
         Some(BodyPlan {
-            writer: Writer::Text,
+            writer: Writer::Text(None),
             ..
         }) => quote! { respond::text(#status, body) },
+        Some(BodyPlan {
+            writer: Writer::Text(Some(content_type)),
+            ..
+        }) => quote! { respond::text_as(#status, #content_type, body) },
         Some(BodyPlan {
             writer: Writer::Bytes(content_type),
             ..

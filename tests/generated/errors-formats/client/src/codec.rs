@@ -108,6 +108,32 @@ pub fn json_text<T: Serialize + ?Sized>(value: &T) -> String {
     }
 }
 
+/// A success with what came with it: the status, every header, the headers the operation documents
+/// (typed, in `documented`; `()` when it documents none) and the decoded body, which the value
+/// dereferences to. `send_full` answers it; `send` and `.await` answer the body alone.
+#[derive(Debug, Clone)]
+pub struct ResponseValue<T, H = ()> {
+    pub status: StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    pub documented: H,
+    pub body: T,
+}
+
+impl<T, H> ResponseValue<T, H> {
+    /// The decoded body.
+    pub fn into_inner(self) -> T {
+        self.body
+    }
+}
+
+impl<T, H> std::ops::Deref for ResponseValue<T, H> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.body
+    }
+}
+
 /// Reads a JSON body.
 pub async fn json<T: DeserializeOwned, E>(response: Response) -> Result<T, Error<E>> {
     let status = response.status();

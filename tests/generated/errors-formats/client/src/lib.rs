@@ -45,7 +45,7 @@ pub use errors_formats_models as models;
 pub use client::{Client, ClientBuilder};
 
 #[rustfmt::skip]
-pub use codec::Paged;
+pub use codec::{Paged, ResponseValue};
 
 #[rustfmt::skip]
 pub use error::{AuthError, BuildError, Error};

@@ -96,10 +96,22 @@ impl CreateDocument {
     pub async fn send(
         self,
     ) -> Result<crate::models::Document, crate::Error<crate::errors::CreateDocument>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`POST /documents`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Document>,
+        crate::Error<crate::errors::CreateDocument>,
+    > {
         let request = self.client.inner.request(::reqwest::Method::POST, "/documents");
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, false, false).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             201 => crate::codec::json(response).await,
             403 => {
                 Err(
@@ -150,7 +162,13 @@ impl CreateDocument {
                         .await,
                 )
             }
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -190,6 +208,16 @@ impl GetContent {
 
     /// Sends the request: `GET /documents/{name}/content`.
     pub async fn send(self) -> Result<Vec<u8>, crate::Error<crate::errors::GetContent>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /documents/{name}/content`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<Vec<u8>>,
+        crate::Error<crate::errors::GetContent>,
+    > {
         let name = crate::codec::path_segment(&self.name);
         let mut query = String::new();
         if let Some(value) = &self.checksum {
@@ -203,7 +231,9 @@ impl GetContent {
                 &crate::codec::with_query(&format!("/documents/{name}/content"), &query),
             );
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::bytes(response).await,
             404 => {
                 Err(
@@ -224,7 +254,13 @@ impl GetContent {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -251,6 +287,16 @@ pub struct PutContent {
 impl PutContent {
     /// Sends the request: `PUT /documents/{name}/content`.
     pub async fn send(self) -> Result<(), crate::Error<crate::errors::PutContent>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`PUT /documents/{name}/content`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<()>,
+        crate::Error<crate::errors::PutContent>,
+    > {
         let name = crate::codec::path_segment(&self.name);
         let request = self
             .client
@@ -260,7 +306,9 @@ impl PutContent {
             .header(::reqwest::header::CONTENT_TYPE, "application/pdf")
             .body(self.body);
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        match status.as_u16() {
             204 => crate::codec::empty(response).await,
             404 => {
                 Err(
@@ -272,7 +320,13 @@ impl PutContent {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body: (),
+        })
     }
 }
 
@@ -300,13 +354,25 @@ impl GetPreview {
     pub async fn send(
         self,
     ) -> Result<crate::codec::Binary, crate::Error<crate::errors::GetPreview>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /documents/{name}/preview`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::codec::Binary>,
+        crate::Error<crate::errors::GetPreview>,
+    > {
         let name = crate::codec::path_segment(&self.name);
         let request = self
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/documents/{name}/preview"));
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::binary(response).await,
             404 => {
                 Err(
@@ -318,7 +384,13 @@ impl GetPreview {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -348,6 +420,13 @@ pub struct PutPreview {
 impl PutPreview {
     /// Sends the request: `PUT /documents/{name}/preview`.
     pub async fn send(self) -> Result<(), crate::Error<()>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`PUT /documents/{name}/preview`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<crate::codec::ResponseValue<()>, crate::Error<()>> {
         let name = crate::codec::path_segment(&self.name);
         let request = self
             .client
@@ -355,10 +434,18 @@ impl PutPreview {
             .request(::reqwest::Method::PUT, &format!("/documents/{name}/preview"));
         let request = crate::codec::binary_body(request, self.body, "image/*");
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        match status.as_u16() {
             204 => crate::codec::empty(response).await,
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body: (),
+        })
     }
 }
 

@@ -139,16 +139,31 @@ pub struct GetAccountJson {
 impl GetAccountJson {
     /// Sends the request: `GET /accounts/{sid}.json`.
     pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /accounts/{sid}.json`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
         let sid = crate::codec::path_segment(&self.sid);
         let request = self
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/accounts/{sid}.json"));
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -174,16 +189,31 @@ pub struct GetAccountXml {
 impl GetAccountXml {
     /// Sends the request: `GET /accounts/{sid}.xml`.
     pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /accounts/{sid}.xml`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
         let sid = crate::codec::path_segment(&self.sid);
         let request = self
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/accounts/{sid}.xml"));
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -209,16 +239,31 @@ pub struct GetAccount {
 impl GetAccount {
     /// Sends the request: `GET /accounts/{sid}`.
     pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /accounts/{sid}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
         let sid = crate::codec::path_segment(&self.sid);
         let request = self
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/accounts/{sid}"));
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -244,16 +289,31 @@ pub struct ListCalls {
 impl ListCalls {
     /// Sends the request: `GET /accounts/{sid}/calls.json`.
     pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /accounts/{sid}/calls.json`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
         let sid = crate::codec::path_segment(&self.sid);
         let request = self
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/accounts/{sid}/calls.json"));
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -280,6 +340,13 @@ pub struct GetCall {
 impl GetCall {
     /// Sends the request: `GET /accounts/{sid}/calls/{callSid}.json`.
     pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /accounts/{sid}/calls/{callSid}.json`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
         let sid = crate::codec::path_segment(&self.sid);
         let call_sid = crate::codec::path_segment(&self.call_sid);
         let request = self
@@ -290,10 +357,18 @@ impl GetCall {
                 &format!("/accounts/{sid}/calls/{call_sid}.json"),
             );
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -321,13 +396,25 @@ impl CancelJob {
     pub async fn send(
         self,
     ) -> Result<crate::models::Echo, crate::Error<crate::errors::CancelJob>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`POST /jobs/{id}:cancel`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Echo>,
+        crate::Error<crate::errors::CancelJob>,
+    > {
         let id = crate::codec::path_segment(&self.id);
         let request = self
             .client
             .inner
             .request(::reqwest::Method::POST, &format!("/jobs/{id}:cancel"));
         let response = self.client.inner.send(request, false, false).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400..=499 => {
                 Err(
@@ -336,7 +423,13 @@ impl CancelJob {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -365,16 +458,31 @@ pub struct GetJob {
 impl GetJob {
     /// Sends the request: `GET /jobs/{id}`.
     pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /jobs/{id}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
         let id = crate::codec::path_segment(&self.id);
         let request = self
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/jobs/{id}"));
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -407,6 +515,13 @@ impl GetJobFull {
 
     /// Sends the request: `GET /jobs/{id}?view=full`.
     pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /jobs/{id}?view=full`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
         let id = crate::codec::path_segment(&self.id);
         let mut query = String::new();
         if let Some(value) = &self.fields {
@@ -420,10 +535,18 @@ impl GetJobFull {
                 &crate::codec::with_query(&format!("/jobs/{id}?view=full"), &query),
             );
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -450,6 +573,13 @@ pub struct GetFile {
 impl GetFile {
     /// Sends the request: `GET /files/{name}.{ext}`.
     pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /files/{name}.{ext}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
         let name = crate::codec::path_segment_escaping(&self.name, ".");
         let ext = crate::codec::path_segment(&self.ext);
         let request = self
@@ -457,10 +587,18 @@ impl GetFile {
             .inner
             .request(::reqwest::Method::GET, &format!("/files/{name}.{ext}"));
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -486,16 +624,31 @@ pub struct GetPageLines {
 impl GetPageLines {
     /// Sends the request: `GET /pages/v{number}/lines`.
     pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /pages/v{number}/lines`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
         let number = &self.number;
         let request = self
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/pages/v{number}/lines"));
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 

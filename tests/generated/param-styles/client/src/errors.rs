@@ -365,3 +365,41 @@ impl ::std::ops::Deref for PostForm {
         }
     }
 }
+
+/// The documented errors of [`Client::default_only`](crate::Client::default_only), one variant per
+/// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
+/// the same body, which the enum dereferences to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DefaultOnly {
+    /// `default`: Whatever happened.
+    Default(Box<crate::models::Received>),
+}
+
+impl ::std::ops::Deref for DefaultOnly {
+    type Target = crate::models::Received;
+
+    fn deref(&self) -> &crate::models::Received {
+        match self {
+            Self::Default(body) => body,
+        }
+    }
+}
+
+/// The documented errors of [`Client::page`](crate::Client::page), one variant per status (the
+/// status itself is [`Error::status`](crate::Error::status)). Every variant carries the same body,
+/// which the enum dereferences to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Page {
+    /// `404`: No such page.
+    NotFound(String),
+}
+
+impl ::std::ops::Deref for Page {
+    type Target = String;
+
+    fn deref(&self) -> &String {
+        match self {
+            Self::NotFound(body) => body,
+        }
+    }
+}

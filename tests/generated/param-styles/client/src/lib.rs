@@ -35,6 +35,9 @@ mod error;
 pub mod errors;
 
 #[rustfmt::skip]
+pub mod headers;
+
+#[rustfmt::skip]
 pub mod requests;
 
 #[rustfmt::skip]
@@ -47,7 +50,7 @@ pub use param_styles_models as models;
 pub use client::{Client, ClientBuilder};
 
 #[rustfmt::skip]
-pub use codec::Paged;
+pub use codec::{Paged, ResponseValue};
 
 #[rustfmt::skip]
 pub use error::{AuthError, BuildError, Error};

@@ -315,6 +315,27 @@ impl crate::Client {
             body,
         }
     }
+
+    /// `POST /created`
+    pub fn create(&self) -> Create {
+        Create { client: self.clone() }
+    }
+
+    /// `GET /default-only`
+    ///
+    /// Documented errors (`default`) are [`Error::Api`](crate::Error::Api) holding a [`errors::DefaultOnly`](crate::errors::DefaultOnly) variant.
+    pub fn default_only(&self) -> DefaultOnly {
+        DefaultOnly {
+            client: self.clone(),
+        }
+    }
+
+    /// `GET /page`
+    ///
+    /// Documented errors (`404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::Page`](crate::errors::Page) variant.
+    pub fn page(&self) -> Page {
+        Page { client: self.clone() }
+    }
 }
 
 /// Request builder of [`Client::path_simple_flat`](crate::Client::path_simple_flat):
@@ -333,6 +354,16 @@ impl PathSimpleFlat {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::PathSimpleFlat>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /path/simple/flat/{prim}/{list}/{obj}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::PathSimpleFlat>,
+    > {
         let prim = crate::codec::path_segment(&self.prim);
         let list = crate::codec::write_path(
             crate::codec::Style::Simple,
@@ -354,7 +385,9 @@ impl PathSimpleFlat {
                 &format!("/path/simple/flat/{prim}/{list}/{obj}"),
             );
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -366,7 +399,13 @@ impl PathSimpleFlat {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -405,6 +444,16 @@ impl PathSimpleExplode {
         crate::models::Received,
         crate::Error<crate::errors::PathSimpleExplode>,
     > {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /path/simple/explode/{prim}/{list}/{obj}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::PathSimpleExplode>,
+    > {
         let prim = crate::codec::path_segment(&self.prim);
         let list = crate::codec::write_path(
             crate::codec::Style::Simple,
@@ -426,7 +475,9 @@ impl PathSimpleExplode {
                 &format!("/path/simple/explode/{prim}/{list}/{obj}"),
             );
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -438,7 +489,13 @@ impl PathSimpleExplode {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -474,6 +531,16 @@ impl PathLabelFlat {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::PathLabelFlat>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /path/label/flat/{prim}/{list}/{obj}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::PathLabelFlat>,
+    > {
         let prim = crate::codec::write_path(
             crate::codec::Style::Label,
             false,
@@ -500,7 +567,9 @@ impl PathLabelFlat {
                 &format!("/path/label/flat/{prim}/{list}/{obj}"),
             );
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -512,7 +581,13 @@ impl PathLabelFlat {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -548,6 +623,16 @@ impl PathLabelExplode {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::PathLabelExplode>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /path/label/explode/{prim}/{list}/{obj}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::PathLabelExplode>,
+    > {
         let prim = crate::codec::write_path(
             crate::codec::Style::Label,
             true,
@@ -574,7 +659,9 @@ impl PathLabelExplode {
                 &format!("/path/label/explode/{prim}/{list}/{obj}"),
             );
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -586,7 +673,13 @@ impl PathLabelExplode {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -622,6 +715,16 @@ impl PathMatrixFlat {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::PathMatrixFlat>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /path/matrix/flat/{prim}/{list}/{obj}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::PathMatrixFlat>,
+    > {
         let prim = crate::codec::write_path(
             crate::codec::Style::Matrix,
             false,
@@ -648,7 +751,9 @@ impl PathMatrixFlat {
                 &format!("/path/matrix/flat/{prim}/{list}/{obj}"),
             );
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -660,7 +765,13 @@ impl PathMatrixFlat {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -699,6 +810,16 @@ impl PathMatrixExplode {
         crate::models::Received,
         crate::Error<crate::errors::PathMatrixExplode>,
     > {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /path/matrix/explode/{prim}/{list}/{obj}`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::PathMatrixExplode>,
+    > {
         let prim = crate::codec::write_path(
             crate::codec::Style::Matrix,
             true,
@@ -725,7 +846,9 @@ impl PathMatrixExplode {
                 &format!("/path/matrix/explode/{prim}/{list}/{obj}"),
             );
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -737,7 +860,13 @@ impl PathMatrixExplode {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -791,6 +920,16 @@ impl QueryFormFlat {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::QueryFormFlat>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /query/form/flat`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::QueryFormFlat>,
+    > {
         let mut query = String::new();
         if let Some(value) = &self.prim {
             crate::codec::query_pair(&mut query, "prim", value);
@@ -823,7 +962,9 @@ impl QueryFormFlat {
                 &crate::codec::with_query("/query/form/flat", &query),
             );
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -835,7 +976,13 @@ impl QueryFormFlat {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -889,6 +1036,16 @@ impl QueryFormExplode {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::QueryFormExplode>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /query/form/explode`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::QueryFormExplode>,
+    > {
         let mut query = String::new();
         if let Some(value) = &self.prim {
             crate::codec::query_pair(&mut query, "prim", value);
@@ -921,7 +1078,9 @@ impl QueryFormExplode {
                 &crate::codec::with_query("/query/form/explode", &query),
             );
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -933,7 +1092,13 @@ impl QueryFormExplode {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -985,6 +1150,16 @@ impl QuerySpaceDelimitedFlat {
         crate::models::Received,
         crate::Error<crate::errors::QuerySpaceDelimitedFlat>,
     > {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /query/spaceDelimited/flat`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::QuerySpaceDelimitedFlat>,
+    > {
         let mut query = String::new();
         if let Some(value) = &self.list {
             crate::codec::write_query(
@@ -1014,7 +1189,9 @@ impl QuerySpaceDelimitedFlat {
                 &crate::codec::with_query("/query/spaceDelimited/flat", &query),
             );
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -1026,7 +1203,13 @@ impl QuerySpaceDelimitedFlat {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -1078,6 +1261,16 @@ impl QueryPipeDelimitedFlat {
         crate::models::Received,
         crate::Error<crate::errors::QueryPipeDelimitedFlat>,
     > {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /query/pipeDelimited/flat`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::QueryPipeDelimitedFlat>,
+    > {
         let mut query = String::new();
         if let Some(value) = &self.list {
             crate::codec::write_query(
@@ -1107,7 +1300,9 @@ impl QueryPipeDelimitedFlat {
                 &crate::codec::with_query("/query/pipeDelimited/flat", &query),
             );
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -1119,7 +1314,13 @@ impl QueryPipeDelimitedFlat {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -1157,6 +1358,16 @@ impl QueryDeepObjectExplode {
         crate::models::Received,
         crate::Error<crate::errors::QueryDeepObjectExplode>,
     > {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /query/deepObject/explode`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::QueryDeepObjectExplode>,
+    > {
         let mut query = String::new();
         crate::codec::write_query(
             &mut query,
@@ -1174,7 +1385,9 @@ impl QueryDeepObjectExplode {
                 &crate::codec::with_query("/query/deepObject/explode", &query),
             );
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -1186,7 +1399,13 @@ impl QueryDeepObjectExplode {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -1240,6 +1459,16 @@ impl HeaderFlat {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::HeaderFlat>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /header/flat`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::HeaderFlat>,
+    > {
         let request = self.client.inner.request(::reqwest::Method::GET, "/header/flat");
         let request = match &self.x_prim {
             Some(value) => request.header("X-Prim", value.clone()),
@@ -1263,7 +1492,9 @@ impl HeaderFlat {
             None => request,
         };
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -1275,7 +1506,13 @@ impl HeaderFlat {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -1329,6 +1566,16 @@ impl CookieFlat {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::CookieFlat>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /cookie/flat`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::CookieFlat>,
+    > {
         let request = self.client.inner.request(::reqwest::Method::GET, "/cookie/flat");
         let mut cookies: Vec<String> = Vec::new();
         if let Some(value) = &self.prim {
@@ -1367,7 +1614,9 @@ impl CookieFlat {
             request.header(::reqwest::header::COOKIE, cookies.join("; "))
         };
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -1379,7 +1628,13 @@ impl CookieFlat {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -1433,6 +1688,16 @@ impl HeaderExplode {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::HeaderExplode>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /header/explode`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::HeaderExplode>,
+    > {
         let request = self
             .client
             .inner
@@ -1459,7 +1724,9 @@ impl HeaderExplode {
             None => request,
         };
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -1471,7 +1738,13 @@ impl HeaderExplode {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -1525,6 +1798,16 @@ impl CookieExplode {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::CookieExplode>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /cookie/explode`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::CookieExplode>,
+    > {
         let request = self
             .client
             .inner
@@ -1566,7 +1849,9 @@ impl CookieExplode {
             request.header(::reqwest::header::COOKIE, cookies.join("; "))
         };
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -1578,7 +1863,13 @@ impl CookieExplode {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -1619,6 +1910,16 @@ impl QueryReserved {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::QueryReserved>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /query/reserved`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::QueryReserved>,
+    > {
         let mut query = String::new();
         crate::codec::write_query(
             &mut query,
@@ -1646,7 +1947,9 @@ impl QueryReserved {
                 &crate::codec::with_query("/query/reserved", &query),
             );
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -1658,7 +1961,13 @@ impl QueryReserved {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -1692,6 +2001,16 @@ impl QueryJson {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::QueryJson>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /query/json`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::QueryJson>,
+    > {
         let mut query = String::new();
         crate::codec::write_query(
             &mut query,
@@ -1711,7 +2030,9 @@ impl QueryJson {
                 &crate::codec::with_query("/query/json", &query),
             );
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -1723,7 +2044,13 @@ impl QueryJson {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -1773,6 +2100,16 @@ impl QueryMap {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::QueryMap>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /query/map`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::QueryMap>,
+    > {
         let mut query = String::new();
         if let Some(value) = &self.limit {
             crate::codec::query_pair(&mut query, "limit", &value.to_string());
@@ -1795,7 +2132,9 @@ impl QueryMap {
                 &crate::codec::with_query("/query/map", &query),
             );
         let response = self.client.inner.send(request, false, true).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -1804,7 +2143,13 @@ impl QueryMap {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -1835,10 +2180,22 @@ impl PostForm {
     pub async fn send(
         self,
     ) -> Result<crate::models::FormInput, crate::Error<crate::errors::PostForm>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`POST /form`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::FormInput>,
+        crate::Error<crate::errors::PostForm>,
+    > {
         let request = self.client.inner.request(::reqwest::Method::POST, "/form");
         let request = crate::codec::form_body(request, &self.body);
         let response = self.client.inner.send(request, false, false).await?;
-        match response.status().as_u16() {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
                 Err(
@@ -1847,7 +2204,13 @@ impl PostForm {
                 )
             }
             _ => Err(crate::codec::unexpected(response).await),
-        }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
     }
 }
 
@@ -1861,6 +2224,176 @@ impl ::std::future::IntoFuture for PostForm {
         crate::models::FormInput,
         crate::errors::PostForm,
     >;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::create`](crate::Client::create): `POST /created`. Finish it with
+/// `.send().await`, or `.await` it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct Create {
+    client: crate::Client,
+}
+
+impl Create {
+    /// Sends the request: `POST /created`.
+    pub async fn send(self) -> Result<crate::models::Received, crate::Error<()>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`POST /created`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received, crate::headers::Create>,
+        crate::Error<()>,
+    > {
+        let request = self.client.inner.request(::reqwest::Method::POST, "/created");
+        let response = self.client.inner.send(request, false, false).await?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let documented = crate::headers::Create {
+            location: crate::codec::header(&response, "location"),
+            e_tag: crate::codec::header(&response, "etag"),
+            x_rate_limit_remaining: crate::codec::header(
+                &response,
+                "x-rate-limit-remaining",
+            ),
+        };
+        let body = match status.as_u16() {
+            201 => crate::codec::json(response).await,
+            _ => Err(crate::codec::unexpected(response).await),
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented,
+            body,
+        })
+    }
+}
+
+impl ::std::future::IntoFuture for Create {
+    type Output = Result<crate::models::Received, crate::Error<()>>;
+
+    type IntoFuture = crate::codec::ResponseFuture<crate::models::Received, ()>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::default_only`](crate::Client::default_only): `GET /default-only`.
+/// Finish it with `.send().await`, or `.await` it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct DefaultOnly {
+    client: crate::Client,
+}
+
+impl DefaultOnly {
+    /// Sends the request: `GET /default-only`.
+    pub async fn send(
+        self,
+    ) -> Result<crate::models::Received, crate::Error<crate::errors::DefaultOnly>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /default-only`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::DefaultOnly>,
+    > {
+        let request = self.client.inner.request(::reqwest::Method::GET, "/default-only");
+        let response = self.client.inner.send(request, false, true).await?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
+            200..=299 => crate::codec::json(response).await,
+            _ => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::DefaultOnly::Default(Box::new(body)),
+                        )
+                        .await,
+                )
+            }
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
+    }
+}
+
+impl ::std::future::IntoFuture for DefaultOnly {
+    type Output = Result<
+        crate::models::Received,
+        crate::Error<crate::errors::DefaultOnly>,
+    >;
+
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::DefaultOnly,
+    >;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::page`](crate::Client::page): `GET /page`. Finish it with
+/// `.send().await`, or `.await` it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct Page {
+    client: crate::Client,
+}
+
+impl Page {
+    /// Sends the request: `GET /page`.
+    pub async fn send(self) -> Result<String, crate::Error<crate::errors::Page>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /page`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<crate::codec::ResponseValue<String>, crate::Error<crate::errors::Page>> {
+        let request = self.client.inner.request(::reqwest::Method::GET, "/page");
+        let response = self.client.inner.send(request, false, true).await?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
+            200 => crate::codec::text(response).await,
+            404 => {
+                Err(
+                    crate::codec::api_text(response, crate::errors::Page::NotFound).await,
+                )
+            }
+            _ => Err(crate::codec::unexpected(response).await),
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
+    }
+}
+
+impl ::std::future::IntoFuture for Page {
+    type Output = Result<String, crate::Error<crate::errors::Page>>;
+
+    type IntoFuture = crate::codec::ResponseFuture<String, crate::errors::Page>;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())

@@ -9,13 +9,15 @@ use crate::{
     QueryFormFlatRequest, QueryFormExplodeRequest, QuerySpaceDelimitedFlatRequest,
     QueryPipeDelimitedFlatRequest, QueryDeepObjectExplodeRequest, HeaderFlatRequest,
     CookieFlatRequest, HeaderExplodeRequest, CookieExplodeRequest, QueryReservedRequest,
-    QueryJsonRequest, QueryMapRequest, PostFormRequest, PathSimpleFlatResponse,
-    PathSimpleExplodeResponse, PathLabelFlatResponse, PathLabelExplodeResponse,
-    PathMatrixFlatResponse, PathMatrixExplodeResponse, QueryFormFlatResponse,
-    QueryFormExplodeResponse, QuerySpaceDelimitedFlatResponse,
-    QueryPipeDelimitedFlatResponse, QueryDeepObjectExplodeResponse, HeaderFlatResponse,
-    CookieFlatResponse, HeaderExplodeResponse, CookieExplodeResponse,
-    QueryReservedResponse, QueryJsonResponse, QueryMapResponse, PostFormResponse,
+    QueryJsonRequest, QueryMapRequest, PostFormRequest, CreateRequest,
+    DefaultOnlyRequest, PageRequest, PathSimpleFlatResponse, PathSimpleExplodeResponse,
+    PathLabelFlatResponse, PathLabelExplodeResponse, PathMatrixFlatResponse,
+    PathMatrixExplodeResponse, QueryFormFlatResponse, QueryFormExplodeResponse,
+    QuerySpaceDelimitedFlatResponse, QueryPipeDelimitedFlatResponse,
+    QueryDeepObjectExplodeResponse, HeaderFlatResponse, CookieFlatResponse,
+    HeaderExplodeResponse, CookieExplodeResponse, QueryReservedResponse,
+    QueryJsonResponse, QueryMapResponse, PostFormResponse, CreateResponse,
+    DefaultOnlyResponse, PageResponse,
 };
 
 /// The operations of Param Styles (version 1.0.0). Implement this trait, then serve it with [`router`](crate::router).
@@ -139,4 +141,19 @@ pub trait ParamStylesApi: Send + Sync + 'static {
         &self,
         request: PostFormRequest,
     ) -> impl Future<Output = PostFormResponse> + Send;
+
+    /// `POST /created`
+    fn create(
+        &self,
+        request: CreateRequest,
+    ) -> impl Future<Output = CreateResponse> + Send;
+
+    /// `GET /default-only`
+    fn default_only(
+        &self,
+        request: DefaultOnlyRequest,
+    ) -> impl Future<Output = DefaultOnlyResponse> + Send;
+
+    /// `GET /page`
+    fn page(&self, request: PageRequest) -> impl Future<Output = PageResponse> + Send;
 }

@@ -148,3 +148,13 @@ pub struct PostFormRequest {
     /// Media type: `application/x-www-form-urlencoded`.
     pub body: models::FormInput,
 }
+
+/// The parameters and body of [`create`](crate::ParamStylesApi::create): `POST /created`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateRequest {}
+/// The parameters and body of [`default_only`](crate::ParamStylesApi::default_only): `GET /default-only`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DefaultOnlyRequest {}
+/// The parameters and body of [`page`](crate::ParamStylesApi::page): `GET /page`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageRequest {}

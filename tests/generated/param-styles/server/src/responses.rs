@@ -476,3 +476,83 @@ impl IntoResponse for PostFormResponse {
         }
     }
 }
+
+/// The responses of [`create`](crate::ParamStylesApi::create).
+#[derive(Debug, Clone, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "built once per request and written out at once"
+)]
+pub enum CreateResponse {
+    /// `201`: Created.
+    Created {
+        body: models::Received,
+        /// The `Location` header.
+        location: String,
+        /// The `ETag` header.
+        e_tag: Option<String>,
+        /// The `X-Rate-Limit-Remaining` header. Calls left in this window.
+        x_rate_limit_remaining: Option<i64>,
+    },
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::Problem),
+}
+
+impl IntoResponse for CreateResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Created { body, location, e_tag, x_rate_limit_remaining } => {
+                let mut response = respond::json(StatusCode::CREATED, &body);
+                respond::header(&mut response, "location", location);
+                respond::optional_header(&mut response, "etag", e_tag);
+                respond::optional_header(
+                    &mut response,
+                    "x-rate-limit-remaining",
+                    x_rate_limit_remaining,
+                );
+                response
+            }
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+/// The responses of [`default_only`](crate::ParamStylesApi::default_only).
+#[derive(Debug, Clone, PartialEq)]
+pub enum DefaultOnlyResponse {
+    /// `default`: Whatever happened.
+    Default(StatusCode, models::Received),
+}
+
+impl IntoResponse for DefaultOnlyResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Default(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+/// The responses of [`page`](crate::ParamStylesApi::page).
+#[derive(Debug, Clone, PartialEq)]
+pub enum PageResponse {
+    /// `200`: A page.
+    Ok(String),
+    /// `404`: No such page.
+    NotFound(String),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::Problem),
+}
+
+impl IntoResponse for PageResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Ok(body) => {
+                respond::text_as(StatusCode::OK, "text/html; charset=utf-8", body)
+            }
+            Self::NotFound(body) => {
+                respond::text_as(StatusCode::NOT_FOUND, "text/html; charset=utf-8", body)
+            }
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}

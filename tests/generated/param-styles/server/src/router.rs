@@ -11,7 +11,8 @@ use crate::{
     QueryFormExplodeRequest, QuerySpaceDelimitedFlatRequest,
     QueryPipeDelimitedFlatRequest, QueryDeepObjectExplodeRequest, HeaderFlatRequest,
     CookieFlatRequest, HeaderExplodeRequest, CookieExplodeRequest, QueryReservedRequest,
-    QueryJsonRequest, QueryMapRequest, PostFormRequest,
+    QueryJsonRequest, QueryMapRequest, PostFormRequest, CreateRequest,
+    DefaultOnlyRequest, PageRequest,
 };
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
@@ -59,6 +60,9 @@ pub fn router<A: ParamStylesApi>(api: Arc<A>) -> Router {
         .route("/query/json", get(handle_query_json::<A>))
         .route("/query/map", get(handle_query_map::<A>))
         .route("/form", post(handle_post_form::<A>))
+        .route("/created", post(handle_create::<A>))
+        .route("/default-only", get(handle_default_only::<A>))
+        .route("/page", get(handle_page::<A>))
         .fallback(route_not_found::<A>)
         .method_not_allowed_fallback(method_not_allowed::<A>)
         .with_state(api)
@@ -1035,6 +1039,21 @@ async fn read_post_form(request: Request) -> Result<PostFormRequest, Rejection> 
             .await?,
     };
     Ok(request)
+}
+
+/// `POST /created`
+async fn handle_create<A: ParamStylesApi>(State(api): State<Arc<A>>) -> Response {
+    api.create(CreateRequest {}).await.into_response()
+}
+
+/// `GET /default-only`
+async fn handle_default_only<A: ParamStylesApi>(State(api): State<Arc<A>>) -> Response {
+    api.default_only(DefaultOnlyRequest {}).await.into_response()
+}
+
+/// `GET /page`
+async fn handle_page<A: ParamStylesApi>(State(api): State<Arc<A>>) -> Response {
+    api.page(PageRequest {}).await.into_response()
 }
 
 /// Answers a rejection with the API's error body.
