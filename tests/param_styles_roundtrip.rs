@@ -9,7 +9,10 @@
 
 use axum::extract::Request;
 use param_styles_client::Client;
-use param_styles_server::models::{Color, Coordinates, FormInput, Problem, Received};
+use param_styles_server::models::file::File;
+use param_styles_server::models::{
+    Color, Coordinates, FormInput, Problem, Received, Upload, UploadMeta, UploadSummary,
+};
 use param_styles_server::*;
 use param_styles_server::axum::http::StatusCode;
 use std::collections::BTreeMap;
@@ -103,6 +106,22 @@ impl ParamStylesApi for Echoes {
         PageResponse::Ok("<p>hello</p>".into())
     }
 
+    async fn upload(&self, request: UploadRequest) -> UploadResponse {
+        let body = request.body;
+        UploadResponse::Ok(UploadSummary {
+            title: body.title,
+            count: body.count,
+            tags: body.tags,
+            file_name: body.file.file_name.unwrap_or_default(),
+            file_type: body.file.content_type.unwrap_or_default(),
+            file_text: String::from_utf8_lossy(&body.file.bytes).into_owned(),
+            attachment_sizes: body
+                .attachments
+                .map(|files| files.iter().map(|f| f.len() as i64).collect()),
+            meta_source: body.meta.and_then(|m| m.source),
+        })
+    }
+
     async fn query_map(&self, request: QueryMapRequest) -> QueryMapResponse {
         let mut r = received("query_map");
         r.limit = request.limit;
@@ -154,19 +173,20 @@ async fn recorder() -> (String, Arc<Mutex<Vec<Seen>>>) {
                 .map(|pq| pq.as_str().to_owned())
                 .unwrap_or_default();
             let form = target == "/form";
+            let target_seen = target.clone();
             let body = axum::body::to_bytes(request.into_body(), 1 << 20)
                 .await
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
                 .unwrap_or_default();
             log.lock().unwrap().push(Seen {
-                target,
+                target: target_seen,
                 headers,
                 body,
             });
-            let answer = if form {
-                r#"{"name":"recorded","tags":[]}"#
-            } else {
-                r#"{"operation":"recorded"}"#
+            let answer = match target.as_str() {
+                _ if form => r#"{"name":"recorded","tags":[]}"#,
+                "/upload" => r#"{"title":"","fileName":"","fileType":"","fileText":""}"#,
+                _ => r#"{"operation":"recorded"}"#,
             };
             ([("content-type", "application/json")], answer)
         }
@@ -679,4 +699,86 @@ async fn success_headers_default_only_bodies_and_text_media_types_reach_the_call
         "text/html; charset=utf-8"
     );
     assert_eq!(client.page().await.unwrap(), "<p>hello</p>");
+}
+
+#[tokio::test]
+async fn multipart_bodies_travel_as_typed_parts_with_file_names_and_types() {
+    let upload = Upload {
+        title: "report".into(),
+        count: Some(3),
+        tags: Some(vec!["a".into(), "b c".into()]),
+        file: File::new(b"hello, file".to_vec())
+            .with_name("notes.txt")
+            .with_content_type("text/plain"),
+        attachments: Some(vec![File::new(vec![0u8, 159, 146, 150]), File::new(vec![1u8; 70_000])]),
+        meta: Some(UploadMeta {
+            source: Some("scanner".into()),
+        }),
+    };
+
+    // On the wire: one part per property, one per list item, files named and typed, JSON typed.
+    let (base, seen) = recorder().await;
+    Client::new(base).unwrap().upload(upload.clone()).await.unwrap();
+    let request = last(&seen);
+    assert!(request.headers["content-type"].starts_with("multipart/form-data; boundary="));
+    let body = &request.body;
+    for expected in [
+        "Content-Disposition: form-data; name=\"title\"\r\n\r\nreport\r\n",
+        "Content-Disposition: form-data; name=\"count\"\r\n\r\n3\r\n",
+        "Content-Disposition: form-data; name=\"tags\"\r\n\r\nb c\r\n",
+        "Content-Disposition: form-data; name=\"file\"; filename=\"notes.txt\"\r\nContent-Type: text/plain\r\n\r\nhello, file\r\n",
+        "Content-Disposition: form-data; name=\"attachments\"; filename=\"attachments\"\r\nContent-Type: application/octet-stream\r\n",
+        "Content-Disposition: form-data; name=\"meta\"\r\nContent-Type: application/json\r\n\r\n{\"source\":\"scanner\"}\r\n",
+    ] {
+        assert!(body.contains(expected), "{expected:?} not in {body:?}");
+    }
+    assert_eq!(body.matches("form-data; name=\"attachments\"").count(), 2);
+
+    // Client to server: every part back in its field.
+    let client = Client::new(echo_server().await).unwrap();
+    let summary = client.upload(upload.clone()).await.unwrap();
+    assert_eq!(
+        summary,
+        UploadSummary {
+            title: "report".into(),
+            count: Some(3),
+            tags: Some(vec!["a".into(), "b c".into()]),
+            file_name: "notes.txt".into(),
+            file_type: "text/plain".into(),
+            file_text: "hello, file".into(),
+            attachment_sizes: Some(vec![4, 70_000]),
+            meta_source: Some("scanner".into()),
+        }
+    );
+    // Optional properties left out stay out.
+    let bare = Upload {
+        count: None,
+        tags: None,
+        attachments: None,
+        meta: None,
+        ..upload.clone()
+    };
+    let summary = client.upload(bare).await.unwrap();
+    assert_eq!((summary.count, summary.tags, summary.attachment_sizes, summary.meta_source), (None, None, None, None));
+
+    // What the server refuses, with the spec's 400: a missing required part, a number that is
+    // not one, a title below its minLength, a JSON part that is not JSON.
+    let url = format!("{}/upload", client.base_url());
+    let send = |form: reqwest::multipart::Form| {
+        let url = url.clone();
+        async move { reqwest::Client::new().post(url).multipart(form).send().await.unwrap() }
+    };
+    let file = || reqwest::multipart::Part::bytes(b"x".to_vec()).file_name("x");
+    let refused = [
+        reqwest::multipart::Form::new().text("title", "t"),
+        reqwest::multipart::Form::new().text("title", "t").text("count", "many").part("file", file()),
+        reqwest::multipart::Form::new().text("title", "").part("file", file()),
+        reqwest::multipart::Form::new().text("title", "t").text("meta", "{oops").part("file", file()),
+    ];
+    for form in refused {
+        let response = send(form).await;
+        assert_eq!(response.status(), 400);
+        let problem: Problem = response.json().await.unwrap();
+        assert_eq!(problem.code, 400, "{}", problem.message);
+    }
 }

@@ -76,7 +76,8 @@ fn missing(expected: &str) -> Rejection {
     )
 }
 
-fn validated<T: Validate>(value: T) -> Result<T, Rejection> {
+/// `value` if it meets its schema's constraints, else the rejection listing what does not.
+pub fn validated<T: Validate>(value: T) -> Result<T, Rejection> {
     match value.validate() {
         Ok(()) => Ok(value),
         Err(errors) => Err(Rejection::new(

@@ -256,3 +256,27 @@ mod tests {
         );
     }
 }
+
+/// The properties of a `multipart/form-data` body whose schema is an object: the client sends and
+/// the server reads one part (or one per item) per property. `None` for other schemas, which stay
+/// raw (a `reqwest` form, a `RawBody`).
+pub fn multipart_fields<'a>(api: &'a crate::ir::Api, ty: &crate::ir::TypeRef) -> Option<&'a [crate::ir::Field]> {
+    use crate::ir::{TypeKind, TypeRef};
+    match ty {
+        TypeRef::Named(id) => match &api.types[id.0].kind {
+            TypeKind::Struct(s) if !s.fields.is_empty() => Some(&s.fields),
+            TypeKind::Alias(inner) => multipart_fields(api, inner),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether any operation has a multipart body read part by part.
+pub fn has_multipart_struct(api: &crate::ir::Api) -> bool {
+    api.operations.iter().any(|op| {
+        op.body.as_ref().is_some_and(|b| {
+            b.media == crate::ir::Media::Multipart && multipart_fields(api, &b.ty).is_some()
+        })
+    })
+}

@@ -19,6 +19,7 @@ const WIRE_TEMPLATE: &str = include_str!("../../../templates/models/wire.rs");
 const VALIDATION_TEMPLATE: &str = include_str!("../../../templates/models/validation.rs");
 const BYTES_TEMPLATE: &str = include_str!("../../../templates/models/bytes.rs");
 const STYLE_TEMPLATE: &str = include_str!("../../../templates/models/style.rs");
+const FILE_TEMPLATE: &str = include_str!("../../../templates/models/file.rs");
 
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
     let checked = checked_types(api);
@@ -65,6 +66,9 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     // The parameter codec the client and server share (their runtimes name it even when no
     // operation has parameters).
     files.push(template_file(opts, "src/style.rs", STYLE_TEMPLATE));
+    if api.uses(Primitive::Bytes) {
+        files.push(template_file(opts, "src/file.rs", FILE_TEMPLATE));
+    }
     if api.uses(Primitive::Base64) {
         files.push(template_file(opts, "src/bytes.rs", BYTES_TEMPLATE));
         files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -143,6 +147,10 @@ impl<'a> ModelEmitter<'a> {
             .api
             .uses(Primitive::Base64)
             .then(|| quote! { pub mod bytes; });
+        let file = self
+            .api
+            .uses(Primitive::Bytes)
+            .then(|| quote! { pub mod file; });
         quote! {
             #![doc = #title]
             #![doc = ""]
@@ -150,6 +158,7 @@ impl<'a> ModelEmitter<'a> {
 
             #bytes
             mod constraints;
+            #file
             pub mod patterns;
             pub mod style;
             mod types;
@@ -723,6 +732,16 @@ struct FieldShape<'a> {
     nullable: bool,
     /// The type inside the `Option`, if the shape adds one.
     inner: &'a TypeRef,
+}
+
+/// How a struct field is held: `(is an Option, the type inside it)` (other emitters build and read
+/// the models' structs field by field).
+pub fn field_holding<'a>(f: &'a Field, types: &[TypeDef]) -> (bool, &'a TypeRef) {
+    let shape = field_shape(f, types);
+    (
+        matches!(shape.kind, Shape::Optional | Shape::RequiredNullable),
+        shape.inner,
+    )
 }
 
 fn field_shape<'a>(f: &'a Field, types: &[TypeDef]) -> FieldShape<'a> {

@@ -107,6 +107,10 @@ impl TypePrinter<'_> {
                 let models = &self.models;
                 quote! { #models bytes::Base64 }
             }
+            TypeRef::Primitive(Primitive::Bytes) if !self.models.is_empty() => {
+                let models = &self.models;
+                quote! { #models file::File }
+            }
             TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => primitive(*p),
             TypeRef::Array(inner) => {
                 let inner = self.rust_type(inner);
@@ -143,7 +147,8 @@ pub fn primitive(p: Primitive) -> TokenStream {
         Primitive::Uuid => quote! { ::uuid::Uuid },
         Primitive::DateTime => quote! { ::chrono::DateTime<::chrono::Utc> },
         Primitive::Date => quote! { ::chrono::NaiveDate },
-        Primitive::Bytes => quote! { Vec<u8> },
+        // The models crate's own path, like `Base64`.
+        Primitive::Bytes => quote! { crate::file::File },
         // The models crate's own path; other crates print it through `TypePrinter`.
         Primitive::Base64 => quote! { crate::bytes::Base64 },
         Primitive::Url => quote! { ::url::Url },

@@ -21,6 +21,7 @@ const AUTH_TEMPLATE: &str = include_str!("../../../../templates/client/auth.rs")
 const CODEC_TEMPLATE: &str = include_str!("../../../../templates/client/codec.rs");
 const ERROR_TEMPLATE: &str = include_str!("../../../../templates/client/error.rs");
 const RETRY_TEMPLATE: &str = include_str!("../../../../templates/client/retry.rs");
+const MULTIPART_TEMPLATE: &str = include_str!("../../../../templates/client/multipart.rs");
 
 pub fn emit(api: &Api, _patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
     // A document without operations has nothing to call: no client crate.
@@ -110,6 +111,9 @@ pub fn emit(api: &Api, _patterns: &Patterns, opts: &Options) -> Result<Vec<File>
             "src/credentials.rs",
         )?);
     }
+    if super::has_multipart_struct(api) {
+        files.push(template_file(opts, "src/multipart.rs", MULTIPART_TEMPLATE));
+    }
     files.extend([
         template_file(opts, "src/auth.rs", AUTH_TEMPLATE),
         template_file(opts, "src/client.rs", CLIENT_TEMPLATE),
@@ -184,6 +188,7 @@ fn lib_rs(
     let responses_mod = has_responses.then(|| quote! { pub mod responses; });
     let errors_mod = has_errors.then(|| quote! { pub mod errors; });
     let headers_mod = has_headers.then(|| quote! { pub mod headers; });
+    let multipart_mod = super::has_multipart_struct(api).then(|| quote! { pub mod multipart; });
     quote! {
         #![doc = #title]
         #separator
@@ -198,6 +203,7 @@ fn lib_rs(
         mod error;
         #errors_mod
         #headers_mod
+        #multipart_mod
         pub mod requests;
         #responses_mod
         mod retry;

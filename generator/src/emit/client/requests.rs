@@ -394,7 +394,8 @@ impl<'a> RequestEmitter<'a> {
             .map(|paging| self.stream_method(paging, &err_ty));
         // A multipart form cannot be cloned.
         let clone =
-            (p.body.map(|b| &b.media) != Some(&Media::Multipart)).then(|| quote! { Clone, });
+            (p.body.is_none_or(|b| b.media != Media::Multipart || self.multipart_struct(&b.ty).is_some()))
+                .then(|| quote! { Clone, });
         let then = if p.optional.is_empty() && p.body.is_none_or(|b| b.required) {
             "Finish it with `.send().await`, or `.await` it."
         } else {
@@ -567,7 +568,13 @@ impl<'a> RequestEmitter<'a> {
             let apply = |value: TokenStream, by_ref: TokenStream| match &body.media {
                 Media::Json => quote! { request.json(#by_ref) },
                 Media::Form => quote! { crate::codec::form_body(request, #by_ref) },
-                Media::Multipart => quote! { request.multipart(#value) },
+                Media::Multipart => match self.multipart_struct(&body.ty) {
+                    Some(fields) => {
+                        let form = self.multipart_form(fields, by_ref);
+                        quote! { request.multipart(#form) }
+                    }
+                    None => quote! { request.multipart(#value) },
+                },
                 Media::Text => {
                     quote! { request.header(::reqwest::header::CONTENT_TYPE, "text/plain; charset=utf-8").body(#value) }
                 }
@@ -1142,6 +1149,7 @@ impl<'a> RequestEmitter<'a> {
             Media::Text => (quote! { impl Into<String> }, true),
             Media::Binary(m) if is_media_range(m) => (quote! { crate::codec::Binary }, false),
             Media::Binary(_) => (quote! { impl Into<Vec<u8>> }, true),
+            Media::Multipart if self.multipart_struct(ty).is_some() => (self.printer.rust_type(ty), false),
             Media::Multipart => (quote! { ::reqwest::multipart::Form }, false),
         }
     }
@@ -1152,9 +1160,81 @@ impl<'a> RequestEmitter<'a> {
             Media::Text => quote! { String },
             Media::Binary(m) if is_media_range(m) => quote! { crate::codec::Binary },
             Media::Binary(_) => quote! { Vec<u8> },
+            Media::Multipart if self.multipart_struct(ty).is_some() => self.printer.rust_type(ty),
             Media::Multipart => quote! { ::reqwest::multipart::Form },
         }
     }
+
+    /// The fields of a multipart body whose schema is an object: each becomes parts; `None` for
+    /// other schemas (the caller then builds the `reqwest` form).
+    fn multipart_struct(&self, ty: &TypeRef) -> Option<&'a [crate::ir::Field]> {
+        crate::emit::multipart_fields(self.api, ty)
+    }
+
+    /// A `reqwest::multipart::Form` expression of a body (`body`: a reference to the struct):
+    /// files as file parts (name and content type), primitives as text parts, arrays as one part
+    /// per item, anything else as a JSON part.
+    fn multipart_form(&self, fields: &[crate::ir::Field], body: TokenStream) -> TokenStream {
+        let parts = fields.iter().map(|f| {
+            let (optional, inner) = crate::emit::models::field_holding(f, &self.api.types);
+            let field = ident(&f.name);
+            let wire = &f.wire_name;
+            let value = if optional { Val::named("value") } else { Val::place(quote! { body.#field }) };
+            let add = |ty: &TypeRef, value: Val| -> TokenStream {
+                let v = value.by_ref();
+                match self.multipart_kind(ty) {
+                    MultipartKind::File => quote! { form = form.part(#wire, crate::multipart::file_part(#wire, #v)); },
+                    MultipartKind::Text => {
+                        let text = self.text(ty, value);
+                        quote! { form = form.text(#wire, #text); }
+                    }
+                    MultipartKind::Json => quote! { form = form.part(#wire, crate::multipart::json_part(#v)); },
+                }
+            };
+            let step = match inner {
+                TypeRef::Array(item) if self.multipart_kind(item.as_ref()) != MultipartKind::Json => {
+                    let each = add(item.as_ref(), Val::named("item"));
+                    let items = value.by_ref();
+                    quote! { for item in #items { #each } }
+                }
+                ty => add(ty, value),
+            };
+            if optional {
+                quote! { if let Some(value) = &body.#field { #step } }
+            } else {
+                step
+            }
+        });
+        quote! {{
+            let body = #body;
+            let mut form = ::reqwest::multipart::Form::new();
+            #(#parts)*
+            form
+        }}
+    }
+
+    fn multipart_kind(&self, ty: &TypeRef) -> MultipartKind {
+        match ty {
+            TypeRef::Primitive(Primitive::Bytes) => MultipartKind::File,
+            TypeRef::Array(_) | TypeRef::Map(_) | TypeRef::Any | TypeRef::Null | TypeRef::Nullable(_) => {
+                MultipartKind::Json
+            }
+            TypeRef::Primitive(_) | TypeRef::NumericString { .. } => MultipartKind::Text,
+            TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                TypeKind::Alias(inner) => self.multipart_kind(inner),
+                TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => MultipartKind::Text,
+                _ => MultipartKind::Json,
+            },
+        }
+    }
+}
+
+/// How a multipart body's property travels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MultipartKind {
+    File,
+    Text,
+    Json,
 }
 
 /// The codec's shapes (see `templates/models/style.rs`).

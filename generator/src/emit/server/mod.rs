@@ -21,6 +21,7 @@ const BODY_TEMPLATE: &str = include_str!("../../../../templates/server/body.rs")
 const OBJECTS_ONLY_TEMPLATE: &str = include_str!("../../../../templates/server/objects_only.rs");
 const AUTH_TEMPLATE: &str = include_str!("../../../../templates/server/auth.rs");
 const RESPOND_TEMPLATE: &str = include_str!("../../../../templates/server/respond.rs");
+const MULTIPART_TEMPLATE: &str = include_str!("../../../../templates/server/multipart.rs");
 
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
     // The plan holds tokens, which cannot cross threads: each job plans again (a small part of
@@ -74,6 +75,9 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
         template_file(opts, "src/auth.rs", AUTH_TEMPLATE),
         template_file(opts, "src/respond.rs", RESPOND_TEMPLATE),
     ]);
+    if super::has_multipart_struct(api) {
+        files.push(template_file(opts, "src/multipart.rs", MULTIPART_TEMPLATE));
+    }
     // The order of the files before the jobs split them.
     let order = [
         "Cargo.toml",
@@ -100,7 +104,7 @@ fn cargo_toml(api: &Api, opts: &Options) -> File {
     let sections = format!(
         r#"[dependencies]
 {models} = {{ path = "../models" }}
-axum = {{ version = "0.8", default-features = false, features = ["http1", "http2", "matched-path", "tokio"] }}
+axum = {{ version = "0.8", default-features = false, features = ["http1", "http2", "matched-path", "tokio"{multipart}] }}
 base64 = "0.22"
 chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
 form_urlencoded = "1"
@@ -112,6 +116,7 @@ serde_path_to_error = "0.1"
 "#,
         models = opts.crate_name("models"),
         url = super::models::url_dependency(api),
+        multipart = if super::has_multipart_struct(api) { r#", "multipart""# } else { "" },
     );
     super::cargo_toml(opts, "server", &description, &sections)
 }
@@ -155,6 +160,7 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
         lines.extend(plan.skipped.iter().map(|s| format!(" - {s}")));
         quote! { #( #![doc = #lines] )* }
     };
+    let multipart_mod = super::has_multipart_struct(plan.api).then(|| quote! { pub mod multipart; });
     quote! {
         #![doc = #title]
         #![doc = ""]
@@ -164,6 +170,7 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
         mod api;
         pub mod auth;
         pub mod body;
+        #multipart_mod
         mod objects_only;
         pub mod params;
         mod rejection;

@@ -1111,6 +1111,11 @@ impl<'a> Plan<'a> {
     }
 
     fn body_field(&self, name: &str, body: &RequestBody) -> FieldPlan {
+        if body.media == Media::Multipart
+            && let Some(fields) = crate::emit::multipart_fields(self.api, &body.ty)
+        {
+            return self.multipart_field(name, body, fields);
+        }
         let required = body.required;
         let (ty, reader, media) = match (&body.media, &body.ty) {
             (Media::Json, ty) => (self.printer.rust_type(ty), "json", "application/json"),
@@ -1173,6 +1178,103 @@ impl<'a> Plan<'a> {
             ty,
             read,
             source: Source::Body,
+        }
+    }
+
+    /// A multipart body read part by part into its struct: the properties that are not files
+    /// decoded together, then the files put in, then the struct validated.
+    fn multipart_field(&self, name: &str, body: &RequestBody, fields: &[crate::ir::Field]) -> FieldPlan {
+        let ty = self.printer.rust_type(&body.ty);
+        let mut kinds = Vec::new();
+        let mut files = Vec::new();
+        for f in fields {
+            let (optional, inner) = crate::emit::models::field_holding(f, &self.api.types);
+            let wire = &f.wire_name;
+            let field = ident(&f.name);
+            let kind = match inner {
+                TypeRef::Array(item) => match self.part_kind(item) {
+                    PartKind::File => {
+                        files.push(if optional {
+                            quote! { if value.#field.is_some() { value.#field = Some(form.files(#wire)); } }
+                        } else {
+                            quote! { value.#field = form.files(#wire); }
+                        });
+                        quote! { FileList }
+                    }
+                    PartKind::Text => quote! { TextList },
+                    PartKind::Value => quote! { ValueList },
+                    PartKind::Json => quote! { Json },
+                },
+                ty => match self.part_kind(ty) {
+                    PartKind::File => {
+                        files.push(if optional {
+                            quote! { value.#field = form.file(#wire); }
+                        } else {
+                            quote! { value.#field = form.file(#wire).unwrap_or_default(); }
+                        });
+                        quote! { File }
+                    }
+                    PartKind::Text => quote! { Text },
+                    PartKind::Value => quote! { Value },
+                    PartKind::Json => quote! { Json },
+                },
+            };
+            kinds.push(quote! { (#wire, multipart::PartKind::#kind) });
+        }
+        let binding = if files.is_empty() { quote! { value } } else { quote! { mut value } };
+        let decode = quote! {{
+            let #binding: #ty = form.decode(&[#(#kinds),*])?;
+            #(#files)*
+            body::validated(value)?
+        }};
+        let (read, ty) = if body.required {
+            (
+                quote! {{
+                    let form = multipart::read(Request::from_parts(parts, raw_body)).await?;
+                    #decode
+                }},
+                ty,
+            )
+        } else {
+            (
+                quote! {
+                    match multipart::read_optional(Request::from_parts(parts, raw_body)).await? {
+                        Some(form) => Some(#decode),
+                        None => None,
+                    }
+                },
+                quote! { Option<#ty> },
+            )
+        };
+        let mut doc = body
+            .doc
+            .clone()
+            .unwrap_or_else(|| "The request body.".to_owned());
+        push_paragraph(
+            &mut doc,
+            "Media type: `multipart/form-data`, one part per property (files with their name and content type).",
+        );
+        FieldPlan {
+            name: ident(name),
+            doc,
+            ty,
+            read,
+            source: Source::Body,
+        }
+    }
+
+    fn part_kind(&self, ty: &TypeRef) -> PartKind {
+        match ty {
+            TypeRef::Primitive(Primitive::Bytes) => PartKind::File,
+            TypeRef::Primitive(Primitive::String) => PartKind::Text,
+            TypeRef::Primitive(_) | TypeRef::NumericString { .. } => PartKind::Value,
+            TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                TypeKind::Alias(inner) => self.part_kind(inner),
+                TypeKind::StringEnum(_) => PartKind::Text,
+                TypeKind::IntEnum(_) => PartKind::Value,
+                _ => PartKind::Json,
+            },
+            _ => PartKind::Json,
         }
     }
 
@@ -1490,6 +1592,15 @@ enum ParamShape {
     List(Scalar, Check),
     /// Not decoded: the reason.
     Raw(String),
+}
+
+/// How a multipart property travels (the runtime's `multipart::PartKind`, item kinds for arrays).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PartKind {
+    File,
+    Text,
+    Value,
+    Json,
 }
 
 struct Scalar {

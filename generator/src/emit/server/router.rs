@@ -126,6 +126,7 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
             ("models", quote! { use crate::models; }),
             ("auth", quote! { use crate::auth; }),
             ("body", quote! { use crate::body; }),
+            ("multipart", quote! { use crate::multipart; }),
             ("params", quote! { use crate::params; }),
             ("ErrorMessage", quote! { use crate::ErrorMessage; }),
             ("HeaderMap", quote! { use axum::http::HeaderMap; }),

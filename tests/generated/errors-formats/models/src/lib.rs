@@ -9,6 +9,9 @@ pub mod bytes;
 mod constraints;
 
 #[rustfmt::skip]
+pub mod file;
+
+#[rustfmt::skip]
 pub mod patterns;
 
 #[rustfmt::skip]

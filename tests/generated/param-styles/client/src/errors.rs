@@ -403,3 +403,22 @@ impl ::std::ops::Deref for Page {
         }
     }
 }
+
+/// The documented errors of [`Client::upload`](crate::Client::upload), one variant per status (the
+/// status itself is [`Error::status`](crate::Error::status)). Every variant carries the same body,
+/// which the enum dereferences to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Upload {
+    /// `400`: A body the server cannot read.
+    BadRequest(crate::models::Problem),
+}
+
+impl ::std::ops::Deref for Upload {
+    type Target = crate::models::Problem;
+
+    fn deref(&self) -> &crate::models::Problem {
+        match self {
+            Self::BadRequest(body) => body,
+        }
+    }
+}

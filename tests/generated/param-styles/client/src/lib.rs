@@ -38,6 +38,9 @@ pub mod errors;
 pub mod headers;
 
 #[rustfmt::skip]
+pub mod multipart;
+
+#[rustfmt::skip]
 pub mod requests;
 
 #[rustfmt::skip]

@@ -336,6 +336,19 @@ impl crate::Client {
     pub fn page(&self) -> Page {
         Page { client: self.clone() }
     }
+
+    /// `POST /upload`
+    ///
+    /// Arguments:
+    /// - `body`: the request body.
+    ///
+    /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::Upload`](crate::errors::Upload) variant.
+    pub fn upload(&self, body: crate::models::Upload) -> Upload {
+        Upload {
+            client: self.clone(),
+            body,
+        }
+    }
 }
 
 /// Request builder of [`Client::path_simple_flat`](crate::Client::path_simple_flat):
@@ -2394,6 +2407,98 @@ impl ::std::future::IntoFuture for Page {
     type Output = Result<String, crate::Error<crate::errors::Page>>;
 
     type IntoFuture = crate::codec::ResponseFuture<String, crate::errors::Page>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::upload`](crate::Client::upload): `POST /upload`. Finish it with
+/// `.send().await`, or `.await` it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct Upload {
+    client: crate::Client,
+    body: crate::models::Upload,
+}
+
+impl Upload {
+    /// Sends the request: `POST /upload`.
+    pub async fn send(
+        self,
+    ) -> Result<crate::models::UploadSummary, crate::Error<crate::errors::Upload>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`POST /upload`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::UploadSummary>,
+        crate::Error<crate::errors::Upload>,
+    > {
+        let request = self.client.inner.request(::reqwest::Method::POST, "/upload");
+        let request = request
+            .multipart({
+                let body = &self.body;
+                let mut form = ::reqwest::multipart::Form::new();
+                form = form.text("title", body.title.clone());
+                if let Some(value) = &body.count {
+                    form = form.text("count", value.to_string());
+                }
+                if let Some(value) = &body.tags {
+                    for item in value {
+                        form = form.text("tags", item.clone());
+                    }
+                }
+                form = form
+                    .part("file", crate::multipart::file_part("file", &body.file));
+                if let Some(value) = &body.attachments {
+                    for item in value {
+                        form = form
+                            .part(
+                                "attachments",
+                                crate::multipart::file_part("attachments", item),
+                            );
+                    }
+                }
+                if let Some(value) = &body.meta {
+                    form = form.part("meta", crate::multipart::json_part(value));
+                }
+                form
+            });
+        let response = self.client.inner.send(request, false, false).await?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
+            200 => crate::codec::json(response).await,
+            400 => {
+                Err(
+                    crate::codec::api_json(response, crate::errors::Upload::BadRequest)
+                        .await,
+                )
+            }
+            _ => Err(crate::codec::unexpected(response).await),
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
+    }
+}
+
+impl ::std::future::IntoFuture for Upload {
+    type Output = Result<
+        crate::models::UploadSummary,
+        crate::Error<crate::errors::Upload>,
+    >;
+
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::UploadSummary,
+        crate::errors::Upload,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())

@@ -69,3 +69,22 @@ impl Validate for Problem {
 impl Validate for FormInput {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
+
+impl Validate for Upload {
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.title;
+            let path = validation::field(path, "title");
+            let path = path.as_str();
+            validation::length(value, path, Some(1), None, errors);
+        }
+    }
+}
+
+impl Validate for UploadSummary {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for UploadMeta {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}

@@ -83,3 +83,80 @@ pub struct FormInput {
     )]
     pub note: Option<String>,
 }
+
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct Upload {
+    pub title: String,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub count: Option<i64>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub tags: Option<Vec<String>>,
+    pub file: crate::file::File,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub attachments: Option<Vec<crate::file::File>>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub meta: Option<UploadMeta>,
+}
+
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct UploadSummary {
+    pub title: String,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub count: Option<i64>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub tags: Option<Vec<String>>,
+    #[serde(rename = "fileName")]
+    pub file_name: String,
+    #[serde(rename = "fileType")]
+    pub file_type: String,
+    #[serde(rename = "fileText")]
+    pub file_text: String,
+    #[serde(
+        rename = "attachmentSizes",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub attachment_sizes: Option<Vec<i64>>,
+    #[serde(
+        rename = "metaSource",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub meta_source: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct UploadMeta {
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub source: Option<String>,
+}

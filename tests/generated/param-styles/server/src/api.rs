@@ -10,14 +10,14 @@ use crate::{
     QueryPipeDelimitedFlatRequest, QueryDeepObjectExplodeRequest, HeaderFlatRequest,
     CookieFlatRequest, HeaderExplodeRequest, CookieExplodeRequest, QueryReservedRequest,
     QueryJsonRequest, QueryMapRequest, PostFormRequest, CreateRequest,
-    DefaultOnlyRequest, PageRequest, PathSimpleFlatResponse, PathSimpleExplodeResponse,
-    PathLabelFlatResponse, PathLabelExplodeResponse, PathMatrixFlatResponse,
-    PathMatrixExplodeResponse, QueryFormFlatResponse, QueryFormExplodeResponse,
-    QuerySpaceDelimitedFlatResponse, QueryPipeDelimitedFlatResponse,
-    QueryDeepObjectExplodeResponse, HeaderFlatResponse, CookieFlatResponse,
-    HeaderExplodeResponse, CookieExplodeResponse, QueryReservedResponse,
-    QueryJsonResponse, QueryMapResponse, PostFormResponse, CreateResponse,
-    DefaultOnlyResponse, PageResponse,
+    DefaultOnlyRequest, PageRequest, UploadRequest, PathSimpleFlatResponse,
+    PathSimpleExplodeResponse, PathLabelFlatResponse, PathLabelExplodeResponse,
+    PathMatrixFlatResponse, PathMatrixExplodeResponse, QueryFormFlatResponse,
+    QueryFormExplodeResponse, QuerySpaceDelimitedFlatResponse,
+    QueryPipeDelimitedFlatResponse, QueryDeepObjectExplodeResponse, HeaderFlatResponse,
+    CookieFlatResponse, HeaderExplodeResponse, CookieExplodeResponse,
+    QueryReservedResponse, QueryJsonResponse, QueryMapResponse, PostFormResponse,
+    CreateResponse, DefaultOnlyResponse, PageResponse, UploadResponse,
 };
 
 /// The operations of Param Styles (version 1.0.0). Implement this trait, then serve it with [`router`](crate::router).
@@ -156,4 +156,10 @@ pub trait ParamStylesApi: Send + Sync + 'static {
 
     /// `GET /page`
     fn page(&self, request: PageRequest) -> impl Future<Output = PageResponse> + Send;
+
+    /// `POST /upload`
+    fn upload(
+        &self,
+        request: UploadRequest,
+    ) -> impl Future<Output = UploadResponse> + Send;
 }

@@ -158,3 +158,11 @@ pub struct DefaultOnlyRequest {}
 /// The parameters and body of [`page`](crate::ParamStylesApi::page): `GET /page`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PageRequest {}
+/// The parameters and body of [`upload`](crate::ParamStylesApi::upload): `POST /upload`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UploadRequest {
+    /// The request body.
+    ///
+    /// Media type: `multipart/form-data`, one part per property (files with their name and content type).
+    pub body: models::Upload,
+}

@@ -556,3 +556,28 @@ impl IntoResponse for PageResponse {
         }
     }
 }
+
+/// The responses of [`upload`](crate::ParamStylesApi::upload).
+#[derive(Debug, Clone, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "built once per request and written out at once"
+)]
+pub enum UploadResponse {
+    /// `200`: What the server read.
+    Ok(models::UploadSummary),
+    /// `400`: A body the server cannot read.
+    BadRequest(models::Problem),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::Problem),
+}
+
+impl IntoResponse for UploadResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Ok(body) => respond::json(StatusCode::OK, &body),
+            Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}

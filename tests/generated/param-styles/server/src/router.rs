@@ -3,6 +3,7 @@
 //! The axum router of the API.
 use crate::models;
 use crate::body;
+use crate::multipart;
 use crate::params;
 use crate::{
     respond, Rejection, RejectionKind, ParamStylesApi, PathSimpleFlatRequest,
@@ -12,7 +13,7 @@ use crate::{
     QueryPipeDelimitedFlatRequest, QueryDeepObjectExplodeRequest, HeaderFlatRequest,
     CookieFlatRequest, HeaderExplodeRequest, CookieExplodeRequest, QueryReservedRequest,
     QueryJsonRequest, QueryMapRequest, PostFormRequest, CreateRequest,
-    DefaultOnlyRequest, PageRequest,
+    DefaultOnlyRequest, PageRequest, UploadRequest,
 };
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
@@ -63,6 +64,7 @@ pub fn router<A: ParamStylesApi>(api: Arc<A>) -> Router {
         .route("/created", post(handle_create::<A>))
         .route("/default-only", get(handle_default_only::<A>))
         .route("/page", get(handle_page::<A>))
+        .route("/upload", post(handle_upload::<A>))
         .fallback(route_not_found::<A>)
         .method_not_allowed_fallback(method_not_allowed::<A>)
         .with_state(api)
@@ -1054,6 +1056,46 @@ async fn handle_default_only<A: ParamStylesApi>(State(api): State<Arc<A>>) -> Re
 /// `GET /page`
 async fn handle_page<A: ParamStylesApi>(State(api): State<Arc<A>>) -> Response {
     api.page(PageRequest {}).await.into_response()
+}
+
+/// `POST /upload`
+async fn handle_upload<A: ParamStylesApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_upload(request).await {
+        Ok(request) => api.upload(request).await.into_response(),
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`upload`](ParamStylesApi::upload), or the reason to refuse it.
+async fn read_upload(request: Request) -> Result<UploadRequest, Rejection> {
+    let (parts, raw_body) = request.into_parts();
+    let request = UploadRequest {
+        body: {
+            let form = multipart::read(Request::from_parts(parts, raw_body)).await?;
+            {
+                let mut value: models::Upload = form
+                    .decode(
+                        &[
+                            ("title", multipart::PartKind::Text),
+                            ("count", multipart::PartKind::Value),
+                            ("tags", multipart::PartKind::TextList),
+                            ("file", multipart::PartKind::File),
+                            ("attachments", multipart::PartKind::FileList),
+                            ("meta", multipart::PartKind::Json),
+                        ],
+                    )?;
+                value.file = form.file("file").unwrap_or_default();
+                if value.attachments.is_some() {
+                    value.attachments = Some(form.files("attachments"));
+                }
+                body::validated(value)?
+            }
+        },
+    };
+    Ok(request)
 }
 
 /// Answers a rejection with the API's error body.
