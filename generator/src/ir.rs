@@ -471,6 +471,14 @@ impl ParamStyle {
         matches!(self, ParamStyle::Simple | ParamStyle::Form)
     }
 
+    /// The name as OpenAPI spells it (`spaceDelimited`).
+    pub fn spec_name(self) -> String {
+        let variant = self.variant();
+        let mut name = variant[..1].to_ascii_lowercase();
+        name.push_str(&variant[1..]);
+        name
+    }
+
     /// The name of the runtime's `style::Style` variant.
     pub fn variant(self) -> &'static str {
         match self {

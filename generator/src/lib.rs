@@ -52,6 +52,7 @@ pub fn load_api(text: &str) -> Result<(ir::Api, Diagnostics), Diagnostics> {
         if diags.has_errors() {
             return Err(diags);
         }
+        build::wire::report(&api, &mut diags);
         naming::resolve(&mut api);
         Ok((api, diags))
     })

@@ -506,6 +506,16 @@ pub fn object<T: serde::de::DeserializeOwned + Validate>(
     }
 }
 
+/// A union of primitives from a parameter's text: the text as a JSON string, else as a JSON
+/// number or boolean (so `{"oneOf": [Name, Uuid]}` and `[integer, string]` unions both read).
+pub fn union_text<T: serde::de::DeserializeOwned + Validate>(s: &str) -> Result<T, String> {
+    let value: T = serde_json::from_value(serde_json::Value::String(s.to_owned()))
+        .or_else(|first| serde_json::from_str(s).map_err(|_| first))
+        .map_err(|e| format!("\"{s}\" is not a value of this parameter: {e}"))?;
+    value.validate().map_err(|errors| errors.to_string())?;
+    Ok(value)
+}
+
 /// A parameter whose `content` is `application/json`: its text is JSON.
 pub fn json<T: serde::de::DeserializeOwned + Validate>(s: &str) -> Result<T, String> {
     let value: T = serde_json::from_str(s).map_err(|e| format!("is not the JSON expected: {e}"))?;

@@ -5,6 +5,7 @@ pub(crate) mod operations;
 mod recursion;
 mod schema;
 mod view;
+pub mod wire;
 
 use crate::diagnostics::Diagnostics;
 use crate::ir::{Api, NameHint, TypeDef, TypeId, TypeKind, TypeRef};

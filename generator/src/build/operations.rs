@@ -298,6 +298,16 @@ impl Builder<'_> {
         };
         let (media_name, media_type) = preferred_media(&body.content)?;
         let media = classify_media(media_name);
+        if !media_type.encoding.is_empty() && matches!(media, Media::Form | Media::Multipart) {
+            let names: Vec<&str> = media_type.encoding.keys().map(String::as_str).collect();
+            self.diags.warning(
+                child(&child(&child(&pointer, "content"), media_name), "encoding"),
+                format!(
+                    "the encoding of {} is not applied: the defaults are (form: each property as `form`, exploded; multipart: files as application/octet-stream parts, primitives as text, other values as JSON)",
+                    names.join(", ")
+                ),
+            );
+        }
         let site = Site::new(
             child(&child(&child(&pointer, "content"), media_name), "schema"),
             format!("{type_base}Request"),

@@ -753,7 +753,7 @@ impl<'a> Plan<'a> {
             (ParamLocation::Path, _) => {
                 notes.push(format!(
                     "The path parameter `{wire}` shares its segment with text: its style `{}` is not applied (simple is).",
-                    p.style.variant()
+                    p.style.spec_name()
                 ));
                 return None;
             }
@@ -985,6 +985,16 @@ impl<'a> Plan<'a> {
                 TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {
                     let t = self.printer.rust_type(ty);
                     let parse = quote! { params::from_str::<#t> };
+                    Some((Scalar { ty: t, parse }, Check::None))
+                }
+                // A union of primitives (`oneOf: [Name, Uuid]`): the text is the branch's value.
+                TypeKind::Union(u)
+                    if u.variants
+                        .iter()
+                        .all(|v| self.scalar(self.resolve(&v.ty)).is_some()) =>
+                {
+                    let t = self.printer.rust_type(ty);
+                    let parse = quote! { params::union_text::<#t> };
                     Some((Scalar { ty: t, parse }, Check::None))
                 }
                 _ => None,
