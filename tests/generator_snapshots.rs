@@ -25,7 +25,15 @@ fn models_of(name: &str, source: &str) -> String {
     }
     for (_, files) in &generated.crates {
         for file in files {
-            if ["src/wire.rs", "src/validation.rs", "src/bytes.rs", "src/style.rs", "src/file.rs"].contains(&file.path.as_str()) {
+            if [
+                "src/wire.rs",
+                "src/validation.rs",
+                "src/bytes.rs",
+                "src/style.rs",
+                "src/file.rs",
+            ]
+            .contains(&file.path.as_str())
+            {
                 continue;
             }
             out.push_str(&format!(

@@ -8,13 +8,15 @@
 //! - **round trip**: awkward values (delimiters, spaces, non-ASCII) survive client -> server.
 
 use axum::extract::Request;
+use axum::response::IntoResponse;
 use param_styles_client::Client;
+use param_styles_server::axum::http::StatusCode;
 use param_styles_server::models::file::File;
 use param_styles_server::models::{
-    Color, Coordinates, FormInput, Problem, Received, Upload, UploadMeta, UploadSummary,
+    ChargeInput, ChargeInputShipping, ChargeInputShippingAddress, Color, Coordinates, FormInput,
+    Problem, Received, Upload, UploadMeta, UploadSummary,
 };
 use param_styles_server::*;
-use param_styles_server::axum::http::StatusCode;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -76,6 +78,7 @@ impl ParamStylesApi for Echoes {
         cookie_flat: CookieFlatRequest => CookieFlatResponse (prim, list, obj);
         cookie_explode: CookieExplodeRequest => CookieExplodeResponse (prim, list, obj);
         query_reserved: QueryReservedRequest => QueryReservedResponse (prim, list);
+        query_deep_array: QueryDeepArrayRequest => QueryDeepArrayResponse (list);
     }
 
     async fn query_json(&self, request: QueryJsonRequest) -> QueryJsonResponse {
@@ -120,6 +123,10 @@ impl ParamStylesApi for Echoes {
                 .map(|files| files.iter().map(|f| f.len() as i64).collect()),
             meta_source: body.meta.and_then(|m| m.source),
         })
+    }
+
+    async fn create_charge(&self, _request: CreateChargeRequest) -> CreateChargeResponse {
+        CreateChargeResponse::NoContent
     }
 
     async fn query_map(&self, request: QueryMapRequest) -> QueryMapResponse {
@@ -183,12 +190,15 @@ async fn recorder() -> (String, Arc<Mutex<Vec<Seen>>>) {
                 headers,
                 body,
             });
+            if target == "/charges" {
+                return axum::http::StatusCode::NO_CONTENT.into_response();
+            }
             let answer = match target.as_str() {
                 _ if form => r#"{"name":"recorded","tags":[]}"#,
                 "/upload" => r#"{"title":"","fileName":"","fileType":"","fileText":""}"#,
                 _ => r#"{"operation":"recorded"}"#,
             };
-            ([("content-type", "application/json")], answer)
+            ([("content-type", "application/json")], answer).into_response()
         }
     });
     (serve(app).await, seen)
@@ -211,15 +221,31 @@ fn rgb() -> Color {
 }
 
 fn last(seen: &Mutex<Vec<Seen>>) -> Seen {
-    seen.lock().unwrap().last().cloned().expect("a request was recorded")
+    seen.lock()
+        .unwrap()
+        .last()
+        .cloned()
+        .expect("a request was recorded")
 }
 
 /// The path rows of the table: (operation path prefix, expected segments for prim, list, obj).
 const PATH_ROWS: &[(&str, &str)] = &[
-    ("/path/simple/flat", "/blue/blue,black,brown/R,100,G,200,B,150"),
-    ("/path/simple/explode", "/blue/blue,black,brown/R=100,G=200,B=150"),
-    ("/path/label/flat", "/.blue/.blue,black,brown/.R,100,G,200,B,150"),
-    ("/path/label/explode", "/.blue/.blue.black.brown/.R=100.G=200.B=150"),
+    (
+        "/path/simple/flat",
+        "/blue/blue,black,brown/R,100,G,200,B,150",
+    ),
+    (
+        "/path/simple/explode",
+        "/blue/blue,black,brown/R=100,G=200,B=150",
+    ),
+    (
+        "/path/label/flat",
+        "/.blue/.blue,black,brown/.R,100,G,200,B,150",
+    ),
+    (
+        "/path/label/explode",
+        "/.blue/.blue.black.brown/.R=100.G=200.B=150",
+    ),
     (
         "/path/matrix/flat",
         "/;prim=blue/;list=blue,black,brown/;obj=R,100,G,200,B,150",
@@ -262,29 +288,50 @@ async fn the_client_writes_path_parameters_as_the_table_shows() {
         .path_simple_flat(blue(), colors(), rgb())
         .await
         .unwrap();
-    assert_eq!(last(&seen).target, format!("{}{}", PATH_ROWS[0].0, PATH_ROWS[0].1));
+    assert_eq!(
+        last(&seen).target,
+        format!("{}{}", PATH_ROWS[0].0, PATH_ROWS[0].1)
+    );
     client
         .path_simple_explode(blue(), colors(), rgb())
         .await
         .unwrap();
-    assert_eq!(last(&seen).target, format!("{}{}", PATH_ROWS[1].0, PATH_ROWS[1].1));
-    client.path_label_flat(blue(), colors(), rgb()).await.unwrap();
-    assert_eq!(last(&seen).target, format!("{}{}", PATH_ROWS[2].0, PATH_ROWS[2].1));
+    assert_eq!(
+        last(&seen).target,
+        format!("{}{}", PATH_ROWS[1].0, PATH_ROWS[1].1)
+    );
+    client
+        .path_label_flat(blue(), colors(), rgb())
+        .await
+        .unwrap();
+    assert_eq!(
+        last(&seen).target,
+        format!("{}{}", PATH_ROWS[2].0, PATH_ROWS[2].1)
+    );
     client
         .path_label_explode(blue(), colors(), rgb())
         .await
         .unwrap();
-    assert_eq!(last(&seen).target, format!("{}{}", PATH_ROWS[3].0, PATH_ROWS[3].1));
+    assert_eq!(
+        last(&seen).target,
+        format!("{}{}", PATH_ROWS[3].0, PATH_ROWS[3].1)
+    );
     client
         .path_matrix_flat(blue(), colors(), rgb())
         .await
         .unwrap();
-    assert_eq!(last(&seen).target, format!("{}{}", PATH_ROWS[4].0, PATH_ROWS[4].1));
+    assert_eq!(
+        last(&seen).target,
+        format!("{}{}", PATH_ROWS[4].0, PATH_ROWS[4].1)
+    );
     client
         .path_matrix_explode(blue(), colors(), rgb())
         .await
         .unwrap();
-    assert_eq!(last(&seen).target, format!("{}{}", PATH_ROWS[5].0, PATH_ROWS[5].1));
+    assert_eq!(
+        last(&seen).target,
+        format!("{}{}", PATH_ROWS[5].0, PATH_ROWS[5].1)
+    );
 }
 
 #[tokio::test]
@@ -426,7 +473,10 @@ fn decoded(prim: bool, list: bool, obj: bool) -> serde_json::Value {
         value.insert("list".into(), serde_json::json!(["blue", "black", "brown"]));
     }
     if obj {
-        value.insert("obj".into(), serde_json::json!({"R": 100, "G": 200, "B": 150}));
+        value.insert(
+            "obj".into(),
+            serde_json::json!({"R": 100, "G": 200, "B": 150}),
+        );
     }
     serde_json::Value::Object(value)
 }
@@ -464,13 +514,20 @@ async fn the_server_reads_the_table_rows_sent_by_hand() {
         ("/header/explode", "R=100,G=200,B=150"),
     ];
     for (path, obj) in header_rows {
-        let headers = [("x-prim", "blue"), ("x-list", "blue,black,brown"), ("x-obj", obj)];
+        let headers = [
+            ("x-prim", "blue"),
+            ("x-list", "blue,black,brown"),
+            ("x-obj", obj),
+        ];
         let (status, body) = get(&format!("{base}{path}"), &headers).await;
         assert_eq!(status, 200, "{path}: {body}");
         assert_eq!(without_operation(body), decoded(true, true, true), "{path}");
     }
     let cookie_rows = [
-        ("/cookie/flat", "prim=blue; list=blue,black,brown; obj=R,100,G,200,B,150"),
+        (
+            "/cookie/flat",
+            "prim=blue; list=blue,black,brown; obj=R,100,G,200,B,150",
+        ),
         (
             "/cookie/explode",
             "prim=blue; list=blue; list=black; list=brown; R=100; G=200; B=150",
@@ -487,7 +544,10 @@ async fn the_server_reads_the_table_rows_sent_by_hand() {
     )
     .await;
     assert_eq!(status, 200, "{body}");
-    assert_eq!(body["coords"], serde_json::json!({"lat": 1.5, "long": -2.25}));
+    assert_eq!(
+        body["coords"],
+        serde_json::json!({"lat": 1.5, "long": -2.25})
+    );
     let (status, body) = get(&format!("{base}/query/map?limit=3&a=1&b=2"), &[]).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["freeForm"], serde_json::json!({"a": 1, "b": 2}));
@@ -538,7 +598,10 @@ async fn awkward_values_survive_the_round_trip_in_every_style() {
     let obj = Color { r: 0, g: 255, b: 7 };
     macro_rules! path_case {
         ($op:ident) => {{
-            let got = client.$op(prim.clone(), list.clone(), obj.clone()).await.unwrap();
+            let got = client
+                .$op(prim.clone(), list.clone(), obj.clone())
+                .await
+                .unwrap();
             assert_eq!(got.prim.as_deref(), Some(prim.as_str()), stringify!($op));
             assert_eq!(got.list.as_ref(), Some(&list), stringify!($op));
             assert_eq!(got.obj.as_ref(), Some(&obj), stringify!($op));
@@ -558,7 +621,10 @@ async fn awkward_values_survive_the_round_trip_in_every_style() {
         .obj(obj.clone())
         .await
         .unwrap();
-    assert_eq!((got.prim, got.list, got.obj), (Some(prim.clone()), Some(list.clone()), Some(obj.clone())));
+    assert_eq!(
+        (got.prim, got.list, got.obj),
+        (Some(prim.clone()), Some(list.clone()), Some(obj.clone()))
+    );
     let got = client
         .query_form_explode()
         .prim(prim.clone())
@@ -566,7 +632,10 @@ async fn awkward_values_survive_the_round_trip_in_every_style() {
         .obj(obj.clone())
         .await
         .unwrap();
-    assert_eq!((got.prim, got.list, got.obj), (Some(prim.clone()), Some(list.clone()), Some(obj.clone())));
+    assert_eq!(
+        (got.prim, got.list, got.obj),
+        (Some(prim.clone()), Some(list.clone()), Some(obj.clone()))
+    );
     // The delimited styles' delimiter is the encoding of a character (`%20`, `%7C`): an item cannot
     // hold that character, by the style's own definition.
     let list: Vec<String> = list.iter().map(|i| i.replace([' ', '|'], "_")).collect();
@@ -596,14 +665,35 @@ async fn awkward_values_survive_the_round_trip_in_every_style() {
         .x_obj(obj.clone())
         .await
         .unwrap();
-    assert_eq!((got.prim, got.list, got.obj), (Some("a b;c".to_owned()), Some(plain), Some(obj.clone())));
+    assert_eq!(
+        (got.prim, got.list, got.obj),
+        (Some("a b;c".to_owned()), Some(plain), Some(obj.clone()))
+    );
     for explode in [false, true] {
         let got = if explode {
-            client.cookie_explode().prim(prim.clone()).list(list.clone()).obj(obj.clone()).send().await.unwrap()
+            client
+                .cookie_explode()
+                .prim(prim.clone())
+                .list(list.clone())
+                .obj(obj.clone())
+                .send()
+                .await
+                .unwrap()
         } else {
-            client.cookie_flat().prim(prim.clone()).list(list.clone()).obj(obj.clone()).send().await.unwrap()
+            client
+                .cookie_flat()
+                .prim(prim.clone())
+                .list(list.clone())
+                .obj(obj.clone())
+                .send()
+                .await
+                .unwrap()
         };
-        assert_eq!((got.prim, got.list, got.obj), (Some(prim.clone()), Some(list.clone()), Some(obj.clone())), "explode {explode}");
+        assert_eq!(
+            (got.prim, got.list, got.obj),
+            (Some(prim.clone()), Some(list.clone()), Some(obj.clone())),
+            "explode {explode}"
+        );
     }
     let got = client
         .query_reserved("a/b:c?d")
@@ -612,8 +702,14 @@ async fn awkward_values_survive_the_round_trip_in_every_style() {
         .unwrap();
     assert_eq!(got.prim.as_deref(), Some("a/b:c?d"));
     assert_eq!(got.list, Some(vec!["x/y".to_owned(), "z".to_owned()]));
-    let coords = Coordinates { lat: -33.9, long: 18.4 };
-    assert_eq!(client.query_json(coords.clone()).await.unwrap().coords, Some(coords));
+    let coords = Coordinates {
+        lat: -33.9,
+        long: 18.4,
+    };
+    assert_eq!(
+        client.query_json(coords.clone()).await.unwrap().coords,
+        Some(coords)
+    );
 }
 
 #[tokio::test]
@@ -690,10 +786,15 @@ async fn success_headers_default_only_bodies_and_text_media_types_reach_the_call
     assert_eq!(client.create().await.unwrap().operation, "create");
 
     // An operation that documents only `default` describes its success with it: the body is kept.
-    assert_eq!(client.default_only().await.unwrap().operation, "default_only");
+    assert_eq!(
+        client.default_only().await.unwrap().operation,
+        "default_only"
+    );
 
     // A `text/html` answer is served as `text/html`, not `text/plain`.
-    let response = reqwest::get(format!("{}/page", client.base_url())).await.unwrap();
+    let response = reqwest::get(format!("{}/page", client.base_url()))
+        .await
+        .unwrap();
     assert_eq!(
         response.headers()["content-type"],
         "text/html; charset=utf-8"
@@ -710,7 +811,10 @@ async fn multipart_bodies_travel_as_typed_parts_with_file_names_and_types() {
         file: File::new(b"hello, file".to_vec())
             .with_name("notes.txt")
             .with_content_type("text/plain"),
-        attachments: Some(vec![File::new(vec![0u8, 159, 146, 150]), File::new(vec![1u8; 70_000])]),
+        attachments: Some(vec![
+            File::new(vec![0u8, 159, 146, 150]),
+            File::new(vec![1u8; 70_000]),
+        ]),
         meta: Some(UploadMeta {
             source: Some("scanner".into()),
         }),
@@ -718,7 +822,11 @@ async fn multipart_bodies_travel_as_typed_parts_with_file_names_and_types() {
 
     // On the wire: one part per property, one per list item, files named and typed, JSON typed.
     let (base, seen) = recorder().await;
-    Client::new(base).unwrap().upload(upload.clone()).await.unwrap();
+    Client::new(base)
+        .unwrap()
+        .upload(upload.clone())
+        .await
+        .unwrap();
     let request = last(&seen);
     assert!(request.headers["content-type"].starts_with("multipart/form-data; boundary="));
     let body = &request.body;
@@ -759,21 +867,44 @@ async fn multipart_bodies_travel_as_typed_parts_with_file_names_and_types() {
         ..upload.clone()
     };
     let summary = client.upload(bare).await.unwrap();
-    assert_eq!((summary.count, summary.tags, summary.attachment_sizes, summary.meta_source), (None, None, None, None));
+    assert_eq!(
+        (
+            summary.count,
+            summary.tags,
+            summary.attachment_sizes,
+            summary.meta_source
+        ),
+        (None, None, None, None)
+    );
 
     // What the server refuses, with the spec's 400: a missing required part, a number that is
     // not one, a title below its minLength, a JSON part that is not JSON.
     let url = format!("{}/upload", client.base_url());
     let send = |form: reqwest::multipart::Form| {
         let url = url.clone();
-        async move { reqwest::Client::new().post(url).multipart(form).send().await.unwrap() }
+        async move {
+            reqwest::Client::new()
+                .post(url)
+                .multipart(form)
+                .send()
+                .await
+                .unwrap()
+        }
     };
     let file = || reqwest::multipart::Part::bytes(b"x".to_vec()).file_name("x");
     let refused = [
         reqwest::multipart::Form::new().text("title", "t"),
-        reqwest::multipart::Form::new().text("title", "t").text("count", "many").part("file", file()),
-        reqwest::multipart::Form::new().text("title", "").part("file", file()),
-        reqwest::multipart::Form::new().text("title", "t").text("meta", "{oops").part("file", file()),
+        reqwest::multipart::Form::new()
+            .text("title", "t")
+            .text("count", "many")
+            .part("file", file()),
+        reqwest::multipart::Form::new()
+            .text("title", "")
+            .part("file", file()),
+        reqwest::multipart::Form::new()
+            .text("title", "t")
+            .text("meta", "{oops")
+            .part("file", file()),
     ];
     for form in refused {
         let response = send(form).await;
@@ -781,4 +912,63 @@ async fn multipart_bodies_travel_as_typed_parts_with_file_names_and_types() {
         let problem: Problem = response.json().await.unwrap();
         assert_eq!(problem.code, 400, "{}", problem.message);
     }
+}
+
+#[tokio::test]
+async fn form_properties_encoded_as_deep_objects_are_written_by_key_and_index() {
+    let (base, seen) = recorder().await;
+    let client = Client::new(base).unwrap();
+    let mut metadata = BTreeMap::new();
+    metadata.insert("order".to_owned(), "6735".to_owned());
+    client
+        .create_charge(ChargeInput {
+            amount: 2000,
+            metadata: Some(metadata),
+            expand: Some(vec!["customer".into(), "invoice".into()]),
+            shipping: Some(ChargeInputShipping {
+                name: Some("Jenny Rosen".into()),
+                address: Some(ChargeInputShippingAddress {
+                    city: Some("Berlin".into()),
+                    lines: Some(vec!["a".into(), "b".into()]),
+                }),
+            }),
+        })
+        .await
+        .unwrap();
+    let request = last(&seen);
+    assert_eq!(
+        request.body,
+        "amount=2000\
+         &metadata%5Border%5D=6735\
+         &expand%5B0%5D=customer&expand%5B1%5D=invoice\
+         &shipping%5Bname%5D=Jenny%20Rosen\
+         &shipping%5Baddress%5D%5Bcity%5D=Berlin\
+         &shipping%5Baddress%5D%5Blines%5D%5B0%5D=a&shipping%5Baddress%5D%5Blines%5D%5B1%5D=b"
+    );
+}
+
+#[tokio::test]
+async fn arrays_in_deep_object_style_go_by_index() {
+    let (base, seen) = recorder().await;
+    Client::new(base)
+        .unwrap()
+        .query_deep_array()
+        .list(colors())
+        .await
+        .unwrap();
+    assert_eq!(
+        last(&seen).target,
+        "/query/deepArray?list%5B0%5D=blue&list%5B1%5D=black&list%5B2%5D=brown"
+    );
+    let base = echo_server().await;
+    let client = Client::new(base.clone()).unwrap();
+    assert_eq!(
+        client.query_deep_array().list(colors()).await.unwrap().list,
+        Some(colors())
+    );
+    // Indexes out of order, and the `name[]` form, read as well.
+    let (_, body) = get(&format!("{base}/query/deepArray?list[1]=b&list[0]=a"), &[]).await;
+    assert_eq!(body["list"], serde_json::json!(["a", "b"]));
+    let (_, body) = get(&format!("{base}/query/deepArray?list[]=a&list[]=b"), &[]).await;
+    assert_eq!(body["list"], serde_json::json!(["a", "b"]));
 }

@@ -509,6 +509,19 @@ pub struct RequestBody {
     pub doc: Option<String>,
     /// Other media types the spec also lists for the body (not generated; kept for reporting).
     pub alternatives: Vec<String>,
+    /// A form body's Encoding Objects that change how a property is written (style, explode,
+    /// allowReserved); properties without one use `form`, exploded.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub encoding: Vec<PropertyEncoding>,
+}
+
+/// How one property of a form body is written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PropertyEncoding {
+    pub property: String,
+    pub style: ParamStyle,
+    pub explode: bool,
+    pub allow_reserved: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -62,29 +62,37 @@ pub fn query_pair(query: &mut String, name: &str, value: &str) {
     query.push_str(&encode(value, b""));
 }
 
-/// Sends `body` as `application/x-www-form-urlencoded`, as OpenAPI's default encoding writes it
-/// (style `form`, exploded): an array property repeats its name once per item, an object property
-/// is its JSON text (the Encoding Object's default `contentType` for objects), `null` is left out.
+/// A form property's Encoding Object: its name, style, explode and allowReserved.
+pub type PropertyEncoding<'a> = (&'a str, Style, bool, bool);
+
+/// Sends `body` as `application/x-www-form-urlencoded`. A property with an Encoding Object in
+/// `encoding` is written in its style (`deepObject`: `name%5Bkey%5D=value`, nested objects and
+/// arrays by key and index, as `qs` and Stripe read them); the others as OpenAPI's default
+/// (`form`, exploded): an array repeats its name per item, an object is its JSON text. `null` is
+/// left out.
 pub fn form_body<T: Serialize + ?Sized>(
     request: reqwest::RequestBuilder,
     body: &T,
+    encoding: &[PropertyEncoding<'_>],
 ) -> reqwest::RequestBuilder {
-    use crate::models::style::encode;
     let mut text = String::new();
-    let mut push = |name: &str, value: &serde_json::Value| {
-        if !text.is_empty() {
-            text.push('&');
-        }
-        text.push_str(&encode(name, b""));
-        text.push('=');
-        text.push_str(&encode(&json_text(value), b""));
-    };
     if let Ok(serde_json::Value::Object(properties)) = serde_json::to_value(body) {
         for (name, value) in &properties {
-            match value {
-                serde_json::Value::Null => {}
-                serde_json::Value::Array(items) => items.iter().for_each(|item| push(name, item)),
-                other => push(name, other),
+            if value.is_null() {
+                continue;
+            }
+            match encoding.iter().find(|e| e.0 == name) {
+                Some((_, Style::DeepObject, _, reserved)) => deep(&mut text, name, value, *reserved),
+                Some((_, style, explode, reserved)) => {
+                    write_query(&mut text, *style, *explode, *reserved, name, &style_value(value))
+                }
+                None => match value {
+                    serde_json::Value::Array(items) => {
+                        let items = items.iter().map(json_text).collect();
+                        write_query(&mut text, Style::Form, true, false, name, &Value::Array(items))
+                    }
+                    other => query_pair(&mut text, name, &json_text(other)),
+                },
             }
         }
     }
@@ -94,6 +102,41 @@ pub fn form_body<T: Serialize + ?Sized>(
             "application/x-www-form-urlencoded",
         )
         .body(text)
+}
+
+/// A JSON value in the style codec's shapes; nested values are their JSON text.
+fn style_value(value: &serde_json::Value) -> Value {
+    match value {
+        serde_json::Value::Array(items) => Value::Array(items.iter().map(json_text).collect()),
+        serde_json::Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), json_text(v)))
+                .collect(),
+        ),
+        other => Value::Primitive(json_text(other)),
+    }
+}
+
+/// `deepObject` pairs of `value` under `prefix`: `prefix[key]`, `prefix[key][index]`...
+fn deep(text: &mut String, prefix: &str, value: &serde_json::Value, reserved: bool) {
+    match value {
+        serde_json::Value::Null => {}
+        serde_json::Value::Object(map) => {
+            for (key, inner) in map {
+                deep(text, &format!("{prefix}[{key}]"), inner, reserved);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (index, inner) in items.iter().enumerate() {
+                deep(text, &format!("{prefix}[{index}]"), inner, reserved);
+            }
+        }
+        leaf => {
+            let leaf = Value::Primitive(json_text(leaf));
+            write_query(text, Style::Form, true, reserved, prefix, &leaf);
+        }
+    }
 }
 
 /// The text of a parameter whose type has no plain text form (an object, a union, any JSON): its

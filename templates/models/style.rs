@@ -209,6 +209,13 @@ pub fn write_query(
     };
     match (style, value) {
         (_, Value::Primitive(v)) => push(&name, &enc(v)),
+        // OpenAPI leaves arrays in deepObject undefined; documents that ask for it (Stripe's
+        // `expand`) mean the `qs` form, by index.
+        (Style::DeepObject, Value::Array(items)) => {
+            for (index, item) in items.iter().enumerate() {
+                push(&format!("{name}%5B{index}%5D"), &enc(item));
+            }
+        }
         (_, Value::Array(items)) if explode => {
             for item in items {
                 push(&name, &enc(item));
@@ -404,6 +411,29 @@ pub fn read_query(
             [one] => form_value(one).map(|v| Some(Value::Primitive(v))),
             _ => Err("is given more than once".to_owned()),
         },
+        Shape::Array if style == Style::DeepObject => {
+            // `name[0]=a&name[1]=b` (or `name[]=a&name[]=b`), in index order.
+            let mut items: Vec<(usize, String)> = Vec::new();
+            for (k, v) in pairs {
+                let Some(index) = k
+                    .strip_prefix(name)
+                    .and_then(|k| k.strip_prefix('['))
+                    .and_then(|k| k.strip_suffix(']'))
+                else {
+                    continue;
+                };
+                let index = if index.is_empty() {
+                    items.len()
+                } else {
+                    index
+                        .parse()
+                        .map_err(|_| format!("\"{k}\" is not {name}[index]"))?
+                };
+                items.push((index, form_value(v)?));
+            }
+            items.sort_by_key(|(index, _)| *index);
+            Ok((!items.is_empty()).then(|| Value::Array(items.into_iter().map(|(_, v)| v).collect())))
+        }
         Shape::Array if values.is_empty() => Ok(None),
         Shape::Array if explode => values
             .iter()

@@ -875,7 +875,7 @@ impl IssueToken {
             .client
             .inner
             .request(::reqwest::Method::POST, "/v1/auth/token");
-        let request = crate::codec::form_body(request, &self.body);
+        let request = crate::codec::form_body(request, &self.body, &[]);
         let response = self.client.inner.send(request, false, false).await?;
         let status = response.status();
         let headers = response.headers().clone();

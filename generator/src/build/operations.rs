@@ -4,9 +4,9 @@ use super::Builder;
 use super::schema::Site;
 use crate::diagnostics::child;
 use crate::ir::{
-    Constraints, Media, Method, Operation, ParamLocation, ParamStyle, Parameter, PathSegment, RequestBody,
-    Response, ResponseBody, ResponseHeader, SecurityKind, SecurityRequirement, SecurityScheme,
-    SegmentPart, Status, TypeRef,
+    Constraints, Media, Method, Operation, ParamLocation, ParamStyle, Parameter, PathSegment,
+    PropertyEncoding, RequestBody, Response, ResponseBody, ResponseHeader, SecurityKind,
+    SecurityRequirement, SecurityScheme, SegmentPart, Status, TypeRef,
 };
 use heck::ToUpperCamelCase;
 use indexmap::IndexMap;
@@ -214,7 +214,9 @@ impl Builder<'_> {
                 },
                 *allow_reserved,
             ),
-            openapiv3::Parameter::Header { .. } => (ParamLocation::Header, ParamStyle::Simple, false),
+            openapiv3::Parameter::Header { .. } => {
+                (ParamLocation::Header, ParamStyle::Simple, false)
+            }
             openapiv3::Parameter::Cookie { .. } => (ParamLocation::Cookie, ParamStyle::Form, false),
         };
         let data = param.parameter_data_ref();
@@ -298,12 +300,31 @@ impl Builder<'_> {
         };
         let (media_name, media_type) = preferred_media(&body.content)?;
         let media = classify_media(media_name);
-        if !media_type.encoding.is_empty() && matches!(media, Media::Form | Media::Multipart) {
+        let encoding = if media == Media::Form {
+            form_encoding(media_type)
+        } else {
+            Vec::new()
+        };
+        let encoding_at = child(&child(&child(&pointer, "content"), media_name), "encoding");
+        if media == Media::Multipart && !media_type.encoding.is_empty() {
             let names: Vec<&str> = media_type.encoding.keys().map(String::as_str).collect();
             self.diags.warning(
-                child(&child(&child(&pointer, "content"), media_name), "encoding"),
+                encoding_at,
                 format!(
-                    "the encoding of {} is not applied: the defaults are (form: each property as `form`, exploded; multipart: files as application/octet-stream parts, primitives as text, other values as JSON)",
+                    "the encoding of {} is not applied: files are sent as their content type (else application/octet-stream), primitives as text, other values as JSON",
+                    names.join(", ")
+                ),
+            );
+        } else if encoding.iter().any(|e| e.style != ParamStyle::Form) {
+            let names: Vec<&str> = encoding
+                .iter()
+                .filter(|e| e.style != ParamStyle::Form)
+                .map(|e| e.property.as_str())
+                .collect();
+            self.diags.warning(
+                encoding_at,
+                format!(
+                    "the generated client writes {} as its encoding says; the generated server reads form properties flat (repeated names), so it does not read these back",
                     names.join(", ")
                 ),
             );
@@ -326,6 +347,7 @@ impl Builder<'_> {
             required: body.required,
             doc: body.description.clone(),
             alternatives,
+            encoding,
         })
     }
 
@@ -394,8 +416,14 @@ impl Builder<'_> {
                     Some("Response"),
                 );
                 let ty = self.media_type_of(media_type, &media, &site);
-                let essence = name.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
-                let text_type = (media == Media::Text && essence != "text/plain").then_some(essence);
+                let essence = name
+                    .split(';')
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_ascii_lowercase();
+                let text_type =
+                    (media == Media::Text && essence != "text/plain").then_some(essence);
                 ResponseBody {
                     media,
                     ty,
@@ -673,6 +701,31 @@ fn preferred_media(content: &IndexMap<String, MediaType>) -> Option<(&str, &Medi
         .iter()
         .min_by_key(|(name, _)| rank(name))
         .map(|(n, m)| (n.as_str(), m))
+}
+
+/// A form body's Encoding Objects as property encodings. openapiv3 reads an absent `explode` as
+/// false: `form` (the default style) is taken as exploded, its default.
+fn form_encoding(media_type: &MediaType) -> Vec<PropertyEncoding> {
+    use openapiv3::QueryStyle;
+    media_type
+        .encoding
+        .iter()
+        .map(|(property, e)| {
+            let style = match e.style {
+                None | Some(QueryStyle::Form) => ParamStyle::Form,
+                Some(QueryStyle::SpaceDelimited) => ParamStyle::SpaceDelimited,
+                Some(QueryStyle::PipeDelimited) => ParamStyle::PipeDelimited,
+                Some(QueryStyle::DeepObject) => ParamStyle::DeepObject,
+            };
+            PropertyEncoding {
+                property: property.clone(),
+                style,
+                explode: style == ParamStyle::Form || e.explode,
+                allow_reserved: e.allow_reserved,
+            }
+        })
+        .filter(|e| e.style != ParamStyle::Form || e.allow_reserved)
+        .collect()
 }
 
 pub fn classify_media(name: &str) -> Media {

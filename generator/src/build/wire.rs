@@ -2,9 +2,7 @@
 //! parameter styles, form and multipart bodies). Each names the construct and what is done instead.
 
 use crate::diagnostics::Diagnostics;
-use crate::ir::{
-    Api, Media, ParamLocation, ParamStyle, Parameter, PathSegment, TypeKind, TypeRef,
-};
+use crate::ir::{Api, Media, ParamLocation, ParamStyle, Parameter, PathSegment, TypeKind, TypeRef};
 
 /// What a value is to the style rules.
 #[derive(Debug, PartialEq, Eq)]
@@ -92,7 +90,8 @@ pub fn report(api: &Api, diags: &mut Diagnostics) {
             && let TypeKind::Struct(s) = &api.types[id.0].kind
         {
             for f in &s.fields {
-                if !matches!(shape(api, &f.ty), Shape::Primitive | Shape::Array) {
+                let encoded = body.encoding.iter().any(|e| e.property == f.wire_name);
+                if !encoded && !matches!(shape(api, &f.ty), Shape::Primitive | Shape::Array) {
                     diags.warning(
                         format!("{}/requestBody", op.pointer),
                         format!(
@@ -125,7 +124,7 @@ fn parameter_problem(api: &Api, op: &crate::ir::Operation, p: &Parameter) -> Opt
         (_, Shape::NestedArray | Shape::NestedObject | Shape::Other) => Some(
             "a style can carry primitives, lists of primitives and objects of primitives only: the client writes nested values as JSON text and the server passes the parameter through as raw text".to_owned(),
         ),
-        (ParamStyle::DeepObject, Shape::Primitive | Shape::Array) => Some(
+        (ParamStyle::DeepObject, Shape::Primitive) => Some(
             "style deepObject applies to objects: the value is written and read as style form".to_owned(),
         ),
         (ParamStyle::SpaceDelimited | ParamStyle::PipeDelimited, Shape::Primitive) => Some(format!(
@@ -155,7 +154,9 @@ mod tests {
     }
 
     fn op(params: &str) -> String {
-        format!("  /things/{{id}}:\n    get:\n      parameters:\n{params}      responses: {{'204': {{description: ok}}}}\n")
+        format!(
+            "  /things/{{id}}:\n    get:\n      parameters:\n{params}      responses: {{'204': {{description: ok}}}}\n"
+        )
     }
 
     const ID: &str = "      - {name: id, in: path, required: true, schema: {type: string}}\n";
@@ -185,14 +186,40 @@ mod tests {
     fn a_styled_parameter_in_a_mixed_segment_is_named() {
         let paths = "  /files/{name}.json:\n    get:\n      parameters:\n      - {name: name, in: path, required: true, style: label, schema: {type: string}}\n      responses: {'204': {description: ok}}\n";
         let found = warnings(paths);
-        assert!(found.iter().any(|w| w.contains("path parameter `name`") && w.contains("mixes text")), "{found:#?}");
+        assert!(
+            found
+                .iter()
+                .any(|w| w.contains("path parameter `name`") && w.contains("mixes text")),
+            "{found:#?}"
+        );
     }
 
     #[test]
-    fn form_properties_and_encodings_that_are_not_applied_are_named() {
-        let paths = "  /forms:\n    post:\n      requestBody:\n        content:\n          application/x-www-form-urlencoded:\n            schema: {$ref: '#/components/schemas/Nested'}\n            encoding: {inner: {style: deepObject, explode: true}}\n      responses: {'204': {description: ok}}\n";
-        let found = warnings(paths);
-        assert!(found.iter().any(|w| w.contains("the encoding of inner is not applied")), "{found:#?}");
-        assert!(found.iter().any(|w| w.contains("form property `inner`")), "{found:#?}");
+    fn form_properties_the_server_cannot_read_back_are_named() {
+        let form = |encoding: &str| {
+            format!(
+                "  /forms:\n    post:\n      requestBody:\n        content:\n          application/x-www-form-urlencoded:\n            schema: {{$ref: '#/components/schemas/Nested'}}\n{encoding}      responses: {{'204': {{description: ok}}}}\n"
+            )
+        };
+        let plain = warnings(&form(""));
+        assert!(
+            plain
+                .iter()
+                .any(|w| w.contains("form property `inner`") && w.contains("JSON text")),
+            "{plain:#?}"
+        );
+        let deep = warnings(&form(
+            "            encoding: {inner: {style: deepObject, explode: true}}\n",
+        ));
+        assert!(
+            deep.iter()
+                .any(|w| w.contains("writes inner as its encoding says")
+                    && w.contains("does not read these back")),
+            "{deep:#?}"
+        );
+        assert!(
+            !deep.iter().any(|w| w.contains("form property `inner`")),
+            "{deep:#?}"
+        );
     }
 }

@@ -260,7 +260,10 @@ mod tests {
 /// The properties of a `multipart/form-data` body whose schema is an object: the client sends and
 /// the server reads one part (or one per item) per property. `None` for other schemas, which stay
 /// raw (a `reqwest` form, a `RawBody`).
-pub fn multipart_fields<'a>(api: &'a crate::ir::Api, ty: &crate::ir::TypeRef) -> Option<&'a [crate::ir::Field]> {
+pub fn multipart_fields<'a>(
+    api: &'a crate::ir::Api,
+    ty: &crate::ir::TypeRef,
+) -> Option<&'a [crate::ir::Field]> {
     use crate::ir::{TypeKind, TypeRef};
     match ty {
         TypeRef::Named(id) => match &api.types[id.0].kind {

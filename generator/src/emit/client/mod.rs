@@ -90,7 +90,12 @@ pub fn emit(api: &Api, _patterns: &Patterns, opts: &Options) -> Result<Vec<File>
     let mut files = vec![
         cargo_toml(api, opts, plans),
         crate_root(
-            lib_rs(api, opts, [has_responses, has_errors, has_headers], credentials.is_some()),
+            lib_rs(
+                api,
+                opts,
+                [has_responses, has_errors, has_headers],
+                credentials.is_some(),
+            ),
             opts,
         )?,
         assembled(opts, "src/requests.rs", &printed),

@@ -6,8 +6,8 @@ use super::plan::{Arm, Handling, Paging, Plan, Shape, Success, is_media_range};
 use crate::emit::rust::primitive;
 use crate::emit::{TypePrinter, doc_attrs, ident};
 use crate::ir::{
-    Api, Media, Method, ParamLocation, ParamStyle, Parameter, PathSegment, Primitive, SegmentPart, Status,
-    TypeKind, TypeRef,
+    Api, Media, Method, ParamLocation, ParamStyle, Parameter, PathSegment, Primitive, SegmentPart,
+    Status, TypeKind, TypeRef,
 };
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -393,9 +393,10 @@ impl<'a> RequestEmitter<'a> {
             .as_ref()
             .map(|paging| self.stream_method(paging, &err_ty));
         // A multipart form cannot be cloned.
-        let clone =
-            (p.body.is_none_or(|b| b.media != Media::Multipart || self.multipart_struct(&b.ty).is_some()))
-                .then(|| quote! { Clone, });
+        let clone = (p
+            .body
+            .is_none_or(|b| b.media != Media::Multipart || self.multipart_struct(&b.ty).is_some()))
+        .then(|| quote! { Clone, });
         let then = if p.optional.is_empty() && p.body.is_none_or(|b| b.required) {
             "Finish it with `.send().await`, or `.await` it."
         } else {
@@ -567,7 +568,15 @@ impl<'a> RequestEmitter<'a> {
         if let Some(body) = p.body {
             let apply = |value: TokenStream, by_ref: TokenStream| match &body.media {
                 Media::Json => quote! { request.json(#by_ref) },
-                Media::Form => quote! { crate::codec::form_body(request, #by_ref) },
+                Media::Form => {
+                    let encoding = body.encoding.iter().map(|e| {
+                        let property = &e.property;
+                        let style = format_ident!("{}", e.style.variant());
+                        let (explode, reserved) = (e.explode, e.allow_reserved);
+                        quote! { (#property, crate::codec::Style::#style, #explode, #reserved) }
+                    });
+                    quote! { crate::codec::form_body(request, #by_ref, &[#(#encoding),*]) }
+                }
                 Media::Multipart => match self.multipart_struct(&body.ty) {
                     Some(fields) => {
                         let form = self.multipart_form(fields, by_ref);
@@ -640,7 +649,10 @@ impl<'a> RequestEmitter<'a> {
         let (documented_let, documented_value) = if p.success_headers.is_empty() {
             (TokenStream::new(), quote! { documented: () })
         } else {
-            (quote! { let documented = #documented; }, quote! { documented })
+            (
+                quote! { let documented = #documented; },
+                quote! { documented },
+            )
         };
         let matched = quote! { match status.as_u16() { #(#arms)* } };
         let (body_let, body_value) = if matches!(p.success, Success::Single(Shape::Empty)) {
@@ -1149,7 +1161,9 @@ impl<'a> RequestEmitter<'a> {
             Media::Text => (quote! { impl Into<String> }, true),
             Media::Binary(m) if is_media_range(m) => (quote! { crate::codec::Binary }, false),
             Media::Binary(_) => (quote! { impl Into<Vec<u8>> }, true),
-            Media::Multipart if self.multipart_struct(ty).is_some() => (self.printer.rust_type(ty), false),
+            Media::Multipart if self.multipart_struct(ty).is_some() => {
+                (self.printer.rust_type(ty), false)
+            }
             Media::Multipart => (quote! { ::reqwest::multipart::Form }, false),
         }
     }
@@ -1179,20 +1193,30 @@ impl<'a> RequestEmitter<'a> {
             let (optional, inner) = crate::emit::models::field_holding(f, &self.api.types);
             let field = ident(&f.name);
             let wire = &f.wire_name;
-            let value = if optional { Val::named("value") } else { Val::place(quote! { body.#field }) };
+            let value = if optional {
+                Val::named("value")
+            } else {
+                Val::place(quote! { body.#field })
+            };
             let add = |ty: &TypeRef, value: Val| -> TokenStream {
                 let v = value.by_ref();
                 match self.multipart_kind(ty) {
-                    MultipartKind::File => quote! { form = form.part(#wire, crate::multipart::file_part(#wire, #v)); },
+                    MultipartKind::File => {
+                        quote! { form = form.part(#wire, crate::multipart::file_part(#wire, #v)); }
+                    }
                     MultipartKind::Text => {
                         let text = self.text(ty, value);
                         quote! { form = form.text(#wire, #text); }
                     }
-                    MultipartKind::Json => quote! { form = form.part(#wire, crate::multipart::json_part(#v)); },
+                    MultipartKind::Json => {
+                        quote! { form = form.part(#wire, crate::multipart::json_part(#v)); }
+                    }
                 }
             };
             let step = match inner {
-                TypeRef::Array(item) if self.multipart_kind(item.as_ref()) != MultipartKind::Json => {
+                TypeRef::Array(item)
+                    if self.multipart_kind(item.as_ref()) != MultipartKind::Json =>
+                {
                     let each = add(item.as_ref(), Val::named("item"));
                     let items = value.by_ref();
                     quote! { for item in #items { #each } }
@@ -1216,9 +1240,11 @@ impl<'a> RequestEmitter<'a> {
     fn multipart_kind(&self, ty: &TypeRef) -> MultipartKind {
         match ty {
             TypeRef::Primitive(Primitive::Bytes) => MultipartKind::File,
-            TypeRef::Array(_) | TypeRef::Map(_) | TypeRef::Any | TypeRef::Null | TypeRef::Nullable(_) => {
-                MultipartKind::Json
-            }
+            TypeRef::Array(_)
+            | TypeRef::Map(_)
+            | TypeRef::Any
+            | TypeRef::Null
+            | TypeRef::Nullable(_) => MultipartKind::Json,
             TypeRef::Primitive(_) | TypeRef::NumericString { .. } => MultipartKind::Text,
             TypeRef::Named(id) => match &self.api.types[id.0].kind {
                 TypeKind::Alias(inner) => self.multipart_kind(inner),

@@ -116,7 +116,11 @@ serde_path_to_error = "0.1"
 "#,
         models = opts.crate_name("models"),
         url = super::models::url_dependency(api),
-        multipart = if super::has_multipart_struct(api) { r#", "multipart""# } else { "" },
+        multipart = if super::has_multipart_struct(api) {
+            r#", "multipart""#
+        } else {
+            ""
+        },
     );
     super::cargo_toml(opts, "server", &description, &sections)
 }
@@ -160,7 +164,8 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
         lines.extend(plan.skipped.iter().map(|s| format!(" - {s}")));
         quote! { #( #![doc = #lines] )* }
     };
-    let multipart_mod = super::has_multipart_struct(plan.api).then(|| quote! { pub mod multipart; });
+    let multipart_mod =
+        super::has_multipart_struct(plan.api).then(|| quote! { pub mod multipart; });
     quote! {
         #![doc = #title]
         #![doc = ""]

@@ -6,8 +6,8 @@ use crate::emit::rust::{number_literal, opt_usize, primitive, range_args};
 use crate::emit::status::known_status;
 use crate::emit::{Patterns, TypePrinter, ident};
 use crate::ir::{
-    Api, Constraints, Media, Method, Operation, ParamLocation, ParamStyle, Parameter, PathSegment, Primitive,
-    RequestBody, Response, SecurityKind, Status, TypeId, TypeKind, TypeRef,
+    Api, Constraints, Media, Method, Operation, ParamLocation, ParamStyle, Parameter, PathSegment,
+    Primitive, RequestBody, Response, SecurityKind, Status, TypeId, TypeKind, TypeRef,
 };
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -666,7 +666,10 @@ impl<'a> Plan<'a> {
         let required = p.required || p.location == ParamLocation::Path;
         let finish = |ty: TokenStream, optional: TokenStream| {
             if required {
-                (ty, quote! { params::required(#location, #wire, #optional)? })
+                (
+                    ty,
+                    quote! { params::required(#location, #wire, #optional)? },
+                )
             } else {
                 (quote! { Option<#ty> }, optional)
             }
@@ -710,7 +713,11 @@ impl<'a> Plan<'a> {
         let (shape_tokens, convert, parse) = match (&object, shape) {
             (Some(_), _) => {
                 let t = self.printer.rust_type(strip_nullable(&p.ty));
-                (quote! { models::style::Shape::Object }, quote! { object::<#t> }, None)
+                (
+                    quote! { models::style::Shape::Object },
+                    quote! { object::<#t> },
+                    None,
+                )
             }
             (None, ParamShape::Scalar(scalar, _)) => (
                 quote! { models::style::Shape::Primitive },
@@ -728,7 +735,11 @@ impl<'a> Plan<'a> {
                     _ => None,
                 };
                 let (scalar, _) = item?;
-                (quote! { models::style::Shape::Array }, quote! { list }, Some(scalar.parse))
+                (
+                    quote! { models::style::Shape::Array },
+                    quote! { list },
+                    Some(scalar.parse),
+                )
             }
         };
         let fields = match &object {
@@ -760,7 +771,9 @@ impl<'a> Plan<'a> {
             (ParamLocation::Query, _) => quote! {
                 query.styled(#wire, models::style::Style::#style, #explode, #shape_tokens, #fields, &[#(#others),*])?
             },
-            (ParamLocation::Header, _) => quote! { headers.styled(#wire, #explode, #shape_tokens)? },
+            (ParamLocation::Header, _) => {
+                quote! { headers.styled(#wire, #explode, #shape_tokens)? }
+            }
             (ParamLocation::Cookie, _) => quote! {
                 cookies.styled(#wire, #explode, #shape_tokens, #fields, &[#(#others),*])?
             },
@@ -818,7 +831,10 @@ impl<'a> Plan<'a> {
     fn object_fields(&self, ty: &TypeRef) -> Option<Option<Vec<String>>> {
         match self.resolve(ty) {
             TypeRef::Named(id) => match &self.api.types[id.0].kind {
-                TypeKind::Struct(st) if st.additional.is_none() || matches!(st.additional, Some(crate::ir::Additional::Deny)) => {
+                TypeKind::Struct(st)
+                    if st.additional.is_none()
+                        || matches!(st.additional, Some(crate::ir::Additional::Deny)) =>
+                {
                     let scalar = st
                         .fields
                         .iter()
@@ -1193,7 +1209,12 @@ impl<'a> Plan<'a> {
 
     /// A multipart body read part by part into its struct: the properties that are not files
     /// decoded together, then the files put in, then the struct validated.
-    fn multipart_field(&self, name: &str, body: &RequestBody, fields: &[crate::ir::Field]) -> FieldPlan {
+    fn multipart_field(
+        &self,
+        name: &str,
+        body: &RequestBody,
+        fields: &[crate::ir::Field],
+    ) -> FieldPlan {
         let ty = self.printer.rust_type(&body.ty);
         let mut kinds = Vec::new();
         let mut files = Vec::new();
@@ -1231,7 +1252,11 @@ impl<'a> Plan<'a> {
             };
             kinds.push(quote! { (#wire, multipart::PartKind::#kind) });
         }
-        let binding = if files.is_empty() { quote! { value } } else { quote! { mut value } };
+        let binding = if files.is_empty() {
+            quote! { value }
+        } else {
+            quote! { mut value }
+        };
         let decode = quote! {{
             let #binding: #ty = form.decode(&[#(#kinds),*])?;
             #(#files)*
@@ -1344,7 +1369,10 @@ impl<'a> Plan<'a> {
             (media, _) => {
                 let content_type = match media {
                     Media::Binary(m) if is_header_value(m) && !m.contains('*') => m.clone(),
-                    Media::Text => b.text_type.clone().unwrap_or_else(|| "text/plain".to_owned()),
+                    Media::Text => b
+                        .text_type
+                        .clone()
+                        .unwrap_or_else(|| "text/plain".to_owned()),
                     Media::Form => "application/x-www-form-urlencoded".to_owned(),
                     Media::Multipart => "multipart/form-data".to_owned(),
                     _ => "application/octet-stream".to_owned(),

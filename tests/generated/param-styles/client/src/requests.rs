@@ -349,6 +349,27 @@ impl crate::Client {
             body,
         }
     }
+
+    /// `POST /charges`
+    ///
+    /// Arguments:
+    /// - `body`: the request body, a [`ChargeInput`](crate::models::ChargeInput).
+    pub fn create_charge(&self, body: crate::models::ChargeInput) -> CreateCharge {
+        CreateCharge {
+            client: self.clone(),
+            body,
+        }
+    }
+
+    /// `GET /query/deepArray`
+    ///
+    /// Optional parameters are set on the builder: `.list()`.
+    pub fn query_deep_array(&self) -> QueryDeepArray {
+        QueryDeepArray {
+            client: self.clone(),
+            list: None,
+        }
+    }
 }
 
 /// Request builder of [`Client::path_simple_flat`](crate::Client::path_simple_flat):
@@ -2204,7 +2225,7 @@ impl PostForm {
         crate::Error<crate::errors::PostForm>,
     > {
         let request = self.client.inner.request(::reqwest::Method::POST, "/form");
-        let request = crate::codec::form_body(request, &self.body);
+        let request = crate::codec::form_body(request, &self.body, &[]);
         let response = self.client.inner.send(request, false, false).await?;
         let status = response.status();
         let headers = response.headers().clone();
@@ -2499,6 +2520,130 @@ impl ::std::future::IntoFuture for Upload {
         crate::models::UploadSummary,
         crate::errors::Upload,
     >;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::create_charge`](crate::Client::create_charge): `POST /charges`.
+/// Finish it with `.send().await`, or `.await` it.
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct CreateCharge {
+    client: crate::Client,
+    body: crate::models::ChargeInput,
+}
+
+impl CreateCharge {
+    /// Sends the request: `POST /charges`.
+    pub async fn send(self) -> Result<(), crate::Error<()>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`POST /charges`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<crate::codec::ResponseValue<()>, crate::Error<()>> {
+        let request = self.client.inner.request(::reqwest::Method::POST, "/charges");
+        let request = crate::codec::form_body(
+            request,
+            &self.body,
+            &[
+                ("metadata", crate::codec::Style::DeepObject, true, false),
+                ("expand", crate::codec::Style::DeepObject, true, false),
+                ("shipping", crate::codec::Style::DeepObject, true, false),
+            ],
+        );
+        let response = self.client.inner.send(request, false, false).await?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        match status.as_u16() {
+            204 => crate::codec::empty(response).await,
+            _ => Err(crate::codec::unexpected(response).await),
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body: (),
+        })
+    }
+}
+
+impl ::std::future::IntoFuture for CreateCharge {
+    type Output = Result<(), crate::Error<()>>;
+
+    type IntoFuture = crate::codec::ResponseFuture<(), ()>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
+
+/// Request builder of [`Client::query_deep_array`](crate::Client::query_deep_array):
+/// `GET /query/deepArray`. Set optional parameters, then `.send().await` it (or `.await` it).
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct QueryDeepArray {
+    client: crate::Client,
+    list: Option<Vec<String>>,
+}
+
+impl QueryDeepArray {
+    /// The `list` query parameter.
+    pub fn list(mut self, value: Vec<String>) -> Self {
+        self.list = Some(value);
+        self
+    }
+
+    /// Sends the request: `GET /query/deepArray`.
+    pub async fn send(self) -> Result<crate::models::Received, crate::Error<()>> {
+        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+    }
+
+    /// Sends the request (`GET /query/deepArray`) and answers the body with the status and headers.
+    pub async fn send_full(
+        self,
+    ) -> Result<crate::codec::ResponseValue<crate::models::Received>, crate::Error<()>> {
+        let mut query = String::new();
+        if let Some(value) = &self.list {
+            crate::codec::write_query(
+                &mut query,
+                crate::codec::Style::DeepObject,
+                true,
+                false,
+                "list",
+                &crate::codec::Value::Array(value.clone()),
+            );
+        }
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::with_query("/query/deepArray", &query),
+            );
+        let response = self.client.inner.send(request, false, true).await?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = match status.as_u16() {
+            200 => crate::codec::json(response).await,
+            _ => Err(crate::codec::unexpected(response).await),
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
+    }
+}
+
+impl ::std::future::IntoFuture for QueryDeepArray {
+    type Output = Result<crate::models::Received, crate::Error<()>>;
+
+    type IntoFuture = crate::codec::ResponseFuture<crate::models::Received, ()>;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())

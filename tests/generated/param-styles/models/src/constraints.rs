@@ -85,6 +85,18 @@ impl Validate for UploadSummary {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+impl Validate for ChargeInput {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
 impl Validate for UploadMeta {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for ChargeInputShippingAddress {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for ChargeInputShipping {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }

@@ -152,6 +152,29 @@ pub struct UploadSummary {
 }
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct ChargeInput {
+    pub amount: i64,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub metadata: Option<::std::collections::BTreeMap<String, String>>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub expand: Option<Vec<String>>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub shipping: Option<ChargeInputShipping>,
+}
+
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct UploadMeta {
     #[serde(
         default,
@@ -159,4 +182,36 @@ pub struct UploadMeta {
         deserialize_with = "crate::wire::some"
     )]
     pub source: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct ChargeInputShippingAddress {
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub city: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub lines: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct ChargeInputShipping {
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub name: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub address: Option<ChargeInputShippingAddress>,
 }

@@ -10,14 +10,16 @@ use crate::{
     QueryPipeDelimitedFlatRequest, QueryDeepObjectExplodeRequest, HeaderFlatRequest,
     CookieFlatRequest, HeaderExplodeRequest, CookieExplodeRequest, QueryReservedRequest,
     QueryJsonRequest, QueryMapRequest, PostFormRequest, CreateRequest,
-    DefaultOnlyRequest, PageRequest, UploadRequest, PathSimpleFlatResponse,
-    PathSimpleExplodeResponse, PathLabelFlatResponse, PathLabelExplodeResponse,
-    PathMatrixFlatResponse, PathMatrixExplodeResponse, QueryFormFlatResponse,
-    QueryFormExplodeResponse, QuerySpaceDelimitedFlatResponse,
-    QueryPipeDelimitedFlatResponse, QueryDeepObjectExplodeResponse, HeaderFlatResponse,
-    CookieFlatResponse, HeaderExplodeResponse, CookieExplodeResponse,
-    QueryReservedResponse, QueryJsonResponse, QueryMapResponse, PostFormResponse,
-    CreateResponse, DefaultOnlyResponse, PageResponse, UploadResponse,
+    DefaultOnlyRequest, PageRequest, UploadRequest, CreateChargeRequest,
+    QueryDeepArrayRequest, PathSimpleFlatResponse, PathSimpleExplodeResponse,
+    PathLabelFlatResponse, PathLabelExplodeResponse, PathMatrixFlatResponse,
+    PathMatrixExplodeResponse, QueryFormFlatResponse, QueryFormExplodeResponse,
+    QuerySpaceDelimitedFlatResponse, QueryPipeDelimitedFlatResponse,
+    QueryDeepObjectExplodeResponse, HeaderFlatResponse, CookieFlatResponse,
+    HeaderExplodeResponse, CookieExplodeResponse, QueryReservedResponse,
+    QueryJsonResponse, QueryMapResponse, PostFormResponse, CreateResponse,
+    DefaultOnlyResponse, PageResponse, UploadResponse, CreateChargeResponse,
+    QueryDeepArrayResponse,
 };
 
 /// The operations of Param Styles (version 1.0.0). Implement this trait, then serve it with [`router`](crate::router).
@@ -162,4 +164,16 @@ pub trait ParamStylesApi: Send + Sync + 'static {
         &self,
         request: UploadRequest,
     ) -> impl Future<Output = UploadResponse> + Send;
+
+    /// `POST /charges`
+    fn create_charge(
+        &self,
+        request: CreateChargeRequest,
+    ) -> impl Future<Output = CreateChargeResponse> + Send;
+
+    /// `GET /query/deepArray`
+    fn query_deep_array(
+        &self,
+        request: QueryDeepArrayRequest,
+    ) -> impl Future<Output = QueryDeepArrayResponse> + Send;
 }

@@ -166,3 +166,18 @@ pub struct UploadRequest {
     /// Media type: `multipart/form-data`, one part per property (files with their name and content type).
     pub body: models::Upload,
 }
+
+/// The parameters and body of [`create_charge`](crate::ParamStylesApi::create_charge): `POST /charges`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateChargeRequest {
+    /// The request body.
+    ///
+    /// Media type: `application/x-www-form-urlencoded`.
+    pub body: models::ChargeInput,
+}
+
+/// The parameters and body of [`query_deep_array`](crate::ParamStylesApi::query_deep_array): `GET /query/deepArray`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryDeepArrayRequest {
+    pub list: Option<Vec<String>>,
+}

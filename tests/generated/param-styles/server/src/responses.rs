@@ -581,3 +581,43 @@ impl IntoResponse for UploadResponse {
         }
     }
 }
+
+/// The responses of [`create_charge`](crate::ParamStylesApi::create_charge).
+#[derive(Debug, Clone, PartialEq)]
+pub enum CreateChargeResponse {
+    /// `204`: Recorded.
+    NoContent,
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::Problem),
+}
+
+impl IntoResponse for CreateChargeResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::NoContent => respond::empty(StatusCode::NO_CONTENT),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+/// The responses of [`query_deep_array`](crate::ParamStylesApi::query_deep_array).
+#[derive(Debug, Clone, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "built once per request and written out at once"
+)]
+pub enum QueryDeepArrayResponse {
+    /// `200`: The values received.
+    Ok(models::Received),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::Problem),
+}
+
+impl IntoResponse for QueryDeepArrayResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Ok(body) => respond::json(StatusCode::OK, &body),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}

@@ -13,7 +13,8 @@ use crate::{
     QueryPipeDelimitedFlatRequest, QueryDeepObjectExplodeRequest, HeaderFlatRequest,
     CookieFlatRequest, HeaderExplodeRequest, CookieExplodeRequest, QueryReservedRequest,
     QueryJsonRequest, QueryMapRequest, PostFormRequest, CreateRequest,
-    DefaultOnlyRequest, PageRequest, UploadRequest,
+    DefaultOnlyRequest, PageRequest, UploadRequest, CreateChargeRequest,
+    QueryDeepArrayRequest,
 };
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
@@ -65,6 +66,8 @@ pub fn router<A: ParamStylesApi>(api: Arc<A>) -> Router {
         .route("/default-only", get(handle_default_only::<A>))
         .route("/page", get(handle_page::<A>))
         .route("/upload", post(handle_upload::<A>))
+        .route("/charges", post(handle_create_charge::<A>))
+        .route("/query/deepArray", get(handle_query_deep_array::<A>))
         .fallback(route_not_found::<A>)
         .method_not_allowed_fallback(method_not_allowed::<A>)
         .with_state(api)
@@ -1094,6 +1097,63 @@ async fn read_upload(request: Request) -> Result<UploadRequest, Rejection> {
                 body::validated(value)?
             }
         },
+    };
+    Ok(request)
+}
+
+/// `POST /charges`
+async fn handle_create_charge<A: ParamStylesApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_create_charge(request).await {
+        Ok(request) => api.create_charge(request).await.into_response(),
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`create_charge`](ParamStylesApi::create_charge), or the reason to refuse it.
+async fn read_create_charge(request: Request) -> Result<CreateChargeRequest, Rejection> {
+    let (parts, raw_body) = request.into_parts();
+    let request = CreateChargeRequest {
+        body: body::form::<models::ChargeInput>(Request::from_parts(parts, raw_body))
+            .await?,
+    };
+    Ok(request)
+}
+
+/// `GET /query/deepArray`
+async fn handle_query_deep_array<A: ParamStylesApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_query_deep_array(request).await {
+        Ok(request) => api.query_deep_array(request).await.into_response(),
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`query_deep_array`](ParamStylesApi::query_deep_array), or the reason to refuse it.
+async fn read_query_deep_array(
+    request: Request,
+) -> Result<QueryDeepArrayRequest, Rejection> {
+    let (parts, _) = request.into_parts();
+    let query = params::Query::parse(parts.uri.query());
+    let request = QueryDeepArrayRequest {
+        list: params::list(
+            params::In::Query,
+            "list",
+            query
+                .styled(
+                    "list",
+                    models::style::Style::DeepObject,
+                    true,
+                    models::style::Shape::Array,
+                    None,
+                    &[],
+                )?,
+            params::value::<String>,
+        )?,
     };
     Ok(request)
 }
