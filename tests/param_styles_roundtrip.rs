@@ -284,54 +284,19 @@ const QUERY_ROWS: &[(&str, &str)] = &[
 async fn the_client_writes_path_parameters_as_the_table_shows() {
     let (base, seen) = recorder().await;
     let client = Client::new(base).expect("client");
-    client
-        .path_simple_flat(blue(), colors(), rgb())
-        .await
-        .unwrap();
-    assert_eq!(
-        last(&seen).target,
-        format!("{}{}", PATH_ROWS[0].0, PATH_ROWS[0].1)
-    );
-    client
-        .path_simple_explode(blue(), colors(), rgb())
-        .await
-        .unwrap();
-    assert_eq!(
-        last(&seen).target,
-        format!("{}{}", PATH_ROWS[1].0, PATH_ROWS[1].1)
-    );
-    client
-        .path_label_flat(blue(), colors(), rgb())
-        .await
-        .unwrap();
-    assert_eq!(
-        last(&seen).target,
-        format!("{}{}", PATH_ROWS[2].0, PATH_ROWS[2].1)
-    );
-    client
-        .path_label_explode(blue(), colors(), rgb())
-        .await
-        .unwrap();
-    assert_eq!(
-        last(&seen).target,
-        format!("{}{}", PATH_ROWS[3].0, PATH_ROWS[3].1)
-    );
-    client
-        .path_matrix_flat(blue(), colors(), rgb())
-        .await
-        .unwrap();
-    assert_eq!(
-        last(&seen).target,
-        format!("{}{}", PATH_ROWS[4].0, PATH_ROWS[4].1)
-    );
-    client
-        .path_matrix_explode(blue(), colors(), rgb())
-        .await
-        .unwrap();
-    assert_eq!(
-        last(&seen).target,
-        format!("{}{}", PATH_ROWS[5].0, PATH_ROWS[5].1)
-    );
+    macro_rules! row {
+        ($op:ident, $index:literal) => {{
+            client.$op(blue(), colors(), rgb()).await.unwrap();
+            let (path, segments) = PATH_ROWS[$index];
+            assert_eq!(last(&seen).target, format!("{path}{segments}"));
+        }};
+    }
+    row!(path_simple_flat, 0);
+    row!(path_simple_explode, 1);
+    row!(path_label_flat, 2);
+    row!(path_label_explode, 3);
+    row!(path_matrix_flat, 4);
+    row!(path_matrix_explode, 5);
 }
 
 #[tokio::test]

@@ -501,6 +501,18 @@ pub enum ParamLocation {
     Cookie,
 }
 
+impl ParamLocation {
+    /// The spec's `in` value.
+    pub fn word(self) -> &'static str {
+        match self {
+            ParamLocation::Path => "path",
+            ParamLocation::Query => "query",
+            ParamLocation::Header => "header",
+            ParamLocation::Cookie => "cookie",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct RequestBody {
     pub media: Media,

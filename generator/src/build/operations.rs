@@ -416,12 +416,7 @@ impl Builder<'_> {
                     Some("Response"),
                 );
                 let ty = self.media_type_of(media_type, &media, &site);
-                let essence = name
-                    .split(';')
-                    .next()
-                    .unwrap_or_default()
-                    .trim()
-                    .to_ascii_lowercase();
+                let essence = media_essence(name);
                 let text_type =
                     (media == Media::Text && essence != "text/plain").then_some(essence);
                 ResponseBody {
@@ -728,13 +723,17 @@ fn form_encoding(media_type: &MediaType) -> Vec<PropertyEncoding> {
         .collect()
 }
 
-pub fn classify_media(name: &str) -> Media {
-    let essence = name
-        .split(';')
+/// A media type lowercased, without parameters (`text/html; charset=utf-8` -> `text/html`).
+fn media_essence(name: &str) -> String {
+    name.split(';')
         .next()
         .unwrap_or_default()
         .trim()
-        .to_ascii_lowercase();
+        .to_ascii_lowercase()
+}
+
+pub fn classify_media(name: &str) -> Media {
+    let essence = media_essence(name);
     if essence == "application/json"
         || essence == "text/json"
         || essence.ends_with("+json")

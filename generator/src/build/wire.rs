@@ -78,7 +78,7 @@ pub fn report(api: &Api, diags: &mut Diagnostics) {
                     &at,
                     format!(
                         "{} parameter `{}`: {problem}",
-                        location_word(p.location),
+                        p.location.word(),
                         p.wire_name
                     ),
                 );
@@ -131,15 +131,6 @@ fn parameter_problem(api: &Api, op: &crate::ir::Operation, p: &Parameter) -> Opt
             "style {style} applies to arrays and objects: the value is written and read as style form"
         )),
         _ => None,
-    }
-}
-
-fn location_word(location: ParamLocation) -> &'static str {
-    match location {
-        ParamLocation::Path => "path",
-        ParamLocation::Query => "query",
-        ParamLocation::Header => "header",
-        ParamLocation::Cookie => "cookie",
     }
 }
 

@@ -288,7 +288,7 @@ impl<'a> RequestEmitter<'a> {
                     format!(
                         "the `{}` {} parameter.",
                         param.wire_name,
-                        location_word(param.location)
+                        param.location.word()
                     )
                 });
                 format!("- `{}`: {doc}", param.name)
@@ -447,7 +447,7 @@ impl<'a> RequestEmitter<'a> {
             format!(
                 "The `{}` {} parameter.",
                 param.wire_name,
-                location_word(param.location)
+                param.location.word()
             )
         });
         if let Some(default) = &param.default {
@@ -1376,15 +1376,6 @@ fn setter_name(param: &Parameter) -> String {
         format!("{}_param", param.name)
     } else {
         param.name.clone()
-    }
-}
-
-fn location_word(location: ParamLocation) -> &'static str {
-    match location {
-        ParamLocation::Path => "path",
-        ParamLocation::Query => "query",
-        ParamLocation::Header => "header",
-        ParamLocation::Cookie => "cookie",
     }
 }
 

@@ -462,18 +462,12 @@ pub fn read_query(
             }
             Ok((!found.is_empty()).then_some(Value::Object(found)))
         }
-        Shape::Object if explode => {
-            let owned = |k: &str| match fields {
-                Some(fields) => fields.contains(&k),
-                None => !others.contains(&k),
-            };
-            let found = pairs
-                .iter()
-                .filter(|(k, _)| owned(k))
-                .map(|(k, v)| Ok((k.clone().into_owned(), form_value(v)?)))
-                .collect::<Result<Vec<(String, String)>, String>>()?;
-            Ok((!found.is_empty()).then_some(Value::Object(found)))
-        }
+        Shape::Object if explode => owned_pairs(
+            pairs.iter().map(|(k, v)| (k.as_ref(), *v)),
+            fields,
+            others,
+            form_value,
+        ),
         Shape::Object => match values.as_slice() {
             [] => Ok(None),
             [one] => alternating(pieces(&plus_as_space(style, one), delimiters)?)
@@ -490,6 +484,25 @@ fn plus_as_space(style: Style, raw: &str) -> Cow<'_, str> {
     } else {
         Cow::Owned(raw.replace('+', "%20"))
     }
+}
+
+/// The pairs an exploded object owns, as an object (`None` when there are none): those named by
+/// `fields` (a struct's properties), else every name not in `others` (a map).
+fn owned_pairs<'p>(
+    pairs: impl Iterator<Item = (&'p str, &'p str)>,
+    fields: Option<&[&str]>,
+    others: &[&str],
+    decode: impl Fn(&str) -> Result<String, String>,
+) -> Result<Option<Value>, String> {
+    let owned = |k: &str| match fields {
+        Some(fields) => fields.contains(&k),
+        None => !others.contains(&k),
+    };
+    let found = pairs
+        .filter(|(k, _)| owned(k))
+        .map(|(k, v)| Ok((k.to_owned(), decode(v)?)))
+        .collect::<Result<Vec<(String, String)>, String>>()?;
+    Ok((!found.is_empty()).then_some(Value::Object(found)))
 }
 
 /// Reads a header parameter (`simple`).
@@ -544,18 +557,7 @@ pub fn read_cookie(
             .collect::<Result<Vec<String>, String>>()
             .map(|items| Some(Value::Array(items))),
         Shape::Array => pieces(values[0], &[","]).map(|items| Some(Value::Array(items))),
-        Shape::Object if explode => {
-            let owned = |k: &str| match fields {
-                Some(fields) => fields.contains(&k),
-                None => !others.contains(&k),
-            };
-            let found = pairs
-                .iter()
-                .filter(|(k, _)| owned(k))
-                .map(|(k, v)| Ok(((*k).to_owned(), decoded(v)?)))
-                .collect::<Result<Vec<(String, String)>, String>>()?;
-            Ok((!found.is_empty()).then_some(Value::Object(found)))
-        }
+        Shape::Object if explode => owned_pairs(pairs.iter().copied(), fields, others, decoded),
         Shape::Object => match values.first() {
             None => Ok(None),
             Some(raw) => alternating(pieces(raw, &[","])?).map(|p| Some(Value::Object(p))),

@@ -99,7 +99,9 @@ impl Path {
         let raw = split_segment(&self.1, segment, literals)
             .and_then(|pieces| pieces.get(piece).copied())
             .ok_or_else(|| Rejection::new(RejectionKind::NotFound, format!("no operation matches {}", self.1)))?;
-        percent_decode(raw).ok_or_else(|| invalid(In::Path, name, "is not percent-encoded UTF-8"))
+        style::decode(raw)
+            .map(Cow::into_owned)
+            .ok_or_else(|| invalid(In::Path, name, "is not percent-encoded UTF-8"))
     }
 
     /// The parameter `piece` (counting from 0) of the path segment `segment` that mixes it with
@@ -181,24 +183,6 @@ fn split_segment<'p>(path: &'p str, segment: usize, literals: &[&str]) -> Option
     }
     values.push(text);
     Some(values)
-}
-
-/// `%2E` and the like decoded; `None` for a stray `%` or text that is not UTF-8.
-fn percent_decode(raw: &str) -> Option<String> {
-    let bytes = raw.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = raw.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// The query string, decoded once (`application/x-www-form-urlencoded` rules, `+` is a space).
