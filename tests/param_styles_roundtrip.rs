@@ -32,8 +32,12 @@ fn received(operation: &str) -> Received {
     }
 }
 
-/// Answers every operation with the values it decoded.
-struct Echoes;
+/// Answers every operation with the values it decoded (and keeps the last charge, whose operation
+/// answers no body).
+#[derive(Default)]
+struct Echoes {
+    charges: Mutex<Option<ChargeInput>>,
+}
 
 macro_rules! echo {
     ($($op:ident: $request:ident => $response:ident ($($field:ident),*) ;)*) => {
@@ -125,7 +129,8 @@ impl ParamStylesApi for Echoes {
         })
     }
 
-    async fn create_charge(&self, _request: CreateChargeRequest) -> CreateChargeResponse {
+    async fn create_charge(&self, request: CreateChargeRequest) -> CreateChargeResponse {
+        *self.charges.lock().unwrap() = Some(request.body);
         CreateChargeResponse::NoContent
     }
 
@@ -147,7 +152,7 @@ async fn serve(app: axum::Router) -> String {
 }
 
 async fn echo_server() -> String {
-    serve(param_styles_server::router(Arc::new(Echoes))).await
+    serve(param_styles_server::router(Arc::new(Echoes::default()))).await
 }
 
 /// What a request looked like on the wire.
@@ -880,26 +885,24 @@ async fn multipart_bodies_travel_as_typed_parts_with_file_names_and_types() {
 }
 
 #[tokio::test]
-async fn form_properties_encoded_as_deep_objects_are_written_by_key_and_index() {
+async fn form_properties_encoded_as_deep_objects_travel_by_key_and_index() {
     let (base, seen) = recorder().await;
     let client = Client::new(base).unwrap();
     let mut metadata = BTreeMap::new();
     metadata.insert("order".to_owned(), "6735".to_owned());
-    client
-        .create_charge(ChargeInput {
-            amount: 2000,
-            metadata: Some(metadata),
-            expand: Some(vec!["customer".into(), "invoice".into()]),
-            shipping: Some(ChargeInputShipping {
-                name: Some("Jenny Rosen".into()),
-                address: Some(ChargeInputShippingAddress {
-                    city: Some("Berlin".into()),
-                    lines: Some(vec!["a".into(), "b".into()]),
-                }),
+    let charge = ChargeInput {
+        amount: 2000,
+        metadata: Some(metadata),
+        expand: Some(vec!["customer".into(), "invoice".into()]),
+        shipping: Some(ChargeInputShipping {
+            name: Some("Jenny Rosen".into()),
+            address: Some(ChargeInputShippingAddress {
+                city: Some("Berlin".into()),
+                lines: Some(vec!["a".into(), "b".into()]),
             }),
-        })
-        .await
-        .unwrap();
+        }),
+    };
+    client.create_charge(charge.clone()).await.unwrap();
     let request = last(&seen);
     assert_eq!(
         request.body,
@@ -910,6 +913,44 @@ async fn form_properties_encoded_as_deep_objects_are_written_by_key_and_index() 
          &shipping%5Baddress%5D%5Bcity%5D=Berlin\
          &shipping%5Baddress%5D%5Blines%5D%5B0%5D=a&shipping%5Baddress%5D%5Blines%5D%5B1%5D=b"
     );
+
+    // The generated server reads it back, numbers included; so it does what qs and Stripe send.
+    let echoes = Arc::new(Echoes::default());
+    let base = serve(param_styles_server::router(echoes.clone())).await;
+    Client::new(base.clone())
+        .unwrap()
+        .create_charge(charge.clone())
+        .await
+        .unwrap();
+    assert_eq!(echoes.charges.lock().unwrap().clone(), Some(charge));
+    let response = reqwest::Client::new()
+        .post(format!("{base}/charges"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("amount=5&expand[]=customer&expand[]=invoice&metadata[a]=1&shipping[address][lines][1]=y&shipping[address][lines][0]=x")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 204);
+    let got = echoes.charges.lock().unwrap().clone().unwrap();
+    assert_eq!(got.amount, 5);
+    assert_eq!(
+        got.expand,
+        Some(vec!["customer".to_owned(), "invoice".to_owned()])
+    );
+    assert_eq!(got.metadata.unwrap()["a"], "1");
+    assert_eq!(
+        got.shipping.unwrap().address.unwrap().lines,
+        Some(vec!["x".to_owned(), "y".to_owned()])
+    );
+    // A number that is not one is the spec's 400.
+    let response = reqwest::Client::new()
+        .post(format!("{base}/charges"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("amount=lots")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 400);
 }
 
 #[tokio::test]

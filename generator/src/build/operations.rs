@@ -315,10 +315,13 @@ impl Builder<'_> {
                     names.join(", ")
                 ),
             );
-        } else if encoding.iter().any(|e| e.style != ParamStyle::Form) {
+        } else if encoding
+            .iter()
+            .any(|e| !matches!(e.style, ParamStyle::Form | ParamStyle::DeepObject))
+        {
             let names: Vec<&str> = encoding
                 .iter()
-                .filter(|e| e.style != ParamStyle::Form)
+                .filter(|e| !matches!(e.style, ParamStyle::Form | ParamStyle::DeepObject))
                 .map(|e| e.property.as_str())
                 .collect();
             self.diags.warning(

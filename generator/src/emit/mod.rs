@@ -275,6 +275,22 @@ pub fn multipart_fields<'a>(
     }
 }
 
+/// Whether any operation has a form body with `deepObject`-encoded properties (read by the
+/// server's `deep_form`).
+pub fn has_deep_form(api: &crate::ir::Api) -> bool {
+    api.operations
+        .iter()
+        .any(|op| op.body.as_ref().is_some_and(is_deep_form))
+}
+
+pub fn is_deep_form(body: &crate::ir::RequestBody) -> bool {
+    body.media == crate::ir::Media::Form
+        && body
+            .encoding
+            .iter()
+            .any(|e| e.style == crate::ir::ParamStyle::DeepObject)
+}
+
 /// Whether any operation has a multipart body read part by part.
 pub fn has_multipart_struct(api: &crate::ir::Api) -> bool {
     api.operations.iter().any(|op| {

@@ -22,6 +22,7 @@ const OBJECTS_ONLY_TEMPLATE: &str = include_str!("../../../../templates/server/o
 const AUTH_TEMPLATE: &str = include_str!("../../../../templates/server/auth.rs");
 const RESPOND_TEMPLATE: &str = include_str!("../../../../templates/server/respond.rs");
 const MULTIPART_TEMPLATE: &str = include_str!("../../../../templates/server/multipart.rs");
+const DEEP_FORM_TEMPLATE: &str = include_str!("../../../../templates/server/deep_form.rs");
 
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
     // The plan holds tokens, which cannot cross threads: each job plans again (a small part of
@@ -77,6 +78,9 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     ]);
     if super::has_multipart_struct(api) {
         files.push(template_file(opts, "src/multipart.rs", MULTIPART_TEMPLATE));
+    }
+    if super::has_deep_form(api) {
+        files.push(template_file(opts, "src/deep_form.rs", DEEP_FORM_TEMPLATE));
     }
     // The order of the files before the jobs split them.
     let order = [
@@ -164,6 +168,7 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
         lines.extend(plan.skipped.iter().map(|s| format!(" - {s}")));
         quote! { #( #![doc = #lines] )* }
     };
+    let deep_form_mod = super::has_deep_form(plan.api).then(|| quote! { pub mod deep_form; });
     let multipart_mod =
         super::has_multipart_struct(plan.api).then(|| quote! { pub mod multipart; });
     quote! {
@@ -175,6 +180,7 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
         mod api;
         pub mod auth;
         pub mod body;
+        #deep_form_mod
         #multipart_mod
         mod objects_only;
         pub mod params;

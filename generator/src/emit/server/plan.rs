@@ -1168,7 +1168,16 @@ impl<'a> Plan<'a> {
             } else {
                 TokenStream::new()
             };
-        let read = quote! { body::#reader #generic(Request::from_parts(parts, raw_body)).await? };
+        let read = if crate::emit::is_deep_form(body) {
+            let reader = if required {
+                quote! { form_with }
+            } else {
+                quote! { form_with_optional }
+            };
+            quote! { body::#reader::<#ty>(Request::from_parts(parts, raw_body), deep_form::decode).await? }
+        } else {
+            quote! { body::#reader #generic(Request::from_parts(parts, raw_body)).await? }
+        };
         let ty = if required {
             ty
         } else {

@@ -127,6 +127,7 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
             ("auth", quote! { use crate::auth; }),
             ("body", quote! { use crate::body; }),
             ("multipart", quote! { use crate::multipart; }),
+            ("deep_form", quote! { use crate::deep_form; }),
             ("params", quote! { use crate::params; }),
             ("ErrorMessage", quote! { use crate::ErrorMessage; }),
             ("HeaderMap", quote! { use axum::http::HeaderMap; }),

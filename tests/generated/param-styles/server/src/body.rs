@@ -155,6 +155,34 @@ pub async fn form_optional<T: DeserializeOwned + Validate>(
     }
 }
 
+/// A required form body decoded by `decode` (bodies with `deepObject` properties), validated.
+pub async fn form_with<T: Validate>(
+    request: Request,
+    decode: fn(&[u8]) -> Result<T, String>,
+) -> Result<T, Rejection> {
+    form_with_optional(request, decode)
+        .await?
+        .ok_or_else(|| missing(FORM))
+}
+
+pub async fn form_with_optional<T: Validate>(
+    request: Request,
+    decode: fn(&[u8]) -> Result<T, String>,
+) -> Result<Option<T>, Rejection> {
+    match read_if_present(request, |media| media == FORM, FORM).await? {
+        Some(bytes) => decode(&bytes)
+            .map_err(|e| {
+                Rejection::new(
+                    RejectionKind::InvalidBody,
+                    format!("invalid form body: {e}"),
+                )
+            })
+            .and_then(validated)
+            .map(Some),
+        None => Ok(None),
+    }
+}
+
 /// A required `text/*` body.
 pub async fn text(request: Request) -> Result<String, Rejection> {
     text_optional(request)

@@ -4,6 +4,7 @@
 use crate::models;
 use crate::body;
 use crate::multipart;
+use crate::deep_form;
 use crate::params;
 use crate::{
     respond, Rejection, RejectionKind, ParamStylesApi, PathSimpleFlatRequest,
@@ -1116,7 +1117,9 @@ async fn handle_create_charge<A: ParamStylesApi>(
 async fn read_create_charge(request: Request) -> Result<CreateChargeRequest, Rejection> {
     let (parts, raw_body) = request.into_parts();
     let request = CreateChargeRequest {
-        body: body::form::<models::ChargeInput>(Request::from_parts(parts, raw_body))
+        body: body::form_with::<
+            models::ChargeInput,
+        >(Request::from_parts(parts, raw_body), deep_form::decode)
             .await?,
     };
     Ok(request)
