@@ -1,8 +1,13 @@
-//! Storage. Handlers see only the [`Store`] trait; [`sqlite::SqliteStore`] implements it today, and a
-//! PostgreSQL store can implement it behind the same `DATABASE_URL` later without touching handlers.
+//! Storage. Handlers see only the [`Store`] and [`AlertStore`] traits; [`sqlite::SqliteStore`] and
+//! [`postgres::PgStore`] implement them, and [`Database`] is whichever `DATABASE_URL` names.
 
 pub mod alerts;
+mod database;
+mod encoding;
+pub mod postgres;
 pub mod sqlite;
+
+pub use database::{Database, is_postgres};
 
 pub use alerts::AlertStore;
 
