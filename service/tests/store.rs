@@ -6,7 +6,9 @@ mod support;
 use asset_alerting_detect::{AssetState, Detector, Point, Thresholds};
 use asset_alerting_models::*;
 use asset_alerting_service::auth::hash_secret;
-use asset_alerting_service::store::alerts::{AssetPoints, IngestJob, NewEvent, Pipeline};
+use asset_alerting_service::store::alerts::{
+    AssetPoints, ChannelKind, IngestJob, NewEvent, NewNotification, Pipeline, Target,
+};
 use asset_alerting_service::store::postgres::PgSettings;
 use asset_alerting_service::store::{
     AccountRecord, AlertStore, Database, GeofenceDeletion, IngestionTokenRecord, Page, Store,
@@ -136,6 +138,7 @@ on_both_backends!(
     deleting_an_account_removes_its_subtree_and_nothing_else,
     settings_keep_the_first_value,
     concurrent_batches_of_one_asset_on_two_instances_run_one_after_the_other,
+    two_instances_never_claim_one_notification,
 );
 
 async fn data_survives_reopening(backend: Backend) {
@@ -578,4 +581,104 @@ async fn concurrent_batches_of_one_asset_on_two_instances_run_one_after_the_othe
             Some(start + chrono::Duration::seconds(round * 100 + 54))
         );
     }
+}
+
+/// An event with one SMS notification, due at once, for every point.
+struct NotifyingPipeline;
+
+impl Pipeline for NotifyingPipeline {
+    fn run(
+        &self,
+        asset: &Asset,
+        _rules: &[AlertRule],
+        _state: &mut AssetState,
+        points: &[Point],
+    ) -> Vec<NewEvent> {
+        points
+            .iter()
+            .map(|p| NewEvent {
+                event: Event {
+                    id: Uuid::new_v4(),
+                    account_id: asset.account_id,
+                    asset_id: asset.id,
+                    event_type: EventType::AlarmTriggered,
+                    occurred_at: p.timestamp,
+                    detected_at: p.timestamp,
+                    position: None,
+                    details: serde_json::from_value(serde_json::json!({})).unwrap(),
+                    notifications_suppressed: false,
+                    acknowledged_at: None,
+                    acknowledged_by: None,
+                },
+                notifications: vec![NewNotification {
+                    id: Uuid::new_v4(),
+                    rule_id: Some(Uuid::new_v4()),
+                    webhook_account_id: None,
+                    target: Target {
+                        channel: ChannelKind::Sms,
+                        address: "+4915112345678".into(),
+                        culture: "en-GB".into(),
+                        time_zone: "UTC".into(),
+                        interactive: false,
+                    },
+                    due_at: p.timestamp,
+                }],
+            })
+            .collect()
+    }
+}
+
+/// Two instances claim the outbox at the same moments, again and again: no notification is
+/// leased to both, and together they take every one; an expired lease is claimed again.
+async fn two_instances_never_claim_one_notification(backend: Backend) {
+    const NOTIFICATIONS: i64 = 60;
+    let Some(db) = TestDb::new(backend) else {
+        return;
+    };
+    let (first, second) = (db.open().await, db.open().await);
+    let root = account(None);
+    first.insert_account(&root).await.unwrap();
+    let truck = asset(root.id, "truck");
+    first.insert_asset(&truck).await.unwrap();
+    let start = chrono::DateTime::from_timestamp(Utc::now().timestamp() - 3600, 0).unwrap();
+    let job = IngestJob {
+        batches: vec![AssetPoints {
+            asset: truck.clone(),
+            points: (0..NOTIFICATIONS)
+                .map(|s| {
+                    serde_json::from_value(serde_json::json!({
+                        "timestamp": start + chrono::Duration::seconds(s)
+                    }))
+                    .unwrap()
+                })
+                .collect(),
+        }],
+        received_at: Utc::now(),
+        pipeline: Box::new(NotifyingPipeline),
+    };
+    first.ingest(job).await.unwrap();
+    let now = Utc::now();
+    let lease = now + chrono::Duration::seconds(60);
+    let mut claimed = Vec::new();
+    for _ in 0..NOTIFICATIONS {
+        let (a, b) = tokio::join!(
+            first.claim_due(now, lease, 7),
+            second.claim_due(now, lease, 7)
+        );
+        claimed.extend(a.unwrap().into_iter().chain(b.unwrap()).map(|c| c.id));
+    }
+    let mut distinct = claimed.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(
+        distinct.len(),
+        claimed.len(),
+        "a notification was claimed twice"
+    );
+    assert_eq!(claimed.len(), NOTIFICATIONS as usize);
+    // Leased: nothing is due until the leases expire; then every one is claimable again.
+    assert!(first.claim_due(now, lease, 100).await.unwrap().is_empty());
+    let after = lease + chrono::Duration::seconds(1);
+    let again = second.claim_due(after, after + chrono::Duration::seconds(60), 100);
+    assert_eq!(again.await.unwrap().len(), NOTIFICATIONS as usize);
 }
