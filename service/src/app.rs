@@ -8,7 +8,7 @@ use crate::dispatch::{DispatchConfig, Dispatcher};
 use crate::keys::{self, Keys, derive};
 use crate::portal::{self, LinkSigner};
 use crate::store::postgres::PgSettings;
-use crate::store::{AccountRecord, Database, Store};
+use crate::store::{AccountRecord, Database, Store, StoreError};
 use crate::throttle::{self, TokenGate, TokenLimits};
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -265,7 +265,9 @@ async fn token_endpoint_errors(
 /// `ok` and the database in use while it answers; 503 when it does not.
 async fn healthz(State(service): State<Arc<Service<Database>>>) -> Response {
     let store = service.store();
-    match store.ping().await {
+    // A balancer's check gives up after a few seconds; the pool would wait for a connection longer.
+    let answered = tokio::time::timeout(std::time::Duration::from_secs(2), store.ping()).await;
+    match answered.unwrap_or_else(|_| Err(StoreError::Failed("no answer within 2 s".into()))) {
         Ok(()) => (
             StatusCode::OK,
             format!("ok\ndatabase: {} ok\n", store.backend()),

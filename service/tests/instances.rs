@@ -271,6 +271,10 @@ async fn two_instances_one_killed_give_what_one_instance_gives() {
     let (second, second_base) = run.spawn(1);
     wait_ready(&first_base).await;
     wait_ready(&second_base).await;
+    for base in [&first_base, &second_base] {
+        let health = reqwest::get(format!("{base}/healthz")).await.unwrap();
+        assert_eq!(health.text().await.unwrap(), "ok\ndatabase: postgres ok\n");
+    }
     let survivor = Arc::new(Mutex::new(first));
     let doomed = Arc::new(Mutex::new(second));
     let admin = root_client(&first_base, run.root);

@@ -23,6 +23,25 @@ pub fn is_postgres(url: &str) -> bool {
     url.starts_with("postgres://") || url.starts_with("postgresql://")
 }
 
+/// `url` without its password, for logs.
+pub fn redacted(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    match rest.rsplit_once('@') {
+        Some((credentials, host)) => {
+            let user = credentials.split(':').next().unwrap_or_default();
+            let hidden = if credentials.contains(':') {
+                ":***"
+            } else {
+                ""
+            };
+            format!("{scheme}://{user}{hidden}@{host}")
+        }
+        None => url.to_owned(),
+    }
+}
+
 macro_rules! dispatch {
     ($self:ident, $method:ident ( $($arg:expr),* )) => {
         match $self {
@@ -333,5 +352,23 @@ impl AlertStore for Database {
 
     async fn next_due(&self) -> StoreResult<Option<DateTime<Utc>>> {
         dispatch!(self, next_due())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redacted;
+
+    #[test]
+    fn passwords_stay_out_of_logs() {
+        assert_eq!(
+            redacted("postgres://alert:s3cr@t@db:5432/alerting"),
+            "postgres://alert:***@db:5432/alerting"
+        );
+        assert_eq!(
+            redacted("postgres://alert@db/alerting"),
+            "postgres://alert@db/alerting"
+        );
+        assert_eq!(redacted("sqlite://data/a.db"), "sqlite://data/a.db");
     }
 }

@@ -7,7 +7,7 @@ mod encoding;
 pub mod postgres;
 pub mod sqlite;
 
-pub use database::{Database, is_postgres};
+pub use database::{Database, is_postgres, redacted};
 
 pub use alerts::AlertStore;
 
