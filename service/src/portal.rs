@@ -5,7 +5,7 @@
 mod map;
 mod view;
 
-use crate::api::{ApiResult, Service, state_view};
+use crate::api::{ApiError, ApiResult, Service, state_view};
 use crate::pages::page_headers;
 use crate::store::alerts::{AlertStore, EventFilter};
 use crate::store::{Database, Page, Store};
@@ -172,6 +172,11 @@ async fn portal_response(service: &Service<Database>, account: &str, query: &str
         Ok(None) => html(
             StatusCode::NOT_FOUND,
             view::message_page("No such account", "This account does not exist."),
+        ),
+        // Text the database cannot hold, such as a NUL in the search (PostgreSQL).
+        Err(ApiError::Invalid(why)) => html(
+            StatusCode::BAD_REQUEST,
+            view::message_page("Search refused", &why),
         ),
         Err(e) => {
             tracing::error!(error = ?e, "portal page");

@@ -139,6 +139,7 @@ on_both_backends!(
     settings_keep_the_first_value,
     concurrent_batches_of_one_asset_on_two_instances_run_one_after_the_other,
     two_instances_never_claim_one_notification,
+    text_with_a_nul_is_stored_or_refused_as_bad_input,
 );
 
 async fn data_survives_reopening(backend: Backend) {
@@ -681,4 +682,33 @@ async fn two_instances_never_claim_one_notification(backend: Backend) {
     let after = lease + chrono::Duration::seconds(1);
     let again = second.claim_due(after, after + chrono::Duration::seconds(60), 100);
     assert_eq!(again.await.unwrap().len(), NOTIFICATIONS as usize);
+}
+
+/// SQLite stores a NUL character; PostgreSQL text cannot hold one, and says so as bad input (the
+/// API answers 400), not as a failure of the database.
+async fn text_with_a_nul_is_stored_or_refused_as_bad_input(backend: Backend) {
+    let Some(db) = TestDb::new(backend) else {
+        return;
+    };
+    let store = db.open().await;
+    let root = account(None);
+    store.insert_account(&root).await.unwrap();
+    let page = Page { skip: 0, take: 50 };
+    let inserted = store.insert_asset(&asset(root.id, "nul\0truck")).await;
+    let listed = store
+        .list_assets_within(root.id, root.id, Some("a\0b"), false, page)
+        .await;
+    match backend {
+        Backend::Sqlite => {
+            inserted.unwrap();
+            assert!(listed.unwrap().is_empty());
+        }
+        Backend::Postgres => {
+            assert!(
+                matches!(inserted, Err(StoreError::Invalid(_))),
+                "{inserted:?}"
+            );
+            assert!(matches!(listed, Err(StoreError::Invalid(_))), "{listed:?}");
+        }
+    }
 }
