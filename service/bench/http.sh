@@ -5,6 +5,7 @@
 #    (argon2 checks an unauthenticated client can trigger), and the flood's own answers;
 #  - the service's peak resident memory (VmHWM) before and after the flood, and the load average.
 # Settings: ASSETS (10000), CONNECTIONS (64), FLOOD (64), DURATION (seconds per run, 10),
+# DATABASE (a postgres://... URL of an empty database; default: a SQLite file in a temporary folder),
 # SERVICE_ARGS (extra flags for the service) and SERVICE_BIN (a binary built before; default: the
 # release build of this tree). Bounded: every run stops after DURATION seconds.
 set -euo pipefail
@@ -25,7 +26,8 @@ connections="${CONNECTIONS:-64}"
 flood="${FLOOD:-64}"
 duration="${DURATION:-10}"
 # shellcheck disable=SC2086 # SERVICE_ARGS is a list of flags
-"$SERVICE_BIN" --listen "127.0.0.1:$port" --database-url "sqlite://$dir/bench.db" \
+"$SERVICE_BIN" --listen "127.0.0.1:$port" --database-url "${DATABASE:-sqlite://$dir/bench.db}" \
+  --key-file "$dir/bench.keys" \
   --root-account-id "$root" --root-client-secret "$secret" ${SERVICE_ARGS:-} > "$dir/service.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT

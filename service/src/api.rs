@@ -56,6 +56,7 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::Conflict(m) => ApiError::Conflict(m),
+            StoreError::Invalid(m) => ApiError::Invalid(m),
             other => {
                 tracing::error!(error = %other, "store failure");
                 ApiError::Internal

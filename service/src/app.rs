@@ -7,8 +7,8 @@ use crate::config::Config;
 use crate::dispatch::{DispatchConfig, Dispatcher};
 use crate::keys::{self, Keys, derive};
 use crate::portal::{self, LinkSigner};
-use crate::store::sqlite::SqliteStore;
-use crate::store::{AccountRecord, Store};
+use crate::store::postgres::PgSettings;
+use crate::store::{AccountRecord, Database, Store, StoreError};
 use crate::throttle::{self, TokenGate, TokenLimits};
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -31,14 +31,14 @@ pub struct RootCredentials {
 
 pub struct App {
     pub router: axum::Router,
-    pub store: SqliteStore,
+    pub store: Database,
     pub created_root: Option<RootCredentials>,
-    pub dispatcher: Arc<Dispatcher<SqliteStore>>,
+    pub dispatcher: Arc<Dispatcher<Database>>,
 }
 
 /// The service's keys: configured, or from the key file (created on first start). A key an
 /// older version kept in the database moves to the key file and leaves the database.
-async fn load_keys(store: &SqliteStore, config: &Config) -> anyhow::Result<Keys> {
+async fn load_keys(store: &Database, config: &Config) -> anyhow::Result<Keys> {
     let now = Utc::now();
     if let Some(key) = &config.signing_key {
         return Ok(Keys::from_config(
@@ -99,9 +99,14 @@ impl App {
     pub async fn build(config: &Config) -> anyhow::Result<App> {
         // Installed before any request, so none is counted by the no-op recorder.
         crate::monitoring::handle();
-        let store = SqliteStore::open(&config.database_url).await?;
+        let store = Database::open(&config.database_url, &postgres_settings(config)).await?;
+        // Instances starting at once on one PostgreSQL database create the root account once.
+        let startup = store.startup_lock().await?;
         let keys = load_keys(&store, config).await?;
         let created_root = bootstrap_root(&store, config).await?;
+        if let Some(startup) = startup {
+            startup.release().await?;
+        }
         let tokens = TokenKeys::rotating(
             &keys.tokens,
             chrono::Duration::seconds(config.token_lifetime_secs),
@@ -205,7 +210,7 @@ impl App {
 
 /// On first start (no accounts yet) creates the root account.
 async fn bootstrap_root(
-    store: &SqliteStore,
+    store: &Database,
     config: &Config,
 ) -> anyhow::Result<Option<RootCredentials>> {
     if store.account_count().await? > 0 {
@@ -257,13 +262,32 @@ async fn token_endpoint_errors(
     answer
 }
 
-async fn healthz(State(service): State<Arc<Service<SqliteStore>>>) -> Response {
-    match service.store().account_count().await {
-        Ok(_) => (StatusCode::OK, "ok\n").into_response(),
+/// `ok` and the database in use while it answers; 503 when it does not.
+async fn healthz(State(service): State<Arc<Service<Database>>>) -> Response {
+    let store = service.store();
+    // A balancer's check gives up after a few seconds; the pool would wait for a connection longer.
+    let answered = tokio::time::timeout(std::time::Duration::from_secs(2), store.ping()).await;
+    match answered.unwrap_or_else(|_| Err(StoreError::Failed("no answer within 2 s".into()))) {
+        Ok(()) => (
+            StatusCode::OK,
+            format!("ok\ndatabase: {} ok\n", store.backend()),
+        )
+            .into_response(),
         Err(e) => {
             tracing::error!(error = %e, "health check failed");
-            (StatusCode::SERVICE_UNAVAILABLE, "database unavailable\n").into_response()
+            let body = format!(
+                "database unavailable\ndatabase: {} unreachable\n",
+                store.backend()
+            );
+            (StatusCode::SERVICE_UNAVAILABLE, body).into_response()
         }
+    }
+}
+
+fn postgres_settings(config: &Config) -> PgSettings {
+    PgSettings {
+        max_connections: config.database_max_connections,
+        statement_timeout: std::time::Duration::from_millis(config.database_statement_timeout_ms),
     }
 }
 

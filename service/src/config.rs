@@ -9,19 +9,27 @@ use uuid::Uuid;
 #[command(
     name = "asset-alerting-service",
     version,
-    about = "The Asset Alerting Service (HTTP JSON API over SQLite)"
+    about = "The Asset Alerting Service (HTTP JSON API over SQLite or PostgreSQL)"
 )]
 pub struct Config {
     /// Address to listen on.
     #[arg(long, env = "ASSET_ALERTING_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
-    /// Database: `sqlite://path/to/file.db` (created if missing).
+    /// Database: `sqlite://path/to/file.db` (created if missing) or
+    /// `postgres://user:password@host:port/database` (shared by several instances).
     #[arg(
         long,
         env = "DATABASE_URL",
         default_value = "sqlite://asset-alerting.db"
     )]
     pub database_url: String,
+    /// PostgreSQL: connections this instance keeps at most (all instances together must stay
+    /// under the server's max_connections).
+    #[arg(long, env = "DATABASE_MAX_CONNECTIONS", default_value_t = 10)]
+    pub database_max_connections: u32,
+    /// PostgreSQL: the server cancels a statement that runs longer, in milliseconds (0: no limit).
+    #[arg(long, env = "DATABASE_STATEMENT_TIMEOUT_MS", default_value_t = 30_000)]
+    pub database_statement_timeout_ms: u64,
     /// Base URL the service is reached at from outside, for portal links (default: http://LISTEN).
     #[arg(long, env = "PUBLIC_BASE_URL")]
     pub public_base_url: Option<String>,

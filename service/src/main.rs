@@ -24,7 +24,7 @@ async fn main() -> anyhow::Result<()> {
         println!("  client_secret: {}", root.secret);
     }
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
-    tracing::info!(address = %listener.local_addr()?, database = %config.database_url, "listening");
+    tracing::info!(address = %listener.local_addr()?, database = %asset_alerting_service::store::redacted(&config.database_url), "listening");
     app.serve(listener, shutdown_signal()).await?;
     tracing::info!("stopped");
     Ok(())

@@ -4,7 +4,7 @@
 
 use crate::api::Service;
 use crate::portal::escape;
-use crate::store::sqlite::SqliteStore;
+use crate::store::Database;
 use asset_alerting_models::Event;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -12,7 +12,7 @@ use axum::response::{Html, IntoResponse, Response};
 use std::sync::Arc;
 use uuid::Uuid;
 
-type App = State<Arc<Service<SqliteStore>>>;
+type App = State<Arc<Service<Database>>>;
 
 /// Headers every page carries: never cached (the URL is a credential), no scripts, no referrer.
 pub fn page_headers(mut response: Response) -> Response {
@@ -61,7 +61,7 @@ fn link_parts(query: Option<String>) -> Option<(i64, String)> {
 }
 
 async fn verified(
-    service: &Service<SqliteStore>,
+    service: &Service<Database>,
     id: &str,
     query: Option<String>,
 ) -> Result<(Event, Option<Uuid>), Response> {

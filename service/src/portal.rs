@@ -5,11 +5,10 @@
 mod map;
 mod view;
 
-use crate::api::{ApiResult, Service, state_view};
+use crate::api::{ApiError, ApiResult, Service, state_view};
 use crate::pages::page_headers;
 use crate::store::alerts::{AlertStore, EventFilter};
-use crate::store::sqlite::SqliteStore;
-use crate::store::{Page, Store};
+use crate::store::{Database, Page, Store};
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
@@ -145,14 +144,14 @@ fn html(status: StatusCode, body: String) -> Response {
 /// The page a portal link opens: refused (403) unless the link is authentic and unexpired. Every
 /// answer, refusals too, carries the page headers (no caching: the URL is a credential).
 pub async fn portal_page(
-    State(service): State<Arc<Service<SqliteStore>>>,
+    State(service): State<Arc<Service<Database>>>,
     Path(account): Path<String>,
     RawQuery(query): RawQuery,
 ) -> Response {
     page_headers(portal_response(&service, &account, query.as_deref().unwrap_or("")).await)
 }
 
-async fn portal_response(service: &Service<SqliteStore>, account: &str, query: &str) -> Response {
+async fn portal_response(service: &Service<Database>, account: &str, query: &str) -> Response {
     let refuse = |why: &str| {
         html(
             StatusCode::FORBIDDEN,
@@ -174,6 +173,11 @@ async fn portal_response(service: &Service<SqliteStore>, account: &str, query: &
             StatusCode::NOT_FOUND,
             view::message_page("No such account", "This account does not exist."),
         ),
+        // Text the database cannot hold, such as a NUL in the search (PostgreSQL).
+        Err(ApiError::Invalid(why)) => html(
+            StatusCode::BAD_REQUEST,
+            view::message_page("Search refused", &why),
+        ),
         Err(e) => {
             tracing::error!(error = ?e, "portal page");
             html(
@@ -186,7 +190,7 @@ async fn portal_response(service: &Service<SqliteStore>, account: &str, query: &
 
 /// What the page shows; `None` when the account does not exist.
 async fn gather(
-    service: &Service<SqliteStore>,
+    service: &Service<Database>,
     account: Uuid,
     query: PortalQuery,
 ) -> ApiResult<Option<PortalView>> {

@@ -500,7 +500,7 @@ async fn signing_keys_live_in_a_private_file_and_rotate() {
         let mode = std::fs::metadata(&key_file).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
     }
-    let db = std::fs::read(dir.path().join("service.db")).unwrap();
+    let db = database_contents(&dir.path().join("service.db"));
     let keys = std::fs::read_to_string(&key_file).unwrap();
     for line in keys.lines().filter(|l| !l.starts_with('#')) {
         let key = line.split_whitespace().last().unwrap();

@@ -1238,3 +1238,32 @@ async fn data_and_tokens_survive_a_restart() {
     );
     again.stop().await;
 }
+
+/// A NUL character is text PostgreSQL cannot hold: bad input (400) there, stored by SQLite, and
+/// never a server error.
+#[tokio::test]
+async fn nul_characters_are_never_a_server_error() {
+    let (_dir, service) = started().await;
+    let client = service.root_client();
+    let created = client
+        .create_asset(service.root, asset_input("nul\u{0}truck"))
+        .send()
+        .await;
+    let postgres = service_backend() == Backend::Postgres;
+    if postgres {
+        assert_eq!(code_of(created).0, 400);
+    } else {
+        created.unwrap();
+    }
+    let listed = client
+        .list_assets(service.root)
+        .external_id("a\u{0}b")
+        .send()
+        .await;
+    if postgres {
+        assert_eq!(code_of(listed).0, 400);
+    } else {
+        assert!(listed.unwrap().is_empty());
+    }
+    service.stop().await;
+}

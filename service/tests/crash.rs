@@ -11,7 +11,7 @@ use asset_alerting_client::Client;
 use asset_alerting_client::models::*;
 use chrono::{DateTime, Duration, Utc};
 use support::process::{kill9, root_client, running};
-use support::{asset_input, berlin_recipient, no_signals, plain_rule, point_of, sms};
+use support::{asset_input, berlin_recipient, database_url, no_signals, plain_rule, point_of, sms};
 use uuid::Uuid;
 
 /// Batch `b` of asset `a`: 50 points a second apart, the alarm toggling on and off, so every
@@ -260,19 +260,14 @@ async fn sigkill_during_dispatch_delivers_every_notification_once() {
     kill9(&mut again);
 }
 
-/// Rows of the subtree's tables, read from the database file itself after the kill.
+/// Rows of the subtree's tables, read from the database itself after the kill.
 async fn subtree_rows(db: &std::path::Path, accounts: &[Uuid]) -> [i64; 4] {
-    use sqlx::Row;
-    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", db.display()))
-        .await
-        .unwrap();
     let list = accounts
         .iter()
         .map(|a| format!("'{a}'"))
         .collect::<Vec<_>>()
         .join(",");
-    let mut counts = [0; 4];
-    for (i, sql) in [
+    let counts = [
         format!("SELECT COUNT(*) FROM accounts WHERE id IN ({list})"),
         format!("SELECT COUNT(*) FROM assets WHERE account_id IN ({list})"),
         format!(
@@ -280,17 +275,23 @@ async fn subtree_rows(db: &std::path::Path, accounts: &[Uuid]) -> [i64; 4] {
         ),
         format!("SELECT COUNT(*) FROM events WHERE account_id IN ({list})"),
     ]
-    .into_iter()
-    .enumerate()
-    {
-        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
-            .fetch_one(&pool)
-            .await
-            .unwrap();
-        counts[i] = row.get::<i64, _>(0);
+    .map(sqlx::AssertSqlSafe);
+    let url = database_url(db);
+    let mut rows = [0; 4];
+    if asset_alerting_service::store::is_postgres(&url) {
+        let pool = sqlx::PgPool::connect(&url).await.unwrap();
+        for (n, sql) in rows.iter_mut().zip(counts) {
+            *n = sqlx::query_scalar(sql).fetch_one(&pool).await.unwrap();
+        }
+        pool.close().await;
+    } else {
+        let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
+        for (n, sql) in rows.iter_mut().zip(counts) {
+            *n = sqlx::query_scalar(sql).fetch_one(&pool).await.unwrap();
+        }
+        pool.close().await;
     }
-    pool.close().await;
-    counts
+    rows
 }
 
 /// Deleting an account is one transaction: killed while it runs, the subtree is afterwards either

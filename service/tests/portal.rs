@@ -616,3 +616,18 @@ async fn the_contract_is_served_and_readable_in_a_browser() {
     assert!(page.len() > 4 * blank.len(), "the docs page is not blank");
     service.stop().await;
 }
+
+/// A search for text with a NUL character is answered, never with a server error (PostgreSQL
+/// cannot hold such text: 400 there; SQLite searches for it and finds nothing).
+#[tokio::test]
+async fn a_search_with_a_nul_character_is_not_a_server_error() {
+    let (_dir, service) = started().await;
+    let url = portal_url(&service.root_client(), service.root).await;
+    let (status, _) = open(&format!("{url}&q=a%00b")).await;
+    let expected = match service_backend() {
+        Backend::Sqlite => 200,
+        Backend::Postgres => 400,
+    };
+    assert_eq!(status, expected);
+    service.stop().await;
+}

@@ -1,13 +1,22 @@
-//! The SQLite store against a real database file.
+//! Each store against a real database: a SQLite file, and a database on a throwaway PostgreSQL
+//! cluster (see `support::postgres`).
 
+mod support;
+
+use asset_alerting_detect::{AssetState, Detector, Point, Thresholds};
 use asset_alerting_models::*;
 use asset_alerting_service::auth::hash_secret;
-use asset_alerting_service::store::sqlite::SqliteStore;
+use asset_alerting_service::store::alerts::{
+    AssetPoints, ChannelKind, IngestJob, NewEvent, NewNotification, Pipeline, Target,
+};
+use asset_alerting_service::store::postgres::PgSettings;
 use asset_alerting_service::store::{
-    AccountRecord, AlertStore, GeofenceDeletion, IngestionTokenRecord, Page, Store, StoreError,
+    AccountRecord, AlertStore, Database, GeofenceDeletion, IngestionTokenRecord, Page, Store,
+    StoreError,
 };
 use chrono::Utc;
 use std::collections::BTreeMap;
+use support::Backend;
 use uuid::Uuid;
 
 fn account(parent: Option<Uuid>) -> AccountRecord {
@@ -96,32 +105,65 @@ fn rule(asset: &Asset, inside: Vec<Uuid>) -> AlertRule {
     }
 }
 
-async fn open(dir: &tempfile::TempDir) -> SqliteStore {
-    SqliteStore::open(dir.path().join("store.db").to_str().unwrap())
-        .await
-        .unwrap()
+/// A database of one test: a SQLite file in its own folder, or a PostgreSQL database.
+struct TestDb {
+    _dir: tempfile::TempDir,
+    url: String,
 }
 
-#[tokio::test]
-async fn data_survives_reopening_the_file() {
-    let dir = tempfile::tempdir().unwrap();
+impl TestDb {
+    /// `None` when the backend cannot be had here (PostgreSQL outside CI; the reason is printed).
+    fn new(backend: Backend) -> Option<TestDb> {
+        let dir = tempfile::tempdir().unwrap();
+        let url = match backend {
+            Backend::Sqlite => format!("sqlite://{}", dir.path().join("store.db").display()),
+            Backend::Postgres => support::postgres::database()?,
+        };
+        Some(TestDb { _dir: dir, url })
+    }
+
+    async fn open(&self) -> Database {
+        Database::open(&self.url, &PgSettings::default())
+            .await
+            .unwrap()
+    }
+}
+
+on_both_backends!(
+    data_survives_reopening,
+    account_tree_limits_visibility,
+    assets_list_in_order_page_filter_and_soft_delete,
+    referenced_geofences_cannot_be_deleted,
+    ingestion_tokens_are_limited_per_account_and_issuer,
+    deleting_an_account_removes_its_subtree_and_nothing_else,
+    settings_keep_the_first_value,
+    concurrent_batches_of_one_asset_on_two_instances_run_one_after_the_other,
+    two_instances_never_claim_one_notification,
+    text_with_a_nul_is_stored_or_refused_as_bad_input,
+);
+
+async fn data_survives_reopening(backend: Backend) {
+    let Some(db) = TestDb::new(backend) else {
+        return;
+    };
     let root = account(None);
     let a = asset(root.id, "t-1");
     {
-        let store = open(&dir).await;
+        let store = db.open().await;
         store.insert_account(&root).await.unwrap();
         store.insert_asset(&a).await.unwrap();
         store.close().await;
     }
-    let store = open(&dir).await;
+    let store = db.open().await;
     assert_eq!(store.account(root.id).await.unwrap().unwrap().name, "acme");
     assert_eq!(store.asset(root.id, a.id).await.unwrap(), Some(a));
 }
 
-#[tokio::test]
-async fn account_tree_limits_visibility() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = open(&dir).await;
+async fn account_tree_limits_visibility(backend: Backend) {
+    let Some(db) = TestDb::new(backend) else {
+        return;
+    };
+    let store = db.open().await;
     let root = account(None);
     let child = account(Some(root.id));
     let grandchild = account(Some(child.id));
@@ -157,10 +199,11 @@ async fn account_tree_limits_visibility() {
     assert_eq!(within(root.id, Uuid::new_v4(), truck.id).await, None);
 }
 
-#[tokio::test]
-async fn assets_list_in_order_page_filter_and_soft_delete() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = open(&dir).await;
+async fn assets_list_in_order_page_filter_and_soft_delete(backend: Backend) {
+    let Some(db) = TestDb::new(backend) else {
+        return;
+    };
+    let store = db.open().await;
     let root = account(None);
     store.insert_account(&root).await.unwrap();
     for id in ["c", "a", "b", "d"] {
@@ -232,10 +275,11 @@ async fn assets_list_in_order_page_filter_and_soft_delete() {
     assert_eq!(store.asset(Uuid::new_v4(), a.id).await.unwrap(), None);
 }
 
-#[tokio::test]
-async fn referenced_geofences_cannot_be_deleted() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = open(&dir).await;
+async fn referenced_geofences_cannot_be_deleted(backend: Backend) {
+    let Some(db) = TestDb::new(backend) else {
+        return;
+    };
+    let store = db.open().await;
     let root = account(None);
     store.insert_account(&root).await.unwrap();
     let a = asset(root.id, "t");
@@ -289,10 +333,11 @@ fn token(account: Uuid, issued_by: Uuid, now: chrono::DateTime<Utc>) -> Ingestio
     }
 }
 
-#[tokio::test]
-async fn ingestion_tokens_are_limited_per_account_and_issuer() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = open(&dir).await;
+async fn ingestion_tokens_are_limited_per_account_and_issuer(backend: Backend) {
+    let Some(db) = TestDb::new(backend) else {
+        return;
+    };
+    let store = db.open().await;
     let root = account(None);
     let child = account(Some(root.id));
     store.insert_account(&root).await.unwrap();
@@ -382,10 +427,11 @@ async fn ingestion_tokens_are_limited_per_account_and_issuer() {
     );
 }
 
-#[tokio::test]
-async fn deleting_an_account_removes_its_subtree_and_nothing_else() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = open(&dir).await;
+async fn deleting_an_account_removes_its_subtree_and_nothing_else(backend: Backend) {
+    let Some(db) = TestDb::new(backend) else {
+        return;
+    };
+    let store = db.open().await;
     let root = account(None);
     let doomed = account(Some(root.id));
     let grandchild = account(Some(doomed.id));
@@ -445,10 +491,11 @@ async fn deleting_an_account_removes_its_subtree_and_nothing_else() {
     );
 }
 
-#[tokio::test]
-async fn settings_keep_the_first_value() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = open(&dir).await;
+async fn settings_keep_the_first_value(backend: Backend) {
+    let Some(db) = TestDb::new(backend) else {
+        return;
+    };
+    let store = db.open().await;
     assert_eq!(store.setting("k").await.unwrap(), None);
     assert_eq!(
         store.setting_or_insert("k", "first").await.unwrap(),
@@ -458,4 +505,210 @@ async fn settings_keep_the_first_value() {
         store.setting_or_insert("k", "second").await.unwrap(),
         "first"
     );
+}
+
+/// A pipeline that records the state each batch starts from, then moves it on as the detector
+/// does.
+struct RecordingPipeline {
+    seen: std::sync::Arc<std::sync::Mutex<Vec<Option<chrono::DateTime<Utc>>>>>,
+}
+
+impl Pipeline for RecordingPipeline {
+    fn run(
+        &self,
+        _asset: &Asset,
+        _rules: &[AlertRule],
+        state: &mut AssetState,
+        points: &[Point],
+    ) -> Vec<NewEvent> {
+        self.seen.lock().unwrap().push(state.last_timestamp());
+        for point in points {
+            Detector::default().process(state, &Thresholds::default(), &[], point);
+        }
+        Vec::new()
+    }
+}
+
+/// Two instances (two stores on one database) ingest a batch of one asset each at the same time,
+/// with no point in common: the second to run must see the state the first left, not the state
+/// both started from.
+async fn concurrent_batches_of_one_asset_on_two_instances_run_one_after_the_other(
+    backend: Backend,
+) {
+    let Some(db) = TestDb::new(backend) else {
+        return;
+    };
+    let (first, second) = (db.open().await, db.open().await);
+    let root = account(None);
+    first.insert_account(&root).await.unwrap();
+    let truck = asset(root.id, "truck");
+    first.insert_asset(&truck).await.unwrap();
+    let start = chrono::DateTime::from_timestamp(Utc::now().timestamp() - 3600, 0).unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    for round in 0..5_i64 {
+        let job = |from: i64| IngestJob {
+            batches: vec![AssetPoints {
+                asset: truck.clone(),
+                points: (from..from + 5)
+                    .map(|s| {
+                        serde_json::from_value(serde_json::json!({
+                            "timestamp": start + chrono::Duration::seconds(s)
+                        }))
+                        .unwrap()
+                    })
+                    .collect(),
+            }],
+            received_at: Utc::now(),
+            pipeline: Box::new(RecordingPipeline { seen: seen.clone() }),
+        };
+        let (a, b) = tokio::join!(
+            first.ingest(job(round * 100)),
+            second.ingest(job(round * 100 + 50))
+        );
+        assert_eq!(
+            (a.unwrap(), b.unwrap()),
+            (vec![vec![true; 5]], vec![vec![true; 5]])
+        );
+        let starts = seen.lock().unwrap().drain(..).collect::<Vec<_>>();
+        // The one that ran first saw the previous round's end; the other saw the first's.
+        let previous = (round > 0).then(|| start + chrono::Duration::seconds(round * 100 - 46));
+        assert!(starts.contains(&previous), "round {round}: {starts:?}");
+        assert_eq!(starts.len(), 2);
+        assert_ne!(starts[0], starts[1], "both batches started from one state");
+        // The newer batch's points are the newest stored, whichever was stored first.
+        let state = first.asset_states(&[truck.id]).await.unwrap();
+        assert_eq!(
+            state[0].state.last_timestamp(),
+            Some(start + chrono::Duration::seconds(round * 100 + 54))
+        );
+    }
+}
+
+/// An event with one SMS notification, due at once, for every point.
+struct NotifyingPipeline;
+
+impl Pipeline for NotifyingPipeline {
+    fn run(
+        &self,
+        asset: &Asset,
+        _rules: &[AlertRule],
+        _state: &mut AssetState,
+        points: &[Point],
+    ) -> Vec<NewEvent> {
+        points
+            .iter()
+            .map(|p| NewEvent {
+                event: Event {
+                    id: Uuid::new_v4(),
+                    account_id: asset.account_id,
+                    asset_id: asset.id,
+                    event_type: EventType::AlarmTriggered,
+                    occurred_at: p.timestamp,
+                    detected_at: p.timestamp,
+                    position: None,
+                    details: serde_json::from_value(serde_json::json!({})).unwrap(),
+                    notifications_suppressed: false,
+                    acknowledged_at: None,
+                    acknowledged_by: None,
+                },
+                notifications: vec![NewNotification {
+                    id: Uuid::new_v4(),
+                    rule_id: Some(Uuid::new_v4()),
+                    webhook_account_id: None,
+                    target: Target {
+                        channel: ChannelKind::Sms,
+                        address: "+4915112345678".into(),
+                        culture: "en-GB".into(),
+                        time_zone: "UTC".into(),
+                        interactive: false,
+                    },
+                    due_at: p.timestamp,
+                }],
+            })
+            .collect()
+    }
+}
+
+/// Two instances claim the outbox at the same moments, again and again: no notification is
+/// leased to both, and together they take every one; an expired lease is claimed again.
+async fn two_instances_never_claim_one_notification(backend: Backend) {
+    const NOTIFICATIONS: i64 = 60;
+    let Some(db) = TestDb::new(backend) else {
+        return;
+    };
+    let (first, second) = (db.open().await, db.open().await);
+    let root = account(None);
+    first.insert_account(&root).await.unwrap();
+    let truck = asset(root.id, "truck");
+    first.insert_asset(&truck).await.unwrap();
+    let start = chrono::DateTime::from_timestamp(Utc::now().timestamp() - 3600, 0).unwrap();
+    let job = IngestJob {
+        batches: vec![AssetPoints {
+            asset: truck.clone(),
+            points: (0..NOTIFICATIONS)
+                .map(|s| {
+                    serde_json::from_value(serde_json::json!({
+                        "timestamp": start + chrono::Duration::seconds(s)
+                    }))
+                    .unwrap()
+                })
+                .collect(),
+        }],
+        received_at: Utc::now(),
+        pipeline: Box::new(NotifyingPipeline),
+    };
+    first.ingest(job).await.unwrap();
+    let now = Utc::now();
+    let lease = now + chrono::Duration::seconds(60);
+    let mut claimed = Vec::new();
+    for _ in 0..NOTIFICATIONS {
+        let (a, b) = tokio::join!(
+            first.claim_due(now, lease, 7),
+            second.claim_due(now, lease, 7)
+        );
+        claimed.extend(a.unwrap().into_iter().chain(b.unwrap()).map(|c| c.id));
+    }
+    let mut distinct = claimed.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(
+        distinct.len(),
+        claimed.len(),
+        "a notification was claimed twice"
+    );
+    assert_eq!(claimed.len(), NOTIFICATIONS as usize);
+    // Leased: nothing is due until the leases expire; then every one is claimable again.
+    assert!(first.claim_due(now, lease, 100).await.unwrap().is_empty());
+    let after = lease + chrono::Duration::seconds(1);
+    let again = second.claim_due(after, after + chrono::Duration::seconds(60), 100);
+    assert_eq!(again.await.unwrap().len(), NOTIFICATIONS as usize);
+}
+
+/// SQLite stores a NUL character; PostgreSQL text cannot hold one, and says so as bad input (the
+/// API answers 400), not as a failure of the database.
+async fn text_with_a_nul_is_stored_or_refused_as_bad_input(backend: Backend) {
+    let Some(db) = TestDb::new(backend) else {
+        return;
+    };
+    let store = db.open().await;
+    let root = account(None);
+    store.insert_account(&root).await.unwrap();
+    let page = Page { skip: 0, take: 50 };
+    let inserted = store.insert_asset(&asset(root.id, "nul\0truck")).await;
+    let listed = store
+        .list_assets_within(root.id, root.id, Some("a\0b"), false, page)
+        .await;
+    match backend {
+        Backend::Sqlite => {
+            inserted.unwrap();
+            assert!(listed.unwrap().is_empty());
+        }
+        Backend::Postgres => {
+            assert!(
+                matches!(inserted, Err(StoreError::Invalid(_))),
+                "{inserted:?}"
+            );
+            assert!(matches!(listed, Err(StoreError::Invalid(_))), "{listed:?}");
+        }
+    }
 }

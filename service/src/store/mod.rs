@@ -1,8 +1,13 @@
-//! Storage. Handlers see only the [`Store`] trait; [`sqlite::SqliteStore`] implements it today, and a
-//! PostgreSQL store can implement it behind the same `DATABASE_URL` later without touching handlers.
+//! Storage. Handlers see only the [`Store`] and [`AlertStore`] traits; [`sqlite::SqliteStore`] and
+//! [`postgres::PgStore`] implement them, and [`Database`] is whichever `DATABASE_URL` names.
 
 pub mod alerts;
+mod database;
+mod encoding;
+pub mod postgres;
 pub mod sqlite;
+
+pub use database::{Database, is_postgres, redacted};
 
 pub use alerts::AlertStore;
 
@@ -15,13 +20,28 @@ pub enum StoreError {
     /// A uniqueness rule of the data (e.g. one live asset per externalId) would be broken.
     #[error("{0}")]
     Conflict(String),
+    /// A value the database cannot hold (PostgreSQL text cannot contain NUL characters).
+    #[error("{0}")]
+    Invalid(String),
     #[error("database error: {0}")]
-    Database(#[from] sqlx::Error),
+    Database(sqlx::Error),
     #[error("stored data is unreadable: {0}")]
     Corrupt(String),
     /// A shared transaction failed (the cause is logged once, by the one that ran it).
     #[error("the transaction failed: {0}")]
     Failed(String),
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        match &e {
+            // character_not_in_repertoire: PostgreSQL's answer to a NUL in text.
+            sqlx::Error::Database(d) if d.code().as_deref() == Some("22021") => {
+                StoreError::Invalid("text must not contain NUL characters".to_owned())
+            }
+            _ => StoreError::Database(e),
+        }
+    }
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;

@@ -1,15 +1,20 @@
-//! A real service for tests: its router on a 127.0.0.1 port, a SQLite file in a temporary folder,
-//! and generated clients that talk to it.
+//! A real service for tests: its router on a 127.0.0.1 port, its data in a SQLite file in a
+//! temporary folder or, with `TEST_DATABASE=postgres`, in a database of a throwaway PostgreSQL
+//! cluster (see [`postgres`]), and generated clients that talk to it.
 
 #![allow(dead_code, reason = "each test binary uses part of the harness")]
 
+pub mod drive;
+pub mod postgres;
 pub mod process;
 
 use asset_alerting_client::Client;
 use asset_alerting_client::models::*;
 use asset_alerting_service::app::App;
 use asset_alerting_service::config::Config;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
@@ -34,11 +39,76 @@ pub struct TestService {
     task: Option<tokio::task::JoinHandle<()>>,
 }
 
+/// The backends a test can run on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// Defines each named `async fn name(backend: Backend)` as two tests, `sqlite::name` and
+/// `postgres::name`.
+#[macro_export]
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name($crate::support::Backend::Sqlite).await
+            })*
+        }
+        mod postgres {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name($crate::support::Backend::Postgres).await
+            })*
+        }
+    };
+}
+
+/// The service tests' backend: PostgreSQL when `TEST_DATABASE=postgres` and a cluster can be
+/// started (else SQLite, after saying why), SQLite otherwise.
+pub fn service_backend() -> Backend {
+    if std::env::var("TEST_DATABASE").is_ok_and(|v| v == "postgres")
+        && postgres::cluster().is_some()
+    {
+        Backend::Postgres
+    } else {
+        Backend::Sqlite
+    }
+}
+
+/// The database of the data that would live in the SQLite file `db`: that file, or on
+/// PostgreSQL one database per path (created on first use, so a restarted service finds its
+/// data again).
+pub fn database_url(db: &Path) -> String {
+    if service_backend() == Backend::Sqlite {
+        return format!("sqlite://{}", db.display());
+    }
+    static DATABASES: Mutex<Option<HashMap<PathBuf, String>>> = Mutex::new(None);
+    let mut databases = DATABASES.lock().unwrap();
+    databases
+        .get_or_insert_with(HashMap::new)
+        .entry(db.to_owned())
+        .or_insert_with(|| postgres::database().expect("service_backend checked the cluster"))
+        .clone()
+}
+
+/// Everything the database of `db` holds: the SQLite file, or a dump of the PostgreSQL database.
+pub fn database_contents(db: &Path) -> Vec<u8> {
+    match service_backend() {
+        Backend::Sqlite => std::fs::read(db).unwrap(),
+        Backend::Postgres => postgres::cluster()
+            .expect("service_backend checked the cluster")
+            .dump(&database_url(db)),
+    }
+}
+
 pub fn config(dir: &tempfile::TempDir, root: Uuid) -> Config {
-    let mut config = Config::for_database(format!(
-        "sqlite://{}",
-        dir.path().join("service.db").display()
-    ));
+    let db = dir.path().join("service.db");
+    let mut config = Config::for_database(database_url(&db));
+    // Beside the data, as for SQLite (for PostgreSQL the default is the working directory).
+    config.key_file = Some(dir.path().join("service.db.keys"));
     config.root_account_id = Some(root);
     config.root_client_secret = Some(ROOT_SECRET.to_owned());
     config

@@ -6,9 +6,24 @@ use std::process::{Child, Command, Stdio};
 use uuid::Uuid;
 
 pub fn spawn(db: &std::path::Path, port: u16, root: Uuid, extra: &[String]) -> Child {
+    let key_file = db.with_extension("db.keys");
+    spawn_on(&super::database_url(db), &key_file, port, root, extra)
+}
+
+/// The binary on the database `url`, with its keys in `key_file` (instances of one database
+/// share it).
+pub fn spawn_on(
+    url: &str,
+    key_file: &std::path::Path,
+    port: u16,
+    root: Uuid,
+    extra: &[String],
+) -> Child {
     Command::new(env!("CARGO_BIN_EXE_asset-alerting-service"))
         .args(["--listen", &format!("127.0.0.1:{port}")])
-        .args(["--database-url", &format!("sqlite://{}", db.display())])
+        .args(["--database-url", url])
+        .arg("--key-file")
+        .arg(key_file)
         .args([
             "--root-account-id",
             &root.to_string(),

@@ -2,16 +2,19 @@
 //! has one writer, so batches of one asset never interleave, and a crash keeps all of a batch or
 //! none of it.
 
-use super::{SqliteStore, json, parse_ts, parse_uuid, to_json, ts};
+use super::{SqliteStore, parse_ts, parse_uuid, ts};
 use crate::store::alerts::{
     AlertStore, AssetPoints, AttemptResult, ChannelKind, Claimed, EventFilter, IngestJob, NewEvent,
     Outcome, StoredState, Target,
 };
+use crate::store::encoding::{
+    channel_model, json, outcome_str, parse_channel, parse_outcome, parse_status, readings, to_json,
+};
 use crate::store::{Page, StoreError, StoreResult};
-use asset_alerting_detect::{AssetState, Point};
+use asset_alerting_detect::AssetState;
 use asset_alerting_models::{
     AlertRule, Asset, DeliveryAttempt, DeliveryAttemptOutcome, Event, EventDetails, EventType,
-    Notification, NotificationChannel, NotificationStatus, Position,
+    Notification, Position,
 };
 use chrono::{DateTime, Utc};
 use sqlx::sqlite::SqliteRow;
@@ -34,41 +37,6 @@ fn fail_all(jobs: Vec<Queued>, e: StoreError) -> StoreError {
 
 /// Rows per multi-row statement (at most 4 parameters each, well under SQLite's limit).
 const INSERT_CHUNK: usize = 250;
-
-/// A point's readings as stored in telemetry history: a JSON array in a fixed order (see the
-/// migration), a third of the size of the named object, since every batch writes thousands.
-fn readings(p: &Point) -> String {
-    let s = &p.signals;
-    let flags = [
-        s.alarm,
-        s.tampering,
-        s.jamming,
-        s.accident,
-        s.hard_cornering,
-        s.lockdown_violation,
-        s.left_behind,
-        s.power_disconnected,
-    ];
-    let (mut present, mut set) = (0u8, 0u8);
-    for (bit, flag) in flags.iter().enumerate() {
-        if let Some(on) = flag {
-            present |= 1 << bit;
-            set |= u8::from(*on) << bit;
-        }
-    }
-    to_json(&(
-        (p.latitude, p.longitude, p.speed, p.heading, p.ignition),
-        (p.input_voltage, p.battery_voltage, p.battery_percentage),
-        (
-            p.fuel_level,
-            p.ad_blue_level,
-            p.temperature,
-            p.pressure,
-            p.engine_speed,
-        ),
-        (present, set),
-    ))
-}
 
 /// `head` + `row` repeated `n` times, comma-separated, + `tail`: one statement for many rows.
 fn values_sql(head: &str, row: &str, n: usize, tail: &str) -> String {
@@ -115,64 +83,6 @@ fn parse_opt_uuid(s: Option<String>) -> StoreResult<Option<Uuid>> {
 
 fn parse_opt_ts(s: Option<String>) -> StoreResult<Option<DateTime<Utc>>> {
     s.as_deref().map(parse_ts).transpose()
-}
-
-fn status_str(status: NotificationStatus) -> &'static str {
-    match status {
-        NotificationStatus::Pending => "pending",
-        NotificationStatus::Sent => "sent",
-        NotificationStatus::Failed => "failed",
-        NotificationStatus::Skipped => "skipped",
-        NotificationStatus::Coalesced => "coalesced",
-        NotificationStatus::Cancelled => "cancelled",
-    }
-}
-
-fn parse_status(s: &str) -> StoreResult<NotificationStatus> {
-    [
-        NotificationStatus::Pending,
-        NotificationStatus::Sent,
-        NotificationStatus::Failed,
-        NotificationStatus::Skipped,
-        NotificationStatus::Coalesced,
-        NotificationStatus::Cancelled,
-    ]
-    .into_iter()
-    .find(|v| status_str(*v) == s)
-    .ok_or_else(|| StoreError::Corrupt(format!("notification status {s}")))
-}
-
-fn channel_model(kind: ChannelKind) -> NotificationChannel {
-    match kind {
-        ChannelKind::Call => NotificationChannel::Call,
-        ChannelKind::Sms => NotificationChannel::Sms,
-        ChannelKind::Telegram => NotificationChannel::Telegram,
-        ChannelKind::Email => NotificationChannel::Email,
-        ChannelKind::Webhook => NotificationChannel::Webhook,
-    }
-}
-
-fn parse_channel(s: &str) -> StoreResult<ChannelKind> {
-    ChannelKind::parse(s).ok_or_else(|| StoreError::Corrupt(format!("channel {s}")))
-}
-
-fn outcome_str(outcome: DeliveryAttemptOutcome) -> &'static str {
-    match outcome {
-        DeliveryAttemptOutcome::Delivered => "delivered",
-        DeliveryAttemptOutcome::RetryableFailure => "retryableFailure",
-        DeliveryAttemptOutcome::PermanentFailure => "permanentFailure",
-    }
-}
-
-fn parse_outcome(s: &str) -> StoreResult<DeliveryAttemptOutcome> {
-    [
-        DeliveryAttemptOutcome::Delivered,
-        DeliveryAttemptOutcome::RetryableFailure,
-        DeliveryAttemptOutcome::PermanentFailure,
-    ]
-    .into_iter()
-    .find(|v| outcome_str(*v) == s)
-    .ok_or_else(|| StoreError::Corrupt(format!("attempt outcome {s}")))
 }
 
 impl SqliteStore {

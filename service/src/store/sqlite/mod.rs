@@ -2,6 +2,7 @@
 
 mod alerts;
 
+use super::encoding::{json, to_json};
 use super::{
     AccountRecord, GeofenceDeletion, IngestionTokenRecord, Page, Store, StoreError, StoreResult,
 };
@@ -88,14 +89,6 @@ macro_rules! with_chain {
 
 fn parse_uuid(s: &str) -> StoreResult<Uuid> {
     Uuid::parse_str(s).map_err(|e| StoreError::Corrupt(format!("uuid {s}: {e}")))
-}
-
-fn json<T: serde::de::DeserializeOwned>(s: &str) -> StoreResult<T> {
-    serde_json::from_str(s).map_err(|e| StoreError::Corrupt(format!("json: {e}")))
-}
-
-fn to_json<T: serde::Serialize>(v: &T) -> String {
-    serde_json::to_string(v).expect("models always serialize")
 }
 
 /// A write that breaks the one-externalId-per-account rule is a conflict, not a database failure.

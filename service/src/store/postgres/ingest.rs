@@ -1,0 +1,221 @@
+//! Ingestion over PostgreSQL. Several instances may ingest points of one asset at once: each job
+//! locks its assets' rows (`FOR UPDATE`, in id order, so two jobs never wait on each other in a
+//! cycle) before it reads their state, so the jobs of one asset run one after the other and
+//! each sees the state the previous one left.
+
+use super::PgStore;
+use crate::store::alerts::{IngestJob, NewEvent};
+use crate::store::encoding::{json, readings, to_json};
+use crate::store::{StoreError, StoreResult, micros};
+use asset_alerting_detect::AssetState;
+use asset_alerting_models::AlertRule;
+use chrono::{DateTime, Utc};
+use sqlx::{PgConnection, Row};
+use std::collections::{HashMap, HashSet};
+use uuid::Uuid;
+
+/// Attempts of a job whose transaction the server aborted to break a deadlock or a
+/// serialization conflict (it can be run again as it is).
+const ATTEMPTS: usize = 3;
+
+fn retryable(e: &StoreError) -> bool {
+    match e {
+        StoreError::Database(sqlx::Error::Database(d)) => {
+            matches!(d.code().as_deref(), Some("40P01" | "40001"))
+        }
+        _ => false,
+    }
+}
+
+impl PgStore {
+    pub(super) async fn ingest_job(&self, job: &IngestJob) -> StoreResult<Vec<Vec<bool>>> {
+        let mut attempt = 1;
+        loop {
+            let mut tx = self.pool.begin().await?;
+            let written = Self::ingest_in(&mut tx, job).await;
+            let written = match written {
+                Ok(fresh) => tx.commit().await.map(|()| fresh).map_err(Into::into),
+                Err(e) => Err(e),
+            };
+            match written {
+                Err(e) if attempt < ATTEMPTS && retryable(&e) => attempt += 1,
+                other => return other,
+            }
+        }
+    }
+
+    async fn ingest_in(tx: &mut PgConnection, job: &IngestJob) -> StoreResult<Vec<Vec<bool>>> {
+        let mut ids: Vec<Uuid> = job.batches.iter().map(|b| b.asset.id).collect();
+        ids.sort();
+        ids.dedup();
+        sqlx::query("SELECT id FROM assets WHERE id = ANY($1) ORDER BY id FOR UPDATE")
+            .bind(&ids)
+            .execute(&mut *tx)
+            .await?;
+        let fresh = Self::insert_points(tx, job).await?;
+        let with_fresh: Vec<_> = job
+            .batches
+            .iter()
+            .zip(&fresh)
+            .map(|(b, new)| {
+                let points: Vec<_> = b
+                    .points
+                    .iter()
+                    .zip(new)
+                    .filter(|(_, new)| **new)
+                    .map(|(p, _)| p.clone())
+                    .collect();
+                (b, points)
+            })
+            .filter(|(_, points)| !points.is_empty())
+            .collect();
+        if with_fresh.is_empty() {
+            return Ok(fresh);
+        }
+        let ids: Vec<Uuid> = with_fresh.iter().map(|(b, _)| b.asset.id).collect();
+        let mut states = Self::states_of(tx, &ids).await?;
+        let mut rules = Self::rules_of(tx, &ids).await?;
+        let mut new_states = Vec::with_capacity(ids.len());
+        for (batch, points) in &with_fresh {
+            let id = batch.asset.id;
+            let mut state = states.remove(&id).unwrap_or_default();
+            let rules = rules.remove(&id).unwrap_or_default();
+            for event in job.pipeline.run(&batch.asset, &rules, &mut state, points) {
+                Self::insert_event(tx, &event).await?;
+            }
+            new_states.push((id, state));
+        }
+        Self::save_states(tx, &new_states).await?;
+        Ok(fresh)
+    }
+
+    /// Stores the points that are not stored yet; returns, per asset and point, whether it was new.
+    async fn insert_points(tx: &mut PgConnection, job: &IngestJob) -> StoreResult<Vec<Vec<bool>>> {
+        let (mut assets, mut times, mut bodies) = (Vec::new(), Vec::new(), Vec::new());
+        for b in &job.batches {
+            for p in &b.points {
+                assets.push(b.asset.id);
+                times.push(micros(p.timestamp));
+                bodies.push(readings(p));
+            }
+        }
+        let inserted = sqlx::query(
+            "INSERT INTO telemetry (asset_id, ts, received_at, body) \
+             SELECT a, t, $4, b FROM UNNEST($1::uuid[], $2::timestamptz[], $3::text[]) AS p (a, t, b) \
+             ON CONFLICT (asset_id, ts) DO NOTHING RETURNING asset_id, ts",
+        )
+        .bind(&assets)
+        .bind(&times)
+        .bind(&bodies)
+        .bind(micros(job.received_at))
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut new: HashSet<(Uuid, DateTime<Utc>)> = HashSet::with_capacity(inserted.len());
+        for row in &inserted {
+            new.insert((row.try_get("asset_id")?, row.try_get("ts")?));
+        }
+        Ok(job
+            .batches
+            .iter()
+            .map(|b| {
+                b.points
+                    .iter()
+                    .map(|p| new.contains(&(b.asset.id, micros(p.timestamp))))
+                    .collect()
+            })
+            .collect())
+    }
+
+    async fn states_of(
+        tx: &mut PgConnection,
+        assets: &[Uuid],
+    ) -> StoreResult<HashMap<Uuid, AssetState>> {
+        let rows = sqlx::query("SELECT asset_id, state FROM asset_state WHERE asset_id = ANY($1)")
+            .bind(assets)
+            .fetch_all(&mut *tx)
+            .await?;
+        let mut states = HashMap::with_capacity(rows.len());
+        for row in &rows {
+            states.insert(row.try_get("asset_id")?, json(row.try_get("state")?)?);
+        }
+        Ok(states)
+    }
+
+    /// The alert rules of each of `assets`, in rule order.
+    async fn rules_of(
+        tx: &mut PgConnection,
+        assets: &[Uuid],
+    ) -> StoreResult<HashMap<Uuid, Vec<AlertRule>>> {
+        let rows = sqlx::query(
+            "SELECT asset_id, body FROM alert_rules WHERE asset_id = ANY($1) ORDER BY asset_id, position, id",
+        )
+        .bind(assets)
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut rules: HashMap<Uuid, Vec<AlertRule>> = HashMap::new();
+        for row in &rows {
+            rules
+                .entry(row.try_get("asset_id")?)
+                .or_default()
+                .push(json(row.try_get("body")?)?);
+        }
+        Ok(rules)
+    }
+
+    async fn save_states(tx: &mut PgConnection, states: &[(Uuid, AssetState)]) -> StoreResult<()> {
+        let ids: Vec<Uuid> = states.iter().map(|(id, _)| *id).collect();
+        let last: Vec<Option<DateTime<Utc>>> =
+            states.iter().map(|(_, s)| s.last_timestamp()).collect();
+        let bodies: Vec<String> = states.iter().map(|(_, s)| to_json(s)).collect();
+        sqlx::query(
+            "INSERT INTO asset_state (asset_id, last_ts, state) \
+             SELECT * FROM UNNEST($1::uuid[], $2::timestamptz[], $3::text[]) \
+             ON CONFLICT (asset_id) DO UPDATE SET last_ts = excluded.last_ts, state = excluded.state",
+        )
+        .bind(&ids)
+        .bind(&last)
+        .bind(&bodies)
+        .execute(&mut *tx)
+        .await?;
+        Ok(())
+    }
+
+    async fn insert_event(tx: &mut PgConnection, new: &NewEvent) -> StoreResult<()> {
+        let e = &new.event;
+        sqlx::query(
+            "INSERT INTO events (id, account_id, asset_id, event_type, occurred_at, detected_at, latitude, longitude, details, notifications_suppressed) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        )
+        .bind(e.id)
+        .bind(e.account_id)
+        .bind(e.asset_id)
+        .bind(e.event_type.value())
+        .bind(e.occurred_at)
+        .bind(e.detected_at)
+        .bind(e.position.as_ref().map(|p| p.latitude))
+        .bind(e.position.as_ref().map(|p| p.longitude))
+        .bind(to_json(&e.details))
+        .bind(e.notifications_suppressed)
+        .execute(&mut *tx)
+        .await?;
+        for n in &new.notifications {
+            sqlx::query(
+                "INSERT INTO notifications (id, event_id, account_id, rule_id, webhook_account_id, channel, recipient, target, status, created_at, due_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $10)",
+            )
+            .bind(n.id)
+            .bind(e.id)
+            .bind(e.account_id)
+            .bind(n.rule_id)
+            .bind(n.webhook_account_id)
+            .bind(n.target.channel.as_str())
+            .bind(&n.target.address)
+            .bind(to_json(&n.target))
+            .bind(e.detected_at)
+            .bind(n.due_at)
+            .execute(&mut *tx)
+            .await?;
+        }
+        Ok(())
+    }
+}
