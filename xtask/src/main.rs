@@ -54,8 +54,9 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 
 /// The documents whose crates are checked in: the service's spec (its code keeps `format: uri` a
 /// `String`, the generator's opt-out) and the fixture the round-trip tests of typed errors and
-/// wire formats drive (tests/errors_formats_roundtrip.rs), and the one of mixed path segments
-/// (tests/mixed_paths_roundtrip.rs).
+/// wire formats drive (tests/errors_formats_roundtrip.rs), the one of mixed path segments
+/// (tests/mixed_paths_roundtrip.rs), and the one of tagged and untagged unions
+/// (tests/unions_roundtrip.rs).
 const TARGETS: &[(&str, &str, &str, bool)] = &[
     (SPEC, "generated", CRATE_PREFIX, false),
     (
@@ -68,6 +69,12 @@ const TARGETS: &[(&str, &str, &str, bool)] = &[
         "tests/fixtures/mixed-paths.yaml",
         "tests/generated/mixed-paths",
         "mixed-paths",
+        true,
+    ),
+    (
+        "tests/fixtures/discriminator-3.1.yaml",
+        "tests/generated/discriminator",
+        "discriminator",
         true,
     ),
 ];

@@ -4,6 +4,7 @@
 pub(crate) mod operations;
 mod recursion;
 mod schema;
+mod unions;
 mod view;
 
 use crate::diagnostics::Diagnostics;
@@ -16,6 +17,8 @@ pub struct Builder<'a> {
     types: Vec<TypeDef>,
     /// Component schema name -> its type, reserved before any schema is read so refs can point forward.
     components: IndexMap<String, TypeId>,
+    /// Per union (by pointer): the `discriminator.mapping` entries, tag value -> type.
+    mappings: unions::Mappings,
     diags: &'a mut Diagnostics,
 }
 
@@ -24,6 +27,7 @@ pub fn build(doc: &OpenAPI, diags: &mut Diagnostics) -> Api {
         doc,
         types: Vec::new(),
         components: IndexMap::new(),
+        mappings: Default::default(),
         diags,
     };
     builder.reserve_components();
@@ -31,6 +35,7 @@ pub fn build(doc: &OpenAPI, diags: &mut Diagnostics) -> Api {
     let operations = builder.build_operations();
     let security_schemes = builder.build_security_schemes();
     let mut types = builder.types;
+    unions::resolve(&mut types, &builder.mappings, builder.diags);
     recursion::box_cycles(&mut types);
     Api {
         title: doc.info.title.clone(),

@@ -323,6 +323,7 @@ impl Builder<'_> {
     }
 
     fn struct_kind(&mut self, view: &View, site: &Site) -> TypeKind {
+        self.warn_base_discriminator(view, site);
         for (keyword, set) in [
             ("minProperties", view.min_properties.is_some()),
             ("maxProperties", view.max_properties.is_some()),
@@ -403,6 +404,7 @@ impl Builder<'_> {
 
     /// `allOf` of object schemas merges into one struct; the first non-object member wins otherwise.
     fn merge_all_of(&mut self, view: &View, site: &Site) -> TypeKind {
+        self.warn_base_discriminator(view, site);
         let mut merged = MergedObject::default();
         let mut others = Vec::new();
         for (i, member) in view.all_of.iter().enumerate() {
@@ -667,6 +669,7 @@ impl Builder<'_> {
                 doc,
                 constraints: typed.constraints,
                 boxed: false,
+                tags: Vec::new(),
             });
         }
         if view.properties.is_some_and(|p| !p.is_empty()) {
@@ -675,10 +678,14 @@ impl Builder<'_> {
                 format!("properties beside `{key}` are not generated; each branch is"),
             );
         }
+        let discriminator = view.discriminator.map(|d| {
+            self.record_mapping(d, site);
+            d.property_name.clone()
+        });
         Some(TypeKind::Union(Union {
             variants,
             exclusive,
-            discriminator: None,
+            discriminator,
         }))
     }
 }
@@ -711,6 +718,16 @@ fn reference_pointer(reference: &str) -> String {
 }
 
 impl Builder<'_> {
+    /// A `discriminator` on an object schema (the base of an `allOf` hierarchy) names no branches.
+    fn warn_base_discriminator(&mut self, view: &View, site: &Site) {
+        if view.discriminator.is_some() {
+            self.diags.warning(
+                child(&site.pointer, "discriminator"),
+                "a discriminator without `oneOf`/`anyOf` is not generated; the schema is a plain struct (list its subtypes in a `oneOf` for a tagged union)",
+            );
+        }
+    }
+
     /// Length and pattern keywords apply to strings; a `uuid`, date, or bytes value is checked by
     /// its type instead, so they are reported rather than dropped.
     fn warn_unchecked_string_keywords(

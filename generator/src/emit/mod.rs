@@ -22,6 +22,7 @@ mod patterns;
 mod rust;
 pub mod server;
 mod status;
+mod tagged;
 
 pub use patterns::Patterns;
 pub use rust::{TypePrinter, doc_attrs, ident};

@@ -18,6 +18,7 @@ use quote::{format_ident, quote};
 const WIRE_TEMPLATE: &str = include_str!("../../../templates/models/wire.rs");
 const VALIDATION_TEMPLATE: &str = include_str!("../../../templates/models/validation.rs");
 const BYTES_TEMPLATE: &str = include_str!("../../../templates/models/bytes.rs");
+const TAGGED_TEMPLATE: &str = include_str!("../../../templates/models/tagged.rs");
 
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
     let checked = checked_types(api);
@@ -61,8 +62,21 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
         template_file(opts, "src/wire.rs", WIRE_TEMPLATE),
         template_file(opts, "src/validation.rs", VALIDATION_TEMPLATE),
     ];
-    if api.uses(Primitive::Base64) {
-        files.push(template_file(opts, "src/bytes.rs", BYTES_TEMPLATE));
+    // Runtime modules only documents that use them get; then every file in path order.
+    let optional = [
+        (api.uses(Primitive::Base64), "src/bytes.rs", BYTES_TEMPLATE),
+        (
+            super::tagged::any(&api.types),
+            "src/tagged.rs",
+            TAGGED_TEMPLATE,
+        ),
+    ];
+    if optional.iter().any(|o| o.0) {
+        for (used, path, text) in optional {
+            if used {
+                files.push(template_file(opts, path, text));
+            }
+        }
         files.sort_by(|a, b| a.path.cmp(&b.path));
     }
     Ok(files)
@@ -139,6 +153,7 @@ impl<'a> ModelEmitter<'a> {
             .api
             .uses(Primitive::Base64)
             .then(|| quote! { pub mod bytes; });
+        let tagged = super::tagged::any(&self.api.types).then(|| quote! { pub mod tagged; });
         quote! {
             #![doc = #title]
             #![doc = ""]
@@ -147,6 +162,7 @@ impl<'a> ModelEmitter<'a> {
             #bytes
             mod constraints;
             pub mod patterns;
+            #tagged
             mod types;
             pub mod validation;
             pub mod wire;
@@ -169,7 +185,12 @@ impl<'a> ModelEmitter<'a> {
             TypeKind::Struct(s) => self.struct_item(def, s, doc),
             TypeKind::IntEnum(e) => int_enum_item(&def.name, e, doc),
             TypeKind::StringEnum(e) => string_enum_item(&def.name, e, doc),
-            TypeKind::Union(u) => self.union_item(&def.name, u, doc),
+            TypeKind::Union(u) => match &u.discriminator {
+                Some(property) => {
+                    super::tagged::item(&self.printer, &self.api.types, &def.name, u, property, doc)
+                }
+                None => self.union_item(&def.name, u, doc),
+            },
             TypeKind::Alias(ty) => {
                 let ty = self.printer.rust_type(ty);
                 quote! { #doc pub type #name = #ty; }
@@ -319,7 +340,7 @@ impl<'a> ModelEmitter<'a> {
             "One or more of"
         };
         let note = format!(
-            " {kind} the variants (`{}`); decoded as the first that matches.",
+            " {kind} the variants (`{}`), untagged: decoded as the first that matches, tried most specific first.",
             if u.exclusive { "oneOf" } else { "anyOf" }
         );
         let sep = (!doc.is_empty()).then(|| quote! { #[doc = ""] });
