@@ -271,6 +271,18 @@ fn variant_ident(raw: &str) -> Option<String> {
     }
 }
 
+/// `base`, or `base2`, `base3`... whichever none of `names` is: a variant the generator adds beside
+/// the document's (an open enum's `Unknown`).
+pub fn free_variant<'a>(base: &str, names: impl Iterator<Item = &'a str> + Clone) -> String {
+    let mut candidate = base.to_owned();
+    let mut n = 2;
+    while names.clone().any(|name| name == candidate) {
+        candidate = format!("{base}{n}");
+        n += 1;
+    }
+    candidate
+}
+
 fn value_variant(value: i64) -> String {
     if value < 0 {
         format!("ValueMinus{}", value.unsigned_abs())
@@ -324,6 +336,18 @@ mod tests {
         assert_eq!(variant_ident("in-progress").as_deref(), Some("InProgress"));
         assert_eq!(variant_ident("1d").as_deref(), Some("V1d"));
         assert_eq!(value_variant(-3), "ValueMinus3");
+    }
+
+    #[test]
+    fn an_added_variant_avoids_the_documents_names() {
+        assert_eq!(
+            free_variant("Unknown", ["Known", "Other"].into_iter()),
+            "Unknown"
+        );
+        assert_eq!(
+            free_variant("Unknown", ["Unknown", "Unknown2"].into_iter()),
+            "Unknown3"
+        );
     }
 
     #[test]

@@ -10,14 +10,15 @@
 use crate::ir::{Api, TypeDef, TypeId, TypeKind, TypeRef};
 
 /// `checked[i]`: whether `api.types[i]` has something to validate.
-pub fn checked_types(api: &Api) -> Vec<bool> {
+pub fn checked_types(api: &Api, open_enums: bool) -> Vec<bool> {
     let edges: Vec<Vec<usize>> = api.types.iter().map(|def| successors(&def.kind)).collect();
     let mut checked = vec![false; api.types.len()];
     for component in components(&edges) {
         let cyclic = component.len() > 1 || edges[component[0]].contains(&component[0]);
         let needs = cyclic
             || component.iter().any(|&i| {
-                has_own_constraints(&api.types[i]) || edges[i].iter().any(|&j| checked[j])
+                has_own_constraints(&api.types[i], open_enums)
+                    || edges[i].iter().any(|&j| checked[j])
             });
         for &i in &component {
             checked[i] = needs;
@@ -26,8 +27,12 @@ pub fn checked_types(api: &Api) -> Vec<bool> {
     checked
 }
 
-fn has_own_constraints(def: &TypeDef) -> bool {
+fn has_own_constraints(def: &TypeDef, open_enums: bool) -> bool {
     match &def.kind {
+        // An open enum may hold a value the document does not list.
+        kind @ (TypeKind::StringEnum(_) | TypeKind::IntEnum(_)) => {
+            super::enums::is_open(kind, open_enums)
+        }
         TypeKind::Struct(s) => s.fields.iter().any(|f| !f.constraints.is_empty()),
         TypeKind::Union(u) => u.variants.iter().any(|v| !v.constraints.is_empty()),
         // A constrained alias (`Name: {type: string, pattern: ...}`) is checked where it is used.

@@ -1,6 +1,7 @@
 //! The models crate: one serde type per named IR type, their `Validate` impls, and the patterns.
 
 use super::checked_types::checked_types;
+use super::enums;
 use super::parallel::{self, Job};
 use super::patterns::Engine;
 use super::rust::opt_usize;
@@ -9,10 +10,10 @@ use super::{
     rust_file, template_file,
 };
 use crate::ir::{
-    Additional, Api, Constraints, Field, IntEnum, Primitive, StringEnum, StringFormat, Struct,
-    TypeDef, TypeKind, TypeRef, Union,
+    Additional, Api, Constraints, Field, Primitive, StringFormat, Struct, TypeDef, TypeKind,
+    TypeRef, Union,
 };
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 const WIRE_TEMPLATE: &str = include_str!("../../../templates/models/wire.rs");
@@ -21,8 +22,8 @@ const BYTES_TEMPLATE: &str = include_str!("../../../templates/models/bytes.rs");
 const TAGGED_TEMPLATE: &str = include_str!("../../../templates/models/tagged.rs");
 
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
-    let checked = checked_types(api);
-    let emitter = || ModelEmitter::new(api, patterns, &checked);
+    let checked = checked_types(api, opts.open_enums);
+    let emitter = || ModelEmitter::new(api, patterns, &checked, opts.open_enums);
     let ranges = parallel::chunks(api.types.len());
     // Longest first: the types, then their checks, each in parts of a few hundred items.
     let mut jobs: Vec<Job<Result<String, String>>> = Vec::new();
@@ -128,10 +129,17 @@ struct ModelEmitter<'a> {
     printer: TypePrinter<'a>,
     /// Per type: whether it has something to validate (see `checked_types`).
     checked: &'a [bool],
+    /// `Options::open_enums`.
+    open_enums: bool,
 }
 
 impl<'a> ModelEmitter<'a> {
-    fn new(api: &'a Api, patterns: &'a Patterns, checked: &'a [bool]) -> ModelEmitter<'a> {
+    fn new(
+        api: &'a Api,
+        patterns: &'a Patterns,
+        checked: &'a [bool],
+        open_enums: bool,
+    ) -> ModelEmitter<'a> {
         ModelEmitter {
             api,
             patterns,
@@ -140,6 +148,7 @@ impl<'a> ModelEmitter<'a> {
                 models: TokenStream::new(),
             },
             checked,
+            open_enums,
         }
     }
 
@@ -183,8 +192,14 @@ impl<'a> ModelEmitter<'a> {
         let doc = doc_attrs(def.doc.as_deref());
         match &def.kind {
             TypeKind::Struct(s) => self.struct_item(def, s, doc),
-            TypeKind::IntEnum(e) => int_enum_item(&def.name, e, doc),
-            TypeKind::StringEnum(e) => string_enum_item(&def.name, e, doc),
+            TypeKind::IntEnum(e) if enums::is_open(&def.kind, self.open_enums) => {
+                enums::open_int_enum_item(&def.name, e, doc)
+            }
+            TypeKind::StringEnum(e) if enums::is_open(&def.kind, self.open_enums) => {
+                enums::open_string_enum_item(&def.name, e, doc)
+            }
+            TypeKind::IntEnum(e) => enums::int_enum_item(&def.name, e, doc),
+            TypeKind::StringEnum(e) => enums::string_enum_item(&def.name, e, doc),
             TypeKind::Union(u) => match &u.discriminator {
                 Some(property) => {
                     super::tagged::item(&self.printer, &self.api.types, &def.name, u, property, doc)
@@ -504,7 +519,12 @@ impl<'a> ModelEmitter<'a> {
                 .map(|check| quote! { let value = &self.0; #check })
                 .into_iter()
                 .collect(),
-            TypeKind::IntEnum(_) | TypeKind::StringEnum(_) | TypeKind::Alias(_) => Vec::new(),
+            TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {
+                enums::validate_body(&def.kind, self.open_enums)
+                    .into_iter()
+                    .collect()
+            }
+            TypeKind::Alias(_) => Vec::new(),
         };
         if matches!(def.kind, TypeKind::Alias(_)) {
             // An alias is validated as what it names.
@@ -838,163 +858,4 @@ fn extra_field_name(s: &Struct) -> String {
         name.push('_');
     }
     name
-}
-
-fn int_enum_item(name: &str, e: &IntEnum, doc: TokenStream) -> TokenStream {
-    let name_ident = ident(name);
-    let repr = super::rust::primitive(e.repr);
-    let variants = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let vdoc = doc_attrs(v.doc.as_deref());
-        let value = int_literal(v.value);
-        quote! { #vdoc #vname = #value, }
-    });
-    let names = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let text = &v.name;
-        quote! { Self::#vname => #text, }
-    });
-    let from_values = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let value = int_literal(v.value);
-        quote! { #value => Ok(Self::#vname), }
-    });
-    let all = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        quote! { Self::#vname }
-    });
-    let count = Literal::usize_unsuffixed(e.variants.len());
-    let expected = e
-        .variants
-        .iter()
-        .map(|v| v.value.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let err_msg = format!("{{value}} is not a valid {name} (expected one of {expected})");
-    quote! {
-        #doc
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde_repr::Serialize_repr, ::serde_repr::Deserialize_repr)]
-        #[repr(#repr)]
-        pub enum #name_ident {
-            #(#variants)*
-        }
-
-        impl #name_ident {
-            /// Every value, in the spec's order.
-            pub const ALL: [Self; #count] = [#(#all),*];
-
-            /// The value on the wire.
-            pub fn value(self) -> #repr {
-                self as #repr
-            }
-
-            /// The name the spec gives this value.
-            pub fn name(self) -> &'static str {
-                match self {
-                    #(#names)*
-                }
-            }
-        }
-
-        impl TryFrom<#repr> for #name_ident {
-            type Error = String;
-
-            fn try_from(value: #repr) -> Result<Self, Self::Error> {
-                match value {
-                    #(#from_values)*
-                    _ => Err(format!(#err_msg)),
-                }
-            }
-        }
-
-        impl ::std::fmt::Display for #name_ident {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                write!(f, "{}", self.value())
-            }
-        }
-
-        impl ::std::str::FromStr for #name_ident {
-            type Err = String;
-
-            /// Parses the integer value (as in a path or query parameter).
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
-                let value: #repr = s.parse().map_err(|_| format!("\"{s}\" is not an integer"))?;
-                Self::try_from(value)
-            }
-        }
-    }
-}
-
-fn int_literal(value: i64) -> TokenStream {
-    let lit = Literal::i64_unsuffixed(value);
-    quote! { #lit }
-}
-
-fn string_enum_item(name: &str, e: &StringEnum, doc: TokenStream) -> TokenStream {
-    let name_ident = ident(name);
-    let variants = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let vdoc = doc_attrs(v.doc.as_deref());
-        let value = &v.value;
-        quote! { #vdoc #[serde(rename = #value)] #vname, }
-    });
-    let as_str = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let value = &v.value;
-        quote! { Self::#vname => #value, }
-    });
-    let from_str = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let value = &v.value;
-        quote! { #value => Ok(Self::#vname), }
-    });
-    let all = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        quote! { Self::#vname }
-    });
-    let count = Literal::usize_unsuffixed(e.variants.len());
-    let expected = e
-        .variants
-        .iter()
-        .map(|v| format!("`{}`", v.value))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let expected = expected.replace('{', "{{").replace('}', "}}");
-    let err_msg = format!("\"{{s}}\" is not a valid {name} (expected one of {expected})");
-    quote! {
-        #doc
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
-        pub enum #name_ident {
-            #(#variants)*
-        }
-
-        impl #name_ident {
-            /// Every value, in the spec's order.
-            pub const ALL: [Self; #count] = [#(#all),*];
-
-            /// The value on the wire.
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    #(#as_str)*
-                }
-            }
-        }
-
-        impl ::std::fmt::Display for #name_ident {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl ::std::str::FromStr for #name_ident {
-            type Err = String;
-
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
-                match s {
-                    #(#from_str)*
-                    _ => Err(format!(#err_msg)),
-                }
-            }
-        }
-    }
 }
