@@ -72,6 +72,7 @@ fixture_snapshot!(defaults, "defaults.yaml");
 fixture_snapshot!(formats, "formats.yaml");
 fixture_snapshot!(errors_formats, "errors-formats.yaml");
 fixture_snapshot!(discriminator, "discriminator-3.1.yaml");
+fixture_snapshot!(lossy, "lossy-3.0.yaml");
 
 /// `uri_as_url: false` (the CLI's `--uri-as-string`) keeps `format: uri` a `String` that
 /// `Validate` checks, as before `url::Url`.

@@ -83,6 +83,10 @@ pub struct Field {
     pub deprecated: bool,
     /// Set by `build` when the field closes a cycle of direct containment and must be boxed.
     pub boxed: bool,
+    /// The field has no property of its own: its value's properties are the struct's (the
+    /// `oneOf`/`anyOf` of a schema that also declares properties beside it).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub flatten: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -56,8 +56,8 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 /// `String`, and its enums closed: its models are shared by its server, which must refuse values
 /// the spec does not list, and its client, which is released with the server from the same spec) and the fixture the round-trip tests of typed errors and
 /// wire formats drive (tests/errors_formats_roundtrip.rs), the one of mixed path segments
-/// (tests/mixed_paths_roundtrip.rs), and the one of tagged and untagged unions
-/// (tests/unions_roundtrip.rs).
+/// (tests/mixed_paths_roundtrip.rs), the one of tagged and untagged unions
+/// (tests/unions_roundtrip.rs), and the one of schemas once lost (tests/lossy_roundtrip.rs).
 /// Each: (spec, output folder, crate prefix, `format: uri` as `url::Url`, open enums).
 const TARGETS: &[(&str, &str, &str, bool, bool)] = &[
     (SPEC, "generated", CRATE_PREFIX, false, false),
@@ -79,6 +79,13 @@ const TARGETS: &[(&str, &str, &str, bool, bool)] = &[
         "tests/fixtures/discriminator-3.1.yaml",
         "tests/generated/discriminator",
         "discriminator",
+        true,
+        true,
+    ),
+    (
+        "tests/fixtures/lossy-3.0.yaml",
+        "tests/generated/lossy",
+        "lossy",
         true,
         true,
     ),

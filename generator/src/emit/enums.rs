@@ -427,7 +427,8 @@ pub fn open_int_enum_item(name: &str, e: &IntEnum, doc: TokenStream) -> TokenStr
 
         impl<'de> ::serde::Deserialize<'de> for #name_ident {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let value = <#repr as ::serde::Deserialize>::deserialize(deserializer)?;
+                // `2.0` is the integer 2, as in JSON Schema.
+                let value: #repr = crate::wire::integer(deserializer)?;
                 Ok(match value {
                     #(#from_values)*
                     _ => Self::#unknown(value),

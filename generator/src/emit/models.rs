@@ -224,8 +224,10 @@ impl<'a> ModelEmitter<'a> {
 
     fn struct_item(&self, def: &TypeDef, s: &Struct, doc: TokenStream) -> TokenStream {
         let name = ident(&def.name);
-        let deny = matches!(s.additional, Some(Additional::Deny))
-            .then(|| quote! { #[serde(deny_unknown_fields)] });
+        // serde cannot deny unknown fields beside a flattened one.
+        let deny = (matches!(s.additional, Some(Additional::Deny))
+            && !s.fields.iter().any(|f| f.flatten))
+        .then(|| quote! { #[serde(deny_unknown_fields)] });
         let fields = s.fields.iter().map(|f| self.field(def, f));
         let extra = match &s.additional {
             Some(Additional::Map(ty)) => {
@@ -252,6 +254,14 @@ impl<'a> ModelEmitter<'a> {
 
     fn field(&self, def: &TypeDef, f: &Field) -> TokenStream {
         let name = ident(&f.name);
+        if f.flatten {
+            let doc = doc_attrs(f.doc.as_deref());
+            let mut ty = self.printer.rust_type(&f.ty);
+            if f.boxed {
+                ty = quote! { Box<#ty> };
+            }
+            return quote! { #doc #[serde(flatten)] pub #name: #ty, };
+        }
         let mut doc = f.doc.clone().unwrap_or_default();
         if let Some(default) = &f.default {
             let sep = if doc.is_empty() { "" } else { "\n\n" };
@@ -269,59 +279,55 @@ impl<'a> ModelEmitter<'a> {
             let wire = &f.wire_name;
             serde_args.push(quote! { rename = #wire });
         }
-        let numeric = numeric_of(shape.inner).map(|(number, pattern, in_vec)| {
-            let number = super::rust::primitive(number);
-            let marker = self.patterns.numeric_marker(pattern);
-            (number, marker, in_vec)
-        });
+        // Numbers that may arrive as numeric strings, and integers that may arrive as `2.0`.
+        let numeric = numeric_of(shape.inner)
+            .map(|(number, pattern, in_vec)| {
+                let marker = Some(self.patterns.numeric_marker(pattern));
+                ("numeric", super::rust::primitive(number), marker, in_vec)
+            })
+            .or_else(|| {
+                integer_of(shape.inner, &self.api.types).map(|(number, in_vec)| {
+                    ("integer", super::rust::primitive(number), None, in_vec)
+                })
+            });
+        let with = |suffix: &str| {
+            let (prefix, number, marker, in_vec) = numeric.as_ref().expect("checked by the caller");
+            let vec = if *in_vec { "_vec" } else { "" };
+            wire_fn(&format!("{prefix}{vec}{suffix}"), number, marker.as_ref())
+        };
         let rust_ty = match shape.kind {
             Shape::Plain => {
-                if let Some((number, marker, in_vec)) = &numeric {
-                    let f = if *in_vec { "numeric_vec" } else { "numeric" };
-                    serde_args.push(wire_fn(f, number, marker));
+                if numeric.is_some() {
+                    serde_args.push(with(""));
                 }
                 ty
             }
             Shape::Defaulted => {
                 let default_fn = format!("defaults::{}", default_fn_name(def, f));
                 serde_args.push(quote! { default = #default_fn });
-                if let Some((number, marker, in_vec)) = &numeric {
-                    let f = if *in_vec { "numeric_vec" } else { "numeric" };
-                    serde_args.push(wire_fn(f, number, marker));
+                if numeric.is_some() {
+                    serde_args.push(with(""));
                 }
                 ty
             }
             Shape::Optional => {
                 serde_args.push(quote! { default, skip_serializing_if = "Option::is_none" });
                 // Absent is `None`; `null` is accepted only where the schema says nullable.
-                match (&numeric, shape.nullable) {
-                    (Some((number, marker, in_vec)), nullable) => {
-                        let f = match (in_vec, nullable) {
-                            (true, true) => "numeric_vec_option",
-                            (true, false) => "numeric_vec_some",
-                            (false, true) => "numeric_option",
-                            (false, false) => "numeric_some",
-                        };
-                        serde_args.push(wire_fn(f, number, marker));
-                    }
-                    (None, false) => {
+                match (numeric.is_some(), shape.nullable) {
+                    (true, true) => serde_args.push(with("_option")),
+                    (true, false) => serde_args.push(with("_some")),
+                    (false, false) => {
                         serde_args.push(quote! { deserialize_with = "crate::wire::some" })
                     }
-                    (None, true) => {}
+                    (false, true) => {}
                 }
                 quote! { Option<#ty> }
             }
             Shape::RequiredNullable => {
-                match &numeric {
-                    Some((number, marker, in_vec)) => {
-                        let f = if *in_vec {
-                            "numeric_vec_option"
-                        } else {
-                            "numeric_option"
-                        };
-                        serde_args.push(wire_fn(f, number, marker));
-                    }
-                    None => serde_args.push(quote! { deserialize_with = "crate::wire::nullable" }),
+                if numeric.is_some() {
+                    serde_args.push(with("_option"));
+                } else {
+                    serde_args.push(quote! { deserialize_with = "crate::wire::nullable" });
                 }
                 quote! { Option<#ty> }
             }
@@ -480,12 +486,18 @@ impl<'a> ModelEmitter<'a> {
                         let check = self.check_value(&quote! { value }, &ty, &f.constraints, 0)?;
                         // Deprecated properties are still validated while clients send them.
                         let allow = f.deprecated.then(|| quote! { #[allow(deprecated)] });
+                        // A flattened field's properties are the struct's own: same path.
+                        let path = (!f.flatten).then(|| {
+                            quote! {
+                                let path = validation::field(path, #wire);
+                                let path = path.as_str();
+                            }
+                        });
                         Some(quote! {
                             #allow
                             {
                                 let value = &self.#fname;
-                                let path = validation::field(path, #wire);
-                                let path = path.as_str();
+                                #path
                                 #check
                             }
                         })
@@ -847,8 +859,30 @@ fn numeric_of(ty: &TypeRef) -> Option<(Primitive, &str, bool)> {
     }
 }
 
-fn wire_fn(name: &str, number: &TokenStream, marker: &proc_macro2::Ident) -> TokenStream {
-    let path = format!("crate::wire::{name}::<_, {number}, crate::patterns::{marker}>");
+/// `(integer, inside a Vec)` when a field is an integer (decoded from `2` or `2.0`).
+/// Aliases are looked through (`Percent = i64`).
+fn integer_of(ty: &TypeRef, types: &[TypeDef]) -> Option<(Primitive, bool)> {
+    fn integer(ty: &TypeRef, types: &[TypeDef], depth: usize) -> Option<Primitive> {
+        match ty {
+            TypeRef::Primitive(p) if p.is_integer() => Some(*p),
+            TypeRef::Named(id) if depth < 32 => match &types[id.0].kind {
+                TypeKind::Alias(inner) => integer(inner, types, depth + 1),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    match ty {
+        TypeRef::Array(inner) => integer(inner, types, 0).map(|p| (p, true)),
+        other => integer(other, types, 0).map(|p| (p, false)),
+    }
+}
+
+fn wire_fn(name: &str, number: &TokenStream, marker: Option<&proc_macro2::Ident>) -> TokenStream {
+    let path = match marker {
+        Some(marker) => format!("crate::wire::{name}::<_, {number}, crate::patterns::{marker}>"),
+        None => format!("crate::wire::{name}::<_, {number}>"),
+    };
     quote! { deserialize_with = #path }
 }
 

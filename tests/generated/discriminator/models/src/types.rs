@@ -11,12 +11,14 @@ pub struct Dog {
 pub struct Cat {
     #[serde(rename = "petType")]
     pub pet_type: CatPetType,
+    #[serde(deserialize_with = "crate::wire::integer::<_, i32>")]
     pub lives: i32,
 }
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Lizard {
+    #[serde(deserialize_with = "crate::wire::integer::<_, i64>")]
     pub scales: i64,
 }
 
@@ -190,7 +192,7 @@ pub struct Hello {
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Heartbeat {
     pub op: HeartbeatOp,
-    #[serde(deserialize_with = "crate::wire::nullable")]
+    #[serde(deserialize_with = "crate::wire::integer_option::<_, i64>")]
     pub d: Option<i64>,
 }
 
@@ -293,6 +295,7 @@ pub struct Loose {
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Strict {
     pub name: String,
+    #[serde(deserialize_with = "crate::wire::integer::<_, i64>")]
     pub id: i64,
 }
 
@@ -639,7 +642,10 @@ impl ::std::str::FromStr for HelloOp {
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct HelloD {
-    #[serde(rename = "heartbeatInterval")]
+    #[serde(
+        rename = "heartbeatInterval",
+        deserialize_with = "crate::wire::integer::<_, i64>"
+    )]
     pub heartbeat_interval: i64,
 }
 

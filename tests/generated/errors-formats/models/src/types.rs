@@ -214,7 +214,7 @@ impl<'de> ::serde::Deserialize<'de> for DocumentPriority {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        let value = <i32 as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value: i32 = crate::wire::integer(deserializer)?;
         Ok(
             match value {
                 1 => Self::Value1,
