@@ -81,16 +81,22 @@ pub fn item(
         }
         let ty = variant_type(printer, v);
         let (tag_ty, tag) = tag_value(&v.tags[0]);
+        // A local struct: it must not shadow the variant's type.
+        let branch = match &v.ty {
+            TypeRef::Named(id) => types[id.0].name.as_str(),
+            _ => "",
+        };
+        let helper = ident(&crate::naming::free_variant("Tagged", [branch].into_iter()));
         quote! {
             Self::#vname(value) => {
                 #[derive(::serde::Serialize)]
-                struct Tagged<'a> {
+                struct #helper<'a> {
                     #[serde(rename = #property)]
                     tag: #tag_ty,
                     #[serde(flatten)]
                     value: &'a #ty,
                 }
-                ::serde::Serialize::serialize(&Tagged { tag: #tag, value }, serializer)
+                ::serde::Serialize::serialize(&#helper { tag: #tag, value }, serializer)
             }
         }
     });
