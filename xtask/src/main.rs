@@ -25,7 +25,8 @@ fn main() -> ExitCode {
                  codegen [--check]             regenerate generated/ from {SPEC} and tests/generated/ from the\n\
                  \x20                             round-trip fixture (--check: fail on drift)\n\
                  corpus [--compile] [--skip-large]\n\
-                 \x20                             generate models for ../shared/corpus; --compile also cargo-checks them\n\
+                 \x20                             generate ../shared/corpus; --compile also runs clippy -D warnings\n\
+                 \x20                             on each document's models, server and client\n\
                  fixtures                      generate and cargo-check every tests/fixtures/*.yaml"
             );
             return ExitCode::from(2);

@@ -37,6 +37,7 @@ pub fn build(doc: &OpenAPI, diags: &mut Diagnostics) -> Api {
     let mut types = builder.types;
     unions::resolve(&mut types, &builder.mappings, builder.diags);
     recursion::box_cycles(&mut types);
+    unions::box_large_variants(&mut types);
     Api {
         title: doc.info.title.clone(),
         version: doc.info.version.clone(),

@@ -298,7 +298,15 @@ impl Builder<'_> {
                 Some(AdditionalProperties::Schema(value)) => {
                     let value_site =
                         site.nested(child(&site.pointer, "additionalProperties"), "Value");
-                    let typed = self.type_of(value, &value_site);
+                    let mut typed = self.type_of(value, &value_site);
+                    // A map of maps names its values (`{Name}Value`): nested maps spelled out
+                    // grow past what a reader (and clippy's `type_complexity`) takes in.
+                    if matches!(typed.ty, TypeRef::Map(_)) {
+                        let kind = TypeKind::Alias(typed.ty);
+                        let id = self.add_type(&value_site.pointer, value_site.hint, None, kind);
+                        self.types[id.0].constraints = std::mem::take(&mut typed.constraints);
+                        typed.ty = TypeRef::Named(id);
+                    }
                     (
                         typed.ty,
                         (!typed.constraints.is_empty()).then(|| Box::new(typed.constraints)),

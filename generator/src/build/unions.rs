@@ -274,6 +274,119 @@ fn primitive_rank(p: Primitive) -> (u8, i64) {
     }
 }
 
+/// clippy's `large_enum_variant` limit: a variant this many bytes larger than the next largest
+/// makes every value of the enum as large as it.
+const LARGE_VARIANT: usize = 200;
+
+/// Boxes the variants of unions that are much larger than the others (clippy's
+/// `large_enum_variant`), largest first, until no variant exceeds the next by [`LARGE_VARIANT`]
+/// bytes (by an estimate that errs large; a box costs 8). Runs after `box_cycles`.
+pub fn box_large_variants(types: &mut [TypeDef]) {
+    for i in 0..types.len() {
+        let TypeKind::Union(u) = &types[i].kind else {
+            continue;
+        };
+        let mut sizes: Vec<usize> = u
+            .variants
+            .iter()
+            .map(|v| {
+                if v.boxed {
+                    8
+                } else {
+                    size_of(types, &v.ty, &mut Vec::new())
+                }
+            })
+            .collect();
+        let mut boxed = Vec::new();
+        loop {
+            let mut order: Vec<usize> = (0..sizes.len()).collect();
+            order.sort_by_key(|&j| std::cmp::Reverse(sizes[j]));
+            let [largest, next, ..] = order[..] else {
+                break;
+            };
+            // Leave a margin: the estimate is not rustc's layout.
+            if sizes[largest] < sizes[next] + LARGE_VARIANT * 3 / 4 {
+                break;
+            }
+            sizes[largest] = 8;
+            boxed.push(largest);
+        }
+        if let TypeKind::Union(u) = &mut types[i].kind {
+            for j in boxed {
+                u.variants[j].boxed = true;
+            }
+        }
+    }
+}
+
+/// An estimate of a value's size in bytes, on the large side.
+fn size_of(types: &[TypeDef], ty: &TypeRef, visiting: &mut Vec<usize>) -> usize {
+    match ty {
+        TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => match p {
+            Primitive::Bool | Primitive::I8 | Primitive::U8 => 1,
+            Primitive::I16 | Primitive::U16 => 2,
+            Primitive::I32 | Primitive::U32 | Primitive::F32 | Primitive::Date => 4,
+            Primitive::I64 | Primitive::U64 | Primitive::F64 => 8,
+            Primitive::DateTime => 12,
+            Primitive::Uuid => 16,
+            Primitive::String | Primitive::Bytes | Primitive::Base64 => 24,
+            Primitive::Url => 88,
+        },
+        TypeRef::Array(_) | TypeRef::Map(_) => 24,
+        TypeRef::Nullable(inner) => size_of(types, inner, visiting) + 8,
+        TypeRef::Any => 32,
+        TypeRef::Null => 0,
+        TypeRef::Named(id) => {
+            if visiting.contains(&id.0) {
+                return 8;
+            }
+            visiting.push(id.0);
+            let size = match &types[id.0].kind {
+                TypeKind::Struct(s) => {
+                    let fields: usize = s
+                        .fields
+                        .iter()
+                        .map(|f| {
+                            if f.boxed {
+                                8
+                            } else {
+                                size_of(types, &f.ty, visiting) + if f.required { 0 } else { 8 }
+                            }
+                        })
+                        .sum();
+                    fields
+                        + if matches!(s.additional, Some(Additional::Map(_))) {
+                            24
+                        } else {
+                            0
+                        }
+                }
+                // An open string enum holds a `String`.
+                TypeKind::StringEnum(_) => 24,
+                TypeKind::IntEnum(_) => 16,
+                TypeKind::Union(u) => {
+                    u.variants
+                        .iter()
+                        .map(|v| {
+                            if v.boxed {
+                                8
+                            } else {
+                                size_of(types, &v.ty, visiting)
+                            }
+                        })
+                        .max()
+                        .unwrap_or(0)
+                        + 8
+                }
+                TypeKind::Alias(inner) => size_of(types, inner, visiting),
+                TypeKind::Newtype(inner) => size_of(types, inner, visiting),
+            };
+            visiting.pop();
+            size
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::ir::{TypeKind, TypeRef};
@@ -289,6 +402,26 @@ mod tests {
 
     const HEAD: &str =
         "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\ncomponents:\n  schemas:\n";
+
+    #[test]
+    fn a_much_larger_variant_is_boxed() {
+        let fields: String = (0..12)
+            .map(|i| format!("f{i}: {{type: string}}, "))
+            .collect();
+        let text = format!(
+            "{HEAD}    Big: {{type: object, required: [f0], properties: {{{fields}}}}}\n    U:\n      oneOf: [{{type: integer}}, {{$ref: '#/components/schemas/Big'}}]\n    V:\n      oneOf: [{{type: integer}}, {{type: string}}]\n"
+        );
+        let (api, u) = union_of(&text, "U");
+        let boxed: Vec<bool> = u.variants.iter().map(|v| v.boxed).collect();
+        assert_eq!(
+            boxed,
+            [false, true],
+            "{:?}",
+            api.types.iter().map(|t| &t.name).collect::<Vec<_>>()
+        );
+        let (_, v) = union_of(&text, "V");
+        assert!(v.variants.iter().all(|v| !v.boxed));
+    }
 
     #[test]
     fn untagged_branches_are_tried_most_specific_first() {
