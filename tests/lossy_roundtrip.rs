@@ -111,3 +111,16 @@ fn an_integer_written_with_a_zero_fraction_is_an_integer() {
     let message = rejection::<Measurement>(json!({"count": 1, "ratio": 1, "percent": null}));
     assert!(message.contains("null"), "{message}");
 }
+
+#[test]
+fn an_optional_reference_to_a_nullable_schema_is_checked_once() {
+    // `level` is optional and its schema nullable: absent, null and a value all decode; the
+    // value keeps the referenced schema's minLength.
+    for input in [json!({}), json!({"level": null}), json!({"level": "hi"})] {
+        let settings: Settings = serde_json::from_value(input.clone()).expect("decodes");
+        assert!(settings.validate().is_ok(), "{input}");
+    }
+    let settings: Settings = serde_json::from_value(json!({"level": "x"})).expect("decodes");
+    let errors = settings.validate().expect_err("too short");
+    assert!(errors.to_string().starts_with("level: "), "{errors}");
+}

@@ -570,6 +570,17 @@ impl<'a> ModelEmitter<'a> {
         let v = format_ident!("v{}", depth);
         match ty {
             TypeRef::Nullable(inner) => {
+                // `Option<Alias>` where the alias is an `Option` too (a nullable component used
+                // where null is allowed again): one `if let Some(Some(..))` (clippy's
+                // `collapsible_match`), checked as what the alias holds.
+                if let TypeRef::Named(id) = inner.as_ref()
+                    && let def = &self.api.types[id.0]
+                    && let TypeKind::Alias(TypeRef::Nullable(held)) = &def.kind
+                {
+                    let c = if c.is_empty() { &def.constraints } else { c };
+                    let inner = self.check_value(&quote! { #v }, held, c, depth + 1)?;
+                    return Some(quote! { if let Some(Some(#v)) = #expr { #inner } });
+                }
                 let inner = self.check_value(&quote! { #v }, inner, c, depth + 1)?;
                 Some(quote! { if let Some(#v) = #expr { #inner } })
             }

@@ -60,6 +60,19 @@ impl Validate for Measurement {
     }
 }
 
+impl Validate for Settings {
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.level;
+            let path = validation::field(path, "level");
+            let path = path.as_str();
+            if let Some(Some(v0)) = value {
+                validation::length(v0, path, Some(2), None, errors);
+            }
+        }
+    }
+}
+
 impl Validate for EmailKind {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }

@@ -73,6 +73,18 @@ pub struct Measurement {
     pub sizes: Option<Vec<i64>>,
 }
 
+pub type Level = Option<String>;
+
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct Settings {
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub level: Option<Level>,
+}
+
 #[derive(
     Debug,
     Clone,
