@@ -5,7 +5,8 @@ use integration_tests::repo_root;
 use openapi_gen::Part;
 use openapi_gen::emit::Options;
 
-/// The options `cargo xtask codegen` uses (the service keeps `format: uri` a `String`).
+/// The options `cargo xtask codegen` uses (the service keeps `format: uri` a `String` and its
+/// enums closed).
 fn xtask_options() -> Options {
     let mut opts = Options::new(
         "asset-alerting",
@@ -13,6 +14,7 @@ fn xtask_options() -> Options {
         "cargo xtask codegen",
     );
     opts.uri_as_url = false;
+    opts.open_enums = false;
     opts
 }
 

@@ -2,12 +2,14 @@
 //! the client against the server over real HTTP on 127.0.0.1. Every documented error status
 //! arrives as its own variant with its own body and headers; `format: uri` is a `url::Url` and
 //! `format: byte` base64 text on the wire and bytes in Rust on both sides; binary bodies keep their
-//! content type; the look-around pattern of `Name` is enforced by the models and the router.
+//! content type; the look-around pattern of `Name` is enforced by the models and the router; open
+//! enums keep unlisted values in the models, and the server still refuses them.
 
 use errors_formats_client::codec::Binary;
 use errors_formats_client::models::bytes::Base64;
 use errors_formats_client::models::{
-    BasicError, CreateDocument503Response, Document, Validate, ValidationErrorModel,
+    BasicError, CreateDocument503Response, Document, DocumentKind, DocumentPriority, Validate,
+    ValidationErrorModel,
 };
 use errors_formats_client::{Client, Error, errors};
 use errors_formats_server::axum::body::Bytes;
@@ -145,6 +147,8 @@ fn document(name: &str) -> Document {
         checksum: Base64(vec![0, 1, 2, 253, 254, 255]),
         thumbnail: None,
         tags: None,
+        kind: None,
+        priority: None,
     }
 }
 
@@ -394,4 +398,64 @@ async fn the_look_around_pattern_and_map_sizes_are_enforced() {
         }
         other => panic!("expected a 400, got {other:?}"),
     }
+}
+
+#[test]
+fn unlisted_enum_values_round_trip_in_the_models() {
+    let mut json = serde_json::to_value(document("memo")).expect("encodes");
+    json["kind"] = serde_json::json!("memo");
+    json["priority"] = serde_json::json!(7);
+    let decoded: Document =
+        serde_json::from_value(json.clone()).expect("an unlisted value decodes");
+    assert_eq!(decoded.kind, Some(DocumentKind::Unknown("memo".to_owned())));
+    assert_eq!(decoded.priority, Some(DocumentPriority::Unknown(7)));
+    assert_eq!(serde_json::to_value(&decoded).expect("encodes"), json);
+    assert_eq!(
+        decoded.kind.as_ref().map(DocumentKind::as_str),
+        Some("memo")
+    );
+    assert_eq!(decoded.priority.map(DocumentPriority::value), Some(7));
+    // Listed values stay their own variants, and parsing (parameters) accepts only them.
+    let listed: Document = serde_json::from_value(serde_json::json!({
+        "name": "a", "source": "https://example.com/", "checksum": "", "kind": "letter", "priority": 2
+    }))
+    .expect("decodes");
+    assert_eq!(listed.kind, Some(DocumentKind::Letter));
+    assert_eq!(listed.priority, Some(DocumentPriority::Value2));
+    assert!(listed.validate().is_ok());
+    assert!("memo".parse::<DocumentKind>().is_err());
+    assert!(DocumentPriority::try_from(7).is_err());
+    // `Validate` reports them, naming the listed values.
+    let errors = decoded.validate().expect_err("unlisted values");
+    assert_eq!(
+        errors.to_string(),
+        "kind: \"memo\" is not one of the listed values (`report`, `letter`); \
+         priority: 7 is not one of the listed values (`1`, `2`, `3`)"
+    );
+}
+
+#[tokio::test]
+async fn the_server_refuses_unlisted_enum_values() {
+    let client = client(&start().await);
+    let mut sent = document("memo");
+    sent.kind = Some(DocumentKind::Unknown("memo".to_owned()));
+    match client.create_document(sent).send().await {
+        Err(Error::Api { status, body }) => {
+            assert_eq!(status.as_u16(), 400);
+            assert!(
+                matches!(&*body, errors::CreateDocument::Status4xx(text) if text.contains("kind") && text.contains("memo")),
+                "{body:?}"
+            );
+        }
+        other => panic!("expected a 400, got {other:?}"),
+    }
+    let mut sent = document("letter");
+    sent.kind = Some(DocumentKind::Letter);
+    sent.priority = Some(DocumentPriority::Value3);
+    let stored = client
+        .create_document(sent.clone())
+        .send()
+        .await
+        .expect("stored");
+    assert_eq!(stored, sent);
 }

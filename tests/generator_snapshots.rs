@@ -31,6 +31,7 @@ fn models_of(name: &str, source: &str) -> String {
                 "src/bytes.rs",
                 "src/style.rs",
                 "src/file.rs",
+                "src/tagged.rs",
             ]
             .contains(&file.path.as_str())
             {
@@ -72,6 +73,8 @@ fixture_snapshot!(type_unions, "type-unions.yaml");
 fixture_snapshot!(defaults, "defaults.yaml");
 fixture_snapshot!(formats, "formats.yaml");
 fixture_snapshot!(errors_formats, "errors-formats.yaml");
+fixture_snapshot!(discriminator, "discriminator-3.1.yaml");
+fixture_snapshot!(lossy, "lossy-3.0.yaml");
 
 /// `uri_as_url: false` (the CLI's `--uri-as-string`) keeps `format: uri` a `String` that
 /// `Validate` checks, as before `url::Url`.
@@ -122,6 +125,7 @@ fn spec_30_and_31_pairs_generate_identical_code() {
         "exclusive-bounds",
         "examples",
         "ref-siblings",
+        "discriminator",
     ];
     for pair in pairs {
         let v30 = models_of(&format!("{pair}-3.0.yaml"), "pair");
@@ -228,4 +232,75 @@ fn malformed_documents_get_pointer_diagnostics() {
             "{first}"
         );
     }
+}
+
+/// The names a crate root exports (`pub use path::{A, B};`), leaving out modules and crates.
+fn root_exports(lib_rs: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for line in lib_rs.lines() {
+        let Some(rest) = line.trim().strip_prefix("pub use ") else {
+            continue;
+        };
+        let rest = rest.trim_end_matches(';');
+        let leaves = match rest.split_once('{') {
+            Some((_, list)) => list.trim_end_matches('}').to_owned(),
+            None => rest.rsplit("::").next().unwrap_or_default().to_owned(),
+        };
+        for leaf in leaves.split(',') {
+            // `a as b` exports `b`; `*` exports the document's own types.
+            let name = leaf.rsplit(" as ").next().unwrap_or_default().trim();
+            if name.starts_with(|c: char| c.is_ascii_uppercase()) {
+                names.push(name.to_owned());
+            }
+        }
+    }
+    names
+}
+
+/// A schema named like an item a generated crate exports at its root, like a numeric-string
+/// marker of the models' `patterns`, or like a tagged union's encoding helper must not collide
+/// with it. runtime-names.yaml has a schema for every such name (checked here, so a new runtime
+/// name cannot be missed) and `cargo xtask fixtures` compiles its crates; here, the models keep
+/// clear of the names their own root exports.
+#[test]
+fn schemas_named_like_runtime_items_do_not_collide() {
+    let text = fixture_text("runtime-names.yaml");
+    let generated = openapi_gen::generate(&text, &options("runtime-names"), &Part::ALL)
+        .unwrap_or_else(|d| panic!("{d}"));
+    let (api, _) = openapi_gen::load_api(&text).unwrap_or_else(|d| panic!("{d}"));
+    let schemas: Vec<String> = api
+        .types
+        .iter()
+        .filter(|t| t.name_hint.pinned)
+        .map(|t| openapi_gen::naming::type_ident(&t.name_hint.base))
+        .collect();
+    let type_names: Vec<&str> = api.types.iter().map(|t| t.name.as_str()).collect();
+    let mut runtime = vec!["Numeric1".to_owned(), "Tagged".to_owned()];
+    for (part, files) in &generated.crates {
+        let lib = files
+            .iter()
+            .find(|f| f.path == "src/lib.rs")
+            .expect("lib.rs");
+        let exports = root_exports(&lib.contents);
+        assert!(!exports.is_empty(), "{part:?} exports nothing?");
+        if *part == Part::Models {
+            for name in &exports {
+                assert!(
+                    !type_names.contains(&name.as_str()),
+                    "a model is named {name}"
+                );
+            }
+        }
+        runtime.extend(exports);
+    }
+    // The server's trait is named after the document's title, not a runtime name.
+    runtime.retain(|name| name != "RuntimeNamesApi");
+    for name in &runtime {
+        assert!(
+            schemas.contains(name),
+            "runtime-names.yaml has no schema named {name}: add one"
+        );
+    }
+    assert!(!type_names.contains(&"Numeric1"), "{type_names:?}");
+    assert!(runtime.len() >= 17, "{runtime:?}");
 }

@@ -83,6 +83,10 @@ pub struct Field {
     pub deprecated: bool,
     /// Set by `build` when the field closes a cycle of direct containment and must be boxed.
     pub boxed: bool,
+    /// The field has no property of its own: its value's properties are the struct's (the
+    /// `oneOf`/`anyOf` of a schema that also declares properties beside it).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub flatten: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -113,8 +117,11 @@ pub struct StringVariant {
 #[derive(Debug, Clone, Serialize)]
 pub struct Union {
     pub variants: Vec<UnionVariant>,
-    /// `oneOf` promises exactly one match; `anyOf` at least one. Both decode as the first match.
+    /// `oneOf` promises exactly one match; `anyOf` at least one. Untagged unions decode as the
+    /// first match, their variants in the order `build` gives them (most specific first).
     pub exclusive: bool,
+    /// The tag property of an internally tagged union (from `discriminator`, or a property that
+    /// every branch fixes to its own constant); each variant then lists its `tags`.
     pub discriminator: Option<String>,
 }
 
@@ -127,6 +134,26 @@ pub struct UnionVariant {
     pub constraints: Constraints,
     /// Set by `build` when the variant closes a cycle of direct containment.
     pub boxed: bool,
+    /// In an internally tagged union: the values of the tag property that select this variant
+    /// (strings, or integers for an implicit integer tag). Empty in an untagged union.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<serde_json::Value>,
+}
+
+/// The struct a type is, looking through aliases (`None` for any other shape).
+pub fn struct_behind<'a>(types: &'a [TypeDef], ty: &TypeRef) -> Option<&'a Struct> {
+    let mut ty = ty;
+    for _ in 0..32 {
+        let TypeRef::Named(id) = ty else {
+            return None;
+        };
+        match &types[id.0].kind {
+            TypeKind::Struct(s) => return Some(s),
+            TypeKind::Alias(inner) => ty = inner,
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// The shape of a value where it is used.

@@ -12,6 +12,11 @@
 //! - Numeric `exclusiveMinimum`/`exclusiveMaximum` become `minimum`/`maximum` + the 3.0 boolean.
 //! - `$ref` with sibling keywords becomes `allOf: [{$ref}]` plus the siblings.
 //! - Boolean schemas become `{}` (true) and `{not: {}}` (false).
+//! - A schema without `type` whose keywords belong to one type gets it ([`infer_type`]): an
+//!   integer or number `format` (`int32`, `double`...) or a numeric bound makes it a number, and
+//!   with a `pattern` a number that may also be spelled as a matching string (what ASP.NET emits
+//!   for numbers in 3.0, like its 3.1 `type: [integer, string]`); a string format, `pattern` or a
+//!   length makes it a string.
 //!
 //! Lowering is applied to 3.0 documents too: none of these forms is valid 3.0, so it changes nothing there
 //! except the shared null-branch idiom.
@@ -222,6 +227,7 @@ pub fn lower_schema(schema: &mut Value, pointer: &str, diags: &mut Diagnostics) 
     lower_exclusive_bounds(obj);
     drop_annotations(obj);
     lower_type_array(obj, pointer, diags);
+    infer_type(obj);
     warn_unsupported(obj, pointer, diags);
     lower_children(obj, pointer, diags);
     lower_null_branches(obj);
@@ -443,6 +449,66 @@ fn lower_type_array(obj: &mut Map<String, Value>, pointer: &str, diags: &mut Dia
 }
 
 /// `type: [a, b]` becomes `anyOf: [{type: a, ...}, {type: b, ...}]`, each branch taking its own keywords.
+/// The type of a schema without `type` whose keywords say it (see the module docs).
+fn infer_type(obj: &mut Map<String, Value>) {
+    // Keywords that give the schema a shape of its own (or the type already).
+    const SHAPED: [&str; 12] = [
+        "type",
+        "$ref",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "enum",
+        "properties",
+        "items",
+        "additionalProperties",
+        NULL_MARKER,
+        NUMERIC_STRING_PATTERN,
+    ];
+    if SHAPED.iter().any(|k| obj.contains_key(*k)) {
+        return;
+    }
+    let format = obj
+        .get("format")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let integer_format = matches!(
+        format,
+        "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64"
+    );
+    let number_format = matches!(format, "float" | "double" | "decimal");
+    let bounded = [
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+    ]
+    .iter()
+    .any(|k| obj.contains_key(*k));
+    let number = if integer_format {
+        "integer"
+    } else if number_format || bounded {
+        "number"
+    } else {
+        if !format.is_empty()
+            || ["pattern", "minLength", "maxLength"]
+                .iter()
+                .any(|k| obj.contains_key(*k))
+        {
+            obj.insert("type".into(), json!("string"));
+        }
+        return;
+    };
+    obj.insert("type".into(), json!(number));
+    if let Some(pattern) = obj.remove("pattern") {
+        obj.insert(NUMERIC_STRING_PATTERN.into(), pattern);
+        obj.remove("minLength");
+        obj.remove("maxLength");
+    }
+}
+
 fn split_type_union(
     obj: &mut Map<String, Value>,
     types: &[String],
@@ -751,6 +817,33 @@ mod tests {
             s,
             json!({"title": "GUILD_TEXT", "type": "integer", "enum": [0]})
         );
+    }
+
+    #[test]
+    fn typeless_schemas_get_the_type_their_keywords_say() {
+        let (s, _) = lower(json!({"format": "int32", "pattern": "^-?(?:0|[1-9]\\d*)$"}));
+        assert_eq!(
+            s,
+            json!({"type": "integer", "format": "int32", NUMERIC_STRING_PATTERN: "^-?(?:0|[1-9]\\d*)$"})
+        );
+        let (s, _) = lower(json!({"format": "double"}));
+        assert_eq!(s, json!({"type": "number", "format": "double"}));
+        let (s, _) = lower(json!({"minimum": 0, "nullable": true}));
+        assert_eq!(s, json!({"type": "number", "minimum": 0, "nullable": true}));
+        let (s, _) = lower(json!({"format": "date-time"}));
+        assert_eq!(s, json!({"type": "string", "format": "date-time"}));
+        let (s, _) = lower(json!({"maxLength": 3}));
+        assert_eq!(s, json!({"type": "string", "maxLength": 3}));
+        // Nothing to go by, or a shape of its own: unchanged.
+        for schema in [
+            json!({"description": "anything"}),
+            json!({"nullable": true}),
+            json!({"enum": ["a"], "maxLength": 3}),
+            json!({"allOf": [{"$ref": "#/components/schemas/A"}], "minimum": 1}),
+            json!({"properties": {}, "minProperties": 1}),
+        ] {
+            assert_eq!(lower(schema.clone()).0, schema);
+        }
     }
 
     #[test]

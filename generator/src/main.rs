@@ -40,6 +40,11 @@ enum Command {
         /// Generate `format: uri` as a `String` checked to be a URI, instead of `url::Url`.
         #[arg(long)]
         uri_as_string: bool,
+        /// Closed enums: a value the document does not list fails to decode. By default string and
+        /// integer enums keep such a value in an `Unknown` variant (which `Validate`, and so the
+        /// generated server, still refuses).
+        #[arg(long)]
+        closed_enums: bool,
         /// Do not write; exit with 1 and list the files that differ from what would be generated.
         #[arg(long)]
         check: bool,
@@ -80,6 +85,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             parts,
             no_rustfmt,
             uri_as_string,
+            closed_enums,
             check,
         } => {
             let text = read(&spec)?;
@@ -91,6 +97,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             );
             opts.crate_version = crate_version;
             opts.uri_as_url = !uri_as_string;
+            opts.open_enums = !closed_enums;
             if no_rustfmt {
                 eprintln!(
                     "note: --no-rustfmt is no longer needed: output is never run through rustfmt"

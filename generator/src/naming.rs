@@ -20,7 +20,7 @@ pub const KEYWORDS: &[&str] = &[
 const NOT_RAW: &[&str] = &["crate", "self", "Self", "super", "_"];
 
 /// Prelude names the generated code uses unqualified: a schema may not shadow them.
-const RESERVED_TYPES: &[&str] = &[
+pub const RESERVED_TYPES: &[&str] = &[
     "Option",
     "Result",
     "String",
@@ -88,6 +88,16 @@ const RESERVED_PARAMS: &[&str] = &[
     "state",
     "headers",
 ];
+
+/// Whether a type may not take this name: a prelude or runtime name ([`RESERVED_TYPES`]), or the
+/// name of a numeric-string marker of the models' `patterns` module (`Numeric1`...), which the
+/// `Validate` impls import beside the types.
+pub fn is_reserved_type(name: &str) -> bool {
+    RESERVED_TYPES.contains(&name)
+        || name
+            .strip_prefix("Numeric")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
 
 pub fn is_keyword(name: &str) -> bool {
     KEYWORDS.contains(&name)
@@ -162,7 +172,7 @@ fn resolve_type_names(api: &mut Api) {
     for i in order {
         let hint = &api.types[i].name_hint;
         let mut base = type_ident(&hint.base);
-        if RESERVED_TYPES.contains(&base.as_str()) {
+        if is_reserved_type(&base) {
             base.push_str("Model");
         }
         let base = match hint.context.as_deref() {
@@ -271,6 +281,18 @@ fn variant_ident(raw: &str) -> Option<String> {
     }
 }
 
+/// `base`, or `base2`, `base3`... whichever none of `names` is: a variant the generator adds beside
+/// the document's (an open enum's `Unknown`).
+pub fn free_variant<'a>(base: &str, names: impl Iterator<Item = &'a str> + Clone) -> String {
+    let mut candidate = base.to_owned();
+    let mut n = 2;
+    while names.clone().any(|name| name == candidate) {
+        candidate = format!("{base}{n}");
+        n += 1;
+    }
+    candidate
+}
+
 fn value_variant(value: i64) -> String {
     if value < 0 {
         format!("ValueMinus{}", value.unsigned_abs())
@@ -324,6 +346,18 @@ mod tests {
         assert_eq!(variant_ident("in-progress").as_deref(), Some("InProgress"));
         assert_eq!(variant_ident("1d").as_deref(), Some("V1d"));
         assert_eq!(value_variant(-3), "ValueMinus3");
+    }
+
+    #[test]
+    fn an_added_variant_avoids_the_documents_names() {
+        assert_eq!(
+            free_variant("Unknown", ["Known", "Other"].into_iter()),
+            "Unknown"
+        );
+        assert_eq!(
+            free_variant("Unknown", ["Unknown", "Unknown2"].into_iter()),
+            "Unknown3"
+        );
     }
 
     #[test]

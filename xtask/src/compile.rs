@@ -1,5 +1,6 @@
 //! Compiling generated crates for real: they are written into a scratch workspace under target/ and
-//! `cargo check`ed with warnings denied (a snapshot that does not compile is a bug the snapshot hid).
+//! `cargo check`ed (or `cargo clippy`ed) with warnings denied (a snapshot that does not compile is a
+//! bug the snapshot hid).
 
 use crate::{options, repo_root};
 use openapi_gen::Part;
@@ -7,9 +8,13 @@ use openapi_gen::emit::File;
 use std::path::Path;
 use std::process::Command;
 
-/// Writes each `(name, files)` crate into a scratch workspace and checks them all in one cargo run.
-/// Returns the names of the crates that failed.
-pub fn check_crates(label: &str, crates: &[(String, Vec<File>)]) -> Result<Vec<String>, String> {
+/// Writes each `(name, files)` crate into a scratch workspace and checks them all in one cargo run
+/// (`lint`: with clippy, its warnings denied too). Returns the names of the crates that failed.
+pub fn check_crates(
+    label: &str,
+    crates: &[(String, Vec<File>)],
+    lint: bool,
+) -> Result<Vec<String>, String> {
     let root = repo_root();
     let scratch = root.join("target").join(format!("xtask-{label}"));
     let _ = std::fs::remove_dir_all(&scratch);
@@ -37,13 +42,18 @@ pub fn check_crates(label: &str, crates: &[(String, Vec<File>)]) -> Result<Vec<S
     let _ = std::fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock"));
     let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args([
-            "check",
+            if lint { "clippy" } else { "check" },
             "--workspace",
             "--keep-going",
             "--quiet",
             "--message-format",
             "short",
         ])
+        .args(if lint {
+            &["--", "-D", "warnings"][..]
+        } else {
+            &[]
+        })
         .current_dir(&scratch)
         .env("CARGO_TARGET_DIR", build_dir(&root))
         .env("RUSTFLAGS", "-D warnings")
@@ -95,7 +105,7 @@ pub fn fixtures() -> Result<bool, String> {
             crates.push((format!("{name}-{}", part.dir_name()), files));
         }
     }
-    let failed = check_crates("fixtures", &crates)?;
+    let failed = check_crates("fixtures", &crates, false)?;
     println!(
         "fixtures: {} crates checked, {} failed {:?}",
         crates.len(),

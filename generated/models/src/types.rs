@@ -18,6 +18,7 @@
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ErrorBody {
     /// Stable error code (see the table above).
+    #[serde(deserialize_with = "crate::wire::integer::<_, i32>")]
     pub code: i32,
     /// Human-readable explanation; for validation errors it names the offending field.
     pub message: String,
@@ -594,6 +595,7 @@ pub struct AlertRule {
     #[serde(rename = "eventType")]
     pub event_type: EventType,
     /// Evaluation position: the rules of one asset and event type are evaluated in ascending order (lower first); ties are broken by id.
+    #[serde(deserialize_with = "crate::wire::integer::<_, i32>")]
     pub order: i32,
     /// Who is notified.
     pub recipient: Recipient,
@@ -652,7 +654,10 @@ pub struct AlertRuleInput {
     /// Evaluation position: the rules of one asset and event type are evaluated in ascending order (lower first); ties are broken by id.
     ///
     /// Default: `0`.
-    #[serde(default = "defaults::alert_rule_input_order")]
+    #[serde(
+        default = "defaults::alert_rule_input_order",
+        deserialize_with = "crate::wire::integer::<_, i32>"
+    )]
     pub order: i32,
     /// Who is notified.
     pub recipient: Recipient,
@@ -944,7 +949,7 @@ pub struct SmsChannel {
 #[serde(deny_unknown_fields)]
 pub struct TelegramChannel {
     /// Telegram chat id to send to.
-    #[serde(rename = "chatId")]
+    #[serde(rename = "chatId", deserialize_with = "crate::wire::integer::<_, i64>")]
     pub chat_id: i64,
     /// When true the message offers reply buttons (for example to acknowledge).
     ///
@@ -1110,6 +1115,7 @@ pub struct TokenResponse {
     /// Token type; always Bearer.
     pub token_type: TokenResponseTokenType,
     /// Lifetime of the access token in seconds (3600).
+    #[serde(deserialize_with = "crate::wire::integer::<_, i32>")]
     pub expires_in: i32,
 }
 
@@ -1332,10 +1338,13 @@ pub struct DeviceSignals {
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct TelemetryBatchResult {
     /// Number of points stored.
+    #[serde(deserialize_with = "crate::wire::integer::<_, i32>")]
     pub accepted: i32,
     /// Number of points that repeated a stored point (same asset and timestamp).
+    #[serde(deserialize_with = "crate::wire::integer::<_, i32>")]
     pub duplicates: i32,
     /// Number of points rejected.
+    #[serde(deserialize_with = "crate::wire::integer::<_, i32>")]
     pub rejected: i32,
     /// One result per point, in request order.
     pub results: Vec<PointResult>,
@@ -1345,6 +1354,7 @@ pub struct TelemetryBatchResult {
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct PointResult {
     /// Position of the point in the request (0-based).
+    #[serde(deserialize_with = "crate::wire::integer::<_, i32>")]
     pub index: i32,
     /// accepted (stored), duplicate (already stored; nothing changed) or rejected.
     pub status: PointResultStatus,

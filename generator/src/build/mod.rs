@@ -4,6 +4,7 @@
 pub(crate) mod operations;
 mod recursion;
 mod schema;
+mod unions;
 mod view;
 pub mod wire;
 
@@ -17,6 +18,8 @@ pub struct Builder<'a> {
     types: Vec<TypeDef>,
     /// Component schema name -> its type, reserved before any schema is read so refs can point forward.
     components: IndexMap<String, TypeId>,
+    /// Per union (by pointer): the `discriminator.mapping` entries, tag value -> type.
+    mappings: unions::Mappings,
     diags: &'a mut Diagnostics,
 }
 
@@ -25,6 +28,7 @@ pub fn build(doc: &OpenAPI, diags: &mut Diagnostics) -> Api {
         doc,
         types: Vec::new(),
         components: IndexMap::new(),
+        mappings: Default::default(),
         diags,
     };
     builder.reserve_components();
@@ -32,7 +36,9 @@ pub fn build(doc: &OpenAPI, diags: &mut Diagnostics) -> Api {
     let operations = builder.build_operations();
     let security_schemes = builder.build_security_schemes();
     let mut types = builder.types;
+    unions::resolve(&mut types, &builder.mappings, builder.diags);
     recursion::box_cycles(&mut types);
+    unions::box_large_variants(&mut types);
     Api {
         title: doc.info.title.clone(),
         version: doc.info.version.clone(),

@@ -117,8 +117,12 @@ impl Builder<'_> {
         if let Some(kind) = self.enum_kind(schema, &view, site) {
             return (Some(kind), nullable);
         }
-        if !view.all_of.is_empty() && !self.is_single_wrapper(&view) {
+        if !view.all_of.is_empty() && !self.is_single_wrapper(&view) && !self.all_plain(&view) {
             return (Some(self.merge_all_of(&view, site)), nullable);
+        }
+        if !view.all_of.is_empty() {
+            // One plain type with the members' constraints: an alias (see `merge_plain_all_of`).
+            return (None, false);
         }
         if view.has_composition() {
             return (self.union_kind(&view, site), nullable);
@@ -193,6 +197,9 @@ impl Builder<'_> {
                 merge_constraints(&mut typed.constraints, constraints_of(view));
                 return typed;
             }
+            if self.all_plain(view) {
+                return self.merge_plain_all_of(view, site);
+            }
             let kind = self.merge_all_of(view, site);
             return plain(TypeRef::Named(self.add_type(
                 &site.pointer,
@@ -207,7 +214,7 @@ impl Builder<'_> {
             } else {
                 view.one_of
             };
-            if branches.len() == 1 {
+            if branches.len() == 1 && view.properties.is_none_or(|p| p.is_empty()) {
                 return self.type_of(&branches[0], site);
             }
             return match self.union_kind(view, site) {
@@ -291,7 +298,15 @@ impl Builder<'_> {
                 Some(AdditionalProperties::Schema(value)) => {
                     let value_site =
                         site.nested(child(&site.pointer, "additionalProperties"), "Value");
-                    let typed = self.type_of(value, &value_site);
+                    let mut typed = self.type_of(value, &value_site);
+                    // A map of maps names its values (`{Name}Value`): nested maps spelled out
+                    // grow past what a reader (and clippy's `type_complexity`) takes in.
+                    if matches!(typed.ty, TypeRef::Map(_)) {
+                        let kind = TypeKind::Alias(typed.ty);
+                        let id = self.add_type(&value_site.pointer, value_site.hint, None, kind);
+                        self.types[id.0].constraints = std::mem::take(&mut typed.constraints);
+                        typed.ty = TypeRef::Named(id);
+                    }
                     (
                         typed.ty,
                         (!typed.constraints.is_empty()).then(|| Box::new(typed.constraints)),
@@ -323,6 +338,7 @@ impl Builder<'_> {
     }
 
     fn struct_kind(&mut self, view: &View, site: &Site) -> TypeKind {
+        self.warn_base_discriminator(view, site);
         for (keyword, set) in [
             ("minProperties", view.min_properties.is_some()),
             ("maxProperties", view.max_properties.is_some()),
@@ -389,6 +405,7 @@ impl Builder<'_> {
             write_only: data.is_some_and(|d| d.write_only),
             deprecated: data.is_some_and(|d| d.deprecated),
             boxed: false,
+            flatten: false,
         }
     }
 
@@ -401,8 +418,101 @@ impl Builder<'_> {
             && view.enumeration.is_empty()
     }
 
+    /// An `allOf` none of whose members is an object (nor a composition), with no properties beside:
+    /// `allOf: [{$ref: Name}, {maxLength: 20}]`, `allOf: [{type: integer}, {minimum: 1}]`.
+    fn all_plain(&self, view: &View) -> bool {
+        view.properties.is_none_or(|p| p.is_empty())
+            && view.additional.is_none()
+            && view.one_of.is_empty()
+            && view.any_of.is_empty()
+            && view.all_of.iter().all(|member| {
+                let schema = match member {
+                    ReferenceOr::Reference { reference } => self.component_schema(reference),
+                    ReferenceOr::Item(schema) => Some(schema.clone()),
+                };
+                schema.is_some_and(|schema| {
+                    let v = View::of(&schema);
+                    v.properties.is_none_or(|p| p.is_empty())
+                        && v.effective_type() != Some("object")
+                        && !v.has_composition()
+                })
+            })
+    }
+
+    /// The members of an [`all_plain`](Self::all_plain) `allOf` as one type with every member's
+    /// constraints: the first member's type, which the others must share (or have none, like a
+    /// bare `{maxLength: 20}`); a member of another type is reported and left out.
+    fn merge_plain_all_of(&mut self, view: &View, site: &Site) -> Typed {
+        let mut merged: Option<Typed> = None;
+        for (i, member) in view.all_of.iter().enumerate() {
+            let pointer = format!("{}/allOf/{i}", site.pointer);
+            let member_site = Site {
+                pointer: pointer.clone(),
+                hint: site.hint.clone(),
+            };
+            let typed = self.type_of(member, &member_site);
+            let Some(so_far) = &mut merged else {
+                merged = Some(typed);
+                continue;
+            };
+            if so_far.ty == TypeRef::Any {
+                let constraints = std::mem::take(&mut so_far.constraints);
+                *so_far = typed;
+                merge_constraints(&mut so_far.constraints, constraints);
+                continue;
+            }
+            let typed = match (
+                typed.ty == so_far.ty || typed.ty == TypeRef::Any,
+                &so_far.ty,
+            ) {
+                (true, _) => typed,
+                // An integer that is also a number is an integer (`{minimum: 0}` reads as a number).
+                (false, TypeRef::Primitive(p))
+                    if p.is_integer()
+                        && matches!(typed.ty, TypeRef::Primitive(q) if q.is_float()) =>
+                {
+                    typed
+                }
+                // `{$ref: Name}` then `{type: string, maxLength: 20}`: the alias's own shape.
+                (false, TypeRef::Named(id)) => match self.types[id.0].kind.clone() {
+                    TypeKind::Alias(target) if target == typed.ty => {
+                        let mut own = self.types[id.0].constraints.clone();
+                        merge_constraints(&mut own, std::mem::take(&mut so_far.constraints));
+                        *so_far = Typed {
+                            ty: target,
+                            constraints: own,
+                        };
+                        typed
+                    }
+                    _ => {
+                        self.diags.warning(
+                            pointer,
+                            "allOf member of another type than the first member: not generated",
+                        );
+                        continue;
+                    }
+                },
+                (false, _) => {
+                    self.diags.warning(
+                        pointer,
+                        "allOf member of another type than the first member: not generated",
+                    );
+                    continue;
+                }
+            };
+            merge_constraints(&mut so_far.constraints, typed.constraints);
+        }
+        let mut typed = merged.unwrap_or(Typed {
+            ty: TypeRef::Any,
+            constraints: Constraints::default(),
+        });
+        merge_constraints(&mut typed.constraints, constraints_of(view));
+        typed
+    }
+
     /// `allOf` of object schemas merges into one struct; the first non-object member wins otherwise.
     fn merge_all_of(&mut self, view: &View, site: &Site) -> TypeKind {
+        self.warn_base_discriminator(view, site);
         let mut merged = MergedObject::default();
         let mut others = Vec::new();
         for (i, member) in view.all_of.iter().enumerate() {
@@ -667,19 +777,69 @@ impl Builder<'_> {
                 doc,
                 constraints: typed.constraints,
                 boxed: false,
+                tags: Vec::new(),
             });
         }
-        if view.properties.is_some_and(|p| !p.is_empty()) {
-            self.diags.warning(
-                site.pointer.clone(),
-                format!("properties beside `{key}` are not generated; each branch is"),
-            );
-        }
-        Some(TypeKind::Union(Union {
+        let discriminator = view.discriminator.map(|d| {
+            self.record_mapping(d, site);
+            d.property_name.clone()
+        });
+        let tag = discriminator.clone();
+        let union = TypeKind::Union(Union {
             variants,
             exclusive,
-            discriminator: None,
+            discriminator,
+        });
+        // Properties beside the branches that the branches do not declare themselves (a tag
+        // declared on both sides stays the branches'): a struct of them, the union flattened in.
+        let mut beside = Vec::new();
+        for (name, prop) in view.properties.into_iter().flatten() {
+            if tag.as_deref() != Some(name.as_str()) && !self.branches_declare(branches, name) {
+                beside.push((name, prop));
+            }
+        }
+        if beside.is_empty() {
+            return Some(union);
+        }
+        let hint = NameHint {
+            base: format!("{}{}", site.hint.base, key.to_upper_camel_case()),
+            ..site.hint.clone()
+        };
+        let union_id = self.add_type(&site.pointer, hint, None, union);
+        let mut fields = Vec::new();
+        for (name, prop) in beside {
+            let pointer = child(&child(&site.pointer, "properties"), name);
+            let required = view.required.contains(name);
+            fields.push(self.field(name, prop, required, &site.nested(pointer, name)));
+        }
+        fields.push(Field {
+            wire_name: key.to_owned(),
+            name: String::new(),
+            ty: TypeRef::Named(union_id),
+            required: true,
+            doc: Some(format!(
+                "The `{key}` part: its branch's properties are this object's."
+            )),
+            default: None,
+            constraints: Constraints::default(),
+            read_only: false,
+            write_only: false,
+            deprecated: false,
+            boxed: false,
+            flatten: true,
+        });
+        Some(TypeKind::Struct(Struct {
+            fields,
+            additional: None,
         }))
+    }
+
+    /// Whether every branch is an object schema that declares the property `name`.
+    fn branches_declare(&mut self, branches: &[ReferenceOr<Schema>], name: &str) -> bool {
+        branches.iter().all(|branch| {
+            let mut merged = MergedObject::default();
+            self.collect_object(branch, "", &mut merged, 0) && merged.properties.contains_key(name)
+        })
     }
 }
 
@@ -711,6 +871,16 @@ fn reference_pointer(reference: &str) -> String {
 }
 
 impl Builder<'_> {
+    /// A `discriminator` on an object schema (the base of an `allOf` hierarchy) names no branches.
+    fn warn_base_discriminator(&mut self, view: &View, site: &Site) {
+        if view.discriminator.is_some() {
+            self.diags.warning(
+                child(&site.pointer, "discriminator"),
+                "a discriminator without `oneOf`/`anyOf` is not generated; the schema is a plain struct (list its subtypes in a `oneOf` for a tagged union)",
+            );
+        }
+    }
+
     /// Length and pattern keywords apply to strings; a `uuid`, date, or bytes value is checked by
     /// its type instead, so they are reported rather than dropped.
     fn warn_unchecked_string_keywords(

@@ -33,6 +33,7 @@ pub struct View<'a> {
     pub any_of: &'a [ReferenceOr<Schema>],
     pub all_of: &'a [ReferenceOr<Schema>],
     pub not: Option<&'a ReferenceOr<Schema>>,
+    pub discriminator: Option<&'a openapiv3::Discriminator>,
 }
 
 fn format_name<T: std::fmt::Debug>(
@@ -72,6 +73,13 @@ fn integer_format(f: &IntegerFormat) -> &'static str {
 
 impl<'a> View<'a> {
     pub fn of(schema: &'a Schema) -> View<'a> {
+        View {
+            discriminator: schema.schema_data.discriminator.as_ref(),
+            ..Self::of_kind(schema)
+        }
+    }
+
+    fn of_kind(schema: &'a Schema) -> View<'a> {
         match &schema.schema_kind {
             SchemaKind::Type(Type::String(s)) => View {
                 typ: Some("string"),
@@ -180,6 +188,7 @@ impl<'a> View<'a> {
                 any_of: &a.any_of,
                 all_of: &a.all_of,
                 not: a.not.as_deref(),
+                discriminator: None,
             },
         }
     }

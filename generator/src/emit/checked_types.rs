@@ -1,8 +1,9 @@
 //! Which named types have something to validate, decided once for the whole API.
 //!
 //! A type needs a `validate_at` call where it is used when it can reach (through fields, variants,
-//! aliases, lists and maps) a field or variant with constraints, or a reference cycle (a recursive
-//! type validates its nested values). Asking this per use site by walking the type graph visits
+//! aliases, lists and maps) a field or variant with constraints (a recursive type, then, validates
+//! its nested values; one whose cycle reaches no constraint has nothing to check, and a
+//! `validate_at` that only calls itself is what clippy's `only_used_in_recursion` refuses). Asking this per use site by walking the type graph visits
 //! every path again, which grows with the number of paths; here each strongly connected component
 //! of the graph is decided once (Tarjan's algorithm, which yields components after everything they
 //! reach).
@@ -10,15 +11,15 @@
 use crate::ir::{Api, TypeDef, TypeId, TypeKind, TypeRef};
 
 /// `checked[i]`: whether `api.types[i]` has something to validate.
-pub fn checked_types(api: &Api) -> Vec<bool> {
+pub fn checked_types(api: &Api, open_enums: bool) -> Vec<bool> {
     let edges: Vec<Vec<usize>> = api.types.iter().map(|def| successors(&def.kind)).collect();
     let mut checked = vec![false; api.types.len()];
     for component in components(&edges) {
-        let cyclic = component.len() > 1 || edges[component[0]].contains(&component[0]);
-        let needs = cyclic
-            || component.iter().any(|&i| {
-                has_own_constraints(&api.types[i]) || edges[i].iter().any(|&j| checked[j])
-            });
+        // Members of the component itself are not decided yet (`false`): only constraints inside
+        // it, or a checked type it reaches, count.
+        let needs = component.iter().any(|&i| {
+            has_own_constraints(&api.types[i], open_enums) || edges[i].iter().any(|&j| checked[j])
+        });
         for &i in &component {
             checked[i] = needs;
         }
@@ -26,8 +27,12 @@ pub fn checked_types(api: &Api) -> Vec<bool> {
     checked
 }
 
-fn has_own_constraints(def: &TypeDef) -> bool {
+fn has_own_constraints(def: &TypeDef, open_enums: bool) -> bool {
     match &def.kind {
+        // An open enum may hold a value the document does not list.
+        kind @ (TypeKind::StringEnum(_) | TypeKind::IntEnum(_)) => {
+            super::enums::is_open(kind, open_enums)
+        }
         TypeKind::Struct(s) => s.fields.iter().any(|f| !f.constraints.is_empty()),
         TypeKind::Union(u) => u.variants.iter().any(|v| !v.constraints.is_empty()),
         // A constrained alias (`Name: {type: string, pattern: ...}`) is checked where it is used.

@@ -16,12 +16,14 @@
 
 mod checked_types;
 pub mod client;
+mod enums;
 pub mod models;
 pub mod parallel;
 mod patterns;
 mod rust;
 pub mod server;
 mod status;
+mod tagged;
 
 pub use patterns::Patterns;
 pub use rust::{TypePrinter, doc_attrs, ident};
@@ -40,6 +42,10 @@ pub struct Options {
     pub command: String,
     /// `format: uri` as `url::Url` (the default); `false` keeps it a `String` checked by `Validate`.
     pub uri_as_url: bool,
+    /// String and integer enums keep values the document does not list in an `Unknown` variant
+    /// (the default), so an API can add values without breaking deployed clients; `Validate`
+    /// reports them, so the generated server still refuses them. `false` refuses them when decoding.
+    pub open_enums: bool,
 }
 
 impl Options {
@@ -51,6 +57,7 @@ impl Options {
             source_name: source_name.to_owned(),
             command: command.to_owned(),
             uri_as_url: true,
+            open_enums: true,
         }
     }
 

@@ -1,6 +1,7 @@
 //! The models crate: one serde type per named IR type, their `Validate` impls, and the patterns.
 
 use super::checked_types::checked_types;
+use super::enums;
 use super::parallel::{self, Job};
 use super::patterns::Engine;
 use super::rust::opt_usize;
@@ -9,10 +10,10 @@ use super::{
     rust_file, template_file,
 };
 use crate::ir::{
-    Additional, Api, Constraints, Field, IntEnum, Primitive, StringEnum, StringFormat, Struct,
-    TypeDef, TypeKind, TypeRef, Union,
+    Additional, Api, Constraints, Field, Primitive, StringFormat, Struct, TypeDef, TypeKind,
+    TypeRef, Union,
 };
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 const WIRE_TEMPLATE: &str = include_str!("../../../templates/models/wire.rs");
@@ -20,10 +21,11 @@ const VALIDATION_TEMPLATE: &str = include_str!("../../../templates/models/valida
 const BYTES_TEMPLATE: &str = include_str!("../../../templates/models/bytes.rs");
 const STYLE_TEMPLATE: &str = include_str!("../../../templates/models/style.rs");
 const FILE_TEMPLATE: &str = include_str!("../../../templates/models/file.rs");
+const TAGGED_TEMPLATE: &str = include_str!("../../../templates/models/tagged.rs");
 
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
-    let checked = checked_types(api);
-    let emitter = || ModelEmitter::new(api, patterns, &checked);
+    let checked = checked_types(api, opts.open_enums);
+    let emitter = || ModelEmitter::new(api, patterns, &checked, opts.open_enums);
     let ranges = parallel::chunks(api.types.len());
     // Longest first: the types, then their checks, each in parts of a few hundred items.
     let mut jobs: Vec<Job<Result<String, String>>> = Vec::new();
@@ -66,11 +68,22 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     // The parameter codec the client and server share (their runtimes name it even when no
     // operation has parameters).
     files.push(template_file(opts, "src/style.rs", STYLE_TEMPLATE));
-    if api.uses(Primitive::Bytes) {
-        files.push(template_file(opts, "src/file.rs", FILE_TEMPLATE));
-    }
-    if api.uses(Primitive::Base64) {
-        files.push(template_file(opts, "src/bytes.rs", BYTES_TEMPLATE));
+    // Runtime modules only documents that use them get; then every file in path order.
+    let optional = [
+        (api.uses(Primitive::Base64), "src/bytes.rs", BYTES_TEMPLATE),
+        (api.uses(Primitive::Bytes), "src/file.rs", FILE_TEMPLATE),
+        (
+            super::tagged::any(&api.types),
+            "src/tagged.rs",
+            TAGGED_TEMPLATE,
+        ),
+    ];
+    if optional.iter().any(|o| o.0) {
+        for (used, path, text) in optional {
+            if used {
+                files.push(template_file(opts, path, text));
+            }
+        }
         files.sort_by(|a, b| a.path.cmp(&b.path));
     }
     Ok(files)
@@ -122,10 +135,17 @@ struct ModelEmitter<'a> {
     printer: TypePrinter<'a>,
     /// Per type: whether it has something to validate (see `checked_types`).
     checked: &'a [bool],
+    /// `Options::open_enums`.
+    open_enums: bool,
 }
 
 impl<'a> ModelEmitter<'a> {
-    fn new(api: &'a Api, patterns: &'a Patterns, checked: &'a [bool]) -> ModelEmitter<'a> {
+    fn new(
+        api: &'a Api,
+        patterns: &'a Patterns,
+        checked: &'a [bool],
+        open_enums: bool,
+    ) -> ModelEmitter<'a> {
         ModelEmitter {
             api,
             patterns,
@@ -134,6 +154,7 @@ impl<'a> ModelEmitter<'a> {
                 models: TokenStream::new(),
             },
             checked,
+            open_enums,
         }
     }
 
@@ -151,6 +172,7 @@ impl<'a> ModelEmitter<'a> {
             .api
             .uses(Primitive::Bytes)
             .then(|| quote! { pub mod file; });
+        let tagged = super::tagged::any(&self.api.types).then(|| quote! { pub mod tagged; });
         quote! {
             #![doc = #title]
             #![doc = ""]
@@ -161,6 +183,7 @@ impl<'a> ModelEmitter<'a> {
             #file
             pub mod patterns;
             pub mod style;
+            #tagged
             mod types;
             pub mod validation;
             pub mod wire;
@@ -181,9 +204,20 @@ impl<'a> ModelEmitter<'a> {
         let doc = doc_attrs(def.doc.as_deref());
         match &def.kind {
             TypeKind::Struct(s) => self.struct_item(def, s, doc),
-            TypeKind::IntEnum(e) => int_enum_item(&def.name, e, doc),
-            TypeKind::StringEnum(e) => string_enum_item(&def.name, e, doc),
-            TypeKind::Union(u) => self.union_item(&def.name, u, doc),
+            TypeKind::IntEnum(e) if enums::is_open(&def.kind, self.open_enums) => {
+                enums::open_int_enum_item(&def.name, e, doc)
+            }
+            TypeKind::StringEnum(e) if enums::is_open(&def.kind, self.open_enums) => {
+                enums::open_string_enum_item(&def.name, e, doc)
+            }
+            TypeKind::IntEnum(e) => enums::int_enum_item(&def.name, e, doc),
+            TypeKind::StringEnum(e) => enums::string_enum_item(&def.name, e, doc),
+            TypeKind::Union(u) => match &u.discriminator {
+                Some(property) => {
+                    super::tagged::item(&self.printer, &self.api.types, &def.name, u, property, doc)
+                }
+                None => self.union_item(&def.name, u, doc),
+            },
             TypeKind::Alias(ty) => {
                 let ty = self.printer.rust_type(ty);
                 quote! { #doc pub type #name = #ty; }
@@ -202,8 +236,10 @@ impl<'a> ModelEmitter<'a> {
 
     fn struct_item(&self, def: &TypeDef, s: &Struct, doc: TokenStream) -> TokenStream {
         let name = ident(&def.name);
-        let deny = matches!(s.additional, Some(Additional::Deny))
-            .then(|| quote! { #[serde(deny_unknown_fields)] });
+        // serde cannot deny unknown fields beside a flattened one.
+        let deny = (matches!(s.additional, Some(Additional::Deny))
+            && !s.fields.iter().any(|f| f.flatten))
+        .then(|| quote! { #[serde(deny_unknown_fields)] });
         let fields = s.fields.iter().map(|f| self.field(def, f));
         let extra = match &s.additional {
             Some(Additional::Map(ty)) => {
@@ -230,6 +266,14 @@ impl<'a> ModelEmitter<'a> {
 
     fn field(&self, def: &TypeDef, f: &Field) -> TokenStream {
         let name = ident(&f.name);
+        if f.flatten {
+            let doc = doc_attrs(f.doc.as_deref());
+            let mut ty = self.printer.rust_type(&f.ty);
+            if f.boxed {
+                ty = quote! { Box<#ty> };
+            }
+            return quote! { #doc #[serde(flatten)] pub #name: #ty, };
+        }
         let mut doc = f.doc.clone().unwrap_or_default();
         if let Some(default) = &f.default {
             let sep = if doc.is_empty() { "" } else { "\n\n" };
@@ -247,59 +291,55 @@ impl<'a> ModelEmitter<'a> {
             let wire = &f.wire_name;
             serde_args.push(quote! { rename = #wire });
         }
-        let numeric = numeric_of(shape.inner).map(|(number, pattern, in_vec)| {
-            let number = super::rust::primitive(number);
-            let marker = self.patterns.numeric_marker(pattern);
-            (number, marker, in_vec)
-        });
+        // Numbers that may arrive as numeric strings, and integers that may arrive as `2.0`.
+        let numeric = numeric_of(shape.inner)
+            .map(|(number, pattern, in_vec)| {
+                let marker = Some(self.patterns.numeric_marker(pattern));
+                ("numeric", super::rust::primitive(number), marker, in_vec)
+            })
+            .or_else(|| {
+                integer_of(shape.inner, &self.api.types).map(|(number, in_vec)| {
+                    ("integer", super::rust::primitive(number), None, in_vec)
+                })
+            });
+        let with = |suffix: &str| {
+            let (prefix, number, marker, in_vec) = numeric.as_ref().expect("checked by the caller");
+            let vec = if *in_vec { "_vec" } else { "" };
+            wire_fn(&format!("{prefix}{vec}{suffix}"), number, marker.as_ref())
+        };
         let rust_ty = match shape.kind {
             Shape::Plain => {
-                if let Some((number, marker, in_vec)) = &numeric {
-                    let f = if *in_vec { "numeric_vec" } else { "numeric" };
-                    serde_args.push(wire_fn(f, number, marker));
+                if numeric.is_some() {
+                    serde_args.push(with(""));
                 }
                 ty
             }
             Shape::Defaulted => {
                 let default_fn = format!("defaults::{}", default_fn_name(def, f));
                 serde_args.push(quote! { default = #default_fn });
-                if let Some((number, marker, in_vec)) = &numeric {
-                    let f = if *in_vec { "numeric_vec" } else { "numeric" };
-                    serde_args.push(wire_fn(f, number, marker));
+                if numeric.is_some() {
+                    serde_args.push(with(""));
                 }
                 ty
             }
             Shape::Optional => {
                 serde_args.push(quote! { default, skip_serializing_if = "Option::is_none" });
                 // Absent is `None`; `null` is accepted only where the schema says nullable.
-                match (&numeric, shape.nullable) {
-                    (Some((number, marker, in_vec)), nullable) => {
-                        let f = match (in_vec, nullable) {
-                            (true, true) => "numeric_vec_option",
-                            (true, false) => "numeric_vec_some",
-                            (false, true) => "numeric_option",
-                            (false, false) => "numeric_some",
-                        };
-                        serde_args.push(wire_fn(f, number, marker));
-                    }
-                    (None, false) => {
+                match (numeric.is_some(), shape.nullable) {
+                    (true, true) => serde_args.push(with("_option")),
+                    (true, false) => serde_args.push(with("_some")),
+                    (false, false) => {
                         serde_args.push(quote! { deserialize_with = "crate::wire::some" })
                     }
-                    (None, true) => {}
+                    (false, true) => {}
                 }
                 quote! { Option<#ty> }
             }
             Shape::RequiredNullable => {
-                match &numeric {
-                    Some((number, marker, in_vec)) => {
-                        let f = if *in_vec {
-                            "numeric_vec_option"
-                        } else {
-                            "numeric_option"
-                        };
-                        serde_args.push(wire_fn(f, number, marker));
-                    }
-                    None => serde_args.push(quote! { deserialize_with = "crate::wire::nullable" }),
+                if numeric.is_some() {
+                    serde_args.push(with("_option"));
+                } else {
+                    serde_args.push(quote! { deserialize_with = "crate::wire::nullable" });
                 }
                 quote! { Option<#ty> }
             }
@@ -333,7 +373,7 @@ impl<'a> ModelEmitter<'a> {
             "One or more of"
         };
         let note = format!(
-            " {kind} the variants (`{}`); decoded as the first that matches.",
+            " {kind} the variants (`{}`), untagged: decoded as the first that matches, tried most specific first.",
             if u.exclusive { "oneOf" } else { "anyOf" }
         );
         let sep = (!doc.is_empty()).then(|| quote! { #[doc = ""] });
@@ -458,12 +498,18 @@ impl<'a> ModelEmitter<'a> {
                         let check = self.check_value(&quote! { value }, &ty, &f.constraints, 0)?;
                         // Deprecated properties are still validated while clients send them.
                         let allow = f.deprecated.then(|| quote! { #[allow(deprecated)] });
+                        // A flattened field's properties are the struct's own: same path.
+                        let path = (!f.flatten).then(|| {
+                            quote! {
+                                let path = validation::field(path, #wire);
+                                let path = path.as_str();
+                            }
+                        });
                         Some(quote! {
                             #allow
                             {
                                 let value = &self.#fname;
-                                let path = validation::field(path, #wire);
-                                let path = path.as_str();
+                                #path
                                 #check
                             }
                         })
@@ -497,7 +543,12 @@ impl<'a> ModelEmitter<'a> {
                 .map(|check| quote! { let value = &self.0; #check })
                 .into_iter()
                 .collect(),
-            TypeKind::IntEnum(_) | TypeKind::StringEnum(_) | TypeKind::Alias(_) => Vec::new(),
+            TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {
+                enums::validate_body(&def.kind, self.open_enums)
+                    .into_iter()
+                    .collect()
+            }
+            TypeKind::Alias(_) => Vec::new(),
         };
         if matches!(def.kind, TypeKind::Alias(_)) {
             // An alias is validated as what it names.
@@ -531,6 +582,17 @@ impl<'a> ModelEmitter<'a> {
         let v = format_ident!("v{}", depth);
         match ty {
             TypeRef::Nullable(inner) => {
+                // `Option<Alias>` where the alias is an `Option` too (a nullable component used
+                // where null is allowed again): one `if let Some(Some(..))` (clippy's
+                // `collapsible_match`), checked as what the alias holds.
+                if let TypeRef::Named(id) = inner.as_ref()
+                    && let def = &self.api.types[id.0]
+                    && let TypeKind::Alias(TypeRef::Nullable(held)) = &def.kind
+                {
+                    let c = if c.is_empty() { &def.constraints } else { c };
+                    let inner = self.check_value(&quote! { #v }, held, c, depth + 1)?;
+                    return Some(quote! { if let Some(Some(#v)) = #expr { #inner } });
+                }
                 let inner = self.check_value(&quote! { #v }, inner, c, depth + 1)?;
                 Some(quote! { if let Some(#v) = #expr { #inner } })
             }
@@ -830,8 +892,30 @@ fn numeric_of(ty: &TypeRef) -> Option<(Primitive, &str, bool)> {
     }
 }
 
-fn wire_fn(name: &str, number: &TokenStream, marker: &proc_macro2::Ident) -> TokenStream {
-    let path = format!("crate::wire::{name}::<_, {number}, crate::patterns::{marker}>");
+/// `(integer, inside a Vec)` when a field is an integer (decoded from `2` or `2.0`).
+/// Aliases are looked through (`Percent = i64`).
+fn integer_of(ty: &TypeRef, types: &[TypeDef]) -> Option<(Primitive, bool)> {
+    fn integer(ty: &TypeRef, types: &[TypeDef], depth: usize) -> Option<Primitive> {
+        match ty {
+            TypeRef::Primitive(p) if p.is_integer() => Some(*p),
+            TypeRef::Named(id) if depth < 32 => match &types[id.0].kind {
+                TypeKind::Alias(inner) => integer(inner, types, depth + 1),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    match ty {
+        TypeRef::Array(inner) => integer(inner, types, 0).map(|p| (p, true)),
+        other => integer(other, types, 0).map(|p| (p, false)),
+    }
+}
+
+fn wire_fn(name: &str, number: &TokenStream, marker: Option<&proc_macro2::Ident>) -> TokenStream {
+    let path = match marker {
+        Some(marker) => format!("crate::wire::{name}::<_, {number}, crate::patterns::{marker}>"),
+        None => format!("crate::wire::{name}::<_, {number}>"),
+    };
     quote! { deserialize_with = #path }
 }
 
@@ -841,163 +925,4 @@ fn extra_field_name(s: &Struct) -> String {
         name.push('_');
     }
     name
-}
-
-fn int_enum_item(name: &str, e: &IntEnum, doc: TokenStream) -> TokenStream {
-    let name_ident = ident(name);
-    let repr = super::rust::primitive(e.repr);
-    let variants = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let vdoc = doc_attrs(v.doc.as_deref());
-        let value = int_literal(v.value);
-        quote! { #vdoc #vname = #value, }
-    });
-    let names = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let text = &v.name;
-        quote! { Self::#vname => #text, }
-    });
-    let from_values = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let value = int_literal(v.value);
-        quote! { #value => Ok(Self::#vname), }
-    });
-    let all = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        quote! { Self::#vname }
-    });
-    let count = Literal::usize_unsuffixed(e.variants.len());
-    let expected = e
-        .variants
-        .iter()
-        .map(|v| v.value.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let err_msg = format!("{{value}} is not a valid {name} (expected one of {expected})");
-    quote! {
-        #doc
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde_repr::Serialize_repr, ::serde_repr::Deserialize_repr)]
-        #[repr(#repr)]
-        pub enum #name_ident {
-            #(#variants)*
-        }
-
-        impl #name_ident {
-            /// Every value, in the spec's order.
-            pub const ALL: [Self; #count] = [#(#all),*];
-
-            /// The value on the wire.
-            pub fn value(self) -> #repr {
-                self as #repr
-            }
-
-            /// The name the spec gives this value.
-            pub fn name(self) -> &'static str {
-                match self {
-                    #(#names)*
-                }
-            }
-        }
-
-        impl TryFrom<#repr> for #name_ident {
-            type Error = String;
-
-            fn try_from(value: #repr) -> Result<Self, Self::Error> {
-                match value {
-                    #(#from_values)*
-                    _ => Err(format!(#err_msg)),
-                }
-            }
-        }
-
-        impl ::std::fmt::Display for #name_ident {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                write!(f, "{}", self.value())
-            }
-        }
-
-        impl ::std::str::FromStr for #name_ident {
-            type Err = String;
-
-            /// Parses the integer value (as in a path or query parameter).
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
-                let value: #repr = s.parse().map_err(|_| format!("\"{s}\" is not an integer"))?;
-                Self::try_from(value)
-            }
-        }
-    }
-}
-
-fn int_literal(value: i64) -> TokenStream {
-    let lit = Literal::i64_unsuffixed(value);
-    quote! { #lit }
-}
-
-fn string_enum_item(name: &str, e: &StringEnum, doc: TokenStream) -> TokenStream {
-    let name_ident = ident(name);
-    let variants = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let vdoc = doc_attrs(v.doc.as_deref());
-        let value = &v.value;
-        quote! { #vdoc #[serde(rename = #value)] #vname, }
-    });
-    let as_str = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let value = &v.value;
-        quote! { Self::#vname => #value, }
-    });
-    let from_str = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let value = &v.value;
-        quote! { #value => Ok(Self::#vname), }
-    });
-    let all = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        quote! { Self::#vname }
-    });
-    let count = Literal::usize_unsuffixed(e.variants.len());
-    let expected = e
-        .variants
-        .iter()
-        .map(|v| format!("`{}`", v.value))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let expected = expected.replace('{', "{{").replace('}', "}}");
-    let err_msg = format!("\"{{s}}\" is not a valid {name} (expected one of {expected})");
-    quote! {
-        #doc
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
-        pub enum #name_ident {
-            #(#variants)*
-        }
-
-        impl #name_ident {
-            /// Every value, in the spec's order.
-            pub const ALL: [Self; #count] = [#(#all),*];
-
-            /// The value on the wire.
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    #(#as_str)*
-                }
-            }
-        }
-
-        impl ::std::fmt::Display for #name_ident {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl ::std::str::FromStr for #name_ident {
-            type Err = String;
-
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
-                match s {
-                    #(#from_str)*
-                    _ => Err(format!(#err_msg)),
-                }
-            }
-        }
-    }
 }

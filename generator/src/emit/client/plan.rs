@@ -139,8 +139,21 @@ pub struct Plan<'a> {
 
 /// Names the generated code uses unqualified in `requests.rs` and `responses.rs`: a builder may not shadow them.
 const RESERVED_TYPE_NAMES: &[&str] = &[
-    "Option", "Result", "String", "Vec", "Box", "Some", "None", "Ok", "Err", "Send", "Sync",
-    "Into", "Self", "Client",
+    "Option",
+    "Result",
+    "String",
+    "Vec",
+    "Box",
+    "Some",
+    "None",
+    "Ok",
+    "Err",
+    "Send",
+    "Sync",
+    "Into",
+    "Self",
+    "Client",
+    "ResponseValue",
 ];
 
 pub fn plan<'a>(api: &'a Api, op: &'a Operation) -> Plan<'a> {

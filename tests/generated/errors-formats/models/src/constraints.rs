@@ -27,6 +27,22 @@ impl Validate for Document {
                 validation::entries(v0.len(), path, None, Some(2), errors);
             }
         }
+        {
+            let value = &self.kind;
+            let path = validation::field(path, "kind");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                v0.validate_at(path, errors);
+            }
+        }
+        {
+            let value = &self.priority;
+            let path = validation::field(path, "priority");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                v0.validate_at(path, errors);
+            }
+        }
     }
 }
 
@@ -36,6 +52,34 @@ impl Validate for BasicError {
 
 impl Validate for ValidationErrorModel {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for DocumentKind {
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        if let Self::Unknown(value) = self {
+            errors
+                .push(ValidationError {
+                    path: path.to_owned(),
+                    message: format!(
+                        "\"{value}\" is not one of the listed values (`report`, `letter`)"
+                    ),
+                });
+        }
+    }
+}
+
+impl Validate for DocumentPriority {
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        if let Self::Unknown(value) = self {
+            errors
+                .push(ValidationError {
+                    path: path.to_owned(),
+                    message: format!(
+                        "{value} is not one of the listed values (`1`, `2`, `3`)"
+                    ),
+                });
+        }
+    }
 }
 
 impl Validate for CreateDocument503Response {

@@ -22,6 +22,18 @@ pub struct Document {
         deserialize_with = "crate::wire::some"
     )]
     pub tags: Option<::std::collections::BTreeMap<String, String>>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub kind: Option<DocumentKind>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::some"
+    )]
+    pub priority: Option<DocumentPriority>,
 }
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -32,6 +44,186 @@ pub struct BasicError {
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ValidationErrorModel {
     pub fields: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DocumentKind {
+    Report,
+    Letter,
+    /// A value the document does not list, kept as it came.
+    Unknown(String),
+}
+
+impl DocumentKind {
+    /// Every listed value, in the spec's order.
+    pub const ALL: [Self; 2] = [Self::Report, Self::Letter];
+
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Report => "report",
+            Self::Letter => "letter",
+            Self::Unknown(value) => value,
+        }
+    }
+
+    /// Whether the document lists the value.
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+
+impl ::std::fmt::Display for DocumentKind {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ::std::str::FromStr for DocumentKind {
+    type Err = String;
+
+    /// Parses a listed value (as in a path or query parameter); others are refused.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(
+            match s {
+                "report" => Self::Report,
+                "letter" => Self::Letter,
+                _ => {
+                    return Err(
+                        format!(
+                            "\"{s}\" is not a valid DocumentKind (expected one of `report`, `letter`)"
+                        ),
+                    );
+                }
+            },
+        )
+    }
+}
+
+impl ::serde::Serialize for DocumentKind {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for DocumentKind {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        let value = <String as ::serde::Deserialize>::deserialize(deserializer)?;
+        Ok(
+            match value.as_str() {
+                "report" => Self::Report,
+                "letter" => Self::Letter,
+                _ => Self::Unknown(value),
+            },
+        )
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DocumentPriority {
+    Value1,
+    Value2,
+    Value3,
+    /// A value the document does not list, kept as it came.
+    Unknown(i32),
+}
+
+impl DocumentPriority {
+    /// Every listed value, in the spec's order.
+    pub const ALL: [Self; 3] = [Self::Value1, Self::Value2, Self::Value3];
+
+    /// The value on the wire.
+    pub fn value(self) -> i32 {
+        match self {
+            Self::Value1 => 1,
+            Self::Value2 => 2,
+            Self::Value3 => 3,
+            Self::Unknown(value) => value,
+        }
+    }
+
+    /// The name the spec gives this value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Value1 => "Value1",
+            Self::Value2 => "Value2",
+            Self::Value3 => "Value3",
+            Self::Unknown(_) => "Unknown",
+        }
+    }
+
+    /// Whether the document lists the value.
+    pub fn is_known(self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+
+impl TryFrom<i32> for DocumentPriority {
+    type Error = String;
+
+    /// A listed value; others are refused.
+    fn try_from(value: i32) -> Result<Self, Self::Error> {
+        Ok(
+            match value {
+                1 => Self::Value1,
+                2 => Self::Value2,
+                3 => Self::Value3,
+                _ => {
+                    return Err(
+                        format!(
+                            "{value} is not a valid DocumentPriority (expected one of 1, 2, 3)"
+                        ),
+                    );
+                }
+            },
+        )
+    }
+}
+
+impl ::std::fmt::Display for DocumentPriority {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        write!(f, "{}", self.value())
+    }
+}
+
+impl ::std::str::FromStr for DocumentPriority {
+    type Err = String;
+
+    /// Parses a listed integer value (as in a path or query parameter).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let value: i32 = s.parse().map_err(|_| format!("\"{s}\" is not an integer"))?;
+        Self::try_from(value)
+    }
+}
+
+impl ::serde::Serialize for DocumentPriority {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        ::serde::Serialize::serialize(&self.value(), serializer)
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for DocumentPriority {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        let value: i32 = crate::wire::integer(deserializer)?;
+        Ok(
+            match value {
+                1 => Self::Value1,
+                2 => Self::Value2,
+                3 => Self::Value3,
+                _ => Self::Unknown(value),
+            },
+        )
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]

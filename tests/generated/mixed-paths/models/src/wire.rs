@@ -5,6 +5,7 @@
 //! - A number that may also arrive as a string matching a pattern (ASP.NET's
 //!   `type: [integer, string]` + `pattern`): decoded from either, always encoded as a number.
 //! - A required property whose value may be `null`: absent is an error, `null` is `None`.
+//! - An integer written with a zero fraction (`2.0`), which JSON Schema counts as an integer.
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
@@ -230,4 +231,82 @@ pub fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     d: D,
 ) -> Result<Option<T>, D::Error> {
     Option::<T>::deserialize(d)
+}
+
+/// Reads an integer from a JSON integer or a number with a zero fraction (`2.0`).
+struct IntegerVisitor<T>(PhantomData<T>);
+
+impl<'de, T: WireNumber> Visitor<'de> for IntegerVisitor<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "an integer ({})", T::NAME)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        T::from_i64(v).ok_or_else(|| E::custom(format_args!("{v} is out of range for {}", T::NAME)))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        T::from_u64(v).ok_or_else(|| E::custom(format_args!("{v} is out of range for {}", T::NAME)))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+        if v.fract() != 0.0 || !v.is_finite() {
+            return Err(E::custom(format_args!("{v} is not an integer")));
+        }
+        T::from_f64(v).ok_or_else(|| E::custom(format_args!("{v} is out of range for {}", T::NAME)))
+    }
+}
+
+/// The `Deserialize` of one integer, for use inside containers.
+struct Integer<T>(T);
+
+impl<'de, T: WireNumber> Deserialize<'de> for Integer<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // `deserialize_i64`, not `_any`: JSON visits what it holds (`2.0` too), while the form and
+        // parameter decoders read their text as the integer asked for.
+        d.deserialize_i64(IntegerVisitor(PhantomData)).map(Integer)
+    }
+}
+
+/// `deserialize_with` for a required integer field.
+pub fn integer<'de, D: Deserializer<'de>, T: WireNumber>(d: D) -> Result<T, D::Error> {
+    Integer::deserialize(d).map(|n| n.0)
+}
+
+/// `deserialize_with` for a nullable integer field.
+pub fn integer_option<'de, D: Deserializer<'de>, T: WireNumber>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    Ok(Option::<Integer<T>>::deserialize(d)?.map(|n| n.0))
+}
+
+/// `deserialize_with` for an optional, non-nullable integer field (`null` is an error).
+pub fn integer_some<'de, D: Deserializer<'de>, T: WireNumber>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    integer(d).map(Some)
+}
+
+/// `deserialize_with` for a list of integers.
+pub fn integer_vec<'de, D: Deserializer<'de>, T: WireNumber>(d: D) -> Result<Vec<T>, D::Error> {
+    Ok(Vec::<Integer<T>>::deserialize(d)?
+        .into_iter()
+        .map(|n| n.0)
+        .collect())
+}
+
+/// `deserialize_with` for a nullable list of integers.
+pub fn integer_vec_option<'de, D: Deserializer<'de>, T: WireNumber>(
+    d: D,
+) -> Result<Option<Vec<T>>, D::Error> {
+    Ok(Option::<Vec<Integer<T>>>::deserialize(d)?.map(|v| v.into_iter().map(|n| n.0).collect()))
+}
+
+/// `deserialize_with` for an optional, non-nullable list of integers.
+pub fn integer_vec_some<'de, D: Deserializer<'de>, T: WireNumber>(
+    d: D,
+) -> Result<Option<Vec<T>>, D::Error> {
+    integer_vec(d).map(Some)
 }

@@ -3,11 +3,11 @@
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Color {
-    #[serde(rename = "R")]
+    #[serde(rename = "R", deserialize_with = "crate::wire::integer::<_, i64>")]
     pub r: i64,
-    #[serde(rename = "G")]
+    #[serde(rename = "G", deserialize_with = "crate::wire::integer::<_, i64>")]
     pub g: i64,
-    #[serde(rename = "B")]
+    #[serde(rename = "B", deserialize_with = "crate::wire::integer::<_, i64>")]
     pub b: i64,
 }
 
@@ -55,13 +55,14 @@ pub struct Received {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
+        deserialize_with = "crate::wire::integer_some::<_, i64>"
     )]
     pub limit: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Problem {
+    #[serde(deserialize_with = "crate::wire::integer::<_, i64>")]
     pub code: i64,
     pub message: String,
 }
@@ -73,7 +74,7 @@ pub struct FormInput {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
+        deserialize_with = "crate::wire::integer_vec_some::<_, i64>"
     )]
     pub counts: Option<Vec<i64>>,
     #[serde(
@@ -90,7 +91,7 @@ pub struct Upload {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
+        deserialize_with = "crate::wire::integer_some::<_, i64>"
     )]
     pub count: Option<i64>,
     #[serde(
@@ -120,7 +121,7 @@ pub struct UploadSummary {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
+        deserialize_with = "crate::wire::integer_some::<_, i64>"
     )]
     pub count: Option<i64>,
     #[serde(
@@ -139,7 +140,7 @@ pub struct UploadSummary {
         rename = "attachmentSizes",
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
+        deserialize_with = "crate::wire::integer_vec_some::<_, i64>"
     )]
     pub attachment_sizes: Option<Vec<i64>>,
     #[serde(
@@ -153,6 +154,7 @@ pub struct UploadSummary {
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ChargeInput {
+    #[serde(deserialize_with = "crate::wire::integer::<_, i64>")]
     pub amount: i64,
     #[serde(
         default,

@@ -1,0 +1,202 @@
+//! Internally tagged unions in the models crate: an enum of the branch types with hand-written
+//! serde impls over the `tagged` runtime (templates/models/tagged.rs).
+//!
+//! serde's own `#[serde(tag = "...")]` strips the tag before decoding a variant, so a branch struct
+//! that declares the tag property (as the document says it does) would miss it, and encoding
+//! would write it twice. Here the tag only picks the variant: the whole object, tag included, is
+//! decoded as the branch's struct, and a variant encodes as its struct. A branch that does not
+//! declare the property gets the tag added when encoded and removed before it is decoded.
+
+use super::{TypePrinter, doc_attrs, ident};
+use crate::ir::{TypeDef, TypeKind, TypeRef, Union, UnionVariant, struct_behind};
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+use serde_json::Value;
+
+/// Whether a document has an internally tagged union (and so needs the `tagged` runtime).
+pub fn any(types: &[TypeDef]) -> bool {
+    types
+        .iter()
+        .any(|t| matches!(&t.kind, crate::ir::TypeKind::Union(u) if u.discriminator.is_some()))
+}
+
+pub fn item(
+    printer: &TypePrinter,
+    types: &[TypeDef],
+    name: &str,
+    u: &Union,
+    property: &str,
+    doc: TokenStream,
+) -> TokenStream {
+    let name_ident = ident(name);
+    let integer = u.variants.iter().flat_map(|v| &v.tags).all(Value::is_i64);
+    let variants = u.variants.iter().map(|v| {
+        let vname = ident(&v.name);
+        let vdoc = doc_attrs(v.doc.as_deref());
+        let ty = variant_type(printer, v);
+        quote! { #vdoc #vname(#ty), }
+    });
+    let expected = u
+        .variants
+        .iter()
+        .flat_map(|v| &v.tags)
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let listing = u
+        .variants
+        .iter()
+        .map(|v| {
+            let tags: Vec<String> = v.tags.iter().map(|t| format!("`{t}`")).collect();
+            format!("{} for [`{}`]", tags.join(" or "), v.name)
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let note = format!(
+        " {} the variants (`{}`), told apart by the tag `{property}`: {listing}.",
+        if u.exclusive {
+            "Exactly one of"
+        } else {
+            "One or more of"
+        },
+        if u.exclusive { "oneOf" } else { "anyOf" },
+    );
+    let sep = (!doc.is_empty()).then(|| quote! { #[doc = ""] });
+    let declares = |v: &UnionVariant| {
+        struct_behind(types, &v.ty)
+            .is_some_and(|s| s.fields.iter().any(|f| f.wire_name == property))
+    };
+    let serialize_arms = u.variants.iter().map(|v| {
+        let vname = ident(&v.name);
+        if let Some(check) = free_tag_check(types, v, property) {
+            return quote! {
+                Self::#vname(value) => {
+                    #check
+                    ::serde::Serialize::serialize(value, serializer)
+                }
+            };
+        }
+        if declares(v) {
+            return quote! { Self::#vname(value) => ::serde::Serialize::serialize(value, serializer), };
+        }
+        let ty = variant_type(printer, v);
+        let (tag_ty, tag) = tag_value(&v.tags[0]);
+        // A local struct: it must not shadow the variant's type.
+        let branch = match &v.ty {
+            TypeRef::Named(id) => types[id.0].name.as_str(),
+            _ => "",
+        };
+        let helper = ident(&crate::naming::free_variant("Tagged", [branch].into_iter()));
+        quote! {
+            Self::#vname(value) => {
+                #[derive(::serde::Serialize)]
+                struct #helper<'a> {
+                    #[serde(rename = #property)]
+                    tag: #tag_ty,
+                    #[serde(flatten)]
+                    value: &'a #ty,
+                }
+                ::serde::Serialize::serialize(&#helper { tag: #tag, value }, serializer)
+            }
+        }
+    });
+    let deserialize_arms = u.variants.iter().map(|v| {
+        let vname = ident(&v.name);
+        let patterns = v.tags.iter().map(|t| tag_value(t).1);
+        let value = if declares(v) {
+            quote! { value }
+        } else {
+            quote! { crate::tagged::without(value, #property) }
+        };
+        let wrap = if v.boxed {
+            quote! { |v| Self::#vname(Box::new(v)) }
+        } else {
+            quote! { Self::#vname }
+        };
+        quote! { Some(#(#patterns)|*) => crate::tagged::variant(#value).map(#wrap), }
+    });
+    let as_kind = if integer {
+        quote! { as_i64 }
+    } else {
+        quote! { as_str }
+    };
+    quote! {
+        #doc
+        #sep
+        #[doc = #note]
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum #name_ident {
+            #(#variants)*
+        }
+
+        impl ::serde::Serialize for #name_ident {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    #(#serialize_arms)*
+                }
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for #name_ident {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                const EXPECTED: &str = #expected;
+                let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+                let tag = crate::tagged::tag(&value, #property, EXPECTED)?;
+                match tag.#as_kind() {
+                    #(#deserialize_arms)*
+                    _ => Err(crate::tagged::unknown(tag, #property, EXPECTED)),
+                }
+            }
+        }
+    }
+}
+
+/// Where the branch struct's tag property may hold other values than the variant's tags (a
+/// plain string, an optional one, an enum of several values): a check before encoding.
+fn free_tag_check(types: &[TypeDef], v: &UnionVariant, property: &str) -> Option<TokenStream> {
+    let field = struct_behind(types, &v.ty)?
+        .fields
+        .iter()
+        .find(|f| f.wire_name == property)?;
+    if field.required
+        && let TypeRef::Named(id) = &field.ty
+        && match &types[id.0].kind {
+            TypeKind::StringEnum(e) => e.variants.len() == 1,
+            TypeKind::IntEnum(e) => e.variants.len() == 1,
+            _ => false,
+        }
+    {
+        return None;
+    }
+    let tags = v.tags.iter().filter_map(Value::as_str);
+    let fname = ident(&field.name);
+    let allow = field.deprecated.then(|| quote! { #[allow(deprecated)] });
+    Some(quote! {
+        #allow
+        let held = &value.#fname;
+        crate::tagged::check(held, #property, &[#(#tags),*]).map_err(::serde::ser::Error::custom)?;
+    })
+}
+
+fn variant_type(printer: &TypePrinter, v: &UnionVariant) -> TokenStream {
+    let ty = printer.rust_type(&v.ty);
+    if v.boxed {
+        quote! { Box<#ty> }
+    } else {
+        ty
+    }
+}
+
+/// The Rust type and literal of a tag value (a string or an integer).
+fn tag_value(tag: &Value) -> (TokenStream, TokenStream) {
+    match tag {
+        Value::Number(n) => {
+            let lit = Literal::i64_unsuffixed(n.as_i64().unwrap_or_default());
+            (quote! { i64 }, quote! { #lit })
+        }
+        other => {
+            let s = other.as_str().unwrap_or_default();
+            (quote! { &'static str }, quote! { #s })
+        }
+    }
+}
