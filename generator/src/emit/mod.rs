@@ -203,6 +203,49 @@ fn space_items<'a>(lines: impl Iterator<Item = &'a str>, out: &mut String) {
     }
 }
 
+/// The properties of a `multipart/form-data` body whose schema is an object: the client sends and
+/// the server reads one part (or one per item) per property. `None` for other schemas, which stay
+/// raw (a `reqwest` form, a `RawBody`).
+pub fn multipart_fields<'a>(
+    api: &'a crate::ir::Api,
+    ty: &crate::ir::TypeRef,
+) -> Option<&'a [crate::ir::Field]> {
+    use crate::ir::{TypeKind, TypeRef};
+    match ty {
+        TypeRef::Named(id) => match &api.types[id.0].kind {
+            TypeKind::Struct(s) if !s.fields.is_empty() => Some(&s.fields),
+            TypeKind::Alias(inner) => multipart_fields(api, inner),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether any operation has a form body with `deepObject`-encoded properties (read by the
+/// server's `deep_form`).
+pub fn has_deep_form(api: &crate::ir::Api) -> bool {
+    api.operations
+        .iter()
+        .any(|op| op.body.as_ref().is_some_and(is_deep_form))
+}
+
+pub fn is_deep_form(body: &crate::ir::RequestBody) -> bool {
+    body.media == crate::ir::Media::Form
+        && body
+            .encoding
+            .iter()
+            .any(|e| e.style == crate::ir::ParamStyle::DeepObject)
+}
+
+/// Whether any operation has a multipart body read part by part.
+pub fn has_multipart_struct(api: &crate::ir::Api) -> bool {
+    api.operations.iter().any(|op| {
+        op.body.as_ref().is_some_and(|b| {
+            b.media == crate::ir::Media::Multipart && multipart_fields(api, &b.ty).is_some()
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,47 +305,4 @@ mod tests {
                 .ends_with(text)
         );
     }
-}
-
-/// The properties of a `multipart/form-data` body whose schema is an object: the client sends and
-/// the server reads one part (or one per item) per property. `None` for other schemas, which stay
-/// raw (a `reqwest` form, a `RawBody`).
-pub fn multipart_fields<'a>(
-    api: &'a crate::ir::Api,
-    ty: &crate::ir::TypeRef,
-) -> Option<&'a [crate::ir::Field]> {
-    use crate::ir::{TypeKind, TypeRef};
-    match ty {
-        TypeRef::Named(id) => match &api.types[id.0].kind {
-            TypeKind::Struct(s) if !s.fields.is_empty() => Some(&s.fields),
-            TypeKind::Alias(inner) => multipart_fields(api, inner),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// Whether any operation has a form body with `deepObject`-encoded properties (read by the
-/// server's `deep_form`).
-pub fn has_deep_form(api: &crate::ir::Api) -> bool {
-    api.operations
-        .iter()
-        .any(|op| op.body.as_ref().is_some_and(is_deep_form))
-}
-
-pub fn is_deep_form(body: &crate::ir::RequestBody) -> bool {
-    body.media == crate::ir::Media::Form
-        && body
-            .encoding
-            .iter()
-            .any(|e| e.style == crate::ir::ParamStyle::DeepObject)
-}
-
-/// Whether any operation has a multipart body read part by part.
-pub fn has_multipart_struct(api: &crate::ir::Api) -> bool {
-    api.operations.iter().any(|op| {
-        op.body.as_ref().is_some_and(|b| {
-            b.media == crate::ir::Media::Multipart && multipart_fields(api, &b.ty).is_some()
-        })
-    })
 }
