@@ -71,7 +71,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     // Runtime modules only documents that use them get; then every file in path order.
     let optional = [
         (api.uses(Primitive::Base64), "src/bytes.rs", BYTES_TEMPLATE),
-        (api.uses(Primitive::Bytes), "src/file.rs", FILE_TEMPLATE),
+        (uses_file(api), "src/file.rs", FILE_TEMPLATE),
         (
             super::tagged::any(&api.types),
             "src/tagged.rs",
@@ -168,10 +168,7 @@ impl<'a> ModelEmitter<'a> {
             .api
             .uses(Primitive::Base64)
             .then(|| quote! { pub mod bytes; });
-        let file = self
-            .api
-            .uses(Primitive::Bytes)
-            .then(|| quote! { pub mod file; });
+        let file = uses_file(self.api).then(|| quote! { pub mod file; });
         let tagged = super::tagged::any(&self.api.types).then(|| quote! { pub mod tagged; });
         quote! {
             #![doc = #title]
@@ -794,6 +791,12 @@ struct FieldShape<'a> {
     nullable: bool,
     /// The type inside the `Option`, if the shape adds one.
     inner: &'a TypeRef,
+}
+
+/// Whether the models need `file::File`: a `format: binary` value, or a multipart body (whose
+/// runtimes name it even when no property is a file).
+fn uses_file(api: &Api) -> bool {
+    api.uses(Primitive::Bytes) || super::has_multipart_struct(api)
 }
 
 /// How a struct field is held: `(is an Option, the type inside it)` (other emitters build and read
