@@ -137,28 +137,16 @@ pub struct Plan<'a> {
     pub success_headers: Vec<ErrorHeader>,
 }
 
-/// Names the generated code uses unqualified in `requests.rs` and `responses.rs`: a builder may not shadow them.
-const RESERVED_TYPE_NAMES: &[&str] = &[
-    "Option",
-    "Result",
-    "String",
-    "Vec",
-    "Box",
-    "Some",
-    "None",
-    "Ok",
-    "Err",
-    "Send",
-    "Sync",
-    "Into",
-    "Self",
-    "Client",
-    "ResponseValue",
-];
+/// Names the client's `requests.rs` and `responses.rs` use unqualified beyond the prelude and
+/// runtime names every generated crate reserves ([`crate::naming::RESERVED_TYPES`]): a builder may
+/// not shadow them.
+const CLIENT_TYPE_NAMES: &[&str] = &["Self", "Client", "ResponseValue"];
 
 pub fn plan<'a>(api: &'a Api, op: &'a Operation) -> Plan<'a> {
     let mut type_name = op.name.to_upper_camel_case();
-    if RESERVED_TYPE_NAMES.contains(&type_name.as_str()) {
+    if crate::naming::RESERVED_TYPES.contains(&type_name.as_str())
+        || CLIENT_TYPE_NAMES.contains(&type_name.as_str())
+    {
         type_name.push_str("Request");
     }
     let mut required: Vec<&Parameter> = Vec::new();
