@@ -858,12 +858,26 @@ impl IssueToken {
     pub async fn send(
         self,
     ) -> Result<crate::models::TokenResponse, crate::Error<crate::errors::IssueToken>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`POST /v1/auth/token`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<
+            crate::models::TokenResponse,
+            crate::headers::IssueToken,
+        >,
+        crate::Error<crate::errors::IssueToken>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<
             crate::models::TokenResponse,
@@ -878,7 +892,11 @@ impl IssueToken {
         let request = crate::codec::form_body(request, &self.body, &[]);
         let response = self.client.inner.send(request, false, false).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let documented = crate::headers::IssueToken {
             cache_control: crate::codec::header(&response, "cache-control"),
         };
@@ -963,12 +981,23 @@ impl GetAccount {
     pub async fn send(
         self,
     ) -> Result<crate::models::Account, crate::Error<crate::errors::GetAccount>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Account>,
+        crate::Error<crate::errors::GetAccount>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Account>,
         crate::Error<crate::errors::GetAccount>,
@@ -980,7 +1009,11 @@ impl GetAccount {
             .request(::reqwest::Method::GET, &format!("/v1/accounts/{account_id}"));
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -1056,12 +1089,23 @@ impl UpdateAccount {
     pub async fn send(
         self,
     ) -> Result<crate::models::Account, crate::Error<crate::errors::UpdateAccount>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`PUT /v1/accounts/{accountId}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Account>,
+        crate::Error<crate::errors::UpdateAccount>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Account>,
         crate::Error<crate::errors::UpdateAccount>,
@@ -1074,7 +1118,11 @@ impl UpdateAccount {
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -1156,12 +1204,26 @@ impl CreateAccount {
         crate::models::CreateAccountResponse,
         crate::Error<crate::errors::CreateAccount>,
     > {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`POST /v1/accounts/{accountId}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<
+            crate::models::CreateAccountResponse,
+            crate::headers::CreateAccount,
+        >,
+        crate::Error<crate::errors::CreateAccount>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<
             crate::models::CreateAccountResponse,
@@ -1177,7 +1239,11 @@ impl CreateAccount {
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let documented = crate::headers::CreateAccount {
             cache_control: crate::codec::header(&response, "cache-control"),
         };
@@ -1256,12 +1322,23 @@ pub struct DeleteAccount {
 impl DeleteAccount {
     /// Sends the request: `DELETE /v1/accounts/{accountId}`.
     pub async fn send(self) -> Result<(), crate::Error<crate::errors::DeleteAccount>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`DELETE /v1/accounts/{accountId}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<()>,
+        crate::Error<crate::errors::DeleteAccount>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<()>,
         crate::Error<crate::errors::DeleteAccount>,
@@ -1273,7 +1350,11 @@ impl DeleteAccount {
             .request(::reqwest::Method::DELETE, &format!("/v1/accounts/{account_id}"));
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         match status.as_u16() {
             204 => crate::codec::empty(response).await,
             400 => {
@@ -1376,12 +1457,23 @@ impl ListChildAccounts {
         Vec<crate::models::Account>,
         crate::Error<crate::errors::ListChildAccounts>,
     > {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/children`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<Vec<crate::models::Account>>,
+        crate::Error<crate::errors::ListChildAccounts>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<Vec<crate::models::Account>>,
         crate::Error<crate::errors::ListChildAccounts>,
@@ -1406,7 +1498,11 @@ impl ListChildAccounts {
             );
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -1531,12 +1627,26 @@ impl RotateClientSecret {
         crate::models::ClientSecret,
         crate::Error<crate::errors::RotateClientSecret>,
     > {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`POST /v1/accounts/{accountId}/clientSecret`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<
+            crate::models::ClientSecret,
+            crate::headers::RotateClientSecret,
+        >,
+        crate::Error<crate::errors::RotateClientSecret>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<
             crate::models::ClientSecret,
@@ -1554,7 +1664,11 @@ impl RotateClientSecret {
             );
         let response = self.client.inner.send(request, true, false).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let documented = crate::headers::RotateClientSecret {
             cache_control: crate::codec::header(&response, "cache-control"),
         };
@@ -1670,12 +1784,23 @@ impl ListAssets {
     pub async fn send(
         self,
     ) -> Result<Vec<crate::models::Asset>, crate::Error<crate::errors::ListAssets>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/assets`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<Vec<crate::models::Asset>>,
+        crate::Error<crate::errors::ListAssets>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<Vec<crate::models::Asset>>,
         crate::Error<crate::errors::ListAssets>,
@@ -1706,7 +1831,11 @@ impl ListAssets {
             );
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -1826,12 +1955,23 @@ impl CreateAsset {
     pub async fn send(
         self,
     ) -> Result<crate::models::Asset, crate::Error<crate::errors::CreateAsset>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`POST /v1/accounts/{accountId}/assets`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Asset>,
+        crate::Error<crate::errors::CreateAsset>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Asset>,
         crate::Error<crate::errors::CreateAsset>,
@@ -1847,7 +1987,11 @@ impl CreateAsset {
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             201 => crate::codec::json(response).await,
             400 => {
@@ -1933,12 +2077,23 @@ impl GetAsset {
     pub async fn send(
         self,
     ) -> Result<crate::models::Asset, crate::Error<crate::errors::GetAsset>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Asset>,
+        crate::Error<crate::errors::GetAsset>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Asset>,
         crate::Error<crate::errors::GetAsset>,
@@ -1954,7 +2109,11 @@ impl GetAsset {
             );
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -2026,12 +2185,23 @@ impl UpdateAsset {
     pub async fn send(
         self,
     ) -> Result<crate::models::Asset, crate::Error<crate::errors::UpdateAsset>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`PUT /v1/accounts/{accountId}/assets/{assetId}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Asset>,
+        crate::Error<crate::errors::UpdateAsset>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Asset>,
         crate::Error<crate::errors::UpdateAsset>,
@@ -2048,7 +2218,11 @@ impl UpdateAsset {
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -2132,12 +2306,23 @@ pub struct DeleteAsset {
 impl DeleteAsset {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/assets/{assetId}`.
     pub async fn send(self) -> Result<(), crate::Error<crate::errors::DeleteAsset>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`DELETE /v1/accounts/{accountId}/assets/{assetId}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<()>,
+        crate::Error<crate::errors::DeleteAsset>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<()>,
         crate::Error<crate::errors::DeleteAsset>,
@@ -2153,7 +2338,11 @@ impl DeleteAsset {
             );
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         match status.as_u16() {
             204 => crate::codec::empty(response).await,
             400 => {
@@ -2228,12 +2417,23 @@ impl CreateAlertRule {
     pub async fn send(
         self,
     ) -> Result<crate::models::AlertRule, crate::Error<crate::errors::CreateAlertRule>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`POST /v1/accounts/{accountId}/assets/{assetId}/alertRules`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::AlertRule>,
+        crate::Error<crate::errors::CreateAlertRule>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::AlertRule>,
         crate::Error<crate::errors::CreateAlertRule>,
@@ -2250,7 +2450,11 @@ impl CreateAlertRule {
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             201 => crate::codec::json(response).await,
             400 => {
@@ -2334,12 +2538,23 @@ impl ListAlertRules {
         Vec<crate::models::AlertRule>,
         crate::Error<crate::errors::ListAlertRules>,
     > {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<Vec<crate::models::AlertRule>>,
+        crate::Error<crate::errors::ListAlertRules>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<Vec<crate::models::AlertRule>>,
         crate::Error<crate::errors::ListAlertRules>,
@@ -2358,7 +2573,11 @@ impl ListAlertRules {
             );
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -2443,12 +2662,23 @@ impl ListAlertRuleGeofences {
         Vec<crate::models::Geofence>,
         crate::Error<crate::errors::ListAlertRuleGeofences>,
     > {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}/geofences`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<Vec<crate::models::Geofence>>,
+        crate::Error<crate::errors::ListAlertRuleGeofences>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<Vec<crate::models::Geofence>>,
         crate::Error<crate::errors::ListAlertRuleGeofences>,
@@ -2467,7 +2697,11 @@ impl ListAlertRuleGeofences {
             );
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -2547,12 +2781,23 @@ impl GetAlertRule {
     pub async fn send(
         self,
     ) -> Result<crate::models::AlertRule, crate::Error<crate::errors::GetAlertRule>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/alertRules/{alertRuleId}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::AlertRule>,
+        crate::Error<crate::errors::GetAlertRule>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::AlertRule>,
         crate::Error<crate::errors::GetAlertRule>,
@@ -2568,7 +2813,11 @@ impl GetAlertRule {
             );
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -2649,12 +2898,23 @@ impl UpdateAlertRule {
     pub async fn send(
         self,
     ) -> Result<crate::models::AlertRule, crate::Error<crate::errors::UpdateAlertRule>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`PUT /v1/accounts/{accountId}/alertRules/{alertRuleId}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::AlertRule>,
+        crate::Error<crate::errors::UpdateAlertRule>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::AlertRule>,
         crate::Error<crate::errors::UpdateAlertRule>,
@@ -2671,7 +2931,11 @@ impl UpdateAlertRule {
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -2749,12 +3013,23 @@ pub struct DeleteAlertRule {
 impl DeleteAlertRule {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
     pub async fn send(self) -> Result<(), crate::Error<crate::errors::DeleteAlertRule>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<()>,
+        crate::Error<crate::errors::DeleteAlertRule>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<()>,
         crate::Error<crate::errors::DeleteAlertRule>,
@@ -2770,7 +3045,11 @@ impl DeleteAlertRule {
             );
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         match status.as_u16() {
             204 => crate::codec::empty(response).await,
             400 => {
@@ -2845,12 +3124,23 @@ impl ListGeofences {
         Vec<crate::models::Geofence>,
         crate::Error<crate::errors::ListGeofences>,
     > {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/geofences`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<Vec<crate::models::Geofence>>,
+        crate::Error<crate::errors::ListGeofences>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<Vec<crate::models::Geofence>>,
         crate::Error<crate::errors::ListGeofences>,
@@ -2865,7 +3155,11 @@ impl ListGeofences {
             );
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -2944,12 +3238,23 @@ impl CreateGeofence {
     pub async fn send(
         self,
     ) -> Result<crate::models::Geofence, crate::Error<crate::errors::CreateGeofence>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`POST /v1/accounts/{accountId}/geofences`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Geofence>,
+        crate::Error<crate::errors::CreateGeofence>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Geofence>,
         crate::Error<crate::errors::CreateGeofence>,
@@ -2965,7 +3270,11 @@ impl CreateGeofence {
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             201 => crate::codec::json(response).await,
             400 => {
@@ -3054,12 +3363,23 @@ impl GetGeofence {
     pub async fn send(
         self,
     ) -> Result<crate::models::Geofence, crate::Error<crate::errors::GetGeofence>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/geofences/{geofenceId}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Geofence>,
+        crate::Error<crate::errors::GetGeofence>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Geofence>,
         crate::Error<crate::errors::GetGeofence>,
@@ -3075,7 +3395,11 @@ impl GetGeofence {
             );
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -3156,12 +3480,23 @@ impl UpdateGeofence {
     pub async fn send(
         self,
     ) -> Result<crate::models::Geofence, crate::Error<crate::errors::UpdateGeofence>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`PUT /v1/accounts/{accountId}/geofences/{geofenceId}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Geofence>,
+        crate::Error<crate::errors::UpdateGeofence>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Geofence>,
         crate::Error<crate::errors::UpdateGeofence>,
@@ -3178,7 +3513,11 @@ impl UpdateGeofence {
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -3265,12 +3604,23 @@ pub struct DeleteGeofence {
 impl DeleteGeofence {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`.
     pub async fn send(self) -> Result<(), crate::Error<crate::errors::DeleteGeofence>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<()>,
+        crate::Error<crate::errors::DeleteGeofence>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<()>,
         crate::Error<crate::errors::DeleteGeofence>,
@@ -3286,7 +3636,11 @@ impl DeleteGeofence {
             );
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         match status.as_u16() {
             204 => crate::codec::empty(response).await,
             400 => {
@@ -3370,12 +3724,26 @@ impl GetIngestionToken {
         crate::models::IngestionToken,
         crate::Error<crate::errors::GetIngestionToken>,
     > {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/ingestionToken`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<
+            crate::models::IngestionToken,
+            crate::headers::GetIngestionToken,
+        >,
+        crate::Error<crate::errors::GetIngestionToken>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<
             crate::models::IngestionToken,
@@ -3393,7 +3761,11 @@ impl GetIngestionToken {
             );
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let documented = crate::headers::GetIngestionToken {
             cache_control: crate::codec::header(&response, "cache-control"),
         };
@@ -3486,12 +3858,23 @@ impl ListIngestionTokens {
         Vec<crate::models::IngestionTokenInfo>,
         crate::Error<crate::errors::ListIngestionTokens>,
     > {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/ingestionTokens`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<Vec<crate::models::IngestionTokenInfo>>,
+        crate::Error<crate::errors::ListIngestionTokens>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<Vec<crate::models::IngestionTokenInfo>>,
         crate::Error<crate::errors::ListIngestionTokens>,
@@ -3506,7 +3889,11 @@ impl ListIngestionTokens {
             );
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -3586,12 +3973,23 @@ impl RevokeIngestionToken {
     pub async fn send(
         self,
     ) -> Result<(), crate::Error<crate::errors::RevokeIngestionToken>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<()>,
+        crate::Error<crate::errors::RevokeIngestionToken>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<()>,
         crate::Error<crate::errors::RevokeIngestionToken>,
@@ -3607,7 +4005,11 @@ impl RevokeIngestionToken {
             );
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         match status.as_u16() {
             204 => crate::codec::empty(response).await,
             400 => {
@@ -3682,12 +4084,26 @@ impl GetPortalLink {
     pub async fn send(
         self,
     ) -> Result<crate::models::PortalLink, crate::Error<crate::errors::GetPortalLink>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/portalLink`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<
+            crate::models::PortalLink,
+            crate::headers::GetPortalLink,
+        >,
+        crate::Error<crate::errors::GetPortalLink>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<
             crate::models::PortalLink,
@@ -3705,7 +4121,11 @@ impl GetPortalLink {
             );
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let documented = crate::headers::GetPortalLink {
             cache_control: crate::codec::header(&response, "cache-control"),
         };
@@ -3789,12 +4209,23 @@ impl IngestTelemetry {
         crate::models::TelemetryBatchResult,
         crate::Error<crate::errors::IngestTelemetry>,
     > {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`POST /v1/telemetry`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::TelemetryBatchResult>,
+        crate::Error<crate::errors::IngestTelemetry>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::TelemetryBatchResult>,
         crate::Error<crate::errors::IngestTelemetry>,
@@ -3806,7 +4237,11 @@ impl IngestTelemetry {
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, true, false).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             202 => crate::codec::json(response).await,
             400 => {
@@ -3877,12 +4312,23 @@ impl GetAssetState {
     pub async fn send(
         self,
     ) -> Result<crate::models::AssetState, crate::Error<crate::errors::GetAssetState>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}/state`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::AssetState>,
+        crate::Error<crate::errors::GetAssetState>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::AssetState>,
         crate::Error<crate::errors::GetAssetState>,
@@ -3898,7 +4344,11 @@ impl GetAssetState {
             );
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -4023,12 +4473,23 @@ impl ListEvents {
     pub async fn send(
         self,
     ) -> Result<Vec<crate::models::Event>, crate::Error<crate::errors::ListEvents>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/events`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<Vec<crate::models::Event>>,
+        crate::Error<crate::errors::ListEvents>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<Vec<crate::models::Event>>,
         crate::Error<crate::errors::ListEvents>,
@@ -4073,7 +4534,11 @@ impl ListEvents {
             );
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -4194,12 +4659,23 @@ impl GetEvent {
     pub async fn send(
         self,
     ) -> Result<crate::models::Event, crate::Error<crate::errors::GetEvent>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/events/{eventId}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Event>,
+        crate::Error<crate::errors::GetEvent>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Event>,
         crate::Error<crate::errors::GetEvent>,
@@ -4215,7 +4691,11 @@ impl GetEvent {
             );
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -4286,12 +4766,23 @@ impl AcknowledgeEvent {
     pub async fn send(
         self,
     ) -> Result<crate::models::Event, crate::Error<crate::errors::AcknowledgeEvent>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Event>,
+        crate::Error<crate::errors::AcknowledgeEvent>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Event>,
         crate::Error<crate::errors::AcknowledgeEvent>,
@@ -4307,7 +4798,11 @@ impl AcknowledgeEvent {
             );
         let response = self.client.inner.send(request, true, false).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -4391,12 +4886,23 @@ impl ListEventNotifications {
         Vec<crate::models::Notification>,
         crate::Error<crate::errors::ListEventNotifications>,
     > {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/events/{eventId}/notifications`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<Vec<crate::models::Notification>>,
+        crate::Error<crate::errors::ListEventNotifications>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<Vec<crate::models::Notification>>,
         crate::Error<crate::errors::ListEventNotifications>,
@@ -4412,7 +4918,11 @@ impl ListEventNotifications {
             );
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -4493,12 +5003,26 @@ impl GetWebhookSecret {
         crate::models::WebhookSecret,
         crate::Error<crate::errors::GetWebhookSecret>,
     > {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/webhookSecret`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<
+            crate::models::WebhookSecret,
+            crate::headers::GetWebhookSecret,
+        >,
+        crate::Error<crate::errors::GetWebhookSecret>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<
             crate::models::WebhookSecret,
@@ -4516,7 +5040,11 @@ impl GetWebhookSecret {
             );
         let response = self.client.inner.send(request, true, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let documented = crate::headers::GetWebhookSecret {
             cache_control: crate::codec::header(&response, "cache-control"),
         };

@@ -13,7 +13,16 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 /// Builder methods a setter may not replace.
-const RESERVED_SETTERS: &[&str] = &["send", "into_stream", "into_future", "clone", "fmt", "body"];
+const RESERVED_SETTERS: &[&str] = &[
+    "send",
+    "send_full",
+    "exchange",
+    "into_stream",
+    "into_future",
+    "clone",
+    "fmt",
+    "body",
+];
 
 pub struct RequestEmitter<'a> {
     api: &'a Api,
@@ -663,16 +672,28 @@ impl<'a> RequestEmitter<'a> {
         quote! {
             #[doc = #doc]
             pub async fn send(self) -> Result<#ok_ty, crate::Error<#err_ty>> {
-                self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+                self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
             }
 
             #[doc = #full_doc]
             pub async fn send_full(
                 self,
             ) -> Result<crate::codec::ResponseValue<#ok_ty #headers_ty>, crate::Error<#err_ty>> {
+                self.exchange(true).await
+            }
+
+            /// Sends the request; the answer's headers are copied only for `send_full`.
+            async fn exchange(
+                self,
+                keep_headers: bool,
+            ) -> Result<crate::codec::ResponseValue<#ok_ty #headers_ty>, crate::Error<#err_ty>> {
                 #(#steps)*
                 let status = response.status();
-                let headers = response.headers().clone();
+                let headers = if keep_headers {
+                    response.headers().clone()
+                } else {
+                    ::reqwest::header::HeaderMap::new()
+                };
                 #documented_let
                 #body_let
                 Ok(crate::codec::ResponseValue { status, headers, #documented_value, #body_value })

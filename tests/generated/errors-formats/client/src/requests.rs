@@ -96,7 +96,7 @@ impl CreateDocument {
     pub async fn send(
         self,
     ) -> Result<crate::models::Document, crate::Error<crate::errors::CreateDocument>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`POST /documents`) and answers the body with the status and headers.
@@ -106,11 +106,26 @@ impl CreateDocument {
         crate::codec::ResponseValue<crate::models::Document>,
         crate::Error<crate::errors::CreateDocument>,
     > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Document>,
+        crate::Error<crate::errors::CreateDocument>,
+    > {
         let request = self.client.inner.request(::reqwest::Method::POST, "/documents");
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, false, false).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             201 => crate::codec::json(response).await,
             403 => {
@@ -208,12 +223,23 @@ impl GetContent {
 
     /// Sends the request: `GET /documents/{name}/content`.
     pub async fn send(self) -> Result<Vec<u8>, crate::Error<crate::errors::GetContent>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /documents/{name}/content`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<Vec<u8>>,
+        crate::Error<crate::errors::GetContent>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<Vec<u8>>,
         crate::Error<crate::errors::GetContent>,
@@ -232,7 +258,11 @@ impl GetContent {
             );
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::bytes(response).await,
             404 => {
@@ -287,12 +317,23 @@ pub struct PutContent {
 impl PutContent {
     /// Sends the request: `PUT /documents/{name}/content`.
     pub async fn send(self) -> Result<(), crate::Error<crate::errors::PutContent>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`PUT /documents/{name}/content`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<()>,
+        crate::Error<crate::errors::PutContent>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<()>,
         crate::Error<crate::errors::PutContent>,
@@ -307,7 +348,11 @@ impl PutContent {
             .body(self.body);
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         match status.as_u16() {
             204 => crate::codec::empty(response).await,
             404 => {
@@ -354,12 +399,23 @@ impl GetPreview {
     pub async fn send(
         self,
     ) -> Result<crate::codec::Binary, crate::Error<crate::errors::GetPreview>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /documents/{name}/preview`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::codec::Binary>,
+        crate::Error<crate::errors::GetPreview>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::codec::Binary>,
         crate::Error<crate::errors::GetPreview>,
@@ -371,7 +427,11 @@ impl GetPreview {
             .request(::reqwest::Method::GET, &format!("/documents/{name}/preview"));
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::binary(response).await,
             404 => {
@@ -420,12 +480,20 @@ pub struct PutPreview {
 impl PutPreview {
     /// Sends the request: `PUT /documents/{name}/preview`.
     pub async fn send(self) -> Result<(), crate::Error<()>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`PUT /documents/{name}/preview`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<crate::codec::ResponseValue<()>, crate::Error<()>> {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<crate::codec::ResponseValue<()>, crate::Error<()>> {
         let name = crate::codec::path_segment(&self.name);
         let request = self
@@ -435,7 +503,11 @@ impl PutPreview {
         let request = crate::codec::binary_body(request, self.body, "image/*");
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         match status.as_u16() {
             204 => crate::codec::empty(response).await,
             _ => Err(crate::codec::unexpected(response).await),

@@ -139,12 +139,20 @@ pub struct GetAccountJson {
 impl GetAccountJson {
     /// Sends the request: `GET /accounts/{sid}.json`.
     pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /accounts/{sid}.json`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
         let sid = crate::codec::path_segment(&self.sid);
         let request = self
@@ -153,7 +161,11 @@ impl GetAccountJson {
             .request(::reqwest::Method::GET, &format!("/accounts/{sid}.json"));
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             _ => Err(crate::codec::unexpected(response).await),
@@ -189,12 +201,20 @@ pub struct GetAccountXml {
 impl GetAccountXml {
     /// Sends the request: `GET /accounts/{sid}.xml`.
     pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /accounts/{sid}.xml`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
         let sid = crate::codec::path_segment(&self.sid);
         let request = self
@@ -203,7 +223,11 @@ impl GetAccountXml {
             .request(::reqwest::Method::GET, &format!("/accounts/{sid}.xml"));
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             _ => Err(crate::codec::unexpected(response).await),
@@ -239,12 +263,20 @@ pub struct GetAccount {
 impl GetAccount {
     /// Sends the request: `GET /accounts/{sid}`.
     pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /accounts/{sid}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
         let sid = crate::codec::path_segment(&self.sid);
         let request = self
@@ -253,7 +285,11 @@ impl GetAccount {
             .request(::reqwest::Method::GET, &format!("/accounts/{sid}"));
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             _ => Err(crate::codec::unexpected(response).await),
@@ -289,12 +325,20 @@ pub struct ListCalls {
 impl ListCalls {
     /// Sends the request: `GET /accounts/{sid}/calls.json`.
     pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /accounts/{sid}/calls.json`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
         let sid = crate::codec::path_segment(&self.sid);
         let request = self
@@ -303,7 +347,11 @@ impl ListCalls {
             .request(::reqwest::Method::GET, &format!("/accounts/{sid}/calls.json"));
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             _ => Err(crate::codec::unexpected(response).await),
@@ -340,12 +388,20 @@ pub struct GetCall {
 impl GetCall {
     /// Sends the request: `GET /accounts/{sid}/calls/{callSid}.json`.
     pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /accounts/{sid}/calls/{callSid}.json`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
         let sid = crate::codec::path_segment(&self.sid);
         let call_sid = crate::codec::path_segment(&self.call_sid);
@@ -358,7 +414,11 @@ impl GetCall {
             );
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             _ => Err(crate::codec::unexpected(response).await),
@@ -396,12 +456,23 @@ impl CancelJob {
     pub async fn send(
         self,
     ) -> Result<crate::models::Echo, crate::Error<crate::errors::CancelJob>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`POST /jobs/{id}:cancel`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Echo>,
+        crate::Error<crate::errors::CancelJob>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Echo>,
         crate::Error<crate::errors::CancelJob>,
@@ -413,7 +484,11 @@ impl CancelJob {
             .request(::reqwest::Method::POST, &format!("/jobs/{id}:cancel"));
         let response = self.client.inner.send(request, false, false).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400..=499 => {
@@ -458,12 +533,20 @@ pub struct GetJob {
 impl GetJob {
     /// Sends the request: `GET /jobs/{id}`.
     pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /jobs/{id}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
         let id = crate::codec::path_segment(&self.id);
         let request = self
@@ -472,7 +555,11 @@ impl GetJob {
             .request(::reqwest::Method::GET, &format!("/jobs/{id}"));
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             _ => Err(crate::codec::unexpected(response).await),
@@ -515,12 +602,20 @@ impl GetJobFull {
 
     /// Sends the request: `GET /jobs/{id}?view=full`.
     pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /jobs/{id}?view=full`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
         let id = crate::codec::path_segment(&self.id);
         let mut query = String::new();
@@ -536,7 +631,11 @@ impl GetJobFull {
             );
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             _ => Err(crate::codec::unexpected(response).await),
@@ -573,12 +672,20 @@ pub struct GetFile {
 impl GetFile {
     /// Sends the request: `GET /files/{name}.{ext}`.
     pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /files/{name}.{ext}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
         let name = crate::codec::path_segment_escaping(&self.name, ".");
         let ext = crate::codec::path_segment(&self.ext);
@@ -588,7 +695,11 @@ impl GetFile {
             .request(::reqwest::Method::GET, &format!("/files/{name}.{ext}"));
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             _ => Err(crate::codec::unexpected(response).await),
@@ -624,12 +735,20 @@ pub struct GetPageLines {
 impl GetPageLines {
     /// Sends the request: `GET /pages/v{number}/lines`.
     pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /pages/v{number}/lines`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
         let number = &self.number;
         let request = self
@@ -638,7 +757,11 @@ impl GetPageLines {
             .request(::reqwest::Method::GET, &format!("/pages/v{number}/lines"));
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             _ => Err(crate::codec::unexpected(response).await),

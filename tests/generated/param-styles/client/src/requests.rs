@@ -388,12 +388,23 @@ impl PathSimpleFlat {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::PathSimpleFlat>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /path/simple/flat/{prim}/{list}/{obj}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::PathSimpleFlat>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Received>,
         crate::Error<crate::errors::PathSimpleFlat>,
@@ -420,7 +431,11 @@ impl PathSimpleFlat {
             );
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -478,12 +493,23 @@ impl PathSimpleExplode {
         crate::models::Received,
         crate::Error<crate::errors::PathSimpleExplode>,
     > {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /path/simple/explode/{prim}/{list}/{obj}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::PathSimpleExplode>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Received>,
         crate::Error<crate::errors::PathSimpleExplode>,
@@ -510,7 +536,11 @@ impl PathSimpleExplode {
             );
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -565,12 +595,23 @@ impl PathLabelFlat {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::PathLabelFlat>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /path/label/flat/{prim}/{list}/{obj}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::PathLabelFlat>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Received>,
         crate::Error<crate::errors::PathLabelFlat>,
@@ -602,7 +643,11 @@ impl PathLabelFlat {
             );
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -657,12 +702,23 @@ impl PathLabelExplode {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::PathLabelExplode>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /path/label/explode/{prim}/{list}/{obj}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::PathLabelExplode>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Received>,
         crate::Error<crate::errors::PathLabelExplode>,
@@ -694,7 +750,11 @@ impl PathLabelExplode {
             );
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -749,12 +809,23 @@ impl PathMatrixFlat {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::PathMatrixFlat>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /path/matrix/flat/{prim}/{list}/{obj}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::PathMatrixFlat>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Received>,
         crate::Error<crate::errors::PathMatrixFlat>,
@@ -786,7 +857,11 @@ impl PathMatrixFlat {
             );
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -844,12 +919,23 @@ impl PathMatrixExplode {
         crate::models::Received,
         crate::Error<crate::errors::PathMatrixExplode>,
     > {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /path/matrix/explode/{prim}/{list}/{obj}`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::PathMatrixExplode>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Received>,
         crate::Error<crate::errors::PathMatrixExplode>,
@@ -881,7 +967,11 @@ impl PathMatrixExplode {
             );
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -954,12 +1044,23 @@ impl QueryFormFlat {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::QueryFormFlat>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /query/form/flat`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::QueryFormFlat>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Received>,
         crate::Error<crate::errors::QueryFormFlat>,
@@ -997,7 +1098,11 @@ impl QueryFormFlat {
             );
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -1070,12 +1175,23 @@ impl QueryFormExplode {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::QueryFormExplode>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /query/form/explode`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::QueryFormExplode>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Received>,
         crate::Error<crate::errors::QueryFormExplode>,
@@ -1113,7 +1229,11 @@ impl QueryFormExplode {
             );
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -1184,12 +1304,23 @@ impl QuerySpaceDelimitedFlat {
         crate::models::Received,
         crate::Error<crate::errors::QuerySpaceDelimitedFlat>,
     > {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /query/spaceDelimited/flat`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::QuerySpaceDelimitedFlat>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Received>,
         crate::Error<crate::errors::QuerySpaceDelimitedFlat>,
@@ -1224,7 +1355,11 @@ impl QuerySpaceDelimitedFlat {
             );
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -1295,12 +1430,23 @@ impl QueryPipeDelimitedFlat {
         crate::models::Received,
         crate::Error<crate::errors::QueryPipeDelimitedFlat>,
     > {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /query/pipeDelimited/flat`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::QueryPipeDelimitedFlat>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Received>,
         crate::Error<crate::errors::QueryPipeDelimitedFlat>,
@@ -1335,7 +1481,11 @@ impl QueryPipeDelimitedFlat {
             );
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -1392,12 +1542,23 @@ impl QueryDeepObjectExplode {
         crate::models::Received,
         crate::Error<crate::errors::QueryDeepObjectExplode>,
     > {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /query/deepObject/explode`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::QueryDeepObjectExplode>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Received>,
         crate::Error<crate::errors::QueryDeepObjectExplode>,
@@ -1420,7 +1581,11 @@ impl QueryDeepObjectExplode {
             );
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -1493,12 +1658,23 @@ impl HeaderFlat {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::HeaderFlat>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /header/flat`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::HeaderFlat>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Received>,
         crate::Error<crate::errors::HeaderFlat>,
@@ -1527,7 +1703,11 @@ impl HeaderFlat {
         };
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -1600,12 +1780,23 @@ impl CookieFlat {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::CookieFlat>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /cookie/flat`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::CookieFlat>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Received>,
         crate::Error<crate::errors::CookieFlat>,
@@ -1649,7 +1840,11 @@ impl CookieFlat {
         };
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -1722,12 +1917,23 @@ impl HeaderExplode {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::HeaderExplode>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /header/explode`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::HeaderExplode>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Received>,
         crate::Error<crate::errors::HeaderExplode>,
@@ -1759,7 +1965,11 @@ impl HeaderExplode {
         };
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -1832,12 +2042,23 @@ impl CookieExplode {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::CookieExplode>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /cookie/explode`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::CookieExplode>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Received>,
         crate::Error<crate::errors::CookieExplode>,
@@ -1884,7 +2105,11 @@ impl CookieExplode {
         };
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -1944,12 +2169,23 @@ impl QueryReserved {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::QueryReserved>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /query/reserved`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::QueryReserved>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Received>,
         crate::Error<crate::errors::QueryReserved>,
@@ -1982,7 +2218,11 @@ impl QueryReserved {
             );
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -2035,12 +2275,23 @@ impl QueryJson {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::QueryJson>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /query/json`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::QueryJson>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Received>,
         crate::Error<crate::errors::QueryJson>,
@@ -2065,7 +2316,11 @@ impl QueryJson {
             );
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -2134,12 +2389,23 @@ impl QueryMap {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::QueryMap>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /query/map`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::QueryMap>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Received>,
         crate::Error<crate::errors::QueryMap>,
@@ -2167,7 +2433,11 @@ impl QueryMap {
             );
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -2214,7 +2484,7 @@ impl PostForm {
     pub async fn send(
         self,
     ) -> Result<crate::models::FormInput, crate::Error<crate::errors::PostForm>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`POST /form`) and answers the body with the status and headers.
@@ -2224,11 +2494,26 @@ impl PostForm {
         crate::codec::ResponseValue<crate::models::FormInput>,
         crate::Error<crate::errors::PostForm>,
     > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::FormInput>,
+        crate::Error<crate::errors::PostForm>,
+    > {
         let request = self.client.inner.request(::reqwest::Method::POST, "/form");
         let request = crate::codec::form_body(request, &self.body, &[]);
         let response = self.client.inner.send(request, false, false).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -2275,7 +2560,7 @@ pub struct Create {
 impl Create {
     /// Sends the request: `POST /created`.
     pub async fn send(self) -> Result<crate::models::Received, crate::Error<()>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`POST /created`) and answers the body with the status and headers.
@@ -2285,10 +2570,25 @@ impl Create {
         crate::codec::ResponseValue<crate::models::Received, crate::headers::Create>,
         crate::Error<()>,
     > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received, crate::headers::Create>,
+        crate::Error<()>,
+    > {
         let request = self.client.inner.request(::reqwest::Method::POST, "/created");
         let response = self.client.inner.send(request, false, false).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let documented = crate::headers::Create {
             location: crate::codec::header(&response, "location"),
             e_tag: crate::codec::header(&response, "etag"),
@@ -2333,7 +2633,7 @@ impl DefaultOnly {
     pub async fn send(
         self,
     ) -> Result<crate::models::Received, crate::Error<crate::errors::DefaultOnly>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /default-only`) and answers the body with the status and headers.
@@ -2343,10 +2643,25 @@ impl DefaultOnly {
         crate::codec::ResponseValue<crate::models::Received>,
         crate::Error<crate::errors::DefaultOnly>,
     > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Received>,
+        crate::Error<crate::errors::DefaultOnly>,
+    > {
         let request = self.client.inner.request(::reqwest::Method::GET, "/default-only");
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200..=299 => crate::codec::json(response).await,
             _ => {
@@ -2395,17 +2710,29 @@ pub struct Page {
 impl Page {
     /// Sends the request: `GET /page`.
     pub async fn send(self) -> Result<String, crate::Error<crate::errors::Page>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /page`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
     ) -> Result<crate::codec::ResponseValue<String>, crate::Error<crate::errors::Page>> {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> Result<crate::codec::ResponseValue<String>, crate::Error<crate::errors::Page>> {
         let request = self.client.inner.request(::reqwest::Method::GET, "/page");
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::text(response).await,
             404 => {
@@ -2448,12 +2775,23 @@ impl Upload {
     pub async fn send(
         self,
     ) -> Result<crate::models::UploadSummary, crate::Error<crate::errors::Upload>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`POST /upload`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::UploadSummary>,
+        crate::Error<crate::errors::Upload>,
+    > {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::UploadSummary>,
         crate::Error<crate::errors::Upload>,
@@ -2490,7 +2828,11 @@ impl Upload {
             });
         let response = self.client.inner.send(request, false, false).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             400 => {
@@ -2538,12 +2880,20 @@ pub struct CreateCharge {
 impl CreateCharge {
     /// Sends the request: `POST /charges`.
     pub async fn send(self) -> Result<(), crate::Error<()>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`POST /charges`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<crate::codec::ResponseValue<()>, crate::Error<()>> {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<crate::codec::ResponseValue<()>, crate::Error<()>> {
         let request = self.client.inner.request(::reqwest::Method::POST, "/charges");
         let request = crate::codec::form_body(
@@ -2557,7 +2907,11 @@ impl CreateCharge {
         );
         let response = self.client.inner.send(request, false, false).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         match status.as_u16() {
             204 => crate::codec::empty(response).await,
             _ => Err(crate::codec::unexpected(response).await),
@@ -2599,12 +2953,20 @@ impl QueryDeepArray {
 
     /// Sends the request: `GET /query/deepArray`.
     pub async fn send(self) -> Result<crate::models::Received, crate::Error<()>> {
-        self.send_full().await.map(crate::codec::ResponseValue::into_inner)
+        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
     }
 
     /// Sends the request (`GET /query/deepArray`) and answers the body with the status and headers.
     pub async fn send_full(
         self,
+    ) -> Result<crate::codec::ResponseValue<crate::models::Received>, crate::Error<()>> {
+        self.exchange(true).await
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
     ) -> Result<crate::codec::ResponseValue<crate::models::Received>, crate::Error<()>> {
         let mut query = String::new();
         if let Some(value) = &self.list {
@@ -2626,7 +2988,11 @@ impl QueryDeepArray {
             );
         let response = self.client.inner.send(request, false, true).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
             _ => Err(crate::codec::unexpected(response).await),
