@@ -2,14 +2,19 @@
 //! recipient's rate limit, renders and sends each through its channel, and records the attempt.
 //! A crash between send and record leaves the lease to expire, so the notification is sent again
 //! with the same idempotency key (at least once; providers that take the key dedupe it).
+//!
+//! A dispatcher that merely stalls past its lease (a slow group, a pause) must not send what
+//! another has taken over: right before each send it confirms its claim in the store, which
+//! extends the lease and counts the send for the recipient's rate limit across all instances.
+//! Each send is bounded by half the lease, so the lease outlives the send and its record.
 
 use crate::api::Service;
-use crate::store::alerts::{AlertStore, AttemptResult, ChannelKind, Claimed, Outcome};
-use crate::store::{Store, StoreResult, micros};
+use crate::store::alerts::{AlertStore, AttemptResult, ChannelKind, Claimed, Outcome, SendStart};
+use crate::store::{Store, micros};
 use asset_alerting_channels::{
     Address, Channels, DeliveryError, OutgoingMessage, SendError, WebhookDelivery, WebhookSender,
 };
-use asset_alerting_matching::limits::{Decision, RateLimit, decide};
+use asset_alerting_matching::limits::RateLimit;
 use asset_alerting_matching::messages::{
     Message, MessageFacts, render, render_digest, render_digest_spoken, render_spoken,
 };
@@ -51,15 +56,16 @@ impl Default for DispatchConfig {
 
 /// A recipient of rate-limited messages: the channel and the address.
 type Recipient = (ChannelKind, String);
-type RecentSends = Arc<tokio::sync::Mutex<Vec<DateTime<Utc>>>>;
+/// Held while one group of a recipient is delivered, so its messages go out in order.
+type RecipientTurn = Arc<tokio::sync::Mutex<()>>;
 
 pub struct Dispatcher<S> {
     pub service: Arc<Service<S>>,
     pub channels: Arc<Channels>,
     pub webhooks: Arc<WebhookSender>,
     pub config: DispatchConfig,
-    /// Per recipient: its recent sends by this dispatcher, locked while it is being served.
-    recipients: std::sync::Mutex<HashMap<Recipient, RecentSends>>,
+    /// Per recipient: locked while it is being served by this dispatcher.
+    recipients: std::sync::Mutex<HashMap<Recipient, RecipientTurn>>,
 }
 
 impl<S> Dispatcher<S> {
@@ -144,10 +150,8 @@ impl<S: Store + AlertStore> Dispatcher<S> {
                 };
                 let (dispatcher, outcomes) = (self.clone(), outcomes.clone());
                 deliveries.spawn(async move {
-                    match dispatcher.deliver_group(group).await {
-                        Ok(done) => done.into_iter().for_each(|o| drop(outcomes.send(o))),
-                        // Unrecorded: the leases lapse and the notifications are tried again.
-                        Err(e) => tracing::error!(error = %e, "delivery failed before sending"),
+                    for outcome in dispatcher.deliver_group(group).await {
+                        drop(outcomes.send(outcome));
                     }
                     drop(slot);
                 });
@@ -193,75 +197,69 @@ impl<S: Store + AlertStore> Dispatcher<S> {
         }
     }
 
-    /// The sends of one recipient this dispatcher made lately, locked while a delivery to the
-    /// recipient runs: two groups of one recipient never run at once, and the second sees the
-    /// first's sends before the recorder has written them.
-    fn recipient_log(&self, key: &Recipient) -> RecentSends {
-        let mut logs = self
+    /// The recipient's turn: two groups of one recipient never run at once in this dispatcher.
+    fn recipient_turn(&self, key: &Recipient) -> RecipientTurn {
+        let mut turns = self
             .recipients
             .lock()
             .expect("the recipient map is never poisoned");
         // Forget recipients nobody is sending to (the map would grow with every recipient).
-        if logs.len() > 4096 {
-            logs.retain(|_, log| Arc::strong_count(log) > 1);
+        if turns.len() > 4096 {
+            turns.retain(|_, turn| Arc::strong_count(turn) > 1);
         }
-        logs.entry(key.clone()).or_default().clone()
+        turns.entry(key.clone()).or_default().clone()
     }
 
-    /// One recipient's claimed notifications, in order.
-    async fn deliver_group(&self, group: Vec<Claimed>) -> StoreResult<Vec<Outcome>> {
+    /// One recipient's claimed notifications, in order. Returns what became of each one it
+    /// started; the rest (lease lost, or the store failing) are left to their leases.
+    async fn deliver_group(&self, group: Vec<Claimed>) -> Vec<Outcome> {
         let Some(first) = group.first() else {
-            return Ok(Vec::new());
+            return Vec::new();
         };
-        let now = Utc::now();
         let limited = first.target.channel != ChannelKind::Webhook;
-        let key = (first.target.channel, first.target.address.clone());
-        let log = self.recipient_log(&key);
-        let mut log = log.lock().await;
-        let window = self.config.rate_limit.window;
-        let mut sent = if limited {
-            self.service
-                .store()
-                .recent_sends(key.0, &key.1, now - window)
-                .await?
-        } else {
-            Vec::new()
-        };
-        // The store has what is recorded; the log adds what is sent but not yet recorded (the
-        // same instant in both counts once).
-        log.retain(|t| *t > now - window);
-        for t in log.iter() {
-            if !sent.contains(t) {
-                sent.push(*t);
-            }
-        }
+        let turn = self.recipient_turn(&(first.target.channel, first.target.address.clone()));
+        let _turn = turn.lock().await;
         let mut outcomes = Vec::with_capacity(group.len());
         for c in group {
             let now = micros(Utc::now());
-            if limited
-                && !c.is_digest
-                && let Decision::Coalesce { send_at } = decide(&self.config.rate_limit, &sent, now)
+            // A digest is the overflow itself: it goes when due, and counts as one send.
+            let limit = (limited && !c.is_digest).then_some(self.config.rate_limit);
+            let lease_until = now + self.config.lease;
+            match self
+                .service
+                .store()
+                .start_send(&c, now, lease_until, limit)
+                .await
             {
-                crate::monitoring::notification(c.target.channel.as_str(), None);
-                outcomes.push(Outcome::Coalesced {
-                    claimed: Box::new(c),
-                    digest_due: send_at,
-                });
-                continue;
+                Ok(SendStart::Send) => {}
+                Ok(SendStart::Coalesce { send_at }) => {
+                    crate::monitoring::notification(c.target.channel.as_str(), None);
+                    outcomes.push(Outcome::Coalesced {
+                        claimed: Box::new(c),
+                        digest_due: send_at,
+                    });
+                    continue;
+                }
+                Ok(SendStart::LeaseLost) => {
+                    tracing::info!(notification = %c.id, "lease lost before sending; left to its holder");
+                    continue;
+                }
+                Err(e) => {
+                    // Unstarted: the leases lapse and the notifications are tried again.
+                    tracing::error!(error = %e, "confirming a claim failed; the rest of the group waits for its lease");
+                    break;
+                }
             }
             let result = self.deliver(&c, now).await;
             crate::monitoring::notification(c.target.channel.as_str(), Some(&result));
-            if limited && matches!(result, AttemptResult::Delivered { .. }) {
-                sent.push(now);
-                log.push(now);
-            }
             outcomes.push(Outcome::Attempt {
                 id: c.id,
+                lease: c.lease,
                 at: now,
                 result,
             });
         }
-        Ok(outcomes)
+        outcomes
     }
 
     async fn deliver(&self, c: &Claimed, now: DateTime<Utc>) -> AttemptResult {
@@ -271,10 +269,21 @@ impl<S: Store + AlertStore> Dispatcher<S> {
                 message: "not delivered within 24 hours".to_owned(),
             };
         }
-        let outcome = if c.target.channel == ChannelKind::Webhook {
-            self.send_webhook(c).await
-        } else {
-            self.send_message(c, now).await
+        let send = async {
+            if c.target.channel == ChannelKind::Webhook {
+                self.send_webhook(c).await
+            } else {
+                self.send_message(c, now).await
+            }
+        };
+        // Within half the lease: the claim still holds when the outcome is recorded.
+        let bound = (self.config.lease / 2).to_std().unwrap_or_default();
+        let outcome = match tokio::time::timeout(bound, send).await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(SendError::Failed(DeliveryError::retryable(format!(
+                "no answer within {} s",
+                bound.as_secs()
+            )))),
         };
         match outcome {
             Ok(delivered) => AttemptResult::Delivered {

@@ -200,9 +200,12 @@
 //!   hours after creation is `failed`. Delivery is at least once; the notification id is
 //!   the idempotency key (Twilio `I-Twilio-Idempotency-Token`, the e-mail Message-ID, the
 //!   webhook id), so a retry after a crash is recognisable; the Telegram Bot API takes no such
-//!   key, so a crash between sending and recording can repeat a Telegram message. Retried:
-//!   timeouts, connection failures, HTTP 408, 429 (honouring Retry-After) and 5xx, SMTP 4yz;
-//!   anything else fails at once.
+//!   key, so a crash between sending and recording can repeat a Telegram message. A
+//!   dispatcher leases the notifications it claims (60 s by default); right before each send
+//!   it confirms its lease, which extends it, and a send is bounded by half the lease, so a
+//!   dispatcher that stalled past its lease sends nothing another has taken over, and records
+//!   nothing over it. Retried: timeouts, connection failures, HTTP 408, 429 (honouring
+//!   Retry-After) and 5xx, SMTP 4yz; anything else fails at once.
 //! - **Escalation.** When a matched rule has an interactive channel, the rules after it are
 //!   escalation steps: each is due 5 minutes after the interactive step before it.
 //!   Acknowledging the event (the API, or the link in an interactive message) cancels every
@@ -214,7 +217,9 @@
 //! - **Rate limit.** A recipient (channel and address) gets at most 5 messages in any sliding
 //!   window of 60 seconds. A notification over the limit is `coalesced` into the recipient's
 //!   one pending digest, a single message listing the alerts it carries, sent when the window
-//!   has room again (the digest counts as a message). Webhooks are not rate limited.
+//!   has room again (the digest counts as a message). Webhooks are not rate limited. The
+//!   limit holds across service instances: a send counts from the moment it starts, before
+//!   its outcome is recorded.
 //! - **Channels.** Messages are rendered in the recipient's culture (English and German;
 //!   other languages fall back to English) and timeZone. email: SMTP; telegram: the Bot API
 //!   `sendMessage`; sms and call: a Twilio-compatible REST API (the call reads the message).

@@ -4,6 +4,7 @@
 
 use super::StoreResult;
 use asset_alerting_detect::{AssetState, Point};
+use asset_alerting_matching::limits::RateLimit;
 use asset_alerting_models::{AlertRule, Asset, Event, EventType, Notification};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -111,6 +112,8 @@ pub struct EventFilter {
 #[derive(Debug, Clone)]
 pub struct Claimed {
     pub id: Uuid,
+    /// The claim's token: sends and records of this claim are fenced by it.
+    pub lease: Uuid,
     pub account_id: Uuid,
     pub rule_id: Option<Uuid>,
     pub webhook_account_id: Option<Uuid>,
@@ -151,6 +154,8 @@ pub enum Outcome {
     /// An attempt (or a skip) and the notification's new status.
     Attempt {
         id: Uuid,
+        /// The claim it was made under; recorded only while that claim still holds the row.
+        lease: Uuid,
         at: DateTime<Utc>,
         result: AttemptResult,
     },
@@ -159,6 +164,18 @@ pub enum Outcome {
         claimed: Box<Claimed>,
         digest_due: DateTime<Utc>,
     },
+}
+
+/// What a dispatcher may do with a claimed notification right before sending it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SendStart {
+    /// The lease is confirmed and extended, and the send is counted for the recipient: send now.
+    Send,
+    /// The recipient's rate limit is reached: fold it into the digest due at `send_at`.
+    Coalesce { send_at: DateTime<Utc> },
+    /// Another dispatcher holds the notification now, or it is no longer pending
+    /// (acknowledged, deleted): leave it alone.
+    LeaseLost,
 }
 
 /// The newest state of an asset, as the state endpoint and the portal show it.
@@ -226,13 +243,16 @@ pub trait AlertStore: Sync + 'static {
         lease_until: DateTime<Utc>,
         limit: i64,
     ) -> StoreResult<Vec<Claimed>>;
-    /// When the recipient was last sent something since `since`.
-    async fn recent_sends(
+    /// Right before a send, atomically for all dispatchers: confirms that `claimed` is still
+    /// pending under its lease and extends the lease to `lease_until`; with a `limit`, decides
+    /// against the recipient's recorded and in-flight sends; and marks the send as in flight.
+    async fn start_send(
         &self,
-        channel: ChannelKind,
-        recipient: &str,
-        since: DateTime<Utc>,
-    ) -> StoreResult<Vec<DateTime<Utc>>>;
+        claimed: &Claimed,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: Option<RateLimit>,
+    ) -> StoreResult<SendStart>;
     /// Records what became of the notifications of one dispatch round, in one transaction, and
     /// releases their leases.
     async fn record_round(&self, outcomes: &[Outcome], now: DateTime<Utc>) -> StoreResult<()>;

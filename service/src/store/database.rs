@@ -2,12 +2,11 @@
 //! PostgreSQL (`postgres://...`, shared by several instances). Handlers see one type; each call
 //! goes to the backend in use.
 
-use super::alerts::{
-    AlertStore, ChannelKind, Claimed, EventFilter, IngestJob, Outcome, StoredState,
-};
+use super::alerts::{AlertStore, Claimed, EventFilter, IngestJob, Outcome, SendStart, StoredState};
 use super::postgres::{PgSettings, PgStore, StartupLock};
 use super::sqlite::SqliteStore;
 use super::{AccountRecord, GeofenceDeletion, IngestionTokenRecord, Page, Store, StoreResult};
+use asset_alerting_matching::limits::RateLimit;
 use asset_alerting_models::{AlertRule, Asset, Event, EventType, Geofence, Notification};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
@@ -337,13 +336,14 @@ impl AlertStore for Database {
         dispatch!(self, claim_due(now, lease_until, limit))
     }
 
-    async fn recent_sends(
+    async fn start_send(
         &self,
-        channel: ChannelKind,
-        recipient: &str,
-        since: DateTime<Utc>,
-    ) -> StoreResult<Vec<DateTime<Utc>>> {
-        dispatch!(self, recent_sends(channel, recipient, since))
+        claimed: &Claimed,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: Option<RateLimit>,
+    ) -> StoreResult<SendStart> {
+        dispatch!(self, start_send(claimed, now, lease_until, limit))
     }
 
     async fn record_round(&self, outcomes: &[Outcome], now: DateTime<Utc>) -> StoreResult<()> {

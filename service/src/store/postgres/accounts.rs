@@ -1,6 +1,6 @@
 //! [`Store`] over PostgreSQL: accounts, assets, geofences, alert rules, ingestion tokens, settings.
 
-use super::{PgStore, external_id_conflict, with_chain};
+use super::{ATTEMPTS, PgStore, external_id_conflict, retryable, with_chain};
 use crate::store::encoding::to_json;
 use crate::store::{
     AccountRecord, GeofenceDeletion, IngestionTokenRecord, Page, Store, StoreResult,
@@ -52,6 +52,36 @@ impl PgStore {
         .execute(&mut *tx)
         .await?;
         Ok(())
+    }
+
+    /// Deletes the account `id`, its subtree and all their data, inside the caller's transaction.
+    async fn delete_tree_in(tx: &mut PgConnection, id: Uuid) -> StoreResult<bool> {
+        // The subtree is locked in id order, as ingestion locks accounts: they wait, not deadlock.
+        let ids: Vec<Uuid> = sqlx::query_scalar(
+            "WITH RECURSIVE tree (id) AS ( \
+                 SELECT id FROM accounts WHERE id = $1 \
+                 UNION ALL SELECT a.id FROM accounts a JOIN tree t ON a.parent_id = t.id \
+             ) SELECT id FROM tree",
+        )
+        .bind(id)
+        .fetch_all(&mut *tx)
+        .await?;
+        if ids.is_empty() {
+            return Ok(false);
+        }
+        let locked: Vec<Uuid> =
+            sqlx::query_scalar("SELECT id FROM accounts WHERE id = ANY($1) ORDER BY id FOR UPDATE")
+                .bind(&ids)
+                .fetch_all(&mut *tx)
+                .await?;
+        // A deletion that ran meanwhile took the root.
+        if !locked.contains(&id) {
+            return Ok(false);
+        }
+        for statement in DELETE_TREE {
+            sqlx::query(*statement).bind(&ids).execute(&mut *tx).await?;
+        }
+        Ok(true)
     }
 }
 
@@ -156,30 +186,18 @@ impl Store for PgStore {
     }
 
     async fn delete_account_tree(&self, id: Uuid) -> StoreResult<bool> {
-        let mut tx = self.pool.begin().await?;
-        // The root of the subtree is locked first: a second deletion of it waits, then finds
-        // nothing.
-        let ids: Vec<Uuid> = sqlx::query_scalar(
-            "WITH RECURSIVE tree (id) AS ( \
-                 SELECT id FROM accounts WHERE id = $1 \
-                 UNION ALL SELECT a.id FROM accounts a JOIN tree t ON a.parent_id = t.id \
-             ) SELECT id FROM tree",
-        )
-        .bind(id)
-        .fetch_all(&mut *tx)
-        .await?;
-        if ids.is_empty() {
-            return Ok(false);
+        let mut attempt = 1;
+        loop {
+            let mut tx = self.pool.begin().await?;
+            let deleted = match Self::delete_tree_in(&mut tx, id).await {
+                Ok(deleted) => tx.commit().await.map(|()| deleted).map_err(Into::into),
+                Err(e) => Err(e),
+            };
+            match deleted {
+                Err(e) if attempt < ATTEMPTS && retryable(&e) => attempt += 1,
+                other => return other,
+            }
         }
-        sqlx::query("SELECT id FROM accounts WHERE id = ANY($1) ORDER BY id FOR UPDATE")
-            .bind(&ids)
-            .execute(&mut *tx)
-            .await?;
-        for statement in DELETE_TREE {
-            sqlx::query(*statement).bind(&ids).execute(&mut *tx).await?;
-        }
-        tx.commit().await?;
-        Ok(true)
     }
 
     async fn set_secret_hash(&self, id: Uuid, secret_hash: &str) -> StoreResult<bool> {

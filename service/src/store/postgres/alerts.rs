@@ -2,9 +2,12 @@
 //! `ingest.rs`, the outbox in `outbox.rs`.
 
 use super::PgStore;
-use crate::store::alerts::{AlertStore, Claimed, EventFilter, IngestJob, Outcome, StoredState};
+use crate::store::alerts::{
+    AlertStore, Claimed, EventFilter, IngestJob, Outcome, SendStart, StoredState,
+};
 use crate::store::encoding::{channel_model, json, parse_channel, parse_outcome, parse_status};
 use crate::store::{Page, StoreError, StoreResult};
+use asset_alerting_matching::limits::RateLimit;
 use asset_alerting_models::{
     Asset, DeliveryAttempt, Event, EventDetails, EventType, Notification, Position,
 };
@@ -270,20 +273,14 @@ impl AlertStore for PgStore {
         self.claim(now, lease_until, limit).await
     }
 
-    async fn recent_sends(
+    async fn start_send(
         &self,
-        channel: crate::store::alerts::ChannelKind,
-        recipient: &str,
-        since: DateTime<Utc>,
-    ) -> StoreResult<Vec<DateTime<Utc>>> {
-        Ok(sqlx::query_scalar(
-            "SELECT sent_at FROM notifications WHERE channel = $1 AND recipient = $2 AND sent_at >= $3",
-        )
-        .bind(channel.as_str())
-        .bind(recipient)
-        .bind(since)
-        .fetch_all(&self.pool)
-        .await?)
+        claimed: &Claimed,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: Option<RateLimit>,
+    ) -> StoreResult<SendStart> {
+        self.start(claimed, now, lease_until, limit).await
     }
 
     async fn record_round(&self, outcomes: &[Outcome], now: DateTime<Utc>) -> StoreResult<()> {

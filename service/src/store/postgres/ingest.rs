@@ -2,30 +2,23 @@
 //! locks its assets' rows (`FOR UPDATE`, in id order, so two jobs never wait on each other in a
 //! cycle) before it reads their state, so the jobs of one asset run one after the other and
 //! each sees the state the previous one left.
+//!
+//! Before the assets, a job takes `FOR KEY SHARE` on their accounts and the accounts' ancestors
+//! (whose webhooks its notifications name), in id order, as an account deletion locks its
+//! subtree in id order: the two wait for each other instead of deadlocking. A job that finds an
+//! asset gone (its account deleted meanwhile) stores nothing for it, as if it had run first
+//! and the deletion had removed its points.
 
-use super::PgStore;
+use super::{ATTEMPTS, PgStore, retryable};
 use crate::store::alerts::{IngestJob, NewEvent};
 use crate::store::encoding::{json, readings, to_json};
-use crate::store::{StoreError, StoreResult, micros};
+use crate::store::{StoreResult, micros};
 use asset_alerting_detect::AssetState;
 use asset_alerting_models::AlertRule;
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, Row};
 use std::collections::{HashMap, HashSet};
 use uuid::Uuid;
-
-/// Attempts of a job whose transaction the server aborted to break a deadlock or a
-/// serialization conflict (it can be run again as it is).
-const ATTEMPTS: usize = 3;
-
-fn retryable(e: &StoreError) -> bool {
-    match e {
-        StoreError::Database(sqlx::Error::Database(d)) => {
-            matches!(d.code().as_deref(), Some("40P01" | "40001"))
-        }
-        _ => false,
-    }
-}
 
 impl PgStore {
     pub(super) async fn ingest_job(&self, job: &IngestJob) -> StoreResult<Vec<Vec<bool>>> {
@@ -45,14 +38,29 @@ impl PgStore {
     }
 
     async fn ingest_in(tx: &mut PgConnection, job: &IngestJob) -> StoreResult<Vec<Vec<bool>>> {
+        let mut accounts: Vec<Uuid> = job.batches.iter().map(|b| b.asset.account_id).collect();
+        accounts.sort();
+        accounts.dedup();
+        sqlx::query(
+            "WITH RECURSIVE chain (id, parent_id) AS ( \
+                 SELECT id, parent_id FROM accounts WHERE id = ANY($1) \
+                 UNION SELECT a.id, a.parent_id FROM accounts a JOIN chain c ON a.id = c.parent_id \
+             ) SELECT id FROM accounts WHERE id IN (SELECT id FROM chain) ORDER BY id FOR KEY SHARE",
+        )
+        .bind(&accounts)
+        .execute(&mut *tx)
+        .await?;
         let mut ids: Vec<Uuid> = job.batches.iter().map(|b| b.asset.id).collect();
         ids.sort();
         ids.dedup();
-        sqlx::query("SELECT id FROM assets WHERE id = ANY($1) ORDER BY id FOR UPDATE")
-            .bind(&ids)
-            .execute(&mut *tx)
-            .await?;
-        let fresh = Self::insert_points(tx, job).await?;
+        let present: HashSet<Uuid> =
+            sqlx::query_scalar("SELECT id FROM assets WHERE id = ANY($1) ORDER BY id FOR UPDATE")
+                .bind(&ids)
+                .fetch_all(&mut *tx)
+                .await?
+                .into_iter()
+                .collect();
+        let fresh = Self::insert_points(tx, job, &present).await?;
         let with_fresh: Vec<_> = job
             .batches
             .iter()
@@ -90,9 +98,13 @@ impl PgStore {
     }
 
     /// Stores the points that are not stored yet; returns, per asset and point, whether it was new.
-    async fn insert_points(tx: &mut PgConnection, job: &IngestJob) -> StoreResult<Vec<Vec<bool>>> {
+    async fn insert_points(
+        tx: &mut PgConnection,
+        job: &IngestJob,
+        present: &HashSet<Uuid>,
+    ) -> StoreResult<Vec<Vec<bool>>> {
         let (mut assets, mut times, mut bodies) = (Vec::new(), Vec::new(), Vec::new());
-        for b in &job.batches {
+        for b in job.batches.iter().filter(|b| present.contains(&b.asset.id)) {
             for p in &b.points {
                 assets.push(b.asset.id);
                 times.push(micros(p.timestamp));

@@ -58,13 +58,40 @@ const STARTUP_LOCK_KEY: i64 = 0x6173_7365_7421;
 
 /// The migrations in migrations/postgres/, embedded in the binary (in version order).
 fn migrator() -> Migrator {
-    Migrator::with_migrations(vec![Migration::new(
-        1,
-        "init".into(),
-        MigrationType::Simple,
-        include_str!("../../../migrations/postgres/0001_init.sql").into_sql_str(),
-        false,
-    )])
+    let migration = |version, description: &'static str, sql: &'static str| {
+        Migration::new(
+            version,
+            description.into(),
+            MigrationType::Simple,
+            sql.into_sql_str(),
+            false,
+        )
+    };
+    Migrator::with_migrations(vec![
+        migration(
+            1,
+            "init",
+            include_str!("../../../migrations/postgres/0001_init.sql"),
+        ),
+        migration(
+            2,
+            "send fencing",
+            include_str!("../../../migrations/postgres/0002_send_fencing.sql"),
+        ),
+    ])
+}
+
+/// Attempts of a transaction the server aborted to break a deadlock or a serialization conflict
+/// (it can be run again as it is).
+const ATTEMPTS: usize = 3;
+
+fn retryable(e: &StoreError) -> bool {
+    match e {
+        StoreError::Database(sqlx::Error::Database(d)) => {
+            matches!(d.code().as_deref(), Some("40P01" | "40001"))
+        }
+        _ => false,
+    }
 }
 
 /// A write that breaks a uniqueness rule of externalIds is a conflict, not a database failure.

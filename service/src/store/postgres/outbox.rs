@@ -1,12 +1,17 @@
 //! The notification outbox over PostgreSQL, drained by every instance at once. A claim takes due
 //! rows with `FOR UPDATE SKIP LOCKED` (two instances never claim one row) and leases them until
 //! `lease_until`; a crashed instance's lease expires and another instance claims the row again.
+//! Each claim carries a token: the holder confirms it right before each send (and extends the
+//! lease then), and its outcome is recorded only while the token still holds the row, so an
+//! instance that lost its lease (a stall, a slow group) neither sends nor overwrites.
 
 use super::PgStore;
 use super::alerts::event_from;
+use super::{ATTEMPTS, retryable};
 use crate::store::StoreResult;
-use crate::store::alerts::{AttemptResult, Claimed, Outcome, Target};
+use crate::store::alerts::{AttemptResult, ChannelKind, Claimed, Outcome, SendStart, Target};
 use crate::store::encoding::{json, outcome_str, to_json};
+use asset_alerting_matching::limits::{Decision, RateLimit, decide};
 use asset_alerting_models::{DeliveryAttemptOutcome, Event};
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, Row};
@@ -19,18 +24,20 @@ impl PgStore {
         lease_until: DateTime<Utc>,
         limit: i64,
     ) -> StoreResult<Vec<Claimed>> {
+        let lease = Uuid::new_v4();
         let rows = sqlx::query(
             "WITH due AS ( \
                  SELECT id FROM notifications WHERE status = 'pending' AND due_at <= $2 \
                  AND (lease_until IS NULL OR lease_until <= $2) ORDER BY due_at, id LIMIT $3 \
                  FOR UPDATE SKIP LOCKED \
-             ) UPDATE notifications n SET lease_until = $1 FROM due WHERE n.id = due.id \
+             ) UPDATE notifications n SET lease_until = $1, lease_token = $4 FROM due WHERE n.id = due.id \
              RETURNING n.id, n.event_id, n.account_id, n.rule_id, n.webhook_account_id, n.target, \
                  n.created_at, n.due_at, n.attempts",
         )
         .bind(lease_until)
         .bind(now)
         .bind(limit)
+        .bind(lease)
         .fetch_all(&self.pool)
         .await?;
         let mut claimed = Vec::with_capacity(rows.len());
@@ -41,6 +48,7 @@ impl PgStore {
             let is_digest = event_id.is_none();
             let claim = Claimed {
                 id,
+                lease,
                 account_id: r.try_get("account_id")?,
                 rule_id: r.try_get("rule_id")?,
                 webhook_account_id: r.try_get("webhook_account_id")?,
@@ -76,20 +84,120 @@ impl PgStore {
         if outcomes.is_empty() {
             return Ok(());
         }
-        let mut tx = self.pool.begin().await?;
+        // Attempts first, then coalescing in recipient order: recorders of two instances take
+        // the recipients' locks in one order.
+        let mut ordered: Vec<&Outcome> = outcomes.iter().collect();
+        ordered.sort_by(|a, b| recipient_order(a).cmp(&recipient_order(b)));
+        let mut attempt = 1;
+        loop {
+            let mut tx = self.pool.begin().await?;
+            let recorded = match Self::record_in(&mut tx, &ordered, now).await {
+                Ok(()) => tx.commit().await.map_err(Into::into),
+                Err(e) => Err(e),
+            };
+            match recorded {
+                Err(e) if attempt < ATTEMPTS && retryable(&e) => attempt += 1,
+                other => return other,
+            }
+        }
+    }
+
+    async fn record_in(
+        tx: &mut PgConnection,
+        outcomes: &[&Outcome],
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
         for outcome in outcomes {
             match outcome {
-                Outcome::Attempt { id, at, result } => {
-                    Self::record_attempt(&mut tx, *id, *at, result).await?
-                }
+                Outcome::Attempt {
+                    id,
+                    lease,
+                    at,
+                    result,
+                } => Self::record_attempt(tx, *id, *lease, *at, result).await?,
                 Outcome::Coalesced {
                     claimed,
                     digest_due,
-                } => Self::coalesce(&mut tx, claimed, *digest_due, now).await?,
+                } => Self::coalesce(tx, claimed, *digest_due, now).await?,
             }
         }
-        tx.commit().await?;
         Ok(())
+    }
+
+    pub(super) async fn start(
+        &self,
+        claimed: &Claimed,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: Option<RateLimit>,
+    ) -> StoreResult<SendStart> {
+        let mut attempt = 1;
+        loop {
+            let mut tx = self.pool.begin().await?;
+            let started = match Self::start_in(&mut tx, claimed, now, lease_until, limit).await {
+                Ok(SendStart::Send) => tx
+                    .commit()
+                    .await
+                    .map(|()| SendStart::Send)
+                    .map_err(Into::into),
+                other => other,
+            };
+            match started {
+                Err(e) if attempt < ATTEMPTS && retryable(&e) => attempt += 1,
+                other => return other,
+            }
+        }
+    }
+
+    async fn start_in(
+        tx: &mut PgConnection,
+        claimed: &Claimed,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: Option<RateLimit>,
+    ) -> StoreResult<SendStart> {
+        let target = &claimed.target;
+        if target.channel != ChannelKind::Webhook {
+            // The recipient's lock: two instances decide and count their sends one at a time.
+            lock_recipient(tx, target).await?;
+        }
+        let held: Option<i32> = sqlx::query_scalar(
+            "SELECT 1 FROM notifications WHERE id = $1 AND status = 'pending' AND lease_token = $2 \
+             AND lease_until > $3 FOR UPDATE",
+        )
+        .bind(claimed.id)
+        .bind(claimed.lease)
+        .bind(now)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if held.is_none() {
+            return Ok(SendStart::LeaseLost);
+        }
+        if let Some(limit) = limit {
+            // Recorded sends, and sends other holders have started and not recorded yet.
+            let sent: Vec<DateTime<Utc>> = sqlx::query_scalar(
+                "SELECT sent_at FROM notifications WHERE channel = $1 AND recipient = $2 AND sent_at > $3 \
+                 UNION ALL SELECT sending_at FROM notifications WHERE channel = $1 AND recipient = $2 \
+                 AND status = 'pending' AND sending_at > $3 AND lease_until > $4 AND id <> $5",
+            )
+            .bind(target.channel.as_str())
+            .bind(&target.address)
+            .bind(now - limit.window)
+            .bind(now)
+            .bind(claimed.id)
+            .fetch_all(&mut *tx)
+            .await?;
+            if let Decision::Coalesce { send_at } = decide(&limit, &sent, now) {
+                return Ok(SendStart::Coalesce { send_at });
+            }
+        }
+        sqlx::query("UPDATE notifications SET lease_until = $1, sending_at = $2 WHERE id = $3")
+            .bind(lease_until)
+            .bind(now)
+            .bind(claimed.id)
+            .execute(&mut *tx)
+            .await?;
+        Ok(SendStart::Send)
     }
 
     /// Folds the notification into the recipient's pending digest (created if needed).
@@ -102,11 +210,18 @@ impl PgStore {
         let target = &claimed.target;
         // Two instances coalescing for one recipient would each open a digest: the recipient's
         // lock, held to the end of the transaction, makes the second find the first's.
-        sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1 || ' ' || $2, 0))")
-            .bind(target.channel.as_str())
-            .bind(&target.address)
-            .execute(&mut *tx)
-            .await?;
+        lock_recipient(tx, target).await?;
+        let held: Option<i32> = sqlx::query_scalar(
+            "SELECT 1 FROM notifications WHERE id = $1 AND status = 'pending' AND lease_token = $2",
+        )
+        .bind(claimed.id)
+        .bind(claimed.lease)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if held.is_none() {
+            // Another holder took it over; what it does stands.
+            return Ok(());
+        }
         let existing: Option<Uuid> = sqlx::query_scalar(
             "SELECT id FROM notifications WHERE event_id IS NULL AND status = 'pending' AND channel = $1 AND recipient = $2 \
              ORDER BY due_at LIMIT 1",
@@ -151,6 +266,7 @@ impl PgStore {
     async fn record_attempt(
         tx: &mut PgConnection,
         id: Uuid,
+        lease: Uuid,
         at: DateTime<Utc>,
         result: &AttemptResult,
     ) -> StoreResult<()> {
@@ -199,11 +315,12 @@ impl PgStore {
             AttemptResult::Failed { message, .. } => ("failed", Some(message.clone()), None, None),
             AttemptResult::Skipped { reason } => ("skipped", Some(reason.clone()), None, None),
         };
-        // Only a still pending row changes: an acknowledgement may have cancelled it.
+        // Only a still pending row changes (an acknowledgement may have cancelled it), and only
+        // under this claim (another holder may have taken it over).
         sqlx::query(
             "UPDATE notifications SET status = $1, reason = $2, sent_at = COALESCE($3, sent_at), \
              due_at = COALESCE($4, due_at), lease_until = NULL, attempts = attempts + $5 \
-             WHERE id = $6 AND status = 'pending'",
+             WHERE id = $6 AND status = 'pending' AND lease_token = $7",
         )
         .bind(status)
         .bind(reason)
@@ -211,8 +328,30 @@ impl PgStore {
         .bind(due_at)
         .bind(i64::from(attempt.is_some()))
         .bind(id)
+        .bind(lease)
         .execute(&mut *tx)
         .await?;
         Ok(())
     }
+}
+
+/// Attempts sort before coalescing; coalescing by recipient.
+fn recipient_order(outcome: &Outcome) -> Option<(&str, &str)> {
+    match outcome {
+        Outcome::Attempt { .. } => None,
+        Outcome::Coalesced { claimed, .. } => Some((
+            claimed.target.channel.as_str(),
+            claimed.target.address.as_str(),
+        )),
+    }
+}
+
+/// Takes the recipient's advisory lock until the end of the transaction.
+async fn lock_recipient(tx: &mut PgConnection, target: &Target) -> StoreResult<()> {
+    sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1 || ' ' || $2, 0))")
+        .bind(target.channel.as_str())
+        .bind(&target.address)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
 }

@@ -4,14 +4,15 @@
 
 use super::{SqliteStore, parse_ts, parse_uuid, ts};
 use crate::store::alerts::{
-    AlertStore, AssetPoints, AttemptResult, ChannelKind, Claimed, EventFilter, IngestJob, NewEvent,
-    Outcome, StoredState, Target,
+    AlertStore, AssetPoints, AttemptResult, Claimed, EventFilter, IngestJob, NewEvent, Outcome,
+    SendStart, StoredState, Target,
 };
 use crate::store::encoding::{
     channel_model, json, outcome_str, parse_channel, parse_outcome, parse_status, readings, to_json,
 };
 use crate::store::{Page, StoreError, StoreResult};
 use asset_alerting_detect::AssetState;
+use asset_alerting_matching::limits::{Decision, RateLimit, decide};
 use asset_alerting_models::{
     AlertRule, Asset, DeliveryAttempt, DeliveryAttemptOutcome, Event, EventDetails, EventType,
     Notification, Position,
@@ -92,6 +93,7 @@ impl SqliteStore {
     async fn insert_points(
         tx: &mut SqliteConnection,
         batches: &[AssetPoints],
+        present: &HashSet<String>,
         received_at: &str,
     ) -> StoreResult<Vec<Vec<bool>>> {
         let mut stored: HashSet<(String, String)> = HashSet::new();
@@ -126,6 +128,10 @@ impl SqliteStore {
         let mut rows: Vec<(String, String, String)> = Vec::new();
         for b in batches {
             let asset = b.asset.id.to_string();
+            if !present.contains(&asset) {
+                fresh.push(vec![false; b.points.len()]);
+                continue;
+            }
             let mut flags = Vec::with_capacity(b.points.len());
             for p in &b.points {
                 let at = ts(p.timestamp);
@@ -303,6 +309,17 @@ impl SqliteStore {
         now: DateTime<Utc>,
     ) -> StoreResult<()> {
         let target = &claimed.target;
+        let held = sqlx::query(
+            "SELECT 1 FROM notifications WHERE id = ? AND status = 'pending' AND lease_token = ?",
+        )
+        .bind(claimed.id.to_string())
+        .bind(claimed.lease.to_string())
+        .fetch_optional(&mut *tx)
+        .await?;
+        if held.is_none() {
+            // Another holder took it over; what it does stands.
+            return Ok(());
+        }
         let existing: Option<String> = sqlx::query(
             "SELECT id FROM notifications WHERE event_id IS NULL AND status = 'pending' AND channel = ? AND recipient = ? \
              ORDER BY due_at LIMIT 1",
@@ -349,6 +366,7 @@ impl SqliteStore {
     async fn record_attempt(
         tx: &mut SqliteConnection,
         id: Uuid,
+        lease: Uuid,
         at: DateTime<Utc>,
         result: &AttemptResult,
     ) -> StoreResult<()> {
@@ -398,11 +416,12 @@ impl SqliteStore {
             AttemptResult::Failed { message, .. } => ("failed", Some(message.clone()), None, None),
             AttemptResult::Skipped { reason } => ("skipped", Some(reason.clone()), None, None),
         };
-        // Only a claimed, still pending row changes: an acknowledgement may have cancelled it.
+        // Only a still pending row changes (an acknowledgement may have cancelled it), and only
+        // under this claim (another holder may have taken it over).
         sqlx::query(
             "UPDATE notifications SET status = ?, reason = ?, sent_at = COALESCE(?, sent_at), \
              due_at = COALESCE(?, due_at), lease_until = NULL, attempts = attempts + ? \
-             WHERE id = ? AND status = 'pending'",
+             WHERE id = ? AND status = 'pending' AND lease_token = ?",
         )
         .bind(status)
         .bind(reason)
@@ -410,6 +429,7 @@ impl SqliteStore {
         .bind(due_at)
         .bind(i64::from(attempt.is_some()))
         .bind(&id)
+        .bind(lease.to_string())
         .execute(&mut *tx)
         .await?;
         Ok(())
@@ -418,7 +438,18 @@ impl SqliteStore {
     async fn ingest_one(tx: &mut SqliteConnection, job: &IngestJob) -> StoreResult<Vec<Vec<bool>>> {
         let (batches, pipeline) = (&job.batches, &job.pipeline);
         let received = ts(job.received_at);
-        let fresh = Self::insert_points(tx, batches, &received).await?;
+        // An asset whose account was deleted since the batch was read gets nothing stored, as if
+        // the batch had come first and the deletion had removed its points.
+        let ids: Vec<String> = batches.iter().map(|b| b.asset.id.to_string()).collect();
+        let present: HashSet<String> = sqlx::query_scalar(
+            "SELECT id FROM assets WHERE id IN (SELECT value FROM json_each(?))",
+        )
+        .bind(serde_json::to_string(&ids).expect("strings serialize"))
+        .fetch_all(&mut *tx)
+        .await?
+        .into_iter()
+        .collect();
+        let fresh = Self::insert_points(tx, batches, &present, &received).await?;
         let with_fresh: Vec<(&AssetPoints, Vec<_>)> = batches
             .iter()
             .zip(&fresh)
@@ -722,13 +753,15 @@ impl AlertStore for SqliteStore {
         limit: i64,
     ) -> StoreResult<Vec<Claimed>> {
         let _writer = self.writer.lock().await;
+        let lease = Uuid::new_v4();
         let rows = sqlx::query(
-            "UPDATE notifications SET lease_until = ? WHERE id IN ( \
+            "UPDATE notifications SET lease_until = ?, lease_token = ? WHERE id IN ( \
                  SELECT id FROM notifications WHERE status = 'pending' AND due_at <= ? \
                  AND (lease_until IS NULL OR lease_until <= ?) ORDER BY due_at, id LIMIT ? \
              ) RETURNING id, event_id, account_id, rule_id, webhook_account_id, target, created_at, attempts",
         )
         .bind(ts(lease_until))
+        .bind(lease.to_string())
         .bind(ts(now))
         .bind(ts(now))
         .bind(limit)
@@ -741,6 +774,7 @@ impl AlertStore for SqliteStore {
             let is_digest = event_id.is_none();
             claimed.push(Claimed {
                 id: parse_uuid(&id)?,
+                lease,
                 account_id: parse_uuid(r.try_get("account_id")?)?,
                 rule_id: parse_opt_uuid(r.try_get("rule_id")?)?,
                 webhook_account_id: parse_opt_uuid(r.try_get("webhook_account_id")?)?,
@@ -754,23 +788,59 @@ impl AlertStore for SqliteStore {
         Ok(claimed)
     }
 
-    async fn recent_sends(
+    async fn start_send(
         &self,
-        channel: ChannelKind,
-        recipient: &str,
-        since: DateTime<Utc>,
-    ) -> StoreResult<Vec<DateTime<Utc>>> {
-        let rows = sqlx::query(
-            "SELECT sent_at FROM notifications WHERE channel = ? AND recipient = ? AND sent_at >= ?",
+        claimed: &Claimed,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: Option<RateLimit>,
+    ) -> StoreResult<SendStart> {
+        // The writer lock makes the check, the count and the mark one step for every dispatcher.
+        let _writer = self.writer.lock().await;
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let id = claimed.id.to_string();
+        let held = sqlx::query(
+            "SELECT 1 FROM notifications WHERE id = ? AND status = 'pending' AND lease_token = ? AND lease_until > ?",
         )
-        .bind(channel.as_str())
-        .bind(recipient)
-        .bind(ts(since))
-        .fetch_all(&self.pool)
+        .bind(&id)
+        .bind(claimed.lease.to_string())
+        .bind(ts(now))
+        .fetch_optional(&mut *tx)
         .await?;
-        rows.iter()
-            .map(|r| parse_ts(r.try_get("sent_at")?))
-            .collect()
+        if held.is_none() {
+            return Ok(SendStart::LeaseLost);
+        }
+        if let Some(limit) = limit {
+            let target = &claimed.target;
+            // Recorded sends, and sends other holders have started and not recorded yet.
+            let rows = sqlx::query(
+                "SELECT sent_at AS at FROM notifications WHERE channel = ?1 AND recipient = ?2 AND sent_at > ?3 \
+                 UNION ALL SELECT sending_at FROM notifications WHERE channel = ?1 AND recipient = ?2 \
+                 AND status = 'pending' AND sending_at > ?3 AND lease_until > ?4 AND id <> ?5",
+            )
+            .bind(target.channel.as_str())
+            .bind(&target.address)
+            .bind(ts(now - limit.window))
+            .bind(ts(now))
+            .bind(&id)
+            .fetch_all(&mut *tx)
+            .await?;
+            let sent = rows
+                .iter()
+                .map(|r| parse_ts(r.try_get("at")?))
+                .collect::<StoreResult<Vec<_>>>()?;
+            if let Decision::Coalesce { send_at } = decide(&limit, &sent, now) {
+                return Ok(SendStart::Coalesce { send_at });
+            }
+        }
+        sqlx::query("UPDATE notifications SET lease_until = ?, sending_at = ? WHERE id = ?")
+            .bind(ts(lease_until))
+            .bind(ts(now))
+            .bind(&id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(SendStart::Send)
     }
 
     async fn record_round(&self, outcomes: &[Outcome], now: DateTime<Utc>) -> StoreResult<()> {
@@ -781,9 +851,12 @@ impl AlertStore for SqliteStore {
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         for outcome in outcomes {
             match outcome {
-                Outcome::Attempt { id, at, result } => {
-                    Self::record_attempt(&mut tx, *id, *at, result).await?
-                }
+                Outcome::Attempt {
+                    id,
+                    lease,
+                    at,
+                    result,
+                } => Self::record_attempt(&mut tx, *id, *lease, *at, result).await?,
                 Outcome::Coalesced {
                     claimed,
                     digest_due,

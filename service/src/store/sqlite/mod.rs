@@ -59,6 +59,11 @@ fn migrator() -> Migrator {
             "account lifecycle",
             include_str!("../../../migrations/0004_account_lifecycle.sql"),
         ),
+        migration(
+            5,
+            "send fencing",
+            include_str!("../../../migrations/0005_send_fencing.sql"),
+        ),
     ])
 }
 
