@@ -379,3 +379,40 @@ async fn two_instances_one_killed_give_what_one_instance_gives() {
     );
     kill9(&mut survivor.lock().unwrap());
 }
+
+/// `/healthz` says when the database is gone (503, for a balancer to take the instance out),
+/// and says so within its own deadline.
+#[tokio::test]
+async fn healthz_answers_503_when_the_database_is_gone() {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.create_database();
+    let run = Instances::new(url.clone(), 1).await;
+    let (instance, base) = run.spawn(0);
+    let _instance = KillOnDrop(instance);
+    wait_ready(&base).await;
+    let health = reqwest::get(format!("{base}/healthz")).await.unwrap();
+    assert_eq!(health.status(), 200);
+    cluster.drop_database(&url);
+    let asked = Instant::now();
+    let health = reqwest::get(format!("{base}/healthz")).await.unwrap();
+    assert_eq!(health.status(), 503);
+    assert_eq!(
+        health.text().await.unwrap(),
+        "database unavailable\ndatabase: postgres unreachable\n"
+    );
+    assert!(
+        asked.elapsed() < Duration::from_secs(5),
+        "answered within its deadline"
+    );
+}
+
+/// Kills the instance when the test ends, passed or not.
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        kill9(&mut self.0);
+    }
+}

@@ -4,10 +4,12 @@
 mod support;
 
 use asset_alerting_detect::{AssetState, Detector, Point, Thresholds};
+use asset_alerting_matching::limits::RateLimit;
 use asset_alerting_models::*;
 use asset_alerting_service::auth::hash_secret;
 use asset_alerting_service::store::alerts::{
-    AssetPoints, ChannelKind, IngestJob, NewEvent, NewNotification, Pipeline, Target,
+    AssetPoints, AttemptResult, ChannelKind, Claimed, IngestJob, NewEvent, NewNotification,
+    Outcome, Pipeline, SendStart, Target,
 };
 use asset_alerting_service::store::postgres::PgSettings;
 use asset_alerting_service::store::{
@@ -139,6 +141,9 @@ on_both_backends!(
     settings_keep_the_first_value,
     concurrent_batches_of_one_asset_on_two_instances_run_one_after_the_other,
     two_instances_never_claim_one_notification,
+    a_claim_taken_over_neither_sends_nor_records,
+    the_rate_limit_counts_sends_in_flight_on_every_instance,
+    ingestion_racing_an_account_deletion_fails_neither,
     text_with_a_nul_is_stored_or_refused_as_bad_input,
 );
 
@@ -684,6 +689,182 @@ async fn two_instances_never_claim_one_notification(backend: Backend) {
     assert_eq!(again.await.unwrap().len(), NOTIFICATIONS as usize);
 }
 
+/// Two stores on one database, with `count` due SMS notifications to one recipient.
+async fn outbox_of(db: &TestDb, count: i64) -> (Database, Database) {
+    let (first, second) = (db.open().await, db.open().await);
+    let root = account(None);
+    first.insert_account(&root).await.unwrap();
+    let truck = asset(root.id, "truck");
+    first.insert_asset(&truck).await.unwrap();
+    let start = chrono::DateTime::from_timestamp(Utc::now().timestamp() - 3600, 0).unwrap();
+    let points = (0..count)
+        .map(|s| {
+            serde_json::from_value(serde_json::json!({
+                "timestamp": start + chrono::Duration::seconds(s)
+            }))
+            .unwrap()
+        })
+        .collect();
+    let job = IngestJob {
+        batches: vec![AssetPoints {
+            asset: truck,
+            points,
+        }],
+        received_at: Utc::now(),
+        pipeline: Box::new(NotifyingPipeline),
+    };
+    first.ingest(job).await.unwrap();
+    (first, second)
+}
+
+/// A dispatcher whose lease lapsed (a stall, a slow group) may not send: confirming its claim
+/// fails, whether or not another has claimed the notification since; and its late outcome does
+/// not overwrite what the new holder records.
+async fn a_claim_taken_over_neither_sends_nor_records(backend: Backend) {
+    let Some(db) = TestDb::new(backend) else {
+        return;
+    };
+    let (first, second) = outbox_of(&db, 1).await;
+    let secs = chrono::Duration::seconds;
+    let t0 = Utc::now();
+    let stale = first.claim_due(t0, t0 + secs(60), 10).await.unwrap();
+    let [stale] = stale.as_slice() else {
+        panic!("one notification is due")
+    };
+    // Lapsed and not yet claimed again: still not to be sent.
+    let lapsed = first.start_send(stale, t0 + secs(61), t0 + secs(121), None);
+    assert_eq!(lapsed.await.unwrap(), SendStart::LeaseLost);
+    let t1 = t0 + secs(62);
+    let taken = second.claim_due(t1, t1 + secs(60), 10).await.unwrap();
+    let [taken] = taken.as_slice() else {
+        panic!("the lapsed claim is claimable again")
+    };
+    assert_eq!(taken.id, stale.id);
+    assert_ne!(taken.lease, stale.lease);
+    let started = first.start_send(stale, t1, t1 + secs(60), None).await;
+    assert_eq!(started.unwrap(), SendStart::LeaseLost);
+    let started = second.start_send(taken, t1, t1 + secs(60), None).await;
+    assert_eq!(started.unwrap(), SendStart::Send);
+    // The old holder's outcome comes late; the new holder's stands.
+    let late = Outcome::Attempt {
+        id: stale.id,
+        lease: stale.lease,
+        at: t1,
+        result: AttemptResult::Failed {
+            provider_code: None,
+            message: "stale".into(),
+        },
+    };
+    first.record_round(&[late], t1).await.unwrap();
+    let delivered = Outcome::Attempt {
+        id: taken.id,
+        lease: taken.lease,
+        at: t1,
+        result: AttemptResult::Delivered {
+            provider_code: None,
+        },
+    };
+    second.record_round(&[delivered], t1).await.unwrap();
+    let event = taken.events[0].0.id;
+    let notifications = second.event_notifications(event).await.unwrap();
+    assert_eq!(notifications[0].status, NotificationStatus::Sent);
+    // Recorded: nothing more to claim or send.
+    let later = t1 + secs(600);
+    assert!(first.claim_due(later, later, 10).await.unwrap().is_empty());
+    let again = second.start_send(taken, t1 + secs(1), t1 + secs(60), None);
+    assert_eq!(again.await.unwrap(), SendStart::LeaseLost);
+}
+
+async fn start_all(
+    store: &Database,
+    claimed: &[Claimed],
+    now: chrono::DateTime<Utc>,
+    lease_until: chrono::DateTime<Utc>,
+    limit: Option<RateLimit>,
+) -> Vec<Result<SendStart, StoreError>> {
+    let mut started = Vec::new();
+    for c in claimed {
+        started.push(store.start_send(c, now, lease_until, limit).await);
+    }
+    started
+}
+
+/// Eight alerts to one recipient, claimed half by each of two instances and started at once:
+/// the rate limit (5 a minute) lets exactly five go, though none is recorded yet.
+async fn the_rate_limit_counts_sends_in_flight_on_every_instance(backend: Backend) {
+    let Some(db) = TestDb::new(backend) else {
+        return;
+    };
+    let (first, second) = outbox_of(&db, 8).await;
+    let now = Utc::now();
+    let lease_until = now + chrono::Duration::seconds(60);
+    let mine = first.claim_due(now, lease_until, 4).await.unwrap();
+    let theirs = second.claim_due(now, lease_until, 4).await.unwrap();
+    assert_eq!((mine.len(), theirs.len()), (4, 4));
+    let limit = Some(RateLimit::default());
+    let (a, b) = tokio::join!(
+        start_all(&first, &mine, now, lease_until, limit),
+        start_all(&second, &theirs, now, lease_until, limit)
+    );
+    let started: Vec<_> = a.into_iter().chain(b).collect();
+    let sent = started
+        .iter()
+        .filter(|s| matches!(s.as_ref().unwrap(), SendStart::Send))
+        .count();
+    let coalesced = started
+        .iter()
+        .filter(|s| matches!(s.as_ref().unwrap(), SendStart::Coalesce { .. }))
+        .count();
+    assert_eq!((sent, coalesced), (5, 3));
+}
+
+/// A batch ingested while its account's subtree is deleted: both succeed, in some order (the
+/// batch's points are stored and then deleted, or find the asset gone), and nothing is left.
+async fn ingestion_racing_an_account_deletion_fails_neither(backend: Backend) {
+    let Some(db) = TestDb::new(backend) else {
+        return;
+    };
+    let (first, second) = (db.open().await, db.open().await);
+    let root = account(None);
+    first.insert_account(&root).await.unwrap();
+    let start = chrono::DateTime::from_timestamp(Utc::now().timestamp() - 3600, 0).unwrap();
+    for round in 0..20 {
+        let child = account(Some(root.id));
+        first.insert_account(&child).await.unwrap();
+        let truck = asset(child.id, "truck");
+        first.insert_asset(&truck).await.unwrap();
+        let points = (0..50)
+            .map(|s| {
+                serde_json::from_value(serde_json::json!({
+                    "timestamp": start + chrono::Duration::seconds(s)
+                }))
+                .unwrap()
+            })
+            .collect();
+        let job = IngestJob {
+            batches: vec![AssetPoints {
+                asset: truck.clone(),
+                points,
+            }],
+            received_at: Utc::now(),
+            pipeline: Box::new(NotifyingPipeline),
+        };
+        let (ingested, deleted) =
+            tokio::join!(first.ingest(job), second.delete_account_tree(child.id));
+        ingested.unwrap_or_else(|e| panic!("round {round}: ingestion failed: {e}"));
+        assert!(deleted.unwrap(), "round {round}: the subtree was deleted");
+        assert!(first.account(child.id).await.unwrap().is_none());
+        let events = first
+            .list_events(child.id, &Default::default(), Page { skip: 0, take: 10 })
+            .await
+            .unwrap();
+        assert!(
+            events.is_empty(),
+            "round {round}: events outlived their account"
+        );
+    }
+}
+
 /// SQLite stores a NUL character; PostgreSQL text cannot hold one, and says so as bad input (the
 /// API answers 400), not as a failure of the database.
 async fn text_with_a_nul_is_stored_or_refused_as_bad_input(backend: Backend) {
@@ -711,4 +892,49 @@ async fn text_with_a_nul_is_stored_or_refused_as_bad_input(backend: Backend) {
             assert!(matches!(listed, Err(StoreError::Invalid(_))), "{listed:?}");
         }
     }
+}
+
+/// A PostgreSQL server is reached over TLS when the URL asks for it: `verify-full` with the
+/// server's authority connects, and the same with another authority is refused, not silently
+/// downgraded to plain text.
+#[tokio::test]
+async fn postgres_over_tls_verifies_the_server() {
+    let Some(cluster) = support::postgres::cluster() else {
+        return;
+    };
+    let url = cluster.create_database();
+    let ca = cluster.ca_file();
+    let verified = format!("{url}?sslmode=verify-full&sslrootcert={}", ca.display());
+    let store = Database::open(&verified, &PgSettings::default())
+        .await
+        .unwrap();
+    store.ping().await.unwrap();
+    store.close().await;
+
+    let other = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new("openssl")
+        .current_dir(other.path())
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+        ])
+        .args([
+            "-subj",
+            "/CN=another CA",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.crt",
+        ])
+        .output()
+        .unwrap();
+    assert!(status.status.success());
+    let wrong = format!(
+        "{url}?sslmode=verify-full&sslrootcert={}",
+        other.path().join("ca.crt").display()
+    );
+    let refused = Database::open(&wrong, &PgSettings::default()).await;
+    assert!(
+        refused.is_err(),
+        "a server with an unknown certificate is refused"
+    );
 }

@@ -64,6 +64,76 @@ fn run(command: &mut Command, what: &str) -> Result<(), String> {
     }
 }
 
+/// A certificate authority (`ca.crt`) and the server's certificate for 127.0.0.1 signed by it,
+/// so tests can connect with `sslmode=verify-full`. Made with the `openssl` command, as the
+/// server's user (the server refuses a key others may read).
+fn certificates(dir: &Path) -> Result<(), String> {
+    let openssl = |args: &[&str], what: &str| {
+        run(
+            as_server_user(Command::new("openssl").current_dir(dir).args(args)),
+            what,
+        )
+    };
+    openssl(
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=asset-alerting test CA",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.crt",
+        ],
+        "openssl (CA)",
+    )?;
+    openssl(
+        &[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+        ],
+        "openssl (server key)",
+    )?;
+    std::fs::write(
+        dir.join("server.ext"),
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n",
+    )
+    .map_err(|e| e.to_string())?;
+    openssl(
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.crt",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-days",
+            "2",
+            "-extfile",
+            "server.ext",
+            "-out",
+            "server.crt",
+        ],
+        "openssl (server certificate)",
+    )
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -84,6 +154,7 @@ impl Cluster {
             std::os::unix::fs::chown(&dir, Some(uid), Some(gid)).map_err(|e| e.to_string())?;
         }
         let data = dir.join("data");
+        certificates(&dir)?;
         run(
             as_server_user(
                 Command::new(bin.join("initdb"))
@@ -116,6 +187,7 @@ impl Cluster {
     fn serve(bin: &Path, dir: &Path, port: u16) -> Result<(), String> {
         let script = r#"
             "$0/postgres" -D "$1/data" -k "$1" -p "$2" -c listen_addresses=127.0.0.1 \
+                -c ssl=on -c ssl_cert_file="$1/server.crt" -c ssl_key_file="$1/server.key" \
                 -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
                 -c max_connections=300 -c shared_buffers=64MB > "$1/server.log" 2>&1 &
             server=$!
@@ -201,6 +273,41 @@ impl Cluster {
 }
 
 impl Cluster {
+    /// The authority that signed the server's certificate (for `sslrootcert`).
+    pub fn ca_file(&self) -> PathBuf {
+        self.socket_dir.join("ca.crt")
+    }
+
+    /// Drops the database at `url`, closing the connections of its clients (the database
+    /// becomes unreachable to them, as when a server goes away).
+    pub fn drop_database(&self, url: &str) {
+        let name = url
+            .rsplit('/')
+            .next()
+            .expect("a database URL ends in its name");
+        run(
+            Command::new(self.bin.join("psql"))
+                .arg("-h")
+                .arg(&self.socket_dir)
+                .args([
+                    "-p",
+                    &self.port.to_string(),
+                    "-U",
+                    "postgres",
+                    "-d",
+                    "postgres",
+                ])
+                .args([
+                    "-v",
+                    "ON_ERROR_STOP=1",
+                    "-qc",
+                    &format!("DROP DATABASE {name} WITH (FORCE)"),
+                ]),
+            "DROP DATABASE",
+        )
+        .unwrap();
+    }
+
     /// The data of the database at `url`, as `pg_dump` writes it.
     pub fn dump(&self, url: &str) -> Vec<u8> {
         let out = Command::new(self.bin.join("pg_dump"))
