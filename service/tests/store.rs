@@ -554,14 +554,7 @@ async fn concurrent_batches_of_one_asset_on_two_instances_run_one_after_the_othe
         let job = |from: i64| IngestJob {
             batches: vec![AssetPoints {
                 asset: truck.clone(),
-                points: (from..from + 5)
-                    .map(|s| {
-                        serde_json::from_value(serde_json::json!({
-                            "timestamp": start + chrono::Duration::seconds(s)
-                        }))
-                        .unwrap()
-                    })
-                    .collect(),
+                points: bare_points(start, from..from + 5),
             }],
             received_at: Utc::now(),
             pipeline: Box::new(RecordingPipeline { seen: seen.clone() }),
@@ -587,6 +580,18 @@ async fn concurrent_batches_of_one_asset_on_two_instances_run_one_after_the_othe
             Some(start + chrono::Duration::seconds(round * 100 + 54))
         );
     }
+}
+
+/// Points with a timestamp only, one a second from `start`.
+fn bare_points(start: chrono::DateTime<Utc>, seconds: std::ops::Range<i64>) -> Vec<Point> {
+    seconds
+        .map(|s| {
+            serde_json::from_value(serde_json::json!({
+                "timestamp": start + chrono::Duration::seconds(s)
+            }))
+            .unwrap()
+        })
+        .collect()
 }
 
 /// An event with one SMS notification, due at once, for every point.
@@ -650,14 +655,7 @@ async fn two_instances_never_claim_one_notification(backend: Backend) {
     let job = IngestJob {
         batches: vec![AssetPoints {
             asset: truck.clone(),
-            points: (0..NOTIFICATIONS)
-                .map(|s| {
-                    serde_json::from_value(serde_json::json!({
-                        "timestamp": start + chrono::Duration::seconds(s)
-                    }))
-                    .unwrap()
-                })
-                .collect(),
+            points: bare_points(start, 0..NOTIFICATIONS),
         }],
         received_at: Utc::now(),
         pipeline: Box::new(NotifyingPipeline),
@@ -697,14 +695,7 @@ async fn outbox_of(db: &TestDb, count: i64) -> (Database, Database) {
     let truck = asset(root.id, "truck");
     first.insert_asset(&truck).await.unwrap();
     let start = chrono::DateTime::from_timestamp(Utc::now().timestamp() - 3600, 0).unwrap();
-    let points = (0..count)
-        .map(|s| {
-            serde_json::from_value(serde_json::json!({
-                "timestamp": start + chrono::Duration::seconds(s)
-            }))
-            .unwrap()
-        })
-        .collect();
+    let points = bare_points(start, 0..count);
     let job = IngestJob {
         batches: vec![AssetPoints {
             asset: truck,
@@ -833,14 +824,7 @@ async fn ingestion_racing_an_account_deletion_fails_neither(backend: Backend) {
         first.insert_account(&child).await.unwrap();
         let truck = asset(child.id, "truck");
         first.insert_asset(&truck).await.unwrap();
-        let points = (0..50)
-            .map(|s| {
-                serde_json::from_value(serde_json::json!({
-                    "timestamp": start + chrono::Duration::seconds(s)
-                }))
-                .unwrap()
-            })
-            .collect();
+        let points = bare_points(start, 0..50);
         let job = IngestJob {
             batches: vec![AssetPoints {
                 asset: truck.clone(),

@@ -46,6 +46,22 @@ impl From<sqlx::Error> for StoreError {
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
+/// An embedded migration of either backend (plain SQL, run in a transaction).
+fn migration(
+    version: i64,
+    description: &'static str,
+    sql: &'static str,
+) -> sqlx::migrate::Migration {
+    use sqlx::SqlSafeStr;
+    sqlx::migrate::Migration::new(
+        version,
+        description.into(),
+        sqlx::migrate::MigrationType::Simple,
+        sql.into_sql_str(),
+        false,
+    )
+}
+
 /// Instants are stored to the microsecond; values compared with stored ones are cut to the same.
 pub fn micros(t: DateTime<Utc>) -> DateTime<Utc> {
     DateTime::from_timestamp_micros(t.timestamp_micros()).unwrap_or(t)

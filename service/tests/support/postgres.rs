@@ -244,9 +244,8 @@ impl Cluster {
         ))
     }
 
-    /// A new, empty database; its URL.
-    pub fn create_database(&self) -> String {
-        let name = format!("test_{}", uuid::Uuid::new_v4().simple());
+    /// Runs one SQL statement as the superuser in the maintenance database.
+    fn admin(&self, sql: &str, what: &str) {
         run(
             Command::new(self.bin.join("psql"))
                 .arg("-h")
@@ -259,23 +258,17 @@ impl Cluster {
                     "-d",
                     "postgres",
                 ])
-                .args([
-                    "-v",
-                    "ON_ERROR_STOP=1",
-                    "-qc",
-                    &format!("CREATE DATABASE {name}"),
-                ]),
-            "CREATE DATABASE",
+                .args(["-v", "ON_ERROR_STOP=1", "-qc", sql]),
+            what,
         )
         .unwrap();
-        format!("postgres://postgres@127.0.0.1:{}/{name}", self.port)
     }
-}
 
-impl Cluster {
-    /// The authority that signed the server's certificate (for `sslrootcert`).
-    pub fn ca_file(&self) -> PathBuf {
-        self.socket_dir.join("ca.crt")
+    /// A new, empty database; its URL.
+    pub fn create_database(&self) -> String {
+        let name = format!("test_{}", uuid::Uuid::new_v4().simple());
+        self.admin(&format!("CREATE DATABASE {name}"), "CREATE DATABASE");
+        format!("postgres://postgres@127.0.0.1:{}/{name}", self.port)
     }
 
     /// Drops the database at `url`, closing the connections of its clients (the database
@@ -285,27 +278,15 @@ impl Cluster {
             .rsplit('/')
             .next()
             .expect("a database URL ends in its name");
-        run(
-            Command::new(self.bin.join("psql"))
-                .arg("-h")
-                .arg(&self.socket_dir)
-                .args([
-                    "-p",
-                    &self.port.to_string(),
-                    "-U",
-                    "postgres",
-                    "-d",
-                    "postgres",
-                ])
-                .args([
-                    "-v",
-                    "ON_ERROR_STOP=1",
-                    "-qc",
-                    &format!("DROP DATABASE {name} WITH (FORCE)"),
-                ]),
+        self.admin(
+            &format!("DROP DATABASE {name} WITH (FORCE)"),
             "DROP DATABASE",
-        )
-        .unwrap();
+        );
+    }
+
+    /// The authority that signed the server's certificate (for `sslrootcert`).
+    pub fn ca_file(&self) -> PathBuf {
+        self.socket_dir.join("ca.crt")
     }
 
     /// The data of the database at `url`, as `pg_dump` writes it.

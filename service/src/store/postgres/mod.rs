@@ -8,14 +8,15 @@ mod ingest;
 mod outbox;
 
 use super::encoding::json;
+use super::migration;
 use super::{AccountRecord, StoreError, StoreResult};
 use asset_alerting_models::{
     AlertRule, Asset, AssetTier, GeoJsonPolygon, Geofence, TelemetryRules,
 };
 use chrono::{DateTime, Utc};
-use sqlx::migrate::{Migration, MigrationType, Migrator};
+use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions, PgQueryResult, PgRow};
-use sqlx::{PgPool, Postgres, Row, SqlSafeStr, Transaction};
+use sqlx::{PgPool, Postgres, Row, Transaction};
 use std::collections::BTreeMap;
 use std::str::FromStr;
 use std::time::Duration;
@@ -58,15 +59,6 @@ const STARTUP_LOCK_KEY: i64 = 0x6173_7365_7421;
 
 /// The migrations in migrations/postgres/, embedded in the binary (in version order).
 fn migrator() -> Migrator {
-    let migration = |version, description: &'static str, sql: &'static str| {
-        Migration::new(
-            version,
-            description.into(),
-            MigrationType::Simple,
-            sql.into_sql_str(),
-            false,
-        )
-    };
     Migrator::with_migrations(vec![
         migration(
             1,

@@ -5,17 +5,18 @@ mod alerts;
 use super::encoding::{json, to_json};
 use super::{
     AccountRecord, GeofenceDeletion, IngestionTokenRecord, Page, Store, StoreError, StoreResult,
+    migration,
 };
 use asset_alerting_models::{
     AlertRule, Asset, AssetTier, EventType, GeoJsonPolygon, Geofence, TelemetryRules,
 };
 use chrono::{DateTime, SecondsFormat, Utc};
-use sqlx::migrate::{Migration, MigrationType, Migrator};
+use sqlx::migrate::Migrator;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteQueryResult, SqliteRow,
     SqliteSynchronous,
 };
-use sqlx::{Row, SqlSafeStr, SqlitePool};
+use sqlx::{Row, SqlitePool};
 use std::collections::BTreeMap;
 use std::str::FromStr;
 use std::time::Duration;
@@ -33,15 +34,6 @@ pub struct SqliteStore {
 
 /// The migrations in migrations/, embedded in the binary (in version order).
 fn migrator() -> Migrator {
-    let migration = |version, description: &'static str, sql: &'static str| {
-        Migration::new(
-            version,
-            description.into(),
-            MigrationType::Simple,
-            sql.into_sql_str(),
-            false,
-        )
-    };
     Migrator::with_migrations(vec![
         migration(1, "init", include_str!("../../../migrations/0001_init.sql")),
         migration(
