@@ -312,6 +312,64 @@ async fn a_provider_failing_three_times_gets_one_message_after_four_attempts() {
     s.service.stop().await;
 }
 
+/// A provider answering later than half the dispatcher's lease: the attempt is cut off and
+/// recorded as a retryable failure while the lease still holds, and the retry (same
+/// idempotency key) delivers it; no other dispatcher could have taken it meanwhile.
+#[tokio::test]
+async fn a_provider_slower_than_half_the_lease_is_cut_off_and_retried() {
+    let s = setup(|config| {
+        config.dispatch_lease_secs = 2;
+        config.retry_base_ms = 1_500;
+    })
+    .await;
+    s.add_rule(rule(0, channel(ChannelType::Sms, false))).await;
+    s.providers
+        .twilio
+        .set_answer_delay(std::time::Duration::from_millis(1_500));
+    s.post(speeding(s.truck.id, 5)).await;
+    let event = &s.events_of(EventType::SpeedLimitExceeded).await[0];
+    let started = Instant::now();
+    loop {
+        let notifications = s
+            .client
+            .list_event_notifications(s.account, event.id)
+            .send()
+            .await
+            .unwrap();
+        if by_channel(&notifications)["sms"].attempts.len() == 1 {
+            break;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    s.providers
+        .twilio
+        .set_answer_delay(std::time::Duration::ZERO);
+    let notifications = s.settled(event.id).await;
+    let sms = by_channel(&notifications)["sms"];
+    assert_eq!(sms.status, NotificationStatus::Sent);
+    use DeliveryAttemptOutcome as O;
+    let outcomes: Vec<_> = sms.attempts.iter().map(|a| a.outcome).collect();
+    assert_eq!(outcomes, [O::RetryableFailure, O::Delivered]);
+    assert_eq!(
+        sms.attempts[0].message.as_deref(),
+        Some("no answer within 1 s")
+    );
+    let keys: Vec<_> = s
+        .providers
+        .twilio
+        .messages()
+        .into_iter()
+        .map(|m| m.idempotency_token)
+        .collect();
+    assert!(!keys.is_empty());
+    assert!(
+        keys.iter().all(|k| *k == Some(sms.id.to_string())),
+        "every request carries the notification's key: {keys:?}"
+    );
+    s.service.stop().await;
+}
+
 #[tokio::test]
 async fn a_refusal_fails_at_once_and_an_unconfigured_channel_is_skipped() {
     let s = setup(|config| config.smtp_host = None).await;
