@@ -34,6 +34,7 @@ pub fn build(doc: &OpenAPI, diags: &mut Diagnostics) -> Api {
     builder.reserve_components();
     builder.build_components();
     let operations = builder.build_operations();
+    let hooks = builder.build_hooks();
     let security_schemes = builder.build_security_schemes();
     let mut types = builder.types;
     unions::resolve(&mut types, &builder.mappings, builder.diags);
@@ -46,6 +47,7 @@ pub fn build(doc: &OpenAPI, diags: &mut Diagnostics) -> Api {
         types,
         operations,
         security_schemes,
+        hooks,
     }
 }
 
