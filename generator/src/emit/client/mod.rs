@@ -132,12 +132,15 @@ pub fn emit(api: &Api, _patterns: &Patterns, opts: &Options) -> Result<Vec<File>
     // The receiver of the webhooks and callbacks: the server emitter's crate, as module `webhooks`.
     if let Some(hooks) = api.hooks_api(true) {
         let server = super::server::emit(&hooks, _patterns, opts)?;
-        files.extend(super::nest(
-            server,
-            "webhooks",
-            super::server::TEMPLATES,
-            opts,
-        )?);
+        let mut receiver = super::nest(server, "webhooks", super::server::TEMPLATES, opts)?;
+        // The usage example names the module, not a server crate.
+        let (server_crate, client_crate) = (opts.crate_ident("server"), opts.crate_ident("client"));
+        for file in &mut receiver {
+            file.contents = file
+                .contents
+                .replace(&format!("{server_crate}::"), &format!("{client_crate}::webhooks::"));
+        }
+        files.extend(receiver);
     }
     files.extend([
         template_file(opts, "src/auth.rs", AUTH_TEMPLATE),

@@ -84,10 +84,27 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     if let Some(hooks) = api.hooks_api(false) {
         let client = super::client::emit(&hooks, patterns, opts)?;
         let mut sender = super::nest(client, "webhooks", super::client::TEMPLATES, opts)?;
-        if let Some(urls) = callback_urls_rs(api) {
-            if let Some(root) = sender.iter_mut().find(|f| f.path == "src/webhooks/mod.rs") {
+        let urls = callback_urls_rs(api);
+        if let Some(root) = sender.iter_mut().find(|f| f.path == "src/webhooks/mod.rs") {
+            let title = format!("//! Client of {} (version {}).\n", hooks.title, hooks.version);
+            let intro = format!(
+                "//! The sender of the webhooks and callbacks of {}: a client per receiver, built for the\n\
+                 //! URL the receiver gave (`Client::new(url)`, or `Client::builder(url)` with\n\
+                 //! [`ClientBuilder::reqwest_client`] to share one connection pool), whose methods post\n\
+                 //! to that URL as it is{}.\n",
+                api.title,
+                if urls.is_some() {
+                    "; [`urls`] computes a callback's URL from the request that registered it"
+                } else {
+                    ""
+                }
+            );
+            root.contents = root.contents.replacen(&title, &intro, 1);
+            if urls.is_some() {
                 root.contents.push_str("\n#[rustfmt::skip]\npub mod urls;\n");
             }
+        }
+        if let Some(urls) = urls {
             sender.push(rust_file(urls, opts, "src/webhooks/urls.rs")?);
         }
         files.extend(sender);
