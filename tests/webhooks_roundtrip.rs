@@ -209,7 +209,9 @@ async fn callbacks_go_to_the_url_the_request_registered() {
     assert_eq!(url, subscription.callback_url);
     assert_eq!(
         sender::urls::subscribe_audit(&subscription).as_deref(),
-        Some("https://audit.example.com/shop/00000000-0000-0000-0000-000000000009?kind=subscription")
+        Some(
+            "https://audit.example.com/shop/00000000-0000-0000-0000-000000000009?kind=subscription"
+        )
     );
 
     let update = |status| models::OrderUpdate {

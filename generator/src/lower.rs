@@ -120,11 +120,23 @@ impl Refs {
     /// A path item, its `$ref` (to `components/pathItems`) resolved; `None` with a warning when
     /// it does not resolve.
     fn path_item(&self, item: &Value, pointer: &str, diags: &mut Diagnostics) -> Option<Value> {
-        Self::resolved(item, "#/components/pathItems/", &self.path_items, pointer, diags)
+        Self::resolved(
+            item,
+            "#/components/pathItems/",
+            &self.path_items,
+            pointer,
+            diags,
+        )
     }
 
     fn callback(&self, callback: &Value, pointer: &str, diags: &mut Diagnostics) -> Option<Value> {
-        Self::resolved(callback, "#/components/callbacks/", &self.callbacks, pointer, diags)
+        Self::resolved(
+            callback,
+            "#/components/callbacks/",
+            &self.callbacks,
+            pointer,
+            diags,
+        )
     }
 
     fn resolved(
@@ -1047,7 +1059,8 @@ mod tests {
         lower_document(&mut doc, &mut diags);
         assert_eq!(doc["paths"], json!({}));
         assert!(doc.get("webhooks").is_none());
-        let schema = &doc[WEBHOOKS]["ev"]["post"]["requestBody"]["content"]["application/json"]["schema"];
+        let schema =
+            &doc[WEBHOOKS]["ev"]["post"]["requestBody"]["content"]["application/json"]["schema"];
         assert_eq!(schema, &json!({"type": "string", "nullable": true}));
         assert!(diags.0.is_empty());
     }

@@ -153,7 +153,11 @@ pub fn resolve(api: &mut Api) {
     let operations = api.operations.iter_mut().map(|op| (op, false));
     let hooks = api.hooks.iter_mut().map(|h| (&mut h.operation, true));
     for (op, hook) in operations.chain(hooks) {
-        let taken = if hook { &mut hook_fn_taken } else { &mut fn_taken };
+        let taken = if hook {
+            &mut hook_fn_taken
+        } else {
+            &mut fn_taken
+        };
         op.name = unique(field_ident(&op.id), taken, "_");
         let mut taken: HashSet<String> = RESERVED_PARAMS.iter().map(|s| (*s).to_owned()).collect();
         for p in &mut op.parameters {

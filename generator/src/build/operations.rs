@@ -4,9 +4,9 @@ use super::Builder;
 use super::schema::Site;
 use crate::diagnostics::child;
 use crate::ir::{
-    Constraints, Hook, HookKind, Media, Method, Operation, ParamLocation, ParamStyle, Parameter, PathSegment,
-    PropertyEncoding, RequestBody, Response, ResponseBody, ResponseHeader, SecurityKind,
-    SecurityRequirement, SecurityScheme, SegmentPart, Status, TypeRef,
+    Constraints, Hook, HookKind, Media, Method, Operation, ParamLocation, ParamStyle, Parameter,
+    PathSegment, PropertyEncoding, RequestBody, Response, ResponseBody, ResponseHeader,
+    SecurityKind, SecurityRequirement, SecurityScheme, SegmentPart, Status, TypeRef,
 };
 use heck::ToUpperCamelCase;
 use indexmap::IndexMap;
@@ -43,7 +43,12 @@ impl Builder<'_> {
         use crate::lower::{CALLBACKS, WEBHOOKS};
         // (kind, name, pointer, path item)
         let mut found: Vec<(HookKind, String, String, PathItem)> = Vec::new();
-        if let Some(webhooks) = self.doc.extensions.get(WEBHOOKS).and_then(|v| v.as_object()) {
+        if let Some(webhooks) = self
+            .doc
+            .extensions
+            .get(WEBHOOKS)
+            .and_then(|v| v.as_object())
+        {
             for (name, item) in webhooks {
                 let pointer = child("/webhooks", name);
                 if let Some(item) = self.hook_item(item, &pointer) {

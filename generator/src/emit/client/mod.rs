@@ -136,9 +136,10 @@ pub fn emit(api: &Api, _patterns: &Patterns, opts: &Options) -> Result<Vec<File>
         // The usage example names the module, not a server crate.
         let (server_crate, client_crate) = (opts.crate_ident("server"), opts.crate_ident("client"));
         for file in &mut receiver {
-            file.contents = file
-                .contents
-                .replace(&format!("{server_crate}::"), &format!("{client_crate}::webhooks::"));
+            file.contents = file.contents.replace(
+                &format!("{server_crate}::"),
+                &format!("{client_crate}::webhooks::"),
+            );
         }
         files.extend(receiver);
     }

@@ -86,7 +86,10 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
         let mut sender = super::nest(client, "webhooks", super::client::TEMPLATES, opts)?;
         let urls = callback_urls_rs(api);
         if let Some(root) = sender.iter_mut().find(|f| f.path == "src/webhooks/mod.rs") {
-            let title = format!("//! Client of {} (version {}).\n", hooks.title, hooks.version);
+            let title = format!(
+                "//! Client of {} (version {}).\n",
+                hooks.title, hooks.version
+            );
             let intro = format!(
                 "//! The sender of the webhooks and callbacks of {}: a client per receiver, built for the\n\
                  //! URL the receiver gave (`Client::new(url)`, or `Client::builder(url)` with\n\
@@ -101,7 +104,8 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
             );
             root.contents = root.contents.replacen(&title, &intro, 1);
             if urls.is_some() {
-                root.contents.push_str("\n#[rustfmt::skip]\npub mod urls;\n");
+                root.contents
+                    .push_str("\n#[rustfmt::skip]\npub mod urls;\n");
             }
         }
         if let Some(urls) = urls {
@@ -355,7 +359,10 @@ fn callback_urls_rs(api: &Api) -> Option<TokenStream> {
         let Some(parts) = expression_parts(expression) else {
             continue;
         };
-        let name = super::ident(&crate::naming::field_ident(&format!("{owner}_{}", hook.name)));
+        let name = super::ident(&crate::naming::field_ident(&format!(
+            "{owner}_{}",
+            hook.name
+        )));
         let Some(op) = api.operations.iter().find(|op| &op.id == owner) else {
             continue;
         };
