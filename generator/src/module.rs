@@ -356,3 +356,64 @@ fn collect_dependencies(manifest: &str, opts: &emit::Options, out: &mut Vec<Stri
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inline(files: &[(&str, &str)], models: &str) -> String {
+        let files: HashMap<&str, &str> = files.iter().copied().collect();
+        let tokens = Inliner {
+            files: &files,
+            models,
+        }
+        .module("src/lib.rs", "src", 0)
+        .unwrap();
+        prettyplease::unparse(&syn::parse2(tokens).unwrap())
+    }
+
+    #[test]
+    fn module_files_are_inlined_and_crate_paths_made_relative() {
+        let code = inline(
+            &[
+                (
+                    "src/lib.rs",
+                    "//! Root.\n/// Outer.\npub mod a;\nmod b;\npub use x_models as models;\nuse crate::a::A;",
+                ),
+                (
+                    "src/a.rs",
+                    "//! Inner.\n#[derive(serde::Deserialize)]\npub struct A { #[serde(deserialize_with = \"crate::b::de::<_, i64>\")] pub n: i64 }",
+                ),
+                ("src/b/mod.rs", "pub mod c;\npub fn de() {}"),
+                ("src/b/c.rs", "use crate::models::Thing; use crate::b::de;"),
+            ],
+            "x_models",
+        );
+        assert!(
+            code.contains("/// Outer.\n/// Inner.\npub mod a {"),
+            "{code}"
+        );
+        assert!(code.contains("\"super::b::de::<_, i64>\""), "{code}");
+        assert!(code.contains("pub use super::models as models;"), "{code}");
+        assert!(code.contains("use self::a::A;"), "{code}");
+        assert!(code.contains("use super::super::models::Thing;"), "{code}");
+        assert!(code.contains("use super::super::b::de;"), "{code}");
+    }
+
+    #[test]
+    fn the_webhooks_feature_gate_is_dropped() {
+        let code = inline(
+            &[
+                (
+                    "src/lib.rs",
+                    "#[cfg(feature = \"webhooks\")]\npub mod webhooks;",
+                ),
+                ("src/webhooks/mod.rs", "mod api;"),
+                ("src/webhooks/api.rs", "pub fn f() { crate::webhooks::g() }"),
+            ],
+            "m",
+        );
+        assert!(!code.contains("cfg"), "{code}");
+        assert!(code.contains("super::super::webhooks::g()"), "{code}");
+    }
+}
