@@ -259,6 +259,75 @@ async fn callbacks_go_to_the_url_the_request_registered() {
     );
 }
 
+/// The service's own `event` webhook (spec/asset-alerting.yaml): its generated sender delivers a
+/// signed event to its generated receiver, and an event without its delivery id is refused.
+#[tokio::test]
+async fn the_service_event_webhook_is_received_through_the_generated_receiver() {
+    use asset_alerting_client::webhooks as hooks_in;
+    use asset_alerting_server::webhooks as hooks_out;
+
+    #[derive(Default)]
+    struct Inbox(Mutex<Vec<hooks_in::EventWebhookRequest>>);
+    impl hooks_in::AssetAlertingApiWebhooks for Inbox {
+        async fn event_webhook(
+            &self,
+            request: hooks_in::EventWebhookRequest,
+        ) -> hooks_in::EventWebhookResponse {
+            self.0.lock().unwrap().push(request);
+            hooks_in::EventWebhookResponse::Ok
+        }
+    }
+
+    let inbox = Arc::new(Inbox::default());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let app = hooks_in::axum::Router::new().nest("/hook", hooks_in::router(inbox.clone()));
+    tokio::spawn(async move { hooks_in::axum::serve(listener, app).await.unwrap() });
+    let url = format!("http://{address}/hook/event");
+
+    let event: asset_alerting_server::models::WebhookEvent =
+        serde_json::from_value(serde_json::json!({
+            "id": "00000000-0000-0000-0000-000000000001",
+            "type": "event",
+            "createdAt": "2026-01-02T03:04:05Z",
+            "event": {
+                "id": "00000000-0000-0000-0000-000000000002",
+                "accountId": "00000000-0000-0000-0000-000000000003",
+                "assetId": "00000000-0000-0000-0000-000000000004",
+                "eventType": 10,
+                "occurredAt": "2026-01-02T03:04:00Z",
+                "detectedAt": "2026-01-02T03:04:01Z",
+                "details": {"value": 120.0, "threshold": 90.0, "quantity": "speed"},
+                "notificationsSuppressed": false
+            }
+        }))
+        .expect("a WebhookEvent");
+    hooks_out::Client::new(&url)
+        .unwrap()
+        .event_webhook("t=1,v1=00", Uuid::from_u128(1), event.clone())
+        .await
+        .expect("delivered");
+    let received = inbox.0.lock().unwrap().clone();
+    assert_eq!(received.len(), 1);
+    assert_eq!(received[0].asset_alerting_signature, "t=1,v1=00");
+    assert_eq!(received[0].asset_alerting_webhook_id, Uuid::from_u128(1));
+    assert_eq!(
+        serde_json::to_value(&received[0].body).unwrap(),
+        serde_json::to_value(&event).unwrap()
+    );
+
+    let response = reqwest::Client::new()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("asset-alerting-signature", "t=1,v1=00")
+        .body(serde_json::to_string(&event).unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 400);
+    assert_eq!(inbox.0.lock().unwrap().len(), 1);
+}
+
 fn options(source: &str) -> Options {
     Options::new("fixture", source, "cargo xtask fixtures")
 }
