@@ -18,6 +18,10 @@
 //!   for numbers in 3.0, like its 3.1 `type: [integer, string]`); a string format, `pattern` or a
 //!   length makes it a string.
 //!
+//! - 3.1 `webhooks` and each operation's `callbacks` (which `openapiv3` does not read, or reads
+//!   without `$ref`s) are lowered like paths and moved to [`WEBHOOKS`] and [`CALLBACKS`], their
+//!   path item and callback references resolved; `build` reads them from there.
+//!
 //! Lowering is applied to 3.0 documents too: none of these forms is valid 3.0, so it changes nothing there
 //! except the shared null-branch idiom.
 

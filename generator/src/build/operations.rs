@@ -879,6 +879,66 @@ fn status_word(status: Status) -> String {
 mod tests {
     use super::*;
 
+    fn hooks_of(doc: &str) -> (Vec<Hook>, Vec<String>) {
+        match crate::load_api(doc) {
+            Ok((api, diags)) => (api.hooks, diags.0.iter().map(|d| d.to_string()).collect()),
+            Err(diags) => panic!("{diags}"),
+        }
+    }
+
+    #[test]
+    fn webhooks_and_callbacks_become_hooks_routed_by_name() {
+        let doc = r#"{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+          "paths": {"/s": {"post": {"operationId": "sub", "responses": {"200": {"description": "ok"}},
+            "callbacks": {"ev": {"{$request.body#/url}": {"post": {"responses": {"200": {"description": "ok"}}}}}}}}},
+          "webhooks": {"ev": {"post": {"security": [{"k": []}], "responses": {"200": {"description": "ok"}}},
+                              "put": {"responses": {"200": {"description": "ok"}}}}}}"#;
+        let (hooks, warnings) = hooks_of(doc);
+        let summary: Vec<(String, String, Method)> = hooks
+            .iter()
+            .map(|h| {
+                (
+                    h.operation.id.clone(),
+                    h.operation.path.clone(),
+                    h.operation.method,
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("ev put".to_owned(), "/ev".to_owned(), Method::Put),
+                ("ev post".to_owned(), "/ev".to_owned(), Method::Post),
+                ("sub ev".to_owned(), "/ev-2".to_owned(), Method::Post),
+            ]
+        );
+        assert!(hooks.iter().all(|h| h.operation.security.is_empty()));
+        assert_eq!(
+            hooks[2].kind,
+            HookKind::Callback {
+                owner: "sub".to_owned(),
+                expression: "{$request.body#/url}".to_owned()
+            }
+        );
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].contains("/webhooks/ev/post/security"),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn webhooks_of_a_document_without_operations_are_reported() {
+        let doc = r#"{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+          "webhooks": {"ev": {"post": {"responses": {"200": {"description": "ok"}}}}}}"#;
+        let (hooks, warnings) = hooks_of(doc);
+        assert!(hooks.is_empty());
+        assert!(
+            warnings[0].contains("no server or client crate"),
+            "{warnings:?}"
+        );
+    }
+
     #[test]
     fn paths_split_into_segments() {
         assert_eq!(
