@@ -344,7 +344,15 @@ fn collect_dependencies(manifest: &str, opts: &emit::Options, out: &mut Vec<Stri
         if name.starts_with(&format!("{}-", opts.crate_prefix)) {
             continue;
         }
-        let line = line.replace(", optional = true", "");
+        let mut line = line.replace(", optional = true", "");
+        // `name = { version = "1" }` is `name = "1"`.
+        if let Some(version) = line
+            .split_once("= { version = ")
+            .and_then(|(_, rest)| rest.strip_suffix(" }"))
+            .filter(|v| !v.contains(','))
+        {
+            line = format!("{name} = {version}");
+        }
         match out
             .iter_mut()
             .find(|l| l.split('=').next().unwrap_or_default().trim() == name)
@@ -415,5 +423,35 @@ mod tests {
         );
         assert!(!code.contains("cfg"), "{code}");
         assert!(code.contains("super::super::webhooks::g()"), "{code}");
+    }
+}
+
+#[cfg(test)]
+mod fixture_tests {
+    use super::*;
+
+    /// The dependency lines tests/build-rs-example declares are the ones the module lists.
+    #[test]
+    fn the_dependencies_of_the_webhooks_fixture() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let text = std::fs::read_to_string(dir.join("tests/fixtures/webhooks.yaml")).unwrap();
+        let mut opts = ModuleOptions::new("tests/fixtures/webhooks.yaml");
+        opts.parts = vec![Part::Models, Part::Server, Part::Client];
+        opts.webhooks = true;
+        let module = generate_module(&text, &opts).unwrap_or_else(|d| panic!("{d}"));
+        let manifest =
+            std::fs::read_to_string(dir.join("tests/build-rs-example/Cargo.toml")).unwrap();
+        let declared: Vec<&str> = manifest
+            .split("[dependencies]\n")
+            .nth(1)
+            .unwrap()
+            .split("\n\n")
+            .next()
+            .unwrap()
+            .lines()
+            .collect();
+        assert_eq!(module.dependencies, declared);
+        assert!(module.code.contains("pub mod models {"));
+        assert!(module.code.contains("pub mod webhooks {"));
     }
 }
