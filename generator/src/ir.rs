@@ -16,6 +16,77 @@ pub struct Api {
     pub types: Vec<TypeDef>,
     pub operations: Vec<Operation>,
     pub security_schemes: Vec<SecurityScheme>,
+    /// Webhooks (3.1 `webhooks`) and callbacks (an operation's `callbacks`): requests the API
+    /// sends, which its users receive.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<Hook>,
+}
+
+/// A request the API sends: an operation whose receiver is the API's user. Its `path` is where
+/// the generated receiver routes it (`/{name}`), not the URL it is sent to.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hook {
+    pub kind: HookKind,
+    /// The webhook's or the callback's name, as the document spells it.
+    pub name: String,
+    pub operation: Operation,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum HookKind {
+    Webhook,
+    /// Declared by an operation: its URL is the runtime expression's result.
+    Callback {
+        /// The `operationId` (or derived id) of the operation that declares it.
+        owner: String,
+        /// The runtime expression, `{$request.body#/callbackUrl}` or a literal URL.
+        expression: String,
+    },
+}
+
+impl Api {
+    /// The operations, then the hooks' operations: everything that names parameter and body types.
+    pub fn all_operations(&self) -> impl Iterator<Item = &Operation> {
+        self.operations
+            .iter()
+            .chain(self.hooks.iter().map(|h| &h.operation))
+    }
+
+    pub fn all_operations_mut(&mut self) -> impl Iterator<Item = &mut Operation> {
+        self.operations
+            .iter_mut()
+            .chain(self.hooks.iter_mut().map(|h| &mut h.operation))
+    }
+
+    /// The document as its hooks' side sees it: the hooks are its operations, at their receiver's
+    /// path (`receiver`) or at no path (the sender posts to the URL it is given).
+    pub fn hooks_api(&self, receiver: bool) -> Option<Api> {
+        if self.hooks.is_empty() {
+            return None;
+        }
+        let operations = self
+            .hooks
+            .iter()
+            .map(|h| {
+                let mut op = h.operation.clone();
+                if !receiver {
+                    op.path = String::new();
+                    op.segments.clear();
+                    op.query.clear();
+                }
+                op
+            })
+            .collect();
+        Some(Api {
+            title: format!("{} webhooks", self.title),
+            version: self.version.clone(),
+            description: None,
+            types: self.types.clone(),
+            operations,
+            security_schemes: self.security_schemes.clone(),
+            hooks: Vec::new(),
+        })
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -278,7 +349,11 @@ impl Api {
                 TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {}
             }
         }
-        for op in &mut self.operations {
+        let operations = self
+            .operations
+            .iter_mut()
+            .chain(self.hooks.iter_mut().map(|h| &mut h.operation));
+        for op in operations {
             refs.extend(op.parameters.iter_mut().map(|p| &mut p.ty));
             refs.extend(op.body.as_mut().map(|b| &mut b.ty));
             for r in &mut op.responses {
@@ -309,7 +384,7 @@ impl Api {
                 TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {}
             }
         }
-        for op in &self.operations {
+        for op in self.all_operations() {
             refs.extend(op.parameters.iter().map(|p| &p.ty));
             refs.extend(op.body.as_ref().map(|b| &b.ty));
             for r in &op.responses {

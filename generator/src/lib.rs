@@ -9,8 +9,11 @@ pub mod emit;
 pub mod ir;
 pub mod load;
 pub mod lower;
+pub mod module;
 pub mod naming;
 pub mod output;
+
+pub use module::{Module, ModuleOptions, generate_module, write_module};
 
 use diagnostics::{Diagnostic, Diagnostics};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -79,7 +82,17 @@ pub fn generate(
     opts: &emit::Options,
     parts: &[Part],
 ) -> Result<Generated, Diagnostics> {
-    let (mut api, mut diags) = load_api(text)?;
+    let (api, diags) = load_api(text)?;
+    generate_api(api, diags, opts, parts)
+}
+
+/// [`generate`] from a loaded document (see [`load_api`]).
+pub fn generate_api(
+    mut api: ir::Api,
+    mut diags: Diagnostics,
+    opts: &emit::Options,
+    parts: &[Part],
+) -> Result<Generated, Diagnostics> {
     if !opts.uri_as_url {
         api.uris_as_strings();
     }

@@ -18,6 +18,10 @@
 //!   for numbers in 3.0, like its 3.1 `type: [integer, string]`); a string format, `pattern` or a
 //!   length makes it a string.
 //!
+//! - 3.1 `webhooks` and each operation's `callbacks` (which `openapiv3` does not read, or reads
+//!   without `$ref`s) are lowered like paths and moved to [`WEBHOOKS`] and [`CALLBACKS`], their
+//!   path item and callback references resolved; `build` reads them from there.
+//!
 //! Lowering is applied to 3.0 documents too: none of these forms is valid 3.0, so it changes nothing there
 //! except the shared null-branch idiom.
 
@@ -30,6 +34,11 @@ pub const KEY_PATTERN: &str = "x-openapi-gen-key-pattern";
 pub const NULL_MARKER: &str = "x-openapi-gen-null";
 /// On a numeric schema: a string matching this pattern is accepted as the number too.
 pub const NUMERIC_STRING_PATTERN: &str = "x-openapi-gen-numeric-string-pattern";
+/// On the root: the 3.1 `webhooks` (name -> lowered path item), which `openapiv3` does not read.
+pub const WEBHOOKS: &str = "x-openapi-gen-webhooks";
+/// On an operation: its `callbacks` (name -> expression -> lowered path item), references
+/// resolved, so that `openapiv3` need not read them.
+pub const CALLBACKS: &str = "x-openapi-gen-callbacks";
 
 /// Lowers a whole document in place. Errors are returned for documents that are not OpenAPI 3.0/3.1.
 pub fn lower_document(doc: &mut Value, diags: &mut Diagnostics) {
@@ -60,23 +69,103 @@ pub fn lower_document(doc: &mut Value, diags: &mut Diagnostics) {
     }
     // 3.1 allows a document without paths (components or webhooks only).
     root.entry("paths").or_insert_with(|| json!({}));
-    if root.remove("webhooks").is_some() {
-        diags.warning("/webhooks", "webhooks are not generated (only paths are)");
+    // Path items and callbacks that webhooks and callbacks refer to, taken before lowering.
+    let components_of = |kind: &str| {
+        root.get("components")
+            .and_then(|c| c.get(kind))
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let refs = Refs {
+        path_items: components_of("pathItems"),
+        callbacks: components_of("callbacks"),
+    };
+    if let Some(webhooks) = root.remove("webhooks") {
+        let mut lowered = Map::new();
+        for (name, item) in webhooks.as_object().into_iter().flatten() {
+            let pointer = child("/webhooks", name);
+            if let Some(mut item) = refs.path_item(item, &pointer, diags) {
+                lower_path_item(&mut item, &pointer, &refs, diags);
+                lowered.insert(name.clone(), item);
+            }
+        }
+        if !lowered.is_empty() {
+            root.insert(WEBHOOKS.to_owned(), Value::Object(lowered));
+        }
     }
     if let Some(components) = root.get_mut("components").and_then(Value::as_object_mut) {
         if components.remove("pathItems").is_some() {
             diags.warning(
                 "/components/pathItems",
-                "components.pathItems are not generated",
+                "components.pathItems are generated where webhooks and callbacks refer to them, not on their own",
             );
         }
+        // Resolved where operations use them (`CALLBACKS`); 3.1 schema forms inside would not parse.
+        components.remove("callbacks");
         lower_security_schemes(components, diags);
         lower_components(components, diags);
     }
     if let Some(paths) = root.get_mut("paths").and_then(Value::as_object_mut) {
         for (path, item) in paths.iter_mut() {
             let pointer = child("/paths", path);
-            lower_path_item(item, &pointer, diags);
+            lower_path_item(item, &pointer, &refs, diags);
+        }
+    }
+}
+
+/// The components that webhooks and callbacks may refer to.
+struct Refs {
+    path_items: Map<String, Value>,
+    callbacks: Map<String, Value>,
+}
+
+impl Refs {
+    /// A path item, its `$ref` (to `components/pathItems`) resolved; `None` with a warning when
+    /// it does not resolve.
+    fn path_item(&self, item: &Value, pointer: &str, diags: &mut Diagnostics) -> Option<Value> {
+        Self::resolved(
+            item,
+            "#/components/pathItems/",
+            &self.path_items,
+            pointer,
+            diags,
+        )
+    }
+
+    fn callback(&self, callback: &Value, pointer: &str, diags: &mut Diagnostics) -> Option<Value> {
+        Self::resolved(
+            callback,
+            "#/components/callbacks/",
+            &self.callbacks,
+            pointer,
+            diags,
+        )
+    }
+
+    fn resolved(
+        value: &Value,
+        prefix: &str,
+        components: &Map<String, Value>,
+        pointer: &str,
+        diags: &mut Diagnostics,
+    ) -> Option<Value> {
+        let Some(reference) = value.get("$ref").and_then(Value::as_str) else {
+            return Some(value.clone());
+        };
+        let found = reference
+            .strip_prefix(prefix)
+            .map(crate::diagnostics::unescape_token)
+            .and_then(|name| components.get(&name));
+        match found {
+            Some(target) if target.get("$ref").is_none() => Some(target.clone()),
+            _ => {
+                diags.warning(
+                    pointer,
+                    format!("`$ref` `{reference}` does not resolve here; it is not generated"),
+                );
+                None
+            }
         }
     }
 }
@@ -140,7 +229,7 @@ const METHODS: [&str; 8] = [
     "get", "put", "post", "delete", "options", "head", "patch", "trace",
 ];
 
-fn lower_path_item(item: &mut Value, pointer: &str, diags: &mut Diagnostics) {
+fn lower_path_item(item: &mut Value, pointer: &str, refs: &Refs, diags: &mut Diagnostics) {
     let Some(item) = item.as_object_mut() else {
         return;
     };
@@ -154,11 +243,30 @@ fn lower_path_item(item: &mut Value, pointer: &str, diags: &mut Diagnostics) {
             continue;
         };
         let op_pointer = child(pointer, method);
-        if op.remove("callbacks").is_some() {
-            diags.warning(
-                child(&op_pointer, "callbacks"),
-                "callbacks are not generated",
-            );
+        if let Some(callbacks) = op.remove("callbacks") {
+            let callbacks_pointer = child(&op_pointer, "callbacks");
+            let mut lowered = Map::new();
+            for (name, callback) in callbacks.as_object().into_iter().flatten() {
+                let pointer = child(&callbacks_pointer, name);
+                let Some(callback) = refs.callback(callback, &pointer, diags) else {
+                    continue;
+                };
+                let mut expressions = Map::new();
+                for (expression, item) in callback.as_object().into_iter().flatten() {
+                    if expression.starts_with("x-") {
+                        continue;
+                    }
+                    let pointer = child(&pointer, expression);
+                    if let Some(mut item) = refs.path_item(item, &pointer, diags) {
+                        lower_path_item(&mut item, &pointer, refs, diags);
+                        expressions.insert(expression.clone(), item);
+                    }
+                }
+                lowered.insert(name.clone(), Value::Object(expressions));
+            }
+            if !lowered.is_empty() {
+                op.insert(CALLBACKS.to_owned(), Value::Object(lowered));
+            }
         }
         if let Some(params) = op.get_mut("parameters").and_then(Value::as_array_mut) {
             for (i, p) in params.iter_mut().enumerate() {
@@ -947,13 +1055,33 @@ mod tests {
     }
 
     #[test]
-    fn webhooks_are_dropped_with_a_warning_and_paths_added() {
-        let mut doc =
-            json!({"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "webhooks": {}});
+    fn webhooks_are_kept_aside_lowered_and_paths_added() {
+        let mut doc = json!({"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+            "webhooks": {"ev": {"post": {"requestBody": {"content": {"application/json":
+                {"schema": {"type": ["string", "null"]}}}}, "responses": {"200": {"description": "ok"}}}}}});
         let mut diags = Diagnostics::default();
         lower_document(&mut doc, &mut diags);
         assert_eq!(doc["paths"], json!({}));
-        assert_eq!(diags.0[0].pointer, "/webhooks");
-        assert!(!diags.has_errors());
+        assert!(doc.get("webhooks").is_none());
+        let schema =
+            &doc[WEBHOOKS]["ev"]["post"]["requestBody"]["content"]["application/json"]["schema"];
+        assert_eq!(schema, &json!({"type": "string", "nullable": true}));
+        assert!(diags.0.is_empty());
+    }
+
+    #[test]
+    fn callbacks_are_resolved_and_kept_on_their_operation() {
+        let mut doc = json!({"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+            "paths": {"/s": {"post": {"responses": {"200": {"description": "ok"}},
+                "callbacks": {"a": {"$ref": "#/components/callbacks/A"}, "b": {"$ref": "#/components/callbacks/Missing"}}}}},
+            "components": {"callbacks": {"A": {"{$request.body#/url}": {"post": {"responses": {"200": {"description": "ok"}}}}}}}});
+        let mut diags = Diagnostics::default();
+        lower_document(&mut doc, &mut diags);
+        let callbacks = &doc["paths"]["/s"]["post"][CALLBACKS];
+        assert!(callbacks["a"]["{$request.body#/url}"]["post"].is_object());
+        assert!(callbacks.get("b").is_none());
+        assert_eq!(diags.0.len(), 1);
+        assert_eq!(diags.0[0].pointer, "/paths/~1s/post/callbacks/b");
+        assert!(doc["components"].get("callbacks").is_none());
     }
 }

@@ -148,8 +148,17 @@ pub fn resolve(api: &mut Api) {
     }
     let mut fn_taken: HashSet<String> =
         RESERVED_FUNCTIONS.iter().map(|s| (*s).to_owned()).collect();
-    for op in &mut api.operations {
-        op.name = unique(field_ident(&op.id), &mut fn_taken, "_");
+    // Hooks are methods of their own trait and client, apart from the operations.
+    let mut hook_fn_taken = fn_taken.clone();
+    let operations = api.operations.iter_mut().map(|op| (op, false));
+    let hooks = api.hooks.iter_mut().map(|h| (&mut h.operation, true));
+    for (op, hook) in operations.chain(hooks) {
+        let taken = if hook {
+            &mut hook_fn_taken
+        } else {
+            &mut fn_taken
+        };
+        op.name = unique(field_ident(&op.id), taken, "_");
         let mut taken: HashSet<String> = RESERVED_PARAMS.iter().map(|s| (*s).to_owned()).collect();
         for p in &mut op.parameters {
             let base = field_ident(&p.wire_name);

@@ -40,6 +40,21 @@ pub fn check_crates(
     std::fs::write(scratch.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
     // The repository's lock file pins the same dependency versions the checked-in crates use.
     let _ = std::fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock"));
+    // The webhooks' sender (server crates) and receiver (client crates) are checked too.
+    let features: Vec<String> = crates
+        .iter()
+        .filter(|(_, files)| {
+            files
+                .iter()
+                .any(|f| f.path == "Cargo.toml" && f.contents.contains("\nwebhooks = ["))
+        })
+        .map(|(name, _)| format!("{name}/webhooks"))
+        .collect();
+    let features = if features.is_empty() {
+        Vec::new()
+    } else {
+        vec!["--features".to_owned(), features.join(",")]
+    };
     let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args([
             if lint { "clippy" } else { "check" },
@@ -49,6 +64,7 @@ pub fn check_crates(
             "--message-format",
             "short",
         ])
+        .args(&features)
         .args(if lint {
             &["--", "-D", "warnings"][..]
         } else {

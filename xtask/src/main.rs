@@ -92,6 +92,13 @@ const TARGETS: &[(&str, &str, &str, bool, bool)] = &[
         true,
     ),
     (
+        "tests/fixtures/webhooks.yaml",
+        "tests/generated/webhooks",
+        "webhooks",
+        true,
+        true,
+    ),
+    (
         "tests/fixtures/param-styles.yaml",
         "tests/generated/param-styles",
         "param-styles",

@@ -288,6 +288,12 @@ pub mod requests;
 #[rustfmt::skip]
 mod retry;
 
+/// The receiver of the API's webhooks and callbacks (feature `webhooks`): implement its
+/// trait and serve its router where the API sends them.
+#[cfg(feature = "webhooks")]
+#[rustfmt::skip]
+pub mod webhooks;
+
 #[rustfmt::skip]
 pub use asset_alerting_models as models;
 

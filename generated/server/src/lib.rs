@@ -48,6 +48,12 @@ mod responses;
 #[rustfmt::skip]
 mod router;
 
+/// The sender of the API's webhooks and callbacks (feature `webhooks`): a client that
+/// posts each one to the URL its receiver gave.
+#[cfg(feature = "webhooks")]
+#[rustfmt::skip]
+pub mod webhooks;
+
 #[rustfmt::skip]
 pub use asset_alerting_models as models;
 

@@ -4,9 +4,9 @@ use super::Builder;
 use super::schema::Site;
 use crate::diagnostics::child;
 use crate::ir::{
-    Constraints, Media, Method, Operation, ParamLocation, ParamStyle, Parameter, PathSegment,
-    PropertyEncoding, RequestBody, Response, ResponseBody, ResponseHeader, SecurityKind,
-    SecurityRequirement, SecurityScheme, SegmentPart, Status, TypeRef,
+    Constraints, Hook, HookKind, Media, Method, Operation, ParamLocation, ParamStyle, Parameter,
+    PathSegment, PropertyEncoding, RequestBody, Response, ResponseBody, ResponseHeader,
+    SecurityKind, SecurityRequirement, SecurityScheme, SegmentPart, Status, TypeRef,
 };
 use heck::ToUpperCamelCase;
 use indexmap::IndexMap;
@@ -35,6 +35,119 @@ impl Builder<'_> {
             }
         }
         operations
+    }
+
+    /// The webhooks, then the callbacks of each operation (in document order), each an operation
+    /// routed by the receiver at `/{name}` (`/{name}-2`... when names repeat).
+    pub(super) fn build_hooks(&mut self) -> Vec<Hook> {
+        use crate::lower::{CALLBACKS, WEBHOOKS};
+        // (kind, name, pointer, path item)
+        let mut found: Vec<(HookKind, String, String, PathItem)> = Vec::new();
+        if let Some(webhooks) = self
+            .doc
+            .extensions
+            .get(WEBHOOKS)
+            .and_then(|v| v.as_object())
+        {
+            for (name, item) in webhooks {
+                let pointer = child("/webhooks", name);
+                if let Some(item) = self.hook_item(item, &pointer) {
+                    found.push((HookKind::Webhook, name.clone(), pointer, item));
+                }
+            }
+        }
+        for (path, item) in &self.doc.paths.paths {
+            let ReferenceOr::Item(item) = item else {
+                continue;
+            };
+            for (method, op) in methods(item) {
+                let Some(callbacks) = op.extensions.get(CALLBACKS).and_then(|v| v.as_object())
+                else {
+                    continue;
+                };
+                let op_pointer = child(
+                    &child("/paths", path),
+                    &method.as_str().to_ascii_lowercase(),
+                );
+                let owner = op.operation_id.clone().unwrap_or_else(|| {
+                    let path_only = path.split_once('?').map_or(path.as_str(), |(p, _)| p);
+                    derived_operation_id(method, &parse_path(path_only).unwrap_or_default())
+                });
+                for (name, expressions) in callbacks {
+                    let pointer = child(&child(&op_pointer, "callbacks"), name);
+                    for (expression, item) in expressions.as_object().into_iter().flatten() {
+                        let pointer = child(&pointer, expression);
+                        if let Some(item) = self.hook_item(item, &pointer) {
+                            let kind = HookKind::Callback {
+                                owner: owner.clone(),
+                                expression: expression.clone(),
+                            };
+                            found.push((kind, name.clone(), pointer, item));
+                        }
+                    }
+                }
+            }
+        }
+        let mut paths_taken = std::collections::HashSet::new();
+        let mut hooks = Vec::new();
+        for (kind, name, pointer, item) in found {
+            let segment = name.replace(['/', '{', '}', '?', '#', '%'], "-");
+            let mut path = format!("/{segment}");
+            let mut n = 2;
+            while !paths_taken.insert(path.clone()) {
+                path = format!("/{segment}-{n}");
+                n += 1;
+            }
+            let all = methods(&item);
+            let several = all.len() > 1;
+            for (method, op) in all {
+                let op_pointer = child(&pointer, &method.as_str().to_ascii_lowercase());
+                if op.security.as_ref().is_some_and(|s| !s.is_empty()) {
+                    self.diags.warning(
+                        child(&op_pointer, "security"),
+                        "the security of a webhook or callback is not checked by the generated receiver, nor sent by the sender",
+                    );
+                }
+                let mut op = op.clone();
+                if op.operation_id.is_none() {
+                    let base = match &kind {
+                        HookKind::Webhook => name.clone(),
+                        HookKind::Callback { owner, .. } => format!("{owner} {name}"),
+                    };
+                    op.operation_id = Some(if several {
+                        format!("{base} {}", method.as_str().to_ascii_lowercase())
+                    } else {
+                        base
+                    });
+                }
+                // Credentials are the sender's and receiver's own affair (signatures, secrets in
+                // the URL): the document's default security does not apply.
+                op.security = Some(Vec::new());
+                if let Some(mut operation) = self.operation(&path, &item, method, &op, &op_pointer)
+                {
+                    operation.pointer = op_pointer;
+                    hooks.push(Hook {
+                        kind: kind.clone(),
+                        name: name.clone(),
+                        operation,
+                    });
+                }
+            }
+        }
+        hooks
+    }
+
+    fn hook_item(&mut self, item: &serde_json::Value, pointer: &str) -> Option<PathItem> {
+        match serde_json::from_value::<PathItem>(item.clone()) {
+            Ok(item) => Some(item),
+            Err(e) => {
+                self.diags.warning(
+                    pointer,
+                    format!("this path item does not parse ({e}); it is not generated"),
+                );
+                None
+            }
+        }
     }
 
     fn operation(
@@ -765,6 +878,66 @@ fn status_word(status: Status) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn hooks_of(doc: &str) -> (Vec<Hook>, Vec<String>) {
+        match crate::load_api(doc) {
+            Ok((api, diags)) => (api.hooks, diags.0.iter().map(|d| d.to_string()).collect()),
+            Err(diags) => panic!("{diags}"),
+        }
+    }
+
+    #[test]
+    fn webhooks_and_callbacks_become_hooks_routed_by_name() {
+        let doc = r#"{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+          "paths": {"/s": {"post": {"operationId": "sub", "responses": {"200": {"description": "ok"}},
+            "callbacks": {"ev": {"{$request.body#/url}": {"post": {"responses": {"200": {"description": "ok"}}}}}}}}},
+          "webhooks": {"ev": {"post": {"security": [{"k": []}], "responses": {"200": {"description": "ok"}}},
+                              "put": {"responses": {"200": {"description": "ok"}}}}}}"#;
+        let (hooks, warnings) = hooks_of(doc);
+        let summary: Vec<(String, String, Method)> = hooks
+            .iter()
+            .map(|h| {
+                (
+                    h.operation.id.clone(),
+                    h.operation.path.clone(),
+                    h.operation.method,
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("ev put".to_owned(), "/ev".to_owned(), Method::Put),
+                ("ev post".to_owned(), "/ev".to_owned(), Method::Post),
+                ("sub ev".to_owned(), "/ev-2".to_owned(), Method::Post),
+            ]
+        );
+        assert!(hooks.iter().all(|h| h.operation.security.is_empty()));
+        assert_eq!(
+            hooks[2].kind,
+            HookKind::Callback {
+                owner: "sub".to_owned(),
+                expression: "{$request.body#/url}".to_owned()
+            }
+        );
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].contains("/webhooks/ev/post/security"),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn webhooks_of_a_document_without_operations_are_reported() {
+        let doc = r#"{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+          "webhooks": {"ev": {"post": {"responses": {"200": {"description": "ok"}}}}}}"#;
+        let (hooks, warnings) = hooks_of(doc);
+        assert!(hooks.is_empty());
+        assert!(
+            warnings[0].contains("no server or client crate"),
+            "{warnings:?}"
+        );
+    }
 
     #[test]
     fn paths_split_into_segments() {

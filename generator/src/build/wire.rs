@@ -70,7 +70,7 @@ fn shape(api: &Api, ty: &TypeRef) -> Shape {
 
 /// Reports every parameter and body whose wire form the generated code approximates.
 pub fn report(api: &Api, diags: &mut Diagnostics) {
-    for op in &api.operations {
+    for op in api.all_operations() {
         let at = format!("{}/parameters", op.pointer);
         for p in &op.parameters {
             if let Some(problem) = parameter_problem(api, op, p) {

@@ -171,6 +171,44 @@ pub fn template_file(opts: &Options, path: &str, text: &str) -> File {
     }
 }
 
+/// The files of a crate (as an emitter made them) as module `name` of another crate: `src/lib.rs`
+/// becomes `src/{name}/mod.rs`, every other `src/` file moves under `src/{name}/`, and `crate::`
+/// paths (code and intra-doc links) become `crate::{name}::`. Generated files are printed again
+/// (the longer paths change their layout); `templates` (paths of copied runtime files) keep their
+/// hand-made layout and comments. `Cargo.toml` is left out: the host crate declares the
+/// dependencies.
+pub fn nest(
+    files: Vec<File>,
+    name: &str,
+    templates: &[&str],
+    opts: &Options,
+) -> Result<Vec<File>, String> {
+    let to = format!("crate::{name}::");
+    let header = header(opts);
+    let mut nested = Vec::new();
+    for file in files {
+        let Some(rest) = file.path.strip_prefix("src/") else {
+            continue;
+        };
+        let path = if rest == "lib.rs" {
+            format!("src/{name}/mod.rs")
+        } else {
+            format!("src/{name}/{rest}")
+        };
+        let contents = file.contents.replace("crate::", &to);
+        let contents = match contents.strip_prefix(&header) {
+            Some(code) if !templates.contains(&file.path.as_str()) => {
+                let parsed = syn::parse_file(code)
+                    .map_err(|e| format!("{path}: nested code does not parse: {e}"))?;
+                assembled(opts, &path, &[prettyplease::unparse(&parsed)]).contents
+            }
+            _ => contents,
+        };
+        nested.push(File { path, contents });
+    }
+    Ok(nested)
+}
+
 /// prettyplease prints items back to back; a blank line between two items at the same depth reads
 /// like hand-written code. prettyplease escapes newlines inside literals, so a line is always code.
 fn space_items<'a>(lines: impl Iterator<Item = &'a str>, out: &mut String) {

@@ -55,7 +55,7 @@ impl Patterns {
                 TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {}
             }
         }
-        for op in &api.operations {
+        for op in api.all_operations() {
             for p in &op.parameters {
                 collect_ty(&p.ty, &op.pointer, &mut found);
                 collect_constraints(&p.constraints, &op.pointer, &mut found);

@@ -23,6 +23,16 @@ const ERROR_TEMPLATE: &str = include_str!("../../../../templates/client/error.rs
 const RETRY_TEMPLATE: &str = include_str!("../../../../templates/client/retry.rs");
 const MULTIPART_TEMPLATE: &str = include_str!("../../../../templates/client/multipart.rs");
 
+/// The files copied from templates (see [`super::nest`]).
+pub const TEMPLATES: &[&str] = &[
+    "src/auth.rs",
+    "src/client.rs",
+    "src/codec.rs",
+    "src/error.rs",
+    "src/retry.rs",
+    "src/multipart.rs",
+];
+
 pub fn emit(api: &Api, _patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
     // A document without operations has nothing to call: no client crate.
     if api.operations.is_empty() {
@@ -119,6 +129,20 @@ pub fn emit(api: &Api, _patterns: &Patterns, opts: &Options) -> Result<Vec<File>
     if super::has_multipart_struct(api) {
         files.push(template_file(opts, "src/multipart.rs", MULTIPART_TEMPLATE));
     }
+    // The receiver of the webhooks and callbacks: the server emitter's crate, as module `webhooks`.
+    if let Some(hooks) = api.hooks_api(true) {
+        let server = super::server::emit(&hooks, _patterns, opts)?;
+        let mut receiver = super::nest(server, "webhooks", super::server::TEMPLATES, opts)?;
+        // The usage example names the module, not a server crate.
+        let (server_crate, client_crate) = (opts.crate_ident("server"), opts.crate_ident("client"));
+        for file in &mut receiver {
+            file.contents = file.contents.replace(
+                &format!("{server_crate}::"),
+                &format!("{client_crate}::webhooks::"),
+            );
+        }
+        files.extend(receiver);
+    }
     files.extend([
         template_file(opts, "src/auth.rs", AUTH_TEMPLATE),
         template_file(opts, "src/client.rs", CLIENT_TEMPLATE),
@@ -143,6 +167,27 @@ fn cargo_toml(api: &Api, opts: &Options, plans: &[Plan]) -> File {
         "Client of {}, generated from its OpenAPI document",
         api.title
     );
+    let (receiver_feature, receiver_deps) = match api.hooks_api(true) {
+        None => (String::new(), String::new()),
+        Some(hooks) => (
+            "# `webhooks`: the receiver of the API's webhooks and callbacks (a trait and an axum router,\n\
+             # module `webhooks`).\n\
+             webhooks = [\"dep:axum\", \"dep:base64\", \"dep:form_urlencoded\", \"dep:serde_html_form\", \"dep:serde_path_to_error\"]\n"
+                .to_owned(),
+            format!(
+                "axum = {{ version = \"0.8\", default-features = false, features = [\"http1\", \"http2\", \"matched-path\", \"tokio\"{multipart}], optional = true }}\n\
+                 base64 = {{ version = \"0.22\", optional = true }}\n\
+                 form_urlencoded = {{ version = \"1\", optional = true }}\n\
+                 serde_html_form = {{ version = \"0.4\", optional = true }}\n\
+                 serde_path_to_error = {{ version = \"0.1\", optional = true }}\n",
+                multipart = if super::has_multipart_struct(&hooks) {
+                    r#", "multipart""#
+                } else {
+                    ""
+                },
+            ),
+        ),
+    };
     let sections = format!(
         r#"[features]
 # TLS for `https` base URLs: enable `rustls` or `native-tls` (the platform's TLS library).
@@ -151,10 +196,10 @@ fn cargo_toml(api: &Api, opts: &Options, plans: &[Plan]) -> File {
 default = []
 rustls = ["reqwest/rustls"]
 native-tls = ["reqwest/native-tls"]
-
+{receiver_feature}
 [dependencies]
 {models} = {{ path = "../models" }}
-chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
+{receiver_deps}chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
 futures-util = {{ version = "0.3", default-features = false }}
 reqwest = {{ version = "0.13", default-features = false, features = [{reqwest_features}] }}
 serde = {{ version = "1", features = ["derive"] }}
@@ -194,6 +239,14 @@ fn lib_rs(
     let errors_mod = has_errors.then(|| quote! { pub mod errors; });
     let headers_mod = has_headers.then(|| quote! { pub mod headers; });
     let multipart_mod = super::has_multipart_struct(api).then(|| quote! { pub mod multipart; });
+    let webhooks_mod = (!api.hooks.is_empty()).then(|| {
+        quote! {
+            /// The receiver of the API's webhooks and callbacks (feature `webhooks`): implement its
+            /// trait and serve its router where the API sends them.
+            #[cfg(feature = "webhooks")]
+            pub mod webhooks;
+        }
+    });
     quote! {
         #![doc = #title]
         #separator
@@ -212,6 +265,7 @@ fn lib_rs(
         pub mod requests;
         #responses_mod
         mod retry;
+        #webhooks_mod
 
         pub use #models as models;
         pub use client::{Client, ClientBuilder};

@@ -288,7 +288,7 @@ impl<'a> RequestEmitter<'a> {
         {
             parts.push(description.to_owned());
         }
-        parts.push(format!("`{} {}`", op.method.as_str(), op.path));
+        parts.push(format!("`{} {}`", op.method.as_str(), shown_path(op)));
         let mut args: Vec<String> = p
             .required
             .iter()
@@ -415,7 +415,7 @@ impl<'a> RequestEmitter<'a> {
             "Request builder of [`Client::{0}`](crate::Client::{0}): `{1} {2}`. {then}",
             op.name,
             op.method.as_str(),
-            op.path
+            shown_path(op)
         ));
         quote! {
             #doc
@@ -634,11 +634,15 @@ impl<'a> RequestEmitter<'a> {
                 .collect();
             self.arm(p, arm, &claimed)
         });
-        let doc = format!(" Sends the request: `{} {}`.", op.method.as_str(), op.path);
+        let doc = format!(
+            " Sends the request: `{} {}`.",
+            op.method.as_str(),
+            shown_path(op)
+        );
         let full_doc = format!(
             " Sends the request (`{} {}`) and answers the body with the status and headers.",
             op.method.as_str(),
-            op.path
+            shown_path(op)
         );
         let (headers_ty, documented) = if p.success_headers.is_empty() {
             (TokenStream::new(), quote! { () })
@@ -795,7 +799,10 @@ impl<'a> RequestEmitter<'a> {
                 }
             }
         }
-        if (op.path_only().ends_with('/') && !op.segments.is_empty()) || template.is_empty() {
+        // A hook's sender has no path: it sends to the URL it was given, as it is.
+        if (op.path_only().ends_with('/') && !op.segments.is_empty())
+            || (template.is_empty() && !op.path.is_empty())
+        {
             template.push('/');
         }
         // The query the path carries (`?beta=true`); other query parameters are appended to it.
@@ -1483,4 +1490,13 @@ pub(crate) fn encode_literal(text: &str) -> String {
 /// Braces are `format!` syntax.
 fn escape_format(text: &str) -> String {
     text.replace('{', "{{").replace('}', "}}")
+}
+
+/// The path as docs show it: a hook's sender (no path) sends to the client's URL.
+fn shown_path(op: &crate::ir::Operation) -> &str {
+    if op.path.is_empty() {
+        "{url}"
+    } else {
+        &op.path
+    }
 }

@@ -24,6 +24,18 @@ const RESPOND_TEMPLATE: &str = include_str!("../../../../templates/server/respon
 const MULTIPART_TEMPLATE: &str = include_str!("../../../../templates/server/multipart.rs");
 const DEEP_FORM_TEMPLATE: &str = include_str!("../../../../templates/server/deep_form.rs");
 
+/// The files copied from templates (see [`super::nest`]).
+pub const TEMPLATES: &[&str] = &[
+    "src/rejection.rs",
+    "src/params.rs",
+    "src/body.rs",
+    "src/objects_only.rs",
+    "src/auth.rs",
+    "src/respond.rs",
+    "src/multipart.rs",
+    "src/deep_form.rs",
+];
+
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
     // The plan holds tokens, which cannot cross threads: each job plans again (a small part of
     // the work), and the files are grouped in three jobs, the longest first.
@@ -68,6 +80,39 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     for part in printed {
         files.extend(part?);
     }
+    // The sender of the webhooks and callbacks: the client emitter's crate, as module `webhooks`.
+    if let Some(hooks) = api.hooks_api(false) {
+        let client = super::client::emit(&hooks, patterns, opts)?;
+        let mut sender = super::nest(client, "webhooks", super::client::TEMPLATES, opts)?;
+        let urls = callback_urls_rs(api);
+        if let Some(root) = sender.iter_mut().find(|f| f.path == "src/webhooks/mod.rs") {
+            let title = format!(
+                "//! Client of {} (version {}).\n",
+                hooks.title, hooks.version
+            );
+            let intro = format!(
+                "//! The sender of the webhooks and callbacks of {}: a client per receiver, built for the\n\
+                 //! URL the receiver gave (`Client::new(url)`, or `Client::builder(url)` with\n\
+                 //! [`ClientBuilder::reqwest_client`] to share one connection pool), whose methods post\n\
+                 //! to that URL as it is{}.\n",
+                api.title,
+                if urls.is_some() {
+                    "; [`urls`] computes a callback's URL from the request that registered it"
+                } else {
+                    ""
+                }
+            );
+            root.contents = root.contents.replacen(&title, &intro, 1);
+            if urls.is_some() {
+                root.contents
+                    .push_str("\n#[rustfmt::skip]\npub mod urls;\n");
+            }
+        }
+        if let Some(urls) = urls {
+            sender.push(rust_file(urls, opts, "src/webhooks/urls.rs")?);
+        }
+        files.extend(sender);
+    }
     files.extend([
         template_file(opts, "src/rejection.rs", REJECTION_TEMPLATE),
         template_file(opts, "src/params.rs", PARAMS_TEMPLATE),
@@ -105,8 +150,29 @@ fn cargo_toml(api: &Api, opts: &Options) -> File {
         "Server (trait and axum router) of {}, generated from its OpenAPI document",
         api.title
     );
+    let (features, sender_deps) = if api.hooks.is_empty() {
+        (String::new(), "")
+    } else {
+        (
+            r#"[features]
+# `webhooks`: the sender of the API's webhooks and callbacks (a reqwest client, module `webhooks`).
+# `rustls` or `native-tls` let it post to `https` URLs.
+default = []
+webhooks = ["dep:futures-util", "dep:reqwest", "dep:tokio"]
+rustls = ["webhooks", "reqwest?/rustls"]
+native-tls = ["webhooks", "reqwest?/native-tls"]
+
+"#
+            .to_owned(),
+            if super::has_multipart_struct(&api.hooks_api(false).expect("hooks")) {
+                "futures-util = { version = \"0.3\", default-features = false, optional = true }\nreqwest = { version = \"0.13\", default-features = false, features = [\"json\", \"form\", \"query\", \"multipart\"], optional = true }\ntokio = { version = \"1\", features = [\"sync\", \"time\"], optional = true }\n"
+            } else {
+                "futures-util = { version = \"0.3\", default-features = false, optional = true }\nreqwest = { version = \"0.13\", default-features = false, features = [\"json\", \"form\", \"query\"], optional = true }\ntokio = { version = \"1\", features = [\"sync\", \"time\"], optional = true }\n"
+            },
+        )
+    };
     let sections = format!(
-        r#"[dependencies]
+        r#"{features}[dependencies]
 {models} = {{ path = "../models" }}
 axum = {{ version = "0.8", default-features = false, features = ["http1", "http2", "matched-path", "tokio"{multipart}] }}
 base64 = "0.22"
@@ -116,7 +182,7 @@ serde = {{ version = "1", features = ["derive"] }}
 serde_html_form = "0.4"
 serde_json = "1"
 serde_path_to_error = "0.1"
-{url}uuid = {{ version = "1", features = ["serde"] }}
+{sender_deps}{url}uuid = {{ version = "1", features = ["serde"] }}
 "#,
         models = opts.crate_name("models"),
         url = super::models::url_dependency(api),
@@ -171,6 +237,14 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
     let deep_form_mod = super::has_deep_form(plan.api).then(|| quote! { pub mod deep_form; });
     let multipart_mod =
         super::has_multipart_struct(plan.api).then(|| quote! { pub mod multipart; });
+    let webhooks_mod = (!api.hooks.is_empty()).then(|| {
+        quote! {
+            /// The sender of the API's webhooks and callbacks (feature `webhooks`): a client that
+            /// posts each one to the URL its receiver gave.
+            #[cfg(feature = "webhooks")]
+            pub mod webhooks;
+        }
+    });
     quote! {
         #![doc = #title]
         #![doc = ""]
@@ -189,6 +263,7 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
         pub mod respond;
         mod responses;
         mod router;
+        #webhooks_mod
 
         pub use #models as models;
         pub use api::#trait_name;
@@ -233,5 +308,124 @@ fn uses_ident(tokens: &TokenStream, name: &str) -> bool {
         TokenTree::Ident(ident) => ident == name,
         TokenTree::Group(group) => uses_ident(&group.stream(), name),
         _ => false,
+    })
+}
+
+/// A callback URL's runtime expression, split into literal text and `$request.body#/...` pointers.
+/// `None` when it uses another source (`$request.header...`, `$response...`, `$url`): the sender's
+/// caller then computes the URL.
+fn expression_parts(expression: &str) -> Option<Vec<Result<String, String>>> {
+    let mut parts = Vec::new();
+    let mut rest = expression;
+    while let Some(start) = rest.find('{') {
+        if start > 0 {
+            parts.push(Ok(rest[..start].to_owned()));
+        }
+        let end = rest[start..].find('}')? + start;
+        let inner = &rest[start + 1..end];
+        let pointer = inner.strip_prefix("$request.body#")?;
+        if !(pointer.is_empty() || pointer.starts_with('/')) {
+            return None;
+        }
+        parts.push(Err(pointer.to_owned()));
+        rest = &rest[end + 1..];
+    }
+    if rest.contains('}') {
+        return None;
+    }
+    if !rest.is_empty() {
+        parts.push(Ok(rest.to_owned()));
+    }
+    Some(parts)
+}
+
+/// `webhooks::urls`: per callback whose URL the generated code can compute (a literal URL, or text
+/// and parts of the JSON request body), a function from the request's body to the URL.
+fn callback_urls_rs(api: &Api) -> Option<TokenStream> {
+    use crate::ir::{HookKind, Media};
+    let printer = super::TypePrinter {
+        types: &api.types,
+        models: quote! { models:: },
+    };
+    let mut seen = std::collections::HashSet::new();
+    let mut items = Vec::new();
+    for hook in &api.hooks {
+        let HookKind::Callback { owner, expression } = &hook.kind else {
+            continue;
+        };
+        if !seen.insert((owner, &hook.name, expression)) {
+            continue;
+        }
+        let Some(parts) = expression_parts(expression) else {
+            continue;
+        };
+        let name = super::ident(&crate::naming::field_ident(&format!(
+            "{owner}_{}",
+            hook.name
+        )));
+        let Some(op) = api.operations.iter().find(|op| &op.id == owner) else {
+            continue;
+        };
+        let doc = format!(
+            " The URL of the `{}` callback of `{}`: `{expression}`.",
+            hook.name, op.name
+        );
+        let body_parts = parts.iter().any(Result::is_err);
+        let pushes = parts.iter().map(|part| match part {
+            Ok(text) => quote! { url.push_str(#text); },
+            Err(pointer) => quote! { url.push_str(&text(body.pointer(#pointer)?)?); },
+        });
+        if !body_parts {
+            let text: String = parts.into_iter().flatten().collect();
+            items.push(quote! {
+                #[doc = #doc]
+                pub fn #name() -> &'static str {
+                    #text
+                }
+            });
+            continue;
+        }
+        let Some(body) = op.body.as_ref().filter(|b| b.media == Media::Json) else {
+            continue;
+        };
+        let ty = printer.rust_type(&body.ty);
+        items.push(quote! {
+            #[doc = #doc]
+            ///
+            /// `None` when the body lacks a part of it (or it is not a string or a number).
+            pub fn #name(body: &#ty) -> Option<String> {
+                let body = serde_json::to_value(body).ok()?;
+                let mut url = String::new();
+                #(#pushes)*
+                Some(url)
+            }
+        });
+    }
+    if items.is_empty() {
+        return None;
+    }
+    let needs_text = items.iter().any(|i| i.to_string().contains("text ("));
+    let text_fn = needs_text.then(|| {
+        quote! {
+            /// A part of a URL: a string as it is, a number or a boolean as JSON spells it.
+            fn text(value: &serde_json::Value) -> Option<String> {
+                match value {
+                    serde_json::Value::String(s) => Some(s.clone()),
+                    serde_json::Value::Number(n) => Some(n.to_string()),
+                    serde_json::Value::Bool(b) => Some(b.to_string()),
+                    _ => None,
+                }
+            }
+        }
+    });
+    let uses_models = items.iter().any(|i| uses_path(i, "models"));
+    let use_models = uses_models.then(|| quote! { use crate::models; });
+    Some(quote! {
+        //! The URLs of callbacks, from the request that registered them (their runtime expressions).
+        #use_models
+
+        #(#items)*
+
+        #text_fn
     })
 }

@@ -154,7 +154,8 @@ impl<'a> Plan<'a> {
             models: quote! { models:: },
         };
         let base = crate::naming::type_ident(&api.title);
-        let trait_name = if base.ends_with("Api") {
+        // The receiver of webhooks is emitted for a document titled "{title} webhooks".
+        let trait_name = if base.ends_with("Api") || base.ends_with("Webhooks") {
             base
         } else {
             format!("{base}Api")

@@ -1,0 +1,457 @@
+//! Single-module output, for `build.rs`: the crates [`crate::generate`] makes, as one Rust file of
+//! inline modules (`models`, `server`, `client`) with the runtime they copy from templates inlined
+//! as their submodules, to be `include!`d:
+//!
+//! ```ignore
+//! // build.rs
+//! let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap());
+//! openapi_gen::write_module("api.yaml", &out.join("api.rs"), &openapi_gen::ModuleOptions::new("api.yaml"))?;
+//! // src/lib.rs
+//! mod api { include!(concat!(env!("OUT_DIR"), "/api.rs")); }
+//! ```
+//!
+//! Each crate's files are read back as tokens: `mod x;` takes the module file's content,
+//! `crate::` paths (in code, attributes such as serde's `deserialize_with = "crate::..."`, and
+//! macro calls) become relative (`self::`, `super::`...), and the models crate's name becomes the
+//! sibling module `models`, so the file works wherever it is included. Plain `//` comments of the
+//! runtime are not kept (doc comments are).
+
+use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::emit;
+use crate::{Part, guard};
+use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
+use std::collections::HashMap;
+use std::path::Path;
+use std::str::FromStr;
+
+/// What [`generate_module`] emits.
+#[derive(Debug, Clone)]
+pub struct ModuleOptions {
+    /// The parts, each an inline module of that name; models are always included (the others use
+    /// them).
+    pub parts: Vec<Part>,
+    /// The webhooks and callbacks: the server's sender (`server::webhooks`) and the client's
+    /// receiver (`client::webhooks`), which the crates put behind their `webhooks` feature.
+    pub webhooks: bool,
+    /// Names and settings as for crates (`crate_prefix` is not visible in the module).
+    pub options: emit::Options,
+}
+
+impl ModuleOptions {
+    /// Models and client, no server, no webhooks; `source_name` is how the header names the spec.
+    pub fn new(source_name: &str) -> ModuleOptions {
+        ModuleOptions {
+            parts: vec![Part::Models, Part::Client],
+            webhooks: false,
+            options: emit::Options::new("api", source_name, "cargo build (build.rs)"),
+        }
+    }
+}
+
+/// One generated module.
+#[derive(Debug, Clone)]
+pub struct Module {
+    /// The Rust file: `pub mod models { ... }` and the other parts.
+    pub code: String,
+    /// The crates the code uses, as `[dependencies]` lines of a `Cargo.toml` (what the generated
+    /// crates would declare, less each other).
+    pub dependencies: Vec<String>,
+    pub diagnostics: Diagnostics,
+}
+
+/// Generates the module of the document `text` (YAML or JSON).
+pub fn generate_module(text: &str, opts: &ModuleOptions) -> Result<Module, Diagnostics> {
+    let mut parts = vec![Part::Models];
+    for part in [Part::Server, Part::Client] {
+        if opts.parts.contains(&part) {
+            parts.push(part);
+        }
+    }
+    let (mut api, diags) = crate::load_api(text)?;
+    if !opts.webhooks {
+        api.hooks.clear();
+    }
+    let generated = crate::generate_api(api, diags, &opts.options, &parts)?;
+    guard(move || {
+        let models = opts.options.crate_ident("models").to_string();
+        let mut code = TokenStream::new();
+        let mut dependencies: Vec<String> = Vec::new();
+        for (part, files) in &generated.crates {
+            let name = Ident::new(part.dir_name(), Span::call_site());
+            let files: HashMap<&str, &str> = files
+                .iter()
+                .map(|f| (f.path.as_str(), f.contents.as_str()))
+                .collect();
+            let inlined = Inliner {
+                files: &files,
+                models: &models,
+            }
+            .module("src/lib.rs", "src", 0)
+            .map_err(|message| Diagnostics(vec![Diagnostic::error("", message)]))?;
+            let doc = format!(
+                " The {} of the API (what the `{}` crate would hold).",
+                part.dir_name(),
+                opts.options.crate_name(part.dir_name())
+            );
+            let (attrs, inlined) = outer_attributes(inlined);
+            let attrs: TokenStream = attrs.into_iter().collect();
+            // Private to the includer, the module's public items may go unused there; the client
+            // part has a `client` module of its own.
+            code.extend(quote::quote! {
+                #[doc = #doc]
+                #[doc = ""]
+                #attrs
+                #[allow(dead_code, unused_imports, unused_macros, clippy::module_inception)]
+                pub mod #name { #inlined }
+            });
+            collect_dependencies(
+                files.get("Cargo.toml").copied().unwrap_or_default(),
+                &opts.options,
+                &mut dependencies,
+            );
+        }
+        let file: syn::File = syn::parse2(code)
+            .map_err(|e| Diagnostics(vec![Diagnostic::error("", format!("module: {e}"))]))?;
+        let code = format!(
+            "{}{}",
+            emit::header(&opts.options),
+            prettyplease::unparse(&file)
+        );
+        dependencies.sort();
+        Ok(Module {
+            code,
+            dependencies,
+            diagnostics: generated.diagnostics,
+        })
+    })
+}
+
+/// Reads `spec`, generates its module and writes it to `out` (only when it changed, so cargo does
+/// not rebuild for nothing). For `build.rs`: also prints `cargo::rerun-if-changed` for the spec.
+/// Warnings are returned, errors are the `Err`.
+pub fn write_module(spec: &Path, out: &Path, opts: &ModuleOptions) -> Result<Diagnostics, String> {
+    let text =
+        std::fs::read_to_string(spec).map_err(|e| format!("reading {}: {e}", spec.display()))?;
+    if std::env::var_os("OUT_DIR").is_some() {
+        println!("cargo::rerun-if-changed={}", spec.display());
+    }
+    let module = generate_module(&text, opts).map_err(|d| d.to_string())?;
+    if std::fs::read_to_string(out).ok().as_deref() != Some(module.code.as_str()) {
+        std::fs::write(out, &module.code).map_err(|e| format!("writing {}: {e}", out.display()))?;
+    }
+    Ok(module.diagnostics)
+}
+
+struct Inliner<'a> {
+    files: &'a HashMap<&'a str, &'a str>,
+    models: &'a str,
+}
+
+impl Inliner<'_> {
+    /// The tokens of module file `path` (children under `dir`), at `depth` below the crate root.
+    fn module(&self, path: &str, dir: &str, depth: usize) -> Result<TokenStream, String> {
+        let text = self
+            .files
+            .get(path)
+            .ok_or_else(|| format!("module: {path} is declared but not generated"))?;
+        // The `webhooks` modules are included without their crate feature.
+        let text = text.replace("#[cfg(feature = \"webhooks\")]", "");
+        // The client's TLS features are the includer's choice of reqwest features: always true.
+        let text = text.replace(
+            "cfg!(any(feature = \"rustls\", feature = \"native-tls\"))",
+            "cfg!(all())",
+        );
+        let tokens = TokenStream::from_str(&text)
+            .map_err(|e| format!("module: {path} does not lex: {e}"))?;
+        self.rewrite(tokens, dir, depth)
+    }
+
+    fn rewrite(&self, tokens: TokenStream, dir: &str, depth: usize) -> Result<TokenStream, String> {
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        let mut out: Vec<TokenTree> = Vec::with_capacity(trees.len());
+        let mut i = 0;
+        while i < trees.len() {
+            let tree = &trees[i];
+            match tree {
+                // `mod name;` takes the file's content; `mod name { ... }` is one level deeper.
+                TokenTree::Ident(ident) if ident == "mod" => {
+                    if let Some(TokenTree::Ident(name)) = trees.get(i + 1) {
+                        let name_text = name.to_string();
+                        let child_dir = format!("{dir}/{}", name_text.trim_start_matches("r#"));
+                        match trees.get(i + 2) {
+                            Some(TokenTree::Punct(p)) if p.as_char() == ';' => {
+                                let file = format!("{child_dir}.rs");
+                                let (file, grand_dir) = if self.files.contains_key(file.as_str()) {
+                                    (file, child_dir)
+                                } else {
+                                    (format!("{child_dir}/mod.rs"), child_dir)
+                                };
+                                let body = self.module(&file, &grand_dir, depth + 1)?;
+                                // The file's inner attributes (`//!` docs) join the item's outer
+                                // ones (clippy's `mixed_attributes_style`).
+                                let (attrs, body) = outer_attributes(body);
+                                let at = item_start(&out);
+                                out.splice(at..at, attrs);
+                                out.push(tree.clone());
+                                out.push(TokenTree::Ident(name.clone()));
+                                out.push(TokenTree::Group(Group::new(Delimiter::Brace, body)));
+                                i += 3;
+                                continue;
+                            }
+                            Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace => {
+                                let body = self.rewrite(g.stream(), &child_dir, depth + 1)?;
+                                out.push(tree.clone());
+                                out.push(TokenTree::Ident(name.clone()));
+                                out.push(TokenTree::Group(Group::new(Delimiter::Brace, body)));
+                                i += 3;
+                                continue;
+                            }
+                            _ => {}
+                        }
+                    }
+                    out.push(tree.clone());
+                }
+                // `crate::x` -> `self::x` / `super::x`...
+                TokenTree::Ident(ident) if ident == "crate" && is_path_separator(&trees, i + 1) => {
+                    out.extend(relative_root(depth));
+                }
+                // The models crate is the sibling module `models`.
+                TokenTree::Ident(ident)
+                    if ident == self.models && !follows_path_separator(&out) =>
+                {
+                    out.extend(relative_root(depth + 1));
+                    out.push(punct(':', Spacing::Joint));
+                    out.push(punct(':', Spacing::Alone));
+                    out.push(TokenTree::Ident(Ident::new("models", ident.span())));
+                }
+                TokenTree::Literal(literal) => {
+                    out.push(TokenTree::Literal(self.literal(literal, depth)));
+                }
+                TokenTree::Group(g) => {
+                    let mut group =
+                        Group::new(g.delimiter(), self.rewrite(g.stream(), dir, depth)?);
+                    group.set_span(g.span());
+                    out.push(TokenTree::Group(group));
+                }
+                _ => out.push(tree.clone()),
+            }
+            i += 1;
+        }
+        Ok(out.into_iter().collect())
+    }
+
+    /// A string naming a path (serde's `deserialize_with = "crate::wire::some"`) made relative.
+    fn literal(&self, literal: &Literal, depth: usize) -> Literal {
+        let text = literal.to_string();
+        match text.strip_prefix("\"crate::") {
+            Some(rest)
+                if rest
+                    .trim_end_matches('"')
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_:<>, ".contains(c)) =>
+            {
+                let root: TokenStream = relative_root(depth).into_iter().collect();
+                let root = root.to_string().replace(' ', "");
+                let path = format!("{root}::{}", rest.trim_end_matches('"'));
+                let mut new = Literal::string(&path);
+                new.set_span(literal.span());
+                new
+            }
+            _ => literal.clone(),
+        }
+    }
+}
+
+/// The leading inner attributes of a module's tokens (`#![doc = ...]`) as outer ones, and the rest.
+fn outer_attributes(tokens: TokenStream) -> (Vec<TokenTree>, TokenStream) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut attrs = Vec::new();
+    let mut i = 0;
+    while let (Some(TokenTree::Punct(hash)), Some(TokenTree::Punct(bang)), Some(group)) =
+        (trees.get(i), trees.get(i + 1), trees.get(i + 2))
+    {
+        if hash.as_char() != '#' || bang.as_char() != '!' {
+            break;
+        }
+        attrs.push(TokenTree::Punct(hash.clone()));
+        attrs.push(group.clone());
+        i += 3;
+    }
+    (attrs, trees.into_iter().skip(i).collect())
+}
+
+/// Where the item whose `mod` keyword comes next starts, after its attributes: before `pub` or
+/// `pub(...)`.
+fn item_start(out: &[TokenTree]) -> usize {
+    let n = out.len();
+    match (n.checked_sub(2).map(|k| &out[k]), out.last()) {
+        (Some(TokenTree::Ident(p)), Some(TokenTree::Group(g)))
+            if p == "pub" && g.delimiter() == Delimiter::Parenthesis =>
+        {
+            n - 2
+        }
+        (_, Some(TokenTree::Ident(p))) if p == "pub" => n - 1,
+        _ => n,
+    }
+}
+
+/// `self` at the crate root, else `super::super...` (`depth` times).
+fn relative_root(depth: usize) -> Vec<TokenTree> {
+    if depth == 0 {
+        return vec![TokenTree::Ident(Ident::new("self", Span::call_site()))];
+    }
+    let mut out = Vec::new();
+    for k in 0..depth {
+        if k > 0 {
+            out.push(punct(':', Spacing::Joint));
+            out.push(punct(':', Spacing::Alone));
+        }
+        out.push(TokenTree::Ident(Ident::new("super", Span::call_site())));
+    }
+    out
+}
+
+fn punct(c: char, spacing: Spacing) -> TokenTree {
+    TokenTree::Punct(Punct::new(c, spacing))
+}
+
+fn is_path_separator(trees: &[TokenTree], i: usize) -> bool {
+    matches!(
+        (trees.get(i), trees.get(i + 1)),
+        (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b)))
+            if a.as_char() == ':' && a.spacing() == Spacing::Joint && b.as_char() == ':'
+    )
+}
+
+fn follows_path_separator(out: &[TokenTree]) -> bool {
+    matches!(out.last(), Some(TokenTree::Punct(p)) if p.as_char() == ':')
+}
+
+/// Adds the `[dependencies]` lines of a generated crate's manifest, less the other generated
+/// crates, as required dependencies (the `webhooks` feature's are optional there).
+fn collect_dependencies(manifest: &str, opts: &emit::Options, out: &mut Vec<String>) {
+    let mut in_dependencies = false;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_dependencies = line == "[dependencies]";
+            continue;
+        }
+        if !in_dependencies || line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let name = line.split('=').next().unwrap_or_default().trim();
+        if name.starts_with(&format!("{}-", opts.crate_prefix)) {
+            continue;
+        }
+        let mut line = line.replace(", optional = true", "");
+        // `name = { version = "1" }` is `name = "1"`.
+        if let Some(version) = line
+            .split_once("= { version = ")
+            .and_then(|(_, rest)| rest.strip_suffix(" }"))
+            .filter(|v| !v.contains(','))
+        {
+            line = format!("{name} = {version}");
+        }
+        match out
+            .iter_mut()
+            .find(|l| l.split('=').next().unwrap_or_default().trim() == name)
+        {
+            // The longer spelling has more features (reqwest's `multipart`, axum's).
+            Some(existing) if existing.len() < line.len() => *existing = line,
+            Some(_) => {}
+            None => out.push(line),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inline(files: &[(&str, &str)], models: &str) -> String {
+        let files: HashMap<&str, &str> = files.iter().copied().collect();
+        let tokens = Inliner {
+            files: &files,
+            models,
+        }
+        .module("src/lib.rs", "src", 0)
+        .unwrap();
+        prettyplease::unparse(&syn::parse2(tokens).unwrap())
+    }
+
+    #[test]
+    fn module_files_are_inlined_and_crate_paths_made_relative() {
+        let code = inline(
+            &[
+                (
+                    "src/lib.rs",
+                    "//! Root.\n/// Outer.\npub mod a;\nmod b;\npub use x_models as models;\nuse crate::a::A;",
+                ),
+                (
+                    "src/a.rs",
+                    "//! Inner.\n#[derive(serde::Deserialize)]\npub struct A { #[serde(deserialize_with = \"crate::b::de::<_, i64>\")] pub n: i64 }",
+                ),
+                ("src/b/mod.rs", "pub mod c;\npub fn de() {}"),
+                ("src/b/c.rs", "use crate::models::Thing; use crate::b::de;"),
+            ],
+            "x_models",
+        );
+        assert!(
+            code.contains("/// Outer.\n/// Inner.\npub mod a {"),
+            "{code}"
+        );
+        assert!(code.contains("\"super::b::de::<_, i64>\""), "{code}");
+        assert!(code.contains("pub use super::models as models;"), "{code}");
+        assert!(code.contains("use self::a::A;"), "{code}");
+        assert!(code.contains("use super::super::models::Thing;"), "{code}");
+        assert!(code.contains("use super::super::b::de;"), "{code}");
+    }
+
+    #[test]
+    fn the_webhooks_feature_gate_is_dropped() {
+        let code = inline(
+            &[
+                (
+                    "src/lib.rs",
+                    "#[cfg(feature = \"webhooks\")]\npub mod webhooks;",
+                ),
+                ("src/webhooks/mod.rs", "mod api;"),
+                ("src/webhooks/api.rs", "pub fn f() { crate::webhooks::g() }"),
+            ],
+            "m",
+        );
+        assert!(!code.contains("cfg"), "{code}");
+        assert!(code.contains("super::super::webhooks::g()"), "{code}");
+    }
+}
+
+#[cfg(test)]
+mod fixture_tests {
+    use super::*;
+
+    /// The dependency lines tests/build-rs-example declares are the ones the module lists.
+    #[test]
+    fn the_dependencies_of_the_webhooks_fixture() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let text = std::fs::read_to_string(dir.join("tests/fixtures/webhooks.yaml")).unwrap();
+        let mut opts = ModuleOptions::new("tests/fixtures/webhooks.yaml");
+        opts.parts = vec![Part::Models, Part::Server, Part::Client];
+        opts.webhooks = true;
+        let module = generate_module(&text, &opts).unwrap_or_else(|d| panic!("{d}"));
+        let manifest =
+            std::fs::read_to_string(dir.join("tests/build-rs-example/Cargo.toml")).unwrap();
+        let declared: Vec<&str> = manifest
+            .split("[dependencies]\n")
+            .nth(1)
+            .unwrap()
+            .split("\n\n")
+            .next()
+            .unwrap()
+            .lines()
+            .collect();
+        assert_eq!(module.dependencies, declared);
+        assert!(module.code.contains("pub mod models {"));
+        assert!(module.code.contains("pub mod webhooks {"));
+    }
+}
