@@ -243,6 +243,11 @@ pub struct Constraints {
     pub format: Option<StringFormat>,
     /// `propertyNames: {pattern}`: every key of a map must match.
     pub key_pattern: Option<String>,
+    /// A property the spec requires that decodes as optional (a `writeOnly` one of a schema used
+    /// in requests and responses, see `build::access`): `Validate` reports it missing, so the
+    /// server still demands it in requests.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub present: bool,
 }
 
 /// String formats with a check in the generated code; other formats are documentation only.

@@ -393,6 +393,11 @@ impl Builder<'_> {
             ReferenceOr::Item(schema) => Some(&schema.schema_data),
             ReferenceOr::Reference { .. } => None,
         };
+        // `readOnly`/`writeOnly` on the referenced schema hold wherever it is used.
+        let referenced = match prop {
+            ReferenceOr::Reference { reference } => self.access_of_component(reference),
+            ReferenceOr::Item(_) => (false, false),
+        };
         Field {
             wire_name: name.to_owned(),
             name: String::new(),
@@ -401,8 +406,8 @@ impl Builder<'_> {
             doc: data.and_then(|d| d.description.clone().or_else(|| d.title.clone())),
             default: data.and_then(|d| d.default.clone()),
             constraints: typed.constraints,
-            read_only: data.is_some_and(|d| d.read_only),
-            write_only: data.is_some_and(|d| d.write_only),
+            read_only: data.is_some_and(|d| d.read_only) || referenced.0,
+            write_only: data.is_some_and(|d| d.write_only) || referenced.1,
             deprecated: data.is_some_and(|d| d.deprecated),
             boxed: false,
             flatten: false,
@@ -603,6 +608,27 @@ impl Builder<'_> {
             return true;
         }
         false
+    }
+
+    /// `(readOnly, writeOnly)` of a referenced component (following component-to-component refs).
+    fn access_of_component(&self, reference: &str) -> (bool, bool) {
+        let Some(schemas) = self.doc.components.as_ref().map(|c| &c.schemas) else {
+            return (false, false);
+        };
+        let mut reference = reference;
+        for _ in 0..32 {
+            let Some(name) = reference.strip_prefix("#/components/schemas/") else {
+                break;
+            };
+            match schemas.get(&crate::diagnostics::unescape_token(name)) {
+                Some(ReferenceOr::Item(item)) => {
+                    return (item.schema_data.read_only, item.schema_data.write_only);
+                }
+                Some(ReferenceOr::Reference { reference: next }) => reference = next,
+                None => break,
+            }
+        }
+        (false, false)
     }
 
     fn component_schema(&self, reference: &str) -> Option<Schema> {
@@ -946,6 +972,7 @@ pub fn constraints_of(view: &View) -> Constraints {
             _ => None,
         },
         key_pattern: None,
+        present: false,
     }
 }
 
