@@ -40,6 +40,9 @@ pub struct NameHint {
     pub pinned: bool,
     /// A suffix that says where an inline schema was found (`Body`, `Response`, `Param`).
     pub context: Option<String>,
+    /// An inline schema's own `title`: its name when free (see `naming`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -65,6 +65,7 @@ impl Builder<'_> {
                     base: name.clone(),
                     pinned: true,
                     context: None,
+                    title: None,
                 },
                 doc: None,
                 kind: TypeKind::Alias(TypeRef::Any),

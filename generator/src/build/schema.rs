@@ -54,7 +54,20 @@ impl Site {
                 base,
                 pinned: false,
                 context: context.map(str::to_owned),
+                title: None,
             },
+        }
+    }
+
+    /// The site of an inline schema, with the schema's `title` as a name candidate.
+    fn titled(&self, schema: &Schema) -> Site {
+        let mut hint = self.hint.clone();
+        if !hint.pinned {
+            hint.title = schema.schema_data.title.clone();
+        }
+        Site {
+            pointer: self.pointer.clone(),
+            hint,
         }
     }
 
@@ -66,6 +79,7 @@ impl Site {
                 base,
                 pinned: false,
                 context: self.hint.context.clone(),
+                title: None,
             },
         }
     }
@@ -175,6 +189,7 @@ impl Builder<'_> {
     }
 
     fn type_of_item(&mut self, schema: &Schema, view: &View, site: &Site) -> Typed {
+        let site = &site.titled(schema);
         let doc = schema.schema_data.description.clone();
         let plain = |ty| Typed {
             ty,
@@ -829,6 +844,8 @@ impl Builder<'_> {
         }
         let hint = NameHint {
             base: format!("{}{}", site.hint.base, key.to_upper_camel_case()),
+            // The title names the struct, not the union inside it.
+            title: None,
             ..site.hint.clone()
         };
         let union_id = self.add_type(&site.pointer, hint, None, union);
