@@ -158,6 +158,8 @@ async fn a_request_without_the_read_only_fields_is_accepted() {
     let received = store.received.lock().unwrap().last().cloned().unwrap();
     assert_eq!(received.id, None);
     assert_eq!(received.created_at, None);
+    // A required read-only property with a spec default keeps its type and takes the default.
+    assert_eq!(received.revision, 0);
 
     // The typed client builds such a request too: the read-only fields are `None` and not sent.
     let client = Client::new(base).expect("client");

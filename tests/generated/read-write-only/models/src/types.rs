@@ -21,6 +21,8 @@ pub struct Account {
         deserialize_with = "crate::wire::some"
     )]
     pub created_at: Option<::chrono::DateTime<::chrono::Utc>>,
+    /// Read-only: always present in responses, optional in requests (where it is ignored).
+    ///
     /// Default: `0`.
     #[serde(
         default = "defaults::account_revision",
