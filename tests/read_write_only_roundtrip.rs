@@ -105,7 +105,10 @@ async fn raw(method: reqwest::Method, url: String, body: Option<Value>) -> (u16,
     let response = request.send().await.expect("sent");
     let status = response.status().as_u16();
     let text = response.text().await.expect("body");
-    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
 }
 
 #[tokio::test]
@@ -116,7 +119,10 @@ async fn what_get_answers_is_put_back_unchanged_and_accepted() {
     assert_eq!(got, stored());
     let mut changed = got.clone();
     changed.name = "Ann B".to_owned();
-    let put = client.put_account("acc-1", changed).await.expect("PUT accepted");
+    let put = client
+        .put_account("acc-1", changed)
+        .await
+        .expect("PUT accepted");
     assert_eq!(put.name, "Ann B");
     // The server received the read-only fields as sent, and ignored them.
     let received = store.received.lock().unwrap().last().cloned().unwrap();
@@ -151,10 +157,16 @@ async fn a_request_without_the_read_only_fields_is_accepted() {
     assert_eq!(status, 200, "{answer}");
     assert_eq!(answer["id"], "acc-1");
     assert_eq!(answer["createdAt"], "2026-01-02T03:04:05Z");
-    assert_eq!(answer["settings"], json!({"theme": "light", "updatedAt": "2026-01-03T00:00:00Z"}));
+    assert_eq!(
+        answer["settings"],
+        json!({"theme": "light", "updatedAt": "2026-01-03T00:00:00Z"})
+    );
     // The write-only password was taken, and is not answered.
     assert!(answer.get("password").is_none(), "{answer}");
-    assert_eq!(store.account.lock().unwrap().1.as_deref(), Some("correct horse"));
+    assert_eq!(
+        store.account.lock().unwrap().1.as_deref(),
+        Some("correct horse")
+    );
     let received = store.received.lock().unwrap().last().cloned().unwrap();
     assert_eq!(received.id, None);
     assert_eq!(received.created_at, None);
@@ -179,7 +191,10 @@ async fn a_request_without_the_read_only_fields_is_accepted() {
     let answer = client.put_account("acc-1", request).await.expect("PUT");
     assert_eq!(answer.id.as_deref(), Some("acc-1"));
     let sent = serde_json::to_value(store.received.lock().unwrap().last().unwrap()).unwrap();
-    assert!(sent.get("id").is_none() && sent.get("createdAt").is_none(), "{sent}");
+    assert!(
+        sent.get("id").is_none() && sent.get("createdAt").is_none(),
+        "{sent}"
+    );
     // Unknown properties are still refused: only declared ones are accepted.
     let (status, problem) = raw(
         reqwest::Method::PUT,
@@ -218,7 +233,10 @@ async fn a_response_without_the_write_only_fields_decodes() {
     .await;
     assert_eq!(status, 400, "{problem}");
     assert!(
-        problem["message"].as_str().unwrap().contains("credentials.secret: is required"),
+        problem["message"]
+            .as_str()
+            .unwrap()
+            .contains("credentials.secret: is required"),
         "{problem}"
     );
     let (status, problem) = raw(
@@ -228,11 +246,15 @@ async fn a_response_without_the_write_only_fields_decodes() {
     )
     .await;
     assert_eq!(status, 400, "{problem}");
-    assert!(problem["message"].as_str().unwrap().contains("password"), "{problem}");
+    assert!(
+        problem["message"].as_str().unwrap().contains("password"),
+        "{problem}"
+    );
 
     // A response-only schema keeps its read-only properties required.
-    let message = serde_json::from_value::<Receipt>(json!({"email": "a", "credentials": {"user": "u"}}))
-        .expect_err("id is required in responses")
-        .to_string();
+    let message =
+        serde_json::from_value::<Receipt>(json!({"email": "a", "credentials": {"user": "u"}}))
+            .expect_err("id is required in responses")
+            .to_string();
     assert!(message.contains("missing field `id`"), "{message}");
 }

@@ -536,7 +536,10 @@ mod tests {
         assert!(cut.len() <= MAX_DERIVED_NAME, "{cut}");
         assert_eq!(cut, cap(long));
         assert!(cut.starts_with("PostCustomersCustomer"), "{cut}");
-        assert!(cut[..cut.len() - 4].ends_with("IntervalVariant1Interval"), "{cut}");
+        assert!(
+            cut[..cut.len() - 4].ends_with("IntervalVariant1Interval"),
+            "{cut}"
+        );
         let hash = &cut[cut.len() - 4..];
         assert!(hash.starts_with(|c: char| c.is_ascii_uppercase()), "{cut}");
         assert!(hash[1..].chars().all(|c| c.is_ascii_lowercase()), "{cut}");

@@ -24,7 +24,9 @@ pub struct Usage {
 
 impl Usage {
     pub fn of(types: &[TypeDef], operations: &[Operation]) -> Usage {
-        let requests = operations.iter().filter_map(|op| op.body.as_ref().map(|b| &b.ty));
+        let requests = operations
+            .iter()
+            .filter_map(|op| op.body.as_ref().map(|b| &b.ty));
         let responses = operations
             .iter()
             .flat_map(|op| &op.responses)
