@@ -111,6 +111,9 @@ pub struct NameHint {
     pub pinned: bool,
     /// A suffix that says where an inline schema was found (`Body`, `Response`, `Param`).
     pub context: Option<String>,
+    /// An inline schema's own `title`: its name when free (see `naming`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -314,6 +317,11 @@ pub struct Constraints {
     pub format: Option<StringFormat>,
     /// `propertyNames: {pattern}`: every key of a map must match.
     pub key_pattern: Option<String>,
+    /// A property the spec requires that decodes as optional (a `writeOnly` one of a schema used
+    /// in requests and responses, see `build::access`): `Validate` reports it missing, so the
+    /// server still demands it in requests.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub present: bool,
 }
 
 /// String formats with a check in the generated code; other formats are documentation only.

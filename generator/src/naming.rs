@@ -174,24 +174,168 @@ pub fn resolve(api: &mut Api) {
 
 fn resolve_type_names(api: &mut Api) {
     let mut taken = Taken::new(RESERVED_TYPES);
+    // The name each type would have before shortening: a shortened or titled name never takes
+    // one of these from the type it belongs to, whichever is named first.
+    let natural: HashSet<String> = api
+        .types
+        .iter()
+        .map(|t| type_ident(&t.name_hint.base))
+        .collect();
+    // A title that several inline schemas share names none of them.
+    let mut titles: HashMap<String, usize> = HashMap::new();
+    for t in api.types.iter().filter(|t| !t.name_hint.pinned) {
+        if let Some(title) = &t.name_hint.title {
+            *titles.entry(type_ident(title)).or_default() += 1;
+        }
+    }
     let order: Vec<usize> = (0..api.types.len())
         .filter(|i| api.types[*i].name_hint.pinned)
         .chain((0..api.types.len()).filter(|i| !api.types[*i].name_hint.pinned))
         .collect();
     for i in order {
         let hint = &api.types[i].name_hint;
-        let mut base = type_ident(&hint.base);
+        let full = type_ident(&hint.base);
+        let mut base = if hint.pinned {
+            full.clone()
+        } else {
+            let title = hint
+                .title
+                .as_deref()
+                .filter(|title| titles.get(&type_ident(title)) == Some(&1));
+            derived_name(&full, title, &taken, &natural)
+        };
         if is_reserved_type(&base) {
             base.push_str("Model");
         }
         let base = match hint.context.as_deref() {
             Some(context) if taken.contains(&base) && !base.ends_with(context) => {
-                format!("{base}{context}")
+                if hint.pinned {
+                    format!("{base}{context}")
+                } else {
+                    cap(&format!("{base}{context}"))
+                }
             }
             _ => base,
         };
         api.types[i].name = taken.claim(base);
     }
+}
+
+/// The longest name derived for an inline type, counting the hash suffix of a cut name (a
+/// number that tells two types of one name apart may follow).
+pub const MAX_DERIVED_NAME: usize = 64;
+
+/// The name of an inline type, before numbering: its `title` when that says more than the
+/// derived name and is free; else the derived name `full` (`{Owner}{Property}...`) with
+/// immediately repeated words dropped (`UserAddressAddress` -> `UserAddress`), cut to
+/// [`MAX_DERIVED_NAME`] with a stable hash of the whole name. A shortened name that is taken,
+/// or is another type's own name, gives way to the whole one.
+fn derived_name(
+    full: &str,
+    title: Option<&str>,
+    taken: &Taken,
+    natural: &HashSet<String>,
+) -> String {
+    let free = |name: &str| !taken.contains(name) && !is_reserved_type(name);
+    if let Some(title) = title.map(type_ident)
+        && title != "Unnamed"
+        && !full.ends_with(&title)
+        && title.len() <= MAX_DERIVED_NAME
+        && free(&title)
+        && !natural.contains(&title)
+    {
+        return title;
+    }
+    let deduped = drop_repeated_words(full);
+    if deduped != full && !natural.contains(&deduped) {
+        let short = cap(&deduped);
+        if free(&short) {
+            return short;
+        }
+    }
+    cap(full)
+}
+
+/// The words of an UpperCamelCase name: each starts at an uppercase letter (digits stay with the
+/// word before them).
+fn camel_words(name: &str) -> Vec<&str> {
+    let mut words = Vec::new();
+    let mut start = 0;
+    for (i, c) in name.char_indices() {
+        if i > start && c.is_ascii_uppercase() {
+            words.push(&name[start..i]);
+            start = i;
+        }
+    }
+    if start < name.len() {
+        words.push(&name[start..]);
+    }
+    words
+}
+
+/// Drops a run of one to three words that repeats the run just before it:
+/// `CreateUserRequestUserAddressAddress` -> `CreateUserRequestUserAddress`,
+/// `PlanChunkingStrategyChunkingStrategy` -> `PlanChunkingStrategy`.
+pub fn drop_repeated_words(name: &str) -> String {
+    let mut words: Vec<&str> = Vec::new();
+    for word in camel_words(name) {
+        words.push(word);
+        for run in 1..=3 {
+            let n = words.len();
+            if n >= 2 * run && words[n - run..] == words[n - 2 * run..n - run] {
+                words.truncate(n - run);
+                break;
+            }
+        }
+    }
+    words.concat()
+}
+
+/// `name`, or when longer than [`MAX_DERIVED_NAME`]: its first words and its last words (what
+/// owns the type, and which property it is), then a four-letter word spelled from a hash of the
+/// whole name (`Kxqb`), so names cut alike stay apart and the same document always gives the same
+/// name.
+pub fn cap(name: &str) -> String {
+    if name.len() <= MAX_DERIVED_NAME {
+        return name.to_owned();
+    }
+    let mut h = fnv1a(name);
+    let mut hash = String::new();
+    for i in 0..4 {
+        let letter = (h % 26) as u8;
+        h /= 26;
+        hash.push(char::from(if i == 0 { b'A' } else { b'a' } + letter));
+    }
+    let budget = MAX_DERIVED_NAME - hash.len();
+    let words = camel_words(name);
+    let mut head = String::new();
+    let mut used = 0;
+    for word in &words {
+        if !head.is_empty() && head.len() + word.len() > budget / 2 {
+            break;
+        }
+        head.push_str(word);
+        used += 1;
+    }
+    head.truncate(budget);
+    let mut tail: Vec<&str> = Vec::new();
+    let mut tail_len = 0;
+    for word in words[used..].iter().rev() {
+        if head.len() + tail_len + word.len() > budget {
+            break;
+        }
+        tail.push(word);
+        tail_len += word.len();
+    }
+    tail.reverse();
+    format!("{head}{}{hash}", tail.concat())
+}
+
+/// FNV-1a (32 bits): stable across platforms and Rust versions, unlike `std`'s hasher.
+fn fnv1a(text: &str) -> u32 {
+    text.bytes().fold(0x811c_9dc5, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
 }
 
 /// The type names given so far. `claim` numbers a taken name (`Name2`, `Name3`...) starting where
@@ -377,6 +521,75 @@ mod tests {
         assert_eq!(taken.claim("Item3".into()), "Item3");
         assert_eq!(taken.claim("Item".into()), "Item2");
         assert_eq!(taken.claim("Item".into()), "Item4");
+    }
+
+    #[test]
+    fn repeated_words_are_dropped() {
+        assert_eq!(
+            drop_repeated_words("CreateUserRequestUserAddressAddress"),
+            "CreateUserRequestUserAddress"
+        );
+        assert_eq!(
+            drop_repeated_words("PlanChunkingStrategyChunkingStrategyType"),
+            "PlanChunkingStrategyType"
+        );
+        assert_eq!(drop_repeated_words("TagsItem"), "TagsItem");
+        assert_eq!(drop_repeated_words("Variant1Variant2"), "Variant1Variant2");
+        assert_eq!(camel_words("T2faSettingsV1"), ["T2fa", "Settings", "V1"]);
+    }
+
+    #[test]
+    fn long_names_are_cut_deterministically() {
+        let long = "PostCustomersCustomerSubscriptionsSubscriptionExposedIdRequestPendingInvoiceItemIntervalVariant1Interval";
+        let cut = cap(long);
+        assert!(cut.len() <= MAX_DERIVED_NAME, "{cut}");
+        assert_eq!(cut, cap(long));
+        assert!(cut.starts_with("PostCustomersCustomer"), "{cut}");
+        assert!(
+            cut[..cut.len() - 4].ends_with("IntervalVariant1Interval"),
+            "{cut}"
+        );
+        let hash = &cut[cut.len() - 4..];
+        assert!(hash.starts_with(|c: char| c.is_ascii_uppercase()), "{cut}");
+        assert!(hash[1..].chars().all(|c| c.is_ascii_lowercase()), "{cut}");
+        // Names cut to the same words differ by their hash.
+        let other = long.replace("Pending", "Upcoming");
+        assert_ne!(cap(&other), cut);
+        assert_eq!(cap("Short"), "Short");
+        // One word longer than the cap is cut too.
+        let word = format!("A{}", "b".repeat(100));
+        assert_eq!(cap(&word).len(), MAX_DERIVED_NAME);
+    }
+
+    #[test]
+    fn titles_name_inline_types_when_they_say_more_and_are_free() {
+        let taken = Taken::new(&["Taken"]);
+        let natural: HashSet<String> = ["OrderItem".to_owned()].into_iter().collect();
+        let name = |title| derived_name("OrderLinesItem", title, &taken, &natural);
+        assert_eq!(name(Some("Line item")), "LineItem");
+        assert_eq!(name(None), "OrderLinesItem");
+        // A title that only repeats the property name, a taken one, another type's own name.
+        assert_eq!(name(Some("item")), "OrderLinesItem");
+        assert_eq!(name(Some("Taken")), "OrderLinesItem");
+        assert_eq!(name(Some("Order item")), "OrderLinesItem");
+        assert_eq!(name(Some("String")), "OrderLinesItem");
+        // A shortened name never takes another type's own name: the whole name is kept.
+        let natural: HashSet<String> = ["UserAddress".to_owned()].into_iter().collect();
+        assert_eq!(
+            derived_name("UserAddressAddress", None, &taken, &natural),
+            "UserAddressAddress"
+        );
+        assert_eq!(
+            derived_name("UserAddressAddress", None, &taken, &HashSet::new()),
+            "UserAddress"
+        );
+        // The same when both names are cut: compared before cutting.
+        let words: String = (0..12).map(|i| format!("Part{i}")).collect();
+        let parent = format!("{words}Interval");
+        let natural: HashSet<String> = [parent.clone()].into_iter().collect();
+        let child = derived_name(&format!("{parent}Interval"), None, &taken, &natural);
+        assert_ne!(child, cap(&parent));
+        assert_eq!(child, cap(&format!("{parent}Interval")));
     }
 
     #[test]

@@ -59,7 +59,8 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 /// wire formats drive (tests/errors_formats_roundtrip.rs), the one of mixed path segments
 /// (tests/mixed_paths_roundtrip.rs), the one of parameter styles and bodies on the wire
 /// (tests/param_styles_roundtrip.rs), the one of tagged and untagged unions
-/// (tests/unions_roundtrip.rs), and the one of schemas once lost (tests/lossy_roundtrip.rs).
+/// (tests/unions_roundtrip.rs), the one of schemas once lost (tests/lossy_roundtrip.rs), and the
+/// one of `readOnly`/`writeOnly` (tests/read_write_only_roundtrip.rs).
 /// Each: (spec, output folder, crate prefix, `format: uri` as `url::Url`, open enums).
 const TARGETS: &[(&str, &str, &str, bool, bool)] = &[
     (SPEC, "generated", CRATE_PREFIX, false, false),
@@ -102,6 +103,13 @@ const TARGETS: &[(&str, &str, &str, bool, bool)] = &[
         "tests/fixtures/param-styles.yaml",
         "tests/generated/param-styles",
         "param-styles",
+        true,
+        true,
+    ),
+    (
+        "tests/fixtures/read-write-only.yaml",
+        "tests/generated/read-write-only",
+        "read-write-only",
         true,
         true,
     ),

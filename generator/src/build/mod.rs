@@ -1,6 +1,7 @@
 //! Building the IR from a lowered `openapiv3` document. Every schema that needs a Rust type becomes a
 //! [`TypeDef`] with a name *hint*; final names are chosen afterwards, once, by `naming`.
 
+mod access;
 pub(crate) mod operations;
 mod recursion;
 mod schema;
@@ -49,6 +50,7 @@ pub fn build(doc: &OpenAPI, diags: &mut Diagnostics) -> Api {
     unions::resolve(&mut types, &builder.mappings, builder.diags);
     recursion::box_cycles(&mut types);
     unions::box_large_variants(&mut types);
+    access::relax(&mut types, &operations);
     Api {
         title: doc.info.title.clone(),
         version: doc.info.version.clone(),
@@ -74,6 +76,7 @@ impl Builder<'_> {
                     base: name.clone(),
                     pinned: true,
                     context: None,
+                    title: None,
                 },
                 doc: None,
                 kind: TypeKind::Alias(TypeRef::Any),

@@ -54,7 +54,20 @@ impl Site {
                 base,
                 pinned: false,
                 context: context.map(str::to_owned),
+                title: None,
             },
+        }
+    }
+
+    /// The site of an inline schema, with the schema's `title` as a name candidate.
+    fn titled(&self, schema: &Schema) -> Site {
+        let mut hint = self.hint.clone();
+        if !hint.pinned {
+            hint.title = schema.schema_data.title.clone();
+        }
+        Site {
+            pointer: self.pointer.clone(),
+            hint,
         }
     }
 
@@ -66,6 +79,7 @@ impl Site {
                 base,
                 pinned: false,
                 context: self.hint.context.clone(),
+                title: None,
             },
         }
     }
@@ -175,6 +189,7 @@ impl Builder<'_> {
     }
 
     fn type_of_item(&mut self, schema: &Schema, view: &View, site: &Site) -> Typed {
+        let site = &site.titled(schema);
         let doc = schema.schema_data.description.clone();
         let plain = |ty| Typed {
             ty,
@@ -393,6 +408,11 @@ impl Builder<'_> {
             ReferenceOr::Item(schema) => Some(&schema.schema_data),
             ReferenceOr::Reference { .. } => None,
         };
+        // `readOnly`/`writeOnly` on the referenced schema hold wherever it is used.
+        let referenced = match prop {
+            ReferenceOr::Reference { reference } => self.access_of_component(reference),
+            ReferenceOr::Item(_) => (false, false),
+        };
         Field {
             wire_name: name.to_owned(),
             name: String::new(),
@@ -401,8 +421,8 @@ impl Builder<'_> {
             doc: data.and_then(|d| d.description.clone().or_else(|| d.title.clone())),
             default: data.and_then(|d| d.default.clone()),
             constraints: typed.constraints,
-            read_only: data.is_some_and(|d| d.read_only),
-            write_only: data.is_some_and(|d| d.write_only),
+            read_only: data.is_some_and(|d| d.read_only) || referenced.0,
+            write_only: data.is_some_and(|d| d.write_only) || referenced.1,
             deprecated: data.is_some_and(|d| d.deprecated),
             boxed: false,
             flatten: false,
@@ -605,6 +625,27 @@ impl Builder<'_> {
         false
     }
 
+    /// `(readOnly, writeOnly)` of a referenced component (following component-to-component refs).
+    fn access_of_component(&self, reference: &str) -> (bool, bool) {
+        let Some(schemas) = self.doc.components.as_ref().map(|c| &c.schemas) else {
+            return (false, false);
+        };
+        let mut reference = reference;
+        for _ in 0..32 {
+            let Some(name) = reference.strip_prefix("#/components/schemas/") else {
+                break;
+            };
+            match schemas.get(&crate::diagnostics::unescape_token(name)) {
+                Some(ReferenceOr::Item(item)) => {
+                    return (item.schema_data.read_only, item.schema_data.write_only);
+                }
+                Some(ReferenceOr::Reference { reference: next }) => reference = next,
+                None => break,
+            }
+        }
+        (false, false)
+    }
+
     fn component_schema(&self, reference: &str) -> Option<Schema> {
         let name = reference.strip_prefix("#/components/schemas/")?;
         let name = crate::diagnostics::unescape_token(name);
@@ -803,6 +844,8 @@ impl Builder<'_> {
         }
         let hint = NameHint {
             base: format!("{}{}", site.hint.base, key.to_upper_camel_case()),
+            // The title names the struct, not the union inside it.
+            title: None,
             ..site.hint.clone()
         };
         let union_id = self.add_type(&site.pointer, hint, None, union);
@@ -946,6 +989,7 @@ pub fn constraints_of(view: &View) -> Constraints {
             _ => None,
         },
         key_pattern: None,
+        present: false,
     }
 }
 

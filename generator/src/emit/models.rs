@@ -492,7 +492,14 @@ impl<'a> ModelEmitter<'a> {
                             }
                             Shape::Plain | Shape::Defaulted => f.ty.clone(),
                         };
-                        let check = self.check_value(&quote! { value }, &ty, &f.constraints, 0)?;
+                        // Required in requests though decoded as optional (`build::access`).
+                        let missing = f.constraints.present.then(|| {
+                            quote! { if value.is_none() { validation::missing(path, errors); } }
+                        });
+                        let check = self.check_value(&quote! { value }, &ty, &f.constraints, 0);
+                        if missing.is_none() && check.is_none() {
+                            return None;
+                        }
                         // Deprecated properties are still validated while clients send them.
                         let allow = f.deprecated.then(|| quote! { #[allow(deprecated)] });
                         // A flattened field's properties are the struct's own: same path.
@@ -507,6 +514,7 @@ impl<'a> ModelEmitter<'a> {
                             {
                                 let value = &self.#fname;
                                 #path
+                                #missing
                                 #check
                             }
                         })

@@ -73,8 +73,8 @@ impl Validate for Shape {
 impl Validate for Event {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
-            Self::EventVariant1(_) => {}
-            Self::EventVariant2(value) => {
+            Self::Started(_) => {}
+            Self::Stopped(value) => {
                 value.validate_at(path, errors);
             }
         }
@@ -133,7 +133,7 @@ impl Validate for EventVariant1Type {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-impl Validate for EventVariant1 {
+impl Validate for Started {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
@@ -141,7 +141,7 @@ impl Validate for EventVariant2Type {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-impl Validate for EventVariant2 {
+impl Validate for Stopped {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
             let value = &self.reason;

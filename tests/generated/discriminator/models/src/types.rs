@@ -143,11 +143,11 @@ impl<'de> ::serde::Deserialize<'de> for Shape {
     }
 }
 
-/// Exactly one of the variants (`oneOf`), told apart by the tag `type`: `"started"` for [`EventVariant1`], `"stopped"` for [`EventVariant2`].
+/// Exactly one of the variants (`oneOf`), told apart by the tag `type`: `"started"` for [`Started`], `"stopped"` for [`Stopped`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
-    EventVariant1(EventVariant1),
-    EventVariant2(EventVariant2),
+    Started(Started),
+    Stopped(Stopped),
 }
 
 impl ::serde::Serialize for Event {
@@ -156,12 +156,8 @@ impl ::serde::Serialize for Event {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         match self {
-            Self::EventVariant1(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::EventVariant2(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::Started(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::Stopped(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -176,8 +172,8 @@ impl<'de> ::serde::Deserialize<'de> for Event {
         )?;
         let tag = crate::tagged::tag(&value, "type", EXPECTED)?;
         match tag.as_str() {
-            Some("started") => crate::tagged::variant(value).map(Self::EventVariant1),
-            Some("stopped") => crate::tagged::variant(value).map(Self::EventVariant2),
+            Some("started") => crate::tagged::variant(value).map(Self::Started),
+            Some("stopped") => crate::tagged::variant(value).map(Self::Stopped),
             _ => Err(crate::tagged::unknown(tag, "type", EXPECTED)),
         }
     }
@@ -516,7 +512,7 @@ impl ::std::str::FromStr for EventVariant1Type {
 }
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-pub struct EventVariant1 {
+pub struct Started {
     pub r#type: EventVariant1Type,
     pub at: ::chrono::DateTime<::chrono::Utc>,
 }
@@ -574,7 +570,7 @@ impl ::std::str::FromStr for EventVariant2Type {
 }
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-pub struct EventVariant2 {
+pub struct Stopped {
     pub r#type: EventVariant2Type,
     pub reason: String,
 }
