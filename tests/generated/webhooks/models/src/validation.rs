@@ -136,6 +136,12 @@ fn push(errors: &mut Vec<ValidationError>, path: &str, message: String) {
     });
 }
 
+/// A property the spec requires in requests that the request leaves out (a `writeOnly` one,
+/// decoded as optional because responses leave it out).
+pub fn missing(path: &str, errors: &mut Vec<ValidationError>) {
+    push(errors, path, "is required".to_owned());
+}
+
 /// Length in characters (JSON Schema counts code points).
 pub fn length(
     value: &str,
