@@ -11,8 +11,8 @@
 #        - createAccount, updateAccount: callbackUri must be https and public unless the service
 #          is configured otherwise (the allowed schemes and addresses are configuration);
 #        - createAlertRule, updateAlertRule: recipient.timeZone must be an IANA zone name, and
-#          referenced geofences must exist in the account; also, an integer written as `2.0`
-#          (chatId) is refused until the generator accepts it (generator issue 11);
+#          referenced geofences must exist in the account (an integer written as `2.0`, such
+#          as chatId, is accepted since generator issue 11);
 #        - createGeofence, updateGeofence: rings must be closed with latitudes within -90..90
 #          (a position's two items have different bounds; needs prefixItems in the generator);
 #      use_after_free is off for the operations under an asset (getAsset, updateAsset,
