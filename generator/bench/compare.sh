@@ -12,6 +12,7 @@
 # non-zero on a document (a panic or an error) is reported as rejecting it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+command -v /usr/bin/time > /dev/null || { apt-get update -qq && apt-get install -y -qq time; }
 ROUNDS="${ROUNDS:-5}"
 PARTS="${PARTS:-models,server,client}"
 PEERS_DIR="${PEERS_DIR:-target/bench-peers}"
@@ -19,7 +20,6 @@ PROGENITOR_VERSION=0.15.1
 OPENAPI_TO_RUST_VERSION=0.23.0
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 
-command -v /usr/bin/time > /dev/null || { apt-get update -qq && apt-get install -y -qq time; }
 cargo build --quiet --release --locked -p openapi-gen
 OURS="$CARGO_TARGET_DIR/release/openapi-gen"
 install_peer() { # crate version binary
@@ -44,22 +44,16 @@ command_of() { # tool document outdir
 }
 
 # Runs once into a fresh directory; prints "ms kb", or "rejected" when the tool exits non-zero.
-# (Paths here contain no spaces, so the command line splits on them.)
+# (Paths here contain no spaces, so the command line splits on them.) timed.py reads the clock
+# around the child alone: process starts of the measuring shell would be a floor of 5-10 ms.
 timed() { # tool document
-  local out="$scratch/out" start end
+  local out="$scratch/out"
   rm -rf "$out"
   # shellcheck disable=SC2046
-  set -- $(command_of "$1" "$2" "$out")
-  start=$(date +%s%N)
-  if /usr/bin/time -o "$scratch/rss" -f '%M' "$@" > "$scratch/log" 2>&1; then
-    end=$(date +%s%N)
-    echo "$(((end - start) / 1000000)) $(tail -n 1 "$scratch/rss")"
-  else
-    echo rejected
-  fi
+  python3 generator/bench/timed.py "$scratch/log" $(command_of "$1" "$2" "$out") || echo rejected
 }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 tools=(ours progenitor openapi-to-rust)
 printf '%-40s %9s %9s %9s %9s %12s %12s\n' document ours_ms rss_mb progen_ms o2r_ms vs_progen vs_o2r
@@ -75,7 +69,7 @@ for doc in "${docs[@]}"; do
     done
   done
   cell() { # tool
-    if [ -n "${rejected[$1]:-}" ]; then echo rejects; else echo "${times[$1]}" | tr ' ' '\n' | grep . | median; fi
+    if [ -n "${rejected[$1]:-}" ]; then echo rejects; else echo "${times[$1]}" | tr ' ' '\n' | grep . | median | awk '{ printf "%.1f", $1 }'; fi
   }
   ours_ms=$(cell ours)
   ours_mb=$(echo "${rss[ours]:-}" | tr ' ' '\n' | grep . | median | awk '{ printf "%.0f", $1 / 1024 }')
