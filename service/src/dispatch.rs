@@ -9,7 +9,9 @@
 //! Each send is bounded by half the lease, so the lease outlives the send and its record.
 
 use crate::api::Service;
-use crate::store::alerts::{AlertStore, AttemptResult, ChannelKind, Claimed, Outcome, SendStart};
+use crate::store::alerts::{
+    AlertStore, AttemptResult, ChannelKind, Claimed, Outcome, SendCheck, SendStart,
+};
 use crate::store::{Store, micros};
 use asset_alerting_channels::{
     Address, Channels, DeliveryError, OutgoingMessage, SendError, WebhookDelivery, WebhookSender,
@@ -58,6 +60,11 @@ impl Default for DispatchConfig {
 type Recipient = (ChannelKind, String);
 /// Held while one group of a recipient is delivered, so its messages go out in order.
 type RecipientTurn = Arc<tokio::sync::Mutex<()>>;
+/// A send waiting for its confirmation, answered with what to do and the instant it was decided.
+type Confirmation = (
+    SendCheck,
+    tokio::sync::oneshot::Sender<Option<(SendStart, DateTime<Utc>)>>,
+);
 
 pub struct Dispatcher<S> {
     pub service: Arc<Service<S>>,
@@ -125,6 +132,8 @@ impl<S: Store + AlertStore> Dispatcher<S> {
         let slots = Arc::new(Semaphore::new(self.config.concurrency.max(1)));
         let (outcomes, received) = mpsc::unbounded_channel::<Outcome>();
         let recorder = tokio::spawn(self.clone().record(received));
+        let (confirm, to_confirm) = mpsc::unbounded_channel::<Confirmation>();
+        let confirmer = tokio::spawn(self.clone().confirm(to_confirm));
         let mut deliveries = JoinSet::new();
         while !*shutdown.borrow() {
             while deliveries.try_join_next().is_some() {}
@@ -149,8 +158,9 @@ impl<S: Store + AlertStore> Dispatcher<S> {
                     break;
                 };
                 let (dispatcher, outcomes) = (self.clone(), outcomes.clone());
+                let confirm = confirm.clone();
                 deliveries.spawn(async move {
-                    for outcome in dispatcher.deliver_group(group).await {
+                    for outcome in dispatcher.deliver_group(group, &confirm).await {
                         drop(outcomes.send(outcome));
                     }
                     drop(slot);
@@ -178,8 +188,8 @@ impl<S: Store + AlertStore> Dispatcher<S> {
             }
         }
         while deliveries.join_next().await.is_some() {}
-        drop(outcomes);
-        let _ = recorder.await;
+        drop((outcomes, confirm));
+        let _ = tokio::join!(recorder, confirmer);
     }
 
     /// Writes outcomes as they come, all that have accumulated in one transaction, then wakes
@@ -194,6 +204,32 @@ impl<S: Store + AlertStore> Dispatcher<S> {
             }
             batch.clear();
             wake.notify_one();
+        }
+    }
+
+    /// Confirms sends as they come, all that have accumulated in one transaction: under load the
+    /// writer is the bottleneck, and one transaction per send would queue the sends behind it.
+    async fn confirm(self: Arc<Self>, mut received: mpsc::UnboundedReceiver<Confirmation>) {
+        let mut batch = Vec::new();
+        while received.recv_many(&mut batch, 256).await > 0 {
+            let (checks, answers): (Vec<SendCheck>, Vec<_>) = batch.drain(..).unzip();
+            let now = micros(Utc::now());
+            let lease_until = now + self.config.lease;
+            let store = self.service.store();
+            match store.start_sends(&checks, now, lease_until).await {
+                Ok(started) => {
+                    for (answer, start) in answers.into_iter().zip(started) {
+                        let _ = answer.send(Some((start, now)));
+                    }
+                }
+                Err(e) => {
+                    // Unstarted: the leases lapse and the notifications are tried again.
+                    tracing::error!(error = %e, "confirming claims failed");
+                    for answer in answers {
+                        let _ = answer.send(None);
+                    }
+                }
+            }
         }
     }
 
@@ -212,7 +248,11 @@ impl<S: Store + AlertStore> Dispatcher<S> {
 
     /// One recipient's claimed notifications, in order. Returns what became of each one it
     /// started; the rest (lease lost, or the store failing) are left to their leases.
-    async fn deliver_group(&self, group: Vec<Claimed>) -> Vec<Outcome> {
+    async fn deliver_group(
+        &self,
+        group: Vec<Claimed>,
+        confirm: &mpsc::UnboundedSender<Confirmation>,
+    ) -> Vec<Outcome> {
         let Some(first) = group.first() else {
             return Vec::new();
         };
@@ -221,18 +261,19 @@ impl<S: Store + AlertStore> Dispatcher<S> {
         let _turn = turn.lock().await;
         let mut outcomes = Vec::with_capacity(group.len());
         for c in group {
-            let now = micros(Utc::now());
             // A digest is the overflow itself: it goes when due, and counts as one send.
             let limit = (limited && !c.is_digest).then_some(self.config.rate_limit);
-            let lease_until = now + self.config.lease;
-            match self
-                .service
-                .store()
-                .start_send(&c, now, lease_until, limit)
-                .await
-            {
-                Ok(SendStart::Send) => {}
-                Ok(SendStart::Coalesce { send_at }) => {
+            let (answer, answered) = tokio::sync::oneshot::channel();
+            if confirm.send((SendCheck::of(&c, limit), answer)).is_err() {
+                break;
+            }
+            let Ok(Some((start, now))) = answered.await else {
+                // Unconfirmed: the rest of the group waits for its leases to lapse.
+                break;
+            };
+            match start {
+                SendStart::Send => {}
+                SendStart::Coalesce { send_at } => {
                     crate::monitoring::notification(c.target.channel.as_str(), None);
                     outcomes.push(Outcome::Coalesced {
                         claimed: Box::new(c),
@@ -240,14 +281,9 @@ impl<S: Store + AlertStore> Dispatcher<S> {
                     });
                     continue;
                 }
-                Ok(SendStart::LeaseLost) => {
+                SendStart::LeaseLost => {
                     tracing::info!(notification = %c.id, "lease lost before sending; left to its holder");
                     continue;
-                }
-                Err(e) => {
-                    // Unstarted: the leases lapse and the notifications are tried again.
-                    tracing::error!(error = %e, "confirming a claim failed; the rest of the group waits for its lease");
-                    break;
                 }
             }
             let result = self.deliver(&c, now).await;

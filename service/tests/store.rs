@@ -9,7 +9,7 @@ use asset_alerting_models::*;
 use asset_alerting_service::auth::hash_secret;
 use asset_alerting_service::store::alerts::{
     AssetPoints, AttemptResult, ChannelKind, Claimed, IngestJob, NewEvent, NewNotification,
-    Outcome, Pipeline, SendStart, Target,
+    Outcome, Pipeline, SendCheck, SendStart, Target,
 };
 use asset_alerting_service::store::postgres::PgSettings;
 use asset_alerting_service::store::{
@@ -723,8 +723,8 @@ async fn a_claim_taken_over_neither_sends_nor_records(backend: Backend) {
         panic!("one notification is due")
     };
     // Lapsed and not yet claimed again: still not to be sent.
-    let lapsed = first.start_send(stale, t0 + secs(61), t0 + secs(121), None);
-    assert_eq!(lapsed.await.unwrap(), SendStart::LeaseLost);
+    let lapsed = start_one(&first, stale, t0 + secs(61), t0 + secs(121)).await;
+    assert_eq!(lapsed, SendStart::LeaseLost);
     let t1 = t0 + secs(62);
     let taken = second.claim_due(t1, t1 + secs(60), 10).await.unwrap();
     let [taken] = taken.as_slice() else {
@@ -732,10 +732,10 @@ async fn a_claim_taken_over_neither_sends_nor_records(backend: Backend) {
     };
     assert_eq!(taken.id, stale.id);
     assert_ne!(taken.lease, stale.lease);
-    let started = first.start_send(stale, t1, t1 + secs(60), None).await;
-    assert_eq!(started.unwrap(), SendStart::LeaseLost);
-    let started = second.start_send(taken, t1, t1 + secs(60), None).await;
-    assert_eq!(started.unwrap(), SendStart::Send);
+    let started = start_one(&first, stale, t1, t1 + secs(60)).await;
+    assert_eq!(started, SendStart::LeaseLost);
+    let started = start_one(&second, taken, t1, t1 + secs(60)).await;
+    assert_eq!(started, SendStart::Send);
     // The old holder's outcome comes late; the new holder's stands.
     let late = Outcome::Attempt {
         id: stale.id,
@@ -762,20 +762,36 @@ async fn a_claim_taken_over_neither_sends_nor_records(backend: Backend) {
     // Recorded: nothing more to claim or send.
     let later = t1 + secs(600);
     assert!(first.claim_due(later, later, 10).await.unwrap().is_empty());
-    let again = second.start_send(taken, t1 + secs(1), t1 + secs(60), None);
-    assert_eq!(again.await.unwrap(), SendStart::LeaseLost);
+    let again = start_one(&second, taken, t1 + secs(1), t1 + secs(60)).await;
+    assert_eq!(again, SendStart::LeaseLost);
 }
 
+/// Confirms one claimed notification (no rate limit).
+async fn start_one(
+    store: &Database,
+    claimed: &Claimed,
+    now: chrono::DateTime<Utc>,
+    lease_until: chrono::DateTime<Utc>,
+) -> SendStart {
+    let started = store
+        .start_sends(&[SendCheck::of(claimed, None)], now, lease_until)
+        .await
+        .unwrap();
+    started[0]
+}
+
+/// Confirms each claimed notification in a batch of its own, one after the other.
 async fn start_all(
     store: &Database,
     claimed: &[Claimed],
     now: chrono::DateTime<Utc>,
     lease_until: chrono::DateTime<Utc>,
     limit: Option<RateLimit>,
-) -> Vec<Result<SendStart, StoreError>> {
+) -> Vec<SendStart> {
     let mut started = Vec::new();
     for c in claimed {
-        started.push(store.start_send(c, now, lease_until, limit).await);
+        let check = SendCheck::of(c, limit);
+        started.extend(store.start_sends(&[check], now, lease_until).await.unwrap());
     }
     started
 }
@@ -798,15 +814,32 @@ async fn the_rate_limit_counts_sends_in_flight_on_every_instance(backend: Backen
         start_all(&second, &theirs, now, lease_until, limit)
     );
     let started: Vec<_> = a.into_iter().chain(b).collect();
-    let sent = started
-        .iter()
-        .filter(|s| matches!(s.as_ref().unwrap(), SendStart::Send))
-        .count();
+    assert_eq!(sent_and_coalesced(&started), (5, 3));
+    // One batch counts the sends it starts itself: eight more alerts in one confirmation, with
+    // none of the window left, are all coalesced; on a fresh window, five go.
+    let (third, _) = outbox_of(&db, 8).await;
+    let more = third.claim_due(now, lease_until, 8).await.unwrap();
+    let checks: Vec<_> = more.iter().map(|c| SendCheck::of(c, limit)).collect();
+    let started = third.start_sends(&checks, now, lease_until).await.unwrap();
+    assert_eq!(sent_and_coalesced(&started), (0, 8));
+    let later = now + chrono::Duration::seconds(120);
+    let lease_until = later + chrono::Duration::seconds(60);
+    let again = third.claim_due(later, lease_until, 8).await.unwrap();
+    let checks: Vec<_> = again.iter().map(|c| SendCheck::of(c, limit)).collect();
+    let started = third
+        .start_sends(&checks, later, lease_until)
+        .await
+        .unwrap();
+    assert_eq!(sent_and_coalesced(&started), (5, 3));
+}
+
+fn sent_and_coalesced(started: &[SendStart]) -> (usize, usize) {
+    let sent = started.iter().filter(|s| **s == SendStart::Send).count();
     let coalesced = started
         .iter()
-        .filter(|s| matches!(s.as_ref().unwrap(), SendStart::Coalesce { .. }))
+        .filter(|s| matches!(s, SendStart::Coalesce { .. }))
         .count();
-    assert_eq!((sent, coalesced), (5, 3));
+    (sent, coalesced)
 }
 
 /// A batch ingested while its account's subtree is deleted: both succeed, in some order (the

@@ -4,7 +4,7 @@
 
 use super::StoreResult;
 use asset_alerting_detect::{AssetState, Point};
-use asset_alerting_matching::limits::RateLimit;
+pub use asset_alerting_matching::limits::RateLimit;
 use asset_alerting_models::{AlertRule, Asset, Event, EventType, Notification};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -166,6 +166,29 @@ pub enum Outcome {
     },
 }
 
+/// A claimed notification about to be sent: what [`AlertStore::start_sends`] checks.
+#[derive(Debug, Clone)]
+pub struct SendCheck {
+    pub id: Uuid,
+    pub lease: Uuid,
+    pub channel: ChannelKind,
+    pub address: String,
+    /// The recipient's rate limit, when the send counts against it (not for webhooks and digests).
+    pub limit: Option<RateLimit>,
+}
+
+impl SendCheck {
+    pub fn of(claimed: &Claimed, limit: Option<RateLimit>) -> SendCheck {
+        SendCheck {
+            id: claimed.id,
+            lease: claimed.lease,
+            channel: claimed.target.channel,
+            address: claimed.target.address.clone(),
+            limit,
+        }
+    }
+}
+
 /// What a dispatcher may do with a claimed notification right before sending it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SendStart {
@@ -243,16 +266,17 @@ pub trait AlertStore: Sync + 'static {
         lease_until: DateTime<Utc>,
         limit: i64,
     ) -> StoreResult<Vec<Claimed>>;
-    /// Right before a send, atomically for all dispatchers: confirms that `claimed` is still
-    /// pending under its lease and extends the lease to `lease_until`; with a `limit`, decides
-    /// against the recipient's recorded and in-flight sends; and marks the send as in flight.
-    async fn start_send(
+    /// Right before sends, in one transaction, atomically for all dispatchers, each check in
+    /// order: confirms that its notification is still pending under its lease and extends the
+    /// lease to `lease_until`; with a limit, decides against the recipient's recorded and
+    /// in-flight sends (those started earlier in `checks` included); and marks the send as in
+    /// flight. Answers one [`SendStart`] per check, in order.
+    async fn start_sends(
         &self,
-        claimed: &Claimed,
+        checks: &[SendCheck],
         now: DateTime<Utc>,
         lease_until: DateTime<Utc>,
-        limit: Option<RateLimit>,
-    ) -> StoreResult<SendStart>;
+    ) -> StoreResult<Vec<SendStart>>;
     /// Records what became of the notifications of one dispatch round, in one transaction, and
     /// releases their leases.
     async fn record_round(&self, outcomes: &[Outcome], now: DateTime<Utc>) -> StoreResult<()>;

@@ -2,11 +2,12 @@
 //! PostgreSQL (`postgres://...`, shared by several instances). Handlers see one type; each call
 //! goes to the backend in use.
 
-use super::alerts::{AlertStore, Claimed, EventFilter, IngestJob, Outcome, SendStart, StoredState};
+use super::alerts::{
+    AlertStore, Claimed, EventFilter, IngestJob, Outcome, SendCheck, SendStart, StoredState,
+};
 use super::postgres::{PgSettings, PgStore, StartupLock};
 use super::sqlite::SqliteStore;
 use super::{AccountRecord, GeofenceDeletion, IngestionTokenRecord, Page, Store, StoreResult};
-use asset_alerting_matching::limits::RateLimit;
 use asset_alerting_models::{AlertRule, Asset, Event, EventType, Geofence, Notification};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
@@ -336,14 +337,13 @@ impl AlertStore for Database {
         dispatch!(self, claim_due(now, lease_until, limit))
     }
 
-    async fn start_send(
+    async fn start_sends(
         &self,
-        claimed: &Claimed,
+        checks: &[SendCheck],
         now: DateTime<Utc>,
         lease_until: DateTime<Utc>,
-        limit: Option<RateLimit>,
-    ) -> StoreResult<SendStart> {
-        dispatch!(self, start_send(claimed, now, lease_until, limit))
+    ) -> StoreResult<Vec<SendStart>> {
+        dispatch!(self, start_sends(checks, now, lease_until))
     }
 
     async fn record_round(&self, outcomes: &[Outcome], now: DateTime<Utc>) -> StoreResult<()> {

@@ -3,11 +3,10 @@
 
 use super::PgStore;
 use crate::store::alerts::{
-    AlertStore, Claimed, EventFilter, IngestJob, Outcome, SendStart, StoredState,
+    AlertStore, Claimed, EventFilter, IngestJob, Outcome, SendCheck, SendStart, StoredState,
 };
 use crate::store::encoding::{channel_model, json, parse_channel, parse_outcome, parse_status};
 use crate::store::{Page, StoreError, StoreResult};
-use asset_alerting_matching::limits::RateLimit;
 use asset_alerting_models::{
     Asset, DeliveryAttempt, Event, EventDetails, EventType, Notification, Position,
 };
@@ -273,14 +272,13 @@ impl AlertStore for PgStore {
         self.claim(now, lease_until, limit).await
     }
 
-    async fn start_send(
+    async fn start_sends(
         &self,
-        claimed: &Claimed,
+        checks: &[SendCheck],
         now: DateTime<Utc>,
         lease_until: DateTime<Utc>,
-        limit: Option<RateLimit>,
-    ) -> StoreResult<SendStart> {
-        self.start(claimed, now, lease_until, limit).await
+    ) -> StoreResult<Vec<SendStart>> {
+        self.start(checks, now, lease_until).await
     }
 
     async fn record_round(&self, outcomes: &[Outcome], now: DateTime<Utc>) -> StoreResult<()> {

@@ -9,9 +9,11 @@ use super::PgStore;
 use super::alerts::event_from;
 use super::{ATTEMPTS, retryable};
 use crate::store::StoreResult;
-use crate::store::alerts::{AttemptResult, ChannelKind, Claimed, Outcome, SendStart, Target};
+use crate::store::alerts::{
+    AttemptResult, ChannelKind, Claimed, Outcome, SendCheck, SendStart, Target,
+};
 use crate::store::encoding::{json, outcome_str, to_json};
-use asset_alerting_matching::limits::{Decision, RateLimit, decide};
+use asset_alerting_matching::limits::{Decision, decide};
 use asset_alerting_models::{DeliveryAttemptOutcome, Event};
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, Row};
@@ -126,21 +128,19 @@ impl PgStore {
 
     pub(super) async fn start(
         &self,
-        claimed: &Claimed,
+        checks: &[SendCheck],
         now: DateTime<Utc>,
         lease_until: DateTime<Utc>,
-        limit: Option<RateLimit>,
-    ) -> StoreResult<SendStart> {
+    ) -> StoreResult<Vec<SendStart>> {
+        if checks.is_empty() {
+            return Ok(Vec::new());
+        }
         let mut attempt = 1;
         loop {
             let mut tx = self.pool.begin().await?;
-            let started = match Self::start_in(&mut tx, claimed, now, lease_until, limit).await {
-                Ok(SendStart::Send) => tx
-                    .commit()
-                    .await
-                    .map(|()| SendStart::Send)
-                    .map_err(Into::into),
-                other => other,
+            let started = match Self::start_in(&mut tx, checks, now, lease_until).await {
+                Ok(started) => tx.commit().await.map(|()| started).map_err(Into::into),
+                Err(e) => Err(e),
             };
             match started {
                 Err(e) if attempt < ATTEMPTS && retryable(&e) => attempt += 1,
@@ -151,40 +151,59 @@ impl PgStore {
 
     async fn start_in(
         tx: &mut PgConnection,
-        claimed: &Claimed,
+        checks: &[SendCheck],
         now: DateTime<Utc>,
         lease_until: DateTime<Utc>,
-        limit: Option<RateLimit>,
-    ) -> StoreResult<SendStart> {
-        let target = &claimed.target;
-        if target.channel != ChannelKind::Webhook {
-            // The recipient's lock: two instances decide and count their sends one at a time.
-            lock_recipient(tx, target).await?;
+    ) -> StoreResult<Vec<SendStart>> {
+        // The recipients' locks, in one order: two instances decide and count one recipient's
+        // sends one at a time.
+        let mut recipients: Vec<(&str, &str)> = checks
+            .iter()
+            .filter(|c| c.channel != ChannelKind::Webhook)
+            .map(|c| (c.channel.as_str(), c.address.as_str()))
+            .collect();
+        recipients.sort();
+        recipients.dedup();
+        for (channel, address) in recipients {
+            lock_recipient(tx, channel, address).await?;
         }
+        let mut started = Vec::with_capacity(checks.len());
+        for check in checks {
+            started.push(Self::start_one(tx, check, now, lease_until).await?);
+        }
+        Ok(started)
+    }
+
+    async fn start_one(
+        tx: &mut PgConnection,
+        check: &SendCheck,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+    ) -> StoreResult<SendStart> {
         let held: Option<i32> = sqlx::query_scalar(
             "SELECT 1 FROM notifications WHERE id = $1 AND status = 'pending' AND lease_token = $2 \
              AND lease_until > $3 FOR UPDATE",
         )
-        .bind(claimed.id)
-        .bind(claimed.lease)
+        .bind(check.id)
+        .bind(check.lease)
         .bind(now)
         .fetch_optional(&mut *tx)
         .await?;
         if held.is_none() {
             return Ok(SendStart::LeaseLost);
         }
-        if let Some(limit) = limit {
+        if let Some(limit) = check.limit {
             // Recorded sends, and sends other holders have started and not recorded yet.
             let sent: Vec<DateTime<Utc>> = sqlx::query_scalar(
                 "SELECT sent_at FROM notifications WHERE channel = $1 AND recipient = $2 AND sent_at > $3 \
                  UNION ALL SELECT sending_at FROM notifications WHERE channel = $1 AND recipient = $2 \
                  AND status = 'pending' AND sending_at > $3 AND lease_until > $4 AND id <> $5",
             )
-            .bind(target.channel.as_str())
-            .bind(&target.address)
+            .bind(check.channel.as_str())
+            .bind(&check.address)
             .bind(now - limit.window)
             .bind(now)
-            .bind(claimed.id)
+            .bind(check.id)
             .fetch_all(&mut *tx)
             .await?;
             if let Decision::Coalesce { send_at } = decide(&limit, &sent, now) {
@@ -194,7 +213,7 @@ impl PgStore {
         sqlx::query("UPDATE notifications SET lease_until = $1, sending_at = $2 WHERE id = $3")
             .bind(lease_until)
             .bind(now)
-            .bind(claimed.id)
+            .bind(check.id)
             .execute(&mut *tx)
             .await?;
         Ok(SendStart::Send)
@@ -210,7 +229,7 @@ impl PgStore {
         let target = &claimed.target;
         // Two instances coalescing for one recipient would each open a digest: the recipient's
         // lock, held to the end of the transaction, makes the second find the first's.
-        lock_recipient(tx, target).await?;
+        lock_recipient(tx, target.channel.as_str(), &target.address).await?;
         let held: Option<i32> = sqlx::query_scalar(
             "SELECT 1 FROM notifications WHERE id = $1 AND status = 'pending' AND lease_token = $2",
         )
@@ -347,10 +366,10 @@ fn recipient_order(outcome: &Outcome) -> Option<(&str, &str)> {
 }
 
 /// Takes the recipient's advisory lock until the end of the transaction.
-async fn lock_recipient(tx: &mut PgConnection, target: &Target) -> StoreResult<()> {
+async fn lock_recipient(tx: &mut PgConnection, channel: &str, address: &str) -> StoreResult<()> {
     sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1 || ' ' || $2, 0))")
-        .bind(target.channel.as_str())
-        .bind(&target.address)
+        .bind(channel)
+        .bind(address)
         .execute(&mut *tx)
         .await?;
     Ok(())

@@ -5,14 +5,14 @@
 use super::{SqliteStore, parse_ts, parse_uuid, ts};
 use crate::store::alerts::{
     AlertStore, AssetPoints, AttemptResult, Claimed, EventFilter, IngestJob, NewEvent, Outcome,
-    SendStart, StoredState, Target,
+    SendCheck, SendStart, StoredState, Target,
 };
 use crate::store::encoding::{
     channel_model, json, outcome_str, parse_channel, parse_outcome, parse_status, readings, to_json,
 };
 use crate::store::{Page, StoreError, StoreResult};
 use asset_alerting_detect::AssetState;
-use asset_alerting_matching::limits::{Decision, RateLimit, decide};
+use asset_alerting_matching::limits::{Decision, decide};
 use asset_alerting_models::{
     AlertRule, Asset, DeliveryAttempt, DeliveryAttemptOutcome, Event, EventDetails, EventType,
     Notification, Position,
@@ -301,6 +301,55 @@ impl SqliteStore {
             .map(|r| Ok((event_from(r)?, r.try_get("asset_name")?)))
             .collect()
     }
+    async fn start_one(
+        tx: &mut SqliteConnection,
+        check: &SendCheck,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+    ) -> StoreResult<SendStart> {
+        let id = check.id.to_string();
+        let held = sqlx::query(
+            "SELECT 1 FROM notifications WHERE id = ? AND status = 'pending' AND lease_token = ? AND lease_until > ?",
+        )
+        .bind(&id)
+        .bind(check.lease.to_string())
+        .bind(ts(now))
+        .fetch_optional(&mut *tx)
+        .await?;
+        if held.is_none() {
+            return Ok(SendStart::LeaseLost);
+        }
+        if let Some(limit) = check.limit {
+            // Recorded sends, and sends other holders have started and not recorded yet.
+            let rows = sqlx::query(
+                "SELECT sent_at AS at FROM notifications WHERE channel = ?1 AND recipient = ?2 AND sent_at > ?3 \
+                 UNION ALL SELECT sending_at FROM notifications WHERE channel = ?1 AND recipient = ?2 \
+                 AND status = 'pending' AND sending_at > ?3 AND lease_until > ?4 AND id <> ?5",
+            )
+            .bind(check.channel.as_str())
+            .bind(&check.address)
+            .bind(ts(now - limit.window))
+            .bind(ts(now))
+            .bind(&id)
+            .fetch_all(&mut *tx)
+            .await?;
+            let sent = rows
+                .iter()
+                .map(|r| parse_ts(r.try_get("at")?))
+                .collect::<StoreResult<Vec<_>>>()?;
+            if let Decision::Coalesce { send_at } = decide(&limit, &sent, now) {
+                return Ok(SendStart::Coalesce { send_at });
+            }
+        }
+        sqlx::query("UPDATE notifications SET lease_until = ?, sending_at = ? WHERE id = ?")
+            .bind(ts(lease_until))
+            .bind(ts(now))
+            .bind(&id)
+            .execute(&mut *tx)
+            .await?;
+        Ok(SendStart::Send)
+    }
+
     /// Folds the notification into the recipient's pending digest (created if needed).
     async fn coalesce(
         tx: &mut SqliteConnection,
@@ -788,59 +837,25 @@ impl AlertStore for SqliteStore {
         Ok(claimed)
     }
 
-    async fn start_send(
+    async fn start_sends(
         &self,
-        claimed: &Claimed,
+        checks: &[SendCheck],
         now: DateTime<Utc>,
         lease_until: DateTime<Utc>,
-        limit: Option<RateLimit>,
-    ) -> StoreResult<SendStart> {
-        // The writer lock makes the check, the count and the mark one step for every dispatcher.
+    ) -> StoreResult<Vec<SendStart>> {
+        if checks.is_empty() {
+            return Ok(Vec::new());
+        }
+        // The writer lock makes each check, count and mark one step for every dispatcher; one
+        // transaction for the batch, as sends wait behind ingestion for the writer.
         let _writer = self.writer.lock().await;
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        let id = claimed.id.to_string();
-        let held = sqlx::query(
-            "SELECT 1 FROM notifications WHERE id = ? AND status = 'pending' AND lease_token = ? AND lease_until > ?",
-        )
-        .bind(&id)
-        .bind(claimed.lease.to_string())
-        .bind(ts(now))
-        .fetch_optional(&mut *tx)
-        .await?;
-        if held.is_none() {
-            return Ok(SendStart::LeaseLost);
+        let mut started = Vec::with_capacity(checks.len());
+        for check in checks {
+            started.push(Self::start_one(&mut tx, check, now, lease_until).await?);
         }
-        if let Some(limit) = limit {
-            let target = &claimed.target;
-            // Recorded sends, and sends other holders have started and not recorded yet.
-            let rows = sqlx::query(
-                "SELECT sent_at AS at FROM notifications WHERE channel = ?1 AND recipient = ?2 AND sent_at > ?3 \
-                 UNION ALL SELECT sending_at FROM notifications WHERE channel = ?1 AND recipient = ?2 \
-                 AND status = 'pending' AND sending_at > ?3 AND lease_until > ?4 AND id <> ?5",
-            )
-            .bind(target.channel.as_str())
-            .bind(&target.address)
-            .bind(ts(now - limit.window))
-            .bind(ts(now))
-            .bind(&id)
-            .fetch_all(&mut *tx)
-            .await?;
-            let sent = rows
-                .iter()
-                .map(|r| parse_ts(r.try_get("at")?))
-                .collect::<StoreResult<Vec<_>>>()?;
-            if let Decision::Coalesce { send_at } = decide(&limit, &sent, now) {
-                return Ok(SendStart::Coalesce { send_at });
-            }
-        }
-        sqlx::query("UPDATE notifications SET lease_until = ?, sending_at = ? WHERE id = ?")
-            .bind(ts(lease_until))
-            .bind(ts(now))
-            .bind(&id)
-            .execute(&mut *tx)
-            .await?;
         tx.commit().await?;
-        Ok(SendStart::Send)
+        Ok(started)
     }
 
     async fn record_round(&self, outcomes: &[Outcome], now: DateTime<Utc>) -> StoreResult<()> {
