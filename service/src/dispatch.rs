@@ -207,8 +207,8 @@ impl<S: Store + AlertStore> Dispatcher<S> {
         }
     }
 
-    /// Confirms sends as they come, all that have accumulated in one transaction: under load the
-    /// writer is the bottleneck, and one transaction per send would queue the sends behind it.
+    /// Confirms sends as they come, all that have accumulated in one transaction, as outcomes are
+    /// recorded: one writer transaction for many sends instead of one each.
     async fn confirm(self: Arc<Self>, mut received: mpsc::UnboundedReceiver<Confirmation>) {
         let mut batch = Vec::new();
         while received.recv_many(&mut batch, 256).await > 0 {
