@@ -33,7 +33,7 @@ pub const TEMPLATES: &[&str] = &[
     "src/multipart.rs",
 ];
 
-pub fn emit(api: &Api, _patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
+pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
     // A document without operations has nothing to call: no client crate.
     if api.operations.is_empty() {
         return Ok(Vec::new());
@@ -131,7 +131,7 @@ pub fn emit(api: &Api, _patterns: &Patterns, opts: &Options) -> Result<Vec<File>
     }
     // The receiver of the webhooks and callbacks: the server emitter's crate, as module `webhooks`.
     if let Some(hooks) = api.hooks_api(true) {
-        let server = super::server::emit(&hooks, _patterns, opts)?;
+        let server = super::server::emit(&hooks, patterns, opts)?;
         let mut receiver = super::nest(server, "webhooks", super::server::TEMPLATES, opts)?;
         // The usage example names the module, not a server crate.
         let (server_crate, client_crate) = (opts.crate_ident("server"), opts.crate_ident("client"));

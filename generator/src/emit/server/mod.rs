@@ -151,7 +151,7 @@ fn cargo_toml(api: &Api, opts: &Options) -> File {
         api.title
     );
     let (features, sender_deps) = if api.hooks.is_empty() {
-        (String::new(), "")
+        (String::new(), String::new())
     } else {
         (
             r#"[features]
@@ -164,11 +164,16 @@ native-tls = ["webhooks", "reqwest?/native-tls"]
 
 "#
             .to_owned(),
-            if super::has_multipart_struct(&api.hooks_api(false).expect("hooks")) {
-                "futures-util = { version = \"0.3\", default-features = false, optional = true }\nreqwest = { version = \"0.13\", default-features = false, features = [\"json\", \"form\", \"query\", \"multipart\"], optional = true }\ntokio = { version = \"1\", features = [\"sync\", \"time\"], optional = true }\n"
-            } else {
-                "futures-util = { version = \"0.3\", default-features = false, optional = true }\nreqwest = { version = \"0.13\", default-features = false, features = [\"json\", \"form\", \"query\"], optional = true }\ntokio = { version = \"1\", features = [\"sync\", \"time\"], optional = true }\n"
-            },
+            format!(
+                "futures-util = {{ version = \"0.3\", default-features = false, optional = true }}\n\
+                 reqwest = {{ version = \"0.13\", default-features = false, features = [\"json\", \"form\", \"query\"{multipart}], optional = true }}\n\
+                 tokio = {{ version = \"1\", features = [\"sync\", \"time\"], optional = true }}\n",
+                multipart = if super::has_multipart_struct(&api.hooks_api(false).expect("hooks")) {
+                    r#", "multipart""#
+                } else {
+                    ""
+                },
+            ),
         )
     };
     let sections = format!(
@@ -349,6 +354,7 @@ fn callback_urls_rs(api: &Api) -> Option<TokenStream> {
     };
     let mut seen = std::collections::HashSet::new();
     let mut items = Vec::new();
+    let mut needs_text = false;
     for hook in &api.hooks {
         let HookKind::Callback { owner, expression } = &hook.kind else {
             continue;
@@ -389,6 +395,7 @@ fn callback_urls_rs(api: &Api) -> Option<TokenStream> {
             continue;
         };
         let ty = printer.rust_type(&body.ty);
+        needs_text = true;
         items.push(quote! {
             #[doc = #doc]
             ///
@@ -404,7 +411,6 @@ fn callback_urls_rs(api: &Api) -> Option<TokenStream> {
     if items.is_empty() {
         return None;
     }
-    let needs_text = items.iter().any(|i| i.to_string().contains("text ("));
     let text_fn = needs_text.then(|| {
         quote! {
             /// A part of a URL: a string as it is, a number or a boolean as JSON spells it.
