@@ -128,6 +128,25 @@ pub enum TypeKind {
     Newtype(TypeRef),
 }
 
+impl TypeKind {
+    /// The type references the type is made of: its fields and map values, its variants, or
+    /// what it aliases.
+    pub fn refs(&self) -> Vec<&TypeRef> {
+        match self {
+            TypeKind::Struct(s) => {
+                let mut refs: Vec<&TypeRef> = s.fields.iter().map(|f| &f.ty).collect();
+                if let Some(Additional::Map(ty)) = &s.additional {
+                    refs.push(ty);
+                }
+                refs
+            }
+            TypeKind::Union(u) => u.variants.iter().map(|v| &v.ty).collect(),
+            TypeKind::Alias(ty) | TypeKind::Newtype(ty) => vec![ty],
+            TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Struct {
     pub fields: Vec<Field>,
@@ -378,20 +397,7 @@ impl Api {
 impl Api {
     /// Whether a type, parameter, body or header anywhere in the document uses `p`.
     pub fn uses(&self, p: Primitive) -> bool {
-        let mut refs: Vec<&TypeRef> = Vec::new();
-        for def in &self.types {
-            match &def.kind {
-                TypeKind::Struct(s) => {
-                    refs.extend(s.fields.iter().map(|f| &f.ty));
-                    if let Some(Additional::Map(ty)) = &s.additional {
-                        refs.push(ty);
-                    }
-                }
-                TypeKind::Union(u) => refs.extend(u.variants.iter().map(|v| &v.ty)),
-                TypeKind::Alias(ty) | TypeKind::Newtype(ty) => refs.push(ty),
-                TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {}
-            }
-        }
+        let mut refs: Vec<&TypeRef> = self.types.iter().flat_map(|def| def.kind.refs()).collect();
         for op in self.all_operations() {
             refs.extend(op.parameters.iter().map(|p| &p.ty));
             refs.extend(op.body.as_ref().map(|b| &b.ty));

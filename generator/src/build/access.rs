@@ -14,7 +14,7 @@
 //! responses keeps its read-only properties required (the common case, unchanged), and one used
 //! only in requests its write-only ones. The field's doc says when a property was relaxed.
 
-use crate::ir::{Additional, Operation, TypeDef, TypeKind, TypeRef};
+use crate::ir::{Operation, TypeDef, TypeKind, TypeRef};
 
 /// Which types a request body and a response body reach, per [`TypeDef`] index.
 pub struct Usage {
@@ -79,17 +79,7 @@ fn reached<'a>(types: &[TypeDef], roots: impl Iterator<Item = &'a TypeRef>) -> V
                 if std::mem::replace(&mut seen[id.0], true) {
                     continue;
                 }
-                match &types[id.0].kind {
-                    TypeKind::Struct(s) => {
-                        stack.extend(s.fields.iter().map(|f| &f.ty));
-                        if let Some(Additional::Map(value)) = &s.additional {
-                            stack.push(value);
-                        }
-                    }
-                    TypeKind::Union(u) => stack.extend(u.variants.iter().map(|v| &v.ty)),
-                    TypeKind::Alias(inner) | TypeKind::Newtype(inner) => stack.push(inner),
-                    TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {}
-                }
+                stack.extend(types[id.0].kind.refs());
             }
             TypeRef::Array(inner) | TypeRef::Map(inner) | TypeRef::Nullable(inner) => {
                 stack.push(inner)
