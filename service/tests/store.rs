@@ -168,7 +168,28 @@ async fn account_tree_limits_visibility(backend: Backend) {
     let Some(db) = TestDb::new(backend) else {
         return;
     };
-    let store = db.open().await;
+    check_visibility(&db.open().await).await;
+}
+
+async fn assets_list_in_order_page_filter_and_soft_delete(backend: Backend) {
+    let Some(db) = TestDb::new(backend) else {
+        return;
+    };
+    check_listing(&db.open().await).await;
+}
+
+/// A SQLite file is read on the request path by connections of its own (not sqlx's); an
+/// in-memory database has no file to open them on, so its reads go through the pool.
+#[tokio::test]
+async fn an_in_memory_sqlite_database_reads_through_its_pool() {
+    let store = Database::open("sqlite::memory:", &PgSettings::default())
+        .await
+        .unwrap();
+    check_visibility(&store).await;
+    check_listing(&store).await;
+}
+
+async fn check_visibility(store: &Database) {
     let root = account(None);
     let child = account(Some(root.id));
     let grandchild = account(Some(child.id));
@@ -187,9 +208,8 @@ async fn account_tree_limits_visibility(backend: Backend) {
     // The asset read together with the same check.
     let truck = asset(grandchild.id, "truck");
     store.insert_asset(&truck).await.unwrap();
-    let within = |ancestor: Uuid, account: Uuid, id: Uuid| {
-        let store = &store;
-        async move { store.asset_within(ancestor, account, id).await.unwrap() }
+    let within = |ancestor: Uuid, account: Uuid, id: Uuid| async move {
+        store.asset_within(ancestor, account, id).await.unwrap()
     };
     assert_eq!(
         within(root.id, grandchild.id, truck.id).await,
@@ -204,11 +224,7 @@ async fn account_tree_limits_visibility(backend: Backend) {
     assert_eq!(within(root.id, Uuid::new_v4(), truck.id).await, None);
 }
 
-async fn assets_list_in_order_page_filter_and_soft_delete(backend: Backend) {
-    let Some(db) = TestDb::new(backend) else {
-        return;
-    };
-    let store = db.open().await;
+async fn check_listing(store: &Database) {
     let root = account(None);
     store.insert_account(&root).await.unwrap();
     for id in ["c", "a", "b", "d"] {

@@ -25,6 +25,9 @@ pub enum StoreError {
     Invalid(String),
     #[error("database error: {0}")]
     Database(sqlx::Error),
+    /// From the SQLite connections that read on the request path (not through sqlx).
+    #[error("database error: {0}")]
+    Embedded(rusqlite::Error),
     #[error("stored data is unreadable: {0}")]
     Corrupt(String),
     /// A shared transaction failed (the cause is logged once, by the one that ran it).

@@ -19,7 +19,7 @@ use asset_alerting_models::{
 };
 use chrono::{DateTime, Utc};
 use sqlx::sqlite::SqliteRow;
-use sqlx::{AssertSqlSafe, Row, SqliteConnection};
+use sqlx::{AssertSqlSafe, Connection, Row, SqliteConnection};
 use std::collections::{HashMap, HashSet};
 use tokio::sync::oneshot;
 use uuid::Uuid;
@@ -538,10 +538,10 @@ impl SqliteStore {
 
     /// Writes queued jobs in one transaction and answers each; fails only when the transaction
     /// itself does (then every job is answered with the failure).
-    async fn write_jobs(&self, jobs: Vec<Queued>) -> StoreResult<()> {
+    async fn write_jobs(writer: &mut SqliteConnection, jobs: Vec<Queued>) -> StoreResult<()> {
         // IMMEDIATE takes the write lock first: a deferred transaction that reads, then writes,
         // can fail at its first write when another writer got in between.
-        let mut tx = match self.pool.begin_with("BEGIN IMMEDIATE").await {
+        let mut tx = match writer.begin_with("BEGIN IMMEDIATE").await {
             Ok(tx) => tx,
             Err(e) => return Err(fail_all(jobs, e.into())),
         };
@@ -640,13 +640,13 @@ impl AlertStore for SqliteStore {
     async fn ingest(&self, job: IngestJob) -> StoreResult<Vec<Vec<bool>>> {
         let (done, result) = oneshot::channel();
         self.queued_lock().push((job, done));
-        let _writer = self.writer.lock().await;
+        let mut writer = self.writer.lock().await;
         let mut result = result;
         if let Ok(written) = result.try_recv() {
             return written;
         }
         let jobs = std::mem::take(&mut *self.queued_lock());
-        let outcome = self.write_jobs(jobs).await;
+        let outcome = Self::write_jobs(&mut writer, jobs).await;
         if let Err(e) = outcome {
             tracing::error!(error = %e, "telemetry transaction failed");
         }
@@ -719,8 +719,8 @@ impl AlertStore for SqliteStore {
         by: &str,
         now: DateTime<Utc>,
     ) -> StoreResult<Option<Event>> {
-        let _writer = self.writer.lock().await;
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut writer = self.writer.lock().await;
+        let mut tx = writer.begin_with("BEGIN IMMEDIATE").await?;
         let found = sqlx::query(
             "UPDATE events SET acknowledged_at = COALESCE(acknowledged_at, ?), \
              acknowledged_by = COALESCE(acknowledged_by, ?) WHERE account_id = ? AND id = ?",
@@ -801,7 +801,7 @@ impl AlertStore for SqliteStore {
         lease_until: DateTime<Utc>,
         limit: i64,
     ) -> StoreResult<Vec<Claimed>> {
-        let _writer = self.writer.lock().await;
+        let mut writer = self.writer.lock().await;
         let lease = Uuid::new_v4();
         let rows = sqlx::query(
             "UPDATE notifications SET lease_until = ?, lease_token = ? WHERE id IN ( \
@@ -814,7 +814,7 @@ impl AlertStore for SqliteStore {
         .bind(ts(now))
         .bind(ts(now))
         .bind(limit)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *writer)
         .await?;
         let mut claimed = Vec::with_capacity(rows.len());
         for r in &rows {
@@ -848,8 +848,8 @@ impl AlertStore for SqliteStore {
         }
         // The writer lock makes each check, count and mark one step for every dispatcher; one
         // transaction for the batch, as sends wait behind ingestion for the writer.
-        let _writer = self.writer.lock().await;
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut writer = self.writer.lock().await;
+        let mut tx = writer.begin_with("BEGIN IMMEDIATE").await?;
         let mut started = Vec::with_capacity(checks.len());
         for check in checks {
             started.push(Self::start_one(&mut tx, check, now, lease_until).await?);
@@ -862,8 +862,8 @@ impl AlertStore for SqliteStore {
         if outcomes.is_empty() {
             return Ok(());
         }
-        let _writer = self.writer.lock().await;
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut writer = self.writer.lock().await;
+        let mut tx = writer.begin_with("BEGIN IMMEDIATE").await?;
         for outcome in outcomes {
             match outcome {
                 Outcome::Attempt {
