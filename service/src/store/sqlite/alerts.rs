@@ -4,8 +4,8 @@
 
 use super::{SqliteStore, parse_ts, parse_uuid, ts};
 use crate::store::alerts::{
-    AlertStore, AssetPoints, AttemptResult, Claimed, EventFilter, IngestJob, NewEvent, Outcome,
-    SendCheck, SendStart, StoredState, Target,
+    AlertStore, AssetPoints, AttemptResult, Claimed, EventFilter, IngestJob, NewEvent,
+    NewNotification, Outcome, SendCheck, SendStart, StoredState, Target,
 };
 use crate::store::encoding::{
     channel_model, json, outcome_str, parse_channel, parse_outcome, parse_status, readings, to_json,
@@ -228,41 +228,58 @@ impl SqliteStore {
         Ok(())
     }
 
-    async fn insert_event(tx: &mut SqliteConnection, new: &NewEvent) -> StoreResult<()> {
-        let e = &new.event;
-        sqlx::query(
-            "INSERT INTO events (id, account_id, asset_id, event_type, occurred_at, detected_at, latitude, longitude, details, notifications_suppressed) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(e.id.to_string())
-        .bind(e.account_id.to_string())
-        .bind(e.asset_id.to_string())
-        .bind(e.event_type.value())
-        .bind(ts(e.occurred_at))
-        .bind(ts(e.detected_at))
-        .bind(e.position.as_ref().map(|p| p.latitude))
-        .bind(e.position.as_ref().map(|p| p.longitude))
-        .bind(to_json(&e.details))
-        .bind(e.notifications_suppressed)
-        .execute(&mut *tx)
-        .await?;
-        for n in &new.notifications {
-            sqlx::query(
-                "INSERT INTO notifications (id, event_id, account_id, rule_id, webhook_account_id, channel, recipient, target, status, created_at, due_at) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
-            )
-            .bind(n.id.to_string())
-            .bind(e.id.to_string())
-            .bind(e.account_id.to_string())
-            .bind(n.rule_id.map(|r| r.to_string()))
-            .bind(n.webhook_account_id.map(|r| r.to_string()))
-            .bind(n.target.channel.as_str())
-            .bind(&n.target.address)
-            .bind(to_json(&n.target))
-            .bind(ts(e.detected_at))
-            .bind(ts(n.due_at))
-            .execute(&mut *tx)
-            .await?;
+    /// The events and their outbox rows in multi-row inserts (events first: the rows refer to them).
+    async fn insert_events(tx: &mut SqliteConnection, events: &[NewEvent]) -> StoreResult<()> {
+        for chunk in events.chunks(INSERT_CHUNK) {
+            let mut query = sqlx::query(AssertSqlSafe(values_sql(
+                "INSERT INTO events (id, account_id, asset_id, event_type, occurred_at, detected_at, \
+                 latitude, longitude, details, notifications_suppressed) VALUES ",
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                chunk.len(),
+                "",
+            )));
+            for new in chunk {
+                let e = &new.event;
+                query = query
+                    .bind(e.id.to_string())
+                    .bind(e.account_id.to_string())
+                    .bind(e.asset_id.to_string())
+                    .bind(e.event_type.value())
+                    .bind(ts(e.occurred_at))
+                    .bind(ts(e.detected_at))
+                    .bind(e.position.as_ref().map(|p| p.latitude))
+                    .bind(e.position.as_ref().map(|p| p.longitude))
+                    .bind(to_json(&e.details))
+                    .bind(e.notifications_suppressed);
+            }
+            query.execute(&mut *tx).await?;
+        }
+        let owed: Vec<(&Event, &NewNotification)> = events
+            .iter()
+            .flat_map(|new| new.notifications.iter().map(move |n| (&new.event, n)))
+            .collect();
+        for chunk in owed.chunks(INSERT_CHUNK) {
+            let mut query = sqlx::query(AssertSqlSafe(values_sql(
+                "INSERT INTO notifications (id, event_id, account_id, rule_id, webhook_account_id, \
+                 channel, recipient, target, status, created_at, due_at) VALUES ",
+                "(?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
+                chunk.len(),
+                "",
+            )));
+            for (e, n) in chunk {
+                query = query
+                    .bind(n.id.to_string())
+                    .bind(e.id.to_string())
+                    .bind(e.account_id.to_string())
+                    .bind(n.rule_id.map(|r| r.to_string()))
+                    .bind(n.webhook_account_id.map(|r| r.to_string()))
+                    .bind(n.target.channel.as_str())
+                    .bind(&n.target.address)
+                    .bind(to_json(&n.target))
+                    .bind(ts(e.detected_at))
+                    .bind(ts(n.due_at));
+            }
+            query.execute(&mut *tx).await?;
         }
         Ok(())
     }
@@ -524,14 +541,14 @@ impl SqliteStore {
         let mut states = Self::states_of(tx, &ids).await?;
         let mut rules = Self::rules_of(tx, &ids).await?;
         let mut new_states = Vec::with_capacity(ids.len());
+        let mut events = Vec::new();
         for ((batch, points), id) in with_fresh.iter().zip(ids) {
             let mut state = states.remove(&id).unwrap_or_default();
             let rules = rules.remove(&id).unwrap_or_default();
-            for event in pipeline.run(&batch.asset, &rules, &mut state, points) {
-                Self::insert_event(tx, &event).await?;
-            }
+            events.extend(pipeline.run(&batch.asset, &rules, &mut state, points));
             new_states.push((id, state));
         }
+        Self::insert_events(tx, &events).await?;
         Self::save_states(tx, &new_states).await?;
         Ok(fresh)
     }
