@@ -6,7 +6,8 @@
 # worker's batches; 0 is as fast as the service takes them), DATABASE (a postgres://... URL of an empty
 # database; default: a SQLite file in a temporary folder). Steady load with 1,000 assets, each
 # reporting once a second: ASSETS=1000 WORKERS=1 INTERVAL_MS=1000. INSTANCES=2 (with DATABASE) runs two
-# instances on that database, each loaded by its own generator.
+# instances on that database, each loaded by its own generator. SERVICE_BIN runs a service binary built
+# before (to compare two builds under the same machine load).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cargo build --release -q -p asset-alerting-service --bins --example ingest_load
@@ -22,7 +23,7 @@ fi
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null; rm -rf "$dir"' EXIT
 for i in $(seq 0 $((instances - 1))); do
-  "$release/asset-alerting-service" --listen "127.0.0.1:$((port + i))" \
+  "${SERVICE_BIN:-$release/asset-alerting-service}" --listen "127.0.0.1:$((port + i))" \
     --database-url "${DATABASE:-sqlite://$dir/bench.db}" --key-file "$dir/bench.keys" \
     --root-account-id "$root" --root-client-secret "$secret" --allow-http-callbacks --allow-private-callbacks \
     > "$dir/service-$i.log" 2>&1 &

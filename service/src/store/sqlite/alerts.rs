@@ -36,8 +36,9 @@ fn fail_all(jobs: Vec<Queued>, e: StoreError) -> StoreError {
     e
 }
 
-/// Rows per multi-row statement (at most 4 parameters each, well under SQLite's limit).
-const INSERT_CHUNK: usize = 250;
+/// Rows per multi-row statement: a 1,000-point batch is one insert. At most 10 parameters a row,
+/// so at most 10,000 a statement, under SQLite's limit of 32,766.
+const INSERT_CHUNK: usize = 1000;
 
 /// `head` + `row` repeated `n` times, comma-separated, + `tail`: one statement for many rows.
 fn values_sql(head: &str, row: &str, n: usize, tail: &str) -> String {
