@@ -140,6 +140,7 @@ on_both_backends!(
     deleting_an_account_removes_its_subtree_and_nothing_else,
     settings_keep_the_first_value,
     concurrent_batches_of_one_asset_on_two_instances_run_one_after_the_other,
+    a_batch_over_a_thousand_assets_is_stored_once,
     two_instances_never_claim_one_notification,
     a_claim_taken_over_neither_sends_nor_records,
     the_rate_limit_counts_sends_in_flight_on_every_instance,
@@ -596,6 +597,46 @@ async fn concurrent_batches_of_one_asset_on_two_instances_run_one_after_the_othe
             Some(start + chrono::Duration::seconds(round * 100 + 54))
         );
     }
+}
+
+/// The largest batch the API takes, 1,000 points, each for an asset of its own and each raising
+/// an event with a notification: every statement of the job is at its largest (the check for
+/// points already stored once made SQLite refuse it as too deep an expression).
+async fn a_batch_over_a_thousand_assets_is_stored_once(backend: Backend) {
+    let Some(db) = TestDb::new(backend) else {
+        return;
+    };
+    let store = db.open().await;
+    let root = account(None);
+    store.insert_account(&root).await.unwrap();
+    let mut assets = Vec::new();
+    for i in 0..1000 {
+        let a = asset(root.id, &format!("truck-{i:04}"));
+        store.insert_asset(&a).await.unwrap();
+        assets.push(a);
+    }
+    let start = chrono::DateTime::from_timestamp(Utc::now().timestamp() - 3600, 0).unwrap();
+    let job = || IngestJob {
+        batches: assets
+            .iter()
+            .enumerate()
+            .map(|(i, a)| AssetPoints {
+                asset: a.clone(),
+                points: bare_points(start, i as i64..i as i64 + 1),
+            })
+            .collect(),
+        received_at: Utc::now(),
+        pipeline: Box::new(NotifyingPipeline),
+    };
+    assert_eq!(store.ingest(job()).await.unwrap(), vec![vec![true]; 1000]);
+    // The same batch again: every point is a duplicate, nothing is raised twice.
+    assert_eq!(store.ingest(job()).await.unwrap(), vec![vec![false]; 1000]);
+    let now = Utc::now();
+    let owed = store
+        .claim_due(now, now + chrono::Duration::seconds(60), 5000)
+        .await
+        .unwrap();
+    assert_eq!(owed.len(), 1000);
 }
 
 /// Points with a timestamp only, one a second from `start`.

@@ -40,6 +40,10 @@ fn fail_all(jobs: Vec<Queued>, e: StoreError) -> StoreError {
 /// so at most 10,000 a statement, under SQLite's limit of 32,766.
 const INSERT_CHUNK: usize = 1000;
 
+/// Assets per query for the points already stored: their conditions are joined by OR, which
+/// SQLite nests one level each, under its expression depth limit of 1,000.
+const RANGES_CHUNK: usize = 250;
+
 /// `head` + `row` repeated `n` times, comma-separated, + `tail`: one statement for many rows.
 fn values_sql(head: &str, row: &str, n: usize, tail: &str) -> String {
     let mut sql = String::with_capacity(head.len() + n * (row.len() + 2) + tail.len());
@@ -109,7 +113,7 @@ impl SqliteStore {
                 ))
             })
             .collect();
-        for chunk in ranges.chunks(INSERT_CHUNK) {
+        for chunk in ranges.chunks(RANGES_CHUNK) {
             let mut sql = String::from("SELECT asset_id, ts FROM telemetry WHERE ");
             for i in 0..chunk.len() {
                 if i > 0 {
