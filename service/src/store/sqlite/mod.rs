@@ -147,10 +147,6 @@ impl SqliteStore {
             // happens to fill the WAL: they copy pages and sync the database file, which made
             // every few telemetry commits ten times slower.
             .pragma("wal_autocheckpoint", "0")
-            // Ingestion appends to every reporting asset's range of telemetry at once. With the
-            // default 2 MB page cache a batch spilled dirty pages to the WAL mid-transaction and
-            // read them back (a quarter of ingestion's CPU); the cache grows only as it is used.
-            .pragma("cache_size", "-32768")
             // Statement journals (a statement inside a transaction that may fail half-way) in
             // memory rather than in temporary files written and synced each time.
             .pragma("temp_store", "memory");
@@ -162,7 +158,12 @@ impl SqliteStore {
             .connect_with(options.clone())
             .await?;
         migrator().run(&pool).await?;
-        let writer = sqlx::ConnectOptions::connect(&options).await?;
+        // Ingestion appends to every reporting asset's range of telemetry at once. With the
+        // default 2 MB page cache a batch spilled dirty pages to the WAL mid-transaction and read
+        // them back (a quarter of ingestion's CPU). Only the writer gets the larger cache (it
+        // grows as it is used): eight pool connections each filling 32 MB would not pay.
+        let writer_options = options.clone().pragma("cache_size", "-32768");
+        let writer = sqlx::ConnectOptions::connect(&writer_options).await?;
         let in_memory = path.split('?').next() == Some(":memory:") || path.contains("mode=memory");
         let readers = if in_memory {
             None
