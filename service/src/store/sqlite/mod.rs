@@ -91,6 +91,55 @@ macro_rules! with_chain {
     };
 }
 
+/// List assets: one page of an account's assets, empty unless `?1` is within `?2`.
+/// `LIMIT ?5 + 0`: SQLite plans a plain `LIMIT ?5` with its bound value and so prepares the
+/// statement again whenever the value is bound, which is every execution (a sixth of list assets'
+/// CPU); an expression is evaluated when the statement runs.
+const LIST_ASSETS_WITHIN: &str = with_chain!(
+    "SELECT * FROM assets WHERE account_id = ?1 AND (?3 IS NULL OR external_id = ?3) \
+     AND (?4 OR is_deleted = 0) AND EXISTS (SELECT 1 FROM chain WHERE id = ?2) \
+     ORDER BY external_id, id LIMIT ?5 + 0 OFFSET ?6 + 0"
+);
+
+/// GET asset: whether `?1` is within `?2`, and asset `?3` of `?1`, in one statement (on the hot
+/// path the round trips cost more than the reads).
+const ASSET_WITHIN: &str = with_chain!(
+    "SELECT EXISTS (SELECT 1 FROM chain WHERE id = ?2) AS within, assets.* \
+     FROM (SELECT 1) LEFT JOIN assets ON assets.account_id = ?1 AND assets.id = ?3"
+);
+
+/// An asset row's columns, read by either library.
+struct AssetColumns<'a> {
+    id: &'a str,
+    account_id: &'a str,
+    external_id: &'a str,
+    name: &'a str,
+    tier: i64,
+    disabled_events: &'a str,
+    telemetry_rules: Option<&'a str>,
+    is_deleted: bool,
+}
+
+impl AssetColumns<'_> {
+    fn asset(&self) -> StoreResult<Asset> {
+        let tier = i32::try_from(self.tier)
+            .map_err(|e| StoreError::Corrupt(format!("tier {}: {e}", self.tier)))?;
+        Ok(Asset {
+            id: parse_uuid(self.id)?,
+            account_id: parse_uuid(self.account_id)?,
+            external_id: self.external_id.to_owned(),
+            name: self.name.to_owned(),
+            tier: AssetTier::try_from(tier).map_err(StoreError::Corrupt)?,
+            disabled_events: json::<BTreeMap<String, DateTime<Utc>>>(self.disabled_events)?,
+            telemetry_rules: self
+                .telemetry_rules
+                .map(json::<TelemetryRules>)
+                .transpose()?,
+            is_deleted: Some(self.is_deleted),
+        })
+    }
+}
+
 fn parse_uuid(s: &str) -> StoreResult<Uuid> {
     Uuid::parse_str(s).map_err(|e| StoreError::Corrupt(format!("uuid {s}: {e}")))
 }
@@ -185,22 +234,17 @@ impl SqliteStore {
     }
 
     fn asset_from(row: &SqliteRow) -> StoreResult<Asset> {
-        let tier: i32 = row.try_get("tier")?;
-        let telemetry: Option<String> = row.try_get("telemetry_rules")?;
-        let disabled: String = row.try_get("disabled_events")?;
-        Ok(Asset {
-            id: parse_uuid(row.try_get("id")?)?,
-            account_id: parse_uuid(row.try_get("account_id")?)?,
+        AssetColumns {
+            id: row.try_get("id")?,
+            account_id: row.try_get("account_id")?,
             external_id: row.try_get("external_id")?,
             name: row.try_get("name")?,
-            tier: AssetTier::try_from(tier).map_err(StoreError::Corrupt)?,
-            disabled_events: json::<BTreeMap<String, DateTime<Utc>>>(&disabled)?,
-            telemetry_rules: telemetry
-                .as_deref()
-                .map(json::<TelemetryRules>)
-                .transpose()?,
-            is_deleted: Some(row.try_get::<bool, _>("is_deleted")?),
-        })
+            tier: row.try_get("tier")?,
+            disabled_events: row.try_get("disabled_events")?,
+            telemetry_rules: row.try_get("telemetry_rules")?,
+            is_deleted: row.try_get("is_deleted")?,
+        }
+        .asset()
     }
 
     fn geofence_from(row: &SqliteRow) -> StoreResult<Geofence> {
@@ -429,15 +473,7 @@ impl Store for SqliteStore {
     ) -> StoreResult<Vec<Asset>> {
         if let Some(readers) = &self.readers {
             return readers.read(|c| {
-                let mut statement = c.prepare_cached(&format!(
-                    with_chain!(
-                        "SELECT {} FROM assets WHERE account_id = ?1 \
-                         AND (?3 IS NULL OR external_id = ?3) AND (?4 OR is_deleted = 0) \
-                         AND EXISTS (SELECT 1 FROM chain WHERE id = ?2) \
-                         ORDER BY external_id, id LIMIT ?5 + 0 OFFSET ?6 + 0"
-                    ),
-                    reads::ASSET_COLUMNS
-                ))?;
+                let mut statement = c.prepare_cached(LIST_ASSETS_WITHIN)?;
                 let mut rows = statement.query(rusqlite::params![
                     account.to_string(),
                     ancestor.to_string(),
@@ -448,27 +484,20 @@ impl Store for SqliteStore {
                 ])?;
                 let mut assets = Vec::new();
                 while let Some(row) = rows.next()? {
-                    assets.push(reads::asset_from(row, 0)?);
+                    assets.push(reads::asset_from(row)?);
                 }
                 Ok(assets)
             });
         }
-        // `LIMIT ?5 + 0`: SQLite plans a plain `LIMIT ?5` with its bound value and so prepares
-        // the statement again whenever the value is bound, which is every execution (a sixth of
-        // list assets' CPU); an expression is evaluated when the statement runs.
-        let rows = sqlx::query(with_chain!(
-            "SELECT * FROM assets WHERE account_id = ?1 AND (?3 IS NULL OR external_id = ?3) \
-             AND (?4 OR is_deleted = 0) AND EXISTS (SELECT 1 FROM chain WHERE id = ?2) \
-             ORDER BY external_id, id LIMIT ?5 + 0 OFFSET ?6 + 0"
-        ))
-        .bind(account.to_string())
-        .bind(ancestor.to_string())
-        .bind(external_id)
-        .bind(include_deleted)
-        .bind(page.take)
-        .bind(page.skip)
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = sqlx::query(LIST_ASSETS_WITHIN)
+            .bind(account.to_string())
+            .bind(ancestor.to_string())
+            .bind(external_id)
+            .bind(include_deleted)
+            .bind(page.take)
+            .bind(page.skip)
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter().map(Self::asset_from).collect()
     }
 
@@ -489,37 +518,26 @@ impl Store for SqliteStore {
     ) -> StoreResult<Option<Option<Asset>>> {
         if let Some(readers) = &self.readers {
             return readers.read(|c| {
-                let mut statement = c.prepare_cached(&format!(
-                    with_chain!(
-                        "SELECT EXISTS (SELECT 1 FROM chain WHERE id = ?2), {} \
-                         FROM (SELECT 1) LEFT JOIN assets ON assets.account_id = ?1 AND assets.id = ?3"
-                    ),
-                    reads::ASSET_COLUMNS
-                ))?;
+                let mut statement = c.prepare_cached(ASSET_WITHIN)?;
                 let mut rows = statement.query(rusqlite::params![
                     account.to_string(),
                     ancestor.to_string(),
                     id.to_string()
                 ])?;
                 let row = rows.next()?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
-                if !row.get::<_, bool>(0)? {
+                if !row.get::<_, bool>("within")? {
                     return Ok(None);
                 }
-                let found = row.get_ref(1)?.as_str_or_null().ok().flatten().is_some();
-                Ok(Some(found.then(|| reads::asset_from(row, 1)).transpose()?))
+                let found = row.get::<_, Option<String>>("id")?.is_some();
+                Ok(Some(found.then(|| reads::asset_from(row)).transpose()?))
             });
         }
-        // One round trip to the connection's thread instead of two: on the hot path of GET asset
-        // the hand-offs cost more than the reads.
-        let row = sqlx::query(with_chain!(
-            "SELECT EXISTS (SELECT 1 FROM chain WHERE id = ?2) AS within, assets.* \
-             FROM (SELECT 1) LEFT JOIN assets ON assets.account_id = ?1 AND assets.id = ?3"
-        ))
-        .bind(account.to_string())
-        .bind(ancestor.to_string())
-        .bind(id.to_string())
-        .fetch_one(&self.pool)
-        .await?;
+        let row = sqlx::query(ASSET_WITHIN)
+            .bind(account.to_string())
+            .bind(ancestor.to_string())
+            .bind(id.to_string())
+            .fetch_one(&self.pool)
+            .await?;
         if !row.try_get::<bool, _>("within")? {
             return Ok(None);
         }

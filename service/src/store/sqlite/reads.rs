@@ -6,12 +6,9 @@
 //! of list assets'). WAL lets readers run beside the writer without waiting, so these reads run
 //! where they are asked for, on connections of their own that only read. Writes stay on sqlx.
 
-use super::{StoreError, StoreResult, parse_uuid};
-use crate::store::encoding::json;
-use asset_alerting_models::{Asset, AssetTier, TelemetryRules};
-use chrono::{DateTime, Utc};
+use super::{AssetColumns, StoreError, StoreResult};
+use asset_alerting_models::Asset;
 use rusqlite::{Connection, OpenFlags, Row};
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -76,32 +73,25 @@ impl From<rusqlite::Error> for StoreError {
     }
 }
 
-/// The columns `asset_from` reads, in its order.
-pub(super) const ASSET_COLUMNS: &str = "assets.id, assets.account_id, assets.external_id, \
-     assets.name, assets.tier, assets.disabled_events, assets.telemetry_rules, assets.is_deleted";
-
-/// An asset from a row whose columns from `first` on are `ASSET_COLUMNS`.
-pub(super) fn asset_from(row: &Row<'_>, first: usize) -> StoreResult<Asset> {
-    let text = |i: usize| -> StoreResult<&str> {
-        let value = row.get_ref(first + i)?;
-        value
+/// An asset from a row of `SELECT assets.*` (columns read by name).
+pub(super) fn asset_from(row: &Row<'_>) -> StoreResult<Asset> {
+    let text = |column: &str| -> StoreResult<&str> {
+        row.get_ref(column)?
             .as_str()
-            .map_err(|e| StoreError::Corrupt(format!("assets column {i}: {e}")))
+            .map_err(|e| StoreError::Corrupt(format!("assets.{column}: {e}")))
     };
-    let tier: i64 = row.get(first + 4)?;
-    let tier = i32::try_from(tier).map_err(|e| StoreError::Corrupt(format!("tier {tier}: {e}")))?;
-    let telemetry: Option<&str> = row
-        .get_ref(first + 6)?
-        .as_str_or_null()
-        .map_err(|e| StoreError::Corrupt(format!("telemetry_rules: {e}")))?;
-    Ok(Asset {
-        id: parse_uuid(text(0)?)?,
-        account_id: parse_uuid(text(1)?)?,
-        external_id: text(2)?.to_owned(),
-        name: text(3)?.to_owned(),
-        tier: AssetTier::try_from(tier).map_err(StoreError::Corrupt)?,
-        disabled_events: json::<BTreeMap<String, DateTime<Utc>>>(text(5)?)?,
-        telemetry_rules: telemetry.map(json::<TelemetryRules>).transpose()?,
-        is_deleted: Some(row.get::<_, bool>(first + 7)?),
-    })
+    AssetColumns {
+        id: text("id")?,
+        account_id: text("account_id")?,
+        external_id: text("external_id")?,
+        name: text("name")?,
+        tier: row.get("tier")?,
+        disabled_events: text("disabled_events")?,
+        telemetry_rules: row
+            .get_ref("telemetry_rules")?
+            .as_str_or_null()
+            .map_err(|e| StoreError::Corrupt(format!("assets.telemetry_rules: {e}")))?,
+        is_deleted: row.get("is_deleted")?,
+    }
+    .asset()
 }
