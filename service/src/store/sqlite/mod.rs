@@ -474,6 +474,7 @@ impl Store for SqliteStore {
         if let Some(readers) = &self.readers {
             return readers.read(|c| {
                 let mut statement = c.prepare_cached(LIST_ASSETS_WITHIN)?;
+                let columns = reads::AssetIndexes::of(&statement)?;
                 let mut rows = statement.query(rusqlite::params![
                     account.to_string(),
                     ancestor.to_string(),
@@ -484,7 +485,7 @@ impl Store for SqliteStore {
                 ])?;
                 let mut assets = Vec::new();
                 while let Some(row) = rows.next()? {
-                    assets.push(reads::asset_from(row)?);
+                    assets.push(columns.asset(row)?);
                 }
                 Ok(assets)
             });
@@ -519,6 +520,7 @@ impl Store for SqliteStore {
         if let Some(readers) = &self.readers {
             return readers.read(|c| {
                 let mut statement = c.prepare_cached(ASSET_WITHIN)?;
+                let columns = reads::AssetIndexes::of(&statement)?;
                 let mut rows = statement.query(rusqlite::params![
                     account.to_string(),
                     ancestor.to_string(),
@@ -528,8 +530,12 @@ impl Store for SqliteStore {
                 if !row.get::<_, bool>("within")? {
                     return Ok(None);
                 }
-                let found = row.get::<_, Option<String>>("id")?.is_some();
-                Ok(Some(found.then(|| reads::asset_from(row)).transpose()?))
+                Ok(Some(
+                    columns
+                        .found(row)?
+                        .then(|| columns.asset(row))
+                        .transpose()?,
+                ))
             });
         }
         let row = sqlx::query(ASSET_WITHIN)

@@ -8,7 +8,7 @@
 
 use super::{AssetColumns, StoreError, StoreResult};
 use asset_alerting_models::Asset;
-use rusqlite::{Connection, OpenFlags, Row};
+use rusqlite::{Connection, OpenFlags, Row, Statement};
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -73,25 +73,65 @@ impl From<rusqlite::Error> for StoreError {
     }
 }
 
-/// An asset from a row of `SELECT assets.*` (columns read by name).
-pub(super) fn asset_from(row: &Row<'_>) -> StoreResult<Asset> {
-    let text = |column: &str| -> StoreResult<&str> {
-        row.get_ref(column)?
-            .as_str()
-            .map_err(|e| StoreError::Corrupt(format!("assets.{column}: {e}")))
-    };
-    AssetColumns {
-        id: text("id")?,
-        account_id: text("account_id")?,
-        external_id: text("external_id")?,
-        name: text("name")?,
-        tier: row.get("tier")?,
-        disabled_events: text("disabled_events")?,
-        telemetry_rules: row
-            .get_ref("telemetry_rules")?
-            .as_str_or_null()
-            .map_err(|e| StoreError::Corrupt(format!("assets.telemetry_rules: {e}")))?,
-        is_deleted: row.get("is_deleted")?,
+/// Where a statement of `assets.*` has each column an asset is made of, looked up once per
+/// statement rather than by name on every row.
+pub(super) struct AssetIndexes([usize; 8]);
+
+const NAMES: [&str; 8] = [
+    "id",
+    "account_id",
+    "external_id",
+    "name",
+    "tier",
+    "disabled_events",
+    "telemetry_rules",
+    "is_deleted",
+];
+
+impl AssetIndexes {
+    pub(super) fn of(statement: &Statement<'_>) -> StoreResult<AssetIndexes> {
+        let mut indexes = [0; 8];
+        for (index, name) in indexes.iter_mut().zip(NAMES) {
+            *index = statement.column_index(name)?;
+        }
+        Ok(AssetIndexes(indexes))
     }
-    .asset()
+
+    /// The asset of `row`.
+    pub(super) fn asset(&self, row: &Row<'_>) -> StoreResult<Asset> {
+        let [
+            id,
+            account_id,
+            external_id,
+            name,
+            tier,
+            disabled_events,
+            telemetry_rules,
+            is_deleted,
+        ] = self.0;
+        let text = |i: usize| -> StoreResult<Option<&str>> {
+            row.get_ref(i)?
+                .as_str_or_null()
+                .map_err(|e| StoreError::Corrupt(format!("assets column {i}: {e}")))
+        };
+        let required = |i: usize| -> StoreResult<&str> {
+            text(i)?.ok_or_else(|| StoreError::Corrupt(format!("assets column {i} is null")))
+        };
+        AssetColumns {
+            id: required(id)?,
+            account_id: required(account_id)?,
+            external_id: required(external_id)?,
+            name: required(name)?,
+            tier: row.get(tier)?,
+            disabled_events: required(disabled_events)?,
+            telemetry_rules: text(telemetry_rules)?,
+            is_deleted: row.get(is_deleted)?,
+        }
+        .asset()
+    }
+
+    /// Whether `row` has an asset (the columns of a LEFT JOIN that found none are null).
+    pub(super) fn found(&self, row: &Row<'_>) -> StoreResult<bool> {
+        Ok(row.get_ref(self.0[0])?.data_type() != rusqlite::types::Type::Null)
+    }
 }
