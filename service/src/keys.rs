@@ -190,10 +190,10 @@ pub fn default_key_file(database_url: &str) -> Option<PathBuf> {
         .or_else(|| database_url.strip_prefix("sqlite:"));
     match path {
         Some(path) => {
-            let file = path.split('?').next().unwrap_or_default();
-            if file.is_empty() || file == ":memory:" || path.contains("mode=memory") {
+            if crate::store::sqlite::is_in_memory(path) {
                 None
             } else {
+                let file = path.split('?').next().unwrap_or_default();
                 Some(PathBuf::from(format!("{file}.keys")))
             }
         }

@@ -140,6 +140,13 @@ impl AssetColumns<'_> {
     }
 }
 
+/// Whether the database at `path` (a `sqlite:` URL without its scheme) lives only in memory:
+/// no file that another connection, or a key file beside it, could refer to.
+pub fn is_in_memory(path: &str) -> bool {
+    let file = path.split('?').next().unwrap_or_default();
+    file.is_empty() || file == ":memory:" || path.contains("mode=memory")
+}
+
 fn parse_uuid(s: &str) -> StoreResult<Uuid> {
     Uuid::parse_str(s).map_err(|e| StoreError::Corrupt(format!("uuid {s}: {e}")))
 }
@@ -213,8 +220,7 @@ impl SqliteStore {
         // grows as it is used): eight pool connections each filling 32 MB would not pay.
         let writer_options = options.clone().pragma("cache_size", "-32768");
         let writer = sqlx::ConnectOptions::connect(&writer_options).await?;
-        let in_memory = path.split('?').next() == Some(":memory:") || path.contains("mode=memory");
-        let readers = if in_memory {
+        let readers = if is_in_memory(path) {
             None
         } else {
             let file = options.get_filename().to_owned();
