@@ -143,6 +143,23 @@ fn implicit_string_tags_from_const_properties() {
 }
 
 #[test]
+fn an_inline_branch_leaves_its_tag_to_the_union() {
+    // `Started` is an inline branch: the variant says its tag, so the struct has no `type` field,
+    // and the union writes the tag first when it encodes it.
+    let at = "2026-01-02T03:04:05Z".parse().unwrap();
+    let event = Event::Started(Started { at });
+    assert_eq!(
+        serde_json::to_string(&event).unwrap(),
+        r#"{"type":"started","at":"2026-01-02T03:04:05Z"}"#
+    );
+    let decoded: Event = round_trip(json!({"type": "started", "at": "2026-01-02T03:04:05Z"}));
+    assert_eq!(decoded, event);
+    // The tag is the union's: it is not taken for a field of the branch.
+    let message = rejection::<Event>(json!({"type": "stopped"}));
+    assert!(message.contains("missing field `reason`"), "{message}");
+}
+
+#[test]
 fn implicit_integer_tags() {
     let hello: GatewayMessage = round_trip(json!({"op": 10, "d": {"heartbeatInterval": 41250}}));
     assert!(matches!(hello, GatewayMessage::Hello(_)));

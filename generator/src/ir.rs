@@ -357,9 +357,23 @@ impl Constraints {
 }
 
 impl Api {
-    /// The opt-out of `url::Url`: every `format: uri` becomes a `String` again (still checked to
-    /// be a URI by `Validate`).
-    pub fn uris_as_strings(&mut self) {
+    /// Every type reference of the document: fields, map values, variants and aliases of the
+    /// types, then the parameters, bodies and headers of the operations and hooks.
+    pub fn type_refs(&self) -> Vec<&TypeRef> {
+        let mut refs: Vec<&TypeRef> = self.types.iter().flat_map(|def| def.kind.refs()).collect();
+        for op in self.all_operations() {
+            refs.extend(op.parameters.iter().map(|p| &p.ty));
+            refs.extend(op.body.as_ref().map(|b| &b.ty));
+            for r in &op.responses {
+                refs.extend(r.body.as_ref().map(|b| &b.ty));
+                refs.extend(r.headers.iter().map(|h| &h.ty));
+            }
+        }
+        refs
+    }
+
+    /// [`Api::type_refs`], to change them.
+    pub fn type_refs_mut(&mut self) -> Vec<&mut TypeRef> {
         let mut refs: Vec<&mut TypeRef> = Vec::new();
         for def in &mut self.types {
             match &mut def.kind {
@@ -388,25 +402,80 @@ impl Api {
                 refs.extend(r.headers.iter_mut().map(|h| &mut h.ty));
             }
         }
-        for ty in refs {
+        refs
+    }
+
+    /// How many places name each type (index: `TypeId`).
+    pub fn use_counts(&self) -> Vec<usize> {
+        let mut counts = vec![0; self.types.len()];
+        for ty in self.type_refs() {
+            ty.each_named(&mut |id| counts[id.0] += 1);
+        }
+        counts
+    }
+
+    /// Removes types nothing names any longer; every `TypeId` after them moves down.
+    pub fn remove_types(&mut self, dead: &[TypeId]) {
+        if dead.is_empty() {
+            return;
+        }
+        let mut removed = vec![false; self.types.len()];
+        for id in dead {
+            removed[id.0] = true;
+        }
+        let mut new_index = Vec::with_capacity(self.types.len());
+        let mut next = 0;
+        for gone in &removed {
+            new_index.push(next);
+            next += usize::from(!gone);
+        }
+        let mut index = 0;
+        self.types.retain(|_| {
+            index += 1;
+            !removed[index - 1]
+        });
+        for ty in self.type_refs_mut() {
+            ty.each_named_mut(&mut |id| {
+                debug_assert!(!removed[id.0], "a removed type is still named");
+                id.0 = new_index[id.0];
+            });
+        }
+    }
+
+    /// The opt-out of `url::Url`: every `format: uri` becomes a `String` again (still checked to
+    /// be a URI by `Validate`).
+    pub fn uris_as_strings(&mut self) {
+        for ty in self.type_refs_mut() {
             ty.replace_primitive(Primitive::Url, Primitive::String);
         }
     }
-}
 
-impl Api {
     /// Whether a type, parameter, body or header anywhere in the document uses `p`.
     pub fn uses(&self, p: Primitive) -> bool {
-        let mut refs: Vec<&TypeRef> = self.types.iter().flat_map(|def| def.kind.refs()).collect();
-        for op in self.all_operations() {
-            refs.extend(op.parameters.iter().map(|p| &p.ty));
-            refs.extend(op.body.as_ref().map(|b| &b.ty));
-            for r in &op.responses {
-                refs.extend(r.body.as_ref().map(|b| &b.ty));
-                refs.extend(r.headers.iter().map(|h| &h.ty));
+        self.type_refs().into_iter().any(|ty| ty.mentions(p))
+    }
+}
+
+impl TypeRef {
+    /// Calls `f` with every type the reference names, through arrays, maps and nullables.
+    pub fn each_named(&self, f: &mut impl FnMut(TypeId)) {
+        match self {
+            TypeRef::Named(id) => f(*id),
+            TypeRef::Array(inner) | TypeRef::Map(inner) | TypeRef::Nullable(inner) => {
+                inner.each_named(f)
             }
+            _ => {}
         }
-        refs.into_iter().any(|ty| ty.mentions(p))
+    }
+
+    fn each_named_mut(&mut self, f: &mut impl FnMut(&mut TypeId)) {
+        match self {
+            TypeRef::Named(id) => f(id),
+            TypeRef::Array(inner) | TypeRef::Map(inner) | TypeRef::Nullable(inner) => {
+                inner.each_named_mut(f)
+            }
+            _ => {}
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 
 use serde::Serialize;
 use serde::de::{DeserializeOwned, Error};
+use serde::ser::{self, Impossible, SerializeMap, SerializeStruct, Serializer};
 use serde_json::Value;
 
 /// The tag of `value`: its property `name`.
@@ -42,6 +43,177 @@ pub fn without(mut value: Value, name: &str) -> Value {
         object.remove(name);
     }
     value
+}
+
+/// Encodes a variant whose type does not declare the tag property: its object, with the tag
+/// `name: tag` written first. One shared adapter instead of a wrapper type per variant.
+pub fn with_tag<S: Serializer, T: Serialize + ?Sized, V: Serialize>(
+    serializer: S,
+    name: &'static str,
+    tag: V,
+    value: &T,
+) -> Result<S::Ok, S::Error> {
+    value.serialize(TagFirst {
+        inner: serializer,
+        name,
+        tag,
+    })
+}
+
+/// A serializer that passes an object (a struct, or a map such as a struct with flattened
+/// fields) on to `inner` with the tag entry in front, and refuses any other value: a tagged
+/// variant is always an object.
+struct TagFirst<S, V> {
+    inner: S,
+    name: &'static str,
+    tag: V,
+}
+
+impl<S: Serializer, V: Serialize> TagFirst<S, V> {
+    fn not_an_object(self, kind: &str) -> S::Error {
+        ser::Error::custom(format_args!(
+            "a variant tagged by `{}` must encode as an object, not {kind}",
+            self.name
+        ))
+    }
+}
+
+impl<S: Serializer, V: Serialize> Serializer for TagFirst<S, V> {
+    type Ok = S::Ok;
+    type Error = S::Error;
+    type SerializeSeq = Impossible<S::Ok, S::Error>;
+    type SerializeTuple = Impossible<S::Ok, S::Error>;
+    type SerializeTupleStruct = Impossible<S::Ok, S::Error>;
+    type SerializeTupleVariant = Impossible<S::Ok, S::Error>;
+    type SerializeMap = S::SerializeMap;
+    type SerializeStruct = S::SerializeStruct;
+    type SerializeStructVariant = Impossible<S::Ok, S::Error>;
+
+    fn serialize_struct(
+        self,
+        name: &'static str,
+        len: usize,
+    ) -> Result<S::SerializeStruct, S::Error> {
+        let mut object = self.inner.serialize_struct(name, len + 1)?;
+        object.serialize_field(self.name, &self.tag)?;
+        Ok(object)
+    }
+
+    fn serialize_map(self, len: Option<usize>) -> Result<S::SerializeMap, S::Error> {
+        let mut object = self.inner.serialize_map(len.map(|n| n + 1))?;
+        object.serialize_entry(self.name, &self.tag)?;
+        Ok(object)
+    }
+
+    fn serialize_bool(self, _: bool) -> Result<S::Ok, S::Error> {
+        Err(self.not_an_object("a boolean"))
+    }
+    fn serialize_i8(self, _: i8) -> Result<S::Ok, S::Error> {
+        Err(self.not_an_object("a number"))
+    }
+    fn serialize_i16(self, _: i16) -> Result<S::Ok, S::Error> {
+        Err(self.not_an_object("a number"))
+    }
+    fn serialize_i32(self, _: i32) -> Result<S::Ok, S::Error> {
+        Err(self.not_an_object("a number"))
+    }
+    fn serialize_i64(self, _: i64) -> Result<S::Ok, S::Error> {
+        Err(self.not_an_object("a number"))
+    }
+    fn serialize_u8(self, _: u8) -> Result<S::Ok, S::Error> {
+        Err(self.not_an_object("a number"))
+    }
+    fn serialize_u16(self, _: u16) -> Result<S::Ok, S::Error> {
+        Err(self.not_an_object("a number"))
+    }
+    fn serialize_u32(self, _: u32) -> Result<S::Ok, S::Error> {
+        Err(self.not_an_object("a number"))
+    }
+    fn serialize_u64(self, _: u64) -> Result<S::Ok, S::Error> {
+        Err(self.not_an_object("a number"))
+    }
+    fn serialize_f32(self, _: f32) -> Result<S::Ok, S::Error> {
+        Err(self.not_an_object("a number"))
+    }
+    fn serialize_f64(self, _: f64) -> Result<S::Ok, S::Error> {
+        Err(self.not_an_object("a number"))
+    }
+    fn serialize_char(self, _: char) -> Result<S::Ok, S::Error> {
+        Err(self.not_an_object("a string"))
+    }
+    fn serialize_str(self, _: &str) -> Result<S::Ok, S::Error> {
+        Err(self.not_an_object("a string"))
+    }
+    fn serialize_bytes(self, _: &[u8]) -> Result<S::Ok, S::Error> {
+        Err(self.not_an_object("bytes"))
+    }
+    fn serialize_none(self) -> Result<S::Ok, S::Error> {
+        Err(self.not_an_object("null"))
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<S::Ok, S::Error> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<S::Ok, S::Error> {
+        Err(self.not_an_object("null"))
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<S::Ok, S::Error> {
+        Err(self.not_an_object("null"))
+    }
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+    ) -> Result<S::Ok, S::Error> {
+        Err(self.not_an_object("a string"))
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<S::Ok, S::Error> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<S::Ok, S::Error> {
+        Err(self.not_an_object("an enum"))
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, S::Error> {
+        Err(self.not_an_object("an array"))
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, S::Error> {
+        Err(self.not_an_object("an array"))
+    }
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct, S::Error> {
+        Err(self.not_an_object("an array"))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, S::Error> {
+        Err(self.not_an_object("an enum"))
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, S::Error> {
+        Err(self.not_an_object("an enum"))
+    }
 }
 
 /// Before a variant is encoded: its struct's own tag property (`held`, where the document lets it

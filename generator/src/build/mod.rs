@@ -5,6 +5,7 @@ mod access;
 pub(crate) mod operations;
 mod recursion;
 mod schema;
+mod tags;
 mod unions;
 mod view;
 pub mod wire;
@@ -51,7 +52,7 @@ pub fn build(doc: &OpenAPI, diags: &mut Diagnostics) -> Api {
     recursion::box_cycles(&mut types);
     unions::box_large_variants(&mut types);
     access::relax(&mut types, &operations);
-    Api {
+    let mut api = Api {
         title: doc.info.title.clone(),
         version: doc.info.version.clone(),
         description: doc.info.description.clone(),
@@ -59,7 +60,9 @@ pub fn build(doc: &OpenAPI, diags: &mut Diagnostics) -> Api {
         operations,
         security_schemes,
         hooks,
-    }
+    };
+    tags::move_inline_tags_to_unions(&mut api);
+    api
 }
 
 impl Builder<'_> {

@@ -79,30 +79,14 @@ pub fn item(
         if declares(v) {
             return quote! { Self::#vname(value) => ::serde::Serialize::serialize(value, serializer), };
         }
-        let ty = variant_type(printer, v);
-        let (tag_ty, tag) = tag_value(&v.tags[0]);
-        // A local struct: it must not shadow the variant's type.
-        let branch = match &v.ty {
-            TypeRef::Named(id) => types[id.0].name.as_str(),
-            _ => "",
-        };
-        let helper = ident(&crate::naming::free_variant("Tagged", [branch].into_iter()));
+        let tag = tag_literal(&v.tags[0], true);
         quote! {
-            Self::#vname(value) => {
-                #[derive(::serde::Serialize)]
-                struct #helper<'a> {
-                    #[serde(rename = #property)]
-                    tag: #tag_ty,
-                    #[serde(flatten)]
-                    value: &'a #ty,
-                }
-                ::serde::Serialize::serialize(&#helper { tag: #tag, value }, serializer)
-            }
+            Self::#vname(value) => crate::tagged::with_tag(serializer, #property, #tag, value),
         }
     });
     let deserialize_arms = u.variants.iter().map(|v| {
         let vname = ident(&v.name);
-        let patterns = v.tags.iter().map(|t| tag_value(t).1);
+        let patterns = v.tags.iter().map(|t| tag_literal(t, false));
         let value = if declares(v) {
             quote! { value }
         } else {
@@ -187,16 +171,22 @@ fn variant_type(printer: &TypePrinter, v: &UnionVariant) -> TokenStream {
     }
 }
 
-/// The Rust type and literal of a tag value (a string or an integer).
-fn tag_value(tag: &Value) -> (TokenStream, TokenStream) {
+/// The literal of a tag value: a string, or an integer (`2i64` where it is encoded, so that its
+/// type is fixed; `2` as a pattern).
+fn tag_literal(tag: &Value, suffixed: bool) -> TokenStream {
     match tag {
         Value::Number(n) => {
-            let lit = Literal::i64_unsuffixed(n.as_i64().unwrap_or_default());
-            (quote! { i64 }, quote! { #lit })
+            let n = n.as_i64().unwrap_or_default();
+            let lit = if suffixed {
+                Literal::i64_suffixed(n)
+            } else {
+                Literal::i64_unsuffixed(n)
+            };
+            quote! { #lit }
         }
         other => {
             let s = other.as_str().unwrap_or_default();
-            (quote! { &'static str }, quote! { #s })
+            quote! { #s }
         }
     }
 }

@@ -129,15 +129,7 @@ impl Validate for SquareKind {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-impl Validate for EventVariant1Type {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
-}
-
 impl Validate for Started {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
-}
-
-impl Validate for EventVariant2Type {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 

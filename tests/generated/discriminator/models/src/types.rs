@@ -46,17 +46,7 @@ impl ::serde::Serialize for Pet {
             }
             Self::Cat(value) => ::serde::Serialize::serialize(value, serializer),
             Self::Lizard(value) => {
-                #[derive(::serde::Serialize)]
-                struct Tagged<'a> {
-                    #[serde(rename = "petType")]
-                    tag: &'static str,
-                    #[serde(flatten)]
-                    value: &'a Lizard,
-                }
-                ::serde::Serialize::serialize(
-                    &Tagged { tag: "Lizard", value },
-                    serializer,
-                )
+                crate::tagged::with_tag(serializer, "petType", "Lizard", value)
             }
         }
     }
@@ -156,8 +146,12 @@ impl ::serde::Serialize for Event {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         match self {
-            Self::Started(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Stopped(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::Started(value) => {
+                crate::tagged::with_tag(serializer, "type", "started", value)
+            }
+            Self::Stopped(value) => {
+                crate::tagged::with_tag(serializer, "type", "stopped", value)
+            }
         }
     }
 }
@@ -172,8 +166,14 @@ impl<'de> ::serde::Deserialize<'de> for Event {
         )?;
         let tag = crate::tagged::tag(&value, "type", EXPECTED)?;
         match tag.as_str() {
-            Some("started") => crate::tagged::variant(value).map(Self::Started),
-            Some("stopped") => crate::tagged::variant(value).map(Self::Stopped),
+            Some("started") => {
+                crate::tagged::variant(crate::tagged::without(value, "type"))
+                    .map(Self::Started)
+            }
+            Some("stopped") => {
+                crate::tagged::variant(crate::tagged::without(value, "type"))
+                    .map(Self::Stopped)
+            }
             _ => Err(crate::tagged::unknown(tag, "type", EXPECTED)),
         }
     }
@@ -459,119 +459,13 @@ impl ::std::str::FromStr for SquareKind {
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum EventVariant1Type {
-    #[serde(rename = "started")]
-    Started,
-}
-
-impl EventVariant1Type {
-    /// Every value, in the spec's order.
-    pub const ALL: [Self; 1] = [Self::Started];
-
-    /// The value on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Started => "started",
-        }
-    }
-}
-
-impl ::std::fmt::Display for EventVariant1Type {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl ::std::str::FromStr for EventVariant1Type {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "started" => Ok(Self::Started),
-            _ => {
-                Err(
-                    format!(
-                        "\"{s}\" is not a valid EventVariant1Type (expected one of `started`)"
-                    ),
-                )
-            }
-        }
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Started {
-    pub r#type: EventVariant1Type,
     pub at: ::chrono::DateTime<::chrono::Utc>,
-}
-
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum EventVariant2Type {
-    #[serde(rename = "stopped")]
-    Stopped,
-}
-
-impl EventVariant2Type {
-    /// Every value, in the spec's order.
-    pub const ALL: [Self; 1] = [Self::Stopped];
-
-    /// The value on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Stopped => "stopped",
-        }
-    }
-}
-
-impl ::std::fmt::Display for EventVariant2Type {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl ::std::str::FromStr for EventVariant2Type {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "stopped" => Ok(Self::Stopped),
-            _ => {
-                Err(
-                    format!(
-                        "\"{s}\" is not a valid EventVariant2Type (expected one of `stopped`)"
-                    ),
-                )
-            }
-        }
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Stopped {
-    pub r#type: EventVariant2Type,
     pub reason: String,
 }
 
