@@ -855,23 +855,25 @@ pub struct IssueToken {
 
 impl IssueToken {
     /// Sends the request: `POST /v1/auth/token`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::TokenResponse, crate::Error<crate::errors::IssueToken>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::TokenResponse,
+        crate::errors::IssueToken,
+        crate::headers::IssueToken,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`POST /v1/auth/token`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<
-            crate::models::TokenResponse,
-            crate::headers::IssueToken,
-        >,
-        crate::Error<crate::errors::IssueToken>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::TokenResponse,
+        crate::errors::IssueToken,
+        crate::headers::IssueToken,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -960,10 +962,11 @@ impl ::std::future::IntoFuture for IssueToken {
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::TokenResponse,
         crate::errors::IssueToken,
+        crate::headers::IssueToken,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -978,20 +981,23 @@ pub struct GetAccount {
 
 impl GetAccount {
     /// Sends the request: `GET /v1/accounts/{accountId}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Account, crate::Error<crate::errors::GetAccount>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Account,
+        crate::errors::GetAccount,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Account>,
-        crate::Error<crate::errors::GetAccount>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Account,
+        crate::errors::GetAccount,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1070,7 +1076,7 @@ impl ::std::future::IntoFuture for GetAccount {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -1086,20 +1092,23 @@ pub struct UpdateAccount {
 
 impl UpdateAccount {
     /// Sends the request: `PUT /v1/accounts/{accountId}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Account, crate::Error<crate::errors::UpdateAccount>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Account,
+        crate::errors::UpdateAccount,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`PUT /v1/accounts/{accountId}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Account>,
-        crate::Error<crate::errors::UpdateAccount>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Account,
+        crate::errors::UpdateAccount,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1182,7 +1191,7 @@ impl ::std::future::IntoFuture for UpdateAccount {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -1198,26 +1207,25 @@ pub struct CreateAccount {
 
 impl CreateAccount {
     /// Sends the request: `POST /v1/accounts/{accountId}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<
+    ) -> crate::codec::ResponseFuture<
         crate::models::CreateAccountResponse,
-        crate::Error<crate::errors::CreateAccount>,
+        crate::errors::CreateAccount,
+        crate::headers::CreateAccount,
     > {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`POST /v1/accounts/{accountId}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<
-            crate::models::CreateAccountResponse,
-            crate::headers::CreateAccount,
-        >,
-        crate::Error<crate::errors::CreateAccount>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::CreateAccountResponse,
+        crate::errors::CreateAccount,
+        crate::headers::CreateAccount,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1303,10 +1311,11 @@ impl ::std::future::IntoFuture for CreateAccount {
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::CreateAccountResponse,
         crate::errors::CreateAccount,
+        crate::headers::CreateAccount,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -1321,18 +1330,15 @@ pub struct DeleteAccount {
 
 impl DeleteAccount {
     /// Sends the request: `DELETE /v1/accounts/{accountId}`.
-    pub async fn send(self) -> Result<(), crate::Error<crate::errors::DeleteAccount>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    pub fn send(self) -> crate::codec::ResponseFuture<(), crate::errors::DeleteAccount> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`DELETE /v1/accounts/{accountId}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<()>,
-        crate::Error<crate::errors::DeleteAccount>,
-    > {
-        self.exchange(true).await
+    ) -> crate::codec::FullResponseFuture<(), crate::errors::DeleteAccount> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1417,7 +1423,7 @@ impl ::std::future::IntoFuture for DeleteAccount {
     type IntoFuture = crate::codec::ResponseFuture<(), crate::errors::DeleteAccount>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -1451,23 +1457,23 @@ impl ListChildAccounts {
     }
 
     /// Sends the request: `GET /v1/accounts/{accountId}/children`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<
+    ) -> crate::codec::ResponseFuture<
         Vec<crate::models::Account>,
-        crate::Error<crate::errors::ListChildAccounts>,
+        crate::errors::ListChildAccounts,
     > {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/children`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<Vec<crate::models::Account>>,
-        crate::Error<crate::errors::ListChildAccounts>,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::Account>,
+        crate::errors::ListChildAccounts,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1606,7 +1612,7 @@ impl ::std::future::IntoFuture for ListChildAccounts {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -1621,26 +1627,25 @@ pub struct RotateClientSecret {
 
 impl RotateClientSecret {
     /// Sends the request: `POST /v1/accounts/{accountId}/clientSecret`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<
+    ) -> crate::codec::ResponseFuture<
         crate::models::ClientSecret,
-        crate::Error<crate::errors::RotateClientSecret>,
+        crate::errors::RotateClientSecret,
+        crate::headers::RotateClientSecret,
     > {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`POST /v1/accounts/{accountId}/clientSecret`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<
-            crate::models::ClientSecret,
-            crate::headers::RotateClientSecret,
-        >,
-        crate::Error<crate::errors::RotateClientSecret>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::ClientSecret,
+        crate::errors::RotateClientSecret,
+        crate::headers::RotateClientSecret,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1728,10 +1733,11 @@ impl ::std::future::IntoFuture for RotateClientSecret {
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::ClientSecret,
         crate::errors::RotateClientSecret,
+        crate::headers::RotateClientSecret,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -1781,20 +1787,23 @@ impl ListAssets {
     }
 
     /// Sends the request: `GET /v1/accounts/{accountId}/assets`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<Vec<crate::models::Asset>, crate::Error<crate::errors::ListAssets>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        Vec<crate::models::Asset>,
+        crate::errors::ListAssets,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/assets`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<Vec<crate::models::Asset>>,
-        crate::Error<crate::errors::ListAssets>,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::Asset>,
+        crate::errors::ListAssets,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1936,7 +1945,7 @@ impl ::std::future::IntoFuture for ListAssets {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -1952,20 +1961,20 @@ pub struct CreateAsset {
 
 impl CreateAsset {
     /// Sends the request: `POST /v1/accounts/{accountId}/assets`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Asset, crate::Error<crate::errors::CreateAsset>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<crate::models::Asset, crate::errors::CreateAsset> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`POST /v1/accounts/{accountId}/assets`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Asset>,
-        crate::Error<crate::errors::CreateAsset>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Asset,
+        crate::errors::CreateAsset,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2057,7 +2066,7 @@ impl ::std::future::IntoFuture for CreateAsset {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -2074,20 +2083,20 @@ pub struct GetAsset {
 
 impl GetAsset {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Asset, crate::Error<crate::errors::GetAsset>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<crate::models::Asset, crate::errors::GetAsset> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Asset>,
-        crate::Error<crate::errors::GetAsset>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Asset,
+        crate::errors::GetAsset,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2164,7 +2173,7 @@ impl ::std::future::IntoFuture for GetAsset {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -2182,20 +2191,20 @@ pub struct UpdateAsset {
 
 impl UpdateAsset {
     /// Sends the request: `PUT /v1/accounts/{accountId}/assets/{assetId}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Asset, crate::Error<crate::errors::UpdateAsset>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<crate::models::Asset, crate::errors::UpdateAsset> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`PUT /v1/accounts/{accountId}/assets/{assetId}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Asset>,
-        crate::Error<crate::errors::UpdateAsset>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Asset,
+        crate::errors::UpdateAsset,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2288,7 +2297,7 @@ impl ::std::future::IntoFuture for UpdateAsset {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -2305,18 +2314,15 @@ pub struct DeleteAsset {
 
 impl DeleteAsset {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/assets/{assetId}`.
-    pub async fn send(self) -> Result<(), crate::Error<crate::errors::DeleteAsset>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    pub fn send(self) -> crate::codec::ResponseFuture<(), crate::errors::DeleteAsset> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`DELETE /v1/accounts/{accountId}/assets/{assetId}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<()>,
-        crate::Error<crate::errors::DeleteAsset>,
-    > {
-        self.exchange(true).await
+    ) -> crate::codec::FullResponseFuture<(), crate::errors::DeleteAsset> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2396,7 +2402,7 @@ impl ::std::future::IntoFuture for DeleteAsset {
     type IntoFuture = crate::codec::ResponseFuture<(), crate::errors::DeleteAsset>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -2414,20 +2420,23 @@ pub struct CreateAlertRule {
 
 impl CreateAlertRule {
     /// Sends the request: `POST /v1/accounts/{accountId}/assets/{assetId}/alertRules`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::AlertRule, crate::Error<crate::errors::CreateAlertRule>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::AlertRule,
+        crate::errors::CreateAlertRule,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`POST /v1/accounts/{accountId}/assets/{assetId}/alertRules`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::AlertRule>,
-        crate::Error<crate::errors::CreateAlertRule>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::AlertRule,
+        crate::errors::CreateAlertRule,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2514,7 +2523,7 @@ impl ::std::future::IntoFuture for CreateAlertRule {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -2532,23 +2541,23 @@ pub struct ListAlertRules {
 
 impl ListAlertRules {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<
+    ) -> crate::codec::ResponseFuture<
         Vec<crate::models::AlertRule>,
-        crate::Error<crate::errors::ListAlertRules>,
+        crate::errors::ListAlertRules,
     > {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<Vec<crate::models::AlertRule>>,
-        crate::Error<crate::errors::ListAlertRules>,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::AlertRule>,
+        crate::errors::ListAlertRules,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2637,7 +2646,7 @@ impl ::std::future::IntoFuture for ListAlertRules {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -2656,23 +2665,23 @@ pub struct ListAlertRuleGeofences {
 
 impl ListAlertRuleGeofences {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}/geofences`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<
+    ) -> crate::codec::ResponseFuture<
         Vec<crate::models::Geofence>,
-        crate::Error<crate::errors::ListAlertRuleGeofences>,
+        crate::errors::ListAlertRuleGeofences,
     > {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}/geofences`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<Vec<crate::models::Geofence>>,
-        crate::Error<crate::errors::ListAlertRuleGeofences>,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::Geofence>,
+        crate::errors::ListAlertRuleGeofences,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2761,7 +2770,7 @@ impl ::std::future::IntoFuture for ListAlertRuleGeofences {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -2778,20 +2787,23 @@ pub struct GetAlertRule {
 
 impl GetAlertRule {
     /// Sends the request: `GET /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::AlertRule, crate::Error<crate::errors::GetAlertRule>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::AlertRule,
+        crate::errors::GetAlertRule,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/alertRules/{alertRuleId}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::AlertRule>,
-        crate::Error<crate::errors::GetAlertRule>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::AlertRule,
+        crate::errors::GetAlertRule,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2877,7 +2889,7 @@ impl ::std::future::IntoFuture for GetAlertRule {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -2895,20 +2907,23 @@ pub struct UpdateAlertRule {
 
 impl UpdateAlertRule {
     /// Sends the request: `PUT /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::AlertRule, crate::Error<crate::errors::UpdateAlertRule>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::AlertRule,
+        crate::errors::UpdateAlertRule,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`PUT /v1/accounts/{accountId}/alertRules/{alertRuleId}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::AlertRule>,
-        crate::Error<crate::errors::UpdateAlertRule>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::AlertRule,
+        crate::errors::UpdateAlertRule,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2995,7 +3010,7 @@ impl ::std::future::IntoFuture for UpdateAlertRule {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -3012,18 +3027,17 @@ pub struct DeleteAlertRule {
 
 impl DeleteAlertRule {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
-    pub async fn send(self) -> Result<(), crate::Error<crate::errors::DeleteAlertRule>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<(), crate::errors::DeleteAlertRule> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<()>,
-        crate::Error<crate::errors::DeleteAlertRule>,
-    > {
-        self.exchange(true).await
+    ) -> crate::codec::FullResponseFuture<(), crate::errors::DeleteAlertRule> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -3103,7 +3117,7 @@ impl ::std::future::IntoFuture for DeleteAlertRule {
     type IntoFuture = crate::codec::ResponseFuture<(), crate::errors::DeleteAlertRule>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -3118,23 +3132,23 @@ pub struct ListGeofences {
 
 impl ListGeofences {
     /// Sends the request: `GET /v1/accounts/{accountId}/geofences`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<
+    ) -> crate::codec::ResponseFuture<
         Vec<crate::models::Geofence>,
-        crate::Error<crate::errors::ListGeofences>,
+        crate::errors::ListGeofences,
     > {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/geofences`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<Vec<crate::models::Geofence>>,
-        crate::Error<crate::errors::ListGeofences>,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::Geofence>,
+        crate::errors::ListGeofences,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -3219,7 +3233,7 @@ impl ::std::future::IntoFuture for ListGeofences {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -3235,20 +3249,23 @@ pub struct CreateGeofence {
 
 impl CreateGeofence {
     /// Sends the request: `POST /v1/accounts/{accountId}/geofences`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Geofence, crate::Error<crate::errors::CreateGeofence>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Geofence,
+        crate::errors::CreateGeofence,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`POST /v1/accounts/{accountId}/geofences`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Geofence>,
-        crate::Error<crate::errors::CreateGeofence>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Geofence,
+        crate::errors::CreateGeofence,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -3343,7 +3360,7 @@ impl ::std::future::IntoFuture for CreateGeofence {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -3360,20 +3377,23 @@ pub struct GetGeofence {
 
 impl GetGeofence {
     /// Sends the request: `GET /v1/accounts/{accountId}/geofences/{geofenceId}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Geofence, crate::Error<crate::errors::GetGeofence>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Geofence,
+        crate::errors::GetGeofence,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/geofences/{geofenceId}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Geofence>,
-        crate::Error<crate::errors::GetGeofence>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Geofence,
+        crate::errors::GetGeofence,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -3459,7 +3479,7 @@ impl ::std::future::IntoFuture for GetGeofence {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -3477,20 +3497,23 @@ pub struct UpdateGeofence {
 
 impl UpdateGeofence {
     /// Sends the request: `PUT /v1/accounts/{accountId}/geofences/{geofenceId}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Geofence, crate::Error<crate::errors::UpdateGeofence>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Geofence,
+        crate::errors::UpdateGeofence,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`PUT /v1/accounts/{accountId}/geofences/{geofenceId}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Geofence>,
-        crate::Error<crate::errors::UpdateGeofence>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Geofence,
+        crate::errors::UpdateGeofence,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -3586,7 +3609,7 @@ impl ::std::future::IntoFuture for UpdateGeofence {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -3603,18 +3626,17 @@ pub struct DeleteGeofence {
 
 impl DeleteGeofence {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`.
-    pub async fn send(self) -> Result<(), crate::Error<crate::errors::DeleteGeofence>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<(), crate::errors::DeleteGeofence> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<()>,
-        crate::Error<crate::errors::DeleteGeofence>,
-    > {
-        self.exchange(true).await
+    ) -> crate::codec::FullResponseFuture<(), crate::errors::DeleteGeofence> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -3703,7 +3725,7 @@ impl ::std::future::IntoFuture for DeleteGeofence {
     type IntoFuture = crate::codec::ResponseFuture<(), crate::errors::DeleteGeofence>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -3718,26 +3740,25 @@ pub struct GetIngestionToken {
 
 impl GetIngestionToken {
     /// Sends the request: `GET /v1/accounts/{accountId}/ingestionToken`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<
+    ) -> crate::codec::ResponseFuture<
         crate::models::IngestionToken,
-        crate::Error<crate::errors::GetIngestionToken>,
+        crate::errors::GetIngestionToken,
+        crate::headers::GetIngestionToken,
     > {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/ingestionToken`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<
-            crate::models::IngestionToken,
-            crate::headers::GetIngestionToken,
-        >,
-        crate::Error<crate::errors::GetIngestionToken>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::IngestionToken,
+        crate::errors::GetIngestionToken,
+        crate::headers::GetIngestionToken,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -3834,10 +3855,11 @@ impl ::std::future::IntoFuture for GetIngestionToken {
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::IngestionToken,
         crate::errors::GetIngestionToken,
+        crate::headers::GetIngestionToken,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -3852,23 +3874,23 @@ pub struct ListIngestionTokens {
 
 impl ListIngestionTokens {
     /// Sends the request: `GET /v1/accounts/{accountId}/ingestionTokens`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<
+    ) -> crate::codec::ResponseFuture<
         Vec<crate::models::IngestionTokenInfo>,
-        crate::Error<crate::errors::ListIngestionTokens>,
+        crate::errors::ListIngestionTokens,
     > {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/ingestionTokens`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<Vec<crate::models::IngestionTokenInfo>>,
-        crate::Error<crate::errors::ListIngestionTokens>,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::IngestionTokenInfo>,
+        crate::errors::ListIngestionTokens,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -3953,7 +3975,7 @@ impl ::std::future::IntoFuture for ListIngestionTokens {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -3970,20 +3992,17 @@ pub struct RevokeIngestionToken {
 
 impl RevokeIngestionToken {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<(), crate::Error<crate::errors::RevokeIngestionToken>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<(), crate::errors::RevokeIngestionToken> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<()>,
-        crate::Error<crate::errors::RevokeIngestionToken>,
-    > {
-        self.exchange(true).await
+    ) -> crate::codec::FullResponseFuture<(), crate::errors::RevokeIngestionToken> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -4066,7 +4085,7 @@ impl ::std::future::IntoFuture for RevokeIngestionToken {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -4081,23 +4100,25 @@ pub struct GetPortalLink {
 
 impl GetPortalLink {
     /// Sends the request: `GET /v1/accounts/{accountId}/portalLink`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::PortalLink, crate::Error<crate::errors::GetPortalLink>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::PortalLink,
+        crate::errors::GetPortalLink,
+        crate::headers::GetPortalLink,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/portalLink`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<
-            crate::models::PortalLink,
-            crate::headers::GetPortalLink,
-        >,
-        crate::Error<crate::errors::GetPortalLink>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::PortalLink,
+        crate::errors::GetPortalLink,
+        crate::headers::GetPortalLink,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -4185,10 +4206,11 @@ impl ::std::future::IntoFuture for GetPortalLink {
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::PortalLink,
         crate::errors::GetPortalLink,
+        crate::headers::GetPortalLink,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -4203,23 +4225,23 @@ pub struct IngestTelemetry {
 
 impl IngestTelemetry {
     /// Sends the request: `POST /v1/telemetry`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<
+    ) -> crate::codec::ResponseFuture<
         crate::models::TelemetryBatchResult,
-        crate::Error<crate::errors::IngestTelemetry>,
+        crate::errors::IngestTelemetry,
     > {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`POST /v1/telemetry`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::TelemetryBatchResult>,
-        crate::Error<crate::errors::IngestTelemetry>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::TelemetryBatchResult,
+        crate::errors::IngestTelemetry,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -4292,7 +4314,7 @@ impl ::std::future::IntoFuture for IngestTelemetry {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -4309,20 +4331,23 @@ pub struct GetAssetState {
 
 impl GetAssetState {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/state`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::AssetState, crate::Error<crate::errors::GetAssetState>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::AssetState,
+        crate::errors::GetAssetState,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}/state`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::AssetState>,
-        crate::Error<crate::errors::GetAssetState>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::AssetState,
+        crate::errors::GetAssetState,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -4408,7 +4433,7 @@ impl ::std::future::IntoFuture for GetAssetState {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -4470,20 +4495,23 @@ impl ListEvents {
     }
 
     /// Sends the request: `GET /v1/accounts/{accountId}/events`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<Vec<crate::models::Event>, crate::Error<crate::errors::ListEvents>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        Vec<crate::models::Event>,
+        crate::errors::ListEvents,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/events`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<Vec<crate::models::Event>>,
-        crate::Error<crate::errors::ListEvents>,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::Event>,
+        crate::errors::ListEvents,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -4639,7 +4667,7 @@ impl ::std::future::IntoFuture for ListEvents {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -4656,20 +4684,20 @@ pub struct GetEvent {
 
 impl GetEvent {
     /// Sends the request: `GET /v1/accounts/{accountId}/events/{eventId}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Event, crate::Error<crate::errors::GetEvent>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<crate::models::Event, crate::errors::GetEvent> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/events/{eventId}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Event>,
-        crate::Error<crate::errors::GetEvent>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Event,
+        crate::errors::GetEvent,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -4746,7 +4774,7 @@ impl ::std::future::IntoFuture for GetEvent {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -4763,20 +4791,23 @@ pub struct AcknowledgeEvent {
 
 impl AcknowledgeEvent {
     /// Sends the request: `POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Event, crate::Error<crate::errors::AcknowledgeEvent>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Event,
+        crate::errors::AcknowledgeEvent,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Event>,
-        crate::Error<crate::errors::AcknowledgeEvent>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Event,
+        crate::errors::AcknowledgeEvent,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -4862,7 +4893,7 @@ impl ::std::future::IntoFuture for AcknowledgeEvent {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -4880,23 +4911,23 @@ pub struct ListEventNotifications {
 
 impl ListEventNotifications {
     /// Sends the request: `GET /v1/accounts/{accountId}/events/{eventId}/notifications`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<
+    ) -> crate::codec::ResponseFuture<
         Vec<crate::models::Notification>,
-        crate::Error<crate::errors::ListEventNotifications>,
+        crate::errors::ListEventNotifications,
     > {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/events/{eventId}/notifications`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<Vec<crate::models::Notification>>,
-        crate::Error<crate::errors::ListEventNotifications>,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::Notification>,
+        crate::errors::ListEventNotifications,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -4982,7 +5013,7 @@ impl ::std::future::IntoFuture for ListEventNotifications {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -4997,26 +5028,25 @@ pub struct GetWebhookSecret {
 
 impl GetWebhookSecret {
     /// Sends the request: `GET /v1/accounts/{accountId}/webhookSecret`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<
+    ) -> crate::codec::ResponseFuture<
         crate::models::WebhookSecret,
-        crate::Error<crate::errors::GetWebhookSecret>,
+        crate::errors::GetWebhookSecret,
+        crate::headers::GetWebhookSecret,
     > {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/webhookSecret`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<
-            crate::models::WebhookSecret,
-            crate::headers::GetWebhookSecret,
-        >,
-        crate::Error<crate::errors::GetWebhookSecret>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::WebhookSecret,
+        crate::errors::GetWebhookSecret,
+        crate::headers::GetWebhookSecret,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -5104,9 +5134,10 @@ impl ::std::future::IntoFuture for GetWebhookSecret {
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::WebhookSecret,
         crate::errors::GetWebhookSecret,
+        crate::headers::GetWebhookSecret,
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }

@@ -50,15 +50,13 @@ pub struct EventWebhook {
 
 impl EventWebhook {
     /// Sends the request: `POST {url}`.
-    pub async fn send(self) -> Result<(), crate::webhooks::Error<()>> {
-        self.exchange(false).await.map(crate::webhooks::codec::ResponseValue::into_inner)
+    pub fn send(self) -> crate::webhooks::codec::ResponseFuture<(), ()> {
+        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`POST {url}`) and answers the body with the status and headers.
-    pub async fn send_full(
-        self,
-    ) -> Result<crate::webhooks::codec::ResponseValue<()>, crate::webhooks::Error<()>> {
-        self.exchange(true).await
+    pub fn send_full(self) -> crate::webhooks::codec::FullResponseFuture<(), ()> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -101,6 +99,6 @@ impl ::std::future::IntoFuture for EventWebhook {
     type IntoFuture = crate::webhooks::codec::ResponseFuture<(), ()>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }

@@ -397,6 +397,7 @@ impl<'a> RequestEmitter<'a> {
         });
         let (ok_ty, err_ty) = (self.success_type(p), self.error_type(p));
         let send = self.send_fn(p, &ok_ty, &err_ty);
+        let headers_ty = headers_type(p);
         let stream = p
             .paging
             .as_ref()
@@ -434,10 +435,10 @@ impl<'a> RequestEmitter<'a> {
 
             impl ::std::future::IntoFuture for #name {
                 type Output = Result<#ok_ty, crate::Error<#err_ty>>;
-                type IntoFuture = crate::codec::ResponseFuture<#ok_ty, #err_ty>;
+                type IntoFuture = crate::codec::ResponseFuture<#ok_ty, #err_ty #headers_ty>;
 
                 fn into_future(self) -> Self::IntoFuture {
-                    Box::pin(self.send())
+                    self.send()
                 }
             }
         }
@@ -644,8 +645,9 @@ impl<'a> RequestEmitter<'a> {
             op.method.as_str(),
             shown_path(op)
         );
-        let (headers_ty, documented) = if p.success_headers.is_empty() {
-            (TokenStream::new(), quote! { () })
+        let headers_ty = headers_type(p);
+        let documented = if p.success_headers.is_empty() {
+            quote! { () }
         } else {
             let name = ident(&p.type_name);
             let fields = p.success_headers.iter().map(|h| {
@@ -653,10 +655,7 @@ impl<'a> RequestEmitter<'a> {
                 let wire = &h.wire;
                 quote! { #field: crate::codec::header(&response, #wire) }
             });
-            (
-                quote! { , crate::headers::#name },
-                quote! { crate::headers::#name { #(#fields),* } },
-            )
+            quote! { crate::headers::#name { #(#fields),* } }
         };
         // Unit values go straight into the struct (clippy's `let_unit_value`).
         let (documented_let, documented_value) = if p.success_headers.is_empty() {
@@ -675,15 +674,13 @@ impl<'a> RequestEmitter<'a> {
         };
         quote! {
             #[doc = #doc]
-            pub async fn send(self) -> Result<#ok_ty, crate::Error<#err_ty>> {
-                self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+            pub fn send(self) -> crate::codec::ResponseFuture<#ok_ty, #err_ty #headers_ty> {
+                crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
             }
 
             #[doc = #full_doc]
-            pub async fn send_full(
-                self,
-            ) -> Result<crate::codec::ResponseValue<#ok_ty #headers_ty>, crate::Error<#err_ty>> {
-                self.exchange(true).await
+            pub fn send_full(self) -> crate::codec::FullResponseFuture<#ok_ty, #err_ty #headers_ty> {
+                Box::pin(self.exchange(true))
             }
 
             /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1498,5 +1495,16 @@ fn shown_path(op: &crate::ir::Operation) -> &str {
         "{url}"
     } else {
         &op.path
+    }
+}
+
+/// `, crate::headers::{Op}` when the operation documents success headers (the `H` of its
+/// `ResponseValue` and futures), else nothing (`H` defaults to `()`).
+fn headers_type(p: &Plan) -> TokenStream {
+    if p.success_headers.is_empty() {
+        TokenStream::new()
+    } else {
+        let name = ident(&p.type_name);
+        quote! { , crate::headers::#name }
     }
 }

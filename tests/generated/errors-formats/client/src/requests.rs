@@ -93,20 +93,23 @@ pub struct CreateDocument {
 
 impl CreateDocument {
     /// Sends the request: `POST /documents`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Document, crate::Error<crate::errors::CreateDocument>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Document,
+        crate::errors::CreateDocument,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`POST /documents`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Document>,
-        crate::Error<crate::errors::CreateDocument>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Document,
+        crate::errors::CreateDocument,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -199,7 +202,7 @@ impl ::std::future::IntoFuture for CreateDocument {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -222,18 +225,17 @@ impl GetContent {
     }
 
     /// Sends the request: `GET /documents/{name}/content`.
-    pub async fn send(self) -> Result<Vec<u8>, crate::Error<crate::errors::GetContent>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<Vec<u8>, crate::errors::GetContent> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /documents/{name}/content`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<Vec<u8>>,
-        crate::Error<crate::errors::GetContent>,
-    > {
-        self.exchange(true).await
+    ) -> crate::codec::FullResponseFuture<Vec<u8>, crate::errors::GetContent> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -300,7 +302,7 @@ impl ::std::future::IntoFuture for GetContent {
     type IntoFuture = crate::codec::ResponseFuture<Vec<u8>, crate::errors::GetContent>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -316,18 +318,15 @@ pub struct PutContent {
 
 impl PutContent {
     /// Sends the request: `PUT /documents/{name}/content`.
-    pub async fn send(self) -> Result<(), crate::Error<crate::errors::PutContent>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    pub fn send(self) -> crate::codec::ResponseFuture<(), crate::errors::PutContent> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`PUT /documents/{name}/content`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<()>,
-        crate::Error<crate::errors::PutContent>,
-    > {
-        self.exchange(true).await
+    ) -> crate::codec::FullResponseFuture<(), crate::errors::PutContent> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -381,7 +380,7 @@ impl ::std::future::IntoFuture for PutContent {
     type IntoFuture = crate::codec::ResponseFuture<(), crate::errors::PutContent>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -396,20 +395,20 @@ pub struct GetPreview {
 
 impl GetPreview {
     /// Sends the request: `GET /documents/{name}/preview`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::codec::Binary, crate::Error<crate::errors::GetPreview>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<crate::codec::Binary, crate::errors::GetPreview> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /documents/{name}/preview`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::codec::Binary>,
-        crate::Error<crate::errors::GetPreview>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::codec::Binary,
+        crate::errors::GetPreview,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -463,7 +462,7 @@ impl ::std::future::IntoFuture for GetPreview {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -479,15 +478,13 @@ pub struct PutPreview {
 
 impl PutPreview {
     /// Sends the request: `PUT /documents/{name}/preview`.
-    pub async fn send(self) -> Result<(), crate::Error<()>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    pub fn send(self) -> crate::codec::ResponseFuture<(), ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`PUT /documents/{name}/preview`) and answers the body with the status and headers.
-    pub async fn send_full(
-        self,
-    ) -> Result<crate::codec::ResponseValue<()>, crate::Error<()>> {
-        self.exchange(true).await
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<(), ()> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -527,6 +524,6 @@ impl ::std::future::IntoFuture for PutPreview {
     type IntoFuture = crate::codec::ResponseFuture<(), ()>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }

@@ -138,15 +138,13 @@ pub struct GetAccountJson {
 
 impl GetAccountJson {
     /// Sends the request: `GET /accounts/{sid}.json`.
-    pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /accounts/{sid}.json`) and answers the body with the status and headers.
-    pub async fn send_full(
-        self,
-    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
-        self.exchange(true).await
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -185,7 +183,7 @@ impl ::std::future::IntoFuture for GetAccountJson {
     type IntoFuture = crate::codec::ResponseFuture<crate::models::Echo, ()>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -200,15 +198,13 @@ pub struct GetAccountXml {
 
 impl GetAccountXml {
     /// Sends the request: `GET /accounts/{sid}.xml`.
-    pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /accounts/{sid}.xml`) and answers the body with the status and headers.
-    pub async fn send_full(
-        self,
-    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
-        self.exchange(true).await
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -247,7 +243,7 @@ impl ::std::future::IntoFuture for GetAccountXml {
     type IntoFuture = crate::codec::ResponseFuture<crate::models::Echo, ()>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -262,15 +258,13 @@ pub struct GetAccount {
 
 impl GetAccount {
     /// Sends the request: `GET /accounts/{sid}`.
-    pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /accounts/{sid}`) and answers the body with the status and headers.
-    pub async fn send_full(
-        self,
-    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
-        self.exchange(true).await
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -309,7 +303,7 @@ impl ::std::future::IntoFuture for GetAccount {
     type IntoFuture = crate::codec::ResponseFuture<crate::models::Echo, ()>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -324,15 +318,13 @@ pub struct ListCalls {
 
 impl ListCalls {
     /// Sends the request: `GET /accounts/{sid}/calls.json`.
-    pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /accounts/{sid}/calls.json`) and answers the body with the status and headers.
-    pub async fn send_full(
-        self,
-    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
-        self.exchange(true).await
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -371,7 +363,7 @@ impl ::std::future::IntoFuture for ListCalls {
     type IntoFuture = crate::codec::ResponseFuture<crate::models::Echo, ()>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -387,15 +379,13 @@ pub struct GetCall {
 
 impl GetCall {
     /// Sends the request: `GET /accounts/{sid}/calls/{callSid}.json`.
-    pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /accounts/{sid}/calls/{callSid}.json`) and answers the body with the status and headers.
-    pub async fn send_full(
-        self,
-    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
-        self.exchange(true).await
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -438,7 +428,7 @@ impl ::std::future::IntoFuture for GetCall {
     type IntoFuture = crate::codec::ResponseFuture<crate::models::Echo, ()>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -453,20 +443,20 @@ pub struct CancelJob {
 
 impl CancelJob {
     /// Sends the request: `POST /jobs/{id}:cancel`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Echo, crate::Error<crate::errors::CancelJob>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<crate::models::Echo, crate::errors::CancelJob> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`POST /jobs/{id}:cancel`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Echo>,
-        crate::Error<crate::errors::CancelJob>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Echo,
+        crate::errors::CancelJob,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -517,7 +507,7 @@ impl ::std::future::IntoFuture for CancelJob {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -532,15 +522,13 @@ pub struct GetJob {
 
 impl GetJob {
     /// Sends the request: `GET /jobs/{id}`.
-    pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /jobs/{id}`) and answers the body with the status and headers.
-    pub async fn send_full(
-        self,
-    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
-        self.exchange(true).await
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -579,7 +567,7 @@ impl ::std::future::IntoFuture for GetJob {
     type IntoFuture = crate::codec::ResponseFuture<crate::models::Echo, ()>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -601,15 +589,13 @@ impl GetJobFull {
     }
 
     /// Sends the request: `GET /jobs/{id}?view=full`.
-    pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /jobs/{id}?view=full`) and answers the body with the status and headers.
-    pub async fn send_full(
-        self,
-    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
-        self.exchange(true).await
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -655,7 +641,7 @@ impl ::std::future::IntoFuture for GetJobFull {
     type IntoFuture = crate::codec::ResponseFuture<crate::models::Echo, ()>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -671,15 +657,13 @@ pub struct GetFile {
 
 impl GetFile {
     /// Sends the request: `GET /files/{name}.{ext}`.
-    pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /files/{name}.{ext}`) and answers the body with the status and headers.
-    pub async fn send_full(
-        self,
-    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
-        self.exchange(true).await
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -719,7 +703,7 @@ impl ::std::future::IntoFuture for GetFile {
     type IntoFuture = crate::codec::ResponseFuture<crate::models::Echo, ()>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -734,15 +718,13 @@ pub struct GetPageLines {
 
 impl GetPageLines {
     /// Sends the request: `GET /pages/v{number}/lines`.
-    pub async fn send(self) -> Result<crate::models::Echo, crate::Error<()>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /pages/v{number}/lines`) and answers the body with the status and headers.
-    pub async fn send_full(
-        self,
-    ) -> Result<crate::codec::ResponseValue<crate::models::Echo>, crate::Error<()>> {
-        self.exchange(true).await
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -781,6 +763,6 @@ impl ::std::future::IntoFuture for GetPageLines {
     type IntoFuture = crate::codec::ResponseFuture<crate::models::Echo, ()>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }

@@ -385,20 +385,23 @@ pub struct PathSimpleFlat {
 
 impl PathSimpleFlat {
     /// Sends the request: `GET /path/simple/flat/{prim}/{list}/{obj}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Received, crate::Error<crate::errors::PathSimpleFlat>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::PathSimpleFlat,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /path/simple/flat/{prim}/{list}/{obj}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::PathSimpleFlat>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::PathSimpleFlat,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -470,7 +473,7 @@ impl ::std::future::IntoFuture for PathSimpleFlat {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -487,23 +490,23 @@ pub struct PathSimpleExplode {
 
 impl PathSimpleExplode {
     /// Sends the request: `GET /path/simple/explode/{prim}/{list}/{obj}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<
+    ) -> crate::codec::ResponseFuture<
         crate::models::Received,
-        crate::Error<crate::errors::PathSimpleExplode>,
+        crate::errors::PathSimpleExplode,
     > {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /path/simple/explode/{prim}/{list}/{obj}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::PathSimpleExplode>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::PathSimpleExplode,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -575,7 +578,7 @@ impl ::std::future::IntoFuture for PathSimpleExplode {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -592,20 +595,23 @@ pub struct PathLabelFlat {
 
 impl PathLabelFlat {
     /// Sends the request: `GET /path/label/flat/{prim}/{list}/{obj}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Received, crate::Error<crate::errors::PathLabelFlat>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::PathLabelFlat,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /path/label/flat/{prim}/{list}/{obj}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::PathLabelFlat>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::PathLabelFlat,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -682,7 +688,7 @@ impl ::std::future::IntoFuture for PathLabelFlat {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -699,20 +705,23 @@ pub struct PathLabelExplode {
 
 impl PathLabelExplode {
     /// Sends the request: `GET /path/label/explode/{prim}/{list}/{obj}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Received, crate::Error<crate::errors::PathLabelExplode>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::PathLabelExplode,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /path/label/explode/{prim}/{list}/{obj}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::PathLabelExplode>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::PathLabelExplode,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -789,7 +798,7 @@ impl ::std::future::IntoFuture for PathLabelExplode {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -806,20 +815,23 @@ pub struct PathMatrixFlat {
 
 impl PathMatrixFlat {
     /// Sends the request: `GET /path/matrix/flat/{prim}/{list}/{obj}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Received, crate::Error<crate::errors::PathMatrixFlat>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::PathMatrixFlat,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /path/matrix/flat/{prim}/{list}/{obj}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::PathMatrixFlat>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::PathMatrixFlat,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -896,7 +908,7 @@ impl ::std::future::IntoFuture for PathMatrixFlat {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -913,23 +925,23 @@ pub struct PathMatrixExplode {
 
 impl PathMatrixExplode {
     /// Sends the request: `GET /path/matrix/explode/{prim}/{list}/{obj}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<
+    ) -> crate::codec::ResponseFuture<
         crate::models::Received,
-        crate::Error<crate::errors::PathMatrixExplode>,
+        crate::errors::PathMatrixExplode,
     > {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /path/matrix/explode/{prim}/{list}/{obj}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::PathMatrixExplode>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::PathMatrixExplode,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1006,7 +1018,7 @@ impl ::std::future::IntoFuture for PathMatrixExplode {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -1041,20 +1053,23 @@ impl QueryFormFlat {
     }
 
     /// Sends the request: `GET /query/form/flat`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Received, crate::Error<crate::errors::QueryFormFlat>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryFormFlat,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /query/form/flat`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::QueryFormFlat>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryFormFlat,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1137,7 +1152,7 @@ impl ::std::future::IntoFuture for QueryFormFlat {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -1172,20 +1187,23 @@ impl QueryFormExplode {
     }
 
     /// Sends the request: `GET /query/form/explode`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Received, crate::Error<crate::errors::QueryFormExplode>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryFormExplode,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /query/form/explode`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::QueryFormExplode>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryFormExplode,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1268,7 +1286,7 @@ impl ::std::future::IntoFuture for QueryFormExplode {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -1298,23 +1316,23 @@ impl QuerySpaceDelimitedFlat {
     }
 
     /// Sends the request: `GET /query/spaceDelimited/flat`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<
+    ) -> crate::codec::ResponseFuture<
         crate::models::Received,
-        crate::Error<crate::errors::QuerySpaceDelimitedFlat>,
+        crate::errors::QuerySpaceDelimitedFlat,
     > {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /query/spaceDelimited/flat`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::QuerySpaceDelimitedFlat>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QuerySpaceDelimitedFlat,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1394,7 +1412,7 @@ impl ::std::future::IntoFuture for QuerySpaceDelimitedFlat {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -1424,23 +1442,23 @@ impl QueryPipeDelimitedFlat {
     }
 
     /// Sends the request: `GET /query/pipeDelimited/flat`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<
+    ) -> crate::codec::ResponseFuture<
         crate::models::Received,
-        crate::Error<crate::errors::QueryPipeDelimitedFlat>,
+        crate::errors::QueryPipeDelimitedFlat,
     > {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /query/pipeDelimited/flat`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::QueryPipeDelimitedFlat>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryPipeDelimitedFlat,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1520,7 +1538,7 @@ impl ::std::future::IntoFuture for QueryPipeDelimitedFlat {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -1536,23 +1554,23 @@ pub struct QueryDeepObjectExplode {
 
 impl QueryDeepObjectExplode {
     /// Sends the request: `GET /query/deepObject/explode`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<
+    ) -> crate::codec::ResponseFuture<
         crate::models::Received,
-        crate::Error<crate::errors::QueryDeepObjectExplode>,
+        crate::errors::QueryDeepObjectExplode,
     > {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /query/deepObject/explode`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::QueryDeepObjectExplode>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryDeepObjectExplode,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1620,7 +1638,7 @@ impl ::std::future::IntoFuture for QueryDeepObjectExplode {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -1655,20 +1673,23 @@ impl HeaderFlat {
     }
 
     /// Sends the request: `GET /header/flat`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Received, crate::Error<crate::errors::HeaderFlat>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::HeaderFlat,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /header/flat`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::HeaderFlat>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::HeaderFlat,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1742,7 +1763,7 @@ impl ::std::future::IntoFuture for HeaderFlat {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -1777,20 +1798,23 @@ impl CookieFlat {
     }
 
     /// Sends the request: `GET /cookie/flat`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Received, crate::Error<crate::errors::CookieFlat>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::CookieFlat,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /cookie/flat`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::CookieFlat>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::CookieFlat,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1879,7 +1903,7 @@ impl ::std::future::IntoFuture for CookieFlat {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -1914,20 +1938,23 @@ impl HeaderExplode {
     }
 
     /// Sends the request: `GET /header/explode`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Received, crate::Error<crate::errors::HeaderExplode>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::HeaderExplode,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /header/explode`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::HeaderExplode>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::HeaderExplode,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2004,7 +2031,7 @@ impl ::std::future::IntoFuture for HeaderExplode {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -2039,20 +2066,23 @@ impl CookieExplode {
     }
 
     /// Sends the request: `GET /cookie/explode`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Received, crate::Error<crate::errors::CookieExplode>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::CookieExplode,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /cookie/explode`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::CookieExplode>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::CookieExplode,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2144,7 +2174,7 @@ impl ::std::future::IntoFuture for CookieExplode {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -2166,20 +2196,23 @@ impl QueryReserved {
     }
 
     /// Sends the request: `GET /query/reserved`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Received, crate::Error<crate::errors::QueryReserved>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryReserved,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /query/reserved`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::QueryReserved>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryReserved,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2257,7 +2290,7 @@ impl ::std::future::IntoFuture for QueryReserved {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -2272,20 +2305,23 @@ pub struct QueryJson {
 
 impl QueryJson {
     /// Sends the request: `GET /query/json`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Received, crate::Error<crate::errors::QueryJson>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryJson,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /query/json`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::QueryJson>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryJson,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2355,7 +2391,7 @@ impl ::std::future::IntoFuture for QueryJson {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -2386,20 +2422,20 @@ impl QueryMap {
     }
 
     /// Sends the request: `GET /query/map`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Received, crate::Error<crate::errors::QueryMap>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<crate::models::Received, crate::errors::QueryMap> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /query/map`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::QueryMap>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryMap,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2466,7 +2502,7 @@ impl ::std::future::IntoFuture for QueryMap {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -2481,20 +2517,23 @@ pub struct PostForm {
 
 impl PostForm {
     /// Sends the request: `POST /form`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::FormInput, crate::Error<crate::errors::PostForm>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::FormInput,
+        crate::errors::PostForm,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`POST /form`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::FormInput>,
-        crate::Error<crate::errors::PostForm>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::FormInput,
+        crate::errors::PostForm,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2545,7 +2584,7 @@ impl ::std::future::IntoFuture for PostForm {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -2559,18 +2598,25 @@ pub struct Create {
 
 impl Create {
     /// Sends the request: `POST /created`.
-    pub async fn send(self) -> Result<crate::models::Received, crate::Error<()>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        (),
+        crate::headers::Create,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`POST /created`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received, crate::headers::Create>,
-        crate::Error<()>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        (),
+        crate::headers::Create,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2613,10 +2659,14 @@ impl Create {
 impl ::std::future::IntoFuture for Create {
     type Output = Result<crate::models::Received, crate::Error<()>>;
 
-    type IntoFuture = crate::codec::ResponseFuture<crate::models::Received, ()>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::Received,
+        (),
+        crate::headers::Create,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -2630,20 +2680,23 @@ pub struct DefaultOnly {
 
 impl DefaultOnly {
     /// Sends the request: `GET /default-only`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Received, crate::Error<crate::errors::DefaultOnly>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::DefaultOnly,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /default-only`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::DefaultOnly>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::DefaultOnly,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2695,7 +2748,7 @@ impl ::std::future::IntoFuture for DefaultOnly {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -2709,15 +2762,15 @@ pub struct Page {
 
 impl Page {
     /// Sends the request: `GET /page`.
-    pub async fn send(self) -> Result<String, crate::Error<crate::errors::Page>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    pub fn send(self) -> crate::codec::ResponseFuture<String, crate::errors::Page> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /page`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<crate::codec::ResponseValue<String>, crate::Error<crate::errors::Page>> {
-        self.exchange(true).await
+    ) -> crate::codec::FullResponseFuture<String, crate::errors::Page> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2757,7 +2810,7 @@ impl ::std::future::IntoFuture for Page {
     type IntoFuture = crate::codec::ResponseFuture<String, crate::errors::Page>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -2772,20 +2825,23 @@ pub struct Upload {
 
 impl Upload {
     /// Sends the request: `POST /upload`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::UploadSummary, crate::Error<crate::errors::Upload>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::UploadSummary,
+        crate::errors::Upload,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`POST /upload`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::UploadSummary>,
-        crate::Error<crate::errors::Upload>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::UploadSummary,
+        crate::errors::Upload,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2864,7 +2920,7 @@ impl ::std::future::IntoFuture for Upload {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -2879,15 +2935,13 @@ pub struct CreateCharge {
 
 impl CreateCharge {
     /// Sends the request: `POST /charges`.
-    pub async fn send(self) -> Result<(), crate::Error<()>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    pub fn send(self) -> crate::codec::ResponseFuture<(), ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`POST /charges`) and answers the body with the status and headers.
-    pub async fn send_full(
-        self,
-    ) -> Result<crate::codec::ResponseValue<()>, crate::Error<()>> {
-        self.exchange(true).await
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<(), ()> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2931,7 +2985,7 @@ impl ::std::future::IntoFuture for CreateCharge {
     type IntoFuture = crate::codec::ResponseFuture<(), ()>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -2952,15 +3006,15 @@ impl QueryDeepArray {
     }
 
     /// Sends the request: `GET /query/deepArray`.
-    pub async fn send(self) -> Result<crate::models::Received, crate::Error<()>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Received, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /query/deepArray`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<crate::codec::ResponseValue<crate::models::Received>, crate::Error<()>> {
-        self.exchange(true).await
+    ) -> crate::codec::FullResponseFuture<crate::models::Received, ()> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -3012,6 +3066,6 @@ impl ::std::future::IntoFuture for QueryDeepArray {
     type IntoFuture = crate::codec::ResponseFuture<crate::models::Received, ()>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }

@@ -60,20 +60,23 @@ pub struct GetAccount {
 
 impl GetAccount {
     /// Sends the request: `GET /accounts/{id}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Account, crate::Error<crate::errors::GetAccount>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Account,
+        crate::errors::GetAccount,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /accounts/{id}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Account>,
-        crate::Error<crate::errors::GetAccount>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Account,
+        crate::errors::GetAccount,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -127,7 +130,7 @@ impl ::std::future::IntoFuture for GetAccount {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -143,20 +146,23 @@ pub struct PutAccount {
 
 impl PutAccount {
     /// Sends the request: `PUT /accounts/{id}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Account, crate::Error<crate::errors::PutAccount>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Account,
+        crate::errors::PutAccount,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`PUT /accounts/{id}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Account>,
-        crate::Error<crate::errors::PutAccount>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Account,
+        crate::errors::PutAccount,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -214,7 +220,7 @@ impl ::std::future::IntoFuture for PutAccount {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -229,20 +235,20 @@ pub struct SignUp {
 
 impl SignUp {
     /// Sends the request: `POST /signups`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<crate::models::Receipt, crate::Error<crate::errors::SignUp>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    ) -> crate::codec::ResponseFuture<crate::models::Receipt, crate::errors::SignUp> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`POST /signups`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Receipt>,
-        crate::Error<crate::errors::SignUp>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Receipt,
+        crate::errors::SignUp,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -290,6 +296,6 @@ impl ::std::future::IntoFuture for SignUp {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }

@@ -28,18 +28,15 @@ pub struct Subscribe {
 
 impl Subscribe {
     /// Sends the request: `POST /subscriptions`.
-    pub async fn send(self) -> Result<crate::models::Subscription, crate::Error<()>> {
-        self.exchange(false).await.map(crate::codec::ResponseValue::into_inner)
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Subscription, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`POST /subscriptions`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Subscription>,
-        crate::Error<()>,
-    > {
-        self.exchange(true).await
+    ) -> crate::codec::FullResponseFuture<crate::models::Subscription, ()> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -81,6 +78,6 @@ impl ::std::future::IntoFuture for Subscribe {
     type IntoFuture = crate::codec::ResponseFuture<crate::models::Subscription, ()>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }

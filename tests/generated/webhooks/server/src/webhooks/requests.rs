@@ -80,25 +80,23 @@ pub struct OrderShipped {
 
 impl OrderShipped {
     /// Sends the request: `POST {url}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<
+    ) -> crate::webhooks::codec::ResponseFuture<
         crate::webhooks::models::OrderShipped200Response,
-        crate::webhooks::Error<crate::webhooks::errors::OrderShipped>,
+        crate::webhooks::errors::OrderShipped,
     > {
-        self.exchange(false).await.map(crate::webhooks::codec::ResponseValue::into_inner)
+        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`POST {url}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::webhooks::codec::ResponseValue<
-            crate::webhooks::models::OrderShipped200Response,
-        >,
-        crate::webhooks::Error<crate::webhooks::errors::OrderShipped>,
+    ) -> crate::webhooks::codec::FullResponseFuture<
+        crate::webhooks::models::OrderShipped200Response,
+        crate::webhooks::errors::OrderShipped,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -155,7 +153,7 @@ impl ::std::future::IntoFuture for OrderShipped {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -170,15 +168,13 @@ pub struct OrderCancelled {
 
 impl OrderCancelled {
     /// Sends the request: `POST {url}`.
-    pub async fn send(self) -> Result<(), crate::webhooks::Error<()>> {
-        self.exchange(false).await.map(crate::webhooks::codec::ResponseValue::into_inner)
+    pub fn send(self) -> crate::webhooks::codec::ResponseFuture<(), ()> {
+        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`POST {url}`) and answers the body with the status and headers.
-    pub async fn send_full(
-        self,
-    ) -> Result<crate::webhooks::codec::ResponseValue<()>, crate::webhooks::Error<()>> {
-        self.exchange(true).await
+    pub fn send_full(self) -> crate::webhooks::codec::FullResponseFuture<(), ()> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -214,7 +210,7 @@ impl ::std::future::IntoFuture for OrderCancelled {
     type IntoFuture = crate::webhooks::codec::ResponseFuture<(), ()>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -236,20 +232,23 @@ impl OrderUpdated {
     }
 
     /// Sends the request: `POST {url}`.
-    pub async fn send(
+    pub fn send(
         self,
-    ) -> Result<(), crate::webhooks::Error<crate::webhooks::errors::OrderUpdated>> {
-        self.exchange(false).await.map(crate::webhooks::codec::ResponseValue::into_inner)
+    ) -> crate::webhooks::codec::ResponseFuture<
+        (),
+        crate::webhooks::errors::OrderUpdated,
+    > {
+        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`POST {url}`) and answers the body with the status and headers.
-    pub async fn send_full(
+    pub fn send_full(
         self,
-    ) -> Result<
-        crate::webhooks::codec::ResponseValue<()>,
-        crate::webhooks::Error<crate::webhooks::errors::OrderUpdated>,
+    ) -> crate::webhooks::codec::FullResponseFuture<
+        (),
+        crate::webhooks::errors::OrderUpdated,
     > {
-        self.exchange(true).await
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -307,7 +306,7 @@ impl ::std::future::IntoFuture for OrderUpdated {
     >;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
 
@@ -328,15 +327,13 @@ impl SubscribeAudit {
     }
 
     /// Sends the request: `PUT {url}`.
-    pub async fn send(self) -> Result<(), crate::webhooks::Error<()>> {
-        self.exchange(false).await.map(crate::webhooks::codec::ResponseValue::into_inner)
+    pub fn send(self) -> crate::webhooks::codec::ResponseFuture<(), ()> {
+        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`PUT {url}`) and answers the body with the status and headers.
-    pub async fn send_full(
-        self,
-    ) -> Result<crate::webhooks::codec::ResponseValue<()>, crate::webhooks::Error<()>> {
-        self.exchange(true).await
+    pub fn send_full(self) -> crate::webhooks::codec::FullResponseFuture<(), ()> {
+        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -379,6 +376,6 @@ impl ::std::future::IntoFuture for SubscribeAudit {
     type IntoFuture = crate::webhooks::codec::ResponseFuture<(), ()>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.send())
+        self.send()
     }
 }
