@@ -763,22 +763,13 @@ impl ::std::str::FromStr for DayOfWeek {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "Monday" => Ok(Self::Monday),
-            "Tuesday" => Ok(Self::Tuesday),
-            "Wednesday" => Ok(Self::Wednesday),
-            "Thursday" => Ok(Self::Thursday),
-            "Friday" => Ok(Self::Friday),
-            "Saturday" => Ok(Self::Saturday),
-            "Sunday" => Ok(Self::Sunday),
-            _ => {
-                Err(
-                    format!(
-                        "\"{s}\" is not a valid DayOfWeek (expected one of `Monday`, `Tuesday`, `Wednesday`, `Thursday`, `Friday`, `Saturday`, `Sunday`)"
-                    ),
-                )
-            }
-        }
+        Self::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| {
+                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                format!("\"{s}\" is not a valid DayOfWeek (expected one of {listed})")
+            })
     }
 }
 
@@ -877,19 +868,13 @@ impl ::std::str::FromStr for ChannelType {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "call" => Ok(Self::Call),
-            "sms" => Ok(Self::Sms),
-            "telegram" => Ok(Self::Telegram),
-            "email" => Ok(Self::Email),
-            _ => {
-                Err(
-                    format!(
-                        "\"{s}\" is not a valid ChannelType (expected one of `call`, `sms`, `telegram`, `email`)"
-                    ),
-                )
-            }
-        }
+        Self::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| {
+                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                format!("\"{s}\" is not a valid ChannelType (expected one of {listed})")
+            })
     }
 }
 
@@ -1671,20 +1656,15 @@ impl ::std::str::FromStr for NotificationChannel {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "call" => Ok(Self::Call),
-            "sms" => Ok(Self::Sms),
-            "telegram" => Ok(Self::Telegram),
-            "email" => Ok(Self::Email),
-            "webhook" => Ok(Self::Webhook),
-            _ => {
-                Err(
-                    format!(
-                        "\"{s}\" is not a valid NotificationChannel (expected one of `call`, `sms`, `telegram`, `email`, `webhook`)"
-                    ),
+        Self::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| {
+                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                format!(
+                    "\"{s}\" is not a valid NotificationChannel (expected one of {listed})"
                 )
-            }
-        }
+            })
     }
 }
 
@@ -1754,21 +1734,15 @@ impl ::std::str::FromStr for NotificationStatus {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "pending" => Ok(Self::Pending),
-            "sent" => Ok(Self::Sent),
-            "failed" => Ok(Self::Failed),
-            "skipped" => Ok(Self::Skipped),
-            "coalesced" => Ok(Self::Coalesced),
-            "cancelled" => Ok(Self::Cancelled),
-            _ => {
-                Err(
-                    format!(
-                        "\"{s}\" is not a valid NotificationStatus (expected one of `pending`, `sent`, `failed`, `skipped`, `coalesced`, `cancelled`)"
-                    ),
+        Self::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| {
+                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                format!(
+                    "\"{s}\" is not a valid NotificationStatus (expected one of {listed})"
                 )
-            }
-        }
+            })
     }
 }
 
@@ -1917,16 +1891,15 @@ impl ::std::str::FromStr for GeoJsonPolygonType {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "Polygon" => Ok(Self::Polygon),
-            _ => {
-                Err(
-                    format!(
-                        "\"{s}\" is not a valid GeoJsonPolygonType (expected one of `Polygon`)"
-                    ),
+        Self::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| {
+                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                format!(
+                    "\"{s}\" is not a valid GeoJsonPolygonType (expected one of {listed})"
                 )
-            }
-        }
+            })
     }
 }
 
@@ -1970,16 +1943,15 @@ impl ::std::str::FromStr for TokenResponseTokenType {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "Bearer" => Ok(Self::Bearer),
-            _ => {
-                Err(
-                    format!(
-                        "\"{s}\" is not a valid TokenResponseTokenType (expected one of `Bearer`)"
-                    ),
+        Self::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| {
+                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                format!(
+                    "\"{s}\" is not a valid TokenResponseTokenType (expected one of {listed})"
                 )
-            }
-        }
+            })
     }
 }
 
@@ -2045,21 +2017,15 @@ impl ::std::str::FromStr for OAuthErrorError {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "invalid_request" => Ok(Self::InvalidRequest),
-            "invalid_client" => Ok(Self::InvalidClient),
-            "invalid_grant" => Ok(Self::InvalidGrant),
-            "unauthorized_client" => Ok(Self::UnauthorizedClient),
-            "unsupported_grant_type" => Ok(Self::UnsupportedGrantType),
-            "invalid_scope" => Ok(Self::InvalidScope),
-            _ => {
-                Err(
-                    format!(
-                        "\"{s}\" is not a valid OAuthErrorError (expected one of `invalid_request`, `invalid_client`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope`)"
-                    ),
+        Self::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| {
+                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                format!(
+                    "\"{s}\" is not a valid OAuthErrorError (expected one of {listed})"
                 )
-            }
-        }
+            })
     }
 }
 
@@ -2109,18 +2075,15 @@ impl ::std::str::FromStr for PointResultStatus {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "accepted" => Ok(Self::Accepted),
-            "duplicate" => Ok(Self::Duplicate),
-            "rejected" => Ok(Self::Rejected),
-            _ => {
-                Err(
-                    format!(
-                        "\"{s}\" is not a valid PointResultStatus (expected one of `accepted`, `duplicate`, `rejected`)"
-                    ),
+        Self::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| {
+                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                format!(
+                    "\"{s}\" is not a valid PointResultStatus (expected one of {listed})"
                 )
-            }
-        }
+            })
     }
 }
 
@@ -2182,20 +2145,15 @@ impl ::std::str::FromStr for PointResultReason {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "unknownAsset" => Ok(Self::UnknownAsset),
-            "assetDeleted" => Ok(Self::AssetDeleted),
-            "invalidValue" => Ok(Self::InvalidValue),
-            "tooOld" => Ok(Self::TooOld),
-            "inFuture" => Ok(Self::InFuture),
-            _ => {
-                Err(
-                    format!(
-                        "\"{s}\" is not a valid PointResultReason (expected one of `unknownAsset`, `assetDeleted`, `invalidValue`, `tooOld`, `inFuture`)"
-                    ),
+        Self::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| {
+                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                format!(
+                    "\"{s}\" is not a valid PointResultReason (expected one of {listed})"
                 )
-            }
-        }
+            })
     }
 }
 
@@ -2273,24 +2231,15 @@ impl ::std::str::FromStr for EventDetailsQuantity {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "inputVoltage" => Ok(Self::InputVoltage),
-            "batteryVoltage" => Ok(Self::BatteryVoltage),
-            "batteryPercentage" => Ok(Self::BatteryPercentage),
-            "fuelLevel" => Ok(Self::FuelLevel),
-            "adBlueLevel" => Ok(Self::AdBlueLevel),
-            "temperature" => Ok(Self::Temperature),
-            "pressure" => Ok(Self::Pressure),
-            "speed" => Ok(Self::Speed),
-            "engineSpeed" => Ok(Self::EngineSpeed),
-            _ => {
-                Err(
-                    format!(
-                        "\"{s}\" is not a valid EventDetailsQuantity (expected one of `inputVoltage`, `batteryVoltage`, `batteryPercentage`, `fuelLevel`, `adBlueLevel`, `temperature`, `pressure`, `speed`, `engineSpeed`)"
-                    ),
+        Self::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| {
+                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                format!(
+                    "\"{s}\" is not a valid EventDetailsQuantity (expected one of {listed})"
                 )
-            }
-        }
+            })
     }
 }
 
@@ -2344,18 +2293,15 @@ impl ::std::str::FromStr for DeliveryAttemptOutcome {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "delivered" => Ok(Self::Delivered),
-            "retryableFailure" => Ok(Self::RetryableFailure),
-            "permanentFailure" => Ok(Self::PermanentFailure),
-            _ => {
-                Err(
-                    format!(
-                        "\"{s}\" is not a valid DeliveryAttemptOutcome (expected one of `delivered`, `retryableFailure`, `permanentFailure`)"
-                    ),
+        Self::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| {
+                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                format!(
+                    "\"{s}\" is not a valid DeliveryAttemptOutcome (expected one of {listed})"
                 )
-            }
-        }
+            })
     }
 }
 
@@ -2399,16 +2345,15 @@ impl ::std::str::FromStr for WebhookEventType {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "event" => Ok(Self::Event),
-            _ => {
-                Err(
-                    format!(
-                        "\"{s}\" is not a valid WebhookEventType (expected one of `event`)"
-                    ),
+        Self::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| {
+                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                format!(
+                    "\"{s}\" is not a valid WebhookEventType (expected one of {listed})"
                 )
-            }
-        }
+            })
     }
 }
 

@@ -31,18 +31,10 @@ pub fn validate_body(kind: &TypeKind, open_enums: bool) -> Option<TokenStream> {
     Some(match kind {
         TypeKind::StringEnum(e) => unknown_check(
             &unknown_name(e.variants.iter().map(|v| v.name.as_str())),
-            &e.variants
-                .iter()
-                .map(|v| v.value.clone())
-                .collect::<Vec<_>>(),
             true,
         ),
         TypeKind::IntEnum(e) => unknown_check(
             &unknown_name(e.variants.iter().map(|v| v.name.as_str())),
-            &e.variants
-                .iter()
-                .map(|v| v.value.to_string())
-                .collect::<Vec<_>>(),
             false,
         ),
         _ => return None,
@@ -140,6 +132,12 @@ pub fn int_enum_item(name: &str, e: &IntEnum, doc: TokenStream) -> TokenStream {
     }
 }
 
+/// `FromStr`'s error for a value a string enum does not list (`listed`: its values, spelled by
+/// the runtime's `listing`).
+fn not_listed_message(name: &str) -> String {
+    format!("\"{{s}}\" is not a valid {name} (expected one of {{listed}})")
+}
+
 fn int_literal(value: i64) -> TokenStream {
     let lit = Literal::i64_unsuffixed(value);
     quote! { #lit }
@@ -158,24 +156,12 @@ pub fn string_enum_item(name: &str, e: &StringEnum, doc: TokenStream) -> TokenSt
         let value = &v.value;
         quote! { Self::#vname => #value, }
     });
-    let from_str = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let value = &v.value;
-        quote! { #value => Ok(Self::#vname), }
-    });
     let all = e.variants.iter().map(|v| {
         let vname = ident(&v.name);
         quote! { Self::#vname }
     });
     let count = Literal::usize_unsuffixed(e.variants.len());
-    let expected = e
-        .variants
-        .iter()
-        .map(|v| format!("`{}`", v.value))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let expected = expected.replace('{', "{{").replace('}', "}}");
-    let err_msg = format!("\"{{s}}\" is not a valid {name} (expected one of {expected})");
+    let err_msg = not_listed_message(name);
     quote! {
         #doc
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
@@ -205,10 +191,11 @@ pub fn string_enum_item(name: &str, e: &StringEnum, doc: TokenStream) -> TokenSt
             type Err = String;
 
             fn from_str(s: &str) -> Result<Self, Self::Err> {
-                match s {
-                    #(#from_str)*
-                    _ => Err(format!(#err_msg)),
-                }
+                // `as_str` is the one list of values; the derived `Deserialize` has its own.
+                Self::ALL.into_iter().find(|v| v.as_str() == s).ok_or_else(|| {
+                    let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                    format!(#err_msg)
+                })
             }
         }
     }
@@ -228,29 +215,17 @@ pub fn open_string_enum_item(name: &str, e: &StringEnum, doc: TokenStream) -> To
         let value = &v.value;
         quote! { Self::#vname => #value, }
     });
-    let from_str: Vec<TokenStream> = e
-        .variants
-        .iter()
-        .map(|v| {
-            let vname = ident(&v.name);
-            let value = &v.value;
-            quote! { #value => Self::#vname, }
-        })
-        .collect();
+    let from_str = e.variants.iter().map(|v| {
+        let vname = ident(&v.name);
+        let value = &v.value;
+        quote! { #value => Self::#vname, }
+    });
     let all = e.variants.iter().map(|v| {
         let vname = ident(&v.name);
         quote! { Self::#vname }
     });
     let count = Literal::usize_unsuffixed(e.variants.len());
-    let expected = e
-        .variants
-        .iter()
-        .map(|v| format!("`{}`", v.value))
-        .collect::<Vec<_>>()
-        .join(", ")
-        .replace('{', "{{")
-        .replace('}', "}}");
-    let err_msg = format!("\"{{s}}\" is not a valid {name} (expected one of {expected})");
+    let err_msg = not_listed_message(name);
     quote! {
         #doc
         #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -276,6 +251,14 @@ pub fn open_string_enum_item(name: &str, e: &StringEnum, doc: TokenStream) -> To
             pub fn is_known(&self) -> bool {
                 !matches!(self, Self::#unknown(_))
             }
+
+            /// The listed value spelled `s`, if there is one.
+            fn listed(s: &str) -> Option<Self> {
+                Some(match s {
+                    #(#from_str)*
+                    _ => return None,
+                })
+            }
         }
 
         impl ::std::fmt::Display for #name_ident {
@@ -289,9 +272,9 @@ pub fn open_string_enum_item(name: &str, e: &StringEnum, doc: TokenStream) -> To
 
             /// Parses a listed value (as in a path or query parameter); others are refused.
             fn from_str(s: &str) -> Result<Self, Self::Err> {
-                Ok(match s {
-                    #(#from_str)*
-                    _ => return Err(format!(#err_msg)),
+                Self::listed(s).ok_or_else(|| {
+                    let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
+                    format!(#err_msg)
                 })
             }
         }
@@ -305,10 +288,7 @@ pub fn open_string_enum_item(name: &str, e: &StringEnum, doc: TokenStream) -> To
         impl<'de> ::serde::Deserialize<'de> for #name_ident {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 let value = <String as ::serde::Deserialize>::deserialize(deserializer)?;
-                Ok(match value.as_str() {
-                    #(#from_str)*
-                    _ => Self::#unknown(value),
-                })
+                Ok(Self::listed(&value).unwrap_or(Self::#unknown(value)))
             }
         }
     }
@@ -438,23 +418,24 @@ pub fn open_int_enum_item(name: &str, e: &IntEnum, doc: TokenStream) -> TokenStr
     }
 }
 
-/// The body of an open enum's `validate_at`: an unlisted value is reported.
-pub fn unknown_check(unknown: &str, listed: &[String], quoted: bool) -> TokenStream {
+/// The body of an open enum's `validate_at`: an unlisted value is reported, with the listed ones
+/// (spelled from `ALL` by the runtime, not written out again per enum).
+pub fn unknown_check(unknown: &str, quoted: bool) -> TokenStream {
     let unknown = ident(unknown);
-    let expected = listed
-        .iter()
-        .map(|v| format!("`{v}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
-        .replace('{', "{{")
-        .replace('}', "}}");
-    let message = if quoted {
-        format!("\"{{value}}\" is not one of the listed values ({expected})")
+    let (message, listed) = if quoted {
+        (
+            "\"{value}\" is not one of the listed values ({listed})",
+            quote! { Self::ALL.iter().map(Self::as_str) },
+        )
     } else {
-        format!("{{value}} is not one of the listed values ({expected})")
+        (
+            "{value} is not one of the listed values ({listed})",
+            quote! { Self::ALL.iter().map(|v| v.value()) },
+        )
     };
     quote! {
         if let Self::#unknown(value) = self {
+            let listed = crate::wire::listing(#listed);
             errors.push(ValidationError {
                 path: path.to_owned(),
                 message: format!(#message),

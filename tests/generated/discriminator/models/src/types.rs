@@ -346,12 +346,13 @@ impl ::std::str::FromStr for CatPetType {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "cat" => Ok(Self::Cat),
-            _ => {
-                Err(format!("\"{s}\" is not a valid CatPetType (expected one of `cat`)"))
-            }
-        }
+        Self::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| {
+                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                format!("\"{s}\" is not a valid CatPetType (expected one of {listed})")
+            })
     }
 }
 
@@ -394,16 +395,13 @@ impl ::std::str::FromStr for CircleKind {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "circle" => Ok(Self::Circle),
-            _ => {
-                Err(
-                    format!(
-                        "\"{s}\" is not a valid CircleKind (expected one of `circle`)"
-                    ),
-                )
-            }
-        }
+        Self::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| {
+                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                format!("\"{s}\" is not a valid CircleKind (expected one of {listed})")
+            })
     }
 }
 
@@ -446,16 +444,13 @@ impl ::std::str::FromStr for SquareKind {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "square" => Ok(Self::Square),
-            _ => {
-                Err(
-                    format!(
-                        "\"{s}\" is not a valid SquareKind (expected one of `square`)"
-                    ),
-                )
-            }
-        }
+        Self::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| {
+                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                format!("\"{s}\" is not a valid SquareKind (expected one of {listed})")
+            })
     }
 }
 
@@ -639,16 +634,13 @@ impl ::std::str::FromStr for LiteralKind {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "literal" => Ok(Self::Literal),
-            _ => {
-                Err(
-                    format!(
-                        "\"{s}\" is not a valid LiteralKind (expected one of `literal`)"
-                    ),
-                )
-            }
-        }
+        Self::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| {
+                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                format!("\"{s}\" is not a valid LiteralKind (expected one of {listed})")
+            })
     }
 }
 
@@ -691,15 +683,12 @@ impl ::std::str::FromStr for NegationKind {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "negation" => Ok(Self::Negation),
-            _ => {
-                Err(
-                    format!(
-                        "\"{s}\" is not a valid NegationKind (expected one of `negation`)"
-                    ),
-                )
-            }
-        }
+        Self::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| {
+                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                format!("\"{s}\" is not a valid NegationKind (expected one of {listed})")
+            })
     }
 }

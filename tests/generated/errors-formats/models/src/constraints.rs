@@ -57,11 +57,12 @@ impl Validate for ValidationErrorModel {
 impl Validate for DocumentKind {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
+            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
                     message: format!(
-                        "\"{value}\" is not one of the listed values (`report`, `letter`)"
+                        "\"{value}\" is not one of the listed values ({listed})"
                     ),
                 });
         }
@@ -71,11 +72,12 @@ impl Validate for DocumentKind {
 impl Validate for DocumentPriority {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
+            let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.value()));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
                     message: format!(
-                        "{value} is not one of the listed values (`1`, `2`, `3`)"
+                        "{value} is not one of the listed values ({listed})"
                     ),
                 });
         }

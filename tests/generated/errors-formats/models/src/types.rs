@@ -71,6 +71,17 @@ impl DocumentKind {
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Unknown(_))
     }
+
+    /// The listed value spelled `s`, if there is one.
+    fn listed(s: &str) -> Option<Self> {
+        Some(
+            match s {
+                "report" => Self::Report,
+                "letter" => Self::Letter,
+                _ => return None,
+            },
+        )
+    }
 }
 
 impl ::std::fmt::Display for DocumentKind {
@@ -84,19 +95,11 @@ impl ::std::str::FromStr for DocumentKind {
 
     /// Parses a listed value (as in a path or query parameter); others are refused.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(
-            match s {
-                "report" => Self::Report,
-                "letter" => Self::Letter,
-                _ => {
-                    return Err(
-                        format!(
-                            "\"{s}\" is not a valid DocumentKind (expected one of `report`, `letter`)"
-                        ),
-                    );
-                }
-            },
-        )
+        Self::listed(s)
+            .ok_or_else(|| {
+                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
+                format!("\"{s}\" is not a valid DocumentKind (expected one of {listed})")
+            })
     }
 }
 
@@ -114,13 +117,7 @@ impl<'de> ::serde::Deserialize<'de> for DocumentKind {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         let value = <String as ::serde::Deserialize>::deserialize(deserializer)?;
-        Ok(
-            match value.as_str() {
-                "report" => Self::Report,
-                "letter" => Self::Letter,
-                _ => Self::Unknown(value),
-            },
-        )
+        Ok(Self::listed(&value).unwrap_or(Self::Unknown(value)))
     }
 }
 

@@ -124,14 +124,13 @@ impl ::std::str::FromStr for EmailKind {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "email" => Ok(Self::Email),
-            _ => {
-                Err(
-                    format!("\"{s}\" is not a valid EmailKind (expected one of `email`)"),
-                )
-            }
-        }
+        Self::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| {
+                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                format!("\"{s}\" is not a valid EmailKind (expected one of {listed})")
+            })
     }
 }
 
@@ -174,10 +173,13 @@ impl ::std::str::FromStr for SmsKind {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "sms" => Ok(Self::Sms),
-            _ => Err(format!("\"{s}\" is not a valid SmsKind (expected one of `sms`)")),
-        }
+        Self::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| {
+                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                format!("\"{s}\" is not a valid SmsKind (expected one of {listed})")
+            })
     }
 }
 

@@ -63,6 +63,18 @@ impl OrderUpdateStatus {
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Unknown(_))
     }
+
+    /// The listed value spelled `s`, if there is one.
+    fn listed(s: &str) -> Option<Self> {
+        Some(
+            match s {
+                "paid" => Self::Paid,
+                "packed" => Self::Packed,
+                "shipped" => Self::Shipped,
+                _ => return None,
+            },
+        )
+    }
 }
 
 impl ::std::fmt::Display for OrderUpdateStatus {
@@ -76,20 +88,13 @@ impl ::std::str::FromStr for OrderUpdateStatus {
 
     /// Parses a listed value (as in a path or query parameter); others are refused.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(
-            match s {
-                "paid" => Self::Paid,
-                "packed" => Self::Packed,
-                "shipped" => Self::Shipped,
-                _ => {
-                    return Err(
-                        format!(
-                            "\"{s}\" is not a valid OrderUpdateStatus (expected one of `paid`, `packed`, `shipped`)"
-                        ),
-                    );
-                }
-            },
-        )
+        Self::listed(s)
+            .ok_or_else(|| {
+                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
+                format!(
+                    "\"{s}\" is not a valid OrderUpdateStatus (expected one of {listed})"
+                )
+            })
     }
 }
 
@@ -107,14 +112,7 @@ impl<'de> ::serde::Deserialize<'de> for OrderUpdateStatus {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         let value = <String as ::serde::Deserialize>::deserialize(deserializer)?;
-        Ok(
-            match value.as_str() {
-                "paid" => Self::Paid,
-                "packed" => Self::Packed,
-                "shipped" => Self::Shipped,
-                _ => Self::Unknown(value),
-            },
-        )
+        Ok(Self::listed(&value).unwrap_or(Self::Unknown(value)))
     }
 }
 

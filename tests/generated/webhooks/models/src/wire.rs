@@ -310,3 +310,17 @@ pub fn integer_vec_some<'de, D: Deserializer<'de>, T: WireNumber>(
 ) -> Result<Option<Vec<T>>, D::Error> {
     integer_vec(d).map(Some)
 }
+
+/// How an enum's messages list its values (`` `a`, `b` ``): spelled from the enum's `ALL` when a
+/// message is made, rather than written out once more per enum in the generated code.
+pub fn listing<T: std::fmt::Display>(values: impl Iterator<Item = T>) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    for (i, value) in values.enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "`{value}`");
+    }
+    out
+}
