@@ -225,8 +225,10 @@ fn space_items<'a>(lines: impl Iterator<Item = &'a str>, out: &mut String) {
             let p_text = p_text.trim_end();
             let p_use = p_text.starts_with("use ");
             // A comment line ending in `;` (prose) closes nothing.
-            let closes_item =
-                p_text == "}" || (p_text.ends_with(';') && !p_use && !p_text.starts_with("//"));
+            // `}` closes a block; an item with an empty body (`pub struct A {}`) ends on its line.
+            let closes_item = p_text == "}"
+                || (p_text.ends_with("{}") && !p_text.starts_with("//"))
+                || (p_text.ends_with(';') && !p_use && !p_text.starts_with("//"));
             let after_use = p_use && !text.starts_with("use ");
             if indent == p_indent
                 && (closes_item || after_use)
@@ -331,6 +333,14 @@ mod tests {
             out,
             "const A: u8 = 1;\n\nconst B: u8 = 2;\n\n/// first: one;\n/// second: two;\npub struct C;\n"
         );
+    }
+
+    #[test]
+    fn an_item_with_an_empty_body_is_spaced_from_the_next() {
+        let code = "pub struct A {}\n#[derive(Debug)]\npub struct B;\n";
+        let mut out = String::new();
+        space_items(code.lines(), &mut out);
+        assert_eq!(out, "pub struct A {}\n\n#[derive(Debug)]\npub struct B;\n");
     }
 
     #[test]

@@ -152,12 +152,15 @@ pub struct PostFormRequest {
 /// The parameters and body of [`create`](crate::ParamStylesApi::create): `POST /created`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateRequest {}
+
 /// The parameters and body of [`default_only`](crate::ParamStylesApi::default_only): `GET /default-only`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DefaultOnlyRequest {}
+
 /// The parameters and body of [`page`](crate::ParamStylesApi::page): `GET /page`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PageRequest {}
+
 /// The parameters and body of [`upload`](crate::ParamStylesApi::upload): `POST /upload`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UploadRequest {
