@@ -160,6 +160,25 @@ fn an_inline_branch_leaves_its_tag_to_the_union() {
 }
 
 #[test]
+fn inline_branches_with_an_integer_tag_one_of_them_closed() {
+    let first = Dispatch::DispatchVariant1(DispatchVariant1 { t: "x".into() });
+    assert_eq!(
+        serde_json::to_string(&first).unwrap(),
+        r#"{"op":0,"t":"x"}"#
+    );
+    let decoded: Dispatch = round_trip(json!({"op": 0, "t": "x"}));
+    assert_eq!(decoded, first);
+    // The closed branch has no properties but the tag, which the union takes off before decoding
+    // the struct: the tag is not an unknown property of it, anything else is.
+    let closed: Dispatch = round_trip(json!({"op": 7}));
+    assert_eq!(closed, Dispatch::DispatchVariant2(DispatchVariant2 {}));
+    let message = rejection::<Dispatch>(json!({"op": 7, "extra": true}));
+    assert!(message.contains("unknown field `extra`"), "{message}");
+    let message = rejection::<Dispatch>(json!({"op": 3}));
+    assert_eq!(message, "unknown `op` 3 (expected one of 0, 7)");
+}
+
+#[test]
 fn implicit_integer_tags() {
     let hello: GatewayMessage = round_trip(json!({"op": 10, "d": {"heartbeatInterval": 41250}}));
     assert!(matches!(hello, GatewayMessage::Hello(_)));

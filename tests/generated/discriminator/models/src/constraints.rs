@@ -93,6 +93,10 @@ impl Validate for GatewayMessage {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+impl Validate for Dispatch {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
 impl Validate for Literal {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -153,6 +157,14 @@ impl Validate for HelloD {
 }
 
 impl Validate for HeartbeatOp {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for DispatchVariant1 {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for DispatchVariant2 {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 

@@ -228,6 +228,54 @@ impl<'de> ::serde::Deserialize<'de> for GatewayMessage {
     }
 }
 
+/// Inline branches told apart by an integer; the second is closed.
+///
+/// Exactly one of the variants (`oneOf`), told apart by the tag `op`: `0` for [`DispatchVariant1`], `7` for [`DispatchVariant2`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Dispatch {
+    DispatchVariant1(DispatchVariant1),
+    DispatchVariant2(DispatchVariant2),
+}
+
+impl ::serde::Serialize for Dispatch {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::DispatchVariant1(value) => {
+                crate::tagged::with_tag(serializer, "op", 0i64, value)
+            }
+            Self::DispatchVariant2(value) => {
+                crate::tagged::with_tag(serializer, "op", 7i64, value)
+            }
+        }
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for Dispatch {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        const EXPECTED: &str = "0, 7";
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        let tag = crate::tagged::tag(&value, "op", EXPECTED)?;
+        match tag.as_i64() {
+            Some(0) => {
+                crate::tagged::variant(crate::tagged::without(value, "op"))
+                    .map(Self::DispatchVariant1)
+            }
+            Some(7) => {
+                crate::tagged::variant(crate::tagged::without(value, "op"))
+                    .map(Self::DispatchVariant2)
+            }
+            _ => Err(crate::tagged::unknown(tag, "op", EXPECTED)),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Literal {
     pub kind: LiteralKind,
@@ -594,6 +642,15 @@ impl ::std::str::FromStr for HeartbeatOp {
         Self::try_from(value)
     }
 }
+
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct DispatchVariant1 {
+    pub t: String,
+}
+
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DispatchVariant2 {}
 
 #[derive(
     Debug,
