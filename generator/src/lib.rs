@@ -103,13 +103,20 @@ pub fn generate_api(
             Part::Server => emit::server::emit(&api, &patterns, opts),
             Part::Client => emit::client::emit(&api, &patterns, opts),
         };
+        let jobs: Vec<emit::parallel::Job<Result<Vec<emit::File>, String>>> = parts
+            .iter()
+            .map(|part| {
+                let emit_part = &emit_part;
+                Box::new(move || emit_part(*part)) as emit::parallel::Job<_>
+            })
+            .collect();
         // The client and server print their operations on one thread below this many (see
-        // `emit::parallel`): their crates are then emitted beside the models, not after them.
-        let side_by_side = api.operations.len() < emit::parallel::ITEMS_PER_JOB;
-        let emitted = if side_by_side {
-            emit_parts(parts, emit_part)
+        // `emit::parallel`): the crates are then emitted side by side, so the client does not wait
+        // for the models on one core. Larger documents spread each crate's files themselves.
+        let emitted = if api.operations.len() < emit::parallel::ITEMS_PER_JOB {
+            emit::parallel::spread(jobs)
         } else {
-            parts.iter().map(|part| emit_part(*part)).collect()
+            jobs.into_iter().map(|job| job()).collect()
         };
         let mut crates = Vec::new();
         for (part, files) in parts.iter().zip(emitted) {
@@ -124,35 +131,6 @@ pub fn generate_api(
             crates,
             diagnostics: diags,
         })
-    })
-}
-
-/// Emits the crates side by side, each on a thread of its own, and returns them in `parts`' order.
-/// An emitter spreads a large file over the cores itself, but a document with few operations has
-/// its client printed on one thread: it would otherwise wait for the models on one core.
-fn emit_parts<F>(parts: &[Part], emit_part: F) -> Vec<Result<Vec<emit::File>, String>>
-where
-    F: Fn(Part) -> Result<Vec<emit::File>, String> + Sync,
-{
-    let Some((first, rest)) = parts.split_first() else {
-        return Vec::new();
-    };
-    let emit_part = &emit_part;
-    std::thread::scope(|scope| {
-        let others: Vec<_> = rest
-            .iter()
-            .map(|part| scope.spawn(move || emit_part(*part)))
-            .collect();
-        let mut results = vec![emit_part(*first)];
-        for other in others {
-            // A panic is raised again here, for `guard` to report.
-            results.push(
-                other
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            );
-        }
-        results
     })
 }
 

@@ -16,14 +16,18 @@ pub const ITEMS_PER_JOB: usize = 150;
 /// `items` is how many types or operations the jobs cover together: below [`ITEMS_PER_JOB`] they
 /// run on this thread, since starting threads would cost more than it saves.
 pub fn run<T: Send>(items: usize, jobs: Vec<Job<'_, T>>) -> Vec<T> {
-    // Asked only when the jobs may spread: the answer reads the process's cgroup files.
-    let threads = if items < ITEMS_PER_JOB {
-        1
-    } else {
-        std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(jobs.len())
-    };
+    if items < ITEMS_PER_JOB {
+        return jobs.into_iter().map(|job| job()).collect();
+    }
+    spread(jobs)
+}
+
+/// [`run`] whatever the jobs cover: on up to `available_parallelism` threads (asked only here, as
+/// the answer reads the process's cgroup files), in job order.
+pub fn spread<T: Send>(jobs: Vec<Job<'_, T>>) -> Vec<T> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(jobs.len());
     if threads <= 1 {
         return jobs.into_iter().map(|job| job()).collect();
     }
