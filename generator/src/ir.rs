@@ -429,11 +429,8 @@ impl Api {
             new_index.push(next);
             next += usize::from(!gone);
         }
-        let mut index = 0;
-        self.types.retain(|_| {
-            index += 1;
-            !removed[index - 1]
-        });
+        let mut gone = removed.iter();
+        self.types.retain(|_| !gone.next().is_some_and(|g| *g));
         for ty in self.type_refs_mut() {
             ty.each_named_mut(&mut |id| {
                 debug_assert!(!removed[id.0], "a removed type is still named");

@@ -224,11 +224,10 @@ fn space_items<'a>(lines: impl Iterator<Item = &'a str>, out: &mut String) {
         if let Some((p_indent, p_text)) = prev {
             let p_text = p_text.trim_end();
             let p_use = p_text.starts_with("use ");
-            // A comment line ending in `;` (prose) closes nothing.
-            // `}` closes a block; an item with an empty body (`pub struct A {}`) ends on its line.
-            let closes_item = p_text == "}"
-                || (p_text.ends_with("{}") && !p_text.starts_with("//"))
-                || (p_text.ends_with(';') && !p_use && !p_text.starts_with("//"));
+            // `}` closes a block, and an item with an empty body (`pub struct A {}`) or a
+            // statement ends on its line; a comment line ending in `;` (prose) closes nothing.
+            let closes_item = !p_text.starts_with("//")
+                && (p_text == "}" || p_text.ends_with("{}") || (p_text.ends_with(';') && !p_use));
             let after_use = p_use && !text.starts_with("use ");
             if indent == p_indent
                 && (closes_item || after_use)

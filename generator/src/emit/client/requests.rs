@@ -396,8 +396,8 @@ impl<'a> RequestEmitter<'a> {
             }
         });
         let (ok_ty, err_ty) = (self.success_type(p), self.error_type(p));
-        let send = self.send_fn(p, &ok_ty, &err_ty);
         let headers_ty = headers_type(p);
+        let send = self.send_fn(p, &ok_ty, &err_ty, &headers_ty);
         let stream = p
             .paging
             .as_ref()
@@ -477,7 +477,13 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
-    fn send_fn(&self, p: &Plan, ok_ty: &TokenStream, err_ty: &TokenStream) -> TokenStream {
+    fn send_fn(
+        &self,
+        p: &Plan,
+        ok_ty: &TokenStream,
+        err_ty: &TokenStream,
+        headers_ty: &TokenStream,
+    ) -> TokenStream {
         let op = p.op;
         let mut steps: Vec<TokenStream> = Vec::new();
         let method = method_tokens(op.method);
@@ -645,7 +651,6 @@ impl<'a> RequestEmitter<'a> {
             op.method.as_str(),
             shown_path(op)
         );
-        let headers_ty = headers_type(p);
         let documented = if p.success_headers.is_empty() {
             quote! { () }
         } else {
