@@ -80,6 +80,17 @@ impl<S: Serializer, V: Serialize> TagFirst<S, V> {
     }
 }
 
+/// The `Serializer` methods of values that are no object: each refuses the value.
+macro_rules! refuse_scalars {
+    ($($method:ident($ty:ty) $kind:literal,)*) => {
+        $(
+            fn $method(self, _: $ty) -> Result<S::Ok, S::Error> {
+                Err(self.not_an_object($kind))
+            }
+        )*
+    };
+}
+
 impl<S: Serializer, V: Serialize> Serializer for TagFirst<S, V> {
     type Ok = S::Ok;
     type Error = S::Error;
@@ -107,47 +118,21 @@ impl<S: Serializer, V: Serialize> Serializer for TagFirst<S, V> {
         Ok(object)
     }
 
-    fn serialize_bool(self, _: bool) -> Result<S::Ok, S::Error> {
-        Err(self.not_an_object("a boolean"))
-    }
-    fn serialize_i8(self, _: i8) -> Result<S::Ok, S::Error> {
-        Err(self.not_an_object("a number"))
-    }
-    fn serialize_i16(self, _: i16) -> Result<S::Ok, S::Error> {
-        Err(self.not_an_object("a number"))
-    }
-    fn serialize_i32(self, _: i32) -> Result<S::Ok, S::Error> {
-        Err(self.not_an_object("a number"))
-    }
-    fn serialize_i64(self, _: i64) -> Result<S::Ok, S::Error> {
-        Err(self.not_an_object("a number"))
-    }
-    fn serialize_u8(self, _: u8) -> Result<S::Ok, S::Error> {
-        Err(self.not_an_object("a number"))
-    }
-    fn serialize_u16(self, _: u16) -> Result<S::Ok, S::Error> {
-        Err(self.not_an_object("a number"))
-    }
-    fn serialize_u32(self, _: u32) -> Result<S::Ok, S::Error> {
-        Err(self.not_an_object("a number"))
-    }
-    fn serialize_u64(self, _: u64) -> Result<S::Ok, S::Error> {
-        Err(self.not_an_object("a number"))
-    }
-    fn serialize_f32(self, _: f32) -> Result<S::Ok, S::Error> {
-        Err(self.not_an_object("a number"))
-    }
-    fn serialize_f64(self, _: f64) -> Result<S::Ok, S::Error> {
-        Err(self.not_an_object("a number"))
-    }
-    fn serialize_char(self, _: char) -> Result<S::Ok, S::Error> {
-        Err(self.not_an_object("a string"))
-    }
-    fn serialize_str(self, _: &str) -> Result<S::Ok, S::Error> {
-        Err(self.not_an_object("a string"))
-    }
-    fn serialize_bytes(self, _: &[u8]) -> Result<S::Ok, S::Error> {
-        Err(self.not_an_object("bytes"))
+    refuse_scalars! {
+        serialize_bool(bool) "a boolean",
+        serialize_i8(i8) "a number",
+        serialize_i16(i16) "a number",
+        serialize_i32(i32) "a number",
+        serialize_i64(i64) "a number",
+        serialize_u8(u8) "a number",
+        serialize_u16(u16) "a number",
+        serialize_u32(u32) "a number",
+        serialize_u64(u64) "a number",
+        serialize_f32(f32) "a number",
+        serialize_f64(f64) "a number",
+        serialize_char(char) "a string",
+        serialize_str(&str) "a string",
+        serialize_bytes(&[u8]) "bytes",
     }
     fn serialize_none(self) -> Result<S::Ok, S::Error> {
         Err(self.not_an_object("null"))
