@@ -147,6 +147,21 @@ impl TypeKind {
     }
 }
 
+impl TypeKind {
+    /// The one value a one-value enum holds (a `const`, a union's tag): a JSON string or integer.
+    pub fn only_value(&self) -> Option<serde_json::Value> {
+        match self {
+            TypeKind::StringEnum(e) if e.variants.len() == 1 => {
+                Some(serde_json::Value::from(e.variants[0].value.as_str()))
+            }
+            TypeKind::IntEnum(e) if e.variants.len() == 1 => {
+                Some(serde_json::Value::from(e.variants[0].value))
+            }
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Struct {
     pub fields: Vec<Field>,

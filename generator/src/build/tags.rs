@@ -12,7 +12,6 @@
 //! the struct is the same type wherever it is used, and elsewhere the tag is part of it.
 
 use crate::ir::{Api, TypeId, TypeKind, TypeRef};
-use serde_json::Value;
 
 /// Takes the tag field out of every inline branch struct whose tag can hold only the variant's
 /// own value, and removes the one-value enum types nothing names any longer.
@@ -48,12 +47,8 @@ pub fn move_inline_tags_to_unions(api: &mut Api) {
             if !field.required || tag_def.name_hint.pinned || uses[tag.0] != 1 {
                 continue;
             }
-            let only: Value = match &tag_def.kind {
-                TypeKind::StringEnum(e) if e.variants.len() == 1 => {
-                    Value::from(e.variants[0].value.as_str())
-                }
-                TypeKind::IntEnum(e) if e.variants.len() == 1 => Value::from(e.variants[0].value),
-                _ => continue,
+            let Some(only) = tag_def.kind.only_value() else {
+                continue;
             };
             if variant.tags != [only] {
                 continue;

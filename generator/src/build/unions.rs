@@ -189,13 +189,7 @@ fn constant(types: &[TypeDef], f: &Field) -> Option<Value> {
     let TypeRef::Named(id) = &f.ty else {
         return None;
     };
-    match &types[id.0].kind {
-        TypeKind::StringEnum(e) if e.variants.len() == 1 => {
-            Some(Value::String(e.variants[0].value.clone()))
-        }
-        TypeKind::IntEnum(e) if e.variants.len() == 1 => Some(Value::from(e.variants[0].value)),
-        _ => None,
-    }
+    types[id.0].kind.only_value()
 }
 
 fn first_duplicate(tags: &[Vec<Value>]) -> Option<&Value> {

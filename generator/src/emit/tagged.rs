@@ -8,7 +8,7 @@
 //! declare the property gets the tag added when encoded and removed before it is decoded.
 
 use super::{TypePrinter, doc_attrs, ident};
-use crate::ir::{TypeDef, TypeKind, TypeRef, Union, UnionVariant, struct_behind};
+use crate::ir::{TypeDef, TypeRef, Union, UnionVariant, struct_behind};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 use serde_json::Value;
@@ -144,11 +144,7 @@ fn free_tag_check(types: &[TypeDef], v: &UnionVariant, property: &str) -> Option
         .find(|f| f.wire_name == property)?;
     if field.required
         && let TypeRef::Named(id) = &field.ty
-        && match &types[id.0].kind {
-            TypeKind::StringEnum(e) => e.variants.len() == 1,
-            TypeKind::IntEnum(e) => e.variants.len() == 1,
-            _ => false,
-        }
+        && types[id.0].kind.only_value().is_some()
     {
         return None;
     }
