@@ -407,3 +407,38 @@ fn token_and_link_models_round_trip() {
     let body = json!({"code": 1400, "message": "asset not found"});
     let _: ErrorBody = round_trip(body.clone(), body);
 }
+
+/// Structs decode through the models' own `Deserialize` (the `object` runtime, not serde's
+/// derive): from a JSON object only, each property once, with keys the decoder cannot borrow
+/// (written with escapes) read like plain ones, and serde's messages.
+#[test]
+fn structs_decode_from_objects_only() {
+    let text = asset_json().to_string();
+    let plain: Asset = serde_json::from_str(&text).unwrap();
+    let escaped = text.replacen("\"name\"", "\"n\\u0061me\"", 1);
+    assert_ne!(escaped, text);
+    assert_eq!(serde_json::from_str::<Asset>(&escaped).unwrap(), plain);
+
+    let message = serde_json::from_str::<ErrorBody>(r#"[1400, "bad"]"#)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.starts_with("invalid type: sequence, expected struct ErrorBody"),
+        "{message}"
+    );
+    let message = serde_json::from_str::<ErrorBody>(r#"{"code": 1, "code": 2, "message": "m"}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(message.starts_with("duplicate field `code`"), "{message}");
+    let message = rejection::<ErrorBody>(json!({"code": 1}));
+    assert_eq!(message, "missing field `message`");
+    let message = rejection::<CreateAccountRequest>(json!({"name": "a", "nmae": "b"}));
+    assert!(
+        message.starts_with("unknown field `nmae`, expected one of `name`, `friendlyName`"),
+        "{message}"
+    );
+    // Not denied: an unknown property is read past, whatever its value holds.
+    let mut input = asset_json();
+    input["later"] = json!({"nested": [1, {"deep": null}]});
+    assert_eq!(serde_json::from_value::<Asset>(input).unwrap(), plain);
+}

@@ -15,129 +15,279 @@
 /// | 1400 | 404 | resource not found (or not visible to the caller) |
 /// | 1500 | 409 | conflict with the current state (duplicate externalId, geofence still referenced, token limit reached) |
 /// | 1900 | 500 | internal error (never expected; the message carries no detail) |
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ErrorBody {
     /// Stable error code (see the table above).
-    #[serde(deserialize_with = "crate::wire::integer::<_, i32>")]
     pub code: i32,
     /// Human-readable explanation; for validation errors it names the offending field.
     pub message: String,
 }
 
+impl<'de> ::serde::Deserialize<'de> for ErrorBody {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for ErrorBody {
+    const NAME: &'static str = "ErrorBody";
+
+    const FIELDS: &'static [&'static str] = &["code", "message"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "code" => m.put_with::<crate::wire::AsInteger<i32>>(&mut f0, "code")?,
+                "message" => m.put(&mut f1, "message")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            code: m.take(f0, "code")?,
+            message: m.take(f1, "message")?,
+        })
+    }
+}
+
 /// An account (tenant) in the account tree.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Account {
     /// Id of the account; also its OAuth 2.0 client id.
     pub id: ::uuid::Uuid,
     /// Id of the parent account; null for the root account.
-    #[serde(rename = "parentId", deserialize_with = "crate::wire::nullable")]
+    #[serde(rename = "parentId")]
     pub parent_id: Option<::uuid::Uuid>,
     /// Name of the account.
     pub name: String,
     /// Display name of the account, if set.
-    #[serde(rename = "friendlyName", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "friendlyName", skip_serializing_if = "Option::is_none")]
     pub friendly_name: Option<String>,
     /// Default culture of the account as a BCP 47 tag (for example en-US), if set.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub culture: Option<String>,
     /// E-mail address for technical notices, if set.
-    #[serde(
-        rename = "technicalEmailAddress",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "technicalEmailAddress", skip_serializing_if = "Option::is_none")]
     pub technical_email_address: Option<String>,
     /// URI that receives the `event` webhook for events of this account and its descendants, if set.
-    #[serde(rename = "callbackUri", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "callbackUri", skip_serializing_if = "Option::is_none")]
     pub callback_uri: Option<String>,
     /// When the account was created.
     #[serde(rename = "createdAt")]
     pub created_at: ::chrono::DateTime<::chrono::Utc>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for Account {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for Account {
+    const NAME: &'static str = "Account";
+
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "parentId",
+        "name",
+        "friendlyName",
+        "culture",
+        "technicalEmailAddress",
+        "callbackUri",
+        "createdAt",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        let mut f4 = None;
+        let mut f5 = None;
+        let mut f6 = None;
+        let mut f7 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "id" => m.put(&mut f0, "id")?,
+                "parentId" => m.put(&mut f1, "parentId")?,
+                "name" => m.put(&mut f2, "name")?,
+                "friendlyName" => m.put(&mut f3, "friendlyName")?,
+                "culture" => m.put(&mut f4, "culture")?,
+                "technicalEmailAddress" => m.put(&mut f5, "technicalEmailAddress")?,
+                "callbackUri" => m.put(&mut f6, "callbackUri")?,
+                "createdAt" => m.put(&mut f7, "createdAt")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            id: m.take(f0, "id")?,
+            parent_id: m.take(f1, "parentId")?,
+            name: m.take(f2, "name")?,
+            friendly_name: f3.unwrap_or_default(),
+            culture: f4.unwrap_or_default(),
+            technical_email_address: f5.unwrap_or_default(),
+            callback_uri: f6.unwrap_or_default(),
+            created_at: m.take(f7, "createdAt")?,
+        })
+    }
+}
+
 /// Fields of a new child account.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CreateAccountRequest {
     /// Name of the account.
     pub name: String,
     /// Display name of the account.
-    #[serde(
-        rename = "friendlyName",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "friendlyName", skip_serializing_if = "Option::is_none")]
     pub friendly_name: Option<String>,
     /// Default culture as a BCP 47 tag, for example en-US.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub culture: Option<String>,
     /// E-mail address for technical notices.
-    #[serde(
-        rename = "technicalEmailAddress",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "technicalEmailAddress", skip_serializing_if = "Option::is_none")]
     pub technical_email_address: Option<String>,
     /// Absolute https URI that receives the `event` webhook (signed) for events of this account and its descendants.
-    #[serde(
-        rename = "callbackUri",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "callbackUri", skip_serializing_if = "Option::is_none")]
     pub callback_uri: Option<String>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for CreateAccountRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for CreateAccountRequest {
+    const NAME: &'static str = "CreateAccountRequest";
+
+    const FIELDS: &'static [&'static str] = &[
+        "name",
+        "friendlyName",
+        "culture",
+        "technicalEmailAddress",
+        "callbackUri",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        let mut f4 = None;
+        while let Some(k) = m.known_key(Self::FIELDS)? {
+            match k.as_str() {
+                "name" => m.put(&mut f0, "name")?,
+                "friendlyName" => m.put(&mut f1, "friendlyName")?,
+                "culture" => m.put(&mut f2, "culture")?,
+                "technicalEmailAddress" => m.put(&mut f3, "technicalEmailAddress")?,
+                "callbackUri" => m.put(&mut f4, "callbackUri")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            name: m.take(f0, "name")?,
+            friendly_name: f1,
+            culture: f2,
+            technical_email_address: f3,
+            callback_uri: f4,
+        })
+    }
+}
+
 /// Writable fields of an account (full replacement on update: a field left out is cleared). The read-only fields of Account may be sent back as read; they are ignored.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountInput {
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<::uuid::Uuid>,
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(rename = "parentId", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "parentId", skip_serializing_if = "Option::is_none")]
     pub parent_id: Option<::uuid::Uuid>,
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(
-        rename = "createdAt",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "createdAt", skip_serializing_if = "Option::is_none")]
     pub created_at: Option<::chrono::DateTime<::chrono::Utc>>,
     /// Name of the account.
     pub name: String,
     /// Display name of the account.
-    #[serde(rename = "friendlyName", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "friendlyName", skip_serializing_if = "Option::is_none")]
     pub friendly_name: Option<String>,
     /// Default culture as a BCP 47 tag, for example en-US.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub culture: Option<String>,
     /// E-mail address for technical notices.
-    #[serde(
-        rename = "technicalEmailAddress",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "technicalEmailAddress", skip_serializing_if = "Option::is_none")]
     pub technical_email_address: Option<String>,
     /// Absolute https URI that receives the `event` webhook (signed) for events of this account and its descendants.
-    #[serde(rename = "callbackUri", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "callbackUri", skip_serializing_if = "Option::is_none")]
     pub callback_uri: Option<String>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for AccountInput {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for AccountInput {
+    const NAME: &'static str = "AccountInput";
+
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "parentId",
+        "createdAt",
+        "name",
+        "friendlyName",
+        "culture",
+        "technicalEmailAddress",
+        "callbackUri",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        let mut f4 = None;
+        let mut f5 = None;
+        let mut f6 = None;
+        let mut f7 = None;
+        while let Some(k) = m.known_key(Self::FIELDS)? {
+            match k.as_str() {
+                "id" => m.put(&mut f0, "id")?,
+                "parentId" => m.put(&mut f1, "parentId")?,
+                "createdAt" => m.put(&mut f2, "createdAt")?,
+                "name" => m.put(&mut f3, "name")?,
+                "friendlyName" => m.put(&mut f4, "friendlyName")?,
+                "culture" => m.put(&mut f5, "culture")?,
+                "technicalEmailAddress" => m.put(&mut f6, "technicalEmailAddress")?,
+                "callbackUri" => m.put(&mut f7, "callbackUri")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            id: f0,
+            parent_id: f1.unwrap_or_default(),
+            created_at: f2,
+            name: m.take(f3, "name")?,
+            friendly_name: f4.unwrap_or_default(),
+            culture: f5.unwrap_or_default(),
+            technical_email_address: f6.unwrap_or_default(),
+            callback_uri: f7.unwrap_or_default(),
+        })
+    }
+}
+
 /// A new client secret of an account.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ClientSecret {
     /// The account's OAuth 2.0 client id (its account id).
     #[serde(rename = "clientId")]
@@ -147,14 +297,74 @@ pub struct ClientSecret {
     pub client_secret: String,
 }
 
+impl<'de> ::serde::Deserialize<'de> for ClientSecret {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for ClientSecret {
+    const NAME: &'static str = "ClientSecret";
+
+    const FIELDS: &'static [&'static str] = &["clientId", "clientSecret"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "clientId" => m.put(&mut f0, "clientId")?,
+                "clientSecret" => m.put(&mut f1, "clientSecret")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            client_id: m.take(f0, "clientId")?,
+            client_secret: m.take(f1, "clientSecret")?,
+        })
+    }
+}
+
 /// Result of account creation.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CreateAccountResponse {
     /// Id of the new account; also its OAuth 2.0 client id.
     pub id: ::uuid::Uuid,
     /// Client secret of the new account for the client credentials grant. It is shown only this once and stored hashed; it cannot be retrieved again.
     #[serde(rename = "clientSecret")]
     pub client_secret: String,
+}
+
+impl<'de> ::serde::Deserialize<'de> for CreateAccountResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for CreateAccountResponse {
+    const NAME: &'static str = "CreateAccountResponse";
+
+    const FIELDS: &'static [&'static str] = &["id", "clientSecret"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "id" => m.put(&mut f0, "id")?,
+                "clientSecret" => m.put(&mut f1, "clientSecret")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            id: m.take(f0, "id")?,
+            client_secret: m.take(f1, "clientSecret")?,
+        })
+    }
 }
 
 /// Service tier of an asset: 1 = Basic, 2 = Premium.
@@ -404,7 +614,7 @@ impl ::std::str::FromStr for EventType {
 }
 
 /// A tracked asset (for example a vehicle) of an account.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Asset {
     /// Id of the asset.
     pub id: ::uuid::Uuid,
@@ -425,44 +635,81 @@ pub struct Asset {
         ::chrono::DateTime<::chrono::Utc>,
     >,
     /// Telemetry thresholds of the asset; null or absent when none are set.
-    #[serde(rename = "telemetryRules", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "telemetryRules", skip_serializing_if = "Option::is_none")]
     pub telemetry_rules: Option<TelemetryRules>,
     /// True when the asset has been (soft-)deleted; absent means false.
-    #[serde(
-        rename = "isDeleted",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "isDeleted", skip_serializing_if = "Option::is_none")]
     pub is_deleted: Option<bool>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for Asset {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for Asset {
+    const NAME: &'static str = "Asset";
+
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "accountId",
+        "externalId",
+        "name",
+        "tier",
+        "disabledEvents",
+        "telemetryRules",
+        "isDeleted",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        let mut f4 = None;
+        let mut f5 = None;
+        let mut f6 = None;
+        let mut f7 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "id" => m.put(&mut f0, "id")?,
+                "accountId" => m.put(&mut f1, "accountId")?,
+                "externalId" => m.put(&mut f2, "externalId")?,
+                "name" => m.put(&mut f3, "name")?,
+                "tier" => m.put(&mut f4, "tier")?,
+                "disabledEvents" => m.put(&mut f5, "disabledEvents")?,
+                "telemetryRules" => m.put(&mut f6, "telemetryRules")?,
+                "isDeleted" => m.put(&mut f7, "isDeleted")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            id: m.take(f0, "id")?,
+            account_id: m.take(f1, "accountId")?,
+            external_id: m.take(f2, "externalId")?,
+            name: m.take(f3, "name")?,
+            tier: m.take(f4, "tier")?,
+            disabled_events: m.take(f5, "disabledEvents")?,
+            telemetry_rules: f6.unwrap_or_default(),
+            is_deleted: f7,
+        })
+    }
+}
+
 /// Writable fields of an asset (create, and full replacement on update). The read-only fields of the resource may be sent back as read; they are ignored.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AssetInput {
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<::uuid::Uuid>,
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(
-        rename = "accountId",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "accountId", skip_serializing_if = "Option::is_none")]
     pub account_id: Option<::uuid::Uuid>,
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(
-        rename = "isDeleted",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "isDeleted", skip_serializing_if = "Option::is_none")]
     pub is_deleted: Option<bool>,
     /// Client-side identifier, unique among the non-deleted assets of the account.
     #[serde(rename = "externalId")]
@@ -472,116 +719,237 @@ pub struct AssetInput {
     /// Service tier of the asset.
     pub tier: AssetTier,
     /// Snoozed event types: each key is an EventType name (for example SpeedLimitExceeded), each value the instant until which alerts of that event type are suppressed. Unknown keys are rejected with 400. Absent means empty.
-    #[serde(
-        rename = "disabledEvents",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "disabledEvents", skip_serializing_if = "Option::is_none")]
     pub disabled_events: Option<
         ::std::collections::BTreeMap<String, ::chrono::DateTime<::chrono::Utc>>,
     >,
     /// Telemetry thresholds of the asset; null or absent for none.
-    #[serde(rename = "telemetryRules", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "telemetryRules", skip_serializing_if = "Option::is_none")]
     pub telemetry_rules: Option<TelemetryRules>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for AssetInput {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for AssetInput {
+    const NAME: &'static str = "AssetInput";
+
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "accountId",
+        "isDeleted",
+        "externalId",
+        "name",
+        "tier",
+        "disabledEvents",
+        "telemetryRules",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        let mut f4 = None;
+        let mut f5 = None;
+        let mut f6 = None;
+        let mut f7 = None;
+        while let Some(k) = m.known_key(Self::FIELDS)? {
+            match k.as_str() {
+                "id" => m.put(&mut f0, "id")?,
+                "accountId" => m.put(&mut f1, "accountId")?,
+                "isDeleted" => m.put(&mut f2, "isDeleted")?,
+                "externalId" => m.put(&mut f3, "externalId")?,
+                "name" => m.put(&mut f4, "name")?,
+                "tier" => m.put(&mut f5, "tier")?,
+                "disabledEvents" => m.put(&mut f6, "disabledEvents")?,
+                "telemetryRules" => m.put(&mut f7, "telemetryRules")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            id: f0,
+            account_id: f1,
+            is_deleted: f2,
+            external_id: m.take(f3, "externalId")?,
+            name: m.take(f4, "name")?,
+            tier: m.take(f5, "tier")?,
+            disabled_events: f6,
+            telemetry_rules: f7.unwrap_or_default(),
+        })
+    }
+}
+
 /// Telemetry thresholds of an asset. Every field is optional and nullable; absent or null means the check is off. Numeric fields accept a JSON number or a numeric string.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TelemetryRules {
     /// Input (external power) voltage below which InputVoltageLow is raised, in volts.
     #[serde(
         rename = "inputVoltageLowThreshold",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric3>"
+        skip_serializing_if = "Option::is_none"
     )]
     pub input_voltage_low_threshold: Option<f64>,
     /// Internal battery voltage below which BatteryLow is raised, in volts.
     #[serde(
         rename = "batteryVoltageLowThreshold",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric3>"
+        skip_serializing_if = "Option::is_none"
     )]
     pub battery_voltage_low_threshold: Option<f64>,
     /// Internal battery charge below which BatteryLow is raised, in percent (0-100).
     #[serde(
         rename = "batteryPercentageLowThreshold",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric3>"
+        skip_serializing_if = "Option::is_none"
     )]
     pub battery_percentage_low_threshold: Option<f64>,
     /// Speed above which SpeedLimitExceeded is raised, in km/h.
-    #[serde(
-        rename = "speedLimit",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, u32, crate::patterns::Numeric4>"
-    )]
+    #[serde(rename = "speedLimit", skip_serializing_if = "Option::is_none")]
     pub speed_limit: Option<u32>,
     /// Fuel level below which FuelLevelLow is raised, in percent of tank capacity (0-100).
-    #[serde(
-        rename = "fuelLevelLowThreshold",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric3>"
-    )]
+    #[serde(rename = "fuelLevelLowThreshold", skip_serializing_if = "Option::is_none")]
     pub fuel_level_low_threshold: Option<f64>,
     /// AdBlue level below which AdBlueLevelLow is raised, in percent of tank capacity (0-100).
-    #[serde(
-        rename = "adBlueLevelLowThreshold",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric3>"
-    )]
+    #[serde(rename = "adBlueLevelLowThreshold", skip_serializing_if = "Option::is_none")]
     pub ad_blue_level_low_threshold: Option<f64>,
     /// Temperature below which TemperatureLow is raised, in degrees Celsius.
-    #[serde(
-        rename = "temperatureLowThreshold",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric3>"
-    )]
+    #[serde(rename = "temperatureLowThreshold", skip_serializing_if = "Option::is_none")]
     pub temperature_low_threshold: Option<f64>,
     /// Temperature above which TemperatureHigh is raised, in degrees Celsius.
     #[serde(
         rename = "temperatureHighThreshold",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric3>"
+        skip_serializing_if = "Option::is_none"
     )]
     pub temperature_high_threshold: Option<f64>,
     /// Pressure below which PressureLow is raised, in kPa.
-    #[serde(
-        rename = "pressureLowThreshold",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric3>"
-    )]
+    #[serde(rename = "pressureLowThreshold", skip_serializing_if = "Option::is_none")]
     pub pressure_low_threshold: Option<f64>,
     /// Pressure above which PressureHigh is raised, in kPa.
-    #[serde(
-        rename = "pressureHighThreshold",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, f64, crate::patterns::Numeric3>"
-    )]
+    #[serde(rename = "pressureHighThreshold", skip_serializing_if = "Option::is_none")]
     pub pressure_high_threshold: Option<f64>,
     /// Engine speed above which EngineSpeedLimitExceeded is raised, in rpm.
-    #[serde(
-        rename = "engineSpeedLimit",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::numeric_option::<_, u32, crate::patterns::Numeric4>"
-    )]
+    #[serde(rename = "engineSpeedLimit", skip_serializing_if = "Option::is_none")]
     pub engine_speed_limit: Option<u32>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for TelemetryRules {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for TelemetryRules {
+    const NAME: &'static str = "TelemetryRules";
+
+    const FIELDS: &'static [&'static str] = &[
+        "inputVoltageLowThreshold",
+        "batteryVoltageLowThreshold",
+        "batteryPercentageLowThreshold",
+        "speedLimit",
+        "fuelLevelLowThreshold",
+        "adBlueLevelLowThreshold",
+        "temperatureLowThreshold",
+        "temperatureHighThreshold",
+        "pressureLowThreshold",
+        "pressureHighThreshold",
+        "engineSpeedLimit",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        let mut f4 = None;
+        let mut f5 = None;
+        let mut f6 = None;
+        let mut f7 = None;
+        let mut f8 = None;
+        let mut f9 = None;
+        let mut f10 = None;
+        while let Some(k) = m.known_key(Self::FIELDS)? {
+            match k.as_str() {
+                "inputVoltageLowThreshold" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                        >(&mut f0, "inputVoltageLowThreshold")?
+                }
+                "batteryVoltageLowThreshold" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                        >(&mut f1, "batteryVoltageLowThreshold")?
+                }
+                "batteryPercentageLowThreshold" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                        >(&mut f2, "batteryPercentageLowThreshold")?
+                }
+                "speedLimit" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<u32, crate::patterns::Numeric4>,
+                        >(&mut f3, "speedLimit")?
+                }
+                "fuelLevelLowThreshold" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                        >(&mut f4, "fuelLevelLowThreshold")?
+                }
+                "adBlueLevelLowThreshold" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                        >(&mut f5, "adBlueLevelLowThreshold")?
+                }
+                "temperatureLowThreshold" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                        >(&mut f6, "temperatureLowThreshold")?
+                }
+                "temperatureHighThreshold" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                        >(&mut f7, "temperatureHighThreshold")?
+                }
+                "pressureLowThreshold" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                        >(&mut f8, "pressureLowThreshold")?
+                }
+                "pressureHighThreshold" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                        >(&mut f9, "pressureHighThreshold")?
+                }
+                "engineSpeedLimit" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<u32, crate::patterns::Numeric4>,
+                        >(&mut f10, "engineSpeedLimit")?
+                }
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            input_voltage_low_threshold: f0.unwrap_or_default(),
+            battery_voltage_low_threshold: f1.unwrap_or_default(),
+            battery_percentage_low_threshold: f2.unwrap_or_default(),
+            speed_limit: f3.unwrap_or_default(),
+            fuel_level_low_threshold: f4.unwrap_or_default(),
+            ad_blue_level_low_threshold: f5.unwrap_or_default(),
+            temperature_low_threshold: f6.unwrap_or_default(),
+            temperature_high_threshold: f7.unwrap_or_default(),
+            pressure_low_threshold: f8.unwrap_or_default(),
+            pressure_high_threshold: f9.unwrap_or_default(),
+            engine_speed_limit: f10.unwrap_or_default(),
+        })
+    }
+}
+
 /// A rule deciding who is notified, through which channel and when, about one event type of one asset.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AlertRule {
     /// Id of the alert rule.
     pub id: ::uuid::Uuid,
@@ -595,7 +963,6 @@ pub struct AlertRule {
     #[serde(rename = "eventType")]
     pub event_type: EventType,
     /// Evaluation position: the rules of one asset and event type are evaluated in ascending order (lower first); ties are broken by id.
-    #[serde(deserialize_with = "crate::wire::integer::<_, i32>")]
     pub order: i32,
     /// Who is notified.
     pub recipient: Recipient,
@@ -608,10 +975,10 @@ pub struct AlertRule {
     #[serde(rename = "daysOfWeek")]
     pub days_of_week: Vec<DayOfWeek>,
     /// Daily time window in which the rule applies; null or absent means all day.
-    #[serde(rename = "timeOfDay", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "timeOfDay", skip_serializing_if = "Option::is_none")]
     pub time_of_day: Option<TimeOfDay>,
     /// Inclusive date range in which the rule applies; null or absent means always.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub dates: Option<DateRange>,
     /// Geofence ids; when not empty, the rule applies only while the asset is inside at least one of them.
     #[serde(rename = "insideGeofences")]
@@ -621,32 +988,94 @@ pub struct AlertRule {
     pub outside_geofences: Vec<::uuid::Uuid>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for AlertRule {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for AlertRule {
+    const NAME: &'static str = "AlertRule";
+
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "accountId",
+        "assetId",
+        "eventType",
+        "order",
+        "recipient",
+        "channel",
+        "isDisabled",
+        "daysOfWeek",
+        "timeOfDay",
+        "dates",
+        "insideGeofences",
+        "outsideGeofences",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        let mut f4 = None;
+        let mut f5 = None;
+        let mut f6 = None;
+        let mut f7 = None;
+        let mut f8 = None;
+        let mut f9 = None;
+        let mut f10 = None;
+        let mut f11 = None;
+        let mut f12 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "id" => m.put(&mut f0, "id")?,
+                "accountId" => m.put(&mut f1, "accountId")?,
+                "assetId" => m.put(&mut f2, "assetId")?,
+                "eventType" => m.put(&mut f3, "eventType")?,
+                "order" => m.put_with::<crate::wire::AsInteger<i32>>(&mut f4, "order")?,
+                "recipient" => m.put(&mut f5, "recipient")?,
+                "channel" => m.put(&mut f6, "channel")?,
+                "isDisabled" => m.put(&mut f7, "isDisabled")?,
+                "daysOfWeek" => m.put(&mut f8, "daysOfWeek")?,
+                "timeOfDay" => m.put(&mut f9, "timeOfDay")?,
+                "dates" => m.put(&mut f10, "dates")?,
+                "insideGeofences" => m.put(&mut f11, "insideGeofences")?,
+                "outsideGeofences" => m.put(&mut f12, "outsideGeofences")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            id: m.take(f0, "id")?,
+            account_id: m.take(f1, "accountId")?,
+            asset_id: m.take(f2, "assetId")?,
+            event_type: m.take(f3, "eventType")?,
+            order: m.take(f4, "order")?,
+            recipient: m.take(f5, "recipient")?,
+            channel: m.take(f6, "channel")?,
+            is_disabled: m.take(f7, "isDisabled")?,
+            days_of_week: m.take(f8, "daysOfWeek")?,
+            time_of_day: f9.unwrap_or_default(),
+            dates: f10.unwrap_or_default(),
+            inside_geofences: m.take(f11, "insideGeofences")?,
+            outside_geofences: m.take(f12, "outsideGeofences")?,
+        })
+    }
+}
+
 /// Writable fields of an alert rule (create, and full replacement on update). The read-only fields of the resource may be sent back as read; they are ignored.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AlertRuleInput {
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<::uuid::Uuid>,
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(
-        rename = "accountId",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "accountId", skip_serializing_if = "Option::is_none")]
     pub account_id: Option<::uuid::Uuid>,
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(
-        rename = "assetId",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "assetId", skip_serializing_if = "Option::is_none")]
     pub asset_id: Option<::uuid::Uuid>,
     /// Event type the rule is bound to; 1 (Any) matches every event type.
     #[serde(rename = "eventType")]
@@ -654,10 +1083,6 @@ pub struct AlertRuleInput {
     /// Evaluation position: the rules of one asset and event type are evaluated in ascending order (lower first); ties are broken by id.
     ///
     /// Default: `0`.
-    #[serde(
-        default = "defaults::alert_rule_input_order",
-        deserialize_with = "crate::wire::integer::<_, i32>"
-    )]
     pub order: i32,
     /// Who is notified.
     pub recipient: Recipient,
@@ -666,35 +1091,108 @@ pub struct AlertRuleInput {
     /// When true the rule is kept but never fires.
     ///
     /// Default: `false`.
-    #[serde(rename = "isDisabled", default = "defaults::alert_rule_input_is_disabled")]
+    #[serde(rename = "isDisabled")]
     pub is_disabled: bool,
     /// Days (in the recipient's time zone) on which the rule applies; empty means every day.
     ///
     /// Default: `[]`.
-    #[serde(rename = "daysOfWeek", default = "defaults::alert_rule_input_days_of_week")]
+    #[serde(rename = "daysOfWeek")]
     pub days_of_week: Vec<DayOfWeek>,
     /// Daily time window in which the rule applies; null or absent means all day.
-    #[serde(rename = "timeOfDay", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "timeOfDay", skip_serializing_if = "Option::is_none")]
     pub time_of_day: Option<TimeOfDay>,
     /// Inclusive date range in which the rule applies; null or absent means always.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub dates: Option<DateRange>,
     /// Ids of geofences of the same account; when not empty, the rule applies only while the asset is inside at least one of them.
     ///
     /// Default: `[]`.
-    #[serde(
-        rename = "insideGeofences",
-        default = "defaults::alert_rule_input_inside_geofences"
-    )]
+    #[serde(rename = "insideGeofences")]
     pub inside_geofences: Vec<::uuid::Uuid>,
     /// Ids of geofences of the same account; when not empty, the rule applies only while the asset is outside all of them.
     ///
     /// Default: `[]`.
-    #[serde(
-        rename = "outsideGeofences",
-        default = "defaults::alert_rule_input_outside_geofences"
-    )]
+    #[serde(rename = "outsideGeofences")]
     pub outside_geofences: Vec<::uuid::Uuid>,
+}
+
+impl<'de> ::serde::Deserialize<'de> for AlertRuleInput {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for AlertRuleInput {
+    const NAME: &'static str = "AlertRuleInput";
+
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "accountId",
+        "assetId",
+        "eventType",
+        "order",
+        "recipient",
+        "channel",
+        "isDisabled",
+        "daysOfWeek",
+        "timeOfDay",
+        "dates",
+        "insideGeofences",
+        "outsideGeofences",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        let mut f4 = None;
+        let mut f5 = None;
+        let mut f6 = None;
+        let mut f7 = None;
+        let mut f8 = None;
+        let mut f9 = None;
+        let mut f10 = None;
+        let mut f11 = None;
+        let mut f12 = None;
+        while let Some(k) = m.known_key(Self::FIELDS)? {
+            match k.as_str() {
+                "id" => m.put(&mut f0, "id")?,
+                "accountId" => m.put(&mut f1, "accountId")?,
+                "assetId" => m.put(&mut f2, "assetId")?,
+                "eventType" => m.put(&mut f3, "eventType")?,
+                "order" => m.put_with::<crate::wire::AsInteger<i32>>(&mut f4, "order")?,
+                "recipient" => m.put(&mut f5, "recipient")?,
+                "channel" => m.put(&mut f6, "channel")?,
+                "isDisabled" => m.put(&mut f7, "isDisabled")?,
+                "daysOfWeek" => m.put(&mut f8, "daysOfWeek")?,
+                "timeOfDay" => m.put(&mut f9, "timeOfDay")?,
+                "dates" => m.put(&mut f10, "dates")?,
+                "insideGeofences" => m.put(&mut f11, "insideGeofences")?,
+                "outsideGeofences" => m.put(&mut f12, "outsideGeofences")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            id: f0,
+            account_id: f1,
+            asset_id: f2,
+            event_type: m.take(f3, "eventType")?,
+            order: f4.unwrap_or_else(defaults::alert_rule_input_order),
+            recipient: m.take(f5, "recipient")?,
+            channel: m.take(f6, "channel")?,
+            is_disabled: f7.unwrap_or_else(defaults::alert_rule_input_is_disabled),
+            days_of_week: f8.unwrap_or_else(defaults::alert_rule_input_days_of_week),
+            time_of_day: f9.unwrap_or_default(),
+            dates: f10.unwrap_or_default(),
+            inside_geofences: f11
+                .unwrap_or_else(defaults::alert_rule_input_inside_geofences),
+            outside_geofences: f12
+                .unwrap_or_else(defaults::alert_rule_input_outside_geofences),
+        })
+    }
 }
 
 /// A day of the week.
@@ -774,8 +1272,7 @@ impl ::std::str::FromStr for DayOfWeek {
 }
 
 /// Daily time window, local to the recipient's timeZone. When from is later than to, the window wraps past midnight (for example 22:00 to 06:00).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TimeOfDay {
     /// Start of the window, HH:mm (24-hour clock), inclusive.
     pub from: String,
@@ -783,9 +1280,38 @@ pub struct TimeOfDay {
     pub to: String,
 }
 
+impl<'de> ::serde::Deserialize<'de> for TimeOfDay {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for TimeOfDay {
+    const NAME: &'static str = "TimeOfDay";
+
+    const FIELDS: &'static [&'static str] = &["from", "to"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        while let Some(k) = m.known_key(Self::FIELDS)? {
+            match k.as_str() {
+                "from" => m.put(&mut f0, "from")?,
+                "to" => m.put(&mut f1, "to")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            from: m.take(f0, "from")?,
+            to: m.take(f1, "to")?,
+        })
+    }
+}
+
 /// Inclusive range of calendar dates (in the recipient's time zone); from <= to.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DateRange {
     /// First day of the range (YYYY-MM-DD), inclusive.
     pub from: ::chrono::NaiveDate,
@@ -793,9 +1319,38 @@ pub struct DateRange {
     pub to: ::chrono::NaiveDate,
 }
 
+impl<'de> ::serde::Deserialize<'de> for DateRange {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for DateRange {
+    const NAME: &'static str = "DateRange";
+
+    const FIELDS: &'static [&'static str] = &["from", "to"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        while let Some(k) = m.known_key(Self::FIELDS)? {
+            match k.as_str() {
+                "from" => m.put(&mut f0, "from")?,
+                "to" => m.put(&mut f1, "to")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            from: m.take(f0, "from")?,
+            to: m.take(f1, "to")?,
+        })
+    }
+}
+
 /// The person notified by an alert rule.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Recipient {
     /// Language and formatting of notifications as a BCP 47 tag, for example en-US.
     pub culture: String,
@@ -803,20 +1358,52 @@ pub struct Recipient {
     #[serde(rename = "timeZone")]
     pub time_zone: String,
     /// Phone number in E.164 form, for example +4915112345678; required by the call and sms channels.
-    #[serde(
-        rename = "phoneNumber",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "phoneNumber", skip_serializing_if = "Option::is_none")]
     pub phone_number: Option<String>,
     /// Free text describing the recipient.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+}
+
+impl<'de> ::serde::Deserialize<'de> for Recipient {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for Recipient {
+    const NAME: &'static str = "Recipient";
+
+    const FIELDS: &'static [&'static str] = &[
+        "culture",
+        "timeZone",
+        "phoneNumber",
+        "description",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        while let Some(k) = m.known_key(Self::FIELDS)? {
+            match k.as_str() {
+                "culture" => m.put(&mut f0, "culture")?,
+                "timeZone" => m.put(&mut f1, "timeZone")?,
+                "phoneNumber" => m.put(&mut f2, "phoneNumber")?,
+                "description" => m.put(&mut f3, "description")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            culture: m.take(f0, "culture")?,
+            time_zone: m.take(f1, "timeZone")?,
+            phone_number: f2,
+            description: f3,
+        })
+    }
 }
 
 /// Notification channel kind; names the Channel sub-object that must be present.
@@ -879,77 +1466,176 @@ impl ::std::str::FromStr for ChannelType {
 }
 
 /// How a recipient is notified. Exactly the sub-object named by type must be present; the others must be absent. call and sms require recipient.phoneNumber.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Channel {
     /// Channel kind.
     pub r#type: ChannelType,
     /// Settings of a phone call; present exactly when type is call.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub call: Option<CallChannel>,
     /// Settings of an SMS; present exactly when type is sms.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sms: Option<SmsChannel>,
     /// Settings of a Telegram message; present exactly when type is telegram.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub telegram: Option<TelegramChannel>,
     /// Settings of an e-mail; present exactly when type is email.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub email: Option<EmailChannel>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for Channel {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for Channel {
+    const NAME: &'static str = "Channel";
+
+    const FIELDS: &'static [&'static str] = &[
+        "type",
+        "call",
+        "sms",
+        "telegram",
+        "email",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        let mut f4 = None;
+        while let Some(k) = m.known_key(Self::FIELDS)? {
+            match k.as_str() {
+                "type" => m.put(&mut f0, "type")?,
+                "call" => m.put(&mut f1, "call")?,
+                "sms" => m.put(&mut f2, "sms")?,
+                "telegram" => m.put(&mut f3, "telegram")?,
+                "email" => m.put(&mut f4, "email")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            r#type: m.take(f0, "type")?,
+            call: f1,
+            sms: f2,
+            telegram: f3,
+            email: f4,
+        })
+    }
+}
+
 /// Phone call to recipient.phoneNumber; has no settings.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CallChannel {}
 
+impl<'de> ::serde::Deserialize<'de> for CallChannel {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for CallChannel {
+    const NAME: &'static str = "CallChannel";
+
+    const FIELDS: &'static [&'static str] = &[];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        while m.known_key(Self::FIELDS)?.is_some() {
+            m.skip()?
+        }
+        Ok(Self {})
+    }
+}
+
 /// SMS to recipient.phoneNumber.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct SmsChannel {
     /// When true the recipient can answer the message (for example to acknowledge).
     ///
     /// Default: `false`.
-    #[serde(rename = "isInteractive", default = "defaults::sms_channel_is_interactive")]
+    #[serde(rename = "isInteractive")]
     pub is_interactive: bool,
 }
 
+impl<'de> ::serde::Deserialize<'de> for SmsChannel {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for SmsChannel {
+    const NAME: &'static str = "SmsChannel";
+
+    const FIELDS: &'static [&'static str] = &["isInteractive"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        while let Some(k) = m.known_key(Self::FIELDS)? {
+            match k.as_str() {
+                "isInteractive" => m.put(&mut f0, "isInteractive")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            is_interactive: f0.unwrap_or_else(defaults::sms_channel_is_interactive),
+        })
+    }
+}
+
 /// Telegram message to a chat.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TelegramChannel {
     /// Telegram chat id to send to.
-    #[serde(rename = "chatId", deserialize_with = "crate::wire::integer::<_, i64>")]
+    #[serde(rename = "chatId")]
     pub chat_id: i64,
     /// When true the message offers reply buttons (for example to acknowledge).
     ///
     /// Default: `false`.
-    #[serde(
-        rename = "isInteractive",
-        default = "defaults::telegram_channel_is_interactive"
-    )]
+    #[serde(rename = "isInteractive")]
     pub is_interactive: bool,
 }
 
+impl<'de> ::serde::Deserialize<'de> for TelegramChannel {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for TelegramChannel {
+    const NAME: &'static str = "TelegramChannel";
+
+    const FIELDS: &'static [&'static str] = &["chatId", "isInteractive"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        while let Some(k) = m.known_key(Self::FIELDS)? {
+            match k.as_str() {
+                "chatId" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f0, "chatId")?,
+                "isInteractive" => m.put(&mut f1, "isInteractive")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            chat_id: m.take(f0, "chatId")?,
+            is_interactive: f1.unwrap_or_else(defaults::telegram_channel_is_interactive),
+        })
+    }
+}
+
 /// E-mail to an address.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct EmailChannel {
     /// Address to send to.
     #[serde(rename = "emailAddress")]
@@ -957,15 +1643,42 @@ pub struct EmailChannel {
     /// When true the e-mail contains reply links (for example to acknowledge).
     ///
     /// Default: `false`.
-    #[serde(
-        rename = "isInteractive",
-        default = "defaults::email_channel_is_interactive"
-    )]
+    #[serde(rename = "isInteractive")]
     pub is_interactive: bool,
 }
 
+impl<'de> ::serde::Deserialize<'de> for EmailChannel {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for EmailChannel {
+    const NAME: &'static str = "EmailChannel";
+
+    const FIELDS: &'static [&'static str] = &["emailAddress", "isInteractive"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        while let Some(k) = m.known_key(Self::FIELDS)? {
+            match k.as_str() {
+                "emailAddress" => m.put(&mut f0, "emailAddress")?,
+                "isInteractive" => m.put(&mut f1, "isInteractive")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            email_address: m.take(f0, "emailAddress")?,
+            is_interactive: f1.unwrap_or_else(defaults::email_channel_is_interactive),
+        })
+    }
+}
+
 /// A polygon area of an account that alert rules can reference.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Geofence {
     /// Id of the geofence.
     pub id: ::uuid::Uuid,
@@ -981,24 +1694,59 @@ pub struct Geofence {
     pub polygon: GeoJsonPolygon,
 }
 
+impl<'de> ::serde::Deserialize<'de> for Geofence {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for Geofence {
+    const NAME: &'static str = "Geofence";
+
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "accountId",
+        "externalId",
+        "name",
+        "polygon",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        let mut f4 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "id" => m.put(&mut f0, "id")?,
+                "accountId" => m.put(&mut f1, "accountId")?,
+                "externalId" => m.put(&mut f2, "externalId")?,
+                "name" => m.put(&mut f3, "name")?,
+                "polygon" => m.put(&mut f4, "polygon")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            id: m.take(f0, "id")?,
+            account_id: m.take(f1, "accountId")?,
+            external_id: m.take(f2, "externalId")?,
+            name: m.take(f3, "name")?,
+            polygon: m.take(f4, "polygon")?,
+        })
+    }
+}
+
 /// Writable fields of a geofence (create, and full replacement on update). The read-only fields of the resource may be sent back as read; they are ignored.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GeofenceInput {
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<::uuid::Uuid>,
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(
-        rename = "accountId",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "accountId", skip_serializing_if = "Option::is_none")]
     pub account_id: Option<::uuid::Uuid>,
     /// Client-side identifier, unique among the geofences of the account.
     #[serde(rename = "externalId")]
@@ -1009,9 +1757,53 @@ pub struct GeofenceInput {
     pub polygon: GeoJsonPolygon,
 }
 
+impl<'de> ::serde::Deserialize<'de> for GeofenceInput {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for GeofenceInput {
+    const NAME: &'static str = "GeofenceInput";
+
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "accountId",
+        "externalId",
+        "name",
+        "polygon",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        let mut f4 = None;
+        while let Some(k) = m.known_key(Self::FIELDS)? {
+            match k.as_str() {
+                "id" => m.put(&mut f0, "id")?,
+                "accountId" => m.put(&mut f1, "accountId")?,
+                "externalId" => m.put(&mut f2, "externalId")?,
+                "name" => m.put(&mut f3, "name")?,
+                "polygon" => m.put(&mut f4, "polygon")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            id: f0,
+            account_id: f1,
+            external_id: m.take(f2, "externalId")?,
+            name: m.take(f3, "name")?,
+            polygon: m.take(f4, "polygon")?,
+        })
+    }
+}
+
 /// RFC 7946 GeoJSON Polygon geometry. The first ring is the exterior boundary, any further rings are holes. Each ring is closed (its first and last positions are equal) and has at least four positions. Positions are [longitude, latitude] in degrees, longitude within -180..180 and latitude within -90..90; the service validates all of this. Members other than type and coordinates (GeoJSON foreign members, bbox) are rejected.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GeoJsonPolygon {
     /// GeoJSON geometry type; always Polygon.
     pub r#type: GeoJsonPolygonType,
@@ -1019,8 +1811,38 @@ pub struct GeoJsonPolygon {
     pub coordinates: Vec<Vec<Vec<f64>>>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for GeoJsonPolygon {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for GeoJsonPolygon {
+    const NAME: &'static str = "GeoJsonPolygon";
+
+    const FIELDS: &'static [&'static str] = &["type", "coordinates"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        while let Some(k) = m.known_key(Self::FIELDS)? {
+            match k.as_str() {
+                "type" => m.put(&mut f0, "type")?,
+                "coordinates" => m.put(&mut f1, "coordinates")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            r#type: m.take(f0, "type")?,
+            coordinates: m.take(f1, "coordinates")?,
+        })
+    }
+}
+
 /// A short-lived token for telemetry ingestion.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IngestionToken {
     /// Id of the token (to list or revoke it).
     pub id: ::uuid::Uuid,
@@ -1031,8 +1853,41 @@ pub struct IngestionToken {
     pub expires_at: ::chrono::DateTime<::chrono::Utc>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for IngestionToken {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for IngestionToken {
+    const NAME: &'static str = "IngestionToken";
+
+    const FIELDS: &'static [&'static str] = &["id", "token", "expiresAt"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "id" => m.put(&mut f0, "id")?,
+                "token" => m.put(&mut f1, "token")?,
+                "expiresAt" => m.put(&mut f2, "expiresAt")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            id: m.take(f0, "id")?,
+            token: m.take(f1, "token")?,
+            expires_at: m.take(f2, "expiresAt")?,
+        })
+    }
+}
+
 /// An unexpired ingestion token, without its secret.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IngestionTokenInfo {
     /// Id of the token (to revoke it).
     pub id: ::uuid::Uuid,
@@ -1050,8 +1905,53 @@ pub struct IngestionTokenInfo {
     pub expires_at: ::chrono::DateTime<::chrono::Utc>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for IngestionTokenInfo {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for IngestionTokenInfo {
+    const NAME: &'static str = "IngestionTokenInfo";
+
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "accountId",
+        "issuedBy",
+        "createdAt",
+        "expiresAt",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        let mut f4 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "id" => m.put(&mut f0, "id")?,
+                "accountId" => m.put(&mut f1, "accountId")?,
+                "issuedBy" => m.put(&mut f2, "issuedBy")?,
+                "createdAt" => m.put(&mut f3, "createdAt")?,
+                "expiresAt" => m.put(&mut f4, "expiresAt")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            id: m.take(f0, "id")?,
+            account_id: m.take(f1, "accountId")?,
+            issued_by: m.take(f2, "issuedBy")?,
+            created_at: m.take(f3, "createdAt")?,
+            expires_at: m.take(f4, "expiresAt")?,
+        })
+    }
+}
+
 /// A signed, short-lived link to the read-only asset portal page of an account.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct PortalLink {
     /// Signed URL of the form {public base URL}/portal/{accountId}?expires=...&signature=...; opens a read-only page listing the account's assets.
     pub url: String,
@@ -1060,316 +1960,576 @@ pub struct PortalLink {
     pub expires_at: ::chrono::DateTime<::chrono::Utc>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for PortalLink {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for PortalLink {
+    const NAME: &'static str = "PortalLink";
+
+    const FIELDS: &'static [&'static str] = &["url", "expiresAt"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "url" => m.put(&mut f0, "url")?,
+                "expiresAt" => m.put(&mut f1, "expiresAt")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            url: m.take(f0, "url")?,
+            expires_at: m.take(f1, "expiresAt")?,
+        })
+    }
+}
+
 /// Form parameters of the token request (RFC 6749 section 4.4.2). All are optional in this schema because the service itself answers missing or invalid ones with RFC 6749 errors. grant_type must be client_credentials. Client credentials go either here or in HTTP Basic authentication, not both.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TokenRequest {
     /// Must be client_credentials.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub grant_type: Option<String>,
     /// Client id (the account id), when not sent with HTTP Basic.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub client_id: Option<String>,
     /// Client secret, when not sent with HTTP Basic.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub client_secret: Option<String>,
     /// Requested scopes; none are defined, so any non-empty value is rejected with invalid_scope.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for TokenRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for TokenRequest {
+    const NAME: &'static str = "TokenRequest";
+
+    const FIELDS: &'static [&'static str] = &[
+        "grant_type",
+        "client_id",
+        "client_secret",
+        "scope",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "grant_type" => m.put(&mut f0, "grant_type")?,
+                "client_id" => m.put(&mut f1, "client_id")?,
+                "client_secret" => m.put(&mut f2, "client_secret")?,
+                "scope" => m.put(&mut f3, "scope")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            grant_type: f0,
+            client_id: f1,
+            client_secret: f2,
+            scope: f3,
+        })
+    }
+}
+
 /// Successful token response (RFC 6749 section 5.1).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TokenResponse {
     /// The access token, a JWT (HS256); send it as Authorization Bearer.
     pub access_token: String,
     /// Token type; always Bearer.
     pub token_type: TokenResponseTokenType,
     /// Lifetime of the access token in seconds (3600).
-    #[serde(deserialize_with = "crate::wire::integer::<_, i32>")]
     pub expires_in: i32,
 }
 
+impl<'de> ::serde::Deserialize<'de> for TokenResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for TokenResponse {
+    const NAME: &'static str = "TokenResponse";
+
+    const FIELDS: &'static [&'static str] = &[
+        "access_token",
+        "token_type",
+        "expires_in",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "access_token" => m.put(&mut f0, "access_token")?,
+                "token_type" => m.put(&mut f1, "token_type")?,
+                "expires_in" => {
+                    m.put_with::<crate::wire::AsInteger<i32>>(&mut f2, "expires_in")?
+                }
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            access_token: m.take(f0, "access_token")?,
+            token_type: m.take(f1, "token_type")?,
+            expires_in: m.take(f2, "expires_in")?,
+        })
+    }
+}
+
 /// Error response of the token endpoint (RFC 6749 section 5.2).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct OAuthError {
     /// RFC 6749 error code.
     pub error: OAuthErrorError,
     /// Human-readable explanation of the error.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub error_description: Option<String>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for OAuthError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for OAuthError {
+    const NAME: &'static str = "OAuthError";
+
+    const FIELDS: &'static [&'static str] = &["error", "error_description"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "error" => m.put(&mut f0, "error")?,
+                "error_description" => m.put(&mut f1, "error_description")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            error: m.take(f0, "error")?,
+            error_description: f1,
+        })
+    }
+}
+
 /// A batch of telemetry points of one account (the ingestion token's).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TelemetryBatch {
     /// Up to 1,000 points, of any assets of the account, in any order.
     pub points: Vec<TelemetryPoint>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for TelemetryBatch {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for TelemetryBatch {
+    const NAME: &'static str = "TelemetryBatch";
+
+    const FIELDS: &'static [&'static str] = &["points"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        while let Some(k) = m.known_key(Self::FIELDS)? {
+            match k.as_str() {
+                "points" => m.put(&mut f0, "points")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            points: m.take(f0, "points")?,
+        })
+    }
+}
+
 /// One report of a tracker. Name the asset by exactly one of assetId and externalId. Every reading is optional; a reading that is absent keeps its last known value for detection. Ranges are checked per point (see ingestTelemetry).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TelemetryPoint {
     /// Id of the asset.
-    #[serde(
-        rename = "assetId",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "assetId", skip_serializing_if = "Option::is_none")]
     pub asset_id: Option<::uuid::Uuid>,
     /// externalId of a non-deleted asset of the token's account.
-    #[serde(
-        rename = "externalId",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "externalId", skip_serializing_if = "Option::is_none")]
     pub external_id: Option<String>,
     /// When the tracker measured the values (becomes an event's occurredAt).
     pub timestamp: ::chrono::DateTime<::chrono::Utc>,
     /// WGS84 latitude in degrees, -90..90.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub latitude: Option<f64>,
     /// WGS84 longitude in degrees, -180..180.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub longitude: Option<f64>,
     /// Ground speed in km/h, at least 0.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub speed: Option<f64>,
     /// Course over ground in degrees clockwise from north, 0..360.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub heading: Option<f64>,
     /// Whether the ignition is on.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ignition: Option<bool>,
     /// External (vehicle) power input in volts, at least 0.
-    #[serde(
-        rename = "inputVoltage",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "inputVoltage", skip_serializing_if = "Option::is_none")]
     pub input_voltage: Option<f64>,
     /// Tracker backup battery in volts, at least 0.
-    #[serde(
-        rename = "batteryVoltage",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "batteryVoltage", skip_serializing_if = "Option::is_none")]
     pub battery_voltage: Option<f64>,
     /// Tracker backup battery charge in percent, 0..100.
-    #[serde(
-        rename = "batteryPercentage",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "batteryPercentage", skip_serializing_if = "Option::is_none")]
     pub battery_percentage: Option<f64>,
     /// Fuel level in percent of tank capacity, 0..100.
-    #[serde(
-        rename = "fuelLevel",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "fuelLevel", skip_serializing_if = "Option::is_none")]
     pub fuel_level: Option<f64>,
     /// AdBlue (DEF) level in percent of tank capacity, 0..100.
-    #[serde(
-        rename = "adBlueLevel",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "adBlueLevel", skip_serializing_if = "Option::is_none")]
     pub ad_blue_level: Option<f64>,
     /// Temperature in degrees Celsius.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
     /// Pressure in kPa.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pressure: Option<f64>,
     /// Engine speed in rpm, at least 0.
-    #[serde(
-        rename = "engineSpeed",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "engineSpeed", skip_serializing_if = "Option::is_none")]
     pub engine_speed: Option<f64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub signals: Option<DeviceSignals>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for TelemetryPoint {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for TelemetryPoint {
+    const NAME: &'static str = "TelemetryPoint";
+
+    const FIELDS: &'static [&'static str] = &[
+        "assetId",
+        "externalId",
+        "timestamp",
+        "latitude",
+        "longitude",
+        "speed",
+        "heading",
+        "ignition",
+        "inputVoltage",
+        "batteryVoltage",
+        "batteryPercentage",
+        "fuelLevel",
+        "adBlueLevel",
+        "temperature",
+        "pressure",
+        "engineSpeed",
+        "signals",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        let mut f4 = None;
+        let mut f5 = None;
+        let mut f6 = None;
+        let mut f7 = None;
+        let mut f8 = None;
+        let mut f9 = None;
+        let mut f10 = None;
+        let mut f11 = None;
+        let mut f12 = None;
+        let mut f13 = None;
+        let mut f14 = None;
+        let mut f15 = None;
+        let mut f16 = None;
+        while let Some(k) = m.known_key(Self::FIELDS)? {
+            match k.as_str() {
+                "assetId" => m.put(&mut f0, "assetId")?,
+                "externalId" => m.put(&mut f1, "externalId")?,
+                "timestamp" => m.put(&mut f2, "timestamp")?,
+                "latitude" => m.put(&mut f3, "latitude")?,
+                "longitude" => m.put(&mut f4, "longitude")?,
+                "speed" => m.put(&mut f5, "speed")?,
+                "heading" => m.put(&mut f6, "heading")?,
+                "ignition" => m.put(&mut f7, "ignition")?,
+                "inputVoltage" => m.put(&mut f8, "inputVoltage")?,
+                "batteryVoltage" => m.put(&mut f9, "batteryVoltage")?,
+                "batteryPercentage" => m.put(&mut f10, "batteryPercentage")?,
+                "fuelLevel" => m.put(&mut f11, "fuelLevel")?,
+                "adBlueLevel" => m.put(&mut f12, "adBlueLevel")?,
+                "temperature" => m.put(&mut f13, "temperature")?,
+                "pressure" => m.put(&mut f14, "pressure")?,
+                "engineSpeed" => m.put(&mut f15, "engineSpeed")?,
+                "signals" => m.put(&mut f16, "signals")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            asset_id: f0,
+            external_id: f1,
+            timestamp: m.take(f2, "timestamp")?,
+            latitude: f3,
+            longitude: f4,
+            speed: f5,
+            heading: f6,
+            ignition: f7,
+            input_voltage: f8,
+            battery_voltage: f9,
+            battery_percentage: f10,
+            fuel_level: f11,
+            ad_blue_level: f12,
+            temperature: f13,
+            pressure: f14,
+            engine_speed: f15,
+            signals: f16,
+        })
+    }
+}
+
 /// Conditions the device reports because the server cannot derive them. `true` means the condition is present (its episode starts), `false` that it has ended; an absent flag leaves the condition as it was.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DeviceSignals {
     /// Alarm (panic button, siren); raises AlarmTriggered.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub alarm: Option<bool>,
     /// Device tampering; raises Tampering.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tampering: Option<bool>,
     /// GNSS or GSM jamming; raises Jammed.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub jamming: Option<bool>,
     /// Crash detected by the device; raises AccidentOccurred.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub accident: Option<bool>,
     /// Harsh cornering; raises HardCornering.
-    #[serde(
-        rename = "hardCornering",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "hardCornering", skip_serializing_if = "Option::is_none")]
     pub hard_cornering: Option<bool>,
     /// Movement or use during a lockdown; raises LockdownViolated.
-    #[serde(
-        rename = "lockdownViolation",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "lockdownViolation", skip_serializing_if = "Option::is_none")]
     pub lockdown_violation: Option<bool>,
     /// A paired tag or trailer was left behind; raises AssetLeftBehind.
-    #[serde(
-        rename = "leftBehind",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "leftBehind", skip_serializing_if = "Option::is_none")]
     pub left_behind: Option<bool>,
     /// External power cut; raises InputPowerDisconnected.
-    #[serde(
-        rename = "powerDisconnected",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "powerDisconnected", skip_serializing_if = "Option::is_none")]
     pub power_disconnected: Option<bool>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for DeviceSignals {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for DeviceSignals {
+    const NAME: &'static str = "DeviceSignals";
+
+    const FIELDS: &'static [&'static str] = &[
+        "alarm",
+        "tampering",
+        "jamming",
+        "accident",
+        "hardCornering",
+        "lockdownViolation",
+        "leftBehind",
+        "powerDisconnected",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        let mut f4 = None;
+        let mut f5 = None;
+        let mut f6 = None;
+        let mut f7 = None;
+        while let Some(k) = m.known_key(Self::FIELDS)? {
+            match k.as_str() {
+                "alarm" => m.put(&mut f0, "alarm")?,
+                "tampering" => m.put(&mut f1, "tampering")?,
+                "jamming" => m.put(&mut f2, "jamming")?,
+                "accident" => m.put(&mut f3, "accident")?,
+                "hardCornering" => m.put(&mut f4, "hardCornering")?,
+                "lockdownViolation" => m.put(&mut f5, "lockdownViolation")?,
+                "leftBehind" => m.put(&mut f6, "leftBehind")?,
+                "powerDisconnected" => m.put(&mut f7, "powerDisconnected")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            alarm: f0,
+            tampering: f1,
+            jamming: f2,
+            accident: f3,
+            hard_cornering: f4,
+            lockdown_violation: f5,
+            left_behind: f6,
+            power_disconnected: f7,
+        })
+    }
+}
+
 /// What became of each point of a batch.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TelemetryBatchResult {
     /// Number of points stored.
-    #[serde(deserialize_with = "crate::wire::integer::<_, i32>")]
     pub accepted: i32,
     /// Number of points that repeated a stored point (same asset and timestamp).
-    #[serde(deserialize_with = "crate::wire::integer::<_, i32>")]
     pub duplicates: i32,
     /// Number of points rejected.
-    #[serde(deserialize_with = "crate::wire::integer::<_, i32>")]
     pub rejected: i32,
     /// One result per point, in request order.
     pub results: Vec<PointResult>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for TelemetryBatchResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for TelemetryBatchResult {
+    const NAME: &'static str = "TelemetryBatchResult";
+
+    const FIELDS: &'static [&'static str] = &[
+        "accepted",
+        "duplicates",
+        "rejected",
+        "results",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "accepted" => {
+                    m.put_with::<crate::wire::AsInteger<i32>>(&mut f0, "accepted")?
+                }
+                "duplicates" => {
+                    m.put_with::<crate::wire::AsInteger<i32>>(&mut f1, "duplicates")?
+                }
+                "rejected" => {
+                    m.put_with::<crate::wire::AsInteger<i32>>(&mut f2, "rejected")?
+                }
+                "results" => m.put(&mut f3, "results")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            accepted: m.take(f0, "accepted")?,
+            duplicates: m.take(f1, "duplicates")?,
+            rejected: m.take(f2, "rejected")?,
+            results: m.take(f3, "results")?,
+        })
+    }
+}
+
 /// The outcome of one telemetry point.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct PointResult {
     /// Position of the point in the request (0-based).
-    #[serde(deserialize_with = "crate::wire::integer::<_, i32>")]
     pub index: i32,
     /// accepted (stored), duplicate (already stored; nothing changed) or rejected.
     pub status: PointResultStatus,
     /// The asset the point was matched to, when it was.
-    #[serde(
-        rename = "assetId",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "assetId", skip_serializing_if = "Option::is_none")]
     pub asset_id: Option<::uuid::Uuid>,
     /// Why the point was rejected; only for rejected points.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<PointResultReason>,
     /// Human-readable detail of a rejection (names the offending field).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for PointResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for PointResult {
+    const NAME: &'static str = "PointResult";
+
+    const FIELDS: &'static [&'static str] = &[
+        "index",
+        "status",
+        "assetId",
+        "reason",
+        "message",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        let mut f4 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "index" => m.put_with::<crate::wire::AsInteger<i32>>(&mut f0, "index")?,
+                "status" => m.put(&mut f1, "status")?,
+                "assetId" => m.put(&mut f2, "assetId")?,
+                "reason" => m.put(&mut f3, "reason")?,
+                "message" => m.put(&mut f4, "message")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            index: m.take(f0, "index")?,
+            status: m.take(f1, "status")?,
+            asset_id: f2,
+            reason: f3,
+            message: f4,
+        })
+    }
+}
+
 /// A WGS84 position.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Position {
     /// Latitude in degrees.
     pub latitude: f64,
@@ -1377,66 +2537,117 @@ pub struct Position {
     pub longitude: f64,
 }
 
+impl<'de> ::serde::Deserialize<'de> for Position {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for Position {
+    const NAME: &'static str = "Position";
+
+    const FIELDS: &'static [&'static str] = &["latitude", "longitude"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "latitude" => m.put(&mut f0, "latitude")?,
+                "longitude" => m.put(&mut f1, "longitude")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            latitude: m.take(f0, "latitude")?,
+            longitude: m.take(f1, "longitude")?,
+        })
+    }
+}
+
 /// The values that triggered an event; which ones are present depends on its type (value and threshold for thresholds and limits, geofenceId for geofence events, fromCountry and toCountry for border crossings, episodeStartedAt for conditions that must last a minimum duration).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct EventDetails {
     /// The reading that triggered the event, in the unit of its threshold.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<f64>,
     /// The threshold or limit it crossed (from the asset's telemetryRules).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub threshold: Option<f64>,
     /// What value and threshold measure (tells BatteryLow by voltage from by percentage).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub quantity: Option<EventDetailsQuantity>,
     /// The geofence entered or exited.
-    #[serde(
-        rename = "geofenceId",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "geofenceId", skip_serializing_if = "Option::is_none")]
     pub geofence_id: Option<::uuid::Uuid>,
     /// ISO 3166-1 alpha-2 code of the country left.
-    #[serde(
-        rename = "fromCountry",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "fromCountry", skip_serializing_if = "Option::is_none")]
     pub from_country: Option<String>,
     /// ISO 3166-1 alpha-2 code of the country entered.
-    #[serde(
-        rename = "toCountry",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "toCountry", skip_serializing_if = "Option::is_none")]
     pub to_country: Option<String>,
     /// When the condition began, if it had to last a minimum duration first.
-    #[serde(
-        rename = "episodeStartedAt",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "episodeStartedAt", skip_serializing_if = "Option::is_none")]
     pub episode_started_at: Option<::chrono::DateTime<::chrono::Utc>>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for EventDetails {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for EventDetails {
+    const NAME: &'static str = "EventDetails";
+
+    const FIELDS: &'static [&'static str] = &[
+        "value",
+        "threshold",
+        "quantity",
+        "geofenceId",
+        "fromCountry",
+        "toCountry",
+        "episodeStartedAt",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        let mut f4 = None;
+        let mut f5 = None;
+        let mut f6 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "value" => m.put(&mut f0, "value")?,
+                "threshold" => m.put(&mut f1, "threshold")?,
+                "quantity" => m.put(&mut f2, "quantity")?,
+                "geofenceId" => m.put(&mut f3, "geofenceId")?,
+                "fromCountry" => m.put(&mut f4, "fromCountry")?,
+                "toCountry" => m.put(&mut f5, "toCountry")?,
+                "episodeStartedAt" => m.put(&mut f6, "episodeStartedAt")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            value: f0,
+            threshold: f1,
+            quantity: f2,
+            geofence_id: f3,
+            from_country: f4,
+            to_country: f5,
+            episode_started_at: f6,
+        })
+    }
+}
+
 /// Something that happened to an asset, detected from its telemetry.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Event {
     /// Id of the event.
     pub id: ::uuid::Uuid,
@@ -1454,26 +2665,91 @@ pub struct Event {
     /// When the service detected it (received the point).
     #[serde(rename = "detectedAt")]
     pub detected_at: ::chrono::DateTime<::chrono::Utc>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<Position>,
     pub details: EventDetails,
     /// True when the asset's disabledEvents snoozed this event type at occurredAt: the event is recorded, but no alert rule was notified (webhooks still are).
     #[serde(rename = "notificationsSuppressed")]
     pub notifications_suppressed: bool,
     /// When the event was first acknowledged, if it was.
-    #[serde(rename = "acknowledgedAt", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "acknowledgedAt", skip_serializing_if = "Option::is_none")]
     pub acknowledged_at: Option<::chrono::DateTime<::chrono::Utc>>,
     /// Who acknowledged it first: `account:<id>` (through this API) or `rule:<id>` (a recipient through the acknowledgement link of an interactive notification).
-    #[serde(rename = "acknowledgedBy", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "acknowledgedBy", skip_serializing_if = "Option::is_none")]
     pub acknowledged_by: Option<String>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for Event {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for Event {
+    const NAME: &'static str = "Event";
+
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "accountId",
+        "assetId",
+        "eventType",
+        "occurredAt",
+        "detectedAt",
+        "position",
+        "details",
+        "notificationsSuppressed",
+        "acknowledgedAt",
+        "acknowledgedBy",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        let mut f4 = None;
+        let mut f5 = None;
+        let mut f6 = None;
+        let mut f7 = None;
+        let mut f8 = None;
+        let mut f9 = None;
+        let mut f10 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "id" => m.put(&mut f0, "id")?,
+                "accountId" => m.put(&mut f1, "accountId")?,
+                "assetId" => m.put(&mut f2, "assetId")?,
+                "eventType" => m.put(&mut f3, "eventType")?,
+                "occurredAt" => m.put(&mut f4, "occurredAt")?,
+                "detectedAt" => m.put(&mut f5, "detectedAt")?,
+                "position" => m.put(&mut f6, "position")?,
+                "details" => m.put(&mut f7, "details")?,
+                "notificationsSuppressed" => m.put(&mut f8, "notificationsSuppressed")?,
+                "acknowledgedAt" => m.put(&mut f9, "acknowledgedAt")?,
+                "acknowledgedBy" => m.put(&mut f10, "acknowledgedBy")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            id: m.take(f0, "id")?,
+            account_id: m.take(f1, "accountId")?,
+            asset_id: m.take(f2, "assetId")?,
+            event_type: m.take(f3, "eventType")?,
+            occurred_at: m.take(f4, "occurredAt")?,
+            detected_at: m.take(f5, "detectedAt")?,
+            position: f6,
+            details: m.take(f7, "details")?,
+            notifications_suppressed: m.take(f8, "notificationsSuppressed")?,
+            acknowledged_at: f9.unwrap_or_default(),
+            acknowledged_by: f10.unwrap_or_default(),
+        })
+    }
+}
+
 /// A condition of an asset that started (raised its event) and has not ended.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct OpenEpisode {
     #[serde(rename = "eventType")]
     pub event_type: EventType,
@@ -1481,115 +2757,82 @@ pub struct OpenEpisode {
     pub since: ::chrono::DateTime<::chrono::Utc>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for OpenEpisode {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for OpenEpisode {
+    const NAME: &'static str = "OpenEpisode";
+
+    const FIELDS: &'static [&'static str] = &["eventType", "since"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "eventType" => m.put(&mut f0, "eventType")?,
+                "since" => m.put(&mut f1, "since")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            event_type: m.take(f0, "eventType")?,
+            since: m.take(f1, "since")?,
+        })
+    }
+}
+
 /// The last known state of an asset, from the newest point processed.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AssetState {
     /// The asset.
     #[serde(rename = "assetId")]
     pub asset_id: ::uuid::Uuid,
     /// Timestamp of the newest point processed; absent before the first point.
-    #[serde(
-        rename = "lastReportAt",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "lastReportAt", skip_serializing_if = "Option::is_none")]
     pub last_report_at: Option<::chrono::DateTime<::chrono::Utc>>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<Position>,
     /// Last known speed, km/h.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub speed: Option<f64>,
     /// Last known heading, degrees.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub heading: Option<f64>,
     /// Last known ignition state.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ignition: Option<bool>,
     /// Last known input voltage, V.
-    #[serde(
-        rename = "inputVoltage",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "inputVoltage", skip_serializing_if = "Option::is_none")]
     pub input_voltage: Option<f64>,
     /// Last known battery voltage, V.
-    #[serde(
-        rename = "batteryVoltage",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "batteryVoltage", skip_serializing_if = "Option::is_none")]
     pub battery_voltage: Option<f64>,
     /// Last known battery charge, percent.
-    #[serde(
-        rename = "batteryPercentage",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "batteryPercentage", skip_serializing_if = "Option::is_none")]
     pub battery_percentage: Option<f64>,
     /// Last known fuel level, percent.
-    #[serde(
-        rename = "fuelLevel",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "fuelLevel", skip_serializing_if = "Option::is_none")]
     pub fuel_level: Option<f64>,
     /// Last known AdBlue level, percent.
-    #[serde(
-        rename = "adBlueLevel",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "adBlueLevel", skip_serializing_if = "Option::is_none")]
     pub ad_blue_level: Option<f64>,
     /// Last known temperature, degrees Celsius.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
     /// Last known pressure, kPa.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pressure: Option<f64>,
     /// Last known engine speed, rpm.
-    #[serde(
-        rename = "engineSpeed",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "engineSpeed", skip_serializing_if = "Option::is_none")]
     pub engine_speed: Option<f64>,
     /// ISO 3166-1 alpha-2 code of the country the asset is in, if known.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
     /// Ids of the geofences the asset is inside.
     #[serde(rename = "insideGeofences")]
@@ -1597,6 +2840,99 @@ pub struct AssetState {
     /// Conditions currently open, oldest first.
     #[serde(rename = "openEpisodes")]
     pub open_episodes: Vec<OpenEpisode>,
+}
+
+impl<'de> ::serde::Deserialize<'de> for AssetState {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for AssetState {
+    const NAME: &'static str = "AssetState";
+
+    const FIELDS: &'static [&'static str] = &[
+        "assetId",
+        "lastReportAt",
+        "position",
+        "speed",
+        "heading",
+        "ignition",
+        "inputVoltage",
+        "batteryVoltage",
+        "batteryPercentage",
+        "fuelLevel",
+        "adBlueLevel",
+        "temperature",
+        "pressure",
+        "engineSpeed",
+        "country",
+        "insideGeofences",
+        "openEpisodes",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        let mut f4 = None;
+        let mut f5 = None;
+        let mut f6 = None;
+        let mut f7 = None;
+        let mut f8 = None;
+        let mut f9 = None;
+        let mut f10 = None;
+        let mut f11 = None;
+        let mut f12 = None;
+        let mut f13 = None;
+        let mut f14 = None;
+        let mut f15 = None;
+        let mut f16 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "assetId" => m.put(&mut f0, "assetId")?,
+                "lastReportAt" => m.put(&mut f1, "lastReportAt")?,
+                "position" => m.put(&mut f2, "position")?,
+                "speed" => m.put(&mut f3, "speed")?,
+                "heading" => m.put(&mut f4, "heading")?,
+                "ignition" => m.put(&mut f5, "ignition")?,
+                "inputVoltage" => m.put(&mut f6, "inputVoltage")?,
+                "batteryVoltage" => m.put(&mut f7, "batteryVoltage")?,
+                "batteryPercentage" => m.put(&mut f8, "batteryPercentage")?,
+                "fuelLevel" => m.put(&mut f9, "fuelLevel")?,
+                "adBlueLevel" => m.put(&mut f10, "adBlueLevel")?,
+                "temperature" => m.put(&mut f11, "temperature")?,
+                "pressure" => m.put(&mut f12, "pressure")?,
+                "engineSpeed" => m.put(&mut f13, "engineSpeed")?,
+                "country" => m.put(&mut f14, "country")?,
+                "insideGeofences" => m.put(&mut f15, "insideGeofences")?,
+                "openEpisodes" => m.put(&mut f16, "openEpisodes")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            asset_id: m.take(f0, "assetId")?,
+            last_report_at: f1,
+            position: f2,
+            speed: f3,
+            heading: f4,
+            ignition: f5,
+            input_voltage: f6,
+            battery_voltage: f7,
+            battery_percentage: f8,
+            fuel_level: f9,
+            ad_blue_level: f10,
+            temperature: f11,
+            pressure: f12,
+            engine_speed: f13,
+            country: f14,
+            inside_geofences: m.take(f15, "insideGeofences")?,
+            open_episodes: m.take(f16, "openEpisodes")?,
+        })
+    }
 }
 
 /// How a notification is delivered.
@@ -1748,31 +3084,63 @@ impl ::std::str::FromStr for NotificationStatus {
 }
 
 /// One try to hand a notification to its provider.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DeliveryAttempt {
     /// When the attempt was made.
     pub at: ::chrono::DateTime<::chrono::Utc>,
     /// What the provider answered.
     pub outcome: DeliveryAttemptOutcome,
     /// The provider's answer code (HTTP status, SMTP reply code), when there was one.
-    #[serde(
-        rename = "providerCode",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "providerCode", skip_serializing_if = "Option::is_none")]
     pub provider_code: Option<String>,
     /// Detail of a failure.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for DeliveryAttempt {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for DeliveryAttempt {
+    const NAME: &'static str = "DeliveryAttempt";
+
+    const FIELDS: &'static [&'static str] = &[
+        "at",
+        "outcome",
+        "providerCode",
+        "message",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "at" => m.put(&mut f0, "at")?,
+                "outcome" => m.put(&mut f1, "outcome")?,
+                "providerCode" => m.put(&mut f2, "providerCode")?,
+                "message" => m.put(&mut f3, "message")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            at: m.take(f0, "at")?,
+            outcome: m.take(f1, "outcome")?,
+            provider_code: f2,
+            message: f3,
+        })
+    }
+}
+
 /// A message owed to one recipient (an alert rule's) or one webhook receiver about one event.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Notification {
     /// Id of the notification; also the idempotency key sent to providers that take one.
     pub id: ::uuid::Uuid,
@@ -1780,31 +3148,17 @@ pub struct Notification {
     #[serde(rename = "eventId")]
     pub event_id: ::uuid::Uuid,
     /// The alert rule that matched; absent for webhooks.
-    #[serde(
-        rename = "alertRuleId",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "alertRuleId", skip_serializing_if = "Option::is_none")]
     pub alert_rule_id: Option<::uuid::Uuid>,
     /// The account whose callbackUri receives it; only for webhooks.
-    #[serde(
-        rename = "webhookAccountId",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "webhookAccountId", skip_serializing_if = "Option::is_none")]
     pub webhook_account_id: Option<::uuid::Uuid>,
     pub channel: NotificationChannel,
     /// Where it goes (e-mail address, phone number, Telegram chat id, callback URI).
     pub recipient: String,
     pub status: NotificationStatus,
     /// Why it was skipped, failed or cancelled.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// When the event created it.
     #[serde(rename = "createdAt")]
@@ -1813,34 +3167,128 @@ pub struct Notification {
     #[serde(rename = "dueAt")]
     pub due_at: ::chrono::DateTime<::chrono::Utc>,
     /// When the provider accepted it.
-    #[serde(
-        rename = "sentAt",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "sentAt", skip_serializing_if = "Option::is_none")]
     pub sent_at: Option<::chrono::DateTime<::chrono::Utc>>,
     /// For a coalesced notification, the digest notification that carried it.
-    #[serde(
-        rename = "digestId",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::wire::some"
-    )]
+    #[serde(rename = "digestId", skip_serializing_if = "Option::is_none")]
     pub digest_id: Option<::uuid::Uuid>,
     /// Delivery attempts, oldest first.
     pub attempts: Vec<DeliveryAttempt>,
 }
 
+impl<'de> ::serde::Deserialize<'de> for Notification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for Notification {
+    const NAME: &'static str = "Notification";
+
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "eventId",
+        "alertRuleId",
+        "webhookAccountId",
+        "channel",
+        "recipient",
+        "status",
+        "reason",
+        "createdAt",
+        "dueAt",
+        "sentAt",
+        "digestId",
+        "attempts",
+    ];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        let mut f4 = None;
+        let mut f5 = None;
+        let mut f6 = None;
+        let mut f7 = None;
+        let mut f8 = None;
+        let mut f9 = None;
+        let mut f10 = None;
+        let mut f11 = None;
+        let mut f12 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "id" => m.put(&mut f0, "id")?,
+                "eventId" => m.put(&mut f1, "eventId")?,
+                "alertRuleId" => m.put(&mut f2, "alertRuleId")?,
+                "webhookAccountId" => m.put(&mut f3, "webhookAccountId")?,
+                "channel" => m.put(&mut f4, "channel")?,
+                "recipient" => m.put(&mut f5, "recipient")?,
+                "status" => m.put(&mut f6, "status")?,
+                "reason" => m.put(&mut f7, "reason")?,
+                "createdAt" => m.put(&mut f8, "createdAt")?,
+                "dueAt" => m.put(&mut f9, "dueAt")?,
+                "sentAt" => m.put(&mut f10, "sentAt")?,
+                "digestId" => m.put(&mut f11, "digestId")?,
+                "attempts" => m.put(&mut f12, "attempts")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            id: m.take(f0, "id")?,
+            event_id: m.take(f1, "eventId")?,
+            alert_rule_id: f2,
+            webhook_account_id: f3,
+            channel: m.take(f4, "channel")?,
+            recipient: m.take(f5, "recipient")?,
+            status: m.take(f6, "status")?,
+            reason: f7,
+            created_at: m.take(f8, "createdAt")?,
+            due_at: m.take(f9, "dueAt")?,
+            sent_at: f10,
+            digest_id: f11,
+            attempts: m.take(f12, "attempts")?,
+        })
+    }
+}
+
 /// The secret that signs webhooks sent to an account's callbackUri.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct WebhookSecret {
     /// HMAC-SHA256 key (use the UTF-8 bytes of this string).
     pub secret: String,
 }
 
+impl<'de> ::serde::Deserialize<'de> for WebhookSecret {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for WebhookSecret {
+    const NAME: &'static str = "WebhookSecret";
+
+    const FIELDS: &'static [&'static str] = &["secret"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "secret" => m.put(&mut f0, "secret")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            secret: m.take(f0, "secret")?,
+        })
+    }
+}
+
 /// Body of the `event` webhook.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct WebhookEvent {
     /// Id of this delivery (the notification id); also sent as the Asset-Alerting-Webhook-Id header. A retry carries the same id: receivers dedupe on it.
     pub id: ::uuid::Uuid,
@@ -1850,6 +3298,42 @@ pub struct WebhookEvent {
     #[serde(rename = "createdAt")]
     pub created_at: ::chrono::DateTime<::chrono::Utc>,
     pub event: Event,
+}
+
+impl<'de> ::serde::Deserialize<'de> for WebhookEvent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for WebhookEvent {
+    const NAME: &'static str = "WebhookEvent";
+
+    const FIELDS: &'static [&'static str] = &["id", "type", "createdAt", "event"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        let mut f3 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "id" => m.put(&mut f0, "id")?,
+                "type" => m.put(&mut f1, "type")?,
+                "createdAt" => m.put(&mut f2, "createdAt")?,
+                "event" => m.put(&mut f3, "event")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            id: m.take(f0, "id")?,
+            r#type: m.take(f1, "type")?,
+            created_at: m.take(f2, "createdAt")?,
+            event: m.take(f3, "event")?,
+        })
+    }
 }
 
 /// GeoJSON geometry type; always Polygon.

@@ -8,7 +8,7 @@
 //! - An integer written with a zero fraction (`2.0`), which JSON Schema counts as an integer.
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -309,6 +309,55 @@ pub fn integer_vec_some<'de, D: Deserializer<'de>, T: WireNumber>(
     d: D,
 ) -> Result<Option<Vec<T>>, D::Error> {
     integer_vec(d).map(Some)
+}
+
+/// A decoder named by a type, where serde's derive names a `deserialize_with` function by path:
+/// what a generated struct's `from_map` (see the `object` module) reads a property with.
+pub trait Decoder<'de> {
+    type Value;
+    fn decode<D: Deserializer<'de>>(d: D) -> Result<Self::Value, D::Error>;
+}
+
+/// A [`Decoder`] as serde's seed.
+pub struct Seed<F>(PhantomData<F>);
+
+impl<F> Seed<F> {
+    pub const NEW: Self = Seed(PhantomData);
+}
+
+impl<'de, F: Decoder<'de>> DeserializeSeed<'de> for Seed<F> {
+    type Value = F::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<F::Value, D::Error> {
+        F::decode(d)
+    }
+}
+
+/// One [`Decoder`] type per `deserialize_with` function above, named after it.
+macro_rules! decoders {
+    ($($name:ident<$($p:ident: $bound:ident),*> = $f:ident -> $out:ty;)*) => {$(
+        #[doc = concat!("The [`Decoder`] of [`", stringify!($f), "`].")]
+        pub struct $name<$($p),*>(PhantomData<($($p,)*)>);
+
+        impl<'de, $($p: $bound),*> Decoder<'de> for $name<$($p),*> {
+            type Value = $out;
+
+            fn decode<D: Deserializer<'de>>(d: D) -> Result<$out, D::Error> {
+                $f::<D, $($p),*>(d)
+            }
+        }
+    )*};
+}
+
+decoders! {
+    AsInteger<T: WireNumber> = integer -> T;
+    AsIntegerOption<T: WireNumber> = integer_option -> Option<T>;
+    AsIntegerVec<T: WireNumber> = integer_vec -> Vec<T>;
+    AsIntegerVecOption<T: WireNumber> = integer_vec_option -> Option<Vec<T>>;
+    AsNumeric<T: WireNumber, P: PatternOf> = numeric -> T;
+    AsNumericOption<T: WireNumber, P: PatternOf> = numeric_option -> Option<T>;
+    AsNumericVec<T: WireNumber, P: PatternOf> = numeric_vec -> Vec<T>;
+    AsNumericVecOption<T: WireNumber, P: PatternOf> = numeric_vec_option -> Option<Vec<T>>;
 }
 
 /// How an enum's messages list its values (`` `a`, `b` ``): spelled from the enum's `ALL` when a

@@ -22,6 +22,7 @@ const BYTES_TEMPLATE: &str = include_str!("../../../templates/models/bytes.rs");
 const STYLE_TEMPLATE: &str = include_str!("../../../templates/models/style.rs");
 const FILE_TEMPLATE: &str = include_str!("../../../templates/models/file.rs");
 const TAGGED_TEMPLATE: &str = include_str!("../../../templates/models/tagged.rs");
+const OBJECT_TEMPLATE: &str = include_str!("../../../templates/models/object.rs");
 
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
     let checked = checked_types(api, opts.open_enums);
@@ -72,6 +73,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     let optional = [
         (api.uses(Primitive::Base64), "src/bytes.rs", BYTES_TEMPLATE),
         (uses_file(api), "src/file.rs", FILE_TEMPLATE),
+        (has_objects(api), "src/object.rs", OBJECT_TEMPLATE),
         (
             super::tagged::any(&api.types),
             "src/tagged.rs",
@@ -170,6 +172,7 @@ impl<'a> ModelEmitter<'a> {
             .then(|| quote! { pub mod bytes; });
         let file = uses_file(self.api).then(|| quote! { pub mod file; });
         let tagged = super::tagged::any(&self.api.types).then(|| quote! { pub mod tagged; });
+        let object = has_objects(self.api).then(|| quote! { pub mod object; });
         quote! {
             #![doc = #title]
             #![doc = ""]
@@ -178,6 +181,7 @@ impl<'a> ModelEmitter<'a> {
             #bytes
             mod constraints;
             #file
+            #object
             pub mod patterns;
             pub mod style;
             #tagged
@@ -233,11 +237,10 @@ impl<'a> ModelEmitter<'a> {
 
     fn struct_item(&self, def: &TypeDef, s: &Struct, doc: TokenStream) -> TokenStream {
         let name = ident(&def.name);
-        // serde cannot deny unknown fields beside a flattened one.
-        let deny = (matches!(s.additional, Some(Additional::Deny))
-            && !s.fields.iter().any(|f| f.flatten))
-        .then(|| quote! { #[serde(deny_unknown_fields)] });
-        let fields = s.fields.iter().map(|f| self.field(def, f));
+        // A flattened field keeps serde's derive, which buffers the object for it; every other
+        // struct decodes through the models' `object` runtime (see `object_impl`).
+        let derived = s.fields.iter().any(|f| f.flatten);
+        let fields = s.fields.iter().map(|f| self.field(def, f, derived));
         let extra = match &s.additional {
             Some(Additional::Map(ty)) => {
                 let ty = self.printer.rust_type(ty);
@@ -250,18 +253,151 @@ impl<'a> ModelEmitter<'a> {
             }
             _ => None,
         };
+        let (derives, object) = if derived {
+            (quote! { ::serde::Serialize, ::serde::Deserialize }, None)
+        } else {
+            (
+                quote! { ::serde::Serialize },
+                Some(self.object_impl(def, s)),
+            )
+        };
         quote! {
             #doc
-            #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-            #deny
+            #[derive(Debug, Clone, PartialEq, #derives)]
             pub struct #name {
                 #(#fields)*
                 #extra
             }
+            #object
         }
     }
 
-    fn field(&self, def: &TypeDef, f: &Field) -> TokenStream {
+    /// `Deserialize` of a struct through `object::Object`: one loop over the keys, each value
+    /// decoded into its slot, then the struct made of the slots.
+    fn object_impl(&self, def: &TypeDef, s: &Struct) -> TokenStream {
+        let name = ident(&def.name);
+        let type_name = &def.name;
+        let wires = s.fields.iter().map(|f| f.wire_name.as_str());
+        let slots: Vec<_> = (0..s.fields.len()).map(|i| format_ident!("f{i}")).collect();
+        let mut arms = Vec::new();
+        let mut members = Vec::new();
+        for (f, slot) in s.fields.iter().zip(&slots) {
+            let wire = &f.wire_name;
+            let member = ident(&f.name);
+            let shape = field_shape(f, &self.api.types);
+            // An optional, non-nullable property is read as its type: `null` is refused.
+            let holds_option = matches!(shape.kind, Shape::RequiredNullable)
+                || (shape.kind == Shape::Optional && shape.nullable);
+            let suffix = if holds_option { "_option" } else { "" };
+            arms.push(match self.decoder(shape.inner, suffix) {
+                Some(decoder) => quote! { #wire => m.put_with::<#decoder>(&mut #slot, #wire)?, },
+                None => quote! { #wire => m.put(&mut #slot, #wire)?, },
+            });
+            let value = match shape.kind {
+                Shape::Plain | Shape::RequiredNullable => quote! { m.take(#slot, #wire)? },
+                Shape::Defaulted => {
+                    let default_fn = format_ident!("{}", default_fn_name(def, f));
+                    quote! { #slot.unwrap_or_else(defaults::#default_fn) }
+                }
+                Shape::Optional if shape.nullable => quote! { #slot.unwrap_or_default() },
+                Shape::Optional => quote! { #slot },
+            };
+            members.push(quote! { #member: #value, });
+        }
+        let mut next = quote! { let Some(k) = m.key()? };
+        let (extra_slot, other) = match &s.additional {
+            Some(Additional::Map(_)) => {
+                let field = ident(&extra_field_name(s));
+                members.push(quote! { #field: extra, });
+                (
+                    Some(quote! { let mut extra = ::std::collections::BTreeMap::new(); }),
+                    quote! { m.extra(&mut extra, k)? },
+                )
+            }
+            // The key is refused as it is read; the arm is never taken.
+            Some(Additional::Deny) => {
+                next = quote! { let Some(k) = m.known_key(Self::FIELDS)? };
+                if s.fields.is_empty() {
+                    next = quote! { m.known_key(Self::FIELDS)?.is_some() };
+                }
+                (None, quote! { m.skip()? })
+            }
+            _ => {
+                if s.fields.is_empty() {
+                    next = quote! { m.key()?.is_some() };
+                }
+                (None, quote! { m.skip()? })
+            }
+        };
+        let body = if s.fields.is_empty() {
+            other
+        } else {
+            quote! { match k.as_str() { #(#arms)* _ => #other, } }
+        };
+        let allow = s
+            .fields
+            .iter()
+            .any(|f| f.deprecated)
+            .then(|| quote! { #[allow(deprecated)] });
+        quote! {
+            impl<'de> ::serde::Deserialize<'de> for #name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                    crate::object::object(d)
+                }
+            }
+            #allow
+            impl crate::object::Object for #name {
+                const NAME: &'static str = #type_name;
+                const FIELDS: &'static [&'static str] = &[#(#wires),*];
+                fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+                    m: &mut crate::object::Fields<'de, M>,
+                ) -> Result<Self, M::Error> {
+                    #(let mut #slots = None;)*
+                    #extra_slot
+                    while #next {
+                        #body
+                    }
+                    Ok(Self { #(#members)* })
+                }
+            }
+        }
+    }
+
+    /// The `wire::Decoder` a property's value is read with, if it needs one: numbers that may
+    /// arrive as numeric strings, and integers that may arrive as `2.0`.
+    fn decoder(&self, inner: &TypeRef, suffix: &str) -> Option<TokenStream> {
+        let (prefix, number, marker, in_vec) = self.leniency(inner)?;
+        let vec = if in_vec { "Vec" } else { "" };
+        let option = if suffix.is_empty() { "" } else { "Option" };
+        let decoder = format_ident!("As{prefix}{vec}{option}");
+        Some(match marker {
+            Some(marker) => {
+                quote! { crate::wire::#decoder<#number, crate::patterns::#marker> }
+            }
+            None => quote! { crate::wire::#decoder<#number> },
+        })
+    }
+
+    /// `(decoder kind, number, pattern marker, inside a Vec)` of a value that is read leniently.
+    fn leniency(
+        &self,
+        inner: &TypeRef,
+    ) -> Option<(&'static str, TokenStream, Option<proc_macro2::Ident>, bool)> {
+        numeric_of(inner)
+            .map(|(number, pattern, in_vec)| {
+                let marker = Some(self.patterns.numeric_marker(pattern));
+                ("Numeric", super::rust::primitive(number), marker, in_vec)
+            })
+            .or_else(|| {
+                integer_of(inner, &self.api.types).map(|(number, in_vec)| {
+                    ("Integer", super::rust::primitive(number), None, in_vec)
+                })
+            })
+    }
+
+    /// A field; `derived`: its struct derives `Deserialize`, so the field carries the decoding
+    /// attributes too.
+    fn field(&self, def: &TypeDef, f: &Field, derived: bool) -> TokenStream {
         let name = ident(&f.name);
         if f.flatten {
             let doc = doc_attrs(f.doc.as_deref());
@@ -288,45 +424,40 @@ impl<'a> ModelEmitter<'a> {
             let wire = &f.wire_name;
             serde_args.push(quote! { rename = #wire });
         }
-        // Numbers that may arrive as numeric strings, and integers that may arrive as `2.0`.
-        let numeric = numeric_of(shape.inner)
-            .map(|(number, pattern, in_vec)| {
-                let marker = Some(self.patterns.numeric_marker(pattern));
-                ("numeric", super::rust::primitive(number), marker, in_vec)
-            })
-            .or_else(|| {
-                integer_of(shape.inner, &self.api.types).map(|(number, in_vec)| {
-                    ("integer", super::rust::primitive(number), None, in_vec)
-                })
-            });
+        let mut de_args: Vec<TokenStream> = Vec::new();
+        let numeric = self.leniency(shape.inner);
         let with = |suffix: &str| {
             let (prefix, number, marker, in_vec) = numeric.as_ref().expect("checked by the caller");
             let vec = if *in_vec { "_vec" } else { "" };
+            let prefix = prefix.to_lowercase();
             wire_fn(&format!("{prefix}{vec}{suffix}"), number, marker.as_ref())
         };
         let rust_ty = match shape.kind {
             Shape::Plain => {
                 if numeric.is_some() {
-                    serde_args.push(with(""));
+                    de_args.push(with(""));
                 }
                 ty
             }
             Shape::Defaulted => {
                 let default_fn = format!("defaults::{}", default_fn_name(def, f));
-                serde_args.push(quote! { default = #default_fn });
+                de_args.push(quote! { default = #default_fn });
                 if numeric.is_some() {
-                    serde_args.push(with(""));
+                    de_args.push(with(""));
                 }
                 ty
             }
             Shape::Optional => {
-                serde_args.push(quote! { default, skip_serializing_if = "Option::is_none" });
+                if derived {
+                    serde_args.push(quote! { default });
+                }
+                serde_args.push(quote! { skip_serializing_if = "Option::is_none" });
                 // Absent is `None`; `null` is accepted only where the schema says nullable.
                 match (numeric.is_some(), shape.nullable) {
-                    (true, true) => serde_args.push(with("_option")),
-                    (true, false) => serde_args.push(with("_some")),
+                    (true, true) => de_args.push(with("_option")),
+                    (true, false) => de_args.push(with("_some")),
                     (false, false) => {
-                        serde_args.push(quote! { deserialize_with = "crate::wire::some" })
+                        de_args.push(quote! { deserialize_with = "crate::wire::some" })
                     }
                     (false, true) => {}
                 }
@@ -334,13 +465,16 @@ impl<'a> ModelEmitter<'a> {
             }
             Shape::RequiredNullable => {
                 if numeric.is_some() {
-                    serde_args.push(with("_option"));
+                    de_args.push(with("_option"));
                 } else {
-                    serde_args.push(quote! { deserialize_with = "crate::wire::nullable" });
+                    de_args.push(quote! { deserialize_with = "crate::wire::nullable" });
                 }
                 quote! { Option<#ty> }
             }
         };
+        if derived {
+            serde_args.extend(de_args);
+        }
         let serde_attr = (!serde_args.is_empty()).then(|| quote! { #[serde(#(#serde_args),*)] });
         quote! {
             #doc
@@ -805,6 +939,14 @@ struct FieldShape<'a> {
 /// runtimes name it even when no property is a file).
 fn uses_file(api: &Api) -> bool {
     api.uses(Primitive::Bytes) || super::has_multipart_struct(api)
+}
+
+/// Whether a struct decodes through the `object` runtime: any struct without a flattened field.
+fn has_objects(api: &Api) -> bool {
+    api.types.iter().any(|def| match &def.kind {
+        TypeKind::Struct(s) => !s.fields.iter().any(|f| f.flatten),
+        _ => false,
+    })
 }
 
 /// How a struct field is held: `(is an Option, the type inside it)` (other emitters build and read

@@ -6,6 +6,9 @@
 mod constraints;
 
 #[rustfmt::skip]
+pub mod object;
+
+#[rustfmt::skip]
 pub mod patterns;
 
 #[rustfmt::skip]

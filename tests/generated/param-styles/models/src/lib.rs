@@ -10,6 +10,9 @@ mod constraints;
 pub mod file;
 
 #[rustfmt::skip]
+pub mod object;
+
+#[rustfmt::skip]
 pub mod patterns;
 
 #[rustfmt::skip]
