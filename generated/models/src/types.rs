@@ -23,36 +23,6 @@ pub struct ErrorBody {
     pub message: String,
 }
 
-impl<'de> ::serde::Deserialize<'de> for ErrorBody {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for ErrorBody {
-    const NAME: &'static str = "ErrorBody";
-
-    const FIELDS: &'static [&'static str] = &["code", "message"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "code" => m.put_with::<crate::wire::AsInteger<i32>>(&mut f0, "code")?,
-                "message" => m.put(&mut f1, "message")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            code: m.take(f0, "code")?,
-            message: m.take(f1, "message")?,
-        })
-    }
-}
-
 /// An account (tenant) in the account tree.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Account {
@@ -80,63 +50,6 @@ pub struct Account {
     pub created_at: ::chrono::DateTime<::chrono::Utc>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Account {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Account {
-    const NAME: &'static str = "Account";
-
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "parentId",
-        "name",
-        "friendlyName",
-        "culture",
-        "technicalEmailAddress",
-        "callbackUri",
-        "createdAt",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        let mut f5 = None;
-        let mut f6 = None;
-        let mut f7 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "id" => m.put(&mut f0, "id")?,
-                "parentId" => m.put(&mut f1, "parentId")?,
-                "name" => m.put(&mut f2, "name")?,
-                "friendlyName" => m.put(&mut f3, "friendlyName")?,
-                "culture" => m.put(&mut f4, "culture")?,
-                "technicalEmailAddress" => m.put(&mut f5, "technicalEmailAddress")?,
-                "callbackUri" => m.put(&mut f6, "callbackUri")?,
-                "createdAt" => m.put(&mut f7, "createdAt")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            id: m.take(f0, "id")?,
-            parent_id: m.take(f1, "parentId")?,
-            name: m.take(f2, "name")?,
-            friendly_name: f3.unwrap_or_default(),
-            culture: f4.unwrap_or_default(),
-            technical_email_address: f5.unwrap_or_default(),
-            callback_uri: f6.unwrap_or_default(),
-            created_at: m.take(f7, "createdAt")?,
-        })
-    }
-}
-
 /// Fields of a new child account.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CreateAccountRequest {
@@ -154,51 +67,6 @@ pub struct CreateAccountRequest {
     /// Absolute https URI that receives the `event` webhook (signed) for events of this account and its descendants.
     #[serde(rename = "callbackUri", skip_serializing_if = "Option::is_none")]
     pub callback_uri: Option<String>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for CreateAccountRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for CreateAccountRequest {
-    const NAME: &'static str = "CreateAccountRequest";
-
-    const FIELDS: &'static [&'static str] = &[
-        "name",
-        "friendlyName",
-        "culture",
-        "technicalEmailAddress",
-        "callbackUri",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "name" => m.put(&mut f0, "name")?,
-                "friendlyName" => m.put(&mut f1, "friendlyName")?,
-                "culture" => m.put(&mut f2, "culture")?,
-                "technicalEmailAddress" => m.put(&mut f3, "technicalEmailAddress")?,
-                "callbackUri" => m.put(&mut f4, "callbackUri")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            name: m.take(f0, "name")?,
-            friendly_name: f1,
-            culture: f2,
-            technical_email_address: f3,
-            callback_uri: f4,
-        })
-    }
 }
 
 /// Writable fields of an account (full replacement on update: a field left out is cleared). The read-only fields of Account may be sent back as read; they are ignored.
@@ -229,63 +97,6 @@ pub struct AccountInput {
     pub callback_uri: Option<String>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for AccountInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for AccountInput {
-    const NAME: &'static str = "AccountInput";
-
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "parentId",
-        "createdAt",
-        "name",
-        "friendlyName",
-        "culture",
-        "technicalEmailAddress",
-        "callbackUri",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        let mut f5 = None;
-        let mut f6 = None;
-        let mut f7 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "id" => m.put(&mut f0, "id")?,
-                "parentId" => m.put(&mut f1, "parentId")?,
-                "createdAt" => m.put(&mut f2, "createdAt")?,
-                "name" => m.put(&mut f3, "name")?,
-                "friendlyName" => m.put(&mut f4, "friendlyName")?,
-                "culture" => m.put(&mut f5, "culture")?,
-                "technicalEmailAddress" => m.put(&mut f6, "technicalEmailAddress")?,
-                "callbackUri" => m.put(&mut f7, "callbackUri")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            id: f0,
-            parent_id: f1.unwrap_or_default(),
-            created_at: f2,
-            name: m.take(f3, "name")?,
-            friendly_name: f4.unwrap_or_default(),
-            culture: f5.unwrap_or_default(),
-            technical_email_address: f6.unwrap_or_default(),
-            callback_uri: f7.unwrap_or_default(),
-        })
-    }
-}
-
 /// A new client secret of an account.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ClientSecret {
@@ -297,36 +108,6 @@ pub struct ClientSecret {
     pub client_secret: String,
 }
 
-impl<'de> ::serde::Deserialize<'de> for ClientSecret {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for ClientSecret {
-    const NAME: &'static str = "ClientSecret";
-
-    const FIELDS: &'static [&'static str] = &["clientId", "clientSecret"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "clientId" => m.put(&mut f0, "clientId")?,
-                "clientSecret" => m.put(&mut f1, "clientSecret")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            client_id: m.take(f0, "clientId")?,
-            client_secret: m.take(f1, "clientSecret")?,
-        })
-    }
-}
-
 /// Result of account creation.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CreateAccountResponse {
@@ -335,36 +116,6 @@ pub struct CreateAccountResponse {
     /// Client secret of the new account for the client credentials grant. It is shown only this once and stored hashed; it cannot be retrieved again.
     #[serde(rename = "clientSecret")]
     pub client_secret: String,
-}
-
-impl<'de> ::serde::Deserialize<'de> for CreateAccountResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for CreateAccountResponse {
-    const NAME: &'static str = "CreateAccountResponse";
-
-    const FIELDS: &'static [&'static str] = &["id", "clientSecret"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "id" => m.put(&mut f0, "id")?,
-                "clientSecret" => m.put(&mut f1, "clientSecret")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            id: m.take(f0, "id")?,
-            client_secret: m.take(f1, "clientSecret")?,
-        })
-    }
 }
 
 /// Service tier of an asset: 1 = Basic, 2 = Premium.
@@ -642,63 +393,6 @@ pub struct Asset {
     pub is_deleted: Option<bool>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Asset {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Asset {
-    const NAME: &'static str = "Asset";
-
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "accountId",
-        "externalId",
-        "name",
-        "tier",
-        "disabledEvents",
-        "telemetryRules",
-        "isDeleted",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        let mut f5 = None;
-        let mut f6 = None;
-        let mut f7 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "id" => m.put(&mut f0, "id")?,
-                "accountId" => m.put(&mut f1, "accountId")?,
-                "externalId" => m.put(&mut f2, "externalId")?,
-                "name" => m.put(&mut f3, "name")?,
-                "tier" => m.put(&mut f4, "tier")?,
-                "disabledEvents" => m.put(&mut f5, "disabledEvents")?,
-                "telemetryRules" => m.put(&mut f6, "telemetryRules")?,
-                "isDeleted" => m.put(&mut f7, "isDeleted")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            id: m.take(f0, "id")?,
-            account_id: m.take(f1, "accountId")?,
-            external_id: m.take(f2, "externalId")?,
-            name: m.take(f3, "name")?,
-            tier: m.take(f4, "tier")?,
-            disabled_events: m.take(f5, "disabledEvents")?,
-            telemetry_rules: f6.unwrap_or_default(),
-            is_deleted: f7,
-        })
-    }
-}
-
 /// Writable fields of an asset (create, and full replacement on update). The read-only fields of the resource may be sent back as read; they are ignored.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AssetInput {
@@ -726,63 +420,6 @@ pub struct AssetInput {
     /// Telemetry thresholds of the asset; null or absent for none.
     #[serde(rename = "telemetryRules", skip_serializing_if = "Option::is_none")]
     pub telemetry_rules: Option<TelemetryRules>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for AssetInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for AssetInput {
-    const NAME: &'static str = "AssetInput";
-
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "accountId",
-        "isDeleted",
-        "externalId",
-        "name",
-        "tier",
-        "disabledEvents",
-        "telemetryRules",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        let mut f5 = None;
-        let mut f6 = None;
-        let mut f7 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "id" => m.put(&mut f0, "id")?,
-                "accountId" => m.put(&mut f1, "accountId")?,
-                "isDeleted" => m.put(&mut f2, "isDeleted")?,
-                "externalId" => m.put(&mut f3, "externalId")?,
-                "name" => m.put(&mut f4, "name")?,
-                "tier" => m.put(&mut f5, "tier")?,
-                "disabledEvents" => m.put(&mut f6, "disabledEvents")?,
-                "telemetryRules" => m.put(&mut f7, "telemetryRules")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            id: f0,
-            account_id: f1,
-            is_deleted: f2,
-            external_id: m.take(f3, "externalId")?,
-            name: m.take(f4, "name")?,
-            tier: m.take(f5, "tier")?,
-            disabled_events: f6,
-            telemetry_rules: f7.unwrap_or_default(),
-        })
-    }
 }
 
 /// Telemetry thresholds of an asset. Every field is optional and nullable; absent or null means the check is off. Numeric fields accept a JSON number or a numeric string.
@@ -835,119 +472,6 @@ pub struct TelemetryRules {
     pub engine_speed_limit: Option<u32>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for TelemetryRules {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for TelemetryRules {
-    const NAME: &'static str = "TelemetryRules";
-
-    const FIELDS: &'static [&'static str] = &[
-        "inputVoltageLowThreshold",
-        "batteryVoltageLowThreshold",
-        "batteryPercentageLowThreshold",
-        "speedLimit",
-        "fuelLevelLowThreshold",
-        "adBlueLevelLowThreshold",
-        "temperatureLowThreshold",
-        "temperatureHighThreshold",
-        "pressureLowThreshold",
-        "pressureHighThreshold",
-        "engineSpeedLimit",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        let mut f5 = None;
-        let mut f6 = None;
-        let mut f7 = None;
-        let mut f8 = None;
-        let mut f9 = None;
-        let mut f10 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "inputVoltageLowThreshold" => {
-                    m.put_with::<
-                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
-                        >(&mut f0, "inputVoltageLowThreshold")?
-                }
-                "batteryVoltageLowThreshold" => {
-                    m.put_with::<
-                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
-                        >(&mut f1, "batteryVoltageLowThreshold")?
-                }
-                "batteryPercentageLowThreshold" => {
-                    m.put_with::<
-                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
-                        >(&mut f2, "batteryPercentageLowThreshold")?
-                }
-                "speedLimit" => {
-                    m.put_with::<
-                            crate::wire::AsNumericOption<u32, crate::patterns::Numeric4>,
-                        >(&mut f3, "speedLimit")?
-                }
-                "fuelLevelLowThreshold" => {
-                    m.put_with::<
-                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
-                        >(&mut f4, "fuelLevelLowThreshold")?
-                }
-                "adBlueLevelLowThreshold" => {
-                    m.put_with::<
-                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
-                        >(&mut f5, "adBlueLevelLowThreshold")?
-                }
-                "temperatureLowThreshold" => {
-                    m.put_with::<
-                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
-                        >(&mut f6, "temperatureLowThreshold")?
-                }
-                "temperatureHighThreshold" => {
-                    m.put_with::<
-                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
-                        >(&mut f7, "temperatureHighThreshold")?
-                }
-                "pressureLowThreshold" => {
-                    m.put_with::<
-                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
-                        >(&mut f8, "pressureLowThreshold")?
-                }
-                "pressureHighThreshold" => {
-                    m.put_with::<
-                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
-                        >(&mut f9, "pressureHighThreshold")?
-                }
-                "engineSpeedLimit" => {
-                    m.put_with::<
-                            crate::wire::AsNumericOption<u32, crate::patterns::Numeric4>,
-                        >(&mut f10, "engineSpeedLimit")?
-                }
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            input_voltage_low_threshold: f0.unwrap_or_default(),
-            battery_voltage_low_threshold: f1.unwrap_or_default(),
-            battery_percentage_low_threshold: f2.unwrap_or_default(),
-            speed_limit: f3.unwrap_or_default(),
-            fuel_level_low_threshold: f4.unwrap_or_default(),
-            ad_blue_level_low_threshold: f5.unwrap_or_default(),
-            temperature_low_threshold: f6.unwrap_or_default(),
-            temperature_high_threshold: f7.unwrap_or_default(),
-            pressure_low_threshold: f8.unwrap_or_default(),
-            pressure_high_threshold: f9.unwrap_or_default(),
-            engine_speed_limit: f10.unwrap_or_default(),
-        })
-    }
-}
-
 /// A rule deciding who is notified, through which channel and when, about one event type of one asset.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AlertRule {
@@ -986,83 +510,6 @@ pub struct AlertRule {
     /// Geofence ids; when not empty, the rule applies only while the asset is outside all of them.
     #[serde(rename = "outsideGeofences")]
     pub outside_geofences: Vec<::uuid::Uuid>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for AlertRule {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for AlertRule {
-    const NAME: &'static str = "AlertRule";
-
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "accountId",
-        "assetId",
-        "eventType",
-        "order",
-        "recipient",
-        "channel",
-        "isDisabled",
-        "daysOfWeek",
-        "timeOfDay",
-        "dates",
-        "insideGeofences",
-        "outsideGeofences",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        let mut f5 = None;
-        let mut f6 = None;
-        let mut f7 = None;
-        let mut f8 = None;
-        let mut f9 = None;
-        let mut f10 = None;
-        let mut f11 = None;
-        let mut f12 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "id" => m.put(&mut f0, "id")?,
-                "accountId" => m.put(&mut f1, "accountId")?,
-                "assetId" => m.put(&mut f2, "assetId")?,
-                "eventType" => m.put(&mut f3, "eventType")?,
-                "order" => m.put_with::<crate::wire::AsInteger<i32>>(&mut f4, "order")?,
-                "recipient" => m.put(&mut f5, "recipient")?,
-                "channel" => m.put(&mut f6, "channel")?,
-                "isDisabled" => m.put(&mut f7, "isDisabled")?,
-                "daysOfWeek" => m.put(&mut f8, "daysOfWeek")?,
-                "timeOfDay" => m.put(&mut f9, "timeOfDay")?,
-                "dates" => m.put(&mut f10, "dates")?,
-                "insideGeofences" => m.put(&mut f11, "insideGeofences")?,
-                "outsideGeofences" => m.put(&mut f12, "outsideGeofences")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            id: m.take(f0, "id")?,
-            account_id: m.take(f1, "accountId")?,
-            asset_id: m.take(f2, "assetId")?,
-            event_type: m.take(f3, "eventType")?,
-            order: m.take(f4, "order")?,
-            recipient: m.take(f5, "recipient")?,
-            channel: m.take(f6, "channel")?,
-            is_disabled: m.take(f7, "isDisabled")?,
-            days_of_week: m.take(f8, "daysOfWeek")?,
-            time_of_day: f9.unwrap_or_default(),
-            dates: f10.unwrap_or_default(),
-            inside_geofences: m.take(f11, "insideGeofences")?,
-            outside_geofences: m.take(f12, "outsideGeofences")?,
-        })
-    }
 }
 
 /// Writable fields of an alert rule (create, and full replacement on update). The read-only fields of the resource may be sent back as read; they are ignored.
@@ -1114,85 +561,6 @@ pub struct AlertRuleInput {
     /// Default: `[]`.
     #[serde(rename = "outsideGeofences")]
     pub outside_geofences: Vec<::uuid::Uuid>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for AlertRuleInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for AlertRuleInput {
-    const NAME: &'static str = "AlertRuleInput";
-
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "accountId",
-        "assetId",
-        "eventType",
-        "order",
-        "recipient",
-        "channel",
-        "isDisabled",
-        "daysOfWeek",
-        "timeOfDay",
-        "dates",
-        "insideGeofences",
-        "outsideGeofences",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        let mut f5 = None;
-        let mut f6 = None;
-        let mut f7 = None;
-        let mut f8 = None;
-        let mut f9 = None;
-        let mut f10 = None;
-        let mut f11 = None;
-        let mut f12 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "id" => m.put(&mut f0, "id")?,
-                "accountId" => m.put(&mut f1, "accountId")?,
-                "assetId" => m.put(&mut f2, "assetId")?,
-                "eventType" => m.put(&mut f3, "eventType")?,
-                "order" => m.put_with::<crate::wire::AsInteger<i32>>(&mut f4, "order")?,
-                "recipient" => m.put(&mut f5, "recipient")?,
-                "channel" => m.put(&mut f6, "channel")?,
-                "isDisabled" => m.put(&mut f7, "isDisabled")?,
-                "daysOfWeek" => m.put(&mut f8, "daysOfWeek")?,
-                "timeOfDay" => m.put(&mut f9, "timeOfDay")?,
-                "dates" => m.put(&mut f10, "dates")?,
-                "insideGeofences" => m.put(&mut f11, "insideGeofences")?,
-                "outsideGeofences" => m.put(&mut f12, "outsideGeofences")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            id: f0,
-            account_id: f1,
-            asset_id: f2,
-            event_type: m.take(f3, "eventType")?,
-            order: f4.unwrap_or_else(defaults::alert_rule_input_order),
-            recipient: m.take(f5, "recipient")?,
-            channel: m.take(f6, "channel")?,
-            is_disabled: f7.unwrap_or_else(defaults::alert_rule_input_is_disabled),
-            days_of_week: f8.unwrap_or_else(defaults::alert_rule_input_days_of_week),
-            time_of_day: f9.unwrap_or_default(),
-            dates: f10.unwrap_or_default(),
-            inside_geofences: f11
-                .unwrap_or_else(defaults::alert_rule_input_inside_geofences),
-            outside_geofences: f12
-                .unwrap_or_else(defaults::alert_rule_input_outside_geofences),
-        })
-    }
 }
 
 /// A day of the week.
@@ -1280,36 +648,6 @@ pub struct TimeOfDay {
     pub to: String,
 }
 
-impl<'de> ::serde::Deserialize<'de> for TimeOfDay {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for TimeOfDay {
-    const NAME: &'static str = "TimeOfDay";
-
-    const FIELDS: &'static [&'static str] = &["from", "to"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "from" => m.put(&mut f0, "from")?,
-                "to" => m.put(&mut f1, "to")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            from: m.take(f0, "from")?,
-            to: m.take(f1, "to")?,
-        })
-    }
-}
-
 /// Inclusive range of calendar dates (in the recipient's time zone); from <= to.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DateRange {
@@ -1317,36 +655,6 @@ pub struct DateRange {
     pub from: ::chrono::NaiveDate,
     /// Last day of the range (YYYY-MM-DD), inclusive.
     pub to: ::chrono::NaiveDate,
-}
-
-impl<'de> ::serde::Deserialize<'de> for DateRange {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for DateRange {
-    const NAME: &'static str = "DateRange";
-
-    const FIELDS: &'static [&'static str] = &["from", "to"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "from" => m.put(&mut f0, "from")?,
-                "to" => m.put(&mut f1, "to")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            from: m.take(f0, "from")?,
-            to: m.take(f1, "to")?,
-        })
-    }
 }
 
 /// The person notified by an alert rule.
@@ -1363,47 +671,6 @@ pub struct Recipient {
     /// Free text describing the recipient.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for Recipient {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Recipient {
-    const NAME: &'static str = "Recipient";
-
-    const FIELDS: &'static [&'static str] = &[
-        "culture",
-        "timeZone",
-        "phoneNumber",
-        "description",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "culture" => m.put(&mut f0, "culture")?,
-                "timeZone" => m.put(&mut f1, "timeZone")?,
-                "phoneNumber" => m.put(&mut f2, "phoneNumber")?,
-                "description" => m.put(&mut f3, "description")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            culture: m.take(f0, "culture")?,
-            time_zone: m.take(f1, "timeZone")?,
-            phone_number: f2,
-            description: f3,
-        })
-    }
 }
 
 /// Notification channel kind; names the Channel sub-object that must be present.
@@ -1484,75 +751,9 @@ pub struct Channel {
     pub email: Option<EmailChannel>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Channel {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Channel {
-    const NAME: &'static str = "Channel";
-
-    const FIELDS: &'static [&'static str] = &[
-        "type",
-        "call",
-        "sms",
-        "telegram",
-        "email",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "type" => m.put(&mut f0, "type")?,
-                "call" => m.put(&mut f1, "call")?,
-                "sms" => m.put(&mut f2, "sms")?,
-                "telegram" => m.put(&mut f3, "telegram")?,
-                "email" => m.put(&mut f4, "email")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            r#type: m.take(f0, "type")?,
-            call: f1,
-            sms: f2,
-            telegram: f3,
-            email: f4,
-        })
-    }
-}
-
 /// Phone call to recipient.phoneNumber; has no settings.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CallChannel {}
-
-impl<'de> ::serde::Deserialize<'de> for CallChannel {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for CallChannel {
-    const NAME: &'static str = "CallChannel";
-
-    const FIELDS: &'static [&'static str] = &[];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        while m.known_key(Self::FIELDS)?.is_some() {
-            m.skip()?
-        }
-        Ok(Self {})
-    }
-}
 
 /// SMS to recipient.phoneNumber.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
@@ -1562,33 +763,6 @@ pub struct SmsChannel {
     /// Default: `false`.
     #[serde(rename = "isInteractive")]
     pub is_interactive: bool,
-}
-
-impl<'de> ::serde::Deserialize<'de> for SmsChannel {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for SmsChannel {
-    const NAME: &'static str = "SmsChannel";
-
-    const FIELDS: &'static [&'static str] = &["isInteractive"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "isInteractive" => m.put(&mut f0, "isInteractive")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            is_interactive: f0.unwrap_or_else(defaults::sms_channel_is_interactive),
-        })
-    }
 }
 
 /// Telegram message to a chat.
@@ -1604,36 +778,6 @@ pub struct TelegramChannel {
     pub is_interactive: bool,
 }
 
-impl<'de> ::serde::Deserialize<'de> for TelegramChannel {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for TelegramChannel {
-    const NAME: &'static str = "TelegramChannel";
-
-    const FIELDS: &'static [&'static str] = &["chatId", "isInteractive"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "chatId" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f0, "chatId")?,
-                "isInteractive" => m.put(&mut f1, "isInteractive")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            chat_id: m.take(f0, "chatId")?,
-            is_interactive: f1.unwrap_or_else(defaults::telegram_channel_is_interactive),
-        })
-    }
-}
-
 /// E-mail to an address.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct EmailChannel {
@@ -1645,36 +789,6 @@ pub struct EmailChannel {
     /// Default: `false`.
     #[serde(rename = "isInteractive")]
     pub is_interactive: bool,
-}
-
-impl<'de> ::serde::Deserialize<'de> for EmailChannel {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for EmailChannel {
-    const NAME: &'static str = "EmailChannel";
-
-    const FIELDS: &'static [&'static str] = &["emailAddress", "isInteractive"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "emailAddress" => m.put(&mut f0, "emailAddress")?,
-                "isInteractive" => m.put(&mut f1, "isInteractive")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            email_address: m.take(f0, "emailAddress")?,
-            is_interactive: f1.unwrap_or_else(defaults::email_channel_is_interactive),
-        })
-    }
 }
 
 /// A polygon area of an account that alert rules can reference.
@@ -1692,51 +806,6 @@ pub struct Geofence {
     pub name: String,
     /// Area of the geofence.
     pub polygon: GeoJsonPolygon,
-}
-
-impl<'de> ::serde::Deserialize<'de> for Geofence {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Geofence {
-    const NAME: &'static str = "Geofence";
-
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "accountId",
-        "externalId",
-        "name",
-        "polygon",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "id" => m.put(&mut f0, "id")?,
-                "accountId" => m.put(&mut f1, "accountId")?,
-                "externalId" => m.put(&mut f2, "externalId")?,
-                "name" => m.put(&mut f3, "name")?,
-                "polygon" => m.put(&mut f4, "polygon")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            id: m.take(f0, "id")?,
-            account_id: m.take(f1, "accountId")?,
-            external_id: m.take(f2, "externalId")?,
-            name: m.take(f3, "name")?,
-            polygon: m.take(f4, "polygon")?,
-        })
-    }
 }
 
 /// Writable fields of a geofence (create, and full replacement on update). The read-only fields of the resource may be sent back as read; they are ignored.
@@ -1757,51 +826,6 @@ pub struct GeofenceInput {
     pub polygon: GeoJsonPolygon,
 }
 
-impl<'de> ::serde::Deserialize<'de> for GeofenceInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for GeofenceInput {
-    const NAME: &'static str = "GeofenceInput";
-
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "accountId",
-        "externalId",
-        "name",
-        "polygon",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "id" => m.put(&mut f0, "id")?,
-                "accountId" => m.put(&mut f1, "accountId")?,
-                "externalId" => m.put(&mut f2, "externalId")?,
-                "name" => m.put(&mut f3, "name")?,
-                "polygon" => m.put(&mut f4, "polygon")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            id: f0,
-            account_id: f1,
-            external_id: m.take(f2, "externalId")?,
-            name: m.take(f3, "name")?,
-            polygon: m.take(f4, "polygon")?,
-        })
-    }
-}
-
 /// RFC 7946 GeoJSON Polygon geometry. The first ring is the exterior boundary, any further rings are holes. Each ring is closed (its first and last positions are equal) and has at least four positions. Positions are [longitude, latitude] in degrees, longitude within -180..180 and latitude within -90..90; the service validates all of this. Members other than type and coordinates (GeoJSON foreign members, bbox) are rejected.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GeoJsonPolygon {
@@ -1809,36 +833,6 @@ pub struct GeoJsonPolygon {
     pub r#type: GeoJsonPolygonType,
     /// Linear rings; the first is the exterior, the others are holes.
     pub coordinates: Vec<Vec<Vec<f64>>>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for GeoJsonPolygon {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for GeoJsonPolygon {
-    const NAME: &'static str = "GeoJsonPolygon";
-
-    const FIELDS: &'static [&'static str] = &["type", "coordinates"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "type" => m.put(&mut f0, "type")?,
-                "coordinates" => m.put(&mut f1, "coordinates")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            r#type: m.take(f0, "type")?,
-            coordinates: m.take(f1, "coordinates")?,
-        })
-    }
 }
 
 /// A short-lived token for telemetry ingestion.
@@ -1851,39 +845,6 @@ pub struct IngestionToken {
     /// Instant after which the token is no longer valid (1 hour after issue).
     #[serde(rename = "expiresAt")]
     pub expires_at: ::chrono::DateTime<::chrono::Utc>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for IngestionToken {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for IngestionToken {
-    const NAME: &'static str = "IngestionToken";
-
-    const FIELDS: &'static [&'static str] = &["id", "token", "expiresAt"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "id" => m.put(&mut f0, "id")?,
-                "token" => m.put(&mut f1, "token")?,
-                "expiresAt" => m.put(&mut f2, "expiresAt")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            id: m.take(f0, "id")?,
-            token: m.take(f1, "token")?,
-            expires_at: m.take(f2, "expiresAt")?,
-        })
-    }
 }
 
 /// An unexpired ingestion token, without its secret.
@@ -1905,51 +866,6 @@ pub struct IngestionTokenInfo {
     pub expires_at: ::chrono::DateTime<::chrono::Utc>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for IngestionTokenInfo {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for IngestionTokenInfo {
-    const NAME: &'static str = "IngestionTokenInfo";
-
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "accountId",
-        "issuedBy",
-        "createdAt",
-        "expiresAt",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "id" => m.put(&mut f0, "id")?,
-                "accountId" => m.put(&mut f1, "accountId")?,
-                "issuedBy" => m.put(&mut f2, "issuedBy")?,
-                "createdAt" => m.put(&mut f3, "createdAt")?,
-                "expiresAt" => m.put(&mut f4, "expiresAt")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            id: m.take(f0, "id")?,
-            account_id: m.take(f1, "accountId")?,
-            issued_by: m.take(f2, "issuedBy")?,
-            created_at: m.take(f3, "createdAt")?,
-            expires_at: m.take(f4, "expiresAt")?,
-        })
-    }
-}
-
 /// A signed, short-lived link to the read-only asset portal page of an account.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct PortalLink {
@@ -1958,36 +874,6 @@ pub struct PortalLink {
     /// Instant after which the link is no longer valid (15 minutes after issue).
     #[serde(rename = "expiresAt")]
     pub expires_at: ::chrono::DateTime<::chrono::Utc>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for PortalLink {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for PortalLink {
-    const NAME: &'static str = "PortalLink";
-
-    const FIELDS: &'static [&'static str] = &["url", "expiresAt"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "url" => m.put(&mut f0, "url")?,
-                "expiresAt" => m.put(&mut f1, "expiresAt")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            url: m.take(f0, "url")?,
-            expires_at: m.take(f1, "expiresAt")?,
-        })
-    }
 }
 
 /// Form parameters of the token request (RFC 6749 section 4.4.2). All are optional in this schema because the service itself answers missing or invalid ones with RFC 6749 errors. grant_type must be client_credentials. Client credentials go either here or in HTTP Basic authentication, not both.
@@ -2007,47 +893,6 @@ pub struct TokenRequest {
     pub scope: Option<String>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for TokenRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for TokenRequest {
-    const NAME: &'static str = "TokenRequest";
-
-    const FIELDS: &'static [&'static str] = &[
-        "grant_type",
-        "client_id",
-        "client_secret",
-        "scope",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "grant_type" => m.put(&mut f0, "grant_type")?,
-                "client_id" => m.put(&mut f1, "client_id")?,
-                "client_secret" => m.put(&mut f2, "client_secret")?,
-                "scope" => m.put(&mut f3, "scope")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            grant_type: f0,
-            client_id: f1,
-            client_secret: f2,
-            scope: f3,
-        })
-    }
-}
-
 /// Successful token response (RFC 6749 section 5.1).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TokenResponse {
@@ -2057,45 +902,6 @@ pub struct TokenResponse {
     pub token_type: TokenResponseTokenType,
     /// Lifetime of the access token in seconds (3600).
     pub expires_in: i32,
-}
-
-impl<'de> ::serde::Deserialize<'de> for TokenResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for TokenResponse {
-    const NAME: &'static str = "TokenResponse";
-
-    const FIELDS: &'static [&'static str] = &[
-        "access_token",
-        "token_type",
-        "expires_in",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "access_token" => m.put(&mut f0, "access_token")?,
-                "token_type" => m.put(&mut f1, "token_type")?,
-                "expires_in" => {
-                    m.put_with::<crate::wire::AsInteger<i32>>(&mut f2, "expires_in")?
-                }
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            access_token: m.take(f0, "access_token")?,
-            token_type: m.take(f1, "token_type")?,
-            expires_in: m.take(f2, "expires_in")?,
-        })
-    }
 }
 
 /// Error response of the token endpoint (RFC 6749 section 5.2).
@@ -2108,68 +914,11 @@ pub struct OAuthError {
     pub error_description: Option<String>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for OAuthError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for OAuthError {
-    const NAME: &'static str = "OAuthError";
-
-    const FIELDS: &'static [&'static str] = &["error", "error_description"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "error" => m.put(&mut f0, "error")?,
-                "error_description" => m.put(&mut f1, "error_description")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            error: m.take(f0, "error")?,
-            error_description: f1,
-        })
-    }
-}
-
 /// A batch of telemetry points of one account (the ingestion token's).
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TelemetryBatch {
     /// Up to 1,000 points, of any assets of the account, in any order.
     pub points: Vec<TelemetryPoint>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for TelemetryBatch {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for TelemetryBatch {
-    const NAME: &'static str = "TelemetryBatch";
-
-    const FIELDS: &'static [&'static str] = &["points"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "points" => m.put(&mut f0, "points")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            points: m.take(f0, "points")?,
-        })
-    }
 }
 
 /// One report of a tracker. Name the asset by exactly one of assetId and externalId. Every reading is optional; a reading that is absent keeps its last known value for detection. Ranges are checked per point (see ingestTelemetry).
@@ -2226,99 +975,6 @@ pub struct TelemetryPoint {
     pub signals: Option<DeviceSignals>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for TelemetryPoint {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for TelemetryPoint {
-    const NAME: &'static str = "TelemetryPoint";
-
-    const FIELDS: &'static [&'static str] = &[
-        "assetId",
-        "externalId",
-        "timestamp",
-        "latitude",
-        "longitude",
-        "speed",
-        "heading",
-        "ignition",
-        "inputVoltage",
-        "batteryVoltage",
-        "batteryPercentage",
-        "fuelLevel",
-        "adBlueLevel",
-        "temperature",
-        "pressure",
-        "engineSpeed",
-        "signals",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        let mut f5 = None;
-        let mut f6 = None;
-        let mut f7 = None;
-        let mut f8 = None;
-        let mut f9 = None;
-        let mut f10 = None;
-        let mut f11 = None;
-        let mut f12 = None;
-        let mut f13 = None;
-        let mut f14 = None;
-        let mut f15 = None;
-        let mut f16 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "assetId" => m.put(&mut f0, "assetId")?,
-                "externalId" => m.put(&mut f1, "externalId")?,
-                "timestamp" => m.put(&mut f2, "timestamp")?,
-                "latitude" => m.put(&mut f3, "latitude")?,
-                "longitude" => m.put(&mut f4, "longitude")?,
-                "speed" => m.put(&mut f5, "speed")?,
-                "heading" => m.put(&mut f6, "heading")?,
-                "ignition" => m.put(&mut f7, "ignition")?,
-                "inputVoltage" => m.put(&mut f8, "inputVoltage")?,
-                "batteryVoltage" => m.put(&mut f9, "batteryVoltage")?,
-                "batteryPercentage" => m.put(&mut f10, "batteryPercentage")?,
-                "fuelLevel" => m.put(&mut f11, "fuelLevel")?,
-                "adBlueLevel" => m.put(&mut f12, "adBlueLevel")?,
-                "temperature" => m.put(&mut f13, "temperature")?,
-                "pressure" => m.put(&mut f14, "pressure")?,
-                "engineSpeed" => m.put(&mut f15, "engineSpeed")?,
-                "signals" => m.put(&mut f16, "signals")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            asset_id: f0,
-            external_id: f1,
-            timestamp: m.take(f2, "timestamp")?,
-            latitude: f3,
-            longitude: f4,
-            speed: f5,
-            heading: f6,
-            ignition: f7,
-            input_voltage: f8,
-            battery_voltage: f9,
-            battery_percentage: f10,
-            fuel_level: f11,
-            ad_blue_level: f12,
-            temperature: f13,
-            pressure: f14,
-            engine_speed: f15,
-            signals: f16,
-        })
-    }
-}
-
 /// Conditions the device reports because the server cannot derive them. `true` means the condition is present (its episode starts), `false` that it has ended; an absent flag leaves the condition as it was.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DeviceSignals {
@@ -2348,63 +1004,6 @@ pub struct DeviceSignals {
     pub power_disconnected: Option<bool>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for DeviceSignals {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for DeviceSignals {
-    const NAME: &'static str = "DeviceSignals";
-
-    const FIELDS: &'static [&'static str] = &[
-        "alarm",
-        "tampering",
-        "jamming",
-        "accident",
-        "hardCornering",
-        "lockdownViolation",
-        "leftBehind",
-        "powerDisconnected",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        let mut f5 = None;
-        let mut f6 = None;
-        let mut f7 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "alarm" => m.put(&mut f0, "alarm")?,
-                "tampering" => m.put(&mut f1, "tampering")?,
-                "jamming" => m.put(&mut f2, "jamming")?,
-                "accident" => m.put(&mut f3, "accident")?,
-                "hardCornering" => m.put(&mut f4, "hardCornering")?,
-                "lockdownViolation" => m.put(&mut f5, "lockdownViolation")?,
-                "leftBehind" => m.put(&mut f6, "leftBehind")?,
-                "powerDisconnected" => m.put(&mut f7, "powerDisconnected")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            alarm: f0,
-            tampering: f1,
-            jamming: f2,
-            accident: f3,
-            hard_cornering: f4,
-            lockdown_violation: f5,
-            left_behind: f6,
-            power_disconnected: f7,
-        })
-    }
-}
-
 /// What became of each point of a batch.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TelemetryBatchResult {
@@ -2416,53 +1015,6 @@ pub struct TelemetryBatchResult {
     pub rejected: i32,
     /// One result per point, in request order.
     pub results: Vec<PointResult>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for TelemetryBatchResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for TelemetryBatchResult {
-    const NAME: &'static str = "TelemetryBatchResult";
-
-    const FIELDS: &'static [&'static str] = &[
-        "accepted",
-        "duplicates",
-        "rejected",
-        "results",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "accepted" => {
-                    m.put_with::<crate::wire::AsInteger<i32>>(&mut f0, "accepted")?
-                }
-                "duplicates" => {
-                    m.put_with::<crate::wire::AsInteger<i32>>(&mut f1, "duplicates")?
-                }
-                "rejected" => {
-                    m.put_with::<crate::wire::AsInteger<i32>>(&mut f2, "rejected")?
-                }
-                "results" => m.put(&mut f3, "results")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            accepted: m.take(f0, "accepted")?,
-            duplicates: m.take(f1, "duplicates")?,
-            rejected: m.take(f2, "rejected")?,
-            results: m.take(f3, "results")?,
-        })
-    }
 }
 
 /// The outcome of one telemetry point.
@@ -2483,51 +1035,6 @@ pub struct PointResult {
     pub message: Option<String>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for PointResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for PointResult {
-    const NAME: &'static str = "PointResult";
-
-    const FIELDS: &'static [&'static str] = &[
-        "index",
-        "status",
-        "assetId",
-        "reason",
-        "message",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "index" => m.put_with::<crate::wire::AsInteger<i32>>(&mut f0, "index")?,
-                "status" => m.put(&mut f1, "status")?,
-                "assetId" => m.put(&mut f2, "assetId")?,
-                "reason" => m.put(&mut f3, "reason")?,
-                "message" => m.put(&mut f4, "message")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            index: m.take(f0, "index")?,
-            status: m.take(f1, "status")?,
-            asset_id: f2,
-            reason: f3,
-            message: f4,
-        })
-    }
-}
-
 /// A WGS84 position.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Position {
@@ -2535,36 +1042,6 @@ pub struct Position {
     pub latitude: f64,
     /// Longitude in degrees.
     pub longitude: f64,
-}
-
-impl<'de> ::serde::Deserialize<'de> for Position {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Position {
-    const NAME: &'static str = "Position";
-
-    const FIELDS: &'static [&'static str] = &["latitude", "longitude"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "latitude" => m.put(&mut f0, "latitude")?,
-                "longitude" => m.put(&mut f1, "longitude")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            latitude: m.take(f0, "latitude")?,
-            longitude: m.take(f1, "longitude")?,
-        })
-    }
 }
 
 /// The values that triggered an event; which ones are present depends on its type (value and threshold for thresholds and limits, geofenceId for geofence events, fromCountry and toCountry for border crossings, episodeStartedAt for conditions that must last a minimum duration).
@@ -2591,59 +1068,6 @@ pub struct EventDetails {
     /// When the condition began, if it had to last a minimum duration first.
     #[serde(rename = "episodeStartedAt", skip_serializing_if = "Option::is_none")]
     pub episode_started_at: Option<::chrono::DateTime<::chrono::Utc>>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for EventDetails {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for EventDetails {
-    const NAME: &'static str = "EventDetails";
-
-    const FIELDS: &'static [&'static str] = &[
-        "value",
-        "threshold",
-        "quantity",
-        "geofenceId",
-        "fromCountry",
-        "toCountry",
-        "episodeStartedAt",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        let mut f5 = None;
-        let mut f6 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "value" => m.put(&mut f0, "value")?,
-                "threshold" => m.put(&mut f1, "threshold")?,
-                "quantity" => m.put(&mut f2, "quantity")?,
-                "geofenceId" => m.put(&mut f3, "geofenceId")?,
-                "fromCountry" => m.put(&mut f4, "fromCountry")?,
-                "toCountry" => m.put(&mut f5, "toCountry")?,
-                "episodeStartedAt" => m.put(&mut f6, "episodeStartedAt")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            value: f0,
-            threshold: f1,
-            quantity: f2,
-            geofence_id: f3,
-            from_country: f4,
-            to_country: f5,
-            episode_started_at: f6,
-        })
-    }
 }
 
 /// Something that happened to an asset, detected from its telemetry.
@@ -2679,75 +1103,6 @@ pub struct Event {
     pub acknowledged_by: Option<String>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Event {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Event {
-    const NAME: &'static str = "Event";
-
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "accountId",
-        "assetId",
-        "eventType",
-        "occurredAt",
-        "detectedAt",
-        "position",
-        "details",
-        "notificationsSuppressed",
-        "acknowledgedAt",
-        "acknowledgedBy",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        let mut f5 = None;
-        let mut f6 = None;
-        let mut f7 = None;
-        let mut f8 = None;
-        let mut f9 = None;
-        let mut f10 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "id" => m.put(&mut f0, "id")?,
-                "accountId" => m.put(&mut f1, "accountId")?,
-                "assetId" => m.put(&mut f2, "assetId")?,
-                "eventType" => m.put(&mut f3, "eventType")?,
-                "occurredAt" => m.put(&mut f4, "occurredAt")?,
-                "detectedAt" => m.put(&mut f5, "detectedAt")?,
-                "position" => m.put(&mut f6, "position")?,
-                "details" => m.put(&mut f7, "details")?,
-                "notificationsSuppressed" => m.put(&mut f8, "notificationsSuppressed")?,
-                "acknowledgedAt" => m.put(&mut f9, "acknowledgedAt")?,
-                "acknowledgedBy" => m.put(&mut f10, "acknowledgedBy")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            id: m.take(f0, "id")?,
-            account_id: m.take(f1, "accountId")?,
-            asset_id: m.take(f2, "assetId")?,
-            event_type: m.take(f3, "eventType")?,
-            occurred_at: m.take(f4, "occurredAt")?,
-            detected_at: m.take(f5, "detectedAt")?,
-            position: f6,
-            details: m.take(f7, "details")?,
-            notifications_suppressed: m.take(f8, "notificationsSuppressed")?,
-            acknowledged_at: f9.unwrap_or_default(),
-            acknowledged_by: f10.unwrap_or_default(),
-        })
-    }
-}
-
 /// A condition of an asset that started (raised its event) and has not ended.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct OpenEpisode {
@@ -2755,36 +1110,6 @@ pub struct OpenEpisode {
     pub event_type: EventType,
     /// When it started.
     pub since: ::chrono::DateTime<::chrono::Utc>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for OpenEpisode {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for OpenEpisode {
-    const NAME: &'static str = "OpenEpisode";
-
-    const FIELDS: &'static [&'static str] = &["eventType", "since"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "eventType" => m.put(&mut f0, "eventType")?,
-                "since" => m.put(&mut f1, "since")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            event_type: m.take(f0, "eventType")?,
-            since: m.take(f1, "since")?,
-        })
-    }
 }
 
 /// The last known state of an asset, from the newest point processed.
@@ -2840,99 +1165,6 @@ pub struct AssetState {
     /// Conditions currently open, oldest first.
     #[serde(rename = "openEpisodes")]
     pub open_episodes: Vec<OpenEpisode>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for AssetState {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for AssetState {
-    const NAME: &'static str = "AssetState";
-
-    const FIELDS: &'static [&'static str] = &[
-        "assetId",
-        "lastReportAt",
-        "position",
-        "speed",
-        "heading",
-        "ignition",
-        "inputVoltage",
-        "batteryVoltage",
-        "batteryPercentage",
-        "fuelLevel",
-        "adBlueLevel",
-        "temperature",
-        "pressure",
-        "engineSpeed",
-        "country",
-        "insideGeofences",
-        "openEpisodes",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        let mut f5 = None;
-        let mut f6 = None;
-        let mut f7 = None;
-        let mut f8 = None;
-        let mut f9 = None;
-        let mut f10 = None;
-        let mut f11 = None;
-        let mut f12 = None;
-        let mut f13 = None;
-        let mut f14 = None;
-        let mut f15 = None;
-        let mut f16 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "assetId" => m.put(&mut f0, "assetId")?,
-                "lastReportAt" => m.put(&mut f1, "lastReportAt")?,
-                "position" => m.put(&mut f2, "position")?,
-                "speed" => m.put(&mut f3, "speed")?,
-                "heading" => m.put(&mut f4, "heading")?,
-                "ignition" => m.put(&mut f5, "ignition")?,
-                "inputVoltage" => m.put(&mut f6, "inputVoltage")?,
-                "batteryVoltage" => m.put(&mut f7, "batteryVoltage")?,
-                "batteryPercentage" => m.put(&mut f8, "batteryPercentage")?,
-                "fuelLevel" => m.put(&mut f9, "fuelLevel")?,
-                "adBlueLevel" => m.put(&mut f10, "adBlueLevel")?,
-                "temperature" => m.put(&mut f11, "temperature")?,
-                "pressure" => m.put(&mut f12, "pressure")?,
-                "engineSpeed" => m.put(&mut f13, "engineSpeed")?,
-                "country" => m.put(&mut f14, "country")?,
-                "insideGeofences" => m.put(&mut f15, "insideGeofences")?,
-                "openEpisodes" => m.put(&mut f16, "openEpisodes")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            asset_id: m.take(f0, "assetId")?,
-            last_report_at: f1,
-            position: f2,
-            speed: f3,
-            heading: f4,
-            ignition: f5,
-            input_voltage: f6,
-            battery_voltage: f7,
-            battery_percentage: f8,
-            fuel_level: f9,
-            ad_blue_level: f10,
-            temperature: f11,
-            pressure: f12,
-            engine_speed: f13,
-            country: f14,
-            inside_geofences: m.take(f15, "insideGeofences")?,
-            open_episodes: m.take(f16, "openEpisodes")?,
-        })
-    }
 }
 
 /// How a notification is delivered.
@@ -3098,47 +1330,6 @@ pub struct DeliveryAttempt {
     pub message: Option<String>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for DeliveryAttempt {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for DeliveryAttempt {
-    const NAME: &'static str = "DeliveryAttempt";
-
-    const FIELDS: &'static [&'static str] = &[
-        "at",
-        "outcome",
-        "providerCode",
-        "message",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "at" => m.put(&mut f0, "at")?,
-                "outcome" => m.put(&mut f1, "outcome")?,
-                "providerCode" => m.put(&mut f2, "providerCode")?,
-                "message" => m.put(&mut f3, "message")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            at: m.take(f0, "at")?,
-            outcome: m.take(f1, "outcome")?,
-            provider_code: f2,
-            message: f3,
-        })
-    }
-}
-
 /// A message owed to one recipient (an alert rule's) or one webhook receiver about one event.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Notification {
@@ -3176,115 +1367,11 @@ pub struct Notification {
     pub attempts: Vec<DeliveryAttempt>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Notification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Notification {
-    const NAME: &'static str = "Notification";
-
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "eventId",
-        "alertRuleId",
-        "webhookAccountId",
-        "channel",
-        "recipient",
-        "status",
-        "reason",
-        "createdAt",
-        "dueAt",
-        "sentAt",
-        "digestId",
-        "attempts",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        let mut f5 = None;
-        let mut f6 = None;
-        let mut f7 = None;
-        let mut f8 = None;
-        let mut f9 = None;
-        let mut f10 = None;
-        let mut f11 = None;
-        let mut f12 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "id" => m.put(&mut f0, "id")?,
-                "eventId" => m.put(&mut f1, "eventId")?,
-                "alertRuleId" => m.put(&mut f2, "alertRuleId")?,
-                "webhookAccountId" => m.put(&mut f3, "webhookAccountId")?,
-                "channel" => m.put(&mut f4, "channel")?,
-                "recipient" => m.put(&mut f5, "recipient")?,
-                "status" => m.put(&mut f6, "status")?,
-                "reason" => m.put(&mut f7, "reason")?,
-                "createdAt" => m.put(&mut f8, "createdAt")?,
-                "dueAt" => m.put(&mut f9, "dueAt")?,
-                "sentAt" => m.put(&mut f10, "sentAt")?,
-                "digestId" => m.put(&mut f11, "digestId")?,
-                "attempts" => m.put(&mut f12, "attempts")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            id: m.take(f0, "id")?,
-            event_id: m.take(f1, "eventId")?,
-            alert_rule_id: f2,
-            webhook_account_id: f3,
-            channel: m.take(f4, "channel")?,
-            recipient: m.take(f5, "recipient")?,
-            status: m.take(f6, "status")?,
-            reason: f7,
-            created_at: m.take(f8, "createdAt")?,
-            due_at: m.take(f9, "dueAt")?,
-            sent_at: f10,
-            digest_id: f11,
-            attempts: m.take(f12, "attempts")?,
-        })
-    }
-}
-
 /// The secret that signs webhooks sent to an account's callbackUri.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct WebhookSecret {
     /// HMAC-SHA256 key (use the UTF-8 bytes of this string).
     pub secret: String,
-}
-
-impl<'de> ::serde::Deserialize<'de> for WebhookSecret {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for WebhookSecret {
-    const NAME: &'static str = "WebhookSecret";
-
-    const FIELDS: &'static [&'static str] = &["secret"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "secret" => m.put(&mut f0, "secret")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            secret: m.take(f0, "secret")?,
-        })
-    }
 }
 
 /// Body of the `event` webhook.
@@ -3298,42 +1385,6 @@ pub struct WebhookEvent {
     #[serde(rename = "createdAt")]
     pub created_at: ::chrono::DateTime<::chrono::Utc>,
     pub event: Event,
-}
-
-impl<'de> ::serde::Deserialize<'de> for WebhookEvent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for WebhookEvent {
-    const NAME: &'static str = "WebhookEvent";
-
-    const FIELDS: &'static [&'static str] = &["id", "type", "createdAt", "event"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "id" => m.put(&mut f0, "id")?,
-                "type" => m.put(&mut f1, "type")?,
-                "createdAt" => m.put(&mut f2, "createdAt")?,
-                "event" => m.put(&mut f3, "event")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            id: m.take(f0, "id")?,
-            r#type: m.take(f1, "type")?,
-            created_at: m.take(f2, "createdAt")?,
-            event: m.take(f3, "event")?,
-        })
-    }
 }
 
 /// GeoJSON geometry type; always Polygon.
@@ -3843,38 +1894,38 @@ impl ::std::str::FromStr for WebhookEventType {
 }
 
 /// Defaults the spec gives for optional properties.
-mod defaults {
+pub(crate) mod defaults {
     use super::*;
 
-    pub(super) fn alert_rule_input_order() -> i32 {
+    pub(crate) fn alert_rule_input_order() -> i32 {
         0
     }
 
-    pub(super) fn alert_rule_input_is_disabled() -> bool {
+    pub(crate) fn alert_rule_input_is_disabled() -> bool {
         false
     }
 
-    pub(super) fn alert_rule_input_days_of_week() -> Vec<DayOfWeek> {
+    pub(crate) fn alert_rule_input_days_of_week() -> Vec<DayOfWeek> {
         Vec::new()
     }
 
-    pub(super) fn alert_rule_input_inside_geofences() -> Vec<::uuid::Uuid> {
+    pub(crate) fn alert_rule_input_inside_geofences() -> Vec<::uuid::Uuid> {
         Vec::new()
     }
 
-    pub(super) fn alert_rule_input_outside_geofences() -> Vec<::uuid::Uuid> {
+    pub(crate) fn alert_rule_input_outside_geofences() -> Vec<::uuid::Uuid> {
         Vec::new()
     }
 
-    pub(super) fn sms_channel_is_interactive() -> bool {
+    pub(crate) fn sms_channel_is_interactive() -> bool {
         false
     }
 
-    pub(super) fn telegram_channel_is_interactive() -> bool {
+    pub(crate) fn telegram_channel_is_interactive() -> bool {
         false
     }
 
-    pub(super) fn email_channel_is_interactive() -> bool {
+    pub(crate) fn email_channel_is_interactive() -> bool {
         false
     }
 }

@@ -18,6 +18,7 @@ mod checked_types;
 pub mod client;
 mod enums;
 pub mod models;
+mod objects;
 pub mod parallel;
 mod patterns;
 mod rust;

@@ -2,6 +2,7 @@
 
 use super::checked_types::checked_types;
 use super::enums;
+use super::objects;
 use super::parallel::{self, Job};
 use super::patterns::Engine;
 use super::rust::opt_usize;
@@ -45,12 +46,25 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
             print(tokens, "src/constraints.rs")
         }));
     }
+    let objects = has_objects(api);
+    if objects {
+        for range in ranges.clone() {
+            jobs.push(Box::new(move || {
+                Ok(emitter().decode_impls(&api.types[range]))
+            }));
+        }
+    }
     let mut printed = parallel::run(api.types.len(), jobs).into_iter();
     let types: Vec<String> = printed
         .by_ref()
         .take(ranges.len() + 1)
         .collect::<Result<_, _>>()?;
-    let checks: Vec<String> = printed.collect::<Result<_, _>>()?;
+    let checks: Vec<String> = printed
+        .by_ref()
+        .take(ranges.len())
+        .collect::<Result<_, _>>()?;
+    let mut decode = vec![objects::head().to_owned()];
+    decode.extend(printed.collect::<Result<Vec<_>, _>>()?);
     let emitter = emitter();
     let mut constraints = vec![print(
         emitter.constraints_head(&checks),
@@ -73,13 +87,16 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     let optional = [
         (api.uses(Primitive::Base64), "src/bytes.rs", BYTES_TEMPLATE),
         (uses_file(api), "src/file.rs", FILE_TEMPLATE),
-        (has_objects(api), "src/object.rs", OBJECT_TEMPLATE),
+        (objects, "src/object.rs", OBJECT_TEMPLATE),
         (
             super::tagged::any(&api.types),
             "src/tagged.rs",
             TAGGED_TEMPLATE,
         ),
     ];
+    if objects {
+        files.push(assembled(opts, "src/decode.rs", &decode));
+    }
     if optional.iter().any(|o| o.0) {
         for (used, path, text) in optional {
             if used {
@@ -173,6 +190,7 @@ impl<'a> ModelEmitter<'a> {
         let file = uses_file(self.api).then(|| quote! { pub mod file; });
         let tagged = super::tagged::any(&self.api.types).then(|| quote! { pub mod tagged; });
         let object = has_objects(self.api).then(|| quote! { pub mod object; });
+        let decode = has_objects(self.api).then(|| quote! { mod decode; });
         quote! {
             #![doc = #title]
             #![doc = ""]
@@ -180,6 +198,7 @@ impl<'a> ModelEmitter<'a> {
 
             #bytes
             mod constraints;
+            #decode
             #file
             #object
             pub mod patterns;
@@ -253,13 +272,10 @@ impl<'a> ModelEmitter<'a> {
             }
             _ => None,
         };
-        let (derives, object) = if derived {
-            (quote! { ::serde::Serialize, ::serde::Deserialize }, None)
+        let derives = if derived {
+            quote! { ::serde::Serialize, ::serde::Deserialize }
         } else {
-            (
-                quote! { ::serde::Serialize },
-                Some(self.object_impl(def, s)),
-            )
+            quote! { ::serde::Serialize }
         };
         quote! {
             #doc
@@ -268,113 +284,66 @@ impl<'a> ModelEmitter<'a> {
                 #(#fields)*
                 #extra
             }
-            #object
         }
     }
 
-    /// `Deserialize` of a struct through `object::Object`: one loop over the keys, each value
-    /// decoded into its slot, then the struct made of the slots.
-    fn object_impl(&self, def: &TypeDef, s: &Struct) -> TokenStream {
-        let name = ident(&def.name);
-        let type_name = &def.name;
-        let wires = s.fields.iter().map(|f| f.wire_name.as_str());
-        let slots: Vec<_> = (0..s.fields.len()).map(|i| format_ident!("f{i}")).collect();
-        let mut arms = Vec::new();
-        let mut members = Vec::new();
-        for (f, slot) in s.fields.iter().zip(&slots) {
-            let wire = &f.wire_name;
-            let member = ident(&f.name);
+    /// Part of `decode.rs`: `Deserialize` of the structs among `defs` that do not derive it.
+    fn decode_impls(&self, defs: &[TypeDef]) -> String {
+        let mut out = String::new();
+        for def in defs {
+            let TypeKind::Struct(s) = &def.kind else {
+                continue;
+            };
+            if s.fields.iter().any(|f| f.flatten) {
+                continue;
+            }
+            objects::write(&mut out, &self.object(def, s));
+        }
+        out
+    }
+
+    fn object<'s>(&self, def: &'s TypeDef, s: &'s Struct) -> objects::Object<'s> {
+        let fields = s.fields.iter().map(|f| {
             let shape = field_shape(f, &self.api.types);
             // An optional, non-nullable property is read as its type: `null` is refused.
-            let holds_option = matches!(shape.kind, Shape::RequiredNullable)
+            let holds_option = shape.kind == Shape::RequiredNullable
                 || (shape.kind == Shape::Optional && shape.nullable);
-            let suffix = if holds_option { "_option" } else { "" };
-            arms.push(match self.decoder(shape.inner, suffix) {
-                Some(decoder) => quote! { #wire => m.put_with::<#decoder>(&mut #slot, #wire)?, },
-                None => quote! { #wire => m.put(&mut #slot, #wire)?, },
-            });
             let value = match shape.kind {
-                Shape::Plain | Shape::RequiredNullable => quote! { m.take(#slot, #wire)? },
-                Shape::Defaulted => {
-                    let default_fn = format_ident!("{}", default_fn_name(def, f));
-                    quote! { #slot.unwrap_or_else(defaults::#default_fn) }
-                }
-                Shape::Optional if shape.nullable => quote! { #slot.unwrap_or_default() },
-                Shape::Optional => quote! { #slot },
+                Shape::Plain | Shape::RequiredNullable => objects::Value::Required,
+                Shape::Defaulted => objects::Value::Default(default_fn_name(def, f)),
+                Shape::Optional if shape.nullable => objects::Value::Flattened,
+                Shape::Optional => objects::Value::Slot,
             };
-            members.push(quote! { #member: #value, });
-        }
-        let mut next = quote! { let Some(k) = m.key()? };
-        let (extra_slot, other) = match &s.additional {
-            Some(Additional::Map(_)) => {
-                let field = ident(&extra_field_name(s));
-                members.push(quote! { #field: extra, });
-                (
-                    Some(quote! { let mut extra = ::std::collections::BTreeMap::new(); }),
-                    quote! { m.extra(&mut extra, k)? },
-                )
+            objects::ObjectField {
+                member: ident(&f.name).to_string(),
+                wire: &f.wire_name,
+                decoder: self.decoder(shape.inner, holds_option),
+                value,
             }
-            // The key is refused as it is read; the arm is never taken.
-            Some(Additional::Deny) => {
-                next = quote! { let Some(k) = m.known_key(Self::FIELDS)? };
-                if s.fields.is_empty() {
-                    next = quote! { m.known_key(Self::FIELDS)?.is_some() };
-                }
-                (None, quote! { m.skip()? })
-            }
-            _ => {
-                if s.fields.is_empty() {
-                    next = quote! { m.key()?.is_some() };
-                }
-                (None, quote! { m.skip()? })
-            }
-        };
-        let body = if s.fields.is_empty() {
-            other
-        } else {
-            quote! { match k.as_str() { #(#arms)* _ => #other, } }
-        };
-        let allow = s
-            .fields
-            .iter()
-            .any(|f| f.deprecated)
-            .then(|| quote! { #[allow(deprecated)] });
-        quote! {
-            impl<'de> ::serde::Deserialize<'de> for #name {
-                fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                    crate::object::object(d)
-                }
-            }
-            #allow
-            impl crate::object::Object for #name {
-                const NAME: &'static str = #type_name;
-                const FIELDS: &'static [&'static str] = &[#(#wires),*];
-                fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-                    m: &mut crate::object::Fields<'de, M>,
-                ) -> Result<Self, M::Error> {
-                    #(let mut #slots = None;)*
-                    #extra_slot
-                    while #next {
-                        #body
-                    }
-                    Ok(Self { #(#members)* })
-                }
-            }
+        });
+        objects::Object {
+            name: &def.name,
+            fields: fields.collect(),
+            others: match &s.additional {
+                Some(Additional::Map(_)) => objects::Others::Keep(extra_field_name(s)),
+                Some(Additional::Deny) => objects::Others::Deny,
+                _ => objects::Others::Skip,
+            },
+            deprecated: s.fields.iter().any(|f| f.deprecated),
         }
     }
 
     /// The `wire::Decoder` a property's value is read with, if it needs one: numbers that may
     /// arrive as numeric strings, and integers that may arrive as `2.0`.
-    fn decoder(&self, inner: &TypeRef, suffix: &str) -> Option<TokenStream> {
+    fn decoder(&self, inner: &TypeRef, option: bool) -> Option<String> {
         let (prefix, number, marker, in_vec) = self.leniency(inner)?;
         let vec = if in_vec { "Vec" } else { "" };
-        let option = if suffix.is_empty() { "" } else { "Option" };
-        let decoder = format_ident!("As{prefix}{vec}{option}");
+        let option = if option { "Option" } else { "" };
         Some(match marker {
             Some(marker) => {
-                quote! { crate::wire::#decoder<#number, crate::patterns::#marker> }
+                format!("crate::wire::As{prefix}{vec}{option}<{number}, crate::patterns::{marker}>")
             }
-            None => quote! { crate::wire::#decoder<#number> },
+            None => format!("crate::wire::As{prefix}{vec}{option}<{number}>"),
         })
     }
 
@@ -547,7 +516,7 @@ impl<'a> ModelEmitter<'a> {
                 } else {
                     value
                 };
-                fns.push(quote! { pub(super) fn #fn_name() -> #ty { #value } });
+                fns.push(quote! { pub(crate) fn #fn_name() -> #ty { #value } });
             }
         }
         if fns.is_empty() {
@@ -556,7 +525,7 @@ impl<'a> ModelEmitter<'a> {
         let import = names_types.then(|| quote! { use super::*; });
         quote! {
             /// Defaults the spec gives for optional properties.
-            mod defaults {
+            pub(crate) mod defaults {
                 #import
                 #(#fns)*
             }

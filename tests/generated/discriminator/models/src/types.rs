@@ -7,36 +7,6 @@ pub struct Dog {
     pub barks: bool,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Dog {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Dog {
-    const NAME: &'static str = "Dog";
-
-    const FIELDS: &'static [&'static str] = &["petType", "barks"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "petType" => m.put(&mut f0, "petType")?,
-                "barks" => m.put(&mut f1, "barks")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            pet_type: m.take(f0, "petType")?,
-            barks: m.take(f1, "barks")?,
-        })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Cat {
     #[serde(rename = "petType")]
@@ -44,66 +14,9 @@ pub struct Cat {
     pub lives: i32,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Cat {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Cat {
-    const NAME: &'static str = "Cat";
-
-    const FIELDS: &'static [&'static str] = &["petType", "lives"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "petType" => m.put(&mut f0, "petType")?,
-                "lives" => m.put_with::<crate::wire::AsInteger<i32>>(&mut f1, "lives")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            pet_type: m.take(f0, "petType")?,
-            lives: m.take(f1, "lives")?,
-        })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Lizard {
     pub scales: i64,
-}
-
-impl<'de> ::serde::Deserialize<'de> for Lizard {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Lizard {
-    const NAME: &'static str = "Lizard";
-
-    const FIELDS: &'static [&'static str] = &["scales"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "scales" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f0, "scales")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            scales: m.take(f0, "scales")?,
-        })
-    }
 }
 
 /// A pet; the tag names its kind.
@@ -165,109 +78,16 @@ pub struct Owner {
     pub pets: Option<Vec<Pet>>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Owner {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Owner {
-    const NAME: &'static str = "Owner";
-
-    const FIELDS: &'static [&'static str] = &["name", "dog", "pets"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "name" => m.put(&mut f0, "name")?,
-                "dog" => m.put(&mut f1, "dog")?,
-                "pets" => m.put(&mut f2, "pets")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            name: m.take(f0, "name")?,
-            dog: m.take(f1, "dog")?,
-            pets: f2,
-        })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Circle {
     pub kind: CircleKind,
     pub radius: f64,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Circle {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Circle {
-    const NAME: &'static str = "Circle";
-
-    const FIELDS: &'static [&'static str] = &["kind", "radius"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "kind" => m.put(&mut f0, "kind")?,
-                "radius" => m.put(&mut f1, "radius")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            kind: m.take(f0, "kind")?,
-            radius: m.take(f1, "radius")?,
-        })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Square {
     pub kind: SquareKind,
     pub side: f64,
-}
-
-impl<'de> ::serde::Deserialize<'de> for Square {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Square {
-    const NAME: &'static str = "Square";
-
-    const FIELDS: &'static [&'static str] = &["kind", "side"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "kind" => m.put(&mut f0, "kind")?,
-                "side" => m.put(&mut f1, "side")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            kind: m.take(f0, "kind")?,
-            side: m.take(f1, "side")?,
-        })
-    }
 }
 
 /// One or more of the variants (`anyOf`), told apart by the tag `kind`: `"circle"` for [`Circle`], `"square"` for [`Square`].
@@ -358,70 +178,10 @@ pub struct Hello {
     pub d: HelloD,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Hello {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Hello {
-    const NAME: &'static str = "Hello";
-
-    const FIELDS: &'static [&'static str] = &["op", "d"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "op" => m.put(&mut f0, "op")?,
-                "d" => m.put(&mut f1, "d")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            op: m.take(f0, "op")?,
-            d: m.take(f1, "d")?,
-        })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Heartbeat {
     pub op: HeartbeatOp,
     pub d: Option<i64>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for Heartbeat {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Heartbeat {
-    const NAME: &'static str = "Heartbeat";
-
-    const FIELDS: &'static [&'static str] = &["op", "d"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "op" => m.put(&mut f0, "op")?,
-                "d" => m.put_with::<crate::wire::AsIntegerOption<i64>>(&mut f1, "d")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            op: m.take(f0, "op")?,
-            d: m.take(f1, "d")?,
-        })
-    }
 }
 
 /// Exactly one of the variants (`oneOf`), told apart by the tag `op`: `10` for [`Hello`], `1` for [`Heartbeat`].
@@ -514,70 +274,10 @@ pub struct Literal {
     pub value: f64,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Literal {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Literal {
-    const NAME: &'static str = "Literal";
-
-    const FIELDS: &'static [&'static str] = &["kind", "value"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "kind" => m.put(&mut f0, "kind")?,
-                "value" => m.put(&mut f1, "value")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            kind: m.take(f0, "kind")?,
-            value: m.take(f1, "value")?,
-        })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Negation {
     pub kind: NegationKind,
     pub operand: Box<Expression>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for Negation {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Negation {
-    const NAME: &'static str = "Negation";
-
-    const FIELDS: &'static [&'static str] = &["kind", "operand"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "kind" => m.put(&mut f0, "kind")?,
-                "operand" => m.put(&mut f1, "operand")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            kind: m.take(f0, "kind")?,
-            operand: m.take(f1, "operand")?,
-        })
-    }
 }
 
 /// Exactly one of the variants (`oneOf`), told apart by the tag `kind`: `"literal"` for [`Literal`], `"negation"` for [`Negation`].
@@ -624,65 +324,10 @@ pub struct Loose {
     pub name: Option<String>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Loose {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Loose {
-    const NAME: &'static str = "Loose";
-
-    const FIELDS: &'static [&'static str] = &["name"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "name" => m.put(&mut f0, "name")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self { name: f0 })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Strict {
     pub name: String,
     pub id: i64,
-}
-
-impl<'de> ::serde::Deserialize<'de> for Strict {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Strict {
-    const NAME: &'static str = "Strict";
-
-    const FIELDS: &'static [&'static str] = &["name", "id"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "name" => m.put(&mut f0, "name")?,
-                "id" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f1, "id")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            name: m.take(f0, "name")?,
-            id: m.take(f1, "id")?,
-        })
-    }
 }
 
 /// Exactly one of the variants (`oneOf`), untagged: decoded as the first that matches, tried most specific first.
@@ -849,61 +494,9 @@ pub struct Started {
     pub at: ::chrono::DateTime<::chrono::Utc>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Started {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Started {
-    const NAME: &'static str = "Started";
-
-    const FIELDS: &'static [&'static str] = &["at"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "at" => m.put(&mut f0, "at")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self { at: m.take(f0, "at")? })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Stopped {
     pub reason: String,
-}
-
-impl<'de> ::serde::Deserialize<'de> for Stopped {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Stopped {
-    const NAME: &'static str = "Stopped";
-
-    const FIELDS: &'static [&'static str] = &["reason"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "reason" => m.put(&mut f0, "reason")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            reason: m.take(f0, "reason")?,
-        })
-    }
 }
 
 #[derive(
@@ -973,37 +566,6 @@ pub struct HelloD {
     pub heartbeat_interval: i64,
 }
 
-impl<'de> ::serde::Deserialize<'de> for HelloD {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for HelloD {
-    const NAME: &'static str = "HelloD";
-
-    const FIELDS: &'static [&'static str] = &["heartbeatInterval"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "heartbeatInterval" => {
-                    m.put_with::<
-                            crate::wire::AsInteger<i64>,
-                        >(&mut f0, "heartbeatInterval")?
-                }
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            heartbeat_interval: m.take(f0, "heartbeatInterval")?,
-        })
-    }
-}
-
 #[derive(
     Debug,
     Clone,
@@ -1070,54 +632,8 @@ pub struct DispatchVariant1 {
     pub t: String,
 }
 
-impl<'de> ::serde::Deserialize<'de> for DispatchVariant1 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for DispatchVariant1 {
-    const NAME: &'static str = "DispatchVariant1";
-
-    const FIELDS: &'static [&'static str] = &["t"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "t" => m.put(&mut f0, "t")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self { t: m.take(f0, "t")? })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DispatchVariant2 {}
-
-impl<'de> ::serde::Deserialize<'de> for DispatchVariant2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for DispatchVariant2 {
-    const NAME: &'static str = "DispatchVariant2";
-
-    const FIELDS: &'static [&'static str] = &[];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        while m.known_key(Self::FIELDS)?.is_some() {
-            m.skip()?
-        }
-        Ok(Self {})
-    }
-}
 
 #[derive(
     Debug,

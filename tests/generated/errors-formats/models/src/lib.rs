@@ -9,6 +9,9 @@ pub mod bytes;
 mod constraints;
 
 #[rustfmt::skip]
+mod decode;
+
+#[rustfmt::skip]
 pub mod file;
 
 #[rustfmt::skip]

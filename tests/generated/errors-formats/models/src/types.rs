@@ -20,125 +20,14 @@ pub struct Document {
     pub priority: Option<DocumentPriority>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Document {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Document {
-    const NAME: &'static str = "Document";
-
-    const FIELDS: &'static [&'static str] = &[
-        "name",
-        "source",
-        "mirrors",
-        "checksum",
-        "thumbnail",
-        "tags",
-        "kind",
-        "priority",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        let mut f5 = None;
-        let mut f6 = None;
-        let mut f7 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "name" => m.put(&mut f0, "name")?,
-                "source" => m.put(&mut f1, "source")?,
-                "mirrors" => m.put(&mut f2, "mirrors")?,
-                "checksum" => m.put(&mut f3, "checksum")?,
-                "thumbnail" => m.put(&mut f4, "thumbnail")?,
-                "tags" => m.put(&mut f5, "tags")?,
-                "kind" => m.put(&mut f6, "kind")?,
-                "priority" => m.put(&mut f7, "priority")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            name: m.take(f0, "name")?,
-            source: m.take(f1, "source")?,
-            mirrors: f2,
-            checksum: m.take(f3, "checksum")?,
-            thumbnail: f4.unwrap_or_default(),
-            tags: f5,
-            kind: f6,
-            priority: f7,
-        })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct BasicError {
     pub message: String,
 }
 
-impl<'de> ::serde::Deserialize<'de> for BasicError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for BasicError {
-    const NAME: &'static str = "BasicError";
-
-    const FIELDS: &'static [&'static str] = &["message"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "message" => m.put(&mut f0, "message")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            message: m.take(f0, "message")?,
-        })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ValidationErrorModel {
     pub fields: Vec<String>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for ValidationErrorModel {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for ValidationErrorModel {
-    const NAME: &'static str = "ValidationErrorModel";
-
-    const FIELDS: &'static [&'static str] = &["fields"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "fields" => m.put(&mut f0, "fields")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            fields: m.take(f0, "fields")?,
-        })
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -321,31 +210,4 @@ impl<'de> ::serde::Deserialize<'de> for DocumentPriority {
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CreateDocument503Response {
     pub until: ::chrono::DateTime<::chrono::Utc>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for CreateDocument503Response {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for CreateDocument503Response {
-    const NAME: &'static str = "CreateDocument503Response";
-
-    const FIELDS: &'static [&'static str] = &["until"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "until" => m.put(&mut f0, "until")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            until: m.take(f0, "until")?,
-        })
-    }
 }

@@ -6,70 +6,10 @@ pub struct Email {
     pub address: String,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Email {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Email {
-    const NAME: &'static str = "Email";
-
-    const FIELDS: &'static [&'static str] = &["kind", "address"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "kind" => m.put(&mut f0, "kind")?,
-                "address" => m.put(&mut f1, "address")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            kind: m.take(f0, "kind")?,
-            address: m.take(f1, "address")?,
-        })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Sms {
     pub kind: SmsKind,
     pub number: String,
-}
-
-impl<'de> ::serde::Deserialize<'de> for Sms {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Sms {
-    const NAME: &'static str = "Sms";
-
-    const FIELDS: &'static [&'static str] = &["kind", "number"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "kind" => m.put(&mut f0, "kind")?,
-                "number" => m.put(&mut f1, "number")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            kind: m.take(f0, "kind")?,
-            number: m.take(f1, "number")?,
-        })
-    }
 }
 
 /// A contact with its name beside the channel's own fields.
@@ -110,98 +50,12 @@ pub struct Measurement {
     pub sizes: Option<Vec<i64>>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Measurement {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Measurement {
-    const NAME: &'static str = "Measurement";
-
-    const FIELDS: &'static [&'static str] = &[
-        "count",
-        "ratio",
-        "limit",
-        "at",
-        "code",
-        "percent",
-        "sizes",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        let mut f5 = None;
-        let mut f6 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "count" => {
-                    m.put_with::<
-                            crate::wire::AsNumeric<i32, crate::patterns::Numeric2>,
-                        >(&mut f0, "count")?
-                }
-                "ratio" => m.put(&mut f1, "ratio")?,
-                "limit" => m.put(&mut f2, "limit")?,
-                "at" => m.put(&mut f3, "at")?,
-                "code" => m.put(&mut f4, "code")?,
-                "percent" => {
-                    m.put_with::<crate::wire::AsInteger<i64>>(&mut f5, "percent")?
-                }
-                "sizes" => {
-                    m.put_with::<crate::wire::AsIntegerVec<i64>>(&mut f6, "sizes")?
-                }
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            count: m.take(f0, "count")?,
-            ratio: m.take(f1, "ratio")?,
-            limit: f2,
-            at: f3,
-            code: f4,
-            percent: f5,
-            sizes: f6,
-        })
-    }
-}
-
 pub type Level = Option<String>;
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Settings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub level: Option<Level>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for Settings {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Settings {
-    const NAME: &'static str = "Settings";
-
-    const FIELDS: &'static [&'static str] = &["level"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "level" => m.put(&mut f0, "level")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self { level: f0 })
-    }
 }
 
 #[derive(

@@ -7,65 +7,8 @@ pub struct Problem {
     pub problem: String,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Problem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Problem {
-    const NAME: &'static str = "Problem";
-
-    const FIELDS: &'static [&'static str] = &["problem"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "problem" => m.put(&mut f0, "problem")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            problem: m.take(f0, "problem")?,
-        })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Echo {
     pub operation: String,
     pub values: Vec<String>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for Echo {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Echo {
-    const NAME: &'static str = "Echo";
-
-    const FIELDS: &'static [&'static str] = &["operation", "values"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "operation" => m.put(&mut f0, "operation")?,
-                "values" => m.put(&mut f1, "values")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            operation: m.take(f0, "operation")?,
-            values: m.take(f1, "values")?,
-        })
-    }
 }

@@ -7,6 +7,9 @@
 mod constraints;
 
 #[rustfmt::skip]
+mod decode;
+
+#[rustfmt::skip]
 pub mod file;
 
 #[rustfmt::skip]

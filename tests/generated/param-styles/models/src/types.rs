@@ -10,73 +10,10 @@ pub struct Color {
     pub b: i64,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Color {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Color {
-    const NAME: &'static str = "Color";
-
-    const FIELDS: &'static [&'static str] = &["R", "G", "B"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "R" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f0, "R")?,
-                "G" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f1, "G")?,
-                "B" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f2, "B")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            r: m.take(f0, "R")?,
-            g: m.take(f1, "G")?,
-            b: m.take(f2, "B")?,
-        })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Coordinates {
     pub lat: f64,
     pub long: f64,
-}
-
-impl<'de> ::serde::Deserialize<'de> for Coordinates {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Coordinates {
-    const NAME: &'static str = "Coordinates";
-
-    const FIELDS: &'static [&'static str] = &["lat", "long"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "lat" => m.put(&mut f0, "lat")?,
-                "long" => m.put(&mut f1, "long")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            lat: m.take(f0, "lat")?,
-            long: m.take(f1, "long")?,
-        })
-    }
 }
 
 /// What the server read, as the test sees it.
@@ -97,93 +34,10 @@ pub struct Received {
     pub limit: Option<i64>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Received {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Received {
-    const NAME: &'static str = "Received";
-
-    const FIELDS: &'static [&'static str] = &[
-        "operation",
-        "prim",
-        "list",
-        "obj",
-        "coords",
-        "freeForm",
-        "limit",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        let mut f5 = None;
-        let mut f6 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "operation" => m.put(&mut f0, "operation")?,
-                "prim" => m.put(&mut f1, "prim")?,
-                "list" => m.put(&mut f2, "list")?,
-                "obj" => m.put(&mut f3, "obj")?,
-                "coords" => m.put(&mut f4, "coords")?,
-                "freeForm" => m.put(&mut f5, "freeForm")?,
-                "limit" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f6, "limit")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            operation: m.take(f0, "operation")?,
-            prim: f1,
-            list: f2,
-            obj: f3,
-            coords: f4,
-            free_form: f5,
-            limit: f6,
-        })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Problem {
     pub code: i64,
     pub message: String,
-}
-
-impl<'de> ::serde::Deserialize<'de> for Problem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Problem {
-    const NAME: &'static str = "Problem";
-
-    const FIELDS: &'static [&'static str] = &["code", "message"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "code" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f0, "code")?,
-                "message" => m.put(&mut f1, "message")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            code: m.take(f0, "code")?,
-            message: m.take(f1, "message")?,
-        })
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
@@ -194,44 +48,6 @@ pub struct FormInput {
     pub counts: Option<Vec<i64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for FormInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for FormInput {
-    const NAME: &'static str = "FormInput";
-
-    const FIELDS: &'static [&'static str] = &["name", "tags", "counts", "note"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "name" => m.put(&mut f0, "name")?,
-                "tags" => m.put(&mut f1, "tags")?,
-                "counts" => {
-                    m.put_with::<crate::wire::AsIntegerVec<i64>>(&mut f2, "counts")?
-                }
-                "note" => m.put(&mut f3, "note")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            name: m.take(f0, "name")?,
-            tags: m.take(f1, "tags")?,
-            counts: f2,
-            note: f3,
-        })
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
@@ -246,55 +62,6 @@ pub struct Upload {
     pub attachments: Option<Vec<crate::file::File>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub meta: Option<UploadMeta>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for Upload {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Upload {
-    const NAME: &'static str = "Upload";
-
-    const FIELDS: &'static [&'static str] = &[
-        "title",
-        "count",
-        "tags",
-        "file",
-        "attachments",
-        "meta",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        let mut f5 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "title" => m.put(&mut f0, "title")?,
-                "count" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f1, "count")?,
-                "tags" => m.put(&mut f2, "tags")?,
-                "file" => m.put(&mut f3, "file")?,
-                "attachments" => m.put(&mut f4, "attachments")?,
-                "meta" => m.put(&mut f5, "meta")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            title: m.take(f0, "title")?,
-            count: f1,
-            tags: f2,
-            file: m.take(f3, "file")?,
-            attachments: f4,
-            meta: f5,
-        })
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
@@ -316,67 +83,6 @@ pub struct UploadSummary {
     pub meta_source: Option<String>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for UploadSummary {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for UploadSummary {
-    const NAME: &'static str = "UploadSummary";
-
-    const FIELDS: &'static [&'static str] = &[
-        "title",
-        "count",
-        "tags",
-        "fileName",
-        "fileType",
-        "fileText",
-        "attachmentSizes",
-        "metaSource",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        let mut f5 = None;
-        let mut f6 = None;
-        let mut f7 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "title" => m.put(&mut f0, "title")?,
-                "count" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f1, "count")?,
-                "tags" => m.put(&mut f2, "tags")?,
-                "fileName" => m.put(&mut f3, "fileName")?,
-                "fileType" => m.put(&mut f4, "fileType")?,
-                "fileText" => m.put(&mut f5, "fileText")?,
-                "attachmentSizes" => {
-                    m.put_with::<
-                            crate::wire::AsIntegerVec<i64>,
-                        >(&mut f6, "attachmentSizes")?
-                }
-                "metaSource" => m.put(&mut f7, "metaSource")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            title: m.take(f0, "title")?,
-            count: f1,
-            tags: f2,
-            file_name: m.take(f3, "fileName")?,
-            file_type: m.take(f4, "fileType")?,
-            file_text: m.take(f5, "fileText")?,
-            attachment_sizes: f6,
-            meta_source: f7,
-        })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ChargeInput {
     pub amount: i64,
@@ -388,76 +94,10 @@ pub struct ChargeInput {
     pub shipping: Option<ChargeInputShipping>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for ChargeInput {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for ChargeInput {
-    const NAME: &'static str = "ChargeInput";
-
-    const FIELDS: &'static [&'static str] = &[
-        "amount",
-        "metadata",
-        "expand",
-        "shipping",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "amount" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f0, "amount")?,
-                "metadata" => m.put(&mut f1, "metadata")?,
-                "expand" => m.put(&mut f2, "expand")?,
-                "shipping" => m.put(&mut f3, "shipping")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            amount: m.take(f0, "amount")?,
-            metadata: f1,
-            expand: f2,
-            shipping: f3,
-        })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct UploadMeta {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for UploadMeta {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for UploadMeta {
-    const NAME: &'static str = "UploadMeta";
-
-    const FIELDS: &'static [&'static str] = &["source"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "source" => m.put(&mut f0, "source")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self { source: f0 })
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
@@ -468,64 +108,10 @@ pub struct ChargeInputShippingAddress {
     pub lines: Option<Vec<String>>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for ChargeInputShippingAddress {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for ChargeInputShippingAddress {
-    const NAME: &'static str = "ChargeInputShippingAddress";
-
-    const FIELDS: &'static [&'static str] = &["city", "lines"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "city" => m.put(&mut f0, "city")?,
-                "lines" => m.put(&mut f1, "lines")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self { city: f0, lines: f1 })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ChargeInputShipping {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<ChargeInputShippingAddress>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for ChargeInputShipping {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for ChargeInputShipping {
-    const NAME: &'static str = "ChargeInputShipping";
-
-    const FIELDS: &'static [&'static str] = &["name", "address"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "name" => m.put(&mut f0, "name")?,
-                "address" => m.put(&mut f1, "address")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self { name: f0, address: f1 })
-    }
 }

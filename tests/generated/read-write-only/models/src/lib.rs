@@ -14,6 +14,9 @@
 mod constraints;
 
 #[rustfmt::skip]
+mod decode;
+
+#[rustfmt::skip]
 pub mod object;
 
 #[rustfmt::skip]

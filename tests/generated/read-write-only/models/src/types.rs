@@ -23,103 +23,12 @@ pub struct Account {
     pub tags: Vec<Tag>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Account {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Account {
-    const NAME: &'static str = "Account";
-
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "name",
-        "createdAt",
-        "revision",
-        "version",
-        "password",
-        "settings",
-        "tags",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        let mut f4 = None;
-        let mut f5 = None;
-        let mut f6 = None;
-        let mut f7 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "id" => m.put(&mut f0, "id")?,
-                "name" => m.put(&mut f1, "name")?,
-                "createdAt" => m.put(&mut f2, "createdAt")?,
-                "revision" => {
-                    m.put_with::<crate::wire::AsInteger<i64>>(&mut f3, "revision")?
-                }
-                "version" => {
-                    m.put_with::<crate::wire::AsInteger<i64>>(&mut f4, "version")?
-                }
-                "password" => m.put(&mut f5, "password")?,
-                "settings" => m.put(&mut f6, "settings")?,
-                "tags" => m.put(&mut f7, "tags")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            id: f0,
-            name: m.take(f1, "name")?,
-            created_at: f2,
-            revision: f3.unwrap_or_else(defaults::account_revision),
-            version: f4.unwrap_or_else(defaults::account_version),
-            password: f5,
-            settings: m.take(f6, "settings")?,
-            tags: m.take(f7, "tags")?,
-        })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Settings {
     pub theme: String,
     /// Read-only: always present in responses, optional in requests (where it is ignored).
     #[serde(rename = "updatedAt", skip_serializing_if = "Option::is_none")]
     pub updated_at: Option<::chrono::DateTime<::chrono::Utc>>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for Settings {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Settings {
-    const NAME: &'static str = "Settings";
-
-    const FIELDS: &'static [&'static str] = &["theme", "updatedAt"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "theme" => m.put(&mut f0, "theme")?,
-                "updatedAt" => m.put(&mut f1, "updatedAt")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            theme: m.take(f0, "theme")?,
-            updated_at: f1,
-        })
-    }
 }
 
 /// Exactly one of the variants (`oneOf`), untagged: decoded as the first that matches, tried most specific first.
@@ -138,74 +47,11 @@ pub struct LabelledTag {
     pub hits: Option<i64>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for LabelledTag {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for LabelledTag {
-    const NAME: &'static str = "LabelledTag";
-
-    const FIELDS: &'static [&'static str] = &["label", "hits"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "label" => m.put(&mut f0, "label")?,
-                "hits" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f1, "hits")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            label: m.take(f0, "label")?,
-            hits: f1,
-        })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Signup {
     pub email: String,
     pub password: String,
     pub credentials: Credentials,
-}
-
-impl<'de> ::serde::Deserialize<'de> for Signup {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Signup {
-    const NAME: &'static str = "Signup";
-
-    const FIELDS: &'static [&'static str] = &["email", "password", "credentials"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        while let Some(k) = m.known_key(Self::FIELDS)? {
-            match k.as_str() {
-                "email" => m.put(&mut f0, "email")?,
-                "password" => m.put(&mut f1, "password")?,
-                "credentials" => m.put(&mut f2, "credentials")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            email: m.take(f0, "email")?,
-            password: m.take(f1, "password")?,
-            credentials: m.take(f2, "credentials")?,
-        })
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
@@ -216,74 +62,11 @@ pub struct Credentials {
     pub secret: Option<String>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Credentials {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Credentials {
-    const NAME: &'static str = "Credentials";
-
-    const FIELDS: &'static [&'static str] = &["user", "secret"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "user" => m.put(&mut f0, "user")?,
-                "secret" => m.put(&mut f1, "secret")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            user: m.take(f0, "user")?,
-            secret: f1,
-        })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Receipt {
     pub id: String,
     pub email: String,
     pub credentials: Credentials,
-}
-
-impl<'de> ::serde::Deserialize<'de> for Receipt {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Receipt {
-    const NAME: &'static str = "Receipt";
-
-    const FIELDS: &'static [&'static str] = &["id", "email", "credentials"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "id" => m.put(&mut f0, "id")?,
-                "email" => m.put(&mut f1, "email")?,
-                "credentials" => m.put(&mut f2, "credentials")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            id: m.take(f0, "id")?,
-            email: m.take(f1, "email")?,
-            credentials: m.take(f2, "credentials")?,
-        })
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
@@ -292,43 +75,13 @@ pub struct Problem {
     pub message: String,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Problem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Problem {
-    const NAME: &'static str = "Problem";
-
-    const FIELDS: &'static [&'static str] = &["code", "message"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "code" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f0, "code")?,
-                "message" => m.put(&mut f1, "message")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            code: m.take(f0, "code")?,
-            message: m.take(f1, "message")?,
-        })
-    }
-}
-
 /// Defaults the spec gives for optional properties.
-mod defaults {
-    pub(super) fn account_revision() -> i64 {
+pub(crate) mod defaults {
+    pub(crate) fn account_revision() -> i64 {
         0
     }
 
-    pub(super) fn account_version() -> i64 {
+    pub(crate) fn account_version() -> i64 {
         1
     }
 }

@@ -8,71 +8,11 @@ pub struct Subscription {
     pub callback_url: String,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Subscription {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Subscription {
-    const NAME: &'static str = "Subscription";
-
-    const FIELDS: &'static [&'static str] = &["orderId", "callbackUrl"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "orderId" => m.put(&mut f0, "orderId")?,
-                "callbackUrl" => m.put(&mut f1, "callbackUrl")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            order_id: m.take(f0, "orderId")?,
-            callback_url: m.take(f1, "callbackUrl")?,
-        })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct OrderUpdate {
     #[serde(rename = "orderId")]
     pub order_id: ::uuid::Uuid,
     pub status: OrderUpdateStatus,
-}
-
-impl<'de> ::serde::Deserialize<'de> for OrderUpdate {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for OrderUpdate {
-    const NAME: &'static str = "OrderUpdate";
-
-    const FIELDS: &'static [&'static str] = &["orderId", "status"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "orderId" => m.put(&mut f0, "orderId")?,
-                "status" => m.put(&mut f1, "status")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            order_id: m.take(f0, "orderId")?,
-            status: m.take(f1, "status")?,
-        })
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
@@ -85,79 +25,9 @@ pub struct Shipment {
     pub tracking_url: Option<::url::Url>,
 }
 
-impl<'de> ::serde::Deserialize<'de> for Shipment {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Shipment {
-    const NAME: &'static str = "Shipment";
-
-    const FIELDS: &'static [&'static str] = &[
-        "orderId",
-        "carrier",
-        "parcels",
-        "trackingUrl",
-    ];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        let mut f2 = None;
-        let mut f3 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "orderId" => m.put(&mut f0, "orderId")?,
-                "carrier" => m.put(&mut f1, "carrier")?,
-                "parcels" => {
-                    m.put_with::<crate::wire::AsInteger<i64>>(&mut f2, "parcels")?
-                }
-                "trackingUrl" => m.put(&mut f3, "trackingUrl")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            order_id: m.take(f0, "orderId")?,
-            carrier: m.take(f1, "carrier")?,
-            parcels: m.take(f2, "parcels")?,
-            tracking_url: f3,
-        })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Problem {
     pub message: String,
-}
-
-impl<'de> ::serde::Deserialize<'de> for Problem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for Problem {
-    const NAME: &'static str = "Problem";
-
-    const FIELDS: &'static [&'static str] = &["message"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "message" => m.put(&mut f0, "message")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            message: m.take(f0, "message")?,
-        })
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -245,67 +115,10 @@ pub struct OrderShipped200Response {
     pub received: bool,
 }
 
-impl<'de> ::serde::Deserialize<'de> for OrderShipped200Response {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for OrderShipped200Response {
-    const NAME: &'static str = "OrderShipped200Response";
-
-    const FIELDS: &'static [&'static str] = &["received"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "received" => m.put(&mut f0, "received")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            received: m.take(f0, "received")?,
-        })
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct OrderCancelledRequest {
     #[serde(rename = "orderId")]
     pub order_id: ::uuid::Uuid,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-}
-
-impl<'de> ::serde::Deserialize<'de> for OrderCancelledRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::object::object(d)
-    }
-}
-
-impl crate::object::Object for OrderCancelledRequest {
-    const NAME: &'static str = "OrderCancelledRequest";
-
-    const FIELDS: &'static [&'static str] = &["orderId", "reason"];
-
-    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-        m: &mut crate::object::Fields<'de, M>,
-    ) -> Result<Self, M::Error> {
-        let mut f0 = None;
-        let mut f1 = None;
-        while let Some(k) = m.key()? {
-            match k.as_str() {
-                "orderId" => m.put(&mut f0, "orderId")?,
-                "reason" => m.put(&mut f1, "reason")?,
-                _ => m.skip()?,
-            }
-        }
-        Ok(Self {
-            order_id: m.take(f0, "orderId")?,
-            reason: f1.unwrap_or_default(),
-        })
-    }
 }
