@@ -7,7 +7,7 @@
 //! (the generated server answers 400, as for any broken constraint), and `FromStr`/`TryFrom` (how
 //! parameters are parsed) accept only the listed values.
 
-use super::{doc_attrs, ident};
+use super::{doc_attrs, enum_impls, ident};
 use crate::ir::{IntEnum, StringEnum, TypeKind};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -132,18 +132,13 @@ pub fn int_enum_item(name: &str, e: &IntEnum, doc: TokenStream) -> TokenStream {
     }
 }
 
-/// `FromStr`'s error for a value a string enum does not list (`listed`: its values, spelled by
-/// the runtime's `listing`).
-fn not_listed_message(name: &str) -> String {
-    format!("\"{{s}}\" is not a valid {name} (expected one of {{listed}})")
-}
-
 fn int_literal(value: i64) -> TokenStream {
     let lit = Literal::i64_unsuffixed(value);
     quote! { #lit }
 }
 
-pub fn string_enum_item(name: &str, e: &StringEnum, doc: TokenStream) -> TokenStream {
+/// A closed string enum: its definition as tokens, its impls as text (see `enum_impls`).
+pub fn string_enum_item(name: &str, e: &StringEnum, doc: TokenStream) -> (TokenStream, String) {
     let name_ident = ident(name);
     let variants = e.variants.iter().map(|v| {
         let vname = ident(&v.name);
@@ -151,82 +146,44 @@ pub fn string_enum_item(name: &str, e: &StringEnum, doc: TokenStream) -> TokenSt
         let value = &v.value;
         quote! { #vdoc #[serde(rename = #value)] #vname, }
     });
-    let as_str = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let value = &v.value;
-        quote! { Self::#vname => #value, }
-    });
-    let all = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        quote! { Self::#vname }
-    });
-    let count = Literal::usize_unsuffixed(e.variants.len());
-    let err_msg = not_listed_message(name);
-    quote! {
+    let definition = quote! {
         #doc
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
         pub enum #name_ident {
             #(#variants)*
         }
+    };
+    let mut impls = String::new();
+    enum_impls::closed(&mut impls, &values(name, e));
+    (definition, impls)
+}
 
-        impl #name_ident {
-            /// Every value, in the spec's order.
-            pub const ALL: [Self; #count] = [#(#all),*];
-
-            /// The value on the wire.
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    #(#as_str)*
-                }
-            }
-        }
-
-        impl ::std::fmt::Display for #name_ident {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl ::std::str::FromStr for #name_ident {
-            type Err = String;
-
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
-                // `as_str` is the one list of values; the derived `Deserialize` has its own.
-                Self::ALL.into_iter().find(|v| v.as_str() == s).ok_or_else(|| {
-                    let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                    format!(#err_msg)
-                })
-            }
-        }
+fn values<'a>(name: &'a str, e: &'a StringEnum) -> enum_impls::Values<'a> {
+    enum_impls::Values {
+        name,
+        variants: e
+            .variants
+            .iter()
+            .map(|v| (ident(&v.name).to_string(), v.value.as_str()))
+            .collect(),
     }
 }
 
 /// A string enum that keeps unlisted values (see the module docs).
-pub fn open_string_enum_item(name: &str, e: &StringEnum, doc: TokenStream) -> TokenStream {
+pub fn open_string_enum_item(
+    name: &str,
+    e: &StringEnum,
+    doc: TokenStream,
+) -> (TokenStream, String) {
     let name_ident = ident(name);
-    let unknown = ident(&unknown_name(e.variants.iter().map(|v| v.name.as_str())));
+    let unknown_text = unknown_name(e.variants.iter().map(|v| v.name.as_str()));
+    let unknown = ident(&unknown_text);
     let variants = e.variants.iter().map(|v| {
         let vname = ident(&v.name);
         let vdoc = doc_attrs(v.doc.as_deref());
         quote! { #vdoc #vname, }
     });
-    let as_str = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let value = &v.value;
-        quote! { Self::#vname => #value, }
-    });
-    let from_str = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let value = &v.value;
-        quote! { #value => Self::#vname, }
-    });
-    let all = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        quote! { Self::#vname }
-    });
-    let count = Literal::usize_unsuffixed(e.variants.len());
-    let err_msg = not_listed_message(name);
-    quote! {
+    let definition = quote! {
         #doc
         #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum #name_ident {
@@ -234,64 +191,10 @@ pub fn open_string_enum_item(name: &str, e: &StringEnum, doc: TokenStream) -> To
             /// A value the document does not list, kept as it came.
             #unknown(String),
         }
-
-        impl #name_ident {
-            /// Every listed value, in the spec's order.
-            pub const ALL: [Self; #count] = [#(#all),*];
-
-            /// The value on the wire.
-            pub fn as_str(&self) -> &str {
-                match self {
-                    #(#as_str)*
-                    Self::#unknown(value) => value,
-                }
-            }
-
-            /// Whether the document lists the value.
-            pub fn is_known(&self) -> bool {
-                !matches!(self, Self::#unknown(_))
-            }
-
-            /// The listed value spelled `s`, if there is one.
-            fn listed(s: &str) -> Option<Self> {
-                Some(match s {
-                    #(#from_str)*
-                    _ => return None,
-                })
-            }
-        }
-
-        impl ::std::fmt::Display for #name_ident {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl ::std::str::FromStr for #name_ident {
-            type Err = String;
-
-            /// Parses a listed value (as in a path or query parameter); others are refused.
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
-                Self::listed(s).ok_or_else(|| {
-                    let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                    format!(#err_msg)
-                })
-            }
-        }
-
-        impl ::serde::Serialize for #name_ident {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                serializer.serialize_str(self.as_str())
-            }
-        }
-
-        impl<'de> ::serde::Deserialize<'de> for #name_ident {
-            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let value = <String as ::serde::Deserialize>::deserialize(deserializer)?;
-                Ok(Self::listed(&value).unwrap_or(Self::#unknown(value)))
-            }
-        }
-    }
+    };
+    let mut impls = String::new();
+    enum_impls::open(&mut impls, &values(name, e), &unknown.to_string());
+    (definition, impls)
 }
 
 /// An integer enum that keeps unlisted values (see the module docs).

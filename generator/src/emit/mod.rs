@@ -16,6 +16,7 @@
 
 mod checked_types;
 pub mod client;
+mod enum_impls;
 mod enums;
 pub mod models;
 mod objects;

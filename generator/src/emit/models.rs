@@ -32,10 +32,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     // Longest first: the types, then their checks, each in parts of a few hundred items.
     let mut jobs: Vec<Job<Result<String, String>>> = Vec::new();
     for range in ranges.clone() {
-        jobs.push(Box::new(move || {
-            let tokens = emitter().type_items(&api.types[range]);
-            print(tokens, "src/types.rs")
-        }));
+        jobs.push(Box::new(move || emitter().type_items(&api.types[range])));
     }
     jobs.push(Box::new(move || {
         print(emitter().default_fns(), "src/types.rs")
@@ -213,25 +210,38 @@ impl<'a> ModelEmitter<'a> {
         }
     }
 
-    /// Part of `types.rs`: the items of `defs`; `default_fns` follow the last part.
-    fn type_items(&self, defs: &[TypeDef]) -> TokenStream {
-        let items = defs.iter().map(|def| self.type_item(def));
-        quote! { #(#items)* }
+    /// Part of `types.rs`, printed: the items of `defs`; `default_fns` follow the last part.
+    /// Items written as text (string enums' impls) follow the printed tokens before them.
+    fn type_items(&self, defs: &[TypeDef]) -> Result<String, String> {
+        let mut out = String::new();
+        let mut tokens = TokenStream::new();
+        for def in defs {
+            let (item, text) = self.type_item(def);
+            tokens.extend(item);
+            if text.is_empty() {
+                continue;
+            }
+            out.push_str(&print(std::mem::take(&mut tokens), "src/types.rs")?);
+            out.push_str(&text);
+        }
+        out.push_str(&print(tokens, "src/types.rs")?);
+        Ok(out)
     }
 
-    fn type_item(&self, def: &TypeDef) -> TokenStream {
+    /// The item of a type, and the text of items that follow it (string enums' impls).
+    fn type_item(&self, def: &TypeDef) -> (TokenStream, String) {
         let name = ident(&def.name);
         let doc = doc_attrs(def.doc.as_deref());
-        match &def.kind {
+        let item = match &def.kind {
+            TypeKind::StringEnum(e) if enums::is_open(&def.kind, self.open_enums) => {
+                return enums::open_string_enum_item(&def.name, e, doc);
+            }
+            TypeKind::StringEnum(e) => return enums::string_enum_item(&def.name, e, doc),
             TypeKind::Struct(s) => self.struct_item(def, s, doc),
             TypeKind::IntEnum(e) if enums::is_open(&def.kind, self.open_enums) => {
                 enums::open_int_enum_item(&def.name, e, doc)
             }
-            TypeKind::StringEnum(e) if enums::is_open(&def.kind, self.open_enums) => {
-                enums::open_string_enum_item(&def.name, e, doc)
-            }
             TypeKind::IntEnum(e) => enums::int_enum_item(&def.name, e, doc),
-            TypeKind::StringEnum(e) => enums::string_enum_item(&def.name, e, doc),
             TypeKind::Union(u) => match &u.discriminator {
                 Some(property) => {
                     super::tagged::item(&self.printer, &self.api.types, &def.name, u, property, doc)
@@ -251,7 +261,8 @@ impl<'a> ModelEmitter<'a> {
                     pub struct #name(pub #ty);
                 }
             }
-        }
+        };
+        (item, String::new())
     }
 
     fn struct_item(&self, def: &TypeDef, s: &Struct, doc: TokenStream) -> TokenStream {

@@ -3,6 +3,7 @@
 //! written as text in the layout prettyplease gives them: built as tokens, parsed back and printed,
 //! they cost a large document a quarter of its run.
 
+use super::enum_impls::impl_header;
 use std::fmt::Write;
 
 /// A struct whose `Deserialize` is written here.
@@ -57,16 +58,17 @@ pub fn write(out: &mut String, object: &Object) {
     // `write!` to a String cannot fail.
     let _ = write!(
         out,
-        "\nimpl<'de> ::serde::Deserialize<'de> for {name} {{\n\
+        "\n{deserialize}\n\
          \x20   fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {{\n\
          \x20       crate::object::object(d)\n\
          \x20   }}\n\
-         }}\n\n"
+         }}\n\n",
+        deserialize = impl_header("impl<'de> ::serde::Deserialize<'de>", name),
     );
     if object.deprecated {
         out.push_str("#[allow(deprecated)]\n");
     }
-    let _ = writeln!(out, "impl crate::object::Object for {name} {{");
+    let _ = writeln!(out, "{}", impl_header("impl crate::object::Object", name));
     let _ = writeln!(out, "    const NAME: &'static str = {name:?};");
     write_fields(out, &object.fields);
     out.push_str(
@@ -206,6 +208,14 @@ mod tests {
             out.contains("\"a \\\"quoted\\\" name\" => m.put(&mut f2"),
             "{out}"
         );
+        let long = Object {
+            name: "ObjectOfAVeryLongNameThatPushesTheImplHeaderPastTheMargin",
+            ..object
+        };
+        let mut out = String::new();
+        write(&mut out, &long);
+        assert_printed_as_is(&out);
+        assert!(out.contains("\nfor ObjectOfAVeryLong"), "{out}");
     }
 
     #[test]
