@@ -182,19 +182,7 @@ pub fn impl_header(head: &str, name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// prettyplease prints the text back unchanged, but for the blank lines between items, which
-    /// the file's assembly adds.
-    fn assert_printed_as_is(text: &str) {
-        let file = syn::parse_file(text).unwrap_or_else(|e| panic!("{e}:\n{text}"));
-        let lines = |text: &str| -> Vec<String> {
-            text.lines()
-                .filter(|l| !l.is_empty())
-                .map(str::to_owned)
-                .collect()
-        };
-        assert_eq!(lines(&prettyplease::unparse(&file)), lines(text));
-    }
+    use crate::emit::assert_printed_as_is;
 
     fn values(count: usize) -> Values<'static> {
         const WIRE: [&str; 12] = [

@@ -287,6 +287,20 @@ pub fn has_multipart_struct(api: &crate::ir::Api) -> bool {
     })
 }
 
+/// Text the emitters write directly (see `objects`, `enum_impls`) is Rust that prettyplease prints
+/// back unchanged, but for the blank lines between items, which a file's assembly adds.
+#[cfg(test)]
+pub(crate) fn assert_printed_as_is(text: &str) {
+    let file = syn::parse_file(text).unwrap_or_else(|e| panic!("{e}:\n{text}"));
+    let lines = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(lines(&prettyplease::unparse(&file)), lines(text));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

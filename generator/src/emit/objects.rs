@@ -163,6 +163,7 @@ fn write_fields(out: &mut String, fields: &[ObjectField]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::emit::assert_printed_as_is;
 
     fn field<'a>(member: &str, wire: &'a str, value: Value) -> ObjectField<'a> {
         ObjectField {
@@ -171,19 +172,6 @@ mod tests {
             decoder: None,
             value,
         }
-    }
-
-    /// The text is Rust that prettyplease prints back unchanged, but for the blank lines between
-    /// items, which the file's assembly adds (`space_items`).
-    fn assert_printed_as_is(text: &str) {
-        let file = syn::parse_file(text).unwrap_or_else(|e| panic!("{e}:\n{text}"));
-        let lines = |text: &str| -> Vec<String> {
-            text.lines()
-                .filter(|l| !l.is_empty())
-                .map(str::to_owned)
-                .collect()
-        };
-        assert_eq!(lines(&prettyplease::unparse(&file)), lines(text));
     }
 
     #[test]
