@@ -854,28 +854,6 @@ pub struct IssueToken {
 }
 
 impl IssueToken {
-    /// Sends the request: `POST /v1/auth/token`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::TokenResponse,
-        crate::errors::IssueToken,
-        crate::headers::IssueToken,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`POST /v1/auth/token`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::TokenResponse,
-        crate::errors::IssueToken,
-        crate::headers::IssueToken,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -953,6 +931,30 @@ impl IssueToken {
     }
 }
 
+impl IssueToken {
+    /// Sends the request: `POST /v1/auth/token`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::TokenResponse,
+        crate::errors::IssueToken,
+        crate::headers::IssueToken,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`POST /v1/auth/token`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::TokenResponse,
+        crate::errors::IssueToken,
+        crate::headers::IssueToken,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for IssueToken {
     type Output = Result<
         crate::models::TokenResponse,
@@ -980,26 +982,6 @@ pub struct GetAccount {
 }
 
 impl GetAccount {
-    /// Sends the request: `GET /v1/accounts/{accountId}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Account,
-        crate::errors::GetAccount,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /v1/accounts/{accountId}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Account,
-        crate::errors::GetAccount,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -1064,6 +1046,28 @@ impl GetAccount {
     }
 }
 
+impl GetAccount {
+    /// Sends the request: `GET /v1/accounts/{accountId}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Account,
+        crate::errors::GetAccount,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Account,
+        crate::errors::GetAccount,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for GetAccount {
     type Output = Result<
         crate::models::Account,
@@ -1091,26 +1095,6 @@ pub struct UpdateAccount {
 }
 
 impl UpdateAccount {
-    /// Sends the request: `PUT /v1/accounts/{accountId}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Account,
-        crate::errors::UpdateAccount,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`PUT /v1/accounts/{accountId}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Account,
-        crate::errors::UpdateAccount,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -1179,6 +1163,28 @@ impl UpdateAccount {
     }
 }
 
+impl UpdateAccount {
+    /// Sends the request: `PUT /v1/accounts/{accountId}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Account,
+        crate::errors::UpdateAccount,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`PUT /v1/accounts/{accountId}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Account,
+        crate::errors::UpdateAccount,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for UpdateAccount {
     type Output = Result<
         crate::models::Account,
@@ -1206,28 +1212,6 @@ pub struct CreateAccount {
 }
 
 impl CreateAccount {
-    /// Sends the request: `POST /v1/accounts/{accountId}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::CreateAccountResponse,
-        crate::errors::CreateAccount,
-        crate::headers::CreateAccount,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`POST /v1/accounts/{accountId}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::CreateAccountResponse,
-        crate::errors::CreateAccount,
-        crate::headers::CreateAccount,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -1302,6 +1286,30 @@ impl CreateAccount {
     }
 }
 
+impl CreateAccount {
+    /// Sends the request: `POST /v1/accounts/{accountId}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::CreateAccountResponse,
+        crate::errors::CreateAccount,
+        crate::headers::CreateAccount,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`POST /v1/accounts/{accountId}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::CreateAccountResponse,
+        crate::errors::CreateAccount,
+        crate::headers::CreateAccount,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for CreateAccount {
     type Output = Result<
         crate::models::CreateAccountResponse,
@@ -1329,18 +1337,6 @@ pub struct DeleteAccount {
 }
 
 impl DeleteAccount {
-    /// Sends the request: `DELETE /v1/accounts/{accountId}`.
-    pub fn send(self) -> crate::codec::ResponseFuture<(), crate::errors::DeleteAccount> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`DELETE /v1/accounts/{accountId}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<(), crate::errors::DeleteAccount> {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -1417,6 +1413,20 @@ impl DeleteAccount {
     }
 }
 
+impl DeleteAccount {
+    /// Sends the request: `DELETE /v1/accounts/{accountId}`.
+    pub fn send(self) -> crate::codec::ResponseFuture<(), crate::errors::DeleteAccount> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`DELETE /v1/accounts/{accountId}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<(), crate::errors::DeleteAccount> {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for DeleteAccount {
     type Output = Result<(), crate::Error<crate::errors::DeleteAccount>>;
 
@@ -1454,26 +1464,6 @@ impl ListChildAccounts {
     pub fn take(mut self, value: i32) -> Self {
         self.take = Some(value);
         self
-    }
-
-    /// Sends the request: `GET /v1/accounts/{accountId}/children`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        Vec<crate::models::Account>,
-        crate::errors::ListChildAccounts,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /v1/accounts/{accountId}/children`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        Vec<crate::models::Account>,
-        crate::errors::ListChildAccounts,
-    > {
-        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1600,6 +1590,28 @@ impl ListChildAccounts {
     }
 }
 
+impl ListChildAccounts {
+    /// Sends the request: `GET /v1/accounts/{accountId}/children`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        Vec<crate::models::Account>,
+        crate::errors::ListChildAccounts,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/children`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::Account>,
+        crate::errors::ListChildAccounts,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for ListChildAccounts {
     type Output = Result<
         Vec<crate::models::Account>,
@@ -1626,28 +1638,6 @@ pub struct RotateClientSecret {
 }
 
 impl RotateClientSecret {
-    /// Sends the request: `POST /v1/accounts/{accountId}/clientSecret`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::ClientSecret,
-        crate::errors::RotateClientSecret,
-        crate::headers::RotateClientSecret,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`POST /v1/accounts/{accountId}/clientSecret`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::ClientSecret,
-        crate::errors::RotateClientSecret,
-        crate::headers::RotateClientSecret,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -1724,6 +1714,30 @@ impl RotateClientSecret {
     }
 }
 
+impl RotateClientSecret {
+    /// Sends the request: `POST /v1/accounts/{accountId}/clientSecret`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::ClientSecret,
+        crate::errors::RotateClientSecret,
+        crate::headers::RotateClientSecret,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`POST /v1/accounts/{accountId}/clientSecret`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::ClientSecret,
+        crate::errors::RotateClientSecret,
+        crate::headers::RotateClientSecret,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for RotateClientSecret {
     type Output = Result<
         crate::models::ClientSecret,
@@ -1784,26 +1798,6 @@ impl ListAssets {
     pub fn include_deleted(mut self, value: bool) -> Self {
         self.include_deleted = Some(value);
         self
-    }
-
-    /// Sends the request: `GET /v1/accounts/{accountId}/assets`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        Vec<crate::models::Asset>,
-        crate::errors::ListAssets,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /v1/accounts/{accountId}/assets`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        Vec<crate::models::Asset>,
-        crate::errors::ListAssets,
-    > {
-        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1933,6 +1927,28 @@ impl ListAssets {
     }
 }
 
+impl ListAssets {
+    /// Sends the request: `GET /v1/accounts/{accountId}/assets`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        Vec<crate::models::Asset>,
+        crate::errors::ListAssets,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/assets`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::Asset>,
+        crate::errors::ListAssets,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for ListAssets {
     type Output = Result<
         Vec<crate::models::Asset>,
@@ -1960,23 +1976,6 @@ pub struct CreateAsset {
 }
 
 impl CreateAsset {
-    /// Sends the request: `POST /v1/accounts/{accountId}/assets`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<crate::models::Asset, crate::errors::CreateAsset> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`POST /v1/accounts/{accountId}/assets`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Asset,
-        crate::errors::CreateAsset,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2057,6 +2056,25 @@ impl CreateAsset {
     }
 }
 
+impl CreateAsset {
+    /// Sends the request: `POST /v1/accounts/{accountId}/assets`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<crate::models::Asset, crate::errors::CreateAsset> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`POST /v1/accounts/{accountId}/assets`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Asset,
+        crate::errors::CreateAsset,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for CreateAsset {
     type Output = Result<crate::models::Asset, crate::Error<crate::errors::CreateAsset>>;
 
@@ -2082,23 +2100,6 @@ pub struct GetAsset {
 }
 
 impl GetAsset {
-    /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<crate::models::Asset, crate::errors::GetAsset> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Asset,
-        crate::errors::GetAsset,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2164,6 +2165,25 @@ impl GetAsset {
     }
 }
 
+impl GetAsset {
+    /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<crate::models::Asset, crate::errors::GetAsset> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Asset,
+        crate::errors::GetAsset,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for GetAsset {
     type Output = Result<crate::models::Asset, crate::Error<crate::errors::GetAsset>>;
 
@@ -2190,23 +2210,6 @@ pub struct UpdateAsset {
 }
 
 impl UpdateAsset {
-    /// Sends the request: `PUT /v1/accounts/{accountId}/assets/{assetId}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<crate::models::Asset, crate::errors::UpdateAsset> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`PUT /v1/accounts/{accountId}/assets/{assetId}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Asset,
-        crate::errors::UpdateAsset,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2288,6 +2291,25 @@ impl UpdateAsset {
     }
 }
 
+impl UpdateAsset {
+    /// Sends the request: `PUT /v1/accounts/{accountId}/assets/{assetId}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<crate::models::Asset, crate::errors::UpdateAsset> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`PUT /v1/accounts/{accountId}/assets/{assetId}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Asset,
+        crate::errors::UpdateAsset,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for UpdateAsset {
     type Output = Result<crate::models::Asset, crate::Error<crate::errors::UpdateAsset>>;
 
@@ -2313,18 +2335,6 @@ pub struct DeleteAsset {
 }
 
 impl DeleteAsset {
-    /// Sends the request: `DELETE /v1/accounts/{accountId}/assets/{assetId}`.
-    pub fn send(self) -> crate::codec::ResponseFuture<(), crate::errors::DeleteAsset> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`DELETE /v1/accounts/{accountId}/assets/{assetId}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<(), crate::errors::DeleteAsset> {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2396,6 +2406,20 @@ impl DeleteAsset {
     }
 }
 
+impl DeleteAsset {
+    /// Sends the request: `DELETE /v1/accounts/{accountId}/assets/{assetId}`.
+    pub fn send(self) -> crate::codec::ResponseFuture<(), crate::errors::DeleteAsset> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`DELETE /v1/accounts/{accountId}/assets/{assetId}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<(), crate::errors::DeleteAsset> {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for DeleteAsset {
     type Output = Result<(), crate::Error<crate::errors::DeleteAsset>>;
 
@@ -2419,26 +2443,6 @@ pub struct CreateAlertRule {
 }
 
 impl CreateAlertRule {
-    /// Sends the request: `POST /v1/accounts/{accountId}/assets/{assetId}/alertRules`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::AlertRule,
-        crate::errors::CreateAlertRule,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`POST /v1/accounts/{accountId}/assets/{assetId}/alertRules`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::AlertRule,
-        crate::errors::CreateAlertRule,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2511,6 +2515,28 @@ impl CreateAlertRule {
     }
 }
 
+impl CreateAlertRule {
+    /// Sends the request: `POST /v1/accounts/{accountId}/assets/{assetId}/alertRules`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::AlertRule,
+        crate::errors::CreateAlertRule,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`POST /v1/accounts/{accountId}/assets/{assetId}/alertRules`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::AlertRule,
+        crate::errors::CreateAlertRule,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for CreateAlertRule {
     type Output = Result<
         crate::models::AlertRule,
@@ -2540,26 +2566,6 @@ pub struct ListAlertRules {
 }
 
 impl ListAlertRules {
-    /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        Vec<crate::models::AlertRule>,
-        crate::errors::ListAlertRules,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        Vec<crate::models::AlertRule>,
-        crate::errors::ListAlertRules,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2634,6 +2640,28 @@ impl ListAlertRules {
     }
 }
 
+impl ListAlertRules {
+    /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        Vec<crate::models::AlertRule>,
+        crate::errors::ListAlertRules,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::AlertRule>,
+        crate::errors::ListAlertRules,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for ListAlertRules {
     type Output = Result<
         Vec<crate::models::AlertRule>,
@@ -2664,26 +2692,6 @@ pub struct ListAlertRuleGeofences {
 }
 
 impl ListAlertRuleGeofences {
-    /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}/geofences`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        Vec<crate::models::Geofence>,
-        crate::errors::ListAlertRuleGeofences,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}/geofences`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        Vec<crate::models::Geofence>,
-        crate::errors::ListAlertRuleGeofences,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2758,6 +2766,28 @@ impl ListAlertRuleGeofences {
     }
 }
 
+impl ListAlertRuleGeofences {
+    /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}/geofences`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        Vec<crate::models::Geofence>,
+        crate::errors::ListAlertRuleGeofences,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}/geofences`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::Geofence>,
+        crate::errors::ListAlertRuleGeofences,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for ListAlertRuleGeofences {
     type Output = Result<
         Vec<crate::models::Geofence>,
@@ -2786,26 +2816,6 @@ pub struct GetAlertRule {
 }
 
 impl GetAlertRule {
-    /// Sends the request: `GET /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::AlertRule,
-        crate::errors::GetAlertRule,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /v1/accounts/{accountId}/alertRules/{alertRuleId}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::AlertRule,
-        crate::errors::GetAlertRule,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2877,6 +2887,28 @@ impl GetAlertRule {
     }
 }
 
+impl GetAlertRule {
+    /// Sends the request: `GET /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::AlertRule,
+        crate::errors::GetAlertRule,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/alertRules/{alertRuleId}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::AlertRule,
+        crate::errors::GetAlertRule,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for GetAlertRule {
     type Output = Result<
         crate::models::AlertRule,
@@ -2906,26 +2938,6 @@ pub struct UpdateAlertRule {
 }
 
 impl UpdateAlertRule {
-    /// Sends the request: `PUT /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::AlertRule,
-        crate::errors::UpdateAlertRule,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`PUT /v1/accounts/{accountId}/alertRules/{alertRuleId}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::AlertRule,
-        crate::errors::UpdateAlertRule,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2998,6 +3010,28 @@ impl UpdateAlertRule {
     }
 }
 
+impl UpdateAlertRule {
+    /// Sends the request: `PUT /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::AlertRule,
+        crate::errors::UpdateAlertRule,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`PUT /v1/accounts/{accountId}/alertRules/{alertRuleId}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::AlertRule,
+        crate::errors::UpdateAlertRule,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for UpdateAlertRule {
     type Output = Result<
         crate::models::AlertRule,
@@ -3026,20 +3060,6 @@ pub struct DeleteAlertRule {
 }
 
 impl DeleteAlertRule {
-    /// Sends the request: `DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<(), crate::errors::DeleteAlertRule> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<(), crate::errors::DeleteAlertRule> {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3111,6 +3131,22 @@ impl DeleteAlertRule {
     }
 }
 
+impl DeleteAlertRule {
+    /// Sends the request: `DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<(), crate::errors::DeleteAlertRule> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<(), crate::errors::DeleteAlertRule> {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for DeleteAlertRule {
     type Output = Result<(), crate::Error<crate::errors::DeleteAlertRule>>;
 
@@ -3131,26 +3167,6 @@ pub struct ListGeofences {
 }
 
 impl ListGeofences {
-    /// Sends the request: `GET /v1/accounts/{accountId}/geofences`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        Vec<crate::models::Geofence>,
-        crate::errors::ListGeofences,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /v1/accounts/{accountId}/geofences`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        Vec<crate::models::Geofence>,
-        crate::errors::ListGeofences,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3221,6 +3237,28 @@ impl ListGeofences {
     }
 }
 
+impl ListGeofences {
+    /// Sends the request: `GET /v1/accounts/{accountId}/geofences`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        Vec<crate::models::Geofence>,
+        crate::errors::ListGeofences,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/geofences`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::Geofence>,
+        crate::errors::ListGeofences,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for ListGeofences {
     type Output = Result<
         Vec<crate::models::Geofence>,
@@ -3248,26 +3286,6 @@ pub struct CreateGeofence {
 }
 
 impl CreateGeofence {
-    /// Sends the request: `POST /v1/accounts/{accountId}/geofences`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Geofence,
-        crate::errors::CreateGeofence,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`POST /v1/accounts/{accountId}/geofences`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Geofence,
-        crate::errors::CreateGeofence,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3348,6 +3366,28 @@ impl CreateGeofence {
     }
 }
 
+impl CreateGeofence {
+    /// Sends the request: `POST /v1/accounts/{accountId}/geofences`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Geofence,
+        crate::errors::CreateGeofence,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`POST /v1/accounts/{accountId}/geofences`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Geofence,
+        crate::errors::CreateGeofence,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for CreateGeofence {
     type Output = Result<
         crate::models::Geofence,
@@ -3376,26 +3416,6 @@ pub struct GetGeofence {
 }
 
 impl GetGeofence {
-    /// Sends the request: `GET /v1/accounts/{accountId}/geofences/{geofenceId}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Geofence,
-        crate::errors::GetGeofence,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /v1/accounts/{accountId}/geofences/{geofenceId}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Geofence,
-        crate::errors::GetGeofence,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3467,6 +3487,28 @@ impl GetGeofence {
     }
 }
 
+impl GetGeofence {
+    /// Sends the request: `GET /v1/accounts/{accountId}/geofences/{geofenceId}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Geofence,
+        crate::errors::GetGeofence,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/geofences/{geofenceId}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Geofence,
+        crate::errors::GetGeofence,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for GetGeofence {
     type Output = Result<
         crate::models::Geofence,
@@ -3496,26 +3538,6 @@ pub struct UpdateGeofence {
 }
 
 impl UpdateGeofence {
-    /// Sends the request: `PUT /v1/accounts/{accountId}/geofences/{geofenceId}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Geofence,
-        crate::errors::UpdateGeofence,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`PUT /v1/accounts/{accountId}/geofences/{geofenceId}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Geofence,
-        crate::errors::UpdateGeofence,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3597,6 +3619,28 @@ impl UpdateGeofence {
     }
 }
 
+impl UpdateGeofence {
+    /// Sends the request: `PUT /v1/accounts/{accountId}/geofences/{geofenceId}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Geofence,
+        crate::errors::UpdateGeofence,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`PUT /v1/accounts/{accountId}/geofences/{geofenceId}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Geofence,
+        crate::errors::UpdateGeofence,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for UpdateGeofence {
     type Output = Result<
         crate::models::Geofence,
@@ -3625,20 +3669,6 @@ pub struct DeleteGeofence {
 }
 
 impl DeleteGeofence {
-    /// Sends the request: `DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<(), crate::errors::DeleteGeofence> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<(), crate::errors::DeleteGeofence> {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3719,6 +3749,22 @@ impl DeleteGeofence {
     }
 }
 
+impl DeleteGeofence {
+    /// Sends the request: `DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<(), crate::errors::DeleteGeofence> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<(), crate::errors::DeleteGeofence> {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for DeleteGeofence {
     type Output = Result<(), crate::Error<crate::errors::DeleteGeofence>>;
 
@@ -3739,28 +3785,6 @@ pub struct GetIngestionToken {
 }
 
 impl GetIngestionToken {
-    /// Sends the request: `GET /v1/accounts/{accountId}/ingestionToken`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::IngestionToken,
-        crate::errors::GetIngestionToken,
-        crate::headers::GetIngestionToken,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /v1/accounts/{accountId}/ingestionToken`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::IngestionToken,
-        crate::errors::GetIngestionToken,
-        crate::headers::GetIngestionToken,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3846,6 +3870,30 @@ impl GetIngestionToken {
     }
 }
 
+impl GetIngestionToken {
+    /// Sends the request: `GET /v1/accounts/{accountId}/ingestionToken`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::IngestionToken,
+        crate::errors::GetIngestionToken,
+        crate::headers::GetIngestionToken,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/ingestionToken`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::IngestionToken,
+        crate::errors::GetIngestionToken,
+        crate::headers::GetIngestionToken,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for GetIngestionToken {
     type Output = Result<
         crate::models::IngestionToken,
@@ -3873,26 +3921,6 @@ pub struct ListIngestionTokens {
 }
 
 impl ListIngestionTokens {
-    /// Sends the request: `GET /v1/accounts/{accountId}/ingestionTokens`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        Vec<crate::models::IngestionTokenInfo>,
-        crate::errors::ListIngestionTokens,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /v1/accounts/{accountId}/ingestionTokens`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        Vec<crate::models::IngestionTokenInfo>,
-        crate::errors::ListIngestionTokens,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3963,6 +3991,28 @@ impl ListIngestionTokens {
     }
 }
 
+impl ListIngestionTokens {
+    /// Sends the request: `GET /v1/accounts/{accountId}/ingestionTokens`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        Vec<crate::models::IngestionTokenInfo>,
+        crate::errors::ListIngestionTokens,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/ingestionTokens`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::IngestionTokenInfo>,
+        crate::errors::ListIngestionTokens,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for ListIngestionTokens {
     type Output = Result<
         Vec<crate::models::IngestionTokenInfo>,
@@ -3991,20 +4041,6 @@ pub struct RevokeIngestionToken {
 }
 
 impl RevokeIngestionToken {
-    /// Sends the request: `DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<(), crate::errors::RevokeIngestionToken> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<(), crate::errors::RevokeIngestionToken> {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -4076,6 +4112,22 @@ impl RevokeIngestionToken {
     }
 }
 
+impl RevokeIngestionToken {
+    /// Sends the request: `DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<(), crate::errors::RevokeIngestionToken> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<(), crate::errors::RevokeIngestionToken> {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for RevokeIngestionToken {
     type Output = Result<(), crate::Error<crate::errors::RevokeIngestionToken>>;
 
@@ -4099,28 +4151,6 @@ pub struct GetPortalLink {
 }
 
 impl GetPortalLink {
-    /// Sends the request: `GET /v1/accounts/{accountId}/portalLink`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::PortalLink,
-        crate::errors::GetPortalLink,
-        crate::headers::GetPortalLink,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /v1/accounts/{accountId}/portalLink`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::PortalLink,
-        crate::errors::GetPortalLink,
-        crate::headers::GetPortalLink,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -4197,6 +4227,30 @@ impl GetPortalLink {
     }
 }
 
+impl GetPortalLink {
+    /// Sends the request: `GET /v1/accounts/{accountId}/portalLink`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::PortalLink,
+        crate::errors::GetPortalLink,
+        crate::headers::GetPortalLink,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/portalLink`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::PortalLink,
+        crate::errors::GetPortalLink,
+        crate::headers::GetPortalLink,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for GetPortalLink {
     type Output = Result<
         crate::models::PortalLink,
@@ -4224,26 +4278,6 @@ pub struct IngestTelemetry {
 }
 
 impl IngestTelemetry {
-    /// Sends the request: `POST /v1/telemetry`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::TelemetryBatchResult,
-        crate::errors::IngestTelemetry,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`POST /v1/telemetry`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::TelemetryBatchResult,
-        crate::errors::IngestTelemetry,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -4302,6 +4336,28 @@ impl IngestTelemetry {
     }
 }
 
+impl IngestTelemetry {
+    /// Sends the request: `POST /v1/telemetry`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::TelemetryBatchResult,
+        crate::errors::IngestTelemetry,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`POST /v1/telemetry`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::TelemetryBatchResult,
+        crate::errors::IngestTelemetry,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for IngestTelemetry {
     type Output = Result<
         crate::models::TelemetryBatchResult,
@@ -4330,26 +4386,6 @@ pub struct GetAssetState {
 }
 
 impl GetAssetState {
-    /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/state`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::AssetState,
-        crate::errors::GetAssetState,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}/state`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::AssetState,
-        crate::errors::GetAssetState,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -4418,6 +4454,28 @@ impl GetAssetState {
             documented: (),
             body,
         })
+    }
+}
+
+impl GetAssetState {
+    /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/state`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::AssetState,
+        crate::errors::GetAssetState,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}/state`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::AssetState,
+        crate::errors::GetAssetState,
+    > {
+        Box::pin(self.exchange(true))
     }
 }
 
@@ -4492,26 +4550,6 @@ impl ListEvents {
     pub fn take(mut self, value: i32) -> Self {
         self.take = Some(value);
         self
-    }
-
-    /// Sends the request: `GET /v1/accounts/{accountId}/events`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        Vec<crate::models::Event>,
-        crate::errors::ListEvents,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /v1/accounts/{accountId}/events`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        Vec<crate::models::Event>,
-        crate::errors::ListEvents,
-    > {
-        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -4655,6 +4693,28 @@ impl ListEvents {
     }
 }
 
+impl ListEvents {
+    /// Sends the request: `GET /v1/accounts/{accountId}/events`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        Vec<crate::models::Event>,
+        crate::errors::ListEvents,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/events`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::Event>,
+        crate::errors::ListEvents,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for ListEvents {
     type Output = Result<
         Vec<crate::models::Event>,
@@ -4683,23 +4743,6 @@ pub struct GetEvent {
 }
 
 impl GetEvent {
-    /// Sends the request: `GET /v1/accounts/{accountId}/events/{eventId}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<crate::models::Event, crate::errors::GetEvent> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /v1/accounts/{accountId}/events/{eventId}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Event,
-        crate::errors::GetEvent,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -4765,6 +4808,25 @@ impl GetEvent {
     }
 }
 
+impl GetEvent {
+    /// Sends the request: `GET /v1/accounts/{accountId}/events/{eventId}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<crate::models::Event, crate::errors::GetEvent> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/events/{eventId}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Event,
+        crate::errors::GetEvent,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for GetEvent {
     type Output = Result<crate::models::Event, crate::Error<crate::errors::GetEvent>>;
 
@@ -4790,26 +4852,6 @@ pub struct AcknowledgeEvent {
 }
 
 impl AcknowledgeEvent {
-    /// Sends the request: `POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Event,
-        crate::errors::AcknowledgeEvent,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Event,
-        crate::errors::AcknowledgeEvent,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -4881,6 +4923,28 @@ impl AcknowledgeEvent {
     }
 }
 
+impl AcknowledgeEvent {
+    /// Sends the request: `POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Event,
+        crate::errors::AcknowledgeEvent,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Event,
+        crate::errors::AcknowledgeEvent,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for AcknowledgeEvent {
     type Output = Result<
         crate::models::Event,
@@ -4910,26 +4974,6 @@ pub struct ListEventNotifications {
 }
 
 impl ListEventNotifications {
-    /// Sends the request: `GET /v1/accounts/{accountId}/events/{eventId}/notifications`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        Vec<crate::models::Notification>,
-        crate::errors::ListEventNotifications,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /v1/accounts/{accountId}/events/{eventId}/notifications`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        Vec<crate::models::Notification>,
-        crate::errors::ListEventNotifications,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -5001,6 +5045,28 @@ impl ListEventNotifications {
     }
 }
 
+impl ListEventNotifications {
+    /// Sends the request: `GET /v1/accounts/{accountId}/events/{eventId}/notifications`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        Vec<crate::models::Notification>,
+        crate::errors::ListEventNotifications,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/events/{eventId}/notifications`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::Notification>,
+        crate::errors::ListEventNotifications,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for ListEventNotifications {
     type Output = Result<
         Vec<crate::models::Notification>,
@@ -5027,28 +5093,6 @@ pub struct GetWebhookSecret {
 }
 
 impl GetWebhookSecret {
-    /// Sends the request: `GET /v1/accounts/{accountId}/webhookSecret`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::WebhookSecret,
-        crate::errors::GetWebhookSecret,
-        crate::headers::GetWebhookSecret,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /v1/accounts/{accountId}/webhookSecret`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::WebhookSecret,
-        crate::errors::GetWebhookSecret,
-        crate::headers::GetWebhookSecret,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -5122,6 +5166,30 @@ impl GetWebhookSecret {
             documented,
             body,
         })
+    }
+}
+
+impl GetWebhookSecret {
+    /// Sends the request: `GET /v1/accounts/{accountId}/webhookSecret`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::WebhookSecret,
+        crate::errors::GetWebhookSecret,
+        crate::headers::GetWebhookSecret,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/webhookSecret`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::WebhookSecret,
+        crate::errors::GetWebhookSecret,
+        crate::headers::GetWebhookSecret,
+    > {
+        Box::pin(self.exchange(true))
     }
 }
 

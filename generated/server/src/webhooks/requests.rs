@@ -49,16 +49,6 @@ pub struct EventWebhook {
 }
 
 impl EventWebhook {
-    /// Sends the request: `POST {url}`.
-    pub fn send(self) -> crate::webhooks::codec::ResponseFuture<(), ()> {
-        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`POST {url}`) and answers the body with the status and headers.
-    pub fn send_full(self) -> crate::webhooks::codec::FullResponseFuture<(), ()> {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -90,6 +80,18 @@ impl EventWebhook {
             documented: (),
             body: (),
         })
+    }
+}
+
+impl EventWebhook {
+    /// Sends the request: `POST {url}`.
+    pub fn send(self) -> crate::webhooks::codec::ResponseFuture<(), ()> {
+        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`POST {url}`) and answers the body with the status and headers.
+    pub fn send_full(self) -> crate::webhooks::codec::FullResponseFuture<(), ()> {
+        Box::pin(self.exchange(true))
     }
 }
 

@@ -5,6 +5,7 @@
 
 mod plan;
 pub(crate) mod requests;
+mod sending;
 
 use super::parallel::{self, Job};
 use super::rust::inner_doc_attrs;
@@ -71,9 +72,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
         print(emitter().requests_head(plans), "src/requests.rs")
     })];
     for range in ranges {
-        jobs.push(Box::new(move || {
-            print(emitter().builders(&plans[range]), "src/requests.rs")
-        }));
+        jobs.push(Box::new(move || emitter().builders(&plans[range])));
     }
     if has_responses {
         jobs.push(Box::new(move || {

@@ -3,8 +3,9 @@
 //! each operation that documents errors).
 
 use super::plan::{Arm, Handling, Paging, Plan, Shape, Success, is_media_range};
+use super::sending;
 use crate::emit::rust::primitive;
-use crate::emit::{TypePrinter, doc_attrs, ident};
+use crate::emit::{TypePrinter, doc_attrs, ident, print};
 use crate::ir::{
     Api, Media, Method, ParamLocation, ParamStyle, Parameter, PathSegment, Primitive, SegmentPart,
     Status, TypeKind, TypeRef,
@@ -88,10 +89,26 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
-    /// Part of `requests.rs`: the request builders of `plans`.
-    pub fn builders(&self, plans: &[Plan]) -> TokenStream {
-        let builders = plans.iter().map(|p| self.builder(p));
-        quote! { #(#builders)* }
+    /// Part of `requests.rs`, printed: the request builders of `plans`, each followed by its
+    /// `send`, `send_full` and `IntoFuture`, written as text (see `sending`).
+    pub fn builders(&self, plans: &[Plan]) -> Result<String, String> {
+        let mut out = String::new();
+        for p in plans {
+            out.push_str(&print(self.builder(p), "src/requests.rs")?);
+            sending::write(&mut out, &self.sending(p));
+        }
+        Ok(out)
+    }
+
+    fn sending<'p>(&self, p: &'p Plan) -> sending::Sending<'p> {
+        sending::Sending {
+            builder: &p.type_name,
+            ok: sending::type_text(&self.success_type(p)),
+            err: sending::type_text(&self.error_type(p)),
+            headers: (!p.success_headers.is_empty())
+                .then(|| format!("crate::headers::{}", ident(&p.type_name))),
+            request: format!("{} {}", p.op.method.as_str(), shown_path(p.op)),
+        }
     }
 
     pub fn responses_rs(&self, plans: &[Plan]) -> TokenStream {
@@ -433,14 +450,7 @@ impl<'a> RequestEmitter<'a> {
                 #stream
             }
 
-            impl ::std::future::IntoFuture for #name {
-                type Output = Result<#ok_ty, crate::Error<#err_ty>>;
-                type IntoFuture = crate::codec::ResponseFuture<#ok_ty, #err_ty #headers_ty>;
 
-                fn into_future(self) -> Self::IntoFuture {
-                    self.send()
-                }
-            }
         }
     }
 
@@ -641,16 +651,6 @@ impl<'a> RequestEmitter<'a> {
                 .collect();
             self.arm(p, arm, &claimed)
         });
-        let doc = format!(
-            " Sends the request: `{} {}`.",
-            op.method.as_str(),
-            shown_path(op)
-        );
-        let full_doc = format!(
-            " Sends the request (`{} {}`) and answers the body with the status and headers.",
-            op.method.as_str(),
-            shown_path(op)
-        );
         let documented = if p.success_headers.is_empty() {
             quote! { () }
         } else {
@@ -678,15 +678,6 @@ impl<'a> RequestEmitter<'a> {
             (quote! { let body = #matched?; }, quote! { body })
         };
         quote! {
-            #[doc = #doc]
-            pub fn send(self) -> crate::codec::ResponseFuture<#ok_ty, #err_ty #headers_ty> {
-                crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-            }
-
-            #[doc = #full_doc]
-            pub fn send_full(self) -> crate::codec::FullResponseFuture<#ok_ty, #err_ty #headers_ty> {
-                Box::pin(self.exchange(true))
-            }
 
             /// Sends the request; the answer's headers are copied only for `send_full`.
             async fn exchange(

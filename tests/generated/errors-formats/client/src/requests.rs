@@ -92,26 +92,6 @@ pub struct CreateDocument {
 }
 
 impl CreateDocument {
-    /// Sends the request: `POST /documents`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Document,
-        crate::errors::CreateDocument,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`POST /documents`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Document,
-        crate::errors::CreateDocument,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -190,6 +170,28 @@ impl CreateDocument {
     }
 }
 
+impl CreateDocument {
+    /// Sends the request: `POST /documents`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Document,
+        crate::errors::CreateDocument,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`POST /documents`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Document,
+        crate::errors::CreateDocument,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for CreateDocument {
     type Output = Result<
         crate::models::Document,
@@ -222,20 +224,6 @@ impl GetContent {
     pub fn checksum(mut self, value: crate::models::bytes::Base64) -> Self {
         self.checksum = Some(value);
         self
-    }
-
-    /// Sends the request: `GET /documents/{name}/content`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<Vec<u8>, crate::errors::GetContent> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /documents/{name}/content`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<Vec<u8>, crate::errors::GetContent> {
-        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -296,6 +284,22 @@ impl GetContent {
     }
 }
 
+impl GetContent {
+    /// Sends the request: `GET /documents/{name}/content`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<Vec<u8>, crate::errors::GetContent> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /documents/{name}/content`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<Vec<u8>, crate::errors::GetContent> {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for GetContent {
     type Output = Result<Vec<u8>, crate::Error<crate::errors::GetContent>>;
 
@@ -317,18 +321,6 @@ pub struct PutContent {
 }
 
 impl PutContent {
-    /// Sends the request: `PUT /documents/{name}/content`.
-    pub fn send(self) -> crate::codec::ResponseFuture<(), crate::errors::PutContent> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`PUT /documents/{name}/content`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<(), crate::errors::PutContent> {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -374,6 +366,20 @@ impl PutContent {
     }
 }
 
+impl PutContent {
+    /// Sends the request: `PUT /documents/{name}/content`.
+    pub fn send(self) -> crate::codec::ResponseFuture<(), crate::errors::PutContent> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`PUT /documents/{name}/content`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<(), crate::errors::PutContent> {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for PutContent {
     type Output = Result<(), crate::Error<crate::errors::PutContent>>;
 
@@ -394,23 +400,6 @@ pub struct GetPreview {
 }
 
 impl GetPreview {
-    /// Sends the request: `GET /documents/{name}/preview`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<crate::codec::Binary, crate::errors::GetPreview> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /documents/{name}/preview`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::codec::Binary,
-        crate::errors::GetPreview,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -453,6 +442,25 @@ impl GetPreview {
     }
 }
 
+impl GetPreview {
+    /// Sends the request: `GET /documents/{name}/preview`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<crate::codec::Binary, crate::errors::GetPreview> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /documents/{name}/preview`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::codec::Binary,
+        crate::errors::GetPreview,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for GetPreview {
     type Output = Result<crate::codec::Binary, crate::Error<crate::errors::GetPreview>>;
 
@@ -477,16 +485,6 @@ pub struct PutPreview {
 }
 
 impl PutPreview {
-    /// Sends the request: `PUT /documents/{name}/preview`.
-    pub fn send(self) -> crate::codec::ResponseFuture<(), ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`PUT /documents/{name}/preview`) and answers the body with the status and headers.
-    pub fn send_full(self) -> crate::codec::FullResponseFuture<(), ()> {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -515,6 +513,18 @@ impl PutPreview {
             documented: (),
             body: (),
         })
+    }
+}
+
+impl PutPreview {
+    /// Sends the request: `PUT /documents/{name}/preview`.
+    pub fn send(self) -> crate::codec::ResponseFuture<(), ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`PUT /documents/{name}/preview`) and answers the body with the status and headers.
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<(), ()> {
+        Box::pin(self.exchange(true))
     }
 }
 

@@ -137,16 +137,6 @@ pub struct GetAccountJson {
 }
 
 impl GetAccountJson {
-    /// Sends the request: `GET /accounts/{sid}.json`.
-    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /accounts/{sid}.json`) and answers the body with the status and headers.
-    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -177,6 +167,18 @@ impl GetAccountJson {
     }
 }
 
+impl GetAccountJson {
+    /// Sends the request: `GET /accounts/{sid}.json`.
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /accounts/{sid}.json`) and answers the body with the status and headers.
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for GetAccountJson {
     type Output = Result<crate::models::Echo, crate::Error<()>>;
 
@@ -197,16 +199,6 @@ pub struct GetAccountXml {
 }
 
 impl GetAccountXml {
-    /// Sends the request: `GET /accounts/{sid}.xml`.
-    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /accounts/{sid}.xml`) and answers the body with the status and headers.
-    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -237,6 +229,18 @@ impl GetAccountXml {
     }
 }
 
+impl GetAccountXml {
+    /// Sends the request: `GET /accounts/{sid}.xml`.
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /accounts/{sid}.xml`) and answers the body with the status and headers.
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for GetAccountXml {
     type Output = Result<crate::models::Echo, crate::Error<()>>;
 
@@ -257,16 +261,6 @@ pub struct GetAccount {
 }
 
 impl GetAccount {
-    /// Sends the request: `GET /accounts/{sid}`.
-    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /accounts/{sid}`) and answers the body with the status and headers.
-    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -297,6 +291,18 @@ impl GetAccount {
     }
 }
 
+impl GetAccount {
+    /// Sends the request: `GET /accounts/{sid}`.
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /accounts/{sid}`) and answers the body with the status and headers.
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for GetAccount {
     type Output = Result<crate::models::Echo, crate::Error<()>>;
 
@@ -317,16 +323,6 @@ pub struct ListCalls {
 }
 
 impl ListCalls {
-    /// Sends the request: `GET /accounts/{sid}/calls.json`.
-    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /accounts/{sid}/calls.json`) and answers the body with the status and headers.
-    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -357,6 +353,18 @@ impl ListCalls {
     }
 }
 
+impl ListCalls {
+    /// Sends the request: `GET /accounts/{sid}/calls.json`.
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /accounts/{sid}/calls.json`) and answers the body with the status and headers.
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for ListCalls {
     type Output = Result<crate::models::Echo, crate::Error<()>>;
 
@@ -378,16 +386,6 @@ pub struct GetCall {
 }
 
 impl GetCall {
-    /// Sends the request: `GET /accounts/{sid}/calls/{callSid}.json`.
-    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /accounts/{sid}/calls/{callSid}.json`) and answers the body with the status and headers.
-    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -422,6 +420,18 @@ impl GetCall {
     }
 }
 
+impl GetCall {
+    /// Sends the request: `GET /accounts/{sid}/calls/{callSid}.json`.
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /accounts/{sid}/calls/{callSid}.json`) and answers the body with the status and headers.
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for GetCall {
     type Output = Result<crate::models::Echo, crate::Error<()>>;
 
@@ -442,23 +452,6 @@ pub struct CancelJob {
 }
 
 impl CancelJob {
-    /// Sends the request: `POST /jobs/{id}:cancel`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<crate::models::Echo, crate::errors::CancelJob> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`POST /jobs/{id}:cancel`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Echo,
-        crate::errors::CancelJob,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -498,6 +491,25 @@ impl CancelJob {
     }
 }
 
+impl CancelJob {
+    /// Sends the request: `POST /jobs/{id}:cancel`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<crate::models::Echo, crate::errors::CancelJob> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`POST /jobs/{id}:cancel`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Echo,
+        crate::errors::CancelJob,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for CancelJob {
     type Output = Result<crate::models::Echo, crate::Error<crate::errors::CancelJob>>;
 
@@ -521,16 +533,6 @@ pub struct GetJob {
 }
 
 impl GetJob {
-    /// Sends the request: `GET /jobs/{id}`.
-    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /jobs/{id}`) and answers the body with the status and headers.
-    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -561,6 +563,18 @@ impl GetJob {
     }
 }
 
+impl GetJob {
+    /// Sends the request: `GET /jobs/{id}`.
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /jobs/{id}`) and answers the body with the status and headers.
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for GetJob {
     type Output = Result<crate::models::Echo, crate::Error<()>>;
 
@@ -586,16 +600,6 @@ impl GetJobFull {
     pub fn fields(mut self, value: impl Into<String>) -> Self {
         self.fields = Some(value.into());
         self
-    }
-
-    /// Sends the request: `GET /jobs/{id}?view=full`.
-    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /jobs/{id}?view=full`) and answers the body with the status and headers.
-    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
-        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -635,6 +639,18 @@ impl GetJobFull {
     }
 }
 
+impl GetJobFull {
+    /// Sends the request: `GET /jobs/{id}?view=full`.
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /jobs/{id}?view=full`) and answers the body with the status and headers.
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for GetJobFull {
     type Output = Result<crate::models::Echo, crate::Error<()>>;
 
@@ -656,16 +672,6 @@ pub struct GetFile {
 }
 
 impl GetFile {
-    /// Sends the request: `GET /files/{name}.{ext}`.
-    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /files/{name}.{ext}`) and answers the body with the status and headers.
-    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -697,6 +703,18 @@ impl GetFile {
     }
 }
 
+impl GetFile {
+    /// Sends the request: `GET /files/{name}.{ext}`.
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /files/{name}.{ext}`) and answers the body with the status and headers.
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for GetFile {
     type Output = Result<crate::models::Echo, crate::Error<()>>;
 
@@ -717,16 +735,6 @@ pub struct GetPageLines {
 }
 
 impl GetPageLines {
-    /// Sends the request: `GET /pages/v{number}/lines`.
-    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /pages/v{number}/lines`) and answers the body with the status and headers.
-    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -754,6 +762,18 @@ impl GetPageLines {
             documented: (),
             body,
         })
+    }
+}
+
+impl GetPageLines {
+    /// Sends the request: `GET /pages/v{number}/lines`.
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /pages/v{number}/lines`) and answers the body with the status and headers.
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Echo, ()> {
+        Box::pin(self.exchange(true))
     }
 }
 

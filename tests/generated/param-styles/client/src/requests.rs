@@ -384,26 +384,6 @@ pub struct PathSimpleFlat {
 }
 
 impl PathSimpleFlat {
-    /// Sends the request: `GET /path/simple/flat/{prim}/{list}/{obj}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Received,
-        crate::errors::PathSimpleFlat,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /path/simple/flat/{prim}/{list}/{obj}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Received,
-        crate::errors::PathSimpleFlat,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -461,6 +441,28 @@ impl PathSimpleFlat {
     }
 }
 
+impl PathSimpleFlat {
+    /// Sends the request: `GET /path/simple/flat/{prim}/{list}/{obj}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::PathSimpleFlat,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /path/simple/flat/{prim}/{list}/{obj}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::PathSimpleFlat,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for PathSimpleFlat {
     type Output = Result<
         crate::models::Received,
@@ -489,26 +491,6 @@ pub struct PathSimpleExplode {
 }
 
 impl PathSimpleExplode {
-    /// Sends the request: `GET /path/simple/explode/{prim}/{list}/{obj}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Received,
-        crate::errors::PathSimpleExplode,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /path/simple/explode/{prim}/{list}/{obj}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Received,
-        crate::errors::PathSimpleExplode,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -566,6 +548,28 @@ impl PathSimpleExplode {
     }
 }
 
+impl PathSimpleExplode {
+    /// Sends the request: `GET /path/simple/explode/{prim}/{list}/{obj}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::PathSimpleExplode,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /path/simple/explode/{prim}/{list}/{obj}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::PathSimpleExplode,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for PathSimpleExplode {
     type Output = Result<
         crate::models::Received,
@@ -594,26 +598,6 @@ pub struct PathLabelFlat {
 }
 
 impl PathLabelFlat {
-    /// Sends the request: `GET /path/label/flat/{prim}/{list}/{obj}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Received,
-        crate::errors::PathLabelFlat,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /path/label/flat/{prim}/{list}/{obj}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Received,
-        crate::errors::PathLabelFlat,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -676,6 +660,28 @@ impl PathLabelFlat {
     }
 }
 
+impl PathLabelFlat {
+    /// Sends the request: `GET /path/label/flat/{prim}/{list}/{obj}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::PathLabelFlat,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /path/label/flat/{prim}/{list}/{obj}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::PathLabelFlat,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for PathLabelFlat {
     type Output = Result<
         crate::models::Received,
@@ -704,26 +710,6 @@ pub struct PathLabelExplode {
 }
 
 impl PathLabelExplode {
-    /// Sends the request: `GET /path/label/explode/{prim}/{list}/{obj}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Received,
-        crate::errors::PathLabelExplode,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /path/label/explode/{prim}/{list}/{obj}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Received,
-        crate::errors::PathLabelExplode,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -786,6 +772,28 @@ impl PathLabelExplode {
     }
 }
 
+impl PathLabelExplode {
+    /// Sends the request: `GET /path/label/explode/{prim}/{list}/{obj}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::PathLabelExplode,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /path/label/explode/{prim}/{list}/{obj}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::PathLabelExplode,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for PathLabelExplode {
     type Output = Result<
         crate::models::Received,
@@ -814,26 +822,6 @@ pub struct PathMatrixFlat {
 }
 
 impl PathMatrixFlat {
-    /// Sends the request: `GET /path/matrix/flat/{prim}/{list}/{obj}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Received,
-        crate::errors::PathMatrixFlat,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /path/matrix/flat/{prim}/{list}/{obj}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Received,
-        crate::errors::PathMatrixFlat,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -896,6 +884,28 @@ impl PathMatrixFlat {
     }
 }
 
+impl PathMatrixFlat {
+    /// Sends the request: `GET /path/matrix/flat/{prim}/{list}/{obj}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::PathMatrixFlat,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /path/matrix/flat/{prim}/{list}/{obj}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::PathMatrixFlat,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for PathMatrixFlat {
     type Output = Result<
         crate::models::Received,
@@ -924,26 +934,6 @@ pub struct PathMatrixExplode {
 }
 
 impl PathMatrixExplode {
-    /// Sends the request: `GET /path/matrix/explode/{prim}/{list}/{obj}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Received,
-        crate::errors::PathMatrixExplode,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /path/matrix/explode/{prim}/{list}/{obj}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Received,
-        crate::errors::PathMatrixExplode,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -1006,6 +996,28 @@ impl PathMatrixExplode {
     }
 }
 
+impl PathMatrixExplode {
+    /// Sends the request: `GET /path/matrix/explode/{prim}/{list}/{obj}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::PathMatrixExplode,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /path/matrix/explode/{prim}/{list}/{obj}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::PathMatrixExplode,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for PathMatrixExplode {
     type Output = Result<
         crate::models::Received,
@@ -1050,26 +1062,6 @@ impl QueryFormFlat {
     pub fn obj(mut self, value: crate::models::Color) -> Self {
         self.obj = Some(value);
         self
-    }
-
-    /// Sends the request: `GET /query/form/flat`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Received,
-        crate::errors::QueryFormFlat,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /query/form/flat`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Received,
-        crate::errors::QueryFormFlat,
-    > {
-        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1140,6 +1132,28 @@ impl QueryFormFlat {
     }
 }
 
+impl QueryFormFlat {
+    /// Sends the request: `GET /query/form/flat`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryFormFlat,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /query/form/flat`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryFormFlat,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for QueryFormFlat {
     type Output = Result<
         crate::models::Received,
@@ -1184,26 +1198,6 @@ impl QueryFormExplode {
     pub fn obj(mut self, value: crate::models::Color) -> Self {
         self.obj = Some(value);
         self
-    }
-
-    /// Sends the request: `GET /query/form/explode`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Received,
-        crate::errors::QueryFormExplode,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /query/form/explode`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Received,
-        crate::errors::QueryFormExplode,
-    > {
-        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1274,6 +1268,28 @@ impl QueryFormExplode {
     }
 }
 
+impl QueryFormExplode {
+    /// Sends the request: `GET /query/form/explode`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryFormExplode,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /query/form/explode`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryFormExplode,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for QueryFormExplode {
     type Output = Result<
         crate::models::Received,
@@ -1313,26 +1329,6 @@ impl QuerySpaceDelimitedFlat {
     pub fn obj(mut self, value: crate::models::Color) -> Self {
         self.obj = Some(value);
         self
-    }
-
-    /// Sends the request: `GET /query/spaceDelimited/flat`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Received,
-        crate::errors::QuerySpaceDelimitedFlat,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /query/spaceDelimited/flat`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Received,
-        crate::errors::QuerySpaceDelimitedFlat,
-    > {
-        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1400,6 +1396,28 @@ impl QuerySpaceDelimitedFlat {
     }
 }
 
+impl QuerySpaceDelimitedFlat {
+    /// Sends the request: `GET /query/spaceDelimited/flat`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::QuerySpaceDelimitedFlat,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /query/spaceDelimited/flat`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QuerySpaceDelimitedFlat,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for QuerySpaceDelimitedFlat {
     type Output = Result<
         crate::models::Received,
@@ -1439,26 +1457,6 @@ impl QueryPipeDelimitedFlat {
     pub fn obj(mut self, value: crate::models::Color) -> Self {
         self.obj = Some(value);
         self
-    }
-
-    /// Sends the request: `GET /query/pipeDelimited/flat`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Received,
-        crate::errors::QueryPipeDelimitedFlat,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /query/pipeDelimited/flat`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Received,
-        crate::errors::QueryPipeDelimitedFlat,
-    > {
-        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1526,6 +1524,28 @@ impl QueryPipeDelimitedFlat {
     }
 }
 
+impl QueryPipeDelimitedFlat {
+    /// Sends the request: `GET /query/pipeDelimited/flat`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryPipeDelimitedFlat,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /query/pipeDelimited/flat`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryPipeDelimitedFlat,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for QueryPipeDelimitedFlat {
     type Output = Result<
         crate::models::Received,
@@ -1553,26 +1573,6 @@ pub struct QueryDeepObjectExplode {
 }
 
 impl QueryDeepObjectExplode {
-    /// Sends the request: `GET /query/deepObject/explode`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Received,
-        crate::errors::QueryDeepObjectExplode,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /query/deepObject/explode`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Received,
-        crate::errors::QueryDeepObjectExplode,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -1626,6 +1626,28 @@ impl QueryDeepObjectExplode {
     }
 }
 
+impl QueryDeepObjectExplode {
+    /// Sends the request: `GET /query/deepObject/explode`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryDeepObjectExplode,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /query/deepObject/explode`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryDeepObjectExplode,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for QueryDeepObjectExplode {
     type Output = Result<
         crate::models::Received,
@@ -1670,26 +1692,6 @@ impl HeaderFlat {
     pub fn x_obj(mut self, value: crate::models::Color) -> Self {
         self.x_obj = Some(value);
         self
-    }
-
-    /// Sends the request: `GET /header/flat`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Received,
-        crate::errors::HeaderFlat,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /header/flat`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Received,
-        crate::errors::HeaderFlat,
-    > {
-        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1751,6 +1753,28 @@ impl HeaderFlat {
     }
 }
 
+impl HeaderFlat {
+    /// Sends the request: `GET /header/flat`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::HeaderFlat,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /header/flat`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::HeaderFlat,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for HeaderFlat {
     type Output = Result<
         crate::models::Received,
@@ -1795,26 +1819,6 @@ impl CookieFlat {
     pub fn obj(mut self, value: crate::models::Color) -> Self {
         self.obj = Some(value);
         self
-    }
-
-    /// Sends the request: `GET /cookie/flat`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Received,
-        crate::errors::CookieFlat,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /cookie/flat`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Received,
-        crate::errors::CookieFlat,
-    > {
-        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -1891,6 +1895,28 @@ impl CookieFlat {
     }
 }
 
+impl CookieFlat {
+    /// Sends the request: `GET /cookie/flat`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::CookieFlat,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /cookie/flat`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::CookieFlat,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for CookieFlat {
     type Output = Result<
         crate::models::Received,
@@ -1935,26 +1961,6 @@ impl HeaderExplode {
     pub fn x_obj(mut self, value: crate::models::Color) -> Self {
         self.x_obj = Some(value);
         self
-    }
-
-    /// Sends the request: `GET /header/explode`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Received,
-        crate::errors::HeaderExplode,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /header/explode`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Received,
-        crate::errors::HeaderExplode,
-    > {
-        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2019,6 +2025,28 @@ impl HeaderExplode {
     }
 }
 
+impl HeaderExplode {
+    /// Sends the request: `GET /header/explode`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::HeaderExplode,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /header/explode`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::HeaderExplode,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for HeaderExplode {
     type Output = Result<
         crate::models::Received,
@@ -2063,26 +2091,6 @@ impl CookieExplode {
     pub fn obj(mut self, value: crate::models::Color) -> Self {
         self.obj = Some(value);
         self
-    }
-
-    /// Sends the request: `GET /cookie/explode`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Received,
-        crate::errors::CookieExplode,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /cookie/explode`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Received,
-        crate::errors::CookieExplode,
-    > {
-        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2162,6 +2170,28 @@ impl CookieExplode {
     }
 }
 
+impl CookieExplode {
+    /// Sends the request: `GET /cookie/explode`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::CookieExplode,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /cookie/explode`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::CookieExplode,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for CookieExplode {
     type Output = Result<
         crate::models::Received,
@@ -2193,26 +2223,6 @@ impl QueryReserved {
     pub fn list(mut self, value: Vec<String>) -> Self {
         self.list = Some(value);
         self
-    }
-
-    /// Sends the request: `GET /query/reserved`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Received,
-        crate::errors::QueryReserved,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /query/reserved`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Received,
-        crate::errors::QueryReserved,
-    > {
-        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2278,6 +2288,28 @@ impl QueryReserved {
     }
 }
 
+impl QueryReserved {
+    /// Sends the request: `GET /query/reserved`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryReserved,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /query/reserved`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryReserved,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for QueryReserved {
     type Output = Result<
         crate::models::Received,
@@ -2304,26 +2336,6 @@ pub struct QueryJson {
 }
 
 impl QueryJson {
-    /// Sends the request: `GET /query/json`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Received,
-        crate::errors::QueryJson,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /query/json`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Received,
-        crate::errors::QueryJson,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2379,6 +2391,28 @@ impl QueryJson {
     }
 }
 
+impl QueryJson {
+    /// Sends the request: `GET /query/json`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryJson,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /query/json`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryJson,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for QueryJson {
     type Output = Result<
         crate::models::Received,
@@ -2419,23 +2453,6 @@ impl QueryMap {
     ) -> Self {
         self.free_form = Some(value);
         self
-    }
-
-    /// Sends the request: `GET /query/map`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<crate::models::Received, crate::errors::QueryMap> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /query/map`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Received,
-        crate::errors::QueryMap,
-    > {
-        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -2493,6 +2510,25 @@ impl QueryMap {
     }
 }
 
+impl QueryMap {
+    /// Sends the request: `GET /query/map`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<crate::models::Received, crate::errors::QueryMap> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /query/map`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryMap,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for QueryMap {
     type Output = Result<crate::models::Received, crate::Error<crate::errors::QueryMap>>;
 
@@ -2516,26 +2552,6 @@ pub struct PostForm {
 }
 
 impl PostForm {
-    /// Sends the request: `POST /form`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::FormInput,
-        crate::errors::PostForm,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`POST /form`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::FormInput,
-        crate::errors::PostForm,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2572,6 +2588,28 @@ impl PostForm {
     }
 }
 
+impl PostForm {
+    /// Sends the request: `POST /form`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::FormInput,
+        crate::errors::PostForm,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`POST /form`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::FormInput,
+        crate::errors::PostForm,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for PostForm {
     type Output = Result<
         crate::models::FormInput,
@@ -2597,28 +2635,6 @@ pub struct Create {
 }
 
 impl Create {
-    /// Sends the request: `POST /created`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Received,
-        (),
-        crate::headers::Create,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`POST /created`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Received,
-        (),
-        crate::headers::Create,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2656,6 +2672,30 @@ impl Create {
     }
 }
 
+impl Create {
+    /// Sends the request: `POST /created`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        (),
+        crate::headers::Create,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`POST /created`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        (),
+        crate::headers::Create,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for Create {
     type Output = Result<crate::models::Received, crate::Error<()>>;
 
@@ -2679,26 +2719,6 @@ pub struct DefaultOnly {
 }
 
 impl DefaultOnly {
-    /// Sends the request: `GET /default-only`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Received,
-        crate::errors::DefaultOnly,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /default-only`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Received,
-        crate::errors::DefaultOnly,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2736,6 +2756,28 @@ impl DefaultOnly {
     }
 }
 
+impl DefaultOnly {
+    /// Sends the request: `GET /default-only`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Received,
+        crate::errors::DefaultOnly,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /default-only`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::DefaultOnly,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for DefaultOnly {
     type Output = Result<
         crate::models::Received,
@@ -2761,18 +2803,6 @@ pub struct Page {
 }
 
 impl Page {
-    /// Sends the request: `GET /page`.
-    pub fn send(self) -> crate::codec::ResponseFuture<String, crate::errors::Page> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /page`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<String, crate::errors::Page> {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2804,6 +2834,20 @@ impl Page {
     }
 }
 
+impl Page {
+    /// Sends the request: `GET /page`.
+    pub fn send(self) -> crate::codec::ResponseFuture<String, crate::errors::Page> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /page`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<String, crate::errors::Page> {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for Page {
     type Output = Result<String, crate::Error<crate::errors::Page>>;
 
@@ -2824,26 +2868,6 @@ pub struct Upload {
 }
 
 impl Upload {
-    /// Sends the request: `POST /upload`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::UploadSummary,
-        crate::errors::Upload,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`POST /upload`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::UploadSummary,
-        crate::errors::Upload,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2908,6 +2932,28 @@ impl Upload {
     }
 }
 
+impl Upload {
+    /// Sends the request: `POST /upload`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::UploadSummary,
+        crate::errors::Upload,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`POST /upload`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::UploadSummary,
+        crate::errors::Upload,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for Upload {
     type Output = Result<
         crate::models::UploadSummary,
@@ -2934,16 +2980,6 @@ pub struct CreateCharge {
 }
 
 impl CreateCharge {
-    /// Sends the request: `POST /charges`.
-    pub fn send(self) -> crate::codec::ResponseFuture<(), ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`POST /charges`) and answers the body with the status and headers.
-    pub fn send_full(self) -> crate::codec::FullResponseFuture<(), ()> {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2979,6 +3015,18 @@ impl CreateCharge {
     }
 }
 
+impl CreateCharge {
+    /// Sends the request: `POST /charges`.
+    pub fn send(self) -> crate::codec::ResponseFuture<(), ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`POST /charges`) and answers the body with the status and headers.
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<(), ()> {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for CreateCharge {
     type Output = Result<(), crate::Error<()>>;
 
@@ -3003,18 +3051,6 @@ impl QueryDeepArray {
     pub fn list(mut self, value: Vec<String>) -> Self {
         self.list = Some(value);
         self
-    }
-
-    /// Sends the request: `GET /query/deepArray`.
-    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Received, ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /query/deepArray`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<crate::models::Received, ()> {
-        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -3057,6 +3093,20 @@ impl QueryDeepArray {
             documented: (),
             body,
         })
+    }
+}
+
+impl QueryDeepArray {
+    /// Sends the request: `GET /query/deepArray`.
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Received, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /query/deepArray`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<crate::models::Received, ()> {
+        Box::pin(self.exchange(true))
     }
 }
 

@@ -59,26 +59,6 @@ pub struct GetAccount {
 }
 
 impl GetAccount {
-    /// Sends the request: `GET /accounts/{id}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Account,
-        crate::errors::GetAccount,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`GET /accounts/{id}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Account,
-        crate::errors::GetAccount,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -118,6 +98,28 @@ impl GetAccount {
     }
 }
 
+impl GetAccount {
+    /// Sends the request: `GET /accounts/{id}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Account,
+        crate::errors::GetAccount,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /accounts/{id}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Account,
+        crate::errors::GetAccount,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for GetAccount {
     type Output = Result<
         crate::models::Account,
@@ -145,26 +147,6 @@ pub struct PutAccount {
 }
 
 impl PutAccount {
-    /// Sends the request: `PUT /accounts/{id}`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<
-        crate::models::Account,
-        crate::errors::PutAccount,
-    > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`PUT /accounts/{id}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Account,
-        crate::errors::PutAccount,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -208,6 +190,28 @@ impl PutAccount {
     }
 }
 
+impl PutAccount {
+    /// Sends the request: `PUT /accounts/{id}`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Account,
+        crate::errors::PutAccount,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`PUT /accounts/{id}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Account,
+        crate::errors::PutAccount,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for PutAccount {
     type Output = Result<
         crate::models::Account,
@@ -234,23 +238,6 @@ pub struct SignUp {
 }
 
 impl SignUp {
-    /// Sends the request: `POST /signups`.
-    pub fn send(
-        self,
-    ) -> crate::codec::ResponseFuture<crate::models::Receipt, crate::errors::SignUp> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`POST /signups`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<
-        crate::models::Receipt,
-        crate::errors::SignUp,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -284,6 +271,25 @@ impl SignUp {
             documented: (),
             body,
         })
+    }
+}
+
+impl SignUp {
+    /// Sends the request: `POST /signups`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<crate::models::Receipt, crate::errors::SignUp> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`POST /signups`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Receipt,
+        crate::errors::SignUp,
+    > {
+        Box::pin(self.exchange(true))
     }
 }
 

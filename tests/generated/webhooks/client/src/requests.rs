@@ -27,18 +27,6 @@ pub struct Subscribe {
 }
 
 impl Subscribe {
-    /// Sends the request: `POST /subscriptions`.
-    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Subscription, ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`POST /subscriptions`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::codec::FullResponseFuture<crate::models::Subscription, ()> {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -69,6 +57,20 @@ impl Subscribe {
             documented: (),
             body,
         })
+    }
+}
+
+impl Subscribe {
+    /// Sends the request: `POST /subscriptions`.
+    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Subscription, ()> {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`POST /subscriptions`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<crate::models::Subscription, ()> {
+        Box::pin(self.exchange(true))
     }
 }
 

@@ -79,26 +79,6 @@ pub struct OrderShipped {
 }
 
 impl OrderShipped {
-    /// Sends the request: `POST {url}`.
-    pub fn send(
-        self,
-    ) -> crate::webhooks::codec::ResponseFuture<
-        crate::webhooks::models::OrderShipped200Response,
-        crate::webhooks::errors::OrderShipped,
-    > {
-        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`POST {url}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::webhooks::codec::FullResponseFuture<
-        crate::webhooks::models::OrderShipped200Response,
-        crate::webhooks::errors::OrderShipped,
-    > {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -141,6 +121,28 @@ impl OrderShipped {
     }
 }
 
+impl OrderShipped {
+    /// Sends the request: `POST {url}`.
+    pub fn send(
+        self,
+    ) -> crate::webhooks::codec::ResponseFuture<
+        crate::webhooks::models::OrderShipped200Response,
+        crate::webhooks::errors::OrderShipped,
+    > {
+        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`POST {url}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::webhooks::codec::FullResponseFuture<
+        crate::webhooks::models::OrderShipped200Response,
+        crate::webhooks::errors::OrderShipped,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for OrderShipped {
     type Output = Result<
         crate::webhooks::models::OrderShipped200Response,
@@ -167,16 +169,6 @@ pub struct OrderCancelled {
 }
 
 impl OrderCancelled {
-    /// Sends the request: `POST {url}`.
-    pub fn send(self) -> crate::webhooks::codec::ResponseFuture<(), ()> {
-        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`POST {url}`) and answers the body with the status and headers.
-    pub fn send_full(self) -> crate::webhooks::codec::FullResponseFuture<(), ()> {
-        Box::pin(self.exchange(true))
-    }
-
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -201,6 +193,18 @@ impl OrderCancelled {
             documented: (),
             body: (),
         })
+    }
+}
+
+impl OrderCancelled {
+    /// Sends the request: `POST {url}`.
+    pub fn send(self) -> crate::webhooks::codec::ResponseFuture<(), ()> {
+        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`POST {url}`) and answers the body with the status and headers.
+    pub fn send_full(self) -> crate::webhooks::codec::FullResponseFuture<(), ()> {
+        Box::pin(self.exchange(true))
     }
 }
 
@@ -229,26 +233,6 @@ impl OrderUpdated {
     pub fn x_attempt(mut self, value: i64) -> Self {
         self.x_attempt = Some(value);
         self
-    }
-
-    /// Sends the request: `POST {url}`.
-    pub fn send(
-        self,
-    ) -> crate::webhooks::codec::ResponseFuture<
-        (),
-        crate::webhooks::errors::OrderUpdated,
-    > {
-        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`POST {url}`) and answers the body with the status and headers.
-    pub fn send_full(
-        self,
-    ) -> crate::webhooks::codec::FullResponseFuture<
-        (),
-        crate::webhooks::errors::OrderUpdated,
-    > {
-        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -294,6 +278,28 @@ impl OrderUpdated {
     }
 }
 
+impl OrderUpdated {
+    /// Sends the request: `POST {url}`.
+    pub fn send(
+        self,
+    ) -> crate::webhooks::codec::ResponseFuture<
+        (),
+        crate::webhooks::errors::OrderUpdated,
+    > {
+        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`POST {url}`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::webhooks::codec::FullResponseFuture<
+        (),
+        crate::webhooks::errors::OrderUpdated,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
 impl ::std::future::IntoFuture for OrderUpdated {
     type Output = Result<
         (),
@@ -324,16 +330,6 @@ impl SubscribeAudit {
     pub fn body(mut self, body: impl Into<String>) -> Self {
         self.body = Some(body.into());
         self
-    }
-
-    /// Sends the request: `PUT {url}`.
-    pub fn send(self) -> crate::webhooks::codec::ResponseFuture<(), ()> {
-        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-    }
-
-    /// Sends the request (`PUT {url}`) and answers the body with the status and headers.
-    pub fn send_full(self) -> crate::webhooks::codec::FullResponseFuture<(), ()> {
-        Box::pin(self.exchange(true))
     }
 
     /// Sends the request; the answer's headers are copied only for `send_full`.
@@ -367,6 +363,18 @@ impl SubscribeAudit {
             documented: (),
             body: (),
         })
+    }
+}
+
+impl SubscribeAudit {
+    /// Sends the request: `PUT {url}`.
+    pub fn send(self) -> crate::webhooks::codec::ResponseFuture<(), ()> {
+        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`PUT {url}`) and answers the body with the status and headers.
+    pub fn send_full(self) -> crate::webhooks::codec::FullResponseFuture<(), ()> {
+        Box::pin(self.exchange(true))
     }
 }
 
