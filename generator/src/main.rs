@@ -67,12 +67,26 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    without_huge_pages();
     match run(Cli::parse()) {
         Ok(code) => code,
         Err(message) => {
             eprintln!("{message}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Transparent huge pages off for this process. mimalloc asks for them, and the kernel then
+/// zeroes 2 MB per page the allocator touches, first compacting memory when other processes have
+/// fragmented it: run beside openapi-to-rust, stripe took 461 ms with them and 317 ms without,
+/// openai 501 and 374, and the peak RSS of every document halves (stripe 128 -> 82 MB). Alone on
+/// an idle machine the medium documents lose a little (spotify 63 -> 68 ms).
+fn without_huge_pages() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_THP_DISABLE takes plain integers and only sets a flag of this process.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
     }
 }
 
