@@ -4,6 +4,7 @@
 //! three times over, and large documents hold hundreds of enums (stripe's merchant categories list
 //! 300 values): built as tokens and parsed back, they were a tenth of such a run.
 
+use super::layout::{fits, impl_header, push_list};
 use std::fmt::Write;
 
 /// A string enum's values: `(variant, value on the wire)`, the variant as a Rust identifier.
@@ -127,34 +128,22 @@ pub fn open(out: &mut String, values: &Values, unknown: &str) {
 fn format_message(name: &str) -> String {
     let message = format!("\"{{s}}\" is not a valid {name} (expected one of {{listed}})");
     let one_line = format!("                format!({message:?})\n");
-    if one_line.len() - 1 <= 89 {
+    if fits(one_line.trim_end()) {
         return one_line;
     }
     format!("                format!(\n                    {message:?}\n                )\n")
 }
 
-/// `pub const ALL`, on one line when it fits in prettyplease's 89 columns.
+/// `pub const ALL`.
 fn write_all(out: &mut String, values: &Values) {
-    let count = values.variants.len();
     let items: Vec<String> = values
         .variants
         .iter()
         .map(|(variant, _)| format!("Self::{variant}"))
         .collect();
-    let one_line = format!(
-        "    pub const ALL: [Self; {count}] = [{}];",
-        items.join(", ")
-    );
-    if one_line.len() <= 89 {
-        out.push_str(&one_line);
-        out.push('\n');
-        return;
-    }
-    let _ = writeln!(out, "    pub const ALL: [Self; {count}] = [");
-    for item in items {
-        let _ = writeln!(out, "        {item},");
-    }
-    out.push_str("    ];\n");
+    let items: Vec<&str> = items.iter().map(String::as_str).collect();
+    let open = format!("pub const ALL: [Self; {}] = [", items.len());
+    push_list(out, "    ", &open, &items, "];");
 }
 
 fn write_display(out: &mut String, name: &str) {
@@ -167,16 +156,6 @@ fn write_display(out: &mut String, name: &str) {
          }}\n",
         display = impl_header("impl ::std::fmt::Display", name),
     );
-}
-
-/// `{head} for {name} {`, with `for` on a line of its own past 89 columns, as prettyplease has it.
-pub fn impl_header(head: &str, name: &str) -> String {
-    let one_line = format!("{head} for {name} {{");
-    if one_line.len() <= 89 {
-        one_line
-    } else {
-        format!("{head}\nfor {name} {{")
-    }
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ mod checked_types;
 pub mod client;
 mod enum_impls;
 mod enums;
+mod layout;
 pub mod models;
 mod objects;
 pub mod parallel;

@@ -3,7 +3,7 @@
 //! written as text in the layout prettyplease gives them: built as tokens, parsed back and printed,
 //! they cost a large document a quarter of its run.
 
-use super::enum_impls::impl_header;
+use super::layout::{impl_header, push_list};
 use std::fmt::Write;
 
 /// A struct whose `Deserialize` is written here.
@@ -141,23 +141,17 @@ pub fn write(out: &mut String, object: &Object) {
     out.push_str("        })\n    }\n}\n");
 }
 
-/// `const FIELDS`, on one line when it fits in prettyplease's 89 columns.
+/// `const FIELDS`.
 fn write_fields(out: &mut String, fields: &[ObjectField]) {
     let names: Vec<String> = fields.iter().map(|f| format!("{:?}", f.wire)).collect();
-    let one_line = format!(
-        "    const FIELDS: &'static [&'static str] = &[{}];",
-        names.join(", ")
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    push_list(
+        out,
+        "    ",
+        "const FIELDS: &'static [&'static str] = &[",
+        &names,
+        "];",
     );
-    if one_line.len() <= 89 {
-        out.push_str(&one_line);
-        out.push('\n');
-        return;
-    }
-    out.push_str("    const FIELDS: &'static [&'static str] = &[\n");
-    for name in names {
-        let _ = writeln!(out, "        {name},");
-    }
-    out.push_str("    ];\n");
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! about a sixth of a small document's run. The layout is prettyplease's (a long signature breaks
 //! its parameters, then its generic arguments, one per line).
 
+use crate::emit::layout::{fits, impl_header, push_list};
 use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 use std::fmt::Write;
 
@@ -37,7 +38,7 @@ pub fn write(out: &mut String, s: &Sending) {
     let _ = writeln!(
         out,
         "{}",
-        crate::emit::enum_impls::impl_header("impl ::std::future::IntoFuture", s.builder)
+        impl_header("impl ::std::future::IntoFuture", s.builder)
     );
     let error = format!("crate::Error<{}>", s.err);
     write_type(out, "Output", "Result", &[&s.ok, &error]);
@@ -50,39 +51,22 @@ pub fn write(out: &mut String, s: &Sending) {
     );
 }
 
-/// `pub fn {name}(self) -> {ty}<{args}> {`, broken as prettyplease breaks it.
+/// `pub fn {name}(self) -> {ty}<{args}> {`, broken as prettyplease breaks it: the parameters
+/// first, then the generic arguments.
 fn write_fn(out: &mut String, name: &str, ty: &str, args: &[&str]) {
     let generic = format!("{ty}<{}>", args.join(", "));
     let one_line = format!("    pub fn {name}(self) -> {generic} {{");
-    if one_line.len() <= 89 {
+    if fits(&one_line) {
         let _ = writeln!(out, "{one_line}");
         return;
     }
     let _ = writeln!(out, "    pub fn {name}(\n        self,");
-    let returns = format!("    ) -> {generic} {{");
-    if returns.len() <= 89 {
-        let _ = writeln!(out, "{returns}");
-        return;
-    }
-    let _ = writeln!(out, "    ) -> {ty}<");
-    for arg in args {
-        let _ = writeln!(out, "        {arg},");
-    }
-    out.push_str("    > {\n");
+    push_list(out, "    ", &format!(") -> {ty}<"), args, "> {");
 }
 
-/// `type {name} = {ty}<{args}>;`, broken as prettyplease breaks it.
+/// `type {name} = {ty}<{args}>;`.
 fn write_type(out: &mut String, name: &str, ty: &str, args: &[&str]) {
-    let one_line = format!("    type {name} = {ty}<{}>;", args.join(", "));
-    if one_line.len() <= 89 {
-        let _ = writeln!(out, "{one_line}");
-        return;
-    }
-    let _ = writeln!(out, "    type {name} = {ty}<");
-    for arg in args {
-        let _ = writeln!(out, "        {arg},");
-    }
-    out.push_str("    >;\n");
+    push_list(out, "    ", &format!("type {name} = {ty}<"), args, ">;");
 }
 
 /// A type's tokens as prettyplease prints a type that fits on a line.
