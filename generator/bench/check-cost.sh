@@ -15,8 +15,8 @@ WORK="$(realpath -m target/check-cost)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 export CARGO_INCREMENTAL=0
 
-cargo build --quiet --release --locked -p openapi-gen
-OURS="$(realpath "$CARGO_TARGET_DIR/release/openapi-gen")"
+cargo build --quiet --profile dist --locked -p openapi-gen
+OURS="$(realpath "$CARGO_TARGET_DIR/dist/openapi-gen")"
 if [ ! -x "$PEERS_DIR/bin/cargo-progenitor" ]; then
   cargo install --quiet --locked cargo-progenitor --version 0.15.1 --root "$PEERS_DIR"
 fi

@@ -20,8 +20,8 @@ PROGENITOR_VERSION=0.15.1
 OPENAPI_TO_RUST_VERSION=0.23.0
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 
-cargo build --quiet --release --locked -p openapi-gen
-OURS="$CARGO_TARGET_DIR/release/openapi-gen"
+cargo build --quiet --profile dist --locked -p openapi-gen
+OURS="$CARGO_TARGET_DIR/dist/openapi-gen"
 install_peer() { # crate version binary
   [ -x "$PEERS_DIR/bin/$3" ] && return
   echo "installing $1 $2 into $PEERS_DIR (once)" >&2
