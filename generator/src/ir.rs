@@ -145,9 +145,7 @@ impl TypeKind {
             TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => Vec::new(),
         }
     }
-}
 
-impl TypeKind {
     /// The one value a one-value enum holds (a `const`, a union's tag): a JSON string or integer.
     pub fn only_value(&self) -> Option<serde_json::Value> {
         match self {

@@ -116,7 +116,7 @@ pub fn generate_api(
         let emitted = if api.operations.len() < emit::parallel::ITEMS_PER_JOB {
             emit::parallel::spread(jobs)
         } else {
-            jobs.into_iter().map(|job| job()).collect()
+            emit::parallel::in_turn(jobs)
         };
         let mut crates = Vec::new();
         for (part, files) in parts.iter().zip(emitted) {

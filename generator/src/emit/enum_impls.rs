@@ -16,17 +16,7 @@ pub struct Values<'a> {
 /// The impls of a closed enum (serde's are derived on its definition).
 pub fn closed(out: &mut String, values: &Values) {
     let name = values.name;
-    let _ = writeln!(out, "impl {name} {{");
-    out.push_str("    /// Every value, in the spec's order.\n");
-    write_all(out, values);
-    out.push_str(
-        "    /// The value on the wire.\n\
-         \x20   pub fn as_str(self) -> &'static str {\n\
-         \x20       match self {\n",
-    );
-    for (variant, value) in &values.variants {
-        let _ = writeln!(out, "            Self::{variant} => {value:?},");
-    }
+    write_head(out, values, "Every value", "(self) -> &'static str");
     out.push_str("        }\n    }\n}\n");
     write_display(out, name);
     let _ = write!(
@@ -51,17 +41,7 @@ pub fn closed(out: &mut String, values: &Values) {
 /// The impls of an open enum, whose variant `unknown` keeps a value the document does not list.
 pub fn open(out: &mut String, values: &Values, unknown: &str) {
     let name = values.name;
-    let _ = writeln!(out, "impl {name} {{");
-    out.push_str("    /// Every listed value, in the spec's order.\n");
-    write_all(out, values);
-    out.push_str(
-        "    /// The value on the wire.\n\
-         \x20   pub fn as_str(&self) -> &str {\n\
-         \x20       match self {\n",
-    );
-    for (variant, value) in &values.variants {
-        let _ = writeln!(out, "            Self::{variant} => {value:?},");
-    }
+    write_head(out, values, "Every listed value", "(&self) -> &str");
     let _ = write!(
         out,
         "            Self::{unknown}(value) => value,\n\
@@ -132,6 +112,23 @@ fn format_message(name: &str) -> String {
         return one_line;
     }
     format!("                format!(\n                    {message:?}\n                )\n")
+}
+
+/// `impl Name {`, `ALL` (documented as `every`) and `as_str` (of `signature`) up to its last
+/// listed arm.
+fn write_head(out: &mut String, values: &Values, every: &str, signature: &str) {
+    let _ = writeln!(out, "impl {} {{", values.name);
+    let _ = writeln!(out, "    /// {every}, in the spec's order.");
+    write_all(out, values);
+    let _ = write!(
+        out,
+        "    /// The value on the wire.\n\
+         \x20   pub fn as_str{signature} {{\n\
+         \x20       match self {{\n"
+    );
+    for (variant, value) in &values.variants {
+        let _ = writeln!(out, "            Self::{variant} => {value:?},");
+    }
 }
 
 /// `pub const ALL`.

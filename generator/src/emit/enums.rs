@@ -176,8 +176,7 @@ pub fn open_string_enum_item(
     doc: TokenStream,
 ) -> (TokenStream, String) {
     let name_ident = ident(name);
-    let unknown_text = unknown_name(e.variants.iter().map(|v| v.name.as_str()));
-    let unknown = ident(&unknown_text);
+    let unknown = ident(&unknown_name(e.variants.iter().map(|v| v.name.as_str())));
     let variants = e.variants.iter().map(|v| {
         let vname = ident(&v.name);
         let vdoc = doc_attrs(v.doc.as_deref());

@@ -186,8 +186,11 @@ impl<'a> ModelEmitter<'a> {
             .then(|| quote! { pub mod bytes; });
         let file = uses_file(self.api).then(|| quote! { pub mod file; });
         let tagged = super::tagged::any(&self.api.types).then(|| quote! { pub mod tagged; });
-        let object = has_objects(self.api).then(|| quote! { pub mod object; });
-        let decode = has_objects(self.api).then(|| quote! { mod decode; });
+        let (object, decode) = if has_objects(self.api) {
+            (quote! { pub mod object; }, quote! { mod decode; })
+        } else {
+            (TokenStream::new(), TokenStream::new())
+        };
         quote! {
             #![doc = #title]
             #![doc = ""]
@@ -267,9 +270,7 @@ impl<'a> ModelEmitter<'a> {
 
     fn struct_item(&self, def: &TypeDef, s: &Struct, doc: TokenStream) -> TokenStream {
         let name = ident(&def.name);
-        // A flattened field keeps serde's derive, which buffers the object for it; every other
-        // struct decodes through the models' `object` runtime (see `object_impl`).
-        let derived = s.fields.iter().any(|f| f.flatten);
+        let derived = !decodes_as_object(s);
         let fields = s.fields.iter().map(|f| self.field(def, f, derived));
         let extra = match &s.additional {
             Some(Additional::Map(ty)) => {
@@ -302,13 +303,11 @@ impl<'a> ModelEmitter<'a> {
     fn decode_impls(&self, defs: &[TypeDef]) -> String {
         let mut out = String::new();
         for def in defs {
-            let TypeKind::Struct(s) = &def.kind else {
-                continue;
-            };
-            if s.fields.iter().any(|f| f.flatten) {
-                continue;
+            if let TypeKind::Struct(s) = &def.kind
+                && decodes_as_object(s)
+            {
+                objects::write(&mut out, &self.object(def, s));
             }
-            objects::write(&mut out, &self.object(def, s));
         }
         out
     }
@@ -322,7 +321,7 @@ impl<'a> ModelEmitter<'a> {
             let value = match shape.kind {
                 Shape::Plain | Shape::RequiredNullable => objects::Value::Required,
                 Shape::Defaulted => objects::Value::Default(default_fn_name(def, f)),
-                Shape::Optional if shape.nullable => objects::Value::Flattened,
+                Shape::Optional if shape.nullable => objects::Value::Nullable,
                 Shape::Optional => objects::Value::Slot,
             };
             objects::ObjectField {
@@ -921,12 +920,17 @@ fn uses_file(api: &Api) -> bool {
     api.uses(Primitive::Bytes) || super::has_multipart_struct(api)
 }
 
-/// Whether a struct decodes through the `object` runtime: any struct without a flattened field.
+/// Whether a struct's `Deserialize` is written in `decode.rs` (through the `object` runtime). A
+/// flattened field keeps serde's derive, which buffers the object for it.
+fn decodes_as_object(s: &Struct) -> bool {
+    !s.fields.iter().any(|f| f.flatten)
+}
+
+/// Whether any struct decodes through the `object` runtime.
 fn has_objects(api: &Api) -> bool {
-    api.types.iter().any(|def| match &def.kind {
-        TypeKind::Struct(s) => !s.fields.iter().any(|f| f.flatten),
-        _ => false,
-    })
+    api.types
+        .iter()
+        .any(|def| matches!(&def.kind, TypeKind::Struct(s) if decodes_as_object(s)))
 }
 
 /// How a struct field is held: `(is an Option, the type inside it)` (other emitters build and read

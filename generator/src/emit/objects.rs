@@ -32,7 +32,7 @@ pub enum Value {
     /// Absent is this function's value (a spec default, in `types::defaults`).
     Default(String),
     /// The slot holds an `Option` (a nullable property): absent is `None`.
-    Flattened,
+    Nullable,
     /// The slot is the field.
     Slot,
 }
@@ -70,7 +70,20 @@ pub fn write(out: &mut String, object: &Object) {
     }
     let _ = writeln!(out, "{}", impl_header("impl crate::object::Object", name));
     let _ = writeln!(out, "    const NAME: &'static str = {name:?};");
-    write_fields(out, &object.fields);
+    // The wire names as Rust string literals.
+    let wires: Vec<String> = object
+        .fields
+        .iter()
+        .map(|f| format!("{:?}", f.wire))
+        .collect();
+    let listed: Vec<&str> = wires.iter().map(String::as_str).collect();
+    push_list(
+        out,
+        "    ",
+        "const FIELDS: &'static [&'static str] = &[",
+        &listed,
+        "];",
+    );
     out.push_str(
         "    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(\n\
          \x20       m: &mut crate::object::Fields<'de, M>,\n\
@@ -104,8 +117,7 @@ pub fn write(out: &mut String, object: &Object) {
     } else {
         let _ = writeln!(out, "        while let Some(k) = {key} {{");
         out.push_str("            match k.as_str() {\n");
-        for (i, f) in object.fields.iter().enumerate() {
-            let wire = format!("{:?}", f.wire);
+        for (i, (f, wire)) in object.fields.iter().zip(&wires).enumerate() {
             let _ = match &f.decoder {
                 Some(decoder) => writeln!(
                     out,
@@ -123,15 +135,15 @@ pub fn write(out: &mut String, object: &Object) {
         return;
     }
     out.push_str("        Ok(Self {\n");
-    for (i, f) in object.fields.iter().enumerate() {
+    for (i, (f, wire)) in object.fields.iter().zip(&wires).enumerate() {
         let member = &f.member;
         let _ = match &f.value {
-            Value::Required => writeln!(out, "            {member}: m.take(f{i}, {:?})?,", f.wire),
+            Value::Required => writeln!(out, "            {member}: m.take(f{i}, {wire})?,"),
             Value::Default(function) => writeln!(
                 out,
                 "            {member}: f{i}.unwrap_or_else(defaults::{function}),"
             ),
-            Value::Flattened => writeln!(out, "            {member}: f{i}.unwrap_or_default(),"),
+            Value::Nullable => writeln!(out, "            {member}: f{i}.unwrap_or_default(),"),
             Value::Slot => writeln!(out, "            {member}: f{i},"),
         };
     }
@@ -139,19 +151,6 @@ pub fn write(out: &mut String, object: &Object) {
         let _ = writeln!(out, "            {member}: extra,");
     }
     out.push_str("        })\n    }\n}\n");
-}
-
-/// `const FIELDS`.
-fn write_fields(out: &mut String, fields: &[ObjectField]) {
-    let names: Vec<String> = fields.iter().map(|f| format!("{:?}", f.wire)).collect();
-    let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    push_list(
-        out,
-        "    ",
-        "const FIELDS: &'static [&'static str] = &[",
-        &names,
-        "];",
-    );
 }
 
 #[cfg(test)]
@@ -178,7 +177,7 @@ mod tests {
             fields: vec![
                 count,
                 field("r#type", "type", Value::Default("limits_type".into())),
-                field("note", "a \"quoted\" name", Value::Flattened),
+                field("note", "a \"quoted\" name", Value::Nullable),
                 field("tags", "tags", Value::Slot),
             ],
             others: Others::Keep("additional_properties".into()),

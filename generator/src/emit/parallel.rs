@@ -17,9 +17,14 @@ pub const ITEMS_PER_JOB: usize = 150;
 /// run on this thread, since starting threads would cost more than it saves.
 pub fn run<T: Send>(items: usize, jobs: Vec<Job<'_, T>>) -> Vec<T> {
     if items < ITEMS_PER_JOB {
-        return jobs.into_iter().map(|job| job()).collect();
+        return in_turn(jobs);
     }
     spread(jobs)
+}
+
+/// The jobs one after the other on this thread.
+pub fn in_turn<T>(jobs: Vec<Job<'_, T>>) -> Vec<T> {
+    jobs.into_iter().map(|job| job()).collect()
 }
 
 /// [`run`] whatever the jobs cover: on up to `available_parallelism` threads (asked only here, as
@@ -29,7 +34,7 @@ pub fn spread<T: Send>(jobs: Vec<Job<'_, T>>) -> Vec<T> {
         .map_or(1, |n| n.get())
         .min(jobs.len());
     if threads <= 1 {
-        return jobs.into_iter().map(|job| job()).collect();
+        return in_turn(jobs);
     }
     let count = jobs.len();
     let queue = Mutex::new(jobs.into_iter().enumerate().rev().collect::<Vec<_>>());

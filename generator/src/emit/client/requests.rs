@@ -103,10 +103,9 @@ impl<'a> RequestEmitter<'a> {
     fn sending<'p>(&self, p: &'p Plan) -> sending::Sending<'p> {
         sending::Sending {
             builder: &p.type_name,
-            ok: sending::type_text(&self.success_type(p)),
-            err: sending::type_text(&self.error_type(p)),
-            headers: (!p.success_headers.is_empty())
-                .then(|| format!("crate::headers::{}", ident(&p.type_name))),
+            ok: sending::type_text(self.success_type(p)),
+            err: sending::type_text(self.error_type(p)),
+            headers: headers_path(p).map(sending::type_text),
             request: format!("{} {}", p.op.method.as_str(), shown_path(p.op)),
         }
     }
@@ -1497,10 +1496,14 @@ fn shown_path(op: &crate::ir::Operation) -> &str {
 /// `, crate::headers::{Op}` when the operation documents success headers (the `H` of its
 /// `ResponseValue` and futures), else nothing (`H` defaults to `()`).
 fn headers_type(p: &Plan) -> TokenStream {
-    if p.success_headers.is_empty() {
-        TokenStream::new()
-    } else {
-        let name = ident(&p.type_name);
-        quote! { , crate::headers::#name }
+    match headers_path(p) {
+        Some(path) => quote! { , #path },
+        None => TokenStream::new(),
     }
+}
+
+/// The typed success headers of an operation that documents some.
+fn headers_path(p: &Plan) -> Option<TokenStream> {
+    let name = ident(&p.type_name);
+    (!p.success_headers.is_empty()).then(|| quote! { crate::headers::#name })
 }

@@ -70,9 +70,9 @@ fn write_type(out: &mut String, name: &str, ty: &str, args: &[&str]) {
 }
 
 /// A type's tokens as prettyplease prints a type that fits on a line.
-pub fn type_text(tokens: &TokenStream) -> String {
+pub fn type_text(tokens: TokenStream) -> String {
     let mut out = String::new();
-    push_tokens(&mut out, tokens.clone());
+    push_tokens(&mut out, tokens);
     out
 }
 
@@ -144,7 +144,7 @@ mod tests {
         for ty in types {
             let item: syn::File = syn::parse2(quote! { type T = #ty; }).unwrap();
             let printed = prettyplease::unparse(&item);
-            assert_eq!(format!("type T = {};\n", type_text(&ty)), printed);
+            assert_eq!(format!("type T = {};\n", type_text(ty.clone())), printed);
         }
     }
 

@@ -55,7 +55,17 @@ pub struct Fields<'de, M>(M, PhantomData<&'de ()>);
 impl<'de, M: MapAccess<'de>> Fields<'de, M> {
     /// The next property name, if any.
     pub fn key(&mut self) -> Result<Option<Key<'de>>, M::Error> {
-        self.0.next_key()
+        self.0.next_key_seed(KeyVisitor(None))
+    }
+
+    /// The next property name, if any, refused unless it is one of `fields`
+    /// (`additionalProperties: false`). It is refused as it is read, as serde's derive does, so
+    /// an error path (`serde_path_to_error`) ends with the name.
+    pub fn known_key(
+        &mut self,
+        fields: &'static [&'static str],
+    ) -> Result<Option<Key<'de>>, M::Error> {
+        self.0.next_key_seed(KeyVisitor(Some(fields)))
     }
 
     /// Decodes the value of a property into its slot, once.
@@ -100,16 +110,6 @@ impl<'de, M: MapAccess<'de>> Fields<'de, M> {
         self.0.next_value::<IgnoredAny>().map(drop)
     }
 
-    /// The next property name, if any, refused unless it is one of `fields`
-    /// (`additionalProperties: false`). It is refused as it is read, as serde's derive does, so
-    /// an error path (`serde_path_to_error`) ends with the name.
-    pub fn known_key(
-        &mut self,
-        fields: &'static [&'static str],
-    ) -> Result<Option<Key<'de>>, M::Error> {
-        self.0.next_key_seed(KeyVisitor(Some(fields)))
-    }
-
     /// Keeps a property the struct does not name in its map of further properties.
     pub fn extra<V: Deserialize<'de>>(
         &mut self,
@@ -128,12 +128,6 @@ pub struct Key<'de>(Cow<'de, str>);
 impl Key<'_> {
     pub fn as_str(&self) -> &str {
         &self.0
-    }
-}
-
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_identifier(KeyVisitor(None))
     }
 }
 
