@@ -11,6 +11,9 @@ pub type Job<'a, T> = Box<dyn FnOnce() -> T + Send + 'a>;
 /// small enough that a large file spreads over the cores.
 pub const ITEMS_PER_JOB: usize = 150;
 
+/// Types plus operations from which a document's crates are emitted side by side on threads.
+pub const SIDE_BY_SIDE_FROM: usize = 50;
+
 /// Runs the jobs on up to `available_parallelism` threads (first come, first served, so put the
 /// longest first) and returns their results in job order. A panic in a job is raised again here.
 /// `items` is how many types or operations the jobs cover together: below [`ITEMS_PER_JOB`] they
