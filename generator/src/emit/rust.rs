@@ -15,11 +15,16 @@ pub fn ident(name: &str) -> Ident {
 
 /// `#[doc = "..."]` lines for a description, shaped so rustdoc and clippy read it as the author meant.
 pub fn doc_attrs(doc: Option<&str>) -> TokenStream {
-    let Some(doc) = doc.map(str::trim).filter(|d| !d.is_empty()) else {
-        return TokenStream::new();
-    };
-    let lines = markdown_lines(doc);
+    let lines = doc_lines(doc);
     quote! { #( #[doc = #lines] )* }
+}
+
+/// The lines of [`doc_attrs`], for code written as text (none for a missing or blank text).
+pub fn doc_lines(doc: Option<&str>) -> Vec<String> {
+    match doc.map(str::trim).filter(|d| !d.is_empty()) {
+        Some(doc) => markdown_lines(doc),
+        None => Vec::new(),
+    }
 }
 
 /// `#![doc = "..."]` lines: the same, for a module's own documentation.

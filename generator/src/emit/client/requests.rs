@@ -3,8 +3,8 @@
 //! each operation that documents errors).
 
 use super::plan::{Arm, Handling, Paging, Plan, Shape, Success, is_media_range};
-use super::sending;
-use crate::emit::rust::primitive;
+use super::{methods, sending};
+use crate::emit::rust::{doc_lines, primitive};
 use crate::emit::{TypePrinter, doc_attrs, ident, print};
 use crate::ir::{
     Api, Media, Method, ParamLocation, ParamStyle, Parameter, PathSegment, Primitive, SegmentPart,
@@ -76,17 +76,20 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
-    /// The start of `requests.rs`: the operation methods of `Client`; the builders follow.
-    pub fn requests_head(&self, plans: &[Plan]) -> TokenStream {
-        let methods = plans.iter().map(|p| self.client_method(p));
-        quote! {
-            //! The operations: one method of [`Client`](crate::Client) each, returning the request builder
-            //! defined here. Set optional parameters on the builder, then `.send().await` it (or `.await` it).
-
-            impl crate::Client {
-                #(#methods)*
-            }
+    /// The start of `requests.rs`, as text: the operation methods of `Client`; the builders
+    /// follow.
+    pub fn requests_head(&self, plans: &[Plan]) -> String {
+        let mut out = String::from(
+            "//! The operations: one method of [`Client`](crate::Client) each, returning the request builder\n\
+             //! defined here. Set optional parameters on the builder, then `.send().await` it (or `.await` it).\n\
+             impl crate::Client {\n",
+        );
+        // Never empty: a document without operations has no client.
+        for p in plans {
+            self.client_method(&mut out, p);
         }
+        out.push_str("}\n");
+        out
     }
 
     /// Part of `requests.rs`, printed: the request builders of `plans`, each followed by its
@@ -94,7 +97,7 @@ impl<'a> RequestEmitter<'a> {
     pub fn builders(&self, plans: &[Plan]) -> Result<String, String> {
         let mut out = String::new();
         for p in plans {
-            out.push_str(&print(self.builder(p), "src/requests.rs")?);
+            self.builder(&mut out, p)?;
             sending::write(&mut out, &self.sending(p));
         }
         Ok(out)
@@ -237,52 +240,42 @@ impl<'a> RequestEmitter<'a> {
     }
 
     /// `Client::operation(&self, required...) -> Builder`.
-    fn client_method(&self, p: &Plan) -> TokenStream {
+    fn client_method(&self, out: &mut String, p: &Plan) {
         let op = p.op;
-        let name = ident(&op.name);
-        let builder = ident(&p.type_name);
         let mut args = Vec::new();
-        let mut inits = Vec::new();
+        let mut inits = vec!["client: self.clone()".to_owned()];
         for param in &p.required {
             let field = ident(&param.name);
             let (ty, convert) = self.arg_type(&param.ty);
-            args.push(quote! { #field: #ty });
+            args.push(format!("{field}: {}", sending::type_text(ty)));
             inits.push(if convert {
-                quote! { #field: #field.into() }
+                format!("{field}: {field}.into()")
             } else {
-                quote! { #field }
+                field.to_string()
             });
         }
         if let Some(body) = p.body.filter(|b| b.required) {
             let (ty, convert) = self.body_arg_type(&body.media, &body.ty);
-            args.push(quote! { body: #ty });
-            inits.push(if convert {
-                quote! { body: body.into() }
-            } else {
-                quote! { body }
-            });
+            args.push(format!("body: {}", sending::type_text(ty)));
+            inits.push(if convert { "body: body.into()" } else { "body" }.to_owned());
         }
         for param in &p.optional {
-            let field = ident(&param.name);
-            inits.push(quote! { #field: None });
+            inits.push(format!("{}: None", ident(&param.name)));
         }
         if p.body.is_some_and(|b| !b.required) {
-            inits.push(quote! { body: None });
+            inits.push("body: None".to_owned());
         }
-        let doc = doc_attrs(Some(&self.method_doc(p)));
-        let deprecated = op.deprecated.then(|| quote! { #[deprecated] });
-        // One argument per required parameter: the signature mirrors the operation.
-        let many = (args.len() + 1 > 7).then(|| {
-            quote! { #[allow(clippy::too_many_arguments, reason = "one argument per required parameter of the operation")] }
-        });
-        quote! {
-            #doc
-            #deprecated
-            #many
-            pub fn #name(&self, #(#args),*) -> #builder {
-                #builder { client: self.clone(), #(#inits),* }
-            }
-        }
+        methods::write_method(
+            out,
+            &methods::Method {
+                doc: &doc_lines(Some(&self.method_doc(p))),
+                deprecated: op.deprecated,
+                name: &ident(&op.name).to_string(),
+                args: &args,
+                builder: &ident(&p.type_name).to_string(),
+                inits: &inits,
+            },
+        );
     }
 
     fn method_doc(&self, p: &Plan) -> String {
@@ -371,46 +364,46 @@ impl<'a> RequestEmitter<'a> {
         parts.join("\n\n")
     }
 
-    /// The request builder: fields, setters, `send`, `IntoFuture`, and `into_stream` when paged.
-    fn builder(&self, p: &Plan) -> TokenStream {
+    /// The request builder: its struct and setters as text, then `exchange` and `into_stream`
+    /// (when paged) printed from tokens.
+    fn builder(&self, out: &mut String, p: &Plan) -> Result<(), String> {
         let op = p.op;
         let name = ident(&p.type_name);
-        let mut fields = vec![quote! { client: crate::Client }];
+        let mut fields = vec![("client".to_owned(), "crate::Client".to_owned())];
         for param in &p.required {
-            let field = ident(&param.name);
-            let ty = self.stored_type(&param.ty);
-            fields.push(quote! { #field: #ty });
+            let ty = sending::type_text(self.stored_type(&param.ty));
+            fields.push((ident(&param.name).to_string(), ty));
         }
         for param in &p.optional {
-            let field = ident(&param.name);
-            let ty = self.stored_type(strip_nullable(&param.ty));
-            fields.push(quote! { #field: Option<#ty> });
+            let ty = sending::type_text(self.stored_type(strip_nullable(&param.ty)));
+            fields.push((ident(&param.name).to_string(), format!("Option<{ty}>")));
         }
         if let Some(body) = p.body {
-            let ty = self.body_stored_type(&body.media, &body.ty);
-            fields.push(if body.required {
-                quote! { body: #ty }
+            let ty = sending::type_text(self.body_stored_type(&body.media, &body.ty));
+            let ty = if body.required {
+                ty
             } else {
-                quote! { body: Option<#ty> }
-            });
-        }
-        let setters = p.optional.iter().map(|param| self.setter(param));
-        let body_setter = p.body.filter(|b| !b.required).map(|body| {
-            let (ty, convert) = self.body_arg_type(&body.media, &body.ty);
-            let value = if convert {
-                quote! { body.into() }
-            } else {
-                quote! { body }
+                format!("Option<{ty}>")
             };
-            let doc = doc_attrs(Some(body.doc.as_deref().unwrap_or("The request body.")));
-            quote! {
-                #doc
-                pub fn body(mut self, body: #ty) -> Self {
-                    self.body = Some(#value);
-                    self
-                }
-            }
-        });
+            fields.push(("body".to_owned(), ty));
+        }
+        // A multipart form cannot be cloned.
+        let clone = p
+            .body
+            .is_none_or(|b| b.media != Media::Multipart || self.multipart_struct(&b.ty).is_some());
+        let then = if p.optional.is_empty() && p.body.is_none_or(|b| b.required) {
+            "Finish it with `.send().await`, or `.await` it."
+        } else {
+            "Set optional parameters, then `.send().await` it (or `.await` it)."
+        };
+        let doc = wrap_lines(&format!(
+            "Request builder of [`Client::{0}`](crate::Client::{0}): `{1} {2}`. {then}",
+            op.name,
+            op.method.as_str(),
+            shown_path(op)
+        ));
+        methods::write_builder_struct(out, &doc, clone, &name.to_string(), &fields);
+
         let (ok_ty, err_ty) = (self.success_type(p), self.error_type(p));
         let headers_ty = headers_type(p);
         let send = self.send_fn(p, &ok_ty, &err_ty, &headers_ty);
@@ -418,50 +411,37 @@ impl<'a> RequestEmitter<'a> {
             .paging
             .as_ref()
             .map(|paging| self.stream_method(paging, &err_ty));
-        // A multipart form cannot be cloned.
-        let clone = (p
-            .body
-            .is_none_or(|b| b.media != Media::Multipart || self.multipart_struct(&b.ty).is_some()))
-        .then(|| quote! { Clone, });
-        let then = if p.optional.is_empty() && p.body.is_none_or(|b| b.required) {
-            "Finish it with `.send().await`, or `.await` it."
-        } else {
-            "Set optional parameters, then `.send().await` it (or `.await` it)."
-        };
-        let doc = wrapped_doc(&format!(
-            "Request builder of [`Client::{0}`](crate::Client::{0}): `{1} {2}`. {then}",
-            op.name,
-            op.method.as_str(),
-            shown_path(op)
-        ));
-        quote! {
-            #doc
-            #[derive(Debug, #clone)]
-            #[must_use = "a request does nothing until it is sent with `.send().await`"]
-            pub struct #name {
-                #(#fields),*
-            }
-
-            impl #name {
-                #(#setters)*
-                #body_setter
-                #send
-                #stream
-            }
-
-
+        let printed = print(quote! { impl #name { #send #stream } }, "src/requests.rs")?;
+        // prettyplease lays out each item of an impl on its own: the setters go in as text after
+        // the impl's first line.
+        let (head, rest) = printed.split_once('\n').unwrap_or((&printed, ""));
+        out.push_str(head);
+        out.push('\n');
+        for param in &p.optional {
+            self.setter(out, param);
         }
+        if let Some(body) = p.body.filter(|b| !b.required) {
+            let (ty, convert) = self.body_arg_type(&body.media, &body.ty);
+            let doc = doc_lines(Some(body.doc.as_deref().unwrap_or("The request body.")));
+            methods::write_setter(
+                out,
+                &methods::Setter {
+                    doc: &doc,
+                    deprecated: false,
+                    name: "body",
+                    arg: "body",
+                    ty: &sending::type_text(ty),
+                    field: "body",
+                    value: if convert { "body.into()" } else { "body" },
+                },
+            );
+        }
+        out.push_str(rest);
+        Ok(())
     }
 
-    fn setter(&self, param: &Parameter) -> TokenStream {
-        let field = ident(&param.name);
-        let setter = ident(&setter_name(param));
+    fn setter(&self, out: &mut String, param: &Parameter) {
         let (ty, convert) = self.arg_type(strip_nullable(&param.ty));
-        let value = if convert {
-            quote! { value.into() }
-        } else {
-            quote! { value }
-        };
         let mut doc = param.doc.clone().unwrap_or_else(|| {
             format!(
                 "The `{}` {} parameter.",
@@ -474,16 +454,18 @@ impl<'a> RequestEmitter<'a> {
                 "\n\nWhen not set, the server applies its default: `{default}`."
             ));
         }
-        let doc = doc_attrs(Some(&doc));
-        let deprecated = param.deprecated.then(|| quote! { #[deprecated] });
-        quote! {
-            #doc
-            #deprecated
-            pub fn #setter(mut self, value: #ty) -> Self {
-                self.#field = Some(#value);
-                self
-            }
-        }
+        methods::write_setter(
+            out,
+            &methods::Setter {
+                doc: &doc_lines(Some(&doc)),
+                deprecated: param.deprecated,
+                name: &ident(&setter_name(param)).to_string(),
+                arg: "value",
+                ty: &sending::type_text(ty),
+                field: &ident(&param.name).to_string(),
+                value: if convert { "value.into()" } else { "value" },
+            },
+        );
     }
 
     fn send_fn(
