@@ -2,8 +2,8 @@
 
 use clap::{Parser, Subcommand};
 use openapi_gen::{Part, emit::Options};
-use std::path::PathBuf;
 use std::io::Write;
+use std::path::PathBuf;
 
 // Emitting allocates and frees millions of small token and syntax-tree nodes across threads;
 // glibc's allocator spent a quarter of the run on them (malloc_consolidate, arena locks).
@@ -164,11 +164,7 @@ fn run(cli: Cli) -> Result<i32, String> {
             for path in &drifted {
                 eprintln!("differs: {}", path.display());
             }
-            Ok(if drifted.is_empty() {
-                SUCCESS
-            } else {
-                FAILURE
-            })
+            Ok(if drifted.is_empty() { SUCCESS } else { FAILURE })
         }
         Command::Check { spec } => {
             let text = read(&spec)?;

@@ -1,6 +1,7 @@
 //! prettyplease's line breaking, for the code the emitters write as text (`objects`, `enum_impls`,
 //! `client::sending`), so that it reads like the printed code around it.
 
+use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 use std::fmt::Write;
 
 /// prettyplease's line width.
@@ -35,4 +36,152 @@ pub fn push_list(out: &mut String, indent: &str, open: &str, items: &[&str], clo
 /// Whether `line` fits prettyplease's width.
 pub fn fits(line: &str) -> bool {
     line.len() <= MARGIN
+}
+
+/// `{indent}///{line}` per documentation line (lines start with their space, as
+/// `rust::doc_lines` makes them).
+pub fn push_doc(out: &mut String, indent: &str, lines: &[String]) {
+    for line in lines {
+        let _ = writeln!(out, "{indent}///{}", line.trim_end_matches(' '));
+    }
+}
+
+/// `{indent}{name}: {ty},` (a struct field; `name` may start with `pub `), the type's generic
+/// arguments one per line when the line is too long.
+pub fn push_field(out: &mut String, indent: &str, name: &str, ty: &str) {
+    push_type(out, indent, &format!("{name}: "), ty, ",");
+}
+
+/// `{indent}{before}{ty}{after}`, breaking the type's generic arguments one per line (each broken
+/// again if still too long) as prettyplease does.
+fn push_type(out: &mut String, indent: &str, before: &str, ty: &str, after: &str) {
+    let line = format!("{indent}{before}{ty}{after}");
+    match ty.split_once('<') {
+        Some((head, args)) if !fits(&line) && args.ends_with('>') => {
+            let _ = writeln!(out, "{indent}{before}{head}<");
+            let inner = format!("{indent}    ");
+            for arg in top_level_items(&args[..args.len() - 1]) {
+                push_type(out, &inner, "", arg, ",");
+            }
+            let _ = writeln!(out, "{indent}>{after}");
+        }
+        _ => {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+}
+
+/// `{indent}#[{path}(a, b)]`, or one argument per line (no trailing comma) when too long.
+pub fn push_attr(out: &mut String, indent: &str, path: &str, args: &[String]) {
+    let one_line = format!("{indent}#[{path}({})]", args.join(", "));
+    if fits(&one_line) {
+        out.push_str(&one_line);
+        out.push('\n');
+        return;
+    }
+    let _ = writeln!(out, "{indent}#[{path}(");
+    for (i, arg) in args.iter().enumerate() {
+        let comma = if i + 1 < args.len() { "," } else { "" };
+        let _ = writeln!(out, "{indent}    {arg}{comma}");
+    }
+    let _ = writeln!(out, "{indent})]");
+}
+
+/// The comma-separated items of `text` that are not inside brackets.
+fn top_level_items(text: &str) -> Vec<&str> {
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0usize, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                items.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(text[start..].trim());
+    items
+}
+
+/// A type's tokens as prettyplease prints a type that fits on a line.
+pub fn type_text(tokens: TokenStream) -> String {
+    let mut out = String::new();
+    push_tokens(&mut out, tokens);
+    out
+}
+
+fn push_tokens(out: &mut String, tokens: TokenStream) {
+    // Whether the last token was a word (ident, literal, lifetime): two words need a space.
+    let mut word = false;
+    for tree in tokens {
+        match tree {
+            TokenTree::Ident(ident) => {
+                if word {
+                    out.push(' ');
+                }
+                let _ = write!(out, "{ident}");
+                word = true;
+            }
+            TokenTree::Literal(literal) => {
+                if word {
+                    out.push(' ');
+                }
+                let _ = write!(out, "{literal}");
+                word = true;
+            }
+            TokenTree::Punct(punct) => {
+                match punct.as_char() {
+                    ',' => out.push_str(", "),
+                    ';' => out.push_str("; "),
+                    '=' | '+' => {
+                        let _ = write!(out, " {} ", punct.as_char());
+                    }
+                    '-' if punct.spacing() == Spacing::Joint => out.push_str(" -"),
+                    '>' if out.ends_with(" -") => out.push_str("> "),
+                    c => out.push(c),
+                }
+                word = false;
+            }
+            TokenTree::Group(group) => {
+                let (open, close) = match group.delimiter() {
+                    Delimiter::Parenthesis => ("(", ")"),
+                    Delimiter::Bracket => ("[", "]"),
+                    Delimiter::Brace => ("{ ", " }"),
+                    Delimiter::None => ("", ""),
+                };
+                out.push_str(open);
+                push_tokens(out, group.stream());
+                out.push_str(close);
+                word = false;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    #[test]
+    fn types_are_spelled_as_prettyplease_prints_them() {
+        let types = [
+            quote! { crate::models::AlbumObject },
+            quote! { () },
+            quote! { Vec<crate::models::Page<::std::collections::BTreeMap<String, i64>>> },
+            quote! { &'static str },
+            quote! { (u8, [u16; 4]) },
+            quote! { Box<dyn Fn(u8) -> u8 + Send> },
+            quote! { ::bytes::Bytes },
+        ];
+        for ty in types {
+            let item: syn::File = syn::parse2(quote! { type T = #ty; }).unwrap();
+            let printed = prettyplease::unparse(&item);
+            assert_eq!(format!("type T = {};\n", type_text(ty.clone())), printed);
+        }
+    }
 }

@@ -26,6 +26,7 @@ mod patterns;
 mod rust;
 pub mod server;
 mod status;
+mod struct_items;
 mod tagged;
 
 pub use patterns::Patterns;

@@ -2,10 +2,13 @@
 
 use super::checked_types::checked_types;
 use super::enums;
+use super::layout::type_text;
 use super::objects;
 use super::parallel::{self, Job};
 use super::patterns::Engine;
+use super::rust::doc_lines;
 use super::rust::opt_usize;
+use super::struct_items;
 use super::{
     File, Options, Patterns, TypePrinter, assembled, crate_root, doc_attrs, ident, print,
     rust_file, template_file,
@@ -240,7 +243,7 @@ impl<'a> ModelEmitter<'a> {
                 return enums::open_string_enum_item(&def.name, e, doc);
             }
             TypeKind::StringEnum(e) => return enums::string_enum_item(&def.name, e, doc),
-            TypeKind::Struct(s) => self.struct_item(def, s, doc),
+            TypeKind::Struct(s) => return (TokenStream::new(), self.struct_item(def, s)),
             TypeKind::IntEnum(e) if enums::is_open(&def.kind, self.open_enums) => {
                 enums::open_int_enum_item(&def.name, e, doc)
             }
@@ -268,35 +271,39 @@ impl<'a> ModelEmitter<'a> {
         (item, String::new())
     }
 
-    fn struct_item(&self, def: &TypeDef, s: &Struct, doc: TokenStream) -> TokenStream {
-        let name = ident(&def.name);
+    /// A struct, as text (see `struct_items`).
+    fn struct_item(&self, def: &TypeDef, s: &Struct) -> String {
         let derived = !decodes_as_object(s);
-        let fields = s.fields.iter().map(|f| self.field(def, f, derived));
-        let extra = match &s.additional {
-            Some(Additional::Map(ty)) => {
-                let ty = self.printer.rust_type(ty);
-                let field = ident(&extra_field_name(s));
-                Some(quote! {
-                    /// Properties not named above.
-                    #[serde(flatten)]
-                    pub #field: ::std::collections::BTreeMap<String, #ty>,
-                })
-            }
-            _ => None,
-        };
-        let derives = if derived {
-            quote! { ::serde::Serialize, ::serde::Deserialize }
-        } else {
-            quote! { ::serde::Serialize }
-        };
-        quote! {
-            #doc
-            #[derive(Debug, Clone, PartialEq, #derives)]
-            pub struct #name {
-                #(#fields)*
-                #extra
-            }
+        let mut fields: Vec<struct_items::StructField> = s
+            .fields
+            .iter()
+            .map(|f| self.field(def, f, derived))
+            .collect();
+        if let Some(Additional::Map(ty)) = &s.additional {
+            let ty = type_text(self.printer.rust_type(ty));
+            fields.push(struct_items::StructField {
+                doc: vec![" Properties not named above.".to_owned()],
+                deprecated: false,
+                serde: vec!["flatten".to_owned()],
+                name: ident(&extra_field_name(s)).to_string(),
+                ty: format!("::std::collections::BTreeMap<String, {ty}>"),
+            });
         }
+        let mut out = String::new();
+        struct_items::write(
+            &mut out,
+            &struct_items::StructItem {
+                doc: doc_lines(def.doc.as_deref()),
+                derive: if derived {
+                    "Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize"
+                } else {
+                    "Debug, Clone, PartialEq, ::serde::Serialize"
+                },
+                name: ident(&def.name).to_string(),
+                fields,
+            },
+        );
+        out
     }
 
     /// Part of `decode.rs`: `Deserialize` of the structs among `defs` that do not derive it.
@@ -376,34 +383,36 @@ impl<'a> ModelEmitter<'a> {
 
     /// A field; `derived`: its struct derives `Deserialize`, so the field carries the decoding
     /// attributes too.
-    fn field(&self, def: &TypeDef, f: &Field, derived: bool) -> TokenStream {
-        let name = ident(&f.name);
+    fn field(&self, def: &TypeDef, f: &Field, derived: bool) -> struct_items::StructField {
+        let name = ident(&f.name).to_string();
         if f.flatten {
-            let doc = doc_attrs(f.doc.as_deref());
-            let mut ty = self.printer.rust_type(&f.ty);
+            let mut ty = type_text(self.printer.rust_type(&f.ty));
             if f.boxed {
-                ty = quote! { Box<#ty> };
+                ty = format!("Box<{ty}>");
             }
-            return quote! { #doc #[serde(flatten)] pub #name: #ty, };
+            return struct_items::StructField {
+                doc: doc_lines(f.doc.as_deref()),
+                deprecated: false,
+                serde: vec!["flatten".to_owned()],
+                name,
+                ty,
+            };
         }
         let mut doc = f.doc.clone().unwrap_or_default();
         if let Some(default) = &f.default {
             let sep = if doc.is_empty() { "" } else { "\n\n" };
             doc.push_str(&format!("{sep}Default: `{default}`."));
         }
-        let doc = doc_attrs(Some(&doc));
-        let deprecated = f.deprecated.then(|| quote! { #[deprecated] });
         let shape = field_shape(f, &self.api.types);
-        let mut ty = self.printer.rust_type(shape.inner);
+        let mut ty = type_text(self.printer.rust_type(shape.inner));
         if f.boxed {
-            ty = quote! { Box<#ty> };
+            ty = format!("Box<{ty}>");
         }
-        let mut serde_args: Vec<TokenStream> = Vec::new();
+        let mut serde_args: Vec<String> = Vec::new();
         if f.name != f.wire_name {
-            let wire = &f.wire_name;
-            serde_args.push(quote! { rename = #wire });
+            serde_args.push(format!("rename = {:?}", f.wire_name));
         }
-        let mut de_args: Vec<TokenStream> = Vec::new();
+        let mut de_args: Vec<String> = Vec::new();
         let numeric = self.leniency(shape.inner);
         let with = |suffix: &str| {
             let (prefix, number, marker, in_vec) = numeric.as_ref().expect("checked by the caller");
@@ -420,7 +429,7 @@ impl<'a> ModelEmitter<'a> {
             }
             Shape::Defaulted => {
                 let default_fn = format!("defaults::{}", default_fn_name(def, f));
-                de_args.push(quote! { default = #default_fn });
+                de_args.push(format!("default = {default_fn:?}"));
                 if numeric.is_some() {
                     de_args.push(with(""));
                 }
@@ -428,38 +437,38 @@ impl<'a> ModelEmitter<'a> {
             }
             Shape::Optional => {
                 if derived {
-                    serde_args.push(quote! { default });
+                    serde_args.push("default".to_owned());
                 }
-                serde_args.push(quote! { skip_serializing_if = "Option::is_none" });
+                serde_args.push(r#"skip_serializing_if = "Option::is_none""#.to_owned());
                 // Absent is `None`; `null` is accepted only where the schema says nullable.
                 match (numeric.is_some(), shape.nullable) {
                     (true, true) => de_args.push(with("_option")),
                     (true, false) => de_args.push(with("_some")),
                     (false, false) => {
-                        de_args.push(quote! { deserialize_with = "crate::wire::some" })
+                        de_args.push(r#"deserialize_with = "crate::wire::some""#.to_owned())
                     }
                     (false, true) => {}
                 }
-                quote! { Option<#ty> }
+                format!("Option<{ty}>")
             }
             Shape::RequiredNullable => {
                 if numeric.is_some() {
                     de_args.push(with("_option"));
                 } else {
-                    de_args.push(quote! { deserialize_with = "crate::wire::nullable" });
+                    de_args.push(r#"deserialize_with = "crate::wire::nullable""#.to_owned());
                 }
-                quote! { Option<#ty> }
+                format!("Option<{ty}>")
             }
         };
         if derived {
             serde_args.extend(de_args);
         }
-        let serde_attr = (!serde_args.is_empty()).then(|| quote! { #[serde(#(#serde_args),*)] });
-        quote! {
-            #doc
-            #deprecated
-            #serde_attr
-            pub #name: #rust_ty,
+        struct_items::StructField {
+            doc: doc_lines(Some(&doc)),
+            deprecated: f.deprecated,
+            serde: serde_args,
+            name,
+            ty: rust_ty,
         }
     }
 
@@ -1048,12 +1057,14 @@ fn integer_of(ty: &TypeRef, types: &[TypeDef]) -> Option<(Primitive, bool)> {
     }
 }
 
-fn wire_fn(name: &str, number: &TokenStream, marker: Option<&proc_macro2::Ident>) -> TokenStream {
+/// `deserialize_with = "crate::wire::{name}::<_, {number}>"` (and the pattern marker).
+fn wire_fn(name: &str, number: &TokenStream, marker: Option<&proc_macro2::Ident>) -> String {
+    let number = type_text(number.clone());
     let path = match marker {
         Some(marker) => format!("crate::wire::{name}::<_, {number}, crate::patterns::{marker}>"),
         None => format!("crate::wire::{name}::<_, {number}>"),
     };
-    quote! { deserialize_with = #path }
+    format!("deserialize_with = {path:?}")
 }
 
 fn extra_field_name(s: &Struct) -> String {

@@ -3,7 +3,7 @@
 //! emitted tokens at about 40 µs per KB, prettyplease prints at 15). The layout is prettyplease's,
 //! checked against it in the tests below.
 
-use crate::emit::layout::{fits, push_list};
+use crate::emit::layout::{fits, push_doc, push_field, push_list};
 use std::fmt::Write;
 
 /// prettyplease keeps a struct literal on one line when it is this wide at most, not counting its
@@ -39,14 +39,6 @@ pub struct Setter<'a> {
     pub field: &'a str,
     /// What the field is set to: `value`, `value.into()`.
     pub value: &'a str,
-}
-
-/// `{indent}///{line}` per documentation line (lines start with their space, as `doc_lines` makes
-/// them).
-pub fn push_doc(out: &mut String, indent: &str, lines: &[String]) {
-    for line in lines {
-        let _ = writeln!(out, "{indent}///{}", line.trim_end_matches(' '));
-    }
 }
 
 pub fn write_method(out: &mut String, m: &Method) {
@@ -105,43 +97,9 @@ pub fn write_builder_struct(
     );
     let _ = writeln!(out, "pub struct {name} {{");
     for (field, ty) in fields {
-        push_field(out, field, ty);
+        push_field(out, "    ", field, ty);
     }
     out.push_str("}\n");
-}
-
-/// `    {name}: {ty},`, the type's generic arguments one per line when the line is too long.
-fn push_field(out: &mut String, name: &str, ty: &str) {
-    let line = format!("    {name}: {ty},");
-    match ty.split_once('<') {
-        Some((head, args)) if !fits(&line) && args.ends_with('>') => {
-            let args = top_level_items(&args[..args.len() - 1]);
-            push_list(out, "    ", &format!("{name}: {head}<"), &args, ">,");
-        }
-        _ => {
-            out.push_str(&line);
-            out.push('\n');
-        }
-    }
-}
-
-/// The comma-separated items of `text` that are not inside brackets.
-fn top_level_items(text: &str) -> Vec<&str> {
-    let mut items = Vec::new();
-    let (mut depth, mut start) = (0usize, 0);
-    for (i, c) in text.char_indices() {
-        match c {
-            '<' | '(' | '[' => depth += 1,
-            '>' | ')' | ']' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                items.push(text[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    items.push(text[start..].trim());
-    items
 }
 
 pub fn write_setter(out: &mut String, s: &Setter) {

@@ -4,6 +4,7 @@
 
 use super::plan::{Arm, Handling, Paging, Plan, Shape, Success, is_media_range};
 use super::{methods, sending};
+use crate::emit::layout::type_text;
 use crate::emit::rust::{doc_lines, primitive};
 use crate::emit::{TypePrinter, doc_attrs, ident, print};
 use crate::ir::{
@@ -106,9 +107,9 @@ impl<'a> RequestEmitter<'a> {
     fn sending<'p>(&self, p: &'p Plan) -> sending::Sending<'p> {
         sending::Sending {
             builder: &p.type_name,
-            ok: sending::type_text(self.success_type(p)),
-            err: sending::type_text(self.error_type(p)),
-            headers: headers_path(p).map(sending::type_text),
+            ok: type_text(self.success_type(p)),
+            err: type_text(self.error_type(p)),
+            headers: headers_path(p).map(type_text),
             request: format!("{} {}", p.op.method.as_str(), shown_path(p.op)),
         }
     }
@@ -247,7 +248,7 @@ impl<'a> RequestEmitter<'a> {
         for param in &p.required {
             let field = ident(&param.name);
             let (ty, convert) = self.arg_type(&param.ty);
-            args.push(format!("{field}: {}", sending::type_text(ty)));
+            args.push(format!("{field}: {}", type_text(ty)));
             inits.push(if convert {
                 format!("{field}: {field}.into()")
             } else {
@@ -256,7 +257,7 @@ impl<'a> RequestEmitter<'a> {
         }
         if let Some(body) = p.body.filter(|b| b.required) {
             let (ty, convert) = self.body_arg_type(&body.media, &body.ty);
-            args.push(format!("body: {}", sending::type_text(ty)));
+            args.push(format!("body: {}", type_text(ty)));
             inits.push(if convert { "body: body.into()" } else { "body" }.to_owned());
         }
         for param in &p.optional {
@@ -371,15 +372,15 @@ impl<'a> RequestEmitter<'a> {
         let name = ident(&p.type_name);
         let mut fields = vec![("client".to_owned(), "crate::Client".to_owned())];
         for param in &p.required {
-            let ty = sending::type_text(self.stored_type(&param.ty));
+            let ty = type_text(self.stored_type(&param.ty));
             fields.push((ident(&param.name).to_string(), ty));
         }
         for param in &p.optional {
-            let ty = sending::type_text(self.stored_type(strip_nullable(&param.ty)));
+            let ty = type_text(self.stored_type(strip_nullable(&param.ty)));
             fields.push((ident(&param.name).to_string(), format!("Option<{ty}>")));
         }
         if let Some(body) = p.body {
-            let ty = sending::type_text(self.body_stored_type(&body.media, &body.ty));
+            let ty = type_text(self.body_stored_type(&body.media, &body.ty));
             let ty = if body.required {
                 ty
             } else {
@@ -430,7 +431,7 @@ impl<'a> RequestEmitter<'a> {
                     deprecated: false,
                     name: "body",
                     arg: "body",
-                    ty: &sending::type_text(ty),
+                    ty: &type_text(ty),
                     field: "body",
                     value: if convert { "body.into()" } else { "body" },
                 },
@@ -461,7 +462,7 @@ impl<'a> RequestEmitter<'a> {
                 deprecated: param.deprecated,
                 name: &ident(&setter_name(param)).to_string(),
                 arg: "value",
-                ty: &sending::type_text(ty),
+                ty: &type_text(ty),
                 field: &ident(&param.name).to_string(),
                 value: if convert { "value.into()" } else { "value" },
             },

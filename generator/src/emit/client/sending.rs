@@ -4,7 +4,6 @@
 //! its parameters, then its generic arguments, one per line).
 
 use crate::emit::layout::{fits, impl_header, push_list};
-use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 use std::fmt::Write;
 
 /// What `send` answers: `ResponseFuture<ok, err>` (or `<ok, err, headers>`).
@@ -69,84 +68,10 @@ fn write_type(out: &mut String, name: &str, ty: &str, args: &[&str]) {
     push_list(out, "    ", &format!("type {name} = {ty}<"), args, ">;");
 }
 
-/// A type's tokens as prettyplease prints a type that fits on a line.
-pub fn type_text(tokens: TokenStream) -> String {
-    let mut out = String::new();
-    push_tokens(&mut out, tokens);
-    out
-}
-
-fn push_tokens(out: &mut String, tokens: TokenStream) {
-    // Whether the last token was a word (ident, literal, lifetime): two words need a space.
-    let mut word = false;
-    for tree in tokens {
-        match tree {
-            TokenTree::Ident(ident) => {
-                if word {
-                    out.push(' ');
-                }
-                let _ = write!(out, "{ident}");
-                word = true;
-            }
-            TokenTree::Literal(literal) => {
-                if word {
-                    out.push(' ');
-                }
-                let _ = write!(out, "{literal}");
-                word = true;
-            }
-            TokenTree::Punct(punct) => {
-                match punct.as_char() {
-                    ',' => out.push_str(", "),
-                    ';' => out.push_str("; "),
-                    '=' | '+' => {
-                        let _ = write!(out, " {} ", punct.as_char());
-                    }
-                    '-' if punct.spacing() == Spacing::Joint => out.push_str(" -"),
-                    '>' if out.ends_with(" -") => out.push_str("> "),
-                    c => out.push(c),
-                }
-                word = false;
-            }
-            TokenTree::Group(group) => {
-                let (open, close) = match group.delimiter() {
-                    Delimiter::Parenthesis => ("(", ")"),
-                    Delimiter::Bracket => ("[", "]"),
-                    Delimiter::Brace => ("{ ", " }"),
-                    Delimiter::None => ("", ""),
-                };
-                out.push_str(open);
-                push_tokens(out, group.stream());
-                out.push_str(close);
-                word = false;
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::emit::assert_printed_as_is;
-    use quote::quote;
-
-    #[test]
-    fn types_are_spelled_as_prettyplease_prints_them() {
-        let types = [
-            quote! { crate::models::AlbumObject },
-            quote! { () },
-            quote! { Vec<crate::models::Page<::std::collections::BTreeMap<String, i64>>> },
-            quote! { &'static str },
-            quote! { (u8, [u16; 4]) },
-            quote! { Box<dyn Fn(u8) -> u8 + Send> },
-            quote! { ::bytes::Bytes },
-        ];
-        for ty in types {
-            let item: syn::File = syn::parse2(quote! { type T = #ty; }).unwrap();
-            let printed = prettyplease::unparse(&item);
-            assert_eq!(format!("type T = {};\n", type_text(ty.clone())), printed);
-        }
-    }
 
     #[test]
     fn short_and_long_signatures_are_laid_out_as_prettyplease_would() {
