@@ -3,6 +3,7 @@
 //! documented errors. The runtime (client and builder, retry loop, OAuth 2.0 token cache, errors, decoding)
 //! is static code under `templates/client`; this module emits what depends on the document.
 
+mod error_enums;
 mod methods;
 mod plan;
 pub(crate) mod requests;
@@ -80,9 +81,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
         }));
     }
     if has_errors {
-        jobs.push(Box::new(move || {
-            print(emitter().errors_rs(plans), "src/errors.rs")
-        }));
+        jobs.push(Box::new(move || Ok(emitter().errors_rs(plans))));
     }
     if has_headers {
         jobs.push(Box::new(move || {

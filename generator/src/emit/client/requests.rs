@@ -3,7 +3,7 @@
 //! each operation that documents errors).
 
 use super::plan::{Arm, Handling, Paging, Plan, Shape, Success, is_media_range};
-use super::{methods, sending};
+use super::{error_enums, methods, sending};
 use crate::emit::layout::type_text;
 use crate::emit::rust::{doc_lines, primitive};
 use crate::emit::{TypePrinter, doc_attrs, ident, print};
@@ -149,21 +149,16 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
-    pub fn errors_rs(&self, plans: &[Plan]) -> TokenStream {
-        let enums = plans
-            .iter()
-            .filter(|p| !p.errors.is_empty())
-            .map(|p| self.error_enum(p));
-        quote! {
-            //! The documented errors of each operation: the `body` of [`Error::Api`](crate::Error::Api),
-            //! one variant per documented error status with its decoded body and headers.
-
-            #(#enums)*
+    /// `errors.rs`, as text (see `error_enums`).
+    pub fn errors_rs(&self, plans: &[Plan]) -> String {
+        let mut out = String::from(error_enums::HEAD);
+        for p in plans.iter().filter(|p| !p.errors.is_empty()) {
+            error_enums::write(&mut out, &self.error_enum(p));
         }
+        out
     }
 
-    fn error_enum(&self, p: &Plan) -> TokenStream {
-        let name = ident(&p.type_name);
+    fn error_enum(&self, p: &Plan) -> error_enums::ErrorEnum {
         let mut text = format!(
             "The documented errors of [`Client::{0}`](crate::Client::{0}), one variant per status (the status itself is [`Error::status`](crate::Error::status)).",
             p.op.name
@@ -171,28 +166,13 @@ impl<'a> RequestEmitter<'a> {
         if p.common_error_body.is_some() {
             text.push_str(" Every variant carries the same body, which the enum dereferences to.");
         }
-        let doc = wrapped_doc(&text);
         let variants = p.errors.iter().map(|v| {
-            let vname = ident(&v.name);
-            let vdoc = variant_doc(v.status, v.doc.as_deref());
             let body = (v.shape != Shape::Empty).then(|| {
-                let ty = self.shape_type(&v.shape);
-                if v.boxed {
-                    quote! { Box<#ty> }
-                } else {
-                    ty
-                }
+                let ty = type_text(self.shape_type(&v.shape));
+                if v.boxed { format!("Box<{ty}>") } else { ty }
             });
-            if v.headers.is_empty() {
-                return match body {
-                    Some(ty) => quote! { #vdoc #vname(#ty), },
-                    None => quote! { #vdoc #vname, },
-                };
-            }
-            let body = body.map(|ty| quote! { body: #ty, });
             let headers = v.headers.iter().map(|h| {
-                let field = ident(&h.field);
-                let ty = self.printer.rust_type(&h.ty);
+                let ty = type_text(self.printer.rust_type(&h.ty));
                 let doc = match h.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
                     Some(d) => format!(
                         "The `{}` header (`None` when absent or malformed). {d}",
@@ -200,43 +180,27 @@ impl<'a> RequestEmitter<'a> {
                     ),
                     None => format!("The `{}` header (`None` when absent or malformed).", h.wire),
                 };
-                let doc = doc_attrs(Some(&doc));
-                quote! { #doc #field: Option<#ty>, }
+                (
+                    doc_lines(Some(&doc)),
+                    ident(&h.field).to_string(),
+                    format!("Option<{ty}>"),
+                )
             });
-            quote! { #vdoc #vname { #body #(#headers)* }, }
-        });
-        let deref = p.common_error_body.as_ref().map(|shape| {
-            let target = self.shape_type(shape);
-            let arms = p.errors.iter().map(|v| {
-                let vname = ident(&v.name);
-                let pattern = if v.headers.is_empty() {
-                    quote! { Self::#vname(body) }
-                } else {
-                    quote! { Self::#vname { body, .. } }
-                };
-                // A boxed body derefs to the target by itself (clippy's `explicit_auto_deref`).
-                quote! { #pattern => body, }
-            });
-            quote! {
-                impl ::std::ops::Deref for #name {
-                    type Target = #target;
-
-                    fn deref(&self) -> &#target {
-                        match self {
-                            #(#arms)*
-                        }
-                    }
-                }
+            error_enums::Variant {
+                doc: variant_doc_lines(v.status, v.doc.as_deref()),
+                name: ident(&v.name).to_string(),
+                body,
+                headers: headers.collect(),
             }
         });
-        quote! {
-            #doc
-            #[derive(Debug, Clone, PartialEq)]
-            pub enum #name {
-                #(#variants)*
-            }
-
-            #deref
+        error_enums::ErrorEnum {
+            doc: wrap_lines(&text),
+            name: ident(&p.type_name).to_string(),
+            variants: variants.collect(),
+            deref: p
+                .common_error_body
+                .as_ref()
+                .map(|shape| type_text(self.shape_type(shape))),
         }
     }
 
@@ -1346,12 +1310,18 @@ fn arm_pattern(statuses: &[Status], claimed: &[u16]) -> Option<TokenStream> {
 
 /// A response variant's doc: its status, then the spec's description of it.
 fn variant_doc(status: Status, doc: Option<&str>) -> TokenStream {
+    let lines = variant_doc_lines(status, doc);
+    quote! { #( #[doc = #lines] )* }
+}
+
+/// A variant's documentation: its status, then the spec's description.
+fn variant_doc_lines(status: Status, doc: Option<&str>) -> Vec<String> {
     let mut text = format!("`{}`", status_text(status));
     if let Some(d) = doc.map(str::trim).filter(|d| !d.is_empty()) {
         text.push_str(": ");
         text.push_str(d);
     }
-    doc_attrs(Some(&text))
+    doc_lines(Some(&text))
 }
 
 fn status_text(status: Status) -> String {
