@@ -54,20 +54,34 @@ pub fn push_field(out: &mut String, indent: &str, name: &str, ty: &str) {
 
 /// `{indent}{before}{ty}{after}`, breaking the type's generic arguments one per line (each broken
 /// again if still too long) as prettyplease does.
-fn push_type(out: &mut String, indent: &str, before: &str, ty: &str, after: &str) {
-    let line = format!("{indent}{before}{ty}{after}");
+pub fn push_type(out: &mut String, indent: &str, before: &str, ty: &str, after: &str) {
+    push_type_counting(out, indent, before, ty, after, true);
+}
+
+/// [`push_type`]; `after_counts`: whether `after` counts toward the width (the comma prettyplease
+/// adds after the last item of a broken list does not).
+fn push_type_counting(
+    out: &mut String,
+    indent: &str,
+    before: &str,
+    ty: &str,
+    after: &str,
+    after_counts: bool,
+) {
+    let counted = if after_counts { after } else { "" };
+    let fitting = fits(&format!("{indent}{before}{ty}{counted}"));
     match ty.split_once('<') {
-        Some((head, args)) if !fits(&line) && args.ends_with('>') => {
+        Some((head, args)) if !fitting && args.ends_with('>') => {
             let _ = writeln!(out, "{indent}{before}{head}<");
             let inner = format!("{indent}    ");
-            for arg in top_level_items(&args[..args.len() - 1]) {
-                push_type(out, &inner, "", arg, ",");
+            let args = top_level_items(&args[..args.len() - 1]);
+            for (i, arg) in args.iter().enumerate() {
+                push_type_counting(out, &inner, "", arg, ",", i + 1 < args.len());
             }
             let _ = writeln!(out, "{indent}>{after}");
         }
         _ => {
-            out.push_str(&line);
-            out.push('\n');
+            let _ = writeln!(out, "{indent}{before}{ty}{after}");
         }
     }
 }

@@ -4,6 +4,7 @@
 //! is static code under `templates/client`; this module emits what depends on the document.
 
 mod error_enums;
+mod exchange;
 mod methods;
 mod plan;
 pub(crate) mod requests;

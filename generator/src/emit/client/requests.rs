@@ -3,7 +3,7 @@
 //! each operation that documents errors).
 
 use super::plan::{Arm, Handling, Paging, Plan, Shape, Success, is_media_range};
-use super::{error_enums, methods, sending};
+use super::{error_enums, exchange, methods, sending};
 use crate::emit::layout::type_text;
 use crate::emit::rust::{doc_lines, primitive};
 use crate::emit::{TypePrinter, doc_attrs, ident, print};
@@ -371,12 +371,17 @@ impl<'a> RequestEmitter<'a> {
 
         let (ok_ty, err_ty) = (self.success_type(p), self.error_type(p));
         let headers_ty = headers_type(p);
-        let send = self.send_fn(p, &ok_ty, &err_ty, &headers_ty);
+        let (send, fixed) = self.send_fn(p, &ok_ty, &err_ty, &headers_ty);
         let stream = p
             .paging
             .as_ref()
             .map(|paging| self.stream_method(paging, &err_ty));
-        let printed = print(quote! { impl #name { #send #stream } }, "src/requests.rs")?;
+        let mut printed = String::new();
+        exchange::splice(
+            &mut printed,
+            &print(quote! { impl #name { #send #stream } }, "src/requests.rs")?,
+            &fixed,
+        );
         // prettyplease lays out each item of an impl on its own: the setters go in as text after
         // the impl's first line.
         let (head, rest) = printed.split_once('\n').unwrap_or((&printed, ""));
@@ -439,7 +444,7 @@ impl<'a> RequestEmitter<'a> {
         ok_ty: &TokenStream,
         err_ty: &TokenStream,
         headers_ty: &TokenStream,
-    ) -> TokenStream {
+    ) -> (TokenStream, exchange::Exchange) {
         let op = p.op;
         let mut steps: Vec<TokenStream> = Vec::new();
         let method = method_tokens(op.method);
@@ -609,39 +614,38 @@ impl<'a> RequestEmitter<'a> {
             quote! { crate::headers::#name { #(#fields),* } }
         };
         // Unit values go straight into the struct (clippy's `let_unit_value`).
-        let (documented_let, documented_value) = if p.success_headers.is_empty() {
-            (TokenStream::new(), quote! { documented: () })
+        let documented_let = if p.success_headers.is_empty() {
+            TokenStream::new()
         } else {
-            (
-                quote! { let documented = #documented; },
-                quote! { documented },
-            )
+            quote! { let documented = #documented; }
         };
         let matched = quote! { match status.as_u16() { #(#arms)* } };
-        let (body_let, body_value) = if matches!(p.success, Success::Single(Shape::Empty)) {
-            (quote! { #matched?; }, quote! { body: () })
+        let empty_body = matches!(p.success, Success::Single(Shape::Empty));
+        let body_let = if empty_body {
+            quote! { #matched?; }
         } else {
-            (quote! { let body = #matched?; }, quote! { body })
+            quote! { let body = #matched?; }
         };
-        quote! {
-
-            /// Sends the request; the answer's headers are copied only for `send_full`.
-            async fn exchange(
-                self,
-                keep_headers: bool,
-            ) -> Result<crate::codec::ResponseValue<#ok_ty #headers_ty>, crate::Error<#err_ty>> {
-                #(#steps)*
-                let status = response.status();
-                let headers = if keep_headers {
-                    response.headers().clone()
-                } else {
-                    ::reqwest::header::HeaderMap::new()
-                };
-                #documented_let
-                #body_let
-                Ok(crate::codec::ResponseValue { status, headers, #documented_value, #body_value })
-            }
-        }
+        let stand_in = format_ident!("{}", exchange::STAND_IN);
+        let mark = format_ident!("{}", exchange::MARK);
+        let ret = quote! {
+            Result<crate::codec::ResponseValue<#ok_ty #headers_ty>, crate::Error<#err_ty>>
+        };
+        (
+            quote! {
+                async fn #stand_in() {
+                    #(#steps)*
+                    #mark!();
+                    #documented_let
+                    #body_let
+                }
+            },
+            exchange::Exchange {
+                ret: type_text(ret),
+                documented: !p.success_headers.is_empty(),
+                body: !empty_body,
+            },
+        )
     }
 
     /// The typed success headers of each operation that documents some (`send_full`'s
