@@ -4,7 +4,7 @@
 //! three times over, and large documents hold hundreds of enums (stripe's merchant categories list
 //! 300 values): built as tokens and parsed back, they were a tenth of such a run.
 
-use super::layout::{fits, impl_header, push_list};
+use super::layout::{fits, impl_header, push_arm, push_doc, push_list};
 use std::fmt::Write;
 
 /// A string enum's values: `(variant, value on the wire)`, the variant as a Rust identifier.
@@ -57,6 +57,8 @@ pub fn open(out: &mut String, values: &Values, unknown: &str) {
          \x20           match s {{\n"
     );
     for (variant, value) in &values.variants {
+        // One line whatever its width, unlike prettyplease: kept, as changing it would only
+        // move the lines of long values in code already generated.
         let _ = writeln!(out, "                {value:?} => Self::{variant},");
     }
     out.push_str(
@@ -103,6 +105,209 @@ pub fn open(out: &mut String, values: &Values, unknown: &str) {
     );
 }
 
+/// An open integer enum, whose definition and impls are written as text.
+pub struct IntValues<'a> {
+    pub doc: Vec<String>,
+    pub name: &'a str,
+    /// The integer type.
+    pub repr: &'a str,
+    pub variants: Vec<IntVariant<'a>>,
+}
+
+pub struct IntVariant<'a> {
+    pub doc: Vec<String>,
+    /// As a Rust identifier (`r#type`).
+    pub variant: String,
+    /// As the spec names it.
+    pub name: &'a str,
+    pub value: i64,
+}
+
+pub fn open_int(out: &mut String, e: &IntValues, unknown: &str) {
+    let (name, repr) = (e.name, e.repr);
+    push_doc(out, "", &e.doc);
+    out.push_str("#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]\n");
+    let _ = writeln!(out, "pub enum {name} {{");
+    for v in &e.variants {
+        push_doc(out, "    ", &v.doc);
+        let _ = writeln!(out, "    {},", v.variant);
+    }
+    let _ = write!(
+        out,
+        "    /// A value the document does not list, kept as it came.\n\
+         \x20   {unknown}({repr}),\n\
+         }}\n\
+         impl {name} {{\n\
+         \x20   /// Every listed value, in the spec's order.\n"
+    );
+    let all: Vec<String> = e
+        .variants
+        .iter()
+        .map(|v| format!("Self::{}", v.variant))
+        .collect();
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    push_list(
+        out,
+        "    ",
+        &format!("pub const ALL: [Self; {}] = [", all.len()),
+        &all,
+        "];",
+    );
+    let _ = write!(
+        out,
+        "    /// The value on the wire.\n\
+         \x20   pub fn value(self) -> {repr} {{\n\
+         \x20       match self {{\n"
+    );
+    for v in &e.variants {
+        push_arm(
+            out,
+            "            ",
+            &format!("Self::{}", v.variant),
+            &v.value.to_string(),
+        );
+    }
+    let _ = write!(
+        out,
+        "            Self::{unknown}(value) => value,\n\
+         \x20       }}\n\
+         \x20   }}\n\
+         \x20   /// The name the spec gives this value.\n\
+         \x20   pub fn name(self) -> &'static str {{\n\
+         \x20       match self {{\n"
+    );
+    for v in &e.variants {
+        push_arm(
+            out,
+            "            ",
+            &format!("Self::{}", v.variant),
+            &format!("{:?}", v.name),
+        );
+    }
+    let _ = write!(
+        out,
+        "            Self::{unknown}(_) => {unknown:?},\n\
+         \x20       }}\n\
+         \x20   }}\n\
+         \x20   /// Whether the document lists the value.\n\
+         \x20   pub fn is_known(self) -> bool {{\n\
+         \x20       !matches!(self, Self::{unknown}(_))\n\
+         \x20   }}\n\
+         }}\n\
+         {try_from}\n\
+         \x20   type Error = String;\n\
+         \x20   /// A listed value; others are refused.\n\
+         \x20   fn try_from(value: {repr}) -> Result<Self, Self::Error> {{\n\
+         \x20       Ok(\n\
+         \x20           match value {{\n",
+        try_from = impl_header(&format!("impl TryFrom<{repr}>"), name),
+    );
+    for v in &e.variants {
+        push_arm(
+            out,
+            "                ",
+            &v.value.to_string(),
+            &format!("Self::{}", v.variant),
+        );
+    }
+    let expected: Vec<String> = e.variants.iter().map(|v| v.value.to_string()).collect();
+    let message = format!(
+        "{{value}} is not a valid {name} (expected one of {})",
+        expected.join(", ")
+    );
+    write_refusal(out, &format!("{message:?}"));
+    let _ = write!(
+        out,
+        "            }},\n\
+         \x20       )\n\
+         \x20   }}\n\
+         }}\n\
+         {display}\n\
+         \x20   fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {{\n\
+         \x20       write!(f, \"{{}}\", self.value())\n\
+         \x20   }}\n\
+         }}\n\
+         {from_str}\n\
+         \x20   type Err = String;\n\
+         \x20   /// Parses a listed integer value (as in a path or query parameter).\n\
+         \x20   fn from_str(s: &str) -> Result<Self, Self::Err> {{\n\
+         \x20       let value: {repr} = s.parse().map_err(|_| format!(\"\\\"{{s}}\\\" is not an integer\"))?;\n\
+         \x20       Self::try_from(value)\n\
+         \x20   }}\n\
+         }}\n\
+         {serialize}\n\
+         \x20   fn serialize<S: ::serde::Serializer>(\n\
+         \x20       &self,\n\
+         \x20       serializer: S,\n\
+         \x20   ) -> Result<S::Ok, S::Error> {{\n\
+         \x20       ::serde::Serialize::serialize(&self.value(), serializer)\n\
+         \x20   }}\n\
+         }}\n\
+         {deserialize}\n\
+         \x20   fn deserialize<D: ::serde::Deserializer<'de>>(\n\
+         \x20       deserializer: D,\n\
+         \x20   ) -> Result<Self, D::Error> {{\n\
+         \x20       let value: {repr} = crate::wire::integer(deserializer)?;\n\
+         \x20       Ok(\n\
+         \x20           match value {{\n",
+        display = impl_header("impl ::std::fmt::Display", name),
+        from_str = impl_header("impl ::std::str::FromStr", name),
+        serialize = impl_header("impl ::serde::Serialize", name),
+        deserialize = impl_header("impl<'de> ::serde::Deserialize<'de>", name),
+    );
+    for v in &e.variants {
+        push_arm(
+            out,
+            "                ",
+            &v.value.to_string(),
+            &format!("Self::{}", v.variant),
+        );
+    }
+    let _ = write!(
+        out,
+        "                _ => Self::{unknown}(value),\n\
+         \x20           }},\n\
+         \x20       )\n\
+         \x20   }}\n\
+         }}\n"
+    );
+}
+
+/// The last arm of `try_from`: `_ => return Err(format!(message))`, broken as prettyplease
+/// breaks it as the message grows.
+fn write_refusal(out: &mut String, message: &str) {
+    let arm = format!("                _ => return Err(format!({message})),");
+    if fits(&arm) {
+        out.push_str(&arm);
+        out.push('\n');
+        return;
+    }
+    out.push_str("                _ => {\n");
+    let statement = format!("                    return Err(format!({message}));");
+    if fits(&statement) {
+        out.push_str(&statement);
+        out.push('\n');
+    } else {
+        let call = format!("                        format!({message})");
+        if fits(&call) {
+            let _ = writeln!(
+                out,
+                "                    return Err(\n{call},\n                    );"
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "                    return Err(\n\
+                 \x20                       format!(\n\
+                 \x20                           {message}\n\
+                 \x20                       ),\n\
+                 \x20                   );"
+            );
+        }
+    }
+    out.push_str("                }\n");
+}
+
 /// The line of `FromStr`'s error for a value a string enum does not list (`listed`: its values,
 /// spelled by the runtime's `listing`), broken as prettyplease breaks it past 89 columns.
 fn format_message(name: &str) -> String {
@@ -127,6 +332,7 @@ fn write_head(out: &mut String, values: &Values, every: &str, signature: &str) {
          \x20       match self {{\n"
     );
     for (variant, value) in &values.variants {
+        // One line whatever its width (see `open`).
         let _ = writeln!(out, "            Self::{variant} => {value:?},");
     }
 }
@@ -190,6 +396,35 @@ mod tests {
                 out.contains("\"b\\\"q\" => Self::V1") || count == 1,
                 "{out}"
             );
+        }
+    }
+
+    #[test]
+    fn open_integer_enums_are_laid_out_as_prettyplease_would() {
+        for name_len in [1, 5, 12, 20, 30, 40, 59] {
+            let long_variant =
+                "ApplicationCommandPermissionUpdateOfAVeryLongName"[..name_len.min(49)].to_owned();
+            for count in [1, 2, 4, 9] {
+                let name: String = "SeverityOfTheProblemThatHappenedYesterdayAtNoonInTheOfficeX"
+                    [..name_len]
+                    .to_owned();
+                let e = IntValues {
+                    doc: vec![" How urgent.".into()],
+                    name: &name,
+                    repr: "i64",
+                    variants: (0..count)
+                        .map(|i| IntVariant {
+                            doc: vec![],
+                            variant: format!("V{i}{long_variant}"),
+                            name: &long_variant,
+                            value: i as i64 * 1000 - 7,
+                        })
+                        .collect(),
+                };
+                let mut out = String::new();
+                open_int(&mut out, &e, "Unknown");
+                assert_printed_as_is(&out);
+            }
         }
     }
 }

@@ -7,6 +7,8 @@
 //! (the generated server answers 400, as for any broken constraint), and `FromStr`/`TryFrom` (how
 //! parameters are parsed) accept only the listed values.
 
+use super::layout::type_text;
+use super::rust::doc_lines;
 use super::{doc_attrs, enum_impls, ident};
 use crate::ir::{IntEnum, StringEnum, TypeKind};
 use proc_macro2::{Literal, TokenStream};
@@ -197,127 +199,31 @@ pub fn open_string_enum_item(
 }
 
 /// An integer enum that keeps unlisted values (see the module docs).
-pub fn open_int_enum_item(name: &str, e: &IntEnum, doc: TokenStream) -> TokenStream {
-    let name_ident = ident(name);
-    let unknown_text = unknown_name(e.variants.iter().map(|v| v.name.as_str()));
-    let unknown = ident(&unknown_text);
-    let repr = super::rust::primitive(e.repr);
-    let variants = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let vdoc = doc_attrs(v.doc.as_deref());
-        quote! { #vdoc #vname, }
-    });
-    let values = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let value = int_literal(v.value);
-        quote! { Self::#vname => #value, }
-    });
-    let names = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let text = &v.name;
-        quote! { Self::#vname => #text, }
-    });
-    let from_values: Vec<TokenStream> = e
-        .variants
-        .iter()
-        .map(|v| {
-            let vname = ident(&v.name);
-            let value = int_literal(v.value);
-            quote! { #value => Self::#vname, }
-        })
-        .collect();
-    let all = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        quote! { Self::#vname }
-    });
-    let count = Literal::usize_unsuffixed(e.variants.len());
-    let expected = e
-        .variants
-        .iter()
-        .map(|v| v.value.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let err_msg = format!("{{value}} is not a valid {name} (expected one of {expected})");
-    quote! {
-        #doc
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum #name_ident {
-            #(#variants)*
-            /// A value the document does not list, kept as it came.
-            #unknown(#repr),
-        }
-
-        impl #name_ident {
-            /// Every listed value, in the spec's order.
-            pub const ALL: [Self; #count] = [#(#all),*];
-
-            /// The value on the wire.
-            pub fn value(self) -> #repr {
-                match self {
-                    #(#values)*
-                    Self::#unknown(value) => value,
-                }
-            }
-
-            /// The name the spec gives this value.
-            pub fn name(self) -> &'static str {
-                match self {
-                    #(#names)*
-                    Self::#unknown(_) => #unknown_text,
-                }
-            }
-
-            /// Whether the document lists the value.
-            pub fn is_known(self) -> bool {
-                !matches!(self, Self::#unknown(_))
-            }
-        }
-
-        impl TryFrom<#repr> for #name_ident {
-            type Error = String;
-
-            /// A listed value; others are refused.
-            fn try_from(value: #repr) -> Result<Self, Self::Error> {
-                Ok(match value {
-                    #(#from_values)*
-                    _ => return Err(format!(#err_msg)),
+/// An open integer enum, written as text (see `enum_impls::open_int`).
+pub fn open_int_enum_item(name: &str, e: &IntEnum, doc: Option<&str>) -> String {
+    let unknown = unknown_name(e.variants.iter().map(|v| v.name.as_str()));
+    let repr = type_text(super::rust::primitive(e.repr));
+    let mut out = String::new();
+    enum_impls::open_int(
+        &mut out,
+        &enum_impls::IntValues {
+            doc: doc_lines(doc),
+            name: &ident(name).to_string(),
+            repr: &repr,
+            variants: e
+                .variants
+                .iter()
+                .map(|v| enum_impls::IntVariant {
+                    doc: doc_lines(v.doc.as_deref()),
+                    variant: ident(&v.name).to_string(),
+                    name: &v.name,
+                    value: v.value,
                 })
-            }
-        }
-
-        impl ::std::fmt::Display for #name_ident {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                write!(f, "{}", self.value())
-            }
-        }
-
-        impl ::std::str::FromStr for #name_ident {
-            type Err = String;
-
-            /// Parses a listed integer value (as in a path or query parameter).
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
-                let value: #repr = s.parse().map_err(|_| format!("\"{s}\" is not an integer"))?;
-                Self::try_from(value)
-            }
-        }
-
-        impl ::serde::Serialize for #name_ident {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                ::serde::Serialize::serialize(&self.value(), serializer)
-            }
-        }
-
-        impl<'de> ::serde::Deserialize<'de> for #name_ident {
-            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                // `2.0` is the integer 2, as in JSON Schema.
-                let value: #repr = crate::wire::integer(deserializer)?;
-                Ok(match value {
-                    #(#from_values)*
-                    _ => Self::#unknown(value),
-                })
-            }
-        }
-    }
+                .collect(),
+        },
+        &ident(&unknown).to_string(),
+    );
+    out
 }
 
 /// The body of an open enum's `validate_at`: an unlisted value is reported, with the listed ones

@@ -86,6 +86,21 @@ fn push_type_counting(
     }
 }
 
+/// `{indent}{pattern} => {value},` (a match arm), or the value in a block of its own when the arm
+/// is too long: prettyplease's comma after an arm does not count toward the width.
+pub fn push_arm(out: &mut String, indent: &str, pattern: &str, value: &str) {
+    let line = format!("{indent}{pattern} => {value}");
+    if fits(&line) {
+        out.push_str(&line);
+        out.push_str(",\n");
+    } else {
+        let _ = writeln!(
+            out,
+            "{indent}{pattern} => {{\n{indent}    {value}\n{indent}}}"
+        );
+    }
+}
+
 /// `{indent}#[{path}(a, b)]`, or one argument per line (no trailing comma) when too long.
 pub fn push_attr(out: &mut String, indent: &str, path: &str, args: &[String]) {
     let one_line = format!("{indent}#[{path}({})]", args.join(", "));

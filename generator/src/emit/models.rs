@@ -245,7 +245,8 @@ impl<'a> ModelEmitter<'a> {
             TypeKind::StringEnum(e) => return enums::string_enum_item(&def.name, e, doc),
             TypeKind::Struct(s) => return (TokenStream::new(), self.struct_item(def, s)),
             TypeKind::IntEnum(e) if enums::is_open(&def.kind, self.open_enums) => {
-                enums::open_int_enum_item(&def.name, e, doc)
+                let text = enums::open_int_enum_item(&def.name, e, def.doc.as_deref());
+                return (TokenStream::new(), text);
             }
             TypeKind::IntEnum(e) => enums::int_enum_item(&def.name, e, doc),
             TypeKind::Union(u) => match &u.discriminator {
