@@ -23,6 +23,7 @@ pub mod models;
 mod objects;
 pub mod parallel;
 mod patterns;
+mod root_file;
 mod rust;
 pub mod server;
 mod status;

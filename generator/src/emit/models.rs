@@ -6,12 +6,13 @@ use super::layout::type_text;
 use super::objects;
 use super::parallel::{self, Job};
 use super::patterns::Engine;
+use super::root_file;
 use super::rust::doc_lines;
 use super::rust::opt_usize;
 use super::struct_items;
 use super::{
-    File, Options, Patterns, TypePrinter, assembled, crate_root, doc_attrs, ident, print,
-    rust_file, template_file,
+    File, Options, Patterns, TypePrinter, assembled, doc_attrs, ident, print, rust_file,
+    template_file,
 };
 use crate::ir::{
     Additional, Api, Constraints, Field, Primitive, StringFormat, Struct, TypeDef, TypeKind,
@@ -73,7 +74,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     constraints.extend(checks);
     let mut files = vec![
         cargo_toml(api, opts, patterns),
-        crate_root(emitter.lib_rs(), opts)?,
+        root_file::file(&emitter.lib_rs(), opts)?,
         assembled(opts, "src/types.rs", &types),
         assembled(opts, "src/constraints.rs", &constraints),
         rust_file(emitter.patterns_rs(), opts, "src/patterns.rs")?,
@@ -177,42 +178,41 @@ impl<'a> ModelEmitter<'a> {
         }
     }
 
-    fn lib_rs(&self) -> TokenStream {
-        let title = format!(
-            " Models of {} (version {}).",
-            self.api.title, self.api.version
-        );
-        let inner_docs = super::rust::inner_doc_attrs(self.api.description.as_deref());
-        let bytes = self
-            .api
-            .uses(Primitive::Base64)
-            .then(|| quote! { pub mod bytes; });
-        let file = uses_file(self.api).then(|| quote! { pub mod file; });
-        let tagged = super::tagged::any(&self.api.types).then(|| quote! { pub mod tagged; });
-        let (object, decode) = if has_objects(self.api) {
-            (quote! { pub mod object; }, quote! { mod decode; })
-        } else {
-            (TokenStream::new(), TokenStream::new())
-        };
-        quote! {
-            #![doc = #title]
-            #![doc = ""]
-            #inner_docs
-
-            #bytes
-            mod constraints;
-            #decode
-            #file
-            #object
-            pub mod patterns;
-            pub mod style;
-            #tagged
-            mod types;
-            pub mod validation;
-            pub mod wire;
-
-            pub use types::*;
-            pub use validation::{Validate, ValidationError, ValidationErrors};
+    fn lib_rs(&self) -> root_file::Root {
+        let mut docs = vec![
+            format!(
+                " Models of {} (version {}).",
+                self.api.title, self.api.version
+            ),
+            String::new(),
+        ];
+        docs.extend(doc_lines(self.api.description.as_deref()));
+        let has_objects = has_objects(self.api);
+        let items = [
+            (self.api.uses(Primitive::Base64), "pub mod bytes;"),
+            (true, "mod constraints;"),
+            (has_objects, "mod decode;"),
+            (uses_file(self.api), "pub mod file;"),
+            (has_objects, "pub mod object;"),
+            (true, "pub mod patterns;"),
+            (true, "pub mod style;"),
+            (super::tagged::any(&self.api.types), "pub mod tagged;"),
+            (true, "mod types;"),
+            (true, "pub mod validation;"),
+            (true, "pub mod wire;"),
+            (true, "pub use types::*;"),
+            (
+                true,
+                "pub use validation::{Validate, ValidationError, ValidationErrors};",
+            ),
+        ];
+        root_file::Root {
+            docs,
+            items: items
+                .into_iter()
+                .filter(|(wanted, _)| *wanted)
+                .map(|(_, text)| root_file::Item::new(text))
+                .collect(),
         }
     }
 

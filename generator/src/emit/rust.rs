@@ -27,15 +27,6 @@ pub fn doc_lines(doc: Option<&str>) -> Vec<String> {
     }
 }
 
-/// `#![doc = "..."]` lines: the same, for a module's own documentation.
-pub fn inner_doc_attrs(doc: Option<&str>) -> TokenStream {
-    let Some(doc) = doc.map(str::trim).filter(|d| !d.is_empty()) else {
-        return TokenStream::new();
-    };
-    let lines = markdown_lines(doc);
-    quote! { #( #![doc = #lines] )* }
-}
-
 /// Each line prefixed with a space (`/// text`), list continuations indented under their item
 /// (clippy's `doc_lazy_continuation`), trailing blanks trimmed.
 fn markdown_lines(doc: &str) -> Vec<String> {

@@ -11,10 +11,9 @@ pub(crate) mod requests;
 mod sending;
 
 use super::parallel::{self, Job};
-use super::rust::inner_doc_attrs;
-use super::{
-    File, Options, Patterns, assembled, crate_root, doc_attrs, print, rust_file, template_file,
-};
+use super::root_file;
+use super::rust::doc_lines;
+use super::{File, Options, Patterns, assembled, doc_attrs, print, rust_file, template_file};
 use crate::ir::{Api, Media};
 use plan::{Plan, Success};
 use proc_macro2::TokenStream;
@@ -98,8 +97,8 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
 
     let mut files = vec![
         cargo_toml(api, opts, plans),
-        crate_root(
-            lib_rs(
+        root_file::file(
+            &lib_rs(
                 api,
                 opts,
                 [has_responses, has_errors, has_headers],
@@ -217,8 +216,7 @@ fn lib_rs(
     opts: &Options,
     [has_responses, has_errors, has_headers]: [bool; 3],
     client_credentials: bool,
-) -> TokenStream {
-    let title = format!(" Client of {} (version {}).", api.title, api.version);
+) -> root_file::Root {
     let credentials = if client_credentials {
         "Credentials: [`ClientBuilder::client_credentials`] (OAuth 2.0 client credentials: the token is fetched, cached and renewed for you) or [`ClientBuilder::bearer_token`]."
     } else {
@@ -230,49 +228,58 @@ fn lib_rs(
          {credentials}\n\n\
          Idempotent requests are retried on connection errors and `502`/`503`/`504` (see [`RetryPolicy`]); `POST` and `PATCH` never are. `https` base URLs need the `rustls` or `native-tls` feature."
     ));
-    let description = inner_doc_attrs(api.description.as_deref());
-    let separator = api.description.is_some().then(|| quote! { #![doc = ""] });
-    let models = opts.crate_ident("models");
-    let credentials_mod = client_credentials.then(|| quote! { mod credentials; });
-    let responses_mod = has_responses.then(|| quote! { pub mod responses; });
-    let errors_mod = has_errors.then(|| quote! { pub mod errors; });
-    let headers_mod = has_headers.then(|| quote! { pub mod headers; });
-    let multipart_mod = super::has_multipart_struct(api).then(|| quote! { pub mod multipart; });
-    let webhooks_mod = (!api.hooks.is_empty()).then(|| {
-        quote! {
-            /// The receiver of the API's webhooks and callbacks (feature `webhooks`): implement its
-            /// trait and serve its router where the API sends them.
-            #[cfg(feature = "webhooks")]
-            pub mod webhooks;
-        }
-    });
-    quote! {
-        #![doc = #title]
-        #separator
-        #description
-        #![doc = ""]
-        #( #![doc = #usage] )*
-
-        mod auth;
-        mod client;
-        pub mod codec;
-        #credentials_mod
-        mod error;
-        #errors_mod
-        #headers_mod
-        #multipart_mod
-        pub mod requests;
-        #responses_mod
-        mod retry;
-        #webhooks_mod
-
-        pub use #models as models;
-        pub use client::{Client, ClientBuilder};
-        pub use codec::{Paged, ResponseValue};
-        pub use error::{AuthError, BuildError, Error};
-        pub use reqwest;
-        pub use retry::RetryPolicy;
+    let mut docs = vec![format!(
+        " Client of {} (version {}).",
+        api.title, api.version
+    )];
+    if api.description.is_some() {
+        docs.push(String::new());
     }
+    docs.extend(doc_lines(api.description.as_deref()));
+    docs.push(String::new());
+    docs.extend(usage);
+    let items = [
+        (true, "mod auth;"),
+        (true, "mod client;"),
+        (true, "pub mod codec;"),
+        (client_credentials, "mod credentials;"),
+        (true, "mod error;"),
+        (has_errors, "pub mod errors;"),
+        (has_headers, "pub mod headers;"),
+        (super::has_multipart_struct(api), "pub mod multipart;"),
+        (true, "pub mod requests;"),
+        (has_responses, "pub mod responses;"),
+        (true, "mod retry;"),
+    ];
+    let mut items: Vec<root_file::Item> = items
+        .into_iter()
+        .filter(|(wanted, _)| *wanted)
+        .map(|(_, text)| root_file::Item::new(text))
+        .collect();
+    if !api.hooks.is_empty() {
+        items.push(root_file::Item {
+            doc: vec![
+                " The receiver of the API's webhooks and callbacks (feature `webhooks`): implement its".into(),
+                " trait and serve its router where the API sends them.".into(),
+            ],
+            attrs: vec![r#"#[cfg(feature = "webhooks")]"#.into()],
+            text: "pub mod webhooks;".into(),
+        });
+    }
+    items.push(root_file::Item::new(&format!(
+        "pub use {} as models;",
+        opts.crate_ident("models")
+    )));
+    for text in [
+        "pub use client::{Client, ClientBuilder};",
+        "pub use codec::{Paged, ResponseValue};",
+        "pub use error::{AuthError, BuildError, Error};",
+        "pub use reqwest;",
+        "pub use retry::RetryPolicy;",
+    ] {
+        items.push(root_file::Item::new(text));
+    }
+    root_file::Root { docs, items }
 }
 
 /// `ClientBuilder::client_credentials`, for the document's OAuth 2.0 client-credentials scheme.

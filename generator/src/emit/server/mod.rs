@@ -9,7 +9,8 @@ mod router;
 mod types;
 
 use super::parallel::{self, Job};
-use super::{File, Options, Patterns, crate_root, rust_file, template_file};
+use super::root_file;
+use super::{File, Options, Patterns, rust_file, template_file};
 use crate::ir::Api;
 use plan::Plan;
 use proc_macro2::{Spacing, TokenStream, TokenTree};
@@ -64,7 +65,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
         }),
         planned(|plan, opts| {
             Ok(vec![
-                crate_root(lib_rs(plan, opts), opts)?,
+                root_file::file(&lib_rs(plan, opts), opts)?,
                 rust_file(api::api_rs(plan), opts, "src/api.rs")?,
                 rust_file(types::requests_rs(plan), opts, "src/requests.rs")?,
             ])
@@ -200,7 +201,7 @@ serde_path_to_error = "0.1"
     super::cargo_toml(opts, "server", &description, &sections)
 }
 
-fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
+fn lib_rs(plan: &Plan, opts: &Options) -> root_file::Root {
     let api = plan.api;
     let title = format!(
         " Server of {} (version {}), generated from its OpenAPI document.",
@@ -231,55 +232,58 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
             ""
         },
     );
-    let usage: Vec<&str> = usage.lines().collect();
-    let skipped = if plan.skipped.is_empty() {
-        TokenStream::new()
-    } else {
-        let mut lines = vec![String::new(), " ## Not generated".to_owned(), String::new()];
-        lines.extend(plan.skipped.iter().map(|s| format!(" - {s}")));
-        quote! { #( #![doc = #lines] )* }
-    };
-    let deep_form_mod = super::has_deep_form(plan.api).then(|| quote! { pub mod deep_form; });
-    let multipart_mod =
-        super::has_multipart_struct(plan.api).then(|| quote! { pub mod multipart; });
-    let webhooks_mod = (!api.hooks.is_empty()).then(|| {
-        quote! {
-            /// The sender of the API's webhooks and callbacks (feature `webhooks`): a client that
-            /// posts each one to the URL its receiver gave.
-            #[cfg(feature = "webhooks")]
-            pub mod webhooks;
-        }
-    });
-    quote! {
-        #![doc = #title]
-        #![doc = ""]
-        #( #![doc = #usage] )*
-        #skipped
-
-        mod api;
-        pub mod auth;
-        pub mod body;
-        #deep_form_mod
-        #multipart_mod
-        mod objects_only;
-        pub mod params;
-        mod rejection;
-        mod requests;
-        pub mod respond;
-        mod responses;
-        mod router;
-        #webhooks_mod
-
-        pub use #models as models;
-        pub use api::#trait_name;
-        pub use auth::BasicCredentials;
-        pub use axum;
-        pub use body::RawBody;
-        pub use rejection::{ErrorMessage, Rejection, RejectionKind};
-        pub use requests::*;
-        pub use responses::*;
-        pub use router::router;
+    let mut docs = vec![title, String::new()];
+    docs.extend(usage.lines().map(str::to_owned));
+    if !plan.skipped.is_empty() {
+        docs.extend([String::new(), " ## Not generated".to_owned(), String::new()]);
+        docs.extend(plan.skipped.iter().map(|s| format!(" - {s}")));
     }
+    let items = [
+        (true, "mod api;"),
+        (true, "pub mod auth;"),
+        (true, "pub mod body;"),
+        (super::has_deep_form(plan.api), "pub mod deep_form;"),
+        (super::has_multipart_struct(plan.api), "pub mod multipart;"),
+        (true, "mod objects_only;"),
+        (true, "pub mod params;"),
+        (true, "mod rejection;"),
+        (true, "mod requests;"),
+        (true, "pub mod respond;"),
+        (true, "mod responses;"),
+        (true, "mod router;"),
+    ];
+    let mut items: Vec<root_file::Item> = items
+        .into_iter()
+        .filter(|(wanted, _)| *wanted)
+        .map(|(_, text)| root_file::Item::new(text))
+        .collect();
+    if !api.hooks.is_empty() {
+        items.push(root_file::Item {
+            doc: vec![
+                " The sender of the API's webhooks and callbacks (feature `webhooks`): a client that"
+                    .into(),
+                " posts each one to the URL its receiver gave.".into(),
+            ],
+            attrs: vec![r#"#[cfg(feature = "webhooks")]"#.into()],
+            text: "pub mod webhooks;".into(),
+        });
+    }
+    items.push(root_file::Item::new(&format!(
+        "pub use {models} as models;"
+    )));
+    items.push(root_file::Item::new(&format!("pub use api::{trait_name};")));
+    for text in [
+        "pub use auth::BasicCredentials;",
+        "pub use axum;",
+        "pub use body::RawBody;",
+        "pub use rejection::{ErrorMessage, Rejection, RejectionKind};",
+        "pub use requests::*;",
+        "pub use responses::*;",
+        "pub use router::router;",
+    ] {
+        items.push(root_file::Item::new(text));
+    }
+    root_file::Root { docs, items }
 }
 
 /// The `use` items among `candidates` whose name the tokens mention: a module (lowercase) when it
