@@ -105,6 +105,39 @@ pub fn open(out: &mut String, values: &Values, unknown: &str) {
     );
 }
 
+/// An open enum's `Validate`: its unlisted value is an error (`quoted`: a string enum's, shown in
+/// quotes).
+pub fn validate_open(name: &str, unknown: &str, quoted: bool) -> String {
+    let (listed, message) = if quoted {
+        (
+            "Self::as_str",
+            r#""\"{value}\" is not one of the listed values ({listed})""#,
+        )
+    } else {
+        (
+            "|v| v.value()",
+            r#""{value} is not one of the listed values ({listed})""#,
+        )
+    };
+    format!(
+        "{head}\n\
+         \x20   fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {{\n\
+         \x20       if let Self::{unknown}(value) = self {{\n\
+         \x20           let listed = crate::wire::listing(Self::ALL.iter().map({listed}));\n\
+         \x20           errors\n\
+         \x20               .push(ValidationError {{\n\
+         \x20                   path: path.to_owned(),\n\
+         \x20                   message: format!(\n\
+         \x20                       {message}\n\
+         \x20                   ),\n\
+         \x20               }});\n\
+         \x20       }}\n\
+         \x20   }}\n\
+         }}\n",
+        head = impl_header("impl Validate", name),
+    )
+}
+
 /// An open integer enum, whose definition and impls are written as text.
 pub struct IntValues<'a> {
     pub doc: Vec<String>,
@@ -424,6 +457,21 @@ mod tests {
                 let mut out = String::new();
                 open_int(&mut out, &e, "Unknown");
                 assert_printed_as_is(&out);
+            }
+        }
+    }
+
+    #[test]
+    fn open_enums_validate_as_prettyplease_would_print() {
+        for name in [
+            "Colour",
+            "AColourWithANameLongEnoughToPushTheImplHeaderPastTheMarginX",
+        ] {
+            for quoted in [true, false] {
+                let text = validate_open(name, "Unknown", quoted);
+                assert_printed_as_is(&format!(
+                    "use crate::validation::{{Validate, ValidationError}};\n{text}"
+                ));
             }
         }
     }

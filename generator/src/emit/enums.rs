@@ -25,22 +25,16 @@ pub fn is_open(kind: &TypeKind, open_enums: bool) -> bool {
         }
 }
 
-/// The body of an open enum's `validate_at` (see [`unknown_check`]), `None` for other types.
-pub fn validate_body(kind: &TypeKind, open_enums: bool) -> Option<TokenStream> {
+/// The variant holding an unlisted value, if `kind` is an open enum.
+pub fn open_unknown(kind: &TypeKind, open_enums: bool) -> Option<String> {
     if !is_open(kind, open_enums) {
         return None;
     }
-    Some(match kind {
-        TypeKind::StringEnum(e) => unknown_check(
-            &unknown_name(e.variants.iter().map(|v| v.name.as_str())),
-            true,
-        ),
-        TypeKind::IntEnum(e) => unknown_check(
-            &unknown_name(e.variants.iter().map(|v| v.name.as_str())),
-            false,
-        ),
-        _ => return None,
-    })
+    match kind {
+        TypeKind::StringEnum(e) => Some(unknown_name(e.variants.iter().map(|v| v.name.as_str()))),
+        TypeKind::IntEnum(e) => Some(unknown_name(e.variants.iter().map(|v| v.name.as_str()))),
+        _ => None,
+    }
 }
 
 /// The variant of an open enum that holds an unlisted value: `Unknown`, or `Unknown2`... when the
@@ -198,8 +192,8 @@ pub fn open_string_enum_item(
     (definition, impls)
 }
 
-/// An integer enum that keeps unlisted values (see the module docs).
-/// An open integer enum, written as text (see `enum_impls::open_int`).
+/// An integer enum that keeps unlisted values (see the module docs), written as text (see
+/// `enum_impls::open_int`).
 pub fn open_int_enum_item(name: &str, e: &IntEnum, doc: Option<&str>) -> String {
     let unknown = unknown_name(e.variants.iter().map(|v| v.name.as_str()));
     let repr = type_text(super::rust::primitive(e.repr));
@@ -224,30 +218,4 @@ pub fn open_int_enum_item(name: &str, e: &IntEnum, doc: Option<&str>) -> String 
         &ident(&unknown).to_string(),
     );
     out
-}
-
-/// The body of an open enum's `validate_at`: an unlisted value is reported, with the listed ones
-/// (spelled from `ALL` by the runtime, not written out again per enum).
-pub fn unknown_check(unknown: &str, quoted: bool) -> TokenStream {
-    let unknown = ident(unknown);
-    let (message, listed) = if quoted {
-        (
-            "\"{value}\" is not one of the listed values ({listed})",
-            quote! { Self::ALL.iter().map(Self::as_str) },
-        )
-    } else {
-        (
-            "{value} is not one of the listed values ({listed})",
-            quote! { Self::ALL.iter().map(|v| v.value()) },
-        )
-    };
-    quote! {
-        if let Self::#unknown(value) = self {
-            let listed = crate::wire::listing(#listed);
-            errors.push(ValidationError {
-                path: path.to_owned(),
-                message: format!(#message),
-            });
-        }
-    }
 }

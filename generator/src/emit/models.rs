@@ -1,8 +1,9 @@
 //! The models crate: one serde type per named IR type, their `Validate` impls, and the patterns.
 
 use super::checked_types::checked_types;
+use super::enum_impls;
 use super::enums;
-use super::layout::type_text;
+use super::layout::{impl_header, type_text};
 use super::objects;
 use super::parallel::{self, Job};
 use super::patterns::Engine;
@@ -43,8 +44,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     }));
     for range in ranges.clone() {
         jobs.push(Box::new(move || {
-            let tokens = emitter().validate_impls(&api.types[range]);
-            print(tokens, "src/constraints.rs")
+            emitter().validate_impls(&api.types[range])
         }));
     }
     let objects = has_objects(api);
@@ -575,9 +575,26 @@ impl<'a> ModelEmitter<'a> {
     }
 
     /// Part of `constraints.rs`: the `Validate` impls of `defs`.
-    fn validate_impls(&self, defs: &[TypeDef]) -> TokenStream {
-        let impls = defs.iter().map(|def| self.validate_impl(def));
-        quote! { #(#impls)* }
+    /// Part of `constraints.rs`, printed: the `Validate` impls of `defs`. The two most common
+    /// (nothing to check, an open enum's unlisted value) are written as text.
+    fn validate_impls(&self, defs: &[TypeDef]) -> Result<String, String> {
+        let mut out = String::new();
+        let mut tokens = TokenStream::new();
+        for def in defs {
+            let (item, text) = self.validate_impl(def);
+            tokens.extend(item);
+            if text.is_empty() {
+                continue;
+            }
+            if !tokens.is_empty() {
+                out.push_str(&print(std::mem::take(&mut tokens), "src/constraints.rs")?);
+            }
+            out.push_str(&text);
+        }
+        if !tokens.is_empty() {
+            out.push_str(&print(tokens, "src/constraints.rs")?);
+        }
+        Ok(out)
     }
 
     /// The start of `constraints.rs`: imports of what the printed impls use.
@@ -597,8 +614,17 @@ impl<'a> ModelEmitter<'a> {
         }
     }
 
-    fn validate_impl(&self, def: &TypeDef) -> TokenStream {
+    /// A type's `Validate` impl: as tokens, or as text (the second) when it has nothing to check
+    /// or is an open enum's.
+    fn validate_impl(&self, def: &TypeDef) -> (TokenStream, String) {
         let name = ident(&def.name);
+        if let Some(unknown) = enums::open_unknown(&def.kind, self.open_enums) {
+            let quoted = matches!(def.kind, TypeKind::StringEnum(_));
+            return (
+                TokenStream::new(),
+                enum_impls::validate_open(&name.to_string(), &ident(&unknown).to_string(), quoted),
+            );
+        }
         let body = match &def.kind {
             TypeKind::Struct(s) => {
                 let checks: Vec<TokenStream> = s
@@ -671,31 +697,31 @@ impl<'a> ModelEmitter<'a> {
                 .map(|check| quote! { let value = &self.0; #check })
                 .into_iter()
                 .collect(),
-            TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {
-                enums::validate_body(&def.kind, self.open_enums)
-                    .into_iter()
-                    .collect()
-            }
+            // Open enums returned above; a closed enum holds only listed values.
+            TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => Vec::new(),
             TypeKind::Alias(_) => Vec::new(),
         };
         if matches!(def.kind, TypeKind::Alias(_)) {
             // An alias is validated as what it names.
-            return TokenStream::new();
+            return (TokenStream::new(), String::new());
         }
         if body.is_empty() {
-            return quote! {
-                impl Validate for #name {
-                    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
-                }
-            };
+            let head = impl_header("impl Validate", &name.to_string());
+            return (
+                TokenStream::new(),
+                format!(
+                    "{head}\n    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {{}}\n}}\n"
+                ),
+            );
         }
-        quote! {
+        let checks = quote! {
             impl Validate for #name {
                 fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
                     #(#body)*
                 }
             }
-        }
+        };
+        (checks, String::new())
     }
 
     /// Code checking one value (`expr`, an expression of type `&T`) against its type's nested types and `c`.
