@@ -4,7 +4,7 @@
 //! three times over, and large documents hold hundreds of enums (stripe's merchant categories list
 //! 300 values): built as tokens and parsed back, they were a tenth of such a run.
 
-use super::layout::{fits, impl_header, push_arm, push_doc, push_list};
+use super::layout::{fits, impl_header, push_arm, push_attr, push_doc, push_list};
 use std::fmt::Write;
 
 /// A string enum's values: `(variant, value on the wire)`, the variant as a Rust identifier.
@@ -103,6 +103,66 @@ pub fn open(out: &mut String, values: &Values, unknown: &str) {
         serialize = impl_header("impl ::serde::Serialize", name),
         deserialize = impl_header("impl<'de> ::serde::Deserialize<'de>", name),
     );
+}
+
+/// A string enum's variant in its definition: documentation lines, the Rust name, the wire value.
+pub struct StringVariant<'a> {
+    pub doc: Vec<String>,
+    pub variant: String,
+    pub value: &'a str,
+}
+
+/// A string enum's definition: an open one (`unknown` names the variant keeping an unlisted
+/// value) derives only the std traits, a closed one serde's too, each variant renamed to its
+/// value.
+pub fn string_definition(
+    out: &mut String,
+    doc: &[String],
+    name: &str,
+    variants: &[StringVariant],
+    unknown: Option<&str>,
+) {
+    push_doc(out, "", doc);
+    let derive: &[&str] = match unknown {
+        Some(_) => &[
+            "Debug",
+            "Clone",
+            "PartialEq",
+            "Eq",
+            "Hash",
+            "PartialOrd",
+            "Ord",
+        ],
+        None => &[
+            "Debug",
+            "Clone",
+            "Copy",
+            "PartialEq",
+            "Eq",
+            "Hash",
+            "PartialOrd",
+            "Ord",
+            "::serde::Serialize",
+            "::serde::Deserialize",
+        ],
+    };
+    let derive: Vec<String> = derive.iter().map(|d| (*d).to_owned()).collect();
+    push_attr(out, "", "derive", &derive);
+    let _ = writeln!(out, "pub enum {name} {{");
+    for v in variants {
+        push_doc(out, "    ", &v.doc);
+        if unknown.is_none() {
+            push_attr(out, "    ", "serde", &[format!("rename = {:?}", v.value)]);
+        }
+        let _ = writeln!(out, "    {},", v.variant);
+    }
+    if let Some(unknown) = unknown {
+        let _ = writeln!(
+            out,
+            "    /// A value the document does not list, kept as it came.\n    {unknown}(String),"
+        );
+    }
+    out.push_str("}\n");
 }
 
 /// An open enum's `Validate`: its unlisted value is an error (`quoted`: a string enum's, shown in
@@ -473,6 +533,34 @@ mod tests {
                     "use crate::validation::{{Validate, ValidationError}};\n{text}"
                 ));
             }
+        }
+    }
+
+    #[test]
+    fn string_enum_definitions_are_laid_out_as_prettyplease_would() {
+        let long = "guild_scheduled_event_exception_create_for_a_very_long_value_indeed_x";
+        let variants = [
+            StringVariant {
+                doc: vec![" The first.".into()],
+                variant: "A".into(),
+                value: "a\"q",
+            },
+            StringVariant {
+                doc: vec![],
+                variant: "GuildScheduledEventExceptionCreate".into(),
+                value: long,
+            },
+        ];
+        for unknown in [None, Some("Unknown")] {
+            let mut out = String::new();
+            string_definition(
+                &mut out,
+                &[" Colours.".into()],
+                "Colour",
+                &variants,
+                unknown,
+            );
+            assert_printed_as_is(&out);
         }
     }
 }

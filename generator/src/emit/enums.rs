@@ -134,24 +134,28 @@ fn int_literal(value: i64) -> TokenStream {
 }
 
 /// A closed string enum: its definition as tokens, its impls as text (see `enum_impls`).
-pub fn string_enum_item(name: &str, e: &StringEnum, doc: TokenStream) -> (TokenStream, String) {
-    let name_ident = ident(name);
-    let variants = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let vdoc = doc_attrs(v.doc.as_deref());
-        let value = &v.value;
-        quote! { #vdoc #[serde(rename = #value)] #vname, }
-    });
-    let definition = quote! {
-        #doc
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
-        pub enum #name_ident {
-            #(#variants)*
-        }
-    };
-    let mut impls = String::new();
-    enum_impls::closed(&mut impls, &values(name, e));
-    (definition, impls)
+pub fn string_enum_item(name: &str, e: &StringEnum, doc: Option<&str>) -> String {
+    let mut out = String::new();
+    enum_impls::string_definition(
+        &mut out,
+        &doc_lines(doc),
+        &ident(name).to_string(),
+        &string_variants(e),
+        None,
+    );
+    enum_impls::closed(&mut out, &values(name, e));
+    out
+}
+
+fn string_variants(e: &StringEnum) -> Vec<enum_impls::StringVariant<'_>> {
+    e.variants
+        .iter()
+        .map(|v| enum_impls::StringVariant {
+            doc: doc_lines(v.doc.as_deref()),
+            variant: ident(&v.name).to_string(),
+            value: &v.value,
+        })
+        .collect()
 }
 
 fn values<'a>(name: &'a str, e: &'a StringEnum) -> enum_impls::Values<'a> {
@@ -166,30 +170,18 @@ fn values<'a>(name: &'a str, e: &'a StringEnum) -> enum_impls::Values<'a> {
 }
 
 /// A string enum that keeps unlisted values (see the module docs).
-pub fn open_string_enum_item(
-    name: &str,
-    e: &StringEnum,
-    doc: TokenStream,
-) -> (TokenStream, String) {
-    let name_ident = ident(name);
-    let unknown = ident(&unknown_name(e.variants.iter().map(|v| v.name.as_str())));
-    let variants = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let vdoc = doc_attrs(v.doc.as_deref());
-        quote! { #vdoc #vname, }
-    });
-    let definition = quote! {
-        #doc
-        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum #name_ident {
-            #(#variants)*
-            /// A value the document does not list, kept as it came.
-            #unknown(String),
-        }
-    };
-    let mut impls = String::new();
-    enum_impls::open(&mut impls, &values(name, e), &unknown.to_string());
-    (definition, impls)
+pub fn open_string_enum_item(name: &str, e: &StringEnum, doc: Option<&str>) -> String {
+    let unknown = ident(&unknown_name(e.variants.iter().map(|v| v.name.as_str()))).to_string();
+    let mut out = String::new();
+    enum_impls::string_definition(
+        &mut out,
+        &doc_lines(doc),
+        &ident(name).to_string(),
+        &string_variants(e),
+        Some(&unknown),
+    );
+    enum_impls::open(&mut out, &values(name, e), &unknown);
+    out
 }
 
 /// An integer enum that keeps unlisted values (see the module docs), written as text (see

@@ -240,9 +240,13 @@ impl<'a> ModelEmitter<'a> {
         let doc = doc_attrs(def.doc.as_deref());
         let item = match &def.kind {
             TypeKind::StringEnum(e) if enums::is_open(&def.kind, self.open_enums) => {
-                return enums::open_string_enum_item(&def.name, e, doc);
+                let text = enums::open_string_enum_item(&def.name, e, def.doc.as_deref());
+                return (TokenStream::new(), text);
             }
-            TypeKind::StringEnum(e) => return enums::string_enum_item(&def.name, e, doc),
+            TypeKind::StringEnum(e) => {
+                let text = enums::string_enum_item(&def.name, e, def.doc.as_deref());
+                return (TokenStream::new(), text);
+            }
             TypeKind::Struct(s) => return (TokenStream::new(), self.struct_item(def, s)),
             TypeKind::IntEnum(e) if enums::is_open(&def.kind, self.open_enums) => {
                 let text = enums::open_int_enum_item(&def.name, e, def.doc.as_deref());
