@@ -58,6 +58,20 @@ pub fn push_type(out: &mut String, indent: &str, before: &str, ty: &str, after: 
     push_type_counting(out, indent, before, ty, after, true);
 }
 
+/// `{indent}{open}{ty}{close}` (a tuple variant `Name(T),`), or the type on lines of its own,
+/// broken as [`push_type`] breaks it, when too long.
+pub fn push_tuple(out: &mut String, indent: &str, open: &str, ty: &str, close: &str) {
+    let line = format!("{indent}{open}{ty}{close}");
+    if fits(&line) {
+        out.push_str(&line);
+        out.push('\n');
+        return;
+    }
+    let _ = writeln!(out, "{indent}{open}");
+    push_type_counting(out, &format!("{indent}    "), "", ty, ",", false);
+    let _ = writeln!(out, "{indent}{close}");
+}
+
 /// [`push_type`]; `after_counts`: whether `after` counts toward the width (the comma prettyplease
 /// adds after the last item of a broken list does not).
 fn push_type_counting(

@@ -3,7 +3,7 @@
 use super::checked_types::checked_types;
 use super::enum_impls;
 use super::enums;
-use super::layout::{impl_header, type_text};
+use super::layout::{impl_header, push_doc, push_tuple, type_text};
 use super::objects;
 use super::parallel::{self, Job};
 use super::patterns::Engine;
@@ -21,6 +21,7 @@ use crate::ir::{
 };
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
+use std::fmt::Write;
 
 const WIRE_TEMPLATE: &str = include_str!("../../../templates/models/wire.rs");
 const VALIDATION_TEMPLATE: &str = include_str!("../../../templates/models/validation.rs");
@@ -257,7 +258,7 @@ impl<'a> ModelEmitter<'a> {
                 Some(property) => {
                     super::tagged::item(&self.printer, &self.api.types, &def.name, u, property, doc)
                 }
-                None => self.union_item(&def.name, u, doc),
+                None => return (TokenStream::new(), self.union_item(def, u)),
             },
             TypeKind::Alias(ty) => {
                 let ty = self.printer.rust_type(ty);
@@ -477,40 +478,43 @@ impl<'a> ModelEmitter<'a> {
         }
     }
 
-    fn union_item(&self, name: &str, u: &Union, doc: TokenStream) -> TokenStream {
-        let name = ident(name);
+    /// An untagged union, as text.
+    fn union_item(&self, def: &TypeDef, u: &Union) -> String {
         // Untagged decoding tries variants in order: a catch-all JSON value must come last.
         let mut variants: Vec<_> = u.variants.iter().collect();
         variants.sort_by_key(|v| matches!(v.ty, TypeRef::Any));
-        let variants = variants.iter().map(|v| {
-            let vname = ident(&v.name);
-            let vdoc = doc_attrs(v.doc.as_deref());
-            let mut ty = self.printer.rust_type(&v.ty);
-            if v.boxed {
-                ty = quote! { Box<#ty> };
-            }
-            quote! { #vdoc #vname(#ty), }
-        });
         let kind = if u.exclusive {
             "Exactly one of"
         } else {
             "One or more of"
         };
-        let note = format!(
+        let mut doc = doc_lines(def.doc.as_deref());
+        if !doc.is_empty() {
+            doc.push(String::new());
+        }
+        doc.push(format!(
             " {kind} the variants (`{}`), untagged: decoded as the first that matches, tried most specific first.",
             if u.exclusive { "oneOf" } else { "anyOf" }
+        ));
+        let mut out = String::new();
+        push_doc(&mut out, "", &doc);
+        let _ = writeln!(
+            out,
+            "#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]\n\
+             #[serde(untagged)]\n\
+             pub enum {} {{",
+            ident(&def.name)
         );
-        let sep = (!doc.is_empty()).then(|| quote! { #[doc = ""] });
-        quote! {
-            #doc
-            #sep
-            #[doc = #note]
-            #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-            #[serde(untagged)]
-            pub enum #name {
-                #(#variants)*
+        for v in variants {
+            push_doc(&mut out, "    ", &doc_lines(v.doc.as_deref()));
+            let mut ty = type_text(self.printer.rust_type(&v.ty));
+            if v.boxed {
+                ty = format!("Box<{ty}>");
             }
+            push_tuple(&mut out, "    ", &format!("{}(", ident(&v.name)), &ty, "),");
         }
+        out.push_str("}\n");
+        out
     }
 
     /// Functions named by `#[serde(default = "...")]` for properties with a spec default: the

@@ -2,7 +2,7 @@
 //! status, holding the decoded body and headers) and, when every variant holds the same body,
 //! `Deref` to it. The layout is prettyplease's, checked against it in the tests below.
 
-use crate::emit::layout::{impl_header, push_doc, push_field, push_list};
+use crate::emit::layout::{impl_header, push_doc, push_field, push_tuple};
 use std::fmt::Write;
 
 pub struct ErrorEnum {
@@ -33,7 +33,7 @@ pub fn write(out: &mut String, e: &ErrorEnum) {
         push_doc(out, "    ", &v.doc);
         match (&v.body, v.headers.is_empty()) {
             (Some(body), true) => {
-                push_list(out, "    ", &format!("{}(", v.name), &[body], "),");
+                push_tuple(out, "    ", &format!("{}(", v.name), body, "),");
             }
             (None, true) => {
                 let _ = writeln!(out, "    {},", v.name);
@@ -110,6 +110,13 @@ mod tests {
                         "TooManyRequests",
                         Some(
                             "crate::models::GetInformationAboutTheUsersCurrentPlayback429Response",
+                        ),
+                        0,
+                    ),
+                    variant(
+                        "Conflict2",
+                        Some(
+                            "::std::collections::BTreeMap<String, EventTriggerMatchRelatedVariant3ItemVariant2Value>",
                         ),
                         0,
                     ),
