@@ -82,26 +82,19 @@ pub fn open(out: &mut String, values: &Values, unknown: &str) {
          \x20           }})\n\
          \x20   }}\n\
          }}\n\
-         {serialize}\n\
-         \x20   fn serialize<S: ::serde::Serializer>(\n\
-         \x20       &self,\n\
-         \x20       serializer: S,\n\
-         \x20   ) -> Result<S::Ok, S::Error> {{\n\
+         {serialize}\
          \x20       serializer.serialize_str(self.as_str())\n\
          \x20   }}\n\
          }}\n\
-         {deserialize}\n\
-         \x20   fn deserialize<D: ::serde::Deserializer<'de>>(\n\
-         \x20       deserializer: D,\n\
-         \x20   ) -> Result<Self, D::Error> {{\n\
+         {deserialize}\
          \x20       let value = <String as ::serde::Deserialize>::deserialize(deserializer)?;\n\
          \x20       Ok(Self::listed(&value).unwrap_or(Self::{unknown}(value)))\n\
          \x20   }}\n\
          }}\n",
         message = format_message(name),
         from_str = impl_header("impl ::std::str::FromStr", name),
-        serialize = impl_header("impl ::serde::Serialize", name),
-        deserialize = impl_header("impl<'de> ::serde::Deserialize<'de>", name),
+        serialize = serialize_head(name),
+        deserialize = deserialize_head(name),
     );
 }
 
@@ -216,6 +209,20 @@ pub struct IntVariant<'a> {
     pub value: i64,
 }
 
+impl IntVariant<'_> {
+    /// `Self::{variant}`.
+    fn pattern(&self) -> String {
+        format!("Self::{}", self.variant)
+    }
+}
+
+/// The arms from each listed value to its variant (`2 => Self::High,`).
+fn from_values(out: &mut String, e: &IntValues) {
+    for v in &e.variants {
+        push_arm(out, "                ", &v.value.to_string(), &v.pattern());
+    }
+}
+
 pub fn open_int(out: &mut String, e: &IntValues, unknown: &str) {
     let (name, repr) = (e.name, e.repr);
     push_doc(out, "", &e.doc);
@@ -253,12 +260,7 @@ pub fn open_int(out: &mut String, e: &IntValues, unknown: &str) {
          \x20       match self {{\n"
     );
     for v in &e.variants {
-        push_arm(
-            out,
-            "            ",
-            &format!("Self::{}", v.variant),
-            &v.value.to_string(),
-        );
+        push_arm(out, "            ", &v.pattern(), &v.value.to_string());
     }
     let _ = write!(
         out,
@@ -270,12 +272,7 @@ pub fn open_int(out: &mut String, e: &IntValues, unknown: &str) {
          \x20       match self {{\n"
     );
     for v in &e.variants {
-        push_arm(
-            out,
-            "            ",
-            &format!("Self::{}", v.variant),
-            &format!("{:?}", v.name),
-        );
+        push_arm(out, "            ", &v.pattern(), &format!("{:?}", v.name));
     }
     let _ = write!(
         out,
@@ -295,14 +292,7 @@ pub fn open_int(out: &mut String, e: &IntValues, unknown: &str) {
          \x20           match value {{\n",
         try_from = impl_header(&format!("impl TryFrom<{repr}>"), name),
     );
-    for v in &e.variants {
-        push_arm(
-            out,
-            "                ",
-            &v.value.to_string(),
-            &format!("Self::{}", v.variant),
-        );
-    }
+    from_values(out, e);
     let expected: Vec<String> = e.variants.iter().map(|v| v.value.to_string()).collect();
     let message = format!(
         "{{value}} is not a valid {name} (expected one of {})",
@@ -328,34 +318,20 @@ pub fn open_int(out: &mut String, e: &IntValues, unknown: &str) {
          \x20       Self::try_from(value)\n\
          \x20   }}\n\
          }}\n\
-         {serialize}\n\
-         \x20   fn serialize<S: ::serde::Serializer>(\n\
-         \x20       &self,\n\
-         \x20       serializer: S,\n\
-         \x20   ) -> Result<S::Ok, S::Error> {{\n\
+         {serialize}\
          \x20       ::serde::Serialize::serialize(&self.value(), serializer)\n\
          \x20   }}\n\
          }}\n\
-         {deserialize}\n\
-         \x20   fn deserialize<D: ::serde::Deserializer<'de>>(\n\
-         \x20       deserializer: D,\n\
-         \x20   ) -> Result<Self, D::Error> {{\n\
+         {deserialize}\
          \x20       let value: {repr} = crate::wire::integer(deserializer)?;\n\
          \x20       Ok(\n\
          \x20           match value {{\n",
         display = impl_header("impl ::std::fmt::Display", name),
         from_str = impl_header("impl ::std::str::FromStr", name),
-        serialize = impl_header("impl ::serde::Serialize", name),
-        deserialize = impl_header("impl<'de> ::serde::Deserialize<'de>", name),
+        serialize = serialize_head(name),
+        deserialize = deserialize_head(name),
     );
-    for v in &e.variants {
-        push_arm(
-            out,
-            "                ",
-            &v.value.to_string(),
-            &format!("Self::{}", v.variant),
-        );
-    }
+    from_values(out, e);
     let _ = write!(
         out,
         "                _ => Self::{unknown}(value),\n\
@@ -399,6 +375,22 @@ fn write_refusal(out: &mut String, message: &str) {
         }
     }
     out.push_str("                }\n");
+}
+
+/// `impl Serialize for {name}` up to the body of `serialize`.
+fn serialize_head(name: &str) -> String {
+    format!(
+        "{}\n    fn serialize<S: ::serde::Serializer>(\n        &self,\n        serializer: S,\n    ) -> Result<S::Ok, S::Error> {{\n",
+        impl_header("impl ::serde::Serialize", name)
+    )
+}
+
+/// `impl Deserialize for {name}` up to the body of `deserialize`.
+fn deserialize_head(name: &str) -> String {
+    format!(
+        "{}\n    fn deserialize<D: ::serde::Deserializer<'de>>(\n        deserializer: D,\n    ) -> Result<Self, D::Error> {{\n",
+        impl_header("impl<'de> ::serde::Deserialize<'de>", name)
+    )
 }
 
 /// The line of `FromStr`'s error for a value a string enum does not list (`listed`: its values,

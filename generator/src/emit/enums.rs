@@ -133,17 +133,22 @@ fn int_literal(value: i64) -> TokenStream {
     quote! { #lit }
 }
 
-/// A closed string enum: its definition as tokens, its impls as text (see `enum_impls`).
-pub fn string_enum_item(name: &str, e: &StringEnum, doc: Option<&str>) -> String {
+/// A string enum, written as text (see `enum_impls`): open (see the module docs) or closed.
+pub fn string_enum_item(name: &str, e: &StringEnum, doc: Option<&str>, open: bool) -> String {
+    let unknown =
+        open.then(|| ident(&unknown_name(e.variants.iter().map(|v| v.name.as_str()))).to_string());
     let mut out = String::new();
     enum_impls::string_definition(
         &mut out,
         &doc_lines(doc),
         &ident(name).to_string(),
         &string_variants(e),
-        None,
+        unknown.as_deref(),
     );
-    enum_impls::closed(&mut out, &values(name, e));
+    match &unknown {
+        Some(unknown) => enum_impls::open(&mut out, &values(name, e), unknown),
+        None => enum_impls::closed(&mut out, &values(name, e)),
+    }
     out
 }
 
@@ -167,21 +172,6 @@ fn values<'a>(name: &'a str, e: &'a StringEnum) -> enum_impls::Values<'a> {
             .map(|v| (ident(&v.name).to_string(), v.value.as_str()))
             .collect(),
     }
-}
-
-/// A string enum that keeps unlisted values (see the module docs).
-pub fn open_string_enum_item(name: &str, e: &StringEnum, doc: Option<&str>) -> String {
-    let unknown = ident(&unknown_name(e.variants.iter().map(|v| v.name.as_str()))).to_string();
-    let mut out = String::new();
-    enum_impls::string_definition(
-        &mut out,
-        &doc_lines(doc),
-        &ident(name).to_string(),
-        &string_variants(e),
-        Some(&unknown),
-    );
-    enum_impls::open(&mut out, &values(name, e), &unknown);
-    out
 }
 
 /// An integer enum that keeps unlisted values (see the module docs), written as text (see

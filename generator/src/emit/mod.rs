@@ -128,6 +128,30 @@ pub fn print(tokens: TokenStream, path: &str) -> Result<String, String> {
     Ok(prettyplease::unparse(&parse_file(tokens, path)?))
 }
 
+/// Items some of which are printed from tokens and some written as text (each `(tokens, text)`,
+/// either part empty), as text in their order: runs of tokens are printed together.
+pub fn interleaved(
+    items: impl Iterator<Item = (TokenStream, String)>,
+    path: &str,
+) -> Result<String, String> {
+    let mut out = String::new();
+    let mut tokens = TokenStream::new();
+    for (item, text) in items {
+        tokens.extend(item);
+        if text.is_empty() {
+            continue;
+        }
+        if !tokens.is_empty() {
+            out.push_str(&print(std::mem::take(&mut tokens), path)?);
+        }
+        out.push_str(&text);
+    }
+    if !tokens.is_empty() {
+        out.push_str(&print(tokens, path)?);
+    }
+    Ok(out)
+}
+
 /// A file from the text of its parts, in order (see [`print`]), with the generated-code header.
 pub fn assembled(opts: &Options, path: &str, parts: &[String]) -> File {
     let header = header(opts);

@@ -209,43 +209,25 @@ impl<'a> ModelEmitter<'a> {
         ];
         root_file::Root {
             docs,
-            items: items
-                .into_iter()
-                .filter(|(wanted, _)| *wanted)
-                .map(|(_, text)| root_file::Item::new(text))
-                .collect(),
+            items: root_file::Item::wanted(items),
         }
     }
 
-    /// Part of `types.rs`, printed: the items of `defs`; `default_fns` follow the last part.
-    /// Items written as text (string enums' impls) follow the printed tokens before them.
+    /// Part of `types.rs`: the items of `defs`, most written as text, the others printed from
+    /// tokens (see `interleaved`); `default_fns` follow the last part.
     fn type_items(&self, defs: &[TypeDef]) -> Result<String, String> {
-        let mut out = String::new();
-        let mut tokens = TokenStream::new();
-        for def in defs {
-            let (item, text) = self.type_item(def);
-            tokens.extend(item);
-            if text.is_empty() {
-                continue;
-            }
-            out.push_str(&print(std::mem::take(&mut tokens), "src/types.rs")?);
-            out.push_str(&text);
-        }
-        out.push_str(&print(tokens, "src/types.rs")?);
-        Ok(out)
+        let items = defs.iter().map(|def| self.type_item(def));
+        super::interleaved(items, "src/types.rs")
     }
 
-    /// The item of a type, and the text of items that follow it (string enums' impls).
+    /// The item of a type: as tokens, or as text (the second: structs, enums, untagged unions).
     fn type_item(&self, def: &TypeDef) -> (TokenStream, String) {
         let name = ident(&def.name);
         let doc = doc_attrs(def.doc.as_deref());
         let item = match &def.kind {
-            TypeKind::StringEnum(e) if enums::is_open(&def.kind, self.open_enums) => {
-                let text = enums::open_string_enum_item(&def.name, e, def.doc.as_deref());
-                return (TokenStream::new(), text);
-            }
             TypeKind::StringEnum(e) => {
-                let text = enums::string_enum_item(&def.name, e, def.doc.as_deref());
+                let open = enums::is_open(&def.kind, self.open_enums);
+                let text = enums::string_enum_item(&def.name, e, def.doc.as_deref(), open);
                 return (TokenStream::new(), text);
             }
             TypeKind::Struct(s) => return (TokenStream::new(), self.struct_item(def, s)),
@@ -582,27 +564,11 @@ impl<'a> ModelEmitter<'a> {
         }
     }
 
-    /// Part of `constraints.rs`: the `Validate` impls of `defs`.
     /// Part of `constraints.rs`, printed: the `Validate` impls of `defs`. The two most common
     /// (nothing to check, an open enum's unlisted value) are written as text.
     fn validate_impls(&self, defs: &[TypeDef]) -> Result<String, String> {
-        let mut out = String::new();
-        let mut tokens = TokenStream::new();
-        for def in defs {
-            let (item, text) = self.validate_impl(def);
-            tokens.extend(item);
-            if text.is_empty() {
-                continue;
-            }
-            if !tokens.is_empty() {
-                out.push_str(&print(std::mem::take(&mut tokens), "src/constraints.rs")?);
-            }
-            out.push_str(&text);
-        }
-        if !tokens.is_empty() {
-            out.push_str(&print(tokens, "src/constraints.rs")?);
-        }
-        Ok(out)
+        let impls = defs.iter().map(|def| self.validate_impl(def));
+        super::interleaved(impls, "src/constraints.rs")
     }
 
     /// The start of `constraints.rs`: imports of what the printed impls use.

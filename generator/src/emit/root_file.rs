@@ -29,6 +29,24 @@ impl Item {
             text: text.to_owned(),
         }
     }
+
+    /// The items whose condition holds, in order.
+    pub fn wanted<'a>(items: impl IntoIterator<Item = (bool, &'a str)>) -> Vec<Item> {
+        items
+            .into_iter()
+            .filter(|(wanted, _)| *wanted)
+            .map(|(_, text)| Item::new(text))
+            .collect()
+    }
+
+    /// `pub mod webhooks;` behind the `webhooks` feature, documented with `doc`.
+    pub fn webhooks(doc: &[&str]) -> Item {
+        Item {
+            doc: doc.iter().map(|line| (*line).to_owned()).collect(),
+            attrs: vec![r#"#[cfg(feature = "webhooks")]"#.to_owned()],
+            text: "pub mod webhooks;".to_owned(),
+        }
+    }
 }
 
 /// `src/lib.rs` of `root`.

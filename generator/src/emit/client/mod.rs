@@ -251,20 +251,12 @@ fn lib_rs(
         (has_responses, "pub mod responses;"),
         (true, "mod retry;"),
     ];
-    let mut items: Vec<root_file::Item> = items
-        .into_iter()
-        .filter(|(wanted, _)| *wanted)
-        .map(|(_, text)| root_file::Item::new(text))
-        .collect();
+    let mut items = root_file::Item::wanted(items);
     if !api.hooks.is_empty() {
-        items.push(root_file::Item {
-            doc: vec![
-                " The receiver of the API's webhooks and callbacks (feature `webhooks`): implement its".into(),
-                " trait and serve its router where the API sends them.".into(),
-            ],
-            attrs: vec![r#"#[cfg(feature = "webhooks")]"#.into()],
-            text: "pub mod webhooks;".into(),
-        });
+        items.push(root_file::Item::webhooks(&[
+            " The receiver of the API's webhooks and callbacks (feature `webhooks`): implement its",
+            " trait and serve its router where the API sends them.",
+        ]));
     }
     items.push(root_file::Item::new(&format!(
         "pub use {} as models;",

@@ -252,21 +252,12 @@ fn lib_rs(plan: &Plan, opts: &Options) -> root_file::Root {
         (true, "mod responses;"),
         (true, "mod router;"),
     ];
-    let mut items: Vec<root_file::Item> = items
-        .into_iter()
-        .filter(|(wanted, _)| *wanted)
-        .map(|(_, text)| root_file::Item::new(text))
-        .collect();
+    let mut items = root_file::Item::wanted(items);
     if !api.hooks.is_empty() {
-        items.push(root_file::Item {
-            doc: vec![
-                " The sender of the API's webhooks and callbacks (feature `webhooks`): a client that"
-                    .into(),
-                " posts each one to the URL its receiver gave.".into(),
-            ],
-            attrs: vec![r#"#[cfg(feature = "webhooks")]"#.into()],
-            text: "pub mod webhooks;".into(),
-        });
+        items.push(root_file::Item::webhooks(&[
+            " The sender of the API's webhooks and callbacks (feature `webhooks`): a client that",
+            " posts each one to the URL its receiver gave.",
+        ]));
     }
     items.push(root_file::Item::new(&format!(
         "pub use {models} as models;"
