@@ -293,12 +293,7 @@ pub fn open_int(out: &mut String, e: &IntValues, unknown: &str) {
         try_from = impl_header(&format!("impl TryFrom<{repr}>"), name),
     );
     from_values(out, e);
-    let expected: Vec<String> = e.variants.iter().map(|v| v.value.to_string()).collect();
-    let message = format!(
-        "{{value}} is not a valid {name} (expected one of {})",
-        expected.join(", ")
-    );
-    write_refusal(out, &format!("{message:?}"));
+    write_refusal(out, "                ", &refusal_message(e), true);
     let _ = write!(
         out,
         "            }},\n\
@@ -342,39 +337,141 @@ pub fn open_int(out: &mut String, e: &IntValues, unknown: &str) {
     );
 }
 
-/// The last arm of `try_from`: `_ => return Err(format!(message))`, broken as prettyplease
-/// breaks it as the message grows.
-fn write_refusal(out: &mut String, message: &str) {
-    let arm = format!("                _ => return Err(format!({message})),");
+/// The last arm of `try_from`: `_ => return Err(format!(message))` (an open enum's, in `Ok(match
+/// ..)`), or `_ => Err(format!(message))` (a closed enum's), broken as prettyplease breaks it as the
+/// message grows. `indent` is the arm's.
+fn write_refusal(out: &mut String, indent: &str, message: &str, returns: bool) {
+    let (keyword, semicolon) = if returns { ("return ", ";") } else { ("", "") };
+    // The comma after an arm does not count toward the width (see `push_arm`).
+    let arm = format!("{indent}_ => {keyword}Err(format!({message}))");
     if fits(&arm) {
         out.push_str(&arm);
-        out.push('\n');
+        out.push_str(",\n");
         return;
     }
-    out.push_str("                _ => {\n");
-    let statement = format!("                    return Err(format!({message}));");
+    let _ = writeln!(out, "{indent}_ => {{");
+    let inner = format!("{indent}    ");
+    let statement = format!("{inner}{keyword}Err(format!({message})){semicolon}");
     if fits(&statement) {
         out.push_str(&statement);
         out.push('\n');
     } else {
-        let call = format!("                        format!({message})");
+        let call = format!("{inner}    format!({message})");
         if fits(&call) {
-            let _ = writeln!(
-                out,
-                "                    return Err(\n{call},\n                    );"
-            );
+            let _ = writeln!(out, "{inner}{keyword}Err(\n{call},\n{inner}){semicolon}");
         } else {
             let _ = writeln!(
                 out,
-                "                    return Err(\n\
-                 \x20                       format!(\n\
-                 \x20                           {message}\n\
-                 \x20                       ),\n\
-                 \x20                   );"
+                "{inner}{keyword}Err(\n{inner}    format!(\n{inner}        {message}\n{inner}    ),\n{inner}){semicolon}"
             );
         }
     }
-    out.push_str("                }\n");
+    let _ = writeln!(out, "{indent}}}");
+}
+
+/// A closed integer enum (`serde_repr` encodes it), written as text.
+pub fn closed_int(out: &mut String, e: &IntValues) {
+    let (name, repr) = (e.name, e.repr);
+    push_doc(out, "", &e.doc);
+    let derive: Vec<String> = [
+        "Debug",
+        "Clone",
+        "Copy",
+        "PartialEq",
+        "Eq",
+        "Hash",
+        "PartialOrd",
+        "Ord",
+        "::serde_repr::Serialize_repr",
+        "::serde_repr::Deserialize_repr",
+    ]
+    .iter()
+    .map(|d| (*d).to_owned())
+    .collect();
+    push_attr(out, "", "derive", &derive);
+    let _ = writeln!(out, "#[repr({repr})]\npub enum {name} {{");
+    for v in &e.variants {
+        push_doc(out, "    ", &v.doc);
+        let _ = writeln!(out, "    {} = {},", v.variant, v.value);
+    }
+    let _ = writeln!(
+        out,
+        "}}\nimpl {name} {{\n    /// Every value, in the spec's order."
+    );
+    let all: Vec<String> = e.variants.iter().map(IntVariant::pattern).collect();
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    push_list(
+        out,
+        "    ",
+        &format!("pub const ALL: [Self; {}] = [", all.len()),
+        &all,
+        "];",
+    );
+    let _ = write!(
+        out,
+        "    /// The value on the wire.\n\
+         \x20   pub fn value(self) -> {repr} {{\n\
+         \x20       self as {repr}\n\
+         \x20   }}\n\
+         \x20   /// The name the spec gives this value.\n\
+         \x20   pub fn name(self) -> &'static str {{\n\
+         \x20       match self {{\n"
+    );
+    for v in &e.variants {
+        push_arm(out, "            ", &v.pattern(), &format!("{:?}", v.name));
+    }
+    let _ = write!(
+        out,
+        "        }}\n\
+         \x20   }}\n\
+         }}\n\
+         {try_from}\n\
+         \x20   type Error = String;\n\
+         \x20   fn try_from(value: {repr}) -> Result<Self, Self::Error> {{\n\
+         \x20       match value {{\n",
+        try_from = impl_header(&format!("impl TryFrom<{repr}>"), name),
+    );
+    for v in &e.variants {
+        push_arm(
+            out,
+            "            ",
+            &v.value.to_string(),
+            &format!("Ok({})", v.pattern()),
+        );
+    }
+    write_refusal(out, "            ", &refusal_message(e), false);
+    let _ = write!(
+        out,
+        "        }}\n\
+         \x20   }}\n\
+         }}\n\
+         {display}\n\
+         \x20   fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {{\n\
+         \x20       write!(f, \"{{}}\", self.value())\n\
+         \x20   }}\n\
+         }}\n\
+         {from_str}\n\
+         \x20   type Err = String;\n\
+         \x20   /// Parses the integer value (as in a path or query parameter).\n\
+         \x20   fn from_str(s: &str) -> Result<Self, Self::Err> {{\n\
+         \x20       let value: {repr} = s.parse().map_err(|_| format!(\"\\\"{{s}}\\\" is not an integer\"))?;\n\
+         \x20       Self::try_from(value)\n\
+         \x20   }}\n\
+         }}\n",
+        display = impl_header("impl ::std::fmt::Display", name),
+        from_str = impl_header("impl ::std::str::FromStr", name),
+    );
+}
+
+/// `try_from`'s error for a value the enum does not list, as a string literal.
+fn refusal_message(e: &IntValues) -> String {
+    let expected: Vec<String> = e.variants.iter().map(|v| v.value.to_string()).collect();
+    let message = format!(
+        "{{value}} is not a valid {} (expected one of {})",
+        e.name,
+        expected.join(", ")
+    );
+    format!("{message:?}")
 }
 
 /// `impl Serialize for {name}` up to the body of `serialize`.
@@ -553,6 +650,33 @@ mod tests {
                 unknown,
             );
             assert_printed_as_is(&out);
+        }
+    }
+
+    #[test]
+    fn closed_integer_enums_are_laid_out_as_prettyplease_would() {
+        for name_len in [1, 5, 12, 20, 30, 40, 59] {
+            for count in [1, 2, 4, 9] {
+                let name: String = "SeverityOfTheProblemThatHappenedYesterdayAtNoonInTheOfficeX"
+                    [..name_len]
+                    .to_owned();
+                let e = IntValues {
+                    doc: vec![" How urgent.".into()],
+                    name: &name,
+                    repr: "i64",
+                    variants: (0..count)
+                        .map(|i| IntVariant {
+                            doc: vec![" One.".into()],
+                            variant: format!("V{i}"),
+                            name: "V",
+                            value: i as i64 * 1000 - 7,
+                        })
+                        .collect(),
+                };
+                let mut out = String::new();
+                closed_int(&mut out, &e);
+                assert_printed_as_is(&out);
+            }
         }
     }
 }

@@ -9,10 +9,8 @@
 
 use super::layout::type_text;
 use super::rust::doc_lines;
-use super::{doc_attrs, enum_impls, ident};
+use super::{enum_impls, ident};
 use crate::ir::{IntEnum, StringEnum, TypeKind};
-use proc_macro2::{Literal, TokenStream};
-use quote::quote;
 
 /// Whether an enum is generated open. A one-value enum is a constant (`const`, the tag of a union,
 /// GeoJSON's `type`) and stays closed: it has nothing to evolve, and a union's tag must hold it.
@@ -41,96 +39,6 @@ pub fn open_unknown(kind: &TypeKind, open_enums: bool) -> Option<String> {
 /// document has a value of that name.
 pub fn unknown_name<'a>(names: impl Iterator<Item = &'a str> + Clone) -> String {
     crate::naming::free_variant("Unknown", names)
-}
-
-pub fn int_enum_item(name: &str, e: &IntEnum, doc: TokenStream) -> TokenStream {
-    let name_ident = ident(name);
-    let repr = super::rust::primitive(e.repr);
-    let variants = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let vdoc = doc_attrs(v.doc.as_deref());
-        let value = int_literal(v.value);
-        quote! { #vdoc #vname = #value, }
-    });
-    let names = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let text = &v.name;
-        quote! { Self::#vname => #text, }
-    });
-    let from_values = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let value = int_literal(v.value);
-        quote! { #value => Ok(Self::#vname), }
-    });
-    let all = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        quote! { Self::#vname }
-    });
-    let count = Literal::usize_unsuffixed(e.variants.len());
-    let expected = e
-        .variants
-        .iter()
-        .map(|v| v.value.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let err_msg = format!("{{value}} is not a valid {name} (expected one of {expected})");
-    quote! {
-        #doc
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde_repr::Serialize_repr, ::serde_repr::Deserialize_repr)]
-        #[repr(#repr)]
-        pub enum #name_ident {
-            #(#variants)*
-        }
-
-        impl #name_ident {
-            /// Every value, in the spec's order.
-            pub const ALL: [Self; #count] = [#(#all),*];
-
-            /// The value on the wire.
-            pub fn value(self) -> #repr {
-                self as #repr
-            }
-
-            /// The name the spec gives this value.
-            pub fn name(self) -> &'static str {
-                match self {
-                    #(#names)*
-                }
-            }
-        }
-
-        impl TryFrom<#repr> for #name_ident {
-            type Error = String;
-
-            fn try_from(value: #repr) -> Result<Self, Self::Error> {
-                match value {
-                    #(#from_values)*
-                    _ => Err(format!(#err_msg)),
-                }
-            }
-        }
-
-        impl ::std::fmt::Display for #name_ident {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                write!(f, "{}", self.value())
-            }
-        }
-
-        impl ::std::str::FromStr for #name_ident {
-            type Err = String;
-
-            /// Parses the integer value (as in a path or query parameter).
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
-                let value: #repr = s.parse().map_err(|_| format!("\"{s}\" is not an integer"))?;
-                Self::try_from(value)
-            }
-        }
-    }
-}
-
-fn int_literal(value: i64) -> TokenStream {
-    let lit = Literal::i64_unsuffixed(value);
-    quote! { #lit }
 }
 
 /// A string enum, written as text (see `enum_impls`): open (see the module docs) or closed.
@@ -174,30 +82,31 @@ fn values<'a>(name: &'a str, e: &'a StringEnum) -> enum_impls::Values<'a> {
     }
 }
 
-/// An integer enum that keeps unlisted values (see the module docs), written as text (see
-/// `enum_impls::open_int`).
-pub fn open_int_enum_item(name: &str, e: &IntEnum, doc: Option<&str>) -> String {
-    let unknown = unknown_name(e.variants.iter().map(|v| v.name.as_str()));
+/// An integer enum, written as text (see `enum_impls::open_int` and `closed_int`): `open`, it
+/// keeps unlisted values (see the module docs).
+pub fn int_enum_item(name: &str, e: &IntEnum, doc: Option<&str>, open: bool) -> String {
     let repr = type_text(super::rust::primitive(e.repr));
+    let values = enum_impls::IntValues {
+        doc: doc_lines(doc),
+        name: &ident(name).to_string(),
+        repr: &repr,
+        variants: e
+            .variants
+            .iter()
+            .map(|v| enum_impls::IntVariant {
+                doc: doc_lines(v.doc.as_deref()),
+                variant: ident(&v.name).to_string(),
+                name: &v.name,
+                value: v.value,
+            })
+            .collect(),
+    };
     let mut out = String::new();
-    enum_impls::open_int(
-        &mut out,
-        &enum_impls::IntValues {
-            doc: doc_lines(doc),
-            name: &ident(name).to_string(),
-            repr: &repr,
-            variants: e
-                .variants
-                .iter()
-                .map(|v| enum_impls::IntVariant {
-                    doc: doc_lines(v.doc.as_deref()),
-                    variant: ident(&v.name).to_string(),
-                    name: &v.name,
-                    value: v.value,
-                })
-                .collect(),
-        },
-        &ident(&unknown).to_string(),
-    );
+    if open {
+        let unknown = unknown_name(e.variants.iter().map(|v| v.name.as_str()));
+        enum_impls::open_int(&mut out, &values, &ident(&unknown).to_string());
+    } else {
+        enum_impls::closed_int(&mut out, &values);
+    }
     out
 }

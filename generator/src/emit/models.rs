@@ -231,11 +231,11 @@ impl<'a> ModelEmitter<'a> {
                 return (TokenStream::new(), text);
             }
             TypeKind::Struct(s) => return (TokenStream::new(), self.struct_item(def, s)),
-            TypeKind::IntEnum(e) if enums::is_open(&def.kind, self.open_enums) => {
-                let text = enums::open_int_enum_item(&def.name, e, def.doc.as_deref());
+            TypeKind::IntEnum(e) => {
+                let open = enums::is_open(&def.kind, self.open_enums);
+                let text = enums::int_enum_item(&def.name, e, def.doc.as_deref(), open);
                 return (TokenStream::new(), text);
             }
-            TypeKind::IntEnum(e) => enums::int_enum_item(&def.name, e, doc),
             TypeKind::Union(u) => match &u.discriminator {
                 Some(property) => {
                     super::tagged::item(&self.printer, &self.api.types, &def.name, u, property, doc)
@@ -243,17 +243,16 @@ impl<'a> ModelEmitter<'a> {
                 None => return (TokenStream::new(), self.union_item(def, u)),
             },
             TypeKind::Alias(ty) => {
-                let ty = self.printer.rust_type(ty);
-                quote! { #doc pub type #name = #ty; }
+                let (doc, ty) = (doc_lines(def.doc.as_deref()), self.printer.rust_type(ty));
+                let mut out = String::new();
+                struct_items::write_alias(&mut out, &doc, &name.to_string(), &type_text(ty));
+                return (TokenStream::new(), out);
             }
             TypeKind::Newtype(ty) => {
-                let ty = self.printer.rust_type(ty);
-                quote! {
-                    #doc
-                    #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-                    #[serde(transparent)]
-                    pub struct #name(pub #ty);
-                }
+                let (doc, ty) = (doc_lines(def.doc.as_deref()), self.printer.rust_type(ty));
+                let mut out = String::new();
+                struct_items::write_newtype(&mut out, &doc, &name.to_string(), &type_text(ty));
+                return (TokenStream::new(), out);
             }
         };
         (item, String::new())

@@ -3,7 +3,7 @@
 //! `types.rs`'s time (syn reads emitted tokens at about 40 µs per KB). The layout is
 //! prettyplease's, checked against it in the tests below.
 
-use super::layout::{push_attr, push_doc, push_field};
+use super::layout::{push_attr, push_doc, push_field, push_tuple, push_type};
 use std::fmt::Write;
 
 pub struct StructItem {
@@ -44,6 +44,28 @@ pub fn write(out: &mut String, item: &StructItem) {
         push_field(out, "    ", &format!("pub {}", field.name), &field.ty);
     }
     out.push_str("}\n");
+}
+
+/// `pub type {name} = {ty};`.
+pub fn write_alias(out: &mut String, doc: &[String], name: &str, ty: &str) {
+    push_doc(out, "", doc);
+    push_type(out, "", &format!("pub type {name} = "), ty, ";");
+}
+
+/// A newtype: `pub struct {name}(pub {ty});`, serialized as what it wraps.
+pub fn write_newtype(out: &mut String, doc: &[String], name: &str, ty: &str) {
+    push_doc(out, "", doc);
+    out.push_str(
+        "#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]\n\
+         #[serde(transparent)]\n",
+    );
+    push_tuple(
+        out,
+        "",
+        &format!("pub struct {name}("),
+        &format!("pub {ty}"),
+        ");",
+    );
 }
 
 #[cfg(test)]
@@ -115,6 +137,17 @@ mod tests {
         for item in &items {
             let mut out = String::new();
             write(&mut out, item);
+            assert_printed_as_is(&out);
+        }
+    }
+
+    #[test]
+    fn aliases_and_newtypes_are_laid_out_as_prettyplease_would() {
+        let long = "::std::collections::BTreeMap<String, Vec<EventTriggerMatchRelatedVariant3ItemVariant2Value>>";
+        for ty in ["i64", "Vec<String>", long] {
+            let mut out = String::new();
+            write_alias(&mut out, &[" An alias.".into()], "Event", ty);
+            write_newtype(&mut out, &[], "Wrapped", ty);
             assert_printed_as_is(&out);
         }
     }
