@@ -68,17 +68,14 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     let mut decode = vec![objects::head().to_owned()];
     decode.extend(printed.collect::<Result<Vec<_>, _>>()?);
     let emitter = emitter();
-    let mut constraints = vec![print(
-        emitter.constraints_head(&checks),
-        "src/constraints.rs",
-    )?];
+    let mut constraints = vec![emitter.constraints_head(&checks)];
     constraints.extend(checks);
     let mut files = vec![
         cargo_toml(api, opts, patterns),
         root_file::file(&emitter.lib_rs(), opts)?,
         assembled(opts, "src/types.rs", &types),
         assembled(opts, "src/constraints.rs", &constraints),
-        rust_file(emitter.patterns_rs(), opts, "src/patterns.rs")?,
+        emitter.patterns_file(opts)?,
         template_file(opts, "src/wire.rs", WIRE_TEMPLATE),
         template_file(opts, "src/validation.rs", VALIDATION_TEMPLATE),
     ];
@@ -571,20 +568,23 @@ impl<'a> ModelEmitter<'a> {
     }
 
     /// The start of `constraints.rs`: imports of what the printed impls use.
-    fn constraints_head(&self, impls: &[String]) -> TokenStream {
+    fn constraints_head(&self, impls: &[String]) -> String {
         let mentions = |word: &str| impls.iter().any(|text| text.contains(word));
-        let patterns = mentions("PATTERN_").then(|| quote! { use crate::patterns::*; });
-        let module = mentions("validation::").then(|| quote! { self, });
-        let types = impls
-            .iter()
-            .any(|text| !text.is_empty())
-            .then(|| quote! { use crate::types::*; });
-        quote! {
-            //! `Validate` for every type: the constraints the spec states beyond each type.
-            #patterns
-            #types
-            use crate::validation::{#module Validate, ValidationError};
+        let mut out = String::from(
+            "//! `Validate` for every type: the constraints the spec states beyond each type.\n",
+        );
+        if mentions("PATTERN_") {
+            out.push_str("use crate::patterns::*;\n");
         }
+        if impls.iter().any(|text| !text.is_empty()) {
+            out.push_str("use crate::types::*;\n");
+        }
+        out.push_str(if mentions("validation::") {
+            "use crate::validation::{self, Validate, ValidationError};\n"
+        } else {
+            "use crate::validation::{Validate, ValidationError};\n"
+        });
+        out
     }
 
     /// A type's `Validate` impl: as tokens, or as text (the second) when it has nothing to check
@@ -832,6 +832,15 @@ impl<'a> ModelEmitter<'a> {
             }
             _ => None,
         }
+    }
+
+    /// `patterns.rs`: its head alone (as text) when the document has no patterns.
+    fn patterns_file(&self, opts: &Options) -> Result<File, String> {
+        const HEAD: &str = "//! The spec's string patterns, compiled once on first use.\n";
+        if self.patterns.all().is_empty() && !self.patterns.needs_fancy_regex() {
+            return Ok(assembled(opts, "src/patterns.rs", &[HEAD.to_owned()]));
+        }
+        rust_file(self.patterns_rs(), opts, "src/patterns.rs")
     }
 
     fn patterns_rs(&self) -> TokenStream {
