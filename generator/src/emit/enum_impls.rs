@@ -7,10 +7,10 @@
 use super::layout::{fits, impl_header, push_arm, push_attr, push_doc, push_list};
 use std::fmt::Write;
 
-/// A string enum's values: `(variant, value on the wire)`, the variant as a Rust identifier.
+/// A string enum's name and variants.
 pub struct Values<'a> {
     pub name: &'a str,
-    pub variants: Vec<(String, &'a str)>,
+    pub variants: Vec<StringVariant<'a>>,
 }
 
 /// The impls of a closed enum (serde's are derived on its definition).
@@ -56,10 +56,10 @@ pub fn open(out: &mut String, values: &Values, unknown: &str) {
          \x20       Some(\n\
          \x20           match s {{\n"
     );
-    for (variant, value) in &values.variants {
+    for v in &values.variants {
         // One line whatever its width, unlike prettyplease: kept, as changing it would only
         // move the lines of long values in code already generated.
-        let _ = writeln!(out, "                {value:?} => Self::{variant},");
+        let _ = writeln!(out, "                {:?} => Self::{},", v.value, v.variant);
     }
     out.push_str(
         "                _ => return None,\n\
@@ -488,18 +488,15 @@ fn write_head(out: &mut String, values: &Values, every: &str, signature: &str) {
          \x20   pub fn as_str{signature} {{\n\
          \x20       match self {{\n"
     );
-    for (variant, value) in &values.variants {
+    for v in &values.variants {
         // One line whatever its width (see `open`).
-        let _ = writeln!(out, "            Self::{variant} => {value:?},");
+        let _ = writeln!(out, "            Self::{} => {:?},", v.variant, v.value);
     }
 }
 
 /// `pub const ALL`.
 fn write_all(out: &mut String, values: &Values) {
-    push_all(
-        out,
-        values.variants.iter().map(|(variant, _)| variant.as_str()),
-    );
+    push_all(out, values.variants.iter().map(|v| v.variant.as_str()));
 }
 
 /// `pub const ALL: [Self; n] = [Self::A, ...];` of the variants named.
@@ -533,7 +530,13 @@ mod tests {
         ];
         Values {
             name: "Colour",
-            variants: (0..count).map(|i| (format!("V{i}"), WIRE[i])).collect(),
+            variants: (0..count)
+                .map(|i| StringVariant {
+                    doc: Vec::new(),
+                    variant: format!("V{i}"),
+                    value: WIRE[i],
+                })
+                .collect(),
         }
     }
 

@@ -23,16 +23,17 @@ pub fn is_open(kind: &TypeKind, open_enums: bool) -> bool {
         }
 }
 
-/// The variant holding an unlisted value, if `kind` is an open enum.
+/// The variant holding an unlisted value (as Rust spells it), if `kind` is an open enum.
 pub fn open_unknown(kind: &TypeKind, open_enums: bool) -> Option<String> {
     if !is_open(kind, open_enums) {
         return None;
     }
-    match kind {
-        TypeKind::StringEnum(e) => Some(unknown_name(e.variants.iter().map(|v| v.name.as_str()))),
-        TypeKind::IntEnum(e) => Some(unknown_name(e.variants.iter().map(|v| v.name.as_str()))),
-        _ => None,
-    }
+    let unknown = match kind {
+        TypeKind::StringEnum(e) => unknown_name(e.variants.iter().map(|v| v.name.as_str())),
+        TypeKind::IntEnum(e) => unknown_name(e.variants.iter().map(|v| v.name.as_str())),
+        _ => return None,
+    };
+    Some(ident(&unknown).to_string())
 }
 
 /// The variant of an open enum that holds an unlisted value: `Unknown`, or `Unknown2`... when the
@@ -41,50 +42,39 @@ pub fn unknown_name<'a>(names: impl Iterator<Item = &'a str> + Clone) -> String 
     crate::naming::free_variant("Unknown", names)
 }
 
-/// A string enum, written as text (see `enum_impls`): open (see the module docs) or closed.
-pub fn string_enum_item(name: &str, e: &StringEnum, doc: Option<&str>, open: bool) -> String {
-    let unknown =
-        open.then(|| ident(&unknown_name(e.variants.iter().map(|v| v.name.as_str()))).to_string());
+/// A string enum, written as text (see `enum_impls`): open when `unknown` names the variant
+/// keeping unlisted values (see the module docs and [`open_unknown`]), else closed.
+pub fn string_enum_item(
+    name: &str,
+    e: &StringEnum,
+    doc: Option<&str>,
+    unknown: Option<&str>,
+) -> String {
+    let name = ident(name).to_string();
+    let values = enum_impls::Values {
+        name: &name,
+        variants: e
+            .variants
+            .iter()
+            .map(|v| enum_impls::StringVariant {
+                doc: doc_lines(v.doc.as_deref()),
+                variant: ident(&v.name).to_string(),
+                value: &v.value,
+            })
+            .collect(),
+    };
     let mut out = String::new();
-    enum_impls::string_definition(
-        &mut out,
-        &doc_lines(doc),
-        &ident(name).to_string(),
-        &string_variants(e),
-        unknown.as_deref(),
-    );
-    match &unknown {
-        Some(unknown) => enum_impls::open(&mut out, &values(name, e), unknown),
-        None => enum_impls::closed(&mut out, &values(name, e)),
+    enum_impls::string_definition(&mut out, &doc_lines(doc), &name, &values.variants, unknown);
+    match unknown {
+        Some(unknown) => enum_impls::open(&mut out, &values, unknown),
+        None => enum_impls::closed(&mut out, &values),
     }
     out
 }
 
-fn string_variants(e: &StringEnum) -> Vec<enum_impls::StringVariant<'_>> {
-    e.variants
-        .iter()
-        .map(|v| enum_impls::StringVariant {
-            doc: doc_lines(v.doc.as_deref()),
-            variant: ident(&v.name).to_string(),
-            value: &v.value,
-        })
-        .collect()
-}
-
-fn values<'a>(name: &'a str, e: &'a StringEnum) -> enum_impls::Values<'a> {
-    enum_impls::Values {
-        name,
-        variants: e
-            .variants
-            .iter()
-            .map(|v| (ident(&v.name).to_string(), v.value.as_str()))
-            .collect(),
-    }
-}
-
-/// An integer enum, written as text (see `enum_impls::open_int` and `closed_int`): `open`, it
-/// keeps unlisted values (see the module docs).
-pub fn int_enum_item(name: &str, e: &IntEnum, doc: Option<&str>, open: bool) -> String {
+/// An integer enum, written as text (see `enum_impls::open_int` and `closed_int`): open when
+/// `unknown` names the variant keeping unlisted values, else closed.
+pub fn int_enum_item(name: &str, e: &IntEnum, doc: Option<&str>, unknown: Option<&str>) -> String {
     let repr = type_text(super::rust::primitive(e.repr));
     let values = enum_impls::IntValues {
         doc: doc_lines(doc),
@@ -102,11 +92,9 @@ pub fn int_enum_item(name: &str, e: &IntEnum, doc: Option<&str>, open: bool) -> 
             .collect(),
     };
     let mut out = String::new();
-    if open {
-        let unknown = unknown_name(e.variants.iter().map(|v| v.name.as_str()));
-        enum_impls::open_int(&mut out, &values, &ident(&unknown).to_string());
-    } else {
-        enum_impls::closed_int(&mut out, &values);
+    match unknown {
+        Some(unknown) => enum_impls::open_int(&mut out, &values, unknown),
+        None => enum_impls::closed_int(&mut out, &values),
     }
     out
 }

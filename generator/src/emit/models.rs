@@ -217,42 +217,44 @@ impl<'a> ModelEmitter<'a> {
         super::interleaved(items, "src/types.rs")
     }
 
-    /// The item of a type: as tokens, or as text (the second: structs, enums, untagged unions).
+    /// The item of a type: as text (the second), or as tokens (a tagged union).
     fn type_item(&self, def: &TypeDef) -> (TokenStream, String) {
-        let name = ident(&def.name);
-        let doc = doc_attrs(def.doc.as_deref());
-        let item = match &def.kind {
-            TypeKind::StringEnum(e) => {
-                let open = enums::is_open(&def.kind, self.open_enums);
-                let text = enums::string_enum_item(&def.name, e, def.doc.as_deref(), open);
-                return (TokenStream::new(), text);
-            }
-            TypeKind::Struct(s) => return (TokenStream::new(), self.struct_item(def, s)),
-            TypeKind::IntEnum(e) => {
-                let open = enums::is_open(&def.kind, self.open_enums);
-                let text = enums::int_enum_item(&def.name, e, def.doc.as_deref(), open);
-                return (TokenStream::new(), text);
-            }
+        let doc = def.doc.as_deref();
+        let mut text = String::new();
+        match &def.kind {
             TypeKind::Union(u) => match &u.discriminator {
                 Some(property) => {
-                    super::tagged::item(&self.printer, &self.api.types, &def.name, u, property, doc)
+                    let types = &self.api.types;
+                    let doc = doc_attrs(doc);
+                    let item =
+                        super::tagged::item(&self.printer, types, &def.name, u, property, doc);
+                    return (item, text);
                 }
-                None => return (TokenStream::new(), self.union_item(def, u)),
+                None => text = self.union_item(def, u),
             },
-            TypeKind::Alias(ty) => {
-                let (doc, ty) = (doc_lines(def.doc.as_deref()), self.printer.rust_type(ty));
-                let mut out = String::new();
-                struct_items::write_alias(&mut out, &doc, &name.to_string(), &type_text(ty));
-                return (TokenStream::new(), out);
+            TypeKind::StringEnum(e) => {
+                let unknown = enums::open_unknown(&def.kind, self.open_enums);
+                text = enums::string_enum_item(&def.name, e, doc, unknown.as_deref());
             }
-            TypeKind::Newtype(ty) => {
-                let (doc, ty) = (doc_lines(def.doc.as_deref()), self.printer.rust_type(ty));
-                let mut out = String::new();
-                struct_items::write_newtype(&mut out, &doc, &name.to_string(), &type_text(ty));
-                return (TokenStream::new(), out);
+            TypeKind::IntEnum(e) => {
+                let unknown = enums::open_unknown(&def.kind, self.open_enums);
+                text = enums::int_enum_item(&def.name, e, doc, unknown.as_deref());
             }
-        };
-        (item, String::new())
+            TypeKind::Struct(s) => text = self.struct_item(def, s),
+            TypeKind::Alias(ty) => struct_items::write_alias(
+                &mut text,
+                &doc_lines(doc),
+                &ident(&def.name).to_string(),
+                &type_text(self.printer.rust_type(ty)),
+            ),
+            TypeKind::Newtype(ty) => struct_items::write_newtype(
+                &mut text,
+                &doc_lines(doc),
+                &ident(&def.name).to_string(),
+                &type_text(self.printer.rust_type(ty)),
+            ),
+        }
+        (TokenStream::new(), text)
     }
 
     /// A struct, as text (see `struct_items`).
@@ -283,7 +285,9 @@ impl<'a> ModelEmitter<'a> {
                 } else {
                     "Debug, Clone, PartialEq, ::serde::Serialize"
                 },
+                attrs: &[],
                 name: ident(&def.name).to_string(),
+                public: true,
                 fields,
             },
         );
@@ -595,7 +599,7 @@ impl<'a> ModelEmitter<'a> {
             let quoted = matches!(def.kind, TypeKind::StringEnum(_));
             return (
                 TokenStream::new(),
-                enum_impls::validate_open(&name.to_string(), &ident(&unknown).to_string(), quoted),
+                enum_impls::validate_open(&name.to_string(), &unknown, quoted),
             );
         }
         let body = match &def.kind {

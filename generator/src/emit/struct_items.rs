@@ -11,7 +11,11 @@ pub struct StructItem {
     pub doc: Vec<String>,
     /// What `#[derive(...)]` lists.
     pub derive: &'static str,
+    /// Attributes after the derive, one per line.
+    pub attrs: &'static [&'static str],
     pub name: String,
+    /// Whether the fields are `pub`.
+    pub public: bool,
     pub fields: Vec<StructField>,
 }
 
@@ -25,9 +29,25 @@ pub struct StructField {
     pub ty: String,
 }
 
+impl StructField {
+    /// A field with nothing but its name and type.
+    pub fn plain(name: &str, ty: &str) -> StructField {
+        StructField {
+            doc: Vec::new(),
+            deprecated: false,
+            serde: Vec::new(),
+            name: name.to_owned(),
+            ty: ty.to_owned(),
+        }
+    }
+}
+
 pub fn write(out: &mut String, item: &StructItem) {
     push_doc(out, "", &item.doc);
     let _ = writeln!(out, "#[derive({})]", item.derive);
+    for attr in item.attrs {
+        let _ = writeln!(out, "{attr}");
+    }
     if item.fields.is_empty() {
         let _ = writeln!(out, "pub struct {} {{}}", item.name);
         return;
@@ -41,7 +61,8 @@ pub fn write(out: &mut String, item: &StructItem) {
         if !field.serde.is_empty() {
             push_attr(out, "    ", "serde", &field.serde);
         }
-        push_field(out, "    ", &format!("pub {}", field.name), &field.ty);
+        let vis = if item.public { "pub " } else { "" };
+        push_field(out, "    ", &format!("{vis}{}", field.name), &field.ty);
     }
     out.push_str("}\n");
 }
@@ -89,13 +110,17 @@ mod tests {
             StructItem {
                 doc: vec![],
                 derive: "Debug, Clone, PartialEq, ::serde::Serialize",
+                attrs: &[],
                 name: "Empty".into(),
+                public: true,
                 fields: vec![],
             },
             StructItem {
                 doc: vec![" A pet.".into()],
                 derive: "Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize",
+                attrs: &[],
                 name: "Pet".into(),
+                public: true,
                 fields: vec![
                     field(&[], "id", "i64"),
                     field(&[r#"rename = "type""#], "r#type", "String"),

@@ -3,7 +3,8 @@
 //! emitted tokens at about 40 µs per KB, prettyplease prints at 15). The layout is prettyplease's,
 //! checked against it in the tests below.
 
-use crate::emit::layout::{fits, push_doc, push_field, push_list};
+use crate::emit::layout::{fits, push_doc, push_list};
+use crate::emit::struct_items;
 use std::fmt::Write;
 
 /// prettyplease keeps a struct literal on one line when it is this wide at most, not counting its
@@ -77,8 +78,8 @@ fn write_struct_literal(out: &mut String, indent: &str, name: &str, fields: &[St
     let _ = writeln!(out, "{indent}}}");
 }
 
-/// The builder's struct: `doc` as `///` lines, the derives, `must_use`, and one field per line
-/// (`client: crate::Client` first).
+/// The builder's struct: `doc` as `///` lines, the derives, `must_use`, and one private field
+/// per line (`client: crate::Client` first), laid out by `struct_items`.
 pub fn write_builder_struct(
     out: &mut String,
     doc: &[String],
@@ -86,20 +87,22 @@ pub fn write_builder_struct(
     name: &str,
     fields: &[(String, String)],
 ) {
-    push_doc(out, "", doc);
-    out.push_str(if clone {
-        "#[derive(Debug, Clone)]\n"
-    } else {
-        "#[derive(Debug)]\n"
-    });
-    out.push_str(
-        "#[must_use = \"a request does nothing until it is sent with `.send().await`\"]\n",
+    struct_items::write(
+        out,
+        &struct_items::StructItem {
+            doc: doc.to_vec(),
+            derive: if clone { "Debug, Clone" } else { "Debug" },
+            attrs: &[
+                "#[must_use = \"a request does nothing until it is sent with `.send().await`\"]",
+            ],
+            name: name.to_owned(),
+            public: false,
+            fields: fields
+                .iter()
+                .map(|(field, ty)| struct_items::StructField::plain(field, ty))
+                .collect(),
+        },
     );
-    let _ = writeln!(out, "pub struct {name} {{");
-    for (field, ty) in fields {
-        push_field(out, "    ", field, ty);
-    }
-    out.push_str("}\n");
 }
 
 pub fn write_setter(out: &mut String, s: &Setter) {

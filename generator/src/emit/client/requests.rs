@@ -99,7 +99,6 @@ impl<'a> RequestEmitter<'a> {
         let mut out = String::new();
         for p in plans {
             self.builder(&mut out, p)?;
-            sending::write(&mut out, &self.sending(p));
         }
         Ok(out)
     }
@@ -369,13 +368,12 @@ impl<'a> RequestEmitter<'a> {
         ));
         methods::write_builder_struct(out, &doc, clone, &name.to_string(), &fields);
 
-        let (ok_ty, err_ty) = (self.success_type(p), self.error_type(p));
-        let headers_ty = headers_type(p);
-        let (send, fixed) = self.send_fn(p, &ok_ty, &err_ty, &headers_ty);
+        let sending = self.sending(p);
+        let (send, fixed) = self.send_fn(p, sending.exchange_result());
         let stream = p
             .paging
             .as_ref()
-            .map(|paging| self.stream_method(paging, &err_ty));
+            .map(|paging| self.stream_method(paging, &self.error_type(p)));
         let mut printed = String::new();
         exchange::splice(
             &mut printed,
@@ -407,6 +405,7 @@ impl<'a> RequestEmitter<'a> {
             );
         }
         out.push_str(rest);
+        sending::write(out, &sending);
         Ok(())
     }
 
@@ -438,13 +437,9 @@ impl<'a> RequestEmitter<'a> {
         );
     }
 
-    fn send_fn(
-        &self,
-        p: &Plan,
-        ok_ty: &TokenStream,
-        err_ty: &TokenStream,
-        headers_ty: &TokenStream,
-    ) -> (TokenStream, exchange::Exchange) {
+    /// `exchange`'s varying statements in a stand-in function, and what its fixed parts name
+    /// (`ret`: the `Result` it answers).
+    fn send_fn(&self, p: &Plan, ret: String) -> (TokenStream, exchange::Exchange) {
         let op = p.op;
         let mut steps: Vec<TokenStream> = Vec::new();
         let method = method_tokens(op.method);
@@ -628,9 +623,6 @@ impl<'a> RequestEmitter<'a> {
         };
         let stand_in = format_ident!("{}", exchange::STAND_IN);
         let mark = format_ident!("{}", exchange::MARK);
-        let ret = quote! {
-            Result<crate::codec::ResponseValue<#ok_ty #headers_ty>, crate::Error<#err_ty>>
-        };
         (
             quote! {
                 async fn #stand_in() {
@@ -641,7 +633,7 @@ impl<'a> RequestEmitter<'a> {
                 }
             },
             exchange::Exchange {
-                ret: type_text(ret),
+                ret,
                 documented: !p.success_headers.is_empty(),
                 body: !empty_body,
             },
@@ -1447,15 +1439,6 @@ fn shown_path(op: &crate::ir::Operation) -> &str {
         "{url}"
     } else {
         &op.path
-    }
-}
-
-/// `, crate::headers::{Op}` when the operation documents success headers (the `H` of its
-/// `ResponseValue` and futures), else nothing (`H` defaults to `()`).
-fn headers_type(p: &Plan) -> TokenStream {
-    match headers_path(p) {
-        Some(path) => quote! { , #path },
-        None => TokenStream::new(),
     }
 }
 

@@ -17,6 +17,20 @@ pub struct Sending<'a> {
     pub request: String,
 }
 
+impl Sending<'_> {
+    /// The `Result` the builder's `exchange` answers (its `ResponseValue` carries the headers).
+    pub fn exchange_result(&self) -> String {
+        let headers = match &self.headers {
+            Some(headers) => format!(", {headers}"),
+            None => String::new(),
+        };
+        format!(
+            "Result<crate::codec::ResponseValue<{}{headers}>, crate::Error<{}>>",
+            self.ok, self.err
+        )
+    }
+}
+
 /// Appends `impl Builder { send, send_full }` and `impl IntoFuture for Builder`.
 pub fn write(out: &mut String, s: &Sending) {
     let mut args = vec![s.ok.as_str(), s.err.as_str()];
