@@ -1,5 +1,6 @@
-//! prettyplease's line breaking, for the code the emitters write as text (`objects`, `enum_impls`,
-//! `client::sending`), so that it reads like the printed code around it.
+//! prettyplease's line breaking and spelling, for the code the emitters write as text (models'
+//! items, the client's builders, every crate's root), so that it reads like the printed code
+//! around it and stays byte-identical to what printing it from tokens gave.
 
 use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 use std::fmt::Write;

@@ -51,13 +51,13 @@ impl Item {
 
 /// `src/lib.rs` of `root`.
 pub fn file(root: &Root, opts: &Options) -> Result<File, String> {
-    let lines = root
+    let mut lines = root
         .docs
         .iter()
         .chain(root.items.iter().flat_map(|item| &item.doc));
     // prettyplease prints a documentation line holding a line break as a block comment or an
     // attribute: the token path lays that out.
-    if lines.into_iter().any(|line| line.contains(['\n', '\r'])) {
+    if lines.any(|line| line.contains(['\n', '\r'])) {
         return crate_root(tokens(root)?, opts);
     }
     let mut out = String::new();

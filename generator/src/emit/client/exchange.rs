@@ -21,8 +21,9 @@ pub struct Exchange {
     pub body: bool,
 }
 
-/// `printed` is an impl block printed with `async fn __exchange__() { steps; __status_and_headers__!(); tail }`
-/// in it: its lines with the stand-in's signature, the mark and the end of its body replaced.
+/// `printed` is an impl block holding the stand-in (`async fn __exchange__() { steps;
+/// __status_and_headers__!(); tail }`): its lines with the stand-in's signature, the mark and the
+/// end of its body replaced by the fixed parts.
 pub fn splice(out: &mut String, printed: &str, e: &Exchange) {
     let stand_in = format!("    async fn {STAND_IN}() {{");
     let mark = format!("        {MARK}!();");
