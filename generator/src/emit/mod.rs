@@ -207,14 +207,15 @@ pub fn template_file(opts: &Options, path: &str, text: &str) -> File {
 /// The files of a crate (as an emitter made them) as module `name` of another crate: `src/lib.rs`
 /// becomes `src/{name}/mod.rs`, every other `src/` file moves under `src/{name}/`, and `crate::`
 /// paths (code and intra-doc links) become `crate::{name}::`. Generated files are printed again
-/// (the longer paths change their layout); `templates` (paths of copied runtime files) keep their
-/// hand-made layout and comments. `Cargo.toml` is left out: the host crate declares the
-/// dependencies.
+/// (the longer paths change their layout) unless `in_place` says the emitter already wrote them
+/// with their final paths; `templates` (paths of copied runtime files) keep their hand-made layout
+/// and comments. `Cargo.toml` is left out: the host crate declares the dependencies.
 pub fn nest(
     files: Vec<File>,
     name: &str,
     templates: &[&str],
     opts: &Options,
+    in_place: bool,
 ) -> Result<Vec<File>, String> {
     let to = format!("crate::{name}::");
     let header = header(opts);
@@ -228,9 +229,17 @@ pub fn nest(
         } else {
             format!("src/{name}/{rest}")
         };
+        let template = templates.contains(&file.path.as_str());
+        if in_place && !template {
+            nested.push(File {
+                path,
+                contents: file.contents,
+            });
+            continue;
+        }
         let contents = file.contents.replace("crate::", &to);
         let contents = match contents.strip_prefix(&header) {
-            Some(code) if !templates.contains(&file.path.as_str()) => {
+            Some(code) if !template => {
                 let parsed = syn::parse_file(code)
                     .map_err(|e| format!("{path}: nested code does not parse: {e}"))?;
                 assembled(opts, &path, &[prettyplease::unparse(&parsed)]).contents

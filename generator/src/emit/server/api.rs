@@ -10,8 +10,8 @@ use quote::quote;
 pub fn api_rs(plan: &Plan) -> TokenStream {
     let name = &plan.trait_name;
     let trait_doc = format!(
-        " The operations of {} (version {}). Implement this trait, then serve it with [`router`](crate::router).",
-        plan.api.title, plan.api.version
+        " The operations of {} (version {}). Implement this trait, then serve it with [`router`]({}::router).",
+        plan.api.title, plan.api.version, plan.root
     );
     let principal = plan.uses_bearer.then(|| {
         quote! {
@@ -39,10 +39,14 @@ pub fn api_rs(plan: &Plan) -> TokenStream {
     });
     let rejection = plan.error_body.map(|_| {
         let error = plan.error_type();
+        let map = format!(
+            " route. Map [`RejectionKind`]({}::RejectionKind) to the spec's error codes; the response",
+            plan.root
+        );
         quote! {
             /// The error body of a request the router refused before any operation ran: a malformed
             /// parameter or body, an unsupported content type, missing or rejected credentials, an unknown
-            /// route. Map [`RejectionKind`](crate::RejectionKind) to the spec's error codes; the response
+            #[doc = #map]
             /// status is `rejection.status`.
             fn rejection(&self, rejection: &Rejection) -> #error;
         }
@@ -61,17 +65,18 @@ pub fn api_rs(plan: &Plan) -> TokenStream {
             #(#methods)*
         }
     };
-    let models = super::uses_path(&body, "models").then(|| quote! { use crate::models; });
+    let models = super::uses_path(&body, "models").then(|| plan.use_item(quote! { models }));
     let requests: Vec<_> = plan.ops.iter().map(|op| &op.request_name).collect();
     let responses: Vec<_> = plan.ops.iter().map(|op| &op.response_name).collect();
     let own_rejections = plan.ops.iter().any(|op| op.rejection.is_some());
     let rejection_use = (plan.uses_bearer || plan.error_body.is_some() || own_rejections)
-        .then(|| quote! { use crate::Rejection; });
+        .then(|| plan.use_item(quote! { Rejection }));
+    let own_types = plan.use_item(quote! { { #(#requests,)* #(#responses,)* } });
     quote! {
         //! The trait to implement.
         #models
         #rejection_use
-        use crate::{ #(#requests,)* #(#responses,)* };
+        #own_types
 
         #body
     }
@@ -161,10 +166,11 @@ fn own_rejection(plan: &Plan, op: &OpPlan) -> Option<TokenStream> {
          this operation's documented error shape.\n\n\
          Its documented {statuses} an error body of its own, so the router answers every\n\
          rejection of this operation (a malformed parameter or body, an unsupported content type,\n\
-         missing or malformed credentials: see [`RejectionKind`](crate::RejectionKind)) with what\n\
+         missing or malformed credentials: see [`RejectionKind`]({root}::RejectionKind)) with what\n\
          this method returns, not with the API's error body. Answer with `rejection.status` where\n\
          the operation documents it; for a status it does not document, answer\n\
-         {fallback}.{challenge}"
+         {fallback}.{challenge}",
+        root = plan.root,
     );
     let doc = doc_attrs(Some(&doc));
     let fn_name = &own.fn_name;

@@ -38,12 +38,23 @@ pub const TEMPLATES: &[&str] = &[
 ];
 
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
+    emit_in(api, patterns, opts, None)
+}
+
+/// The server crate's files, with paths for module `module` of a host crate when there is one (see
+/// [`super::nest`]).
+pub fn emit_in(
+    api: &Api,
+    patterns: &Patterns,
+    opts: &Options,
+    module: Option<&str>,
+) -> Result<Vec<File>, String> {
     // The plan holds tokens, which cannot cross threads: each job plans again (a small part of
     // the work), and the files are grouped in three jobs, the longest first.
     type Files = Result<Vec<File>, String>;
     let planned = |emit: fn(&Plan, &Options) -> Files| -> Job<Option<Files>> {
         Box::new(move || {
-            let plan = Plan::new(api, patterns);
+            let plan = Plan::new(api, patterns, module);
             // A document without operations the server can route (a schema library) has no server.
             (!plan.ops.is_empty()).then(|| emit(&plan, opts))
         })
@@ -84,7 +95,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     // The sender of the webhooks and callbacks: the client emitter's crate, as module `webhooks`.
     if let Some(hooks) = api.hooks_api(false) {
         let client = super::client::emit(&hooks, patterns, opts)?;
-        let mut sender = super::nest(client, "webhooks", super::client::TEMPLATES, opts)?;
+        let mut sender = super::nest(client, "webhooks", super::client::TEMPLATES, opts, false)?;
         let urls = callback_urls_rs(api);
         if let Some(root) = sender.iter_mut().find(|f| f.path == "src/webhooks/mod.rs") {
             let title = format!(

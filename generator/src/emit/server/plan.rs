@@ -34,6 +34,9 @@ pub struct Plan<'a> {
     pub routes: Vec<Route>,
     /// Operations left out, with the reason (listed in the crate documentation).
     pub skipped: Vec<String>,
+    /// The path of the crate's root in generated code: `crate`, or `crate::webhooks` for the
+    /// receiver nested in a client, so that its files are printed once with their final paths.
+    pub root: String,
 }
 
 /// An axum path and, per method, the operations it dispatches to (indexes into [`Plan::ops`]).
@@ -148,7 +151,18 @@ pub struct HeaderPlan {
 }
 
 impl<'a> Plan<'a> {
-    pub fn new(api: &'a Api, patterns: &'a Patterns) -> Plan<'a> {
+    /// `use {root}::{name};` (see [`Plan::root`]).
+    pub fn use_item(&self, name: TokenStream) -> TokenStream {
+        let mut path = quote! { crate };
+        for module in self.root.split("::").skip(1) {
+            let module = ident(module);
+            path.extend(quote! { ::#module });
+        }
+        quote! { use #path::#name; }
+    }
+
+    /// `module`: the module of the host crate the server is nested in (see [`Plan::root`]).
+    pub fn new(api: &'a Api, patterns: &'a Patterns, module: Option<&str>) -> Plan<'a> {
         let printer = TypePrinter {
             types: &api.types,
             models: quote! { models:: },
@@ -171,6 +185,10 @@ impl<'a> Plan<'a> {
             ops: Vec::new(),
             routes: Vec::new(),
             skipped: Vec::new(),
+            root: match module {
+                Some(module) => format!("crate::{module}"),
+                None => "crate".to_owned(),
+            },
         };
         plan.bearer_schemes = plan.used_bearer_schemes();
         let mut route_names: HashMap<String, String> = HashMap::new();
@@ -1911,7 +1929,7 @@ components:
 "##;
         let (api, mut diags) = crate::load_api(spec).unwrap();
         let patterns = Patterns::collect(&api, &mut diags);
-        let plan = Plan::new(&api, &patterns);
+        let plan = Plan::new(&api, &patterns, None);
         let own: Vec<_> = plan
             .ops
             .iter()

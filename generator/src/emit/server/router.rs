@@ -123,20 +123,22 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
     let uses = super::imports(
         &items,
         &[
-            ("models", quote! { use crate::models; }),
-            ("auth", quote! { use crate::auth; }),
-            ("body", quote! { use crate::body; }),
-            ("multipart", quote! { use crate::multipart; }),
-            ("deep_form", quote! { use crate::deep_form; }),
-            ("params", quote! { use crate::params; }),
-            ("ErrorMessage", quote! { use crate::ErrorMessage; }),
+            ("models", plan.use_item(quote! { models })),
+            ("auth", plan.use_item(quote! { auth })),
+            ("body", plan.use_item(quote! { body })),
+            ("multipart", plan.use_item(quote! { multipart })),
+            ("deep_form", plan.use_item(quote! { deep_form })),
+            ("params", plan.use_item(quote! { params })),
+            ("ErrorMessage", plan.use_item(quote! { ErrorMessage })),
             ("HeaderMap", quote! { use axum::http::HeaderMap; }),
         ],
     );
+    let own_items =
+        plan.use_item(quote! { {respond, Rejection, RejectionKind, #api, #(#requests),*} });
     quote! {
         //! The axum router of the API.
         #uses
-        use crate::{respond, Rejection, RejectionKind, #api, #(#requests),*};
+        #own_items
         use axum::extract::{Request, State};
         use axum::http::{Method, Uri};
         use axum::response::{IntoResponse, Response};

@@ -11,9 +11,12 @@ pub fn requests_rs(plan: &Plan) -> TokenStream {
     let uses = super::imports(
         &items,
         &[
-            ("models", quote! { use crate::models; }),
-            ("BasicCredentials", quote! { use crate::BasicCredentials; }),
-            ("RawBody", quote! { use crate::RawBody; }),
+            ("models", plan.use_item(quote! { models })),
+            (
+                "BasicCredentials",
+                plan.use_item(quote! { BasicCredentials }),
+            ),
+            ("RawBody", plan.use_item(quote! { RawBody })),
         ],
     );
     quote! {
@@ -27,7 +30,8 @@ pub fn requests_rs(plan: &Plan) -> TokenStream {
 fn request_struct(op: &OpPlan, plan: &Plan) -> TokenStream {
     let name = &op.request_name;
     let doc = format!(
-        " The parameters and body of [`{fn_name}`](crate::{trait_name}::{fn_name}): `{method} {path}`.",
+        " The parameters and body of [`{fn_name}`]({root}::{trait_name}::{fn_name}): `{method} {path}`.",
+        root = plan.root,
         fn_name = op.fn_name,
         trait_name = plan.trait_name,
         method = op.op.method.as_str(),
@@ -55,15 +59,16 @@ pub fn responses_rs(plan: &Plan) -> TokenStream {
     let uses = super::imports(
         &items,
         &[
-            ("models", quote! { use crate::models; }),
-            ("ErrorMessage", quote! { use crate::ErrorMessage; }),
+            ("models", plan.use_item(quote! { models })),
+            ("ErrorMessage", plan.use_item(quote! { ErrorMessage })),
             ("Bytes", quote! { use axum::body::Bytes; }),
         ],
     );
+    let use_respond = plan.use_item(quote! { respond });
     quote! {
         //! The output of each operation: one variant per documented status, each writing itself.
         #uses
-        use crate::respond;
+        #use_respond
         use axum::http::StatusCode;
         use axum::response::{IntoResponse, Response};
 
@@ -74,7 +79,8 @@ pub fn responses_rs(plan: &Plan) -> TokenStream {
 fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
     let name = &op.response_name;
     let doc = format!(
-        " The responses of [`{fn_name}`](crate::{trait_name}::{fn_name}).",
+        " The responses of [`{fn_name}`]({root}::{trait_name}::{fn_name}).",
+        root = plan.root,
         fn_name = op.fn_name,
         trait_name = plan.trait_name,
     );
