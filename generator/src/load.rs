@@ -160,6 +160,11 @@ fn apply_merge_keys(value: &mut Value) {
 
 /// Deserializes the lowered tree into `openapiv3`, turning a serde failure into a pointer diagnostic.
 pub fn to_openapi(document: Value) -> Result<openapiv3::OpenAPI, Diagnostics> {
+    // Tracking the path costs an allocation per map key: only a failing document is read again
+    // with it, to say where it fails.
+    if let Ok(openapi) = <openapiv3::OpenAPI as serde::Deserialize>::deserialize(&document) {
+        return Ok(openapi);
+    }
     match serde_path_to_error::deserialize::<_, openapiv3::OpenAPI>(&document) {
         Ok(openapi) => Ok(openapi),
         Err(e) => {

@@ -8,10 +8,15 @@ pub fn write_crate(dir: &Path, files: &[File]) -> std::io::Result<()> {
     for stale in stale_files(dir, files) {
         std::fs::remove_file(stale)?;
     }
+    // Files come grouped by folder: each folder is made once.
+    let mut made: Option<PathBuf> = None;
     for file in files {
         let path = dir.join(&file.path);
-        if let Some(parent) = path.parent() {
+        if let Some(parent) = path.parent()
+            && made.as_deref() != Some(parent)
+        {
             std::fs::create_dir_all(parent)?;
+            made = Some(parent.to_owned());
         }
         if std::fs::read_to_string(&path).ok().as_deref() != Some(file.contents.as_str()) {
             std::fs::write(&path, &file.contents)?;
