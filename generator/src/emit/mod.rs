@@ -156,6 +156,19 @@ pub fn interleaved(
     Ok(out)
 }
 
+/// Code written as text in prettyplease's layout, as it is when every line of code fits the width;
+/// otherwise the same code as prettyplease prints it: a line still too wide is one prettyplease
+/// breaks in a way the writer does not follow, which is rare enough to pay for parsing.
+pub fn laid_out(text: String, path: &str) -> Result<String, String> {
+    let fits = |line: &str| line.trim_start().starts_with("//") || layout::fits(line);
+    if text.lines().all(fits) {
+        return Ok(text);
+    }
+    let file = syn::parse_file(&text)
+        .map_err(|e| format!("{path}: generated code does not parse: {e}\n{text}"))?;
+    Ok(prettyplease::unparse(&file))
+}
+
 /// A file from the text of its parts, in order (see [`print`]), with the generated-code header.
 pub fn assembled(opts: &Options, path: &str, parts: &[String]) -> File {
     let header = header(opts);

@@ -10,7 +10,7 @@ mod types;
 
 use super::parallel::{self, Job};
 use super::root_file;
-use super::{File, Options, Patterns, rust_file, template_file};
+use super::{File, Options, Patterns, assembled, rust_file, template_file};
 use crate::ir::Api;
 use plan::Plan;
 use proc_macro2::{Spacing, TokenStream, TokenTree};
@@ -68,17 +68,14 @@ pub fn emit_in(
             )?])
         }),
         planned(|plan, opts| {
-            Ok(vec![rust_file(
-                types::responses_rs(plan),
-                opts,
-                "src/responses.rs",
-            )?])
+            let path = "src/responses.rs";
+            Ok(vec![assembled(opts, path, &[types::responses_file(plan)?])])
         }),
         planned(|plan, opts| {
             Ok(vec![
                 root_file::file(&lib_rs(plan, opts), opts)?,
                 rust_file(api::api_rs(plan), opts, "src/api.rs")?,
-                rust_file(types::requests_rs(plan), opts, "src/requests.rs")?,
+                assembled(opts, "src/requests.rs", &[types::requests_file(plan)]),
             ])
         }),
     ];
