@@ -34,6 +34,38 @@ pub fn push_list(out: &mut String, indent: &str, open: &str, items: &[&str], clo
     let _ = writeln!(out, "{indent}{close}");
 }
 
+/// `use {path}::{{a, b}};` on one line when it fits, else the names packed on lines of their own
+/// as far as each fits, with a comma after the last (one name: `use {path}::a;`).
+pub fn push_use_group(out: &mut String, path: &str, names: &[String]) {
+    if let [name] = names {
+        let _ = writeln!(out, "use {path}::{name};");
+        return;
+    }
+    let one_line = format!("use {path}::{{{}}};", names.join(", "));
+    if fits(&one_line) {
+        out.push_str(&one_line);
+        out.push('\n');
+        return;
+    }
+    let _ = write!(out, "use {path}::{{\n   ");
+    let mut width = 3;
+    for (i, name) in names.iter().enumerate() {
+        // A name's comma counts toward the width, but for the last one's (added on breaking).
+        let comma = usize::from(i + 1 < names.len());
+        if width + 1 + name.len() + comma > MARGIN {
+            out.push_str("\n   ");
+            width = 3;
+        }
+        out.push(' ');
+        out.push_str(name);
+        if comma == 1 {
+            out.push(',');
+        }
+        width += 1 + name.len() + comma;
+    }
+    out.push_str(",\n};\n");
+}
+
 /// Whether `line` fits prettyplease's width.
 pub fn fits(line: &str) -> bool {
     line.len() <= MARGIN
@@ -210,6 +242,20 @@ fn push_tokens(out: &mut String, tokens: TokenStream) {
 mod tests {
     use super::*;
     use quote::quote;
+
+    #[test]
+    fn use_groups_are_packed_as_prettyplease_packs_them() {
+        for count in 1..12 {
+            for extra in 0..14 {
+                let names: Vec<String> = (0..count)
+                    .map(|i| format!("Name{i}{}", "x".repeat((i * 7 + extra) % 23)))
+                    .collect();
+                let mut out = String::new();
+                push_use_group(&mut out, "crate::webhooks", &names);
+                crate::emit::assert_printed_as_is(&out);
+            }
+        }
+    }
 
     #[test]
     fn types_are_spelled_as_prettyplease_prints_them() {

@@ -160,7 +160,15 @@ pub fn interleaved(
 /// otherwise the same code as prettyplease prints it: a line still too wide is one prettyplease
 /// breaks in a way the writer does not follow, which is rare enough to pay for parsing.
 pub fn laid_out(text: String, path: &str) -> Result<String, String> {
-    let fits = |line: &str| line.trim_start().starts_with("//") || layout::fits(line);
+    let fits = |line: &str| {
+        let code = line.trim_start();
+        // A name and its type or value (`request: LongName,`) has nowhere to break.
+        let unbreakable = || {
+            let code = code.trim_end_matches([',', ';']);
+            !code.contains(['(', '<', '{', '[']) && !code.contains(", ")
+        };
+        code.starts_with("//") || layout::fits(line) || unbreakable()
+    };
     if text.lines().all(fits) {
         return Ok(text);
     }

@@ -74,7 +74,7 @@ pub fn emit_in(
         planned(|plan, opts| {
             Ok(vec![
                 root_file::file(&lib_rs(plan, opts), opts)?,
-                rust_file(api::api_rs(plan), opts, "src/api.rs")?,
+                assembled(opts, "src/api.rs", &[api::api_file(plan)?]),
                 assembled(opts, "src/requests.rs", &[types::requests_file(plan)]),
             ])
         }),
@@ -299,6 +299,21 @@ fn imports(tokens: &TokenStream, candidates: &[(&str, TokenStream)]) -> TokenStr
     quote! { #(#items)* }
 }
 
+/// Whether the type texts mention `name`: a module starting a path (`models::X`), or a type.
+pub(super) fn mentions(types: &str, name: &str) -> bool {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let module = name.starts_with(|c: char| c.is_ascii_lowercase());
+    types.match_indices(name).any(|(i, _)| {
+        let rest = &types[i + name.len()..];
+        !word(types[..i].chars().next_back())
+            && if module {
+                rest.starts_with("::")
+            } else {
+                !word(rest.chars().next())
+            }
+    })
+}
+
 /// Whether `name::` occurs in the tokens.
 fn uses_path(tokens: &TokenStream, name: &str) -> bool {
     let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
@@ -437,4 +452,20 @@ fn callback_urls_rs(api: &Api) -> Option<TokenStream> {
 
         #text_fn
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mentions;
+
+    #[test]
+    fn modules_and_types_are_mentioned_as_paths_and_words() {
+        let types = "Option<models::Thing> Vec<RawBody> ::bytes::Bytes";
+        assert!(mentions(types, "models"));
+        assert!(mentions(types, "RawBody"));
+        assert!(mentions(types, "Bytes"));
+        assert!(!mentions("Option<my_models::Thing>", "models"));
+        assert!(!mentions("RawBodyPart", "RawBody"));
+        assert!(!mentions("models", "models"));
+    }
 }

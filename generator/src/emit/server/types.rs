@@ -44,7 +44,7 @@ pub fn requests_file(plan: &Plan) -> String {
     let mut out =
         "//! The input of each operation, parsed and validated by the router.\n".to_owned();
     for name in ["models", "BasicCredentials", "RawBody"] {
-        if mentions(&types, name) {
+        if super::mentions(&types, name) {
             let _ = writeln!(out, "use {}::{name};", plan.root);
         }
     }
@@ -73,11 +73,11 @@ pub fn responses_file(plan: &Plan) -> Result<String, String> {
     let mut out = "//! The output of each operation: one variant per documented status, each writing itself.\n"
         .to_owned();
     for name in ["models", "ErrorMessage"] {
-        if mentions(&types, name) {
+        if super::mentions(&types, name) {
             let _ = writeln!(out, "use {}::{name};", plan.root);
         }
     }
-    if mentions(&types, "Bytes") {
+    if super::mentions(&types, "Bytes") {
         out.push_str("use axum::body::Bytes;\n");
     }
     let _ = writeln!(out, "use {}::respond;", plan.root);
@@ -310,21 +310,6 @@ fn arm_text(out: &mut String, r: &ResponsePlan) {
     let _ = writeln!(out, "{ARM}    response\n{ARM}}}");
 }
 
-/// Whether the type texts mention `name`: a module starting a path (`models::X`), or a type.
-fn mentions(types: &str, name: &str) -> bool {
-    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-    let module = name.starts_with(|c: char| c.is_ascii_lowercase());
-    types.match_indices(name).any(|(i, _)| {
-        let rest = &types[i + name.len()..];
-        !word(types[..i].chars().next_back())
-            && if module {
-                rest.starts_with("::")
-            } else {
-                !word(rest.chars().next())
-            }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,16 +383,5 @@ components:
             assert_printed_as_is(&requests_file(&plan));
             assert_printed_as_is(&responses_file(&plan).unwrap());
         }
-    }
-
-    #[test]
-    fn modules_and_types_are_mentioned_as_paths_and_words() {
-        let types = "Option<models::Thing> Vec<RawBody> ::bytes::Bytes";
-        assert!(mentions(types, "models"));
-        assert!(mentions(types, "RawBody"));
-        assert!(mentions(types, "Bytes"));
-        assert!(!mentions("Option<my_models::Thing>", "models"));
-        assert!(!mentions("RawBodyPart", "RawBody"));
-        assert!(!mentions("models", "models"));
     }
 }
