@@ -162,12 +162,11 @@ pub fn interleaved(
 pub fn laid_out(text: String, path: &str) -> Result<String, String> {
     let fits = |line: &str| {
         let code = line.trim_start();
-        // A name and its type or value (`request: LongName,`) has nowhere to break.
-        let unbreakable = || {
-            let code = code.trim_end_matches([',', ';']);
-            !code.contains(['(', '<', '{', '[']) && !code.contains(", ")
-        };
-        code.starts_with("//") || layout::fits(line) || unbreakable()
+        // An empty block's `}` does not count toward the width.
+        let counted = line
+            .strip_suffix("{}")
+            .map_or(line.len(), |open| open.len() + 1);
+        code.starts_with("//") || counted <= layout::MARGIN || unbreakable(code)
     };
     if text.lines().all(fits) {
         return Ok(text);
@@ -175,6 +174,16 @@ pub fn laid_out(text: String, path: &str) -> Result<String, String> {
     let file = syn::parse_file(&text)
         .map_err(|e| format!("{path}: generated code does not parse: {e}\n{text}"))?;
     Ok(prettyplease::unparse(&file))
+}
+
+/// Whether prettyplease has nowhere to break a line of code: a name and its type or value
+/// (`request: LongName,`), a string literal alone.
+fn unbreakable(code: &str) -> bool {
+    let code = code.trim_end_matches([',', ';']);
+    if code.starts_with('"') && code.ends_with('"') && !code[1..code.len() - 1].contains('"') {
+        return true;
+    }
+    !code.contains(['(', '<', '{', '[']) && !code.contains(", ")
 }
 
 /// A file from the text of its parts, in order (see [`print`]), with the generated-code header.
@@ -417,6 +426,23 @@ mod tests {
         let mut out = String::new();
         space_items(code.lines(), &mut out);
         assert_eq!(out, "pub struct A {}\n\n#[derive(Debug)]\npub struct B;\n");
+    }
+
+    #[test]
+    fn lines_prettyplease_cannot_break_are_told_apart() {
+        for code in ["request: AVeryLongRequestName,", "\"^(a|b)[0-9]{3}$\","] {
+            assert!(unbreakable(code), "{code}");
+        }
+        for code in [
+            "validation::range(*value as f64, path, None, None, errors);",
+            "Self::Ok { body, retry_after } => {",
+            "Self::Ok(status, body) => {",
+            "Self::AVeryLongVariant(value) => {",
+            "\"a\", \"b\",",
+            "field: Option<Vec<String>>,",
+        ] {
+            assert!(!unbreakable(code), "{code}");
+        }
     }
 
     #[test]

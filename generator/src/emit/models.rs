@@ -3,13 +3,12 @@
 use super::checked_types::checked_types;
 use super::enum_impls;
 use super::enums;
-use super::layout::{impl_header, push_doc, push_tuple, type_text};
+use super::layout::{fits, impl_header, push_doc, push_list, push_tuple, type_text};
 use super::objects;
 use super::parallel::{self, Job};
 use super::patterns::Engine;
 use super::root_file;
 use super::rust::doc_lines;
-use super::rust::opt_usize;
 use super::struct_items;
 use super::{
     File, Options, Patterns, TypePrinter, assembled, doc_attrs, ident, print, rust_file,
@@ -19,7 +18,7 @@ use crate::ir::{
     Additional, Api, Constraints, Field, Primitive, StringFormat, Struct, TypeDef, TypeKind,
     TypeRef, Union,
 };
-use proc_macro2::TokenStream;
+use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use std::fmt::Write;
 
@@ -564,11 +563,16 @@ impl<'a> ModelEmitter<'a> {
         }
     }
 
-    /// Part of `constraints.rs`, printed: the `Validate` impls of `defs`. The two most common
-    /// (nothing to check, an open enum's unlisted value) are written as text.
+    /// Part of `constraints.rs`: the `Validate` impls of `defs`, written as text.
     fn validate_impls(&self, defs: &[TypeDef]) -> Result<String, String> {
-        let impls = defs.iter().map(|def| self.validate_impl(def));
-        super::interleaved(impls, "src/constraints.rs")
+        let mut out = String::new();
+        for def in defs {
+            out.push_str(&super::laid_out(
+                self.validate_impl(def),
+                "src/constraints.rs",
+            )?);
+        }
+        Ok(out)
     }
 
     /// The start of `constraints.rs`: imports of what the printed impls use.
@@ -591,126 +595,137 @@ impl<'a> ModelEmitter<'a> {
         out
     }
 
-    /// A type's `Validate` impl: as tokens, or as text (the second) when it has nothing to check
-    /// or is an open enum's.
-    fn validate_impl(&self, def: &TypeDef) -> (TokenStream, String) {
-        let name = ident(&def.name);
+    /// A type's `Validate` impl (none for an alias, validated as what it names).
+    fn validate_impl(&self, def: &TypeDef) -> String {
+        let name = &def.name;
         if let Some(unknown) = enums::open_unknown(&def.kind, self.open_enums) {
             let quoted = matches!(def.kind, TypeKind::StringEnum(_));
-            return (
-                TokenStream::new(),
-                enum_impls::validate_open(&name.to_string(), &unknown, quoted),
-            );
+            return enum_impls::validate_open(name, &unknown, quoted);
         }
-        let body = match &def.kind {
+        const BODY: &str = "        ";
+        let mut body = String::new();
+        match &def.kind {
             TypeKind::Struct(s) => {
-                let checks: Vec<TokenStream> = s
-                    .fields
-                    .iter()
-                    .filter_map(|f| {
-                        let fname = ident(&f.name);
-                        let wire = &f.wire_name;
-                        // Check the Rust shape of the field: optional fields are `Option`s even when not nullable.
-                        let shape = field_shape(f, &self.api.types);
-                        let ty = match shape.kind {
-                            Shape::Optional | Shape::RequiredNullable => {
-                                TypeRef::Nullable(Box::new(shape.inner.clone()))
-                            }
-                            Shape::Plain | Shape::Defaulted => f.ty.clone(),
-                        };
-                        // Required in requests though decoded as optional (`build::access`).
-                        let missing = f.constraints.present.then(|| {
-                            quote! { if value.is_none() { validation::missing(path, errors); } }
-                        });
-                        let check = self.check_value(&quote! { value }, &ty, &f.constraints, 0);
-                        if missing.is_none() && check.is_none() {
-                            return None;
+                for f in &s.fields {
+                    // Check the Rust shape of the field: optional fields are `Option`s even when
+                    // not nullable.
+                    let shape = field_shape(f, &self.api.types);
+                    let ty = match shape.kind {
+                        Shape::Optional | Shape::RequiredNullable => {
+                            TypeRef::Nullable(Box::new(shape.inner.clone()))
                         }
-                        // Deprecated properties are still validated while clients send them.
-                        let allow = f.deprecated.then(|| quote! { #[allow(deprecated)] });
-                        // A flattened field's properties are the struct's own: same path.
-                        let path = (!f.flatten).then(|| {
-                            quote! {
-                                let path = validation::field(path, #wire);
-                                let path = path.as_str();
-                            }
-                        });
-                        Some(quote! {
-                            #allow
-                            {
-                                let value = &self.#fname;
-                                #path
-                                #missing
-                                #check
-                            }
-                        })
-                    })
-                    .collect();
-                checks
+                        Shape::Plain | Shape::Defaulted => f.ty.clone(),
+                    };
+                    const FIELD: &str = "            ";
+                    let check = self.check_value("value", &ty, &f.constraints, 0, FIELD);
+                    // Required in requests though decoded as optional (`build::access`).
+                    if !f.constraints.present && check.is_none() {
+                        continue;
+                    }
+                    // Deprecated properties are still validated while clients send them.
+                    if f.deprecated {
+                        body.push_str("        #[allow(deprecated)]\n");
+                    }
+                    let _ = writeln!(
+                        body,
+                        "        {{\n{FIELD}let value = &self.{};",
+                        ident(&f.name)
+                    );
+                    // A flattened field's properties are the struct's own: same path.
+                    if !f.flatten {
+                        let wire = Literal::string(&f.wire_name);
+                        let _ = writeln!(
+                            body,
+                            "{FIELD}let path = validation::field(path, {wire});\n{FIELD}let path = path.as_str();"
+                        );
+                    }
+                    if f.constraints.present {
+                        let _ = writeln!(
+                            body,
+                            "{FIELD}if value.is_none() {{\n{FIELD}    validation::missing(path, errors);\n{FIELD}}}"
+                        );
+                    }
+                    body.push_str(&check.unwrap_or_default());
+                    body.push_str("        }\n");
+                }
             }
             TypeKind::Union(u) => {
+                const ARM: &str = "                ";
                 let checks: Vec<_> = u
                     .variants
                     .iter()
                     .map(|v| {
                         (
                             ident(&v.name),
-                            self.check_value(&quote! { value }, &v.ty, &v.constraints, 0),
+                            self.check_value("value", &v.ty, &v.constraints, 0, ARM),
                         )
                     })
                     .collect();
-                if checks.iter().all(|(_, c)| c.is_none()) {
-                    Vec::new()
-                } else {
-                    let arms = checks.iter().map(|(vname, check)| match check {
-                        Some(check) => quote! { Self::#vname(value) => { #check } },
-                        None => quote! { Self::#vname(_) => {} },
-                    });
-                    vec![quote! { match self { #(#arms)* } }]
+                if checks.iter().any(|(_, c)| c.is_some()) {
+                    body.push_str("        match self {\n");
+                    for (variant, check) in checks {
+                        let (binding, block) = match &check {
+                            Some(check) => ("value", format!("{{\n{check}            }}")),
+                            None => ("_", "{}".to_owned()),
+                        };
+                        // What counts toward the width ends with the block's `{`.
+                        let head = format!("            Self::{variant}({binding}) => {{");
+                        if fits(&head) {
+                            let arm = format!("            Self::{variant}({binding}) => {block}");
+                            let _ = writeln!(body, "{arm}");
+                        } else {
+                            // The pattern's binding on a line of its own.
+                            let _ = writeln!(
+                                body,
+                                "            Self::{variant}(\n                {binding},\n            ) => {block}"
+                            );
+                        }
+                    }
+                    body.push_str("        }\n");
                 }
             }
-            TypeKind::Newtype(ty) => self
-                .check_value(&quote! { value }, ty, &Constraints::default(), 0)
-                .map(|check| quote! { let value = &self.0; #check })
-                .into_iter()
-                .collect(),
+            TypeKind::Newtype(ty) => {
+                if let Some(check) = self.check_value("value", ty, &Constraints::default(), 0, BODY)
+                {
+                    let _ = write!(body, "{BODY}let value = &self.0;\n{check}");
+                }
+            }
             // Open enums returned above; a closed enum holds only listed values.
-            TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => Vec::new(),
-            TypeKind::Alias(_) => Vec::new(),
-        };
-        if matches!(def.kind, TypeKind::Alias(_)) {
+            TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {}
             // An alias is validated as what it names.
-            return (TokenStream::new(), String::new());
+            TypeKind::Alias(_) => return String::new(),
         }
+        let head = impl_header("impl Validate", &ident(name).to_string());
         if body.is_empty() {
-            let head = impl_header("impl Validate", &name.to_string());
-            return (
-                TokenStream::new(),
-                format!(
-                    "{head}\n    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {{}}\n}}\n"
-                ),
+            return format!(
+                "{head}\n    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {{}}\n}}\n"
             );
         }
-        let checks = quote! {
-            impl Validate for #name {
-                fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
-                    #(#body)*
-                }
-            }
-        };
-        (checks, String::new())
+        format!(
+            "{head}\n    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {{\n{body}    }}\n}}\n"
+        )
     }
 
-    /// Code checking one value (`expr`, an expression of type `&T`) against its type's nested types and `c`.
-    /// `None` when there is nothing to check.
+    /// Lines (at `indent`) checking one value (`expr`, an expression of type `&T`) against its
+    /// type's nested types and `c`. `None` when there is nothing to check.
     fn check_value(
         &self,
-        expr: &TokenStream,
+        expr: &str,
         ty: &TypeRef,
         c: &Constraints,
         depth: usize,
-    ) -> Option<TokenStream> {
-        let v = format_ident!("v{}", depth);
+        indent: &str,
+    ) -> Option<String> {
+        let v = format!("v{depth}");
+        let inner_indent = format!("{indent}    ");
+        let block = |head: String, inner: String| format!("{indent}{head} {{\n{inner}{indent}}}\n");
+        let line = |statement: String| format!("{indent}{statement}\n");
+        // A call statement, its arguments one per line when it is too wide.
+        let call = |callee: &str, args: &[&str]| {
+            let mut out = String::new();
+            push_list(&mut out, indent, &format!("{callee}("), args, ");");
+            out
+        };
         match ty {
             TypeRef::Nullable(inner) => {
                 // `Option<Alias>` where the alias is an `Option` too (a nullable component used
@@ -721,118 +736,139 @@ impl<'a> ModelEmitter<'a> {
                     && let TypeKind::Alias(TypeRef::Nullable(held)) = &def.kind
                 {
                     let c = if c.is_empty() { &def.constraints } else { c };
-                    let inner = self.check_value(&quote! { #v }, held, c, depth + 1)?;
-                    return Some(quote! { if let Some(Some(#v)) = #expr { #inner } });
+                    let inner = self.check_value(&v, held, c, depth + 1, &inner_indent)?;
+                    return Some(block(format!("if let Some(Some({v})) = {expr}"), inner));
                 }
-                let inner = self.check_value(&quote! { #v }, inner, c, depth + 1)?;
-                Some(quote! { if let Some(#v) = #expr { #inner } })
+                let inner = self.check_value(&v, inner, c, depth + 1, &inner_indent)?;
+                Some(block(format!("if let Some({v}) = {expr}"), inner))
             }
             TypeRef::Named(id) => {
                 let def = &self.api.types[id.0];
                 match &def.kind {
-                    // An alias is checked as what it names, with its own constraints unless the use site has some.
+                    // An alias is checked as what it names, with its own constraints unless the
+                    // use site has some.
                     TypeKind::Alias(target) => {
                         let c = if c.is_empty() { &def.constraints } else { c };
-                        self.check_value(expr, target, c, depth)
+                        self.check_value(expr, target, c, depth, indent)
                     }
-                    _ if self.checked[id.0] => Some(quote! { #expr.validate_at(path, errors); }),
+                    _ if self.checked[id.0] => {
+                        Some(line(format!("{expr}.validate_at(path, errors);")))
+                    }
                     _ => None,
                 }
             }
             TypeRef::Array(inner) => {
-                let mut checks = Vec::new();
+                let mut checks = String::new();
                 if c.min_items.is_some() || c.max_items.is_some() {
-                    let min = opt_usize(c.min_items);
-                    let max = opt_usize(c.max_items);
-                    checks
-                        .push(quote! { validation::items(#expr.len(), path, #min, #max, errors); });
+                    let (min, max) = (opt_usize_text(c.min_items), opt_usize_text(c.max_items));
+                    let len = format!("{expr}.len()");
+                    checks.push_str(&call(
+                        "validation::items",
+                        &[&len, "path", &min, &max, "errors"],
+                    ));
                 }
                 if c.unique_items {
-                    checks.push(quote! { validation::unique(#expr, path, errors); });
+                    checks.push_str(&call("validation::unique", &[expr, "path", "errors"]));
                 }
                 let item_constraints = c.items.as_deref().cloned().unwrap_or_default();
-                let i = format_ident!("i{}", depth);
+                let i = format!("i{depth}");
                 if let Some(item) =
-                    self.check_value(&quote! { #v }, inner, &item_constraints, depth + 1)
+                    self.check_value(&v, inner, &item_constraints, depth + 1, &inner_indent)
                 {
-                    checks.push(quote! {
-                        for (#i, #v) in #expr.iter().enumerate() {
-                            let path = validation::index(path, #i);
-                            let path = path.as_str();
-                            #item
-                        }
-                    });
+                    checks.push_str(&block(
+                        format!("for ({i}, {v}) in {expr}.iter().enumerate()"),
+                        format!(
+                            "{inner_indent}let path = validation::index(path, {i});\n\
+                             {inner_indent}let path = path.as_str();\n{item}"
+                        ),
+                    ));
                 }
-                (!checks.is_empty()).then(|| quote! { #(#checks)* })
+                (!checks.is_empty()).then_some(checks)
             }
             TypeRef::Map(inner) => {
                 let item_constraints = c.items.as_deref().cloned().unwrap_or_default();
-                let k = format_ident!("k{}", depth);
-                let item = self.check_value(&quote! { #v }, inner, &item_constraints, depth + 1);
+                let k = format!("k{depth}");
+                let item = self.check_value(&v, inner, &item_constraints, depth + 1, &inner_indent);
                 let count = (c.min_items.is_some() || c.max_items.is_some()).then(|| {
-                    let (min, max) = (opt_usize(c.min_items), opt_usize(c.max_items));
-                    quote! { validation::entries(#expr.len(), path, #min, #max, errors); }
+                    let (min, max) = (opt_usize_text(c.min_items), opt_usize_text(c.max_items));
+                    let len = format!("{expr}.len()");
+                    call("validation::entries", &[&len, "path", &min, &max, "errors"])
                 });
                 let key = c.key_pattern.as_ref().and_then(|source| {
                     let regex = self.patterns.regex(source)?;
-                    Some(quote! { validation::pattern(#k, path, &#regex, #source, errors); })
+                    let (regex, source) =
+                        (format!("&{regex}"), Literal::string(source).to_string());
+                    let mut out = String::new();
+                    let args = [k.as_str(), "path", &regex, &source, "errors"];
+                    push_list(&mut out, &inner_indent, "validation::pattern(", &args, ");");
+                    Some(out)
                 });
                 if item.is_none() && key.is_none() {
                     return count;
                 }
                 let pairs = if item.is_some() {
-                    quote! { (#k, #v) in #expr }
+                    format!("({k}, {v}) in {expr}")
                 } else {
-                    quote! { #k in #expr.keys() }
+                    format!("{k} in {expr}.keys()")
                 };
-                Some(quote! {
-                    #count
-                    for #pairs {
-                        let path = validation::field(path, #k);
-                        let path = path.as_str();
-                        #key
-                        #item
-                    }
-                })
+                let mut checks = count.unwrap_or_default();
+                checks.push_str(&block(
+                    format!("for {pairs}"),
+                    format!(
+                        "{inner_indent}let path = validation::field(path, {k});\n\
+                         {inner_indent}let path = path.as_str();\n{}{}",
+                        key.unwrap_or_default(),
+                        item.unwrap_or_default()
+                    ),
+                ));
+                Some(checks)
             }
             TypeRef::Primitive(p @ (Primitive::String | Primitive::Url)) => {
                 let is_url = *p == Primitive::Url;
                 let expr = &if is_url {
-                    quote! { #expr.as_str() }
+                    format!("{expr}.as_str()")
                 } else {
-                    quote! { #expr }
+                    expr.to_owned()
                 };
-                let mut checks = Vec::new();
+                let mut checks = String::new();
                 if c.min_length.is_some() || c.max_length.is_some() {
-                    let min = opt_usize(c.min_length);
-                    let max = opt_usize(c.max_length);
-                    checks.push(quote! { validation::length(#expr, path, #min, #max, errors); });
+                    let (min, max) = (opt_usize_text(c.min_length), opt_usize_text(c.max_length));
+                    checks.push_str(&call(
+                        "validation::length",
+                        &[expr, "path", &min, &max, "errors"],
+                    ));
                 }
                 if let Some(source) = &c.pattern
                     && let Some(regex) = self.patterns.regex(source)
                 {
-                    checks.push(
-                        quote! { validation::pattern(#expr, path, &#regex, #source, errors); },
-                    );
+                    let (regex, source) =
+                        (format!("&{regex}"), Literal::string(source).to_string());
+                    let args = [expr.as_str(), "path", &regex, &source, "errors"];
+                    checks.push_str(&call("validation::pattern", &args));
                 }
                 match c.format {
                     // A `url::Url` is an absolute URL once parsed.
                     _ if is_url => {}
                     Some(StringFormat::Email) => {
-                        checks.push(quote! { validation::email(#expr, path, errors); })
+                        checks.push_str(&call("validation::email", &[expr, "path", "errors"]))
                     }
                     Some(StringFormat::Uri) => {
-                        checks.push(quote! { validation::uri(#expr, path, errors); })
+                        checks.push_str(&call("validation::uri", &[expr, "path", "errors"]))
                     }
                     None => {}
                 }
-                (!checks.is_empty()).then(|| quote! { #(#checks)* })
+                (!checks.is_empty()).then_some(checks)
             }
             TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. }
                 if p.is_integer() || p.is_float() =>
             {
-                let (as_f64, min, max) = super::rust::range_args(*p, expr, c)?;
-                Some(quote! { validation::range(#as_f64, path, #min, #max, errors); })
+                let value: TokenStream = expr.parse().ok()?;
+                let (as_f64, min, max) = super::rust::range_args(*p, &value, c)?;
+                let [as_f64, min, max] = [as_f64, min, max].map(type_text);
+                Some(call(
+                    "validation::range",
+                    &[&as_f64, "path", &min, &max, "errors"],
+                ))
             }
             _ => None,
         }
@@ -1086,4 +1122,73 @@ fn extra_field_name(s: &Struct) -> String {
         name.push('_');
     }
     name
+}
+
+/// `Some(n)` or `None`, as `rust::opt_usize` prints.
+fn opt_usize_text(v: Option<usize>) -> String {
+    v.map_or_else(|| "None".to_owned(), |n| format!("Some({n})"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emit::assert_printed_as_is;
+
+    #[test]
+    fn validate_impls_are_laid_out_as_prettyplease_would() {
+        let spec = r##"
+openapi: 3.1.0
+info: {title: Checks, version: '1'}
+paths: {}
+components:
+  schemas:
+    Limited:
+      type: object
+      required: [id]
+      properties:
+        id: {type: integer, minimum: 1, maximum: 4294967295, exclusiveMaximum: 9999999999}
+        name: {type: string, minLength: 1, maxLength: 40, pattern: '^(([0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])\.){3}([0-9]|[1-9][0-9])$'}
+        email: {type: string, format: email}
+        old: {type: string, maxLength: 3, deprecated: true}
+        matrix:
+          type: array
+          minItems: 1
+          uniqueItems: true
+          items: {type: array, maxItems: 3, items: {type: number, minimum: -5.5}}
+        labels:
+          type: object
+          maxProperties: 9
+          propertyNames: {pattern: '^[a-z]+$'}
+          additionalProperties: {type: string, maxLength: 12}
+        nothing: {type: [string, 'null'], maxLength: 2}
+    AVeryLongUnionNameThatMakesTheVariantNamesOfItsMatchArmsRatherWide:
+      oneOf:
+        - {type: string, maxLength: 3}
+        - {type: integer}
+        - {$ref: '#/components/schemas/Limited'}
+        - {$ref: '#/components/schemas/AnExtremelyLongSchemaNameSoThatItsMatchArmGoesPastTheWidthXy'}
+        - {$ref: '#/components/schemas/AnotherExtremelyLongSchemaNameWithNothingToCheckAtAllHereXXXXXX'}
+        - {$ref: '#/components/schemas/YetAnotherSchemaNameNothingToCheckOneCharLongerThanTheWidthXXXXX'}
+    AnExtremelyLongSchemaNameSoThatItsMatchArmGoesPastTheWidthXy: {type: string, maxLength: 3}
+    AnotherExtremelyLongSchemaNameWithNothingToCheckAtAllHereXXXXXX: {type: object, properties: {a: {type: string}}}
+    YetAnotherSchemaNameNothingToCheckOneCharLongerThanTheWidthXXXXX: {type: object, properties: {b: {type: string}}}
+"##;
+        let (api, mut diags) = crate::load_api(spec).unwrap();
+        let patterns = Patterns::collect(&api, &mut diags);
+        let checked = checked_types(&api, true);
+        let emitter = ModelEmitter::new(&api, &patterns, &checked, true);
+        let mut arms = Vec::new();
+        for def in &api.types {
+            let text = emitter.validate_impl(def);
+            arms.extend(text.lines().filter(|l| l.contains(") => {")).map(str::len));
+            if !text.is_empty() {
+                assert_printed_as_is(&text);
+            }
+        }
+        // An empty arm's `}` does not count toward the width; the longer arms are broken.
+        assert!(
+            arms.contains(&90) && arms.iter().filter(|n| **n < 30).count() == 2,
+            "{arms:?}"
+        );
+    }
 }
