@@ -10,14 +10,13 @@ mod plan;
 pub(crate) mod requests;
 mod sending;
 
+use super::layout::push_doc;
 use super::parallel::{self, Job};
 use super::root_file;
 use super::rust::doc_lines;
-use super::{File, Options, Patterns, assembled, doc_attrs, print, rust_file, template_file};
+use super::{File, Options, Patterns, assembled, laid_out, template_file};
 use crate::ir::{Api, Media};
 use plan::{Plan, Success};
-use proc_macro2::TokenStream;
-use quote::quote;
 
 const CLIENT_TEMPLATE: &str = include_str!("../../../../templates/client/client.rs");
 const AUTH_TEMPLATE: &str = include_str!("../../../../templates/client/auth.rs");
@@ -76,17 +75,13 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
         jobs.push(Box::new(move || emitter().builders(&plans[range])));
     }
     if has_responses {
-        jobs.push(Box::new(move || {
-            print(emitter().responses_rs(plans), "src/responses.rs")
-        }));
+        jobs.push(Box::new(move || Ok(emitter().responses_rs(plans))));
     }
     if has_errors {
         jobs.push(Box::new(move || Ok(emitter().errors_rs(plans))));
     }
     if has_headers {
-        jobs.push(Box::new(move || {
-            print(emitter().headers_rs(plans), "src/headers.rs")
-        }));
+        jobs.push(Box::new(move || Ok(emitter().headers_rs(plans))));
     }
     let mut printed: Vec<String> = parallel::run(plans.len(), jobs)
         .into_iter()
@@ -118,11 +113,9 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
         files.push(assembled(opts, "src/headers.rs", &[headers]));
     }
     if let Some((scheme, token_url)) = credentials {
-        files.push(rust_file(
-            credentials_rs(scheme, token_url),
-            opts,
-            "src/credentials.rs",
-        )?);
+        let path = "src/credentials.rs";
+        let text = laid_out(credentials_rs(scheme, token_url), path)?;
+        files.push(assembled(opts, path, &[text]));
     }
     if super::has_multipart_struct(api) {
         files.push(template_file(opts, "src/multipart.rs", MULTIPART_TEMPLATE));
@@ -275,30 +268,39 @@ fn lib_rs(
 }
 
 /// `ClientBuilder::client_credentials`, for the document's OAuth 2.0 client-credentials scheme.
-fn credentials_rs(scheme: &crate::ir::SecurityScheme, token_url: &str) -> TokenStream {
-    let intro = format!(
+fn credentials_rs(scheme: &crate::ir::SecurityScheme, token_url: &str) -> String {
+    let mut doc = vec![format!(
         " OAuth 2.0 client credentials of the `{}` scheme, token endpoint `{token_url}`.",
         scheme.name
-    );
-    let doc = doc_attrs(scheme.doc.as_deref());
-    let separator = scheme.doc.is_some().then(|| quote! { #[doc = ""] });
-    quote! {
-        //! The document's OAuth 2.0 client-credentials scheme.
-
-        use crate::ClientBuilder;
-
-        /// The scheme's `tokenUrl`; relative URLs are appended to the base URL like operation paths.
-        const TOKEN_URL: &str = #token_url;
-
-        impl ClientBuilder {
-            #[doc = #intro]
-            #separator
-            #doc
-            #[doc = ""]
-            #[doc = " See [`ClientBuilder::client_credentials_at`] for how tokens are fetched, cached and renewed."]
-            pub fn client_credentials(self, client_id: impl Into<String>, client_secret: impl Into<String>) -> Self {
-                self.client_credentials_at(TOKEN_URL, client_id, client_secret)
-            }
-        }
+    )];
+    let scheme_doc = doc_lines(scheme.doc.as_deref());
+    if scheme.doc.is_some() {
+        doc.push(String::new());
     }
+    doc.extend(scheme_doc);
+    doc.push(String::new());
+    doc.push(
+        " See [`ClientBuilder::client_credentials_at`] for how tokens are fetched, cached and renewed."
+            .to_owned(),
+    );
+    let mut out = format!(
+        "//! The document's OAuth 2.0 client-credentials scheme.\n\
+         use crate::ClientBuilder;\n\
+         /// The scheme's `tokenUrl`; relative URLs are appended to the base URL like operation paths.\n\
+         const TOKEN_URL: &str = {};\n\
+         impl ClientBuilder {{\n",
+        proc_macro2::Literal::string(token_url)
+    );
+    push_doc(&mut out, "    ", &doc);
+    out.push_str(
+        "    pub fn client_credentials(\n\
+         \x20       self,\n\
+         \x20       client_id: impl Into<String>,\n\
+         \x20       client_secret: impl Into<String>,\n\
+         \x20   ) -> Self {\n\
+         \x20       self.client_credentials_at(TOKEN_URL, client_id, client_secret)\n\
+         \x20   }\n\
+         }\n",
+    );
+    out
 }

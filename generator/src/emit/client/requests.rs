@@ -6,7 +6,8 @@ use super::plan::{Arm, Handling, Paging, Plan, Shape, Success, is_media_range};
 use super::{error_enums, exchange, methods, sending};
 use crate::emit::layout::type_text;
 use crate::emit::rust::{doc_lines, primitive};
-use crate::emit::{TypePrinter, doc_attrs, ident, print};
+use crate::emit::struct_items::{self, StructField, StructItem};
+use crate::emit::{TypePrinter, ident, print};
 use crate::ir::{
     Api, Media, Method, ParamLocation, ParamStyle, Parameter, PathSegment, Primitive, SegmentPart,
     Status, TypeKind, TypeRef,
@@ -113,39 +114,37 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
-    pub fn responses_rs(&self, plans: &[Plan]) -> TokenStream {
-        let enums = plans.iter().filter_map(|p| {
-            let Success::Enum(variants) = &p.success else { return None };
-            let name = ident(&p.type_name);
-            let doc = wrapped_doc(&format!(
+    /// `responses.rs`, as text (laid out by `error_enums`, whose enums have the same shape).
+    pub fn responses_rs(&self, plans: &[Plan]) -> String {
+        let mut out = String::from(
+            "//! Success values of operations whose success statuses have different bodies.\n",
+        );
+        for p in plans {
+            let Success::Enum(variants) = &p.success else {
+                continue;
+            };
+            let variants = variants.iter().map(|v| error_enums::Variant {
+                doc: variant_doc_lines(v.status, v.doc.as_deref()),
+                name: ident(&v.name).to_string(),
+                body: (v.shape != Shape::Empty).then(|| {
+                    let ty = type_text(self.shape_type(&v.shape));
+                    if v.boxed { format!("Box<{ty}>") } else { ty }
+                }),
+                headers: Vec::new(),
+            });
+            let doc = wrap_lines(&format!(
                 "The success answers of [`Client::{0}`](crate::Client::{0}), one variant per documented status.",
                 p.op.name
             ));
-            let variants = variants.iter().map(|v| {
-                let vname = ident(&v.name);
-                let vdoc = variant_doc(v.status, v.doc.as_deref());
-                match &v.shape {
-                    Shape::Empty => quote! { #vdoc #vname, },
-                    shape => {
-                        let ty = self.shape_type(shape);
-                        let ty = if v.boxed { quote! { Box<#ty> } } else { ty };
-                        quote! { #vdoc #vname(#ty), }
-                    }
-                }
-            });
-            Some(quote! {
-                #doc
-                #[derive(Debug, Clone, PartialEq)]
-                pub enum #name {
-                    #(#variants)*
-                }
-            })
-        });
-        quote! {
-            //! Success values of operations whose success statuses have different bodies.
-
-            #(#enums)*
+            let e = error_enums::ErrorEnum {
+                doc,
+                name: ident(&p.type_name).to_string(),
+                variants: variants.collect(),
+                deref: None,
+            };
+            error_enums::write(&mut out, &e);
         }
+        out
     }
 
     /// `errors.rs`, as text (see `error_enums`).
@@ -642,37 +641,41 @@ impl<'a> RequestEmitter<'a> {
 
     /// The typed success headers of each operation that documents some (`send_full`'s
     /// `documented`).
-    pub fn headers_rs(&self, plans: &[Plan]) -> TokenStream {
-        let structs = plans.iter().filter(|p| !p.success_headers.is_empty()).map(|p| {
-            let name = ident(&p.type_name);
-            let doc = wrapped_doc(&format!(
-                "The headers the successes of [`Client::{0}`](crate::Client::{0}) document, typed.",
-                p.op.name
-            ));
+    /// `headers.rs`, as text (`struct_items`).
+    pub fn headers_rs(&self, plans: &[Plan]) -> String {
+        let mut out = String::from(
+            "//! The headers each operation's successes document, typed: the `documented` part of\n\
+             //! [`ResponseValue`](crate::codec::ResponseValue) (from a builder's `send_full`).\n",
+        );
+        for p in plans.iter().filter(|p| !p.success_headers.is_empty()) {
             let fields = p.success_headers.iter().map(|h| {
-                let field = ident(&h.field);
-                let ty = self.printer.rust_type(&h.ty);
+                let ty = type_text(self.printer.rust_type(&h.ty));
                 let text = match h.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
-                    Some(d) => format!("The `{}` header (`None` when absent or malformed). {d}", h.wire),
+                    Some(d) => format!(
+                        "The `{}` header (`None` when absent or malformed). {d}",
+                        h.wire
+                    ),
                     None => format!("The `{}` header (`None` when absent or malformed).", h.wire),
                 };
-                let doc = doc_attrs(Some(&text));
-                quote! { #doc pub #field: Option<#ty>, }
-            });
-            quote! {
-                #doc
-                #[derive(Debug, Clone, PartialEq, Default)]
-                pub struct #name {
-                    #(#fields)*
+                StructField {
+                    doc: doc_lines(Some(&text)),
+                    ..StructField::plain(&ident(&h.field).to_string(), &format!("Option<{ty}>"))
                 }
-            }
-        });
-        quote! {
-            //! The headers each operation's successes document, typed: the `documented` part of
-            //! [`ResponseValue`](crate::codec::ResponseValue) (from a builder's `send_full`).
-
-            #(#structs)*
+            });
+            let item = StructItem {
+                doc: wrap_lines(&format!(
+                    "The headers the successes of [`Client::{0}`](crate::Client::{0}) document, typed.",
+                    p.op.name
+                )),
+                derive: "Debug, Clone, PartialEq, Default",
+                attrs: &[],
+                name: ident(&p.type_name).to_string(),
+                public: true,
+                fields: fields.collect(),
+            };
+            struct_items::write(&mut out, &item);
         }
+        out
     }
 
     /// Code run with each value of a parameter: once when required, when set when optional, when
@@ -1305,11 +1308,6 @@ fn arm_pattern(statuses: &[Status], claimed: &[u16]) -> Option<TokenStream> {
 }
 
 /// A response variant's doc: its status, then the spec's description of it.
-fn variant_doc(status: Status, doc: Option<&str>) -> TokenStream {
-    let lines = variant_doc_lines(status, doc);
-    quote! { #( #[doc = #lines] )* }
-}
-
 /// A variant's documentation: its status, then the spec's description.
 fn variant_doc_lines(status: Status, doc: Option<&str>) -> Vec<String> {
     let mut text = format!("`{}`", status_text(status));
