@@ -316,14 +316,21 @@ pub(super) fn mentions(types: &str, name: &str) -> bool {
 
 /// Whether `name::` occurs in the tokens.
 fn uses_path(tokens: &TokenStream, name: &str) -> bool {
-    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
-    trees.iter().enumerate().any(|(i, tree)| match tree {
-        TokenTree::Ident(ident) if ident == name => {
-            matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == Spacing::Joint)
+    let mut trees = tokens.clone().into_iter().peekable();
+    while let Some(tree) = trees.next() {
+        let found = match &tree {
+            TokenTree::Ident(ident) => {
+                ident == name
+                    && matches!(trees.peek(), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == Spacing::Joint)
+            }
+            TokenTree::Group(group) => uses_path(&group.stream(), name),
+            _ => false,
+        };
+        if found {
+            return true;
         }
-        TokenTree::Group(group) => uses_path(&group.stream(), name),
-        _ => false,
-    })
+    }
+    false
 }
 
 fn uses_ident(tokens: &TokenStream, name: &str) -> bool {
