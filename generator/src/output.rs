@@ -5,8 +5,12 @@ use std::path::{Path, PathBuf};
 
 /// Writes the files of one crate into `dir`, removing generated `.rs` files that are no longer produced.
 pub fn write_crate(dir: &Path, files: &[File]) -> std::io::Result<()> {
-    for stale in stale_files(dir, files) {
-        std::fs::remove_file(stale)?;
+    // A crate written for the first time has nothing to compare with or remove.
+    let existed = dir.exists();
+    if existed {
+        for stale in stale_files(dir, files) {
+            std::fs::remove_file(stale)?;
+        }
     }
     // Files come grouped by folder: each folder is made once.
     let mut made: Option<PathBuf> = None;
@@ -18,7 +22,11 @@ pub fn write_crate(dir: &Path, files: &[File]) -> std::io::Result<()> {
             std::fs::create_dir_all(parent)?;
             made = Some(parent.to_owned());
         }
-        if std::fs::read_to_string(&path).ok().as_deref() != Some(file.contents.as_str()) {
+        // An unchanged file is left alone, so that its modification time does not make cargo
+        // rebuild the crate.
+        if !existed
+            || std::fs::read_to_string(&path).ok().as_deref() != Some(file.contents.as_str())
+        {
             std::fs::write(&path, &file.contents)?;
         }
     }
@@ -64,4 +72,75 @@ fn stale_files(dir: &Path, files: &[File]) -> Vec<PathBuf> {
     }
     stale.sort();
     stale
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str, contents: &str) -> File {
+        File {
+            path: path.to_owned(),
+            contents: contents.to_owned(),
+        }
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("openapi-gen-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn a_new_crate_is_written_whole() {
+        let dir = scratch("new").join("models");
+        let files = [
+            file("Cargo.toml", "[package]\n"),
+            file("src/lib.rs", "mod a;\n"),
+        ];
+        write_crate(&dir, &files).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.join("src/lib.rs")).unwrap(),
+            "mod a;\n"
+        );
+        assert!(drift(&dir, &files).is_empty());
+        std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn rewriting_keeps_unchanged_files_and_removes_stale_ones() {
+        let dir = scratch("again");
+        write_crate(
+            &dir,
+            &[file("src/lib.rs", "mod a;\n"), file("src/a.rs", "old\n")],
+        )
+        .unwrap();
+        let written = |path: &str| {
+            std::fs::metadata(dir.join(path))
+                .unwrap()
+                .modified()
+                .unwrap()
+        };
+        let before = written("src/lib.rs");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        write_crate(
+            &dir,
+            &[file("src/lib.rs", "mod a;\n"), file("src/b.rs", "new\n")],
+        )
+        .unwrap();
+        assert_eq!(
+            written("src/lib.rs"),
+            before,
+            "an unchanged file is not written again"
+        );
+        assert!(
+            !dir.join("src/a.rs").exists(),
+            "a file no longer generated is removed"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("src/b.rs")).unwrap(),
+            "new\n"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
