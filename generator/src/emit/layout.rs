@@ -42,9 +42,7 @@ pub fn push_use_group(out: &mut String, path: &str, names: &[String]) {
         return;
     }
     let one_line = format!("use {path}::{{{}}};", names.join(", "));
-    if fits(&one_line) {
-        out.push_str(&one_line);
-        out.push('\n');
+    if push_if_fits(out, &one_line) {
         return;
     }
     let _ = write!(out, "use {path}::{{\n   ");
@@ -64,6 +62,16 @@ pub fn push_use_group(out: &mut String, path: &str, names: &[String]) {
         width += 1 + name.len() + comma;
     }
     out.push_str(",\n};\n");
+}
+
+/// `line` and a newline when it fits prettyplease's width; whether it did.
+fn push_if_fits(out: &mut String, line: &str) -> bool {
+    let fits = fits(line);
+    if fits {
+        out.push_str(line);
+        out.push('\n');
+    }
+    fits
 }
 
 /// Whether `line` fits prettyplease's width.
@@ -95,9 +103,7 @@ pub fn push_type(out: &mut String, indent: &str, before: &str, ty: &str, after: 
 /// broken as [`push_type`] breaks it, when too long.
 pub fn push_tuple(out: &mut String, indent: &str, open: &str, ty: &str, close: &str) {
     let line = format!("{indent}{open}{ty}{close}");
-    if fits(&line) {
-        out.push_str(&line);
-        out.push('\n');
+    if push_if_fits(out, &line) {
         return;
     }
     let _ = writeln!(out, "{indent}{open}");
@@ -151,9 +157,7 @@ pub fn push_arm(out: &mut String, indent: &str, pattern: &str, value: &str) {
 /// `{indent}#[{path}(a, b)]`, or one argument per line (no trailing comma) when too long.
 pub fn push_attr(out: &mut String, indent: &str, path: &str, args: &[String]) {
     let one_line = format!("{indent}#[{path}({})]", args.join(", "));
-    if fits(&one_line) {
-        out.push_str(&one_line);
-        out.push('\n');
+    if push_if_fits(out, &one_line) {
         return;
     }
     let _ = writeln!(out, "{indent}#[{path}(");
