@@ -49,41 +49,52 @@ pub fn emit_in(
     opts: &Options,
     module: Option<&str>,
 ) -> Result<Vec<File>, String> {
-    // The plan holds tokens, which cannot cross threads: each job plans again (a small part of
-    // the work), and the files are grouped in three jobs, the longest first.
+    // The router is printed from tokens; the other files are written as text.
     type Files = Result<Vec<File>, String>;
-    let planned = |emit: fn(&Plan, &Options) -> Files| -> Job<Option<Files>> {
-        Box::new(move || {
-            let plan = Plan::new(api, patterns, module);
-            // A document without operations the server can route (a schema library) has no server.
-            (!plan.ops.is_empty()).then(|| emit(&plan, opts))
-        })
+    let router = |plan: &Plan| -> Files {
+        Ok(vec![rust_file(
+            router::router_rs(plan),
+            opts,
+            "src/router.rs",
+        )?])
     };
-    let jobs = vec![
-        planned(|plan, opts| {
-            Ok(vec![rust_file(
-                router::router_rs(plan),
-                opts,
-                "src/router.rs",
-            )?])
-        }),
-        planned(|plan, opts| {
-            let path = "src/responses.rs";
-            Ok(vec![assembled(opts, path, &[types::responses_file(plan)?])])
-        }),
-        planned(|plan, opts| {
-            Ok(vec![
-                root_file::file(&lib_rs(plan, opts), opts)?,
-                assembled(opts, "src/api.rs", &[api::api_file(plan)?]),
-                assembled(opts, "src/requests.rs", &[types::requests_file(plan)]),
-            ])
-        }),
-    ];
-    let Some(printed) = parallel::run(api.operations.len(), jobs)
-        .into_iter()
-        .collect::<Option<Vec<Files>>>()
-    else {
-        return Ok(Vec::new());
+    let written = |plan: &Plan| -> Files {
+        Ok(vec![
+            root_file::file(&lib_rs(plan, opts), opts)?,
+            assembled(opts, "src/api.rs", &[api::api_file(plan)?]),
+            assembled(opts, "src/requests.rs", &[types::requests_file(plan)]),
+            assembled(opts, "src/responses.rs", &[types::responses_file(plan)?]),
+        ])
+    };
+    // A document without operations the server can route (a schema library) has no server.
+    let printed = if api.operations.len() < parallel::ITEMS_PER_JOB {
+        let plan = Plan::new(api, patterns, module);
+        if plan.ops.is_empty() {
+            return Ok(Vec::new());
+        }
+        vec![router(&plan), written(&plan)]
+    } else {
+        // The plan holds tokens, which cannot cross threads: each job plans for itself.
+        let plan = || Plan::new(api, patterns, module);
+        let jobs: Vec<Job<Option<Files>>> = vec![
+            Box::new(|| {
+                Some(plan())
+                    .filter(|p| !p.ops.is_empty())
+                    .map(|p| router(&p))
+            }),
+            Box::new(|| {
+                Some(plan())
+                    .filter(|p| !p.ops.is_empty())
+                    .map(|p| written(&p))
+            }),
+        ];
+        let Some(printed) = parallel::run(api.operations.len(), jobs)
+            .into_iter()
+            .collect::<Option<Vec<Files>>>()
+        else {
+            return Ok(Vec::new());
+        };
+        printed
     };
     let mut files = vec![cargo_toml(api, opts)];
     for part in printed {
