@@ -41,8 +41,8 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     emit_in(api, patterns, opts, None)
 }
 
-/// The server crate's files, with paths for module `module` of a host crate when there is one (see
-/// [`super::nest`]).
+/// The server crate's files, with paths for module `module` of the client crate when it is nested
+/// there (the receiver of webhooks, see [`super::nest`]).
 pub fn emit_in(
     api: &Api,
     patterns: &Patterns,
@@ -228,7 +228,12 @@ fn lib_rs(plan: &Plan, opts: &Options) -> root_file::Root {
     );
     let trait_name = &plan.trait_name;
     let models = opts.crate_ident("models");
-    let crate_name = opts.crate_ident("server");
+    // How code outside the crate names it: the server crate, or the module of the client crate
+    // the receiver of webhooks is nested in.
+    let crate_name = match plan.root.strip_prefix("crate::") {
+        Some(module) => format!("{}::{module}", opts.crate_ident("client")),
+        None => opts.crate_ident("server").to_string(),
+    };
     let usage = format!(
         r#" Implement [`{trait_name}`] and serve it with [`router`]:
 
