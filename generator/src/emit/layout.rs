@@ -6,7 +6,7 @@ use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 use std::fmt::Write;
 
 /// prettyplease's line width.
-pub const MARGIN: usize = 89;
+const MARGIN: usize = 89;
 
 /// `{head} for {name} {`, with `for` starting a line of its own past the margin.
 pub fn impl_header(head: &str, name: &str) -> String {
@@ -72,6 +72,14 @@ fn push_if_fits(out: &mut String, line: &str) -> bool {
         out.push('\n');
     }
     fits
+}
+
+/// Whether a line of code fits prettyplease's width, where an empty block's `}` does not count
+/// (`Self::A(_) => {}` may end one column past it).
+pub fn fits_code(line: &str) -> bool {
+    line.strip_suffix("{}")
+        .map_or(line.len(), |open| open.len() + 1)
+        <= MARGIN
 }
 
 /// Whether `line` fits prettyplease's width.
@@ -152,6 +160,25 @@ pub fn push_arm(out: &mut String, indent: &str, pattern: &str, value: &str) {
             "{indent}{pattern} => {{\n{indent}    {value}\n{indent}}}"
         );
     }
+}
+
+/// A match arm whose value is a call (`{pattern} => {callee}(a, b),`): in a block of its own when
+/// the arm is too long, the arguments then one per line if the call still is.
+pub fn push_call_arm(out: &mut String, indent: &str, pattern: &str, callee: &str, args: &[&str]) {
+    let call = format!("{callee}({})", args.join(", "));
+    if fits(&format!("{indent}{pattern} => {call}")) {
+        push_arm(out, indent, pattern, &call);
+        return;
+    }
+    let _ = writeln!(out, "{indent}{pattern} => {{");
+    push_list(
+        out,
+        &format!("{indent}    "),
+        &format!("{callee}("),
+        args,
+        ")",
+    );
+    let _ = writeln!(out, "{indent}}}");
 }
 
 /// `{indent}#[{path}(a, b)]`, or one argument per line (no trailing comma) when too long.

@@ -162,11 +162,7 @@ pub fn interleaved(
 pub fn laid_out(text: String, path: &str) -> Result<String, String> {
     let fits = |line: &str| {
         let code = line.trim_start();
-        // An empty block's `}` does not count toward the width.
-        let counted = line
-            .strip_suffix("{}")
-            .map_or(line.len(), |open| open.len() + 1);
-        code.starts_with("//") || counted <= layout::MARGIN || unbreakable(code)
+        code.starts_with("//") || layout::fits_code(line) || unbreakable(code)
     };
     if text.lines().all(fits) {
         return Ok(text);

@@ -3,7 +3,7 @@
 use super::checked_types::checked_types;
 use super::enum_impls;
 use super::enums;
-use super::layout::{fits, impl_header, push_doc, push_list, push_tuple, type_text};
+use super::layout::{fits_code, impl_header, push_doc, push_list, push_tuple, type_text};
 use super::objects;
 use super::parallel::{self, Job};
 use super::patterns::Engine;
@@ -668,10 +668,8 @@ impl<'a> ModelEmitter<'a> {
                             Some(check) => ("value", format!("{{\n{check}            }}")),
                             None => ("_", "{}".to_owned()),
                         };
-                        // What counts toward the width ends with the block's `{`.
-                        let head = format!("            Self::{variant}({binding}) => {{");
-                        if fits(&head) {
-                            let arm = format!("            Self::{variant}({binding}) => {block}");
+                        let arm = format!("            Self::{variant}({binding}) => {block}");
+                        if arm.lines().next().is_some_and(fits_code) {
                             let _ = writeln!(body, "{arm}");
                         } else {
                             // The pattern's binding on a line of its own.

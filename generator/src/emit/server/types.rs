@@ -3,7 +3,8 @@
 use super::plan::{BodyPlan, OpPlan, Plan, ResponsePlan, StatusPlan, Writer};
 use crate::emit::laid_out;
 use crate::emit::layout::{
-    fits, impl_header, push_arm, push_attr, push_doc, push_field, push_list, push_tuple, type_text,
+    fits, impl_header, push_attr, push_call_arm, push_doc, push_field, push_list, push_tuple,
+    type_text,
 };
 use crate::emit::rust::doc_lines;
 use crate::emit::struct_items::{self, StructField, StructItem};
@@ -58,17 +59,8 @@ pub fn responses_file(plan: &Plan) -> Result<String, String> {
     let mut types = format!("{error} ");
     let mut items = String::new();
     for op in &plan.ops {
-        for r in &op.responses {
-            let body = r.body.iter().map(|b| &b.ty);
-            for ty in body.chain(r.headers.iter().map(|h| &h.ty)) {
-                types.push_str(&type_text(ty.clone()));
-                types.push(' ');
-            }
-        }
-        items.push_str(&laid_out(
-            response_enum(op, plan, &error),
-            "src/responses.rs",
-        )?);
+        let item = response_enum(op, plan, &error, &mut types);
+        items.push_str(&laid_out(item, "src/responses.rs")?);
     }
     let mut out = "//! The output of each operation: one variant per documented status, each writing itself.\n"
         .to_owned();
@@ -115,8 +107,8 @@ const LARGE_VARIANT: [&str; 2] = [
 const OTHER_DOC: &str =
     " A status the spec does not document for this operation, with the API's error body.";
 
-/// A response enum and its `IntoResponse`.
-fn response_enum(op: &OpPlan, plan: &Plan, error: &str) -> String {
+/// A response enum and its `IntoResponse`; the types its variants hold are added to `types`.
+fn response_enum(op: &OpPlan, plan: &Plan, error: &str, types: &mut String) -> String {
     let mut item = String::new();
     let out = &mut item;
     let name = &op.response_name;
@@ -134,7 +126,7 @@ fn response_enum(op: &OpPlan, plan: &Plan, error: &str) -> String {
     }
     let _ = writeln!(out, "pub enum {name} {{");
     for r in &op.responses {
-        variant_text(out, r);
+        variant_text(out, r, types);
     }
     if !documented_default {
         push_doc(out, "    ", &[OTHER_DOC.to_owned()]);
@@ -162,10 +154,16 @@ fn response_enum(op: &OpPlan, plan: &Plan, error: &str) -> String {
 
 const ARM: &str = "            ";
 
-fn variant_text(out: &mut String, r: &ResponsePlan) {
+fn variant_text(out: &mut String, r: &ResponsePlan, types: &mut String) {
     push_doc(out, "    ", &doc_lines(Some(&r.doc)));
     let chosen = matches!(r.status, StatusPlan::Chosen);
-    let body = r.body.as_ref().map(|b| type_text(b.ty.clone()));
+    let mut held = |ty| {
+        let ty = type_text(ty);
+        types.push_str(&ty);
+        types.push(' ');
+        ty
+    };
+    let body = r.body.as_ref().map(|b| held(b.ty.clone()));
     if r.headers.is_empty() {
         let fields: Vec<String> = chosen
             .then(|| "StatusCode".to_owned())
@@ -196,7 +194,7 @@ fn variant_text(out: &mut String, r: &ResponsePlan) {
             text = format!("{text} {}", d.trim());
         }
         push_doc(out, "        ", &doc_lines(Some(&text)));
-        let ty = type_text(h.ty.clone());
+        let ty = held(h.ty.clone());
         let ty = if h.required {
             ty
         } else {
@@ -239,39 +237,23 @@ fn arm_text(out: &mut String, r: &ResponsePlan) {
         None => ("empty", vec![status]),
     };
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let write = format!("respond::{writer}({})", args.join(", "));
+    let callee = format!("respond::{writer}");
     let chosen = matches!(r.status, StatusPlan::Chosen);
     let status_binding = chosen.then_some("status");
     let body_binding = r.body.as_ref().map(|_| "body");
-    let bindings: Vec<String> = status_binding
-        .into_iter()
-        .chain(body_binding)
-        .map(str::to_owned)
-        .collect();
+    let bindings: Vec<&str> = status_binding.into_iter().chain(body_binding).collect();
     if r.headers.is_empty() {
         let pattern = if bindings.is_empty() {
             format!("Self::{}", r.variant)
         } else {
             format!("Self::{}({})", r.variant, bindings.join(", "))
         };
-        if fits(&format!("{ARM}{pattern} => {write}")) {
-            push_arm(out, ARM, &pattern, &write);
-        } else {
-            // In a block of its own, and the call's arguments one per line if still too wide.
-            let _ = writeln!(out, "{ARM}{pattern} => {{");
-            push_list(
-                out,
-                &format!("{ARM}    "),
-                &format!("respond::{writer}("),
-                &args,
-                ")",
-            );
-            let _ = writeln!(out, "{ARM}}}");
-        }
+        push_call_arm(out, ARM, &pattern, &callee, &args);
         return;
     }
     let fields: Vec<String> = bindings
         .into_iter()
+        .map(str::to_owned)
         .chain(r.headers.iter().map(|h| h.field.to_string()))
         .collect();
     let pattern = format!("{ARM}Self::{} {{ {} }} => {{", r.variant, fields.join(", "));
@@ -287,7 +269,7 @@ fn arm_text(out: &mut String, r: &ResponsePlan) {
     push_list(
         out,
         &format!("{ARM}    "),
-        &format!("let mut response = respond::{writer}("),
+        &format!("let mut response = {callee}("),
         &args,
         ");",
     );
@@ -378,7 +360,7 @@ components:
             let error = type_text(plan.error_type());
             for op in &plan.ops {
                 // The writer's own layout, before `laid_out` could replace it.
-                assert_printed_as_is(&response_enum(op, &plan, &error));
+                assert_printed_as_is(&response_enum(op, &plan, &error, &mut String::new()));
             }
             assert_printed_as_is(&requests_file(&plan));
             assert_printed_as_is(&responses_file(&plan).unwrap());
