@@ -79,7 +79,9 @@ const FAILURE: i32 = 1;
 #[cfg(all(target_os = "linux", not(test)))]
 #[unsafe(no_mangle)]
 extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) -> libc::c_int {
-    command()
+    // A panic may not unwind out of a C function; exit as std's `main` would (the hook has
+    // printed the message).
+    std::panic::catch_unwind(|| command()).unwrap_or_else(|_| exit_now(101))
 }
 
 // The test harness brings its own `main`.

@@ -4,7 +4,7 @@
 
 use super::plan::{Need, OpPlan, Plan, push_paragraph};
 use crate::emit::laid_out;
-use crate::emit::layout::{fits, push_doc, push_use_group};
+use crate::emit::layout::{fits, push_doc, push_use_group, type_text};
 use crate::emit::rust::doc_lines;
 use std::fmt::Write;
 
@@ -55,7 +55,7 @@ pub fn api_file(plan: &Plan) -> Result<String, String> {
     }
     let mut error = String::new();
     if plan.error_body.is_some() {
-        error = crate::emit::layout::type_text(plan.error_type());
+        error = type_text(plan.error_type());
         let _ = write!(
             out,
             "    /// The error body of a request the router refused before any operation ran: a malformed\n\

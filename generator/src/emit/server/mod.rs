@@ -88,7 +88,7 @@ pub fn emit_in(
                     .map(|p| written(&p))
             }),
         ];
-        let Some(printed) = parallel::run(api.operations.len(), jobs)
+        let Some(printed) = parallel::spread(jobs)
             .into_iter()
             .collect::<Option<Vec<Files>>>()
         else {
