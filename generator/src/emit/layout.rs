@@ -6,7 +6,7 @@ use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 use std::fmt::Write;
 
 /// prettyplease's line width.
-const MARGIN: usize = 89;
+pub const MARGIN: usize = 89;
 
 /// `{head} for {name} {`, with `for` starting a line of its own past the margin.
 pub fn impl_header(head: &str, name: &str) -> String {

@@ -49,14 +49,13 @@ pub fn emit_in(
     opts: &Options,
     module: Option<&str>,
 ) -> Result<Vec<File>, String> {
-    // The router is printed from tokens; the other files are written as text.
     type Files = Result<Vec<File>, String>;
     let router = |plan: &Plan| -> Files {
-        Ok(vec![rust_file(
-            router::router_rs(plan),
+        Ok(vec![assembled(
             opts,
             "src/router.rs",
-        )?])
+            &[router::router_rs(plan)?],
+        )])
     };
     let written = |plan: &Plan| -> Files {
         Ok(vec![
@@ -301,20 +300,6 @@ fn lib_rs(plan: &Plan, opts: &Options) -> root_file::Root {
     root_file::Root { docs, items }
 }
 
-/// The `use` items among `candidates` whose name the tokens mention: a module (lowercase) when it
-/// starts a path (`models::X`), a type when it appears at all.
-fn imports(tokens: &TokenStream, candidates: &[(&str, TokenStream)]) -> TokenStream {
-    let used = candidates.iter().filter(|(name, _)| {
-        if name.starts_with(|c: char| c.is_ascii_lowercase()) {
-            uses_path(tokens, name)
-        } else {
-            uses_ident(tokens, name)
-        }
-    });
-    let items = used.map(|(_, item)| item);
-    quote! { #(#items)* }
-}
-
 /// Whether the type texts mention `name`: a module starting a path (`models::X`), or a type.
 pub(super) fn mentions(types: &str, name: &str) -> bool {
     let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
@@ -328,6 +313,15 @@ pub(super) fn mentions(types: &str, name: &str) -> bool {
                 !word(rest.chars().next())
             }
     })
+}
+
+/// Whether the tokens use `name`: a module starting a path (`models::X`), or a type.
+fn uses(tokens: &TokenStream, name: &str) -> bool {
+    if name.starts_with(|c: char| c.is_ascii_lowercase()) {
+        uses_path(tokens, name)
+    } else {
+        uses_ident(tokens, name)
+    }
 }
 
 /// Whether `name::` occurs in the tokens.

@@ -1,78 +1,48 @@
 //! The axum router: per operation a handler that reads the request (credentials, parameters, body)
 //! into its typed form, or answers the rejection with the API's error body (or the operation's own,
 //! through its `{op}_rejection` method), then calls the trait.
+//!
+//! The file is written as text in prettyplease's layout; the readers of requests and the
+//! dispatchers of mixed segments, whose expressions vary the most, are printed from tokens.
 
 use super::plan::{Need, OpPlan, Plan, Source, is_distinct, mixed_literals};
+use crate::emit::layout::{MARGIN, push_use_group};
+use crate::emit::{laid_out, print};
 use crate::ir::Method;
-use proc_macro2::TokenStream;
+use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
+use std::fmt::Write;
 
-pub fn router_rs(plan: &Plan) -> TokenStream {
-    let api = &plan.trait_name;
+const PATH: &str = "src/router.rs";
+
+/// `router.rs` without its header.
+pub fn router_rs(plan: &Plan) -> Result<String, String> {
+    let api = plan.trait_name.to_string();
     let has_error = plan.error_body.is_some();
-    let mut dispatchers = Vec::new();
-    let routes = plan.routes.iter().map(|(path, methods)| {
-        let chain = methods.iter().enumerate().map(|(i, (method, indexes))| {
+    let mut printed: Vec<TokenStream> = Vec::new();
+    // The printed items, looked through for the `use`s they need.
+    let mut scanned = TokenStream::new();
+    let mut routes = String::new();
+    for (path, methods) in &plan.routes {
+        let _ = write!(routes, "        .route({}, ", Literal::string(path));
+        for (i, (method, indexes)) in methods.iter().enumerate() {
             let first = &plan.ops[indexes[0]];
             let handler = if indexes.len() == 1 && !is_distinct(first.op) {
-                format_ident!("handle_{}", first.op.name)
+                format!("handle_{}", first.op.name)
             } else {
                 let ops: Vec<&OpPlan> = indexes.iter().map(|i| &plan.ops[*i]).collect();
                 let name = format_ident!("dispatch_{}", first.op.name);
-                dispatchers.push(dispatcher(plan, &name, &ops, has_error));
-                name
+                let tokens = dispatcher(plan, &name, &ops, has_error);
+                scanned.extend(tokens.clone());
+                printed.push(tokens);
+                name.to_string()
             };
-            let method = method_fn(*method);
-            if i == 0 {
-                quote! { #method(#handler::<A>) }
-            } else {
-                quote! { .#method(#handler::<A>) }
-            }
-        });
-        quote! { .route(#path, #(#chain)*) }
-    });
-    let routes: Vec<TokenStream> = routes.collect();
-    let handlers = plan.ops.iter().map(|op| handler(plan, op));
-    let reject_fn = if has_error {
-        quote! {
-            /// Answers a rejection with the API's error body.
-            fn reject<A: #api>(api: &A, rejection: Rejection) -> Response {
-                let body = api.rejection(&rejection);
-                respond::rejection(&rejection, &body)
-            }
+            let dot = if i == 0 { "" } else { "." };
+            let _ = write!(routes, "{dot}{}({handler}::<A>)", method_name(*method));
         }
-    } else {
-        quote! {
-            /// Answers a rejection with `{"message": ...}` (the spec names no error body).
-            fn reject(rejection: Rejection) -> Response {
-                let body = ErrorMessage { message: rejection.message.clone() };
-                respond::rejection(&rejection, &body)
-            }
-        }
-    };
-    let reject_call = |rejection: TokenStream| {
-        if has_error {
-            quote! { reject(&*api, #rejection) }
-        } else {
-            quote! { reject(#rejection) }
-        }
-    };
-    let not_found = reject_call(quote! {
-        Rejection::new(RejectionKind::NotFound, format!("no operation matches {method} {}", uri.path()))
-    });
-    let not_allowed = reject_call(quote! {
-        Rejection::new(RejectionKind::MethodNotAllowed, format!("{} does not accept {method}", uri.path()))
-    });
-    let (fallback_generics, fallback_state, fallback_turbofish) = if has_error {
-        (
-            quote! { <A: #api> },
-            quote! { State(api): State<Arc<A>>, },
-            quote! { ::<A> },
-        )
-    } else {
-        (TokenStream::new(), TokenStream::new(), TokenStream::new())
-    };
-    let bearer_helpers = bearer_helpers(plan);
+        routes.push_str(")\n");
+    }
+    let turbofish = if has_error { "::<A>" } else { "" };
     let own_rejections = if plan.ops.iter().any(|op| op.rejection.is_some()) {
         ", or the operation's own where the trait has an `{operation}_rejection` method,"
     } else {
@@ -84,70 +54,180 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
          so are unknown routes (404) and methods (405).",
         plan.api.title
     );
-    let items = quote! {
-        #[doc = #router_doc]
-        ///
-        /// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.
-        pub fn router<A: #api>(api: Arc<A>) -> Router {
-            Router::new()
-                #(#routes)*
-                .fallback(route_not_found #fallback_turbofish)
-                .method_not_allowed_fallback(method_not_allowed #fallback_turbofish)
-                .with_state(api)
+    let mut router = String::new();
+    let force = push_doc_attr(&mut router, &router_doc);
+    router.push_str(
+        "///\n/// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.\n",
+    );
+    push_signature(
+        &mut router,
+        &format!("pub fn router<A: {api}>"),
+        &["api: Arc<A>"],
+        "Router",
+    );
+    let _ = write!(
+        router,
+        "    Router::new()\n{routes}        .fallback(route_not_found{turbofish})\n        \
+         .method_not_allowed_fallback(method_not_allowed{turbofish})\n        .with_state(api)\n}}\n"
+    );
+    let mut items = vec![text_item(router, force)];
+    items.extend(printed.into_iter().map(|tokens| print(tokens, PATH)));
+    for op in &plan.ops {
+        let (handler, force) = handler(plan, op);
+        items.push(text_item(handler, force));
+        if takes_request(op) {
+            let reader = reader(plan, op);
+            scanned.extend(reader.clone());
+            items.push(print(reader, PATH));
         }
+    }
+    let mut reject = String::new();
+    if has_error {
+        reject.push_str("/// Answers a rejection with the API's error body.\n");
+        push_signature(
+            &mut reject,
+            &format!("fn reject<A: {api}>"),
+            &["api: &A", "rejection: Rejection"],
+            "Response",
+        );
+        reject.push_str(
+            "    let body = api.rejection(&rejection);\n    respond::rejection(&rejection, &body)\n}\n",
+        );
+    } else {
+        reject.push_str(
+            "/// Answers a rejection with `{\"message\": ...}` (the spec names no error body).\n\
+             fn reject(rejection: Rejection) -> Response {\n\
+             \x20   let body = ErrorMessage {\n\
+             \x20       message: rejection.message.clone(),\n\
+             \x20   };\n\
+             \x20   respond::rejection(&rejection, &body)\n\
+             }\n",
+        );
+    }
+    items.push(text_item(reject, false));
+    let helpers = bearer_helpers(plan);
+    items.extend(helpers.iter().map(|h| text_item(h.clone(), false)));
+    for (doc, name, kind, message) in [
+        (
+            "/// Answers a path no operation matches (404).\n",
+            "route_not_found",
+            "NotFound",
+            "format!(\"no operation matches {method} {}\", uri.path())",
+        ),
+        (
+            "/// Answers a method the path does not accept (405; axum adds the `Allow` header).\n",
+            "method_not_allowed",
+            "MethodNotAllowed",
+            "format!(\"{} does not accept {method}\", uri.path())",
+        ),
+    ] {
+        let mut text = doc.to_owned();
+        let (head, params, api_arg): (String, &[&str], &str) = if has_error {
+            (
+                format!("async fn {name}<A: {api}>"),
+                &["State(api): State<Arc<A>>", "method: Method", "uri: Uri"],
+                "        &*api,\n",
+            )
+        } else {
+            (
+                format!("async fn {name}"),
+                &["method: Method", "uri: Uri"],
+                "",
+            )
+        };
+        push_signature(&mut text, &head, params, "Response");
+        let _ = write!(
+            text,
+            "    reject(\n{api_arg}        Rejection::new(\n            RejectionKind::{kind},\n            \
+             {message},\n        ),\n    )\n}}\n"
+        );
+        items.push(text_item(text, false));
+    }
 
-        #(#dispatchers)*
-
-        #(#handlers)*
-
-        #reject_fn
-
-        #bearer_helpers
-
-        /// Answers a path no operation matches (404).
-        async fn route_not_found #fallback_generics (#fallback_state method: Method, uri: Uri) -> Response {
-            #not_found
-        }
-
-        /// Answers a method the path does not accept (405; axum adds the `Allow` header).
-        async fn method_not_allowed #fallback_generics (#fallback_state method: Method, uri: Uri) -> Response {
-            #not_allowed
-        }
+    // The `use`s: what the text items name is known; the printed ones are looked through.
+    let used = |name: &str| match name {
+        "ErrorMessage" => !has_error,
+        "auth" | "HeaderMap" if !helpers.is_empty() => true,
+        _ => super::uses(&scanned, name),
     };
+    let mut out = String::from("//! The axum router of the API.\n");
+    for name in [
+        "models",
+        "auth",
+        "body",
+        "multipart",
+        "deep_form",
+        "params",
+        "ErrorMessage",
+    ] {
+        if used(name) {
+            let _ = writeln!(out, "use {}::{name};", plan.root);
+        }
+    }
+    if used("HeaderMap") {
+        out.push_str("use axum::http::HeaderMap;\n");
+    }
+    let mut own: Vec<String> = ["respond", "Rejection", "RejectionKind", &api]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    own.extend(plan.ops.iter().map(|op| op.request_name.to_string()));
+    push_use_group(&mut out, &plan.root, &own);
+    out.push_str(
+        "use axum::extract::{Request, State};\n\
+         use axum::http::{Method, Uri};\n\
+         use axum::response::{IntoResponse, Response};\n",
+    );
     // Only the first method of a route is the free function (`get(...)`); the others are chained.
     let mut methods: Vec<Method> = plan.routes.iter().map(|(_, m)| m[0].0).collect();
     methods.sort();
     methods.dedup();
-    let method_fns = methods.into_iter().map(method_fn);
-    let requests = plan.ops.iter().map(|op| &op.request_name);
-    let uses = super::imports(
-        &items,
-        &[
-            ("models", plan.use_item(quote! { models })),
-            ("auth", plan.use_item(quote! { auth })),
-            ("body", plan.use_item(quote! { body })),
-            ("multipart", plan.use_item(quote! { multipart })),
-            ("deep_form", plan.use_item(quote! { deep_form })),
-            ("params", plan.use_item(quote! { params })),
-            ("ErrorMessage", plan.use_item(quote! { ErrorMessage })),
-            ("HeaderMap", quote! { use axum::http::HeaderMap; }),
-        ],
-    );
-    let own_items =
-        plan.use_item(quote! { {respond, Rejection, RejectionKind, #api, #(#requests),*} });
-    quote! {
-        //! The axum router of the API.
-        #uses
-        #own_items
-        use axum::extract::{Request, State};
-        use axum::http::{Method, Uri};
-        use axum::response::{IntoResponse, Response};
-        use axum::routing::{#(#method_fns),*};
-        use axum::Router;
-        use std::sync::Arc;
-
-        #items
+    let methods: Vec<String> = methods
+        .into_iter()
+        .map(|m| method_name(m).to_owned())
+        .collect();
+    push_use_group(&mut out, "axum::routing", &methods);
+    out.push_str("use axum::Router;\nuse std::sync::Arc;\n");
+    for item in items {
+        out.push_str(&item?);
     }
+    Ok(out)
+}
+
+/// A text item as it is, or as prettyplease prints it when `force`d or when a line is too wide.
+fn text_item(text: String, force: bool) -> Result<String, String> {
+    if force {
+        let file = syn::parse_file(&text)
+            .map_err(|e| format!("{PATH}: generated code does not parse: {e}\n{text}"))?;
+        return Ok(prettyplease::unparse(&file));
+    }
+    laid_out(text, PATH)
+}
+
+/// `///{doc}` as prettyplease prints a doc attribute of one line; a doc of several lines as the
+/// attribute, and `true`: the item must then be printed by prettyplease.
+fn push_doc_attr(out: &mut String, doc: &str) -> bool {
+    if doc.contains('\n') || doc.starts_with('/') {
+        let _ = writeln!(out, "#[doc = {}]", Literal::string(doc));
+        return true;
+    }
+    let _ = writeln!(out, "///{}", doc.trim_end_matches(' '));
+    false
+}
+
+/// `{head}({params}) -> {ret} {`, the parameters one per line when the signature is too wide (a
+/// line still too wide sends the item to prettyplease).
+fn push_signature(out: &mut String, head: &str, params: &[&str], ret: &str) {
+    let one_line = format!("{head}({}) -> {ret}", params.join(", "));
+    if one_line.len() <= MARGIN {
+        let _ = writeln!(out, "{one_line} {{");
+        return;
+    }
+    let _ = writeln!(out, "{head}(");
+    for param in params {
+        let _ = writeln!(out, "    {param},");
+    }
+    let _ = writeln!(out, ") -> {ret} {{");
 }
 
 /// The handler of a route and method that operations with mixed segments share: each one's literal
@@ -225,66 +305,72 @@ fn takes_request(op: &OpPlan) -> bool {
     op.bearer != Need::No || !op.fields.is_empty()
 }
 
-fn method_fn(method: Method) -> proc_macro2::Ident {
-    format_ident!("{}", method.as_str().to_ascii_lowercase())
+/// axum's routing function of a method (`get`).
+fn method_name(method: Method) -> &'static str {
+    match method {
+        Method::Get => "get",
+        Method::Put => "put",
+        Method::Post => "post",
+        Method::Delete => "delete",
+        Method::Options => "options",
+        Method::Head => "head",
+        Method::Patch => "patch",
+        Method::Trace => "trace",
+    }
 }
 
-fn handler(plan: &Plan, op: &OpPlan) -> TokenStream {
+/// An operation's handler as text, and whether prettyplease must print it (see
+/// [`push_doc_attr`]).
+fn handler(plan: &Plan, op: &OpPlan) -> (String, bool) {
     let api = &plan.trait_name;
     let o = op.op;
-    let doc = format!(" `{} {}`", o.method.as_str(), o.path);
-    let handle = format_ident!("handle_{}", o.name);
+    let mut out = String::new();
+    let force = push_doc_attr(&mut out, &format!(" `{} {}`", o.method.as_str(), o.path));
+    let head = format!("async fn handle_{}<A: {api}>", o.name);
     let fn_name = &op.fn_name;
-    let request_name = &op.request_name;
-    let bearer = op.bearer != Need::No;
     if !takes_request(op) {
-        return quote! {
-            #[doc = #doc]
-            async fn #handle<A: #api>(State(api): State<Arc<A>>) -> Response {
-                api.#fn_name(#request_name {}).await.into_response()
-            }
-        };
+        push_signature(&mut out, &head, &["State(api): State<Arc<A>>"], "Response");
+        let _ = writeln!(
+            out,
+            "    api.{fn_name}({} {{}}).await.into_response()\n}}",
+            op.request_name
+        );
+        return (out, force);
     }
-    let read = format_ident!("read_{}", o.name);
-    let (api_arg, ok, call) = if bearer {
-        (
-            quote! { &*api, },
-            quote! { (principal, request) },
-            quote! { api.#fn_name(principal, request) },
-        )
+    let (api_arg, ok, args) = if op.bearer != Need::No {
+        ("&*api, ", "(principal, request)", "principal, request")
     } else {
-        (
-            TokenStream::new(),
-            quote! { request },
-            quote! { api.#fn_name(request) },
-        )
+        ("", "request", "request")
     };
     // An operation with its own documented error body answers its rejections itself.
     let reject = match (&op.rejection, plan.error_body) {
-        (Some(own), _) => {
-            let own = &own.fn_name;
-            quote! { respond::operation_rejection(&rejection, api.#own(&rejection)) }
-        }
-        (None, Some(_)) => quote! { reject(&*api, rejection) },
-        (None, None) => quote! { reject(rejection) },
+        (Some(own), _) => format!(
+            "respond::operation_rejection(&rejection, api.{}(&rejection))",
+            own.fn_name
+        ),
+        (None, Some(_)) => "reject(&*api, rejection)".to_owned(),
+        (None, None) => "reject(rejection)".to_owned(),
     };
-    let reader = reader(plan, op, &read);
-    quote! {
-        #[doc = #doc]
-        async fn #handle<A: #api>(State(api): State<Arc<A>>, request: Request) -> Response {
-            match #read(#api_arg request).await {
-                Ok(#ok) => #call.await.into_response(),
-                Err(rejection) => #reject,
-            }
-        }
-
-        #reader
-    }
+    push_signature(
+        &mut out,
+        &head,
+        &["State(api): State<Arc<A>>", "request: Request"],
+        "Response",
+    );
+    let _ = writeln!(
+        out,
+        "    match read_{}({api_arg}request).await {{\n        \
+         Ok({ok}) => api.{fn_name}({args}).await.into_response(),\n        \
+         Err(rejection) => {reject},\n    }}\n}}",
+        o.name
+    );
+    (out, force)
 }
 
 /// The function reading one operation's request: credentials first (nothing else is looked at for
 /// a caller that is not allowed in), then path, query, header and cookie parameters, the body last.
-fn reader(plan: &Plan, op: &OpPlan, read: &proc_macro2::Ident) -> TokenStream {
+fn reader(plan: &Plan, op: &OpPlan) -> TokenStream {
+    let read = format_ident!("read_{}", op.op.name);
     let api = &plan.trait_name;
     let request_name = &op.request_name;
     let uses = |source: Source| op.fields.iter().any(|f| f.source == source);
@@ -409,30 +495,93 @@ fn check_bearer(methods: &[proc_macro2::Ident]) -> TokenStream {
     check
 }
 
-fn bearer_helpers(plan: &Plan) -> TokenStream {
+/// The helpers of operations whose bearer token `authenticate` checks.
+fn bearer_helpers(plan: &Plan) -> Vec<String> {
     let api = &plan.trait_name;
-    let by_authenticate = |op: &&OpPlan, need: Need| {
-        op.bearer == need && op.bearer_methods.len() == 1 && op.bearer_methods[0] == "authenticate"
+    let by_authenticate = |need: Need| {
+        plan.ops.iter().any(|op| {
+            op.bearer == need
+                && op.bearer_methods.len() == 1
+                && op.bearer_methods[0] == "authenticate"
+        })
     };
-    let required = plan.ops.iter().any(|op| by_authenticate(&op, Need::Required)).then(|| {
-        quote! {
-            /// The principal of an operation that requires a bearer token.
-            async fn require_bearer<A: #api>(api: &A, headers: &HeaderMap) -> Result<A::Principal, Rejection> {
-                let token = auth::bearer_token(headers)?;
-                api.authenticate(token).await.map_err(auth::bearer_rejected)
-            }
-        }
-    });
-    let optional = plan.ops.iter().any(|op| by_authenticate(&op, Need::Optional)).then(|| {
-        quote! {
-            /// The principal of an operation that also admits requests without a bearer token.
-            async fn optional_bearer<A: #api>(api: &A, headers: &HeaderMap) -> Result<Option<A::Principal>, Rejection> {
-                match auth::optional_bearer_token(headers)? {
-                    Some(token) => api.authenticate(token).await.map(Some).map_err(auth::bearer_rejected),
-                    None => Ok(None),
+    let mut helpers = Vec::new();
+    if by_authenticate(Need::Required) {
+        let mut out =
+            String::from("/// The principal of an operation that requires a bearer token.\n");
+        push_signature(
+            &mut out,
+            &format!("async fn require_bearer<A: {api}>"),
+            &["api: &A", "headers: &HeaderMap"],
+            "Result<A::Principal, Rejection>",
+        );
+        out.push_str(
+            "    let token = auth::bearer_token(headers)?;\n    \
+             api.authenticate(token).await.map_err(auth::bearer_rejected)\n}\n",
+        );
+        helpers.push(out);
+    }
+    if by_authenticate(Need::Optional) {
+        let mut out = String::from(
+            "/// The principal of an operation that also admits requests without a bearer token.\n",
+        );
+        push_signature(
+            &mut out,
+            &format!("async fn optional_bearer<A: {api}>"),
+            &["api: &A", "headers: &HeaderMap"],
+            "Result<Option<A::Principal>, Rejection>",
+        );
+        out.push_str(
+            "    match auth::optional_bearer_token(headers)? {\n        \
+             Some(token) => {\n            \
+             api.authenticate(token).await.map(Some).map_err(auth::bearer_rejected)\n        \
+             }\n        \
+             None => Ok(None),\n    \
+             }\n}\n",
+        );
+        helpers.push(out);
+    }
+    helpers
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emit::{Patterns, assert_printed_as_is};
+
+    /// Routers of fixtures whose trait names make the signatures, routes and helpers cross the
+    /// width at different places (and a title of two lines, whose doc prettyplease prints).
+    #[test]
+    fn routers_are_laid_out_as_prettyplease_would() {
+        let fixtures = [
+            include_str!("../../../../tests/fixtures/server-basics.yaml"),
+            include_str!("../../../../tests/fixtures/server-edges.yaml"),
+            include_str!("../../../../tests/fixtures/mixed-paths.yaml"),
+            include_str!("../../../../tests/fixtures/webhooks.yaml"),
+        ];
+        for fixture in fixtures {
+            let titles = (0..70)
+                .step_by(3)
+                .map(|n| format!("T{}", "x".repeat(n)))
+                .chain(["\"Two\\nlines\"".to_owned()]);
+            for title in titles {
+                let text = fixture
+                    .lines()
+                    .map(|l| match l.strip_prefix("  title:") {
+                        Some(_) => format!("  title: {title}"),
+                        None => l.to_owned(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                let (api, _) = crate::load_api(&text).unwrap_or_else(|d| panic!("{d}"));
+                let patterns = Patterns::collect(&api, &mut Default::default());
+                for module in [None, Some("webhooks")] {
+                    let plan = Plan::new(&api, &patterns, module);
+                    if !plan.ops.is_empty() {
+                        assert_printed_as_is(&router_rs(&plan).unwrap());
+                    }
                 }
             }
         }
-    });
-    quote! { #required #optional }
+    }
 }
