@@ -82,6 +82,13 @@ pub fn fits_code(line: &str) -> bool {
         <= MARGIN
 }
 
+/// Whether prettyplease breaks a struct literal (`Name { a, b }`, written flat) whatever room the
+/// line has: it keeps one only up to 34 columns, counted with the space before a closing `}` but
+/// without the `}` (`Name {}` with it).
+pub fn struct_literal_breaks(flat: &str) -> bool {
+    flat.len() > if flat.ends_with("{}") { 34 } else { 35 }
+}
+
 /// Whether `line` fits prettyplease's width.
 pub fn fits(line: &str) -> bool {
     line.len() <= MARGIN
@@ -284,6 +291,24 @@ mod tests {
                 let mut out = String::new();
                 push_use_group(&mut out, "crate::webhooks", &names);
                 crate::emit::assert_printed_as_is(&out);
+            }
+        }
+    }
+
+    #[test]
+    fn wide_struct_literals_break_as_prettyplease_breaks_them() {
+        for n in 20..40 {
+            let name = format!("N{}", "x".repeat(n));
+            for fields in ["", "body", "body, retry_after"] {
+                let flat = if fields.is_empty() {
+                    format!("{name} {{}}")
+                } else {
+                    format!("{name} {{ {fields} }}")
+                };
+                let text = format!("fn f() {{\n    g({flat});\n}}\n");
+                let file = syn::parse_file(&text).unwrap();
+                let printed = prettyplease::unparse(&file);
+                assert_eq!(printed != text, struct_literal_breaks(&flat), "{printed}");
             }
         }
     }

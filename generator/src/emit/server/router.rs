@@ -6,7 +6,7 @@
 //! dispatchers of mixed segments, whose expressions vary the most, are printed from tokens.
 
 use super::plan::{Need, OpPlan, Plan, Source, is_distinct, mixed_literals};
-use crate::emit::layout::{MARGIN, push_use_group};
+use crate::emit::layout::{MARGIN, push_use_group, struct_literal_breaks};
 use crate::emit::{laid_out, print};
 use crate::ir::Method;
 use proc_macro2::{Literal, TokenStream};
@@ -329,6 +329,8 @@ fn handler(plan: &Plan, op: &OpPlan) -> (String, bool) {
     let head = format!("async fn handle_{}<A: {api}>", o.name);
     let fn_name = &op.fn_name;
     if !takes_request(op) {
+        // prettyplease breaks a wide struct literal even where the line fits.
+        let force = force || struct_literal_breaks(&format!("{} {{}}", op.request_name));
         push_signature(&mut out, &head, &["State(api): State<Arc<A>>"], "Response");
         let _ = writeln!(
             out,
@@ -559,7 +561,15 @@ mod tests {
             include_str!("../../../../tests/fixtures/mixed-paths.yaml"),
             include_str!("../../../../tests/fixtures/webhooks.yaml"),
         ];
-        for fixture in fixtures {
+        // Operations without parameters, whose `{Request} {}` crosses 34 columns.
+        let mut plain = String::from("openapi: 3.1.0\ninfo: {title: T, version: '1'}\npaths:\n");
+        for n in 20..40 {
+            let id = format!("o{}", "x".repeat(n));
+            plain.push_str(&format!(
+                "  /{id}:\n    get:\n      operationId: {id}\n      responses: {{'204': {{description: ok}}}}\n"
+            ));
+        }
+        for fixture in fixtures.iter().copied().chain([plain.as_str()]) {
             let titles = (0..70)
                 .step_by(3)
                 .map(|n| format!("T{}", "x".repeat(n)))
