@@ -118,7 +118,16 @@ pub fn write_setter(out: &mut String, s: &Setter) {
         &["mut self", &param],
         ") -> Self {",
     );
-    let _ = writeln!(out, "        self.{} = Some({});", s.field, s.value);
+    let assign = format!("        self.{} = Some({});", s.field, s.value);
+    if fits(&assign) {
+        let _ = writeln!(out, "{assign}");
+    } else {
+        let _ = writeln!(
+            out,
+            "        self.{} = Some(\n            {},\n        );",
+            s.field, s.value
+        );
+    }
     out.push_str("        self\n    }\n");
 }
 

@@ -3,7 +3,7 @@
 //! about a sixth of a small document's run. The layout is prettyplease's (a long signature breaks
 //! its parameters, then its generic arguments, one per line).
 
-use crate::emit::layout::{fits, impl_header, push_list};
+use crate::emit::layout::{fits, impl_header, push_list, push_type};
 use std::fmt::Write;
 
 /// What `send` answers: `ResponseFuture<ok, err>` (or `<ok, err, headers>`).
@@ -79,7 +79,8 @@ fn write_fn(out: &mut String, name: &str, ty: &str, args: &[&str]) {
 
 /// `type {name} = {ty}<{args}>;`.
 fn write_type(out: &mut String, name: &str, ty: &str, args: &[&str]) {
-    push_list(out, "    ", &format!("type {name} = {ty}<"), args, ">;");
+    let ty = format!("{ty}<{}>", args.join(", "));
+    push_type(out, "    ", &format!("type {name} = "), &ty, ";");
 }
 
 #[cfg(test)]
