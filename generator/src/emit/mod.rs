@@ -167,7 +167,12 @@ pub fn laid_out(text: String, path: &str) -> Result<String, String> {
     if text.lines().all(fits) {
         return Ok(text);
     }
-    let file = syn::parse_file(&text)
+    reprinted(&text, path)
+}
+
+/// Code written as text, as prettyplease prints it: for forms a writer leaves to prettyplease.
+pub fn reprinted(text: &str, path: &str) -> Result<String, String> {
+    let file = syn::parse_file(text)
         .map_err(|e| format!("{path}: generated code does not parse: {e}\n{text}"))?;
     Ok(prettyplease::unparse(&file))
 }

@@ -1,16 +1,9 @@
-//! The parts of a builder's `exchange` that are the same for every operation, written as text:
-//! its signature, the status and headers it keeps, and the `ResponseValue` it answers. The
-//! statements that differ (the request, the status `match`) are still printed from tokens, in a
-//! stand-in function whose body sits at the same depth; [`splice`] puts the two together. The
-//! layout is prettyplease's, checked against it in the tests below.
+//! A builder's `exchange` as text: its signature, the statements of the request (see
+//! `statements`), the status and headers it keeps, the status `match`, and the `ResponseValue` it
+//! answers. The layout is prettyplease's, checked against it in the tests below.
 
 use crate::emit::layout::push_type;
 use std::fmt::Write;
-
-/// The stand-in function's name: [`splice`] replaces its line with the real signature.
-pub const STAND_IN: &str = "__exchange__";
-/// The statement marking where the status and headers are read.
-pub const MARK: &str = "__status_and_headers__";
 
 /// What the fixed parts name.
 pub struct Exchange {
@@ -21,28 +14,16 @@ pub struct Exchange {
     pub body: bool,
 }
 
-/// `printed` is an impl block holding the stand-in (`async fn __exchange__() { steps;
-/// __status_and_headers__!(); tail }`): its lines with the stand-in's signature, the mark and the
-/// end of its body replaced by the fixed parts.
-pub fn splice(out: &mut String, printed: &str, e: &Exchange) {
-    let stand_in = format!("    async fn {STAND_IN}() {{");
-    let mark = format!("        {MARK}!();");
-    let mut in_exchange = false;
-    for line in printed.lines() {
-        if line == stand_in {
-            in_exchange = true;
-            write_signature(out, &e.ret);
-        } else if in_exchange && line == mark {
-            out.push_str(STATUS_AND_HEADERS);
-        } else if in_exchange && line == "    }" {
-            in_exchange = false;
-            write_answer(out, e);
-            out.push_str("    }\n");
-        } else {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
+/// `exchange`, a method of the builder's impl: `request` are the statements that send the
+/// request, `answer` those that read the documented headers and match the status (each line
+/// indented for the body).
+pub fn write(out: &mut String, e: &Exchange, request: &str, answer: &str) {
+    write_signature(out, &e.ret);
+    out.push_str(request);
+    out.push_str(STATUS_AND_HEADERS);
+    out.push_str(answer);
+    write_answer(out, e);
+    out.push_str("    }\n");
 }
 
 fn write_signature(out: &mut String, ret: &str) {
@@ -87,9 +68,8 @@ mod tests {
 
     #[test]
     fn exchanges_are_laid_out_as_prettyplease_would() {
-        let printed = format!(
-            "impl FindPets {{\n    async fn {STAND_IN}() {{\n        let request = self.client.inner.request(::reqwest::Method::GET, \"/pets\");\n        let response = self.client.inner.send(request, false, true).await?;\n        {MARK}!();\n        let body = crate::codec::json(response).await?;\n    }}\n}}\n"
-        );
+        let request = "        let request = self.client.inner.request(::reqwest::Method::GET, \"/pets\");\n        let response = self.client.inner.send(request, false, true).await?;\n";
+        let answer = "        let body = crate::codec::json(response).await?;\n";
         let returns = [
             "Result<crate::codec::ResponseValue<()>, crate::Error<crate::errors::A>>",
             "Result<crate::codec::ResponseValue<Vec<crate::models::Pet>>, crate::Error<crate::errors::FindPets>>",
@@ -100,16 +80,18 @@ mod tests {
         ];
         for ret in returns {
             for (documented, body) in [(false, true), (true, false)] {
-                let mut out = String::new();
-                splice(
+                let mut out = String::from("impl FindPets {\n");
+                write(
                     &mut out,
-                    &printed,
                     &Exchange {
                         ret: ret.into(),
                         documented,
                         body,
                     },
+                    request,
+                    answer,
                 );
+                out.push_str("}\n");
                 assert!(out.contains("async fn exchange("), "{out}");
                 assert_printed_as_is(&out);
             }

@@ -9,6 +9,7 @@ mod methods;
 mod plan;
 pub(crate) mod requests;
 mod sending;
+mod statements;
 
 use super::layout::push_doc;
 use super::parallel::{self, Job};

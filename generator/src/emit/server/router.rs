@@ -7,7 +7,7 @@
 
 use super::plan::{Need, OpPlan, Plan, Source, is_distinct, mixed_literals};
 use crate::emit::layout::{MARGIN, push_use_group, struct_literal_breaks};
-use crate::emit::{laid_out, print};
+use crate::emit::{laid_out, print, reprinted};
 use crate::ir::Method;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -197,11 +197,10 @@ pub fn router_rs(plan: &Plan) -> Result<String, String> {
 /// A text item as it is, or as prettyplease prints it when `force`d or when a line is too wide.
 fn text_item(text: String, force: bool) -> Result<String, String> {
     if force {
-        let file = syn::parse_file(&text)
-            .map_err(|e| format!("{PATH}: generated code does not parse: {e}\n{text}"))?;
-        return Ok(prettyplease::unparse(&file));
+        reprinted(&text, PATH)
+    } else {
+        laid_out(text, PATH)
     }
-    laid_out(text, PATH)
 }
 
 /// `///{doc}` as prettyplease prints a doc attribute of one line; a doc of several lines as the

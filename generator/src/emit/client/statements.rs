@@ -1,0 +1,1000 @@
+//! The statements of a builder's `exchange` that differ per operation, as text: the request (path,
+//! query, headers, cookies, body) and the status `match`. Each is written on one line, or in the
+//! broken forms prettyplease gives the shapes that recur (a long request chain, an error read that
+//! does not fit its arm); a line still too wide, or a form written only flat (a multipart form, a
+//! wide struct literal), sends the builder's impl to prettyplease (see `emit::laid_out`).
+
+use super::plan::{Arm, Handling, Plan, Shape, Success, is_media_range};
+use super::requests::{RequestEmitter, encode_literal, escape_format, strip_nullable};
+use crate::emit::ident;
+use crate::emit::layout::{MARGIN, fits, push_arm, struct_literal_breaks};
+use crate::ir::{
+    Field, Media, ParamLocation, ParamStyle, Parameter, PathSegment, Primitive, SegmentPart,
+    Status, TypeKind, TypeRef,
+};
+use proc_macro2::Literal;
+use std::fmt::Write;
+
+/// The body of `exchange` is indented twice (it is a method of the builder's impl).
+const BODY: &str = "        ";
+
+/// A parameter's value in generated code: a place of type `T` (`self.limit`) or a reference `&T`
+/// bound to a name (`value`, `item`). Both work as method receivers; functions taking `&T` need to
+/// know which.
+#[derive(Clone)]
+struct Val {
+    expr: String,
+    is_ref: bool,
+}
+
+impl Val {
+    fn place(expr: String) -> Val {
+        Val {
+            expr,
+            is_ref: false,
+        }
+    }
+
+    fn named(name: &str) -> Val {
+        Val {
+            expr: ident(name).to_string(),
+            is_ref: true,
+        }
+    }
+
+    /// The value as an expression of type `&T`.
+    fn by_ref(&self) -> String {
+        if self.is_ref {
+            self.expr.clone()
+        } else {
+            format!("&{}", self.expr)
+        }
+    }
+}
+
+/// The statements of one `exchange`, and whether a form was written that only prettyplease lays
+/// out.
+pub struct Statements {
+    /// Before the status and headers are read: the request, sent.
+    pub request: String,
+    /// After: the documented headers and the status `match`.
+    pub answer: String,
+    pub force: bool,
+}
+
+/// The codec's shapes (see `templates/models/style.rs`).
+enum ValueKind {
+    Primitive,
+    Array(TypeRef),
+    Object,
+}
+
+/// How a multipart body's property travels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MultipartKind {
+    File,
+    Text,
+    Json,
+}
+
+fn lit(text: &str) -> String {
+    Literal::string(text).to_string()
+}
+
+impl RequestEmitter<'_> {
+    /// `exchange`'s statements for an operation.
+    pub(super) fn statements(&self, p: &Plan) -> Statements {
+        let mut s = Statements {
+            request: String::new(),
+            answer: String::new(),
+            force: false,
+        };
+        self.request_statements(&mut s, p);
+        self.answer_statements(&mut s, p);
+        s
+    }
+
+    fn request_statements(&self, s: &mut Statements, p: &Plan) {
+        let op = p.op;
+        let out = &mut s.request;
+        let (path_lets, path) = self.path_expr(p);
+        for line in path_lets {
+            let _ = writeln!(out, "{BODY}{line}");
+        }
+        let method = format!("::reqwest::Method::{}", op.method.as_str());
+
+        // Query parameters: written by the style codec into one query string, so delimiters and
+        // percent-encoding are exactly OpenAPI's (reqwest's own query encoding would escape `,`).
+        let query: Vec<&Parameter> = op
+            .parameters
+            .iter()
+            .filter(|q| q.location == ParamLocation::Query)
+            .collect();
+        if query.is_empty() {
+            push_request_chain(out, &[method, path]);
+        } else {
+            let _ = writeln!(out, "{BODY}let mut query = String::new();");
+            for param in query {
+                let wire = lit(&param.wire_name);
+                self.push_for_value(out, param, |value, ty| {
+                    let plain = param.style == ParamStyle::Form
+                        && !param.allow_reserved
+                        && !param.json
+                        && matches!(self.value_kind(ty), ValueKind::Primitive);
+                    if plain {
+                        let text = if self.is_string(ty) {
+                            value.by_ref()
+                        } else {
+                            format!("&{}", self.text(ty, value))
+                        };
+                        return format!("crate::codec::query_pair(&mut query, {wire}, {text});");
+                    }
+                    format!(
+                        "crate::codec::write_query(&mut query, crate::codec::Style::{}, {}, {}, {wire}, &{});",
+                        param.style.variant(),
+                        param.explode,
+                        param.allow_reserved,
+                        self.style_value(param, ty, value)
+                    )
+                });
+            }
+            push_request_chain(
+                out,
+                &[method, format!("&crate::codec::with_query({path}, &query)")],
+            );
+        }
+
+        for param in op
+            .parameters
+            .iter()
+            .filter(|h| h.location == ParamLocation::Header)
+        {
+            let wire = lit(&param.wire_name);
+            if self.is_plain(param) {
+                let field = ident(&param.name);
+                let text = self.header_text(param, &param.ty, Val::place(format!("self.{field}")));
+                let _ = writeln!(out, "{BODY}let request = request.header({wire}, {text});");
+            } else {
+                let text = self.header_text(param, strip_nullable(&param.ty), Val::named("value"));
+                push_option_match(
+                    out,
+                    &format!("&self.{}", ident(&param.name)),
+                    "value",
+                    &format!("request.header({wire}, {text})"),
+                );
+            }
+        }
+
+        // Cookie parameters: one `Cookie` header.
+        let cookies: Vec<&Parameter> = op
+            .parameters
+            .iter()
+            .filter(|c| c.location == ParamLocation::Cookie)
+            .collect();
+        if !cookies.is_empty() {
+            let _ = writeln!(out, "{BODY}let mut cookies: Vec<String> = Vec::new();");
+            for param in cookies {
+                self.push_for_value(out, param, |value, ty| {
+                    format!(
+                        "cookies.extend(crate::codec::write_cookie({}, {}, &{}));",
+                        param.explode,
+                        lit(&param.wire_name),
+                        self.style_value(param, ty, value)
+                    )
+                });
+            }
+            let _ = write!(
+                out,
+                "{BODY}let request = if cookies.is_empty() {{\n{BODY}    request\n{BODY}}} else {{\n\
+                 {BODY}    request.header(::reqwest::header::COOKIE, cookies.join(\"; \"))\n{BODY}}};\n"
+            );
+        }
+
+        if let Some(body) = p.body {
+            let apply = |value: &str, by_ref: &str, force: &mut bool| -> String {
+                match &body.media {
+                    Media::Json => format!("request.json({by_ref})"),
+                    Media::Form => {
+                        let encoding: Vec<String> = body
+                            .encoding
+                            .iter()
+                            .map(|e| {
+                                format!(
+                                    "({}, crate::codec::Style::{}, {}, {})",
+                                    lit(&e.property),
+                                    e.style.variant(),
+                                    e.explode,
+                                    e.allow_reserved
+                                )
+                            })
+                            .collect();
+                        format!(
+                            "crate::codec::form_body(request, {by_ref}, &[{}])",
+                            encoding.join(", ")
+                        )
+                    }
+                    Media::Multipart => match self.multipart_struct(&body.ty) {
+                        Some(fields) => {
+                            // A block as an argument: laid out by prettyplease.
+                            *force = true;
+                            format!("request.multipart({})", self.multipart_form(fields, by_ref))
+                        }
+                        None => format!("request.multipart({value})"),
+                    },
+                    Media::Text => format!(
+                        "request.header(::reqwest::header::CONTENT_TYPE, \"text/plain; charset=utf-8\").body({value})"
+                    ),
+                    // The caller names the content type within the spec's range (`image/png` for
+                    // `image/*`).
+                    Media::Binary(media) if is_media_range(media) => {
+                        format!(
+                            "crate::codec::binary_body(request, {value}, {})",
+                            lit(media)
+                        )
+                    }
+                    Media::Binary(media) => format!(
+                        "request.header(::reqwest::header::CONTENT_TYPE, {}).body({value})",
+                        lit(media)
+                    ),
+                }
+            };
+            if body.required {
+                let set = apply("self.body", "&self.body", &mut s.force);
+                let _ = writeln!(out, "{BODY}let request = {set};");
+            } else {
+                let set = apply("body", "&body", &mut s.force);
+                push_option_match(out, "self.body", "body", &set);
+            }
+        }
+        let _ = writeln!(
+            out,
+            "{BODY}let response = self.client.inner.send(request, {}, {}).await?;",
+            p.bearer,
+            op.method.is_idempotent()
+        );
+    }
+
+    fn answer_statements(&self, s: &mut Statements, p: &Plan) {
+        let out = &mut s.answer;
+        // Unit values go straight into the struct (clippy's `let_unit_value`).
+        if !p.success_headers.is_empty() {
+            // Never within 34 columns: always broken.
+            let _ = writeln!(
+                out,
+                "{BODY}let documented = crate::headers::{} {{",
+                ident(&p.type_name)
+            );
+            for h in &p.success_headers {
+                let _ = writeln!(
+                    out,
+                    "{BODY}    {}: crate::codec::header(&response, {}),",
+                    ident(&h.field),
+                    lit(&h.wire)
+                );
+            }
+            let _ = writeln!(out, "{BODY}}};");
+        }
+        let empty_body = matches!(p.success, Success::Single(Shape::Empty));
+        let head = if empty_body { "" } else { "let body = " };
+        let _ = writeln!(out, "{BODY}{head}match status.as_u16() {{");
+        for (i, arm) in p.arms.iter().enumerate() {
+            let claimed: Vec<u16> = p.arms[..i]
+                .iter()
+                .flat_map(|a| &a.statuses)
+                .filter_map(|s| match s {
+                    Status::Code(code) => Some(*code),
+                    _ => None,
+                })
+                .collect();
+            self.push_arm_for(out, &mut s.force, p, arm, &claimed);
+        }
+        let _ = writeln!(out, "{BODY}}}?;");
+    }
+
+    /// One arm of the status `match`; `claimed` are the codes earlier arms match.
+    fn push_arm_for(
+        &self,
+        out: &mut String,
+        force: &mut bool,
+        p: &Plan,
+        arm: &Arm,
+        claimed: &[u16],
+    ) {
+        let Some(pattern) = arm_pattern(&arm.statuses, claimed) else {
+            return;
+        };
+        let indent = format!("{BODY}    ");
+        match &arm.handling {
+            Handling::Success(None) => match &p.success {
+                Success::Single(shape) => push_arm(out, &indent, &pattern, read_shape(shape)),
+                Success::Enum(_) => unreachable!("enum success arms carry their variant"),
+            },
+            Handling::Success(Some(index)) => {
+                let Success::Enum(variants) = &p.success else {
+                    unreachable!("variant index without enum")
+                };
+                let variant = &variants[*index];
+                let path = format!(
+                    "crate::responses::{}::{}",
+                    ident(&p.type_name),
+                    ident(&variant.name)
+                );
+                match &variant.shape {
+                    Shape::Empty => {
+                        let _ = write!(
+                            out,
+                            "{indent}{pattern} => {{\n{indent}    crate::codec::empty(response).await?;\n\
+                             {indent}    Ok({path})\n{indent}}}\n"
+                        );
+                    }
+                    shape => {
+                        let read = read_shape(shape);
+                        let value = if variant.boxed {
+                            format!("Box::new({read}?)")
+                        } else {
+                            format!("{read}?")
+                        };
+                        push_arm(out, &indent, &pattern, &format!("Ok({path}({value}))"));
+                    }
+                }
+            }
+            Handling::Error(index) => self.push_error_arm(out, force, &indent, &pattern, p, *index),
+            Handling::Unexpected => push_arm(
+                out,
+                &indent,
+                &pattern,
+                "Err(crate::codec::unexpected(response).await)",
+            ),
+        }
+    }
+
+    /// Reads a documented error: its headers, then its body, into its variant of `Error::Api`.
+    fn push_error_arm(
+        &self,
+        out: &mut String,
+        force: &mut bool,
+        indent: &str,
+        pattern: &str,
+        p: &Plan,
+        index: usize,
+    ) {
+        let variant = &p.errors[index];
+        let path = format!(
+            "crate::errors::{}::{}",
+            ident(&p.type_name),
+            ident(&variant.name)
+        );
+        let fields: Vec<String> = variant
+            .headers
+            .iter()
+            .map(|h| ident(&h.field).to_string())
+            .collect();
+        let (callee, value) = match &variant.shape {
+            Shape::Empty => {
+                let value = if fields.is_empty() {
+                    path
+                } else {
+                    struct_literal(force, &path, &fields.join(", "))
+                };
+                ("api_empty", value)
+            }
+            shape => {
+                let reader = match shape {
+                    Shape::Text => "api_text",
+                    Shape::Bytes => "api_bytes",
+                    Shape::TypedBytes => "api_binary",
+                    _ => "api_json",
+                };
+                let body = if variant.boxed {
+                    "Box::new(body)"
+                } else {
+                    "body"
+                };
+                // A tuple variant's constructor is itself the function (clippy's
+                // `redundant_closure`).
+                let value = match (fields.is_empty(), variant.boxed) {
+                    (true, false) => path,
+                    (true, true) => format!("|body| {path}({body})"),
+                    (false, false) => format!(
+                        "|body| {}",
+                        struct_literal(force, &path, &format!("body, {}", fields.join(", ")))
+                    ),
+                    (false, true) => format!(
+                        "|body| {}",
+                        struct_literal(
+                            force,
+                            &path,
+                            &format!("body: {body}, {}", fields.join(", "))
+                        )
+                    ),
+                };
+                (reader, value)
+            }
+        };
+        let callee = format!("crate::codec::{callee}");
+        let args = ["response", value.as_str()];
+        if variant.headers.is_empty() {
+            let flat = format!("Err({callee}({}).await)", args.join(", "));
+            if fits(&format!("{indent}{pattern} => {flat}")) {
+                let _ = writeln!(out, "{indent}{pattern} => {flat},");
+                return;
+            }
+        }
+        let _ = writeln!(out, "{indent}{pattern} => {{");
+        let inner = format!("{indent}    ");
+        for (h, field) in variant.headers.iter().zip(&fields) {
+            let _ = writeln!(
+                out,
+                "{inner}let {field} = crate::codec::header(&response, {});",
+                lit(&h.wire)
+            );
+        }
+        push_err_await(out, &inner, &callee, &args);
+        let _ = writeln!(out, "{indent}}}");
+    }
+
+    /// Code run with each value of a parameter: once when required, when set when optional, when
+    /// not null when nullable.
+    fn push_for_value(
+        &self,
+        out: &mut String,
+        param: &Parameter,
+        body: impl Fn(Val, &TypeRef) -> String,
+    ) {
+        let field = ident(&param.name);
+        let inner = strip_nullable(&param.ty);
+        if param.required && !matches!(param.ty, TypeRef::Nullable(_)) {
+            let _ = writeln!(
+                out,
+                "{BODY}{}",
+                body(Val::place(format!("self.{field}")), inner)
+            );
+        } else {
+            let run = body(Val::named("value"), inner);
+            let _ = write!(
+                out,
+                "{BODY}if let Some(value) = &self.{field} {{\n{BODY}    {run}\n{BODY}}}\n"
+            );
+        }
+    }
+
+    /// The request path: a literal, or `format!` with each parameter bound to a local before it
+    /// (`let id = ...;`), so the template names its arguments (`"/things/{id}"`) and the macro
+    /// holds only a literal, which prettyplease lays out like any other expression.
+    fn path_expr(&self, p: &Plan) -> (Vec<String>, String) {
+        let op = p.op;
+        let mut template = String::new();
+        let mut lets: Vec<String> = Vec::new();
+        for segment in &op.segments {
+            template.push('/');
+            match segment {
+                PathSegment::Literal(text) => {
+                    template.push_str(&escape_format(&encode_literal(text)))
+                }
+                PathSegment::Param(wire) => {
+                    template.push_str(&self.path_param(op, wire, None, &mut lets));
+                }
+                PathSegment::Mixed(parts) => {
+                    for (k, part) in parts.iter().enumerate() {
+                        match part {
+                            SegmentPart::Literal(text) => {
+                                template.push_str(&escape_format(&encode_literal(text)))
+                            }
+                            SegmentPart::Param(wire) => {
+                                // The text between two parameters is found by its first occurrence
+                                // after the first one's value: that value escapes the text's first
+                                // character (when not escaped anyway).
+                                let before = match (parts.get(k + 1), parts.get(k + 2)) {
+                                    (Some(SegmentPart::Literal(text)), Some(_)) => text
+                                        .bytes()
+                                        .next()
+                                        .filter(|b| b"-._~".contains(b))
+                                        .map(char::from),
+                                    _ => None,
+                                };
+                                template.push_str(&self.path_param(op, wire, before, &mut lets));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // A hook's sender has no path: it sends to the URL it was given, as it is.
+        if (op.path_only().ends_with('/') && !op.segments.is_empty())
+            || (template.is_empty() && !op.path.is_empty())
+        {
+            template.push('/');
+        }
+        // The query the path carries (`?beta=true`); other query parameters are appended to it.
+        for (i, (name, value)) in op.query.iter().enumerate() {
+            template.push(if i == 0 { '?' } else { '&' });
+            template.push_str(&escape_format(&encode_literal(name)));
+            if !value.is_empty() {
+                template.push('=');
+                template.push_str(&escape_format(&encode_literal(value)));
+            }
+        }
+        if lets.is_empty() {
+            (lets, lit(&template))
+        } else {
+            (lets, format!("&format!({})", lit(&template)))
+        }
+    }
+
+    /// A path parameter's place in the `format!` template (`{id}`), binding its encoded value to a
+    /// local; `escape` is a character the value must percent-encode too (it separates the value
+    /// from the next one in a mixed segment).
+    fn path_param(
+        &self,
+        op: &crate::ir::Operation,
+        wire: &str,
+        escape: Option<char>,
+        lets: &mut Vec<String>,
+    ) -> String {
+        let param = op
+            .parameters
+            .iter()
+            .find(|q| q.location == ParamLocation::Path && q.wire_name == wire);
+        let Some(param) = param else {
+            return String::new();
+        };
+        // A keyword (`r#type`) cannot be named in a format string; `type_` can.
+        let local = if crate::naming::is_keyword(&param.name) {
+            format!("{}_", param.name)
+        } else {
+            param.name.clone()
+        };
+        let field = format!("self.{}", ident(&param.name));
+        if escape.is_none()
+            && (param.style != ParamStyle::Simple
+                || param.json
+                || !matches!(self.value_kind(&param.ty), ValueKind::Primitive))
+        {
+            let value = self.style_value(param, &param.ty, Val::place(field));
+            lets.push(format!(
+                "let {local} = crate::codec::write_path(crate::codec::Style::{}, {}, {}, &{value});",
+                param.style.variant(),
+                param.explode,
+                lit(wire)
+            ));
+            return format!("{{{local}}}");
+        }
+        let text = if self.is_string(&param.ty) {
+            format!("&{field}")
+        } else {
+            format!("&{}", self.text(&param.ty, Val::place(field.clone())))
+        };
+        let value = match escape {
+            Some(c) => format!(
+                "crate::codec::path_segment_escaping({text}, {})",
+                lit(&c.to_string())
+            ),
+            // Digits, uuids, booleans: nothing to encode.
+            None if self.url_safe(&param.ty) => format!("&{field}"),
+            None => format!("crate::codec::path_segment({text})"),
+        };
+        lets.push(format!("let {local} = {value};"));
+        format!("{{{local}}}")
+    }
+
+    /// A parameter's value as the style codec's `Value` expression.
+    fn style_value(&self, param: &Parameter, ty: &TypeRef, value: Val) -> String {
+        if param.json {
+            return format!(
+                "crate::codec::Value::Primitive(::serde_json::to_string({}).unwrap_or_default())",
+                value.by_ref()
+            );
+        }
+        let v = &value.expr;
+        match self.value_kind(ty) {
+            ValueKind::Object => format!("crate::codec::Value::object({})", value.by_ref()),
+            ValueKind::Array(inner) if self.is_string(&inner) => {
+                format!("crate::codec::Value::Array({v}.clone())")
+            }
+            ValueKind::Array(inner) => format!(
+                "crate::codec::Value::Array({v}.iter().map({}).collect())",
+                self.item_text(&inner)
+            ),
+            ValueKind::Primitive => {
+                format!("crate::codec::Value::Primitive({})", self.text(ty, value))
+            }
+        }
+    }
+
+    /// Which of the codec's shapes a type takes: objects of properties, arrays of items, or one
+    /// text (primitives, and what has no better form: unions, nested values as JSON text).
+    fn value_kind(&self, ty: &TypeRef) -> ValueKind {
+        match ty {
+            TypeRef::Array(inner) => ValueKind::Array((**inner).clone()),
+            TypeRef::Map(_) => ValueKind::Object,
+            TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                TypeKind::Alias(inner) => self.value_kind(inner),
+                TypeKind::Struct(_) => ValueKind::Object,
+                _ => ValueKind::Primitive,
+            },
+            _ => ValueKind::Primitive,
+        }
+    }
+
+    /// A header's text: `simple` style (arrays comma-joined, objects as `k,v` or `k=v` items).
+    fn header_text(&self, param: &Parameter, ty: &TypeRef, value: Val) -> String {
+        if param.json || matches!(self.value_kind(ty), ValueKind::Object) {
+            format!(
+                "crate::codec::write_header({}, &{})",
+                param.explode,
+                self.style_value(param, ty, value)
+            )
+        } else {
+            self.text(ty, value)
+        }
+    }
+
+    /// Types whose `Display` never needs percent-encoding in a path segment.
+    fn url_safe(&self, ty: &TypeRef) -> bool {
+        match ty {
+            TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => {
+                p.is_integer() || matches!(p, Primitive::Bool | Primitive::Uuid | Primitive::Date)
+            }
+            TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                TypeKind::IntEnum(_) => true,
+                TypeKind::Alias(inner) => self.url_safe(inner),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// The text of a value in a path, query, header or cookie, as a `String` expression.
+    fn text(&self, ty: &TypeRef, value: Val) -> String {
+        let v = &value.expr;
+        match ty {
+            TypeRef::Primitive(Primitive::String) => format!("{v}.clone()"),
+            TypeRef::Primitive(Primitive::DateTime) => {
+                format!("{v}.to_rfc3339_opts(::chrono::SecondsFormat::AutoSi, true)")
+            }
+            TypeRef::Primitive(Primitive::Bytes) => json_text(&value),
+            TypeRef::Primitive(_) | TypeRef::NumericString { .. } => format!("{v}.to_string()"),
+            TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => format!("{v}.to_string()"),
+                TypeKind::Alias(inner) => self.text(inner, value),
+                TypeKind::Newtype(inner) => self.text(inner, Val::place(format!("{v}.0"))),
+                TypeKind::Struct(_) | TypeKind::Union(_) => json_text(&value),
+            },
+            TypeRef::Array(inner) if self.is_string(inner) => format!("{v}.join(\",\")"),
+            TypeRef::Array(inner) => format!(
+                "{v}.iter().map({}).collect::<Vec<_>>().join(\",\")",
+                self.item_text(inner)
+            ),
+            TypeRef::Nullable(inner) => format!(
+                "{v}.as_ref().map({}).unwrap_or_default()",
+                self.item_text(inner)
+            ),
+            TypeRef::Map(_) | TypeRef::Any | TypeRef::Null => json_text(&value),
+        }
+    }
+
+    /// A required parameter with exactly one value (not nullable, not a repeated query key).
+    fn is_plain(&self, param: &Parameter) -> bool {
+        param.required
+            && !matches!(param.ty, TypeRef::Nullable(_))
+            && !(param.location == ParamLocation::Query
+                && param.explode
+                && matches!(param.ty, TypeRef::Array(_)))
+    }
+
+    /// The text of an item (`&T`) as a closure, or as the function itself where a closure would
+    /// only forward to it (clippy's `redundant_closure`).
+    fn item_text(&self, ty: &TypeRef) -> String {
+        let text = self.text(ty, Val::named("item"));
+        if text == "crate::codec::json_text(item)" {
+            "crate::codec::json_text".to_owned()
+        } else {
+            format!("|item| {text}")
+        }
+    }
+
+    /// Whether the text of `ty` is a `String` field itself (a path segment can borrow it).
+    fn is_string(&self, ty: &TypeRef) -> bool {
+        match ty {
+            TypeRef::Primitive(Primitive::String) => true,
+            TypeRef::Named(id) => {
+                matches!(&self.api.types[id.0].kind, TypeKind::Alias(inner) if self.is_string(inner))
+            }
+            _ => false,
+        }
+    }
+
+    /// A `reqwest::multipart::Form` block of a body (`body`: a reference to the struct): files as
+    /// file parts (name and content type), primitives as text parts, arrays as one part per item,
+    /// anything else as a JSON part. Written flat: prettyplease lays it out.
+    fn multipart_form(&self, fields: &[Field], body: &str) -> String {
+        let mut out =
+            format!("{{ let body = {body}; let mut form = ::reqwest::multipart::Form::new();");
+        for f in fields {
+            let (optional, inner) = crate::emit::models::field_holding(f, &self.api.types);
+            let field = ident(&f.name);
+            let wire = lit(&f.wire_name);
+            let value = if optional {
+                Val::named("value")
+            } else {
+                Val::place(format!("body.{field}"))
+            };
+            let add = |ty: &TypeRef, value: Val| -> String {
+                let v = value.by_ref();
+                match self.multipart_kind(ty) {
+                    MultipartKind::File => {
+                        format!(
+                            "form = form.part({wire}, crate::multipart::file_part({wire}, {v}));"
+                        )
+                    }
+                    MultipartKind::Text => {
+                        format!("form = form.text({wire}, {});", self.text(ty, value))
+                    }
+                    MultipartKind::Json => {
+                        format!("form = form.part({wire}, crate::multipart::json_part({v}));")
+                    }
+                }
+            };
+            let step = match inner {
+                TypeRef::Array(item)
+                    if self.multipart_kind(item.as_ref()) != MultipartKind::Json =>
+                {
+                    let each = add(item.as_ref(), Val::named("item"));
+                    format!("for item in {} {{ {each} }}", value.by_ref())
+                }
+                ty => add(ty, value),
+            };
+            if optional {
+                let _ = write!(out, " if let Some(value) = &body.{field} {{ {step} }}");
+            } else {
+                let _ = write!(out, " {step}");
+            }
+        }
+        out.push_str(" form }");
+        out
+    }
+
+    fn multipart_kind(&self, ty: &TypeRef) -> MultipartKind {
+        match ty {
+            TypeRef::Primitive(Primitive::Bytes) => MultipartKind::File,
+            TypeRef::Array(_)
+            | TypeRef::Map(_)
+            | TypeRef::Any
+            | TypeRef::Null
+            | TypeRef::Nullable(_) => MultipartKind::Json,
+            TypeRef::Primitive(_) | TypeRef::NumericString { .. } => MultipartKind::Text,
+            TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                TypeKind::Alias(inner) => self.multipart_kind(inner),
+                TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => MultipartKind::Text,
+                _ => MultipartKind::Json,
+            },
+        }
+    }
+}
+
+/// `let request = self.client.inner.request(args);` on one line, or the chain one call per line
+/// when too wide, then the arguments one per line when its last line still is.
+fn push_request_chain(out: &mut String, args: &[String]) {
+    let args_text = args.join(", ");
+    let flat = format!("{BODY}let request = self.client.inner.request({args_text});");
+    if flat.len() <= MARGIN {
+        out.push_str(&flat);
+        out.push('\n');
+        return;
+    }
+    let _ = write!(
+        out,
+        "{BODY}let request = self\n{BODY}    .client\n{BODY}    .inner\n"
+    );
+    let last = format!("{BODY}    .request({args_text});");
+    if last.len() <= MARGIN {
+        out.push_str(&last);
+        out.push('\n');
+        return;
+    }
+    let _ = writeln!(out, "{BODY}    .request(");
+    for arg in args {
+        let _ = writeln!(out, "{BODY}        {arg},");
+    }
+    let _ = writeln!(out, "{BODY}    );");
+}
+
+/// `let request = match {scrutinee} { Some({name}) => {value}, None => request };`
+fn push_option_match(out: &mut String, scrutinee: &str, name: &str, value: &str) {
+    let _ = writeln!(out, "{BODY}let request = match {scrutinee} {{");
+    let indent = format!("{BODY}    ");
+    push_arm(out, &indent, &format!("Some({name})"), value);
+    let _ = writeln!(out, "{indent}None => request,\n{BODY}}};");
+}
+
+/// `Err({callee}({args}).await)` as a statement at `indent`, broken as prettyplease breaks it:
+/// first inside `Err(`, then before `.await`, then between the arguments.
+fn push_err_await(out: &mut String, indent: &str, callee: &str, args: &[&str]) {
+    let call = format!("{callee}({})", args.join(", "));
+    let flat = format!("{indent}Err({call}.await)");
+    if flat.len() <= MARGIN {
+        out.push_str(&flat);
+        out.push('\n');
+        return;
+    }
+    let _ = writeln!(out, "{indent}Err(");
+    // The comma after the argument of a broken call does not count toward the width.
+    let inner = format!("{indent}    {call}.await");
+    if inner.len() <= MARGIN {
+        let _ = writeln!(out, "{inner},");
+    } else {
+        let head = format!("{indent}    {call}");
+        if head.len() <= MARGIN {
+            out.push_str(&head);
+        } else {
+            let _ = writeln!(out, "{indent}    {callee}(");
+            for arg in args {
+                let _ = writeln!(out, "{indent}            {arg},");
+            }
+            let _ = write!(out, "{indent}        )");
+        }
+        let _ = writeln!(out, "\n{indent}        .await,");
+    }
+    let _ = writeln!(out, "{indent})");
+}
+
+/// `{path} { {fields} }`, noting when prettyplease would break it whatever the room.
+fn struct_literal(force: &mut bool, path: &str, fields: &str) -> String {
+    let flat = format!("{path} {{ {fields} }}");
+    *force |= struct_literal_breaks(&flat);
+    flat
+}
+
+fn json_text(value: &Val) -> String {
+    format!("crate::codec::json_text({})", value.by_ref())
+}
+
+fn read_shape(shape: &Shape) -> &'static str {
+    match shape {
+        Shape::Empty => "crate::codec::empty(response).await",
+        Shape::Json(_) => "crate::codec::json(response).await",
+        Shape::Text => "crate::codec::text(response).await",
+        Shape::Bytes => "crate::codec::bytes(response).await",
+        Shape::TypedBytes => "crate::codec::binary(response).await",
+    }
+}
+
+/// The statuses of one arm as a pattern, or `None` when earlier arms claim them all. A range leaves
+/// out the codes earlier arms match (clippy's `match_overlapping_arm`), and an arm covering one
+/// contiguous span is written as one range (clippy's `manual_range_patterns`: `4XX` and `5XX`
+/// together are `400..=599`).
+fn arm_pattern(statuses: &[Status], claimed: &[u16]) -> Option<String> {
+    if statuses == [Status::Default] {
+        return Some("_".to_owned());
+    }
+    let mut spans: Vec<(u16, u16)> = Vec::new();
+    for status in statuses {
+        match *status {
+            Status::Code(code) => spans.push((code, code)),
+            Status::Range(first) => {
+                let (mut low, high) = (first * 100, first * 100 + 99);
+                let mut cuts: Vec<u16> = claimed
+                    .iter()
+                    .copied()
+                    .filter(|c| (low..=high).contains(c))
+                    .collect();
+                cuts.sort_unstable();
+                for cut in cuts {
+                    if cut > low {
+                        spans.push((low, cut - 1));
+                    }
+                    low = cut + 1;
+                }
+                if low <= high {
+                    spans.push((low, high));
+                }
+            }
+            Status::Default => {}
+        }
+    }
+    if spans.is_empty() {
+        return None;
+    }
+    spans.sort_unstable();
+    let has_range = spans.iter().any(|(low, high)| low != high);
+    let contiguous = spans.windows(2).all(|w| w[1].0 <= w[0].1.saturating_add(1));
+    if spans.len() > 1 && contiguous && (spans.len() >= 3 || has_range) {
+        spans = vec![(
+            spans[0].0,
+            spans.iter().map(|s| s.1).max().unwrap_or(spans[0].1),
+        )];
+    }
+    let patterns: Vec<String> = spans
+        .iter()
+        .map(|&(low, high)| {
+            if low == high {
+                low.to_string()
+            } else {
+                format!("{low}..={high}")
+            }
+        })
+        .collect();
+    Some(patterns.join(" | "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::plan;
+    use super::*;
+    use crate::emit::assert_printed_as_is;
+
+    /// Inside an impl's method, as `exchange`'s statements are, kept as written when every line
+    /// fits (see `emit::laid_out`).
+    fn in_method(statements: &str) -> String {
+        let text = format!("impl X {{\n    async fn f() {{\n{statements}    }}\n}}\n");
+        crate::emit::laid_out(text, "test").unwrap()
+    }
+
+    #[test]
+    fn request_chains_break_as_prettyplease_breaks_them() {
+        for n in 0..90 {
+            let path = format!("&format!(\"/{}\")", "x".repeat(n));
+            let mut out = String::new();
+            push_request_chain(&mut out, &["::reqwest::Method::GET".to_owned(), path]);
+            assert_printed_as_is(&in_method(&out));
+        }
+    }
+
+    #[test]
+    fn error_reads_break_as_prettyplease_breaks_them() {
+        for n in 0..90 {
+            let variant = format!("crate::errors::E{}::BadRequest", "x".repeat(n));
+            let mut out =
+                format!("{BODY}match s {{\n{BODY}    404 => {{\n{BODY}        let a = 1;\n");
+            push_err_await(
+                &mut out,
+                &format!("{BODY}        "),
+                "crate::codec::api_text",
+                &["response", &variant],
+            );
+            let _ = write!(out, "{BODY}    }}\n{BODY}}}\n");
+            assert_printed_as_is(&in_method(&out));
+        }
+    }
+
+    /// Builders of operations whose names grow a character at a time, so that each statement and
+    /// arm crosses the width at every place it can break: the request chain, header matches, error
+    /// reads (with and without headers), success variants.
+    #[test]
+    fn exchanges_are_laid_out_as_prettyplease_would() {
+        let mut spec = String::from("openapi: 3.1.0\ninfo: {title: T, version: '1'}\npaths:\n");
+        for n in 0..64 {
+            let id = format!("op{}", "x".repeat(n));
+            let _ = write!(
+                spec,
+                "  /things/{{thingId}}/{id}:
+    put:
+      operationId: {id}
+      parameters:
+        - {{name: thingId, in: path, required: true, schema: {{type: string}}}}
+        - {{name: X-Trace-{id}, in: header, schema: {{type: string}}}}
+        - {{name: X-Count, in: header, required: true, schema: {{type: integer}}}}
+        - {{name: session, in: cookie, schema: {{type: string}}}}
+      requestBody: {{content: {{application/json: {{schema: {{type: string}}}}}}}}
+      responses:
+        '200': {{description: ok, content: {{application/json: {{schema: {{type: string}}}}}}}}
+        '202': {{description: accepted}}
+        '400': {{description: bad, content: {{text/plain: {{schema: {{type: string}}}}}}}}
+        '404':
+          description: missing
+          headers: {{Retry-After: {{schema: {{type: integer}}}}}}
+          content: {{application/json: {{schema: {{type: object}}}}}}
+        '409': {{description: conflict}}
+"
+            );
+        }
+        let (api, _) = crate::load_api(&spec).unwrap_or_else(|d| panic!("{d}"));
+        let emitter = RequestEmitter::new(&api);
+        for op in &api.operations {
+            let p = plan::plan(&api, op);
+            let text = emitter.builders(std::slice::from_ref(&p)).unwrap();
+            assert!(text.contains("async fn exchange("), "{text}");
+            assert_printed_as_is(&text);
+        }
+    }
+}
