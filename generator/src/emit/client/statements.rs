@@ -7,7 +7,7 @@
 use super::plan::{Arm, Handling, Plan, Shape, Success, is_media_range};
 use super::requests::{RequestEmitter, encode_literal, escape_format, strip_nullable};
 use crate::emit::ident;
-use crate::emit::layout::{MARGIN, fits, push_arm, struct_literal_breaks};
+use crate::emit::layout::{MARGIN, fits, push_arm, push_broken, struct_literal_breaks};
 use crate::ir::{
     Field, Media, ParamLocation, ParamStyle, Parameter, PathSegment, Primitive, SegmentPart,
     Status, TypeKind, TypeRef,
@@ -98,8 +98,8 @@ impl RequestEmitter<'_> {
         let op = p.op;
         let out = &mut s.request;
         let (path_lets, path) = self.path_expr(p);
-        for line in path_lets {
-            let _ = writeln!(out, "{BODY}{line}");
+        for (local, value) in path_lets {
+            push_broken(out, BODY, &format!("let {local} = "), &value, ";", true);
         }
         let method = format!("::reqwest::Method::{}", op.method.as_str());
 
@@ -240,7 +240,7 @@ impl RequestEmitter<'_> {
             };
             if body.required {
                 let set = apply("self.body", "&self.body", &mut s.force);
-                let _ = writeln!(out, "{BODY}let request = {set};");
+                push_broken(out, BODY, "let request = ", &set, ";", true);
             } else {
                 let set = apply("body", "&body", &mut s.force);
                 push_option_match(out, "self.body", "body", &set);
@@ -443,28 +443,30 @@ impl RequestEmitter<'_> {
     ) {
         let field = ident(&param.name);
         let inner = strip_nullable(&param.ty);
+        let push = |out: &mut String, indent: &str, stmt: String| {
+            let expr = stmt.strip_suffix(';').unwrap_or(&stmt);
+            push_broken(out, indent, "", expr, ";", true);
+        };
         if param.required && !matches!(param.ty, TypeRef::Nullable(_)) {
-            let _ = writeln!(
-                out,
-                "{BODY}{}",
-                body(Val::place(format!("self.{field}")), inner)
-            );
+            push(out, BODY, body(Val::place(format!("self.{field}")), inner));
         } else {
-            let run = body(Val::named("value"), inner);
-            let _ = write!(
+            let _ = writeln!(out, "{BODY}if let Some(value) = &self.{field} {{");
+            push(
                 out,
-                "{BODY}if let Some(value) = &self.{field} {{\n{BODY}    {run}\n{BODY}}}\n"
+                &format!("{BODY}    "),
+                body(Val::named("value"), inner),
             );
+            let _ = writeln!(out, "{BODY}}}");
         }
     }
 
     /// The request path: a literal, or `format!` with each parameter bound to a local before it
     /// (`let id = ...;`), so the template names its arguments (`"/things/{id}"`) and the macro
     /// holds only a literal, which prettyplease lays out like any other expression.
-    fn path_expr(&self, p: &Plan) -> (Vec<String>, String) {
+    fn path_expr(&self, p: &Plan) -> (Vec<(String, String)>, String) {
         let op = p.op;
         let mut template = String::new();
-        let mut lets: Vec<String> = Vec::new();
+        let mut lets: Vec<(String, String)> = Vec::new();
         for segment in &op.segments {
             template.push('/');
             match segment {
@@ -529,7 +531,7 @@ impl RequestEmitter<'_> {
         op: &crate::ir::Operation,
         wire: &str,
         escape: Option<char>,
-        lets: &mut Vec<String>,
+        lets: &mut Vec<(String, String)>,
     ) -> String {
         let param = op
             .parameters
@@ -551,12 +553,13 @@ impl RequestEmitter<'_> {
                 || !matches!(self.value_kind(&param.ty), ValueKind::Primitive))
         {
             let value = self.style_value(param, &param.ty, Val::place(field));
-            lets.push(format!(
-                "let {local} = crate::codec::write_path(crate::codec::Style::{}, {}, {}, &{value});",
+            let value = format!(
+                "crate::codec::write_path(crate::codec::Style::{}, {}, {}, &{value})",
                 param.style.variant(),
                 param.explode,
                 lit(wire)
-            ));
+            );
+            lets.push((local.clone(), value));
             return format!("{{{local}}}");
         }
         let text = if self.is_string(&param.ty) {
@@ -573,7 +576,7 @@ impl RequestEmitter<'_> {
             None if self.url_safe(&param.ty) => format!("&{field}"),
             None => format!("crate::codec::path_segment({text})"),
         };
-        lets.push(format!("let {local} = {value};"));
+        lets.push((local.clone(), value));
         format!("{{{local}}}")
     }
 
@@ -793,8 +796,15 @@ fn push_request_chain(out: &mut String, args: &[String]) {
         return;
     }
     let _ = writeln!(out, "{BODY}    .request(");
-    for arg in args {
-        let _ = writeln!(out, "{BODY}        {arg},");
+    for (i, arg) in args.iter().enumerate() {
+        push_broken(
+            out,
+            &format!("{BODY}        "),
+            "",
+            arg,
+            ",",
+            i + 1 < args.len(),
+        );
     }
     let _ = writeln!(out, "{BODY}    );");
 }
@@ -803,7 +813,14 @@ fn push_request_chain(out: &mut String, args: &[String]) {
 fn push_option_match(out: &mut String, scrutinee: &str, name: &str, value: &str) {
     let _ = writeln!(out, "{BODY}let request = match {scrutinee} {{");
     let indent = format!("{BODY}    ");
-    push_arm(out, &indent, &format!("Some({name})"), value);
+    let pattern = format!("Some({name})");
+    if fits(&format!("{indent}{pattern} => {value}")) {
+        push_arm(out, &indent, &pattern, value);
+    } else {
+        let _ = writeln!(out, "{indent}{pattern} => {{");
+        push_broken(out, &format!("{indent}    "), "", value, "", true);
+        let _ = writeln!(out, "{indent}}}");
+    }
     let _ = writeln!(out, "{indent}None => request,\n{BODY}}};");
 }
 
@@ -828,8 +845,15 @@ fn push_err_await(out: &mut String, indent: &str, callee: &str, args: &[&str]) {
             out.push_str(&head);
         } else {
             let _ = writeln!(out, "{indent}    {callee}(");
-            for arg in args {
-                let _ = writeln!(out, "{indent}            {arg},");
+            for (i, arg) in args.iter().enumerate() {
+                push_broken(
+                    out,
+                    &format!("{indent}            "),
+                    "",
+                    arg,
+                    ",",
+                    i + 1 < args.len(),
+                );
             }
             let _ = write!(out, "{indent}        )");
         }
@@ -985,6 +1009,20 @@ mod tests {
           headers: {{Retry-After: {{schema: {{type: integer}}}}}}
           content: {{application/json: {{schema: {{type: object}}}}}}
         '409': {{description: conflict}}
+    post:
+      operationId: post_{id}
+      parameters:
+        - {{name: tags_{id}, in: query, explode: false, schema: {{type: array, items: {{type: string}}}}}}
+        - {{name: count, in: query, required: true, schema: {{type: integer}}}}
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema: {{type: object, properties: {{a: {{type: array, items: {{type: string}}}}, b: {{type: object}}}}}}
+            encoding: {{a: {{style: pipeDelimited, explode: false}}, b: {{style: deepObject, explode: true}}}}
+      responses:
+        '204': {{description: done}}
+        default: {{description: error, content: {{application/json: {{schema: {{type: object}}}}}}}}
 "
             );
         }
