@@ -217,7 +217,7 @@ pub fn push_broken(
     let _ = writeln!(out, "{indent}{close}{suffix}");
 }
 
-/// A call `f(a, b)` or array `[a, b]` (maybe after `&` or `|x| `) as its head up to the opening
+/// A call `f(a, b)`, array `[a, b]` or tuple `(a, b)` (maybe after `&` or `|x| `) as its head up to the opening
 /// bracket, its arguments and the closing bracket; `None` for other expressions: method calls
 /// and macros, which prettyplease breaks otherwise, and indexing.
 fn split_call(expr: &str) -> Option<(&str, Vec<&str>, char)> {
@@ -251,7 +251,8 @@ fn split_call(expr: &str) -> Option<(&str, Vec<&str>, char)> {
     let open = open?;
     let head = &expr[..=open];
     let callee = &expr[..open];
-    let array = close == ']' && matches!(callee, "" | "&");
+    // An array, or a tuple (of two items or more: the only ones written).
+    let array = matches!(callee, "" | "&");
     let call = close == ')'
         && !dot
         && !callee.ends_with('!')
@@ -260,7 +261,9 @@ fn split_call(expr: &str) -> Option<(&str, Vec<&str>, char)> {
         return None;
     }
     let args = top_level_args(&expr[open + 1..expr.len() - 1]);
-    (!args.is_empty()).then_some((head, args, close))
+    // `(a)` is a parenthesized expression, not a tuple.
+    let enough = if array && close == ')' { 2 } else { 1 };
+    (args.len() >= enough).then_some((head, args, close))
 }
 
 /// The comma-separated arguments of a call's text (outside brackets and strings).

@@ -6,7 +6,7 @@
 //! dispatchers of mixed segments, whose expressions vary the most, are printed from tokens.
 
 use super::plan::{Need, OpPlan, Plan, Source, is_distinct, mixed_literals};
-use crate::emit::layout::{MARGIN, push_arm, push_use_group, struct_literal_breaks};
+use crate::emit::layout::{MARGIN, fits, push_arm, push_use_group, struct_literal_breaks};
 use crate::emit::{laid_out, print, reprinted};
 use crate::ir::Method;
 use proc_macro2::{Literal, TokenStream};
@@ -24,8 +24,8 @@ pub fn router_rs(plan: &Plan) -> Result<String, String> {
     let mut scanned = TokenStream::new();
     let mut routes = String::new();
     for (path, methods) in &plan.routes {
-        let _ = write!(routes, "        .route({}, ", Literal::string(path));
-        for (i, (method, indexes)) in methods.iter().enumerate() {
+        let mut chain = Vec::new();
+        for (method, indexes) in methods {
             let first = &plan.ops[indexes[0]];
             let handler = if indexes.len() == 1 && !is_distinct(first.op) {
                 format!("handle_{}", first.op.name)
@@ -37,10 +37,9 @@ pub fn router_rs(plan: &Plan) -> Result<String, String> {
                 printed.push(tokens);
                 name.to_string()
             };
-            let dot = if i == 0 { "" } else { "." };
-            let _ = write!(routes, "{dot}{}({handler}::<A>)", method_name(*method));
+            chain.push(format!("{}({handler}::<A>)", method_name(*method)));
         }
-        routes.push_str(")\n");
+        push_route(&mut routes, &Literal::string(path).to_string(), &chain);
     }
     let turbofish = if has_error { "::<A>" } else { "" };
     let own_rejections = if plan.ops.iter().any(|op| op.rejection.is_some()) {
@@ -255,6 +254,43 @@ fn text_item(text: String, force: bool) -> Result<String, String> {
     }
 }
 
+/// `.route({path}, {chain})` in the router's chain: on one line, or its arguments on lines of
+/// their own, the method chain then one call per line when still too wide.
+fn push_route(out: &mut String, path: &str, chain: &[String]) {
+    let methods = chain.join(".");
+    let line = format!("        .route({path}, {methods})");
+    if fits(&line) {
+        let _ = writeln!(out, "{line}");
+        return;
+    }
+    let _ = writeln!(out, "        .route(\n            {path},");
+    // The comma after the last argument does not count toward the width.
+    if fits(&format!("            {methods}")) {
+        let _ = writeln!(out, "            {methods},");
+    } else {
+        let _ = writeln!(out, "            {}", chain[0]);
+        for (i, call) in chain.iter().enumerate().skip(1) {
+            let comma = if i + 1 == chain.len() { "," } else { "" };
+            let _ = writeln!(out, "                .{call}{comma}");
+        }
+    }
+    out.push_str("        )\n");
+}
+
+/// `{call}.await.into_response()` as the statement ending a block at `indent`, or broken before
+/// each `.` after the call when too wide (`api` is short enough to stay before the first).
+fn push_answer(out: &mut String, indent: &str, call: &str) {
+    let line = format!("{indent}{call}.await.into_response()");
+    if fits(&line) {
+        let _ = writeln!(out, "{line}");
+    } else {
+        let _ = writeln!(
+            out,
+            "{indent}{call}\n{indent}    .await\n{indent}    .into_response()"
+        );
+    }
+}
+
 /// `///{doc}` as prettyplease prints a doc attribute of one line; a doc of several lines as the
 /// attribute, and `true`: the item must then be printed by prettyplease.
 fn push_doc_attr(out: &mut String, doc: &str) -> bool {
@@ -383,11 +419,12 @@ fn handler(plan: &Plan, op: &OpPlan) -> (String, bool) {
         // prettyplease breaks a wide struct literal even where the line fits.
         let force = force || struct_literal_breaks(&format!("{} {{}}", op.request_name));
         push_signature(&mut out, &head, &["State(api): State<Arc<A>>"], "Response");
-        let _ = writeln!(
-            out,
-            "    api.{fn_name}({} {{}}).await.into_response()\n}}",
-            op.request_name
+        push_answer(
+            &mut out,
+            "    ",
+            &format!("api.{fn_name}({} {{}})", op.request_name),
         );
+        out.push_str("}\n");
         return (out, force);
     }
     let (api_arg, ok, args) = if op.bearer != Need::No {
@@ -410,13 +447,17 @@ fn handler(plan: &Plan, op: &OpPlan) -> (String, bool) {
         &["State(api): State<Arc<A>>", "request: Request"],
         "Response",
     );
-    let _ = writeln!(
-        out,
-        "    match read_{}({api_arg}request).await {{\n        \
-         Ok({ok}) => api.{fn_name}({args}).await.into_response(),\n        \
-         Err(rejection) => {reject},\n    }}\n}}",
-        o.name
-    );
+    let _ = writeln!(out, "    match read_{}({api_arg}request).await {{", o.name);
+    let call = format!("api.{fn_name}({args})");
+    let arm = format!("        Ok({ok}) => {call}.await.into_response()");
+    if fits(&arm) {
+        let _ = writeln!(out, "{arm},");
+    } else {
+        let _ = writeln!(out, "        Ok({ok}) => {{");
+        push_answer(&mut out, "            ", &call);
+        out.push_str("        }\n");
+    }
+    let _ = writeln!(out, "        Err(rejection) => {reject},\n    }}\n}}");
     (out, force)
 }
 
@@ -480,11 +521,20 @@ fn reader(plan: &Plan, op: &OpPlan) -> (String, bool) {
             out.push_str("    let principal = optional_bearer(api, &parts.headers).await?;\n")
         }
         Need::Required => {
+            out.push_str("    let token = auth::bearer_token(&parts.headers)?;\n");
             let check = check_bearer(&op.bearer_methods);
-            let _ = writeln!(
-                out,
-                "    let token = auth::bearer_token(&parts.headers)?;\n    let principal = {check};"
-            );
+            let line = format!("    let principal = {check};");
+            if fits(&line) || op.bearer_methods.len() > 1 {
+                let _ = writeln!(out, "{line}");
+            } else {
+                // One scheme: a chain on `api`, one call per line.
+                let _ = writeln!(
+                    out,
+                    "    let principal = api\n        .{}(token)\n        .await\n        \
+                     .map_err(auth::bearer_rejected)?;",
+                    op.bearer_methods[0]
+                );
+            }
         }
         Need::Optional => {
             let check = check_bearer(&op.bearer_methods);
@@ -843,9 +893,28 @@ mod tests {
                 "  /{id}:\n    get:\n      operationId: {id}\n      responses: {{'204': {{description: ok}}}}\n"
             ));
         }
-        for fixture in fixtures.iter().copied().chain([plain.as_str()]) {
+        // Routes with several methods, and operations reading a bearer token and a path
+        // parameter, whose names grow a character at a time: route chains, handler arms.
+        let mut secured = String::from(
+            "openapi: 3.1.0\ninfo: {title: T, version: '1'}\nsecurity: [{b: []}]\n\
+             components: {securitySchemes: {b: {type: http, scheme: bearer}}}\npaths:\n",
+        );
+        for n in 0..60 {
+            let id = format!("o{}", "x".repeat(n));
+            let param = "{name: p, in: path, required: true, schema: {type: string}}";
+            secured.push_str(&format!("  /{id}/{{p}}:\n    parameters: [{param}]\n"));
+            for method in ["get", "post", "delete"] {
+                secured.push_str(&format!(
+                    "    {method}:\n      operationId: {method}_{id}\n      responses: {{'204': {{description: ok}}}}\n"
+                ));
+            }
+        }
+        let generated = [plain.as_str(), secured.as_str()];
+        for fixture in fixtures.iter().chain(&generated) {
+            // The generated documents grow their names instead.
+            let step = if generated.contains(fixture) { 100 } else { 3 };
             let titles = (0..70)
-                .step_by(3)
+                .step_by(step)
                 .map(|n| format!("T{}", "x".repeat(n)))
                 .chain(["\"Two\\nlines\"".to_owned()]);
             for title in titles {
