@@ -10,6 +10,7 @@ mod plan;
 pub(crate) mod requests;
 mod sending;
 mod statements;
+mod values;
 
 use super::layout::push_doc;
 use super::parallel::{self, Job};

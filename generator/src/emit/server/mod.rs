@@ -5,6 +5,7 @@
 
 mod api;
 mod plan;
+mod reader;
 mod router;
 mod types;
 

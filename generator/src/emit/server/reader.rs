@@ -1,0 +1,361 @@
+//! The function reading one operation's request into its typed form, as text: credentials, then
+//! path, query, header and cookie parameters, the body last. The field reads come from the plan as
+//! tokens and are spelled as prettyplease prints them where their form is simple; the others, and
+//! the checks of several bearer schemes, send the function to prettyplease.
+
+use super::plan::{Need, OpPlan, Plan, Source};
+use super::router::push_signature;
+use crate::emit::layout::{MARGIN, fits, push_arm, struct_literal_breaks};
+use proc_macro2::TokenStream;
+use std::fmt::Write;
+
+/// The function reading one operation's request: credentials first (nothing else is looked at for
+/// a caller that is not allowed in), then path, query, header and cookie parameters, the body last.
+/// As text, and whether prettyplease must print it (a form written only flat).
+pub(super) fn reader(plan: &Plan, op: &OpPlan) -> (String, bool) {
+    let api = &plan.trait_name;
+    let request_name = &op.request_name;
+    let uses = |source: Source| op.fields.iter().any(|f| f.source == source);
+    let mut force = false;
+    let mut out = format!(
+        "/// Reads the request of [`{0}`]({api}::{0}), or the reason to refuse it.\n",
+        op.fn_name
+    );
+    let (head, api_param, output, result) = match op.bearer {
+        Need::No => (
+            format!("async fn read_{}", op.op.name),
+            None,
+            request_name.to_string(),
+            "request",
+        ),
+        Need::Required => (
+            format!("async fn read_{}<A: {api}>", op.op.name),
+            Some("api: &A"),
+            format!("(A::Principal, {request_name})"),
+            "(principal, request)",
+        ),
+        Need::Optional => (
+            format!("async fn read_{}<A: {api}>", op.op.name),
+            Some("api: &A"),
+            format!("(Option<A::Principal>, {request_name})"),
+            "(principal, request)",
+        ),
+    };
+    let params: Vec<&str> = api_param.into_iter().chain(["request: Request"]).collect();
+    push_signature(
+        &mut out,
+        &head,
+        &params,
+        &format!("Result<{output}, Rejection>"),
+    );
+    let _ = writeln!(
+        out,
+        "    let ({}, {}) = request.into_parts();",
+        if uses(Source::Path) {
+            "mut parts"
+        } else {
+            "parts"
+        },
+        if uses(Source::Body) { "raw_body" } else { "_" },
+    );
+    let only_authenticate = op.bearer_methods.len() == 1 && op.bearer_methods[0] == "authenticate";
+    // Several schemes are checked in nested matches, laid out by prettyplease.
+    force |= op.bearer != Need::No && op.bearer_methods.len() > 1;
+    match op.bearer {
+        Need::Required if only_authenticate => {
+            out.push_str("    let principal = require_bearer(api, &parts.headers).await?;\n")
+        }
+        Need::Optional if only_authenticate => {
+            out.push_str("    let principal = optional_bearer(api, &parts.headers).await?;\n")
+        }
+        Need::Required => {
+            out.push_str("    let token = auth::bearer_token(&parts.headers)?;\n");
+            let check = check_bearer(&op.bearer_methods);
+            let line = format!("    let principal = {check};");
+            if fits(&line) || op.bearer_methods.len() > 1 {
+                let _ = writeln!(out, "{line}");
+            } else {
+                // One scheme: a chain on `api`, one call per line.
+                let _ = writeln!(
+                    out,
+                    "    let principal = api\n        .{}(token)\n        .await\n        \
+                     .map_err(auth::bearer_rejected)?;",
+                    op.bearer_methods[0]
+                );
+            }
+        }
+        Need::Optional => {
+            let check = check_bearer(&op.bearer_methods);
+            out.push_str(
+                "    let principal = match auth::optional_bearer_token(&parts.headers)? {\n",
+            );
+            push_arm(
+                &mut out,
+                "        ",
+                "Some(token)",
+                &format!("Some({check})"),
+            );
+            out.push_str("        None => None,\n    };\n");
+        }
+        Need::No => {}
+    }
+    match op.basic {
+        Need::Required => out.push_str("    let credentials = auth::basic(&parts.headers)?;\n"),
+        Need::Optional => {
+            out.push_str("    let credentials = auth::optional_basic(&parts.headers)?;\n")
+        }
+        Need::No => {}
+    }
+    if op.require_some_credentials {
+        out.push_str(
+            "    if principal.is_none() && credentials.is_none() {\n        \
+             return Err(auth::missing_credentials());\n    }\n",
+        );
+    }
+    for (source, line) in [
+        (
+            Source::Path,
+            "let path = params::Path::from_parts(&mut parts).await?;",
+        ),
+        (
+            Source::Query,
+            "let query = params::Query::parse(parts.uri.query());",
+        ),
+        (
+            Source::Header,
+            "let headers = params::Headers(&parts.headers);",
+        ),
+        (
+            Source::Cookie,
+            "let cookies = params::Cookies::parse(&parts.headers);",
+        ),
+    ] {
+        if uses(source) {
+            let _ = writeln!(out, "    {line}");
+        }
+    }
+    let mut fields = Vec::new();
+    for f in &op.fields {
+        match expr_text(f.read.clone()) {
+            Some(read) => fields.push((f.name.to_string(), read)),
+            None => {
+                // A form the text writer does not lay out: prettyplease prints the reader.
+                force = true;
+                fields.push((f.name.to_string(), f.read.to_string()));
+            }
+        }
+    }
+    push_request_literal(&mut out, &mut force, &request_name.to_string(), &fields);
+    let _ = writeln!(out, "    Ok({result})\n}}");
+    (out, force)
+}
+
+/// `let request = {name} { field: read, .. };`: on one line when prettyplease keeps the literal
+/// flat, else a field per line, a value ending in `.await?` broken before it when too wide.
+fn push_request_literal(
+    out: &mut String,
+    force: &mut bool,
+    name: &str,
+    fields: &[(String, String)],
+) {
+    let inits: Vec<String> = fields.iter().map(|(f, r)| format!("{f}: {r}")).collect();
+    let flat = if inits.is_empty() {
+        format!("{name} {{}}")
+    } else {
+        format!("{name} {{ {} }}", inits.join(", "))
+    };
+    if !struct_literal_breaks(&flat) {
+        let _ = writeln!(out, "    let request = {flat};");
+        return;
+    }
+    if inits.is_empty() {
+        *force = true;
+        let _ = writeln!(out, "    let request = {flat};");
+        return;
+    }
+    let _ = writeln!(out, "    let request = {name} {{");
+    for (i, init) in inits.iter().enumerate() {
+        // The comma after the last field does not count toward the width.
+        let last = usize::from(i + 1 == inits.len());
+        let line = format!("        {init},");
+        let head = init
+            .strip_suffix(".await?")
+            .filter(|head| line.len() - last > MARGIN && !top_level_dot(head))
+            .map(|head| format!("        {head}"));
+        match head {
+            Some(head) if head.len() <= MARGIN => {
+                let _ = writeln!(out, "{head}\n            .await?,");
+            }
+            _ => {
+                let _ = writeln!(out, "{line}");
+            }
+        }
+    }
+    out.push_str("    };\n");
+}
+
+/// Whether an expression has a `.` outside brackets (a method chain, which breaks otherwise).
+fn top_level_dot(text: &str) -> bool {
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '(' | '[' | '<' => depth += 1,
+            ')' | ']' | '>' => depth = depth.saturating_sub(1),
+            '.' if depth == 0 => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Checks `token` with each of `methods` in turn (the operation's bearer schemes): the first that
+/// accepts it gives the principal; the last one's refusal is the answer. Written flat.
+fn check_bearer(methods: &[proc_macro2::Ident]) -> String {
+    let (last, others) = methods
+        .split_last()
+        .expect("an operation with a bearer need has a scheme");
+    let mut check = format!("api.{last}(token).await.map_err(auth::bearer_rejected)?");
+    for method in others.iter().rev() {
+        check = format!(
+            "match api.{method}(token).await {{ Ok(principal) => principal, Err(_) => {check}, }}"
+        );
+    }
+    check
+}
+
+/// An expression's tokens as prettyplease prints them on one line, for the forms readers use:
+/// paths (with turbofish), calls, method calls, fields, `?`, `&`; `None` for anything else
+/// (blocks, closures, macros, operators), which the caller leaves to prettyplease.
+fn expr_text(tokens: TokenStream) -> Option<String> {
+    let mut out = String::new();
+    push_expr(&mut out, tokens)?;
+    Some(out)
+}
+
+fn push_expr(out: &mut String, tokens: TokenStream) -> Option<()> {
+    use proc_macro2::{Delimiter, Spacing, TokenTree};
+    // Whether the last token ends an operand (a word, a closing bracket): a word after it needs a
+    // space, and `&` after it would be binary.
+    let mut operand = false;
+    // Depth of turbofish generics (`::<..>`).
+    let mut generics = 0usize;
+    let mut trees = tokens.into_iter().peekable();
+    while let Some(tree) = trees.next() {
+        match tree {
+            TokenTree::Ident(ident) => {
+                if operand {
+                    out.push(' ');
+                }
+                let _ = write!(out, "{ident}");
+                operand = true;
+            }
+            TokenTree::Literal(literal) => {
+                if operand {
+                    out.push(' ');
+                }
+                let _ = write!(out, "{literal}");
+                operand = true;
+            }
+            TokenTree::Group(group) => {
+                let (open, close) = match group.delimiter() {
+                    Delimiter::Parenthesis => ('(', ')'),
+                    Delimiter::Bracket => ('[', ']'),
+                    Delimiter::Brace | Delimiter::None => return None,
+                };
+                // prettyplease drops a trailing comma on one line.
+                if group
+                    .stream()
+                    .into_iter()
+                    .last()
+                    .is_some_and(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+                {
+                    return None;
+                }
+                out.push(open);
+                push_expr(out, group.stream())?;
+                out.push(close);
+                operand = true;
+            }
+            TokenTree::Punct(punct) => {
+                let c = punct.as_char();
+                let joint = punct.spacing() == Spacing::Joint;
+                match c {
+                    ':' if joint => {
+                        match trees.next() {
+                            Some(TokenTree::Punct(p)) if p.as_char() == ':' => {}
+                            _ => return None,
+                        }
+                        out.push_str("::");
+                        operand = false;
+                        if matches!(trees.peek(), Some(TokenTree::Punct(p)) if p.as_char() == '<') {
+                            trees.next();
+                            out.push('<');
+                            generics += 1;
+                        }
+                    }
+                    '<' if generics > 0 => {
+                        out.push('<');
+                        generics += 1;
+                        operand = false;
+                    }
+                    '>' if generics > 0 => {
+                        out.push('>');
+                        generics -= 1;
+                        operand = true;
+                    }
+                    ',' => {
+                        out.push_str(", ");
+                        operand = false;
+                    }
+                    '.' if !joint => {
+                        out.push('.');
+                        operand = false;
+                    }
+                    '?' => {
+                        out.push('?');
+                        operand = true;
+                    }
+                    '&' if !operand && !joint => {
+                        out.push('&');
+                    }
+                    _ => return None,
+                }
+            }
+        }
+    }
+    (generics == 0).then_some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    #[test]
+    fn reads_are_spelled_as_prettyplease_prints_them() {
+        let laid_out = [
+            quote! { body::json::<models::S>(Request::from_parts(parts, raw_body)).await? },
+            quote! { path.get("id", params::Style::Simple, false)? },
+            quote! { query.get_all::<Vec<i64>>(&["a", "b"])? },
+            quote! { auth::basic(&mut parts.headers).map(Some)? },
+        ];
+        for read in laid_out {
+            let text = expr_text(read.clone()).expect("a form written as text");
+            let file: syn::File = syn::parse2(quote! { fn f() { let _ = #read; } }).unwrap();
+            assert_eq!(
+                prettyplease::unparse(&file),
+                format!("fn f() {{\n    let _ = {text};\n}}\n")
+            );
+        }
+        let left = [
+            quote! { query.get(|v| v.len())? },
+            quote! { vec![1, 2] },
+            quote! { { let a = 1; a } },
+            quote! { a && b },
+            quote! { f(a, b,) },
+        ];
+        for read in left {
+            assert_eq!(expr_text(read.clone()), None, "{read}");
+        }
+    }
+}
