@@ -65,7 +65,7 @@ pub fn push_use_group(out: &mut String, path: &str, names: &[String]) {
 }
 
 /// `line` and a newline when it fits prettyplease's width; whether it did.
-fn push_if_fits(out: &mut String, line: &str) -> bool {
+pub fn push_if_fits(out: &mut String, line: &str) -> bool {
     let fits = fits(line);
     if fits {
         out.push_str(line);
@@ -210,11 +210,33 @@ pub fn push_broken(
         return;
     };
     let _ = writeln!(out, "{indent}{prefix}{head}");
-    let inner = format!("{indent}    ");
-    for (i, arg) in args.iter().enumerate() {
-        push_broken(out, &inner, "", arg, ",", i + 1 < args.len());
-    }
+    push_args(out, &format!("{indent}    "), &args);
     let _ = writeln!(out, "{indent}{close}{suffix}");
+}
+
+/// Arguments one per line at `indent`, each with its comma and broken as [`push_broken`] breaks
+/// it (the last comma does not count toward the width).
+pub fn push_args(out: &mut String, indent: &str, args: &[&str]) {
+    for (i, arg) in args.iter().enumerate() {
+        push_broken(out, indent, "", arg, ",", i + 1 < args.len());
+    }
+}
+
+/// The characters of code outside its string literals (their quotes kept), with their offsets.
+pub fn outside_strings(code: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+    let (mut in_string, mut escaped) = (false, false);
+    code.char_indices().filter(move |&(_, c)| {
+        if !in_string {
+            in_string = c == '"';
+            return true;
+        }
+        match (escaped, c) {
+            (false, '\\') => escaped = true,
+            (false, '"') => in_string = false,
+            _ => escaped = false,
+        }
+        !in_string
+    })
 }
 
 /// A call `f(a, b)`, array `[a, b]` or tuple `(a, b)` (maybe after `&` or `|x| `) as its head up to the opening
@@ -222,21 +244,12 @@ pub fn push_broken(
 /// and macros, which prettyplease breaks otherwise, and indexing.
 fn split_call(expr: &str) -> Option<(&str, Vec<&str>, char)> {
     let close = expr.chars().last().filter(|c| matches!(c, ')' | ']'))?;
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let mut depth = 0usize;
     // The opening bracket of the expression's last top-level group, and whether a `.` precedes
     // it outside brackets.
     let (mut open, mut dot) = (None, false);
-    for (i, c) in expr.char_indices() {
-        if in_string {
-            match (escaped, c) {
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => escaped = false,
-            }
-            continue;
-        }
+    for (i, c) in outside_strings(expr) {
         match c {
-            '"' => in_string = true,
             '(' | '[' | '{' => {
                 if depth == 0 {
                     open = Some(i);
@@ -269,18 +282,9 @@ fn split_call(expr: &str) -> Option<(&str, Vec<&str>, char)> {
 /// The comma-separated arguments of a call's text (outside brackets and strings).
 fn top_level_args(text: &str) -> Vec<&str> {
     let mut args = Vec::new();
-    let (mut depth, mut in_string, mut escaped, mut start) = (0usize, false, false, 0);
-    for (i, c) in text.char_indices() {
-        if in_string {
-            match (escaped, c) {
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => escaped = false,
-            }
-            continue;
-        }
+    let (mut depth, mut start) = (0usize, 0);
+    for (i, c) in outside_strings(text) {
         match c {
-            '"' => in_string = true,
             '(' | '[' | '{' | '<' => depth += 1,
             ')' | ']' | '}' | '>' => depth = depth.saturating_sub(1),
             ',' if depth == 0 => {

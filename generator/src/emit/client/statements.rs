@@ -8,7 +8,9 @@ use super::plan::{Arm, Handling, Plan, Shape, Success, is_media_range};
 use super::requests::{RequestEmitter, encode_literal, escape_format, strip_nullable};
 use super::values::{Val, ValueKind, lit};
 use crate::emit::ident;
-use crate::emit::layout::{MARGIN, fits, push_arm, push_broken, struct_literal_breaks};
+use crate::emit::layout::{
+    MARGIN, fits, push_args, push_arm, push_broken, push_if_fits, struct_literal_breaks,
+};
 use crate::ir::{
     Media, ParamLocation, ParamStyle, Parameter, PathSegment, SegmentPart, Status, TypeRef,
 };
@@ -532,9 +534,7 @@ impl RequestEmitter<'_> {
 fn push_request_chain(out: &mut String, args: &[String]) {
     let args_text = args.join(", ");
     let flat = format!("{BODY}let request = self.client.inner.request({args_text});");
-    if flat.len() <= MARGIN {
-        out.push_str(&flat);
-        out.push('\n');
+    if push_if_fits(out, &flat) {
         return;
     }
     let _ = write!(
@@ -542,22 +542,12 @@ fn push_request_chain(out: &mut String, args: &[String]) {
         "{BODY}let request = self\n{BODY}    .client\n{BODY}    .inner\n"
     );
     let last = format!("{BODY}    .request({args_text});");
-    if last.len() <= MARGIN {
-        out.push_str(&last);
-        out.push('\n');
+    if push_if_fits(out, &last) {
         return;
     }
     let _ = writeln!(out, "{BODY}    .request(");
-    for (i, arg) in args.iter().enumerate() {
-        push_broken(
-            out,
-            &format!("{BODY}        "),
-            "",
-            arg,
-            ",",
-            i + 1 < args.len(),
-        );
-    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    push_args(out, &format!("{BODY}        "), &args);
     let _ = writeln!(out, "{BODY}    );");
 }
 
@@ -581,9 +571,7 @@ fn push_option_match(out: &mut String, scrutinee: &str, name: &str, value: &str)
 fn push_err_await(out: &mut String, indent: &str, callee: &str, args: &[&str]) {
     let call = format!("{callee}({})", args.join(", "));
     let flat = format!("{indent}Err({call}.await)");
-    if flat.len() <= MARGIN {
-        out.push_str(&flat);
-        out.push('\n');
+    if push_if_fits(out, &flat) {
         return;
     }
     let _ = writeln!(out, "{indent}Err(");
@@ -597,16 +585,7 @@ fn push_err_await(out: &mut String, indent: &str, callee: &str, args: &[&str]) {
             out.push_str(&head);
         } else {
             let _ = writeln!(out, "{indent}    {callee}(");
-            for (i, arg) in args.iter().enumerate() {
-                push_broken(
-                    out,
-                    &format!("{indent}            "),
-                    "",
-                    arg,
-                    ",",
-                    i + 1 < args.len(),
-                );
-            }
+            push_args(out, &format!("{indent}            "), args);
             let _ = write!(out, "{indent}        )");
         }
         let _ = writeln!(out, "\n{indent}        .await,");

@@ -7,7 +7,7 @@
 
 use super::plan::{Need, OpPlan, Plan, is_distinct, mixed_literals};
 use super::reader::reader;
-use crate::emit::layout::{MARGIN, fits, push_use_group, struct_literal_breaks};
+use crate::emit::layout::{MARGIN, fits, outside_strings, push_use_group, struct_literal_breaks};
 use crate::emit::{laid_out, print, reprinted};
 use crate::ir::Method;
 use proc_macro2::{Literal, TokenStream};
@@ -203,47 +203,14 @@ pub fn router_rs(plan: &Plan) -> Result<String, String> {
 /// Whether code (outside comments and string literals) names `name`: a module starting a path
 /// (`models::X`), or a type.
 fn code_mentions(text: &str, name: &str) -> bool {
-    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-    let module = name.starts_with(|c: char| c.is_ascii_lowercase());
     text.lines()
         .filter(|line| !line.trim_start().starts_with("//"))
         .any(|line| {
-            let code = outside_strings(line);
-            code.match_indices(name).any(|(i, _)| {
-                let rest = &code[i + name.len()..];
-                !word(code[..i].chars().next_back())
-                    && if module {
-                        rest.starts_with("::")
-                    } else {
-                        !word(rest.chars().next())
-                    }
-            })
+            super::mentions(
+                &outside_strings(line).map(|(_, c)| c).collect::<String>(),
+                name,
+            )
         })
-}
-
-/// A line with the contents of its string literals blanked.
-fn outside_strings(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let (mut in_string, mut escaped) = (false, false);
-    for c in line.chars() {
-        if in_string {
-            match (escaped, c) {
-                (false, '\\') => escaped = true,
-                (false, '"') => {
-                    in_string = false;
-                    out.push(c);
-                }
-                _ => escaped = false,
-            }
-            if in_string {
-                out.push(' ');
-            }
-        } else {
-            in_string = c == '"';
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// A text item as it is, or as prettyplease prints it when `force`d or when a line is too wide.
