@@ -10,12 +10,11 @@ use openapi_gen::{Part, emit::Options};
 use std::io::Write;
 use std::path::PathBuf;
 
-// Emitting allocates and frees millions of small token and syntax-tree nodes across threads;
-// glibc's allocator spent a quarter of the run on them (malloc_consolidate, arena locks).
-// mimalloc's v2 line, not v3: v3 sets up a 1 GiB arena and its bitmaps at start, which small
-// documents pay for (petstore 3.85 -> 3.65 ms); on stripe and openai v2 is as fast or faster.
+mod allocator;
+
+// mimalloc for large documents, the C library's allocator for small ones (see `allocator`).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: allocator::Allocator = allocator::Allocator;
 
 /// Generates Rust crates from an OpenAPI 3.0/3.1 document: serde models, an axum server
 /// (trait + router) and a reqwest client.
@@ -113,26 +112,6 @@ fn exit_now(code: i32) -> ! {
     }
     #[cfg(not(unix))]
     std::process::exit(code)
-}
-
-/// Transparent huge pages off for this process. mimalloc asks for them, and the kernel then
-/// zeroes 2 MB per page the allocator touches, first compacting memory when other processes have
-/// fragmented it: run beside openapi-to-rust, stripe took 461 ms with them and 317 ms without,
-/// openai 501 and 374, and the peak RSS of every document halves (stripe 128 -> 82 MB). Alone on
-/// an idle machine the medium documents lose a little (spotify 63 -> 68 ms). It runs from
-/// `.preinit_array`, before any constructor: mimalloc's initialises (and touches its first huge
-/// page) before `main`.
-#[cfg(target_os = "linux")]
-#[used]
-#[unsafe(link_section = ".preinit_array")]
-static WITHOUT_HUGE_PAGES: extern "C" fn() = without_huge_pages;
-
-#[cfg(target_os = "linux")]
-extern "C" fn without_huge_pages() {
-    // SAFETY: PR_SET_THP_DISABLE takes plain integers and only sets a flag of this process.
-    unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
-    }
 }
 
 fn read(spec: &PathBuf) -> Result<String, String> {
