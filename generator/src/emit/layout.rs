@@ -89,6 +89,52 @@ pub fn struct_literal_breaks(flat: &str) -> bool {
     flat.len() > if flat.ends_with("{}") { 34 } else { 35 }
 }
 
+/// `{indent}{prefix}{name} { a, b: c }{suffix}` on one line when prettyplease keeps the literal
+/// flat and the line fits, else one field per line, a field whose value ends in `.await?` broken
+/// before it when too wide. `false` when it wrote a form prettyplease lays out otherwise: a literal
+/// without fields past 34 columns (the caller leaves it to prettyplease).
+pub fn push_struct_literal(
+    out: &mut String,
+    indent: &str,
+    prefix: &str,
+    name: &str,
+    fields: &[String],
+    suffix: &str,
+) -> bool {
+    let flat = if fields.is_empty() {
+        format!("{name} {{}}")
+    } else {
+        format!("{name} {{ {} }}", fields.join(", "))
+    };
+    let breaks = struct_literal_breaks(&flat);
+    if fields.is_empty() || (!breaks && fits(&format!("{indent}{prefix}{flat}{suffix}"))) {
+        let _ = writeln!(out, "{indent}{prefix}{flat}{suffix}");
+        return !breaks;
+    }
+    let _ = writeln!(out, "{indent}{prefix}{name} {{");
+    let inner = format!("{indent}    ");
+    for (i, field) in fields.iter().enumerate() {
+        let line = format!("{inner}{field},");
+        // The comma after the last field does not count toward the width.
+        let width = line.len() - usize::from(i + 1 == fields.len());
+        let head = field
+            .strip_suffix(".await?")
+            .filter(|head| width > MARGIN && !has_top_level_dot(head))
+            .map(|head| format!("{inner}{head}"))
+            .filter(|head| fits(head));
+        match head {
+            Some(head) => {
+                let _ = writeln!(out, "{head}\n{inner}    .await?,");
+            }
+            None => {
+                let _ = writeln!(out, "{line}");
+            }
+        }
+    }
+    let _ = writeln!(out, "{indent}}}{suffix}");
+    true
+}
+
 /// Whether `line` fits prettyplease's width.
 pub fn fits(line: &str) -> bool {
     line.len() <= MARGIN
@@ -142,7 +188,7 @@ fn push_type_counting(
         Some((head, args)) if !fitting && args.ends_with('>') => {
             let _ = writeln!(out, "{indent}{before}{head}<");
             let inner = format!("{indent}    ");
-            let args = top_level_items(&args[..args.len() - 1]);
+            let args = top_level_args(&args[..args.len() - 1]);
             for (i, arg) in args.iter().enumerate() {
                 push_type_counting(out, &inner, "", arg, ",", i + 1 < args.len());
             }
@@ -223,7 +269,7 @@ pub fn push_args(out: &mut String, indent: &str, args: &[&str]) {
 }
 
 /// The characters of code outside its string literals (their quotes kept), with their offsets.
-pub fn outside_strings(code: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+fn outside_strings(code: &str) -> impl Iterator<Item = (usize, char)> + '_ {
     let (mut in_string, mut escaped) = (false, false);
     code.char_indices().filter(move |&(_, c)| {
         if !in_string {
@@ -245,9 +291,8 @@ pub fn outside_strings(code: &str) -> impl Iterator<Item = (usize, char)> + '_ {
 fn split_call(expr: &str) -> Option<(&str, Vec<&str>, char)> {
     let close = expr.chars().last().filter(|c| matches!(c, ')' | ']'))?;
     let mut depth = 0usize;
-    // The opening bracket of the expression's last top-level group, and whether a `.` precedes
-    // it outside brackets.
-    let (mut open, mut dot) = (None, false);
+    // The opening bracket of the expression's last top-level group.
+    let mut open = None;
     for (i, c) in outside_strings(expr) {
         match c {
             '(' | '[' | '{' => {
@@ -257,7 +302,6 @@ fn split_call(expr: &str) -> Option<(&str, Vec<&str>, char)> {
                 depth += 1;
             }
             ')' | ']' | '}' => depth = depth.checked_sub(1)?,
-            '.' if depth == 0 => dot = true,
             _ => {}
         }
     }
@@ -267,7 +311,7 @@ fn split_call(expr: &str) -> Option<(&str, Vec<&str>, char)> {
     // An array, or a tuple (of two items or more: the only ones written).
     let array = matches!(callee, "" | "&");
     let call = close == ')'
-        && !dot
+        && !has_top_level_dot(callee)
         && !callee.ends_with('!')
         && callee.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '>');
     if !(array || call) {
@@ -279,7 +323,21 @@ fn split_call(expr: &str) -> Option<(&str, Vec<&str>, char)> {
     (args.len() >= enough).then_some((head, args, close))
 }
 
-/// The comma-separated arguments of a call's text (outside brackets and strings).
+/// Whether an expression has a `.` outside brackets and strings: a method chain or field, which
+/// prettyplease breaks before each `.` rather than between arguments.
+fn has_top_level_dot(expr: &str) -> bool {
+    let mut depth = 0usize;
+    outside_strings(expr).any(|(_, c)| {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        c == '.' && depth == 0
+    })
+}
+
+/// The comma-separated items of a call's or generic type's text (outside brackets and strings).
 fn top_level_args(text: &str) -> Vec<&str> {
     let mut args = Vec::new();
     let (mut depth, mut start) = (0usize, 0);
@@ -313,25 +371,6 @@ pub fn push_attr(out: &mut String, indent: &str, path: &str, args: &[String]) {
         let _ = writeln!(out, "{indent}    {arg}{comma}");
     }
     let _ = writeln!(out, "{indent})]");
-}
-
-/// The comma-separated items of `text` that are not inside brackets.
-fn top_level_items(text: &str) -> Vec<&str> {
-    let mut items = Vec::new();
-    let (mut depth, mut start) = (0usize, 0);
-    for (i, c) in text.char_indices() {
-        match c {
-            '<' | '(' | '[' => depth += 1,
-            '>' | ')' | ']' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                items.push(text[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    items.push(text[start..].trim());
-    items
 }
 
 /// A type's tokens as prettyplease prints a type that fits on a line.

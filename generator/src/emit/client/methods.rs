@@ -3,13 +3,9 @@
 //! emitted tokens at about 40 µs per KB, prettyplease prints at 15). The layout is prettyplease's,
 //! checked against it in the tests below.
 
-use crate::emit::layout::{fits, push_doc, push_list};
+use crate::emit::layout::{fits, push_doc, push_list, push_struct_literal};
 use crate::emit::struct_items;
 use std::fmt::Write;
-
-/// prettyplease keeps a struct literal on one line when it is this wide at most, not counting its
-/// closing brace.
-const STRUCT_LITERAL_MAX: usize = 34;
 
 /// The lint allowance of a method with more than seven parameters, as prettyplease prints it.
 const TOO_MANY_ARGUMENTS: &str = "    #[allow(\n\
@@ -60,22 +56,8 @@ pub fn write_method(out: &mut String, m: &Method) {
         &params,
         &format!(") -> {} {{", m.builder),
     );
-    write_struct_literal(out, "        ", m.builder, m.inits);
+    push_struct_literal(out, "        ", "", m.builder, m.inits, "");
     out.push_str("    }\n");
-}
-
-/// `{name} { a, b: c }` on one line when prettyplease keeps it there, else one field per line.
-fn write_struct_literal(out: &mut String, indent: &str, name: &str, fields: &[String]) {
-    let one_line = format!("{name} {{ {} }}", fields.join(", "));
-    if one_line.len() - "}".len() <= STRUCT_LITERAL_MAX && fits(&format!("{indent}{one_line}")) {
-        let _ = writeln!(out, "{indent}{one_line}");
-        return;
-    }
-    let _ = writeln!(out, "{indent}{name} {{");
-    for field in fields {
-        let _ = writeln!(out, "{indent}    {field},");
-    }
-    let _ = writeln!(out, "{indent}}}");
 }
 
 /// The builder's struct: `doc` as `///` lines, the derives, `must_use`, and one private field

@@ -9,7 +9,8 @@ use super::requests::{RequestEmitter, encode_literal, escape_format, strip_nulla
 use super::values::{Val, ValueKind, lit};
 use crate::emit::ident;
 use crate::emit::layout::{
-    MARGIN, fits, push_args, push_arm, push_broken, push_if_fits, struct_literal_breaks,
+    MARGIN, fits, push_args, push_arm, push_broken, push_if_fits, push_struct_literal,
+    struct_literal_breaks,
 };
 use crate::ir::{
     Media, ParamLocation, ParamStyle, Parameter, PathSegment, SegmentPart, Status, TypeRef,
@@ -206,21 +207,19 @@ impl RequestEmitter<'_> {
         let out = &mut s.answer;
         // Unit values go straight into the struct (clippy's `let_unit_value`).
         if !p.success_headers.is_empty() {
-            // Never within 34 columns: always broken.
-            let _ = writeln!(
-                out,
-                "{BODY}let documented = crate::headers::{} {{",
-                ident(&p.type_name)
-            );
-            for h in &p.success_headers {
-                let _ = writeln!(
-                    out,
-                    "{BODY}    {}: crate::codec::header(&response, {}),",
-                    ident(&h.field),
-                    lit(&h.wire)
-                );
-            }
-            let _ = writeln!(out, "{BODY}}};");
+            let fields: Vec<String> = p
+                .success_headers
+                .iter()
+                .map(|h| {
+                    let wire = lit(&h.wire);
+                    format!(
+                        "{}: crate::codec::header(&response, {wire})",
+                        ident(&h.field)
+                    )
+                })
+                .collect();
+            let name = format!("crate::headers::{}", ident(&p.type_name));
+            push_struct_literal(out, BODY, "let documented = ", &name, &fields, ";");
         }
         let empty_body = matches!(p.success, Success::Single(Shape::Empty));
         let head = if empty_body { "" } else { "let body = " };

@@ -4,15 +4,23 @@
 //! the checks of several bearer schemes, send the function to prettyplease.
 
 use super::plan::{Need, OpPlan, Plan, Source};
-use super::router::push_signature;
-use crate::emit::layout::{MARGIN, fits, push_arm, struct_literal_breaks};
+use crate::emit::layout::{fits, push_arm, push_list, push_struct_literal};
 use proc_macro2::TokenStream;
 use std::fmt::Write;
 
+/// One operation's reader as text.
+pub(super) struct Reader {
+    pub text: String,
+    /// A form was written only flat: prettyplease must print it.
+    pub force: bool,
+    /// The modules its statements name, besides what the field reads name (their tokens tell).
+    pub auth: bool,
+    pub params: bool,
+}
+
 /// The function reading one operation's request: credentials first (nothing else is looked at for
 /// a caller that is not allowed in), then path, query, header and cookie parameters, the body last.
-/// As text, and whether prettyplease must print it (a form written only flat).
-pub(super) fn reader(plan: &Plan, op: &OpPlan) -> (String, bool) {
+pub(super) fn reader(plan: &Plan, op: &OpPlan) -> Reader {
     let api = &plan.trait_name;
     let request_name = &op.request_name;
     let uses = |source: Source| op.fields.iter().any(|f| f.source == source);
@@ -42,11 +50,12 @@ pub(super) fn reader(plan: &Plan, op: &OpPlan) -> (String, bool) {
         ),
     };
     let params: Vec<&str> = api_param.into_iter().chain(["request: Request"]).collect();
-    push_signature(
+    push_list(
         &mut out,
-        &head,
+        "",
+        &format!("{head}("),
         &params,
-        &format!("Result<{output}, Rejection>"),
+        &format!(") -> Result<{output}, Rejection> {{"),
     );
     let _ = writeln!(
         out,
@@ -59,6 +68,8 @@ pub(super) fn reader(plan: &Plan, op: &OpPlan) -> (String, bool) {
         if uses(Source::Body) { "raw_body" } else { "_" },
     );
     let only_authenticate = op.bearer_methods.len() == 1 && op.bearer_methods[0] == "authenticate";
+    // `require_bearer` and `optional_bearer` name `auth` in helpers of their own.
+    let auth = (op.bearer != Need::No && !only_authenticate) || op.basic != Need::No;
     // Several schemes are checked in nested matches, laid out by prettyplease.
     force |= op.bearer != Need::No && op.bearer_methods.len() > 1;
     match op.bearer {
@@ -136,76 +147,24 @@ pub(super) fn reader(plan: &Plan, op: &OpPlan) -> (String, bool) {
     }
     let mut fields = Vec::new();
     for f in &op.fields {
-        match expr_text(f.read.clone()) {
-            Some(read) => fields.push((f.name.to_string(), read)),
-            None => {
-                // A form the text writer does not lay out: prettyplease prints the reader.
-                force = true;
-                fields.push((f.name.to_string(), f.read.to_string()));
-            }
-        }
+        let read = expr_text(f.read.clone()).unwrap_or_else(|| {
+            // A form the text writer does not lay out: prettyplease prints the reader.
+            force = true;
+            f.read.to_string()
+        });
+        fields.push(format!("{}: {read}", f.name));
     }
-    push_request_literal(&mut out, &mut force, &request_name.to_string(), &fields);
+    let request = request_name.to_string();
+    force |= !push_struct_literal(&mut out, "    ", "let request = ", &request, &fields, ";");
     let _ = writeln!(out, "    Ok({result})\n}}");
-    (out, force)
-}
-
-/// `let request = {name} { field: read, .. };`: on one line when prettyplease keeps the literal
-/// flat, else a field per line, a value ending in `.await?` broken before it when too wide.
-fn push_request_literal(
-    out: &mut String,
-    force: &mut bool,
-    name: &str,
-    fields: &[(String, String)],
-) {
-    let inits: Vec<String> = fields.iter().map(|(f, r)| format!("{f}: {r}")).collect();
-    let flat = if inits.is_empty() {
-        format!("{name} {{}}")
-    } else {
-        format!("{name} {{ {} }}", inits.join(", "))
-    };
-    if !struct_literal_breaks(&flat) {
-        let _ = writeln!(out, "    let request = {flat};");
-        return;
+    Reader {
+        text: out,
+        force,
+        auth,
+        params: [Source::Path, Source::Query, Source::Header, Source::Cookie]
+            .into_iter()
+            .any(uses),
     }
-    if inits.is_empty() {
-        *force = true;
-        let _ = writeln!(out, "    let request = {flat};");
-        return;
-    }
-    let _ = writeln!(out, "    let request = {name} {{");
-    for (i, init) in inits.iter().enumerate() {
-        // The comma after the last field does not count toward the width.
-        let last = usize::from(i + 1 == inits.len());
-        let line = format!("        {init},");
-        let head = init
-            .strip_suffix(".await?")
-            .filter(|head| line.len() - last > MARGIN && !top_level_dot(head))
-            .map(|head| format!("        {head}"));
-        match head {
-            Some(head) if head.len() <= MARGIN => {
-                let _ = writeln!(out, "{head}\n            .await?,");
-            }
-            _ => {
-                let _ = writeln!(out, "{line}");
-            }
-        }
-    }
-    out.push_str("    };\n");
-}
-
-/// Whether an expression has a `.` outside brackets (a method chain, which breaks otherwise).
-fn top_level_dot(text: &str) -> bool {
-    let mut depth = 0usize;
-    for c in text.chars() {
-        match c {
-            '(' | '[' | '<' => depth += 1,
-            ')' | ']' | '>' => depth = depth.saturating_sub(1),
-            '.' if depth == 0 => return true,
-            _ => {}
-        }
-    }
-    false
 }
 
 /// Checks `token` with each of `methods` in turn (the operation's bearer schemes): the first that

@@ -2,12 +2,12 @@
 //! into its typed form, or answers the rejection with the API's error body (or the operation's own,
 //! through its `{op}_rejection` method), then calls the trait.
 //!
-//! The file is written as text in prettyplease's layout; the readers of requests and the
+//! The file is written as text in prettyplease's layout (the readers of requests in `reader`); the
 //! dispatchers of mixed segments, whose expressions vary the most, are printed from tokens.
 
 use super::plan::{Need, OpPlan, Plan, is_distinct, mixed_literals};
 use super::reader::reader;
-use crate::emit::layout::{MARGIN, fits, outside_strings, push_use_group, struct_literal_breaks};
+use crate::emit::layout::{fits, push_list, push_use_group, struct_literal_breaks};
 use crate::emit::{laid_out, print, reprinted};
 use crate::ir::Method;
 use proc_macro2::{Literal, TokenStream};
@@ -21,7 +21,7 @@ pub fn router_rs(plan: &Plan) -> Result<String, String> {
     let api = plan.trait_name.to_string();
     let has_error = plan.error_body.is_some();
     let mut printed: Vec<TokenStream> = Vec::new();
-    // The printed items, looked through for the `use`s they need.
+    // The dispatchers, printed from tokens, looked through for the `use`s they need.
     let mut scanned = TokenStream::new();
     let mut routes = String::new();
     for (path, methods) in &plan.routes {
@@ -59,11 +59,12 @@ pub fn router_rs(plan: &Plan) -> Result<String, String> {
     router.push_str(
         "///\n/// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.\n",
     );
-    push_signature(
+    push_list(
         &mut router,
-        &format!("pub fn router<A: {api}>"),
+        "",
+        &format!("pub fn router<A: {api}>("),
         &["api: Arc<A>"],
-        "Router",
+        ") -> Router {",
     );
     let _ = write!(
         router,
@@ -72,29 +73,27 @@ pub fn router_rs(plan: &Plan) -> Result<String, String> {
     );
     let mut items = vec![text_item(router, force)];
     items.extend(printed.into_iter().map(|tokens| print(tokens, PATH)));
-    // The readers' text, looked through for the `use`s they need.
-    let mut read_texts = String::new();
+    // What the readers' statements name (their field reads' tokens are looked through below).
+    let (mut reads_auth, mut reads_params) = (false, false);
     for op in &plan.ops {
         let (handler, force) = handler(plan, op);
         items.push(text_item(handler, force));
         if takes_request(op) {
-            let (reader, force) = reader(plan, op);
-            read_texts.push_str(&reader);
-            // A read left to prettyplease is in the text as spaced tokens (`models :: X`).
-            for field in &op.fields {
-                scanned.extend(field.read.clone());
-            }
-            items.push(text_item(reader, force));
+            let reader = reader(plan, op);
+            reads_auth |= reader.auth;
+            reads_params |= reader.params;
+            items.push(text_item(reader.text, reader.force));
         }
     }
     let mut reject = String::new();
     if has_error {
         reject.push_str("/// Answers a rejection with the API's error body.\n");
-        push_signature(
+        push_list(
             &mut reject,
-            &format!("fn reject<A: {api}>"),
+            "",
+            &format!("fn reject<A: {api}>("),
             &["api: &A", "rejection: Rejection"],
-            "Response",
+            ") -> Response {",
         );
         reject.push_str(
             "    let body = api.rejection(&rejection);\n    respond::rejection(&rejection, &body)\n}\n",
@@ -112,7 +111,8 @@ pub fn router_rs(plan: &Plan) -> Result<String, String> {
     }
     items.push(text_item(reject, false));
     let helpers = bearer_helpers(plan);
-    items.extend(helpers.iter().map(|h| text_item(h.clone(), false)));
+    let has_helpers = !helpers.is_empty();
+    items.extend(helpers.into_iter().map(|h| text_item(h, false)));
     for (doc, name, kind, message) in [
         (
             "/// Answers a path no operation matches (404).\n",
@@ -141,7 +141,13 @@ pub fn router_rs(plan: &Plan) -> Result<String, String> {
                 "",
             )
         };
-        push_signature(&mut text, &head, params, "Response");
+        push_list(
+            &mut text,
+            "",
+            &format!("{head}("),
+            params,
+            ") -> Response {",
+        );
         let _ = write!(
             text,
             "    reject(\n{api_arg}        Rejection::new(\n            RejectionKind::{kind},\n            \
@@ -150,11 +156,23 @@ pub fn router_rs(plan: &Plan) -> Result<String, String> {
         items.push(text_item(text, false));
     }
 
-    // The `use`s: what the text items name is known; the printed ones are looked through.
-    let used = |name: &str| match name {
-        "ErrorMessage" => !has_error,
-        "auth" | "HeaderMap" if !helpers.is_empty() => true,
-        _ => super::uses(&scanned, name) || code_mentions(&read_texts, name),
+    // The `use`s: what the text items name is known; the field reads and the printed dispatchers
+    // are looked through.
+    let used = |name: &str| {
+        let known = match name {
+            "ErrorMessage" => !has_error,
+            "HeaderMap" => has_helpers,
+            "auth" => has_helpers || reads_auth,
+            "params" => reads_params,
+            _ => false,
+        };
+        known
+            || super::uses(&scanned, name)
+            || plan
+                .ops
+                .iter()
+                .flat_map(|op| &op.fields)
+                .any(|field| super::uses(&field.read, name))
     };
     let mut out = String::from("//! The axum router of the API.\n");
     for name in [
@@ -198,19 +216,6 @@ pub fn router_rs(plan: &Plan) -> Result<String, String> {
         out.push_str(&item?);
     }
     Ok(out)
-}
-
-/// Whether code (outside comments and string literals) names `name`: a module starting a path
-/// (`models::X`), or a type.
-fn code_mentions(text: &str, name: &str) -> bool {
-    text.lines()
-        .filter(|line| !line.trim_start().starts_with("//"))
-        .any(|line| {
-            super::mentions(
-                &outside_strings(line).map(|(_, c)| c).collect::<String>(),
-                name,
-            )
-        })
 }
 
 /// A text item as it is, or as prettyplease prints it when `force`d or when a line is too wide.
@@ -268,21 +273,6 @@ fn push_doc_attr(out: &mut String, doc: &str) -> bool {
     }
     let _ = writeln!(out, "///{}", doc.trim_end_matches(' '));
     false
-}
-
-/// `{head}({params}) -> {ret} {`, the parameters one per line when the signature is too wide (a
-/// line still too wide sends the item to prettyplease).
-pub(super) fn push_signature(out: &mut String, head: &str, params: &[&str], ret: &str) {
-    let one_line = format!("{head}({}) -> {ret}", params.join(", "));
-    if one_line.len() <= MARGIN {
-        let _ = writeln!(out, "{one_line} {{");
-        return;
-    }
-    let _ = writeln!(out, "{head}(");
-    for param in params {
-        let _ = writeln!(out, "    {param},");
-    }
-    let _ = writeln!(out, ") -> {ret} {{");
 }
 
 /// The handler of a route and method that operations with mixed segments share: each one's literal
@@ -386,7 +376,13 @@ fn handler(plan: &Plan, op: &OpPlan) -> (String, bool) {
     if !takes_request(op) {
         // prettyplease breaks a wide struct literal even where the line fits.
         let force = force || struct_literal_breaks(&format!("{} {{}}", op.request_name));
-        push_signature(&mut out, &head, &["State(api): State<Arc<A>>"], "Response");
+        push_list(
+            &mut out,
+            "",
+            &format!("{head}("),
+            &["State(api): State<Arc<A>>"],
+            ") -> Response {",
+        );
         push_answer(
             &mut out,
             "    ",
@@ -409,11 +405,12 @@ fn handler(plan: &Plan, op: &OpPlan) -> (String, bool) {
         (None, Some(_)) => "reject(&*api, rejection)".to_owned(),
         (None, None) => "reject(rejection)".to_owned(),
     };
-    push_signature(
+    push_list(
         &mut out,
-        &head,
+        "",
+        &format!("{head}("),
         &["State(api): State<Arc<A>>", "request: Request"],
-        "Response",
+        ") -> Response {",
     );
     let _ = writeln!(out, "    match read_{}({api_arg}request).await {{", o.name);
     let call = format!("api.{fn_name}({args})");
@@ -443,11 +440,12 @@ fn bearer_helpers(plan: &Plan) -> Vec<String> {
     if by_authenticate(Need::Required) {
         let mut out =
             String::from("/// The principal of an operation that requires a bearer token.\n");
-        push_signature(
+        push_list(
             &mut out,
-            &format!("async fn require_bearer<A: {api}>"),
+            "",
+            &format!("async fn require_bearer<A: {api}>("),
             &["api: &A", "headers: &HeaderMap"],
-            "Result<A::Principal, Rejection>",
+            ") -> Result<A::Principal, Rejection> {",
         );
         out.push_str(
             "    let token = auth::bearer_token(headers)?;\n    \
@@ -459,11 +457,12 @@ fn bearer_helpers(plan: &Plan) -> Vec<String> {
         let mut out = String::from(
             "/// The principal of an operation that also admits requests without a bearer token.\n",
         );
-        push_signature(
+        push_list(
             &mut out,
-            &format!("async fn optional_bearer<A: {api}>"),
+            "",
+            &format!("async fn optional_bearer<A: {api}>("),
             &["api: &A", "headers: &HeaderMap"],
-            "Result<Option<A::Principal>, Rejection>",
+            ") -> Result<Option<A::Principal>, Rejection> {",
         );
         out.push_str(
             "    match auth::optional_bearer_token(headers)? {\n        \
@@ -483,23 +482,6 @@ mod tests {
     use super::*;
     use crate::emit::{Patterns, assert_printed_as_is};
 
-    #[test]
-    fn code_mentions_skip_comments_and_strings() {
-        assert!(code_mentions("    let a = models::A::new();", "models"));
-        assert!(!code_mentions("    let a = my_models::A::new();", "models"));
-        assert!(!code_mentions(
-            "    /// See models::A.\n    let a = \"models::A\";",
-            "models"
-        ));
-        assert!(code_mentions("    let h: HeaderMap = x;", "HeaderMap"));
-        assert!(!code_mentions(
-            "    let h: HeaderMapper = \"\\\"HeaderMap\";",
-            "HeaderMap"
-        ));
-    }
-
-    /// Routers of fixtures whose trait names make the signatures, routes and helpers cross the
-    /// width at different places (and a title of two lines, whose doc prettyplease prints).
     #[test]
     fn routers_are_laid_out_as_prettyplease_would() {
         let fixtures = [
