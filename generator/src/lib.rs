@@ -3,6 +3,8 @@
 //! The pipeline, one module each: [`load`] (YAML/JSON text) -> [`lower`] (3.1 schema forms to 3.0
 //! shapes) -> `openapiv3` -> [`build`] (the [`ir`]) -> [`naming`] -> [`emit`].
 
+#![warn(missing_docs)]
+
 pub mod build;
 pub mod diagnostics;
 pub mod emit;

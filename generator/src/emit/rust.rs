@@ -87,11 +87,16 @@ fn list_marker_width(line: &str) -> Option<usize> {
 
 /// Prints the Rust type of a `TypeRef`; `models` is the path prefix of named types (empty inside the models crate).
 pub struct TypePrinter<'a> {
+    /// The API's types ([`crate::ir::Api::types`]), for the names that [`TypeRef::Named`] points at.
     pub types: &'a [TypeDef],
+    /// The path to the models crate before a named type (`models::`), or nothing inside it. It
+    /// also decides the path of the models' own byte types (`Base64`, `File`).
     pub models: TokenStream,
 }
 
 impl TypePrinter<'_> {
+    /// The Rust type of `ty`: a named type by its [`TypeDef::name`], arrays as `Vec`, maps as
+    /// `BTreeMap<String, _>`, nullables as `Option`, any JSON value as `serde_json::Value`.
     pub fn rust_type(&self, ty: &TypeRef) -> TokenStream {
         match ty {
             TypeRef::Named(id) => {
@@ -126,6 +131,7 @@ impl TypePrinter<'_> {
     }
 }
 
+/// The Rust type of a primitive, as the models crate spells it (its own `Base64` and `File`).
 pub fn primitive(p: Primitive) -> TokenStream {
     match p {
         Primitive::String => quote! { String },
