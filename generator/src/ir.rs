@@ -12,7 +12,8 @@ pub struct TypeId(pub usize);
 /// named by [`crate::naming::resolve`].
 #[derive(Debug, Clone, Serialize)]
 pub struct Api {
-    /// `info.title`: names the API in the generated crates' descriptions and root docs.
+    /// `info.title`: names the API in the generated crates' descriptions and docs, and gives the
+    /// server's trait its name.
     pub title: String,
     /// `info.version`: the version of the API, in the generated crates' docs and in their
     /// `Cargo.toml` metadata (`api-version`).
@@ -65,8 +66,7 @@ pub struct Hook {
 /// Where a [`Hook`] is declared.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum HookKind {
-    /// An entry of the document's `webhooks` (OpenAPI 3.1): the receiver registers its URL with
-    /// the API some other way.
+    /// An entry of the document's `webhooks` (OpenAPI 3.1): its URL is registered out of band.
     Webhook,
     /// Declared by an operation: its URL is the runtime expression's result.
     Callback {
@@ -275,8 +275,8 @@ pub struct Field {
 /// The values of an integer enum.
 #[derive(Debug, Clone, Serialize)]
 pub struct IntEnum {
-    /// The Rust integer type of the values, from the schema's `format` (`int32` gives `I32`;
-    /// `int64`, none or a non-integer format gives `I64`).
+    /// The Rust integer type of the values, from the schema's `format` read as an integer's
+    /// (`int32` gives `I32`, `uint8` gives `U8`; `I64` without an integer format).
     pub repr: Primitive,
     /// One per allowed value, in document order (`null` is left out: it makes the uses nullable).
     pub variants: Vec<IntVariant>,
@@ -435,8 +435,8 @@ pub enum Primitive {
     Bytes,
     /// `format: byte`: bytes that travel as base64 text, decoded on either side.
     Base64,
-    /// `format: uri`: an absolute URL (`url::Url`), parsed on either side. [`Api::uris_as_strings`]
-    /// turns it back into a checked `String` (the generator's opt-out).
+    /// `format: uri`: an absolute URL (`url::Url`), parsed on either side.
+    /// [`Api::uris_as_strings`] turns it back into a checked `String` (the generator's opt-out).
     Url,
 }
 
@@ -676,9 +676,9 @@ pub struct Operation {
     pub query: Vec<(String, String)>,
     /// The JSON pointer of the operation in the document (`/paths/~1pets/get`), for diagnostics.
     pub pointer: String,
-    /// `summary`: the first line of the generated method's doc.
+    /// `summary`: the first paragraph of the generated methods' docs.
     pub summary: Option<String>,
-    /// `description`: the rest of the generated method's doc.
+    /// `description`: the generated methods' docs, after the summary.
     pub description: Option<String>,
     /// `tags`, as the operation lists them.
     pub tags: Vec<String>,
@@ -694,7 +694,8 @@ pub struct Operation {
     /// `responses`: the status codes and ranges in document order, then `default`.
     pub responses: Vec<Response>,
     /// The operation's `security`, else the document's: alternatives, any one of which satisfies.
-    /// An empty requirement means "no credentials needed"; an empty list, that none are asked for.
+    /// An empty requirement means "no credentials needed"; an empty list (no `security`, or
+    /// `security: []`), that none are asked for.
     pub security: Vec<SecurityRequirement>,
 }
 
@@ -819,7 +820,7 @@ pub struct Parameter {
     /// The `default` of its schema: the server fills it in when the request leaves the parameter
     /// out, and the client's docs show it.
     pub default: Option<serde_json::Value>,
-    /// `description`: the doc of the parameter's field in the generated request types.
+    /// `description`: the doc of the parameter in the generated client and server.
     pub doc: Option<String>,
     /// The validation keywords of its schema, which the generated server checks.
     pub constraints: Constraints,
@@ -839,7 +840,8 @@ pub struct Parameter {
     pub deprecated: bool,
 }
 
-/// A parameter's `style` (OpenAPI's serialization rules for path, query, header and cookie).
+/// A parameter's `style` (OpenAPI's serialization rules for path, query, header and cookie; Style
+/// Values, OpenAPI 3.1 §4.8.12.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum ParamStyle {
     /// `simple`: comma-separated values (`1,2,3`); the default in paths and headers.
@@ -925,7 +927,7 @@ pub struct RequestBody {
     pub ty: TypeRef,
     /// `required`: an optional body is an `Option` in the generated code.
     pub required: bool,
-    /// `description`: the doc of the body in the generated request types.
+    /// `description`: the doc of the body in the generated client and server.
     pub doc: Option<String>,
     /// Other media types the spec also lists for the body (not generated; kept for reporting).
     pub alternatives: Vec<String>,
@@ -994,11 +996,11 @@ pub struct ResponseBody {
 pub struct ResponseHeader {
     /// The header's name: its key under `headers`.
     pub wire_name: String,
-    /// `required`: the header is always sent.
+    /// `required`: the response always carries the header.
     pub required: bool,
     /// The type of its `schema` (`String` for a header described by `content`).
     pub ty: TypeRef,
-    /// `description`.
+    /// `description`: the doc of the header's field in the generated response types.
     pub doc: Option<String>,
 }
 
@@ -1038,7 +1040,7 @@ pub struct SecurityScheme {
     pub name: String,
     /// How a request satisfies it.
     pub kind: SecurityKind,
-    /// `description`.
+    /// `description` (the generated client shows that of a client-credentials scheme).
     pub doc: Option<String>,
 }
 

@@ -1,9 +1,71 @@
-//! openapi-gen: OpenAPI 3.0/3.1 documents to Rust crates (models, an axum server, a reqwest client).
+//! openapi-gen: OpenAPI 3.0/3.1 documents to Rust crates: serde models, an axum server (a trait to
+//! implement and a router that extracts, validates and maps errors) and a reqwest client.
+//!
+//! Most users run the command (`cargo install openapi-gen`, then `openapi-gen generate`) or call
+//! [`write_module`] from `build.rs`; this library is what both use. Generate crates in memory:
+//!
+//! ```
+//! use openapi_gen::{Part, emit::Options};
+//!
+//! let document = r#"
+//! openapi: 3.1.0
+//! info: {title: Pets, version: "1"}
+//! paths:
+//!   /pets/{id}:
+//!     get:
+//!       operationId: getPet
+//!       parameters:
+//!         - {name: id, in: path, required: true, schema: {type: integer, format: int64}}
+//!       responses:
+//!         "200":
+//!           description: The pet.
+//!           content:
+//!             application/json:
+//!               schema:
+//!                 type: object
+//!                 required: [name]
+//!                 properties: {name: {type: string}, tag: {type: [string, "null"]}}
+//! "#;
+//! let options = Options::new("pets", "pets.yaml", "openapi-gen generate");
+//! let generated = openapi_gen::generate(document, &options, &[Part::Models, Part::Client])?;
+//! let (part, files) = &generated.crates[0];
+//! assert_eq!(*part, Part::Models);
+//! let manifest = files.iter().find(|f| f.path == "Cargo.toml").unwrap();
+//! assert!(manifest.contents.contains("name = \"pets-models\""));
+//! // Write each crate into a folder of its own, e.g. out/models/Cargo.toml:
+//! # let out = std::env::temp_dir().join(format!("openapi-gen-doc-{}", std::process::id()));
+//! for (part, files) in &generated.crates {
+//!     openapi_gen::output::write_crate(&out.join(part.dir_name()), files)?;
+//! }
+//! # std::fs::remove_dir_all(&out)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! A document the generator cannot represent is an `Err` of [`Diagnostics`], each naming the JSON
+//! pointer of the node it is about; what it approximates comes back as warnings beside the output:
+//!
+//! ```
+//! let err = openapi_gen::generate(
+//!     "openapi: 3.1.0\ninfo: {title: T, version: '1'}\npaths: {}\ncomponents: {schemas: {A: {enum: 3}}}\n",
+//!     &openapi_gen::emit::Options::new("t", "t.yaml", "openapi-gen generate"),
+//!     &[openapi_gen::Part::Models],
+//! )
+//! .err()
+//! .unwrap();
+//! assert_eq!(
+//!     err.to_string().lines().next(),
+//!     Some("error: /components/schemas/A/enum: `enum` must be an array"),
+//! );
+//! ```
 //!
 //! The pipeline, one module each: [`load`] (YAML/JSON text) -> [`lower`] (3.1 schema forms to 3.0
-//! shapes) -> `openapiv3` -> [`build`] (the [`ir`]) -> [`naming`] -> [`emit`].
+//! shapes) -> `openapiv3` -> [`build`] (the [`ir`]) -> [`naming`] -> [`emit`] -> [`output`]. The
+//! stage modules are public for tools and benchmarks; what the semver policy in the README covers
+//! is the functions and types of this page, [`emit::Options`], [`ModuleOptions`] and
+//! [`diagnostics`].
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod build;
 pub mod diagnostics;
@@ -15,22 +77,27 @@ pub mod module;
 pub mod naming;
 pub mod output;
 
+pub use diagnostics::{Diagnostic, Diagnostics};
 pub use module::{Module, ModuleOptions, generate_module, write_module};
 
-use diagnostics::{Diagnostic, Diagnostics};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// The crates the generator can emit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Part {
+    /// `{prefix}-models`: a type per schema, with serde and `Validate`.
     Models,
+    /// `{prefix}-server`: a trait with a method per operation and an axum router over it.
     Server,
+    /// `{prefix}-client`: a reqwest client with a method per operation.
     Client,
 }
 
 impl Part {
+    /// Every part, in the order the crates depend on each other.
     pub const ALL: [Part; 3] = [Part::Models, Part::Server, Part::Client];
 
+    /// The part's folder (`models`, `server`, `client`), and the suffix of its crate's name.
     pub fn dir_name(self) -> &'static str {
         match self {
             Part::Models => "models",
@@ -75,10 +142,14 @@ pub fn check(text: &str) -> Result<(ir::Api, Diagnostics), Diagnostics> {
 
 /// Generated crates: for each part, its files relative to the crate directory.
 pub struct Generated {
+    /// The crates, in the order of the parts asked for; a part with nothing to generate (a server
+    /// for a document without operations) is left out.
     pub crates: Vec<(Part, Vec<emit::File>)>,
+    /// The warnings: constructs approximated, constraints the generated code does not enforce.
     pub diagnostics: Diagnostics,
 }
 
+/// Generates the crates `parts` of the document `text` (YAML or JSON, OpenAPI 3.0 or 3.1).
 pub fn generate(
     text: &str,
     opts: &emit::Options,

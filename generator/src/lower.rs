@@ -12,7 +12,7 @@
 //! - Numeric `exclusiveMinimum`/`exclusiveMaximum` become `minimum`/`maximum` + the 3.0 boolean.
 //! - `$ref` with sibling keywords becomes `allOf: [{$ref}]` plus the siblings.
 //! - Boolean schemas become `{}` (true) and `{not: {}}` (false).
-//! - A schema without `type` whose keywords belong to one type gets it ([`infer_type`]): an
+//! - A schema without `type` whose keywords belong to one type gets it (`infer_type`): an
 //!   integer or number `format` (`int32`, `double`...) or a numeric bound makes it a number, and
 //!   with a `pattern` a number that may also be spelled as a matching string (what ASP.NET emits
 //!   for numbers in 3.0, like its 3.1 `type: [integer, string]`); a string format, `pattern` or a

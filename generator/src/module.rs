@@ -56,10 +56,22 @@ pub struct Module {
     /// The crates the code uses, as `[dependencies]` lines of a `Cargo.toml` (what the generated
     /// crates would declare, less each other).
     pub dependencies: Vec<String>,
+    /// The warnings of generating it (see [`crate::Generated::diagnostics`]).
     pub diagnostics: Diagnostics,
 }
 
 /// Generates the module of the document `text` (YAML or JSON).
+///
+/// ```
+/// let document = "openapi: 3.1.0\ninfo: {title: T, version: '1'}\npaths: {}\n\
+///     components: {schemas: {Pet: {type: object, properties: {name: {type: string}}}}}\n";
+/// let module = openapi_gen::generate_module(document, &openapi_gen::ModuleOptions::new("t.yaml"))?;
+/// assert!(module.code.contains("pub mod models {"));
+/// assert!(module.code.contains("pub struct Pet {"));
+/// // What the including crate must declare:
+/// assert!(module.dependencies.iter().any(|line| line.starts_with("serde = ")));
+/// # Ok::<(), openapi_gen::Diagnostics>(())
+/// ```
 pub fn generate_module(text: &str, opts: &ModuleOptions) -> Result<Module, Diagnostics> {
     let mut parts = vec![Part::Models];
     for part in [Part::Server, Part::Client] {
@@ -129,6 +141,22 @@ pub fn generate_module(text: &str, opts: &ModuleOptions) -> Result<Module, Diagn
 /// Reads `spec`, generates its module and writes it to `out` (only when it changed, so cargo does
 /// not rebuild for nothing). For `build.rs`: also prints `cargo::rerun-if-changed` for the spec.
 /// Warnings are returned, errors are the `Err`.
+///
+/// ```
+/// # let dir = std::env::temp_dir().join(format!("openapi-gen-write-module-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir).unwrap();
+/// let spec = dir.join("api.yaml"); // in build.rs: a path relative to CARGO_MANIFEST_DIR
+/// std::fs::write(&spec, "openapi: 3.0.3\ninfo: {title: T, version: '1'}\npaths:\n  \
+///     /ping: {get: {operationId: ping, responses: {'204': {description: Alive.}}}}\n").unwrap();
+/// let out = dir.join("api.rs"); // in build.rs: $OUT_DIR/api.rs
+/// let mut options = openapi_gen::ModuleOptions::new("api.yaml");
+/// options.parts.push(openapi_gen::Part::Server);
+/// let warnings = openapi_gen::write_module(&spec, &out, &options)?;
+/// assert!(warnings.0.is_empty());
+/// assert!(std::fs::read_to_string(&out).unwrap().contains("pub mod server {"));
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok::<(), String>(())
+/// ```
 pub fn write_module(spec: &Path, out: &Path, opts: &ModuleOptions) -> Result<Diagnostics, String> {
     let text =
         std::fs::read_to_string(spec).map_err(|e| format!("reading {}: {e}", spec.display()))?;

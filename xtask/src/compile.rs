@@ -98,7 +98,7 @@ pub fn check_crates(
 
 /// Where the scratch crates are built: under the caller's `CARGO_TARGET_DIR` when set (builders
 /// sharing a machine keep their own), else under the repository's target/.
-fn build_dir(root: &Path) -> std::path::PathBuf {
+pub fn build_dir(root: &Path) -> std::path::PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map_or_else(|| root.join("target"), std::path::PathBuf::from)
         .join("xtask-check")

@@ -1,8 +1,9 @@
 //! Repository tasks: `cargo xtask codegen [--check]`, `cargo xtask corpus [--compile]`,
-//! `cargo xtask fixtures`.
+//! `cargo xtask fixtures`, `cargo xtask package`.
 
 mod compile;
 mod corpus;
+mod package;
 
 use openapi_gen::{Part, emit::Options};
 use std::path::{Path, PathBuf};
@@ -19,6 +20,7 @@ fn main() -> ExitCode {
         Some("codegen") => codegen(flag("--check")),
         Some("corpus") => corpus::run(flag("--compile"), flag("--skip-large")),
         Some("fixtures") => compile::fixtures(),
+        Some("package") => package::run(),
         _ => {
             eprintln!(
                 "usage: cargo xtask <task>\n\n\
@@ -27,7 +29,9 @@ fn main() -> ExitCode {
                  corpus [--compile] [--skip-large]\n\
                  \x20                             generate ../shared/corpus; --compile also runs clippy -D warnings\n\
                  \x20                             on each document's models, server and client\n\
-                 fixtures                      generate and cargo-check every tests/fixtures/*.yaml"
+                 fixtures                      generate and cargo-check every tests/fixtures/*.yaml\n\
+                 package                       package the generator, install it from its tarball, generate\n\
+                 \x20                             petstore with the command and from build.rs, and compile both"
             );
             return ExitCode::from(2);
         }

@@ -41,6 +41,7 @@ use proc_macro2::TokenStream;
 pub struct Options {
     /// Crate names are `{prefix}-models`, `{prefix}-server`, `{prefix}-client`.
     pub crate_prefix: String,
+    /// The `version` of every generated crate, and the exact version they require of each other.
     pub crate_version: String,
     /// How the spec is named in the generated header (a path relative to the repository).
     pub source_name: String,
@@ -67,10 +68,12 @@ impl Options {
         }
     }
 
+    /// The crate name of a part (`models`, `server`, `client`): `{prefix}-{part}`.
     pub fn crate_name(&self, part: &str) -> String {
         format!("{}-{part}", self.crate_prefix)
     }
 
+    /// The crate name of a part as it is spelled in Rust paths (`my_api_models`).
     pub fn crate_ident(&self, part: &str) -> proc_macro2::Ident {
         ident(&self.crate_name(part).replace('-', "_"))
     }
@@ -79,7 +82,9 @@ impl Options {
 /// One generated file, its path relative to the crate root.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct File {
+    /// Relative to the crate's folder, `/`-separated: `Cargo.toml`, `src/lib.rs`, ...
     pub path: String,
+    /// The whole file, header included.
     pub contents: String,
 }
 
@@ -266,7 +271,7 @@ fn unbreakable(code: &str) -> bool {
     !code.contains(['(', '<', '{', '[']) && !code.contains(", ")
 }
 
-/// A file from the text of its parts, in order (see [`print`]), with the generated-code header.
+/// A file from the text of its parts, in order (see [`print()`]), with the generated-code header.
 pub fn assembled(opts: &Options, path: &str, parts: &[String]) -> File {
     let header = header(opts);
     let code: usize = parts.iter().map(String::len).sum();
@@ -420,6 +425,8 @@ pub fn has_deep_form(api: &crate::ir::Api) -> bool {
         .any(|op| op.body.as_ref().is_some_and(is_deep_form))
 }
 
+/// Whether a body is a form with `deepObject` properties (`meta[key]=value`), read by the server's
+/// `deep_form` runtime.
 pub fn is_deep_form(body: &crate::ir::RequestBody) -> bool {
     body.media == crate::ir::Media::Form
         && body

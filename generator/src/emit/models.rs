@@ -30,6 +30,10 @@ const FILE_TEMPLATE: &str = openapi_gen_templates::models::FILE;
 const TAGGED_TEMPLATE: &str = openapi_gen_templates::models::TAGGED;
 const OBJECT_TEMPLATE: &str = openapi_gen_templates::models::OBJECT;
 
+/// The models crate's files: `Cargo.toml`, `src/lib.rs`, one Rust type per [`crate::ir::TypeDef`]
+/// (`src/types.rs`), their `Validate` impls (`src/constraints.rs`), the compiled patterns, and
+/// the runtime modules the document uses. `Err` holds the path and parse error of generated code
+/// that does not parse (a generator bug).
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
     let checked = checked_types(api, opts.open_enums);
     let emitter = || ModelEmitter::new(api, patterns, &checked, opts.open_enums);

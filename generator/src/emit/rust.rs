@@ -87,7 +87,7 @@ fn list_marker_width(line: &str) -> Option<usize> {
 
 /// Prints the Rust type of a `TypeRef`; `models` is the path prefix of named types (empty inside the models crate).
 pub struct TypePrinter<'a> {
-    /// The API's types ([`crate::ir::Api::types`]), for the names that [`TypeRef::Named`] points at.
+    /// The API's types ([`crate::ir::Api::types`]), for the names [`TypeRef::Named`] points at.
     pub types: &'a [TypeDef],
     /// The path to the models crate before a named type (`models::`), or nothing inside it. It
     /// also decides the path of the models' own byte types (`Base64`, `File`).

@@ -37,6 +37,11 @@ pub const TEMPLATES: &[&str] = &[
     "src/multipart.rs",
 ];
 
+/// The client crate's files: `Cargo.toml`, `src/lib.rs`, a request builder per operation
+/// (`src/requests.rs`), the response, error and header types its operations need, the runtime
+/// from [`TEMPLATES`], and the receiver of the document's webhooks and callbacks as module
+/// `webhooks`. None for a document without operations. `Err` holds the path and parse error of
+/// generated code that does not parse (a generator bug).
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
     // A document without operations has nothing to call: no client crate.
     if api.operations.is_empty() {

@@ -38,6 +38,11 @@ pub const TEMPLATES: &[&str] = &[
     "src/deep_form.rs",
 ];
 
+/// The server crate's files: `Cargo.toml`, `src/lib.rs`, the axum router (`src/router.rs`), the
+/// trait an implementation fills in (`src/api.rs`), its request and response types, the runtime
+/// from [`TEMPLATES`], and the sender of the document's webhooks and callbacks as module
+/// `webhooks`. None for a document without operations the router can serve. `Err` holds the path
+/// and parse error of generated code that does not parse (a generator bug).
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
     emit_in(api, patterns, opts, None)
 }
