@@ -154,7 +154,11 @@ fn similar_lines(a: &str, b: &str) -> String {
 fn fixtures_say_what_they_cover() {
     let dir = repo_root().join("tests/fixtures");
     for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
+        let mut path = entry.unwrap().path();
+        // A document split over files says it in its root file.
+        if path.is_dir() {
+            path = path.join("openapi.yaml");
+        }
         let text = std::fs::read_to_string(&path).unwrap();
         let header: Vec<&str> = text.lines().take_while(|l| l.starts_with('#')).collect();
         assert!(
@@ -298,4 +302,29 @@ fn schemas_named_like_runtime_items_do_not_collide() {
     }
     assert!(!type_names.contains(&"Numeric1"), "{type_names:?}");
     assert!(runtime.len() >= 17, "{runtime:?}");
+}
+
+/// tests/fixtures/multi-file as the generator reads it (`openapi-gen bundle`): one document whose
+/// schemas from other files are components and whose other objects are inlined.
+#[test]
+fn multi_file_bundle() {
+    let path = repo_root().join("tests/fixtures/multi-file/openapi.yaml");
+    let bundled = openapi_gen::read(&path).unwrap_or_else(|d| panic!("{d}"));
+    let mut out = String::new();
+    for diag in &bundled.diagnostics.0 {
+        out.push_str(&format!("# diagnostic: {diag}\n"));
+    }
+    let files: Vec<String> = bundled
+        .files
+        .iter()
+        .map(|f| {
+            f.strip_prefix(path.parent().unwrap())
+                .unwrap()
+                .display()
+                .to_string()
+        })
+        .collect();
+    out.push_str(&format!("# files: {}\n", files.join(", ")));
+    out.push_str(&serde_json::to_string_pretty(&bundled.document).unwrap());
+    insta::assert_snapshot!("multi_file_bundle", out);
 }

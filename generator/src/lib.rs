@@ -68,6 +68,7 @@
 #![forbid(unsafe_code)]
 
 pub mod build;
+pub mod bundle;
 pub mod diagnostics;
 pub mod emit;
 pub mod ir;
@@ -109,9 +110,20 @@ impl Part {
 
 /// The IR of a document, with the warnings found on the way.
 pub fn load_api(text: &str) -> Result<(ir::Api, Diagnostics), Diagnostics> {
+    let document = guard(|| load::parse_text(text))?;
+    load_bundled(guard(|| bundle::bundle_value(document))?)
+}
+
+/// Reads the document at `path` with every file its `$ref`s reach (see [`bundle`]).
+pub fn read(path: &std::path::Path) -> Result<bundle::Bundled, Diagnostics> {
+    guard(|| bundle::bundle_file(path))
+}
+
+/// The IR of a document [`read`] from its files, with the warnings found on the way.
+pub fn load_bundled(bundled: bundle::Bundled) -> Result<(ir::Api, Diagnostics), Diagnostics> {
     guard(|| {
-        let mut diags = Diagnostics::default();
-        let mut document = load::parse_text(text)?;
+        let mut diags = bundled.diagnostics;
+        let mut document = bundled.document;
         lower::lower_document(&mut document, &mut diags);
         if diags.has_errors() {
             return Err(diags);
@@ -133,7 +145,17 @@ pub fn load_api(text: &str) -> Result<(ir::Api, Diagnostics), Diagnostics> {
 /// What `openapi-gen check` reports: the IR and every warning generation would give, including
 /// the patterns no crate can enforce.
 pub fn check(text: &str) -> Result<(ir::Api, Diagnostics), Diagnostics> {
-    let (api, mut diags) = load_api(text)?;
+    check_api(load_api(text)?)
+}
+
+/// [`check`] of a document [`read`] from its files.
+pub fn check_bundled(bundled: bundle::Bundled) -> Result<(ir::Api, Diagnostics), Diagnostics> {
+    check_api(load_bundled(bundled)?)
+}
+
+fn check_api(
+    (api, mut diags): (ir::Api, Diagnostics),
+) -> Result<(ir::Api, Diagnostics), Diagnostics> {
     guard(move || {
         emit::Patterns::collect(&api, &mut diags);
         Ok((api, diags))
@@ -147,6 +169,8 @@ pub struct Generated {
     pub crates: Vec<(Part, Vec<emit::File>)>,
     /// The warnings: constructs approximated, constraints the generated code does not enforce.
     pub diagnostics: Diagnostics,
+    /// The files the document was read from, the root first ([`generate_file`]; empty for text).
+    pub files: Vec<std::path::PathBuf>,
 }
 
 /// Generates the crates `parts` of the document `text` (YAML or JSON, OpenAPI 3.0 or 3.1).
@@ -157,6 +181,20 @@ pub fn generate(
 ) -> Result<Generated, Diagnostics> {
     let (api, diags) = load_api(text)?;
     generate_api(api, diags, opts, parts)
+}
+
+/// [`generate`] of the document at `path`, split over files or not (see [`bundle`]).
+pub fn generate_file(
+    path: &std::path::Path,
+    opts: &emit::Options,
+    parts: &[Part],
+) -> Result<Generated, Diagnostics> {
+    let bundled = read(path)?;
+    let files = bundled.files.clone();
+    let (api, diags) = load_bundled(bundled)?;
+    let mut generated = generate_api(api, diags, opts, parts)?;
+    generated.files = files;
+    Ok(generated)
 }
 
 /// [`generate`] from a loaded document (see [`load_api`]).
@@ -209,6 +247,7 @@ pub fn generate_api(
         Ok(Generated {
             crates,
             diagnostics: diags,
+            files: Vec::new(),
         })
     })
 }

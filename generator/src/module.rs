@@ -73,13 +73,19 @@ pub struct Module {
 /// # Ok::<(), openapi_gen::Diagnostics>(())
 /// ```
 pub fn generate_module(text: &str, opts: &ModuleOptions) -> Result<Module, Diagnostics> {
+    module_of(crate::load_api(text)?, opts)
+}
+
+fn module_of(
+    (mut api, diags): (crate::ir::Api, Diagnostics),
+    opts: &ModuleOptions,
+) -> Result<Module, Diagnostics> {
     let mut parts = vec![Part::Models];
     for part in [Part::Server, Part::Client] {
         if opts.parts.contains(&part) {
             parts.push(part);
         }
     }
-    let (mut api, diags) = crate::load_api(text)?;
     if !opts.webhooks {
         api.hooks.clear();
     }
@@ -138,8 +144,9 @@ pub fn generate_module(text: &str, opts: &ModuleOptions) -> Result<Module, Diagn
     })
 }
 
-/// Reads `spec`, generates its module and writes it to `out` (only when it changed, so cargo does
-/// not rebuild for nothing). For `build.rs`: also prints `cargo::rerun-if-changed` for the spec.
+/// Reads `spec` (and the files its `$ref`s reach), generates its module and writes it to `out`
+/// (only when it changed, so cargo does not rebuild for nothing). For `build.rs`: also prints
+/// `cargo::rerun-if-changed` for every file read.
 /// Warnings are returned, errors are the `Err`.
 ///
 /// ```
@@ -158,12 +165,15 @@ pub fn generate_module(text: &str, opts: &ModuleOptions) -> Result<Module, Diagn
 /// # Ok::<(), String>(())
 /// ```
 pub fn write_module(spec: &Path, out: &Path, opts: &ModuleOptions) -> Result<Diagnostics, String> {
-    let text =
-        std::fs::read_to_string(spec).map_err(|e| format!("reading {}: {e}", spec.display()))?;
+    let bundled = crate::read(spec).map_err(|d| d.to_string())?;
     if std::env::var_os("OUT_DIR").is_some() {
-        println!("cargo::rerun-if-changed={}", spec.display());
+        // Every file the document reaches, so an edit to any of them regenerates.
+        for file in &bundled.files {
+            println!("cargo::rerun-if-changed={}", file.display());
+        }
     }
-    let module = generate_module(&text, opts).map_err(|d| d.to_string())?;
+    let api = crate::load_bundled(bundled).map_err(|d| d.to_string())?;
+    let module = module_of(api, opts).map_err(|d| d.to_string())?;
     if std::fs::read_to_string(out).ok().as_deref() != Some(module.code.as_str()) {
         std::fs::write(out, &module.code).map_err(|e| format!("writing {}: {e}", out.display()))?;
     }

@@ -64,7 +64,8 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 /// (tests/mixed_paths_roundtrip.rs), the one of parameter styles and bodies on the wire
 /// (tests/param_styles_roundtrip.rs), the one of tagged and untagged unions
 /// (tests/unions_roundtrip.rs), the one of schemas once lost (tests/lossy_roundtrip.rs), and the
-/// one of `readOnly`/`writeOnly` (tests/read_write_only_roundtrip.rs).
+/// one of `readOnly`/`writeOnly` (tests/read_write_only_roundtrip.rs), and the document split over
+/// files (tests/multi_file_roundtrip.rs).
 /// Each: (spec, output folder, crate prefix, `format: uri` as `url::Url`, open enums).
 const TARGETS: &[(&str, &str, &str, bool, bool)] = &[
     (SPEC, "generated", CRATE_PREFIX, false, false),
@@ -117,6 +118,13 @@ const TARGETS: &[(&str, &str, &str, bool, bool)] = &[
         true,
         true,
     ),
+    (
+        "tests/fixtures/multi-file/openapi.yaml",
+        "tests/generated/multi-file",
+        "multi-file",
+        true,
+        true,
+    ),
 ];
 
 /// Options of one checked-in target.
@@ -146,9 +154,10 @@ fn codegen(check: bool) -> Result<bool, String> {
 /// `ensure_file_contents`: every differing file is named, with the start of its diff.
 fn codegen_one(spec: &str, out: &str, opts: &Options, check: bool) -> Result<bool, String> {
     let root = repo_root();
-    let text =
-        std::fs::read_to_string(root.join(spec)).map_err(|e| format!("reading {spec}: {e}"))?;
-    let generated = openapi_gen::generate(&text, opts, &Part::ALL).map_err(|d| d.to_string())?;
+    // From the file, so a document split over files is read whole (and any change to one of its
+    // files shows up as drift).
+    let generated = openapi_gen::generate_file(&root.join(spec), opts, &Part::ALL)
+        .map_err(|d| format!("{spec}:\n{d}"))?;
     eprint!("{}", generated.diagnostics);
     let mut clean = true;
     for (part, files) in &generated.crates {
