@@ -64,8 +64,9 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 /// (tests/mixed_paths_roundtrip.rs), the one of parameter styles and bodies on the wire
 /// (tests/param_styles_roundtrip.rs), the one of tagged and untagged unions
 /// (tests/unions_roundtrip.rs), the one of schemas once lost (tests/lossy_roundtrip.rs), and the
-/// one of `readOnly`/`writeOnly` (tests/read_write_only_roundtrip.rs), and the document split over
-/// files (tests/multi_file_roundtrip.rs).
+/// one of `readOnly`/`writeOnly` (tests/read_write_only_roundtrip.rs), the one of RFC 6570 path
+/// templates (tests/rfc6570_roundtrip.rs), and the document split over files
+/// (tests/multi_file_roundtrip.rs).
 /// Each: (spec, output folder, crate prefix, `format: uri` as `url::Url`, open enums).
 const TARGETS: &[(&str, &str, &str, bool, bool)] = &[
     (SPEC, "generated", CRATE_PREFIX, false, false),
@@ -115,6 +116,13 @@ const TARGETS: &[(&str, &str, &str, bool, bool)] = &[
         "tests/fixtures/read-write-only.yaml",
         "tests/generated/read-write-only",
         "read-write-only",
+        true,
+        true,
+    ),
+    (
+        "tests/fixtures/rfc6570-paths.yaml",
+        "tests/generated/rfc6570",
+        "rfc6570",
         true,
         true,
     ),
