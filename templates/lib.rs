@@ -66,3 +66,52 @@ pub mod client {
     /// `src/multipart.rs`: writing `multipart/form-data` bodies.
     pub const MULTIPART: &str = include_str!("client/multipart.rs");
 }
+
+// Templates compiled as modules of this crate, so their logic can be tested where it is written.
+#[cfg(test)]
+#[path = "models/style.rs"]
+#[allow(dead_code, missing_docs)]
+mod style;
+
+#[cfg(test)]
+mod tests {
+    use super::style;
+    use serde::Serialize;
+
+    #[derive(Serialize)]
+    struct Person {
+        role: &'static str,
+        #[serde(rename = "firstName")]
+        first_name: &'static str,
+        nested: Nested,
+        missing: Option<u8>,
+    }
+
+    #[derive(Serialize)]
+    struct Nested {
+        z: f64,
+        a: bool,
+    }
+
+    #[test]
+    fn object_properties_keep_their_declaration_order() {
+        let person = Person {
+            role: "admin",
+            first_name: "Alex",
+            nested: Nested { z: 1.5, a: true },
+            missing: None,
+        };
+        assert_eq!(
+            style::Value::object(&person),
+            style::Value::Object(vec![
+                ("role".to_owned(), "admin".to_owned()),
+                ("firstName".to_owned(), "Alex".to_owned()),
+                ("nested".to_owned(), r#"{"z":1.5,"a":true}"#.to_owned()),
+            ])
+        );
+        let mut query = String::new();
+        let value = style::Value::object(&person);
+        style::write_query(&mut query, style::Style::Form, false, false, "p", &value);
+        assert!(query.starts_with("p=role,admin,firstName,Alex,"), "{query}");
+    }
+}
