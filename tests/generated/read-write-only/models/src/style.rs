@@ -249,10 +249,9 @@ pub fn write_path(style: Style, explode: bool, name: &str, value: &Value) -> Str
             format!(".{}", pairs_text(pairs, explode, ".", label))
         }
         (Style::Matrix, Value::Primitive(v)) => matrix_item(&name, &enc(v)),
-        (Style::Matrix, Value::Array(items)) if explode && !items.is_empty() => items
-            .iter()
-            .map(|i| matrix_item(&name, &enc(i)))
-            .collect(),
+        (Style::Matrix, Value::Array(items)) if explode && !items.is_empty() => {
+            items.iter().map(|i| matrix_item(&name, &enc(i))).collect()
+        }
         (Style::Matrix, Value::Array(items)) => {
             let items: Vec<String> = items.iter().map(|i| enc(i)).collect();
             matrix_item(&name, &items.join(","))
@@ -336,10 +335,7 @@ pub fn write_query(
             }
         }
         (_, Value::Object(pairs)) => {
-            let parts: Vec<String> = pairs
-                .iter()
-                .flat_map(|(k, v)| [enc(k), enc(v)])
-                .collect();
+            let parts: Vec<String> = pairs.iter().flat_map(|(k, v)| [enc(k), enc(v)]).collect();
             push(&name, &parts.join(delimiter));
         }
     }
@@ -371,10 +367,9 @@ pub fn write_cookie(explode: bool, name: &str, value: &Value) -> Vec<String> {
     let enc = |s: &str| encode(s, b"");
     match value {
         Value::Primitive(v) => vec![format!("{name}={}", enc(v))],
-        Value::Array(items) if explode => items
-            .iter()
-            .map(|i| format!("{name}={}", enc(i)))
-            .collect(),
+        Value::Array(items) if explode => {
+            items.iter().map(|i| format!("{name}={}", enc(i))).collect()
+        }
         Value::Array(items) => {
             let items: Vec<String> = items.iter().map(|i| enc(i)).collect();
             vec![format!("{name}={}", items.join(","))]
@@ -416,7 +411,9 @@ fn alternating(items: Vec<String>) -> Result<Vec<(String, String)>, String> {
 }
 
 /// `k=v` raw items into decoded pairs.
-fn assignments<'r>(items: impl IntoIterator<Item = &'r str>) -> Result<Vec<(String, String)>, String> {
+fn assignments<'r>(
+    items: impl IntoIterator<Item = &'r str>,
+) -> Result<Vec<(String, String)>, String> {
     items
         .into_iter()
         .filter(|item| !item.is_empty())
@@ -467,7 +464,9 @@ pub fn read_path(
                     .split(';')
                     .map(|item| decoded(&named(item)?))
                     .collect::<Result<Vec<String>, String>>()
-                    .map(|items| Value::Array(items.into_iter().filter(|i| !i.is_empty()).collect())),
+                    .map(|items| {
+                        Value::Array(items.into_iter().filter(|i| !i.is_empty()).collect())
+                    }),
                 Shape::Array => pieces(&named(rest)?, &[","]).map(Value::Array),
                 Shape::Object if explode => assignments(rest.split(';')).map(Value::Object),
                 Shape::Object => alternating(pieces(&named(rest)?, &[","])?).map(Value::Object),
@@ -532,7 +531,8 @@ pub fn read_query(
                 items.push((index, form_value(v)?));
             }
             items.sort_by_key(|(index, _)| *index);
-            Ok((!items.is_empty()).then(|| Value::Array(items.into_iter().map(|(_, v)| v).collect())))
+            Ok((!items.is_empty())
+                .then(|| Value::Array(items.into_iter().map(|(_, v)| v).collect())))
         }
         Shape::Array if values.is_empty() => Ok(None),
         Shape::Array if explode => values
