@@ -104,7 +104,7 @@ pub fn build_dir(root: &Path) -> std::path::PathBuf {
         .join("xtask-check")
 }
 
-/// Generates every fixture under tests/fixtures and checks that the crates compile without warnings.
+/// Generates every fixture under tests/fixtures and checks that the crates pass `clippy -D warnings`.
 pub fn fixtures() -> Result<bool, String> {
     let dir = repo_root().join("tests").join("fixtures");
     let mut crates = Vec::new();
@@ -129,7 +129,7 @@ pub fn fixtures() -> Result<bool, String> {
             crates.push((format!("{name}-{}", part.dir_name()), files));
         }
     }
-    let failed = check_crates("fixtures", &crates, false)?;
+    let failed = check_crates("fixtures", &crates, true)?;
     println!(
         "fixtures: {} crates checked, {} failed {:?}",
         crates.len(),

@@ -29,7 +29,7 @@ fn main() -> ExitCode {
                  corpus [--compile] [--skip-large]\n\
                  \x20                             generate ../shared/corpus; --compile also runs clippy -D warnings\n\
                  \x20                             on each document's models, server and client\n\
-                 fixtures                      generate and cargo-check every tests/fixtures/*.yaml\n\
+                 fixtures                      generate every tests/fixtures/*.yaml and run clippy -D warnings on it\n\
                  package                       package the generator, install it from its tarball, generate\n\
                  \x20                             petstore with the command and from build.rs, and compile both"
             );

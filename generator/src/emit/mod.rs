@@ -19,6 +19,7 @@ pub mod client;
 mod enum_impls;
 mod enums;
 mod layout;
+mod markdown;
 pub mod models;
 mod objects;
 pub mod parallel;
