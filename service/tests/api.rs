@@ -159,6 +159,14 @@ async fn take_has_a_maximum_and_bad_paging_values_are_rejected() {
         ("take=abc", "take"),
         ("skip=007", "skip"),
         ("take=99999999999", "take"),
+        // The seed's pattern admits these; the bounds refuse them.
+        ("take=0", "take"),
+        ("take=-5", "take"),
+        ("take=501", "take"),
+        ("skip=-1", "skip"),
+        ("skip=1000000000", "skip"),
+        ("skip=2147483648", "skip"),
+        ("skip=-99999999999999999999", "skip"),
     ] {
         let response = http
             .get(format!("{url}?{query}"))
@@ -1029,6 +1037,26 @@ async fn bad_input_gets_the_error_body() {
             400,
             1000,
             "speedLimit",
+        ),
+        (
+            reqwest::Method::POST,
+            asset_url.clone(),
+            json_body(
+                json!({"externalId": "e", "name": "n", "tier": 1, "telemetryRules": {"speedLimit": "4294967296"}}),
+            ),
+            400,
+            1000,
+            "speedLimit",
+        ),
+        (
+            reqwest::Method::POST,
+            asset_url.clone(),
+            json_body(
+                json!({"externalId": "e", "name": "n", "tier": 1, "telemetryRules": {"engineSpeedLimit": "-99999999999999999999"}}),
+            ),
+            400,
+            1000,
+            "engineSpeedLimit",
         ),
         (
             reqwest::Method::POST,

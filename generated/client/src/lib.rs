@@ -48,8 +48,12 @@
 //!   requests a minute per source address and 20 per client id, with bursts of the same
 //!   size): beyond that it answers 429 with `Retry-After`, in RFC 6749's error shape.
 //! - **Pagination of list assets.** `skip` defaults to 0 (minimum 0), `take` defaults to 50
-//!   (minimum 1, maximum 500); out-of-range values are rejected with 400, not clamped. Both
-//!   accept a JSON-style integer string. Assets are ordered by externalId, then id.
+//!   (minimum 1, maximum 500, and `skip` at most 999999999); out-of-range values are rejected
+//!   with 400, not clamped. Both also accept a string matching the seed's pattern
+//!   `^-?(?:0|[1-9]\d*)$`; the pattern says only how the number is written, and the bounds
+//!   apply to the number it denotes (so `"-1"`, `"0"` for take, or a string beyond int32 is
+//!   400). The same holds for the uint32 thresholds `speedLimit` and `engineSpeedLimit`.
+//!   Assets are ordered by externalId, then id.
 //! - **Soft delete of assets.** Deleting an asset sets `isDeleted` to true; deleting it again
 //!   also answers 204. Soft-deleted assets are hidden from list assets unless
 //!   `includeDeleted=true`, are still returned by get asset, keep their alert rules, can still
@@ -136,6 +140,12 @@
 //! pending episode; the event comes with the first later sample still past it at least the
 //! minimum duration later (a sample back within the threshold cancels it, so a single sample
 //! never raises an event).
+//!
+//! Comparisons are exact in decimal: a threshold, a reading and a margin count as the decimals
+//! they were written as (a JSON number or a numeric string, read as the shortest decimal that
+//! gives the same double, which is what was written for up to 15 significant digits), so with
+//! `temperatureHighThreshold: 8.2` a reading of exactly 7.2 ends the episode, and with
+//! `batteryVoltageLowThreshold: "4.1"` a reading of exactly 4.2 does. No tolerance is added.
 //!
 //! | event | reading | starts | ends | minimum duration |
 //! |---|---|---|---|---|
