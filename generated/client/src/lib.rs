@@ -90,7 +90,11 @@
 //! - **Channels.** `Channel.type` is one of call, sms, telegram, email; exactly the sub-object
 //!   named by `type` must be present, the others absent. call and sms require
 //!   `recipient.phoneNumber`. `isInteractive` defaults to false.
-//! - **Polygon format.** Geofence polygons are RFC 7946 GeoJSON `Polygon` geometries.
+//! - **Polygon format.** Geofence polygons are RFC 7946 GeoJSON `Polygon` geometries of at
+//!   most 2000 positions, valid as OGC simple features (no self-intersection, an area, holes
+//!   inside the exterior ring): see GeoJsonPolygon.
+//! - **Addresses.** E-mail addresses follow RFC 5321 (local part at most 64 characters, the
+//!   address at most 254); phone numbers are E.164. See EmailChannel and Recipient.
 //! - **Ingestion token.** A random opaque token (stored only hashed), valid 1 hour. Each caller
 //!   may hold at most 10 unexpired tokens per account (409 beyond that): tokens an ancestor
 //!   requests for a descendant count against the ancestor's allowance only, so no ancestor can

@@ -5,7 +5,6 @@
 //! and the level is computed in decimal.
 
 use std::cmp::Ordering;
-use std::str::FromStr;
 
 use rust_decimal::Decimal;
 
