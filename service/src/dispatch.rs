@@ -372,11 +372,11 @@ impl<S: Store + AlertStore> Dispatcher<S> {
             event: event.clone(),
         };
         let body = serde_json::to_vec(&body).expect("models always serialize");
-        let secret = self.service.alerting().webhook_secret(account);
+        let key = self.service.alerting().webhook_key(account);
         let id = c.id.to_string();
         let delivery = WebhookDelivery {
             callback_uri: &c.target.address,
-            secrets: &[secret.as_bytes()],
+            secrets: &[&key],
             webhook_id: &id,
             body: &body,
         };

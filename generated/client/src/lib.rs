@@ -240,7 +240,9 @@
 //!   A channel the service is not configured for records the notification as `skipped`
 //!   with the reason.
 //! - **Webhooks.** Every event is POSTed (the `event` webhook) to the callbackUri of the
-//!   event's account and of every ancestor account that has one. callbackUri must be https
+//!   event's account and of every ancestor account that has one, signed per the Standard
+//!   Webhooks specification (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,...`,
+//!   secrets shown as `whsec_<base64>`), so its published libraries verify it. callbackUri must be https
 //!   (http, and loopback or private addresses, only when the service is configured to allow
 //!   them); the address is checked again when connecting.
 //! - **Error codes** are stable integers listed below; clients must tolerate codes not listed.

@@ -625,7 +625,20 @@ impl Validate for Notification {
 }
 
 impl Validate for WebhookSecret {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.secret;
+            let path = validation::field(path, "secret");
+            let path = path.as_str();
+            validation::pattern(
+                value,
+                path,
+                &PATTERN_7,
+                "^whsec_[A-Za-z0-9+/]+={0,2}$",
+                errors,
+            );
+        }
+    }
 }
 
 impl Validate for WebhookEvent {

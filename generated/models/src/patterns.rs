@@ -65,3 +65,13 @@ pub static PATTERN_5: LazyLock<Regex> = LazyLock::new(|| {
 pub static PATTERN_6: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new("^\\+[1-9]\\d{1,14}$").expect("checked by openapi-gen")
 });
+
+/// `^whsec_[A-Za-z0-9+/]+={0,2}$`
+pub static PATTERN_7: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new("^whsec_[A-Za-z0-9+/]+={0,2}$").expect("checked by openapi-gen")
+});
+
+/// `^[0-9]+$`
+pub static PATTERN_8: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new("^[0-9]+$").expect("checked by openapi-gen")
+});

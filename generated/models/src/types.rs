@@ -1370,14 +1370,14 @@ pub struct Notification {
 /// The secret that signs webhooks sent to an account's callbackUri.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct WebhookSecret {
-    /// HMAC-SHA256 key (use the UTF-8 bytes of this string).
+    /// `whsec_` followed by the base64 of the HMAC-SHA256 key (Standard Webhooks): pass it as it is to a Standard Webhooks library, or base64-decode the part after `whsec_` to get the key bytes.
     pub secret: String,
 }
 
 /// Body of the `event` webhook.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct WebhookEvent {
-    /// Id of this delivery (the notification id); also sent as the Asset-Alerting-Webhook-Id header. A retry carries the same id: receivers dedupe on it.
+    /// Id of this delivery (the notification id); also sent as the `webhook-id` header. A retry carries the same id: receivers dedupe on it.
     pub id: ::uuid::Uuid,
     /// Always `event`.
     pub r#type: WebhookEventType,

@@ -11,7 +11,10 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 
 use super::{Failures, HttpServer};
-use crate::webhook::{SIGNATURE_HEADER, WEBHOOK_ID_HEADER, verify};
+use crate::webhook::{
+    SignedHeaders, WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER,
+    secret_key, verify,
+};
 
 /// Tolerance of the receiver's replay check.
 const TOLERANCE_SECS: i64 = 300;
@@ -21,6 +24,7 @@ const TOLERANCE_SECS: i64 = 300;
 pub struct ReceivedWebhook {
     pub path: String,
     pub webhook_id: String,
+    pub timestamp: String,
     pub signature: String,
     pub body: Vec<u8>,
 }
@@ -40,14 +44,15 @@ struct Log {
 }
 
 struct Shared {
-    /// Replaceable: a receiver is often started before the account whose secret it checks exists.
-    secret: Mutex<Vec<u8>>,
+    /// The signing key. Replaceable: a receiver is often started before the account whose
+    /// secret it checks exists.
+    key: Mutex<Vec<u8>>,
     log: Mutex<Log>,
     failures: Failures,
 }
 
-/// Accepts POSTs on any path: 401 unless the signature verifies (with [`verify`], 300 s
-/// tolerance) and a webhook id is present, 200 for a verified webhook, recorded once per
+/// Accepts POSTs on any path: 401 unless the Standard Webhooks headers verify (with
+/// [`verify`], 300 s tolerance), 200 for a verified webhook, recorded once per
 /// webhook id. Scripted failures answer before anything is recorded.
 pub struct WebhookReceiver {
     server: HttpServer,
@@ -55,9 +60,10 @@ pub struct WebhookReceiver {
 }
 
 impl WebhookReceiver {
-    pub async fn start(secret: &[u8]) -> std::io::Result<Self> {
+    /// Verifies with `secret`, given as shown to an account (`whsec_<base64>`).
+    pub async fn start(secret: &str) -> std::io::Result<Self> {
         let shared = Arc::new(Shared {
-            secret: Mutex::new(secret.to_owned()),
+            key: Mutex::new(key_of(secret)),
             log: Mutex::default(),
             failures: Failures::default(),
         });
@@ -100,10 +106,15 @@ impl WebhookReceiver {
         self.shared.failures.set(count, status);
     }
 
-    /// Verifies requests from now on with `secret`.
-    pub fn set_secret(&self, secret: &[u8]) {
-        *self.shared.secret.lock().unwrap() = secret.to_owned();
+    /// Verifies requests from now on with `secret` (`whsec_<base64>`).
+    pub fn set_secret(&self, secret: &str) {
+        *self.shared.key.lock().unwrap() = key_of(secret);
     }
+}
+
+/// A secret that is not base64 becomes an empty key, which no sender in the tests signs with.
+fn key_of(secret: &str) -> Vec<u8> {
+    secret_key(secret).unwrap_or_default()
 }
 
 async fn receive(
@@ -136,18 +147,25 @@ async fn receive(
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
-    let signature = header(SIGNATURE_HEADER).unwrap_or_default();
-    let secret = shared.secret.lock().unwrap().clone();
-    let verified = verify(&signature, &body, &secret, now, TOLERANCE_SECS);
+    let webhook_id = header(WEBHOOK_ID_HEADER).unwrap_or_default();
+    let timestamp = header(WEBHOOK_TIMESTAMP_HEADER).unwrap_or_default();
+    let signature = header(WEBHOOK_SIGNATURE_HEADER).unwrap_or_default();
+    let signed = SignedHeaders {
+        id: &webhook_id,
+        timestamp: &timestamp,
+        signature: &signature,
+    };
+    let key = shared.key.lock().unwrap().clone();
+    let verified = verify(signed, &body, &key, now, TOLERANCE_SECS);
     let mut log = shared.log.lock().unwrap();
-    let (Ok(()), Some(webhook_id)) = (verified, header(WEBHOOK_ID_HEADER)) else {
+    if verified.is_err() || webhook_id.is_empty() {
         log.rejected += 1;
         return (
             StatusCode::UNAUTHORIZED,
             "signature or webhook id missing or wrong",
         )
             .into_response();
-    };
+    }
     if !log.seen.insert(webhook_id.clone()) {
         log.duplicates += 1;
         return StatusCode::OK.into_response();
@@ -155,6 +173,7 @@ async fn receive(
     log.received.push(ReceivedWebhook {
         path: uri.path().to_owned(),
         webhook_id,
+        timestamp,
         signature,
         body: body.to_vec(),
     });
