@@ -268,7 +268,8 @@ pub trait AlertStore: Sync + 'static {
     /// of one destination (channel and recipient address), and none of a destination that
     /// has a notification leased now (by any dispatcher): one destination's deliveries go one
     /// at a time, in order. Destinations take turns: every destination's first notification
-    /// comes before any destination's second. Returned due first (then created first).
+    /// comes before any destination's second. Returned in delivery order: due first, then as
+    /// their events were detected, then as they occurred.
     async fn claim_due(
         &self,
         now: DateTime<Utc>,

@@ -1,8 +1,9 @@
 //! A webhook receiver that does what the crate doc asks of one.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::Router;
 use axum::body::Bytes;
@@ -27,6 +28,8 @@ pub struct ReceivedWebhook {
     pub timestamp: String,
     pub signature: String,
     pub body: Vec<u8>,
+    /// When the request arrived (before any answer delay).
+    pub received_at: SystemTime,
 }
 
 impl ReceivedWebhook {
@@ -49,6 +52,29 @@ struct Shared {
     key: Mutex<Vec<u8>>,
     log: Mutex<Log>,
     failures: Failures,
+    /// How long each request waits before it is answered (a slow or hanging receiver).
+    answer_delay: Mutex<Duration>,
+    requests: AtomicUsize,
+    in_flight: AtomicUsize,
+    most_in_flight: AtomicUsize,
+}
+
+/// Counts a request in flight for as long as it lives.
+struct InFlight<'a>(&'a Shared);
+
+impl<'a> InFlight<'a> {
+    fn enter(shared: &'a Shared) -> Self {
+        shared.requests.fetch_add(1, Ordering::SeqCst);
+        let now = shared.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        shared.most_in_flight.fetch_max(now, Ordering::SeqCst);
+        InFlight(shared)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Accepts POSTs on any path: 401 unless the Standard Webhooks headers verify (with
@@ -66,6 +92,10 @@ impl WebhookReceiver {
             key: Mutex::new(key_of(secret)),
             log: Mutex::default(),
             failures: Failures::default(),
+            answer_delay: Mutex::default(),
+            requests: AtomicUsize::new(0),
+            in_flight: AtomicUsize::new(0),
+            most_in_flight: AtomicUsize::new(0),
         });
         let router = Router::new().fallback(receive).with_state(shared.clone());
         Ok(Self {
@@ -106,6 +136,22 @@ impl WebhookReceiver {
         self.shared.failures.set(count, status);
     }
 
+    /// Answers every request `delay` after it arrived (recorded on arrival); longer than the
+    /// sender's timeout, a hanging receiver.
+    pub fn set_answer_delay(&self, delay: Duration) {
+        *self.shared.answer_delay.lock().unwrap() = delay;
+    }
+
+    /// Every POST that arrived, scripted failures and refusals included.
+    pub fn requests(&self) -> usize {
+        self.shared.requests.load(Ordering::SeqCst)
+    }
+
+    /// The most requests that were in flight at once.
+    pub fn most_in_flight(&self) -> usize {
+        self.shared.most_in_flight.load(Ordering::SeqCst)
+    }
+
     /// Verifies requests from now on with `secret` (`whsec_<base64>`).
     pub fn set_secret(&self, secret: &str) {
         *self.shared.key.lock().unwrap() = key_of(secret);
@@ -127,6 +173,21 @@ async fn receive(
     if method != Method::POST {
         return StatusCode::METHOD_NOT_ALLOWED.into_response();
     }
+    let _in_flight = InFlight::enter(&shared);
+    let received_at = SystemTime::now();
+    let delay = *shared.answer_delay.lock().unwrap();
+    let answer = answer(&shared, uri, headers, body, received_at);
+    tokio::time::sleep(delay).await;
+    answer
+}
+
+fn answer(
+    shared: &Shared,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+    received_at: SystemTime,
+) -> Response {
     if let Some(status) = shared.failures.take() {
         let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let mut response = (status, "scripted failure").into_response();
@@ -176,6 +237,7 @@ async fn receive(
         timestamp,
         signature,
         body: body.to_vec(),
+        received_at,
     });
     StatusCode::OK.into_response()
 }

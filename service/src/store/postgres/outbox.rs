@@ -40,21 +40,24 @@ impl PgStore {
             .execute(&mut *tx)
             .await?;
         // `busy`: destinations someone holds now; `ready`: due, unleased notifications of the
-        // others, numbered per destination in delivery order (turn 1 is each one's next). The
+        // others, numbered per destination in delivery order (turn 1 is each one's next): by
+        // due time, then as their events were detected and occurred. The
         // UPDATE checks status and lease again: a recorder may have changed a row meanwhile.
         let rows = sqlx::query(
             "WITH busy AS ( \
                  SELECT DISTINCT channel, recipient FROM notifications \
                  WHERE status = 'pending' AND lease_until > $2 \
              ), ready AS ( \
-                 SELECT id, due_at, created_at, ROW_NUMBER() OVER ( \
-                     PARTITION BY channel, recipient ORDER BY due_at, created_at, id) AS turn \
-                 FROM notifications WHERE status = 'pending' AND due_at <= $2 \
-                 AND (lease_until IS NULL OR lease_until <= $2) \
-                 AND (channel, recipient) NOT IN (SELECT channel, recipient FROM busy) \
+                 SELECT n.id, n.due_at, n.created_at, e.occurred_at, ROW_NUMBER() OVER ( \
+                     PARTITION BY n.channel, n.recipient \
+                     ORDER BY n.due_at, n.created_at, e.occurred_at, n.id) AS turn \
+                 FROM notifications n LEFT JOIN events e ON e.id = n.event_id \
+                 WHERE n.status = 'pending' AND n.due_at <= $2 \
+                 AND (n.lease_until IS NULL OR n.lease_until <= $2) \
+                 AND (n.channel, n.recipient) NOT IN (SELECT channel, recipient FROM busy) \
              ), picked AS ( \
                  SELECT id FROM ready WHERE turn <= $5 \
-                 ORDER BY turn, due_at, created_at, id LIMIT $3 \
+                 ORDER BY turn, due_at, created_at, occurred_at, id LIMIT $3 \
              ) UPDATE notifications n SET lease_until = $1, lease_token = $4 FROM picked \
              WHERE n.id = picked.id AND n.status = 'pending' \
              AND (n.lease_until IS NULL OR n.lease_until <= $2) \
@@ -90,7 +93,14 @@ impl PgStore {
             claimed.push((due_at, claim));
         }
         // RETURNING has no order: each destination's in delivery order, as from SQLite.
-        claimed.sort_by_key(|(due, c)| (*due, c.created_at, c.id));
+        claimed.sort_by_key(|(due, c)| {
+            (
+                *due,
+                c.created_at,
+                c.events.first().map(|e| e.0.occurred_at),
+                c.id,
+            )
+        });
         Ok(claimed.into_iter().map(|(_, c)| c).collect())
     }
 

@@ -22,20 +22,23 @@ impl SqliteStore {
         let mut writer = self.writer.lock().await;
         let lease = Uuid::new_v4();
         // `busy`: destinations someone holds now; `ready`: due, unleased notifications of the
-        // others, numbered per destination in delivery order (turn 1 is each one's next).
+        // others, numbered per destination in delivery order (turn 1 is each one's next): by
+        // due time, then as their events were detected and occurred.
         let rows = sqlx::query(
             "WITH busy AS ( \
                  SELECT DISTINCT channel, recipient FROM notifications \
                  WHERE status = 'pending' AND lease_until > ?1 \
              ), ready AS ( \
-                 SELECT id, due_at, created_at, ROW_NUMBER() OVER ( \
-                     PARTITION BY channel, recipient ORDER BY due_at, created_at, id) AS turn \
-                 FROM notifications WHERE status = 'pending' AND due_at <= ?1 \
-                 AND (lease_until IS NULL OR lease_until <= ?1) \
-                 AND (channel, recipient) NOT IN (SELECT channel, recipient FROM busy) \
+                 SELECT n.id, n.due_at, n.created_at, e.occurred_at, ROW_NUMBER() OVER ( \
+                     PARTITION BY n.channel, n.recipient \
+                     ORDER BY n.due_at, n.created_at, e.occurred_at, n.id) AS turn \
+                 FROM notifications n LEFT JOIN events e ON e.id = n.event_id \
+                 WHERE n.status = 'pending' AND n.due_at <= ?1 \
+                 AND (n.lease_until IS NULL OR n.lease_until <= ?1) \
+                 AND (n.channel, n.recipient) NOT IN (SELECT channel, recipient FROM busy) \
              ) UPDATE notifications SET lease_until = ?2, lease_token = ?3 WHERE id IN ( \
                  SELECT id FROM ready WHERE turn <= ?4 \
-                 ORDER BY turn, due_at, created_at, id LIMIT ?5 \
+                 ORDER BY turn, due_at, created_at, occurred_at, id LIMIT ?5 \
              ) RETURNING id, event_id, account_id, rule_id, webhook_account_id, target, \
                  created_at, due_at, attempts",
         )
@@ -67,7 +70,14 @@ impl SqliteStore {
             claimed.push((parse_ts(r.try_get("due_at")?)?, claim));
         }
         // RETURNING has no order: each destination's in delivery order.
-        claimed.sort_by_key(|(due, c)| (*due, c.created_at, c.id));
+        claimed.sort_by_key(|(due, c)| {
+            (
+                *due,
+                c.created_at,
+                c.events.first().map(|e| e.0.occurred_at),
+                c.id,
+            )
+        });
         Ok(claimed.into_iter().map(|(_, c)| c).collect())
     }
 
