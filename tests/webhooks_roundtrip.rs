@@ -304,13 +304,14 @@ async fn the_service_event_webhook_is_received_through_the_generated_receiver() 
         .expect("a WebhookEvent");
     hooks_out::Client::new(&url)
         .unwrap()
-        .event_webhook("t=1,v1=00", Uuid::from_u128(1), event.clone())
+        .event_webhook(Uuid::from_u128(1), "1", "v1,AA==", event.clone())
         .await
         .expect("delivered");
     let received = inbox.0.lock().unwrap().clone();
     assert_eq!(received.len(), 1);
-    assert_eq!(received[0].asset_alerting_signature, "t=1,v1=00");
-    assert_eq!(received[0].asset_alerting_webhook_id, Uuid::from_u128(1));
+    assert_eq!(received[0].webhook_id, Uuid::from_u128(1));
+    assert_eq!(received[0].webhook_timestamp, "1");
+    assert_eq!(received[0].webhook_signature, "v1,AA==");
     assert_eq!(
         serde_json::to_value(&received[0].body).unwrap(),
         serde_json::to_value(&event).unwrap()
@@ -319,7 +320,8 @@ async fn the_service_event_webhook_is_received_through_the_generated_receiver() 
     let response = reqwest::Client::new()
         .post(&url)
         .header("content-type", "application/json")
-        .header("asset-alerting-signature", "t=1,v1=00")
+        .header("webhook-timestamp", "1")
+        .header("webhook-signature", "v1,AA==")
         .body(serde_json::to_string(&event).unwrap())
         .send()
         .await

@@ -114,6 +114,12 @@ fn not_found(what: &str, id: Uuid) -> ApiError {
     ApiError::NotFound(format!("{what} {id} not found"))
 }
 
+fn check_technical_email(address: Option<&str>) -> ApiResult<()> {
+    address.map_or(Ok(()), |a| {
+        rules::email_address("technicalEmailAddress", a).map_err(ApiError::Invalid)
+    })
+}
+
 impl<S: Store> Service<S> {
     pub fn new(
         store: S,
@@ -285,6 +291,7 @@ impl<S: Store> Service<S> {
     ) -> ApiResult<Account> {
         self.visible(principal, id).await?;
         self.check_callback_uri(body.callback_uri.as_deref())?;
+        check_technical_email(body.technical_email_address.as_deref())?;
         let mut record = self
             .store
             .account(id)
@@ -353,6 +360,7 @@ impl<S: Store> Service<S> {
     ) -> ApiResult<CreateAccountResponse> {
         self.visible(principal, parent).await?;
         self.check_callback_uri(body.callback_uri.as_deref())?;
+        check_technical_email(body.technical_email_address.as_deref())?;
         let secret = new_client_secret();
         let record = AccountRecord {
             id: Uuid::new_v4(),

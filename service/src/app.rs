@@ -134,6 +134,9 @@ impl App {
             DispatchConfig {
                 lease: chrono::Duration::seconds(config.dispatch_lease_secs.max(1)),
                 retry_base: chrono::Duration::milliseconds(config.retry_base_ms.max(1)),
+                breaker: crate::breaker::BreakerConfig::from_retry_base(
+                    chrono::Duration::milliseconds(config.retry_base_ms.max(1)),
+                ),
                 rate_limit: asset_alerting_matching::limits::RateLimit {
                     max_messages: config.rate_limit_per_minute,
                     window: chrono::Duration::seconds(config.rate_limit_window_secs.max(1)),

@@ -7,10 +7,17 @@
 //! another has taken over: right before each send it confirms its claim in the store, which
 //! extends the lease and counts the send for the recipient's rate limit across all instances.
 //! Each send is bounded by half the lease, so the lease outlives the send and its record.
+//!
+//! Every destination (a webhook's receiver URL; a channel with a recipient address) is a queue of
+//! its own: a claim takes a few notifications of each destination nobody holds, destinations
+//! taking turns, and one task delivers them in order. So a slow or hanging receiver holds one
+//! delivery slot, delays only its own deliveries, and a receiver that keeps failing is backed off
+//! as a whole ([`crate::breaker`]) and holds none meanwhile.
 
 use crate::api::Service;
+use crate::breaker::{BreakerConfig, Breakers};
 use crate::store::alerts::{
-    AlertStore, AttemptResult, ChannelKind, Claimed, Outcome, SendCheck, SendStart,
+    AlertStore, AttemptResult, ChannelKind, Claimed, Destination, Outcome, SendCheck, SendStart,
 };
 use crate::store::{Store, micros};
 use asset_alerting_channels::{
@@ -23,10 +30,11 @@ use asset_alerting_matching::messages::{
 use asset_alerting_models::{Event, WebhookEvent, WebhookEventType};
 use chrono::{DateTime, Duration, Utc};
 use rand::Rng;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::sync::{Semaphore, mpsc, watch};
 use tokio::task::JoinSet;
+use uuid::Uuid;
 
 /// Settings of the dispatcher (see the spec's "Notifications" section for the defaults).
 #[derive(Debug, Clone)]
@@ -39,8 +47,9 @@ pub struct DispatchConfig {
     /// A notification not delivered this long after its creation fails for good.
     pub max_age: Duration,
     pub rate_limit: RateLimit,
-    /// Deliveries (recipients) in flight at once.
+    /// Destinations being delivered to at once (each one's notifications go one at a time).
     pub concurrency: usize,
+    pub breaker: BreakerConfig,
 }
 
 impl Default for DispatchConfig {
@@ -52,14 +61,13 @@ impl Default for DispatchConfig {
             max_age: Duration::hours(24),
             rate_limit: RateLimit::default(),
             concurrency: 16,
+            breaker: BreakerConfig::default(),
         }
     }
 }
 
-/// A recipient of rate-limited messages: the channel and the address.
-type Recipient = (ChannelKind, String);
-/// Held while one group of a recipient is delivered, so its messages go out in order.
-type RecipientTurn = Arc<tokio::sync::Mutex<()>>;
+/// Held while one group of a destination is delivered, so its messages go out in order.
+type DestinationTurn = Arc<tokio::sync::Mutex<()>>;
 /// A send waiting for its confirmation, answered with what to do and the instant it was decided.
 type Confirmation = (
     SendCheck,
@@ -71,8 +79,9 @@ pub struct Dispatcher<S> {
     pub channels: Arc<Channels>,
     pub webhooks: Arc<WebhookSender>,
     pub config: DispatchConfig,
-    /// Per recipient: locked while it is being served by this dispatcher.
-    recipients: std::sync::Mutex<HashMap<Recipient, RecipientTurn>>,
+    /// Per destination: locked while it is being served by this dispatcher.
+    destinations: std::sync::Mutex<HashMap<Destination, DestinationTurn>>,
+    breakers: Breakers,
 }
 
 impl<S> Dispatcher<S> {
@@ -86,8 +95,9 @@ impl<S> Dispatcher<S> {
             service,
             channels,
             webhooks,
+            breakers: Breakers::new(config.breaker),
             config,
-            recipients: Default::default(),
+            destinations: Default::default(),
         }
     }
 }
@@ -100,21 +110,34 @@ pub fn backoff(config: &DispatchConfig, attempt: i64, jitter: f64) -> Duration {
     Duration::milliseconds((capped * (1.0 + jitter)).round() as i64)
 }
 
-/// Notifications claimed per free delivery slot at most.
+/// Notifications claimed per free delivery slot at most, and per destination at most.
 const CLAIMS_PER_SLOT: usize = 8;
 
-/// One recipient's notifications go in order (its rate limit counts them); webhooks, which
-/// have no rate limit, each go on their own.
-fn by_recipient(claimed: Vec<Claimed>) -> Vec<Vec<Claimed>> {
-    let mut groups: BTreeMap<(ChannelKind, String), Vec<Claimed>> = BTreeMap::new();
+/// When a claim found nothing it may take: due notifications of destinations held by a
+/// delivery are looked at again no sooner than this, unless something wakes the loop (a new
+/// notification, a recorded outcome, a finished delivery).
+const IDLE_FLOOR: std::time::Duration = std::time::Duration::from_millis(100);
+
+fn destination(c: &Claimed) -> Destination {
+    (c.target.channel, c.target.address.clone())
+}
+
+/// One destination's notifications go in order, in one task; the claim's order (destinations
+/// taking turns) is kept between the groups.
+fn by_destination(claimed: Vec<Claimed>) -> Vec<Vec<Claimed>> {
+    let mut order: Vec<Destination> = Vec::new();
+    let mut groups: HashMap<Destination, Vec<Claimed>> = HashMap::new();
     for c in claimed {
-        let key = match c.target.channel {
-            ChannelKind::Webhook => (ChannelKind::Webhook, c.id.to_string()),
-            channel => (channel, c.target.address.clone()),
-        };
+        let key = destination(&c);
+        if !groups.contains_key(&key) {
+            order.push(key.clone());
+        }
         groups.entry(key).or_default().push(c);
     }
-    groups.into_values().collect()
+    order
+        .into_iter()
+        .filter_map(|key| groups.remove(&key))
+        .collect()
 }
 
 fn failed(e: &DeliveryError) -> (Option<String>, String) {
@@ -146,14 +169,17 @@ impl<S: Store + AlertStore> Dispatcher<S> {
                 // A few per free slot: a claim waits for the writer lock (behind ingestion), so
                 // each should carry work for a while; few enough that none waits long for a slot.
                 let limit = (free * CLAIMS_PER_SLOT) as i64;
-                store.claim_due(now, now + self.config.lease, limit).await
+                let lease_until = now + self.config.lease;
+                store
+                    .claim_due(now, lease_until, CLAIMS_PER_SLOT as i64, limit)
+                    .await
             };
             let claimed = claimed.unwrap_or_else(|e| {
                 tracing::error!(error = %e, "claiming due notifications failed");
                 Vec::new()
             });
             let idle = claimed.is_empty();
-            for group in by_recipient(claimed) {
+            for group in by_destination(claimed) {
                 let Ok(slot) = slots.clone().acquire_owned().await else {
                     break;
                 };
@@ -176,7 +202,7 @@ impl<S: Store + AlertStore> Dispatcher<S> {
                     Ok(Some(due)) => (due - Utc::now())
                         .to_std()
                         .unwrap_or_default()
-                        .min(std::time::Duration::from_secs(30)),
+                        .clamp(IDLE_FLOOR, std::time::Duration::from_secs(30)),
                     _ => std::time::Duration::from_secs(30),
                 }
             };
@@ -233,21 +259,23 @@ impl<S: Store + AlertStore> Dispatcher<S> {
         }
     }
 
-    /// The recipient's turn: two groups of one recipient never run at once in this dispatcher.
-    fn recipient_turn(&self, key: &Recipient) -> RecipientTurn {
+    /// The destination's turn: two groups of one destination never run at once in this
+    /// dispatcher (the store's claims keep them apart across dispatchers).
+    fn destination_turn(&self, key: &Destination) -> DestinationTurn {
         let mut turns = self
-            .recipients
+            .destinations
             .lock()
-            .expect("the recipient map is never poisoned");
-        // Forget recipients nobody is sending to (the map would grow with every recipient).
+            .expect("the destination map is never poisoned");
+        // Forget destinations nobody is sending to (the map would grow with every one).
         if turns.len() > 4096 {
             turns.retain(|_, turn| Arc::strong_count(turn) > 1);
         }
         turns.entry(key.clone()).or_default().clone()
     }
 
-    /// One recipient's claimed notifications, in order. Returns what became of each one it
-    /// started; the rest (lease lost, or the store failing) are left to their leases.
+    /// One destination's claimed notifications, in order. Returns what became of each one it
+    /// started; the rest (lease lost, or the store failing) are left to their leases, or, when
+    /// the destination's circuit opens, postponed with the destination's other notifications.
     async fn deliver_group(
         &self,
         group: Vec<Claimed>,
@@ -257,10 +285,12 @@ impl<S: Store + AlertStore> Dispatcher<S> {
             return Vec::new();
         };
         let limited = first.target.channel != ChannelKind::Webhook;
-        let turn = self.recipient_turn(&(first.target.channel, first.target.address.clone()));
+        let (key, lease) = (destination(first), first.lease);
+        let turn = self.destination_turn(&key);
         let _turn = turn.lock().await;
         let mut outcomes = Vec::with_capacity(group.len());
-        for c in group {
+        let mut group = group.into_iter();
+        while let Some(c) = group.next() {
             // A digest is the overflow itself: it goes when due, and counts as one send.
             let limit = (limited && !c.is_digest).then_some(self.config.rate_limit);
             let (answer, answered) = tokio::sync::oneshot::channel();
@@ -286,16 +316,44 @@ impl<S: Store + AlertStore> Dispatcher<S> {
                     continue;
                 }
             }
-            let result = self.deliver(&c, now).await;
+            let mut result = self.deliver(&c, now).await;
             crate::monitoring::notification(c.target.channel.as_str(), Some(&result));
+            let opened = self.breakers.record(&key, &result, Utc::now());
+            if let (Some(until), AttemptResult::Retry { retry_at, .. }) = (opened, &mut result) {
+                *retry_at = (*retry_at).max(until);
+            }
             outcomes.push(Outcome::Attempt {
                 id: c.id,
                 lease: c.lease,
                 at: now,
                 result,
             });
+            if let Some(until) = opened {
+                let unsent: Vec<Uuid> = group.by_ref().map(|c| c.id).collect();
+                self.back_off(&key, until, (lease, &unsent)).await;
+                break;
+            }
         }
         outcomes
+    }
+
+    /// The destination's circuit opened: its pending notifications wait until `until`, for
+    /// every dispatcher (the store's due times say so), holding no delivery slot meanwhile.
+    async fn back_off(&self, key: &Destination, until: DateTime<Utc>, unsent: (Uuid, &[Uuid])) {
+        tracing::warn!(
+            channel = key.0.as_str(),
+            destination = %key.1,
+            %until,
+            "deliveries keep failing; the destination is backed off"
+        );
+        let store = self.service.store();
+        if let Err(e) = store
+            .postpone_destination(key, until, Utc::now(), unsent)
+            .await
+        {
+            // The unsent ones are left to their leases; the breaker opens again if need be.
+            tracing::error!(error = %e, "postponing a destination failed");
+        }
     }
 
     async fn deliver(&self, c: &Claimed, now: DateTime<Utc>) -> AttemptResult {
@@ -372,11 +430,11 @@ impl<S: Store + AlertStore> Dispatcher<S> {
             event: event.clone(),
         };
         let body = serde_json::to_vec(&body).expect("models always serialize");
-        let secret = self.service.alerting().webhook_secret(account);
+        let key = self.service.alerting().webhook_key(account);
         let id = c.id.to_string();
         let delivery = WebhookDelivery {
             callback_uri: &c.target.address,
-            secrets: &[secret.as_bytes()],
+            secrets: &[&key],
             webhook_id: &id,
             body: &body,
         };

@@ -3,6 +3,7 @@
 pub mod api;
 pub mod app;
 pub mod auth;
+pub mod breaker;
 pub mod config;
 pub mod contract;
 pub mod delivery;

@@ -1,53 +1,14 @@
 //! Domain rules beyond what the schema states (the spec's "Design decisions"). Each returns the
 //! message of a 400, naming the field.
 
-use asset_alerting_models::{AlertRuleInput, ChannelType, GeoJsonPolygon};
-use std::str::FromStr;
+mod address;
+mod polygon;
 
-/// RFC 7946: every ring closed, at least four positions, positions are [longitude, latitude] in range.
-pub fn polygon(p: &GeoJsonPolygon) -> Result<(), String> {
-    if p.coordinates.is_empty() {
-        return Err("polygon.coordinates: a polygon needs at least one ring".into());
-    }
-    for (r, ring) in p.coordinates.iter().enumerate() {
-        if ring.len() < 4 {
-            return Err(format!(
-                "polygon.coordinates[{r}]: a ring needs at least 4 positions (has {})",
-                ring.len()
-            ));
-        }
-        for (i, position) in ring.iter().enumerate() {
-            let [lon, lat] = position.as_slice() else {
-                return Err(format!(
-                    "polygon.coordinates[{r}][{i}]: a position is [longitude, latitude]"
-                ));
-            };
-            if !(-180.0..=180.0).contains(lon) {
-                return Err(format!(
-                    "polygon.coordinates[{r}][{i}]: longitude {lon} is outside -180..180"
-                ));
-            }
-            if !(-90.0..=90.0).contains(lat) {
-                return Err(format!(
-                    "polygon.coordinates[{r}][{i}]: latitude {lat} is outside -90..90"
-                ));
-            }
-        }
-        if ring.first() != ring.last() {
-            return Err(format!(
-                "polygon.coordinates[{r}]: the ring is not closed (its first and last positions differ)"
-            ));
-        }
-    }
-    if asset_alerting_detect::geo::spans_antimeridian(&crate::pipeline::zone_polygon(p)) {
-        return Err(
-            "polygon.coordinates: the polygon crosses the antimeridian (longitude ±180); \
-                    split it in two, as RFC 7946 section 3.1.9 asks"
-                .into(),
-        );
-    }
-    Ok(())
-}
+pub use address::email_address;
+pub use polygon::{MAX_POSITIONS, polygon};
+
+use asset_alerting_models::{AlertRuleInput, ChannelType};
+use std::str::FromStr;
 
 /// The recipient's time zone exists, the channel carries exactly the sub-object its type names, and
 /// the schedule is coherent.
@@ -83,6 +44,9 @@ pub fn alert_rule(input: &AlertRuleInput) -> Result<(), String> {
             channel.r#type
         ));
     }
+    if let Some(email) = &channel.email {
+        email_address("channel.email.emailAddress", &email.email_address)?;
+    }
     if matches!(channel.r#type, ChannelType::Call | ChannelType::Sms)
         && input.recipient.phone_number.is_none()
     {
@@ -105,7 +69,7 @@ pub fn alert_rule(input: &AlertRuleInput) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use asset_alerting_models::GeoJsonPolygonType;
+    use asset_alerting_models::{GeoJsonPolygon, GeoJsonPolygonType};
     use serde_json::json;
 
     fn square() -> Vec<Vec<f64>> {

@@ -159,6 +159,14 @@ async fn take_has_a_maximum_and_bad_paging_values_are_rejected() {
         ("take=abc", "take"),
         ("skip=007", "skip"),
         ("take=99999999999", "take"),
+        // The seed's pattern admits these; the bounds refuse them.
+        ("take=0", "take"),
+        ("take=-5", "take"),
+        ("take=501", "take"),
+        ("skip=-1", "skip"),
+        ("skip=1000000000", "skip"),
+        ("skip=2147483648", "skip"),
+        ("skip=-99999999999999999999", "skip"),
     ] {
         let response = http
             .get(format!("{url}?{query}"))
@@ -1034,6 +1042,26 @@ async fn bad_input_gets_the_error_body() {
             reqwest::Method::POST,
             asset_url.clone(),
             json_body(
+                json!({"externalId": "e", "name": "n", "tier": 1, "telemetryRules": {"speedLimit": "4294967296"}}),
+            ),
+            400,
+            1000,
+            "speedLimit",
+        ),
+        (
+            reqwest::Method::POST,
+            asset_url.clone(),
+            json_body(
+                json!({"externalId": "e", "name": "n", "tier": 1, "telemetryRules": {"engineSpeedLimit": "-99999999999999999999"}}),
+            ),
+            400,
+            1000,
+            "engineSpeedLimit",
+        ),
+        (
+            reqwest::Method::POST,
+            asset_url.clone(),
+            json_body(
                 json!({"externalId": "e", "name": "n", "tier": 1, "telemetryRules": {"fuelLevelLowThreshold": "1e3"}}),
             ),
             400,
@@ -1199,6 +1227,138 @@ async fn bad_input_gets_the_error_body() {
             .unwrap()
             .is_empty()
     );
+    service.stop().await;
+}
+
+/// Geometry that is not a polygon, oversized polygons, addresses SMTP refuses and phone numbers
+/// not in E.164: 400 with `{code, message}` naming the ring or field and the defect.
+#[tokio::test]
+async fn invalid_geometry_addresses_and_phone_numbers_are_refused() {
+    let (_dir, service) = started().await;
+    let root = service.root_client();
+    let asset = root
+        .create_asset(service.root, asset_input("truck"))
+        .send()
+        .await
+        .unwrap();
+    let token = token(&service).await;
+    let http = reqwest::Client::new();
+    let base = format!("{}/v1/accounts/{}", service.base, service.root);
+    let post = |url: String, body: Value| http.post(url).bearer_auth(&token).json(&body).send();
+    let geofence = |rings: Value| json!({"externalId": "g", "name": "g", "polygon": {"type": "Polygon", "coordinates": rings}});
+    let square = json!([[0, 0], [10, 0], [10, 10], [0, 10], [0, 0]]);
+    // A closed ring of 100,000 positions (a rectangle with a finely divided edge, about 1 MB):
+    // valid but for its size.
+    let huge: Vec<Value> = (0..99_997)
+        .map(|i| json!([f64::from(i) / 10_000.0, 0]))
+        .chain([json!([10, 1]), json!([0, 1]), json!([0, 0])])
+        .collect();
+    let long_local = format!("{}@example.com", "a".repeat(390));
+    let rule = |recipient: Value, channel: Value| json!({"eventType": 1, "recipient": recipient, "channel": channel});
+    let utc = |phone: &str| json!({"culture": "en-US", "timeZone": "UTC", "phoneNumber": phone});
+    let cases: Vec<(String, Value, &str)> = vec![
+        (
+            format!("{base}/geofences"),
+            geofence(json!([[[0, 0], [10, 10], [10, 0], [0, 10], [0, 0]]])),
+            "polygon.coordinates[0] (the exterior ring): the ring crosses or touches itself",
+        ),
+        (
+            format!("{base}/geofences"),
+            geofence(json!([[[5, 5], [5, 5], [5, 5], [5, 5]]])),
+            "polygon.coordinates[0] (the exterior ring): the ring has no area",
+        ),
+        (
+            format!("{base}/geofences"),
+            geofence(json!([[[0, 0], [1, 1], [2, 2], [0, 0]]])),
+            "polygon.coordinates[0] (the exterior ring)",
+        ),
+        (
+            format!("{base}/geofences"),
+            geofence(json!([square, [[20, 20], [21, 20], [21, 21], [20, 20]]])),
+            "polygon.coordinates[1] (a hole): the hole is not inside the exterior ring",
+        ),
+        (
+            format!("{base}/geofences"),
+            geofence(json!([huge])),
+            "at most 2000",
+        ),
+        (
+            format!("{base}/assets/{}/alertRules", asset.id),
+            rule(
+                utc("+4915112345678"),
+                json!({"type": "email", "email": {"emailAddress": long_local}}),
+            ),
+            "channel.email.emailAddress: must be at most 254 characters",
+        ),
+        (
+            format!("{base}/assets/{}/alertRules", asset.id),
+            rule(
+                utc("+4915112345678"),
+                json!({"type": "email", "email": {"emailAddress": format!("{}@example.com", "a".repeat(65))}}),
+            ),
+            "channel.email.emailAddress: the local part (before @) has 65 characters; RFC 5321 allows 64",
+        ),
+        (
+            format!("{base}/assets/{}/alertRules", asset.id),
+            rule(
+                utc("+4915112345678"),
+                json!({"type": "email", "email": {"emailAddress": "ops@example..com"}}),
+            ),
+            "channel.email.emailAddress: not an e-mail address",
+        ),
+        (
+            base.clone(),
+            json!({"name": "x", "technicalEmailAddress": format!("a@{}.com", "b".repeat(300))}),
+            "technicalEmailAddress",
+        ),
+    ];
+    let phones = [
+        "4915112345678",
+        "+04915112345678",
+        "+49 151 12345678",
+        "+1234567890123456",
+        "+1",
+    ];
+    let cases = cases.into_iter().chain(phones.into_iter().map(|phone| {
+        (
+            format!("{base}/assets/{}/alertRules", asset.id),
+            rule(utc(phone), json!({"type": "sms", "sms": {}})),
+            "recipient.phoneNumber",
+        )
+    }));
+    for (url, body, mentions) in cases {
+        let shown = format!(
+            "{url} {}",
+            &body.to_string()[..body.to_string().len().min(200)]
+        );
+        let response = post(url, body).await.unwrap();
+        assert_eq!(response.status().as_u16(), 400, "{shown}");
+        assert_error_body(response, 1000, mentions)
+            .await
+            .unwrap_or_else(|e| panic!("{shown}: {e}"));
+    }
+    // Nothing was stored; a valid polygon with a hole inside and a 64-character local part are taken.
+    assert!(
+        root.list_geofences(service.root)
+            .send()
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let response = post(
+        format!("{base}/geofences"),
+        geofence(json!([square, [[2, 2], [3, 2], [3, 3], [2, 2]]])),
+    )
+    .await
+    .unwrap();
+    assert_eq!(response.status(), 201);
+    let response = post(
+        format!("{base}/assets/{}/alertRules", asset.id),
+        rule(utc("+4915112345678"), json!({"type": "email", "email": {"emailAddress": format!("{}@example.com", "a".repeat(64))}})),
+    )
+    .await
+    .unwrap();
+    assert_eq!(response.status(), 201);
     service.stop().await;
 }
 

@@ -143,7 +143,8 @@ on_both_backends!(
     a_batch_over_a_thousand_assets_is_stored_once,
     two_instances_never_claim_one_notification,
     a_claim_taken_over_neither_sends_nor_records,
-    the_rate_limit_counts_sends_in_flight_on_every_instance,
+    one_instance_holds_a_recipient_and_the_rate_limit_counts_every_send,
+    destinations_take_turns_and_a_backed_off_one_waits,
     ingestion_racing_an_account_deletion_fails_neither,
     text_with_a_nul_is_stored_or_refused_as_bad_input,
 );
@@ -626,14 +627,14 @@ async fn a_batch_over_a_thousand_assets_is_stored_once(backend: Backend) {
             })
             .collect(),
         received_at: Utc::now(),
-        pipeline: Box::new(NotifyingPipeline),
+        pipeline: Box::new(ONE_RECIPIENT),
     };
     assert_eq!(store.ingest(job()).await.unwrap(), vec![vec![true]; 1000]);
     // The same batch again: every point is a duplicate, nothing is raised twice.
     assert_eq!(store.ingest(job()).await.unwrap(), vec![vec![false]; 1000]);
     let now = Utc::now();
     let owed = store
-        .claim_due(now, now + chrono::Duration::seconds(60), 5000)
+        .claim_due(now, now + chrono::Duration::seconds(60), 5000, 5000)
         .await
         .unwrap();
     assert_eq!(owed.len(), 1000);
@@ -651,8 +652,14 @@ fn bare_points(start: chrono::DateTime<Utc>, seconds: std::ops::Range<i64>) -> V
         .collect()
 }
 
-/// An event with one SMS notification, due at once, for every point.
-struct NotifyingPipeline;
+/// An event with one SMS notification, due at once, for every point; to one of `recipients`
+/// phone numbers, by the point's second.
+struct NotifyingPipeline {
+    recipients: i64,
+}
+
+/// One recipient for every notification.
+const ONE_RECIPIENT: NotifyingPipeline = NotifyingPipeline { recipients: 1 };
 
 impl Pipeline for NotifyingPipeline {
     fn run(
@@ -684,7 +691,10 @@ impl Pipeline for NotifyingPipeline {
                     webhook_account_id: None,
                     target: Target {
                         channel: ChannelKind::Sms,
-                        address: "+4915112345678".into(),
+                        address: format!(
+                            "+4915112{:06}",
+                            p.timestamp.timestamp().rem_euclid(self.recipients)
+                        ),
                         culture: "en-GB".into(),
                         time_zone: "UTC".into(),
                         interactive: false,
@@ -715,7 +725,9 @@ async fn two_instances_never_claim_one_notification(backend: Backend) {
             points: bare_points(start, 0..NOTIFICATIONS),
         }],
         received_at: Utc::now(),
-        pipeline: Box::new(NotifyingPipeline),
+        pipeline: Box::new(NotifyingPipeline {
+            recipients: NOTIFICATIONS,
+        }),
     };
     first.ingest(job).await.unwrap();
     let now = Utc::now();
@@ -723,8 +735,8 @@ async fn two_instances_never_claim_one_notification(backend: Backend) {
     let mut claimed = Vec::new();
     for _ in 0..NOTIFICATIONS {
         let (a, b) = tokio::join!(
-            first.claim_due(now, lease, 7),
-            second.claim_due(now, lease, 7)
+            first.claim_due(now, lease, 1, 7),
+            second.claim_due(now, lease, 1, 7)
         );
         claimed.extend(a.unwrap().into_iter().chain(b.unwrap()).map(|c| c.id));
     }
@@ -738,9 +750,15 @@ async fn two_instances_never_claim_one_notification(backend: Backend) {
     );
     assert_eq!(claimed.len(), NOTIFICATIONS as usize);
     // Leased: nothing is due until the leases expire; then every one is claimable again.
-    assert!(first.claim_due(now, lease, 100).await.unwrap().is_empty());
+    assert!(
+        first
+            .claim_due(now, lease, 1, 100)
+            .await
+            .unwrap()
+            .is_empty()
+    );
     let after = lease + chrono::Duration::seconds(1);
-    let again = second.claim_due(after, after + chrono::Duration::seconds(60), 100);
+    let again = second.claim_due(after, after + chrono::Duration::seconds(60), 1, 100);
     assert_eq!(again.await.unwrap().len(), NOTIFICATIONS as usize);
 }
 
@@ -759,7 +777,7 @@ async fn outbox_of(db: &TestDb, count: i64) -> (Database, Database) {
             points,
         }],
         received_at: Utc::now(),
-        pipeline: Box::new(NotifyingPipeline),
+        pipeline: Box::new(ONE_RECIPIENT),
     };
     first.ingest(job).await.unwrap();
     (first, second)
@@ -775,7 +793,7 @@ async fn a_claim_taken_over_neither_sends_nor_records(backend: Backend) {
     let (first, second) = outbox_of(&db, 1).await;
     let secs = chrono::Duration::seconds;
     let t0 = Utc::now();
-    let stale = first.claim_due(t0, t0 + secs(60), 10).await.unwrap();
+    let stale = first.claim_due(t0, t0 + secs(60), 10, 10).await.unwrap();
     let [stale] = stale.as_slice() else {
         panic!("one notification is due")
     };
@@ -783,7 +801,7 @@ async fn a_claim_taken_over_neither_sends_nor_records(backend: Backend) {
     let lapsed = start_one(&first, stale, t0 + secs(61), t0 + secs(121)).await;
     assert_eq!(lapsed, SendStart::LeaseLost);
     let t1 = t0 + secs(62);
-    let taken = second.claim_due(t1, t1 + secs(60), 10).await.unwrap();
+    let taken = second.claim_due(t1, t1 + secs(60), 10, 10).await.unwrap();
     let [taken] = taken.as_slice() else {
         panic!("the lapsed claim is claimable again")
     };
@@ -818,7 +836,13 @@ async fn a_claim_taken_over_neither_sends_nor_records(backend: Backend) {
     assert_eq!(notifications[0].status, NotificationStatus::Sent);
     // Recorded: nothing more to claim or send.
     let later = t1 + secs(600);
-    assert!(first.claim_due(later, later, 10).await.unwrap().is_empty());
+    assert!(
+        first
+            .claim_due(later, later, 10, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
     let again = start_one(&second, taken, t1 + secs(1), t1 + secs(60)).await;
     assert_eq!(again, SendStart::LeaseLost);
 }
@@ -853,41 +877,156 @@ async fn start_all(
     started
 }
 
-/// Eight alerts to one recipient, claimed half by each of two instances and started at once:
-/// the rate limit (5 a minute) lets exactly five go, though none is recorded yet.
-async fn the_rate_limit_counts_sends_in_flight_on_every_instance(backend: Backend) {
+/// Records each claimed notification as delivered at `at`.
+async fn delivered_all(store: &Database, claimed: &[Claimed], at: chrono::DateTime<Utc>) {
+    let outcomes: Vec<_> = claimed
+        .iter()
+        .map(|c| Outcome::Attempt {
+            id: c.id,
+            lease: c.lease,
+            at,
+            result: AttemptResult::Delivered {
+                provider_code: None,
+            },
+        })
+        .collect();
+    store.record_round(&outcomes, at).await.unwrap();
+}
+
+/// Eight alerts to one recipient: while one instance holds some, the other claims none (one
+/// destination, one holder, in order); the other takes the rest once those are recorded, and
+/// the rate limit (5 a minute) counts the recorded sends and those its own confirmation starts.
+/// On a fresh window, five of eight go.
+async fn one_instance_holds_a_recipient_and_the_rate_limit_counts_every_send(backend: Backend) {
     let Some(db) = TestDb::new(backend) else {
         return;
     };
     let (first, second) = outbox_of(&db, 8).await;
     let now = Utc::now();
     let lease_until = now + chrono::Duration::seconds(60);
-    let mine = first.claim_due(now, lease_until, 4).await.unwrap();
-    let theirs = second.claim_due(now, lease_until, 4).await.unwrap();
-    assert_eq!((mine.len(), theirs.len()), (4, 4));
+    let mine = first.claim_due(now, lease_until, 4, 8).await.unwrap();
+    let theirs = second.claim_due(now, lease_until, 4, 8).await.unwrap();
+    assert_eq!((mine.len(), theirs.len()), (4, 0));
     let limit = Some(RateLimit::default());
-    let (a, b) = tokio::join!(
-        start_all(&first, &mine, now, lease_until, limit),
-        start_all(&second, &theirs, now, lease_until, limit)
-    );
-    let started: Vec<_> = a.into_iter().chain(b).collect();
-    assert_eq!(sent_and_coalesced(&started), (5, 3));
-    // One batch counts the sends it starts itself: eight more alerts in one confirmation, with
-    // none of the window left, are all coalesced; on a fresh window, five go.
+    let started = start_all(&first, &mine, now, lease_until, limit).await;
+    assert_eq!(sent_and_coalesced(&started), (4, 0));
+    delivered_all(&first, &mine, now).await;
+    let theirs = second.claim_due(now, lease_until, 8, 8).await.unwrap();
+    assert_eq!(theirs.len(), 4);
+    let checks: Vec<_> = theirs.iter().map(|c| SendCheck::of(c, limit)).collect();
+    let started = second.start_sends(&checks, now, lease_until).await.unwrap();
+    assert_eq!(sent_and_coalesced(&started), (1, 3));
     let (third, _) = outbox_of(&db, 8).await;
-    let more = third.claim_due(now, lease_until, 8).await.unwrap();
-    let checks: Vec<_> = more.iter().map(|c| SendCheck::of(c, limit)).collect();
-    let started = third.start_sends(&checks, now, lease_until).await.unwrap();
-    assert_eq!(sent_and_coalesced(&started), (0, 8));
     let later = now + chrono::Duration::seconds(120);
     let lease_until = later + chrono::Duration::seconds(60);
-    let again = third.claim_due(later, lease_until, 8).await.unwrap();
+    let again = third.claim_due(later, lease_until, 8, 8).await.unwrap();
+    assert_eq!(again.len(), 8);
     let checks: Vec<_> = again.iter().map(|c| SendCheck::of(c, limit)).collect();
     let started = third
         .start_sends(&checks, later, lease_until)
         .await
         .unwrap();
     assert_eq!(sent_and_coalesced(&started), (5, 3));
+}
+
+/// Notifications to three destinations, nine to the first: a claim gives every destination its
+/// next before any gets a second, at most `per_destination` each, oldest first per destination;
+/// none of a destination while its claim is held; a postponed destination waits until its time,
+/// and the rest of a claim released with it is free again then.
+async fn destinations_take_turns_and_a_backed_off_one_waits(backend: Backend) {
+    let Some(db) = TestDb::new(backend) else {
+        return;
+    };
+    let (first, second) = (db.open().await, db.open().await);
+    let root = account(None);
+    first.insert_account(&root).await.unwrap();
+    let truck = asset(root.id, "truck");
+    first.insert_asset(&truck).await.unwrap();
+    let start = chrono::DateTime::from_timestamp(Utc::now().timestamp() - 3600, 0).unwrap();
+    // Seconds 0..9 go to recipient 0, 1, 2 by the second modulo 3; 0 has 0, 3, 6, 9, ...
+    let job = IngestJob {
+        batches: vec![AssetPoints {
+            asset: truck,
+            points: bare_points(start, 0..15),
+        }],
+        received_at: Utc::now(),
+        pipeline: Box::new(NotifyingPipeline { recipients: 3 }),
+    };
+    first.ingest(job).await.unwrap();
+    let now = Utc::now();
+    let lease_until = now + chrono::Duration::seconds(60);
+    let address = |c: &Claimed| c.target.address.clone();
+    let occurred = |c: &Claimed| (c.events[0].0.occurred_at - start).num_seconds();
+    // Turns: the first three are one of each destination.
+    let claimed = first.claim_due(now, lease_until, 2, 3).await.unwrap();
+    let mut destinations: Vec<String> = claimed.iter().map(address).collect();
+    destinations.sort();
+    destinations.dedup();
+    assert_eq!(destinations.len(), 3, "{destinations:?}");
+    let first_of_backed_off = claimed
+        .iter()
+        .find(|c| address(c) == destinations[0])
+        .map(occurred)
+        .unwrap();
+    // Held: the other instance gets nothing of them.
+    assert!(
+        second
+            .claim_due(now, lease_until, 2, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // Recorded, they are free: two of each, oldest first.
+    delivered_all(&first, &claimed, now).await;
+    let claimed = second.claim_due(now, lease_until, 2, 10).await.unwrap();
+    assert_eq!(claimed.len(), 6);
+    for destination in &destinations {
+        let seconds: Vec<i64> = claimed
+            .iter()
+            .filter(|c| &address(c) == destination)
+            .map(occurred)
+            .collect();
+        assert_eq!(seconds.len(), 2, "{destination}: {seconds:?}");
+        assert!(seconds[0] < seconds[1], "{destination}: {seconds:?}");
+    }
+    // The first destination is backed off: its claimed two are released with it.
+    let backed_off = (ChannelKind::Sms, destinations[0].clone());
+    let released: Vec<Uuid> = claimed
+        .iter()
+        .filter(|c| address(c) == destinations[0])
+        .map(|c| c.id)
+        .collect();
+    let until = now + chrono::Duration::seconds(30);
+    let lease = claimed[0].lease;
+    second
+        .postpone_destination(&backed_off, until, now, (lease, &released))
+        .await
+        .unwrap();
+    let others: Vec<_> = claimed
+        .iter()
+        .filter(|c| address(c) != destinations[0])
+        .cloned()
+        .collect();
+    delivered_all(&second, &others, now).await;
+    let claimed = first.claim_due(now, lease_until, 10, 100).await.unwrap();
+    assert!(claimed.iter().all(|c| address(c) != destinations[0]));
+    assert_eq!(
+        claimed.len(),
+        4,
+        "the other two destinations' last two each"
+    );
+    delivered_all(&first, &claimed, now).await;
+    // After the cooldown: the backed-off destination's other four, oldest first.
+    let after = until + chrono::Duration::seconds(1);
+    let claimed = first
+        .claim_due(after, after + chrono::Duration::seconds(60), 10, 100)
+        .await
+        .unwrap();
+    let seconds: Vec<i64> = claimed.iter().map(occurred).collect();
+    let expected: Vec<i64> = (1..5).map(|i| first_of_backed_off + 3 * i).collect();
+    assert_eq!(seconds, expected);
+    assert!(seconds.windows(2).all(|w| w[0] < w[1]), "{seconds:?}");
+    assert!(claimed.iter().all(|c| address(c) == destinations[0]));
 }
 
 fn sent_and_coalesced(started: &[SendStart]) -> (usize, usize) {
@@ -921,7 +1060,7 @@ async fn ingestion_racing_an_account_deletion_fails_neither(backend: Backend) {
                 points,
             }],
             received_at: Utc::now(),
-            pipeline: Box::new(NotifyingPipeline),
+            pipeline: Box::new(ONE_RECIPIENT),
         };
         let (ingested, deleted) =
             tokio::join!(first.ingest(job), second.delete_account_tree(child.id));

@@ -65,7 +65,7 @@ impl Validate for CreateAccountRequest {
             let path = validation::field(path, "technicalEmailAddress");
             let path = path.as_str();
             if let Some(v0) = value {
-                validation::length(v0, path, None, Some(320), errors);
+                validation::length(v0, path, None, Some(254), errors);
                 validation::email(v0, path, errors);
             }
         }
@@ -116,7 +116,7 @@ impl Validate for AccountInput {
             let path = validation::field(path, "technicalEmailAddress");
             let path = path.as_str();
             if let Some(v0) = value {
-                validation::length(v0, path, None, Some(320), errors);
+                validation::length(v0, path, None, Some(254), errors);
                 validation::email(v0, path, errors);
             }
         }
@@ -444,6 +444,7 @@ impl Validate for EmailChannel {
             let value = &self.email_address;
             let path = validation::field(path, "emailAddress");
             let path = path.as_str();
+            validation::length(value, path, None, Some(254), errors);
             validation::email(value, path, errors);
         }
     }
@@ -493,7 +494,7 @@ impl Validate for GeoJsonPolygon {
             for (i0, v0) in value.iter().enumerate() {
                 let path = validation::index(path, i0);
                 let path = path.as_str();
-                validation::items(v0.len(), path, Some(4), None, errors);
+                validation::items(v0.len(), path, Some(4), Some(2000), errors);
                 for (i1, v1) in v0.iter().enumerate() {
                     let path = validation::index(path, i1);
                     let path = path.as_str();
@@ -624,7 +625,20 @@ impl Validate for Notification {
 }
 
 impl Validate for WebhookSecret {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.secret;
+            let path = validation::field(path, "secret");
+            let path = path.as_str();
+            validation::pattern(
+                value,
+                path,
+                &PATTERN_7,
+                "^whsec_[A-Za-z0-9+/]+={0,2}$",
+                errors,
+            );
+        }
+    }
 }
 
 impl Validate for WebhookEvent {

@@ -48,8 +48,12 @@
 //!   requests a minute per source address and 20 per client id, with bursts of the same
 //!   size): beyond that it answers 429 with `Retry-After`, in RFC 6749's error shape.
 //! - **Pagination of list assets.** `skip` defaults to 0 (minimum 0), `take` defaults to 50
-//!   (minimum 1, maximum 500); out-of-range values are rejected with 400, not clamped. Both
-//!   accept a JSON-style integer string. Assets are ordered by externalId, then id.
+//!   (minimum 1, maximum 500, and `skip` at most 999999999); out-of-range values are rejected
+//!   with 400, not clamped. Both also accept a string matching the seed's pattern
+//!   `^-?(?:0|[1-9]\d*)$`; the pattern says only how the number is written, and the bounds
+//!   apply to the number it denotes (so `"-1"`, `"0"` for take, or a string beyond int32 is
+//!   400). The same holds for the uint32 thresholds `speedLimit` and `engineSpeedLimit`.
+//!   Assets are ordered by externalId, then id.
 //! - **Soft delete of assets.** Deleting an asset sets `isDeleted` to true; deleting it again
 //!   also answers 204. Soft-deleted assets are hidden from list assets unless
 //!   `includeDeleted=true`, are still returned by get asset, keep their alert rules, can still
@@ -86,7 +90,11 @@
 //! - **Channels.** `Channel.type` is one of call, sms, telegram, email; exactly the sub-object
 //!   named by `type` must be present, the others absent. call and sms require
 //!   `recipient.phoneNumber`. `isInteractive` defaults to false.
-//! - **Polygon format.** Geofence polygons are RFC 7946 GeoJSON `Polygon` geometries.
+//! - **Polygon format.** Geofence polygons are RFC 7946 GeoJSON `Polygon` geometries of at
+//!   most 2000 positions, valid as OGC simple features (no self-intersection, an area, holes
+//!   inside the exterior ring): see GeoJsonPolygon.
+//! - **Addresses.** E-mail addresses follow RFC 5321 (local part at most 64 characters, the
+//!   address at most 254); phone numbers are E.164. See EmailChannel and Recipient.
 //! - **Ingestion token.** A random opaque token (stored only hashed), valid 1 hour. Each caller
 //!   may hold at most 10 unexpired tokens per account (409 beyond that): tokens an ancestor
 //!   requests for a descendant count against the ancestor's allowance only, so no ancestor can
@@ -136,6 +144,12 @@
 //! pending episode; the event comes with the first later sample still past it at least the
 //! minimum duration later (a sample back within the threshold cancels it, so a single sample
 //! never raises an event).
+//!
+//! Comparisons are exact in decimal: a threshold, a reading and a margin count as the decimals
+//! they were written as (a JSON number or a numeric string, read as the shortest decimal that
+//! gives the same double, which is what was written for up to 15 significant digits), so with
+//! `temperatureHighThreshold: 8.2` a reading of exactly 7.2 ends the episode, and with
+//! `batteryVoltageLowThreshold: "4.1"` a reading of exactly 4.2 does. No tolerance is added.
 //!
 //! | event | reading | starts | ends | minimum duration |
 //! |---|---|---|---|---|
@@ -226,7 +240,9 @@
 //!   A channel the service is not configured for records the notification as `skipped`
 //!   with the reason.
 //! - **Webhooks.** Every event is POSTed (the `event` webhook) to the callbackUri of the
-//!   event's account and of every ancestor account that has one. callbackUri must be https
+//!   event's account and of every ancestor account that has one, signed per the Standard
+//!   Webhooks specification (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,...`,
+//!   secrets shown as `whsec_<base64>`), so its published libraries verify it. callbackUri must be https
 //!   (http, and loopback or private addresses, only when the service is configured to allow
 //!   them); the address is checked again when connecting.
 //! - **Error codes** are stable integers listed below; clients must tolerate codes not listed.

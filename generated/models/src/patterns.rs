@@ -37,17 +37,17 @@ impl PatternOf for Numeric3 {
     }
 }
 
-/// `^(?:0|[1-9]\d{0,8})$`
+/// `^-?(?:0|[1-9]\d*)$`
 pub static PATTERN_4: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new("^(?:0|[1-9]\\d{0,8})$").expect("checked by openapi-gen")
+    Regex::new("^-?(?:0|[1-9]\\d*)$").expect("checked by openapi-gen")
 });
 
 pub static NUMERIC_4: NumericPattern = NumericPattern {
-    source: "^(?:0|[1-9]\\d{0,8})$",
+    source: "^-?(?:0|[1-9]\\d*)$",
     regex: &PATTERN_4,
 };
 
-/// Names the numeric-string pattern `^(?:0|[1-9]\d{0,8})$`.
+/// Names the numeric-string pattern `^-?(?:0|[1-9]\d*)$`.
 pub struct Numeric4;
 
 impl PatternOf for Numeric4 {
@@ -66,21 +66,12 @@ pub static PATTERN_6: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new("^\\+[1-9]\\d{1,14}$").expect("checked by openapi-gen")
 });
 
-/// `^(?:[1-9]\d?|[1-4]\d\d|500)$`
+/// `^whsec_[A-Za-z0-9+/]+={0,2}$`
 pub static PATTERN_7: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new("^(?:[1-9]\\d?|[1-4]\\d\\d|500)$").expect("checked by openapi-gen")
+    Regex::new("^whsec_[A-Za-z0-9+/]+={0,2}$").expect("checked by openapi-gen")
 });
 
-pub static NUMERIC_7: NumericPattern = NumericPattern {
-    source: "^(?:[1-9]\\d?|[1-4]\\d\\d|500)$",
-    regex: &PATTERN_7,
-};
-
-/// Names the numeric-string pattern `^(?:[1-9]\d?|[1-4]\d\d|500)$`.
-pub struct Numeric7;
-
-impl PatternOf for Numeric7 {
-    fn pattern() -> &'static NumericPattern {
-        &NUMERIC_7
-    }
-}
+/// `^[0-9]+$`
+pub static PATTERN_8: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new("^[0-9]+$").expect("checked by openapi-gen")
+});

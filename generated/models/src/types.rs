@@ -61,7 +61,7 @@ pub struct CreateAccountRequest {
     /// Default culture as a BCP 47 tag, for example en-US.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub culture: Option<String>,
-    /// E-mail address for technical notices.
+    /// E-mail address for technical notices (address rules as in EmailChannel.emailAddress).
     #[serde(rename = "technicalEmailAddress", skip_serializing_if = "Option::is_none")]
     pub technical_email_address: Option<String>,
     /// Absolute https URI that receives the `event` webhook (signed) for events of this account and its descendants.
@@ -89,7 +89,7 @@ pub struct AccountInput {
     /// Default culture as a BCP 47 tag, for example en-US.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub culture: Option<String>,
-    /// E-mail address for technical notices.
+    /// E-mail address for technical notices (address rules as in EmailChannel.emailAddress).
     #[serde(rename = "technicalEmailAddress", skip_serializing_if = "Option::is_none")]
     pub technical_email_address: Option<String>,
     /// Absolute https URI that receives the `event` webhook (signed) for events of this account and its descendants.
@@ -665,7 +665,7 @@ pub struct Recipient {
     /// IANA time zone name, for example Europe/Berlin; validated by the service. Used for daysOfWeek, timeOfDay and dates.
     #[serde(rename = "timeZone")]
     pub time_zone: String,
-    /// Phone number in E.164 form, for example +4915112345678; required by the call and sms channels.
+    /// Phone number in E.164 form: `+`, a country code not starting with 0, at most 15 digits in all, no spaces or punctuation (for example +4915112345678); anything else is 400. Required by the call and sms channels.
     #[serde(rename = "phoneNumber", skip_serializing_if = "Option::is_none")]
     pub phone_number: Option<String>,
     /// Free text describing the recipient.
@@ -781,7 +781,7 @@ pub struct TelegramChannel {
 /// E-mail to an address.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct EmailChannel {
-    /// Address to send to.
+    /// Address to send to: a bare address `local@domain` (no display name) as SMTP takes it (RFC 5321): the local part at most 64 characters, the whole address at most 254, domain labels at most 63; the grammar is checked with the `email_address` crate. Otherwise 400, naming the field and the defect.
     #[serde(rename = "emailAddress")]
     pub email_address: String,
     /// When true the e-mail contains reply links (for example to acknowledge).
@@ -826,7 +826,7 @@ pub struct GeofenceInput {
     pub polygon: GeoJsonPolygon,
 }
 
-/// RFC 7946 GeoJSON Polygon geometry. The first ring is the exterior boundary, any further rings are holes. Each ring is closed (its first and last positions are equal) and has at least four positions. Positions are [longitude, latitude] in degrees, longitude within -180..180 and latitude within -90..90; the service validates all of this. Members other than type and coordinates (GeoJSON foreign members, bbox) are rejected.
+/// RFC 7946 GeoJSON Polygon geometry. The first ring is the exterior boundary, any further rings are holes. Each ring is closed (its first and last positions are equal) and has at least four positions. Positions are [longitude, latitude] in degrees, longitude within -180..180 and latitude within -90..90. A polygon has at most 2000 positions in all its rings together. It must be valid in the OGC simple-features sense (checked with the `geo` crate's Validation): no ring crosses or touches itself (a bowtie is refused), every ring encloses an area (not all one point, not collinear), holes lie inside the exterior ring, and rings do not overlap or share a segment. The service validates all of this and answers 400 naming the ring (`polygon.coordinates[1] (a hole)`) and the defect. Members other than type and coordinates (GeoJSON foreign members, bbox) are rejected.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GeoJsonPolygon {
     /// GeoJSON geometry type; always Polygon.
@@ -1370,14 +1370,14 @@ pub struct Notification {
 /// The secret that signs webhooks sent to an account's callbackUri.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct WebhookSecret {
-    /// HMAC-SHA256 key (use the UTF-8 bytes of this string).
+    /// `whsec_` followed by the base64 of the HMAC-SHA256 key (Standard Webhooks): pass it as it is to a Standard Webhooks library, or base64-decode the part after `whsec_` to get the key bytes.
     pub secret: String,
 }
 
 /// Body of the `event` webhook.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct WebhookEvent {
-    /// Id of this delivery (the notification id); also sent as the Asset-Alerting-Webhook-Id header. A retry carries the same id: receivers dedupe on it.
+    /// Id of this delivery (the notification id); also sent as the `webhook-id` header. A retry carries the same id: receivers dedupe on it.
     pub id: ::uuid::Uuid,
     /// Always `event`.
     pub r#type: WebhookEventType,

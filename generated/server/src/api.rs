@@ -172,8 +172,9 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     ///
     /// Returns one page of the account's assets, ordered by externalId, then id (stable across
     /// pages). `skip` defaults to 0 and `take` to 50; `take` is at most 500. Both are int32 and
-    /// are also accepted as decimal strings within the same bounds (the schemas' patterns);
-    /// values out of range are rejected with 400. `externalId` filters by exact value. Soft-deleted assets are hidden
+    /// are also accepted as strings matching `^-?(?:0|[1-9]\d*)$` (the seed's pattern); a
+    /// value outside the bounds (`minimum`/`maximum`, whether sent as a number or a string) is
+    /// rejected with 400, not clamped. `externalId` filters by exact value. Soft-deleted assets are hidden
     /// unless `includeDeleted` is true.
     fn list_assets(
         &self,

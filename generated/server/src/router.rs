@@ -307,7 +307,7 @@ async fn read_list_child_accounts<A: AssetAlertingApi>(
         },
         take: {
             let value = query
-                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_7))?
+                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_4))?
                 .unwrap_or(50i32);
             params::check(
                 params::In::Query,
@@ -403,7 +403,7 @@ async fn read_list_assets<A: AssetAlertingApi>(
         },
         take: {
             let value = query
-                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_7))?
+                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_4))?
                 .unwrap_or(50i32);
             params::check(
                 params::In::Query,
@@ -1078,7 +1078,7 @@ async fn read_list_events<A: AssetAlertingApi>(
         },
         take: {
             let value = query
-                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_7))?
+                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_4))?
                 .unwrap_or(50i32);
             params::check(
                 params::In::Query,

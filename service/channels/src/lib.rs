@@ -17,23 +17,26 @@
 //! [`OutgoingMessage::idempotency_key`] is stable per notification. Twilio gets it as
 //! `I-Twilio-Idempotency-Token` (a retried request is not a second SMS or call); email gets the
 //! Message-ID `<key@from-domain>` (a resend is recognisable); webhooks carry it as
-//! `Asset-Alerting-Webhook-Id` (receivers dedupe on it). The Telegram Bot API has no such
+//! `webhook-id` (receivers dedupe on it). The Telegram Bot API has no such
 //! mechanism: a retry after a lost answer can duplicate a Telegram message.
 //!
 //! # Webhook signature
 //!
-//! Each webhook is a `POST` with `Content-Type: application/json` and the headers
+//! Webhooks follow the Standard Webhooks specification (<https://www.standardwebhooks.com>):
+//! each is a `POST` with `Content-Type: application/json` and the headers
 //!
 //! ```text
-//! Asset-Alerting-Webhook-Id: <idempotency key>
-//! Asset-Alerting-Signature: t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>
+//! webhook-id: <idempotency key>
+//! webhook-timestamp: <unix seconds>
+//! webhook-signature: v1,<base64 HMAC-SHA256>
 //! ```
 //!
-//! where `v1 = HMAC-SHA256(key = the account's webhook secret, message = "{t}.{raw body}")`.
-//! During a secret rotation the header carries one `v1` per secret; a receiver accepts the
-//! request if any `v1` matches under its secret, compares in constant time, refuses a `t`
-//! more than its tolerance (e.g. 300 s) from its clock, and ignores schemes it does not know.
-//! [`webhook::verify`] does exactly this.
+//! where the HMAC's key is the account's secret `whsec_<base64 key>` decoded, and its message
+//! `"{webhook-id}.{webhook-timestamp}.{raw body}"`. During a secret rotation the header carries
+//! one `v1,` signature per secret, separated by spaces. A receiver accepts the request if any
+//! matches, compares in constant time and refuses a timestamp more than its tolerance (e.g.
+//! 300 s) from its clock; [`webhook::verify`] does exactly this, as do the specification's
+//! libraries.
 //!
 //! # Retry classification
 //!
@@ -82,8 +85,9 @@ pub use telegram::{TelegramChannel, TelegramConfig};
 pub use twilio::{IDEMPOTENCY_HEADER as TWILIO_IDEMPOTENCY_HEADER, TwilioChannel, TwilioConfig};
 pub use url_policy::{UrlPolicy, validate_callback_uri};
 pub use webhook::{
-    SIGNATURE_HEADER, VerifyError, WEBHOOK_ID_HEADER, WebhookConfig, WebhookDelivery,
-    WebhookSender, sign, verify,
+    SignedHeaders, VerifyError, WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER,
+    WEBHOOK_TIMESTAMP_HEADER, WebhookConfig, WebhookDelivery, WebhookSender, format_secret,
+    secret_key, sign, verify,
 };
 
 /// The configured channels, one optional slot per address kind. `sms` and `call` may share one

@@ -1,8 +1,11 @@
-//! Signed webhooks to an account's callbackUri.
+//! Signed webhooks to an account's callbackUri, per the Standard Webhooks specification
+//! (https://www.standardwebhooks.com): receivers verify them with its published libraries.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
 use hmac::{Hmac, Mac};
 use reqwest::dns::Resolve;
 use reqwest::header::CONTENT_TYPE;
@@ -12,56 +15,73 @@ use crate::http;
 use crate::message::{ConfigError, Delivered, DeliveryError};
 use crate::url_policy::{BlockedAddress, GuardedResolver, SystemResolver, UrlPolicy};
 
-/// `t=<unix seconds>,v1=<hex HMAC-SHA256>[,v1=...]`
-pub const SIGNATURE_HEADER: &str = "Asset-Alerting-Signature";
 /// The idempotency key of the notification; receivers dedupe on it.
-pub const WEBHOOK_ID_HEADER: &str = "Asset-Alerting-Webhook-Id";
+pub const WEBHOOK_ID_HEADER: &str = "webhook-id";
+/// Unix seconds of the attempt; part of what is signed.
+pub const WEBHOOK_TIMESTAMP_HEADER: &str = "webhook-timestamp";
+/// `v1,<base64 HMAC-SHA256>`, one per secret, separated by spaces.
+pub const WEBHOOK_SIGNATURE_HEADER: &str = "webhook-signature";
+/// How a secret is shown to an account: `whsec_` and the base64 of the key.
+pub const SECRET_PREFIX: &str = "whsec_";
 
 type HmacSha256 = Hmac<Sha256>;
 
-fn mac(secret: &[u8], timestamp: i64, body: &[u8]) -> HmacSha256 {
-    let mut mac = HmacSha256::new_from_slice(secret).expect("HMAC takes keys of any length");
+/// The secret as shown to the account for the signing key `key`.
+pub fn format_secret(key: &[u8]) -> String {
+    format!("{SECRET_PREFIX}{}", BASE64.encode(key))
+}
+
+/// The signing key of a `whsec_<base64>` secret (the prefix is optional, as in the libraries).
+pub fn secret_key(secret: &str) -> Option<Vec<u8>> {
+    let encoded = secret.strip_prefix(SECRET_PREFIX).unwrap_or(secret);
+    BASE64.decode(encoded).ok()
+}
+
+fn mac(key: &[u8], id: &str, timestamp: i64, body: &[u8]) -> HmacSha256 {
+    let mut mac = HmacSha256::new_from_slice(key).expect("HMAC takes keys of any length");
+    mac.update(id.as_bytes());
+    mac.update(b".");
     mac.update(timestamp.to_string().as_bytes());
     mac.update(b".");
     mac.update(body);
     mac
 }
 
-/// The signature header value: HMAC-SHA256 with `secret` over `"{timestamp}.{body}"`.
-pub fn sign(secret: &[u8], timestamp: i64, body: &[u8]) -> String {
-    sign_with_all(&[secret], timestamp, body)
+/// One signature: `v1,<base64 HMAC-SHA256 with key over "{id}.{timestamp}.{body}">`.
+pub fn sign(key: &[u8], id: &str, timestamp: i64, body: &[u8]) -> String {
+    sign_with_all(&[key], id, timestamp, body)
 }
 
-/// One `v1` per secret: during a secret rotation the receiver accepts either.
-pub fn sign_with_all(secrets: &[&[u8]], timestamp: i64, body: &[u8]) -> String {
-    let mut header = format!("t={timestamp}");
-    for secret in secrets {
-        header.push_str(",v1=");
-        header.push_str(&hex::encode(
-            mac(secret, timestamp, body).finalize().into_bytes(),
-        ));
-    }
-    header
+/// The `webhook-signature` value: one `v1` per key (during a secret rotation the receiver
+/// accepts either), separated by spaces.
+pub fn sign_with_all(keys: &[&[u8]], id: &str, timestamp: i64, body: &[u8]) -> String {
+    keys.iter()
+        .map(|key| {
+            let tag = mac(key, id, timestamp, body).finalize().into_bytes();
+            format!("v1,{}", BASE64.encode(tag))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VerifyError {
-    /// No `t=` (or more than one), or it is not an integer.
+    /// The timestamp is not an integer.
     Malformed,
-    /// No `v1=` value.
+    /// No `v1,` signature in the header.
     NoSignature,
-    /// `t` is further than the tolerance from now: a replay, or a badly wrong clock.
+    /// The timestamp is further than the tolerance from now: a replay, or a badly wrong clock.
     OutsideTolerance,
-    /// No `v1` value matches.
+    /// No `v1` signature matches.
     Mismatch,
 }
 
 impl std::fmt::Display for VerifyError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            VerifyError::Malformed => "malformed signature header",
-            VerifyError::NoSignature => "no v1 signature in the header",
-            VerifyError::OutsideTolerance => "signature timestamp outside the tolerance",
+            VerifyError::Malformed => "malformed webhook-timestamp",
+            VerifyError::NoSignature => "no v1 signature in webhook-signature",
+            VerifyError::OutsideTolerance => "webhook-timestamp outside the tolerance",
             VerifyError::Mismatch => "no signature matches",
         })
     }
@@ -69,40 +89,44 @@ impl std::fmt::Display for VerifyError {
 
 impl std::error::Error for VerifyError {}
 
-/// Checks a signature header against the body as received. Passes if any `v1` matches
-/// (constant-time compare); unknown schemes are ignored so new ones can be added.
+/// The three Standard Webhooks headers as received.
+#[derive(Debug, Clone, Copy)]
+pub struct SignedHeaders<'a> {
+    pub id: &'a str,
+    pub timestamp: &'a str,
+    pub signature: &'a str,
+}
+
+/// Checks the headers against the body as received, as the Standard Webhooks libraries do:
+/// passes if any `v1` signature matches (constant-time compare); other versions are ignored.
 pub fn verify(
-    header: &str,
+    headers: SignedHeaders<'_>,
     body: &[u8],
-    secret: &[u8],
+    key: &[u8],
     now: i64,
     tolerance_secs: i64,
 ) -> Result<(), VerifyError> {
-    let mut timestamp = None;
-    let mut signatures = Vec::new();
-    for part in header.split(',') {
-        let Some((key, value)) = part.trim().split_once('=') else {
-            return Err(VerifyError::Malformed);
-        };
-        match key {
-            "t" if timestamp.is_none() => {
-                timestamp = Some(value.parse::<i64>().map_err(|_| VerifyError::Malformed)?);
-            }
-            "t" => return Err(VerifyError::Malformed),
-            "v1" => signatures.push(value),
-            _ => {}
-        }
-    }
-    let timestamp = timestamp.ok_or(VerifyError::Malformed)?;
+    let timestamp = headers
+        .timestamp
+        .trim()
+        .parse::<i64>()
+        .map_err(|_| VerifyError::Malformed)?;
+    let signatures: Vec<&str> = headers
+        .signature
+        .split(' ')
+        .filter_map(|s| s.strip_prefix("v1,"))
+        .collect();
     if signatures.is_empty() {
         return Err(VerifyError::NoSignature);
     }
     if now.abs_diff(timestamp) > tolerance_secs.unsigned_abs() {
         return Err(VerifyError::OutsideTolerance);
     }
-    let expected = mac(secret, timestamp, body);
+    let expected = mac(key, headers.id, timestamp, body);
     let matches = signatures.iter().any(|candidate| {
-        hex::decode(candidate).is_ok_and(|bytes| expected.clone().verify_slice(&bytes).is_ok())
+        BASE64
+            .decode(candidate)
+            .is_ok_and(|bytes| expected.clone().verify_slice(&bytes).is_ok())
     });
     if matches {
         Ok(())
@@ -132,10 +156,10 @@ impl WebhookConfig {
 #[derive(Clone, Copy)]
 pub struct WebhookDelivery<'a> {
     pub callback_uri: &'a str,
-    /// The account's webhook secret; during a rotation the new one and the old one (one `v1`
-    /// each).
+    /// The signing keys (the decoded `whsec_` secrets); during a rotation the new one and the
+    /// old one (one `v1` each).
     pub secrets: &'a [&'a [u8]],
-    /// Sent as `Asset-Alerting-Webhook-Id`: the notification's idempotency key.
+    /// Sent as `webhook-id`: the notification's idempotency key, and signed.
     pub webhook_id: &'a str,
     /// The JSON body, signed and sent byte for byte.
     pub body: &'a [u8],
@@ -188,13 +212,19 @@ impl WebhookSender {
         let timestamp = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64);
-        let signature = sign_with_all(delivery.secrets, timestamp, delivery.body);
+        let signature = sign_with_all(
+            delivery.secrets,
+            delivery.webhook_id,
+            timestamp,
+            delivery.body,
+        );
         let response = self
             .client
             .post(url)
             .header(CONTENT_TYPE, "application/json")
-            .header(SIGNATURE_HEADER, signature)
             .header(WEBHOOK_ID_HEADER, delivery.webhook_id)
+            .header(WEBHOOK_TIMESTAMP_HEADER, timestamp.to_string())
+            .header(WEBHOOK_SIGNATURE_HEADER, signature)
             .body(delivery.body.to_vec())
             .send()
             .await
@@ -245,88 +275,127 @@ fn send_error(error: reqwest::Error) -> DeliveryError {
 mod tests {
     use super::*;
 
-    const SECRET: &[u8] = b"whsec_test";
-    const BODY: &[u8] = br#"{"eventType":10}"#;
-    const NOW: i64 = 1_700_000_000;
+    // The example of the Standard Webhooks specification and its libraries' test suites.
+    const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    const ID: &str = "msg_p5jXN8AQM9LWM0D4loKWxJek";
+    const TIMESTAMP: i64 = 1614265330;
+    const BODY: &[u8] = br#"{"test": 2432232314}"#;
+    const EXPECTED: &str = "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=";
 
-    #[test]
-    fn a_signature_verifies() {
-        let header = sign(SECRET, NOW, BODY);
-        assert!(header.starts_with("t=1700000000,v1="));
-        assert_eq!(header.len(), "t=1700000000,v1=".len() + 64);
-        assert_eq!(verify(&header, BODY, SECRET, NOW, 300), Ok(()));
-        assert_eq!(verify(&header, BODY, SECRET, NOW + 300, 300), Ok(()));
-        assert_eq!(verify(&header, BODY, SECRET, NOW - 300, 300), Ok(()));
+    fn key() -> Vec<u8> {
+        secret_key(SECRET).unwrap()
+    }
+
+    fn headers(signature: &str) -> SignedHeaders<'_> {
+        SignedHeaders {
+            id: ID,
+            timestamp: "1614265330",
+            signature,
+        }
     }
 
     #[test]
-    fn the_signature_is_hmac_sha256_over_timestamp_dot_body() {
-        // printf '1700000000.{"eventType":10}' | openssl dgst -sha256 -hmac whsec_test
-        assert_eq!(
-            sign(SECRET, NOW, BODY),
-            "t=1700000000,v1=287938e29a986992a00d80c6df7fb4f026a43e1fc5ff7504b7675dd948b10fe2"
-        );
+    fn signs_as_the_specification_example() {
+        assert_eq!(sign(&key(), ID, TIMESTAMP, BODY), EXPECTED);
+        assert_eq!(format_secret(&key()), SECRET);
+        assert_eq!(secret_key("MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"), Some(key()));
+        assert_eq!(secret_key("whsec_not base64!"), None);
     }
 
     #[test]
-    fn tampering_wrong_secrets_and_replays_are_refused() {
-        let header = sign(SECRET, NOW, BODY);
+    fn a_signature_verifies_within_the_tolerance() {
+        let key = key();
         assert_eq!(
-            verify(&header, br#"{"eventType":11}"#, SECRET, NOW, 300),
-            Err(VerifyError::Mismatch)
+            verify(headers(EXPECTED), BODY, &key, TIMESTAMP, 300),
+            Ok(())
         );
         assert_eq!(
-            verify(&header, BODY, b"other", NOW, 300),
-            Err(VerifyError::Mismatch)
+            verify(headers(EXPECTED), BODY, &key, TIMESTAMP + 300, 300),
+            Ok(())
         );
         assert_eq!(
-            verify(&header, BODY, SECRET, NOW + 301, 300),
+            verify(headers(EXPECTED), BODY, &key, TIMESTAMP + 301, 300),
             Err(VerifyError::OutsideTolerance)
         );
         assert_eq!(
-            verify(&header, BODY, SECRET, NOW - 301, 300),
+            verify(headers(EXPECTED), BODY, &key, TIMESTAMP - 301, 300),
             Err(VerifyError::OutsideTolerance)
         );
-        // A different timestamp with the old v1 value (replay with a fresh t) fails.
-        let v1 = header.split_once(",v1=").unwrap().1;
-        let forged = format!("t={},v1={v1}", NOW + 1000);
+    }
+
+    #[test]
+    fn tampering_and_wrong_keys_are_refused() {
+        let key = key();
         assert_eq!(
-            verify(&forged, BODY, SECRET, NOW + 1000, 300),
+            verify(headers(EXPECTED), br#"{"test": 1}"#, &key, TIMESTAMP, 300),
+            Err(VerifyError::Mismatch)
+        );
+        assert_eq!(
+            verify(headers(EXPECTED), BODY, b"other", TIMESTAMP, 300),
+            Err(VerifyError::Mismatch)
+        );
+        let other_id = SignedHeaders {
+            id: "msg_other",
+            ..headers(EXPECTED)
+        };
+        assert_eq!(
+            verify(other_id, BODY, &key, TIMESTAMP, 300),
+            Err(VerifyError::Mismatch)
+        );
+        // The old signature with a fresh timestamp (a replay) fails.
+        let replay = SignedHeaders {
+            timestamp: "1614266330",
+            ..headers(EXPECTED)
+        };
+        assert_eq!(
+            verify(replay, BODY, &key, TIMESTAMP + 1000, 300),
             Err(VerifyError::Mismatch)
         );
     }
 
     #[test]
-    fn any_of_several_v1_values_may_match() {
-        let rotated = sign_with_all(&[b"new", SECRET], NOW, BODY);
-        assert_eq!(rotated.matches("v1=").count(), 2);
-        assert_eq!(verify(&rotated, BODY, SECRET, NOW, 300), Ok(()));
-        assert_eq!(verify(&rotated, BODY, b"new", NOW, 300), Ok(()));
+    fn any_of_several_signatures_may_match() {
+        let key = key();
+        let rotated = sign_with_all(&[b"new", &key], ID, TIMESTAMP, BODY);
+        assert_eq!(rotated.matches("v1,").count(), 2);
         assert_eq!(
-            verify(&rotated, BODY, b"third", NOW, 300),
+            verify(headers(&rotated), BODY, &key, TIMESTAMP, 300),
+            Ok(())
+        );
+        assert_eq!(
+            verify(headers(&rotated), BODY, b"new", TIMESTAMP, 300),
+            Ok(())
+        );
+        assert_eq!(
+            verify(headers(&rotated), BODY, b"third", TIMESTAMP, 300),
             Err(VerifyError::Mismatch)
         );
-        // Garbage and unknown schemes next to a good value do not hurt.
-        let v1 = sign(SECRET, NOW, BODY);
-        let good = v1.split_once(",v1=").unwrap().1;
-        let header = format!("t={NOW}, v0=abc, v1=zz, v1={good}");
-        assert_eq!(verify(&header, BODY, SECRET, NOW, 300), Ok(()));
+        // Other versions and garbage next to a good value do not hurt.
+        let mixed = format!("v0,abc v1,zz {EXPECTED}");
+        assert_eq!(verify(headers(&mixed), BODY, &key, TIMESTAMP, 300), Ok(()));
     }
 
     #[test]
     fn malformed_headers_are_refused() {
-        for (header, error) in [
-            ("", VerifyError::Malformed),
-            ("v1=00", VerifyError::Malformed),
-            ("t=abc,v1=00", VerifyError::Malformed),
-            ("t=1,t=2,v1=00", VerifyError::Malformed),
-            ("t=1700000000", VerifyError::NoSignature),
-            ("t=1700000000,v1", VerifyError::Malformed),
+        let key = key();
+        let bad_time = SignedHeaders {
+            timestamp: "soon",
+            ..headers(EXPECTED)
+        };
+        assert_eq!(
+            verify(bad_time, BODY, &key, TIMESTAMP, 300),
+            Err(VerifyError::Malformed)
+        );
+        for signature in [
+            "",
+            "v1",
+            "v2,abc",
+            "g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
         ] {
             assert_eq!(
-                verify(header, BODY, SECRET, NOW, 300),
-                Err(error),
-                "{header}"
+                verify(headers(signature), BODY, &key, TIMESTAMP, 300),
+                Err(VerifyError::NoSignature),
+                "{signature}"
             );
         }
     }

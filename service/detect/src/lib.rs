@@ -153,6 +153,7 @@
 mod config;
 mod country;
 mod episodes;
+mod exact;
 pub mod geo;
 mod state;
 mod types;

@@ -36,18 +36,19 @@ impl Alerting {
         asset_alerting_channels::validate_callback_uri(uri, &self.callback_policy).map(|_| ())
     }
 
-    /// The secret signing webhooks to `account`: an HMAC of the account id under the service key,
+    /// The key signing webhooks to `account`: an HMAC of the account id under the service key,
     /// so nothing secret is stored per account and every instance derives the same one.
-    pub fn webhook_secret(&self, account: Uuid) -> String {
+    pub fn webhook_key(&self, account: Uuid) -> Vec<u8> {
         let mut mac = Hmac::<Sha256>::new_from_slice(&self.webhook_key)
             .expect("HMAC takes keys of any length");
         mac.update(account.as_bytes());
-        format!("whsec_{}", hex(&mac.finalize().into_bytes()))
+        mac.finalize().into_bytes().to_vec()
     }
-}
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    /// The key as shown to the account: `whsec_<base64>` (Standard Webhooks).
+    pub fn webhook_secret(&self, account: Uuid) -> String {
+        asset_alerting_channels::format_secret(&self.webhook_key(account))
+    }
 }
 
 /// A point's range problem, naming the field (the schema checks types; ranges are per point so one

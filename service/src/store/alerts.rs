@@ -65,6 +65,11 @@ pub struct Target {
     pub interactive: bool,
 }
 
+/// Where a notification goes: the channel (the provider) and the address on it (e-mail
+/// address, phone number, chat id, or a webhook's receiver URL). Deliveries to one
+/// destination go one at a time, in order, and a failing one is backed off as a whole.
+pub type Destination = (ChannelKind, String);
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum ChannelKind {
@@ -259,13 +264,29 @@ pub trait AlertStore: Sync + 'static {
         notification: Uuid,
     ) -> StoreResult<Option<(Event, Option<Uuid>)>>;
 
-    /// Leases up to `limit` due notifications until `lease_until`.
+    /// Leases up to `limit` due notifications until `lease_until`, at most `per_destination`
+    /// of one destination (channel and recipient address), and none of a destination that
+    /// has a notification leased now (by any dispatcher): one destination's deliveries go one
+    /// at a time, in order. Destinations take turns: every destination's first notification
+    /// comes before any destination's second. Returned in delivery order: due first, then as
+    /// their events were detected, then as they occurred.
     async fn claim_due(
         &self,
         now: DateTime<Utc>,
         lease_until: DateTime<Utc>,
+        per_destination: i64,
         limit: i64,
     ) -> StoreResult<Vec<Claimed>>;
+    /// Defers the pending notifications of a destination whose circuit breaker opened to
+    /// `until`: those nobody holds, and `released` (the unsent rest of the caller's claim,
+    /// leased under `lease`), whose lease it ends.
+    async fn postpone_destination(
+        &self,
+        destination: &Destination,
+        until: DateTime<Utc>,
+        now: DateTime<Utc>,
+        released: (Uuid, &[Uuid]),
+    ) -> StoreResult<()>;
     /// Right before sends, in one transaction, atomically for all dispatchers, each check in
     /// order: confirms that its notification is still pending under its lease and extends the
     /// lease to `lease_until`; with a limit, decides against the recipient's recorded and

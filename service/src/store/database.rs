@@ -3,7 +3,8 @@
 //! goes to the backend in use.
 
 use super::alerts::{
-    AlertStore, Claimed, EventFilter, IngestJob, Outcome, SendCheck, SendStart, StoredState,
+    AlertStore, Claimed, Destination, EventFilter, IngestJob, Outcome, SendCheck, SendStart,
+    StoredState,
 };
 use super::postgres::{PgSettings, PgStore, StartupLock};
 use super::sqlite::SqliteStore;
@@ -332,9 +333,23 @@ impl AlertStore for Database {
         &self,
         now: DateTime<Utc>,
         lease_until: DateTime<Utc>,
+        per_destination: i64,
         limit: i64,
     ) -> StoreResult<Vec<Claimed>> {
-        dispatch!(self, claim_due(now, lease_until, limit))
+        dispatch!(self, claim_due(now, lease_until, per_destination, limit))
+    }
+
+    async fn postpone_destination(
+        &self,
+        destination: &Destination,
+        until: DateTime<Utc>,
+        now: DateTime<Utc>,
+        released: (Uuid, &[Uuid]),
+    ) -> StoreResult<()> {
+        dispatch!(
+            self,
+            postpone_destination(destination, until, now, released)
+        )
     }
 
     async fn start_sends(

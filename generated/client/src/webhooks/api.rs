@@ -10,15 +10,20 @@ pub trait AssetAlertingApiWebhooks: Send + Sync + 'static {
     /// `POST /event`
     ///
     /// Sent to the callbackUri of the event's account and of each ancestor account that has
-    /// one, as soon as the event is detected (one delivery per receiving account). The body
-    /// is signed: `Asset-Alerting-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256>` where the
-    /// HMAC is computed with the receiving account's webhook secret
-    /// (`GET /v1/accounts/{accountId}/webhookSecret`) over `<t>.<raw body>`. Verify it with a
-    /// constant-time comparison and reject a `t` more than 5 minutes from your clock
-    /// (replays). Answer any 2xx to acknowledge; 408, 429, 5xx, timeouts (10 s) and
-    /// connection failures are retried with backoff for up to 24 hours; other statuses and
-    /// redirects are not retried. Deliveries are at least once: dedupe on
-    /// `Asset-Alerting-Webhook-Id`.
+    /// one, as soon as the event is detected (one delivery per receiving account). It is
+    /// signed per the Standard Webhooks specification (https://www.standardwebhooks.com), so
+    /// the published `standardwebhooks` libraries verify it in every language: the headers
+    /// `webhook-id`, `webhook-timestamp` (Unix seconds) and `webhook-signature:
+    /// v1,<base64 HMAC-SHA256>`, where the HMAC's key is the receiving account's webhook
+    /// secret (`GET /v1/accounts/{accountId}/webhookSecret`, shown as `whsec_<base64 key>`;
+    /// the key is the base64-decoded part) and its message is
+    /// `<webhook-id>.<webhook-timestamp>.<raw body>`. Several space-separated signatures may
+    /// be sent (a secret rotation); accept the request if any `v1` matches. Compare in
+    /// constant time and reject a timestamp more than 5 minutes from your clock (replays).
+    /// Answer any 2xx to acknowledge; 408, 429, 5xx, timeouts (10 s) and connection failures
+    /// are retried with backoff for up to 24 hours; other statuses and redirects are not
+    /// retried. Deliveries are at least once: dedupe on `webhook-id`, which is the same on
+    /// every retry (a retry has a new timestamp and signature).
     fn event_webhook(
         &self,
         request: EventWebhookRequest,

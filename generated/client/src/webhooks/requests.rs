@@ -6,10 +6,12 @@ use crate::webhooks::models;
 /// The parameters and body of [`event_webhook`](crate::webhooks::AssetAlertingApiWebhooks::event_webhook): `POST /event`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EventWebhookRequest {
-    /// `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 over "<t>.<body>">`.
-    pub asset_alerting_signature: String,
-    /// Id of the delivery; the same on every retry.
-    pub asset_alerting_webhook_id: ::uuid::Uuid,
+    /// Id of the delivery (the notification's id); the same on every retry.
+    pub webhook_id: ::uuid::Uuid,
+    /// When this attempt was signed, in Unix seconds.
+    pub webhook_timestamp: String,
+    /// Space-separated `v1,<base64 HMAC-SHA256 over "<webhook-id>.<webhook-timestamp>.<body>">` signatures, one per current secret.
+    pub webhook_signature: String,
     /// The request body.
     ///
     /// Media type: `application/json`.

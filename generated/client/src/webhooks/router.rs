@@ -42,10 +42,27 @@ async fn read_event_webhook(request: Request) -> Result<EventWebhookRequest, Rej
     let (parts, raw_body) = request.into_parts();
     let headers = params::Headers(&parts.headers);
     let request = EventWebhookRequest {
-        asset_alerting_signature: headers
-            .required("Asset-Alerting-Signature", params::value::<String>)?,
-        asset_alerting_webhook_id: headers
-            .required("Asset-Alerting-Webhook-Id", params::value::<::uuid::Uuid>)?,
+        webhook_id: headers.required("webhook-id", params::value::<::uuid::Uuid>)?,
+        webhook_timestamp: {
+            let value = headers.required("webhook-timestamp", params::value::<String>)?;
+            params::check(
+                params::In::Header,
+                "webhook-timestamp",
+                |path, errors| {
+                    let value = &value;
+                    models::validation::pattern(
+                        value,
+                        path,
+                        &models::patterns::PATTERN_8,
+                        "^[0-9]+$",
+                        errors,
+                    );
+                },
+            )?;
+            value
+        },
+        webhook_signature: headers
+            .required("webhook-signature", params::value::<String>)?,
         body: body::json::<models::WebhookEvent>(Request::from_parts(parts, raw_body))
             .await?,
     };

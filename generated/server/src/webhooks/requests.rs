@@ -6,32 +6,40 @@ impl crate::webhooks::Client {
     /// An event of the account or of one of its descendants
     ///
     /// Sent to the callbackUri of the event's account and of each ancestor account that has
-    /// one, as soon as the event is detected (one delivery per receiving account). The body
-    /// is signed: `Asset-Alerting-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256>` where the
-    /// HMAC is computed with the receiving account's webhook secret
-    /// (`GET /v1/accounts/{accountId}/webhookSecret`) over `<t>.<raw body>`. Verify it with a
-    /// constant-time comparison and reject a `t` more than 5 minutes from your clock
-    /// (replays). Answer any 2xx to acknowledge; 408, 429, 5xx, timeouts (10 s) and
-    /// connection failures are retried with backoff for up to 24 hours; other statuses and
-    /// redirects are not retried. Deliveries are at least once: dedupe on
-    /// `Asset-Alerting-Webhook-Id`.
+    /// one, as soon as the event is detected (one delivery per receiving account). It is
+    /// signed per the Standard Webhooks specification (https://www.standardwebhooks.com), so
+    /// the published `standardwebhooks` libraries verify it in every language: the headers
+    /// `webhook-id`, `webhook-timestamp` (Unix seconds) and `webhook-signature:
+    /// v1,<base64 HMAC-SHA256>`, where the HMAC's key is the receiving account's webhook
+    /// secret (`GET /v1/accounts/{accountId}/webhookSecret`, shown as `whsec_<base64 key>`;
+    /// the key is the base64-decoded part) and its message is
+    /// `<webhook-id>.<webhook-timestamp>.<raw body>`. Several space-separated signatures may
+    /// be sent (a secret rotation); accept the request if any `v1` matches. Compare in
+    /// constant time and reject a timestamp more than 5 minutes from your clock (replays).
+    /// Answer any 2xx to acknowledge; 408, 429, 5xx, timeouts (10 s) and connection failures
+    /// are retried with backoff for up to 24 hours; other statuses and redirects are not
+    /// retried. Deliveries are at least once: dedupe on `webhook-id`, which is the same on
+    /// every retry (a retry has a new timestamp and signature).
     ///
     /// `POST {url}`
     ///
     /// Arguments:
-    /// - `asset_alerting_signature`: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 over "<t>.<body>">`.
-    /// - `asset_alerting_webhook_id`: Id of the delivery; the same on every retry.
+    /// - `webhook_id`: Id of the delivery (the notification's id); the same on every retry.
+    /// - `webhook_timestamp`: When this attempt was signed, in Unix seconds.
+    /// - `webhook_signature`: Space-separated `v1,<base64 HMAC-SHA256 over "<webhook-id>.<webhook-timestamp>.<body>">` signatures, one per current secret.
     /// - `body`: the request body, a [`WebhookEvent`](crate::webhooks::models::WebhookEvent).
     pub fn event_webhook(
         &self,
-        asset_alerting_signature: impl Into<String>,
-        asset_alerting_webhook_id: ::uuid::Uuid,
+        webhook_id: ::uuid::Uuid,
+        webhook_timestamp: impl Into<String>,
+        webhook_signature: impl Into<String>,
         body: crate::webhooks::models::WebhookEvent,
     ) -> EventWebhook {
         EventWebhook {
             client: self.clone(),
-            asset_alerting_signature: asset_alerting_signature.into(),
-            asset_alerting_webhook_id,
+            webhook_id,
+            webhook_timestamp: webhook_timestamp.into(),
+            webhook_signature: webhook_signature.into(),
             body,
         }
     }
@@ -43,8 +51,9 @@ impl crate::webhooks::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct EventWebhook {
     client: crate::webhooks::Client,
-    asset_alerting_signature: String,
-    asset_alerting_webhook_id: ::uuid::Uuid,
+    webhook_id: ::uuid::Uuid,
+    webhook_timestamp: String,
+    webhook_signature: String,
     body: crate::webhooks::models::WebhookEvent,
 }
 
@@ -55,13 +64,11 @@ impl EventWebhook {
         keep_headers: bool,
     ) -> Result<crate::webhooks::codec::ResponseValue<()>, crate::webhooks::Error<()>> {
         let request = self.client.inner.request(::reqwest::Method::POST, "");
+        let request = request.header("webhook-id", self.webhook_id.to_string());
         let request = request
-            .header("Asset-Alerting-Signature", self.asset_alerting_signature.clone());
+            .header("webhook-timestamp", self.webhook_timestamp.clone());
         let request = request
-            .header(
-                "Asset-Alerting-Webhook-Id",
-                self.asset_alerting_webhook_id.to_string(),
-            );
+            .header("webhook-signature", self.webhook_signature.clone());
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, false, false).await?;
         let status = response.status();

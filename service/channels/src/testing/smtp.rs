@@ -25,6 +25,8 @@ pub struct ReceivedMail {
     pub data: Vec<u8>,
     /// The id given in "250 2.0.0 Ok: queued as <id>".
     pub queue_id: String,
+    /// When the message was accepted (end of DATA).
+    pub received_at: std::time::SystemTime,
 }
 
 impl ReceivedMail {
@@ -127,6 +129,7 @@ impl Handler for Collector {
             to: std::mem::take(&mut self.to),
             data: std::mem::take(&mut self.data),
             queue_id: queue_id.clone(),
+            received_at: std::time::SystemTime::now(),
         });
         Response::custom(250, format!("2.0.0 Ok: queued as {queue_id}"))
     }

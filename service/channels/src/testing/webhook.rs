@@ -1,8 +1,9 @@
 //! A webhook receiver that does what the crate doc asks of one.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::Router;
 use axum::body::Bytes;
@@ -11,7 +12,10 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 
 use super::{Failures, HttpServer};
-use crate::webhook::{SIGNATURE_HEADER, WEBHOOK_ID_HEADER, verify};
+use crate::webhook::{
+    SignedHeaders, WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER,
+    secret_key, verify,
+};
 
 /// Tolerance of the receiver's replay check.
 const TOLERANCE_SECS: i64 = 300;
@@ -21,8 +25,11 @@ const TOLERANCE_SECS: i64 = 300;
 pub struct ReceivedWebhook {
     pub path: String,
     pub webhook_id: String,
+    pub timestamp: String,
     pub signature: String,
     pub body: Vec<u8>,
+    /// When the request arrived (before any answer delay).
+    pub received_at: SystemTime,
 }
 
 impl ReceivedWebhook {
@@ -40,14 +47,38 @@ struct Log {
 }
 
 struct Shared {
-    /// Replaceable: a receiver is often started before the account whose secret it checks exists.
-    secret: Mutex<Vec<u8>>,
+    /// The signing key. Replaceable: a receiver is often started before the account whose
+    /// secret it checks exists.
+    key: Mutex<Vec<u8>>,
     log: Mutex<Log>,
     failures: Failures,
+    /// How long each request waits before it is answered (a slow or hanging receiver).
+    answer_delay: Mutex<Duration>,
+    requests: AtomicUsize,
+    in_flight: AtomicUsize,
+    most_in_flight: AtomicUsize,
 }
 
-/// Accepts POSTs on any path: 401 unless the signature verifies (with [`verify`], 300 s
-/// tolerance) and a webhook id is present, 200 for a verified webhook, recorded once per
+/// Counts a request in flight for as long as it lives.
+struct InFlight<'a>(&'a Shared);
+
+impl<'a> InFlight<'a> {
+    fn enter(shared: &'a Shared) -> Self {
+        shared.requests.fetch_add(1, Ordering::SeqCst);
+        let now = shared.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        shared.most_in_flight.fetch_max(now, Ordering::SeqCst);
+        InFlight(shared)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Accepts POSTs on any path: 401 unless the Standard Webhooks headers verify (with
+/// [`verify`], 300 s tolerance), 200 for a verified webhook, recorded once per
 /// webhook id. Scripted failures answer before anything is recorded.
 pub struct WebhookReceiver {
     server: HttpServer,
@@ -55,11 +86,16 @@ pub struct WebhookReceiver {
 }
 
 impl WebhookReceiver {
-    pub async fn start(secret: &[u8]) -> std::io::Result<Self> {
+    /// Verifies with `secret`, given as shown to an account (`whsec_<base64>`).
+    pub async fn start(secret: &str) -> std::io::Result<Self> {
         let shared = Arc::new(Shared {
-            secret: Mutex::new(secret.to_owned()),
+            key: Mutex::new(key_of(secret)),
             log: Mutex::default(),
             failures: Failures::default(),
+            answer_delay: Mutex::default(),
+            requests: AtomicUsize::new(0),
+            in_flight: AtomicUsize::new(0),
+            most_in_flight: AtomicUsize::new(0),
         });
         let router = Router::new().fallback(receive).with_state(shared.clone());
         Ok(Self {
@@ -100,10 +136,31 @@ impl WebhookReceiver {
         self.shared.failures.set(count, status);
     }
 
-    /// Verifies requests from now on with `secret`.
-    pub fn set_secret(&self, secret: &[u8]) {
-        *self.shared.secret.lock().unwrap() = secret.to_owned();
+    /// Answers every request `delay` after it arrived (recorded on arrival); longer than the
+    /// sender's timeout, a hanging receiver.
+    pub fn set_answer_delay(&self, delay: Duration) {
+        *self.shared.answer_delay.lock().unwrap() = delay;
     }
+
+    /// Every POST that arrived, scripted failures and refusals included.
+    pub fn requests(&self) -> usize {
+        self.shared.requests.load(Ordering::SeqCst)
+    }
+
+    /// The most requests that were in flight at once.
+    pub fn most_in_flight(&self) -> usize {
+        self.shared.most_in_flight.load(Ordering::SeqCst)
+    }
+
+    /// Verifies requests from now on with `secret` (`whsec_<base64>`).
+    pub fn set_secret(&self, secret: &str) {
+        *self.shared.key.lock().unwrap() = key_of(secret);
+    }
+}
+
+/// A secret that is not base64 becomes an empty key, which no sender in the tests signs with.
+fn key_of(secret: &str) -> Vec<u8> {
+    secret_key(secret).unwrap_or_default()
 }
 
 async fn receive(
@@ -116,6 +173,21 @@ async fn receive(
     if method != Method::POST {
         return StatusCode::METHOD_NOT_ALLOWED.into_response();
     }
+    let _in_flight = InFlight::enter(&shared);
+    let received_at = SystemTime::now();
+    let delay = *shared.answer_delay.lock().unwrap();
+    let answer = answer(&shared, uri, headers, body, received_at);
+    tokio::time::sleep(delay).await;
+    answer
+}
+
+fn answer(
+    shared: &Shared,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+    received_at: SystemTime,
+) -> Response {
     if let Some(status) = shared.failures.take() {
         let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let mut response = (status, "scripted failure").into_response();
@@ -136,18 +208,25 @@ async fn receive(
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
-    let signature = header(SIGNATURE_HEADER).unwrap_or_default();
-    let secret = shared.secret.lock().unwrap().clone();
-    let verified = verify(&signature, &body, &secret, now, TOLERANCE_SECS);
+    let webhook_id = header(WEBHOOK_ID_HEADER).unwrap_or_default();
+    let timestamp = header(WEBHOOK_TIMESTAMP_HEADER).unwrap_or_default();
+    let signature = header(WEBHOOK_SIGNATURE_HEADER).unwrap_or_default();
+    let signed = SignedHeaders {
+        id: &webhook_id,
+        timestamp: &timestamp,
+        signature: &signature,
+    };
+    let key = shared.key.lock().unwrap().clone();
+    let verified = verify(signed, &body, &key, now, TOLERANCE_SECS);
     let mut log = shared.log.lock().unwrap();
-    let (Ok(()), Some(webhook_id)) = (verified, header(WEBHOOK_ID_HEADER)) else {
+    if verified.is_err() || webhook_id.is_empty() {
         log.rejected += 1;
         return (
             StatusCode::UNAUTHORIZED,
             "signature or webhook id missing or wrong",
         )
             .into_response();
-    };
+    }
     if !log.seen.insert(webhook_id.clone()) {
         log.duplicates += 1;
         return StatusCode::OK.into_response();
@@ -155,8 +234,10 @@ async fn receive(
     log.received.push(ReceivedWebhook {
         path: uri.path().to_owned(),
         webhook_id,
+        timestamp,
         signature,
         body: body.to_vec(),
+        received_at,
     });
     StatusCode::OK.into_response()
 }

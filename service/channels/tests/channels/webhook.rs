@@ -3,10 +3,14 @@ use std::sync::Arc;
 
 use asset_alerting_channels::testing::WebhookReceiver;
 use asset_alerting_channels::webhook::sign_with_all;
-use asset_alerting_channels::{UrlPolicy, WebhookConfig, WebhookDelivery, WebhookSender, verify};
+use asset_alerting_channels::{
+    SignedHeaders, UrlPolicy, WebhookConfig, WebhookDelivery, WebhookSender, secret_key, verify,
+};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
-const SECRET: &[u8] = b"whsec_account_1";
+/// As shown to an account: `whsec_` and the base64 of the key ("account 1 signing key").
+const SECRET: &str = "whsec_YWNjb3VudCAxIHNpZ25pbmcga2V5";
+const KEY: &[u8] = b"account 1 signing key";
 const BODY: &[u8] = br#"{"eventType":10,"assetId":"a1"}"#;
 
 /// Test policy: the receiver is on 127.0.0.1 over http.
@@ -22,7 +26,7 @@ fn sender(policy: UrlPolicy) -> WebhookSender {
 fn delivery<'a>(uri: &'a str, id: &'a str) -> WebhookDelivery<'a> {
     WebhookDelivery {
         callback_uri: uri,
-        secrets: &[SECRET],
+        secrets: &[KEY],
         webhook_id: id,
         body: BODY,
     }
@@ -45,11 +49,14 @@ async fn delivers_a_signed_webhook_once_per_id() {
     assert_eq!(received[0].webhook_id, "n1");
     assert_eq!(received[0].body, BODY);
     assert_eq!(received[0].json()["eventType"], 10);
-    let now = chrono_free_now();
-    assert_eq!(
-        verify(&received[0].signature, BODY, SECRET, now, 60),
-        Ok(())
-    );
+    assert_eq!(secret_key(SECRET).as_deref(), Some(KEY));
+    let signed = SignedHeaders {
+        id: &received[0].webhook_id,
+        timestamp: &received[0].timestamp,
+        signature: &received[0].signature,
+    };
+    assert!(received[0].signature.starts_with("v1,"));
+    assert_eq!(verify(signed, BODY, KEY, chrono_free_now(), 60), Ok(()));
 }
 
 #[tokio::test]
@@ -75,15 +82,20 @@ async fn during_a_rotation_either_secret_verifies() {
     let uri = receiver.url("/");
     sender(LOCAL)
         .send(&WebhookDelivery {
-            secrets: &[b"the new secret", SECRET],
+            secrets: &[b"the new secret", KEY],
             ..delivery(&uri, "n1")
         })
         .await
         .unwrap();
     let received = receiver.received();
-    assert_eq!(received[0].signature.matches("v1=").count(), 2);
-    let header = sign_with_all(&[b"the new secret", SECRET], 1, BODY);
-    assert_eq!(verify(&header, BODY, b"the new secret", 1, 0), Ok(()));
+    assert_eq!(received[0].signature.matches("v1,").count(), 2);
+    let signature = sign_with_all(&[b"the new secret", KEY], "n1", 1, BODY);
+    let signed = SignedHeaders {
+        id: "n1",
+        timestamp: "1",
+        signature: &signature,
+    };
+    assert_eq!(verify(signed, BODY, b"the new secret", 1, 0), Ok(()));
 }
 
 #[tokio::test]

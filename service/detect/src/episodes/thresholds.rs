@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 
 use super::Emitter;
 use crate::config::{Config, Hysteresis};
+use crate::exact;
 use crate::state::{Condition, Episodes, Phase};
 use crate::types::{EventDetails, Point, Quantity, Thresholds, finite};
 
@@ -25,15 +26,16 @@ pub(crate) struct Limit {
 impl Limit {
     fn crossed(&self, value: f64) -> bool {
         match self.direction {
-            Direction::Below => value < self.threshold,
-            Direction::Above => value > self.threshold,
+            Direction::Below => exact::compare(value, self.threshold, 0.0).is_lt(),
+            Direction::Above => exact::compare(value, self.threshold, 0.0).is_gt(),
         }
     }
 
     fn released(&self, value: f64) -> bool {
+        let margin = self.hysteresis.margin;
         match self.direction {
-            Direction::Below => value >= self.threshold + self.hysteresis.margin,
-            Direction::Above => value <= self.threshold - self.hysteresis.margin,
+            Direction::Below => exact::compare(value, self.threshold, margin).is_ge(),
+            Direction::Above => exact::compare(value, self.threshold, -margin).is_le(),
         }
     }
 }

@@ -481,3 +481,175 @@ fn temperature_high_and_low_share_the_reading() {
         "the high episode ended at 1 °C"
     );
 }
+
+/// A threshold written as a decimal, and the release level the spec names, both as written.
+struct DecimalCase {
+    event: EventType,
+    set_threshold: fn(&mut Thresholds, f64),
+    set_reading: fn(&mut Point, f64),
+    threshold: f64,
+    crossed: f64,
+    /// Within the margin: the episode stays open.
+    inside: f64,
+    /// Exactly threshold ± margin, in decimal.
+    release: f64,
+    min_secs: i64,
+}
+
+#[test]
+fn decimal_thresholds_end_exactly_at_threshold_plus_or_minus_margin() {
+    let cases = [
+        // 1.506 + 0.5 is 2.0060000000000002 in binary.
+        DecimalCase {
+            event: EventType::InputVoltageLow,
+            set_threshold: |th, v| th.input_voltage_low = Some(v),
+            set_reading: |p, v| p.input_voltage = Some(v),
+            threshold: 1.506,
+            crossed: 1.2,
+            inside: 2.005,
+            release: 2.006,
+            min_secs: 30,
+        },
+        // The audit's case: 3.2 + 0.1 is 3.3000000000000003.
+        DecimalCase {
+            event: EventType::BatteryLow,
+            set_threshold: |th, v| th.battery_voltage_low = Some(v),
+            set_reading: |p, v| p.battery_voltage = Some(v),
+            threshold: 3.2,
+            crossed: 3.1,
+            inside: 3.29,
+            release: 3.3,
+            min_secs: 60,
+        },
+        // "4.1" as a string decodes to the same double as 4.1; 4.1 + 0.1 is 4.199999999999999.
+        DecimalCase {
+            event: EventType::BatteryLow,
+            set_threshold: |th, v| th.battery_voltage_low = Some(v),
+            set_reading: |p, v| p.battery_voltage = Some(v),
+            threshold: "4.1".parse().unwrap(),
+            crossed: 4.0,
+            inside: 4.19,
+            release: 4.2,
+            min_secs: 60,
+        },
+        DecimalCase {
+            event: EventType::BatteryLow,
+            set_threshold: |th, v| th.battery_percentage_low = Some(v),
+            set_reading: |p, v| p.battery_percentage = Some(v),
+            threshold: 15.01,
+            crossed: 15.0,
+            inside: 20.0,
+            release: 20.01,
+            min_secs: 60,
+        },
+        DecimalCase {
+            event: EventType::FuelLevelLow,
+            set_threshold: |th, v| th.fuel_level_low = Some(v),
+            set_reading: |p, v| p.fuel_level = Some(v),
+            threshold: 11.01,
+            crossed: 11.0,
+            inside: 16.0,
+            release: 16.01,
+            min_secs: 60,
+        },
+        DecimalCase {
+            event: EventType::AdBlueLevelLow,
+            set_threshold: |th, v| th.ad_blue_level_low = Some(v),
+            set_reading: |p, v| p.ad_blue_level = Some(v),
+            threshold: 5.03,
+            crossed: 5.0,
+            inside: 10.0,
+            release: 10.03,
+            min_secs: 60,
+        },
+        // The audit's case: 8.2 - 1 is 7.199999999999999.
+        DecimalCase {
+            event: EventType::TemperatureHigh,
+            set_threshold: |th, v| th.temperature_high = Some(v),
+            set_reading: |p, v| p.temperature = Some(v),
+            threshold: 8.2,
+            crossed: 8.3,
+            inside: 7.21,
+            release: 7.2,
+            min_secs: 60,
+        },
+        DecimalCase {
+            event: EventType::TemperatureLow,
+            set_threshold: |th, v| th.temperature_low = Some(v),
+            set_reading: |p, v| p.temperature = Some(v),
+            threshold: -16.9,
+            crossed: -17.0,
+            inside: -15.91,
+            release: -15.9,
+            min_secs: 60,
+        },
+        DecimalCase {
+            event: EventType::PressureHigh,
+            set_threshold: |th, v| th.pressure_high = Some(v),
+            set_reading: |p, v| p.pressure = Some(v),
+            threshold: 128.2,
+            crossed: 130.0,
+            inside: 118.21,
+            release: 118.2,
+            min_secs: 30,
+        },
+        DecimalCase {
+            event: EventType::PressureLow,
+            set_threshold: |th, v| th.pressure_low = Some(v),
+            set_reading: |p, v| p.pressure = Some(v),
+            threshold: 246.04,
+            crossed: 246.0,
+            inside: 256.03,
+            release: 256.04,
+            min_secs: 30,
+        },
+        // Integer limits (uint32) against decimal readings.
+        DecimalCase {
+            event: EventType::SpeedLimitExceeded,
+            set_threshold: |th, v| th.speed_limit = Some(v),
+            set_reading: |p, v| p.speed = Some(v),
+            threshold: 90.0,
+            crossed: 90.1,
+            inside: 85.1,
+            release: 85.0,
+            min_secs: 10,
+        },
+        DecimalCase {
+            event: EventType::EngineSpeedLimitExceeded,
+            set_threshold: |th, v| th.engine_speed_limit = Some(v),
+            set_reading: |p, v| p.engine_speed = Some(v),
+            threshold: 3000.0,
+            crossed: 3000.5,
+            inside: 2800.1,
+            release: 2800.0,
+            min_secs: 10,
+        },
+    ];
+    for case in &cases {
+        let mut thresholds = Thresholds::default();
+        (case.set_threshold)(&mut thresholds, case.threshold);
+        let mut run = Run::with_thresholds(thresholds);
+        let point = |secs, value| {
+            let mut point = p(secs);
+            (case.set_reading)(&mut point, value);
+            point
+        };
+        let m = case.min_secs;
+        let what = format!("{:?} at {}", case.event, case.threshold);
+        assert_eq!(
+            run.feed_all([point(0, case.crossed), point(m, case.crossed)]),
+            vec![case.event],
+            "{what}: starts"
+        );
+        run.feed(point(m + 1, case.inside));
+        let open = |run: &Run| run.state.open_episodes().iter().any(|e| e.0 == case.event);
+        assert!(open(&run), "{what}: {} is within the margin", case.inside);
+        run.feed(point(m + 2, case.release));
+        assert!(!open(&run), "{what}: {} ends the episode", case.release);
+        assert_eq!(
+            run.feed_all([point(m + 3, case.crossed), point(2 * m + 3, case.crossed)]),
+            vec![case.event],
+            "{what}: a new episode after the end"
+        );
+    }
+}

@@ -3,7 +3,8 @@
 
 use super::PgStore;
 use crate::store::alerts::{
-    AlertStore, Claimed, EventFilter, IngestJob, Outcome, SendCheck, SendStart, StoredState,
+    AlertStore, Claimed, Destination, EventFilter, IngestJob, Outcome, SendCheck, SendStart,
+    StoredState,
 };
 use crate::store::encoding::{channel_model, json, parse_channel, parse_outcome, parse_status};
 use crate::store::{Page, StoreError, StoreResult};
@@ -267,9 +268,20 @@ impl AlertStore for PgStore {
         &self,
         now: DateTime<Utc>,
         lease_until: DateTime<Utc>,
+        per_destination: i64,
         limit: i64,
     ) -> StoreResult<Vec<Claimed>> {
-        self.claim(now, lease_until, limit).await
+        self.claim(now, lease_until, per_destination, limit).await
+    }
+
+    async fn postpone_destination(
+        &self,
+        destination: &Destination,
+        until: DateTime<Utc>,
+        now: DateTime<Utc>,
+        released: (Uuid, &[Uuid]),
+    ) -> StoreResult<()> {
+        self.postpone(destination, until, now, released).await
     }
 
     async fn start_sends(

@@ -1,6 +1,6 @@
-//! The notification outbox over PostgreSQL, drained by every instance at once. A claim takes due
-//! rows with `FOR UPDATE SKIP LOCKED` (two instances never claim one row) and leases them until
-//! `lease_until`; a crashed instance's lease expires and another instance claims the row again.
+//! The notification outbox over PostgreSQL, drained by every instance at once. Claims take turns
+//! (an advisory lock): each leases due rows of destinations nobody holds until `lease_until`, so
+//! two instances never claim one row nor one destination at once; a crashed instance's lease expires and another instance claims the row again.
 //! Each claim carries a token: the holder confirms it right before each send (and extends the
 //! lease then), and its outcome is recorded only while the token still holds the row, so an
 //! instance that lost its lease (a stall, a slow group) neither sends nor overwrites.
@@ -10,7 +10,7 @@ use super::alerts::event_from;
 use super::{ATTEMPTS, retryable};
 use crate::store::StoreResult;
 use crate::store::alerts::{
-    AttemptResult, ChannelKind, Claimed, Outcome, SendCheck, SendStart, Target,
+    AttemptResult, ChannelKind, Claimed, Destination, Outcome, SendCheck, SendStart, Target,
 };
 use crate::store::encoding::{json, outcome_str, to_json};
 use asset_alerting_matching::limits::{Decision, decide};
@@ -19,20 +19,48 @@ use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, Row};
 use uuid::Uuid;
 
+/// The advisory lock claims take in turn (an arbitrary constant of this service).
+const CLAIM_LOCK: i64 = 0x6173_7365_7463_6c6d;
+
 impl PgStore {
+    /// See [`AlertStore::claim_due`](crate::store::alerts::AlertStore::claim_due). Claims of
+    /// all instances take one advisory lock in turn, so each sees the leases the one before
+    /// it took and no destination is claimed twice at once.
     pub(super) async fn claim(
         &self,
         now: DateTime<Utc>,
         lease_until: DateTime<Utc>,
+        per_destination: i64,
         limit: i64,
     ) -> StoreResult<Vec<Claimed>> {
         let lease = Uuid::new_v4();
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("SELECT pg_advisory_xact_lock($1)")
+            .bind(CLAIM_LOCK)
+            .execute(&mut *tx)
+            .await?;
+        // `busy`: destinations someone holds now; `ready`: due, unleased notifications of the
+        // others, numbered per destination in delivery order (turn 1 is each one's next): by
+        // due time, then as their events were detected and occurred. The
+        // UPDATE checks status and lease again: a recorder may have changed a row meanwhile.
         let rows = sqlx::query(
-            "WITH due AS ( \
-                 SELECT id FROM notifications WHERE status = 'pending' AND due_at <= $2 \
-                 AND (lease_until IS NULL OR lease_until <= $2) ORDER BY due_at, id LIMIT $3 \
-                 FOR UPDATE SKIP LOCKED \
-             ) UPDATE notifications n SET lease_until = $1, lease_token = $4 FROM due WHERE n.id = due.id \
+            "WITH busy AS ( \
+                 SELECT DISTINCT channel, recipient FROM notifications \
+                 WHERE status = 'pending' AND lease_until > $2 \
+             ), ready AS ( \
+                 SELECT n.id, n.due_at, n.created_at, e.occurred_at, ROW_NUMBER() OVER ( \
+                     PARTITION BY n.channel, n.recipient \
+                     ORDER BY n.due_at, n.created_at, e.occurred_at, n.id) AS turn \
+                 FROM notifications n LEFT JOIN events e ON e.id = n.event_id \
+                 WHERE n.status = 'pending' AND n.due_at <= $2 \
+                 AND (n.lease_until IS NULL OR n.lease_until <= $2) \
+                 AND (n.channel, n.recipient) NOT IN (SELECT channel, recipient FROM busy) \
+             ), picked AS ( \
+                 SELECT id FROM ready WHERE turn <= $5 \
+                 ORDER BY turn, due_at, created_at, occurred_at, id LIMIT $3 \
+             ) UPDATE notifications n SET lease_until = $1, lease_token = $4 FROM picked \
+             WHERE n.id = picked.id AND n.status = 'pending' \
+             AND (n.lease_until IS NULL OR n.lease_until <= $2) \
              RETURNING n.id, n.event_id, n.account_id, n.rule_id, n.webhook_account_id, n.target, \
                  n.created_at, n.due_at, n.attempts",
         )
@@ -40,8 +68,10 @@ impl PgStore {
         .bind(now)
         .bind(limit)
         .bind(lease)
-        .fetch_all(&self.pool)
+        .bind(per_destination)
+        .fetch_all(&mut *tx)
         .await?;
+        tx.commit().await?;
         let mut claimed = Vec::with_capacity(rows.len());
         for r in &rows {
             let id: Uuid = r.try_get("id")?;
@@ -62,9 +92,41 @@ impl PgStore {
             };
             claimed.push((due_at, claim));
         }
-        // RETURNING has no order: the dispatcher gets them due first, as from SQLite.
-        claimed.sort_by_key(|(due, c)| (*due, c.id));
+        // RETURNING has no order: each destination's in delivery order, as from SQLite.
+        claimed.sort_by_key(|(due, c)| {
+            (
+                *due,
+                c.created_at,
+                c.events.first().map(|e| e.0.occurred_at),
+                c.id,
+            )
+        });
         Ok(claimed.into_iter().map(|(_, c)| c).collect())
+    }
+
+    /// See [`AlertStore::postpone_destination`](crate::store::alerts::AlertStore::postpone_destination).
+    pub(super) async fn postpone(
+        &self,
+        (channel, address): &Destination,
+        until: DateTime<Utc>,
+        now: DateTime<Utc>,
+        (lease, released): (Uuid, &[Uuid]),
+    ) -> StoreResult<()> {
+        sqlx::query(
+            "UPDATE notifications SET due_at = $1, lease_until = NULL, lease_token = NULL \
+             WHERE channel = $2 AND recipient = $3 AND status = 'pending' AND due_at < $1 \
+             AND (lease_until IS NULL OR lease_until <= $4 \
+                  OR (lease_token = $5 AND id = ANY($6)))",
+        )
+        .bind(until)
+        .bind(channel.as_str())
+        .bind(address)
+        .bind(now)
+        .bind(lease)
+        .bind(released)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
     }
 
     /// The events a claimed notification is about, each with its asset's name.

@@ -4,8 +4,8 @@
 
 use super::{SqliteStore, parse_ts, parse_uuid, ts};
 use crate::store::alerts::{
-    AlertStore, AssetPoints, AttemptResult, Claimed, EventFilter, IngestJob, NewEvent,
-    NewNotification, Outcome, SendCheck, SendStart, StoredState, Target,
+    AlertStore, AssetPoints, AttemptResult, Claimed, Destination, EventFilter, IngestJob, NewEvent,
+    NewNotification, Outcome, SendCheck, SendStart, StoredState,
 };
 use crate::store::encoding::{
     channel_model, json, outcome_str, parse_channel, parse_outcome, parse_status, readings, to_json,
@@ -83,7 +83,7 @@ fn event_from(row: &SqliteRow) -> StoreResult<Event> {
     })
 }
 
-fn parse_opt_uuid(s: Option<String>) -> StoreResult<Option<Uuid>> {
+pub(super) fn parse_opt_uuid(s: Option<String>) -> StoreResult<Option<Uuid>> {
     s.as_deref().map(parse_uuid).transpose()
 }
 
@@ -310,7 +310,11 @@ impl SqliteStore {
     }
 
     /// The events a claimed notification is about, each with its asset's name.
-    async fn claimed_events(&self, id: &str, is_digest: bool) -> StoreResult<Vec<(Event, String)>> {
+    pub(super) async fn claimed_events(
+        &self,
+        id: &str,
+        is_digest: bool,
+    ) -> StoreResult<Vec<(Event, String)>> {
         let sql = if is_digest {
             "SELECT e.*, a.name AS asset_name FROM notifications n JOIN events e ON e.id = n.event_id \
              JOIN assets a ON a.id = e.asset_id WHERE n.digest_id = ? ORDER BY e.occurred_at, e.id"
@@ -821,42 +825,21 @@ impl AlertStore for SqliteStore {
         &self,
         now: DateTime<Utc>,
         lease_until: DateTime<Utc>,
+        per_destination: i64,
         limit: i64,
     ) -> StoreResult<Vec<Claimed>> {
-        let mut writer = self.writer.lock().await;
-        let lease = Uuid::new_v4();
-        let rows = sqlx::query(
-            "UPDATE notifications SET lease_until = ?, lease_token = ? WHERE id IN ( \
-                 SELECT id FROM notifications WHERE status = 'pending' AND due_at <= ? \
-                 AND (lease_until IS NULL OR lease_until <= ?) ORDER BY due_at, id LIMIT ? \
-             ) RETURNING id, event_id, account_id, rule_id, webhook_account_id, target, created_at, attempts",
-        )
-        .bind(ts(lease_until))
-        .bind(lease.to_string())
-        .bind(ts(now))
-        .bind(ts(now))
-        .bind(limit)
-        .fetch_all(&mut *writer)
-        .await?;
-        let mut claimed = Vec::with_capacity(rows.len());
-        for r in &rows {
-            let id: String = r.try_get("id")?;
-            let event_id: Option<String> = r.try_get("event_id")?;
-            let is_digest = event_id.is_none();
-            claimed.push(Claimed {
-                id: parse_uuid(&id)?,
-                lease,
-                account_id: parse_uuid(r.try_get("account_id")?)?,
-                rule_id: parse_opt_uuid(r.try_get("rule_id")?)?,
-                webhook_account_id: parse_opt_uuid(r.try_get("webhook_account_id")?)?,
-                target: json::<Target>(r.try_get("target")?)?,
-                created_at: parse_ts(r.try_get("created_at")?)?,
-                attempts: r.try_get("attempts")?,
-                events: self.claimed_events(&id, is_digest).await?,
-                is_digest,
-            });
-        }
-        Ok(claimed)
+        self.claim_fair(now, lease_until, per_destination, limit)
+            .await
+    }
+
+    async fn postpone_destination(
+        &self,
+        destination: &Destination,
+        until: DateTime<Utc>,
+        now: DateTime<Utc>,
+        released: (Uuid, &[Uuid]),
+    ) -> StoreResult<()> {
+        self.postpone(destination, until, now, released).await
     }
 
     async fn start_sends(

@@ -1,6 +1,7 @@
 //! The SQLite store: one file, WAL journal, migrations embedded in the binary.
 
 mod alerts;
+mod destinations;
 mod reads;
 
 use super::encoding::{json, to_json};
