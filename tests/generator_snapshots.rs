@@ -77,6 +77,7 @@ fixture_snapshot!(discriminator, "discriminator-3.1.yaml");
 fixture_snapshot!(lossy, "lossy-3.0.yaml");
 fixture_snapshot!(read_write_only, "read-write-only.yaml");
 fixture_snapshot!(package_info, "package-info.yaml");
+fixture_snapshot!(openapi_3_2, "openapi-3.2.yaml");
 
 /// `uri_as_url: false` (the CLI's `--uri-as-string`) keeps `format: uri` a `String` that
 /// `Validate` checks, as before `url::Url`.

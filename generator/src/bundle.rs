@@ -590,6 +590,11 @@ impl Bundler {
         if file_part.is_empty() {
             return Ok(Loc { file, pointer });
         }
+        // A URL under the root document's own (3.2 `$self`) names a file beside it.
+        let (file, file_part) = match self.under_self(file_part) {
+            Some(relative) => (0, relative),
+            None => (file, file_part.to_owned()),
+        };
         if file_part.contains("://") {
             return Err("remote documents are not fetched; save it and refer to the file".into());
         }
@@ -597,9 +602,17 @@ impl Bundler {
             "it names another file: read the document from its file (`--spec path`, \
              `generate_file`) so the file can be found",
         )?;
-        let path = base.join(percent_decode(file_part));
+        let path = base.join(percent_decode(&file_part));
         let file = self.load(&path)?;
         Ok(Loc { file, pointer })
+    }
+
+    /// `https://example.com/api/schemas/pet.yaml` when the root document says it is
+    /// `$self: https://example.com/api/openapi.yaml`: `schemas/pet.yaml`, beside the root's file.
+    fn under_self(&self, url: &str) -> Option<String> {
+        let own = self.files.first()?.1.get("$self")?.as_str()?;
+        let base = &own[..own.rfind('/')? + 1];
+        (own.contains("://") && url.starts_with(base)).then(|| url[base.len()..].to_owned())
     }
 
     /// Every file the refs reach, read before the walk, and every schema a ref points inside of
@@ -968,6 +981,27 @@ mod tests {
             "paths": {"/a": {"$ref": "#/paths/~1b"}, "/b": {"$ref": "#/paths/~1a"}}});
         let errors = bundle_value(cycle).unwrap_err().to_string();
         assert!(errors.contains("`$ref` cycle through"), "{errors}");
+    }
+
+    #[test]
+    fn urls_under_the_documents_own_name_are_files_beside_it() {
+        let files = Files::new(
+            "self",
+            &[
+                (
+                    "openapi.yaml",
+                    "openapi: 3.2.0\n$self: https://example.com/api/openapi.yaml\ninfo: {title: T, version: '1'}\npaths: {}\ncomponents:\n  schemas:\n    Pet: {$ref: 'https://example.com/api/schemas/pet.yaml'}\n    Far: {$ref: 'https://elsewhere.example/pet.yaml'}\n",
+                ),
+                ("schemas/pet.yaml", "type: string\n"),
+            ],
+        );
+        let errors = files.bundle().unwrap_err().to_string();
+        // The ref under `$self` was read from the file; the other one is not fetched.
+        assert!(!errors.contains("/components/schemas/Pet"), "{errors}");
+        assert!(
+            errors.contains("error: /components/schemas/Far: `$ref` `https://elsewhere.example/pet.yaml`: remote documents are not fetched"),
+            "{errors}"
+        );
     }
 
     #[test]

@@ -74,6 +74,7 @@ pub mod emit;
 pub mod ir;
 pub mod load;
 pub mod lower;
+pub mod lower_3_2;
 pub mod module;
 pub mod naming;
 pub mod output;

@@ -64,10 +64,12 @@ pub fn lower_document(doc: &mut Value, diags: &mut Diagnostics) {
     };
     match root.get("openapi").and_then(Value::as_str) {
         Some(v) if v.starts_with("3.0") || v.starts_with("3.1") => {}
+        // 3.2 adds to 3.1: what it adds that is not generated yet is taken out with a warning.
+        Some(v) if v.starts_with("3.2") => crate::lower_3_2::lower(root, diags),
         Some(v) => {
             diags.error(
                 "/openapi",
-                format!("OpenAPI version {v} is not supported (3.0.x and 3.1.x are)"),
+                format!("OpenAPI version {v} is not supported (3.0.x, 3.1.x and 3.2.x are)"),
             );
             return;
         }
