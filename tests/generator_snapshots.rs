@@ -79,11 +79,23 @@ fixture_snapshot!(read_write_only, "read-write-only.yaml");
 fixture_snapshot!(package_info, "package-info.yaml");
 fixture_snapshot!(openapi_3_2, "openapi-3.2.yaml");
 
-/// `uri_as_url: false` (the CLI's `--uri-as-string`) keeps `format: uri` a `String` that
-/// `Validate` checks, as before `url::Url`.
+/// By default `format: uri` is a `String` that `Validate` checks (a client keeps whatever a server
+/// answers); `uri_as_url` (the CLI's `--uri-as-url`) opts into `url::Url`.
 #[test]
-fn uri_as_string_opt_out() {
+fn uri_is_a_checked_string_unless_url_is_asked_for() {
     let mut opts = options("tests/fixtures/formats.yaml");
+    let as_url = {
+        let mut opts = opts.clone();
+        opts.uri_as_url = true;
+        openapi_gen::generate(&fixture_text("formats.yaml"), &opts, &[Part::Models])
+            .unwrap_or_else(|d| panic!("{d}"))
+    };
+    let types = as_url.crates[0]
+        .1
+        .iter()
+        .find(|f| f.path == "src/types.rs")
+        .unwrap();
+    assert!(types.contents.contains("::url::Url"), "{}", types.contents);
     opts.uri_as_url = false;
     let generated = openapi_gen::generate(&fixture_text("formats.yaml"), &opts, &[Part::Models])
         .unwrap_or_else(|d| panic!("{d}"));

@@ -48,8 +48,13 @@ enum Command {
         /// prettyplease's, the same on every toolchain).
         #[arg(long, hide = true)]
         no_rustfmt: bool,
-        /// Generate `format: uri` as a `String` checked to be a URI, instead of `url::Url`.
-        #[arg(long)]
+        /// Generate `format: uri` as `url::Url`. By default it is a `String` that `Validate` (and so
+        /// the generated server) checks to be a URI, so that a client keeps whatever a server
+        /// answers, a relative URL included.
+        #[arg(long, conflicts_with = "uri_as_string")]
+        uri_as_url: bool,
+        /// Accepted for old scripts: `format: uri` is a checked `String` by default now.
+        #[arg(long, hide = true)]
         uri_as_string: bool,
         /// Closed enums: a value the document does not list fails to decode. By default string and
         /// integer enums keep such a value in an `Unknown` variant (which `Validate`, and so the
@@ -133,7 +138,8 @@ fn run(cli: Cli) -> Result<i32, String> {
             crate_version,
             parts,
             no_rustfmt,
-            uri_as_string,
+            uri_as_url,
+            uri_as_string: _,
             closed_enums,
             check,
         } => {
@@ -144,7 +150,7 @@ fn run(cli: Cli) -> Result<i32, String> {
                 "openapi-gen generate",
             );
             opts.crate_version = crate_version;
-            opts.uri_as_url = !uri_as_string;
+            opts.uri_as_url = uri_as_url;
             opts.open_enums = !closed_enums;
             if no_rustfmt {
                 eprintln!(

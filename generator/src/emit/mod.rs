@@ -48,7 +48,9 @@ pub struct Options {
     pub source_name: String,
     /// The command that regenerates the files, named in their header.
     pub command: String,
-    /// `format: uri` as `url::Url` (the default); `false` keeps it a `String` checked by `Validate`.
+    /// `format: uri` as `url::Url`. By default (`false`) it is a `String` that `Validate` checks:
+    /// `format` is an annotation in JSON Schema, so a client keeps whatever text a server answers
+    /// (a relative URL, say) and the generated server, which validates, still refuses a non-URI.
     pub uri_as_url: bool,
     /// String and integer enums keep values the document does not list in an `Unknown` variant
     /// (the default), so an API can add values without breaking deployed clients; `Validate`
@@ -64,7 +66,7 @@ impl Options {
             crate_version: "0.1.0".to_owned(),
             source_name: source_name.to_owned(),
             command: command.to_owned(),
-            uri_as_url: true,
+            uri_as_url: false,
             open_enums: true,
         }
     }
