@@ -108,21 +108,21 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
             ),
             opts,
         )?,
-        assembled(opts, "src/requests.rs", &printed),
+        assembled(opts, "src/requests.rs", &printed)?,
     ];
     if let Some(responses) = responses {
-        files.push(assembled(opts, "src/responses.rs", &[responses]));
+        files.push(assembled(opts, "src/responses.rs", &[responses])?);
     }
     if let Some(errors) = errors {
-        files.push(assembled(opts, "src/errors.rs", &[errors]));
+        files.push(assembled(opts, "src/errors.rs", &[errors])?);
     }
     if let Some(headers) = headers {
-        files.push(assembled(opts, "src/headers.rs", &[headers]));
+        files.push(assembled(opts, "src/headers.rs", &[headers])?);
     }
     if let Some((scheme, token_url)) = credentials {
         let path = "src/credentials.rs";
         let text = laid_out(credentials_rs(scheme, token_url), path)?;
-        files.push(assembled(opts, path, &[text]));
+        files.push(assembled(opts, path, &[text])?);
     }
     if super::has_multipart_struct(api) {
         files.push(template_file(opts, "src/multipart.rs", MULTIPART_TEMPLATE));

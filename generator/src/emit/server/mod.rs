@@ -61,14 +61,14 @@ pub fn emit_in(
             opts,
             "src/router.rs",
             &[router::router_rs(plan)?],
-        )])
+        )?])
     };
     let written = |plan: &Plan| -> Files {
         Ok(vec![
             root_file::file(&lib_rs(plan, opts), opts)?,
-            assembled(opts, "src/api.rs", &[api::api_file(plan)?]),
-            assembled(opts, "src/requests.rs", &[types::requests_file(plan)]),
-            assembled(opts, "src/responses.rs", &[types::responses_file(plan)?]),
+            assembled(opts, "src/api.rs", &[api::api_file(plan)?])?,
+            assembled(opts, "src/requests.rs", &[types::requests_file(plan)])?,
+            assembled(opts, "src/responses.rs", &[types::responses_file(plan)?])?,
         ])
     };
     // A document without operations the server can route (a schema library) has no server.

@@ -284,37 +284,3 @@ fn push_expr(out: &mut String, tokens: TokenStream) -> Option<()> {
     }
     (generics == 0).then_some(())
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use quote::quote;
-
-    #[test]
-    fn reads_are_spelled_as_prettyplease_prints_them() {
-        let laid_out = [
-            quote! { body::json::<models::S>(Request::from_parts(parts, raw_body)).await? },
-            quote! { path.get("id", params::Style::Simple, false)? },
-            quote! { query.get_all::<Vec<i64>>(&["a", "b"])? },
-            quote! { auth::basic(&mut parts.headers).map(Some)? },
-        ];
-        for read in laid_out {
-            let text = expr_text(read.clone()).expect("a form written as text");
-            let file: syn::File = syn::parse2(quote! { fn f() { let _ = #read; } }).unwrap();
-            assert_eq!(
-                prettyplease::unparse(&file),
-                format!("fn f() {{\n    let _ = {text};\n}}\n")
-            );
-        }
-        let left = [
-            quote! { query.get(|v| v.len())? },
-            quote! { vec![1, 2] },
-            quote! { { let a = 1; a } },
-            quote! { a && b },
-            quote! { f(a, b,) },
-        ];
-        for read in left {
-            assert_eq!(expr_text(read.clone()), None, "{read}");
-        }
-    }
-}
