@@ -5,7 +5,6 @@
 
 mod api;
 mod plan;
-mod reader;
 mod router;
 mod types;
 
@@ -57,10 +56,10 @@ pub fn emit_in(
 ) -> Result<Vec<File>, String> {
     type Files = Result<Vec<File>, String>;
     let router = |plan: &Plan| -> Files {
-        Ok(vec![assembled(
+        Ok(vec![rust_file(
+            router::router_rs(plan),
             opts,
             "src/router.rs",
-            &[router::router_rs(plan)?],
         )?])
     };
     let written = |plan: &Plan| -> Files {
@@ -304,6 +303,14 @@ fn lib_rs(plan: &Plan, opts: &Options) -> root_file::Root {
         items.push(root_file::Item::new(text));
     }
     root_file::Root { docs, items }
+}
+
+/// The `use` items among `candidates` whose name the tokens mention: a module (lowercase) when it
+/// starts a path (`models::X`), a type when it appears at all.
+fn imports(tokens: &TokenStream, candidates: &[(&str, TokenStream)]) -> TokenStream {
+    let used = candidates.iter().filter(|(name, _)| uses(tokens, name));
+    let items = used.map(|(_, item)| item);
+    quote! { #(#items)* }
 }
 
 /// Whether the type texts mention `name`: a module starting a path (`models::X`), or a type.
