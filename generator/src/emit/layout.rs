@@ -14,11 +14,6 @@ pub fn push_list(out: &mut String, indent: &str, open: &str, items: &[&str], clo
     let _ = writeln!(out, "{indent}{open}{}{close}", items.join(", "));
 }
 
-/// `use {path}::{{a, b}};`.
-pub fn push_use_group(out: &mut String, path: &str, names: &[String]) {
-    let _ = writeln!(out, "use {path}::{{{}}};", names.join(", "));
-}
-
 /// `{indent}{prefix}{name} { a, b: c }{suffix}`.
 pub fn push_struct_literal(
     out: &mut String,
@@ -62,11 +57,6 @@ pub fn push_tuple(out: &mut String, indent: &str, open: &str, ty: &str, close: &
 /// `{indent}{pattern} => {value},` (a match arm).
 pub fn push_arm(out: &mut String, indent: &str, pattern: &str, value: &str) {
     let _ = writeln!(out, "{indent}{pattern} => {value},");
-}
-
-/// A match arm whose value is a call: `{pattern} => {callee}(a, b),`.
-pub fn push_call_arm(out: &mut String, indent: &str, pattern: &str, callee: &str, args: &[&str]) {
-    let _ = writeln!(out, "{indent}{pattern} => {callee}({}),", args.join(", "));
 }
 
 /// `{indent}{prefix}{expr}{suffix}`.

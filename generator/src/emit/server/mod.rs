@@ -10,7 +10,7 @@ mod types;
 
 use super::parallel::{self, Job};
 use super::root_file;
-use super::{File, Options, Patterns, assembled, rust_file, template_file};
+use super::{File, Options, Patterns, rust_file, template_file};
 use crate::ir::Api;
 use plan::Plan;
 use proc_macro2::{Spacing, TokenStream, TokenTree};
@@ -65,9 +65,9 @@ pub fn emit_in(
     let written = |plan: &Plan| -> Files {
         Ok(vec![
             root_file::file(&lib_rs(plan, opts), opts)?,
-            assembled(opts, "src/api.rs", &[api::api_file(plan)?])?,
-            assembled(opts, "src/requests.rs", &[types::requests_file(plan)])?,
-            assembled(opts, "src/responses.rs", &[types::responses_file(plan)?])?,
+            rust_file(api::api_rs(plan), opts, "src/api.rs")?,
+            rust_file(types::requests_rs(plan), opts, "src/requests.rs")?,
+            rust_file(types::responses_rs(plan), opts, "src/responses.rs")?,
         ])
     };
     // A document without operations the server can route (a schema library) has no server.
@@ -313,21 +313,6 @@ fn imports(tokens: &TokenStream, candidates: &[(&str, TokenStream)]) -> TokenStr
     quote! { #(#items)* }
 }
 
-/// Whether the type texts mention `name`: a module starting a path (`models::X`), or a type.
-pub(super) fn mentions(types: &str, name: &str) -> bool {
-    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-    let module = name.starts_with(|c: char| c.is_ascii_lowercase());
-    types.match_indices(name).any(|(i, _)| {
-        let rest = &types[i + name.len()..];
-        !word(types[..i].chars().next_back())
-            && if module {
-                rest.starts_with("::")
-            } else {
-                !word(rest.chars().next())
-            }
-    })
-}
-
 /// Whether the tokens use `name`: a module starting a path (`models::X`), or a type.
 fn uses(tokens: &TokenStream, name: &str) -> bool {
     if name.starts_with(|c: char| c.is_ascii_lowercase()) {
@@ -482,20 +467,4 @@ fn callback_urls_rs(api: &Api) -> Option<TokenStream> {
 
         #text_fn
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::mentions;
-
-    #[test]
-    fn modules_and_types_are_mentioned_as_paths_and_words() {
-        let types = "Option<models::Thing> Vec<RawBody> ::bytes::Bytes";
-        assert!(mentions(types, "models"));
-        assert!(mentions(types, "RawBody"));
-        assert!(mentions(types, "Bytes"));
-        assert!(!mentions("Option<my_models::Thing>", "models"));
-        assert!(!mentions("RawBodyPart", "RawBody"));
-        assert!(!mentions("models", "models"));
-    }
 }
