@@ -14,23 +14,6 @@ pub fn push_list(out: &mut String, indent: &str, open: &str, items: &[&str], clo
     let _ = writeln!(out, "{indent}{open}{}{close}", items.join(", "));
 }
 
-/// `{indent}{prefix}{name} { a, b: c }{suffix}`.
-pub fn push_struct_literal(
-    out: &mut String,
-    indent: &str,
-    prefix: &str,
-    name: &str,
-    fields: &[String],
-    suffix: &str,
-) -> bool {
-    let _ = writeln!(
-        out,
-        "{indent}{prefix}{name} {{ {} }}{suffix}",
-        fields.join(", ")
-    );
-    true
-}
-
 /// `{indent}///{line}` per documentation line (lines start with their space, as
 /// `rust::doc_lines` makes them).
 pub fn push_doc(out: &mut String, indent: &str, lines: &[String]) {
@@ -59,35 +42,9 @@ pub fn push_arm(out: &mut String, indent: &str, pattern: &str, value: &str) {
     let _ = writeln!(out, "{indent}{pattern} => {value},");
 }
 
-/// `{indent}{prefix}{expr}{suffix}`.
-pub fn push_broken(
-    out: &mut String,
-    indent: &str,
-    prefix: &str,
-    expr: &str,
-    suffix: &str,
-    _suffix_counts: bool,
-) {
-    let _ = writeln!(out, "{indent}{prefix}{expr}{suffix}");
-}
-
-/// Arguments one per line, each with its comma.
-pub fn push_args(out: &mut String, indent: &str, args: &[&str]) {
-    for arg in args {
-        let _ = writeln!(out, "{indent}{arg},");
-    }
-}
-
 /// `{indent}#[{path}(a, b)]`.
 pub fn push_attr(out: &mut String, indent: &str, path: &str, args: &[String]) {
     let _ = writeln!(out, "{indent}#[{path}({})]", args.join(", "));
-}
-
-/// Always: the line is printed by prettyplease.
-pub fn push_if_fits(out: &mut String, line: &str) -> bool {
-    out.push_str(line);
-    out.push('\n');
-    true
 }
 
 /// Always true: lines are laid out by prettyplease.
@@ -99,14 +56,6 @@ pub fn fits(_line: &str) -> bool {
 pub fn fits_code(_line: &str) -> bool {
     true
 }
-
-/// Never: prettyplease lays out struct literals.
-pub fn struct_literal_breaks(_flat: &str) -> bool {
-    false
-}
-
-/// prettyplease's width (no longer followed by hand).
-pub const MARGIN: usize = usize::MAX / 4;
 
 /// A type's tokens as prettyplease prints a type that fits on a line.
 pub fn type_text(tokens: TokenStream) -> String {

@@ -29,19 +29,6 @@ pub struct StructField {
     pub ty: String,
 }
 
-impl StructField {
-    /// A field with nothing but its name and type.
-    pub fn plain(name: &str, ty: &str) -> StructField {
-        StructField {
-            doc: Vec::new(),
-            deprecated: false,
-            serde: Vec::new(),
-            name: name.to_owned(),
-            ty: ty.to_owned(),
-        }
-    }
-}
-
 pub fn write(out: &mut String, item: &StructItem) {
     push_doc(out, "", &item.doc);
     let _ = writeln!(out, "#[derive({})]", item.derive);
