@@ -16,7 +16,6 @@
 
 mod checked_types;
 pub mod client;
-mod enum_impls;
 mod enums;
 mod layout;
 pub mod models;
@@ -27,7 +26,6 @@ mod root_file;
 mod rust;
 pub mod server;
 mod status;
-mod struct_items;
 mod tagged;
 
 pub use patterns::Patterns;
@@ -208,33 +206,10 @@ pub fn rust_file(tokens: TokenStream, opts: &Options, path: &str) -> Result<File
 /// The code of tokens (items, optionally after inner attributes), to be printed with the rest of
 /// its file by [`assembled`].
 pub fn print(tokens: TokenStream, _path: &str) -> Result<String, String> {
-    Ok(format!("{tokens}\n"))
-}
-
-/// Items some of which are tokens and some written as text (each `(tokens, text)`, either part
-/// empty), as code in their order.
-pub fn interleaved(
-    items: impl Iterator<Item = (TokenStream, String)>,
-    path: &str,
-) -> Result<String, String> {
-    let mut out = String::new();
-    for (item, text) in items {
-        if !item.is_empty() {
-            out.push_str(&print(item, path)?);
-        }
-        out.push_str(&text);
+    if tokens.is_empty() {
+        return Ok(String::new());
     }
-    Ok(out)
-}
-
-/// Code written as text; printed with its file.
-pub fn laid_out(text: String, _path: &str) -> Result<String, String> {
-    Ok(text)
-}
-
-/// Code written as text; printed with its file.
-pub fn reprinted(text: &str, _path: &str) -> Result<String, String> {
-    Ok(text.to_owned())
+    Ok(format!("{tokens}\n"))
 }
 
 /// A file from the code of its parts, in order: parsed and printed by prettyplease once, after the

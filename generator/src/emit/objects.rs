@@ -3,7 +3,6 @@
 //! written as text in the layout prettyplease gives them: built as tokens, parsed back and printed,
 //! they cost a large document a quarter of its run.
 
-use super::layout::{impl_header, push_list};
 use std::fmt::Write;
 
 /// A struct whose `Deserialize` is written here.
@@ -32,7 +31,7 @@ pub enum Value {
     /// Absent is this function's value (a spec default, in `types::defaults`).
     Default(String),
     /// The slot holds an `Option` (a nullable property): absent is `None`.
-    Nullable,
+    Flattened,
     /// The slot is the field.
     Slot,
 }
@@ -58,32 +57,18 @@ pub fn write(out: &mut String, object: &Object) {
     // `write!` to a String cannot fail.
     let _ = write!(
         out,
-        "\n{deserialize}\n\
+        "\nimpl<'de> ::serde::Deserialize<'de> for {name} {{\n\
          \x20   fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {{\n\
          \x20       crate::object::object(d)\n\
          \x20   }}\n\
-         }}\n\n",
-        deserialize = impl_header("impl<'de> ::serde::Deserialize<'de>", name),
+         }}\n\n"
     );
     if object.deprecated {
         out.push_str("#[allow(deprecated)]\n");
     }
-    let _ = writeln!(out, "{}", impl_header("impl crate::object::Object", name));
+    let _ = writeln!(out, "impl crate::object::Object for {name} {{");
     let _ = writeln!(out, "    const NAME: &'static str = {name:?};");
-    // The wire names as Rust string literals.
-    let wires: Vec<String> = object
-        .fields
-        .iter()
-        .map(|f| format!("{:?}", f.wire))
-        .collect();
-    let listed: Vec<&str> = wires.iter().map(String::as_str).collect();
-    push_list(
-        out,
-        "    ",
-        "const FIELDS: &'static [&'static str] = &[",
-        &listed,
-        "];",
-    );
+    write_fields(out, &object.fields);
     out.push_str(
         "    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(\n\
          \x20       m: &mut crate::object::Fields<'de, M>,\n\
@@ -117,7 +102,8 @@ pub fn write(out: &mut String, object: &Object) {
     } else {
         let _ = writeln!(out, "        while let Some(k) = {key} {{");
         out.push_str("            match k.as_str() {\n");
-        for (i, (f, wire)) in object.fields.iter().zip(&wires).enumerate() {
+        for (i, f) in object.fields.iter().enumerate() {
+            let wire = format!("{:?}", f.wire);
             let _ = match &f.decoder {
                 Some(decoder) => writeln!(
                     out,
@@ -135,15 +121,15 @@ pub fn write(out: &mut String, object: &Object) {
         return;
     }
     out.push_str("        Ok(Self {\n");
-    for (i, (f, wire)) in object.fields.iter().zip(&wires).enumerate() {
+    for (i, f) in object.fields.iter().enumerate() {
         let member = &f.member;
         let _ = match &f.value {
-            Value::Required => writeln!(out, "            {member}: m.take(f{i}, {wire})?,"),
+            Value::Required => writeln!(out, "            {member}: m.take(f{i}, {:?})?,", f.wire),
             Value::Default(function) => writeln!(
                 out,
                 "            {member}: f{i}.unwrap_or_else(defaults::{function}),"
             ),
-            Value::Nullable => writeln!(out, "            {member}: f{i}.unwrap_or_default(),"),
+            Value::Flattened => writeln!(out, "            {member}: f{i}.unwrap_or_default(),"),
             Value::Slot => writeln!(out, "            {member}: f{i},"),
         };
     }
@@ -153,9 +139,74 @@ pub fn write(out: &mut String, object: &Object) {
     out.push_str("        })\n    }\n}\n");
 }
 
+/// `const FIELDS`, on one line when it fits in prettyplease's 89 columns.
+fn write_fields(out: &mut String, fields: &[ObjectField]) {
+    let names: Vec<String> = fields.iter().map(|f| format!("{:?}", f.wire)).collect();
+    let one_line = format!(
+        "    const FIELDS: &'static [&'static str] = &[{}];",
+        names.join(", ")
+    );
+    if one_line.len() <= 89 {
+        out.push_str(&one_line);
+        out.push('\n');
+        return;
+    }
+    out.push_str("    const FIELDS: &'static [&'static str] = &[\n");
+    for name in names {
+        let _ = writeln!(out, "        {name},");
+    }
+    out.push_str("    ];\n");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn field<'a>(member: &str, wire: &'a str, value: Value) -> ObjectField<'a> {
+        ObjectField {
+            member: member.to_owned(),
+            wire,
+            decoder: None,
+            value,
+        }
+    }
+
+    /// The text is Rust that prettyplease prints back unchanged, but for the blank lines between
+    /// items, which the file's assembly adds (`space_items`).
+    fn assert_printed_as_is(text: &str) {
+        let file = syn::parse_file(text).unwrap_or_else(|e| panic!("{e}:\n{text}"));
+        let lines = |text: &str| -> Vec<String> {
+            text.lines()
+                .filter(|l| !l.is_empty())
+                .map(str::to_owned)
+                .collect()
+        };
+        assert_eq!(lines(&prettyplease::unparse(&file)), lines(text));
+    }
+
+    #[test]
+    fn every_shape_is_written_as_prettyplease_would_print_it() {
+        let mut out = String::new();
+        let mut count = field("count", "count", Value::Required);
+        count.decoder = Some("crate::wire::AsInteger<i64>".into());
+        let object = Object {
+            name: "Limits",
+            fields: vec![
+                count,
+                field("r#type", "type", Value::Default("limits_type".into())),
+                field("note", "a \"quoted\" name", Value::Flattened),
+                field("tags", "tags", Value::Slot),
+            ],
+            others: Others::Keep("additional_properties".into()),
+            deprecated: true,
+        };
+        write(&mut out, &object);
+        assert_printed_as_is(&out);
+        assert!(
+            out.contains("\"a \\\"quoted\\\" name\" => m.put(&mut f2"),
+            "{out}"
+        );
+    }
 
     #[test]
     fn an_empty_struct_loops_without_a_match() {
@@ -171,5 +222,20 @@ mod tests {
             syn::parse_file(&out).unwrap_or_else(|e| panic!("{e}:\n{out}"));
             assert!(!out.contains("match"), "{out}");
         }
+    }
+
+    #[test]
+    fn a_long_field_list_is_one_name_per_line() {
+        let wires: Vec<String> = (0..12).map(|i| format!("property{i}")).collect();
+        let object = Object {
+            name: "Wide",
+            fields: wires.iter().map(|w| field(w, w, Value::Slot)).collect(),
+            others: Others::Deny,
+            deprecated: false,
+        };
+        let mut out = String::new();
+        write(&mut out, &object);
+        assert_printed_as_is(&out);
+        assert!(out.contains("        \"property11\",\n    ];"), "{out}");
     }
 }
