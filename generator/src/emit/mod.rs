@@ -17,12 +17,10 @@
 mod checked_types;
 pub mod client;
 mod enums;
-mod layout;
 pub mod models;
 mod objects;
 pub mod parallel;
 mod patterns;
-mod root_file;
 mod rust;
 pub mod server;
 mod status;

@@ -9,8 +9,7 @@ mod router;
 mod types;
 
 use super::parallel::{self, Job};
-use super::root_file;
-use super::{File, Options, Patterns, rust_file, template_file};
+use super::{File, Options, Patterns, crate_root, rust_file, template_file};
 use crate::ir::Api;
 use plan::Plan;
 use proc_macro2::{Spacing, TokenStream, TokenTree};
@@ -64,7 +63,7 @@ pub fn emit_in(
     };
     let written = |plan: &Plan| -> Files {
         Ok(vec![
-            root_file::file(&lib_rs(plan, opts), opts)?,
+            crate_root(lib_rs(plan, opts), opts)?,
             rust_file(api::api_rs(plan), opts, "src/api.rs")?,
             rust_file(types::requests_rs(plan), opts, "src/requests.rs")?,
             rust_file(types::responses_rs(plan), opts, "src/responses.rs")?,
@@ -224,7 +223,7 @@ serde_path_to_error = "0.1"
     super::cargo_toml(api, opts, "server", &description, &sections)
 }
 
-fn lib_rs(plan: &Plan, opts: &Options) -> root_file::Root {
+fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
     let api = plan.api;
     let title = format!(
         " Server of {} (version {}), generated from its OpenAPI document.",
@@ -266,43 +265,41 @@ fn lib_rs(plan: &Plan, opts: &Options) -> root_file::Root {
         docs.extend([String::new(), " ## Not generated".to_owned(), String::new()]);
         docs.extend(plan.skipped.iter().map(|s| format!(" - {s}")));
     }
-    let items = [
-        (true, "mod api;"),
-        (true, "pub mod auth;"),
-        (true, "pub mod body;"),
-        (super::has_deep_form(plan.api), "pub mod deep_form;"),
-        (super::has_multipart_struct(plan.api), "pub mod multipart;"),
-        (true, "mod objects_only;"),
-        (true, "pub mod params;"),
-        (true, "mod rejection;"),
-        (true, "mod requests;"),
-        (true, "pub mod respond;"),
-        (true, "mod responses;"),
-        (true, "mod router;"),
-    ];
-    let mut items = root_file::Item::wanted(items);
-    if !api.hooks.is_empty() {
-        items.push(root_file::Item::webhooks(&[
-            " The sender of the API's webhooks and callbacks (feature `webhooks`): a client that",
-            " posts each one to the URL its receiver gave.",
-        ]));
+    let deep_form = super::has_deep_form(plan.api).then(|| quote! { pub mod deep_form; });
+    let multipart = super::has_multipart_struct(plan.api).then(|| quote! { pub mod multipart; });
+    let webhooks = (!api.hooks.is_empty()).then(|| {
+        quote! {
+            /// The sender of the API's webhooks and callbacks (feature `webhooks`): a client that
+            /// posts each one to the URL its receiver gave.
+            #[cfg(feature = "webhooks")]
+            pub mod webhooks;
+        }
+    });
+    quote! {
+        #( #![doc = #docs] )*
+        mod api;
+        pub mod auth;
+        pub mod body;
+        #deep_form
+        #multipart
+        mod objects_only;
+        pub mod params;
+        mod rejection;
+        mod requests;
+        pub mod respond;
+        mod responses;
+        mod router;
+        #webhooks
+        pub use #models as models;
+        pub use api::#trait_name;
+        pub use auth::BasicCredentials;
+        pub use axum;
+        pub use body::RawBody;
+        pub use rejection::{ErrorMessage, Rejection, RejectionKind};
+        pub use requests::*;
+        pub use responses::*;
+        pub use router::router;
     }
-    items.push(root_file::Item::new(&format!(
-        "pub use {models} as models;"
-    )));
-    items.push(root_file::Item::new(&format!("pub use api::{trait_name};")));
-    for text in [
-        "pub use auth::BasicCredentials;",
-        "pub use axum;",
-        "pub use body::RawBody;",
-        "pub use rejection::{ErrorMessage, Rejection, RejectionKind};",
-        "pub use requests::*;",
-        "pub use responses::*;",
-        "pub use router::router;",
-    ] {
-        items.push(root_file::Item::new(text));
-    }
-    root_file::Root { docs, items }
 }
 
 /// The `use` items among `candidates` whose name the tokens mention: a module (lowercase) when it
