@@ -54,7 +54,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     if objects {
         for range in ranges.clone() {
             jobs.push(Box::new(move || {
-                Ok(emitter().decode_impls(&api.types[range]))
+                print(emitter().decode_impls(&api.types[range]), "src/decode.rs")
             }));
         }
     }
@@ -67,7 +67,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
         .by_ref()
         .take(ranges.len())
         .collect::<Result<_, _>>()?;
-    let mut decode = vec![objects::head().to_owned()];
+    let mut decode = vec![print(objects::head(), "src/decode.rs")?];
     decode.extend(printed.collect::<Result<Vec<_>, _>>()?);
     let emitter = emitter();
     let mut constraints = vec![print(
@@ -292,8 +292,8 @@ impl<'a> ModelEmitter<'a> {
     }
 
     /// Part of `decode.rs`: `Deserialize` of the structs among `defs` that do not derive it.
-    fn decode_impls(&self, defs: &[TypeDef]) -> String {
-        let mut out = String::new();
+    fn decode_impls(&self, defs: &[TypeDef]) -> TokenStream {
+        let mut out = TokenStream::new();
         for def in defs {
             let TypeKind::Struct(s) = &def.kind else {
                 continue;
@@ -301,7 +301,7 @@ impl<'a> ModelEmitter<'a> {
             if s.fields.iter().any(|f| f.flatten) {
                 continue;
             }
-            objects::write(&mut out, &self.object(def, s));
+            out.extend(objects::tokens(&self.object(def, s)));
         }
         out
     }
@@ -319,7 +319,7 @@ impl<'a> ModelEmitter<'a> {
                 Shape::Optional => objects::Value::Slot,
             };
             objects::ObjectField {
-                member: ident(&f.name).to_string(),
+                member: &f.name,
                 wire: &f.wire_name,
                 decoder: self.decoder(shape.inner, holds_option),
                 value,
@@ -339,16 +339,13 @@ impl<'a> ModelEmitter<'a> {
 
     /// The `wire::Decoder` a property's value is read with, if it needs one: numbers that may
     /// arrive as numeric strings, and integers that may arrive as `2.0`.
-    fn decoder(&self, inner: &TypeRef, option: bool) -> Option<String> {
+    fn decoder(&self, inner: &TypeRef, option: bool) -> Option<TokenStream> {
         let (prefix, number, marker, in_vec) = self.leniency(inner)?;
         let vec = if in_vec { "Vec" } else { "" };
         let option = if option { "Option" } else { "" };
-        Some(match marker {
-            Some(marker) => {
-                format!("crate::wire::As{prefix}{vec}{option}<{number}, crate::patterns::{marker}>")
-            }
-            None => format!("crate::wire::As{prefix}{vec}{option}<{number}>"),
-        })
+        let decoder = format_ident!("As{prefix}{vec}{option}");
+        let marker = marker.map(|marker| quote! { , crate::patterns::#marker });
+        Some(quote! { crate::wire::#decoder<#number #marker> })
     }
 
     /// `(decoder kind, number, pattern marker, inside a Vec)` of a value that is read leniently.
