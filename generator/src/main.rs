@@ -1,20 +1,10 @@
 //! The `openapi-gen` command line.
-// On Linux the C library calls `main` directly: std's start-up (reading /proc/self/maps to find the
-// main thread's stack guard, an alternate signal stack, checking fds 0-2) cost a small document
-// 0.1 ms, for a stack-overflow message. Arguments still reach `std::env::args` (glibc hands them
-// to std's constructor).
-#![cfg_attr(all(target_os = "linux", not(test)), no_main)]
+#![forbid(unsafe_code)]
 
 use clap::{Parser, Subcommand};
 use openapi_gen::{Part, emit::Options};
-use std::io::Write;
 use std::path::{Path, PathBuf};
-
-mod allocator;
-
-// mimalloc for large documents, the C library's allocator for small ones (see `allocator`).
-#[global_allocator]
-static ALLOCATOR: allocator::Allocator = allocator::Allocator;
+use std::process::ExitCode;
 
 /// Generates Rust crates from an OpenAPI 3.0/3.1 document: serde models, an axum server
 /// (trait + router) and a reqwest client.
@@ -87,49 +77,17 @@ enum Command {
     },
 }
 
-const SUCCESS: i32 = 0;
-const FAILURE: i32 = 1;
-
-#[cfg(all(target_os = "linux", not(test)))]
-#[unsafe(no_mangle)]
-extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) -> libc::c_int {
-    // A panic may not unwind out of a C function; exit as std's `main` would (the hook has
-    // printed the message).
-    std::panic::catch_unwind(|| command()).unwrap_or_else(|_| exit_now(101))
-}
-
-// The test harness brings its own `main`.
-#[cfg(any(not(target_os = "linux"), test))]
-fn main() {
-    command()
-}
-
-fn command() -> ! {
-    let code = match run(Cli::parse()) {
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
         Ok(code) => code,
         Err(message) => {
             eprintln!("{message}");
-            2
+            ExitCode::from(2)
         }
-    };
-    exit_now(code)
-}
-
-/// Exits without the C library's exit handlers: mimalloc's would first return each of its pages
-/// to the kernel (a `madvise` per range), which the kernel does anyway as the process ends. Files
-/// are written and closed by now; only stdout may still hold buffered text.
-fn exit_now(code: i32) -> ! {
-    let _ = std::io::stdout().flush();
-    #[cfg(unix)]
-    // SAFETY: `_exit` ends the process; nothing of it runs afterwards.
-    unsafe {
-        libc::_exit(code)
     }
-    #[cfg(not(unix))]
-    std::process::exit(code)
 }
 
-fn run(cli: Cli) -> Result<i32, String> {
+fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
         Command::Generate {
             spec,
@@ -173,7 +131,11 @@ fn run(cli: Cli) -> Result<i32, String> {
             for path in &drifted {
                 eprintln!("differs: {}", path.display());
             }
-            Ok(if drifted.is_empty() { SUCCESS } else { FAILURE })
+            Ok(if drifted.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
         Command::Check { spec } => {
             match openapi_gen::read(&spec).and_then(openapi_gen::check_bundled) {
@@ -184,11 +146,11 @@ fn run(cli: Cli) -> Result<i32, String> {
                         api.types.len(),
                         api.operations.len()
                     );
-                    Ok(SUCCESS)
+                    Ok(ExitCode::SUCCESS)
                 }
                 Err(diags) => {
                     eprint!("{diags}");
-                    Ok(FAILURE)
+                    Ok(ExitCode::FAILURE)
                 }
             }
         }
@@ -201,13 +163,13 @@ fn run(cli: Cli) -> Result<i32, String> {
                 "{}",
                 serde_json::to_string_pretty(&api).map_err(|e| e.to_string())?
             );
-            Ok(SUCCESS)
+            Ok(ExitCode::SUCCESS)
         }
         Command::Bundle { spec, out } => bundle(&spec, out.as_deref()),
     }
 }
 
-fn bundle(spec: &Path, out: Option<&Path>) -> Result<i32, String> {
+fn bundle(spec: &Path, out: Option<&Path>) -> Result<ExitCode, String> {
     let bundled = openapi_gen::read(spec).map_err(|d| d.to_string())?;
     eprint!("{}", bundled.diagnostics);
     let json = out.is_some_and(|p| p.extension().is_some_and(|e| e == "json"));
@@ -222,7 +184,7 @@ fn bundle(spec: &Path, out: Option<&Path>) -> Result<i32, String> {
         }
         None => print!("{text}"),
     }
-    Ok(SUCCESS)
+    Ok(ExitCode::SUCCESS)
 }
 
 fn parse_parts(names: &[String]) -> Result<Vec<Part>, String> {

@@ -405,17 +405,61 @@ impl crate::object::Object for TelemetryRules {
         let mut f10 = None;
         while let Some(k) = m.known_key(Self::FIELDS)? {
             match k.as_str() {
-                "inputVoltageLowThreshold" => m.put_with::<crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>>(&mut f0, "inputVoltageLowThreshold")?,
-                "batteryVoltageLowThreshold" => m.put_with::<crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>>(&mut f1, "batteryVoltageLowThreshold")?,
-                "batteryPercentageLowThreshold" => m.put_with::<crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>>(&mut f2, "batteryPercentageLowThreshold")?,
-                "speedLimit" => m.put_with::<crate::wire::AsNumericOption<u32, crate::patterns::Numeric4>>(&mut f3, "speedLimit")?,
-                "fuelLevelLowThreshold" => m.put_with::<crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>>(&mut f4, "fuelLevelLowThreshold")?,
-                "adBlueLevelLowThreshold" => m.put_with::<crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>>(&mut f5, "adBlueLevelLowThreshold")?,
-                "temperatureLowThreshold" => m.put_with::<crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>>(&mut f6, "temperatureLowThreshold")?,
-                "temperatureHighThreshold" => m.put_with::<crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>>(&mut f7, "temperatureHighThreshold")?,
-                "pressureLowThreshold" => m.put_with::<crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>>(&mut f8, "pressureLowThreshold")?,
-                "pressureHighThreshold" => m.put_with::<crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>>(&mut f9, "pressureHighThreshold")?,
-                "engineSpeedLimit" => m.put_with::<crate::wire::AsNumericOption<u32, crate::patterns::Numeric4>>(&mut f10, "engineSpeedLimit")?,
+                "inputVoltageLowThreshold" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                        >(&mut f0, "inputVoltageLowThreshold")?
+                }
+                "batteryVoltageLowThreshold" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                        >(&mut f1, "batteryVoltageLowThreshold")?
+                }
+                "batteryPercentageLowThreshold" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                        >(&mut f2, "batteryPercentageLowThreshold")?
+                }
+                "speedLimit" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<u32, crate::patterns::Numeric4>,
+                        >(&mut f3, "speedLimit")?
+                }
+                "fuelLevelLowThreshold" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                        >(&mut f4, "fuelLevelLowThreshold")?
+                }
+                "adBlueLevelLowThreshold" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                        >(&mut f5, "adBlueLevelLowThreshold")?
+                }
+                "temperatureLowThreshold" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                        >(&mut f6, "temperatureLowThreshold")?
+                }
+                "temperatureHighThreshold" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                        >(&mut f7, "temperatureHighThreshold")?
+                }
+                "pressureLowThreshold" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                        >(&mut f8, "pressureLowThreshold")?
+                }
+                "pressureHighThreshold" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                        >(&mut f9, "pressureHighThreshold")?
+                }
+                "engineSpeedLimit" => {
+                    m.put_with::<
+                            crate::wire::AsNumericOption<u32, crate::patterns::Numeric4>,
+                        >(&mut f10, "engineSpeedLimit")?
+                }
                 _ => m.skip()?,
             }
         }
@@ -583,8 +627,10 @@ impl crate::object::Object for AlertRuleInput {
             days_of_week: f8.unwrap_or_else(defaults::alert_rule_input_days_of_week),
             time_of_day: f9.unwrap_or_default(),
             dates: f10.unwrap_or_default(),
-            inside_geofences: f11.unwrap_or_else(defaults::alert_rule_input_inside_geofences),
-            outside_geofences: f12.unwrap_or_else(defaults::alert_rule_input_outside_geofences),
+            inside_geofences: f11
+                .unwrap_or_else(defaults::alert_rule_input_inside_geofences),
+            outside_geofences: f12
+                .unwrap_or_else(defaults::alert_rule_input_outside_geofences),
         })
     }
 }
@@ -1137,7 +1183,9 @@ impl crate::object::Object for TokenResponse {
             match k.as_str() {
                 "access_token" => m.put(&mut f0, "access_token")?,
                 "token_type" => m.put(&mut f1, "token_type")?,
-                "expires_in" => m.put_with::<crate::wire::AsInteger<i32>>(&mut f2, "expires_in")?,
+                "expires_in" => {
+                    m.put_with::<crate::wire::AsInteger<i32>>(&mut f2, "expires_in")?
+                }
                 _ => m.skip()?,
             }
         }
@@ -1381,9 +1429,15 @@ impl crate::object::Object for TelemetryBatchResult {
         let mut f3 = None;
         while let Some(k) = m.key()? {
             match k.as_str() {
-                "accepted" => m.put_with::<crate::wire::AsInteger<i32>>(&mut f0, "accepted")?,
-                "duplicates" => m.put_with::<crate::wire::AsInteger<i32>>(&mut f1, "duplicates")?,
-                "rejected" => m.put_with::<crate::wire::AsInteger<i32>>(&mut f2, "rejected")?,
+                "accepted" => {
+                    m.put_with::<crate::wire::AsInteger<i32>>(&mut f0, "accepted")?
+                }
+                "duplicates" => {
+                    m.put_with::<crate::wire::AsInteger<i32>>(&mut f1, "duplicates")?
+                }
+                "rejected" => {
+                    m.put_with::<crate::wire::AsInteger<i32>>(&mut f2, "rejected")?
+                }
                 "results" => m.put(&mut f3, "results")?,
                 _ => m.skip()?,
             }

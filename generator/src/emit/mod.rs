@@ -16,19 +16,15 @@
 
 mod checked_types;
 pub mod client;
-mod enum_impls;
 mod enums;
-mod layout;
 mod markdown;
 pub mod models;
 mod objects;
 pub mod parallel;
 mod patterns;
-mod root_file;
 mod rust;
 pub mod server;
 mod status;
-mod struct_items;
 mod tagged;
 
 pub use patterns::Patterns;
@@ -205,83 +201,33 @@ fn is_spdx_expression(license: &str) -> bool {
 
 /// Prints a token stream as a formatted Rust source file with the generated-code header.
 pub fn rust_file(tokens: TokenStream, opts: &Options, path: &str) -> Result<File, String> {
-    Ok(assembled(opts, path, &[print(tokens, path)?]))
+    assembled(opts, path, &[print(tokens, path)?])
 }
 
-/// Prints tokens (items, optionally after inner attributes) without the header. prettyplease lays
-/// out each item on its own, so printing a file's items in parts and joining the text gives the
-/// same bytes as printing them at once: large files are printed in parts on several threads.
-pub fn print(tokens: TokenStream, path: &str) -> Result<String, String> {
-    // Nothing to print is common (a document without defaults): skip syn's first use.
+/// The code of tokens (items, optionally after inner attributes), to be printed with the rest of
+/// its file by [`assembled`].
+pub fn print(tokens: TokenStream, _path: &str) -> Result<String, String> {
     if tokens.is_empty() {
         return Ok(String::new());
     }
-    Ok(prettyplease::unparse(&parse_file(tokens, path)?))
+    Ok(format!("{tokens}\n"))
 }
 
-/// Items some of which are printed from tokens and some written as text (each `(tokens, text)`,
-/// either part empty), as text in their order: runs of tokens are printed together.
-pub fn interleaved(
-    items: impl Iterator<Item = (TokenStream, String)>,
-    path: &str,
-) -> Result<String, String> {
-    let mut out = String::new();
-    let mut tokens = TokenStream::new();
-    for (item, text) in items {
-        tokens.extend(item);
-        if text.is_empty() {
-            continue;
-        }
-        if !tokens.is_empty() {
-            out.push_str(&print(std::mem::take(&mut tokens), path)?);
-        }
-        out.push_str(&text);
-    }
-    if !tokens.is_empty() {
-        out.push_str(&print(tokens, path)?);
-    }
-    Ok(out)
+/// A file from the code of its parts, in order: parsed and printed by prettyplease once, after the
+/// generated-code header.
+pub fn assembled(opts: &Options, path: &str, parts: &[String]) -> Result<File, String> {
+    let code = parts.concat();
+    let file = syn::parse_file(&code)
+        .map_err(|e| format!("{path}: generated code does not parse: {e}\n{code}"))?;
+    Ok(printed_file(opts, path, &prettyplease::unparse(&file)))
 }
 
-/// Code written as text in prettyplease's layout, as it is when every line of code fits the width;
-/// otherwise the same code as prettyplease prints it: a line still too wide is one prettyplease
-/// breaks in a way the writer does not follow, which is rare enough to pay for parsing.
-pub fn laid_out(text: String, path: &str) -> Result<String, String> {
-    let fits = |line: &str| {
-        let code = line.trim_start();
-        code.starts_with("//") || layout::fits_code(line) || unbreakable(code)
-    };
-    if text.lines().all(fits) {
-        return Ok(text);
-    }
-    reprinted(&text, path)
-}
-
-/// Code written as text, as prettyplease prints it: for forms a writer leaves to prettyplease.
-pub fn reprinted(text: &str, path: &str) -> Result<String, String> {
-    let file = syn::parse_file(text)
-        .map_err(|e| format!("{path}: generated code does not parse: {e}\n{text}"))?;
-    Ok(prettyplease::unparse(&file))
-}
-
-/// Whether prettyplease has nowhere to break a line of code: a name and its type or value
-/// (`request: LongName,`), a string literal alone.
-fn unbreakable(code: &str) -> bool {
-    let code = code.trim_end_matches([',', ';']);
-    if code.starts_with('"') && code.ends_with('"') && !code[1..code.len() - 1].contains('"') {
-        return true;
-    }
-    !code.contains(['(', '<', '{', '[']) && !code.contains(", ")
-}
-
-/// A file from the text of its parts, in order (see [`print()`]), with the generated-code header.
-pub fn assembled(opts: &Options, path: &str, parts: &[String]) -> File {
+/// A file of code prettyplease printed, after the header, with blank lines between items.
+fn printed_file(opts: &Options, path: &str, printed: &str) -> File {
     let header = header(opts);
-    let code: usize = parts.iter().map(String::len).sum();
-    let mut contents = String::with_capacity(header.len() + code + code / 16);
+    let mut contents = String::with_capacity(header.len() + printed.len() + printed.len() / 16);
     contents.push_str(&header);
-    // Every printed part ends with a newline, so its lines continue the previous part's.
-    space_items(parts.iter().flat_map(|part| part.lines()), &mut contents);
+    space_items(printed.lines(), &mut contents);
     File {
         path: path.to_owned(),
         contents,
@@ -299,7 +245,7 @@ pub fn crate_root(tokens: TokenStream, opts: &Options) -> Result<File, String> {
             attrs.push(skip.clone());
         }
     }
-    Ok(assembled(opts, path, &[prettyplease::unparse(&file)]))
+    Ok(printed_file(opts, path, &prettyplease::unparse(&file)))
 }
 
 fn item_attrs(item: &mut syn::Item) -> Option<&mut Vec<syn::Attribute>> {
@@ -360,7 +306,7 @@ pub fn nest(
             Some(code) if !template => {
                 let parsed = syn::parse_file(code)
                     .map_err(|e| format!("{path}: nested code does not parse: {e}"))?;
-                assembled(opts, &path, &[prettyplease::unparse(&parsed)]).contents
+                printed_file(opts, &path, &prettyplease::unparse(&parsed)).contents
             }
             _ => contents,
         };
@@ -446,21 +392,6 @@ pub fn has_multipart_struct(api: &crate::ir::Api) -> bool {
         })
     })
 }
-
-/// Text the emitters write directly (see `objects`, `enum_impls`) is Rust that prettyplease prints
-/// back unchanged, but for the blank lines between items, which a file's assembly adds.
-#[cfg(test)]
-pub(crate) fn assert_printed_as_is(text: &str) {
-    let file = syn::parse_file(text).unwrap_or_else(|e| panic!("{e}:\n{text}"));
-    let lines = |text: &str| -> Vec<String> {
-        text.lines()
-            .filter(|l| !l.is_empty())
-            .map(str::to_owned)
-            .collect()
-    };
-    assert_eq!(lines(&prettyplease::unparse(&file)), lines(text));
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -523,28 +454,6 @@ mod tests {
     }
 
     #[test]
-    fn items_printed_in_parts_join_to_the_whole() {
-        let head = quote! {
-            //! A module.
-            use std::fmt;
-            /// A struct with a long derive list that prettyplease has to break over several lines.
-            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
-            pub struct A { pub some_long_field_name: Option<::std::collections::BTreeMap<String, Vec<u8>>> }
-        };
-        let tail = quote! {
-            impl fmt::Display for A {
-                fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                    match self.some_long_field_name { Some(_) => f.write_str("some value that is rather long indeed"), None => Ok(()) }
-                }
-            }
-            pub const B: u8 = 1;
-        };
-        let whole = print(quote! { #head #tail }, "whole").unwrap();
-        let parts = [print(head, "head").unwrap(), print(tail, "tail").unwrap()];
-        assert_eq!(parts.concat(), whole);
-    }
-
-    #[test]
     fn items_are_spaced_but_doc_lines_ending_in_a_semicolon_are_not() {
         let code = "const A: u8 = 1;\nconst B: u8 = 2;\n/// first: one;\n/// second: two;\npub struct C;\n";
         let mut out = String::new();
@@ -561,23 +470,6 @@ mod tests {
         let mut out = String::new();
         space_items(code.lines(), &mut out);
         assert_eq!(out, "pub struct A {}\n\n#[derive(Debug)]\npub struct B;\n");
-    }
-
-    #[test]
-    fn lines_prettyplease_cannot_break_are_told_apart() {
-        for code in ["request: AVeryLongRequestName,", "\"^(a|b)[0-9]{3}$\","] {
-            assert!(unbreakable(code), "{code}");
-        }
-        for code in [
-            "validation::range(*value as f64, path, None, None, errors);",
-            "Self::Ok { body, retry_after } => {",
-            "Self::Ok(status, body) => {",
-            "Self::AVeryLongVariant(value) => {",
-            "\"a\", \"b\",",
-            "field: Option<Vec<String>>,",
-        ] {
-            assert!(!unbreakable(code), "{code}");
-        }
     }
 
     #[test]

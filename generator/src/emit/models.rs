@@ -1,26 +1,21 @@
 //! The models crate: one serde type per named IR type, their `Validate` impls, and the patterns.
 
 use super::checked_types::checked_types;
-use super::enum_impls;
 use super::enums;
-use super::layout::{fits_code, impl_header, push_doc, push_list, push_tuple, type_text};
 use super::objects;
 use super::parallel::{self, Job};
 use super::patterns::Engine;
-use super::root_file;
-use super::rust::doc_lines;
-use super::struct_items;
+use super::rust::opt_usize;
 use super::{
-    File, Options, Patterns, TypePrinter, assembled, doc_attrs, ident, print, rust_file,
-    template_file,
+    File, Options, Patterns, TypePrinter, assembled, crate_root, doc_attrs, ident, print,
+    rust_file, template_file,
 };
 use crate::ir::{
     Additional, Api, Constraints, Field, Primitive, StringFormat, Struct, TypeDef, TypeKind,
     TypeRef, Union,
 };
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use std::fmt::Write;
 
 const WIRE_TEMPLATE: &str = openapi_gen_templates::models::WIRE;
 const VALIDATION_TEMPLATE: &str = openapi_gen_templates::models::VALIDATION;
@@ -41,21 +36,25 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     // Longest first: the types, then their checks, each in parts of a few hundred items.
     let mut jobs: Vec<Job<Result<String, String>>> = Vec::new();
     for range in ranges.clone() {
-        jobs.push(Box::new(move || emitter().type_items(&api.types[range])));
+        jobs.push(Box::new(move || {
+            let tokens = emitter().type_items(&api.types[range]);
+            print(tokens, "src/types.rs")
+        }));
     }
     jobs.push(Box::new(move || {
         print(emitter().default_fns(), "src/types.rs")
     }));
     for range in ranges.clone() {
         jobs.push(Box::new(move || {
-            emitter().validate_impls(&api.types[range])
+            let tokens = emitter().validate_impls(&api.types[range]);
+            print(tokens, "src/constraints.rs")
         }));
     }
     let objects = has_objects(api);
     if objects {
         for range in ranges.clone() {
             jobs.push(Box::new(move || {
-                Ok(emitter().decode_impls(&api.types[range]))
+                print(emitter().decode_impls(&api.types[range]), "src/decode.rs")
             }));
         }
     }
@@ -68,17 +67,20 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
         .by_ref()
         .take(ranges.len())
         .collect::<Result<_, _>>()?;
-    let mut decode = vec![objects::head().to_owned()];
+    let mut decode = vec![print(objects::head(), "src/decode.rs")?];
     decode.extend(printed.collect::<Result<Vec<_>, _>>()?);
     let emitter = emitter();
-    let mut constraints = vec![emitter.constraints_head(&checks)];
+    let mut constraints = vec![print(
+        emitter.constraints_head(&checks),
+        "src/constraints.rs",
+    )?];
     constraints.extend(checks);
     let mut files = vec![
         cargo_toml(api, opts, patterns),
-        root_file::file(&emitter.lib_rs(), opts)?,
-        assembled(opts, "src/types.rs", &types),
-        assembled(opts, "src/constraints.rs", &constraints),
-        emitter.patterns_file(opts)?,
+        crate_root(emitter.lib_rs(), opts)?,
+        assembled(opts, "src/types.rs", &types)?,
+        assembled(opts, "src/constraints.rs", &constraints)?,
+        rust_file(emitter.patterns_rs(), opts, "src/patterns.rs")?,
         template_file(opts, "src/wire.rs", WIRE_TEMPLATE),
         template_file(opts, "src/validation.rs", VALIDATION_TEMPLATE),
     ];
@@ -97,7 +99,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
         ),
     ];
     if objects {
-        files.push(assembled(opts, "src/decode.rs", &decode));
+        files.push(assembled(opts, "src/decode.rs", &decode)?);
     }
     if optional.iter().any(|o| o.0) {
         for (used, path, text) in optional {
@@ -179,133 +181,127 @@ impl<'a> ModelEmitter<'a> {
         }
     }
 
-    fn lib_rs(&self) -> root_file::Root {
-        let mut docs = vec![
-            format!(
-                " Models of {} (version {}).",
-                self.api.title, self.api.version
-            ),
-            String::new(),
-        ];
-        docs.extend(doc_lines(self.api.description.as_deref()));
-        let has_objects = has_objects(self.api);
-        let items = [
-            (self.api.uses(Primitive::Base64), "pub mod bytes;"),
-            (true, "mod constraints;"),
-            (has_objects, "mod decode;"),
-            (uses_file(self.api), "pub mod file;"),
-            (has_objects, "pub mod object;"),
-            (true, "pub mod patterns;"),
-            (true, "pub mod style;"),
-            (super::tagged::any(&self.api.types), "pub mod tagged;"),
-            (true, "mod types;"),
-            (true, "pub mod validation;"),
-            (true, "pub mod wire;"),
-            (true, "pub use types::*;"),
-            (
-                true,
-                "pub use validation::{Validate, ValidationError, ValidationErrors};",
-            ),
-        ];
-        root_file::Root {
-            docs,
-            items: root_file::Item::wanted(items),
+    fn lib_rs(&self) -> TokenStream {
+        let title = format!(
+            " Models of {} (version {}).",
+            self.api.title, self.api.version
+        );
+        let inner_docs = super::rust::inner_doc_attrs(self.api.description.as_deref());
+        let bytes = self
+            .api
+            .uses(Primitive::Base64)
+            .then(|| quote! { pub mod bytes; });
+        let file = uses_file(self.api).then(|| quote! { pub mod file; });
+        let tagged = super::tagged::any(&self.api.types).then(|| quote! { pub mod tagged; });
+        let object = has_objects(self.api).then(|| quote! { pub mod object; });
+        let decode = has_objects(self.api).then(|| quote! { mod decode; });
+        quote! {
+            #![doc = #title]
+            #![doc = ""]
+            #inner_docs
+
+            #bytes
+            mod constraints;
+            #decode
+            #file
+            #object
+            pub mod patterns;
+            pub mod style;
+            #tagged
+            mod types;
+            pub mod validation;
+            pub mod wire;
+
+            pub use types::*;
+            pub use validation::{Validate, ValidationError, ValidationErrors};
         }
     }
 
-    /// Part of `types.rs`: the items of `defs`, most written as text, the others printed from
-    /// tokens (see `interleaved`); `default_fns` follow the last part.
-    fn type_items(&self, defs: &[TypeDef]) -> Result<String, String> {
+    /// Part of `types.rs`: the items of `defs`; `default_fns` follow the last part.
+    fn type_items(&self, defs: &[TypeDef]) -> TokenStream {
         let items = defs.iter().map(|def| self.type_item(def));
-        super::interleaved(items, "src/types.rs")
+        quote! { #(#items)* }
     }
 
-    /// The item of a type: as text (the second), or as tokens (a tagged union).
-    fn type_item(&self, def: &TypeDef) -> (TokenStream, String) {
-        let doc = def.doc.as_deref();
-        let mut text = String::new();
+    fn type_item(&self, def: &TypeDef) -> TokenStream {
+        let name = ident(&def.name);
+        let doc = doc_attrs(def.doc.as_deref());
         match &def.kind {
+            TypeKind::Struct(s) => self.struct_item(def, s, doc),
+            TypeKind::IntEnum(e) if enums::is_open(&def.kind, self.open_enums) => {
+                enums::open_int_enum_item(&def.name, e, doc)
+            }
+            TypeKind::StringEnum(e) if enums::is_open(&def.kind, self.open_enums) => {
+                enums::open_string_enum_item(&def.name, e, doc)
+            }
+            TypeKind::IntEnum(e) => enums::int_enum_item(&def.name, e, doc),
+            TypeKind::StringEnum(e) => enums::string_enum_item(&def.name, e, doc),
             TypeKind::Union(u) => match &u.discriminator {
                 Some(property) => {
-                    let types = &self.api.types;
-                    let doc = doc_attrs(doc);
-                    let item =
-                        super::tagged::item(&self.printer, types, &def.name, u, property, doc);
-                    return (item, text);
+                    super::tagged::item(&self.printer, &self.api.types, &def.name, u, property, doc)
                 }
-                None => text = self.union_item(def, u),
+                None => self.union_item(&def.name, u, doc),
             },
-            TypeKind::StringEnum(e) => {
-                let unknown = enums::open_unknown(&def.kind, self.open_enums);
-                text = enums::string_enum_item(&def.name, e, doc, unknown.as_deref());
+            TypeKind::Alias(ty) => {
+                let ty = self.printer.rust_type(ty);
+                quote! { #doc pub type #name = #ty; }
             }
-            TypeKind::IntEnum(e) => {
-                let unknown = enums::open_unknown(&def.kind, self.open_enums);
-                text = enums::int_enum_item(&def.name, e, doc, unknown.as_deref());
+            TypeKind::Newtype(ty) => {
+                let ty = self.printer.rust_type(ty);
+                quote! {
+                    #doc
+                    #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+                    #[serde(transparent)]
+                    pub struct #name(pub #ty);
+                }
             }
-            TypeKind::Struct(s) => text = self.struct_item(def, s),
-            TypeKind::Alias(ty) => struct_items::write_alias(
-                &mut text,
-                &doc_lines(doc),
-                &ident(&def.name).to_string(),
-                &type_text(self.printer.rust_type(ty)),
-            ),
-            TypeKind::Newtype(ty) => struct_items::write_newtype(
-                &mut text,
-                &doc_lines(doc),
-                &ident(&def.name).to_string(),
-                &type_text(self.printer.rust_type(ty)),
-            ),
         }
-        (TokenStream::new(), text)
     }
 
-    /// A struct, as text (see `struct_items`).
-    fn struct_item(&self, def: &TypeDef, s: &Struct) -> String {
-        let derived = !decodes_as_object(s);
-        let mut fields: Vec<struct_items::StructField> = s
-            .fields
-            .iter()
-            .map(|f| self.field(def, f, derived))
-            .collect();
-        if let Some(Additional::Map(ty)) = &s.additional {
-            let ty = type_text(self.printer.rust_type(ty));
-            fields.push(struct_items::StructField {
-                doc: vec![" Properties not named above.".to_owned()],
-                deprecated: false,
-                serde: vec!["flatten".to_owned()],
-                name: ident(&extra_field_name(s)).to_string(),
-                ty: format!("::std::collections::BTreeMap<String, {ty}>"),
-            });
+    fn struct_item(&self, def: &TypeDef, s: &Struct, doc: TokenStream) -> TokenStream {
+        let name = ident(&def.name);
+        // A flattened field keeps serde's derive, which buffers the object for it; every other
+        // struct decodes through the models' `object` runtime (see `object_impl`).
+        let derived = s.fields.iter().any(|f| f.flatten);
+        let fields = s.fields.iter().map(|f| self.field(def, f, derived));
+        let extra = match &s.additional {
+            Some(Additional::Map(ty)) => {
+                let ty = self.printer.rust_type(ty);
+                let field = ident(&extra_field_name(s));
+                Some(quote! {
+                    /// Properties not named above.
+                    #[serde(flatten)]
+                    pub #field: ::std::collections::BTreeMap<String, #ty>,
+                })
+            }
+            _ => None,
+        };
+        let derives = if derived {
+            quote! { ::serde::Serialize, ::serde::Deserialize }
+        } else {
+            quote! { ::serde::Serialize }
+        };
+        quote! {
+            #doc
+            #[derive(Debug, Clone, PartialEq, #derives)]
+            pub struct #name {
+                #(#fields)*
+                #extra
+            }
         }
-        let mut out = String::new();
-        struct_items::write(
-            &mut out,
-            &struct_items::StructItem {
-                doc: doc_lines(def.doc.as_deref()),
-                derive: if derived {
-                    "Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize"
-                } else {
-                    "Debug, Clone, PartialEq, ::serde::Serialize"
-                },
-                attrs: &[],
-                name: ident(&def.name).to_string(),
-                public: true,
-                fields,
-            },
-        );
-        out
     }
 
     /// Part of `decode.rs`: `Deserialize` of the structs among `defs` that do not derive it.
-    fn decode_impls(&self, defs: &[TypeDef]) -> String {
-        let mut out = String::new();
+    fn decode_impls(&self, defs: &[TypeDef]) -> TokenStream {
+        let mut out = TokenStream::new();
         for def in defs {
-            if let TypeKind::Struct(s) = &def.kind
-                && decodes_as_object(s)
-            {
-                objects::write(&mut out, &self.object(def, s));
+            let TypeKind::Struct(s) = &def.kind else {
+                continue;
+            };
+            if s.fields.iter().any(|f| f.flatten) {
+                continue;
             }
+            out.extend(objects::tokens(&self.object(def, s)));
         }
         out
     }
@@ -319,11 +315,11 @@ impl<'a> ModelEmitter<'a> {
             let value = match shape.kind {
                 Shape::Plain | Shape::RequiredNullable => objects::Value::Required,
                 Shape::Defaulted => objects::Value::Default(default_fn_name(def, f)),
-                Shape::Optional if shape.nullable => objects::Value::Nullable,
+                Shape::Optional if shape.nullable => objects::Value::Flattened,
                 Shape::Optional => objects::Value::Slot,
             };
             objects::ObjectField {
-                member: ident(&f.name).to_string(),
+                member: &f.name,
                 wire: &f.wire_name,
                 decoder: self.decoder(shape.inner, holds_option),
                 value,
@@ -343,16 +339,13 @@ impl<'a> ModelEmitter<'a> {
 
     /// The `wire::Decoder` a property's value is read with, if it needs one: numbers that may
     /// arrive as numeric strings, and integers that may arrive as `2.0`.
-    fn decoder(&self, inner: &TypeRef, option: bool) -> Option<String> {
+    fn decoder(&self, inner: &TypeRef, option: bool) -> Option<TokenStream> {
         let (prefix, number, marker, in_vec) = self.leniency(inner)?;
         let vec = if in_vec { "Vec" } else { "" };
         let option = if option { "Option" } else { "" };
-        Some(match marker {
-            Some(marker) => {
-                format!("crate::wire::As{prefix}{vec}{option}<{number}, crate::patterns::{marker}>")
-            }
-            None => format!("crate::wire::As{prefix}{vec}{option}<{number}>"),
-        })
+        let decoder = format_ident!("As{prefix}{vec}{option}");
+        let marker = marker.map(|marker| quote! { , crate::patterns::#marker });
+        Some(quote! { crate::wire::#decoder<#number #marker> })
     }
 
     /// `(decoder kind, number, pattern marker, inside a Vec)` of a value that is read leniently.
@@ -374,36 +367,34 @@ impl<'a> ModelEmitter<'a> {
 
     /// A field; `derived`: its struct derives `Deserialize`, so the field carries the decoding
     /// attributes too.
-    fn field(&self, def: &TypeDef, f: &Field, derived: bool) -> struct_items::StructField {
-        let name = ident(&f.name).to_string();
+    fn field(&self, def: &TypeDef, f: &Field, derived: bool) -> TokenStream {
+        let name = ident(&f.name);
         if f.flatten {
-            let mut ty = type_text(self.printer.rust_type(&f.ty));
+            let doc = doc_attrs(f.doc.as_deref());
+            let mut ty = self.printer.rust_type(&f.ty);
             if f.boxed {
-                ty = format!("Box<{ty}>");
+                ty = quote! { Box<#ty> };
             }
-            return struct_items::StructField {
-                doc: doc_lines(f.doc.as_deref()),
-                deprecated: false,
-                serde: vec!["flatten".to_owned()],
-                name,
-                ty,
-            };
+            return quote! { #doc #[serde(flatten)] pub #name: #ty, };
         }
         let mut doc = f.doc.clone().unwrap_or_default();
         if let Some(default) = &f.default {
             let sep = if doc.is_empty() { "" } else { "\n\n" };
             doc.push_str(&format!("{sep}Default: `{default}`."));
         }
+        let doc = doc_attrs(Some(&doc));
+        let deprecated = f.deprecated.then(|| quote! { #[deprecated] });
         let shape = field_shape(f, &self.api.types);
-        let mut ty = type_text(self.printer.rust_type(shape.inner));
+        let mut ty = self.printer.rust_type(shape.inner);
         if f.boxed {
-            ty = format!("Box<{ty}>");
+            ty = quote! { Box<#ty> };
         }
-        let mut serde_args: Vec<String> = Vec::new();
+        let mut serde_args: Vec<TokenStream> = Vec::new();
         if f.name != f.wire_name {
-            serde_args.push(format!("rename = {:?}", f.wire_name));
+            let wire = &f.wire_name;
+            serde_args.push(quote! { rename = #wire });
         }
-        let mut de_args: Vec<String> = Vec::new();
+        let mut de_args: Vec<TokenStream> = Vec::new();
         let numeric = self.leniency(shape.inner);
         let with = |suffix: &str| {
             let (prefix, number, marker, in_vec) = numeric.as_ref().expect("checked by the caller");
@@ -420,7 +411,7 @@ impl<'a> ModelEmitter<'a> {
             }
             Shape::Defaulted => {
                 let default_fn = format!("defaults::{}", default_fn_name(def, f));
-                de_args.push(format!("default = {default_fn:?}"));
+                de_args.push(quote! { default = #default_fn });
                 if numeric.is_some() {
                     de_args.push(with(""));
                 }
@@ -428,78 +419,75 @@ impl<'a> ModelEmitter<'a> {
             }
             Shape::Optional => {
                 if derived {
-                    serde_args.push("default".to_owned());
+                    serde_args.push(quote! { default });
                 }
-                serde_args.push(r#"skip_serializing_if = "Option::is_none""#.to_owned());
+                serde_args.push(quote! { skip_serializing_if = "Option::is_none" });
                 // Absent is `None`; `null` is accepted only where the schema says nullable.
                 match (numeric.is_some(), shape.nullable) {
                     (true, true) => de_args.push(with("_option")),
                     (true, false) => de_args.push(with("_some")),
                     (false, false) => {
-                        de_args.push(r#"deserialize_with = "crate::wire::some""#.to_owned())
+                        de_args.push(quote! { deserialize_with = "crate::wire::some" })
                     }
                     (false, true) => {}
                 }
-                format!("Option<{ty}>")
+                quote! { Option<#ty> }
             }
             Shape::RequiredNullable => {
                 if numeric.is_some() {
                     de_args.push(with("_option"));
                 } else {
-                    de_args.push(r#"deserialize_with = "crate::wire::nullable""#.to_owned());
+                    de_args.push(quote! { deserialize_with = "crate::wire::nullable" });
                 }
-                format!("Option<{ty}>")
+                quote! { Option<#ty> }
             }
         };
         if derived {
             serde_args.extend(de_args);
         }
-        struct_items::StructField {
-            doc: doc_lines(Some(&doc)),
-            deprecated: f.deprecated,
-            serde: serde_args,
-            name,
-            ty: rust_ty,
+        let serde_attr = (!serde_args.is_empty()).then(|| quote! { #[serde(#(#serde_args),*)] });
+        quote! {
+            #doc
+            #deprecated
+            #serde_attr
+            pub #name: #rust_ty,
         }
     }
 
-    /// An untagged union, as text.
-    fn union_item(&self, def: &TypeDef, u: &Union) -> String {
+    fn union_item(&self, name: &str, u: &Union, doc: TokenStream) -> TokenStream {
+        let name = ident(name);
         // Untagged decoding tries variants in order: a catch-all JSON value must come last.
         let mut variants: Vec<_> = u.variants.iter().collect();
         variants.sort_by_key(|v| matches!(v.ty, TypeRef::Any));
+        let variants = variants.iter().map(|v| {
+            let vname = ident(&v.name);
+            let vdoc = doc_attrs(v.doc.as_deref());
+            let mut ty = self.printer.rust_type(&v.ty);
+            if v.boxed {
+                ty = quote! { Box<#ty> };
+            }
+            quote! { #vdoc #vname(#ty), }
+        });
         let kind = if u.exclusive {
             "Exactly one of"
         } else {
             "One or more of"
         };
-        let mut doc = doc_lines(def.doc.as_deref());
-        if !doc.is_empty() {
-            doc.push(String::new());
-        }
-        doc.push(format!(
+        let note = format!(
             " {kind} the variants (`{}`), untagged: decoded as the first that matches, tried most specific first.",
             if u.exclusive { "oneOf" } else { "anyOf" }
-        ));
-        let mut out = String::new();
-        push_doc(&mut out, "", &doc);
-        let _ = writeln!(
-            out,
-            "#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]\n\
-             #[serde(untagged)]\n\
-             pub enum {} {{",
-            ident(&def.name)
         );
-        for v in variants {
-            push_doc(&mut out, "    ", &doc_lines(v.doc.as_deref()));
-            let mut ty = type_text(self.printer.rust_type(&v.ty));
-            if v.boxed {
-                ty = format!("Box<{ty}>");
+        let sep = (!doc.is_empty()).then(|| quote! { #[doc = ""] });
+        quote! {
+            #doc
+            #sep
+            #[doc = #note]
+            #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+            #[serde(untagged)]
+            pub enum #name {
+                #(#variants)*
             }
-            push_tuple(&mut out, "    ", &format!("{}(", ident(&v.name)), &ty, "),");
         }
-        out.push_str("}\n");
-        out
     }
 
     /// Functions named by `#[serde(default = "...")]` for properties with a spec default: the
@@ -567,167 +555,141 @@ impl<'a> ModelEmitter<'a> {
         }
     }
 
-    /// Part of `constraints.rs`: the `Validate` impls of `defs`, written as text.
-    fn validate_impls(&self, defs: &[TypeDef]) -> Result<String, String> {
-        let mut out = String::new();
-        for def in defs {
-            out.push_str(&super::laid_out(
-                self.validate_impl(def),
-                "src/constraints.rs",
-            )?);
-        }
-        Ok(out)
+    /// Part of `constraints.rs`: the `Validate` impls of `defs`.
+    fn validate_impls(&self, defs: &[TypeDef]) -> TokenStream {
+        let impls = defs.iter().map(|def| self.validate_impl(def));
+        quote! { #(#impls)* }
     }
 
-    /// The start of `constraints.rs`: imports of what the printed impls use.
-    fn constraints_head(&self, impls: &[String]) -> String {
+    /// The start of `constraints.rs`: imports of what the impls' code uses (tokens as text, so a
+    /// path reads `validation :: range`).
+    fn constraints_head(&self, impls: &[String]) -> TokenStream {
         let mentions = |word: &str| impls.iter().any(|text| text.contains(word));
-        let mut out = String::from(
-            "//! `Validate` for every type: the constraints the spec states beyond each type.\n",
-        );
-        if mentions("PATTERN_") {
-            out.push_str("use crate::patterns::*;\n");
+        let patterns = mentions("PATTERN_").then(|| quote! { use crate::patterns::*; });
+        let module = mentions("validation ::").then(|| quote! { self, });
+        let types = impls
+            .iter()
+            .any(|text| !text.is_empty())
+            .then(|| quote! { use crate::types::*; });
+        quote! {
+            //! `Validate` for every type: the constraints the spec states beyond each type.
+            #patterns
+            #types
+            use crate::validation::{#module Validate, ValidationError};
         }
-        if impls.iter().any(|text| !text.is_empty()) {
-            out.push_str("use crate::types::*;\n");
-        }
-        out.push_str(if mentions("validation::") {
-            "use crate::validation::{self, Validate, ValidationError};\n"
-        } else {
-            "use crate::validation::{Validate, ValidationError};\n"
-        });
-        out
     }
 
-    /// A type's `Validate` impl (none for an alias, validated as what it names).
-    fn validate_impl(&self, def: &TypeDef) -> String {
-        let name = &def.name;
-        if let Some(unknown) = enums::open_unknown(&def.kind, self.open_enums) {
-            let quoted = matches!(def.kind, TypeKind::StringEnum(_));
-            return enum_impls::validate_open(name, &unknown, quoted);
-        }
-        const BODY: &str = "        ";
-        let mut body = String::new();
-        match &def.kind {
+    fn validate_impl(&self, def: &TypeDef) -> TokenStream {
+        let name = ident(&def.name);
+        let body = match &def.kind {
             TypeKind::Struct(s) => {
-                for f in &s.fields {
-                    // Check the Rust shape of the field: optional fields are `Option`s even when
-                    // not nullable.
-                    let shape = field_shape(f, &self.api.types);
-                    let ty = match shape.kind {
-                        Shape::Optional | Shape::RequiredNullable => {
-                            TypeRef::Nullable(Box::new(shape.inner.clone()))
+                let checks: Vec<TokenStream> = s
+                    .fields
+                    .iter()
+                    .filter_map(|f| {
+                        let fname = ident(&f.name);
+                        let wire = &f.wire_name;
+                        // Check the Rust shape of the field: optional fields are `Option`s even when not nullable.
+                        let shape = field_shape(f, &self.api.types);
+                        let ty = match shape.kind {
+                            Shape::Optional | Shape::RequiredNullable => {
+                                TypeRef::Nullable(Box::new(shape.inner.clone()))
+                            }
+                            Shape::Plain | Shape::Defaulted => f.ty.clone(),
+                        };
+                        // Required in requests though decoded as optional (`build::access`).
+                        let missing = f.constraints.present.then(|| {
+                            quote! { if value.is_none() { validation::missing(path, errors); } }
+                        });
+                        let check = self.check_value(&quote! { value }, &ty, &f.constraints, 0);
+                        if missing.is_none() && check.is_none() {
+                            return None;
                         }
-                        Shape::Plain | Shape::Defaulted => f.ty.clone(),
-                    };
-                    const FIELD: &str = "            ";
-                    let check = self.check_value("value", &ty, &f.constraints, 0, FIELD);
-                    // Required in requests though decoded as optional (`build::access`).
-                    if !f.constraints.present && check.is_none() {
-                        continue;
-                    }
-                    // Deprecated properties are still validated while clients send them.
-                    if f.deprecated {
-                        body.push_str("        #[allow(deprecated)]\n");
-                    }
-                    let _ = writeln!(
-                        body,
-                        "        {{\n{FIELD}let value = &self.{};",
-                        ident(&f.name)
-                    );
-                    // A flattened field's properties are the struct's own: same path.
-                    if !f.flatten {
-                        let wire = Literal::string(&f.wire_name);
-                        let _ = writeln!(
-                            body,
-                            "{FIELD}let path = validation::field(path, {wire});\n{FIELD}let path = path.as_str();"
-                        );
-                    }
-                    if f.constraints.present {
-                        let _ = writeln!(
-                            body,
-                            "{FIELD}if value.is_none() {{\n{FIELD}    validation::missing(path, errors);\n{FIELD}}}"
-                        );
-                    }
-                    body.push_str(&check.unwrap_or_default());
-                    body.push_str("        }\n");
-                }
+                        // Deprecated properties are still validated while clients send them.
+                        let allow = f.deprecated.then(|| quote! { #[allow(deprecated)] });
+                        // A flattened field's properties are the struct's own: same path.
+                        let path = (!f.flatten).then(|| {
+                            quote! {
+                                let path = validation::field(path, #wire);
+                                let path = path.as_str();
+                            }
+                        });
+                        Some(quote! {
+                            #allow
+                            {
+                                let value = &self.#fname;
+                                #path
+                                #missing
+                                #check
+                            }
+                        })
+                    })
+                    .collect();
+                checks
             }
             TypeKind::Union(u) => {
-                const ARM: &str = "                ";
                 let checks: Vec<_> = u
                     .variants
                     .iter()
                     .map(|v| {
                         (
                             ident(&v.name),
-                            self.check_value("value", &v.ty, &v.constraints, 0, ARM),
+                            self.check_value(&quote! { value }, &v.ty, &v.constraints, 0),
                         )
                     })
                     .collect();
-                if checks.iter().any(|(_, c)| c.is_some()) {
-                    body.push_str("        match self {\n");
-                    for (variant, check) in checks {
-                        let (binding, block) = match &check {
-                            Some(check) => ("value", format!("{{\n{check}            }}")),
-                            None => ("_", "{}".to_owned()),
-                        };
-                        let arm = format!("            Self::{variant}({binding}) => {block}");
-                        if arm.lines().next().is_some_and(fits_code) {
-                            let _ = writeln!(body, "{arm}");
-                        } else {
-                            // The pattern's binding on a line of its own.
-                            let _ = writeln!(
-                                body,
-                                "            Self::{variant}(\n                {binding},\n            ) => {block}"
-                            );
-                        }
-                    }
-                    body.push_str("        }\n");
+                if checks.iter().all(|(_, c)| c.is_none()) {
+                    Vec::new()
+                } else {
+                    let arms = checks.iter().map(|(vname, check)| match check {
+                        Some(check) => quote! { Self::#vname(value) => { #check } },
+                        None => quote! { Self::#vname(_) => {} },
+                    });
+                    vec![quote! { match self { #(#arms)* } }]
                 }
             }
-            TypeKind::Newtype(ty) => {
-                if let Some(check) = self.check_value("value", ty, &Constraints::default(), 0, BODY)
-                {
-                    let _ = write!(body, "{BODY}let value = &self.0;\n{check}");
-                }
+            TypeKind::Newtype(ty) => self
+                .check_value(&quote! { value }, ty, &Constraints::default(), 0)
+                .map(|check| quote! { let value = &self.0; #check })
+                .into_iter()
+                .collect(),
+            TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {
+                enums::validate_body(&def.kind, self.open_enums)
+                    .into_iter()
+                    .collect()
             }
-            // Open enums returned above; a closed enum holds only listed values.
-            TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {}
+            TypeKind::Alias(_) => Vec::new(),
+        };
+        if matches!(def.kind, TypeKind::Alias(_)) {
             // An alias is validated as what it names.
-            TypeKind::Alias(_) => return String::new(),
+            return TokenStream::new();
         }
-        let head = impl_header("impl Validate", &ident(name).to_string());
         if body.is_empty() {
-            return format!(
-                "{head}\n    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {{}}\n}}\n"
-            );
+            return quote! {
+                impl Validate for #name {
+                    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+                }
+            };
         }
-        format!(
-            "{head}\n    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {{\n{body}    }}\n}}\n"
-        )
+        quote! {
+            impl Validate for #name {
+                fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+                    #(#body)*
+                }
+            }
+        }
     }
 
-    /// Lines (at `indent`) checking one value (`expr`, an expression of type `&T`) against its
-    /// type's nested types and `c`. `None` when there is nothing to check.
+    /// Code checking one value (`expr`, an expression of type `&T`) against its type's nested types and `c`.
+    /// `None` when there is nothing to check.
     fn check_value(
         &self,
-        expr: &str,
+        expr: &TokenStream,
         ty: &TypeRef,
         c: &Constraints,
         depth: usize,
-        indent: &str,
-    ) -> Option<String> {
-        let v = format!("v{depth}");
-        let inner_indent = format!("{indent}    ");
-        let block = |head: String, inner: String| format!("{indent}{head} {{\n{inner}{indent}}}\n");
-        let line = |statement: String| format!("{indent}{statement}\n");
-        // A call statement, its arguments one per line when it is too wide.
-        let call = |callee: &str, args: &[&str]| {
-            let mut out = String::new();
-            push_list(&mut out, indent, &format!("{callee}("), args, ");");
-            out
-        };
+    ) -> Option<TokenStream> {
+        let v = format_ident!("v{}", depth);
         match ty {
             TypeRef::Nullable(inner) => {
                 // `Option<Alias>` where the alias is an `Option` too (a nullable component used
@@ -738,151 +700,121 @@ impl<'a> ModelEmitter<'a> {
                     && let TypeKind::Alias(TypeRef::Nullable(held)) = &def.kind
                 {
                     let c = if c.is_empty() { &def.constraints } else { c };
-                    let inner = self.check_value(&v, held, c, depth + 1, &inner_indent)?;
-                    return Some(block(format!("if let Some(Some({v})) = {expr}"), inner));
+                    let inner = self.check_value(&quote! { #v }, held, c, depth + 1)?;
+                    return Some(quote! { if let Some(Some(#v)) = #expr { #inner } });
                 }
-                let inner = self.check_value(&v, inner, c, depth + 1, &inner_indent)?;
-                Some(block(format!("if let Some({v}) = {expr}"), inner))
+                let inner = self.check_value(&quote! { #v }, inner, c, depth + 1)?;
+                Some(quote! { if let Some(#v) = #expr { #inner } })
             }
             TypeRef::Named(id) => {
                 let def = &self.api.types[id.0];
                 match &def.kind {
-                    // An alias is checked as what it names, with its own constraints unless the
-                    // use site has some.
+                    // An alias is checked as what it names, with its own constraints unless the use site has some.
                     TypeKind::Alias(target) => {
                         let c = if c.is_empty() { &def.constraints } else { c };
-                        self.check_value(expr, target, c, depth, indent)
+                        self.check_value(expr, target, c, depth)
                     }
-                    _ if self.checked[id.0] => {
-                        Some(line(format!("{expr}.validate_at(path, errors);")))
-                    }
+                    _ if self.checked[id.0] => Some(quote! { #expr.validate_at(path, errors); }),
                     _ => None,
                 }
             }
             TypeRef::Array(inner) => {
-                let mut checks = String::new();
+                let mut checks = Vec::new();
                 if c.min_items.is_some() || c.max_items.is_some() {
-                    let (min, max) = (opt_usize_text(c.min_items), opt_usize_text(c.max_items));
-                    let len = format!("{expr}.len()");
-                    checks.push_str(&call(
-                        "validation::items",
-                        &[&len, "path", &min, &max, "errors"],
-                    ));
+                    let min = opt_usize(c.min_items);
+                    let max = opt_usize(c.max_items);
+                    checks
+                        .push(quote! { validation::items(#expr.len(), path, #min, #max, errors); });
                 }
                 if c.unique_items {
-                    checks.push_str(&call("validation::unique", &[expr, "path", "errors"]));
+                    checks.push(quote! { validation::unique(#expr, path, errors); });
                 }
                 let item_constraints = c.items.as_deref().cloned().unwrap_or_default();
-                let i = format!("i{depth}");
+                let i = format_ident!("i{}", depth);
                 if let Some(item) =
-                    self.check_value(&v, inner, &item_constraints, depth + 1, &inner_indent)
+                    self.check_value(&quote! { #v }, inner, &item_constraints, depth + 1)
                 {
-                    checks.push_str(&block(
-                        format!("for ({i}, {v}) in {expr}.iter().enumerate()"),
-                        format!(
-                            "{inner_indent}let path = validation::index(path, {i});\n\
-                             {inner_indent}let path = path.as_str();\n{item}"
-                        ),
-                    ));
+                    checks.push(quote! {
+                        for (#i, #v) in #expr.iter().enumerate() {
+                            let path = validation::index(path, #i);
+                            let path = path.as_str();
+                            #item
+                        }
+                    });
                 }
-                (!checks.is_empty()).then_some(checks)
+                (!checks.is_empty()).then(|| quote! { #(#checks)* })
             }
             TypeRef::Map(inner) => {
                 let item_constraints = c.items.as_deref().cloned().unwrap_or_default();
-                let k = format!("k{depth}");
-                let item = self.check_value(&v, inner, &item_constraints, depth + 1, &inner_indent);
+                let k = format_ident!("k{}", depth);
+                let item = self.check_value(&quote! { #v }, inner, &item_constraints, depth + 1);
                 let count = (c.min_items.is_some() || c.max_items.is_some()).then(|| {
-                    let (min, max) = (opt_usize_text(c.min_items), opt_usize_text(c.max_items));
-                    let len = format!("{expr}.len()");
-                    call("validation::entries", &[&len, "path", &min, &max, "errors"])
+                    let (min, max) = (opt_usize(c.min_items), opt_usize(c.max_items));
+                    quote! { validation::entries(#expr.len(), path, #min, #max, errors); }
                 });
                 let key = c.key_pattern.as_ref().and_then(|source| {
                     let regex = self.patterns.regex(source)?;
-                    let (regex, source) =
-                        (format!("&{regex}"), Literal::string(source).to_string());
-                    let mut out = String::new();
-                    let args = [k.as_str(), "path", &regex, &source, "errors"];
-                    push_list(&mut out, &inner_indent, "validation::pattern(", &args, ");");
-                    Some(out)
+                    Some(quote! { validation::pattern(#k, path, &#regex, #source, errors); })
                 });
                 if item.is_none() && key.is_none() {
                     return count;
                 }
                 let pairs = if item.is_some() {
-                    format!("({k}, {v}) in {expr}")
+                    quote! { (#k, #v) in #expr }
                 } else {
-                    format!("{k} in {expr}.keys()")
+                    quote! { #k in #expr.keys() }
                 };
-                let mut checks = count.unwrap_or_default();
-                checks.push_str(&block(
-                    format!("for {pairs}"),
-                    format!(
-                        "{inner_indent}let path = validation::field(path, {k});\n\
-                         {inner_indent}let path = path.as_str();\n{}{}",
-                        key.unwrap_or_default(),
-                        item.unwrap_or_default()
-                    ),
-                ));
-                Some(checks)
+                Some(quote! {
+                    #count
+                    for #pairs {
+                        let path = validation::field(path, #k);
+                        let path = path.as_str();
+                        #key
+                        #item
+                    }
+                })
             }
             TypeRef::Primitive(p @ (Primitive::String | Primitive::Url)) => {
                 let is_url = *p == Primitive::Url;
                 let expr = &if is_url {
-                    format!("{expr}.as_str()")
+                    quote! { #expr.as_str() }
                 } else {
-                    expr.to_owned()
+                    quote! { #expr }
                 };
-                let mut checks = String::new();
+                let mut checks = Vec::new();
                 if c.min_length.is_some() || c.max_length.is_some() {
-                    let (min, max) = (opt_usize_text(c.min_length), opt_usize_text(c.max_length));
-                    checks.push_str(&call(
-                        "validation::length",
-                        &[expr, "path", &min, &max, "errors"],
-                    ));
+                    let min = opt_usize(c.min_length);
+                    let max = opt_usize(c.max_length);
+                    checks.push(quote! { validation::length(#expr, path, #min, #max, errors); });
                 }
                 if let Some(source) = &c.pattern
                     && let Some(regex) = self.patterns.regex(source)
                 {
-                    let (regex, source) =
-                        (format!("&{regex}"), Literal::string(source).to_string());
-                    let args = [expr.as_str(), "path", &regex, &source, "errors"];
-                    checks.push_str(&call("validation::pattern", &args));
+                    checks.push(
+                        quote! { validation::pattern(#expr, path, &#regex, #source, errors); },
+                    );
                 }
                 match c.format {
                     // A `url::Url` is an absolute URL once parsed.
                     _ if is_url => {}
                     Some(StringFormat::Email) => {
-                        checks.push_str(&call("validation::email", &[expr, "path", "errors"]))
+                        checks.push(quote! { validation::email(#expr, path, errors); })
                     }
                     Some(StringFormat::Uri) => {
-                        checks.push_str(&call("validation::uri", &[expr, "path", "errors"]))
+                        checks.push(quote! { validation::uri(#expr, path, errors); })
                     }
                     None => {}
                 }
-                (!checks.is_empty()).then_some(checks)
+                (!checks.is_empty()).then(|| quote! { #(#checks)* })
             }
             TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. }
                 if p.is_integer() || p.is_float() =>
             {
-                let value: TokenStream = expr.parse().ok()?;
-                let (as_f64, min, max) = super::rust::range_args(*p, &value, c)?;
-                let [as_f64, min, max] = [as_f64, min, max].map(type_text);
-                Some(call(
-                    "validation::range",
-                    &[&as_f64, "path", &min, &max, "errors"],
-                ))
+                let (as_f64, min, max) = super::rust::range_args(*p, expr, c)?;
+                Some(quote! { validation::range(#as_f64, path, #min, #max, errors); })
             }
             _ => None,
         }
-    }
-
-    /// `patterns.rs`: its head alone (as text) when the document has no patterns.
-    fn patterns_file(&self, opts: &Options) -> Result<File, String> {
-        const HEAD: &str = "//! The spec's string patterns, compiled once on first use.\n";
-        if self.patterns.all().is_empty() && !self.patterns.needs_fancy_regex() {
-            return Ok(assembled(opts, "src/patterns.rs", &[HEAD.to_owned()]));
-        }
-        rust_file(self.patterns_rs(), opts, "src/patterns.rs")
     }
 
     fn patterns_rs(&self) -> TokenStream {
@@ -980,17 +912,12 @@ fn uses_file(api: &Api) -> bool {
     api.uses(Primitive::Bytes) || super::has_multipart_struct(api)
 }
 
-/// Whether a struct's `Deserialize` is written in `decode.rs` (through the `object` runtime). A
-/// flattened field keeps serde's derive, which buffers the object for it.
-fn decodes_as_object(s: &Struct) -> bool {
-    !s.fields.iter().any(|f| f.flatten)
-}
-
-/// Whether any struct decodes through the `object` runtime.
+/// Whether a struct decodes through the `object` runtime: any struct without a flattened field.
 fn has_objects(api: &Api) -> bool {
-    api.types
-        .iter()
-        .any(|def| matches!(&def.kind, TypeKind::Struct(s) if decodes_as_object(s)))
+    api.types.iter().any(|def| match &def.kind {
+        TypeKind::Struct(s) => !s.fields.iter().any(|f| f.flatten),
+        _ => false,
+    })
 }
 
 /// How a struct field is held: `(is an Option, the type inside it)` (other emitters build and read
@@ -1108,14 +1035,12 @@ fn integer_of(ty: &TypeRef, types: &[TypeDef]) -> Option<(Primitive, bool)> {
     }
 }
 
-/// `deserialize_with = "crate::wire::{name}::<_, {number}>"` (and the pattern marker).
-fn wire_fn(name: &str, number: &TokenStream, marker: Option<&proc_macro2::Ident>) -> String {
-    let number = type_text(number.clone());
+fn wire_fn(name: &str, number: &TokenStream, marker: Option<&proc_macro2::Ident>) -> TokenStream {
     let path = match marker {
         Some(marker) => format!("crate::wire::{name}::<_, {number}, crate::patterns::{marker}>"),
         None => format!("crate::wire::{name}::<_, {number}>"),
     };
-    format!("deserialize_with = {path:?}")
+    quote! { deserialize_with = #path }
 }
 
 fn extra_field_name(s: &Struct) -> String {
@@ -1124,73 +1049,4 @@ fn extra_field_name(s: &Struct) -> String {
         name.push('_');
     }
     name
-}
-
-/// `Some(n)` or `None`, as `rust::opt_usize` prints.
-fn opt_usize_text(v: Option<usize>) -> String {
-    v.map_or_else(|| "None".to_owned(), |n| format!("Some({n})"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::emit::assert_printed_as_is;
-
-    #[test]
-    fn validate_impls_are_laid_out_as_prettyplease_would() {
-        let spec = r##"
-openapi: 3.1.0
-info: {title: Checks, version: '1'}
-paths: {}
-components:
-  schemas:
-    Limited:
-      type: object
-      required: [id]
-      properties:
-        id: {type: integer, minimum: 1, maximum: 4294967295, exclusiveMaximum: 9999999999}
-        name: {type: string, minLength: 1, maxLength: 40, pattern: '^(([0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])\.){3}([0-9]|[1-9][0-9])$'}
-        email: {type: string, format: email}
-        old: {type: string, maxLength: 3, deprecated: true}
-        matrix:
-          type: array
-          minItems: 1
-          uniqueItems: true
-          items: {type: array, maxItems: 3, items: {type: number, minimum: -5.5}}
-        labels:
-          type: object
-          maxProperties: 9
-          propertyNames: {pattern: '^[a-z]+$'}
-          additionalProperties: {type: string, maxLength: 12}
-        nothing: {type: [string, 'null'], maxLength: 2}
-    AVeryLongUnionNameThatMakesTheVariantNamesOfItsMatchArmsRatherWide:
-      oneOf:
-        - {type: string, maxLength: 3}
-        - {type: integer}
-        - {$ref: '#/components/schemas/Limited'}
-        - {$ref: '#/components/schemas/AnExtremelyLongSchemaNameSoThatItsMatchArmGoesPastTheWidthXy'}
-        - {$ref: '#/components/schemas/AnotherExtremelyLongSchemaNameWithNothingToCheckAtAllHereXXXXXX'}
-        - {$ref: '#/components/schemas/YetAnotherSchemaNameNothingToCheckOneCharLongerThanTheWidthXXXXX'}
-    AnExtremelyLongSchemaNameSoThatItsMatchArmGoesPastTheWidthXy: {type: string, maxLength: 3}
-    AnotherExtremelyLongSchemaNameWithNothingToCheckAtAllHereXXXXXX: {type: object, properties: {a: {type: string}}}
-    YetAnotherSchemaNameNothingToCheckOneCharLongerThanTheWidthXXXXX: {type: object, properties: {b: {type: string}}}
-"##;
-        let (api, mut diags) = crate::load_api(spec).unwrap();
-        let patterns = Patterns::collect(&api, &mut diags);
-        let checked = checked_types(&api, true);
-        let emitter = ModelEmitter::new(&api, &patterns, &checked, true);
-        let mut arms = Vec::new();
-        for def in &api.types {
-            let text = emitter.validate_impl(def);
-            arms.extend(text.lines().filter(|l| l.contains(") => {")).map(str::len));
-            if !text.is_empty() {
-                assert_printed_as_is(&text);
-            }
-        }
-        // An empty arm's `}` does not count toward the width; the longer arms are broken.
-        assert!(
-            arms.contains(&90) && arms.iter().filter(|n| **n < 30).count() == 2,
-            "{arms:?}"
-        );
-    }
 }

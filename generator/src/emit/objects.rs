@@ -1,12 +1,11 @@
 //! The models' `src/decode.rs`: `Deserialize` of each struct through the `object` runtime
-//! (`templates/models/object.rs`). The impls are the same few lines for every struct, so they are
-//! written as text in the layout prettyplease gives them: built as tokens, parsed back and printed,
-//! they cost a large document a quarter of its run.
+//! (`templates/models/object.rs`), the same few items for every struct.
 
-use super::layout::{impl_header, push_list};
-use std::fmt::Write;
+use super::ident;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
 
-/// A struct whose `Deserialize` is written here.
+/// A struct whose `Deserialize` is rendered here.
 pub struct Object<'a> {
     /// The Rust type name.
     pub name: &'a str,
@@ -17,11 +16,11 @@ pub struct Object<'a> {
 }
 
 pub struct ObjectField<'a> {
-    /// The Rust field name (`r#type` for a keyword).
-    pub member: String,
+    /// The Rust field name (`type` for the keyword, spelled `r#type`).
+    pub member: &'a str,
     pub wire: &'a str,
     /// The `wire::Decoder` type the value is read with, if not its own `Deserialize`.
-    pub decoder: Option<String>,
+    pub decoder: Option<TokenStream>,
     pub value: Value,
 }
 
@@ -32,7 +31,7 @@ pub enum Value {
     /// Absent is this function's value (a spec default, in `types::defaults`).
     Default(String),
     /// The slot holds an `Option` (a nullable property): absent is `None`.
-    Nullable,
+    Flattened,
     /// The slot is the field.
     Slot,
 }
@@ -47,186 +46,115 @@ pub enum Others {
 }
 
 /// The head of `decode.rs`.
-pub fn head() -> &'static str {
-    "//! `Deserialize` of the structs, through [`crate::object`].\n\
-     use crate::types::*;\n"
+pub fn head() -> TokenStream {
+    quote! {
+        //! `Deserialize` of the structs, through [`crate::object`].
+        use crate::types::*;
+    }
 }
 
-/// Appends the two impls of `object` to `out`.
-pub fn write(out: &mut String, object: &Object) {
-    let name = object.name;
-    // `write!` to a String cannot fail.
-    let _ = write!(
-        out,
-        "\n{deserialize}\n\
-         \x20   fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {{\n\
-         \x20       crate::object::object(d)\n\
-         \x20   }}\n\
-         }}\n\n",
-        deserialize = impl_header("impl<'de> ::serde::Deserialize<'de>", name),
-    );
-    if object.deprecated {
-        out.push_str("#[allow(deprecated)]\n");
-    }
-    let _ = writeln!(out, "{}", impl_header("impl crate::object::Object", name));
-    let _ = writeln!(out, "    const NAME: &'static str = {name:?};");
-    // The wire names as Rust string literals.
-    let wires: Vec<String> = object
-        .fields
-        .iter()
-        .map(|f| format!("{:?}", f.wire))
+/// The two impls of `object`: `Deserialize`, and the runtime's `Object`.
+pub fn tokens(object: &Object) -> TokenStream {
+    let name = ident(object.name);
+    let type_name = object.name;
+    let wires: Vec<&str> = object.fields.iter().map(|f| f.wire).collect();
+    let slots: Vec<_> = (0..object.fields.len())
+        .map(|i| format_ident!("f{i}"))
         .collect();
-    let listed: Vec<&str> = wires.iter().map(String::as_str).collect();
-    push_list(
-        out,
-        "    ",
-        "const FIELDS: &'static [&'static str] = &[",
-        &listed,
-        "];",
-    );
-    out.push_str(
-        "    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(\n\
-         \x20       m: &mut crate::object::Fields<'de, M>,\n\
-         \x20   ) -> Result<Self, M::Error> {\n",
-    );
-    for i in 0..object.fields.len() {
-        let _ = writeln!(out, "        let mut f{i} = None;");
-    }
     let key = match object.others {
         // The key is refused as it is read; the `_` arm is never taken.
-        Others::Deny => "m.known_key(Self::FIELDS)?",
-        _ => "m.key()?",
+        Others::Deny => quote! { m.known_key(Self::FIELDS)? },
+        _ => quote! { m.key()? },
     };
-    let other = match &object.others {
-        Others::Keep(_) => {
-            out.push_str("        let mut extra = ::std::collections::BTreeMap::new();\n");
-            "m.extra(&mut extra, k)?"
-        }
-        _ => "m.skip()?",
-    };
-    if object.fields.is_empty() {
-        match object.others {
-            Others::Keep(_) => {
-                let _ = writeln!(out, "        while let Some(k) = {key} {{");
-            }
-            _ => {
-                let _ = writeln!(out, "        while {key}.is_some() {{");
-            }
-        }
-        let _ = writeln!(out, "            {other}");
+    let keep = matches!(object.others, Others::Keep(_));
+    let extra = keep.then(|| quote! { let mut extra = ::std::collections::BTreeMap::new(); });
+    let other = if keep {
+        quote! { m.extra(&mut extra, k)? }
     } else {
-        let _ = writeln!(out, "        while let Some(k) = {key} {{");
-        out.push_str("            match k.as_str() {\n");
-        for (i, (f, wire)) in object.fields.iter().zip(&wires).enumerate() {
-            let _ = match &f.decoder {
-                Some(decoder) => writeln!(
-                    out,
-                    "                {wire} => m.put_with::<{decoder}>(&mut f{i}, {wire})?,"
-                ),
-                None => writeln!(out, "                {wire} => m.put(&mut f{i}, {wire})?,"),
-            };
+        quote! { m.skip()? }
+    };
+    let reads = if object.fields.is_empty() {
+        if keep {
+            quote! { while let Some(k) = #key { #other } }
+        } else {
+            quote! { while #key.is_some() { #other } }
         }
-        let _ = writeln!(out, "                _ => {other},");
-        out.push_str("            }\n");
+    } else {
+        let arms = object.fields.iter().zip(&slots).map(|(f, slot)| {
+            let wire = f.wire;
+            match &f.decoder {
+                Some(decoder) => quote! { #wire => m.put_with::<#decoder>(&mut #slot, #wire)?, },
+                None => quote! { #wire => m.put(&mut #slot, #wire)?, },
+            }
+        });
+        quote! {
+            while let Some(k) = #key {
+                match k.as_str() {
+                    #(#arms)*
+                    _ => #other,
+                }
+            }
+        }
+    };
+    let values = object.fields.iter().zip(&slots).map(|(f, slot)| {
+        let member = ident(f.member);
+        let wire = f.wire;
+        match &f.value {
+            Value::Required => quote! { #member: m.take(#slot, #wire)?, },
+            Value::Default(function) => {
+                let function = ident(function);
+                quote! { #member: #slot.unwrap_or_else(defaults::#function), }
+            }
+            Value::Flattened => quote! { #member: #slot.unwrap_or_default(), },
+            Value::Slot => quote! { #member: #slot, },
+        }
+    });
+    let kept = match &object.others {
+        Others::Keep(member) => {
+            let member = ident(member);
+            quote! { #member: extra, }
+        }
+        _ => quote! {},
+    };
+    let allow = object.deprecated.then(|| quote! { #[allow(deprecated)] });
+    quote! {
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                crate::object::object(d)
+            }
+        }
+        #allow
+        impl crate::object::Object for #name {
+            const NAME: &'static str = #type_name;
+            const FIELDS: &'static [&'static str] = &[#(#wires),*];
+            fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+                m: &mut crate::object::Fields<'de, M>,
+            ) -> Result<Self, M::Error> {
+                #(let mut #slots = None;)*
+                #extra
+                #reads
+                Ok(Self { #(#values)* #kept })
+            }
+        }
     }
-    out.push_str("        }\n");
-    if object.fields.is_empty() && !matches!(object.others, Others::Keep(_)) {
-        out.push_str("        Ok(Self {})\n    }\n}\n");
-        return;
-    }
-    out.push_str("        Ok(Self {\n");
-    for (i, (f, wire)) in object.fields.iter().zip(&wires).enumerate() {
-        let member = &f.member;
-        let _ = match &f.value {
-            Value::Required => writeln!(out, "            {member}: m.take(f{i}, {wire})?,"),
-            Value::Default(function) => writeln!(
-                out,
-                "            {member}: f{i}.unwrap_or_else(defaults::{function}),"
-            ),
-            Value::Nullable => writeln!(out, "            {member}: f{i}.unwrap_or_default(),"),
-            Value::Slot => writeln!(out, "            {member}: f{i},"),
-        };
-    }
-    if let Others::Keep(member) = &object.others {
-        let _ = writeln!(out, "            {member}: extra,");
-    }
-    out.push_str("        })\n    }\n}\n");
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emit::assert_printed_as_is;
-
-    fn field<'a>(member: &str, wire: &'a str, value: Value) -> ObjectField<'a> {
-        ObjectField {
-            member: member.to_owned(),
-            wire,
-            decoder: None,
-            value,
-        }
-    }
-
-    #[test]
-    fn every_shape_is_written_as_prettyplease_would_print_it() {
-        let mut out = String::new();
-        let mut count = field("count", "count", Value::Required);
-        count.decoder = Some("crate::wire::AsInteger<i64>".into());
-        let object = Object {
-            name: "Limits",
-            fields: vec![
-                count,
-                field("r#type", "type", Value::Default("limits_type".into())),
-                field("note", "a \"quoted\" name", Value::Nullable),
-                field("tags", "tags", Value::Slot),
-            ],
-            others: Others::Keep("additional_properties".into()),
-            deprecated: true,
-        };
-        write(&mut out, &object);
-        assert_printed_as_is(&out);
-        assert!(
-            out.contains("\"a \\\"quoted\\\" name\" => m.put(&mut f2"),
-            "{out}"
-        );
-        let long = Object {
-            name: "ObjectOfAVeryLongNameThatPushesTheImplHeaderPastTheMargin",
-            ..object
-        };
-        let mut out = String::new();
-        write(&mut out, &long);
-        assert_printed_as_is(&out);
-        assert!(out.contains("\nfor ObjectOfAVeryLong"), "{out}");
-    }
 
     #[test]
     fn an_empty_struct_loops_without_a_match() {
         for others in [Others::Skip, Others::Deny, Others::Keep("extra_".into())] {
-            let mut out = String::new();
             let object = Object {
                 name: "Empty",
                 fields: Vec::new(),
                 others,
                 deprecated: false,
             };
-            write(&mut out, &object);
+            let out = tokens(&object).to_string();
             syn::parse_file(&out).unwrap_or_else(|e| panic!("{e}:\n{out}"));
             assert!(!out.contains("match"), "{out}");
         }
-    }
-
-    #[test]
-    fn a_long_field_list_is_one_name_per_line() {
-        let wires: Vec<String> = (0..12).map(|i| format!("property{i}")).collect();
-        let object = Object {
-            name: "Wide",
-            fields: wires.iter().map(|w| field(w, w, Value::Slot)).collect(),
-            others: Others::Deny,
-            deprecated: false,
-        };
-        let mut out = String::new();
-        write(&mut out, &object);
-        assert_printed_as_is(&out);
-        assert!(out.contains("        \"property11\",\n    ];"), "{out}");
     }
 }

@@ -19,6 +19,12 @@ pub fn doc_attrs(doc: Option<&str>) -> TokenStream {
     quote! { #( #[doc = #lines] )* }
 }
 
+/// `#![doc = "..."]` lines: the same, for a module's own documentation.
+pub fn inner_doc_attrs(doc: Option<&str>) -> TokenStream {
+    let lines = doc_lines(doc);
+    quote! { #( #![doc = #lines] )* }
+}
+
 /// The lines of [`doc_attrs`], for code written as text (none for a missing or blank text).
 pub fn doc_lines(doc: Option<&str>) -> Vec<String> {
     match doc.map(str::trim).filter(|d| !d.is_empty()) {

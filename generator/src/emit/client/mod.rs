@@ -3,22 +3,19 @@
 //! documented errors. The runtime (client and builder, retry loop, OAuth 2.0 token cache, errors, decoding)
 //! is static code under `templates/client`; this module emits what depends on the document.
 
-mod error_enums;
-mod exchange;
-mod methods;
 mod plan;
 pub(crate) mod requests;
 mod sending;
-mod statements;
-mod values;
 
-use super::layout::push_doc;
 use super::parallel::{self, Job};
-use super::root_file;
-use super::rust::doc_lines;
-use super::{File, Options, Patterns, assembled, laid_out, template_file};
+use super::rust::inner_doc_attrs;
+use super::{
+    File, Options, Patterns, assembled, crate_root, doc_attrs, print, rust_file, template_file,
+};
 use crate::ir::{Api, Media};
 use plan::{Plan, Success};
+use proc_macro2::TokenStream;
+use quote::quote;
 
 const CLIENT_TEMPLATE: &str = openapi_gen_templates::client::CLIENT;
 const AUTH_TEMPLATE: &str = openapi_gen_templates::client::AUTH;
@@ -76,19 +73,26 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     let emitter = || requests::RequestEmitter::new(api);
     let plans = &plans;
     let ranges = parallel::chunks(plans.len());
-    let mut jobs: Vec<Job<Result<String, String>>> =
-        vec![Box::new(move || Ok(emitter().requests_head(plans)))];
+    let mut jobs: Vec<Job<Result<String, String>>> = vec![Box::new(move || {
+        print(emitter().requests_head(plans), "src/requests.rs")
+    })];
     for range in ranges {
         jobs.push(Box::new(move || emitter().builders(&plans[range])));
     }
     if has_responses {
-        jobs.push(Box::new(move || Ok(emitter().responses_rs(plans))));
+        jobs.push(Box::new(move || {
+            print(emitter().responses_rs(plans), "src/responses.rs")
+        }));
     }
     if has_errors {
-        jobs.push(Box::new(move || Ok(emitter().errors_rs(plans))));
+        jobs.push(Box::new(move || {
+            print(emitter().errors_rs(plans), "src/errors.rs")
+        }));
     }
     if has_headers {
-        jobs.push(Box::new(move || Ok(emitter().headers_rs(plans))));
+        jobs.push(Box::new(move || {
+            print(emitter().headers_rs(plans), "src/headers.rs")
+        }));
     }
     let mut printed: Vec<String> = parallel::run(plans.len(), jobs)
         .into_iter()
@@ -99,8 +103,8 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
 
     let mut files = vec![
         cargo_toml(api, opts, plans),
-        root_file::file(
-            &lib_rs(
+        crate_root(
+            lib_rs(
                 api,
                 opts,
                 [has_responses, has_errors, has_headers],
@@ -108,21 +112,23 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
             ),
             opts,
         )?,
-        assembled(opts, "src/requests.rs", &printed),
+        assembled(opts, "src/requests.rs", &printed)?,
     ];
     if let Some(responses) = responses {
-        files.push(assembled(opts, "src/responses.rs", &[responses]));
+        files.push(assembled(opts, "src/responses.rs", &[responses])?);
     }
     if let Some(errors) = errors {
-        files.push(assembled(opts, "src/errors.rs", &[errors]));
+        files.push(assembled(opts, "src/errors.rs", &[errors])?);
     }
     if let Some(headers) = headers {
-        files.push(assembled(opts, "src/headers.rs", &[headers]));
+        files.push(assembled(opts, "src/headers.rs", &[headers])?);
     }
     if let Some((scheme, token_url)) = credentials {
-        let path = "src/credentials.rs";
-        let text = laid_out(credentials_rs(scheme, token_url), path)?;
-        files.push(assembled(opts, path, &[text]));
+        files.push(rust_file(
+            credentials_rs(scheme, token_url),
+            opts,
+            "src/credentials.rs",
+        )?);
     }
     if super::has_multipart_struct(api) {
         files.push(template_file(opts, "src/multipart.rs", MULTIPART_TEMPLATE));
@@ -213,7 +219,8 @@ fn lib_rs(
     opts: &Options,
     [has_responses, has_errors, has_headers]: [bool; 3],
     client_credentials: bool,
-) -> root_file::Root {
+) -> TokenStream {
+    let title = format!(" Client of {} (version {}).", api.title, api.version);
     let credentials = if client_credentials {
         "Credentials: [`ClientBuilder::client_credentials`] (OAuth 2.0 client credentials: the token is fetched, cached and renewed for you) or [`ClientBuilder::bearer_token`]."
     } else {
@@ -225,86 +232,76 @@ fn lib_rs(
          {credentials}\n\n\
          Idempotent requests are retried on connection errors and `502`/`503`/`504` (see [`RetryPolicy`]); `POST` and `PATCH` never are. `https` base URLs need the `rustls` or `native-tls` feature."
     ));
-    let mut docs = vec![format!(
-        " Client of {} (version {}).",
-        api.title, api.version
-    )];
-    if api.description.is_some() {
-        docs.push(String::new());
+    let description = inner_doc_attrs(api.description.as_deref());
+    let separator = api.description.is_some().then(|| quote! { #![doc = ""] });
+    let models = opts.crate_ident("models");
+    let credentials_mod = client_credentials.then(|| quote! { mod credentials; });
+    let responses_mod = has_responses.then(|| quote! { pub mod responses; });
+    let errors_mod = has_errors.then(|| quote! { pub mod errors; });
+    let headers_mod = has_headers.then(|| quote! { pub mod headers; });
+    let multipart_mod = super::has_multipart_struct(api).then(|| quote! { pub mod multipart; });
+    let webhooks_mod = (!api.hooks.is_empty()).then(|| {
+        quote! {
+            /// The receiver of the API's webhooks and callbacks (feature `webhooks`): implement its
+            /// trait and serve its router where the API sends them.
+            #[cfg(feature = "webhooks")]
+            pub mod webhooks;
+        }
+    });
+    quote! {
+        #![doc = #title]
+        #separator
+        #description
+        #![doc = ""]
+        #( #![doc = #usage] )*
+
+        mod auth;
+        mod client;
+        pub mod codec;
+        #credentials_mod
+        mod error;
+        #errors_mod
+        #headers_mod
+        #multipart_mod
+        pub mod requests;
+        #responses_mod
+        mod retry;
+        #webhooks_mod
+
+        pub use #models as models;
+        pub use client::{Client, ClientBuilder};
+        pub use codec::{Paged, ResponseValue};
+        pub use error::{AuthError, BuildError, Error};
+        pub use reqwest;
+        pub use retry::RetryPolicy;
     }
-    docs.extend(doc_lines(api.description.as_deref()));
-    docs.push(String::new());
-    docs.extend(usage);
-    let items = [
-        (true, "mod auth;"),
-        (true, "mod client;"),
-        (true, "pub mod codec;"),
-        (client_credentials, "mod credentials;"),
-        (true, "mod error;"),
-        (has_errors, "pub mod errors;"),
-        (has_headers, "pub mod headers;"),
-        (super::has_multipart_struct(api), "pub mod multipart;"),
-        (true, "pub mod requests;"),
-        (has_responses, "pub mod responses;"),
-        (true, "mod retry;"),
-    ];
-    let mut items = root_file::Item::wanted(items);
-    if !api.hooks.is_empty() {
-        items.push(root_file::Item::webhooks(&[
-            " The receiver of the API's webhooks and callbacks (feature `webhooks`): implement its",
-            " trait and serve its router where the API sends them.",
-        ]));
-    }
-    items.push(root_file::Item::new(&format!(
-        "pub use {} as models;",
-        opts.crate_ident("models")
-    )));
-    for text in [
-        "pub use client::{Client, ClientBuilder};",
-        "pub use codec::{Paged, ResponseValue};",
-        "pub use error::{AuthError, BuildError, Error};",
-        "pub use reqwest;",
-        "pub use retry::RetryPolicy;",
-    ] {
-        items.push(root_file::Item::new(text));
-    }
-    root_file::Root { docs, items }
 }
 
 /// `ClientBuilder::client_credentials`, for the document's OAuth 2.0 client-credentials scheme.
-fn credentials_rs(scheme: &crate::ir::SecurityScheme, token_url: &str) -> String {
-    let mut doc = vec![format!(
+fn credentials_rs(scheme: &crate::ir::SecurityScheme, token_url: &str) -> TokenStream {
+    let intro = format!(
         " OAuth 2.0 client credentials of the `{}` scheme, token endpoint `{token_url}`.",
         scheme.name
-    )];
-    let scheme_doc = doc_lines(scheme.doc.as_deref());
-    if scheme.doc.is_some() {
-        doc.push(String::new());
+    );
+    let doc = doc_attrs(scheme.doc.as_deref());
+    let separator = scheme.doc.is_some().then(|| quote! { #[doc = ""] });
+    quote! {
+        //! The document's OAuth 2.0 client-credentials scheme.
+
+        use crate::ClientBuilder;
+
+        /// The scheme's `tokenUrl`; relative URLs are appended to the base URL like operation paths.
+        const TOKEN_URL: &str = #token_url;
+
+        impl ClientBuilder {
+            #[doc = #intro]
+            #separator
+            #doc
+            #[doc = ""]
+            #[doc = " See [`ClientBuilder::client_credentials_at`] for how tokens are fetched, cached and renewed."]
+            pub fn client_credentials(self, client_id: impl Into<String>, client_secret: impl Into<String>) -> Self {
+                self.client_credentials_at(TOKEN_URL, client_id, client_secret)
+            }
+        }
     }
-    doc.extend(scheme_doc);
-    doc.push(String::new());
-    doc.push(
-        " See [`ClientBuilder::client_credentials_at`] for how tokens are fetched, cached and renewed."
-            .to_owned(),
-    );
-    let mut out = format!(
-        "//! The document's OAuth 2.0 client-credentials scheme.\n\
-         use crate::ClientBuilder;\n\
-         /// The scheme's `tokenUrl`; relative URLs are appended to the base URL like operation paths.\n\
-         const TOKEN_URL: &str = {};\n\
-         impl ClientBuilder {{\n",
-        proc_macro2::Literal::string(token_url)
-    );
-    push_doc(&mut out, "    ", &doc);
-    out.push_str(
-        "    pub fn client_credentials(\n\
-         \x20       self,\n\
-         \x20       client_id: impl Into<String>,\n\
-         \x20       client_secret: impl Into<String>,\n\
-         \x20   ) -> Self {\n\
-         \x20       self.client_credentials_at(TOKEN_URL, client_id, client_secret)\n\
-         \x20   }\n\
-         }\n",
-    );
-    out
 }

@@ -2,16 +2,16 @@
 //! (the success enums of operations with several success bodies) and `errors.rs` (the error enum of
 //! each operation that documents errors).
 
-use super::plan::{Paging, Plan, Shape, Success, is_media_range};
-use super::{error_enums, exchange, methods, sending};
-use crate::emit::layout::type_text;
-use crate::emit::rust::{doc_lines, primitive};
-use crate::emit::struct_items::{self, StructField, StructItem};
-use crate::emit::{TypePrinter, ident, laid_out, reprinted};
-use crate::ir::{Api, Media, Parameter, Primitive, Status, TypeRef};
+use super::plan::{Arm, Handling, Paging, Plan, Shape, Success, is_media_range};
+use super::sending;
+use crate::emit::rust::primitive;
+use crate::emit::{TypePrinter, doc_attrs, ident, print};
+use crate::ir::{
+    Api, Media, Method, ParamLocation, ParamStyle, Parameter, PathSegment, Primitive, SegmentPart,
+    Status, TypeKind, TypeRef,
+};
 use proc_macro2::{Literal, TokenStream};
-use quote::quote;
-use std::fmt::Write;
+use quote::{format_ident, quote};
 
 /// Builder methods a setter may not replace.
 const RESERVED_SETTERS: &[&str] = &[
@@ -26,8 +26,43 @@ const RESERVED_SETTERS: &[&str] = &[
 ];
 
 pub struct RequestEmitter<'a> {
-    pub(super) api: &'a Api,
+    api: &'a Api,
     printer: TypePrinter<'a>,
+}
+
+/// A parameter's value in generated code: a place of type `T` (`self.limit`) or a reference `&T`
+/// bound to a name (`value`, `item`). Both work as method receivers; functions taking `&T` need to know which.
+#[derive(Clone)]
+struct Val {
+    expr: TokenStream,
+    is_ref: bool,
+}
+
+impl Val {
+    fn place(expr: TokenStream) -> Val {
+        Val {
+            expr,
+            is_ref: false,
+        }
+    }
+
+    fn named(name: &str) -> Val {
+        let name = ident(name);
+        Val {
+            expr: quote! { #name },
+            is_ref: true,
+        }
+    }
+
+    /// The value as an expression of type `&T`.
+    fn by_ref(&self) -> TokenStream {
+        let expr = &self.expr;
+        if self.is_ref {
+            quote! { #expr }
+        } else {
+            quote! { &#expr }
+        }
+    }
 }
 
 impl<'a> RequestEmitter<'a> {
@@ -41,28 +76,29 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
-    /// The start of `requests.rs`, as text: the operation methods of `Client`; the builders
-    /// follow.
-    pub fn requests_head(&self, plans: &[Plan]) -> String {
-        let mut out = String::from(
-            "//! The operations: one method of [`Client`](crate::Client) each, returning the request builder\n\
-             //! defined here. Set optional parameters on the builder, then `.send().await` it (or `.await` it).\n\
-             impl crate::Client {\n",
-        );
-        // Never empty: a document without operations has no client.
-        for p in plans {
-            self.client_method(&mut out, p);
+    /// The start of `requests.rs`: the operation methods of `Client`; the builders follow.
+    pub fn requests_head(&self, plans: &[Plan]) -> TokenStream {
+        let methods = plans.iter().map(|p| self.client_method(p));
+        quote! {
+            //! The operations: one method of [`Client`](crate::Client) each, returning the request builder
+            //! defined here. Set optional parameters on the builder, then `.send().await` it (or `.await` it).
+
+            impl crate::Client {
+                #(#methods)*
+            }
         }
-        out.push_str("}\n");
-        out
     }
 
-    /// Part of `requests.rs`, printed: the request builders of `plans`, each followed by its
-    /// `send`, `send_full` and `IntoFuture`, written as text (see `sending`).
+    /// Part of `requests.rs`: the request builders of `plans`, each followed by its `send`,
+    /// `send_full` and `IntoFuture` (see `sending`).
     pub fn builders(&self, plans: &[Plan]) -> Result<String, String> {
         let mut out = String::new();
         for p in plans {
-            self.builder(&mut out, p)?;
+            out.push_str(&print(self.builder(p), "src/requests.rs")?);
+            out.push_str(&print(
+                sending::tokens(&self.sending(p)),
+                "src/requests.rs",
+            )?);
         }
         Ok(out)
     }
@@ -70,56 +106,63 @@ impl<'a> RequestEmitter<'a> {
     fn sending<'p>(&self, p: &'p Plan) -> sending::Sending<'p> {
         sending::Sending {
             builder: &p.type_name,
-            ok: type_text(self.success_type(p)),
-            err: type_text(self.error_type(p)),
-            headers: headers_path(p).map(type_text),
+            ok: self.success_type(p),
+            err: self.error_type(p),
+            headers: headers_path(p),
             request: format!("{} {}", p.op.method.as_str(), shown_path(p.op)),
         }
     }
 
-    /// `responses.rs`, as text (laid out by `error_enums`, whose enums have the same shape).
-    pub fn responses_rs(&self, plans: &[Plan]) -> String {
-        let mut out = String::from(
-            "//! Success values of operations whose success statuses have different bodies.\n",
-        );
-        for p in plans {
-            let Success::Enum(variants) = &p.success else {
-                continue;
-            };
-            let variants = variants.iter().map(|v| error_enums::Variant {
-                doc: variant_doc_lines(v.status, v.doc.as_deref()),
-                name: ident(&v.name).to_string(),
-                body: (v.shape != Shape::Empty).then(|| {
-                    let ty = type_text(self.shape_type(&v.shape));
-                    if v.boxed { format!("Box<{ty}>") } else { ty }
-                }),
-                headers: Vec::new(),
-            });
-            let doc = wrap_lines(&format!(
+    pub fn responses_rs(&self, plans: &[Plan]) -> TokenStream {
+        let enums = plans.iter().filter_map(|p| {
+            let Success::Enum(variants) = &p.success else { return None };
+            let name = ident(&p.type_name);
+            let doc = wrapped_doc(&format!(
                 "The success answers of [`Client::{0}`](crate::Client::{0}), one variant per documented status.",
                 p.op.name
             ));
-            let e = error_enums::ErrorEnum {
-                doc,
-                name: ident(&p.type_name).to_string(),
-                variants: variants.collect(),
-                deref: None,
-            };
-            error_enums::write(&mut out, &e);
+            let variants = variants.iter().map(|v| {
+                let vname = ident(&v.name);
+                let vdoc = variant_doc(v.status, v.doc.as_deref());
+                match &v.shape {
+                    Shape::Empty => quote! { #vdoc #vname, },
+                    shape => {
+                        let ty = self.shape_type(shape);
+                        let ty = if v.boxed { quote! { Box<#ty> } } else { ty };
+                        quote! { #vdoc #vname(#ty), }
+                    }
+                }
+            });
+            Some(quote! {
+                #doc
+                #[derive(Debug, Clone, PartialEq)]
+                pub enum #name {
+                    #(#variants)*
+                }
+            })
+        });
+        quote! {
+            //! Success values of operations whose success statuses have different bodies.
+
+            #(#enums)*
         }
-        out
     }
 
-    /// `errors.rs`, as text (see `error_enums`).
-    pub fn errors_rs(&self, plans: &[Plan]) -> String {
-        let mut out = String::from(error_enums::HEAD);
-        for p in plans.iter().filter(|p| !p.errors.is_empty()) {
-            error_enums::write(&mut out, &self.error_enum(p));
+    pub fn errors_rs(&self, plans: &[Plan]) -> TokenStream {
+        let enums = plans
+            .iter()
+            .filter(|p| !p.errors.is_empty())
+            .map(|p| self.error_enum(p));
+        quote! {
+            //! The documented errors of each operation: the `body` of [`Error::Api`](crate::Error::Api),
+            //! one variant per documented error status with its decoded body and headers.
+
+            #(#enums)*
         }
-        out
     }
 
-    fn error_enum(&self, p: &Plan) -> error_enums::ErrorEnum {
+    fn error_enum(&self, p: &Plan) -> TokenStream {
+        let name = ident(&p.type_name);
         let mut text = format!(
             "The documented errors of [`Client::{0}`](crate::Client::{0}), one variant per status (the status itself is [`Error::status`](crate::Error::status)).",
             p.op.name
@@ -127,13 +170,28 @@ impl<'a> RequestEmitter<'a> {
         if p.common_error_body.is_some() {
             text.push_str(" Every variant carries the same body, which the enum dereferences to.");
         }
+        let doc = wrapped_doc(&text);
         let variants = p.errors.iter().map(|v| {
+            let vname = ident(&v.name);
+            let vdoc = variant_doc(v.status, v.doc.as_deref());
             let body = (v.shape != Shape::Empty).then(|| {
-                let ty = type_text(self.shape_type(&v.shape));
-                if v.boxed { format!("Box<{ty}>") } else { ty }
+                let ty = self.shape_type(&v.shape);
+                if v.boxed {
+                    quote! { Box<#ty> }
+                } else {
+                    ty
+                }
             });
+            if v.headers.is_empty() {
+                return match body {
+                    Some(ty) => quote! { #vdoc #vname(#ty), },
+                    None => quote! { #vdoc #vname, },
+                };
+            }
+            let body = body.map(|ty| quote! { body: #ty, });
             let headers = v.headers.iter().map(|h| {
-                let ty = type_text(self.printer.rust_type(&h.ty));
+                let field = ident(&h.field);
+                let ty = self.printer.rust_type(&h.ty);
                 let doc = match h.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
                     Some(d) => format!(
                         "The `{}` header (`None` when absent or malformed). {d}",
@@ -141,67 +199,93 @@ impl<'a> RequestEmitter<'a> {
                     ),
                     None => format!("The `{}` header (`None` when absent or malformed).", h.wire),
                 };
-                (
-                    doc_lines(Some(&doc)),
-                    ident(&h.field).to_string(),
-                    format!("Option<{ty}>"),
-                )
+                let doc = doc_attrs(Some(&doc));
+                quote! { #doc #field: Option<#ty>, }
             });
-            error_enums::Variant {
-                doc: variant_doc_lines(v.status, v.doc.as_deref()),
-                name: ident(&v.name).to_string(),
-                body,
-                headers: headers.collect(),
+            quote! { #vdoc #vname { #body #(#headers)* }, }
+        });
+        let deref = p.common_error_body.as_ref().map(|shape| {
+            let target = self.shape_type(shape);
+            let arms = p.errors.iter().map(|v| {
+                let vname = ident(&v.name);
+                let pattern = if v.headers.is_empty() {
+                    quote! { Self::#vname(body) }
+                } else {
+                    quote! { Self::#vname { body, .. } }
+                };
+                // A boxed body derefs to the target by itself (clippy's `explicit_auto_deref`).
+                quote! { #pattern => body, }
+            });
+            quote! {
+                impl ::std::ops::Deref for #name {
+                    type Target = #target;
+
+                    fn deref(&self) -> &#target {
+                        match self {
+                            #(#arms)*
+                        }
+                    }
+                }
             }
         });
-        error_enums::ErrorEnum {
-            doc: wrap_lines(&text),
-            name: ident(&p.type_name).to_string(),
-            variants: variants.collect(),
-            deref: p
-                .common_error_body
-                .as_ref()
-                .map(|shape| type_text(self.shape_type(shape))),
+        quote! {
+            #doc
+            #[derive(Debug, Clone, PartialEq)]
+            pub enum #name {
+                #(#variants)*
+            }
+
+            #deref
         }
     }
 
     /// `Client::operation(&self, required...) -> Builder`.
-    fn client_method(&self, out: &mut String, p: &Plan) {
+    fn client_method(&self, p: &Plan) -> TokenStream {
         let op = p.op;
+        let name = ident(&op.name);
+        let builder = ident(&p.type_name);
         let mut args = Vec::new();
-        let mut inits = vec!["client: self.clone()".to_owned()];
+        let mut inits = Vec::new();
         for param in &p.required {
             let field = ident(&param.name);
             let (ty, convert) = self.arg_type(&param.ty);
-            args.push(format!("{field}: {}", type_text(ty)));
+            args.push(quote! { #field: #ty });
             inits.push(if convert {
-                format!("{field}: {field}.into()")
+                quote! { #field: #field.into() }
             } else {
-                field.to_string()
+                quote! { #field }
             });
         }
         if let Some(body) = p.body.filter(|b| b.required) {
             let (ty, convert) = self.body_arg_type(&body.media, &body.ty);
-            args.push(format!("body: {}", type_text(ty)));
-            inits.push(if convert { "body: body.into()" } else { "body" }.to_owned());
+            args.push(quote! { body: #ty });
+            inits.push(if convert {
+                quote! { body: body.into() }
+            } else {
+                quote! { body }
+            });
         }
         for param in &p.optional {
-            inits.push(format!("{}: None", ident(&param.name)));
+            let field = ident(&param.name);
+            inits.push(quote! { #field: None });
         }
         if p.body.is_some_and(|b| !b.required) {
-            inits.push("body: None".to_owned());
+            inits.push(quote! { body: None });
         }
-        methods::write_method(
-            out,
-            &methods::Method {
-                doc: &doc_lines(Some(&self.method_doc(p))),
-                deprecated: op.deprecated,
-                name: &ident(&op.name).to_string(),
-                args: &args,
-                builder: &ident(&p.type_name).to_string(),
-                inits: &inits,
-            },
-        );
+        let doc = doc_attrs(Some(&self.method_doc(p)));
+        let deprecated = op.deprecated.then(|| quote! { #[deprecated] });
+        // One argument per required parameter: the signature mirrors the operation.
+        let many = (args.len() + 1 > 7).then(|| {
+            quote! { #[allow(clippy::too_many_arguments, reason = "one argument per required parameter of the operation")] }
+        });
+        quote! {
+            #doc
+            #deprecated
+            #many
+            pub fn #name(&self, #(#args),*) -> #builder {
+                #builder { client: self.clone(), #(#inits),* }
+            }
+        }
     }
 
     fn method_doc(&self, p: &Plan) -> String {
@@ -290,103 +374,97 @@ impl<'a> RequestEmitter<'a> {
         parts.join("\n\n")
     }
 
-    /// The request builder: its struct and setters as text, then `exchange` and `into_stream`
-    /// (when paged) printed from tokens.
-    fn builder(&self, out: &mut String, p: &Plan) -> Result<(), String> {
+    /// The request builder: fields, setters, `send`, `IntoFuture`, and `into_stream` when paged.
+    fn builder(&self, p: &Plan) -> TokenStream {
         let op = p.op;
         let name = ident(&p.type_name);
-        let mut fields = vec![("client".to_owned(), "crate::Client".to_owned())];
+        let mut fields = vec![quote! { client: crate::Client }];
         for param in &p.required {
-            let ty = type_text(self.stored_type(&param.ty));
-            fields.push((ident(&param.name).to_string(), ty));
+            let field = ident(&param.name);
+            let ty = self.stored_type(&param.ty);
+            fields.push(quote! { #field: #ty });
         }
         for param in &p.optional {
-            let ty = type_text(self.stored_type(strip_nullable(&param.ty)));
-            fields.push((ident(&param.name).to_string(), format!("Option<{ty}>")));
+            let field = ident(&param.name);
+            let ty = self.stored_type(strip_nullable(&param.ty));
+            fields.push(quote! { #field: Option<#ty> });
         }
         if let Some(body) = p.body {
-            let ty = type_text(self.body_stored_type(&body.media, &body.ty));
-            let ty = if body.required {
-                ty
+            let ty = self.body_stored_type(&body.media, &body.ty);
+            fields.push(if body.required {
+                quote! { body: #ty }
             } else {
-                format!("Option<{ty}>")
-            };
-            fields.push(("body".to_owned(), ty));
+                quote! { body: Option<#ty> }
+            });
         }
+        let setters = p.optional.iter().map(|param| self.setter(param));
+        let body_setter = p.body.filter(|b| !b.required).map(|body| {
+            let (ty, convert) = self.body_arg_type(&body.media, &body.ty);
+            let value = if convert {
+                quote! { body.into() }
+            } else {
+                quote! { body }
+            };
+            let doc = doc_attrs(Some(body.doc.as_deref().unwrap_or("The request body.")));
+            quote! {
+                #doc
+                pub fn body(mut self, body: #ty) -> Self {
+                    self.body = Some(#value);
+                    self
+                }
+            }
+        });
+        let (ok_ty, err_ty) = (self.success_type(p), self.error_type(p));
+        let headers_ty = headers_type(p);
+        let send = self.send_fn(p, &ok_ty, &err_ty, &headers_ty);
+        let stream = p
+            .paging
+            .as_ref()
+            .map(|paging| self.stream_method(paging, &err_ty));
         // A multipart form cannot be cloned.
-        let clone = p
+        let clone = (p
             .body
-            .is_none_or(|b| b.media != Media::Multipart || self.multipart_struct(&b.ty).is_some());
+            .is_none_or(|b| b.media != Media::Multipart || self.multipart_struct(&b.ty).is_some()))
+        .then(|| quote! { Clone, });
         let then = if p.optional.is_empty() && p.body.is_none_or(|b| b.required) {
             "Finish it with `.send().await`, or `.await` it."
         } else {
             "Set optional parameters, then `.send().await` it (or `.await` it)."
         };
-        let doc = wrap_lines(&format!(
+        let doc = wrapped_doc(&format!(
             "Request builder of [`Client::{0}`](crate::Client::{0}): `{1} {2}`. {then}",
             op.name,
             op.method.as_str(),
             shown_path(op)
         ));
-        methods::write_builder_struct(out, &doc, clone, &name.to_string(), &fields);
+        quote! {
+            #doc
+            #[derive(Debug, #clone)]
+            #[must_use = "a request does nothing until it is sent with `.send().await`"]
+            pub struct #name {
+                #(#fields),*
+            }
 
-        let sending = self.sending(p);
-        let statements = self.statements(p);
-        let mut item = format!("impl {name} {{\n");
-        exchange::write(
-            &mut item,
-            &exchange::Exchange {
-                ret: sending.exchange_result(),
-                documented: !p.success_headers.is_empty(),
-                body: !matches!(p.success, Success::Single(Shape::Empty)),
-            },
-            &statements.request,
-            &statements.answer,
-        );
-        let mut force = statements.force;
-        if let Some(paging) = &p.paging {
-            // Closures and blocks in a call: laid out by prettyplease.
-            let stream = self.stream_method(paging, &self.error_type(p));
-            let _ = writeln!(item, "{stream}");
-            force = true;
+            impl #name {
+                #(#setters)*
+                #body_setter
+                #send
+                #stream
+            }
+
+
         }
-        item.push_str("}\n");
-        let printed = if force {
-            reprinted(&item, "src/requests.rs")?
-        } else {
-            laid_out(item, "src/requests.rs")?
-        };
-        // prettyplease lays out each item of an impl on its own: the setters go in as text after
-        // the impl's first line.
-        let (head, rest) = printed.split_once('\n').unwrap_or((&printed, ""));
-        out.push_str(head);
-        out.push('\n');
-        for param in &p.optional {
-            self.setter(out, param);
-        }
-        if let Some(body) = p.body.filter(|b| !b.required) {
-            let (ty, convert) = self.body_arg_type(&body.media, &body.ty);
-            let doc = doc_lines(Some(body.doc.as_deref().unwrap_or("The request body.")));
-            methods::write_setter(
-                out,
-                &methods::Setter {
-                    doc: &doc,
-                    deprecated: false,
-                    name: "body",
-                    arg: "body",
-                    ty: &type_text(ty),
-                    field: "body",
-                    value: if convert { "body.into()" } else { "body" },
-                },
-            );
-        }
-        out.push_str(rest);
-        sending::write(out, &sending);
-        Ok(())
     }
 
-    fn setter(&self, out: &mut String, param: &Parameter) {
+    fn setter(&self, param: &Parameter) -> TokenStream {
+        let field = ident(&param.name);
+        let setter = ident(&setter_name(param));
         let (ty, convert) = self.arg_type(strip_nullable(&param.ty));
+        let value = if convert {
+            quote! { value.into() }
+        } else {
+            quote! { value }
+        };
         let mut doc = param.doc.clone().unwrap_or_else(|| {
             format!(
                 "The `{}` {} parameter.",
@@ -399,57 +477,628 @@ impl<'a> RequestEmitter<'a> {
                 "\n\nWhen not set, the server applies its default: `{default}`."
             ));
         }
-        methods::write_setter(
-            out,
-            &methods::Setter {
-                doc: &doc_lines(Some(&doc)),
-                deprecated: param.deprecated,
-                name: &ident(&setter_name(param)).to_string(),
-                arg: "value",
-                ty: &type_text(ty),
-                field: &ident(&param.name).to_string(),
-                value: if convert { "value.into()" } else { "value" },
-            },
+        let doc = doc_attrs(Some(&doc));
+        let deprecated = param.deprecated.then(|| quote! { #[deprecated] });
+        quote! {
+            #doc
+            #deprecated
+            pub fn #setter(mut self, value: #ty) -> Self {
+                self.#field = Some(#value);
+                self
+            }
+        }
+    }
+
+    fn send_fn(
+        &self,
+        p: &Plan,
+        ok_ty: &TokenStream,
+        err_ty: &TokenStream,
+        headers_ty: &TokenStream,
+    ) -> TokenStream {
+        let op = p.op;
+        let mut steps: Vec<TokenStream> = Vec::new();
+        let method = method_tokens(op.method);
+        let (path_lets, path) = self.path_expr(p);
+        steps.extend(path_lets);
+
+        // Query parameters: written by the style codec into one query string, so delimiters and
+        // percent-encoding are exactly OpenAPI's (reqwest's own query encoding would escape `,`).
+        let query_params: Vec<&Parameter> = op
+            .parameters
+            .iter()
+            .filter(|q| q.location == ParamLocation::Query)
+            .collect();
+        let request = if query_params.is_empty() {
+            quote! { let request = self.client.inner.request(#method, #path); }
+        } else {
+            let writes = query_params.iter().map(|param| {
+                let wire = &param.wire_name;
+                let style = format_ident!("{}", param.style.variant());
+                let explode = param.explode;
+                let reserved = param.allow_reserved;
+                self.for_value(param, |value, ty| {
+                    let plain = param.style == ParamStyle::Form
+                        && !reserved
+                        && !param.json
+                        && matches!(self.value_kind(ty), ValueKind::Primitive);
+                    if plain {
+                        let text = if self.is_string(ty) {
+                            value.by_ref()
+                        } else {
+                            let text = self.text(ty, value);
+                            quote! { &#text }
+                        };
+                        return quote! { crate::codec::query_pair(&mut query, #wire, #text); };
+                    }
+                    let value = self.style_value(param, ty, value);
+                    quote! {
+                        crate::codec::write_query(&mut query, crate::codec::Style::#style, #explode, #reserved, #wire, &#value);
+                    }
+                })
+            });
+            quote! {
+                let mut query = String::new();
+                #(#writes)*
+                let request = self.client.inner.request(#method, &crate::codec::with_query(#path, &query));
+            }
+        };
+        steps.push(request);
+
+        // Header parameters.
+        for param in op
+            .parameters
+            .iter()
+            .filter(|h| h.location == ParamLocation::Header)
+        {
+            let wire = &param.wire_name;
+            let field = ident(&param.name);
+            steps.push(if self.is_plain(param) {
+                let text = self.header_text(param, &param.ty, Val::place(quote! { self.#field }));
+                quote! { let request = request.header(#wire, #text); }
+            } else {
+                let text = self.header_text(param, strip_nullable(&param.ty), Val::named("value"));
+                quote! {
+                    let request = match &self.#field {
+                        Some(value) => request.header(#wire, #text),
+                        None => request,
+                    };
+                }
+            });
+        }
+
+        // Cookie parameters: one `Cookie` header.
+        let cookies: Vec<&Parameter> = op
+            .parameters
+            .iter()
+            .filter(|c| c.location == ParamLocation::Cookie)
+            .collect();
+        if !cookies.is_empty() {
+            let pushes = cookies.iter().map(|param| {
+                let wire = &param.wire_name;
+                let explode = param.explode;
+                self.for_value(param, |value, ty| {
+                    let value = self.style_value(param, ty, value);
+                    quote! { cookies.extend(crate::codec::write_cookie(#explode, #wire, &#value)); }
+                })
+            });
+            steps.push(quote! {
+                let mut cookies: Vec<String> = Vec::new();
+                #(#pushes)*
+                let request = if cookies.is_empty() {
+                    request
+                } else {
+                    request.header(::reqwest::header::COOKIE, cookies.join("; "))
+                };
+            });
+        }
+
+        if let Some(body) = p.body {
+            let apply = |value: TokenStream, by_ref: TokenStream| match &body.media {
+                Media::Json => quote! { request.json(#by_ref) },
+                Media::Form => {
+                    let encoding = body.encoding.iter().map(|e| {
+                        let property = &e.property;
+                        let style = format_ident!("{}", e.style.variant());
+                        let (explode, reserved) = (e.explode, e.allow_reserved);
+                        quote! { (#property, crate::codec::Style::#style, #explode, #reserved) }
+                    });
+                    quote! { crate::codec::form_body(request, #by_ref, &[#(#encoding),*]) }
+                }
+                Media::Multipart => match self.multipart_struct(&body.ty) {
+                    Some(fields) => {
+                        let form = self.multipart_form(fields, by_ref);
+                        quote! { request.multipart(#form) }
+                    }
+                    None => quote! { request.multipart(#value) },
+                },
+                Media::Text => {
+                    quote! { request.header(::reqwest::header::CONTENT_TYPE, "text/plain; charset=utf-8").body(#value) }
+                }
+                // The caller names the content type within the spec's range (`image/png` for `image/*`).
+                Media::Binary(media) if is_media_range(media) => {
+                    quote! { crate::codec::binary_body(request, #value, #media) }
+                }
+                Media::Binary(media) => {
+                    quote! { request.header(::reqwest::header::CONTENT_TYPE, #media).body(#value) }
+                }
+            };
+            if body.required {
+                let set = apply(quote! { self.body }, quote! { &self.body });
+                steps.push(quote! { let request = #set; });
+            } else {
+                let set = apply(quote! { body }, quote! { &body });
+                steps.push(quote! {
+                    let request = match self.body {
+                        Some(body) => #set,
+                        None => request,
+                    };
+                });
+            }
+        }
+
+        let bearer = p.bearer;
+        let idempotent = op.method.is_idempotent();
+        steps.push(
+            quote! { let response = self.client.inner.send(request, #bearer, #idempotent).await?; },
         );
+        let arms = p.arms.iter().enumerate().map(|(i, arm)| {
+            let claimed: Vec<u16> = p.arms[..i]
+                .iter()
+                .flat_map(|a| &a.statuses)
+                .filter_map(|s| match s {
+                    Status::Code(code) => Some(*code),
+                    _ => None,
+                })
+                .collect();
+            self.arm(p, arm, &claimed)
+        });
+        let documented = if p.success_headers.is_empty() {
+            quote! { () }
+        } else {
+            let name = ident(&p.type_name);
+            let fields = p.success_headers.iter().map(|h| {
+                let field = ident(&h.field);
+                let wire = &h.wire;
+                quote! { #field: crate::codec::header(&response, #wire) }
+            });
+            quote! { crate::headers::#name { #(#fields),* } }
+        };
+        // Unit values go straight into the struct (clippy's `let_unit_value`).
+        let (documented_let, documented_value) = if p.success_headers.is_empty() {
+            (TokenStream::new(), quote! { documented: () })
+        } else {
+            (
+                quote! { let documented = #documented; },
+                quote! { documented },
+            )
+        };
+        let matched = quote! { match status.as_u16() { #(#arms)* } };
+        let (body_let, body_value) = if matches!(p.success, Success::Single(Shape::Empty)) {
+            (quote! { #matched?; }, quote! { body: () })
+        } else {
+            (quote! { let body = #matched?; }, quote! { body })
+        };
+        quote! {
+
+            /// Sends the request; the answer's headers are copied only for `send_full`.
+            async fn exchange(
+                self,
+                keep_headers: bool,
+            ) -> Result<crate::codec::ResponseValue<#ok_ty #headers_ty>, crate::Error<#err_ty>> {
+                #(#steps)*
+                let status = response.status();
+                let headers = if keep_headers {
+                    response.headers().clone()
+                } else {
+                    ::reqwest::header::HeaderMap::new()
+                };
+                #documented_let
+                #body_let
+                Ok(crate::codec::ResponseValue { status, headers, #documented_value, #body_value })
+            }
+        }
     }
 
     /// The typed success headers of each operation that documents some (`send_full`'s
     /// `documented`).
-    /// `headers.rs`, as text (`struct_items`).
-    pub fn headers_rs(&self, plans: &[Plan]) -> String {
-        let mut out = String::from(
-            "//! The headers each operation's successes document, typed: the `documented` part of\n\
-             //! [`ResponseValue`](crate::codec::ResponseValue) (from a builder's `send_full`).\n",
-        );
-        for p in plans.iter().filter(|p| !p.success_headers.is_empty()) {
+    pub fn headers_rs(&self, plans: &[Plan]) -> TokenStream {
+        let structs = plans.iter().filter(|p| !p.success_headers.is_empty()).map(|p| {
+            let name = ident(&p.type_name);
+            let doc = wrapped_doc(&format!(
+                "The headers the successes of [`Client::{0}`](crate::Client::{0}) document, typed.",
+                p.op.name
+            ));
             let fields = p.success_headers.iter().map(|h| {
-                let ty = type_text(self.printer.rust_type(&h.ty));
+                let field = ident(&h.field);
+                let ty = self.printer.rust_type(&h.ty);
                 let text = match h.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
-                    Some(d) => format!(
-                        "The `{}` header (`None` when absent or malformed). {d}",
-                        h.wire
-                    ),
+                    Some(d) => format!("The `{}` header (`None` when absent or malformed). {d}", h.wire),
                     None => format!("The `{}` header (`None` when absent or malformed).", h.wire),
                 };
-                StructField {
-                    doc: doc_lines(Some(&text)),
-                    ..StructField::plain(&ident(&h.field).to_string(), &format!("Option<{ty}>"))
-                }
+                let doc = doc_attrs(Some(&text));
+                quote! { #doc pub #field: Option<#ty>, }
             });
-            let item = StructItem {
-                doc: wrap_lines(&format!(
-                    "The headers the successes of [`Client::{0}`](crate::Client::{0}) document, typed.",
-                    p.op.name
-                )),
-                derive: "Debug, Clone, PartialEq, Default",
-                attrs: &[],
-                name: ident(&p.type_name).to_string(),
-                public: true,
-                fields: fields.collect(),
-            };
-            struct_items::write(&mut out, &item);
+            quote! {
+                #doc
+                #[derive(Debug, Clone, PartialEq, Default)]
+                pub struct #name {
+                    #(#fields)*
+                }
+            }
+        });
+        quote! {
+            //! The headers each operation's successes document, typed: the `documented` part of
+            //! [`ResponseValue`](crate::codec::ResponseValue) (from a builder's `send_full`).
+
+            #(#structs)*
         }
-        out
+    }
+
+    /// Code run with each value of a parameter: once when required, when set when optional, when
+    /// not null when nullable.
+    fn for_value(
+        &self,
+        param: &Parameter,
+        body: impl Fn(Val, &TypeRef) -> TokenStream,
+    ) -> TokenStream {
+        let field = ident(&param.name);
+        let inner = strip_nullable(&param.ty);
+        if param.required && !matches!(param.ty, TypeRef::Nullable(_)) {
+            body(Val::place(quote! { self.#field }), inner)
+        } else {
+            let run = body(Val::named("value"), inner);
+            quote! { if let Some(value) = &self.#field { #run } }
+        }
+    }
+
+    /// The request path argument (path parameters percent-encoded): a literal, or `&format!(...)`.
+    /// The request path: a literal, or `format!` with each parameter bound to a local before it
+    /// (`let id = ...;`), so the template names its arguments (`"/things/{id}"`) and the macro
+    /// holds only a literal, which prettyplease lays out like any other expression.
+    fn path_expr(&self, p: &Plan) -> (Vec<TokenStream>, TokenStream) {
+        let op = p.op;
+        let mut template = String::new();
+        let mut lets: Vec<TokenStream> = Vec::new();
+        for segment in &op.segments {
+            template.push('/');
+            match segment {
+                PathSegment::Literal(text) => {
+                    template.push_str(&escape_format(&encode_literal(text)))
+                }
+                PathSegment::Param(wire) => {
+                    template.push_str(&self.path_param(op, wire, None, &mut lets));
+                }
+                PathSegment::Mixed(parts) => {
+                    for (k, part) in parts.iter().enumerate() {
+                        match part {
+                            SegmentPart::Literal(text) => {
+                                template.push_str(&escape_format(&encode_literal(text)))
+                            }
+                            SegmentPart::Param(wire) => {
+                                // The text between two parameters is found by its first occurrence
+                                // after the first one's value: that value escapes the text's first
+                                // character (when not escaped anyway).
+                                let before = match (parts.get(k + 1), parts.get(k + 2)) {
+                                    (Some(SegmentPart::Literal(text)), Some(_)) => text
+                                        .bytes()
+                                        .next()
+                                        .filter(|b| b"-._~".contains(b))
+                                        .map(char::from),
+                                    _ => None,
+                                };
+                                template.push_str(&self.path_param(op, wire, before, &mut lets));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // A hook's sender has no path: it sends to the URL it was given, as it is.
+        if (op.path_only().ends_with('/') && !op.segments.is_empty())
+            || (template.is_empty() && !op.path.is_empty())
+        {
+            template.push('/');
+        }
+        // The query the path carries (`?beta=true`); other query parameters are appended to it.
+        for (i, (name, value)) in op.query.iter().enumerate() {
+            template.push(if i == 0 { '?' } else { '&' });
+            template.push_str(&escape_format(&encode_literal(name)));
+            if !value.is_empty() {
+                template.push('=');
+                template.push_str(&escape_format(&encode_literal(value)));
+            }
+        }
+        if lets.is_empty() {
+            (lets, quote! { #template })
+        } else {
+            (lets, quote! { &format!(#template) })
+        }
+    }
+
+    /// A path parameter's place in the `format!` template (`{id}`), binding its encoded value to a
+    /// local; `escape` is a character the value must percent-encode too (it separates the value
+    /// from the next one in a mixed segment).
+    fn path_param(
+        &self,
+        op: &crate::ir::Operation,
+        wire: &str,
+        escape: Option<char>,
+        lets: &mut Vec<TokenStream>,
+    ) -> String {
+        let param = op
+            .parameters
+            .iter()
+            .find(|q| q.location == ParamLocation::Path && q.wire_name == wire);
+        let Some(param) = param else {
+            return String::new();
+        };
+        // A keyword (`r#type`) cannot be named in a format string; `type_` can.
+        let local = if crate::naming::is_keyword(&param.name) {
+            format!("{}_", param.name)
+        } else {
+            param.name.clone()
+        };
+        let field = ident(&param.name);
+        let local_ident = ident(&local);
+        if escape.is_none()
+            && (param.style != ParamStyle::Simple
+                || param.json
+                || !matches!(self.value_kind(&param.ty), ValueKind::Primitive))
+        {
+            let style = format_ident!("{}", param.style.variant());
+            let explode = param.explode;
+            let value = self.style_value(param, &param.ty, Val::place(quote! { self.#field }));
+            lets.push(quote! {
+                let #local_ident = crate::codec::write_path(crate::codec::Style::#style, #explode, #wire, &#value);
+            });
+            return format!("{{{local}}}");
+        }
+        let text = if self.is_string(&param.ty) {
+            quote! { &self.#field }
+        } else {
+            let text = self.text(&param.ty, Val::place(quote! { self.#field }));
+            quote! { &#text }
+        };
+        let value = match escape {
+            Some(c) => {
+                let also = c.to_string();
+                quote! { crate::codec::path_segment_escaping(#text, #also) }
+            }
+            // Digits, uuids, booleans: nothing to encode.
+            None if self.url_safe(&param.ty) => quote! { &self.#field },
+            None => quote! { crate::codec::path_segment(#text) },
+        };
+        lets.push(quote! { let #local_ident = #value; });
+        format!("{{{local}}}")
+    }
+
+    /// A parameter's value as the style codec's `Value` expression.
+    fn style_value(&self, param: &Parameter, ty: &TypeRef, value: Val) -> TokenStream {
+        let v = &value.expr;
+        if param.json {
+            let by_ref = value.by_ref();
+            return quote! { crate::codec::Value::Primitive(::serde_json::to_string(#by_ref).unwrap_or_default()) };
+        }
+        match self.value_kind(ty) {
+            ValueKind::Object => {
+                let by_ref = value.by_ref();
+                quote! { crate::codec::Value::object(#by_ref) }
+            }
+            ValueKind::Array(inner) if self.is_string(&inner) => {
+                quote! { crate::codec::Value::Array(#v.clone()) }
+            }
+            ValueKind::Array(inner) => {
+                let item = self.item_text(&inner);
+                quote! { crate::codec::Value::Array(#v.iter().map(#item).collect()) }
+            }
+            ValueKind::Primitive => {
+                let text = self.text(ty, value);
+                quote! { crate::codec::Value::Primitive(#text) }
+            }
+        }
+    }
+
+    /// Which of the codec's shapes a type takes: objects of properties, arrays of items, or one
+    /// text (primitives, and what has no better form: unions, nested values as JSON text).
+    fn value_kind(&self, ty: &TypeRef) -> ValueKind {
+        match ty {
+            TypeRef::Array(inner) => ValueKind::Array((**inner).clone()),
+            TypeRef::Map(_) => ValueKind::Object,
+            TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                TypeKind::Alias(inner) => self.value_kind(inner),
+                TypeKind::Struct(_) => ValueKind::Object,
+                _ => ValueKind::Primitive,
+            },
+            _ => ValueKind::Primitive,
+        }
+    }
+
+    /// A header's text: `simple` style (arrays comma-joined, objects as `k,v` or `k=v` items).
+    fn header_text(&self, param: &Parameter, ty: &TypeRef, value: Val) -> TokenStream {
+        if param.json || matches!(self.value_kind(ty), ValueKind::Object) {
+            let explode = param.explode;
+            let value = self.style_value(param, ty, value);
+            quote! { crate::codec::write_header(#explode, &#value) }
+        } else {
+            self.text(ty, value)
+        }
+    }
+
+    /// Types whose `Display` never needs percent-encoding in a path segment.
+    fn url_safe(&self, ty: &TypeRef) -> bool {
+        match ty {
+            TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => {
+                p.is_integer() || matches!(p, Primitive::Bool | Primitive::Uuid | Primitive::Date)
+            }
+            TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                TypeKind::IntEnum(_) => true,
+                TypeKind::Alias(inner) => self.url_safe(inner),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// The text of a value in a path, query, header or cookie, as a `String` expression.
+    fn text(&self, ty: &TypeRef, value: Val) -> TokenStream {
+        let v = &value.expr;
+        match ty {
+            TypeRef::Primitive(Primitive::String) => quote! { #v.clone() },
+            TypeRef::Primitive(Primitive::DateTime) => {
+                quote! { #v.to_rfc3339_opts(::chrono::SecondsFormat::AutoSi, true) }
+            }
+            TypeRef::Primitive(Primitive::Bytes) => json_text(&value),
+            TypeRef::Primitive(_) | TypeRef::NumericString { .. } => quote! { #v.to_string() },
+            TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => quote! { #v.to_string() },
+                TypeKind::Alias(inner) => self.text(inner, value),
+                TypeKind::Newtype(inner) => self.text(inner, Val::place(quote! { #v.0 })),
+                TypeKind::Struct(_) | TypeKind::Union(_) => json_text(&value),
+            },
+            TypeRef::Array(inner) if self.is_string(inner) => quote! { #v.join(",") },
+            TypeRef::Array(inner) => {
+                let item = self.item_text(inner);
+                quote! { #v.iter().map(#item).collect::<Vec<_>>().join(",") }
+            }
+            TypeRef::Nullable(inner) => {
+                let item = self.item_text(inner);
+                quote! { #v.as_ref().map(#item).unwrap_or_default() }
+            }
+            TypeRef::Map(_) | TypeRef::Any | TypeRef::Null => json_text(&value),
+        }
+    }
+
+    /// A required parameter with exactly one value (not nullable, not a repeated query key).
+    fn is_plain(&self, param: &Parameter) -> bool {
+        param.required
+            && !matches!(param.ty, TypeRef::Nullable(_))
+            && !(param.location == ParamLocation::Query
+                && param.explode
+                && matches!(param.ty, TypeRef::Array(_)))
+    }
+
+    /// The text of an item (`&T`) as a closure, or as the function itself where a closure would only
+    /// forward to it (clippy's `redundant_closure`).
+    fn item_text(&self, ty: &TypeRef) -> TokenStream {
+        let text = self.text(ty, Val::named("item"));
+        if text.to_string() == quote! { crate::codec::json_text(item) }.to_string() {
+            quote! { crate::codec::json_text }
+        } else {
+            quote! { |item| #text }
+        }
+    }
+
+    /// Whether the text of `ty` is a `String` field itself (a path segment can borrow it).
+    fn is_string(&self, ty: &TypeRef) -> bool {
+        match ty {
+            TypeRef::Primitive(Primitive::String) => true,
+            TypeRef::Named(id) => {
+                matches!(&self.api.types[id.0].kind, TypeKind::Alias(inner) if self.is_string(inner))
+            }
+            _ => false,
+        }
+    }
+
+    /// One arm of the status `match`; `claimed` are the codes earlier arms match.
+    fn arm(&self, p: &Plan, arm: &Arm, claimed: &[u16]) -> TokenStream {
+        let Some(pattern) = arm_pattern(&arm.statuses, claimed) else {
+            return TokenStream::new();
+        };
+        let action = match &arm.handling {
+            Handling::Success(None) => match &p.success {
+                Success::Single(shape) => read_shape(shape),
+                Success::Enum(_) => unreachable!("enum success arms carry their variant"),
+            },
+            Handling::Success(Some(index)) => {
+                let Success::Enum(variants) = &p.success else {
+                    unreachable!("variant index without enum")
+                };
+                let variant = &variants[*index];
+                let path = {
+                    let enum_name = ident(&p.type_name);
+                    let vname = ident(&variant.name);
+                    quote! { crate::responses::#enum_name::#vname }
+                };
+                match &variant.shape {
+                    Shape::Empty => quote! {{
+                        crate::codec::empty(response).await?;
+                        Ok(#path)
+                    }},
+                    shape => {
+                        let read = read_shape(shape);
+                        let value = if variant.boxed {
+                            quote! { Box::new(#read?) }
+                        } else {
+                            quote! { #read? }
+                        };
+                        quote! { Ok(#path(#value)) }
+                    }
+                }
+            }
+            Handling::Error(index) => self.error_arm(p, *index),
+            Handling::Unexpected => quote! { Err(crate::codec::unexpected(response).await) },
+        };
+        quote! { #pattern => #action, }
+    }
+
+    /// Reads a documented error: its headers, then its body, into its variant of `Error::Api`.
+    fn error_arm(&self, p: &Plan, index: usize) -> TokenStream {
+        let variant = &p.errors[index];
+        let path = {
+            let enum_name = ident(&p.type_name);
+            let vname = ident(&variant.name);
+            quote! { crate::errors::#enum_name::#vname }
+        };
+        let headers: Vec<TokenStream> = variant
+            .headers
+            .iter()
+            .map(|h| {
+                let field = ident(&h.field);
+                let wire = &h.wire;
+                quote! { let #field = crate::codec::header(&response, #wire); }
+            })
+            .collect();
+        let fields: Vec<_> = variant.headers.iter().map(|h| ident(&h.field)).collect();
+        let read = match &variant.shape {
+            Shape::Empty => {
+                let value = if fields.is_empty() {
+                    quote! { #path }
+                } else {
+                    quote! { #path { #(#fields),* } }
+                };
+                quote! { crate::codec::api_empty(response, #value) }
+            }
+            shape => {
+                let reader = match shape {
+                    Shape::Text => quote! { api_text },
+                    Shape::Bytes => quote! { api_bytes },
+                    Shape::TypedBytes => quote! { api_binary },
+                    _ => quote! { api_json },
+                };
+                let body = if variant.boxed {
+                    quote! { Box::new(body) }
+                } else {
+                    quote! { body }
+                };
+                // A tuple variant's constructor is itself the function (clippy's `redundant_closure`).
+                let variant = match (fields.is_empty(), variant.boxed) {
+                    (true, false) => quote! { #path },
+                    (true, true) => quote! { |body| #path(#body) },
+                    (false, false) => quote! { |body| #path { body, #(#fields),* } },
+                    (false, true) => quote! { |body| #path { body: #body, #(#fields),* } },
+                };
+                quote! { crate::codec::#reader(response, #variant) }
+            }
+        };
+        if headers.is_empty() {
+            quote! { Err(#read.await) }
+        } else {
+            quote! {{
+                #(#headers)*
+                Err(#read.await)
+            }}
+        }
     }
 
     fn stream_method(&self, paging: &Paging, err_ty: &TokenStream) -> TokenStream {
@@ -555,20 +1204,189 @@ impl<'a> RequestEmitter<'a> {
 
     /// The fields of a multipart body whose schema is an object: each becomes parts; `None` for
     /// other schemas (the caller then builds the `reqwest` form).
-    pub(super) fn multipart_struct(&self, ty: &TypeRef) -> Option<&'a [crate::ir::Field]> {
+    fn multipart_struct(&self, ty: &TypeRef) -> Option<&'a [crate::ir::Field]> {
         crate::emit::multipart_fields(self.api, ty)
+    }
+
+    /// A `reqwest::multipart::Form` expression of a body (`body`: a reference to the struct):
+    /// files as file parts (name and content type), primitives as text parts, arrays as one part
+    /// per item, anything else as a JSON part.
+    fn multipart_form(&self, fields: &[crate::ir::Field], body: TokenStream) -> TokenStream {
+        let parts = fields.iter().map(|f| {
+            let (optional, inner) = crate::emit::models::field_holding(f, &self.api.types);
+            let field = ident(&f.name);
+            let wire = &f.wire_name;
+            // A deprecated property is still the caller's to send: read once, where the lint is
+            // allowed, rather than through the field each time.
+            let (read_deprecated, read) = if f.deprecated {
+                let local = format_ident!("deprecated_{}", f.name.trim_start_matches("r#"));
+                (
+                    quote! {
+                        #[allow(deprecated, reason = "the caller's value is sent, deprecated or not")]
+                        let #local = &body.#field;
+                    },
+                    Val::named(&local.to_string()),
+                )
+            } else {
+                (TokenStream::new(), Val::place(quote! { body.#field }))
+            };
+            let value = if optional {
+                Val::named("value")
+            } else {
+                read.clone()
+            };
+            let add = |ty: &TypeRef, value: Val| -> TokenStream {
+                let v = value.by_ref();
+                match self.multipart_kind(ty) {
+                    MultipartKind::File => {
+                        quote! { form = form.part(#wire, crate::multipart::file_part(#wire, #v)); }
+                    }
+                    MultipartKind::Text => {
+                        let text = self.text(ty, value);
+                        quote! { form = form.text(#wire, #text); }
+                    }
+                    MultipartKind::Json => {
+                        quote! { form = form.part(#wire, crate::multipart::json_part(#v)); }
+                    }
+                }
+            };
+            let step = match inner {
+                TypeRef::Array(item)
+                    if self.multipart_kind(item.as_ref()) != MultipartKind::Json =>
+                {
+                    let each = add(item.as_ref(), Val::named("item"));
+                    let items = value.by_ref();
+                    quote! { for item in #items { #each } }
+                }
+                ty => add(ty, value),
+            };
+            let read_ref = read.by_ref();
+            if optional {
+                quote! { #read_deprecated if let Some(value) = #read_ref { #step } }
+            } else {
+                quote! { #read_deprecated #step }
+            }
+        });
+        quote! {{
+            let body = #body;
+            let mut form = ::reqwest::multipart::Form::new();
+            #(#parts)*
+            form
+        }}
+    }
+
+    fn multipart_kind(&self, ty: &TypeRef) -> MultipartKind {
+        match ty {
+            TypeRef::Primitive(Primitive::Bytes) => MultipartKind::File,
+            TypeRef::Array(_)
+            | TypeRef::Map(_)
+            | TypeRef::Any
+            | TypeRef::Null
+            | TypeRef::Nullable(_) => MultipartKind::Json,
+            TypeRef::Primitive(_) | TypeRef::NumericString { .. } => MultipartKind::Text,
+            TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                TypeKind::Alias(inner) => self.multipart_kind(inner),
+                TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => MultipartKind::Text,
+                _ => MultipartKind::Json,
+            },
+        }
     }
 }
 
+/// How a multipart body's property travels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MultipartKind {
+    File,
+    Text,
+    Json,
+}
+
+/// The codec's shapes (see `templates/models/style.rs`).
+enum ValueKind {
+    Primitive,
+    Array(TypeRef),
+    Object,
+}
+
+fn json_text(value: &Val) -> TokenStream {
+    let value = value.by_ref();
+    quote! { crate::codec::json_text(#value) }
+}
+
+fn read_shape(shape: &Shape) -> TokenStream {
+    match shape {
+        Shape::Empty => quote! { crate::codec::empty(response).await },
+        Shape::Json(_) => quote! { crate::codec::json(response).await },
+        Shape::Text => quote! { crate::codec::text(response).await },
+        Shape::Bytes => quote! { crate::codec::bytes(response).await },
+        Shape::TypedBytes => quote! { crate::codec::binary(response).await },
+    }
+}
+
+/// The statuses of one arm as a pattern, or `None` when earlier arms claim them all. A range leaves
+/// out the codes earlier arms match (clippy's `match_overlapping_arm`), and an arm covering one
+/// contiguous span is written as one range (clippy's `manual_range_patterns`: `4XX` and `5XX`
+/// together are `400..=599`).
+fn arm_pattern(statuses: &[Status], claimed: &[u16]) -> Option<TokenStream> {
+    if statuses == [Status::Default] {
+        return Some(quote! { _ });
+    }
+    let mut spans: Vec<(u16, u16)> = Vec::new();
+    for status in statuses {
+        match *status {
+            Status::Code(code) => spans.push((code, code)),
+            Status::Range(first) => {
+                let (mut low, high) = (first * 100, first * 100 + 99);
+                let mut cuts: Vec<u16> = claimed
+                    .iter()
+                    .copied()
+                    .filter(|c| (low..=high).contains(c))
+                    .collect();
+                cuts.sort_unstable();
+                for cut in cuts {
+                    if cut > low {
+                        spans.push((low, cut - 1));
+                    }
+                    low = cut + 1;
+                }
+                if low <= high {
+                    spans.push((low, high));
+                }
+            }
+            Status::Default => {}
+        }
+    }
+    if spans.is_empty() {
+        return None;
+    }
+    spans.sort_unstable();
+    let has_range = spans.iter().any(|(low, high)| low != high);
+    let contiguous = spans.windows(2).all(|w| w[1].0 <= w[0].1.saturating_add(1));
+    if spans.len() > 1 && contiguous && (spans.len() >= 3 || has_range) {
+        spans = vec![(
+            spans[0].0,
+            spans.iter().map(|s| s.1).max().unwrap_or(spans[0].1),
+        )];
+    }
+    let patterns = spans.iter().map(|&(low, high)| {
+        let (low_lit, high_lit) = (Literal::u16_unsuffixed(low), Literal::u16_unsuffixed(high));
+        if low == high {
+            quote! { #low_lit }
+        } else {
+            quote! { #low_lit..=#high_lit }
+        }
+    });
+    Some(quote! { #(#patterns)|* })
+}
+
 /// A response variant's doc: its status, then the spec's description of it.
-/// A variant's documentation: its status, then the spec's description.
-fn variant_doc_lines(status: Status, doc: Option<&str>) -> Vec<String> {
+fn variant_doc(status: Status, doc: Option<&str>) -> TokenStream {
     let mut text = format!("`{}`", status_text(status));
     if let Some(d) = doc.map(str::trim).filter(|d| !d.is_empty()) {
         text.push_str(": ");
         text.push_str(d);
     }
-    doc_lines(Some(&text))
+    doc_attrs(Some(&text))
 }
 
 fn status_text(status: Status) -> String {
@@ -579,7 +1397,12 @@ fn status_text(status: Status) -> String {
     }
 }
 
-pub(super) fn strip_nullable(ty: &TypeRef) -> &TypeRef {
+fn method_tokens(method: Method) -> TokenStream {
+    let name = format_ident!("{}", method.as_str());
+    quote! { ::reqwest::Method::#name }
+}
+
+fn strip_nullable(ty: &TypeRef) -> &TypeRef {
     match ty {
         TypeRef::Nullable(inner) => inner,
         other => other,
@@ -675,7 +1498,7 @@ pub(crate) fn encode_literal(text: &str) -> String {
 }
 
 /// Braces are `format!` syntax.
-pub(super) fn escape_format(text: &str) -> String {
+fn escape_format(text: &str) -> String {
     text.replace('{', "{{").replace('}', "}}")
 }
 
@@ -685,6 +1508,15 @@ fn shown_path(op: &crate::ir::Operation) -> &str {
         "{url}"
     } else {
         &op.path
+    }
+}
+
+/// `, crate::headers::{Op}` when the operation documents success headers (the `H` of its
+/// `ResponseValue` and futures), else nothing (`H` defaults to `()`).
+fn headers_type(p: &Plan) -> TokenStream {
+    match headers_path(p) {
+        Some(path) => quote! { , #path },
+        None => TokenStream::new(),
     }
 }
 

@@ -3,137 +3,86 @@
 //! operation that documents its own error body where the router may refuse its requests.
 
 use super::plan::{Need, OpPlan, Plan, push_paragraph};
-use crate::emit::laid_out;
-use crate::emit::layout::{fits, push_doc, push_use_group, type_text};
-use crate::emit::rust::doc_lines;
-use std::fmt::Write;
+use crate::emit::doc_attrs;
+use proc_macro2::TokenStream;
+use quote::quote;
 
-/// `api.rs`, written as text.
-pub fn api_file(plan: &Plan) -> Result<String, String> {
-    let mut body = String::new();
-    let out = &mut body;
+pub fn api_rs(plan: &Plan) -> TokenStream {
+    let name = &plan.trait_name;
     let trait_doc = format!(
         " The operations of {} (version {}). Implement this trait, then serve it with [`router`]({}::router).",
         plan.api.title, plan.api.version, plan.root
     );
-    push_doc(out, "", &doc_lines(Some(&trait_doc)));
-    let _ = writeln!(
-        out,
-        "pub trait {}: Send + Sync + 'static {{",
-        plan.trait_name
-    );
-    const CHECK_TOKEN: &[&str] = &["&self", "bearer_token: &str"];
-    const PRINCIPAL: &str = "Result<Self::Principal, Rejection>";
-    if plan.uses_bearer {
-        out.push_str(
-            "    /// Who a request acts for: what [`authenticate`](Self::authenticate) makes of its bearer token.\n\
-             \x20   type Principal: Send + Sync + 'static;\n\
-             \x20   /// Checks the bearer token of a request (`Authorization: Bearer <token>`) and says who it acts\n\
-             \x20   /// for. The router calls it before every operation that takes a principal; an error is\n\
-             \x20   /// answered as is (usually [`Rejection::invalid_token`]: 401 with `WWW-Authenticate: Bearer`)\n\
-             \x20   /// and the operation does not run.\n",
-        );
-        push_method(out, "authenticate", CHECK_TOKEN, Returns::Future(PRINCIPAL));
-    }
-    for scheme in plan
-        .bearer_schemes
-        .iter()
-        .filter(|s| s.method != "authenticate")
-    {
+    let principal = plan.uses_bearer.then(|| {
+        quote! {
+            /// Who a request acts for: what [`authenticate`](Self::authenticate) makes of its bearer token.
+            type Principal: Send + Sync + 'static;
+
+            /// Checks the bearer token of a request (`Authorization: Bearer <token>`) and says who it acts
+            /// for. The router calls it before every operation that takes a principal; an error is
+            /// answered as is (usually [`Rejection::invalid_token`]: 401 with `WWW-Authenticate: Bearer`)
+            /// and the operation does not run.
+            fn authenticate(&self, bearer_token: &str) -> impl Future<Output = Result<Self::Principal, Rejection>> + Send;
+        }
+    });
+    let other_schemes = plan.bearer_schemes.iter().filter(|s| s.method != "authenticate").map(|s| {
+        let method = &s.method;
         let doc = format!(
             " Checks a bearer token of the security scheme `{}`, for the operations that take that \
              scheme; [`authenticate`](Self::authenticate) is not called for them.",
-            scheme.name
+            s.name
         );
-        push_doc(out, "    ", &doc_lines(Some(&doc)));
-        push_method(
-            out,
-            &scheme.method.to_string(),
-            CHECK_TOKEN,
-            Returns::Future(PRINCIPAL),
-        );
-    }
-    let mut error = String::new();
-    if plan.error_body.is_some() {
-        error = type_text(plan.error_type());
-        let _ = write!(
-            out,
-            "    /// The error body of a request the router refused before any operation ran: a malformed\n\
-             \x20   /// parameter or body, an unsupported content type, missing or rejected credentials, an unknown\n\
-             \x20   /// route. Map [`RejectionKind`]({}::RejectionKind) to the spec's error codes; the response\n\
-             \x20   /// status is `rejection.status`.\n",
+        quote! {
+            #[doc = #doc]
+            fn #method(&self, bearer_token: &str) -> impl Future<Output = Result<Self::Principal, Rejection>> + Send;
+        }
+    });
+    let rejection = plan.error_body.map(|_| {
+        let error = plan.error_type();
+        let map = format!(
+            " route. Map [`RejectionKind`]({}::RejectionKind) to the spec's error codes; the response",
             plan.root
         );
-        push_method(
-            out,
-            "rejection",
-            &["&self", "rejection: &Rejection"],
-            Returns::Plain(&error),
-        );
-    }
-    for op in &plan.ops {
-        method(out, op);
-        own_rejection(out, plan, op);
-    }
-    out.push_str("}\n");
-
-    let mut text = "//! The trait to implement.\n".to_owned();
-    if super::mentions(&error, "models") {
-        let _ = writeln!(text, "use {}::models;", plan.root);
-    }
-    let own_rejections = plan.ops.iter().any(|op| op.rejection.is_some());
-    if plan.uses_bearer || plan.error_body.is_some() || own_rejections {
-        let _ = writeln!(text, "use {}::Rejection;", plan.root);
-    }
-    let names: Vec<String> = plan
-        .ops
-        .iter()
-        .map(|op| op.request_name.to_string())
-        .chain(plan.ops.iter().map(|op| op.response_name.to_string()))
-        .collect();
-    push_use_group(&mut text, &plan.root, &names);
-    text.push_str(&body);
-    laid_out(text, "src/api.rs")
-}
-
-/// What a trait method returns.
-enum Returns<'a> {
-    Plain(&'a str),
-    /// `impl Future<Output = {0}> + Send`.
-    Future(&'a str),
-}
-
-/// `fn {name}({params}) -> {returns};` in a trait: the parameters one per line when it is too
-/// wide, then a future's `Output` on a line of its own when the last line still is.
-fn push_method(out: &mut String, name: &str, params: &[&str], returns: Returns) {
-    let ret = match returns {
-        Returns::Plain(ty) => ty.to_owned(),
-        Returns::Future(output) => format!("impl Future<Output = {output}> + Send"),
+        quote! {
+            /// The error body of a request the router refused before any operation ran: a malformed
+            /// parameter or body, an unsupported content type, missing or rejected credentials, an unknown
+            #[doc = #map]
+            /// status is `rejection.status`.
+            fn rejection(&self, rejection: &Rejection) -> #error;
+        }
+    });
+    let methods = plan.ops.iter().map(|op| {
+        let own_rejection = own_rejection(plan, op);
+        let method = method(op);
+        quote! { #method #own_rejection }
+    });
+    let body = quote! {
+        #[doc = #trait_doc]
+        pub trait #name: Send + Sync + 'static {
+            #principal
+            #(#other_schemes)*
+            #rejection
+            #(#methods)*
+        }
     };
-    let one_line = format!("    fn {name}({}) -> {ret};", params.join(", "));
-    if fits(&one_line) {
-        let _ = writeln!(out, "{one_line}");
-        return;
-    }
-    let _ = writeln!(out, "    fn {name}(");
-    for param in params {
-        let _ = writeln!(out, "        {param},");
-    }
-    let last = format!("    ) -> {ret};");
-    match returns {
-        Returns::Future(output) if !fits(&last) => {
-            let _ = writeln!(
-                out,
-                "    ) -> impl Future<\n        Output = {output},\n    > + Send;"
-            );
-        }
-        _ => {
-            let _ = writeln!(out, "{last}");
-        }
+    let models = super::uses_path(&body, "models").then(|| plan.use_item(quote! { models }));
+    let requests: Vec<_> = plan.ops.iter().map(|op| &op.request_name).collect();
+    let responses: Vec<_> = plan.ops.iter().map(|op| &op.response_name).collect();
+    let own_rejections = plan.ops.iter().any(|op| op.rejection.is_some());
+    let rejection_use = (plan.uses_bearer || plan.error_body.is_some() || own_rejections)
+        .then(|| plan.use_item(quote! { Rejection }));
+    let own_types = plan.use_item(quote! { { #(#requests,)* #(#responses,)* } });
+    quote! {
+        //! The trait to implement.
+        #models
+        #rejection_use
+        #own_types
+
+        #body
     }
 }
 
-fn method(out: &mut String, op: &OpPlan) {
+fn method(op: &OpPlan) -> TokenStream {
     let o = op.op;
     let mut doc = o.summary.clone().unwrap_or_default();
     push_paragraph(&mut doc, &format!("`{} {}`", o.method.as_str(), o.path));
@@ -169,38 +118,28 @@ fn method(out: &mut String, op: &OpPlan) {
     for note in &op.notes {
         push_paragraph(&mut doc, note);
     }
-    push_doc(out, "    ", &doc_lines(Some(&doc)));
-    let request = format!("request: {}", op.request_name);
+    let doc = doc_attrs(Some(&doc));
+    let fn_name = &op.fn_name;
+    let request = &op.request_name;
+    let response = &op.response_name;
     let principal = match op.bearer {
-        Need::Required => Some("principal: Self::Principal"),
-        Need::Optional => Some("principal: Option<Self::Principal>"),
-        Need::No => None,
+        Need::Required => quote! { principal: Self::Principal, },
+        Need::Optional => quote! { principal: Option<Self::Principal>, },
+        Need::No => TokenStream::new(),
     };
-    let params: Vec<&str> = ["&self"]
-        .into_iter()
-        .chain(principal)
-        .chain([request.as_str()])
-        .collect();
-    let response = op.response_name.to_string();
-    push_method(
-        out,
-        &op.fn_name.to_string(),
-        &params,
-        Returns::Future(&response),
-    );
+    quote! {
+        #doc
+        fn #fn_name(&self, #principal request: #request) -> impl Future<Output = #response> + Send;
+    }
 }
 
 /// `fn {op}_rejection`: how an operation with its own documented error body answers the requests the
 /// router refuses before it runs. Required: the router cannot build that body itself.
-fn own_rejection(out: &mut String, plan: &Plan, op: &OpPlan) {
-    let Some(own) = op.rejection.as_ref() else {
-        return;
-    };
+fn own_rejection(plan: &Plan, op: &OpPlan) -> Option<TokenStream> {
+    let own = op.rejection.as_ref()?;
     let op_name = &op.fn_name;
     let response = &op.response_name;
-    let Some((last, rest)) = own.statuses.split_last() else {
-        return;
-    };
+    let (last, rest) = own.statuses.split_last()?;
     let statuses = if rest.is_empty() {
         format!("response {last} carries")
     } else {
@@ -233,12 +172,10 @@ fn own_rejection(out: &mut String, plan: &Plan, op: &OpPlan) {
          {fallback}.{challenge}",
         root = plan.root,
     );
-    push_doc(out, "    ", &doc_lines(Some(&doc)));
-    let response = op.response_name.to_string();
-    push_method(
-        out,
-        &own.fn_name.to_string(),
-        &["&self", "rejection: &Rejection"],
-        Returns::Plain(&response),
-    );
+    let doc = doc_attrs(Some(&doc));
+    let fn_name = &own.fn_name;
+    Some(quote! {
+        #doc
+        fn #fn_name(&self, rejection: &Rejection) -> #response;
+    })
 }

@@ -5,13 +5,11 @@
 
 mod api;
 mod plan;
-mod reader;
 mod router;
 mod types;
 
 use super::parallel::{self, Job};
-use super::root_file;
-use super::{File, Options, Patterns, assembled, rust_file, template_file};
+use super::{File, Options, Patterns, crate_root, rust_file, template_file};
 use crate::ir::Api;
 use plan::Plan;
 use proc_macro2::{Spacing, TokenStream, TokenTree};
@@ -57,18 +55,18 @@ pub fn emit_in(
 ) -> Result<Vec<File>, String> {
     type Files = Result<Vec<File>, String>;
     let router = |plan: &Plan| -> Files {
-        Ok(vec![assembled(
+        Ok(vec![rust_file(
+            router::router_rs(plan),
             opts,
             "src/router.rs",
-            &[router::router_rs(plan)?],
-        )])
+        )?])
     };
     let written = |plan: &Plan| -> Files {
         Ok(vec![
-            root_file::file(&lib_rs(plan, opts), opts)?,
-            assembled(opts, "src/api.rs", &[api::api_file(plan)?]),
-            assembled(opts, "src/requests.rs", &[types::requests_file(plan)]),
-            assembled(opts, "src/responses.rs", &[types::responses_file(plan)?]),
+            crate_root(lib_rs(plan, opts), opts)?,
+            rust_file(api::api_rs(plan), opts, "src/api.rs")?,
+            rust_file(types::requests_rs(plan), opts, "src/requests.rs")?,
+            rust_file(types::responses_rs(plan), opts, "src/responses.rs")?,
         ])
     };
     // A document without operations the server can route (a schema library) has no server.
@@ -225,7 +223,7 @@ serde_path_to_error = "0.1"
     super::cargo_toml(api, opts, "server", &description, &sections)
 }
 
-fn lib_rs(plan: &Plan, opts: &Options) -> root_file::Root {
+fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
     let api = plan.api;
     let title = format!(
         " Server of {} (version {}), generated from its OpenAPI document.",
@@ -267,58 +265,49 @@ fn lib_rs(plan: &Plan, opts: &Options) -> root_file::Root {
         docs.extend([String::new(), " ## Not generated".to_owned(), String::new()]);
         docs.extend(plan.skipped.iter().map(|s| format!(" - {s}")));
     }
-    let items = [
-        (true, "mod api;"),
-        (true, "pub mod auth;"),
-        (true, "pub mod body;"),
-        (super::has_deep_form(plan.api), "pub mod deep_form;"),
-        (super::has_multipart_struct(plan.api), "pub mod multipart;"),
-        (true, "mod objects_only;"),
-        (true, "pub mod params;"),
-        (true, "mod rejection;"),
-        (true, "mod requests;"),
-        (true, "pub mod respond;"),
-        (true, "mod responses;"),
-        (true, "mod router;"),
-    ];
-    let mut items = root_file::Item::wanted(items);
-    if !api.hooks.is_empty() {
-        items.push(root_file::Item::webhooks(&[
-            " The sender of the API's webhooks and callbacks (feature `webhooks`): a client that",
-            " posts each one to the URL its receiver gave.",
-        ]));
+    let deep_form = super::has_deep_form(plan.api).then(|| quote! { pub mod deep_form; });
+    let multipart = super::has_multipart_struct(plan.api).then(|| quote! { pub mod multipart; });
+    let webhooks = (!api.hooks.is_empty()).then(|| {
+        quote! {
+            /// The sender of the API's webhooks and callbacks (feature `webhooks`): a client that
+            /// posts each one to the URL its receiver gave.
+            #[cfg(feature = "webhooks")]
+            pub mod webhooks;
+        }
+    });
+    quote! {
+        #( #![doc = #docs] )*
+        mod api;
+        pub mod auth;
+        pub mod body;
+        #deep_form
+        #multipart
+        mod objects_only;
+        pub mod params;
+        mod rejection;
+        mod requests;
+        pub mod respond;
+        mod responses;
+        mod router;
+        #webhooks
+        pub use #models as models;
+        pub use api::#trait_name;
+        pub use auth::BasicCredentials;
+        pub use axum;
+        pub use body::RawBody;
+        pub use rejection::{ErrorMessage, Rejection, RejectionKind};
+        pub use requests::*;
+        pub use responses::*;
+        pub use router::router;
     }
-    items.push(root_file::Item::new(&format!(
-        "pub use {models} as models;"
-    )));
-    items.push(root_file::Item::new(&format!("pub use api::{trait_name};")));
-    for text in [
-        "pub use auth::BasicCredentials;",
-        "pub use axum;",
-        "pub use body::RawBody;",
-        "pub use rejection::{ErrorMessage, Rejection, RejectionKind};",
-        "pub use requests::*;",
-        "pub use responses::*;",
-        "pub use router::router;",
-    ] {
-        items.push(root_file::Item::new(text));
-    }
-    root_file::Root { docs, items }
 }
 
-/// Whether the type texts mention `name`: a module starting a path (`models::X`), or a type.
-pub(super) fn mentions(types: &str, name: &str) -> bool {
-    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-    let module = name.starts_with(|c: char| c.is_ascii_lowercase());
-    types.match_indices(name).any(|(i, _)| {
-        let rest = &types[i + name.len()..];
-        !word(types[..i].chars().next_back())
-            && if module {
-                rest.starts_with("::")
-            } else {
-                !word(rest.chars().next())
-            }
-    })
+/// The `use` items among `candidates` whose name the tokens mention: a module (lowercase) when it
+/// starts a path (`models::X`), a type when it appears at all.
+fn imports(tokens: &TokenStream, candidates: &[(&str, TokenStream)]) -> TokenStream {
+    let used = candidates.iter().filter(|(name, _)| uses(tokens, name));
+    let items = used.map(|(_, item)| item);
+    quote! { #(#items)* }
 }
 
 /// Whether the tokens use `name`: a module starting a path (`models::X`), or a type.
@@ -475,20 +464,4 @@ fn callback_urls_rs(api: &Api) -> Option<TokenStream> {
 
         #text_fn
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::mentions;
-
-    #[test]
-    fn modules_and_types_are_mentioned_as_paths_and_words() {
-        let types = "Option<models::Thing> Vec<RawBody> ::bytes::Bytes";
-        assert!(mentions(types, "models"));
-        assert!(mentions(types, "RawBody"));
-        assert!(mentions(types, "Bytes"));
-        assert!(!mentions("Option<my_models::Thing>", "models"));
-        assert!(!mentions("RawBodyPart", "RawBody"));
-        assert!(!mentions("models", "models"));
-    }
 }

@@ -151,6 +151,16 @@ pub struct HeaderPlan {
 }
 
 impl<'a> Plan<'a> {
+    /// `use {root}::{name};` (see [`Plan::root`]).
+    pub fn use_item(&self, name: TokenStream) -> TokenStream {
+        let mut path = quote! { crate };
+        for module in self.root.split("::").skip(1) {
+            let module = ident(module);
+            path.extend(quote! { ::#module });
+        }
+        quote! { use #path::#name; }
+    }
+
     /// `module`: the module of the host crate the server is nested in (see [`Plan::root`]).
     pub fn new(api: &'a Api, patterns: &'a Patterns, module: Option<&str>) -> Plan<'a> {
         let printer = TypePrinter {

@@ -1,48 +1,78 @@
 //! The axum router: per operation a handler that reads the request (credentials, parameters, body)
 //! into its typed form, or answers the rejection with the API's error body (or the operation's own,
 //! through its `{op}_rejection` method), then calls the trait.
-//!
-//! The file is written as text in prettyplease's layout (the readers of requests in `reader`); the
-//! dispatchers of mixed segments, whose expressions vary the most, are printed from tokens.
 
-use super::plan::{Need, OpPlan, Plan, is_distinct, mixed_literals};
-use super::reader::reader;
-use crate::emit::layout::{fits, push_list, push_use_group, struct_literal_breaks};
-use crate::emit::{laid_out, print, reprinted};
+use super::plan::{Need, OpPlan, Plan, Source, is_distinct, mixed_literals};
 use crate::ir::Method;
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use std::fmt::Write;
 
-const PATH: &str = "src/router.rs";
-
-/// `router.rs` without its header.
-pub fn router_rs(plan: &Plan) -> Result<String, String> {
-    let api = plan.trait_name.to_string();
+pub fn router_rs(plan: &Plan) -> TokenStream {
+    let api = &plan.trait_name;
     let has_error = plan.error_body.is_some();
-    let mut printed: Vec<TokenStream> = Vec::new();
-    // The dispatchers, printed from tokens, looked through for the `use`s they need.
-    let mut scanned = TokenStream::new();
-    let mut routes = String::new();
-    for (path, methods) in &plan.routes {
-        let mut chain = Vec::new();
-        for (method, indexes) in methods {
+    let mut dispatchers = Vec::new();
+    let routes = plan.routes.iter().map(|(path, methods)| {
+        let chain = methods.iter().enumerate().map(|(i, (method, indexes))| {
             let first = &plan.ops[indexes[0]];
             let handler = if indexes.len() == 1 && !is_distinct(first.op) {
-                format!("handle_{}", first.op.name)
+                format_ident!("handle_{}", first.op.name)
             } else {
                 let ops: Vec<&OpPlan> = indexes.iter().map(|i| &plan.ops[*i]).collect();
                 let name = format_ident!("dispatch_{}", first.op.name);
-                let tokens = dispatcher(plan, &name, &ops, has_error);
-                scanned.extend(tokens.clone());
-                printed.push(tokens);
-                name.to_string()
+                dispatchers.push(dispatcher(plan, &name, &ops, has_error));
+                name
             };
-            chain.push(format!("{}({handler}::<A>)", method_name(*method)));
+            let method = method_fn(*method);
+            if i == 0 {
+                quote! { #method(#handler::<A>) }
+            } else {
+                quote! { .#method(#handler::<A>) }
+            }
+        });
+        quote! { .route(#path, #(#chain)*) }
+    });
+    let routes: Vec<TokenStream> = routes.collect();
+    let handlers = plan.ops.iter().map(|op| handler(plan, op));
+    let reject_fn = if has_error {
+        quote! {
+            /// Answers a rejection with the API's error body.
+            fn reject<A: #api>(api: &A, rejection: Rejection) -> Response {
+                let body = api.rejection(&rejection);
+                respond::rejection(&rejection, &body)
+            }
         }
-        push_route(&mut routes, &Literal::string(path).to_string(), &chain);
-    }
-    let turbofish = if has_error { "::<A>" } else { "" };
+    } else {
+        quote! {
+            /// Answers a rejection with `{"message": ...}` (the spec names no error body).
+            fn reject(rejection: Rejection) -> Response {
+                let body = ErrorMessage { message: rejection.message.clone() };
+                respond::rejection(&rejection, &body)
+            }
+        }
+    };
+    let reject_call = |rejection: TokenStream| {
+        if has_error {
+            quote! { reject(&*api, #rejection) }
+        } else {
+            quote! { reject(#rejection) }
+        }
+    };
+    let not_found = reject_call(quote! {
+        Rejection::new(RejectionKind::NotFound, format!("no operation matches {method} {}", uri.path()))
+    });
+    let not_allowed = reject_call(quote! {
+        Rejection::new(RejectionKind::MethodNotAllowed, format!("{} does not accept {method}", uri.path()))
+    });
+    let (fallback_generics, fallback_state, fallback_turbofish) = if has_error {
+        (
+            quote! { <A: #api> },
+            quote! { State(api): State<Arc<A>>, },
+            quote! { ::<A> },
+        )
+    } else {
+        (TokenStream::new(), TokenStream::new(), TokenStream::new())
+    };
+    let bearer_helpers = bearer_helpers(plan);
     let own_rejections = if plan.ops.iter().any(|op| op.rejection.is_some()) {
         ", or the operation's own where the trait has an `{operation}_rejection` method,"
     } else {
@@ -54,231 +84,76 @@ pub fn router_rs(plan: &Plan) -> Result<String, String> {
          so are unknown routes (404) and methods (405).",
         plan.api.title
     );
-    let mut router = String::new();
-    let force = push_doc_attr(&mut router, &router_doc);
-    router.push_str(
-        "///\n/// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.\n",
-    );
-    push_list(
-        &mut router,
-        "",
-        &format!("pub fn router<A: {api}>("),
-        &["api: Arc<A>"],
-        ") -> Router {",
-    );
-    let _ = write!(
-        router,
-        "    Router::new()\n{routes}        .fallback(route_not_found{turbofish})\n        \
-         .method_not_allowed_fallback(method_not_allowed{turbofish})\n        .with_state(api)\n}}\n"
-    );
-    let mut items = vec![text_item(router, force)];
-    let has_dispatchers = !printed.is_empty();
-    items.extend(printed.into_iter().map(|tokens| print(tokens, PATH)));
-    // What the readers' statements name (their field reads' tokens are looked through below).
-    let (mut reads_auth, mut reads_params) = (false, false);
-    for op in &plan.ops {
-        let (handler, force) = handler(plan, op);
-        items.push(text_item(handler, force));
-        if takes_request(op) {
-            let reader = reader(plan, op);
-            reads_auth |= reader.auth;
-            reads_params |= reader.params;
-            items.push(text_item(reader.text, reader.force));
+    let items = quote! {
+        #[doc = #router_doc]
+        ///
+        /// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.
+        pub fn router<A: #api>(api: Arc<A>) -> Router {
+            Router::new()
+                #(#routes)*
+                .fallback(route_not_found #fallback_turbofish)
+                .method_not_allowed_fallback(method_not_allowed #fallback_turbofish)
+                .with_state(api)
         }
-    }
-    let mut reject = String::new();
-    if has_error {
-        reject.push_str("/// Answers a rejection with the API's error body.\n");
-        push_list(
-            &mut reject,
-            "",
-            &format!("fn reject<A: {api}>("),
-            &["api: &A", "rejection: Rejection"],
-            ") -> Response {",
-        );
-        reject.push_str(
-            "    let body = api.rejection(&rejection);\n    respond::rejection(&rejection, &body)\n}\n",
-        );
-    } else {
-        reject.push_str(
-            "/// Answers a rejection with `{\"message\": ...}` (the spec names no error body).\n\
-             fn reject(rejection: Rejection) -> Response {\n\
-             \x20   let body = ErrorMessage {\n\
-             \x20       message: rejection.message.clone(),\n\
-             \x20   };\n\
-             \x20   respond::rejection(&rejection, &body)\n\
-             }\n",
-        );
-    }
-    items.push(text_item(reject, false));
-    let helpers = bearer_helpers(plan);
-    let has_helpers = !helpers.is_empty();
-    items.extend(helpers.into_iter().map(|h| text_item(h, false)));
-    for (doc, name, kind, message) in [
-        (
-            "/// Answers a path no operation matches (404).\n",
-            "route_not_found",
-            "NotFound",
-            "format!(\"no operation matches {method} {}\", uri.path())",
-        ),
-        (
-            "/// Answers a method the path does not accept (405; axum adds the `Allow` header).\n",
-            "method_not_allowed",
-            "MethodNotAllowed",
-            "format!(\"{} does not accept {method}\", uri.path())",
-        ),
-    ] {
-        let mut text = doc.to_owned();
-        let (head, params, api_arg): (String, &[&str], &str) = if has_error {
-            (
-                format!("async fn {name}<A: {api}>"),
-                &["State(api): State<Arc<A>>", "method: Method", "uri: Uri"],
-                "        &*api,\n",
-            )
-        } else {
-            (
-                format!("async fn {name}"),
-                &["method: Method", "uri: Uri"],
-                "",
-            )
-        };
-        push_list(
-            &mut text,
-            "",
-            &format!("{head}("),
-            params,
-            ") -> Response {",
-        );
-        let _ = write!(
-            text,
-            "    reject(\n{api_arg}        Rejection::new(\n            RejectionKind::{kind},\n            \
-             {message},\n        ),\n    )\n}}\n"
-        );
-        items.push(text_item(text, false));
-    }
 
-    // The `use`s: what the text items name is known; the field reads and the printed dispatchers
-    // are looked through.
-    let used = |name: &str| {
-        let known = match name {
-            "ErrorMessage" => !has_error,
-            "HeaderMap" => has_helpers,
-            "auth" => has_helpers || reads_auth,
-            "params" => reads_params,
-            _ => false,
-        };
-        known
-            || super::uses(&scanned, name)
-            || plan
-                .ops
-                .iter()
-                .flat_map(|op| &op.fields)
-                .any(|field| super::uses(&field.read, name))
-    };
-    let mut out = String::from("//! The axum router of the API.\n");
-    for name in [
-        "models",
-        "auth",
-        "body",
-        "multipart",
-        "deep_form",
-        "params",
-        "ErrorMessage",
-    ] {
-        if used(name) {
-            let _ = writeln!(out, "use {}::{name};", plan.root);
+        #(#dispatchers)*
+
+        #(#handlers)*
+
+        #reject_fn
+
+        #bearer_helpers
+
+        /// Answers a path no operation matches (404).
+        async fn route_not_found #fallback_generics (#fallback_state method: Method, uri: Uri) -> Response {
+            #not_found
         }
-    }
-    if used("HeaderMap") {
-        out.push_str("use axum::http::HeaderMap;\n");
-    }
-    let mut own: Vec<String> = ["respond", "Rejection", "RejectionKind", &api]
-        .iter()
-        .map(|s| (*s).to_owned())
-        .collect();
-    own.extend(plan.ops.iter().map(|op| op.request_name.to_string()));
-    push_use_group(&mut out, &plan.root, &own);
-    // A document whose operations read nothing from their requests never names `Request`.
-    out.push_str(if has_dispatchers || plan.ops.iter().any(takes_request) {
-        "use axum::extract::{Request, State};\n"
-    } else {
-        "use axum::extract::State;\n"
-    });
-    out.push_str(
-        "use axum::http::{Method, Uri};\n\
-         use axum::response::{IntoResponse, Response};\n",
-    );
+
+        /// Answers a method the path does not accept (405; axum adds the `Allow` header).
+        async fn method_not_allowed #fallback_generics (#fallback_state method: Method, uri: Uri) -> Response {
+            #not_allowed
+        }
+    };
     // Only the first method of a route is the free function (`get(...)`); the others are chained.
     let mut methods: Vec<Method> = plan.routes.iter().map(|(_, m)| m[0].0).collect();
     methods.sort();
     methods.dedup();
-    let methods: Vec<String> = methods
-        .into_iter()
-        .map(|m| method_name(m).to_owned())
-        .collect();
-    push_use_group(&mut out, "axum::routing", &methods);
-    out.push_str("use axum::Router;\nuse std::sync::Arc;\n");
-    for item in items {
-        out.push_str(&item?);
-    }
-    Ok(out)
-}
-
-/// A text item as it is, or as prettyplease prints it when `force`d or when a line is too wide.
-fn text_item(text: String, force: bool) -> Result<String, String> {
-    if force {
-        reprinted(&text, PATH)
+    let method_fns = methods.into_iter().map(method_fn);
+    let requests = plan.ops.iter().map(|op| &op.request_name);
+    let uses = super::imports(
+        &items,
+        &[
+            ("models", plan.use_item(quote! { models })),
+            ("auth", plan.use_item(quote! { auth })),
+            ("body", plan.use_item(quote! { body })),
+            ("multipart", plan.use_item(quote! { multipart })),
+            ("deep_form", plan.use_item(quote! { deep_form })),
+            ("params", plan.use_item(quote! { params })),
+            ("ErrorMessage", plan.use_item(quote! { ErrorMessage })),
+            ("HeaderMap", quote! { use axum::http::HeaderMap; }),
+        ],
+    );
+    let own_items =
+        plan.use_item(quote! { {respond, Rejection, RejectionKind, #api, #(#requests),*} });
+    // A document whose operations read nothing from their requests never names `Request`.
+    let extract = if !dispatchers.is_empty() || plan.ops.iter().any(takes_request) {
+        quote! { use axum::extract::{Request, State}; }
     } else {
-        laid_out(text, PATH)
-    }
-}
+        quote! { use axum::extract::State; }
+    };
+    quote! {
+        //! The axum router of the API.
+        #uses
+        #own_items
+        #extract
+        use axum::http::{Method, Uri};
+        use axum::response::{IntoResponse, Response};
+        use axum::routing::{#(#method_fns),*};
+        use axum::Router;
+        use std::sync::Arc;
 
-/// `.route({path}, {chain})` in the router's chain: on one line, or its arguments on lines of
-/// their own, the method chain then one call per line when still too wide.
-fn push_route(out: &mut String, path: &str, chain: &[String]) {
-    let methods = chain.join(".");
-    let line = format!("        .route({path}, {methods})");
-    if fits(&line) {
-        let _ = writeln!(out, "{line}");
-        return;
+        #items
     }
-    let _ = writeln!(out, "        .route(\n            {path},");
-    // The comma after the last argument does not count toward the width.
-    if fits(&format!("            {methods}")) {
-        let _ = writeln!(out, "            {methods},");
-    } else {
-        let _ = writeln!(out, "            {}", chain[0]);
-        for (i, call) in chain.iter().enumerate().skip(1) {
-            let comma = if i + 1 == chain.len() { "," } else { "" };
-            let _ = writeln!(out, "                .{call}{comma}");
-        }
-    }
-    out.push_str("        )\n");
-}
-
-/// `{call}.await.into_response()` as the statement ending a block at `indent`, or broken before
-/// each `.` after the call when too wide (`api` is short enough to stay before the first).
-fn push_answer(out: &mut String, indent: &str, call: &str) {
-    let line = format!("{indent}{call}.await.into_response()");
-    if fits(&line) {
-        let _ = writeln!(out, "{line}");
-    } else {
-        let _ = writeln!(
-            out,
-            "{indent}{call}\n{indent}    .await\n{indent}    .into_response()"
-        );
-    }
-}
-
-/// `///{doc}` as prettyplease prints a doc attribute of one line; a doc of several lines as the
-/// attribute, and `true`: the item must then be printed by prettyplease.
-fn push_doc_attr(out: &mut String, doc: &str) -> bool {
-    if doc.contains('\n') || doc.starts_with('/') {
-        let _ = writeln!(out, "#[doc = {}]", Literal::string(doc));
-        return true;
-    }
-    let _ = writeln!(out, "///{}", doc.trim_end_matches(' '));
-    false
 }
 
 /// The handler of a route and method that operations with mixed segments share: each one's literal
@@ -356,196 +231,214 @@ fn takes_request(op: &OpPlan) -> bool {
     op.bearer != Need::No || !op.fields.is_empty()
 }
 
-/// axum's routing function of a method (`get`).
-fn method_name(method: Method) -> &'static str {
-    match method {
-        Method::Get => "get",
-        Method::Put => "put",
-        Method::Post => "post",
-        Method::Delete => "delete",
-        Method::Options => "options",
-        Method::Head => "head",
-        Method::Patch => "patch",
-        Method::Trace => "trace",
-    }
+fn method_fn(method: Method) -> proc_macro2::Ident {
+    format_ident!("{}", method.as_str().to_ascii_lowercase())
 }
 
-/// An operation's handler as text, and whether prettyplease must print it (see
-/// [`push_doc_attr`]).
-fn handler(plan: &Plan, op: &OpPlan) -> (String, bool) {
+fn handler(plan: &Plan, op: &OpPlan) -> TokenStream {
     let api = &plan.trait_name;
     let o = op.op;
-    let mut out = String::new();
-    let force = push_doc_attr(&mut out, &format!(" `{} {}`", o.method.as_str(), o.path));
-    let head = format!("async fn handle_{}<A: {api}>", o.name);
+    let doc = format!(" `{} {}`", o.method.as_str(), o.path);
+    let handle = format_ident!("handle_{}", o.name);
     let fn_name = &op.fn_name;
+    let request_name = &op.request_name;
+    let bearer = op.bearer != Need::No;
     if !takes_request(op) {
-        // prettyplease breaks a wide struct literal even where the line fits.
-        let force = force || struct_literal_breaks(&format!("{} {{}}", op.request_name));
-        push_list(
-            &mut out,
-            "",
-            &format!("{head}("),
-            &["State(api): State<Arc<A>>"],
-            ") -> Response {",
-        );
-        push_answer(
-            &mut out,
-            "    ",
-            &format!("api.{fn_name}({} {{}})", op.request_name),
-        );
-        out.push_str("}\n");
-        return (out, force);
+        return quote! {
+            #[doc = #doc]
+            async fn #handle<A: #api>(State(api): State<Arc<A>>) -> Response {
+                api.#fn_name(#request_name {}).await.into_response()
+            }
+        };
     }
-    let (api_arg, ok, args) = if op.bearer != Need::No {
-        ("&*api, ", "(principal, request)", "principal, request")
+    let read = format_ident!("read_{}", o.name);
+    let (api_arg, ok, call) = if bearer {
+        (
+            quote! { &*api, },
+            quote! { (principal, request) },
+            quote! { api.#fn_name(principal, request) },
+        )
     } else {
-        ("", "request", "request")
+        (
+            TokenStream::new(),
+            quote! { request },
+            quote! { api.#fn_name(request) },
+        )
     };
     // An operation with its own documented error body answers its rejections itself.
     let reject = match (&op.rejection, plan.error_body) {
-        (Some(own), _) => format!(
-            "respond::operation_rejection(&rejection, api.{}(&rejection))",
-            own.fn_name
-        ),
-        (None, Some(_)) => "reject(&*api, rejection)".to_owned(),
-        (None, None) => "reject(rejection)".to_owned(),
-    };
-    push_list(
-        &mut out,
-        "",
-        &format!("{head}("),
-        &["State(api): State<Arc<A>>", "request: Request"],
-        ") -> Response {",
-    );
-    let _ = writeln!(out, "    match read_{}({api_arg}request).await {{", o.name);
-    let call = format!("api.{fn_name}({args})");
-    let arm = format!("        Ok({ok}) => {call}.await.into_response()");
-    if fits(&arm) {
-        let _ = writeln!(out, "{arm},");
-    } else {
-        let _ = writeln!(out, "        Ok({ok}) => {{");
-        push_answer(&mut out, "            ", &call);
-        out.push_str("        }\n");
-    }
-    let _ = writeln!(out, "        Err(rejection) => {reject},\n    }}\n}}");
-    (out, force)
-}
-
-/// The helpers of operations whose bearer token `authenticate` checks.
-fn bearer_helpers(plan: &Plan) -> Vec<String> {
-    let api = &plan.trait_name;
-    let by_authenticate = |need: Need| {
-        plan.ops.iter().any(|op| {
-            op.bearer == need
-                && op.bearer_methods.len() == 1
-                && op.bearer_methods[0] == "authenticate"
-        })
-    };
-    let mut helpers = Vec::new();
-    if by_authenticate(Need::Required) {
-        let mut out =
-            String::from("/// The principal of an operation that requires a bearer token.\n");
-        push_list(
-            &mut out,
-            "",
-            &format!("async fn require_bearer<A: {api}>("),
-            &["api: &A", "headers: &HeaderMap"],
-            ") -> Result<A::Principal, Rejection> {",
-        );
-        out.push_str(
-            "    let token = auth::bearer_token(headers)?;\n    \
-             api.authenticate(token).await.map_err(auth::bearer_rejected)\n}\n",
-        );
-        helpers.push(out);
-    }
-    if by_authenticate(Need::Optional) {
-        let mut out = String::from(
-            "/// The principal of an operation that also admits requests without a bearer token.\n",
-        );
-        push_list(
-            &mut out,
-            "",
-            &format!("async fn optional_bearer<A: {api}>("),
-            &["api: &A", "headers: &HeaderMap"],
-            ") -> Result<Option<A::Principal>, Rejection> {",
-        );
-        out.push_str(
-            "    match auth::optional_bearer_token(headers)? {\n        \
-             Some(token) => {\n            \
-             api.authenticate(token).await.map(Some).map_err(auth::bearer_rejected)\n        \
-             }\n        \
-             None => Ok(None),\n    \
-             }\n}\n",
-        );
-        helpers.push(out);
-    }
-    helpers
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::emit::{Patterns, assert_printed_as_is};
-
-    #[test]
-    fn routers_are_laid_out_as_prettyplease_would() {
-        let fixtures = [
-            include_str!("../../../../tests/fixtures/server-basics.yaml"),
-            include_str!("../../../../tests/fixtures/server-edges.yaml"),
-            include_str!("../../../../tests/fixtures/mixed-paths.yaml"),
-            include_str!("../../../../tests/fixtures/webhooks.yaml"),
-        ];
-        // Operations without parameters, whose `{Request} {}` crosses 34 columns.
-        let mut plain = String::from("openapi: 3.1.0\ninfo: {title: T, version: '1'}\npaths:\n");
-        for n in 20..40 {
-            let id = format!("o{}", "x".repeat(n));
-            plain.push_str(&format!(
-                "  /{id}:\n    get:\n      operationId: {id}\n      responses: {{'204': {{description: ok}}}}\n"
-            ));
+        (Some(own), _) => {
+            let own = &own.fn_name;
+            quote! { respond::operation_rejection(&rejection, api.#own(&rejection)) }
         }
-        // Routes with several methods, and operations reading a bearer token and a path
-        // parameter, whose names grow a character at a time: route chains, handler arms.
-        let mut secured = String::from(
-            "openapi: 3.1.0\ninfo: {title: T, version: '1'}\nsecurity: [{b: []}]\n\
-             components: {securitySchemes: {b: {type: http, scheme: bearer}}}\npaths:\n",
-        );
-        for n in 0..60 {
-            let id = format!("o{}", "x".repeat(n));
-            let param = "{name: p, in: path, required: true, schema: {type: string}}";
-            secured.push_str(&format!("  /{id}/{{p}}:\n    parameters: [{param}]\n"));
-            for method in ["get", "post", "delete"] {
-                secured.push_str(&format!(
-                    "    {method}:\n      operationId: {method}_{id}\n      responses: {{'204': {{description: ok}}}}\n"
-                ));
+        (None, Some(_)) => quote! { reject(&*api, rejection) },
+        (None, None) => quote! { reject(rejection) },
+    };
+    let reader = reader(plan, op, &read);
+    quote! {
+        #[doc = #doc]
+        async fn #handle<A: #api>(State(api): State<Arc<A>>, request: Request) -> Response {
+            match #read(#api_arg request).await {
+                Ok(#ok) => #call.await.into_response(),
+                Err(rejection) => #reject,
             }
         }
-        let generated = [plain.as_str(), secured.as_str()];
-        for fixture in fixtures.iter().chain(&generated) {
-            // The generated documents grow their names instead.
-            let step = if generated.contains(fixture) { 100 } else { 3 };
-            let titles = (0..70)
-                .step_by(step)
-                .map(|n| format!("T{}", "x".repeat(n)))
-                .chain(["\"Two\\nlines\"".to_owned()]);
-            for title in titles {
-                let text = fixture
-                    .lines()
-                    .map(|l| match l.strip_prefix("  title:") {
-                        Some(_) => format!("  title: {title}"),
-                        None => l.to_owned(),
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                let (api, _) = crate::load_api(&text).unwrap_or_else(|d| panic!("{d}"));
-                let patterns = Patterns::collect(&api, &mut Default::default());
-                for module in [None, Some("webhooks")] {
-                    let plan = Plan::new(&api, &patterns, module);
-                    if !plan.ops.is_empty() {
-                        assert_printed_as_is(&router_rs(&plan).unwrap());
-                    }
+
+        #reader
+    }
+}
+
+/// The function reading one operation's request: credentials first (nothing else is looked at for
+/// a caller that is not allowed in), then path, query, header and cookie parameters, the body last.
+fn reader(plan: &Plan, op: &OpPlan, read: &proc_macro2::Ident) -> TokenStream {
+    let api = &plan.trait_name;
+    let request_name = &op.request_name;
+    let uses = |source: Source| op.fields.iter().any(|f| f.source == source);
+    let mut steps = Vec::new();
+    let only_authenticate = op.bearer_methods.len() == 1 && op.bearer_methods[0] == "authenticate";
+    match op.bearer {
+        Need::Required if only_authenticate => {
+            steps.push(quote! { let principal = require_bearer(api, &parts.headers).await?; })
+        }
+        Need::Optional if only_authenticate => {
+            steps.push(quote! { let principal = optional_bearer(api, &parts.headers).await?; })
+        }
+        Need::Required => {
+            let check = check_bearer(&op.bearer_methods);
+            steps.push(quote! {
+                let token = auth::bearer_token(&parts.headers)?;
+                let principal = #check;
+            })
+        }
+        Need::Optional => {
+            let check = check_bearer(&op.bearer_methods);
+            steps.push(quote! {
+                let principal = match auth::optional_bearer_token(&parts.headers)? {
+                    Some(token) => Some(#check),
+                    None => None,
+                };
+            })
+        }
+        Need::No => {}
+    }
+    match op.basic {
+        Need::Required => steps.push(quote! { let credentials = auth::basic(&parts.headers)?; }),
+        Need::Optional => {
+            steps.push(quote! { let credentials = auth::optional_basic(&parts.headers)?; })
+        }
+        Need::No => {}
+    }
+    if op.require_some_credentials {
+        steps.push(quote! {
+            if principal.is_none() && credentials.is_none() {
+                return Err(auth::missing_credentials());
+            }
+        });
+    }
+    if uses(Source::Path) {
+        steps.push(quote! { let path = params::Path::from_parts(&mut parts).await?; });
+    }
+    if uses(Source::Query) {
+        steps.push(quote! { let query = params::Query::parse(parts.uri.query()); });
+    }
+    if uses(Source::Header) {
+        steps.push(quote! { let headers = params::Headers(&parts.headers); });
+    }
+    if uses(Source::Cookie) {
+        steps.push(quote! { let cookies = params::Cookies::parse(&parts.headers); });
+    }
+    let fields = op.fields.iter().map(|f| {
+        let name = &f.name;
+        let read = &f.read;
+        quote! { #name: #read, }
+    });
+    let parts = if uses(Source::Path) {
+        quote! { mut parts }
+    } else {
+        quote! { parts }
+    };
+    let raw_body = if uses(Source::Body) {
+        quote! { raw_body }
+    } else {
+        quote! { _ }
+    };
+    let (generics, api_param, output, result) = match op.bearer {
+        Need::No => (
+            TokenStream::new(),
+            TokenStream::new(),
+            quote! { #request_name },
+            quote! { request },
+        ),
+        Need::Required => (
+            quote! { <A: #api> },
+            quote! { api: &A, },
+            quote! { (A::Principal, #request_name) },
+            quote! { (principal, request) },
+        ),
+        Need::Optional => (
+            quote! { <A: #api> },
+            quote! { api: &A, },
+            quote! { (Option<A::Principal>, #request_name) },
+            quote! { (principal, request) },
+        ),
+    };
+    let doc = format!(
+        " Reads the request of [`{}`]({}::{}), or the reason to refuse it.",
+        op.fn_name, api, op.fn_name
+    );
+    quote! {
+        #[doc = #doc]
+        async fn #read #generics (#api_param request: Request) -> Result<#output, Rejection> {
+            let (#parts, #raw_body) = request.into_parts();
+            #(#steps)*
+            let request = #request_name { #(#fields)* };
+            Ok(#result)
+        }
+    }
+}
+
+/// Checks `token` with each of `methods` in turn (the operation's bearer schemes): the first that
+/// accepts it gives the principal; the last one's refusal is the answer.
+fn check_bearer(methods: &[proc_macro2::Ident]) -> TokenStream {
+    let (last, others) = methods
+        .split_last()
+        .expect("an operation with a bearer need has a scheme");
+    let mut check = quote! { api.#last(token).await.map_err(auth::bearer_rejected)? };
+    for method in others.iter().rev() {
+        check = quote! {
+            match api.#method(token).await {
+                Ok(principal) => principal,
+                Err(_) => #check,
+            }
+        };
+    }
+    check
+}
+
+fn bearer_helpers(plan: &Plan) -> TokenStream {
+    let api = &plan.trait_name;
+    let by_authenticate = |op: &&OpPlan, need: Need| {
+        op.bearer == need && op.bearer_methods.len() == 1 && op.bearer_methods[0] == "authenticate"
+    };
+    let required = plan.ops.iter().any(|op| by_authenticate(&op, Need::Required)).then(|| {
+        quote! {
+            /// The principal of an operation that requires a bearer token.
+            async fn require_bearer<A: #api>(api: &A, headers: &HeaderMap) -> Result<A::Principal, Rejection> {
+                let token = auth::bearer_token(headers)?;
+                api.authenticate(token).await.map_err(auth::bearer_rejected)
+            }
+        }
+    });
+    let optional = plan.ops.iter().any(|op| by_authenticate(&op, Need::Optional)).then(|| {
+        quote! {
+            /// The principal of an operation that also admits requests without a bearer token.
+            async fn optional_bearer<A: #api>(api: &A, headers: &HeaderMap) -> Result<Option<A::Principal>, Rejection> {
+                match auth::optional_bearer_token(headers)? {
+                    Some(token) => api.authenticate(token).await.map(Some).map_err(auth::bearer_rejected),
+                    None => Ok(None),
                 }
             }
         }
-    }
+    });
+    quote! { #required #optional }
 }

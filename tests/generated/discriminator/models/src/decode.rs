@@ -324,9 +324,7 @@ impl crate::object::Object for Loose {
                 _ => m.skip()?,
             }
         }
-        Ok(Self {
-            name: f0,
-        })
+        Ok(Self { name: f0 })
     }
 }
 
@@ -381,9 +379,7 @@ impl crate::object::Object for Started {
                 _ => m.skip()?,
             }
         }
-        Ok(Self {
-            at: m.take(f0, "at")?,
-        })
+        Ok(Self { at: m.take(f0, "at")? })
     }
 }
 
@@ -431,7 +427,11 @@ impl crate::object::Object for HelloD {
         let mut f0 = None;
         while let Some(k) = m.key()? {
             match k.as_str() {
-                "heartbeatInterval" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f0, "heartbeatInterval")?,
+                "heartbeatInterval" => {
+                    m.put_with::<
+                            crate::wire::AsInteger<i64>,
+                        >(&mut f0, "heartbeatInterval")?
+                }
                 _ => m.skip()?,
             }
         }
@@ -462,9 +462,7 @@ impl crate::object::Object for DispatchVariant1 {
                 _ => m.skip()?,
             }
         }
-        Ok(Self {
-            t: m.take(f0, "t")?,
-        })
+        Ok(Self { t: m.take(f0, "t")? })
     }
 }
 

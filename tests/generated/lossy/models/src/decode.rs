@@ -94,13 +94,21 @@ impl crate::object::Object for Measurement {
         let mut f6 = None;
         while let Some(k) = m.key()? {
             match k.as_str() {
-                "count" => m.put_with::<crate::wire::AsNumeric<i32, crate::patterns::Numeric2>>(&mut f0, "count")?,
+                "count" => {
+                    m.put_with::<
+                            crate::wire::AsNumeric<i32, crate::patterns::Numeric2>,
+                        >(&mut f0, "count")?
+                }
                 "ratio" => m.put(&mut f1, "ratio")?,
                 "limit" => m.put(&mut f2, "limit")?,
                 "at" => m.put(&mut f3, "at")?,
                 "code" => m.put(&mut f4, "code")?,
-                "percent" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f5, "percent")?,
-                "sizes" => m.put_with::<crate::wire::AsIntegerVec<i64>>(&mut f6, "sizes")?,
+                "percent" => {
+                    m.put_with::<crate::wire::AsInteger<i64>>(&mut f5, "percent")?
+                }
+                "sizes" => {
+                    m.put_with::<crate::wire::AsIntegerVec<i64>>(&mut f6, "sizes")?
+                }
                 _ => m.skip()?,
             }
         }
@@ -137,8 +145,6 @@ impl crate::object::Object for Settings {
                 _ => m.skip()?,
             }
         }
-        Ok(Self {
-            level: f0,
-        })
+        Ok(Self { level: f0 })
     }
 }

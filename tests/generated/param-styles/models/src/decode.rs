@@ -171,7 +171,9 @@ impl crate::object::Object for FormInput {
             match k.as_str() {
                 "name" => m.put(&mut f0, "name")?,
                 "tags" => m.put(&mut f1, "tags")?,
-                "counts" => m.put_with::<crate::wire::AsIntegerVec<i64>>(&mut f2, "counts")?,
+                "counts" => {
+                    m.put_with::<crate::wire::AsIntegerVec<i64>>(&mut f2, "counts")?
+                }
                 "note" => m.put(&mut f3, "note")?,
                 _ => m.skip()?,
             }
@@ -273,7 +275,11 @@ impl crate::object::Object for UploadSummary {
                 "fileName" => m.put(&mut f3, "fileName")?,
                 "fileType" => m.put(&mut f4, "fileType")?,
                 "fileText" => m.put(&mut f5, "fileText")?,
-                "attachmentSizes" => m.put_with::<crate::wire::AsIntegerVec<i64>>(&mut f6, "attachmentSizes")?,
+                "attachmentSizes" => {
+                    m.put_with::<
+                            crate::wire::AsIntegerVec<i64>,
+                        >(&mut f6, "attachmentSizes")?
+                }
                 "metaSource" => m.put(&mut f7, "metaSource")?,
                 _ => m.skip()?,
             }
@@ -353,9 +359,7 @@ impl crate::object::Object for UploadMeta {
                 _ => m.skip()?,
             }
         }
-        Ok(Self {
-            source: f0,
-        })
+        Ok(Self { source: f0 })
     }
 }
 
@@ -382,10 +386,7 @@ impl crate::object::Object for ChargeInputShippingAddress {
                 _ => m.skip()?,
             }
         }
-        Ok(Self {
-            city: f0,
-            lines: f1,
-        })
+        Ok(Self { city: f0, lines: f1 })
     }
 }
 
@@ -412,9 +413,6 @@ impl crate::object::Object for ChargeInputShipping {
                 _ => m.skip()?,
             }
         }
-        Ok(Self {
-            name: f0,
-            address: f1,
-        })
+        Ok(Self { name: f0, address: f1 })
     }
 }

@@ -39,8 +39,12 @@ impl crate::object::Object for Account {
                 "id" => m.put(&mut f0, "id")?,
                 "name" => m.put(&mut f1, "name")?,
                 "createdAt" => m.put(&mut f2, "createdAt")?,
-                "revision" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f3, "revision")?,
-                "version" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f4, "version")?,
+                "revision" => {
+                    m.put_with::<crate::wire::AsInteger<i64>>(&mut f3, "revision")?
+                }
+                "version" => {
+                    m.put_with::<crate::wire::AsInteger<i64>>(&mut f4, "version")?
+                }
                 "password" => m.put(&mut f5, "password")?,
                 "settings" => m.put(&mut f6, "settings")?,
                 "tags" => m.put(&mut f7, "tags")?,

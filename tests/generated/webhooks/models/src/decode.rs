@@ -90,7 +90,9 @@ impl crate::object::Object for Shipment {
             match k.as_str() {
                 "orderId" => m.put(&mut f0, "orderId")?,
                 "carrier" => m.put(&mut f1, "carrier")?,
-                "parcels" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f2, "parcels")?,
+                "parcels" => {
+                    m.put_with::<crate::wire::AsInteger<i64>>(&mut f2, "parcels")?
+                }
                 "trackingUrl" => m.put(&mut f3, "trackingUrl")?,
                 _ => m.skip()?,
             }
