@@ -13,6 +13,7 @@ use asset_alerting_client::Client;
 use asset_alerting_client::models::*;
 use chrono::{DateTime, Duration, Utc};
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime};
 use uuid::Uuid;
 
@@ -178,12 +179,34 @@ fn seconds_between(from: DateTime<Utc>, to: SystemTime) -> f64 {
     (to - from).num_microseconds().unwrap_or(0) as f64 / 1e6
 }
 
+/// When each recipient's e-mails arrived, in order.
+type Mailboxes = Arc<Mutex<HashMap<String, Vec<SystemTime>>>>;
+
+/// Sorts the SMTP stand-in's new messages into `mailboxes`, every 5 ms, until `deadline` and a
+/// little after (the last e-mails of the window).
+async fn sort_mail(smtp: &SmtpServer, mailboxes: Mailboxes, deadline: Instant) {
+    let mut seen = 0;
+    while Instant::now() < deadline + std::time::Duration::from_secs(130) {
+        let new = smtp.received_since(seen);
+        seen += new.len();
+        {
+            let mut boxes = mailboxes.lock().unwrap();
+            for mail in new {
+                for to in &mail.to {
+                    boxes.entry(to.clone()).or_default().push(mail.received_at);
+                }
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+}
+
 /// One other account for the run's length: an event, then wait for its webhook and e-mail.
 /// Returns (webhook, e-mail) latencies in seconds from detection.
 async fn other(
     account: Account,
     receiver: WebhookReceiver,
-    smtp: &SmtpServer,
+    mailboxes: Mailboxes,
     address: String,
     deadline: Instant,
 ) -> Vec<(f64, f64)> {
@@ -205,14 +228,13 @@ async fn other(
         n += 1;
         let waited = Instant::now();
         let (hook, mail) = loop {
-            let hook = receiver.received().get(n - 1).cloned();
-            let mail = smtp
-                .received()
-                .into_iter()
-                .filter(|m| m.to.contains(&address))
-                .nth(n - 1);
-            if let (Some(hook), Some(mail)) = (hook, mail) {
-                break (hook, mail);
+            let mail = mailboxes
+                .lock()
+                .unwrap()
+                .get(&address)
+                .and_then(|times| times.get(n - 1).copied());
+            if let (true, Some(mail)) = (receiver.received_count() >= n, mail) {
+                break (receiver.received()[n - 1].clone(), mail);
             }
             if waited.elapsed().as_secs() > 120 {
                 panic!("{address}: event {n} not delivered within 120 s");
@@ -226,7 +248,7 @@ async fn other(
             .unwrap();
         latencies.push((
             seconds_between(detected, hook.received_at),
-            seconds_between(detected, mail.received_at),
+            seconds_between(detected, mail),
         ));
     }
     latencies
@@ -274,10 +296,18 @@ async fn main() {
     let queued_in = queued.elapsed().as_secs_f64();
     let began = Instant::now();
     let deadline = began + std::time::Duration::from_secs(args.seconds);
+    let mailboxes = Mailboxes::default();
+    tokio::spawn(sort_mail(smtp, mailboxes.clone(), deadline));
     let runs: Vec<_> = others
         .into_iter()
         .map(|(account, receiver, address)| {
-            tokio::spawn(other(account, receiver, smtp, address, deadline))
+            tokio::spawn(other(
+                account,
+                receiver,
+                mailboxes.clone(),
+                address,
+                deadline,
+            ))
         })
         .collect();
     let mut latencies = Vec::new();
