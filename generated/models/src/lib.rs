@@ -219,8 +219,8 @@
 //!   (to a webhook receiver: while the send before it is in flight, at most a quarter of the
 //!   lease early) it confirms its lease, which extends it, and a send is bounded by half the
 //!   lease, so a dispatcher that stalled past its lease sends nothing another has taken over,
-//!   and records nothing over it. Retried: timeouts, connection failures, HTTP 408, 429 (honouring
-//!   Retry-After) and 5xx, SMTP 4yz; anything else fails at once.
+//!   and records nothing over it. Retried: timeouts, connection failures, HTTP 408, 429
+//!   (honouring Retry-After) and 5xx, SMTP 4yz; anything else fails at once.
 //! - **Delivery queues.** Every destination is a queue of its own: a webhook's receiver URL;
 //!   for messages, the channel (the provider) and the recipient's address. A destination's
 //!   notifications are delivered one at a time (across all service instances), in order: by
@@ -255,9 +255,9 @@
 //! - **Webhooks.** Every event is POSTed (the `event` webhook) to the callbackUri of the
 //!   event's account and of every ancestor account that has one, signed per the Standard
 //!   Webhooks specification (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,...`,
-//!   secrets shown as `whsec_<base64>`), so its published libraries verify it. callbackUri must be https
-//!   (http, and loopback or private addresses, only when the service is configured to allow
-//!   them); the address is checked again when connecting.
+//!   secrets shown as `whsec_<base64>`), so its published libraries verify it. callbackUri
+//!   must be https (http, and loopback or private addresses, only when the service is
+//!   configured to allow them); the address is checked again when connecting.
 //! - **Error codes** are stable integers listed below; clients must tolerate codes not listed.
 //!
 //! ## Error codes
