@@ -177,12 +177,13 @@ fn telemetry_numbers_accept_numbers_and_numeric_strings_and_encode_numbers() {
 #[test]
 fn telemetry_numbers_reject_bad_strings_and_out_of_range_values() {
     let cases = [
-        (json!({"speedLimit": "-1"}), "does not match"),
+        // The seed's pattern takes any integer text; the type's range still refuses these.
+        (json!({"speedLimit": "-1"}), "out of range for u32"),
         (json!({"speedLimit": -1}), "out of range for u32"),
         (json!({"speedLimit": "abc"}), "does not match"),
         (json!({"speedLimit": "1.5"}), "does not match"),
         (json!({"speedLimit": 1.5}), "out of range for u32"),
-        (json!({"speedLimit": "4294967296"}), "does not match"),
+        (json!({"speedLimit": "4294967296"}), "out of range for u32"),
         (
             json!({"speedLimit": 4294967296_u64}),
             "out of range for u32",
