@@ -31,7 +31,7 @@ fn client_basics() {
 }
 
 /// An error enum per operation (three statuses with their own bodies, a header, `4XX`, `default`),
-/// `url::Url`, base64 and binary bodies.
+/// `format: uri` (a checked `String`), base64 and binary bodies.
 #[test]
 fn errors_formats() {
     insta::assert_snapshot!(

@@ -76,12 +76,26 @@ fixture_snapshot!(errors_formats, "errors-formats.yaml");
 fixture_snapshot!(discriminator, "discriminator-3.1.yaml");
 fixture_snapshot!(lossy, "lossy-3.0.yaml");
 fixture_snapshot!(read_write_only, "read-write-only.yaml");
+fixture_snapshot!(package_info, "package-info.yaml");
+fixture_snapshot!(openapi_3_2, "openapi-3.2.yaml");
 
-/// `uri_as_url: false` (the CLI's `--uri-as-string`) keeps `format: uri` a `String` that
-/// `Validate` checks, as before `url::Url`.
+/// By default `format: uri` is a `String` that `Validate` checks (a client keeps whatever a server
+/// answers); `uri_as_url` (the CLI's `--uri-as-url`) opts into `url::Url`.
 #[test]
-fn uri_as_string_opt_out() {
+fn uri_is_a_checked_string_unless_url_is_asked_for() {
     let mut opts = options("tests/fixtures/formats.yaml");
+    let as_url = {
+        let mut opts = opts.clone();
+        opts.uri_as_url = true;
+        openapi_gen::generate(&fixture_text("formats.yaml"), &opts, &[Part::Models])
+            .unwrap_or_else(|d| panic!("{d}"))
+    };
+    let types = as_url.crates[0]
+        .1
+        .iter()
+        .find(|f| f.path == "src/types.rs")
+        .unwrap();
+    assert!(types.contents.contains("::url::Url"), "{}", types.contents);
     opts.uri_as_url = false;
     let generated = openapi_gen::generate(&fixture_text("formats.yaml"), &opts, &[Part::Models])
         .unwrap_or_else(|d| panic!("{d}"));
@@ -153,7 +167,11 @@ fn similar_lines(a: &str, b: &str) -> String {
 fn fixtures_say_what_they_cover() {
     let dir = repo_root().join("tests/fixtures");
     for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
+        let mut path = entry.unwrap().path();
+        // A document split over files says it in its root file.
+        if path.is_dir() {
+            path = path.join("openapi.yaml");
+        }
         let text = std::fs::read_to_string(&path).unwrap();
         let header: Vec<&str> = text.lines().take_while(|l| l.starts_with('#')).collect();
         assert!(
@@ -297,4 +315,29 @@ fn schemas_named_like_runtime_items_do_not_collide() {
     }
     assert!(!type_names.contains(&"Numeric1"), "{type_names:?}");
     assert!(runtime.len() >= 17, "{runtime:?}");
+}
+
+/// tests/fixtures/multi-file as the generator reads it (`openapi-gen bundle`): one document whose
+/// schemas from other files are components and whose other objects are inlined.
+#[test]
+fn multi_file_bundle() {
+    let path = repo_root().join("tests/fixtures/multi-file/openapi.yaml");
+    let bundled = openapi_gen::read(&path).unwrap_or_else(|d| panic!("{d}"));
+    let mut out = String::new();
+    for diag in &bundled.diagnostics.0 {
+        out.push_str(&format!("# diagnostic: {diag}\n"));
+    }
+    let files: Vec<String> = bundled
+        .files
+        .iter()
+        .map(|f| {
+            f.strip_prefix(path.parent().unwrap())
+                .unwrap()
+                .display()
+                .to_string()
+        })
+        .collect();
+    out.push_str(&format!("# files: {}\n", files.join(", ")));
+    out.push_str(&serde_json::to_string_pretty(&bundled.document).unwrap());
+    insta::assert_snapshot!("multi_file_bundle", out);
 }

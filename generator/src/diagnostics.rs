@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+/// How serious a [`Diagnostic`] is: whether generation can go on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
     /// Generation went on; the construct was approximated (the message says how).
@@ -10,15 +11,20 @@ pub enum Severity {
     Error,
 }
 
+/// One problem found in a document, at the node it is about. Displays as
+/// `warning: <pointer>: <message>` (or `error: ...`; the pointer `/` for the whole document).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// Whether generation went on (a warning) or the document cannot be generated (an error).
     pub severity: Severity,
     /// RFC 6901 JSON pointer into the source document, e.g. `/components/schemas/Asset/properties/tier`.
     pub pointer: String,
+    /// What is wrong and, for a warning, what the generated code does instead.
     pub message: String,
 }
 
 impl Diagnostic {
+    /// An error at `pointer`: the document cannot be generated.
     pub fn error(pointer: impl Into<String>, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Error,
@@ -27,6 +33,7 @@ impl Diagnostic {
         }
     }
 
+    /// A warning at `pointer`: generation goes on, approximating the construct.
     pub fn warning(pointer: impl Into<String>, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Warning,
@@ -56,26 +63,32 @@ impl fmt::Display for Diagnostic {
 pub struct Diagnostics(pub Vec<Diagnostic>);
 
 impl Diagnostics {
+    /// Adds a diagnostic after the others.
     pub fn push(&mut self, diagnostic: Diagnostic) {
         self.0.push(diagnostic);
     }
 
+    /// Adds an error at `pointer` (see [`Diagnostic::error`]).
     pub fn error(&mut self, pointer: impl Into<String>, message: impl Into<String>) {
         self.push(Diagnostic::error(pointer, message));
     }
 
+    /// Adds a warning at `pointer` (see [`Diagnostic::warning`]).
     pub fn warning(&mut self, pointer: impl Into<String>, message: impl Into<String>) {
         self.push(Diagnostic::warning(pointer, message));
     }
 
+    /// Whether any diagnostic is an error, which stops generation.
     pub fn has_errors(&self) -> bool {
         self.0.iter().any(|d| d.severity == Severity::Error)
     }
 
+    /// The errors, in the order they were found.
     pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
         self.0.iter().filter(|d| d.severity == Severity::Error)
     }
 
+    /// The warnings, in the order they were found.
     pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
         self.0.iter().filter(|d| d.severity == Severity::Warning)
     }

@@ -7,14 +7,27 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct TypeId(pub usize);
 
+/// A whole OpenAPI document as the emitters see it: its `info`, the named types of its schemas,
+/// its operations, security schemes, webhooks and callbacks. Built by [`crate::build::build`],
+/// named by [`crate::naming::resolve`].
 #[derive(Debug, Clone, Serialize)]
 pub struct Api {
+    /// `info.title`: names the API in the generated crates' descriptions and docs, and gives the
+    /// server's trait its name.
     pub title: String,
+    /// `info.version`: the version of the API, in the generated crates' docs and in their
+    /// `Cargo.toml` metadata (`api-version`).
     pub version: String,
+    /// `info.description`: the root doc of the generated crates.
     pub description: Option<String>,
+    /// Who publishes the API and under which terms (`info`), for the generated `Cargo.toml`s.
+    pub publisher: Publisher,
     /// Every named type, in the order it was found (components first, in document order).
     pub types: Vec<TypeDef>,
+    /// Every operation under `paths`, in document order (path by path, methods in the order of
+    /// [`Method`]); an operation whose path template does not parse is left out with a warning.
     pub operations: Vec<Operation>,
+    /// `components.securitySchemes`, in document order; [`Operation::security`] names them.
     pub security_schemes: Vec<SecurityScheme>,
     /// Webhooks (3.1 `webhooks`) and callbacks (an operation's `callbacks`): requests the API
     /// sends, which its users receive.
@@ -22,18 +35,38 @@ pub struct Api {
     pub hooks: Vec<Hook>,
 }
 
+/// What a document's `info` says about its publisher, for the metadata of generated crates.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Publisher {
+    /// `license.identifier` (3.1, an SPDX expression), else `license.name`.
+    pub license: Option<String>,
+    /// `license.url`.
+    pub license_url: Option<String>,
+    /// `contact.name` and `contact.email`, as Cargo writes an author: `Name <email>`.
+    pub contact: Option<String>,
+    /// `contact.url`.
+    pub contact_url: Option<String>,
+    /// `termsOfService`: a URL.
+    pub terms_of_service: Option<String>,
+}
+
 /// A request the API sends: an operation whose receiver is the API's user. Its `path` is where
 /// the generated receiver routes it (`/{name}`), not the URL it is sent to.
 #[derive(Debug, Clone, Serialize)]
 pub struct Hook {
+    /// Whether it is a webhook or a callback, and for a callback, which operation declares it.
     pub kind: HookKind,
     /// The webhook's or the callback's name, as the document spells it.
     pub name: String,
+    /// The request the API sends and the responses it expects, read like an operation of `paths`.
+    /// Its `security` is always empty: the document's security does not apply to hooks.
     pub operation: Operation,
 }
 
+/// Where a [`Hook`] is declared.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum HookKind {
+    /// An entry of the document's `webhooks` (OpenAPI 3.1): its URL is registered out of band.
     Webhook,
     /// Declared by an operation: its URL is the runtime expression's result.
     Callback {
@@ -52,6 +85,7 @@ impl Api {
             .chain(self.hooks.iter().map(|h| &h.operation))
     }
 
+    /// [`Api::all_operations`], to change them.
     pub fn all_operations_mut(&mut self) -> impl Iterator<Item = &mut Operation> {
         self.operations
             .iter_mut()
@@ -81,6 +115,7 @@ impl Api {
             title: format!("{} webhooks", self.title),
             version: self.version.clone(),
             description: None,
+            publisher: self.publisher.clone(),
             types: self.types.clone(),
             operations,
             security_schemes: self.security_schemes.clone(),
@@ -89,38 +124,56 @@ impl Api {
     }
 }
 
+/// A named type of the generated models: one per component schema, and one per inline schema
+/// that needs a Rust type of its own (an object with `properties`, an `enum`, a `oneOf`/`anyOf`,
+/// a merged `allOf`). [`TypeRef::Named`] refers to it by its [`TypeId`].
 #[derive(Debug, Clone, Serialize)]
 pub struct TypeDef {
     /// The final Rust name, assigned once by `naming`.
     pub name: String,
-    /// Where the schema was found.
+    /// The JSON pointer of the schema in the document (`/components/schemas/Pet`), for
+    /// diagnostics and to find a union's `discriminator.mapping`.
     pub pointer: String,
     /// How to name it: the first candidate that is free wins (see `naming`).
     pub name_hint: NameHint,
+    /// The schema's `description` (for a component, else its `title`): the doc comment of the
+    /// generated type.
     pub doc: Option<String>,
+    /// What the schema is: a struct, an enum, a union, or an alias of another shape.
     pub kind: TypeKind,
     /// For aliases: the constraints of the aliased schema (a component `Name: {type: string, maxLength: 9}`).
     pub constraints: Constraints,
 }
 
+/// The candidates for a type's name, gathered by `build` where the schema is found and turned
+/// into [`TypeDef::name`] by [`crate::naming::resolve`].
 #[derive(Debug, Clone, Serialize)]
 pub struct NameHint {
     /// The spec's own name (component key) or a name built from where the schema sits.
     pub base: String,
     /// Names the spec gives explicitly (component keys) are kept before derived ones.
     pub pinned: bool,
-    /// A suffix that says where an inline schema was found (`Body`, `Response`, `Param`).
+    /// A suffix that says where an inline schema was found (`Body`, `Response`, `Param`,
+    /// `Header`), appended when the name is taken.
     pub context: Option<String>,
     /// An inline schema's own `title`: its name when free (see `naming`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
 }
 
+/// The shape of a named type, which decides the Rust item the models crate emits for it.
 #[derive(Debug, Clone, Serialize)]
 pub enum TypeKind {
+    /// An object schema with `properties` (or an `allOf` of object schemas, merged): a struct.
     Struct(Struct),
+    /// An `enum` of integers, or a `oneOf`/`anyOf` whose every branch is one integer `const`: an
+    /// enum serialized as the numbers.
     IntEnum(IntEnum),
+    /// An `enum` of strings, or a `oneOf`/`anyOf` whose every branch is one string `const`: an
+    /// enum of unit variants serialized as the strings.
     StringEnum(StringEnum),
+    /// A `oneOf` or `anyOf` of other shapes: an enum with one variant per branch, internally
+    /// tagged or untagged.
     Union(Union),
     /// A named alias of another shape (a component that is an array, a map, a primitive...).
     Alias(TypeRef),
@@ -160,32 +213,56 @@ impl TypeKind {
     }
 }
 
+/// An object schema with declared properties.
 #[derive(Debug, Clone, Serialize)]
 pub struct Struct {
+    /// One per entry of `properties` (over every member of an `allOf`), in document order, and a
+    /// flattened one for a `oneOf`/`anyOf` declared beside the properties.
     pub fields: Vec<Field>,
     /// Extra properties: `None` ignores them, `Some(Deny)` rejects them, `Some(Map(t))` keeps them.
     pub additional: Option<Additional>,
 }
 
+/// What a struct does with properties it does not declare (its `additionalProperties`);
+/// `true` or absent is `None` in [`Struct::additional`]: they are ignored.
 #[derive(Debug, Clone, Serialize)]
 pub enum Additional {
+    /// `additionalProperties: false`: decoding an object with an undeclared property fails.
     Deny,
+    /// `additionalProperties: {schema}`: undeclared properties are kept, in a map of values of
+    /// this type.
     Map(TypeRef),
 }
 
+/// One property of an object schema: a field of the generated struct.
 #[derive(Debug, Clone, Serialize)]
 pub struct Field {
     /// The property name on the wire.
     pub wire_name: String,
     /// The Rust field name, assigned by `naming`.
     pub name: String,
+    /// The type of the property's value ([`TypeRef::Nullable`] when it may be `null`). Whether it
+    /// may be absent is [`Field::required`], not part of the type.
     pub ty: TypeRef,
+    /// The property is in the object's `required` list (unless `build` relaxed a read-only or
+    /// write-only one, see [`Field::read_only`]). An optional field is an `Option`, or takes its
+    /// [`Field::default`] when absent.
     pub required: bool,
+    /// The property schema's `description`, else its `title`, with any note `build` adds (a
+    /// relaxed read-only or write-only property).
     pub doc: Option<String>,
+    /// The property schema's `default`: an optional field that has one decodes to it when the
+    /// property is absent, and its doc shows it.
     pub default: Option<serde_json::Value>,
+    /// The property's validation keywords, checked by the generated `Validate` impl.
     pub constraints: Constraints,
+    /// `readOnly` on the property, or on the component schema it refers to. A required read-only
+    /// property of a struct that a request body reaches is made optional (see `build::access`).
     pub read_only: bool,
+    /// `writeOnly` on the property, or on the component schema it refers to. A required
+    /// write-only property of a struct that a response body reaches is made optional.
     pub write_only: bool,
+    /// `deprecated: true` on the property: the field is marked `#[deprecated]`.
     pub deprecated: bool,
     /// Set by `build` when the field closes a cycle of direct containment and must be boxed.
     pub boxed: bool,
@@ -195,33 +272,55 @@ pub struct Field {
     pub flatten: bool,
 }
 
+/// The values of an integer enum.
 #[derive(Debug, Clone, Serialize)]
 pub struct IntEnum {
+    /// The Rust integer type of the values, from the schema's `format` read as an integer's
+    /// (`int32` gives `I32`, `uint8` gives `U8`; `I64` without an integer format).
     pub repr: Primitive,
+    /// One per allowed value, in document order (`null` is left out: it makes the uses nullable).
     pub variants: Vec<IntVariant>,
 }
 
+/// One allowed value of an integer enum.
 #[derive(Debug, Clone, Serialize)]
 pub struct IntVariant {
+    /// The Rust variant name. `build` takes it from `x-enum-varnames`/`x-enumNames` or the
+    /// `title` of a `const` branch (empty when there is none); `naming` then makes it an
+    /// identifier, derived from the value when empty.
     pub name: String,
+    /// The value on the wire.
     pub value: i64,
+    /// The `description` of the `const` branch the value comes from (`None` in a plain `enum`).
     pub doc: Option<String>,
 }
 
+/// The values of a string enum.
 #[derive(Debug, Clone, Serialize)]
 pub struct StringEnum {
+    /// One per allowed value, in document order (`null` is left out: it makes the uses nullable).
     pub variants: Vec<StringVariant>,
 }
 
+/// One allowed value of a string enum.
 #[derive(Debug, Clone, Serialize)]
 pub struct StringVariant {
+    /// The Rust variant name. `build` takes it from `x-enum-varnames`/`x-enumNames` or the
+    /// `title` of a `const` branch (empty when there is none); `naming` then makes it an
+    /// identifier, derived from the value when empty.
     pub name: String,
+    /// The string on the wire.
     pub value: String,
+    /// The `description` of the `const` branch the value comes from (`None` in a plain `enum`).
     pub doc: Option<String>,
 }
 
+/// A `oneOf` or `anyOf` of other shapes. A `null` branch is not a variant: it makes the
+/// union's uses nullable instead.
 #[derive(Debug, Clone, Serialize)]
 pub struct Union {
+    /// One per branch: in document order when tagged, else in the order decoding tries them
+    /// (most specific first).
     pub variants: Vec<UnionVariant>,
     /// `oneOf` promises exactly one match; `anyOf` at least one. Untagged unions decode as the
     /// first match, their variants in the order `build` gives them (most specific first).
@@ -231,14 +330,20 @@ pub struct Union {
     pub discriminator: Option<String>,
 }
 
+/// One branch of a `oneOf`/`anyOf`: a variant of the generated enum.
 #[derive(Debug, Clone, Serialize)]
 pub struct UnionVariant {
+    /// The Rust variant name, assigned by `naming` from the branch's type (`Pet`, `String`,
+    /// `PetList`, `Value`...).
     pub name: String,
+    /// The branch's type: a `$ref`'s component, or the type of the inline schema.
     pub ty: TypeRef,
+    /// The branch schema's `description` (`None` for a `$ref` branch).
     pub doc: Option<String>,
     /// The branch's own validation keywords (`{type: string, minLength: 1}`).
     pub constraints: Constraints,
-    /// Set by `build` when the variant closes a cycle of direct containment.
+    /// Set by `build` when the variant closes a cycle of direct containment, or when it is much
+    /// larger than the other variants (clippy's `large_enum_variant`).
     pub boxed: bool,
     /// In an internally tagged union: the values of the tag property that select this variant
     /// (strings, or integers for an implicit integer tag). Empty in an untagged union.
@@ -265,52 +370,78 @@ pub fn struct_behind<'a>(types: &'a [TypeDef], ty: &TypeRef) -> Option<&'a Struc
 /// The shape of a value where it is used.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum TypeRef {
+    /// A named type ([`TypeDef`]): a `$ref` to a component schema, or an inline schema that got
+    /// a type of its own.
     Named(TypeId),
+    /// A scalar, from the schema's `type` and `format`.
     Primitive(Primitive),
     /// "A number, or a string spelling a number that matches `pattern`", e.g. ASP.NET's
     /// `type: [integer, string]` + `pattern`. Decoded from either, always encoded as the number.
     NumericString {
+        /// The numeric type, from `type` and `format` as for [`TypeRef::Primitive`].
         number: Primitive,
+        /// The `pattern` a string must match to be read as the number.
         pattern: String,
     },
+    /// `type: array`: a list of its `items` type ([`TypeRef::Any`] without `items`).
     Array(Box<TypeRef>),
-    /// A JSON object used as a string-keyed map.
+    /// A JSON object used as a string-keyed map: an object schema without `properties`, whose
+    /// values are its `additionalProperties` ([`TypeRef::Any`] for a free-form object).
     Map(Box<TypeRef>),
-    /// `null` is allowed.
+    /// `null` is allowed too (`nullable: true`, or 3.1's `type: [T, "null"]`): an `Option`.
     Nullable(Box<TypeRef>),
     /// Any JSON value (empty schema, or a construct approximated with a warning).
     Any,
-    /// Only `null`.
+    /// Only `null` (3.1's `type: "null"`): `()`.
     Null,
 }
 
+/// A scalar type, from a schema's `type` and `format`. A format the generator does not know
+/// falls back to the plain type (`String`, `I64`, `F64`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum Primitive {
+    /// `type: string` without a format below (or with `email`, `uri-reference`...): `String`.
     String,
+    /// `type: boolean`: `bool`.
     Bool,
+    /// `type: integer, format: int8`: `i8`.
     I8,
+    /// `type: integer, format: int16`: `i16`.
     I16,
+    /// `format: int32` (of an `integer` or a `number`): `i32`.
     I32,
+    /// `type: integer` with `format: int64` or no known format, or `type: number, format: int64`:
+    /// `i64`.
     I64,
+    /// `type: integer, format: uint8`: `u8`.
     U8,
+    /// `type: integer, format: uint16`: `u16`.
     U16,
+    /// `type: integer, format: uint32`: `u32`.
     U32,
+    /// `type: integer, format: uint64`: `u64`.
     U64,
+    /// `type: number, format: float`: `f32`.
     F32,
+    /// `type: number` with `format: double` or no known format: `f64`.
     F64,
+    /// `format: uuid`: `uuid::Uuid`.
     Uuid,
+    /// `format: date-time`: an RFC 3339 timestamp, `chrono::DateTime<Utc>`.
     DateTime,
+    /// `format: date`: a calendar date (`2024-05-31`), `chrono::NaiveDate`.
     Date,
     /// `format: binary`: raw bytes (a binary body, a multipart file).
     Bytes,
     /// `format: byte`: bytes that travel as base64 text, decoded on either side.
     Base64,
-    /// `format: uri`: an absolute URL (`url::Url`), parsed on either side. `Api::uris_as_strings`
-    /// turns it back into a checked `String` (the generator's opt-out).
+    /// `format: uri`: an absolute URL (`url::Url`), parsed on either side.
+    /// [`Api::uris_as_strings`] turns it back into a checked `String` (the generator's opt-out).
     Url,
 }
 
 impl Primitive {
+    /// Whether it is an integer type (`I8` to `U64`).
     pub fn is_integer(self) -> bool {
         matches!(
             self,
@@ -325,6 +456,7 @@ impl Primitive {
         )
     }
 
+    /// Whether it is a floating-point type (`F32` or `F64`).
     pub fn is_float(self) -> bool {
         matches!(self, Self::F32 | Self::F64)
     }
@@ -333,15 +465,25 @@ impl Primitive {
 /// Validation keywords that the type itself does not capture.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Constraints {
+    /// `minimum` (a 3.1 numeric `exclusiveMinimum` is lowered to it).
     pub minimum: Option<f64>,
+    /// `maximum` (a 3.1 numeric `exclusiveMaximum` is lowered to it).
     pub maximum: Option<f64>,
+    /// `exclusiveMinimum` (3.0's boolean): the [`Constraints::minimum`] itself is not allowed.
     pub exclusive_minimum: bool,
+    /// `exclusiveMaximum` (3.0's boolean): the [`Constraints::maximum`] itself is not allowed.
     pub exclusive_maximum: bool,
+    /// `minLength` of a string (`None` for 0).
     pub min_length: Option<usize>,
+    /// `maxLength` of a string.
     pub max_length: Option<usize>,
+    /// `pattern`: a regular expression a string must match (see [`crate::emit::Patterns`]).
     pub pattern: Option<String>,
+    /// `minItems` of an array, or `minProperties` of a map (`None` for 0).
     pub min_items: Option<usize>,
+    /// `maxItems` of an array, or `maxProperties` of a map.
     pub max_items: Option<usize>,
+    /// `uniqueItems: true`: no two items of the array may be equal.
     pub unique_items: bool,
     /// Constraints on each element of an array (or value of a map).
     pub items: Option<Box<Constraints>>,
@@ -359,11 +501,14 @@ pub struct Constraints {
 /// String formats with a check in the generated code; other formats are documentation only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum StringFormat {
+    /// `format: email` or `idn-email`: checked to be an e-mail address.
     Email,
+    /// `format: uri` or `iri`: checked to be an absolute URI.
     Uri,
 }
 
 impl Constraints {
+    /// Whether no keyword is set, so there is nothing to check.
     pub fn is_empty(&self) -> bool {
         self == &Constraints::default()
     }
@@ -511,44 +656,72 @@ impl TypeRef {
     }
 }
 
+/// An operation: one method of a path item under `paths`, or of a hook (see [`Hook`]).
 #[derive(Debug, Clone, Serialize)]
 pub struct Operation {
     /// The spec's `operationId`, or one derived from method and path.
     pub id: String,
     /// Rust function name (snake case), assigned by `naming`.
     pub name: String,
+    /// The HTTP method: the key of the path item the operation sits under.
     pub method: Method,
+    /// The path template as the document spells it (`/pets/{petId}`), with any query it carries
+    /// (see [`Operation::path_only`]); a hook's is `/{name}`.
     pub path: String,
+    /// The path split at `/` into literal and templated segments, without its query.
     pub segments: Vec<PathSegment>,
     /// Query pairs the path itself carries (`/responses/{id}?beta=true`): always sent, and what
     /// tells the operation from one at the same path without them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub query: Vec<(String, String)>,
+    /// The JSON pointer of the operation in the document (`/paths/~1pets/get`), for diagnostics.
     pub pointer: String,
+    /// `summary`: the first paragraph of the generated methods' docs.
     pub summary: Option<String>,
+    /// `description`: the generated methods' docs, after the summary.
     pub description: Option<String>,
+    /// `tags`, as the operation lists them.
     pub tags: Vec<String>,
+    /// `deprecated: true`: the generated client method is marked `#[deprecated]`, and the docs
+    /// say so.
     pub deprecated: bool,
+    /// The path item's `parameters` and the operation's own, which replace those of the same
+    /// `name` and `in`, `$ref`s resolved; then a string path parameter for each template name
+    /// that neither declares (with a warning).
     pub parameters: Vec<Parameter>,
+    /// `requestBody`, in the media type the generated code speaks; `None` without one.
     pub body: Option<RequestBody>,
+    /// `responses`: the status codes and ranges in document order, then `default`.
     pub responses: Vec<Response>,
-    /// Alternatives: any one requirement satisfies. An empty requirement means "no credentials needed".
+    /// The operation's `security`, else the document's: alternatives, any one of which satisfies.
+    /// An empty requirement means "no credentials needed"; an empty list (no `security`, or
+    /// `security: []`), that none are asked for.
     pub security: Vec<SecurityRequirement>,
 }
 
+/// An HTTP method: a key of a Path Item Object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum Method {
+    /// `get`.
     Get,
+    /// `put`.
     Put,
+    /// `post`.
     Post,
+    /// `delete`.
     Delete,
+    /// `options`.
     Options,
+    /// `head`.
     Head,
+    /// `patch`.
     Patch,
+    /// `trace`.
     Trace,
 }
 
 impl Method {
+    /// The method as HTTP spells it (`GET`).
     pub fn as_str(self) -> &'static str {
         match self {
             Method::Get => "GET",
@@ -568,18 +741,24 @@ impl Method {
     }
 }
 
+/// One `/`-separated segment of a path template.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum PathSegment {
+    /// Fixed text (`pets`), matched as it is.
     Literal(String),
+    /// A template expression that is the whole segment (`{petId}`): the name of a path parameter.
     Param(String),
     /// Text and parameters in one segment (`{sid}.json`, `{name}.{ext}`, `{id}:cancel`):
     /// literals and parameters alternate, never two parameters side by side.
     Mixed(Vec<SegmentPart>),
 }
 
+/// A piece of a [`PathSegment::Mixed`] segment.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum SegmentPart {
+    /// Fixed text around the parameters (`.`, `:cancel`).
     Literal(String),
+    /// A template expression (`{name}`): the name of a path parameter.
     Param(String),
 }
 
@@ -622,16 +801,28 @@ impl PathSegment {
     }
 }
 
+/// A Parameter Object of an operation or of its path item: a value the request carries in
+/// its path, query string, headers or cookies.
 #[derive(Debug, Clone, Serialize)]
 pub struct Parameter {
+    /// `name`: the parameter's name in the request.
     pub wire_name: String,
     /// Rust name, assigned by `naming`.
     pub name: String,
+    /// `in`: the part of the request that carries the parameter.
     pub location: ParamLocation,
+    /// `required` (always true for a path parameter): an optional parameter is an `Option` in
+    /// the generated code.
     pub required: bool,
+    /// The type of its `schema`, or of the schema of its one `content` entry (`String` when that
+    /// has none).
     pub ty: TypeRef,
+    /// The `default` of its schema: the server fills it in when the request leaves the parameter
+    /// out, and the client's docs show it.
     pub default: Option<serde_json::Value>,
+    /// `description`: the doc of the parameter in the generated client and server.
     pub doc: Option<String>,
+    /// The validation keywords of its schema, which the generated server checks.
     pub constraints: Constraints,
     /// `explode` as the spec states it or as the style implies (`form`: true, others: false).
     pub explode: bool,
@@ -644,18 +835,29 @@ pub struct Parameter {
     /// `content: {application/json: ...}` instead of a schema: the value's text is its JSON.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub json: bool,
+    /// `deprecated: true`: the client's setter for it is marked `#[deprecated]`, and the server's
+    /// docs say so.
     pub deprecated: bool,
 }
 
-/// A parameter's `style` (OpenAPI's serialization rules for path, query, header and cookie).
+/// A parameter's `style` (OpenAPI's serialization rules for path, query, header and cookie; Style
+/// Values, OpenAPI 3.1 §4.8.12.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum ParamStyle {
+    /// `simple`: comma-separated values (`1,2,3`); the default in paths and headers.
     Simple,
+    /// `label`: values after a `.` (`.1.2.3` exploded, `.1,2,3` not); paths only.
     Label,
+    /// `matrix`: `;name=value` pairs (`;id=1;id=2` exploded, `;id=1,2` not); paths only.
     Matrix,
+    /// `form`: `name=value` pairs (`id=1&id=2` exploded, `id=1,2` not); the default in queries
+    /// and cookies.
     Form,
+    /// `spaceDelimited`: the items of an array joined by spaces; queries only.
     SpaceDelimited,
+    /// `pipeDelimited`: the items of an array joined by `|`; queries only.
     PipeDelimited,
+    /// `deepObject`: an object's properties as `name[property]=value` pairs; queries only.
     DeepObject,
 }
 
@@ -688,11 +890,16 @@ impl ParamStyle {
     }
 }
 
+/// Where a parameter or an API key travels: its `in`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum ParamLocation {
+    /// `in: path`: a template expression of the path.
     Path,
+    /// `in: query`: the query string.
     Query,
+    /// `in: header`: a request header.
     Header,
+    /// `in: cookie`: a pair of the `Cookie` header.
     Cookie,
 }
 
@@ -708,11 +915,19 @@ impl ParamLocation {
     }
 }
 
+/// An operation's `requestBody` (its `$ref` resolved), in the one media type of its `content`
+/// that the generated code speaks.
 #[derive(Debug, Clone, Serialize)]
 pub struct RequestBody {
+    /// The preferred media type of `content`: JSON first, then form, multipart, text, and any
+    /// other as bytes.
     pub media: Media,
+    /// The type of that media type's `schema`: bytes for a binary media type; without a schema,
+    /// `String` for text and any JSON value otherwise.
     pub ty: TypeRef,
+    /// `required`: an optional body is an `Option` in the generated code.
     pub required: bool,
+    /// `description`: the doc of the body in the generated client and server.
     pub doc: Option<String>,
     /// Other media types the spec also lists for the body (not generated; kept for reporting).
     pub alternatives: Vec<String>,
@@ -725,32 +940,50 @@ pub struct RequestBody {
 /// How one property of a form body is written.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PropertyEncoding {
+    /// The property's name: its key under `encoding`.
     pub property: String,
+    /// `style` (`form` when absent).
     pub style: ParamStyle,
+    /// `explode` (always true for `form`, its default).
     pub explode: bool,
+    /// `allowReserved`: reserved characters are sent as they are.
     pub allow_reserved: bool,
 }
 
+/// The kind of a media type, which decides how a body is written and read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum Media {
+    /// `application/json`, `text/json`, any `+json` type, and `*/*`: JSON.
     Json,
+    /// `application/x-www-form-urlencoded`: `name=value` pairs.
     Form,
+    /// `multipart/form-data`: one part per property.
     Multipart,
+    /// Any other `text/*` type: the body is text.
     Text,
+    /// Any other media type: raw bytes. Holds the media type, lowercase and without parameters.
     Binary(String),
 }
 
+/// An entry of an operation's `responses` (its `$ref` resolved).
 #[derive(Debug, Clone, Serialize)]
 pub struct Response {
+    /// Its key: a status code, a range (`2XX`) or `default`.
     pub status: Status,
+    /// `description` (`None` when empty).
     pub doc: Option<String>,
+    /// Its `content`, in the media type the generated code speaks; `None` without content.
     pub body: Option<ResponseBody>,
+    /// `headers` (`$ref`s resolved), in document order.
     pub headers: Vec<ResponseHeader>,
 }
 
+/// The body of a response, in the preferred media type of its `content`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ResponseBody {
+    /// The preferred media type, as for a request body (see [`RequestBody::media`]).
     pub media: Media,
+    /// The type of that media type's `schema` (bytes for a binary media type).
     pub ty: TypeRef,
     /// The documented media type of a text body (`text/html`), served as it is; `None` for
     /// `text/plain` and the other kinds, whose media type `media` says.
@@ -758,23 +991,32 @@ pub struct ResponseBody {
     pub text_type: Option<String>,
 }
 
+/// A Header Object of a response (its `$ref` resolved).
 #[derive(Debug, Clone, Serialize)]
 pub struct ResponseHeader {
+    /// The header's name: its key under `headers`.
     pub wire_name: String,
+    /// `required`: the response always carries the header.
     pub required: bool,
+    /// The type of its `schema` (`String` for a header described by `content`).
     pub ty: TypeRef,
+    /// `description`: the doc of the header's field in the generated response types.
     pub doc: Option<String>,
 }
 
+/// The key of an entry of `responses`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum Status {
+    /// A status code (`200`, `404`).
     Code(u16),
     /// `2XX` and friends: the first digit.
     Range(u16),
+    /// `default`: any status no other entry covers.
     Default,
 }
 
 impl Status {
+    /// Whether it means success: a `2xx` code or the `2XX` range (never `default`).
     pub fn is_success(self) -> bool {
         match self {
             Status::Code(c) => (200..300).contains(&c),
@@ -784,31 +1026,46 @@ impl Status {
     }
 }
 
+/// A Security Requirement Object: schemes that grant access together.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SecurityRequirement {
     /// Names of schemes that must all be satisfied; empty means anonymous access is allowed.
     pub schemes: Vec<String>,
 }
 
+/// A Security Scheme Object of `components.securitySchemes`.
 #[derive(Debug, Clone, Serialize)]
 pub struct SecurityScheme {
+    /// Its key under `components.securitySchemes`, which security requirements name.
     pub name: String,
+    /// How a request satisfies it.
     pub kind: SecurityKind,
+    /// `description` (the generated client shows that of a client-credentials scheme).
     pub doc: Option<String>,
 }
 
+/// How a security scheme is satisfied, as far as the generated code acts on it.
 #[derive(Debug, Clone, Serialize)]
 pub enum SecurityKind {
     /// `Authorization: Bearer` (http bearer, or OAuth 2.0 / OpenID Connect access tokens).
     Bearer,
+    /// OAuth 2.0 with a `clientCredentials` flow: the generated client can fetch its own access
+    /// tokens; they are sent, and checked, as bearer tokens.
     OAuth2ClientCredentials {
+        /// `flows.clientCredentials.tokenUrl`: where the client asks for tokens.
         token_url: String,
     },
+    /// `type: http, scheme: basic`: `Authorization: Basic` with a user name and password.
     Basic,
+    /// `type: apiKey`: a key sent in a header, a query parameter or a cookie. The generated
+    /// server hands it to the operation, which checks it.
     ApiKey {
+        /// `in`: where the key travels.
         location: ParamLocation,
+        /// `name`: the header, query parameter or cookie that holds the key.
         name: String,
     },
-    /// Schemes generated code cannot act on (other OAuth flows without client credentials...).
+    /// An HTTP scheme other than `bearer` and `basic` (`http digest`...), which generated code
+    /// cannot act on; holds `http` and the scheme's name.
     Other(String),
 }

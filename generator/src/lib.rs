@@ -1,34 +1,105 @@
-//! openapi-gen: OpenAPI 3.0/3.1 documents to Rust crates (models, an axum server, a reqwest client).
+//! openapi-gen: OpenAPI 3.0/3.1 documents to Rust crates: serde models, an axum server (a trait to
+//! implement and a router that extracts, validates and maps errors) and a reqwest client.
+//!
+//! Most users run the command (`cargo install openapi-gen`, then `openapi-gen generate`) or call
+//! [`write_module`] from `build.rs`; this library is what both use. Generate crates in memory:
+//!
+//! ```
+//! use openapi_gen::{Part, emit::Options};
+//!
+//! let document = r#"
+//! openapi: 3.1.0
+//! info: {title: Pets, version: "1"}
+//! paths:
+//!   /pets/{id}:
+//!     get:
+//!       operationId: getPet
+//!       parameters:
+//!         - {name: id, in: path, required: true, schema: {type: integer, format: int64}}
+//!       responses:
+//!         "200":
+//!           description: The pet.
+//!           content:
+//!             application/json:
+//!               schema:
+//!                 type: object
+//!                 required: [name]
+//!                 properties: {name: {type: string}, tag: {type: [string, "null"]}}
+//! "#;
+//! let options = Options::new("pets", "pets.yaml", "openapi-gen generate");
+//! let generated = openapi_gen::generate(document, &options, &[Part::Models, Part::Client])?;
+//! let (part, files) = &generated.crates[0];
+//! assert_eq!(*part, Part::Models);
+//! let manifest = files.iter().find(|f| f.path == "Cargo.toml").unwrap();
+//! assert!(manifest.contents.contains("name = \"pets-models\""));
+//! // Write each crate into a folder of its own, e.g. out/models/Cargo.toml:
+//! # let out = std::env::temp_dir().join(format!("openapi-gen-doc-{}", std::process::id()));
+//! for (part, files) in &generated.crates {
+//!     openapi_gen::output::write_crate(&out.join(part.dir_name()), files)?;
+//! }
+//! # std::fs::remove_dir_all(&out)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! A document the generator cannot represent is an `Err` of [`Diagnostics`], each naming the JSON
+//! pointer of the node it is about; what it approximates comes back as warnings beside the output:
+//!
+//! ```
+//! let err = openapi_gen::generate(
+//!     "openapi: 3.1.0\ninfo: {title: T, version: '1'}\npaths: {}\ncomponents: {schemas: {A: {enum: 3}}}\n",
+//!     &openapi_gen::emit::Options::new("t", "t.yaml", "openapi-gen generate"),
+//!     &[openapi_gen::Part::Models],
+//! )
+//! .err()
+//! .unwrap();
+//! assert_eq!(
+//!     err.to_string().lines().next(),
+//!     Some("error: /components/schemas/A/enum: `enum` must be an array"),
+//! );
+//! ```
 //!
 //! The pipeline, one module each: [`load`] (YAML/JSON text) -> [`lower`] (3.1 schema forms to 3.0
-//! shapes) -> `openapiv3` -> [`build`] (the [`ir`]) -> [`naming`] -> [`emit`].
+//! shapes) -> `openapiv3` -> [`build`] (the [`ir`]) -> [`naming`] -> [`emit`] -> [`output`]. The
+//! stage modules are public for tools and benchmarks; what the semver policy in the README covers
+//! is the functions and types of this page, [`emit::Options`], [`ModuleOptions`] and
+//! [`diagnostics`].
+
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod build;
+pub mod bundle;
 pub mod diagnostics;
 pub mod emit;
 pub mod ir;
 pub mod load;
 pub mod lower;
+pub mod lower_3_2;
 pub mod module;
 pub mod naming;
 pub mod output;
 
+pub use diagnostics::{Diagnostic, Diagnostics};
 pub use module::{Module, ModuleOptions, generate_module, write_module};
 
-use diagnostics::{Diagnostic, Diagnostics};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// The crates the generator can emit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Part {
+    /// `{prefix}-models`: a type per schema, with serde and `Validate`.
     Models,
+    /// `{prefix}-server`: a trait with a method per operation and an axum router over it.
     Server,
+    /// `{prefix}-client`: a reqwest client with a method per operation.
     Client,
 }
 
 impl Part {
+    /// Every part, in the order the crates depend on each other.
     pub const ALL: [Part; 3] = [Part::Models, Part::Server, Part::Client];
 
+    /// The part's folder (`models`, `server`, `client`), and the suffix of its crate's name.
     pub fn dir_name(self) -> &'static str {
         match self {
             Part::Models => "models",
@@ -40,9 +111,20 @@ impl Part {
 
 /// The IR of a document, with the warnings found on the way.
 pub fn load_api(text: &str) -> Result<(ir::Api, Diagnostics), Diagnostics> {
+    let document = guard(|| load::parse_text(text))?;
+    load_bundled(guard(|| bundle::bundle_value(document))?)
+}
+
+/// Reads the document at `path` with every file its `$ref`s reach (see [`bundle`]).
+pub fn read(path: &std::path::Path) -> Result<bundle::Bundled, Diagnostics> {
+    guard(|| bundle::bundle_file(path))
+}
+
+/// The IR of a document [`read`] from its files, with the warnings found on the way.
+pub fn load_bundled(bundled: bundle::Bundled) -> Result<(ir::Api, Diagnostics), Diagnostics> {
     guard(|| {
-        let mut diags = Diagnostics::default();
-        let mut document = load::parse_text(text)?;
+        let mut diags = bundled.diagnostics;
+        let mut document = bundled.document;
         lower::lower_document(&mut document, &mut diags);
         if diags.has_errors() {
             return Err(diags);
@@ -64,7 +146,17 @@ pub fn load_api(text: &str) -> Result<(ir::Api, Diagnostics), Diagnostics> {
 /// What `openapi-gen check` reports: the IR and every warning generation would give, including
 /// the patterns no crate can enforce.
 pub fn check(text: &str) -> Result<(ir::Api, Diagnostics), Diagnostics> {
-    let (api, mut diags) = load_api(text)?;
+    check_api(load_api(text)?)
+}
+
+/// [`check`] of a document [`read`] from its files.
+pub fn check_bundled(bundled: bundle::Bundled) -> Result<(ir::Api, Diagnostics), Diagnostics> {
+    check_api(load_bundled(bundled)?)
+}
+
+fn check_api(
+    (api, mut diags): (ir::Api, Diagnostics),
+) -> Result<(ir::Api, Diagnostics), Diagnostics> {
     guard(move || {
         emit::Patterns::collect(&api, &mut diags);
         Ok((api, diags))
@@ -73,10 +165,16 @@ pub fn check(text: &str) -> Result<(ir::Api, Diagnostics), Diagnostics> {
 
 /// Generated crates: for each part, its files relative to the crate directory.
 pub struct Generated {
+    /// The crates, in the order of the parts asked for; a part with nothing to generate (a server
+    /// for a document without operations) is left out.
     pub crates: Vec<(Part, Vec<emit::File>)>,
+    /// The warnings: constructs approximated, constraints the generated code does not enforce.
     pub diagnostics: Diagnostics,
+    /// The files the document was read from, the root first ([`generate_file`]; empty for text).
+    pub files: Vec<std::path::PathBuf>,
 }
 
+/// Generates the crates `parts` of the document `text` (YAML or JSON, OpenAPI 3.0 or 3.1).
 pub fn generate(
     text: &str,
     opts: &emit::Options,
@@ -84,6 +182,20 @@ pub fn generate(
 ) -> Result<Generated, Diagnostics> {
     let (api, diags) = load_api(text)?;
     generate_api(api, diags, opts, parts)
+}
+
+/// [`generate`] of the document at `path`, split over files or not (see [`bundle`]).
+pub fn generate_file(
+    path: &std::path::Path,
+    opts: &emit::Options,
+    parts: &[Part],
+) -> Result<Generated, Diagnostics> {
+    let bundled = read(path)?;
+    let files = bundled.files.clone();
+    let (api, diags) = load_bundled(bundled)?;
+    let mut generated = generate_api(api, diags, opts, parts)?;
+    generated.files = files;
+    Ok(generated)
 }
 
 /// [`generate`] from a loaded document (see [`load_api`]).
@@ -136,6 +248,7 @@ pub fn generate_api(
         Ok(Generated {
             crates,
             diagnostics: diags,
+            files: Vec::new(),
         })
     })
 }

@@ -10,14 +10,21 @@ pub fn parse_text(text: &str) -> Result<Value, Diagnostics> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') {
-        return serde_json::from_str(text).map_err(|e| {
-            one_error(format!(
-                "invalid JSON at line {} column {}: {e}",
-                e.line(),
-                e.column()
-            ))
+        // JSON, or YAML written in flow style (`{type: string}`), which YAML reads as well.
+        return serde_json::from_str(text).or_else(|e| {
+            parse_yaml(text).map_err(|_| {
+                one_error(format!(
+                    "invalid JSON at line {} column {}: {e}",
+                    e.line(),
+                    e.column()
+                ))
+            })
         });
     }
+    parse_yaml(text)
+}
+
+fn parse_yaml(text: &str) -> Result<Value, Diagnostics> {
     let tree: Loose = serde_yaml::from_str(text).map_err(|e| {
         let at = e
             .location()

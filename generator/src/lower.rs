@@ -12,7 +12,7 @@
 //! - Numeric `exclusiveMinimum`/`exclusiveMaximum` become `minimum`/`maximum` + the 3.0 boolean.
 //! - `$ref` with sibling keywords becomes `allOf: [{$ref}]` plus the siblings.
 //! - Boolean schemas become `{}` (true) and `{not: {}}` (false).
-//! - A schema without `type` whose keywords belong to one type gets it ([`infer_type`]): an
+//! - A schema without `type` whose keywords belong to one type gets it (`infer_type`): an
 //!   integer or number `format` (`int32`, `double`...) or a numeric bound makes it a number, and
 //!   with a `pattern` a number that may also be spelled as a matching string (what ASP.NET emits
 //!   for numbers in 3.0, like its 3.1 `type: [integer, string]`); a string format, `pattern` or a
@@ -39,6 +39,22 @@ pub const WEBHOOKS: &str = "x-openapi-gen-webhooks";
 /// On an operation: its `callbacks` (name -> expression -> lowered path item), references
 /// resolved, so that `openapiv3` need not read them.
 pub const CALLBACKS: &str = "x-openapi-gen-callbacks";
+/// On `info.license`: the 3.1 `identifier` (an SPDX expression), which `openapiv3` does not read.
+pub const LICENSE_IDENTIFIER: &str = "x-openapi-gen-license-identifier";
+
+/// 3.1's `license.identifier` (SPDX) is kept as an extension, so the generated `Cargo.toml`s can
+/// state it.
+fn lower_license(root: &mut Map<String, Value>) {
+    let license = root
+        .get_mut("info")
+        .and_then(|info| info.get_mut("license"))
+        .and_then(Value::as_object_mut);
+    if let Some(license) = license
+        && let Some(identifier) = license.remove("identifier")
+    {
+        license.insert(LICENSE_IDENTIFIER.to_owned(), identifier);
+    }
+}
 
 /// Lowers a whole document in place. Errors are returned for documents that are not OpenAPI 3.0/3.1.
 pub fn lower_document(doc: &mut Value, diags: &mut Diagnostics) {
@@ -48,10 +64,12 @@ pub fn lower_document(doc: &mut Value, diags: &mut Diagnostics) {
     };
     match root.get("openapi").and_then(Value::as_str) {
         Some(v) if v.starts_with("3.0") || v.starts_with("3.1") => {}
+        // 3.2 adds to 3.1: what it adds that is not generated yet is taken out with a warning.
+        Some(v) if v.starts_with("3.2") => crate::lower_3_2::lower(root, diags),
         Some(v) => {
             diags.error(
                 "/openapi",
-                format!("OpenAPI version {v} is not supported (3.0.x and 3.1.x are)"),
+                format!("OpenAPI version {v} is not supported (3.0.x, 3.1.x and 3.2.x are)"),
             );
             return;
         }
@@ -69,6 +87,7 @@ pub fn lower_document(doc: &mut Value, diags: &mut Diagnostics) {
     }
     // 3.1 allows a document without paths (components or webhooks only).
     root.entry("paths").or_insert_with(|| json!({}));
+    lower_license(root);
     // Path items and callbacks that webhooks and callbacks refer to, taken before lowering.
     let components_of = |kind: &str| {
         root.get("components")
@@ -1052,6 +1071,21 @@ mod tests {
         lower_document(&mut doc, &mut diags);
         assert_eq!(diags.0[0].pointer, "/swagger");
         assert!(diags.has_errors());
+    }
+
+    #[test]
+    fn a_license_identifier_is_kept_as_an_extension() {
+        let mut doc = json!({"openapi": "3.1.0", "info": {"title": "t", "version": "1",
+            "license": {"name": "Apache 2.0", "identifier": "Apache-2.0"}}});
+        let mut diags = Diagnostics::default();
+        lower_document(&mut doc, &mut diags);
+        assert_eq!(
+            doc["info"]["license"],
+            json!({"name": "Apache 2.0", LICENSE_IDENTIFIER: "Apache-2.0"})
+        );
+        let openapi = crate::load::to_openapi(doc).unwrap();
+        let api = crate::build::build(&openapi, &mut diags);
+        assert_eq!(api.publisher.license.as_deref(), Some("Apache-2.0"));
     }
 
     #[test]

@@ -8,7 +8,7 @@
 use clap::{Parser, Subcommand};
 use openapi_gen::{Part, emit::Options};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 mod allocator;
 
@@ -48,8 +48,13 @@ enum Command {
         /// prettyplease's, the same on every toolchain).
         #[arg(long, hide = true)]
         no_rustfmt: bool,
-        /// Generate `format: uri` as a `String` checked to be a URI, instead of `url::Url`.
-        #[arg(long)]
+        /// Generate `format: uri` as `url::Url`. By default it is a `String` that `Validate` (and so
+        /// the generated server) checks to be a URI, so that a client keeps whatever a server
+        /// answers, a relative URL included.
+        #[arg(long, conflicts_with = "uri_as_string")]
+        uri_as_url: bool,
+        /// Accepted for old scripts: `format: uri` is a checked `String` by default now.
+        #[arg(long, hide = true)]
         uri_as_string: bool,
         /// Closed enums: a value the document does not list fails to decode. By default string and
         /// integer enums keep such a value in an `Unknown` variant (which `Validate`, and so the
@@ -69,6 +74,16 @@ enum Command {
     Ir {
         #[arg(long)]
         spec: PathBuf,
+    },
+    /// Write a document split over files as one: every file its `$ref`s reach, schemas as
+    /// components, other objects inlined (what `generate` reads).
+    Bundle {
+        #[arg(long)]
+        spec: PathBuf,
+        /// The single-file document: JSON when it ends in `.json`, else YAML. Standard output
+        /// (YAML) when left out.
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
 }
 
@@ -114,10 +129,6 @@ fn exit_now(code: i32) -> ! {
     std::process::exit(code)
 }
 
-fn read(spec: &PathBuf) -> Result<String, String> {
-    std::fs::read_to_string(spec).map_err(|e| format!("cannot read {}: {e}", spec.display()))
-}
-
 fn run(cli: Cli) -> Result<i32, String> {
     match cli.command {
         Command::Generate {
@@ -127,11 +138,11 @@ fn run(cli: Cli) -> Result<i32, String> {
             crate_version,
             parts,
             no_rustfmt,
-            uri_as_string,
+            uri_as_url,
+            uri_as_string: _,
             closed_enums,
             check,
         } => {
-            let text = read(&spec)?;
             let parts = parse_parts(&parts)?;
             let mut opts = Options::new(
                 &crate_prefix,
@@ -139,7 +150,7 @@ fn run(cli: Cli) -> Result<i32, String> {
                 "openapi-gen generate",
             );
             opts.crate_version = crate_version;
-            opts.uri_as_url = !uri_as_string;
+            opts.uri_as_url = uri_as_url;
             opts.open_enums = !closed_enums;
             if no_rustfmt {
                 eprintln!(
@@ -147,7 +158,7 @@ fn run(cli: Cli) -> Result<i32, String> {
                 );
             }
             let generated =
-                openapi_gen::generate(&text, &opts, &parts).map_err(|d| d.to_string())?;
+                openapi_gen::generate_file(&spec, &opts, &parts).map_err(|d| d.to_string())?;
             eprint!("{}", generated.diagnostics);
             let mut drifted = Vec::new();
             for (part, files) in &generated.crates {
@@ -165,8 +176,7 @@ fn run(cli: Cli) -> Result<i32, String> {
             Ok(if drifted.is_empty() { SUCCESS } else { FAILURE })
         }
         Command::Check { spec } => {
-            let text = read(&spec)?;
-            match openapi_gen::check(&text) {
+            match openapi_gen::read(&spec).and_then(openapi_gen::check_bundled) {
                 Ok((api, diags)) => {
                     eprint!("{diags}");
                     println!(
@@ -183,8 +193,9 @@ fn run(cli: Cli) -> Result<i32, String> {
             }
         }
         Command::Ir { spec } => {
-            let text = read(&spec)?;
-            let (api, diags) = openapi_gen::load_api(&text).map_err(|d| d.to_string())?;
+            let (api, diags) = openapi_gen::read(&spec)
+                .and_then(openapi_gen::load_bundled)
+                .map_err(|d| d.to_string())?;
             eprint!("{diags}");
             println!(
                 "{}",
@@ -192,7 +203,26 @@ fn run(cli: Cli) -> Result<i32, String> {
             );
             Ok(SUCCESS)
         }
+        Command::Bundle { spec, out } => bundle(&spec, out.as_deref()),
     }
+}
+
+fn bundle(spec: &Path, out: Option<&Path>) -> Result<i32, String> {
+    let bundled = openapi_gen::read(spec).map_err(|d| d.to_string())?;
+    eprint!("{}", bundled.diagnostics);
+    let json = out.is_some_and(|p| p.extension().is_some_and(|e| e == "json"));
+    let text = if json {
+        serde_json::to_string_pretty(&bundled.document).map_err(|e| e.to_string())? + "\n"
+    } else {
+        serde_yaml::to_string(&bundled.document).map_err(|e| e.to_string())?
+    };
+    match out {
+        Some(path) => {
+            std::fs::write(path, text).map_err(|e| format!("writing {}: {e}", path.display()))?
+        }
+        None => print!("{text}"),
+    }
+    Ok(SUCCESS)
 }
 
 fn parse_parts(names: &[String]) -> Result<Vec<Part>, String> {

@@ -56,18 +56,36 @@ pub struct Module {
     /// The crates the code uses, as `[dependencies]` lines of a `Cargo.toml` (what the generated
     /// crates would declare, less each other).
     pub dependencies: Vec<String>,
+    /// The warnings of generating it (see [`crate::Generated::diagnostics`]).
     pub diagnostics: Diagnostics,
 }
 
 /// Generates the module of the document `text` (YAML or JSON).
+///
+/// ```
+/// let document = "openapi: 3.1.0\ninfo: {title: T, version: '1'}\npaths: {}\n\
+///     components: {schemas: {Pet: {type: object, properties: {name: {type: string}}}}}\n";
+/// let module = openapi_gen::generate_module(document, &openapi_gen::ModuleOptions::new("t.yaml"))?;
+/// assert!(module.code.contains("pub mod models {"));
+/// assert!(module.code.contains("pub struct Pet {"));
+/// // What the including crate must declare:
+/// assert!(module.dependencies.iter().any(|line| line.starts_with("serde = ")));
+/// # Ok::<(), openapi_gen::Diagnostics>(())
+/// ```
 pub fn generate_module(text: &str, opts: &ModuleOptions) -> Result<Module, Diagnostics> {
+    module_of(crate::load_api(text)?, opts)
+}
+
+fn module_of(
+    (mut api, diags): (crate::ir::Api, Diagnostics),
+    opts: &ModuleOptions,
+) -> Result<Module, Diagnostics> {
     let mut parts = vec![Part::Models];
     for part in [Part::Server, Part::Client] {
         if opts.parts.contains(&part) {
             parts.push(part);
         }
     }
-    let (mut api, diags) = crate::load_api(text)?;
     if !opts.webhooks {
         api.hooks.clear();
     }
@@ -126,16 +144,36 @@ pub fn generate_module(text: &str, opts: &ModuleOptions) -> Result<Module, Diagn
     })
 }
 
-/// Reads `spec`, generates its module and writes it to `out` (only when it changed, so cargo does
-/// not rebuild for nothing). For `build.rs`: also prints `cargo::rerun-if-changed` for the spec.
+/// Reads `spec` (and the files its `$ref`s reach), generates its module and writes it to `out`
+/// (only when it changed, so cargo does not rebuild for nothing). For `build.rs`: also prints
+/// `cargo::rerun-if-changed` for every file read.
 /// Warnings are returned, errors are the `Err`.
+///
+/// ```
+/// # let dir = std::env::temp_dir().join(format!("openapi-gen-write-module-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir).unwrap();
+/// let spec = dir.join("api.yaml"); // in build.rs: a path relative to CARGO_MANIFEST_DIR
+/// std::fs::write(&spec, "openapi: 3.0.3\ninfo: {title: T, version: '1'}\npaths:\n  \
+///     /ping: {get: {operationId: ping, responses: {'204': {description: Alive.}}}}\n").unwrap();
+/// let out = dir.join("api.rs"); // in build.rs: $OUT_DIR/api.rs
+/// let mut options = openapi_gen::ModuleOptions::new("api.yaml");
+/// options.parts.push(openapi_gen::Part::Server);
+/// let warnings = openapi_gen::write_module(&spec, &out, &options)?;
+/// assert!(warnings.0.is_empty());
+/// assert!(std::fs::read_to_string(&out).unwrap().contains("pub mod server {"));
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok::<(), String>(())
+/// ```
 pub fn write_module(spec: &Path, out: &Path, opts: &ModuleOptions) -> Result<Diagnostics, String> {
-    let text =
-        std::fs::read_to_string(spec).map_err(|e| format!("reading {}: {e}", spec.display()))?;
+    let bundled = crate::read(spec).map_err(|d| d.to_string())?;
     if std::env::var_os("OUT_DIR").is_some() {
-        println!("cargo::rerun-if-changed={}", spec.display());
+        // Every file the document reaches, so an edit to any of them regenerates.
+        for file in &bundled.files {
+            println!("cargo::rerun-if-changed={}", file.display());
+        }
     }
-    let module = generate_module(&text, opts).map_err(|d| d.to_string())?;
+    let api = crate::load_bundled(bundled).map_err(|d| d.to_string())?;
+    let module = module_of(api, opts).map_err(|d| d.to_string())?;
     if std::fs::read_to_string(out).ok().as_deref() != Some(module.code.as_str()) {
         std::fs::write(out, &module.code).map_err(|e| format!("writing {}: {e}", out.display()))?;
     }

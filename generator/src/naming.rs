@@ -99,6 +99,8 @@ pub fn is_reserved_type(name: &str) -> bool {
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// Whether `name` is one of the Rust [`KEYWORDS`] (strict and reserved, edition 2024), which an
+/// identifier must spell raw (`r#type`, see [`crate::emit::ident`]) or avoid.
 pub fn is_keyword(name: &str) -> bool {
     KEYWORDS.contains(&name)
 }

@@ -41,14 +41,18 @@ pub enum Shape {
 }
 
 impl Value {
-    /// The object form of a struct or map: each property's JSON text (strings without quotes);
-    /// absent and `null` properties are left out.
+    /// The object form of a struct or map: each property's JSON text (strings without quotes), in
+    /// the order the value serializes them (a struct's declaration order); absent and `null`
+    /// properties are left out.
     pub fn object<T: Serialize + ?Sized>(value: &T) -> Value {
-        let pairs = match serde_json::to_value(value) {
-            Ok(serde_json::Value::Object(map)) => map
+        let pairs = match serde_json::to_string(value)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Ordered>(&text).ok())
+        {
+            Some(Ordered::Object(pairs)) => pairs
                 .into_iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k, text_of(v)))
+                .filter(|(_, v)| !matches!(v, Ordered::Null))
+                .map(|(k, v)| (k, v.into_text()))
                 .collect(),
             _ => Vec::new(),
         };
@@ -56,10 +60,104 @@ impl Value {
     }
 }
 
-fn text_of(value: serde_json::Value) -> String {
-    match value {
-        serde_json::Value::String(s) => s,
-        other => other.to_string(),
+/// JSON read back in the order it was written. serde_json's own `Value` sorts object keys unless
+/// its `preserve_order` feature is on somewhere in the consuming build, and a parameter's wire form
+/// must not depend on that.
+enum Ordered {
+    Null,
+    String(String),
+    /// A number or boolean, as JSON spells it.
+    Scalar(String),
+    Array(Vec<Ordered>),
+    Object(Vec<(String, Ordered)>),
+}
+
+impl Ordered {
+    /// A property's text: a string as it is, anything else as JSON.
+    fn into_text(self) -> String {
+        match self {
+            Ordered::String(s) => s,
+            other => other.json(),
+        }
+    }
+
+    fn json(&self) -> String {
+        match self {
+            Ordered::Null => "null".to_owned(),
+            Ordered::String(s) => serde_json::Value::from(s.as_str()).to_string(),
+            Ordered::Scalar(s) => s.clone(),
+            Ordered::Array(items) => {
+                let items: Vec<String> = items.iter().map(Ordered::json).collect();
+                format!("[{}]", items.join(","))
+            }
+            Ordered::Object(pairs) => {
+                let pairs: Vec<String> = pairs
+                    .iter()
+                    .map(|(k, v)| format!("{}:{}", serde_json::Value::from(k.as_str()), v.json()))
+                    .collect();
+                format!("{{{}}}", pairs.join(","))
+            }
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Ordered {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(OrderedVisitor)
+    }
+}
+
+struct OrderedVisitor;
+
+impl<'de> serde::de::Visitor<'de> for OrderedVisitor {
+    type Value = Ordered;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("JSON")
+    }
+
+    fn visit_unit<E>(self) -> Result<Ordered, E> {
+        Ok(Ordered::Null)
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Ordered, E> {
+        Ok(Ordered::Scalar(v.to_string()))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Ordered, E> {
+        Ok(Ordered::Scalar(v.to_string()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Ordered, E> {
+        Ok(Ordered::Scalar(v.to_string()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Ordered, E> {
+        Ok(Ordered::Scalar(serde_json::Value::from(v).to_string()))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Ordered, E> {
+        Ok(Ordered::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Ordered, E> {
+        Ok(Ordered::String(v))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Ordered, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Ordered::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Ordered, A::Error> {
+        let mut pairs = Vec::new();
+        while let Some(pair) = map.next_entry()? {
+            pairs.push(pair);
+        }
+        Ok(Ordered::Object(pairs))
     }
 }
 
@@ -149,10 +247,9 @@ pub fn write_path(style: Style, explode: bool, name: &str, value: &Value) -> Str
             format!(".{}", pairs_text(pairs, explode, ".", label))
         }
         (Style::Matrix, Value::Primitive(v)) => matrix_item(&name, &enc(v)),
-        (Style::Matrix, Value::Array(items)) if explode && !items.is_empty() => items
-            .iter()
-            .map(|i| matrix_item(&name, &enc(i)))
-            .collect(),
+        (Style::Matrix, Value::Array(items)) if explode && !items.is_empty() => {
+            items.iter().map(|i| matrix_item(&name, &enc(i))).collect()
+        }
         (Style::Matrix, Value::Array(items)) => {
             let items: Vec<String> = items.iter().map(|i| enc(i)).collect();
             matrix_item(&name, &items.join(","))
@@ -236,10 +333,7 @@ pub fn write_query(
             }
         }
         (_, Value::Object(pairs)) => {
-            let parts: Vec<String> = pairs
-                .iter()
-                .flat_map(|(k, v)| [enc(k), enc(v)])
-                .collect();
+            let parts: Vec<String> = pairs.iter().flat_map(|(k, v)| [enc(k), enc(v)]).collect();
             push(&name, &parts.join(delimiter));
         }
     }
@@ -271,10 +365,9 @@ pub fn write_cookie(explode: bool, name: &str, value: &Value) -> Vec<String> {
     let enc = |s: &str| encode(s, b"");
     match value {
         Value::Primitive(v) => vec![format!("{name}={}", enc(v))],
-        Value::Array(items) if explode => items
-            .iter()
-            .map(|i| format!("{name}={}", enc(i)))
-            .collect(),
+        Value::Array(items) if explode => {
+            items.iter().map(|i| format!("{name}={}", enc(i))).collect()
+        }
         Value::Array(items) => {
             let items: Vec<String> = items.iter().map(|i| enc(i)).collect();
             vec![format!("{name}={}", items.join(","))]
@@ -316,7 +409,9 @@ fn alternating(items: Vec<String>) -> Result<Vec<(String, String)>, String> {
 }
 
 /// `k=v` raw items into decoded pairs.
-fn assignments<'r>(items: impl IntoIterator<Item = &'r str>) -> Result<Vec<(String, String)>, String> {
+fn assignments<'r>(
+    items: impl IntoIterator<Item = &'r str>,
+) -> Result<Vec<(String, String)>, String> {
     items
         .into_iter()
         .filter(|item| !item.is_empty())
@@ -367,7 +462,9 @@ pub fn read_path(
                     .split(';')
                     .map(|item| decoded(&named(item)?))
                     .collect::<Result<Vec<String>, String>>()
-                    .map(|items| Value::Array(items.into_iter().filter(|i| !i.is_empty()).collect())),
+                    .map(|items| {
+                        Value::Array(items.into_iter().filter(|i| !i.is_empty()).collect())
+                    }),
                 Shape::Array => pieces(&named(rest)?, &[","]).map(Value::Array),
                 Shape::Object if explode => assignments(rest.split(';')).map(Value::Object),
                 Shape::Object => alternating(pieces(&named(rest)?, &[","])?).map(Value::Object),
@@ -432,7 +529,8 @@ pub fn read_query(
                 items.push((index, form_value(v)?));
             }
             items.sort_by_key(|(index, _)| *index);
-            Ok((!items.is_empty()).then(|| Value::Array(items.into_iter().map(|(_, v)| v).collect())))
+            Ok((!items.is_empty())
+                .then(|| Value::Array(items.into_iter().map(|(_, v)| v).collect())))
         }
         Shape::Array if values.is_empty() => Ok(None),
         Shape::Array if explode => values

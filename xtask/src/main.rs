@@ -1,8 +1,9 @@
 //! Repository tasks: `cargo xtask codegen [--check]`, `cargo xtask corpus [--compile]`,
-//! `cargo xtask fixtures`.
+//! `cargo xtask fixtures`, `cargo xtask package`.
 
 mod compile;
 mod corpus;
+mod package;
 
 use openapi_gen::{Part, emit::Options};
 use std::path::{Path, PathBuf};
@@ -19,6 +20,7 @@ fn main() -> ExitCode {
         Some("codegen") => codegen(flag("--check")),
         Some("corpus") => corpus::run(flag("--compile"), flag("--skip-large")),
         Some("fixtures") => compile::fixtures(),
+        Some("package") => package::run(),
         _ => {
             eprintln!(
                 "usage: cargo xtask <task>\n\n\
@@ -27,7 +29,9 @@ fn main() -> ExitCode {
                  corpus [--compile] [--skip-large]\n\
                  \x20                             generate ../shared/corpus; --compile also runs clippy -D warnings\n\
                  \x20                             on each document's models, server and client\n\
-                 fixtures                      generate and cargo-check every tests/fixtures/*.yaml"
+                 fixtures                      generate every tests/fixtures/*.yaml and run clippy -D warnings on it\n\
+                 package                       package the generator, install it from its tarball, generate\n\
+                 \x20                             petstore with the command and from build.rs, and compile both"
             );
             return ExitCode::from(2);
         }
@@ -60,7 +64,9 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 /// (tests/mixed_paths_roundtrip.rs), the one of parameter styles and bodies on the wire
 /// (tests/param_styles_roundtrip.rs), the one of tagged and untagged unions
 /// (tests/unions_roundtrip.rs), the one of schemas once lost (tests/lossy_roundtrip.rs), and the
-/// one of `readOnly`/`writeOnly` (tests/read_write_only_roundtrip.rs).
+/// one of `readOnly`/`writeOnly` (tests/read_write_only_roundtrip.rs), the one of RFC 6570 path
+/// templates (tests/rfc6570_roundtrip.rs), and the document split over files
+/// (tests/multi_file_roundtrip.rs).
 /// Each: (spec, output folder, crate prefix, `format: uri` as `url::Url`, open enums).
 const TARGETS: &[(&str, &str, &str, bool, bool)] = &[
     (SPEC, "generated", CRATE_PREFIX, false, false),
@@ -113,6 +119,20 @@ const TARGETS: &[(&str, &str, &str, bool, bool)] = &[
         true,
         true,
     ),
+    (
+        "tests/fixtures/rfc6570-paths.yaml",
+        "tests/generated/rfc6570",
+        "rfc6570",
+        true,
+        true,
+    ),
+    (
+        "tests/fixtures/multi-file/openapi.yaml",
+        "tests/generated/multi-file",
+        "multi-file",
+        true,
+        true,
+    ),
 ];
 
 /// Options of one checked-in target.
@@ -142,9 +162,10 @@ fn codegen(check: bool) -> Result<bool, String> {
 /// `ensure_file_contents`: every differing file is named, with the start of its diff.
 fn codegen_one(spec: &str, out: &str, opts: &Options, check: bool) -> Result<bool, String> {
     let root = repo_root();
-    let text =
-        std::fs::read_to_string(root.join(spec)).map_err(|e| format!("reading {spec}: {e}"))?;
-    let generated = openapi_gen::generate(&text, opts, &Part::ALL).map_err(|d| d.to_string())?;
+    // From the file, so a document split over files is read whole (and any change to one of its
+    // files shows up as drift).
+    let generated = openapi_gen::generate_file(&root.join(spec), opts, &Part::ALL)
+        .map_err(|d| format!("{spec}:\n{d}"))?;
     eprint!("{}", generated.diagnostics);
     let mut clean = true;
     for (part, files) in &generated.crates {

@@ -11,10 +11,12 @@ mod view;
 pub mod wire;
 
 use crate::diagnostics::Diagnostics;
-use crate::ir::{Api, NameHint, TypeDef, TypeId, TypeKind, TypeRef};
+use crate::ir::{Api, NameHint, Publisher, TypeDef, TypeId, TypeKind, TypeRef};
 use indexmap::IndexMap;
 use openapiv3::OpenAPI;
 
+/// The state of one [`build`]: the document, the types found so far and the component names
+/// reserved for them. Its methods, one module each, read schemas, operations and hooks.
 pub struct Builder<'a> {
     doc: &'a OpenAPI,
     types: Vec<TypeDef>,
@@ -25,6 +27,11 @@ pub struct Builder<'a> {
     diags: &'a mut Diagnostics,
 }
 
+/// The IR of a lowered document, its names not yet assigned (see [`crate::naming::resolve`]):
+/// every component schema and inline schema that needs a type, the operations of `paths`, the
+/// webhooks and callbacks, and the security schemes. Unions are tagged or ordered, cycles boxed
+/// and required `readOnly`/`writeOnly` properties relaxed by usage before it returns. Problems
+/// are added to `diags`; the caller stops if one is an error.
 pub fn build(doc: &OpenAPI, diags: &mut Diagnostics) -> Api {
     let mut builder = Builder {
         doc,
@@ -56,6 +63,7 @@ pub fn build(doc: &OpenAPI, diags: &mut Diagnostics) -> Api {
         title: doc.info.title.clone(),
         version: doc.info.version.clone(),
         description: doc.info.description.clone(),
+        publisher: publisher(&doc.info),
         types,
         operations,
         security_schemes,
@@ -63,6 +71,30 @@ pub fn build(doc: &OpenAPI, diags: &mut Diagnostics) -> Api {
     };
     tags::move_inline_tags_to_unions(&mut api);
     api
+}
+
+fn publisher(info: &openapiv3::Info) -> Publisher {
+    let license = info.license.as_ref();
+    let contact = info.contact.as_ref();
+    let author = contact.and_then(|c| match (&c.name, &c.email) {
+        (Some(name), Some(email)) => Some(format!("{name} <{email}>")),
+        (Some(name), None) => Some(name.clone()),
+        (None, Some(email)) => Some(format!("<{email}>")),
+        (None, None) => None,
+    });
+    Publisher {
+        license: license.map(|l| {
+            l.extensions
+                .get(crate::lower::LICENSE_IDENTIFIER)
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or(&l.name)
+                .to_owned()
+        }),
+        license_url: license.and_then(|l| l.url.clone()),
+        contact: author,
+        contact_url: contact.and_then(|c| c.url.clone()),
+        terms_of_service: info.terms_of_service.clone(),
+    }
 }
 
 impl Builder<'_> {

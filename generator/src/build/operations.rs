@@ -162,6 +162,9 @@ impl Builder<'_> {
             Some((path_only, query)) => (path_only, fixed_query(query)),
             None => (path, Vec::new()),
         };
+        // RFC 6570 expressions (`{;id*}`) name their parameter and say how it is written.
+        let (path_only, spelled) = template_styles(path_only);
+        let path_only = path_only.as_str();
         let segments = match parse_path(path_only) {
             Ok(s) => s,
             Err(message) => {
@@ -203,6 +206,9 @@ impl Builder<'_> {
         let mut parameters = Vec::new();
         for (param, p_pointer) in params.values() {
             parameters.push(self.parameter(param, p_pointer, &type_base));
+        }
+        for spelled in &spelled {
+            self.apply_template_style(spelled, &mut parameters, pointer);
         }
         for name in segments.iter().flat_map(PathSegment::params) {
             if !parameters
@@ -247,11 +253,15 @@ impl Builder<'_> {
                     .collect()
             })
             .unwrap_or_default();
+        let path = match path.split_once('?') {
+            Some((_, query)) => format!("{path_only}?{query}"),
+            None => path_only.to_owned(),
+        };
         Some(Operation {
             id,
             name: String::new(),
             method,
-            path: path.to_owned(),
+            path,
             segments,
             query,
             pointer: pointer.to_owned(),
@@ -708,6 +718,110 @@ fn location_key(param: &openapiv3::Parameter) -> &'static str {
     }
 }
 
+/// A path template expression written the RFC 6570 way, which OpenAPI's templates do not take but
+/// documents written for oapi-codegen use: `{.name}` (label), `{;name}` (matrix), `{+name}`
+/// (reserved characters kept), each with `*` for explode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct SpelledStyle {
+    /// The expression as written, braces included.
+    written: String,
+    name: String,
+    style: ParamStyle,
+    explode: bool,
+    allow_reserved: bool,
+}
+
+/// The path with every RFC 6570 expression reduced to its parameter's name (`{;id*}` -> `{id}`),
+/// and what each said.
+fn template_styles(path: &str) -> (String, Vec<SpelledStyle>) {
+    let mut out = String::with_capacity(path.len());
+    let mut spelled = Vec::new();
+    let mut rest = path;
+    while let Some(start) = rest.find('{') {
+        let Some(len) = rest[start..].find('}') else {
+            break;
+        };
+        let expression = &rest[start + 1..start + len];
+        let (style, allow_reserved, name) = match expression.chars().next() {
+            Some('.') => (ParamStyle::Label, false, &expression[1..]),
+            Some(';') => (ParamStyle::Matrix, false, &expression[1..]),
+            Some('+') => (ParamStyle::Simple, true, &expression[1..]),
+            _ => (ParamStyle::Simple, false, expression),
+        };
+        let (name, explode) = match name.strip_suffix('*') {
+            Some(name) => (name, true),
+            None => (name, false),
+        };
+        out.push_str(&rest[..start]);
+        if name == expression || name.is_empty() {
+            out.push_str(&rest[start..=start + len]);
+        } else {
+            out.push('{');
+            out.push_str(name);
+            out.push('}');
+            spelled.push(SpelledStyle {
+                written: format!("{{{expression}}}"),
+                name: name.to_owned(),
+                style,
+                explode,
+                allow_reserved,
+            });
+        }
+        rest = &rest[start + len + 1..];
+    }
+    out.push_str(rest);
+    (out, spelled)
+}
+
+impl Builder<'_> {
+    /// The declared path parameter an RFC 6570 expression names takes the style it spells; the
+    /// warning gives the document's fix.
+    fn apply_template_style(
+        &mut self,
+        spelled: &SpelledStyle,
+        parameters: &mut [Parameter],
+        pointer: &str,
+    ) {
+        let SpelledStyle {
+            written,
+            name,
+            style,
+            explode,
+            allow_reserved,
+        } = spelled;
+        let style_name = match style {
+            ParamStyle::Label => "label",
+            ParamStyle::Matrix => "matrix",
+            _ => "simple",
+        };
+        let Some(param) = parameters
+            .iter_mut()
+            .find(|p| p.location == ParamLocation::Path && p.wire_name == *name)
+        else {
+            return;
+        };
+        let declared = (param.style, param.explode);
+        param.style = *style;
+        param.explode = *explode;
+        param.allow_reserved |= *allow_reserved;
+        let mut fix = format!("`style: {style_name}`, `explode: {explode}`");
+        if *allow_reserved {
+            fix.push_str(", `allowReserved: true`");
+        }
+        let note = if declared != (ParamStyle::Simple, false) && declared != (*style, *explode) {
+            " (it replaces the parameter's own style, which the template contradicts)"
+        } else {
+            ""
+        };
+        self.diags.warning(
+            pointer,
+            format!(
+                "path template `{written}` is RFC 6570, not OpenAPI: read as `{{{name}}}` with {fix} on parameter `{name}`{note}; write it so in the document"
+            ),
+        );
+    }
+}
+
 /// Splits `/v1/accounts/{accountId}/assets` into literal and parameter segments.
 pub fn parse_path(path: &str) -> Result<Vec<PathSegment>, String> {
     let mut segments = Vec::new();
@@ -878,6 +992,32 @@ fn status_word(status: Status) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rfc6570_expressions_name_their_parameter_and_spell_its_style() {
+        let (path, spelled) = template_styles("/a/{param*}/b/{.label}/{;id*}/{+raw}/{plain}");
+        assert_eq!(path, "/a/{param}/b/{label}/{id}/{raw}/{plain}");
+        let read: Vec<(&str, ParamStyle, bool, bool)> = spelled
+            .iter()
+            .map(|s| (s.name.as_str(), s.style, s.explode, s.allow_reserved))
+            .collect();
+        assert_eq!(
+            read,
+            [
+                ("param", ParamStyle::Simple, true, false),
+                ("label", ParamStyle::Label, false, false),
+                ("id", ParamStyle::Matrix, true, false),
+                ("raw", ParamStyle::Simple, false, true),
+            ]
+        );
+        assert_eq!(spelled[2].written, "{;id*}");
+        // OpenAPI templates, and text that is no template, are left as they are.
+        assert_eq!(
+            template_styles("/files/{name}.{ext}").0,
+            "/files/{name}.{ext}"
+        );
+        assert_eq!(template_styles("/odd/{}/{x").0, "/odd/{}/{x");
+    }
 
     fn hooks_of(doc: &str) -> (Vec<Hook>, Vec<String>) {
         match crate::load_api(doc) {

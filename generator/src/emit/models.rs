@@ -22,14 +22,18 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use std::fmt::Write;
 
-const WIRE_TEMPLATE: &str = include_str!("../../../templates/models/wire.rs");
-const VALIDATION_TEMPLATE: &str = include_str!("../../../templates/models/validation.rs");
-const BYTES_TEMPLATE: &str = include_str!("../../../templates/models/bytes.rs");
-const STYLE_TEMPLATE: &str = include_str!("../../../templates/models/style.rs");
-const FILE_TEMPLATE: &str = include_str!("../../../templates/models/file.rs");
-const TAGGED_TEMPLATE: &str = include_str!("../../../templates/models/tagged.rs");
-const OBJECT_TEMPLATE: &str = include_str!("../../../templates/models/object.rs");
+const WIRE_TEMPLATE: &str = openapi_gen_templates::models::WIRE;
+const VALIDATION_TEMPLATE: &str = openapi_gen_templates::models::VALIDATION;
+const BYTES_TEMPLATE: &str = openapi_gen_templates::models::BYTES;
+const STYLE_TEMPLATE: &str = openapi_gen_templates::models::STYLE;
+const FILE_TEMPLATE: &str = openapi_gen_templates::models::FILE;
+const TAGGED_TEMPLATE: &str = openapi_gen_templates::models::TAGGED;
+const OBJECT_TEMPLATE: &str = openapi_gen_templates::models::OBJECT;
 
+/// The models crate's files: `Cargo.toml`, `src/lib.rs`, one Rust type per [`crate::ir::TypeDef`]
+/// (`src/types.rs`), their `Validate` impls (`src/constraints.rs`), the compiled patterns, and
+/// the runtime modules the document uses. `Err` holds the path and parse error of generated code
+/// that does not parse (a generator bug).
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
     let checked = checked_types(api, opts.open_enums);
     let emitter = || ModelEmitter::new(api, patterns, &checked, opts.open_enums);
@@ -134,7 +138,7 @@ serde_repr = "0.1"
 {url}uuid = {{ version = "1", features = ["serde"] }}
 "#
     );
-    super::cargo_toml(opts, "models", &description, &dependencies)
+    super::cargo_toml(api, opts, "models", &description, &dependencies)
 }
 
 /// The `url` dependency line of a crate whose document uses `format: uri` as `url::Url`.

@@ -5,6 +5,8 @@
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::Mutex;
 
+/// A piece of emitting work for [`run`], [`spread`] or [`in_turn`]: it may borrow the IR (`'a`)
+/// and must be sendable to another thread, so it returns text (or other `Send` data), not tokens.
 pub type Job<'a, T> = Box<dyn FnOnce() -> T + Send + 'a>;
 
 /// Items per job when one file is printed in parts: large enough that a job's fixed cost is small,

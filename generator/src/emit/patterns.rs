@@ -9,6 +9,9 @@ use proc_macro2::Ident;
 use quote::format_ident;
 use std::collections::BTreeMap;
 
+/// Every `pattern` of a document (of properties, aliases, parameters, map keys and numeric
+/// strings), each numbered once and assigned the regex engine that compiles it. The models crate
+/// defines a static per pattern in its `patterns` module; the other crates refer to it by number.
 #[derive(Debug, Default)]
 pub struct Patterns {
     /// Source -> (number, compiles, used as a numeric-string pattern).
@@ -25,13 +28,18 @@ struct Entry {
 /// The crate that enforces a pattern in the generated code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Engine {
+    /// The `regex` crate: linear time, no look-around or backreferences.
     Regex,
+    /// The `fancy-regex` crate, for look-around and backreferences.
     FancyRegex,
     /// Compiles with neither: not enforced (reported).
     None,
 }
 
 impl Patterns {
+    /// Gathers and numbers the patterns of `api` in the order they are first found (types, then
+    /// the parameters of operations and hooks), and compiles each: a pattern neither engine
+    /// compiles, or a numeric-string pattern only `fancy-regex` compiles, is reported in `diags`.
     pub fn collect(api: &Api, diags: &mut Diagnostics) -> Patterns {
         let mut found: Vec<(String, bool, String)> = Vec::new();
         for def in &api.types {
@@ -107,6 +115,8 @@ impl Patterns {
         format_ident!("Numeric{}", self.entries[source].number)
     }
 
+    /// The models' `patterns` static (`NUMERIC_{n}`) holding a numeric-string pattern, which the
+    /// server passes to the runtime to read a parameter given as a string.
     pub fn numeric_static(&self, source: &str) -> Ident {
         format_ident!("NUMERIC_{}", self.entries[source].number)
     }

@@ -27,71 +27,23 @@ pub fn doc_lines(doc: Option<&str>) -> Vec<String> {
     }
 }
 
-/// Each line prefixed with a space (`/// text`), list continuations indented under their item
-/// (clippy's `doc_lazy_continuation`), trailing blanks trimmed.
+/// Each line prefixed with a space (`/// text`), as rustdoc and clippy take it (see `markdown`).
 fn markdown_lines(doc: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut list_indent: Option<usize> = None;
-    let mut in_fence = false;
-    for raw in doc.lines() {
-        let line = raw.trim_end().replace('\t', "    ");
-        let trimmed = line.trim_start();
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            in_fence = !in_fence;
-            list_indent = None;
-            out.push(format!(" {line}"));
-            continue;
-        }
-        if in_fence {
-            out.push(format!(" {line}"));
-            continue;
-        }
-        if trimmed.is_empty() {
-            list_indent = None;
-            out.push(String::new());
-            continue;
-        }
-        let leading = line.len() - trimmed.len();
-        if let Some(marker) = list_marker_width(trimmed) {
-            list_indent = Some(leading + marker);
-            out.push(format!(" {line}"));
-            continue;
-        }
-        match list_indent {
-            Some(indent) if leading < indent => {
-                out.push(format!(" {}{trimmed}", " ".repeat(indent)))
-            }
-            _ => out.push(format!(" {line}")),
-        }
-    }
-    while out.last().is_some_and(String::is_empty) {
-        out.pop();
-    }
-    out
-}
-
-/// The width of a Markdown list marker and its space (`- `, `* `, `12. `), if the line starts with one.
-fn list_marker_width(line: &str) -> Option<usize> {
-    if line.starts_with("- ") || line.starts_with("* ") || line.starts_with("+ ") {
-        return Some(2);
-    }
-    let digits = line.chars().take_while(char::is_ascii_digit).count();
-    if (1..=9).contains(&digits) {
-        let rest = &line[digits..];
-        if rest.starts_with(". ") || rest.starts_with(") ") {
-            return Some(digits + 2);
-        }
-    }
-    None
+    super::markdown::lines(doc)
 }
 
 /// Prints the Rust type of a `TypeRef`; `models` is the path prefix of named types (empty inside the models crate).
 pub struct TypePrinter<'a> {
+    /// The API's types ([`crate::ir::Api::types`]), for the names [`TypeRef::Named`] points at.
     pub types: &'a [TypeDef],
+    /// The path to the models crate before a named type (`models::`), or nothing inside it. It
+    /// also decides the path of the models' own byte types (`Base64`, `File`).
     pub models: TokenStream,
 }
 
 impl TypePrinter<'_> {
+    /// The Rust type of `ty`: a named type by its [`TypeDef::name`], arrays as `Vec`, maps as
+    /// `BTreeMap<String, _>`, nullables as `Option`, any JSON value as `serde_json::Value`.
     pub fn rust_type(&self, ty: &TypeRef) -> TokenStream {
         match ty {
             TypeRef::Named(id) => {
@@ -126,6 +78,7 @@ impl TypePrinter<'_> {
     }
 }
 
+/// The Rust type of a primitive, as the models crate spells it (its own `Base64` and `File`).
 pub fn primitive(p: Primitive) -> TokenStream {
     match p {
         Primitive::String => quote! { String },
@@ -239,7 +192,7 @@ mod tests {
     #[test]
     fn fenced_code_is_kept() {
         let lines = markdown_lines("- a\n```\n- x\ny\n```");
-        assert_eq!(lines, vec![" - a", " ```", " - x", " y", " ```"]);
+        assert_eq!(lines, vec![" - a", " ```text", " - x", " y", " ```"]);
     }
 
     #[test]

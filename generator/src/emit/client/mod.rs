@@ -20,12 +20,12 @@ use super::{File, Options, Patterns, assembled, laid_out, template_file};
 use crate::ir::{Api, Media};
 use plan::{Plan, Success};
 
-const CLIENT_TEMPLATE: &str = include_str!("../../../../templates/client/client.rs");
-const AUTH_TEMPLATE: &str = include_str!("../../../../templates/client/auth.rs");
-const CODEC_TEMPLATE: &str = include_str!("../../../../templates/client/codec.rs");
-const ERROR_TEMPLATE: &str = include_str!("../../../../templates/client/error.rs");
-const RETRY_TEMPLATE: &str = include_str!("../../../../templates/client/retry.rs");
-const MULTIPART_TEMPLATE: &str = include_str!("../../../../templates/client/multipart.rs");
+const CLIENT_TEMPLATE: &str = openapi_gen_templates::client::CLIENT;
+const AUTH_TEMPLATE: &str = openapi_gen_templates::client::AUTH;
+const CODEC_TEMPLATE: &str = openapi_gen_templates::client::CODEC;
+const ERROR_TEMPLATE: &str = openapi_gen_templates::client::ERROR;
+const RETRY_TEMPLATE: &str = openapi_gen_templates::client::RETRY;
+const MULTIPART_TEMPLATE: &str = openapi_gen_templates::client::MULTIPART;
 
 /// The files copied from templates (see [`super::nest`]).
 pub const TEMPLATES: &[&str] = &[
@@ -37,6 +37,11 @@ pub const TEMPLATES: &[&str] = &[
     "src/multipart.rs",
 ];
 
+/// The client crate's files: `Cargo.toml`, `src/lib.rs`, a request builder per operation
+/// (`src/requests.rs`), the response, error and header types its operations need, the runtime
+/// from [`TEMPLATES`], and the receiver of the document's webhooks and callbacks as module
+/// `webhooks`. None for a document without operations. `Err` holds the path and parse error of
+/// generated code that does not parse (a generator bug).
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
     // A document without operations has nothing to call: no client crate.
     if api.operations.is_empty() {
@@ -188,7 +193,7 @@ rustls = ["reqwest/rustls"]
 native-tls = ["reqwest/native-tls"]
 {receiver_feature}
 [dependencies]
-{models} = {{ path = "../models" }}
+{models}
 {receiver_deps}chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
 futures-util = {{ version = "0.3", default-features = false }}
 reqwest = {{ version = "0.13", default-features = false, features = [{reqwest_features}] }}
@@ -197,10 +202,10 @@ serde_json = "1"
 tokio = {{ version = "1", features = ["sync", "time"] }}
 {url}uuid = {{ version = "1", features = ["serde"] }}
 "#,
-        models = opts.crate_name("models"),
+        models = super::sibling_dependency(opts, "models"),
         url = super::models::url_dependency(api),
     );
-    super::cargo_toml(opts, "client", &description, &sections)
+    super::cargo_toml(api, opts, "client", &description, &sections)
 }
 
 fn lib_rs(

@@ -198,10 +198,22 @@ impl RequestEmitter<'_> {
             let (optional, inner) = crate::emit::models::field_holding(f, &self.api.types);
             let field = ident(&f.name);
             let wire = lit(&f.wire_name);
+            // A deprecated property is still the caller's to send: read once, where the lint is
+            // allowed, rather than through the field each time.
+            let read = if f.deprecated {
+                let local = format!("deprecated_{}", f.name.trim_start_matches("r#"));
+                let _ = write!(
+                    out,
+                    " #[allow(deprecated, reason = \"the caller's value is sent, deprecated or not\")] let {local} = &body.{field};"
+                );
+                Val::named(&local)
+            } else {
+                Val::place(format!("body.{field}"))
+            };
             let value = if optional {
                 Val::named("value")
             } else {
-                Val::place(format!("body.{field}"))
+                read.clone()
             };
             let add = |ty: &TypeRef, value: Val| -> String {
                 let v = value.by_ref();
@@ -229,7 +241,7 @@ impl RequestEmitter<'_> {
                 ty => add(ty, value),
             };
             if optional {
-                let _ = write!(out, " if let Some(value) = &body.{field} {{ {step} }}");
+                let _ = write!(out, " if let Some(value) = {} {{ {step} }}", read.by_ref());
             } else {
                 let _ = write!(out, " {step}");
             }

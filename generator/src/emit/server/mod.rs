@@ -17,14 +17,14 @@ use plan::Plan;
 use proc_macro2::{Spacing, TokenStream, TokenTree};
 use quote::quote;
 
-const REJECTION_TEMPLATE: &str = include_str!("../../../../templates/server/rejection.rs");
-const PARAMS_TEMPLATE: &str = include_str!("../../../../templates/server/params.rs");
-const BODY_TEMPLATE: &str = include_str!("../../../../templates/server/body.rs");
-const OBJECTS_ONLY_TEMPLATE: &str = include_str!("../../../../templates/server/objects_only.rs");
-const AUTH_TEMPLATE: &str = include_str!("../../../../templates/server/auth.rs");
-const RESPOND_TEMPLATE: &str = include_str!("../../../../templates/server/respond.rs");
-const MULTIPART_TEMPLATE: &str = include_str!("../../../../templates/server/multipart.rs");
-const DEEP_FORM_TEMPLATE: &str = include_str!("../../../../templates/server/deep_form.rs");
+const REJECTION_TEMPLATE: &str = openapi_gen_templates::server::REJECTION;
+const PARAMS_TEMPLATE: &str = openapi_gen_templates::server::PARAMS;
+const BODY_TEMPLATE: &str = openapi_gen_templates::server::BODY;
+const OBJECTS_ONLY_TEMPLATE: &str = openapi_gen_templates::server::OBJECTS_ONLY;
+const AUTH_TEMPLATE: &str = openapi_gen_templates::server::AUTH;
+const RESPOND_TEMPLATE: &str = openapi_gen_templates::server::RESPOND;
+const MULTIPART_TEMPLATE: &str = openapi_gen_templates::server::MULTIPART;
+const DEEP_FORM_TEMPLATE: &str = openapi_gen_templates::server::DEEP_FORM;
 
 /// The files copied from templates (see [`super::nest`]).
 pub const TEMPLATES: &[&str] = &[
@@ -38,6 +38,11 @@ pub const TEMPLATES: &[&str] = &[
     "src/deep_form.rs",
 ];
 
+/// The server crate's files: `Cargo.toml`, `src/lib.rs`, the axum router (`src/router.rs`), the
+/// trait an implementation fills in (`src/api.rs`), its request and response types, the runtime
+/// from [`TEMPLATES`], and the sender of the document's webhooks and callbacks as module
+/// `webhooks`. None for a document without operations the router can serve. `Err` holds the path
+/// and parse error of generated code that does not parse (a generator bug).
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
     emit_in(api, patterns, opts, None)
 }
@@ -198,7 +203,7 @@ native-tls = ["webhooks", "reqwest?/native-tls"]
     };
     let sections = format!(
         r#"{features}[dependencies]
-{models} = {{ path = "../models" }}
+{models}
 axum = {{ version = "0.8", default-features = false, features = ["http1", "http2", "matched-path", "tokio"{multipart}] }}
 base64 = "0.22"
 chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
@@ -209,7 +214,7 @@ serde_json = "1"
 serde_path_to_error = "0.1"
 {sender_deps}{url}uuid = {{ version = "1", features = ["serde"] }}
 "#,
-        models = opts.crate_name("models"),
+        models = super::sibling_dependency(opts, "models"),
         url = super::models::url_dependency(api),
         multipart = if super::has_multipart_struct(api) {
             r#", "multipart""#
@@ -217,7 +222,7 @@ serde_path_to_error = "0.1"
             ""
         },
     );
-    super::cargo_toml(opts, "server", &description, &sections)
+    super::cargo_toml(api, opts, "server", &description, &sections)
 }
 
 fn lib_rs(plan: &Plan, opts: &Options) -> root_file::Root {

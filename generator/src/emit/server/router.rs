@@ -72,6 +72,7 @@ pub fn router_rs(plan: &Plan) -> Result<String, String> {
          .method_not_allowed_fallback(method_not_allowed{turbofish})\n        .with_state(api)\n}}\n"
     );
     let mut items = vec![text_item(router, force)];
+    let has_dispatchers = !printed.is_empty();
     items.extend(printed.into_iter().map(|tokens| print(tokens, PATH)));
     // What the readers' statements name (their field reads' tokens are looked through below).
     let (mut reads_auth, mut reads_params) = (false, false);
@@ -197,9 +198,14 @@ pub fn router_rs(plan: &Plan) -> Result<String, String> {
         .collect();
     own.extend(plan.ops.iter().map(|op| op.request_name.to_string()));
     push_use_group(&mut out, &plan.root, &own);
+    // A document whose operations read nothing from their requests never names `Request`.
+    out.push_str(if has_dispatchers || plan.ops.iter().any(takes_request) {
+        "use axum::extract::{Request, State};\n"
+    } else {
+        "use axum::extract::State;\n"
+    });
     out.push_str(
-        "use axum::extract::{Request, State};\n\
-         use axum::http::{Method, Uri};\n\
+        "use axum::http::{Method, Uri};\n\
          use axum::response::{IntoResponse, Response};\n",
     );
     // Only the first method of a route is the free function (`get(...)`); the others are chained.

@@ -1,0 +1,117 @@
+//! The runtime of the crates [openapi-gen](https://docs.rs/openapi-gen) generates.
+//!
+//! Each constant is the text of one file that the generator copies verbatim into a generated
+//! crate (`src/<name>.rs`), so generated code stays small and depends only on crates.io crates.
+//! The files live in this package's `models/`, `server/` and `client/` folders, where they can be
+//! read and reviewed as Rust; this crate only carries them, so that the generator still finds them
+//! when it is built from its published package.
+//!
+//! ```
+//! assert!(openapi_gen_templates::models::WIRE.contains("pub trait WireNumber"));
+//! ```
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+/// Copied into every models crate (or the `models` module of a build.rs module).
+pub mod models {
+    /// `src/wire.rs`: numbers that may arrive as strings, required nullable values, `2.0` as 2.
+    pub const WIRE: &str = include_str!("models/wire.rs");
+    /// `src/validation.rs`: the `Validate` trait and its error type.
+    pub const VALIDATION: &str = include_str!("models/validation.rs");
+    /// `src/bytes.rs`: `format: byte` (base64 on the wire, bytes in Rust).
+    pub const BYTES: &str = include_str!("models/bytes.rs");
+    /// `src/style.rs`: the parameter style codec shared by server and client.
+    pub const STYLE: &str = include_str!("models/style.rs");
+    /// `src/file.rs`: `format: binary` parts of multipart bodies.
+    pub const FILE: &str = include_str!("models/file.rs");
+    /// `src/tagged.rs`: decoding of internally tagged unions.
+    pub const TAGGED: &str = include_str!("models/tagged.rs");
+    /// `src/object.rs`: the shared decoder of structs (one loop over the keys).
+    pub const OBJECT: &str = include_str!("models/object.rs");
+}
+
+/// Copied into every server crate (and the receiver of webhooks).
+pub mod server {
+    /// `src/rejection.rs`: bad requests answered in the document's error body.
+    pub const REJECTION: &str = include_str!("server/rejection.rs");
+    /// `src/params.rs`: reading path, query, header and cookie parameters.
+    pub const PARAMS: &str = include_str!("server/params.rs");
+    /// `src/body.rs`: reading request bodies.
+    pub const BODY: &str = include_str!("server/body.rs");
+    /// `src/objects_only.rs`: refusing JSON that is not an object where one is required.
+    pub const OBJECTS_ONLY: &str = include_str!("server/objects_only.rs");
+    /// `src/auth.rs`: credentials from the `Authorization` header (bearer, HTTP Basic).
+    pub const AUTH: &str = include_str!("server/auth.rs");
+    /// `src/respond.rs`: writing responses.
+    pub const RESPOND: &str = include_str!("server/respond.rs");
+    /// `src/multipart.rs`: reading `multipart/form-data` bodies.
+    pub const MULTIPART: &str = include_str!("server/multipart.rs");
+    /// `src/deep_form.rs`: reading `deepObject` form bodies.
+    pub const DEEP_FORM: &str = include_str!("server/deep_form.rs");
+}
+
+/// Copied into every client crate (and the sender of webhooks).
+pub mod client {
+    /// `src/client.rs`: the client and its builder.
+    pub const CLIENT: &str = include_str!("client/client.rs");
+    /// `src/auth.rs`: OAuth 2.0 client credentials (tokens fetched, cached, refreshed).
+    pub const AUTH: &str = include_str!("client/auth.rs");
+    /// `src/codec.rs`: sending requests and decoding responses.
+    pub const CODEC: &str = include_str!("client/codec.rs");
+    /// `src/error.rs`: the client's error type.
+    pub const ERROR: &str = include_str!("client/error.rs");
+    /// `src/retry.rs`: retries of idempotent requests.
+    pub const RETRY: &str = include_str!("client/retry.rs");
+    /// `src/multipart.rs`: writing `multipart/form-data` bodies.
+    pub const MULTIPART: &str = include_str!("client/multipart.rs");
+}
+
+// Templates compiled as modules of this crate, so their logic can be tested where it is written.
+#[cfg(test)]
+#[path = "models/style.rs"]
+#[allow(dead_code, missing_docs)]
+mod style;
+
+#[cfg(test)]
+mod tests {
+    use super::style;
+    use serde::Serialize;
+
+    #[derive(Serialize)]
+    struct Person {
+        role: &'static str,
+        #[serde(rename = "firstName")]
+        first_name: &'static str,
+        nested: Nested,
+        missing: Option<u8>,
+    }
+
+    #[derive(Serialize)]
+    struct Nested {
+        z: f64,
+        a: bool,
+    }
+
+    #[test]
+    fn object_properties_keep_their_declaration_order() {
+        let person = Person {
+            role: "admin",
+            first_name: "Alex",
+            nested: Nested { z: 1.5, a: true },
+            missing: None,
+        };
+        assert_eq!(
+            style::Value::object(&person),
+            style::Value::Object(vec![
+                ("role".to_owned(), "admin".to_owned()),
+                ("firstName".to_owned(), "Alex".to_owned()),
+                ("nested".to_owned(), r#"{"z":1.5,"a":true}"#.to_owned()),
+            ])
+        );
+        let mut query = String::new();
+        let value = style::Value::object(&person);
+        style::write_query(&mut query, style::Style::Form, false, false, "p", &value);
+        assert!(query.starts_with("p=role,admin,firstName,Alex,"), "{query}");
+    }
+}
