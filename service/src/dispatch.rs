@@ -5,7 +5,8 @@
 //!
 //! A dispatcher that merely stalls past its lease (a slow group, a pause) must not send what
 //! another has taken over: right before each send it confirms its claim in the store, which
-//! extends the lease and counts the send for the recipient's rate limit across all instances.
+//! extends the lease and counts the send for the recipient's rate limit across all instances
+//! (where no rate limit applies, during the send before it, at most a quarter lease early).
 //! Each send is bounded by half the lease, so the lease outlives the send and its record.
 //!
 //! Every destination (a webhook's receiver URL; a channel with a recipient address) is a queue of
@@ -120,6 +121,26 @@ const IDLE_FLOOR: std::time::Duration = std::time::Duration::from_millis(100);
 
 fn destination(c: &Claimed) -> Destination {
     (c.target.channel, c.target.address.clone())
+}
+
+/// A confirmation asked for before its send's turn (see `deliver_group`).
+struct EarlyConfirmation {
+    id: Uuid,
+    asked: std::time::Instant,
+    answered: ConfirmationAnswer,
+}
+
+type ConfirmationAnswer = tokio::sync::oneshot::Receiver<Option<(SendStart, DateTime<Utc>)>>;
+
+/// Asks the confirmer to confirm `c`'s send; `None` once the dispatcher is stopping.
+fn ask(
+    confirm: &mpsc::UnboundedSender<Confirmation>,
+    c: &Claimed,
+    limit: Option<RateLimit>,
+) -> Option<ConfirmationAnswer> {
+    let (answer, answered) = tokio::sync::oneshot::channel();
+    confirm.send((SendCheck::of(c, limit), answer)).ok()?;
+    Some(answered)
 }
 
 /// One destination's notifications go in order, in one task; the claim's order (destinations
@@ -259,6 +280,12 @@ impl<S: Store + AlertStore> Dispatcher<S> {
         }
     }
 
+    /// How old an early confirmation may be when its send begins: the lease it extended must
+    /// outlive the send (bounded by half the lease) and its record.
+    fn early_enough(&self) -> std::time::Duration {
+        (self.config.lease / 4).to_std().unwrap_or_default()
+    }
+
     /// The destination's turn: two groups of one destination never run at once in this
     /// dispatcher (the store's claims keep them apart across dispatchers).
     fn destination_turn(&self, key: &Destination) -> DestinationTurn {
@@ -289,18 +316,34 @@ impl<S: Store + AlertStore> Dispatcher<S> {
         let turn = self.destination_turn(&key);
         let _turn = turn.lock().await;
         let mut outcomes = Vec::with_capacity(group.len());
-        let mut group = group.into_iter();
+        let mut group = group.into_iter().peekable();
+        let mut early: Option<EarlyConfirmation> = None;
         while let Some(c) = group.next() {
             // A digest is the overflow itself: it goes when due, and counts as one send.
             let limit = (limited && !c.is_digest).then_some(self.config.rate_limit);
-            let (answer, answered) = tokio::sync::oneshot::channel();
-            if confirm.send((SendCheck::of(&c, limit), answer)).is_err() {
-                break;
-            }
+            let answered = match early.take() {
+                Some(early) if early.id == c.id && early.asked.elapsed() < self.early_enough() => {
+                    early.answered
+                }
+                _ => match ask(confirm, &c, limit) {
+                    Some(answered) => answered,
+                    None => break,
+                },
+            };
             let Ok(Some((start, now))) = answered.await else {
                 // Unconfirmed: the rest of the group waits for its leases to lapse.
                 break;
             };
+            // Without a rate limit the next confirmation cannot depend on this send: ask for it
+            // now, so it is answered while this send is in flight (a confirmation waits its
+            // turn at the store's writer; one per send would slow a slow receiver further).
+            if !limited && let Some(next) = group.peek() {
+                early = ask(confirm, next, None).map(|answered| EarlyConfirmation {
+                    id: next.id,
+                    asked: std::time::Instant::now(),
+                    answered,
+                });
+            }
             match start {
                 SendStart::Send => {}
                 SendStart::Coalesce { send_at } => {

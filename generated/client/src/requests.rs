@@ -168,8 +168,8 @@ impl crate::Client {
     /// pages). `skip` defaults to 0 and `take` to 50; `take` is at most 500. Both are int32 and
     /// are also accepted as strings matching `^-?(?:0|[1-9]\d*)$` (the seed's pattern); a
     /// value outside the bounds (`minimum`/`maximum`, whether sent as a number or a string) is
-    /// rejected with 400, not clamped. `externalId` filters by exact value. Soft-deleted assets are hidden
-    /// unless `includeDeleted` is true.
+    /// rejected with 400, not clamped. `externalId` filters by exact value. Soft-deleted assets
+    /// are hidden unless `includeDeleted` is true.
     ///
     /// `GET /v1/accounts/{accountId}/assets`
     ///

@@ -216,10 +216,23 @@
 //!   webhook id), so a retry after a crash is recognisable; the Telegram Bot API takes no such
 //!   key, so a crash between sending and recording can repeat a Telegram message. A
 //!   dispatcher leases the notifications it claims (60 s by default); right before each send
-//!   it confirms its lease, which extends it, and a send is bounded by half the lease, so a
-//!   dispatcher that stalled past its lease sends nothing another has taken over, and records
-//!   nothing over it. Retried: timeouts, connection failures, HTTP 408, 429 (honouring
-//!   Retry-After) and 5xx, SMTP 4yz; anything else fails at once.
+//!   (to a webhook receiver: while the send before it is in flight, at most a quarter of the
+//!   lease early) it confirms its lease, which extends it, and a send is bounded by half the
+//!   lease, so a dispatcher that stalled past its lease sends nothing another has taken over,
+//!   and records nothing over it. Retried: timeouts, connection failures, HTTP 408, 429
+//!   (honouring Retry-After) and 5xx, SMTP 4yz; anything else fails at once.
+//! - **Delivery queues.** Every destination is a queue of its own: a webhook's receiver URL;
+//!   for messages, the channel (the provider) and the recipient's address. A destination's
+//!   notifications are delivered one at a time (across all service instances), in order: by
+//!   due time, then as their events were detected and occurred (a retry waits for its due
+//!   time, so it can come after later notifications). Destinations take turns for delivery
+//!   slots: each destination's next notification goes before any destination's second, so a
+//!   slow, failing or hanging receiver or provider delays only its own deliveries.
+//! - **Circuit breaker.** After 3 retryable failures in a row at one destination, its pending
+//!   notifications wait 30 s (three first retry delays), and the next attempt after that is a
+//!   probe: success resumes delivery, another failure doubles the wait (up to 10 minutes).
+//!   Meanwhile they hold no delivery slot and count no attempt; each notification's own
+//!   retries and its 24-hour limit are unchanged.
 //! - **Escalation.** When a matched rule has an interactive channel, the rules after it are
 //!   escalation steps: each is due 5 minutes after the interactive step before it.
 //!   Acknowledging the event (the API, or the link in an interactive message) cancels every
@@ -242,9 +255,9 @@
 //! - **Webhooks.** Every event is POSTed (the `event` webhook) to the callbackUri of the
 //!   event's account and of every ancestor account that has one, signed per the Standard
 //!   Webhooks specification (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,...`,
-//!   secrets shown as `whsec_<base64>`), so its published libraries verify it. callbackUri must be https
-//!   (http, and loopback or private addresses, only when the service is configured to allow
-//!   them); the address is checked again when connecting.
+//!   secrets shown as `whsec_<base64>`), so its published libraries verify it. callbackUri
+//!   must be https (http, and loopback or private addresses, only when the service is
+//!   configured to allow them); the address is checked again when connecting.
 //! - **Error codes** are stable integers listed below; clients must tolerate codes not listed.
 //!
 //! ## Error codes

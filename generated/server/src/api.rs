@@ -174,8 +174,8 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// pages). `skip` defaults to 0 and `take` to 50; `take` is at most 500. Both are int32 and
     /// are also accepted as strings matching `^-?(?:0|[1-9]\d*)$` (the seed's pattern); a
     /// value outside the bounds (`minimum`/`maximum`, whether sent as a number or a string) is
-    /// rejected with 400, not clamped. `externalId` filters by exact value. Soft-deleted assets are hidden
-    /// unless `includeDeleted` is true.
+    /// rejected with 400, not clamped. `externalId` filters by exact value. Soft-deleted assets
+    /// are hidden unless `includeDeleted` is true.
     fn list_assets(
         &self,
         principal: Self::Principal,

@@ -179,6 +179,12 @@ impl SmtpServer {
         format!("smtp://{}", self.addr)
     }
 
+    /// The messages accepted after the first `skip` (cheap to poll for new ones).
+    pub fn received_since(&self, skip: usize) -> Vec<ReceivedMail> {
+        let received = self.shared.received.lock().unwrap();
+        received.iter().skip(skip).cloned().collect()
+    }
+
     pub fn received(&self) -> Vec<ReceivedMail> {
         self.shared.received.lock().unwrap().clone()
     }

@@ -117,6 +117,11 @@ impl WebhookReceiver {
         format!("{}{path}", self.base_url())
     }
 
+    /// How many webhooks passed verification (cheap to poll).
+    pub fn received_count(&self) -> usize {
+        self.shared.log.lock().unwrap().received.len()
+    }
+
     pub fn received(&self) -> Vec<ReceivedWebhook> {
         self.shared.log.lock().unwrap().received.clone()
     }
