@@ -18,9 +18,7 @@
 #      and one case is excused everywhere (.ci/schemathesis_hooks.py, a filter_failure hook): the
 #      seed's string pattern for skip, take, speedLimit and engineSpeedLimit admits numbers
 #      beyond their minimum/maximum ("-1", "0" for take, a string beyond int32), which JSON
-#      Schema's bounds do not reach for strings; the service answers them 400, as the spec says
-#      (also excused there, as a known generator defect: "-0" for a uint32 field, refused by the
-#      generated decoder though it denotes 0);
+#      Schema's bounds do not reach for strings; the service answers them 400, as the spec says;
 #      use_after_free is off for the operations under an asset (getAsset, updateAsset,
 #      getAssetState, createAlertRule, listAlertRules, listAlertRuleGeofences): deleteAsset is a
 #      soft delete, and the spec states the asset stays readable afterwards (its stateful phase

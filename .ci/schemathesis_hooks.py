@@ -5,12 +5,6 @@ The seed's interface fixes the string form of skip, take, speedLimit and engineS
 "-1", "0" (take) or "99999999999" (beyond int32/uint32) is schema-valid while the number it
 denotes is out of range, and the service answers it 400 as the spec states. Only that case is
 excused from positive_data_acceptance; every other rejection of valid data still fails.
-
-One more case is excused, as a known defect of the generated models rather than a rule: "-0"
-for the uint32 fields denotes 0, within bounds, but the generated decoder parses the string as
-u32 directly, which refuses the sign (400 "out of range for u32"). The fix belongs to the
-generator (parse the seed pattern's text as a signed integer, then range-check); until then
-this excuse names it.
 """
 
 import re
@@ -32,14 +26,6 @@ def _beyond_bounds(value, bounds):
     return not low <= int(value) <= high
 
 
-def _negative_zero_for_uint32(case):
-    body = case.body if isinstance(case.body, dict) else {}
-    rules = body.get("telemetryRules")
-    if not isinstance(rules, dict):
-        return False
-    return any(rules.get(name) == "-0" for name in TELEMETRY_RULE_BOUNDS)
-
-
 def _numeric_string_beyond_bounds(case):
     query = case.query or {}
     if any(_beyond_bounds(query.get(name), b) for name, b in QUERY_BOUNDS.items()):
@@ -56,6 +42,6 @@ def filter_failure(context, failure, case, response):
     excused = (
         isinstance(failure, RejectedPositiveData)
         and response.status_code == 400
-        and (_numeric_string_beyond_bounds(case) or _negative_zero_for_uint32(case))
+        and _numeric_string_beyond_bounds(case)
     )
     return not excused

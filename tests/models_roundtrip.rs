@@ -174,6 +174,17 @@ fn telemetry_numbers_accept_numbers_and_numeric_strings_and_encode_numbers() {
     assert_eq!(rules.temperature_low_threshold, Some(-10.25));
 }
 
+/// The seed's pattern admits a sign on any integer text: "-0" is 0, within a u32's range.
+#[test]
+fn a_signed_zero_is_zero_for_unsigned_numbers() {
+    let rules: TelemetryRules =
+        serde_json::from_value(json!({"speedLimit": "-0", "engineSpeedLimit": "0"})).unwrap();
+    assert_eq!(
+        (rules.speed_limit, rules.engine_speed_limit),
+        (Some(0), Some(0))
+    );
+}
+
 #[test]
 fn telemetry_numbers_reject_bad_strings_and_out_of_range_values() {
     let cases = [

@@ -31,7 +31,10 @@ macro_rules! wire_integer {
                 // 5.0 is the integer 5; 5.5 is not an integer.
                 if v.fract() == 0.0 && v >= Self::MIN as f64 && v <= Self::MAX as f64 { Some(v as Self) } else { None }
             }
-            fn parse(s: &str) -> Option<Self> { s.parse().ok() }
+            // Text the spec's pattern admits may carry a sign the type does not ("-0" is 0).
+            fn parse(s: &str) -> Option<Self> {
+                s.parse().ok().or_else(|| s.parse::<i128>().ok().and_then(|v| Self::try_from(v).ok()))
+            }
         }
     )*};
 }
