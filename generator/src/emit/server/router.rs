@@ -135,11 +135,13 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
     );
     let own_items =
         plan.use_item(quote! { {respond, Rejection, RejectionKind, #api, #(#requests),*} });
+    // Operations without credentials, parameters or a body do not read the request.
+    let request = super::uses(&items, "Request").then(|| quote! { Request, });
     quote! {
         //! The axum router of the API.
         #uses
         #own_items
-        use axum::extract::{Request, State};
+        use axum::extract::{#request State};
         use axum::http::{Method, Uri};
         use axum::response::{IntoResponse, Response};
         use axum::routing::{#(#method_fns),*};
