@@ -135,13 +135,17 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
     );
     let own_items =
         plan.use_item(quote! { {respond, Rejection, RejectionKind, #api, #(#requests),*} });
-    // Operations without credentials, parameters or a body do not read the request.
-    let request = super::uses(&items, "Request").then(|| quote! { Request, });
+    // A document whose operations read nothing from their requests never names `Request`.
+    let extract = if !dispatchers.is_empty() || plan.ops.iter().any(takes_request) {
+        quote! { use axum::extract::{Request, State}; }
+    } else {
+        quote! { use axum::extract::State; }
+    };
     quote! {
         //! The axum router of the API.
         #uses
         #own_items
-        use axum::extract::{#request State};
+        #extract
         use axum::http::{Method, Uri};
         use axum::response::{IntoResponse, Response};
         use axum::routing::{#(#method_fns),*};
