@@ -611,6 +611,24 @@ impl Api {
     }
 }
 
+impl Api {
+    /// `ty` with aliases and nullability looked through (16 levels at most, as a malformed
+    /// document's aliases may form a cycle).
+    pub fn resolve<'t>(&'t self, mut ty: &'t TypeRef) -> &'t TypeRef {
+        for _ in 0..16 {
+            match ty {
+                TypeRef::Nullable(inner) => ty = inner,
+                TypeRef::Named(id) => match &self.types[id.0].kind {
+                    TypeKind::Alias(inner) => ty = inner,
+                    _ => return ty,
+                },
+                _ => return ty,
+            }
+        }
+        ty
+    }
+}
+
 impl TypeRef {
     /// Calls `f` with every type the reference names, through arrays, maps and nullables.
     pub fn each_named(&self, f: &mut impl FnMut(TypeId)) {
@@ -635,6 +653,14 @@ impl TypeRef {
 }
 
 impl TypeRef {
+    /// The type a nullable reference wraps; any other reference as it is.
+    pub fn strip_nullable(&self) -> &TypeRef {
+        match self {
+            TypeRef::Nullable(inner) => inner,
+            other => other,
+        }
+    }
+
     fn mentions(&self, p: Primitive) -> bool {
         match self {
             TypeRef::Primitive(q) => *q == p,

@@ -1,18 +1,18 @@
-//! Emitting Rust crates from the IR. Emitters read only `ir` types; tokens are built with `quote`
-//! and printed with `prettyplease`.
+//! Emitting Rust crates from the IR. Emitters read only `ir` types and render with `quote`; the
+//! tokens are printed in one place, [`print()`] (parsed with `syn`, printed with `prettyplease`),
+//! and a file is its printed parts after the header, with a blank line between items
+//! ([`assembled`]). No code is laid out by hand.
 //!
 //! Formatting is prettyplease's alone, never `rustfmt`'s: the bytes then depend only on the locked
 //! prettyplease version, not on whichever toolchain is installed (so the drift check compares like
-//! with like), and no process is started. One `rustfmt` per file cost 0.8 s on a 5 KB document;
-//! even one `rustfmt` over all files adds 0.16 s (petstore), 0.5 s (oxide) and 3.4 s (stripe).
-//! `cargo fmt` would re-lay prettyplease's output, so each crate root marks its items
-//! `#[rustfmt::skip]` ([`crate_root`]): rustfmt then leaves the root's items and the module files
-//! they declare as they are. prettyplease prints a macro's arguments as raw tokens unless they are
-//! a single literal, so emitters keep macros to literals (`format!("/things/{id}")` after
-//! `let id = ...;`).
+//! with like), and no process is started. `cargo fmt` would re-lay prettyplease's output, so each
+//! crate root marks its items `#[rustfmt::skip]` ([`crate_root`]): rustfmt then leaves the root's
+//! items and the module files they declare as they are. prettyplease prints a macro's arguments as
+//! raw tokens unless they are a single literal, so emitters keep macros to literals
+//! (`format!("/things/{id}")` after `let id = ...;`).
 //!
-//! Printing (parsing the tokens back with `syn`, then prettyplease) is most of the generator's
-//! time, so large files are printed in parts on every core ([`parallel`]).
+//! Large documents render and print the parts of their files on every core ([`parallel`]); tokens
+//! cannot cross threads, so a part comes back printed.
 
 mod checked_types;
 pub mod client;
@@ -201,25 +201,24 @@ fn is_spdx_expression(license: &str) -> bool {
 
 /// Prints a token stream as a formatted Rust source file with the generated-code header.
 pub fn rust_file(tokens: TokenStream, opts: &Options, path: &str) -> Result<File, String> {
-    assembled(opts, path, &[print(tokens, path)?])
+    Ok(assembled(opts, path, &[print(tokens, path)?]))
 }
 
-/// The code of tokens (items, optionally after inner attributes), to be printed with the rest of
-/// its file by [`assembled`].
-pub fn print(tokens: TokenStream, _path: &str) -> Result<String, String> {
+/// Prints tokens (items, optionally after inner attributes) with prettyplease, without the
+/// header. prettyplease lays out each item on its own, so a file printed in parts (on several
+/// threads, see [`parallel`]) joins to the same bytes as printed at once.
+pub fn print(tokens: TokenStream, path: &str) -> Result<String, String> {
     if tokens.is_empty() {
         return Ok(String::new());
     }
-    Ok(format!("{tokens}\n"))
+    let file: syn::File =
+        syn::parse2(tokens).map_err(|e| format!("{path}: generated tokens do not parse: {e}"))?;
+    Ok(prettyplease::unparse(&file))
 }
 
-/// A file from the code of its parts, in order: parsed and printed by prettyplease once, after the
-/// generated-code header.
-pub fn assembled(opts: &Options, path: &str, parts: &[String]) -> Result<File, String> {
-    let code = parts.concat();
-    let file = syn::parse_file(&code)
-        .map_err(|e| format!("{path}: generated code does not parse: {e}\n{code}"))?;
-    Ok(printed_file(opts, path, &prettyplease::unparse(&file)))
+/// A file from its printed parts, in order (see [`print()`]), after the generated-code header.
+pub fn assembled(opts: &Options, path: &str, parts: &[String]) -> File {
+    printed_file(opts, path, &parts.concat())
 }
 
 /// A file of code prettyplease printed, after the header, with blank lines between items.

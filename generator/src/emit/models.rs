@@ -37,8 +37,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     let mut jobs: Vec<Job<Result<String, String>>> = Vec::new();
     for range in ranges.clone() {
         jobs.push(Box::new(move || {
-            let tokens = emitter().type_items(&api.types[range]);
-            print(tokens, "src/types.rs")
+            print(emitter().type_items(&api.types[range]), "src/types.rs")
         }));
     }
     jobs.push(Box::new(move || {
@@ -46,8 +45,10 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     }));
     for range in ranges.clone() {
         jobs.push(Box::new(move || {
-            let tokens = emitter().validate_impls(&api.types[range]);
-            print(tokens, "src/constraints.rs")
+            print(
+                emitter().validate_impls(&api.types[range]),
+                "src/constraints.rs",
+            )
         }));
     }
     let objects = has_objects(api);
@@ -78,8 +79,8 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     let mut files = vec![
         cargo_toml(api, opts, patterns),
         crate_root(emitter.lib_rs(), opts)?,
-        assembled(opts, "src/types.rs", &types)?,
-        assembled(opts, "src/constraints.rs", &constraints)?,
+        assembled(opts, "src/types.rs", &types),
+        assembled(opts, "src/constraints.rs", &constraints),
         rust_file(emitter.patterns_rs(), opts, "src/patterns.rs")?,
         template_file(opts, "src/wire.rs", WIRE_TEMPLATE),
         template_file(opts, "src/validation.rs", VALIDATION_TEMPLATE),
@@ -99,7 +100,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
         ),
     ];
     if objects {
-        files.push(assembled(opts, "src/decode.rs", &decode)?);
+        files.push(assembled(opts, "src/decode.rs", &decode));
     }
     if optional.iter().any(|o| o.0) {
         for (used, path, text) in optional {
@@ -561,12 +562,11 @@ impl<'a> ModelEmitter<'a> {
         quote! { #(#impls)* }
     }
 
-    /// The start of `constraints.rs`: imports of what the impls' code uses (tokens as text, so a
-    /// path reads `validation :: range`).
+    /// The start of `constraints.rs`: imports of what the printed impls use.
     fn constraints_head(&self, impls: &[String]) -> TokenStream {
         let mentions = |word: &str| impls.iter().any(|text| text.contains(word));
         let patterns = mentions("PATTERN_").then(|| quote! { use crate::patterns::*; });
-        let module = mentions("validation ::").then(|| quote! { self, });
+        let module = mentions("validation::").then(|| quote! { self, });
         let types = impls
             .iter()
             .any(|text| !text.is_empty())

@@ -77,7 +77,9 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
         print(emitter().requests_head(plans), "src/requests.rs")
     })];
     for range in ranges {
-        jobs.push(Box::new(move || emitter().builders(&plans[range])));
+        jobs.push(Box::new(move || {
+            print(emitter().builders(&plans[range]), "src/requests.rs")
+        }));
     }
     if has_responses {
         jobs.push(Box::new(move || {
@@ -112,16 +114,16 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
             ),
             opts,
         )?,
-        assembled(opts, "src/requests.rs", &printed)?,
+        assembled(opts, "src/requests.rs", &printed),
     ];
     if let Some(responses) = responses {
-        files.push(assembled(opts, "src/responses.rs", &[responses])?);
+        files.push(assembled(opts, "src/responses.rs", &[responses]));
     }
     if let Some(errors) = errors {
-        files.push(assembled(opts, "src/errors.rs", &[errors])?);
+        files.push(assembled(opts, "src/errors.rs", &[errors]));
     }
     if let Some(headers) = headers {
-        files.push(assembled(opts, "src/headers.rs", &[headers])?);
+        files.push(assembled(opts, "src/headers.rs", &[headers]));
     }
     if let Some((scheme, token_url)) = credentials {
         files.push(rust_file(

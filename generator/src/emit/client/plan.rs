@@ -353,7 +353,7 @@ fn error_headers(api: &Api, r: &Response) -> Vec<ErrorHeader> {
             n += 1;
         }
         taken.push(field.clone());
-        let ty = match resolve(api, &h.ty) {
+        let ty = match api.resolve(&h.ty) {
             TypeRef::Primitive(p)
                 if p.is_integer()
                     || p.is_float()
@@ -371,21 +371,6 @@ fn error_headers(api: &Api, r: &Response) -> Vec<ErrorHeader> {
         });
     }
     headers
-}
-
-/// Looks through aliases and nullability.
-fn resolve<'t>(api: &'t Api, mut ty: &'t TypeRef) -> &'t TypeRef {
-    for _ in 0..16 {
-        match ty {
-            TypeRef::Nullable(inner) => ty = inner,
-            TypeRef::Named(id) => match &api.types[id.0].kind {
-                TypeKind::Alias(inner) => ty = inner,
-                _ => return ty,
-            },
-            _ => return ty,
-        }
-    }
-    ty
 }
 
 fn common_body(errors: &[ErrorVariant]) -> Option<Shape> {

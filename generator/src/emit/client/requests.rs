@@ -5,7 +5,7 @@
 use super::plan::{Arm, Handling, Paging, Plan, Shape, Success, is_media_range};
 use super::sending;
 use crate::emit::rust::primitive;
-use crate::emit::{TypePrinter, doc_attrs, ident, print};
+use crate::emit::{TypePrinter, doc_attrs, ident};
 use crate::ir::{
     Api, Media, Method, ParamLocation, ParamStyle, Parameter, PathSegment, Primitive, SegmentPart,
     Status, TypeKind, TypeRef,
@@ -91,16 +91,13 @@ impl<'a> RequestEmitter<'a> {
 
     /// Part of `requests.rs`: the request builders of `plans`, each followed by its `send`,
     /// `send_full` and `IntoFuture` (see `sending`).
-    pub fn builders(&self, plans: &[Plan]) -> Result<String, String> {
-        let mut out = String::new();
+    pub fn builders(&self, plans: &[Plan]) -> TokenStream {
+        let mut out = TokenStream::new();
         for p in plans {
-            out.push_str(&print(self.builder(p), "src/requests.rs")?);
-            out.push_str(&print(
-                sending::tokens(&self.sending(p)),
-                "src/requests.rs",
-            )?);
+            out.extend(self.builder(p));
+            out.extend(sending::tokens(&self.sending(p)));
         }
-        Ok(out)
+        out
     }
 
     fn sending<'p>(&self, p: &'p Plan) -> sending::Sending<'p> {
@@ -386,7 +383,7 @@ impl<'a> RequestEmitter<'a> {
         }
         for param in &p.optional {
             let field = ident(&param.name);
-            let ty = self.stored_type(strip_nullable(&param.ty));
+            let ty = self.stored_type(param.ty.strip_nullable());
             fields.push(quote! { #field: Option<#ty> });
         }
         if let Some(body) = p.body {
@@ -459,7 +456,7 @@ impl<'a> RequestEmitter<'a> {
     fn setter(&self, param: &Parameter) -> TokenStream {
         let field = ident(&param.name);
         let setter = ident(&setter_name(param));
-        let (ty, convert) = self.arg_type(strip_nullable(&param.ty));
+        let (ty, convert) = self.arg_type(param.ty.strip_nullable());
         let value = if convert {
             quote! { value.into() }
         } else {
@@ -557,7 +554,7 @@ impl<'a> RequestEmitter<'a> {
                 let text = self.header_text(param, &param.ty, Val::place(quote! { self.#field }));
                 quote! { let request = request.header(#wire, #text); }
             } else {
-                let text = self.header_text(param, strip_nullable(&param.ty), Val::named("value"));
+                let text = self.header_text(param, param.ty.strip_nullable(), Val::named("value"));
                 quote! {
                     let request = match &self.#field {
                         Some(value) => request.header(#wire, #text),
@@ -743,7 +740,7 @@ impl<'a> RequestEmitter<'a> {
         body: impl Fn(Val, &TypeRef) -> TokenStream,
     ) -> TokenStream {
         let field = ident(&param.name);
-        let inner = strip_nullable(&param.ty);
+        let inner = param.ty.strip_nullable();
         if param.required && !matches!(param.ty, TypeRef::Nullable(_)) {
             body(Val::place(quote! { self.#field }), inner)
         } else {
@@ -1400,13 +1397,6 @@ fn status_text(status: Status) -> String {
 fn method_tokens(method: Method) -> TokenStream {
     let name = format_ident!("{}", method.as_str());
     quote! { ::reqwest::Method::#name }
-}
-
-fn strip_nullable(ty: &TypeRef) -> &TypeRef {
-    match ty {
-        TypeRef::Nullable(inner) => inner,
-        other => other,
-    }
 }
 
 fn setter_name(param: &Parameter) -> String {

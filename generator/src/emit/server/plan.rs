@@ -694,7 +694,7 @@ impl<'a> Plan<'a> {
             }
         };
         if p.json {
-            let t = self.printer.rust_type(strip_nullable(&p.ty));
+            let t = self.printer.rust_type(p.ty.strip_nullable());
             let parse = quote! { params::json::<#t> };
             let read = match (p.location, path_at) {
                 (ParamLocation::Path, Some(PathAt::Capture(index))) => {
@@ -716,7 +716,7 @@ impl<'a> Plan<'a> {
         };
         // Lists whose items are split from encoded text (so an encoded `,` stays in its item), and
         // cookie lists, which the plain readers do not take.
-        let split_list = matches!(self.resolve(&p.ty), TypeRef::Array(_))
+        let split_list = matches!(self.api.resolve(&p.ty), TypeRef::Array(_))
             && match p.location {
                 ParamLocation::Path => true,
                 ParamLocation::Query => !p.explode,
@@ -731,7 +731,7 @@ impl<'a> Plan<'a> {
         // The shape the codec reads, and the conversion of its value: (shape, function, parse).
         let (shape_tokens, convert, parse) = match (&object, shape) {
             (Some(_), _) => {
-                let t = self.printer.rust_type(strip_nullable(&p.ty));
+                let t = self.printer.rust_type(p.ty.strip_nullable());
                 (
                     quote! { models::style::Shape::Object },
                     quote! { object::<#t> },
@@ -749,8 +749,8 @@ impl<'a> Plan<'a> {
                 Some(scalar.parse.clone()),
             ),
             (None, ParamShape::Raw(_)) => {
-                let item = match self.resolve(&p.ty) {
-                    TypeRef::Array(inner) => self.scalar(self.resolve(inner)),
+                let item = match self.api.resolve(&p.ty) {
+                    TypeRef::Array(inner) => self.scalar(self.api.resolve(inner)),
                     _ => None,
                 };
                 let (scalar, _) = item?;
@@ -798,11 +798,13 @@ impl<'a> Plan<'a> {
             },
         };
         let value_ty = match (&object, shape) {
-            (Some(_), _) => self.printer.rust_type(strip_nullable(&p.ty)),
+            (Some(_), _) => self.printer.rust_type(p.ty.strip_nullable()),
             (None, ParamShape::Scalar(scalar, _)) => scalar.ty.clone(),
             (None, _) => {
-                let item = match self.resolve(&p.ty) {
-                    TypeRef::Array(inner) => self.scalar(self.resolve(inner)).map(|(s, _)| s.ty),
+                let item = match self.api.resolve(&p.ty) {
+                    TypeRef::Array(inner) => {
+                        self.scalar(self.api.resolve(inner)).map(|(s, _)| s.ty)
+                    }
                     _ => None,
                 }?;
                 quote! { Vec<#item> }
@@ -815,7 +817,7 @@ impl<'a> Plan<'a> {
             ParamShape::Scalar(_, check) | ParamShape::List(_, check) if object.is_none() => *check,
             _ => Check::None,
         };
-        let list = matches!(self.resolve(&p.ty), TypeRef::Array(_));
+        let list = matches!(self.api.resolve(&p.ty), TypeRef::Array(_));
         let checks = if object.is_some() {
             Vec::new()
         } else {
@@ -848,7 +850,7 @@ impl<'a> Plan<'a> {
     /// The property names of an object parameter (`None` inside for a map, whose names are open),
     /// or `None` when the parameter is not an object of primitive values.
     fn object_fields(&self, ty: &TypeRef) -> Option<Option<Vec<String>>> {
-        match self.resolve(ty) {
+        match self.api.resolve(ty) {
             TypeRef::Named(id) => match &self.api.types[id.0].kind {
                 TypeKind::Struct(st)
                     if st.additional.is_none()
@@ -857,12 +859,12 @@ impl<'a> Plan<'a> {
                     let scalar = st
                         .fields
                         .iter()
-                        .all(|f| self.scalar(self.resolve(&f.ty)).is_some());
+                        .all(|f| self.scalar(self.api.resolve(&f.ty)).is_some());
                     scalar.then(|| Some(st.fields.iter().map(|f| f.wire_name.clone()).collect()))
                 }
                 _ => None,
             },
-            TypeRef::Map(inner) => self.scalar(self.resolve(inner)).map(|_| None),
+            TypeRef::Map(inner) => self.scalar(self.api.resolve(inner)).map(|_| None),
             _ => None,
         }
     }
@@ -892,13 +894,13 @@ impl<'a> Plan<'a> {
 
     /// How a parameter's value is spelled and parsed.
     fn param_shape(&self, ty: &TypeRef, location: ParamLocation) -> ParamShape {
-        let ty = self.resolve(ty);
+        let ty = self.api.resolve(ty);
         if let Some((scalar, check)) = self.scalar(ty) {
             return ParamShape::Scalar(scalar, check);
         }
         match ty {
             TypeRef::Array(inner) if location != ParamLocation::Cookie => {
-                match self.scalar(self.resolve(inner)) {
+                match self.scalar(self.api.resolve(inner)) {
                     Some((scalar, check)) => ParamShape::List(scalar, check),
                     None => ParamShape::Raw(
                         "the generator does not decode lists of this item type".to_owned(),
@@ -979,21 +981,6 @@ impl<'a> Plan<'a> {
         }
     }
 
-    /// Looks through aliases and nullability (a parameter that is absent is already `None`).
-    fn resolve<'t>(&'t self, mut ty: &'t TypeRef) -> &'t TypeRef {
-        for _ in 0..16 {
-            match ty {
-                TypeRef::Nullable(inner) => ty = inner,
-                TypeRef::Named(id) => match &self.api.types[id.0].kind {
-                    TypeKind::Alias(inner) => ty = inner,
-                    _ => return ty,
-                },
-                _ => return ty,
-            }
-        }
-        ty
-    }
-
     fn scalar(&self, ty: &TypeRef) -> Option<(Scalar, Check)> {
         match ty {
             TypeRef::Primitive(Primitive::Bytes) => None,
@@ -1026,7 +1013,7 @@ impl<'a> Plan<'a> {
                 TypeKind::Union(u)
                     if u.variants
                         .iter()
-                        .all(|v| self.scalar(self.resolve(&v.ty)).is_some()) =>
+                        .all(|v| self.scalar(self.api.resolve(&v.ty)).is_some()) =>
                 {
                     let t = self.printer.rust_type(ty);
                     let parse = quote! { params::union_text::<#t> };
@@ -1121,7 +1108,7 @@ impl<'a> Plan<'a> {
                 .is_some_and(Vec::is_empty)
                 .then_some(DefaultValue::Empty);
         }
-        match (self.resolve(ty), value) {
+        match (self.api.resolve(ty), value) {
             (TypeRef::Primitive(Primitive::String), serde_json::Value::String(s)) => {
                 Some(DefaultValue::Owned(quote! { #s.to_owned() }))
             }
@@ -1430,7 +1417,7 @@ impl<'a> Plan<'a> {
             }
             let field = unique_field(&crate::naming::field_ident(&h.wire_name), &mut taken);
             // Numbers, booleans and uuids keep their type; anything else is sent as text.
-            let ty = match self.resolve(&h.ty) {
+            let ty = match self.api.resolve(&h.ty) {
                 TypeRef::Primitive(p)
                     if p.is_integer()
                         || p.is_float()
@@ -1711,13 +1698,6 @@ fn location_tokens(location: ParamLocation) -> TokenStream {
         ParamLocation::Query => quote! { params::In::Query },
         ParamLocation::Header => quote! { params::In::Header },
         ParamLocation::Cookie => quote! { params::In::Cookie },
-    }
-}
-
-fn strip_nullable(ty: &TypeRef) -> &TypeRef {
-    match ty {
-        TypeRef::Nullable(inner) => inner,
-        other => other,
     }
 }
 
