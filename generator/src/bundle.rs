@@ -337,7 +337,7 @@ impl Bundler {
         }
         // A schema another ref points into becomes a component both refer to.
         if kind == Kind::Schema && !hoisting && self.moved.contains(at) {
-            let name = self.hoist(at.clone(), &at.pointer);
+            let name = self.hoist(at.clone());
             *value = reference_to(&name);
             return;
         }
@@ -422,7 +422,7 @@ impl Bundler {
                 let name = if target.file == 0 && component_schema(&target.pointer).is_some() {
                     component_schema(&target.pointer).expect("checked")
                 } else {
-                    self.hoist(target.clone(), &target.pointer)
+                    self.hoist(target.clone())
                 };
                 value["$ref"] = Value::String(format!("#/components/schemas/{}", escape(&name)));
                 // Keywords beside the ref (3.1) are walked as the schema's own.
@@ -474,7 +474,7 @@ impl Bundler {
     }
 
     /// The component a schema is kept as, added (and walked) the first time it is named.
-    fn hoist(&mut self, target: Loc, pointer: &str) -> String {
+    fn hoist(&mut self, target: Loc) -> String {
         if let Some(name) = self.hoisted.get(&target) {
             return name.clone();
         }
@@ -484,7 +484,7 @@ impl Bundler {
             .and_then(|p| p.file_stem())
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let base = schema_name(pointer).unwrap_or_else(|| stem.clone());
+        let base = schema_name(&target.pointer).unwrap_or_else(|| stem.clone());
         let mut name = base.clone();
         if self.taken.contains(&name) && !stem.is_empty() && !base.starts_with(&stem) {
             name = format!("{stem}_{base}");
@@ -523,7 +523,7 @@ impl Bundler {
             if let Some(target) = self.resolve(&reference, at) {
                 let name = match component_schema(&target.pointer) {
                     Some(name) if target.file == 0 => name,
-                    _ => self.hoist(target.clone(), &target.pointer),
+                    _ => self.hoist(target.clone()),
                 };
                 *value = Value::String(format!("#/components/schemas/{}", escape(&name)));
             }

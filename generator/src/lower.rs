@@ -244,7 +244,8 @@ fn lower_components(components: &mut Map<String, Value>, diags: &mut Diagnostics
     }
 }
 
-const METHODS: [&str; 8] = [
+/// The methods of a 3.0/3.1 path item.
+pub(crate) const METHODS: [&str; 8] = [
     "get", "put", "post", "delete", "options", "head", "patch", "trace",
 ];
 

@@ -26,7 +26,7 @@ pub fn lower(root: &mut Map<String, Value>, diags: &mut Diagnostics) {
         {
             parameters.retain(|name, parameter| {
                 let pointer = child("/components/parameters", name);
-                lower_parameter(parameter, &pointer);
+                lower_parameter(parameter);
                 let keep = !is_querystring(parameter);
                 if !keep {
                     querystrings.insert(format!("#{pointer}"));
@@ -97,17 +97,13 @@ fn lower_path_item(
     }
     lower_parameters(item, pointer, querystrings, diags);
     for (method, op) in item.iter_mut() {
-        if let Some(op) = op.as_object_mut().filter(|_| is_method(method)) {
+        if let Some(op) = op
+            .as_object_mut()
+            .filter(|_| crate::lower::METHODS.contains(&method.as_str()))
+        {
             lower_parameters(op, &child(pointer, method), querystrings, diags);
         }
     }
-}
-
-fn is_method(key: &str) -> bool {
-    matches!(
-        key,
-        "get" | "put" | "post" | "delete" | "options" | "head" | "patch" | "trace"
-    )
 }
 
 fn operation_id(op: &Value) -> &str {
@@ -129,7 +125,7 @@ fn lower_parameters(
     parameters.retain_mut(|parameter| {
         let here = format!("{pointer}/parameters/{index}");
         index += 1;
-        lower_parameter(parameter, &here);
+        lower_parameter(parameter);
         let referenced = parameter
             .get("$ref")
             .and_then(Value::as_str)
@@ -142,7 +138,8 @@ fn lower_parameters(
     });
 }
 
-fn lower_parameter(parameter: &mut Value, _pointer: &str) {
+/// `style: cookie` is the `form` cookie the generated code writes.
+fn lower_parameter(parameter: &mut Value) {
     let is_cookie_style = parameter.get("style").and_then(Value::as_str) == Some("cookie");
     if let Some(p) = parameter.as_object_mut().filter(|_| is_cookie_style) {
         p.insert("style".to_owned(), Value::from("form"));

@@ -28,14 +28,9 @@ pub fn inner_doc_attrs(doc: Option<&str>) -> TokenStream {
 /// The lines of [`doc_attrs`], for code written as text (none for a missing or blank text).
 pub fn doc_lines(doc: Option<&str>) -> Vec<String> {
     match doc.map(str::trim).filter(|d| !d.is_empty()) {
-        Some(doc) => markdown_lines(doc),
+        Some(doc) => super::markdown::lines(doc),
         None => Vec::new(),
     }
-}
-
-/// Each line prefixed with a space (`/// text`), as rustdoc and clippy take it (see `markdown`).
-fn markdown_lines(doc: &str) -> Vec<String> {
-    super::markdown::lines(doc)
 }
 
 /// Prints the Rust type of a `TypeRef`; `models` is the path prefix of named types (empty inside the models crate).
@@ -188,7 +183,7 @@ mod tests {
 
     #[test]
     fn list_continuations_are_indented() {
-        let lines = markdown_lines("Intro:\n- first item\ncontinued\n\nAfter.");
+        let lines = crate::emit::markdown::lines("Intro:\n- first item\ncontinued\n\nAfter.");
         assert_eq!(
             lines,
             vec![" Intro:", " - first item", "   continued", "", " After."]
@@ -197,7 +192,7 @@ mod tests {
 
     #[test]
     fn fenced_code_is_kept() {
-        let lines = markdown_lines("- a\n```\n- x\ny\n```");
+        let lines = crate::emit::markdown::lines("- a\n```\n- x\ny\n```");
         assert_eq!(lines, vec![" - a", " ```text", " - x", " y", " ```"]);
     }
 
