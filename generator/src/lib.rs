@@ -1,5 +1,5 @@
-//! openapi-gen: OpenAPI 3.0/3.1 documents to Rust crates: serde models, an axum server (a trait to
-//! implement and a router that extracts, validates and maps errors) and a reqwest client.
+//! openapi-gen: OpenAPI 3.0, 3.1 and 3.2 documents to Rust crates: serde models, an axum server (a
+//! trait to implement and a router that extracts, validates and maps errors) and a reqwest client.
 //!
 //! Most users run the command (`cargo install openapi-gen`, then `openapi-gen generate`) or call
 //! [`write_module`] from `build.rs`; this library is what both use. Generate crates in memory:

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// Generates Rust crates from an OpenAPI 3.0/3.1 document: serde models, an axum server
+/// Generates Rust crates from an OpenAPI 3.0, 3.1 or 3.2 document: serde models, an axum server
 /// (trait + router) and a reqwest client.
 #[derive(Parser)]
 #[command(version, about, long_about = None)]

@@ -61,7 +61,8 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 /// `String`, and its enums closed: its models are shared by its server, which must refuse values
 /// the spec does not list, and its client, which is released with the server from the same spec) and the fixture the round-trip tests of typed errors and
 /// wire formats drive (tests/errors_formats_roundtrip.rs), the one of mixed path segments
-/// (tests/mixed_paths_roundtrip.rs), the one of parameter styles and bodies on the wire
+/// (tests/mixed_paths_roundtrip.rs), the document of webhooks only (tests/webhooks_only_roundtrip.rs),
+/// the one of parameter styles and bodies on the wire
 /// (tests/param_styles_roundtrip.rs), the one of tagged and untagged unions
 /// (tests/unions_roundtrip.rs), the one of schemas once lost (tests/lossy_roundtrip.rs), and the
 /// one of `readOnly`/`writeOnly` (tests/read_write_only_roundtrip.rs), the one of RFC 6570 path
@@ -123,6 +124,13 @@ const TARGETS: &[(&str, &str, &str, bool, bool)] = &[
         "tests/fixtures/rfc6570-paths.yaml",
         "tests/generated/rfc6570",
         "rfc6570",
+        true,
+        true,
+    ),
+    (
+        "tests/fixtures/webhooks-only.yaml",
+        "tests/generated/webhooks-only",
+        "webhooks-only",
         true,
         true,
     ),

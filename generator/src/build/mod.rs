@@ -43,16 +43,7 @@ pub fn build(doc: &OpenAPI, diags: &mut Diagnostics) -> Api {
     builder.reserve_components();
     builder.build_components();
     let operations = builder.build_operations();
-    let mut hooks = builder.build_hooks();
-    // The sender lives in the server crate and the receiver in the client crate, which a document
-    // without operations does not get.
-    if operations.is_empty() && !hooks.is_empty() {
-        builder.diags.warning(
-            "/webhooks",
-            "a document without operations gets no server or client crate, so its webhooks are not generated (their schemas are in the models)",
-        );
-        hooks.clear();
-    }
+    let hooks = builder.build_hooks();
     let security_schemes = builder.build_security_schemes();
     let mut types = builder.types;
     unions::resolve(&mut types, &builder.mappings, builder.diags);

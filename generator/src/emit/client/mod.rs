@@ -40,9 +40,10 @@ pub const TEMPLATES: &[&str] = &[
 /// `webhooks`. None for a document without operations. `Err` holds the path and parse error of
 /// generated code that does not parse (a generator bug).
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
-    // A document without operations has nothing to call: no client crate.
+    // A document without operations has nothing to call: no client crate, or, for a document of
+    // webhooks only, a crate of their receiver.
     if api.operations.is_empty() {
-        return Ok(Vec::new());
+        return receivers_only(api, patterns, opts);
     }
     let mut plans: Vec<Plan> = api
         .operations
@@ -135,17 +136,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     if super::has_multipart_struct(api) {
         files.push(template_file(opts, "src/multipart.rs", MULTIPART_TEMPLATE));
     }
-    // The receiver of the webhooks and callbacks: the server emitter's crate, as module `webhooks`.
-    if let Some(hooks) = api.hooks_api(true) {
-        let server = super::server::emit_in(&hooks, patterns, opts, Some("webhooks"))?;
-        files.extend(super::nest(
-            server,
-            "webhooks",
-            super::server::TEMPLATES,
-            opts,
-            true,
-        )?);
-    }
+    files.extend(receiver(api, patterns, opts)?);
     files.extend([
         template_file(opts, "src/auth.rs", AUTH_TEMPLATE),
         template_file(opts, "src/client.rs", CLIENT_TEMPLATE),
@@ -154,6 +145,51 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
         template_file(opts, "src/retry.rs", RETRY_TEMPLATE),
     ]);
     files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
+}
+
+/// The receiver of the webhooks and callbacks: the server emitter's crate, as module `webhooks`.
+fn receiver(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
+    let Some(hooks) = api.hooks_api(true) else {
+        return Ok(Vec::new());
+    };
+    let server = super::server::emit_in(&hooks, patterns, opts, Some("webhooks"))?;
+    super::nest(server, "webhooks", super::server::TEMPLATES, opts, true)
+}
+
+/// The crate of a document whose only operations are webhooks: their receiver, on by default.
+/// None for a document with neither.
+fn receivers_only(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
+    let Some(hooks) = api.hooks_api(true) else {
+        return Ok(Vec::new());
+    };
+    let title = format!(
+        " Receiver of the webhooks of {} (version {}), generated from its OpenAPI document.",
+        api.title, api.version
+    );
+    let usage = [
+        " The document describes no operation to call, only the webhooks its provider sends: implement",
+        " the trait of module [`webhooks`] and serve its router where the provider sends them (feature",
+        " `webhooks`, on by default).",
+    ];
+    let models = opts.crate_ident("models");
+    let lib = quote! {
+        #![doc = #title]
+        #![doc = ""]
+        #( #![doc = #usage] )*
+
+        pub use #models as models;
+
+        /// The receiver of the API's webhooks: implement its trait and serve its router where the
+        /// API sends them.
+        #[cfg(feature = "webhooks")]
+        pub mod webhooks;
+    };
+    let mut files = vec![
+        receiver_cargo_toml(api, &hooks, opts),
+        crate_root(lib, opts)?,
+    ];
+    files.extend(receiver(api, patterns, opts)?);
     Ok(files)
 }
 
@@ -212,6 +248,41 @@ tokio = {{ version = "1", features = ["sync", "time"] }}
 "#,
         models = super::sibling_dependency(opts, "models"),
         url = super::models::url_dependency(api),
+    );
+    super::cargo_toml(api, opts, "client", &description, &sections)
+}
+
+/// The manifest of a crate that only receives webhooks: the receiver's dependencies, on by default.
+fn receiver_cargo_toml(api: &Api, hooks: &Api, opts: &Options) -> File {
+    let description = format!(
+        "Receiver of the webhooks of {}, generated from its OpenAPI document",
+        api.title
+    );
+    let sections = format!(
+        r#"[features]
+# `webhooks`: the receiver of the API's webhooks (a trait and an axum router, module `webhooks`).
+default = ["webhooks"]
+webhooks = ["dep:axum", "dep:base64", "dep:form_urlencoded", "dep:serde_html_form", "dep:serde_path_to_error"]
+
+[dependencies]
+{models}
+axum = {{ version = "0.8", default-features = false, features = ["http1", "http2", "matched-path", "tokio"{multipart}], optional = true }}
+base64 = {{ version = "0.22", optional = true }}
+chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
+form_urlencoded = {{ version = "1", optional = true }}
+serde = {{ version = "1", features = ["derive"] }}
+serde_html_form = {{ version = "0.4", optional = true }}
+serde_json = "1"
+serde_path_to_error = {{ version = "0.1", optional = true }}
+{url}uuid = {{ version = "1", features = ["serde"] }}
+"#,
+        models = super::sibling_dependency(opts, "models"),
+        url = super::models::url_dependency(api),
+        multipart = if super::has_multipart_struct(hooks) {
+            r#", "multipart""#
+        } else {
+            ""
+        },
     );
     super::cargo_toml(api, opts, "client", &description, &sections)
 }

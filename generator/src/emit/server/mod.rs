@@ -69,11 +69,12 @@ pub fn emit_in(
             rust_file(types::responses_rs(plan), opts, "src/responses.rs")?,
         ])
     };
-    // A document without operations the server can route (a schema library) has no server.
+    // A document without operations the server can route has no router: a schema library has no
+    // server at all, and a document of webhooks only gets a crate of their sender.
     let printed = if api.operations.len() < parallel::ITEMS_PER_JOB {
         let plan = Plan::new(api, patterns, module);
         if plan.ops.is_empty() {
-            return Ok(Vec::new());
+            return senders_only(api, patterns, opts);
         }
         vec![router(&plan), written(&plan)]
     } else {
@@ -95,47 +96,15 @@ pub fn emit_in(
             .into_iter()
             .collect::<Option<Vec<Files>>>()
         else {
-            return Ok(Vec::new());
+            return senders_only(api, patterns, opts);
         };
         printed
     };
-    let mut files = vec![cargo_toml(api, opts)];
+    let mut files = vec![cargo_toml(api, opts, true)];
     for part in printed {
         files.extend(part?);
     }
-    // The sender of the webhooks and callbacks: the client emitter's crate, as module `webhooks`.
-    if let Some(hooks) = api.hooks_api(false) {
-        let client = super::client::emit(&hooks, patterns, opts)?;
-        let mut sender = super::nest(client, "webhooks", super::client::TEMPLATES, opts, false)?;
-        let urls = callback_urls_rs(api);
-        if let Some(root) = sender.iter_mut().find(|f| f.path == "src/webhooks/mod.rs") {
-            let title = format!(
-                "//! Client of {} (version {}).\n",
-                hooks.title, hooks.version
-            );
-            let intro = format!(
-                "//! The sender of the webhooks and callbacks of {}: a client per receiver, built for the\n\
-                 //! URL the receiver gave (`Client::new(url)`, or `Client::builder(url)` with\n\
-                 //! [`ClientBuilder::reqwest_client`] to share one connection pool), whose methods post\n\
-                 //! to that URL as it is{}.\n",
-                api.title,
-                if urls.is_some() {
-                    "; [`urls`] computes a callback's URL from the request that registered it"
-                } else {
-                    ""
-                }
-            );
-            root.contents = root.contents.replacen(&title, &intro, 1);
-            if urls.is_some() {
-                root.contents
-                    .push_str("\n#[rustfmt::skip]\npub mod urls;\n");
-            }
-        }
-        if let Some(urls) = urls {
-            sender.push(rust_file(urls, opts, "src/webhooks/urls.rs")?);
-        }
-        files.extend(sender);
-    }
+    files.extend(sender(api, patterns, opts)?);
     files.extend([
         template_file(opts, "src/rejection.rs", REJECTION_TEMPLATE),
         template_file(opts, "src/params.rs", PARAMS_TEMPLATE),
@@ -168,11 +137,71 @@ pub fn emit_in(
     Ok(files)
 }
 
-fn cargo_toml(api: &Api, opts: &Options) -> File {
-    let description = format!(
-        "Server (trait and axum router) of {}, generated from its OpenAPI document",
-        api.title
-    );
+/// The sender of the webhooks and callbacks: the client emitter's crate, as module `webhooks`.
+fn sender(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
+    let Some(hooks) = api.hooks_api(false) else {
+        return Ok(Vec::new());
+    };
+    let client = super::client::emit(&hooks, patterns, opts)?;
+    let mut sender = super::nest(client, "webhooks", super::client::TEMPLATES, opts, false)?;
+    let urls = callback_urls_rs(api);
+    if let Some(root) = sender.iter_mut().find(|f| f.path == "src/webhooks/mod.rs") {
+        let title = format!(
+            "//! Client of {} (version {}).\n",
+            hooks.title, hooks.version
+        );
+        let intro = format!(
+            "//! The sender of the webhooks and callbacks of {}: a client per receiver, built for the\n\
+                 //! URL the receiver gave (`Client::new(url)`, or `Client::builder(url)` with\n\
+                 //! [`ClientBuilder::reqwest_client`] to share one connection pool), whose methods post\n\
+                 //! to that URL as it is{}.\n",
+            api.title,
+            if urls.is_some() {
+                "; [`urls`] computes a callback's URL from the request that registered it"
+            } else {
+                ""
+            }
+        );
+        root.contents = root.contents.replacen(&title, &intro, 1);
+        if urls.is_some() {
+            root.contents
+                .push_str("\n#[rustfmt::skip]\npub mod urls;\n");
+        }
+    }
+    if let Some(urls) = urls {
+        sender.push(rust_file(urls, opts, "src/webhooks/urls.rs")?);
+    }
+    Ok(sender)
+}
+
+/// The crate of a document whose only operations are webhooks and callbacks: their sender, on by
+/// default, and nothing of a router. None for a document with neither.
+fn senders_only(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
+    if api.hooks.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut files = vec![
+        cargo_toml(api, opts, false),
+        crate_root(senders_lib_rs(api, opts), opts)?,
+    ];
+    files.extend(sender(api, patterns, opts)?);
+    Ok(files)
+}
+
+/// The crate's manifest; `routed` when it has a router (else it is the sender of webhooks only,
+/// on by default, without the router's dependencies).
+fn cargo_toml(api: &Api, opts: &Options, routed: bool) -> File {
+    let description = if routed {
+        format!(
+            "Server (trait and axum router) of {}, generated from its OpenAPI document",
+            api.title
+        )
+    } else {
+        format!(
+            "Sender of the webhooks of {}, generated from its OpenAPI document",
+            api.title
+        )
+    };
     let (features, sender_deps) = if api.hooks.is_empty() {
         (String::new(), String::new())
     } else {
@@ -180,13 +209,13 @@ fn cargo_toml(api: &Api, opts: &Options) -> File {
             r#"[features]
 # `webhooks`: the sender of the API's webhooks and callbacks (a reqwest client, module `webhooks`).
 # `rustls` or `native-tls` let it post to `https` URLs.
-default = []
+default = [{default}]
 webhooks = ["dep:futures-util", "dep:reqwest", "dep:tokio"]
 rustls = ["webhooks", "reqwest?/rustls"]
 native-tls = ["webhooks", "reqwest?/native-tls"]
 
 "#
-            .to_owned(),
+            .replace("{default}", if routed { "" } else { "\"webhooks\"" }),
             format!(
                 "futures-util = {{ version = \"0.3\", default-features = false, optional = true }}\n\
                  reqwest = {{ version = \"0.13\", default-features = false, features = [\"json\", \"form\", \"query\"{multipart}], optional = true }}\n\
@@ -199,26 +228,39 @@ native-tls = ["webhooks", "reqwest?/native-tls"]
             ),
         )
     };
+    let router_deps = if routed {
+        format!(
+            r#"axum = {{ version = "0.8", default-features = false, features = ["http1", "http2", "matched-path", "tokio"{multipart}] }}
+base64 = "0.22"
+"#,
+            multipart = if super::has_multipart_struct(api) {
+                r#", "multipart""#
+            } else {
+                ""
+            },
+        )
+    } else {
+        String::new()
+    };
+    let form_deps = if routed {
+        "form_urlencoded = \"1\"\n"
+    } else {
+        ""
+    };
+    let body_deps = if routed {
+        "serde_html_form = \"0.4\"\nserde_json = \"1\"\nserde_path_to_error = \"0.1\"\n"
+    } else {
+        "serde_json = \"1\"\n"
+    };
     let sections = format!(
         r#"{features}[dependencies]
 {models}
-axum = {{ version = "0.8", default-features = false, features = ["http1", "http2", "matched-path", "tokio"{multipart}] }}
-base64 = "0.22"
-chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
-form_urlencoded = "1"
-serde = {{ version = "1", features = ["derive"] }}
-serde_html_form = "0.4"
-serde_json = "1"
-serde_path_to_error = "0.1"
-{sender_deps}{url}uuid = {{ version = "1", features = ["serde"] }}
+{router_deps}chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
+{form_deps}serde = {{ version = "1", features = ["derive"] }}
+{body_deps}{sender_deps}{url}uuid = {{ version = "1", features = ["serde"] }}
 "#,
         models = super::sibling_dependency(opts, "models"),
         url = super::models::url_dependency(api),
-        multipart = if super::has_multipart_struct(api) {
-            r#", "multipart""#
-        } else {
-            ""
-        },
     );
     super::cargo_toml(api, opts, "server", &description, &sections)
 }
@@ -299,6 +341,32 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
         pub use requests::*;
         pub use responses::*;
         pub use router::router;
+    }
+}
+
+/// The root of a crate that only sends webhooks: the models and module `webhooks`.
+fn senders_lib_rs(api: &Api, opts: &Options) -> TokenStream {
+    let title = format!(
+        " Sender of the webhooks of {} (version {}), generated from its OpenAPI document.",
+        api.title, api.version
+    );
+    let usage = [
+        " The document describes no operation to serve, only the webhooks its provider sends: module",
+        " [`webhooks`] posts each of them to the URL its receiver gave (feature `webhooks`, on by",
+        " default).",
+    ];
+    let models = opts.crate_ident("models");
+    quote! {
+        #![doc = #title]
+        #![doc = ""]
+        #( #![doc = #usage] )*
+
+        pub use #models as models;
+
+        /// The sender of the API's webhooks: a client that posts each one to the URL its receiver
+        /// gave.
+        #[cfg(feature = "webhooks")]
+        pub mod webhooks;
     }
 }
 
