@@ -114,4 +114,71 @@ mod tests {
         style::write_query(&mut query, style::Style::Form, false, false, "p", &value);
         assert!(query.starts_with("p=role,admin,firstName,Alex,"), "{query}");
     }
+
+    #[derive(Serialize)]
+    struct Deep {
+        #[serde(rename = "Object")]
+        object: Nested,
+        #[serde(rename = "Id")]
+        id: u32,
+        tags: Vec<&'static str>,
+        missing: Option<Nested>,
+    }
+
+    #[test]
+    fn deep_objects_nest_in_brackets_and_read_back() {
+        let deep = Deep {
+            object: Nested { z: 2.0, a: false },
+            id: 12,
+            tags: vec!["x y", "z"],
+            missing: None,
+        };
+        let value = style::Value::deep_object(&deep);
+        let mut query = String::new();
+        style::write_query(
+            &mut query,
+            style::Style::DeepObject,
+            true,
+            false,
+            "deep",
+            &value,
+        );
+        assert_eq!(
+            query,
+            "deep%5BObject%5D%5Bz%5D=2.0&deep%5BObject%5D%5Ba%5D=false&deep%5BId%5D=12\
+             &deep%5Btags%5D%5B0%5D=x%20y&deep%5Btags%5D%5B1%5D=z"
+        );
+
+        // What a server reads: names decoded, values still encoded.
+        let pairs: Vec<(std::borrow::Cow<'_, str>, &str)> = query
+            .split('&')
+            .map(|pair| {
+                let (k, v) = pair.split_once('=').unwrap();
+                (style::decode(k).unwrap(), v)
+            })
+            .collect();
+        let read = style::read_query(
+            style::Style::DeepObject,
+            true,
+            "deep",
+            &pairs,
+            style::Shape::Object,
+            None,
+            &[],
+        );
+        assert_eq!(read, Ok(Some(value)));
+
+        // Brackets that do not close are no property path.
+        let broken = [(std::borrow::Cow::Borrowed("deep[Object][role"), "x")];
+        let read = style::read_query(
+            style::Style::DeepObject,
+            true,
+            "deep",
+            &broken,
+            style::Shape::Object,
+            None,
+            &[],
+        );
+        assert!(read.is_err(), "{read:?}");
+    }
 }

@@ -13,8 +13,9 @@ use param_styles_client::Client;
 use param_styles_server::axum::http::StatusCode;
 use param_styles_server::models::file::File;
 use param_styles_server::models::{
-    ChargeInput, ChargeInputShipping, ChargeInputShippingAddress, Color, Coordinates, FormInput,
-    Problem, Received, Upload, UploadMeta, UploadSummary,
+    ChargeInput, ChargeInputShipping, ChargeInputShippingAddress, Color, Coordinates, Filter,
+    FilterObject, FilterObjectRole, FormInput, Problem, QueryDeepNested200Response,
+    QueryDeepNestedOuter, Received, Sort, Upload, UploadMeta, UploadSummary,
 };
 use param_styles_server::*;
 use std::collections::BTreeMap;
@@ -132,6 +133,15 @@ impl ParamStylesApi for Echoes {
     async fn create_charge(&self, request: CreateChargeRequest) -> CreateChargeResponse {
         *self.charges.lock().unwrap() = Some(request.body);
         CreateChargeResponse::NoContent
+    }
+
+    async fn query_deep_nested(&self, request: QueryDeepNestedRequest) -> QueryDeepNestedResponse {
+        let (page, sort) = request.outer.map_or((None, None), |o| (o.page, o.sort));
+        QueryDeepNestedResponse::Ok(QueryDeepNested200Response {
+            deep: request.deep,
+            page,
+            sort,
+        })
     }
 
     async fn query_map(&self, request: QueryMapRequest) -> QueryMapResponse {
@@ -977,4 +987,94 @@ async fn arrays_in_deep_object_style_go_by_index() {
     assert_eq!(body["list"], serde_json::json!(["a", "b"]));
     let (_, body) = get(&format!("{base}/query/deepArray?list[]=a&list[]=b"), &[]).await;
     assert_eq!(body["list"], serde_json::json!(["a", "b"]));
+}
+
+fn filter() -> Filter {
+    Filter {
+        object: FilterObject {
+            role: FilterObjectRole::Admin,
+            first_name: Some("Alex Doe".to_owned()),
+        },
+        id: 12,
+        tags: Some(vec!["a,b".to_owned(), "c".to_owned()]),
+    }
+}
+
+#[tokio::test]
+async fn nested_deep_objects_go_out_in_brackets_and_read_back() {
+    // On the wire: brackets in brackets, as qs, Rails and Stripe write them; a form object's
+    // nested value is its JSON text (form defines no nesting).
+    let (base, seen) = recorder().await;
+    let client = Client::new(base).expect("client");
+    // The recorder answers another body: only the request matters here.
+    let _ = client
+        .query_deep_nested(filter())
+        .outer(QueryDeepNestedOuter {
+            page: Some(2),
+            sort: Some(Sort {
+                by: "name".to_owned(),
+                descending: None,
+            }),
+        })
+        .await;
+    assert_eq!(
+        last(&seen).target,
+        "/query/deepObject/nested?deep%5BObject%5D%5Brole%5D=admin\
+         &deep%5BObject%5D%5BfirstName%5D=Alex%20Doe&deep%5BId%5D=12\
+         &deep%5Btags%5D%5B0%5D=a%2Cb&deep%5Btags%5D%5B1%5D=c\
+         &page=2&sort=%7B%22by%22%3A%22name%22%7D"
+    );
+
+    // Client to server and back.
+    let base = echo_server().await;
+    let client = Client::new(base.clone()).unwrap();
+    let sort = Sort {
+        by: "name".to_owned(),
+        descending: Some(true),
+    };
+    let got = client
+        .query_deep_nested(filter())
+        .outer(QueryDeepNestedOuter {
+            page: None,
+            sort: Some(sort.clone()),
+        })
+        .await
+        .unwrap();
+    assert_eq!(got.deep, filter());
+    assert_eq!(got.sort, Some(sort));
+
+    // The standard nested form, written by hand; numbers arrive as text.
+    let url = format!("{base}/query/deepObject/nested");
+    let (status, body) = get(&format!("{url}?deep[Object][role]=user&deep[Id]=7"), &[]).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body["deep"],
+        serde_json::json!({"Object": {"role": "user"}, "Id": 7})
+    );
+    // The inner object as JSON text (what clients without nesting send) reads as well.
+    let (status, body) = get(
+        &format!("{url}?deep%5BObject%5D=%7B%22role%22%3A%22admin%22%7D&deep%5BId%5D=3"),
+        &[],
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["deep"]["Object"], serde_json::json!({"role": "admin"}));
+
+    // A required parameter missing, or missing a required property, or breaking a constraint.
+    for (query, problem) in [
+        ("", "is required"),
+        ("?other=1", "is required"),
+        ("?deep[Id]=7", "Object"),
+        ("?deep[Object][role]=root&deep[Id]=7", "role"),
+        ("?deep[Object][role]=user&deep[Id]=0", "Id"),
+        ("?deep[Object][role=user&deep[Id]=1", "deep[property]"),
+    ] {
+        let (status, body) = get(&format!("{url}{query}"), &[]).await;
+        assert_eq!(status, 400, "{query}: {body}");
+        let message = body["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("`deep`") && message.contains(problem),
+            "{query}: {message}"
+        );
+    }
 }

@@ -1,10 +1,16 @@
-//! Form bodies whose properties are `deepObject`-encoded (`meta[key]=value`, `list[0]=a`), as
-//! Stripe's are. Copied verbatim by openapi-gen, for documents that have such bodies.
+//! Values whose properties nest (`meta[key]=value`, `list[0]=a`): form bodies whose properties are
+//! `deepObject`-encoded, as Stripe's are, and object parameters with objects or arrays inside.
+//! Copied verbatim by openapi-gen, for documents that have such bodies or parameters.
 //!
 //! The pairs become a tree (an object whose keys are all indexes is an array, in index order),
 //! then the model is read from it the way a form is: a text leaf reads as the number, boolean or
-//! string the model asks for.
+//! string the model asks for, and as JSON where it asks for an object or array (the text other
+//! styles, which define no nesting, give a nested value).
 
+use crate::models::Validate;
+use crate::models::style;
+use crate::params::{In, invalid};
+use crate::rejection::Rejection;
 use serde::de::value::{MapDeserializer, SeqDeserializer};
 use serde::de::{self, DeserializeOwned, Deserializer, IntoDeserializer, Visitor};
 use serde::forward_to_deserialize_any;
@@ -12,12 +18,37 @@ use serde_json::{Map, Value};
 
 /// Decodes a form body with bracketed names into `T`.
 pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    let pairs = form_urlencoded::parse(bytes).map(|(k, v)| (k.into_owned(), v.into_owned()));
+    read(pairs)
+}
+
+/// An object parameter (in any style) decoded into `T` and validated; its property names may be
+/// bracketed paths (`deepObject`'s `address[city]`).
+pub fn object<T: DeserializeOwned + Validate>(
+    location: In,
+    name: &str,
+    value: Option<style::Value>,
+) -> Result<Option<T>, Rejection> {
+    let problem = |p: String| invalid(location, name, p);
+    match value {
+        None => Ok(None),
+        Some(style::Value::Object(pairs)) => {
+            let value: T = read(pairs).map_err(problem)?;
+            value.validate().map_err(|errors| problem(errors.to_string()))?;
+            Ok(Some(value))
+        }
+        Some(_) => Err(problem("is not an object".to_owned())),
+    }
+}
+
+/// Builds the tree of `name[key]...` pairs and reads `T` from it.
+fn read<T: DeserializeOwned>(pairs: impl IntoIterator<Item = (String, String)>) -> Result<T, String> {
     let mut root = Map::new();
-    for (name, value) in form_urlencoded::parse(bytes) {
+    for (name, value) in pairs {
         let mut keys = name.split('[').map(|k| k.trim_end_matches(']'));
         let first = keys.next().unwrap_or_default().to_owned();
         let rest: Vec<&str> = keys.collect();
-        insert(&mut root, first, &rest, value.into_owned())?;
+        insert(&mut root, first, &rest, value)?;
     }
     let tree = arrays(Value::Object(root));
     serde_path_to_error::deserialize(Lenient(tree)).map_err(|e| e.to_string())
@@ -123,6 +154,23 @@ impl<'de> Deserializer<'de> for Lenient {
         deserialize_f64 => visit_f64: f64
     );
 
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, serde_json::Error> {
+        self.composite().deserialize_any(visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, serde_json::Error> {
+        self.composite().deserialize_any(visitor)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, serde_json::Error> {
+        self.composite().deserialize_any(visitor)
+    }
+
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, serde_json::Error> {
         match self.0 {
             Value::Null => visitor.visit_none(),
@@ -148,7 +196,21 @@ impl<'de> Deserializer<'de> for Lenient {
     }
 
     forward_to_deserialize_any! {
-        char str string bytes byte_buf unit unit_struct seq tuple tuple_struct map struct
+        char str string bytes byte_buf unit unit_struct tuple tuple_struct
         identifier ignored_any i128 u128
+    }
+}
+
+impl Lenient {
+    /// Where an object or array is asked for, a text leaf is read as its JSON (kept as it is when
+    /// it is not JSON, so the message names what was found).
+    fn composite(self) -> Lenient {
+        match self.0 {
+            Value::String(text) => match serde_json::from_str(&text) {
+                Ok(json) => Lenient(json),
+                Err(_) => Lenient(Value::String(text)),
+            },
+            other => Lenient(other),
+        }
     }
 }

@@ -365,12 +365,28 @@ pub fn multipart_fields<'a>(
     }
 }
 
-/// Whether any operation has a form body with `deepObject`-encoded properties (read by the
-/// server's `deep_form`).
+/// Whether the server needs its `deep_form` runtime: a form body with `deepObject`-encoded
+/// properties, or an object parameter (whose properties may nest).
 pub fn has_deep_form(api: &crate::ir::Api) -> bool {
-    api.operations
-        .iter()
-        .any(|op| op.body.as_ref().is_some_and(is_deep_form))
+    api.operations.iter().any(|op| {
+        op.body.as_ref().is_some_and(is_deep_form)
+            || op
+                .parameters
+                .iter()
+                .any(|p| !p.json && is_object(api, &p.ty))
+    })
+}
+
+/// Whether a type is a struct or map (which an object parameter whose properties nest is read as a
+/// tree by `deep_form`).
+fn is_object(api: &crate::ir::Api, ty: &crate::ir::TypeRef) -> bool {
+    match api.resolve(ty) {
+        crate::ir::TypeRef::Named(id) => {
+            matches!(api.types[id.0].kind, crate::ir::TypeKind::Struct(_))
+        }
+        crate::ir::TypeRef::Map(_) => true,
+        _ => false,
+    }
 }
 
 /// Whether a body is a form with `deepObject` properties (`meta[key]=value`), read by the server's

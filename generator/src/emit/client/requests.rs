@@ -878,6 +878,11 @@ impl<'a> RequestEmitter<'a> {
             return quote! { crate::codec::Value::Primitive(::serde_json::to_string(#by_ref).unwrap_or_default()) };
         }
         match self.value_kind(ty) {
+            // `deepObject` nests objects and arrays in brackets; other styles define no nesting.
+            ValueKind::Object if param.style == ParamStyle::DeepObject => {
+                let by_ref = value.by_ref();
+                quote! { crate::codec::Value::deep_object(#by_ref) }
+            }
             ValueKind::Object => {
                 let by_ref = value.by_ref();
                 quote! { crate::codec::Value::object(#by_ref) }

@@ -730,22 +730,31 @@ impl<'a> Plan<'a> {
         let explode = p.explode;
         // The shape the codec reads, and the conversion of its value: (shape, function, parse).
         let (shape_tokens, convert, parse) = match (&object, shape) {
+            // Objects with objects or arrays inside are read as a tree (`deep_form`).
+            (Some(_), _) if self.nests(&p.ty) => {
+                let t = self.printer.rust_type(p.ty.strip_nullable());
+                (
+                    quote! { models::style::Shape::Object },
+                    quote! { deep_form::object::<#t> },
+                    None,
+                )
+            }
             (Some(_), _) => {
                 let t = self.printer.rust_type(p.ty.strip_nullable());
                 (
                     quote! { models::style::Shape::Object },
-                    quote! { object::<#t> },
+                    quote! { params::object::<#t> },
                     None,
                 )
             }
             (None, ParamShape::Scalar(scalar, _)) => (
                 quote! { models::style::Shape::Primitive },
-                quote! { primitive },
+                quote! { params::primitive },
                 Some(scalar.parse.clone()),
             ),
             (None, ParamShape::List(scalar, _)) => (
                 quote! { models::style::Shape::Array },
-                quote! { list },
+                quote! { params::list },
                 Some(scalar.parse.clone()),
             ),
             (None, ParamShape::Raw(_)) => {
@@ -756,7 +765,7 @@ impl<'a> Plan<'a> {
                 let (scalar, _) = item?;
                 (
                     quote! { models::style::Shape::Array },
-                    quote! { list },
+                    quote! { params::list },
                     Some(scalar.parse),
                 )
             }
@@ -811,7 +820,7 @@ impl<'a> Plan<'a> {
             }
         };
         let parse = parse.map(|parse| quote! { , #parse });
-        let read = quote! { params::#convert(#location, #wire, #raw #parse)? };
+        let read = quote! { #convert(#location, #wire, #raw #parse)? };
         // Constraints beyond the type (objects are validated as they are decoded).
         let check = match shape {
             ParamShape::Scalar(_, check) | ParamShape::List(_, check) if object.is_none() => *check,
@@ -848,7 +857,7 @@ impl<'a> Plan<'a> {
     }
 
     /// The property names of an object parameter (`None` inside for a map, whose names are open),
-    /// or `None` when the parameter is not an object of primitive values.
+    /// or `None` when the parameter is not a struct or map.
     fn object_fields(&self, ty: &TypeRef) -> Option<Option<Vec<String>>> {
         match self.api.resolve(ty) {
             TypeRef::Named(id) => match &self.api.types[id.0].kind {
@@ -856,16 +865,28 @@ impl<'a> Plan<'a> {
                     if st.additional.is_none()
                         || matches!(st.additional, Some(crate::ir::Additional::Deny)) =>
                 {
-                    let scalar = st
-                        .fields
-                        .iter()
-                        .all(|f| self.scalar(self.api.resolve(&f.ty)).is_some());
-                    scalar.then(|| Some(st.fields.iter().map(|f| f.wire_name.clone()).collect()))
+                    Some(Some(
+                        st.fields.iter().map(|f| f.wire_name.clone()).collect(),
+                    ))
                 }
                 _ => None,
             },
-            TypeRef::Map(inner) => self.scalar(self.api.resolve(inner)).map(|_| None),
+            TypeRef::Map(_) => Some(None),
             _ => None,
+        }
+    }
+
+    /// Whether an object parameter has a property (or map value) that is not a primitive: an
+    /// object or array, which `deepObject` nests in brackets and other styles send as JSON text.
+    fn nests(&self, ty: &TypeRef) -> bool {
+        let nested = |t: &TypeRef| self.scalar(self.api.resolve(t)).is_none();
+        match self.api.resolve(ty) {
+            TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                TypeKind::Struct(st) => st.fields.iter().any(|f| nested(&f.ty)),
+                _ => false,
+            },
+            TypeRef::Map(inner) => nested(inner),
+            _ => false,
         }
     }
 

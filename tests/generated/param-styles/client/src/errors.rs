@@ -422,3 +422,22 @@ impl ::std::ops::Deref for Upload {
         }
     }
 }
+
+/// The documented errors of [`Client::query_deep_nested`](crate::Client::query_deep_nested), one
+/// variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
+/// variant carries the same body, which the enum dereferences to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum QueryDeepNested {
+    /// `400`: A parameter the server cannot read.
+    BadRequest(crate::models::Problem),
+}
+
+impl ::std::ops::Deref for QueryDeepNested {
+    type Target = crate::models::Problem;
+
+    fn deref(&self) -> &crate::models::Problem {
+        match self {
+            Self::BadRequest(body) => body,
+        }
+    }
+}

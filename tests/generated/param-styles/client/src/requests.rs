@@ -370,6 +370,22 @@ impl crate::Client {
             list: None,
         }
     }
+
+    /// `GET /query/deepObject/nested`
+    ///
+    /// Arguments:
+    /// - `deep`: the `deep` query parameter.
+    ///
+    /// Optional parameters are set on the builder: `.outer()`.
+    ///
+    /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::QueryDeepNested`](crate::errors::QueryDeepNested) variant.
+    pub fn query_deep_nested(&self, deep: crate::models::Filter) -> QueryDeepNested {
+        QueryDeepNested {
+            client: self.clone(),
+            deep,
+            outer: None,
+        }
+    }
 }
 
 /// Request builder of [`Client::path_simple_flat`](crate::Client::path_simple_flat):
@@ -1588,7 +1604,7 @@ impl QueryDeepObjectExplode {
             true,
             false,
             "obj",
-            &crate::codec::Value::object(&self.obj),
+            &crate::codec::Value::deep_object(&self.obj),
         );
         let request = self
             .client
@@ -3114,6 +3130,125 @@ impl ::std::future::IntoFuture for QueryDeepArray {
     type Output = Result<crate::models::Received, crate::Error<()>>;
 
     type IntoFuture = crate::codec::ResponseFuture<crate::models::Received, ()>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        self.send()
+    }
+}
+
+/// Request builder of [`Client::query_deep_nested`](crate::Client::query_deep_nested):
+/// `GET /query/deepObject/nested`. Set optional parameters, then `.send().await` it (or `.await`
+/// it).
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct QueryDeepNested {
+    client: crate::Client,
+    deep: crate::models::Filter,
+    outer: Option<crate::models::QueryDeepNestedOuter>,
+}
+
+impl QueryDeepNested {
+    /// The `outer` query parameter.
+    pub fn outer(mut self, value: crate::models::QueryDeepNestedOuter) -> Self {
+        self.outer = Some(value);
+        self
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::QueryDeepNested200Response>,
+        crate::Error<crate::errors::QueryDeepNested>,
+    > {
+        let mut query = String::new();
+        crate::codec::write_query(
+            &mut query,
+            crate::codec::Style::DeepObject,
+            true,
+            false,
+            "deep",
+            &crate::codec::Value::deep_object(&self.deep),
+        );
+        if let Some(value) = &self.outer {
+            crate::codec::write_query(
+                &mut query,
+                crate::codec::Style::Form,
+                true,
+                false,
+                "outer",
+                &crate::codec::Value::object(value),
+            );
+        }
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::with_query("/query/deepObject/nested", &query),
+            );
+        let response = self.client.inner.send(request, false, true).await?;
+        let status = response.status();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
+        let body = match status.as_u16() {
+            200 => crate::codec::json(response).await,
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::QueryDeepNested::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            _ => Err(crate::codec::unexpected(response).await),
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
+    }
+}
+
+impl QueryDeepNested {
+    /// Sends the request: `GET /query/deepObject/nested`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::models::QueryDeepNested200Response,
+        crate::errors::QueryDeepNested,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /query/deepObject/nested`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::QueryDeepNested200Response,
+        crate::errors::QueryDeepNested,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
+impl ::std::future::IntoFuture for QueryDeepNested {
+    type Output = Result<
+        crate::models::QueryDeepNested200Response,
+        crate::Error<crate::errors::QueryDeepNested>,
+    >;
+
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::QueryDeepNested200Response,
+        crate::errors::QueryDeepNested,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         self.send()

@@ -4,6 +4,27 @@
 use crate::types::*;
 use crate::validation::{self, Validate, ValidationError};
 
+impl Validate for Filter {
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.object;
+            let path = validation::field(path, "Object");
+            let path = path.as_str();
+            value.validate_at(path, errors);
+        }
+        {
+            let value = &self.id;
+            let path = validation::field(path, "Id");
+            let path = path.as_str();
+            validation::range(*value as f64, path, Some((1f64, false)), None, errors);
+        }
+    }
+}
+
+impl Validate for Sort {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
 impl Validate for Color {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -89,6 +110,32 @@ impl Validate for ChargeInput {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+impl Validate for FilterObjectRole {
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        if let Self::Unknown(value) = self {
+            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
+            errors
+                .push(ValidationError {
+                    path: path.to_owned(),
+                    message: format!(
+                        "\"{value}\" is not one of the listed values ({listed})"
+                    ),
+                });
+        }
+    }
+}
+
+impl Validate for FilterObject {
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.role;
+            let path = validation::field(path, "role");
+            let path = path.as_str();
+            value.validate_at(path, errors);
+        }
+    }
+}
+
 impl Validate for UploadMeta {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -99,4 +146,19 @@ impl Validate for ChargeInputShippingAddress {
 
 impl Validate for ChargeInputShipping {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for QueryDeepNestedOuter {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for QueryDeepNested200Response {
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.deep;
+            let path = validation::field(path, "deep");
+            let path = path.as_str();
+            value.validate_at(path, errors);
+        }
+    }
 }

@@ -3,6 +3,69 @@
 //! `Deserialize` of the structs, through [`crate::object`].
 use crate::types::*;
 
+impl<'de> ::serde::Deserialize<'de> for Filter {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for Filter {
+    const NAME: &'static str = "Filter";
+
+    const FIELDS: &'static [&'static str] = &["Object", "Id", "tags"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "Object" => m.put(&mut f0, "Object")?,
+                "Id" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f1, "Id")?,
+                "tags" => m.put(&mut f2, "tags")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            object: m.take(f0, "Object")?,
+            id: m.take(f1, "Id")?,
+            tags: f2,
+        })
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for Sort {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for Sort {
+    const NAME: &'static str = "Sort";
+
+    const FIELDS: &'static [&'static str] = &["by", "descending"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "by" => m.put(&mut f0, "by")?,
+                "descending" => m.put(&mut f1, "descending")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            by: m.take(f0, "by")?,
+            descending: f1,
+        })
+    }
+}
+
 impl<'de> ::serde::Deserialize<'de> for Color {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
@@ -338,6 +401,36 @@ impl crate::object::Object for ChargeInput {
     }
 }
 
+impl<'de> ::serde::Deserialize<'de> for FilterObject {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for FilterObject {
+    const NAME: &'static str = "FilterObject";
+
+    const FIELDS: &'static [&'static str] = &["role", "firstName"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "role" => m.put(&mut f0, "role")?,
+                "firstName" => m.put(&mut f1, "firstName")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            role: m.take(f0, "role")?,
+            first_name: f1,
+        })
+    }
+}
+
 impl<'de> ::serde::Deserialize<'de> for UploadMeta {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
@@ -414,5 +507,65 @@ impl crate::object::Object for ChargeInputShipping {
             }
         }
         Ok(Self { name: f0, address: f1 })
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for QueryDeepNestedOuter {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for QueryDeepNestedOuter {
+    const NAME: &'static str = "QueryDeepNestedOuter";
+
+    const FIELDS: &'static [&'static str] = &["page", "sort"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "page" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f0, "page")?,
+                "sort" => m.put(&mut f1, "sort")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self { page: f0, sort: f1 })
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for QueryDeepNested200Response {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for QueryDeepNested200Response {
+    const NAME: &'static str = "QueryDeepNested200Response";
+
+    const FIELDS: &'static [&'static str] = &["deep", "page", "sort"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        let mut f2 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "deep" => m.put(&mut f0, "deep")?,
+                "page" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f1, "page")?,
+                "sort" => m.put(&mut f2, "sort")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            deep: m.take(f0, "deep")?,
+            page: f1,
+            sort: f2,
+        })
     }
 }

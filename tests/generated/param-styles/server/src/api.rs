@@ -11,15 +11,15 @@ use crate::{
     CookieFlatRequest, HeaderExplodeRequest, CookieExplodeRequest, QueryReservedRequest,
     QueryJsonRequest, QueryMapRequest, PostFormRequest, CreateRequest,
     DefaultOnlyRequest, PageRequest, UploadRequest, CreateChargeRequest,
-    QueryDeepArrayRequest, PathSimpleFlatResponse, PathSimpleExplodeResponse,
-    PathLabelFlatResponse, PathLabelExplodeResponse, PathMatrixFlatResponse,
-    PathMatrixExplodeResponse, QueryFormFlatResponse, QueryFormExplodeResponse,
-    QuerySpaceDelimitedFlatResponse, QueryPipeDelimitedFlatResponse,
-    QueryDeepObjectExplodeResponse, HeaderFlatResponse, CookieFlatResponse,
-    HeaderExplodeResponse, CookieExplodeResponse, QueryReservedResponse,
-    QueryJsonResponse, QueryMapResponse, PostFormResponse, CreateResponse,
-    DefaultOnlyResponse, PageResponse, UploadResponse, CreateChargeResponse,
-    QueryDeepArrayResponse,
+    QueryDeepArrayRequest, QueryDeepNestedRequest, PathSimpleFlatResponse,
+    PathSimpleExplodeResponse, PathLabelFlatResponse, PathLabelExplodeResponse,
+    PathMatrixFlatResponse, PathMatrixExplodeResponse, QueryFormFlatResponse,
+    QueryFormExplodeResponse, QuerySpaceDelimitedFlatResponse,
+    QueryPipeDelimitedFlatResponse, QueryDeepObjectExplodeResponse, HeaderFlatResponse,
+    CookieFlatResponse, HeaderExplodeResponse, CookieExplodeResponse,
+    QueryReservedResponse, QueryJsonResponse, QueryMapResponse, PostFormResponse,
+    CreateResponse, DefaultOnlyResponse, PageResponse, UploadResponse,
+    CreateChargeResponse, QueryDeepArrayResponse, QueryDeepNestedResponse,
 };
 
 /// The operations of Param Styles (version 1.0.0). Implement this trait, then serve it with [`router`](crate::router).
@@ -176,4 +176,10 @@ pub trait ParamStylesApi: Send + Sync + 'static {
         &self,
         request: QueryDeepArrayRequest,
     ) -> impl Future<Output = QueryDeepArrayResponse> + Send;
+
+    /// `GET /query/deepObject/nested`
+    fn query_deep_nested(
+        &self,
+        request: QueryDeepNestedRequest,
+    ) -> impl Future<Output = QueryDeepNestedResponse> + Send;
 }

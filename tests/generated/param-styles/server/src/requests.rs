@@ -184,3 +184,10 @@ pub struct CreateChargeRequest {
 pub struct QueryDeepArrayRequest {
     pub list: Option<Vec<String>>,
 }
+
+/// The parameters and body of [`query_deep_nested`](crate::ParamStylesApi::query_deep_nested): `GET /query/deepObject/nested`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryDeepNestedRequest {
+    pub deep: models::Filter,
+    pub outer: Option<models::QueryDeepNestedOuter>,
+}

@@ -621,3 +621,28 @@ impl IntoResponse for QueryDeepArrayResponse {
         }
     }
 }
+
+/// The responses of [`query_deep_nested`](crate::ParamStylesApi::query_deep_nested).
+#[derive(Debug, Clone, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "built once per request and written out at once"
+)]
+pub enum QueryDeepNestedResponse {
+    /// `200`: The values received.
+    Ok(models::QueryDeepNested200Response),
+    /// `400`: A parameter the server cannot read.
+    BadRequest(models::Problem),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::Problem),
+}
+
+impl IntoResponse for QueryDeepNestedResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Ok(body) => respond::json(StatusCode::OK, &body),
+            Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}

@@ -15,7 +15,7 @@ use crate::{
     CookieFlatRequest, HeaderExplodeRequest, CookieExplodeRequest, QueryReservedRequest,
     QueryJsonRequest, QueryMapRequest, PostFormRequest, CreateRequest,
     DefaultOnlyRequest, PageRequest, UploadRequest, CreateChargeRequest,
-    QueryDeepArrayRequest,
+    QueryDeepArrayRequest, QueryDeepNestedRequest,
 };
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
@@ -69,6 +69,7 @@ pub fn router<A: ParamStylesApi>(api: Arc<A>) -> Router {
         .route("/upload", post(handle_upload::<A>))
         .route("/charges", post(handle_create_charge::<A>))
         .route("/query/deepArray", get(handle_query_deep_array::<A>))
+        .route("/query/deepObject/nested", get(handle_query_deep_nested::<A>))
         .fallback(route_not_found::<A>)
         .method_not_allowed_fallback(method_not_allowed::<A>)
         .with_state(api)
@@ -1156,6 +1157,62 @@ async fn read_query_deep_array(
                     &[],
                 )?,
             params::value::<String>,
+        )?,
+    };
+    Ok(request)
+}
+
+/// `GET /query/deepObject/nested`
+async fn handle_query_deep_nested<A: ParamStylesApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_query_deep_nested(request).await {
+        Ok(request) => api.query_deep_nested(request).await.into_response(),
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`query_deep_nested`](ParamStylesApi::query_deep_nested), or the reason to refuse it.
+async fn read_query_deep_nested(
+    request: Request,
+) -> Result<QueryDeepNestedRequest, Rejection> {
+    let (parts, _) = request.into_parts();
+    let query = params::Query::parse(parts.uri.query());
+    let request = QueryDeepNestedRequest {
+        deep: params::required(
+            params::In::Query,
+            "deep",
+            deep_form::object::<
+                models::Filter,
+            >(
+                params::In::Query,
+                "deep",
+                query
+                    .styled(
+                        "deep",
+                        models::style::Style::DeepObject,
+                        true,
+                        models::style::Shape::Object,
+                        Some(&["Object", "Id", "tags"]),
+                        &["outer"],
+                    )?,
+            )?,
+        )?,
+        outer: deep_form::object::<
+            models::QueryDeepNestedOuter,
+        >(
+            params::In::Query,
+            "outer",
+            query
+                .styled(
+                    "outer",
+                    models::style::Style::Form,
+                    true,
+                    models::style::Shape::Object,
+                    Some(&["page", "sort"]),
+                    &["deep"],
+                )?,
         )?,
     };
     Ok(request)

@@ -30,7 +30,9 @@ pub enum Style {
 pub enum Value {
     Primitive(String),
     Array(Vec<String>),
-    /// Property names and values, in order.
+    /// Property names and values, in order. In `deepObject` style a nested property's name is
+    /// its path in brackets (`address[city]`, `tags[0]`), as qs, Rails and Stripe write it; in
+    /// other styles, which define no nesting, a nested value is its JSON text.
     Object(Vec<(String, String)>),
 }
 
@@ -60,6 +62,22 @@ impl Value {
         };
         Value::Object(pairs)
     }
+
+    /// The `deepObject` form of a struct or map: a leaf per primitive property, nested objects and
+    /// arrays named by their bracketed path (`address[city]`, `tags[0]`), in declaration order;
+    /// absent and `null` properties are left out.
+    pub fn deep_object<T: Serialize + ?Sized>(value: &T) -> Value {
+        let mut pairs = Vec::new();
+        if let Some(Ordered::Object(properties)) = serde_json::to_string(value)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Ordered>(&text).ok())
+        {
+            for (name, value) in properties {
+                value.leaves(name, &mut pairs);
+            }
+        }
+        Value::Object(pairs)
+    }
 }
 
 /// JSON read back in the order it was written. serde_json's own `Value` sorts object keys unless
@@ -80,6 +98,25 @@ impl Ordered {
         match self {
             Ordered::String(s) => s,
             other => other.json(),
+        }
+    }
+
+    /// Appends this value's leaves under `path`: `path[key]` for properties, `path[index]` for
+    /// items.
+    fn leaves(self, path: String, out: &mut Vec<(String, String)>) {
+        match self {
+            Ordered::Null => {}
+            Ordered::Object(pairs) => {
+                for (key, value) in pairs {
+                    value.leaves(format!("{path}[{key}]"), out);
+                }
+            }
+            Ordered::Array(items) => {
+                for (index, item) in items.into_iter().enumerate() {
+                    item.leaves(format!("{path}[{index}]"), out);
+                }
+            }
+            leaf => out.push((path, leaf.into_text())),
         }
     }
 
@@ -325,8 +362,13 @@ pub fn write_query(
             push(&name, &items.join(delimiter));
         }
         (Style::DeepObject, Value::Object(pairs)) => {
+            // `name[key]`, or `name[key][inner]...` for a nested property's path.
             for (k, v) in pairs {
-                push(&format!("{name}%5B{}%5D", encode(k, b"")), &enc(v));
+                let (first, rest) = k.split_at(k.find('[').unwrap_or(k.len()));
+                push(
+                    &format!("{name}{}", encode(&format!("[{first}]{rest}"), b"")),
+                    &enc(v),
+                );
             }
         }
         (_, Value::Object(pairs)) if explode => {
@@ -548,15 +590,15 @@ pub fn read_query(
             Ok(Some(Value::Array(items)))
         }
         Shape::Object if style == Style::DeepObject => {
+            // `name[key]=v`, and `name[key][inner]=v` for nested properties (named `key[inner]`).
             let mut found = Vec::new();
             for (k, v) in pairs {
                 let Some(inner) = k.strip_prefix(name).and_then(|k| k.strip_prefix('[')) else {
                     continue;
                 };
-                let key = inner
-                    .strip_suffix(']')
-                    .ok_or_else(|| format!("\"{k}\" is not {name}[property]"))?;
-                found.push((key.to_owned(), form_value(v)?));
+                let key =
+                    deep_key(inner).ok_or_else(|| format!("\"{k}\" is not {name}[property]"))?;
+                found.push((key, form_value(v)?));
             }
             Ok((!found.is_empty()).then_some(Value::Object(found)))
         }
@@ -573,6 +615,27 @@ pub fn read_query(
             _ => Err("is given more than once".to_owned()),
         },
     }
+}
+
+/// `key]` or `key][inner]...` (what follows `name[`) as the property's path, `key[inner]...`;
+/// `None` unless every bracket closes and nothing stands between them.
+fn deep_key(inner: &str) -> Option<String> {
+    let (first, mut rest) = inner.split_once(']')?;
+    if first.contains('[') {
+        return None;
+    }
+    let mut key = first.to_owned();
+    while !rest.is_empty() {
+        let (segment, after) = rest.strip_prefix('[')?.split_once(']')?;
+        if segment.contains('[') {
+            return None;
+        }
+        key.push('[');
+        key.push_str(segment);
+        key.push(']');
+        rest = after;
+    }
+    Some(key)
 }
 
 /// A `+` in a query is a space (`application/x-www-form-urlencoded`), except where it delimits.

@@ -27,6 +27,9 @@ pub mod auth;
 pub mod body;
 
 #[rustfmt::skip]
+pub mod deep_form;
+
+#[rustfmt::skip]
 mod objects_only;
 
 #[rustfmt::skip]
