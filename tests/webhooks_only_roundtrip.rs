@@ -77,7 +77,7 @@ async fn the_sender_delivers_each_webhook_to_the_receiver() {
     let merchant = Arc::new(Merchant::default());
     let base = serve(merchant.clone()).await;
 
-    sender::Client::new(&format!("{base}/paymentSucceeded"))
+    sender::Client::new(format!("{base}/paymentSucceeded"))
         .expect("sender")
         .payment_succeeded("msg_1", 1_764_151_200, payment(1250))
         .await
@@ -99,7 +99,7 @@ async fn the_sender_delivers_each_webhook_to_the_receiver() {
         },
         reason: None,
     };
-    let answer = sender::Client::new(&format!("{base}/refundIssued"))
+    let answer = sender::Client::new(format!("{base}/refundIssued"))
         .expect("sender")
         .refund_issued(refund.clone())
         .await
@@ -112,7 +112,7 @@ async fn the_sender_delivers_each_webhook_to_the_receiver() {
 async fn what_the_receiver_refuses_comes_back_typed() {
     let merchant = Arc::new(Merchant::default());
     let base = serve(merchant.clone()).await;
-    let to = sender::Client::new(&format!("{base}/paymentSucceeded")).expect("sender");
+    let to = sender::Client::new(format!("{base}/paymentSucceeded")).expect("sender");
 
     // The receiver's own documented error.
     let refused = to
