@@ -1,0 +1,250 @@
+//! The example packets of Teltonika's Codec documentation, with their published CRCs, and the
+//! ways a packet can be broken.
+
+use super::*;
+
+fn hex(text: &str) -> Vec<u8> {
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("hex"))
+        .collect()
+}
+
+/// Teltonika's Codec 8 example: one record, CRC 0xC7CF.
+const CODEC_8: &str = "000000000000003608010000016B40D8EA30010000000000000000000000000000000105021503010101425E0F01F10000601A014E0000000000000000010000C7CF";
+/// Teltonika's Codec 8 Extended example: one record, CRC 0x2994.
+const CODEC_8E: &str = "000000000000004A8E010000016B412CEE000100000000000000000000000000000000010005000100010100010011001D00010010015E2C880002000B000000003544C87A000E000000001DD7E06A00000100002994";
+/// Teltonika's Codec 16 example: two records, CRC 0x5FB3.
+const CODEC_16: &str = "000000000000005F10020000016BDBC7833000000000000000000000000000000000000B05040200010000030002000B00270042563A00000000016BDBC7871800000000000000000000000000000000000B05040200010000030002000B00260042563A00000200005FB3";
+
+const LIMIT: usize = 64 * 1024;
+
+fn fixed(width: u8, value: u64) -> IoValue {
+    IoValue::Fixed { width, value }
+}
+
+#[test]
+fn codec_8_example() {
+    let bytes = hex(CODEC_8);
+    let (packet, used) = read_packet(&bytes, LIMIT).unwrap().expect("complete");
+    assert_eq!(used, bytes.len());
+    assert_eq!(packet.codec, Codec::Codec8);
+    assert_eq!(packet.records.len(), 1);
+    let record = &packet.records[0];
+    assert_eq!(record.timestamp.to_rfc3339(), "2019-06-10T10:04:46+00:00");
+    assert_eq!(record.priority, 1);
+    assert_eq!(record.event_io, 1);
+    assert_eq!(
+        record.io,
+        [
+            (0x15, fixed(1, 3)),
+            (0x01, fixed(1, 1)),
+            (0x42, fixed(2, 0x5E0F)),
+            (0xF1, fixed(4, 0x601A)),
+            (0x4E, fixed(8, 0)),
+        ]
+    );
+    // External voltage 0x5E0F mV; no fix, so no position.
+    let report = record.report();
+    assert_eq!(report.input_voltage, Some(24.079));
+    assert_eq!((report.latitude, report.speed), (None, None));
+    assert_eq!(ack(packet.records.len()), [0, 0, 0, 1]);
+}
+
+#[test]
+fn codec_8_extended_example() {
+    let bytes = hex(CODEC_8E);
+    let (packet, used) = read_packet(&bytes, LIMIT).unwrap().expect("complete");
+    assert_eq!(used, bytes.len());
+    assert_eq!(packet.codec, Codec::Codec8Extended);
+    let record = &packet.records[0];
+    assert_eq!(record.event_io, 1);
+    assert_eq!(
+        record.io,
+        [
+            (0x0001, fixed(1, 1)),
+            (0x0011, fixed(2, 0x001D)),
+            (0x0010, fixed(4, 0x015E2C88)),
+            (0x000B, fixed(8, 0x3544C87A)),
+            (0x000E, fixed(8, 0x1DD7E06A)),
+        ]
+    );
+}
+
+#[test]
+fn codec_16_example() {
+    let bytes = hex(CODEC_16);
+    let (packet, _) = read_packet(&bytes, LIMIT).unwrap().expect("complete");
+    assert_eq!(packet.codec, Codec::Codec16);
+    assert_eq!(packet.records.len(), 2);
+    let first = &packet.records[0];
+    assert_eq!(first.event_io, 0x000B);
+    assert_eq!(first.generation, Some(5));
+    assert_eq!(
+        first.io,
+        [
+            (0x0001, fixed(1, 0)),
+            (0x0003, fixed(1, 0)),
+            (0x000B, fixed(2, 0x0027)),
+            (0x0042, fixed(2, 0x563A)),
+        ]
+    );
+    assert_eq!(packet.records[1].io[2], (0x000B, fixed(2, 0x0026)));
+    assert_eq!(ack(2), [0, 0, 0, 2]);
+}
+
+#[test]
+fn a_packet_is_read_as_its_bytes_arrive() {
+    let bytes = hex(CODEC_16);
+    for end in 0..bytes.len() {
+        assert_eq!(read_packet(&bytes[..end], LIMIT), Ok(None), "{end} bytes");
+    }
+    // Two packets back to back: the first is read alone.
+    let mut two = bytes.clone();
+    two.extend(hex(CODEC_8));
+    let (_, used) = read_packet(&two, LIMIT).unwrap().unwrap();
+    assert_eq!(used, bytes.len());
+    assert!(read_packet(&two[used..], LIMIT).unwrap().is_some());
+}
+
+#[test]
+fn a_changed_byte_fails_the_crc() {
+    let mut bytes = hex(CODEC_8);
+    bytes[20] ^= 0x01;
+    assert!(matches!(
+        read_packet(&bytes, LIMIT),
+        Err(Error::Crc { sent: 0xC7CF, .. })
+    ));
+}
+
+#[test]
+fn a_huge_length_is_refused_at_once() {
+    // 2 GB announced, 8 bytes received: refused before any more is read.
+    let header = [0, 0, 0, 0, 0x80, 0, 0, 0];
+    assert_eq!(
+        read_packet(&header, LIMIT),
+        Err(Error::TooLarge {
+            length: 0x8000_0000,
+            limit: LIMIT
+        })
+    );
+    assert!(matches!(
+        read_packet(&[0, 0, 1], LIMIT),
+        Err(Error::Malformed(_))
+    ));
+}
+
+/// A packet around `data` with its correct CRC.
+fn framed(data: &[u8]) -> Vec<u8> {
+    let mut bytes = vec![0, 0, 0, 0];
+    bytes.extend((data.len() as u32).to_be_bytes());
+    bytes.extend(data);
+    bytes.extend(u32::from(CRC.checksum(data)).to_be_bytes());
+    bytes
+}
+
+#[test]
+fn structure_is_checked_even_under_a_good_crc() {
+    let data = &hex(CODEC_8)[8..8 + 0x36];
+    // Unknown codec (12 is the GPRS command codec).
+    let mut other = data.to_vec();
+    other[0] = 0x0C;
+    assert!(
+        matches!(read_packet(&framed(&other), LIMIT), Err(Error::Malformed(m)) if m.contains("codec"))
+    );
+    // The two counts disagree.
+    let mut counts = data.to_vec();
+    *counts.last_mut().unwrap() = 2;
+    assert!(matches!(
+        read_packet(&framed(&counts), LIMIT),
+        Err(Error::Malformed(_))
+    ));
+    // Cut short inside a record.
+    let short = [&data[..30], &data[data.len() - 1..]].concat();
+    assert!(matches!(
+        read_packet(&framed(&short), LIMIT),
+        Err(Error::Malformed(_))
+    ));
+    // Bytes after the second count.
+    let long = [data, &[0]].concat();
+    assert!(matches!(
+        read_packet(&framed(&long), LIMIT),
+        Err(Error::Malformed(_))
+    ));
+    // The unchanged data reads.
+    assert!(read_packet(&framed(data), LIMIT).unwrap().is_some());
+}
+
+#[test]
+fn the_imei_handshake() {
+    let mut bytes = vec![0x00, 0x0F];
+    bytes.extend(b"356307042441013");
+    for end in 0..bytes.len() {
+        assert_eq!(read_imei(&bytes[..end]), Ok(None));
+    }
+    assert_eq!(
+        read_imei(&bytes),
+        Ok(Some(("356307042441013".to_owned(), 17)))
+    );
+    assert_eq!(handshake_answer(true), [1]);
+    assert_eq!(handshake_answer(false), [0]);
+    assert!(read_imei(&[0x00, 0x00]).is_err());
+    assert!(read_imei(&[0x7F, 0xFF]).is_err());
+    assert!(read_imei(b"\x00\x0335X").is_err());
+}
+
+#[test]
+fn io_elements_map_to_readings_and_signals() {
+    let record = Record {
+        timestamp: DateTime::from_timestamp(1_764_151_200, 0).unwrap(),
+        priority: 0,
+        gps: Gps {
+            longitude: 25.2797,
+            latitude: 54.6872,
+            altitude: 112,
+            angle: 270,
+            satellites: 9,
+            speed: 64,
+        },
+        event_io: io::GREEN_DRIVING,
+        generation: None,
+        io: vec![
+            (io::IGNITION, fixed(1, 1)),
+            (io::MOVEMENT, fixed(1, 1)),
+            (io::EXTERNAL_VOLTAGE, fixed(2, 12_650)),
+            (io::BATTERY_VOLTAGE, fixed(2, 4_100)),
+            (io::BATTERY_LEVEL, fixed(1, 97)),
+            (io::ALARM, fixed(1, 0)),
+            (io::CRASH, fixed(1, 1)),
+            (io::JAMMING, fixed(1, 0)),
+            (io::UNPLUG, fixed(1, 1)),
+            (io::GREEN_DRIVING, fixed(1, 3)),
+        ],
+    };
+    let report = record.report();
+    assert_eq!(report.latitude, Some(54.6872));
+    assert_eq!(report.longitude, Some(25.2797));
+    assert_eq!(report.speed, Some(64.0));
+    assert_eq!(report.heading, Some(270.0));
+    assert_eq!(report.ignition, Some(true));
+    assert_eq!(report.moving, Some(true));
+    assert_eq!(report.input_voltage, Some(12.65));
+    assert_eq!(report.battery_voltage, Some(4.1));
+    assert_eq!(report.battery_percentage, Some(97.0));
+    assert_eq!(
+        report.signals,
+        crate::Signals {
+            alarm: Some(false),
+            jamming: Some(false),
+            accident: Some(true),
+            hard_cornering: Some(true),
+            power_disconnected: Some(true),
+        }
+    );
+    // Harsh braking is green driving too, but not cornering.
+    let braking = Record {
+        io: vec![(io::GREEN_DRIVING, fixed(1, 2))],
+        ..record
+    };
+    assert_eq!(braking.report().signals.hard_cornering, Some(false));
+}
