@@ -725,8 +725,8 @@ pub struct Operation {
     pub security: Vec<SecurityRequirement>,
 }
 
-/// An HTTP method: a key of a Path Item Object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+/// An HTTP method: a key of a Path Item Object, or of 3.2's `additionalOperations`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum Method {
     /// `get`.
     Get,
@@ -744,11 +744,15 @@ pub enum Method {
     Patch,
     /// `trace`.
     Trace,
+    /// `query` (OpenAPI 3.2): a safe, idempotent method with a body.
+    Query,
+    /// A key of `additionalOperations` (OpenAPI 3.2), spelled as it is sent (`LINK`, `COPY`).
+    Custom(String),
 }
 
 impl Method {
     /// The method as HTTP spells it (`GET`).
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Method::Get => "GET",
             Method::Put => "PUT",
@@ -758,12 +762,21 @@ impl Method {
             Method::Head => "HEAD",
             Method::Patch => "PATCH",
             Method::Trace => "TRACE",
+            Method::Query => "QUERY",
+            Method::Custom(name) => name,
         }
     }
 
-    /// Safe to repeat: the client may retry these on connection errors.
-    pub fn is_idempotent(self) -> bool {
-        !matches!(self, Method::Post | Method::Patch)
+    /// Safe to repeat: the client may retry these on connection errors. A custom method's
+    /// semantics are unknown, so it is not.
+    pub fn is_idempotent(&self) -> bool {
+        !matches!(self, Method::Post | Method::Patch | Method::Custom(_))
+    }
+
+    /// Whether axum's method router names it (`get`, `post`...); `QUERY` and custom methods are
+    /// routed by the route's fallback.
+    pub fn is_standard(&self) -> bool {
+        !matches!(self, Method::Query | Method::Custom(_))
     }
 }
 

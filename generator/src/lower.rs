@@ -39,6 +39,9 @@ pub const WEBHOOKS: &str = "x-openapi-gen-webhooks";
 /// On an operation: its `callbacks` (name -> expression -> lowered path item), references
 /// resolved, so that `openapiv3` need not read them.
 pub const CALLBACKS: &str = "x-openapi-gen-callbacks";
+/// On a path item: the operations of methods a 3.1 path item has no field for, by the name the
+/// request sends (OpenAPI 3.2's `query` as `QUERY`, and its `additionalOperations`).
+pub const OTHER_METHODS: &str = "x-openapi-gen-methods";
 /// On `info.license`: the 3.1 `identifier` (an SPDX expression), which `openapiv3` does not read.
 pub const LICENSE_IDENTIFIER: &str = "x-openapi-gen-license-identifier";
 
@@ -258,11 +261,24 @@ fn lower_path_item(item: &mut Value, pointer: &str, refs: &Refs, diags: &mut Dia
             lower_parameter_like(p, &format!("{pointer}/parameters/{i}"), diags);
         }
     }
-    for method in METHODS {
-        let Some(op) = item.get_mut(method).and_then(Value::as_object_mut) else {
+    // (order: the fixed methods', then the others as written; pointer; operation)
+    let mut operations: Vec<(usize, String, &mut Map<String, Value>)> = Vec::new();
+    for (key, value) in item.iter_mut() {
+        let Some(value) = value.as_object_mut() else {
             continue;
         };
-        let op_pointer = child(pointer, method);
+        if let Some(order) = METHODS.iter().position(|m| m == key) {
+            operations.push((order, child(pointer, key), value));
+        } else if key == OTHER_METHODS {
+            for (method, op) in value.iter_mut() {
+                if let Some(op) = op.as_object_mut() {
+                    operations.push((METHODS.len(), other_method_pointer(pointer, method), op));
+                }
+            }
+        }
+    }
+    operations.sort_by_key(|(order, _, _)| *order);
+    for (_, op_pointer, op) in operations {
         if let Some(callbacks) = op.remove("callbacks") {
             let callbacks_pointer = child(&op_pointer, "callbacks");
             let mut lowered = Map::new();
@@ -305,6 +321,15 @@ fn lower_path_item(item: &mut Value, pointer: &str, refs: &Refs, diags: &mut Dia
                 );
             }
         }
+    }
+}
+
+/// Where the document writes the operation of a method in [`OTHER_METHODS`].
+pub(crate) fn other_method_pointer(path_item: &str, method: &str) -> String {
+    if method == "QUERY" {
+        child(path_item, "query")
+    } else {
+        child(&child(path_item, "additionalOperations"), method)
     }
 }
 

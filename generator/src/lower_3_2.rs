@@ -1,9 +1,15 @@
-//! OpenAPI 3.2 documents, read as 3.1 ones where 3.2 only adds: what 3.2 can say that the
-//! generator does not represent yet is taken out with a warning naming it, never dropped in
-//! silence (and never left for `openapiv3` to refuse):
+//! OpenAPI 3.2 documents, read as 3.1 ones where 3.2 only adds:
 //!
-//! - the `query` method and `additionalOperations` (custom methods): the operation is not generated;
-//! - `in: querystring` parameters (the whole query string as one value): not read or sent;
+//! - the `query` method and `additionalOperations` (custom methods) move to the path item's
+//!   [`OTHER_METHODS`], where the 3.1 lowering and `build` read them; a custom method that is not
+//!   an HTTP token, or that names a fixed field, is left out with a warning;
+//! - `in: querystring` in a form (`application/x-www-form-urlencoded`) becomes the exploded `form`
+//!   object in the query it is (each property a pair); in another media type it is left out with a
+//!   warning.
+//!
+//! What 3.2 can say that the generator does not represent yet is taken out with a warning naming
+//! it, never dropped in silence (and never left for `openapiv3` to refuse):
+//!
 //! - `itemSchema` (a stream of items): the media type keeps its `schema`, if any;
 //! - OAuth 2.0 `deviceAuthorization` flows: the scheme keeps its other flows;
 //! - a discriminator's `defaultMapping`;
@@ -13,6 +19,7 @@
 //! between pairs), so it becomes `form`. `$self` is used by the bundler (see `bundle`).
 
 use crate::diagnostics::{Diagnostics, child};
+use crate::lower::{METHODS, OTHER_METHODS, other_method_pointer};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
@@ -27,10 +34,9 @@ pub fn lower(root: &mut Map<String, Value>, diags: &mut Diagnostics) {
             parameters.retain(|name, parameter| {
                 let pointer = child("/components/parameters", name);
                 lower_parameter(parameter);
-                let keep = !is_querystring(parameter);
+                let keep = lower_querystring(parameter, &pointer, diags);
                 if !keep {
                     querystrings.insert(format!("#{pointer}"));
-                    querystring_warning(&pointer, diags);
                 }
                 keep
             });
@@ -75,41 +81,58 @@ fn lower_path_item(
     let Some(item) = item.as_object_mut() else {
         return;
     };
+    // `query` and `additionalOperations` go where the 3.1 lowering and `build` read them.
+    let mut others = Map::new();
     if let Some(op) = item.remove("query") {
-        diags.warning(
-            child(pointer, "query"),
-            format!(
-                "the `query` method (OpenAPI 3.2) is not generated yet: operation `{}` is left out",
-                operation_id(&op)
-            ),
-        );
+        others.insert("QUERY".to_owned(), op);
     }
-    if let Some(ops) = item.remove("additionalOperations") {
-        for (method, op) in ops.as_object().into_iter().flatten() {
-            diags.warning(
-                child(&child(pointer, "additionalOperations"), method),
-                format!(
-                    "the custom method `{method}` (OpenAPI 3.2 `additionalOperations`) is not generated yet: operation `{}` is left out",
-                    operation_id(op)
-                ),
-            );
+    if let Some(Value::Object(ops)) = item.remove("additionalOperations") {
+        for (method, op) in ops {
+            let here = child(&child(pointer, "additionalOperations"), &method);
+            let fixed = METHODS.contains(&method.to_ascii_lowercase().as_str())
+                || method.eq_ignore_ascii_case("query");
+            if fixed {
+                diags.warning(
+                    here,
+                    format!("`{method}` is a fixed field of the path item, not an additional operation (OpenAPI 3.2): write it there; it is left out"),
+                );
+            } else if method.is_empty() || !method.bytes().all(is_token_char) {
+                diags.warning(
+                    here,
+                    format!("`{method}` is not an HTTP method name (RFC 9110 token): the operation is left out"),
+                );
+            } else {
+                others.insert(method, op);
+            }
         }
     }
     lower_parameters(item, pointer, querystrings, diags);
     for (method, op) in item.iter_mut() {
         if let Some(op) = op
             .as_object_mut()
-            .filter(|_| crate::lower::METHODS.contains(&method.as_str()))
+            .filter(|_| METHODS.contains(&method.as_str()))
         {
             lower_parameters(op, &child(pointer, method), querystrings, diags);
         }
     }
+    for (method, op) in others.iter_mut() {
+        if let Some(op) = op.as_object_mut() {
+            lower_parameters(
+                op,
+                &other_method_pointer(pointer, method),
+                querystrings,
+                diags,
+            );
+        }
+    }
+    if !others.is_empty() {
+        item.insert(OTHER_METHODS.to_owned(), Value::Object(others));
+    }
 }
 
-fn operation_id(op: &Value) -> &str {
-    op.get("operationId")
-        .and_then(Value::as_str)
-        .unwrap_or("(no operationId)")
+/// RFC 9110's `tchar`: what a method name is made of.
+fn is_token_char(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte)
 }
 
 fn lower_parameters(
@@ -126,15 +149,11 @@ fn lower_parameters(
         let here = format!("{pointer}/parameters/{index}");
         index += 1;
         lower_parameter(parameter);
-        let referenced = parameter
+        let dropped = parameter
             .get("$ref")
             .and_then(Value::as_str)
             .is_some_and(|r| querystrings.contains(r));
-        if is_querystring(parameter) || referenced {
-            querystring_warning(&here, diags);
-            return false;
-        }
-        true
+        !dropped && lower_querystring(parameter, &here, diags)
     });
 }
 
@@ -146,15 +165,42 @@ fn lower_parameter(parameter: &mut Value) {
     }
 }
 
-fn is_querystring(parameter: &Value) -> bool {
-    parameter.get("in").and_then(Value::as_str) == Some("querystring")
-}
-
-fn querystring_warning(pointer: &str, diags: &mut Diagnostics) {
-    diags.warning(
-        pointer,
-        "`in: querystring` parameters (OpenAPI 3.2: the whole query string as one value) are not generated yet: it is neither read nor sent",
-    );
+/// `in: querystring` (the whole query string as one value) in a form (`application/x-www-form-urlencoded`)
+/// is what an exploded `form` object in the query is: each property a `name=value` pair. Other
+/// media types are left out with a warning. False when the parameter is left out.
+fn lower_querystring(parameter: &mut Value, pointer: &str, diags: &mut Diagnostics) -> bool {
+    let Some(p) = parameter
+        .as_object_mut()
+        .filter(|p| p.get("in").and_then(Value::as_str) == Some("querystring"))
+    else {
+        return true;
+    };
+    let content = p.remove("content");
+    let form = content
+        .as_ref()
+        .and_then(Value::as_object)
+        .and_then(|c| c.get("application/x-www-form-urlencoded"))
+        .and_then(|media| media.get("schema"));
+    let Some(schema) = form.cloned() else {
+        let media: Vec<&str> = content
+            .as_ref()
+            .and_then(Value::as_object)
+            .map(|c| c.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        diags.warning(
+            pointer,
+            format!(
+                "`in: querystring` (OpenAPI 3.2: the whole query string as one value) is generated for `application/x-www-form-urlencoded` content, not {}: it is neither read nor sent",
+                if media.is_empty() { "for none".to_owned() } else { format!("`{}`", media.join("`, `")) }
+            ),
+        );
+        return false;
+    };
+    p.insert("in".to_owned(), Value::from("query"));
+    p.insert("style".to_owned(), Value::from("form"));
+    p.insert("explode".to_owned(), Value::from(true));
+    p.insert("schema".to_owned(), schema);
+    true
 }
 
 fn lower_tags(root: &mut Map<String, Value>, diags: &mut Diagnostics) {
@@ -219,5 +265,61 @@ fn visit(map: &mut Map<String, Value>, pointer: &str, diags: &mut Diagnostics) {
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn lowered(doc: Value) -> (Value, Vec<String>) {
+        let mut doc = doc;
+        let mut diags = Diagnostics::default();
+        lower(doc.as_object_mut().unwrap(), &mut diags);
+        let warnings = diags.warnings().map(ToString::to_string).collect();
+        (doc, warnings)
+    }
+
+    #[test]
+    fn query_and_custom_methods_move_beside_the_fixed_ones() {
+        let op = json!({"responses": {"204": {"description": "ok"}}});
+        let (doc, warnings) = lowered(json!({"paths": {"/a": {
+            "get": op, "query": op,
+            "additionalOperations": {"LINK": op, "GET": op, "M SEARCH": op}
+        }}}));
+        let item = &doc["paths"]["/a"];
+        assert_eq!(item["get"], op);
+        assert_eq!(item[OTHER_METHODS], json!({"QUERY": op, "LINK": op}));
+        assert!(item.get("query").is_none() && item.get("additionalOperations").is_none());
+        assert_eq!(warnings.len(), 2, "{warnings:#?}");
+        assert!(
+            warnings[0].contains("/additionalOperations/GET")
+                && warnings[0].contains("fixed field")
+        );
+        assert!(warnings[1].contains("M SEARCH") && warnings[1].contains("token"));
+    }
+
+    #[test]
+    fn a_form_querystring_is_an_exploded_form_object() {
+        let schema = json!({"type": "object", "properties": {"q": {"type": "string"}}});
+        let form = json!({"name": "filter", "in": "querystring",
+            "content": {"application/x-www-form-urlencoded": {"schema": schema}}});
+        let json_text = json!({"name": "raw", "in": "querystring",
+            "content": {"application/json": {"schema": schema}}});
+        let (doc, warnings) = lowered(json!({
+            "paths": {"/a": {"get": {"parameters": [form, json_text, {"$ref": "#/components/parameters/J"}]}}},
+            "components": {"parameters": {"J": json_text}}
+        }));
+        assert_eq!(
+            doc["paths"]["/a"]["get"]["parameters"],
+            json!([{"name": "filter", "in": "query", "style": "form", "explode": true, "schema": schema}])
+        );
+        assert!(doc["components"]["parameters"].get("J").is_none());
+        assert_eq!(warnings.len(), 2, "{warnings:#?}");
+        assert!(
+            warnings.iter().all(|w| w.contains("application/json")),
+            "{warnings:#?}"
+        );
     }
 }

@@ -61,7 +61,8 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 /// `String`, and its enums closed: its models are shared by its server, which must refuse values
 /// the spec does not list, and its client, which is released with the server from the same spec) and the fixture the round-trip tests of typed errors and
 /// wire formats drive (tests/errors_formats_roundtrip.rs), the one of mixed path segments
-/// (tests/mixed_paths_roundtrip.rs), the document of webhooks only (tests/webhooks_only_roundtrip.rs),
+/// (tests/mixed_paths_roundtrip.rs), the 3.2 methods and querystring (tests/methods_roundtrip.rs),
+/// the document of webhooks only (tests/webhooks_only_roundtrip.rs),
 /// the one of parameter styles and bodies on the wire
 /// (tests/param_styles_roundtrip.rs), the one of tagged and untagged unions
 /// (tests/unions_roundtrip.rs), the one of schemas once lost (tests/lossy_roundtrip.rs), and the
@@ -131,6 +132,13 @@ const TARGETS: &[(&str, &str, &str, bool, bool)] = &[
         "tests/fixtures/webhooks-only.yaml",
         "tests/generated/webhooks-only",
         "webhooks-only",
+        true,
+        true,
+    ),
+    (
+        "tests/fixtures/methods-3.2.yaml",
+        "tests/generated/methods-3.2",
+        "methods",
         true,
         true,
     ),

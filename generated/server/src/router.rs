@@ -22,7 +22,7 @@ use crate::{
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post, delete};
+use axum::routing::{delete, get, post};
 use axum::Router;
 use std::sync::Arc;
 

@@ -11,6 +11,7 @@ use crate::ir::{
 use heck::ToUpperCamelCase;
 use indexmap::IndexMap;
 use openapiv3::{Header, MediaType, ParameterSchemaOrContent, PathItem, ReferenceOr, StatusCode};
+use std::borrow::Cow;
 
 impl Builder<'_> {
     pub(super) fn build_operations(&mut self) -> Vec<Operation> {
@@ -27,9 +28,9 @@ impl Builder<'_> {
                     continue;
                 }
             };
-            for (method, op) in methods(item) {
-                let op_pointer = child(&pointer, &method.as_str().to_ascii_lowercase());
-                if let Some(operation) = self.operation(path, item, method, op, &op_pointer) {
+            for (method, op) in self.methods(item, &pointer) {
+                let op_pointer = method_pointer(&pointer, &method);
+                if let Some(operation) = self.operation(path, item, method, &op, &op_pointer) {
                     operations.push(operation);
                 }
             }
@@ -60,18 +61,15 @@ impl Builder<'_> {
             let ReferenceOr::Item(item) = item else {
                 continue;
             };
-            for (method, op) in methods(item) {
+            for (method, op) in self.methods(item, &child("/paths", path)) {
                 let Some(callbacks) = op.extensions.get(CALLBACKS).and_then(|v| v.as_object())
                 else {
                     continue;
                 };
-                let op_pointer = child(
-                    &child("/paths", path),
-                    &method.as_str().to_ascii_lowercase(),
-                );
+                let op_pointer = method_pointer(&child("/paths", path), &method);
                 let owner = op.operation_id.clone().unwrap_or_else(|| {
                     let path_only = path.split_once('?').map_or(path.as_str(), |(p, _)| p);
-                    derived_operation_id(method, &parse_path(path_only).unwrap_or_default())
+                    derived_operation_id(&method, &parse_path(path_only).unwrap_or_default())
                 });
                 for (name, expressions) in callbacks {
                     let pointer = child(&child(&op_pointer, "callbacks"), name);
@@ -98,17 +96,17 @@ impl Builder<'_> {
                 path = format!("/{segment}-{n}");
                 n += 1;
             }
-            let all = methods(&item);
+            let all = self.methods(&item, &pointer);
             let several = all.len() > 1;
             for (method, op) in all {
-                let op_pointer = child(&pointer, &method.as_str().to_ascii_lowercase());
+                let op_pointer = method_pointer(&pointer, &method);
                 if op.security.as_ref().is_some_and(|s| !s.is_empty()) {
                     self.diags.warning(
                         child(&op_pointer, "security"),
                         "the security of a webhook or callback is not checked by the generated receiver, nor sent by the sender",
                     );
                 }
-                let mut op = op.clone();
+                let mut op = op.into_owned();
                 if op.operation_id.is_none() {
                     let base = match &kind {
                         HookKind::Webhook => name.clone(),
@@ -135,6 +133,46 @@ impl Builder<'_> {
             }
         }
         hooks
+    }
+
+    /// A path item's operations: its fixed methods, then OpenAPI 3.2's `query` and
+    /// `additionalOperations` (which lowering keeps in [`OTHER_METHODS`](crate::lower::OTHER_METHODS)).
+    fn methods<'i>(
+        &mut self,
+        item: &'i PathItem,
+        pointer: &str,
+    ) -> Vec<(Method, Cow<'i, openapiv3::Operation>)> {
+        let mut all: Vec<(Method, Cow<'i, openapiv3::Operation>)> = [
+            (Method::Get, &item.get),
+            (Method::Put, &item.put),
+            (Method::Post, &item.post),
+            (Method::Delete, &item.delete),
+            (Method::Options, &item.options),
+            (Method::Head, &item.head),
+            (Method::Patch, &item.patch),
+            (Method::Trace, &item.trace),
+        ]
+        .into_iter()
+        .filter_map(|(m, op)| op.as_ref().map(|op| (m, Cow::Borrowed(op))))
+        .collect();
+        let others = item
+            .extensions
+            .get(crate::lower::OTHER_METHODS)
+            .and_then(|v| v.as_object());
+        for (name, op) in others.into_iter().flatten() {
+            let method = match name.as_str() {
+                "QUERY" => Method::Query,
+                _ => Method::Custom(name.clone()),
+            };
+            match serde_json::from_value::<openapiv3::Operation>(op.clone()) {
+                Ok(op) => all.push((method, Cow::Owned(op))),
+                Err(e) => self.diags.warning(
+                    method_pointer(pointer, &method),
+                    format!("this operation does not parse ({e}); it is not generated"),
+                ),
+            }
+        }
+        all
     }
 
     fn hook_item(&mut self, item: &serde_json::Value, pointer: &str) -> Option<PathItem> {
@@ -178,7 +216,7 @@ impl Builder<'_> {
         let id = op
             .operation_id
             .clone()
-            .unwrap_or_else(|| derived_operation_id(method, &segments));
+            .unwrap_or_else(|| derived_operation_id(&method, &segments));
         let type_base = id.to_upper_camel_case();
 
         // Path-level parameters apply unless the operation redefines the same name and location.
@@ -693,20 +731,13 @@ impl Builder<'_> {
     }
 }
 
-fn methods(item: &PathItem) -> Vec<(Method, &openapiv3::Operation)> {
-    [
-        (Method::Get, &item.get),
-        (Method::Put, &item.put),
-        (Method::Post, &item.post),
-        (Method::Delete, &item.delete),
-        (Method::Options, &item.options),
-        (Method::Head, &item.head),
-        (Method::Patch, &item.patch),
-        (Method::Trace, &item.trace),
-    ]
-    .into_iter()
-    .filter_map(|(m, op)| op.as_ref().map(|op| (m, op)))
-    .collect()
+/// Where the document writes a path item's operation of `method`.
+fn method_pointer(path_item: &str, method: &Method) -> String {
+    if method.is_standard() {
+        child(path_item, &method.as_str().to_ascii_lowercase())
+    } else {
+        crate::lower::other_method_pointer(path_item, method.as_str())
+    }
 }
 
 fn location_key(param: &openapiv3::Parameter) -> &'static str {
@@ -894,7 +925,7 @@ fn mixed_segment(part: &str) -> Result<Vec<SegmentPart>, String> {
 }
 
 /// A stable name for an operation without `operationId`: the method and the path's words.
-fn derived_operation_id(method: Method, segments: &[PathSegment]) -> String {
+fn derived_operation_id(method: &Method, segments: &[PathSegment]) -> String {
     let mut id = method.as_str().to_ascii_lowercase();
     for segment in segments {
         match segment {
@@ -1040,7 +1071,7 @@ mod tests {
                 (
                     h.operation.id.clone(),
                     h.operation.path.clone(),
-                    h.operation.method,
+                    h.operation.method.clone(),
                 )
             })
             .collect();
@@ -1110,7 +1141,7 @@ mod tests {
     fn operation_ids_derive_from_method_and_path() {
         let segments = parse_path("/pets/{id}/toys").unwrap();
         assert_eq!(
-            derived_operation_id(Method::Get, &segments),
+            derived_operation_id(&Method::Get, &segments),
             "get_pets_by_id_toys"
         );
     }

@@ -121,7 +121,12 @@ fn parameter_problem(api: &Api, op: &crate::ir::Operation, p: &Parameter) -> Opt
         ));
     }
     match (p.style, &shape) {
-        (_, Shape::NestedArray | Shape::NestedObject | Shape::Other) => Some(
+        // Brackets in brackets, as qs, Rails and Stripe write them: read back as written.
+        (ParamStyle::DeepObject, Shape::NestedObject) => None,
+        (_, Shape::NestedObject) => Some(format!(
+            "style {style} defines no nesting: an object or array inside is written as its JSON text, which the generated server reads back (another server may expect another form)"
+        )),
+        (_, Shape::NestedArray | Shape::Other) => Some(
             "a style can carry primitives, lists of primitives and objects of primitives only: the client writes nested values as JSON text and the server passes the parameter through as raw text".to_owned(),
         ),
         (ParamStyle::DeepObject, Shape::Primitive) => Some(
@@ -167,10 +172,15 @@ mod tests {
         );
         let found = warnings(&op(&params));
         assert_eq!(found.len(), 3, "{found:#?}");
-        assert!(found[0].contains("query parameter `n`") && found[0].contains("raw text"));
+        assert!(found[0].contains("query parameter `n`") && found[0].contains("JSON text"));
         assert!(found[1].contains("query parameter `d`") && found[1].contains("deepObject"));
         assert!(found[2].contains("query parameter `s`") && found[2].contains("spaceDelimited"));
         assert!(found[0].starts_with("warning: /paths/~1things~1{id}/get/parameters"));
+        // In deepObject, objects nest in brackets: nothing is approximated.
+        let deep = format!(
+            "{ID}      - {{name: n, in: query, style: deepObject, explode: true, schema: {{$ref: '#/components/schemas/Nested'}}}}\n"
+        );
+        assert_eq!(warnings(&op(&deep)), Vec::<String>::new());
     }
 
     #[test]

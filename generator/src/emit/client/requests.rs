@@ -495,7 +495,7 @@ impl<'a> RequestEmitter<'a> {
     ) -> TokenStream {
         let op = p.op;
         let mut steps: Vec<TokenStream> = Vec::new();
-        let method = method_tokens(op.method);
+        let method = method_tokens(&op.method);
         let (path_lets, path) = self.path_expr(p);
         steps.extend(path_lets);
 
@@ -1399,9 +1399,15 @@ fn status_text(status: Status) -> String {
     }
 }
 
-fn method_tokens(method: Method) -> TokenStream {
-    let name = format_ident!("{}", method.as_str());
-    quote! { ::reqwest::Method::#name }
+fn method_tokens(method: &Method) -> TokenStream {
+    if method.is_standard() {
+        let name = format_ident!("{}", method.as_str());
+        quote! { ::reqwest::Method::#name }
+    } else {
+        // `QUERY` and custom methods: the generator checked the name is an HTTP token.
+        let name = proc_macro2::Literal::byte_string(method.as_str().as_bytes());
+        quote! { ::reqwest::Method::from_bytes(#name).expect("an HTTP token") }
+    }
 }
 
 fn setter_name(param: &Parameter) -> String {

@@ -209,7 +209,7 @@ impl<'a> Plan<'a> {
                 }
             };
             let distinction = (mixed_literals(op), op.query.clone());
-            if !seen.insert((route.clone(), op.method, distinction)) {
+            if !seen.insert((route.clone(), op.method.clone(), distinction)) {
                 plan.skipped.push(format!(
                     "`{} {}` (`{}`): another operation already answers this method at the same route.",
                     op.method.as_str(),
@@ -225,9 +225,11 @@ impl<'a> Plan<'a> {
             match plan.routes.iter_mut().find(|(path, _)| *path == route) {
                 Some((_, methods)) => match methods.iter_mut().find(|(m, _)| *m == op.method) {
                     Some((_, ops)) => ops.push(index),
-                    None => methods.push((op.method, vec![index])),
+                    None => methods.push((op.method.clone(), vec![index])),
                 },
-                None => plan.routes.push((route, vec![(op.method, vec![index])])),
+                None => plan
+                    .routes
+                    .push((route, vec![(op.method.clone(), vec![index])])),
             }
         }
         for (_, methods) in &mut plan.routes {

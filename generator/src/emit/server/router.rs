@@ -11,27 +11,60 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
     let api = &plan.trait_name;
     let has_error = plan.error_body.is_some();
     let mut dispatchers = Vec::new();
-    let routes = plan.routes.iter().map(|(path, methods)| {
-        let chain = methods.iter().enumerate().map(|(i, (method, indexes))| {
+    // Only the first method of a route is the free function (`get(...)`); the others are chained.
+    let mut method_fns = Vec::new();
+    let mut routes = Vec::new();
+    for (path, methods) in &plan.routes {
+        // The handler of a method, and whether it takes the request (dispatchers always do).
+        let mut handler_of = |indexes: &[usize]| {
             let first = &plan.ops[indexes[0]];
-            let handler = if indexes.len() == 1 && !is_distinct(first.op) {
-                format_ident!("handle_{}", first.op.name)
+            if indexes.len() == 1 && !is_distinct(first.op) {
+                (
+                    format_ident!("handle_{}", first.op.name),
+                    takes_request(first),
+                )
             } else {
                 let ops: Vec<&OpPlan> = indexes.iter().map(|i| &plan.ops[*i]).collect();
                 let name = format_ident!("dispatch_{}", first.op.name);
                 dispatchers.push(dispatcher(plan, &name, &ops, has_error));
-                name
-            };
-            let method = method_fn(*method);
-            if i == 0 {
-                quote! { #method(#handler::<A>) }
-            } else {
-                quote! { .#method(#handler::<A>) }
+                (name, true)
             }
-        });
-        quote! { .route(#path, #(#chain)*) }
-    });
-    let routes: Vec<TokenStream> = routes.collect();
+        };
+        let mut chain = Vec::new();
+        let mut others = Vec::new();
+        for (method, indexes) in methods {
+            let (handler, takes) = handler_of(indexes);
+            if !method.is_standard() {
+                others.push((method, handler, takes));
+                continue;
+            }
+            let method = method_fn(method);
+            if chain.is_empty() {
+                method_fns.push(method.clone());
+                chain.push(quote! { #method(#handler::<A>) });
+            } else {
+                chain.push(quote! { .#method(#handler::<A>) });
+            }
+        }
+        // `QUERY` and custom methods, which axum's method router does not name: the route's
+        // fallback picks them by name.
+        if !others.is_empty() {
+            let first = &plan.ops[methods
+                .iter()
+                .find(|(m, _)| !m.is_standard())
+                .expect("others")
+                .1[0]];
+            let name = format_ident!("other_methods_{}", first.op.name);
+            dispatchers.push(other_methods(plan, &name, &others, has_error));
+            if chain.is_empty() {
+                method_fns.push(format_ident!("any"));
+                chain.push(quote! { any(#name::<A>) });
+            } else {
+                chain.push(quote! { .fallback(#name::<A>) });
+            }
+        }
+        routes.push(quote! { .route(#path, #(#chain)*) });
+    }
     let handlers = plan.ops.iter().map(|op| handler(plan, op));
     let reject_fn = if has_error {
         quote! {
@@ -114,11 +147,8 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
             #not_allowed
         }
     };
-    // Only the first method of a route is the free function (`get(...)`); the others are chained.
-    let mut methods: Vec<Method> = plan.routes.iter().map(|(_, m)| m[0].0).collect();
-    methods.sort();
-    methods.dedup();
-    let method_fns = methods.into_iter().map(method_fn);
+    method_fns.sort();
+    method_fns.dedup();
     let requests = plan.ops.iter().map(|op| &op.request_name);
     let uses = super::imports(
         &items,
@@ -231,7 +261,49 @@ fn takes_request(op: &OpPlan) -> bool {
     op.bearer != Need::No || !op.fields.is_empty()
 }
 
-fn method_fn(method: Method) -> proc_macro2::Ident {
+/// The fallback of a route with methods axum does not name (`QUERY`, 3.2's custom methods): each
+/// is picked by name, any other method is one the path does not accept.
+fn other_methods(
+    plan: &Plan,
+    name: &proc_macro2::Ident,
+    methods: &[(&Method, proc_macro2::Ident, bool)],
+    has_error: bool,
+) -> TokenStream {
+    let api = &plan.trait_name;
+    let arms = methods.iter().map(|(method, handler, takes_request)| {
+        let text = method.as_str();
+        let call = if *takes_request {
+            quote! { #handler(State(api), request).await }
+        } else {
+            quote! { #handler(State(api)).await }
+        };
+        quote! { #text => #call, }
+    });
+    let not_allowed = if has_error {
+        quote! { method_not_allowed::<A>(State(api), request.method().clone(), request.uri().clone()).await }
+    } else {
+        quote! { method_not_allowed(request.method().clone(), request.uri().clone()).await }
+    };
+    let doc = format!(
+        " {}: methods axum's router does not name, picked by name.",
+        methods
+            .iter()
+            .map(|(m, _, _)| format!("`{}`", m.as_str()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    quote! {
+        #[doc = #doc]
+        async fn #name<A: #api>(State(api): State<Arc<A>>, request: Request) -> Response {
+            match request.method().as_str() {
+                #(#arms)*
+                _ => #not_allowed,
+            }
+        }
+    }
+}
+
+fn method_fn(method: &Method) -> proc_macro2::Ident {
     format_ident!("{}", method.as_str().to_ascii_lowercase())
 }
 

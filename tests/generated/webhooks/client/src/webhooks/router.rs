@@ -11,7 +11,7 @@ use crate::webhooks::{
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{put, post};
+use axum::routing::{post, put};
 use axum::Router;
 use std::sync::Arc;
 
