@@ -47,7 +47,8 @@ pub mod server {
     pub const RESPOND: &str = include_str!("server/respond.rs");
     /// `src/multipart.rs`: reading `multipart/form-data` bodies.
     pub const MULTIPART: &str = include_str!("server/multipart.rs");
-    /// `src/deep_form.rs`: reading `deepObject` form bodies.
+    /// `src/deep_form.rs`: reading `deepObject` form bodies and object parameters whose properties
+    /// nest.
     pub const DEEP_FORM: &str = include_str!("server/deep_form.rs");
 }
 
@@ -65,6 +66,8 @@ pub mod client {
     pub const RETRY: &str = include_str!("client/retry.rs");
     /// `src/multipart.rs`: writing `multipart/form-data` bodies.
     pub const MULTIPART: &str = include_str!("client/multipart.rs");
+    /// `src/device.rs`: the OAuth 2.0 device authorization grant (RFC 8628).
+    pub const DEVICE: &str = include_str!("client/device.rs");
 }
 
 // Templates compiled as modules of this crate, so their logic can be tested where it is written.

@@ -1081,6 +1081,18 @@ pub struct SecurityScheme {
     pub kind: SecurityKind,
     /// `description` (the generated client shows that of a client-credentials scheme).
     pub doc: Option<String>,
+    /// OAuth 2.0's device authorization flow (RFC 8628, OpenAPI 3.2's `deviceAuthorization`),
+    /// which the generated client can run to obtain a bearer token.
+    pub device_flow: Option<DeviceFlow>,
+}
+
+/// An OAuth 2.0 device authorization flow (`flows.deviceAuthorization`).
+#[derive(Debug, Clone, Serialize)]
+pub struct DeviceFlow {
+    /// `deviceAuthorizationUrl`: where the client asks for a device and user code.
+    pub device_authorization_url: String,
+    /// `tokenUrl`: where the client polls for the token.
+    pub token_url: String,
 }
 
 /// How a security scheme is satisfied, as far as the generated code acts on it.

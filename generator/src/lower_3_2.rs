@@ -5,13 +5,14 @@
 //!   an HTTP token, or that names a fixed field, is left out with a warning;
 //! - `in: querystring` in a form (`application/x-www-form-urlencoded`) becomes the exploded `form`
 //!   object in the query it is (each property a pair); in another media type it is left out with a
-//!   warning.
+//!   warning;
+//! - an OAuth 2.0 `deviceAuthorization` flow moves to the scheme's [`DEVICE_AUTHORIZATION`],
+//!   where `build` reads it.
 //!
 //! What 3.2 can say that the generator does not represent yet is taken out with a warning naming
 //! it, never dropped in silence (and never left for `openapiv3` to refuse):
 //!
 //! - `itemSchema` (a stream of items): the media type keeps its `schema`, if any;
-//! - OAuth 2.0 `deviceAuthorization` flows: the scheme keeps its other flows;
 //! - a discriminator's `defaultMapping`;
 //! - tags' `parent` and `kind`, which no generated module follows.
 //!
@@ -22,6 +23,10 @@ use crate::diagnostics::{Diagnostics, child};
 use crate::lower::{METHODS, OTHER_METHODS, other_method_pointer};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
+
+/// On an OAuth 2.0 security scheme: its `flows.deviceAuthorization` (RFC 8628), which `openapiv3`
+/// does not read.
+pub const DEVICE_AUTHORIZATION: &str = "x-openapi-gen-device-authorization";
 
 /// Takes out, with a warning each, what the generator does not represent of 3.2.
 pub fn lower(root: &mut Map<String, Value>, diags: &mut Diagnostics) {
@@ -46,14 +51,22 @@ pub fn lower(root: &mut Map<String, Value>, diags: &mut Diagnostics) {
             .and_then(Value::as_object_mut)
         {
             for (name, scheme) in schemes.iter_mut() {
-                let flows = scheme.get_mut("flows").and_then(Value::as_object_mut);
-                if flows
-                    .and_then(|f| f.remove("deviceAuthorization"))
-                    .is_some()
-                {
+                let flow = scheme
+                    .get_mut("flows")
+                    .and_then(Value::as_object_mut)
+                    .and_then(|f| f.remove("deviceAuthorization"));
+                let Some(flow) = flow else {
+                    continue;
+                };
+                let complete = ["deviceAuthorizationUrl", "tokenUrl"]
+                    .iter()
+                    .all(|key| flow.get(key).is_some_and(Value::is_string));
+                if complete && let Some(scheme) = scheme.as_object_mut() {
+                    scheme.insert(DEVICE_AUTHORIZATION.to_owned(), flow);
+                } else {
                     diags.warning(
-                        child(&child("/components/securitySchemes", name), "flows"),
-                        "the OAuth 2.0 device authorization flow (RFC 8628, OpenAPI 3.2) is not generated; the scheme's other flows are",
+                        child(&child(&child("/components/securitySchemes", name), "flows"), "deviceAuthorization"),
+                        "a device authorization flow needs `deviceAuthorizationUrl` and `tokenUrl`; it is not generated",
                     );
                 }
             }

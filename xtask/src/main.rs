@@ -62,7 +62,7 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 /// the spec does not list, and its client, which is released with the server from the same spec) and the fixture the round-trip tests of typed errors and
 /// wire formats drive (tests/errors_formats_roundtrip.rs), the one of mixed path segments
 /// (tests/mixed_paths_roundtrip.rs), the 3.2 methods and querystring (tests/methods_roundtrip.rs),
-/// the document of webhooks only (tests/webhooks_only_roundtrip.rs),
+/// the OAuth 2.0 device flow (tests/device_flow_roundtrip.rs), the document of webhooks only (tests/webhooks_only_roundtrip.rs),
 /// the one of parameter styles and bodies on the wire
 /// (tests/param_styles_roundtrip.rs), the one of tagged and untagged unions
 /// (tests/unions_roundtrip.rs), the one of schemas once lost (tests/lossy_roundtrip.rs), and the
@@ -139,6 +139,13 @@ const TARGETS: &[(&str, &str, &str, bool, bool)] = &[
         "tests/fixtures/methods-3.2.yaml",
         "tests/generated/methods-3.2",
         "methods",
+        true,
+        true,
+    ),
+    (
+        "tests/fixtures/device-flow-3.2.yaml",
+        "tests/generated/device-flow",
+        "device-flow",
         true,
         true,
     ),

@@ -4,8 +4,8 @@ use super::Builder;
 use super::schema::Site;
 use crate::diagnostics::child;
 use crate::ir::{
-    Constraints, Hook, HookKind, Media, Method, Operation, ParamLocation, ParamStyle, Parameter,
-    PathSegment, PropertyEncoding, RequestBody, Response, ResponseBody, ResponseHeader,
+    Constraints, DeviceFlow, Hook, HookKind, Media, Method, Operation, ParamLocation, ParamStyle,
+    Parameter, PathSegment, PropertyEncoding, RequestBody, Response, ResponseBody, ResponseHeader,
     SecurityKind, SecurityRequirement, SecurityScheme, SegmentPart, Status, TypeRef,
 };
 use heck::ToUpperCamelCase;
@@ -674,6 +674,20 @@ impl Builder<'_> {
                 );
                 continue;
             };
+            let device_flow = match scheme {
+                openapiv3::SecurityScheme::OAuth2 { extensions, .. } => extensions
+                    .get(crate::lower_3_2::DEVICE_AUTHORIZATION)
+                    .and_then(|flow| {
+                        Some(DeviceFlow {
+                            device_authorization_url: flow
+                                .get("deviceAuthorizationUrl")?
+                                .as_str()?
+                                .to_owned(),
+                            token_url: flow.get("tokenUrl")?.as_str()?.to_owned(),
+                        })
+                    }),
+                _ => None,
+            };
             let (kind, doc) = match scheme {
                 openapiv3::SecurityScheme::HTTP {
                     scheme,
@@ -725,6 +739,7 @@ impl Builder<'_> {
                 name: name.clone(),
                 kind,
                 doc,
+                device_flow,
             });
         }
         schemes

@@ -23,6 +23,7 @@ const CODEC_TEMPLATE: &str = openapi_gen_templates::client::CODEC;
 const ERROR_TEMPLATE: &str = openapi_gen_templates::client::ERROR;
 const RETRY_TEMPLATE: &str = openapi_gen_templates::client::RETRY;
 const MULTIPART_TEMPLATE: &str = openapi_gen_templates::client::MULTIPART;
+const DEVICE_TEMPLATE: &str = openapi_gen_templates::client::DEVICE;
 
 /// The files copied from templates (see [`super::nest`]).
 pub const TEMPLATES: &[&str] = &[
@@ -32,6 +33,7 @@ pub const TEMPLATES: &[&str] = &[
     "src/error.rs",
     "src/retry.rs",
     "src/multipart.rs",
+    "src/device.rs",
 ];
 
 /// The client crate's files: `Cargo.toml`, `src/lib.rs`, a request builder per operation
@@ -69,6 +71,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     let has_errors = plans.iter().any(|p| !p.errors.is_empty());
     let has_headers = plans.iter().any(|p| !p.success_headers.is_empty());
     let credentials = plan::client_credentials_scheme(api);
+    let device_flow = plan::device_flow_scheme(api);
 
     // Token streams cannot cross threads: each job makes its own emitter and returns text.
     let emitter = || requests::RequestEmitter::new(api);
@@ -112,6 +115,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
                 opts,
                 [has_responses, has_errors, has_headers],
                 credentials.is_some(),
+                device_flow.is_some(),
             ),
             opts,
         )?,
@@ -135,6 +139,14 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     }
     if super::has_multipart_struct(api) {
         files.push(template_file(opts, "src/multipart.rs", MULTIPART_TEMPLATE));
+    }
+    if let Some(scheme) = device_flow {
+        files.push(template_file(opts, "src/device.rs", DEVICE_TEMPLATE));
+        files.push(rust_file(
+            device_flow_rs(scheme),
+            opts,
+            "src/device_flow.rs",
+        )?);
     }
     files.extend(receiver(api, patterns, opts)?);
     files.extend([
@@ -292,6 +304,7 @@ fn lib_rs(
     opts: &Options,
     [has_responses, has_errors, has_headers]: [bool; 3],
     client_credentials: bool,
+    device_flow: bool,
 ) -> TokenStream {
     let title = format!(" Client of {} (version {}).", api.title, api.version);
     let credentials = if client_credentials {
@@ -309,6 +322,9 @@ fn lib_rs(
     let separator = api.description.is_some().then(|| quote! { #![doc = ""] });
     let models = opts.crate_ident("models");
     let credentials_mod = client_credentials.then(|| quote! { mod credentials; });
+    let device_mods = device_flow.then(|| quote! { mod device; mod device_flow; });
+    let device_uses = device_flow
+        .then(|| quote! { pub use device::{DeviceAuthorization, DeviceFlowError, DeviceToken}; });
     let responses_mod = has_responses.then(|| quote! { pub mod responses; });
     let errors_mod = has_errors.then(|| quote! { pub mod errors; });
     let headers_mod = has_headers.then(|| quote! { pub mod headers; });
@@ -332,6 +348,7 @@ fn lib_rs(
         mod client;
         pub mod codec;
         #credentials_mod
+        #device_mods
         mod error;
         #errors_mod
         #headers_mod
@@ -344,9 +361,50 @@ fn lib_rs(
         pub use #models as models;
         pub use client::{Client, ClientBuilder};
         pub use codec::{Paged, ResponseValue};
+        #device_uses
         pub use error::{AuthError, BuildError, Error};
         pub use reqwest;
         pub use retry::RetryPolicy;
+    }
+}
+
+/// `Client::device_authorization`, for the document's OAuth 2.0 device authorization flow.
+fn device_flow_rs(scheme: &crate::ir::SecurityScheme) -> TokenStream {
+    let flow = scheme.device_flow.as_ref().expect("a device flow");
+    let device_url = &flow.device_authorization_url;
+    let token_url = &flow.token_url;
+    let intro = format!(
+        " Starts OAuth 2.0's device authorization grant (RFC 8628) of the `{}` scheme at `{device_url}`, as client `client_id` asking for `scopes`.",
+        scheme.name
+    );
+    quote! {
+        //! The document's OAuth 2.0 device authorization flow.
+
+        use crate::device::{DeviceAuthorization, DeviceFlowError};
+        use crate::Client;
+
+        /// The flow's `deviceAuthorizationUrl`; relative URLs are appended to the base URL like operation paths.
+        const DEVICE_AUTHORIZATION_URL: &str = #device_url;
+        /// The flow's `tokenUrl`.
+        const TOKEN_URL: &str = #token_url;
+
+        impl Client {
+            #[doc = #intro]
+            #[doc = ""]
+            #[doc = " Show the user the answer's `user_code` and `verification_uri`, then await its"]
+            #[doc = " [`token`](DeviceAuthorization::token), which polls until the user approves or denies the"]
+            #[doc = " request; send the access token with [`ClientBuilder::bearer_token`](crate::ClientBuilder::bearer_token)."]
+            pub async fn device_authorization(&self, client_id: impl Into<String>, scopes: &[&str]) -> Result<DeviceAuthorization, DeviceFlowError> {
+                DeviceAuthorization::start(
+                    self.inner.http.clone(),
+                    self.resolve_url(DEVICE_AUTHORIZATION_URL),
+                    self.resolve_url(TOKEN_URL),
+                    client_id.into(),
+                    scopes,
+                )
+                .await
+            }
+        }
     }
 }
 

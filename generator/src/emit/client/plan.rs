@@ -608,6 +608,20 @@ pub fn client_credentials_scheme(api: &Api) -> Option<(&crate::ir::SecuritySchem
     }
 }
 
+/// The device authorization flow (RFC 8628) of a scheme the operations use, if any: the client
+/// gets a method that runs it.
+pub fn device_flow_scheme(api: &Api) -> Option<&crate::ir::SecurityScheme> {
+    let mut used = api
+        .operations
+        .iter()
+        .flat_map(|op| op.security.iter().flat_map(|r| r.schemes.iter()));
+    used.find_map(|name| {
+        api.security_schemes
+            .iter()
+            .find(|s| &s.name == name && s.device_flow.is_some())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

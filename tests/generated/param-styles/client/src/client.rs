@@ -65,6 +65,23 @@ impl Client {
     pub fn base_url(&self) -> &str {
         &self.inner.base_url
     }
+
+    /// A URL of the document (a token endpoint...): absolute as it is, or relative and resolved
+    /// like an operation path.
+    #[allow(dead_code, reason = "used by documents with OAuth 2.0 flows only")]
+    pub(crate) fn resolve_url(&self, url: &str) -> String {
+        resolve(&self.inner.base_url, url)
+    }
+}
+
+/// `url` if absolute, else `url` appended to `base_url` like an operation path.
+fn resolve(base_url: &str, url: &str) -> String {
+    if reqwest::Url::parse(url).is_ok() {
+        url.to_owned()
+    } else {
+        let slash = if url.starts_with('/') { "" } else { "/" };
+        format!("{base_url}{slash}{url}")
+    }
 }
 
 impl fmt::Debug for Client {
@@ -347,15 +364,8 @@ impl ClientBuilder {
                 client_id,
                 client_secret,
             } => {
-                let token_url = if reqwest::Url::parse(&token_url).is_ok() {
-                    token_url
-                } else {
-                    // A relative token URL is resolved like an operation path.
-                    let slash = if token_url.starts_with('/') { "" } else { "/" };
-                    format!("{base_url}{slash}{token_url}")
-                };
                 Authorization::ClientCredentials(TokenCache::new(
-                    token_url,
+                    resolve(&base_url, &token_url),
                     client_id,
                     client_secret,
                 ))
