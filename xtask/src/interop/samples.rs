@@ -88,6 +88,9 @@ impl<'a> Sampler<'a> {
                 }
                 Value::Object(map)
             }
+            // Past the first levels a nullable value is null: it ends recursive schemas
+            // (`parent: Category | null`) that require themselves.
+            TypeRef::Nullable(_) if depth >= 2 => Value::Null,
             TypeRef::Nullable(inner) => self.sample(inner, c, depth),
             TypeRef::Any => json!({}),
             TypeRef::Null => Value::Null,
@@ -134,10 +137,19 @@ impl<'a> Sampler<'a> {
                     &variant.constraints
                 };
                 let mut value = self.sample(&variant.ty, constraints, depth + 1);
+                // The tag: as the branch declares its property where it does (an integer
+                // `enum: [0]` under a mapping key "0"), else the union's first value for it.
                 if let (Some(tag), Some(first), Value::Object(object)) =
                     (&u.discriminator, variant.tags.first(), &mut value)
+                    && !object.contains_key(tag)
                 {
-                    object.insert(tag.clone(), first.clone());
+                    let declared = openapi_gen::ir::struct_behind(self.types, &variant.ty)
+                        .and_then(|s| s.fields.iter().find(|f| f.wire_name == *tag));
+                    let tag_value = match declared {
+                        Some(field) => self.sample(&field.ty, &field.constraints, depth + 1),
+                        None => first.clone(),
+                    };
+                    object.insert(tag.clone(), tag_value);
                 }
                 value
             }
