@@ -633,3 +633,37 @@ fn type_samples(api: &Api) -> BTreeMap<String, serde_json::Value> {
     out.insert("Vec<u8>".into(), serde_json::json!([104, 105]));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn types_split_at_top_level_commas() {
+        assert_eq!(
+            split_types("StatusCode, ::std::collections::BTreeMap<String, models::A>"),
+            [
+                "StatusCode",
+                "::std::collections::BTreeMap<String, models::A>"
+            ]
+        );
+    }
+
+    #[test]
+    fn response_enums_give_their_variants() {
+        let text = "\npub enum CreateResponse {\n    /// `201`: Created.\n    Created {\n        body: models::Received,\n        /// The `Location` header.\n        location: String,\n        e_tag: Option<String>,\n    },\n    NoContent,\n    Default(StatusCode, models::Problem),\n}\n";
+        let enums = response_variants(text);
+        let variants = &enums["CreateResponse"];
+        assert_eq!(variants.len(), 3);
+        match &variants[0] {
+            (name, Fields::Named(fields)) => {
+                assert_eq!(name, "Created");
+                assert_eq!(fields[1], ("location".to_owned(), "String".to_owned()));
+                assert_eq!(fields[2].1, "Option<String>");
+            }
+            _ => panic!("a struct variant"),
+        }
+        assert!(matches!(&variants[1], (n, Fields::Unit) if n == "NoContent"));
+        assert!(matches!(&variants[2], (n, Fields::Tuple(t)) if n == "Default" && t.len() == 2));
+    }
+}

@@ -225,3 +225,66 @@ fn string(c: &Constraints) -> String {
     }
     text.chars().take(max).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn api(document: &str) -> Api {
+        openapi_gen::load_api(document)
+            .expect("the document loads")
+            .0
+    }
+
+    #[test]
+    fn samples_honour_required_properties_bounds_formats_and_patterns() {
+        let api = api(r##"
+openapi: 3.1.0
+info: {title: T, version: "1"}
+paths: {}
+components:
+  schemas:
+    Pet:
+      type: object
+      required: [id, name, born, tags, code, kind]
+      properties:
+        id: {type: integer, minimum: 10}
+        name: {type: string, minLength: 8, maxLength: 9}
+        born: {type: string, format: date-time}
+        tags: {type: array, minItems: 2, items: {type: string}}
+        code: {type: string, pattern: "^[A-Z][0-9]$"}
+        kind: {type: string, enum: [dog, cat]}
+        note: {type: string}
+"##);
+        let sampler = Sampler::new(&api);
+        let pet = TypeRef::Named(openapi_gen::ir::TypeId(
+            api.types.iter().position(|t| t.name == "Pet").unwrap(),
+        ));
+        let value = sampler.value(&pet, &Constraints::default(), None);
+        assert_eq!(
+            value,
+            json!({"id": 10, "name": "samplexx", "born": "2024-01-02T03:04:05Z",
+                   "tags": ["sample", "sample"], "code": "A1", "kind": "dog"})
+        );
+    }
+
+    #[test]
+    fn a_nullable_self_reference_ends_in_null() {
+        let api = api(r##"
+openapi: 3.1.0
+info: {title: T, version: "1"}
+paths: {}
+components:
+  schemas:
+    Node:
+      type: object
+      required: [next]
+      properties:
+        next: {oneOf: [{type: "null"}, {$ref: "#/components/schemas/Node"}]}
+"##);
+        let sampler = Sampler::new(&api);
+        let node = TypeRef::Named(openapi_gen::ir::TypeId(0));
+        let value = sampler.value(&node, &Constraints::default(), None);
+        assert_eq!(value, json!({"next": {"next": null}}));
+    }
+}
