@@ -1,8 +1,9 @@
 //! Repository tasks: `cargo xtask codegen [--check]`, `cargo xtask corpus [--compile]`,
-//! `cargo xtask fixtures`, `cargo xtask package`.
+//! `cargo xtask fixtures`, `cargo xtask interop`, `cargo xtask package`.
 
 mod compile;
 mod corpus;
+mod interop;
 mod package;
 
 use openapi_gen::{Part, emit::Options};
@@ -20,6 +21,7 @@ fn main() -> ExitCode {
         Some("codegen") => codegen(flag("--check")),
         Some("corpus") => corpus::run(flag("--compile"), flag("--skip-large")),
         Some("fixtures") => compile::fixtures(),
+        Some("interop") => interop::run(&args[1..]),
         Some("package") => package::run(),
         _ => {
             eprintln!(
@@ -30,6 +32,8 @@ fn main() -> ExitCode {
                  \x20                             generate ../shared/corpus; --compile also runs clippy -D warnings\n\
                  \x20                             on each document's models, server and client\n\
                  fixtures                      generate every tests/fixtures/*.yaml and run clippy -D warnings on it\n\
+                 interop [document...]         the generated client against Prism's mock server, the generated\n\
+                 \x20                             server under schemathesis (tests/interop/expected.json)\n\
                  package                       package the generator, install it from its tarball, generate\n\
                  \x20                             petstore with the command and from build.rs, and compile both"
             );
