@@ -1060,6 +1060,22 @@ async fn nested_deep_objects_go_out_in_brackets_and_read_back() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["deep"]["Object"], serde_json::json!({"role": "admin"}));
 
+    // An array given as a repeated name (as qs and schemathesis write it) reads as well.
+    let (status, body) = get(
+        &format!("{url}?deep[Object][role]=user&deep[Id]=7&deep[tags]=a&deep[tags]=b"),
+        &[],
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["deep"]["tags"], serde_json::json!(["a", "b"]));
+    let (status, body) = get(
+        &format!("{url}?deep[Object][role]=user&deep[Id]=7&deep[tags]="),
+        &[],
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["deep"]["tags"], serde_json::json!([""]));
+
     // A required parameter missing, or missing a required property, or breaking a constraint.
     for (query, problem) in [
         ("", "is required"),

@@ -56,8 +56,19 @@ fn read<T: DeserializeOwned>(pairs: impl IntoIterator<Item = (String, String)>) 
 
 fn insert(map: &mut Map<String, Value>, key: String, rest: &[&str], value: String) -> Result<(), String> {
     match rest.split_first() {
+        // A name given again is a list (`tags=a&tags=b`, `f[tags]=a&f[tags]=b`), as qs reads it.
         None => {
-            map.insert(key, Value::String(value));
+            match map.get_mut(&key) {
+                None => {
+                    map.insert(key, Value::String(value));
+                }
+                Some(Value::Array(items)) => items.push(Value::String(value)),
+                Some(first @ Value::String(_)) => {
+                    let first = std::mem::take(first);
+                    map.insert(key, Value::Array(vec![first, Value::String(value)]));
+                }
+                Some(_) => return Err(format!("`{key}` is given both as a value and as an object")),
+            }
             Ok(())
         }
         Some((next, rest)) => {
@@ -155,7 +166,12 @@ impl<'de> Deserializer<'de> for Lenient {
     );
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, serde_json::Error> {
-        self.composite().deserialize_any(visitor)
+        match self.composite() {
+            // A name given once is a list of one (`tags=a`), as in any form.
+            Lenient(Value::String(text)) => Lenient(Value::Array(vec![Value::String(text)])),
+            list => list,
+        }
+        .deserialize_any(visitor)
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, serde_json::Error> {
@@ -202,13 +218,13 @@ impl<'de> Deserializer<'de> for Lenient {
 }
 
 impl Lenient {
-    /// Where an object or array is asked for, a text leaf is read as its JSON (kept as it is when
-    /// it is not JSON, so the message names what was found).
+    /// Where an object or array is asked for, a text leaf is read as its JSON object or array
+    /// (kept as it is otherwise, so the message names what was found).
     fn composite(self) -> Lenient {
         match self.0 {
             Value::String(text) => match serde_json::from_str(&text) {
-                Ok(json) => Lenient(json),
-                Err(_) => Lenient(Value::String(text)),
+                Ok(json @ (Value::Object(_) | Value::Array(_))) => Lenient(json),
+                _ => Lenient(Value::String(text)),
             },
             other => Lenient(other),
         }
