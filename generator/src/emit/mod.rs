@@ -369,7 +369,7 @@ pub fn multipart_fields<'a>(
 /// properties, or an object parameter (whose properties may nest).
 pub fn has_deep_form(api: &crate::ir::Api) -> bool {
     api.operations.iter().any(|op| {
-        op.body.as_ref().is_some_and(is_deep_form)
+        op.body.as_ref().is_some_and(|b| is_deep_form(api, b))
             || op
                 .parameters
                 .iter()
@@ -389,14 +389,31 @@ fn is_object(api: &crate::ir::Api, ty: &crate::ir::TypeRef) -> bool {
     }
 }
 
-/// Whether a body is a form with `deepObject` properties (`meta[key]=value`), read by the server's
-/// `deep_form` runtime.
-pub fn is_deep_form(body: &crate::ir::RequestBody) -> bool {
+/// Whether a form body is read by the server's `deep_form` runtime: one with `deepObject`-encoded
+/// properties (`meta[key]=value`), or one with a required array, which a form cannot spell when
+/// empty (see [`form_lists`]).
+pub fn is_deep_form(api: &crate::ir::Api, body: &crate::ir::RequestBody) -> bool {
     body.media == crate::ir::Media::Form
-        && body
+        && (body
             .encoding
             .iter()
             .any(|e| e.style == crate::ir::ParamStyle::DeepObject)
+            || !form_lists(api, body).is_empty())
+}
+
+/// The required array properties of a form body: an empty list has no pairs on the wire, so the
+/// server reads one that is absent as empty.
+pub fn form_lists<'a>(api: &'a crate::ir::Api, body: &crate::ir::RequestBody) -> Vec<&'a str> {
+    let Some(fields) = multipart_fields(api, api.resolve(&body.ty)) else {
+        return Vec::new();
+    };
+    fields
+        .iter()
+        .filter(|f| {
+            f.required && matches!(api.resolve(&f.ty), crate::ir::TypeRef::Array(_))
+        })
+        .map(|f| f.wire_name.as_str())
+        .collect()
 }
 
 /// Whether any operation has a multipart body read part by part.

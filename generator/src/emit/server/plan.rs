@@ -1197,13 +1197,19 @@ impl<'a> Plan<'a> {
             } else {
                 TokenStream::new()
             };
-        let read = if crate::emit::is_deep_form(body) {
+        let read = if crate::emit::is_deep_form(self.api, body) {
             let reader = if required {
                 quote! { form_with }
             } else {
                 quote! { form_with_optional }
             };
-            quote! { body::#reader::<#ty>(Request::from_parts(parts, raw_body), deep_form::decode).await? }
+            let lists = crate::emit::form_lists(self.api, body);
+            let decode = if lists.is_empty() {
+                quote! { deep_form::decode }
+            } else {
+                quote! { |bytes: &[u8]| deep_form::decode_lists(bytes, &[#(#lists),*]) }
+            };
+            quote! { body::#reader::<#ty>(Request::from_parts(parts, raw_body), #decode).await? }
         } else {
             quote! { body::#reader #generic(Request::from_parts(parts, raw_body)).await? }
         };

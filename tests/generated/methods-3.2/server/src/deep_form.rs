@@ -20,8 +20,14 @@ use serde_json::{Map, Value};
 
 /// Decodes a form body with bracketed names into `T`.
 pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    decode_lists(bytes, &[])
+}
+
+/// Decodes a form body into `T`, reading the required arrays `lists` as empty when no pair names
+/// them (a form cannot spell an empty list).
+pub fn decode_lists<T: DeserializeOwned>(bytes: &[u8], lists: &[&str]) -> Result<T, String> {
     let pairs = form_urlencoded::parse(bytes).map(|(k, v)| (k.into_owned(), v.into_owned()));
-    read(pairs)
+    read(pairs, lists)
 }
 
 /// An object parameter (in any style) decoded into `T` and validated; its property names may be
@@ -35,7 +41,7 @@ pub fn object<T: DeserializeOwned + Validate>(
     match value {
         None => Ok(None),
         Some(style::Value::Object(pairs)) => {
-            let value: T = read(pairs).map_err(problem)?;
+            let value: T = read(pairs, &[]).map_err(problem)?;
             value.validate().map_err(|errors| problem(errors.to_string()))?;
             Ok(Some(value))
         }
@@ -43,14 +49,21 @@ pub fn object<T: DeserializeOwned + Validate>(
     }
 }
 
-/// Builds the tree of `name[key]...` pairs and reads `T` from it.
-fn read<T: DeserializeOwned>(pairs: impl IntoIterator<Item = (String, String)>) -> Result<T, String> {
+/// Builds the tree of `name[key]...` pairs (with an empty array for each of `lists` no pair
+/// names) and reads `T` from it.
+fn read<T: DeserializeOwned>(
+    pairs: impl IntoIterator<Item = (String, String)>,
+    lists: &[&str],
+) -> Result<T, String> {
     let mut root = Map::new();
     for (name, value) in pairs {
         let mut keys = name.split('[').map(|k| k.trim_end_matches(']'));
         let first = keys.next().unwrap_or_default().to_owned();
         let rest: Vec<&str> = keys.collect();
         insert(&mut root, first, &rest, value)?;
+    }
+    for list in lists {
+        root.entry(*list).or_insert_with(|| Value::Array(Vec::new()));
     }
     let tree = arrays(Value::Object(root));
     serde_path_to_error::deserialize(Lenient(tree)).map_err(|e| e.to_string())

@@ -1042,7 +1042,12 @@ async fn handle_post_form<A: ParamStylesApi>(
 async fn read_post_form(request: Request) -> Result<PostFormRequest, Rejection> {
     let (parts, raw_body) = request.into_parts();
     let request = PostFormRequest {
-        body: body::form::<models::FormInput>(Request::from_parts(parts, raw_body))
+        body: body::form_with::<
+            models::FormInput,
+        >(
+                Request::from_parts(parts, raw_body),
+                |bytes: &[u8]| deep_form::decode_lists(bytes, &["tags"]),
+            )
             .await?,
     };
     Ok(request)
