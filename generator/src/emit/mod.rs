@@ -409,9 +409,7 @@ pub fn form_lists<'a>(api: &'a crate::ir::Api, body: &crate::ir::RequestBody) ->
     };
     fields
         .iter()
-        .filter(|f| {
-            f.required && matches!(api.resolve(&f.ty), crate::ir::TypeRef::Array(_))
-        })
+        .filter(|f| f.required && matches!(api.resolve(&f.ty), crate::ir::TypeRef::Array(_)))
         .map(|f| f.wire_name.as_str())
         .collect()
 }
