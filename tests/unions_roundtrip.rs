@@ -229,3 +229,30 @@ fn untagged_branches_are_tried_most_specific_first() {
         })
     );
 }
+
+#[test]
+fn an_integer_discriminator_mapped_by_text_keys() {
+    // ASP.NET: the mapping names `"0"` and `"1"`; on the wire the tag is the integer.
+    let city: Forecast = round_trip(json!({"$type": 0, "city": "Oslo"}));
+    assert_eq!(
+        city,
+        Forecast::CityForecast(CityForecast {
+            r#type: Some(CityForecastType::Value0),
+            city: "Oslo".into(),
+        })
+    );
+    let series: Forecast = round_trip(json!({"$type": 1, "summary": "mild"}));
+    assert!(matches!(series, Forecast::SeriesForecast(_)));
+    // A variant whose optional tag property is empty is sent with its tag.
+    let untagged = Forecast::CityForecast(CityForecast {
+        r#type: None,
+        city: "Bergen".into(),
+    });
+    assert_eq!(
+        serde_json::to_value(&untagged).unwrap(),
+        json!({"$type": 0, "city": "Bergen"})
+    );
+    // The tag's text is not the tag.
+    let message = rejection::<Forecast>(json!({"$type": "0", "city": "Oslo"}));
+    assert!(message.contains("$type"), "{message}");
+}

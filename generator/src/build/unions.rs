@@ -110,10 +110,20 @@ fn explicit(
             );
             return None;
         };
+        // A mapping key is the property's value as text: `"0"` is the integer 0 where the branch's
+        // property is an integer (as ASP.NET writes integer discriminators).
+        let integer = s
+            .fields
+            .iter()
+            .find(|f| f.wire_name == property)
+            .is_some_and(|f| is_integer(types, &f.ty));
         let mut tags: Vec<Value> = mapping
             .iter()
             .filter(|(_, target)| *target == variant.ty)
-            .map(|(value, _)| Value::String(value.clone()))
+            .map(|(value, _)| match value.parse::<i64>() {
+                Ok(n) if integer => Value::from(n),
+                _ => Value::String(value.clone()),
+            })
             .collect();
         if tags.is_empty() {
             let own = s.fields.iter().find(|f| f.wire_name == property);
@@ -185,6 +195,20 @@ fn implicit(types: &[TypeDef], u: &Union) -> Option<Tagging> {
 }
 
 /// The one value a field admits: a one-value string or integer enum (`const`, `enum: [x]`).
+/// Whether a property holds integers: an integer type, or an enum of integers.
+fn is_integer(types: &[TypeDef], ty: &TypeRef) -> bool {
+    match ty {
+        TypeRef::Primitive(p) => p.is_integer(),
+        TypeRef::Nullable(inner) => is_integer(types, inner),
+        TypeRef::Named(id) => match &types[id.0].kind {
+            TypeKind::IntEnum(_) => true,
+            TypeKind::Alias(inner) => is_integer(types, inner),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
 fn constant(types: &[TypeDef], f: &Field) -> Option<Value> {
     let TypeRef::Named(id) = &f.ty else {
         return None;

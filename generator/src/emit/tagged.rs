@@ -148,10 +148,25 @@ fn free_tag_check(types: &[TypeDef], v: &UnionVariant, property: &str) -> Option
     {
         return None;
     }
-    let tags = v.tags.iter().filter_map(Value::as_str);
+    // Compared as text: a string as it is, an integer as JSON writes it.
+    let tags = v.tags.iter().map(|t| match t {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    });
     let fname = ident(&field.name);
     let allow = field.deprecated.then(|| quote! { #[allow(deprecated)] });
+    // An optional tag property left empty: the variant's tag is written for it.
+    let absent = (!field.required).then(|| {
+        let tag = tag_literal(&v.tags[0], true);
+        quote! {
+            #allow
+            if value.#fname.is_none() {
+                return crate::tagged::with_tag(serializer, #property, #tag, value);
+            }
+        }
+    });
     Some(quote! {
+        #absent
         #allow
         let held = &value.#fname;
         crate::tagged::check(held, #property, &[#(#tags),*]).map_err(::serde::ser::Error::custom)?;

@@ -109,6 +109,18 @@ impl Validate for Expression {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+impl Validate for Forecast {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for CityForecast {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for SeriesForecast {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
 impl Validate for Loose {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -173,5 +185,13 @@ impl Validate for LiteralKind {
 }
 
 impl Validate for NegationKind {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for CityForecastType {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for SeriesForecastType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }

@@ -303,6 +303,66 @@ impl crate::object::Object for Negation {
     }
 }
 
+impl<'de> ::serde::Deserialize<'de> for CityForecast {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for CityForecast {
+    const NAME: &'static str = "CityForecast";
+
+    const FIELDS: &'static [&'static str] = &["$type", "city"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "$type" => m.put(&mut f0, "$type")?,
+                "city" => m.put(&mut f1, "city")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            r#type: f0,
+            city: m.take(f1, "city")?,
+        })
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for SeriesForecast {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for SeriesForecast {
+    const NAME: &'static str = "SeriesForecast";
+
+    const FIELDS: &'static [&'static str] = &["$type", "summary"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "$type" => m.put(&mut f0, "$type")?,
+                "summary" => m.put(&mut f1, "summary")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            r#type: f0,
+            summary: m.take(f1, "summary")?,
+        })
+    }
+}
+
 impl<'de> ::serde::Deserialize<'de> for Loose {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)

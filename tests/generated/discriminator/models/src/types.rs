@@ -318,6 +318,74 @@ impl<'de> ::serde::Deserialize<'de> for Expression {
     }
 }
 
+/// An integer discriminator whose mapping names its values as text, as ASP.NET writes them.
+///
+/// One or more of the variants (`anyOf`), told apart by the tag `$type`: `0` for [`CityForecast`], `1` for [`SeriesForecast`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Forecast {
+    CityForecast(CityForecast),
+    SeriesForecast(SeriesForecast),
+}
+
+impl ::serde::Serialize for Forecast {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::CityForecast(value) => {
+                if value.r#type.is_none() {
+                    return crate::tagged::with_tag(serializer, "$type", 0i64, value);
+                }
+                let held = &value.r#type;
+                crate::tagged::check(held, "$type", &["0"])
+                    .map_err(::serde::ser::Error::custom)?;
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::SeriesForecast(value) => {
+                if value.r#type.is_none() {
+                    return crate::tagged::with_tag(serializer, "$type", 1i64, value);
+                }
+                let held = &value.r#type;
+                crate::tagged::check(held, "$type", &["1"])
+                    .map_err(::serde::ser::Error::custom)?;
+                ::serde::Serialize::serialize(value, serializer)
+            }
+        }
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for Forecast {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        const EXPECTED: &str = "0, 1";
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        let tag = crate::tagged::tag(&value, "$type", EXPECTED)?;
+        match tag.as_i64() {
+            Some(0) => crate::tagged::variant(value).map(Self::CityForecast),
+            Some(1) => crate::tagged::variant(value).map(Self::SeriesForecast),
+            _ => Err(crate::tagged::unknown(tag, "$type", EXPECTED)),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+pub struct CityForecast {
+    #[serde(rename = "$type", skip_serializing_if = "Option::is_none")]
+    pub r#type: Option<CityForecastType>,
+    pub city: String,
+}
+
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+pub struct SeriesForecast {
+    #[serde(rename = "$type", skip_serializing_if = "Option::is_none")]
+    pub r#type: Option<SeriesForecastType>,
+    pub summary: String,
+}
+
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Loose {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -730,5 +798,139 @@ impl ::std::str::FromStr for NegationKind {
                 let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
                 format!("\"{s}\" is not a valid NegationKind (expected one of {listed})")
             })
+    }
+}
+
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    ::serde_repr::Serialize_repr,
+    ::serde_repr::Deserialize_repr
+)]
+#[repr(i64)]
+pub enum CityForecastType {
+    Value0 = 0,
+}
+
+impl CityForecastType {
+    /// Every value, in the spec's order.
+    pub const ALL: [Self; 1] = [Self::Value0];
+
+    /// The value on the wire.
+    pub fn value(self) -> i64 {
+        self as i64
+    }
+
+    /// The name the spec gives this value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Value0 => "Value0",
+        }
+    }
+}
+
+impl TryFrom<i64> for CityForecastType {
+    type Error = String;
+
+    fn try_from(value: i64) -> Result<Self, Self::Error> {
+        match value {
+            0 => Ok(Self::Value0),
+            _ => {
+                Err(
+                    format!(
+                        "{value} is not a valid CityForecastType (expected one of 0)"
+                    ),
+                )
+            }
+        }
+    }
+}
+
+impl ::std::fmt::Display for CityForecastType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        write!(f, "{}", self.value())
+    }
+}
+
+impl ::std::str::FromStr for CityForecastType {
+    type Err = String;
+
+    /// Parses the integer value (as in a path or query parameter).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let value: i64 = s.parse().map_err(|_| format!("\"{s}\" is not an integer"))?;
+        Self::try_from(value)
+    }
+}
+
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    ::serde_repr::Serialize_repr,
+    ::serde_repr::Deserialize_repr
+)]
+#[repr(i64)]
+pub enum SeriesForecastType {
+    Value1 = 1,
+}
+
+impl SeriesForecastType {
+    /// Every value, in the spec's order.
+    pub const ALL: [Self; 1] = [Self::Value1];
+
+    /// The value on the wire.
+    pub fn value(self) -> i64 {
+        self as i64
+    }
+
+    /// The name the spec gives this value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Value1 => "Value1",
+        }
+    }
+}
+
+impl TryFrom<i64> for SeriesForecastType {
+    type Error = String;
+
+    fn try_from(value: i64) -> Result<Self, Self::Error> {
+        match value {
+            1 => Ok(Self::Value1),
+            _ => {
+                Err(
+                    format!(
+                        "{value} is not a valid SeriesForecastType (expected one of 1)"
+                    ),
+                )
+            }
+        }
+    }
+}
+
+impl ::std::fmt::Display for SeriesForecastType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        write!(f, "{}", self.value())
+    }
+}
+
+impl ::std::str::FromStr for SeriesForecastType {
+    type Err = String;
+
+    /// Parses the integer value (as in a path or query parameter).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let value: i64 = s.parse().map_err(|_| format!("\"{s}\" is not an integer"))?;
+        Self::try_from(value)
     }
 }

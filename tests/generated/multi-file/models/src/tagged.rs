@@ -207,8 +207,14 @@ impl<S: Serializer, V: Serialize> Serializer for TagFirst<S, V> {
 /// hold other values than this variant's) must hold one of the variant's tag values, or the value
 /// would decode as another variant.
 pub fn check<T: Serialize + ?Sized>(held: &T, name: &str, tags: &[&str]) -> Result<(), String> {
+    // Tags are text: a string as it is, an integer as JSON writes it.
+    let text = |value: &Value| match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    };
     match serde_json::to_value(held) {
-        Ok(Value::String(s)) if tags.contains(&s.as_str()) => Ok(()),
+        Ok(value) if text(&value).is_some_and(|t| tags.contains(&t.as_str())) => Ok(()),
         Ok(other) => Err(format!(
             "`{name}` holds {other}, but the variant is tagged {}",
             tags.iter()
