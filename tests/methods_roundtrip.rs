@@ -211,3 +211,33 @@ async fn methods_a_path_does_not_accept_are_405() {
         assert!(problem.message.contains("does not accept"), "{problem:?}");
     }
 }
+
+#[test]
+fn a_tag_the_mapping_does_not_name_decodes_as_the_default() {
+    use methods_server::models::{Holding, Other, Paper};
+    use serde_json::json;
+    let paper: Holding = serde_json::from_value(json!({"kind": "paper", "pages": 3})).unwrap();
+    assert_eq!(
+        paper,
+        Holding::Paper(Paper {
+            kind: "paper".to_owned(),
+            pages: 3
+        })
+    );
+    for other in [
+        json!({"kind": "video", "note": "VHS"}),
+        json!({"note": "no kind"}),
+    ] {
+        let decoded: Holding = serde_json::from_value(other.clone()).unwrap();
+        assert!(matches!(decoded, Holding::Other(_)), "{other}");
+        assert_eq!(serde_json::to_value(&decoded).unwrap(), other);
+    }
+    let sent = Holding::Other(Other {
+        kind: None,
+        note: Some("bare".to_owned()),
+    });
+    assert_eq!(
+        serde_json::to_value(&sent).unwrap(),
+        json!({"note": "bare"})
+    );
+}

@@ -328,6 +328,10 @@ pub struct Union {
     /// The tag property of an internally tagged union (from `discriminator`, or a property that
     /// every branch fixes to its own constant); each variant then lists its `tags`.
     pub discriminator: Option<String>,
+    /// In a tagged union, the variant a tag value no variant lists, or a missing tag, decodes as
+    /// (OpenAPI 3.2's `defaultMapping`); it may list no tags of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_variant: Option<usize>,
 }
 
 /// One branch of a `oneOf`/`anyOf`: a variant of the generated enum.

@@ -6,14 +6,13 @@
 //! - `in: querystring` in a form (`application/x-www-form-urlencoded`) becomes the exploded `form`
 //!   object in the query it is (each property a pair); in another media type it is left out with a
 //!   warning;
-//! - an OAuth 2.0 `deviceAuthorization` flow moves to the scheme's [`DEVICE_AUTHORIZATION`],
-//!   where `build` reads it.
+//! - an OAuth 2.0 `deviceAuthorization` flow moves to the scheme's [`DEVICE_AUTHORIZATION`], and
+//!   a discriminator's `defaultMapping` to its [`DEFAULT_MAPPING`], where `build` reads them.
 //!
 //! What 3.2 can say that the generator does not represent yet is taken out with a warning naming
 //! it, never dropped in silence (and never left for `openapiv3` to refuse):
 //!
 //! - `itemSchema` (a stream of items): the media type keeps its `schema`, if any;
-//! - a discriminator's `defaultMapping`;
 //! - tags' `parent` and `kind`, which no generated module follows.
 //!
 //! `style: cookie` is what the generated code already writes for cookies (`form`, with `; `
@@ -24,6 +23,8 @@ use crate::lower::{METHODS, OTHER_METHODS, other_method_pointer};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
+/// On a discriminator: its `defaultMapping`, which `openapiv3` does not read.
+pub const DEFAULT_MAPPING: &str = "x-openapi-gen-default-mapping";
 /// On an OAuth 2.0 security scheme: its `flows.deviceAuthorization` (RFC 8628), which `openapiv3`
 /// does not read.
 pub const DEVICE_AUTHORIZATION: &str = "x-openapi-gen-device-authorization";
@@ -250,12 +251,9 @@ fn visit(map: &mut Map<String, Value>, pointer: &str, diags: &mut Diagnostics) {
         );
     }
     if let Some(discriminator) = map.get_mut("discriminator").and_then(Value::as_object_mut)
-        && discriminator.remove("defaultMapping").is_some()
+        && let Some(default) = discriminator.remove("defaultMapping")
     {
-        diags.warning(
-            child(&child(pointer, "discriminator"), "defaultMapping"),
-            "a discriminator's `defaultMapping` (OpenAPI 3.2) is not generated: a value the mapping does not name is refused",
-        );
+        discriminator.insert(DEFAULT_MAPPING.to_owned(), default);
     }
     for (key, value) in map.iter_mut() {
         if key.starts_with("x-")

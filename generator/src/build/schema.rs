@@ -830,6 +830,7 @@ impl Builder<'_> {
             variants,
             exclusive,
             discriminator,
+            default_variant: None,
         });
         // Properties beside the branches that the branches do not declare themselves (a tag
         // declared on both sides stays the branches'): a struct of them, the union flattened in.

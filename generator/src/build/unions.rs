@@ -15,7 +15,15 @@ use serde_json::Value;
 use std::collections::HashMap;
 
 /// Union pointer -> `discriminator.mapping` entries (tag value, the type it names).
-pub type Mappings = HashMap<String, Vec<(String, TypeRef)>>;
+pub type Mappings = HashMap<String, Mapping>;
+
+/// A discriminator's `mapping` entries (tag value -> type) and its `defaultMapping` (OpenAPI 3.2:
+/// the type of a value the entries do not name, or of a missing tag).
+#[derive(Debug, Default)]
+pub struct Mapping {
+    pub entries: Vec<(String, TypeRef)>,
+    pub default: Option<TypeRef>,
+}
 
 impl Builder<'_> {
     /// Keeps the mapping of a union's discriminator for [`resolve`]; entries that name no
@@ -25,24 +33,41 @@ impl Builder<'_> {
         d: &openapiv3::Discriminator,
         site: &super::schema::Site,
     ) {
-        let mut entries = Vec::new();
+        let at = child(&site.pointer, "discriminator");
+        let mut mapping = Mapping::default();
         for (value, target) in &d.mapping {
-            // A mapping value is a reference or a bare component name.
-            let name = target
-                .strip_prefix("#/components/schemas/")
-                .unwrap_or(target);
-            match self.components.get(&unescape_token(name)) {
-                Some(id) => entries.push((value.clone(), TypeRef::Named(*id))),
+            match self.component(target) {
+                Some(ty) => mapping.entries.push((value.clone(), ty)),
                 None => self.diags.warning(
-                    child(
-                        &child(&child(&site.pointer, "discriminator"), "mapping"),
-                        value,
-                    ),
+                    child(&child(&at, "mapping"), value),
                     format!("`{target}` names no component schema; the entry is ignored"),
                 ),
             }
         }
-        self.mappings.insert(site.pointer.clone(), entries);
+        let default = d
+            .extensions
+            .get(crate::lower_3_2::DEFAULT_MAPPING)
+            .and_then(serde_json::Value::as_str);
+        if let Some(target) = default {
+            mapping.default = self.component(target);
+            if mapping.default.is_none() {
+                self.diags.warning(
+                    child(&at, "defaultMapping"),
+                    format!("`{target}` names no component schema; a value the mapping does not name is refused"),
+                );
+            }
+        }
+        self.mappings.insert(site.pointer.clone(), mapping);
+    }
+
+    /// The component a mapping value names: a reference or a bare component name.
+    fn component(&self, target: &str) -> Option<TypeRef> {
+        let name = target
+            .strip_prefix("#/components/schemas/")
+            .unwrap_or(target);
+        self.components
+            .get(&unescape_token(name))
+            .map(|id| TypeRef::Named(*id))
     }
 }
 
@@ -55,7 +80,8 @@ pub fn resolve(types: &mut [TypeDef], mappings: &Mappings, diags: &mut Diagnosti
         let pointer = &types[i].pointer;
         let tagging = match &u.discriminator {
             Some(property) => {
-                let mapping = mappings.get(pointer).map_or(&[][..], Vec::as_slice);
+                let empty = Mapping::default();
+                let mapping = mappings.get(pointer).unwrap_or(&empty);
                 explicit(types, u, property, mapping, pointer, diags)
             }
             None => implicit(types, u),
@@ -64,8 +90,9 @@ pub fn resolve(types: &mut [TypeDef], mappings: &Mappings, diags: &mut Diagnosti
             unreachable!("checked above");
         };
         match tagging {
-            Some((property, tags)) => {
+            Some((property, tags, default)) => {
                 u.discriminator = Some(property);
+                u.default_variant = default;
                 for (variant, tags) in u.variants.iter_mut().zip(tags) {
                     variant.tags = tags;
                 }
@@ -88,7 +115,9 @@ pub fn resolve(types: &mut [TypeDef], mappings: &Mappings, diags: &mut Diagnosti
     }
 }
 
-type Tagging = (String, Vec<Vec<Value>>);
+/// The tag property, each variant's tag values, and the variant of values no tag names (3.2's
+/// `defaultMapping`).
+type Tagging = (String, Vec<Vec<Value>>, Option<usize>);
 
 /// Tag values from `discriminator`: the mapping's entries for a branch, else the constant the
 /// branch fixes the property to, else (a `$ref` branch) the component's name.
@@ -96,11 +125,22 @@ fn explicit(
     types: &[TypeDef],
     u: &Union,
     property: &str,
-    mapping: &[(String, TypeRef)],
+    mapping: &Mapping,
     pointer: &str,
     diags: &mut Diagnostics,
 ) -> Option<Tagging> {
     let at = child(pointer, "discriminator");
+    let default = mapping
+        .default
+        .as_ref()
+        .and_then(|d| u.variants.iter().position(|v| v.ty == *d));
+    if mapping.default.is_some() && default.is_none() {
+        diags.warning(
+            child(&at, "defaultMapping"),
+            "names a schema that is not a branch of the union; a value the mapping does not name is refused",
+        );
+    }
+    let mapping = &mapping.entries;
     let mut all = Vec::new();
     for (i, variant) in u.variants.iter().enumerate() {
         let Some(s) = struct_behind(types, &variant.ty) else {
@@ -129,6 +169,8 @@ fn explicit(
             let own = s.fields.iter().find(|f| f.wire_name == property);
             match (own.and_then(|f| constant(types, f)), &variant.ty) {
                 (Some(value), _) => tags.push(value),
+                // The default variant needs no tag of its own.
+                _ if default == Some(i) => {}
                 (None, TypeRef::Named(id)) if types[id.0].name_hint.pinned => {
                     tags.push(Value::String(types[id.0].name_hint.base.clone()))
                 }
@@ -158,7 +200,7 @@ fn explicit(
         );
         return None;
     }
-    Some((property.to_owned(), all))
+    Some((property.to_owned(), all, default))
 }
 
 /// A property every branch requires and fixes to a constant of its own (all strings or all
@@ -190,11 +232,10 @@ fn implicit(types: &[TypeDef], u: &Union) -> Option<Tagging> {
             let strings = tags.iter().all(|t| t[0].is_string());
             let integers = tags.iter().all(|t| t[0].is_i64());
             ((strings || integers) && first_duplicate(&tags).is_none())
-                .then(|| (candidate.wire_name.clone(), tags))
+                .then(|| (candidate.wire_name.clone(), tags, None))
         })
 }
 
-/// The one value a field admits: a one-value string or integer enum (`const`, `enum: [x]`).
 /// Whether a property holds integers: an integer type, or an enum of integers.
 fn is_integer(types: &[TypeDef], ty: &TypeRef) -> bool {
     match ty {
@@ -209,6 +250,7 @@ fn is_integer(types: &[TypeDef], ty: &TypeRef) -> bool {
     }
 }
 
+/// The one value a field admits: a one-value string or integer enum (`const`, `enum: [x]`).
 fn constant(types: &[TypeDef], f: &Field) -> Option<Value> {
     let TypeRef::Named(id) = &f.ty else {
         return None;

@@ -43,15 +43,20 @@ pub fn item(
         .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join(", ");
-    let listing = u
+    let mut listing = u
         .variants
         .iter()
+        .filter(|v| !v.tags.is_empty())
         .map(|v| {
             let tags: Vec<String> = v.tags.iter().map(|t| format!("`{t}`")).collect();
             format!("{} for [`{}`]", tags.join(" or "), v.name)
         })
         .collect::<Vec<_>>()
         .join(", ");
+    let default = u.default_variant.map(|i| &u.variants[i]);
+    if let Some(v) = default {
+        listing.push_str(&format!("; any other value, or none, for [`{}`]", v.name));
+    }
     let note = format!(
         " {} the variants (`{}`), told apart by the tag `{property}`: {listing}.",
         if u.exclusive {
@@ -76,7 +81,8 @@ pub fn item(
                 }
             };
         }
-        if declares(v) {
+        // A variant without tags of its own (the default) is sent as it is.
+        if declares(v) || v.tags.is_empty() {
             return quote! { Self::#vname(value) => ::serde::Serialize::serialize(value, serializer), };
         }
         let tag = tag_literal(&v.tags[0], true);
@@ -84,9 +90,8 @@ pub fn item(
             Self::#vname(value) => crate::tagged::with_tag(serializer, #property, #tag, value),
         }
     });
-    let deserialize_arms = u.variants.iter().map(|v| {
+    let decode = |v: &UnionVariant| {
         let vname = ident(&v.name);
-        let patterns = v.tags.iter().map(|t| tag_literal(t, false));
         let value = if declares(v) {
             quote! { value }
         } else {
@@ -97,8 +102,27 @@ pub fn item(
         } else {
             quote! { Self::#vname }
         };
-        quote! { Some(#(#patterns)|*) => crate::tagged::variant(#value).map(#wrap), }
+        quote! { crate::tagged::variant(#value).map(#wrap) }
+    };
+    let deserialize_arms = u.variants.iter().filter(|v| !v.tags.is_empty()).map(|v| {
+        let patterns = v.tags.iter().map(|t| tag_literal(t, false));
+        let decoded = decode(v);
+        quote! { Some(#(#patterns)|*) => #decoded, }
     });
+    // Without a default, a missing or unknown tag is an error naming the tag and its values.
+    let expected_const = default
+        .is_none()
+        .then(|| quote! { const EXPECTED: &str = #expected; });
+    let (find_tag, otherwise) = match default {
+        Some(v) => (
+            quote! { let tag = value.get(#property).cloned().unwrap_or_default(); },
+            decode(v),
+        ),
+        None => (
+            quote! { let tag = crate::tagged::tag(&value, #property, EXPECTED)?; },
+            quote! { Err(crate::tagged::unknown(tag, #property, EXPECTED)) },
+        ),
+    };
     let as_kind = if integer {
         quote! { as_i64 }
     } else {
@@ -123,12 +147,12 @@ pub fn item(
 
         impl<'de> ::serde::Deserialize<'de> for #name_ident {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                const EXPECTED: &str = #expected;
+                #expected_const
                 let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
-                let tag = crate::tagged::tag(&value, #property, EXPECTED)?;
+                #find_tag
                 match tag.#as_kind() {
                     #(#deserialize_arms)*
-                    _ => Err(crate::tagged::unknown(tag, #property, EXPECTED)),
+                    _ => #otherwise,
                 }
             }
         }
@@ -138,6 +162,10 @@ pub fn item(
 /// Where the branch struct's tag property may hold other values than the variant's tags (a
 /// plain string, an optional one, an enum of several values): a check before encoding.
 fn free_tag_check(types: &[TypeDef], v: &UnionVariant, property: &str) -> Option<TokenStream> {
+    // The default variant (no tags of its own) holds whatever the others' tags do not name.
+    if v.tags.is_empty() {
+        return None;
+    }
     let field = struct_behind(types, &v.ty)?
         .fields
         .iter()

@@ -4,6 +4,18 @@
 use crate::types::*;
 use crate::validation::{self, Validate, ValidationError};
 
+impl Validate for Holding {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for Paper {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
+impl Validate for Other {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
 impl Validate for Book {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }

@@ -3,6 +3,63 @@
 //! `Deserialize` of the structs, through [`crate::object`].
 use crate::types::*;
 
+impl<'de> ::serde::Deserialize<'de> for Paper {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for Paper {
+    const NAME: &'static str = "Paper";
+
+    const FIELDS: &'static [&'static str] = &["kind", "pages"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "kind" => m.put(&mut f0, "kind")?,
+                "pages" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f1, "pages")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            kind: m.take(f0, "kind")?,
+            pages: m.take(f1, "pages")?,
+        })
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for Other {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for Other {
+    const NAME: &'static str = "Other";
+
+    const FIELDS: &'static [&'static str] = &["kind", "note"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        let mut f1 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "kind" => m.put(&mut f0, "kind")?,
+                "note" => m.put(&mut f1, "note")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self { kind: f0, note: f1 })
+    }
+}
+
 impl<'de> ::serde::Deserialize<'de> for Book {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)

@@ -18,6 +18,9 @@ pub mod patterns;
 pub mod style;
 
 #[rustfmt::skip]
+pub mod tagged;
+
+#[rustfmt::skip]
 mod types;
 
 #[rustfmt::skip]
