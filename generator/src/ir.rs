@@ -33,6 +33,33 @@ pub struct Api {
     /// sends, which its users receive.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hooks: Vec<Hook>,
+    /// The document's `tags`, in document order: the generated client's docs list the
+    /// operations by them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<Tag>,
+}
+
+/// A Tag Object of the document's `tags`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Tag {
+    /// `name`, which operations' `tags` list.
+    pub name: String,
+    /// `summary` (OpenAPI 3.2): a short title.
+    pub summary: Option<String>,
+    /// `description`.
+    pub description: Option<String>,
+    /// `parent` (OpenAPI 3.2): the tag this one nests under.
+    pub parent: Option<String>,
+    /// `kind` (OpenAPI 3.2): `nav` for navigation, `badge`, `audience`, or another of the
+    /// registry's; only navigation tags (and tags without a kind) group operations.
+    pub kind: Option<String>,
+}
+
+impl Tag {
+    /// Whether the tag groups operations for navigation (no `kind`, or `nav`).
+    pub fn navigates(&self) -> bool {
+        self.kind.as_deref().is_none_or(|k| k == "nav")
+    }
 }
 
 /// What a document's `info` says about its publisher, for the metadata of generated crates.
@@ -120,6 +147,7 @@ impl Api {
             operations,
             security_schemes: self.security_schemes.clone(),
             hooks: Vec::new(),
+            tags: Vec::new(),
         })
     }
 }

@@ -7,13 +7,13 @@
 //!   object in the query it is (each property a pair); in another media type it is left out with a
 //!   warning;
 //! - an OAuth 2.0 `deviceAuthorization` flow moves to the scheme's [`DEVICE_AUTHORIZATION`], and
-//!   a discriminator's `defaultMapping` to its [`DEFAULT_MAPPING`], where `build` reads them.
+//!   a discriminator's `defaultMapping` to its [`DEFAULT_MAPPING`], and a tag's `summary`,
+//!   `parent` and `kind` to its [`TAG`], where `build` reads them.
 //!
 //! What 3.2 can say that the generator does not represent yet is taken out with a warning naming
 //! it, never dropped in silence (and never left for `openapiv3` to refuse):
 //!
-//! - `itemSchema` (a stream of items): the media type keeps its `schema`, if any;
-//! - tags' `parent` and `kind`, which no generated module follows.
+//! - `itemSchema` (a stream of items): the media type keeps its `schema`, if any.
 //!
 //! `style: cookie` is what the generated code already writes for cookies (`form`, with `; `
 //! between pairs), so it becomes `form`. `$self` is used by the bundler (see `bundle`).
@@ -23,6 +23,8 @@ use crate::lower::{METHODS, OTHER_METHODS, other_method_pointer};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
+/// On a tag: its `summary`, `parent` and `kind` (OpenAPI 3.2), which `openapiv3` does not read.
+pub const TAG: &str = "x-openapi-gen-tag";
 /// On a discriminator: its `defaultMapping`, which `openapiv3` does not read.
 pub const DEFAULT_MAPPING: &str = "x-openapi-gen-default-mapping";
 /// On an OAuth 2.0 security scheme: its `flows.deviceAuthorization` (RFC 8628), which `openapiv3`
@@ -217,27 +219,70 @@ fn lower_querystring(parameter: &mut Value, pointer: &str, diags: &mut Diagnosti
     true
 }
 
+/// A tag's `summary`, `parent` and `kind`, which `openapiv3` does not read, move to [`TAG`]; a
+/// `parent` that names no tag, or a cycle of parents, is dropped with a warning.
 fn lower_tags(root: &mut Map<String, Value>, diags: &mut Diagnostics) {
     let Some(tags) = root.get_mut("tags").and_then(Value::as_array_mut) else {
         return;
     };
+    let names: HashSet<String> = tags
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned))
+        .collect();
+    let parents: std::collections::HashMap<String, String> = tags
+        .iter()
+        .filter_map(|t| {
+            let name = t.get("name")?.as_str()?;
+            let parent = t.get("parent")?.as_str()?;
+            Some((name.to_owned(), parent.to_owned()))
+        })
+        .collect();
     for (i, tag) in tags.iter_mut().enumerate() {
         let Some(tag) = tag.as_object_mut() else {
             continue;
         };
-        let nested: Vec<&str> = ["parent", "kind"]
-            .into_iter()
-            .filter(|key| tag.contains_key(*key))
-            .collect();
-        if !nested.is_empty() {
-            diags.warning(
-                format!("/tags/{i}"),
-                format!(
-                    "a tag's {} (OpenAPI 3.2) {} not used: generated code is not grouped by tags",
-                    nested.join(" and "),
-                    if nested.len() == 1 { "is" } else { "are" }
-                ),
-            );
+        let mut added = Map::new();
+        for key in ["summary", "parent", "kind"] {
+            if let Some(value) = tag.remove(key) {
+                added.insert(key.to_owned(), value);
+            }
+        }
+        if let Some(parent) = added
+            .get("parent")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+        {
+            let name = tag.get("name").and_then(Value::as_str).unwrap_or_default();
+            // Follow the parents up; meeting this tag again is a cycle.
+            let mut seen = HashSet::from([name.to_owned()]);
+            let mut at = Some(parent.clone());
+            let mut cycle = false;
+            while let Some(p) = at {
+                if !seen.insert(p.clone()) {
+                    cycle = true;
+                    break;
+                }
+                at = parents.get(&p).cloned();
+            }
+            let problem = if !names.contains(&parent) {
+                Some(format!(
+                    "`parent` names `{parent}`, which is no tag of the document"
+                ))
+            } else if cycle {
+                Some(format!("`parent` `{parent}` makes a cycle of tags"))
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                diags.warning(
+                    format!("/tags/{i}/parent"),
+                    format!("{problem}; the tag is not nested"),
+                );
+                added.remove("parent");
+            }
+        }
+        if !added.is_empty() {
+            tag.insert(TAG.to_owned(), Value::Object(added));
         }
     }
 }
@@ -309,6 +354,27 @@ mod tests {
                 && warnings[0].contains("fixed field")
         );
         assert!(warnings[1].contains("M SEARCH") && warnings[1].contains("token"));
+    }
+
+    #[test]
+    fn what_3_2_adds_to_tags_is_kept_and_a_bad_parent_dropped() {
+        let (doc, warnings) = lowered(json!({"tags": [
+            {"name": "a", "summary": "A", "kind": "nav"},
+            {"name": "b", "parent": "a"},
+            {"name": "c", "parent": "nowhere"},
+            {"name": "d", "parent": "e"},
+            {"name": "e", "parent": "d"}
+        ]}));
+        let tags = doc["tags"].as_array().unwrap();
+        assert_eq!(tags[0][TAG], json!({"summary": "A", "kind": "nav"}));
+        assert!(tags[0].get("summary").is_none());
+        assert_eq!(tags[1][TAG], json!({"parent": "a"}));
+        for i in [2, 3, 4] {
+            assert!(tags[i].get(TAG).is_none(), "{}", tags[i]);
+        }
+        assert_eq!(warnings.len(), 3, "{warnings:#?}");
+        assert!(warnings[0].contains("/tags/2/parent") && warnings[0].contains("no tag"));
+        assert!(warnings[1].contains("cycle") && warnings[2].contains("cycle"));
     }
 
     #[test]

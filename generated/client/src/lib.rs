@@ -290,6 +290,50 @@
 //! Idempotent requests are retried on connection errors and `502`/`503`/`504` (see
 //! [`RetryPolicy`]); `POST` and `PATCH` never are. `https` base URLs need the `rustls` or
 //! `native-tls` feature.
+//!
+//! # Operations by tag
+//!
+//! - **accounts**
+//!   - [`get_account`](Client::get_account): `GET /v1/accounts/{accountId}`
+//!   - [`update_account`](Client::update_account): `PUT /v1/accounts/{accountId}`
+//!   - [`create_account`](Client::create_account): `POST /v1/accounts/{accountId}`
+//!   - [`delete_account`](Client::delete_account): `DELETE /v1/accounts/{accountId}`
+//!   - [`list_child_accounts`](Client::list_child_accounts): `GET /v1/accounts/{accountId}/children`
+//!   - [`rotate_client_secret`](Client::rotate_client_secret): `POST /v1/accounts/{accountId}/clientSecret`
+//!   - [`get_ingestion_token`](Client::get_ingestion_token): `GET /v1/accounts/{accountId}/ingestionToken`
+//!   - [`list_ingestion_tokens`](Client::list_ingestion_tokens): `GET /v1/accounts/{accountId}/ingestionTokens`
+//!   - [`revoke_ingestion_token`](Client::revoke_ingestion_token): `DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`
+//!   - [`get_portal_link`](Client::get_portal_link): `GET /v1/accounts/{accountId}/portalLink`
+//!   - [`get_webhook_secret`](Client::get_webhook_secret): `GET /v1/accounts/{accountId}/webhookSecret`
+//! - **assets**
+//!   - [`list_assets`](Client::list_assets): `GET /v1/accounts/{accountId}/assets`
+//!   - [`create_asset`](Client::create_asset): `POST /v1/accounts/{accountId}/assets`
+//!   - [`get_asset`](Client::get_asset): `GET /v1/accounts/{accountId}/assets/{assetId}`
+//!   - [`update_asset`](Client::update_asset): `PUT /v1/accounts/{accountId}/assets/{assetId}`
+//!   - [`delete_asset`](Client::delete_asset): `DELETE /v1/accounts/{accountId}/assets/{assetId}`
+//!   - [`get_asset_state`](Client::get_asset_state): `GET /v1/accounts/{accountId}/assets/{assetId}/state`
+//! - **alertRules**
+//!   - [`create_alert_rule`](Client::create_alert_rule): `POST /v1/accounts/{accountId}/assets/{assetId}/alertRules`
+//!   - [`list_alert_rules`](Client::list_alert_rules): `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}`
+//!   - [`list_alert_rule_geofences`](Client::list_alert_rule_geofences): `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}/geofences`
+//!   - [`get_alert_rule`](Client::get_alert_rule): `GET /v1/accounts/{accountId}/alertRules/{alertRuleId}`
+//!   - [`update_alert_rule`](Client::update_alert_rule): `PUT /v1/accounts/{accountId}/alertRules/{alertRuleId}`
+//!   - [`delete_alert_rule`](Client::delete_alert_rule): `DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`
+//! - **events**
+//!   - [`list_events`](Client::list_events): `GET /v1/accounts/{accountId}/events`
+//!   - [`get_event`](Client::get_event): `GET /v1/accounts/{accountId}/events/{eventId}`
+//!   - [`acknowledge_event`](Client::acknowledge_event): `POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`
+//!   - [`list_event_notifications`](Client::list_event_notifications): `GET /v1/accounts/{accountId}/events/{eventId}/notifications`
+//! - **telemetry**
+//!   - [`ingest_telemetry`](Client::ingest_telemetry): `POST /v1/telemetry`
+//! - **geofences**
+//!   - [`list_geofences`](Client::list_geofences): `GET /v1/accounts/{accountId}/geofences`
+//!   - [`create_geofence`](Client::create_geofence): `POST /v1/accounts/{accountId}/geofences`
+//!   - [`get_geofence`](Client::get_geofence): `GET /v1/accounts/{accountId}/geofences/{geofenceId}`
+//!   - [`update_geofence`](Client::update_geofence): `PUT /v1/accounts/{accountId}/geofences/{geofenceId}`
+//!   - [`delete_geofence`](Client::delete_geofence): `DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`
+//! - **auth**
+//!   - [`issue_token`](Client::issue_token): `POST /v1/auth/token`
 #[rustfmt::skip]
 mod auth;
 

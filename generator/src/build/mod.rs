@@ -59,9 +59,34 @@ pub fn build(doc: &OpenAPI, diags: &mut Diagnostics) -> Api {
         operations,
         security_schemes,
         hooks,
+        tags: tags_of(doc),
     };
     tags::move_inline_tags_to_unions(&mut api);
     api
+}
+
+/// The document's tags, with what 3.2 adds to them (kept by lowering in
+/// [`TAG`](crate::lower_3_2::TAG)).
+fn tags_of(doc: &OpenAPI) -> Vec<crate::ir::Tag> {
+    doc.tags
+        .iter()
+        .map(|t| {
+            let added = t.extensions.get(crate::lower_3_2::TAG);
+            let text = |key: &str| {
+                added
+                    .and_then(|a| a.get(key))
+                    .and_then(serde_json::Value::as_str)
+                    .map(str::to_owned)
+            };
+            crate::ir::Tag {
+                name: t.name.clone(),
+                summary: text("summary"),
+                description: t.description.clone(),
+                parent: text("parent"),
+                kind: text("kind"),
+            }
+        })
+        .collect()
 }
 
 fn publisher(info: &openapiv3::Info) -> Publisher {

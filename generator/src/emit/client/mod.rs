@@ -318,6 +318,7 @@ fn lib_rs(
          {credentials}\n\n\
          Idempotent requests are retried on connection errors and `502`/`503`/`504` (see [`RetryPolicy`]); `POST` and `PATCH` never are. `https` base URLs need the `rustls` or `native-tls` feature."
     ));
+    let by_tag = operations_by_tag(api);
     let description = inner_doc_attrs(api.description.as_deref());
     let separator = api.description.is_some().then(|| quote! { #![doc = ""] });
     let models = opts.crate_ident("models");
@@ -343,6 +344,7 @@ fn lib_rs(
         #description
         #![doc = ""]
         #( #![doc = #usage] )*
+        #( #![doc = #by_tag] )*
 
         mod auth;
         mod client;
@@ -366,6 +368,107 @@ fn lib_rs(
         pub use reqwest;
         pub use retry::RetryPolicy;
     }
+}
+
+/// The crate doc's "Operations by tag": each navigation tag (no `kind`, or `nav`) with its
+/// operations, tags nested under their `parent`, then the operations no such tag lists. Empty for
+/// a document without tags.
+fn operations_by_tag(api: &Api) -> Vec<String> {
+    let groups: Vec<&crate::ir::Tag> = api.tags.iter().filter(|t| t.navigates()).collect();
+    if groups.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![
+        String::new(),
+        " # Operations by tag".to_owned(),
+        String::new(),
+    ];
+    // Other kinds of tags (`badge`, `audience`) label the operations they list.
+    let labels = |op: &crate::ir::Operation| -> String {
+        let labels: Vec<String> = api
+            .tags
+            .iter()
+            .filter(|t| !t.navigates() && op.tags.contains(&t.name))
+            .map(|t| plain(t.summary.as_deref().unwrap_or(&t.name)))
+            .collect();
+        if labels.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", labels.join(", "))
+        }
+    };
+    let link = |op: &crate::ir::Operation| {
+        format!(
+            "[`{0}`](Client::{0}): `{1} {2}`{3}",
+            op.name,
+            op.method.as_str(),
+            op.path.replace('`', "'"),
+            labels(op)
+        )
+    };
+    fn tag_lines(
+        api: &Api,
+        groups: &[&crate::ir::Tag],
+        tag: &crate::ir::Tag,
+        depth: usize,
+        link: &dyn Fn(&crate::ir::Operation) -> String,
+        lines: &mut Vec<String>,
+    ) {
+        let title = match &tag.summary {
+            Some(summary) => format!("**{}** (`{}`)", plain(summary), tag.name),
+            None => format!("**{}**", plain(&tag.name)),
+        };
+        let ops: Vec<String> = api
+            .operations
+            .iter()
+            .filter(|op| op.tags.contains(&tag.name))
+            .map(link)
+            .collect();
+        let indent = "  ".repeat(depth);
+        lines.push(format!(" {indent}- {title}"));
+        lines.extend(ops.iter().map(|op| format!(" {indent}  - {op}")));
+        for child in groups
+            .iter()
+            .filter(|g| g.parent.as_deref() == Some(tag.name.as_str()))
+        {
+            tag_lines(api, groups, child, depth + 1, link, lines);
+        }
+    }
+    let known = |name: &str| groups.iter().any(|g| g.name == name);
+    for root in groups
+        .iter()
+        .filter(|g| g.parent.as_deref().is_none_or(|p| !known(p)))
+    {
+        tag_lines(api, &groups, root, 0, &link, &mut lines);
+    }
+    let untagged: Vec<String> = api
+        .operations
+        .iter()
+        .filter(|op| !op.tags.iter().any(|t| known(t)))
+        .map(link)
+        .collect();
+    if !untagged.is_empty() {
+        lines.push(" - Without a tag".to_owned());
+        lines.extend(untagged.iter().map(|op| format!("   - {op}")));
+    }
+    lines
+}
+
+/// A tag's text on one line, its Markdown and link brackets escaped.
+fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+    {
+        if matches!(c, '[' | ']' | '*' | '_' | '`' | '<' | '>' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// `Client::device_authorization`, for the document's OAuth 2.0 device authorization flow.

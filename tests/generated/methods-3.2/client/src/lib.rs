@@ -17,6 +17,19 @@
 //! Idempotent requests are retried on connection errors and `502`/`503`/`504` (see
 //! [`RetryPolicy`]); `POST` and `PATCH` never are. `https` base URLs need the `rustls` or
 //! `native-tls` feature.
+//!
+//! # Operations by tag
+//!
+//! - **The shelf** (`shelf`)
+//!   - **Books on the shelf** (`books`)
+//!     - [`list_books`](Client::list_books): `GET /books`
+//!     - [`search_books`](Client::search_books): `QUERY /books` (In beta)
+//!   - **archive**
+//!     - [`copy_archive`](Client::copy_archive): `COPY /archive`
+//! - Without a tag
+//!   - [`get_book`](Client::get_book): `GET /books/{id}`
+//!   - [`link_book`](Client::link_book): `LINK /books/{id}`
+//!   - [`purge_book`](Client::purge_book): `PURGE /books/{id}`
 #[rustfmt::skip]
 mod auth;
 
