@@ -399,5 +399,8 @@ impl Record {
     }
 }
 
+mod listener;
+pub use listener::{Ingest, Limits, Listener, Stats};
+
 #[cfg(test)]
 mod tests;
