@@ -49,6 +49,9 @@ pub mod server {
     pub const MULTIPART: &str = include_str!("server/multipart.rs");
     /// `src/deep_form.rs`: reading `deepObject` form bodies.
     pub const DEEP_FORM: &str = include_str!("server/deep_form.rs");
+    /// `src/stream.rs`: streamed answers (Server-Sent Events, JSON Lines, NDJSON, JSON text
+    /// sequences), for servers whose document streams.
+    pub const STREAM: &str = include_str!("server/stream.rs");
 }
 
 /// Copied into every client crate (and the sender of webhooks).
@@ -65,6 +68,9 @@ pub mod client {
     pub const RETRY: &str = include_str!("client/retry.rs");
     /// `src/multipart.rs`: writing `multipart/form-data` bodies.
     pub const MULTIPART: &str = include_str!("client/multipart.rs");
+    /// `src/stream.rs`: streamed answers decoded as they arrive (Server-Sent Events, JSON Lines,
+    /// NDJSON, JSON text sequences), for clients whose document streams.
+    pub const STREAM: &str = include_str!("client/stream.rs");
 }
 
 // Templates compiled as modules of this crate, so their logic can be tested where it is written.

@@ -6,7 +6,8 @@ use crate::diagnostics::child;
 use crate::ir::{
     Constraints, Hook, HookKind, Media, Method, Operation, ParamLocation, ParamStyle, Parameter,
     PathSegment, PropertyEncoding, RequestBody, Response, ResponseBody, ResponseHeader,
-    SecurityKind, SecurityRequirement, SecurityScheme, SegmentPart, Status, TypeRef,
+    ResponseStream, SecurityKind, SecurityRequirement, SecurityScheme, SegmentPart, Status,
+    StreamFormat, TypeRef,
 };
 use heck::ToUpperCamelCase;
 use indexmap::IndexMap;
@@ -241,6 +242,41 @@ impl Builder<'_> {
             .as_ref()
             .and_then(|b| self.request_body(b, &child(pointer, "requestBody"), &type_base));
         let responses = self.responses(op, pointer, &type_base);
+        // A client resuming a GET event stream sends the last id it saw (`Last-Event-ID`, as
+        // browsers' EventSource does): the server reads it like a declared header parameter.
+        let resumable = method == Method::Get
+            && responses.iter().any(|r| {
+                r.status.is_success()
+                    && r.stream
+                        .as_ref()
+                        .is_some_and(|s| s.format == StreamFormat::EventStream)
+            });
+        if resumable
+            && !parameters.iter().any(|p| {
+                p.location == ParamLocation::Header
+                    && p.wire_name.eq_ignore_ascii_case("last-event-id")
+            })
+        {
+            parameters.push(Parameter {
+                wire_name: "Last-Event-ID".to_owned(),
+                name: String::new(),
+                location: ParamLocation::Header,
+                required: false,
+                ty: TypeRef::Primitive(crate::ir::Primitive::String),
+                default: None,
+                doc: Some(
+                    "The `id` of the last event received, to resume the event stream after it \
+                     (Server-Sent Events' `Last-Event-ID`)."
+                        .to_owned(),
+                ),
+                constraints: Constraints::default(),
+                explode: false,
+                style: ParamStyle::Simple,
+                allow_reserved: false,
+                json: false,
+                deprecated: false,
+            });
+        }
         let security = op
             .security
             .as_ref()
@@ -529,13 +565,36 @@ impl Builder<'_> {
                     }
                 }
             };
-            let body = preferred_media(&response.content).map(|(name, media_type)| {
-                let media = classify_media(name);
-                let context = if several {
-                    status_word(status)
-                } else {
-                    String::new()
+            let context = if several {
+                status_word(status)
+            } else {
+                String::new()
+            };
+            // The first streaming media type is the stream; the others compete for the body.
+            let stream = response.content.iter().find_map(|(name, media_type)| {
+                let media = media_essence(name);
+                let format = StreamFormat::of(&media)?;
+                let site = Site::new(
+                    child(&child(&child(&r_pointer, "content"), name), "schema"),
+                    format!("{type_base}{context}StreamItem"),
+                    Some("Response"),
+                );
+                let item = match &media_type.schema {
+                    Some(schema) => self.type_of(schema, &site).ty,
+                    None => TypeRef::Any,
                 };
+                Some(ResponseStream {
+                    format,
+                    media,
+                    item,
+                })
+            });
+            let bodies = response
+                .content
+                .iter()
+                .filter(|(name, _)| StreamFormat::of(&media_essence(name)).is_none());
+            let body = preferred_media(bodies).map(|(name, media_type)| {
+                let media = classify_media(name);
                 let site = Site::new(
                     child(&child(&child(&r_pointer, "content"), name), "schema"),
                     format!("{type_base}{context}Response"),
@@ -569,6 +628,7 @@ impl Builder<'_> {
                 doc,
                 body,
                 headers,
+                stream,
             });
         }
         responses
@@ -914,7 +974,9 @@ fn derived_operation_id(method: Method, segments: &[PathSegment]) -> String {
 }
 
 /// The media type the generated code speaks: JSON first, then forms, text, bytes.
-fn preferred_media(content: &IndexMap<String, MediaType>) -> Option<(&str, &MediaType)> {
+fn preferred_media<'c>(
+    content: impl IntoIterator<Item = (&'c String, &'c MediaType)>,
+) -> Option<(&'c str, &'c MediaType)> {
     let rank = |name: &str| match classify_media(name) {
         Media::Json => 0,
         Media::Form => 1,
@@ -923,7 +985,7 @@ fn preferred_media(content: &IndexMap<String, MediaType>) -> Option<(&str, &Medi
         Media::Binary(_) => 4,
     };
     content
-        .iter()
+        .into_iter()
         .min_by_key(|(name, _)| rank(name))
         .map(|(n, m)| (n.as_str(), m))
 }

@@ -23,6 +23,7 @@ const AUTH_TEMPLATE: &str = openapi_gen_templates::server::AUTH;
 const RESPOND_TEMPLATE: &str = openapi_gen_templates::server::RESPOND;
 const MULTIPART_TEMPLATE: &str = openapi_gen_templates::server::MULTIPART;
 const DEEP_FORM_TEMPLATE: &str = openapi_gen_templates::server::DEEP_FORM;
+const STREAM_TEMPLATE: &str = openapi_gen_templates::server::STREAM;
 
 /// The files copied from templates (see [`super::nest`]).
 pub const TEMPLATES: &[&str] = &[
@@ -34,6 +35,7 @@ pub const TEMPLATES: &[&str] = &[
     "src/respond.rs",
     "src/multipart.rs",
     "src/deep_form.rs",
+    "src/stream.rs",
 ];
 
 /// The server crate's files: `Cargo.toml`, `src/lib.rs`, the axum router (`src/router.rs`), the
@@ -150,6 +152,9 @@ pub fn emit_in(
     if super::has_deep_form(api) {
         files.push(template_file(opts, "src/deep_form.rs", DEEP_FORM_TEMPLATE));
     }
+    if super::has_streams(api) {
+        files.push(template_file(opts, "src/stream.rs", STREAM_TEMPLATE));
+    }
     // The order of the files before the jobs split them.
     let order = [
         "Cargo.toml",
@@ -173,24 +178,36 @@ fn cargo_toml(api: &Api, opts: &Options) -> File {
         "Server (trait and axum router) of {}, generated from its OpenAPI document",
         api.title
     );
+    // Streams and the webhooks' sender both need futures-util: required for streams.
+    let streams = super::has_streams(api);
     let (features, sender_deps) = if api.hooks.is_empty() {
         (String::new(), String::new())
     } else {
         (
-            r#"[features]
+            format!(
+                r#"[features]
 # `webhooks`: the sender of the API's webhooks and callbacks (a reqwest client, module `webhooks`).
 # `rustls` or `native-tls` let it post to `https` URLs.
 default = []
-webhooks = ["dep:futures-util", "dep:reqwest", "dep:tokio"]
+webhooks = [{futures}"dep:reqwest", "dep:tokio"]
 rustls = ["webhooks", "reqwest?/rustls"]
 native-tls = ["webhooks", "reqwest?/native-tls"]
 
-"#
-            .to_owned(),
+"#,
+                futures = if streams {
+                    ""
+                } else {
+                    r#""dep:futures-util", "#
+                },
+            ),
             format!(
-                "futures-util = {{ version = \"0.3\", default-features = false, optional = true }}\n\
-                 reqwest = {{ version = \"0.13\", default-features = false, features = [\"json\", \"form\", \"query\"{multipart}], optional = true }}\n\
+                "{futures}reqwest = {{ version = \"0.13\", default-features = false, features = [\"json\", \"form\", \"query\"{multipart}], optional = true }}\n\
                  tokio = {{ version = \"1\", features = [\"sync\", \"time\"], optional = true }}\n",
+                futures = if streams {
+                    ""
+                } else {
+                    "futures-util = { version = \"0.3\", default-features = false, optional = true }\n"
+                },
                 multipart = if super::has_multipart_struct(&api.hooks_api(false).expect("hooks")) {
                     r#", "multipart""#
                 } else {
@@ -206,7 +223,7 @@ axum = {{ version = "0.8", default-features = false, features = ["http1", "http2
 base64 = "0.22"
 chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
 form_urlencoded = "1"
-serde = {{ version = "1", features = ["derive"] }}
+{stream_deps}serde = {{ version = "1", features = ["derive"] }}
 serde_html_form = "0.4"
 serde_json = "1"
 serde_path_to_error = "0.1"
@@ -214,6 +231,11 @@ serde_path_to_error = "0.1"
 "#,
         models = super::sibling_dependency(opts, "models"),
         url = super::models::url_dependency(api),
+        stream_deps = if streams {
+            "futures-util = { version = \"0.3\", default-features = false }\n"
+        } else {
+            ""
+        },
         multipart = if super::has_multipart_struct(api) {
             r#", "multipart""#
         } else {
@@ -267,6 +289,7 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
     }
     let deep_form = super::has_deep_form(plan.api).then(|| quote! { pub mod deep_form; });
     let multipart = super::has_multipart_struct(plan.api).then(|| quote! { pub mod multipart; });
+    let stream = super::has_streams(plan.api).then(|| quote! { pub mod stream; });
     let webhooks = (!api.hooks.is_empty()).then(|| {
         quote! {
             /// The sender of the API's webhooks and callbacks (feature `webhooks`): a client that
@@ -289,6 +312,7 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
         pub mod respond;
         mod responses;
         mod router;
+        #stream
         #webhooks
         pub use #models as models;
         pub use api::#trait_name;
