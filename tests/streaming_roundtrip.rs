@@ -71,6 +71,17 @@ impl StreamsApi for Streams {
             });
             return WatchTicksResponse::Ok(EventStream::new(ticks));
         }
+        // `limit: 98` idles before its one tick, to see keep-alive comments meanwhile.
+        if request.limit == Some(98) {
+            let tick = futures_util::stream::once(async {
+                tokio::time::sleep(Duration::from_millis(150)).await;
+                Event::new(models::Tick { seq: 0, note: None })
+            });
+            let stream = EventStream::new(tick)
+                .keep_alive(Duration::from_millis(20))
+                .done("[DONE]");
+            return WatchTicksResponse::Ok(stream);
+        }
         let limit = i64::from(request.limit.unwrap_or(6));
         let after: i64 = request
             .last_event_id
@@ -271,6 +282,22 @@ async fn dropping_a_stream_closes_the_connection() {
     bounded("the server to stop writing", dropped)
         .await
         .expect("the stream's guard fired");
+}
+
+#[tokio::test]
+async fn an_idle_event_stream_sends_keep_alive_comments() {
+    let base = serve(Arc::new(Streams::default())).await;
+    let response = bounded("the answer", reqwest::get(format!("{base}/ticks?limit=98")))
+        .await
+        .expect("sent");
+    assert_eq!(
+        response.headers()[reqwest::header::CONTENT_TYPE],
+        "text/event-stream"
+    );
+    let text = bounded("the body", response.text()).await.expect("body");
+    let (idle, rest) = text.split_once("data: ").expect("an event");
+    assert!(idle.starts_with(":\n\n:\n\n"), "{text:?}");
+    assert_eq!(rest, "{\"seq\":0}\n\ndata: [DONE]\n\n");
 }
 
 #[tokio::test]

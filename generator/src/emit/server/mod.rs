@@ -180,6 +180,17 @@ fn cargo_toml(api: &Api, opts: &Options) -> File {
     );
     // Streams and the webhooks' sender both need futures-util: required for streams.
     let streams = super::has_streams(api);
+    // The webhooks' sender needs futures-util and tokio (optional, with its feature); streams need
+    // them too, then always.
+    let optional = |line: &str| {
+        if streams {
+            String::new()
+        } else {
+            line.replace(" }\n", ", optional = true }\n")
+        }
+    };
+    let futures = "futures-util = { version = \"0.3\", default-features = false }\n";
+    let tokio = "tokio = { version = \"1\", features = [\"sync\", \"time\"] }\n";
     let (features, sender_deps) = if api.hooks.is_empty() {
         (String::new(), String::new())
     } else {
@@ -189,25 +200,22 @@ fn cargo_toml(api: &Api, opts: &Options) -> File {
 # `webhooks`: the sender of the API's webhooks and callbacks (a reqwest client, module `webhooks`).
 # `rustls` or `native-tls` let it post to `https` URLs.
 default = []
-webhooks = [{futures}"dep:reqwest", "dep:tokio"]
+webhooks = [{runtime}"dep:reqwest"{timer}]
 rustls = ["webhooks", "reqwest?/rustls"]
 native-tls = ["webhooks", "reqwest?/native-tls"]
 
 "#,
-                futures = if streams {
+                runtime = if streams {
                     ""
                 } else {
                     r#""dep:futures-util", "#
                 },
+                timer = if streams { "" } else { r#", "dep:tokio""# },
             ),
             format!(
-                "{futures}reqwest = {{ version = \"0.13\", default-features = false, features = [\"json\", \"form\", \"query\"{multipart}], optional = true }}\n\
-                 tokio = {{ version = \"1\", features = [\"sync\", \"time\"], optional = true }}\n",
-                futures = if streams {
-                    ""
-                } else {
-                    "futures-util = { version = \"0.3\", default-features = false, optional = true }\n"
-                },
+                "{futures}reqwest = {{ version = \"0.13\", default-features = false, features = [\"json\", \"form\", \"query\"{multipart}], optional = true }}\n{tokio}",
+                futures = optional(futures),
+                tokio = optional(tokio),
                 multipart = if super::has_multipart_struct(&api.hooks_api(false).expect("hooks")) {
                     r#", "multipart""#
                 } else {
@@ -216,6 +224,7 @@ native-tls = ["webhooks", "reqwest?/native-tls"]
             ),
         )
     };
+    let (stream_futures, stream_tokio) = if streams { (futures, tokio) } else { ("", "") };
     let sections = format!(
         r#"{features}[dependencies]
 {models}
@@ -223,19 +232,14 @@ axum = {{ version = "0.8", default-features = false, features = ["http1", "http2
 base64 = "0.22"
 chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
 form_urlencoded = "1"
-{stream_deps}serde = {{ version = "1", features = ["derive"] }}
+{stream_futures}serde = {{ version = "1", features = ["derive"] }}
 serde_html_form = "0.4"
 serde_json = "1"
 serde_path_to_error = "0.1"
-{sender_deps}{url}uuid = {{ version = "1", features = ["serde"] }}
+{sender_deps}{stream_tokio}{url}uuid = {{ version = "1", features = ["serde"] }}
 "#,
         models = super::sibling_dependency(opts, "models"),
         url = super::models::url_dependency(api),
-        stream_deps = if streams {
-            "futures-util = { version = \"0.3\", default-features = false }\n"
-        } else {
-            ""
-        },
         multipart = if super::has_multipart_struct(api) {
             r#", "multipart""#
         } else {

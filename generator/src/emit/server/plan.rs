@@ -1377,7 +1377,7 @@ impl<'a> Plan<'a> {
                         StatusPlan::Fixed(status) => StatusPlan::Fixed(status.clone()),
                         StatusPlan::Chosen => StatusPlan::Chosen,
                     },
-                    doc: format!("{} As a stream of `{}`.", plan.doc, stream.media),
+                    doc: format!("{} Streamed as `{}`.", plan.doc, stream.media),
                     body: Some(BodyPlan { ty, writer }),
                     headers: plan.headers.clone(),
                     body_size: 16,

@@ -16,7 +16,7 @@ use axum::response::{IntoResponse, Response};
 pub enum CreateChatCompletionResponse {
     /// `200`: OK
     Ok(models::CreateChatCompletionResponse),
-    /// `200`: OK As a stream of `text/event-stream`.
+    /// `200`: OK Streamed as `text/event-stream`.
     OkStream(stream::EventStream<models::CreateChatCompletionStreamResponse>),
     /// `429`: The request was rejected because a rate limit was exceeded.
     TooManyRequests {

@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 /// The responses of [`watch_ticks`](crate::StreamsApi::watch_ticks).
 #[derive(Debug)]
 pub enum WatchTicksResponse {
-    /// `200`: One event per tick. As a stream of `text/event-stream`.
+    /// `200`: One event per tick. Streamed as `text/event-stream`.
     Ok(stream::EventStream<models::Tick>),
     /// `400`: A bad request.
     BadRequest(models::Problem),
@@ -33,7 +33,7 @@ impl IntoResponse for WatchTicksResponse {
 pub enum CreateChatResponse {
     /// `200`: The answer, whole or (with `stream`) chunk by chunk.
     Ok(models::ChatAnswer),
-    /// `200`: The answer, whole or (with `stream`) chunk by chunk. As a stream of `text/event-stream`.
+    /// `200`: The answer, whole or (with `stream`) chunk by chunk. Streamed as `text/event-stream`.
     OkStream(stream::EventStream<models::ChatChunk>),
     /// `400`: A bad request.
     BadRequest(models::Problem),
@@ -55,7 +55,7 @@ impl IntoResponse for CreateChatResponse {
 /// The responses of [`export_logs`](crate::StreamsApi::export_logs).
 #[derive(Debug)]
 pub enum ExportLogsResponse {
-    /// `200`: Every log line, one JSON object a line. As a stream of `application/jsonl`.
+    /// `200`: Every log line, one JSON object a line. Streamed as `application/jsonl`.
     Ok(stream::ItemStream<models::LogLine>),
     /// A status the spec does not document for this operation, with the API's error body.
     Other(StatusCode, models::Problem),
@@ -80,7 +80,7 @@ impl IntoResponse for ExportLogsResponse {
 /// The responses of [`export_metrics`](crate::StreamsApi::export_metrics).
 #[derive(Debug)]
 pub enum ExportMetricsResponse {
-    /// `200`: Every metric, one JSON object a line. As a stream of `application/x-ndjson`.
+    /// `200`: Every metric, one JSON object a line. Streamed as `application/x-ndjson`.
     Ok(stream::ItemStream<models::ExportMetricsStreamItem>),
     /// A status the spec does not document for this operation, with the API's error body.
     Other(StatusCode, models::Problem),
@@ -105,7 +105,7 @@ impl IntoResponse for ExportMetricsResponse {
 /// The responses of [`export_records`](crate::StreamsApi::export_records).
 #[derive(Debug)]
 pub enum ExportRecordsResponse {
-    /// `200`: Every log line as a JSON text sequence. As a stream of `application/json-seq`.
+    /// `200`: Every log line as a JSON text sequence. Streamed as `application/json-seq`.
     Ok(stream::ItemStream<models::LogLine>),
     /// A status the spec does not document for this operation, with the API's error body.
     Other(StatusCode, models::Problem),
