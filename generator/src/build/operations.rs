@@ -220,21 +220,7 @@ impl Builder<'_> {
                     pointer,
                     format!("path parameter `{name}` is not declared; it is generated as a string"),
                 );
-                parameters.push(Parameter {
-                    wire_name: name.to_owned(),
-                    name: String::new(),
-                    location: ParamLocation::Path,
-                    required: true,
-                    ty: TypeRef::Primitive(crate::ir::Primitive::String),
-                    default: None,
-                    doc: None,
-                    constraints: Constraints::default(),
-                    explode: false,
-                    style: ParamStyle::Simple,
-                    allow_reserved: false,
-                    json: false,
-                    deprecated: false,
-                });
+                parameters.push(string_parameter(name, ParamLocation::Path, true, None));
             }
         }
         let body = op
@@ -257,25 +243,15 @@ impl Builder<'_> {
                     && p.wire_name.eq_ignore_ascii_case("last-event-id")
             })
         {
-            parameters.push(Parameter {
-                wire_name: "Last-Event-ID".to_owned(),
-                name: String::new(),
-                location: ParamLocation::Header,
-                required: false,
-                ty: TypeRef::Primitive(crate::ir::Primitive::String),
-                default: None,
-                doc: Some(
+            parameters.push(string_parameter(
+                "Last-Event-ID",
+                ParamLocation::Header,
+                false,
+                Some(
                     "The `id` of the last event received, to resume the event stream after it \
-                     (Server-Sent Events' `Last-Event-ID`)."
-                        .to_owned(),
+                     (Server-Sent Events' `Last-Event-ID`).",
                 ),
-                constraints: Constraints::default(),
-                explode: false,
-                style: ParamStyle::Simple,
-                allow_reserved: false,
-                json: false,
-                deprecated: false,
-            });
+            ));
         }
         let security = op
             .security
@@ -971,6 +947,31 @@ fn derived_operation_id(method: Method, segments: &[PathSegment]) -> String {
         }
     }
     id
+}
+
+/// A string parameter the document does not declare (in `simple` style, which path and header
+/// parameters take), named by the naming pass.
+fn string_parameter(
+    wire_name: &str,
+    location: ParamLocation,
+    required: bool,
+    doc: Option<&str>,
+) -> Parameter {
+    Parameter {
+        wire_name: wire_name.to_owned(),
+        name: String::new(),
+        location,
+        required,
+        ty: TypeRef::Primitive(crate::ir::Primitive::String),
+        default: None,
+        doc: doc.map(str::to_owned),
+        constraints: Constraints::default(),
+        explode: false,
+        style: ParamStyle::Simple,
+        allow_reserved: false,
+        json: false,
+        deprecated: false,
+    }
 }
 
 /// The media type the generated code speaks: JSON first, then forms, text, bytes.

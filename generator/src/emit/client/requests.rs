@@ -728,15 +728,7 @@ impl<'a> RequestEmitter<'a> {
         );
         if open_stream {
             let arms = p.arms.iter().enumerate().map(|(i, arm)| {
-                let claimed: Vec<u16> = p.arms[..i]
-                    .iter()
-                    .flat_map(|a| &a.statuses)
-                    .filter_map(|s| match s {
-                        Status::Code(code) => Some(*code),
-                        _ => None,
-                    })
-                    .collect();
-                let Some(pattern) = arm_pattern(&arm.statuses, &claimed) else {
+                let Some(pattern) = arm_pattern(&arm.statuses, &claimed_codes(&p.arms[..i])) else {
                     return TokenStream::new();
                 };
                 let action = match &arm.handling {
@@ -756,17 +748,11 @@ impl<'a> RequestEmitter<'a> {
                 }
             };
         }
-        let arms = p.arms.iter().enumerate().map(|(i, arm)| {
-            let claimed: Vec<u16> = p.arms[..i]
-                .iter()
-                .flat_map(|a| &a.statuses)
-                .filter_map(|s| match s {
-                    Status::Code(code) => Some(*code),
-                    _ => None,
-                })
-                .collect();
-            self.arm(p, arm, &claimed)
-        });
+        let arms = p
+            .arms
+            .iter()
+            .enumerate()
+            .map(|(i, arm)| self.arm(p, arm, &claimed_codes(&p.arms[..i])));
         let documented = if p.success_headers.is_empty() {
             quote! { () }
         } else {
@@ -1441,6 +1427,18 @@ fn read_shape(shape: &Shape) -> TokenStream {
             quote! { Ok(#read) }
         }
     }
+}
+
+/// The status codes that earlier arms match.
+fn claimed_codes(earlier: &[Arm]) -> Vec<u16> {
+    earlier
+        .iter()
+        .flat_map(|a| &a.statuses)
+        .filter_map(|s| match s {
+            Status::Code(code) => Some(*code),
+            _ => None,
+        })
+        .collect()
 }
 
 /// A stream's reader over the response `response` evaluates to.
