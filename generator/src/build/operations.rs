@@ -1197,4 +1197,39 @@ mod tests {
             Media::Binary("application/octet-stream".into())
         );
     }
+
+    #[test]
+    fn streaming_media_types_are_streams_beside_the_body() {
+        let doc = r#"{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {
+            "/a": {"get": {"operationId": "a", "responses": {"200": {"description": "ok",
+                "content": {
+                    "text/event-stream; charset=utf-8": {"schema": {"type": "integer"}},
+                    "application/octet-stream": {}}}}}},
+            "/b": {"post": {"operationId": "b", "responses": {"200": {"description": "ok",
+                "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}}}}}}"#;
+        let (api, diags) = crate::load_api(doc).expect("loads");
+        assert!(diags.0.is_empty(), "{diags}");
+        let a = &api.operations[0];
+        let stream = a.responses[0].stream.as_ref().expect("a stream");
+        assert_eq!(stream.format, StreamFormat::EventStream);
+        assert_eq!(stream.media, "text/event-stream");
+        let body = a.responses[0].body.as_ref().expect("the other body");
+        assert_eq!(body.media, Media::Binary("application/octet-stream".into()));
+        // A GET event stream can be resumed: the server reads `Last-Event-ID`.
+        assert!(
+            a.parameters
+                .iter()
+                .any(|p| p.wire_name == "Last-Event-ID" && !p.required)
+        );
+        let b = &api.operations[1];
+        assert!(b.responses[0].body.is_none());
+        assert_eq!(
+            b.responses[0].stream.as_ref().map(|s| s.format),
+            Some(StreamFormat::JsonLines)
+        );
+        assert!(
+            b.parameters.is_empty(),
+            "only GET event streams are resumed"
+        );
+    }
 }
