@@ -50,6 +50,9 @@ pub mod server {
     /// `src/deep_form.rs`: reading `deepObject` form bodies and object parameters whose properties
     /// nest.
     pub const DEEP_FORM: &str = include_str!("server/deep_form.rs");
+    /// `src/stream.rs`: streamed answers (Server-Sent Events, JSON Lines, NDJSON, JSON text
+    /// sequences), for servers whose document streams.
+    pub const STREAM: &str = include_str!("server/stream.rs");
 }
 
 /// Copied into every client crate (and the sender of webhooks).
@@ -68,6 +71,9 @@ pub mod client {
     pub const MULTIPART: &str = include_str!("client/multipart.rs");
     /// `src/device.rs`: the OAuth 2.0 device authorization grant (RFC 8628).
     pub const DEVICE: &str = include_str!("client/device.rs");
+    /// `src/stream.rs`: streamed answers decoded as they arrive (Server-Sent Events, JSON Lines,
+    /// NDJSON, JSON text sequences), for clients whose document streams.
+    pub const STREAM: &str = include_str!("client/stream.rs");
 }
 
 // Templates compiled as modules of this crate, so their logic can be tested where it is written.

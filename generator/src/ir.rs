@@ -1047,6 +1047,49 @@ pub struct Response {
     pub body: Option<ResponseBody>,
     /// `headers` (`$ref`s resolved), in document order.
     pub headers: Vec<ResponseHeader>,
+    /// A streaming media type of its `content` (`text/event-stream`, JSON Lines, NDJSON,
+    /// `application/json-seq`), beside `body` or instead of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream: Option<ResponseStream>,
+}
+
+/// A response body that is a sequence of items, each decoded as it arrives.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResponseStream {
+    /// How items are framed.
+    pub format: StreamFormat,
+    /// The media type, lowercase and without parameters (`application/x-ndjson`).
+    pub media: String,
+    /// The type of one item: the media type's `schema` in 3.0 and 3.1 documents (which describe one
+    /// event, as OpenAI's does), its `itemSchema` in 3.2 ones (an event's `data` through its
+    /// `contentSchema` for `text/event-stream`).
+    pub item: TypeRef,
+}
+
+/// The framing of a streamed body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum StreamFormat {
+    /// `text/event-stream`: Server-Sent Events whose `data` is one JSON item.
+    EventStream,
+    /// `application/jsonl`, `application/x-ndjson` (and `x-jsonlines`): one JSON item a line.
+    JsonLines,
+    /// `application/json-seq` (RFC 7464): each item after a record separator (0x1E).
+    JsonSeq,
+}
+
+impl StreamFormat {
+    /// The framing of a media type (lowercase, without parameters), if it is a streaming one.
+    pub fn of(media: &str) -> Option<StreamFormat> {
+        match media {
+            "text/event-stream" => Some(StreamFormat::EventStream),
+            "application/jsonl"
+            | "application/x-ndjson"
+            | "application/x-jsonlines"
+            | "application/jsonlines" => Some(StreamFormat::JsonLines),
+            "application/json-seq" => Some(StreamFormat::JsonSeq),
+            _ => None,
+        }
+    }
 }
 
 /// The body of a response, in the preferred media type of its `content`.

@@ -10,10 +10,12 @@
 //!   a discriminator's `defaultMapping` to its [`DEFAULT_MAPPING`], and a tag's `summary`,
 //!   `parent` and `kind` to its [`TAG`], where `build` reads them.
 //!
-//! What 3.2 can say that the generator does not represent yet is taken out with a warning naming
-//! it, never dropped in silence (and never left for `openapiv3` to refuse):
+//! - `itemSchema` (a stream of items) under a streaming media type becomes its `schema`, which is
+//!   what 3.0 and 3.1 documents (OpenAI's) write there: one item (see `event_data` for SSE).
 //!
-//! - `itemSchema` (a stream of items): the media type keeps its `schema`, if any.
+//! What 3.2 can say that the generator does not represent yet is taken out with a warning naming
+//! it, never dropped in silence (and never left for `openapiv3` to refuse): `itemSchema` of a
+//! media type that is not a streaming one (the media type keeps its `schema`, if any).
 //!
 //! `style: cookie` is what the generated code already writes for cookies (`form`, with `; `
 //! between pairs), so it becomes `form`. `$self` is used by the bundler (see `bundle`).
@@ -289,11 +291,21 @@ fn lower_tags(root: &mut Map<String, Value>, diags: &mut Diagnostics) {
 
 /// `itemSchema` of media types and `defaultMapping` of discriminators, wherever they are.
 fn visit(map: &mut Map<String, Value>, pointer: &str, diags: &mut Diagnostics) {
-    if map.remove("itemSchema").is_some() {
-        diags.warning(
-            child(pointer, "itemSchema"),
-            "`itemSchema` (OpenAPI 3.2: a stream of items) is not generated yet; the media type's `schema`, if any, is",
-        );
+    if let Some(item) = map.remove("itemSchema") {
+        match streamed_media(pointer) {
+            Some(media) => {
+                let item = if media == "text/event-stream" {
+                    event_data(item, &child(pointer, "itemSchema"), diags)
+                } else {
+                    item
+                };
+                map.insert("schema".to_owned(), item);
+            }
+            None => diags.warning(
+                child(pointer, "itemSchema"),
+                "`itemSchema` (OpenAPI 3.2: a stream of items) is generated for streaming media types only (`text/event-stream`, JSON Lines, NDJSON, `application/json-seq`); the media type's `schema`, if any, is",
+            ),
+        }
     }
     if let Some(discriminator) = map.get_mut("discriminator").and_then(Value::as_object_mut)
         && let Some(default) = discriminator.remove("defaultMapping")
@@ -322,6 +334,45 @@ fn visit(map: &mut Map<String, Value>, pointer: &str, diags: &mut Diagnostics) {
             _ => {}
         }
     }
+}
+
+/// The media type `pointer` names when it is a streaming one under a `content` map.
+fn streamed_media(pointer: &str) -> Option<String> {
+    let (parent, media) = pointer.rsplit_once('/')?;
+    if !parent.ends_with("/content") {
+        return None;
+    }
+    let media = crate::diagnostics::unescape_token(media);
+    let essence = media.split(';').next()?.trim().to_ascii_lowercase();
+    crate::ir::StreamFormat::of(&essence).map(|_| essence)
+}
+
+/// The schema of an event's `data` from the `itemSchema` of `text/event-stream`, which describes
+/// the whole event (`event`, `data`, `id`, `retry`): `data`'s `contentSchema` (the JSON it carries,
+/// per `contentMediaType`), else `data`'s own schema; for a `oneOf`/`anyOf` of events, the same
+/// union of their data. Anything else stays the item, with a warning.
+fn event_data(item: Value, pointer: &str, diags: &mut Diagnostics) -> Value {
+    fn data_of(event: &Value) -> Option<Value> {
+        let data = event.get("properties")?.get("data")?;
+        Some(data.get("contentSchema").unwrap_or(data).clone())
+    }
+    if let Some(data) = data_of(&item) {
+        return data;
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(events) = item.get(key).and_then(Value::as_array)
+            && let Some(datas) = events.iter().map(data_of).collect::<Option<Vec<Value>>>()
+        {
+            let mut union = Map::new();
+            union.insert(key.to_owned(), Value::Array(datas));
+            return Value::Object(union);
+        }
+    }
+    diags.warning(
+        pointer,
+        "an event stream's `itemSchema` that declares no `data` property (inline) is taken as the schema of each event's `data`",
+    );
+    item
 }
 
 #[cfg(test)]

@@ -71,8 +71,9 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 /// (tests/param_styles_roundtrip.rs), the one of tagged and untagged unions
 /// (tests/unions_roundtrip.rs), the one of schemas once lost (tests/lossy_roundtrip.rs), and the
 /// one of `readOnly`/`writeOnly` (tests/read_write_only_roundtrip.rs), the one of RFC 6570 path
-/// templates (tests/rfc6570_roundtrip.rs), and the document split over files
-/// (tests/multi_file_roundtrip.rs).
+/// templates (tests/rfc6570_roundtrip.rs), the document split over files
+/// (tests/multi_file_roundtrip.rs), the one of streamed responses (tests/streaming_roundtrip.rs),
+/// and OpenAI's streaming chat completion (tests/openai_stream.rs).
 /// Each: (spec, output folder, crate prefix, `format: uri` as `url::Url`, open enums).
 const TARGETS: &[(&str, &str, &str, bool, bool)] = &[
     (SPEC, "generated", CRATE_PREFIX, false, false),
@@ -157,6 +158,20 @@ const TARGETS: &[(&str, &str, &str, bool, bool)] = &[
         "tests/fixtures/multi-file/openapi.yaml",
         "tests/generated/multi-file",
         "multi-file",
+        true,
+        true,
+    ),
+    (
+        "tests/fixtures/streaming-3.1.yaml",
+        "tests/generated/streaming",
+        "streaming",
+        true,
+        true,
+    ),
+    (
+        "tests/fixtures/openai-chat-stream.yaml",
+        "tests/generated/openai-chat",
+        "openai-chat",
         true,
         true,
     ),

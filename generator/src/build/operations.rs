@@ -6,7 +6,8 @@ use crate::diagnostics::child;
 use crate::ir::{
     Constraints, DeviceFlow, Hook, HookKind, Media, Method, Operation, ParamLocation, ParamStyle,
     Parameter, PathSegment, PropertyEncoding, RequestBody, Response, ResponseBody, ResponseHeader,
-    SecurityKind, SecurityRequirement, SecurityScheme, SegmentPart, Status, TypeRef,
+    ResponseStream, SecurityKind, SecurityRequirement, SecurityScheme, SegmentPart, Status,
+    StreamFormat, TypeRef,
 };
 use heck::ToUpperCamelCase;
 use indexmap::IndexMap;
@@ -257,21 +258,7 @@ impl Builder<'_> {
                     pointer,
                     format!("path parameter `{name}` is not declared; it is generated as a string"),
                 );
-                parameters.push(Parameter {
-                    wire_name: name.to_owned(),
-                    name: String::new(),
-                    location: ParamLocation::Path,
-                    required: true,
-                    ty: TypeRef::Primitive(crate::ir::Primitive::String),
-                    default: None,
-                    doc: None,
-                    constraints: Constraints::default(),
-                    explode: false,
-                    style: ParamStyle::Simple,
-                    allow_reserved: false,
-                    json: false,
-                    deprecated: false,
-                });
+                parameters.push(string_parameter(name, ParamLocation::Path, true, None));
             }
         }
         let body = op
@@ -279,6 +266,31 @@ impl Builder<'_> {
             .as_ref()
             .and_then(|b| self.request_body(b, &child(pointer, "requestBody"), &type_base));
         let responses = self.responses(op, pointer, &type_base);
+        // A client resuming a GET event stream sends the last id it saw (`Last-Event-ID`, as
+        // browsers' EventSource does): the server reads it like a declared header parameter.
+        let resumable = method == Method::Get
+            && responses.iter().any(|r| {
+                r.status.is_success()
+                    && r.stream
+                        .as_ref()
+                        .is_some_and(|s| s.format == StreamFormat::EventStream)
+            });
+        if resumable
+            && !parameters.iter().any(|p| {
+                p.location == ParamLocation::Header
+                    && p.wire_name.eq_ignore_ascii_case("last-event-id")
+            })
+        {
+            parameters.push(string_parameter(
+                "Last-Event-ID",
+                ParamLocation::Header,
+                false,
+                Some(
+                    "The `id` of the last event received, to resume the event stream after it \
+                     (Server-Sent Events' `Last-Event-ID`).",
+                ),
+            ));
+        }
         let security = op
             .security
             .as_ref()
@@ -567,13 +579,36 @@ impl Builder<'_> {
                     }
                 }
             };
-            let body = preferred_media(&response.content).map(|(name, media_type)| {
-                let media = classify_media(name);
-                let context = if several {
-                    status_word(status)
-                } else {
-                    String::new()
+            let context = if several {
+                status_word(status)
+            } else {
+                String::new()
+            };
+            // The first streaming media type is the stream; the others compete for the body.
+            let stream = response.content.iter().find_map(|(name, media_type)| {
+                let media = media_essence(name);
+                let format = StreamFormat::of(&media)?;
+                let site = Site::new(
+                    child(&child(&child(&r_pointer, "content"), name), "schema"),
+                    format!("{type_base}{context}StreamItem"),
+                    Some("Response"),
+                );
+                let item = match &media_type.schema {
+                    Some(schema) => self.type_of(schema, &site).ty,
+                    None => TypeRef::Any,
                 };
+                Some(ResponseStream {
+                    format,
+                    media,
+                    item,
+                })
+            });
+            let bodies = response
+                .content
+                .iter()
+                .filter(|(name, _)| StreamFormat::of(&media_essence(name)).is_none());
+            let body = preferred_media(bodies).map(|(name, media_type)| {
+                let media = classify_media(name);
                 let site = Site::new(
                     child(&child(&child(&r_pointer, "content"), name), "schema"),
                     format!("{type_base}{context}Response"),
@@ -607,6 +642,7 @@ impl Builder<'_> {
                 doc,
                 body,
                 headers,
+                stream,
             });
         }
         responses
@@ -959,8 +995,35 @@ fn derived_operation_id(method: &Method, segments: &[PathSegment]) -> String {
     id
 }
 
+/// A string parameter the document does not declare (in `simple` style, which path and header
+/// parameters take), named by the naming pass.
+fn string_parameter(
+    wire_name: &str,
+    location: ParamLocation,
+    required: bool,
+    doc: Option<&str>,
+) -> Parameter {
+    Parameter {
+        wire_name: wire_name.to_owned(),
+        name: String::new(),
+        location,
+        required,
+        ty: TypeRef::Primitive(crate::ir::Primitive::String),
+        default: None,
+        doc: doc.map(str::to_owned),
+        constraints: Constraints::default(),
+        explode: false,
+        style: ParamStyle::Simple,
+        allow_reserved: false,
+        json: false,
+        deprecated: false,
+    }
+}
+
 /// The media type the generated code speaks: JSON first, then forms, text, bytes.
-fn preferred_media(content: &IndexMap<String, MediaType>) -> Option<(&str, &MediaType)> {
+fn preferred_media<'c>(
+    content: impl IntoIterator<Item = (&'c String, &'c MediaType)>,
+) -> Option<(&'c str, &'c MediaType)> {
     let rank = |name: &str| match classify_media(name) {
         Media::Json => 0,
         Media::Form => 1,
@@ -969,7 +1032,7 @@ fn preferred_media(content: &IndexMap<String, MediaType>) -> Option<(&str, &Medi
         Media::Binary(_) => 4,
     };
     content
-        .iter()
+        .into_iter()
         .min_by_key(|(name, _)| rank(name))
         .map(|(n, m)| (n.as_str(), m))
 }
@@ -1175,6 +1238,41 @@ mod tests {
         assert_eq!(
             classify_media("application/octet-stream"),
             Media::Binary("application/octet-stream".into())
+        );
+    }
+
+    #[test]
+    fn streaming_media_types_are_streams_beside_the_body() {
+        let doc = r#"{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {
+            "/a": {"get": {"operationId": "a", "responses": {"200": {"description": "ok",
+                "content": {
+                    "text/event-stream; charset=utf-8": {"schema": {"type": "integer"}},
+                    "application/octet-stream": {}}}}}},
+            "/b": {"post": {"operationId": "b", "responses": {"200": {"description": "ok",
+                "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}}}}}}"#;
+        let (api, diags) = crate::load_api(doc).expect("loads");
+        assert!(diags.0.is_empty(), "{diags}");
+        let a = &api.operations[0];
+        let stream = a.responses[0].stream.as_ref().expect("a stream");
+        assert_eq!(stream.format, StreamFormat::EventStream);
+        assert_eq!(stream.media, "text/event-stream");
+        let body = a.responses[0].body.as_ref().expect("the other body");
+        assert_eq!(body.media, Media::Binary("application/octet-stream".into()));
+        // A GET event stream can be resumed: the server reads `Last-Event-ID`.
+        assert!(
+            a.parameters
+                .iter()
+                .any(|p| p.wire_name == "Last-Event-ID" && !p.required)
+        );
+        let b = &api.operations[1];
+        assert!(b.responses[0].body.is_none());
+        assert_eq!(
+            b.responses[0].stream.as_ref().map(|s| s.format),
+            Some(StreamFormat::JsonLines)
+        );
+        assert!(
+            b.parameters.is_empty(),
+            "only GET event streams are resumed"
         );
     }
 }

@@ -414,6 +414,14 @@ pub fn form_lists<'a>(api: &'a crate::ir::Api, body: &crate::ir::RequestBody) ->
         .collect()
 }
 
+/// Whether any operation answers a stream (`text/event-stream`, JSON Lines...): the crates then
+/// get the `stream` runtime.
+pub fn has_streams(api: &crate::ir::Api) -> bool {
+    api.operations
+        .iter()
+        .any(|op| op.responses.iter().any(|r| r.stream.is_some()))
+}
+
 /// Whether any operation has a multipart body read part by part.
 pub fn has_multipart_struct(api: &crate::ir::Api) -> bool {
     api.operations.iter().any(|op| {

@@ -24,6 +24,7 @@ const ERROR_TEMPLATE: &str = openapi_gen_templates::client::ERROR;
 const RETRY_TEMPLATE: &str = openapi_gen_templates::client::RETRY;
 const MULTIPART_TEMPLATE: &str = openapi_gen_templates::client::MULTIPART;
 const DEVICE_TEMPLATE: &str = openapi_gen_templates::client::DEVICE;
+const STREAM_TEMPLATE: &str = openapi_gen_templates::client::STREAM;
 
 /// The files copied from templates (see [`super::nest`]).
 pub const TEMPLATES: &[&str] = &[
@@ -34,6 +35,7 @@ pub const TEMPLATES: &[&str] = &[
     "src/retry.rs",
     "src/multipart.rs",
     "src/device.rs",
+    "src/stream.rs",
 ];
 
 /// The client crate's files: `Cargo.toml`, `src/lib.rs`, a request builder per operation
@@ -136,6 +138,9 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
             opts,
             "src/credentials.rs",
         )?);
+    }
+    if super::has_streams(api) {
+        files.push(template_file(opts, "src/stream.rs", STREAM_TEMPLATE));
     }
     if super::has_multipart_struct(api) {
         files.push(template_file(opts, "src/multipart.rs", MULTIPART_TEMPLATE));
@@ -314,9 +319,14 @@ fn lib_rs(
     };
     let usage = requests::wrap_lines(&format!(
         "# Usage\n\n\
-         Build a [`Client`] with [`Client::builder`]; each operation is a method of it that takes the required parameters and returns a request builder. Set optional parameters on the builder, then `.send().await` it (or `.await` it directly). A call returns the documented success body or an [`Error`]; a documented error status is [`Error::Api`] with the operation's error enum (module `errors`), one variant per status with its decoded body and headers; list operations paged with `skip`/`take` also offer `.into_stream()`. [`models`] holds the API's types.\n\n\
+         Build a [`Client`] with [`Client::builder`]; each operation is a method of it that takes the required parameters and returns a request builder. Set optional parameters on the builder, then `.send().await` it (or `.await` it directly). A call returns the documented success body or an [`Error`]; a documented error status is [`Error::Api`] with the operation's error enum (module `errors`), one variant per status with its decoded body and headers; list operations paged with `skip`/`take` also offer `.into_stream()`{streams}. [`models`] holds the API's types.\n\n\
          {credentials}\n\n\
-         Idempotent requests are retried on connection errors and `502`/`503`/`504` (see [`RetryPolicy`]); `POST` and `PATCH` never are. `https` base URLs need the `rustls` or `native-tls` feature."
+         Idempotent requests are retried on connection errors and `502`/`503`/`504` (see [`RetryPolicy`]); `POST` and `PATCH` never are. `https` base URLs need the `rustls` or `native-tls` feature.",
+        streams = if super::has_streams(api) {
+            ", and operations that answer a stream (Server-Sent Events, JSON Lines, NDJSON, JSON text sequences) `.send_stream()`, its items decoded as they arrive (module [`stream`])"
+        } else {
+            ""
+        },
     ));
     let by_tag = operations_by_tag(api);
     let description = inner_doc_attrs(api.description.as_deref());
@@ -330,6 +340,7 @@ fn lib_rs(
     let errors_mod = has_errors.then(|| quote! { pub mod errors; });
     let headers_mod = has_headers.then(|| quote! { pub mod headers; });
     let multipart_mod = super::has_multipart_struct(api).then(|| quote! { pub mod multipart; });
+    let stream_mod = super::has_streams(api).then(|| quote! { pub mod stream; });
     let webhooks_mod = (!api.hooks.is_empty()).then(|| {
         quote! {
             /// The receiver of the API's webhooks and callbacks (feature `webhooks`): implement its
@@ -358,6 +369,7 @@ fn lib_rs(
         pub mod requests;
         #responses_mod
         mod retry;
+        #stream_mod
         #webhooks_mod
 
         pub use #models as models;

@@ -5,7 +5,7 @@
 use crate::emit::status::known_status;
 use crate::ir::{
     Api, Media, Operation, ParamLocation, Parameter, Primitive, RequestBody, Response,
-    ResponseBody, SecurityKind, Status, TypeId, TypeKind, TypeRef,
+    ResponseBody, SecurityKind, Status, StreamFormat, TypeId, TypeKind, TypeRef,
 };
 use heck::ToUpperCamelCase;
 
@@ -23,6 +23,26 @@ pub enum Shape {
     /// Bytes of a media range the spec leaves open (`image/*`): `codec::Binary`, with the
     /// content type the server sent.
     TypedBytes,
+    /// A stream of items, when the response documents no other body.
+    Stream(StreamShape),
+}
+
+/// A streamed body: how its items are framed and their type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamShape {
+    pub format: StreamFormat,
+    /// The media type asked for in `Accept`.
+    pub media: String,
+    pub item: TypeRef,
+}
+
+/// The stream an operation's success documents (beside another body or alone): the builder's
+/// `send_stream`, and `send_stream_reconnecting` when it is resumable.
+#[derive(Debug)]
+pub struct StreamPlan {
+    pub shape: StreamShape,
+    /// The builder's field of the optional `Last-Event-ID` header of a GET event stream.
+    pub last_event_id: Option<String>,
 }
 
 impl Shape {
@@ -35,6 +55,18 @@ impl Shape {
                 Media::Binary(m) if is_media_range(m) => Shape::TypedBytes,
                 Media::Binary(_) | Media::Multipart => Shape::Bytes,
             },
+        }
+    }
+
+    /// The shape of a success: its body, else its stream.
+    fn of_success(r: &Response) -> Shape {
+        match (&r.body, &r.stream) {
+            (None, Some(stream)) => Shape::Stream(StreamShape {
+                format: stream.format,
+                media: stream.media.clone(),
+                item: stream.item.clone(),
+            }),
+            (body, _) => Shape::of(body.as_ref()),
         }
     }
 }
@@ -135,6 +167,7 @@ pub struct Plan<'a> {
     pub paging: Option<Paging<'a>>,
     /// The headers the success responses document (`send_full`'s typed `headers`), by wire name.
     pub success_headers: Vec<ErrorHeader>,
+    pub stream: Option<StreamPlan>,
 }
 
 /// Names the client's `requests.rs` and `responses.rs` use unqualified beyond the prelude and
@@ -190,7 +223,33 @@ pub fn plan<'a>(api: &'a Api, op: &'a Operation) -> Plan<'a> {
         bearer: sends_bearer(api, op),
         paging,
         success_headers: success_headers(api, op),
+        stream: stream(op),
     }
+}
+
+/// The first stream a success response documents.
+fn stream(op: &Operation) -> Option<StreamPlan> {
+    let stream = success_responses(op)
+        .into_iter()
+        .find_map(|r| r.stream.as_ref())?;
+    let last_event_id = (stream.format == StreamFormat::EventStream)
+        .then(|| {
+            op.parameters.iter().find(|p| {
+                p.location == ParamLocation::Header
+                    && !p.required
+                    && p.wire_name.eq_ignore_ascii_case("last-event-id")
+            })
+        })
+        .flatten()
+        .map(|p| p.name.clone());
+    Some(StreamPlan {
+        shape: StreamShape {
+            format: stream.format,
+            media: stream.media.clone(),
+            item: stream.item.clone(),
+        },
+        last_event_id,
+    })
 }
 
 /// The headers of every success response, once each (the first declaration of a name wins).
@@ -237,15 +296,19 @@ fn success_responses(op: &Operation) -> Vec<&Response> {
 
 fn success(api: &Api, op: &Operation) -> Success {
     let responses = success_responses(op);
-    let shapes: Vec<Shape> = responses
-        .iter()
-        .map(|r| Shape::of(r.body.as_ref()))
-        .collect();
+    let mut shapes: Vec<Shape> = responses.iter().map(|r| Shape::of_success(r)).collect();
     let Some(first) = shapes.first() else {
         return Success::Single(Shape::Empty);
     };
     if shapes.iter().all(|s| s == first) {
         return Success::Single(first.clone());
+    }
+    // A success enum is plain data (`Clone`, `PartialEq`): a status that only streams is read as
+    // empty there, and its stream is the builder's `send_stream`.
+    for shape in &mut shapes {
+        if matches!(shape, Shape::Stream(_)) {
+            *shape = Shape::Empty;
+        }
     }
     let mut taken: Vec<String> = Vec::new();
     let variants = responses

@@ -2,13 +2,15 @@
 //! (the success enums of operations with several success bodies) and `errors.rs` (the error enum of
 //! each operation that documents errors).
 
-use super::plan::{Arm, Handling, Paging, Plan, Shape, Success, is_media_range};
+use super::plan::{
+    Arm, Handling, Paging, Plan, Shape, StreamPlan, StreamShape, Success, is_media_range,
+};
 use super::sending;
 use crate::emit::rust::primitive;
 use crate::emit::{TypePrinter, doc_attrs, ident};
 use crate::ir::{
     Api, Media, Method, ParamLocation, ParamStyle, Parameter, PathSegment, Primitive, SegmentPart,
-    Status, TypeKind, TypeRef,
+    Status, StreamFormat, TypeKind, TypeRef,
 };
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -17,7 +19,10 @@ use quote::{format_ident, quote};
 const RESERVED_SETTERS: &[&str] = &[
     "send",
     "send_full",
+    "send_stream",
+    "send_stream_reconnecting",
     "exchange",
+    "open_stream",
     "into_stream",
     "into_future",
     "clone",
@@ -413,16 +418,21 @@ impl<'a> RequestEmitter<'a> {
         });
         let (ok_ty, err_ty) = (self.success_type(p), self.error_type(p));
         let headers_ty = headers_type(p);
-        let send = self.send_fn(p, &ok_ty, &err_ty, &headers_ty);
+        let send = self.send_fn(p, &ok_ty, &err_ty, &headers_ty, false);
         let stream = p
             .paging
             .as_ref()
             .map(|paging| self.stream_method(paging, &err_ty));
         // A multipart form cannot be cloned.
-        let clone = (p
+        let cloned = p
             .body
-            .is_none_or(|b| b.media != Media::Multipart || self.multipart_struct(&b.ty).is_some()))
-        .then(|| quote! { Clone, });
+            .is_none_or(|b| b.media != Media::Multipart || self.multipart_struct(&b.ty).is_some());
+        let clone = cloned.then(|| quote! { Clone, });
+        let streamed = p.stream.as_ref().map(|stream| {
+            let open = self.send_fn(p, &ok_ty, &err_ty, &headers_ty, true);
+            let methods = self.stream_methods(p, stream, &err_ty, cloned);
+            quote! { #open #methods }
+        });
         let then = if p.optional.is_empty() && p.body.is_none_or(|b| b.required) {
             "Finish it with `.send().await`, or `.await` it."
         } else {
@@ -447,9 +457,74 @@ impl<'a> RequestEmitter<'a> {
                 #body_setter
                 #send
                 #stream
+                #streamed
             }
 
 
+        }
+    }
+
+    /// The type of a stream's items, in `Events` or `Lines`.
+    fn stream_type(&self, shape: &StreamShape, err_ty: &TokenStream) -> TokenStream {
+        let item = self.printer.rust_type(&shape.item);
+        match shape.format {
+            StreamFormat::EventStream => quote! { crate::stream::Events<#item, #err_ty> },
+            StreamFormat::JsonLines | StreamFormat::JsonSeq => {
+                quote! { crate::stream::Lines<#item, #err_ty> }
+            }
+        }
+    }
+
+    /// `send_stream`, and `send_stream_reconnecting` for a resumable event stream.
+    fn stream_methods(
+        &self,
+        p: &Plan,
+        stream: &StreamPlan,
+        err_ty: &TokenStream,
+        cloned: bool,
+    ) -> TokenStream {
+        let ty = self.stream_type(&stream.shape, err_ty);
+        let media = &stream.shape.media;
+        let wrap = stream_reader(&stream.shape.format, quote! { self.open_stream().await? });
+        let doc = wrapped_doc(&format!(
+            "Sends the request asking for `{media}` and answers the stream of its items, each decoded as it arrives{}. Dropping the stream closes the connection.",
+            match stream.shape.format {
+                StreamFormat::EventStream =>
+                    " (an event stream ends at `data: [DONE]` or when the server closes it)",
+                _ => "",
+            }
+        ));
+        let reconnecting = stream.last_event_id.as_ref().filter(|_| cloned).map(|field| {
+            let field = ident(field);
+            let doc = wrapped_doc(&format!(
+                "Like [`send_stream`](Self::send_stream), but when the server closes the stream before `data: [DONE]` (or the connection breaks), waits the `retry` it last sent (3 s until it sends one) and sends the request again with `Last-Event-ID` set to the last event id it sent. `{} {}` answering `204 No Content`, or an error, ends the stream.",
+                p.op.method.as_str(),
+                shown_path(p.op)
+            ));
+            quote! {
+                #doc
+                pub async fn send_stream_reconnecting(self) -> Result<#ty, crate::Error<#err_ty>> {
+                    let again = self.clone();
+                    let first = self.open_stream().await?;
+                    Ok(crate::stream::Events::reconnecting(
+                        first,
+                        Box::new(move |last_event_id| {
+                            let mut request = again.clone();
+                            if last_event_id.is_some() {
+                                request.#field = last_event_id;
+                            }
+                            Box::pin(request.open_stream())
+                        }),
+                    ))
+                }
+            }
+        });
+        quote! {
+            #doc
+            pub async fn send_stream(self) -> Result<#ty, crate::Error<#err_ty>> {
+                Ok(#wrap)
+            }
+            #reconnecting
         }
     }
 
@@ -492,6 +567,7 @@ impl<'a> RequestEmitter<'a> {
         ok_ty: &TokenStream,
         err_ty: &TokenStream,
         headers_ty: &TokenStream,
+        open_stream: bool,
     ) -> TokenStream {
         let op = p.op;
         let mut steps: Vec<TokenStream> = Vec::new();
@@ -634,22 +710,49 @@ impl<'a> RequestEmitter<'a> {
             }
         }
 
+        // Where the success may be a stream or another body, `Accept` says which one is wanted.
+        let accept = match (&p.stream, &p.success) {
+            (Some(stream), _) if open_stream => Some(stream.shape.media.as_str()),
+            (_, Success::Single(Shape::Stream(shape))) => Some(shape.media.as_str()),
+            (Some(_), Success::Single(Shape::Json(_))) => Some("application/json"),
+            _ => None,
+        };
+        if let Some(accept) = accept {
+            steps
+                .push(quote! { let request = request.header(::reqwest::header::ACCEPT, #accept); });
+        }
         let bearer = p.bearer;
         let idempotent = op.method.is_idempotent();
         steps.push(
             quote! { let response = self.client.inner.send(request, #bearer, #idempotent).await?; },
         );
-        let arms = p.arms.iter().enumerate().map(|(i, arm)| {
-            let claimed: Vec<u16> = p.arms[..i]
-                .iter()
-                .flat_map(|a| &a.statuses)
-                .filter_map(|s| match s {
-                    Status::Code(code) => Some(*code),
-                    _ => None,
-                })
-                .collect();
-            self.arm(p, arm, &claimed)
-        });
+        if open_stream {
+            let arms = p.arms.iter().enumerate().map(|(i, arm)| {
+                let Some(pattern) = arm_pattern(&arm.statuses, &claimed_codes(&p.arms[..i])) else {
+                    return TokenStream::new();
+                };
+                let action = match &arm.handling {
+                    Handling::Success(_) => quote! { Ok(response) },
+                    Handling::Error(index) => self.error_arm(p, *index),
+                    Handling::Unexpected => {
+                        quote! { Err(crate::codec::unexpected(response).await) }
+                    }
+                };
+                quote! { #pattern => #action, }
+            });
+            return quote! {
+                /// Sends the request asking for its stream; answers the response of a success status.
+                async fn open_stream(self) -> Result<::reqwest::Response, crate::Error<#err_ty>> {
+                    #(#steps)*
+                    match response.status().as_u16() { #(#arms)* }
+                }
+            };
+        }
+        let arms = p
+            .arms
+            .iter()
+            .enumerate()
+            .map(|(i, arm)| self.arm(p, arm, &claimed_codes(&p.arms[..i])));
         let documented = if p.success_headers.is_empty() {
             quote! { () }
         } else {
@@ -1141,6 +1244,7 @@ impl<'a> RequestEmitter<'a> {
 
     fn success_type(&self, p: &Plan) -> TokenStream {
         match &p.success {
+            Success::Single(Shape::Stream(shape)) => self.stream_type(shape, &self.error_type(p)),
             Success::Single(shape) => self.shape_type(shape),
             Success::Enum(_) => {
                 let name = ident(&p.type_name);
@@ -1165,6 +1269,7 @@ impl<'a> RequestEmitter<'a> {
             Shape::Text => quote! { String },
             Shape::Bytes => quote! { Vec<u8> },
             Shape::TypedBytes => quote! { crate::codec::Binary },
+            Shape::Stream(_) => unreachable!("streams are typed by `stream_type`"),
         }
     }
 
@@ -1322,6 +1427,35 @@ fn read_shape(shape: &Shape) -> TokenStream {
         Shape::Text => quote! { crate::codec::text(response).await },
         Shape::Bytes => quote! { crate::codec::bytes(response).await },
         Shape::TypedBytes => quote! { crate::codec::binary(response).await },
+        Shape::Stream(shape) => {
+            let read = stream_reader(&shape.format, quote! { response });
+            quote! { Ok(#read) }
+        }
+    }
+}
+
+/// The status codes that earlier arms match.
+fn claimed_codes(earlier: &[Arm]) -> Vec<u16> {
+    earlier
+        .iter()
+        .flat_map(|a| &a.statuses)
+        .filter_map(|s| match s {
+            Status::Code(code) => Some(*code),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A stream's reader over the response `response` evaluates to.
+fn stream_reader(format: &StreamFormat, response: TokenStream) -> TokenStream {
+    match format {
+        StreamFormat::EventStream => quote! { crate::stream::Events::new(#response) },
+        StreamFormat::JsonLines => {
+            quote! { crate::stream::Lines::new(#response, crate::stream::Delimiter::Line) }
+        }
+        StreamFormat::JsonSeq => {
+            quote! { crate::stream::Lines::new(#response, crate::stream::Delimiter::RecordSeparator) }
+        }
     }
 }
 

@@ -23,6 +23,7 @@ const AUTH_TEMPLATE: &str = openapi_gen_templates::server::AUTH;
 const RESPOND_TEMPLATE: &str = openapi_gen_templates::server::RESPOND;
 const MULTIPART_TEMPLATE: &str = openapi_gen_templates::server::MULTIPART;
 const DEEP_FORM_TEMPLATE: &str = openapi_gen_templates::server::DEEP_FORM;
+const STREAM_TEMPLATE: &str = openapi_gen_templates::server::STREAM;
 
 /// The files copied from templates (see [`super::nest`]).
 pub const TEMPLATES: &[&str] = &[
@@ -34,6 +35,7 @@ pub const TEMPLATES: &[&str] = &[
     "src/respond.rs",
     "src/multipart.rs",
     "src/deep_form.rs",
+    "src/stream.rs",
 ];
 
 /// The server crate's files: `Cargo.toml`, `src/lib.rs`, the axum router (`src/router.rs`), the
@@ -119,6 +121,9 @@ pub fn emit_in(
     if super::has_deep_form(api) {
         files.push(template_file(opts, "src/deep_form.rs", DEEP_FORM_TEMPLATE));
     }
+    if super::has_streams(api) {
+        files.push(template_file(opts, "src/stream.rs", STREAM_TEMPLATE));
+    }
     // The order of the files before the jobs split them.
     let order = [
         "Cargo.toml",
@@ -202,24 +207,45 @@ fn cargo_toml(api: &Api, opts: &Options, routed: bool) -> File {
             api.title
         )
     };
+    // Streams and the webhooks' sender both need futures-util: required for streams.
+    let streams = super::has_streams(api);
+    // The webhooks' sender needs futures-util and tokio (optional, with its feature); streams need
+    // them too, then always.
+    let optional = |line: &str| {
+        if streams {
+            String::new()
+        } else {
+            line.replace(" }\n", ", optional = true }\n")
+        }
+    };
+    let futures = "futures-util = { version = \"0.3\", default-features = false }\n";
+    let tokio = "tokio = { version = \"1\", features = [\"sync\", \"time\"] }\n";
     let (features, sender_deps) = if api.hooks.is_empty() {
         (String::new(), String::new())
     } else {
         (
-            r#"[features]
+            format!(
+                r#"[features]
 # `webhooks`: the sender of the API's webhooks and callbacks (a reqwest client, module `webhooks`).
 # `rustls` or `native-tls` let it post to `https` URLs.
 default = [{default}]
-webhooks = ["dep:futures-util", "dep:reqwest", "dep:tokio"]
+webhooks = [{runtime}"dep:reqwest"{timer}]
 rustls = ["webhooks", "reqwest?/rustls"]
 native-tls = ["webhooks", "reqwest?/native-tls"]
 
-"#
-            .replace("{default}", if routed { "" } else { "\"webhooks\"" }),
+"#,
+                default = if routed { "" } else { "\"webhooks\"" },
+                runtime = if streams {
+                    ""
+                } else {
+                    r#""dep:futures-util", "#
+                },
+                timer = if streams { "" } else { r#", "dep:tokio""# },
+            ),
             format!(
-                "futures-util = {{ version = \"0.3\", default-features = false, optional = true }}\n\
-                 reqwest = {{ version = \"0.13\", default-features = false, features = [\"json\", \"form\", \"query\"{multipart}], optional = true }}\n\
-                 tokio = {{ version = \"1\", features = [\"sync\", \"time\"], optional = true }}\n",
+                "{futures}reqwest = {{ version = \"0.13\", default-features = false, features = [\"json\", \"form\", \"query\"{multipart}], optional = true }}\n{tokio}",
+                futures = optional(futures),
+                tokio = optional(tokio),
                 multipart = if super::has_multipart_struct(&api.hooks_api(false).expect("hooks")) {
                     r#", "multipart""#
                 } else {
@@ -252,12 +278,13 @@ base64 = "0.22"
     } else {
         "serde_json = \"1\"\n"
     };
+    let (stream_futures, stream_tokio) = if streams { (futures, tokio) } else { ("", "") };
     let sections = format!(
         r#"{features}[dependencies]
 {models}
 {router_deps}chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
-{form_deps}serde = {{ version = "1", features = ["derive"] }}
-{body_deps}{sender_deps}{url}uuid = {{ version = "1", features = ["serde"] }}
+{form_deps}{stream_futures}serde = {{ version = "1", features = ["derive"] }}
+{body_deps}{sender_deps}{stream_tokio}{url}uuid = {{ version = "1", features = ["serde"] }}
 "#,
         models = super::sibling_dependency(opts, "models"),
         url = super::models::url_dependency(api),
@@ -309,6 +336,7 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
     }
     let deep_form = super::has_deep_form(plan.api).then(|| quote! { pub mod deep_form; });
     let multipart = super::has_multipart_struct(plan.api).then(|| quote! { pub mod multipart; });
+    let stream = super::has_streams(plan.api).then(|| quote! { pub mod stream; });
     let webhooks = (!api.hooks.is_empty()).then(|| {
         quote! {
             /// The sender of the API's webhooks and callbacks (feature `webhooks`): a client that
@@ -331,6 +359,7 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
         pub mod respond;
         mod responses;
         mod router;
+        #stream
         #webhooks
         pub use #models as models;
         pub use api::#trait_name;

@@ -7,7 +7,8 @@ use crate::emit::status::known_status;
 use crate::emit::{Patterns, TypePrinter, ident};
 use crate::ir::{
     Api, Constraints, Media, Method, Operation, ParamLocation, ParamStyle, Parameter, PathSegment,
-    Primitive, RequestBody, Response, SecurityKind, Status, TypeId, TypeKind, TypeRef,
+    Primitive, RequestBody, Response, SecurityKind, Status, StreamFormat, TypeId, TypeKind,
+    TypeRef,
 };
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -113,6 +114,8 @@ pub struct FieldPlan {
 pub struct ResponsePlan {
     /// A rough size of the variant in bytes (see [`Plan::size_of`]).
     pub size: usize,
+    /// The part of `size` that is the body.
+    pub body_size: usize,
     pub variant: Ident,
     pub status: StatusPlan,
     pub doc: String,
@@ -137,8 +140,13 @@ pub enum Writer {
     /// A text body: `text/plain`, or the documented text media type.
     Text(Option<String>),
     Bytes(String),
+    /// A `text/event-stream` of JSON data.
+    Events,
+    /// Line-delimited JSON of this media type; `true` for RFC 7464 record separators.
+    Lines(String, bool),
 }
 
+#[derive(Clone)]
 pub struct HeaderPlan {
     pub field: Ident,
     /// As the spec spells it.
@@ -1368,7 +1376,47 @@ impl<'a> Plan<'a> {
                 ));
                 continue;
             }
-            plans.push(self.response(r, notes));
+            let plan = self.response(r, notes);
+            let streamed = r.stream.as_ref().map(|stream| {
+                // The stream is its own variant beside the other body (`OkStream`), or the
+                // response's only one.
+                let variant = if plan.body.is_some() {
+                    format_ident!("{}Stream", plan.variant)
+                } else {
+                    plan.variant.clone()
+                };
+                let item = self.printer.rust_type(&stream.item);
+                let (ty, writer) = match stream.format {
+                    StreamFormat::EventStream => {
+                        (quote! { stream::EventStream<#item> }, Writer::Events)
+                    }
+                    StreamFormat::JsonLines => (
+                        quote! { stream::ItemStream<#item> },
+                        Writer::Lines(stream.media.clone(), false),
+                    ),
+                    StreamFormat::JsonSeq => (
+                        quote! { stream::ItemStream<#item> },
+                        Writer::Lines(stream.media.clone(), true),
+                    ),
+                };
+                ResponsePlan {
+                    size: 16 + plan.size - plan.body.as_ref().map_or(0, |_| plan.body_size),
+                    variant,
+                    status: match &plan.status {
+                        StatusPlan::Fixed(status) => StatusPlan::Fixed(status.clone()),
+                        StatusPlan::Chosen => StatusPlan::Chosen,
+                    },
+                    doc: format!("{} Streamed as `{}`.", plan.doc, stream.media),
+                    body: Some(BodyPlan { ty, writer }),
+                    headers: plan.headers.clone(),
+                    body_size: 16,
+                }
+            });
+            match streamed {
+                Some(streamed) if plan.body.is_none() => plans.push(streamed),
+                Some(streamed) => plans.extend([plan, streamed]),
+                None => plans.push(plan),
+            }
         }
         plans
     }
@@ -1496,6 +1544,7 @@ impl<'a> Plan<'a> {
         let size = body_size + status_size + 24 * headers.len();
         ResponsePlan {
             size,
+            body_size,
             variant: ident(&variant),
             status,
             doc,

@@ -62,6 +62,7 @@ pub fn responses_rs(plan: &Plan) -> TokenStream {
             ("models", plan.use_item(quote! { models })),
             ("ErrorMessage", plan.use_item(quote! { ErrorMessage })),
             ("Bytes", quote! { use axum::body::Bytes; }),
+            ("stream", plan.use_item(quote! { stream })),
         ],
     );
     let use_respond = plan.use_item(quote! { respond });
@@ -114,9 +115,20 @@ fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
             quote! { Self::Other(status, body) => respond::json(status, &body), },
         )
     };
+    // A stream is read once and compares with nothing: such an enum is only `Debug`.
+    let streams = op.responses.iter().any(|r| {
+        r.body
+            .as_ref()
+            .is_some_and(|b| matches!(b.writer, Writer::Events | Writer::Lines(..)))
+    });
+    let derives = if streams {
+        quote! { Debug }
+    } else {
+        quote! { Debug, Clone, PartialEq }
+    };
     quote! {
         #[doc = #doc]
-        #[derive(Debug, Clone, PartialEq)]
+        #[derive(#derives)]
         #large
         pub enum #name {
             #(#variants)*
@@ -196,6 +208,21 @@ fn arm(r: &ResponsePlan) -> TokenStream {
             writer: Writer::Bytes(content_type),
             ..
         }) => quote! { respond::bytes(#status, #content_type, body) },
+        Some(BodyPlan {
+            writer: Writer::Events,
+            ..
+        }) => quote! { stream::events(#status, body) },
+        Some(BodyPlan {
+            writer: Writer::Lines(content_type, seq),
+            ..
+        }) => {
+            let delimiter = if *seq {
+                quote! { stream::Delimiter::RecordSeparator }
+            } else {
+                quote! { stream::Delimiter::Line }
+            };
+            quote! { stream::lines(#status, #content_type, #delimiter, body) }
+        }
         None => quote! { respond::empty(#status) },
     };
     let chosen = matches!(r.status, StatusPlan::Chosen);
