@@ -1,0 +1,382 @@
+//! The Teltonika listener on 127.0.0.1 against a device simulator that speaks the protocol as
+//! Teltonika's documentation writes it (its own packet encoder and CRC, not the crate's): the
+//! handshake, acknowledgements only after storage, and every bound the listener promises.
+
+use asset_alerting_trackers::Report;
+use asset_alerting_trackers::teltonika::{Ingest, Limits, Listener};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+use tokio::time::timeout;
+
+const KNOWN: &str = "356307042441013";
+
+/// A simulated Teltonika device: what it sends, byte for byte, from the Codec documentation.
+mod device {
+    /// CRC-16/IBM as the documentation describes it: polynomial 0xA001, initial value 0, bit by
+    /// bit.
+    pub fn crc16(data: &[u8]) -> u16 {
+        let mut crc: u16 = 0;
+        for byte in data {
+            crc ^= u16::from(*byte);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xA001
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        crc
+    }
+
+    pub fn handshake(imei: &str) -> Vec<u8> {
+        let mut bytes = (imei.len() as u16).to_be_bytes().to_vec();
+        bytes.extend(imei.as_bytes());
+        bytes
+    }
+
+    /// One record of Codec 8 Extended: a position fix and the ignition element.
+    pub struct Fix {
+        pub millis: u64,
+        pub latitude: f64,
+        pub longitude: f64,
+        pub speed: u16,
+        pub ignition: bool,
+    }
+
+    /// An AVL packet of Codec 8 Extended (0x8E) holding `fixes`.
+    pub fn packet(fixes: &[Fix]) -> Vec<u8> {
+        let mut data = vec![0x8E, fixes.len() as u8];
+        for fix in fixes {
+            data.extend(fix.millis.to_be_bytes());
+            data.push(1); // priority
+            data.extend(((fix.longitude * 1e7) as i32).to_be_bytes());
+            data.extend(((fix.latitude * 1e7) as i32).to_be_bytes());
+            data.extend(120i16.to_be_bytes()); // altitude
+            data.extend(90u16.to_be_bytes()); // angle
+            data.push(8); // satellites
+            data.extend(fix.speed.to_be_bytes());
+            data.extend(239u16.to_be_bytes()); // event IO: ignition
+            data.extend(1u16.to_be_bytes()); // total IO count
+            data.extend(1u16.to_be_bytes()); // one 1-byte element
+            data.extend(239u16.to_be_bytes());
+            data.push(u8::from(fix.ignition));
+            for _ in 0..4 {
+                data.extend(0u16.to_be_bytes()); // no 2-, 4-, 8-byte or variable elements
+            }
+        }
+        data.push(fixes.len() as u8);
+        let mut bytes = vec![0, 0, 0, 0];
+        bytes.extend((data.len() as u32).to_be_bytes());
+        bytes.extend(&data);
+        bytes.extend(u32::from(crc16(&data)).to_be_bytes());
+        bytes
+    }
+
+    pub fn fix(n: u64) -> Fix {
+        Fix {
+            millis: 1_764_151_200_000 + n * 1000,
+            latitude: 54.6872,
+            longitude: 25.2797,
+            speed: 50,
+            ignition: true,
+        }
+    }
+}
+
+/// Records what it stores; `gate` holds a store until a permit is added.
+#[derive(Default)]
+struct Store {
+    stored: Mutex<Vec<(String, Report)>>,
+    gate: Option<Arc<Semaphore>>,
+    fail: bool,
+}
+
+impl Ingest for Store {
+    async fn knows(&self, imei: &str) -> bool {
+        imei.starts_with("35630704")
+    }
+
+    async fn store(&self, imei: &str, reports: Vec<Report>) -> Result<(), String> {
+        if let Some(gate) = &self.gate {
+            gate.acquire().await.expect("open").forget();
+        }
+        if self.fail {
+            return Err("database unavailable".to_owned());
+        }
+        let mut stored = self.stored.lock().unwrap();
+        stored.extend(reports.into_iter().map(|r| (imei.to_owned(), r)));
+        Ok(())
+    }
+}
+
+async fn start(store: Arc<Store>, limits: Limits) -> Listener {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    Listener::start(listener, store, limits)
+}
+
+async fn connect(listener: &Listener) -> TcpStream {
+    TcpStream::connect(listener.local_addr)
+        .await
+        .expect("connect")
+}
+
+/// Reads exactly `n` bytes, or what came before the connection closed.
+async fn read(stream: &mut TcpStream, n: usize) -> Vec<u8> {
+    let mut got = vec![0; n];
+    let mut filled = 0;
+    while filled < n {
+        match timeout(Duration::from_secs(5), stream.read(&mut got[filled..])).await {
+            Ok(Ok(0)) | Ok(Err(_)) => break,
+            Ok(Ok(k)) => filled += k,
+            Err(_) => panic!("no answer within 5 s"),
+        }
+    }
+    got.truncate(filled);
+    got
+}
+
+/// Whether the listener closed the connection (within 5 s).
+async fn closed(stream: &mut TcpStream) -> bool {
+    let mut byte = [0u8; 1];
+    matches!(
+        timeout(Duration::from_secs(5), stream.read(&mut byte)).await,
+        Ok(Ok(0)) | Ok(Err(_))
+    )
+}
+
+#[tokio::test]
+async fn a_known_device_is_acknowledged_after_its_records_are_stored() {
+    let gate = Arc::new(Semaphore::new(0));
+    let store = Arc::new(Store {
+        gate: Some(gate.clone()),
+        ..Store::default()
+    });
+    let listener = start(store.clone(), Limits::default()).await;
+    let mut device = connect(&listener).await;
+    device.write_all(&device::handshake(KNOWN)).await.unwrap();
+    assert_eq!(read(&mut device, 1).await, [1]);
+
+    device
+        .write_all(&device::packet(&[device::fix(0), device::fix(1)]))
+        .await
+        .unwrap();
+    // Not acknowledged while the store holds the records.
+    let mut early = [0u8; 4];
+    assert!(
+        timeout(Duration::from_millis(300), device.read(&mut early))
+            .await
+            .is_err(),
+        "acknowledged before storage"
+    );
+    gate.add_permits(1);
+    assert_eq!(read(&mut device, 4).await, [0, 0, 0, 2]);
+
+    let stored = store.stored.lock().unwrap().clone();
+    assert_eq!(stored.len(), 2);
+    assert_eq!(stored[0].0, KNOWN);
+    let report = &stored[1].1;
+    assert_eq!(
+        report.timestamp.unwrap().timestamp_millis(),
+        1_764_151_201_000
+    );
+    assert_eq!(report.latitude, Some(54.6872));
+    assert_eq!(report.speed, Some(50.0));
+    assert_eq!(report.ignition, Some(true));
+    assert_eq!(listener.stats.records.load(Ordering::Relaxed), 2);
+}
+
+#[tokio::test]
+async fn an_unknown_imei_is_refused_and_closed() {
+    let listener = start(Arc::default(), Limits::default()).await;
+    let mut device = connect(&listener).await;
+    device
+        .write_all(&device::handshake("999999999999999"))
+        .await
+        .unwrap();
+    assert_eq!(read(&mut device, 1).await, [0]);
+    assert!(closed(&mut device).await);
+    assert_eq!(listener.stats.refused_handshakes.load(Ordering::Relaxed), 1);
+}
+
+#[tokio::test]
+async fn a_bad_crc_stores_nothing_and_is_not_acknowledged() {
+    let store = Arc::new(Store::default());
+    let listener = start(store.clone(), Limits::default()).await;
+    let mut device = connect(&listener).await;
+    device.write_all(&device::handshake(KNOWN)).await.unwrap();
+    assert_eq!(read(&mut device, 1).await, [1]);
+    let mut packet = device::packet(&[device::fix(0)]);
+    let last = packet.len() - 1;
+    packet[last] ^= 0xFF;
+    device.write_all(&packet).await.unwrap();
+    assert_eq!(
+        read(&mut device, 4).await,
+        Vec::<u8>::new(),
+        "no acknowledgement"
+    );
+    assert!(store.stored.lock().unwrap().is_empty());
+    assert_eq!(listener.stats.bad_crc.load(Ordering::Relaxed), 1);
+}
+
+#[tokio::test]
+async fn a_store_that_fails_is_not_acknowledged() {
+    let store = Arc::new(Store {
+        fail: true,
+        ..Store::default()
+    });
+    let listener = start(store, Limits::default()).await;
+    let mut device = connect(&listener).await;
+    device.write_all(&device::handshake(KNOWN)).await.unwrap();
+    assert_eq!(read(&mut device, 1).await, [1]);
+    device
+        .write_all(&device::packet(&[device::fix(0)]))
+        .await
+        .unwrap();
+    assert_eq!(read(&mut device, 4).await, Vec::<u8>::new());
+    assert_eq!(listener.stats.store_failures.load(Ordering::Relaxed), 1);
+}
+
+#[tokio::test]
+async fn a_2_gb_length_is_refused_at_once() {
+    let listener = start(Arc::default(), Limits::default()).await;
+    let mut device = connect(&listener).await;
+    device.write_all(&device::handshake(KNOWN)).await.unwrap();
+    assert_eq!(read(&mut device, 1).await, [1]);
+    device
+        .write_all(&[0, 0, 0, 0, 0x80, 0, 0, 0])
+        .await
+        .unwrap();
+    assert!(closed(&mut device).await);
+    assert_eq!(listener.stats.too_large.load(Ordering::Relaxed), 1);
+}
+
+#[tokio::test]
+async fn slow_drip_and_idle_connections_are_closed() {
+    let limits = Limits {
+        frame_timeout: Duration::from_millis(400),
+        idle_timeout: Duration::from_millis(300),
+        ..Limits::default()
+    };
+    let listener = start(Arc::default(), limits).await;
+
+    // A byte every 100 ms never completes a frame within 400 ms.
+    let mut dripping = connect(&listener).await;
+    dripping.write_all(&device::handshake(KNOWN)).await.unwrap();
+    assert_eq!(read(&mut dripping, 1).await, [1]);
+    let packet = device::packet(&[device::fix(0)]);
+    let started = std::time::Instant::now();
+    for byte in &packet[..10] {
+        if dripping.write_all(&[*byte]).await.is_err() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(closed(&mut dripping).await);
+    assert!(started.elapsed() < Duration::from_secs(3));
+
+    // Silent after the handshake.
+    let mut idle = connect(&listener).await;
+    idle.write_all(&device::handshake(KNOWN)).await.unwrap();
+    assert_eq!(read(&mut idle, 1).await, [1]);
+    assert!(closed(&mut idle).await);
+    assert!(listener.stats.timeouts.load(Ordering::Relaxed) >= 2);
+}
+
+#[tokio::test]
+async fn failed_handshakes_are_limited_per_address() {
+    let limits = Limits {
+        failed_handshakes: 2,
+        ..Limits::default()
+    };
+    let listener = start(Arc::default(), limits).await;
+    for _ in 0..2 {
+        let mut device = connect(&listener).await;
+        device
+            .write_all(&device::handshake("111111111111111"))
+            .await
+            .unwrap();
+        assert_eq!(read(&mut device, 1).await, [0]);
+    }
+    // The third is closed before any answer, even with a known IMEI.
+    let mut device = connect(&listener).await;
+    let _ = device.write_all(&device::handshake(KNOWN)).await;
+    assert_eq!(read(&mut device, 1).await, Vec::<u8>::new());
+    assert_eq!(listener.stats.rate_limited.load(Ordering::Relaxed), 1);
+}
+
+#[tokio::test]
+async fn shutdown_finishes_the_packet_being_stored() {
+    let gate = Arc::new(Semaphore::new(0));
+    let store = Arc::new(Store {
+        gate: Some(gate.clone()),
+        ..Store::default()
+    });
+    let listener = start(store.clone(), Limits::default()).await;
+    let address = listener.local_addr;
+    let mut device = connect(&listener).await;
+    device.write_all(&device::handshake(KNOWN)).await.unwrap();
+    assert_eq!(read(&mut device, 1).await, [1]);
+    device
+        .write_all(&device::packet(&[device::fix(0)]))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+
+    let stopping = tokio::spawn(listener.shutdown());
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(!stopping.is_finished(), "waits for the packet being stored");
+    gate.add_permits(1);
+    assert_eq!(read(&mut device, 4).await, [0, 0, 0, 1]);
+    assert!(closed(&mut device).await);
+    timeout(Duration::from_secs(5), stopping)
+        .await
+        .expect("stopped")
+        .unwrap();
+    assert!(
+        TcpStream::connect(address).await.is_err(),
+        "no longer accepting"
+    );
+    assert_eq!(store.stored.lock().unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_devices_at_once() {
+    let store = Arc::new(Store::default());
+    let listener = start(store.clone(), Limits::default()).await;
+    let address = listener.local_addr;
+    let mut devices = tokio::task::JoinSet::new();
+    for n in 0..1000u64 {
+        devices.spawn(async move {
+            let mut device = TcpStream::connect(address).await.expect("connect");
+            device
+                .write_all(&device::handshake(&format!("356307042{n:06}")))
+                .await
+                .unwrap();
+            assert_eq!(read(&mut device, 1).await, [1]);
+            device
+                .write_all(&device::packet(&[device::fix(n), device::fix(n + 1)]))
+                .await
+                .unwrap();
+            assert_eq!(read(&mut device, 4).await, [0, 0, 0, 2]);
+            device
+        });
+    }
+    // All connected at once: every device keeps its connection until all are acknowledged.
+    let mut open = Vec::new();
+    while let Some(device) = devices.join_next().await {
+        open.push(device.expect("device"));
+    }
+    assert_eq!(open.len(), 1000);
+    assert_eq!(store.stored.lock().unwrap().len(), 2000);
+    assert_eq!(
+        listener.stats.open_connections.load(Ordering::Relaxed),
+        1000
+    );
+    drop(open);
+    listener.shutdown().await;
+}
