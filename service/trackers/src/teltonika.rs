@@ -400,7 +400,8 @@ impl Record {
 }
 
 mod listener;
-pub use listener::{Ingest, Limits, Listener, Stats};
+pub use crate::Ingest;
+pub use listener::{Limits, Listener, Stats};
 
 #[cfg(test)]
 mod tests;

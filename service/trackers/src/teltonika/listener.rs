@@ -11,9 +11,8 @@
 //! connection's buffer grows only to the frame it holds.
 
 use super::{Error, ack, handshake_answer, read_imei, read_packet};
-use crate::report::Report;
+use crate::Ingest;
 use std::collections::HashMap;
-use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -23,20 +22,6 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
-
-/// Where a listener's records go: the service's ingestion pipeline.
-pub trait Ingest: Send + Sync + 'static {
-    /// Whether `imei` is the device id of a known asset.
-    fn knows(&self, imei: &str) -> impl Future<Output = bool> + Send;
-    /// Stores the records of one packet durably (a record already stored is a duplicate, not
-    /// an error). The packet is acknowledged only after `Ok`; on `Err` the connection is closed
-    /// unacknowledged, and the device sends the packet again.
-    fn store(
-        &self,
-        imei: &str,
-        reports: Vec<Report>,
-    ) -> impl Future<Output = Result<(), String>> + Send;
-}
 
 /// The bounds of a listener.
 #[derive(Debug, Clone)]

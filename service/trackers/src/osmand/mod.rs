@@ -15,6 +15,9 @@
 //! A report without a timestamp is left without one (the listener stamps it with the time it
 //! arrived, as Traccar does); one without both coordinates carries no position.
 
+mod endpoint;
+pub use endpoint::router;
+
 use crate::report::Report;
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::Deserialize;
