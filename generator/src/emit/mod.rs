@@ -365,6 +365,33 @@ pub fn multipart_fields<'a>(
     }
 }
 
+/// The root of a crate whose document has webhooks only (`role`: `Sender` or `Receiver`): its
+/// docs, the models, and module `webhooks` behind its feature (on by default).
+pub fn hooks_only_lib(
+    api: &crate::ir::Api,
+    opts: &Options,
+    role: &str,
+    usage: &[&str],
+    module: &[&str],
+) -> TokenStream {
+    let title = format!(
+        " {role} of the webhooks of {} (version {}), generated from its OpenAPI document.",
+        api.title, api.version
+    );
+    let models = opts.crate_ident("models");
+    quote::quote! {
+        #![doc = #title]
+        #![doc = ""]
+        #( #![doc = #usage] )*
+
+        pub use #models as models;
+
+        #( #[doc = #module] )*
+        #[cfg(feature = "webhooks")]
+        pub mod webhooks;
+    }
+}
+
 /// Whether the server needs its `deep_form` runtime: a form body with `deepObject`-encoded
 /// properties, or an object parameter (whose properties may nest).
 pub fn has_deep_form(api: &crate::ir::Api) -> bool {

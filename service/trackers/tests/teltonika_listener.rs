@@ -125,6 +125,14 @@ async fn connect(listener: &Listener) -> TcpStream {
         .expect("connect")
 }
 
+/// A device of the known IMEI, its handshake accepted.
+async fn handshaken(listener: &Listener) -> TcpStream {
+    let mut device = connect(listener).await;
+    device.write_all(&device::handshake(KNOWN)).await.unwrap();
+    assert_eq!(read(&mut device, 1).await, [1]);
+    device
+}
+
 /// Reads exactly `n` bytes, or what came before the connection closed.
 async fn read(stream: &mut TcpStream, n: usize) -> Vec<u8> {
     let mut got = vec![0; n];
@@ -157,9 +165,7 @@ async fn a_known_device_is_acknowledged_after_its_records_are_stored() {
         ..Store::default()
     });
     let listener = start(store.clone(), Limits::default()).await;
-    let mut device = connect(&listener).await;
-    device.write_all(&device::handshake(KNOWN)).await.unwrap();
-    assert_eq!(read(&mut device, 1).await, [1]);
+    let mut device = handshaken(&listener).await;
 
     device
         .write_all(&device::packet(&[device::fix(0), device::fix(1)]))
@@ -207,9 +213,7 @@ async fn an_unknown_imei_is_refused_and_closed() {
 async fn a_bad_crc_stores_nothing_and_is_not_acknowledged() {
     let store = Arc::new(Store::default());
     let listener = start(store.clone(), Limits::default()).await;
-    let mut device = connect(&listener).await;
-    device.write_all(&device::handshake(KNOWN)).await.unwrap();
-    assert_eq!(read(&mut device, 1).await, [1]);
+    let mut device = handshaken(&listener).await;
     let mut packet = device::packet(&[device::fix(0)]);
     let last = packet.len() - 1;
     packet[last] ^= 0xFF;
@@ -230,9 +234,7 @@ async fn a_store_that_fails_is_not_acknowledged() {
         ..Store::default()
     });
     let listener = start(store, Limits::default()).await;
-    let mut device = connect(&listener).await;
-    device.write_all(&device::handshake(KNOWN)).await.unwrap();
-    assert_eq!(read(&mut device, 1).await, [1]);
+    let mut device = handshaken(&listener).await;
     device
         .write_all(&device::packet(&[device::fix(0)]))
         .await
@@ -244,9 +246,7 @@ async fn a_store_that_fails_is_not_acknowledged() {
 #[tokio::test]
 async fn a_2_gb_length_is_refused_at_once() {
     let listener = start(Arc::default(), Limits::default()).await;
-    let mut device = connect(&listener).await;
-    device.write_all(&device::handshake(KNOWN)).await.unwrap();
-    assert_eq!(read(&mut device, 1).await, [1]);
+    let mut device = handshaken(&listener).await;
     device
         .write_all(&[0, 0, 0, 0, 0x80, 0, 0, 0])
         .await
@@ -318,9 +318,7 @@ async fn shutdown_finishes_the_packet_being_stored() {
     });
     let listener = start(store.clone(), Limits::default()).await;
     let address = listener.local_addr;
-    let mut device = connect(&listener).await;
-    device.write_all(&device::handshake(KNOWN)).await.unwrap();
-    assert_eq!(read(&mut device, 1).await, [1]);
+    let mut device = handshaken(&listener).await;
     device
         .write_all(&device::packet(&[device::fix(0)]))
         .await

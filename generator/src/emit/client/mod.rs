@@ -180,28 +180,16 @@ fn receivers_only(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<
     let Some(hooks) = api.hooks_api(true) else {
         return Ok(Vec::new());
     };
-    let title = format!(
-        " Receiver of the webhooks of {} (version {}), generated from its OpenAPI document.",
-        api.title, api.version
-    );
     let usage = [
         " The document describes no operation to call, only the webhooks its provider sends: implement",
         " the trait of module [`webhooks`] and serve its router where the provider sends them (feature",
         " `webhooks`, on by default).",
     ];
-    let models = opts.crate_ident("models");
-    let lib = quote! {
-        #![doc = #title]
-        #![doc = ""]
-        #( #![doc = #usage] )*
-
-        pub use #models as models;
-
-        /// The receiver of the API's webhooks: implement its trait and serve its router where the
-        /// API sends them.
-        #[cfg(feature = "webhooks")]
-        pub mod webhooks;
-    };
+    let module = [
+        " The receiver of the API's webhooks: implement its trait and serve its router where the",
+        " API sends them.",
+    ];
+    let lib = super::hooks_only_lib(api, opts, "Receiver", &usage, &module);
     let mut files = vec![
         receiver_cargo_toml(api, &hooks, opts),
         crate_root(lib, opts)?,

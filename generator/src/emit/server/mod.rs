@@ -375,28 +375,16 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
 
 /// The root of a crate that only sends webhooks: the models and module `webhooks`.
 fn senders_lib_rs(api: &Api, opts: &Options) -> TokenStream {
-    let title = format!(
-        " Sender of the webhooks of {} (version {}), generated from its OpenAPI document.",
-        api.title, api.version
-    );
     let usage = [
         " The document describes no operation to serve, only the webhooks its provider sends: module",
         " [`webhooks`] posts each of them to the URL its receiver gave (feature `webhooks`, on by",
         " default).",
     ];
-    let models = opts.crate_ident("models");
-    quote! {
-        #![doc = #title]
-        #![doc = ""]
-        #( #![doc = #usage] )*
-
-        pub use #models as models;
-
-        /// The sender of the API's webhooks: a client that posts each one to the URL its receiver
-        /// gave.
-        #[cfg(feature = "webhooks")]
-        pub mod webhooks;
-    }
+    let module = [
+        " The sender of the API's webhooks: a client that posts each one to the URL its receiver",
+        " gave.",
+    ];
+    super::hooks_only_lib(api, opts, "Sender", &usage, &module)
 }
 
 /// The `use` items among `candidates` whose name the tokens mention: a module (lowercase) when it
