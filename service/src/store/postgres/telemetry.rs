@@ -9,32 +9,27 @@
 //! asset gone (its account deleted meanwhile) stores nothing for it, as if it had run first
 //! and the deletion had removed its points.
 
-use super::{ATTEMPTS, PgStore, retryable};
+use super::PgStore;
+use crate::store::alerting::{present_assets, rules_of, states_of};
 use crate::store::alerts::{IngestJob, NewEvent};
-use crate::store::encoding::{json, readings, to_json};
+use crate::store::encoding::{readings, to_json};
+use crate::store::sql::{Conn, retried};
 use crate::store::{StoreResult, micros};
 use asset_alerting_detect::AssetState;
-use asset_alerting_models::AlertRule;
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, Row};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use uuid::Uuid;
 
 impl PgStore {
-    pub(super) async fn ingest_job(&self, job: &IngestJob) -> StoreResult<Vec<Vec<bool>>> {
-        let mut attempt = 1;
-        loop {
+    pub(crate) async fn ingest(&self, job: &IngestJob) -> StoreResult<Vec<Vec<bool>>> {
+        retried(|| async {
             let mut tx = self.pool.begin().await?;
-            let written = Self::ingest_in(&mut tx, job).await;
-            let written = match written {
-                Ok(fresh) => tx.commit().await.map(|()| fresh).map_err(Into::into),
-                Err(e) => Err(e),
-            };
-            match written {
-                Err(e) if attempt < ATTEMPTS && retryable(&e) => attempt += 1,
-                other => return other,
-            }
-        }
+            let fresh = Self::ingest_in(&mut tx, job).await?;
+            tx.commit().await?;
+            Ok(fresh)
+        })
+        .await
     }
 
     async fn ingest_in(tx: &mut PgConnection, job: &IngestJob) -> StoreResult<Vec<Vec<bool>>> {
@@ -50,16 +45,8 @@ impl PgStore {
         .bind(&accounts)
         .execute(&mut *tx)
         .await?;
-        let mut ids: Vec<Uuid> = job.batches.iter().map(|b| b.asset.id).collect();
-        ids.sort();
-        ids.dedup();
-        let present: HashSet<Uuid> =
-            sqlx::query_scalar("SELECT id FROM assets WHERE id = ANY($1) ORDER BY id FOR UPDATE")
-                .bind(&ids)
-                .fetch_all(&mut *tx)
-                .await?
-                .into_iter()
-                .collect();
+        let ids: Vec<Uuid> = job.batches.iter().map(|b| b.asset.id).collect();
+        let present = present_assets(&mut Conn::Postgres(tx), &ids).await?;
         let fresh = Self::insert_points(tx, job, &present).await?;
         let with_fresh: Vec<_> = job
             .batches
@@ -81,8 +68,8 @@ impl PgStore {
             return Ok(fresh);
         }
         let ids: Vec<Uuid> = with_fresh.iter().map(|(b, _)| b.asset.id).collect();
-        let mut states = Self::states_of(tx, &ids).await?;
-        let mut rules = Self::rules_of(tx, &ids).await?;
+        let mut states = states_of(&mut Conn::Postgres(tx), &ids).await?;
+        let mut rules = rules_of(&mut Conn::Postgres(tx), &ids).await?;
         let mut new_states = Vec::with_capacity(ids.len());
         for (batch, points) in &with_fresh {
             let id = batch.asset.id;
@@ -136,42 +123,6 @@ impl PgStore {
                     .collect()
             })
             .collect())
-    }
-
-    async fn states_of(
-        tx: &mut PgConnection,
-        assets: &[Uuid],
-    ) -> StoreResult<HashMap<Uuid, AssetState>> {
-        let rows = sqlx::query("SELECT asset_id, state FROM asset_state WHERE asset_id = ANY($1)")
-            .bind(assets)
-            .fetch_all(&mut *tx)
-            .await?;
-        let mut states = HashMap::with_capacity(rows.len());
-        for row in &rows {
-            states.insert(row.try_get("asset_id")?, json(row.try_get("state")?)?);
-        }
-        Ok(states)
-    }
-
-    /// The alert rules of each of `assets`, in rule order.
-    async fn rules_of(
-        tx: &mut PgConnection,
-        assets: &[Uuid],
-    ) -> StoreResult<HashMap<Uuid, Vec<AlertRule>>> {
-        let rows = sqlx::query(
-            "SELECT asset_id, body FROM alert_rules WHERE asset_id = ANY($1) ORDER BY asset_id, position, id",
-        )
-        .bind(assets)
-        .fetch_all(&mut *tx)
-        .await?;
-        let mut rules: HashMap<Uuid, Vec<AlertRule>> = HashMap::new();
-        for row in &rows {
-            rules
-                .entry(row.try_get("asset_id")?)
-                .or_default()
-                .push(json(row.try_get("body")?)?);
-        }
-        Ok(rules)
     }
 
     async fn save_states(tx: &mut PgConnection, states: &[(Uuid, AssetState)]) -> StoreResult<()> {
