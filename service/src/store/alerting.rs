@@ -9,6 +9,7 @@ use super::alerts::{
 };
 use super::encoding::{json, outcome_str, to_json};
 use super::sql::{Columns, Conn, args, retried, sql};
+use super::telemetry::states_of;
 use super::{Database, Page, StoreResult, postgres, rows};
 use asset_alerting_matching::limits::{Decision, decide};
 use asset_alerting_models::{Asset, DeliveryAttemptOutcome, Event, Notification};
@@ -202,52 +203,50 @@ async fn record_attempt(
     at: DateTime<Utc>,
     result: &AttemptResult,
 ) -> StoreResult<()> {
-    let attempt = match result {
-        AttemptResult::Delivered { provider_code } => {
-            Some((DeliveryAttemptOutcome::Delivered, provider_code, None))
-        }
+    use DeliveryAttemptOutcome::{Delivered, PermanentFailure, RetryableFailure};
+    // The attempt to record (none for a skip), and the notification's new status.
+    let (attempt, status, reason, sent_at, due_at) = match result {
+        AttemptResult::Delivered { provider_code } => (
+            Some((Delivered, provider_code)),
+            "sent",
+            None,
+            Some(at),
+            None,
+        ),
         AttemptResult::Retry {
             provider_code,
             message,
-            ..
-        } => Some((
-            DeliveryAttemptOutcome::RetryableFailure,
-            provider_code,
+            retry_at,
+        } => (
+            Some((RetryableFailure, provider_code)),
+            "pending",
             Some(message),
-        )),
+            None,
+            Some(*retry_at),
+        ),
         AttemptResult::Failed {
             provider_code,
             message,
-        } => Some((
-            DeliveryAttemptOutcome::PermanentFailure,
-            provider_code,
+        } => (
+            Some((PermanentFailure, provider_code)),
+            "failed",
             Some(message),
-        )),
-        AttemptResult::Skipped { .. } => None,
+            None,
+            None,
+        ),
+        AttemptResult::Skipped { reason } => (None, "skipped", Some(reason), None, None),
     };
-    if let Some((outcome, code, message)) = attempt {
+    // A failed attempt's message is the notification's reason.
+    let reason = reason.map(String::as_str);
+    if let Some((outcome, code)) = attempt {
         c.run(
             // The notification may be gone (its account deleted while it was being sent).
             "INSERT INTO notification_attempts (notification_id, at, outcome, provider_code, message) \
              SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM notifications WHERE id = $1)",
-            args![
-                id,
-                at,
-                outcome_str(outcome),
-                code.as_deref(),
-                message.map(String::as_str)
-            ],
+            args![id, at, outcome_str(outcome), code.as_deref(), reason],
         )
         .await?;
     }
-    let (status, reason, sent_at, due_at) = match result {
-        AttemptResult::Delivered { .. } => ("sent", None, Some(at), None),
-        AttemptResult::Retry {
-            message, retry_at, ..
-        } => ("pending", Some(message.as_str()), None, Some(*retry_at)),
-        AttemptResult::Failed { message, .. } => ("failed", Some(message.as_str()), None, None),
-        AttemptResult::Skipped { reason } => ("skipped", Some(reason.as_str()), None, None),
-    };
     // Only a still pending row changes (an acknowledgement may have cancelled it), and only
     // under this claim (another holder may have taken it over).
     c.run(
@@ -571,59 +570,4 @@ impl AlertStore for Database {
         )
         .await
     }
-}
-
-/// The detector state of each of `assets` that has one.
-pub(super) async fn states_of(
-    c: &mut Conn<'_>,
-    assets: &[Uuid],
-) -> StoreResult<HashMap<Uuid, asset_alerting_detect::AssetState>> {
-    let states = c
-        .all(
-            sql!("SELECT asset_id, state FROM asset_state WHERE asset_id " [any 1]),
-            args![assets],
-            |r| Ok((r.id("asset_id")?, json(r.str("state")?)?)),
-        )
-        .await?;
-    Ok(states.into_iter().collect())
-}
-
-/// The alert rules of each of `assets`, in rule order.
-pub(super) async fn rules_of(
-    c: &mut Conn<'_>,
-    assets: &[Uuid],
-) -> StoreResult<HashMap<Uuid, Vec<asset_alerting_models::AlertRule>>> {
-    let found = c
-        .all(
-            sql!("SELECT asset_id, body FROM alert_rules WHERE asset_id " [any 1]
-                 " ORDER BY asset_id, position, id"),
-            args![assets],
-            |r| Ok((r.id("asset_id")?, rows::rule(r)?)),
-        )
-        .await?;
-    let mut rules: HashMap<Uuid, Vec<_>> = HashMap::new();
-    for (asset, rule) in found {
-        rules.entry(asset).or_default().push(rule);
-    }
-    Ok(rules)
-}
-
-/// Of `assets`, those that exist, locked on PostgreSQL in id order (two jobs never wait on each
-/// other in a cycle). An asset whose account was deleted since its batch was read gets nothing
-/// stored, as if the batch had come first and the deletion had removed its points.
-pub(super) async fn present_assets(
-    c: &mut Conn<'_>,
-    assets: &[Uuid],
-) -> StoreResult<std::collections::HashSet<Uuid>> {
-    let mut ids = assets.to_vec();
-    ids.sort();
-    ids.dedup();
-    let present = c
-        .all(
-            sql!("SELECT id FROM assets WHERE id " [any 1] " ORDER BY id" [for_update]),
-            args![&ids],
-            rows::id,
-        )
-        .await?;
-    Ok(present.into_iter().collect())
 }

@@ -6,7 +6,7 @@
 
 use super::StoreResult;
 use super::postgres::{PgSettings, PgStore, StartupLock};
-use super::sql::{Arg, Held, Map, Sql};
+use super::sql::{Arg, Held, Map, Statement};
 use super::sqlite::{Readers, SqliteStore};
 
 #[derive(Clone)]
@@ -106,13 +106,17 @@ impl Database {
     }
 
     /// Runs one statement on a connection of the pool; how many rows it changed.
-    pub(crate) async fn run(&self, sql: impl Into<Sql>, args: &[Arg<'_>]) -> StoreResult<u64> {
+    pub(crate) async fn run(
+        &self,
+        sql: impl Into<Statement>,
+        args: &[Arg<'_>],
+    ) -> StoreResult<u64> {
         self.held().await?.conn().run(sql, args).await
     }
 
     pub(crate) async fn all<T>(
         &self,
-        sql: impl Into<Sql>,
+        sql: impl Into<Statement>,
         args: &[Arg<'_>],
         map: Map<T>,
     ) -> StoreResult<Vec<T>> {
@@ -121,7 +125,7 @@ impl Database {
 
     pub(crate) async fn opt<T>(
         &self,
-        sql: impl Into<Sql>,
+        sql: impl Into<Statement>,
         args: &[Arg<'_>],
         map: Map<T>,
     ) -> StoreResult<Option<T>> {
@@ -130,7 +134,7 @@ impl Database {
 
     pub(crate) async fn one<T>(
         &self,
-        sql: impl Into<Sql>,
+        sql: impl Into<Statement>,
         args: &[Arg<'_>],
         map: Map<T>,
     ) -> StoreResult<T> {

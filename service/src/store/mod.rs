@@ -26,6 +26,7 @@ pub mod postgres;
 mod rows;
 pub(crate) mod sql;
 pub mod sqlite;
+mod telemetry;
 
 pub use database::{Database, is_postgres, redacted};
 

@@ -20,6 +20,7 @@ use sqlx::pool::PoolConnection;
 use sqlx::postgres::PgRow;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Connection, PgConnection, Postgres, Row, Sqlite, SqliteConnection, Transaction};
+use std::borrow::Cow;
 use std::future::Future;
 use uuid::Uuid;
 
@@ -144,7 +145,7 @@ fn list_json<T: serde::Serialize>(list: &[T]) -> String {
 type SqliteQuery = sqlx::query::Query<'static, Sqlite, <Sqlite as sqlx::Database>::Arguments>;
 type PgQuery = sqlx::query::Query<'static, Postgres, <Postgres as sqlx::Database>::Arguments>;
 
-fn sqlite_query(sql: &'static str, args: &[Arg<'_>]) -> SqliteQuery {
+fn sqlite_query(sql: impl sqlx::SqlSafeStr, args: &[Arg<'_>]) -> SqliteQuery {
     args.iter().fold(sqlx::query(sql), |q, arg| match arg {
         Arg::Id(v) => q.bind(v.map(|v| v.to_string())),
         Arg::Ids(v) => q.bind(list_json(v)),
@@ -158,7 +159,7 @@ fn sqlite_query(sql: &'static str, args: &[Arg<'_>]) -> SqliteQuery {
     })
 }
 
-fn pg_query(sql: &'static str, args: &[Arg<'_>]) -> PgQuery {
+fn pg_query(sql: impl sqlx::SqlSafeStr, args: &[Arg<'_>]) -> PgQuery {
     args.iter().fold(sqlx::query(sql), |q, arg| match arg {
         Arg::Id(v) => q.bind(*v),
         Arg::Ids(v) => q.bind(*v),
@@ -233,17 +234,24 @@ fn null(column: &str) -> StoreError {
     StoreError::Corrupt(format!("column {column} is null"))
 }
 
+/// What reads alike from both sqlx rows; ids and instants are read per backend.
+macro_rules! sqlx_columns {
+    () => {
+        fn opt_str(&self, column: &str) -> StoreResult<Option<&str>> {
+            Ok(self.try_get(column)?)
+        }
+        fn opt_float(&self, column: &str) -> StoreResult<Option<f64>> {
+            Ok(self.try_get(column)?)
+        }
+        fn flag(&self, column: &str) -> StoreResult<bool> {
+            Ok(self.try_get(column)?)
+        }
+    };
+}
+
 impl Columns for SqliteRow {
-    fn opt_str(&self, column: &str) -> StoreResult<Option<&str>> {
-        Ok(self.try_get(column)?)
-    }
+    sqlx_columns!();
     fn opt_int(&self, column: &str) -> StoreResult<Option<i64>> {
-        Ok(self.try_get(column)?)
-    }
-    fn opt_float(&self, column: &str) -> StoreResult<Option<f64>> {
-        Ok(self.try_get(column)?)
-    }
-    fn flag(&self, column: &str) -> StoreResult<bool> {
         Ok(self.try_get(column)?)
     }
     fn opt_id(&self, column: &str) -> StoreResult<Option<Uuid>> {
@@ -255,21 +263,13 @@ impl Columns for SqliteRow {
 }
 
 impl Columns for PgRow {
-    fn opt_str(&self, column: &str) -> StoreResult<Option<&str>> {
-        Ok(self.try_get(column)?)
-    }
+    sqlx_columns!();
     fn opt_int(&self, column: &str) -> StoreResult<Option<i64>> {
         // Counts and bigint columns are int8; tiers, event types and positions int4.
         Ok(match self.try_get::<Option<i64>, _>(column) {
             Ok(v) => v,
             Err(_) => self.try_get::<Option<i32>, _>(column)?.map(i64::from),
         })
-    }
-    fn opt_float(&self, column: &str) -> StoreResult<Option<f64>> {
-        Ok(self.try_get(column)?)
-    }
-    fn flag(&self, column: &str) -> StoreResult<bool> {
-        Ok(self.try_get(column)?)
     }
     fn opt_id(&self, column: &str) -> StoreResult<Option<Uuid>> {
         Ok(self.try_get(column)?)
@@ -330,67 +330,95 @@ pub enum Conn<'c> {
     Postgres(&'c mut PgConnection),
 }
 
+/// A statement to run: spelled for each dialect, or built at run time (many rows at once) and
+/// spelled alike in both.
+pub enum Statement {
+    Fixed(Sql),
+    Built(String),
+}
+
+impl From<Sql> for Statement {
+    fn from(sql: Sql) -> Statement {
+        Statement::Fixed(sql)
+    }
+}
+
+impl From<&'static str> for Statement {
+    fn from(text: &'static str) -> Statement {
+        Statement::Fixed(text.into())
+    }
+}
+
+impl From<String> for Statement {
+    fn from(text: String) -> Statement {
+        Statement::Built(text)
+    }
+}
+
+impl Statement {
+    fn spelled(self, postgres: bool) -> sqlx::AssertSqlSafe<Cow<'static, str>> {
+        sqlx::AssertSqlSafe(match self {
+            Statement::Fixed(sql) if postgres => Cow::Borrowed(sql.postgres),
+            Statement::Fixed(sql) => Cow::Borrowed(sql.sqlite),
+            Statement::Built(text) => Cow::Owned(text),
+        })
+    }
+}
+
 impl Conn<'_> {
     /// Runs a statement; how many rows it changed.
-    pub async fn run(&mut self, sql: impl Into<Sql>, args: &[Arg<'_>]) -> StoreResult<u64> {
+    pub async fn run(&mut self, sql: impl Into<Statement>, args: &[Arg<'_>]) -> StoreResult<u64> {
         let sql = sql.into();
         Ok(match self {
-            Conn::Sqlite(c) => sqlite_query(sql.sqlite, args)
+            Conn::Sqlite(c) => sqlite_query(sql.spelled(false), args)
                 .execute(&mut **c)
                 .await?
                 .rows_affected(),
-            Conn::Postgres(c) => pg_query(sql.postgres, args)
+            Conn::Postgres(c) => pg_query(sql.spelled(true), args)
                 .execute(&mut **c)
                 .await?
                 .rows_affected(),
         })
     }
 
+    /// The rows of a statement, each through `map`.
     pub async fn all<T>(
         &mut self,
-        sql: impl Into<Sql>,
+        sql: impl Into<Statement>,
         args: &[Arg<'_>],
         map: Map<T>,
     ) -> StoreResult<Vec<T>> {
         let sql = sql.into();
         match self {
             Conn::Sqlite(c) => {
-                let rows = sqlite_query(sql.sqlite, args).fetch_all(&mut **c).await?;
+                let rows = sqlite_query(sql.spelled(false), args)
+                    .fetch_all(&mut **c)
+                    .await?;
                 rows.iter().map(|r| map(r)).collect()
             }
             Conn::Postgres(c) => {
-                let rows = pg_query(sql.postgres, args).fetch_all(&mut **c).await?;
+                let rows = pg_query(sql.spelled(true), args)
+                    .fetch_all(&mut **c)
+                    .await?;
                 rows.iter().map(|r| map(r)).collect()
             }
         }
     }
 
+    /// The first row of a statement, if any (statements here answer one row at most).
     pub async fn opt<T>(
         &mut self,
-        sql: impl Into<Sql>,
+        sql: impl Into<Statement>,
         args: &[Arg<'_>],
         map: Map<T>,
     ) -> StoreResult<Option<T>> {
-        let sql = sql.into();
-        match self {
-            Conn::Sqlite(c) => {
-                let row = sqlite_query(sql.sqlite, args)
-                    .fetch_optional(&mut **c)
-                    .await?;
-                row.as_ref().map(|r| map(r)).transpose()
-            }
-            Conn::Postgres(c) => {
-                let row = pg_query(sql.postgres, args)
-                    .fetch_optional(&mut **c)
-                    .await?;
-                row.as_ref().map(|r| map(r)).transpose()
-            }
-        }
+        Ok(self.all(sql, args, map).await?.into_iter().next())
     }
 
+    /// The row of a statement that always answers one.
     pub async fn one<T>(
         &mut self,
-        sql: impl Into<Sql>,
+        sql: impl Into<Statement>,
         args: &[Arg<'_>],
         map: Map<T>,
     ) -> StoreResult<T> {

@@ -6,6 +6,7 @@ mod outbox;
 mod telemetry;
 
 pub(crate) use outbox::lock_recipient;
+pub(crate) use telemetry::lock_accounts;
 
 use super::StoreResult;
 use super::migration;
