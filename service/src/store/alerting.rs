@@ -45,6 +45,33 @@ pub(super) async fn claimed_events(
     }
 }
 
+/// A claim's statement: `sql` after the notifications it may lease, as `ready (id, due_at,
+/// created_at, occurred_at, turn)`. `busy` are the destinations someone holds at `$1` (now);
+/// `ready` the due, unleased notifications of the others, numbered per destination in delivery
+/// order (turn 1 is each one's next): by due time, then as their events were detected and
+/// occurred. Both backends bind `$2` lease until, `$3` the lease's token, `$4` per destination
+/// and `$5` the limit.
+macro_rules! with_ready {
+    ($sql:literal) => {
+        concat!(
+            "WITH busy AS ( \
+                 SELECT DISTINCT channel, recipient FROM notifications \
+                 WHERE status = 'pending' AND lease_until > $1 \
+             ), ready AS ( \
+                 SELECT n.id, n.due_at, n.created_at, e.occurred_at, ROW_NUMBER() OVER ( \
+                     PARTITION BY n.channel, n.recipient \
+                     ORDER BY n.due_at, n.created_at, e.occurred_at, n.id) AS turn \
+                 FROM notifications n LEFT JOIN events e ON e.id = n.event_id \
+                 WHERE n.status = 'pending' AND n.due_at <= $1 \
+                 AND (n.lease_until IS NULL OR n.lease_until <= $1) \
+                 AND (n.channel, n.recipient) NOT IN (SELECT channel, recipient FROM busy) \
+             ) ",
+            $sql
+        )
+    };
+}
+pub(super) use with_ready;
+
 /// A claimed notification from a row of the claim's `RETURNING` (its events read after).
 pub(super) fn claimed(r: &dyn Columns) -> StoreResult<(DateTime<Utc>, Claimed)> {
     Ok((

@@ -9,7 +9,7 @@
 
 use super::PgStore;
 use crate::store::StoreResult;
-use crate::store::alerting::claimed;
+use crate::store::alerting::{claimed, with_ready};
 use crate::store::alerts::Claimed;
 use crate::store::sql::{Conn, args};
 use chrono::{DateTime, Utc};
@@ -34,32 +34,20 @@ impl PgStore {
         let mut c = Conn::Postgres(&mut tx);
         c.run("SELECT pg_advisory_xact_lock($1)", args![CLAIM_LOCK])
             .await?;
-        // `busy`: destinations someone holds now; `ready`: due, unleased notifications of the
-        // others, numbered per destination in delivery order (turn 1 is each one's next): by
-        // due time, then as their events were detected and occurred. The UPDATE checks status
-        // and lease again: a recorder may have changed a row meanwhile.
+        // The UPDATE checks status and lease again: a recorder may have changed a row meanwhile.
         let claimed = c
             .all(
-                "WITH busy AS ( \
-                     SELECT DISTINCT channel, recipient FROM notifications \
-                     WHERE status = 'pending' AND lease_until > $2 \
-                 ), ready AS ( \
-                     SELECT n.id, n.due_at, n.created_at, e.occurred_at, ROW_NUMBER() OVER ( \
-                         PARTITION BY n.channel, n.recipient \
-                         ORDER BY n.due_at, n.created_at, e.occurred_at, n.id) AS turn \
-                     FROM notifications n LEFT JOIN events e ON e.id = n.event_id \
-                     WHERE n.status = 'pending' AND n.due_at <= $2 \
-                     AND (n.lease_until IS NULL OR n.lease_until <= $2) \
-                     AND (n.channel, n.recipient) NOT IN (SELECT channel, recipient FROM busy) \
-                 ), picked AS ( \
-                     SELECT id FROM ready WHERE turn <= $5 \
-                     ORDER BY turn, due_at, created_at, occurred_at, id LIMIT $3 \
-                 ) UPDATE notifications n SET lease_until = $1, lease_token = $4 FROM picked \
-                 WHERE n.id = picked.id AND n.status = 'pending' \
-                 AND (n.lease_until IS NULL OR n.lease_until <= $2) \
-                 RETURNING n.id, n.event_id, n.account_id, n.rule_id, n.webhook_account_id, \
-                     n.target, n.created_at, n.due_at, n.attempts, n.lease_token",
-                args![lease_until, now, limit, Uuid::new_v4(), per_destination],
+                with_ready!(
+                    ", picked AS ( \
+                         SELECT id FROM ready WHERE turn <= $4 \
+                         ORDER BY turn, due_at, created_at, occurred_at, id LIMIT $5 \
+                     ) UPDATE notifications n SET lease_until = $2, lease_token = $3 FROM picked \
+                     WHERE n.id = picked.id AND n.status = 'pending' \
+                     AND (n.lease_until IS NULL OR n.lease_until <= $1) \
+                     RETURNING n.id, n.event_id, n.account_id, n.rule_id, n.webhook_account_id, \
+                         n.target, n.created_at, n.due_at, n.attempts, n.lease_token"
+                ),
+                args![now, lease_until, Uuid::new_v4(), per_destination, limit],
                 claimed,
             )
             .await?;
