@@ -330,8 +330,10 @@ pub enum Conn<'c> {
     Postgres(&'c mut PgConnection),
 }
 
-/// A statement to run: spelled for each dialect, or built at run time (many rows at once) and
-/// spelled alike in both.
+/// A statement to run: spelled for each dialect, or built at run time (many rows at once) with
+/// `?` placeholders, which SQLite takes as they are and PostgreSQL as `$1`, `$2`... in order.
+/// SQLite keeps named and numbered placeholders (`$N`, `?N`) in a list it searches for each one,
+/// which in a statement of thousands made ingestion half as fast.
 pub enum Statement {
     Fixed(Sql),
     Built(String),
@@ -360,9 +362,23 @@ impl Statement {
         sqlx::AssertSqlSafe(match self {
             Statement::Fixed(sql) if postgres => Cow::Borrowed(sql.postgres),
             Statement::Fixed(sql) => Cow::Borrowed(sql.sqlite),
+            Statement::Built(text) if postgres => Cow::Owned(numbered(&text)),
             Statement::Built(text) => Cow::Owned(text),
         })
     }
+}
+
+/// `text` with its `?`s numbered on: `$1`, `$2`...
+fn numbered(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    for (n, part) in text.split('?').enumerate() {
+        if n > 0 {
+            out.push('$');
+            out.push_str(&n.to_string());
+        }
+        out.push_str(part);
+    }
+    out
 }
 
 impl Conn<'_> {
@@ -525,6 +541,14 @@ pub async fn retried<T, F: Future<Output = StoreResult<T>>>(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn built_statements_are_numbered_for_postgres() {
+        assert_eq!(
+            super::numbered("INSERT INTO t VALUES (?, 'x', ?), (?, 'x', ?)"),
+            "INSERT INTO t VALUES ($1, 'x', $2), ($3, 'x', $4)"
+        );
+    }
+
     #[test]
     fn one_statement_two_spellings() {
         let s = sql!("SELECT id FROM t WHERE id " [any 2] " AND name " [ilike] " $1" [for_update]);

@@ -23,28 +23,13 @@ const INSERT_CHUNK: usize = 1000;
 /// SQLite nests one level each, under its expression depth limit of 1,000.
 const RANGES_CHUNK: usize = 250;
 
-/// `head`, then `row` `rows` times with its `?`s numbered on (`$1`, `$2`...) and `separator`
-/// between them, then `tail`: one statement for many rows.
+/// `head`, then `row` `rows` times with `separator` between them, then `tail`: one statement
+/// for many rows (its `?` placeholders numbered for PostgreSQL by [`Statement`]).
+///
+/// [`Statement`]: super::sql::Statement
 fn rows_sql(head: &str, row: &str, rows: usize, separator: &str, tail: &str) -> String {
-    let mut sql = String::with_capacity(head.len() + rows * (row.len() + 16) + tail.len());
-    sql.push_str(head);
-    let mut n = 0;
-    for i in 0..rows {
-        if i > 0 {
-            sql.push_str(separator);
-        }
-        for part in row.split_inclusive('?') {
-            match part.strip_suffix('?') {
-                Some(text) => {
-                    n += 1;
-                    sql.push_str(text);
-                    sql.push('$');
-                    sql.push_str(&n.to_string());
-                }
-                None => sql.push_str(part),
-            }
-        }
-    }
+    let mut sql = head.to_owned();
+    sql.push_str(&vec![row; rows].join(separator));
     sql.push_str(tail);
     sql
 }
@@ -306,21 +291,4 @@ async fn insert_events(c: &mut Conn<'_>, events: &[NewEvent]) -> StoreResult<()>
         c.run(sql, chunk.as_flattened()).await?;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn rows_are_numbered_on() {
-        assert_eq!(
-            super::rows_sql(
-                "INSERT INTO t VALUES ",
-                "(?, 'x', ?)",
-                2,
-                ", ",
-                " ON CONFLICT DO NOTHING"
-            ),
-            "INSERT INTO t VALUES ($1, 'x', $2), ($3, 'x', $4) ON CONFLICT DO NOTHING"
-        );
-    }
 }
