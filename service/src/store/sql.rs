@@ -283,15 +283,19 @@ impl Columns for PgRow {
 pub struct EmbeddedRow<'a> {
     pub row: &'a rusqlite::Row<'a>,
     pub names: &'a [String],
+    /// Where the next lookup starts: mappers ask for columns mostly in the table's order, so
+    /// most lookups compare one name.
+    pub next: std::cell::Cell<usize>,
 }
 
 impl EmbeddedRow<'_> {
     fn value(&self, column: &str) -> StoreResult<rusqlite::types::ValueRef<'_>> {
-        let index = self
-            .names
-            .iter()
-            .position(|name| name == column)
+        let count = self.names.len();
+        let index = (0..count)
+            .map(|i| (self.next.get() + i) % count)
+            .find(|&i| self.names[i] == column)
             .ok_or_else(|| StoreError::Corrupt(format!("no column {column}")))?;
+        self.next.set(index + 1);
         Ok(self.row.get_ref(index)?)
     }
 }

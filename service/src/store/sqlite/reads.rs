@@ -64,7 +64,11 @@ impl Readers {
             let mut rows = statement.raw_query();
             let mut found = Vec::new();
             while let Some(row) = rows.next()? {
-                found.push(map(&EmbeddedRow { row, names: &names })?);
+                found.push(map(&EmbeddedRow {
+                    row,
+                    names: &names,
+                    next: Default::default(),
+                })?);
             }
             Ok(found)
         })
