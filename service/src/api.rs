@@ -1,10 +1,10 @@
 //! The service's behaviour: every operation of the spec as a plain async function returning
 //! `Result<T, ApiError>`. `handlers` maps them onto the generated trait's response enums.
 
+use crate::auth::LinkSigner;
 use crate::auth::{
     SecretVerifier, TokenKeys, hash_secret, new_client_secret, random_token, sha256_hex,
 };
-use crate::portal::LinkSigner;
 use crate::rules;
 use crate::store::{
     AccountRecord, GeofenceDeletion, IngestionTokenRecord, Page, Store, StoreError,

@@ -2,11 +2,12 @@
 //! generated API router plus `/healthz` and the portal page).
 
 use crate::api::{Alerting, Service};
+use crate::auth::LinkSigner;
 use crate::auth::{TokenKeys, hash_secret, new_client_secret};
 use crate::config::Config;
 use crate::dispatch::{DispatchConfig, Dispatcher};
 use crate::keys::{self, Keys, derive};
-use crate::portal::{self, LinkSigner};
+use crate::portal;
 use crate::store::postgres::PgSettings;
 use crate::store::{AccountRecord, Database, Store, StoreError};
 use crate::throttle::{self, TokenGate, TokenLimits};

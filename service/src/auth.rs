@@ -8,6 +8,7 @@ use argon2::password_hash::{
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Utc};
+use hmac::{Hmac, Mac};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
@@ -242,6 +243,69 @@ impl TokenKeys {
     }
 }
 
+type HmacSha256 = Hmac<Sha256>;
+
+/// Signs links to one kind of page (`purpose`: its path segment, also mixed into the MAC so a
+/// link to one kind of page is no link to another).
+#[derive(Clone)]
+pub struct LinkSigner {
+    key: Vec<u8>,
+    purpose: &'static str,
+}
+
+impl LinkSigner {
+    /// Portal links: `{base}/portal/{account}?...`.
+    pub fn portal(key: &[u8]) -> LinkSigner {
+        LinkSigner::for_purpose(key, "portal")
+    }
+
+    /// Links to `{base}/{purpose}/{id}?...`.
+    pub fn for_purpose(key: &[u8], purpose: &'static str) -> LinkSigner {
+        LinkSigner {
+            key: key.to_vec(),
+            purpose,
+        }
+    }
+
+    fn mac(&self, id: Uuid, expires: i64) -> HmacSha256 {
+        let mut mac = HmacSha256::new_from_slice(&self.key).expect("HMAC takes keys of any length");
+        mac.update(format!("{}:{id}:{expires}", self.purpose).as_bytes());
+        mac
+    }
+
+    /// `{base}/{purpose}/{id}?expires={unix seconds}&signature={base64url}`.
+    pub fn link(&self, base: &str, id: Uuid, expires: DateTime<Utc>) -> String {
+        let expires = expires.timestamp();
+        let signature = URL_SAFE_NO_PAD.encode(self.mac(id, expires).finalize().into_bytes());
+        format!(
+            "{}/{}/{id}?expires={expires}&signature={signature}",
+            base.trim_end_matches('/'),
+            self.purpose
+        )
+    }
+
+    /// Whether a link's parts are authentic and unexpired at `now`.
+    pub fn check(
+        &self,
+        id: Uuid,
+        expires: i64,
+        signature: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(), &'static str> {
+        let Ok(bytes) = URL_SAFE_NO_PAD.decode(signature) else {
+            return Err("the link's signature is malformed");
+        };
+        // verify_slice compares in constant time.
+        self.mac(id, expires)
+            .verify_slice(&bytes)
+            .map_err(|_| "the link's signature is not valid")?;
+        if now.timestamp() >= expires {
+            return Err("the link has expired; ask for a new one");
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,5 +406,44 @@ mod tests {
         assert_eq!(old_keys.verify(&new_token), Err(TokenError::Invalid));
         let header = jsonwebtoken::decode_header(&new_token).unwrap();
         assert_eq!(header.kid, Some(after.tokens[0].kid()));
+    }
+
+    #[test]
+    fn links_are_signed_and_expire() {
+        let signer = LinkSigner::portal(b"key");
+        let account = Uuid::new_v4();
+        let now = Utc::now();
+        let link = signer.link(
+            "http://127.0.0.1:8080/",
+            account,
+            now + chrono::Duration::minutes(15),
+        );
+        let query = link.split_once('?').unwrap().1;
+        let (expires, signature) = query.split_once('&').unwrap();
+        let expires: i64 = expires.trim_start_matches("expires=").parse().unwrap();
+        let signature = signature.trim_start_matches("signature=");
+        assert!(link.starts_with(&format!("http://127.0.0.1:8080/portal/{account}?")));
+        assert_eq!(signer.check(account, expires, signature, now), Ok(()));
+        assert!(
+            signer
+                .check(
+                    account,
+                    expires,
+                    signature,
+                    now + chrono::Duration::minutes(16)
+                )
+                .is_err()
+        );
+        assert!(
+            signer
+                .check(Uuid::new_v4(), expires, signature, now)
+                .is_err()
+        );
+        assert!(signer.check(account, expires + 60, signature, now).is_err());
+        assert!(
+            LinkSigner::portal(b"other")
+                .check(account, expires, signature, now)
+                .is_err()
+        );
     }
 }

@@ -2,7 +2,7 @@
 //! and `/docs`, a page rendered here from that document so that reading it loads nothing from
 //! the internet (no scripts at all).
 
-use crate::pages::page_headers;
+use crate::web::{escape, page_headers};
 use axum::http::{HeaderValue, header};
 use axum::response::{Html, IntoResponse, Response};
 use pulldown_cmark::{Options, Parser, html::push_html};
@@ -37,10 +37,6 @@ pub async fn openapi_json() -> Response {
 
 pub async fn docs() -> Response {
     page_headers(Html(DOCS.as_str()).into_response())
-}
-
-fn escape(text: &str) -> String {
-    crate::portal::escape(text)
 }
 
 fn markdown(text: &str) -> String {

@@ -18,3 +18,4 @@ pub mod portal;
 pub mod rules;
 pub mod store;
 pub mod throttle;
+pub mod web;

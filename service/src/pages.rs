@@ -3,37 +3,16 @@
 //! scanners and link previews that fetch URLs cannot acknowledge anything.
 
 use crate::api::Service;
-use crate::portal::escape;
 use crate::store::Database;
+use crate::web::{escape, page_headers};
 use asset_alerting_models::Event;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use std::sync::Arc;
 use uuid::Uuid;
 
 type App = State<Arc<Service<Database>>>;
-
-/// Headers every page carries: never cached (the URL is a credential), no scripts, no referrer.
-pub fn page_headers(mut response: Response) -> Response {
-    let headers = response.headers_mut();
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(
-            "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'",
-        ),
-    );
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    response
-}
 
 fn html(status: StatusCode, title: &str, body: &str) -> Response {
     page_headers(

@@ -6,93 +6,17 @@ mod map;
 mod view;
 
 use crate::api::{ApiError, ApiResult, Service, state_view};
-use crate::pages::page_headers;
 use crate::store::alerts::{AlertStore, EventFilter};
 use crate::store::{Database, Page, Store};
+use crate::web::{html, page_headers};
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
-use axum::response::{Html, IntoResponse, Response};
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use chrono::{DateTime, Utc};
-use hmac::{Hmac, Mac};
-use sha2::Sha256;
+use axum::response::Response;
+use chrono::Utc;
 use std::collections::HashMap;
 use std::sync::Arc;
 use uuid::Uuid;
 use view::{AssetRow, LinkAuth, Paging, PortalView};
-
-type HmacSha256 = Hmac<Sha256>;
-
-/// Signs links to one kind of page (`purpose`: its path segment, also mixed into the MAC so a
-/// link to one kind of page is no link to another).
-#[derive(Clone)]
-pub struct LinkSigner {
-    key: Vec<u8>,
-    purpose: &'static str,
-}
-
-impl LinkSigner {
-    /// Portal links: `{base}/portal/{account}?...`.
-    pub fn portal(key: &[u8]) -> LinkSigner {
-        LinkSigner::for_purpose(key, "portal")
-    }
-
-    /// Links to `{base}/{purpose}/{id}?...`.
-    pub fn for_purpose(key: &[u8], purpose: &'static str) -> LinkSigner {
-        LinkSigner {
-            key: key.to_vec(),
-            purpose,
-        }
-    }
-
-    fn mac(&self, id: Uuid, expires: i64) -> HmacSha256 {
-        let mut mac = HmacSha256::new_from_slice(&self.key).expect("HMAC takes keys of any length");
-        mac.update(format!("{}:{id}:{expires}", self.purpose).as_bytes());
-        mac
-    }
-
-    /// `{base}/{purpose}/{id}?expires={unix seconds}&signature={base64url}`.
-    pub fn link(&self, base: &str, id: Uuid, expires: DateTime<Utc>) -> String {
-        let expires = expires.timestamp();
-        let signature = URL_SAFE_NO_PAD.encode(self.mac(id, expires).finalize().into_bytes());
-        format!(
-            "{}/{}/{id}?expires={expires}&signature={signature}",
-            base.trim_end_matches('/'),
-            self.purpose
-        )
-    }
-
-    /// Whether a link's parts are authentic and unexpired at `now`.
-    pub fn check(
-        &self,
-        id: Uuid,
-        expires: i64,
-        signature: &str,
-        now: DateTime<Utc>,
-    ) -> Result<(), &'static str> {
-        let Ok(bytes) = URL_SAFE_NO_PAD.decode(signature) else {
-            return Err("the link's signature is malformed");
-        };
-        // verify_slice compares in constant time.
-        self.mac(id, expires)
-            .verify_slice(&bytes)
-            .map_err(|_| "the link's signature is not valid")?;
-        if now.timestamp() >= expires {
-            return Err("the link has expired; ask for a new one");
-        }
-        Ok(())
-    }
-}
-
-/// Text made safe for HTML content and attribute values.
-pub fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&#39;")
-}
 
 /// Assets per page of the portal's list.
 pub const ASSETS_PER_PAGE: i64 = 50;
@@ -135,10 +59,6 @@ impl PortalQuery {
                 .filter(|q| !q.is_empty()),
         })
     }
-}
-
-fn html(status: StatusCode, body: String) -> Response {
-    (status, Html(body)).into_response()
 }
 
 /// The page a portal link opens: refused (403) unless the link is authentic and unexpired. Every
@@ -262,50 +182,6 @@ async fn gather(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn links_are_signed_and_expire() {
-        let signer = LinkSigner::portal(b"key");
-        let account = Uuid::new_v4();
-        let now = Utc::now();
-        let link = signer.link(
-            "http://127.0.0.1:8080/",
-            account,
-            now + chrono::Duration::minutes(15),
-        );
-        let query = link.split_once('?').unwrap().1;
-        let (expires, signature) = query.split_once('&').unwrap();
-        let expires: i64 = expires.trim_start_matches("expires=").parse().unwrap();
-        let signature = signature.trim_start_matches("signature=");
-        assert!(link.starts_with(&format!("http://127.0.0.1:8080/portal/{account}?")));
-        assert_eq!(signer.check(account, expires, signature, now), Ok(()));
-        assert!(
-            signer
-                .check(
-                    account,
-                    expires,
-                    signature,
-                    now + chrono::Duration::minutes(16)
-                )
-                .is_err()
-        );
-        assert!(
-            signer
-                .check(Uuid::new_v4(), expires, signature, now)
-                .is_err()
-        );
-        assert!(signer.check(account, expires + 60, signature, now).is_err());
-        assert!(
-            LinkSigner::portal(b"other")
-                .check(account, expires, signature, now)
-                .is_err()
-        );
-    }
-
-    #[test]
-    fn escape_covers_content_and_attributes() {
-        assert_eq!(escape("<b>&\"'"), "&lt;b&gt;&amp;&quot;&#39;");
-    }
 
     #[test]
     fn the_query_carries_credentials_page_and_search() {

@@ -473,7 +473,7 @@ async fn accounts_ingestion_tokens_and_portal_links() {
 }
 
 /// A link whose expiry was moved is refused (its signature no longer matches); expiry itself is
-/// checked by `portal::tests::links_are_signed_and_expire` with a controlled clock.
+/// checked by `auth::tests::links_are_signed_and_expire` with a controlled clock.
 #[tokio::test]
 async fn portal_links_cannot_be_extended() {
     let (_dir, service) = started().await;

@@ -6,7 +6,7 @@ mod support;
 
 use asset_alerting_client::Client;
 use asset_alerting_client::models::*;
-use asset_alerting_service::portal::LinkSigner;
+use asset_alerting_service::auth::LinkSigner;
 use chrono::{DateTime, Duration, Utc};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};

@@ -1,9 +1,9 @@
 //! Telemetry in, events out: ingestion, asset state, events, acknowledgement and notifications.
 
 use super::{ApiResult, Service, not_found};
+use crate::auth::LinkSigner;
 use crate::auth::sha256_hex;
 use crate::pipeline::{EventPipeline, zone};
-use crate::portal::LinkSigner;
 use crate::store::alerts::{AlertStore, AssetPoints, EventFilter, IngestJob, StoredState};
 use crate::store::{Page, Store, micros};
 use asset_alerting_channels::UrlPolicy;

@@ -1,7 +1,7 @@
 //! The portal's map: geofences and asset positions drawn as inline SVG. It needs no tiles,
 //! scripts or fonts from elsewhere, so it works offline and under the page's strict CSP.
 
-use super::escape;
+use crate::web::escape;
 use asset_alerting_models::{Geofence, Position};
 use std::fmt::Write;
 

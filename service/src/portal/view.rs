@@ -1,8 +1,8 @@
 //! The portal page as HTML: a pure function of what the handler gathered, so every part of it is
 //! tested without a server. Everything that comes from data is escaped.
 
-use super::escape;
 use super::map::{Marker, svg_map};
+use crate::web::escape;
 use asset_alerting_models::{Asset, AssetState, Event, EventDetailsQuantity, EventType, Geofence};
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;

@@ -1,11 +1,32 @@
-//! Storage. Handlers see only the [`Store`] and [`AlertStore`] traits; [`sqlite::SqliteStore`] and
-//! [`postgres::PgStore`] implement them, and [`Database`] is whichever `DATABASE_URL` names.
+//! Storage. Handlers see the [`Store`] and [`AlertStore`] traits, implemented once for
+//! [`Database`] (SQLite or PostgreSQL, whichever `DATABASE_URL` names):
+//!
+//! - `catalog.rs` ([`Store`]: accounts, assets, geofences, rules, tokens, settings) and
+//!   `alerting.rs` ([`AlertStore`]: states, events, the outbox's bookkeeping) hold every
+//!   statement once;
+//! - `sql.rs` is the dialect layer: placeholders, how ids, instants and lists are bound and
+//!   read, the few spellings that differ; `rows.rs` has one row mapper per entity;
+//! - `sqlite/` and `postgres/` keep what really differs: the connections, SQLite's group-commit
+//!   writer and request-path readers, PostgreSQL's advisory locks, claims and start-up lock, and
+//!   each one's bulk insert of telemetry.
+//!
+//! Stores speak the generated API types (`Asset`, `Geofence`, `AlertRule`, `Event`,
+//! `Notification`), plus records of their own only where the stored shape is not the API's
+//! ([`AccountRecord`] keeps the secret's hash; [`IngestionTokenRecord`] has no secret). A field
+//! added to the spec then touches the spec, the regenerated models, and here the row mapper and
+//! the statements that write it: domain types of the store's own would add the type and a
+//! conversion each way to every such change, and the API layer would convert on every request.
 
+mod alerting;
 pub mod alerts;
+mod catalog;
 mod database;
 mod encoding;
 pub mod postgres;
+mod rows;
+pub(crate) mod sql;
 pub mod sqlite;
+mod telemetry;
 
 pub use database::{Database, is_postgres, redacted};
 

@@ -6,9 +6,9 @@
 //! of list assets'). WAL lets readers run beside the writer without waiting, so these reads run
 //! where they are asked for, on connections of their own that only read. Writes stay on sqlx.
 
-use super::{AssetColumns, StoreError, StoreResult};
-use asset_alerting_models::Asset;
-use rusqlite::{Connection, OpenFlags, Row, Statement};
+use crate::store::sql::{Arg, EmbeddedRow, Map, bind_numbered};
+use crate::store::{StoreError, StoreResult};
+use rusqlite::{Connection, OpenFlags};
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -16,7 +16,7 @@ use std::time::Duration;
 /// Connections kept open between reads; more are opened while more threads read at once.
 const IDLE: usize = 8;
 
-pub(super) struct Readers {
+pub struct Readers {
     path: PathBuf,
     idle: Mutex<Vec<Connection>>,
 }
@@ -51,11 +51,38 @@ impl Readers {
         }
     }
 
+    /// The rows of a statement (spelled for SQLite), each through `map`.
+    pub fn all<T>(&self, sql: &str, args: &[Arg<'_>], map: Map<T>) -> StoreResult<Vec<T>> {
+        self.read(|c| {
+            let mut statement = c.prepare_cached(sql)?;
+            bind_numbered(&mut statement, args)?;
+            let names: Vec<String> = statement
+                .column_names()
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
+            let mut rows = statement.raw_query();
+            let mut found = Vec::new();
+            while let Some(row) = rows.next()? {
+                found.push(map(&EmbeddedRow {
+                    row,
+                    names: &names,
+                    next: Default::default(),
+                })?);
+            }
+            Ok(found)
+        })
+    }
+
+    /// The one row of a statement that always answers one.
+    pub fn one<T>(&self, sql: &str, args: &[Arg<'_>], map: Map<T>) -> StoreResult<T> {
+        self.all(sql, args, map)?
+            .pop()
+            .ok_or_else(|| StoreError::Corrupt("a statement returned no row".to_owned()))
+    }
+
     /// Runs `read` on an idle connection (or a new one), then keeps the connection for the next.
-    pub(super) fn read<T>(
-        &self,
-        read: impl FnOnce(&Connection) -> StoreResult<T>,
-    ) -> StoreResult<T> {
+    fn read<T>(&self, read: impl FnOnce(&Connection) -> StoreResult<T>) -> StoreResult<T> {
         let taken = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let connection = match taken {
             Some(connection) => connection,
@@ -70,68 +97,5 @@ impl Readers {
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> Self {
         StoreError::Embedded(e)
-    }
-}
-
-/// Where a statement of `assets.*` has each column an asset is made of, looked up once per
-/// statement rather than by name on every row.
-pub(super) struct AssetIndexes([usize; 8]);
-
-const NAMES: [&str; 8] = [
-    "id",
-    "account_id",
-    "external_id",
-    "name",
-    "tier",
-    "disabled_events",
-    "telemetry_rules",
-    "is_deleted",
-];
-
-impl AssetIndexes {
-    pub(super) fn of(statement: &Statement<'_>) -> StoreResult<AssetIndexes> {
-        let mut indexes = [0; 8];
-        for (index, name) in indexes.iter_mut().zip(NAMES) {
-            *index = statement.column_index(name)?;
-        }
-        Ok(AssetIndexes(indexes))
-    }
-
-    /// The asset of `row`.
-    pub(super) fn asset(&self, row: &Row<'_>) -> StoreResult<Asset> {
-        let [
-            id,
-            account_id,
-            external_id,
-            name,
-            tier,
-            disabled_events,
-            telemetry_rules,
-            is_deleted,
-        ] = self.0;
-        let text = |i: usize| -> StoreResult<Option<&str>> {
-            row.get_ref(i)?
-                .as_str_or_null()
-                .map_err(|e| StoreError::Corrupt(format!("assets column {i}: {e}")))
-        };
-        let required = |i: usize| -> StoreResult<&str> {
-            text(i)?.ok_or_else(|| StoreError::Corrupt(format!("assets column {i} is null")))
-        };
-        AssetColumns {
-            id: required(id)?,
-            account_id: required(account_id)?,
-            external_id: required(external_id)?,
-            name: required(name)?,
-            tier: row.get(tier)?,
-            disabled_events: required(disabled_events)?,
-            telemetry_rules: text(telemetry_rules)?,
-            is_deleted: row.get(is_deleted)?,
-        }
-        .asset()
-    }
-
-    /// Whether `row` has an asset (the columns of a LEFT JOIN that found none are null).
-    pub(super) fn found(&self, row: &Row<'_>) -> StoreResult<bool> {
-        Ok(row.get_ref(self.0[0])?.data_type() != rusqlite::types::Type::Null)
     }
 }
