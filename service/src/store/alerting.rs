@@ -383,10 +383,13 @@ impl AlertStore for Database {
     ) -> StoreResult<Vec<Event>> {
         // `+ 0`: a bound LIMIT makes SQLite prepare the statement again on every execution.
         self.all(
-            "SELECT * FROM events WHERE account_id = $1 \
-             AND ($2 IS NULL OR asset_id = $2) AND ($3 IS NULL OR event_type = $3) \
-             AND ($4 IS NULL OR occurred_at >= $4) AND ($5 IS NULL OR occurred_at < $5) \
-             ORDER BY occurred_at DESC, id DESC LIMIT $6 + 0 OFFSET $7 + 0",
+            sql!(
+                "SELECT * FROM events WHERE account_id = $1 \
+                 AND ($2 IS NULL OR asset_id = $2) AND ($3 IS NULL OR event_type = $3) \
+                 AND ($4 IS NULL OR occurred_at >= $4) AND ($5 IS NULL OR occurred_at < $5) \
+                 ORDER BY occurred_at DESC, id DESC "
+                {"LIMIT $6 + 0 OFFSET $7 + 0", "LIMIT $6 OFFSET $7"}
+            ),
             args![
                 account,
                 filter.asset_id,

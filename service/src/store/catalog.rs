@@ -4,7 +4,7 @@
 //! locks.
 
 use super::encoding::to_json;
-use super::sql::{Conn, Tx, args, external_id_conflict, retried, sql};
+use super::sql::{Conn, Sql, Tx, args, external_id_conflict, retried, sql};
 use super::{
     AccountRecord, Database, GeofenceDeletion, IngestionTokenRecord, Page, Store, StoreResult, rows,
 };
@@ -15,26 +15,34 @@ use uuid::Uuid;
 /// `sql` after the accounts from `$1` up to the root, as `chain (id, parent_id)`: an account is
 /// within another when the other is on this way.
 macro_rules! with_chain {
-    ($sql:literal) => {
+    ($($sql:expr),+) => {
         concat!(
             "WITH RECURSIVE chain (id, parent_id) AS ( \
                  SELECT id, parent_id FROM accounts WHERE id = $1 \
                  UNION ALL SELECT a.id, a.parent_id FROM accounts a JOIN chain c ON a.id = c.parent_id \
              ) ",
-            $sql
+            $($sql),+
         )
     };
 }
 
 /// List assets: one page of an account's assets, empty unless `$1` is within `$2`.
-/// `LIMIT $5 + 0`: SQLite plans a plain bound `LIMIT` with its value and so prepares the
+macro_rules! list_assets_within {
+    () => {
+        "SELECT * FROM assets WHERE account_id = $1 AND (CAST($3 AS TEXT) IS NULL OR external_id = $3) \
+         AND ($4 OR is_deleted = false) AND EXISTS (SELECT 1 FROM chain WHERE id = $2) \
+         ORDER BY external_id, id "
+    };
+}
+
+/// `LIMIT $5 + 0` on SQLite: it plans a plain bound `LIMIT` with its value and so prepares the
 /// statement again whenever the value is bound, which is every execution (a sixth of list
-/// assets' CPU); an expression is evaluated when the statement runs.
-pub(super) const LIST_ASSETS_WITHIN: &str = with_chain!(
-    "SELECT * FROM assets WHERE account_id = $1 AND (CAST($3 AS TEXT) IS NULL OR external_id = $3) \
-     AND ($4 OR is_deleted = false) AND EXISTS (SELECT 1 FROM chain WHERE id = $2) \
-     ORDER BY external_id, id LIMIT $5 + 0 OFFSET $6 + 0"
-);
+/// assets' CPU); an expression is evaluated when the statement runs. PostgreSQL keeps the plain
+/// bound `LIMIT`, which its planner reads.
+pub(super) const LIST_ASSETS_WITHIN: Sql = Sql {
+    sqlite: with_chain!(list_assets_within!(), "LIMIT $5 + 0 OFFSET $6 + 0"),
+    postgres: with_chain!(list_assets_within!(), "LIMIT $5 OFFSET $6"),
+};
 
 /// GET asset: whether `$1` is within `$2`, and asset `$3` of `$1`, in one statement (on the hot
 /// path the round trips cost more than the reads).
@@ -269,7 +277,7 @@ impl Store for Database {
             page.skip
         ];
         if let Some(readers) = self.readers() {
-            return readers.all(LIST_ASSETS_WITHIN, args, rows::asset);
+            return readers.all(LIST_ASSETS_WITHIN.sqlite, args, rows::asset);
         }
         self.all(LIST_ASSETS_WITHIN, args, rows::asset).await
     }
