@@ -213,24 +213,7 @@ fn cargo_toml(api: &Api, opts: &Options, plans: &[Plan]) -> File {
     );
     let (receiver_feature, receiver_deps) = match api.hooks_api(true) {
         None => (String::new(), String::new()),
-        Some(hooks) => (
-            "# `webhooks`: the receiver of the API's webhooks and callbacks (a trait and an axum router,\n\
-             # module `webhooks`).\n\
-             webhooks = [\"dep:axum\", \"dep:base64\", \"dep:form_urlencoded\", \"dep:serde_html_form\", \"dep:serde_path_to_error\"]\n"
-                .to_owned(),
-            format!(
-                "axum = {{ version = \"0.8\", default-features = false, features = [\"http1\", \"http2\", \"matched-path\", \"tokio\"{multipart}], optional = true }}\n\
-                 base64 = {{ version = \"0.22\", optional = true }}\n\
-                 form_urlencoded = {{ version = \"1\", optional = true }}\n\
-                 serde_html_form = {{ version = \"0.4\", optional = true }}\n\
-                 serde_path_to_error = {{ version = \"0.1\", optional = true }}\n",
-                multipart = if super::has_multipart_struct(&hooks) {
-                    r#", "multipart""#
-                } else {
-                    ""
-                },
-            ),
-        ),
+        Some(hooks) => receiver_manifest(&hooks),
     };
     let sections = format!(
         r#"[features]
@@ -263,33 +246,43 @@ fn receiver_cargo_toml(api: &Api, hooks: &Api, opts: &Options) -> File {
         "Receiver of the webhooks of {}, generated from its OpenAPI document",
         api.title
     );
+    let (feature, receiver_deps) = receiver_manifest(hooks);
     let sections = format!(
         r#"[features]
-# `webhooks`: the receiver of the API's webhooks (a trait and an axum router, module `webhooks`).
 default = ["webhooks"]
-webhooks = ["dep:axum", "dep:base64", "dep:form_urlencoded", "dep:serde_html_form", "dep:serde_path_to_error"]
-
+{feature}
 [dependencies]
 {models}
-axum = {{ version = "0.8", default-features = false, features = ["http1", "http2", "matched-path", "tokio"{multipart}], optional = true }}
-base64 = {{ version = "0.22", optional = true }}
-chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
-form_urlencoded = {{ version = "1", optional = true }}
+{receiver_deps}chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
 serde = {{ version = "1", features = ["derive"] }}
-serde_html_form = {{ version = "0.4", optional = true }}
 serde_json = "1"
-serde_path_to_error = {{ version = "0.1", optional = true }}
 {url}uuid = {{ version = "1", features = ["serde"] }}
 "#,
         models = super::sibling_dependency(opts, "models"),
         url = super::models::url_dependency(api),
+    );
+    super::cargo_toml(api, opts, "client", &description, &sections)
+}
+
+/// The `webhooks` feature of the receiver of webhooks and callbacks, and its optional
+/// dependencies (a trait and an axum router).
+fn receiver_manifest(hooks: &Api) -> (String, String) {
+    let feature = "# `webhooks`: the receiver of the API's webhooks and callbacks (a trait and an axum router,\n\
+                   # module `webhooks`).\n\
+                   webhooks = [\"dep:axum\", \"dep:base64\", \"dep:form_urlencoded\", \"dep:serde_html_form\", \"dep:serde_path_to_error\"]\n";
+    let deps = format!(
+        "axum = {{ version = \"0.8\", default-features = false, features = [\"http1\", \"http2\", \"matched-path\", \"tokio\"{multipart}], optional = true }}\n\
+         base64 = {{ version = \"0.22\", optional = true }}\n\
+         form_urlencoded = {{ version = \"1\", optional = true }}\n\
+         serde_html_form = {{ version = \"0.4\", optional = true }}\n\
+         serde_path_to_error = {{ version = \"0.1\", optional = true }}\n",
         multipart = if super::has_multipart_struct(hooks) {
             r#", "multipart""#
         } else {
             ""
         },
     );
-    super::cargo_toml(api, opts, "client", &description, &sections)
+    (feature.to_owned(), deps)
 }
 
 fn lib_rs(
@@ -483,6 +476,7 @@ fn device_flow_rs(scheme: &crate::ir::SecurityScheme) -> TokenStream {
     quote! {
         //! The document's OAuth 2.0 device authorization flow.
 
+        use crate::client::resolve;
         use crate::device::{DeviceAuthorization, DeviceFlowError};
         use crate::Client;
 
@@ -500,8 +494,8 @@ fn device_flow_rs(scheme: &crate::ir::SecurityScheme) -> TokenStream {
             pub async fn device_authorization(&self, client_id: impl Into<String>, scopes: &[&str]) -> Result<DeviceAuthorization, DeviceFlowError> {
                 DeviceAuthorization::start(
                     self.inner.http.clone(),
-                    self.resolve_url(DEVICE_AUTHORIZATION_URL),
-                    self.resolve_url(TOKEN_URL),
+                    resolve(self.base_url(), DEVICE_AUTHORIZATION_URL),
+                    resolve(self.base_url(), TOKEN_URL),
                     client_id.into(),
                     scopes,
                 )

@@ -32,9 +32,12 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
         };
         let mut chain = Vec::new();
         let mut others = Vec::new();
+        // Names the fallback of the route's other methods: its first operation.
+        let mut first_other = None;
         for (method, indexes) in methods {
             let (handler, takes) = handler_of(indexes);
             if !method.is_standard() {
+                first_other.get_or_insert(&plan.ops[indexes[0]].op.name);
                 others.push((method, handler, takes));
                 continue;
             }
@@ -48,13 +51,8 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
         }
         // `QUERY` and custom methods, which axum's method router does not name: the route's
         // fallback picks them by name.
-        if !others.is_empty() {
-            let first = &plan.ops[methods
-                .iter()
-                .find(|(m, _)| !m.is_standard())
-                .expect("others")
-                .1[0]];
-            let name = format_ident!("other_methods_{}", first.op.name);
+        if let Some(first) = first_other {
+            let name = format_ident!("other_methods_{first}");
             dispatchers.push(other_methods(plan, &name, &others, has_error));
             if chain.is_empty() {
                 method_fns.push(format_ident!("any"));

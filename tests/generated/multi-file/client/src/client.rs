@@ -65,17 +65,11 @@ impl Client {
     pub fn base_url(&self) -> &str {
         &self.inner.base_url
     }
-
-    /// A URL of the document (a token endpoint...): absolute as it is, or relative and resolved
-    /// like an operation path.
-    #[allow(dead_code, reason = "used by documents with OAuth 2.0 flows only")]
-    pub(crate) fn resolve_url(&self, url: &str) -> String {
-        resolve(&self.inner.base_url, url)
-    }
 }
 
-/// `url` if absolute, else `url` appended to `base_url` like an operation path.
-fn resolve(base_url: &str, url: &str) -> String {
+/// A URL of the document (a token endpoint...): `url` if absolute, else `url` appended to
+/// `base_url` like an operation path.
+pub(crate) fn resolve(base_url: &str, url: &str) -> String {
     if reqwest::Url::parse(url).is_ok() {
         url.to_owned()
     } else {
