@@ -115,7 +115,7 @@ pub fn item(
         .then(|| quote! { const EXPECTED: &str = #expected; });
     let (find_tag, otherwise) = match default {
         Some(v) => (
-            quote! { let tag = value.get(#property).cloned().unwrap_or_default(); },
+            quote! { let tag = value.get(#property).unwrap_or(&::serde_json::Value::Null); },
             decode(v),
         ),
         None => (

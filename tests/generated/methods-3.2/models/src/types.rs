@@ -33,7 +33,7 @@ impl<'de> ::serde::Deserialize<'de> for Holding {
         let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let tag = value.get("kind").cloned().unwrap_or_default();
+        let tag = value.get("kind").unwrap_or(&::serde_json::Value::Null);
         match tag.as_str() {
             Some("paper") => crate::tagged::variant(value).map(Self::Paper),
             _ => crate::tagged::variant(value).map(Self::Other),
