@@ -64,6 +64,7 @@ fn asset_input(external_id: &str) -> AssetInput {
         account_id: None,
         is_deleted: None,
         external_id: external_id.to_owned(),
+        device_id: None,
         name: format!("Truck {external_id}"),
         tier: AssetTier::Basic,
         disabled_events: None,

@@ -158,6 +158,7 @@ async fn main() {
                     account_id: None,
                     is_deleted: None,
                     external_id: format!("load-{i:05}"),
+                    device_id: None,
                     name: format!("Load truck {i}"),
                     tier: AssetTier::Premium,
                     disabled_events: None,

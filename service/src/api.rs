@@ -7,7 +7,7 @@ use crate::auth::{
 };
 use crate::rules;
 use crate::store::{
-    AccountRecord, GeofenceDeletion, IngestionTokenRecord, Page, Store, StoreError,
+    AccountRecord, AssetFilter, GeofenceDeletion, IngestionTokenRecord, Page, Store, StoreError,
 };
 use asset_alerting_models::*;
 use chrono::Utc;
@@ -459,13 +459,12 @@ impl<S: Store> Service<S> {
         &self,
         principal: Uuid,
         account: Uuid,
-        external_id: Option<&str>,
-        include_deleted: bool,
+        filter: AssetFilter<'_>,
         page: Page,
     ) -> ApiResult<Vec<Asset>> {
         let assets = self
             .store
-            .list_assets_within(principal, account, external_id, include_deleted, page)
+            .list_assets_within(principal, account, filter, page)
             .await?;
         if assets.is_empty() {
             // Nothing to show, or nothing the caller may see: only then is it worth a second read.
@@ -488,6 +487,7 @@ impl<S: Store> Service<S> {
             id,
             account_id: account,
             external_id: input.external_id,
+            device_id: input.device_id,
             name: input.name,
             tier: input.tier,
             disabled_events: input.disabled_events.unwrap_or_default(),

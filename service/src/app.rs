@@ -11,6 +11,7 @@ use crate::portal;
 use crate::store::postgres::PgSettings;
 use crate::store::{AccountRecord, Database, Store, StoreError};
 use crate::throttle::{self, TokenGate, TokenLimits};
+use crate::trackers::{TrackerSockets, Trackers};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -35,6 +36,9 @@ pub struct App {
     pub store: Database,
     pub created_root: Option<RootCredentials>,
     pub dispatcher: Arc<Dispatcher<Database>>,
+    /// The trackers' listeners, bound (their addresses known) and started by [`App::serve`].
+    pub trackers: TrackerSockets,
+    service: Arc<Service<Database>>,
 }
 
 /// The service's keys: configured, or from the key file (created on first start). A key an
@@ -100,6 +104,8 @@ impl App {
     pub async fn build(config: &Config) -> anyhow::Result<App> {
         // Installed before any request, so none is counted by the no-op recorder.
         crate::monitoring::handle();
+        // Bound first: a port taken fails the start before anything is written.
+        let trackers = TrackerSockets::bind(config.teltonika_listen, config.osmand_listen).await?;
         let store = Database::open(&config.database_url, &postgres_settings(config)).await?;
         // Instances starting at once on one PostgreSQL database create the root account once.
         let startup = store.startup_lock().await?;
@@ -163,7 +169,7 @@ impl App {
             in_flight: crate::auth::secret_check_threads() + config.token_queue,
         });
         // Listed innermost first: the request id is set before the span that logs it is opened.
-        let router = asset_alerting_server::router(service)
+        let router = asset_alerting_server::router(service.clone())
             .merge(extra)
             .layer(axum::middleware::from_fn(token_endpoint_errors))
             .layer(axum::middleware::from_fn_with_state(gate, throttle::guard))
@@ -186,11 +192,14 @@ impl App {
             store,
             created_root,
             dispatcher,
+            trackers,
+            service,
         })
     }
 
-    /// Serves until `shutdown` resolves, lets requests in flight finish, stops the dispatcher after
-    /// its round in flight, then closes the database.
+    /// Serves until `shutdown` resolves: stops accepting, lets requests in flight finish and
+    /// trackers' packets being stored be acknowledged, stops the dispatcher after its round in
+    /// flight, then closes the database.
     pub async fn serve(
         self,
         listener: tokio::net::TcpListener,
@@ -198,13 +207,24 @@ impl App {
     ) -> anyhow::Result<()> {
         let (stop, stopped) = tokio::sync::watch::channel(false);
         let dispatcher = tokio::spawn(self.dispatcher.run(stopped));
+        let trackers = Trackers::start(self.trackers, self.service);
+        let (trackers_stop, trackers_stopped) = tokio::sync::oneshot::channel::<()>();
+        let trackers = tokio::spawn(async move {
+            let _ = trackers_stopped.await;
+            trackers.stop().await;
+        });
         let served = axum::serve(
             listener,
             self.router
                 .into_make_service_with_connect_info::<std::net::SocketAddr>(),
         )
-        .with_graceful_shutdown(shutdown)
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            // The trackers stop with the API, at the same time.
+            let _ = trackers_stop.send(());
+        })
         .await;
+        let _ = trackers.await;
         let _ = stop.send(true);
         let _ = dispatcher.await;
         self.store.close().await;

@@ -191,6 +191,14 @@ pub struct Config {
         help_heading = "Operations"
     )]
     pub token_queue: usize,
+    /// Listen for Teltonika trackers (AVL protocol over TCP; Traccar uses port 5027), e.g.
+    /// `0.0.0.0:5027`. Off when not set.
+    #[arg(long, env = "TELTONIKA_LISTEN", help_heading = "Trackers")]
+    pub teltonika_listen: Option<SocketAddr>,
+    /// Listen for OsmAnd reports (HTTP; the Traccar Client app; Traccar uses port 5055), e.g.
+    /// `0.0.0.0:5055`. Off when not set.
+    #[arg(long, env = "OSMAND_LISTEN", help_heading = "Trackers")]
+    pub osmand_listen: Option<SocketAddr>,
     /// Log format on stderr: text, or json (one object per line).
     #[arg(long, env = "LOG_FORMAT", default_value = "text", value_parser = ["text", "json"], help_heading = "Operations")]
     pub log_format: String,

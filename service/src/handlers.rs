@@ -3,7 +3,7 @@
 
 use crate::api::{ApiError, Service, codes};
 use crate::store::alerts::EventFilter;
-use crate::store::{AlertStore, Page, Store};
+use crate::store::{AlertStore, AssetFilter, Page, Store};
 use asset_alerting_models::{ErrorBody, OAuthErrorError};
 use asset_alerting_server::*;
 use axum::http::StatusCode;
@@ -214,8 +214,11 @@ impl<S: Store + AlertStore> AssetAlertingApi for Service<S> {
             self,
             principal,
             r.account_id,
-            r.external_id.as_deref(),
-            r.include_deleted,
+            AssetFilter {
+                external_id: r.external_id.as_deref(),
+                device_id: r.device_id.as_deref(),
+                include_deleted: r.include_deleted,
+            },
             page,
         )
         .await;

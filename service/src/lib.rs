@@ -18,4 +18,5 @@ pub mod portal;
 pub mod rules;
 pub mod store;
 pub mod throttle;
+pub mod trackers;
 pub mod web;

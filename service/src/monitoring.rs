@@ -8,7 +8,9 @@ use axum::http::header::CONTENT_TYPE;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
-use std::sync::OnceLock;
+use asset_alerting_trackers::teltonika;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 const REQUESTS: &str = "http_requests_total";
@@ -54,8 +56,51 @@ fn install() -> PrometheusHandle {
     handle
 }
 
+/// The Teltonika listener's counters, shown by `/metrics` (the last listener started).
+static TELTONIKA: Mutex<Option<Arc<teltonika::Stats>>> = Mutex::new(None);
+
+pub fn teltonika_stats(stats: Arc<teltonika::Stats>) {
+    *TELTONIKA.lock().unwrap_or_else(PoisonError::into_inner) = Some(stats);
+}
+
+/// Copies the listener's counters into the recorder (they are counted where they happen, in the
+/// trackers crate, which knows nothing of metrics).
+fn record_teltonika() {
+    let Some(stats) = TELTONIKA
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone()
+    else {
+        return;
+    };
+    let get = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
+    metrics::gauge!("teltonika_open_connections").set(get(&stats.open_connections) as f64);
+    for (name, value) in [
+        ("connections", &stats.connections),
+        ("packets", &stats.packets),
+        ("records", &stats.records),
+        ("duplicate_records", &stats.duplicate_records),
+        ("rejected_records", &stats.rejected_records),
+    ] {
+        metrics::counter!(format!("teltonika_{name}_total")).absolute(get(value));
+    }
+    // Connections closed for a reason, by reason.
+    for (reason, value) in [
+        ("unknown_imei", &stats.refused_handshakes),
+        ("rate_limited", &stats.rate_limited),
+        ("bad_crc", &stats.bad_crc),
+        ("malformed", &stats.malformed),
+        ("too_large", &stats.too_large),
+        ("timeout", &stats.timeouts),
+        ("store_failed", &stats.store_failures),
+    ] {
+        metrics::counter!("teltonika_closed_total", "reason" => reason).absolute(get(value));
+    }
+}
+
 /// `GET /metrics`.
 pub async fn render() -> Response {
+    record_teltonika();
     (
         [(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
         handle().render(),

@@ -13,8 +13,8 @@ use asset_alerting_service::store::alerts::{
 };
 use asset_alerting_service::store::postgres::PgSettings;
 use asset_alerting_service::store::{
-    AccountRecord, AlertStore, Database, GeofenceDeletion, IngestionTokenRecord, Page, Store,
-    StoreError,
+    AccountRecord, AlertStore, AssetFilter, Database, GeofenceDeletion, IngestionTokenRecord, Page,
+    Store, StoreError,
 };
 use chrono::Utc;
 use std::collections::BTreeMap;
@@ -40,6 +40,7 @@ fn asset(account: Uuid, external_id: &str) -> Asset {
         id: Uuid::new_v4(),
         account_id: account,
         external_id: external_id.into(),
+        device_id: None,
         name: format!("Asset {external_id}"),
         tier: AssetTier::Basic,
         disabled_events: BTreeMap::new(),
@@ -233,13 +234,23 @@ async fn check_listing(store: &Database) {
         store.insert_asset(&asset(root.id, id)).await.unwrap();
     }
     let all = store
-        .list_assets_within(root.id, root.id, None, false, Page { skip: 0, take: 50 })
+        .list_assets_within(
+            root.id,
+            root.id,
+            AssetFilter::default(),
+            Page { skip: 0, take: 50 },
+        )
         .await
         .unwrap();
     let ids: Vec<&str> = all.iter().map(|a| a.external_id.as_str()).collect();
     assert_eq!(ids, ["a", "b", "c", "d"]);
     let page = store
-        .list_assets_within(root.id, root.id, None, false, Page { skip: 1, take: 2 })
+        .list_assets_within(
+            root.id,
+            root.id,
+            AssetFilter::default(),
+            Page { skip: 1, take: 2 },
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -252,8 +263,11 @@ async fn check_listing(store: &Database) {
         .list_assets_within(
             root.id,
             root.id,
-            Some("c"),
-            false,
+            AssetFilter {
+                external_id: Some("c"),
+                include_deleted: false,
+                ..AssetFilter::default()
+            },
             Page { skip: 0, take: 50 },
         )
         .await
@@ -263,7 +277,12 @@ async fn check_listing(store: &Database) {
     let child = account(Some(root.id));
     store.insert_account(&child).await.unwrap();
     let hidden = store
-        .list_assets_within(child.id, root.id, None, false, Page { skip: 0, take: 50 })
+        .list_assets_within(
+            child.id,
+            root.id,
+            AssetFilter::default(),
+            Page { skip: 0, take: 50 },
+        )
         .await
         .unwrap();
     assert!(hidden.is_empty());
@@ -274,12 +293,25 @@ async fn check_listing(store: &Database) {
     let a = &all[0];
     assert!(store.soft_delete_asset(root.id, a.id).await.unwrap());
     let live = store
-        .list_assets_within(root.id, root.id, None, false, Page { skip: 0, take: 50 })
+        .list_assets_within(
+            root.id,
+            root.id,
+            AssetFilter::default(),
+            Page { skip: 0, take: 50 },
+        )
         .await
         .unwrap();
     assert_eq!(live.len(), 3);
     let with_deleted = store
-        .list_assets_within(root.id, root.id, None, true, Page { skip: 0, take: 50 })
+        .list_assets_within(
+            root.id,
+            root.id,
+            AssetFilter {
+                include_deleted: true,
+                ..AssetFilter::default()
+            },
+            Page { skip: 0, take: 50 },
+        )
         .await
         .unwrap();
     assert_eq!(with_deleted.len(), 4);
@@ -494,7 +526,15 @@ async fn deleting_an_account_removes_its_subtree_and_nothing_else(backend: Backe
     let page = Page { skip: 0, take: 50 };
     assert_eq!(
         store
-            .list_assets_within(sibling.id, sibling.id, None, true, page)
+            .list_assets_within(
+                sibling.id,
+                sibling.id,
+                AssetFilter {
+                    include_deleted: true,
+                    ..AssetFilter::default()
+                },
+                page
+            )
             .await
             .unwrap()
             .len(),
@@ -1090,7 +1130,16 @@ async fn text_with_a_nul_is_stored_or_refused_as_bad_input(backend: Backend) {
     let page = Page { skip: 0, take: 50 };
     let inserted = store.insert_asset(&asset(root.id, "nul\0truck")).await;
     let listed = store
-        .list_assets_within(root.id, root.id, Some("a\0b"), false, page)
+        .list_assets_within(
+            root.id,
+            root.id,
+            AssetFilter {
+                external_id: Some("a\0b"),
+                include_deleted: false,
+                ..AssetFilter::default()
+            },
+            page,
+        )
         .await;
     match backend {
         Backend::Sqlite => {

@@ -46,6 +46,7 @@ fn setup(runtime: &Runtime) -> Setup {
             account_id: None,
             is_deleted: None,
             external_id: "BENCH-1".to_owned(),
+            device_id: None,
             name: "Bench truck".to_owned(),
             tier: AssetTier::Premium,
             disabled_events: None,

@@ -29,6 +29,7 @@ fn ten_assets() -> Vec<Asset> {
             id: Uuid::from_u128(0x2000 + i),
             account_id: ACCOUNT,
             external_id: format!("TRUCK-{i:04}"),
+            device_id: None,
             name: format!("Delivery truck {i}"),
             tier: AssetTier::Premium,
             disabled_events: BTreeMap::new(),

@@ -148,6 +148,7 @@ impl MemoryApi {
             id,
             account_id,
             external_id: input.external_id,
+            device_id: input.device_id,
             name: input.name,
             tier: input.tier,
             disabled_events: input.disabled_events.unwrap_or_default(),

@@ -137,7 +137,7 @@ pub enum DeleteAccount {
     },
     /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
     NotFound(crate::models::ErrorBody),
-    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId, geofence still referenced by an alert rule, or ingestion token limit reached.
+    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId or deviceId, geofence still referenced by an alert rule, or ingestion token limit reached.
     Conflict(crate::models::ErrorBody),
 }
 
@@ -256,7 +256,7 @@ pub enum CreateAsset {
     },
     /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
     NotFound(crate::models::ErrorBody),
-    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId, geofence still referenced by an alert rule, or ingestion token limit reached.
+    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId or deviceId, geofence still referenced by an alert rule, or ingestion token limit reached.
     Conflict(crate::models::ErrorBody),
 }
 
@@ -317,7 +317,7 @@ pub enum UpdateAsset {
     },
     /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
     NotFound(crate::models::ErrorBody),
-    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId, geofence still referenced by an alert rule, or ingestion token limit reached.
+    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId or deviceId, geofence still referenced by an alert rule, or ingestion token limit reached.
     Conflict(crate::models::ErrorBody),
 }
 
@@ -582,7 +582,7 @@ pub enum CreateGeofence {
     },
     /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
     NotFound(crate::models::ErrorBody),
-    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId, geofence still referenced by an alert rule, or ingestion token limit reached.
+    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId or deviceId, geofence still referenced by an alert rule, or ingestion token limit reached.
     Conflict(crate::models::ErrorBody),
 }
 
@@ -643,7 +643,7 @@ pub enum UpdateGeofence {
     },
     /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
     NotFound(crate::models::ErrorBody),
-    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId, geofence still referenced by an alert rule, or ingestion token limit reached.
+    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId or deviceId, geofence still referenced by an alert rule, or ingestion token limit reached.
     Conflict(crate::models::ErrorBody),
 }
 
@@ -675,7 +675,7 @@ pub enum DeleteGeofence {
     },
     /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
     NotFound(crate::models::ErrorBody),
-    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId, geofence still referenced by an alert rule, or ingestion token limit reached.
+    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId or deviceId, geofence still referenced by an alert rule, or ingestion token limit reached.
     Conflict(crate::models::ErrorBody),
 }
 
@@ -707,7 +707,7 @@ pub enum GetIngestionToken {
     },
     /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
     NotFound(crate::models::ErrorBody),
-    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId, geofence still referenced by an alert rule, or ingestion token limit reached.
+    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId or deviceId, geofence still referenced by an alert rule, or ingestion token limit reached.
     Conflict(crate::models::ErrorBody),
 }
 

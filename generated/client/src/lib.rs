@@ -59,6 +59,12 @@
 //!   `includeDeleted=true`, are still returned by get asset, keep their alert rules, can still
 //!   be updated (an update does not undelete), and raise no alerts. `externalId` is unique
 //!   among the non-deleted assets of an account (409 on a clash).
+//! - **deviceId.** An asset may name the tracker that reports for it: `deviceId`, the id the
+//!   device itself sends (a Teltonika IMEI, an OsmAnd client's `id`; 1 to 64 visible ASCII
+//!   characters). It is unique among the non-deleted assets of the whole service, not only of
+//!   the account, because a device connects before anything says which account it is for: a
+//!   clash answers 409 without saying which account holds it. Deleting an asset frees its
+//!   deviceId. See "Trackers".
 //! - **disabledEvents.** The keys are EventType names (for example `SpeedLimitExceeded`); the
 //!   value is the instant until which alerts of that event type are suppressed for the asset
 //!   (a snooze). Instants in the past have no effect. Unknown keys are rejected with 400.
@@ -272,7 +278,7 @@
 //! | 1100 | 401 | missing, malformed, expired or rejected bearer token |
 //! | 1300 | 403 | forbidden (reserved; the service answers 404 for resources outside the caller's subtree) |
 //! | 1400 | 404 | resource not found (or not visible to the caller) |
-//! | 1500 | 409 | conflict with the current state (duplicate externalId, geofence still referenced, token limit reached) |
+//! | 1500 | 409 | conflict with the current state (duplicate externalId or deviceId, geofence still referenced, token limit reached) |
 //! | 1900 | 500 | internal error (never expected; the message carries no detail) |
 //!
 //! # Usage

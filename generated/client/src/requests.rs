@@ -168,15 +168,15 @@ impl crate::Client {
     /// pages). `skip` defaults to 0 and `take` to 50; `take` is at most 500. Both are int32 and
     /// are also accepted as strings matching `^-?(?:0|[1-9]\d*)$` (the seed's pattern); a
     /// value outside the bounds (`minimum`/`maximum`, whether sent as a number or a string) is
-    /// rejected with 400, not clamped. `externalId` filters by exact value. Soft-deleted assets
-    /// are hidden unless `includeDeleted` is true.
+    /// rejected with 400, not clamped. `externalId` and `deviceId` filter by exact value.
+    /// Soft-deleted assets are hidden unless `includeDeleted` is true.
     ///
     /// `GET /v1/accounts/{accountId}/assets`
     ///
     /// Arguments:
     /// - `account_id`: Id of the account owning the assets.
     ///
-    /// Optional parameters are set on the builder: `.external_id()`, `.skip()`, `.take()`, `.include_deleted()`.
+    /// Optional parameters are set on the builder: `.external_id()`, `.device_id()`, `.skip()`, `.take()`, `.include_deleted()`.
     ///
     /// `.into_stream()` on the builder walks every page.
     ///
@@ -186,6 +186,7 @@ impl crate::Client {
             client: self.clone(),
             account_id,
             external_id: None,
+            device_id: None,
             skip: None,
             take: None,
             include_deleted: None,
@@ -195,7 +196,8 @@ impl crate::Client {
     /// Create an asset
     ///
     /// Creates an asset in the account. `externalId` must not be used by another non-deleted
-    /// asset of the account (409 otherwise).
+    /// asset of the account, nor `deviceId` by another non-deleted asset of any account (409
+    /// otherwise).
     ///
     /// `POST /v1/accounts/{accountId}/assets`
     ///
@@ -244,7 +246,8 @@ impl crate::Client {
     /// Replaces the asset's writable fields (full replacement: an omitted disabledEvents
     /// becomes empty, an omitted telemetryRules becomes null). Updating a soft-deleted asset
     /// is allowed and does not undelete it. `externalId` must not be used by another
-    /// non-deleted asset of the account (409 otherwise).
+    /// non-deleted asset of the account, nor `deviceId` by another non-deleted asset of any
+    /// account (409 otherwise); an omitted deviceId removes it.
     ///
     /// `PUT /v1/accounts/{accountId}/assets/{assetId}`
     ///
@@ -1765,6 +1768,7 @@ pub struct ListAssets {
     client: crate::Client,
     account_id: ::uuid::Uuid,
     external_id: Option<String>,
+    device_id: Option<String>,
     skip: Option<i32>,
     take: Option<i32>,
     include_deleted: Option<bool>,
@@ -1774,6 +1778,12 @@ impl ListAssets {
     /// When given, only assets whose externalId equals this value (exact match).
     pub fn external_id(mut self, value: impl Into<String>) -> Self {
         self.external_id = Some(value.into());
+        self
+    }
+
+    /// When given, only assets whose deviceId equals this value (exact match).
+    pub fn device_id(mut self, value: impl Into<String>) -> Self {
+        self.device_id = Some(value.into());
         self
     }
 
@@ -1813,6 +1823,9 @@ impl ListAssets {
         let mut query = String::new();
         if let Some(value) = &self.external_id {
             crate::codec::query_pair(&mut query, "externalId", value);
+        }
+        if let Some(value) = &self.device_id {
+            crate::codec::query_pair(&mut query, "deviceId", value);
         }
         if let Some(value) = &self.skip {
             crate::codec::query_pair(&mut query, "skip", &value.to_string());

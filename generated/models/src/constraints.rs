@@ -186,6 +186,15 @@ impl Validate for AssetInput {
             validation::length(value, path, Some(1), Some(200), errors);
         }
         {
+            let value = &self.device_id;
+            let path = validation::field(path, "deviceId");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                validation::length(v0, path, Some(1), Some(64), errors);
+                validation::pattern(v0, path, &PATTERN_3, "^[!-~]+$", errors);
+            }
+        }
+        {
             let value = &self.name;
             let path = validation::field(path, "name");
             let path = path.as_str();
@@ -352,7 +361,7 @@ impl Validate for TimeOfDay {
             validation::pattern(
                 value,
                 path,
-                &PATTERN_5,
+                &PATTERN_6,
                 "^(?:[01]\\d|2[0-3]):[0-5]\\d$",
                 errors,
             );
@@ -364,7 +373,7 @@ impl Validate for TimeOfDay {
             validation::pattern(
                 value,
                 path,
-                &PATTERN_5,
+                &PATTERN_6,
                 "^(?:[01]\\d|2[0-3]):[0-5]\\d$",
                 errors,
             );
@@ -395,7 +404,7 @@ impl Validate for Recipient {
             let path = validation::field(path, "phoneNumber");
             let path = path.as_str();
             if let Some(v0) = value {
-                validation::pattern(v0, path, &PATTERN_6, "^\\+[1-9]\\d{1,14}$", errors);
+                validation::pattern(v0, path, &PATTERN_7, "^\\+[1-9]\\d{1,14}$", errors);
             }
         }
         {
@@ -633,7 +642,7 @@ impl Validate for WebhookSecret {
             validation::pattern(
                 value,
                 path,
-                &PATTERN_7,
+                &PATTERN_8,
                 "^whsec_[A-Za-z0-9+/]+={0,2}$",
                 errors,
             );

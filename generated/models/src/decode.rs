@@ -265,6 +265,7 @@ impl crate::object::Object for Asset {
         "id",
         "accountId",
         "externalId",
+        "deviceId",
         "name",
         "tier",
         "disabledEvents",
@@ -283,16 +284,18 @@ impl crate::object::Object for Asset {
         let mut f5 = None;
         let mut f6 = None;
         let mut f7 = None;
+        let mut f8 = None;
         while let Some(k) = m.key()? {
             match k.as_str() {
                 "id" => m.put(&mut f0, "id")?,
                 "accountId" => m.put(&mut f1, "accountId")?,
                 "externalId" => m.put(&mut f2, "externalId")?,
-                "name" => m.put(&mut f3, "name")?,
-                "tier" => m.put(&mut f4, "tier")?,
-                "disabledEvents" => m.put(&mut f5, "disabledEvents")?,
-                "telemetryRules" => m.put(&mut f6, "telemetryRules")?,
-                "isDeleted" => m.put(&mut f7, "isDeleted")?,
+                "deviceId" => m.put(&mut f3, "deviceId")?,
+                "name" => m.put(&mut f4, "name")?,
+                "tier" => m.put(&mut f5, "tier")?,
+                "disabledEvents" => m.put(&mut f6, "disabledEvents")?,
+                "telemetryRules" => m.put(&mut f7, "telemetryRules")?,
+                "isDeleted" => m.put(&mut f8, "isDeleted")?,
                 _ => m.skip()?,
             }
         }
@@ -300,11 +303,12 @@ impl crate::object::Object for Asset {
             id: m.take(f0, "id")?,
             account_id: m.take(f1, "accountId")?,
             external_id: m.take(f2, "externalId")?,
-            name: m.take(f3, "name")?,
-            tier: m.take(f4, "tier")?,
-            disabled_events: m.take(f5, "disabledEvents")?,
-            telemetry_rules: f6.unwrap_or_default(),
-            is_deleted: f7,
+            device_id: f3,
+            name: m.take(f4, "name")?,
+            tier: m.take(f5, "tier")?,
+            disabled_events: m.take(f6, "disabledEvents")?,
+            telemetry_rules: f7.unwrap_or_default(),
+            is_deleted: f8,
         })
     }
 }
@@ -323,6 +327,7 @@ impl crate::object::Object for AssetInput {
         "accountId",
         "isDeleted",
         "externalId",
+        "deviceId",
         "name",
         "tier",
         "disabledEvents",
@@ -340,16 +345,18 @@ impl crate::object::Object for AssetInput {
         let mut f5 = None;
         let mut f6 = None;
         let mut f7 = None;
+        let mut f8 = None;
         while let Some(k) = m.known_key(Self::FIELDS)? {
             match k.as_str() {
                 "id" => m.put(&mut f0, "id")?,
                 "accountId" => m.put(&mut f1, "accountId")?,
                 "isDeleted" => m.put(&mut f2, "isDeleted")?,
                 "externalId" => m.put(&mut f3, "externalId")?,
-                "name" => m.put(&mut f4, "name")?,
-                "tier" => m.put(&mut f5, "tier")?,
-                "disabledEvents" => m.put(&mut f6, "disabledEvents")?,
-                "telemetryRules" => m.put(&mut f7, "telemetryRules")?,
+                "deviceId" => m.put(&mut f4, "deviceId")?,
+                "name" => m.put(&mut f5, "name")?,
+                "tier" => m.put(&mut f6, "tier")?,
+                "disabledEvents" => m.put(&mut f7, "disabledEvents")?,
+                "telemetryRules" => m.put(&mut f8, "telemetryRules")?,
                 _ => m.skip()?,
             }
         }
@@ -358,10 +365,11 @@ impl crate::object::Object for AssetInput {
             account_id: f1,
             is_deleted: f2,
             external_id: m.take(f3, "externalId")?,
-            name: m.take(f4, "name")?,
-            tier: m.take(f5, "tier")?,
-            disabled_events: f6,
-            telemetry_rules: f7.unwrap_or_default(),
+            device_id: f4,
+            name: m.take(f5, "name")?,
+            tier: m.take(f6, "tier")?,
+            disabled_events: f7,
+            telemetry_rules: f8.unwrap_or_default(),
         })
     }
 }
@@ -407,57 +415,57 @@ impl crate::object::Object for TelemetryRules {
             match k.as_str() {
                 "inputVoltageLowThreshold" => {
                     m.put_with::<
-                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric4>,
                         >(&mut f0, "inputVoltageLowThreshold")?
                 }
                 "batteryVoltageLowThreshold" => {
                     m.put_with::<
-                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric4>,
                         >(&mut f1, "batteryVoltageLowThreshold")?
                 }
                 "batteryPercentageLowThreshold" => {
                     m.put_with::<
-                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric4>,
                         >(&mut f2, "batteryPercentageLowThreshold")?
                 }
                 "speedLimit" => {
                     m.put_with::<
-                            crate::wire::AsNumericOption<u32, crate::patterns::Numeric4>,
+                            crate::wire::AsNumericOption<u32, crate::patterns::Numeric5>,
                         >(&mut f3, "speedLimit")?
                 }
                 "fuelLevelLowThreshold" => {
                     m.put_with::<
-                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric4>,
                         >(&mut f4, "fuelLevelLowThreshold")?
                 }
                 "adBlueLevelLowThreshold" => {
                     m.put_with::<
-                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric4>,
                         >(&mut f5, "adBlueLevelLowThreshold")?
                 }
                 "temperatureLowThreshold" => {
                     m.put_with::<
-                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric4>,
                         >(&mut f6, "temperatureLowThreshold")?
                 }
                 "temperatureHighThreshold" => {
                     m.put_with::<
-                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric4>,
                         >(&mut f7, "temperatureHighThreshold")?
                 }
                 "pressureLowThreshold" => {
                     m.put_with::<
-                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric4>,
                         >(&mut f8, "pressureLowThreshold")?
                 }
                 "pressureHighThreshold" => {
                     m.put_with::<
-                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric3>,
+                            crate::wire::AsNumericOption<f64, crate::patterns::Numeric4>,
                         >(&mut f9, "pressureHighThreshold")?
                 }
                 "engineSpeedLimit" => {
                     m.put_with::<
-                            crate::wire::AsNumericOption<u32, crate::patterns::Numeric4>,
+                            crate::wire::AsNumericOption<u32, crate::patterns::Numeric5>,
                         >(&mut f10, "engineSpeedLimit")?
                 }
                 _ => m.skip()?,

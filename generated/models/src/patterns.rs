@@ -18,36 +18,22 @@ pub static PATTERN_2: LazyLock<Regex> = LazyLock::new(|| {
         .expect("checked by openapi-gen")
 });
 
-/// `^-?(?:0|[1-9]\d*)(?:\.\d+)?$`
+/// `^[!-~]+$`
 pub static PATTERN_3: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new("^[!-~]+$").expect("checked by openapi-gen")
+});
+
+/// `^-?(?:0|[1-9]\d*)(?:\.\d+)?$`
+pub static PATTERN_4: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new("^-?(?:0|[1-9]\\d*)(?:\\.\\d+)?$").expect("checked by openapi-gen")
 });
 
-pub static NUMERIC_3: NumericPattern = NumericPattern {
-    source: "^-?(?:0|[1-9]\\d*)(?:\\.\\d+)?$",
-    regex: &PATTERN_3,
-};
-
-/// Names the numeric-string pattern `^-?(?:0|[1-9]\d*)(?:\.\d+)?$`.
-pub struct Numeric3;
-
-impl PatternOf for Numeric3 {
-    fn pattern() -> &'static NumericPattern {
-        &NUMERIC_3
-    }
-}
-
-/// `^-?(?:0|[1-9]\d*)$`
-pub static PATTERN_4: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new("^-?(?:0|[1-9]\\d*)$").expect("checked by openapi-gen")
-});
-
 pub static NUMERIC_4: NumericPattern = NumericPattern {
-    source: "^-?(?:0|[1-9]\\d*)$",
+    source: "^-?(?:0|[1-9]\\d*)(?:\\.\\d+)?$",
     regex: &PATTERN_4,
 };
 
-/// Names the numeric-string pattern `^-?(?:0|[1-9]\d*)$`.
+/// Names the numeric-string pattern `^-?(?:0|[1-9]\d*)(?:\.\d+)?$`.
 pub struct Numeric4;
 
 impl PatternOf for Numeric4 {
@@ -56,22 +42,41 @@ impl PatternOf for Numeric4 {
     }
 }
 
-/// `^(?:[01]\d|2[0-3]):[0-5]\d$`
+/// `^-?(?:0|[1-9]\d*)$`
 pub static PATTERN_5: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new("^-?(?:0|[1-9]\\d*)$").expect("checked by openapi-gen")
+});
+
+pub static NUMERIC_5: NumericPattern = NumericPattern {
+    source: "^-?(?:0|[1-9]\\d*)$",
+    regex: &PATTERN_5,
+};
+
+/// Names the numeric-string pattern `^-?(?:0|[1-9]\d*)$`.
+pub struct Numeric5;
+
+impl PatternOf for Numeric5 {
+    fn pattern() -> &'static NumericPattern {
+        &NUMERIC_5
+    }
+}
+
+/// `^(?:[01]\d|2[0-3]):[0-5]\d$`
+pub static PATTERN_6: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new("^(?:[01]\\d|2[0-3]):[0-5]\\d$").expect("checked by openapi-gen")
 });
 
 /// `^\+[1-9]\d{1,14}$`
-pub static PATTERN_6: LazyLock<Regex> = LazyLock::new(|| {
+pub static PATTERN_7: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new("^\\+[1-9]\\d{1,14}$").expect("checked by openapi-gen")
 });
 
 /// `^whsec_[A-Za-z0-9+/]+={0,2}$`
-pub static PATTERN_7: LazyLock<Regex> = LazyLock::new(|| {
+pub static PATTERN_8: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new("^whsec_[A-Za-z0-9+/]+={0,2}$").expect("checked by openapi-gen")
 });
 
 /// `^[0-9]+$`
-pub static PATTERN_8: LazyLock<Regex> = LazyLock::new(|| {
+pub static PATTERN_9: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new("^[0-9]+$").expect("checked by openapi-gen")
 });

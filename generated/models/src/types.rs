@@ -13,7 +13,7 @@
 /// | 1100 | 401 | missing, malformed, expired or rejected bearer token |
 /// | 1300 | 403 | forbidden (reserved; the service answers 404 for resources outside the caller's subtree) |
 /// | 1400 | 404 | resource not found (or not visible to the caller) |
-/// | 1500 | 409 | conflict with the current state (duplicate externalId, geofence still referenced, token limit reached) |
+/// | 1500 | 409 | conflict with the current state (duplicate externalId or deviceId, geofence still referenced, token limit reached) |
 /// | 1900 | 500 | internal error (never expected; the message carries no detail) |
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ErrorBody {
@@ -375,6 +375,9 @@ pub struct Asset {
     /// Client-side identifier, unique among the non-deleted assets of the account; usable as a list filter.
     #[serde(rename = "externalId")]
     pub external_id: String,
+    /// The id its tracker reports under (Teltonika IMEI, OsmAnd `id`), unique among the non-deleted assets of the service; absent when none. Usable as a list filter.
+    #[serde(rename = "deviceId", skip_serializing_if = "Option::is_none")]
+    pub device_id: Option<String>,
     /// Name of the asset.
     pub name: String,
     /// Service tier of the asset.
@@ -408,6 +411,9 @@ pub struct AssetInput {
     /// Client-side identifier, unique among the non-deleted assets of the account.
     #[serde(rename = "externalId")]
     pub external_id: String,
+    /// The id its tracker reports under (Teltonika IMEI, OsmAnd `id`): visible ASCII, unique among the non-deleted assets of the whole service. Absent means none.
+    #[serde(rename = "deviceId", skip_serializing_if = "Option::is_none")]
+    pub device_id: Option<String>,
     /// Name of the asset.
     pub name: String,
     /// Service tier of the asset.

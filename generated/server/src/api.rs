@@ -174,8 +174,8 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// pages). `skip` defaults to 0 and `take` to 50; `take` is at most 500. Both are int32 and
     /// are also accepted as strings matching `^-?(?:0|[1-9]\d*)$` (the seed's pattern); a
     /// value outside the bounds (`minimum`/`maximum`, whether sent as a number or a string) is
-    /// rejected with 400, not clamped. `externalId` filters by exact value. Soft-deleted assets
-    /// are hidden unless `includeDeleted` is true.
+    /// rejected with 400, not clamped. `externalId` and `deviceId` filter by exact value.
+    /// Soft-deleted assets are hidden unless `includeDeleted` is true.
     fn list_assets(
         &self,
         principal: Self::Principal,
@@ -187,7 +187,8 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// `POST /v1/accounts/{accountId}/assets`
     ///
     /// Creates an asset in the account. `externalId` must not be used by another non-deleted
-    /// asset of the account (409 otherwise).
+    /// asset of the account, nor `deviceId` by another non-deleted asset of any account (409
+    /// otherwise).
     fn create_asset(
         &self,
         principal: Self::Principal,
@@ -212,7 +213,8 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// Replaces the asset's writable fields (full replacement: an omitted disabledEvents
     /// becomes empty, an omitted telemetryRules becomes null). Updating a soft-deleted asset
     /// is allowed and does not undelete it. `externalId` must not be used by another
-    /// non-deleted asset of the account (409 otherwise).
+    /// non-deleted asset of the account, nor `deviceId` by another non-deleted asset of any
+    /// account (409 otherwise); an omitted deviceId removes it.
     fn update_asset(
         &self,
         principal: Self::Principal,

@@ -80,6 +80,8 @@ pub struct ListAssetsRequest {
     pub account_id: ::uuid::Uuid,
     /// When given, only assets whose externalId equals this value (exact match).
     pub external_id: Option<String>,
+    /// When given, only assets whose deviceId equals this value (exact match).
+    pub device_id: Option<String>,
     /// Number of assets to skip (default 0, minimum 0, maximum 999999999).
     ///
     /// Default: `0`.

@@ -209,7 +209,7 @@ pub enum DeleteAccountResponse {
     },
     /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
     NotFound(models::ErrorBody),
-    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId, geofence still referenced by an alert rule, or ingestion token limit reached.
+    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId or deviceId, geofence still referenced by an alert rule, or ingestion token limit reached.
     Conflict(models::ErrorBody),
     /// A status the spec does not document for this operation, with the API's error body.
     Other(StatusCode, models::ErrorBody),
@@ -380,7 +380,7 @@ pub enum CreateAssetResponse {
     },
     /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
     NotFound(models::ErrorBody),
-    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId, geofence still referenced by an alert rule, or ingestion token limit reached.
+    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId or deviceId, geofence still referenced by an alert rule, or ingestion token limit reached.
     Conflict(models::ErrorBody),
     /// A status the spec does not document for this operation, with the API's error body.
     Other(StatusCode, models::ErrorBody),
@@ -469,7 +469,7 @@ pub enum UpdateAssetResponse {
     },
     /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
     NotFound(models::ErrorBody),
-    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId, geofence still referenced by an alert rule, or ingestion token limit reached.
+    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId or deviceId, geofence still referenced by an alert rule, or ingestion token limit reached.
     Conflict(models::ErrorBody),
     /// A status the spec does not document for this operation, with the API's error body.
     Other(StatusCode, models::ErrorBody),
@@ -835,7 +835,7 @@ pub enum CreateGeofenceResponse {
     },
     /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
     NotFound(models::ErrorBody),
-    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId, geofence still referenced by an alert rule, or ingestion token limit reached.
+    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId or deviceId, geofence still referenced by an alert rule, or ingestion token limit reached.
     Conflict(models::ErrorBody),
     /// A status the spec does not document for this operation, with the API's error body.
     Other(StatusCode, models::ErrorBody),
@@ -916,7 +916,7 @@ pub enum UpdateGeofenceResponse {
     },
     /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
     NotFound(models::ErrorBody),
-    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId, geofence still referenced by an alert rule, or ingestion token limit reached.
+    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId or deviceId, geofence still referenced by an alert rule, or ingestion token limit reached.
     Conflict(models::ErrorBody),
     /// A status the spec does not document for this operation, with the API's error body.
     Other(StatusCode, models::ErrorBody),
@@ -958,7 +958,7 @@ pub enum DeleteGeofenceResponse {
     },
     /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
     NotFound(models::ErrorBody),
-    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId, geofence still referenced by an alert rule, or ingestion token limit reached.
+    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId or deviceId, geofence still referenced by an alert rule, or ingestion token limit reached.
     Conflict(models::ErrorBody),
     /// A status the spec does not document for this operation, with the API's error body.
     Other(StatusCode, models::ErrorBody),
@@ -1004,7 +1004,7 @@ pub enum GetIngestionTokenResponse {
     },
     /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
     NotFound(models::ErrorBody),
-    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId, geofence still referenced by an alert rule, or ingestion token limit reached.
+    /// `409`: The request conflicts with the current state (code 1500): duplicate externalId or deviceId, geofence still referenced by an alert rule, or ingestion token limit reached.
     Conflict(models::ErrorBody),
     /// A status the spec does not document for this operation, with the API's error body.
     Other(StatusCode, models::ErrorBody),

@@ -287,7 +287,7 @@ async fn read_list_child_accounts<A: AssetAlertingApi>(
         account_id: path.required(0, "accountId", params::value::<::uuid::Uuid>)?,
         skip: {
             let value = query
-                .optional("skip", params::numeric::<i32>(&models::patterns::NUMERIC_4))?
+                .optional("skip", params::numeric::<i32>(&models::patterns::NUMERIC_5))?
                 .unwrap_or(0i32);
             params::check(
                 params::In::Query,
@@ -307,7 +307,7 @@ async fn read_list_child_accounts<A: AssetAlertingApi>(
         },
         take: {
             let value = query
-                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_4))?
+                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_5))?
                 .unwrap_or(50i32);
             params::check(
                 params::In::Query,
@@ -381,9 +381,10 @@ async fn read_list_assets<A: AssetAlertingApi>(
     let request = ListAssetsRequest {
         account_id: path.required(0, "accountId", params::value::<::uuid::Uuid>)?,
         external_id: query.optional("externalId", params::value::<String>)?,
+        device_id: query.optional("deviceId", params::value::<String>)?,
         skip: {
             let value = query
-                .optional("skip", params::numeric::<i32>(&models::patterns::NUMERIC_4))?
+                .optional("skip", params::numeric::<i32>(&models::patterns::NUMERIC_5))?
                 .unwrap_or(0i32);
             params::check(
                 params::In::Query,
@@ -403,7 +404,7 @@ async fn read_list_assets<A: AssetAlertingApi>(
         },
         take: {
             let value = query
-                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_4))?
+                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_5))?
                 .unwrap_or(50i32);
             params::check(
                 params::In::Query,
@@ -1058,7 +1059,7 @@ async fn read_list_events<A: AssetAlertingApi>(
         to: query.optional("to", params::value::<::chrono::DateTime<::chrono::Utc>>)?,
         skip: {
             let value = query
-                .optional("skip", params::numeric::<i32>(&models::patterns::NUMERIC_4))?
+                .optional("skip", params::numeric::<i32>(&models::patterns::NUMERIC_5))?
                 .unwrap_or(0i32);
             params::check(
                 params::In::Query,
@@ -1078,7 +1079,7 @@ async fn read_list_events<A: AssetAlertingApi>(
         },
         take: {
             let value = query
-                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_4))?
+                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_5))?
                 .unwrap_or(50i32);
             params::check(
                 params::In::Query,

@@ -259,12 +259,16 @@ fn asset_table(view: &PortalView, zone_names: &HashMap<Uuid, &str>) -> String {
         let _ = writeln!(
             html,
             "<tr data-asset=\"{}\"><td><strong>{}</strong><br><code>{}</code> \
-             <span class=\"muted\">{}</span></td><td>{last_report}</td><td>{position}</td>\
+             <span class=\"muted\">{}</span>{}</td><td>{last_report}</td><td>{position}</td>\
              <td>{}</td><td>{}</td><td>{}</td></tr>",
             asset.id,
             escape(&asset.name),
             escape(&asset.external_id),
             asset.tier.name(),
+            match &asset.device_id {
+                Some(device) => format!("<br><span class=\"muted\">device</span> <code>{}</code>", escape(device)),
+                None => String::new(),
+            },
             if episodes.is_empty() {
                 none.to_owned()
             } else {
@@ -446,6 +450,7 @@ mod tests {
             id: Uuid::new_v4(),
             account_id: Uuid::nil(),
             external_id: external_id.to_owned(),
+            device_id: None,
             name: name.to_owned(),
             tier: AssetTier::Basic,
             disabled_events: Default::default(),

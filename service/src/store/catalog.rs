@@ -4,9 +4,10 @@
 //! locks.
 
 use super::encoding::to_json;
-use super::sql::{Conn, Sql, Tx, args, external_id_conflict, retried, sql};
+use super::sql::{Conn, Sql, Tx, args, asset_conflict, external_id_conflict, retried, sql};
 use super::{
-    AccountRecord, Database, GeofenceDeletion, IngestionTokenRecord, Page, Store, StoreResult, rows,
+    AccountRecord, AssetFilter, Database, GeofenceDeletion, IngestionTokenRecord, Page, Store,
+    StoreResult, rows,
 };
 use asset_alerting_models::{AlertRule, Asset, EventType, Geofence};
 use chrono::{DateTime, Utc};
@@ -30,6 +31,7 @@ macro_rules! with_chain {
 macro_rules! list_assets_within {
     () => {
         "SELECT * FROM assets WHERE account_id = $1 AND (CAST($3 AS TEXT) IS NULL OR external_id = $3) \
+         AND (CAST($7 AS TEXT) IS NULL OR device_id = $7) \
          AND ($4 OR is_deleted = false) AND EXISTS (SELECT 1 FROM chain WHERE id = $2) \
          ORDER BY external_id, id "
     };
@@ -264,17 +266,17 @@ impl Store for Database {
         &self,
         ancestor: Uuid,
         account: Uuid,
-        external_id: Option<&str>,
-        include_deleted: bool,
+        filter: AssetFilter<'_>,
         page: Page,
     ) -> StoreResult<Vec<Asset>> {
         let args = args![
             account,
             ancestor,
-            external_id,
-            include_deleted,
+            filter.external_id,
+            filter.include_deleted,
             page.take,
-            page.skip
+            page.skip,
+            filter.device_id
         ];
         if let Some(readers) = self.readers() {
             return readers.all(LIST_ASSETS_WITHIN.sqlite, args, rows::asset);
@@ -289,6 +291,15 @@ impl Store for Database {
             rows::asset,
         )
         .await
+    }
+
+    async fn asset_of_device(&self, device_id: &str) -> StoreResult<Option<Asset>> {
+        let args = args![device_id];
+        let sql = "SELECT * FROM assets WHERE device_id = $1 AND is_deleted = false";
+        if let Some(readers) = self.readers() {
+            return Ok(readers.all(sql, args, rows::asset)?.pop());
+        }
+        self.opt(sql, args, rows::asset).await
     }
 
     async fn asset_within(
@@ -343,7 +354,8 @@ impl Store for Database {
         let inserted = self
             .run(
                 "INSERT INTO assets (id, account_id, external_id, name, tier, disabled_events, \
-                 telemetry_rules, is_deleted, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                 telemetry_rules, is_deleted, created_at, device_id) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
                 args![
                     a.id,
                     a.account_id,
@@ -353,11 +365,12 @@ impl Store for Database {
                     to_json(&a.disabled_events),
                     a.telemetry_rules.as_ref().map(to_json),
                     a.is_deleted.unwrap_or(false),
-                    Utc::now()
+                    Utc::now(),
+                    &a.device_id
                 ],
             )
             .await;
-        external_id_conflict(inserted, "an asset", &a.external_id)?;
+        asset_conflict(inserted, a)?;
         Ok(())
     }
 
@@ -365,7 +378,7 @@ impl Store for Database {
         let updated = self
             .run(
                 "UPDATE assets SET external_id = $1, name = $2, tier = $3, disabled_events = $4, \
-                 telemetry_rules = $5 WHERE account_id = $6 AND id = $7",
+                 telemetry_rules = $5, device_id = $8 WHERE account_id = $6 AND id = $7",
                 args![
                     &a.external_id,
                     &a.name,
@@ -373,11 +386,12 @@ impl Store for Database {
                     to_json(&a.disabled_events),
                     a.telemetry_rules.as_ref().map(to_json),
                     a.account_id,
-                    a.id
+                    a.id,
+                    &a.device_id
                 ],
             )
             .await;
-        Ok(external_id_conflict(updated, "an asset", &a.external_id)? > 0)
+        Ok(asset_conflict(updated, a)? > 0)
     }
 
     async fn soft_delete_asset(&self, account: Uuid, id: Uuid) -> StoreResult<bool> {

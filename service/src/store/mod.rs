@@ -125,6 +125,14 @@ pub enum GeofenceDeletion {
     Referenced(i64),
 }
 
+/// Which assets list assets shows (each `Some` is an exact match).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AssetFilter<'a> {
+    pub external_id: Option<&'a str>,
+    pub device_id: Option<&'a str>,
+    pub include_deleted: bool,
+}
+
 /// One page of a list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Page {
@@ -162,11 +170,12 @@ pub trait Store: Sync + 'static {
         &self,
         ancestor: Uuid,
         account: Uuid,
-        external_id: Option<&str>,
-        include_deleted: bool,
+        filter: AssetFilter<'_>,
         page: Page,
     ) -> StoreResult<Vec<Asset>>;
     async fn asset(&self, account: Uuid, id: Uuid) -> StoreResult<Option<Asset>>;
+    /// The live asset whose tracker reports as `device_id`, of any account.
+    async fn asset_of_device(&self, device_id: &str) -> StoreResult<Option<Asset>>;
     /// [`Store::is_within`] and [`Store::asset`] in one read: `None` when `account` is not within
     /// `ancestor`, else the asset if there is one.
     async fn asset_within(
@@ -184,7 +193,8 @@ pub trait Store: Sync + 'static {
         text: Option<&str>,
         page: Page,
     ) -> StoreResult<(Vec<Asset>, i64)>;
-    /// Fails with `Conflict` when a live asset of the account has the same externalId.
+    /// Fails with `Conflict` when a live asset of the account has the same externalId, or a live
+    /// asset of any account the same deviceId.
     async fn insert_asset(&self, asset: &Asset) -> StoreResult<()>;
     /// Replaces the asset's fields (not its deleted flag); `false` when it does not exist.
     async fn update_asset(&self, asset: &Asset) -> StoreResult<bool>;

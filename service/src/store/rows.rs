@@ -34,6 +34,7 @@ pub fn asset(r: &dyn Columns) -> StoreResult<Asset> {
         id: r.id("id")?,
         account_id: r.id("account_id")?,
         external_id: r.text("external_id")?,
+        device_id: r.opt_text("device_id")?,
         name: r.text("name")?,
         tier: AssetTier::try_from(small(r, "tier")?).map_err(StoreError::Corrupt)?,
         disabled_events: json(r.str("disabled_events")?)?,

@@ -15,6 +15,7 @@
 //! window functions are spelled alike in both and need nothing here.
 
 use super::{StoreError, StoreResult};
+use asset_alerting_models::Asset;
 use chrono::{DateTime, SecondsFormat, Utc};
 use sqlx::pool::PoolConnection;
 use sqlx::postgres::PgRow;
@@ -520,6 +521,26 @@ pub fn external_id_conflict(
             StoreError::Conflict(format!(
                 "{what} with externalId `{external_id}` already exists in this account"
             ))
+        }
+        other => other,
+    })
+}
+
+/// A write of `asset` that breaks a uniqueness rule: its externalId in the account, or its
+/// deviceId in the whole service (said without naming the account that holds it).
+pub fn asset_conflict(result: StoreResult<u64>, asset: &Asset) -> StoreResult<u64> {
+    result.map_err(|e| match e {
+        StoreError::Database(sqlx::Error::Database(d)) if d.is_unique_violation() => {
+            // Both databases name the violated index or column in the message.
+            StoreError::Conflict(match &asset.device_id {
+                Some(device) if d.message().contains("device_id") => {
+                    format!("another asset has deviceId `{device}`")
+                }
+                _ => format!(
+                    "an asset with externalId `{}` already exists in this account",
+                    asset.external_id
+                ),
+            })
         }
         other => other,
     })

@@ -211,6 +211,7 @@ pub fn asset_input(external_id: &str) -> AssetInput {
         account_id: None,
         is_deleted: None,
         external_id: external_id.to_owned(),
+        device_id: None,
         name: format!("Vehicle {external_id}"),
         tier: AssetTier::Basic,
         disabled_events: Some(BTreeMap::new()),

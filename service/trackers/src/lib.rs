@@ -16,5 +16,5 @@ pub mod osmand;
 mod report;
 pub mod teltonika;
 
-pub use ingest::Ingest;
+pub use ingest::{Ingest, Rejection, Stored};
 pub use report::{Report, Signals};

@@ -1,7 +1,7 @@
 //! The OsmAnd endpoint on 127.0.0.1, sent reports as OsmAnd clients and the Traccar Client app
 //! send them (Traccar's OsmAnd protocol): query parameters in a GET or POST, a form body, JSON.
 
-use asset_alerting_trackers::{Ingest, Report, osmand};
+use asset_alerting_trackers::{Ingest, Report, Stored, osmand};
 use std::sync::{Arc, Mutex};
 
 #[derive(Default)]
@@ -15,13 +15,14 @@ impl Ingest for Store {
         device_id != "stranger"
     }
 
-    async fn store(&self, device_id: &str, reports: Vec<Report>) -> Result<(), String> {
+    async fn store(&self, device_id: &str, reports: Vec<Report>) -> Result<Stored, String> {
         if self.fail {
             return Err("database unavailable".to_owned());
         }
+        let n = reports.len();
         let mut stored = self.stored.lock().unwrap();
         stored.extend(reports.into_iter().map(|r| (device_id.to_owned(), r)));
-        Ok(())
+        Ok(Stored::accepted(n))
     }
 }
 

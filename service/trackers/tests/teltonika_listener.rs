@@ -2,7 +2,7 @@
 //! Teltonika's documentation writes it (its own packet encoder and CRC, not the crate's): the
 //! handshake, acknowledgements only after storage, and every bound the listener promises.
 
-use asset_alerting_trackers::Report;
+use asset_alerting_trackers::{Report, Stored};
 use asset_alerting_trackers::teltonika::{Ingest, Limits, Listener};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -101,16 +101,17 @@ impl Ingest for Store {
         imei.starts_with("35630704")
     }
 
-    async fn store(&self, imei: &str, reports: Vec<Report>) -> Result<(), String> {
+    async fn store(&self, imei: &str, reports: Vec<Report>) -> Result<Stored, String> {
         if let Some(gate) = &self.gate {
             gate.acquire().await.expect("open").forget();
         }
         if self.fail {
             return Err("database unavailable".to_owned());
         }
+        let n = reports.len();
         let mut stored = self.stored.lock().unwrap();
         stored.extend(reports.into_iter().map(|r| (imei.to_owned(), r)));
-        Ok(())
+        Ok(Stored::accepted(n))
     }
 }
 

@@ -2,8 +2,10 @@
 //! protocol reads (a GET or POST with query parameters, a form body, or the Traccar Client's
 //! JSON), has the [`Ingest`] store it, and answers:
 //!
-//! - `200` once the report is stored;
-//! - `400` for a request that is not a report (the reason in the body, as text);
+//! - `200` once the report is stored, or judged and not stored for a reason the device cannot
+//!   change by sending it again (too old, too far in the future), or a duplicate;
+//! - `400` for a request that is not a report, or whose values are out of range (the reason in
+//!   the body, as text);
 //! - `404` for an `id` that is no asset's `deviceId` (Traccar answers 400 or 404 by form; one
 //!   answer for both here, so a client can tell a typo from a bad request);
 //! - `503` when the report could not be stored (the app sends it again).
@@ -65,7 +67,10 @@ async fn report<I: Ingest>(
     }
     report.timestamp.get_or_insert_with(Utc::now);
     match ingest.store(&device_id, vec![report]).await {
-        Ok(()) => (StatusCode::OK, String::new()),
+        Ok(stored) => match stored.rejected.into_iter().next() {
+            Some(rejection) if rejection.invalid => (StatusCode::BAD_REQUEST, rejection.message),
+            _ => (StatusCode::OK, String::new()),
+        },
         Err(e) => {
             tracing::warn!(device_id, error = %e, "osmand: report not stored");
             (

@@ -61,7 +61,12 @@ pub struct Stats {
     pub connections: AtomicU64,
     pub open_connections: AtomicU64,
     pub packets: AtomicU64,
+    /// Records acknowledged: stored, duplicates of stored ones, or rejected.
     pub records: AtomicU64,
+    pub duplicate_records: AtomicU64,
+    /// Records acknowledged without being stored (too old, in the future, out of range), so the
+    /// device does not send them forever.
+    pub rejected_records: AtomicU64,
     pub refused_handshakes: AtomicU64,
     pub rate_limited: AtomicU64,
     pub bad_crc: AtomicU64,
@@ -263,18 +268,27 @@ impl<I: Ingest> Connection<I> {
                     frame_deadline = None;
                     let count = packet.records.len();
                     let reports = packet.records.iter().map(|r| r.report()).collect();
-                    if let Err(e) = self.ingest.store(&imei, reports).await {
-                        Stats::add(&self.stats.store_failures);
-                        tracing::warn!(peer = %self.peer, imei, error = %e, "teltonika: not stored, not acknowledged");
-                        return End::Closed;
+                    let stored = match self.ingest.store(&imei, reports).await {
+                        Ok(stored) => stored,
+                        Err(e) => {
+                            Stats::add(&self.stats.store_failures);
+                            tracing::warn!(peer = %self.peer, imei, error = %e, "teltonika: not stored, not acknowledged");
+                            return End::Closed;
+                        }
+                    };
+                    for rejection in &stored.rejected {
+                        tracing::info!(imei, reason = %rejection.message, "teltonika: record rejected, acknowledged");
                     }
                     if stream.write_all(&ack(count)).await.is_err() {
                         return End::Io;
                     }
                     Stats::add(&self.stats.packets);
-                    self.stats
-                        .records
-                        .fetch_add(count as u64, Ordering::Relaxed);
+                    let count_of = |counter: &AtomicU64, n: usize| {
+                        counter.fetch_add(n as u64, Ordering::Relaxed);
+                    };
+                    count_of(&self.stats.records, count);
+                    count_of(&self.stats.duplicate_records, stored.duplicates);
+                    count_of(&self.stats.rejected_records, stored.rejected.len());
                     if *self.stopped.borrow() {
                         return End::Stopped;
                     }
