@@ -3,12 +3,12 @@
 //! outcome, and notification attempts by channel and outcome.
 
 use crate::store::alerts::AttemptResult;
+use asset_alerting_trackers::teltonika;
 use axum::extract::{MatchedPath, Request};
 use axum::http::header::CONTENT_TYPE;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
-use asset_alerting_trackers::teltonika;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
@@ -56,45 +56,56 @@ fn install() -> PrometheusHandle {
     handle
 }
 
-/// The Teltonika listener's counters, shown by `/metrics` (the last listener started).
-static TELTONIKA: Mutex<Option<Arc<teltonika::Stats>>> = Mutex::new(None);
+/// The Teltonika listeners' counters, shown by `/metrics` (one listener a process, but an
+/// embedding or a test may start several: their counts add up).
+static TELTONIKA: Mutex<Vec<Arc<teltonika::Stats>>> = Mutex::new(Vec::new());
 
 pub fn teltonika_stats(stats: Arc<teltonika::Stats>) {
-    *TELTONIKA.lock().unwrap_or_else(PoisonError::into_inner) = Some(stats);
-}
-
-/// Copies the listener's counters into the recorder (they are counted where they happen, in the
-/// trackers crate, which knows nothing of metrics).
-fn record_teltonika() {
-    let Some(stats) = TELTONIKA
+    TELTONIKA
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .clone()
-    else {
+        .push(stats);
+}
+
+/// Copies the listeners' counters into the recorder (they are counted where they happen, in the
+/// trackers crate, which knows nothing of metrics).
+fn record_teltonika() {
+    let listeners = TELTONIKA
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    if listeners.is_empty() {
         return;
+    }
+    let sum = |counter: fn(&teltonika::Stats) -> &AtomicU64| -> u64 {
+        listeners
+            .iter()
+            .map(|s| counter(s).load(Ordering::Relaxed))
+            .sum()
     };
-    let get = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
-    metrics::gauge!("teltonika_open_connections").set(get(&stats.open_connections) as f64);
-    for (name, value) in [
-        ("connections", &stats.connections),
-        ("packets", &stats.packets),
-        ("records", &stats.records),
-        ("duplicate_records", &stats.duplicate_records),
-        ("rejected_records", &stats.rejected_records),
-    ] {
-        metrics::counter!(format!("teltonika_{name}_total")).absolute(get(value));
+    metrics::gauge!("teltonika_open_connections").set(sum(|s| &s.open_connections) as f64);
+    let totals: [(&str, fn(&teltonika::Stats) -> &AtomicU64); 5] = [
+        ("connections", |s| &s.connections),
+        ("packets", |s| &s.packets),
+        ("records", |s| &s.records),
+        ("duplicate_records", |s| &s.duplicate_records),
+        ("rejected_records", |s| &s.rejected_records),
+    ];
+    for (name, counter) in totals {
+        metrics::counter!(format!("teltonika_{name}_total")).absolute(sum(counter));
     }
     // Connections closed for a reason, by reason.
-    for (reason, value) in [
-        ("unknown_imei", &stats.refused_handshakes),
-        ("rate_limited", &stats.rate_limited),
-        ("bad_crc", &stats.bad_crc),
-        ("malformed", &stats.malformed),
-        ("too_large", &stats.too_large),
-        ("timeout", &stats.timeouts),
-        ("store_failed", &stats.store_failures),
-    ] {
-        metrics::counter!("teltonika_closed_total", "reason" => reason).absolute(get(value));
+    let closed: [(&str, fn(&teltonika::Stats) -> &AtomicU64); 7] = [
+        ("unknown_imei", |s| &s.refused_handshakes),
+        ("rate_limited", |s| &s.rate_limited),
+        ("bad_crc", |s| &s.bad_crc),
+        ("malformed", |s| &s.malformed),
+        ("too_large", |s| &s.too_large),
+        ("timeout", |s| &s.timeouts),
+        ("store_failed", |s| &s.store_failures),
+    ];
+    for (reason, counter) in closed {
+        metrics::counter!("teltonika_closed_total", "reason" => reason).absolute(sum(counter));
     }
 }
 

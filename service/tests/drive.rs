@@ -7,25 +7,9 @@ mod support;
 use asset_alerting_client::Client;
 use asset_alerting_client::models::*;
 use chrono::{DateTime, Duration, Utc};
-use support::drive::{DRIVE, points};
+use support::drive::{DRIVE, depot, points};
 use support::*;
 use uuid::Uuid;
-
-/// A square of about 150 m around the depot position.
-fn depot() -> GeoJsonPolygon {
-    let (lon, lat) = (7.8200, 48.5700);
-    let (dx, dy) = (0.0010, 0.0007);
-    GeoJsonPolygon {
-        r#type: GeoJsonPolygonType::Polygon,
-        coordinates: vec![vec![
-            vec![lon - dx, lat - dy],
-            vec![lon + dx, lat - dy],
-            vec![lon + dx, lat + dy],
-            vec![lon - dx, lat + dy],
-            vec![lon - dx, lat - dy],
-        ]],
-    }
-}
 
 struct Drive {
     _dir: tempfile::TempDir,

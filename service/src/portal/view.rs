@@ -266,7 +266,10 @@ fn asset_table(view: &PortalView, zone_names: &HashMap<Uuid, &str>) -> String {
             escape(&asset.external_id),
             asset.tier.name(),
             match &asset.device_id {
-                Some(device) => format!("<br><span class=\"muted\">device</span> <code>{}</code>", escape(device)),
+                Some(device) => format!(
+                    "<br><span class=\"muted\">device</span> <code>{}</code>",
+                    escape(device)
+                ),
                 None => String::new(),
             },
             if episodes.is_empty() {

@@ -2,7 +2,7 @@
 //! Rhine into Strasbourg (FR), stops, idles and switches off.
 
 use super::point_of;
-use asset_alerting_client::models::TelemetryPoint;
+use asset_alerting_client::models::{GeoJsonPolygon, GeoJsonPolygonType, TelemetryPoint};
 use chrono::{DateTime, Duration, Utc};
 use uuid::Uuid;
 
@@ -38,4 +38,20 @@ pub fn points(truck: Uuid, start: DateTime<Utc>) -> Vec<TelemetryPoint> {
             ..point_of(Some(truck), None, start + Duration::seconds(t))
         })
         .collect()
+}
+
+/// A square of about 150 m around the depot position.
+pub fn depot() -> GeoJsonPolygon {
+    let (lon, lat) = (7.8200, 48.5700);
+    let (dx, dy) = (0.0010, 0.0007);
+    GeoJsonPolygon {
+        r#type: GeoJsonPolygonType::Polygon,
+        coordinates: vec![vec![
+            vec![lon - dx, lat - dy],
+            vec![lon + dx, lat - dy],
+            vec![lon + dx, lat + dy],
+            vec![lon - dx, lat + dy],
+            vec![lon - dx, lat - dy],
+        ]],
+    }
 }

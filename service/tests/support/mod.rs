@@ -35,6 +35,9 @@ where
 pub struct TestService {
     pub base: String,
     pub root: Uuid,
+    /// The trackers' listeners, when the config asked for them.
+    pub teltonika: Option<std::net::SocketAddr>,
+    pub osmand: Option<std::net::SocketAddr>,
     stop: Option<oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<()>>,
 }
@@ -129,6 +132,8 @@ impl TestService {
         let mut config = config;
         config.public_base_url = Some(base.clone());
         let app = App::build(&config).await.unwrap();
+        let teltonika = app.trackers.teltonika_address();
+        let osmand = app.trackers.osmand_address();
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
             app.serve(listener, async move {
@@ -140,6 +145,8 @@ impl TestService {
         TestService {
             base,
             root,
+            teltonika,
+            osmand,
             stop: Some(stop),
             task: Some(task),
         }

@@ -2,8 +2,8 @@
 //! Teltonika's documentation writes it (its own packet encoder and CRC, not the crate's): the
 //! handshake, acknowledgements only after storage, and every bound the listener promises.
 
-use asset_alerting_trackers::{Report, Stored};
 use asset_alerting_trackers::teltonika::{Ingest, Limits, Listener};
+use asset_alerting_trackers::{Report, Stored};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -14,77 +14,21 @@ use tokio::time::timeout;
 
 const KNOWN: &str = "356307042441013";
 
-/// A simulated Teltonika device: what it sends, byte for byte, from the Codec documentation.
+/// A simulated Teltonika device (the simulator crate writes the protocol from Teltonika's
+/// documentation: its own encoder and CRC, not this crate's).
 mod device {
-    /// CRC-16/IBM as the documentation describes it: polynomial 0xA001, initial value 0, bit by
-    /// bit.
-    pub fn crc16(data: &[u8]) -> u16 {
-        let mut crc: u16 = 0;
-        for byte in data {
-            crc ^= u16::from(*byte);
-            for _ in 0..8 {
-                crc = if crc & 1 == 1 {
-                    (crc >> 1) ^ 0xA001
-                } else {
-                    crc >> 1
-                };
-            }
-        }
-        crc
+    use tracker_simulator::teltonika::{self, Codec, Io, Record};
+
+    pub use teltonika::handshake;
+
+    /// An AVL packet of Codec 8 Extended holding `fixes`.
+    pub fn packet(fixes: &[Record]) -> Vec<u8> {
+        teltonika::packet(Codec::EightExtended, fixes)
     }
 
-    pub fn handshake(imei: &str) -> Vec<u8> {
-        let mut bytes = (imei.len() as u16).to_be_bytes().to_vec();
-        bytes.extend(imei.as_bytes());
-        bytes
-    }
-
-    /// One record of Codec 8 Extended: a position fix and the ignition element.
-    pub struct Fix {
-        pub millis: u64,
-        pub latitude: f64,
-        pub longitude: f64,
-        pub speed: u16,
-        pub ignition: bool,
-    }
-
-    /// An AVL packet of Codec 8 Extended (0x8E) holding `fixes`.
-    pub fn packet(fixes: &[Fix]) -> Vec<u8> {
-        let mut data = vec![0x8E, fixes.len() as u8];
-        for fix in fixes {
-            data.extend(fix.millis.to_be_bytes());
-            data.push(1); // priority
-            data.extend(((fix.longitude * 1e7) as i32).to_be_bytes());
-            data.extend(((fix.latitude * 1e7) as i32).to_be_bytes());
-            data.extend(120i16.to_be_bytes()); // altitude
-            data.extend(90u16.to_be_bytes()); // angle
-            data.push(8); // satellites
-            data.extend(fix.speed.to_be_bytes());
-            data.extend(239u16.to_be_bytes()); // event IO: ignition
-            data.extend(1u16.to_be_bytes()); // total IO count
-            data.extend(1u16.to_be_bytes()); // one 1-byte element
-            data.extend(239u16.to_be_bytes());
-            data.push(u8::from(fix.ignition));
-            for _ in 0..4 {
-                data.extend(0u16.to_be_bytes()); // no 2-, 4-, 8-byte or variable elements
-            }
-        }
-        data.push(fixes.len() as u8);
-        let mut bytes = vec![0, 0, 0, 0];
-        bytes.extend((data.len() as u32).to_be_bytes());
-        bytes.extend(&data);
-        bytes.extend(u32::from(crc16(&data)).to_be_bytes());
-        bytes
-    }
-
-    pub fn fix(n: u64) -> Fix {
-        Fix {
-            millis: 1_764_151_200_000 + n * 1000,
-            latitude: 54.6872,
-            longitude: 25.2797,
-            speed: 50,
-            ignition: true,
-        }
+    /// A fix in Vilnius with the ignition on, `n` seconds after the first.
+    pub fn fix(n: u64) -> Record {
+        Record::at(1_764_151_200_000 + n * 1000, 54.6872, 25.2797, 50).with(239, Io::U8(1))
     }
 }
 

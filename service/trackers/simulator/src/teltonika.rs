@@ -139,11 +139,10 @@ fn write_record(data: &mut Vec<u8>, codec: Codec, r: &Record) {
         |v| matches!(v, Io::U64(_)).then(|| value_bytes(v)),
     ];
     for size in sizes {
-        let group: Vec<(u16, Vec<u8>)> = r
-            .io
-            .iter()
-            .filter_map(|(id, v)| Some((*id, size(v)?)))
-            .collect();
+        let group: Vec<(u16, Vec<u8>)> =
+            r.io.iter()
+                .filter_map(|(id, v)| Some((*id, size(v)?)))
+                .collect();
         small(data, group.len() as u16);
         for (id, bytes) in group {
             small(data, id);
