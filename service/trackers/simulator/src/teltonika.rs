@@ -132,17 +132,14 @@ fn write_record(data: &mut Vec<u8>, codec: Codec, r: &Record) {
     };
     small(data, r.event_io);
     small(data, r.io.len() as u16);
-    let sizes: [fn(&Io) -> Option<Vec<u8>>; 4] = [
-        |v| matches!(v, Io::U8(_)).then(|| value_bytes(v)),
-        |v| matches!(v, Io::U16(_)).then(|| value_bytes(v)),
-        |v| matches!(v, Io::U32(_)).then(|| value_bytes(v)),
-        |v| matches!(v, Io::U64(_)).then(|| value_bytes(v)),
-    ];
-    for size in sizes {
-        let group: Vec<(u16, Vec<u8>)> =
-            r.io.iter()
-                .filter_map(|(id, v)| Some((*id, size(v)?)))
-                .collect();
+    // Elements grouped by size: 1, 2, 4, then 8 bytes.
+    for size in [1, 2, 4, 8] {
+        let group: Vec<(u16, Vec<u8>)> = r
+            .io
+            .iter()
+            .map(|(id, v)| (*id, value_bytes(v)))
+            .filter(|(_, bytes)| bytes.len() == size)
+            .collect();
         small(data, group.len() as u16);
         for (id, bytes) in group {
             small(data, id);
