@@ -67,6 +67,9 @@ pub fn teltonika_stats(stats: Arc<teltonika::Stats>) {
         .push(stats);
 }
 
+/// One of a listener's counters.
+type Counter = fn(&teltonika::Stats) -> &AtomicU64;
+
 /// Copies the listeners' counters into the recorder (they are counted where they happen, in the
 /// trackers crate, which knows nothing of metrics).
 fn record_teltonika() {
@@ -77,14 +80,14 @@ fn record_teltonika() {
     if listeners.is_empty() {
         return;
     }
-    let sum = |counter: fn(&teltonika::Stats) -> &AtomicU64| -> u64 {
+    let sum = |counter: Counter| -> u64 {
         listeners
             .iter()
             .map(|s| counter(s).load(Ordering::Relaxed))
             .sum()
     };
     metrics::gauge!("teltonika_open_connections").set(sum(|s| &s.open_connections) as f64);
-    let totals: [(&str, fn(&teltonika::Stats) -> &AtomicU64); 5] = [
+    let totals: [(&str, Counter); 5] = [
         ("connections", |s| &s.connections),
         ("packets", |s| &s.packets),
         ("records", |s| &s.records),
@@ -95,7 +98,7 @@ fn record_teltonika() {
         metrics::counter!(format!("teltonika_{name}_total")).absolute(sum(counter));
     }
     // Connections closed for a reason, by reason.
-    let closed: [(&str, fn(&teltonika::Stats) -> &AtomicU64); 7] = [
+    let closed: [(&str, Counter); 7] = [
         ("unknown_imei", |s| &s.refused_handshakes),
         ("rate_limited", |s| &s.rate_limited),
         ("bad_crc", |s| &s.bad_crc),
