@@ -134,12 +134,11 @@ fn write_record(data: &mut Vec<u8>, codec: Codec, r: &Record) {
     small(data, r.io.len() as u16);
     // Elements grouped by size: 1, 2, 4, then 8 bytes.
     for size in [1, 2, 4, 8] {
-        let group: Vec<(u16, Vec<u8>)> = r
-            .io
-            .iter()
-            .map(|(id, v)| (*id, value_bytes(v)))
-            .filter(|(_, bytes)| bytes.len() == size)
-            .collect();
+        let group: Vec<(u16, Vec<u8>)> =
+            r.io.iter()
+                .map(|(id, v)| (*id, value_bytes(v)))
+                .filter(|(_, bytes)| bytes.len() == size)
+                .collect();
         small(data, group.len() as u16);
         for (id, bytes) in group {
             small(data, id);
