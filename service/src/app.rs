@@ -105,7 +105,7 @@ impl App {
         // Installed before any request, so none is counted by the no-op recorder.
         crate::monitoring::handle();
         // Bound first: a port taken fails the start before anything is written.
-        let trackers = TrackerSockets::bind(config.teltonika_listen, config.osmand_listen).await?;
+        let trackers = TrackerSockets::bind(config).await?;
         let store = Database::open(&config.database_url, &postgres_settings(config)).await?;
         // Instances starting at once on one PostgreSQL database create the root account once.
         let startup = store.startup_lock().await?;

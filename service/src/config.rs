@@ -195,6 +195,23 @@ pub struct Config {
     /// `0.0.0.0:5027`. Off when not set.
     #[arg(long, env = "TELTONIKA_LISTEN", help_heading = "Trackers")]
     pub teltonika_listen: Option<SocketAddr>,
+    /// TLS on the Teltonika listener: the server's certificate chain (PEM). Needs
+    /// --teltonika-tls-key; without both the listener speaks plain TCP.
+    #[arg(
+        long,
+        env = "TELTONIKA_TLS_CERT",
+        help_heading = "Trackers",
+        requires = "teltonika_tls_key"
+    )]
+    pub teltonika_tls_cert: Option<std::path::PathBuf>,
+    /// The private key of --teltonika-tls-cert (PEM).
+    #[arg(
+        long,
+        env = "TELTONIKA_TLS_KEY",
+        help_heading = "Trackers",
+        requires = "teltonika_tls_cert"
+    )]
+    pub teltonika_tls_key: Option<std::path::PathBuf>,
     /// Listen for OsmAnd reports (HTTP; the Traccar Client app; Traccar uses port 5055), e.g.
     /// `0.0.0.0:5055`. Off when not set.
     #[arg(long, env = "OSMAND_LISTEN", help_heading = "Trackers")]

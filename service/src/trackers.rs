@@ -4,11 +4,13 @@
 //! the cutoff, duplicates, snoozes, deleted assets and per-point rejection are the same rules.
 
 use crate::api::Service;
+use crate::config::Config;
 use crate::store::{Database, Store};
+use anyhow::Context;
 use asset_alerting_models::{
     DeviceSignals, PointResultReason, PointResultStatus, TelemetryBatch, TelemetryPoint,
 };
-use asset_alerting_trackers::teltonika::{self, Limits};
+use asset_alerting_trackers::teltonika::{self, Limits, TlsAcceptor};
 use asset_alerting_trackers::{Ingest, Rejection, Report, Stored, osmand};
 use chrono::Utc;
 use std::net::SocketAddr;
@@ -122,24 +124,28 @@ fn point(asset: uuid::Uuid, r: &Report) -> TelemetryPoint {
     }
 }
 
-/// The listeners' sockets, bound before the service starts (so a port taken fails the start).
+/// The listeners' sockets, bound before the service starts (so a port taken, or a certificate
+/// that does not load, fails the start).
 #[derive(Default)]
 pub struct TrackerSockets {
     pub teltonika: Option<TcpListener>,
+    pub teltonika_tls: Option<TlsAcceptor>,
     pub osmand: Option<TcpListener>,
 }
 
 impl TrackerSockets {
-    pub async fn bind(
-        teltonika: Option<SocketAddr>,
-        osmand: Option<SocketAddr>,
-    ) -> std::io::Result<TrackerSockets> {
+    pub async fn bind(config: &Config) -> anyhow::Result<TrackerSockets> {
+        let teltonika_tls = match (&config.teltonika_tls_cert, &config.teltonika_tls_key) {
+            (Some(cert), Some(key)) => Some(tls_acceptor(cert, key)?),
+            _ => None,
+        };
         Ok(TrackerSockets {
-            teltonika: match teltonika {
+            teltonika: match config.teltonika_listen {
                 Some(address) => Some(TcpListener::bind(address).await?),
                 None => None,
             },
-            osmand: match osmand {
+            teltonika_tls,
+            osmand: match config.osmand_listen {
                 Some(address) => Some(TcpListener::bind(address).await?),
                 None => None,
             },
@@ -164,9 +170,11 @@ pub struct Trackers {
 impl Trackers {
     pub fn start(sockets: TrackerSockets, service: Arc<Service<Database>>) -> Trackers {
         let ingest = Arc::new(TrackerIngest::new(service));
+        let tls = sockets.teltonika_tls;
         let teltonika = sockets.teltonika.map(|socket| {
-            tracing::info!(address = ?socket.local_addr().ok(), "teltonika: listening");
-            let listener = teltonika::Listener::start(socket, ingest.clone(), Limits::default());
+            tracing::info!(address = ?socket.local_addr().ok(), tls = tls.is_some(), "teltonika: listening");
+            let listener =
+                teltonika::Listener::start_with(socket, ingest.clone(), Limits::default(), tls);
             crate::monitoring::teltonika_stats(listener.stats.clone());
             listener
         });
@@ -199,4 +207,21 @@ impl Trackers {
             let _ = task.await;
         }
     }
+}
+
+/// A TLS acceptor for the certificate chain and key in the PEM files `cert` and `key`.
+fn tls_acceptor(cert: &std::path::Path, key: &std::path::Path) -> anyhow::Result<TlsAcceptor> {
+    use tokio_rustls::rustls::{self, pki_types::pem::PemObject};
+    let chain = rustls::pki_types::CertificateDer::pem_file_iter(cert)
+        .and_then(Iterator::collect::<Result<Vec<_>, _>>)
+        .with_context(|| format!("reading the certificates in {}", cert.display()))?;
+    let key = rustls::pki_types::PrivateKeyDer::from_pem_file(key)
+        .with_context(|| format!("reading the private key in {}", key.display()))?;
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()?
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .context("the Teltonika TLS certificate and key do not match")?;
+    Ok(TlsAcceptor::from(Arc::new(config)))
 }

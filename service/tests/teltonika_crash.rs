@@ -26,7 +26,8 @@ fn packet_of(start: u64, p: u64) -> Vec<u8> {
     let records: Vec<Record> = (0..RECORDS)
         .map(|i| {
             let n = p * RECORDS + i;
-            Record::at(start + n * 1000, 48.57, 7.82, 0).with(236, Io::U8(u8::from(n % 2 == 0)))
+            Record::at(start + n * 1000, 48.57, 7.82, 0)
+                .with(236, Io::U8(u8::from(n.is_multiple_of(2))))
         })
         .collect();
     packet(Codec::EightExtended, &records)

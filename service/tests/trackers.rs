@@ -7,6 +7,7 @@ mod support;
 use asset_alerting_client::Client;
 use asset_alerting_client::models::*;
 use chrono::{DateTime, Duration, Utc};
+use std::sync::Arc;
 use std::time::Duration as Wait;
 use support::drive::{DRIVE, depot};
 use support::*;
@@ -392,5 +393,79 @@ async fn osmand_reports_enter_the_pipeline() {
     assert_eq!(events_of(&admin, service.root, phone.id).await.len(), 1);
     // Not a report at all: 400.
     assert_eq!(get("lat=1".to_owned()).await.unwrap().status(), 400);
+    service.stop().await;
+}
+
+/// A self-signed certificate for 127.0.0.1 and its key, made with the `openssl` command.
+fn certificate(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let (cert, key) = (dir.join("teltonika.crt"), dir.join("teltonika.key"));
+    let made = std::process::Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+        ])
+        .args(["-nodes", "-days", "2", "-subj", "/CN=127.0.0.1"])
+        .args(["-addext", "subjectAltName=IP:127.0.0.1"])
+        // An end-entity certificate: rustls refuses a CA one as a server certificate.
+        .args(["-addext", "basicConstraints=critical,CA:FALSE", "-keyout"])
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .expect("the openssl command runs");
+    assert!(made.status.success(), "{made:?}");
+    (cert, key)
+}
+
+#[tokio::test]
+async fn the_teltonika_listener_speaks_tls_when_given_a_certificate() {
+    use tokio_rustls::rustls::{self, pki_types::pem::PemObject};
+    let dir = tempfile::tempdir().unwrap();
+    let (cert, key) = certificate(dir.path());
+    let mut config = config(&dir, Uuid::new_v4());
+    config.teltonika_listen = Some("127.0.0.1:0".parse().unwrap());
+    config.teltonika_tls_cert = Some(cert.clone());
+    config.teltonika_tls_key = Some(key);
+    let service = TestService::start(config).await;
+    let admin = service.root_client();
+    let truck = create_tracked(&admin, service.root, "truck", IMEI).await;
+    let address = service.teltonika.unwrap();
+
+    // A device that trusts the certificate.
+    let mut roots = rustls::RootCertStore::empty();
+    for c in rustls::pki_types::CertificateDer::pem_file_iter(&cert).unwrap() {
+        roots.add(c.unwrap()).unwrap();
+    }
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let client = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let connector = tokio_rustls::TlsConnector::from(Arc::new(client));
+    let tcp = tokio::net::TcpStream::connect(address).await.unwrap();
+    let name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
+    let mut device = Device::over(connector.connect(name, tcp).await.unwrap());
+    assert!(device.handshake(IMEI).await.unwrap());
+    let at = (Utc::now() - Duration::minutes(1)).timestamp_millis() as u64;
+    let sent = packet(
+        Codec::EightExtended,
+        &[
+            Record::at(at, 48.57, 7.82, 0).with(239, Io::U8(0)),
+            Record::at(at + 1000, 48.57, 7.82, 0).with(239, Io::U8(1)),
+        ],
+    );
+    assert_eq!(device.send(&sent, WAIT).await.unwrap(), Some(2));
+    let events = events_of(&admin, service.root, truck.id).await;
+    assert_eq!(events.len(), 1);
+
+    // A device speaking plain TCP to the TLS port is not accepted (it reads a TLS alert, or the
+    // connection closes).
+    let mut plain = Device::connect(address).await.unwrap();
+    assert!(!matches!(plain.handshake(IMEI).await, Ok(true)));
     service.stop().await;
 }

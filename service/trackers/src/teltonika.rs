@@ -401,7 +401,7 @@ impl Record {
 
 mod listener;
 pub use crate::Ingest;
-pub use listener::{Limits, Listener, Stats};
+pub use listener::{Limits, Listener, Stats, TlsAcceptor};
 
 #[cfg(test)]
 mod tests;

@@ -9,7 +9,7 @@
 
 use std::io;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpStream, ToSocketAddrs};
 
 /// CRC-16/IBM as the documentation gives it: polynomial 0xA001 (reflected 0x8005), initial value
@@ -159,9 +159,9 @@ fn value_bytes(v: &Io) -> Vec<u8> {
     }
 }
 
-/// A device connected to a server.
-pub struct Device {
-    pub stream: TcpStream,
+/// A device connected to a server, over TCP or anything else that carries bytes (TLS).
+pub struct Device<S = TcpStream> {
+    pub stream: S,
 }
 
 impl Device {
@@ -169,6 +169,13 @@ impl Device {
         Ok(Device {
             stream: TcpStream::connect(address).await?,
         })
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> Device<S> {
+    /// A device that speaks over `stream`, connected already.
+    pub fn over(stream: S) -> Device<S> {
+        Device { stream }
     }
 
     /// Sends the handshake; whether the server accepted the IMEI (`0x01`).

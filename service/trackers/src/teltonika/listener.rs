@@ -9,6 +9,10 @@
 //! for [`Limits::idle_timeout`] are closed; a source address whose handshakes keep failing is
 //! refused for a while ([`Limits::failed_handshakes`]); TCP keep-alive finds dead peers. A
 //! connection's buffer grows only to the frame it holds.
+//!
+//! With a [`TlsAcceptor`] the listener speaks TLS (devices that support it, such as FMB models
+//! with firmware that has "TLS encryption", connect so); the TLS handshake must complete within
+//! the frame timeout, and a failed one counts as a failed handshake of its address.
 
 use super::{Error, ack, handshake_answer, read_imei, read_packet};
 use crate::Ingest;
@@ -17,11 +21,12 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
+pub use tokio_rustls::TlsAcceptor;
 
 /// The bounds of a listener.
 #[derive(Debug, Clone)]
@@ -73,6 +78,8 @@ pub struct Stats {
     pub malformed: AtomicU64,
     pub too_large: AtomicU64,
     pub timeouts: AtomicU64,
+    /// TLS handshakes that failed (a plain-TCP device on a TLS port, a wrong certificate).
+    pub tls_failures: AtomicU64,
     pub store_failures: AtomicU64,
 }
 
@@ -119,6 +126,16 @@ pub struct Listener {
 impl Listener {
     /// Serves `listener` until [`shutdown`](Self::shutdown).
     pub fn start<I: Ingest>(listener: TcpListener, ingest: Arc<I>, limits: Limits) -> Listener {
+        Listener::start_with(listener, ingest, limits, None)
+    }
+
+    /// Serves `listener` over TLS (when `tls` is given) until [`shutdown`](Self::shutdown).
+    pub fn start_with<I: Ingest>(
+        listener: TcpListener,
+        ingest: Arc<I>,
+        limits: Limits,
+        tls: Option<TlsAcceptor>,
+    ) -> Listener {
         let local_addr = listener
             .local_addr()
             .expect("a bound listener has an address");
@@ -130,6 +147,7 @@ impl Listener {
             Arc::new(limits),
             stats.clone(),
             stopped,
+            tls,
         ));
         Listener {
             local_addr,
@@ -153,6 +171,7 @@ async fn accept_loop<I: Ingest>(
     limits: Arc<Limits>,
     stats: Arc<Stats>,
     mut stopped: watch::Receiver<bool>,
+    tls: Option<TlsAcceptor>,
 ) {
     let failures = Arc::new(Failures::default());
     let mut connections = JoinSet::new();
@@ -177,6 +196,7 @@ async fn accept_loop<I: Ingest>(
                     failures: failures.clone(),
                     stopped: stopped.clone(),
                     peer,
+                    tls: tls.clone(),
                 };
                 connections.spawn(connection.serve(stream));
             }
@@ -194,6 +214,7 @@ struct Connection<I> {
     failures: Arc<Failures>,
     stopped: watch::Receiver<bool>,
     peer: SocketAddr,
+    tls: Option<TlsAcceptor>,
 }
 
 /// Why a connection ended.
@@ -206,10 +227,29 @@ enum End {
 }
 
 impl<I: Ingest> Connection<I> {
-    async fn serve(mut self, mut stream: TcpStream) {
+    async fn serve(mut self, stream: TcpStream) {
         self.stats.open_connections.fetch_add(1, Ordering::Relaxed);
         let keepalive = socket2::TcpKeepalive::new().with_time(self.limits.keepalive);
         let _ = socket2::SockRef::from(&stream).set_tcp_keepalive(&keepalive);
+        match self.tls.clone() {
+            None => self.serve_stream(stream).await,
+            Some(acceptor) => {
+                let deadline = Instant::now() + self.limits.frame_timeout;
+                match tokio::time::timeout_at(deadline, acceptor.accept(stream)).await {
+                    Ok(Ok(stream)) => self.serve_stream(stream).await,
+                    Ok(Err(e)) => {
+                        Stats::add(&self.stats.tls_failures);
+                        self.failures.record(self.peer.ip(), &self.limits);
+                        tracing::info!(peer = %self.peer, error = %e, "teltonika: TLS handshake failed");
+                    }
+                    Err(_) => Stats::add(&self.stats.timeouts),
+                }
+            }
+        }
+        self.stats.open_connections.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    async fn serve_stream<S: AsyncRead + AsyncWrite + Unpin>(&mut self, mut stream: S) {
         let end = self.run(&mut stream).await;
         match &end {
             End::Protocol(e) => {
@@ -225,10 +265,9 @@ impl<I: Ingest> Connection<I> {
             End::Closed | End::Stopped | End::Io => {}
         }
         let _ = stream.shutdown().await;
-        self.stats.open_connections.fetch_sub(1, Ordering::Relaxed);
     }
 
-    async fn run(&mut self, stream: &mut TcpStream) -> End {
+    async fn run<S: AsyncRead + AsyncWrite + Unpin>(&mut self, stream: &mut S) -> End {
         let mut buf = Vec::with_capacity(64);
         // The handshake, within one frame timeout of the connection.
         let deadline = Instant::now() + self.limits.frame_timeout;
@@ -311,9 +350,9 @@ impl<I: Ingest> Connection<I> {
 
     /// Reads more bytes into `buf` before `deadline`. Between frames, shutdown ends the
     /// connection; `None` means bytes were read.
-    async fn fill(
+    async fn fill<S: AsyncRead + Unpin>(
         &mut self,
-        stream: &mut TcpStream,
+        stream: &mut S,
         buf: &mut Vec<u8>,
         deadline: Instant,
         between_frames: bool,

@@ -1,0 +1,200 @@
+//! Load generator for the Teltonika listener, run by `service/bench/teltonika.sh` against a
+//! running service on 127.0.0.1. It creates `--devices` assets with device ids, connects one
+//! simulated device for each (IMEI handshake), measures the service's resident memory with all of
+//! them connected and idle, then for `--seconds` every device sends AVL packets of `--records`
+//! records (Codec 8 Extended) and waits for each acknowledgement, pausing `--interval-ms` between
+//! packets (0: as fast as the service acknowledges). Reports records/s and the acknowledgement
+//! latency. Bounded in time and count; it connects only to the addresses given (loopback).
+
+use asset_alerting_client::Client;
+use asset_alerting_client::models::AssetInput;
+use asset_alerting_client::models::AssetTier;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::Barrier;
+use tracker_simulator::teltonika::{Codec, Device, Io, Record, packet};
+
+struct Args {
+    url: String,
+    teltonika: String,
+    root: uuid::Uuid,
+    secret: String,
+    devices: usize,
+    records: u64,
+    seconds: u64,
+    interval_ms: u64,
+    /// The service's process id, to read its memory (0: not measured).
+    pid: u32,
+}
+
+fn args() -> Args {
+    let mut map: HashMap<String, String> = HashMap::new();
+    let mut it = std::env::args().skip(1);
+    while let (Some(k), Some(v)) = (it.next(), it.next()) {
+        map.insert(k.trim_start_matches("--").to_owned(), v);
+    }
+    let get = |k: &str, d: &str| map.get(k).cloned().unwrap_or_else(|| d.to_owned());
+    Args {
+        url: get("url", "http://127.0.0.1:18284"),
+        teltonika: get("teltonika", "127.0.0.1:18285"),
+        root: get("root", "").parse().expect("--root <uuid>"),
+        secret: get("secret", ""),
+        devices: get("devices", "1000").parse().unwrap(),
+        records: get("records", "10").parse().unwrap(),
+        seconds: get("seconds", "15").parse().unwrap(),
+        interval_ms: get("interval-ms", "0").parse().unwrap(),
+        pid: get("pid", "0").parse().unwrap(),
+    }
+}
+
+/// Resident memory of `pid` in KiB (VmRSS).
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Record `n` of a device: a truck driving east at 50 km/h, ignition on, 24 V.
+fn record(start_ms: u64, n: u64) -> Record {
+    Record::at(
+        start_ms + n * 1000,
+        52.5,
+        13.4 + (n % 1000) as f64 * 0.0001,
+        50,
+    )
+    .with(239, Io::U8(1))
+    .with(66, Io::U16(24_000))
+}
+
+/// One device: handshake, wait for the others, then packets until `until`; the latency of each
+/// acknowledgement in microseconds, and the records acknowledged.
+async fn device(
+    address: String,
+    imei: String,
+    a: Arc<Args>,
+    ready: Arc<Barrier>,
+    go: Arc<Barrier>,
+    start_ms: u64,
+) -> (Vec<u32>, u64) {
+    let mut device = Device::connect(&address).await.expect("connect");
+    assert!(
+        device.handshake(&imei).await.expect("handshake"),
+        "{imei} refused"
+    );
+    ready.wait().await;
+    go.wait().await;
+    let until = Instant::now() + Duration::from_secs(a.seconds);
+    let (mut latencies, mut acknowledged, mut n) = (Vec::new(), 0, 0);
+    while Instant::now() < until {
+        let records: Vec<Record> = (0..a.records).map(|i| record(start_ms, n + i)).collect();
+        let bytes = packet(Codec::EightExtended, &records);
+        let sent = Instant::now();
+        match device.send(&bytes, Duration::from_secs(30)).await {
+            Ok(Some(count)) => {
+                latencies.push(sent.elapsed().as_micros() as u32);
+                acknowledged += u64::from(count);
+            }
+            other => panic!("{imei}: no acknowledgement: {other:?}"),
+        }
+        n += a.records;
+        if a.interval_ms > 0 {
+            tokio::time::sleep(Duration::from_millis(a.interval_ms)).await;
+        }
+    }
+    (latencies, acknowledged)
+}
+
+#[tokio::main]
+async fn main() {
+    let a = Arc::new(args());
+    let client = Client::builder(&a.url)
+        .client_credentials(a.root.to_string(), a.secret.clone())
+        .build()
+        .unwrap();
+    let mut imeis = Vec::with_capacity(a.devices);
+    for d in 0..a.devices {
+        let imei = format!("35{d:013}");
+        let input = AssetInput {
+            id: None,
+            account_id: None,
+            is_deleted: None,
+            external_id: format!("tracker-{d:05}"),
+            device_id: Some(imei.clone()),
+            name: format!("Tracked truck {d}"),
+            tier: AssetTier::Basic,
+            disabled_events: None,
+            telemetry_rules: None,
+        };
+        client.create_asset(a.root, input).send().await.unwrap();
+        imeis.push(imei);
+    }
+    let rss_before = rss_kib(a.pid);
+    let ready = Arc::new(Barrier::new(a.devices + 1));
+    let go = Arc::new(Barrier::new(a.devices + 1));
+    let start_ms = (chrono::Utc::now() - chrono::Duration::days(3)).timestamp_millis() as u64;
+    let tasks: Vec<_> = imeis
+        .into_iter()
+        .map(|imei| {
+            tokio::spawn(device(
+                a.teltonika.clone(),
+                imei,
+                a.clone(),
+                ready.clone(),
+                go.clone(),
+                start_ms,
+            ))
+        })
+        .collect();
+    ready.wait().await;
+    // Every device connected and silent: what the service holds for them.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let rss_idle = rss_kib(a.pid);
+    let began = Instant::now();
+    go.wait().await;
+    let (mut latencies, mut records) = (Vec::new(), 0);
+    for task in tasks {
+        let (l, r) = task.await.unwrap();
+        latencies.extend(l);
+        records += r;
+    }
+    let elapsed = began.elapsed().as_secs_f64();
+    let rss_after = rss_kib(a.pid);
+    latencies.sort_unstable();
+    let at = |q: f64| {
+        latencies
+            .get(((latencies.len() as f64 * q) as usize).min(latencies.len().saturating_sub(1)))
+            .map_or(0.0, |us| f64::from(*us) / 1000.0)
+    };
+    println!(
+        "| devices | records/packet | pause ms | records/s | packets/s | ack p50 ms | ack p99 ms | ack max ms |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    println!(
+        "| {} | {} | {} | {:.0} | {:.0} | {:.1} | {:.1} | {:.1} |",
+        a.devices,
+        a.records,
+        a.interval_ms,
+        records as f64 / elapsed,
+        latencies.len() as f64 / elapsed,
+        at(0.50),
+        at(0.99),
+        latencies.last().map_or(0.0, |us| f64::from(*us) / 1000.0),
+    );
+    if let (Some(before), Some(idle), Some(after)) = (rss_before, rss_idle, rss_after) {
+        println!(
+            "service RSS: {} MiB before connecting, {} MiB with {} idle connections ({:.1} KiB each), {} MiB after the load",
+            before / 1024,
+            idle / 1024,
+            a.devices,
+            idle.saturating_sub(before) as f64 / a.devices as f64,
+            after / 1024
+        );
+    }
+}
