@@ -75,6 +75,8 @@ fn point(asset: Uuid, t: DateTime<Utc>, n: i64) -> TelemetryPoint {
         longitude: Some(13.4 + (n % 97) as f64 * 0.001),
         speed: Some(if phase < 30 { 110.0 } else { 60.0 }),
         heading: Some(90.0),
+        altitude: None,
+        satellites: None,
         ignition: Some(true),
         input_voltage: Some(24.0),
         battery_voltage: Some(4.0),

@@ -79,9 +79,8 @@ impl Ingest for TrackerIngest {
     }
 }
 
-/// A report as the telemetry point `POST /v1/telemetry` would take. Altitude, satellites,
-/// accuracy and the movement sensor have no reading in a point (movement is detected from
-/// speed).
+/// A report as the telemetry point `POST /v1/telemetry` would take. Accuracy and the movement
+/// sensor have no reading in a point (movement is detected from speed).
 fn point(asset: uuid::Uuid, r: &Report) -> TelemetryPoint {
     let s = &r.signals;
     let signals = DeviceSignals {
@@ -111,6 +110,8 @@ fn point(asset: uuid::Uuid, r: &Report) -> TelemetryPoint {
         longitude: r.longitude,
         speed: r.speed,
         heading: r.heading,
+        altitude: r.altitude,
+        satellites: r.satellites.map(i32::from),
         ignition: r.ignition,
         input_voltage: r.input_voltage,
         battery_voltage: r.battery_voltage,

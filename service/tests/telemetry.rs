@@ -41,6 +41,10 @@ async fn each_point_gets_its_own_result_and_a_repeat_is_a_duplicate() {
         point_of(None, None, now),
         // The same asset and timestamp as the first point: a duplicate within the batch.
         point_of(None, Some("truck-1"), now - Duration::seconds(30)),
+        TelemetryPoint {
+            satellites: Some(-1),
+            ..point_of(Some(truck.id), None, now - Duration::seconds(5))
+        },
     ];
     let result = ingest
         .ingest_telemetry(TelemetryBatch {
@@ -68,11 +72,12 @@ async fn each_point_gets_its_own_result_and_a_repeat_is_a_duplicate() {
             (S::Rejected, Some(R::InFuture)),
             (S::Rejected, Some(R::InvalidValue)),
             (S::Duplicate, None),
+            (S::Rejected, Some(R::InvalidValue)),
         ]
     );
     assert_eq!(
         (result.accepted, result.duplicates, result.rejected),
-        (2, 1, 6)
+        (2, 1, 7)
     );
     assert_eq!(result.results[1].asset_id, Some(truck.id));
     assert!(
@@ -90,7 +95,7 @@ async fn each_point_gets_its_own_result_and_a_repeat_is_a_duplicate() {
         .unwrap();
     assert_eq!(
         (again.accepted, again.duplicates, again.rejected),
-        (0, 3, 6)
+        (0, 3, 7)
     );
     let state = root
         .get_asset_state(account, truck.id)

@@ -307,6 +307,8 @@ async fn a_drive_over_teltonika_yields_exactly_the_expected_events() {
         .unwrap();
     assert_eq!(state.last_report_at, Some(start + Duration::seconds(760)));
     assert_eq!(state.input_voltage, Some(24.1));
+    // GPS altitude and satellites, as the simulator's records carry them.
+    assert_eq!((state.altitude, state.satellites), (Some(100.0), Some(9)));
     service.stop().await;
 }
 
@@ -371,7 +373,7 @@ async fn osmand_reports_enter_the_pipeline() {
         .send()
         .await
         .unwrap();
-    assert_eq!(state.speed, Some(18.0));
+    assert_eq!((state.speed, state.altitude), (Some(18.0), Some(40.0)));
 
     // The same report again is a duplicate: 200, nothing new.
     let answer = get(report(now - 60, false).query()).await.unwrap();

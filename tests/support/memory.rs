@@ -1019,6 +1019,8 @@ impl AssetAlertingApi for MemoryApi {
             }),
             speed: last.and_then(|p| p.speed),
             heading: None,
+            altitude: None,
+            satellites: None,
             ignition: last.and_then(|p| p.ignition),
             input_voltage: None,
             battery_voltage: None,

@@ -1279,6 +1279,8 @@ impl crate::object::Object for TelemetryPoint {
         "longitude",
         "speed",
         "heading",
+        "altitude",
+        "satellites",
         "ignition",
         "inputVoltage",
         "batteryVoltage",
@@ -1311,6 +1313,8 @@ impl crate::object::Object for TelemetryPoint {
         let mut f14 = None;
         let mut f15 = None;
         let mut f16 = None;
+        let mut f17 = None;
+        let mut f18 = None;
         while let Some(k) = m.known_key(Self::FIELDS)? {
             match k.as_str() {
                 "assetId" => m.put(&mut f0, "assetId")?,
@@ -1320,16 +1324,20 @@ impl crate::object::Object for TelemetryPoint {
                 "longitude" => m.put(&mut f4, "longitude")?,
                 "speed" => m.put(&mut f5, "speed")?,
                 "heading" => m.put(&mut f6, "heading")?,
-                "ignition" => m.put(&mut f7, "ignition")?,
-                "inputVoltage" => m.put(&mut f8, "inputVoltage")?,
-                "batteryVoltage" => m.put(&mut f9, "batteryVoltage")?,
-                "batteryPercentage" => m.put(&mut f10, "batteryPercentage")?,
-                "fuelLevel" => m.put(&mut f11, "fuelLevel")?,
-                "adBlueLevel" => m.put(&mut f12, "adBlueLevel")?,
-                "temperature" => m.put(&mut f13, "temperature")?,
-                "pressure" => m.put(&mut f14, "pressure")?,
-                "engineSpeed" => m.put(&mut f15, "engineSpeed")?,
-                "signals" => m.put(&mut f16, "signals")?,
+                "altitude" => m.put(&mut f7, "altitude")?,
+                "satellites" => {
+                    m.put_with::<crate::wire::AsInteger<i32>>(&mut f8, "satellites")?
+                }
+                "ignition" => m.put(&mut f9, "ignition")?,
+                "inputVoltage" => m.put(&mut f10, "inputVoltage")?,
+                "batteryVoltage" => m.put(&mut f11, "batteryVoltage")?,
+                "batteryPercentage" => m.put(&mut f12, "batteryPercentage")?,
+                "fuelLevel" => m.put(&mut f13, "fuelLevel")?,
+                "adBlueLevel" => m.put(&mut f14, "adBlueLevel")?,
+                "temperature" => m.put(&mut f15, "temperature")?,
+                "pressure" => m.put(&mut f16, "pressure")?,
+                "engineSpeed" => m.put(&mut f17, "engineSpeed")?,
+                "signals" => m.put(&mut f18, "signals")?,
                 _ => m.skip()?,
             }
         }
@@ -1341,16 +1349,18 @@ impl crate::object::Object for TelemetryPoint {
             longitude: f4,
             speed: f5,
             heading: f6,
-            ignition: f7,
-            input_voltage: f8,
-            battery_voltage: f9,
-            battery_percentage: f10,
-            fuel_level: f11,
-            ad_blue_level: f12,
-            temperature: f13,
-            pressure: f14,
-            engine_speed: f15,
-            signals: f16,
+            altitude: f7,
+            satellites: f8,
+            ignition: f9,
+            input_voltage: f10,
+            battery_voltage: f11,
+            battery_percentage: f12,
+            fuel_level: f13,
+            ad_blue_level: f14,
+            temperature: f15,
+            pressure: f16,
+            engine_speed: f17,
+            signals: f18,
         })
     }
 }
@@ -1701,6 +1711,8 @@ impl crate::object::Object for AssetState {
         "position",
         "speed",
         "heading",
+        "altitude",
+        "satellites",
         "ignition",
         "inputVoltage",
         "batteryVoltage",
@@ -1735,6 +1747,8 @@ impl crate::object::Object for AssetState {
         let mut f14 = None;
         let mut f15 = None;
         let mut f16 = None;
+        let mut f17 = None;
+        let mut f18 = None;
         while let Some(k) = m.key()? {
             match k.as_str() {
                 "assetId" => m.put(&mut f0, "assetId")?,
@@ -1742,18 +1756,22 @@ impl crate::object::Object for AssetState {
                 "position" => m.put(&mut f2, "position")?,
                 "speed" => m.put(&mut f3, "speed")?,
                 "heading" => m.put(&mut f4, "heading")?,
-                "ignition" => m.put(&mut f5, "ignition")?,
-                "inputVoltage" => m.put(&mut f6, "inputVoltage")?,
-                "batteryVoltage" => m.put(&mut f7, "batteryVoltage")?,
-                "batteryPercentage" => m.put(&mut f8, "batteryPercentage")?,
-                "fuelLevel" => m.put(&mut f9, "fuelLevel")?,
-                "adBlueLevel" => m.put(&mut f10, "adBlueLevel")?,
-                "temperature" => m.put(&mut f11, "temperature")?,
-                "pressure" => m.put(&mut f12, "pressure")?,
-                "engineSpeed" => m.put(&mut f13, "engineSpeed")?,
-                "country" => m.put(&mut f14, "country")?,
-                "insideGeofences" => m.put(&mut f15, "insideGeofences")?,
-                "openEpisodes" => m.put(&mut f16, "openEpisodes")?,
+                "altitude" => m.put(&mut f5, "altitude")?,
+                "satellites" => {
+                    m.put_with::<crate::wire::AsInteger<i32>>(&mut f6, "satellites")?
+                }
+                "ignition" => m.put(&mut f7, "ignition")?,
+                "inputVoltage" => m.put(&mut f8, "inputVoltage")?,
+                "batteryVoltage" => m.put(&mut f9, "batteryVoltage")?,
+                "batteryPercentage" => m.put(&mut f10, "batteryPercentage")?,
+                "fuelLevel" => m.put(&mut f11, "fuelLevel")?,
+                "adBlueLevel" => m.put(&mut f12, "adBlueLevel")?,
+                "temperature" => m.put(&mut f13, "temperature")?,
+                "pressure" => m.put(&mut f14, "pressure")?,
+                "engineSpeed" => m.put(&mut f15, "engineSpeed")?,
+                "country" => m.put(&mut f16, "country")?,
+                "insideGeofences" => m.put(&mut f17, "insideGeofences")?,
+                "openEpisodes" => m.put(&mut f18, "openEpisodes")?,
                 _ => m.skip()?,
             }
         }
@@ -1763,18 +1781,20 @@ impl crate::object::Object for AssetState {
             position: f2,
             speed: f3,
             heading: f4,
-            ignition: f5,
-            input_voltage: f6,
-            battery_voltage: f7,
-            battery_percentage: f8,
-            fuel_level: f9,
-            ad_blue_level: f10,
-            temperature: f11,
-            pressure: f12,
-            engine_speed: f13,
-            country: f14,
-            inside_geofences: m.take(f15, "insideGeofences")?,
-            open_episodes: m.take(f16, "openEpisodes")?,
+            altitude: f5,
+            satellites: f6,
+            ignition: f7,
+            input_voltage: f8,
+            battery_voltage: f9,
+            battery_percentage: f10,
+            fuel_level: f11,
+            ad_blue_level: f12,
+            temperature: f13,
+            pressure: f14,
+            engine_speed: f15,
+            country: f16,
+            inside_geofences: m.take(f17, "insideGeofences")?,
+            open_episodes: m.take(f18, "openEpisodes")?,
         })
     }
 }

@@ -200,6 +200,63 @@
 //!   (0, 0), which trackers without a fix send. Timestamps are kept to the microsecond. The
 //!   events of one point are ordered by event type, then geofence id.
 //!
+//! ## Trackers
+//!
+//! Besides `POST /v1/telemetry`, trackers can report directly in two protocols, each served on
+//! its own port when the service is configured for it (both are off by default). Their reports
+//! become telemetry points of the asset whose `deviceId` is the id the device sends (the
+//! non-deleted asset of any account), and go through the same pipeline under the same rules:
+//! the 7-day cutoff, the 5-minute future limit, duplicates by asset and timestamp, the range
+//! checks, snoozes. A device whose asset is deleted is unknown. These protocols identify a
+//! device by its id alone, without a credential; the service refuses unknown ids, limits failed
+//! handshakes per source address (10 a minute, then refused for the rest of the minute), and
+//! can require TLS on the Teltonika port.
+//!
+//! - **Teltonika** (AVL protocol over TCP; Traccar's port is 5027). The device sends its IMEI
+//!   (2-byte length, ASCII); the service answers `0x01` when an asset has it as deviceId, else
+//!   `0x00` and closes. Then AVL data packets in Codec 8, Codec 8 Extended or Codec 16 (4 zero
+//!   bytes, data length, codec, records, record count, CRC-16/IBM). A packet is acknowledged
+//!   with its record count (4 bytes) only once its records are stored with the events and
+//!   notifications they raise, so a device that got no acknowledgement sends the packet again
+//!   and its records are duplicates. A packet whose CRC does not match, that is malformed or
+//!   longer than 64 KiB is not acknowledged, stores nothing and closes the connection. A record
+//!   older than the cutoff or too far in the future is acknowledged (the device would otherwise
+//!   send it forever) and not stored. A connection closes after 15 minutes of silence, or when
+//!   a frame takes more than 30 s to arrive. The mapping, by Teltonika AVL ID:
+//!
+//!   | Teltonika | Telemetry point |
+//!   |---|---|
+//!   | timestamp (ms) | `timestamp` |
+//!   | GPS longitude, latitude | `longitude`, `latitude`; none when satellites is 0 (no fix) |
+//!   | GPS speed (km/h), angle | `speed`, `heading` (none without a fix) |
+//!   | GPS altitude, satellites | `altitude` (none without a fix), `satellites` |
+//!   | 239 Ignition | `ignition` |
+//!   | 240 Movement | read, not kept: movement is detected from speed |
+//!   | 66 External Voltage (mV) | `inputVoltage` (V) |
+//!   | 67 Battery Voltage (mV) | `batteryVoltage` (V) |
+//!   | 113 Battery Level (%) | `batteryPercentage` |
+//!   | 236 Alarm | `signals.alarm` (value > 0) |
+//!   | 247 Crash Detection | `signals.accident` (value > 0) |
+//!   | 249 Jamming | `signals.jamming` (value > 0) |
+//!   | 252 Unplug | `signals.powerDisconnected` (value > 0) |
+//!   | 253 Green Driving Type | `signals.hardCornering`: true for 3 (harsh cornering), false for 1 and 2 |
+//!
+//!   Other IO elements are read and ignored.
+//! - **OsmAnd** (HTTP; the OsmAnd app and Traccar Client; Traccar's port is 5055). Any path,
+//!   GET or POST, with the report in the query string or a form body: `id` (or `deviceid`),
+//!   `timestamp` (Unix seconds or milliseconds, ISO 8601, or `yyyy-MM-dd HH:mm:ss` UTC; absent:
+//!   the time it arrived), `lat` and `lon` (or `location=lat,lon`), `speed` in knots (converted
+//!   to km/h), `bearing` or `heading`, `batt` (`batteryPercentage`), `power` (`inputVoltage`),
+//!   `battery` (`batteryVoltage`), `ignition`, `altitude`, `alarm` (any value but `false` or `0`
+//!   sets `signals.alarm`); `accuracy` and `motion` are read and not kept. Or the JSON body
+//!   Traccar Client posts: `device_id`, `location.timestamp`, `location.coords` (`latitude`,
+//!   `longitude`, `speed` in m/s, `heading`, `altitude`; -1 means unknown),
+//!   `location.battery.level` (0..1).
+//!   Answers: 200 once stored, and also for a duplicate or a report too old or too far in the
+//!   future (so the app does not send it forever); 400 with the reason as text for a request
+//!   that is not a report or a value out of range; 404 for an id that is no asset's deviceId;
+//!   503 when it could not be stored (the app sends it again).
+//!
 //! ## Notifications
 //!
 //! - **Matching.** For an event of type T of asset A: the enabled rules of A bound to T or to

@@ -950,6 +950,12 @@ pub struct TelemetryPoint {
     /// Course over ground in degrees clockwise from north, 0..360.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub heading: Option<f64>,
+    /// Altitude in metres above sea level (any finite number).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub altitude: Option<f64>,
+    /// GNSS satellites in use, at least 0 (0 means no fix).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub satellites: Option<i32>,
     /// Whether the ignition is on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ignition: Option<bool>,
@@ -1135,6 +1141,12 @@ pub struct AssetState {
     /// Last known heading, degrees.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub heading: Option<f64>,
+    /// Last known altitude, metres above sea level.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub altitude: Option<f64>,
+    /// Satellites in use at the last report that said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub satellites: Option<i32>,
     /// Last known ignition state.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ignition: Option<bool>,

@@ -439,8 +439,8 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// batch. A point is rejected (nothing stored for it) when its asset is unknown
     /// (`unknownAsset`) or soft-deleted (`assetDeleted`), when a value is out of range
     /// (`invalidValue`: latitude outside -90..90, longitude outside -180..180, negative
-    /// speed, engine speed or voltage, heading outside 0..360, a percentage outside 0..100,
-    /// a non-finite number, or neither/both of assetId and externalId), when its timestamp is
+    /// speed, engine speed, voltage or satellite count, heading outside 0..360, a percentage
+    /// outside 0..100, a non-finite number, or neither/both of assetId and externalId), when its timestamp is
     /// more than 7 days in the past (`tooOld`), or more than 5 minutes in the future
     /// (`inFuture`). A point whose asset already has a point with the same timestamp is
     /// `duplicate`: nothing changes, so re-sending a batch after a timeout is safe.

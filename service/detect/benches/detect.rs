@@ -184,6 +184,8 @@ fn asset(index: usize, start: DateTime<Utc>) -> Asset {
             longitude: Some(lon + rng.range(-0.00003, 0.00003)),
             speed: Some(speed),
             heading: Some(heading.rem_euclid(360.0)),
+            altitude: Some(140.0),
+            satellites: Some(11),
             ignition: Some(engine_on),
             input_voltage: Some(if engine_on { 13.9 } else { 12.3 } + rng.range(-0.6, 0.3)),
             battery_voltage: Some(3.55 + battery / 200.0),

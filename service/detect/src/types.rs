@@ -107,6 +107,12 @@ pub struct Point {
     pub speed: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heading: Option<f64>,
+    /// Metres above sea level; kept as the last known value, used by no detection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub altitude: Option<f64>,
+    /// Satellites in use; kept as the last known value, used by no detection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub satellites: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ignition: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -138,6 +144,8 @@ impl Point {
             longitude: None,
             speed: None,
             heading: None,
+            altitude: None,
+            satellites: None,
             ignition: None,
             input_voltage: None,
             battery_voltage: None,
@@ -161,6 +169,10 @@ impl Point {
         }
         merge_reading(&mut self.speed, newer.speed);
         merge_reading(&mut self.heading, newer.heading);
+        merge_reading(&mut self.altitude, newer.altitude);
+        if newer.satellites.is_some() {
+            self.satellites = newer.satellites;
+        }
         if newer.ignition.is_some() {
             self.ignition = newer.ignition;
         }

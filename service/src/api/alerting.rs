@@ -54,11 +54,13 @@ impl Alerting {
 /// A point's range problem, naming the field (the schema checks types; ranges are per point so one
 /// bad point does not reject its batch).
 fn range_problem(p: &TelemetryPoint) -> Option<String> {
-    let checks: [(&str, Option<f64>, f64, f64); 12] = [
+    let checks: [(&str, Option<f64>, f64, f64); 14] = [
         ("latitude", p.latitude, -90.0, 90.0),
         ("longitude", p.longitude, -180.0, 180.0),
         ("speed", p.speed, 0.0, f64::MAX),
         ("heading", p.heading, 0.0, 360.0),
+        ("altitude", p.altitude, f64::MIN, f64::MAX),
+        ("satellites", p.satellites.map(f64::from), 0.0, f64::MAX),
         ("inputVoltage", p.input_voltage, 0.0, f64::MAX),
         ("batteryVoltage", p.battery_voltage, 0.0, f64::MAX),
         ("batteryPercentage", p.battery_percentage, 0.0, 100.0),
@@ -99,6 +101,9 @@ fn detector_point(p: &TelemetryPoint) -> Point {
         longitude: p.longitude,
         speed: p.speed,
         heading: p.heading,
+        altitude: p.altitude,
+        // Checked at least 0 before.
+        satellites: p.satellites.and_then(|n| u32::try_from(n).ok()),
         ignition: p.ignition,
         input_voltage: p.input_voltage,
         battery_voltage: p.battery_voltage,
@@ -147,6 +152,8 @@ pub fn state_view(asset: Uuid, stored: Option<&StoredState>) -> AssetState {
             position: None,
             speed: None,
             heading: None,
+            altitude: None,
+            satellites: None,
             ignition: None,
             input_voltage: None,
             battery_voltage: None,
@@ -177,6 +184,10 @@ pub fn state_view(asset: Uuid, stored: Option<&StoredState>) -> AssetState {
         }),
         speed: reading(|p| p.speed),
         heading: reading(|p| p.heading),
+        altitude: reading(|p| p.altitude),
+        satellites: last
+            .and_then(|p| p.satellites)
+            .map(|n| i32::try_from(n).unwrap_or(i32::MAX)),
         ignition: last.and_then(|p| p.ignition),
         input_voltage: reading(|p| p.input_voltage),
         battery_voltage: reading(|p| p.battery_voltage),

@@ -13,8 +13,9 @@ pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).expect("models always serialize")
 }
 
-/// A point's readings as stored in telemetry history: a JSON array in a fixed order (see the
-/// migration), a third of the size of the named object, since every batch writes thousands.
+/// A point's readings as stored in telemetry history: a JSON array in a fixed order (see
+/// migration 0003; `[altitude, satellites]` came after, as a fifth element), a third of the
+/// size of the named object, since every batch writes thousands.
 pub(crate) fn readings(p: &Point) -> String {
     let s = &p.signals;
     let flags = [
@@ -45,6 +46,7 @@ pub(crate) fn readings(p: &Point) -> String {
             p.engine_speed,
         ),
         (present, set),
+        (p.altitude, p.satellites),
     ))
 }
 

@@ -355,6 +355,8 @@ pub fn point_of(
         longitude: None,
         speed: None,
         heading: None,
+        altitude: None,
+        satellites: None,
         ignition: None,
         input_voltage: None,
         battery_voltage: None,
