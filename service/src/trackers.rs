@@ -182,13 +182,12 @@ impl Trackers {
         let osmand = sockets.osmand.map(|socket| {
             tracing::info!(address = ?socket.local_addr().ok(), "osmand: listening");
             let (stop, mut stopped) = watch::channel(false);
-            let router = osmand::router(ingest.clone());
+            let ingest = ingest.clone();
             let task = tokio::spawn(async move {
-                let served = axum::serve(socket, router)
-                    .with_graceful_shutdown(async move {
-                        let _ = stopped.wait_for(|stop| *stop).await;
-                    })
-                    .await;
+                let served = osmand::serve(socket, ingest, async move {
+                    let _ = stopped.wait_for(|stop| *stop).await;
+                })
+                .await;
                 if let Err(e) = served {
                     tracing::error!(error = %e, "osmand: the listener failed");
                 }

@@ -208,9 +208,9 @@
 //! non-deleted asset of any account), and go through the same pipeline under the same rules:
 //! the 7-day cutoff, the 5-minute future limit, duplicates by asset and timestamp, the range
 //! checks, snoozes. A device whose asset is deleted is unknown. These protocols identify a
-//! device by its id alone, without a credential; the service refuses unknown ids, limits failed
-//! handshakes per source address (10 a minute, then refused for the rest of the minute), and
-//! can require TLS on the Teltonika port.
+//! device by its id alone, without a credential; the service refuses unknown ids, limits
+//! failed attempts (unknown ids, malformed handshakes) per source address (10 a minute, then
+//! refused for the rest of the minute), and can require TLS on the Teltonika port.
 //!
 //! - **Teltonika** (AVL protocol over TCP; Traccar's port is 5027). The device sends its IMEI
 //!   (2-byte length, ASCII); the service answers `0x01` when an asset has it as deviceId, else
@@ -255,7 +255,8 @@
 //!   Answers: 200 once stored, and also for a duplicate or a report too old or too far in the
 //!   future (so the app does not send it forever); 400 with the reason as text for a request
 //!   that is not a report or a value out of range; 404 for an id that is no asset's deviceId;
-//!   503 when it could not be stored (the app sends it again).
+//!   429 to an address that sent more than 10 unknown ids within a minute, until the minute
+//!   ends; 503 when it could not be stored (the app sends it again).
 //!
 //! ## Notifications
 //!

@@ -11,6 +11,7 @@
 
 #![forbid(unsafe_code)]
 
+mod failures;
 mod ingest;
 pub mod osmand;
 mod report;

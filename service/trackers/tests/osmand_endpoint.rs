@@ -29,7 +29,7 @@ impl Ingest for Store {
 async fn serve(store: Arc<Store>) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, osmand::router(store)).await.unwrap() });
+    tokio::spawn(osmand::serve(listener, store, std::future::pending()));
     format!("http://{address}")
 }
 
@@ -131,4 +131,26 @@ async fn bad_requests_unknown_devices_and_failed_stores() {
         .await
         .unwrap();
     assert_eq!(answer.status(), 503);
+}
+
+#[tokio::test]
+async fn an_address_guessing_ids_is_answered_429_even_for_a_known_one() {
+    let base = serve(Arc::default()).await;
+    let http = reqwest::Client::new();
+    for _ in 0..10 {
+        let answer = http
+            .get(format!("{base}/?id=stranger&lat=1&lon=2"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 404);
+    }
+    for id in ["stranger", "123456"] {
+        let answer = http
+            .get(format!("{base}/?id={id}&lat=1&lon=2"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 429, "{id}");
+    }
 }

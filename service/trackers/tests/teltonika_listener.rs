@@ -323,3 +323,31 @@ async fn a_thousand_devices_at_once() {
     drop(open);
     listener.shutdown().await;
 }
+
+/// TCP keep-alive is on for device connections: Linux shows a socket's keep-alive timer as timer
+/// kind 2 in /proc/net/tcp while the connection is idle.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn device_connections_have_tcp_keepalive() {
+    let listener = start(Arc::default(), Limits::default()).await;
+    let device = handshaken(&listener).await;
+    let (server, client) = (listener.local_addr, device.local_addr().unwrap());
+    // The server's end of this connection: local address the listener's, remote the device's.
+    let hex = |a: std::net::SocketAddr| match a {
+        std::net::SocketAddr::V4(v4) => format!(
+            "{:08X}:{:04X}",
+            u32::from_le_bytes(v4.ip().octets()),
+            v4.port()
+        ),
+        std::net::SocketAddr::V6(_) => unreachable!("bound to 127.0.0.1"),
+    };
+    let (local, remote) = (hex(server), hex(client));
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap();
+    let row = table
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|f| f.get(1) == Some(&local.as_str()) && f.get(2) == Some(&remote.as_str()))
+        .expect("the server's socket is in /proc/net/tcp");
+    // Field 5 is `tr:tm->when`; timer kind 2 is keep-alive.
+    assert!(row[5].starts_with("02:"), "timer {}", row[5]);
+}

@@ -16,7 +16,7 @@
 //! arrived, as Traccar does); one without both coordinates carries no position.
 
 mod endpoint;
-pub use endpoint::router;
+pub use endpoint::serve;
 
 use crate::report::Report;
 use chrono::{DateTime, NaiveDateTime, Utc};

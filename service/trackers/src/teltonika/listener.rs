@@ -16,10 +16,10 @@
 
 use super::{Error, ack, handshake_answer, read_imei, read_packet};
 use crate::Ingest;
-use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
+use crate::failures::Failures;
+use std::net::SocketAddr;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -89,32 +89,6 @@ impl Stats {
     }
 }
 
-/// Failed handshakes per source address, in fixed windows.
-#[derive(Default)]
-struct Failures(Mutex<HashMap<IpAddr, (Instant, u32)>>);
-
-impl Failures {
-    fn limited(&self, ip: IpAddr, limits: &Limits) -> bool {
-        let map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        map.get(&ip).is_some_and(|(since, count)| {
-            since.elapsed() < limits.failure_window && *count >= limits.failed_handshakes
-        })
-    }
-
-    fn record(&self, ip: IpAddr, limits: &Limits) {
-        let mut map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        // Forget windows that are over, so the map stays as small as the attack.
-        if map.len() > 10_000 {
-            map.retain(|_, (since, _)| since.elapsed() < limits.failure_window);
-        }
-        let entry = map.entry(ip).or_insert((Instant::now(), 0));
-        if entry.0.elapsed() >= limits.failure_window {
-            *entry = (Instant::now(), 0);
-        }
-        entry.1 += 1;
-    }
-}
-
 /// A running listener: its address and counters; [`Listener::shutdown`] stops it.
 pub struct Listener {
     pub local_addr: SocketAddr,
@@ -173,7 +147,10 @@ async fn accept_loop<I: Ingest>(
     mut stopped: watch::Receiver<bool>,
     tls: Option<TlsAcceptor>,
 ) {
-    let failures = Arc::new(Failures::default());
+    let failures = Arc::new(Failures::new(
+        limits.failed_handshakes,
+        limits.failure_window,
+    ));
     let mut connections = JoinSet::new();
     loop {
         tokio::select! {
@@ -185,7 +162,7 @@ async fn accept_loop<I: Ingest>(
                     continue;
                 };
                 Stats::add(&stats.connections);
-                if failures.limited(peer.ip(), &limits) {
+                if failures.limited(peer.ip()) {
                     Stats::add(&stats.rate_limited);
                     continue;
                 }
@@ -239,7 +216,7 @@ impl<I: Ingest> Connection<I> {
                     Ok(Ok(stream)) => self.serve_stream(stream).await,
                     Ok(Err(e)) => {
                         Stats::add(&self.stats.tls_failures);
-                        self.failures.record(self.peer.ip(), &self.limits);
+                        self.failures.record(self.peer.ip());
                         tracing::info!(peer = %self.peer, error = %e, "teltonika: TLS handshake failed");
                     }
                     Err(_) => Stats::add(&self.stats.timeouts),
@@ -279,7 +256,7 @@ impl<I: Ingest> Connection<I> {
                 }
                 Ok(None) => {}
                 Err(e) => {
-                    self.failures.record(self.peer.ip(), &self.limits);
+                    self.failures.record(self.peer.ip());
                     return End::Protocol(e);
                 }
             }
@@ -293,7 +270,7 @@ impl<I: Ingest> Connection<I> {
         }
         if !known {
             Stats::add(&self.stats.refused_handshakes);
-            self.failures.record(self.peer.ip(), &self.limits);
+            self.failures.record(self.peer.ip());
             tracing::info!(peer = %self.peer, imei, "teltonika: unknown IMEI refused");
             return End::Closed;
         }
