@@ -288,12 +288,13 @@ async fn shutdown_finishes_the_packet_being_stored() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_thousand_devices_at_once() {
+async fn thousands_of_devices_at_once() {
+    const DEVICES: u64 = 3000;
     let store = Arc::new(Store::default());
     let listener = start(store.clone(), Limits::default()).await;
     let address = listener.local_addr;
     let mut devices = tokio::task::JoinSet::new();
-    for n in 0..1000u64 {
+    for n in 0..DEVICES {
         devices.spawn(async move {
             let mut device = TcpStream::connect(address).await.expect("connect");
             device
@@ -314,11 +315,11 @@ async fn a_thousand_devices_at_once() {
     while let Some(device) = devices.join_next().await {
         open.push(device.expect("device"));
     }
-    assert_eq!(open.len(), 1000);
-    assert_eq!(store.stored.lock().unwrap().len(), 2000);
+    assert_eq!(open.len() as u64, DEVICES);
+    assert_eq!(store.stored.lock().unwrap().len() as u64, 2 * DEVICES);
     assert_eq!(
         listener.stats.open_connections.load(Ordering::Relaxed),
-        1000
+        DEVICES
     );
     drop(open);
     listener.shutdown().await;
