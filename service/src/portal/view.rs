@@ -529,7 +529,8 @@ mod tests {
 
     #[test]
     fn names_from_data_render_as_text() {
-        let truck = asset("t<1>", "<script>alert(1)</script>");
+        let mut truck = asset("t<1>", "<script>alert(1)</script>");
+        truck.device_id = Some("imei<2>".to_owned());
         let state = blank_state(truck.id);
         let html = render(&view(
             vec![AssetRow {
@@ -541,6 +542,7 @@ mod tests {
         assert!(!html.contains("<script>"), "{html}");
         assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
         assert!(html.contains("t&lt;1&gt;"));
+        assert!(html.contains("device</span> <code>imei&lt;2&gt;</code>"));
         assert!(html.contains("<h1>Fleet &amp; Co</h1>"));
     }
 
