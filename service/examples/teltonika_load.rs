@@ -9,43 +9,37 @@
 use asset_alerting_client::Client;
 use asset_alerting_client::models::AssetInput;
 use asset_alerting_client::models::AssetTier;
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::Barrier;
 use tracker_simulator::teltonika::{Codec, Device, Io, Record, packet};
 
+/// The load: what to connect to and how hard to send.
+#[derive(clap::Parser)]
 struct Args {
+    /// The service's API, to create the assets.
+    #[arg(long, default_value = "http://127.0.0.1:18284")]
     url: String,
+    /// The service's Teltonika listener.
+    #[arg(long, default_value = "127.0.0.1:18285")]
     teltonika: String,
+    #[arg(long)]
     root: uuid::Uuid,
+    #[arg(long)]
     secret: String,
+    #[arg(long, default_value_t = 1000)]
     devices: usize,
+    /// Records per packet.
+    #[arg(long, default_value_t = 10)]
     records: u64,
+    #[arg(long, default_value_t = 15)]
     seconds: u64,
+    /// Pause between one device's packets (0: as fast as they are acknowledged).
+    #[arg(long, default_value_t = 0)]
     interval_ms: u64,
     /// The service's process id, to read its memory (0: not measured).
+    #[arg(long, default_value_t = 0)]
     pid: u32,
-}
-
-fn args() -> Args {
-    let mut map: HashMap<String, String> = HashMap::new();
-    let mut it = std::env::args().skip(1);
-    while let (Some(k), Some(v)) = (it.next(), it.next()) {
-        map.insert(k.trim_start_matches("--").to_owned(), v);
-    }
-    let get = |k: &str, d: &str| map.get(k).cloned().unwrap_or_else(|| d.to_owned());
-    Args {
-        url: get("url", "http://127.0.0.1:18284"),
-        teltonika: get("teltonika", "127.0.0.1:18285"),
-        root: get("root", "").parse().expect("--root <uuid>"),
-        secret: get("secret", ""),
-        devices: get("devices", "1000").parse().unwrap(),
-        records: get("records", "10").parse().unwrap(),
-        seconds: get("seconds", "15").parse().unwrap(),
-        interval_ms: get("interval-ms", "0").parse().unwrap(),
-        pid: get("pid", "0").parse().unwrap(),
-    }
 }
 
 /// Resident memory of `pid` in KiB (VmRSS).
@@ -113,7 +107,7 @@ async fn device(
 
 #[tokio::main]
 async fn main() {
-    let a = Arc::new(args());
+    let a = Arc::new(<Args as clap::Parser>::parse());
     let client = Client::builder(&a.url)
         .client_credentials(a.root.to_string(), a.secret.clone())
         .build()

@@ -11,7 +11,10 @@ use asset_alerting_client::Client;
 use asset_alerting_client::models::*;
 use chrono::{DateTime, Duration, Utc};
 use support::process::{kill9, root_client, running};
-use support::{asset_input, berlin_recipient, database_url, no_signals, plain_rule, point_of, sms};
+use support::{
+    asset_input, berlin_recipient, count_events, database_url, no_signals, plain_rule, point_of,
+    sms,
+};
 use uuid::Uuid;
 
 /// Batch `b` of asset `a`: 50 points a second apart, the alarm toggling on and off, so every
@@ -105,24 +108,7 @@ async fn sigkill_during_ingestion_loses_no_acknowledged_point_and_doubles_no_eve
     }
     // Exactly one alarm event per episode: none lost with the crash, none doubled by the resend.
     for asset in &assets {
-        let mut events = 0;
-        let mut skip = 0;
-        loop {
-            let page = admin
-                .list_events(root)
-                .asset_id(*asset)
-                .event_type(EventType::AlarmTriggered)
-                .skip(skip)
-                .take(500)
-                .send()
-                .await
-                .unwrap();
-            events += page.len();
-            if page.len() < 500 {
-                break;
-            }
-            skip += 500;
-        }
+        let events = count_events(&admin, root, *asset, EventType::AlarmTriggered).await;
         assert_eq!(events, 25 * BATCHES as usize, "alarm events of {asset}");
     }
     kill9(&mut again);

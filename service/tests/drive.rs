@@ -7,7 +7,7 @@ mod support;
 use asset_alerting_client::Client;
 use asset_alerting_client::models::*;
 use chrono::{DateTime, Duration, Utc};
-use support::drive::{DRIVE, depot, points};
+use support::drive::{DRIVE, create_depot, points};
 use support::*;
 use uuid::Uuid;
 
@@ -32,21 +32,7 @@ async fn prepare() -> Drive {
         ..empty_rules()
     });
     let truck = client.create_asset(account, input).send().await.unwrap().id;
-    let depot = client
-        .create_geofence(
-            account,
-            GeofenceInput {
-                id: None,
-                account_id: None,
-                external_id: "depot".to_owned(),
-                name: "Depot Kehl".to_owned(),
-                polygon: depot(),
-            },
-        )
-        .send()
-        .await
-        .unwrap()
-        .id;
+    let depot = create_depot(&client, account).await;
     // Whole seconds: the service keeps microseconds, so times compare exactly.
     let start = DateTime::from_timestamp(Utc::now().timestamp() - 3600, 0).unwrap();
     Drive {

@@ -11,8 +11,8 @@ mod support;
 use asset_alerting_client::models::*;
 use chrono::{Duration, Utc};
 use std::time::Duration as Wait;
-use support::asset_input;
 use support::process::{free_port, kill9, root_client, spawn, wait_ready};
+use support::{asset_input, count_events};
 use tracker_simulator::teltonika::{Codec, Device, Io, Record, packet};
 use uuid::Uuid;
 
@@ -117,24 +117,7 @@ async fn sigkill_between_storage_and_acknowledgement_loses_and_doubles_nothing()
     // Exactly one alarm event per episode of every device.
     let admin = root_client(&base, root);
     for asset in &assets {
-        let mut events = 0;
-        let mut skip = 0;
-        loop {
-            let page = admin
-                .list_events(root)
-                .asset_id(asset.id)
-                .event_type(EventType::AlarmTriggered)
-                .skip(skip)
-                .take(500)
-                .send()
-                .await
-                .unwrap();
-            events += page.len();
-            if page.len() < 500 {
-                break;
-            }
-            skip += 500;
-        }
+        let events = count_events(&admin, root, asset.id, EventType::AlarmTriggered).await;
         assert_eq!(
             events as u64,
             PACKETS * RECORDS / 2,

@@ -9,7 +9,7 @@ use asset_alerting_client::models::*;
 use chrono::{DateTime, Duration, Utc};
 use std::sync::Arc;
 use std::time::Duration as Wait;
-use support::drive::{DRIVE, depot};
+use support::drive::{DRIVE, create_depot};
 use support::*;
 use tracker_simulator::osmand;
 use tracker_simulator::teltonika::{Codec, Device, Io, Record, packet};
@@ -209,21 +209,7 @@ async fn a_drive_over_teltonika_yields_exactly_the_expected_events() {
         ..empty_rules()
     });
     let truck = admin.create_asset(account, input).send().await.unwrap();
-    let depot = admin
-        .create_geofence(
-            account,
-            GeofenceInput {
-                id: None,
-                account_id: None,
-                external_id: "depot".to_owned(),
-                name: "Depot Kehl".to_owned(),
-                polygon: depot(),
-            },
-        )
-        .send()
-        .await
-        .unwrap()
-        .id;
+    let depot = create_depot(&admin, account).await;
     let start = DateTime::from_timestamp(Utc::now().timestamp() - 3600, 0).unwrap();
     let at = |t: i64| (start + Duration::seconds(t)).timestamp_millis() as u64;
     let mut records: Vec<Record> = DRIVE

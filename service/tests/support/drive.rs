@@ -2,7 +2,10 @@
 //! Rhine into Strasbourg (FR), stops, idles and switches off.
 
 use super::point_of;
-use asset_alerting_client::models::{GeoJsonPolygon, GeoJsonPolygonType, TelemetryPoint};
+use asset_alerting_client::Client;
+use asset_alerting_client::models::{
+    GeoJsonPolygon, GeoJsonPolygonType, GeofenceInput, TelemetryPoint,
+};
 use chrono::{DateTime, Duration, Utc};
 use uuid::Uuid;
 
@@ -54,4 +57,21 @@ pub fn depot() -> GeoJsonPolygon {
             vec![lon - dx, lat - dy],
         ]],
     }
+}
+
+/// Creates the depot geofence in `account`; its id.
+pub async fn create_depot(client: &Client, account: Uuid) -> Uuid {
+    let input = GeofenceInput {
+        id: None,
+        account_id: None,
+        external_id: "depot".to_owned(),
+        name: "Depot Kehl".to_owned(),
+        polygon: depot(),
+    };
+    client
+        .create_geofence(account, input)
+        .send()
+        .await
+        .unwrap()
+        .id
 }

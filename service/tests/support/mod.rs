@@ -398,3 +398,28 @@ pub fn empty_rules() -> TelemetryRules {
         engine_speed_limit: None,
     }
 }
+
+/// How many events of `event_type` `asset` has, page by page.
+pub async fn count_events(
+    client: &Client,
+    account: Uuid,
+    asset: Uuid,
+    event_type: EventType,
+) -> usize {
+    let mut events = 0;
+    loop {
+        let page = client
+            .list_events(account)
+            .asset_id(asset)
+            .event_type(event_type)
+            .skip(events as i32)
+            .take(500)
+            .send()
+            .await
+            .unwrap();
+        events += page.len();
+        if page.len() < 500 {
+            return events;
+        }
+    }
+}
