@@ -3,7 +3,8 @@
 #  - GET one asset, and the default page (50) of list assets, with ASSETS assets in the account;
 #  - GET one asset while FLOOD connections post wrong client secrets to POST /v1/auth/token
 #    (argon2 checks an unauthenticated client can trigger), and the flood's own answers;
-#  - the service's peak resident memory (VmHWM) before and after the flood, and the load average.
+#  - the service's peak resident memory (VmHWM) before and after the flood, and the load average;
+#  - per run, the service's CPU time per request (during the flood it includes the flood's).
 # Settings: ASSETS (10000), CONNECTIONS (64), FLOOD (64), DURATION (seconds per run, 10),
 # DATABASE (a postgres://... URL of an empty database; default: a SQLite file in a temporary folder),
 # SERVICE_ARGS (extra flags for the service) and SERVICE_BIN (a binary built before; default: the
@@ -40,6 +41,11 @@ load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 token="$(curl -sf -u "$root:$secret" -d grant_type=client_credentials "$base/v1/auth/token" \
   | python3 -c 'import json, sys; print(json.load(sys.stdin)["access_token"])')"
 python3 service/bench/seed.py "$base" "$root" "$token" "${ASSETS:-10000}" > /dev/null
+# PostgreSQL plans from statistics that autovacuum gathers a minute or so after the seeding, and
+# without them lists take a plan several times slower; a database in use has them.
+if [[ "${DATABASE:-}" == postgres* ]] && command -v psql > /dev/null; then
+  psql -q "$DATABASE" -c ANALYZE
+fi
 asset="$(curl -sf -H "Authorization: Bearer $token" "$base/v1/accounts/$root/assets?take=1" \
   | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["id"])')"
 
@@ -73,8 +79,14 @@ done = function(summary, latency, requests)
     latency:percentile(50) / 1000, latency:percentile(99) / 1000, table.concat(parts, ",")))
 end
 EOF
-run() { # connections, url: one report line
-  wrk -t2 -c"$1" -d"${duration}s" --timeout 30s -s "$dir/report.lua" -H "Authorization: Bearer $token" "$2" | tail -n 1
+# The service's CPU time (user + system) in clock ticks: CPU per request moves far less with
+# the machine's other load than requests per second do.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
+run() { # connections, url: one report line, then the service's CPU microseconds per request
+  local before line
+  before="$(cpu_ticks)"
+  line="$(wrk -t2 -c"$1" -d"${duration}s" --timeout 30s -s "$dir/report.lua" -H "Authorization: Bearer $token" "$2" | tail -n 1)"
+  echo "$line $(( ($(cpu_ticks) - before) * 1000000 / $(getconf CLK_TCK) / (${line%% *} * duration + 1) ))"
 }
 peak_rss() { awk '/VmHWM/ { printf "%.0f MB", $2 / 1024 }' "/proc/$pid/status"; }
 
@@ -91,8 +103,8 @@ rss_after="$(peak_rss)"
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 row() { # name, report line
-  read -r rps p50 p99 non2xx errors <<< "$2"
-  printf "| %-52s | %8s | %8s | %8s | %-30s |\n" "$1" "$rps" "$p50" "$p99" "non-2xx $non2xx, errors $errors"
+  read -r rps p50 p99 non2xx errors cpu <<< "$2"
+  printf "| %-52s | %8s | %8s | %8s | %-30s |\n" "$1" "$rps" "$p50" "$p99" "CPU $cpu µs/req; non-2xx $non2xx, errors $errors"
 }
 echo
 printf "| %-52s | %8s | %8s | %8s | %-30s |\n" "scenario (${duration} s each)" "req/s" "p50 ms" "p99 ms" "other"
