@@ -210,11 +210,7 @@ pub fn generate_api(
     }
     guard(move || {
         let patterns = emit::Patterns::collect(&api, &mut diags);
-        let emit_part = |part: Part| match part {
-            Part::Models => emit::models::emit(&api, &patterns, opts),
-            Part::Server => emit::server::emit(&api, &patterns, opts),
-            Part::Client => emit::client::emit(&api, &patterns, opts),
-        };
+        let emit_part = |part: Part| emit::crates::emit(&api, &patterns, opts, part);
         let jobs: Vec<emit::parallel::Job<Result<Vec<emit::File>, String>>> = parts
             .iter()
             .map(|part| {

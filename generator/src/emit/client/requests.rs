@@ -7,7 +7,7 @@ use super::plan::{
 };
 use super::sending;
 use crate::emit::rust::primitive;
-use crate::emit::{TypePrinter, doc_attrs, ident};
+use crate::emit::{Root, TypePrinter, doc_attrs, ident};
 use crate::ir::{
     Api, Media, Method, ParamLocation, ParamStyle, Parameter, PathSegment, Primitive, SegmentPart,
     Status, StreamFormat, TypeKind, TypeRef,
@@ -33,6 +33,10 @@ const RESERVED_SETTERS: &[&str] = &[
 pub struct RequestEmitter<'a> {
     api: &'a Api,
     printer: TypePrinter<'a>,
+    /// The crate's root (`crate`, or `crate::webhooks` for the sender nested in a server).
+    root: TokenStream,
+    /// [`RequestEmitter::root`] as docs spell it.
+    root_text: &'static str,
 }
 
 /// A parameter's value in generated code: a place of type `T` (`self.limit`) or a reference `&T`
@@ -71,12 +75,17 @@ impl Val {
 }
 
 impl<'a> RequestEmitter<'a> {
-    pub fn new(api: &'a Api) -> RequestEmitter<'a> {
+    pub fn new(api: &'a Api, root: Root) -> RequestEmitter<'a> {
         RequestEmitter {
             api,
+            root: root.path(),
+            root_text: root.text(),
             printer: TypePrinter {
                 types: &api.types,
-                models: quote! { crate::models:: },
+                models: {
+                    let root = root.path();
+                    quote! { #root::models:: }
+                },
             },
         }
     }
@@ -84,11 +93,16 @@ impl<'a> RequestEmitter<'a> {
     /// The start of `requests.rs`: the operation methods of `Client`; the builders follow.
     pub fn requests_head(&self, plans: &[Plan]) -> TokenStream {
         let methods = plans.iter().map(|p| self.client_method(p));
+        let root = &self.root;
+        let doc = format!(
+            " The operations: one method of [`Client`]({}::Client) each, returning the request builder",
+            self.root_text
+        );
         quote! {
-            //! The operations: one method of [`Client`](crate::Client) each, returning the request builder
+            #![doc = #doc]
             //! defined here. Set optional parameters on the builder, then `.send().await` it (or `.await` it).
 
-            impl crate::Client {
+            impl #root::Client {
                 #(#methods)*
             }
         }
@@ -105,12 +119,13 @@ impl<'a> RequestEmitter<'a> {
         out
     }
 
-    fn sending<'p>(&self, p: &'p Plan) -> sending::Sending<'p> {
+    fn sending<'p>(&'p self, p: &'p Plan) -> sending::Sending<'p> {
         sending::Sending {
             builder: &p.type_name,
             ok: self.success_type(p),
             err: self.error_type(p),
-            headers: headers_path(p),
+            headers: headers_path(p, &self.root),
+            root: &self.root,
             request: format!("{} {}", p.op.method.as_str(), shown_path(p.op)),
         }
     }
@@ -120,8 +135,9 @@ impl<'a> RequestEmitter<'a> {
             let Success::Enum(variants) = &p.success else { return None };
             let name = ident(&p.type_name);
             let doc = wrapped_doc(&format!(
-                "The success answers of [`Client::{0}`](crate::Client::{0}), one variant per documented status.",
-                p.op.name
+                "The success answers of [`Client::{0}`]({root}::Client::{0}), one variant per documented status.",
+                p.op.name,
+                root = self.root_text,
             ));
             let variants = variants.iter().map(|v| {
                 let vname = ident(&v.name);
@@ -155,8 +171,12 @@ impl<'a> RequestEmitter<'a> {
             .iter()
             .filter(|p| !p.errors.is_empty())
             .map(|p| self.error_enum(p));
+        let doc = format!(
+            " The documented errors of each operation: the `body` of [`Error::Api`]({}::Error::Api),",
+            self.root_text
+        );
         quote! {
-            //! The documented errors of each operation: the `body` of [`Error::Api`](crate::Error::Api),
+            #![doc = #doc]
             //! one variant per documented error status with its decoded body and headers.
 
             #(#enums)*
@@ -166,8 +186,9 @@ impl<'a> RequestEmitter<'a> {
     fn error_enum(&self, p: &Plan) -> TokenStream {
         let name = ident(&p.type_name);
         let mut text = format!(
-            "The documented errors of [`Client::{0}`](crate::Client::{0}), one variant per status (the status itself is [`Error::status`](crate::Error::status)).",
-            p.op.name
+            "The documented errors of [`Client::{0}`]({root}::Client::{0}), one variant per status (the status itself is [`Error::status`]({root}::Error::status)).",
+            p.op.name,
+            root = self.root_text,
         );
         if p.common_error_body.is_some() {
             text.push_str(" Every variant carries the same body, which the enum dereferences to.");
@@ -328,7 +349,10 @@ impl<'a> RequestEmitter<'a> {
             let what = match (&body.media, &body.ty) {
                 (Media::Json | Media::Form, TypeRef::Named(id)) => {
                     let name = &self.api.types[id.0].name;
-                    format!("the request body, a [`{name}`](crate::models::{name})")
+                    format!(
+                        "the request body, a [`{name}`]({}::models::{name})",
+                        self.root_text
+                    )
                 }
                 _ => "the request body".to_owned(),
             };
@@ -365,9 +389,10 @@ impl<'a> RequestEmitter<'a> {
                 .map(|e| format!("`{}`", status_text(e.status)))
                 .collect();
             parts.push(format!(
-                "Documented errors ({}) are [`Error::Api`](crate::Error::Api) holding a [`errors::{1}`](crate::errors::{1}) variant.",
+                "Documented errors ({}) are [`Error::Api`]({root}::Error::Api) holding a [`errors::{1}`]({root}::errors::{1}) variant.",
                 statuses.join(", "),
-                p.type_name
+                p.type_name,
+                root = self.root_text,
             ));
         }
         if op.deprecated {
@@ -378,9 +403,10 @@ impl<'a> RequestEmitter<'a> {
 
     /// The request builder: fields, setters, `send`, `IntoFuture`, and `into_stream` when paged.
     fn builder(&self, p: &Plan) -> TokenStream {
+        let root = &self.root;
         let op = p.op;
         let name = ident(&p.type_name);
-        let mut fields = vec![quote! { client: crate::Client }];
+        let mut fields = vec![quote! { client: #root::Client }];
         for param in &p.required {
             let field = ident(&param.name);
             let ty = self.stored_type(&param.ty);
@@ -417,7 +443,7 @@ impl<'a> RequestEmitter<'a> {
             }
         });
         let (ok_ty, err_ty) = (self.success_type(p), self.error_type(p));
-        let headers_ty = headers_type(p);
+        let headers_ty = headers_type(p, root);
         let send = self.send_fn(p, &ok_ty, &err_ty, &headers_ty, false);
         let stream = p
             .paging
@@ -439,10 +465,11 @@ impl<'a> RequestEmitter<'a> {
             "Set optional parameters, then `.send().await` it (or `.await` it)."
         };
         let doc = wrapped_doc(&format!(
-            "Request builder of [`Client::{0}`](crate::Client::{0}): `{1} {2}`. {then}",
+            "Request builder of [`Client::{0}`]({root}::Client::{0}): `{1} {2}`. {then}",
             op.name,
             op.method.as_str(),
-            shown_path(op)
+            shown_path(op),
+            root = self.root_text,
         ));
         quote! {
             #doc
@@ -466,11 +493,12 @@ impl<'a> RequestEmitter<'a> {
 
     /// The type of a stream's items, in `Events` or `Lines`.
     fn stream_type(&self, shape: &StreamShape, err_ty: &TokenStream) -> TokenStream {
+        let root = &self.root;
         let item = self.printer.rust_type(&shape.item);
         match shape.format {
-            StreamFormat::EventStream => quote! { crate::stream::Events<#item, #err_ty> },
+            StreamFormat::EventStream => quote! { #root::stream::Events<#item, #err_ty> },
             StreamFormat::JsonLines | StreamFormat::JsonSeq => {
-                quote! { crate::stream::Lines<#item, #err_ty> }
+                quote! { #root::stream::Lines<#item, #err_ty> }
             }
         }
     }
@@ -483,9 +511,14 @@ impl<'a> RequestEmitter<'a> {
         err_ty: &TokenStream,
         cloned: bool,
     ) -> TokenStream {
+        let root = &self.root;
         let ty = self.stream_type(&stream.shape, err_ty);
         let media = &stream.shape.media;
-        let wrap = stream_reader(&stream.shape.format, quote! { self.open_stream().await? });
+        let wrap = stream_reader(
+            root,
+            &stream.shape.format,
+            quote! { self.open_stream().await? },
+        );
         let doc = wrapped_doc(&format!(
             "Sends the request asking for `{media}` and answers the stream of its items, each decoded as it arrives{}. Dropping the stream closes the connection.",
             match stream.shape.format {
@@ -503,10 +536,10 @@ impl<'a> RequestEmitter<'a> {
             ));
             quote! {
                 #doc
-                pub async fn send_stream_reconnecting(self) -> Result<#ty, crate::Error<#err_ty>> {
+                pub async fn send_stream_reconnecting(self) -> Result<#ty, #root::Error<#err_ty>> {
                     let again = self.clone();
                     let first = self.open_stream().await?;
-                    Ok(crate::stream::Events::reconnecting(
+                    Ok(#root::stream::Events::reconnecting(
                         first,
                         Box::new(move |last_event_id| {
                             let mut request = again.clone();
@@ -521,7 +554,7 @@ impl<'a> RequestEmitter<'a> {
         });
         quote! {
             #doc
-            pub async fn send_stream(self) -> Result<#ty, crate::Error<#err_ty>> {
+            pub async fn send_stream(self) -> Result<#ty, #root::Error<#err_ty>> {
                 Ok(#wrap)
             }
             #reconnecting
@@ -569,6 +602,7 @@ impl<'a> RequestEmitter<'a> {
         headers_ty: &TokenStream,
         open_stream: bool,
     ) -> TokenStream {
+        let root = &self.root;
         let op = p.op;
         let mut steps: Vec<TokenStream> = Vec::new();
         let method = method_tokens(&op.method);
@@ -602,18 +636,18 @@ impl<'a> RequestEmitter<'a> {
                             let text = self.text(ty, value);
                             quote! { &#text }
                         };
-                        return quote! { crate::codec::query_pair(&mut query, #wire, #text); };
+                        return quote! { #root::codec::query_pair(&mut query, #wire, #text); };
                     }
                     let value = self.style_value(param, ty, value);
                     quote! {
-                        crate::codec::write_query(&mut query, crate::codec::Style::#style, #explode, #reserved, #wire, &#value);
+                        #root::codec::write_query(&mut query, #root::codec::Style::#style, #explode, #reserved, #wire, &#value);
                     }
                 })
             });
             quote! {
                 let mut query = String::new();
                 #(#writes)*
-                let request = self.client.inner.request(#method, &crate::codec::with_query(#path, &query));
+                let request = self.client.inner.request(#method, &#root::codec::with_query(#path, &query));
             }
         };
         steps.push(request);
@@ -652,7 +686,7 @@ impl<'a> RequestEmitter<'a> {
                 let explode = param.explode;
                 self.for_value(param, |value, ty| {
                     let value = self.style_value(param, ty, value);
-                    quote! { cookies.extend(crate::codec::write_cookie(#explode, #wire, &#value)); }
+                    quote! { cookies.extend(#root::codec::write_cookie(#explode, #wire, &#value)); }
                 })
             });
             steps.push(quote! {
@@ -674,9 +708,9 @@ impl<'a> RequestEmitter<'a> {
                         let property = &e.property;
                         let style = format_ident!("{}", e.style.variant());
                         let (explode, reserved) = (e.explode, e.allow_reserved);
-                        quote! { (#property, crate::codec::Style::#style, #explode, #reserved) }
+                        quote! { (#property, #root::codec::Style::#style, #explode, #reserved) }
                     });
-                    quote! { crate::codec::form_body(request, #by_ref, &[#(#encoding),*]) }
+                    quote! { #root::codec::form_body(request, #by_ref, &[#(#encoding),*]) }
                 }
                 Media::Multipart => match self.multipart_struct(&body.ty) {
                     Some(fields) => {
@@ -690,7 +724,7 @@ impl<'a> RequestEmitter<'a> {
                 }
                 // The caller names the content type within the spec's range (`image/png` for `image/*`).
                 Media::Binary(media) if is_media_range(media) => {
-                    quote! { crate::codec::binary_body(request, #value, #media) }
+                    quote! { #root::codec::binary_body(request, #value, #media) }
                 }
                 Media::Binary(media) => {
                     quote! { request.header(::reqwest::header::CONTENT_TYPE, #media).body(#value) }
@@ -735,14 +769,14 @@ impl<'a> RequestEmitter<'a> {
                     Handling::Success(_) => quote! { Ok(response) },
                     Handling::Error(index) => self.error_arm(p, *index),
                     Handling::Unexpected => {
-                        quote! { Err(crate::codec::unexpected(response).await) }
+                        quote! { Err(#root::codec::unexpected(response).await) }
                     }
                 };
                 quote! { #pattern => #action, }
             });
             return quote! {
                 /// Sends the request asking for its stream; answers the response of a success status.
-                async fn open_stream(self) -> Result<::reqwest::Response, crate::Error<#err_ty>> {
+                async fn open_stream(self) -> Result<::reqwest::Response, #root::Error<#err_ty>> {
                     #(#steps)*
                     match response.status().as_u16() { #(#arms)* }
                 }
@@ -760,9 +794,9 @@ impl<'a> RequestEmitter<'a> {
             let fields = p.success_headers.iter().map(|h| {
                 let field = ident(&h.field);
                 let wire = &h.wire;
-                quote! { #field: crate::codec::header(&response, #wire) }
+                quote! { #field: #root::codec::header(&response, #wire) }
             });
-            quote! { crate::headers::#name { #(#fields),* } }
+            quote! { #root::headers::#name { #(#fields),* } }
         };
         // Unit values go straight into the struct (clippy's `let_unit_value`).
         let (documented_let, documented_value) = if p.success_headers.is_empty() {
@@ -785,7 +819,7 @@ impl<'a> RequestEmitter<'a> {
             async fn exchange(
                 self,
                 keep_headers: bool,
-            ) -> Result<crate::codec::ResponseValue<#ok_ty #headers_ty>, crate::Error<#err_ty>> {
+            ) -> Result<#root::codec::ResponseValue<#ok_ty #headers_ty>, #root::Error<#err_ty>> {
                 #(#steps)*
                 let status = response.status();
                 let headers = if keep_headers {
@@ -795,7 +829,7 @@ impl<'a> RequestEmitter<'a> {
                 };
                 #documented_let
                 #body_let
-                Ok(crate::codec::ResponseValue { status, headers, #documented_value, #body_value })
+                Ok(#root::codec::ResponseValue { status, headers, #documented_value, #body_value })
             }
         }
     }
@@ -806,8 +840,9 @@ impl<'a> RequestEmitter<'a> {
         let structs = plans.iter().filter(|p| !p.success_headers.is_empty()).map(|p| {
             let name = ident(&p.type_name);
             let doc = wrapped_doc(&format!(
-                "The headers the successes of [`Client::{0}`](crate::Client::{0}) document, typed.",
-                p.op.name
+                "The headers the successes of [`Client::{0}`]({root}::Client::{0}) document, typed.",
+                p.op.name,
+                root = self.root_text,
             ));
             let fields = p.success_headers.iter().map(|h| {
                 let field = ident(&h.field);
@@ -827,9 +862,13 @@ impl<'a> RequestEmitter<'a> {
                 }
             }
         });
+        let doc = format!(
+            " [`ResponseValue`]({}::codec::ResponseValue) (from a builder's `send_full`).",
+            self.root_text
+        );
         quote! {
             //! The headers each operation's successes document, typed: the `documented` part of
-            //! [`ResponseValue`](crate::codec::ResponseValue) (from a builder's `send_full`).
+            #![doc = #doc]
 
             #(#structs)*
         }
@@ -926,6 +965,7 @@ impl<'a> RequestEmitter<'a> {
         escape: Option<char>,
         lets: &mut Vec<TokenStream>,
     ) -> String {
+        let root = &self.root;
         let param = op
             .parameters
             .iter()
@@ -950,7 +990,7 @@ impl<'a> RequestEmitter<'a> {
             let explode = param.explode;
             let value = self.style_value(param, &param.ty, Val::place(quote! { self.#field }));
             lets.push(quote! {
-                let #local_ident = crate::codec::write_path(crate::codec::Style::#style, #explode, #wire, &#value);
+                let #local_ident = #root::codec::write_path(#root::codec::Style::#style, #explode, #wire, &#value);
             });
             return format!("{{{local}}}");
         }
@@ -963,11 +1003,11 @@ impl<'a> RequestEmitter<'a> {
         let value = match escape {
             Some(c) => {
                 let also = c.to_string();
-                quote! { crate::codec::path_segment_escaping(#text, #also) }
+                quote! { #root::codec::path_segment_escaping(#text, #also) }
             }
             // Digits, uuids, booleans: nothing to encode.
             None if self.url_safe(&param.ty) => quote! { &self.#field },
-            None => quote! { crate::codec::path_segment(#text) },
+            None => quote! { #root::codec::path_segment(#text) },
         };
         lets.push(quote! { let #local_ident = #value; });
         format!("{{{local}}}")
@@ -975,31 +1015,32 @@ impl<'a> RequestEmitter<'a> {
 
     /// A parameter's value as the style codec's `Value` expression.
     fn style_value(&self, param: &Parameter, ty: &TypeRef, value: Val) -> TokenStream {
+        let root = &self.root;
         let v = &value.expr;
         if param.json {
             let by_ref = value.by_ref();
-            return quote! { crate::codec::Value::Primitive(::serde_json::to_string(#by_ref).unwrap_or_default()) };
+            return quote! { #root::codec::Value::Primitive(::serde_json::to_string(#by_ref).unwrap_or_default()) };
         }
         match self.value_kind(ty) {
             // `deepObject` nests objects and arrays in brackets; other styles define no nesting.
             ValueKind::Object if param.style == ParamStyle::DeepObject => {
                 let by_ref = value.by_ref();
-                quote! { crate::codec::Value::deep_object(#by_ref) }
+                quote! { #root::codec::Value::deep_object(#by_ref) }
             }
             ValueKind::Object => {
                 let by_ref = value.by_ref();
-                quote! { crate::codec::Value::object(#by_ref) }
+                quote! { #root::codec::Value::object(#by_ref) }
             }
             ValueKind::Array(inner) if self.is_string(&inner) => {
-                quote! { crate::codec::Value::Array(#v.clone()) }
+                quote! { #root::codec::Value::Array(#v.clone()) }
             }
             ValueKind::Array(inner) => {
                 let item = self.item_text(&inner);
-                quote! { crate::codec::Value::Array(#v.iter().map(#item).collect()) }
+                quote! { #root::codec::Value::Array(#v.iter().map(#item).collect()) }
             }
             ValueKind::Primitive => {
                 let text = self.text(ty, value);
-                quote! { crate::codec::Value::Primitive(#text) }
+                quote! { #root::codec::Value::Primitive(#text) }
             }
         }
     }
@@ -1021,10 +1062,11 @@ impl<'a> RequestEmitter<'a> {
 
     /// A header's text: `simple` style (arrays comma-joined, objects as `k,v` or `k=v` items).
     fn header_text(&self, param: &Parameter, ty: &TypeRef, value: Val) -> TokenStream {
+        let root = &self.root;
         if param.json || matches!(self.value_kind(ty), ValueKind::Object) {
             let explode = param.explode;
             let value = self.style_value(param, ty, value);
-            quote! { crate::codec::write_header(#explode, &#value) }
+            quote! { #root::codec::write_header(#explode, &#value) }
         } else {
             self.text(ty, value)
         }
@@ -1047,19 +1089,20 @@ impl<'a> RequestEmitter<'a> {
 
     /// The text of a value in a path, query, header or cookie, as a `String` expression.
     fn text(&self, ty: &TypeRef, value: Val) -> TokenStream {
+        let root = &self.root;
         let v = &value.expr;
         match ty {
             TypeRef::Primitive(Primitive::String) => quote! { #v.clone() },
             TypeRef::Primitive(Primitive::DateTime) => {
                 quote! { #v.to_rfc3339_opts(::chrono::SecondsFormat::AutoSi, true) }
             }
-            TypeRef::Primitive(Primitive::Bytes) => json_text(&value),
+            TypeRef::Primitive(Primitive::Bytes) => json_text(root, &value),
             TypeRef::Primitive(_) | TypeRef::NumericString { .. } => quote! { #v.to_string() },
             TypeRef::Named(id) => match &self.api.types[id.0].kind {
                 TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => quote! { #v.to_string() },
                 TypeKind::Alias(inner) => self.text(inner, value),
                 TypeKind::Newtype(inner) => self.text(inner, Val::place(quote! { #v.0 })),
-                TypeKind::Struct(_) | TypeKind::Union(_) => json_text(&value),
+                TypeKind::Struct(_) | TypeKind::Union(_) => json_text(root, &value),
             },
             TypeRef::Array(inner) if self.is_string(inner) => quote! { #v.join(",") },
             TypeRef::Array(inner) => {
@@ -1070,7 +1113,7 @@ impl<'a> RequestEmitter<'a> {
                 let item = self.item_text(inner);
                 quote! { #v.as_ref().map(#item).unwrap_or_default() }
             }
-            TypeRef::Map(_) | TypeRef::Any | TypeRef::Null => json_text(&value),
+            TypeRef::Map(_) | TypeRef::Any | TypeRef::Null => json_text(root, &value),
         }
     }
 
@@ -1086,9 +1129,10 @@ impl<'a> RequestEmitter<'a> {
     /// The text of an item (`&T`) as a closure, or as the function itself where a closure would only
     /// forward to it (clippy's `redundant_closure`).
     fn item_text(&self, ty: &TypeRef) -> TokenStream {
+        let root = &self.root;
         let text = self.text(ty, Val::named("item"));
-        if text.to_string() == quote! { crate::codec::json_text(item) }.to_string() {
-            quote! { crate::codec::json_text }
+        if text.to_string() == quote! { #root::codec::json_text(item) }.to_string() {
+            quote! { #root::codec::json_text }
         } else {
             quote! { |item| #text }
         }
@@ -1107,12 +1151,13 @@ impl<'a> RequestEmitter<'a> {
 
     /// One arm of the status `match`; `claimed` are the codes earlier arms match.
     fn arm(&self, p: &Plan, arm: &Arm, claimed: &[u16]) -> TokenStream {
+        let root = &self.root;
         let Some(pattern) = arm_pattern(&arm.statuses, claimed) else {
             return TokenStream::new();
         };
         let action = match &arm.handling {
             Handling::Success(None) => match &p.success {
-                Success::Single(shape) => read_shape(shape),
+                Success::Single(shape) => read_shape(root, shape),
                 Success::Enum(_) => unreachable!("enum success arms carry their variant"),
             },
             Handling::Success(Some(index)) => {
@@ -1123,15 +1168,15 @@ impl<'a> RequestEmitter<'a> {
                 let path = {
                     let enum_name = ident(&p.type_name);
                     let vname = ident(&variant.name);
-                    quote! { crate::responses::#enum_name::#vname }
+                    quote! { #root::responses::#enum_name::#vname }
                 };
                 match &variant.shape {
                     Shape::Empty => quote! {{
-                        crate::codec::empty(response).await?;
+                        #root::codec::empty(response).await?;
                         Ok(#path)
                     }},
                     shape => {
-                        let read = read_shape(shape);
+                        let read = read_shape(root, shape);
                         let value = if variant.boxed {
                             quote! { Box::new(#read?) }
                         } else {
@@ -1142,18 +1187,19 @@ impl<'a> RequestEmitter<'a> {
                 }
             }
             Handling::Error(index) => self.error_arm(p, *index),
-            Handling::Unexpected => quote! { Err(crate::codec::unexpected(response).await) },
+            Handling::Unexpected => quote! { Err(#root::codec::unexpected(response).await) },
         };
         quote! { #pattern => #action, }
     }
 
     /// Reads a documented error: its headers, then its body, into its variant of `Error::Api`.
     fn error_arm(&self, p: &Plan, index: usize) -> TokenStream {
+        let root = &self.root;
         let variant = &p.errors[index];
         let path = {
             let enum_name = ident(&p.type_name);
             let vname = ident(&variant.name);
-            quote! { crate::errors::#enum_name::#vname }
+            quote! { #root::errors::#enum_name::#vname }
         };
         let headers: Vec<TokenStream> = variant
             .headers
@@ -1161,7 +1207,7 @@ impl<'a> RequestEmitter<'a> {
             .map(|h| {
                 let field = ident(&h.field);
                 let wire = &h.wire;
-                quote! { let #field = crate::codec::header(&response, #wire); }
+                quote! { let #field = #root::codec::header(&response, #wire); }
             })
             .collect();
         let fields: Vec<_> = variant.headers.iter().map(|h| ident(&h.field)).collect();
@@ -1172,7 +1218,7 @@ impl<'a> RequestEmitter<'a> {
                 } else {
                     quote! { #path { #(#fields),* } }
                 };
-                quote! { crate::codec::api_empty(response, #value) }
+                quote! { #root::codec::api_empty(response, #value) }
             }
             shape => {
                 let reader = match shape {
@@ -1193,7 +1239,7 @@ impl<'a> RequestEmitter<'a> {
                     (false, false) => quote! { |body| #path { body, #(#fields),* } },
                     (false, true) => quote! { |body| #path { body: #body, #(#fields),* } },
                 };
-                quote! { crate::codec::#reader(response, #variant) }
+                quote! { #root::codec::#reader(response, #variant) }
             }
         };
         if headers.is_empty() {
@@ -1207,6 +1253,7 @@ impl<'a> RequestEmitter<'a> {
     }
 
     fn stream_method(&self, paging: &Paging, err_ty: &TokenStream) -> TokenStream {
+        let root = &self.root;
         let skip = ident(&paging.skip.name);
         let take = ident(&paging.take.name);
         let number = primitive(paging.number);
@@ -1220,12 +1267,12 @@ impl<'a> RequestEmitter<'a> {
         ));
         quote! {
             #doc
-            pub fn into_stream(self) -> crate::Paged<#item, #err_ty> {
+            pub fn into_stream(self) -> #root::Paged<#item, #err_ty> {
                 let take: #number = self.#take.unwrap_or(#default_take);
                 let start: #number = self.#skip.unwrap_or(0);
                 let pages = ::futures_util::stream::try_unfold(Some((self, start)), move |state| async move {
                     let Some((request, skip)) = state else {
-                        return Ok::<_, crate::Error<#err_ty>>(None);
+                        return Ok::<_, #root::Error<#err_ty>>(None);
                     };
                     let mut page_request = request.clone();
                     page_request.#skip = Some(skip);
@@ -1235,40 +1282,43 @@ impl<'a> RequestEmitter<'a> {
                         Ok(length) if length == take && length > 0 => skip.checked_add(length).map(|next| (request, next)),
                         _ => None,
                     };
-                    Ok(Some((::futures_util::stream::iter(page.into_iter().map(Ok::<#item, crate::Error<#err_ty>>)), next)))
+                    Ok(Some((::futures_util::stream::iter(page.into_iter().map(Ok::<#item, #root::Error<#err_ty>>)), next)))
                 });
-                crate::Paged::new(::futures_util::TryStreamExt::try_flatten(pages))
+                #root::Paged::new(::futures_util::TryStreamExt::try_flatten(pages))
             }
         }
     }
 
     fn success_type(&self, p: &Plan) -> TokenStream {
+        let root = &self.root;
         match &p.success {
             Success::Single(Shape::Stream(shape)) => self.stream_type(shape, &self.error_type(p)),
             Success::Single(shape) => self.shape_type(shape),
             Success::Enum(_) => {
                 let name = ident(&p.type_name);
-                quote! { crate::responses::#name }
+                quote! { #root::responses::#name }
             }
         }
     }
 
     fn error_type(&self, p: &Plan) -> TokenStream {
+        let root = &self.root;
         if p.errors.is_empty() {
             quote! { () }
         } else {
             let name = ident(&p.type_name);
-            quote! { crate::errors::#name }
+            quote! { #root::errors::#name }
         }
     }
 
     fn shape_type(&self, shape: &Shape) -> TokenStream {
+        let root = &self.root;
         match shape {
             Shape::Empty => quote! { () },
             Shape::Json(ty) => self.printer.rust_type(ty),
             Shape::Text => quote! { String },
             Shape::Bytes => quote! { Vec<u8> },
-            Shape::TypedBytes => quote! { crate::codec::Binary },
+            Shape::TypedBytes => quote! { #root::codec::Binary },
             Shape::Stream(_) => unreachable!("streams are typed by `stream_type`"),
         }
     }
@@ -1286,10 +1336,11 @@ impl<'a> RequestEmitter<'a> {
     }
 
     fn body_arg_type(&self, media: &Media, ty: &TypeRef) -> (TokenStream, bool) {
+        let root = &self.root;
         match media {
             Media::Json | Media::Form => (self.printer.rust_type(ty), false),
             Media::Text => (quote! { impl Into<String> }, true),
-            Media::Binary(m) if is_media_range(m) => (quote! { crate::codec::Binary }, false),
+            Media::Binary(m) if is_media_range(m) => (quote! { #root::codec::Binary }, false),
             Media::Binary(_) => (quote! { impl Into<Vec<u8>> }, true),
             Media::Multipart if self.multipart_struct(ty).is_some() => {
                 (self.printer.rust_type(ty), false)
@@ -1299,10 +1350,11 @@ impl<'a> RequestEmitter<'a> {
     }
 
     fn body_stored_type(&self, media: &Media, ty: &TypeRef) -> TokenStream {
+        let root = &self.root;
         match media {
             Media::Json | Media::Form => self.printer.rust_type(ty),
             Media::Text => quote! { String },
-            Media::Binary(m) if is_media_range(m) => quote! { crate::codec::Binary },
+            Media::Binary(m) if is_media_range(m) => quote! { #root::codec::Binary },
             Media::Binary(_) => quote! { Vec<u8> },
             Media::Multipart if self.multipart_struct(ty).is_some() => self.printer.rust_type(ty),
             Media::Multipart => quote! { ::reqwest::multipart::Form },
@@ -1319,6 +1371,7 @@ impl<'a> RequestEmitter<'a> {
     /// files as file parts (name and content type), primitives as text parts, arrays as one part
     /// per item, anything else as a JSON part.
     fn multipart_form(&self, fields: &[crate::ir::Field], body: TokenStream) -> TokenStream {
+        let root = &self.root;
         let parts = fields.iter().map(|f| {
             let (optional, inner) = crate::emit::models::field_holding(f, &self.api.types);
             let field = ident(&f.name);
@@ -1346,14 +1399,14 @@ impl<'a> RequestEmitter<'a> {
                 let v = value.by_ref();
                 match self.multipart_kind(ty) {
                     MultipartKind::File => {
-                        quote! { form = form.part(#wire, crate::multipart::file_part(#wire, #v)); }
+                        quote! { form = form.part(#wire, #root::multipart::file_part(#wire, #v)); }
                     }
                     MultipartKind::Text => {
                         let text = self.text(ty, value);
                         quote! { form = form.text(#wire, #text); }
                     }
                     MultipartKind::Json => {
-                        quote! { form = form.part(#wire, crate::multipart::json_part(#v)); }
+                        quote! { form = form.part(#wire, #root::multipart::json_part(#v)); }
                     }
                 }
             };
@@ -1415,20 +1468,20 @@ enum ValueKind {
     Object,
 }
 
-fn json_text(value: &Val) -> TokenStream {
+fn json_text(root: &TokenStream, value: &Val) -> TokenStream {
     let value = value.by_ref();
-    quote! { crate::codec::json_text(#value) }
+    quote! { #root::codec::json_text(#value) }
 }
 
-fn read_shape(shape: &Shape) -> TokenStream {
+fn read_shape(root: &TokenStream, shape: &Shape) -> TokenStream {
     match shape {
-        Shape::Empty => quote! { crate::codec::empty(response).await },
-        Shape::Json(_) => quote! { crate::codec::json(response).await },
-        Shape::Text => quote! { crate::codec::text(response).await },
-        Shape::Bytes => quote! { crate::codec::bytes(response).await },
-        Shape::TypedBytes => quote! { crate::codec::binary(response).await },
+        Shape::Empty => quote! { #root::codec::empty(response).await },
+        Shape::Json(_) => quote! { #root::codec::json(response).await },
+        Shape::Text => quote! { #root::codec::text(response).await },
+        Shape::Bytes => quote! { #root::codec::bytes(response).await },
+        Shape::TypedBytes => quote! { #root::codec::binary(response).await },
         Shape::Stream(shape) => {
-            let read = stream_reader(&shape.format, quote! { response });
+            let read = stream_reader(root, &shape.format, quote! { response });
             quote! { Ok(#read) }
         }
     }
@@ -1447,14 +1500,14 @@ fn claimed_codes(earlier: &[Arm]) -> Vec<u16> {
 }
 
 /// A stream's reader over the response `response` evaluates to.
-fn stream_reader(format: &StreamFormat, response: TokenStream) -> TokenStream {
+fn stream_reader(root: &TokenStream, format: &StreamFormat, response: TokenStream) -> TokenStream {
     match format {
-        StreamFormat::EventStream => quote! { crate::stream::Events::new(#response) },
+        StreamFormat::EventStream => quote! { #root::stream::Events::new(#response) },
         StreamFormat::JsonLines => {
-            quote! { crate::stream::Lines::new(#response, crate::stream::Delimiter::Line) }
+            quote! { #root::stream::Lines::new(#response, #root::stream::Delimiter::Line) }
         }
         StreamFormat::JsonSeq => {
-            quote! { crate::stream::Lines::new(#response, crate::stream::Delimiter::RecordSeparator) }
+            quote! { #root::stream::Lines::new(#response, #root::stream::Delimiter::RecordSeparator) }
         }
     }
 }
@@ -1646,17 +1699,17 @@ fn shown_path(op: &crate::ir::Operation) -> &str {
     }
 }
 
-/// `, crate::headers::{Op}` when the operation documents success headers (the `H` of its
+/// `, {root}::headers::{Op}` when the operation documents success headers (the `H` of its
 /// `ResponseValue` and futures), else nothing (`H` defaults to `()`).
-fn headers_type(p: &Plan) -> TokenStream {
-    match headers_path(p) {
+fn headers_type(p: &Plan, root: &TokenStream) -> TokenStream {
+    match headers_path(p, root) {
         Some(path) => quote! { , #path },
         None => TokenStream::new(),
     }
 }
 
 /// The typed success headers of an operation that documents some.
-fn headers_path(p: &Plan) -> Option<TokenStream> {
+fn headers_path(p: &Plan, root: &TokenStream) -> Option<TokenStream> {
     let name = ident(&p.type_name);
-    (!p.success_headers.is_empty()).then(|| quote! { crate::headers::#name })
+    (!p.success_headers.is_empty()).then(|| quote! { #root::headers::#name })
 }

@@ -11,7 +11,9 @@ pub fn api_rs(plan: &Plan) -> TokenStream {
     let name = &plan.trait_name;
     let trait_doc = format!(
         " The operations of {} (version {}). Implement this trait, then serve it with [`router`]({}::router).",
-        plan.api.title, plan.api.version, plan.root
+        plan.api.title,
+        plan.api.version,
+        plan.root.text()
     );
     let principal = plan.uses_bearer.then(|| {
         quote! {
@@ -41,7 +43,7 @@ pub fn api_rs(plan: &Plan) -> TokenStream {
         let error = plan.error_type();
         let map = format!(
             " route. Map [`RejectionKind`]({}::RejectionKind) to the spec's error codes; the response",
-            plan.root
+            plan.root.text()
         );
         quote! {
             /// The error body of a request the router refused before any operation ran: a malformed
@@ -170,7 +172,7 @@ fn own_rejection(plan: &Plan, op: &OpPlan) -> Option<TokenStream> {
          this method returns, not with the API's error body. Answer with `rejection.status` where\n\
          the operation documents it; for a status it does not document, answer\n\
          {fallback}.{challenge}",
-        root = plan.root,
+        root = plan.root.text(),
     );
     let doc = doc_attrs(Some(&doc));
     let fn_name = &own.fn_name;

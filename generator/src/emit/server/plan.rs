@@ -4,7 +4,7 @@
 
 use crate::emit::rust::{number_literal, opt_usize, primitive, range_args};
 use crate::emit::status::known_status;
-use crate::emit::{Patterns, TypePrinter, ident};
+use crate::emit::{Patterns, Root, TypePrinter, ident};
 use crate::ir::{
     Api, Constraints, Media, Method, Operation, ParamLocation, ParamStyle, Parameter, PathSegment,
     Primitive, RequestBody, Response, SecurityKind, Status, StreamFormat, TypeId, TypeKind,
@@ -37,7 +37,7 @@ pub struct Plan<'a> {
     pub skipped: Vec<String>,
     /// The path of the crate's root in generated code: `crate`, or `crate::webhooks` for the
     /// receiver nested in a client, so that its files are printed once with their final paths.
-    pub root: String,
+    pub root: Root,
 }
 
 /// An axum path and, per method, the operations it dispatches to (indexes into [`Plan::ops`]).
@@ -161,16 +161,12 @@ pub struct HeaderPlan {
 impl<'a> Plan<'a> {
     /// `use {root}::{name};` (see [`Plan::root`]).
     pub fn use_item(&self, name: TokenStream) -> TokenStream {
-        let mut path = quote! { crate };
-        for module in self.root.split("::").skip(1) {
-            let module = ident(module);
-            path.extend(quote! { ::#module });
-        }
-        quote! { use #path::#name; }
+        let root = self.root.path();
+        quote! { use #root::#name; }
     }
 
-    /// `module`: the module of the host crate the server is nested in (see [`Plan::root`]).
-    pub fn new(api: &'a Api, patterns: &'a Patterns, module: Option<&str>) -> Plan<'a> {
+    /// `root`: where the server's code lives (see [`Plan::root`]).
+    pub fn new(api: &'a Api, patterns: &'a Patterns, root: Root) -> Plan<'a> {
         let printer = TypePrinter {
             types: &api.types,
             models: quote! { models:: },
@@ -193,10 +189,7 @@ impl<'a> Plan<'a> {
             ops: Vec::new(),
             routes: Vec::new(),
             skipped: Vec::new(),
-            root: match module {
-                Some(module) => format!("crate::{module}"),
-                None => "crate".to_owned(),
-            },
+            root,
         };
         plan.bearer_schemes = plan.used_bearer_schemes();
         let mut route_names: HashMap<String, String> = HashMap::new();
@@ -1987,7 +1980,7 @@ components:
 "##;
         let (api, mut diags) = crate::load_api(spec).unwrap();
         let patterns = Patterns::collect(&api, &mut diags);
-        let plan = Plan::new(&api, &patterns, None);
+        let plan = Plan::new(&api, &patterns, Root::Crate);
         let own: Vec<_> = plan
             .ops
             .iter()

@@ -31,7 +31,7 @@ fn request_struct(op: &OpPlan, plan: &Plan) -> TokenStream {
     let name = &op.request_name;
     let doc = format!(
         " The parameters and body of [`{fn_name}`]({root}::{trait_name}::{fn_name}): `{method} {path}`.",
-        root = plan.root,
+        root = plan.root.text(),
         fn_name = op.fn_name,
         trait_name = plan.trait_name,
         method = op.op.method.as_str(),
@@ -81,7 +81,7 @@ fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
     let name = &op.response_name;
     let doc = format!(
         " The responses of [`{fn_name}`]({root}::{trait_name}::{fn_name}).",
-        root = plan.root,
+        root = plan.root.text(),
         fn_name = op.fn_name,
         trait_name = plan.trait_name,
     );
