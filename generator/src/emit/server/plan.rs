@@ -111,49 +111,51 @@ pub struct FieldPlan {
     pub source: Source,
 }
 
+/// One variant of an operation's response enum: plain data, rendered by `types::responses_rs`.
 pub struct ResponsePlan {
     /// A rough size of the variant in bytes (see [`Plan::size_of`]).
     pub size: usize,
     /// The part of `size` that is the body.
     pub body_size: usize,
-    pub variant: Ident,
+    pub variant: String,
     pub status: StatusPlan,
     pub doc: String,
-    pub body: Option<BodyPlan>,
+    pub body: Option<Body>,
     pub headers: Vec<HeaderPlan>,
 }
 
+#[derive(Clone, Copy)]
 pub enum StatusPlan {
-    /// A documented code: the expression of its `StatusCode`.
-    Fixed(TokenStream),
+    /// A documented code.
+    Fixed(u16),
     /// `default` or a range: the implementer picks the status.
     Chosen,
 }
 
-pub struct BodyPlan {
-    pub ty: TokenStream,
-    pub writer: Writer,
-}
-
-pub enum Writer {
-    Json,
-    /// A text body: `text/plain`, or the documented text media type.
+/// A response body: its Rust type and how it is written.
+pub enum Body {
+    /// JSON of this type.
+    Json(TypeRef),
+    /// A `String` as text: `text/plain`, or the documented text media type.
     Text(Option<String>),
+    /// `Bytes` of this media type.
     Bytes(String),
-    /// A `text/event-stream` of JSON data.
-    Events,
-    /// Line-delimited JSON of this media type; `true` for RFC 7464 record separators.
-    Lines(String, bool),
+    /// A `text/event-stream` of JSON data of this type.
+    Events(TypeRef),
+    /// Line-delimited JSON items of this type and media type; `true` for RFC 7464 record
+    /// separators.
+    Lines(TypeRef, String, bool),
 }
 
 #[derive(Clone)]
 pub struct HeaderPlan {
-    pub field: Ident,
+    pub field: String,
     /// As the spec spells it.
     pub name: String,
     /// Lowercase, checked to be a valid header name.
     pub wire: String,
-    pub ty: TokenStream,
+    /// A number, boolean or uuid keeps its type; `None`: anything else is sent as a `String`.
+    pub ty: Option<Primitive>,
     pub required: bool,
     pub doc: Option<String>,
 }
@@ -1374,33 +1376,22 @@ impl<'a> Plan<'a> {
                 // The stream is its own variant beside the other body (`OkStream`), or the
                 // response's only one.
                 let variant = if plan.body.is_some() {
-                    format_ident!("{}Stream", plan.variant)
+                    format!("{}Stream", plan.variant)
                 } else {
                     plan.variant.clone()
                 };
-                let item = self.printer.rust_type(&stream.item);
-                let (ty, writer) = match stream.format {
-                    StreamFormat::EventStream => {
-                        (quote! { stream::EventStream<#item> }, Writer::Events)
-                    }
-                    StreamFormat::JsonLines => (
-                        quote! { stream::ItemStream<#item> },
-                        Writer::Lines(stream.media.clone(), false),
-                    ),
-                    StreamFormat::JsonSeq => (
-                        quote! { stream::ItemStream<#item> },
-                        Writer::Lines(stream.media.clone(), true),
-                    ),
+                let item = stream.item.clone();
+                let body = match stream.format {
+                    StreamFormat::EventStream => Body::Events(item),
+                    StreamFormat::JsonLines => Body::Lines(item, stream.media.clone(), false),
+                    StreamFormat::JsonSeq => Body::Lines(item, stream.media.clone(), true),
                 };
                 ResponsePlan {
                     size: 16 + plan.size - plan.body.as_ref().map_or(0, |_| plan.body_size),
                     variant,
-                    status: match &plan.status {
-                        StatusPlan::Fixed(status) => StatusPlan::Fixed(status.clone()),
-                        StatusPlan::Chosen => StatusPlan::Chosen,
-                    },
+                    status: plan.status,
                     doc: format!("{} Streamed as `{}`.", plan.doc, stream.media),
-                    body: Some(BodyPlan { ty, writer }),
+                    body: Some(body),
                     headers: plan.headers.clone(),
                     body_size: 16,
                 }
@@ -1417,14 +1408,11 @@ impl<'a> Plan<'a> {
     fn response(&self, r: &Response, notes: &mut Vec<String>) -> ResponsePlan {
         let (variant, status, label) = match r.status {
             Status::Code(code) => {
-                let (variant, status) = match known_status(code) {
-                    Some((variant, constant)) => {
-                        let constant = format_ident!("{}", constant);
-                        (variant.to_owned(), quote! { StatusCode::#constant })
-                    }
-                    None => (format!("Status{code}"), quote! { respond::status(#code) }),
+                let variant = match known_status(code) {
+                    Some((variant, _)) => variant.to_owned(),
+                    None => format!("Status{code}"),
                 };
-                (variant, StatusPlan::Fixed(status), code.to_string())
+                (variant, StatusPlan::Fixed(code), code.to_string())
             }
             Status::Range(digit) => (
                 format!("Status{digit}xx"),
@@ -1438,19 +1426,13 @@ impl<'a> Plan<'a> {
             ),
         };
         let body = r.body.as_ref().map(|b| match (&b.media, &b.ty) {
-            (Media::Json, ty) => BodyPlan {
-                ty: self.printer.rust_type(ty),
-                writer: Writer::Json,
-            },
-            (Media::Text, TypeRef::Primitive(Primitive::String)) => BodyPlan {
-                ty: quote! { String },
-                writer: Writer::Text(
-                    b.text_type
-                        .clone()
-                        .filter(|t| is_header_value(t))
-                        .map(|t| format!("{t}; charset=utf-8")),
-                ),
-            },
+            (Media::Json, ty) => Body::Json(ty.clone()),
+            (Media::Text, TypeRef::Primitive(Primitive::String)) => Body::Text(
+                b.text_type
+                    .clone()
+                    .filter(|t| is_header_value(t))
+                    .map(|t| format!("{t}; charset=utf-8")),
+            ),
             (media, _) => {
                 let content_type = match media {
                     Media::Binary(m) if is_header_value(m) && !m.contains('*') => m.clone(),
@@ -1462,10 +1444,7 @@ impl<'a> Plan<'a> {
                     Media::Multipart => "multipart/form-data".to_owned(),
                     _ => "application/octet-stream".to_owned(),
                 };
-                BodyPlan {
-                    ty: quote! { Bytes },
-                    writer: Writer::Bytes(content_type),
-                }
+                Body::Bytes(content_type)
             }
         });
         let mut taken: HashSet<String> = ["body", "status", "response", "value"]
@@ -1493,12 +1472,12 @@ impl<'a> Plan<'a> {
                         || p.is_float()
                         || matches!(p, Primitive::Bool | Primitive::Uuid) =>
                 {
-                    primitive(*p)
+                    Some(*p)
                 }
-                _ => quote! { String },
+                _ => None,
             };
             headers.push(HeaderPlan {
-                field: ident(&field),
+                field,
                 name: h.wire_name.clone(),
                 wire,
                 ty,
@@ -1513,10 +1492,10 @@ impl<'a> Plan<'a> {
         {
             let field = unique_field("content_type", &mut taken);
             headers.push(HeaderPlan {
-                field: ident(&field),
+                field,
                 name: "Content-Type".to_owned(),
                 wire: "content-type".to_owned(),
-                ty: quote! { String },
+                ty: None,
                 required: true,
                 doc: Some(format!("The media type of the body, within `{range}`.")),
             });
@@ -1538,7 +1517,7 @@ impl<'a> Plan<'a> {
         ResponsePlan {
             size,
             body_size,
-            variant: ident(&variant),
+            variant,
             status,
             doc,
             body,
