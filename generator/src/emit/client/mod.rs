@@ -95,40 +95,39 @@ pub fn emit_at(
     let credentials = plan::client_credentials_scheme(api);
     let device_flow = plan::device_flow_scheme(api);
 
-    // Token streams cannot cross threads: each job makes its own emitter and returns text.
+    // Token streams cannot cross threads: each job makes its own emitter and returns the text of
+    // its part of a file.
     let emitter = || requests::RequestEmitter::new(api, root);
+    let part = |path: &'static str, tokens: TokenStream| (path, print(tokens, path));
     let plans = &plans;
-    let ranges = parallel::chunks(plans.len());
-    let mut jobs: Vec<Job<Result<String, String>>> = vec![Box::new(move || {
-        print(emitter().requests_head(plans), "src/requests.rs")
+    let mut jobs: Vec<Job<(&str, Result<String, String>)>> = vec![Box::new(move || {
+        part("src/requests.rs", emitter().requests_head(plans))
     })];
-    for range in ranges {
+    for range in parallel::chunks(plans.len()) {
         jobs.push(Box::new(move || {
-            print(emitter().builders(&plans[range]), "src/requests.rs")
+            part("src/requests.rs", emitter().builders(&plans[range]))
         }));
     }
     if has_responses {
         jobs.push(Box::new(move || {
-            print(emitter().responses_rs(plans), "src/responses.rs")
+            part("src/responses.rs", emitter().responses_rs(plans))
         }));
     }
     if has_errors {
         jobs.push(Box::new(move || {
-            print(emitter().errors_rs(plans), "src/errors.rs")
+            part("src/errors.rs", emitter().errors_rs(plans))
         }));
     }
     if has_headers {
         jobs.push(Box::new(move || {
-            print(emitter().headers_rs(plans), "src/headers.rs")
+            part("src/headers.rs", emitter().headers_rs(plans))
         }));
     }
-    let mut printed: Vec<String> = parallel::run(plans.len(), jobs)
-        .into_iter()
-        .collect::<Result<_, _>>()?;
-    let headers = has_headers.then(|| printed.pop().expect("the headers job ran"));
-    let errors = has_errors.then(|| printed.pop().expect("the errors job ran"));
-    let responses = has_responses.then(|| printed.pop().expect("the responses job ran"));
-
+    // A file's parts come back in job order.
+    let mut parts: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
+    for (path, printed) in parallel::run(plans.len(), jobs) {
+        parts.entry(path).or_default().push(printed?);
+    }
     let mut files = vec![
         cargo_toml(api, opts, plans),
         crate_root(
@@ -142,17 +141,12 @@ pub fn emit_at(
             ),
             opts,
         )?,
-        assembled(opts, "src/requests.rs", &printed),
     ];
-    if let Some(responses) = responses {
-        files.push(assembled(opts, "src/responses.rs", &[responses]));
-    }
-    if let Some(errors) = errors {
-        files.push(assembled(opts, "src/errors.rs", &[errors]));
-    }
-    if let Some(headers) = headers {
-        files.push(assembled(opts, "src/headers.rs", &[headers]));
-    }
+    files.extend(
+        parts
+            .iter()
+            .map(|(path, parts)| assembled(opts, path, parts)),
+    );
     if let Some((scheme, token_url)) = credentials {
         files.push(rust_file(
             credentials_rs(scheme, token_url, root),
