@@ -10,7 +10,7 @@ use crate::emit::rust::primitive;
 use crate::emit::{Root, TypePrinter, doc_attrs, ident};
 use crate::ir::{
     Api, Media, Method, ParamLocation, ParamStyle, Parameter, PathSegment, Primitive, SegmentPart,
-    Status, StreamFormat, TypeKind, TypeRef,
+    Status, StreamFormat, TypeKind, TypeRef, encode_literal,
 };
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -1669,20 +1669,6 @@ fn int_literal(number: Primitive, value: i64) -> TokenStream {
     };
     let lit = lit.unwrap_or_else(|| Literal::u8_unsuffixed(50));
     quote! { #lit }
-}
-
-/// A literal path segment, percent-encoded like a parameter would be (but keeping sub-delimiters
-/// such as `:` and `@` that paths carry as they are).
-pub(crate) fn encode_literal(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@%".contains(&byte) {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
 }
 
 /// Braces are `format!` syntax.

@@ -74,7 +74,7 @@ pub fn encoded_literals(segment: &PathSegment) -> Vec<String> {
     segment
         .literals()
         .into_iter()
-        .map(crate::emit::client::requests::encode_literal)
+        .map(crate::ir::encode_literal)
         .collect()
 }
 
