@@ -244,7 +244,7 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
         " Server of {} (version {}), generated from its OpenAPI document.",
         api.title, api.version
     );
-    let trait_name = &plan.trait_name;
+    let trait_name = super::ident(&plan.trait_name);
     let models = opts.crate_ident("models");
     // How code outside the crate names it: the server crate, or the module of the client crate
     // the receiver of webhooks is nested in.

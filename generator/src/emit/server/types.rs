@@ -30,12 +30,12 @@ pub fn requests_rs(plan: &Plan) -> TokenStream {
 }
 
 fn request_struct(op: &OpPlan, plan: &Plan) -> TokenStream {
-    let name = &op.request_name;
+    let name = ident(&op.request_name);
     let doc = format!(
         " The parameters and body of [`{fn_name}`]({root}::{trait_name}::{fn_name}): `{method} {path}`.",
         root = plan.root.text(),
-        fn_name = op.fn_name,
-        trait_name = plan.trait_name,
+        fn_name = ident(&op.fn_name),
+        trait_name = ident(&plan.trait_name),
         method = op.op.method.as_str(),
         path = op.op.path,
     );
@@ -80,12 +80,12 @@ pub fn responses_rs(plan: &Plan) -> TokenStream {
 }
 
 fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
-    let name = &op.response_name;
+    let name = ident(&op.response_name);
     let doc = format!(
         " The responses of [`{fn_name}`]({root}::{trait_name}::{fn_name}).",
         root = plan.root.text(),
-        fn_name = op.fn_name,
-        trait_name = plan.trait_name,
+        fn_name = ident(&op.fn_name),
+        trait_name = ident(&plan.trait_name),
     );
     let variants = op.responses.iter().map(|r| variant(plan, r));
     let arms = op.responses.iter().map(arm);

@@ -6,7 +6,7 @@ use super::*;
 /// A bearer scheme and the trait method that checks its tokens.
 pub struct BearerScheme {
     pub name: String,
-    pub method: Ident,
+    pub method: String,
 }
 
 pub(super) fn api_key_field(
@@ -85,7 +85,7 @@ impl<'a> Plan<'a> {
                 };
                 BearerScheme {
                     name: name.clone(),
-                    method: ident(&method),
+                    method,
                 }
             })
             .collect()

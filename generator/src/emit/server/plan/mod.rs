@@ -33,7 +33,7 @@ pub struct Plan<'a> {
     pub api: &'a Api,
     pub patterns: &'a Patterns,
     pub printer: TypePrinter<'a>,
-    pub trait_name: Ident,
+    pub trait_name: String,
     /// The schema most 4xx responses use: what the router answers its own rejections with.
     pub error_body: Option<TypeId>,
     /// Some operation takes a bearer token: the trait has `Principal` and `authenticate`.
@@ -64,13 +64,13 @@ pub enum Need {
 
 pub struct OpPlan<'a> {
     pub op: &'a Operation,
-    pub fn_name: Ident,
-    pub request_name: Ident,
-    pub response_name: Ident,
+    pub fn_name: String,
+    pub request_name: String,
+    pub response_name: String,
     pub bearer: Need,
     /// The methods (of [`Plan::bearer_schemes`]) that may accept this operation's bearer token, in
     /// the order of its security alternatives; the router tries them in turn.
-    pub bearer_methods: Vec<Ident>,
+    pub bearer_methods: Vec<String>,
     pub basic: Need,
     /// Bearer and Basic are both optional but one of them must be there.
     pub require_some_credentials: bool,
@@ -85,7 +85,7 @@ pub struct OpPlan<'a> {
 
 /// An operation's own answer to the router's rejections (`fn {op}_rejection`).
 pub struct OwnRejection {
-    pub fn_name: Ident,
+    pub fn_name: String,
     /// The statuses whose documented body is not the API's error body, for the method's doc.
     pub statuses: Vec<u16>,
 }
@@ -135,7 +135,7 @@ impl<'a> Plan<'a> {
             api,
             patterns,
             printer,
-            trait_name: format_ident!("{}", trait_name),
+            trait_name,
             error_body: error_body(api),
             uses_bearer: false,
             bearer_schemes: Vec::new(),
@@ -201,16 +201,22 @@ impl<'a> Plan<'a> {
         }
         // `{op}_rejection` must not take the name of an operation (or of another such method):
         // every operation name is known before any is given.
-        let mut fn_names: HashSet<String> =
-            plan.ops.iter().map(|o| o.fn_name.to_string()).collect();
+        let mut fn_names: HashSet<String> = plan
+            .ops
+            .iter()
+            .map(|o| ident(&o.fn_name).to_string())
+            .collect();
         for i in 0..plan.ops.len() {
             let statuses = plan.own_rejection_statuses(&plan.ops[i]);
             if statuses.is_empty() {
                 continue;
             }
-            let name = unique_field(&format!("{}_rejection", plan.ops[i].fn_name), &mut fn_names);
+            let name = unique_field(
+                &format!("{}_rejection", ident(&plan.ops[i].fn_name)),
+                &mut fn_names,
+            );
             plan.ops[i].rejection = Some(OwnRejection {
-                fn_name: ident(&name),
+                fn_name: name,
                 statuses,
             });
         }
@@ -276,7 +282,7 @@ impl<'a> Plan<'a> {
             op.name.clone()
         };
         let (bearer, basic, require_some_credentials) = self.credentials(op);
-        let mut bearer_methods: Vec<Ident> = Vec::new();
+        let mut bearer_methods: Vec<String> = Vec::new();
         for scheme in op.security.iter().flat_map(|r| &r.schemes) {
             if let Some(s) = self.bearer_schemes.iter().find(|s| &s.name == scheme)
                 && !bearer_methods.contains(&s.method)
@@ -323,9 +329,9 @@ impl<'a> Plan<'a> {
         let responses = self.responses(op, &mut notes);
         OpPlan {
             op,
-            fn_name: ident(&fn_name),
-            request_name: format_ident!("{}Request", camel),
-            response_name: format_ident!("{}Response", camel),
+            fn_name,
+            request_name: format!("{camel}Request"),
+            response_name: format!("{camel}Response"),
             bearer,
             bearer_methods,
             basic,
