@@ -419,7 +419,7 @@ fn reader(plan: &Plan, op: &OpPlan, read: &proc_macro2::Ident) -> TokenStream {
         steps.push(quote! { let cookies = params::Cookies::parse(&parts.headers); });
     }
     let fields = op.fields.iter().map(|f| {
-        let name = &f.name;
+        let name = ident(&f.name);
         let read = &f.read;
         quote! { #name: #read, }
     });

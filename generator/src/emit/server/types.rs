@@ -41,7 +41,7 @@ fn request_struct(op: &OpPlan, plan: &Plan) -> TokenStream {
     );
     let fields = op.fields.iter().map(|f| {
         let doc = doc_attrs(Some(&f.doc));
-        let name = &f.name;
+        let name = ident(&f.name);
         let ty = &f.ty;
         quote! { #doc pub #name: #ty, }
     });

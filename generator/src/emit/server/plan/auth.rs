@@ -36,7 +36,7 @@ pub(super) fn api_key_field(
         "The API key of the `{scheme}` scheme (the `{key}` {place}), if sent. The router does not check it."
     );
     FieldPlan {
-        name: ident(name),
+        name: name.to_owned(),
         doc,
         ty: quote! { Option<String> },
         read,

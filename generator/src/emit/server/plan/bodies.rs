@@ -91,7 +91,7 @@ impl<'a> Plan<'a> {
             );
         }
         FieldPlan {
-            name: ident(name),
+            name: name.to_owned(),
             doc,
             ty,
             read,
@@ -182,7 +182,7 @@ impl<'a> Plan<'a> {
             "Media type: `multipart/form-data`, one part per property (files with their name and content type).",
         );
         FieldPlan {
-            name: ident(name),
+            name: name.to_owned(),
             doc,
             ty,
             read,

@@ -12,7 +12,7 @@ use crate::ir::{
     Primitive, RequestBody, Response, SecurityKind, Status, StreamFormat, TypeId, TypeKind,
     TypeRef,
 };
-use proc_macro2::{Ident, Literal, TokenStream};
+use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -101,8 +101,10 @@ pub enum Source {
     Body,
 }
 
+/// A field of an operation's request struct. Its type and reader are still tokens: they are built
+/// together with the parse and checks of each parameter style (see [`parameters`]).
 pub struct FieldPlan {
-    pub name: Ident,
+    pub name: String,
     pub doc: String,
     pub ty: TokenStream,
     /// An expression giving the value, with `?` for failures (uses `path`, `query`, `headers`,
@@ -316,7 +318,7 @@ impl<'a> Plan<'a> {
                 ),
             };
             fields.push(FieldPlan {
-                name: ident(&name),
+                name,
                 doc: doc.to_owned(),
                 ty,
                 read: quote! { credentials },

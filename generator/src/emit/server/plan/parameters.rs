@@ -110,7 +110,7 @@ impl<'a> Plan<'a> {
             ParamLocation::Header => Source::Header,
             ParamLocation::Cookie => Source::Cookie,
         };
-        let name = ident(&p.name);
+        let name = p.name.clone();
         if let Some(styled) = self.styled_read(op, p, &shape, &path_at, &mut doc, notes) {
             let (ty, read) = styled;
             return Some(FieldPlan {
