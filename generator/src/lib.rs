@@ -59,7 +59,8 @@
 //! ```
 //!
 //! The pipeline, one module each: [`load`] (YAML/JSON text) -> [`lower`] (3.1 schema forms to 3.0
-//! shapes) -> `openapiv3` -> [`build`] (the [`ir`]) -> [`naming`] -> [`emit`] -> [`output`]. The
+//! shapes) -> `openapiv3` -> [`build`] (the [`ir`]) -> [`naming`] -> [`emit`] (plan, render with
+//! `quote!`, print with prettyplease; [`emit::crates`] assembles the crates) -> [`output`]. The
 //! stage modules are public for tools and benchmarks; what the semver policy in the README covers
 //! is the functions and types of this page, [`emit::Options`], [`ModuleOptions`] and
 //! [`diagnostics`].

@@ -1,7 +1,8 @@
-//! Emitting Rust crates from the IR. Emitters read only `ir` types and render with `quote`; the
-//! tokens are printed in one place, [`print()`] (parsed with `syn`, printed with `prettyplease`),
-//! and a file is its printed parts after the header, with a blank line between items
-//! ([`assembled`]). No code is laid out by hand.
+//! Emitting Rust crates from the IR. Emitters read only `ir` types, decide what a crate holds in a
+//! plan (`server/plan/`, `client/plan.rs`) and render with `quote`; the tokens are printed in one
+//! place, [`print()`] (parsed with `syn`, printed with `prettyplease`), and a file is its printed
+//! parts after the header, with a blank line between items ([`assembled`]). No code is laid out by
+//! hand. [`crates`] assembles the crates, handing each emitter the [`Root`] its code lives at.
 //!
 //! Formatting is prettyplease's alone, never `rustfmt`'s: the bytes then depend only on the locked
 //! prettyplease version, not on whichever toolchain is installed (so the drift check compares like
