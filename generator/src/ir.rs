@@ -840,6 +840,21 @@ impl Operation {
     }
 }
 
+/// A literal path text as the client sends it and the server's router matches it: percent-encoded
+/// like a parameter would be, but keeping sub-delimiters such as `:` and `@` that paths carry as
+/// they are.
+pub fn encode_literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@%".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
 impl PathSegment {
     /// The parameter names the segment holds, in order.
     pub fn params(&self) -> Vec<&str> {

@@ -59,7 +59,8 @@
 //! ```
 //!
 //! The pipeline, one module each: [`load`] (YAML/JSON text) -> [`lower`] (3.1 schema forms to 3.0
-//! shapes) -> `openapiv3` -> [`build`] (the [`ir`]) -> [`naming`] -> [`emit`] -> [`output`]. The
+//! shapes) -> `openapiv3` -> [`build`] (the [`ir`]) -> [`naming`] -> [`emit`] (plan, render with
+//! `quote!`, print with prettyplease; [`emit::crates`] assembles the crates) -> [`output`]. The
 //! stage modules are public for tools and benchmarks; what the semver policy in the README covers
 //! is the functions and types of this page, [`emit::Options`], [`ModuleOptions`] and
 //! [`diagnostics`].
@@ -210,11 +211,7 @@ pub fn generate_api(
     }
     guard(move || {
         let patterns = emit::Patterns::collect(&api, &mut diags);
-        let emit_part = |part: Part| match part {
-            Part::Models => emit::models::emit(&api, &patterns, opts),
-            Part::Server => emit::server::emit(&api, &patterns, opts),
-            Part::Client => emit::client::emit(&api, &patterns, opts),
-        };
+        let emit_part = |part: Part| emit::crates::emit(&api, &patterns, opts, part);
         let jobs: Vec<emit::parallel::Job<Result<Vec<emit::File>, String>>> = parts
             .iter()
             .map(|part| {

@@ -1,7 +1,8 @@
-//! Emitting Rust crates from the IR. Emitters read only `ir` types and render with `quote`; the
-//! tokens are printed in one place, [`print()`] (parsed with `syn`, printed with `prettyplease`),
-//! and a file is its printed parts after the header, with a blank line between items
-//! ([`assembled`]). No code is laid out by hand.
+//! Emitting Rust crates from the IR. Emitters read only `ir` types, decide what a crate holds in a
+//! plan (`server/plan/`, `client/plan.rs`) and render with `quote`; the tokens are printed in one
+//! place, [`print()`] (parsed with `syn`, printed with `prettyplease`), and a file is its printed
+//! parts after the header, with a blank line between items ([`assembled`]). No code is laid out by
+//! hand. [`crates`] assembles the crates, handing each emitter the [`Root`] its code lives at.
 //!
 //! Formatting is prettyplease's alone, never `rustfmt`'s: the bytes then depend only on the locked
 //! prettyplease version, not on whichever toolchain is installed (so the drift check compares like
@@ -16,6 +17,7 @@
 
 mod checked_types;
 pub mod client;
+pub mod crates;
 mod enums;
 mod markdown;
 pub mod models;
@@ -75,6 +77,46 @@ impl Options {
     /// The crate name of a part as it is spelled in Rust paths (`my_api_models`).
     pub fn crate_ident(&self, part: &str) -> proc_macro2::Ident {
         ident(&self.crate_name(part).replace('-', "_"))
+    }
+}
+
+/// Where an emitter's code lives: the root of its own crate, or module `webhooks` of the other
+/// crate (the client's code sends webhooks from the server crate, the server's code receives them
+/// in the client crate). Renderers spell every path from it, so a file is printed once, with its
+/// final paths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Root {
+    /// `crate`.
+    Crate,
+    /// `crate::webhooks`.
+    Webhooks,
+}
+
+impl Root {
+    /// The root as generated code spells it: `crate` or `crate::webhooks`.
+    pub fn path(self) -> TokenStream {
+        match self {
+            Root::Crate => quote::quote! { crate },
+            Root::Webhooks => quote::quote! { crate::webhooks },
+        }
+    }
+
+    /// [`Root::path`] as docs spell it.
+    pub fn text(self) -> &'static str {
+        match self {
+            Root::Crate => "crate",
+            Root::Webhooks => "crate::webhooks",
+        }
+    }
+
+    /// The path of a crate's file `src/{rest}` at this root: under `src/webhooks/`, `lib.rs` being
+    /// `mod.rs`.
+    pub fn file(self, rest: &str) -> String {
+        match (self, rest) {
+            (Root::Crate, _) => format!("src/{rest}"),
+            (Root::Webhooks, "lib.rs") => "src/webhooks/mod.rs".to_owned(),
+            (Root::Webhooks, _) => format!("src/webhooks/{rest}"),
+        }
     }
 }
 
@@ -267,53 +309,6 @@ pub fn template_file(opts: &Options, path: &str, text: &str) -> File {
     }
 }
 
-/// The files of a crate (as an emitter made them) as module `name` of another crate: `src/lib.rs`
-/// becomes `src/{name}/mod.rs`, every other `src/` file moves under `src/{name}/`, and `crate::`
-/// paths (code and intra-doc links) become `crate::{name}::`. Generated files are printed again
-/// (the longer paths change their layout) unless `in_place` says the emitter already wrote them
-/// with their final paths; `templates` (paths of copied runtime files) keep their hand-made layout
-/// and comments. `Cargo.toml` is left out: the host crate declares the dependencies.
-pub fn nest(
-    files: Vec<File>,
-    name: &str,
-    templates: &[&str],
-    opts: &Options,
-    in_place: bool,
-) -> Result<Vec<File>, String> {
-    let to = format!("crate::{name}::");
-    let header = header(opts);
-    let mut nested = Vec::new();
-    for file in files {
-        let Some(rest) = file.path.strip_prefix("src/") else {
-            continue;
-        };
-        let path = if rest == "lib.rs" {
-            format!("src/{name}/mod.rs")
-        } else {
-            format!("src/{name}/{rest}")
-        };
-        let template = templates.contains(&file.path.as_str());
-        if in_place && !template {
-            nested.push(File {
-                path,
-                contents: file.contents,
-            });
-            continue;
-        }
-        let contents = file.contents.replace("crate::", &to);
-        let contents = match contents.strip_prefix(&header) {
-            Some(code) if !template => {
-                let parsed = syn::parse_file(code)
-                    .map_err(|e| format!("{path}: nested code does not parse: {e}"))?;
-                printed_file(opts, &path, &prettyplease::unparse(&parsed)).contents
-            }
-            _ => contents,
-        };
-        nested.push(File { path, contents });
-    }
-    Ok(nested)
-}
-
 /// prettyplease prints items back to back; a blank line between two items at the same depth reads
 /// like hand-written code. prettyplease escapes newlines inside literals, so a line is always code.
 fn space_items<'a>(lines: impl Iterator<Item = &'a str>, out: &mut String) {
@@ -362,33 +357,6 @@ pub fn multipart_fields<'a>(
             _ => None,
         },
         _ => None,
-    }
-}
-
-/// The root of a crate whose document has webhooks only (`role`: `Sender` or `Receiver`): its
-/// docs, the models, and module `webhooks` behind its feature (on by default).
-pub fn hooks_only_lib(
-    api: &crate::ir::Api,
-    opts: &Options,
-    role: &str,
-    usage: &[&str],
-    module: &[&str],
-) -> TokenStream {
-    let title = format!(
-        " {role} of the webhooks of {} (version {}), generated from its OpenAPI document.",
-        api.title, api.version
-    );
-    let models = opts.crate_ident("models");
-    quote::quote! {
-        #![doc = #title]
-        #![doc = ""]
-        #( #![doc = #usage] )*
-
-        pub use #models as models;
-
-        #( #[doc = #module] )*
-        #[cfg(feature = "webhooks")]
-        pub mod webhooks;
     }
 }
 

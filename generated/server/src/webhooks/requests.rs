@@ -45,8 +45,8 @@ impl crate::webhooks::Client {
     }
 }
 
-/// Request builder of [`Client::event_webhook`](crate::webhooks::Client::event_webhook): `POST {url}`.
-/// Finish it with `.send().await`, or `.await` it.
+/// Request builder of [`Client::event_webhook`](crate::webhooks::Client::event_webhook):
+/// `POST {url}`. Finish it with `.send().await`, or `.await` it.
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct EventWebhook {

@@ -10,7 +10,8 @@ mod sending;
 use super::parallel::{self, Job};
 use super::rust::inner_doc_attrs;
 use super::{
-    File, Options, Patterns, assembled, crate_root, doc_attrs, print, rust_file, template_file,
+    File, Options, Patterns, Root, assembled, crate_root, doc_attrs, print, rust_file,
+    template_file,
 };
 use crate::ir::{Api, Media};
 use plan::{Plan, Success};
@@ -26,7 +27,7 @@ const MULTIPART_TEMPLATE: &str = openapi_gen_templates::client::MULTIPART;
 const DEVICE_TEMPLATE: &str = openapi_gen_templates::client::DEVICE;
 const STREAM_TEMPLATE: &str = openapi_gen_templates::client::STREAM;
 
-/// The files copied from templates (see [`super::nest`]).
+/// The files copied from templates (moved as they are written, see [`super::crates`]).
 pub const TEMPLATES: &[&str] = &[
     "src/auth.rs",
     "src/client.rs",
@@ -38,16 +39,35 @@ pub const TEMPLATES: &[&str] = &[
     "src/stream.rs",
 ];
 
-/// The client crate's files: `Cargo.toml`, `src/lib.rs`, a request builder per operation
-/// (`src/requests.rs`), the response, error and header types its operations need, the runtime
-/// from [`TEMPLATES`], and the receiver of the document's webhooks and callbacks as module
-/// `webhooks`. None for a document without operations. `Err` holds the path and parse error of
-/// generated code that does not parse (a generator bug).
-pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
-    // A document without operations has nothing to call: no client crate, or, for a document of
-    // webhooks only, a crate of their receiver.
+/// The client crate's own files (what [`super::crates`] assembles, webhooks aside): `Cargo.toml`,
+/// `src/lib.rs`, a request builder per operation (`src/requests.rs`), the response, error and
+/// header types its operations need and the runtime from [`TEMPLATES`]. Empty for a document
+/// without operations. `Err` holds the path and parse error of generated code that does not parse
+/// (a generator bug).
+/// (The client checks no patterns: `_patterns` keeps the emitters' signatures alike.)
+pub fn emit(api: &Api, _patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
+    emit_at(api, opts, Root::Crate, None)
+}
+
+/// What the crate root of the webhooks' sender says instead of a client's title, and whether it
+/// declares module `urls` (the callbacks' URLs, see [`super::crates`]).
+pub struct Sender<'a> {
+    /// The lines of its documentation's first paragraph.
+    pub intro: &'a [&'a str],
+    /// Whether it declares module `urls`.
+    pub urls: bool,
+}
+
+/// The client crate's files, its code spelling paths from `root`; `sender` when it is the sender
+/// of webhooks nested in the server crate.
+pub fn emit_at(
+    api: &Api,
+    opts: &Options,
+    root: Root,
+    sender: Option<&Sender>,
+) -> Result<Vec<File>, String> {
     if api.operations.is_empty() {
-        return receivers_only(api, patterns, opts);
+        return Ok(Vec::new());
     }
     let mut plans: Vec<Plan> = api
         .operations
@@ -75,40 +95,39 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     let credentials = plan::client_credentials_scheme(api);
     let device_flow = plan::device_flow_scheme(api);
 
-    // Token streams cannot cross threads: each job makes its own emitter and returns text.
-    let emitter = || requests::RequestEmitter::new(api);
+    // Token streams cannot cross threads: each job makes its own emitter and returns the text of
+    // its part of a file.
+    let emitter = || requests::RequestEmitter::new(api, root);
+    let part = |path: &'static str, tokens: TokenStream| (path, print(tokens, path));
     let plans = &plans;
-    let ranges = parallel::chunks(plans.len());
-    let mut jobs: Vec<Job<Result<String, String>>> = vec![Box::new(move || {
-        print(emitter().requests_head(plans), "src/requests.rs")
+    let mut jobs: Vec<Job<(&str, Result<String, String>)>> = vec![Box::new(move || {
+        part("src/requests.rs", emitter().requests_head(plans))
     })];
-    for range in ranges {
+    for range in parallel::chunks(plans.len()) {
         jobs.push(Box::new(move || {
-            print(emitter().builders(&plans[range]), "src/requests.rs")
+            part("src/requests.rs", emitter().builders(&plans[range]))
         }));
     }
     if has_responses {
         jobs.push(Box::new(move || {
-            print(emitter().responses_rs(plans), "src/responses.rs")
+            part("src/responses.rs", emitter().responses_rs(plans))
         }));
     }
     if has_errors {
         jobs.push(Box::new(move || {
-            print(emitter().errors_rs(plans), "src/errors.rs")
+            part("src/errors.rs", emitter().errors_rs(plans))
         }));
     }
     if has_headers {
         jobs.push(Box::new(move || {
-            print(emitter().headers_rs(plans), "src/headers.rs")
+            part("src/headers.rs", emitter().headers_rs(plans))
         }));
     }
-    let mut printed: Vec<String> = parallel::run(plans.len(), jobs)
-        .into_iter()
-        .collect::<Result<_, _>>()?;
-    let headers = has_headers.then(|| printed.pop().expect("the headers job ran"));
-    let errors = has_errors.then(|| printed.pop().expect("the errors job ran"));
-    let responses = has_responses.then(|| printed.pop().expect("the responses job ran"));
-
+    // A file's parts come back in job order.
+    let mut parts: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
+    for (path, printed) in parallel::run(plans.len(), jobs) {
+        parts.entry(path).or_default().push(printed?);
+    }
     let mut files = vec![
         cargo_toml(api, opts, plans),
         crate_root(
@@ -118,23 +137,19 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
                 [has_responses, has_errors, has_headers],
                 credentials.is_some(),
                 device_flow.is_some(),
+                sender,
             ),
             opts,
         )?,
-        assembled(opts, "src/requests.rs", &printed),
     ];
-    if let Some(responses) = responses {
-        files.push(assembled(opts, "src/responses.rs", &[responses]));
-    }
-    if let Some(errors) = errors {
-        files.push(assembled(opts, "src/errors.rs", &[errors]));
-    }
-    if let Some(headers) = headers {
-        files.push(assembled(opts, "src/headers.rs", &[headers]));
-    }
+    files.extend(
+        parts
+            .iter()
+            .map(|(path, parts)| assembled(opts, path, parts)),
+    );
     if let Some((scheme, token_url)) = credentials {
         files.push(rust_file(
-            credentials_rs(scheme, token_url),
+            credentials_rs(scheme, token_url, root),
             opts,
             "src/credentials.rs",
         )?);
@@ -148,12 +163,11 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     if let Some(scheme) = device_flow {
         files.push(template_file(opts, "src/device.rs", DEVICE_TEMPLATE));
         files.push(rust_file(
-            device_flow_rs(scheme),
+            device_flow_rs(scheme, root),
             opts,
             "src/device_flow.rs",
         )?);
     }
-    files.extend(receiver(api, patterns, opts)?);
     files.extend([
         template_file(opts, "src/auth.rs", AUTH_TEMPLATE),
         template_file(opts, "src/client.rs", CLIENT_TEMPLATE),
@@ -162,39 +176,6 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
         template_file(opts, "src/retry.rs", RETRY_TEMPLATE),
     ]);
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(files)
-}
-
-/// The receiver of the webhooks and callbacks: the server emitter's crate, as module `webhooks`.
-fn receiver(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
-    let Some(hooks) = api.hooks_api(true) else {
-        return Ok(Vec::new());
-    };
-    let server = super::server::emit_in(&hooks, patterns, opts, Some("webhooks"))?;
-    super::nest(server, "webhooks", super::server::TEMPLATES, opts, true)
-}
-
-/// The crate of a document whose only operations are webhooks: their receiver, on by default.
-/// None for a document with neither.
-fn receivers_only(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
-    let Some(hooks) = api.hooks_api(true) else {
-        return Ok(Vec::new());
-    };
-    let usage = [
-        " The document describes no operation to call, only the webhooks its provider sends: implement",
-        " the trait of module [`webhooks`] and serve its router where the provider sends them (feature",
-        " `webhooks`, on by default).",
-    ];
-    let module = [
-        " The receiver of the API's webhooks: implement its trait and serve its router where the",
-        " API sends them.",
-    ];
-    let lib = super::hooks_only_lib(api, opts, "Receiver", &usage, &module);
-    let mut files = vec![
-        receiver_cargo_toml(api, &hooks, opts),
-        crate_root(lib, opts)?,
-    ];
-    files.extend(receiver(api, patterns, opts)?);
     Ok(files)
 }
 
@@ -241,7 +222,7 @@ tokio = {{ version = "1", features = ["sync", "time"] }}
 }
 
 /// The manifest of a crate that only receives webhooks: the receiver's dependencies, on by default.
-fn receiver_cargo_toml(api: &Api, hooks: &Api, opts: &Options) -> File {
+pub(super) fn receiver_cargo_toml(api: &Api, hooks: &Api, opts: &Options) -> File {
     let description = format!(
         "Receiver of the webhooks of {}, generated from its OpenAPI document",
         api.title
@@ -291,8 +272,18 @@ fn lib_rs(
     [has_responses, has_errors, has_headers]: [bool; 3],
     client_credentials: bool,
     device_flow: bool,
+    sender: Option<&Sender>,
 ) -> TokenStream {
-    let title = format!(" Client of {} (version {}).", api.title, api.version);
+    let title = match sender {
+        Some(sender) => sender.intro.iter().map(|line| (*line).to_owned()).collect(),
+        None => vec![format!(
+            " Client of {} (version {}).",
+            api.title, api.version
+        )],
+    };
+    let urls_mod = sender
+        .is_some_and(|s| s.urls)
+        .then(|| quote! { pub mod urls; });
     let credentials = if client_credentials {
         "Credentials: [`ClientBuilder::client_credentials`] (OAuth 2.0 client credentials: the token is fetched, cached and renewed for you) or [`ClientBuilder::bearer_token`]."
     } else {
@@ -331,7 +322,7 @@ fn lib_rs(
         }
     });
     quote! {
-        #![doc = #title]
+        #( #![doc = #title] )*
         #separator
         #description
         #![doc = ""]
@@ -360,6 +351,7 @@ fn lib_rs(
         pub use error::{AuthError, BuildError, Error};
         pub use reqwest;
         pub use retry::RetryPolicy;
+        #urls_mod
     }
 }
 
@@ -465,7 +457,7 @@ fn plain(text: &str) -> String {
 }
 
 /// `Client::device_authorization`, for the document's OAuth 2.0 device authorization flow.
-fn device_flow_rs(scheme: &crate::ir::SecurityScheme) -> TokenStream {
+fn device_flow_rs(scheme: &crate::ir::SecurityScheme, root: Root) -> TokenStream {
     let flow = scheme.device_flow.as_ref().expect("a device flow");
     let device_url = &flow.device_authorization_url;
     let token_url = &flow.token_url;
@@ -473,12 +465,17 @@ fn device_flow_rs(scheme: &crate::ir::SecurityScheme) -> TokenStream {
         " Starts OAuth 2.0's device authorization grant (RFC 8628) of the `{}` scheme at `{device_url}`, as client `client_id` asking for `scopes`.",
         scheme.name
     );
+    let bearer = format!(
+        " request; send the access token with [`ClientBuilder::bearer_token`]({}::ClientBuilder::bearer_token).",
+        root.text()
+    );
+    let root = root.path();
     quote! {
         //! The document's OAuth 2.0 device authorization flow.
 
-        use crate::client::resolve;
-        use crate::device::{DeviceAuthorization, DeviceFlowError};
-        use crate::Client;
+        use #root::client::resolve;
+        use #root::device::{DeviceAuthorization, DeviceFlowError};
+        use #root::Client;
 
         /// The flow's `deviceAuthorizationUrl`; relative URLs are appended to the base URL like operation paths.
         const DEVICE_AUTHORIZATION_URL: &str = #device_url;
@@ -490,7 +487,7 @@ fn device_flow_rs(scheme: &crate::ir::SecurityScheme) -> TokenStream {
             #[doc = ""]
             #[doc = " Show the user the answer's `user_code` and `verification_uri`, then await its"]
             #[doc = " [`token`](DeviceAuthorization::token), which polls until the user approves or denies the"]
-            #[doc = " request; send the access token with [`ClientBuilder::bearer_token`](crate::ClientBuilder::bearer_token)."]
+            #[doc = #bearer]
             pub async fn device_authorization(&self, client_id: impl Into<String>, scopes: &[&str]) -> Result<DeviceAuthorization, DeviceFlowError> {
                 DeviceAuthorization::start(
                     self.inner.http.clone(),
@@ -506,17 +503,18 @@ fn device_flow_rs(scheme: &crate::ir::SecurityScheme) -> TokenStream {
 }
 
 /// `ClientBuilder::client_credentials`, for the document's OAuth 2.0 client-credentials scheme.
-fn credentials_rs(scheme: &crate::ir::SecurityScheme, token_url: &str) -> TokenStream {
+fn credentials_rs(scheme: &crate::ir::SecurityScheme, token_url: &str, root: Root) -> TokenStream {
     let intro = format!(
         " OAuth 2.0 client credentials of the `{}` scheme, token endpoint `{token_url}`.",
         scheme.name
     );
     let doc = doc_attrs(scheme.doc.as_deref());
     let separator = scheme.doc.is_some().then(|| quote! { #[doc = ""] });
+    let root = root.path();
     quote! {
         //! The document's OAuth 2.0 client-credentials scheme.
 
-        use crate::ClientBuilder;
+        use #root::ClientBuilder;
 
         /// The scheme's `tokenUrl`; relative URLs are appended to the base URL like operation paths.
         const TOKEN_URL: &str = #token_url;

@@ -14,12 +14,18 @@ pub struct Sending<'a> {
     pub headers: Option<TokenStream>,
     /// `GET /albums/{id}`.
     pub request: String,
+    /// The crate's root (see [`crate::emit::Root`]).
+    pub root: &'a TokenStream,
 }
 
 /// `impl Builder { send, send_full }` and `impl IntoFuture for Builder`.
 pub fn tokens(s: &Sending) -> TokenStream {
     let Sending {
-        ok, err, headers, ..
+        ok,
+        err,
+        headers,
+        root,
+        ..
     } = s;
     let builder = ident(s.builder);
     let headers = headers.iter();
@@ -32,17 +38,17 @@ pub fn tokens(s: &Sending) -> TokenStream {
     quote! {
         impl #builder {
             #[doc = #send_doc]
-            pub fn send(self) -> crate::codec::ResponseFuture<#args> {
-                crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+            pub fn send(self) -> #root::codec::ResponseFuture<#args> {
+                #root::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
             }
             #[doc = #full_doc]
-            pub fn send_full(self) -> crate::codec::FullResponseFuture<#args> {
+            pub fn send_full(self) -> #root::codec::FullResponseFuture<#args> {
                 Box::pin(self.exchange(true))
             }
         }
         impl ::std::future::IntoFuture for #builder {
-            type Output = Result<#ok, crate::Error<#err>>;
-            type IntoFuture = crate::codec::ResponseFuture<#args>;
+            type Output = Result<#ok, #root::Error<#err>>;
+            type IntoFuture = #root::codec::ResponseFuture<#args>;
             fn into_future(self) -> Self::IntoFuture {
                 self.send()
             }

@@ -3,15 +3,17 @@
 //! operation that documents its own error body where the router may refuse its requests.
 
 use super::plan::{Need, OpPlan, Plan, push_paragraph};
-use crate::emit::doc_attrs;
+use crate::emit::{doc_attrs, ident};
 use proc_macro2::TokenStream;
 use quote::quote;
 
 pub fn api_rs(plan: &Plan) -> TokenStream {
-    let name = &plan.trait_name;
+    let name = ident(&plan.trait_name);
     let trait_doc = format!(
         " The operations of {} (version {}). Implement this trait, then serve it with [`router`]({}::router).",
-        plan.api.title, plan.api.version, plan.root
+        plan.api.title,
+        plan.api.version,
+        plan.root.text()
     );
     let principal = plan.uses_bearer.then(|| {
         quote! {
@@ -26,7 +28,7 @@ pub fn api_rs(plan: &Plan) -> TokenStream {
         }
     });
     let other_schemes = plan.bearer_schemes.iter().filter(|s| s.method != "authenticate").map(|s| {
-        let method = &s.method;
+        let method = ident(&s.method);
         let doc = format!(
             " Checks a bearer token of the security scheme `{}`, for the operations that take that \
              scheme; [`authenticate`](Self::authenticate) is not called for them.",
@@ -41,7 +43,7 @@ pub fn api_rs(plan: &Plan) -> TokenStream {
         let error = plan.error_type();
         let map = format!(
             " route. Map [`RejectionKind`]({}::RejectionKind) to the spec's error codes; the response",
-            plan.root
+            plan.root.text()
         );
         quote! {
             /// The error body of a request the router refused before any operation ran: a malformed
@@ -66,8 +68,8 @@ pub fn api_rs(plan: &Plan) -> TokenStream {
         }
     };
     let models = super::uses_path(&body, "models").then(|| plan.use_item(quote! { models }));
-    let requests: Vec<_> = plan.ops.iter().map(|op| &op.request_name).collect();
-    let responses: Vec<_> = plan.ops.iter().map(|op| &op.response_name).collect();
+    let requests: Vec<_> = plan.ops.iter().map(|op| ident(&op.request_name)).collect();
+    let responses: Vec<_> = plan.ops.iter().map(|op| ident(&op.response_name)).collect();
     let own_rejections = plan.ops.iter().any(|op| op.rejection.is_some());
     let rejection_use = (plan.uses_bearer || plan.error_body.is_some() || own_rejections)
         .then(|| plan.use_item(quote! { Rejection }));
@@ -119,9 +121,9 @@ fn method(op: &OpPlan) -> TokenStream {
         push_paragraph(&mut doc, note);
     }
     let doc = doc_attrs(Some(&doc));
-    let fn_name = &op.fn_name;
-    let request = &op.request_name;
-    let response = &op.response_name;
+    let fn_name = ident(&op.fn_name);
+    let request = ident(&op.request_name);
+    let response = ident(&op.response_name);
     let principal = match op.bearer {
         Need::Required => quote! { principal: Self::Principal, },
         Need::Optional => quote! { principal: Option<Self::Principal>, },
@@ -137,8 +139,8 @@ fn method(op: &OpPlan) -> TokenStream {
 /// router refuses before it runs. Required: the router cannot build that body itself.
 fn own_rejection(plan: &Plan, op: &OpPlan) -> Option<TokenStream> {
     let own = op.rejection.as_ref()?;
-    let op_name = &op.fn_name;
-    let response = &op.response_name;
+    let op_name = ident(&op.fn_name);
+    let response = ident(&op.response_name);
     let (last, rest) = own.statuses.split_last()?;
     let statuses = if rest.is_empty() {
         format!("response {last} carries")
@@ -170,10 +172,10 @@ fn own_rejection(plan: &Plan, op: &OpPlan) -> Option<TokenStream> {
          this method returns, not with the API's error body. Answer with `rejection.status` where\n\
          the operation documents it; for a status it does not document, answer\n\
          {fallback}.{challenge}",
-        root = plan.root,
+        root = plan.root.text(),
     );
     let doc = doc_attrs(Some(&doc));
-    let fn_name = &own.fn_name;
+    let fn_name = ident(&own.fn_name);
     Some(quote! {
         #doc
         fn #fn_name(&self, rejection: &Rejection) -> #response;

@@ -9,7 +9,7 @@ mod router;
 mod types;
 
 use super::parallel::{self, Job};
-use super::{File, Options, Patterns, crate_root, rust_file, template_file};
+use super::{File, Options, Patterns, Root, crate_root, rust_file, template_file};
 use crate::ir::Api;
 use plan::Plan;
 use proc_macro2::{Spacing, TokenStream, TokenTree};
@@ -25,7 +25,7 @@ const MULTIPART_TEMPLATE: &str = openapi_gen_templates::server::MULTIPART;
 const DEEP_FORM_TEMPLATE: &str = openapi_gen_templates::server::DEEP_FORM;
 const STREAM_TEMPLATE: &str = openapi_gen_templates::server::STREAM;
 
-/// The files copied from templates (see [`super::nest`]).
+/// The files copied from templates (moved as they are written, see [`super::crates`]).
 pub const TEMPLATES: &[&str] = &[
     "src/rejection.rs",
     "src/params.rs",
@@ -38,23 +38,23 @@ pub const TEMPLATES: &[&str] = &[
     "src/stream.rs",
 ];
 
-/// The server crate's files: `Cargo.toml`, `src/lib.rs`, the axum router (`src/router.rs`), the
-/// trait an implementation fills in (`src/api.rs`), its request and response types, the runtime
-/// from [`TEMPLATES`], and the sender of the document's webhooks and callbacks as module
-/// `webhooks`. None for a document without operations the router can serve. `Err` holds the path
-/// and parse error of generated code that does not parse (a generator bug).
+/// The server crate's own files (what [`super::crates`] assembles, webhooks aside): `Cargo.toml`,
+/// `src/lib.rs`, the axum router (`src/router.rs`), the trait an implementation fills in
+/// (`src/api.rs`), its request and response types and the runtime from [`TEMPLATES`]. Empty for a
+/// document without operations the router can serve. `Err` holds the path and parse error of
+/// generated code that does not parse (a generator bug).
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
-    emit_in(api, patterns, opts, None)
+    Ok(emit_at(api, patterns, opts, Root::Crate)?.unwrap_or_default())
 }
 
-/// The server crate's files, with paths for module `module` of the client crate when it is nested
-/// there (the receiver of webhooks, see [`super::nest`]).
-pub fn emit_in(
+/// The server crate's files, its code spelling paths from `root`; `None` when the document has no
+/// operation the router can serve.
+pub fn emit_at(
     api: &Api,
     patterns: &Patterns,
     opts: &Options,
-    module: Option<&str>,
-) -> Result<Vec<File>, String> {
+    root: Root,
+) -> Result<Option<Vec<File>>, String> {
     type Files = Result<Vec<File>, String>;
     let router = |plan: &Plan| -> Files {
         Ok(vec![rust_file(
@@ -71,17 +71,15 @@ pub fn emit_in(
             rust_file(types::responses_rs(plan), opts, "src/responses.rs")?,
         ])
     };
-    // A document without operations the server can route has no router: a schema library has no
-    // server at all, and a document of webhooks only gets a crate of their sender.
     let printed = if api.operations.len() < parallel::ITEMS_PER_JOB {
-        let plan = Plan::new(api, patterns, module);
+        let plan = Plan::new(api, patterns, root);
         if plan.ops.is_empty() {
-            return senders_only(api, patterns, opts);
+            return Ok(None);
         }
         vec![router(&plan), written(&plan)]
     } else {
         // The plan holds tokens, which cannot cross threads: each job plans for itself.
-        let plan = || Plan::new(api, patterns, module);
+        let plan = || Plan::new(api, patterns, root);
         let jobs: Vec<Job<Option<Files>>> = vec![
             Box::new(|| {
                 Some(plan())
@@ -98,7 +96,7 @@ pub fn emit_in(
             .into_iter()
             .collect::<Option<Vec<Files>>>()
         else {
-            return senders_only(api, patterns, opts);
+            return Ok(None);
         };
         printed
     };
@@ -106,7 +104,6 @@ pub fn emit_in(
     for part in printed {
         files.extend(part?);
     }
-    files.extend(sender(api, patterns, opts)?);
     files.extend([
         template_file(opts, "src/rejection.rs", REJECTION_TEMPLATE),
         template_file(opts, "src/params.rs", PARAMS_TEMPLATE),
@@ -139,63 +136,12 @@ pub fn emit_in(
             .position(|p| *p == f.path)
             .unwrap_or(order.len())
     });
-    Ok(files)
-}
-
-/// The sender of the webhooks and callbacks: the client emitter's crate, as module `webhooks`.
-fn sender(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
-    let Some(hooks) = api.hooks_api(false) else {
-        return Ok(Vec::new());
-    };
-    let client = super::client::emit(&hooks, patterns, opts)?;
-    let mut sender = super::nest(client, "webhooks", super::client::TEMPLATES, opts, false)?;
-    let urls = callback_urls_rs(api);
-    if let Some(root) = sender.iter_mut().find(|f| f.path == "src/webhooks/mod.rs") {
-        let title = format!(
-            "//! Client of {} (version {}).\n",
-            hooks.title, hooks.version
-        );
-        let intro = format!(
-            "//! The sender of the webhooks and callbacks of {}: a client per receiver, built for the\n\
-                 //! URL the receiver gave (`Client::new(url)`, or `Client::builder(url)` with\n\
-                 //! [`ClientBuilder::reqwest_client`] to share one connection pool), whose methods post\n\
-                 //! to that URL as it is{}.\n",
-            api.title,
-            if urls.is_some() {
-                "; [`urls`] computes a callback's URL from the request that registered it"
-            } else {
-                ""
-            }
-        );
-        root.contents = root.contents.replacen(&title, &intro, 1);
-        if urls.is_some() {
-            root.contents
-                .push_str("\n#[rustfmt::skip]\npub mod urls;\n");
-        }
-    }
-    if let Some(urls) = urls {
-        sender.push(rust_file(urls, opts, "src/webhooks/urls.rs")?);
-    }
-    Ok(sender)
-}
-
-/// The crate of a document whose only operations are webhooks and callbacks: their sender, on by
-/// default, and nothing of a router. None for a document with neither.
-fn senders_only(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
-    if api.hooks.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut files = vec![
-        cargo_toml(api, opts, false),
-        crate_root(senders_lib_rs(api, opts), opts)?,
-    ];
-    files.extend(sender(api, patterns, opts)?);
-    Ok(files)
+    Ok(Some(files))
 }
 
 /// The crate's manifest; `routed` when it has a router (else it is the sender of webhooks only,
 /// on by default, without the router's dependencies).
-fn cargo_toml(api: &Api, opts: &Options, routed: bool) -> File {
+pub(super) fn cargo_toml(api: &Api, opts: &Options, routed: bool) -> File {
     let description = if routed {
         format!(
             "Server (trait and axum router) of {}, generated from its OpenAPI document",
@@ -298,13 +244,13 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
         " Server of {} (version {}), generated from its OpenAPI document.",
         api.title, api.version
     );
-    let trait_name = &plan.trait_name;
+    let trait_name = super::ident(&plan.trait_name);
     let models = opts.crate_ident("models");
     // How code outside the crate names it: the server crate, or the module of the client crate
     // the receiver of webhooks is nested in.
-    let crate_name = match plan.root.strip_prefix("crate::") {
-        Some(module) => format!("{}::{module}", opts.crate_ident("client")),
-        None => opts.crate_ident("server").to_string(),
+    let crate_name = match plan.root {
+        Root::Webhooks => format!("{}::webhooks", opts.crate_ident("client")),
+        Root::Crate => opts.crate_ident("server").to_string(),
     };
     let usage = format!(
         r#" Implement [`{trait_name}`] and serve it with [`router`]:
@@ -373,20 +319,6 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
     }
 }
 
-/// The root of a crate that only sends webhooks: the models and module `webhooks`.
-fn senders_lib_rs(api: &Api, opts: &Options) -> TokenStream {
-    let usage = [
-        " The document describes no operation to serve, only the webhooks its provider sends: module",
-        " [`webhooks`] posts each of them to the URL its receiver gave (feature `webhooks`, on by",
-        " default).",
-    ];
-    let module = [
-        " The sender of the API's webhooks: a client that posts each one to the URL its receiver",
-        " gave.",
-    ];
-    super::hooks_only_lib(api, opts, "Sender", &usage, &module)
-}
-
 /// The `use` items among `candidates` whose name the tokens mention: a module (lowercase) when it
 /// starts a path (`models::X`), a type when it appears at all.
 fn imports(tokens: &TokenStream, candidates: &[(&str, TokenStream)]) -> TokenStream {
@@ -428,125 +360,5 @@ fn uses_ident(tokens: &TokenStream, name: &str) -> bool {
         TokenTree::Ident(ident) => ident == name,
         TokenTree::Group(group) => uses_ident(&group.stream(), name),
         _ => false,
-    })
-}
-
-/// A callback URL's runtime expression, split into literal text and `$request.body#/...` pointers.
-/// `None` when it uses another source (`$request.header...`, `$response...`, `$url`): the sender's
-/// caller then computes the URL.
-fn expression_parts(expression: &str) -> Option<Vec<Result<String, String>>> {
-    let mut parts = Vec::new();
-    let mut rest = expression;
-    while let Some(start) = rest.find('{') {
-        if start > 0 {
-            parts.push(Ok(rest[..start].to_owned()));
-        }
-        let end = rest[start..].find('}')? + start;
-        let inner = &rest[start + 1..end];
-        let pointer = inner.strip_prefix("$request.body#")?;
-        if !(pointer.is_empty() || pointer.starts_with('/')) {
-            return None;
-        }
-        parts.push(Err(pointer.to_owned()));
-        rest = &rest[end + 1..];
-    }
-    if rest.contains('}') {
-        return None;
-    }
-    if !rest.is_empty() {
-        parts.push(Ok(rest.to_owned()));
-    }
-    Some(parts)
-}
-
-/// `webhooks::urls`: per callback whose URL the generated code can compute (a literal URL, or text
-/// and parts of the JSON request body), a function from the request's body to the URL.
-fn callback_urls_rs(api: &Api) -> Option<TokenStream> {
-    use crate::ir::{HookKind, Media};
-    let printer = super::TypePrinter {
-        types: &api.types,
-        models: quote! { models:: },
-    };
-    let mut seen = std::collections::HashSet::new();
-    let mut items = Vec::new();
-    let mut needs_text = false;
-    for hook in &api.hooks {
-        let HookKind::Callback { owner, expression } = &hook.kind else {
-            continue;
-        };
-        if !seen.insert((owner, &hook.name, expression)) {
-            continue;
-        }
-        let Some(parts) = expression_parts(expression) else {
-            continue;
-        };
-        let name = super::ident(&crate::naming::field_ident(&format!(
-            "{owner}_{}",
-            hook.name
-        )));
-        let Some(op) = api.operations.iter().find(|op| &op.id == owner) else {
-            continue;
-        };
-        let doc = format!(
-            " The URL of the `{}` callback of `{}`: `{expression}`.",
-            hook.name, op.name
-        );
-        let body_parts = parts.iter().any(Result::is_err);
-        let pushes = parts.iter().map(|part| match part {
-            Ok(text) => quote! { url.push_str(#text); },
-            Err(pointer) => quote! { url.push_str(&text(body.pointer(#pointer)?)?); },
-        });
-        if !body_parts {
-            let text: String = parts.into_iter().flatten().collect();
-            items.push(quote! {
-                #[doc = #doc]
-                pub fn #name() -> &'static str {
-                    #text
-                }
-            });
-            continue;
-        }
-        let Some(body) = op.body.as_ref().filter(|b| b.media == Media::Json) else {
-            continue;
-        };
-        let ty = printer.rust_type(&body.ty);
-        needs_text = true;
-        items.push(quote! {
-            #[doc = #doc]
-            ///
-            /// `None` when the body lacks a part of it (or it is not a string or a number).
-            pub fn #name(body: &#ty) -> Option<String> {
-                let body = serde_json::to_value(body).ok()?;
-                let mut url = String::new();
-                #(#pushes)*
-                Some(url)
-            }
-        });
-    }
-    if items.is_empty() {
-        return None;
-    }
-    let text_fn = needs_text.then(|| {
-        quote! {
-            /// A part of a URL: a string as it is, a number or a boolean as JSON spells it.
-            fn text(value: &serde_json::Value) -> Option<String> {
-                match value {
-                    serde_json::Value::String(s) => Some(s.clone()),
-                    serde_json::Value::Number(n) => Some(n.to_string()),
-                    serde_json::Value::Bool(b) => Some(b.to_string()),
-                    _ => None,
-                }
-            }
-        }
-    });
-    let uses_models = items.iter().any(|i| uses_path(i, "models"));
-    let use_models = uses_models.then(|| quote! { use crate::models; });
-    Some(quote! {
-        //! The URLs of callbacks, from the request that registered them (their runtime expressions).
-        #use_models
-
-        #(#items)*
-
-        #text_fn
     })
 }

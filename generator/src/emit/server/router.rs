@@ -3,12 +3,13 @@
 //! through its `{op}_rejection` method), then calls the trait.
 
 use super::plan::{Need, OpPlan, Plan, Source, is_distinct, mixed_literals};
+use crate::emit::ident;
 use crate::ir::Method;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 pub fn router_rs(plan: &Plan) -> TokenStream {
-    let api = &plan.trait_name;
+    let api = ident(&plan.trait_name);
     let has_error = plan.error_body.is_some();
     let mut dispatchers = Vec::new();
     // Only the first method of a route is the free function (`get(...)`); the others are chained.
@@ -147,7 +148,7 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
     };
     method_fns.sort();
     method_fns.dedup();
-    let requests = plan.ops.iter().map(|op| &op.request_name);
+    let requests = plan.ops.iter().map(|op| ident(&op.request_name));
     let uses = super::imports(
         &items,
         &[
@@ -192,7 +193,7 @@ fn dispatcher(
     ops: &[&OpPlan],
     has_error: bool,
 ) -> TokenStream {
-    let api = &plan.trait_name;
+    let api = ident(&plan.trait_name);
     let paths: Vec<String> = ops
         .iter()
         .map(|op| format!("`{} {}`", op.op.method.as_str(), op.op.path))
@@ -267,7 +268,7 @@ fn other_methods(
     methods: &[(&Method, proc_macro2::Ident, bool)],
     has_error: bool,
 ) -> TokenStream {
-    let api = &plan.trait_name;
+    let api = ident(&plan.trait_name);
     let arms = methods.iter().map(|(method, handler, takes_request)| {
         let text = method.as_str();
         let call = if *takes_request {
@@ -306,12 +307,12 @@ fn method_fn(method: &Method) -> proc_macro2::Ident {
 }
 
 fn handler(plan: &Plan, op: &OpPlan) -> TokenStream {
-    let api = &plan.trait_name;
+    let api = ident(&plan.trait_name);
     let o = op.op;
     let doc = format!(" `{} {}`", o.method.as_str(), o.path);
     let handle = format_ident!("handle_{}", o.name);
-    let fn_name = &op.fn_name;
-    let request_name = &op.request_name;
+    let fn_name = ident(&op.fn_name);
+    let request_name = ident(&op.request_name);
     let bearer = op.bearer != Need::No;
     if !takes_request(op) {
         return quote! {
@@ -338,7 +339,7 @@ fn handler(plan: &Plan, op: &OpPlan) -> TokenStream {
     // An operation with its own documented error body answers its rejections itself.
     let reject = match (&op.rejection, plan.error_body) {
         (Some(own), _) => {
-            let own = &own.fn_name;
+            let own = ident(&own.fn_name);
             quote! { respond::operation_rejection(&rejection, api.#own(&rejection)) }
         }
         (None, Some(_)) => quote! { reject(&*api, rejection) },
@@ -361,8 +362,8 @@ fn handler(plan: &Plan, op: &OpPlan) -> TokenStream {
 /// The function reading one operation's request: credentials first (nothing else is looked at for
 /// a caller that is not allowed in), then path, query, header and cookie parameters, the body last.
 fn reader(plan: &Plan, op: &OpPlan, read: &proc_macro2::Ident) -> TokenStream {
-    let api = &plan.trait_name;
-    let request_name = &op.request_name;
+    let api = ident(&plan.trait_name);
+    let request_name = ident(&op.request_name);
     let uses = |source: Source| op.fields.iter().any(|f| f.source == source);
     let mut steps = Vec::new();
     let only_authenticate = op.bearer_methods.len() == 1 && op.bearer_methods[0] == "authenticate";
@@ -418,7 +419,7 @@ fn reader(plan: &Plan, op: &OpPlan, read: &proc_macro2::Ident) -> TokenStream {
         steps.push(quote! { let cookies = params::Cookies::parse(&parts.headers); });
     }
     let fields = op.fields.iter().map(|f| {
-        let name = &f.name;
+        let name = ident(&f.name);
         let read = &f.read;
         quote! { #name: #read, }
     });
@@ -454,7 +455,9 @@ fn reader(plan: &Plan, op: &OpPlan, read: &proc_macro2::Ident) -> TokenStream {
     };
     let doc = format!(
         " Reads the request of [`{}`]({}::{}), or the reason to refuse it.",
-        op.fn_name, api, op.fn_name
+        ident(&op.fn_name),
+        api,
+        ident(&op.fn_name)
     );
     quote! {
         #[doc = #doc]
@@ -469,12 +472,14 @@ fn reader(plan: &Plan, op: &OpPlan, read: &proc_macro2::Ident) -> TokenStream {
 
 /// Checks `token` with each of `methods` in turn (the operation's bearer schemes): the first that
 /// accepts it gives the principal; the last one's refusal is the answer.
-fn check_bearer(methods: &[proc_macro2::Ident]) -> TokenStream {
+fn check_bearer(methods: &[String]) -> TokenStream {
     let (last, others) = methods
         .split_last()
         .expect("an operation with a bearer need has a scheme");
+    let last = ident(last);
     let mut check = quote! { api.#last(token).await.map_err(auth::bearer_rejected)? };
     for method in others.iter().rev() {
+        let method = ident(method);
         check = quote! {
             match api.#method(token).await {
                 Ok(principal) => principal,
@@ -486,7 +491,7 @@ fn check_bearer(methods: &[proc_macro2::Ident]) -> TokenStream {
 }
 
 fn bearer_helpers(plan: &Plan) -> TokenStream {
-    let api = &plan.trait_name;
+    let api = ident(&plan.trait_name);
     let by_authenticate = |op: &&OpPlan, need: Need| {
         op.bearer == need && op.bearer_methods.len() == 1 && op.bearer_methods[0] == "authenticate"
     };

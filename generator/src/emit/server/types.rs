@@ -1,7 +1,9 @@
 //! The typed inputs and outputs of the operations: one request struct and one response enum each.
 
-use super::plan::{BodyPlan, OpPlan, Plan, ResponsePlan, StatusPlan, Writer};
-use crate::emit::doc_attrs;
+use super::plan::{Body, OpPlan, Plan, ResponsePlan, StatusPlan};
+use crate::emit::rust::primitive;
+use crate::emit::status::known_status;
+use crate::emit::{doc_attrs, ident};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -28,18 +30,18 @@ pub fn requests_rs(plan: &Plan) -> TokenStream {
 }
 
 fn request_struct(op: &OpPlan, plan: &Plan) -> TokenStream {
-    let name = &op.request_name;
+    let name = ident(&op.request_name);
     let doc = format!(
         " The parameters and body of [`{fn_name}`]({root}::{trait_name}::{fn_name}): `{method} {path}`.",
-        root = plan.root,
-        fn_name = op.fn_name,
-        trait_name = plan.trait_name,
+        root = plan.root.text(),
+        fn_name = ident(&op.fn_name),
+        trait_name = ident(&plan.trait_name),
         method = op.op.method.as_str(),
         path = op.op.path,
     );
     let fields = op.fields.iter().map(|f| {
         let doc = doc_attrs(Some(&f.doc));
-        let name = &f.name;
+        let name = ident(&f.name);
         let ty = &f.ty;
         quote! { #doc pub #name: #ty, }
     });
@@ -78,14 +80,14 @@ pub fn responses_rs(plan: &Plan) -> TokenStream {
 }
 
 fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
-    let name = &op.response_name;
+    let name = ident(&op.response_name);
     let doc = format!(
         " The responses of [`{fn_name}`]({root}::{trait_name}::{fn_name}).",
-        root = plan.root,
-        fn_name = op.fn_name,
-        trait_name = plan.trait_name,
+        root = plan.root.text(),
+        fn_name = ident(&op.fn_name),
+        trait_name = ident(&plan.trait_name),
     );
-    let variants = op.responses.iter().map(variant);
+    let variants = op.responses.iter().map(|r| variant(plan, r));
     let arms = op.responses.iter().map(arm);
     // A model struct can be hundreds of bytes next to a small error body. The value lives for one
     // response; boxing it would cost an allocation and every implementer a `Box::new`. Sizes are
@@ -119,7 +121,7 @@ fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
     let streams = op.responses.iter().any(|r| {
         r.body
             .as_ref()
-            .is_some_and(|b| matches!(b.writer, Writer::Events | Writer::Lines(..)))
+            .is_some_and(|b| matches!(b, Body::Events(_) | Body::Lines(..)))
     });
     let derives = if streams {
         quote! { Debug }
@@ -146,27 +148,41 @@ fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
     }
 }
 
-fn variant(r: &ResponsePlan) -> TokenStream {
+/// The Rust type of a response body.
+fn body_type(plan: &Plan, body: &Body) -> TokenStream {
+    match body {
+        Body::Json(ty) => plan.printer.rust_type(ty),
+        Body::Text(_) => quote! { String },
+        Body::Bytes(_) => quote! { Bytes },
+        Body::Events(item) => {
+            let item = plan.printer.rust_type(item);
+            quote! { stream::EventStream<#item> }
+        }
+        Body::Lines(item, ..) => {
+            let item = plan.printer.rust_type(item);
+            quote! { stream::ItemStream<#item> }
+        }
+    }
+}
+
+fn variant(plan: &Plan, r: &ResponsePlan) -> TokenStream {
     let doc = doc_attrs(Some(&r.doc));
-    let name = &r.variant;
+    let name = ident(&r.variant);
     let chosen = matches!(r.status, StatusPlan::Chosen);
+    let body = r.body.as_ref().map(|b| body_type(plan, b));
     if r.headers.is_empty() {
         let status = chosen.then(|| quote! { StatusCode });
-        let body = r.body.as_ref().map(|b| &b.ty);
-        let fields: Vec<TokenStream> = status.into_iter().chain(body.cloned()).collect();
+        let fields: Vec<TokenStream> = status.into_iter().chain(body).collect();
         if fields.is_empty() {
             return quote! { #doc #name, };
         }
         return quote! { #doc #name(#(#fields),*), };
     }
     let status = chosen.then(|| quote! { status: StatusCode, });
-    let body = r.body.as_ref().map(|b| {
-        let ty = &b.ty;
-        quote! { body: #ty, }
-    });
+    let body = body.map(|ty| quote! { body: #ty, });
     let headers = r.headers.iter().map(|h| {
-        let field = &h.field;
-        let ty = &h.ty;
+        let field = ident(&h.field);
+        let ty = h.ty.map_or_else(|| quote! { String }, primitive);
         let ty = if h.required {
             quote! { #ty }
         } else {
@@ -186,36 +202,26 @@ fn variant(r: &ResponsePlan) -> TokenStream {
 }
 
 fn arm(r: &ResponsePlan) -> TokenStream {
-    let name = &r.variant;
-    let status = match &r.status {
-        StatusPlan::Fixed(expr) => expr.clone(),
+    let name = ident(&r.variant);
+    let status = match r.status {
+        StatusPlan::Fixed(code) => match known_status(code) {
+            Some((_, constant)) => {
+                let constant = ident(constant);
+                quote! { StatusCode::#constant }
+            }
+            None => quote! { respond::status(#code) },
+        },
         StatusPlan::Chosen => quote! { status },
     };
     let write = match &r.body {
-        Some(BodyPlan {
-            writer: Writer::Json,
-            ..
-        }) => quote! { respond::json(#status, &body) },
-        Some(BodyPlan {
-            writer: Writer::Text(None),
-            ..
-        }) => quote! { respond::text(#status, body) },
-        Some(BodyPlan {
-            writer: Writer::Text(Some(content_type)),
-            ..
-        }) => quote! { respond::text_as(#status, #content_type, body) },
-        Some(BodyPlan {
-            writer: Writer::Bytes(content_type),
-            ..
-        }) => quote! { respond::bytes(#status, #content_type, body) },
-        Some(BodyPlan {
-            writer: Writer::Events,
-            ..
-        }) => quote! { stream::events(#status, body) },
-        Some(BodyPlan {
-            writer: Writer::Lines(content_type, seq),
-            ..
-        }) => {
+        Some(Body::Json(_)) => quote! { respond::json(#status, &body) },
+        Some(Body::Text(None)) => quote! { respond::text(#status, body) },
+        Some(Body::Text(Some(content_type))) => {
+            quote! { respond::text_as(#status, #content_type, body) }
+        }
+        Some(Body::Bytes(content_type)) => quote! { respond::bytes(#status, #content_type, body) },
+        Some(Body::Events(_)) => quote! { stream::events(#status, body) },
+        Some(Body::Lines(_, content_type, seq)) => {
             let delimiter = if *seq {
                 quote! { stream::Delimiter::RecordSeparator }
             } else {
@@ -237,9 +243,9 @@ fn arm(r: &ResponsePlan) -> TokenStream {
     }
     let status_binding = chosen.then(|| quote! { status, });
     let body_binding = r.body.as_ref().map(|_| quote! { body, });
-    let fields: Vec<_> = r.headers.iter().map(|h| &h.field).collect();
+    let fields: Vec<_> = r.headers.iter().map(|h| ident(&h.field)).collect();
     let sets = r.headers.iter().map(|h| {
-        let field = &h.field;
+        let field = ident(&h.field);
         let wire = &h.wire;
         // One runtime call per header: the runtime renders any `Display` value.
         if h.required {

@@ -2,9 +2,10 @@
 
 //! The documented errors of each operation: the `body` of [`Error::Api`](crate::webhooks::Error::Api),
 //! one variant per documented error status with its decoded body and headers.
-/// The documented errors of [`Client::payment_succeeded`](crate::webhooks::Client::payment_succeeded), one
-/// variant per status (the status itself is [`Error::status`](crate::webhooks::Error::status)). Every
-/// variant carries the same body, which the enum dereferences to.
+/// The documented errors of
+/// [`Client::payment_succeeded`](crate::webhooks::Client::payment_succeeded), one variant per
+/// status (the status itself is [`Error::status`](crate::webhooks::Error::status)). Every variant
+/// carries the same body, which the enum dereferences to.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PaymentSucceeded {
     /// `400`: The receiver refused the event

@@ -134,8 +134,8 @@ impl ::std::future::IntoFuture for PaymentSucceeded {
     }
 }
 
-/// Request builder of [`Client::refund_issued`](crate::webhooks::Client::refund_issued): `POST {url}`.
-/// Finish it with `.send().await`, or `.await` it.
+/// Request builder of [`Client::refund_issued`](crate::webhooks::Client::refund_issued):
+/// `POST {url}`. Finish it with `.send().await`, or `.await` it.
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct RefundIssued {

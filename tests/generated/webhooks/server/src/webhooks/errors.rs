@@ -2,9 +2,9 @@
 
 //! The documented errors of each operation: the `body` of [`Error::Api`](crate::webhooks::Error::Api),
 //! one variant per documented error status with its decoded body and headers.
-/// The documented errors of [`Client::order_shipped`](crate::webhooks::Client::order_shipped), one variant
-/// per status (the status itself is [`Error::status`](crate::webhooks::Error::status)). Every variant
-/// carries the same body, which the enum dereferences to.
+/// The documented errors of [`Client::order_shipped`](crate::webhooks::Client::order_shipped), one
+/// variant per status (the status itself is [`Error::status`](crate::webhooks::Error::status)).
+/// Every variant carries the same body, which the enum dereferences to.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OrderShipped {
     /// `400`: The receiver refused the body
@@ -21,9 +21,9 @@ impl ::std::ops::Deref for OrderShipped {
     }
 }
 
-/// The documented errors of [`Client::order_updated`](crate::webhooks::Client::order_updated), one variant
-/// per status (the status itself is [`Error::status`](crate::webhooks::Error::status)). Every variant
-/// carries the same body, which the enum dereferences to.
+/// The documented errors of [`Client::order_updated`](crate::webhooks::Client::order_updated), one
+/// variant per status (the status itself is [`Error::status`](crate::webhooks::Error::status)).
+/// Every variant carries the same body, which the enum dereferences to.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OrderUpdated {
     /// `410`: The subscriber is gone; stop sending

@@ -68,8 +68,8 @@ impl crate::webhooks::Client {
     }
 }
 
-/// Request builder of [`Client::order_shipped`](crate::webhooks::Client::order_shipped): `POST {url}`.
-/// Finish it with `.send().await`, or `.await` it.
+/// Request builder of [`Client::order_shipped`](crate::webhooks::Client::order_shipped):
+/// `POST {url}`. Finish it with `.send().await`, or `.await` it.
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct OrderShipped {
@@ -159,8 +159,8 @@ impl ::std::future::IntoFuture for OrderShipped {
     }
 }
 
-/// Request builder of [`Client::order_cancelled`](crate::webhooks::Client::order_cancelled): `POST {url}`.
-/// Finish it with `.send().await`, or `.await` it.
+/// Request builder of [`Client::order_cancelled`](crate::webhooks::Client::order_cancelled):
+/// `POST {url}`. Finish it with `.send().await`, or `.await` it.
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct OrderCancelled {
@@ -218,8 +218,8 @@ impl ::std::future::IntoFuture for OrderCancelled {
     }
 }
 
-/// Request builder of [`Client::order_updated`](crate::webhooks::Client::order_updated): `POST {url}`. Set
-/// optional parameters, then `.send().await` it (or `.await` it).
+/// Request builder of [`Client::order_updated`](crate::webhooks::Client::order_updated):
+/// `POST {url}`. Set optional parameters, then `.send().await` it (or `.await` it).
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct OrderUpdated {
@@ -316,8 +316,8 @@ impl ::std::future::IntoFuture for OrderUpdated {
     }
 }
 
-/// Request builder of [`Client::subscribe_audit`](crate::webhooks::Client::subscribe_audit): `PUT {url}`.
-/// Set optional parameters, then `.send().await` it (or `.await` it).
+/// Request builder of [`Client::subscribe_audit`](crate::webhooks::Client::subscribe_audit):
+/// `PUT {url}`. Set optional parameters, then `.send().await` it (or `.await` it).
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct SubscribeAudit {

@@ -1,0 +1,315 @@
+//! Reading an answer: the arms of `send`'s match on the status, each decoding its documented body
+//! (or stream) and headers into the success value or the operation's error enum; paging streams.
+
+use super::*;
+
+pub(super) fn read_shape(root: &TokenStream, shape: &Shape) -> TokenStream {
+    match shape {
+        Shape::Empty => quote! { #root::codec::empty(response).await },
+        Shape::Json(_) => quote! { #root::codec::json(response).await },
+        Shape::Text => quote! { #root::codec::text(response).await },
+        Shape::Bytes => quote! { #root::codec::bytes(response).await },
+        Shape::TypedBytes => quote! { #root::codec::binary(response).await },
+        Shape::Stream(shape) => {
+            let read = stream_reader(root, &shape.format, quote! { response });
+            quote! { Ok(#read) }
+        }
+    }
+}
+
+/// The status codes that earlier arms match.
+pub(super) fn claimed_codes(earlier: &[Arm]) -> Vec<u16> {
+    earlier
+        .iter()
+        .flat_map(|a| &a.statuses)
+        .filter_map(|s| match s {
+            Status::Code(code) => Some(*code),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A stream's reader over the response `response` evaluates to.
+pub(super) fn stream_reader(
+    root: &TokenStream,
+    format: &StreamFormat,
+    response: TokenStream,
+) -> TokenStream {
+    match format {
+        StreamFormat::EventStream => quote! { #root::stream::Events::new(#response) },
+        StreamFormat::JsonLines => {
+            quote! { #root::stream::Lines::new(#response, #root::stream::Delimiter::Line) }
+        }
+        StreamFormat::JsonSeq => {
+            quote! { #root::stream::Lines::new(#response, #root::stream::Delimiter::RecordSeparator) }
+        }
+    }
+}
+
+/// The statuses of one arm as a pattern, or `None` when earlier arms claim them all. A range leaves
+/// out the codes earlier arms match (clippy's `match_overlapping_arm`), and an arm covering one
+/// contiguous span is written as one range (clippy's `manual_range_patterns`: `4XX` and `5XX`
+/// together are `400..=599`).
+pub(super) fn arm_pattern(statuses: &[Status], claimed: &[u16]) -> Option<TokenStream> {
+    if statuses == [Status::Default] {
+        return Some(quote! { _ });
+    }
+    let mut spans: Vec<(u16, u16)> = Vec::new();
+    for status in statuses {
+        match *status {
+            Status::Code(code) => spans.push((code, code)),
+            Status::Range(first) => {
+                let (mut low, high) = (first * 100, first * 100 + 99);
+                let mut cuts: Vec<u16> = claimed
+                    .iter()
+                    .copied()
+                    .filter(|c| (low..=high).contains(c))
+                    .collect();
+                cuts.sort_unstable();
+                for cut in cuts {
+                    if cut > low {
+                        spans.push((low, cut - 1));
+                    }
+                    low = cut + 1;
+                }
+                if low <= high {
+                    spans.push((low, high));
+                }
+            }
+            Status::Default => {}
+        }
+    }
+    if spans.is_empty() {
+        return None;
+    }
+    spans.sort_unstable();
+    let has_range = spans.iter().any(|(low, high)| low != high);
+    let contiguous = spans.windows(2).all(|w| w[1].0 <= w[0].1.saturating_add(1));
+    if spans.len() > 1 && contiguous && (spans.len() >= 3 || has_range) {
+        spans = vec![(
+            spans[0].0,
+            spans.iter().map(|s| s.1).max().unwrap_or(spans[0].1),
+        )];
+    }
+    let patterns = spans.iter().map(|&(low, high)| {
+        let (low_lit, high_lit) = (Literal::u16_unsuffixed(low), Literal::u16_unsuffixed(high));
+        if low == high {
+            quote! { #low_lit }
+        } else {
+            quote! { #low_lit..=#high_lit }
+        }
+    });
+    Some(quote! { #(#patterns)|* })
+}
+
+impl<'a> RequestEmitter<'a> {
+    /// The type of a stream's items, in `Events` or `Lines`.
+    pub(super) fn stream_type(&self, shape: &StreamShape, err_ty: &TokenStream) -> TokenStream {
+        let root = &self.root;
+        let item = self.printer.rust_type(&shape.item);
+        match shape.format {
+            StreamFormat::EventStream => quote! { #root::stream::Events<#item, #err_ty> },
+            StreamFormat::JsonLines | StreamFormat::JsonSeq => {
+                quote! { #root::stream::Lines<#item, #err_ty> }
+            }
+        }
+    }
+
+    /// `send_stream`, and `send_stream_reconnecting` for a resumable event stream.
+    pub(super) fn stream_methods(
+        &self,
+        p: &Plan,
+        stream: &StreamPlan,
+        err_ty: &TokenStream,
+        cloned: bool,
+    ) -> TokenStream {
+        let root = &self.root;
+        let ty = self.stream_type(&stream.shape, err_ty);
+        let media = &stream.shape.media;
+        let wrap = stream_reader(
+            root,
+            &stream.shape.format,
+            quote! { self.open_stream().await? },
+        );
+        let doc = wrapped_doc(&format!(
+            "Sends the request asking for `{media}` and answers the stream of its items, each decoded as it arrives{}. Dropping the stream closes the connection.",
+            match stream.shape.format {
+                StreamFormat::EventStream =>
+                    " (an event stream ends at `data: [DONE]` or when the server closes it)",
+                _ => "",
+            }
+        ));
+        let reconnecting = stream.last_event_id.as_ref().filter(|_| cloned).map(|field| {
+            let field = ident(field);
+            let doc = wrapped_doc(&format!(
+                "Like [`send_stream`](Self::send_stream), but when the server closes the stream before `data: [DONE]` (or the connection breaks), waits the `retry` it last sent (3 s until it sends one) and sends the request again with `Last-Event-ID` set to the last event id it sent. `{} {}` answering `204 No Content`, or an error, ends the stream.",
+                p.op.method.as_str(),
+                shown_path(p.op)
+            ));
+            quote! {
+                #doc
+                pub async fn send_stream_reconnecting(self) -> Result<#ty, #root::Error<#err_ty>> {
+                    let again = self.clone();
+                    let first = self.open_stream().await?;
+                    Ok(#root::stream::Events::reconnecting(
+                        first,
+                        Box::new(move |last_event_id| {
+                            let mut request = again.clone();
+                            if last_event_id.is_some() {
+                                request.#field = last_event_id;
+                            }
+                            Box::pin(request.open_stream())
+                        }),
+                    ))
+                }
+            }
+        });
+        quote! {
+            #doc
+            pub async fn send_stream(self) -> Result<#ty, #root::Error<#err_ty>> {
+                Ok(#wrap)
+            }
+            #reconnecting
+        }
+    }
+
+    /// One arm of the status `match`; `claimed` are the codes earlier arms match.
+    pub(super) fn arm(&self, p: &Plan, arm: &Arm, claimed: &[u16]) -> TokenStream {
+        let root = &self.root;
+        let Some(pattern) = arm_pattern(&arm.statuses, claimed) else {
+            return TokenStream::new();
+        };
+        let action = match &arm.handling {
+            Handling::Success(None) => match &p.success {
+                Success::Single(shape) => read_shape(root, shape),
+                Success::Enum(_) => unreachable!("enum success arms carry their variant"),
+            },
+            Handling::Success(Some(index)) => {
+                let Success::Enum(variants) = &p.success else {
+                    unreachable!("variant index without enum")
+                };
+                let variant = &variants[*index];
+                let path = {
+                    let enum_name = ident(&p.type_name);
+                    let vname = ident(&variant.name);
+                    quote! { #root::responses::#enum_name::#vname }
+                };
+                match &variant.shape {
+                    Shape::Empty => quote! {{
+                        #root::codec::empty(response).await?;
+                        Ok(#path)
+                    }},
+                    shape => {
+                        let read = read_shape(root, shape);
+                        let value = if variant.boxed {
+                            quote! { Box::new(#read?) }
+                        } else {
+                            quote! { #read? }
+                        };
+                        quote! { Ok(#path(#value)) }
+                    }
+                }
+            }
+            Handling::Error(index) => self.error_arm(p, *index),
+            Handling::Unexpected => quote! { Err(#root::codec::unexpected(response).await) },
+        };
+        quote! { #pattern => #action, }
+    }
+
+    /// Reads a documented error: its headers, then its body, into its variant of `Error::Api`.
+    pub(super) fn error_arm(&self, p: &Plan, index: usize) -> TokenStream {
+        let root = &self.root;
+        let variant = &p.errors[index];
+        let path = {
+            let enum_name = ident(&p.type_name);
+            let vname = ident(&variant.name);
+            quote! { #root::errors::#enum_name::#vname }
+        };
+        let headers: Vec<TokenStream> = variant
+            .headers
+            .iter()
+            .map(|h| {
+                let field = ident(&h.field);
+                let wire = &h.wire;
+                quote! { let #field = #root::codec::header(&response, #wire); }
+            })
+            .collect();
+        let fields: Vec<_> = variant.headers.iter().map(|h| ident(&h.field)).collect();
+        let read = match &variant.shape {
+            Shape::Empty => {
+                let value = if fields.is_empty() {
+                    quote! { #path }
+                } else {
+                    quote! { #path { #(#fields),* } }
+                };
+                quote! { #root::codec::api_empty(response, #value) }
+            }
+            shape => {
+                let reader = match shape {
+                    Shape::Text => quote! { api_text },
+                    Shape::Bytes => quote! { api_bytes },
+                    Shape::TypedBytes => quote! { api_binary },
+                    _ => quote! { api_json },
+                };
+                let body = if variant.boxed {
+                    quote! { Box::new(body) }
+                } else {
+                    quote! { body }
+                };
+                // A tuple variant's constructor is itself the function (clippy's `redundant_closure`).
+                let variant = match (fields.is_empty(), variant.boxed) {
+                    (true, false) => quote! { #path },
+                    (true, true) => quote! { |body| #path(#body) },
+                    (false, false) => quote! { |body| #path { body, #(#fields),* } },
+                    (false, true) => quote! { |body| #path { body: #body, #(#fields),* } },
+                };
+                quote! { #root::codec::#reader(response, #variant) }
+            }
+        };
+        if headers.is_empty() {
+            quote! { Err(#read.await) }
+        } else {
+            quote! {{
+                #(#headers)*
+                Err(#read.await)
+            }}
+        }
+    }
+
+    pub(super) fn stream_method(&self, paging: &Paging, err_ty: &TokenStream) -> TokenStream {
+        let root = &self.root;
+        let skip = ident(&paging.skip.name);
+        let take = ident(&paging.take.name);
+        let number = primitive(paging.number);
+        let item = self.printer.rust_type(&paging.item);
+        let default_take = int_literal(paging.number, paging.default_take);
+        let doc = wrapped_doc(&format!(
+            "Every item, page after page: sends the request with `{skip}` advanced by the length of each page and `{take}` as the page size (the value set, else {}), until a page comes back shorter than that. A failed page ends the stream with its error.",
+            paging.default_take,
+            skip = paging.skip.wire_name,
+            take = paging.take.wire_name,
+        ));
+        quote! {
+            #doc
+            pub fn into_stream(self) -> #root::Paged<#item, #err_ty> {
+                let take: #number = self.#take.unwrap_or(#default_take);
+                let start: #number = self.#skip.unwrap_or(0);
+                let pages = ::futures_util::stream::try_unfold(Some((self, start)), move |state| async move {
+                    let Some((request, skip)) = state else {
+                        return Ok::<_, #root::Error<#err_ty>>(None);
+                    };
+                    let mut page_request = request.clone();
+                    page_request.#skip = Some(skip);
+                    page_request.#take = Some(take);
+                    let page = page_request.send().await?;
+                    let next = match #number::try_from(page.len()) {
+                        Ok(length) if length == take && length > 0 => skip.checked_add(length).map(|next| (request, next)),
+                        _ => None,
+                    };
+                    Ok(Some((::futures_util::stream::iter(page.into_iter().map(Ok::<#item, #root::Error<#err_ty>>)), next)))
+                });
+                #root::Paged::new(::futures_util::TryStreamExt::try_flatten(pages))
+            }
+        }
+    }
+}

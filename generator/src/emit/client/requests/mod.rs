@@ -1,0 +1,850 @@
+//! `requests.rs`: the operation methods of `Client` and their request builders, whose `send`
+//! writes the parameters ([`parameters`]) and reads the answer ([`answers`]); and the types of
+//! those answers ([`outcomes`]: `responses.rs`, `errors.rs`, `headers.rs`).
+
+use super::plan::{
+    Arm, Handling, Paging, Plan, Shape, StreamPlan, StreamShape, Success, is_media_range,
+};
+use super::sending;
+use crate::emit::rust::primitive;
+use crate::emit::{Root, TypePrinter, doc_attrs, ident};
+use crate::ir::{
+    Api, Media, Method, ParamLocation, ParamStyle, Parameter, PathSegment, Primitive, SegmentPart,
+    Status, StreamFormat, TypeKind, TypeRef, encode_literal,
+};
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+mod answers;
+mod outcomes;
+mod parameters;
+
+use answers::*;
+use outcomes::status_text;
+use parameters::*;
+
+pub struct RequestEmitter<'a> {
+    api: &'a Api,
+    printer: TypePrinter<'a>,
+    /// The crate's root (`crate`, or `crate::webhooks` for the sender nested in a server).
+    root: TokenStream,
+    /// [`RequestEmitter::root`] as docs spell it.
+    root_text: &'static str,
+}
+
+/// A parameter's value in generated code: a place of type `T` (`self.limit`) or a reference `&T`
+/// bound to a name (`value`, `item`). Both work as method receivers; functions taking `&T` need to know which.
+#[derive(Clone)]
+struct Val {
+    expr: TokenStream,
+    is_ref: bool,
+}
+
+impl Val {
+    fn place(expr: TokenStream) -> Val {
+        Val {
+            expr,
+            is_ref: false,
+        }
+    }
+
+    fn named(name: &str) -> Val {
+        let name = ident(name);
+        Val {
+            expr: quote! { #name },
+            is_ref: true,
+        }
+    }
+
+    /// The value as an expression of type `&T`.
+    fn by_ref(&self) -> TokenStream {
+        let expr = &self.expr;
+        if self.is_ref {
+            quote! { #expr }
+        } else {
+            quote! { &#expr }
+        }
+    }
+}
+
+impl<'a> RequestEmitter<'a> {
+    pub fn new(api: &'a Api, root: Root) -> RequestEmitter<'a> {
+        RequestEmitter {
+            api,
+            root: root.path(),
+            root_text: root.text(),
+            printer: TypePrinter {
+                types: &api.types,
+                models: {
+                    let root = root.path();
+                    quote! { #root::models:: }
+                },
+            },
+        }
+    }
+
+    /// The start of `requests.rs`: the operation methods of `Client`; the builders follow.
+    pub fn requests_head(&self, plans: &[Plan]) -> TokenStream {
+        let methods = plans.iter().map(|p| self.client_method(p));
+        let root = &self.root;
+        let doc = format!(
+            " The operations: one method of [`Client`]({}::Client) each, returning the request builder",
+            self.root_text
+        );
+        quote! {
+            #![doc = #doc]
+            //! defined here. Set optional parameters on the builder, then `.send().await` it (or `.await` it).
+
+            impl #root::Client {
+                #(#methods)*
+            }
+        }
+    }
+
+    /// Part of `requests.rs`: the request builders of `plans`, each followed by its `send`,
+    /// `send_full` and `IntoFuture` (see `sending`).
+    pub fn builders(&self, plans: &[Plan]) -> TokenStream {
+        let mut out = TokenStream::new();
+        for p in plans {
+            out.extend(self.builder(p));
+            out.extend(sending::tokens(&self.sending(p)));
+        }
+        out
+    }
+
+    fn sending<'p>(&'p self, p: &'p Plan) -> sending::Sending<'p> {
+        sending::Sending {
+            builder: &p.type_name,
+            ok: self.success_type(p),
+            err: self.error_type(p),
+            headers: headers_path(p, &self.root),
+            root: &self.root,
+            request: format!("{} {}", p.op.method.as_str(), shown_path(p.op)),
+        }
+    }
+
+    /// `Client::operation(&self, required...) -> Builder`.
+    fn client_method(&self, p: &Plan) -> TokenStream {
+        let op = p.op;
+        let name = ident(&op.name);
+        let builder = ident(&p.type_name);
+        let mut args = Vec::new();
+        let mut inits = Vec::new();
+        for param in &p.required {
+            let field = ident(&param.name);
+            let (ty, convert) = self.arg_type(&param.ty);
+            args.push(quote! { #field: #ty });
+            inits.push(if convert {
+                quote! { #field: #field.into() }
+            } else {
+                quote! { #field }
+            });
+        }
+        if let Some(body) = p.body.filter(|b| b.required) {
+            let (ty, convert) = self.body_arg_type(&body.media, &body.ty);
+            args.push(quote! { body: #ty });
+            inits.push(if convert {
+                quote! { body: body.into() }
+            } else {
+                quote! { body }
+            });
+        }
+        for param in &p.optional {
+            let field = ident(&param.name);
+            inits.push(quote! { #field: None });
+        }
+        if p.body.is_some_and(|b| !b.required) {
+            inits.push(quote! { body: None });
+        }
+        let doc = doc_attrs(Some(&self.method_doc(p)));
+        let deprecated = op.deprecated.then(|| quote! { #[deprecated] });
+        // One argument per required parameter: the signature mirrors the operation.
+        let many = (args.len() + 1 > 7).then(|| {
+            quote! { #[allow(clippy::too_many_arguments, reason = "one argument per required parameter of the operation")] }
+        });
+        quote! {
+            #doc
+            #deprecated
+            #many
+            pub fn #name(&self, #(#args),*) -> #builder {
+                #builder { client: self.clone(), #(#inits),* }
+            }
+        }
+    }
+
+    fn method_doc(&self, p: &Plan) -> String {
+        let op = p.op;
+        let mut parts: Vec<String> = Vec::new();
+        if let Some(summary) = op
+            .summary
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            parts.push(summary.to_owned());
+        }
+        if let Some(description) = op
+            .description
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            parts.push(description.to_owned());
+        }
+        parts.push(format!("`{} {}`", op.method.as_str(), shown_path(op)));
+        let mut args: Vec<String> = p
+            .required
+            .iter()
+            .map(|param| {
+                let doc = one_line(param.doc.as_deref()).unwrap_or_else(|| {
+                    format!(
+                        "the `{}` {} parameter.",
+                        param.wire_name,
+                        param.location.word()
+                    )
+                });
+                format!("- `{}`: {doc}", param.name)
+            })
+            .collect();
+        if let Some(body) = p.body.filter(|b| b.required) {
+            let what = match (&body.media, &body.ty) {
+                (Media::Json | Media::Form, TypeRef::Named(id)) => {
+                    let name = &self.api.types[id.0].name;
+                    format!(
+                        "the request body, a [`{name}`]({}::models::{name})",
+                        self.root_text
+                    )
+                }
+                _ => "the request body".to_owned(),
+            };
+            let doc = one_line(body.doc.as_deref())
+                .map(|d| format!(": {d}"))
+                .unwrap_or_else(|| ".".to_owned());
+            args.push(format!("- `body`: {what}{doc}"));
+        }
+        if !args.is_empty() {
+            parts.push(format!("Arguments:\n{}", args.join("\n")));
+        }
+        let setters: Vec<String> = p
+            .optional
+            .iter()
+            .map(|param| format!("`.{}()`", setter_name(param)))
+            .collect();
+        let mut setters = setters;
+        if p.body.is_some_and(|b| !b.required) {
+            setters.push("`.body()`".to_owned());
+        }
+        if !setters.is_empty() {
+            parts.push(format!(
+                "Optional parameters are set on the builder: {}.",
+                setters.join(", ")
+            ));
+        }
+        if p.paging.is_some() {
+            parts.push("`.into_stream()` on the builder walks every page.".to_owned());
+        }
+        if !p.errors.is_empty() {
+            let statuses: Vec<String> = p
+                .errors
+                .iter()
+                .map(|e| format!("`{}`", status_text(e.status)))
+                .collect();
+            parts.push(format!(
+                "Documented errors ({}) are [`Error::Api`]({root}::Error::Api) holding a [`errors::{1}`]({root}::errors::{1}) variant.",
+                statuses.join(", "),
+                p.type_name,
+                root = self.root_text,
+            ));
+        }
+        if op.deprecated {
+            parts.push("Deprecated by the API.".to_owned());
+        }
+        parts.join("\n\n")
+    }
+
+    /// The request builder: fields, setters, `send`, `IntoFuture`, and `into_stream` when paged.
+    fn builder(&self, p: &Plan) -> TokenStream {
+        let root = &self.root;
+        let op = p.op;
+        let name = ident(&p.type_name);
+        let mut fields = vec![quote! { client: #root::Client }];
+        for param in &p.required {
+            let field = ident(&param.name);
+            let ty = self.stored_type(&param.ty);
+            fields.push(quote! { #field: #ty });
+        }
+        for param in &p.optional {
+            let field = ident(&param.name);
+            let ty = self.stored_type(param.ty.strip_nullable());
+            fields.push(quote! { #field: Option<#ty> });
+        }
+        if let Some(body) = p.body {
+            let ty = self.body_stored_type(&body.media, &body.ty);
+            fields.push(if body.required {
+                quote! { body: #ty }
+            } else {
+                quote! { body: Option<#ty> }
+            });
+        }
+        let setters = p.optional.iter().map(|param| self.setter(param));
+        let body_setter = p.body.filter(|b| !b.required).map(|body| {
+            let (ty, convert) = self.body_arg_type(&body.media, &body.ty);
+            let value = if convert {
+                quote! { body.into() }
+            } else {
+                quote! { body }
+            };
+            let doc = doc_attrs(Some(body.doc.as_deref().unwrap_or("The request body.")));
+            quote! {
+                #doc
+                pub fn body(mut self, body: #ty) -> Self {
+                    self.body = Some(#value);
+                    self
+                }
+            }
+        });
+        let (ok_ty, err_ty) = (self.success_type(p), self.error_type(p));
+        let headers_ty = headers_type(p, root);
+        let send = self.send_fn(p, &ok_ty, &err_ty, &headers_ty, false);
+        let stream = p
+            .paging
+            .as_ref()
+            .map(|paging| self.stream_method(paging, &err_ty));
+        // A multipart form cannot be cloned.
+        let cloned = p
+            .body
+            .is_none_or(|b| b.media != Media::Multipart || self.multipart_struct(&b.ty).is_some());
+        let clone = cloned.then(|| quote! { Clone, });
+        let streamed = p.stream.as_ref().map(|stream| {
+            let open = self.send_fn(p, &ok_ty, &err_ty, &headers_ty, true);
+            let methods = self.stream_methods(p, stream, &err_ty, cloned);
+            quote! { #open #methods }
+        });
+        let then = if p.optional.is_empty() && p.body.is_none_or(|b| b.required) {
+            "Finish it with `.send().await`, or `.await` it."
+        } else {
+            "Set optional parameters, then `.send().await` it (or `.await` it)."
+        };
+        let doc = wrapped_doc(&format!(
+            "Request builder of [`Client::{0}`]({root}::Client::{0}): `{1} {2}`. {then}",
+            op.name,
+            op.method.as_str(),
+            shown_path(op),
+            root = self.root_text,
+        ));
+        quote! {
+            #doc
+            #[derive(Debug, #clone)]
+            #[must_use = "a request does nothing until it is sent with `.send().await`"]
+            pub struct #name {
+                #(#fields),*
+            }
+
+            impl #name {
+                #(#setters)*
+                #body_setter
+                #send
+                #stream
+                #streamed
+            }
+
+
+        }
+    }
+
+    fn send_fn(
+        &self,
+        p: &Plan,
+        ok_ty: &TokenStream,
+        err_ty: &TokenStream,
+        headers_ty: &TokenStream,
+        open_stream: bool,
+    ) -> TokenStream {
+        let root = &self.root;
+        let op = p.op;
+        let mut steps: Vec<TokenStream> = Vec::new();
+        let method = method_tokens(&op.method);
+        let (path_lets, path) = self.path_expr(p);
+        steps.extend(path_lets);
+
+        // Query parameters: written by the style codec into one query string, so delimiters and
+        // percent-encoding are exactly OpenAPI's (reqwest's own query encoding would escape `,`).
+        let query_params: Vec<&Parameter> = op
+            .parameters
+            .iter()
+            .filter(|q| q.location == ParamLocation::Query)
+            .collect();
+        let request = if query_params.is_empty() {
+            quote! { let request = self.client.inner.request(#method, #path); }
+        } else {
+            let writes = query_params.iter().map(|param| {
+                let wire = &param.wire_name;
+                let style = format_ident!("{}", param.style.variant());
+                let explode = param.explode;
+                let reserved = param.allow_reserved;
+                self.for_value(param, |value, ty| {
+                    let plain = param.style == ParamStyle::Form
+                        && !reserved
+                        && !param.json
+                        && matches!(self.value_kind(ty), ValueKind::Primitive);
+                    if plain {
+                        let text = if self.is_string(ty) {
+                            value.by_ref()
+                        } else {
+                            let text = self.text(ty, value);
+                            quote! { &#text }
+                        };
+                        return quote! { #root::codec::query_pair(&mut query, #wire, #text); };
+                    }
+                    let value = self.style_value(param, ty, value);
+                    quote! {
+                        #root::codec::write_query(&mut query, #root::codec::Style::#style, #explode, #reserved, #wire, &#value);
+                    }
+                })
+            });
+            quote! {
+                let mut query = String::new();
+                #(#writes)*
+                let request = self.client.inner.request(#method, &#root::codec::with_query(#path, &query));
+            }
+        };
+        steps.push(request);
+
+        // Header parameters.
+        for param in op
+            .parameters
+            .iter()
+            .filter(|h| h.location == ParamLocation::Header)
+        {
+            let wire = &param.wire_name;
+            let field = ident(&param.name);
+            steps.push(if self.is_plain(param) {
+                let text = self.header_text(param, &param.ty, Val::place(quote! { self.#field }));
+                quote! { let request = request.header(#wire, #text); }
+            } else {
+                let text = self.header_text(param, param.ty.strip_nullable(), Val::named("value"));
+                quote! {
+                    let request = match &self.#field {
+                        Some(value) => request.header(#wire, #text),
+                        None => request,
+                    };
+                }
+            });
+        }
+
+        // Cookie parameters: one `Cookie` header.
+        let cookies: Vec<&Parameter> = op
+            .parameters
+            .iter()
+            .filter(|c| c.location == ParamLocation::Cookie)
+            .collect();
+        if !cookies.is_empty() {
+            let pushes = cookies.iter().map(|param| {
+                let wire = &param.wire_name;
+                let explode = param.explode;
+                self.for_value(param, |value, ty| {
+                    let value = self.style_value(param, ty, value);
+                    quote! { cookies.extend(#root::codec::write_cookie(#explode, #wire, &#value)); }
+                })
+            });
+            steps.push(quote! {
+                let mut cookies: Vec<String> = Vec::new();
+                #(#pushes)*
+                let request = if cookies.is_empty() {
+                    request
+                } else {
+                    request.header(::reqwest::header::COOKIE, cookies.join("; "))
+                };
+            });
+        }
+
+        if let Some(body) = p.body {
+            let apply = |value: TokenStream, by_ref: TokenStream| match &body.media {
+                Media::Json => quote! { request.json(#by_ref) },
+                Media::Form => {
+                    let encoding = body.encoding.iter().map(|e| {
+                        let property = &e.property;
+                        let style = format_ident!("{}", e.style.variant());
+                        let (explode, reserved) = (e.explode, e.allow_reserved);
+                        quote! { (#property, #root::codec::Style::#style, #explode, #reserved) }
+                    });
+                    quote! { #root::codec::form_body(request, #by_ref, &[#(#encoding),*]) }
+                }
+                Media::Multipart => match self.multipart_struct(&body.ty) {
+                    Some(fields) => {
+                        let form = self.multipart_form(fields, by_ref);
+                        quote! { request.multipart(#form) }
+                    }
+                    None => quote! { request.multipart(#value) },
+                },
+                Media::Text => {
+                    quote! { request.header(::reqwest::header::CONTENT_TYPE, "text/plain; charset=utf-8").body(#value) }
+                }
+                // The caller names the content type within the spec's range (`image/png` for `image/*`).
+                Media::Binary(media) if is_media_range(media) => {
+                    quote! { #root::codec::binary_body(request, #value, #media) }
+                }
+                Media::Binary(media) => {
+                    quote! { request.header(::reqwest::header::CONTENT_TYPE, #media).body(#value) }
+                }
+            };
+            if body.required {
+                let set = apply(quote! { self.body }, quote! { &self.body });
+                steps.push(quote! { let request = #set; });
+            } else {
+                let set = apply(quote! { body }, quote! { &body });
+                steps.push(quote! {
+                    let request = match self.body {
+                        Some(body) => #set,
+                        None => request,
+                    };
+                });
+            }
+        }
+
+        // Where the success may be a stream or another body, `Accept` says which one is wanted.
+        let accept = match (&p.stream, &p.success) {
+            (Some(stream), _) if open_stream => Some(stream.shape.media.as_str()),
+            (_, Success::Single(Shape::Stream(shape))) => Some(shape.media.as_str()),
+            (Some(_), Success::Single(Shape::Json(_))) => Some("application/json"),
+            _ => None,
+        };
+        if let Some(accept) = accept {
+            steps
+                .push(quote! { let request = request.header(::reqwest::header::ACCEPT, #accept); });
+        }
+        let bearer = p.bearer;
+        let idempotent = op.method.is_idempotent();
+        steps.push(
+            quote! { let response = self.client.inner.send(request, #bearer, #idempotent).await?; },
+        );
+        if open_stream {
+            let arms = p.arms.iter().enumerate().map(|(i, arm)| {
+                let Some(pattern) = arm_pattern(&arm.statuses, &claimed_codes(&p.arms[..i])) else {
+                    return TokenStream::new();
+                };
+                let action = match &arm.handling {
+                    Handling::Success(_) => quote! { Ok(response) },
+                    Handling::Error(index) => self.error_arm(p, *index),
+                    Handling::Unexpected => {
+                        quote! { Err(#root::codec::unexpected(response).await) }
+                    }
+                };
+                quote! { #pattern => #action, }
+            });
+            return quote! {
+                /// Sends the request asking for its stream; answers the response of a success status.
+                async fn open_stream(self) -> Result<::reqwest::Response, #root::Error<#err_ty>> {
+                    #(#steps)*
+                    match response.status().as_u16() { #(#arms)* }
+                }
+            };
+        }
+        let arms = p
+            .arms
+            .iter()
+            .enumerate()
+            .map(|(i, arm)| self.arm(p, arm, &claimed_codes(&p.arms[..i])));
+        let documented = if p.success_headers.is_empty() {
+            quote! { () }
+        } else {
+            let name = ident(&p.type_name);
+            let fields = p.success_headers.iter().map(|h| {
+                let field = ident(&h.field);
+                let wire = &h.wire;
+                quote! { #field: #root::codec::header(&response, #wire) }
+            });
+            quote! { #root::headers::#name { #(#fields),* } }
+        };
+        // Unit values go straight into the struct (clippy's `let_unit_value`).
+        let (documented_let, documented_value) = if p.success_headers.is_empty() {
+            (TokenStream::new(), quote! { documented: () })
+        } else {
+            (
+                quote! { let documented = #documented; },
+                quote! { documented },
+            )
+        };
+        let matched = quote! { match status.as_u16() { #(#arms)* } };
+        let (body_let, body_value) = if matches!(p.success, Success::Single(Shape::Empty)) {
+            (quote! { #matched?; }, quote! { body: () })
+        } else {
+            (quote! { let body = #matched?; }, quote! { body })
+        };
+        quote! {
+
+            /// Sends the request; the answer's headers are copied only for `send_full`.
+            async fn exchange(
+                self,
+                keep_headers: bool,
+            ) -> Result<#root::codec::ResponseValue<#ok_ty #headers_ty>, #root::Error<#err_ty>> {
+                #(#steps)*
+                let status = response.status();
+                let headers = if keep_headers {
+                    response.headers().clone()
+                } else {
+                    ::reqwest::header::HeaderMap::new()
+                };
+                #documented_let
+                #body_let
+                Ok(#root::codec::ResponseValue { status, headers, #documented_value, #body_value })
+            }
+        }
+    }
+
+    fn success_type(&self, p: &Plan) -> TokenStream {
+        let root = &self.root;
+        match &p.success {
+            Success::Single(Shape::Stream(shape)) => self.stream_type(shape, &self.error_type(p)),
+            Success::Single(shape) => self.shape_type(shape),
+            Success::Enum(_) => {
+                let name = ident(&p.type_name);
+                quote! { #root::responses::#name }
+            }
+        }
+    }
+
+    fn error_type(&self, p: &Plan) -> TokenStream {
+        let root = &self.root;
+        if p.errors.is_empty() {
+            quote! { () }
+        } else {
+            let name = ident(&p.type_name);
+            quote! { #root::errors::#name }
+        }
+    }
+
+    fn shape_type(&self, shape: &Shape) -> TokenStream {
+        let root = &self.root;
+        match shape {
+            Shape::Empty => quote! { () },
+            Shape::Json(ty) => self.printer.rust_type(ty),
+            Shape::Text => quote! { String },
+            Shape::Bytes => quote! { Vec<u8> },
+            Shape::TypedBytes => quote! { #root::codec::Binary },
+            Shape::Stream(_) => unreachable!("streams are typed by `stream_type`"),
+        }
+    }
+
+    /// The argument type of a parameter, and whether the value is converted with `.into()`.
+    fn arg_type(&self, ty: &TypeRef) -> (TokenStream, bool) {
+        match ty {
+            TypeRef::Primitive(Primitive::String) => (quote! { impl Into<String> }, true),
+            other => (self.printer.rust_type(other), false),
+        }
+    }
+
+    fn stored_type(&self, ty: &TypeRef) -> TokenStream {
+        self.printer.rust_type(ty)
+    }
+
+    fn body_arg_type(&self, media: &Media, ty: &TypeRef) -> (TokenStream, bool) {
+        let root = &self.root;
+        match media {
+            Media::Json | Media::Form => (self.printer.rust_type(ty), false),
+            Media::Text => (quote! { impl Into<String> }, true),
+            Media::Binary(m) if is_media_range(m) => (quote! { #root::codec::Binary }, false),
+            Media::Binary(_) => (quote! { impl Into<Vec<u8>> }, true),
+            Media::Multipart if self.multipart_struct(ty).is_some() => {
+                (self.printer.rust_type(ty), false)
+            }
+            Media::Multipart => (quote! { ::reqwest::multipart::Form }, false),
+        }
+    }
+
+    fn body_stored_type(&self, media: &Media, ty: &TypeRef) -> TokenStream {
+        let root = &self.root;
+        match media {
+            Media::Json | Media::Form => self.printer.rust_type(ty),
+            Media::Text => quote! { String },
+            Media::Binary(m) if is_media_range(m) => quote! { #root::codec::Binary },
+            Media::Binary(_) => quote! { Vec<u8> },
+            Media::Multipart if self.multipart_struct(ty).is_some() => self.printer.rust_type(ty),
+            Media::Multipart => quote! { ::reqwest::multipart::Form },
+        }
+    }
+
+    /// The fields of a multipart body whose schema is an object: each becomes parts; `None` for
+    /// other schemas (the caller then builds the `reqwest` form).
+    fn multipart_struct(&self, ty: &TypeRef) -> Option<&'a [crate::ir::Field]> {
+        crate::emit::multipart_fields(self.api, ty)
+    }
+
+    /// A `reqwest::multipart::Form` expression of a body (`body`: a reference to the struct):
+    /// files as file parts (name and content type), primitives as text parts, arrays as one part
+    /// per item, anything else as a JSON part.
+    fn multipart_form(&self, fields: &[crate::ir::Field], body: TokenStream) -> TokenStream {
+        let root = &self.root;
+        let parts = fields.iter().map(|f| {
+            let (optional, inner) = crate::emit::models::field_holding(f, &self.api.types);
+            let field = ident(&f.name);
+            let wire = &f.wire_name;
+            // A deprecated property is still the caller's to send: read once, where the lint is
+            // allowed, rather than through the field each time.
+            let (read_deprecated, read) = if f.deprecated {
+                let local = format_ident!("deprecated_{}", f.name.trim_start_matches("r#"));
+                (
+                    quote! {
+                        #[allow(deprecated, reason = "the caller's value is sent, deprecated or not")]
+                        let #local = &body.#field;
+                    },
+                    Val::named(&local.to_string()),
+                )
+            } else {
+                (TokenStream::new(), Val::place(quote! { body.#field }))
+            };
+            let value = if optional {
+                Val::named("value")
+            } else {
+                read.clone()
+            };
+            let add = |ty: &TypeRef, value: Val| -> TokenStream {
+                let v = value.by_ref();
+                match self.multipart_kind(ty) {
+                    MultipartKind::File => {
+                        quote! { form = form.part(#wire, #root::multipart::file_part(#wire, #v)); }
+                    }
+                    MultipartKind::Text => {
+                        let text = self.text(ty, value);
+                        quote! { form = form.text(#wire, #text); }
+                    }
+                    MultipartKind::Json => {
+                        quote! { form = form.part(#wire, #root::multipart::json_part(#v)); }
+                    }
+                }
+            };
+            let step = match inner {
+                TypeRef::Array(item)
+                    if self.multipart_kind(item.as_ref()) != MultipartKind::Json =>
+                {
+                    let each = add(item.as_ref(), Val::named("item"));
+                    let items = value.by_ref();
+                    quote! { for item in #items { #each } }
+                }
+                ty => add(ty, value),
+            };
+            let read_ref = read.by_ref();
+            if optional {
+                quote! { #read_deprecated if let Some(value) = #read_ref { #step } }
+            } else {
+                quote! { #read_deprecated #step }
+            }
+        });
+        quote! {{
+            let body = #body;
+            let mut form = ::reqwest::multipart::Form::new();
+            #(#parts)*
+            form
+        }}
+    }
+
+    fn multipart_kind(&self, ty: &TypeRef) -> MultipartKind {
+        match ty {
+            TypeRef::Primitive(Primitive::Bytes) => MultipartKind::File,
+            TypeRef::Array(_)
+            | TypeRef::Map(_)
+            | TypeRef::Any
+            | TypeRef::Null
+            | TypeRef::Nullable(_) => MultipartKind::Json,
+            TypeRef::Primitive(_) | TypeRef::NumericString { .. } => MultipartKind::Text,
+            TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                TypeKind::Alias(inner) => self.multipart_kind(inner),
+                TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => MultipartKind::Text,
+                _ => MultipartKind::Json,
+            },
+        }
+    }
+}
+
+/// How a multipart body's property travels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MultipartKind {
+    File,
+    Text,
+    Json,
+}
+
+fn method_tokens(method: &Method) -> TokenStream {
+    if method.is_standard() {
+        let name = format_ident!("{}", method.as_str());
+        quote! { ::reqwest::Method::#name }
+    } else {
+        // `QUERY` and custom methods: the generator checked the name is an HTTP token.
+        let name = proc_macro2::Literal::byte_string(method.as_str().as_bytes());
+        quote! { ::reqwest::Method::from_bytes(#name).expect("an HTTP token") }
+    }
+}
+
+/// Doc attributes of the generator's own prose, wrapped like hand-written comments.
+pub(super) fn wrapped_doc(text: &str) -> TokenStream {
+    let lines = wrap_lines(text);
+    quote! { #( #[doc = #lines] )* }
+}
+
+/// The lines of `wrapped_doc` (paragraphs separated by blank lines).
+pub(super) fn wrap_lines(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for paragraph in text.split("\n\n") {
+        if !lines.is_empty() {
+            lines.push(String::new());
+        }
+        let mut line = String::new();
+        for word in words(paragraph) {
+            if !line.is_empty() && line.len() + 1 + word.len() > 96 {
+                lines.push(std::mem::take(&mut line));
+            }
+            line.push(' ');
+            line.push_str(&word);
+        }
+        lines.push(line);
+    }
+    lines
+}
+
+/// The words of a paragraph, a `code span` counting as one word.
+fn words(paragraph: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut open = false;
+    for word in paragraph.split_whitespace() {
+        match out.last_mut() {
+            Some(last) if open => {
+                last.push(' ');
+                last.push_str(word);
+            }
+            _ => out.push(word.to_owned()),
+        }
+        if word.matches('`').count() % 2 == 1 {
+            open = !open;
+        }
+    }
+    out
+}
+
+fn one_line(doc: Option<&str>) -> Option<String> {
+    let doc = doc?.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!doc.is_empty()).then_some(doc)
+}
+
+/// The path as docs show it: a hook's sender (no path) sends to the client's URL.
+fn shown_path(op: &crate::ir::Operation) -> &str {
+    if op.path.is_empty() {
+        "{url}"
+    } else {
+        &op.path
+    }
+}
+
+/// `, {root}::headers::{Op}` when the operation documents success headers (the `H` of its
+/// `ResponseValue` and futures), else nothing (`H` defaults to `()`).
+fn headers_type(p: &Plan, root: &TokenStream) -> TokenStream {
+    match headers_path(p, root) {
+        Some(path) => quote! { , #path },
+        None => TokenStream::new(),
+    }
+}
+
+/// The typed success headers of an operation that documents some.
+fn headers_path(p: &Plan, root: &TokenStream) -> Option<TokenStream> {
+    let name = ident(&p.type_name);
+    (!p.success_headers.is_empty()).then(|| quote! { #root::headers::#name })
+}

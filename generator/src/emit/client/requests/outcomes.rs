@@ -1,0 +1,196 @@
+//! `responses.rs`, `errors.rs` and `headers.rs`: the success enums, error enums and typed success
+//! headers of the operations that need them.
+
+use super::*;
+
+/// A response variant's doc: its status, then the spec's description of it.
+pub(super) fn variant_doc(status: Status, doc: Option<&str>) -> TokenStream {
+    let mut text = format!("`{}`", status_text(status));
+    if let Some(d) = doc.map(str::trim).filter(|d| !d.is_empty()) {
+        text.push_str(": ");
+        text.push_str(d);
+    }
+    doc_attrs(Some(&text))
+}
+
+pub(super) fn status_text(status: Status) -> String {
+    match status {
+        Status::Code(code) => code.to_string(),
+        Status::Range(first) => format!("{first}XX"),
+        Status::Default => "default".to_owned(),
+    }
+}
+
+impl<'a> RequestEmitter<'a> {
+    pub fn responses_rs(&self, plans: &[Plan]) -> TokenStream {
+        let enums = plans.iter().filter_map(|p| {
+            let Success::Enum(variants) = &p.success else { return None };
+            let name = ident(&p.type_name);
+            let doc = wrapped_doc(&format!(
+                "The success answers of [`Client::{0}`]({root}::Client::{0}), one variant per documented status.",
+                p.op.name,
+                root = self.root_text,
+            ));
+            let variants = variants.iter().map(|v| {
+                let vname = ident(&v.name);
+                let vdoc = variant_doc(v.status, v.doc.as_deref());
+                match &v.shape {
+                    Shape::Empty => quote! { #vdoc #vname, },
+                    shape => {
+                        let ty = self.shape_type(shape);
+                        let ty = if v.boxed { quote! { Box<#ty> } } else { ty };
+                        quote! { #vdoc #vname(#ty), }
+                    }
+                }
+            });
+            Some(quote! {
+                #doc
+                #[derive(Debug, Clone, PartialEq)]
+                pub enum #name {
+                    #(#variants)*
+                }
+            })
+        });
+        quote! {
+            //! Success values of operations whose success statuses have different bodies.
+
+            #(#enums)*
+        }
+    }
+
+    pub fn errors_rs(&self, plans: &[Plan]) -> TokenStream {
+        let enums = plans
+            .iter()
+            .filter(|p| !p.errors.is_empty())
+            .map(|p| self.error_enum(p));
+        let doc = format!(
+            " The documented errors of each operation: the `body` of [`Error::Api`]({}::Error::Api),",
+            self.root_text
+        );
+        quote! {
+            #![doc = #doc]
+            //! one variant per documented error status with its decoded body and headers.
+
+            #(#enums)*
+        }
+    }
+
+    pub(super) fn error_enum(&self, p: &Plan) -> TokenStream {
+        let name = ident(&p.type_name);
+        let mut text = format!(
+            "The documented errors of [`Client::{0}`]({root}::Client::{0}), one variant per status (the status itself is [`Error::status`]({root}::Error::status)).",
+            p.op.name,
+            root = self.root_text,
+        );
+        if p.common_error_body.is_some() {
+            text.push_str(" Every variant carries the same body, which the enum dereferences to.");
+        }
+        let doc = wrapped_doc(&text);
+        let variants = p.errors.iter().map(|v| {
+            let vname = ident(&v.name);
+            let vdoc = variant_doc(v.status, v.doc.as_deref());
+            let body = (v.shape != Shape::Empty).then(|| {
+                let ty = self.shape_type(&v.shape);
+                if v.boxed {
+                    quote! { Box<#ty> }
+                } else {
+                    ty
+                }
+            });
+            if v.headers.is_empty() {
+                return match body {
+                    Some(ty) => quote! { #vdoc #vname(#ty), },
+                    None => quote! { #vdoc #vname, },
+                };
+            }
+            let body = body.map(|ty| quote! { body: #ty, });
+            let headers = v.headers.iter().map(|h| {
+                let field = ident(&h.field);
+                let ty = self.printer.rust_type(&h.ty);
+                let doc = match h.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+                    Some(d) => format!(
+                        "The `{}` header (`None` when absent or malformed). {d}",
+                        h.wire
+                    ),
+                    None => format!("The `{}` header (`None` when absent or malformed).", h.wire),
+                };
+                let doc = doc_attrs(Some(&doc));
+                quote! { #doc #field: Option<#ty>, }
+            });
+            quote! { #vdoc #vname { #body #(#headers)* }, }
+        });
+        let deref = p.common_error_body.as_ref().map(|shape| {
+            let target = self.shape_type(shape);
+            let arms = p.errors.iter().map(|v| {
+                let vname = ident(&v.name);
+                let pattern = if v.headers.is_empty() {
+                    quote! { Self::#vname(body) }
+                } else {
+                    quote! { Self::#vname { body, .. } }
+                };
+                // A boxed body derefs to the target by itself (clippy's `explicit_auto_deref`).
+                quote! { #pattern => body, }
+            });
+            quote! {
+                impl ::std::ops::Deref for #name {
+                    type Target = #target;
+
+                    fn deref(&self) -> &#target {
+                        match self {
+                            #(#arms)*
+                        }
+                    }
+                }
+            }
+        });
+        quote! {
+            #doc
+            #[derive(Debug, Clone, PartialEq)]
+            pub enum #name {
+                #(#variants)*
+            }
+
+            #deref
+        }
+    }
+
+    /// The typed success headers of each operation that documents some (`send_full`'s
+    /// `documented`).
+    pub fn headers_rs(&self, plans: &[Plan]) -> TokenStream {
+        let structs = plans.iter().filter(|p| !p.success_headers.is_empty()).map(|p| {
+            let name = ident(&p.type_name);
+            let doc = wrapped_doc(&format!(
+                "The headers the successes of [`Client::{0}`]({root}::Client::{0}) document, typed.",
+                p.op.name,
+                root = self.root_text,
+            ));
+            let fields = p.success_headers.iter().map(|h| {
+                let field = ident(&h.field);
+                let ty = self.printer.rust_type(&h.ty);
+                let text = match h.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+                    Some(d) => format!("The `{}` header (`None` when absent or malformed). {d}", h.wire),
+                    None => format!("The `{}` header (`None` when absent or malformed).", h.wire),
+                };
+                let doc = doc_attrs(Some(&text));
+                quote! { #doc pub #field: Option<#ty>, }
+            });
+            quote! {
+                #doc
+                #[derive(Debug, Clone, PartialEq, Default)]
+                pub struct #name {
+                    #(#fields)*
+                }
+            }
+        });
+        let doc = format!(
+            " [`ResponseValue`]({}::codec::ResponseValue) (from a builder's `send_full`).",
+            self.root_text
+        );
+        quote! {
+            //! The headers each operation's successes document, typed: the `documented` part of
+            #![doc = #doc]
+
+            #(#structs)*
+        }
+    }
+}

@@ -1,0 +1,318 @@
+//! Responses: each variant of an operation's response enum as plain data (status, body type and
+//! writer, headers), and the API's error body the router answers rejections with.
+
+use super::*;
+
+/// One variant of an operation's response enum: plain data, rendered by `types::responses_rs`.
+pub struct ResponsePlan {
+    /// A rough size of the variant in bytes (see [`Plan::size_of`]).
+    pub size: usize,
+    /// The part of `size` that is the body.
+    pub body_size: usize,
+    pub variant: String,
+    pub status: StatusPlan,
+    pub doc: String,
+    pub body: Option<Body>,
+    pub headers: Vec<HeaderPlan>,
+}
+
+#[derive(Clone, Copy)]
+pub enum StatusPlan {
+    /// A documented code.
+    Fixed(u16),
+    /// `default` or a range: the implementer picks the status.
+    Chosen,
+}
+
+/// A response body: its Rust type and how it is written.
+pub enum Body {
+    /// JSON of this type.
+    Json(TypeRef),
+    /// A `String` as text: `text/plain`, or the documented text media type.
+    Text(Option<String>),
+    /// `Bytes` of this media type.
+    Bytes(String),
+    /// A `text/event-stream` of JSON data of this type.
+    Events(TypeRef),
+    /// Line-delimited JSON items of this type and media type; `true` for RFC 7464 record
+    /// separators.
+    Lines(TypeRef, String, bool),
+}
+
+#[derive(Clone)]
+pub struct HeaderPlan {
+    pub field: String,
+    /// As the spec spells it.
+    pub name: String,
+    /// Lowercase, checked to be a valid header name.
+    pub wire: String,
+    /// A number, boolean or uuid keeps its type; `None`: anything else is sent as a `String`.
+    pub ty: Option<Primitive>,
+    pub required: bool,
+    pub doc: Option<String>,
+}
+
+/// The schema most 4xx responses carry (then `default` and 5xx ones, for specs with no 4xx bodies).
+pub(super) fn error_body(api: &Api) -> Option<TypeId> {
+    let count = |select: &dyn Fn(Status) -> bool| {
+        let mut counts: BTreeMap<TypeId, usize> = BTreeMap::new();
+        for r in api.operations.iter().flat_map(|op| &op.responses) {
+            if let (true, Some(body)) = (select(r.status), &r.body)
+                && body.media == Media::Json
+                && let TypeRef::Named(id) = body.ty
+            {
+                *counts.entry(id).or_default() += 1;
+            }
+        }
+        // Most uses wins; a tie goes to the type declared first.
+        counts
+            .into_iter()
+            .max_by_key(|(id, n)| (*n, std::cmp::Reverse(*id)))
+            .map(|(id, _)| id)
+    };
+    count(&|s| matches!(s, Status::Code(400..=499) | Status::Range(4))).or_else(|| {
+        count(&|s| {
+            matches!(
+                s,
+                Status::Default | Status::Code(500..=599) | Status::Range(5)
+            )
+        })
+    })
+}
+
+/// RFC 9110 token characters, lowercase (what `HeaderName::from_static` accepts).
+pub(super) fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.bytes().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || b"!#$%&'*+-.^_`|~".contains(&b)
+        })
+}
+
+pub(super) fn is_header_value(value: &str) -> bool {
+    value.bytes().all(|b| (0x20..0x7f).contains(&b))
+}
+
+impl<'a> Plan<'a> {
+    /// A rough size in bytes of the Rust type of `ty` (what clippy's `large_enum_variant` compares).
+    pub fn size_of(&self, ty: &TypeRef, depth: usize) -> usize {
+        if depth > 8 {
+            return 8;
+        }
+        match ty {
+            TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => match p {
+                Primitive::String | Primitive::Bytes | Primitive::Base64 => 24,
+                Primitive::Url => 88,
+                Primitive::Uuid => 16,
+                Primitive::DateTime => 12,
+                Primitive::I64 | Primitive::U64 | Primitive::F64 => 8,
+                _ => 4,
+            },
+            TypeRef::Array(_) | TypeRef::Map(_) => 24,
+            TypeRef::Nullable(inner) => self.size_of(inner, depth + 1) + 8,
+            TypeRef::Any => 80,
+            TypeRef::Null => 0,
+            TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                TypeKind::Struct(s) => {
+                    let fields: usize = s
+                        .fields
+                        .iter()
+                        .map(|f| {
+                            if f.boxed {
+                                8
+                            } else {
+                                self.size_of(&f.ty, depth + 1) + if f.required { 0 } else { 8 }
+                            }
+                        })
+                        .sum();
+                    fields
+                        + if matches!(s.additional, Some(crate::ir::Additional::Map(_))) {
+                            24
+                        } else {
+                            0
+                        }
+                }
+                TypeKind::Union(u) => {
+                    u.variants
+                        .iter()
+                        .map(|v| {
+                            if v.boxed {
+                                8
+                            } else {
+                                self.size_of(&v.ty, depth + 1)
+                            }
+                        })
+                        .max()
+                        .unwrap_or(0)
+                        + 8
+                }
+                TypeKind::Alias(inner) | TypeKind::Newtype(inner) => self.size_of(inner, depth + 1),
+                TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => 4,
+            },
+        }
+    }
+
+    pub(super) fn responses(&self, op: &Operation, notes: &mut Vec<String>) -> Vec<ResponsePlan> {
+        let mut plans = Vec::new();
+        for r in &op.responses {
+            if let Status::Code(code) = r.status
+                && !(100..=999).contains(&code)
+            {
+                notes.push(format!(
+                    "The response `{code}` is not a valid HTTP status; it is not generated."
+                ));
+                continue;
+            }
+            let plan = self.response(r, notes);
+            let streamed = r.stream.as_ref().map(|stream| {
+                // The stream is its own variant beside the other body (`OkStream`), or the
+                // response's only one.
+                let variant = if plan.body.is_some() {
+                    format!("{}Stream", plan.variant)
+                } else {
+                    plan.variant.clone()
+                };
+                let item = stream.item.clone();
+                let body = match stream.format {
+                    StreamFormat::EventStream => Body::Events(item),
+                    StreamFormat::JsonLines => Body::Lines(item, stream.media.clone(), false),
+                    StreamFormat::JsonSeq => Body::Lines(item, stream.media.clone(), true),
+                };
+                ResponsePlan {
+                    size: 16 + plan.size - plan.body.as_ref().map_or(0, |_| plan.body_size),
+                    variant,
+                    status: plan.status,
+                    doc: format!("{} Streamed as `{}`.", plan.doc, stream.media),
+                    body: Some(body),
+                    headers: plan.headers.clone(),
+                    body_size: 16,
+                }
+            });
+            match streamed {
+                Some(streamed) if plan.body.is_none() => plans.push(streamed),
+                Some(streamed) => plans.extend([plan, streamed]),
+                None => plans.push(plan),
+            }
+        }
+        plans
+    }
+
+    pub(super) fn response(&self, r: &Response, notes: &mut Vec<String>) -> ResponsePlan {
+        let (variant, status, label) = match r.status {
+            Status::Code(code) => {
+                let variant = match known_status(code) {
+                    Some((variant, _)) => variant.to_owned(),
+                    None => format!("Status{code}"),
+                };
+                (variant, StatusPlan::Fixed(code), code.to_string())
+            }
+            Status::Range(digit) => (
+                format!("Status{digit}xx"),
+                StatusPlan::Chosen,
+                format!("{digit}XX"),
+            ),
+            Status::Default => (
+                "Default".to_owned(),
+                StatusPlan::Chosen,
+                "default".to_owned(),
+            ),
+        };
+        let body = r.body.as_ref().map(|b| match (&b.media, &b.ty) {
+            (Media::Json, ty) => Body::Json(ty.clone()),
+            (Media::Text, TypeRef::Primitive(Primitive::String)) => Body::Text(
+                b.text_type
+                    .clone()
+                    .filter(|t| is_header_value(t))
+                    .map(|t| format!("{t}; charset=utf-8")),
+            ),
+            (media, _) => {
+                let content_type = match media {
+                    Media::Binary(m) if is_header_value(m) && !m.contains('*') => m.clone(),
+                    Media::Text => b
+                        .text_type
+                        .clone()
+                        .unwrap_or_else(|| "text/plain".to_owned()),
+                    Media::Form => "application/x-www-form-urlencoded".to_owned(),
+                    Media::Multipart => "multipart/form-data".to_owned(),
+                    _ => "application/octet-stream".to_owned(),
+                };
+                Body::Bytes(content_type)
+            }
+        });
+        let mut taken: HashSet<String> = ["body", "status", "response", "value"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        let mut headers = Vec::new();
+        for h in &r.headers {
+            let wire = h.wire_name.to_ascii_lowercase();
+            if wire == "content-type" {
+                continue;
+            }
+            if !is_header_name(&wire) {
+                notes.push(format!(
+                    "The response header `{}` is not a valid header name; it is not generated.",
+                    h.wire_name
+                ));
+                continue;
+            }
+            let field = unique_field(&crate::naming::field_ident(&h.wire_name), &mut taken);
+            // Numbers, booleans and uuids keep their type; anything else is sent as text.
+            let ty = match self.api.resolve(&h.ty) {
+                TypeRef::Primitive(p)
+                    if p.is_integer()
+                        || p.is_float()
+                        || matches!(p, Primitive::Bool | Primitive::Uuid) =>
+                {
+                    Some(*p)
+                }
+                _ => None,
+            };
+            headers.push(HeaderPlan {
+                field,
+                name: h.wire_name.clone(),
+                wire,
+                ty,
+                required: h.required,
+                doc: h.doc.clone(),
+            });
+        }
+        // An open media range (`image/*`): the implementer names the body's actual type.
+        if let Some(b) = &r.body
+            && let Media::Binary(range) = &b.media
+            && range.contains('*')
+        {
+            let field = unique_field("content_type", &mut taken);
+            headers.push(HeaderPlan {
+                field,
+                name: "Content-Type".to_owned(),
+                wire: "content-type".to_owned(),
+                ty: None,
+                required: true,
+                doc: Some(format!("The media type of the body, within `{range}`.")),
+            });
+        }
+        let doc = match &r.doc {
+            Some(d) => format!("`{label}`: {}", d.trim()),
+            None => format!("`{label}`."),
+        };
+        let body_size = r.body.as_ref().map_or(0, |b| match b.media {
+            Media::Json => self.size_of(&b.ty, 0),
+            _ => 32,
+        });
+        let status_size = if matches!(status, StatusPlan::Chosen) {
+            2
+        } else {
+            0
+        };
+        let size = body_size + status_size + 24 * headers.len();
+        ResponsePlan {
+            size,
+            body_size,
+            variant,
+            status,
+            doc,
+            body,
+            headers,
+        }
+    }
+}

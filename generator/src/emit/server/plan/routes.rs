@@ -1,0 +1,152 @@
+//! Routes: the axum path of each operation, and what tells apart operations that share one (the
+//! literal text of mixed segments, the query a path carries).
+
+use super::*;
+
+/// An axum path and, per method, the operations it dispatches to (indexes into [`Plan::ops`]).
+pub type Route = (String, Vec<(Method, Vec<usize>)>);
+
+/// The position and encoded literals of each mixed segment of an operation.
+pub(super) type MixedLiterals = Vec<(usize, Vec<String>)>;
+
+/// What tells operations at one route and method apart: mixed segments, the query the path carries.
+pub(super) type Distinction = (MixedLiterals, Vec<(String, String)>);
+
+/// Where the router finds a path parameter.
+pub(super) enum PathAt {
+    /// The route's capture at this index: a whole segment.
+    Capture(Literal),
+    /// A piece of the mixed segment at `segment` (counting from 0), which the route captures whole:
+    /// the text between `literals[piece]` and `literals[piece + 1]` (as the client encodes them).
+    Piece {
+        segment: Literal,
+        literals: Vec<String>,
+        piece: Literal,
+    },
+}
+
+pub(super) fn path_position(op: &Operation, wire: &str) -> Option<PathAt> {
+    let mut capture = 0;
+    for (i, segment) in op.segments.iter().enumerate() {
+        match segment {
+            PathSegment::Literal(_) => continue,
+            PathSegment::Param(name) if name == wire => {
+                return Some(PathAt::Capture(Literal::usize_unsuffixed(capture)));
+            }
+            PathSegment::Mixed(_) => {
+                if let Some(piece) = segment.params().iter().position(|name| *name == wire) {
+                    return Some(PathAt::Piece {
+                        segment: Literal::usize_unsuffixed(i),
+                        literals: encoded_literals(segment),
+                        piece: Literal::usize_unsuffixed(piece),
+                    });
+                }
+            }
+            PathSegment::Param(_) => {}
+        }
+        capture += 1;
+    }
+    None
+}
+
+/// Whether requests to an operation's route must be told from others' by their text (mixed
+/// segments, or a query the path carries).
+pub fn is_distinct(op: &Operation) -> bool {
+    !op.query.is_empty()
+        || op
+            .segments
+            .iter()
+            .any(|s| matches!(s, PathSegment::Mixed(_)))
+}
+
+/// The position and encoded literals of each mixed segment of an operation.
+pub fn mixed_literals(op: &Operation) -> MixedLiterals {
+    op.segments
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s, PathSegment::Mixed(_)))
+        .map(|(i, s)| (i, encoded_literals(s)))
+        .collect()
+}
+
+/// A mixed segment's literal texts as requests carry them.
+pub fn encoded_literals(segment: &PathSegment) -> Vec<String> {
+    segment
+        .literals()
+        .into_iter()
+        .map(crate::ir::encode_literal)
+        .collect()
+}
+
+/// The axum route of an operation. axum (matchit) requires one name per parameter position after
+/// the same prefix (`/a/{id}` and `/a/{name}/b` conflict), so the first name seen at a position is
+/// used by every route through it; handlers read path parameters by position, not by name.
+/// Appends a `{name}` capture to `route`: the name already chosen at this position by another
+/// route, else `candidate` made unique within this route.
+pub(super) fn capture(
+    route: &mut String,
+    key: &mut String,
+    names: &mut HashMap<String, String>,
+    used: &mut HashSet<String>,
+    candidate: String,
+) -> Result<(), String> {
+    key.push_str("/{}");
+    let chosen = match names.get(key.as_str()) {
+        Some(name) => name.clone(),
+        None => {
+            let mut name = candidate;
+            while used.contains(&name) {
+                name.push('_');
+            }
+            names.insert(key.clone(), name.clone());
+            name
+        }
+    };
+    if !used.insert(chosen.clone()) {
+        return Err("the path repeats a parameter name".to_owned());
+    }
+    route.push('{');
+    route.push_str(&chosen);
+    route.push('}');
+    Ok(())
+}
+
+pub(super) fn route_path(
+    op: &Operation,
+    names: &mut HashMap<String, String>,
+) -> Result<String, String> {
+    let mut key = String::new();
+    let mut route = String::new();
+    let mut used = HashSet::new();
+    for (i, segment) in op.segments.iter().enumerate() {
+        route.push('/');
+        match segment {
+            PathSegment::Literal(text) => {
+                if text.starts_with(':') || text.starts_with('*') {
+                    return Err(format!(
+                        "axum cannot match a literal path segment starting with `{}`",
+                        &text[..1]
+                    ));
+                }
+                route.push_str(&text.replace('{', "{{").replace('}', "}}"));
+                key.push('/');
+                key.push_str(text);
+            }
+            PathSegment::Param(name) => {
+                let clean =
+                    name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !name.is_empty();
+                let candidate = if clean { name.clone() } else { format!("p{i}") };
+                capture(&mut route, &mut key, names, &mut used, candidate)?;
+            }
+            // Captured whole (matchit cannot match text around a parameter); the handler splits it.
+            PathSegment::Mixed(_) => {
+                capture(&mut route, &mut key, names, &mut used, format!("p{i}"))?;
+            }
+        }
+    }
+    // The segments drop a trailing slash; axum matches it literally, so keep the spec's.
+    if route.is_empty() || (op.path_only().ends_with('/') && !route.ends_with('/')) {
+        route.push('/');
+    }
+    Ok(route)
+}
