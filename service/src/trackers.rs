@@ -8,35 +8,64 @@ use crate::config::Config;
 use crate::store::{Database, Store};
 use anyhow::Context;
 use asset_alerting_models::{
-    DeviceSignals, PointResultReason, PointResultStatus, TelemetryBatch, TelemetryPoint,
+    Asset, DeviceSignals, PointResult, PointResultReason, PointResultStatus, TelemetryBatch,
+    TelemetryPoint,
 };
 use asset_alerting_trackers::teltonika::{self, Limits, TlsAcceptor};
 use asset_alerting_trackers::{Ingest, Rejection, Report, Stored, osmand};
 use chrono::Utc;
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::net::TcpListener;
-use tokio::sync::watch;
+use tokio::sync::{Mutex, mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
+use uuid::Uuid;
 
-/// Points per call of the pipeline: the most a telemetry batch may hold.
-const BATCH: usize = 1000;
+/// Points one call of the pipeline takes at most, from reports of many devices. A call costs
+/// mostly per call (reading the account's geofences and receivers, one commit), so devices that
+/// report at the same time are stored together, as SQLite's group commit does with batches.
+const MAX_POINTS: usize = 2000;
+
+/// Calls of the pipeline in flight at once: while they run, the next reports gather.
+const WORKERS: usize = 4;
 
 /// The pipeline as both listeners see it: a device id names the live asset that has it.
 pub struct TrackerIngest {
     service: Arc<Service<Database>>,
+    queue: mpsc::Sender<Pending>,
 }
 
+/// Reports of one device waiting to be stored, and where their outcome goes.
+struct Pending {
+    device_id: String,
+    reports: Vec<Report>,
+    done: oneshot::Sender<Result<Stored, String>>,
+}
+
+type Queue = Arc<Mutex<mpsc::Receiver<Pending>>>;
+
 impl TrackerIngest {
-    pub fn new(service: Arc<Service<Database>>) -> TrackerIngest {
-        TrackerIngest { service }
+    /// Starts the workers that store reports; they stop once the ingest is dropped.
+    pub fn start(service: Arc<Service<Database>>) -> TrackerIngest {
+        let (queue, waiting) = mpsc::channel(4 * MAX_POINTS);
+        let waiting: Queue = Arc::new(Mutex::new(waiting));
+        for _ in 0..WORKERS {
+            tokio::spawn(worker(service.clone(), waiting.clone()));
+        }
+        TrackerIngest { service, queue }
     }
 }
 
 impl Ingest for TrackerIngest {
     async fn knows(&self, device_id: &str) -> bool {
-        match self.service.store().asset_of_device(device_id).await {
-            Ok(asset) => asset.is_some(),
+        match self
+            .service
+            .store()
+            .assets_of_devices(&[device_id.to_owned()])
+            .await
+        {
+            Ok(assets) => !assets.is_empty(),
             Err(e) => {
                 // The device is refused and tries again later, which is what it would do anyway.
                 tracing::warn!(device_id, error = %e, "trackers: device lookup failed");
@@ -46,42 +75,129 @@ impl Ingest for TrackerIngest {
     }
 
     async fn store(&self, device_id: &str, reports: Vec<Report>) -> Result<Stored, String> {
-        let asset = self
-            .service
-            .store()
-            .asset_of_device(device_id)
-            .await
-            .map_err(|e| e.to_string())?
-            // Deleted, or its deviceId changed, since the device connected.
-            .ok_or_else(|| format!("no live asset has deviceId `{device_id}`"))?;
-        let mut stored = Stored::default();
-        for chunk in reports.chunks(BATCH) {
-            let batch = TelemetryBatch {
-                points: chunk.iter().map(|r| point(asset.id, r)).collect(),
+        let (done, outcome) = oneshot::channel();
+        let pending = Pending {
+            device_id: device_id.to_owned(),
+            reports,
+            done,
+        };
+        let stopped = || "the service is stopping".to_owned();
+        self.queue.send(pending).await.map_err(|_| stopped())?;
+        outcome.await.map_err(|_| stopped())?
+    }
+}
+
+/// Takes whatever reports are waiting (up to [`MAX_POINTS`]) and stores them together.
+async fn worker(service: Arc<Service<Database>>, waiting: Queue) {
+    loop {
+        let taken = {
+            let mut waiting = waiting.lock().await;
+            let Some(first) = waiting.recv().await else {
+                return;
             };
-            let result = self
-                .service
-                .ingest_telemetry(asset.account_id, batch)
-                .await
-                .map_err(|e| e.body().message)?;
-            for r in result.results {
-                match r.status {
-                    PointResultStatus::Accepted => stored.accepted += 1,
-                    PointResultStatus::Duplicate => stored.duplicates += 1,
-                    PointResultStatus::Rejected => stored.rejected.push(Rejection {
-                        invalid: r.reason == Some(PointResultReason::InvalidValue),
-                        message: r.message.unwrap_or_default(),
-                    }),
+            let mut points = first.reports.len();
+            let mut taken = vec![first];
+            while points < MAX_POINTS {
+                let Ok(next) = waiting.try_recv() else { break };
+                points += next.reports.len();
+                taken.push(next);
+            }
+            taken
+        };
+        store_together(&service, taken).await;
+    }
+}
+
+/// Stores the reports of several devices, one call of the pipeline per account, and answers
+/// each device with the outcome of its own reports.
+async fn store_together(service: &Service<Database>, taken: Vec<Pending>) {
+    let mut ids: Vec<String> = taken.iter().map(|p| p.device_id.clone()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let answers = match service.store().assets_of_devices(&ids).await {
+        Ok(assets) => ingest(service, &taken, &assets).await,
+        Err(e) => vec![Err(e.to_string()); taken.len()],
+    };
+    for (pending, answer) in taken.into_iter().zip(answers) {
+        let _ = pending.done.send(answer);
+    }
+}
+
+/// One account's share of the reports taken together.
+#[derive(Default)]
+struct AccountPoints {
+    points: Vec<TelemetryPoint>,
+    /// Whose the points are, in order: the index of the pending reports, and how many.
+    owners: Vec<(usize, usize)>,
+}
+
+/// The outcome of each pending device's reports, in order.
+async fn ingest(
+    service: &Service<Database>,
+    taken: &[Pending],
+    assets: &[Asset],
+) -> Vec<Result<Stored, String>> {
+    let by_device: HashMap<&str, &Asset> = assets
+        .iter()
+        .filter_map(|a| Some((a.device_id.as_deref()?, a)))
+        .collect();
+    let mut answers = vec![Ok(Stored::default()); taken.len()];
+    let mut accounts: HashMap<Uuid, AccountPoints> = HashMap::new();
+    for (i, pending) in taken.iter().enumerate() {
+        let Some(asset) = by_device.get(pending.device_id.as_str()) else {
+            // Deleted, or its deviceId changed, since the device connected.
+            answers[i] = Err(format!(
+                "no live asset has deviceId `{}`",
+                pending.device_id
+            ));
+            continue;
+        };
+        let share = accounts.entry(asset.account_id).or_default();
+        share.owners.push((i, pending.reports.len()));
+        share
+            .points
+            .extend(pending.reports.iter().map(|r| point(asset.id, r)));
+    }
+    for (account, share) in accounts {
+        let batch = TelemetryBatch {
+            points: share.points,
+        };
+        match service.ingest_telemetry(account, batch).await {
+            Ok(result) => {
+                let mut results = result.results.into_iter();
+                for (i, n) in share.owners {
+                    answers[i] = Ok(stored(results.by_ref().take(n)));
+                }
+            }
+            Err(e) => {
+                for (i, _) in share.owners {
+                    answers[i] = Err(e.body().message);
                 }
             }
         }
-        Ok(stored)
     }
+    answers
+}
+
+/// The outcome of one device's reports, from their results in the pipeline's answer.
+fn stored(results: impl Iterator<Item = PointResult>) -> Stored {
+    let mut stored = Stored::default();
+    for r in results {
+        match r.status {
+            PointResultStatus::Accepted => stored.accepted += 1,
+            PointResultStatus::Duplicate => stored.duplicates += 1,
+            PointResultStatus::Rejected => stored.rejected.push(Rejection {
+                invalid: r.reason == Some(PointResultReason::InvalidValue),
+                message: r.message.unwrap_or_default(),
+            }),
+        }
+    }
+    stored
 }
 
 /// A report as the telemetry point `POST /v1/telemetry` would take. Accuracy and the movement
 /// sensor have no reading in a point (movement is detected from speed).
-fn point(asset: uuid::Uuid, r: &Report) -> TelemetryPoint {
+fn point(asset: Uuid, r: &Report) -> TelemetryPoint {
     let s = &r.signals;
     let signals = DeviceSignals {
         alarm: s.alarm,
@@ -170,7 +286,7 @@ pub struct Trackers {
 
 impl Trackers {
     pub fn start(sockets: TrackerSockets, service: Arc<Service<Database>>) -> Trackers {
-        let ingest = Arc::new(TrackerIngest::new(service));
+        let ingest = Arc::new(TrackerIngest::start(service));
         let tls = sockets.teltonika_tls;
         let teltonika = sockets.teltonika.map(|socket| {
             tracing::info!(address = ?socket.local_addr().ok(), tls = tls.is_some(), "teltonika: listening");

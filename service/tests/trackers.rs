@@ -457,3 +457,70 @@ async fn the_teltonika_listener_speaks_tls_when_given_a_certificate() {
     assert!(!matches!(plain.handshake(IMEI).await, Ok(true)));
     service.stop().await;
 }
+
+/// Devices of different accounts report at the same time: their records are stored together
+/// (one call of the pipeline per account) and each device is answered for its own records only.
+/// A device whose asset is deleted meanwhile is not acknowledged, and the others are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devices_of_several_accounts_reporting_at_once_are_answered_apart() {
+    const PACKETS: u64 = 20;
+    let (_dir, service) = started_with_trackers().await;
+    let admin = service.root_client();
+    let mut devices = Vec::new();
+    for (t, tenant) in ["north", "south"].into_iter().enumerate() {
+        let (account, client) = child(&service, &admin, service.root, tenant).await;
+        for d in 0..3 {
+            let imei = format!("3563070{t}{d:07}");
+            let asset = create_tracked(&client, account, &format!("{tenant}-{d}"), &imei).await;
+            devices.push((account, client.clone(), asset, imei));
+        }
+    }
+    let address = service.teltonika.unwrap();
+    let start = (Utc::now() - Duration::hours(1)).timestamp_millis() as u64;
+    let sending: Vec<_> = devices
+        .iter()
+        .map(|(_, _, _, imei)| {
+            let imei = imei.clone();
+            tokio::spawn(async move {
+                let mut device = Device::connect(address).await.unwrap();
+                assert!(device.handshake(&imei).await.unwrap());
+                for p in 0..PACKETS {
+                    // Two records a packet, the alarm on then off: one episode a packet.
+                    let records: Vec<Record> = (0..2)
+                        .map(|i| {
+                            Record::at(start + (p * 2 + i) * 1000, 48.57, 7.82, 0)
+                                .with(236, Io::U8(u8::from(i == 0)))
+                        })
+                        .collect();
+                    let sent = packet(Codec::EightExtended, &records);
+                    assert_eq!(device.send(&sent, WAIT).await.unwrap(), Some(2), "{imei}");
+                }
+                device
+            })
+        })
+        .collect();
+    let mut connected = Vec::new();
+    for task in sending {
+        connected.push(task.await.unwrap());
+    }
+    for (account, client, asset, _) in &devices {
+        let alarms = count_events(client, *account, asset.id, EventType::AlarmTriggered).await;
+        assert_eq!(alarms as u64, PACKETS, "{}", asset.external_id);
+    }
+    // The first device's asset is deleted: its next packet is not acknowledged; the others'.
+    let (account, client, asset, _) = &devices[0];
+    client
+        .delete_asset(*account, asset.id)
+        .send()
+        .await
+        .unwrap();
+    let next = |p: u64| {
+        packet(
+            Codec::EightExtended,
+            &[Record::at(start + p * 1000, 48.57, 7.82, 0)],
+        )
+    };
+    assert_eq!(connected[0].send(&next(100), WAIT).await.unwrap(), None);
+    assert_eq!(connected[1].send(&next(100), WAIT).await.unwrap(), Some(1));
+    service.stop().await;
+}

@@ -293,13 +293,16 @@ impl Store for Database {
         .await
     }
 
-    async fn asset_of_device(&self, device_id: &str) -> StoreResult<Option<Asset>> {
-        let args = args![device_id];
-        let sql = "SELECT * FROM assets WHERE device_id = $1 AND is_deleted = false";
-        if let Some(readers) = self.readers() {
-            return Ok(readers.all(sql, args, rows::asset)?.pop());
+    async fn assets_of_devices(&self, device_ids: &[String]) -> StoreResult<Vec<Asset>> {
+        if device_ids.is_empty() {
+            return Ok(Vec::new());
         }
-        self.opt(sql, args, rows::asset).await
+        let args = args![device_ids];
+        let sql = sql!("SELECT * FROM assets WHERE device_id " [any 1] " AND is_deleted = false");
+        if let Some(readers) = self.readers() {
+            return readers.all(sql.sqlite, args, rows::asset);
+        }
+        self.all(sql, args, rows::asset).await
     }
 
     async fn asset_within(

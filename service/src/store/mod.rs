@@ -174,8 +174,8 @@ pub trait Store: Sync + 'static {
         page: Page,
     ) -> StoreResult<Vec<Asset>>;
     async fn asset(&self, account: Uuid, id: Uuid) -> StoreResult<Option<Asset>>;
-    /// The live asset whose tracker reports as `device_id`, of any account.
-    async fn asset_of_device(&self, device_id: &str) -> StoreResult<Option<Asset>>;
+    /// The live assets whose trackers report as one of `device_ids`, of any account.
+    async fn assets_of_devices(&self, device_ids: &[String]) -> StoreResult<Vec<Asset>>;
     /// [`Store::is_within`] and [`Store::asset`] in one read: `None` when `account` is not within
     /// `ancestor`, else the asset if there is one.
     async fn asset_within(
