@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Load benchmark of the Teltonika listener against the release build on 127.0.0.1: DEVICES simulated
 # devices (1,000), each connected over its own TCP connection, send AVL packets of RECORDS records
-# (10) and wait for each acknowledgement, for DURATION seconds (15), pausing INTERVAL_MS between
-# packets (0: as fast as acknowledged, i.e. saturation). Prints records/s, the acknowledgement
+# (10) and wait for each acknowledgement, for DURATION seconds (15): each device one packet every
+# INTERVAL_MS, the devices spread over that period (0: the next packet as soon as the last is
+# acknowledged, i.e. saturation). Prints records/s, the acknowledgement
 # latency, and the service's resident memory with every device connected and idle. Bounded in time
 # and count. Settings also: DATABASE (a postgres://... URL of an empty database; default: a SQLite
 # file in a temporary folder), SERVICE_BIN (a binary built before).

@@ -2,8 +2,9 @@
 //! running service on 127.0.0.1. It creates `--devices` assets with device ids, connects one
 //! simulated device for each (IMEI handshake), measures the service's resident memory with all of
 //! them connected and idle, then for `--seconds` every device sends AVL packets of `--records`
-//! records (Codec 8 Extended) and waits for each acknowledgement, pausing `--interval-ms` between
-//! packets (0: as fast as the service acknowledges). Reports records/s and the acknowledgement
+//! records (Codec 8 Extended) and waits for each acknowledgement, one packet every
+//! `--interval-ms` per device, the devices' phases spread over the period (0: the next packet as
+//! soon as the last is acknowledged, i.e. saturation). Reports records/s and the acknowledgement
 //! latency. Bounded in time and count; it connects only to the addresses given (loopback).
 
 use asset_alerting_client::Client;
@@ -34,7 +35,8 @@ struct Args {
     records: u64,
     #[arg(long, default_value_t = 15)]
     seconds: u64,
-    /// Pause between one device's packets (0: as fast as they are acknowledged).
+    /// A device sends a packet every this many milliseconds, the devices spread over the period
+    /// (0: each sends its next packet as soon as the last is acknowledged).
     #[arg(long, default_value_t = 0)]
     interval_ms: u64,
     /// The service's process id, to read its memory (0: not measured).
@@ -53,6 +55,11 @@ fn rss_kib(pid: u32) -> Option<u64> {
         .trim()
         .parse()
         .ok()
+}
+
+/// The number in an IMEI (all digits here), to spread the devices' phases.
+fn imei_number(imei: &str) -> u64 {
+    imei.parse().unwrap_or_default()
 }
 
 /// Record `n` of a device: a truck driving east at 50 km/h, ignition on, 24 V.
@@ -85,7 +92,13 @@ async fn device(
     ready.wait().await;
     go.wait().await;
     let until = Instant::now() + Duration::from_secs(a.seconds);
+    // Devices report on their own clocks: with a pause, each starts at its own point of it,
+    // not all in the same millisecond.
+    let period = Duration::from_millis(a.interval_ms);
+    let phase = a.interval_ms * (imei_number(&imei) % a.devices as u64) / a.devices as u64;
+    let mut next = tokio::time::Instant::now() + Duration::from_millis(phase);
     let (mut latencies, mut acknowledged, mut n) = (Vec::new(), 0, 0);
+    tokio::time::sleep_until(next).await;
     while Instant::now() < until {
         let records: Vec<Record> = (0..a.records).map(|i| record(start_ms, n + i)).collect();
         let bytes = packet(Codec::EightExtended, &records);
@@ -98,9 +111,9 @@ async fn device(
             other => panic!("{imei}: no acknowledgement: {other:?}"),
         }
         n += a.records;
-        if a.interval_ms > 0 {
-            tokio::time::sleep(Duration::from_millis(a.interval_ms)).await;
-        }
+        // One packet per period, whatever the acknowledgement took (0: at once).
+        next += period;
+        tokio::time::sleep_until(next).await;
     }
     (latencies, acknowledged)
 }
