@@ -22,6 +22,7 @@ use axum::body::Bytes;
 use axum::extract::{ConnectInfo, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::routing::any;
+use axum::serve::ListenerExt;
 use chrono::Utc;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -43,6 +44,10 @@ pub async fn serve<I: Ingest>(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let router = router(ingest).into_make_service_with_connect_info::<SocketAddr>();
+    // A small answer must not wait for the client's delayed ACK of the one before (Nagle).
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, router)
         .with_graceful_shutdown(shutdown)
         .await
