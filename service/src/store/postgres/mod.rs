@@ -65,6 +65,11 @@ fn migrator() -> Migrator {
             "send fencing",
             include_str!("../../../migrations/postgres/0002_send_fencing.sql"),
         ),
+        migration(
+            3,
+            "event stream",
+            include_str!("../../../migrations/postgres/0003_event_stream.sql"),
+        ),
     ])
 }
 

@@ -53,6 +53,11 @@ fn migrator() -> Migrator {
             "send fencing",
             include_str!("../../../migrations/0005_send_fencing.sql"),
         ),
+        migration(
+            6,
+            "event stream",
+            include_str!("../../../migrations/0006_event_stream.sql"),
+        ),
     ])
 }
 
