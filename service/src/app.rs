@@ -35,6 +35,8 @@ pub struct App {
     pub store: Database,
     pub created_root: Option<RootCredentials>,
     pub dispatcher: Arc<Dispatcher<Database>>,
+    /// Ended at shutdown, so that open event streams do not hold it up.
+    pub live: Arc<crate::live::LiveEvents>,
 }
 
 /// The service's keys: configured, or from the key file (created on first start). A key an
@@ -114,12 +116,14 @@ impl App {
         );
         let key = &keys.links;
         let signer = LinkSigner::portal(&derive(key, "portal-link"));
+        let live = Arc::new(crate::live::LiveEvents::default());
         let alerting = Alerting {
             detector: Arc::new(asset_alerting_detect::Detector::new(Default::default())),
             dispatch_wake: Arc::new(tokio::sync::Notify::new()),
             webhook_key: derive(key, "webhook"),
             ack_signer: LinkSigner::for_purpose(&derive(key, "ack-link"), "ack"),
             callback_policy: crate::delivery::callback_policy(config),
+            live: live.clone(),
         };
         let service = Arc::new(Service::new(
             store.clone(),
@@ -186,6 +190,7 @@ impl App {
             store,
             created_root,
             dispatcher,
+            live,
         })
     }
 
@@ -198,6 +203,11 @@ impl App {
     ) -> anyhow::Result<()> {
         let (stop, stopped) = tokio::sync::watch::channel(false);
         let dispatcher = tokio::spawn(self.dispatcher.run(stopped));
+        let live = self.live.clone();
+        let shutdown = async move {
+            shutdown.await;
+            live.close();
+        };
         let served = axum::serve(
             listener,
             self.router
