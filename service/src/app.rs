@@ -156,6 +156,7 @@ impl App {
             .route("/docs", get(crate::contract::docs))
             .route("/metrics", get(crate::monitoring::render))
             .route("/portal/{account_id}", get(portal::portal_page))
+            .route("/portal/{account_id}/events", get(portal::live_events))
             .route(
                 "/ack/{notification_id}",
                 get(crate::pages::ack_page).post(crate::pages::ack_submit),

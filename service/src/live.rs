@@ -153,7 +153,7 @@ pub fn follow<S: AlertStore + Send + 'static>(
     slot: StreamSlot,
     filter: EventFilter,
     after: i64,
-) -> impl Stream<Item = (i64, Event)> + Send + 'static {
+) -> impl Stream<Item = (i64, Event)> + Send + use<S> {
     let follower = Follower {
         store,
         slot,

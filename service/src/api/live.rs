@@ -17,7 +17,7 @@ impl<S: Store + AlertStore + Clone + Send> Service<S> {
         account: Uuid,
         filter: EventFilter,
         last_event_id: Option<&str>,
-    ) -> ApiResult<impl Stream<Item = (i64, Event)> + Send + 'static> {
+    ) -> ApiResult<impl Stream<Item = (i64, Event)> + Send + use<S>> {
         self.visible(principal, account).await?;
         let resume = last_event_id
             .map(parse_last_event_id)
@@ -32,7 +32,7 @@ impl<S: Store + AlertStore + Clone + Send> Service<S> {
         account: Uuid,
         filter: EventFilter,
         after: Option<i64>,
-    ) -> ApiResult<impl Stream<Item = (i64, Event)> + Send + 'static> {
+    ) -> ApiResult<impl Stream<Item = (i64, Event)> + Send + use<S>> {
         let hub = &self.alerting.live;
         let slot = hub.open(account).ok_or(ApiError::TooManyStreams)?;
         let after = match after {
