@@ -133,10 +133,12 @@
 //!   matching stored event after it, in position order, with no gap and no duplicate. Without
 //!   `Last-Event-ID` a stream starts with the events stored after it opened. A comment line
 //!   (`:`) is sent after 15 s without an event, and the first event carries `retry: 1000`.
-//!   At most 10 streams of one account are open at once (counted per service instance);
-//!   another is answered 429 (code 1600). Events stored by this instance reach its streams at
+//!   At most 10 streams of one account are open at once (counted per service instance, the
+//!   portal page's stream included); another is answered 429 (code 1600). A closed stream's
+//!   slot is free once the service notices the client has gone, at the latest at its next
+//!   write (an event or the 15 s comment). Events stored by this instance reach its streams at
 //!   once; with several instances on one PostgreSQL database, events another instance stored
-//!   arrive within 1 s.
+//!   arrive within 1 s. Streams end when the service shuts down; clients reconnect and resume.
 //! - **Events.** An event is recorded for every episode start of every event type whether or
 //!   not any alert rule exists. A `disabledEvents` snooze does not hide the event: it is
 //!   recorded with `notificationsSuppressed: true` and notifies no alert rule (webhooks are
