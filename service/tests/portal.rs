@@ -662,6 +662,57 @@ async fn chromium_shows_a_new_event_without_reloading() {
     service.stop().await;
 }
 
+#[tokio::test]
+async fn the_page_stream_takes_the_page_link_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(&dir, Uuid::new_v4());
+    config.signing_key = Some("portal-test-key".to_owned());
+    let service = TestService::start(config).await;
+    let page = portal_url(&service.root_client(), service.root).await;
+    let (base, query) = page.split_once('?').unwrap();
+    let stream = format!("{base}/events?{query}");
+    let get = |url: String, last: Option<&'static str>| async move {
+        let mut request = reqwest::Client::new().get(url);
+        if let Some(last) = last {
+            request = request.header("last-event-id", last);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        let cache = response.headers().get("cache-control").cloned();
+        (status, cache)
+    };
+    // Refused without the link's signature, with another account's, or with a forged one.
+    assert_eq!(get(format!("{base}/events"), None).await.0, 403);
+    let other = base.replace(&service.root.to_string(), &Uuid::new_v4().to_string());
+    assert_eq!(get(format!("{other}/events?{query}"), None).await.0, 403);
+    let forged = stream.replace("signature=", "signature=x");
+    assert_eq!(get(forged, None).await.0, 403);
+    // An unknown account signed as the service signs: 404.
+    let key = Sha256::digest(b"portal-link:portal-test-key");
+    let ghost = LinkSigner::portal(&key).link(
+        &service.base,
+        Uuid::new_v4(),
+        Utc::now() + Duration::minutes(5),
+    );
+    let (ghost_base, ghost_query) = ghost.split_once('?').unwrap();
+    assert_eq!(
+        get(format!("{ghost_base}/events?{ghost_query}"), None)
+            .await
+            .0,
+        404
+    );
+    // A bad position, in the query or from a reconnecting EventSource: 400.
+    assert_eq!(get(format!("{stream}&after=-3"), None).await.0, 400);
+    assert_eq!(get(stream.clone(), Some("x")).await.0, 400);
+    // The link is a credential: nothing of the stream is cached.
+    let open = reqwest::Client::new().get(&stream).send().await.unwrap();
+    assert_eq!(open.status(), 200);
+    assert_eq!(open.headers()["cache-control"], "no-store");
+    assert_eq!(open.headers()["content-type"], "text/event-stream");
+    drop(open);
+    service.stop().await;
+}
+
 /// `/openapi.yaml` and `/openapi.json` serve the spec the service was generated from; `/docs`
 /// renders it in a browser without fetching anything.
 #[tokio::test]
