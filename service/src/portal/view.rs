@@ -372,10 +372,10 @@ fn event_table(view: &PortalView, zone_names: &HashMap<Uuid, &str>) -> String {
             view.events.len()
         )
     };
-    let _ = write!(
+    let _ = writeln!(
         html,
         "<table class=\"events\" id=\"events\" data-stream=\"{}\"{}><thead><tr><th>Occurred</th>\
-         <th>Event</th><th>Asset</th><th>Details</th><th>Status</th></tr></thead><tbody>\n",
+         <th>Event</th><th>Asset</th><th>Details</th><th>Status</th></tr></thead><tbody>",
         escape(&view.live_url),
         if view.events.is_empty() {
             " hidden"
