@@ -15,6 +15,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use chrono::Utc;
 use std::future::Future;
 use std::sync::Arc;
@@ -209,6 +210,13 @@ impl App {
             shutdown.await;
             live.close();
         };
+        // Without TCP_NODELAY a stream's small write waits for the client's delayed ACK of the
+        // one before it (40 ms on Linux): the live event streams measured it at their p90.
+        let listener = listener.tap_io(|tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::debug!(error = %e, "TCP_NODELAY not set");
+            }
+        });
         let served = axum::serve(
             listener,
             self.router
