@@ -449,3 +449,39 @@ async fn an_account_may_hold_ten_streams_at_once() {
     drop((open, reopened, root_stream));
     service.stop().await;
 }
+
+#[tokio::test]
+async fn events_another_instance_stored_arrive_within_its_poll() {
+    if service_backend() != Backend::Postgres {
+        eprintln!(
+            "skipped: several instances share a PostgreSQL database (TEST_DATABASE=postgres)"
+        );
+        return;
+    }
+    // Two instances on one database, as behind a balancer: the stream is on one, ingestion on
+    // the other, so no wake-up reaches the stream; its periodic look finds the events.
+    let dir = tempfile::tempdir().unwrap();
+    let root = Uuid::new_v4();
+    let ingesting = TestService::start(config(&dir, root)).await;
+    let streaming = TestService::start(config(&dir, root)).await;
+    let client = ingesting.root_client();
+    let mut truck = Ignition::new(&ingesting, &client, root, "truck").await;
+    let mut stream = streaming
+        .root_client()
+        .stream_events(root)
+        .send_stream()
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    ingest(&ingesting, &client, root, truck.points(3)).await;
+    let received = take(&mut stream, 3).await;
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(ids(&received), stored(&client, root).await);
+    drop(stream);
+    streaming.stop().await;
+    ingesting.stop().await;
+}
