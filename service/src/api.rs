@@ -24,6 +24,7 @@ pub mod codes {
     pub const FORBIDDEN: i32 = 1300;
     pub const NOT_FOUND: i32 = 1400;
     pub const CONFLICT: i32 = 1500;
+    pub const TOO_MANY_STREAMS: i32 = 1600;
     pub const INTERNAL: i32 = 1900;
 }
 
@@ -37,6 +38,8 @@ pub enum ApiError {
     Invalid(String),
     NotFound(String),
     Conflict(String),
+    /// The account has as many live event streams open as it may.
+    TooManyStreams,
     Internal,
 }
 
@@ -46,6 +49,13 @@ impl ApiError {
             ApiError::Invalid(m) => (codes::VALIDATION, m.clone()),
             ApiError::NotFound(m) => (codes::NOT_FOUND, m.clone()),
             ApiError::Conflict(m) => (codes::CONFLICT, m.clone()),
+            ApiError::TooManyStreams => (
+                codes::TOO_MANY_STREAMS,
+                format!(
+                    "the account already has {} open event streams; close one first",
+                    crate::live::STREAMS_PER_ACCOUNT
+                ),
+            ),
             ApiError::Internal => (codes::INTERNAL, "internal error".to_owned()),
         };
         ErrorBody { code, message }
@@ -85,6 +95,7 @@ impl TokenFailure {
 }
 
 mod alerting;
+mod live;
 
 pub use alerting::{Alerting, state_view};
 

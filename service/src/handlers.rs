@@ -2,11 +2,13 @@
 //! operation's response enum. All behaviour lives in `api`; this file only translates.
 
 use crate::api::{ApiError, Service, codes};
+use crate::live::{HEARTBEAT, sse_event};
 use crate::store::alerts::EventFilter;
 use crate::store::{AlertStore, AssetFilter, Page, Store};
 use asset_alerting_models::{ErrorBody, OAuthErrorError};
 use asset_alerting_server::*;
 use axum::http::StatusCode;
+use futures_util::StreamExt;
 use uuid::Uuid;
 
 /// Maps `Result<Response, ApiError>` (the success already turned into its variant) onto the
@@ -39,7 +41,7 @@ fn no_store() -> Option<String> {
     Some("no-store".to_owned())
 }
 
-impl<S: Store + AlertStore> AssetAlertingApi for Service<S> {
+impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
     /// The account the access token acts for.
     type Principal = Uuid;
 
@@ -519,6 +521,37 @@ impl<S: Store + AlertStore> AssetAlertingApi for Service<S> {
                 .await
                 .map(ListEventsResponse::Ok)
         )
+    }
+
+    async fn stream_events(&self, principal: Uuid, r: StreamEventsRequest) -> StreamEventsResponse {
+        let filter = EventFilter {
+            asset_id: r.asset_id,
+            event_type: r
+                .event_type
+                .filter(|t| *t != asset_alerting_models::EventType::Any),
+            from: r.from,
+            to: r.to,
+        };
+        let opened = Service::stream_events(
+            self,
+            principal,
+            r.account_id,
+            filter,
+            r.last_event_id.as_deref(),
+        )
+        .await;
+        match opened {
+            Ok(events) => StreamEventsResponse::Ok(
+                stream::EventStream::new(
+                    events
+                        .enumerate()
+                        .map(|(i, (position, event))| sse_event(position, event, i == 0)),
+                )
+                .keep_alive(HEARTBEAT),
+            ),
+            Err(e @ ApiError::TooManyStreams) => StreamEventsResponse::TooManyRequests(e.body()),
+            Err(e) => respond!(@error StreamEventsResponse, e),
+        }
     }
 
     async fn get_event(&self, principal: Uuid, r: GetEventRequest) -> GetEventResponse {

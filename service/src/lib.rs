@@ -10,6 +10,7 @@ pub mod delivery;
 pub mod dispatch;
 mod handlers;
 pub mod keys;
+pub mod live;
 pub mod logging;
 pub mod monitoring;
 pub mod pages;

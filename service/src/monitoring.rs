@@ -1,6 +1,6 @@
 //! Metrics in the Prometheus text format at `GET /metrics`: requests by operation (the matched
 //! route template, so the label set stays bounded) and status, their latency, telemetry points by
-//! outcome, and notification attempts by channel and outcome.
+//! outcome, notification attempts by channel and outcome, and the open live event streams.
 
 use crate::store::alerts::AttemptResult;
 use asset_alerting_trackers::teltonika;
@@ -17,6 +17,7 @@ const REQUESTS: &str = "http_requests_total";
 const REQUEST_SECONDS: &str = "http_request_duration_seconds";
 const TELEMETRY_POINTS: &str = "telemetry_points_total";
 const NOTIFICATIONS: &str = "notification_attempts_total";
+const LIVE_STREAMS: &str = "live_event_streams_open";
 
 const LATENCY_BUCKETS: &[f64] = &[
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
@@ -162,4 +163,9 @@ pub fn notification(channel: &'static str, result: Option<&AttemptResult>) {
         Some(AttemptResult::Skipped { .. }) => "skipped",
     };
     metrics::counter!(NOTIFICATIONS, "channel" => channel, "outcome" => outcome).increment(1);
+}
+
+/// A live event stream opened (`1.0`) or closed (`-1.0`).
+pub fn live_streams(delta: f64) {
+    metrics::gauge!(LIVE_STREAMS).increment(delta);
 }

@@ -2,8 +2,11 @@
 //! page it opens: the account's assets with their last state (paged, searchable), its newest
 //! events, and a map. The page is outside the API spec: it is for people.
 
+mod live;
 mod map;
 mod view;
+
+pub use live::live_events;
 
 use crate::api::{ApiError, ApiResult, Service, state_view};
 use crate::store::alerts::{AlertStore, EventFilter};
@@ -68,7 +71,14 @@ pub async fn portal_page(
     Path(account): Path<String>,
     RawQuery(query): RawQuery,
 ) -> Response {
-    page_headers(portal_response(&service, &account, query.as_deref().unwrap_or("")).await)
+    let page =
+        page_headers(portal_response(&service, &account, query.as_deref().unwrap_or("")).await);
+    // Only the page itself runs its script; refusals and errors stay script-free.
+    if page.status() == StatusCode::OK {
+        live::allow_live_script(page)
+    } else {
+        page
+    }
 }
 
 async fn portal_response(service: &Service<Database>, account: &str, query: &str) -> Response {
@@ -138,6 +148,8 @@ async fn gather(
         .map(|id| state_view(*id, stored.iter().find(|s| s.asset_id == *id)))
         .collect();
     let geofences = store.list_geofences(account).await?;
+    // Read before the events: one stored in between is in both, and the page skips the repeat.
+    let stream_after = store.event_stream_head().await?;
     let latest = Page {
         skip: 0,
         take: LATEST_EVENTS,
@@ -154,6 +166,10 @@ async fn gather(
             asset_names.insert(asset.id, asset.name);
         }
     }
+    let query_auth = LinkAuth {
+        expires: query.expires,
+        signature: query.signature.clone(),
+    };
     Ok(Some(PortalView {
         account_id: account,
         account_name: record.friendly_name.unwrap_or(record.name),
@@ -176,6 +192,7 @@ async fn gather(
         geofences,
         events,
         asset_names,
+        live_url: live::stream_url(account, &query_auth, stream_after),
     }))
 }
 

@@ -34,7 +34,16 @@ fn assert_page_headers(response: &reqwest::Response) {
     ] {
         assert!(csp.contains(directive), "{directive} in {csp}");
     }
-    assert!(!csp.contains("script-src"), "no scripts at all: {csp}");
+    // No scripts, or (the portal page) one inline script allowed by its hash, whose only
+    // connection is to the page's own origin.
+    if let Some(scripts) = csp.split(';').find(|d| d.trim().starts_with("script-src")) {
+        let sources: Vec<&str> = scripts.split_whitespace().skip(1).collect();
+        assert!(
+            sources.len() == 1 && sources[0].starts_with("'sha256-"),
+            "only a script allowed by its hash: {csp}"
+        );
+        assert!(csp.contains("connect-src 'self'"), "{csp}");
+    }
     assert!(header("content-type").starts_with("text/html"));
 }
 
@@ -207,7 +216,9 @@ async fn a_portal_link_shows_state_events_and_a_map() {
 
     // A name is text, never markup.
     assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; Van"));
-    assert!(!html.to_lowercase().contains("<script"), "{html}");
+    // The page's one script is its own (the live events), never a name.
+    assert_eq!(html.to_lowercase().matches("<script").count(), 1, "{html}");
+    assert!(html.contains("<script>(function(){var table=document.getElementById('events')"));
 
     // The newest events, as the API lists them.
     let events = root.list_events(service.root).send().await.unwrap();
@@ -552,6 +563,153 @@ async fn chromium_renders_the_portal() {
         blank.len()
     );
     eprintln!("screenshot: {}", out.join("portal.png").display());
+    service.stop().await;
+}
+
+/// How many live event streams the service has open, from `/metrics` (only this test of this
+/// binary opens any).
+async fn open_streams(service: &TestService) -> f64 {
+    let metrics = reqwest::get(format!("{}/metrics", service.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    metrics
+        .lines()
+        .find_map(|line| line.strip_prefix("live_event_streams_open "))
+        .map_or(0.0, |n| n.trim().parse().unwrap())
+}
+
+#[tokio::test]
+async fn chromium_shows_a_new_event_without_reloading() {
+    if !Path::new(CHROMIUM).exists() {
+        if std::env::var_os("CI").is_some() {
+            panic!("{CHROMIUM} is missing; CI must install it (apt-get install chromium)");
+        }
+        eprintln!("skipped: chromium not installed (apt-get install chromium)");
+        return;
+    }
+    let (_dir, service) = started().await;
+    let Fleet {
+        truck, truck_seen, ..
+    } = fleet(&service).await;
+    let root = service.root_client();
+    let url = portal_url(&root, service.root).await;
+    let mut browser = support::devtools::Browser::start(CHROMIUM).await;
+    browser.navigate(&url).await;
+    // Once the page has loaded and opened its stream, an event is stored.
+    let started = std::time::Instant::now();
+    while browser.evaluate("document.readyState").await != "complete"
+        || open_streams(&service).await < 1.0
+    {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "the page never opened its live stream"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    // A mark that a reload would wipe.
+    browser.evaluate("window.notReloaded = true").await;
+    let crash = TelemetryPoint {
+        signals: Some(DeviceSignals {
+            accident: Some(true),
+            ..no_signals()
+        }),
+        ..at(truck.id, truck_seen + Duration::seconds(10), 52.03, 13.02)
+    };
+    let ingest = service.ingestion_client(&root, service.root).await;
+    ingest
+        .ingest_telemetry(TelemetryBatch {
+            points: vec![crash],
+        })
+        .send()
+        .await
+        .unwrap();
+    let accident = root
+        .list_events(service.root)
+        .event_type(EventType::AccidentOccurred)
+        .send()
+        .await
+        .unwrap()[0]
+        .id;
+    let top_row = "document.querySelector('#events tbody').firstElementChild.outerHTML";
+    let row = loop {
+        let row = browser.evaluate(top_row).await;
+        let row = row.as_str().unwrap_or_default().to_owned();
+        if row.contains(&accident.to_string()) {
+            break row;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "the new event never showed: the top row is {row}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert!(
+        row.contains("class=\"live\""),
+        "added by the page's script: {row}"
+    );
+    assert!(
+        row.contains("AccidentOccurred") && row.contains(&truck.name),
+        "{row}"
+    );
+    assert_eq!(browser.evaluate("window.notReloaded").await, true);
+    // Once: the event is not added again.
+    let rows = format!("document.querySelectorAll('tr[data-event=\"{accident}\"]').length");
+    assert_eq!(browser.evaluate(&rows).await, 1);
+    drop(browser);
+    service.stop().await;
+}
+
+#[tokio::test]
+async fn the_page_stream_takes_the_page_link_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(&dir, Uuid::new_v4());
+    config.signing_key = Some("portal-test-key".to_owned());
+    let service = TestService::start(config).await;
+    let page = portal_url(&service.root_client(), service.root).await;
+    let (base, query) = page.split_once('?').unwrap();
+    let stream = format!("{base}/events?{query}");
+    let get = |url: String, last: Option<&'static str>| async move {
+        let mut request = reqwest::Client::new().get(url);
+        if let Some(last) = last {
+            request = request.header("last-event-id", last);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        let cache = response.headers().get("cache-control").cloned();
+        (status, cache)
+    };
+    // Refused without the link's signature, with another account's, or with a forged one.
+    assert_eq!(get(format!("{base}/events"), None).await.0, 403);
+    let other = base.replace(&service.root.to_string(), &Uuid::new_v4().to_string());
+    assert_eq!(get(format!("{other}/events?{query}"), None).await.0, 403);
+    let forged = stream.replace("signature=", "signature=x");
+    assert_eq!(get(forged, None).await.0, 403);
+    // An unknown account signed as the service signs: 404.
+    let key = Sha256::digest(b"portal-link:portal-test-key");
+    let ghost = LinkSigner::portal(&key).link(
+        &service.base,
+        Uuid::new_v4(),
+        Utc::now() + Duration::minutes(5),
+    );
+    let (ghost_base, ghost_query) = ghost.split_once('?').unwrap();
+    assert_eq!(
+        get(format!("{ghost_base}/events?{ghost_query}"), None)
+            .await
+            .0,
+        404
+    );
+    // A bad position, in the query or from a reconnecting EventSource: 400.
+    assert_eq!(get(format!("{stream}&after=-3"), None).await.0, 400);
+    assert_eq!(get(stream.clone(), Some("x")).await.0, 400);
+    // The link is a credential: nothing of the stream is cached.
+    let open = reqwest::Client::new().get(&stream).send().await.unwrap();
+    assert_eq!(open.status(), 200);
+    assert_eq!(open.headers()["cache-control"], "no-store");
+    assert_eq!(open.headers()["content-type"], "text/event-stream");
+    drop(open);
     service.stop().await;
 }
 

@@ -145,6 +145,7 @@ impl AssetAlertingApi for BenchApi {
         ingest_telemetry(IngestTelemetryRequest) -> IngestTelemetryResponse;
         get_asset_state(GetAssetStateRequest) -> GetAssetStateResponse;
         list_events(ListEventsRequest) -> ListEventsResponse;
+        stream_events(StreamEventsRequest) -> StreamEventsResponse;
         get_event(GetEventRequest) -> GetEventResponse;
         acknowledge_event(AcknowledgeEventRequest) -> AcknowledgeEventResponse;
         list_event_notifications(ListEventNotificationsRequest) -> ListEventNotificationsResponse;

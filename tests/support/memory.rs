@@ -1065,6 +1065,34 @@ impl AssetAlertingApi for MemoryApi {
         ListEventsResponse::Ok(page)
     }
 
+    async fn stream_events(
+        &self,
+        _principal: Uuid,
+        request: StreamEventsRequest,
+    ) -> StreamEventsResponse {
+        if let Some((status, body)) = self.enter() {
+            return StreamEventsResponse::Other(status, body);
+        }
+        // The events stored so far, oldest first; then the stream ends (nothing here is live).
+        let mut events: Vec<Event> = self
+            .state()
+            .events
+            .values()
+            .filter(|e| e.account_id == request.account_id)
+            .filter(|e| {
+                request
+                    .event_type
+                    .is_none_or(|t| t == EventType::Any || t == e.event_type)
+            })
+            .cloned()
+            .collect();
+        events.sort_by_key(|e| (e.occurred_at, e.id));
+        let events = events
+            .into_iter()
+            .map(|e| stream::Event::new(e.clone()).id(e.id.to_string()));
+        StreamEventsResponse::Ok(stream::EventStream::new(futures_util::stream::iter(events)))
+    }
+
     async fn get_event(&self, _principal: Uuid, request: GetEventRequest) -> GetEventResponse {
         if let Some((status, body)) = self.enter() {
             return GetEventResponse::Other(status, body);

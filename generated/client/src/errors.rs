@@ -897,6 +897,38 @@ impl ::std::ops::Deref for ListEvents {
     }
 }
 
+/// The documented errors of [`Client::stream_events`](crate::Client::stream_events), one variant
+/// per status (the status itself is [`Error::status`](crate::Error::status)). Every variant
+/// carries the same body, which the enum dereferences to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvents {
+    /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
+    BadRequest(crate::models::ErrorBody),
+    /// `401`: The bearer token is missing, malformed, expired or rejected (code 1100).
+    Unauthorized {
+        body: crate::models::ErrorBody,
+        /// The `www-authenticate` header (`None` when absent or malformed). The Bearer challenge, for example `Bearer error="invalid_token"`.
+        www_authenticate: Option<String>,
+    },
+    /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
+    NotFound(crate::models::ErrorBody),
+    /// `429`: The account already has 10 open event streams (code 1600). Close one, or retry later.
+    TooManyRequests(crate::models::ErrorBody),
+}
+
+impl ::std::ops::Deref for StreamEvents {
+    type Target = crate::models::ErrorBody;
+
+    fn deref(&self) -> &crate::models::ErrorBody {
+        match self {
+            Self::BadRequest(body) => body,
+            Self::Unauthorized { body, .. } => body,
+            Self::NotFound(body) => body,
+            Self::TooManyRequests(body) => body,
+        }
+    }
+}
+
 /// The documented errors of [`Client::get_event`](crate::Client::get_event), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.

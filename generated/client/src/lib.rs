@@ -130,6 +130,21 @@
 //!   twice is a duplicate (idempotent). Points older than 7 days or more than 5 minutes in the
 //!   future are rejected. Events of soft-deleted assets are never raised (their points are
 //!   rejected).
+//! - **Live events.** `GET .../events/stream` sends the account's events as Server-Sent
+//!   Events as they are stored. Every stored event has a stream position, a positive integer
+//!   taken from one service-wide counter in the transaction that stores it; the counter's row
+//!   stays locked until that transaction commits, so positions grow in commit order on SQLite
+//!   and PostgreSQL alike (no event becomes visible behind a position a reader has passed).
+//!   The position is the SSE `id`; a client that reconnects with `Last-Event-ID` gets every
+//!   matching stored event after it, in position order, with no gap and no duplicate. Without
+//!   `Last-Event-ID` a stream starts with the events stored after it opened. A comment line
+//!   (`:`) is sent after 15 s without an event, and the first event carries `retry: 1000`.
+//!   At most 10 streams of one account are open at once (counted per service instance, the
+//!   portal page's stream included); another is answered 429 (code 1600). A closed stream's
+//!   slot is free once the service notices the client has gone, at the latest at its next
+//!   write (an event or the 15 s comment). Events stored by this instance reach its streams at
+//!   once; with several instances on one PostgreSQL database, events another instance stored
+//!   arrive within 1 s. Streams end when the service shuts down; clients reconnect and resume.
 //! - **Events.** An event is recorded for every episode start of every event type whether or
 //!   not any alert rule exists. A `disabledEvents` snooze does not hide the event: it is
 //!   recorded with `notificationsSuppressed: true` and notifies no alert rule (webhooks are
@@ -337,6 +352,7 @@
 //! | 1300 | 403 | forbidden (reserved; the service answers 404 for resources outside the caller's subtree) |
 //! | 1400 | 404 | resource not found (or not visible to the caller) |
 //! | 1500 | 409 | conflict with the current state (duplicate externalId or deviceId, geofence still referenced, token limit reached) |
+//! | 1600 | 429 | too many open event streams of the account (see Live events) |
 //! | 1900 | 500 | internal error (never expected; the message carries no detail) |
 //!
 //! # Usage
@@ -346,7 +362,9 @@
 //! `.send().await` it (or `.await` it directly). A call returns the documented success body or an
 //! [`Error`]; a documented error status is [`Error::Api`] with the operation's error enum (module
 //! `errors`), one variant per status with its decoded body and headers; list operations paged with
-//! `skip`/`take` also offer `.into_stream()`. [`models`] holds the API's types.
+//! `skip`/`take` also offer `.into_stream()`, and operations that answer a stream (Server-Sent
+//! Events, JSON Lines, NDJSON, JSON text sequences) `.send_stream()`, its items decoded as they
+//! arrive (module [`stream`]). [`models`] holds the API's types.
 //!
 //! Credentials: [`ClientBuilder::client_credentials`] (OAuth 2.0 client credentials: the token is
 //! fetched, cached and renewed for you) or [`ClientBuilder::bearer_token`].
@@ -385,6 +403,7 @@
 //!   - [`delete_alert_rule`](Client::delete_alert_rule): `DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`
 //! - **events**
 //!   - [`list_events`](Client::list_events): `GET /v1/accounts/{accountId}/events`
+//!   - [`stream_events`](Client::stream_events): `GET /v1/accounts/{accountId}/events/stream`
 //!   - [`get_event`](Client::get_event): `GET /v1/accounts/{accountId}/events/{eventId}`
 //!   - [`acknowledge_event`](Client::acknowledge_event): `POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`
 //!   - [`list_event_notifications`](Client::list_event_notifications): `GET /v1/accounts/{accountId}/events/{eventId}/notifications`
@@ -424,6 +443,9 @@ pub mod requests;
 
 #[rustfmt::skip]
 mod retry;
+
+#[rustfmt::skip]
+pub mod stream;
 
 /// The receiver of the API's webhooks and callbacks (feature `webhooks`): implement its
 /// trait and serve its router where the API sends them.

@@ -757,6 +757,36 @@ impl crate::Client {
         }
     }
 
+    /// Stream the events of an account as they are stored
+    ///
+    /// Server-Sent Events, one a stored event, oldest first (by stream position, see Live
+    /// events in the design decisions). Each SSE `id` is the event's stream position; send the
+    /// last one received as `Last-Event-ID` to resume after it. The filters are those of list
+    /// events: `assetId`, `eventType` (1 = Any means no filter), `from` (inclusive) and `to`
+    /// (exclusive) on occurredAt. The stream stays open until the client closes it; a comment
+    /// line (`:`) is sent after 15 s without an event. At most 10 streams of one account are
+    /// open at once: another is answered 429 (code 1600).
+    ///
+    /// `GET /v1/accounts/{accountId}/events/stream`
+    ///
+    /// Arguments:
+    /// - `account_id`: Id of the account owning the resource.
+    ///
+    /// Optional parameters are set on the builder: `.asset_id()`, `.event_type()`, `.from()`, `.to()`, `.last_event_id()`.
+    ///
+    /// Documented errors (`400`, `401`, `404`, `429`) are [`Error::Api`](crate::Error::Api) holding a [`errors::StreamEvents`](crate::errors::StreamEvents) variant.
+    pub fn stream_events(&self, account_id: ::uuid::Uuid) -> StreamEvents {
+        StreamEvents {
+            client: self.clone(),
+            account_id,
+            asset_id: None,
+            event_type: None,
+            from: None,
+            to: None,
+            last_event_id: None,
+        }
+    }
+
     /// Get an event
     ///
     /// `GET /v1/accounts/{accountId}/events/{eventId}`
@@ -4738,6 +4768,330 @@ impl ::std::future::IntoFuture for ListEvents {
     type IntoFuture = crate::codec::ResponseFuture<
         Vec<crate::models::Event>,
         crate::errors::ListEvents,
+    >;
+
+    fn into_future(self) -> Self::IntoFuture {
+        self.send()
+    }
+}
+
+/// Request builder of [`Client::stream_events`](crate::Client::stream_events):
+/// `GET /v1/accounts/{accountId}/events/stream`. Set optional parameters, then `.send().await` it
+/// (or `.await` it).
+#[derive(Debug, Clone)]
+#[must_use = "a request does nothing until it is sent with `.send().await`"]
+pub struct StreamEvents {
+    client: crate::Client,
+    account_id: ::uuid::Uuid,
+    asset_id: Option<::uuid::Uuid>,
+    event_type: Option<crate::models::EventType>,
+    from: Option<::chrono::DateTime<::chrono::Utc>>,
+    to: Option<::chrono::DateTime<::chrono::Utc>>,
+    last_event_id: Option<String>,
+}
+
+impl StreamEvents {
+    /// Only events of this asset.
+    pub fn asset_id(mut self, value: ::uuid::Uuid) -> Self {
+        self.asset_id = Some(value);
+        self
+    }
+
+    /// Only events of this type (1 = Any is the same as no filter).
+    pub fn event_type(mut self, value: crate::models::EventType) -> Self {
+        self.event_type = Some(value);
+        self
+    }
+
+    /// Only events that occurred at or after this instant.
+    pub fn from(mut self, value: ::chrono::DateTime<::chrono::Utc>) -> Self {
+        self.from = Some(value);
+        self
+    }
+
+    /// Only events that occurred before this instant.
+    pub fn to(mut self, value: ::chrono::DateTime<::chrono::Utc>) -> Self {
+        self.to = Some(value);
+        self
+    }
+
+    /// The stream position (SSE `id`) of the last event received: the stream resumes with the events stored after it. A non-negative integer; anything else is 400.
+    pub fn last_event_id(mut self, value: impl Into<String>) -> Self {
+        self.last_event_id = Some(value.into());
+        self
+    }
+
+    /// Sends the request; the answer's headers are copied only for `send_full`.
+    async fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> Result<
+        crate::codec::ResponseValue<
+            crate::stream::Events<crate::models::Event, crate::errors::StreamEvents>,
+        >,
+        crate::Error<crate::errors::StreamEvents>,
+    > {
+        let account_id = &self.account_id;
+        let mut query = String::new();
+        if let Some(value) = &self.asset_id {
+            crate::codec::query_pair(&mut query, "assetId", &value.to_string());
+        }
+        if let Some(value) = &self.event_type {
+            crate::codec::query_pair(&mut query, "eventType", &value.to_string());
+        }
+        if let Some(value) = &self.from {
+            crate::codec::query_pair(
+                &mut query,
+                "from",
+                &value.to_rfc3339_opts(::chrono::SecondsFormat::AutoSi, true),
+            );
+        }
+        if let Some(value) = &self.to {
+            crate::codec::query_pair(
+                &mut query,
+                "to",
+                &value.to_rfc3339_opts(::chrono::SecondsFormat::AutoSi, true),
+            );
+        }
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::with_query(
+                    &format!("/v1/accounts/{account_id}/events/stream"),
+                    &query,
+                ),
+            );
+        let request = match &self.last_event_id {
+            Some(value) => request.header("Last-Event-ID", value.clone()),
+            None => request,
+        };
+        let request = request.header(::reqwest::header::ACCEPT, "text/event-stream");
+        let response = self.client.inner.send(request, true, true).await?;
+        let status = response.status();
+        let headers = if keep_headers {
+            response.headers().clone()
+        } else {
+            ::reqwest::header::HeaderMap::new()
+        };
+        let body = match status.as_u16() {
+            200 => Ok(crate::stream::Events::new(response)),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::StreamEvents::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::StreamEvents::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::StreamEvents::NotFound,
+                        )
+                        .await,
+                )
+            }
+            429 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::StreamEvents::TooManyRequests,
+                        )
+                        .await,
+                )
+            }
+            _ => Err(crate::codec::unexpected(response).await),
+        }?;
+        Ok(crate::codec::ResponseValue {
+            status,
+            headers,
+            documented: (),
+            body,
+        })
+    }
+
+    /// Sends the request asking for its stream; answers the response of a success status.
+    async fn open_stream(
+        self,
+    ) -> Result<::reqwest::Response, crate::Error<crate::errors::StreamEvents>> {
+        let account_id = &self.account_id;
+        let mut query = String::new();
+        if let Some(value) = &self.asset_id {
+            crate::codec::query_pair(&mut query, "assetId", &value.to_string());
+        }
+        if let Some(value) = &self.event_type {
+            crate::codec::query_pair(&mut query, "eventType", &value.to_string());
+        }
+        if let Some(value) = &self.from {
+            crate::codec::query_pair(
+                &mut query,
+                "from",
+                &value.to_rfc3339_opts(::chrono::SecondsFormat::AutoSi, true),
+            );
+        }
+        if let Some(value) = &self.to {
+            crate::codec::query_pair(
+                &mut query,
+                "to",
+                &value.to_rfc3339_opts(::chrono::SecondsFormat::AutoSi, true),
+            );
+        }
+        let request = self
+            .client
+            .inner
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::with_query(
+                    &format!("/v1/accounts/{account_id}/events/stream"),
+                    &query,
+                ),
+            );
+        let request = match &self.last_event_id {
+            Some(value) => request.header("Last-Event-ID", value.clone()),
+            None => request,
+        };
+        let request = request.header(::reqwest::header::ACCEPT, "text/event-stream");
+        let response = self.client.inner.send(request, true, true).await?;
+        match response.status().as_u16() {
+            200 => Ok(response),
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::StreamEvents::BadRequest,
+                        )
+                        .await,
+                )
+            }
+            401 => {
+                let www_authenticate = crate::codec::header(
+                    &response,
+                    "www-authenticate",
+                );
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            |body| crate::errors::StreamEvents::Unauthorized {
+                                body,
+                                www_authenticate,
+                            },
+                        )
+                        .await,
+                )
+            }
+            404 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::StreamEvents::NotFound,
+                        )
+                        .await,
+                )
+            }
+            429 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::StreamEvents::TooManyRequests,
+                        )
+                        .await,
+                )
+            }
+            _ => Err(crate::codec::unexpected(response).await),
+        }
+    }
+
+    /// Sends the request asking for `text/event-stream` and answers the stream of its items, each
+    /// decoded as it arrives (an event stream ends at `data: [DONE]` or when the server closes it).
+    /// Dropping the stream closes the connection.
+    pub async fn send_stream(
+        self,
+    ) -> Result<
+        crate::stream::Events<crate::models::Event, crate::errors::StreamEvents>,
+        crate::Error<crate::errors::StreamEvents>,
+    > {
+        Ok(crate::stream::Events::new(self.open_stream().await?))
+    }
+
+    /// Like [`send_stream`](Self::send_stream), but when the server closes the stream before
+    /// `data: [DONE]` (or the connection breaks), waits the `retry` it last sent (3 s until it sends
+    /// one) and sends the request again with `Last-Event-ID` set to the last event id it sent.
+    /// `GET /v1/accounts/{accountId}/events/stream` answering `204 No Content`, or an error, ends the
+    /// stream.
+    pub async fn send_stream_reconnecting(
+        self,
+    ) -> Result<
+        crate::stream::Events<crate::models::Event, crate::errors::StreamEvents>,
+        crate::Error<crate::errors::StreamEvents>,
+    > {
+        let again = self.clone();
+        let first = self.open_stream().await?;
+        Ok(
+            crate::stream::Events::reconnecting(
+                first,
+                Box::new(move |last_event_id| {
+                    let mut request = again.clone();
+                    if last_event_id.is_some() {
+                        request.last_event_id = last_event_id;
+                    }
+                    Box::pin(request.open_stream())
+                }),
+            ),
+        )
+    }
+}
+
+impl StreamEvents {
+    /// Sends the request: `GET /v1/accounts/{accountId}/events/stream`.
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<
+        crate::stream::Events<crate::models::Event, crate::errors::StreamEvents>,
+        crate::errors::StreamEvents,
+    > {
+        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+    }
+
+    /// Sends the request (`GET /v1/accounts/{accountId}/events/stream`) and answers the body with the status and headers.
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::stream::Events<crate::models::Event, crate::errors::StreamEvents>,
+        crate::errors::StreamEvents,
+    > {
+        Box::pin(self.exchange(true))
+    }
+}
+
+impl ::std::future::IntoFuture for StreamEvents {
+    type Output = Result<
+        crate::stream::Events<crate::models::Event, crate::errors::StreamEvents>,
+        crate::Error<crate::errors::StreamEvents>,
+    >;
+
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::stream::Events<crate::models::Event, crate::errors::StreamEvents>,
+        crate::errors::StreamEvents,
     >;
 
     fn into_future(self) -> Self::IntoFuture {

@@ -130,6 +130,21 @@
 //!   twice is a duplicate (idempotent). Points older than 7 days or more than 5 minutes in the
 //!   future are rejected. Events of soft-deleted assets are never raised (their points are
 //!   rejected).
+//! - **Live events.** `GET .../events/stream` sends the account's events as Server-Sent
+//!   Events as they are stored. Every stored event has a stream position, a positive integer
+//!   taken from one service-wide counter in the transaction that stores it; the counter's row
+//!   stays locked until that transaction commits, so positions grow in commit order on SQLite
+//!   and PostgreSQL alike (no event becomes visible behind a position a reader has passed).
+//!   The position is the SSE `id`; a client that reconnects with `Last-Event-ID` gets every
+//!   matching stored event after it, in position order, with no gap and no duplicate. Without
+//!   `Last-Event-ID` a stream starts with the events stored after it opened. A comment line
+//!   (`:`) is sent after 15 s without an event, and the first event carries `retry: 1000`.
+//!   At most 10 streams of one account are open at once (counted per service instance, the
+//!   portal page's stream included); another is answered 429 (code 1600). A closed stream's
+//!   slot is free once the service notices the client has gone, at the latest at its next
+//!   write (an event or the 15 s comment). Events stored by this instance reach its streams at
+//!   once; with several instances on one PostgreSQL database, events another instance stored
+//!   arrive within 1 s. Streams end when the service shuts down; clients reconnect and resume.
 //! - **Events.** An event is recorded for every episode start of every event type whether or
 //!   not any alert rule exists. A `disabledEvents` snooze does not hide the event: it is
 //!   recorded with `notificationsSuppressed: true` and notifies no alert rule (webhooks are
@@ -337,6 +352,7 @@
 //! | 1300 | 403 | forbidden (reserved; the service answers 404 for resources outside the caller's subtree) |
 //! | 1400 | 404 | resource not found (or not visible to the caller) |
 //! | 1500 | 409 | conflict with the current state (duplicate externalId or deviceId, geofence still referenced, token limit reached) |
+//! | 1600 | 429 | too many open event streams of the account (see Live events) |
 //! | 1900 | 500 | internal error (never expected; the message carries no detail) |
 #[rustfmt::skip]
 mod constraints;

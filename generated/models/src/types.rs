@@ -14,6 +14,7 @@
 /// | 1300 | 403 | forbidden (reserved; the service answers 404 for resources outside the caller's subtree) |
 /// | 1400 | 404 | resource not found (or not visible to the caller) |
 /// | 1500 | 409 | conflict with the current state (duplicate externalId or deviceId, geofence still referenced, token limit reached) |
+/// | 1600 | 429 | too many open event streams of the account (see Live events) |
 /// | 1900 | 500 | internal error (never expected; the message carries no detail) |
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ErrorBody {

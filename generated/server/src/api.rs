@@ -13,7 +13,7 @@ use crate::{
     GetGeofenceRequest, UpdateGeofenceRequest, DeleteGeofenceRequest,
     GetIngestionTokenRequest, ListIngestionTokensRequest, RevokeIngestionTokenRequest,
     GetPortalLinkRequest, IngestTelemetryRequest, GetAssetStateRequest,
-    ListEventsRequest, GetEventRequest, AcknowledgeEventRequest,
+    ListEventsRequest, StreamEventsRequest, GetEventRequest, AcknowledgeEventRequest,
     ListEventNotificationsRequest, GetWebhookSecretRequest, IssueTokenResponse,
     GetAccountResponse, UpdateAccountResponse, CreateAccountResponse,
     DeleteAccountResponse, ListChildAccountsResponse, RotateClientSecretResponse,
@@ -24,7 +24,7 @@ use crate::{
     GetGeofenceResponse, UpdateGeofenceResponse, DeleteGeofenceResponse,
     GetIngestionTokenResponse, ListIngestionTokensResponse, RevokeIngestionTokenResponse,
     GetPortalLinkResponse, IngestTelemetryResponse, GetAssetStateResponse,
-    ListEventsResponse, GetEventResponse, AcknowledgeEventResponse,
+    ListEventsResponse, StreamEventsResponse, GetEventResponse, AcknowledgeEventResponse,
     ListEventNotificationsResponse, GetWebhookSecretResponse,
 };
 
@@ -483,6 +483,23 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
         principal: Self::Principal,
         request: ListEventsRequest,
     ) -> impl Future<Output = ListEventsResponse> + Send;
+
+    /// Stream the events of an account as they are stored
+    ///
+    /// `GET /v1/accounts/{accountId}/events/stream`
+    ///
+    /// Server-Sent Events, one a stored event, oldest first (by stream position, see Live
+    /// events in the design decisions). Each SSE `id` is the event's stream position; send the
+    /// last one received as `Last-Event-ID` to resume after it. The filters are those of list
+    /// events: `assetId`, `eventType` (1 = Any means no filter), `from` (inclusive) and `to`
+    /// (exclusive) on occurredAt. The stream stays open until the client closes it; a comment
+    /// line (`:`) is sent after 15 s without an event. At most 10 streams of one account are
+    /// open at once: another is answered 429 (code 1600).
+    fn stream_events(
+        &self,
+        principal: Self::Principal,
+        request: StreamEventsRequest,
+    ) -> impl Future<Output = StreamEventsResponse> + Send;
 
     /// Get an event
     ///

@@ -48,6 +48,9 @@ mod responses;
 #[rustfmt::skip]
 mod router;
 
+#[rustfmt::skip]
+pub mod stream;
+
 /// The sender of the API's webhooks and callbacks (feature `webhooks`): a client that
 /// posts each one to the URL its receiver gave.
 #[cfg(feature = "webhooks")]

@@ -324,6 +324,23 @@ pub struct ListEventsRequest {
     pub take: i32,
 }
 
+/// The parameters and body of [`stream_events`](crate::AssetAlertingApi::stream_events): `GET /v1/accounts/{accountId}/events/stream`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamEventsRequest {
+    /// Id of the account owning the resource.
+    pub account_id: ::uuid::Uuid,
+    /// Only events of this asset.
+    pub asset_id: Option<::uuid::Uuid>,
+    /// Only events of this type (1 = Any is the same as no filter).
+    pub event_type: Option<models::EventType>,
+    /// Only events that occurred at or after this instant.
+    pub from: Option<::chrono::DateTime<::chrono::Utc>>,
+    /// Only events that occurred before this instant.
+    pub to: Option<::chrono::DateTime<::chrono::Utc>>,
+    /// The stream position (SSE `id`) of the last event received: the stream resumes with the events stored after it. A non-negative integer; anything else is 400.
+    pub last_event_id: Option<String>,
+}
+
 /// The parameters and body of [`get_event`](crate::AssetAlertingApi::get_event): `GET /v1/accounts/{accountId}/events/{eventId}`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetEventRequest {

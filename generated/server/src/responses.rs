@@ -2,6 +2,7 @@
 
 //! The output of each operation: one variant per documented status, each writing itself.
 use crate::models;
+use crate::stream;
 use crate::respond;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -1273,6 +1274,50 @@ impl IntoResponse for ListEventsResponse {
                 response
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
+            Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+/// The responses of [`stream_events`](crate::AssetAlertingApi::stream_events).
+#[derive(Debug)]
+pub enum StreamEventsResponse {
+    /// `200`: The events, one SSE event each (`data` is the Event as JSON). Streamed as `text/event-stream`.
+    Ok(stream::EventStream<models::Event>),
+    /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
+    BadRequest(models::ErrorBody),
+    /// `401`: The bearer token is missing, malformed, expired or rejected (code 1100).
+    Unauthorized {
+        body: models::ErrorBody,
+        /// The `WWW-Authenticate` header. The Bearer challenge, for example `Bearer error="invalid_token"`.
+        www_authenticate: Option<String>,
+    },
+    /// `404`: The resource does not exist, or it belongs to an account outside the caller's subtree (code 1400). Other tenants' ids are indistinguishable from missing ones.
+    NotFound(models::ErrorBody),
+    /// `429`: The account already has 10 open event streams (code 1600). Close one, or retry later.
+    TooManyRequests(models::ErrorBody),
+    /// A status the spec does not document for this operation, with the API's error body.
+    Other(StatusCode, models::ErrorBody),
+}
+
+impl IntoResponse for StreamEventsResponse {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Ok(body) => stream::events(StatusCode::OK, body),
+            Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
+            Self::Unauthorized { body, www_authenticate } => {
+                let mut response = respond::json(StatusCode::UNAUTHORIZED, &body);
+                respond::optional_header(
+                    &mut response,
+                    "www-authenticate",
+                    www_authenticate,
+                );
+                response
+            }
+            Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
+            Self::TooManyRequests(body) => {
+                respond::json(StatusCode::TOO_MANY_REQUESTS, &body)
+            }
             Self::Other(status, body) => respond::json(status, &body),
         }
     }

@@ -16,8 +16,9 @@ use crate::{
     ListGeofencesRequest, CreateGeofenceRequest, GetGeofenceRequest,
     UpdateGeofenceRequest, DeleteGeofenceRequest, GetIngestionTokenRequest,
     ListIngestionTokensRequest, RevokeIngestionTokenRequest, GetPortalLinkRequest,
-    IngestTelemetryRequest, GetAssetStateRequest, ListEventsRequest, GetEventRequest,
-    AcknowledgeEventRequest, ListEventNotificationsRequest, GetWebhookSecretRequest,
+    IngestTelemetryRequest, GetAssetStateRequest, ListEventsRequest, StreamEventsRequest,
+    GetEventRequest, AcknowledgeEventRequest, ListEventNotificationsRequest,
+    GetWebhookSecretRequest,
 };
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
@@ -101,6 +102,7 @@ pub fn router<A: AssetAlertingApi>(api: Arc<A>) -> Router {
             get(handle_get_asset_state::<A>),
         )
         .route("/v1/accounts/{accountId}/events", get(handle_list_events::<A>))
+        .route("/v1/accounts/{accountId}/events/stream", get(handle_stream_events::<A>))
         .route("/v1/accounts/{accountId}/events/{eventId}", get(handle_get_event::<A>))
         .route(
             "/v1/accounts/{accountId}/events/{eventId}/acknowledge",
@@ -1097,6 +1099,41 @@ async fn read_list_events<A: AssetAlertingApi>(
             )?;
             value
         },
+    };
+    Ok((principal, request))
+}
+
+/// `GET /v1/accounts/{accountId}/events/stream`
+async fn handle_stream_events<A: AssetAlertingApi>(
+    State(api): State<Arc<A>>,
+    request: Request,
+) -> Response {
+    match read_stream_events(&*api, request).await {
+        Ok((principal, request)) => {
+            api.stream_events(principal, request).await.into_response()
+        }
+        Err(rejection) => reject(&*api, rejection),
+    }
+}
+
+/// Reads the request of [`stream_events`](AssetAlertingApi::stream_events), or the reason to refuse it.
+async fn read_stream_events<A: AssetAlertingApi>(
+    api: &A,
+    request: Request,
+) -> Result<(A::Principal, StreamEventsRequest), Rejection> {
+    let (mut parts, _) = request.into_parts();
+    let principal = require_bearer(api, &parts.headers).await?;
+    let path = params::Path::from_parts(&mut parts).await?;
+    let query = params::Query::parse(parts.uri.query());
+    let headers = params::Headers(&parts.headers);
+    let request = StreamEventsRequest {
+        account_id: path.required(0, "accountId", params::value::<::uuid::Uuid>)?,
+        asset_id: query.optional("assetId", params::value::<::uuid::Uuid>)?,
+        event_type: query.optional("eventType", params::from_str::<models::EventType>)?,
+        from: query
+            .optional("from", params::value::<::chrono::DateTime<::chrono::Utc>>)?,
+        to: query.optional("to", params::value::<::chrono::DateTime<::chrono::Utc>>)?,
+        last_event_id: headers.optional("Last-Event-ID", params::value::<String>)?,
     };
     Ok((principal, request))
 }

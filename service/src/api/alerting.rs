@@ -29,6 +29,8 @@ pub struct Alerting {
     pub webhook_key: Vec<u8>,
     pub ack_signer: LinkSigner,
     pub callback_policy: UrlPolicy,
+    /// Woken when events may have been stored, for the live event streams.
+    pub live: Arc<crate::live::LiveEvents>,
 }
 
 impl Alerting {
@@ -378,6 +380,7 @@ impl<S: Store + AlertStore> Service<S> {
                 pipeline: Box::new(pipeline),
             };
             let fresh = self.store.ingest(job).await?;
+            self.alerting.live.stored();
             for ((asset, kept), fresh) in assets.iter().zip(&indexes).zip(fresh) {
                 for (i, new) in kept.iter().zip(fresh) {
                     results[*i] = Some(if new {

@@ -44,6 +44,8 @@ pub struct PortalView {
     pub events: Vec<Event>,
     /// Names of the assets the events concern (they may be on other pages).
     pub asset_names: HashMap<Uuid, String>,
+    /// The page's live event stream (relative), starting after the events listed.
+    pub live_url: String,
 }
 
 const STYLE: &str = "body{font-family:sans-serif;margin:1.5rem auto;max-width:75rem;padding:0 1rem;color:#222}\
@@ -52,7 +54,7 @@ table{border-collapse:collapse;width:100%;font-size:.9rem}\
 th,td{border-bottom:1px solid #e2e2e2;padding:.35rem .5rem;text-align:left;vertical-align:top}\
 th{background:#f3f6f9}.muted{color:#666}.alert{color:#c62828;font-weight:600}.status{font-weight:600}\
 .map{width:100%;max-width:960px;border:1px solid #ccd;display:block}\
-.paging{margin:.6rem 0}.paging a{margin-right:.8rem}form.search{margin:.6rem 0}";
+.paging{margin:.6rem 0}.paging a{margin-right:.8rem}form.search{margin:.6rem 0}tr.live{background:#fff8e1}";
 
 fn document(title: &str, body: &str) -> String {
     format!(
@@ -331,47 +333,90 @@ fn event_details(event: &Event, zone_names: &HashMap<Uuid, &str>) -> String {
     parts.join("; ")
 }
 
-fn event_table(view: &PortalView, zone_names: &HashMap<Uuid, &str>) -> String {
-    if view.events.is_empty() {
-        return "<p class=\"note\">No events yet.</p>\n".to_owned();
+/// One row of the events table; the live stream sends new ones rendered by the same function.
+pub fn event_row(
+    event: &Event,
+    asset_name: Option<&str>,
+    zone_names: &HashMap<Uuid, &str>,
+    now: DateTime<Utc>,
+) -> String {
+    let asset = match asset_name {
+        Some(name) => escape(name),
+        None => format!("<code>{}</code>", event.asset_id),
+    };
+    let mut status = match (&event.acknowledged_at, &event.acknowledged_by) {
+        (Some(at), by) => format!(
+            "acknowledged {} by {}",
+            clock(*at),
+            escape(by.as_deref().unwrap_or("?"))
+        ),
+        (None, _) if is_condition(event.event_type) => {
+            "<span class=\"alert\">not acknowledged</span>".to_owned()
+        }
+        (None, _) => "not acknowledged".to_owned(),
+    };
+    if event.notifications_suppressed {
+        status.push_str("<br><span class=\"muted\">notifications snoozed</span>");
     }
-    let mut html = format!(
-        "<p class=\"muted\">The newest {} events of the account, newest first.</p>\
-         <table class=\"events\"><thead><tr><th>Occurred</th><th>Event</th><th>Asset</th>\
-         <th>Details</th><th>Status</th></tr></thead><tbody>\n",
-        view.events.len()
+    format!(
+        "<tr data-event=\"{}\"><td>{}</td><td>{}</td><td>{asset}</td><td>{}</td><td>{status}</td></tr>",
+        event.id,
+        when(now, event.occurred_at),
+        event.event_type.name(),
+        event_details(event, zone_names),
+    )
+}
+
+/// The newest events, and the table new ones are added to as the live stream brings them (the
+/// table is there, hidden, while there are none).
+fn event_table(view: &PortalView, zone_names: &HashMap<Uuid, &str>) -> String {
+    let mut html = if view.events.is_empty() {
+        "<p class=\"note\" id=\"no-events\">No events yet.</p>\n".to_owned()
+    } else {
+        format!(
+            "<p class=\"muted\">The newest {} events of the account, newest first; new ones \
+             appear as they happen.</p>\n",
+            view.events.len()
+        )
+    };
+    let _ = writeln!(
+        html,
+        "<table class=\"events\" id=\"events\" data-stream=\"{}\"{}><thead><tr><th>Occurred</th>\
+         <th>Event</th><th>Asset</th><th>Details</th><th>Status</th></tr></thead><tbody>",
+        escape(&view.live_url),
+        if view.events.is_empty() {
+            " hidden"
+        } else {
+            ""
+        }
     );
     for event in &view.events {
-        let asset = match view.asset_names.get(&event.asset_id) {
-            Some(name) => escape(name),
-            None => format!("<code>{}</code>", event.asset_id),
-        };
-        let mut status = match (&event.acknowledged_at, &event.acknowledged_by) {
-            (Some(at), by) => format!(
-                "acknowledged {} by {}",
-                clock(*at),
-                escape(by.as_deref().unwrap_or("?"))
-            ),
-            (None, _) if is_condition(event.event_type) => {
-                "<span class=\"alert\">not acknowledged</span>".to_owned()
-            }
-            (None, _) => "not acknowledged".to_owned(),
-        };
-        if event.notifications_suppressed {
-            status.push_str("<br><span class=\"muted\">notifications snoozed</span>");
-        }
-        let _ = writeln!(
-            html,
-            "<tr data-event=\"{}\"><td>{}</td><td>{}</td><td>{asset}</td><td>{}</td><td>{status}</td></tr>",
-            event.id,
-            when(view.now, event.occurred_at),
-            event.event_type.name(),
-            event_details(event, zone_names),
-        );
+        let name = view.asset_names.get(&event.asset_id).map(String::as_str);
+        html.push_str(&event_row(event, name, zone_names, view.now));
+        html.push('\n');
     }
     html.push_str("</tbody></table>\n");
+    html.push_str(&format!("<script>{LIVE_SCRIPT}</script>\n"));
     html
 }
+
+/// Adds the rows the page's live stream sends on top of the events table. Inline, because the
+/// page loads nothing from elsewhere; the page's CSP allows exactly this script by its hash.
+pub const LIVE_SCRIPT: &str = "(function(){\
+var table=document.getElementById('events');\
+if(!table||!window.EventSource)return;\
+var body=table.tBodies[0];\
+var source=new EventSource(table.getAttribute('data-stream'));\
+source.onmessage=function(m){\
+var row=JSON.parse(m.data);\
+if(body.querySelector('tr[data-event=\"'+row.id+'\"]'))return;\
+body.insertAdjacentHTML('afterbegin',row.html);\
+body.firstElementChild.classList.add('live');\
+table.hidden=false;\
+var none=document.getElementById('no-events');\
+if(none)none.hidden=true;\
+};\
+})();";
 
 /// A link to another page of the list, keeping the credentials and the search (HTML-escaped,
 /// ready for an attribute). Relative, so it works behind any base URL.
@@ -484,6 +529,7 @@ mod tests {
             geofences: vec![],
             events: vec![],
             asset_names: HashMap::new(),
+            live_url: "x/events?after=7".to_owned(),
         }
     }
 
@@ -539,7 +585,9 @@ mod tests {
             }],
             one_page(),
         ));
-        assert!(!html.contains("<script>"), "{html}");
+        // The one script is the page's own live-events script.
+        assert_eq!(html.matches("<script>").count(), 1, "{html}");
+        assert!(html.contains(&format!("<script>{LIVE_SCRIPT}</script>")));
         assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
         assert!(html.contains("t&lt;1&gt;"));
         assert!(html.contains("device</span> <code>imei&lt;2&gt;</code>"));

@@ -413,6 +413,44 @@ impl AlertStore for Database {
         .await
     }
 
+    async fn event_stream_head(&self) -> StoreResult<i64> {
+        self.one(
+            "SELECT position AS n FROM event_stream WHERE id = 1",
+            &[],
+            rows::count,
+        )
+        .await
+    }
+
+    async fn events_after(
+        &self,
+        account: Uuid,
+        filter: &EventFilter,
+        after: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<(i64, Event)>> {
+        self.all(
+            sql!(
+                "SELECT * FROM events WHERE account_id = $1 AND stream_position > $2 \
+                 AND ($3 IS NULL OR asset_id = $3) AND ($4 IS NULL OR event_type = $4) \
+                 AND ($5 IS NULL OR occurred_at >= $5) AND ($6 IS NULL OR occurred_at < $6) \
+                 ORDER BY stream_position "
+                {"LIMIT $7 + 0", "LIMIT $7"}
+            ),
+            args![
+                account,
+                after,
+                filter.asset_id,
+                filter.event_type.map(|t| t.value()),
+                filter.from,
+                filter.to,
+                limit
+            ],
+            |r| Ok((r.int("stream_position")?, rows::event(r)?)),
+        )
+        .await
+    }
+
     async fn acknowledge_event(
         &self,
         account: Uuid,

@@ -249,6 +249,17 @@ pub trait AlertStore: Sync + 'static {
         page: super::Page,
     ) -> StoreResult<Vec<Event>>;
     async fn event(&self, account: Uuid, id: Uuid) -> StoreResult<Option<Event>>;
+    /// The newest stream position: a live stream that starts now begins after it.
+    async fn event_stream_head(&self) -> StoreResult<i64>;
+    /// Up to `limit` events of the account after stream position `after`, in position order,
+    /// each with its position (live streams read through this, resumed or not).
+    async fn events_after(
+        &self,
+        account: Uuid,
+        filter: &EventFilter,
+        after: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<(i64, Event)>>;
     /// Marks the event acknowledged (unless it is already) and cancels its unsent notifications.
     async fn acknowledge_event(
         &self,

@@ -4,6 +4,7 @@
 
 #![allow(dead_code, reason = "each test binary uses part of the harness")]
 
+pub mod devtools;
 pub mod drive;
 pub mod postgres;
 pub mod process;

@@ -70,6 +70,11 @@ fn migrator() -> Migrator {
             "device id",
             include_str!("../../../migrations/postgres/0003_device_id.sql"),
         ),
+        migration(
+            4,
+            "event stream",
+            include_str!("../../../migrations/postgres/0004_event_stream.sql"),
+        ),
     ])
 }
 

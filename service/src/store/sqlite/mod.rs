@@ -58,6 +58,11 @@ fn migrator() -> Migrator {
             "device id",
             include_str!("../../../migrations/0006_device_id.sql"),
         ),
+        migration(
+            7,
+            "event stream",
+            include_str!("../../../migrations/0007_event_stream.sql"),
+        ),
     ])
 }
 
