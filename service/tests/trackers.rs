@@ -7,6 +7,7 @@ mod support;
 use asset_alerting_client::Client;
 use asset_alerting_client::models::*;
 use chrono::{DateTime, Duration, Utc};
+use futures_util::StreamExt;
 use std::sync::Arc;
 use std::time::Duration as Wait;
 use support::drive::{DRIVE, create_depot};
@@ -119,6 +120,12 @@ async fn a_teltonika_device_is_acknowledged_once_its_records_are_stored() {
     let mut stranger = Device::connect(address).await.unwrap();
     assert!(!stranger.handshake("111111111111111").await.unwrap());
 
+    // An operator watching the account's events live.
+    let mut live = admin
+        .stream_events(service.root)
+        .send_stream()
+        .await
+        .unwrap();
     let mut device = Device::connect(address).await.unwrap();
     assert!(device.handshake(IMEI).await.unwrap());
     let start = (Utc::now() - Duration::minutes(10)).timestamp_millis() as u64;
@@ -134,6 +141,13 @@ async fn a_teltonika_device_is_acknowledged_once_its_records_are_stored() {
     let events = events_of(&admin, service.root, truck.id).await;
     // The first record sets what is known; the second turns the ignition on.
     assert_eq!(kinds(events.clone()), [EventType::IgnitionTurnedOn]);
+    // The event reaches the open stream too.
+    let streamed = tokio::time::timeout(WAIT, live.next())
+        .await
+        .expect("the event arrives on the stream")
+        .expect("the stream is open")
+        .expect("the event decodes");
+    assert_eq!(streamed.data.id, events[0].id);
     assert_eq!(
         events[0].occurred_at.timestamp_millis() as u64,
         start + 1000
