@@ -544,6 +544,11 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
             Ok(events) => StreamEventsResponse::Ok(
                 stream::EventStream::new(
                     events
+                        // No token outlives its lifetime, so no stream outlives the token it was
+                        // opened with by more than that; the client resumes with a current one.
+                        .take_until(tokio::time::sleep(
+                            self.tokens().lifetime.to_std().unwrap_or_default(),
+                        ))
                         .enumerate()
                         .map(|(i, (position, event))| sse_event(position, event, i == 0)),
                 )

@@ -485,3 +485,38 @@ async fn events_another_instance_stored_arrive_within_its_poll() {
     streaming.stop().await;
     ingesting.stop().await;
 }
+
+/// A stream ends one access-token lifetime after it opened, so it never outlives the token it
+/// was opened with by more than that; a client with a current token resumes where it ended.
+#[tokio::test]
+async fn a_stream_ends_after_one_token_lifetime_and_resumes_with_a_new_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(&dir, Uuid::new_v4());
+    config.token_lifetime_secs = 2;
+    let service = TestService::start(config).await;
+    let root = service.root_client();
+    let account = service.root;
+    let mut truck = Ignition::new(&service, &root, account, "truck").await;
+    let mut stream = root
+        .stream_events(account)
+        .last_event_id("0")
+        .send_stream()
+        .await
+        .unwrap();
+    ingest(&service, &root, account, truck.points(1)).await;
+    let first = take(&mut stream, 1).await;
+    // The stream ends within the lifetime (2 s), well before WAIT.
+    let end = tokio::time::timeout(WAIT, stream.next()).await.unwrap();
+    assert!(end.is_none(), "the stream ended: {end:?}");
+    ingest(&service, &root, account, truck.points(1)).await;
+    // The client's token was renewed meanwhile (client credentials); it resumes after the last.
+    let mut resumed = root
+        .stream_events(account)
+        .last_event_id(first[0].0.to_string())
+        .send_stream()
+        .await
+        .unwrap();
+    let next = take(&mut resumed, 1).await;
+    assert!(next[0].0 > first[0].0);
+    service.stop().await;
+}

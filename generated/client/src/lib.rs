@@ -144,7 +144,9 @@
 //!   slot is free once the service notices the client has gone, at the latest at its next
 //!   write (an event or the 15 s comment). Events stored by this instance reach its streams at
 //!   once; with several instances on one PostgreSQL database, events another instance stored
-//!   arrive within 1 s. Streams end when the service shuts down; clients reconnect and resume.
+//!   arrive within 1 s. Streams end when the service shuts down, one access-token lifetime
+//!   after they opened (the portal page's: when its link expires); clients reconnect, with a
+//!   current token, and resume.
 //! - **Events.** An event is recorded for every episode start of every event type whether or
 //!   not any alert rule exists. A `disabledEvents` snooze does not hide the event: it is
 //!   recorded with `notificationsSuppressed: true` and notifies no alert rule (webhooks are

@@ -763,9 +763,12 @@ impl crate::Client {
     /// events in the design decisions). Each SSE `id` is the event's stream position; send the
     /// last one received as `Last-Event-ID` to resume after it. The filters are those of list
     /// events: `assetId`, `eventType` (1 = Any means no filter), `from` (inclusive) and `to`
-    /// (exclusive) on occurredAt. The stream stays open until the client closes it; a comment
-    /// line (`:`) is sent after 15 s without an event. At most 10 streams of one account are
-    /// open at once: another is answered 429 (code 1600).
+    /// (exclusive) on occurredAt. The stream stays open until the client closes it, or until
+    /// one access-token lifetime (1 hour) after it opened, so that no stream outlives the token
+    /// it was opened with by more than that: reconnect with a current token and
+    /// `Last-Event-ID` to go on without a gap. A comment line (`:`) is sent after 15 s without
+    /// an event. At most 10 streams of one account are open at once: another is answered 429
+    /// (code 1600).
     ///
     /// `GET /v1/accounts/{accountId}/events/stream`
     ///

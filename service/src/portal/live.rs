@@ -95,9 +95,12 @@ pub async fn live_events(
         Ok(after) => after,
         Err(why) => return text(StatusCode::BAD_REQUEST, &why),
     };
+    // The stream ends when the link does; the page's EventSource then gets 403 on reconnecting.
+    let left = (link.expires - Utc::now().timestamp()).max(0) as u64;
     match rows(service, account, after).await {
         Ok(Some(rows)) => {
             let events = rows
+                .take_until(tokio::time::sleep(std::time::Duration::from_secs(left)))
                 .enumerate()
                 .map(|(i, (position, row))| sse_event(position, row, i == 0));
             let mut response = stream::events(
