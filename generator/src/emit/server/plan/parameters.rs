@@ -46,6 +46,33 @@ impl DefaultValue {
     }
 }
 
+/// `read`, then `checks` run on the value it read (`optional`: an `Option`, checked when `Some`).
+fn checked(
+    read: TokenStream,
+    p: &Parameter,
+    checks: &[TokenStream],
+    optional: bool,
+) -> TokenStream {
+    let (location, wire) = (location_tokens(p.location), &p.wire_name);
+    if checks.is_empty() {
+        read
+    } else if optional {
+        quote! {{
+            let value = #read;
+            if let Some(value) = &value {
+                params::check(#location, #wire, |path, errors| { #(#checks)* })?;
+            }
+            value
+        }}
+    } else {
+        quote! {{
+            let value = #read;
+            params::check(#location, #wire, |path, errors| { let value = &value; #(#checks)* })?;
+            value
+        }}
+    }
+}
+
 pub(super) fn location_tokens(location: ParamLocation) -> TokenStream {
     match location {
         ParamLocation::Path => quote! { params::In::Path },
@@ -67,11 +94,11 @@ impl<'a> Plan<'a> {
         if p.deprecated {
             push_paragraph(&mut doc, "**Deprecated.**");
         }
-        let (reader, location) = match p.location {
-            ParamLocation::Path => (quote! { path }, quote! { params::In::Path }),
-            ParamLocation::Query => (quote! { query }, quote! { params::In::Query }),
-            ParamLocation::Header => (quote! { headers }, quote! { params::In::Header }),
-            ParamLocation::Cookie => (quote! { cookies }, quote! { params::In::Cookie }),
+        let (reader, source) = match p.location {
+            ParamLocation::Path => (quote! { path }, Source::Path),
+            ParamLocation::Query => (quote! { query }, Source::Query),
+            ParamLocation::Header => (quote! { headers }, Source::Header),
+            ParamLocation::Cookie => (quote! { cookies }, Source::Cookie),
         };
         let path_at = if p.location == ParamLocation::Path {
             match path_position(op, wire) {
@@ -104,12 +131,6 @@ impl<'a> Plan<'a> {
             None => TokenStream::new(),
         };
         let shape = self.param_shape(&p.ty, p.location);
-        let source = match p.location {
-            ParamLocation::Path => Source::Path,
-            ParamLocation::Query => Source::Query,
-            ParamLocation::Header => Source::Header,
-            ParamLocation::Cookie => Source::Cookie,
-        };
         let name = p.name.clone();
         if let Some(styled) = self.styled_read(op, p, &shape, &path_at, &mut doc, notes) {
             let (ty, read) = styled;
@@ -164,59 +185,29 @@ impl<'a> Plan<'a> {
             push_paragraph(&mut doc, &format!("Default: `{value}`."));
         }
         let required = p.required || p.location == ParamLocation::Path;
-        let (ty, read, optional) = match (p.location, list) {
-            (ParamLocation::Path, list) => (value_ty, path_read(list, &parse), false),
-            (ParamLocation::Query, true) => {
-                let optional = quote! { query.optional_list(#wire, #explode, #parse)? };
-                match (&default, required) {
-                    (_, true) => (
-                        value_ty,
-                        quote! { query.required_list(#wire, #explode, #parse)? },
-                        false,
-                    ),
-                    (Some(default), false) => (value_ty, default.apply(optional), false),
-                    (None, false) => (quote! { Option<#value_ty> }, optional, true),
-                }
-            }
-            (_, true) => {
-                let optional = quote! { #reader.optional_list(#wire, #parse)? };
-                match (&default, required) {
-                    (_, true) => (
-                        value_ty,
-                        quote! { #reader.required_list(#wire, #parse)? },
-                        false,
-                    ),
-                    (Some(default), false) => (value_ty, default.apply(optional), false),
-                    (None, false) => (quote! { Option<#value_ty> }, optional, true),
-                }
-            }
-            (_, false) => {
-                let optional = quote! { #reader.optional(#wire, #parse)? };
-                match (&default, required) {
-                    (_, true) => (value_ty, quote! { #reader.required(#wire, #parse)? }, false),
-                    (Some(default), false) => (value_ty, default.apply(optional), false),
-                    (None, false) => (quote! { Option<#value_ty> }, optional, true),
-                }
+        // Only query lists say whether they are exploded; the other readers know their own.
+        let explode = (p.location == ParamLocation::Query && list).then_some(quote! { #explode, });
+        let (ty, read, optional) = if p.location == ParamLocation::Path {
+            (value_ty, path_read(list, &parse), false)
+        } else {
+            let (required_fn, optional_fn) = if list {
+                (quote! { required_list }, quote! { optional_list })
+            } else {
+                (quote! { required }, quote! { optional })
+            };
+            let optional = quote! { #reader.#optional_fn(#wire, #explode #parse)? };
+            match (&default, required) {
+                (_, true) => (
+                    value_ty,
+                    quote! { #reader.#required_fn(#wire, #explode #parse)? },
+                    false,
+                ),
+                (Some(default), false) => (value_ty, default.apply(optional), false),
+                (None, false) => (quote! { Option<#value_ty> }, optional, true),
             }
         };
         let checks = self.checks(&quote! { value }, check, list, self.param_constraints(p));
-        let read = if checks.is_empty() {
-            read
-        } else if optional {
-            quote! {{
-                let value = #read;
-                if let Some(value) = &value {
-                    params::check(#location, #wire, |path, errors| { #(#checks)* })?;
-                }
-                value
-            }}
-        } else {
-            quote! {{
-                let value = #read;
-                params::check(#location, #wire, |path, errors| { let value = &value; #(#checks)* })?;
-                value
-            }}
-        };
+        let read = checked(read, p, &checks, optional);
         Some(FieldPlan {
             name,
             doc,
@@ -390,17 +381,7 @@ impl<'a> Plan<'a> {
         } else {
             self.checks(&quote! { value }, check, list, self.param_constraints(p))
         };
-        let read = if checks.is_empty() {
-            read
-        } else {
-            quote! {{
-                let value = #read;
-                if let Some(value) = &value {
-                    params::check(#location, #wire, |path, errors| { #(#checks)* })?;
-                }
-                value
-            }}
-        };
+        let read = checked(read, p, &checks, true);
         let default = p
             .default
             .as_ref()
