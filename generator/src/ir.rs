@@ -659,6 +659,77 @@ impl Api {
         }
         ty
     }
+
+    /// A rough size in bytes of the Rust value of `ty`, enough to tell a large payload from a
+    /// small one (what clippy's `large_enum_variant` compares; a client boxes a large error body).
+    pub fn size_estimate(&self, ty: &TypeRef) -> usize {
+        self.size_within(ty, &mut Vec::new())
+    }
+
+    /// [`Api::size_estimate`]; a type met again inside itself (behind a box) counts as a pointer.
+    fn size_within(&self, ty: &TypeRef, visiting: &mut Vec<TypeId>) -> usize {
+        match ty {
+            TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => match p {
+                Primitive::String | Primitive::Bytes | Primitive::Base64 => 24,
+                Primitive::Url => 88,
+                Primitive::Uuid => 16,
+                Primitive::DateTime => 12,
+                Primitive::I64 | Primitive::U64 | Primitive::F64 => 8,
+                _ => 4,
+            },
+            TypeRef::Array(_) | TypeRef::Map(_) => 24,
+            TypeRef::Nullable(inner) => self.size_within(inner, visiting) + 8,
+            TypeRef::Any => 80,
+            TypeRef::Null => 0,
+            TypeRef::Named(id) => {
+                // Past 8 named levels, the rest counts as a pointer.
+                if visiting.contains(id) || visiting.len() > 8 {
+                    return 8;
+                }
+                visiting.push(*id);
+                let size = match &self.types[id.0].kind {
+                    TypeKind::Struct(s) => {
+                        s.fields
+                            .iter()
+                            .map(|f| {
+                                if f.boxed {
+                                    8
+                                } else {
+                                    self.size_within(&f.ty, visiting)
+                                        + if f.required { 0 } else { 8 }
+                                }
+                            })
+                            .sum::<usize>()
+                            + if matches!(s.additional, Some(Additional::Map(_))) {
+                                24
+                            } else {
+                                0
+                            }
+                    }
+                    TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => 4,
+                    TypeKind::Union(u) => {
+                        u.variants
+                            .iter()
+                            .map(|v| {
+                                if v.boxed {
+                                    8
+                                } else {
+                                    self.size_within(&v.ty, visiting)
+                                }
+                            })
+                            .max()
+                            .unwrap_or(0)
+                            + 8
+                    }
+                    TypeKind::Alias(inner) | TypeKind::Newtype(inner) => {
+                        self.size_within(inner, visiting)
+                    }
+                };
+                visiting.pop();
+                size
+            }
+        }
+    }
 }
 
 impl TypeRef {

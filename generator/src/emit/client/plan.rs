@@ -5,7 +5,7 @@
 use crate::emit::status::known_status;
 use crate::ir::{
     Api, Media, Operation, ParamLocation, Parameter, Primitive, RequestBody, Response,
-    ResponseBody, SecurityKind, Status, StreamFormat, TypeId, TypeKind, TypeRef,
+    ResponseBody, SecurityKind, Status, StreamFormat, TypeKind, TypeRef,
 };
 use heck::ToUpperCamelCase;
 
@@ -317,7 +317,7 @@ fn success(api: &Api, op: &Operation) -> Success {
         .map(|(r, shape)| {
             let name = unique(&mut taken, status_variant(r.status));
             let boxed = match &shape {
-                Shape::Json(ty) => size_estimate(api, ty, &mut Vec::new()) > 128,
+                Shape::Json(ty) => api.size_estimate(ty) > 128,
                 _ => false,
             };
             Variant {
@@ -370,7 +370,7 @@ fn errors(api: &Api, op: &Operation) -> Vec<ErrorVariant> {
             let name = unique(&mut taken, error_variant(r.status));
             let shape = Shape::of(r.body.as_ref());
             let boxed = match &shape {
-                Shape::Json(ty) => size_estimate(api, ty, &mut Vec::new()) > 128,
+                Shape::Json(ty) => api.size_estimate(ty) > 128,
                 _ => false,
             };
             ErrorVariant {
@@ -587,64 +587,6 @@ fn array_item(api: &Api, ty: &TypeRef) -> Option<TypeRef> {
             _ => None,
         },
         _ => None,
-    }
-}
-
-/// A rough size in bytes of the Rust value of `ty`, enough to tell a large payload from a small one.
-fn size_estimate(api: &Api, ty: &TypeRef, visiting: &mut Vec<TypeId>) -> usize {
-    match ty {
-        TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => match p {
-            Primitive::String | Primitive::Bytes | Primitive::Base64 => 24,
-            Primitive::Url => 88,
-            Primitive::Uuid => 16,
-            Primitive::DateTime => 12,
-            _ => 8,
-        },
-        TypeRef::Array(_) | TypeRef::Map(_) => 24,
-        TypeRef::Nullable(inner) => size_estimate(api, inner, visiting) + 8,
-        TypeRef::Any => 80,
-        TypeRef::Null => 0,
-        TypeRef::Named(id) => {
-            if visiting.contains(id) {
-                return 8;
-            }
-            visiting.push(*id);
-            let size = match &api.types[id.0].kind {
-                TypeKind::Struct(s) => {
-                    s.fields
-                        .iter()
-                        .map(|f| {
-                            if f.boxed {
-                                8
-                            } else {
-                                size_estimate(api, &f.ty, visiting) + if f.required { 0 } else { 8 }
-                            }
-                        })
-                        .sum::<usize>()
-                        + if s.additional.is_some() { 24 } else { 0 }
-                }
-                TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => 8,
-                TypeKind::Union(u) => {
-                    u.variants
-                        .iter()
-                        .map(|v| {
-                            if v.boxed {
-                                8
-                            } else {
-                                size_estimate(api, &v.ty, visiting)
-                            }
-                        })
-                        .max()
-                        .unwrap_or(0)
-                        + 8
-                }
-                TypeKind::Alias(inner) | TypeKind::Newtype(inner) => {
-                    size_estimate(api, inner, visiting)
-                }
-            };
-            visiting.pop();
-            size
-        }
     }
 }
 

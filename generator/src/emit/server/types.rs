@@ -97,9 +97,9 @@ fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
     let mut sizes: Vec<usize> = op.responses.iter().map(|r| r.size).collect();
     if !documented_default {
         sizes.push(
-            2 + plan
-                .error_body
-                .map_or(24, |id| plan.size_of(&crate::ir::TypeRef::Named(id), 0)),
+            2 + plan.error_body.map_or(24, |id| {
+                plan.api.size_estimate(&crate::ir::TypeRef::Named(id))
+            }),
         );
     }
     sizes.sort_unstable_by(|a, b| b.cmp(a));
