@@ -2,7 +2,7 @@
 //! `method.rs`): which parameters are arguments and which are setters, what the success value and
 //! the error variants are, which status goes where, whether it sends credentials, and whether it pages.
 
-use crate::emit::status::known_status;
+use crate::emit::status::status_name;
 use crate::ir::{
     Api, Media, Operation, ParamLocation, Parameter, Primitive, RequestBody, Response,
     ResponseBody, SecurityKind, Status, StreamFormat, TypeKind, TypeRef,
@@ -347,14 +347,7 @@ fn unique(taken: &mut Vec<String>, base: String) -> String {
 /// The variant of a success status: its reason phrase, or `Status{code}`.
 fn status_variant(status: Status) -> String {
     match status {
-        Status::Code(200) => "Ok".to_owned(),
-        Status::Code(201) => "Created".to_owned(),
-        Status::Code(202) => "Accepted".to_owned(),
-        Status::Code(203) => "NonAuthoritativeInformation".to_owned(),
-        Status::Code(204) => "NoContent".to_owned(),
-        Status::Code(205) => "ResetContent".to_owned(),
-        Status::Code(206) => "PartialContent".to_owned(),
-        Status::Code(207) => "MultiStatus".to_owned(),
+        Status::Code(c @ 200..=207) => status_name(c).expect("named").to_owned(),
         Status::Code(c) => format!("Status{c}"),
         Status::Range(_) | Status::Default => "Success".to_owned(),
     }
@@ -389,7 +382,7 @@ fn errors(api: &Api, op: &Operation) -> Vec<ErrorVariant> {
 fn error_variant(status: Status) -> String {
     match status {
         Status::Code(code) => {
-            known_status(code).map_or_else(|| format!("Status{code}"), |(name, _)| name.to_owned())
+            status_name(code).map_or_else(|| format!("Status{code}"), str::to_owned)
         }
         Status::Range(digit) => format!("Status{digit}xx"),
         Status::Default => "Default".to_owned(),

@@ -2,7 +2,7 @@
 
 use super::plan::{Body, OpPlan, Plan, ResponsePlan, StatusPlan};
 use crate::emit::rust::primitive;
-use crate::emit::status::known_status;
+use crate::emit::status::status_constant;
 use crate::emit::{doc_attrs, ident};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -204,9 +204,9 @@ fn variant(plan: &Plan, r: &ResponsePlan) -> TokenStream {
 fn arm(r: &ResponsePlan) -> TokenStream {
     let name = ident(&r.variant);
     let status = match r.status {
-        StatusPlan::Fixed(code) => match known_status(code) {
-            Some((_, constant)) => {
-                let constant = ident(constant);
+        StatusPlan::Fixed(code) => match status_constant(code) {
+            Some(constant) => {
+                let constant = ident(&constant);
                 quote! { StatusCode::#constant }
             }
             None => quote! { respond::status(#code) },

@@ -141,10 +141,7 @@ impl<'a> Plan<'a> {
     pub(super) fn response(&self, r: &Response, notes: &mut Vec<String>) -> ResponsePlan {
         let (variant, status, label) = match r.status {
             Status::Code(code) => {
-                let variant = match known_status(code) {
-                    Some((variant, _)) => variant.to_owned(),
-                    None => format!("Status{code}"),
-                };
+                let variant = status_name(code).map_or(format!("Status{code}"), str::to_owned);
                 (variant, StatusPlan::Fixed(code), code.to_string())
             }
             Status::Range(digit) => (
