@@ -428,7 +428,6 @@ pub fn has_multipart_struct(api: &crate::ir::Api) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use quote::quote;
 
     #[test]
     fn licenses_are_stated_only_as_spdx_expressions() {
@@ -476,17 +475,6 @@ mod tests {
     }
 
     #[test]
-    fn crate_root_items_are_skipped_by_rustfmt() {
-        let opts = Options::new("x", "spec.yaml", "gen");
-        let root = crate_root(quote! { mod a; pub use a::B; }, &opts).unwrap();
-        let body = root.contents.strip_prefix(&header(&opts)).unwrap();
-        assert_eq!(
-            body,
-            "#[rustfmt::skip]\nmod a;\n\n#[rustfmt::skip]\npub use a::B;\n"
-        );
-    }
-
-    #[test]
     fn items_are_spaced_but_doc_lines_ending_in_a_semicolon_are_not() {
         let code = "const A: u8 = 1;\nconst B: u8 = 2;\n/// first: one;\n/// second: two;\npub struct C;\n";
         let mut out = String::new();
@@ -503,16 +491,5 @@ mod tests {
         let mut out = String::new();
         space_items(code.lines(), &mut out);
         assert_eq!(out, "pub struct A {}\n\n#[derive(Debug)]\npub struct B;\n");
-    }
-
-    #[test]
-    fn templates_are_copied_verbatim() {
-        let opts = Options::new("x", "spec.yaml", "gen");
-        let text = "pub fn   untouched( ) {}\n";
-        assert!(
-            template_file(&opts, "src/t.rs", text)
-                .contents
-                .ends_with(text)
-        );
     }
 }
