@@ -732,6 +732,87 @@ impl Api {
     }
 }
 
+/// What the document asks of the generated crates' runtimes, as the emitters query it.
+impl Api {
+    /// The properties of a `multipart/form-data` body whose schema is an object: the client sends
+    /// and the server reads one part (or one per item) per property. `None` for other schemas,
+    /// which stay raw (a `reqwest` form, a `RawBody`).
+    pub fn multipart_fields(&self, ty: &TypeRef) -> Option<&[Field]> {
+        match ty {
+            TypeRef::Named(id) => match &self.types[id.0].kind {
+                TypeKind::Struct(s) if !s.fields.is_empty() => Some(&s.fields),
+                TypeKind::Alias(inner) => self.multipart_fields(inner),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Whether the server needs its `deep_form` runtime: a form body with `deepObject`-encoded
+    /// properties, or an object parameter (whose properties may nest).
+    pub fn has_deep_form(&self) -> bool {
+        self.operations.iter().any(|op| {
+            op.body.as_ref().is_some_and(|b| self.is_deep_form(b))
+                || op
+                    .parameters
+                    .iter()
+                    .any(|p| !p.json && self.is_object(&p.ty))
+        })
+    }
+
+    /// Whether a type is a struct or map (which an object parameter whose properties nest is read
+    /// as a tree by `deep_form`).
+    fn is_object(&self, ty: &TypeRef) -> bool {
+        match self.resolve(ty) {
+            TypeRef::Named(id) => matches!(self.types[id.0].kind, TypeKind::Struct(_)),
+            TypeRef::Map(_) => true,
+            _ => false,
+        }
+    }
+
+    /// Whether a form body is read by the server's `deep_form` runtime: one with
+    /// `deepObject`-encoded properties (`meta[key]=value`), or one with a required array, which a
+    /// form cannot spell when empty (see [`Api::form_lists`]).
+    pub fn is_deep_form(&self, body: &RequestBody) -> bool {
+        body.media == Media::Form
+            && (body
+                .encoding
+                .iter()
+                .any(|e| e.style == ParamStyle::DeepObject)
+                || !self.form_lists(body).is_empty())
+    }
+
+    /// The required array properties of a form body: an empty list has no pairs on the wire, so
+    /// the server reads one that is absent as empty.
+    pub fn form_lists(&self, body: &RequestBody) -> Vec<&str> {
+        let Some(fields) = self.multipart_fields(self.resolve(&body.ty)) else {
+            return Vec::new();
+        };
+        fields
+            .iter()
+            .filter(|f| f.required && matches!(self.resolve(&f.ty), TypeRef::Array(_)))
+            .map(|f| f.wire_name.as_str())
+            .collect()
+    }
+
+    /// Whether any operation answers a stream (`text/event-stream`, JSON Lines...): the crates
+    /// then get the `stream` runtime.
+    pub fn has_streams(&self) -> bool {
+        self.operations
+            .iter()
+            .any(|op| op.responses.iter().any(|r| r.stream.is_some()))
+    }
+
+    /// Whether any operation has a multipart body read part by part.
+    pub fn has_multipart_struct(&self) -> bool {
+        self.operations.iter().any(|op| {
+            op.body.as_ref().is_some_and(|b| {
+                b.media == Media::Multipart && self.multipart_fields(&b.ty).is_some()
+            })
+        })
+    }
+}
+
 impl TypeRef {
     /// Calls `f` with every type the reference names, through arrays, maps and nullables.
     pub fn each_named(&self, f: &mut impl FnMut(TypeId)) {

@@ -909,7 +909,7 @@ struct FieldShape<'a> {
 /// Whether the models need `file::File`: a `format: binary` value, or a multipart body (whose
 /// runtimes name it even when no property is a file).
 fn uses_file(api: &Api) -> bool {
-    api.uses(Primitive::Bytes) || super::has_multipart_struct(api)
+    api.uses(Primitive::Bytes) || api.has_multipart_struct()
 }
 
 /// Whether a struct decodes through the `object` runtime: any struct without a flattened field.
