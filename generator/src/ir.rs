@@ -173,6 +173,25 @@ pub struct TypeDef {
     pub constraints: Constraints,
 }
 
+impl TypeDef {
+    /// The variant of a string or integer enum whose value is `value` (a spec default, say).
+    pub fn enum_variant(&self, value: &serde_json::Value) -> Option<&str> {
+        match &self.kind {
+            TypeKind::StringEnum(e) => e
+                .variants
+                .iter()
+                .find(|v| Some(v.value.as_str()) == value.as_str())
+                .map(|v| v.name.as_str()),
+            TypeKind::IntEnum(e) => e
+                .variants
+                .iter()
+                .find(|v| Some(v.value) == value.as_i64())
+                .map(|v| v.name.as_str()),
+            _ => None,
+        }
+    }
+}
+
 /// The candidates for a type's name, gathered by `build` where the schema is found and turned
 /// into [`TypeDef::name`] by [`crate::naming::resolve`].
 #[derive(Debug, Clone, Serialize)]

@@ -622,20 +622,7 @@ impl<'a> Plan<'a> {
                 serde_json::Value::Number(n),
             ) => number_literal(*p, n, true).map(DefaultValue::Copy),
             (named @ TypeRef::Named(id), v) => {
-                let def = &self.api.types[id.0];
-                let variant = match &def.kind {
-                    TypeKind::StringEnum(e) => e
-                        .variants
-                        .iter()
-                        .find(|x| Some(x.value.as_str()) == v.as_str())
-                        .map(|x| &x.name),
-                    TypeKind::IntEnum(e) => e
-                        .variants
-                        .iter()
-                        .find(|x| Some(x.value) == v.as_i64())
-                        .map(|x| &x.name),
-                    _ => None,
-                }?;
+                let variant = self.api.types[id.0].enum_variant(v)?;
                 let t = self.printer.rust_type(named);
                 let variant = ident(variant);
                 Some(DefaultValue::Copy(quote! { #t::#variant }))
