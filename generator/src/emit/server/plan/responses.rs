@@ -5,7 +5,7 @@ use super::*;
 
 /// One variant of an operation's response enum: plain data, rendered by `types::responses_rs`.
 pub struct ResponsePlan {
-    /// A rough size of the variant in bytes (see [`Plan::size_of`]).
+    /// A rough size of the variant in bytes (see [`Api::size_estimate`]).
     pub size: usize,
     /// The part of `size` that is the body.
     pub body_size: usize,
