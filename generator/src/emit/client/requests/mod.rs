@@ -3,7 +3,8 @@
 //! those answers ([`outcomes`]: `responses.rs`, `errors.rs`, `headers.rs`).
 
 use super::plan::{
-    Arm, Handling, Paging, Plan, Shape, StreamPlan, StreamShape, Success, is_media_range,
+    Arm, ErrorHeader, Handling, Paging, Plan, Shape, StreamPlan, StreamShape, Success,
+    is_media_range,
 };
 use super::sending;
 use crate::emit::rust::primitive;
