@@ -278,44 +278,43 @@ impl<'a> Plan<'a> {
         let style = format_ident!("{}", p.style.variant());
         let explode = p.explode;
         // The shape the codec reads, and the conversion of its value: (shape, function, parse).
-        let (shape_tokens, convert, parse) = match (&object, shape) {
-            // Objects with objects or arrays inside are read as a tree (`deep_form`).
-            (Some(_), _) if self.nests(&p.ty) => {
-                let t = self.printer.rust_type(p.ty.strip_nullable());
-                (
-                    quote! { models::style::Shape::Object },
-                    quote! { deep_form::object::<#t> },
-                    None,
-                )
-            }
+        let (shape_tokens, convert, parse, value_ty) = match (&object, shape) {
             (Some(_), _) => {
                 let t = self.printer.rust_type(p.ty.strip_nullable());
-                (
-                    quote! { models::style::Shape::Object },
-                    quote! { params::object::<#t> },
-                    None,
-                )
+                // Objects with objects or arrays inside are read as a tree (`deep_form`).
+                let convert = if self.nests(&p.ty) {
+                    quote! { deep_form::object::<#t> }
+                } else {
+                    quote! { params::object::<#t> }
+                };
+                (quote! { models::style::Shape::Object }, convert, None, t)
             }
             (None, ParamShape::Scalar(scalar, _)) => (
                 quote! { models::style::Shape::Primitive },
                 quote! { params::primitive },
                 Some(scalar.parse.clone()),
+                scalar.ty.clone(),
             ),
-            (None, ParamShape::List(scalar, _)) => (
-                quote! { models::style::Shape::Array },
-                quote! { params::list },
-                Some(scalar.parse.clone()),
-            ),
-            (None, ParamShape::Raw(_)) => {
-                let item = match self.api.resolve(&p.ty) {
-                    TypeRef::Array(inner) => self.scalar(self.api.resolve(inner)),
-                    _ => None,
-                };
-                let (scalar, _) = item?;
+            (None, ParamShape::List(scalar, _)) => {
+                let t = &scalar.ty;
                 (
                     quote! { models::style::Shape::Array },
                     quote! { params::list },
-                    Some(scalar.parse),
+                    Some(scalar.parse.clone()),
+                    quote! { Vec<#t> },
+                )
+            }
+            (None, ParamShape::Raw(_)) => {
+                let TypeRef::Array(inner) = self.api.resolve(&p.ty) else {
+                    return None;
+                };
+                let (scalar, _) = self.scalar(self.api.resolve(inner))?;
+                let t = &scalar.ty;
+                (
+                    quote! { models::style::Shape::Array },
+                    quote! { params::list },
+                    Some(scalar.parse.clone()),
+                    quote! { Vec<#t> },
                 )
             }
         };
@@ -354,19 +353,6 @@ impl<'a> Plan<'a> {
             (ParamLocation::Cookie, _) => quote! {
                 cookies.styled(#wire, #explode, #shape_tokens, #fields, &[#(#others),*])?
             },
-        };
-        let value_ty = match (&object, shape) {
-            (Some(_), _) => self.printer.rust_type(p.ty.strip_nullable()),
-            (None, ParamShape::Scalar(scalar, _)) => scalar.ty.clone(),
-            (None, _) => {
-                let item = match self.api.resolve(&p.ty) {
-                    TypeRef::Array(inner) => {
-                        self.scalar(self.api.resolve(inner)).map(|(s, _)| s.ty)
-                    }
-                    _ => None,
-                }?;
-                quote! { Vec<#item> }
-            }
         };
         let parse = parse.map(|parse| quote! { , #parse });
         let read = quote! { #convert(#location, #wire, #raw #parse)? };
