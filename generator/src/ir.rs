@@ -173,6 +173,25 @@ pub struct TypeDef {
     pub constraints: Constraints,
 }
 
+impl TypeDef {
+    /// The variant of a string or integer enum whose value is `value` (a spec default, say).
+    pub fn enum_variant(&self, value: &serde_json::Value) -> Option<&str> {
+        match &self.kind {
+            TypeKind::StringEnum(e) => e
+                .variants
+                .iter()
+                .find(|v| Some(v.value.as_str()) == value.as_str())
+                .map(|v| v.name.as_str()),
+            TypeKind::IntEnum(e) => e
+                .variants
+                .iter()
+                .find(|v| Some(v.value) == value.as_i64())
+                .map(|v| v.name.as_str()),
+            _ => None,
+        }
+    }
+}
+
 /// The candidates for a type's name, gathered by `build` where the schema is found and turned
 /// into [`TypeDef::name`] by [`crate::naming::resolve`].
 #[derive(Debug, Clone, Serialize)]
@@ -658,6 +677,158 @@ impl Api {
             }
         }
         ty
+    }
+
+    /// A rough size in bytes of the Rust value of `ty`, enough to tell a large payload from a
+    /// small one (what clippy's `large_enum_variant` compares; a client boxes a large error body).
+    pub fn size_estimate(&self, ty: &TypeRef) -> usize {
+        self.size_within(ty, &mut Vec::new())
+    }
+
+    /// [`Api::size_estimate`]; a type met again inside itself (behind a box) counts as a pointer.
+    fn size_within(&self, ty: &TypeRef, visiting: &mut Vec<TypeId>) -> usize {
+        match ty {
+            TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => match p {
+                Primitive::String | Primitive::Bytes | Primitive::Base64 => 24,
+                Primitive::Url => 88,
+                Primitive::Uuid => 16,
+                Primitive::DateTime => 12,
+                Primitive::I64 | Primitive::U64 | Primitive::F64 => 8,
+                _ => 4,
+            },
+            TypeRef::Array(_) | TypeRef::Map(_) => 24,
+            TypeRef::Nullable(inner) => self.size_within(inner, visiting) + 8,
+            TypeRef::Any => 80,
+            TypeRef::Null => 0,
+            TypeRef::Named(id) => {
+                // Past 8 named levels, the rest counts as a pointer.
+                if visiting.contains(id) || visiting.len() > 8 {
+                    return 8;
+                }
+                visiting.push(*id);
+                let size = match &self.types[id.0].kind {
+                    TypeKind::Struct(s) => {
+                        s.fields
+                            .iter()
+                            .map(|f| {
+                                if f.boxed {
+                                    8
+                                } else {
+                                    self.size_within(&f.ty, visiting)
+                                        + if f.required { 0 } else { 8 }
+                                }
+                            })
+                            .sum::<usize>()
+                            + if matches!(s.additional, Some(Additional::Map(_))) {
+                                24
+                            } else {
+                                0
+                            }
+                    }
+                    TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => 4,
+                    TypeKind::Union(u) => {
+                        u.variants
+                            .iter()
+                            .map(|v| {
+                                if v.boxed {
+                                    8
+                                } else {
+                                    self.size_within(&v.ty, visiting)
+                                }
+                            })
+                            .max()
+                            .unwrap_or(0)
+                            + 8
+                    }
+                    TypeKind::Alias(inner) | TypeKind::Newtype(inner) => {
+                        self.size_within(inner, visiting)
+                    }
+                };
+                visiting.pop();
+                size
+            }
+        }
+    }
+}
+
+/// What the document asks of the generated crates' runtimes, as the emitters query it.
+impl Api {
+    /// The properties of a `multipart/form-data` body whose schema is an object: the client sends
+    /// and the server reads one part (or one per item) per property. `None` for other schemas,
+    /// which stay raw (a `reqwest` form, a `RawBody`).
+    pub fn multipart_fields(&self, ty: &TypeRef) -> Option<&[Field]> {
+        match ty {
+            TypeRef::Named(id) => match &self.types[id.0].kind {
+                TypeKind::Struct(s) if !s.fields.is_empty() => Some(&s.fields),
+                TypeKind::Alias(inner) => self.multipart_fields(inner),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Whether the server needs its `deep_form` runtime: a form body with `deepObject`-encoded
+    /// properties, or an object parameter (whose properties may nest).
+    pub fn has_deep_form(&self) -> bool {
+        self.operations.iter().any(|op| {
+            op.body.as_ref().is_some_and(|b| self.is_deep_form(b))
+                || op
+                    .parameters
+                    .iter()
+                    .any(|p| !p.json && self.is_object(&p.ty))
+        })
+    }
+
+    /// Whether a type is a struct or map (which an object parameter whose properties nest is read
+    /// as a tree by `deep_form`).
+    fn is_object(&self, ty: &TypeRef) -> bool {
+        match self.resolve(ty) {
+            TypeRef::Named(id) => matches!(self.types[id.0].kind, TypeKind::Struct(_)),
+            TypeRef::Map(_) => true,
+            _ => false,
+        }
+    }
+
+    /// Whether a form body is read by the server's `deep_form` runtime: one with
+    /// `deepObject`-encoded properties (`meta[key]=value`), or one with a required array, which a
+    /// form cannot spell when empty (see [`Api::form_lists`]).
+    pub fn is_deep_form(&self, body: &RequestBody) -> bool {
+        body.media == Media::Form
+            && (body
+                .encoding
+                .iter()
+                .any(|e| e.style == ParamStyle::DeepObject)
+                || !self.form_lists(body).is_empty())
+    }
+
+    /// The required array properties of a form body: an empty list has no pairs on the wire, so
+    /// the server reads one that is absent as empty.
+    pub fn form_lists(&self, body: &RequestBody) -> Vec<&str> {
+        let Some(fields) = self.multipart_fields(self.resolve(&body.ty)) else {
+            return Vec::new();
+        };
+        fields
+            .iter()
+            .filter(|f| f.required && matches!(self.resolve(&f.ty), TypeRef::Array(_)))
+            .map(|f| f.wire_name.as_str())
+            .collect()
+    }
+
+    /// Whether any operation answers a stream (`text/event-stream`, JSON Lines...): the crates
+    /// then get the `stream` runtime.
+    pub fn has_streams(&self) -> bool {
+        self.operations
+            .iter()
+            .any(|op| op.responses.iter().any(|r| r.stream.is_some()))
+    }
+
+    /// Whether any operation has a multipart body read part by part.
+    pub fn has_multipart_struct(&self) -> bool {
+        self.operations.iter().any(|op| {
+            op.body.as_ref().is_some_and(|b| {
+                b.media == Media::Multipart && self.multipart_fields(&b.ty).is_some()
+            })
+        })
     }
 }
 

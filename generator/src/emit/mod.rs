@@ -342,93 +342,9 @@ fn space_items<'a>(lines: impl Iterator<Item = &'a str>, out: &mut String) {
     }
 }
 
-/// The properties of a `multipart/form-data` body whose schema is an object: the client sends and
-/// the server reads one part (or one per item) per property. `None` for other schemas, which stay
-/// raw (a `reqwest` form, a `RawBody`).
-pub fn multipart_fields<'a>(
-    api: &'a crate::ir::Api,
-    ty: &crate::ir::TypeRef,
-) -> Option<&'a [crate::ir::Field]> {
-    use crate::ir::{TypeKind, TypeRef};
-    match ty {
-        TypeRef::Named(id) => match &api.types[id.0].kind {
-            TypeKind::Struct(s) if !s.fields.is_empty() => Some(&s.fields),
-            TypeKind::Alias(inner) => multipart_fields(api, inner),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// Whether the server needs its `deep_form` runtime: a form body with `deepObject`-encoded
-/// properties, or an object parameter (whose properties may nest).
-pub fn has_deep_form(api: &crate::ir::Api) -> bool {
-    api.operations.iter().any(|op| {
-        op.body.as_ref().is_some_and(|b| is_deep_form(api, b))
-            || op
-                .parameters
-                .iter()
-                .any(|p| !p.json && is_object(api, &p.ty))
-    })
-}
-
-/// Whether a type is a struct or map (which an object parameter whose properties nest is read as a
-/// tree by `deep_form`).
-fn is_object(api: &crate::ir::Api, ty: &crate::ir::TypeRef) -> bool {
-    match api.resolve(ty) {
-        crate::ir::TypeRef::Named(id) => {
-            matches!(api.types[id.0].kind, crate::ir::TypeKind::Struct(_))
-        }
-        crate::ir::TypeRef::Map(_) => true,
-        _ => false,
-    }
-}
-
-/// Whether a form body is read by the server's `deep_form` runtime: one with `deepObject`-encoded
-/// properties (`meta[key]=value`), or one with a required array, which a form cannot spell when
-/// empty (see [`form_lists`]).
-pub fn is_deep_form(api: &crate::ir::Api, body: &crate::ir::RequestBody) -> bool {
-    body.media == crate::ir::Media::Form
-        && (body
-            .encoding
-            .iter()
-            .any(|e| e.style == crate::ir::ParamStyle::DeepObject)
-            || !form_lists(api, body).is_empty())
-}
-
-/// The required array properties of a form body: an empty list has no pairs on the wire, so the
-/// server reads one that is absent as empty.
-pub fn form_lists<'a>(api: &'a crate::ir::Api, body: &crate::ir::RequestBody) -> Vec<&'a str> {
-    let Some(fields) = multipart_fields(api, api.resolve(&body.ty)) else {
-        return Vec::new();
-    };
-    fields
-        .iter()
-        .filter(|f| f.required && matches!(api.resolve(&f.ty), crate::ir::TypeRef::Array(_)))
-        .map(|f| f.wire_name.as_str())
-        .collect()
-}
-
-/// Whether any operation answers a stream (`text/event-stream`, JSON Lines...): the crates then
-/// get the `stream` runtime.
-pub fn has_streams(api: &crate::ir::Api) -> bool {
-    api.operations
-        .iter()
-        .any(|op| op.responses.iter().any(|r| r.stream.is_some()))
-}
-
-/// Whether any operation has a multipart body read part by part.
-pub fn has_multipart_struct(api: &crate::ir::Api) -> bool {
-    api.operations.iter().any(|op| {
-        op.body.as_ref().is_some_and(|b| {
-            b.media == crate::ir::Media::Multipart && multipart_fields(api, &b.ty).is_some()
-        })
-    })
-}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use quote::quote;
 
     #[test]
     fn licenses_are_stated_only_as_spdx_expressions() {
@@ -476,17 +392,6 @@ mod tests {
     }
 
     #[test]
-    fn crate_root_items_are_skipped_by_rustfmt() {
-        let opts = Options::new("x", "spec.yaml", "gen");
-        let root = crate_root(quote! { mod a; pub use a::B; }, &opts).unwrap();
-        let body = root.contents.strip_prefix(&header(&opts)).unwrap();
-        assert_eq!(
-            body,
-            "#[rustfmt::skip]\nmod a;\n\n#[rustfmt::skip]\npub use a::B;\n"
-        );
-    }
-
-    #[test]
     fn items_are_spaced_but_doc_lines_ending_in_a_semicolon_are_not() {
         let code = "const A: u8 = 1;\nconst B: u8 = 2;\n/// first: one;\n/// second: two;\npub struct C;\n";
         let mut out = String::new();
@@ -503,16 +408,5 @@ mod tests {
         let mut out = String::new();
         space_items(code.lines(), &mut out);
         assert_eq!(out, "pub struct A {}\n\n#[derive(Debug)]\npub struct B;\n");
-    }
-
-    #[test]
-    fn templates_are_copied_verbatim() {
-        let opts = Options::new("x", "spec.yaml", "gen");
-        let text = "pub fn   untouched( ) {}\n";
-        assert!(
-            template_file(&opts, "src/t.rs", text)
-                .contents
-                .ends_with(text)
-        );
     }
 }

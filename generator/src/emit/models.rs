@@ -504,7 +504,7 @@ impl<'a> ModelEmitter<'a> {
                 if field_shape(f, &self.api.types).kind != Shape::Defaulted {
                     continue;
                 }
-                names_types |= mentions_named(&f.ty);
+                f.ty.each_named(&mut |_| names_types = true);
                 let fn_name = format_ident!("{}", default_fn_name(def, f));
                 let ty = self.printer.rust_type(&f.ty);
                 let ty = if f.boxed {
@@ -548,7 +548,7 @@ impl<'a> ModelEmitter<'a> {
             (TypeRef::Named(id), v) => {
                 let def = &self.api.types[id.0];
                 let name = ident(&def.name);
-                let variant = enum_variant_for(def, v).expect("checked by defaultable");
+                let variant = def.enum_variant(v).expect("checked by defaultable");
                 let variant = ident(variant);
                 quote! { #name::#variant }
             }
@@ -909,7 +909,7 @@ struct FieldShape<'a> {
 /// Whether the models need `file::File`: a `format: binary` value, or a multipart body (whose
 /// runtimes name it even when no property is a file).
 fn uses_file(api: &Api) -> bool {
-    api.uses(Primitive::Bytes) || super::has_multipart_struct(api)
+    api.uses(Primitive::Bytes) || api.has_multipart_struct()
 }
 
 /// Whether a struct decodes through the `object` runtime: any struct without a flattened field.
@@ -964,33 +964,7 @@ fn defaultable(ty: &TypeRef, value: &serde_json::Value, types: &[TypeDef]) -> bo
             serde_json::Value::Number(n),
         ) => super::rust::number_literal(*p, n, false).is_some(),
         (TypeRef::Array(_), serde_json::Value::Array(a)) => a.is_empty(),
-        (TypeRef::Named(id), v) => enum_variant_for(&types[id.0], v).is_some(),
-        _ => false,
-    }
-}
-
-fn enum_variant_for<'a>(def: &'a TypeDef, value: &serde_json::Value) -> Option<&'a str> {
-    match &def.kind {
-        TypeKind::StringEnum(e) => e
-            .variants
-            .iter()
-            .find(|v| Some(v.value.as_str()) == value.as_str())
-            .map(|v| v.name.as_str()),
-        TypeKind::IntEnum(e) => e
-            .variants
-            .iter()
-            .find(|v| Some(v.value) == value.as_i64())
-            .map(|v| v.name.as_str()),
-        _ => None,
-    }
-}
-
-fn mentions_named(ty: &TypeRef) -> bool {
-    match ty {
-        TypeRef::Named(_) => true,
-        TypeRef::Array(inner) | TypeRef::Map(inner) | TypeRef::Nullable(inner) => {
-            mentions_named(inner)
-        }
+        (TypeRef::Named(id), v) => types[id.0].enum_variant(v).is_some(),
         _ => false,
     }
 }

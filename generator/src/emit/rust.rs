@@ -182,21 +182,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn list_continuations_are_indented() {
-        let lines = crate::emit::markdown::lines("Intro:\n- first item\ncontinued\n\nAfter.");
-        assert_eq!(
-            lines,
-            vec![" Intro:", " - first item", "   continued", "", " After."]
-        );
-    }
-
-    #[test]
-    fn fenced_code_is_kept() {
-        let lines = crate::emit::markdown::lines("- a\n```\n- x\ny\n```");
-        assert_eq!(lines, vec![" - a", " ```text", " - x", " y", " ```"]);
-    }
-
-    #[test]
     fn keywords_become_raw_identifiers() {
         assert_eq!(ident("type").to_string(), "r#type");
         assert_eq!(ident("name").to_string(), "name");

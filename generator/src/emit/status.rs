@@ -1,72 +1,78 @@
 //! HTTP statuses by name: shared by the server's response enums and the client's error enums, so
 //! both name a status alike.
 
-/// Variant names and `http::StatusCode` constants of the statuses that have a common name.
-pub fn known_status(code: u16) -> Option<(&'static str, &'static str)> {
-    Some(match code {
-        100 => ("Continue", "CONTINUE"),
-        101 => ("SwitchingProtocols", "SWITCHING_PROTOCOLS"),
-        200 => ("Ok", "OK"),
-        201 => ("Created", "CREATED"),
-        202 => ("Accepted", "ACCEPTED"),
-        203 => (
-            "NonAuthoritativeInformation",
-            "NON_AUTHORITATIVE_INFORMATION",
-        ),
-        204 => ("NoContent", "NO_CONTENT"),
-        205 => ("ResetContent", "RESET_CONTENT"),
-        206 => ("PartialContent", "PARTIAL_CONTENT"),
-        207 => ("MultiStatus", "MULTI_STATUS"),
-        300 => ("MultipleChoices", "MULTIPLE_CHOICES"),
-        301 => ("MovedPermanently", "MOVED_PERMANENTLY"),
-        302 => ("Found", "FOUND"),
-        303 => ("SeeOther", "SEE_OTHER"),
-        304 => ("NotModified", "NOT_MODIFIED"),
-        307 => ("TemporaryRedirect", "TEMPORARY_REDIRECT"),
-        308 => ("PermanentRedirect", "PERMANENT_REDIRECT"),
-        400 => ("BadRequest", "BAD_REQUEST"),
-        401 => ("Unauthorized", "UNAUTHORIZED"),
-        402 => ("PaymentRequired", "PAYMENT_REQUIRED"),
-        403 => ("Forbidden", "FORBIDDEN"),
-        404 => ("NotFound", "NOT_FOUND"),
-        405 => ("MethodNotAllowed", "METHOD_NOT_ALLOWED"),
-        406 => ("NotAcceptable", "NOT_ACCEPTABLE"),
-        407 => (
-            "ProxyAuthenticationRequired",
-            "PROXY_AUTHENTICATION_REQUIRED",
-        ),
-        408 => ("RequestTimeout", "REQUEST_TIMEOUT"),
-        409 => ("Conflict", "CONFLICT"),
-        410 => ("Gone", "GONE"),
-        411 => ("LengthRequired", "LENGTH_REQUIRED"),
-        412 => ("PreconditionFailed", "PRECONDITION_FAILED"),
-        413 => ("PayloadTooLarge", "PAYLOAD_TOO_LARGE"),
-        414 => ("UriTooLong", "URI_TOO_LONG"),
-        415 => ("UnsupportedMediaType", "UNSUPPORTED_MEDIA_TYPE"),
-        416 => ("RangeNotSatisfiable", "RANGE_NOT_SATISFIABLE"),
-        417 => ("ExpectationFailed", "EXPECTATION_FAILED"),
-        418 => ("ImATeapot", "IM_A_TEAPOT"),
-        421 => ("MisdirectedRequest", "MISDIRECTED_REQUEST"),
-        422 => ("UnprocessableEntity", "UNPROCESSABLE_ENTITY"),
-        423 => ("Locked", "LOCKED"),
-        424 => ("FailedDependency", "FAILED_DEPENDENCY"),
-        426 => ("UpgradeRequired", "UPGRADE_REQUIRED"),
-        428 => ("PreconditionRequired", "PRECONDITION_REQUIRED"),
-        429 => ("TooManyRequests", "TOO_MANY_REQUESTS"),
-        431 => (
-            "RequestHeaderFieldsTooLarge",
-            "REQUEST_HEADER_FIELDS_TOO_LARGE",
-        ),
-        451 => (
-            "UnavailableForLegalReasons",
-            "UNAVAILABLE_FOR_LEGAL_REASONS",
-        ),
-        500 => ("InternalServerError", "INTERNAL_SERVER_ERROR"),
-        501 => ("NotImplemented", "NOT_IMPLEMENTED"),
-        502 => ("BadGateway", "BAD_GATEWAY"),
-        503 => ("ServiceUnavailable", "SERVICE_UNAVAILABLE"),
-        504 => ("GatewayTimeout", "GATEWAY_TIMEOUT"),
-        505 => ("HttpVersionNotSupported", "HTTP_VERSION_NOT_SUPPORTED"),
-        _ => return None,
-    })
+/// The statuses that have a common name, by code: the variant name, whose words in capitals are
+/// the `http::StatusCode` constant (`NotFound`, `NOT_FOUND`).
+const NAMES: &[(u16, &str)] = &[
+    (100, "Continue"),
+    (101, "SwitchingProtocols"),
+    (200, "Ok"),
+    (201, "Created"),
+    (202, "Accepted"),
+    (203, "NonAuthoritativeInformation"),
+    (204, "NoContent"),
+    (205, "ResetContent"),
+    (206, "PartialContent"),
+    (207, "MultiStatus"),
+    (300, "MultipleChoices"),
+    (301, "MovedPermanently"),
+    (302, "Found"),
+    (303, "SeeOther"),
+    (304, "NotModified"),
+    (307, "TemporaryRedirect"),
+    (308, "PermanentRedirect"),
+    (400, "BadRequest"),
+    (401, "Unauthorized"),
+    (402, "PaymentRequired"),
+    (403, "Forbidden"),
+    (404, "NotFound"),
+    (405, "MethodNotAllowed"),
+    (406, "NotAcceptable"),
+    (407, "ProxyAuthenticationRequired"),
+    (408, "RequestTimeout"),
+    (409, "Conflict"),
+    (410, "Gone"),
+    (411, "LengthRequired"),
+    (412, "PreconditionFailed"),
+    (413, "PayloadTooLarge"),
+    (414, "UriTooLong"),
+    (415, "UnsupportedMediaType"),
+    (416, "RangeNotSatisfiable"),
+    (417, "ExpectationFailed"),
+    (418, "ImATeapot"),
+    (421, "MisdirectedRequest"),
+    (422, "UnprocessableEntity"),
+    (423, "Locked"),
+    (424, "FailedDependency"),
+    (426, "UpgradeRequired"),
+    (428, "PreconditionRequired"),
+    (429, "TooManyRequests"),
+    (431, "RequestHeaderFieldsTooLarge"),
+    (451, "UnavailableForLegalReasons"),
+    (500, "InternalServerError"),
+    (501, "NotImplemented"),
+    (502, "BadGateway"),
+    (503, "ServiceUnavailable"),
+    (504, "GatewayTimeout"),
+    (505, "HttpVersionNotSupported"),
+];
+
+/// The variant name of a status that has a common name.
+pub fn status_name(code: u16) -> Option<&'static str> {
+    NAMES
+        .iter()
+        .find(|(c, _)| *c == code)
+        .map(|(_, name)| *name)
+}
+
+/// The `http::StatusCode` constant of a status that has a common name.
+pub fn status_constant(code: u16) -> Option<String> {
+    let mut constant = String::new();
+    for c in status_name(code)?.chars() {
+        if c.is_ascii_uppercase() && !constant.is_empty() {
+            constant.push('_');
+        }
+        constant.push(c.to_ascii_uppercase());
+    }
+    Some(constant)
 }

@@ -156,7 +156,7 @@ fn operation_call(
                 };
                 format!("arg::<{ty}>({})?", literal(&sample))
             }
-            Media::Multipart if openapi_gen::emit::multipart_fields(api, &b.ty).is_some() => {
+            Media::Multipart if api.multipart_fields(&b.ty).is_some() => {
                 let ty = printed(printer.rust_type(&b.ty));
                 format!("arg::<{ty}>({})?", literal(&sample))
             }

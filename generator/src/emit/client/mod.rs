@@ -154,10 +154,10 @@ pub fn emit_at(
             "src/credentials.rs",
         )?);
     }
-    if super::has_streams(api) {
+    if api.has_streams() {
         files.push(template_file(opts, "src/stream.rs", STREAM_TEMPLATE));
     }
-    if super::has_multipart_struct(api) {
+    if api.has_multipart_struct() {
         files.push(template_file(opts, "src/multipart.rs", MULTIPART_TEMPLATE));
     }
     if let Some(scheme) = device_flow {
@@ -257,7 +257,7 @@ fn receiver_manifest(hooks: &Api) -> (String, String) {
          form_urlencoded = {{ version = \"1\", optional = true }}\n\
          serde_html_form = {{ version = \"0.4\", optional = true }}\n\
          serde_path_to_error = {{ version = \"0.1\", optional = true }}\n",
-        multipart = if super::has_multipart_struct(hooks) {
+        multipart = if hooks.has_multipart_struct() {
             r#", "multipart""#
         } else {
             ""
@@ -294,7 +294,7 @@ fn lib_rs(
          Build a [`Client`] with [`Client::builder`]; each operation is a method of it that takes the required parameters and returns a request builder. Set optional parameters on the builder, then `.send().await` it (or `.await` it directly). A call returns the documented success body or an [`Error`]; a documented error status is [`Error::Api`] with the operation's error enum (module `errors`), one variant per status with its decoded body and headers; list operations paged with `skip`/`take` also offer `.into_stream()`{streams}. [`models`] holds the API's types.\n\n\
          {credentials}\n\n\
          Idempotent requests are retried on connection errors and `502`/`503`/`504` (see [`RetryPolicy`]); `POST` and `PATCH` never are. `https` base URLs need the `rustls` or `native-tls` feature.",
-        streams = if super::has_streams(api) {
+        streams = if api.has_streams() {
             ", and operations that answer a stream (Server-Sent Events, JSON Lines, NDJSON, JSON text sequences) `.send_stream()`, its items decoded as they arrive (module [`stream`])"
         } else {
             ""
@@ -311,8 +311,10 @@ fn lib_rs(
     let responses_mod = has_responses.then(|| quote! { pub mod responses; });
     let errors_mod = has_errors.then(|| quote! { pub mod errors; });
     let headers_mod = has_headers.then(|| quote! { pub mod headers; });
-    let multipart_mod = super::has_multipart_struct(api).then(|| quote! { pub mod multipart; });
-    let stream_mod = super::has_streams(api).then(|| quote! { pub mod stream; });
+    let multipart_mod = api
+        .has_multipart_struct()
+        .then(|| quote! { pub mod multipart; });
+    let stream_mod = api.has_streams().then(|| quote! { pub mod stream; });
     let webhooks_mod = (!api.hooks.is_empty()).then(|| {
         quote! {
             /// The receiver of the API's webhooks and callbacks (feature `webhooks`): implement its

@@ -2,10 +2,10 @@
 //! `method.rs`): which parameters are arguments and which are setters, what the success value and
 //! the error variants are, which status goes where, whether it sends credentials, and whether it pages.
 
-use crate::emit::status::known_status;
+use crate::emit::status::status_name;
 use crate::ir::{
     Api, Media, Operation, ParamLocation, Parameter, Primitive, RequestBody, Response,
-    ResponseBody, SecurityKind, Status, StreamFormat, TypeId, TypeKind, TypeRef,
+    ResponseBody, SecurityKind, Status, StreamFormat, TypeKind, TypeRef,
 };
 use heck::ToUpperCamelCase;
 
@@ -317,7 +317,7 @@ fn success(api: &Api, op: &Operation) -> Success {
         .map(|(r, shape)| {
             let name = unique(&mut taken, status_variant(r.status));
             let boxed = match &shape {
-                Shape::Json(ty) => size_estimate(api, ty, &mut Vec::new()) > 128,
+                Shape::Json(ty) => api.size_estimate(ty) > 128,
                 _ => false,
             };
             Variant {
@@ -347,14 +347,7 @@ fn unique(taken: &mut Vec<String>, base: String) -> String {
 /// The variant of a success status: its reason phrase, or `Status{code}`.
 fn status_variant(status: Status) -> String {
     match status {
-        Status::Code(200) => "Ok".to_owned(),
-        Status::Code(201) => "Created".to_owned(),
-        Status::Code(202) => "Accepted".to_owned(),
-        Status::Code(203) => "NonAuthoritativeInformation".to_owned(),
-        Status::Code(204) => "NoContent".to_owned(),
-        Status::Code(205) => "ResetContent".to_owned(),
-        Status::Code(206) => "PartialContent".to_owned(),
-        Status::Code(207) => "MultiStatus".to_owned(),
+        Status::Code(c @ 200..=207) => status_name(c).expect("named").to_owned(),
         Status::Code(c) => format!("Status{c}"),
         Status::Range(_) | Status::Default => "Success".to_owned(),
     }
@@ -370,7 +363,7 @@ fn errors(api: &Api, op: &Operation) -> Vec<ErrorVariant> {
             let name = unique(&mut taken, error_variant(r.status));
             let shape = Shape::of(r.body.as_ref());
             let boxed = match &shape {
-                Shape::Json(ty) => size_estimate(api, ty, &mut Vec::new()) > 128,
+                Shape::Json(ty) => api.size_estimate(ty) > 128,
                 _ => false,
             };
             ErrorVariant {
@@ -389,7 +382,7 @@ fn errors(api: &Api, op: &Operation) -> Vec<ErrorVariant> {
 fn error_variant(status: Status) -> String {
     match status {
         Status::Code(code) => {
-            known_status(code).map_or_else(|| format!("Status{code}"), |(name, _)| name.to_owned())
+            status_name(code).map_or_else(|| format!("Status{code}"), str::to_owned)
         }
         Status::Range(digit) => format!("Status{digit}xx"),
         Status::Default => "Default".to_owned(),
@@ -587,64 +580,6 @@ fn array_item(api: &Api, ty: &TypeRef) -> Option<TypeRef> {
             _ => None,
         },
         _ => None,
-    }
-}
-
-/// A rough size in bytes of the Rust value of `ty`, enough to tell a large payload from a small one.
-fn size_estimate(api: &Api, ty: &TypeRef, visiting: &mut Vec<TypeId>) -> usize {
-    match ty {
-        TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => match p {
-            Primitive::String | Primitive::Bytes | Primitive::Base64 => 24,
-            Primitive::Url => 88,
-            Primitive::Uuid => 16,
-            Primitive::DateTime => 12,
-            _ => 8,
-        },
-        TypeRef::Array(_) | TypeRef::Map(_) => 24,
-        TypeRef::Nullable(inner) => size_estimate(api, inner, visiting) + 8,
-        TypeRef::Any => 80,
-        TypeRef::Null => 0,
-        TypeRef::Named(id) => {
-            if visiting.contains(id) {
-                return 8;
-            }
-            visiting.push(*id);
-            let size = match &api.types[id.0].kind {
-                TypeKind::Struct(s) => {
-                    s.fields
-                        .iter()
-                        .map(|f| {
-                            if f.boxed {
-                                8
-                            } else {
-                                size_estimate(api, &f.ty, visiting) + if f.required { 0 } else { 8 }
-                            }
-                        })
-                        .sum::<usize>()
-                        + if s.additional.is_some() { 24 } else { 0 }
-                }
-                TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => 8,
-                TypeKind::Union(u) => {
-                    u.variants
-                        .iter()
-                        .map(|v| {
-                            if v.boxed {
-                                8
-                            } else {
-                                size_estimate(api, &v.ty, visiting)
-                            }
-                        })
-                        .max()
-                        .unwrap_or(0)
-                        + 8
-                }
-                TypeKind::Alias(inner) | TypeKind::Newtype(inner) => {
-                    size_estimate(api, inner, visiting)
-                }
-            };
-            visiting.pop();
-            size
-        }
     }
 }
 

@@ -112,13 +112,13 @@ pub fn emit_at(
         template_file(opts, "src/auth.rs", AUTH_TEMPLATE),
         template_file(opts, "src/respond.rs", RESPOND_TEMPLATE),
     ]);
-    if super::has_multipart_struct(api) {
+    if api.has_multipart_struct() {
         files.push(template_file(opts, "src/multipart.rs", MULTIPART_TEMPLATE));
     }
-    if super::has_deep_form(api) {
+    if api.has_deep_form() {
         files.push(template_file(opts, "src/deep_form.rs", DEEP_FORM_TEMPLATE));
     }
-    if super::has_streams(api) {
+    if api.has_streams() {
         files.push(template_file(opts, "src/stream.rs", STREAM_TEMPLATE));
     }
     // The order of the files before the jobs split them.
@@ -154,7 +154,7 @@ pub(super) fn cargo_toml(api: &Api, opts: &Options, routed: bool) -> File {
         )
     };
     // Streams and the webhooks' sender both need futures-util: required for streams.
-    let streams = super::has_streams(api);
+    let streams = api.has_streams();
     // The webhooks' sender needs futures-util and tokio (optional, with its feature); streams need
     // them too, then always.
     let optional = |line: &str| {
@@ -192,7 +192,7 @@ native-tls = ["webhooks", "reqwest?/native-tls"]
                 "{futures}reqwest = {{ version = \"0.13\", default-features = false, features = [\"json\", \"form\", \"query\"{multipart}], optional = true }}\n{tokio}",
                 futures = optional(futures),
                 tokio = optional(tokio),
-                multipart = if super::has_multipart_struct(&api.hooks_api(false).expect("hooks")) {
+                multipart = if api.hooks_api(false).expect("hooks").has_multipart_struct() {
                     r#", "multipart""#
                 } else {
                     ""
@@ -205,7 +205,7 @@ native-tls = ["webhooks", "reqwest?/native-tls"]
             r#"axum = {{ version = "0.8", default-features = false, features = ["http1", "http2", "matched-path", "tokio"{multipart}] }}
 base64 = "0.22"
 "#,
-            multipart = if super::has_multipart_struct(api) {
+            multipart = if api.has_multipart_struct() {
                 r#", "multipart""#
             } else {
                 ""
@@ -280,9 +280,15 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
         docs.extend([String::new(), " ## Not generated".to_owned(), String::new()]);
         docs.extend(plan.skipped.iter().map(|s| format!(" - {s}")));
     }
-    let deep_form = super::has_deep_form(plan.api).then(|| quote! { pub mod deep_form; });
-    let multipart = super::has_multipart_struct(plan.api).then(|| quote! { pub mod multipart; });
-    let stream = super::has_streams(plan.api).then(|| quote! { pub mod stream; });
+    let deep_form = plan
+        .api
+        .has_deep_form()
+        .then(|| quote! { pub mod deep_form; });
+    let multipart = plan
+        .api
+        .has_multipart_struct()
+        .then(|| quote! { pub mod multipart; });
+    let stream = plan.api.has_streams().then(|| quote! { pub mod stream; });
     let webhooks = (!api.hooks.is_empty()).then(|| {
         quote! {
             /// The sender of the API's webhooks and callbacks (feature `webhooks`): a client that

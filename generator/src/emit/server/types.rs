@@ -2,7 +2,7 @@
 
 use super::plan::{Body, OpPlan, Plan, ResponsePlan, StatusPlan};
 use crate::emit::rust::primitive;
-use crate::emit::status::known_status;
+use crate::emit::status::status_constant;
 use crate::emit::{doc_attrs, ident};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -97,9 +97,9 @@ fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
     let mut sizes: Vec<usize> = op.responses.iter().map(|r| r.size).collect();
     if !documented_default {
         sizes.push(
-            2 + plan
-                .error_body
-                .map_or(24, |id| plan.size_of(&crate::ir::TypeRef::Named(id), 0)),
+            2 + plan.error_body.map_or(24, |id| {
+                plan.api.size_estimate(&crate::ir::TypeRef::Named(id))
+            }),
         );
     }
     sizes.sort_unstable_by(|a, b| b.cmp(a));
@@ -204,9 +204,9 @@ fn variant(plan: &Plan, r: &ResponsePlan) -> TokenStream {
 fn arm(r: &ResponsePlan) -> TokenStream {
     let name = ident(&r.variant);
     let status = match r.status {
-        StatusPlan::Fixed(code) => match known_status(code) {
-            Some((_, constant)) => {
-                let constant = ident(constant);
+        StatusPlan::Fixed(code) => match status_constant(code) {
+            Some(constant) => {
+                let constant = ident(&constant);
                 quote! { StatusCode::#constant }
             }
             None => quote! { respond::status(#code) },

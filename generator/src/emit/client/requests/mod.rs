@@ -3,7 +3,8 @@
 //! those answers ([`outcomes`]: `responses.rs`, `errors.rs`, `headers.rs`).
 
 use super::plan::{
-    Arm, Handling, Paging, Plan, Shape, StreamPlan, StreamShape, Success, is_media_range,
+    Arm, ErrorHeader, Handling, Paging, Plan, Shape, StreamPlan, StreamShape, Success,
+    is_media_range,
 };
 use super::sending;
 use crate::emit::rust::primitive;
@@ -667,7 +668,7 @@ impl<'a> RequestEmitter<'a> {
     /// The fields of a multipart body whose schema is an object: each becomes parts; `None` for
     /// other schemas (the caller then builds the `reqwest` form).
     fn multipart_struct(&self, ty: &TypeRef) -> Option<&'a [crate::ir::Field]> {
-        crate::emit::multipart_fields(self.api, ty)
+        self.api.multipart_fields(ty)
     }
 
     /// A `reqwest::multipart::Form` expression of a body (`body`: a reference to the struct):

@@ -104,19 +104,10 @@ impl<'a> RequestEmitter<'a> {
                 };
             }
             let body = body.map(|ty| quote! { body: #ty, });
-            let headers = v.headers.iter().map(|h| {
-                let field = ident(&h.field);
-                let ty = self.printer.rust_type(&h.ty);
-                let doc = match h.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
-                    Some(d) => format!(
-                        "The `{}` header (`None` when absent or malformed). {d}",
-                        h.wire
-                    ),
-                    None => format!("The `{}` header (`None` when absent or malformed).", h.wire),
-                };
-                let doc = doc_attrs(Some(&doc));
-                quote! { #doc #field: Option<#ty>, }
-            });
+            let headers = v
+                .headers
+                .iter()
+                .map(|h| self.header_field(h, TokenStream::new()));
             quote! { #vdoc #vname { #body #(#headers)* }, }
         });
         let deref = p.common_error_body.as_ref().map(|shape| {
@@ -154,6 +145,17 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
+    /// A documented header as a field (`vis`: its visibility), `None` when absent or malformed.
+    fn header_field(&self, h: &ErrorHeader, vis: TokenStream) -> TokenStream {
+        let (field, ty) = (ident(&h.field), self.printer.rust_type(&h.ty));
+        let mut doc = format!("The `{}` header (`None` when absent or malformed).", h.wire);
+        if let Some(d) = h.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+            doc = format!("{doc} {d}");
+        }
+        let doc = doc_attrs(Some(&doc));
+        quote! { #doc #vis #field: Option<#ty>, }
+    }
+
     /// The typed success headers of each operation that documents some (`send_full`'s
     /// `documented`).
     pub fn headers_rs(&self, plans: &[Plan]) -> TokenStream {
@@ -164,16 +166,10 @@ impl<'a> RequestEmitter<'a> {
                 p.op.name,
                 root = self.root_text,
             ));
-            let fields = p.success_headers.iter().map(|h| {
-                let field = ident(&h.field);
-                let ty = self.printer.rust_type(&h.ty);
-                let text = match h.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
-                    Some(d) => format!("The `{}` header (`None` when absent or malformed). {d}", h.wire),
-                    None => format!("The `{}` header (`None` when absent or malformed).", h.wire),
-                };
-                let doc = doc_attrs(Some(&text));
-                quote! { #doc pub #field: Option<#ty>, }
-            });
+            let fields = p
+                .success_headers
+                .iter()
+                .map(|h| self.header_field(h, quote! { pub }));
             quote! {
                 #doc
                 #[derive(Debug, Clone, PartialEq, Default)]

@@ -15,7 +15,7 @@ pub(super) enum PartKind {
 impl<'a> Plan<'a> {
     pub(super) fn body_field(&self, name: &str, body: &RequestBody) -> FieldPlan {
         if body.media == Media::Multipart
-            && let Some(fields) = crate::emit::multipart_fields(self.api, &body.ty)
+            && let Some(fields) = self.api.multipart_fields(&body.ty)
         {
             return self.multipart_field(name, body, fields);
         }
@@ -45,13 +45,13 @@ impl<'a> Plan<'a> {
             } else {
                 TokenStream::new()
             };
-        let read = if crate::emit::is_deep_form(self.api, body) {
+        let read = if self.api.is_deep_form(body) {
             let reader = if required {
                 quote! { form_with }
             } else {
                 quote! { form_with_optional }
             };
-            let lists = crate::emit::form_lists(self.api, body);
+            let lists = self.api.form_lists(body);
             let decode = if lists.is_empty() {
                 quote! { deep_form::decode }
             } else {

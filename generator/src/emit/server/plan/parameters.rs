@@ -46,6 +46,33 @@ impl DefaultValue {
     }
 }
 
+/// `read`, then `checks` run on the value it read (`optional`: an `Option`, checked when `Some`).
+fn checked(
+    read: TokenStream,
+    p: &Parameter,
+    checks: &[TokenStream],
+    optional: bool,
+) -> TokenStream {
+    let (location, wire) = (location_tokens(p.location), &p.wire_name);
+    if checks.is_empty() {
+        read
+    } else if optional {
+        quote! {{
+            let value = #read;
+            if let Some(value) = &value {
+                params::check(#location, #wire, |path, errors| { #(#checks)* })?;
+            }
+            value
+        }}
+    } else {
+        quote! {{
+            let value = #read;
+            params::check(#location, #wire, |path, errors| { let value = &value; #(#checks)* })?;
+            value
+        }}
+    }
+}
+
 pub(super) fn location_tokens(location: ParamLocation) -> TokenStream {
     match location {
         ParamLocation::Path => quote! { params::In::Path },
@@ -67,11 +94,11 @@ impl<'a> Plan<'a> {
         if p.deprecated {
             push_paragraph(&mut doc, "**Deprecated.**");
         }
-        let (reader, location) = match p.location {
-            ParamLocation::Path => (quote! { path }, quote! { params::In::Path }),
-            ParamLocation::Query => (quote! { query }, quote! { params::In::Query }),
-            ParamLocation::Header => (quote! { headers }, quote! { params::In::Header }),
-            ParamLocation::Cookie => (quote! { cookies }, quote! { params::In::Cookie }),
+        let (reader, source) = match p.location {
+            ParamLocation::Path => (quote! { path }, Source::Path),
+            ParamLocation::Query => (quote! { query }, Source::Query),
+            ParamLocation::Header => (quote! { headers }, Source::Header),
+            ParamLocation::Cookie => (quote! { cookies }, Source::Cookie),
         };
         let path_at = if p.location == ParamLocation::Path {
             match path_position(op, wire) {
@@ -104,12 +131,6 @@ impl<'a> Plan<'a> {
             None => TokenStream::new(),
         };
         let shape = self.param_shape(&p.ty, p.location);
-        let source = match p.location {
-            ParamLocation::Path => Source::Path,
-            ParamLocation::Query => Source::Query,
-            ParamLocation::Header => Source::Header,
-            ParamLocation::Cookie => Source::Cookie,
-        };
         let name = p.name.clone();
         if let Some(styled) = self.styled_read(op, p, &shape, &path_at, &mut doc, notes) {
             let (ty, read) = styled;
@@ -164,59 +185,29 @@ impl<'a> Plan<'a> {
             push_paragraph(&mut doc, &format!("Default: `{value}`."));
         }
         let required = p.required || p.location == ParamLocation::Path;
-        let (ty, read, optional) = match (p.location, list) {
-            (ParamLocation::Path, list) => (value_ty, path_read(list, &parse), false),
-            (ParamLocation::Query, true) => {
-                let optional = quote! { query.optional_list(#wire, #explode, #parse)? };
-                match (&default, required) {
-                    (_, true) => (
-                        value_ty,
-                        quote! { query.required_list(#wire, #explode, #parse)? },
-                        false,
-                    ),
-                    (Some(default), false) => (value_ty, default.apply(optional), false),
-                    (None, false) => (quote! { Option<#value_ty> }, optional, true),
-                }
-            }
-            (_, true) => {
-                let optional = quote! { #reader.optional_list(#wire, #parse)? };
-                match (&default, required) {
-                    (_, true) => (
-                        value_ty,
-                        quote! { #reader.required_list(#wire, #parse)? },
-                        false,
-                    ),
-                    (Some(default), false) => (value_ty, default.apply(optional), false),
-                    (None, false) => (quote! { Option<#value_ty> }, optional, true),
-                }
-            }
-            (_, false) => {
-                let optional = quote! { #reader.optional(#wire, #parse)? };
-                match (&default, required) {
-                    (_, true) => (value_ty, quote! { #reader.required(#wire, #parse)? }, false),
-                    (Some(default), false) => (value_ty, default.apply(optional), false),
-                    (None, false) => (quote! { Option<#value_ty> }, optional, true),
-                }
+        // Only query lists say whether they are exploded; the other readers know their own.
+        let explode = (p.location == ParamLocation::Query && list).then_some(quote! { #explode, });
+        let (ty, read, optional) = if p.location == ParamLocation::Path {
+            (value_ty, path_read(list, &parse), false)
+        } else {
+            let (required_fn, optional_fn) = if list {
+                (quote! { required_list }, quote! { optional_list })
+            } else {
+                (quote! { required }, quote! { optional })
+            };
+            let optional = quote! { #reader.#optional_fn(#wire, #explode #parse)? };
+            match (&default, required) {
+                (_, true) => (
+                    value_ty,
+                    quote! { #reader.#required_fn(#wire, #explode #parse)? },
+                    false,
+                ),
+                (Some(default), false) => (value_ty, default.apply(optional), false),
+                (None, false) => (quote! { Option<#value_ty> }, optional, true),
             }
         };
         let checks = self.checks(&quote! { value }, check, list, self.param_constraints(p));
-        let read = if checks.is_empty() {
-            read
-        } else if optional {
-            quote! {{
-                let value = #read;
-                if let Some(value) = &value {
-                    params::check(#location, #wire, |path, errors| { #(#checks)* })?;
-                }
-                value
-            }}
-        } else {
-            quote! {{
-                let value = #read;
-                params::check(#location, #wire, |path, errors| { let value = &value; #(#checks)* })?;
-                value
-            }}
-        };
+        let read = checked(read, p, &checks, optional);
         Some(FieldPlan {
             name,
             doc,
@@ -287,44 +278,43 @@ impl<'a> Plan<'a> {
         let style = format_ident!("{}", p.style.variant());
         let explode = p.explode;
         // The shape the codec reads, and the conversion of its value: (shape, function, parse).
-        let (shape_tokens, convert, parse) = match (&object, shape) {
-            // Objects with objects or arrays inside are read as a tree (`deep_form`).
-            (Some(_), _) if self.nests(&p.ty) => {
-                let t = self.printer.rust_type(p.ty.strip_nullable());
-                (
-                    quote! { models::style::Shape::Object },
-                    quote! { deep_form::object::<#t> },
-                    None,
-                )
-            }
+        let (shape_tokens, convert, parse, value_ty) = match (&object, shape) {
             (Some(_), _) => {
                 let t = self.printer.rust_type(p.ty.strip_nullable());
-                (
-                    quote! { models::style::Shape::Object },
-                    quote! { params::object::<#t> },
-                    None,
-                )
+                // Objects with objects or arrays inside are read as a tree (`deep_form`).
+                let convert = if self.nests(&p.ty) {
+                    quote! { deep_form::object::<#t> }
+                } else {
+                    quote! { params::object::<#t> }
+                };
+                (quote! { models::style::Shape::Object }, convert, None, t)
             }
             (None, ParamShape::Scalar(scalar, _)) => (
                 quote! { models::style::Shape::Primitive },
                 quote! { params::primitive },
                 Some(scalar.parse.clone()),
+                scalar.ty.clone(),
             ),
-            (None, ParamShape::List(scalar, _)) => (
-                quote! { models::style::Shape::Array },
-                quote! { params::list },
-                Some(scalar.parse.clone()),
-            ),
-            (None, ParamShape::Raw(_)) => {
-                let item = match self.api.resolve(&p.ty) {
-                    TypeRef::Array(inner) => self.scalar(self.api.resolve(inner)),
-                    _ => None,
-                };
-                let (scalar, _) = item?;
+            (None, ParamShape::List(scalar, _)) => {
+                let t = &scalar.ty;
                 (
                     quote! { models::style::Shape::Array },
                     quote! { params::list },
-                    Some(scalar.parse),
+                    Some(scalar.parse.clone()),
+                    quote! { Vec<#t> },
+                )
+            }
+            (None, ParamShape::Raw(_)) => {
+                let TypeRef::Array(inner) = self.api.resolve(&p.ty) else {
+                    return None;
+                };
+                let (scalar, _) = self.scalar(self.api.resolve(inner))?;
+                let t = &scalar.ty;
+                (
+                    quote! { models::style::Shape::Array },
+                    quote! { params::list },
+                    Some(scalar.parse.clone()),
+                    quote! { Vec<#t> },
                 )
             }
         };
@@ -364,19 +354,6 @@ impl<'a> Plan<'a> {
                 cookies.styled(#wire, #explode, #shape_tokens, #fields, &[#(#others),*])?
             },
         };
-        let value_ty = match (&object, shape) {
-            (Some(_), _) => self.printer.rust_type(p.ty.strip_nullable()),
-            (None, ParamShape::Scalar(scalar, _)) => scalar.ty.clone(),
-            (None, _) => {
-                let item = match self.api.resolve(&p.ty) {
-                    TypeRef::Array(inner) => {
-                        self.scalar(self.api.resolve(inner)).map(|(s, _)| s.ty)
-                    }
-                    _ => None,
-                }?;
-                quote! { Vec<#item> }
-            }
-        };
         let parse = parse.map(|parse| quote! { , #parse });
         let read = quote! { #convert(#location, #wire, #raw #parse)? };
         // Constraints beyond the type (objects are validated as they are decoded).
@@ -390,17 +367,7 @@ impl<'a> Plan<'a> {
         } else {
             self.checks(&quote! { value }, check, list, self.param_constraints(p))
         };
-        let read = if checks.is_empty() {
-            read
-        } else {
-            quote! {{
-                let value = #read;
-                if let Some(value) = &value {
-                    params::check(#location, #wire, |path, errors| { #(#checks)* })?;
-                }
-                value
-            }}
-        };
+        let read = checked(read, p, &checks, true);
         let default = p
             .default
             .as_ref()
@@ -641,20 +608,7 @@ impl<'a> Plan<'a> {
                 serde_json::Value::Number(n),
             ) => number_literal(*p, n, true).map(DefaultValue::Copy),
             (named @ TypeRef::Named(id), v) => {
-                let def = &self.api.types[id.0];
-                let variant = match &def.kind {
-                    TypeKind::StringEnum(e) => e
-                        .variants
-                        .iter()
-                        .find(|x| Some(x.value.as_str()) == v.as_str())
-                        .map(|x| &x.name),
-                    TypeKind::IntEnum(e) => e
-                        .variants
-                        .iter()
-                        .find(|x| Some(x.value) == v.as_i64())
-                        .map(|x| &x.name),
-                    _ => None,
-                }?;
+                let variant = self.api.types[id.0].enum_variant(v)?;
                 let t = self.printer.rust_type(named);
                 let variant = ident(variant);
                 Some(DefaultValue::Copy(quote! { #t::#variant }))

@@ -5,7 +5,7 @@ use super::*;
 
 /// One variant of an operation's response enum: plain data, rendered by `types::responses_rs`.
 pub struct ResponsePlan {
-    /// A rough size of the variant in bytes (see [`Plan::size_of`]).
+    /// A rough size of the variant in bytes (see [`Api::size_estimate`]).
     pub size: usize,
     /// The part of `size` that is the body.
     pub body_size: usize,
@@ -93,64 +93,6 @@ pub(super) fn is_header_value(value: &str) -> bool {
 }
 
 impl<'a> Plan<'a> {
-    /// A rough size in bytes of the Rust type of `ty` (what clippy's `large_enum_variant` compares).
-    pub fn size_of(&self, ty: &TypeRef, depth: usize) -> usize {
-        if depth > 8 {
-            return 8;
-        }
-        match ty {
-            TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => match p {
-                Primitive::String | Primitive::Bytes | Primitive::Base64 => 24,
-                Primitive::Url => 88,
-                Primitive::Uuid => 16,
-                Primitive::DateTime => 12,
-                Primitive::I64 | Primitive::U64 | Primitive::F64 => 8,
-                _ => 4,
-            },
-            TypeRef::Array(_) | TypeRef::Map(_) => 24,
-            TypeRef::Nullable(inner) => self.size_of(inner, depth + 1) + 8,
-            TypeRef::Any => 80,
-            TypeRef::Null => 0,
-            TypeRef::Named(id) => match &self.api.types[id.0].kind {
-                TypeKind::Struct(s) => {
-                    let fields: usize = s
-                        .fields
-                        .iter()
-                        .map(|f| {
-                            if f.boxed {
-                                8
-                            } else {
-                                self.size_of(&f.ty, depth + 1) + if f.required { 0 } else { 8 }
-                            }
-                        })
-                        .sum();
-                    fields
-                        + if matches!(s.additional, Some(crate::ir::Additional::Map(_))) {
-                            24
-                        } else {
-                            0
-                        }
-                }
-                TypeKind::Union(u) => {
-                    u.variants
-                        .iter()
-                        .map(|v| {
-                            if v.boxed {
-                                8
-                            } else {
-                                self.size_of(&v.ty, depth + 1)
-                            }
-                        })
-                        .max()
-                        .unwrap_or(0)
-                        + 8
-                }
-                TypeKind::Alias(inner) | TypeKind::Newtype(inner) => self.size_of(inner, depth + 1),
-                TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => 4,
-            },
-        }
-    }
-
     pub(super) fn responses(&self, op: &Operation, notes: &mut Vec<String>) -> Vec<ResponsePlan> {
         let mut plans = Vec::new();
         for r in &op.responses {
@@ -199,10 +141,7 @@ impl<'a> Plan<'a> {
     pub(super) fn response(&self, r: &Response, notes: &mut Vec<String>) -> ResponsePlan {
         let (variant, status, label) = match r.status {
             Status::Code(code) => {
-                let variant = match known_status(code) {
-                    Some((variant, _)) => variant.to_owned(),
-                    None => format!("Status{code}"),
-                };
+                let variant = status_name(code).map_or(format!("Status{code}"), str::to_owned);
                 (variant, StatusPlan::Fixed(code), code.to_string())
             }
             Status::Range(digit) => (
@@ -296,7 +235,7 @@ impl<'a> Plan<'a> {
             None => format!("`{label}`."),
         };
         let body_size = r.body.as_ref().map_or(0, |b| match b.media {
-            Media::Json => self.size_of(&b.ty, 0),
+            Media::Json => self.api.size_estimate(&b.ty),
             _ => 32,
         });
         let status_size = if matches!(status, StatusPlan::Chosen) {
