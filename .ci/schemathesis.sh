@@ -57,8 +57,13 @@ token="$(curl -sf -u "$root:$secret" -d grant_type=client_credentials "http://12
 ingestion="$(curl -sf -H "Authorization: Bearer $token" "http://127.0.0.1:$port/v1/accounts/$root/ingestionToken" \
   | python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])')"
 
+# streamEvents is left out: its answer is a Server-Sent Events stream that stays open (heartbeats
+# every 15 s, until the client closes it), and schemathesis reads every response to its end, so
+# each case would wait for a timeout. Its parameters (filters, Last-Event-ID), tenancy and limit
+# are tested with the generated client in service/tests/live_events.rs.
 common=(spec/asset-alerting.yaml --url "http://127.0.0.1:$port" -H "Authorization: Bearer $token"
-  --max-examples "$examples" --seed 1 --workers 1 --suppress-health-check all)
+  --max-examples "$examples" --seed 1 --workers 1 --suppress-health-check all
+  --exclude-operation-id streamEvents)
 
 # positive_data_acceptance off where the spec cannot state the rule (see the top of this file).
 exclusions='[[operations]]

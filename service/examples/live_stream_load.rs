@@ -15,36 +15,35 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use uuid::Uuid;
 
+/// The load: where, how many assets and streams, and how fast.
+#[derive(clap::Parser)]
 struct Args {
+    #[arg(long, default_value = "http://127.0.0.1:18290")]
     url: String,
+    #[arg(long)]
     root: Uuid,
+    #[arg(long)]
     secret: String,
+    #[arg(long, default_value_t = 200)]
     assets: usize,
+    /// Events a second.
+    #[arg(long, default_value_t = 1000)]
     rate: usize,
+    /// At most 120.
+    #[arg(long, default_value_t = 10)]
     seconds: u64,
+    #[arg(long, default_value_t = 10)]
     workers: usize,
+    /// Points a request.
+    #[arg(long, default_value_t = 1)]
     batch: usize,
+    #[arg(long, default_value_t = 1)]
     streams: usize,
 }
 
 fn args() -> Args {
-    let mut map: HashMap<String, String> = HashMap::new();
-    let mut it = std::env::args().skip(1);
-    while let (Some(k), Some(v)) = (it.next(), it.next()) {
-        map.insert(k.trim_start_matches("--").to_owned(), v);
-    }
-    let get = |k: &str, d: &str| map.get(k).cloned().unwrap_or_else(|| d.to_owned());
-    let a = Args {
-        url: get("url", "http://127.0.0.1:18290"),
-        root: get("root", "").parse().expect("--root <uuid>"),
-        secret: get("secret", ""),
-        assets: get("assets", "200").parse().unwrap(),
-        rate: get("rate", "1000").parse().unwrap(),
-        seconds: get("seconds", "10").parse::<u64>().unwrap().min(120),
-        workers: get("workers", "10").parse().unwrap(),
-        batch: get("batch", "1").parse().unwrap(),
-        streams: get("streams", "1").parse().unwrap(),
-    };
+    let mut a = <Args as clap::Parser>::parse();
+    a.seconds = a.seconds.min(120);
     assert!(a.assets >= a.workers && a.workers > 0 && a.batch > 0 && a.rate > 0);
     assert!(
         a.streams >= 1 && a.streams <= 10,

@@ -374,6 +374,15 @@ async fn streams_follow_tenancy_and_refuse_bad_requests() {
         );
         assert_eq!((status, code), (400, 1000), "{bad}");
     }
+    // An empty one is no position (an SSE `id:` line can reset it to empty): the stream opens.
+    assert!(
+        client_a
+            .stream_events(a)
+            .last_event_id("")
+            .send_stream()
+            .await
+            .is_ok()
+    );
     let http = reqwest::Client::new();
     let token: serde_json::Value = http
         .post(format!("{}/v1/auth/token", service.base))

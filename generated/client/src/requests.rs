@@ -4818,7 +4818,7 @@ impl StreamEvents {
         self
     }
 
-    /// The stream position (SSE `id`) of the last event received: the stream resumes with the events stored after it. A non-negative integer; anything else is 400.
+    /// The stream position (SSE `id`) of the last event received: the stream resumes with the events stored after it. A non-negative integer; empty is the same as absent (as after an SSE `id` field that reset it); anything else is 400.
     pub fn last_event_id(mut self, value: impl Into<String>) -> Self {
         self.last_event_id = Some(value.into());
         self

@@ -76,7 +76,12 @@ pub static PATTERN_8: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new("^whsec_[A-Za-z0-9+/]+={0,2}$").expect("checked by openapi-gen")
 });
 
-/// `^[0-9]+$`
+/// `^[0-9]{0,18}$`
 pub static PATTERN_9: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new("^[0-9]{0,18}$").expect("checked by openapi-gen")
+});
+
+/// `^[0-9]+$`
+pub static PATTERN_10: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new("^[0-9]+$").expect("checked by openapi-gen")
 });

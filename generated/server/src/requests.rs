@@ -337,7 +337,7 @@ pub struct StreamEventsRequest {
     pub from: Option<::chrono::DateTime<::chrono::Utc>>,
     /// Only events that occurred before this instant.
     pub to: Option<::chrono::DateTime<::chrono::Utc>>,
-    /// The stream position (SSE `id`) of the last event received: the stream resumes with the events stored after it. A non-negative integer; anything else is 400.
+    /// The stream position (SSE `id`) of the last event received: the stream resumes with the events stored after it. A non-negative integer; empty is the same as absent (as after an SSE `id` field that reset it); anything else is 400.
     pub last_event_id: Option<String>,
 }
 

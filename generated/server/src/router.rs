@@ -1133,7 +1133,25 @@ async fn read_stream_events<A: AssetAlertingApi>(
         from: query
             .optional("from", params::value::<::chrono::DateTime<::chrono::Utc>>)?,
         to: query.optional("to", params::value::<::chrono::DateTime<::chrono::Utc>>)?,
-        last_event_id: headers.optional("Last-Event-ID", params::value::<String>)?,
+        last_event_id: {
+            let value = headers.optional("Last-Event-ID", params::value::<String>)?;
+            if let Some(value) = &value {
+                params::check(
+                    params::In::Header,
+                    "Last-Event-ID",
+                    |path, errors| {
+                        models::validation::pattern(
+                            value,
+                            path,
+                            &models::patterns::PATTERN_9,
+                            "^[0-9]{0,18}$",
+                            errors,
+                        );
+                    },
+                )?;
+            }
+            value
+        },
     };
     Ok((principal, request))
 }

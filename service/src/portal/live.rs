@@ -86,9 +86,12 @@ pub async fn live_events(
     let after = form_urlencoded::parse(raw.as_bytes())
         .find(|(k, _)| k == "after")
         .map(|(_, v)| v.into_owned());
+    // An empty Last-Event-ID is no position, as after an SSE `id:` line that reset it.
     let resume = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
         .map(str::to_owned)
         .or(after);
     let after = match resume.as_deref().map(parse_last_event_id).transpose() {

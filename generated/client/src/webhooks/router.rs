@@ -53,7 +53,7 @@ async fn read_event_webhook(request: Request) -> Result<EventWebhookRequest, Rej
                     models::validation::pattern(
                         value,
                         path,
-                        &models::patterns::PATTERN_9,
+                        &models::patterns::PATTERN_10,
                         "^[0-9]+$",
                         errors,
                     );
