@@ -12,7 +12,7 @@ use asset_alerting_models::{
     TelemetryPoint,
 };
 use asset_alerting_trackers::teltonika::{self, Limits, TlsAcceptor};
-use asset_alerting_trackers::{Ingest, Rejection, Report, Stored, osmand};
+use asset_alerting_trackers::{Ingest, Rejection, Report, Signals, Stored, osmand};
 use chrono::Utc;
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -209,15 +209,6 @@ fn point(asset: Uuid, r: &Report) -> TelemetryPoint {
         left_behind: None,
         power_disconnected: s.power_disconnected,
     };
-    let any_signal = [
-        s.alarm,
-        s.jamming,
-        s.accident,
-        s.hard_cornering,
-        s.power_disconnected,
-    ]
-    .iter()
-    .any(Option::is_some);
     TelemetryPoint {
         asset_id: Some(asset),
         external_id: None,
@@ -237,7 +228,7 @@ fn point(asset: Uuid, r: &Report) -> TelemetryPoint {
         temperature: None,
         pressure: None,
         engine_speed: None,
-        signals: any_signal.then_some(signals),
+        signals: (*s != Signals::default()).then_some(signals),
     }
 }
 

@@ -526,24 +526,20 @@ pub fn external_id_conflict(
     })
 }
 
-/// A write of `asset` that breaks a uniqueness rule: its externalId in the account, or its
-/// deviceId in the whole service (said without naming the account that holds it).
+/// A write of `asset` that breaks a uniqueness rule: its deviceId in the whole service (said
+/// without naming the account that holds it), else its externalId in the account.
 pub fn asset_conflict(result: StoreResult<u64>, asset: &Asset) -> StoreResult<u64> {
-    result.map_err(|e| match e {
-        StoreError::Database(sqlx::Error::Database(d)) if d.is_unique_violation() => {
-            // Both databases name the violated index or column in the message.
-            StoreError::Conflict(match &asset.device_id {
-                Some(device) if d.message().contains("device_id") => {
-                    format!("another asset has deviceId `{device}`")
-                }
-                _ => format!(
-                    "an asset with externalId `{}` already exists in this account",
-                    asset.external_id
-                ),
-            })
+    match (result, &asset.device_id) {
+        // Both databases name the violated index or column in the message.
+        (Err(StoreError::Database(sqlx::Error::Database(d))), Some(device))
+            if d.is_unique_violation() && d.message().contains("device_id") =>
+        {
+            Err(StoreError::Conflict(format!(
+                "another asset has deviceId `{device}`"
+            )))
         }
-        other => other,
-    })
+        (result, _) => external_id_conflict(result, "an asset", &asset.external_id),
+    }
 }
 
 /// Runs `attempt` again (up to three times in all) when PostgreSQL aborted it to break a
