@@ -180,13 +180,18 @@ pub fn sse_event<T>(
     if first { event.retry(RETRY) } else { event }
 }
 
-/// The stream position in a `Last-Event-ID` header: a non-negative integer.
-pub fn parse_last_event_id(value: &str) -> Result<i64, String> {
+/// The stream position in a `Last-Event-ID` header: a non-negative integer, or `None` when
+/// empty (as after an SSE `id:` line that reset it).
+pub fn parse_last_event_id(value: &str) -> Result<Option<i64>, String> {
+    let value = value.trim();
+    if value.is_empty() {
+        return Ok(None);
+    }
     value
-        .trim()
         .parse::<i64>()
         .ok()
         .filter(|n| *n >= 0)
+        .map(Some)
         .ok_or_else(|| {
             "Last-Event-ID must be the id of an event of this stream (a non-negative integer)"
                 .to_owned()
@@ -212,9 +217,10 @@ mod tests {
 
     #[test]
     fn last_event_ids_are_stream_positions() {
-        assert_eq!(parse_last_event_id("42"), Ok(42));
-        assert_eq!(parse_last_event_id(" 0 "), Ok(0));
-        for bad in ["-1", "x", "", "1.5", "99999999999999999999"] {
+        assert_eq!(parse_last_event_id("42"), Ok(Some(42)));
+        assert_eq!(parse_last_event_id(" 0 "), Ok(Some(0)));
+        assert_eq!(parse_last_event_id(" "), Ok(None));
+        for bad in ["-1", "x", "1.5", "99999999999999999999"] {
             assert!(parse_last_event_id(bad).is_err(), "{bad}");
         }
     }

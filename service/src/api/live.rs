@@ -19,13 +19,10 @@ impl<S: Store + AlertStore + Clone + Send> Service<S> {
         last_event_id: Option<&str>,
     ) -> ApiResult<impl Stream<Item = (i64, Event)> + Send + use<S>> {
         self.visible(principal, account).await?;
-        // Empty is no position, as after an SSE `id:` line that reset it.
-        let resume = last_event_id
-            .map(str::trim)
-            .filter(|v| !v.is_empty())
-            .map(parse_last_event_id)
-            .transpose()
-            .map_err(ApiError::Invalid)?;
+        let resume = match last_event_id {
+            Some(value) => parse_last_event_id(value).map_err(ApiError::Invalid)?,
+            None => None,
+        };
         self.follow_events(account, filter, resume).await
     }
 

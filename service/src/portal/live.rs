@@ -86,17 +86,18 @@ pub async fn live_events(
     let after = form_urlencoded::parse(raw.as_bytes())
         .find(|(k, _)| k == "after")
         .map(|(_, v)| v.into_owned());
-    // An empty Last-Event-ID is no position, as after an SSE `id:` line that reset it.
-    let resume = headers
+    let header = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-        .map(str::to_owned)
-        .or(after);
-    let after = match resume.as_deref().map(parse_last_event_id).transpose() {
-        Ok(after) => after,
-        Err(why) => return text(StatusCode::BAD_REQUEST, &why),
+        .map(parse_last_event_id);
+    let after = match (header, after.as_deref().map(parse_last_event_id)) {
+        // The header wins: EventSource sends it when it reconnects.
+        (Some(Ok(Some(position))), _) => Some(position),
+        (Some(Err(why)), _) | (_, Some(Err(why))) => {
+            return text(StatusCode::BAD_REQUEST, &why);
+        }
+        (_, Some(Ok(position))) => position,
+        (_, None) => None,
     };
     // The stream ends when the link does; the page's EventSource then gets 403 on reconnecting.
     let left = (link.expires - Utc::now().timestamp()).max(0) as u64;
