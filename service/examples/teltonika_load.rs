@@ -57,11 +57,6 @@ fn rss_kib(pid: u32) -> Option<u64> {
         .ok()
 }
 
-/// The number in an IMEI (all digits here), to spread the devices' phases.
-fn imei_number(imei: &str) -> u64 {
-    imei.parse().unwrap_or_default()
-}
-
 /// Record `n` of a device: a truck driving east at 50 km/h, ignition on, 24 V.
 fn record(start_ms: u64, n: u64) -> Record {
     Record::at(
@@ -78,6 +73,7 @@ fn record(start_ms: u64, n: u64) -> Record {
 /// acknowledgement in microseconds, and the records acknowledged.
 async fn device(
     address: String,
+    index: usize,
     imei: String,
     a: Arc<Args>,
     ready: Arc<Barrier>,
@@ -95,7 +91,7 @@ async fn device(
     // Devices report on their own clocks: with a pause, each starts at its own point of it,
     // not all in the same millisecond.
     let period = Duration::from_millis(a.interval_ms);
-    let phase = a.interval_ms * (imei_number(&imei) % a.devices as u64) / a.devices as u64;
+    let phase = a.interval_ms * index as u64 / a.devices as u64;
     let mut next = tokio::time::Instant::now() + Duration::from_millis(phase);
     let (mut latencies, mut acknowledged, mut n) = (Vec::new(), 0, 0);
     tokio::time::sleep_until(next).await;
@@ -148,8 +144,10 @@ async fn main() {
     let start_ms = (chrono::Utc::now() - chrono::Duration::days(3)).timestamp_millis() as u64;
     let tasks: Vec<_> = imeis
         .into_iter()
-        .map(|imei| {
+        .enumerate()
+        .map(|(index, imei)| {
             tokio::spawn(device(
+                index,
                 a.teltonika.clone(),
                 imei,
                 a.clone(),
