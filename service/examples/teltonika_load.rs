@@ -147,8 +147,8 @@ async fn main() {
         .enumerate()
         .map(|(index, imei)| {
             tokio::spawn(device(
-                index,
                 a.teltonika.clone(),
+                index,
                 imei,
                 a.clone(),
                 ready.clone(),
