@@ -487,7 +487,7 @@ pub enum Primitive {
     /// `format: byte`: bytes that travel as base64 text, decoded on either side.
     Base64,
     /// `format: uri`: an absolute URL (`url::Url`), parsed on either side.
-    /// [`Api::uris_as_strings`] turns it back into a checked `String` (the generator's opt-out).
+    /// [`crate::formats::apply`] makes it a checked `String` unless the options ask for `url::Url`.
     Url,
 }
 
@@ -645,14 +645,6 @@ impl Api {
                 debug_assert!(!removed[id.0], "a removed type is still named");
                 id.0 = new_index[id.0];
             });
-        }
-    }
-
-    /// The opt-out of `url::Url`: every `format: uri` becomes a `String` again (still checked to
-    /// be a URI by `Validate`).
-    pub fn uris_as_strings(&mut self) {
-        for ty in self.type_refs_mut() {
-            ty.replace_primitive(Primitive::Url, Primitive::String);
         }
     }
 
@@ -874,7 +866,7 @@ impl TypeRef {
         }
     }
 
-    fn replace_primitive(&mut self, from: Primitive, to: Primitive) {
+    pub(crate) fn replace_primitive(&mut self, from: Primitive, to: Primitive) {
         match self {
             TypeRef::Primitive(p) if *p == from => *p = to,
             TypeRef::Array(inner) | TypeRef::Map(inner) | TypeRef::Nullable(inner) => {

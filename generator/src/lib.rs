@@ -72,6 +72,7 @@ pub mod build;
 pub mod bundle;
 pub mod diagnostics;
 pub mod emit;
+pub mod formats;
 pub mod ir;
 pub mod load;
 pub mod lower;
@@ -206,9 +207,7 @@ pub fn generate_api(
     opts: &emit::Options,
     parts: &[Part],
 ) -> Result<Generated, Diagnostics> {
-    if !opts.uri_as_url {
-        api.uris_as_strings();
-    }
+    formats::apply(&mut api, opts);
     guard(move || {
         let patterns = emit::Patterns::collect(&api, &mut diags);
         let emit_part = |part: Part| emit::crates::emit(&api, &patterns, opts, part);

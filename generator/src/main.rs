@@ -50,6 +50,11 @@ enum Command {
         /// Accepted for old scripts: `format: uri` is a checked `String` by default now.
         #[arg(long, hide = true)]
         uri_as_string: bool,
+        /// Integer formats narrower than 64 bits (`int32`, `uint8`...) as the Rust type of that
+        /// width: a client then fails on an integer beyond it. By default they are `i64`, and
+        /// `Validate` (so the generated server) checks the format's range.
+        #[arg(long)]
+        narrow_integers: bool,
         /// Closed enums: a value the document does not list fails to decode. By default string and
         /// integer enums keep such a value in an `Unknown` variant (which `Validate`, and so the
         /// generated server, still refuses).
@@ -102,6 +107,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             no_rustfmt,
             uri_as_url,
             uri_as_string: _,
+            narrow_integers,
             closed_enums,
             check,
         } => {
@@ -113,6 +119,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             );
             opts.crate_version = crate_version;
             opts.uri_as_url = uri_as_url;
+            opts.narrow_integers = narrow_integers;
             opts.open_enums = !closed_enums;
             if no_rustfmt {
                 eprintln!(

@@ -316,7 +316,7 @@ async fn main() {
     loop {
         let page = client
             .list_events(account)
-            .skip(events as i32)
+            .skip(events as i64)
             .take(500)
             .send()
             .await

@@ -58,7 +58,10 @@ impl ApiError {
             ),
             ApiError::Internal => (codes::INTERNAL, "internal error".to_owned()),
         };
-        ErrorBody { code, message }
+        ErrorBody {
+            code: code.into(),
+            message,
+        }
     }
 }
 
@@ -272,7 +275,7 @@ impl<S: Store> Service<S> {
             return Err(rejected());
         }
         let (access_token, _) = self.tokens.issue(account.id, Utc::now());
-        let expires_in = i32::try_from(self.tokens.lifetime.num_seconds()).unwrap_or(i32::MAX);
+        let expires_in = self.tokens.lifetime.num_seconds();
         Ok(TokenResponse {
             access_token,
             token_type: TokenResponseTokenType::Bearer,

@@ -78,7 +78,7 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
             _ => codes::VALIDATION,
         };
         ErrorBody {
-            code,
+            code: code.into(),
             message: rejection.message.clone(),
         }
     }

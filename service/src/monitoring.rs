@@ -143,7 +143,7 @@ pub async fn record_request(request: Request, next: Next) -> Response {
 }
 
 /// The points of one telemetry batch, by outcome.
-pub fn telemetry_points(accepted: i32, duplicate: i32, rejected: i32) {
+pub fn telemetry_points(accepted: i64, duplicate: i64, rejected: i64) {
     for (status, n) in [
         ("accepted", accepted),
         ("duplicate", duplicate),

@@ -37,14 +37,14 @@ pub fn thresholds(rules: Option<&TelemetryRules>) -> Thresholds {
         input_voltage_low: r.input_voltage_low_threshold,
         battery_voltage_low: r.battery_voltage_low_threshold,
         battery_percentage_low: r.battery_percentage_low_threshold,
-        speed_limit: r.speed_limit.map(f64::from),
+        speed_limit: r.speed_limit.map(|v| v as f64),
         fuel_level_low: r.fuel_level_low_threshold,
         ad_blue_level_low: r.ad_blue_level_low_threshold,
         temperature_low: r.temperature_low_threshold,
         temperature_high: r.temperature_high_threshold,
         pressure_low: r.pressure_low_threshold,
         pressure_high: r.pressure_high_threshold,
-        engine_speed_limit: r.engine_speed_limit.map(f64::from),
+        engine_speed_limit: r.engine_speed_limit.map(|v| v as f64),
     }
 }
 

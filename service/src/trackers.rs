@@ -218,7 +218,7 @@ fn point(asset: Uuid, r: &Report) -> TelemetryPoint {
         speed: r.speed,
         heading: r.heading,
         altitude: r.altitude,
-        satellites: r.satellites.map(i32::from),
+        satellites: r.satellites.map(i64::from),
         ignition: r.ignition,
         input_voltage: r.input_voltage,
         battery_voltage: r.battery_voltage,

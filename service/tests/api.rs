@@ -938,7 +938,7 @@ async fn tenants_cannot_reach_each_other() {
 
 async fn assert_error_body(
     response: reqwest::Response,
-    code: i32,
+    code: i64,
     mentions: &str,
 ) -> Result<(), String> {
     let status = response.status();
@@ -961,7 +961,7 @@ type BadRequest = (
     String,
     Option<(&'static str, String)>,
     u16,
-    i32,
+    i64,
     &'static str,
 );
 

@@ -98,7 +98,7 @@ async fn a_drive_yields_exactly_the_expected_events() {
         .send()
         .await
         .unwrap();
-    assert_eq!(result.accepted, DRIVE.len() as i32);
+    assert_eq!(result.accepted, DRIVE.len() as i64);
     let events = drive.events().await;
     let kinds: Vec<(i64, EventType)> = events.iter().map(|(t, k, _)| (*t, *k)).collect();
     assert_eq!(kinds, drive.expected());

@@ -128,7 +128,7 @@ impl Instances {
                     .create_alert_rule(
                         self.root,
                         truck,
-                        plain_rule(kind, order as i32, recipient, sms(false)),
+                        plain_rule(kind, order as i64, recipient, sms(false)),
                     )
                     .send()
                     .await
@@ -242,7 +242,7 @@ async fn single_instance(url: String, start: DateTime<Utc>) -> Outcome {
             .send()
             .await
             .unwrap();
-        assert_eq!(result.accepted, DRIVE.len() as i32);
+        assert_eq!(result.accepted, DRIVE.len() as i64);
     }
     let outcome = run.outcome(&admin, &trucks, start).await;
     run.assert_each_message_created_once(&admin).await;

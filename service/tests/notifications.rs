@@ -112,7 +112,7 @@ async fn setup(adjust: impl FnOnce(&mut Config)) -> Setup {
     }
 }
 
-fn rule(order: i32, channel: Channel) -> AlertRuleInput {
+fn rule(order: i64, channel: Channel) -> AlertRuleInput {
     plain_rule(
         EventType::SpeedLimitExceeded,
         order,
@@ -228,7 +228,7 @@ async fn a_speeding_event_reaches_every_channel_once_and_is_recorded() {
     .into_iter()
     .enumerate()
     {
-        s.add_rule(rule(order as i32, channel(kind, false))).await;
+        s.add_rule(rule(order as i64, channel(kind, false))).await;
     }
     s.post(speeding(s.truck.id, 5)).await;
     let events = s.events_of(EventType::SpeedLimitExceeded).await;

@@ -368,7 +368,7 @@ async fn large_fleets_are_paged_by_fifty_and_searchable() {
             })
             .collect()
     };
-    let expected = |range: std::ops::Range<i32>| -> Vec<String> {
+    let expected = |range: std::ops::Range<i64>| -> Vec<String> {
         range.map(|i| format!("bus-{i:03}")).collect()
     };
 

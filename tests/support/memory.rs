@@ -34,13 +34,13 @@ pub const ROOT_ACCOUNT: Uuid = Uuid::from_u128(0x1000);
 
 /// The error codes of the spec's table.
 pub mod codes {
-    pub const VALIDATION: i32 = 1000;
-    pub const MALFORMED_JSON: i32 = 1001;
-    pub const UNSUPPORTED_MEDIA_TYPE: i32 = 1002;
-    pub const UNAUTHENTICATED: i32 = 1100;
-    pub const NOT_FOUND: i32 = 1400;
-    pub const CONFLICT: i32 = 1500;
-    pub const INTERNAL: i32 = 1900;
+    pub const VALIDATION: i64 = 1000;
+    pub const MALFORMED_JSON: i64 = 1001;
+    pub const UNSUPPORTED_MEDIA_TYPE: i64 = 1002;
+    pub const UNAUTHENTICATED: i64 = 1100;
+    pub const NOT_FOUND: i64 = 1400;
+    pub const CONFLICT: i64 = 1500;
+    pub const INTERNAL: i64 = 1900;
 }
 
 pub struct MemoryApi {
@@ -54,7 +54,7 @@ pub struct MemoryApi {
     /// `authenticate` (so it carries the Bearer challenge) except at the token endpoint.
     pub fail_next: Mutex<VecDeque<u16>>,
     /// `(skip, take, includeDeleted)` of the last `listAssets` call, as the operation received them.
-    pub last_page: Mutex<Option<(i32, i32, bool)>>,
+    pub last_page: Mutex<Option<(i64, i64, bool)>>,
 }
 
 #[derive(Default)]
@@ -94,7 +94,7 @@ impl Default for MemoryApi {
     }
 }
 
-fn error(code: i32, message: impl Into<String>) -> ErrorBody {
+fn error(code: i64, message: impl Into<String>) -> ErrorBody {
     ErrorBody {
         code,
         message: message.into(),
@@ -974,7 +974,7 @@ impl AssetAlertingApi for MemoryApi {
             .iter()
             .enumerate()
             .map(|(index, point)| PointResult {
-                index: index as i32,
+                index: index as i64,
                 status: PointResultStatus::Accepted,
                 asset_id: point.asset_id,
                 reason: None,
@@ -983,7 +983,7 @@ impl AssetAlertingApi for MemoryApi {
             .collect::<Vec<_>>();
         state.telemetry.extend(request.body.points);
         IngestTelemetryResponse::Accepted(TelemetryBatchResult {
-            accepted: results.len() as i32,
+            accepted: results.len() as i64,
             duplicates: 0,
             rejected: 0,
             results,

@@ -72,7 +72,8 @@ struct Exclusion {
     /// `accepted` (Prism refuses the request: it is not decoded either) or `decoded`.
     not: String,
     /// `prism` (a Prism bug: `issue` and `proof` required), `ours, open` (a fault of the
-    /// generated code, for the lead to fix) or `document` (the document contradicts itself).
+    /// generated code, for the lead to fix), `limit` (a limit of the generated code by design)
+    /// or `document` (the document contradicts itself).
     cause: String,
     #[serde(default)]
     issue: Option<String>,
@@ -210,9 +211,7 @@ fn write_document(root: &Path, scratch: &Path, doc: &Document) -> Result<Vec<Str
     let (mut api, diags) =
         openapi_gen::load_bundled(openapi_gen::read(&path).map_err(|d| d.to_string())?)
             .map_err(|d| format!("{}:\n{d}", doc.spec))?;
-    if !opts.uri_as_url {
-        api.uris_as_strings();
-    }
+    openapi_gen::formats::apply(&mut api, &opts);
     let generated = openapi_gen::generate_api(api.clone(), diags, &opts, &Part::ALL)
         .map_err(|d| format!("{}:\n{d}", doc.spec))?;
     let dir = scratch.join(&doc.name);

@@ -6,7 +6,20 @@ use crate::types::*;
 use crate::validation::{self, Validate, ValidationError};
 
 impl Validate for ErrorBody {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.code;
+            let path = validation::field(path, "code");
+            let path = path.as_str();
+            validation::range(
+                *value as f64,
+                path,
+                Some((-2147483648f64, false)),
+                Some((2147483647f64, false)),
+                errors,
+            );
+        }
+    }
 }
 
 impl Validate for Account {
@@ -237,7 +250,7 @@ impl Validate for TelemetryRules {
             let path = path.as_str();
             if let Some(v0) = value {
                 validation::range(
-                    f64::from(*v0),
+                    *v0 as f64,
                     path,
                     Some((0f64, false)),
                     Some((4294967295f64, false)),
@@ -251,7 +264,7 @@ impl Validate for TelemetryRules {
             let path = path.as_str();
             if let Some(v0) = value {
                 validation::range(
-                    f64::from(*v0),
+                    *v0 as f64,
                     path,
                     Some((0f64, false)),
                     Some((4294967295f64, false)),
@@ -269,10 +282,10 @@ impl Validate for AlertRule {
             let path = validation::field(path, "order");
             let path = path.as_str();
             validation::range(
-                f64::from(*value),
+                *value as f64,
                 path,
                 Some((0f64, false)),
-                None,
+                Some((2147483647f64, false)),
                 errors,
             );
         }
@@ -312,10 +325,10 @@ impl Validate for AlertRuleInput {
             let path = validation::field(path, "order");
             let path = path.as_str();
             validation::range(
-                f64::from(*value),
+                *value as f64,
                 path,
                 Some((0f64, false)),
-                None,
+                Some((2147483647f64, false)),
                 errors,
             );
         }
@@ -549,7 +562,20 @@ impl Validate for TokenRequest {
 }
 
 impl Validate for TokenResponse {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.expires_in;
+            let path = validation::field(path, "expires_in");
+            let path = path.as_str();
+            validation::range(
+                *value as f64,
+                path,
+                Some((-2147483648f64, false)),
+                Some((2147483647f64, false)),
+                errors,
+            );
+        }
+    }
 }
 
 impl Validate for OAuthError {
@@ -582,6 +608,20 @@ impl Validate for TelemetryPoint {
                 validation::length(v0, path, Some(1), None, errors);
             }
         }
+        {
+            let value = &self.satellites;
+            let path = validation::field(path, "satellites");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                validation::range(
+                    *v0 as f64,
+                    path,
+                    Some((-2147483648f64, false)),
+                    Some((2147483647f64, false)),
+                    errors,
+                );
+            }
+        }
     }
 }
 
@@ -590,11 +630,71 @@ impl Validate for DeviceSignals {
 }
 
 impl Validate for TelemetryBatchResult {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.accepted;
+            let path = validation::field(path, "accepted");
+            let path = path.as_str();
+            validation::range(
+                *value as f64,
+                path,
+                Some((-2147483648f64, false)),
+                Some((2147483647f64, false)),
+                errors,
+            );
+        }
+        {
+            let value = &self.duplicates;
+            let path = validation::field(path, "duplicates");
+            let path = path.as_str();
+            validation::range(
+                *value as f64,
+                path,
+                Some((-2147483648f64, false)),
+                Some((2147483647f64, false)),
+                errors,
+            );
+        }
+        {
+            let value = &self.rejected;
+            let path = validation::field(path, "rejected");
+            let path = path.as_str();
+            validation::range(
+                *value as f64,
+                path,
+                Some((-2147483648f64, false)),
+                Some((2147483647f64, false)),
+                errors,
+            );
+        }
+        {
+            let value = &self.results;
+            let path = validation::field(path, "results");
+            let path = path.as_str();
+            for (i0, v0) in value.iter().enumerate() {
+                let path = validation::index(path, i0);
+                let path = path.as_str();
+                v0.validate_at(path, errors);
+            }
+        }
+    }
 }
 
 impl Validate for PointResult {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.index;
+            let path = validation::field(path, "index");
+            let path = path.as_str();
+            validation::range(
+                *value as f64,
+                path,
+                Some((-2147483648f64, false)),
+                Some((2147483647f64, false)),
+                errors,
+            );
+        }
+    }
 }
 
 impl Validate for Position {
@@ -614,7 +714,22 @@ impl Validate for OpenEpisode {
 }
 
 impl Validate for AssetState {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.satellites;
+            let path = validation::field(path, "satellites");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                validation::range(
+                    *v0 as f64,
+                    path,
+                    Some((-2147483648f64, false)),
+                    Some((2147483647f64, false)),
+                    errors,
+                );
+            }
+        }
+    }
 }
 
 impl Validate for NotificationChannel {

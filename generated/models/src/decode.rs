@@ -21,7 +21,7 @@ impl crate::object::Object for ErrorBody {
         let mut f1 = None;
         while let Some(k) = m.key()? {
             match k.as_str() {
-                "code" => m.put_with::<crate::wire::AsInteger<i32>>(&mut f0, "code")?,
+                "code" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f0, "code")?,
                 "message" => m.put(&mut f1, "message")?,
                 _ => m.skip()?,
             }
@@ -430,7 +430,7 @@ impl crate::object::Object for TelemetryRules {
                 }
                 "speedLimit" => {
                     m.put_with::<
-                            crate::wire::AsNumericOption<u32, crate::patterns::Numeric5>,
+                            crate::wire::AsNumericOption<i64, crate::patterns::Numeric5>,
                         >(&mut f3, "speedLimit")?
                 }
                 "fuelLevelLowThreshold" => {
@@ -465,7 +465,7 @@ impl crate::object::Object for TelemetryRules {
                 }
                 "engineSpeedLimit" => {
                     m.put_with::<
-                            crate::wire::AsNumericOption<u32, crate::patterns::Numeric5>,
+                            crate::wire::AsNumericOption<i64, crate::patterns::Numeric5>,
                         >(&mut f10, "engineSpeedLimit")?
                 }
                 _ => m.skip()?,
@@ -534,7 +534,7 @@ impl crate::object::Object for AlertRule {
                 "accountId" => m.put(&mut f1, "accountId")?,
                 "assetId" => m.put(&mut f2, "assetId")?,
                 "eventType" => m.put(&mut f3, "eventType")?,
-                "order" => m.put_with::<crate::wire::AsInteger<i32>>(&mut f4, "order")?,
+                "order" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f4, "order")?,
                 "recipient" => m.put(&mut f5, "recipient")?,
                 "channel" => m.put(&mut f6, "channel")?,
                 "isDisabled" => m.put(&mut f7, "isDisabled")?,
@@ -611,7 +611,7 @@ impl crate::object::Object for AlertRuleInput {
                 "accountId" => m.put(&mut f1, "accountId")?,
                 "assetId" => m.put(&mut f2, "assetId")?,
                 "eventType" => m.put(&mut f3, "eventType")?,
-                "order" => m.put_with::<crate::wire::AsInteger<i32>>(&mut f4, "order")?,
+                "order" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f4, "order")?,
                 "recipient" => m.put(&mut f5, "recipient")?,
                 "channel" => m.put(&mut f6, "channel")?,
                 "isDisabled" => m.put(&mut f7, "isDisabled")?,
@@ -1192,7 +1192,7 @@ impl crate::object::Object for TokenResponse {
                 "access_token" => m.put(&mut f0, "access_token")?,
                 "token_type" => m.put(&mut f1, "token_type")?,
                 "expires_in" => {
-                    m.put_with::<crate::wire::AsInteger<i32>>(&mut f2, "expires_in")?
+                    m.put_with::<crate::wire::AsInteger<i64>>(&mut f2, "expires_in")?
                 }
                 _ => m.skip()?,
             }
@@ -1326,7 +1326,7 @@ impl crate::object::Object for TelemetryPoint {
                 "heading" => m.put(&mut f6, "heading")?,
                 "altitude" => m.put(&mut f7, "altitude")?,
                 "satellites" => {
-                    m.put_with::<crate::wire::AsInteger<i32>>(&mut f8, "satellites")?
+                    m.put_with::<crate::wire::AsInteger<i64>>(&mut f8, "satellites")?
                 }
                 "ignition" => m.put(&mut f9, "ignition")?,
                 "inputVoltage" => m.put(&mut f10, "inputVoltage")?,
@@ -1448,13 +1448,13 @@ impl crate::object::Object for TelemetryBatchResult {
         while let Some(k) = m.key()? {
             match k.as_str() {
                 "accepted" => {
-                    m.put_with::<crate::wire::AsInteger<i32>>(&mut f0, "accepted")?
+                    m.put_with::<crate::wire::AsInteger<i64>>(&mut f0, "accepted")?
                 }
                 "duplicates" => {
-                    m.put_with::<crate::wire::AsInteger<i32>>(&mut f1, "duplicates")?
+                    m.put_with::<crate::wire::AsInteger<i64>>(&mut f1, "duplicates")?
                 }
                 "rejected" => {
-                    m.put_with::<crate::wire::AsInteger<i32>>(&mut f2, "rejected")?
+                    m.put_with::<crate::wire::AsInteger<i64>>(&mut f2, "rejected")?
                 }
                 "results" => m.put(&mut f3, "results")?,
                 _ => m.skip()?,
@@ -1496,7 +1496,7 @@ impl crate::object::Object for PointResult {
         let mut f4 = None;
         while let Some(k) = m.key()? {
             match k.as_str() {
-                "index" => m.put_with::<crate::wire::AsInteger<i32>>(&mut f0, "index")?,
+                "index" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f0, "index")?,
                 "status" => m.put(&mut f1, "status")?,
                 "assetId" => m.put(&mut f2, "assetId")?,
                 "reason" => m.put(&mut f3, "reason")?,
@@ -1758,7 +1758,7 @@ impl crate::object::Object for AssetState {
                 "heading" => m.put(&mut f4, "heading")?,
                 "altitude" => m.put(&mut f5, "altitude")?,
                 "satellites" => {
-                    m.put_with::<crate::wire::AsInteger<i32>>(&mut f6, "satellites")?
+                    m.put_with::<crate::wire::AsInteger<i64>>(&mut f6, "satellites")?
                 }
                 "ignition" => m.put(&mut f7, "ignition")?,
                 "inputVoltage" => m.put(&mut f8, "inputVoltage")?,

@@ -19,7 +19,7 @@
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ErrorBody {
     /// Stable error code (see the table above).
-    pub code: i32,
+    pub code: i64,
     /// Human-readable explanation; for validation errors it names the offending field.
     pub message: String,
 }
@@ -452,7 +452,7 @@ pub struct TelemetryRules {
     pub battery_percentage_low_threshold: Option<f64>,
     /// Speed above which SpeedLimitExceeded is raised, in km/h.
     #[serde(rename = "speedLimit", skip_serializing_if = "Option::is_none")]
-    pub speed_limit: Option<u32>,
+    pub speed_limit: Option<i64>,
     /// Fuel level below which FuelLevelLow is raised, in percent of tank capacity (0-100).
     #[serde(rename = "fuelLevelLowThreshold", skip_serializing_if = "Option::is_none")]
     pub fuel_level_low_threshold: Option<f64>,
@@ -476,7 +476,7 @@ pub struct TelemetryRules {
     pub pressure_high_threshold: Option<f64>,
     /// Engine speed above which EngineSpeedLimitExceeded is raised, in rpm.
     #[serde(rename = "engineSpeedLimit", skip_serializing_if = "Option::is_none")]
-    pub engine_speed_limit: Option<u32>,
+    pub engine_speed_limit: Option<i64>,
 }
 
 /// A rule deciding who is notified, through which channel and when, about one event type of one asset.
@@ -494,7 +494,7 @@ pub struct AlertRule {
     #[serde(rename = "eventType")]
     pub event_type: EventType,
     /// Evaluation position: the rules of one asset and event type are evaluated in ascending order (lower first); ties are broken by id.
-    pub order: i32,
+    pub order: i64,
     /// Who is notified.
     pub recipient: Recipient,
     /// How the recipient is notified.
@@ -537,7 +537,7 @@ pub struct AlertRuleInput {
     /// Evaluation position: the rules of one asset and event type are evaluated in ascending order (lower first); ties are broken by id.
     ///
     /// Default: `0`.
-    pub order: i32,
+    pub order: i64,
     /// Who is notified.
     pub recipient: Recipient,
     /// How the recipient is notified.
@@ -908,7 +908,7 @@ pub struct TokenResponse {
     /// Token type; always Bearer.
     pub token_type: TokenResponseTokenType,
     /// Lifetime of the access token in seconds (3600).
-    pub expires_in: i32,
+    pub expires_in: i64,
 }
 
 /// Error response of the token endpoint (RFC 6749 section 5.2).
@@ -956,7 +956,7 @@ pub struct TelemetryPoint {
     pub altitude: Option<f64>,
     /// GNSS satellites in use, at least 0 (0 means no fix).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub satellites: Option<i32>,
+    pub satellites: Option<i64>,
     /// Whether the ignition is on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ignition: Option<bool>,
@@ -1021,11 +1021,11 @@ pub struct DeviceSignals {
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TelemetryBatchResult {
     /// Number of points stored.
-    pub accepted: i32,
+    pub accepted: i64,
     /// Number of points that repeated a stored point (same asset and timestamp).
-    pub duplicates: i32,
+    pub duplicates: i64,
     /// Number of points rejected.
-    pub rejected: i32,
+    pub rejected: i64,
     /// One result per point, in request order.
     pub results: Vec<PointResult>,
 }
@@ -1034,7 +1034,7 @@ pub struct TelemetryBatchResult {
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct PointResult {
     /// Position of the point in the request (0-based).
-    pub index: i32,
+    pub index: i64,
     /// accepted (stored), duplicate (already stored; nothing changed) or rejected.
     pub status: PointResultStatus,
     /// The asset the point was matched to, when it was.
@@ -1147,7 +1147,7 @@ pub struct AssetState {
     pub altitude: Option<f64>,
     /// Satellites in use at the last report that said.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub satellites: Option<i32>,
+    pub satellites: Option<i64>,
     /// Last known ignition state.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ignition: Option<bool>,
@@ -1916,7 +1916,7 @@ impl ::std::str::FromStr for WebhookEventType {
 pub(crate) mod defaults {
     use super::*;
 
-    pub(crate) fn alert_rule_input_order() -> i32 {
+    pub(crate) fn alert_rule_input_order() -> i64 {
         0
     }
 

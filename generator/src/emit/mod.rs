@@ -50,6 +50,10 @@ pub struct Options {
     /// `format` is an annotation in JSON Schema, so a client keeps whatever text a server answers
     /// (a relative URL, say) and the generated server, which validates, still refuses a non-URI.
     pub uri_as_url: bool,
+    /// Integer formats narrower than 64 bits (`int32`, `uint8`...) as the Rust type of that width.
+    /// By default (`false`) they are `i64` bounded by the format, which `Validate` checks: a client
+    /// keeps an integer beyond the documented width, and the generated server refuses it.
+    pub narrow_integers: bool,
     /// String and integer enums keep values the document does not list in an `Unknown` variant
     /// (the default), so an API can add values without breaking deployed clients; `Validate`
     /// reports them, so the generated server still refuses them. `false` refuses them when decoding.
@@ -65,6 +69,7 @@ impl Options {
             source_name: source_name.to_owned(),
             command: command.to_owned(),
             uri_as_url: false,
+            narrow_integers: false,
             open_enums: true,
         }
     }

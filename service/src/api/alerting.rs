@@ -62,7 +62,7 @@ fn range_problem(p: &TelemetryPoint) -> Option<String> {
         ("speed", p.speed, 0.0, f64::MAX),
         ("heading", p.heading, 0.0, 360.0),
         ("altitude", p.altitude, f64::MIN, f64::MAX),
-        ("satellites", p.satellites.map(f64::from), 0.0, f64::MAX),
+        ("satellites", p.satellites.map(|n| n as f64), 0.0, f64::MAX),
         ("inputVoltage", p.input_voltage, 0.0, f64::MAX),
         ("batteryVoltage", p.battery_voltage, 0.0, f64::MAX),
         ("batteryPercentage", p.battery_percentage, 0.0, 100.0),
@@ -130,7 +130,7 @@ fn detector_point(p: &TelemetryPoint) -> Point {
 
 fn rejected(index: usize, reason: PointResultReason, message: String) -> PointResult {
     PointResult {
-        index: index as i32,
+        index: index as i64,
         status: PointResultStatus::Rejected,
         asset_id: None,
         reason: Some(reason),
@@ -187,9 +187,7 @@ pub fn state_view(asset: Uuid, stored: Option<&StoredState>) -> AssetState {
         speed: reading(|p| p.speed),
         heading: reading(|p| p.heading),
         altitude: reading(|p| p.altitude),
-        satellites: last
-            .and_then(|p| p.satellites)
-            .map(|n| i32::try_from(n).unwrap_or(i32::MAX)),
+        satellites: last.and_then(|p| p.satellites).map(i64::from),
         ignition: last.and_then(|p| p.ignition),
         input_voltage: reading(|p| p.input_voltage),
         battery_voltage: reading(|p| p.battery_voltage),
@@ -385,7 +383,7 @@ impl<S: Store + AlertStore> Service<S> {
                 for (i, new) in kept.iter().zip(fresh) {
                     results[*i] = Some(if new {
                         PointResult {
-                            index: *i as i32,
+                            index: *i as i64,
                             status: PointResultStatus::Accepted,
                             asset_id: Some(*asset),
                             reason: None,
@@ -399,7 +397,7 @@ impl<S: Store + AlertStore> Service<S> {
             self.alerting.dispatch_wake.notify_one();
         }
         let results: Vec<PointResult> = results.into_iter().flatten().collect();
-        let count = |s: PointResultStatus| results.iter().filter(|r| r.status == s).count() as i32;
+        let count = |s: PointResultStatus| results.iter().filter(|r| r.status == s).count() as i64;
         let result = TelemetryBatchResult {
             accepted: count(PointResultStatus::Accepted),
             duplicates: count(PointResultStatus::Duplicate),
@@ -529,7 +527,7 @@ impl<S: Store + AlertStore> Service<S> {
 
 fn duplicate(index: usize, asset: Uuid) -> PointResult {
     PointResult {
-        index: index as i32,
+        index: index as i64,
         status: PointResultStatus::Duplicate,
         asset_id: Some(asset),
         reason: None,

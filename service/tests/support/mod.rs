@@ -22,7 +22,7 @@ use uuid::Uuid;
 pub const ROOT_SECRET: &str = "root-secret-for-tests";
 
 /// Status and error code of a documented error; panics on anything else.
-pub fn code_of<T, E>(result: Result<T, asset_alerting_client::Error<E>>) -> (u16, i32)
+pub fn code_of<T, E>(result: Result<T, asset_alerting_client::Error<E>>) -> (u16, i64)
 where
     T: std::fmt::Debug,
     E: std::fmt::Debug + std::ops::Deref<Target = ErrorBody>,
@@ -252,7 +252,7 @@ pub fn geofence_input(external_id: &str, name: &str) -> GeofenceInput {
 /// A rule of `event_type` notifying `recipient` through `channel`, every day, everywhere.
 pub fn plain_rule(
     event_type: EventType,
-    order: i32,
+    order: i64,
     recipient: Recipient,
     channel: Channel,
 ) -> AlertRuleInput {
@@ -295,7 +295,7 @@ pub fn sms(interactive: bool) -> Channel {
     }
 }
 
-pub fn rule_input(event_type: EventType, order: i32, inside: Vec<Uuid>) -> AlertRuleInput {
+pub fn rule_input(event_type: EventType, order: i64, inside: Vec<Uuid>) -> AlertRuleInput {
     AlertRuleInput {
         id: None,
         account_id: None,
@@ -413,7 +413,7 @@ pub async fn count_events(
             .list_events(account)
             .asset_id(asset)
             .event_type(event_type)
-            .skip(events as i32)
+            .skip(events as i64)
             .take(500)
             .send()
             .await

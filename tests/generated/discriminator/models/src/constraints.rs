@@ -15,7 +15,7 @@ impl Validate for Cat {
             let path = validation::field(path, "lives");
             let path = path.as_str();
             validation::range(
-                f64::from(*value),
+                *value as f64,
                 path,
                 Some((0f64, false)),
                 Some((9f64, false)),

@@ -52,7 +52,7 @@ impl crate::object::Object for Cat {
         while let Some(k) = m.key()? {
             match k.as_str() {
                 "petType" => m.put(&mut f0, "petType")?,
-                "lives" => m.put_with::<crate::wire::AsInteger<i32>>(&mut f1, "lives")?,
+                "lives" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f1, "lives")?,
                 _ => m.skip()?,
             }
         }

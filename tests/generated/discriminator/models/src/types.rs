@@ -11,7 +11,7 @@ pub struct Dog {
 pub struct Cat {
     #[serde(rename = "petType")]
     pub pet_type: CatPetType,
-    pub lives: i32,
+    pub lives: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]

@@ -14,7 +14,7 @@ pub enum CreateDocument {
     ServiceUnavailable {
         body: crate::models::CreateDocument503Response,
         /// The `retry-after` header (`None` when absent or malformed). Seconds until the storage is back.
-        retry_after: Option<i32>,
+        retry_after: Option<i64>,
     },
     /// `4XX`: Any other client error.
     Status4xx(String),

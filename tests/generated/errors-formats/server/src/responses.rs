@@ -24,7 +24,7 @@ pub enum CreateDocumentResponse {
     ServiceUnavailable {
         body: models::CreateDocument503Response,
         /// The `Retry-After` header. Seconds until the storage is back.
-        retry_after: Option<i32>,
+        retry_after: Option<i64>,
     },
     /// `4XX`: Any other client error.
     Status4xx(StatusCode, String),

@@ -27,6 +27,18 @@ impl Validate for Contact {
 impl Validate for Measurement {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
+            let value = &self.count;
+            let path = validation::field(path, "count");
+            let path = path.as_str();
+            validation::range(
+                *value as f64,
+                path,
+                Some((-2147483648f64, false)),
+                Some((2147483647f64, false)),
+                errors,
+            );
+        }
+        {
             let value = &self.limit;
             let path = validation::field(path, "limit");
             let path = path.as_str();

@@ -96,7 +96,7 @@ impl crate::object::Object for Measurement {
             match k.as_str() {
                 "count" => {
                     m.put_with::<
-                            crate::wire::AsNumeric<i32, crate::patterns::Numeric2>,
+                            crate::wire::AsNumeric<i64, crate::patterns::Numeric2>,
                         >(&mut f0, "count")?
                 }
                 "ratio" => m.put(&mut f1, "ratio")?,

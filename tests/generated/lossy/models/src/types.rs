@@ -36,7 +36,7 @@ pub type Percent = i64;
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Measurement {
-    pub count: i32,
+    pub count: i64,
     pub ratio: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<f64>,

@@ -43,7 +43,7 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `id`: the `id` path parameter.
-    pub fn matrix_primitive(&self, id: i32) -> MatrixPrimitive {
+    pub fn matrix_primitive(&self, id: i64) -> MatrixPrimitive {
         MatrixPrimitive {
             client: self.clone(),
             id,
@@ -273,7 +273,7 @@ impl ::std::future::IntoFuture for MatrixExplodedObject {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct MatrixPrimitive {
     client: crate::Client,
-    id: i32,
+    id: i64,
 }
 
 impl MatrixPrimitive {
@@ -281,7 +281,7 @@ impl MatrixPrimitive {
     async fn exchange(
         self,
         keep_headers: bool,
-    ) -> Result<crate::codec::ResponseValue<i32>, crate::Error<()>> {
+    ) -> Result<crate::codec::ResponseValue<i64>, crate::Error<()>> {
         let id = crate::codec::write_path(
             crate::codec::Style::Matrix,
             false,
@@ -314,20 +314,20 @@ impl MatrixPrimitive {
 
 impl MatrixPrimitive {
     /// Sends the request: `GET /matrixPrimitive/{id}`.
-    pub fn send(self) -> crate::codec::ResponseFuture<i32, ()> {
+    pub fn send(self) -> crate::codec::ResponseFuture<i64, ()> {
         crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`GET /matrixPrimitive/{id}`) and answers the body with the status and headers.
-    pub fn send_full(self) -> crate::codec::FullResponseFuture<i32, ()> {
+    pub fn send_full(self) -> crate::codec::FullResponseFuture<i64, ()> {
         Box::pin(self.exchange(true))
     }
 }
 
 impl ::std::future::IntoFuture for MatrixPrimitive {
-    type Output = Result<i32, crate::Error<()>>;
+    type Output = Result<i64, crate::Error<()>>;
 
-    type IntoFuture = crate::codec::ResponseFuture<i32, ()>;
+    type IntoFuture = crate::codec::ResponseFuture<i64, ()>;
 
     fn into_future(self) -> Self::IntoFuture {
         self.send()

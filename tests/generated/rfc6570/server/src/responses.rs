@@ -65,7 +65,7 @@ impl IntoResponse for MatrixExplodedObjectResponse {
 #[derive(Debug, Clone, PartialEq)]
 pub enum MatrixPrimitiveResponse {
     /// `200`: The value read.
-    Ok(i32),
+    Ok(i64),
     /// A status the spec does not document for this operation, with the API's error body.
     Other(StatusCode, ErrorMessage),
 }

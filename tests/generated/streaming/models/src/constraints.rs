@@ -2,7 +2,7 @@
 
 //! `Validate` for every type: the constraints the spec states beyond each type.
 use crate::types::*;
-use crate::validation::{Validate, ValidationError};
+use crate::validation::{self, Validate, ValidationError};
 
 impl Validate for Tick {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
@@ -17,7 +17,20 @@ impl Validate for ChatAnswer {
 }
 
 impl Validate for ChatChunk {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.index;
+            let path = validation::field(path, "index");
+            let path = path.as_str();
+            validation::range(
+                *value as f64,
+                path,
+                Some((-2147483648f64, false)),
+                Some((2147483647f64, false)),
+                errors,
+            );
+        }
+    }
 }
 
 impl Validate for LogLine {

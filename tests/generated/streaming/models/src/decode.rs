@@ -106,7 +106,7 @@ impl crate::object::Object for ChatChunk {
         let mut f1 = None;
         while let Some(k) = m.key()? {
             match k.as_str() {
-                "index" => m.put_with::<crate::wire::AsInteger<i32>>(&mut f0, "index")?,
+                "index" => m.put_with::<crate::wire::AsInteger<i64>>(&mut f0, "index")?,
                 "delta" => m.put(&mut f1, "delta")?,
                 _ => m.skip()?,
             }

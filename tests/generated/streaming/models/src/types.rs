@@ -21,7 +21,7 @@ pub struct ChatAnswer {
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ChatChunk {
-    pub index: i32,
+    pub index: i64,
     pub delta: String,
 }
 

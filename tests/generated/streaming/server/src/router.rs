@@ -48,17 +48,17 @@ async fn read_watch_ticks(request: Request) -> Result<WatchTicksRequest, Rejecti
     let headers = params::Headers(&parts.headers);
     let request = WatchTicksRequest {
         limit: {
-            let value = query.optional("limit", params::value::<i32>)?;
+            let value = query.optional("limit", params::value::<i64>)?;
             if let Some(value) = &value {
                 params::check(
                     params::In::Query,
                     "limit",
                     |path, errors| {
                         models::validation::range(
-                            f64::from(*value),
+                            *value as f64,
                             path,
                             Some((1f64, false)),
-                            None,
+                            Some((2147483647f64, false)),
                             errors,
                         );
                     },
