@@ -5,8 +5,8 @@ use integration_tests::repo_root;
 use openapi_gen::Part;
 use openapi_gen::emit::Options;
 
-/// The options `cargo xtask codegen` uses (the service keeps `format: uri` a `String` and its
-/// enums closed).
+/// The options `cargo xtask codegen` uses (the service keeps `format: uri` a `String`, its enums
+/// closed and its formats typed).
 fn xtask_options() -> Options {
     let mut opts = Options::new(
         "asset-alerting",
@@ -15,6 +15,7 @@ fn xtask_options() -> Options {
     );
     opts.uri_as_url = false;
     opts.open_enums = false;
+    opts.typed_formats = true;
     opts
 }
 

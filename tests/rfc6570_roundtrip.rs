@@ -32,7 +32,7 @@ impl TemplatesApi for Echo {
     }
 
     async fn matrix_primitive(&self, request: MatrixPrimitiveRequest) -> MatrixPrimitiveResponse {
-        MatrixPrimitiveResponse::Ok(request.id)
+        MatrixPrimitiveResponse::Ok(request.id.into())
     }
 }
 

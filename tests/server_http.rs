@@ -523,7 +523,7 @@ async fn list_assets_rejects_bad_paging() {
         "take",
     )
     .await;
-    assert!(message.contains("at most 500 (is 3000000000)"), "{message}");
+    assert!(message.contains("out of range"), "{message}");
     invalid(
         server
             .call(Method::GET, &format!("{}?skip=-1", assets()))

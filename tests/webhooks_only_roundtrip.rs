@@ -62,7 +62,7 @@ async fn serve(merchant: Arc<Merchant>) -> String {
 
 fn payment(minor_units: i64) -> models::Payment {
     models::Payment {
-        id: Uuid::from_u128(42),
+        id: Uuid::from_u128(42).to_string(),
         amount: models::Money {
             currency: "EUR".to_owned(),
             minor_units,
@@ -92,7 +92,7 @@ async fn the_sender_delivers_each_webhook_to_the_receiver() {
     );
 
     let refund = models::RefundIssuedRequest {
-        payment_id: Uuid::from_u128(42),
+        payment_id: Uuid::from_u128(42).to_string(),
         amount: models::Money {
             currency: "EUR".to_owned(),
             minor_units: 250,

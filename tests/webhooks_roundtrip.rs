@@ -95,7 +95,7 @@ fn to(url: &str) -> sender::Client {
 
 fn shipment(parcels: i64, carrier: &str) -> models::Shipment {
     models::Shipment {
-        order_id: Uuid::from_u128(7),
+        order_id: Uuid::from_u128(7).to_string(),
         carrier: carrier.to_owned(),
         parcels,
         tracking_url: Some("https://track.example.com/7".parse().unwrap()),
@@ -131,7 +131,7 @@ async fn the_sender_delivers_a_webhook_to_the_receiver() {
     // A body without content (202) and the same receiver at another route.
     to(&format!("{base}/orderCancelled"))
         .order_cancelled(models::OrderCancelledRequest {
-            order_id: Uuid::from_u128(7),
+            order_id: Uuid::from_u128(7).to_string(),
             reason: None,
         })
         .await
@@ -202,7 +202,7 @@ async fn callbacks_go_to_the_url_the_request_registered() {
     let recorder = Arc::new(Recorder::default());
     let base = serve(recorder.clone()).await;
     let subscription = models::Subscription {
-        order_id: Uuid::from_u128(9),
+        order_id: Uuid::from_u128(9).to_string(),
         callback_url: format!("{base}/orderUpdated"),
     };
     let url = sender::urls::subscribe_order_updated(&subscription).expect("a URL in the body");
@@ -215,7 +215,7 @@ async fn callbacks_go_to_the_url_the_request_registered() {
     );
 
     let update = |status| models::OrderUpdate {
-        order_id: Uuid::from_u128(9),
+        order_id: Uuid::from_u128(9).to_string(),
         status,
     };
     to(&url)

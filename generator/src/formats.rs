@@ -3,16 +3,24 @@
 //! `Validate`, and so the generated server, still checks the format. Options opt out.
 //!
 //! - `format: uri` is a `String` checked to be a URI (`--uri-as-url` makes it a `url::Url`).
-//! - An integer format narrower than 64 bits (`int8` to `int32`, `uint8` to `uint32`) is an
-//!   `i64`, and the format's range becomes a bound (`--narrow-integers` keeps the format's own
-//!   type). `type: integer` admits any integer, and real APIs outgrow their documented widths;
-//!   ASP.NET's `type: [integer, string]` admits any numeral in the string.
+//! - `format: uuid`, `date-time` and `date` of what a client decodes are `String`s checked to be
+//!   one (`--typed-formats` makes them `uuid::Uuid`, `chrono::DateTime<Utc>`, `chrono::NaiveDate`).
+//!   Real servers send ids that are not UUIDs and timestamps without an offset.
+//! - An integer format narrower than 64 bits (`int8` to `int32`, `uint8` to `uint32`) of what a
+//!   client decodes is an `i64`, and the format's range becomes a bound (`--narrow-integers` keeps
+//!   the format's own type). `type: integer` admits any integer, real APIs outgrow their documented
+//!   widths, and ASP.NET's `type: [integer, string]` admits any numeral in the string.
 //!
-//! Integers beyond 64 bits stay out of reach: RFC 8259 (section 6) lets an implementation limit
-//! the range of numbers, and names IEEE 754 doubles as what interoperable JSON can expect.
+//! What a client decodes: fields, union branches and aliases (the component types, which the
+//! server's `Validate` checks too), and inline response bodies and headers (which only their
+//! receiver reads). Parameters and inline request body schemas keep the format's type: only the
+//! server reads them, and it stays strict. A union's branches keep their string formats, which
+//! tell the branches apart. Integers beyond 64 bits stay out of reach: RFC 8259
+//! (section 6) lets an implementation limit the range of numbers, and names IEEE 754 doubles as
+//! what interoperable JSON can expect.
 
 use crate::emit::Options;
-use crate::ir::{Api, Constraints, Primitive, TypeKind, TypeRef};
+use crate::ir::{Api, Constraints, Primitive, StringFormat, TypeKind, TypeRef};
 
 /// Applies the options' choice of types to the document's IR (idempotent).
 pub fn apply(api: &mut Api, opts: &Options) {
@@ -21,30 +29,36 @@ pub fn apply(api: &mut Api, opts: &Options) {
             ty.replace_primitive(Primitive::Url, Primitive::String);
         }
     }
-    if !opts.narrow_integers {
-        widen_integers(api);
-    }
+    let loosen = |ty: &mut TypeRef, c: &mut Constraints, branch: bool| {
+        if !opts.narrow_integers {
+            widen(ty, c);
+        }
+        // The format is what tells an untagged union's string branches apart (`uuid` before a
+        // plain string); a value that fails it still decodes as a later branch that admits it.
+        if !opts.typed_formats && !branch {
+            as_text(ty, c);
+        }
+    };
+    decoded_by_clients(api, loosen);
 }
 
-/// Every narrow integer that sits beside the constraints `Validate` checks (fields, union
-/// variants, aliases, parameters) becomes an `i64` bounded by its format. So do those of inline
-/// response bodies and headers, which nothing validates: only the receiver decodes them. An inline
-/// request body's schema, the map values of a struct with properties and an integer enum's values
-/// keep the format's type, since nothing would check a bound there and the server must stay strict.
-fn widen_integers(api: &mut Api) {
+/// Calls `f` on every type a client decodes, with the constraints `Validate` checks beside it
+/// (a scratch set for response bodies and headers, which nothing validates) and whether it is a
+/// union's branch.
+fn decoded_by_clients(api: &mut Api, f: impl Fn(&mut TypeRef, &mut Constraints, bool)) {
     for def in &mut api.types {
         match &mut def.kind {
             TypeKind::Struct(s) => {
-                for f in &mut s.fields {
-                    widen(&mut f.ty, &mut f.constraints);
+                for field in &mut s.fields {
+                    f(&mut field.ty, &mut field.constraints, false);
                 }
             }
             TypeKind::Union(u) => {
                 for v in &mut u.variants {
-                    widen(&mut v.ty, &mut v.constraints);
+                    f(&mut v.ty, &mut v.constraints, true);
                 }
             }
-            TypeKind::Alias(ty) => widen(ty, &mut def.constraints),
+            TypeKind::Alias(ty) => f(ty, &mut def.constraints, false),
             TypeKind::Newtype(_) | TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {}
         }
     }
@@ -53,18 +67,17 @@ fn widen_integers(api: &mut Api) {
         .iter_mut()
         .chain(api.hooks.iter_mut().map(|h| &mut h.operation));
     for op in operations {
-        for p in &mut op.parameters {
-            widen(&mut p.ty, &mut p.constraints);
-        }
         for r in &mut op.responses {
             let tys = r.body.iter_mut().map(|b| &mut b.ty);
             for ty in tys.chain(r.headers.iter_mut().map(|h| &mut h.ty)) {
-                widen(ty, &mut Constraints::default());
+                f(ty, &mut Constraints::default(), false);
             }
         }
     }
 }
 
+/// A narrow integer becomes an `i64` bounded by its format (items and map values through the
+/// constraints of their items).
 fn widen(ty: &mut TypeRef, c: &mut Constraints) {
     match ty {
         TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => {
@@ -74,20 +87,49 @@ fn widen(ty: &mut TypeRef, c: &mut Constraints) {
             }
         }
         TypeRef::Nullable(inner) => widen(inner, c),
-        TypeRef::Array(inner) | TypeRef::Map(inner) if holds_narrow(inner) => {
+        TypeRef::Array(inner) | TypeRef::Map(inner)
+            if holds(inner, &|p| narrow_range(p).is_some()) =>
+        {
             widen(inner, c.items.get_or_insert_with(Default::default));
         }
         _ => {}
     }
 }
 
-fn holds_narrow(ty: &TypeRef) -> bool {
+/// A `uuid`, `date-time` or `date` becomes a `String` checked to be one.
+fn as_text(ty: &mut TypeRef, c: &mut Constraints) {
     match ty {
-        TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => {
-            narrow_range(*p).is_some()
+        TypeRef::Primitive(p) => {
+            if let Some(format) = text_format(*p) {
+                *p = Primitive::String;
+                c.format = Some(format);
+            }
         }
+        TypeRef::Nullable(inner) => as_text(inner, c),
+        TypeRef::Array(inner) | TypeRef::Map(inner)
+            if holds(inner, &|p| text_format(p).is_some()) =>
+        {
+            as_text(inner, c.items.get_or_insert_with(Default::default));
+        }
+        _ => {}
+    }
+}
+
+fn text_format(p: Primitive) -> Option<StringFormat> {
+    match p {
+        Primitive::Uuid => Some(StringFormat::Uuid),
+        Primitive::DateTime => Some(StringFormat::DateTime),
+        Primitive::Date => Some(StringFormat::Date),
+        _ => None,
+    }
+}
+
+/// Whether `ty` is, or holds as items, nullable or not, a primitive that `pick` picks.
+fn holds(ty: &TypeRef, pick: &dyn Fn(Primitive) -> bool) -> bool {
+    match ty {
+        TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => pick(*p),
         TypeRef::Nullable(inner) | TypeRef::Array(inner) | TypeRef::Map(inner) => {
-            holds_narrow(inner)
+            holds(inner, pick)
         }
         _ => false,
     }
@@ -179,6 +221,28 @@ mod tests {
             assert_eq!(ty, Array(Box::new(P(p))));
             assert!(c.is_empty(), "{p:?}");
         }
+    }
+
+    #[test]
+    fn a_uuid_date_time_or_date_becomes_checked_text() {
+        for (p, format) in [
+            (Primitive::Uuid, StringFormat::Uuid),
+            (Primitive::DateTime, StringFormat::DateTime),
+            (Primitive::Date, StringFormat::Date),
+        ] {
+            let mut ty = Array(Box::new(Nullable(Box::new(P(p)))));
+            let mut c = Constraints::default();
+            as_text(&mut ty, &mut c);
+            assert_eq!(
+                ty,
+                Array(Box::new(Nullable(Box::new(P(Primitive::String)))))
+            );
+            assert_eq!(c.items.map(|i| i.format), Some(Some(format)));
+        }
+        let mut ty = P(Primitive::String);
+        let mut c = Constraints::default();
+        as_text(&mut ty, &mut c);
+        assert!(c.is_empty());
     }
 
     #[test]

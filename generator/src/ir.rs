@@ -556,6 +556,12 @@ pub enum StringFormat {
     Email,
     /// `format: uri` or `iri`: checked to be an absolute URI.
     Uri,
+    /// `format: uuid` held as text (see [`crate::formats`]): checked to parse as a UUID.
+    Uuid,
+    /// `format: date-time` held as text: checked to be an RFC 3339 timestamp.
+    DateTime,
+    /// `format: date` held as text: checked to be a calendar date.
+    Date,
 }
 
 impl Constraints {

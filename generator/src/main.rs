@@ -55,6 +55,12 @@ enum Command {
         /// `Validate` (so the generated server) checks the format's range.
         #[arg(long)]
         narrow_integers: bool,
+        /// Generate `format: uuid`, `date-time` and `date` as `uuid::Uuid`,
+        /// `chrono::DateTime<Utc>` and `chrono::NaiveDate` everywhere. By default what a client
+        /// decodes holds them as `String`s that `Validate` (and so the generated server) checks,
+        /// so that a client keeps an id that is not a UUID or a timestamp without an offset.
+        #[arg(long)]
+        typed_formats: bool,
         /// Closed enums: a value the document does not list fails to decode. By default string and
         /// integer enums keep such a value in an `Unknown` variant (which `Validate`, and so the
         /// generated server, still refuses).
@@ -108,6 +114,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             uri_as_url,
             uri_as_string: _,
             narrow_integers,
+            typed_formats,
             closed_enums,
             check,
         } => {
@@ -120,6 +127,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             opts.crate_version = crate_version;
             opts.uri_as_url = uri_as_url;
             opts.narrow_integers = narrow_integers;
+            opts.typed_formats = typed_formats;
             opts.open_enums = !closed_enums;
             if no_rustfmt {
                 eprintln!(

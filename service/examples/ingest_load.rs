@@ -316,7 +316,7 @@ async fn main() {
     loop {
         let page = client
             .list_events(account)
-            .skip(events as i64)
+            .skip(events as i32)
             .take(500)
             .send()
             .await

@@ -119,7 +119,7 @@ async fn serve(app: axum::Router) -> String {
 async fn read_all(client: &Client, channel: bool) -> (Duration, u64) {
     let before = ALLOCATIONS.load(Ordering::Relaxed);
     let started = Instant::now();
-    let request = client.watch_ticks().limit(EVENTS as i64);
+    let request = client.watch_ticks().limit(EVENTS as i32);
     let request = if channel {
         request.last_event_id("channel")
     } else {

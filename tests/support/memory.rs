@@ -54,7 +54,7 @@ pub struct MemoryApi {
     /// `authenticate` (so it carries the Bearer challenge) except at the token endpoint.
     pub fail_next: Mutex<VecDeque<u16>>,
     /// `(skip, take, includeDeleted)` of the last `listAssets` call, as the operation received them.
-    pub last_page: Mutex<Option<(i64, i64, bool)>>,
+    pub last_page: Mutex<Option<(i32, i32, bool)>>,
 }
 
 #[derive(Default)]

@@ -62,8 +62,9 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 }
 
 /// The documents whose crates are checked in: the service's spec (its code keeps `format: uri` a
-/// `String`, and its enums closed: its models are shared by its server, which must refuse values
-/// the spec does not list, and its client, which is released with the server from the same spec) and the fixture the round-trip tests of typed errors and
+/// `String`, its enums closed and its formats typed: its models are shared by its server, which
+/// must refuse values the spec does not list, and its client, which is released with the server
+/// from the same spec) and the fixture the round-trip tests of typed errors and
 /// wire formats drive (tests/errors_formats_roundtrip.rs), the one of mixed path segments
 /// (tests/mixed_paths_roundtrip.rs), the 3.2 methods and querystring (tests/methods_roundtrip.rs),
 /// the OAuth 2.0 device flow (tests/device_flow_roundtrip.rs), the document of webhooks only (tests/webhooks_only_roundtrip.rs),
@@ -74,122 +75,110 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 /// templates (tests/rfc6570_roundtrip.rs), the document split over files
 /// (tests/multi_file_roundtrip.rs), the one of streamed responses (tests/streaming_roundtrip.rs),
 /// and OpenAI's streaming chat completion (tests/openai_stream.rs).
-/// Each: (spec, output folder, crate prefix, `format: uri` as `url::Url`, open enums).
-const TARGETS: &[(&str, &str, &str, bool, bool)] = &[
-    (SPEC, "generated", CRATE_PREFIX, false, false),
+/// Each: (spec, output folder, crate prefix, whether it is the service's). The fixtures take
+/// `format: uri` as `url::Url` and the other defaults.
+const TARGETS: &[(&str, &str, &str, bool)] = &[
+    (SPEC, "generated", CRATE_PREFIX, true),
     (
         "tests/fixtures/errors-formats.yaml",
         "tests/generated/errors-formats",
         "errors-formats",
-        true,
-        true,
+        false,
     ),
     (
         "tests/fixtures/mixed-paths.yaml",
         "tests/generated/mixed-paths",
         "mixed-paths",
-        true,
-        true,
+        false,
     ),
     (
         "tests/fixtures/discriminator-3.1.yaml",
         "tests/generated/discriminator",
         "discriminator",
-        true,
-        true,
+        false,
     ),
     (
         "tests/fixtures/lossy-3.0.yaml",
         "tests/generated/lossy",
         "lossy",
-        true,
-        true,
+        false,
     ),
     (
         "tests/fixtures/webhooks.yaml",
         "tests/generated/webhooks",
         "webhooks",
-        true,
-        true,
+        false,
     ),
     (
         "tests/fixtures/param-styles.yaml",
         "tests/generated/param-styles",
         "param-styles",
-        true,
-        true,
+        false,
     ),
     (
         "tests/fixtures/read-write-only.yaml",
         "tests/generated/read-write-only",
         "read-write-only",
-        true,
-        true,
+        false,
     ),
     (
         "tests/fixtures/rfc6570-paths.yaml",
         "tests/generated/rfc6570",
         "rfc6570",
-        true,
-        true,
+        false,
     ),
     (
         "tests/fixtures/webhooks-only.yaml",
         "tests/generated/webhooks-only",
         "webhooks-only",
-        true,
-        true,
+        false,
     ),
     (
         "tests/fixtures/methods-3.2.yaml",
         "tests/generated/methods-3.2",
         "methods",
-        true,
-        true,
+        false,
     ),
     (
         "tests/fixtures/device-flow-3.2.yaml",
         "tests/generated/device-flow",
         "device-flow",
-        true,
-        true,
+        false,
     ),
     (
         "tests/fixtures/multi-file/openapi.yaml",
         "tests/generated/multi-file",
         "multi-file",
-        true,
-        true,
+        false,
     ),
     (
         "tests/fixtures/streaming-3.1.yaml",
         "tests/generated/streaming",
         "streaming",
-        true,
-        true,
+        false,
     ),
     (
         "tests/fixtures/openai-chat-stream.yaml",
         "tests/generated/openai-chat",
         "openai-chat",
-        true,
-        true,
+        false,
     ),
 ];
 
 /// Options of one checked-in target.
-pub fn target_options(spec: &str, prefix: &str, uri_as_url: bool, open_enums: bool) -> Options {
+pub fn target_options(spec: &str, prefix: &str, service: bool) -> Options {
     let mut opts = options(spec, prefix);
-    opts.uri_as_url = uri_as_url;
-    opts.open_enums = open_enums;
+    opts.uri_as_url = !service;
+    opts.open_enums = !service;
+    opts.typed_formats = service;
     opts
 }
 
 /// Regenerates every target, or (check) compares without writing.
 fn codegen(check: bool) -> Result<bool, String> {
     let mut clean = true;
-    for &(spec, out, prefix, uri_as_url, open_enums) in TARGETS {
-        let opts = target_options(spec, prefix, uri_as_url, open_enums);
+    for &(spec, out, prefix, service) in TARGETS {
+        let opts = target_options(spec, prefix, service);
         clean &= codegen_one(spec, out, &opts, check)?;
     }
     if check && !clean {

@@ -1482,15 +1482,15 @@ impl ::std::future::IntoFuture for DeleteAccount {
 pub struct ListChildAccounts {
     client: crate::Client,
     account_id: ::uuid::Uuid,
-    skip: Option<i64>,
-    take: Option<i64>,
+    skip: Option<i32>,
+    take: Option<i32>,
 }
 
 impl ListChildAccounts {
     /// Number of items to skip (default 0, minimum 0, maximum 999999999).
     ///
     /// When not set, the server applies its default: `0`.
-    pub fn skip(mut self, value: i64) -> Self {
+    pub fn skip(mut self, value: i32) -> Self {
         self.skip = Some(value);
         self
     }
@@ -1498,7 +1498,7 @@ impl ListChildAccounts {
     /// Maximum number of items to return (default 50, minimum 1, maximum 500).
     ///
     /// When not set, the server applies its default: `50`.
-    pub fn take(mut self, value: i64) -> Self {
+    pub fn take(mut self, value: i32) -> Self {
         self.take = Some(value);
         self
     }
@@ -1588,8 +1588,8 @@ impl ListChildAccounts {
     pub fn into_stream(
         self,
     ) -> crate::Paged<crate::models::Account, crate::errors::ListChildAccounts> {
-        let take: i64 = self.take.unwrap_or(50i64);
-        let start: i64 = self.skip.unwrap_or(0);
+        let take: i32 = self.take.unwrap_or(50i32);
+        let start: i32 = self.skip.unwrap_or(0);
         let pages = ::futures_util::stream::try_unfold(
             Some((self, start)),
             move |state| async move {
@@ -1600,7 +1600,7 @@ impl ListChildAccounts {
                 page_request.skip = Some(skip);
                 page_request.take = Some(take);
                 let page = page_request.send().await?;
-                let next = match i64::try_from(page.len()) {
+                let next = match i32::try_from(page.len()) {
                     Ok(length) if length == take && length > 0 => {
                         skip.checked_add(length).map(|next| (request, next))
                     }
@@ -1802,8 +1802,8 @@ pub struct ListAssets {
     account_id: ::uuid::Uuid,
     external_id: Option<String>,
     device_id: Option<String>,
-    skip: Option<i64>,
-    take: Option<i64>,
+    skip: Option<i32>,
+    take: Option<i32>,
     include_deleted: Option<bool>,
 }
 
@@ -1823,7 +1823,7 @@ impl ListAssets {
     /// Number of assets to skip (default 0, minimum 0, maximum 999999999).
     ///
     /// When not set, the server applies its default: `0`.
-    pub fn skip(mut self, value: i64) -> Self {
+    pub fn skip(mut self, value: i32) -> Self {
         self.skip = Some(value);
         self
     }
@@ -1831,7 +1831,7 @@ impl ListAssets {
     /// Maximum number of assets to return (default 50, minimum 1, maximum 500).
     ///
     /// When not set, the server applies its default: `50`.
-    pub fn take(mut self, value: i64) -> Self {
+    pub fn take(mut self, value: i32) -> Self {
         self.take = Some(value);
         self
     }
@@ -1935,8 +1935,8 @@ impl ListAssets {
     pub fn into_stream(
         self,
     ) -> crate::Paged<crate::models::Asset, crate::errors::ListAssets> {
-        let take: i64 = self.take.unwrap_or(50i64);
-        let start: i64 = self.skip.unwrap_or(0);
+        let take: i32 = self.take.unwrap_or(50i32);
+        let start: i32 = self.skip.unwrap_or(0);
         let pages = ::futures_util::stream::try_unfold(
             Some((self, start)),
             move |state| async move {
@@ -1947,7 +1947,7 @@ impl ListAssets {
                 page_request.skip = Some(skip);
                 page_request.take = Some(take);
                 let page = page_request.send().await?;
-                let next = match i64::try_from(page.len()) {
+                let next = match i32::try_from(page.len()) {
                     Ok(length) if length == take && length > 0 => {
                         skip.checked_add(length).map(|next| (request, next))
                     }
@@ -4554,8 +4554,8 @@ pub struct ListEvents {
     event_type: Option<crate::models::EventType>,
     from: Option<::chrono::DateTime<::chrono::Utc>>,
     to: Option<::chrono::DateTime<::chrono::Utc>>,
-    skip: Option<i64>,
-    take: Option<i64>,
+    skip: Option<i32>,
+    take: Option<i32>,
 }
 
 impl ListEvents {
@@ -4586,7 +4586,7 @@ impl ListEvents {
     /// Number of items to skip (default 0, minimum 0, maximum 999999999).
     ///
     /// When not set, the server applies its default: `0`.
-    pub fn skip(mut self, value: i64) -> Self {
+    pub fn skip(mut self, value: i32) -> Self {
         self.skip = Some(value);
         self
     }
@@ -4594,7 +4594,7 @@ impl ListEvents {
     /// Maximum number of items to return (default 50, minimum 1, maximum 500).
     ///
     /// When not set, the server applies its default: `50`.
-    pub fn take(mut self, value: i64) -> Self {
+    pub fn take(mut self, value: i32) -> Self {
         self.take = Some(value);
         self
     }
@@ -4701,8 +4701,8 @@ impl ListEvents {
     pub fn into_stream(
         self,
     ) -> crate::Paged<crate::models::Event, crate::errors::ListEvents> {
-        let take: i64 = self.take.unwrap_or(50i64);
-        let start: i64 = self.skip.unwrap_or(0);
+        let take: i32 = self.take.unwrap_or(50i32);
+        let start: i32 = self.skip.unwrap_or(0);
         let pages = ::futures_util::stream::try_unfold(
             Some((self, start)),
             move |state| async move {
@@ -4713,7 +4713,7 @@ impl ListEvents {
                 page_request.skip = Some(skip);
                 page_request.take = Some(take);
                 let page = page_request.send().await?;
-                let next = match i64::try_from(page.len()) {
+                let next = match i32::try_from(page.len()) {
                     Ok(length) if length == take && length > 0 => {
                         skip.checked_add(length).map(|next| (request, next))
                     }

@@ -59,11 +59,11 @@ pub struct ListChildAccountsRequest {
     /// Number of items to skip (default 0, minimum 0, maximum 999999999).
     ///
     /// Default: `0`.
-    pub skip: i64,
+    pub skip: i32,
     /// Maximum number of items to return (default 50, minimum 1, maximum 500).
     ///
     /// Default: `50`.
-    pub take: i64,
+    pub take: i32,
 }
 
 /// The parameters and body of [`rotate_client_secret`](crate::AssetAlertingApi::rotate_client_secret): `POST /v1/accounts/{accountId}/clientSecret`.
@@ -85,11 +85,11 @@ pub struct ListAssetsRequest {
     /// Number of assets to skip (default 0, minimum 0, maximum 999999999).
     ///
     /// Default: `0`.
-    pub skip: i64,
+    pub skip: i32,
     /// Maximum number of assets to return (default 50, minimum 1, maximum 500).
     ///
     /// Default: `50`.
-    pub take: i64,
+    pub take: i32,
     /// When true, soft-deleted assets are included (default false).
     ///
     /// Default: `false`.
@@ -317,11 +317,11 @@ pub struct ListEventsRequest {
     /// Number of items to skip (default 0, minimum 0, maximum 999999999).
     ///
     /// Default: `0`.
-    pub skip: i64,
+    pub skip: i32,
     /// Maximum number of items to return (default 50, minimum 1, maximum 500).
     ///
     /// Default: `50`.
-    pub take: i64,
+    pub take: i32,
 }
 
 /// The parameters and body of [`stream_events`](crate::AssetAlertingApi::stream_events): `GET /v1/accounts/{accountId}/events/stream`.

@@ -289,15 +289,15 @@ async fn read_list_child_accounts<A: AssetAlertingApi>(
         account_id: path.required(0, "accountId", params::value::<::uuid::Uuid>)?,
         skip: {
             let value = query
-                .optional("skip", params::numeric::<i64>(&models::patterns::NUMERIC_5))?
-                .unwrap_or(0i64);
+                .optional("skip", params::numeric::<i32>(&models::patterns::NUMERIC_5))?
+                .unwrap_or(0i32);
             params::check(
                 params::In::Query,
                 "skip",
                 |path, errors| {
                     let value = &value;
                     models::validation::range(
-                        *value as f64,
+                        f64::from(*value),
                         path,
                         Some((0f64, false)),
                         Some((999999999f64, false)),
@@ -309,15 +309,15 @@ async fn read_list_child_accounts<A: AssetAlertingApi>(
         },
         take: {
             let value = query
-                .optional("take", params::numeric::<i64>(&models::patterns::NUMERIC_5))?
-                .unwrap_or(50i64);
+                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_5))?
+                .unwrap_or(50i32);
             params::check(
                 params::In::Query,
                 "take",
                 |path, errors| {
                     let value = &value;
                     models::validation::range(
-                        *value as f64,
+                        f64::from(*value),
                         path,
                         Some((1f64, false)),
                         Some((500f64, false)),
@@ -386,15 +386,15 @@ async fn read_list_assets<A: AssetAlertingApi>(
         device_id: query.optional("deviceId", params::value::<String>)?,
         skip: {
             let value = query
-                .optional("skip", params::numeric::<i64>(&models::patterns::NUMERIC_5))?
-                .unwrap_or(0i64);
+                .optional("skip", params::numeric::<i32>(&models::patterns::NUMERIC_5))?
+                .unwrap_or(0i32);
             params::check(
                 params::In::Query,
                 "skip",
                 |path, errors| {
                     let value = &value;
                     models::validation::range(
-                        *value as f64,
+                        f64::from(*value),
                         path,
                         Some((0f64, false)),
                         Some((999999999f64, false)),
@@ -406,15 +406,15 @@ async fn read_list_assets<A: AssetAlertingApi>(
         },
         take: {
             let value = query
-                .optional("take", params::numeric::<i64>(&models::patterns::NUMERIC_5))?
-                .unwrap_or(50i64);
+                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_5))?
+                .unwrap_or(50i32);
             params::check(
                 params::In::Query,
                 "take",
                 |path, errors| {
                     let value = &value;
                     models::validation::range(
-                        *value as f64,
+                        f64::from(*value),
                         path,
                         Some((1f64, false)),
                         Some((500f64, false)),
@@ -1061,15 +1061,15 @@ async fn read_list_events<A: AssetAlertingApi>(
         to: query.optional("to", params::value::<::chrono::DateTime<::chrono::Utc>>)?,
         skip: {
             let value = query
-                .optional("skip", params::numeric::<i64>(&models::patterns::NUMERIC_5))?
-                .unwrap_or(0i64);
+                .optional("skip", params::numeric::<i32>(&models::patterns::NUMERIC_5))?
+                .unwrap_or(0i32);
             params::check(
                 params::In::Query,
                 "skip",
                 |path, errors| {
                     let value = &value;
                     models::validation::range(
-                        *value as f64,
+                        f64::from(*value),
                         path,
                         Some((0f64, false)),
                         Some((999999999f64, false)),
@@ -1081,15 +1081,15 @@ async fn read_list_events<A: AssetAlertingApi>(
         },
         take: {
             let value = query
-                .optional("take", params::numeric::<i64>(&models::patterns::NUMERIC_5))?
-                .unwrap_or(50i64);
+                .optional("take", params::numeric::<i32>(&models::patterns::NUMERIC_5))?
+                .unwrap_or(50i32);
             params::check(
                 params::In::Query,
                 "take",
                 |path, errors| {
                     let value = &value;
                     models::validation::range(
-                        *value as f64,
+                        f64::from(*value),
                         path,
                         Some((1f64, false)),
                         Some((500f64, false)),

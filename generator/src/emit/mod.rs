@@ -54,6 +54,11 @@ pub struct Options {
     /// By default (`false`) they are `i64` bounded by the format, which `Validate` checks: a client
     /// keeps an integer beyond the documented width, and the generated server refuses it.
     pub narrow_integers: bool,
+    /// `format: uuid`, `date-time` and `date` as `uuid::Uuid`, `chrono::DateTime<Utc>` and
+    /// `chrono::NaiveDate`. By default (`false`) what a client decodes holds them as `String`s that
+    /// `Validate` checks: a client keeps an id that is not a UUID or a timestamp without an offset,
+    /// and the generated server refuses them. Parameters keep the types either way.
+    pub typed_formats: bool,
     /// String and integer enums keep values the document does not list in an `Unknown` variant
     /// (the default), so an API can add values without breaking deployed clients; `Validate`
     /// reports them, so the generated server still refuses them. `false` refuses them when decoding.
@@ -70,6 +75,7 @@ impl Options {
             command: command.to_owned(),
             uri_as_url: false,
             narrow_integers: false,
+            typed_formats: false,
             open_enums: true,
         }
     }

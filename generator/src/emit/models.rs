@@ -803,6 +803,15 @@ impl<'a> ModelEmitter<'a> {
                     Some(StringFormat::Uri) => {
                         checks.push(quote! { validation::uri(#expr, path, errors); })
                     }
+                    Some(StringFormat::Uuid) => {
+                        checks.push(quote! { validation::uuid(#expr, path, errors); })
+                    }
+                    Some(StringFormat::DateTime) => {
+                        checks.push(quote! { validation::date_time(#expr, path, errors); })
+                    }
+                    Some(StringFormat::Date) => {
+                        checks.push(quote! { validation::date(#expr, path, errors); })
+                    }
                     None => {}
                 }
                 (!checks.is_empty()).then(|| quote! { #(#checks)* })

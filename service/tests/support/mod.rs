@@ -413,7 +413,7 @@ pub async fn count_events(
             .list_events(account)
             .asset_id(asset)
             .event_type(event_type)
-            .skip(events as i64)
+            .skip(events as i32)
             .take(500)
             .send()
             .await

@@ -61,7 +61,7 @@ mod tests {
         let sender =
             server::webhooks::Client::new(format!("http://{address}/orderShipped")).unwrap();
         let shipment = models::Shipment {
-            order_id: uuid::Uuid::nil(),
+            order_id: uuid::Uuid::nil().to_string(),
             carrier: "DHL".to_owned(),
             parcels: 3,
             tracking_url: None,
@@ -89,7 +89,7 @@ mod tests {
     fn the_module_has_every_part() {
         use models::Validate;
         let subscription = models::Subscription {
-            order_id: uuid::Uuid::nil(),
+            order_id: uuid::Uuid::nil().to_string(),
             callback_url: "http://127.0.0.1/hook".to_owned(),
         };
         assert!(subscription.validate().is_ok());

@@ -207,6 +207,9 @@ fn string(c: &Constraints) -> String {
     match c.format {
         Some(StringFormat::Email) => return "user@example.com".into(),
         Some(StringFormat::Uri) => return "https://example.com/".into(),
+        Some(StringFormat::Uuid) => return "3fa85f64-5717-4562-b3fc-2c963f66afa6".into(),
+        Some(StringFormat::DateTime) => return "2024-05-31T10:00:00Z".into(),
+        Some(StringFormat::Date) => return "2024-05-31".into(),
         None => {}
     }
     if let Some(pattern) = &c.pattern

@@ -73,7 +73,9 @@ impl Validate for Shape {
 impl Validate for Event {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
-            Self::Started(_) => {}
+            Self::Started(value) => {
+                value.validate_at(path, errors);
+            }
             Self::Stopped(value) => {
                 value.validate_at(path, errors);
             }
@@ -146,7 +148,14 @@ impl Validate for SquareKind {
 }
 
 impl Validate for Started {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.at;
+            let path = validation::field(path, "at");
+            let path = path.as_str();
+            validation::date_time(value, path, errors);
+        }
+    }
 }
 
 impl Validate for Stopped {

@@ -559,7 +559,7 @@ impl ::std::str::FromStr for SquareKind {
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Started {
-    pub at: ::chrono::DateTime<::chrono::Utc>,
+    pub at: String,
 }
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]

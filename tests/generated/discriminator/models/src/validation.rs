@@ -261,6 +261,41 @@ pub fn uri(value: &str, path: &str, errors: &mut Vec<ValidationError>) {
     }
 }
 
+/// `format: uuid` held as text: what `uuid::Uuid` parses (hyphenated, simple, braced or URN).
+pub fn uuid(value: &str, path: &str, errors: &mut Vec<ValidationError>) {
+    if ::uuid::Uuid::try_parse(value).is_err() {
+        push(
+            errors,
+            path,
+            "must be a UUID (for example 3fa85f64-5717-4562-b3fc-2c963f66afa6)".to_owned(),
+        );
+    }
+}
+
+/// `format: date-time` held as text: an RFC 3339 timestamp with its offset, as
+/// `chrono::DateTime` parses it.
+pub fn date_time(value: &str, path: &str, errors: &mut Vec<ValidationError>) {
+    if value.parse::<::chrono::DateTime<::chrono::FixedOffset>>().is_err() {
+        push(
+            errors,
+            path,
+            "must be an RFC 3339 date-time with an offset (for example 2024-05-31T10:00:00Z)"
+                .to_owned(),
+        );
+    }
+}
+
+/// `format: date` held as text: a calendar date (`2024-05-31`).
+pub fn date(value: &str, path: &str, errors: &mut Vec<ValidationError>) {
+    if value.parse::<::chrono::NaiveDate>().is_err() {
+        push(
+            errors,
+            path,
+            "must be a date (for example 2024-05-31)".to_owned(),
+        );
+    }
+}
+
 /// `minProperties` / `maxProperties` of a map.
 pub fn entries(
     count: usize,

@@ -85,5 +85,12 @@ impl Validate for DocumentPriority {
 }
 
 impl Validate for CreateDocument503Response {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.until;
+            let path = validation::field(path, "until");
+            let path = path.as_str();
+            validation::date_time(value, path, errors);
+        }
+    }
 }

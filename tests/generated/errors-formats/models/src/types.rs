@@ -209,5 +209,5 @@ impl<'de> ::serde::Deserialize<'de> for DocumentPriority {
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CreateDocument503Response {
-    pub until: ::chrono::DateTime<::chrono::Utc>,
+    pub until: String,
 }

@@ -47,6 +47,14 @@ impl Validate for Measurement {
             }
         }
         {
+            let value = &self.at;
+            let path = validation::field(path, "at");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                validation::date_time(v0, path, errors);
+            }
+        }
+        {
             let value = &self.code;
             let path = validation::field(path, "code");
             let path = path.as_str();

@@ -41,7 +41,7 @@ pub struct Measurement {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub at: Option<::chrono::DateTime<::chrono::Utc>>,
+    pub at: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<ShortCode>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -82,7 +82,14 @@ impl Validate for Tag {
 }
 
 impl Validate for Rabies {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.until;
+            let path = validation::field(path, "until");
+            let path = path.as_str();
+            validation::date(value, path, errors);
+        }
+    }
 }
 
 impl Validate for Distemper {
@@ -99,7 +106,9 @@ impl Validate for Distemper {
 impl Validate for Vaccination {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
-            Self::Rabies(_) => {}
+            Self::Rabies(value) => {
+                value.validate_at(path, errors);
+            }
             Self::Distemper(value) => {
                 value.validate_at(path, errors);
             }

@@ -122,7 +122,7 @@ pub struct Tag {
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Rabies {
     pub kind: RabiesKind,
-    pub until: ::chrono::NaiveDate,
+    pub until: String,
 }
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]

@@ -15,6 +15,14 @@ impl Validate for Account {
             }
         }
         {
+            let value = &self.created_at;
+            let path = validation::field(path, "createdAt");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                validation::date_time(v0, path, errors);
+            }
+        }
+        {
             let value = &self.password;
             let path = validation::field(path, "password");
             let path = path.as_str();
@@ -22,11 +30,26 @@ impl Validate for Account {
                 validation::length(v0, path, Some(8), None, errors);
             }
         }
+        {
+            let value = &self.settings;
+            let path = validation::field(path, "settings");
+            let path = path.as_str();
+            value.validate_at(path, errors);
+        }
     }
 }
 
 impl Validate for Settings {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.updated_at;
+            let path = validation::field(path, "updatedAt");
+            let path = path.as_str();
+            if let Some(v0) = value {
+                validation::date_time(v0, path, errors);
+            }
+        }
+    }
 }
 
 impl Validate for Tag {

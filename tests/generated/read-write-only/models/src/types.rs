@@ -10,7 +10,7 @@ pub struct Account {
     pub name: String,
     /// Read-only: always present in responses, optional in requests (where it is ignored).
     #[serde(rename = "createdAt", skip_serializing_if = "Option::is_none")]
-    pub created_at: Option<::chrono::DateTime<::chrono::Utc>>,
+    pub created_at: Option<String>,
     /// Read-only: always present in responses, optional in requests (where it is ignored).
     ///
     /// Default: `0`.
@@ -28,7 +28,7 @@ pub struct Settings {
     pub theme: String,
     /// Read-only: always present in responses, optional in requests (where it is ignored).
     #[serde(rename = "updatedAt", skip_serializing_if = "Option::is_none")]
-    pub updated_at: Option<::chrono::DateTime<::chrono::Utc>>,
+    pub updated_at: Option<String>,
 }
 
 /// Exactly one of the variants (`oneOf`), untagged: decoded as the first that matches, tried most specific first.

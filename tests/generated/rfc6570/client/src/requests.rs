@@ -43,7 +43,7 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `id`: the `id` path parameter.
-    pub fn matrix_primitive(&self, id: i64) -> MatrixPrimitive {
+    pub fn matrix_primitive(&self, id: i32) -> MatrixPrimitive {
         MatrixPrimitive {
             client: self.clone(),
             id,
@@ -273,7 +273,7 @@ impl ::std::future::IntoFuture for MatrixExplodedObject {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct MatrixPrimitive {
     client: crate::Client,
-    id: i64,
+    id: i32,
 }
 
 impl MatrixPrimitive {

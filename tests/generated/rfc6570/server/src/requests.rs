@@ -24,5 +24,5 @@ pub struct MatrixExplodedObjectRequest {
 /// The parameters and body of [`matrix_primitive`](crate::TemplatesApi::matrix_primitive): `GET /matrixPrimitive/{id}`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MatrixPrimitiveRequest {
-    pub id: i64,
+    pub id: i32,
 }

@@ -172,39 +172,21 @@ async fn read_matrix_primitive(
         id: params::required(
             params::In::Path,
             "id",
-            {
-                let value = params::primitive(
-                    params::In::Path,
-                    "id",
-                    Some(
-                        path
-                            .styled(
-                                1,
-                                "id",
-                                models::style::Style::Matrix,
-                                false,
-                                models::style::Shape::Primitive,
-                            )?,
-                    ),
-                    params::value::<i64>,
-                )?;
-                if let Some(value) = &value {
-                    params::check(
-                        params::In::Path,
-                        "id",
-                        |path, errors| {
-                            models::validation::range(
-                                *value as f64,
-                                path,
-                                Some((-2147483648f64, false)),
-                                Some((2147483647f64, false)),
-                                errors,
-                            );
-                        },
-                    )?;
-                }
-                value
-            },
+            params::primitive(
+                params::In::Path,
+                "id",
+                Some(
+                    path
+                        .styled(
+                            1,
+                            "id",
+                            models::style::Style::Matrix,
+                            false,
+                            models::style::Shape::Primitive,
+                        )?,
+                ),
+                params::value::<i32>,
+            )?,
         )?,
     };
     Ok(request)

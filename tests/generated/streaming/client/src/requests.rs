@@ -57,13 +57,13 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct WatchTicks {
     client: crate::Client,
-    limit: Option<i64>,
+    limit: Option<i32>,
     last_event_id: Option<String>,
 }
 
 impl WatchTicks {
     /// How many ticks to send before the stream ends.
-    pub fn limit(mut self, value: i64) -> Self {
+    pub fn limit(mut self, value: i32) -> Self {
         self.limit = Some(value);
         self
     }

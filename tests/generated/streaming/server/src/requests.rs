@@ -7,7 +7,7 @@ use crate::models;
 #[derive(Debug, Clone, PartialEq)]
 pub struct WatchTicksRequest {
     /// How many ticks to send before the stream ends.
-    pub limit: Option<i64>,
+    pub limit: Option<i32>,
     /// The `id` of the last event received, to resume the event stream after it (Server-Sent Events' `Last-Event-ID`).
     pub last_event_id: Option<String>,
 }

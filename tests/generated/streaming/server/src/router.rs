@@ -48,17 +48,17 @@ async fn read_watch_ticks(request: Request) -> Result<WatchTicksRequest, Rejecti
     let headers = params::Headers(&parts.headers);
     let request = WatchTicksRequest {
         limit: {
-            let value = query.optional("limit", params::value::<i64>)?;
+            let value = query.optional("limit", params::value::<i32>)?;
             if let Some(value) = &value {
                 params::check(
                     params::In::Query,
                     "limit",
                     |path, errors| {
                         models::validation::range(
-                            *value as f64,
+                            f64::from(*value),
                             path,
                             Some((1f64, false)),
-                            Some((2147483647f64, false)),
+                            None,
                             errors,
                         );
                     },

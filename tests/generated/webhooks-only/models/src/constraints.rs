@@ -25,10 +25,22 @@ impl Validate for Money {
 impl Validate for Payment {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
+            let value = &self.id;
+            let path = validation::field(path, "id");
+            let path = path.as_str();
+            validation::uuid(value, path, errors);
+        }
+        {
             let value = &self.amount;
             let path = validation::field(path, "amount");
             let path = path.as_str();
             value.validate_at(path, errors);
+        }
+        {
+            let value = &self.captured_at;
+            let path = validation::field(path, "capturedAt");
+            let path = path.as_str();
+            validation::date_time(value, path, errors);
         }
     }
 }
@@ -39,6 +51,12 @@ impl Validate for Problem {
 
 impl Validate for RefundIssuedRequest {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.payment_id;
+            let path = validation::field(path, "paymentId");
+            let path = path.as_str();
+            validation::uuid(value, path, errors);
+        }
         {
             let value = &self.amount;
             let path = validation::field(path, "amount");

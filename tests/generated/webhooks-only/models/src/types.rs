@@ -9,10 +9,10 @@ pub struct Money {
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Payment {
-    pub id: ::uuid::Uuid,
+    pub id: String,
     pub amount: Money,
     #[serde(rename = "capturedAt")]
-    pub captured_at: ::chrono::DateTime<::chrono::Utc>,
+    pub captured_at: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<::std::collections::BTreeMap<String, String>>,
 }
@@ -25,7 +25,7 @@ pub struct Problem {
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct RefundIssuedRequest {
     #[serde(rename = "paymentId")]
-    pub payment_id: ::uuid::Uuid,
+    pub payment_id: String,
     pub amount: Money,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,

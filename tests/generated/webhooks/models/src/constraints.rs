@@ -5,11 +5,24 @@ use crate::types::*;
 use crate::validation::{self, Validate, ValidationError};
 
 impl Validate for Subscription {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.order_id;
+            let path = validation::field(path, "orderId");
+            let path = path.as_str();
+            validation::uuid(value, path, errors);
+        }
+    }
 }
 
 impl Validate for OrderUpdate {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.order_id;
+            let path = validation::field(path, "orderId");
+            let path = path.as_str();
+            validation::uuid(value, path, errors);
+        }
         {
             let value = &self.status;
             let path = validation::field(path, "status");
@@ -21,6 +34,12 @@ impl Validate for OrderUpdate {
 
 impl Validate for Shipment {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.order_id;
+            let path = validation::field(path, "orderId");
+            let path = path.as_str();
+            validation::uuid(value, path, errors);
+        }
         {
             let value = &self.carrier;
             let path = validation::field(path, "carrier");
@@ -66,5 +85,12 @@ impl Validate for OrderShipped200Response {
 }
 
 impl Validate for OrderCancelledRequest {
-    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+        {
+            let value = &self.order_id;
+            let path = validation::field(path, "orderId");
+            let path = path.as_str();
+            validation::uuid(value, path, errors);
+        }
+    }
 }

@@ -3,7 +3,7 @@
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Subscription {
     #[serde(rename = "orderId")]
-    pub order_id: ::uuid::Uuid,
+    pub order_id: String,
     #[serde(rename = "callbackUrl")]
     pub callback_url: String,
 }
@@ -11,14 +11,14 @@ pub struct Subscription {
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct OrderUpdate {
     #[serde(rename = "orderId")]
-    pub order_id: ::uuid::Uuid,
+    pub order_id: String,
     pub status: OrderUpdateStatus,
 }
 
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Shipment {
     #[serde(rename = "orderId")]
-    pub order_id: ::uuid::Uuid,
+    pub order_id: String,
     pub carrier: String,
     pub parcels: i64,
     #[serde(rename = "trackingUrl", skip_serializing_if = "Option::is_none")]
@@ -118,7 +118,7 @@ pub struct OrderShipped200Response {
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct OrderCancelledRequest {
     #[serde(rename = "orderId")]
-    pub order_id: ::uuid::Uuid,
+    pub order_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
