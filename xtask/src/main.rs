@@ -65,7 +65,8 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 /// `String`, its enums closed and its formats typed: its models are shared by its server, which
 /// must refuse values the spec does not list, and its client, which is released with the server
 /// from the same spec) and the fixture the round-trip tests of typed errors and
-/// wire formats drive (tests/errors_formats_roundtrip.rs), the one of mixed path segments
+/// wire formats drive (tests/errors_formats_roundtrip.rs), the one of lenient formats
+/// (tests/lenient_roundtrip.rs), the one of mixed path segments
 /// (tests/mixed_paths_roundtrip.rs), the 3.2 methods and querystring (tests/methods_roundtrip.rs),
 /// the OAuth 2.0 device flow (tests/device_flow_roundtrip.rs), the document of webhooks only (tests/webhooks_only_roundtrip.rs),
 /// the one of parameter styles and bodies on the wire
@@ -75,110 +76,126 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 /// templates (tests/rfc6570_roundtrip.rs), the document split over files
 /// (tests/multi_file_roundtrip.rs), the one of streamed responses (tests/streaming_roundtrip.rs),
 /// and OpenAI's streaming chat completion (tests/openai_stream.rs).
-/// Each: (spec, output folder, crate prefix, whether it is the service's). The fixtures take
-/// `format: uri` as `url::Url` and the other defaults.
-const TARGETS: &[(&str, &str, &str, bool)] = &[
-    (SPEC, "generated", CRATE_PREFIX, true),
+/// Each: (spec, output folder, crate prefix, options).
+const TARGETS: &[(&str, &str, &str, Target)] = &[
+    (SPEC, "generated", CRATE_PREFIX, Target::Service),
     (
         "tests/fixtures/errors-formats.yaml",
         "tests/generated/errors-formats",
         "errors-formats",
-        false,
+        Target::Fixture,
+    ),
+    (
+        "tests/fixtures/lenient-3.1.yaml",
+        "tests/generated/lenient",
+        "lenient",
+        Target::Defaults,
     ),
     (
         "tests/fixtures/mixed-paths.yaml",
         "tests/generated/mixed-paths",
         "mixed-paths",
-        false,
+        Target::Fixture,
     ),
     (
         "tests/fixtures/discriminator-3.1.yaml",
         "tests/generated/discriminator",
         "discriminator",
-        false,
+        Target::Fixture,
     ),
     (
         "tests/fixtures/lossy-3.0.yaml",
         "tests/generated/lossy",
         "lossy",
-        false,
+        Target::Fixture,
     ),
     (
         "tests/fixtures/webhooks.yaml",
         "tests/generated/webhooks",
         "webhooks",
-        false,
+        Target::Fixture,
     ),
     (
         "tests/fixtures/param-styles.yaml",
         "tests/generated/param-styles",
         "param-styles",
-        false,
+        Target::Fixture,
     ),
     (
         "tests/fixtures/read-write-only.yaml",
         "tests/generated/read-write-only",
         "read-write-only",
-        false,
+        Target::Fixture,
     ),
     (
         "tests/fixtures/rfc6570-paths.yaml",
         "tests/generated/rfc6570",
         "rfc6570",
-        false,
+        Target::Fixture,
     ),
     (
         "tests/fixtures/webhooks-only.yaml",
         "tests/generated/webhooks-only",
         "webhooks-only",
-        false,
+        Target::Fixture,
     ),
     (
         "tests/fixtures/methods-3.2.yaml",
         "tests/generated/methods-3.2",
         "methods",
-        false,
+        Target::Fixture,
     ),
     (
         "tests/fixtures/device-flow-3.2.yaml",
         "tests/generated/device-flow",
         "device-flow",
-        false,
+        Target::Fixture,
     ),
     (
         "tests/fixtures/multi-file/openapi.yaml",
         "tests/generated/multi-file",
         "multi-file",
-        false,
+        Target::Fixture,
     ),
     (
         "tests/fixtures/streaming-3.1.yaml",
         "tests/generated/streaming",
         "streaming",
-        false,
+        Target::Fixture,
     ),
     (
         "tests/fixtures/openai-chat-stream.yaml",
         "tests/generated/openai-chat",
         "openai-chat",
-        false,
+        Target::Fixture,
     ),
 ];
 
+/// The options of a checked-in target.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Target {
+    /// The service's: closed enums, typed formats, `format: uri` a `String`.
+    Service,
+    /// A fixture's: `format: uri` as `url::Url`, the other defaults.
+    Fixture,
+    /// Every default (the lenient-formats fixture).
+    Defaults,
+}
+
 /// Options of one checked-in target.
-pub fn target_options(spec: &str, prefix: &str, service: bool) -> Options {
+pub fn target_options(spec: &str, prefix: &str, target: Target) -> Options {
     let mut opts = options(spec, prefix);
-    opts.uri_as_url = !service;
-    opts.open_enums = !service;
-    opts.typed_formats = service;
+    opts.uri_as_url = target == Target::Fixture;
+    opts.open_enums = target != Target::Service;
+    opts.typed_formats = target == Target::Service;
     opts
 }
 
 /// Regenerates every target, or (check) compares without writing.
 fn codegen(check: bool) -> Result<bool, String> {
     let mut clean = true;
-    for &(spec, out, prefix, service) in TARGETS {
-        let opts = target_options(spec, prefix, service);
+    for &(spec, out, prefix, target) in TARGETS {
+        let opts = target_options(spec, prefix, target);
         clean &= codegen_one(spec, out, &opts, check)?;
     }
     if check && !clean {
