@@ -16,6 +16,7 @@
 //! cannot cross threads, so a part comes back printed.
 
 mod checked_types;
+mod checks;
 pub mod client;
 pub mod crates;
 mod enums;

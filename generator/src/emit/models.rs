@@ -1,18 +1,17 @@
 //! The models crate: one serde type per named IR type, their `Validate` impls, and the patterns.
 
 use super::checked_types::checked_types;
+use super::checks::{self, Checks, Site};
 use super::enums;
 use super::objects;
 use super::parallel::{self, Job};
 use super::patterns::Engine;
-use super::rust::opt_usize;
 use super::{
     File, Options, Patterns, TypePrinter, assembled, crate_root, doc_attrs, ident, print,
     rust_file, template_file,
 };
 use crate::ir::{
-    Additional, Api, Constraints, Field, Primitive, StringFormat, Struct, TypeDef, TypeKind,
-    TypeRef, Union,
+    Additional, Api, Constraints, Field, Primitive, Struct, TypeDef, TypeKind, TypeRef, Union,
 };
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -601,7 +600,9 @@ impl<'a> ModelEmitter<'a> {
                         let missing = f.constraints.present.then(|| {
                             quote! { if value.is_none() { validation::missing(path, errors); } }
                         });
-                        let check = self.check_value(&quote! { value }, &ty, &f.constraints, 0);
+                        let check = self
+                            .checks(&ty, &f.constraints)
+                            .map(|c| checks::render(&c, &quote! { value }, Site::Models, 0));
                         if missing.is_none() && check.is_none() {
                             return None;
                         }
@@ -634,7 +635,8 @@ impl<'a> ModelEmitter<'a> {
                     .map(|v| {
                         (
                             ident(&v.name),
-                            self.check_value(&quote! { value }, &v.ty, &v.constraints, 0),
+                            self.checks(&v.ty, &v.constraints)
+                                .map(|c| checks::render(&c, &quote! { value }, Site::Models, 0)),
                         )
                     })
                     .collect();
@@ -649,7 +651,8 @@ impl<'a> ModelEmitter<'a> {
                 }
             }
             TypeKind::Newtype(ty) => self
-                .check_value(&quote! { value }, ty, &Constraints::default(), 0)
+                .checks(ty, &Constraints::default())
+                .map(|c| checks::render(&c, &quote! { value }, Site::Models, 0))
                 .map(|check| quote! { let value = &self.0; #check })
                 .into_iter()
                 .collect(),
@@ -680,16 +683,12 @@ impl<'a> ModelEmitter<'a> {
         }
     }
 
-    /// Code checking one value (`expr`, an expression of type `&T`) against its type's nested types and `c`.
-    /// `None` when there is nothing to check.
-    fn check_value(
-        &self,
-        expr: &TokenStream,
-        ty: &TypeRef,
-        c: &Constraints,
-        depth: usize,
-    ) -> Option<TokenStream> {
-        let v = format_ident!("v{}", depth);
+    /// The checks of one value of type `ty` against its nested types and `c`; `None` when there is
+    /// nothing to check.
+    fn checks(&self, ty: &TypeRef, c: &Constraints) -> Option<Checks> {
+        let pattern = |source: &str| self.patterns.enforced(source);
+        let each =
+            |inner: &TypeRef| self.checks(inner, &c.items.as_deref().cloned().unwrap_or_default());
         match ty {
             TypeRef::Nullable(inner) => {
                 // `Option<Alias>` where the alias is an `Option` too (a nullable component used
@@ -700,11 +699,14 @@ impl<'a> ModelEmitter<'a> {
                     && let TypeKind::Alias(TypeRef::Nullable(held)) = &def.kind
                 {
                     let c = if c.is_empty() { &def.constraints } else { c };
-                    let inner = self.check_value(&quote! { #v }, held, c, depth + 1)?;
-                    return Some(quote! { if let Some(Some(#v)) = #expr { #inner } });
+                    let inner = Box::new(self.checks(held, c)?);
+                    return Some(Checks::Held { twice: true, inner });
                 }
-                let inner = self.check_value(&quote! { #v }, inner, c, depth + 1)?;
-                Some(quote! { if let Some(#v) = #expr { #inner } })
+                let inner = Box::new(self.checks(inner, c)?);
+                Some(Checks::Held {
+                    twice: false,
+                    inner,
+                })
             }
             TypeRef::Named(id) => {
                 let def = &self.api.types[id.0];
@@ -712,106 +714,30 @@ impl<'a> ModelEmitter<'a> {
                     // An alias is checked as what it names, with its own constraints unless the use site has some.
                     TypeKind::Alias(target) => {
                         let c = if c.is_empty() { &def.constraints } else { c };
-                        self.check_value(expr, target, c, depth)
+                        self.checks(target, c)
                     }
-                    _ if self.checked[id.0] => Some(quote! { #expr.validate_at(path, errors); }),
+                    _ if self.checked[id.0] => Some(Checks::Validate),
                     _ => None,
                 }
             }
-            TypeRef::Array(inner) => {
-                let mut checks = Vec::new();
-                if c.min_items.is_some() || c.max_items.is_some() {
-                    let min = opt_usize(c.min_items);
-                    let max = opt_usize(c.max_items);
-                    checks
-                        .push(quote! { validation::items(#expr.len(), path, #min, #max, errors); });
-                }
-                if c.unique_items {
-                    checks.push(quote! { validation::unique(#expr, path, errors); });
-                }
-                let item_constraints = c.items.as_deref().cloned().unwrap_or_default();
-                let i = format_ident!("i{}", depth);
-                if let Some(item) =
-                    self.check_value(&quote! { #v }, inner, &item_constraints, depth + 1)
-                {
-                    checks.push(quote! {
-                        for (#i, #v) in #expr.iter().enumerate() {
-                            let path = validation::index(path, #i);
-                            let path = path.as_str();
-                            #item
-                        }
-                    });
-                }
-                (!checks.is_empty()).then(|| quote! { #(#checks)* })
-            }
+            TypeRef::Array(inner) => Checks::items(c, each(inner)),
             TypeRef::Map(inner) => {
-                let item_constraints = c.items.as_deref().cloned().unwrap_or_default();
-                let k = format_ident!("k{}", depth);
-                let item = self.check_value(&quote! { #v }, inner, &item_constraints, depth + 1);
-                let count = (c.min_items.is_some() || c.max_items.is_some()).then(|| {
-                    let (min, max) = (opt_usize(c.min_items), opt_usize(c.max_items));
-                    quote! { validation::entries(#expr.len(), path, #min, #max, errors); }
-                });
-                let key = c.key_pattern.as_ref().and_then(|source| {
-                    let regex = self.patterns.regex(source)?;
-                    Some(quote! { validation::pattern(#k, path, &#regex, #source, errors); })
-                });
-                if item.is_none() && key.is_none() {
-                    return count;
-                }
-                let pairs = if item.is_some() {
-                    quote! { (#k, #v) in #expr }
-                } else {
-                    quote! { #k in #expr.keys() }
-                };
-                Some(quote! {
-                    #count
-                    for #pairs {
-                        let path = validation::field(path, #k);
-                        let path = path.as_str();
-                        #key
-                        #item
-                    }
+                let count = checks::bounds(c.min_items, c.max_items);
+                let key = checks::enforced(&c.key_pattern, pattern);
+                let each = each(inner).map(Box::new);
+                (count.is_some() || key.is_some() || each.is_some()).then_some(Checks::Entries {
+                    count,
+                    key,
+                    each,
                 })
             }
             TypeRef::Primitive(p @ (Primitive::String | Primitive::Url)) => {
-                let is_url = *p == Primitive::Url;
-                let expr = &if is_url {
-                    quote! { #expr.as_str() }
-                } else {
-                    quote! { #expr }
-                };
-                let mut checks = Vec::new();
-                if c.min_length.is_some() || c.max_length.is_some() {
-                    let min = opt_usize(c.min_length);
-                    let max = opt_usize(c.max_length);
-                    checks.push(quote! { validation::length(#expr, path, #min, #max, errors); });
-                }
-                if let Some(source) = &c.pattern
-                    && let Some(regex) = self.patterns.regex(source)
-                {
-                    checks.push(
-                        quote! { validation::pattern(#expr, path, &#regex, #source, errors); },
-                    );
-                }
-                match c.format {
-                    // A `url::Url` is an absolute URL once parsed.
-                    _ if is_url => {}
-                    Some(StringFormat::Email) => {
-                        checks.push(quote! { validation::email(#expr, path, errors); })
-                    }
-                    Some(StringFormat::Uri) => {
-                        checks.push(quote! { validation::uri(#expr, path, errors); })
-                    }
-                    None => {}
-                }
-                (!checks.is_empty()).then(|| quote! { #(#checks)* })
+                Checks::text(c, *p == Primitive::Url, true, pattern)
             }
             TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. }
                 if p.is_integer() || p.is_float() =>
             {
-                let (as_f64, min, max) = super::rust::range_args(*p, expr, c)?;
-                Some(quote! { validation::range(#as_f64, path, #min, #max, errors); })
+                Checks::range(*p, c)
             }
             _ => None,
         }

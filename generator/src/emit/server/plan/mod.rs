@@ -4,7 +4,8 @@
 //! stands for, and the API's error body ([`responses`]). This module holds the plan itself and
 //! builds it from those rooms.
 
-use crate::emit::rust::{number_literal, opt_usize, primitive, range_args};
+use crate::emit::checks::{self, Checks, Site};
+use crate::emit::rust::{number_literal, primitive};
 use crate::emit::status::status_name;
 use crate::emit::{Patterns, Root, TypePrinter, ident};
 use crate::ir::{

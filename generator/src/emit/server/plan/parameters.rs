@@ -50,24 +50,24 @@ impl DefaultValue {
 fn checked(
     read: TokenStream,
     p: &Parameter,
-    checks: &[TokenStream],
+    checks: Option<Checks>,
     optional: bool,
 ) -> TokenStream {
     let (location, wire) = (location_tokens(p.location), &p.wire_name);
-    if checks.is_empty() {
-        read
-    } else if optional {
+    let Some(checks) = checks else { return read };
+    let checks = checks::render(&checks, &quote! { value }, Site::Params, 0);
+    if optional {
         quote! {{
             let value = #read;
             if let Some(value) = &value {
-                params::check(#location, #wire, |path, errors| { #(#checks)* })?;
+                params::check(#location, #wire, |path, errors| { #checks })?;
             }
             value
         }}
     } else {
         quote! {{
             let value = #read;
-            params::check(#location, #wire, |path, errors| { let value = &value; #(#checks)* })?;
+            params::check(#location, #wire, |path, errors| { let value = &value; #checks })?;
             value
         }}
     }
@@ -206,8 +206,8 @@ impl<'a> Plan<'a> {
                 (None, false) => (quote! { Option<#value_ty> }, optional, true),
             }
         };
-        let checks = self.checks(&quote! { value }, check, list, self.param_constraints(p));
-        let read = checked(read, p, &checks, optional);
+        let checks = self.checks(check, list, self.param_constraints(p));
+        let read = checked(read, p, checks, optional);
         Some(FieldPlan {
             name,
             doc,
@@ -363,11 +363,11 @@ impl<'a> Plan<'a> {
         };
         let list = matches!(self.api.resolve(&p.ty), TypeRef::Array(_));
         let checks = if object.is_some() {
-            Vec::new()
+            None
         } else {
-            self.checks(&quote! { value }, check, list, self.param_constraints(p))
+            self.checks(check, list, self.param_constraints(p))
         };
-        let read = checked(read, p, &checks, true);
+        let read = checked(read, p, checks, true);
         let default = p
             .default
             .as_ref()
@@ -514,73 +514,24 @@ impl<'a> Plan<'a> {
         }
     }
 
-    /// Checks of the constraints beyond the type; `value` is an expression of type `&T`.
-    pub(super) fn checks(
-        &self,
-        value: &TokenStream,
-        check: Check,
-        list: bool,
-        c: &Constraints,
-    ) -> Vec<TokenStream> {
+    /// The checks of the constraints beyond the type, of a value or (`list`) of a list's items.
+    pub(super) fn checks(&self, check: Check, list: bool, c: &Constraints) -> Option<Checks> {
         if !list {
-            return self.scalar_checks(value, check, c);
+            return self.scalar_checks(check, c);
         }
-        let mut checks = Vec::new();
-        if c.min_items.is_some() || c.max_items.is_some() {
-            let (min, max) = (opt_usize(c.min_items), opt_usize(c.max_items));
-            checks.push(
-                quote! { models::validation::items(#value.len(), path, #min, #max, errors); },
-            );
-        }
-        if c.unique_items {
-            checks.push(quote! { models::validation::unique(#value, path, errors); });
-        }
-        if let Some(items) = &c.items {
-            let item_checks = self.scalar_checks(&quote! { item }, check, items);
-            if !item_checks.is_empty() {
-                checks.push(quote! {
-                    for (i, item) in #value.iter().enumerate() {
-                        let path = models::validation::index(path, i);
-                        let path = path.as_str();
-                        #(#item_checks)*
-                    }
-                });
-            }
-        }
-        checks
+        let each = c
+            .items
+            .as_ref()
+            .and_then(|items| self.scalar_checks(check, items));
+        Checks::items(c, each)
     }
 
-    pub(super) fn scalar_checks(
-        &self,
-        value: &TokenStream,
-        check: Check,
-        c: &Constraints,
-    ) -> Vec<TokenStream> {
-        let mut checks = Vec::new();
+    fn scalar_checks(&self, check: Check, c: &Constraints) -> Option<Checks> {
         match check {
-            Check::Str => {
-                if c.min_length.is_some() || c.max_length.is_some() {
-                    let (min, max) = (opt_usize(c.min_length), opt_usize(c.max_length));
-                    checks.push(
-                        quote! { models::validation::length(#value, path, #min, #max, errors); },
-                    );
-                }
-                if let Some(source) = &c.pattern
-                    && let Some(regex) = self.patterns.regex(source)
-                {
-                    checks.push(quote! { models::validation::pattern(#value, path, &models::patterns::#regex, #source, errors); });
-                }
-            }
-            Check::Number(p) => {
-                if let Some((as_f64, min, max)) = range_args(p, value, c) {
-                    checks.push(
-                        quote! { models::validation::range(#as_f64, path, #min, #max, errors); },
-                    );
-                }
-            }
-            Check::None => {}
+            Check::Str => Checks::text(c, false, false, |s| self.patterns.enforced(s)),
+            Check::Number(p) => Checks::range(p, c),
+            Check::None => None,
         }
-        checks
     }
 
     /// The spec's default as a Rust value, when it can be written as one.
