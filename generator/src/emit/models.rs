@@ -4,7 +4,7 @@ use super::checked_types::checked_types;
 use super::checks::{self, Checks, Site};
 use super::enums;
 use super::objects;
-use super::parallel::{self, Job};
+use super::parallel;
 use super::patterns::Engine;
 use super::{
     File, Options, Patterns, TypePrinter, assembled, crate_root, doc_attrs, ident, print,
@@ -31,45 +31,38 @@ const OBJECT_TEMPLATE: &str = openapi_gen_templates::models::OBJECT;
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
     let checked = checked_types(api, opts.open_enums);
     let emitter = || ModelEmitter::new(api, patterns, &checked, opts.open_enums);
-    let ranges = parallel::chunks(api.types.len());
+    let part = |path: &'static str, tokens: TokenStream| (path, print(tokens, path));
     // Longest first: the types, then their checks, each in parts of a few hundred items.
-    let mut jobs: Vec<Job<Result<String, String>>> = Vec::new();
+    let ranges = parallel::chunks(api.types.len());
+    let mut jobs: Vec<parallel::Part> = Vec::new();
     for range in ranges.clone() {
         jobs.push(Box::new(move || {
-            print(emitter().type_items(&api.types[range]), "src/types.rs")
+            part("src/types.rs", emitter().type_items(&api.types[range]))
         }));
     }
     jobs.push(Box::new(move || {
-        print(emitter().default_fns(), "src/types.rs")
+        part("src/types.rs", emitter().default_fns())
     }));
     for range in ranges.clone() {
         jobs.push(Box::new(move || {
-            print(
-                emitter().validate_impls(&api.types[range]),
+            part(
                 "src/constraints.rs",
+                emitter().validate_impls(&api.types[range]),
             )
         }));
     }
     let objects = has_objects(api);
     if objects {
-        for range in ranges.clone() {
+        jobs.push(Box::new(move || part("src/decode.rs", objects::head())));
+        for range in ranges {
             jobs.push(Box::new(move || {
-                print(emitter().decode_impls(&api.types[range]), "src/decode.rs")
+                part("src/decode.rs", emitter().decode_impls(&api.types[range]))
             }));
         }
     }
-    let mut printed = parallel::run(api.types.len(), jobs).into_iter();
-    let types: Vec<String> = printed
-        .by_ref()
-        .take(ranges.len() + 1)
-        .collect::<Result<_, _>>()?;
-    let checks: Vec<String> = printed
-        .by_ref()
-        .take(ranges.len())
-        .collect::<Result<_, _>>()?;
-    let mut decode = vec![print(objects::head(), "src/decode.rs")?];
-    decode.extend(printed.collect::<Result<Vec<_>, _>>()?);
+    let mut parts = parallel::parts(api.types.len(), jobs)?;
     let emitter = emitter();
+    let checks = parts.remove("src/constraints.rs").unwrap_or_default();
     let mut constraints = vec![print(
         emitter.constraints_head(&checks),
         "src/constraints.rs",
@@ -78,7 +71,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     let mut files = vec![
         cargo_toml(api, opts, patterns),
         crate_root(emitter.lib_rs(), opts)?,
-        assembled(opts, "src/types.rs", &types),
+        assembled(opts, "src/types.rs", &parts["src/types.rs"]),
         assembled(opts, "src/constraints.rs", &constraints),
         rust_file(emitter.patterns_rs(), opts, "src/patterns.rs")?,
         template_file(opts, "src/wire.rs", WIRE_TEMPLATE),
@@ -98,8 +91,8 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
             TAGGED_TEMPLATE,
         ),
     ];
-    if objects {
-        files.push(assembled(opts, "src/decode.rs", &decode));
+    if let Some(decode) = parts.get("src/decode.rs") {
+        files.push(assembled(opts, "src/decode.rs", decode));
     }
     if optional.iter().any(|o| o.0) {
         for (used, path, text) in optional {

@@ -2,6 +2,7 @@
 //! text, bytes) into the request's `body` field.
 
 use super::*;
+pub use crate::ir::PartKind;
 
 /// How the router reads a body (`Option` of it when not `required`).
 pub struct BodyRead {
@@ -36,15 +37,6 @@ pub struct Part {
     /// An array: one part per item.
     pub list: bool,
     pub kind: PartKind,
-}
-
-/// How a multipart property travels (the runtime's `multipart::PartKind`, item kinds for arrays).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PartKind {
-    File,
-    Text,
-    Value,
-    Json,
 }
 
 impl<'a> Plan<'a> {
@@ -129,8 +121,8 @@ impl<'a> Plan<'a> {
             .map(|f| {
                 let (optional, inner) = crate::emit::models::field_holding(f, &self.api.types);
                 let (list, kind) = match inner {
-                    TypeRef::Array(item) => (true, self.part_kind(item)),
-                    ty => (false, self.part_kind(ty)),
+                    TypeRef::Array(item) => (true, self.api.part_kind(item)),
+                    ty => (false, self.api.part_kind(ty)),
                 };
                 let (wire, field) = (f.wire_name.clone(), f.name.clone());
                 Part {
@@ -163,21 +155,6 @@ impl<'a> Plan<'a> {
                 kind: BodyKind::Multipart { ty, parts },
             }),
             source: Source::Body,
-        }
-    }
-
-    pub(super) fn part_kind(&self, ty: &TypeRef) -> PartKind {
-        match ty {
-            TypeRef::Primitive(Primitive::Bytes) => PartKind::File,
-            TypeRef::Primitive(Primitive::String) => PartKind::Text,
-            TypeRef::Primitive(_) | TypeRef::NumericString { .. } => PartKind::Value,
-            TypeRef::Named(id) => match &self.api.types[id.0].kind {
-                TypeKind::Alias(inner) => self.part_kind(inner),
-                TypeKind::StringEnum(_) => PartKind::Text,
-                TypeKind::IntEnum(_) => PartKind::Value,
-                _ => PartKind::Json,
-            },
-            _ => PartKind::Json,
         }
     }
 }
