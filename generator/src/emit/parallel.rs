@@ -1,6 +1,7 @@
-//! Emitting on every core. Token streams are neither `Send` nor `Sync`, so each job builds its own
-//! tokens from the shared, read-only IR and hands back only text. Output never depends on how many
-//! threads ran: jobs are cut by item count, and results come back in job order.
+//! Emitting on every core. Token streams are neither `Send` nor `Sync`, so each job renders its
+//! own tokens from the shared, read-only IR and plans (plain data) and hands back only text.
+//! Output never depends on how many threads ran: jobs are cut by item count, and results come
+//! back in job order.
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
