@@ -19,6 +19,7 @@ mod checked_types;
 mod checks;
 pub mod client;
 pub mod crates;
+mod defaults;
 mod enums;
 mod markdown;
 pub mod models;

@@ -2,6 +2,7 @@
 
 use super::checked_types::checked_types;
 use super::checks::{self, Checks, Site};
+use super::defaults::DefaultValue;
 use super::enums;
 use super::objects;
 use super::parallel;
@@ -504,7 +505,10 @@ impl<'a> ModelEmitter<'a> {
                 } else {
                     ty
                 };
-                let value = self.default_value(&f.ty, f.default.as_ref().expect("defaulted"));
+                let default = f.default.as_ref().expect("defaulted");
+                let value = DefaultValue::of(&f.ty, default, &self.api.types)
+                    .expect("checked by field_shape")
+                    .render(&self.printer, false);
                 let value = if f.boxed {
                     quote! { Box::new(#value) }
                 } else {
@@ -523,28 +527,6 @@ impl<'a> ModelEmitter<'a> {
                 #import
                 #(#fns)*
             }
-        }
-    }
-
-    fn default_value(&self, ty: &TypeRef, value: &serde_json::Value) -> TokenStream {
-        match (ty, value) {
-            (TypeRef::Primitive(Primitive::String), serde_json::Value::String(s)) => {
-                quote! { #s.to_owned() }
-            }
-            (TypeRef::Primitive(Primitive::Bool), serde_json::Value::Bool(b)) => quote! { #b },
-            (
-                TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. },
-                serde_json::Value::Number(n),
-            ) => super::rust::number_literal(*p, n, false).expect("checked by defaultable"),
-            (TypeRef::Array(_), _) => quote! { Vec::new() },
-            (TypeRef::Named(id), v) => {
-                let def = &self.api.types[id.0];
-                let name = ident(&def.name);
-                let variant = def.enum_variant(v).expect("checked by defaultable");
-                let variant = ident(variant);
-                quote! { #name::#variant }
-            }
-            _ => unreachable!("checked by defaultable"),
         }
     }
 
@@ -860,7 +842,7 @@ fn field_shape<'a>(f: &'a Field, types: &[TypeDef]) -> FieldShape<'a> {
         (false, false)
             if f.default
                 .as_ref()
-                .is_some_and(|d| defaultable(inner, d, types)) =>
+                .is_some_and(|d| DefaultValue::of(inner, d, types).is_some()) =>
         {
             Shape::Defaulted
         }
@@ -870,21 +852,6 @@ fn field_shape<'a>(f: &'a Field, types: &[TypeDef]) -> FieldShape<'a> {
         kind,
         nullable,
         inner,
-    }
-}
-
-/// Whether a spec default can be written as a Rust value of this type.
-fn defaultable(ty: &TypeRef, value: &serde_json::Value, types: &[TypeDef]) -> bool {
-    match (ty, value) {
-        (TypeRef::Primitive(Primitive::String), serde_json::Value::String(_)) => true,
-        (TypeRef::Primitive(Primitive::Bool), serde_json::Value::Bool(_)) => true,
-        (
-            TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. },
-            serde_json::Value::Number(n),
-        ) => super::rust::number_literal(*p, n, false).is_some(),
-        (TypeRef::Array(_), serde_json::Value::Array(a)) => a.is_empty(),
-        (TypeRef::Named(id), v) => types[id.0].enum_variant(v).is_some(),
-        _ => false,
     }
 }
 

@@ -8,7 +8,7 @@ use super::plan::{
 };
 use crate::emit::checks::{self, Checks, Site};
 use crate::emit::ident;
-use crate::emit::rust::{number_literal, primitive};
+use crate::emit::rust::primitive;
 use crate::ir::ParamLocation;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -226,17 +226,12 @@ fn path_read(at: &PathAt, list: bool, wire: &str, parse: &TokenStream) -> TokenS
 }
 
 fn with_default(plan: &Plan, optional: TokenStream, default: &DefaultValue) -> TokenStream {
-    let value = match default {
-        DefaultValue::Empty => return quote! { #optional.unwrap_or_default() },
-        DefaultValue::Text(s) => return quote! { #optional.unwrap_or_else(|| #s.to_owned()) },
-        DefaultValue::Bool(b) => quote! { #b },
-        DefaultValue::Number(p, n) => number_literal(*p, n, true).expect("checked by the plan"),
-        DefaultValue::Variant(ty, variant) => {
-            let (t, variant) = (plan.printer().rust_type(ty), ident(variant));
-            quote! { #t::#variant }
-        }
-    };
-    quote! { #optional.unwrap_or(#value) }
+    let value = default.render(&plan.printer(), true);
+    match default {
+        DefaultValue::Empty => quote! { #optional.unwrap_or_default() },
+        DefaultValue::Text(_) => quote! { #optional.unwrap_or_else(|| #value) },
+        _ => quote! { #optional.unwrap_or(#value) },
+    }
 }
 
 /// `read`, then `checks` run on the value it read (`optional`: an `Option`, checked when `Some`).

@@ -5,7 +5,6 @@
 //! builds it from those rooms.
 
 use crate::emit::checks::Checks;
-use crate::emit::rust::number_literal;
 use crate::emit::status::status_name;
 use crate::emit::{Patterns, Root, TypePrinter, ident};
 use crate::ir::{
@@ -23,10 +22,11 @@ mod parameters;
 mod responses;
 mod routes;
 
+pub use crate::emit::defaults::DefaultValue;
 pub use auth::BearerScheme;
 use auth::*;
 pub use bodies::{BodyKind, BodyRead, Part, PartKind};
-pub use parameters::{DefaultValue, Finish, Get, ParamRead, Scalar, Styled, StyledAt};
+pub use parameters::{Finish, Get, ParamRead, Scalar, Styled, StyledAt};
 use responses::*;
 pub use responses::{Body, ResponsePlan, StatusPlan};
 use routes::*;

@@ -101,17 +101,6 @@ pub(super) enum Check {
     None,
 }
 
-/// A spec default the router applies.
-pub enum DefaultValue {
-    Text(String),
-    Bool(bool),
-    Number(Primitive, serde_json::Number),
-    /// An enum's variant.
-    Variant(TypeRef, String),
-    /// An empty list.
-    Empty,
-}
-
 impl<'a> Plan<'a> {
     pub(super) fn param_field(
         &self,
@@ -181,7 +170,7 @@ impl<'a> Plan<'a> {
         let default = p
             .default
             .as_ref()
-            .and_then(|d| self.default_value(&p.ty, d, list));
+            .and_then(|d| self.default_value(&p.ty, d));
         if let (Some(value), None) = (&p.default, &default) {
             push_paragraph(
                 &mut doc,
@@ -327,7 +316,7 @@ impl<'a> Plan<'a> {
         let default = p
             .default
             .as_ref()
-            .and_then(|d| self.default_value(&p.ty, d, list))
+            .and_then(|d| self.default_value(&p.ty, d))
             .filter(|_| !required);
         if default.is_some() {
             push_paragraph(doc, &format!("Default: `{}`.", p.default.as_ref()?));
@@ -493,30 +482,7 @@ impl<'a> Plan<'a> {
         &self,
         ty: &TypeRef,
         value: &serde_json::Value,
-        list: bool,
     ) -> Option<DefaultValue> {
-        if list {
-            return value
-                .as_array()
-                .is_some_and(Vec::is_empty)
-                .then_some(DefaultValue::Empty);
-        }
-        match (self.api.resolve(ty), value) {
-            (TypeRef::Primitive(Primitive::String), serde_json::Value::String(s)) => {
-                Some(DefaultValue::Text(s.clone()))
-            }
-            (TypeRef::Primitive(Primitive::Bool), serde_json::Value::Bool(b)) => {
-                Some(DefaultValue::Bool(*b))
-            }
-            (
-                TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. },
-                serde_json::Value::Number(n),
-            ) => number_literal(*p, n, true).map(|_| DefaultValue::Number(*p, n.clone())),
-            (named @ TypeRef::Named(id), v) => {
-                let variant = self.api.types[id.0].enum_variant(v)?;
-                Some(DefaultValue::Variant(named.clone(), variant.to_owned()))
-            }
-            _ => None,
-        }
+        DefaultValue::of(self.api.resolve(ty), value, &self.api.types)
     }
 }
