@@ -45,30 +45,23 @@ pub enum Checks {
 }
 
 impl Checks {
-    /// A string's length, pattern and (`format`) format, if it has any; `pattern` gives the
+    /// A string's length, pattern and (with `formats`) format, if it has any; `pattern` gives the
     /// number of an enforced pattern.
     pub fn text(
         c: &Constraints,
         url: bool,
-        format: bool,
+        formats: bool,
         pattern: impl Fn(&str) -> Option<usize>,
     ) -> Option<Checks> {
-        let text = Checks::Text {
+        let length = bounds(c.min_length, c.max_length);
+        let pattern = enforced(&c.pattern, pattern);
+        let format = c.format.filter(|_| formats && !url);
+        (length.is_some() || pattern.is_some() || format.is_some()).then_some(Checks::Text {
             url,
-            length: bounds(c.min_length, c.max_length),
-            pattern: enforced(&c.pattern, pattern),
-            format: c.format.filter(|_| format && !url),
-        };
-        let empty = matches!(
-            &text,
-            Checks::Text {
-                length: None,
-                pattern: None,
-                format: None,
-                ..
-            }
-        );
-        (!empty).then_some(text)
+            length,
+            pattern,
+            format,
+        })
     }
 
     /// A number's range, if it has one.
@@ -92,10 +85,12 @@ impl Checks {
     }
 }
 
+/// `(min, max)` when either is set.
 pub fn bounds(min: Option<usize>, max: Option<usize>) -> Option<Bounds> {
     (min.is_some() || max.is_some()).then_some((min, max))
 }
 
+/// The number and source of a pattern, when it is set and enforced.
 pub fn enforced(
     source: &Option<String>,
     pattern: impl Fn(&str) -> Option<usize>,
