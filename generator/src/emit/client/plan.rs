@@ -624,6 +624,13 @@ pub fn device_flow_scheme(api: &Api) -> Option<&crate::ir::SecurityScheme> {
 mod tests {
     use super::*;
 
+    /// Plans are plain data: files render from them on several threads.
+    #[test]
+    fn plans_cross_threads() {
+        fn plain_data<T: Send + Sync>() {}
+        plain_data::<Plan>();
+    }
+
     fn api(paths: &str) -> Api {
         let text = format!(
             "openapi: 3.1.0\ninfo: {{title: t, version: '1'}}\n\

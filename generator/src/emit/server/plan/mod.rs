@@ -422,6 +422,13 @@ pub fn push_paragraph(doc: &mut String, text: &str) {
 mod tests {
     use super::*;
 
+    /// Plans are plain data: files render from one plan on several threads.
+    #[test]
+    fn plans_cross_threads() {
+        fn plain_data<T: Send + Sync>() {}
+        plain_data::<Plan>();
+    }
+
     fn op(path: &str) -> Operation {
         Operation {
             id: String::new(),
