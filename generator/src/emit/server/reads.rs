@@ -60,7 +60,7 @@ fn parse(plan: &Plan, scalar: &Scalar) -> TokenStream {
     }
 }
 
-pub fn location_tokens(location: ParamLocation) -> TokenStream {
+fn location_tokens(location: ParamLocation) -> TokenStream {
     match location {
         ParamLocation::Path => quote! { params::In::Path },
         ParamLocation::Query => quote! { params::In::Query },
