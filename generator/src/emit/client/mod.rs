@@ -83,11 +83,8 @@ pub fn emit_at(
         } else {
             ""
         };
-        let mut n = 2;
-        while !taken.insert(p.type_name.clone()) {
-            p.type_name = format!("{base}{separator}{n}");
-            n += 1;
-        }
+        p.type_name = crate::naming::numbered(&base, separator, |n| taken.contains(n));
+        taken.insert(p.type_name.clone());
     }
     let has_responses = plans.iter().any(|p| matches!(p.success, Success::Enum(_)));
     let has_errors = plans.iter().any(|p| !p.errors.is_empty());

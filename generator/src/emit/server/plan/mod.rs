@@ -393,12 +393,8 @@ impl<'a> Plan<'a> {
 }
 
 fn unique_type(base: &str, taken: &mut HashSet<String>) -> String {
-    let mut name = base.to_owned();
-    let mut n = 2;
-    while !taken.insert(name.clone()) {
-        name = format!("{base}{n}");
-        n += 1;
-    }
+    let name = crate::naming::numbered(base, "", |n| taken.contains(n));
+    taken.insert(name.clone());
     name
 }
 
