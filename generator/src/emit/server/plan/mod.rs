@@ -138,6 +138,7 @@ impl FieldType {
     }
 }
 
+/// What a request field holds.
 pub enum Value {
     Scalar(Scalar),
     /// A `Vec` of the scalar.
