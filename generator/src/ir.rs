@@ -750,7 +750,37 @@ impl Api {
 }
 
 /// What the document asks of the generated crates' runtimes, as the emitters query it.
+/// How a multipart property (or an item of an array property) travels: a file, text, a value's
+/// text (a number, a boolean), or JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartKind {
+    /// A file's bytes (`format: binary`).
+    File,
+    /// A string, sent as it is.
+    Text,
+    /// A number or other primitive, sent as its text.
+    Value,
+    /// Anything else, sent as JSON text.
+    Json,
+}
+
 impl Api {
+    /// How a value of `ty` travels as one part of a multipart body (see [`PartKind`]).
+    pub fn part_kind(&self, ty: &TypeRef) -> PartKind {
+        match ty {
+            TypeRef::Primitive(Primitive::Bytes) => PartKind::File,
+            TypeRef::Primitive(Primitive::String) => PartKind::Text,
+            TypeRef::Primitive(_) | TypeRef::NumericString { .. } => PartKind::Value,
+            TypeRef::Named(id) => match &self.types[id.0].kind {
+                TypeKind::Alias(inner) => self.part_kind(inner),
+                TypeKind::StringEnum(_) => PartKind::Text,
+                TypeKind::IntEnum(_) => PartKind::Value,
+                _ => PartKind::Json,
+            },
+            _ => PartKind::Json,
+        }
+    }
+
     /// The properties of a `multipart/form-data` body whose schema is an object: the client sends
     /// and the server reads one part (or one per item) per property. `None` for other schemas,
     /// which stay raw (a `reqwest` form, a `RawBody`).

@@ -204,6 +204,9 @@ impl Inliner<'_> {
         self.rewrite(tokens, dir, depth)
     }
 
+    /// Paths here are relative (`self::`, `super::`), not rendered from an `emit::Root`: where the
+    /// file is included is the user's choice, unknown to the generator, and the runtime copied
+    /// from templates says `crate::` as text, so one rewrite serves generated and copied code.
     fn rewrite(&self, tokens: TokenStream, dir: &str, depth: usize) -> Result<TokenStream, String> {
         let trees: Vec<TokenTree> = tokens.into_iter().collect();
         let mut out: Vec<TokenTree> = Vec::with_capacity(trees.len());

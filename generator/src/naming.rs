@@ -439,13 +439,20 @@ fn variant_ident(raw: &str) -> Option<String> {
 /// `base`, or `base2`, `base3`... whichever none of `names` is: a variant the generator adds beside
 /// the document's (an open enum's `Unknown`).
 pub fn free_variant<'a>(base: &str, names: impl Iterator<Item = &'a str> + Clone) -> String {
-    let mut candidate = base.to_owned();
+    numbered(base, "", |candidate| {
+        names.clone().any(|name| name == candidate)
+    })
+}
+
+/// `base`, or the first of `base{separator}2`, `base{separator}3`... that is not `taken`.
+pub fn numbered(base: &str, separator: &str, taken: impl Fn(&str) -> bool) -> String {
+    let mut name = base.to_owned();
     let mut n = 2;
-    while names.clone().any(|name| name == candidate) {
-        candidate = format!("{base}{n}");
+    while taken(&name) {
+        name = format!("{base}{separator}{n}");
         n += 1;
     }
-    candidate
+    name
 }
 
 fn value_variant(value: i64) -> String {

@@ -16,8 +16,10 @@
 //! cannot cross threads, so a part comes back printed.
 
 mod checked_types;
+mod checks;
 pub mod client;
 pub mod crates;
+mod defaults;
 mod enums;
 mod markdown;
 pub mod models;

@@ -1,18 +1,18 @@
 //! The models crate: one serde type per named IR type, their `Validate` impls, and the patterns.
 
 use super::checked_types::checked_types;
+use super::checks::{self, Checks, Site};
+use super::defaults::DefaultValue;
 use super::enums;
 use super::objects;
-use super::parallel::{self, Job};
+use super::parallel;
 use super::patterns::Engine;
-use super::rust::opt_usize;
 use super::{
     File, Options, Patterns, TypePrinter, assembled, crate_root, doc_attrs, ident, print,
     rust_file, template_file,
 };
 use crate::ir::{
-    Additional, Api, Constraints, Field, Primitive, StringFormat, Struct, TypeDef, TypeKind,
-    TypeRef, Union,
+    Additional, Api, Constraints, Field, Primitive, Struct, TypeDef, TypeKind, TypeRef, Union,
 };
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -32,45 +32,38 @@ const OBJECT_TEMPLATE: &str = openapi_gen_templates::models::OBJECT;
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
     let checked = checked_types(api, opts.open_enums);
     let emitter = || ModelEmitter::new(api, patterns, &checked, opts.open_enums);
-    let ranges = parallel::chunks(api.types.len());
+    let part = |path: &'static str, tokens: TokenStream| (path, print(tokens, path));
     // Longest first: the types, then their checks, each in parts of a few hundred items.
-    let mut jobs: Vec<Job<Result<String, String>>> = Vec::new();
+    let ranges = parallel::chunks(api.types.len());
+    let mut jobs: Vec<parallel::Part> = Vec::new();
     for range in ranges.clone() {
         jobs.push(Box::new(move || {
-            print(emitter().type_items(&api.types[range]), "src/types.rs")
+            part("src/types.rs", emitter().type_items(&api.types[range]))
         }));
     }
     jobs.push(Box::new(move || {
-        print(emitter().default_fns(), "src/types.rs")
+        part("src/types.rs", emitter().default_fns())
     }));
     for range in ranges.clone() {
         jobs.push(Box::new(move || {
-            print(
-                emitter().validate_impls(&api.types[range]),
+            part(
                 "src/constraints.rs",
+                emitter().validate_impls(&api.types[range]),
             )
         }));
     }
     let objects = has_objects(api);
     if objects {
-        for range in ranges.clone() {
+        jobs.push(Box::new(move || part("src/decode.rs", objects::head())));
+        for range in ranges {
             jobs.push(Box::new(move || {
-                print(emitter().decode_impls(&api.types[range]), "src/decode.rs")
+                part("src/decode.rs", emitter().decode_impls(&api.types[range]))
             }));
         }
     }
-    let mut printed = parallel::run(api.types.len(), jobs).into_iter();
-    let types: Vec<String> = printed
-        .by_ref()
-        .take(ranges.len() + 1)
-        .collect::<Result<_, _>>()?;
-    let checks: Vec<String> = printed
-        .by_ref()
-        .take(ranges.len())
-        .collect::<Result<_, _>>()?;
-    let mut decode = vec![print(objects::head(), "src/decode.rs")?];
-    decode.extend(printed.collect::<Result<Vec<_>, _>>()?);
+    let mut parts = parallel::parts(api.types.len(), jobs)?;
     let emitter = emitter();
+    let checks = parts.remove("src/constraints.rs").unwrap_or_default();
     let mut constraints = vec![print(
         emitter.constraints_head(&checks),
         "src/constraints.rs",
@@ -79,7 +72,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     let mut files = vec![
         cargo_toml(api, opts, patterns),
         crate_root(emitter.lib_rs(), opts)?,
-        assembled(opts, "src/types.rs", &types),
+        assembled(opts, "src/types.rs", &parts["src/types.rs"]),
         assembled(opts, "src/constraints.rs", &constraints),
         rust_file(emitter.patterns_rs(), opts, "src/patterns.rs")?,
         template_file(opts, "src/wire.rs", WIRE_TEMPLATE),
@@ -99,8 +92,8 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
             TAGGED_TEMPLATE,
         ),
     ];
-    if objects {
-        files.push(assembled(opts, "src/decode.rs", &decode));
+    if let Some(decode) = parts.get("src/decode.rs") {
+        files.push(assembled(opts, "src/decode.rs", decode));
     }
     if optional.iter().any(|o| o.0) {
         for (used, path, text) in optional {
@@ -512,7 +505,10 @@ impl<'a> ModelEmitter<'a> {
                 } else {
                     ty
                 };
-                let value = self.default_value(&f.ty, f.default.as_ref().expect("defaulted"));
+                let default = f.default.as_ref().expect("defaulted");
+                let value = DefaultValue::of(&f.ty, default, &self.api.types)
+                    .expect("checked by field_shape")
+                    .render(&self.printer, false);
                 let value = if f.boxed {
                     quote! { Box::new(#value) }
                 } else {
@@ -531,28 +527,6 @@ impl<'a> ModelEmitter<'a> {
                 #import
                 #(#fns)*
             }
-        }
-    }
-
-    fn default_value(&self, ty: &TypeRef, value: &serde_json::Value) -> TokenStream {
-        match (ty, value) {
-            (TypeRef::Primitive(Primitive::String), serde_json::Value::String(s)) => {
-                quote! { #s.to_owned() }
-            }
-            (TypeRef::Primitive(Primitive::Bool), serde_json::Value::Bool(b)) => quote! { #b },
-            (
-                TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. },
-                serde_json::Value::Number(n),
-            ) => super::rust::number_literal(*p, n, false).expect("checked by defaultable"),
-            (TypeRef::Array(_), _) => quote! { Vec::new() },
-            (TypeRef::Named(id), v) => {
-                let def = &self.api.types[id.0];
-                let name = ident(&def.name);
-                let variant = def.enum_variant(v).expect("checked by defaultable");
-                let variant = ident(variant);
-                quote! { #name::#variant }
-            }
-            _ => unreachable!("checked by defaultable"),
         }
     }
 
@@ -601,7 +575,9 @@ impl<'a> ModelEmitter<'a> {
                         let missing = f.constraints.present.then(|| {
                             quote! { if value.is_none() { validation::missing(path, errors); } }
                         });
-                        let check = self.check_value(&quote! { value }, &ty, &f.constraints, 0);
+                        let check = self
+                            .checks(&ty, &f.constraints)
+                            .map(|c| checks::render(&c, &quote! { value }, Site::Models, 0));
                         if missing.is_none() && check.is_none() {
                             return None;
                         }
@@ -634,7 +610,8 @@ impl<'a> ModelEmitter<'a> {
                     .map(|v| {
                         (
                             ident(&v.name),
-                            self.check_value(&quote! { value }, &v.ty, &v.constraints, 0),
+                            self.checks(&v.ty, &v.constraints)
+                                .map(|c| checks::render(&c, &quote! { value }, Site::Models, 0)),
                         )
                     })
                     .collect();
@@ -649,7 +626,8 @@ impl<'a> ModelEmitter<'a> {
                 }
             }
             TypeKind::Newtype(ty) => self
-                .check_value(&quote! { value }, ty, &Constraints::default(), 0)
+                .checks(ty, &Constraints::default())
+                .map(|c| checks::render(&c, &quote! { value }, Site::Models, 0))
                 .map(|check| quote! { let value = &self.0; #check })
                 .into_iter()
                 .collect(),
@@ -680,16 +658,12 @@ impl<'a> ModelEmitter<'a> {
         }
     }
 
-    /// Code checking one value (`expr`, an expression of type `&T`) against its type's nested types and `c`.
-    /// `None` when there is nothing to check.
-    fn check_value(
-        &self,
-        expr: &TokenStream,
-        ty: &TypeRef,
-        c: &Constraints,
-        depth: usize,
-    ) -> Option<TokenStream> {
-        let v = format_ident!("v{}", depth);
+    /// The checks of one value of type `ty` against its nested types and `c`; `None` when there is
+    /// nothing to check.
+    fn checks(&self, ty: &TypeRef, c: &Constraints) -> Option<Checks> {
+        let pattern = |source: &str| self.patterns.enforced(source);
+        let each =
+            |inner: &TypeRef| self.checks(inner, &c.items.as_deref().cloned().unwrap_or_default());
         match ty {
             TypeRef::Nullable(inner) => {
                 // `Option<Alias>` where the alias is an `Option` too (a nullable component used
@@ -700,11 +674,14 @@ impl<'a> ModelEmitter<'a> {
                     && let TypeKind::Alias(TypeRef::Nullable(held)) = &def.kind
                 {
                     let c = if c.is_empty() { &def.constraints } else { c };
-                    let inner = self.check_value(&quote! { #v }, held, c, depth + 1)?;
-                    return Some(quote! { if let Some(Some(#v)) = #expr { #inner } });
+                    let inner = Box::new(self.checks(held, c)?);
+                    return Some(Checks::Held { twice: true, inner });
                 }
-                let inner = self.check_value(&quote! { #v }, inner, c, depth + 1)?;
-                Some(quote! { if let Some(#v) = #expr { #inner } })
+                let inner = Box::new(self.checks(inner, c)?);
+                Some(Checks::Held {
+                    twice: false,
+                    inner,
+                })
             }
             TypeRef::Named(id) => {
                 let def = &self.api.types[id.0];
@@ -712,115 +689,30 @@ impl<'a> ModelEmitter<'a> {
                     // An alias is checked as what it names, with its own constraints unless the use site has some.
                     TypeKind::Alias(target) => {
                         let c = if c.is_empty() { &def.constraints } else { c };
-                        self.check_value(expr, target, c, depth)
+                        self.checks(target, c)
                     }
-                    _ if self.checked[id.0] => Some(quote! { #expr.validate_at(path, errors); }),
+                    _ if self.checked[id.0] => Some(Checks::Validate),
                     _ => None,
                 }
             }
-            TypeRef::Array(inner) => {
-                let mut checks = Vec::new();
-                if c.min_items.is_some() || c.max_items.is_some() {
-                    let min = opt_usize(c.min_items);
-                    let max = opt_usize(c.max_items);
-                    checks
-                        .push(quote! { validation::items(#expr.len(), path, #min, #max, errors); });
-                }
-                if c.unique_items {
-                    checks.push(quote! { validation::unique(#expr, path, errors); });
-                }
-                let item_constraints = c.items.as_deref().cloned().unwrap_or_default();
-                let i = format_ident!("i{}", depth);
-                if let Some(item) =
-                    self.check_value(&quote! { #v }, inner, &item_constraints, depth + 1)
-                {
-                    checks.push(quote! {
-                        for (#i, #v) in #expr.iter().enumerate() {
-                            let path = validation::index(path, #i);
-                            let path = path.as_str();
-                            #item
-                        }
-                    });
-                }
-                (!checks.is_empty()).then(|| quote! { #(#checks)* })
-            }
+            TypeRef::Array(inner) => Checks::items(c, each(inner)),
             TypeRef::Map(inner) => {
-                let item_constraints = c.items.as_deref().cloned().unwrap_or_default();
-                let k = format_ident!("k{}", depth);
-                let item = self.check_value(&quote! { #v }, inner, &item_constraints, depth + 1);
-                let count = (c.min_items.is_some() || c.max_items.is_some()).then(|| {
-                    let (min, max) = (opt_usize(c.min_items), opt_usize(c.max_items));
-                    quote! { validation::entries(#expr.len(), path, #min, #max, errors); }
-                });
-                let key = c.key_pattern.as_ref().and_then(|source| {
-                    let regex = self.patterns.regex(source)?;
-                    Some(quote! { validation::pattern(#k, path, &#regex, #source, errors); })
-                });
-                if item.is_none() && key.is_none() {
-                    return count;
-                }
-                let pairs = if item.is_some() {
-                    quote! { (#k, #v) in #expr }
-                } else {
-                    quote! { #k in #expr.keys() }
-                };
-                Some(quote! {
-                    #count
-                    for #pairs {
-                        let path = validation::field(path, #k);
-                        let path = path.as_str();
-                        #key
-                        #item
-                    }
+                let count = checks::bounds(c.min_items, c.max_items);
+                let key = checks::enforced(&c.key_pattern, pattern);
+                let each = each(inner).map(Box::new);
+                (count.is_some() || key.is_some() || each.is_some()).then_some(Checks::Entries {
+                    count,
+                    key,
+                    each,
                 })
             }
             TypeRef::Primitive(p @ (Primitive::String | Primitive::Url)) => {
-                let is_url = *p == Primitive::Url;
-                let expr = &if is_url {
-                    quote! { #expr.as_str() }
-                } else {
-                    quote! { #expr }
-                };
-                let mut checks = Vec::new();
-                if c.min_length.is_some() || c.max_length.is_some() {
-                    let min = opt_usize(c.min_length);
-                    let max = opt_usize(c.max_length);
-                    checks.push(quote! { validation::length(#expr, path, #min, #max, errors); });
-                }
-                if let Some(source) = &c.pattern
-                    && let Some(regex) = self.patterns.regex(source)
-                {
-                    checks.push(
-                        quote! { validation::pattern(#expr, path, &#regex, #source, errors); },
-                    );
-                }
-                match c.format {
-                    // A `url::Url` is an absolute URL once parsed.
-                    _ if is_url => {}
-                    Some(StringFormat::Email) => {
-                        checks.push(quote! { validation::email(#expr, path, errors); })
-                    }
-                    Some(StringFormat::Uri) => {
-                        checks.push(quote! { validation::uri(#expr, path, errors); })
-                    }
-                    Some(StringFormat::Uuid) => {
-                        checks.push(quote! { validation::uuid(#expr, path, errors); })
-                    }
-                    Some(StringFormat::DateTime) => {
-                        checks.push(quote! { validation::date_time(#expr, path, errors); })
-                    }
-                    Some(StringFormat::Date) => {
-                        checks.push(quote! { validation::date(#expr, path, errors); })
-                    }
-                    None => {}
-                }
-                (!checks.is_empty()).then(|| quote! { #(#checks)* })
+                Checks::text(c, *p == Primitive::Url, true, pattern)
             }
             TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. }
                 if p.is_integer() || p.is_float() =>
             {
-                let (as_f64, min, max) = super::rust::range_args(*p, expr, c)?;
-                Some(quote! { validation::range(#as_f64, path, #min, #max, errors); })
+                Checks::range(*p, c)
             }
             _ => None,
         }
@@ -950,7 +842,7 @@ fn field_shape<'a>(f: &'a Field, types: &[TypeDef]) -> FieldShape<'a> {
         (false, false)
             if f.default
                 .as_ref()
-                .is_some_and(|d| defaultable(inner, d, types)) =>
+                .is_some_and(|d| DefaultValue::of(inner, d, types).is_some()) =>
         {
             Shape::Defaulted
         }
@@ -960,21 +852,6 @@ fn field_shape<'a>(f: &'a Field, types: &[TypeDef]) -> FieldShape<'a> {
         kind,
         nullable,
         inner,
-    }
-}
-
-/// Whether a spec default can be written as a Rust value of this type.
-fn defaultable(ty: &TypeRef, value: &serde_json::Value, types: &[TypeDef]) -> bool {
-    match (ty, value) {
-        (TypeRef::Primitive(Primitive::String), serde_json::Value::String(_)) => true,
-        (TypeRef::Primitive(Primitive::Bool), serde_json::Value::Bool(_)) => true,
-        (
-            TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. },
-            serde_json::Value::Number(n),
-        ) => super::rust::number_literal(*p, n, false).is_some(),
-        (TypeRef::Array(_), serde_json::Value::Array(a)) => a.is_empty(),
-        (TypeRef::Named(id), v) => types[id.0].enum_variant(v).is_some(),
-        _ => false,
     }
 }
 

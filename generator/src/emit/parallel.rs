@@ -1,7 +1,9 @@
-//! Emitting on every core. Token streams are neither `Send` nor `Sync`, so each job builds its own
-//! tokens from the shared, read-only IR and hands back only text. Output never depends on how many
-//! threads ran: jobs are cut by item count, and results come back in job order.
+//! Emitting on every core. Token streams are neither `Send` nor `Sync`, so each job renders its
+//! own tokens from the shared, read-only IR and plans (plain data) and hands back only text.
+//! Output never depends on how many threads ran: jobs are cut by item count, and results come
+//! back in job order.
 
+use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::Mutex;
 
@@ -61,6 +63,21 @@ pub fn spread<T: Send>(jobs: Vec<Job<'_, T>>) -> Vec<T> {
     done.into_iter()
         .map(|(_, result)| result.unwrap_or_else(|panic| resume_unwind(panic)))
         .collect()
+}
+
+/// A job printing a part of the file at a path.
+pub type Part<'a> = Job<'a, (&'static str, Result<String, String>)>;
+
+/// [`run`] of jobs that each print a part of a file: each file's parts, in job order.
+pub fn parts(
+    items: usize,
+    jobs: Vec<Part<'_>>,
+) -> Result<BTreeMap<&'static str, Vec<String>>, String> {
+    let mut parts: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for (path, printed) in run(items, jobs) {
+        parts.entry(path).or_default().push(printed?);
+    }
+    Ok(parts)
 }
 
 /// The ranges `0..len` is cut into, [`ITEMS_PER_JOB`] items each (none when `len` is 0).

@@ -99,15 +99,16 @@ impl Patterns {
             .any(|e| e.engine == Engine::FancyRegex && !e.numeric)
     }
 
-    /// The static holding a compiled pattern, or `None` when it is not enforced.
-    pub fn regex(&self, source: &str) -> Option<Ident> {
+    /// The number of a compiled pattern (its static is `PATTERN_{n}`), or `None` when it is not
+    /// enforced.
+    pub fn enforced(&self, source: &str) -> Option<usize> {
         let e = self.entries.get(source)?;
         let enforced = match e.engine {
             Engine::Regex => true,
             Engine::FancyRegex => !e.numeric,
             Engine::None => false,
         };
-        enforced.then(|| format_ident!("PATTERN_{}", e.number))
+        enforced.then_some(e.number)
     }
 
     /// The marker type naming a numeric-string pattern (see `wire::PatternOf`).
@@ -178,8 +179,8 @@ mod tests {
         let engines: Vec<Engine> = p.all().iter().map(|e| e.2).collect();
         assert_eq!(engines, [Engine::Regex, Engine::FancyRegex, Engine::None]);
         assert!(p.needs_fancy_regex());
-        assert!(p.regex("^(?!-)[a-z-]+(?<!-)$").is_some());
-        assert!(p.regex("^(a").is_none());
+        assert!(p.enforced("^(?!-)[a-z-]+(?<!-)$").is_some());
+        assert!(p.enforced("^(a").is_none());
         // Only the pattern nothing enforces is reported, with the pointer of its schema.
         let warnings: Vec<String> = diags.warnings().map(ToString::to_string).collect();
         assert_eq!(warnings.len(), 1, "{warnings:?}");

@@ -1,6 +1,6 @@
 //! Rust spelling shared by the emitters: identifiers, doc comments, and the Rust type of a `TypeRef`.
 
-use crate::ir::{Constraints, Primitive, TypeDef, TypeRef};
+use crate::ir::{Primitive, TypeDef, TypeRef};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 
@@ -144,37 +144,6 @@ pub fn number_literal(p: Primitive, n: &serde_json::Number, suffixed: bool) -> O
         _ => return None,
     };
     Some(quote! { #lit })
-}
-
-/// The arguments of the runtime's `validation::range(value, path, min, max, errors)` for the
-/// numeric constraints in `c`: `(value as f64, min, max)`, or `None` when there is no bound.
-/// `value` is an expression of type `&T`.
-pub fn range_args(
-    p: Primitive,
-    value: &TokenStream,
-    c: &Constraints,
-) -> Option<(TokenStream, TokenStream, TokenStream)> {
-    if c.minimum.is_none() && c.maximum.is_none() {
-        return None;
-    }
-    let bound = |b: Option<f64>, exclusive: bool| match b {
-        Some(b) => {
-            let b = Literal::f64_suffixed(b);
-            quote! { Some((#b, #exclusive)) }
-        }
-        None => quote! { None },
-    };
-    let as_f64 = match p {
-        Primitive::F64 => quote! { *#value },
-        // No lossless conversion exists; spec bounds are far inside f64's exact range.
-        Primitive::I64 | Primitive::U64 => quote! { *#value as f64 },
-        _ => quote! { f64::from(*#value) },
-    };
-    Some((
-        as_f64,
-        bound(c.minimum, c.exclusive_minimum),
-        bound(c.maximum, c.exclusive_maximum),
-    ))
 }
 
 #[cfg(test)]

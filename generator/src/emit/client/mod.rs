@@ -7,7 +7,7 @@ mod plan;
 pub(crate) mod requests;
 mod sending;
 
-use super::parallel::{self, Job};
+use super::parallel;
 use super::rust::inner_doc_attrs;
 use super::{
     File, Options, Patterns, Root, assembled, crate_root, doc_attrs, print, rust_file,
@@ -83,11 +83,8 @@ pub fn emit_at(
         } else {
             ""
         };
-        let mut n = 2;
-        while !taken.insert(p.type_name.clone()) {
-            p.type_name = format!("{base}{separator}{n}");
-            n += 1;
-        }
+        p.type_name = crate::naming::numbered(&base, separator, |n| taken.contains(n));
+        taken.insert(p.type_name.clone());
     }
     let has_responses = plans.iter().any(|p| matches!(p.success, Success::Enum(_)));
     let has_errors = plans.iter().any(|p| !p.errors.is_empty());
@@ -100,7 +97,7 @@ pub fn emit_at(
     let emitter = || requests::RequestEmitter::new(api, root);
     let part = |path: &'static str, tokens: TokenStream| (path, print(tokens, path));
     let plans = &plans;
-    let mut jobs: Vec<Job<(&str, Result<String, String>)>> = vec![Box::new(move || {
+    let mut jobs: Vec<parallel::Part> = vec![Box::new(move || {
         part("src/requests.rs", emitter().requests_head(plans))
     })];
     for range in parallel::chunks(plans.len()) {
@@ -123,11 +120,7 @@ pub fn emit_at(
             part("src/headers.rs", emitter().headers_rs(plans))
         }));
     }
-    // A file's parts come back in job order.
-    let mut parts: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
-    for (path, printed) in parallel::run(plans.len(), jobs) {
-        parts.entry(path).or_default().push(printed?);
-    }
+    let parts = parallel::parts(plans.len(), jobs)?;
     let mut files = vec![
         cargo_toml(api, opts, plans),
         crate_root(

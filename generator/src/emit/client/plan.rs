@@ -265,12 +265,7 @@ fn success_headers(api: &Api, op: &Operation) -> Vec<ErrorHeader> {
     // Field names stay unique across responses.
     let mut taken: Vec<String> = Vec::new();
     for h in &mut all {
-        let base = h.field.clone();
-        let mut n = 2;
-        while taken.contains(&h.field) {
-            h.field = format!("{base}_{n}");
-            n += 1;
-        }
+        h.field = crate::naming::numbered(&h.field, "_", |n| taken.iter().any(|t| t == n));
         taken.push(h.field.clone());
     }
     all
@@ -334,12 +329,7 @@ fn success(api: &Api, op: &Operation) -> Success {
 
 /// `base`, or `base2`, `base3`... when an earlier variant took it.
 fn unique(taken: &mut Vec<String>, base: String) -> String {
-    let mut name = base.clone();
-    let mut n = 2;
-    while taken.contains(&name) {
-        name = format!("{base}{n}");
-        n += 1;
-    }
+    let name = crate::naming::numbered(&base, "", |n| taken.iter().any(|t| t == n));
     taken.push(name.clone());
     name
 }
@@ -402,12 +392,7 @@ fn error_headers(api: &Api, r: &Response) -> Vec<ErrorHeader> {
             continue;
         }
         let base = crate::naming::field_ident(&h.wire_name);
-        let mut field = base.clone();
-        let mut n = 2;
-        while taken.contains(&field) {
-            field = format!("{base}_{n}");
-            n += 1;
-        }
+        let field = crate::naming::numbered(&base, "_", |n| taken.iter().any(|t| t == n));
         taken.push(field.clone());
         let ty = match api.resolve(&h.ty) {
             TypeRef::Primitive(p)
@@ -623,6 +608,13 @@ pub fn device_flow_scheme(api: &Api) -> Option<&crate::ir::SecurityScheme> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Plans are plain data: files render from them on several threads.
+    #[test]
+    fn plans_cross_threads() {
+        fn plain_data<T: Send + Sync>() {}
+        plain_data::<Plan>();
+    }
 
     fn api(paths: &str) -> Api {
         let text = format!(

@@ -5,6 +5,7 @@
 
 mod api;
 mod plan;
+mod reads;
 mod router;
 mod types;
 
@@ -55,51 +56,31 @@ pub fn emit_at(
     opts: &Options,
     root: Root,
 ) -> Result<Option<Vec<File>>, String> {
+    let plan = Plan::new(api, patterns, root);
+    if plan.ops.is_empty() {
+        return Ok(None);
+    }
+    // The plan is plain data: the router and the other files render from it side by side.
+    let plan = &plan;
     type Files = Result<Vec<File>, String>;
-    let router = |plan: &Plan| -> Files {
-        Ok(vec![rust_file(
-            router::router_rs(plan),
-            opts,
-            "src/router.rs",
-        )?])
-    };
-    let written = |plan: &Plan| -> Files {
-        Ok(vec![
-            crate_root(lib_rs(plan, opts), opts)?,
-            rust_file(api::api_rs(plan), opts, "src/api.rs")?,
-            rust_file(types::requests_rs(plan), opts, "src/requests.rs")?,
-            rust_file(types::responses_rs(plan), opts, "src/responses.rs")?,
-        ])
-    };
-    let printed = if api.operations.len() < parallel::ITEMS_PER_JOB {
-        let plan = Plan::new(api, patterns, root);
-        if plan.ops.is_empty() {
-            return Ok(None);
-        }
-        vec![router(&plan), written(&plan)]
-    } else {
-        // The plan holds tokens, which cannot cross threads: each job plans for itself.
-        let plan = || Plan::new(api, patterns, root);
-        let jobs: Vec<Job<Option<Files>>> = vec![
-            Box::new(|| {
-                Some(plan())
-                    .filter(|p| !p.ops.is_empty())
-                    .map(|p| router(&p))
-            }),
-            Box::new(|| {
-                Some(plan())
-                    .filter(|p| !p.ops.is_empty())
-                    .map(|p| written(&p))
-            }),
-        ];
-        let Some(printed) = parallel::spread(jobs)
-            .into_iter()
-            .collect::<Option<Vec<Files>>>()
-        else {
-            return Ok(None);
-        };
-        printed
-    };
+    let jobs: Vec<Job<Files>> = vec![
+        Box::new(|| {
+            Ok(vec![rust_file(
+                router::router_rs(plan),
+                opts,
+                "src/router.rs",
+            )?])
+        }),
+        Box::new(|| {
+            Ok(vec![
+                crate_root(lib_rs(plan, opts), opts)?,
+                rust_file(api::api_rs(plan), opts, "src/api.rs")?,
+                rust_file(types::requests_rs(plan), opts, "src/requests.rs")?,
+                rust_file(types::responses_rs(plan), opts, "src/responses.rs")?,
+            ])
+        }),
+    ];
+    let printed = parallel::run(api.operations.len(), jobs);
     let mut files = vec![cargo_toml(api, opts, true)];
     for part in printed {
         files.extend(part?);

@@ -3,6 +3,7 @@
 //! through its `{op}_rejection` method), then calls the trait.
 
 use super::plan::{Need, OpPlan, Plan, Source, is_distinct, mixed_literals};
+use super::reads;
 use crate::emit::ident;
 use crate::ir::Method;
 use proc_macro2::TokenStream;
@@ -420,7 +421,7 @@ fn reader(plan: &Plan, op: &OpPlan, read: &proc_macro2::Ident) -> TokenStream {
     }
     let fields = op.fields.iter().map(|f| {
         let name = ident(&f.name);
-        let read = &f.read;
+        let read = reads::read(plan, f);
         quote! { #name: #read, }
     });
     let parts = if uses(Source::Path) {

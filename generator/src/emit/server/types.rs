@@ -1,6 +1,7 @@
 //! The typed inputs and outputs of the operations: one request struct and one response enum each.
 
 use super::plan::{Body, OpPlan, Plan, ResponsePlan, StatusPlan};
+use super::reads;
 use crate::emit::rust::primitive;
 use crate::emit::status::status_constant;
 use crate::emit::{doc_attrs, ident};
@@ -42,7 +43,7 @@ fn request_struct(op: &OpPlan, plan: &Plan) -> TokenStream {
     let fields = op.fields.iter().map(|f| {
         let doc = doc_attrs(Some(&f.doc));
         let name = ident(&f.name);
-        let ty = &f.ty;
+        let ty = reads::field_type(plan, &f.ty);
         quote! { #doc pub #name: #ty, }
     });
     quote! {
@@ -151,15 +152,15 @@ fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
 /// The Rust type of a response body.
 fn body_type(plan: &Plan, body: &Body) -> TokenStream {
     match body {
-        Body::Json(ty) => plan.printer.rust_type(ty),
+        Body::Json(ty) => plan.printer().rust_type(ty),
         Body::Text(_) => quote! { String },
         Body::Bytes(_) => quote! { Bytes },
         Body::Events(item) => {
-            let item = plan.printer.rust_type(item);
+            let item = plan.printer().rust_type(item);
             quote! { stream::EventStream<#item> }
         }
         Body::Lines(item, ..) => {
-            let item = plan.printer.rust_type(item);
+            let item = plan.printer().rust_type(item);
             quote! { stream::ItemStream<#item> }
         }
     }

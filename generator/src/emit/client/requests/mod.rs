@@ -10,8 +10,8 @@ use super::sending;
 use crate::emit::rust::primitive;
 use crate::emit::{Root, TypePrinter, doc_attrs, ident};
 use crate::ir::{
-    Api, Media, Method, ParamLocation, ParamStyle, Parameter, PathSegment, Primitive, SegmentPart,
-    Status, StreamFormat, TypeKind, TypeRef, encode_literal,
+    Api, Media, Method, ParamLocation, ParamStyle, Parameter, PartKind, PathSegment, Primitive,
+    SegmentPart, Status, StreamFormat, TypeKind, TypeRef, encode_literal,
 };
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -701,22 +701,22 @@ impl<'a> RequestEmitter<'a> {
             };
             let add = |ty: &TypeRef, value: Val| -> TokenStream {
                 let v = value.by_ref();
-                match self.multipart_kind(ty) {
-                    MultipartKind::File => {
+                match self.api.part_kind(ty) {
+                    PartKind::File => {
                         quote! { form = form.part(#wire, #root::multipart::file_part(#wire, #v)); }
                     }
-                    MultipartKind::Text => {
+                    PartKind::Text | PartKind::Value => {
                         let text = self.text(ty, value);
                         quote! { form = form.text(#wire, #text); }
                     }
-                    MultipartKind::Json => {
+                    PartKind::Json => {
                         quote! { form = form.part(#wire, #root::multipart::json_part(#v)); }
                     }
                 }
             };
             let step = match inner {
                 TypeRef::Array(item)
-                    if self.multipart_kind(item.as_ref()) != MultipartKind::Json =>
+                    if self.api.part_kind(item) != PartKind::Json =>
                 {
                     let each = add(item.as_ref(), Val::named("item"));
                     let items = value.by_ref();
@@ -738,31 +738,6 @@ impl<'a> RequestEmitter<'a> {
             form
         }}
     }
-
-    fn multipart_kind(&self, ty: &TypeRef) -> MultipartKind {
-        match ty {
-            TypeRef::Primitive(Primitive::Bytes) => MultipartKind::File,
-            TypeRef::Array(_)
-            | TypeRef::Map(_)
-            | TypeRef::Any
-            | TypeRef::Null
-            | TypeRef::Nullable(_) => MultipartKind::Json,
-            TypeRef::Primitive(_) | TypeRef::NumericString { .. } => MultipartKind::Text,
-            TypeRef::Named(id) => match &self.api.types[id.0].kind {
-                TypeKind::Alias(inner) => self.multipart_kind(inner),
-                TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => MultipartKind::Text,
-                _ => MultipartKind::Json,
-            },
-        }
-    }
-}
-
-/// How a multipart body's property travels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum MultipartKind {
-    File,
-    Text,
-    Json,
 }
 
 fn method_tokens(method: &Method) -> TokenStream {

@@ -9,38 +9,38 @@ pub struct BearerScheme {
     pub method: String,
 }
 
+/// An API key's field: its text, if sent (the operation checks it).
 pub(super) fn api_key_field(
     name: &str,
     scheme: &str,
     location: ParamLocation,
     key: &str,
 ) -> FieldPlan {
-    let (read, source, place) = match location {
-        ParamLocation::Query => (
-            quote! { query.optional(#key, params::value::<String>)? },
-            Source::Query,
-            "query parameter",
-        ),
-        ParamLocation::Cookie => (
-            quote! { cookies.optional(#key, params::value::<String>)? },
-            Source::Cookie,
-            "cookie",
-        ),
-        _ => (
-            quote! { headers.optional(#key, params::value::<String>)? },
-            Source::Header,
-            "header",
-        ),
+    let location = match location {
+        ParamLocation::Query | ParamLocation::Cookie => location,
+        _ => ParamLocation::Header,
+    };
+    let place = match location {
+        ParamLocation::Query => "query parameter",
+        ParamLocation::Cookie => "cookie",
+        _ => "header",
     };
     let doc = format!(
         "The API key of the `{scheme}` scheme (the `{key}` {place}), if sent. The router does not check it."
     );
+    let read = ParamRead {
+        location,
+        wire: key.to_owned(),
+        get: Get::Text(None),
+        checks: None,
+        finish: Finish::AsIs,
+    };
     FieldPlan {
         name: name.to_owned(),
         doc,
-        ty: quote! { Option<String> },
-        read,
-        source,
+        ty: FieldType::optional(Value::Scalar(Scalar::Value(Primitive::String))),
+        read: Read::Param(Box::new(read)),
+        source: Source::of(location),
     }
 }
 

@@ -2,14 +2,41 @@
 //! text, bytes) into the request's `body` field.
 
 use super::*;
+pub use crate::ir::PartKind;
 
-/// How a multipart property travels (the runtime's `multipart::PartKind`, item kinds for arrays).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum PartKind {
-    File,
+/// How the router reads a body (`Option` of it when not `required`).
+pub struct BodyRead {
+    pub required: bool,
+    pub kind: BodyKind,
+}
+
+pub enum BodyKind {
+    Json(TypeRef),
+    Form(TypeRef),
+    /// A form with `deepObject` properties or required lists (`lists`, absent when empty).
+    DeepForm {
+        ty: TypeRef,
+        lists: Vec<String>,
+    },
     Text,
-    Value,
-    Json,
+    /// Passed through undecoded.
+    Raw,
+    /// Read part by part into its struct: the properties that are not files decoded together,
+    /// then the files put in, then the struct validated.
+    Multipart {
+        ty: TypeRef,
+        parts: Vec<Part>,
+    },
+}
+
+/// A property of a multipart body.
+pub struct Part {
+    pub wire: String,
+    pub field: String,
+    pub optional: bool,
+    /// An array: one part per item.
+    pub list: bool,
+    pub kind: PartKind,
 }
 
 impl<'a> Plan<'a> {
@@ -19,52 +46,32 @@ impl<'a> Plan<'a> {
         {
             return self.multipart_field(name, body, fields);
         }
-        let required = body.required;
-        let (ty, reader, media) = match (&body.media, &body.ty) {
-            (Media::Json, ty) => (self.printer.rust_type(ty), "json", "application/json"),
+        let (kind, media) = match (&body.media, &body.ty) {
+            (Media::Json, ty) => (BodyKind::Json(ty.clone()), "application/json"),
+            (Media::Form, ty) if self.api.is_deep_form(body) => {
+                let lists = self.api.form_lists(body);
+                let lists = lists.into_iter().map(str::to_owned).collect();
+                let ty = ty.clone();
+                (
+                    BodyKind::DeepForm { ty, lists },
+                    "application/x-www-form-urlencoded",
+                )
+            }
             (Media::Form, ty) => (
-                self.printer.rust_type(ty),
-                "form",
+                BodyKind::Form(ty.clone()),
                 "application/x-www-form-urlencoded",
             ),
-            (Media::Text, TypeRef::Primitive(Primitive::String)) => {
-                (quote! { String }, "text", "text/plain")
+            (Media::Text, TypeRef::Primitive(Primitive::String)) => (BodyKind::Text, "text/plain"),
+            (Media::Text, _) => (BodyKind::Raw, "text/plain"),
+            (Media::Multipart, _) => (BodyKind::Raw, "multipart/form-data"),
+            (Media::Binary(_), _) => (BodyKind::Raw, "application/octet-stream"),
+        };
+        let value = match &kind {
+            BodyKind::Json(ty) | BodyKind::Form(ty) | BodyKind::DeepForm { ty, .. } => {
+                Value::Type(ty.clone())
             }
-            (Media::Text, _) => (quote! { RawBody }, "raw", "text/plain"),
-            (Media::Multipart, _) => (quote! { RawBody }, "raw", "multipart/form-data"),
-            (Media::Binary(_), _) => (quote! { RawBody }, "raw", "application/octet-stream"),
-        };
-        let reader = if required {
-            format_ident!("{}", reader)
-        } else {
-            format_ident!("{}_optional", reader)
-        };
-        let generic =
-            if reader.to_string().starts_with("json") || reader.to_string().starts_with("form") {
-                quote! { ::<#ty> }
-            } else {
-                TokenStream::new()
-            };
-        let read = if self.api.is_deep_form(body) {
-            let reader = if required {
-                quote! { form_with }
-            } else {
-                quote! { form_with_optional }
-            };
-            let lists = self.api.form_lists(body);
-            let decode = if lists.is_empty() {
-                quote! { deep_form::decode }
-            } else {
-                quote! { |bytes: &[u8]| deep_form::decode_lists(bytes, &[#(#lists),*]) }
-            };
-            quote! { body::#reader::<#ty>(Request::from_parts(parts, raw_body), #decode).await? }
-        } else {
-            quote! { body::#reader #generic(Request::from_parts(parts, raw_body)).await? }
-        };
-        let ty = if required {
-            ty
-        } else {
-            quote! { Option<#ty> }
+            BodyKind::Text => Value::Scalar(Scalar::Value(Primitive::String)),
+            _ => Value::RawBody,
         };
         let mut doc = body
             .doc
@@ -90,89 +97,43 @@ impl<'a> Plan<'a> {
                 ),
             );
         }
+        let required = body.required;
         FieldPlan {
             name: name.to_owned(),
             doc,
-            ty,
-            read,
+            ty: FieldType {
+                value,
+                optional: !required,
+            },
+            read: Read::Body(BodyRead { required, kind }),
             source: Source::Body,
         }
     }
 
-    /// A multipart body read part by part into its struct: the properties that are not files
-    /// decoded together, then the files put in, then the struct validated.
     pub(super) fn multipart_field(
         &self,
         name: &str,
         body: &RequestBody,
         fields: &[crate::ir::Field],
     ) -> FieldPlan {
-        let ty = self.printer.rust_type(&body.ty);
-        let mut kinds = Vec::new();
-        let mut files = Vec::new();
-        for f in fields {
-            let (optional, inner) = crate::emit::models::field_holding(f, &self.api.types);
-            let wire = &f.wire_name;
-            let field = ident(&f.name);
-            let kind = match inner {
-                TypeRef::Array(item) => match self.part_kind(item) {
-                    PartKind::File => {
-                        files.push(if optional {
-                            quote! { if value.#field.is_some() { value.#field = Some(form.files(#wire)); } }
-                        } else {
-                            quote! { value.#field = form.files(#wire); }
-                        });
-                        quote! { FileList }
-                    }
-                    PartKind::Text => quote! { TextList },
-                    PartKind::Value => quote! { ValueList },
-                    PartKind::Json => quote! { Json },
-                },
-                ty => match self.part_kind(ty) {
-                    PartKind::File => {
-                        files.push(if optional {
-                            quote! { value.#field = form.file(#wire); }
-                        } else {
-                            quote! { value.#field = form.file(#wire).unwrap_or_default(); }
-                        });
-                        quote! { File }
-                    }
-                    PartKind::Text => quote! { Text },
-                    PartKind::Value => quote! { Value },
-                    PartKind::Json => quote! { Json },
-                },
-            };
-            kinds.push(quote! { (#wire, multipart::PartKind::#kind) });
-        }
-        let binding = if files.is_empty() {
-            quote! { value }
-        } else {
-            quote! { mut value }
-        };
-        let decode = quote! {{
-            let #binding: #ty = form.decode(&[#(#kinds),*])?;
-            #(#files)*
-            body::validated(value)?
-        }};
-        let (read, ty) = if body.required {
-            (
-                quote! {{
-                    let form = multipart::read(Request::from_parts(parts, raw_body)).await?;
-                    #decode
-                }},
-                ty,
-            )
-        } else {
-            (
-                quote! {
-                    match multipart::read_optional(Request::from_parts(parts, raw_body)).await? {
-                        Some(form) => Some(#decode),
-                        None => None,
-                    }
-                },
-                quote! { Option<#ty> },
-            )
-        };
+        let parts = fields
+            .iter()
+            .map(|f| {
+                let (optional, inner) = crate::emit::models::field_holding(f, &self.api.types);
+                let (list, kind) = match inner {
+                    TypeRef::Array(item) => (true, self.api.part_kind(item)),
+                    ty => (false, self.api.part_kind(ty)),
+                };
+                let (wire, field) = (f.wire_name.clone(), f.name.clone());
+                Part {
+                    wire,
+                    field,
+                    optional,
+                    list,
+                    kind,
+                }
+            })
+            .collect();
         let mut doc = body
             .doc
             .clone()
@@ -181,27 +142,19 @@ impl<'a> Plan<'a> {
             &mut doc,
             "Media type: `multipart/form-data`, one part per property (files with their name and content type).",
         );
+        let (ty, required) = (body.ty.clone(), body.required);
         FieldPlan {
             name: name.to_owned(),
             doc,
-            ty,
-            read,
-            source: Source::Body,
-        }
-    }
-
-    pub(super) fn part_kind(&self, ty: &TypeRef) -> PartKind {
-        match ty {
-            TypeRef::Primitive(Primitive::Bytes) => PartKind::File,
-            TypeRef::Primitive(Primitive::String) => PartKind::Text,
-            TypeRef::Primitive(_) | TypeRef::NumericString { .. } => PartKind::Value,
-            TypeRef::Named(id) => match &self.api.types[id.0].kind {
-                TypeKind::Alias(inner) => self.part_kind(inner),
-                TypeKind::StringEnum(_) => PartKind::Text,
-                TypeKind::IntEnum(_) => PartKind::Value,
-                _ => PartKind::Json,
+            ty: FieldType {
+                value: Value::Type(ty.clone()),
+                optional: !required,
             },
-            _ => PartKind::Json,
+            read: Read::Body(BodyRead {
+                required,
+                kind: BodyKind::Multipart { ty, parts },
+            }),
+            source: Source::Body,
         }
     }
 }

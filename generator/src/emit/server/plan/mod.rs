@@ -4,7 +4,7 @@
 //! stands for, and the API's error body ([`responses`]). This module holds the plan itself and
 //! builds it from those rooms.
 
-use crate::emit::rust::{number_literal, opt_usize, primitive, range_args};
+use crate::emit::checks::Checks;
 use crate::emit::status::status_name;
 use crate::emit::{Patterns, Root, TypePrinter, ident};
 use crate::ir::{
@@ -12,8 +12,8 @@ use crate::ir::{
     Primitive, RequestBody, Response, SecurityKind, Status, StreamFormat, TypeId, TypeKind,
     TypeRef,
 };
-use proc_macro2::{Literal, TokenStream};
-use quote::{format_ident, quote};
+use proc_macro2::TokenStream;
+use quote::quote;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 mod auth;
@@ -22,17 +22,19 @@ mod parameters;
 mod responses;
 mod routes;
 
+pub use crate::emit::defaults::DefaultValue;
 pub use auth::BearerScheme;
 use auth::*;
+pub use bodies::{BodyKind, BodyRead, Part, PartKind};
+pub use parameters::{Finish, Get, ParamRead, Scalar, Styled, StyledAt};
 use responses::*;
 pub use responses::{Body, ResponsePlan, StatusPlan};
 use routes::*;
-pub use routes::{Route, is_distinct, mixed_literals};
+pub use routes::{PathAt, Route, is_distinct, mixed_literals};
 
 pub struct Plan<'a> {
     pub api: &'a Api,
     pub patterns: &'a Patterns,
-    pub printer: TypePrinter<'a>,
     pub trait_name: String,
     /// The schema most 4xx responses use: what the router answers its own rejections with.
     pub error_body: Option<TypeId>,
@@ -101,16 +103,60 @@ pub enum Source {
     Body,
 }
 
-/// A field of an operation's request struct. Its type and reader are still tokens: they are built
-/// together with the parse and checks of each parameter style (see [`parameters`]).
+impl Source {
+    pub fn of(location: ParamLocation) -> Source {
+        match location {
+            ParamLocation::Path => Source::Path,
+            ParamLocation::Query => Source::Query,
+            ParamLocation::Header => Source::Header,
+            ParamLocation::Cookie => Source::Cookie,
+        }
+    }
+}
+
+/// A field of an operation's request struct.
 pub struct FieldPlan {
     pub name: String,
     pub doc: String,
-    pub ty: TokenStream,
-    /// An expression giving the value, with `?` for failures (uses `path`, `query`, `headers`,
-    /// `cookies`, `credentials`, `parts`, `raw_body`).
-    pub read: TokenStream,
+    pub ty: FieldType,
+    pub read: Read,
     pub source: Source,
+}
+
+/// The type of a request field: `Option<value>` when `optional`.
+pub struct FieldType {
+    pub value: Value,
+    pub optional: bool,
+}
+
+impl FieldType {
+    pub fn optional(value: Value) -> FieldType {
+        FieldType {
+            value,
+            optional: true,
+        }
+    }
+}
+
+/// What a request field holds.
+pub enum Value {
+    Scalar(Scalar),
+    /// A `Vec` of the scalar.
+    List(Scalar),
+    /// A type of the document.
+    Type(TypeRef),
+    RawBody,
+    BasicCredentials,
+}
+
+/// How the router reads a request field.
+pub enum Read {
+    /// A parameter or API key (see [`parameters`]).
+    Param(Box<ParamRead>),
+    /// The request's HTTP Basic credentials.
+    Basic,
+    /// The body (see [`bodies`]).
+    Body(BodyRead),
 }
 
 impl<'a> Plan<'a> {
@@ -120,12 +166,16 @@ impl<'a> Plan<'a> {
         quote! { use #root::#name; }
     }
 
+    /// How the server's code spells the document's types (`models::Pet`).
+    pub fn printer(&self) -> TypePrinter<'a> {
+        TypePrinter {
+            types: &self.api.types,
+            models: quote! { models:: },
+        }
+    }
+
     /// `root`: where the server's code lives (see [`Plan::root`]).
     pub fn new(api: &'a Api, patterns: &'a Patterns, root: Root) -> Plan<'a> {
-        let printer = TypePrinter {
-            types: &api.types,
-            models: quote! { models:: },
-        };
         let base = crate::naming::type_ident(&api.title);
         // The receiver of webhooks is emitted for a document titled "{title} webhooks".
         let trait_name = if base.ends_with("Api") || base.ends_with("Webhooks") {
@@ -136,7 +186,6 @@ impl<'a> Plan<'a> {
         let mut plan = Plan {
             api,
             patterns,
-            printer,
             trait_name,
             error_body: error_body(api),
             uses_bearer: false,
@@ -266,7 +315,7 @@ impl<'a> Plan<'a> {
     /// The Rust type of the error body (`models::ErrorBody`, or the runtime's `ErrorMessage`).
     pub fn error_type(&self) -> TokenStream {
         match self.error_body {
-            Some(id) => self.printer.rust_type(&TypeRef::Named(id)),
+            Some(id) => self.printer().rust_type(&TypeRef::Named(id)),
             None => quote! { ErrorMessage },
         }
     }
@@ -307,21 +356,19 @@ impl<'a> Plan<'a> {
         }
         if basic != Need::No {
             let name = unique_field("basic", &mut taken);
-            let (ty, doc) = match basic {
-                Need::Required => (
-                    quote! { BasicCredentials },
-                    "HTTP Basic credentials (`Authorization: Basic`).",
-                ),
-                _ => (
-                    quote! { Option<BasicCredentials> },
-                    "HTTP Basic credentials (`Authorization: Basic`), if the request sent them.",
-                ),
+            let doc = match basic {
+                Need::Required => "HTTP Basic credentials (`Authorization: Basic`).",
+                _ => "HTTP Basic credentials (`Authorization: Basic`), if the request sent them.",
+            };
+            let ty = FieldType {
+                value: Value::BasicCredentials,
+                optional: basic != Need::Required,
             };
             fields.push(FieldPlan {
                 name,
                 doc: doc.to_owned(),
                 ty,
-                read: quote! { credentials },
+                read: Read::Basic,
                 source: Source::Basic,
             });
         }
@@ -347,12 +394,8 @@ impl<'a> Plan<'a> {
 }
 
 fn unique_type(base: &str, taken: &mut HashSet<String>) -> String {
-    let mut name = base.to_owned();
-    let mut n = 2;
-    while !taken.insert(name.clone()) {
-        name = format!("{base}{n}");
-        n += 1;
-    }
+    let name = crate::naming::numbered(base, "", |n| taken.contains(n));
+    taken.insert(name.clone());
     name
 }
 
@@ -375,6 +418,13 @@ pub fn push_paragraph(doc: &mut String, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Plans are plain data: files render from one plan on several threads.
+    #[test]
+    fn plans_cross_threads() {
+        fn plain_data<T: Send + Sync>() {}
+        plain_data::<Plan>();
+    }
 
     fn op(path: &str) -> Operation {
         Operation {

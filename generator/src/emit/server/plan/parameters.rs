@@ -1,8 +1,78 @@
 //! Parameters: how the router reads each path, query, header and cookie parameter (location,
-//! style, explode, required, default) and the checks it runs on the value.
+//! style, explode, required, default) and the checks it runs on the value. Plain data, rendered by
+//! `server::reads`.
 
 use super::*;
 
+/// How a parameter is read: `get`, then its `checks`, then `finish`.
+pub struct ParamRead {
+    pub location: ParamLocation,
+    pub wire: String,
+    pub get: Get,
+    pub checks: Option<Checks>,
+    pub finish: Finish,
+}
+
+/// The reader a parameter's value comes from.
+pub enum Get {
+    /// The text as sent (a parameter the generator does not decode, an API key): `Some` of a path
+    /// parameter at `PathAt`, else the reader's optional text.
+    Text(Option<PathAt>),
+    /// The plain readers (simple path segments, form query, headers, cookies).
+    Plain {
+        at: Option<PathAt>,
+        scalar: Scalar,
+        list: bool,
+        /// Said by query lists alone; the other readers know their own.
+        explode: Option<bool>,
+        required: bool,
+        default: Option<DefaultValue>,
+    },
+    /// JSON text (`content: application/json`), a path parameter from the capture at `capture`.
+    Json { ty: TypeRef, capture: Option<usize> },
+    /// The style codec.
+    Styled {
+        value: Styled,
+        at: StyledAt,
+        style: ParamStyle,
+        explode: bool,
+    },
+}
+
+/// What the style codec reads.
+pub enum Styled {
+    /// A struct (`fields`: its property names) or a map (`None`); `deep` when a property nests.
+    Object {
+        ty: TypeRef,
+        deep: bool,
+        fields: Option<Vec<String>>,
+    },
+    Primitive(Scalar),
+    List(Scalar),
+}
+
+/// Where the style codec finds the text: `others` are the names of the other parameters there.
+pub enum StyledAt {
+    /// The segment at this index.
+    Path(usize),
+    Query {
+        others: Vec<String>,
+    },
+    Header,
+    Cookie {
+        others: Vec<String>,
+    },
+}
+
+/// What becomes of the value read (an `Option`).
+pub enum Finish {
+    AsIs,
+    /// Refused when absent.
+    Required,
+    Default(DefaultValue),
+}
+
+/// How a parameter's value is spelled and parsed.
 pub(super) enum ParamShape {
     Scalar(Scalar, Check),
     List(Scalar, Check),
@@ -10,76 +80,25 @@ pub(super) enum ParamShape {
     Raw(String),
 }
 
-pub(super) struct Scalar {
-    ty: TokenStream,
-    /// An expression of type `impl Fn(&str) -> Result<T, String>`.
-    parse: TokenStream,
+/// The parse of a parameter's text (`impl Fn(&str) -> Result<T, String>` in the router).
+#[derive(Clone)]
+pub enum Scalar {
+    /// `params::value::<T>` of a primitive (`String` for any value).
+    Value(Primitive),
+    /// By the type's own `FromStr` (the runtime's `FromParam` cannot name the models' types).
+    FromStr(TypeRef),
+    /// A numeric string, checked against its pattern.
+    Numeric { number: Primitive, pattern: String },
+    /// A union of primitives: the text is the branch's value.
+    UnionText(TypeRef),
 }
 
-impl Scalar {
-    fn value(ty: TokenStream) -> Scalar {
-        let parse = quote! { params::value::<#ty> };
-        Scalar { ty, parse }
-    }
-}
-
+/// Which constraints beyond its type a value has.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Check {
     Str,
     Number(Primitive),
     None,
-}
-
-pub(super) enum DefaultValue {
-    Copy(TokenStream),
-    Owned(TokenStream),
-    Empty,
-}
-
-impl DefaultValue {
-    fn apply(&self, optional: TokenStream) -> TokenStream {
-        match self {
-            DefaultValue::Copy(v) => quote! { #optional.unwrap_or(#v) },
-            DefaultValue::Owned(v) => quote! { #optional.unwrap_or_else(|| #v) },
-            DefaultValue::Empty => quote! { #optional.unwrap_or_default() },
-        }
-    }
-}
-
-/// `read`, then `checks` run on the value it read (`optional`: an `Option`, checked when `Some`).
-fn checked(
-    read: TokenStream,
-    p: &Parameter,
-    checks: &[TokenStream],
-    optional: bool,
-) -> TokenStream {
-    let (location, wire) = (location_tokens(p.location), &p.wire_name);
-    if checks.is_empty() {
-        read
-    } else if optional {
-        quote! {{
-            let value = #read;
-            if let Some(value) = &value {
-                params::check(#location, #wire, |path, errors| { #(#checks)* })?;
-            }
-            value
-        }}
-    } else {
-        quote! {{
-            let value = #read;
-            params::check(#location, #wire, |path, errors| { let value = &value; #(#checks)* })?;
-            value
-        }}
-    }
-}
-
-pub(super) fn location_tokens(location: ParamLocation) -> TokenStream {
-    match location {
-        ParamLocation::Path => quote! { params::In::Path },
-        ParamLocation::Query => quote! { params::In::Query },
-        ParamLocation::Header => quote! { params::In::Header },
-        ParamLocation::Cookie => quote! { params::In::Cookie },
-    }
 }
 
 impl<'a> Plan<'a> {
@@ -94,13 +113,7 @@ impl<'a> Plan<'a> {
         if p.deprecated {
             push_paragraph(&mut doc, "**Deprecated.**");
         }
-        let (reader, source) = match p.location {
-            ParamLocation::Path => (quote! { path }, Source::Path),
-            ParamLocation::Query => (quote! { query }, Source::Query),
-            ParamLocation::Header => (quote! { headers }, Source::Header),
-            ParamLocation::Cookie => (quote! { cookies }, Source::Cookie),
-        };
-        let path_at = if p.location == ParamLocation::Path {
+        let at = if p.location == ParamLocation::Path {
             match path_position(op, wire) {
                 Some(at) => Some(at),
                 None => {
@@ -111,71 +124,53 @@ impl<'a> Plan<'a> {
         } else {
             None
         };
-        let path_read = |list: bool, parse: &TokenStream| match &path_at {
-            Some(PathAt::Capture(index)) if list => {
-                quote! { path.required_list(#index, #wire, #parse)? }
-            }
-            Some(PathAt::Capture(index)) => quote! { path.required(#index, #wire, #parse)? },
-            Some(PathAt::Piece {
-                segment,
-                literals,
-                piece,
-            }) => {
-                let method = if list {
-                    quote! { required_piece_list }
-                } else {
-                    quote! { required_piece }
-                };
-                quote! { path.#method(#segment, &[#(#literals),*], #piece, #wire, #parse)? }
-            }
-            None => TokenStream::new(),
-        };
         let shape = self.param_shape(&p.ty, p.location);
-        let name = p.name.clone();
-        if let Some(styled) = self.styled_read(op, p, &shape, &path_at, &mut doc, notes) {
-            let (ty, read) = styled;
-            return Some(FieldPlan {
-                name,
-                doc,
-                ty,
-                read,
-                source,
-            });
+        let field =
+            |doc: String, ty: FieldType, get: Get, checks: Option<Checks>, finish: Finish| {
+                let (location, wire) = (p.location, wire.to_owned());
+                let read = ParamRead {
+                    location,
+                    wire,
+                    get,
+                    checks,
+                    finish,
+                };
+                let source = Source::of(p.location);
+                Some(FieldPlan {
+                    name: p.name.clone(),
+                    doc,
+                    ty,
+                    read: Read::Param(Box::new(read)),
+                    source,
+                })
+            };
+        let required = p.required || p.location == ParamLocation::Path;
+        if let Some((value, get, checks, default)) =
+            self.styled_read(op, p, &shape, &at, &mut doc, notes)
+        {
+            let (optional, finish) = match (default, required) {
+                (Some(default), false) => (false, Finish::Default(default)),
+                (_, true) => (false, Finish::Required),
+                (None, false) => (true, Finish::AsIs),
+            };
+            return field(doc, FieldType { value, optional }, get, checks, finish);
         }
-        let (value_ty, parse, check, list) = match &shape {
-            ParamShape::Scalar(scalar, check) => {
-                (scalar.ty.clone(), scalar.parse.clone(), *check, false)
-            }
-            ParamShape::List(scalar, check) => {
-                let t = &scalar.ty;
-                (quote! { Vec<#t> }, scalar.parse.clone(), *check, true)
-            }
+        let (scalar, check, list) = match shape {
+            ParamShape::Scalar(scalar, check) => (scalar, check, false),
+            ParamShape::List(scalar, check) => (scalar, check, true),
             ParamShape::Raw(reason) => {
                 push_paragraph(
                     &mut doc,
                     &format!("Passed through as the raw text: {reason}."),
                 );
-                let read = match p.location {
-                    ParamLocation::Path => {
-                        let read = path_read(false, &quote! { params::value::<String> });
-                        quote! { Some(#read) }
-                    }
-                    _ => quote! { #reader.optional(#wire, params::value::<String>)? },
-                };
-                return Some(FieldPlan {
-                    name,
-                    doc,
-                    ty: quote! { Option<String> },
-                    read,
-                    source,
-                });
+                let ty = FieldType::optional(Value::Scalar(Scalar::Value(Primitive::String)));
+                return field(doc, ty, Get::Text(at), None, Finish::AsIs);
             }
         };
-        let explode = p.explode;
         let default = p
             .default
             .as_ref()
-            .and_then(|d| self.default_value(&p.ty, d, list));
+            .and_then(|d| self.default_value(&p.ty, d));
         if let (Some(value), None) = (&p.default, &default) {
             push_paragraph(
                 &mut doc,
@@ -184,78 +179,59 @@ impl<'a> Plan<'a> {
         } else if let Some(value) = &p.default {
             push_paragraph(&mut doc, &format!("Default: `{value}`."));
         }
-        let required = p.required || p.location == ParamLocation::Path;
-        // Only query lists say whether they are exploded; the other readers know their own.
-        let explode = (p.location == ParamLocation::Query && list).then_some(quote! { #explode, });
-        let (ty, read, optional) = if p.location == ParamLocation::Path {
-            (value_ty, path_read(list, &parse), false)
+        let default = default.filter(|_| !required);
+        let optional = !required && default.is_none();
+        let value = if list {
+            Value::List(scalar.clone())
         } else {
-            let (required_fn, optional_fn) = if list {
-                (quote! { required_list }, quote! { optional_list })
-            } else {
-                (quote! { required }, quote! { optional })
-            };
-            let optional = quote! { #reader.#optional_fn(#wire, #explode #parse)? };
-            match (&default, required) {
-                (_, true) => (
-                    value_ty,
-                    quote! { #reader.#required_fn(#wire, #explode #parse)? },
-                    false,
-                ),
-                (Some(default), false) => (value_ty, default.apply(optional), false),
-                (None, false) => (quote! { Option<#value_ty> }, optional, true),
-            }
+            Value::Scalar(scalar.clone())
         };
-        let checks = self.checks(&quote! { value }, check, list, self.param_constraints(p));
-        let read = checked(read, p, &checks, optional);
-        Some(FieldPlan {
-            name,
+        let checks = self.checks(check, list, self.param_constraints(p));
+        let explode = (p.location == ParamLocation::Query && list).then_some(p.explode);
+        let get = Get::Plain {
+            at,
+            scalar,
+            list,
+            explode,
+            required,
+            default,
+        };
+        field(
             doc,
-            ty,
-            read,
-            source,
-        })
+            FieldType { value, optional },
+            get,
+            checks,
+            Finish::AsIs,
+        )
     }
 
-    /// The type and read of a parameter that the style codec reads (`label`, `matrix`, the
-    /// delimited styles, `deepObject`, objects, exploded cookie lists) or that is JSON text;
-    /// `None` for the plain forms the readers take directly.
+    /// The value, read, checks and default of a parameter that the style codec reads (`label`,
+    /// `matrix`, the delimited styles, `deepObject`, objects, exploded cookie lists) or that is
+    /// JSON text; `None` for the plain forms the readers take directly.
     pub(super) fn styled_read(
         &self,
         op: &Operation,
         p: &Parameter,
         shape: &ParamShape,
-        path_at: &Option<PathAt>,
+        at: &Option<PathAt>,
         doc: &mut String,
         notes: &mut Vec<String>,
-    ) -> Option<(TokenStream, TokenStream)> {
+    ) -> Option<(Value, Get, Option<Checks>, Option<DefaultValue>)> {
         let wire = p.wire_name.as_str();
-        let location = location_tokens(p.location);
-        let required = p.required || p.location == ParamLocation::Path;
-        let finish = |ty: TokenStream, optional: TokenStream| {
-            if required {
-                (
-                    ty,
-                    quote! { params::required(#location, #wire, #optional)? },
-                )
-            } else {
-                (quote! { Option<#ty> }, optional)
-            }
-        };
         if p.json {
-            let t = self.printer.rust_type(p.ty.strip_nullable());
-            let parse = quote! { params::json::<#t> };
-            let read = match (p.location, path_at) {
-                (ParamLocation::Path, Some(PathAt::Capture(index))) => {
-                    quote! { Some(path.required(#index, #wire, #parse)?) }
-                }
+            let ty = p.ty.strip_nullable().clone();
+            let capture = match (p.location, at) {
+                (ParamLocation::Path, Some(PathAt::Capture(index))) => Some(*index),
                 (ParamLocation::Path, _) => return None,
-                (ParamLocation::Query, _) => quote! { query.optional(#wire, #parse)? },
-                (ParamLocation::Header, _) => quote! { headers.optional(#wire, #parse)? },
-                (ParamLocation::Cookie, _) => quote! { cookies.optional(#wire, #parse)? },
+                _ => None,
             };
             push_paragraph(doc, "Sent as JSON text (`content: application/json`).");
-            return Some(finish(t, read));
+            return Some((
+                Value::Type(ty.clone()),
+                Get::Json { ty, capture },
+                None,
+                None,
+            ));
         }
         let object = self.object_fields(&p.ty);
         let plain_style = match p.location {
@@ -275,68 +251,48 @@ impl<'a> Plan<'a> {
         if plain_style && object.is_none() && !split_list {
             return None;
         }
-        let style = format_ident!("{}", p.style.variant());
-        let explode = p.explode;
-        // The shape the codec reads, and the conversion of its value: (shape, function, parse).
-        let (shape_tokens, convert, parse, value_ty) = match (&object, shape) {
-            (Some(_), _) => {
-                let t = self.printer.rust_type(p.ty.strip_nullable());
+        let (styled, value) = match (object, shape) {
+            (Some(fields), _) => {
+                let ty = p.ty.strip_nullable().clone();
                 // Objects with objects or arrays inside are read as a tree (`deep_form`).
-                let convert = if self.nests(&p.ty) {
-                    quote! { deep_form::object::<#t> }
-                } else {
-                    quote! { params::object::<#t> }
-                };
-                (quote! { models::style::Shape::Object }, convert, None, t)
+                let deep = self.nests(&p.ty);
+                (
+                    Styled::Object {
+                        ty: ty.clone(),
+                        deep,
+                        fields,
+                    },
+                    Value::Type(ty),
+                )
             }
             (None, ParamShape::Scalar(scalar, _)) => (
-                quote! { models::style::Shape::Primitive },
-                quote! { params::primitive },
-                Some(scalar.parse.clone()),
-                scalar.ty.clone(),
+                Styled::Primitive(scalar.clone()),
+                Value::Scalar(scalar.clone()),
             ),
             (None, ParamShape::List(scalar, _)) => {
-                let t = &scalar.ty;
-                (
-                    quote! { models::style::Shape::Array },
-                    quote! { params::list },
-                    Some(scalar.parse.clone()),
-                    quote! { Vec<#t> },
-                )
+                (Styled::List(scalar.clone()), Value::List(scalar.clone()))
             }
             (None, ParamShape::Raw(_)) => {
                 let TypeRef::Array(inner) = self.api.resolve(&p.ty) else {
                     return None;
                 };
                 let (scalar, _) = self.scalar(self.api.resolve(inner))?;
-                let t = &scalar.ty;
-                (
-                    quote! { models::style::Shape::Array },
-                    quote! { params::list },
-                    Some(scalar.parse.clone()),
-                    quote! { Vec<#t> },
-                )
+                (Styled::List(scalar.clone()), Value::List(scalar))
             }
         };
-        let fields = match &object {
-            Some(Some(names)) => quote! { Some(&[#(#names),*]) },
-            _ => quote! { None },
+        let others = || -> Vec<String> {
+            op.parameters
+                .iter()
+                .filter(|o| o.location == p.location && o.wire_name != p.wire_name)
+                .map(|o| o.wire_name.clone())
+                .collect()
         };
-        let others: Vec<&str> = op
-            .parameters
-            .iter()
-            .filter(|o| o.location == p.location && o.wire_name != p.wire_name)
-            .map(|o| o.wire_name.as_str())
-            .collect();
-        let raw = match (p.location, path_at) {
-            (ParamLocation::Path, Some(PathAt::Capture(_))) => {
-                let segment = op
-                    .segments
+        let styled_at = match (p.location, at) {
+            (ParamLocation::Path, Some(PathAt::Capture(_))) => StyledAt::Path(
+                op.segments
                     .iter()
-                    .position(|s| matches!(s, PathSegment::Param(n) if n == wire))
-                    .map(Literal::usize_unsuffixed)?;
-                quote! { Some(path.styled(#segment, #wire, models::style::Style::#style, #explode, #shape_tokens)?) }
-            }
+                    .position(|s| matches!(s, PathSegment::Param(n) if n == wire))?,
+            ),
             (ParamLocation::Path, _) => {
                 notes.push(format!(
                     "The path parameter `{wire}` shares its segment with text: its style `{}` is not applied (simple is).",
@@ -344,41 +300,34 @@ impl<'a> Plan<'a> {
                 ));
                 return None;
             }
-            (ParamLocation::Query, _) => quote! {
-                query.styled(#wire, models::style::Style::#style, #explode, #shape_tokens, #fields, &[#(#others),*])?
-            },
-            (ParamLocation::Header, _) => {
-                quote! { headers.styled(#wire, #explode, #shape_tokens)? }
-            }
-            (ParamLocation::Cookie, _) => quote! {
-                cookies.styled(#wire, #explode, #shape_tokens, #fields, &[#(#others),*])?
-            },
+            (ParamLocation::Query, _) => StyledAt::Query { others: others() },
+            (ParamLocation::Header, _) => StyledAt::Header,
+            (ParamLocation::Cookie, _) => StyledAt::Cookie { others: others() },
         };
-        let parse = parse.map(|parse| quote! { , #parse });
-        let read = quote! { #convert(#location, #wire, #raw #parse)? };
         // Constraints beyond the type (objects are validated as they are decoded).
-        let check = match shape {
-            ParamShape::Scalar(_, check) | ParamShape::List(_, check) if object.is_none() => *check,
-            _ => Check::None,
+        let checks = match (&styled, shape) {
+            (Styled::Object { .. }, _) => None,
+            (_, ParamShape::Scalar(_, check) | ParamShape::List(_, check)) => Some(*check),
+            _ => Some(Check::None),
         };
         let list = matches!(self.api.resolve(&p.ty), TypeRef::Array(_));
-        let checks = if object.is_some() {
-            Vec::new()
-        } else {
-            self.checks(&quote! { value }, check, list, self.param_constraints(p))
-        };
-        let read = checked(read, p, &checks, true);
+        let checks = checks.and_then(|check| self.checks(check, list, self.param_constraints(p)));
+        let required = p.required || p.location == ParamLocation::Path;
         let default = p
             .default
             .as_ref()
-            .and_then(|d| self.default_value(&p.ty, d, list));
-        match (&default, required) {
-            (Some(default), false) => {
-                push_paragraph(doc, &format!("Default: `{}`.", p.default.as_ref()?));
-                Some((value_ty, default.apply(read)))
-            }
-            _ => Some(finish(value_ty, read)),
+            .and_then(|d| self.default_value(&p.ty, d))
+            .filter(|_| !required);
+        if default.is_some() {
+            push_paragraph(doc, &format!("Default: `{}`.", p.default.as_ref()?));
         }
+        let get = Get::Styled {
+            value: styled,
+            at: styled_at,
+            style: p.style,
+            explode: p.explode,
+        };
+        Some((value, get, checks, default))
     }
 
     /// The property names of an object parameter (`None` inside for a map, whose names are open),
@@ -473,29 +422,25 @@ impl<'a> Plan<'a> {
         match ty {
             TypeRef::Primitive(Primitive::Bytes) => None,
             TypeRef::Primitive(Primitive::String) => {
-                Some((Scalar::value(quote! { String }), Check::Str))
+                Some((Scalar::Value(Primitive::String), Check::Str))
             }
             TypeRef::Primitive(p) if p.is_integer() || p.is_float() => {
-                Some((Scalar::value(primitive(*p)), Check::Number(*p)))
+                Some((Scalar::Value(*p), Check::Number(*p)))
             }
-            // Parsed by their own `FromStr` (the runtime's `FromParam` cannot name the models' types).
             TypeRef::Primitive(Primitive::Base64 | Primitive::Url) => {
-                let t = self.printer.rust_type(ty);
-                let parse = quote! { params::from_str::<#t> };
-                Some((Scalar { ty: t, parse }, Check::None))
+                Some((Scalar::FromStr(ty.clone()), Check::None))
             }
-            TypeRef::Primitive(p) => Some((Scalar::value(primitive(*p)), Check::None)),
+            TypeRef::Primitive(p) => Some((Scalar::Value(*p), Check::None)),
             TypeRef::NumericString { number, pattern } => {
-                let t = primitive(*number);
-                let pattern = self.patterns.numeric_static(pattern);
-                let parse = quote! { params::numeric::<#t>(&models::patterns::#pattern) };
-                Some((Scalar { ty: t, parse }, Check::Number(*number)))
+                let scalar = Scalar::Numeric {
+                    number: *number,
+                    pattern: pattern.clone(),
+                };
+                Some((scalar, Check::Number(*number)))
             }
             TypeRef::Named(id) => match &self.api.types[id.0].kind {
                 TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {
-                    let t = self.printer.rust_type(ty);
-                    let parse = quote! { params::from_str::<#t> };
-                    Some((Scalar { ty: t, parse }, Check::None))
+                    Some((Scalar::FromStr(ty.clone()), Check::None))
                 }
                 // A union of primitives (`oneOf: [Name, Uuid]`): the text is the branch's value.
                 TypeKind::Union(u)
@@ -503,84 +448,33 @@ impl<'a> Plan<'a> {
                         .iter()
                         .all(|v| self.scalar(self.api.resolve(&v.ty)).is_some()) =>
                 {
-                    let t = self.printer.rust_type(ty);
-                    let parse = quote! { params::union_text::<#t> };
-                    Some((Scalar { ty: t, parse }, Check::None))
+                    Some((Scalar::UnionText(ty.clone()), Check::None))
                 }
                 _ => None,
             },
-            TypeRef::Any => Some((Scalar::value(quote! { String }), Check::None)),
+            TypeRef::Any => Some((Scalar::Value(Primitive::String), Check::None)),
             _ => None,
         }
     }
 
-    /// Checks of the constraints beyond the type; `value` is an expression of type `&T`.
-    pub(super) fn checks(
-        &self,
-        value: &TokenStream,
-        check: Check,
-        list: bool,
-        c: &Constraints,
-    ) -> Vec<TokenStream> {
+    /// The checks of the constraints beyond the type, of a value or (`list`) of a list's items.
+    pub(super) fn checks(&self, check: Check, list: bool, c: &Constraints) -> Option<Checks> {
         if !list {
-            return self.scalar_checks(value, check, c);
+            return self.scalar_checks(check, c);
         }
-        let mut checks = Vec::new();
-        if c.min_items.is_some() || c.max_items.is_some() {
-            let (min, max) = (opt_usize(c.min_items), opt_usize(c.max_items));
-            checks.push(
-                quote! { models::validation::items(#value.len(), path, #min, #max, errors); },
-            );
-        }
-        if c.unique_items {
-            checks.push(quote! { models::validation::unique(#value, path, errors); });
-        }
-        if let Some(items) = &c.items {
-            let item_checks = self.scalar_checks(&quote! { item }, check, items);
-            if !item_checks.is_empty() {
-                checks.push(quote! {
-                    for (i, item) in #value.iter().enumerate() {
-                        let path = models::validation::index(path, i);
-                        let path = path.as_str();
-                        #(#item_checks)*
-                    }
-                });
-            }
-        }
-        checks
+        let each = c
+            .items
+            .as_ref()
+            .and_then(|items| self.scalar_checks(check, items));
+        Checks::items(c, each)
     }
 
-    pub(super) fn scalar_checks(
-        &self,
-        value: &TokenStream,
-        check: Check,
-        c: &Constraints,
-    ) -> Vec<TokenStream> {
-        let mut checks = Vec::new();
+    fn scalar_checks(&self, check: Check, c: &Constraints) -> Option<Checks> {
         match check {
-            Check::Str => {
-                if c.min_length.is_some() || c.max_length.is_some() {
-                    let (min, max) = (opt_usize(c.min_length), opt_usize(c.max_length));
-                    checks.push(
-                        quote! { models::validation::length(#value, path, #min, #max, errors); },
-                    );
-                }
-                if let Some(source) = &c.pattern
-                    && let Some(regex) = self.patterns.regex(source)
-                {
-                    checks.push(quote! { models::validation::pattern(#value, path, &models::patterns::#regex, #source, errors); });
-                }
-            }
-            Check::Number(p) => {
-                if let Some((as_f64, min, max)) = range_args(p, value, c) {
-                    checks.push(
-                        quote! { models::validation::range(#as_f64, path, #min, #max, errors); },
-                    );
-                }
-            }
-            Check::None => {}
+            Check::Str => Checks::text(c, false, false, |s| self.patterns.enforced(s)),
+            Check::Number(p) => Checks::range(p, c),
+            Check::None => None,
         }
-        checks
     }
 
     /// The spec's default as a Rust value, when it can be written as one.
@@ -588,32 +482,7 @@ impl<'a> Plan<'a> {
         &self,
         ty: &TypeRef,
         value: &serde_json::Value,
-        list: bool,
     ) -> Option<DefaultValue> {
-        if list {
-            return value
-                .as_array()
-                .is_some_and(Vec::is_empty)
-                .then_some(DefaultValue::Empty);
-        }
-        match (self.api.resolve(ty), value) {
-            (TypeRef::Primitive(Primitive::String), serde_json::Value::String(s)) => {
-                Some(DefaultValue::Owned(quote! { #s.to_owned() }))
-            }
-            (TypeRef::Primitive(Primitive::Bool), serde_json::Value::Bool(b)) => {
-                Some(DefaultValue::Copy(quote! { #b }))
-            }
-            (
-                TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. },
-                serde_json::Value::Number(n),
-            ) => number_literal(*p, n, true).map(DefaultValue::Copy),
-            (named @ TypeRef::Named(id), v) => {
-                let variant = self.api.types[id.0].enum_variant(v)?;
-                let t = self.printer.rust_type(named);
-                let variant = ident(variant);
-                Some(DefaultValue::Copy(quote! { #t::#variant }))
-            }
-            _ => None,
-        }
+        DefaultValue::of(self.api.resolve(ty), value, &self.api.types)
     }
 }

@@ -13,15 +13,16 @@ pub(super) type MixedLiterals = Vec<(usize, Vec<String>)>;
 pub(super) type Distinction = (MixedLiterals, Vec<(String, String)>);
 
 /// Where the router finds a path parameter.
-pub(super) enum PathAt {
+#[derive(Debug, Clone)]
+pub enum PathAt {
     /// The route's capture at this index: a whole segment.
-    Capture(Literal),
+    Capture(usize),
     /// A piece of the mixed segment at `segment` (counting from 0), which the route captures whole:
     /// the text between `literals[piece]` and `literals[piece + 1]` (as the client encodes them).
     Piece {
-        segment: Literal,
+        segment: usize,
         literals: Vec<String>,
-        piece: Literal,
+        piece: usize,
     },
 }
 
@@ -31,14 +32,14 @@ pub(super) fn path_position(op: &Operation, wire: &str) -> Option<PathAt> {
         match segment {
             PathSegment::Literal(_) => continue,
             PathSegment::Param(name) if name == wire => {
-                return Some(PathAt::Capture(Literal::usize_unsuffixed(capture)));
+                return Some(PathAt::Capture(capture));
             }
             PathSegment::Mixed(_) => {
                 if let Some(piece) = segment.params().iter().position(|name| *name == wire) {
                     return Some(PathAt::Piece {
-                        segment: Literal::usize_unsuffixed(i),
+                        segment: i,
                         literals: encoded_literals(segment),
-                        piece: Literal::usize_unsuffixed(piece),
+                        piece,
                     });
                 }
             }

@@ -1,0 +1,355 @@
+//! The type and read of each request field, from its plan ([`FieldPlan`]): an expression with `?`
+//! for failures, using `path`, `query`, `headers`, `cookies`, `credentials`, `parts` and
+//! `raw_body`.
+
+use super::plan::{
+    BodyKind, BodyRead, DefaultValue, FieldPlan, FieldType, Finish, Get, ParamRead, Part, PartKind,
+    PathAt, Plan, Read, Scalar, Styled, StyledAt, Value,
+};
+use crate::emit::checks::{self, Checks, Site};
+use crate::emit::ident;
+use crate::emit::rust::primitive;
+use crate::ir::ParamLocation;
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+pub fn field_type(plan: &Plan, ty: &FieldType) -> TokenStream {
+    let value = match &ty.value {
+        Value::Scalar(scalar) => scalar_type(plan, scalar),
+        Value::List(scalar) => {
+            let item = scalar_type(plan, scalar);
+            quote! { Vec<#item> }
+        }
+        Value::Type(ty) => plan.printer().rust_type(ty),
+        Value::RawBody => quote! { RawBody },
+        Value::BasicCredentials => quote! { BasicCredentials },
+    };
+    if ty.optional {
+        quote! { Option<#value> }
+    } else {
+        value
+    }
+}
+
+pub fn read(plan: &Plan, field: &FieldPlan) -> TokenStream {
+    match &field.read {
+        Read::Param(read) => param(plan, read),
+        Read::Basic => quote! { credentials },
+        Read::Body(read) => body(plan, read),
+    }
+}
+
+fn scalar_type(plan: &Plan, scalar: &Scalar) -> TokenStream {
+    match scalar {
+        Scalar::Value(p) | Scalar::Numeric { number: p, .. } => primitive(*p),
+        Scalar::FromStr(ty) | Scalar::UnionText(ty) => plan.printer().rust_type(ty),
+    }
+}
+
+/// An expression of type `impl Fn(&str) -> Result<T, String>`.
+fn parse(plan: &Plan, scalar: &Scalar) -> TokenStream {
+    let t = scalar_type(plan, scalar);
+    match scalar {
+        Scalar::Value(_) => quote! { params::value::<#t> },
+        Scalar::FromStr(_) => quote! { params::from_str::<#t> },
+        Scalar::Numeric { pattern, .. } => {
+            let pattern = plan.patterns.numeric_static(pattern);
+            quote! { params::numeric::<#t>(&models::patterns::#pattern) }
+        }
+        Scalar::UnionText(_) => quote! { params::union_text::<#t> },
+    }
+}
+
+fn location_tokens(location: ParamLocation) -> TokenStream {
+    match location {
+        ParamLocation::Path => quote! { params::In::Path },
+        ParamLocation::Query => quote! { params::In::Query },
+        ParamLocation::Header => quote! { params::In::Header },
+        ParamLocation::Cookie => quote! { params::In::Cookie },
+    }
+}
+
+fn reader(location: ParamLocation) -> TokenStream {
+    match location {
+        ParamLocation::Path => quote! { path },
+        ParamLocation::Query => quote! { query },
+        ParamLocation::Header => quote! { headers },
+        ParamLocation::Cookie => quote! { cookies },
+    }
+}
+
+fn param(plan: &Plan, r: &ParamRead) -> TokenStream {
+    let (location, wire) = (location_tokens(r.location), r.wire.as_str());
+    let read = get(plan, r);
+    // The value checked is an `Option` unless the plain readers require it or give its default.
+    let optional = match &r.get {
+        Get::Plain {
+            required, default, ..
+        } => !required && default.is_none(),
+        _ => true,
+    };
+    let read = checked(read, &location, wire, r.checks.as_ref(), optional);
+    match &r.finish {
+        Finish::AsIs => read,
+        Finish::Required => quote! { params::required(#location, #wire, #read)? },
+        Finish::Default(default) => with_default(plan, read, default),
+    }
+}
+
+fn get(plan: &Plan, r: &ParamRead) -> TokenStream {
+    let (reader, wire) = (reader(r.location), r.wire.as_str());
+    match &r.get {
+        Get::Text(Some(at)) => {
+            let read = path_read(at, false, wire, &quote! { params::value::<String> });
+            quote! { Some(#read) }
+        }
+        Get::Text(None) => quote! { #reader.optional(#wire, params::value::<String>)? },
+        Get::Plain {
+            at,
+            scalar,
+            list,
+            explode,
+            required,
+            default,
+        } => {
+            let parse = parse(plan, scalar);
+            if let Some(at) = at {
+                return path_read(at, *list, wire, &parse);
+            }
+            let explode = explode.map(|explode| quote! { #explode, });
+            let (required_fn, optional_fn) = if *list {
+                (quote! { required_list }, quote! { optional_list })
+            } else {
+                (quote! { required }, quote! { optional })
+            };
+            let optional = quote! { #reader.#optional_fn(#wire, #explode #parse)? };
+            match default {
+                _ if *required => quote! { #reader.#required_fn(#wire, #explode #parse)? },
+                Some(default) => with_default(plan, optional, default),
+                None => optional,
+            }
+        }
+        Get::Json { ty, capture } => {
+            let t = plan.printer().rust_type(ty);
+            let parse = quote! { params::json::<#t> };
+            match capture {
+                Some(index) => {
+                    let index = Literal::usize_unsuffixed(*index);
+                    quote! { Some(path.required(#index, #wire, #parse)?) }
+                }
+                None => quote! { #reader.optional(#wire, #parse)? },
+            }
+        }
+        Get::Styled {
+            value,
+            at,
+            style,
+            explode,
+        } => {
+            let style = format_ident!("{}", style.variant());
+            let (shape, convert, parse) = match value {
+                Styled::Object { ty, deep, .. } => {
+                    let t = plan.printer().rust_type(ty);
+                    let convert = if *deep {
+                        quote! { deep_form::object::<#t> }
+                    } else {
+                        quote! { params::object::<#t> }
+                    };
+                    (quote! { Object }, convert, None)
+                }
+                Styled::Primitive(scalar) => (
+                    quote! { Primitive },
+                    quote! { params::primitive },
+                    Some(parse(plan, scalar)),
+                ),
+                Styled::List(scalar) => (
+                    quote! { Array },
+                    quote! { params::list },
+                    Some(parse(plan, scalar)),
+                ),
+            };
+            let shape = quote! { models::style::Shape::#shape };
+            let fields = match value {
+                Styled::Object {
+                    fields: Some(names),
+                    ..
+                } => quote! { Some(&[#(#names),*]) },
+                _ => quote! { None },
+            };
+            let raw = match at {
+                StyledAt::Path(segment) => {
+                    let segment = Literal::usize_unsuffixed(*segment);
+                    quote! { Some(path.styled(#segment, #wire, models::style::Style::#style, #explode, #shape)?) }
+                }
+                StyledAt::Query { others } => quote! {
+                    query.styled(#wire, models::style::Style::#style, #explode, #shape, #fields, &[#(#others),*])?
+                },
+                StyledAt::Header => quote! { headers.styled(#wire, #explode, #shape)? },
+                StyledAt::Cookie { others } => quote! {
+                    cookies.styled(#wire, #explode, #shape, #fields, &[#(#others),*])?
+                },
+            };
+            let location = location_tokens(r.location);
+            let parse = parse.map(|parse| quote! { , #parse });
+            quote! { #convert(#location, #wire, #raw #parse)? }
+        }
+    }
+}
+
+fn path_read(at: &PathAt, list: bool, wire: &str, parse: &TokenStream) -> TokenStream {
+    match at {
+        PathAt::Capture(index) => {
+            let index = Literal::usize_unsuffixed(*index);
+            if list {
+                quote! { path.required_list(#index, #wire, #parse)? }
+            } else {
+                quote! { path.required(#index, #wire, #parse)? }
+            }
+        }
+        PathAt::Piece {
+            segment,
+            literals,
+            piece,
+        } => {
+            let method = if list {
+                quote! { required_piece_list }
+            } else {
+                quote! { required_piece }
+            };
+            let (segment, piece) = (
+                Literal::usize_unsuffixed(*segment),
+                Literal::usize_unsuffixed(*piece),
+            );
+            quote! { path.#method(#segment, &[#(#literals),*], #piece, #wire, #parse)? }
+        }
+    }
+}
+
+fn with_default(plan: &Plan, optional: TokenStream, default: &DefaultValue) -> TokenStream {
+    let value = default.render(&plan.printer(), true);
+    match default {
+        DefaultValue::Empty => quote! { #optional.unwrap_or_default() },
+        DefaultValue::Text(_) => quote! { #optional.unwrap_or_else(|| #value) },
+        _ => quote! { #optional.unwrap_or(#value) },
+    }
+}
+
+/// `read`, then `checks` run on the value it read (`optional`: an `Option`, checked when `Some`).
+fn checked(
+    read: TokenStream,
+    location: &TokenStream,
+    wire: &str,
+    checks: Option<&Checks>,
+    optional: bool,
+) -> TokenStream {
+    let Some(checks) = checks else { return read };
+    let checks = checks::render(checks, &quote! { value }, Site::Params, 0);
+    if optional {
+        quote! {{
+            let value = #read;
+            if let Some(value) = &value {
+                params::check(#location, #wire, |path, errors| { #checks })?;
+            }
+            value
+        }}
+    } else {
+        quote! {{
+            let value = #read;
+            params::check(#location, #wire, |path, errors| { let value = &value; #checks })?;
+            value
+        }}
+    }
+}
+
+fn body(plan: &Plan, r: &BodyRead) -> TokenStream {
+    let request = quote! { Request::from_parts(parts, raw_body) };
+    let suffix = |reader: &str| {
+        if r.required {
+            format_ident!("{reader}")
+        } else {
+            format_ident!("{reader}_optional")
+        }
+    };
+    let typed = |reader: &str, ty| {
+        let (reader, ty) = (suffix(reader), plan.printer().rust_type(ty));
+        quote! { body::#reader::<#ty>(#request).await? }
+    };
+    match &r.kind {
+        BodyKind::Json(ty) => typed("json", ty),
+        BodyKind::Form(ty) => typed("form", ty),
+        BodyKind::DeepForm { ty, lists } => {
+            let (reader, ty) = (suffix("form_with"), plan.printer().rust_type(ty));
+            let decode = if lists.is_empty() {
+                quote! { deep_form::decode }
+            } else {
+                quote! { |bytes: &[u8]| deep_form::decode_lists(bytes, &[#(#lists),*]) }
+            };
+            quote! { body::#reader::<#ty>(#request, #decode).await? }
+        }
+        BodyKind::Text | BodyKind::Raw => {
+            let reader = suffix(if matches!(r.kind, BodyKind::Text) {
+                "text"
+            } else {
+                "raw"
+            });
+            quote! { body::#reader(#request).await? }
+        }
+        BodyKind::Multipart { ty, parts } => multipart(plan, r.required, ty, parts),
+    }
+}
+
+fn multipart(plan: &Plan, required: bool, ty: &crate::ir::TypeRef, parts: &[Part]) -> TokenStream {
+    let ty = plan.printer().rust_type(ty);
+    let mut kinds = Vec::new();
+    let mut files = Vec::new();
+    for part in parts {
+        let (wire, field) = (&part.wire, ident(&part.field));
+        let kind = match (part.kind, part.list) {
+            (PartKind::File, true) => {
+                files.push(if part.optional {
+                    quote! { if value.#field.is_some() { value.#field = Some(form.files(#wire)); } }
+                } else {
+                    quote! { value.#field = form.files(#wire); }
+                });
+                quote! { FileList }
+            }
+            (PartKind::Text, true) => quote! { TextList },
+            (PartKind::Value, true) => quote! { ValueList },
+            (PartKind::File, false) => {
+                files.push(if part.optional {
+                    quote! { value.#field = form.file(#wire); }
+                } else {
+                    quote! { value.#field = form.file(#wire).unwrap_or_default(); }
+                });
+                quote! { File }
+            }
+            (PartKind::Text, false) => quote! { Text },
+            (PartKind::Value, false) => quote! { Value },
+            (PartKind::Json, _) => quote! { Json },
+        };
+        kinds.push(quote! { (#wire, multipart::PartKind::#kind) });
+    }
+    let binding = if files.is_empty() {
+        quote! { value }
+    } else {
+        quote! { mut value }
+    };
+    let decode = quote! {{
+        let #binding: #ty = form.decode(&[#(#kinds),*])?;
+        #(#files)*
+        body::validated(value)?
+    }};
+    if required {
+        quote! {{
+            let form = multipart::read(Request::from_parts(parts, raw_body)).await?;
+            #decode
+        }}
+    } else {
+        quote! {
+            match multipart::read_optional(Request::from_parts(parts, raw_body)).await? {
+                Some(form) => Some(#decode),
+                None => None,
+            }
+        }
+    }
+}
