@@ -107,7 +107,7 @@ fn rule_filter(rule: &AlertRule) -> Option<RuleFilter> {
     };
     Some(RuleFilter {
         id: rule.id,
-        order: i64::from(rule.order),
+        order: rule.order,
         event_type: rule.event_type.value(),
         is_disabled: rule.is_disabled,
         days_of_week: rule.days_of_week.iter().map(|d| weekday(*d)).collect(),
