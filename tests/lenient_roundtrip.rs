@@ -48,6 +48,12 @@ async fn serve(app: axum::Router) -> String {
 struct Echo;
 
 impl LenientFormatsApi for Echo {
+    fn rejection(&self, rejection: &Rejection) -> models::Error {
+        models::Error {
+            message: rejection.message.clone(),
+        }
+    }
+
     async fn create_call(&self, request: CreateCallRequest) -> CreateCallResponse {
         CreateCallResponse::Created(request.body)
     }
@@ -55,7 +61,7 @@ impl LenientFormatsApi for Echo {
     async fn get_call(&self, _request: GetCallRequest) -> GetCallResponse {
         GetCallResponse::Other(
             axum::http::StatusCode::NOT_FOUND,
-            ErrorMessage {
+            models::Error {
                 message: "no such call".to_owned(),
             },
         )

@@ -37,9 +37,12 @@ publish = false
 [dependencies]
 client = {{ package = "{doc}-client", path = "../client" }}
 server = {{ package = "{doc}-server", path = "../server" }}
+# The types a parameter may name (`::uuid::Uuid`, `::chrono::NaiveDate`), as the client does.
+chrono = {{ version = "0.4", default-features = false }}
 serde = "1"
 serde_json = "1"
 tokio = {{ version = "1", features = ["macros", "net", "rt-multi-thread", "time"] }}
+uuid = "1"
 "#
     )
 }

@@ -32,6 +32,9 @@ pub mod codec;
 mod error;
 
 #[rustfmt::skip]
+pub mod errors;
+
+#[rustfmt::skip]
 pub mod headers;
 
 #[rustfmt::skip]

@@ -7,6 +7,8 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `body`: the request body, a [`Call`](crate::models::Call).
+    ///
+    /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateCall`](crate::errors::CreateCall) variant.
     pub fn create_call(&self, body: crate::models::Call) -> CreateCall {
         CreateCall {
             client: self.clone(),
@@ -20,6 +22,8 @@ impl crate::Client {
     /// - `call_id`: the `callId` path parameter.
     ///
     /// Optional parameters are set on the builder: `.limit()`.
+    ///
+    /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetCall`](crate::errors::GetCall) variant.
     pub fn get_call(&self, call_id: ::uuid::Uuid) -> GetCall {
         GetCall {
             client: self.clone(),
@@ -43,7 +47,10 @@ impl CreateCall {
     async fn exchange(
         self,
         keep_headers: bool,
-    ) -> Result<crate::codec::ResponseValue<crate::models::Call>, crate::Error<()>> {
+    ) -> Result<
+        crate::codec::ResponseValue<crate::models::Call>,
+        crate::Error<crate::errors::CreateCall>,
+    > {
         let request = self.client.inner.request(::reqwest::Method::POST, "/calls");
         let request = request.json(&self.body);
         let response = self.client.inner.send(request, false, false).await?;
@@ -55,6 +62,15 @@ impl CreateCall {
         };
         let body = match status.as_u16() {
             201 => crate::codec::json(response).await,
+            400 => {
+                Err(
+                    crate::codec::api_json(
+                            response,
+                            crate::errors::CreateCall::BadRequest,
+                        )
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }?;
         Ok(crate::codec::ResponseValue {
@@ -68,20 +84,30 @@ impl CreateCall {
 
 impl CreateCall {
     /// Sends the request: `POST /calls`.
-    pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Call, ()> {
+    pub fn send(
+        self,
+    ) -> crate::codec::ResponseFuture<crate::models::Call, crate::errors::CreateCall> {
         crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
     /// Sends the request (`POST /calls`) and answers the body with the status and headers.
-    pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Call, ()> {
+    pub fn send_full(
+        self,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Call,
+        crate::errors::CreateCall,
+    > {
         Box::pin(self.exchange(true))
     }
 }
 
 impl ::std::future::IntoFuture for CreateCall {
-    type Output = Result<crate::models::Call, crate::Error<()>>;
+    type Output = Result<crate::models::Call, crate::Error<crate::errors::CreateCall>>;
 
-    type IntoFuture = crate::codec::ResponseFuture<crate::models::Call, ()>;
+    type IntoFuture = crate::codec::ResponseFuture<
+        crate::models::Call,
+        crate::errors::CreateCall,
+    >;
 
     fn into_future(self) -> Self::IntoFuture {
         self.send()
@@ -111,7 +137,7 @@ impl GetCall {
         keep_headers: bool,
     ) -> Result<
         crate::codec::ResponseValue<crate::models::Call, crate::headers::GetCall>,
-        crate::Error<()>,
+        crate::Error<crate::errors::GetCall>,
     > {
         let call_id = &self.call_id;
         let mut query = String::new();
@@ -137,6 +163,12 @@ impl GetCall {
         };
         let body = match status.as_u16() {
             200 => crate::codec::json(response).await,
+            400 => {
+                Err(
+                    crate::codec::api_json(response, crate::errors::GetCall::BadRequest)
+                        .await,
+                )
+            }
             _ => Err(crate::codec::unexpected(response).await),
         }?;
         Ok(crate::codec::ResponseValue {
@@ -152,7 +184,11 @@ impl GetCall {
     /// Sends the request: `GET /calls/{callId}`.
     pub fn send(
         self,
-    ) -> crate::codec::ResponseFuture<crate::models::Call, (), crate::headers::GetCall> {
+    ) -> crate::codec::ResponseFuture<
+        crate::models::Call,
+        crate::errors::GetCall,
+        crate::headers::GetCall,
+    > {
         crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
     }
 
@@ -161,7 +197,7 @@ impl GetCall {
         self,
     ) -> crate::codec::FullResponseFuture<
         crate::models::Call,
-        (),
+        crate::errors::GetCall,
         crate::headers::GetCall,
     > {
         Box::pin(self.exchange(true))
@@ -169,11 +205,11 @@ impl GetCall {
 }
 
 impl ::std::future::IntoFuture for GetCall {
-    type Output = Result<crate::models::Call, crate::Error<()>>;
+    type Output = Result<crate::models::Call, crate::Error<crate::errors::GetCall>>;
 
     type IntoFuture = crate::codec::ResponseFuture<
         crate::models::Call,
-        (),
+        crate::errors::GetCall,
         crate::headers::GetCall,
     >;
 

@@ -4,6 +4,10 @@
 use crate::types::*;
 use crate::validation::{self, Validate, ValidationError};
 
+impl Validate for Error {
+    fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
+}
+
 impl Validate for Call {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {

@@ -3,6 +3,33 @@
 //! `Deserialize` of the structs, through [`crate::object`].
 use crate::types::*;
 
+impl<'de> ::serde::Deserialize<'de> for Error {
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::object::object(d)
+    }
+}
+
+impl crate::object::Object for Error {
+    const NAME: &'static str = "Error";
+
+    const FIELDS: &'static [&'static str] = &["message"];
+
+    fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
+        m: &mut crate::object::Fields<'de, M>,
+    ) -> Result<Self, M::Error> {
+        let mut f0 = None;
+        while let Some(k) = m.key()? {
+            match k.as_str() {
+                "message" => m.put(&mut f0, "message")?,
+                _ => m.skip()?,
+            }
+        }
+        Ok(Self {
+            message: m.take(f0, "message")?,
+        })
+    }
+}
+
 impl<'de> ::serde::Deserialize<'de> for Call {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)

@@ -2,7 +2,6 @@
 
 //! The output of each operation: one variant per documented status, each writing itself.
 use crate::models;
-use crate::ErrorMessage;
 use crate::respond;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -16,14 +15,17 @@ use axum::response::{IntoResponse, Response};
 pub enum CreateCallResponse {
     /// `201`: Created.
     Created(models::Call),
+    /// `400`: The request breaks the document (a format included).
+    BadRequest(models::Error),
     /// A status the spec does not document for this operation, with the API's error body.
-    Other(StatusCode, ErrorMessage),
+    Other(StatusCode, models::Error),
 }
 
 impl IntoResponse for CreateCallResponse {
     fn into_response(self) -> Response {
         match self {
             Self::Created(body) => respond::json(StatusCode::CREATED, &body),
+            Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Other(status, body) => respond::json(status, &body),
         }
     }
@@ -42,8 +44,10 @@ pub enum GetCallResponse {
         /// The `X-Remaining` header.
         x_remaining: Option<i64>,
     },
+    /// `400`: The request breaks the document (a format included).
+    BadRequest(models::Error),
     /// A status the spec does not document for this operation, with the API's error body.
-    Other(StatusCode, ErrorMessage),
+    Other(StatusCode, models::Error),
 }
 
 impl IntoResponse for GetCallResponse {
@@ -54,6 +58,7 @@ impl IntoResponse for GetCallResponse {
                 respond::optional_header(&mut response, "x-remaining", x_remaining);
                 response
             }
+            Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Other(status, body) => respond::json(status, &body),
         }
     }

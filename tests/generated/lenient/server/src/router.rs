@@ -4,7 +4,6 @@
 use crate::models;
 use crate::body;
 use crate::params;
-use crate::ErrorMessage;
 use crate::{
     respond, Rejection, RejectionKind, LenientFormatsApi, CreateCallRequest,
     GetCallRequest,
@@ -23,8 +22,8 @@ pub fn router<A: LenientFormatsApi>(api: Arc<A>) -> Router {
     Router::new()
         .route("/calls", post(handle_create_call::<A>))
         .route("/calls/{callId}", get(handle_get_call::<A>))
-        .fallback(route_not_found)
-        .method_not_allowed_fallback(method_not_allowed)
+        .fallback(route_not_found::<A>)
+        .method_not_allowed_fallback(method_not_allowed::<A>)
         .with_state(api)
 }
 
@@ -35,7 +34,7 @@ async fn handle_create_call<A: LenientFormatsApi>(
 ) -> Response {
     match read_create_call(request).await {
         Ok(request) => api.create_call(request).await.into_response(),
-        Err(rejection) => reject(rejection),
+        Err(rejection) => reject(&*api, rejection),
     }
 }
 
@@ -55,7 +54,7 @@ async fn handle_get_call<A: LenientFormatsApi>(
 ) -> Response {
     match read_get_call(request).await {
         Ok(request) => api.get_call(request).await.into_response(),
-        Err(rejection) => reject(rejection),
+        Err(rejection) => reject(&*api, rejection),
     }
 }
 
@@ -89,17 +88,20 @@ async fn read_get_call(request: Request) -> Result<GetCallRequest, Rejection> {
     Ok(request)
 }
 
-/// Answers a rejection with `{"message": ...}` (the spec names no error body).
-fn reject(rejection: Rejection) -> Response {
-    let body = ErrorMessage {
-        message: rejection.message.clone(),
-    };
+/// Answers a rejection with the API's error body.
+fn reject<A: LenientFormatsApi>(api: &A, rejection: Rejection) -> Response {
+    let body = api.rejection(&rejection);
     respond::rejection(&rejection, &body)
 }
 
 /// Answers a path no operation matches (404).
-async fn route_not_found(method: Method, uri: Uri) -> Response {
+async fn route_not_found<A: LenientFormatsApi>(
+    State(api): State<Arc<A>>,
+    method: Method,
+    uri: Uri,
+) -> Response {
     reject(
+        &*api,
         Rejection::new(
             RejectionKind::NotFound,
             format!("no operation matches {method} {}", uri.path()),
@@ -108,8 +110,13 @@ async fn route_not_found(method: Method, uri: Uri) -> Response {
 }
 
 /// Answers a method the path does not accept (405; axum adds the `Allow` header).
-async fn method_not_allowed(method: Method, uri: Uri) -> Response {
+async fn method_not_allowed<A: LenientFormatsApi>(
+    State(api): State<Arc<A>>,
+    method: Method,
+    uri: Uri,
+) -> Response {
     reject(
+        &*api,
         Rejection::new(
             RejectionKind::MethodNotAllowed,
             format!("{} does not accept {method}", uri.path()),
