@@ -31,12 +31,12 @@ pub fn apply(api: &mut Api, opts: &Options) {
     }
     let loosen = |ty: &mut TypeRef, c: &mut Constraints, branch: bool| {
         if !opts.narrow_integers {
-            widen(ty, c);
+            retype(ty, c, widen);
         }
         // The format is what tells an untagged union's string branches apart (`uuid` before a
         // plain string); a value that fails it still decodes as a later branch that admits it.
         if !opts.typed_formats && !branch {
-            as_text(ty, c);
+            retype(ty, c, as_text);
         }
     };
     decoded_by_clients(api, loosen);
@@ -76,63 +76,48 @@ fn decoded_by_clients(api: &mut Api, f: impl Fn(&mut TypeRef, &mut Constraints, 
     }
 }
 
-/// A narrow integer becomes an `i64` bounded by its format (items and map values through the
-/// constraints of their items).
-fn widen(ty: &mut TypeRef, c: &mut Constraints) {
+/// Applies `change` to the primitive `ty` is or holds, with the constraints that check it: an
+/// array's or map's items get constraints of their own when the change adds to them. `change`
+/// answers the primitive's new type, having added its checks, or `None` to leave it.
+fn retype(
+    ty: &mut TypeRef,
+    c: &mut Constraints,
+    change: fn(Primitive, &mut Constraints) -> Option<Primitive>,
+) {
     match ty {
         TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => {
-            if let Some((min, max)) = narrow_range(*p) {
-                *p = Primitive::I64;
-                c.bound(min, max);
+            if let Some(to) = change(*p, c) {
+                *p = to;
             }
         }
-        TypeRef::Nullable(inner) => widen(inner, c),
-        TypeRef::Array(inner) | TypeRef::Map(inner)
-            if holds(inner, &|p| narrow_range(p).is_some()) =>
-        {
-            widen(inner, c.items.get_or_insert_with(Default::default));
+        TypeRef::Nullable(inner) => retype(inner, c, change),
+        TypeRef::Array(inner) | TypeRef::Map(inner) => {
+            let had_items = c.items.is_some();
+            retype(inner, c.items.get_or_insert_with(Default::default), change);
+            if !had_items && c.items.as_deref().is_some_and(Constraints::is_empty) {
+                c.items = None;
+            }
         }
         _ => {}
     }
+}
+
+/// A narrow integer becomes an `i64` bounded by its format.
+fn widen(p: Primitive, c: &mut Constraints) -> Option<Primitive> {
+    let (min, max) = narrow_range(p)?;
+    c.bound(min, max);
+    Some(Primitive::I64)
 }
 
 /// A `uuid`, `date-time` or `date` becomes a `String` checked to be one.
-fn as_text(ty: &mut TypeRef, c: &mut Constraints) {
-    match ty {
-        TypeRef::Primitive(p) => {
-            if let Some(format) = text_format(*p) {
-                *p = Primitive::String;
-                c.format = Some(format);
-            }
-        }
-        TypeRef::Nullable(inner) => as_text(inner, c),
-        TypeRef::Array(inner) | TypeRef::Map(inner)
-            if holds(inner, &|p| text_format(p).is_some()) =>
-        {
-            as_text(inner, c.items.get_or_insert_with(Default::default));
-        }
-        _ => {}
-    }
-}
-
-fn text_format(p: Primitive) -> Option<StringFormat> {
-    match p {
-        Primitive::Uuid => Some(StringFormat::Uuid),
-        Primitive::DateTime => Some(StringFormat::DateTime),
-        Primitive::Date => Some(StringFormat::Date),
-        _ => None,
-    }
-}
-
-/// Whether `ty` is, or holds as items, nullable or not, a primitive that `pick` picks.
-fn holds(ty: &TypeRef, pick: &dyn Fn(Primitive) -> bool) -> bool {
-    match ty {
-        TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => pick(*p),
-        TypeRef::Nullable(inner) | TypeRef::Array(inner) | TypeRef::Map(inner) => {
-            holds(inner, pick)
-        }
-        _ => false,
-    }
+fn as_text(p: Primitive, c: &mut Constraints) -> Option<Primitive> {
+    c.format = Some(match p {
+        Primitive::Uuid => StringFormat::Uuid,
+        Primitive::DateTime => StringFormat::DateTime,
+        Primitive::Date => StringFormat::Date,
+        _ => return None,
+    });
+    Some(Primitive::String)
 }
 
 /// The values of an integer format narrower than 64 bits.
@@ -169,7 +154,7 @@ mod tests {
     use crate::ir::TypeRef::{Array, Nullable, Primitive as P};
 
     fn widened(mut ty: TypeRef, mut c: Constraints) -> (TypeRef, Constraints) {
-        widen(&mut ty, &mut c);
+        retype(&mut ty, &mut c, widen);
         (ty, c)
     }
 
@@ -232,7 +217,7 @@ mod tests {
         ] {
             let mut ty = Array(Box::new(Nullable(Box::new(P(p)))));
             let mut c = Constraints::default();
-            as_text(&mut ty, &mut c);
+            retype(&mut ty, &mut c, as_text);
             assert_eq!(
                 ty,
                 Array(Box::new(Nullable(Box::new(P(Primitive::String)))))
@@ -241,7 +226,7 @@ mod tests {
         }
         let mut ty = P(Primitive::String);
         let mut c = Constraints::default();
-        as_text(&mut ty, &mut c);
+        retype(&mut ty, &mut c, as_text);
         assert!(c.is_empty());
     }
 
