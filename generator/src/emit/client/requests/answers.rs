@@ -282,7 +282,9 @@ impl<'a> RequestEmitter<'a> {
         let take = ident(&paging.take.name);
         let number = primitive(paging.number);
         let item = self.printer.rust_type(&paging.item);
-        let default_take = int_literal(paging.number, paging.default_take);
+        // A default the page size's type cannot hold falls back to the plan's own 50.
+        let default_take = number_literal(paging.number, &paging.default_take.into(), true)
+            .unwrap_or(quote! { 50 });
         let doc = wrapped_doc(&format!(
             "Every item, page after page: sends the request with `{skip}` advanced by the length of each page and `{take}` as the page size (the value set, else {}), until a page comes back shorter than that. A failed page ends the stream with its error.",
             paging.default_take,

@@ -7,7 +7,7 @@ use super::plan::{
     is_media_range,
 };
 use super::sending;
-use crate::emit::rust::primitive;
+use crate::emit::rust::{number_literal, primitive};
 use crate::emit::{Root, TypePrinter, doc_attrs, ident};
 use crate::ir::{
     Api, Media, Method, ParamLocation, ParamStyle, Parameter, PartKind, PathSegment, Primitive,

@@ -38,22 +38,6 @@ pub(super) fn setter_name(param: &Parameter) -> String {
     }
 }
 
-pub(super) fn int_literal(number: Primitive, value: i64) -> TokenStream {
-    let lit = match number {
-        Primitive::I8 => i8::try_from(value).ok().map(Literal::i8_suffixed),
-        Primitive::I16 => i16::try_from(value).ok().map(Literal::i16_suffixed),
-        Primitive::I32 => i32::try_from(value).ok().map(Literal::i32_suffixed),
-        Primitive::I64 => Some(Literal::i64_suffixed(value)),
-        Primitive::U8 => u8::try_from(value).ok().map(Literal::u8_suffixed),
-        Primitive::U16 => u16::try_from(value).ok().map(Literal::u16_suffixed),
-        Primitive::U32 => u32::try_from(value).ok().map(Literal::u32_suffixed),
-        Primitive::U64 => u64::try_from(value).ok().map(Literal::u64_suffixed),
-        _ => None,
-    };
-    let lit = lit.unwrap_or_else(|| Literal::u8_unsuffixed(50));
-    quote! { #lit }
-}
-
 /// Braces are `format!` syntax.
 pub(super) fn escape_format(text: &str) -> String {
     text.replace('{', "{{").replace('}', "}}")
