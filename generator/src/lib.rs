@@ -84,6 +84,7 @@ pub mod output;
 pub use diagnostics::{Diagnostic, Diagnostics};
 pub use module::{Module, ModuleOptions, generate_module, write_module};
 
+use rayon::prelude::*;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// The crates the generator can emit.
@@ -210,28 +211,11 @@ pub fn generate_api(
     formats::apply(&mut api, opts);
     guard(move || {
         let patterns = emit::Patterns::collect(&api, &mut diags);
-        let emit_part = |part: Part| emit::crates::emit(&api, &patterns, opts, part);
-        let jobs: Vec<emit::parallel::Job<Result<Vec<emit::File>, String>>> = parts
-            .iter()
-            .map(|part| {
-                let emit_part = &emit_part;
-                Box::new(move || emit_part(*part)) as emit::parallel::Job<_>
-            })
+        // The crates are emitted side by side, and each spreads its large files over the cores.
+        let emitted: Vec<Result<Vec<emit::File>, String>> = parts
+            .par_iter()
+            .map(|part| emit::crates::emit(&api, &patterns, opts, *part))
             .collect();
-        // The client and server print their operations on one thread below ITEMS_PER_JOB (see
-        // `emit::parallel`): the crates are then emitted side by side, so the client does not wait
-        // for the models on one core. Larger documents spread each crate's files themselves, and
-        // small ones emit on this thread, since starting threads costs them more than it saves
-        // (petstore 4.1 -> 3.4 ms, aspnet-eshop-catalog 7.7 -> 7.1 ms; aspnet-schemas-by-ref, 57
-        // types and 34 operations, gains 1.4 ms from threads).
-        let items = api.types.len() + api.operations.len();
-        let emitted = if api.operations.len() >= emit::parallel::ITEMS_PER_JOB
-            || items < emit::parallel::SIDE_BY_SIDE_FROM
-        {
-            emit::parallel::in_turn(jobs)
-        } else {
-            emit::parallel::spread(jobs)
-        };
         let mut crates = Vec::new();
         for (part, files) in parts.iter().zip(emitted) {
             let files =

@@ -12,8 +12,8 @@
 //! raw tokens unless they are a single literal, so emitters keep macros to literals
 //! (`format!("/things/{id}")` after `let id = ...;`).
 //!
-//! Large documents render and print the parts of their files on every core ([`parallel`]); tokens
-//! cannot cross threads, so a part comes back printed.
+//! Large files are rendered and printed in parts on every core ([`printed_parts`], with rayon);
+//! tokens cannot cross threads, so a part comes back printed.
 
 mod checked_types;
 mod checks;
@@ -24,7 +24,6 @@ mod enums;
 mod markdown;
 pub mod models;
 mod objects;
-pub mod parallel;
 mod patterns;
 mod rust;
 pub mod server;
@@ -36,6 +35,7 @@ pub use rust::{TypePrinter, doc_attrs, ident};
 
 use crate::ir::Api;
 use proc_macro2::TokenStream;
+use rayon::prelude::*;
 
 /// Settings shared by every emitted crate.
 #[derive(Debug, Clone)]
@@ -261,7 +261,7 @@ pub fn rust_file(tokens: TokenStream, opts: &Options, path: &str) -> Result<File
 
 /// Prints tokens (items, optionally after inner attributes) with prettyplease, without the
 /// header. prettyplease lays out each item on its own, so a file printed in parts (on several
-/// threads, see [`parallel`]) joins to the same bytes as printed at once.
+/// threads, see [`printed_parts`]) joins to the same bytes as printed at once.
 pub fn print(tokens: TokenStream, path: &str) -> Result<String, String> {
     if tokens.is_empty() {
         return Ok(String::new());
@@ -269,6 +269,23 @@ pub fn print(tokens: TokenStream, path: &str) -> Result<String, String> {
     let file: syn::File =
         syn::parse2(tokens).map_err(|e| format!("{path}: generated tokens do not parse: {e}"))?;
     Ok(prettyplease::unparse(&file))
+}
+
+/// Items per part of a file printed in parts: enough that a part's fixed cost is small, few enough
+/// that a large file spreads over the cores.
+const ITEMS_PER_PART: usize = 150;
+
+/// The parts of the file at `path` that hold `items`, rendered by `render` and printed on any core,
+/// in order (see [`print()`]).
+pub fn printed_parts<T: Sync>(
+    items: &[T],
+    path: &str,
+    render: impl Fn(&[T]) -> TokenStream + Sync,
+) -> Result<Vec<String>, String> {
+    items
+        .par_chunks(ITEMS_PER_PART)
+        .map(|part| print(render(part), path))
+        .collect()
 }
 
 /// A file from its printed parts, in order (see [`print()`]), after the generated-code header.

@@ -5,11 +5,10 @@ use super::checks::{self, Checks, Site};
 use super::defaults::DefaultValue;
 use super::enums;
 use super::objects;
-use super::parallel;
 use super::patterns::Engine;
 use super::{
     File, Options, Patterns, TypePrinter, assembled, crate_root, doc_attrs, ident, print,
-    rust_file, template_file,
+    printed_parts, rust_file, template_file,
 };
 use crate::ir::{
     Additional, Api, Constraints, Field, Primitive, Struct, TypeDef, TypeKind, TypeRef, Union,
@@ -32,49 +31,25 @@ const OBJECT_TEMPLATE: &str = openapi_gen_templates::models::OBJECT;
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
     let checked = checked_types(api, opts.open_enums);
     let emitter = || ModelEmitter::new(api, patterns, &checked, opts.open_enums);
-    let part = |path: &'static str, tokens: TokenStream| (path, print(tokens, path));
-    // Longest first: the types, then their checks, each in parts of a few hundred items.
-    let ranges = parallel::chunks(api.types.len());
-    let mut jobs: Vec<parallel::Part> = Vec::new();
-    for range in ranges.clone() {
-        jobs.push(Box::new(move || {
-            part("src/types.rs", emitter().type_items(&api.types[range]))
-        }));
-    }
-    jobs.push(Box::new(move || {
-        part("src/types.rs", emitter().default_fns())
-    }));
-    for range in ranges.clone() {
-        jobs.push(Box::new(move || {
-            part(
-                "src/constraints.rs",
-                emitter().validate_impls(&api.types[range]),
-            )
-        }));
-    }
-    let objects = has_objects(api);
-    if objects {
-        jobs.push(Box::new(move || part("src/decode.rs", objects::head())));
-        for range in ranges {
-            jobs.push(Box::new(move || {
-                part("src/decode.rs", emitter().decode_impls(&api.types[range]))
-            }));
-        }
-    }
-    let mut parts = parallel::parts(api.types.len(), jobs)?;
-    let emitter = emitter();
-    let checks = parts.remove("src/constraints.rs").unwrap_or_default();
+    let mut types = printed_parts(&api.types, "src/types.rs", |defs| {
+        emitter().type_items(defs)
+    })?;
+    types.push(print(emitter().default_fns(), "src/types.rs")?);
+    let checks = printed_parts(&api.types, "src/constraints.rs", |defs| {
+        emitter().validate_impls(defs)
+    })?;
     let mut constraints = vec![print(
-        emitter.constraints_head(&checks),
+        emitter().constraints_head(&checks),
         "src/constraints.rs",
     )?];
     constraints.extend(checks);
+    let objects = has_objects(api);
     let mut files = vec![
         cargo_toml(api, opts, patterns),
-        crate_root(emitter.lib_rs(), opts)?,
-        assembled(opts, "src/types.rs", &parts["src/types.rs"]),
+        crate_root(emitter().lib_rs(), opts)?,
+        assembled(opts, "src/types.rs", &types),
         assembled(opts, "src/constraints.rs", &constraints),
-        rust_file(emitter.patterns_rs(), opts, "src/patterns.rs")?,
+        rust_file(emitter().patterns_rs(), opts, "src/patterns.rs")?,
         template_file(opts, "src/wire.rs", WIRE_TEMPLATE),
         template_file(opts, "src/validation.rs", VALIDATION_TEMPLATE),
     ];
@@ -92,8 +67,12 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
             TAGGED_TEMPLATE,
         ),
     ];
-    if let Some(decode) = parts.get("src/decode.rs") {
-        files.push(assembled(opts, "src/decode.rs", decode));
+    if objects {
+        let mut decode = vec![print(objects::head(), "src/decode.rs")?];
+        decode.extend(printed_parts(&api.types, "src/decode.rs", |defs| {
+            emitter().decode_impls(defs)
+        })?);
+        files.push(assembled(opts, "src/decode.rs", &decode));
     }
     if optional.iter().any(|o| o.0) {
         for (used, path, text) in optional {

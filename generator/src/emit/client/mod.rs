@@ -7,11 +7,10 @@ mod plan;
 pub(crate) mod requests;
 mod sending;
 
-use super::parallel;
 use super::rust::inner_doc_attrs;
 use super::{
-    File, Options, Patterns, Root, assembled, crate_root, doc_attrs, print, rust_file,
-    template_file,
+    File, Options, Patterns, Root, assembled, crate_root, doc_attrs, print, printed_parts,
+    rust_file, template_file,
 };
 use crate::ir::{Api, Media};
 use plan::{Plan, Success};
@@ -92,37 +91,13 @@ pub fn emit_at(
     let credentials = plan::client_credentials_scheme(api);
     let device_flow = plan::device_flow_scheme(api);
 
-    // Token streams cannot cross threads: each job makes its own emitter and returns the text of
-    // its part of a file.
     let emitter = || requests::RequestEmitter::new(api, root);
-    let part = |path: &'static str, tokens: TokenStream| (path, print(tokens, path));
-    let plans = &plans;
-    let mut jobs: Vec<parallel::Part> = vec![Box::new(move || {
-        part("src/requests.rs", emitter().requests_head(plans))
-    })];
-    for range in parallel::chunks(plans.len()) {
-        jobs.push(Box::new(move || {
-            part("src/requests.rs", emitter().builders(&plans[range]))
-        }));
-    }
-    if has_responses {
-        jobs.push(Box::new(move || {
-            part("src/responses.rs", emitter().responses_rs(plans))
-        }));
-    }
-    if has_errors {
-        jobs.push(Box::new(move || {
-            part("src/errors.rs", emitter().errors_rs(plans))
-        }));
-    }
-    if has_headers {
-        jobs.push(Box::new(move || {
-            part("src/headers.rs", emitter().headers_rs(plans))
-        }));
-    }
-    let parts = parallel::parts(plans.len(), jobs)?;
+    let mut requests = vec![print(emitter().requests_head(&plans), "src/requests.rs")?];
+    requests.extend(printed_parts(&plans, "src/requests.rs", |part| {
+        emitter().builders(part)
+    })?);
     let mut files = vec![
-        cargo_toml(api, opts, plans),
+        cargo_toml(api, opts, &plans),
         crate_root(
             lib_rs(
                 api,
@@ -134,12 +109,29 @@ pub fn emit_at(
             ),
             opts,
         )?,
+        assembled(opts, "src/requests.rs", &requests),
     ];
-    files.extend(
-        parts
-            .iter()
-            .map(|(path, parts)| assembled(opts, path, parts)),
-    );
+    if has_responses {
+        files.push(rust_file(
+            emitter().responses_rs(&plans),
+            opts,
+            "src/responses.rs",
+        )?);
+    }
+    if has_errors {
+        files.push(rust_file(
+            emitter().errors_rs(&plans),
+            opts,
+            "src/errors.rs",
+        )?);
+    }
+    if has_headers {
+        files.push(rust_file(
+            emitter().headers_rs(&plans),
+            opts,
+            "src/headers.rs",
+        )?);
+    }
     if let Some((scheme, token_url)) = credentials {
         files.push(rust_file(
             credentials_rs(scheme, token_url, root),

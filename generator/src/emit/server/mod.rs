@@ -9,7 +9,6 @@ mod reads;
 mod router;
 mod types;
 
-use super::parallel::{self, Job};
 use super::{File, Options, Patterns, Root, crate_root, rust_file, template_file};
 use crate::ir::Api;
 use plan::Plan;
@@ -61,30 +60,20 @@ pub fn emit_at(
         return Ok(None);
     }
     // The plan is plain data: the router and the other files render from it side by side.
-    let plan = &plan;
-    type Files = Result<Vec<File>, String>;
-    let jobs: Vec<Job<Files>> = vec![
-        Box::new(|| {
-            Ok(vec![rust_file(
-                router::router_rs(plan),
-                opts,
-                "src/router.rs",
-            )?])
-        }),
-        Box::new(|| {
-            Ok(vec![
-                crate_root(lib_rs(plan, opts), opts)?,
-                rust_file(api::api_rs(plan), opts, "src/api.rs")?,
-                rust_file(types::requests_rs(plan), opts, "src/requests.rs")?,
-                rust_file(types::responses_rs(plan), opts, "src/responses.rs")?,
+    let (router, others) = rayon::join(
+        || rust_file(router::router_rs(&plan), opts, "src/router.rs"),
+        || -> Result<[File; 4], String> {
+            Ok([
+                crate_root(lib_rs(&plan, opts), opts)?,
+                rust_file(api::api_rs(&plan), opts, "src/api.rs")?,
+                rust_file(types::requests_rs(&plan), opts, "src/requests.rs")?,
+                rust_file(types::responses_rs(&plan), opts, "src/responses.rs")?,
             ])
-        }),
-    ];
-    let printed = parallel::run(api.operations.len(), jobs);
+        },
+    );
     let mut files = vec![cargo_toml(api, opts, true)];
-    for part in printed {
-        files.extend(part?);
-    }
+    files.extend(others?);
+    files.push(router?);
     files.extend([
         template_file(opts, "src/rejection.rs", REJECTION_TEMPLATE),
         template_file(opts, "src/params.rs", PARAMS_TEMPLATE),
@@ -102,21 +91,6 @@ pub fn emit_at(
     if api.has_streams() {
         files.push(template_file(opts, "src/stream.rs", STREAM_TEMPLATE));
     }
-    // The order of the files before the jobs split them.
-    let order = [
-        "Cargo.toml",
-        "src/lib.rs",
-        "src/api.rs",
-        "src/requests.rs",
-        "src/responses.rs",
-        "src/router.rs",
-    ];
-    files.sort_by_key(|f| {
-        order
-            .iter()
-            .position(|p| *p == f.path)
-            .unwrap_or(order.len())
-    });
     Ok(Some(files))
 }
 
