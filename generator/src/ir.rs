@@ -528,7 +528,7 @@ pub struct Constraints {
     pub min_length: Option<usize>,
     /// `maxLength` of a string.
     pub max_length: Option<usize>,
-    /// `pattern`: a regular expression a string must match (see [`crate::emit::Patterns`]).
+    /// `pattern`: a regular expression a string must match (see [`crate::patterns::Patterns`]).
     pub pattern: Option<String>,
     /// `minItems` of an array, or `minProperties` of a map (`None` for 0).
     pub min_items: Option<usize>,

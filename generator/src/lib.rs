@@ -59,8 +59,9 @@
 //! ```
 //!
 //! The pipeline, one module each: [`load`] (YAML/JSON text) -> [`lower`] (3.1 schema forms to 3.0
-//! shapes) -> `openapiv3` -> [`build`] (the [`ir`]) -> [`naming`] -> [`emit`] (plan, render with
-//! `quote!`, print with prettyplease; [`emit::crates`] assembles the crates) -> [`output`]. The
+//! shapes) -> `openapiv3` -> [`build`] (the [`ir`]) -> [`naming`] -> [`formats`] -> [`patterns`]
+//! (numbered and compiled, also what `check` reports) -> [`emit`] (plan, render with `quote!`, print
+//! with prettyplease; [`emit::crates`] assembles the crates) -> [`output`]. The
 //! stage modules are public for tools and benchmarks; what the semver policy in the README covers
 //! is the functions and types of this page, [`emit::Options`], [`ModuleOptions`] and
 //! [`diagnostics`].
@@ -80,6 +81,7 @@ pub mod lower_3_2;
 pub mod module;
 pub mod naming;
 pub mod output;
+pub mod patterns;
 
 pub use diagnostics::{Diagnostic, Diagnostics};
 pub use module::{Module, ModuleOptions, generate_module, write_module};
@@ -161,7 +163,7 @@ fn check_api(
     (api, mut diags): (ir::Api, Diagnostics),
 ) -> Result<(ir::Api, Diagnostics), Diagnostics> {
     guard(move || {
-        emit::Patterns::collect(&api, &mut diags);
+        patterns::Patterns::collect(&api, &mut diags);
         Ok((api, diags))
     })
 }
@@ -210,7 +212,7 @@ pub fn generate_api(
 ) -> Result<Generated, Diagnostics> {
     formats::apply(&mut api, opts);
     guard(move || {
-        let patterns = emit::Patterns::collect(&api, &mut diags);
+        let patterns = patterns::Patterns::collect(&api, &mut diags);
         // The crates are emitted side by side, and each spreads its large files over the cores.
         let emitted: Vec<Result<Vec<emit::File>, String>> = parts
             .par_iter()

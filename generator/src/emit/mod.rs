@@ -24,13 +24,12 @@ mod enums;
 mod markdown;
 pub mod models;
 mod objects;
-mod patterns;
 mod rust;
 pub mod server;
 mod status;
 mod tagged;
 
-pub use patterns::Patterns;
+pub use crate::patterns::Patterns;
 pub use rust::{TypePrinter, doc_attrs, ident};
 
 use crate::ir::Api;

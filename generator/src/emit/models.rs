@@ -5,7 +5,6 @@ use super::checks::{self, Checks, Site};
 use super::defaults::DefaultValue;
 use super::enums;
 use super::objects;
-use super::patterns::Engine;
 use super::{
     File, Options, Patterns, TypePrinter, assembled, crate_root, doc_attrs, ident, print,
     printed_parts, rust_file, template_file,
@@ -13,6 +12,7 @@ use super::{
 use crate::ir::{
     Additional, Api, Constraints, Field, Primitive, Struct, TypeDef, TypeKind, TypeRef, Union,
 };
+use crate::patterns::Engine;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
