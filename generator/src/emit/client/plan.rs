@@ -5,7 +5,7 @@
 use crate::emit::status::status_name;
 use crate::ir::{
     Api, Media, Operation, ParamLocation, Parameter, Primitive, RequestBody, Response,
-    ResponseBody, SecurityKind, Status, StreamFormat, TypeKind, TypeRef,
+    ResponseBody, SecurityKind, Status, StreamFormat, TypeRef,
 };
 use heck::ToUpperCamelCase;
 
@@ -519,7 +519,9 @@ fn paging<'a>(api: &Api, optional: &[&'a Parameter], success: &Success) -> Optio
     let Success::Single(Shape::Json(ty)) = success else {
         return None;
     };
-    let item = array_item(api, ty)?;
+    let TypeRef::Array(item) = api.unalias(ty) else {
+        return None;
+    };
     let integer = |p: &Parameter| match &p.ty {
         TypeRef::Primitive(n) | TypeRef::NumericString { number: n, .. } if n.is_integer() => {
             Some(*n)
@@ -549,23 +551,12 @@ fn paging<'a>(api: &Api, optional: &[&'a Parameter], success: &Success) -> Optio
                 skip,
                 take,
                 number,
-                item,
+                item: (**item).clone(),
                 default_take,
             });
         }
     }
     None
-}
-
-fn array_item(api: &Api, ty: &TypeRef) -> Option<TypeRef> {
-    match ty {
-        TypeRef::Array(item) => Some((**item).clone()),
-        TypeRef::Named(id) => match &api.types[id.0].kind {
-            TypeKind::Alias(inner) => array_item(api, inner),
-            _ => None,
-        },
-        _ => None,
-    }
 }
 
 /// The OAuth 2.0 client-credentials scheme the client's `client_credentials` uses: the first one an

@@ -36,34 +36,23 @@ pub struct RequestEmitter<'a> {
 /// A parameter's value in generated code: a place of type `T` (`self.limit`) or a reference `&T`
 /// bound to a name (`value`, `item`). Both work as method receivers; functions taking `&T` need to know which.
 #[derive(Clone)]
-struct Val {
-    expr: TokenStream,
-    is_ref: bool,
+enum Val {
+    Place(TokenStream),
+    Ref(TokenStream),
 }
 
 impl Val {
-    fn place(expr: TokenStream) -> Val {
-        Val {
-            expr,
-            is_ref: false,
-        }
-    }
-
-    fn named(name: &str) -> Val {
-        let name = ident(name);
-        Val {
-            expr: quote! { #name },
-            is_ref: true,
+    fn expr(&self) -> &TokenStream {
+        match self {
+            Val::Place(expr) | Val::Ref(expr) => expr,
         }
     }
 
     /// The value as an expression of type `&T`.
     fn by_ref(&self) -> TokenStream {
-        let expr = &self.expr;
-        if self.is_ref {
-            quote! { #expr }
-        } else {
-            quote! { &#expr }
+        match self {
+            Val::Place(expr) => quote! { &#expr },
+            Val::Ref(expr) => expr.clone(),
         }
     }
 }
@@ -420,10 +409,11 @@ impl<'a> RequestEmitter<'a> {
             let wire = &param.wire_name;
             let field = ident(&param.name);
             steps.push(if self.is_plain(param) {
-                let text = self.header_text(param, &param.ty, Val::place(quote! { self.#field }));
+                let text = self.header_text(param, &param.ty, Val::Place(quote! { self.#field }));
                 quote! { let request = request.header(#wire, #text); }
             } else {
-                let text = self.header_text(param, param.ty.strip_nullable(), Val::named("value"));
+                let text =
+                    self.header_text(param, param.ty.strip_nullable(), Val::Ref(quote! { value }));
                 quote! {
                     let request = match &self.#field {
                         Some(value) => request.header(#wire, #text),
@@ -689,13 +679,13 @@ impl<'a> RequestEmitter<'a> {
                         #[allow(deprecated, reason = "the caller's value is sent, deprecated or not")]
                         let #local = &body.#field;
                     },
-                    Val::named(&local.to_string()),
+                    Val::Ref(quote! { #local }),
                 )
             } else {
-                (TokenStream::new(), Val::place(quote! { body.#field }))
+                (TokenStream::new(), Val::Place(quote! { body.#field }))
             };
             let value = if optional {
-                Val::named("value")
+                Val::Ref(quote! { value })
             } else {
                 read.clone()
             };
@@ -718,7 +708,7 @@ impl<'a> RequestEmitter<'a> {
                 TypeRef::Array(item)
                     if self.api.part_kind(item) != PartKind::Json =>
                 {
-                    let each = add(item.as_ref(), Val::named("item"));
+                    let each = add(item.as_ref(), Val::Ref(quote! { item }));
                     let items = value.by_ref();
                     quote! { for item in #items { #each } }
                 }
