@@ -5,7 +5,6 @@
 
 mod plan;
 pub(crate) mod requests;
-mod sending;
 
 use super::parallel;
 use super::rust::inner_doc_attrs;

@@ -6,12 +6,11 @@ use super::plan::{
     Arm, ErrorHeader, Handling, Paging, Plan, Shape, StreamPlan, StreamShape, Success,
     is_media_range,
 };
-use super::sending;
 use crate::emit::rust::{number_literal, primitive};
 use crate::emit::{Root, TypePrinter, doc_attrs, ident};
 use crate::ir::{
     Api, Media, Method, ParamLocation, ParamStyle, Parameter, PartKind, PathSegment, Primitive,
-    SegmentPart, Status, StreamFormat, TypeKind, TypeRef, encode_literal,
+    RequestBody, SegmentPart, Status, StreamFormat, TypeKind, TypeRef, encode_literal,
 };
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -57,19 +56,50 @@ impl Val {
     }
 }
 
+/// A builder field the caller sets: a parameter, or the request body.
+struct Input<'p> {
+    /// `None` for the body.
+    param: Option<&'p Parameter>,
+    field: proc_macro2::Ident,
+    /// The field's type (inside `Option` when the input is optional).
+    ty: TokenStream,
+    /// Whether the argument is `impl Into` the field's type.
+    into: bool,
+    required: bool,
+}
+
+impl Input<'_> {
+    fn arg_type(&self) -> TokenStream {
+        let ty = &self.ty;
+        if self.into {
+            quote! { impl Into<#ty> }
+        } else {
+            ty.clone()
+        }
+    }
+
+    /// The field's value, from the argument `arg`.
+    fn value(&self, arg: &str) -> TokenStream {
+        let arg = ident(arg);
+        if self.into {
+            quote! { #arg.into() }
+        } else {
+            quote! { #arg }
+        }
+    }
+}
+
 impl<'a> RequestEmitter<'a> {
     pub fn new(api: &'a Api, root: Root) -> RequestEmitter<'a> {
+        let path = root.path();
         RequestEmitter {
             api,
-            root: root.path(),
-            root_text: root.text(),
             printer: TypePrinter {
                 types: &api.types,
-                models: {
-                    let root = root.path();
-                    quote! { #root::models:: }
-                },
+                models: quote! { #path::models:: },
             },
+            root: path,
+            root_text: root.text(),
         }
     }
 
@@ -92,64 +122,78 @@ impl<'a> RequestEmitter<'a> {
     }
 
     /// Part of `requests.rs`: the request builders of `plans`, each followed by its `send`,
-    /// `send_full` and `IntoFuture` (see `sending`).
+    /// `send_full` and `IntoFuture`.
     pub fn builders(&self, plans: &[Plan]) -> TokenStream {
-        let mut out = TokenStream::new();
-        for p in plans {
-            out.extend(self.builder(p));
-            out.extend(sending::tokens(&self.sending(p)));
-        }
-        out
+        plans
+            .iter()
+            .flat_map(|p| [self.builder(p), self.sending(p)])
+            .collect()
     }
 
-    fn sending<'p>(&'p self, p: &'p Plan) -> sending::Sending<'p> {
-        sending::Sending {
-            builder: &p.type_name,
-            ok: self.success_type(p),
-            err: self.error_type(p),
-            headers: headers_path(p, &self.root),
-            root: &self.root,
-            request: format!("{} {}", p.op.method.as_str(), shown_path(p.op)),
-        }
+    /// The inputs of an operation in field order: its parameters, required first, then its body.
+    fn inputs<'p>(&self, p: &Plan<'p>) -> Vec<Input<'p>> {
+        let params = p.required.iter().chain(&p.optional).map(|param| {
+            // A nullable required parameter keeps its `Option`.
+            let ty = if param.required {
+                &param.ty
+            } else {
+                param.ty.strip_nullable()
+            };
+            Input {
+                param: Some(param),
+                field: ident(&param.name),
+                ty: self.printer.rust_type(ty),
+                into: *ty == TypeRef::Primitive(Primitive::String),
+                required: param.required,
+            }
+        });
+        let body = p.body.map(|body| {
+            let root = &self.root;
+            let (ty, into) = match &body.media {
+                Media::Text => (quote! { String }, true),
+                Media::Binary(m) if is_media_range(m) => (quote! { #root::codec::Binary }, false),
+                Media::Binary(_) => (quote! { Vec<u8> }, true),
+                Media::Multipart if self.api.multipart_fields(&body.ty).is_none() => {
+                    (quote! { ::reqwest::multipart::Form }, false)
+                }
+                Media::Json | Media::Form | Media::Multipart => {
+                    (self.printer.rust_type(&body.ty), false)
+                }
+            };
+            Input {
+                param: None,
+                field: ident("body"),
+                ty,
+                into,
+                required: body.required,
+            }
+        });
+        params.chain(body).collect()
     }
 
     /// `Client::operation(&self, required...) -> Builder`.
     fn client_method(&self, p: &Plan) -> TokenStream {
-        let op = p.op;
-        let name = ident(&op.name);
-        let builder = ident(&p.type_name);
-        let mut args = Vec::new();
-        let mut inits = Vec::new();
-        for param in &p.required {
-            let field = ident(&param.name);
-            let (ty, convert) = self.arg_type(&param.ty);
-            args.push(quote! { #field: #ty });
-            inits.push(if convert {
+        let (name, builder) = (ident(&p.op.name), ident(&p.type_name));
+        let inputs = self.inputs(p);
+        let (required, optional): (Vec<&Input>, Vec<&Input>) =
+            inputs.iter().partition(|input| input.required);
+        let args = required.iter().map(|input| {
+            let (field, ty) = (&input.field, input.arg_type());
+            quote! { #field: #ty }
+        });
+        let inits = required.iter().map(|input| {
+            let field = &input.field;
+            if input.into {
                 quote! { #field: #field.into() }
             } else {
                 quote! { #field }
-            });
-        }
-        if let Some(body) = p.body.filter(|b| b.required) {
-            let (ty, convert) = self.body_arg_type(&body.media, &body.ty);
-            args.push(quote! { body: #ty });
-            inits.push(if convert {
-                quote! { body: body.into() }
-            } else {
-                quote! { body }
-            });
-        }
-        for param in &p.optional {
-            let field = ident(&param.name);
-            inits.push(quote! { #field: None });
-        }
-        if p.body.is_some_and(|b| !b.required) {
-            inits.push(quote! { body: None });
-        }
+            }
+        });
+        let nones = optional.iter().map(|input| &input.field);
         let doc = doc_attrs(Some(&self.method_doc(p)));
-        let deprecated = op.deprecated.then(|| quote! { #[deprecated] });
+        let deprecated = p.op.deprecated.then(|| quote! { #[deprecated] });
         // One argument per required parameter: the signature mirrors the operation.
-        let many = (args.len() + 1 > 7).then(|| {
+        let many = (required.len() + 1 > 7).then(|| {
             quote! { #[allow(clippy::too_many_arguments, reason = "one argument per required parameter of the operation")] }
         });
         quote! {
@@ -157,42 +201,25 @@ impl<'a> RequestEmitter<'a> {
             #deprecated
             #many
             pub fn #name(&self, #(#args),*) -> #builder {
-                #builder { client: self.clone(), #(#inits),* }
+                #builder { client: self.clone(), #(#inits,)* #(#nones: None),* }
             }
         }
     }
 
     fn method_doc(&self, p: &Plan) -> String {
         let op = p.op;
-        let mut parts: Vec<String> = Vec::new();
-        if let Some(summary) = op
-            .summary
-            .as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-        {
-            parts.push(summary.to_owned());
-        }
-        if let Some(description) = op
-            .description
-            .as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-        {
-            parts.push(description.to_owned());
-        }
+        let mut parts: Vec<String> = [&op.summary, &op.description]
+            .into_iter()
+            .filter_map(|text| text.as_deref().map(str::trim).filter(|t| !t.is_empty()))
+            .map(str::to_owned)
+            .collect();
         parts.push(format!("`{} {}`", op.method.as_str(), shown_path(op)));
         let mut args: Vec<String> = p
             .required
             .iter()
             .map(|param| {
-                let doc = one_line(param.doc.as_deref()).unwrap_or_else(|| {
-                    format!(
-                        "the `{}` {} parameter.",
-                        param.wire_name,
-                        param.location.word()
-                    )
-                });
+                let doc = one_line(param.doc.as_deref())
+                    .unwrap_or_else(|| format!("the {}.", param_words(param)));
                 format!("- `{}`: {doc}", param.name)
             })
             .collect();
@@ -215,12 +242,11 @@ impl<'a> RequestEmitter<'a> {
         if !args.is_empty() {
             parts.push(format!("Arguments:\n{}", args.join("\n")));
         }
-        let setters: Vec<String> = p
+        let mut setters: Vec<String> = p
             .optional
             .iter()
             .map(|param| format!("`.{}()`", setter_name(param)))
             .collect();
-        let mut setters = setters;
         if p.body.is_some_and(|b| !b.required) {
             setters.push("`.body()`".to_owned());
         }
@@ -252,47 +278,61 @@ impl<'a> RequestEmitter<'a> {
         parts.join("\n\n")
     }
 
+    /// `send`, `send_full` and `IntoFuture` of a builder: the same items for every operation but
+    /// for their types.
+    fn sending(&self, p: &Plan) -> TokenStream {
+        let root = &self.root;
+        let builder = ident(&p.type_name);
+        let (ok, err, headers) = (
+            self.success_type(p),
+            self.error_type(p),
+            headers_type(p, root),
+        );
+        let args = quote! { #ok, #err #headers };
+        let request = format!("{} {}", p.op.method.as_str(), shown_path(p.op));
+        let send_doc = format!(" Sends the request: `{request}`.");
+        let full_doc = format!(
+            " Sends the request (`{request}`) and answers the body with the status and headers."
+        );
+        quote! {
+            impl #builder {
+                #[doc = #send_doc]
+                pub fn send(self) -> #root::codec::ResponseFuture<#args> {
+                    #root::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+                }
+                #[doc = #full_doc]
+                pub fn send_full(self) -> #root::codec::FullResponseFuture<#args> {
+                    Box::pin(self.exchange(true))
+                }
+            }
+            impl ::std::future::IntoFuture for #builder {
+                type Output = Result<#ok, #root::Error<#err>>;
+                type IntoFuture = #root::codec::ResponseFuture<#args>;
+                fn into_future(self) -> Self::IntoFuture {
+                    self.send()
+                }
+            }
+        }
+    }
+
     /// The request builder: fields, setters, `send`, `IntoFuture`, and `into_stream` when paged.
     fn builder(&self, p: &Plan) -> TokenStream {
         let root = &self.root;
         let op = p.op;
         let name = ident(&p.type_name);
-        let mut fields = vec![quote! { client: #root::Client }];
-        for param in &p.required {
-            let field = ident(&param.name);
-            let ty = self.stored_type(&param.ty);
-            fields.push(quote! { #field: #ty });
-        }
-        for param in &p.optional {
-            let field = ident(&param.name);
-            let ty = self.stored_type(param.ty.strip_nullable());
-            fields.push(quote! { #field: Option<#ty> });
-        }
-        if let Some(body) = p.body {
-            let ty = self.body_stored_type(&body.media, &body.ty);
-            fields.push(if body.required {
-                quote! { body: #ty }
+        let inputs = self.inputs(p);
+        let fields = inputs.iter().map(|input| {
+            let (field, ty) = (&input.field, &input.ty);
+            if input.required {
+                quote! { #field: #ty }
             } else {
-                quote! { body: Option<#ty> }
-            });
-        }
-        let setters = p.optional.iter().map(|param| self.setter(param));
-        let body_setter = p.body.filter(|b| !b.required).map(|body| {
-            let (ty, convert) = self.body_arg_type(&body.media, &body.ty);
-            let value = if convert {
-                quote! { body.into() }
-            } else {
-                quote! { body }
-            };
-            let doc = doc_attrs(Some(body.doc.as_deref().unwrap_or("The request body.")));
-            quote! {
-                #doc
-                pub fn body(mut self, body: #ty) -> Self {
-                    self.body = Some(#value);
-                    self
-                }
+                quote! { #field: Option<#ty> }
             }
         });
+        let setters = inputs
+            .iter()
+            .filter(|input| !input.required)
+            .map(|input| self.setter(input, p.body));
         let (ok_ty, err_ty) = (self.success_type(p), self.error_type(p));
         let headers_ty = headers_type(p, root);
         let send = self.send_fn(p, &ok_ty, &err_ty, &headers_ty, false);
@@ -301,9 +341,9 @@ impl<'a> RequestEmitter<'a> {
             .as_ref()
             .map(|paging| self.stream_method(paging, &err_ty));
         // A multipart form cannot be cloned.
-        let cloned = p
-            .body
-            .is_none_or(|b| b.media != Media::Multipart || self.multipart_struct(&b.ty).is_some());
+        let cloned = p.body.is_none_or(|b| {
+            b.media != Media::Multipart || self.api.multipart_fields(&b.ty).is_some()
+        });
         let clone = cloned.then(|| quote! { Clone, });
         let streamed = p.stream.as_ref().map(|stream| {
             let open = self.send_fn(p, &ok_ty, &err_ty, &headers_ty, true);
@@ -327,12 +367,12 @@ impl<'a> RequestEmitter<'a> {
             #[derive(Debug, #clone)]
             #[must_use = "a request does nothing until it is sent with `.send().await`"]
             pub struct #name {
+                client: #root::Client,
                 #(#fields),*
             }
 
             impl #name {
                 #(#setters)*
-                #body_setter
                 #send
                 #stream
                 #streamed
@@ -461,7 +501,7 @@ impl<'a> RequestEmitter<'a> {
                     });
                     quote! { #root::codec::form_body(request, #by_ref, &[#(#encoding),*]) }
                 }
-                Media::Multipart => match self.multipart_struct(&body.ty) {
+                Media::Multipart => match self.api.multipart_fields(&body.ty) {
                     Some(fields) => {
                         let form = self.multipart_form(fields, by_ref);
                         quote! { request.multipart(#form) }
@@ -617,50 +657,6 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
-    /// The argument type of a parameter, and whether the value is converted with `.into()`.
-    fn arg_type(&self, ty: &TypeRef) -> (TokenStream, bool) {
-        match ty {
-            TypeRef::Primitive(Primitive::String) => (quote! { impl Into<String> }, true),
-            other => (self.printer.rust_type(other), false),
-        }
-    }
-
-    fn stored_type(&self, ty: &TypeRef) -> TokenStream {
-        self.printer.rust_type(ty)
-    }
-
-    fn body_arg_type(&self, media: &Media, ty: &TypeRef) -> (TokenStream, bool) {
-        let root = &self.root;
-        match media {
-            Media::Json | Media::Form => (self.printer.rust_type(ty), false),
-            Media::Text => (quote! { impl Into<String> }, true),
-            Media::Binary(m) if is_media_range(m) => (quote! { #root::codec::Binary }, false),
-            Media::Binary(_) => (quote! { impl Into<Vec<u8>> }, true),
-            Media::Multipart if self.multipart_struct(ty).is_some() => {
-                (self.printer.rust_type(ty), false)
-            }
-            Media::Multipart => (quote! { ::reqwest::multipart::Form }, false),
-        }
-    }
-
-    fn body_stored_type(&self, media: &Media, ty: &TypeRef) -> TokenStream {
-        let root = &self.root;
-        match media {
-            Media::Json | Media::Form => self.printer.rust_type(ty),
-            Media::Text => quote! { String },
-            Media::Binary(m) if is_media_range(m) => quote! { #root::codec::Binary },
-            Media::Binary(_) => quote! { Vec<u8> },
-            Media::Multipart if self.multipart_struct(ty).is_some() => self.printer.rust_type(ty),
-            Media::Multipart => quote! { ::reqwest::multipart::Form },
-        }
-    }
-
-    /// The fields of a multipart body whose schema is an object: each becomes parts; `None` for
-    /// other schemas (the caller then builds the `reqwest` form).
-    fn multipart_struct(&self, ty: &TypeRef) -> Option<&'a [crate::ir::Field]> {
-        self.api.multipart_fields(ty)
-    }
-
     /// A `reqwest::multipart::Form` expression of a body (`body`: a reference to the struct):
     /// files as file parts (name and content type), primitives as text parts, arrays as one part
     /// per item, anything else as a JSON part.
@@ -803,14 +799,10 @@ fn shown_path(op: &crate::ir::Operation) -> &str {
 /// `, {root}::headers::{Op}` when the operation documents success headers (the `H` of its
 /// `ResponseValue` and futures), else nothing (`H` defaults to `()`).
 fn headers_type(p: &Plan, root: &TokenStream) -> TokenStream {
-    match headers_path(p, root) {
-        Some(path) => quote! { , #path },
-        None => TokenStream::new(),
-    }
-}
-
-/// The typed success headers of an operation that documents some.
-fn headers_path(p: &Plan, root: &TokenStream) -> Option<TokenStream> {
     let name = ident(&p.type_name);
-    (!p.success_headers.is_empty()).then(|| quote! { #root::headers::#name })
+    if p.success_headers.is_empty() {
+        TokenStream::new()
+    } else {
+        quote! { , #root::headers::#name }
+    }
 }

@@ -38,39 +38,46 @@ pub(super) fn setter_name(param: &Parameter) -> String {
     }
 }
 
+/// "`limit` query parameter".
+pub(super) fn param_words(param: &Parameter) -> String {
+    format!("`{}` {} parameter", param.wire_name, param.location.word())
+}
+
 /// Literal text in a `format!` template: percent-encoded, its braces doubled.
 fn template_text(text: &str) -> String {
     encode_literal(text).replace('{', "{{").replace('}', "}}")
 }
 
 impl<'a> RequestEmitter<'a> {
-    pub(super) fn setter(&self, param: &Parameter) -> TokenStream {
-        let field = ident(&param.name);
-        let setter = ident(&setter_name(param));
-        let (ty, convert) = self.arg_type(param.ty.strip_nullable());
-        let value = if convert {
-            quote! { value.into() }
-        } else {
-            quote! { value }
+    /// The setter of an optional input (`body`: the operation's).
+    pub(super) fn setter(&self, input: &Input, body: Option<&RequestBody>) -> TokenStream {
+        let (setter, arg, doc, deprecated) = match input.param {
+            Some(param) => {
+                let mut doc = param
+                    .doc
+                    .clone()
+                    .unwrap_or_else(|| format!("The {}.", param_words(param)));
+                if let Some(default) = &param.default {
+                    doc.push_str(&format!(
+                        "\n\nWhen not set, the server applies its default: `{default}`."
+                    ));
+                }
+                (setter_name(param), "value", doc, param.deprecated)
+            }
+            None => {
+                let doc = body.and_then(|b| b.doc.as_deref());
+                let doc = doc.unwrap_or("The request body.").to_owned();
+                ("body".to_owned(), "body", doc, false)
+            }
         };
-        let mut doc = param.doc.clone().unwrap_or_else(|| {
-            format!(
-                "The `{}` {} parameter.",
-                param.wire_name,
-                param.location.word()
-            )
-        });
-        if let Some(default) = &param.default {
-            doc.push_str(&format!(
-                "\n\nWhen not set, the server applies its default: `{default}`."
-            ));
-        }
+        let (field, ty, value) = (&input.field, input.arg_type(), input.value(arg));
+        let (setter, arg) = (ident(&setter), ident(arg));
         let doc = doc_attrs(Some(&doc));
-        let deprecated = param.deprecated.then(|| quote! { #[deprecated] });
+        let deprecated = deprecated.then(|| quote! { #[deprecated] });
         quote! {
             #doc
             #deprecated
-            pub fn #setter(mut self, value: #ty) -> Self {
+            pub fn #setter(mut self, #arg: #ty) -> Self {
                 self.#field = Some(#value);
                 self
             }
