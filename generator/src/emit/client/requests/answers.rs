@@ -3,7 +3,7 @@
 
 use super::*;
 
-pub(super) fn read_shape(root: &TokenStream, shape: &Shape) -> TokenStream {
+fn read_shape(root: &TokenStream, shape: &Shape) -> TokenStream {
     match shape {
         Shape::Empty => quote! { #root::codec::empty(response).await },
         Shape::Json(_) => quote! { #root::codec::json(response).await },
@@ -18,7 +18,7 @@ pub(super) fn read_shape(root: &TokenStream, shape: &Shape) -> TokenStream {
 }
 
 /// The status codes that earlier arms match.
-pub(super) fn claimed_codes(earlier: &[Arm]) -> Vec<u16> {
+fn claimed_codes(earlier: &[Arm]) -> Vec<u16> {
     earlier
         .iter()
         .flat_map(|a| &a.statuses)
@@ -30,11 +30,7 @@ pub(super) fn claimed_codes(earlier: &[Arm]) -> Vec<u16> {
 }
 
 /// A stream's reader over the response `response` evaluates to.
-pub(super) fn stream_reader(
-    root: &TokenStream,
-    format: &StreamFormat,
-    response: TokenStream,
-) -> TokenStream {
+fn stream_reader(root: &TokenStream, format: &StreamFormat, response: TokenStream) -> TokenStream {
     match format {
         StreamFormat::EventStream => quote! { #root::stream::Events::new(#response) },
         StreamFormat::JsonLines => {
@@ -50,7 +46,7 @@ pub(super) fn stream_reader(
 /// out the codes earlier arms match (clippy's `match_overlapping_arm`), and an arm covering one
 /// contiguous span is written as one range (clippy's `manual_range_patterns`: `4XX` and `5XX`
 /// together are `400..=599`).
-pub(super) fn arm_pattern(statuses: &[Status], claimed: &[u16]) -> Option<TokenStream> {
+fn arm_pattern(statuses: &[Status], claimed: &[u16]) -> Option<TokenStream> {
     if statuses == [Status::Default] {
         return Some(quote! { _ });
     }
@@ -173,51 +169,54 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
-    /// One arm of the status `match`; `claimed` are the codes earlier arms match.
-    pub(super) fn arm(&self, p: &Plan, arm: &Arm, claimed: &[u16]) -> TokenStream {
+    /// The arms of the status `match`; `stream`: of `open_stream`, which answers the response of
+    /// a success.
+    pub(super) fn arms(&self, p: &Plan, stream: bool) -> TokenStream {
         let root = &self.root;
-        let Some(pattern) = arm_pattern(&arm.statuses, claimed) else {
-            return TokenStream::new();
-        };
-        let action = match &arm.handling {
-            Handling::Success(None) => match &p.success {
-                Success::Single(shape) => read_shape(root, shape),
-                Success::Enum(_) => unreachable!("enum success arms carry their variant"),
-            },
-            Handling::Success(Some(index)) => {
-                let Success::Enum(variants) = &p.success else {
-                    unreachable!("variant index without enum")
-                };
-                let variant = &variants[*index];
-                let path = {
-                    let enum_name = ident(&p.type_name);
-                    let vname = ident(&variant.name);
-                    quote! { #root::responses::#enum_name::#vname }
-                };
-                match &variant.shape {
-                    Shape::Empty => quote! {{
-                        #root::codec::empty(response).await?;
-                        Ok(#path)
-                    }},
-                    shape => {
-                        let read = read_shape(root, shape);
-                        let value = if variant.boxed {
-                            quote! { Box::new(#read?) }
-                        } else {
-                            quote! { #read? }
-                        };
-                        quote! { Ok(#path(#value)) }
+        let arm = |(i, arm): (usize, &Arm)| {
+            let pattern = arm_pattern(&arm.statuses, &claimed_codes(&p.arms[..i]))?;
+            let action = match &arm.handling {
+                Handling::Success(_) if stream => quote! { Ok(response) },
+                Handling::Success(None) => match &p.success {
+                    Success::Single(shape) => read_shape(root, shape),
+                    Success::Enum(_) => unreachable!("enum success arms carry their variant"),
+                },
+                Handling::Success(Some(index)) => {
+                    let Success::Enum(variants) = &p.success else {
+                        unreachable!("variant index without enum")
+                    };
+                    let variant = &variants[*index];
+                    let path = {
+                        let enum_name = ident(&p.type_name);
+                        let vname = ident(&variant.name);
+                        quote! { #root::responses::#enum_name::#vname }
+                    };
+                    match &variant.shape {
+                        Shape::Empty => quote! {{
+                            #root::codec::empty(response).await?;
+                            Ok(#path)
+                        }},
+                        shape => {
+                            let read = read_shape(root, shape);
+                            let value = if variant.boxed {
+                                quote! { Box::new(#read?) }
+                            } else {
+                                quote! { #read? }
+                            };
+                            quote! { Ok(#path(#value)) }
+                        }
                     }
                 }
-            }
-            Handling::Error(index) => self.error_arm(p, *index),
-            Handling::Unexpected => quote! { Err(#root::codec::unexpected(response).await) },
+                Handling::Error(index) => self.error_arm(p, *index),
+                Handling::Unexpected => quote! { Err(#root::codec::unexpected(response).await) },
+            };
+            Some(quote! { #pattern => #action, })
         };
-        quote! { #pattern => #action, }
+        p.arms.iter().enumerate().filter_map(arm).collect()
     }
 
     /// Reads a documented error: its headers, then its body, into its variant of `Error::Api`.
-    pub(super) fn error_arm(&self, p: &Plan, index: usize) -> TokenStream {
+    fn error_arm(&self, p: &Plan, index: usize) -> TokenStream {
         let root = &self.root;
         let variant = &p.errors[index];
         let path = {

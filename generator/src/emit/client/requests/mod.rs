@@ -19,7 +19,6 @@ mod answers;
 mod outcomes;
 mod parameters;
 
-use answers::*;
 use outcomes::status_text;
 use parameters::*;
 
@@ -334,8 +333,7 @@ impl<'a> RequestEmitter<'a> {
             .filter(|input| !input.required)
             .map(|input| self.setter(input, p.body));
         let (ok_ty, err_ty) = (self.success_type(p), self.error_type(p));
-        let headers_ty = headers_type(p, root);
-        let send = self.send_fn(p, &ok_ty, &err_ty, &headers_ty, false);
+        let send = self.exchange(p, &ok_ty, &err_ty);
         let stream = p
             .paging
             .as_ref()
@@ -346,7 +344,7 @@ impl<'a> RequestEmitter<'a> {
         });
         let clone = cloned.then(|| quote! { Clone, });
         let streamed = p.stream.as_ref().map(|stream| {
-            let open = self.send_fn(p, &ok_ty, &err_ty, &headers_ty, true);
+            let open = self.open_stream(p, &err_ty);
             let methods = self.stream_methods(p, stream, &err_ty, cloned);
             quote! { #open #methods }
         });
@@ -382,28 +380,18 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
-    fn send_fn(
-        &self,
-        p: &Plan,
-        ok_ty: &TokenStream,
-        err_ty: &TokenStream,
-        headers_ty: &TokenStream,
-        open_stream: bool,
-    ) -> TokenStream {
+    /// The steps of `exchange` (`stream`: of `open_stream`) up to the response: the request's
+    /// path, query, headers, cookies and body, then sending it.
+    fn request_steps(&self, p: &Plan, stream: bool) -> Vec<TokenStream> {
         let root = &self.root;
         let op = p.op;
-        let mut steps: Vec<TokenStream> = Vec::new();
         let method = method_tokens(&op.method);
-        let (path_lets, path) = self.path_expr(p);
-        steps.extend(path_lets);
+        let (mut steps, path) = self.path_expr(p);
 
         // Query parameters: written by the style codec into one query string, so delimiters and
         // percent-encoding are exactly OpenAPI's (reqwest's own query encoding would escape `,`).
-        let query_params: Vec<&Parameter> = op
-            .parameters
-            .iter()
-            .filter(|q| q.location == ParamLocation::Query)
-            .collect();
+        let located = |location| op.parameters.iter().filter(move |q| q.location == location);
+        let query_params: Vec<&Parameter> = located(ParamLocation::Query).collect();
         let request = if query_params.is_empty() {
             quote! { let request = self.client.inner.request(#method, #path); }
         } else {
@@ -441,11 +429,7 @@ impl<'a> RequestEmitter<'a> {
         steps.push(request);
 
         // Header parameters.
-        for param in op
-            .parameters
-            .iter()
-            .filter(|h| h.location == ParamLocation::Header)
-        {
+        for param in located(ParamLocation::Header) {
             let wire = &param.wire_name;
             let field = ident(&param.name);
             steps.push(if self.is_plain(param) {
@@ -464,11 +448,7 @@ impl<'a> RequestEmitter<'a> {
         }
 
         // Cookie parameters: one `Cookie` header.
-        let cookies: Vec<&Parameter> = op
-            .parameters
-            .iter()
-            .filter(|c| c.location == ParamLocation::Cookie)
-            .collect();
+        let cookies: Vec<&Parameter> = located(ParamLocation::Cookie).collect();
         if !cookies.is_empty() {
             let pushes = cookies.iter().map(|param| {
                 let wire = &param.wire_name;
@@ -490,7 +470,13 @@ impl<'a> RequestEmitter<'a> {
         }
 
         if let Some(body) = p.body {
-            let apply = |value: TokenStream, by_ref: TokenStream| match &body.media {
+            let value = if body.required {
+                quote! { self.body }
+            } else {
+                quote! { body }
+            };
+            let by_ref = quote! { &#value };
+            let set = match &body.media {
                 Media::Json => quote! { request.json(#by_ref) },
                 Media::Form => {
                     let encoding = body.encoding.iter().map(|e| {
@@ -519,23 +505,21 @@ impl<'a> RequestEmitter<'a> {
                     quote! { request.header(::reqwest::header::CONTENT_TYPE, #media).body(#value) }
                 }
             };
-            if body.required {
-                let set = apply(quote! { self.body }, quote! { &self.body });
-                steps.push(quote! { let request = #set; });
+            steps.push(if body.required {
+                quote! { let request = #set; }
             } else {
-                let set = apply(quote! { body }, quote! { &body });
-                steps.push(quote! {
+                quote! {
                     let request = match self.body {
                         Some(body) => #set,
                         None => request,
                     };
-                });
-            }
+                }
+            });
         }
 
         // Where the success may be a stream or another body, `Accept` says which one is wanted.
         let accept = match (&p.stream, &p.success) {
-            (Some(stream), _) if open_stream => Some(stream.shape.media.as_str()),
+            (Some(stream_plan), _) if stream => Some(stream_plan.shape.media.as_str()),
             (_, Success::Single(Shape::Stream(shape))) => Some(shape.media.as_str()),
             (Some(_), Success::Single(Shape::Json(_))) => Some("application/json"),
             _ => None,
@@ -549,54 +533,43 @@ impl<'a> RequestEmitter<'a> {
         steps.push(
             quote! { let response = self.client.inner.send(request, #bearer, #idempotent).await?; },
         );
-        if open_stream {
-            let arms = p.arms.iter().enumerate().map(|(i, arm)| {
-                let Some(pattern) = arm_pattern(&arm.statuses, &claimed_codes(&p.arms[..i])) else {
-                    return TokenStream::new();
-                };
-                let action = match &arm.handling {
-                    Handling::Success(_) => quote! { Ok(response) },
-                    Handling::Error(index) => self.error_arm(p, *index),
-                    Handling::Unexpected => {
-                        quote! { Err(#root::codec::unexpected(response).await) }
-                    }
-                };
-                quote! { #pattern => #action, }
-            });
-            return quote! {
-                /// Sends the request asking for its stream; answers the response of a success status.
-                async fn open_stream(self) -> Result<::reqwest::Response, #root::Error<#err_ty>> {
-                    #(#steps)*
-                    match response.status().as_u16() { #(#arms)* }
-                }
-            };
+        steps
+    }
+
+    fn open_stream(&self, p: &Plan, err_ty: &TokenStream) -> TokenStream {
+        let root = &self.root;
+        let steps = self.request_steps(p, true);
+        let arms = self.arms(p, true);
+        quote! {
+            /// Sends the request asking for its stream; answers the response of a success status.
+            async fn open_stream(self) -> Result<::reqwest::Response, #root::Error<#err_ty>> {
+                #(#steps)*
+                match response.status().as_u16() { #arms }
+            }
         }
-        let arms = p
-            .arms
-            .iter()
-            .enumerate()
-            .map(|(i, arm)| self.arm(p, arm, &claimed_codes(&p.arms[..i])));
-        let documented = if p.success_headers.is_empty() {
-            quote! { () }
-        } else {
-            let name = ident(&p.type_name);
-            let fields = p.success_headers.iter().map(|h| {
-                let field = ident(&h.field);
-                let wire = &h.wire;
-                quote! { #field: #root::codec::header(&response, #wire) }
-            });
-            quote! { #root::headers::#name { #(#fields),* } }
-        };
+    }
+
+    fn exchange(&self, p: &Plan, ok_ty: &TokenStream, err_ty: &TokenStream) -> TokenStream {
+        let root = &self.root;
+        let steps = self.request_steps(p, false);
+        let headers_ty = headers_type(p, root);
         // Unit values go straight into the struct (clippy's `let_unit_value`).
         let (documented_let, documented_value) = if p.success_headers.is_empty() {
             (TokenStream::new(), quote! { documented: () })
         } else {
+            let name = ident(&p.type_name);
+            let fields = p.success_headers.iter().map(|h| {
+                let (field, wire) = (ident(&h.field), &h.wire);
+                quote! { #field: #root::codec::header(&response, #wire) }
+            });
+            let documented = quote! { #root::headers::#name { #(#fields),* } };
             (
                 quote! { let documented = #documented; },
                 quote! { documented },
             )
         };
-        let matched = quote! { match status.as_u16() { #(#arms)* } };
+        let arms = self.arms(p, false);
+        let matched = quote! { match status.as_u16() { #arms } };
         let (body_let, body_value) = if matches!(p.success, Success::Single(Shape::Empty)) {
             (quote! { #matched?; }, quote! { body: () })
         } else {
