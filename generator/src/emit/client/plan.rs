@@ -85,31 +85,23 @@ pub enum Success {
     Enum(Vec<Variant>),
 }
 
+/// One documented status: a variant of the operation's enum in `responses.rs` or `errors.rs`.
 #[derive(Debug)]
 pub struct Variant {
     pub name: String,
     pub status: Status,
     pub shape: Shape,
+    /// The headers an error response documents (none for a success).
+    pub headers: Vec<Header>,
     pub doc: Option<String>,
     /// Large payloads are boxed so the enum stays small (clippy's `large_enum_variant`).
     pub boxed: bool,
 }
 
-/// One documented error status: a variant of the operation's enum in `errors.rs`.
+/// A header a response documents, read into a field of its variant (or of `send_full`'s typed
+/// headers).
 #[derive(Debug)]
-pub struct ErrorVariant {
-    pub name: String,
-    pub status: Status,
-    pub shape: Shape,
-    pub headers: Vec<ErrorHeader>,
-    pub doc: Option<String>,
-    /// Large payloads are boxed so the enum stays small (clippy's `large_enum_variant`).
-    pub boxed: bool,
-}
-
-/// A header an error response documents, read into a field of its variant.
-#[derive(Debug)]
-pub struct ErrorHeader {
+pub struct Header {
     pub field: String,
     /// Lowercase, as `reqwest` looks it up.
     pub wire: String,
@@ -158,7 +150,7 @@ pub struct Plan<'a> {
     pub body: Option<&'a RequestBody>,
     pub success: Success,
     /// One variant per documented error status; empty when none is documented (the error type is `()`).
-    pub errors: Vec<ErrorVariant>,
+    pub errors: Vec<Variant>,
     /// The body every error variant carries, when they all carry the same one: the enum derefs to it.
     pub common_error_body: Option<Shape>,
     pub arms: Vec<Arm>,
@@ -166,7 +158,7 @@ pub struct Plan<'a> {
     pub bearer: bool,
     pub paging: Option<Paging<'a>>,
     /// The headers the success responses document (`send_full`'s typed `headers`), by wire name.
-    pub success_headers: Vec<ErrorHeader>,
+    pub success_headers: Vec<Header>,
     pub stream: Option<StreamPlan>,
 }
 
@@ -253,10 +245,10 @@ fn stream(op: &Operation) -> Option<StreamPlan> {
 }
 
 /// The headers of every success response, once each (the first declaration of a name wins).
-fn success_headers(api: &Api, op: &Operation) -> Vec<ErrorHeader> {
-    let mut all: Vec<ErrorHeader> = Vec::new();
+fn success_headers(api: &Api, op: &Operation) -> Vec<Header> {
+    let mut all: Vec<Header> = Vec::new();
     for r in success_responses(op) {
-        for h in error_headers(api, r) {
+        for h in headers(api, r) {
             if !all.iter().any(|a| a.wire == h.wire) {
                 all.push(h);
             }
@@ -306,32 +298,32 @@ fn success(api: &Api, op: &Operation) -> Success {
         }
     }
     let mut taken: Vec<String> = Vec::new();
-    let variants = responses
-        .iter()
-        .zip(shapes)
-        .map(|(r, shape)| {
-            let name = unique(&mut taken, status_variant(r.status));
-            let boxed = match &shape {
-                Shape::Json(ty) => api.size_estimate(ty) > 128,
-                _ => false,
-            };
-            Variant {
-                name,
-                status: r.status,
-                shape,
-                doc: r.doc.clone(),
-                boxed,
-            }
-        })
-        .collect();
-    Success::Enum(variants)
+    let variants = responses.iter().zip(shapes).map(|(r, shape)| {
+        let name = status_variant(r.status);
+        variant(api, &mut taken, name, r, shape, Vec::new())
+    });
+    Success::Enum(variants.collect())
 }
 
-/// `base`, or `base2`, `base3`... when an earlier variant took it.
-fn unique(taken: &mut Vec<String>, base: String) -> String {
-    let name = crate::naming::numbered(&base, "", |n| taken.iter().any(|t| t == n));
+/// The variant of response `r`, named `name` (or `name2`, `name3`... when an earlier variant took it).
+fn variant(
+    api: &Api,
+    taken: &mut Vec<String>,
+    name: String,
+    r: &Response,
+    shape: Shape,
+    headers: Vec<Header>,
+) -> Variant {
+    let name = crate::naming::numbered(&name, "", |n| taken.iter().any(|t| t == n));
     taken.push(name.clone());
-    name
+    Variant {
+        name,
+        status: r.status,
+        boxed: matches!(&shape, Shape::Json(ty) if api.size_estimate(ty) > 128),
+        shape,
+        headers,
+        doc: r.doc.clone(),
+    }
 }
 
 /// The variant of a success status: its reason phrase, or `Status{code}`.
@@ -344,26 +336,14 @@ fn status_variant(status: Status) -> String {
 }
 
 /// The error variants: one per documented status that is not a success, in document order.
-fn errors(api: &Api, op: &Operation) -> Vec<ErrorVariant> {
+fn errors(api: &Api, op: &Operation) -> Vec<Variant> {
     let mut taken: Vec<String> = Vec::new();
     op.responses
         .iter()
         .filter(|r| !r.status.is_success())
         .map(|r| {
-            let name = unique(&mut taken, error_variant(r.status));
-            let shape = Shape::of(r.body.as_ref());
-            let boxed = match &shape {
-                Shape::Json(ty) => api.size_estimate(ty) > 128,
-                _ => false,
-            };
-            ErrorVariant {
-                name,
-                status: r.status,
-                shape,
-                headers: error_headers(api, r),
-                doc: r.doc.clone(),
-                boxed,
-            }
+            let (name, shape) = (error_variant(r.status), Shape::of(r.body.as_ref()));
+            variant(api, &mut taken, name, r, shape, headers(api, r))
         })
         .collect()
 }
@@ -379,7 +359,7 @@ fn error_variant(status: Status) -> String {
     }
 }
 
-fn error_headers(api: &Api, r: &Response) -> Vec<ErrorHeader> {
+fn headers(api: &Api, r: &Response) -> Vec<Header> {
     let mut taken = vec!["body".to_owned()];
     let mut headers = Vec::new();
     for h in &r.headers {
@@ -404,7 +384,7 @@ fn error_headers(api: &Api, r: &Response) -> Vec<ErrorHeader> {
             }
             _ => TypeRef::Primitive(Primitive::String),
         };
-        headers.push(ErrorHeader {
+        headers.push(Header {
             field,
             wire,
             ty,
@@ -414,7 +394,7 @@ fn error_headers(api: &Api, r: &Response) -> Vec<ErrorHeader> {
     headers
 }
 
-fn common_body(errors: &[ErrorVariant]) -> Option<Shape> {
+fn common_body(errors: &[Variant]) -> Option<Shape> {
     let first = &errors.first()?.shape;
     let same = errors.iter().all(|e| &e.shape == first);
     (same && *first != Shape::Empty).then(|| first.clone())

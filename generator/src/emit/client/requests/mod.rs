@@ -3,7 +3,7 @@
 //! those answers ([`outcomes`]: `responses.rs`, `errors.rs`, `headers.rs`).
 
 use super::plan::{
-    Arm, ErrorHeader, Handling, Paging, Plan, Shape, StreamPlan, StreamShape, Success,
+    Arm, Handling, Header, Paging, Plan, Shape, StreamPlan, StreamShape, Success, Variant,
     is_media_range,
 };
 use crate::emit::rust::{number_literal, primitive};

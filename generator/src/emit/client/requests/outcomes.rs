@@ -31,18 +31,7 @@ impl<'a> RequestEmitter<'a> {
                 p.op.name,
                 root = self.root_text,
             ));
-            let variants = variants.iter().map(|v| {
-                let vname = ident(&v.name);
-                let vdoc = variant_doc(v.status, v.doc.as_deref());
-                match &v.shape {
-                    Shape::Empty => quote! { #vdoc #vname, },
-                    shape => {
-                        let ty = self.shape_type(shape);
-                        let ty = if v.boxed { quote! { Box<#ty> } } else { ty };
-                        quote! { #vdoc #vname(#ty), }
-                    }
-                }
-            });
+            let variants = variants.iter().map(|v| self.variant(v));
             Some(quote! {
                 #doc
                 #[derive(Debug, Clone, PartialEq)]
@@ -86,30 +75,7 @@ impl<'a> RequestEmitter<'a> {
             text.push_str(" Every variant carries the same body, which the enum dereferences to.");
         }
         let doc = wrapped_doc(&text);
-        let variants = p.errors.iter().map(|v| {
-            let vname = ident(&v.name);
-            let vdoc = variant_doc(v.status, v.doc.as_deref());
-            let body = (v.shape != Shape::Empty).then(|| {
-                let ty = self.shape_type(&v.shape);
-                if v.boxed {
-                    quote! { Box<#ty> }
-                } else {
-                    ty
-                }
-            });
-            if v.headers.is_empty() {
-                return match body {
-                    Some(ty) => quote! { #vdoc #vname(#ty), },
-                    None => quote! { #vdoc #vname, },
-                };
-            }
-            let body = body.map(|ty| quote! { body: #ty, });
-            let headers = v
-                .headers
-                .iter()
-                .map(|h| self.header_field(h, TokenStream::new()));
-            quote! { #vdoc #vname { #body #(#headers)* }, }
-        });
+        let variants = p.errors.iter().map(|v| self.variant(v));
         let deref = p.common_error_body.as_ref().map(|shape| {
             let target = self.shape_type(shape);
             let arms = p.errors.iter().map(|v| {
@@ -145,8 +111,35 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
+    /// A variant of a response enum: its body (if any) as a tuple variant, or with headers, a
+    /// struct variant of them.
+    fn variant(&self, v: &Variant) -> TokenStream {
+        let vname = ident(&v.name);
+        let vdoc = variant_doc(v.status, v.doc.as_deref());
+        let body = (v.shape != Shape::Empty).then(|| {
+            let ty = self.shape_type(&v.shape);
+            if v.boxed {
+                quote! { Box<#ty> }
+            } else {
+                ty
+            }
+        });
+        if v.headers.is_empty() {
+            return match body {
+                Some(ty) => quote! { #vdoc #vname(#ty), },
+                None => quote! { #vdoc #vname, },
+            };
+        }
+        let body = body.map(|ty| quote! { body: #ty, });
+        let headers = v
+            .headers
+            .iter()
+            .map(|h| self.header_field(h, TokenStream::new()));
+        quote! { #vdoc #vname { #body #(#headers)* }, }
+    }
+
     /// A documented header as a field (`vis`: its visibility), `None` when absent or malformed.
-    fn header_field(&self, h: &ErrorHeader, vis: TokenStream) -> TokenStream {
+    fn header_field(&self, h: &Header, vis: TokenStream) -> TokenStream {
         let (field, ty) = (ident(&h.field), self.printer.rust_type(&h.ty));
         let mut doc = format!("The `{}` header (`None` when absent or malformed).", h.wire);
         if let Some(d) = h.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
