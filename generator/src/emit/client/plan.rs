@@ -5,7 +5,7 @@
 use crate::emit::status::status_name;
 use crate::ir::{
     Api, Media, Operation, ParamLocation, Parameter, Primitive, RequestBody, Response,
-    ResponseBody, SecurityKind, Status, StreamFormat, TypeRef,
+    ResponseBody, SecurityKind, SecurityScheme, Status, StreamFormat, TypeRef,
 };
 use heck::ToUpperCamelCase;
 
@@ -477,22 +477,17 @@ fn arms(op: &Operation, success: &Success) -> Vec<Arm> {
 /// Whether the operation sends the bearer token: it requires a bearer or OAuth 2.0 scheme, and
 /// does not also allow anonymous access (as a token endpoint does).
 fn sends_bearer(api: &Api, op: &Operation) -> bool {
-    if op.security.iter().any(|r| r.schemes.is_empty()) {
-        return false;
-    }
-    op.security.iter().any(|r| {
-        r.schemes.iter().any(|name| {
-            api.security_schemes
-                .iter()
-                .find(|s| &s.name == name)
-                .is_some_and(|s| {
-                    matches!(
-                        s.kind,
-                        SecurityKind::Bearer | SecurityKind::OAuth2ClientCredentials { .. }
-                    )
-                })
+    let bearer = |name: &String| {
+        api.security_schemes.iter().any(|s| {
+            &s.name == name
+                && matches!(
+                    s.kind,
+                    SecurityKind::Bearer | SecurityKind::OAuth2ClientCredentials { .. }
+                )
         })
-    })
+    };
+    !op.security.iter().any(|r| r.schemes.is_empty())
+        && op.security.iter().flat_map(|r| &r.schemes).any(bearer)
 }
 
 fn paging<'a>(api: &Api, optional: &[&'a Parameter], success: &Success) -> Option<Paging<'a>> {
@@ -539,41 +534,29 @@ fn paging<'a>(api: &Api, optional: &[&'a Parameter], success: &Success) -> Optio
     None
 }
 
+/// The schemes the operations require, in operation order (repeats included).
+fn used_schemes(api: &Api) -> impl Iterator<Item = &SecurityScheme> {
+    let requirements = api.operations.iter().flat_map(|op| &op.security);
+    requirements
+        .flat_map(|r| &r.schemes)
+        .filter_map(|name| api.security_schemes.iter().find(|s| &s.name == name))
+}
+
 /// The OAuth 2.0 client-credentials scheme the client's `client_credentials` uses: the first one an
 /// operation requires, else the first declared.
-pub fn client_credentials_scheme(api: &Api) -> Option<(&crate::ir::SecurityScheme, &str)> {
-    let cc = |s: &&crate::ir::SecurityScheme| {
-        matches!(s.kind, SecurityKind::OAuth2ClientCredentials { .. })
-    };
-    let used = api
-        .operations
-        .iter()
-        .flat_map(|op| op.security.iter().flat_map(|r| r.schemes.iter()))
-        .find_map(|name| {
-            api.security_schemes
-                .iter()
-                .filter(cc)
-                .find(|s| &s.name == name)
-        });
-    let scheme = used.or_else(|| api.security_schemes.iter().find(cc))?;
-    match &scheme.kind {
-        SecurityKind::OAuth2ClientCredentials { token_url } => Some((scheme, token_url.as_str())),
+pub fn client_credentials_scheme<'a>(api: &'a Api) -> Option<(&'a SecurityScheme, &'a str)> {
+    let with_url = |s: &'a SecurityScheme| match &s.kind {
+        SecurityKind::OAuth2ClientCredentials { token_url } => Some((s, token_url.as_str())),
         _ => None,
-    }
+    };
+    let used = used_schemes(api).find_map(with_url);
+    used.or_else(|| api.security_schemes.iter().find_map(with_url))
 }
 
 /// The device authorization flow (RFC 8628) of a scheme the operations use, if any: the client
 /// gets a method that runs it.
-pub fn device_flow_scheme(api: &Api) -> Option<&crate::ir::SecurityScheme> {
-    let mut used = api
-        .operations
-        .iter()
-        .flat_map(|op| op.security.iter().flat_map(|r| r.schemes.iter()));
-    used.find_map(|name| {
-        api.security_schemes
-            .iter()
-            .find(|s| &s.name == name && s.device_flow.is_some())
-    })
+pub fn device_flow_scheme(api: &Api) -> Option<&SecurityScheme> {
+    used_schemes(api).find(|s| s.device_flow.is_some())
 }
 
 #[cfg(test)]
