@@ -406,12 +406,7 @@ impl<'a> RequestEmitter<'a> {
                         && !param.json
                         && matches!(self.value_kind(ty), ValueKind::Primitive);
                     if plain {
-                        let text = if self.is_string(ty) {
-                            value.by_ref()
-                        } else {
-                            let text = self.text(ty, value);
-                            quote! { &#text }
-                        };
+                        let text = self.text_ref(ty, value);
                         return quote! { #root::codec::query_pair(&mut query, #wire, #text); };
                     }
                     let value = self.style_value(param, ty, value);
@@ -432,7 +427,7 @@ impl<'a> RequestEmitter<'a> {
         for param in located(ParamLocation::Header) {
             let wire = &param.wire_name;
             let field = ident(&param.name);
-            steps.push(if self.is_plain(param) {
+            steps.push(if has_one_value(param) {
                 let text = self.header_text(param, &param.ty, Val::Place(quote! { self.#field }));
                 quote! { let request = request.header(#wire, #text); }
             } else {

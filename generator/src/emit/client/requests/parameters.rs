@@ -43,6 +43,11 @@ pub(super) fn param_words(param: &Parameter) -> String {
     format!("`{}` {} parameter", param.wire_name, param.location.word())
 }
 
+/// A required parameter that is not nullable: it always has its one value.
+pub(super) fn has_one_value(param: &Parameter) -> bool {
+    param.required && !matches!(param.ty, TypeRef::Nullable(_))
+}
+
 /// Literal text in a `format!` template: percent-encoded, its braces doubled.
 fn template_text(text: &str) -> String {
     encode_literal(text).replace('{', "{{").replace('}', "}}")
@@ -93,7 +98,7 @@ impl<'a> RequestEmitter<'a> {
     ) -> TokenStream {
         let field = ident(&param.name);
         let inner = param.ty.strip_nullable();
-        if param.required && !matches!(param.ty, TypeRef::Nullable(_)) {
+        if has_one_value(param) {
             body(Val::Place(quote! { self.#field }), inner)
         } else {
             let run = body(Val::Ref(quote! { value }), inner);
@@ -199,12 +204,7 @@ impl<'a> RequestEmitter<'a> {
             });
             return format!("{{{local}}}");
         }
-        let text = if self.is_string(&param.ty) {
-            quote! { &self.#field }
-        } else {
-            let text = self.text(&param.ty, Val::Place(quote! { self.#field }));
-            quote! { &#text }
-        };
+        let text = self.text_ref(&param.ty, Val::Place(quote! { self.#field }));
         let value = match escape {
             Some(c) => {
                 let also = c.to_string();
@@ -313,13 +313,14 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
-    /// A required parameter with exactly one value (not nullable, not a repeated query key).
-    pub(super) fn is_plain(&self, param: &Parameter) -> bool {
-        param.required
-            && !matches!(param.ty, TypeRef::Nullable(_))
-            && !(param.location == ParamLocation::Query
-                && param.explode
-                && matches!(param.ty, TypeRef::Array(_)))
+    /// The text of a value as `&str`: a `String` value itself, else its text, borrowed.
+    pub(super) fn text_ref(&self, ty: &TypeRef, value: Val) -> TokenStream {
+        if self.is_string(ty) {
+            value.by_ref()
+        } else {
+            let text = self.text(ty, value);
+            quote! { &#text }
+        }
     }
 
     /// The text of an item (`&T`) as a closure, or as the function itself where a closure would only
