@@ -186,25 +186,16 @@ impl<'a> RequestEmitter<'a> {
                         unreachable!("variant index without enum")
                     };
                     let variant = &variants[*index];
-                    let path = {
-                        let enum_name = ident(&p.type_name);
-                        let vname = ident(&variant.name);
-                        quote! { #root::responses::#enum_name::#vname }
-                    };
-                    match &variant.shape {
-                        Shape::Empty => quote! {{
-                            #root::codec::empty(response).await?;
+                    let (enum_name, vname) = (ident(&p.type_name), ident(&variant.name));
+                    let path = quote! { #root::responses::#enum_name::#vname };
+                    let read = read_shape(root, &variant.shape);
+                    match (&variant.shape, variant.boxed) {
+                        (Shape::Empty, _) => quote! {{
+                            #read?;
                             Ok(#path)
                         }},
-                        shape => {
-                            let read = read_shape(root, shape);
-                            let value = if variant.boxed {
-                                quote! { Box::new(#read?) }
-                            } else {
-                                quote! { #read? }
-                            };
-                            quote! { Ok(#path(#value)) }
-                        }
+                        (_, true) => quote! { Ok(#path(Box::new(#read?))) },
+                        (_, false) => quote! { Ok(#path(#read?)) },
                     }
                 }
                 Handling::Error(index) => self.error_arm(p, *index),
@@ -219,58 +210,41 @@ impl<'a> RequestEmitter<'a> {
     fn error_arm(&self, p: &Plan, index: usize) -> TokenStream {
         let root = &self.root;
         let variant = &p.errors[index];
-        let path = {
-            let enum_name = ident(&p.type_name);
-            let vname = ident(&variant.name);
-            quote! { #root::errors::#enum_name::#vname }
-        };
-        let headers: Vec<TokenStream> = variant
-            .headers
-            .iter()
-            .map(|h| {
-                let field = ident(&h.field);
-                let wire = &h.wire;
-                quote! { let #field = #root::codec::header(&response, #wire); }
-            })
-            .collect();
+        let (enum_name, vname) = (ident(&p.type_name), ident(&variant.name));
+        let path = quote! { #root::errors::#enum_name::#vname };
         let fields: Vec<_> = variant.headers.iter().map(|h| ident(&h.field)).collect();
-        let read = match &variant.shape {
-            Shape::Empty => {
-                let value = if fields.is_empty() {
-                    quote! { #path }
-                } else {
-                    quote! { #path { #(#fields),* } }
-                };
-                quote! { #root::codec::api_empty(response, #value) }
-            }
-            shape => {
-                let reader = match shape {
-                    Shape::Text => quote! { api_text },
-                    Shape::Bytes => quote! { api_bytes },
-                    Shape::TypedBytes => quote! { api_binary },
-                    _ => quote! { api_json },
-                };
-                let body = if variant.boxed {
-                    quote! { Box::new(body) }
-                } else {
-                    quote! { body }
-                };
-                // A tuple variant's constructor is itself the function (clippy's `redundant_closure`).
-                let variant = match (fields.is_empty(), variant.boxed) {
-                    (true, false) => quote! { #path },
-                    (true, true) => quote! { |body| #path(#body) },
-                    (false, false) => quote! { |body| #path { body, #(#fields),* } },
-                    (false, true) => quote! { |body| #path { body: #body, #(#fields),* } },
-                };
-                quote! { #root::codec::#reader(response, #variant) }
-            }
+        let wires = variant.headers.iter().map(|h| &h.wire);
+        let body = if variant.boxed {
+            quote! { Box::new(body) }
+        } else {
+            quote! { body }
         };
-        if headers.is_empty() {
-            quote! { Err(#read.await) }
+        // A tuple variant's constructor is itself the function (clippy's `redundant_closure`).
+        let build = match (
+            fields.is_empty(),
+            variant.shape == Shape::Empty,
+            variant.boxed,
+        ) {
+            (true, _, false) => quote! { #path },
+            (true, _, true) => quote! { |body| #path(#body) },
+            (false, true, _) => quote! { #path { #(#fields),* } },
+            (false, false, false) => quote! { |body| #path { body, #(#fields),* } },
+            (false, false, true) => quote! { |body| #path { body: #body, #(#fields),* } },
+        };
+        let reader = match &variant.shape {
+            Shape::Empty => quote! { api_empty },
+            Shape::Text => quote! { api_text },
+            Shape::Bytes => quote! { api_bytes },
+            Shape::TypedBytes => quote! { api_binary },
+            Shape::Json(_) | Shape::Stream(_) => quote! { api_json },
+        };
+        let read = quote! { Err(#root::codec::#reader(response, #build).await) };
+        if fields.is_empty() {
+            read
         } else {
             quote! {{
-                #(#headers)*
-                Err(#read.await)
+                #(let #fields = #root::codec::header(&response, #wires);)*
+                #read
             }}
         }
     }
