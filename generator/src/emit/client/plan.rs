@@ -5,7 +5,7 @@
 use crate::emit::status::status_name;
 use crate::ir::{
     Api, Media, Operation, ParamLocation, Parameter, Primitive, RequestBody, Response,
-    ResponseBody, SecurityKind, SecurityScheme, Status, StreamFormat, TypeRef,
+    ResponseBody, ResponseStream, SecurityKind, SecurityScheme, Status, StreamFormat, TypeRef,
 };
 use heck::ToUpperCamelCase;
 
@@ -45,6 +45,16 @@ pub struct StreamPlan {
     pub last_event_id: Option<String>,
 }
 
+impl StreamShape {
+    fn of(stream: &ResponseStream) -> StreamShape {
+        StreamShape {
+            format: stream.format,
+            media: stream.media.clone(),
+            item: stream.item.clone(),
+        }
+    }
+}
+
 impl Shape {
     pub fn of(body: Option<&ResponseBody>) -> Shape {
         match body {
@@ -61,11 +71,7 @@ impl Shape {
     /// The shape of a success: its body, else its stream.
     fn of_success(r: &Response) -> Shape {
         match (&r.body, &r.stream) {
-            (None, Some(stream)) => Shape::Stream(StreamShape {
-                format: stream.format,
-                media: stream.media.clone(),
-                item: stream.item.clone(),
-            }),
+            (None, Some(stream)) => Shape::Stream(StreamShape::of(stream)),
             (body, _) => Shape::of(body.as_ref()),
         }
     }
@@ -224,23 +230,15 @@ fn stream(op: &Operation) -> Option<StreamPlan> {
     let stream = success_responses(op)
         .into_iter()
         .find_map(|r| r.stream.as_ref())?;
-    let last_event_id = (stream.format == StreamFormat::EventStream)
-        .then(|| {
-            op.parameters.iter().find(|p| {
-                p.location == ParamLocation::Header
-                    && !p.required
-                    && p.wire_name.eq_ignore_ascii_case("last-event-id")
-            })
-        })
-        .flatten()
-        .map(|p| p.name.clone());
+    let last_event_id = op.parameters.iter().find(|p| {
+        stream.format == StreamFormat::EventStream
+            && p.location == ParamLocation::Header
+            && !p.required
+            && p.wire_name.eq_ignore_ascii_case("last-event-id")
+    });
     Some(StreamPlan {
-        shape: StreamShape {
-            format: stream.format,
-            media: stream.media.clone(),
-            item: stream.item.clone(),
-        },
-        last_event_id,
+        shape: StreamShape::of(stream),
+        last_event_id: last_event_id.map(|p| p.name.clone()),
     })
 }
 
@@ -403,21 +401,16 @@ fn common_body(errors: &[Variant]) -> Option<Shape> {
 /// The status `match`: documented codes first, then ranges (`4XX`), then `default` / anything else.
 fn arms(op: &Operation, success: &Success) -> Vec<Arm> {
     let mut entries: Vec<(Status, Handling)> = Vec::new();
-    let mut variant = 0;
-    let mut error = 0;
+    let (mut variant, mut error) = (0, 0);
     for r in &op.responses {
-        let handling = if r.status.is_success() {
-            let index = match success {
-                Success::Single(_) => None,
-                Success::Enum(_) => {
-                    variant += 1;
-                    Some(variant - 1)
-                }
-            };
-            Handling::Success(index)
-        } else {
+        let handling = if !r.status.is_success() {
             error += 1;
             Handling::Error(error - 1)
+        } else if let Success::Enum(_) = success {
+            variant += 1;
+            Handling::Success(Some(variant - 1))
+        } else {
+            Handling::Success(None)
         };
         entries.push((r.status, handling));
     }
@@ -436,26 +429,9 @@ fn arms(op: &Operation, success: &Success) -> Vec<Arm> {
     };
     entries.sort_by_key(|(s, _)| rank(s));
     let mut arms: Vec<Arm> = Vec::new();
-    for (i, (status, handling)) in entries.iter().enumerate() {
-        if *status == Status::Default {
-            continue;
-        }
-        // An unexpected status needs its own arm only if a later arm would otherwise claim it.
-        if *handling == Handling::Unexpected {
-            let caught_later = entries[i + 1..].iter().any(|(later, h)| {
-                *h != Handling::Unexpected
-                    && match (status, later) {
-                        (Status::Code(c), Status::Range(r)) => c / 100 == *r,
-                        (_, Status::Default) => true,
-                        _ => false,
-                    }
-            });
-            if !caught_later {
-                continue;
-            }
-        }
-        // Enum variants each need their own arm; other arms merge by handling within a rank.
-        let mergeable = matches!(handling, Handling::Success(None) | Handling::Unexpected);
+    for (status, handling) in entries.iter().filter(|(s, _)| *s != Status::Default) {
+        // Enum variants and errors each need their own arm; plain successes merge within a rank.
+        let mergeable = *handling == Handling::Success(None);
         match arms
             .iter_mut()
             .find(|a| mergeable && a.handling == *handling && rank(&a.statuses[0]) == rank(status))
