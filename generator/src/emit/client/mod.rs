@@ -184,10 +184,10 @@ fn cargo_toml(api: &Api, opts: &Options, plans: &[Plan]) -> File {
         "Client of {}, generated from its OpenAPI document",
         api.title
     );
-    let (receiver_feature, receiver_deps) = match api.hooks_api(true) {
-        None => (String::new(), String::new()),
-        Some(hooks) => receiver_manifest(&hooks),
-    };
+    let (receiver_feature, receiver_deps) = api
+        .hooks_api(true)
+        .map(|hooks| receiver_manifest(&hooks))
+        .unwrap_or_default();
     let sections = format!(
         r#"[features]
 # TLS for `https` base URLs: enable `rustls` or `native-tls` (the platform's TLS library).
@@ -421,13 +421,9 @@ fn operations_by_tag(api: &Api) -> Vec<String> {
 
 /// A tag's text on one line, its Markdown and link brackets escaped.
 fn plain(text: &str) -> String {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut out = String::with_capacity(text.len());
-    for c in text
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-    {
+    for c in text.chars() {
         if matches!(c, '[' | ']' | '*' | '_' | '`' | '<' | '>' | '\\') {
             out.push('\\');
         }

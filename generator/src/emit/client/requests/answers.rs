@@ -138,9 +138,8 @@ impl<'a> RequestEmitter<'a> {
         let reconnecting = stream.last_event_id.as_ref().filter(|_| cloned).map(|field| {
             let field = ident(field);
             let doc = wrapped_doc(&format!(
-                "Like [`send_stream`](Self::send_stream), but when the server closes the stream before `data: [DONE]` (or the connection breaks), waits the `retry` it last sent (3 s until it sends one) and sends the request again with `Last-Event-ID` set to the last event id it sent. `{} {}` answering `204 No Content`, or an error, ends the stream.",
-                p.op.method.as_str(),
-                shown_path(p.op)
+                "Like [`send_stream`](Self::send_stream), but when the server closes the stream before `data: [DONE]` (or the connection breaks), waits the `retry` it last sent (3 s until it sends one) and sends the request again with `Last-Event-ID` set to the last event id it sent. `{}` answering `204 No Content`, or an error, ends the stream.",
+                request_line(p.op)
             ));
             quote! {
                 #doc

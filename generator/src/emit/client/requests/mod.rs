@@ -212,7 +212,7 @@ impl<'a> RequestEmitter<'a> {
             .filter_map(|text| text.as_deref().map(str::trim).filter(|t| !t.is_empty()))
             .map(str::to_owned)
             .collect();
-        parts.push(format!("`{} {}`", op.method.as_str(), shown_path(op)));
+        parts.push(format!("`{}`", request_line(op)));
         let mut args: Vec<String> = p
             .required
             .iter()
@@ -288,7 +288,7 @@ impl<'a> RequestEmitter<'a> {
             headers_type(p, root),
         );
         let args = quote! { #ok, #err #headers };
-        let request = format!("{} {}", p.op.method.as_str(), shown_path(p.op));
+        let request = request_line(p.op);
         let send_doc = format!(" Sends the request: `{request}`.");
         let full_doc = format!(
             " Sends the request (`{request}`) and answers the body with the status and headers."
@@ -354,10 +354,9 @@ impl<'a> RequestEmitter<'a> {
             "Set optional parameters, then `.send().await` it (or `.await` it)."
         };
         let doc = wrapped_doc(&format!(
-            "Request builder of [`Client::{0}`]({root}::Client::{0}): `{1} {2}`. {then}",
+            "Request builder of [`Client::{0}`]({root}::Client::{0}): `{1}`. {then}",
             op.name,
-            op.method.as_str(),
-            shown_path(op),
+            request_line(op),
             root = self.root_text,
         ));
         quote! {
@@ -755,13 +754,15 @@ fn one_line(doc: Option<&str>) -> Option<String> {
     (!doc.is_empty()).then_some(doc)
 }
 
-/// The path as docs show it: a hook's sender (no path) sends to the client's URL.
-fn shown_path(op: &crate::ir::Operation) -> &str {
-    if op.path.is_empty() {
+/// The request as docs show it (`GET /albums/{id}`): a hook's sender (no path) sends to the
+/// client's URL.
+fn request_line(op: &crate::ir::Operation) -> String {
+    let path = if op.path.is_empty() {
         "{url}"
     } else {
         &op.path
-    }
+    };
+    format!("{} {path}", op.method.as_str())
 }
 
 /// `, {root}::headers::{Op}` when the operation documents success headers (the `H` of its
