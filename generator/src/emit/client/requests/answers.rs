@@ -29,17 +29,23 @@ fn claimed_codes(earlier: &[Arm]) -> Vec<u16> {
         .collect()
 }
 
+/// The stream type that reads `format`: `Events`, or `Lines` with its delimiter.
+fn stream_kind(root: &TokenStream, format: &StreamFormat) -> (TokenStream, Option<TokenStream>) {
+    let delimiter = |name| Some(quote! { , #root::stream::Delimiter::#name });
+    match format {
+        StreamFormat::EventStream => (quote! { #root::stream::Events }, None),
+        StreamFormat::JsonLines => (quote! { #root::stream::Lines }, delimiter(quote! { Line })),
+        StreamFormat::JsonSeq => (
+            quote! { #root::stream::Lines },
+            delimiter(quote! { RecordSeparator }),
+        ),
+    }
+}
+
 /// A stream's reader over the response `response` evaluates to.
 fn stream_reader(root: &TokenStream, format: &StreamFormat, response: TokenStream) -> TokenStream {
-    match format {
-        StreamFormat::EventStream => quote! { #root::stream::Events::new(#response) },
-        StreamFormat::JsonLines => {
-            quote! { #root::stream::Lines::new(#response, #root::stream::Delimiter::Line) }
-        }
-        StreamFormat::JsonSeq => {
-            quote! { #root::stream::Lines::new(#response, #root::stream::Delimiter::RecordSeparator) }
-        }
-    }
+    let (ty, delimiter) = stream_kind(root, format);
+    quote! { #ty::new(#response #delimiter) }
 }
 
 /// The statuses of one arm as a pattern, or `None` when earlier arms claim them all. A range leaves
@@ -101,14 +107,9 @@ fn arm_pattern(statuses: &[Status], claimed: &[u16]) -> Option<TokenStream> {
 impl<'a> RequestEmitter<'a> {
     /// The type of a stream's items, in `Events` or `Lines`.
     pub(super) fn stream_type(&self, shape: &StreamShape, err_ty: &TokenStream) -> TokenStream {
-        let root = &self.root;
         let item = self.printer.rust_type(&shape.item);
-        match shape.format {
-            StreamFormat::EventStream => quote! { #root::stream::Events<#item, #err_ty> },
-            StreamFormat::JsonLines | StreamFormat::JsonSeq => {
-                quote! { #root::stream::Lines<#item, #err_ty> }
-            }
-        }
+        let (ty, _) = stream_kind(&self.root, &shape.format);
+        quote! { #ty<#item, #err_ty> }
     }
 
     /// `send_stream`, and `send_stream_reconnecting` for a resumable event stream.

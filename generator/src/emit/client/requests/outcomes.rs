@@ -3,16 +3,6 @@
 
 use super::*;
 
-/// A response variant's doc: its status, then the spec's description of it.
-pub(super) fn variant_doc(status: Status, doc: Option<&str>) -> TokenStream {
-    let mut text = format!("`{}`", status_text(status));
-    if let Some(d) = doc.map(str::trim).filter(|d| !d.is_empty()) {
-        text.push_str(": ");
-        text.push_str(d);
-    }
-    doc_attrs(Some(&text))
-}
-
 pub(super) fn status_text(status: Status) -> String {
     match status {
         Status::Code(code) => code.to_string(),
@@ -115,7 +105,12 @@ impl<'a> RequestEmitter<'a> {
     /// struct variant of them.
     fn variant(&self, v: &Variant) -> TokenStream {
         let vname = ident(&v.name);
-        let vdoc = variant_doc(v.status, v.doc.as_deref());
+        // Its status, then the spec's description of it.
+        let mut vdoc = format!("`{}`", status_text(v.status));
+        if let Some(d) = v.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+            vdoc = format!("{vdoc}: {d}");
+        }
+        let vdoc = doc_attrs(Some(&vdoc));
         let body = (v.shape != Shape::Empty).then(|| {
             let ty = self.shape_type(&v.shape);
             if v.boxed {
