@@ -240,20 +240,22 @@ serde_json = "1"
 /// The `webhooks` feature of the receiver of webhooks and callbacks, and its optional
 /// dependencies (a trait and an axum router).
 fn receiver_manifest(hooks: &Api) -> (String, String) {
-    let feature = "# `webhooks`: the receiver of the API's webhooks and callbacks (a trait and an axum router,\n\
-                   # module `webhooks`).\n\
-                   webhooks = [\"dep:axum\", \"dep:base64\", \"dep:form_urlencoded\", \"dep:serde_html_form\", \"dep:serde_path_to_error\"]\n";
+    let feature = r#"# `webhooks`: the receiver of the API's webhooks and callbacks (a trait and an axum router,
+# module `webhooks`).
+webhooks = ["dep:axum", "dep:base64", "dep:form_urlencoded", "dep:serde_html_form", "dep:serde_path_to_error"]
+"#;
+    let multipart = if hooks.has_multipart_struct() {
+        r#", "multipart""#
+    } else {
+        ""
+    };
     let deps = format!(
-        "axum = {{ version = \"0.8\", default-features = false, features = [\"http1\", \"http2\", \"matched-path\", \"tokio\"{multipart}], optional = true }}\n\
-         base64 = {{ version = \"0.22\", optional = true }}\n\
-         form_urlencoded = {{ version = \"1\", optional = true }}\n\
-         serde_html_form = {{ version = \"0.4\", optional = true }}\n\
-         serde_path_to_error = {{ version = \"0.1\", optional = true }}\n",
-        multipart = if hooks.has_multipart_struct() {
-            r#", "multipart""#
-        } else {
-            ""
-        },
+        r#"axum = {{ version = "0.8", default-features = false, features = ["http1", "http2", "matched-path", "tokio"{multipart}], optional = true }}
+base64 = {{ version = "0.22", optional = true }}
+form_urlencoded = {{ version = "1", optional = true }}
+serde_html_form = {{ version = "0.4", optional = true }}
+serde_path_to_error = {{ version = "0.1", optional = true }}
+"#
     );
     (feature.to_owned(), deps)
 }
