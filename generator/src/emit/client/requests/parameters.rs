@@ -190,30 +190,29 @@ impl<'a> RequestEmitter<'a> {
             param.name.clone()
         };
         let field = ident(&param.name);
-        let local_ident = ident(&local);
-        if escape.is_none()
-            && (param.style != ParamStyle::Simple
-                || param.json
-                || !matches!(self.value_kind(&param.ty), ValueKind::Primitive))
-        {
-            let style = format_ident!("{}", param.style.variant());
-            let explode = param.explode;
-            let value = self.style_value(param, &param.ty, Val::Place(quote! { self.#field }));
-            lets.push(quote! {
-                let #local_ident = #root::codec::write_path(#root::codec::Style::#style, #explode, #wire, &#value);
-            });
-            return format!("{{{local}}}");
-        }
-        let text = self.text_ref(&param.ty, Val::Place(quote! { self.#field }));
+        let place = Val::Place(quote! { self.#field });
+        let styled = param.style != ParamStyle::Simple
+            || param.json
+            || !matches!(self.value_kind(&param.ty), ValueKind::Primitive);
         let value = match escape {
+            None if styled => {
+                let style = format_ident!("{}", param.style.variant());
+                let explode = param.explode;
+                let value = self.style_value(param, &param.ty, place);
+                quote! { #root::codec::write_path(#root::codec::Style::#style, #explode, #wire, &#value) }
+            }
             Some(c) => {
-                let also = c.to_string();
+                let (text, also) = (self.text_ref(&param.ty, place), c.to_string());
                 quote! { #root::codec::path_segment_escaping(#text, #also) }
             }
             // Digits, uuids, booleans: nothing to encode.
             None if self.url_safe(&param.ty) => quote! { &self.#field },
-            None => quote! { #root::codec::path_segment(#text) },
+            None => {
+                let text = self.text_ref(&param.ty, place);
+                quote! { #root::codec::path_segment(#text) }
+            }
         };
+        let local_ident = ident(&local);
         lets.push(quote! { let #local_ident = #value; });
         format!("{{{local}}}")
     }
