@@ -15,20 +15,12 @@ impl<'a> RequestEmitter<'a> {
     pub fn responses_rs(&self, plans: &[Plan]) -> TokenStream {
         let enums = plans.iter().filter_map(|p| {
             let Success::Enum(variants) = &p.success else { return None };
-            let name = ident(&p.type_name);
-            let doc = wrapped_doc(&format!(
+            let doc = format!(
                 "The success answers of [`Client::{0}`]({root}::Client::{0}), one variant per documented status.",
                 p.op.name,
                 root = self.root_text,
-            ));
-            let variants = variants.iter().map(|v| self.variant(v));
-            Some(quote! {
-                #doc
-                #[derive(Debug, Clone, PartialEq)]
-                pub enum #name {
-                    #(#variants)*
-                }
-            })
+            );
+            Some(self.response_enum(p, &doc, variants))
         });
         quote! {
             //! Success values of operations whose success statuses have different bodies.
@@ -54,8 +46,7 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
-    pub(super) fn error_enum(&self, p: &Plan) -> TokenStream {
-        let name = ident(&p.type_name);
+    fn error_enum(&self, p: &Plan) -> TokenStream {
         let mut text = format!(
             "The documented errors of [`Client::{0}`]({root}::Client::{0}), one variant per status (the status itself is [`Error::status`]({root}::Error::status)).",
             p.op.name,
@@ -64,8 +55,7 @@ impl<'a> RequestEmitter<'a> {
         if p.common_error_body.is_some() {
             text.push_str(" Every variant carries the same body, which the enum dereferences to.");
         }
-        let doc = wrapped_doc(&text);
-        let variants = p.errors.iter().map(|v| self.variant(v));
+        let name = ident(&p.type_name);
         let deref = p.common_error_body.as_ref().map(|shape| {
             let target = self.shape_type(shape);
             let arms = p.errors.iter().map(|v| {
@@ -90,14 +80,20 @@ impl<'a> RequestEmitter<'a> {
                 }
             }
         });
+        let item = self.response_enum(p, &text, &p.errors);
+        quote! { #item #deref }
+    }
+
+    /// An operation's enum in `responses.rs` or `errors.rs`: one variant per status.
+    fn response_enum(&self, p: &Plan, doc: &str, variants: &[Variant]) -> TokenStream {
+        let (name, doc) = (ident(&p.type_name), wrapped_doc(doc));
+        let variants = variants.iter().map(|v| self.variant(v));
         quote! {
             #doc
             #[derive(Debug, Clone, PartialEq)]
             pub enum #name {
                 #(#variants)*
             }
-
-            #deref
         }
     }
 
