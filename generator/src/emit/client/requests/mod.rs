@@ -120,13 +120,9 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
-    /// Part of `requests.rs`: the request builders of `plans`, each followed by its `send`,
-    /// `send_full` and `IntoFuture`.
+    /// Part of `requests.rs`: the request builders of `plans`.
     pub fn builders(&self, plans: &[Plan]) -> TokenStream {
-        plans
-            .iter()
-            .flat_map(|p| [self.builder(p), self.sending(p)])
-            .collect()
+        plans.iter().map(|p| self.builder(p)).collect()
     }
 
     /// The inputs of an operation in field order: its parameters, required first, then its body.
@@ -277,43 +273,6 @@ impl<'a> RequestEmitter<'a> {
         parts.join("\n\n")
     }
 
-    /// `send`, `send_full` and `IntoFuture` of a builder: the same items for every operation but
-    /// for their types.
-    fn sending(&self, p: &Plan) -> TokenStream {
-        let root = &self.root;
-        let builder = ident(&p.type_name);
-        let (ok, err, headers) = (
-            self.success_type(p),
-            self.error_type(p),
-            headers_type(p, root),
-        );
-        let args = quote! { #ok, #err #headers };
-        let request = request_line(p.op);
-        let send_doc = format!(" Sends the request: `{request}`.");
-        let full_doc = format!(
-            " Sends the request (`{request}`) and answers the body with the status and headers."
-        );
-        quote! {
-            impl #builder {
-                #[doc = #send_doc]
-                pub fn send(self) -> #root::codec::ResponseFuture<#args> {
-                    #root::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
-                }
-                #[doc = #full_doc]
-                pub fn send_full(self) -> #root::codec::FullResponseFuture<#args> {
-                    Box::pin(self.exchange(true))
-                }
-            }
-            impl ::std::future::IntoFuture for #builder {
-                type Output = Result<#ok, #root::Error<#err>>;
-                type IntoFuture = #root::codec::ResponseFuture<#args>;
-                fn into_future(self) -> Self::IntoFuture {
-                    self.send()
-                }
-            }
-        }
-    }
-
     /// The request builder: fields, setters, `send`, `IntoFuture`, and `into_stream` when paged.
     fn builder(&self, p: &Plan) -> TokenStream {
         let root = &self.root;
@@ -333,7 +292,8 @@ impl<'a> RequestEmitter<'a> {
             .filter(|input| !input.required)
             .map(|input| self.setter(input, p.body));
         let (ok_ty, err_ty) = (self.success_type(p), self.error_type(p));
-        let send = self.exchange(p, &ok_ty, &err_ty);
+        let headers_ty = headers_type(p, root);
+        let exchange = self.exchange(p, &ok_ty, &err_ty);
         let stream = p
             .paging
             .as_ref()
@@ -348,17 +308,23 @@ impl<'a> RequestEmitter<'a> {
             let methods = self.stream_methods(p, stream, &err_ty, cloned);
             quote! { #open #methods }
         });
-        let then = if p.optional.is_empty() && p.body.is_none_or(|b| b.required) {
+        let then = if inputs.iter().all(|input| input.required) {
             "Finish it with `.send().await`, or `.await` it."
         } else {
             "Set optional parameters, then `.send().await` it (or `.await` it)."
         };
+        let request = request_line(op);
         let doc = wrapped_doc(&format!(
-            "Request builder of [`Client::{0}`]({root}::Client::{0}): `{1}`. {then}",
+            "Request builder of [`Client::{0}`]({root}::Client::{0}): `{request}`. {then}",
             op.name,
-            request_line(op),
             root = self.root_text,
         ));
+        let send_doc = format!(" Sends the request: `{request}`.");
+        let full_doc = format!(
+            " Sends the request (`{request}`) and answers the body with the status and headers."
+        );
+        // `send` answers `ResponseFuture<ok, err>`, or `<ok, err, headers>`.
+        let args = quote! { #ok_ty, #err_ty #headers_ty };
         quote! {
             #doc
             #[derive(Debug, #clone)]
@@ -370,12 +336,28 @@ impl<'a> RequestEmitter<'a> {
 
             impl #name {
                 #(#setters)*
-                #send
+                #exchange
                 #stream
                 #streamed
             }
 
-
+            impl #name {
+                #[doc = #send_doc]
+                pub fn send(self) -> #root::codec::ResponseFuture<#args> {
+                    #root::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+                }
+                #[doc = #full_doc]
+                pub fn send_full(self) -> #root::codec::FullResponseFuture<#args> {
+                    Box::pin(self.exchange(true))
+                }
+            }
+            impl ::std::future::IntoFuture for #name {
+                type Output = Result<#ok_ty, #root::Error<#err_ty>>;
+                type IntoFuture = #root::codec::ResponseFuture<#args>;
+                fn into_future(self) -> Self::IntoFuture {
+                    self.send()
+                }
+            }
         }
     }
 
