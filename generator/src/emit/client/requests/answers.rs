@@ -249,7 +249,8 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
-    pub(super) fn stream_method(&self, paging: &Paging, err_ty: &TokenStream) -> TokenStream {
+    /// `into_stream` of a paged list: every item, page after page.
+    pub(super) fn paged_stream(&self, paging: &Paging, err_ty: &TokenStream) -> TokenStream {
         let root = &self.root;
         let skip = ident(&paging.skip.name);
         let take = ident(&paging.take.name);

@@ -294,10 +294,10 @@ impl<'a> RequestEmitter<'a> {
         let (ok_ty, err_ty) = (self.success_type(p), self.error_type(p));
         let headers_ty = headers_type(p, root);
         let exchange = self.exchange(p, &ok_ty, &err_ty);
-        let stream = p
+        let paged = p
             .paging
             .as_ref()
-            .map(|paging| self.stream_method(paging, &err_ty));
+            .map(|paging| self.paged_stream(paging, &err_ty));
         // A multipart form cannot be cloned.
         let cloned = p.body.is_none_or(|b| {
             b.media != Media::Multipart || self.api.multipart_fields(&b.ty).is_some()
@@ -337,7 +337,7 @@ impl<'a> RequestEmitter<'a> {
             impl #name {
                 #(#setters)*
                 #exchange
-                #stream
+                #paged
                 #streamed
             }
 
