@@ -372,15 +372,10 @@ impl<'a> RequestEmitter<'a> {
         // Query parameters: written by the style codec into one query string, so delimiters and
         // percent-encoding are exactly OpenAPI's (reqwest's own query encoding would escape `,`).
         let located = |location| op.parameters.iter().filter(move |q| q.location == location);
-        let query_params: Vec<&Parameter> = located(ParamLocation::Query).collect();
-        let request = if query_params.is_empty() {
-            quote! { let request = self.client.inner.request(#method, #path); }
-        } else {
-            let writes = query_params.iter().map(|param| {
-                let wire = &param.wire_name;
+        let writes: Vec<TokenStream> = located(ParamLocation::Query)
+            .map(|param| {
+                let (wire, explode, reserved) = (&param.wire_name, param.explode, param.allow_reserved);
                 let style = format_ident!("{}", param.style.variant());
-                let explode = param.explode;
-                let reserved = param.allow_reserved;
                 self.for_value(param, |value, ty| {
                     let plain = param.style == ParamStyle::Form
                         && !reserved
@@ -395,14 +390,17 @@ impl<'a> RequestEmitter<'a> {
                         #root::codec::write_query(&mut query, #root::codec::Style::#style, #explode, #reserved, #wire, &#value);
                     }
                 })
-            });
+            })
+            .collect();
+        steps.push(if writes.is_empty() {
+            quote! { let request = self.client.inner.request(#method, #path); }
+        } else {
             quote! {
                 let mut query = String::new();
                 #(#writes)*
                 let request = self.client.inner.request(#method, &#root::codec::with_query(#path, &query));
             }
-        };
-        steps.push(request);
+        });
 
         // Header parameters.
         for param in located(ParamLocation::Header) {
@@ -424,16 +422,16 @@ impl<'a> RequestEmitter<'a> {
         }
 
         // Cookie parameters: one `Cookie` header.
-        let cookies: Vec<&Parameter> = located(ParamLocation::Cookie).collect();
-        if !cookies.is_empty() {
-            let pushes = cookies.iter().map(|param| {
-                let wire = &param.wire_name;
-                let explode = param.explode;
+        let pushes: Vec<TokenStream> = located(ParamLocation::Cookie)
+            .map(|param| {
+                let (wire, explode) = (&param.wire_name, param.explode);
                 self.for_value(param, |value, ty| {
                     let value = self.style_value(param, ty, value);
                     quote! { cookies.extend(#root::codec::write_cookie(#explode, #wire, &#value)); }
                 })
-            });
+            })
+            .collect();
+        if !pushes.is_empty() {
             steps.push(quote! {
                 let mut cookies: Vec<String> = Vec::new();
                 #(#pushes)*
