@@ -373,19 +373,14 @@ fn headers(api: &Api, r: &Response) -> Vec<Header> {
         let field = crate::naming::numbered(&base, "_", |n| taken.iter().any(|t| t == n));
         taken.push(field.clone());
         let ty = match api.resolve(&h.ty) {
-            TypeRef::Primitive(p)
-                if p.is_integer()
-                    || p.is_float()
-                    || matches!(p, Primitive::Bool | Primitive::Uuid) =>
-            {
-                TypeRef::Primitive(*p)
-            }
-            _ => TypeRef::Primitive(Primitive::String),
+            TypeRef::Primitive(p) if p.is_integer() || p.is_float() => *p,
+            TypeRef::Primitive(p @ (Primitive::Bool | Primitive::Uuid)) => *p,
+            _ => Primitive::String,
         };
         headers.push(Header {
             field,
             wire,
-            ty,
+            ty: TypeRef::Primitive(ty),
             doc: h.doc.clone(),
         });
     }

@@ -402,7 +402,6 @@ impl<'a> RequestEmitter<'a> {
             }
         });
 
-        // Header parameters.
         for param in located(ParamLocation::Header) {
             let wire = &param.wire_name;
             let field = ident(&param.name);
