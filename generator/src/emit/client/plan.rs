@@ -481,28 +481,25 @@ fn paging<'a>(api: &Api, optional: &[&'a Parameter], success: &Success) -> Optio
                 && integer(p).is_some()
         })
     };
-    for (skip, take) in [("skip", "take"), ("offset", "limit")] {
-        if let (Some(skip), Some(take)) = (find(skip), find(take)) {
-            let number = integer(take)?;
-            if integer(skip) != Some(number) {
-                continue;
-            }
+    [("skip", "take"), ("offset", "limit")]
+        .into_iter()
+        .find_map(|(skip, take)| {
+            let (skip, take) = (find(skip)?, find(take)?);
+            let number = integer(take).filter(|n| integer(skip) == Some(*n))?;
             let default_take = take
                 .default
                 .as_ref()
                 .and_then(serde_json::Value::as_i64)
                 .filter(|n| *n > 0)
                 .unwrap_or(50);
-            return Some(Paging {
+            Some(Paging {
                 skip,
                 take,
                 number,
                 item: (**item).clone(),
                 default_take,
-            });
-        }
-    }
-    None
+            })
+        })
 }
 
 /// The schemes the operations require, in operation order (repeats included).

@@ -610,21 +610,20 @@ impl<'a> RequestEmitter<'a> {
         let root = &self.root;
         let parts = fields.iter().map(|f| {
             let (optional, inner) = crate::emit::models::field_holding(f, &self.api.types);
-            let field = ident(&f.name);
-            let wire = &f.wire_name;
+            let (field, wire) = (ident(&f.name), &f.wire_name);
             // A deprecated property is still the caller's to send: read once, where the lint is
             // allowed, rather than through the field each time.
-            let (read_deprecated, read) = if f.deprecated {
-                let local = format_ident!("deprecated_{}", f.name.trim_start_matches("r#"));
-                (
-                    quote! {
-                        #[allow(deprecated, reason = "the caller's value is sent, deprecated or not")]
-                        let #local = &body.#field;
-                    },
-                    Val::Ref(quote! { #local }),
-                )
+            let local = format_ident!("deprecated_{}", f.name.trim_start_matches("r#"));
+            let read_deprecated = f.deprecated.then(|| {
+                quote! {
+                    #[allow(deprecated, reason = "the caller's value is sent, deprecated or not")]
+                    let #local = &body.#field;
+                }
+            });
+            let read = if f.deprecated {
+                Val::Ref(quote! { #local })
             } else {
-                (TokenStream::new(), Val::Place(quote! { body.#field }))
+                Val::Place(quote! { body.#field })
             };
             let value = if optional {
                 Val::Ref(quote! { value })
@@ -633,23 +632,18 @@ impl<'a> RequestEmitter<'a> {
             };
             let add = |ty: &TypeRef, value: Val| -> TokenStream {
                 let v = value.by_ref();
-                match self.api.part_kind(ty) {
-                    PartKind::File => {
-                        quote! { form = form.part(#wire, #root::multipart::file_part(#wire, #v)); }
-                    }
+                let part = match self.api.part_kind(ty) {
+                    PartKind::File => quote! { file_part(#wire, #v) },
+                    PartKind::Json => quote! { json_part(#v) },
                     PartKind::Text | PartKind::Value => {
                         let text = self.text(ty, value);
-                        quote! { form = form.text(#wire, #text); }
+                        return quote! { form = form.text(#wire, #text); };
                     }
-                    PartKind::Json => {
-                        quote! { form = form.part(#wire, #root::multipart::json_part(#v)); }
-                    }
-                }
+                };
+                quote! { form = form.part(#wire, #root::multipart::#part); }
             };
             let step = match inner {
-                TypeRef::Array(item)
-                    if self.api.part_kind(item) != PartKind::Json =>
-                {
+                TypeRef::Array(item) if self.api.part_kind(item) != PartKind::Json => {
                     let each = add(item.as_ref(), Val::Ref(quote! { item }));
                     let items = value.by_ref();
                     quote! { for item in #items { #each } }
