@@ -192,16 +192,12 @@ pub fn plan<'a>(api: &'a Api, op: &'a Operation) -> Plan<'a> {
         }
     }
     // Path parameters the path does not name are never sent; the rest are arguments or setters.
-    required.extend(
-        op.parameters
-            .iter()
-            .filter(|p| p.location != ParamLocation::Path && p.required),
-    );
-    let optional: Vec<&Parameter> = op
+    let others = op
         .parameters
         .iter()
-        .filter(|p| p.location != ParamLocation::Path && !p.required)
-        .collect();
+        .filter(|p| p.location != ParamLocation::Path);
+    let (others, optional): (Vec<&Parameter>, _) = others.partition(|p| p.required);
+    required.extend(others);
 
     let success = success(api, op);
     let errors = errors(api, op);
