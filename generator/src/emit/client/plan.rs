@@ -260,19 +260,10 @@ fn success_headers(api: &Api, op: &Operation) -> Vec<Header> {
 /// The responses that describe a success: the 2xx ones, else `default` (an operation documenting
 /// only `default` describes its successes with it too).
 fn success_responses(op: &Operation) -> Vec<&Response> {
-    let successes: Vec<&Response> = op
-        .responses
-        .iter()
-        .filter(|r| r.status.is_success())
-        .collect();
-    if successes.is_empty() {
-        op.responses
-            .iter()
-            .filter(|r| r.status == Status::Default)
-            .collect()
-    } else {
-        successes
-    }
+    let any_success = op.responses.iter().any(|r| r.status.is_success());
+    let describes =
+        |r: &&Response| r.status.is_success() || (!any_success && r.status == Status::Default);
+    op.responses.iter().filter(describes).collect()
 }
 
 fn success(api: &Api, op: &Operation) -> Success {

@@ -17,18 +17,6 @@ fn read_shape(root: &TokenStream, shape: &Shape) -> TokenStream {
     }
 }
 
-/// The status codes that earlier arms match.
-fn claimed_codes(earlier: &[Arm]) -> Vec<u16> {
-    earlier
-        .iter()
-        .flat_map(|a| &a.statuses)
-        .filter_map(|s| match s {
-            Status::Code(code) => Some(*code),
-            _ => None,
-        })
-        .collect()
-}
-
 /// The stream type that reads `format`: `Events`, or `Lines` with its delimiter.
 fn stream_kind(root: &TokenStream, format: &StreamFormat) -> (TokenStream, Option<TokenStream>) {
     let delimiter = |name| Some(quote! { , #root::stream::Delimiter::#name });
@@ -48,11 +36,11 @@ fn stream_reader(root: &TokenStream, format: &StreamFormat, response: TokenStrea
     quote! { #ty::new(#response #delimiter) }
 }
 
-/// The statuses of one arm as a pattern, or `None` when earlier arms claim them all. A range leaves
-/// out the codes earlier arms match (clippy's `match_overlapping_arm`), and an arm covering one
+/// The statuses of one arm as a pattern, or `None` when `earlier` arms claim them all. A range
+/// leaves out the codes earlier arms match (clippy's `match_overlapping_arm`), and an arm covering one
 /// contiguous span is written as one range (clippy's `manual_range_patterns`: `4XX` and `5XX`
 /// together are `400..=599`).
-fn arm_pattern(statuses: &[Status], claimed: &[u16]) -> Option<TokenStream> {
+fn arm_pattern(statuses: &[Status], earlier: &[Arm]) -> Option<TokenStream> {
     if statuses == [Status::Default] {
         return Some(quote! { _ });
     }
@@ -62,10 +50,12 @@ fn arm_pattern(statuses: &[Status], claimed: &[u16]) -> Option<TokenStream> {
             Status::Code(code) => spans.push((code, code)),
             Status::Range(first) => {
                 let (mut low, high) = (first * 100, first * 100 + 99);
+                let claimed = earlier.iter().flat_map(|a| &a.statuses);
                 let mut cuts: Vec<u16> = claimed
-                    .iter()
-                    .copied()
-                    .filter(|c| (low..=high).contains(c))
+                    .filter_map(|s| match s {
+                        Status::Code(code) if (low..=high).contains(code) => Some(*code),
+                        _ => None,
+                    })
                     .collect();
                 cuts.sort_unstable();
                 for cut in cuts {
@@ -174,7 +164,7 @@ impl<'a> RequestEmitter<'a> {
     pub(super) fn arms(&self, p: &Plan, stream: bool) -> TokenStream {
         let root = &self.root;
         let arm = |(i, arm): (usize, &Arm)| {
-            let pattern = arm_pattern(&arm.statuses, &claimed_codes(&p.arms[..i]))?;
+            let pattern = arm_pattern(&arm.statuses, &p.arms[..i])?;
             let action = match &arm.handling {
                 Handling::Success(_) if stream => quote! { Ok(response) },
                 Handling::Success(None) => match &p.success {
