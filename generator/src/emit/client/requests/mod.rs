@@ -531,15 +531,14 @@ impl<'a> RequestEmitter<'a> {
             (TokenStream::new(), quote! { documented: () })
         } else {
             let name = ident(&p.type_name);
-            let fields = p.success_headers.iter().map(|h| {
-                let (field, wire) = (ident(&h.field), &h.wire);
-                quote! { #field: #root::codec::header(&response, #wire) }
-            });
-            let documented = quote! { #root::headers::#name { #(#fields),* } };
-            (
-                quote! { let documented = #documented; },
-                quote! { documented },
-            )
+            let fields = p.success_headers.iter().map(|h| ident(&h.field));
+            let wires = p.success_headers.iter().map(|h| &h.wire);
+            let documented = quote! {
+                let documented = #root::headers::#name {
+                    #(#fields: #root::codec::header(&response, #wires)),*
+                };
+            };
+            (documented, quote! { documented })
         };
         let arms = self.arms(p, false);
         let matched = quote! { match status.as_u16() { #arms } };
