@@ -677,6 +677,16 @@ impl Api {
         ty
     }
 
+    /// `ty` with aliases looked through (not nullability).
+    pub fn unalias<'t>(&'t self, mut ty: &'t TypeRef) -> &'t TypeRef {
+        while let TypeRef::Named(id) = ty
+            && let TypeKind::Alias(inner) = &self.types[id.0].kind
+        {
+            ty = inner;
+        }
+        ty
+    }
+
     /// A rough size in bytes of the Rust value of `ty`, enough to tell a large payload from a
     /// small one (what clippy's `large_enum_variant` compares; a client boxes a large error body).
     pub fn size_estimate(&self, ty: &TypeRef) -> usize {

@@ -5,14 +5,13 @@
 
 mod plan;
 pub(crate) mod requests;
-mod sending;
 
 use super::rust::inner_doc_attrs;
 use super::{
     File, Options, Patterns, Root, assembled, crate_root, doc_attrs, print, printed_parts,
     rust_file, template_file,
 };
-use crate::ir::{Api, Media};
+use crate::ir::{Api, Media, Operation, Tag};
 use plan::{Plan, Success};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -177,10 +176,10 @@ fn cargo_toml(api: &Api, opts: &Options, plans: &[Plan]) -> File {
         "Client of {}, generated from its OpenAPI document",
         api.title
     );
-    let (receiver_feature, receiver_deps) = match api.hooks_api(true) {
-        None => (String::new(), String::new()),
-        Some(hooks) => receiver_manifest(&hooks),
-    };
+    let (receiver_feature, receiver_deps) = api
+        .hooks_api(true)
+        .map(|hooks| receiver_manifest(&hooks))
+        .unwrap_or_default();
     let sections = format!(
         r#"[features]
 # TLS for `https` base URLs: enable `rustls` or `native-tls` (the platform's TLS library).
@@ -233,20 +232,22 @@ serde_json = "1"
 /// The `webhooks` feature of the receiver of webhooks and callbacks, and its optional
 /// dependencies (a trait and an axum router).
 fn receiver_manifest(hooks: &Api) -> (String, String) {
-    let feature = "# `webhooks`: the receiver of the API's webhooks and callbacks (a trait and an axum router,\n\
-                   # module `webhooks`).\n\
-                   webhooks = [\"dep:axum\", \"dep:base64\", \"dep:form_urlencoded\", \"dep:serde_html_form\", \"dep:serde_path_to_error\"]\n";
+    let feature = r#"# `webhooks`: the receiver of the API's webhooks and callbacks (a trait and an axum router,
+# module `webhooks`).
+webhooks = ["dep:axum", "dep:base64", "dep:form_urlencoded", "dep:serde_html_form", "dep:serde_path_to_error"]
+"#;
+    let multipart = if hooks.has_multipart_struct() {
+        r#", "multipart""#
+    } else {
+        ""
+    };
     let deps = format!(
-        "axum = {{ version = \"0.8\", default-features = false, features = [\"http1\", \"http2\", \"matched-path\", \"tokio\"{multipart}], optional = true }}\n\
-         base64 = {{ version = \"0.22\", optional = true }}\n\
-         form_urlencoded = {{ version = \"1\", optional = true }}\n\
-         serde_html_form = {{ version = \"0.4\", optional = true }}\n\
-         serde_path_to_error = {{ version = \"0.1\", optional = true }}\n",
-        multipart = if hooks.has_multipart_struct() {
-            r#", "multipart""#
-        } else {
-            ""
-        },
+        r#"axum = {{ version = "0.8", default-features = false, features = ["http1", "http2", "matched-path", "tokio"{multipart}], optional = true }}
+base64 = {{ version = "0.22", optional = true }}
+form_urlencoded = {{ version = "1", optional = true }}
+serde_html_form = {{ version = "0.4", optional = true }}
+serde_path_to_error = {{ version = "0.1", optional = true }}
+"#
     );
     (feature.to_owned(), deps)
 }
@@ -346,95 +347,77 @@ fn lib_rs(
 /// operations, tags nested under their `parent`, then the operations no such tag lists. Empty for
 /// a document without tags.
 fn operations_by_tag(api: &Api) -> Vec<String> {
-    let groups: Vec<&crate::ir::Tag> = api.tags.iter().filter(|t| t.navigates()).collect();
+    let groups: Vec<&Tag> = api.tags.iter().filter(|t| t.navigates()).collect();
     if groups.is_empty() {
         return Vec::new();
     }
-    let mut lines = vec![
-        String::new(),
-        " # Operations by tag".to_owned(),
-        String::new(),
-    ];
-    // Other kinds of tags (`badge`, `audience`) label the operations they list.
-    let labels = |op: &crate::ir::Operation| -> String {
+    let known = |name: &str| groups.iter().any(|g| g.name == name);
+    let link = |op: &Operation| {
+        // Other kinds of tags (`badge`, `audience`) label the operations they list.
         let labels: Vec<String> = api
             .tags
             .iter()
             .filter(|t| !t.navigates() && op.tags.contains(&t.name))
             .map(|t| plain(t.summary.as_deref().unwrap_or(&t.name)))
             .collect();
-        if labels.is_empty() {
+        let labels = if labels.is_empty() {
             String::new()
         } else {
             format!(" ({})", labels.join(", "))
-        }
-    };
-    let link = |op: &crate::ir::Operation| {
+        };
+        let path = op.path.replace('`', "'");
         format!(
-            "[`{0}`](Client::{0}): `{1} {2}`{3}",
+            "[`{0}`](Client::{0}): `{1} {path}`{labels}",
             op.name,
-            op.method.as_str(),
-            op.path.replace('`', "'"),
-            labels(op)
+            op.method.as_str()
         )
     };
-    fn tag_lines(
-        api: &Api,
-        groups: &[&crate::ir::Tag],
-        tag: &crate::ir::Tag,
-        depth: usize,
-        link: &dyn Fn(&crate::ir::Operation) -> String,
-        lines: &mut Vec<String>,
-    ) {
+    let mut lines = vec![
+        String::new(),
+        " # Operations by tag".to_owned(),
+        String::new(),
+    ];
+    // Depth first, each tag followed by the tags nested under it: a stack, pushed in reverse.
+    let mut stack: Vec<(&Tag, usize)> = groups
+        .iter()
+        .rev()
+        .filter(|g| g.parent.as_deref().is_none_or(|p| !known(p)))
+        .map(|g| (*g, 0))
+        .collect();
+    while let Some((tag, depth)) = stack.pop() {
         let title = match &tag.summary {
             Some(summary) => format!("**{}** (`{}`)", plain(summary), tag.name),
             None => format!("**{}**", plain(&tag.name)),
         };
-        let ops: Vec<String> = api
-            .operations
-            .iter()
-            .filter(|op| op.tags.contains(&tag.name))
-            .map(link)
-            .collect();
         let indent = "  ".repeat(depth);
         lines.push(format!(" {indent}- {title}"));
-        lines.extend(ops.iter().map(|op| format!(" {indent}  - {op}")));
-        for child in groups
+        let ops = api
+            .operations
             .iter()
-            .filter(|g| g.parent.as_deref() == Some(tag.name.as_str()))
-        {
-            tag_lines(api, groups, child, depth + 1, link, lines);
-        }
-    }
-    let known = |name: &str| groups.iter().any(|g| g.name == name);
-    for root in groups
-        .iter()
-        .filter(|g| g.parent.as_deref().is_none_or(|p| !known(p)))
-    {
-        tag_lines(api, &groups, root, 0, &link, &mut lines);
+            .filter(|op| op.tags.contains(&tag.name));
+        lines.extend(ops.map(|op| format!(" {indent}  - {}", link(op))));
+        let nested = groups.iter().rev();
+        let nested = nested.filter(|g| g.parent.as_deref() == Some(tag.name.as_str()));
+        stack.extend(nested.map(|g| (*g, depth + 1)));
     }
     let untagged: Vec<String> = api
         .operations
         .iter()
         .filter(|op| !op.tags.iter().any(|t| known(t)))
-        .map(link)
+        .map(|op| format!("   - {}", link(op)))
         .collect();
     if !untagged.is_empty() {
         lines.push(" - Without a tag".to_owned());
-        lines.extend(untagged.iter().map(|op| format!("   - {op}")));
+        lines.extend(untagged);
     }
     lines
 }
 
 /// A tag's text on one line, its Markdown and link brackets escaped.
 fn plain(text: &str) -> String {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut out = String::with_capacity(text.len());
-    for c in text
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-    {
+    for c in text.chars() {
         if matches!(c, '[' | ']' | '*' | '_' | '`' | '<' | '>' | '\\') {
             out.push('\\');
         }

@@ -5,7 +5,7 @@
 use crate::emit::status::status_name;
 use crate::ir::{
     Api, Media, Operation, ParamLocation, Parameter, Primitive, RequestBody, Response,
-    ResponseBody, SecurityKind, Status, StreamFormat, TypeKind, TypeRef,
+    ResponseBody, ResponseStream, SecurityKind, SecurityScheme, Status, StreamFormat, TypeRef,
 };
 use heck::ToUpperCamelCase;
 
@@ -45,6 +45,16 @@ pub struct StreamPlan {
     pub last_event_id: Option<String>,
 }
 
+impl StreamShape {
+    fn of(stream: &ResponseStream) -> StreamShape {
+        StreamShape {
+            format: stream.format,
+            media: stream.media.clone(),
+            item: stream.item.clone(),
+        }
+    }
+}
+
 impl Shape {
     pub fn of(body: Option<&ResponseBody>) -> Shape {
         match body {
@@ -61,11 +71,7 @@ impl Shape {
     /// The shape of a success: its body, else its stream.
     fn of_success(r: &Response) -> Shape {
         match (&r.body, &r.stream) {
-            (None, Some(stream)) => Shape::Stream(StreamShape {
-                format: stream.format,
-                media: stream.media.clone(),
-                item: stream.item.clone(),
-            }),
+            (None, Some(stream)) => Shape::Stream(StreamShape::of(stream)),
             (body, _) => Shape::of(body.as_ref()),
         }
     }
@@ -85,31 +91,23 @@ pub enum Success {
     Enum(Vec<Variant>),
 }
 
+/// One documented status: a variant of the operation's enum in `responses.rs` or `errors.rs`.
 #[derive(Debug)]
 pub struct Variant {
     pub name: String,
     pub status: Status,
     pub shape: Shape,
+    /// The headers an error response documents (none for a success).
+    pub headers: Vec<Header>,
     pub doc: Option<String>,
     /// Large payloads are boxed so the enum stays small (clippy's `large_enum_variant`).
     pub boxed: bool,
 }
 
-/// One documented error status: a variant of the operation's enum in `errors.rs`.
+/// A header a response documents, read into a field of its variant (or of `send_full`'s typed
+/// headers).
 #[derive(Debug)]
-pub struct ErrorVariant {
-    pub name: String,
-    pub status: Status,
-    pub shape: Shape,
-    pub headers: Vec<ErrorHeader>,
-    pub doc: Option<String>,
-    /// Large payloads are boxed so the enum stays small (clippy's `large_enum_variant`).
-    pub boxed: bool,
-}
-
-/// A header an error response documents, read into a field of its variant.
-#[derive(Debug)]
-pub struct ErrorHeader {
+pub struct Header {
     pub field: String,
     /// Lowercase, as `reqwest` looks it up.
     pub wire: String,
@@ -158,7 +156,7 @@ pub struct Plan<'a> {
     pub body: Option<&'a RequestBody>,
     pub success: Success,
     /// One variant per documented error status; empty when none is documented (the error type is `()`).
-    pub errors: Vec<ErrorVariant>,
+    pub errors: Vec<Variant>,
     /// The body every error variant carries, when they all carry the same one: the enum derefs to it.
     pub common_error_body: Option<Shape>,
     pub arms: Vec<Arm>,
@@ -166,7 +164,7 @@ pub struct Plan<'a> {
     pub bearer: bool,
     pub paging: Option<Paging<'a>>,
     /// The headers the success responses document (`send_full`'s typed `headers`), by wire name.
-    pub success_headers: Vec<ErrorHeader>,
+    pub success_headers: Vec<Header>,
     pub stream: Option<StreamPlan>,
 }
 
@@ -194,16 +192,12 @@ pub fn plan<'a>(api: &'a Api, op: &'a Operation) -> Plan<'a> {
         }
     }
     // Path parameters the path does not name are never sent; the rest are arguments or setters.
-    required.extend(
-        op.parameters
-            .iter()
-            .filter(|p| p.location != ParamLocation::Path && p.required),
-    );
-    let optional: Vec<&Parameter> = op
+    let others = op
         .parameters
         .iter()
-        .filter(|p| p.location != ParamLocation::Path && !p.required)
-        .collect();
+        .filter(|p| p.location != ParamLocation::Path);
+    let (others, optional): (Vec<&Parameter>, _) = others.partition(|p| p.required);
+    required.extend(others);
 
     let success = success(api, op);
     let errors = errors(api, op);
@@ -232,31 +226,23 @@ fn stream(op: &Operation) -> Option<StreamPlan> {
     let stream = success_responses(op)
         .into_iter()
         .find_map(|r| r.stream.as_ref())?;
-    let last_event_id = (stream.format == StreamFormat::EventStream)
-        .then(|| {
-            op.parameters.iter().find(|p| {
-                p.location == ParamLocation::Header
-                    && !p.required
-                    && p.wire_name.eq_ignore_ascii_case("last-event-id")
-            })
-        })
-        .flatten()
-        .map(|p| p.name.clone());
+    let last_event_id = op.parameters.iter().find(|p| {
+        stream.format == StreamFormat::EventStream
+            && p.location == ParamLocation::Header
+            && !p.required
+            && p.wire_name.eq_ignore_ascii_case("last-event-id")
+    });
     Some(StreamPlan {
-        shape: StreamShape {
-            format: stream.format,
-            media: stream.media.clone(),
-            item: stream.item.clone(),
-        },
-        last_event_id,
+        shape: StreamShape::of(stream),
+        last_event_id: last_event_id.map(|p| p.name.clone()),
     })
 }
 
 /// The headers of every success response, once each (the first declaration of a name wins).
-fn success_headers(api: &Api, op: &Operation) -> Vec<ErrorHeader> {
-    let mut all: Vec<ErrorHeader> = Vec::new();
+fn success_headers(api: &Api, op: &Operation) -> Vec<Header> {
+    let mut all: Vec<Header> = Vec::new();
     for r in success_responses(op) {
-        for h in error_headers(api, r) {
+        for h in headers(api, r) {
             if !all.iter().any(|a| a.wire == h.wire) {
                 all.push(h);
             }
@@ -274,19 +260,10 @@ fn success_headers(api: &Api, op: &Operation) -> Vec<ErrorHeader> {
 /// The responses that describe a success: the 2xx ones, else `default` (an operation documenting
 /// only `default` describes its successes with it too).
 fn success_responses(op: &Operation) -> Vec<&Response> {
-    let successes: Vec<&Response> = op
-        .responses
-        .iter()
-        .filter(|r| r.status.is_success())
-        .collect();
-    if successes.is_empty() {
-        op.responses
-            .iter()
-            .filter(|r| r.status == Status::Default)
-            .collect()
-    } else {
-        successes
-    }
+    let any_success = op.responses.iter().any(|r| r.status.is_success());
+    let describes =
+        |r: &&Response| r.status.is_success() || (!any_success && r.status == Status::Default);
+    op.responses.iter().filter(describes).collect()
 }
 
 fn success(api: &Api, op: &Operation) -> Success {
@@ -306,32 +283,32 @@ fn success(api: &Api, op: &Operation) -> Success {
         }
     }
     let mut taken: Vec<String> = Vec::new();
-    let variants = responses
-        .iter()
-        .zip(shapes)
-        .map(|(r, shape)| {
-            let name = unique(&mut taken, status_variant(r.status));
-            let boxed = match &shape {
-                Shape::Json(ty) => api.size_estimate(ty) > 128,
-                _ => false,
-            };
-            Variant {
-                name,
-                status: r.status,
-                shape,
-                doc: r.doc.clone(),
-                boxed,
-            }
-        })
-        .collect();
-    Success::Enum(variants)
+    let variants = responses.iter().zip(shapes).map(|(r, shape)| {
+        let name = status_variant(r.status);
+        variant(api, &mut taken, name, r, shape, Vec::new())
+    });
+    Success::Enum(variants.collect())
 }
 
-/// `base`, or `base2`, `base3`... when an earlier variant took it.
-fn unique(taken: &mut Vec<String>, base: String) -> String {
-    let name = crate::naming::numbered(&base, "", |n| taken.iter().any(|t| t == n));
+/// The variant of response `r`, named `name` (or `name2`, `name3`... when an earlier variant took it).
+fn variant(
+    api: &Api,
+    taken: &mut Vec<String>,
+    name: String,
+    r: &Response,
+    shape: Shape,
+    headers: Vec<Header>,
+) -> Variant {
+    let name = crate::naming::numbered(&name, "", |n| taken.iter().any(|t| t == n));
     taken.push(name.clone());
-    name
+    Variant {
+        name,
+        status: r.status,
+        boxed: matches!(&shape, Shape::Json(ty) if api.size_estimate(ty) > 128),
+        shape,
+        headers,
+        doc: r.doc.clone(),
+    }
 }
 
 /// The variant of a success status: its reason phrase, or `Status{code}`.
@@ -344,26 +321,14 @@ fn status_variant(status: Status) -> String {
 }
 
 /// The error variants: one per documented status that is not a success, in document order.
-fn errors(api: &Api, op: &Operation) -> Vec<ErrorVariant> {
+fn errors(api: &Api, op: &Operation) -> Vec<Variant> {
     let mut taken: Vec<String> = Vec::new();
     op.responses
         .iter()
         .filter(|r| !r.status.is_success())
         .map(|r| {
-            let name = unique(&mut taken, error_variant(r.status));
-            let shape = Shape::of(r.body.as_ref());
-            let boxed = match &shape {
-                Shape::Json(ty) => api.size_estimate(ty) > 128,
-                _ => false,
-            };
-            ErrorVariant {
-                name,
-                status: r.status,
-                shape,
-                headers: error_headers(api, r),
-                doc: r.doc.clone(),
-                boxed,
-            }
+            let (name, shape) = (error_variant(r.status), Shape::of(r.body.as_ref()));
+            variant(api, &mut taken, name, r, shape, headers(api, r))
         })
         .collect()
 }
@@ -379,7 +344,7 @@ fn error_variant(status: Status) -> String {
     }
 }
 
-fn error_headers(api: &Api, r: &Response) -> Vec<ErrorHeader> {
+fn headers(api: &Api, r: &Response) -> Vec<Header> {
     let mut taken = vec!["body".to_owned()];
     let mut headers = Vec::new();
     for h in &r.headers {
@@ -395,26 +360,21 @@ fn error_headers(api: &Api, r: &Response) -> Vec<ErrorHeader> {
         let field = crate::naming::numbered(&base, "_", |n| taken.iter().any(|t| t == n));
         taken.push(field.clone());
         let ty = match api.resolve(&h.ty) {
-            TypeRef::Primitive(p)
-                if p.is_integer()
-                    || p.is_float()
-                    || matches!(p, Primitive::Bool | Primitive::Uuid) =>
-            {
-                TypeRef::Primitive(*p)
-            }
-            _ => TypeRef::Primitive(Primitive::String),
+            TypeRef::Primitive(p) if p.is_integer() || p.is_float() => *p,
+            TypeRef::Primitive(p @ (Primitive::Bool | Primitive::Uuid)) => *p,
+            _ => Primitive::String,
         };
-        headers.push(ErrorHeader {
+        headers.push(Header {
             field,
             wire,
-            ty,
+            ty: TypeRef::Primitive(ty),
             doc: h.doc.clone(),
         });
     }
     headers
 }
 
-fn common_body(errors: &[ErrorVariant]) -> Option<Shape> {
+fn common_body(errors: &[Variant]) -> Option<Shape> {
     let first = &errors.first()?.shape;
     let same = errors.iter().all(|e| &e.shape == first);
     (same && *first != Shape::Empty).then(|| first.clone())
@@ -423,21 +383,16 @@ fn common_body(errors: &[ErrorVariant]) -> Option<Shape> {
 /// The status `match`: documented codes first, then ranges (`4XX`), then `default` / anything else.
 fn arms(op: &Operation, success: &Success) -> Vec<Arm> {
     let mut entries: Vec<(Status, Handling)> = Vec::new();
-    let mut variant = 0;
-    let mut error = 0;
+    let (mut variant, mut error) = (0, 0);
     for r in &op.responses {
-        let handling = if r.status.is_success() {
-            let index = match success {
-                Success::Single(_) => None,
-                Success::Enum(_) => {
-                    variant += 1;
-                    Some(variant - 1)
-                }
-            };
-            Handling::Success(index)
-        } else {
+        let handling = if !r.status.is_success() {
             error += 1;
             Handling::Error(error - 1)
+        } else if let Success::Enum(_) = success {
+            variant += 1;
+            Handling::Success(Some(variant - 1))
+        } else {
+            Handling::Success(None)
         };
         entries.push((r.status, handling));
     }
@@ -456,26 +411,9 @@ fn arms(op: &Operation, success: &Success) -> Vec<Arm> {
     };
     entries.sort_by_key(|(s, _)| rank(s));
     let mut arms: Vec<Arm> = Vec::new();
-    for (i, (status, handling)) in entries.iter().enumerate() {
-        if *status == Status::Default {
-            continue;
-        }
-        // An unexpected status needs its own arm only if a later arm would otherwise claim it.
-        if *handling == Handling::Unexpected {
-            let caught_later = entries[i + 1..].iter().any(|(later, h)| {
-                *h != Handling::Unexpected
-                    && match (status, later) {
-                        (Status::Code(c), Status::Range(r)) => c / 100 == *r,
-                        (_, Status::Default) => true,
-                        _ => false,
-                    }
-            });
-            if !caught_later {
-                continue;
-            }
-        }
-        // Enum variants each need their own arm; other arms merge by handling within a rank.
-        let mergeable = matches!(handling, Handling::Success(None) | Handling::Unexpected);
+    for (status, handling) in entries.iter().filter(|(s, _)| *s != Status::Default) {
+        // Enum variants and errors each need their own arm; plain successes merge within a rank.
+        let mergeable = *handling == Handling::Success(None);
         match arms
             .iter_mut()
             .find(|a| mergeable && a.handling == *handling && rank(&a.statuses[0]) == rank(status))
@@ -497,29 +435,26 @@ fn arms(op: &Operation, success: &Success) -> Vec<Arm> {
 /// Whether the operation sends the bearer token: it requires a bearer or OAuth 2.0 scheme, and
 /// does not also allow anonymous access (as a token endpoint does).
 fn sends_bearer(api: &Api, op: &Operation) -> bool {
-    if op.security.iter().any(|r| r.schemes.is_empty()) {
-        return false;
-    }
-    op.security.iter().any(|r| {
-        r.schemes.iter().any(|name| {
-            api.security_schemes
-                .iter()
-                .find(|s| &s.name == name)
-                .is_some_and(|s| {
-                    matches!(
-                        s.kind,
-                        SecurityKind::Bearer | SecurityKind::OAuth2ClientCredentials { .. }
-                    )
-                })
+    let bearer = |name: &String| {
+        api.security_schemes.iter().any(|s| {
+            &s.name == name
+                && matches!(
+                    s.kind,
+                    SecurityKind::Bearer | SecurityKind::OAuth2ClientCredentials { .. }
+                )
         })
-    })
+    };
+    !op.security.iter().any(|r| r.schemes.is_empty())
+        && op.security.iter().flat_map(|r| &r.schemes).any(bearer)
 }
 
 fn paging<'a>(api: &Api, optional: &[&'a Parameter], success: &Success) -> Option<Paging<'a>> {
     let Success::Single(Shape::Json(ty)) = success else {
         return None;
     };
-    let item = array_item(api, ty)?;
+    let TypeRef::Array(item) = api.unalias(ty) else {
+        return None;
+    };
     let integer = |p: &Parameter| match &p.ty {
         TypeRef::Primitive(n) | TypeRef::NumericString { number: n, .. } if n.is_integer() => {
             Some(*n)
@@ -533,76 +468,50 @@ fn paging<'a>(api: &Api, optional: &[&'a Parameter], success: &Success) -> Optio
                 && integer(p).is_some()
         })
     };
-    for (skip, take) in [("skip", "take"), ("offset", "limit")] {
-        if let (Some(skip), Some(take)) = (find(skip), find(take)) {
-            let number = integer(take)?;
-            if integer(skip) != Some(number) {
-                continue;
-            }
+    [("skip", "take"), ("offset", "limit")]
+        .into_iter()
+        .find_map(|(skip, take)| {
+            let (skip, take) = (find(skip)?, find(take)?);
+            let number = integer(take).filter(|n| integer(skip) == Some(*n))?;
             let default_take = take
                 .default
                 .as_ref()
                 .and_then(serde_json::Value::as_i64)
                 .filter(|n| *n > 0)
                 .unwrap_or(50);
-            return Some(Paging {
+            Some(Paging {
                 skip,
                 take,
                 number,
-                item,
+                item: (**item).clone(),
                 default_take,
-            });
-        }
-    }
-    None
+            })
+        })
 }
 
-fn array_item(api: &Api, ty: &TypeRef) -> Option<TypeRef> {
-    match ty {
-        TypeRef::Array(item) => Some((**item).clone()),
-        TypeRef::Named(id) => match &api.types[id.0].kind {
-            TypeKind::Alias(inner) => array_item(api, inner),
-            _ => None,
-        },
-        _ => None,
-    }
+/// The schemes the operations require, in operation order (repeats included).
+fn used_schemes(api: &Api) -> impl Iterator<Item = &SecurityScheme> {
+    let requirements = api.operations.iter().flat_map(|op| &op.security);
+    requirements
+        .flat_map(|r| &r.schemes)
+        .filter_map(|name| api.security_schemes.iter().find(|s| &s.name == name))
 }
 
 /// The OAuth 2.0 client-credentials scheme the client's `client_credentials` uses: the first one an
 /// operation requires, else the first declared.
-pub fn client_credentials_scheme(api: &Api) -> Option<(&crate::ir::SecurityScheme, &str)> {
-    let cc = |s: &&crate::ir::SecurityScheme| {
-        matches!(s.kind, SecurityKind::OAuth2ClientCredentials { .. })
-    };
-    let used = api
-        .operations
-        .iter()
-        .flat_map(|op| op.security.iter().flat_map(|r| r.schemes.iter()))
-        .find_map(|name| {
-            api.security_schemes
-                .iter()
-                .filter(cc)
-                .find(|s| &s.name == name)
-        });
-    let scheme = used.or_else(|| api.security_schemes.iter().find(cc))?;
-    match &scheme.kind {
-        SecurityKind::OAuth2ClientCredentials { token_url } => Some((scheme, token_url.as_str())),
+pub fn client_credentials_scheme<'a>(api: &'a Api) -> Option<(&'a SecurityScheme, &'a str)> {
+    let with_url = |s: &'a SecurityScheme| match &s.kind {
+        SecurityKind::OAuth2ClientCredentials { token_url } => Some((s, token_url.as_str())),
         _ => None,
-    }
+    };
+    let used = used_schemes(api).find_map(with_url);
+    used.or_else(|| api.security_schemes.iter().find_map(with_url))
 }
 
 /// The device authorization flow (RFC 8628) of a scheme the operations use, if any: the client
 /// gets a method that runs it.
-pub fn device_flow_scheme(api: &Api) -> Option<&crate::ir::SecurityScheme> {
-    let mut used = api
-        .operations
-        .iter()
-        .flat_map(|op| op.security.iter().flat_map(|r| r.schemes.iter()));
-    used.find_map(|name| {
-        api.security_schemes
-            .iter()
-            .find(|s| &s.name == name && s.device_flow.is_some())
-    })
+pub fn device_flow_scheme(api: &Api) -> Option<&SecurityScheme> {
+    used_schemes(api).find(|s| s.device_flow.is_some())
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use super::*;
 
-pub(super) fn read_shape(root: &TokenStream, shape: &Shape) -> TokenStream {
+fn read_shape(root: &TokenStream, shape: &Shape) -> TokenStream {
     match shape {
         Shape::Empty => quote! { #root::codec::empty(response).await },
         Shape::Json(_) => quote! { #root::codec::json(response).await },
@@ -17,40 +17,30 @@ pub(super) fn read_shape(root: &TokenStream, shape: &Shape) -> TokenStream {
     }
 }
 
-/// The status codes that earlier arms match.
-pub(super) fn claimed_codes(earlier: &[Arm]) -> Vec<u16> {
-    earlier
-        .iter()
-        .flat_map(|a| &a.statuses)
-        .filter_map(|s| match s {
-            Status::Code(code) => Some(*code),
-            _ => None,
-        })
-        .collect()
-}
-
-/// A stream's reader over the response `response` evaluates to.
-pub(super) fn stream_reader(
-    root: &TokenStream,
-    format: &StreamFormat,
-    response: TokenStream,
-) -> TokenStream {
+/// The stream type that reads `format`: `Events`, or `Lines` with its delimiter.
+fn stream_kind(root: &TokenStream, format: &StreamFormat) -> (TokenStream, Option<TokenStream>) {
+    let delimiter = |name| Some(quote! { , #root::stream::Delimiter::#name });
     match format {
-        StreamFormat::EventStream => quote! { #root::stream::Events::new(#response) },
-        StreamFormat::JsonLines => {
-            quote! { #root::stream::Lines::new(#response, #root::stream::Delimiter::Line) }
-        }
-        StreamFormat::JsonSeq => {
-            quote! { #root::stream::Lines::new(#response, #root::stream::Delimiter::RecordSeparator) }
-        }
+        StreamFormat::EventStream => (quote! { #root::stream::Events }, None),
+        StreamFormat::JsonLines => (quote! { #root::stream::Lines }, delimiter(quote! { Line })),
+        StreamFormat::JsonSeq => (
+            quote! { #root::stream::Lines },
+            delimiter(quote! { RecordSeparator }),
+        ),
     }
 }
 
-/// The statuses of one arm as a pattern, or `None` when earlier arms claim them all. A range leaves
-/// out the codes earlier arms match (clippy's `match_overlapping_arm`), and an arm covering one
+/// A stream's reader over the response `response` evaluates to.
+fn stream_reader(root: &TokenStream, format: &StreamFormat, response: TokenStream) -> TokenStream {
+    let (ty, delimiter) = stream_kind(root, format);
+    quote! { #ty::new(#response #delimiter) }
+}
+
+/// The statuses of one arm as a pattern, or `None` when `earlier` arms claim them all. A range
+/// leaves out the codes earlier arms match (clippy's `match_overlapping_arm`), and an arm covering one
 /// contiguous span is written as one range (clippy's `manual_range_patterns`: `4XX` and `5XX`
 /// together are `400..=599`).
-pub(super) fn arm_pattern(statuses: &[Status], claimed: &[u16]) -> Option<TokenStream> {
+fn arm_pattern(statuses: &[Status], earlier: &[Arm]) -> Option<TokenStream> {
     if statuses == [Status::Default] {
         return Some(quote! { _ });
     }
@@ -60,10 +50,12 @@ pub(super) fn arm_pattern(statuses: &[Status], claimed: &[u16]) -> Option<TokenS
             Status::Code(code) => spans.push((code, code)),
             Status::Range(first) => {
                 let (mut low, high) = (first * 100, first * 100 + 99);
+                let claimed = earlier.iter().flat_map(|a| &a.statuses);
                 let mut cuts: Vec<u16> = claimed
-                    .iter()
-                    .copied()
-                    .filter(|c| (low..=high).contains(c))
+                    .filter_map(|s| match s {
+                        Status::Code(code) if (low..=high).contains(code) => Some(*code),
+                        _ => None,
+                    })
                     .collect();
                 cuts.sort_unstable();
                 for cut in cuts {
@@ -105,14 +97,9 @@ pub(super) fn arm_pattern(statuses: &[Status], claimed: &[u16]) -> Option<TokenS
 impl<'a> RequestEmitter<'a> {
     /// The type of a stream's items, in `Events` or `Lines`.
     pub(super) fn stream_type(&self, shape: &StreamShape, err_ty: &TokenStream) -> TokenStream {
-        let root = &self.root;
         let item = self.printer.rust_type(&shape.item);
-        match shape.format {
-            StreamFormat::EventStream => quote! { #root::stream::Events<#item, #err_ty> },
-            StreamFormat::JsonLines | StreamFormat::JsonSeq => {
-                quote! { #root::stream::Lines<#item, #err_ty> }
-            }
-        }
+        let (ty, _) = stream_kind(&self.root, &shape.format);
+        quote! { #ty<#item, #err_ty> }
     }
 
     /// `send_stream`, and `send_stream_reconnecting` for a resumable event stream.
@@ -142,9 +129,8 @@ impl<'a> RequestEmitter<'a> {
         let reconnecting = stream.last_event_id.as_ref().filter(|_| cloned).map(|field| {
             let field = ident(field);
             let doc = wrapped_doc(&format!(
-                "Like [`send_stream`](Self::send_stream), but when the server closes the stream before `data: [DONE]` (or the connection breaks), waits the `retry` it last sent (3 s until it sends one) and sends the request again with `Last-Event-ID` set to the last event id it sent. `{} {}` answering `204 No Content`, or an error, ends the stream.",
-                p.op.method.as_str(),
-                shown_path(p.op)
+                "Like [`send_stream`](Self::send_stream), but when the server closes the stream before `data: [DONE]` (or the connection breaks), waits the `retry` it last sent (3 s until it sends one) and sends the request again with `Last-Event-ID` set to the last event id it sent. `{}` answering `204 No Content`, or an error, ends the stream.",
+                request_line(p.op)
             ));
             quote! {
                 #doc
@@ -173,110 +159,88 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
-    /// One arm of the status `match`; `claimed` are the codes earlier arms match.
-    pub(super) fn arm(&self, p: &Plan, arm: &Arm, claimed: &[u16]) -> TokenStream {
+    /// The arms of the status `match`; `stream`: of `open_stream`, which answers the response of
+    /// a success.
+    pub(super) fn arms(&self, p: &Plan, stream: bool) -> TokenStream {
         let root = &self.root;
-        let Some(pattern) = arm_pattern(&arm.statuses, claimed) else {
-            return TokenStream::new();
-        };
-        let action = match &arm.handling {
-            Handling::Success(None) => match &p.success {
-                Success::Single(shape) => read_shape(root, shape),
-                Success::Enum(_) => unreachable!("enum success arms carry their variant"),
-            },
-            Handling::Success(Some(index)) => {
-                let Success::Enum(variants) = &p.success else {
-                    unreachable!("variant index without enum")
-                };
-                let variant = &variants[*index];
-                let path = {
-                    let enum_name = ident(&p.type_name);
-                    let vname = ident(&variant.name);
-                    quote! { #root::responses::#enum_name::#vname }
-                };
-                match &variant.shape {
-                    Shape::Empty => quote! {{
-                        #root::codec::empty(response).await?;
-                        Ok(#path)
-                    }},
-                    shape => {
-                        let read = read_shape(root, shape);
-                        let value = if variant.boxed {
-                            quote! { Box::new(#read?) }
-                        } else {
-                            quote! { #read? }
-                        };
-                        quote! { Ok(#path(#value)) }
+        let arm = |(i, arm): (usize, &Arm)| {
+            let pattern = arm_pattern(&arm.statuses, &p.arms[..i])?;
+            let action = match &arm.handling {
+                Handling::Success(_) if stream => quote! { Ok(response) },
+                Handling::Success(None) => match &p.success {
+                    Success::Single(shape) => read_shape(root, shape),
+                    Success::Enum(_) => unreachable!("enum success arms carry their variant"),
+                },
+                Handling::Success(Some(index)) => {
+                    let Success::Enum(variants) = &p.success else {
+                        unreachable!("variant index without enum")
+                    };
+                    let variant = &variants[*index];
+                    let (enum_name, vname) = (ident(&p.type_name), ident(&variant.name));
+                    let path = quote! { #root::responses::#enum_name::#vname };
+                    let read = read_shape(root, &variant.shape);
+                    match (&variant.shape, variant.boxed) {
+                        (Shape::Empty, _) => quote! {{
+                            #read?;
+                            Ok(#path)
+                        }},
+                        (_, true) => quote! { Ok(#path(Box::new(#read?))) },
+                        (_, false) => quote! { Ok(#path(#read?)) },
                     }
                 }
-            }
-            Handling::Error(index) => self.error_arm(p, *index),
-            Handling::Unexpected => quote! { Err(#root::codec::unexpected(response).await) },
+                Handling::Error(index) => self.error_arm(p, *index),
+                Handling::Unexpected => quote! { Err(#root::codec::unexpected(response).await) },
+            };
+            Some(quote! { #pattern => #action, })
         };
-        quote! { #pattern => #action, }
+        p.arms.iter().enumerate().filter_map(arm).collect()
     }
 
     /// Reads a documented error: its headers, then its body, into its variant of `Error::Api`.
-    pub(super) fn error_arm(&self, p: &Plan, index: usize) -> TokenStream {
+    fn error_arm(&self, p: &Plan, index: usize) -> TokenStream {
         let root = &self.root;
         let variant = &p.errors[index];
-        let path = {
-            let enum_name = ident(&p.type_name);
-            let vname = ident(&variant.name);
-            quote! { #root::errors::#enum_name::#vname }
-        };
-        let headers: Vec<TokenStream> = variant
-            .headers
-            .iter()
-            .map(|h| {
-                let field = ident(&h.field);
-                let wire = &h.wire;
-                quote! { let #field = #root::codec::header(&response, #wire); }
-            })
-            .collect();
+        let (enum_name, vname) = (ident(&p.type_name), ident(&variant.name));
+        let path = quote! { #root::errors::#enum_name::#vname };
         let fields: Vec<_> = variant.headers.iter().map(|h| ident(&h.field)).collect();
-        let read = match &variant.shape {
-            Shape::Empty => {
-                let value = if fields.is_empty() {
-                    quote! { #path }
-                } else {
-                    quote! { #path { #(#fields),* } }
-                };
-                quote! { #root::codec::api_empty(response, #value) }
-            }
-            shape => {
-                let reader = match shape {
-                    Shape::Text => quote! { api_text },
-                    Shape::Bytes => quote! { api_bytes },
-                    Shape::TypedBytes => quote! { api_binary },
-                    _ => quote! { api_json },
-                };
-                let body = if variant.boxed {
-                    quote! { Box::new(body) }
-                } else {
-                    quote! { body }
-                };
-                // A tuple variant's constructor is itself the function (clippy's `redundant_closure`).
-                let variant = match (fields.is_empty(), variant.boxed) {
-                    (true, false) => quote! { #path },
-                    (true, true) => quote! { |body| #path(#body) },
-                    (false, false) => quote! { |body| #path { body, #(#fields),* } },
-                    (false, true) => quote! { |body| #path { body: #body, #(#fields),* } },
-                };
-                quote! { #root::codec::#reader(response, #variant) }
-            }
+        let wires = variant.headers.iter().map(|h| &h.wire);
+        let body = if variant.boxed {
+            quote! { Box::new(body) }
+        } else {
+            quote! { body }
         };
-        if headers.is_empty() {
-            quote! { Err(#read.await) }
+        // A tuple variant's constructor is itself the function (clippy's `redundant_closure`).
+        let build = match (
+            fields.is_empty(),
+            variant.shape == Shape::Empty,
+            variant.boxed,
+        ) {
+            (true, _, false) => quote! { #path },
+            (true, _, true) => quote! { |body| #path(#body) },
+            (false, true, _) => quote! { #path { #(#fields),* } },
+            (false, false, false) => quote! { |body| #path { body, #(#fields),* } },
+            (false, false, true) => quote! { |body| #path { body: #body, #(#fields),* } },
+        };
+        let reader = match &variant.shape {
+            Shape::Empty => quote! { api_empty },
+            Shape::Text => quote! { api_text },
+            Shape::Bytes => quote! { api_bytes },
+            Shape::TypedBytes => quote! { api_binary },
+            Shape::Json(_) | Shape::Stream(_) => quote! { api_json },
+        };
+        let read = quote! { Err(#root::codec::#reader(response, #build).await) };
+        if fields.is_empty() {
+            read
         } else {
             quote! {{
-                #(#headers)*
-                Err(#read.await)
+                #(let #fields = #root::codec::header(&response, #wires);)*
+                #read
             }}
         }
     }
 
-    pub(super) fn stream_method(&self, paging: &Paging, err_ty: &TokenStream) -> TokenStream {
+    /// `into_stream` of a paged list: every item, page after page.
+    pub(super) fn paged_stream(&self, paging: &Paging, err_ty: &TokenStream) -> TokenStream {
         let root = &self.root;
         let skip = ident(&paging.skip.name);
         let take = ident(&paging.take.name);

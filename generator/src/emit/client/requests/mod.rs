@@ -3,15 +3,14 @@
 //! those answers ([`outcomes`]: `responses.rs`, `errors.rs`, `headers.rs`).
 
 use super::plan::{
-    Arm, ErrorHeader, Handling, Paging, Plan, Shape, StreamPlan, StreamShape, Success,
+    Arm, Handling, Header, Paging, Plan, Shape, StreamPlan, StreamShape, Success, Variant,
     is_media_range,
 };
-use super::sending;
 use crate::emit::rust::{number_literal, primitive};
 use crate::emit::{Root, TypePrinter, doc_attrs, ident};
 use crate::ir::{
     Api, Media, Method, ParamLocation, ParamStyle, Parameter, PartKind, PathSegment, Primitive,
-    SegmentPart, Status, StreamFormat, TypeKind, TypeRef, encode_literal,
+    RequestBody, SegmentPart, Status, StreamFormat, TypeKind, TypeRef, encode_literal,
 };
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -20,7 +19,6 @@ mod answers;
 mod outcomes;
 mod parameters;
 
-use answers::*;
 use outcomes::status_text;
 use parameters::*;
 
@@ -36,51 +34,71 @@ pub struct RequestEmitter<'a> {
 /// A parameter's value in generated code: a place of type `T` (`self.limit`) or a reference `&T`
 /// bound to a name (`value`, `item`). Both work as method receivers; functions taking `&T` need to know which.
 #[derive(Clone)]
-struct Val {
-    expr: TokenStream,
-    is_ref: bool,
+enum Val {
+    Place(TokenStream),
+    Ref(TokenStream),
 }
 
 impl Val {
-    fn place(expr: TokenStream) -> Val {
-        Val {
-            expr,
-            is_ref: false,
-        }
-    }
-
-    fn named(name: &str) -> Val {
-        let name = ident(name);
-        Val {
-            expr: quote! { #name },
-            is_ref: true,
+    fn expr(&self) -> &TokenStream {
+        match self {
+            Val::Place(expr) | Val::Ref(expr) => expr,
         }
     }
 
     /// The value as an expression of type `&T`.
     fn by_ref(&self) -> TokenStream {
-        let expr = &self.expr;
-        if self.is_ref {
-            quote! { #expr }
+        match self {
+            Val::Place(expr) => quote! { &#expr },
+            Val::Ref(expr) => expr.clone(),
+        }
+    }
+}
+
+/// A builder field the caller sets: a parameter, or the request body.
+struct Input<'p> {
+    /// `None` for the body.
+    param: Option<&'p Parameter>,
+    field: proc_macro2::Ident,
+    /// The field's type (inside `Option` when the input is optional).
+    ty: TokenStream,
+    /// Whether the argument is `impl Into` the field's type.
+    into: bool,
+    required: bool,
+}
+
+impl Input<'_> {
+    fn arg_type(&self) -> TokenStream {
+        let ty = &self.ty;
+        if self.into {
+            quote! { impl Into<#ty> }
         } else {
-            quote! { &#expr }
+            ty.clone()
+        }
+    }
+
+    /// The field's value, from the argument `arg`.
+    fn value(&self, arg: &str) -> TokenStream {
+        let arg = ident(arg);
+        if self.into {
+            quote! { #arg.into() }
+        } else {
+            quote! { #arg }
         }
     }
 }
 
 impl<'a> RequestEmitter<'a> {
     pub fn new(api: &'a Api, root: Root) -> RequestEmitter<'a> {
+        let path = root.path();
         RequestEmitter {
             api,
-            root: root.path(),
-            root_text: root.text(),
             printer: TypePrinter {
                 types: &api.types,
-                models: {
-                    let root = root.path();
-                    quote! { #root::models:: }
-                },
+                models: quote! { #path::models:: },
             },
+            root: path,
+            root_text: root.text(),
         }
     }
 
@@ -102,65 +120,75 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
-    /// Part of `requests.rs`: the request builders of `plans`, each followed by its `send`,
-    /// `send_full` and `IntoFuture` (see `sending`).
+    /// Part of `requests.rs`: the request builders of `plans`.
     pub fn builders(&self, plans: &[Plan]) -> TokenStream {
-        let mut out = TokenStream::new();
-        for p in plans {
-            out.extend(self.builder(p));
-            out.extend(sending::tokens(&self.sending(p)));
-        }
-        out
+        plans.iter().map(|p| self.builder(p)).collect()
     }
 
-    fn sending<'p>(&'p self, p: &'p Plan) -> sending::Sending<'p> {
-        sending::Sending {
-            builder: &p.type_name,
-            ok: self.success_type(p),
-            err: self.error_type(p),
-            headers: headers_path(p, &self.root),
-            root: &self.root,
-            request: format!("{} {}", p.op.method.as_str(), shown_path(p.op)),
-        }
+    /// The inputs of an operation in field order: its parameters, required first, then its body.
+    fn inputs<'p>(&self, p: &Plan<'p>) -> Vec<Input<'p>> {
+        let params = p.required.iter().chain(&p.optional).map(|param| {
+            // A nullable required parameter keeps its `Option`.
+            let ty = if param.required {
+                &param.ty
+            } else {
+                param.ty.strip_nullable()
+            };
+            Input {
+                param: Some(param),
+                field: ident(&param.name),
+                ty: self.printer.rust_type(ty),
+                into: *ty == TypeRef::Primitive(Primitive::String),
+                required: param.required,
+            }
+        });
+        let body = p.body.map(|body| {
+            let root = &self.root;
+            let (ty, into) = match &body.media {
+                Media::Text => (quote! { String }, true),
+                Media::Binary(m) if is_media_range(m) => (quote! { #root::codec::Binary }, false),
+                Media::Binary(_) => (quote! { Vec<u8> }, true),
+                Media::Multipart if self.api.multipart_fields(&body.ty).is_none() => {
+                    (quote! { ::reqwest::multipart::Form }, false)
+                }
+                Media::Json | Media::Form | Media::Multipart => {
+                    (self.printer.rust_type(&body.ty), false)
+                }
+            };
+            Input {
+                param: None,
+                field: ident("body"),
+                ty,
+                into,
+                required: body.required,
+            }
+        });
+        params.chain(body).collect()
     }
 
     /// `Client::operation(&self, required...) -> Builder`.
     fn client_method(&self, p: &Plan) -> TokenStream {
-        let op = p.op;
-        let name = ident(&op.name);
-        let builder = ident(&p.type_name);
-        let mut args = Vec::new();
-        let mut inits = Vec::new();
-        for param in &p.required {
-            let field = ident(&param.name);
-            let (ty, convert) = self.arg_type(&param.ty);
-            args.push(quote! { #field: #ty });
-            inits.push(if convert {
+        let (name, builder) = (ident(&p.op.name), ident(&p.type_name));
+        let inputs = self.inputs(p);
+        let (required, optional): (Vec<&Input>, Vec<&Input>) =
+            inputs.iter().partition(|input| input.required);
+        let args = required.iter().map(|input| {
+            let (field, ty) = (&input.field, input.arg_type());
+            quote! { #field: #ty }
+        });
+        let inits = required.iter().map(|input| {
+            let field = &input.field;
+            if input.into {
                 quote! { #field: #field.into() }
             } else {
                 quote! { #field }
-            });
-        }
-        if let Some(body) = p.body.filter(|b| b.required) {
-            let (ty, convert) = self.body_arg_type(&body.media, &body.ty);
-            args.push(quote! { body: #ty });
-            inits.push(if convert {
-                quote! { body: body.into() }
-            } else {
-                quote! { body }
-            });
-        }
-        for param in &p.optional {
-            let field = ident(&param.name);
-            inits.push(quote! { #field: None });
-        }
-        if p.body.is_some_and(|b| !b.required) {
-            inits.push(quote! { body: None });
-        }
+            }
+        });
+        let nones = optional.iter().map(|input| &input.field);
         let doc = doc_attrs(Some(&self.method_doc(p)));
-        let deprecated = op.deprecated.then(|| quote! { #[deprecated] });
+        let deprecated = p.op.deprecated.then(|| quote! { #[deprecated] });
         // One argument per required parameter: the signature mirrors the operation.
-        let many = (args.len() + 1 > 7).then(|| {
+        let many = (required.len() + 1 > 7).then(|| {
             quote! { #[allow(clippy::too_many_arguments, reason = "one argument per required parameter of the operation")] }
         });
         quote! {
@@ -168,42 +196,25 @@ impl<'a> RequestEmitter<'a> {
             #deprecated
             #many
             pub fn #name(&self, #(#args),*) -> #builder {
-                #builder { client: self.clone(), #(#inits),* }
+                #builder { client: self.clone(), #(#inits,)* #(#nones: None),* }
             }
         }
     }
 
     fn method_doc(&self, p: &Plan) -> String {
         let op = p.op;
-        let mut parts: Vec<String> = Vec::new();
-        if let Some(summary) = op
-            .summary
-            .as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-        {
-            parts.push(summary.to_owned());
-        }
-        if let Some(description) = op
-            .description
-            .as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-        {
-            parts.push(description.to_owned());
-        }
-        parts.push(format!("`{} {}`", op.method.as_str(), shown_path(op)));
+        let mut parts: Vec<String> = [&op.summary, &op.description]
+            .into_iter()
+            .filter_map(|text| text.as_deref().map(str::trim).filter(|t| !t.is_empty()))
+            .map(str::to_owned)
+            .collect();
+        parts.push(format!("`{}`", request_line(op)));
         let mut args: Vec<String> = p
             .required
             .iter()
             .map(|param| {
-                let doc = one_line(param.doc.as_deref()).unwrap_or_else(|| {
-                    format!(
-                        "the `{}` {} parameter.",
-                        param.wire_name,
-                        param.location.word()
-                    )
-                });
+                let doc = one_line(param.doc.as_deref())
+                    .unwrap_or_else(|| format!("the {}.", param_words(param)));
                 format!("- `{}`: {doc}", param.name)
             })
             .collect();
@@ -226,12 +237,11 @@ impl<'a> RequestEmitter<'a> {
         if !args.is_empty() {
             parts.push(format!("Arguments:\n{}", args.join("\n")));
         }
-        let setters: Vec<String> = p
+        let mut setters: Vec<String> = p
             .optional
             .iter()
             .map(|param| format!("`.{}()`", setter_name(param)))
             .collect();
-        let mut setters = setters;
         if p.body.is_some_and(|b| !b.required) {
             setters.push("`.body()`".to_owned());
         }
@@ -268,133 +278,111 @@ impl<'a> RequestEmitter<'a> {
         let root = &self.root;
         let op = p.op;
         let name = ident(&p.type_name);
-        let mut fields = vec![quote! { client: #root::Client }];
-        for param in &p.required {
-            let field = ident(&param.name);
-            let ty = self.stored_type(&param.ty);
-            fields.push(quote! { #field: #ty });
-        }
-        for param in &p.optional {
-            let field = ident(&param.name);
-            let ty = self.stored_type(param.ty.strip_nullable());
-            fields.push(quote! { #field: Option<#ty> });
-        }
-        if let Some(body) = p.body {
-            let ty = self.body_stored_type(&body.media, &body.ty);
-            fields.push(if body.required {
-                quote! { body: #ty }
+        let inputs = self.inputs(p);
+        let fields = inputs.iter().map(|input| {
+            let (field, ty) = (&input.field, &input.ty);
+            if input.required {
+                quote! { #field: #ty }
             } else {
-                quote! { body: Option<#ty> }
-            });
-        }
-        let setters = p.optional.iter().map(|param| self.setter(param));
-        let body_setter = p.body.filter(|b| !b.required).map(|body| {
-            let (ty, convert) = self.body_arg_type(&body.media, &body.ty);
-            let value = if convert {
-                quote! { body.into() }
-            } else {
-                quote! { body }
-            };
-            let doc = doc_attrs(Some(body.doc.as_deref().unwrap_or("The request body.")));
-            quote! {
-                #doc
-                pub fn body(mut self, body: #ty) -> Self {
-                    self.body = Some(#value);
-                    self
-                }
+                quote! { #field: Option<#ty> }
             }
         });
+        let setters = inputs
+            .iter()
+            .filter(|input| !input.required)
+            .map(|input| self.setter(input, p.body));
         let (ok_ty, err_ty) = (self.success_type(p), self.error_type(p));
         let headers_ty = headers_type(p, root);
-        let send = self.send_fn(p, &ok_ty, &err_ty, &headers_ty, false);
-        let stream = p
+        let exchange = self.exchange(p, &ok_ty, &err_ty);
+        let paged = p
             .paging
             .as_ref()
-            .map(|paging| self.stream_method(paging, &err_ty));
+            .map(|paging| self.paged_stream(paging, &err_ty));
         // A multipart form cannot be cloned.
-        let cloned = p
-            .body
-            .is_none_or(|b| b.media != Media::Multipart || self.multipart_struct(&b.ty).is_some());
+        let cloned = p.body.is_none_or(|b| {
+            b.media != Media::Multipart || self.api.multipart_fields(&b.ty).is_some()
+        });
         let clone = cloned.then(|| quote! { Clone, });
         let streamed = p.stream.as_ref().map(|stream| {
-            let open = self.send_fn(p, &ok_ty, &err_ty, &headers_ty, true);
+            let open = self.open_stream(p, &err_ty);
             let methods = self.stream_methods(p, stream, &err_ty, cloned);
             quote! { #open #methods }
         });
-        let then = if p.optional.is_empty() && p.body.is_none_or(|b| b.required) {
+        let then = if inputs.iter().all(|input| input.required) {
             "Finish it with `.send().await`, or `.await` it."
         } else {
             "Set optional parameters, then `.send().await` it (or `.await` it)."
         };
+        let request = request_line(op);
         let doc = wrapped_doc(&format!(
-            "Request builder of [`Client::{0}`]({root}::Client::{0}): `{1} {2}`. {then}",
+            "Request builder of [`Client::{0}`]({root}::Client::{0}): `{request}`. {then}",
             op.name,
-            op.method.as_str(),
-            shown_path(op),
             root = self.root_text,
         ));
+        let send_doc = format!(" Sends the request: `{request}`.");
+        let full_doc = format!(
+            " Sends the request (`{request}`) and answers the body with the status and headers."
+        );
+        // `send` answers `ResponseFuture<ok, err>`, or `<ok, err, headers>`.
+        let args = quote! { #ok_ty, #err_ty #headers_ty };
         quote! {
             #doc
             #[derive(Debug, #clone)]
             #[must_use = "a request does nothing until it is sent with `.send().await`"]
             pub struct #name {
+                client: #root::Client,
                 #(#fields),*
             }
 
             impl #name {
                 #(#setters)*
-                #body_setter
-                #send
-                #stream
+                #exchange
+                #paged
                 #streamed
             }
 
-
+            impl #name {
+                #[doc = #send_doc]
+                pub fn send(self) -> #root::codec::ResponseFuture<#args> {
+                    #root::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+                }
+                #[doc = #full_doc]
+                pub fn send_full(self) -> #root::codec::FullResponseFuture<#args> {
+                    Box::pin(self.exchange(true))
+                }
+            }
+            impl ::std::future::IntoFuture for #name {
+                type Output = Result<#ok_ty, #root::Error<#err_ty>>;
+                type IntoFuture = #root::codec::ResponseFuture<#args>;
+                fn into_future(self) -> Self::IntoFuture {
+                    self.send()
+                }
+            }
         }
     }
 
-    fn send_fn(
-        &self,
-        p: &Plan,
-        ok_ty: &TokenStream,
-        err_ty: &TokenStream,
-        headers_ty: &TokenStream,
-        open_stream: bool,
-    ) -> TokenStream {
+    /// The steps of `exchange` (`stream`: of `open_stream`) up to the response: the request's
+    /// path, query, headers, cookies and body, then sending it.
+    fn request_steps(&self, p: &Plan, stream: bool) -> Vec<TokenStream> {
         let root = &self.root;
         let op = p.op;
-        let mut steps: Vec<TokenStream> = Vec::new();
         let method = method_tokens(&op.method);
-        let (path_lets, path) = self.path_expr(p);
-        steps.extend(path_lets);
+        let (mut steps, path) = self.path_expr(p);
 
         // Query parameters: written by the style codec into one query string, so delimiters and
         // percent-encoding are exactly OpenAPI's (reqwest's own query encoding would escape `,`).
-        let query_params: Vec<&Parameter> = op
-            .parameters
-            .iter()
-            .filter(|q| q.location == ParamLocation::Query)
-            .collect();
-        let request = if query_params.is_empty() {
-            quote! { let request = self.client.inner.request(#method, #path); }
-        } else {
-            let writes = query_params.iter().map(|param| {
-                let wire = &param.wire_name;
+        let located = |location| op.parameters.iter().filter(move |q| q.location == location);
+        let writes: Vec<TokenStream> = located(ParamLocation::Query)
+            .map(|param| {
+                let (wire, explode, reserved) = (&param.wire_name, param.explode, param.allow_reserved);
                 let style = format_ident!("{}", param.style.variant());
-                let explode = param.explode;
-                let reserved = param.allow_reserved;
                 self.for_value(param, |value, ty| {
                     let plain = param.style == ParamStyle::Form
                         && !reserved
                         && !param.json
                         && matches!(self.value_kind(ty), ValueKind::Primitive);
                     if plain {
-                        let text = if self.is_string(ty) {
-                            value.by_ref()
-                        } else {
-                            let text = self.text(ty, value);
-                            quote! { &#text }
-                        };
+                        let text = self.text_ref(ty, value);
                         return quote! { #root::codec::query_pair(&mut query, #wire, #text); };
                     }
                     let value = self.style_value(param, ty, value);
@@ -402,28 +390,27 @@ impl<'a> RequestEmitter<'a> {
                         #root::codec::write_query(&mut query, #root::codec::Style::#style, #explode, #reserved, #wire, &#value);
                     }
                 })
-            });
+            })
+            .collect();
+        steps.push(if writes.is_empty() {
+            quote! { let request = self.client.inner.request(#method, #path); }
+        } else {
             quote! {
                 let mut query = String::new();
                 #(#writes)*
                 let request = self.client.inner.request(#method, &#root::codec::with_query(#path, &query));
             }
-        };
-        steps.push(request);
+        });
 
-        // Header parameters.
-        for param in op
-            .parameters
-            .iter()
-            .filter(|h| h.location == ParamLocation::Header)
-        {
+        for param in located(ParamLocation::Header) {
             let wire = &param.wire_name;
             let field = ident(&param.name);
-            steps.push(if self.is_plain(param) {
-                let text = self.header_text(param, &param.ty, Val::place(quote! { self.#field }));
+            steps.push(if has_one_value(param) {
+                let text = self.header_text(param, &param.ty, Val::Place(quote! { self.#field }));
                 quote! { let request = request.header(#wire, #text); }
             } else {
-                let text = self.header_text(param, param.ty.strip_nullable(), Val::named("value"));
+                let text =
+                    self.header_text(param, param.ty.strip_nullable(), Val::Ref(quote! { value }));
                 quote! {
                     let request = match &self.#field {
                         Some(value) => request.header(#wire, #text),
@@ -434,20 +421,16 @@ impl<'a> RequestEmitter<'a> {
         }
 
         // Cookie parameters: one `Cookie` header.
-        let cookies: Vec<&Parameter> = op
-            .parameters
-            .iter()
-            .filter(|c| c.location == ParamLocation::Cookie)
-            .collect();
-        if !cookies.is_empty() {
-            let pushes = cookies.iter().map(|param| {
-                let wire = &param.wire_name;
-                let explode = param.explode;
+        let pushes: Vec<TokenStream> = located(ParamLocation::Cookie)
+            .map(|param| {
+                let (wire, explode) = (&param.wire_name, param.explode);
                 self.for_value(param, |value, ty| {
                     let value = self.style_value(param, ty, value);
                     quote! { cookies.extend(#root::codec::write_cookie(#explode, #wire, &#value)); }
                 })
-            });
+            })
+            .collect();
+        if !pushes.is_empty() {
             steps.push(quote! {
                 let mut cookies: Vec<String> = Vec::new();
                 #(#pushes)*
@@ -460,7 +443,13 @@ impl<'a> RequestEmitter<'a> {
         }
 
         if let Some(body) = p.body {
-            let apply = |value: TokenStream, by_ref: TokenStream| match &body.media {
+            let value = if body.required {
+                quote! { self.body }
+            } else {
+                quote! { body }
+            };
+            let by_ref = quote! { &#value };
+            let set = match &body.media {
                 Media::Json => quote! { request.json(#by_ref) },
                 Media::Form => {
                     let encoding = body.encoding.iter().map(|e| {
@@ -471,7 +460,7 @@ impl<'a> RequestEmitter<'a> {
                     });
                     quote! { #root::codec::form_body(request, #by_ref, &[#(#encoding),*]) }
                 }
-                Media::Multipart => match self.multipart_struct(&body.ty) {
+                Media::Multipart => match self.api.multipart_fields(&body.ty) {
                     Some(fields) => {
                         let form = self.multipart_form(fields, by_ref);
                         quote! { request.multipart(#form) }
@@ -489,23 +478,21 @@ impl<'a> RequestEmitter<'a> {
                     quote! { request.header(::reqwest::header::CONTENT_TYPE, #media).body(#value) }
                 }
             };
-            if body.required {
-                let set = apply(quote! { self.body }, quote! { &self.body });
-                steps.push(quote! { let request = #set; });
+            steps.push(if body.required {
+                quote! { let request = #set; }
             } else {
-                let set = apply(quote! { body }, quote! { &body });
-                steps.push(quote! {
+                quote! {
                     let request = match self.body {
                         Some(body) => #set,
                         None => request,
                     };
-                });
-            }
+                }
+            });
         }
 
         // Where the success may be a stream or another body, `Accept` says which one is wanted.
         let accept = match (&p.stream, &p.success) {
-            (Some(stream), _) if open_stream => Some(stream.shape.media.as_str()),
+            (Some(stream_plan), _) if stream => Some(stream_plan.shape.media.as_str()),
             (_, Success::Single(Shape::Stream(shape))) => Some(shape.media.as_str()),
             (Some(_), Success::Single(Shape::Json(_))) => Some("application/json"),
             _ => None,
@@ -519,54 +506,42 @@ impl<'a> RequestEmitter<'a> {
         steps.push(
             quote! { let response = self.client.inner.send(request, #bearer, #idempotent).await?; },
         );
-        if open_stream {
-            let arms = p.arms.iter().enumerate().map(|(i, arm)| {
-                let Some(pattern) = arm_pattern(&arm.statuses, &claimed_codes(&p.arms[..i])) else {
-                    return TokenStream::new();
-                };
-                let action = match &arm.handling {
-                    Handling::Success(_) => quote! { Ok(response) },
-                    Handling::Error(index) => self.error_arm(p, *index),
-                    Handling::Unexpected => {
-                        quote! { Err(#root::codec::unexpected(response).await) }
-                    }
-                };
-                quote! { #pattern => #action, }
-            });
-            return quote! {
-                /// Sends the request asking for its stream; answers the response of a success status.
-                async fn open_stream(self) -> Result<::reqwest::Response, #root::Error<#err_ty>> {
-                    #(#steps)*
-                    match response.status().as_u16() { #(#arms)* }
-                }
-            };
+        steps
+    }
+
+    fn open_stream(&self, p: &Plan, err_ty: &TokenStream) -> TokenStream {
+        let root = &self.root;
+        let steps = self.request_steps(p, true);
+        let arms = self.arms(p, true);
+        quote! {
+            /// Sends the request asking for its stream; answers the response of a success status.
+            async fn open_stream(self) -> Result<::reqwest::Response, #root::Error<#err_ty>> {
+                #(#steps)*
+                match response.status().as_u16() { #arms }
+            }
         }
-        let arms = p
-            .arms
-            .iter()
-            .enumerate()
-            .map(|(i, arm)| self.arm(p, arm, &claimed_codes(&p.arms[..i])));
-        let documented = if p.success_headers.is_empty() {
-            quote! { () }
-        } else {
-            let name = ident(&p.type_name);
-            let fields = p.success_headers.iter().map(|h| {
-                let field = ident(&h.field);
-                let wire = &h.wire;
-                quote! { #field: #root::codec::header(&response, #wire) }
-            });
-            quote! { #root::headers::#name { #(#fields),* } }
-        };
+    }
+
+    fn exchange(&self, p: &Plan, ok_ty: &TokenStream, err_ty: &TokenStream) -> TokenStream {
+        let root = &self.root;
+        let steps = self.request_steps(p, false);
+        let headers_ty = headers_type(p, root);
         // Unit values go straight into the struct (clippy's `let_unit_value`).
         let (documented_let, documented_value) = if p.success_headers.is_empty() {
             (TokenStream::new(), quote! { documented: () })
         } else {
-            (
-                quote! { let documented = #documented; },
-                quote! { documented },
-            )
+            let name = ident(&p.type_name);
+            let fields = p.success_headers.iter().map(|h| ident(&h.field));
+            let wires = p.success_headers.iter().map(|h| &h.wire);
+            let documented = quote! {
+                let documented = #root::headers::#name {
+                    #(#fields: #root::codec::header(&response, #wires)),*
+                };
+            };
+            (documented, quote! { documented })
         };
-        let matched = quote! { match status.as_u16() { #(#arms)* } };
+        let arms = self.arms(p, false);
+        let matched = quote! { match status.as_u16() { #arms } };
         let (body_let, body_value) = if matches!(p.success, Success::Single(Shape::Empty)) {
             (quote! { #matched?; }, quote! { body: () })
         } else {
@@ -627,50 +602,6 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
-    /// The argument type of a parameter, and whether the value is converted with `.into()`.
-    fn arg_type(&self, ty: &TypeRef) -> (TokenStream, bool) {
-        match ty {
-            TypeRef::Primitive(Primitive::String) => (quote! { impl Into<String> }, true),
-            other => (self.printer.rust_type(other), false),
-        }
-    }
-
-    fn stored_type(&self, ty: &TypeRef) -> TokenStream {
-        self.printer.rust_type(ty)
-    }
-
-    fn body_arg_type(&self, media: &Media, ty: &TypeRef) -> (TokenStream, bool) {
-        let root = &self.root;
-        match media {
-            Media::Json | Media::Form => (self.printer.rust_type(ty), false),
-            Media::Text => (quote! { impl Into<String> }, true),
-            Media::Binary(m) if is_media_range(m) => (quote! { #root::codec::Binary }, false),
-            Media::Binary(_) => (quote! { impl Into<Vec<u8>> }, true),
-            Media::Multipart if self.multipart_struct(ty).is_some() => {
-                (self.printer.rust_type(ty), false)
-            }
-            Media::Multipart => (quote! { ::reqwest::multipart::Form }, false),
-        }
-    }
-
-    fn body_stored_type(&self, media: &Media, ty: &TypeRef) -> TokenStream {
-        let root = &self.root;
-        match media {
-            Media::Json | Media::Form => self.printer.rust_type(ty),
-            Media::Text => quote! { String },
-            Media::Binary(m) if is_media_range(m) => quote! { #root::codec::Binary },
-            Media::Binary(_) => quote! { Vec<u8> },
-            Media::Multipart if self.multipart_struct(ty).is_some() => self.printer.rust_type(ty),
-            Media::Multipart => quote! { ::reqwest::multipart::Form },
-        }
-    }
-
-    /// The fields of a multipart body whose schema is an object: each becomes parts; `None` for
-    /// other schemas (the caller then builds the `reqwest` form).
-    fn multipart_struct(&self, ty: &TypeRef) -> Option<&'a [crate::ir::Field]> {
-        self.api.multipart_fields(ty)
-    }
-
     /// A `reqwest::multipart::Form` expression of a body (`body`: a reference to the struct):
     /// files as file parts (name and content type), primitives as text parts, arrays as one part
     /// per item, anything else as a JSON part.
@@ -678,47 +609,41 @@ impl<'a> RequestEmitter<'a> {
         let root = &self.root;
         let parts = fields.iter().map(|f| {
             let (optional, inner) = crate::emit::models::field_holding(f, &self.api.types);
-            let field = ident(&f.name);
-            let wire = &f.wire_name;
+            let (field, wire) = (ident(&f.name), &f.wire_name);
             // A deprecated property is still the caller's to send: read once, where the lint is
             // allowed, rather than through the field each time.
-            let (read_deprecated, read) = if f.deprecated {
-                let local = format_ident!("deprecated_{}", f.name.trim_start_matches("r#"));
-                (
-                    quote! {
-                        #[allow(deprecated, reason = "the caller's value is sent, deprecated or not")]
-                        let #local = &body.#field;
-                    },
-                    Val::named(&local.to_string()),
-                )
+            let local = format_ident!("deprecated_{}", f.name.trim_start_matches("r#"));
+            let read_deprecated = f.deprecated.then(|| {
+                quote! {
+                    #[allow(deprecated, reason = "the caller's value is sent, deprecated or not")]
+                    let #local = &body.#field;
+                }
+            });
+            let read = if f.deprecated {
+                Val::Ref(quote! { #local })
             } else {
-                (TokenStream::new(), Val::place(quote! { body.#field }))
+                Val::Place(quote! { body.#field })
             };
             let value = if optional {
-                Val::named("value")
+                Val::Ref(quote! { value })
             } else {
                 read.clone()
             };
             let add = |ty: &TypeRef, value: Val| -> TokenStream {
                 let v = value.by_ref();
-                match self.api.part_kind(ty) {
-                    PartKind::File => {
-                        quote! { form = form.part(#wire, #root::multipart::file_part(#wire, #v)); }
-                    }
+                let part = match self.api.part_kind(ty) {
+                    PartKind::File => quote! { file_part(#wire, #v) },
+                    PartKind::Json => quote! { json_part(#v) },
                     PartKind::Text | PartKind::Value => {
                         let text = self.text(ty, value);
-                        quote! { form = form.text(#wire, #text); }
+                        return quote! { form = form.text(#wire, #text); };
                     }
-                    PartKind::Json => {
-                        quote! { form = form.part(#wire, #root::multipart::json_part(#v)); }
-                    }
-                }
+                };
+                quote! { form = form.part(#wire, #root::multipart::#part); }
             };
             let step = match inner {
-                TypeRef::Array(item)
-                    if self.api.part_kind(item) != PartKind::Json =>
-                {
-                    let each = add(item.as_ref(), Val::named("item"));
+                TypeRef::Array(item) if self.api.part_kind(item) != PartKind::Json => {
+                    let each = add(item.as_ref(), Val::Ref(quote! { item }));
                     let items = value.by_ref();
                     quote! { for item in #items { #each } }
                 }
@@ -801,26 +726,24 @@ fn one_line(doc: Option<&str>) -> Option<String> {
     (!doc.is_empty()).then_some(doc)
 }
 
-/// The path as docs show it: a hook's sender (no path) sends to the client's URL.
-fn shown_path(op: &crate::ir::Operation) -> &str {
-    if op.path.is_empty() {
+/// The request as docs show it (`GET /albums/{id}`): a hook's sender (no path) sends to the
+/// client's URL.
+fn request_line(op: &crate::ir::Operation) -> String {
+    let path = if op.path.is_empty() {
         "{url}"
     } else {
         &op.path
-    }
+    };
+    format!("{} {path}", op.method.as_str())
 }
 
 /// `, {root}::headers::{Op}` when the operation documents success headers (the `H` of its
 /// `ResponseValue` and futures), else nothing (`H` defaults to `()`).
 fn headers_type(p: &Plan, root: &TokenStream) -> TokenStream {
-    match headers_path(p, root) {
-        Some(path) => quote! { , #path },
-        None => TokenStream::new(),
-    }
-}
-
-/// The typed success headers of an operation that documents some.
-fn headers_path(p: &Plan, root: &TokenStream) -> Option<TokenStream> {
     let name = ident(&p.type_name);
-    (!p.success_headers.is_empty()).then(|| quote! { #root::headers::#name })
+    if p.success_headers.is_empty() {
+        TokenStream::new()
+    } else {
+        quote! { , #root::headers::#name }
+    }
 }

@@ -3,16 +3,6 @@
 
 use super::*;
 
-/// A response variant's doc: its status, then the spec's description of it.
-pub(super) fn variant_doc(status: Status, doc: Option<&str>) -> TokenStream {
-    let mut text = format!("`{}`", status_text(status));
-    if let Some(d) = doc.map(str::trim).filter(|d| !d.is_empty()) {
-        text.push_str(": ");
-        text.push_str(d);
-    }
-    doc_attrs(Some(&text))
-}
-
 pub(super) fn status_text(status: Status) -> String {
     match status {
         Status::Code(code) => code.to_string(),
@@ -25,31 +15,12 @@ impl<'a> RequestEmitter<'a> {
     pub fn responses_rs(&self, plans: &[Plan]) -> TokenStream {
         let enums = plans.iter().filter_map(|p| {
             let Success::Enum(variants) = &p.success else { return None };
-            let name = ident(&p.type_name);
-            let doc = wrapped_doc(&format!(
+            let doc = format!(
                 "The success answers of [`Client::{0}`]({root}::Client::{0}), one variant per documented status.",
                 p.op.name,
                 root = self.root_text,
-            ));
-            let variants = variants.iter().map(|v| {
-                let vname = ident(&v.name);
-                let vdoc = variant_doc(v.status, v.doc.as_deref());
-                match &v.shape {
-                    Shape::Empty => quote! { #vdoc #vname, },
-                    shape => {
-                        let ty = self.shape_type(shape);
-                        let ty = if v.boxed { quote! { Box<#ty> } } else { ty };
-                        quote! { #vdoc #vname(#ty), }
-                    }
-                }
-            });
-            Some(quote! {
-                #doc
-                #[derive(Debug, Clone, PartialEq)]
-                pub enum #name {
-                    #(#variants)*
-                }
-            })
+            );
+            Some(self.response_enum(p, &doc, variants))
         });
         quote! {
             //! Success values of operations whose success statuses have different bodies.
@@ -75,8 +46,7 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
-    pub(super) fn error_enum(&self, p: &Plan) -> TokenStream {
-        let name = ident(&p.type_name);
+    fn error_enum(&self, p: &Plan) -> TokenStream {
         let mut text = format!(
             "The documented errors of [`Client::{0}`]({root}::Client::{0}), one variant per status (the status itself is [`Error::status`]({root}::Error::status)).",
             p.op.name,
@@ -85,31 +55,7 @@ impl<'a> RequestEmitter<'a> {
         if p.common_error_body.is_some() {
             text.push_str(" Every variant carries the same body, which the enum dereferences to.");
         }
-        let doc = wrapped_doc(&text);
-        let variants = p.errors.iter().map(|v| {
-            let vname = ident(&v.name);
-            let vdoc = variant_doc(v.status, v.doc.as_deref());
-            let body = (v.shape != Shape::Empty).then(|| {
-                let ty = self.shape_type(&v.shape);
-                if v.boxed {
-                    quote! { Box<#ty> }
-                } else {
-                    ty
-                }
-            });
-            if v.headers.is_empty() {
-                return match body {
-                    Some(ty) => quote! { #vdoc #vname(#ty), },
-                    None => quote! { #vdoc #vname, },
-                };
-            }
-            let body = body.map(|ty| quote! { body: #ty, });
-            let headers = v
-                .headers
-                .iter()
-                .map(|h| self.header_field(h, TokenStream::new()));
-            quote! { #vdoc #vname { #body #(#headers)* }, }
-        });
+        let name = ident(&p.type_name);
         let deref = p.common_error_body.as_ref().map(|shape| {
             let target = self.shape_type(shape);
             let arms = p.errors.iter().map(|v| {
@@ -134,19 +80,57 @@ impl<'a> RequestEmitter<'a> {
                 }
             }
         });
+        let item = self.response_enum(p, &text, &p.errors);
+        quote! { #item #deref }
+    }
+
+    /// An operation's enum in `responses.rs` or `errors.rs`: one variant per status.
+    fn response_enum(&self, p: &Plan, doc: &str, variants: &[Variant]) -> TokenStream {
+        let (name, doc) = (ident(&p.type_name), wrapped_doc(doc));
+        let variants = variants.iter().map(|v| self.variant(v));
         quote! {
             #doc
             #[derive(Debug, Clone, PartialEq)]
             pub enum #name {
                 #(#variants)*
             }
-
-            #deref
         }
     }
 
+    /// A variant of a response enum: its body (if any) as a tuple variant, or with headers, a
+    /// struct variant of them.
+    fn variant(&self, v: &Variant) -> TokenStream {
+        let vname = ident(&v.name);
+        // Its status, then the spec's description of it.
+        let mut vdoc = format!("`{}`", status_text(v.status));
+        if let Some(d) = v.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+            vdoc = format!("{vdoc}: {d}");
+        }
+        let vdoc = doc_attrs(Some(&vdoc));
+        let body = (v.shape != Shape::Empty).then(|| {
+            let ty = self.shape_type(&v.shape);
+            if v.boxed {
+                quote! { Box<#ty> }
+            } else {
+                ty
+            }
+        });
+        if v.headers.is_empty() {
+            return match body {
+                Some(ty) => quote! { #vdoc #vname(#ty), },
+                None => quote! { #vdoc #vname, },
+            };
+        }
+        let body = body.map(|ty| quote! { body: #ty, });
+        let headers = v
+            .headers
+            .iter()
+            .map(|h| self.header_field(h, TokenStream::new()));
+        quote! { #vdoc #vname { #body #(#headers)* }, }
+    }
+
     /// A documented header as a field (`vis`: its visibility), `None` when absent or malformed.
-    fn header_field(&self, h: &ErrorHeader, vis: TokenStream) -> TokenStream {
+    fn header_field(&self, h: &Header, vis: TokenStream) -> TokenStream {
         let (field, ty) = (ident(&h.field), self.printer.rust_type(&h.ty));
         let mut doc = format!("The `{}` header (`None` when absent or malformed).", h.wire);
         if let Some(d) = h.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {

@@ -38,39 +38,51 @@ pub(super) fn setter_name(param: &Parameter) -> String {
     }
 }
 
-/// Braces are `format!` syntax.
-pub(super) fn escape_format(text: &str) -> String {
-    text.replace('{', "{{").replace('}', "}}")
+/// "`limit` query parameter".
+pub(super) fn param_words(param: &Parameter) -> String {
+    format!("`{}` {} parameter", param.wire_name, param.location.word())
+}
+
+/// A required parameter that is not nullable: it always has its one value.
+pub(super) fn has_one_value(param: &Parameter) -> bool {
+    param.required && !matches!(param.ty, TypeRef::Nullable(_))
+}
+
+/// Literal text in a `format!` template: percent-encoded, its braces doubled.
+fn template_text(text: &str) -> String {
+    encode_literal(text).replace('{', "{{").replace('}', "}}")
 }
 
 impl<'a> RequestEmitter<'a> {
-    pub(super) fn setter(&self, param: &Parameter) -> TokenStream {
-        let field = ident(&param.name);
-        let setter = ident(&setter_name(param));
-        let (ty, convert) = self.arg_type(param.ty.strip_nullable());
-        let value = if convert {
-            quote! { value.into() }
-        } else {
-            quote! { value }
+    /// The setter of an optional input (`body`: the operation's).
+    pub(super) fn setter(&self, input: &Input, body: Option<&RequestBody>) -> TokenStream {
+        let (setter, arg, doc, deprecated) = match input.param {
+            Some(param) => {
+                let mut doc = param
+                    .doc
+                    .clone()
+                    .unwrap_or_else(|| format!("The {}.", param_words(param)));
+                if let Some(default) = &param.default {
+                    doc.push_str(&format!(
+                        "\n\nWhen not set, the server applies its default: `{default}`."
+                    ));
+                }
+                (setter_name(param), "value", doc, param.deprecated)
+            }
+            None => {
+                let doc = body.and_then(|b| b.doc.as_deref());
+                let doc = doc.unwrap_or("The request body.").to_owned();
+                ("body".to_owned(), "body", doc, false)
+            }
         };
-        let mut doc = param.doc.clone().unwrap_or_else(|| {
-            format!(
-                "The `{}` {} parameter.",
-                param.wire_name,
-                param.location.word()
-            )
-        });
-        if let Some(default) = &param.default {
-            doc.push_str(&format!(
-                "\n\nWhen not set, the server applies its default: `{default}`."
-            ));
-        }
+        let (field, ty, value) = (&input.field, input.arg_type(), input.value(arg));
+        let (setter, arg) = (ident(&setter), ident(arg));
         let doc = doc_attrs(Some(&doc));
-        let deprecated = param.deprecated.then(|| quote! { #[deprecated] });
+        let deprecated = deprecated.then(|| quote! { #[deprecated] });
         quote! {
             #doc
             #deprecated
-            pub fn #setter(mut self, value: #ty) -> Self {
+            pub fn #setter(mut self, #arg: #ty) -> Self {
                 self.#field = Some(#value);
                 self
             }
@@ -86,15 +98,14 @@ impl<'a> RequestEmitter<'a> {
     ) -> TokenStream {
         let field = ident(&param.name);
         let inner = param.ty.strip_nullable();
-        if param.required && !matches!(param.ty, TypeRef::Nullable(_)) {
-            body(Val::place(quote! { self.#field }), inner)
+        if has_one_value(param) {
+            body(Val::Place(quote! { self.#field }), inner)
         } else {
-            let run = body(Val::named("value"), inner);
+            let run = body(Val::Ref(quote! { value }), inner);
             quote! { if let Some(value) = &self.#field { #run } }
         }
     }
 
-    /// The request path argument (path parameters percent-encoded): a literal, or `&format!(...)`.
     /// The request path: a literal, or `format!` with each parameter bound to a local before it
     /// (`let id = ...;`), so the template names its arguments (`"/things/{id}"`) and the macro
     /// holds only a literal, which prettyplease lays out like any other expression.
@@ -105,18 +116,14 @@ impl<'a> RequestEmitter<'a> {
         for segment in &op.segments {
             template.push('/');
             match segment {
-                PathSegment::Literal(text) => {
-                    template.push_str(&escape_format(&encode_literal(text)))
-                }
+                PathSegment::Literal(text) => template.push_str(&template_text(text)),
                 PathSegment::Param(wire) => {
                     template.push_str(&self.path_param(op, wire, None, &mut lets));
                 }
                 PathSegment::Mixed(parts) => {
                     for (k, part) in parts.iter().enumerate() {
                         match part {
-                            SegmentPart::Literal(text) => {
-                                template.push_str(&escape_format(&encode_literal(text)))
-                            }
+                            SegmentPart::Literal(text) => template.push_str(&template_text(text)),
                             SegmentPart::Param(wire) => {
                                 // The text between two parameters is found by its first occurrence
                                 // after the first one's value: that value escapes the text's first
@@ -145,10 +152,10 @@ impl<'a> RequestEmitter<'a> {
         // The query the path carries (`?beta=true`); other query parameters are appended to it.
         for (i, (name, value)) in op.query.iter().enumerate() {
             template.push(if i == 0 { '?' } else { '&' });
-            template.push_str(&escape_format(&encode_literal(name)));
+            template.push_str(&template_text(name));
             if !value.is_empty() {
                 template.push('=');
-                template.push_str(&escape_format(&encode_literal(value)));
+                template.push_str(&template_text(value));
             }
         }
         if lets.is_empty() {
@@ -183,35 +190,29 @@ impl<'a> RequestEmitter<'a> {
             param.name.clone()
         };
         let field = ident(&param.name);
-        let local_ident = ident(&local);
-        if escape.is_none()
-            && (param.style != ParamStyle::Simple
-                || param.json
-                || !matches!(self.value_kind(&param.ty), ValueKind::Primitive))
-        {
-            let style = format_ident!("{}", param.style.variant());
-            let explode = param.explode;
-            let value = self.style_value(param, &param.ty, Val::place(quote! { self.#field }));
-            lets.push(quote! {
-                let #local_ident = #root::codec::write_path(#root::codec::Style::#style, #explode, #wire, &#value);
-            });
-            return format!("{{{local}}}");
-        }
-        let text = if self.is_string(&param.ty) {
-            quote! { &self.#field }
-        } else {
-            let text = self.text(&param.ty, Val::place(quote! { self.#field }));
-            quote! { &#text }
-        };
+        let place = Val::Place(quote! { self.#field });
+        let styled = param.style != ParamStyle::Simple
+            || param.json
+            || !matches!(self.value_kind(&param.ty), ValueKind::Primitive);
         let value = match escape {
+            None if styled => {
+                let style = format_ident!("{}", param.style.variant());
+                let explode = param.explode;
+                let value = self.style_value(param, &param.ty, place);
+                quote! { #root::codec::write_path(#root::codec::Style::#style, #explode, #wire, &#value) }
+            }
             Some(c) => {
-                let also = c.to_string();
+                let (text, also) = (self.text_ref(&param.ty, place), c.to_string());
                 quote! { #root::codec::path_segment_escaping(#text, #also) }
             }
             // Digits, uuids, booleans: nothing to encode.
             None if self.url_safe(&param.ty) => quote! { &self.#field },
-            None => quote! { #root::codec::path_segment(#text) },
+            None => {
+                let text = self.text_ref(&param.ty, place);
+                quote! { #root::codec::path_segment(#text) }
+            }
         };
+        let local_ident = ident(&local);
         lets.push(quote! { let #local_ident = #value; });
         format!("{{{local}}}")
     }
@@ -219,21 +220,16 @@ impl<'a> RequestEmitter<'a> {
     /// A parameter's value as the style codec's `Value` expression.
     pub(super) fn style_value(&self, param: &Parameter, ty: &TypeRef, value: Val) -> TokenStream {
         let root = &self.root;
-        let v = &value.expr;
+        let (v, by_ref) = (value.expr(), value.by_ref());
         if param.json {
-            let by_ref = value.by_ref();
             return quote! { #root::codec::Value::Primitive(::serde_json::to_string(#by_ref).unwrap_or_default()) };
         }
         match self.value_kind(ty) {
             // `deepObject` nests objects and arrays in brackets; other styles define no nesting.
             ValueKind::Object if param.style == ParamStyle::DeepObject => {
-                let by_ref = value.by_ref();
                 quote! { #root::codec::Value::deep_object(#by_ref) }
             }
-            ValueKind::Object => {
-                let by_ref = value.by_ref();
-                quote! { #root::codec::Value::object(#by_ref) }
-            }
+            ValueKind::Object => quote! { #root::codec::Value::object(#by_ref) },
             ValueKind::Array(inner) if self.is_string(&inner) => {
                 quote! { #root::codec::Value::Array(#v.clone()) }
             }
@@ -251,14 +247,12 @@ impl<'a> RequestEmitter<'a> {
     /// Which of the codec's shapes a type takes: objects of properties, arrays of items, or one
     /// text (primitives, and what has no better form: unions, nested values as JSON text).
     pub(super) fn value_kind(&self, ty: &TypeRef) -> ValueKind {
-        match ty {
+        match self.api.unalias(ty) {
             TypeRef::Array(inner) => ValueKind::Array((**inner).clone()),
             TypeRef::Map(_) => ValueKind::Object,
-            TypeRef::Named(id) => match &self.api.types[id.0].kind {
-                TypeKind::Alias(inner) => self.value_kind(inner),
-                TypeKind::Struct(_) => ValueKind::Object,
-                _ => ValueKind::Primitive,
-            },
+            TypeRef::Named(id) if matches!(self.api.types[id.0].kind, TypeKind::Struct(_)) => {
+                ValueKind::Object
+            }
             _ => ValueKind::Primitive,
         }
     }
@@ -277,15 +271,11 @@ impl<'a> RequestEmitter<'a> {
 
     /// Types whose `Display` never needs percent-encoding in a path segment.
     pub(super) fn url_safe(&self, ty: &TypeRef) -> bool {
-        match ty {
+        match self.api.unalias(ty) {
             TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => {
                 p.is_integer() || matches!(p, Primitive::Bool | Primitive::Uuid | Primitive::Date)
             }
-            TypeRef::Named(id) => match &self.api.types[id.0].kind {
-                TypeKind::IntEnum(_) => true,
-                TypeKind::Alias(inner) => self.url_safe(inner),
-                _ => false,
-            },
+            TypeRef::Named(id) => matches!(self.api.types[id.0].kind, TypeKind::IntEnum(_)),
             _ => false,
         }
     }
@@ -293,8 +283,8 @@ impl<'a> RequestEmitter<'a> {
     /// The text of a value in a path, query, header or cookie, as a `String` expression.
     pub(super) fn text(&self, ty: &TypeRef, value: Val) -> TokenStream {
         let root = &self.root;
-        let v = &value.expr;
-        match ty {
+        let v = value.expr();
+        match self.api.unalias(ty) {
             TypeRef::Primitive(Primitive::String) => quote! { #v.clone() },
             TypeRef::Primitive(Primitive::DateTime) => {
                 quote! { #v.to_rfc3339_opts(::chrono::SecondsFormat::AutoSi, true) }
@@ -303,9 +293,11 @@ impl<'a> RequestEmitter<'a> {
             TypeRef::Primitive(_) | TypeRef::NumericString { .. } => quote! { #v.to_string() },
             TypeRef::Named(id) => match &self.api.types[id.0].kind {
                 TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => quote! { #v.to_string() },
-                TypeKind::Alias(inner) => self.text(inner, value),
-                TypeKind::Newtype(inner) => self.text(inner, Val::place(quote! { #v.0 })),
-                TypeKind::Struct(_) | TypeKind::Union(_) => json_text(root, &value),
+                TypeKind::Newtype(inner) => self.text(inner, Val::Place(quote! { #v.0 })),
+                // Aliases are looked through above.
+                TypeKind::Struct(_) | TypeKind::Union(_) | TypeKind::Alias(_) => {
+                    json_text(root, &value)
+                }
             },
             TypeRef::Array(inner) if self.is_string(inner) => quote! { #v.join(",") },
             TypeRef::Array(inner) => {
@@ -320,20 +312,21 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
-    /// A required parameter with exactly one value (not nullable, not a repeated query key).
-    pub(super) fn is_plain(&self, param: &Parameter) -> bool {
-        param.required
-            && !matches!(param.ty, TypeRef::Nullable(_))
-            && !(param.location == ParamLocation::Query
-                && param.explode
-                && matches!(param.ty, TypeRef::Array(_)))
+    /// The text of a value as `&str`: a `String` value itself, else its text, borrowed.
+    pub(super) fn text_ref(&self, ty: &TypeRef, value: Val) -> TokenStream {
+        if self.is_string(ty) {
+            value.by_ref()
+        } else {
+            let text = self.text(ty, value);
+            quote! { &#text }
+        }
     }
 
     /// The text of an item (`&T`) as a closure, or as the function itself where a closure would only
     /// forward to it (clippy's `redundant_closure`).
     pub(super) fn item_text(&self, ty: &TypeRef) -> TokenStream {
         let root = &self.root;
-        let text = self.text(ty, Val::named("item"));
+        let text = self.text(ty, Val::Ref(quote! { item }));
         if text.to_string() == quote! { #root::codec::json_text(item) }.to_string() {
             quote! { #root::codec::json_text }
         } else {
@@ -343,12 +336,6 @@ impl<'a> RequestEmitter<'a> {
 
     /// Whether the text of `ty` is a `String` field itself (a path segment can borrow it).
     pub(super) fn is_string(&self, ty: &TypeRef) -> bool {
-        match ty {
-            TypeRef::Primitive(Primitive::String) => true,
-            TypeRef::Named(id) => {
-                matches!(&self.api.types[id.0].kind, TypeKind::Alias(inner) if self.is_string(inner))
-            }
-            _ => false,
-        }
+        matches!(self.api.unalias(ty), TypeRef::Primitive(Primitive::String))
     }
 }
