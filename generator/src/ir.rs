@@ -677,12 +677,16 @@ impl Api {
         ty
     }
 
-    /// `ty` with aliases looked through (not nullability).
+    /// `ty` with aliases looked through, not nullability (16 levels at most, as [`Api::resolve`]).
     pub fn unalias<'t>(&'t self, mut ty: &'t TypeRef) -> &'t TypeRef {
-        while let TypeRef::Named(id) = ty
-            && let TypeKind::Alias(inner) = &self.types[id.0].kind
-        {
-            ty = inner;
+        for _ in 0..16 {
+            match ty {
+                TypeRef::Named(id) => match &self.types[id.0].kind {
+                    TypeKind::Alias(inner) => ty = inner,
+                    _ => return ty,
+                },
+                _ => return ty,
+            }
         }
         ty
     }
