@@ -265,9 +265,7 @@ pub fn print(tokens: TokenStream, path: &str) -> Result<String, String> {
     if tokens.is_empty() {
         return Ok(String::new());
     }
-    let file: syn::File =
-        syn::parse2(tokens).map_err(|e| format!("{path}: generated tokens do not parse: {e}"))?;
-    Ok(prettyplease::unparse(&file))
+    Ok(prettyplease::unparse(&parse_file(tokens, path)?))
 }
 
 /// Items per part of a file printed in parts: enough that a part's fixed cost is small, few enough
