@@ -220,16 +220,11 @@ impl<'a> ModelEmitter<'a> {
     fn type_item(&self, def: &TypeDef) -> TokenStream {
         let name = ident(&def.name);
         let doc = doc_attrs(def.doc.as_deref());
+        let open = enums::is_open(&def.kind, self.open_enums);
         match &def.kind {
             TypeKind::Struct(s) => self.struct_item(def, s, doc),
-            TypeKind::IntEnum(e) if enums::is_open(&def.kind, self.open_enums) => {
-                enums::open_int_enum_item(&def.name, e, doc)
-            }
-            TypeKind::StringEnum(e) if enums::is_open(&def.kind, self.open_enums) => {
-                enums::open_string_enum_item(&def.name, e, doc)
-            }
-            TypeKind::IntEnum(e) => enums::int_enum_item(&def.name, e, doc),
-            TypeKind::StringEnum(e) => enums::string_enum_item(&def.name, e, doc),
+            TypeKind::IntEnum(e) => enums::int_enum_item(&def.name, e, open, doc),
+            TypeKind::StringEnum(e) => enums::string_enum_item(&def.name, e, open, doc),
             TypeKind::Union(u) => match &u.discriminator {
                 Some(property) => {
                     super::tagged::item(&self.printer, &self.api.types, &def.name, u, property, doc)
