@@ -298,9 +298,6 @@ impl<'a> ModelEmitter<'a> {
     fn object<'s>(&self, def: &'s TypeDef, s: &'s Struct) -> objects::Object<'s> {
         let fields = s.fields.iter().map(|f| {
             let shape = field_shape(f, &self.api.types);
-            // An optional, non-nullable property is read as its type: `null` is refused.
-            let holds_option = shape.kind == Shape::RequiredNullable
-                || (shape.kind == Shape::Optional && shape.nullable);
             let value = match shape.kind {
                 Shape::Plain | Shape::RequiredNullable => objects::Value::Required,
                 Shape::Defaulted => objects::Value::Default(default_fn_name(def, f)),
@@ -310,7 +307,7 @@ impl<'a> ModelEmitter<'a> {
             objects::ObjectField {
                 member: &f.name,
                 wire: &f.wire_name,
-                decoder: self.decoder(shape.inner, holds_option),
+                decoder: (self.leniency(shape.inner)).map(|l| l.decoder(shape.reads_option())),
                 value,
             }
         });
@@ -326,32 +323,39 @@ impl<'a> ModelEmitter<'a> {
         }
     }
 
-    /// The `wire::Decoder` a property's value is read with, if it needs one: numbers that may
-    /// arrive as numeric strings, and integers that may arrive as `2.0`.
-    fn decoder(&self, inner: &TypeRef, option: bool) -> Option<TokenStream> {
-        let (prefix, number, marker, in_vec) = self.leniency(inner)?;
-        let vec = if in_vec { "Vec" } else { "" };
-        let option = if option { "Option" } else { "" };
-        let decoder = format_ident!("As{prefix}{vec}{option}");
-        let marker = marker.map(|marker| quote! { , crate::patterns::#marker });
-        Some(quote! { crate::wire::#decoder<#number #marker> })
-    }
-
-    /// `(decoder kind, number, pattern marker, inside a Vec)` of a value that is read leniently.
-    fn leniency(
-        &self,
-        inner: &TypeRef,
-    ) -> Option<(&'static str, TokenStream, Option<proc_macro2::Ident>, bool)> {
-        numeric_of(inner)
-            .map(|(number, pattern, in_vec)| {
-                let marker = Some(self.patterns.numeric_marker(pattern));
-                ("Numeric", super::rust::primitive(number), marker, in_vec)
-            })
-            .or_else(|| {
-                integer_of(inner, &self.api.types).map(|(number, in_vec)| {
-                    ("Integer", super::rust::primitive(number), None, in_vec)
-                })
-            })
+    /// How a property's value is read leniently, if it is: numbers that may arrive as numeric
+    /// strings, and integers (aliases looked through: `Percent = i64`) that may arrive as `2.0`.
+    fn leniency(&self, ty: &TypeRef) -> Option<Lenient> {
+        let (mut item, in_vec) = match ty {
+            TypeRef::Array(item) => (item.as_ref(), true),
+            other => (other, false),
+        };
+        if let TypeRef::NumericString { number, pattern } = item {
+            let marker = Some(self.patterns.numeric_marker(pattern));
+            return Some(Lenient {
+                number: *number,
+                marker,
+                in_vec,
+            });
+        }
+        // At most 32 aliases deep: a malformed document's aliases may form a cycle.
+        for _ in 0..=32 {
+            match item {
+                TypeRef::Primitive(p) if p.is_integer() => {
+                    return Some(Lenient {
+                        number: *p,
+                        marker: None,
+                        in_vec,
+                    });
+                }
+                TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                    TypeKind::Alias(inner) => item = inner,
+                    _ => return None,
+                },
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// A field; `derived`: its struct derives `Deserialize`, so the field carries the decoding
@@ -360,10 +364,7 @@ impl<'a> ModelEmitter<'a> {
         let name = ident(&f.name);
         if f.flatten {
             let doc = doc_attrs(f.doc.as_deref());
-            let mut ty = self.printer.rust_type(&f.ty);
-            if f.boxed {
-                ty = quote! { Box<#ty> };
-            }
+            let ty = boxed(self.printer.rust_type(&f.ty), f.boxed);
             return quote! { #doc #[serde(flatten)] pub #name: #ty, };
         }
         let mut doc = f.doc.clone().unwrap_or_default();
@@ -374,72 +375,41 @@ impl<'a> ModelEmitter<'a> {
         let doc = doc_attrs(Some(&doc));
         let deprecated = f.deprecated.then(|| quote! { #[deprecated] });
         let shape = field_shape(f, &self.api.types);
-        let mut ty = self.printer.rust_type(shape.inner);
-        if f.boxed {
-            ty = quote! { Box<#ty> };
+        let mut ty = boxed(self.printer.rust_type(shape.inner), f.boxed);
+        if matches!(shape.kind, Shape::Optional | Shape::RequiredNullable) {
+            ty = quote! { Option<#ty> };
         }
-        let mut serde_args: Vec<TokenStream> = Vec::new();
+        let mut args: Vec<TokenStream> = Vec::new();
         if f.name != f.wire_name {
             let wire = &f.wire_name;
-            serde_args.push(quote! { rename = #wire });
+            args.push(quote! { rename = #wire });
         }
-        let mut de_args: Vec<TokenStream> = Vec::new();
-        let numeric = self.leniency(shape.inner);
-        let with = |suffix: &str| {
-            let (prefix, number, marker, in_vec) = numeric.as_ref().expect("checked by the caller");
-            let vec = if *in_vec { "_vec" } else { "" };
-            let prefix = prefix.to_lowercase();
-            wire_fn(&format!("{prefix}{vec}{suffix}"), number, marker.as_ref())
-        };
-        let rust_ty = match shape.kind {
-            Shape::Plain => {
-                if numeric.is_some() {
-                    de_args.push(with(""));
-                }
-                ty
+        if shape.kind == Shape::Optional {
+            if derived {
+                args.push(quote! { default });
             }
-            Shape::Defaulted => {
-                let default_fn = format!("defaults::{}", default_fn_name(def, f));
-                de_args.push(quote! { default = #default_fn });
-                if numeric.is_some() {
-                    de_args.push(with(""));
-                }
-                ty
-            }
-            Shape::Optional => {
-                if derived {
-                    serde_args.push(quote! { default });
-                }
-                serde_args.push(quote! { skip_serializing_if = "Option::is_none" });
-                // Absent is `None`; `null` is accepted only where the schema says nullable.
-                match (numeric.is_some(), shape.nullable) {
-                    (true, true) => de_args.push(with("_option")),
-                    (true, false) => de_args.push(with("_some")),
-                    (false, false) => {
-                        de_args.push(quote! { deserialize_with = "crate::wire::some" })
-                    }
-                    (false, true) => {}
-                }
-                quote! { Option<#ty> }
-            }
-            Shape::RequiredNullable => {
-                if numeric.is_some() {
-                    de_args.push(with("_option"));
-                } else {
-                    de_args.push(quote! { deserialize_with = "crate::wire::nullable" });
-                }
-                quote! { Option<#ty> }
-            }
-        };
+            args.push(quote! { skip_serializing_if = "Option::is_none" });
+        }
         if derived {
-            serde_args.extend(de_args);
+            if shape.kind == Shape::Defaulted {
+                let default_fn = format!("defaults::{}", default_fn_name(def, f));
+                args.push(quote! { default = #default_fn });
+            }
+            // Absent is `None`; `null` is accepted only where the schema says nullable.
+            let with = match (self.leniency(shape.inner), shape.kind) {
+                (Some(lenient), _) => Some(lenient.function(&shape)),
+                (None, Shape::Optional) if !shape.nullable => Some("crate::wire::some".to_owned()),
+                (None, Shape::RequiredNullable) => Some("crate::wire::nullable".to_owned()),
+                _ => None,
+            };
+            args.extend(with.map(|with| quote! { deserialize_with = #with }));
         }
-        let serde_attr = (!serde_args.is_empty()).then(|| quote! { #[serde(#(#serde_args),*)] });
+        let serde_attr = (!args.is_empty()).then(|| quote! { #[serde(#(#args),*)] });
         quote! {
             #doc
             #deprecated
             #serde_attr
-            pub #name: #rust_ty,
+            pub #name: #ty,
         }
     }
 
@@ -451,10 +421,7 @@ impl<'a> ModelEmitter<'a> {
         let variants = variants.iter().map(|v| {
             let vname = ident(&v.name);
             let vdoc = doc_attrs(v.doc.as_deref());
-            let mut ty = self.printer.rust_type(&v.ty);
-            if v.boxed {
-                ty = quote! { Box<#ty> };
-            }
+            let ty = boxed(self.printer.rust_type(&v.ty), v.boxed);
             quote! { #vdoc #vname(#ty), }
         });
         let kind = if u.exclusive {
@@ -494,12 +461,7 @@ impl<'a> ModelEmitter<'a> {
                 }
                 f.ty.each_named(&mut |_| names_types = true);
                 let fn_name = format_ident!("{}", default_fn_name(def, f));
-                let ty = self.printer.rust_type(&f.ty);
-                let ty = if f.boxed {
-                    quote! { Box<#ty> }
-                } else {
-                    ty
-                };
+                let ty = boxed(self.printer.rust_type(&f.ty), f.boxed);
                 let default = f.default.as_ref().expect("defaulted");
                 let value = DefaultValue::of(&f.ty, default, &self.api.types)
                     .expect("checked by field_shape")
@@ -802,6 +764,14 @@ struct FieldShape<'a> {
     inner: &'a TypeRef,
 }
 
+impl FieldShape<'_> {
+    /// Whether a present value is read as an `Option` (`null` is `None`); an optional,
+    /// non-nullable property is read as its type: `null` is refused.
+    fn reads_option(&self) -> bool {
+        self.kind == Shape::RequiredNullable || (self.kind == Shape::Optional && self.nullable)
+    }
+}
+
 /// Whether the models need `file::File`: a `format: binary` value, or a multipart body (whose
 /// runtimes name it even when no property is a file).
 fn uses_file(api: &Api) -> bool {
@@ -859,43 +829,61 @@ fn default_fn_name(def: &TypeDef, f: &Field) -> String {
     )
 }
 
-/// `(number, pattern, inside a Vec)` when a field decodes numeric strings.
-fn numeric_of(ty: &TypeRef) -> Option<(Primitive, &str, bool)> {
-    match ty {
-        TypeRef::NumericString { number, pattern } => Some((*number, pattern, false)),
-        TypeRef::Array(inner) => match inner.as_ref() {
-            TypeRef::NumericString { number, pattern } => Some((*number, pattern, true)),
-            _ => None,
-        },
-        _ => None,
-    }
+/// A value read leniently (see `ModelEmitter::leniency`): a number that may arrive as a numeric
+/// string (`marker`: the type naming its pattern), or an integer that may arrive as `2.0`;
+/// `in_vec`: the items of a list.
+struct Lenient {
+    number: Primitive,
+    marker: Option<proc_macro2::Ident>,
+    in_vec: bool,
 }
 
-/// `(integer, inside a Vec)` when a field is an integer (decoded from `2` or `2.0`).
-/// Aliases are looked through (`Percent = i64`).
-fn integer_of(ty: &TypeRef, types: &[TypeDef]) -> Option<(Primitive, bool)> {
-    fn integer(ty: &TypeRef, types: &[TypeDef], depth: usize) -> Option<Primitive> {
-        match ty {
-            TypeRef::Primitive(p) if p.is_integer() => Some(*p),
-            TypeRef::Named(id) if depth < 32 => match &types[id.0].kind {
-                TypeKind::Alias(inner) => integer(inner, types, depth + 1),
-                _ => None,
-            },
-            _ => None,
+impl Lenient {
+    fn kind(&self) -> &'static str {
+        if self.marker.is_some() {
+            "Numeric"
+        } else {
+            "Integer"
         }
     }
-    match ty {
-        TypeRef::Array(inner) => integer(inner, types, 0).map(|p| (p, true)),
-        other => integer(other, types, 0).map(|p| (p, false)),
+
+    /// The `wire::Decoder` reading it in `decode.rs` (`option`: into an `Option`).
+    fn decoder(&self, option: bool) -> TokenStream {
+        let vec = if self.in_vec { "Vec" } else { "" };
+        let option = if option { "Option" } else { "" };
+        let decoder = format_ident!("As{}{vec}{option}", self.kind());
+        let number = super::rust::primitive(self.number);
+        let marker = self.marker.iter();
+        quote! { crate::wire::#decoder<#number #(, crate::patterns::#marker)*> }
+    }
+
+    /// The `wire` function reading it for serde's `deserialize_with`, into a field of `shape`.
+    fn function(&self, shape: &FieldShape) -> String {
+        let vec = if self.in_vec { "_vec" } else { "" };
+        let suffix = if shape.reads_option() {
+            "_option"
+        } else if shape.kind == Shape::Optional {
+            "_some"
+        } else {
+            ""
+        };
+        let number = super::rust::primitive(self.number);
+        let marker = (self.marker.iter()).map(|marker| format!(", crate::patterns::{marker}"));
+        let kind = self.kind().to_lowercase();
+        format!(
+            "crate::wire::{kind}{vec}{suffix}::<_, {number}{}>",
+            marker.collect::<String>()
+        )
     }
 }
 
-fn wire_fn(name: &str, number: &TokenStream, marker: Option<&proc_macro2::Ident>) -> TokenStream {
-    let path = match marker {
-        Some(marker) => format!("crate::wire::{name}::<_, {number}, crate::patterns::{marker}>"),
-        None => format!("crate::wire::{name}::<_, {number}>"),
-    };
-    quote! { deserialize_with = #path }
+/// `Box<ty>` where the IR boxes a value (a recursive type).
+pub(super) fn boxed(ty: TokenStream, boxed: bool) -> TokenStream {
+    if boxed {
+        quote! { Box<#ty> }
+    } else {
+        ty
+    }
 }
 
 fn extra_field_name(s: &Struct) -> String {

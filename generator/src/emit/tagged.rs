@@ -33,7 +33,7 @@ pub fn item(
     let variants = u.variants.iter().map(|v| {
         let vname = ident(&v.name);
         let vdoc = doc_attrs(v.doc.as_deref());
-        let ty = variant_type(printer, v);
+        let ty = super::models::boxed(printer.rust_type(&v.ty), v.boxed);
         quote! { #vdoc #vname(#ty), }
     });
     let expected = u
@@ -199,15 +199,6 @@ fn free_tag_check(types: &[TypeDef], v: &UnionVariant, property: &str) -> Option
         let held = &value.#fname;
         crate::tagged::check(held, #property, &[#(#tags),*]).map_err(::serde::ser::Error::custom)?;
     })
-}
-
-fn variant_type(printer: &TypePrinter, v: &UnionVariant) -> TokenStream {
-    let ty = printer.rust_type(&v.ty);
-    if v.boxed {
-        quote! { Box<#ty> }
-    } else {
-        ty
-    }
 }
 
 /// The literal of a tag value: a string, or an integer (`2i64` where it is encoded, so that its
