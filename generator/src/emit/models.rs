@@ -513,106 +513,93 @@ impl<'a> ModelEmitter<'a> {
     fn validate_impl(&self, def: &TypeDef) -> TokenStream {
         let name = ident(&def.name);
         let body = match &def.kind {
+            // An alias is validated as what it names.
+            TypeKind::Alias(_) => return TokenStream::new(),
             TypeKind::Struct(s) => {
-                let checks: Vec<TokenStream> = s
+                let fields: Vec<_> = s
                     .fields
                     .iter()
-                    .filter_map(|f| {
-                        let fname = ident(&f.name);
-                        let wire = &f.wire_name;
-                        // Check the Rust shape of the field: optional fields are `Option`s even when not nullable.
-                        let shape = field_shape(f, &self.api.types);
-                        let ty = match shape.kind {
-                            Shape::Optional | Shape::RequiredNullable => {
-                                TypeRef::Nullable(Box::new(shape.inner.clone()))
-                            }
-                            Shape::Plain | Shape::Defaulted => f.ty.clone(),
-                        };
-                        // Required in requests though decoded as optional (`build::access`).
-                        let missing = f.constraints.present.then(|| {
-                            quote! { if value.is_none() { validation::missing(path, errors); } }
-                        });
-                        let check = self
-                            .checks(&ty, &f.constraints)
-                            .map(|c| checks::render(&c, &quote! { value }, Site::Models, 0));
-                        if missing.is_none() && check.is_none() {
-                            return None;
-                        }
-                        // Deprecated properties are still validated while clients send them.
-                        let allow = f.deprecated.then(|| quote! { #[allow(deprecated)] });
-                        // A flattened field's properties are the struct's own: same path.
-                        let path = (!f.flatten).then(|| {
-                            quote! {
-                                let path = validation::field(path, #wire);
-                                let path = path.as_str();
-                            }
-                        });
-                        Some(quote! {
-                            #allow
-                            {
-                                let value = &self.#fname;
-                                #path
-                                #missing
-                                #check
-                            }
-                        })
-                    })
+                    .filter_map(|f| self.field_check(f))
                     .collect();
-                checks
+                (!fields.is_empty()).then(|| quote! { #(#fields)* })
             }
             TypeKind::Union(u) => {
-                let checks: Vec<_> = u
-                    .variants
-                    .iter()
-                    .map(|v| {
-                        (
-                            ident(&v.name),
-                            self.checks(&v.ty, &v.constraints)
-                                .map(|c| checks::render(&c, &quote! { value }, Site::Models, 0)),
-                        )
-                    })
+                let checks: Vec<_> = (u.variants.iter())
+                    .map(|v| self.render_checks(&v.ty, &v.constraints))
                     .collect();
-                if checks.iter().all(|(_, c)| c.is_none()) {
-                    Vec::new()
-                } else {
-                    let arms = checks.iter().map(|(vname, check)| match check {
+                let arms = u.variants.iter().zip(&checks).map(|(v, check)| {
+                    let vname = ident(&v.name);
+                    match check {
                         Some(check) => quote! { Self::#vname(value) => { #check } },
                         None => quote! { Self::#vname(_) => {} },
-                    });
-                    vec![quote! { match self { #(#arms)* } }]
-                }
+                    }
+                });
+                let any = checks.iter().any(Option::is_some);
+                any.then(|| quote! { match self { #(#arms)* } })
             }
-            TypeKind::Newtype(ty) => self
-                .checks(ty, &Constraints::default())
-                .map(|c| checks::render(&c, &quote! { value }, Site::Models, 0))
-                .map(|check| quote! { let value = &self.0; #check })
-                .into_iter()
-                .collect(),
+            TypeKind::Newtype(ty) => (self.render_checks(ty, &Constraints::default()))
+                .map(|check| quote! { let value = &self.0; #check }),
             TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {
                 enums::validate_body(&def.kind, self.open_enums)
-                    .into_iter()
-                    .collect()
             }
-            TypeKind::Alias(_) => Vec::new(),
         };
-        if matches!(def.kind, TypeKind::Alias(_)) {
-            // An alias is validated as what it names.
-            return TokenStream::new();
-        }
-        if body.is_empty() {
-            return quote! {
+        match body {
+            None => quote! {
                 impl Validate for #name {
                     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
                 }
-            };
-        }
-        quote! {
-            impl Validate for #name {
-                fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
-                    #(#body)*
+            },
+            Some(body) => quote! {
+                impl Validate for #name {
+                    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+                        #body
+                    }
                 }
-            }
+            },
         }
+    }
+
+    /// The checks of a struct's field, if it has any.
+    fn field_check(&self, f: &Field) -> Option<TokenStream> {
+        // Check the Rust shape of the field: optional fields are `Option`s even when not nullable.
+        let ty = match field_holding(f, &self.api.types) {
+            (true, inner) => TypeRef::Nullable(Box::new(inner.clone())),
+            (false, _) => f.ty.clone(),
+        };
+        // Required in requests though decoded as optional (`build::access`).
+        let missing = f.constraints.present.then(|| {
+            quote! { if value.is_none() { validation::missing(path, errors); } }
+        });
+        let check = self.render_checks(&ty, &f.constraints);
+        if missing.is_none() && check.is_none() {
+            return None;
+        }
+        let fname = ident(&f.name);
+        let wire = &f.wire_name;
+        // Deprecated properties are still validated while clients send them.
+        let allow = f.deprecated.then(|| quote! { #[allow(deprecated)] });
+        // A flattened field's properties are the struct's own: same path.
+        let path = (!f.flatten).then(|| {
+            quote! {
+                let path = validation::field(path, #wire);
+                let path = path.as_str();
+            }
+        });
+        Some(quote! {
+            #allow
+            {
+                let value = &self.#fname;
+                #path
+                #missing
+                #check
+            }
+        })
+    }
+
+    /// The statements checking `value` of type `ty` against `c`, if there is something to check.
+    fn render_checks(&self, ty: &TypeRef, c: &Constraints) -> Option<TokenStream> {
+        let checks = self.checks(ty, c)?;
+        Some(checks::render(&checks, &quote! { value }, Site::Models, 0))
     }
 
     /// The checks of one value of type `ty` against its nested types and `c`; `None` when there is
