@@ -663,25 +663,26 @@ impl<'a> ModelEmitter<'a> {
     }
 
     fn patterns_rs(&self) -> TokenStream {
+        let all = self.patterns.all();
+        // The runtime's `NumericPattern` holds a `regex::Regex`: a numeric-string pattern `regex`
+        // does not compile (reported, not enforced) is the empty one.
+        let compiled = all
+            .iter()
+            .map(|&(source, _, engine, numeric)| match engine {
+                Engine::Regex => Some((quote! { Regex }, source)),
+                _ if numeric => Some((quote! { Regex }, "")),
+                Engine::FancyRegex => Some((quote! { fancy_regex::Regex }, source)),
+                Engine::None => None,
+            });
         let mut items = Vec::new();
-        for (source, number, engine, numeric) in self.patterns.all() {
+        for (&(source, number, _, numeric), compiled) in all.iter().zip(compiled) {
             let regex = format_ident!("PATTERN_{}", number);
             let doc = format!(" `{source}`");
-            if engine == Engine::FancyRegex && !numeric {
+            if let Some((engine, compiled)) = compiled {
                 items.push(quote! {
                     #[doc = #doc]
-                    pub static #regex: LazyLock<fancy_regex::Regex> =
-                        LazyLock::new(|| fancy_regex::Regex::new(#source).expect("checked by openapi-gen"));
-                });
-                continue;
-            }
-            let valid = engine == Engine::Regex;
-            let compiled = if valid { source } else { "" };
-            if valid || numeric {
-                items.push(quote! {
-                    #[doc = #doc]
-                    pub static #regex: LazyLock<Regex> =
-                        LazyLock::new(|| Regex::new(#compiled).expect("checked by openapi-gen"));
+                    pub static #regex: LazyLock<#engine> =
+                        LazyLock::new(|| #engine::new(#compiled).expect("checked by openapi-gen"));
                 });
             }
             if numeric {
@@ -700,12 +701,9 @@ impl<'a> ModelEmitter<'a> {
                 });
             }
         }
-        let any_numeric = self.patterns.all().iter().any(|p| p.3);
-        let wire_use =
-            any_numeric.then(|| quote! { use crate::wire::{NumericPattern, PatternOf}; });
-        let uses_regex = self
-            .patterns
-            .all()
+        let wire_use = (all.iter().any(|p| p.3))
+            .then(|| quote! { use crate::wire::{NumericPattern, PatternOf}; });
+        let uses_regex = all
             .iter()
             .any(|&(_, _, engine, numeric)| engine == Engine::Regex || numeric);
         let regex_use = uses_regex.then(|| quote! { use regex::Regex; });
