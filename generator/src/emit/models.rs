@@ -13,6 +13,7 @@ use super::{
 };
 use crate::ir::{
     Additional, Api, Constraints, Field, Primitive, Struct, TypeDef, TypeKind, TypeRef, Union,
+    UnionVariant,
 };
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -418,26 +419,14 @@ impl<'a> ModelEmitter<'a> {
         // Untagged decoding tries variants in order: a catch-all JSON value must come last.
         let mut variants: Vec<_> = u.variants.iter().collect();
         variants.sort_by_key(|v| matches!(v.ty, TypeRef::Any));
-        let variants = variants.iter().map(|v| {
-            let vname = ident(&v.name);
-            let vdoc = doc_attrs(v.doc.as_deref());
-            let ty = boxed(self.printer.rust_type(&v.ty), v.boxed);
-            quote! { #vdoc #vname(#ty), }
-        });
-        let kind = if u.exclusive {
-            "Exactly one of"
-        } else {
-            "One or more of"
-        };
-        let note = format!(
-            " {kind} the variants (`{}`), untagged: decoded as the first that matches, tried most specific first.",
-            if u.exclusive { "oneOf" } else { "anyOf" }
+        let variants = variants.iter().map(|v| variant(&self.printer, v));
+        let doc = union_doc(
+            doc,
+            u,
+            "untagged: decoded as the first that matches, tried most specific first",
         );
-        let sep = (!doc.is_empty()).then(|| quote! { #[doc = ""] });
         quote! {
             #doc
-            #sep
-            #[doc = #note]
             #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
             #[serde(untagged)]
             pub enum #name {
@@ -860,6 +849,26 @@ impl Lenient {
             marker.collect::<String>()
         )
     }
+}
+
+/// The variant of a union's enum.
+pub(super) fn variant(printer: &TypePrinter, v: &UnionVariant) -> TokenStream {
+    let vname = ident(&v.name);
+    let vdoc = doc_attrs(v.doc.as_deref());
+    let ty = boxed(printer.rust_type(&v.ty), v.boxed);
+    quote! { #vdoc #vname(#ty), }
+}
+
+/// A union's doc attributes: the document's, then which of the variants a value is and `how`
+/// they are told apart.
+pub(super) fn union_doc(doc: TokenStream, u: &Union, how: &str) -> TokenStream {
+    let note = if u.exclusive {
+        format!(" Exactly one of the variants (`oneOf`), {how}.")
+    } else {
+        format!(" One or more of the variants (`anyOf`), {how}.")
+    };
+    let sep = (!doc.is_empty()).then(|| quote! { #[doc = ""] });
+    quote! { #doc #sep #[doc = #note] }
 }
 
 /// `Box<ty>` where the IR boxes a value (a recursive type).

@@ -7,7 +7,8 @@
 //! decoded as the branch's struct, and a variant encodes as its struct. A branch that does not
 //! declare the property gets the tag added when encoded and removed before it is decoded.
 
-use super::{TypePrinter, doc_attrs, ident};
+use super::models::{union_doc, variant};
+use super::{TypePrinter, ident};
 use crate::ir::{TypeDef, TypeRef, Union, UnionVariant, struct_behind};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -30,12 +31,7 @@ pub fn item(
 ) -> TokenStream {
     let name_ident = ident(name);
     let integer = u.variants.iter().flat_map(|v| &v.tags).all(Value::is_i64);
-    let variants = u.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let vdoc = doc_attrs(v.doc.as_deref());
-        let ty = super::models::boxed(printer.rust_type(&v.ty), v.boxed);
-        quote! { #vdoc #vname(#ty), }
-    });
+    let variants = u.variants.iter().map(|v| variant(printer, v));
     let expected = u
         .variants
         .iter()
@@ -57,16 +53,11 @@ pub fn item(
     if let Some(v) = default {
         listing.push_str(&format!("; any other value, or none, for [`{}`]", v.name));
     }
-    let note = format!(
-        " {} the variants (`{}`), told apart by the tag `{property}`: {listing}.",
-        if u.exclusive {
-            "Exactly one of"
-        } else {
-            "One or more of"
-        },
-        if u.exclusive { "oneOf" } else { "anyOf" },
+    let doc = union_doc(
+        doc,
+        u,
+        &format!("told apart by the tag `{property}`: {listing}"),
     );
-    let sep = (!doc.is_empty()).then(|| quote! { #[doc = ""] });
     let declares = |v: &UnionVariant| {
         struct_behind(types, &v.ty)
             .is_some_and(|s| s.fields.iter().any(|f| f.wire_name == property))
@@ -130,8 +121,6 @@ pub fn item(
     };
     quote! {
         #doc
-        #sep
-        #[doc = #note]
         #[derive(Debug, Clone, PartialEq)]
         pub enum #name_ident {
             #(#variants)*
