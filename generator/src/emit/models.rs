@@ -114,16 +114,8 @@ fn cargo_toml(api: &Api, opts: &Options, patterns: &Patterns) -> File {
     );
     // Only documents that use them pay for base64, fancy-regex (look-around or backreference
     // patterns) and url.
-    let base64 = if api.uses(Primitive::Base64) {
-        "base64 = \"0.22\"\n"
-    } else {
-        ""
-    };
-    let fancy = if patterns.needs_fancy_regex() {
-        "fancy-regex = \"0.18\"\n"
-    } else {
-        ""
-    };
+    let base64 = line(api.uses(Primitive::Base64), "base64 = \"0.22\"\n");
+    let fancy = line(patterns.needs_fancy_regex(), "fancy-regex = \"0.18\"\n");
     let url = url_dependency(api);
     let dependencies = format!(
         r#"[dependencies]
@@ -140,11 +132,13 @@ serde_repr = "0.1"
 
 /// The `url` dependency line of a crate whose document uses `format: uri` as `url::Url`.
 pub fn url_dependency(api: &Api) -> &'static str {
-    if api.uses(Primitive::Url) {
-        "url = { version = \"2\", features = [\"serde\"] }\n"
-    } else {
-        ""
-    }
+    let url = "url = { version = \"2\", features = [\"serde\"] }\n";
+    line(api.uses(Primitive::Url), url)
+}
+
+/// A manifest's line, when it is `used`.
+fn line(used: bool, line: &'static str) -> &'static str {
+    if used { line } else { "" }
 }
 
 struct ModelEmitter<'a> {
@@ -283,17 +277,10 @@ impl<'a> ModelEmitter<'a> {
 
     /// Part of `decode.rs`: `Deserialize` of the structs among `defs` that do not derive it.
     fn decode_impls(&self, defs: &[TypeDef]) -> TokenStream {
-        let mut out = TokenStream::new();
-        for def in defs {
-            let TypeKind::Struct(s) = &def.kind else {
-                continue;
-            };
-            if s.fields.iter().any(|f| f.flatten) {
-                continue;
-            }
-            out.extend(objects::tokens(&self.object(def, s)));
-        }
-        out
+        let objects = defs
+            .iter()
+            .filter_map(|def| Some(self.object(def, object_of(def)?)));
+        objects.map(|object| objects::tokens(&object)).collect()
     }
 
     fn object<'s>(&self, def: &'s TypeDef, s: &'s Struct) -> objects::Object<'s> {
@@ -752,12 +739,18 @@ fn uses_file(api: &Api) -> bool {
     api.uses(Primitive::Bytes) || api.has_multipart_struct()
 }
 
-/// Whether a struct decodes through the `object` runtime: any struct without a flattened field.
+/// Whether a struct decodes through the `object` runtime.
 fn has_objects(api: &Api) -> bool {
-    api.types.iter().any(|def| match &def.kind {
-        TypeKind::Struct(s) => !s.fields.iter().any(|f| f.flatten),
-        _ => false,
-    })
+    api.types.iter().any(|def| object_of(def).is_some())
+}
+
+/// The struct of `def` if it decodes through the `object` runtime: any struct without a flattened
+/// field (a flattened field keeps serde's derive).
+fn object_of(def: &TypeDef) -> Option<&Struct> {
+    match &def.kind {
+        TypeKind::Struct(s) if !s.fields.iter().any(|f| f.flatten) => Some(s),
+        _ => None,
+    }
 }
 
 /// How a struct field is held: `(is an Option, the type inside it)` (other emitters build and read
