@@ -15,7 +15,7 @@ use crate::ir::{
     Additional, Api, Constraints, Field, Primitive, Struct, TypeDef, TypeKind, TypeRef, Union,
     UnionVariant,
 };
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 const WIRE_TEMPLATE: &str = openapi_gen_templates::models::WIRE;
@@ -320,30 +320,24 @@ impl<'a> ModelEmitter<'a> {
         };
         if let TypeRef::NumericString { number, pattern } = item {
             let marker = Some(self.patterns.numeric_marker(pattern));
-            return Some(Lenient {
-                number: *number,
-                marker,
-                in_vec,
-            });
+            return Some(Lenient::new("Numeric", *number, marker, in_vec));
         }
         // At most 32 aliases deep: a malformed document's aliases may form a cycle.
-        for _ in 0..=32 {
+        for _ in 0..32 {
             match item {
-                TypeRef::Primitive(p) if p.is_integer() => {
-                    return Some(Lenient {
-                        number: *p,
-                        marker: None,
-                        in_vec,
-                    });
-                }
                 TypeRef::Named(id) => match &self.api.types[id.0].kind {
                     TypeKind::Alias(inner) => item = inner,
                     _ => return None,
                 },
-                _ => return None,
+                _ => break,
             }
         }
-        None
+        match item {
+            TypeRef::Primitive(p) if p.is_integer() => {
+                Some(Lenient::new("Integer", *p, None, in_vec))
+            }
+            _ => None,
+        }
     }
 
     /// A field; `derived`: its struct derives `Deserialize`, so the field carries the decoding
@@ -800,17 +794,21 @@ fn default_fn_name(def: &TypeDef, f: &Field) -> String {
 /// string (`marker`: the type naming its pattern), or an integer that may arrive as `2.0`;
 /// `in_vec`: the items of a list.
 struct Lenient {
-    number: Primitive,
-    marker: Option<proc_macro2::Ident>,
+    /// `Numeric` or `Integer`: the `wire` readers' names start with it.
+    kind: &'static str,
+    number: TokenStream,
+    marker: Option<Ident>,
     in_vec: bool,
 }
 
 impl Lenient {
-    fn kind(&self) -> &'static str {
-        if self.marker.is_some() {
-            "Numeric"
-        } else {
-            "Integer"
+    fn new(kind: &'static str, number: Primitive, marker: Option<Ident>, in_vec: bool) -> Self {
+        let number = super::rust::primitive(number);
+        Lenient {
+            kind,
+            number,
+            marker,
+            in_vec,
         }
     }
 
@@ -818,14 +816,14 @@ impl Lenient {
     fn decoder(&self, option: bool) -> TokenStream {
         let vec = if self.in_vec { "Vec" } else { "" };
         let option = if option { "Option" } else { "" };
-        let decoder = format_ident!("As{}{vec}{option}", self.kind());
-        let number = super::rust::primitive(self.number);
-        let marker = self.marker.iter();
+        let decoder = format_ident!("As{}{vec}{option}", self.kind);
+        let (number, marker) = (&self.number, self.marker.iter());
         quote! { crate::wire::#decoder<#number #(, crate::patterns::#marker)*> }
     }
 
     /// The `wire` function reading it for serde's `deserialize_with`, into a field of `shape`.
     fn function(&self, shape: &FieldShape) -> String {
+        let kind = self.kind.to_lowercase();
         let vec = if self.in_vec { "_vec" } else { "" };
         let suffix = if shape.reads_option() {
             "_option"
@@ -834,13 +832,10 @@ impl Lenient {
         } else {
             ""
         };
-        let number = super::rust::primitive(self.number);
+        let number = &self.number;
         let marker = (self.marker.iter()).map(|marker| format!(", crate::patterns::{marker}"));
-        let kind = self.kind().to_lowercase();
-        format!(
-            "crate::wire::{kind}{vec}{suffix}::<_, {number}{}>",
-            marker.collect::<String>()
-        )
+        let marker: String = marker.collect();
+        format!("crate::wire::{kind}{vec}{suffix}::<_, {number}{marker}>")
     }
 }
 
