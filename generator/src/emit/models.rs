@@ -583,32 +583,17 @@ impl<'a> ModelEmitter<'a> {
                 // `Option<Alias>` where the alias is an `Option` too (a nullable component used
                 // where null is allowed again): one `if let Some(Some(..))` (clippy's
                 // `collapsible_match`), checked as what the alias holds.
-                if let TypeRef::Named(id) = inner.as_ref()
-                    && let def = &self.api.types[id.0]
-                    && let TypeKind::Alias(TypeRef::Nullable(held)) = &def.kind
-                {
-                    let c = if c.is_empty() { &def.constraints } else { c };
-                    let inner = Box::new(self.checks(held, c)?);
-                    return Some(Checks::Held { twice: true, inner });
-                }
+                let (twice, inner, c) = match self.aliased(inner, c) {
+                    Some((TypeRef::Nullable(held), c)) => (true, held.as_ref(), c),
+                    _ => (false, inner.as_ref(), c),
+                };
                 let inner = Box::new(self.checks(inner, c)?);
-                Some(Checks::Held {
-                    twice: false,
-                    inner,
-                })
+                Some(Checks::Held { twice, inner })
             }
-            TypeRef::Named(id) => {
-                let def = &self.api.types[id.0];
-                match &def.kind {
-                    // An alias is checked as what it names, with its own constraints unless the use site has some.
-                    TypeKind::Alias(target) => {
-                        let c = if c.is_empty() { &def.constraints } else { c };
-                        self.checks(target, c)
-                    }
-                    _ if self.checked[id.0] => Some(Checks::Validate),
-                    _ => None,
-                }
-            }
+            TypeRef::Named(id) => match self.aliased(ty, c) {
+                Some((target, c)) => self.checks(target, c),
+                None => self.checked[id.0].then_some(Checks::Validate),
+            },
             TypeRef::Array(inner) => Checks::items(c, each(inner)),
             TypeRef::Map(inner) => {
                 let count = checks::bounds(c.min_items, c.max_items);
@@ -630,6 +615,23 @@ impl<'a> ModelEmitter<'a> {
             }
             _ => None,
         }
+    }
+
+    /// What `ty` names if it is an alias, checked with the alias's constraints unless the use
+    /// site has some (`c`).
+    fn aliased<'t>(
+        &'t self,
+        ty: &TypeRef,
+        c: &'t Constraints,
+    ) -> Option<(&'t TypeRef, &'t Constraints)> {
+        let TypeRef::Named(id) = ty else {
+            return None;
+        };
+        let def = &self.api.types[id.0];
+        let TypeKind::Alias(target) = &def.kind else {
+            return None;
+        };
+        Some((target, if c.is_empty() { &def.constraints } else { c }))
     }
 
     fn patterns_rs(&self) -> TokenStream {
