@@ -32,13 +32,6 @@ pub fn item(
     let name_ident = ident(name);
     let integer = u.variants.iter().flat_map(|v| &v.tags).all(Value::is_i64);
     let variants = u.variants.iter().map(|v| variant(printer, v));
-    let expected = u
-        .variants
-        .iter()
-        .flat_map(|v| &v.tags)
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(", ");
     let mut listing = u
         .variants
         .iter()
@@ -100,19 +93,22 @@ pub fn item(
         let decoded = decode(v);
         quote! { Some(#(#patterns)|*) => #decoded, }
     });
-    // Without a default, a missing or unknown tag is an error naming the tag and its values.
-    let expected_const = default
-        .is_none()
-        .then(|| quote! { const EXPECTED: &str = #expected; });
-    let (find_tag, otherwise) = match default {
+    let (expected, find_tag, otherwise) = match default {
         Some(v) => (
+            None,
             quote! { let tag = value.get(#property).unwrap_or(&::serde_json::Value::Null); },
             decode(v),
         ),
-        None => (
-            quote! { let tag = crate::tagged::tag(&value, #property, EXPECTED)?; },
-            quote! { Err(crate::tagged::unknown(tag, #property, EXPECTED)) },
-        ),
+        // Without a default, a missing or unknown tag is an error naming the tag and its values.
+        None => {
+            let tags = u.variants.iter().flat_map(|v| &v.tags);
+            let expected = tags.map(ToString::to_string).collect::<Vec<_>>().join(", ");
+            (
+                Some(quote! { const EXPECTED: &str = #expected; }),
+                quote! { let tag = crate::tagged::tag(&value, #property, EXPECTED)?; },
+                quote! { Err(crate::tagged::unknown(tag, #property, EXPECTED)) },
+            )
+        }
     };
     let as_kind = if integer {
         quote! { as_i64 }
@@ -136,7 +132,7 @@ pub fn item(
 
         impl<'de> ::serde::Deserialize<'de> for #name_ident {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                #expected_const
+                #expected
                 let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
                 #find_tag
                 match tag.#as_kind() {
