@@ -176,14 +176,14 @@ impl<'a> ModelEmitter<'a> {
             self.api.title, self.api.version
         );
         let inner_docs = super::rust::inner_doc_attrs(self.api.description.as_deref());
-        let bytes = self
-            .api
+        let api = self.api;
+        let bytes = api
             .uses(Primitive::Base64)
             .then(|| quote! { pub mod bytes; });
-        let file = uses_file(self.api).then(|| quote! { pub mod file; });
-        let tagged = super::tagged::any(&self.api.types).then(|| quote! { pub mod tagged; });
-        let object = has_objects(self.api).then(|| quote! { pub mod object; });
-        let decode = has_objects(self.api).then(|| quote! { mod decode; });
+        let file = uses_file(api).then(|| quote! { pub mod file; });
+        let tagged = super::tagged::any(&api.types).then(|| quote! { pub mod tagged; });
+        let object = has_objects(api).then(|| quote! { pub mod object; });
+        let decode = has_objects(api).then(|| quote! { mod decode; });
         quote! {
             #![doc = #title]
             #![doc = ""]
@@ -245,7 +245,7 @@ impl<'a> ModelEmitter<'a> {
     fn struct_item(&self, def: &TypeDef, s: &Struct, doc: TokenStream) -> TokenStream {
         let name = ident(&def.name);
         // A flattened field keeps serde's derive, which buffers the object for it; every other
-        // struct decodes through the models' `object` runtime (see `object_impl`).
+        // struct decodes through the models' `object` runtime (see `objects`).
         let derived = s.fields.iter().any(|f| f.flatten);
         let fields = s.fields.iter().map(|f| self.field(def, f, derived));
         let extra = match &s.additional {
@@ -421,21 +421,19 @@ impl<'a> ModelEmitter<'a> {
     fn default_fns(&self) -> TokenStream {
         let mut fns = Vec::new();
         let mut names_types = false;
-        for def in &self.api.types {
+        let types = &self.api.types;
+        for def in types {
             let TypeKind::Struct(s) = &def.kind else {
                 continue;
             };
-            for f in &s.fields {
-                if field_shape(f, &self.api.types).kind != Shape::Defaulted {
-                    continue;
-                }
+            for f in (s.fields.iter()).filter(|f| field_shape(f, types).kind == Shape::Defaulted) {
                 f.ty.each_named(&mut |_| names_types = true);
                 let fn_name = format_ident!("{}", default_fn_name(def, f));
                 let ty = boxed(self.printer.rust_type(&f.ty), f.boxed);
                 let default = f.default.as_ref().expect("defaulted");
-                let value = DefaultValue::of(&f.ty, default, &self.api.types)
-                    .expect("checked by field_shape")
-                    .render(&self.printer, false);
+                let value =
+                    DefaultValue::of(&f.ty, default, types).expect("checked by field_shape");
+                let value = value.render(&self.printer, false);
                 let value = if f.boxed {
                     quote! { Box::new(#value) }
                 } else {
