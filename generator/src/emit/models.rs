@@ -208,8 +208,7 @@ impl<'a> ModelEmitter<'a> {
 
     /// Part of `types.rs`: the items of `defs`; `default_fns` follow the last part.
     fn type_items(&self, defs: &[TypeDef]) -> TokenStream {
-        let items = defs.iter().map(|def| self.type_item(def));
-        quote! { #(#items)* }
+        defs.iter().map(|def| self.type_item(def)).collect()
     }
 
     fn type_item(&self, def: &TypeDef) -> TokenStream {
@@ -221,9 +220,7 @@ impl<'a> ModelEmitter<'a> {
             TypeKind::IntEnum(e) => enums::int_enum_item(&def.name, e, open, doc),
             TypeKind::StringEnum(e) => enums::string_enum_item(&def.name, e, open, doc),
             TypeKind::Union(u) => match &u.discriminator {
-                Some(property) => {
-                    super::tagged::item(&self.printer, &self.api.types, &def.name, u, property, doc)
-                }
+                Some(property) => super::tagged::item(&self.printer, &def.name, u, property, doc),
                 None => self.union_item(&def.name, u, doc),
             },
             TypeKind::Alias(ty) => {
@@ -457,8 +454,7 @@ impl<'a> ModelEmitter<'a> {
 
     /// Part of `constraints.rs`: the `Validate` impls of `defs`.
     fn validate_impls(&self, defs: &[TypeDef]) -> TokenStream {
-        let impls = defs.iter().map(|def| self.validate_impl(def));
-        quote! { #(#impls)* }
+        defs.iter().map(|def| self.validate_impl(def)).collect()
     }
 
     /// The start of `constraints.rs`: imports of what the printed impls use.

@@ -23,13 +23,12 @@ pub fn any(types: &[TypeDef]) -> bool {
 
 pub fn item(
     printer: &TypePrinter,
-    types: &[TypeDef],
     name: &str,
     u: &Union,
     property: &str,
     doc: TokenStream,
 ) -> TokenStream {
-    let name_ident = ident(name);
+    let (name_ident, types) = (ident(name), printer.types);
     let integer = u.variants.iter().flat_map(|v| &v.tags).all(Value::is_i64);
     let variants = u.variants.iter().map(|v| variant(printer, v));
     let mut listing = u
