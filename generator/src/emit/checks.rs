@@ -137,11 +137,17 @@ impl Site {
 pub fn render(checks: &Checks, value: &TokenStream, site: Site, depth: usize) -> TokenStream {
     let validation = site.validation();
     let [v, i, k] = site.bindings(depth);
-    let count = |count: &Option<Bounds>, function: TokenStream| {
-        count.map(|(min, max)| {
-            let (min, max) = (opt_usize(min), opt_usize(max));
-            quote! { #validation::#function(#value.len(), path, #min, #max, errors); }
+    // A length or count: `function(subject, path, min, max, errors)`.
+    let bounded = |bounds: &Option<Bounds>, function: &str, subject: TokenStream| {
+        bounds.map(|(min, max)| {
+            let (function, min, max) =
+                (format_ident!("{function}"), opt_usize(min), opt_usize(max));
+            quote! { #validation::#function(#subject, path, #min, #max, errors); }
         })
+    };
+    let matches = |subject: &TokenStream, (number, source): &(usize, String)| {
+        let regex = site.pattern(*number);
+        quote! { #validation::pattern(#subject, path, &#regex, #source, errors); }
     };
     let each = |each: &Option<Box<Checks>>| {
         each.as_ref()
@@ -159,14 +165,8 @@ pub fn render(checks: &Checks, value: &TokenStream, site: Site, depth: usize) ->
             } else {
                 quote! { #value }
             };
-            let length = length.map(|(min, max)| {
-                let (min, max) = (opt_usize(min), opt_usize(max));
-                quote! { #validation::length(#value, path, #min, #max, errors); }
-            });
-            let pattern = pattern.as_ref().map(|(number, source)| {
-                let regex = site.pattern(*number);
-                quote! { #validation::pattern(#value, path, &#regex, #source, errors); }
-            });
+            let length = bounded(length, "length", quote! { #value });
+            let pattern = pattern.as_ref().map(|pattern| matches(value, pattern));
             let format = format.map(|format| match format {
                 StringFormat::Email => quote! { #validation::email(#value, path, errors); },
                 StringFormat::Uri => quote! { #validation::uri(#value, path, errors); },
@@ -207,7 +207,7 @@ pub fn render(checks: &Checks, value: &TokenStream, site: Site, depth: usize) ->
             unique,
             each: item,
         } => {
-            let count = count(bounds, quote! { items });
+            let count = bounded(bounds, "items", quote! { #value.len() });
             let unique = unique.then(|| quote! { #validation::unique(#value, path, errors); });
             let each = each(item).map(|item| {
                 quote! {
@@ -225,11 +225,8 @@ pub fn render(checks: &Checks, value: &TokenStream, site: Site, depth: usize) ->
             key,
             each: item,
         } => {
-            let count = count(bounds, quote! { entries });
-            let key = key.as_ref().map(|(number, source)| {
-                let regex = site.pattern(*number);
-                quote! { #validation::pattern(#k, path, &#regex, #source, errors); }
-            });
+            let count = bounded(bounds, "entries", quote! { #value.len() });
+            let key = key.as_ref().map(|pattern| matches(&quote! { #k }, pattern));
             let item = each(item);
             if item.is_none() && key.is_none() {
                 return quote! { #count };

@@ -15,234 +15,123 @@ use quote::quote;
 /// Whether an enum is generated open. A one-value enum is a constant (`const`, the tag of a union,
 /// GeoJSON's `type`) and stays closed: it has nothing to evolve, and a union's tag must hold it.
 pub fn is_open(kind: &TypeKind, open_enums: bool) -> bool {
-    open_enums
-        && match kind {
-            TypeKind::StringEnum(e) => e.variants.len() > 1,
-            TypeKind::IntEnum(e) => e.variants.len() > 1,
-            _ => false,
-        }
+    open_enums && variant_names(kind).is_some_and(|names| names.len() > 1)
 }
 
-/// The body of an open enum's `validate_at` (see [`unknown_check`]), `None` for other types.
-pub fn validate_body(kind: &TypeKind, open_enums: bool) -> Option<TokenStream> {
-    if !is_open(kind, open_enums) {
-        return None;
+/// The Rust names of an enum's variants; `None` for other types.
+fn variant_names(kind: &TypeKind) -> Option<Vec<&str>> {
+    match kind {
+        TypeKind::StringEnum(e) => Some(e.variants.iter().map(|v| v.name.as_str()).collect()),
+        TypeKind::IntEnum(e) => Some(e.variants.iter().map(|v| v.name.as_str()).collect()),
+        _ => None,
     }
-    Some(match kind {
-        TypeKind::StringEnum(e) => unknown_check(
-            &unknown_name(e.variants.iter().map(|v| v.name.as_str())),
-            true,
-        ),
-        TypeKind::IntEnum(e) => unknown_check(
-            &unknown_name(e.variants.iter().map(|v| v.name.as_str())),
-            false,
-        ),
-        _ => return None,
-    })
 }
 
 /// The variant of an open enum that holds an unlisted value: `Unknown`, or `Unknown2`... when the
 /// document has a value of that name.
-pub fn unknown_name<'a>(names: impl Iterator<Item = &'a str> + Clone) -> String {
+fn unknown_name<'a>(names: impl Iterator<Item = &'a str> + Clone) -> String {
     crate::naming::free_variant("Unknown", names)
 }
 
-pub fn int_enum_item(name: &str, e: &IntEnum, doc: TokenStream) -> TokenStream {
-    let name_ident = ident(name);
-    let repr = super::rust::primitive(e.repr);
-    let variants = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let vdoc = doc_attrs(v.doc.as_deref());
-        let value = int_literal(v.value);
-        quote! { #vdoc #vname = #value, }
-    });
-    let names = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let text = &v.name;
-        quote! { Self::#vname => #text, }
-    });
-    let from_values = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let value = int_literal(v.value);
-        quote! { #value => Ok(Self::#vname), }
-    });
-    let all = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        quote! { Self::#vname }
-    });
-    let count = Literal::usize_unsuffixed(e.variants.len());
-    let expected = e
-        .variants
-        .iter()
-        .map(|v| v.value.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let err_msg = format!("{{value}} is not a valid {name} (expected one of {expected})");
-    quote! {
-        #doc
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde_repr::Serialize_repr, ::serde_repr::Deserialize_repr)]
-        #[repr(#repr)]
-        pub enum #name_ident {
-            #(#variants)*
-        }
-
-        impl #name_ident {
-            /// Every value, in the spec's order.
-            pub const ALL: [Self; #count] = [#(#all),*];
-
-            /// The value on the wire.
-            pub fn value(self) -> #repr {
-                self as #repr
-            }
-
-            /// The name the spec gives this value.
-            pub fn name(self) -> &'static str {
-                match self {
-                    #(#names)*
-                }
-            }
-        }
-
-        impl TryFrom<#repr> for #name_ident {
-            type Error = String;
-
-            fn try_from(value: #repr) -> Result<Self, Self::Error> {
-                match value {
-                    #(#from_values)*
-                    _ => Err(format!(#err_msg)),
-                }
-            }
-        }
-
-        impl ::std::fmt::Display for #name_ident {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                write!(f, "{}", self.value())
-            }
-        }
-
-        impl ::std::str::FromStr for #name_ident {
-            type Err = String;
-
-            /// Parses the integer value (as in a path or query parameter).
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
-                let value: #repr = s.parse().map_err(|_| format!("\"{s}\" is not an integer"))?;
-                Self::try_from(value)
-            }
-        }
+/// The body of an open enum's `validate_at`, `None` for other types: an unlisted value is
+/// reported, with the listed ones (spelled from `ALL` by the runtime, not written out again per
+/// enum).
+pub fn validate_body(kind: &TypeKind, open_enums: bool) -> Option<TokenStream> {
+    if !is_open(kind, open_enums) {
+        return None;
     }
+    let unknown = ident(&unknown_name(variant_names(kind)?.into_iter()));
+    let (message, listed) = match kind {
+        TypeKind::StringEnum(_) => (
+            "\"{value}\" is not one of the listed values ({listed})",
+            quote! { Self::ALL.iter().map(Self::as_str) },
+        ),
+        _ => (
+            "{value} is not one of the listed values ({listed})",
+            quote! { Self::ALL.iter().map(|v| v.value()) },
+        ),
+    };
+    Some(quote! {
+        if let Self::#unknown(value) = self {
+            let listed = crate::wire::listing(#listed);
+            errors.push(ValidationError {
+                path: path.to_owned(),
+                message: format!(#message),
+            });
+        }
+    })
 }
 
-/// `FromStr`'s error for a value a string enum does not list (`listed`: its values, spelled by
-/// the runtime's `listing`).
-fn not_listed_message(name: &str) -> String {
-    format!("\"{{s}}\" is not a valid {name} (expected one of {{listed}})")
-}
-
-fn int_literal(value: i64) -> TokenStream {
-    let lit = Literal::i64_unsuffixed(value);
-    quote! { #lit }
-}
-
-pub fn string_enum_item(name: &str, e: &StringEnum, doc: TokenStream) -> TokenStream {
+/// A string enum, open (see the module docs) or closed.
+pub fn string_enum_item(name: &str, e: &StringEnum, open: bool, doc: TokenStream) -> TokenStream {
     let name_ident = ident(name);
-    let variants = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let vdoc = doc_attrs(v.doc.as_deref());
-        let value = &v.value;
-        quote! { #vdoc #[serde(rename = #value)] #vname, }
-    });
-    let as_str = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let value = &v.value;
-        quote! { Self::#vname => #value, }
-    });
-    let all = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        quote! { Self::#vname }
-    });
+    let vnames: Vec<_> = e.variants.iter().map(|v| ident(&v.name)).collect();
+    let docs = e.variants.iter().map(|v| doc_attrs(v.doc.as_deref()));
+    let values: Vec<_> = e.variants.iter().map(|v| &v.value).collect();
     let count = Literal::usize_unsuffixed(e.variants.len());
-    let err_msg = not_listed_message(name);
-    quote! {
-        #doc
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
-        pub enum #name_ident {
-            #(#variants)*
-        }
-
-        impl #name_ident {
-            /// Every value, in the spec's order.
-            pub const ALL: [Self; #count] = [#(#all),*];
-
-            /// The value on the wire.
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    #(#as_str)*
-                }
-            }
-        }
-
+    // `FromStr`'s error for a value the enum does not list (`listed`: its values, spelled by the
+    // runtime's `listing`).
+    let err_msg = format!("\"{{s}}\" is not a valid {name} (expected one of {{listed}})");
+    let display = quote! {
         impl ::std::fmt::Display for #name_ident {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str(self.as_str())
             }
         }
-
-        impl ::std::str::FromStr for #name_ident {
-            type Err = String;
-
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
-                // `as_str` is the one list of values; the derived `Deserialize` has its own.
-                Self::ALL.into_iter().find(|v| v.as_str() == s).ok_or_else(|| {
-                    let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                    format!(#err_msg)
-                })
+    };
+    if !open {
+        return quote! {
+            #doc
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
+            pub enum #name_ident {
+                #(#docs #[serde(rename = #values)] #vnames,)*
             }
-        }
-    }
-}
 
-/// A string enum that keeps unlisted values (see the module docs).
-pub fn open_string_enum_item(name: &str, e: &StringEnum, doc: TokenStream) -> TokenStream {
-    let name_ident = ident(name);
+            impl #name_ident {
+                /// Every value, in the spec's order.
+                pub const ALL: [Self; #count] = [#(Self::#vnames),*];
+
+                /// The value on the wire.
+                pub fn as_str(self) -> &'static str {
+                    match self {
+                        #(Self::#vnames => #values,)*
+                    }
+                }
+            }
+
+            #display
+
+            impl ::std::str::FromStr for #name_ident {
+                type Err = String;
+
+                fn from_str(s: &str) -> Result<Self, Self::Err> {
+                    // `as_str` is the one list of values; the derived `Deserialize` has its own.
+                    Self::ALL.into_iter().find(|v| v.as_str() == s).ok_or_else(|| {
+                        let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                        format!(#err_msg)
+                    })
+                }
+            }
+        };
+    }
     let unknown = ident(&unknown_name(e.variants.iter().map(|v| v.name.as_str())));
-    let variants = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let vdoc = doc_attrs(v.doc.as_deref());
-        quote! { #vdoc #vname, }
-    });
-    let as_str = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let value = &v.value;
-        quote! { Self::#vname => #value, }
-    });
-    let from_str = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let value = &v.value;
-        quote! { #value => Self::#vname, }
-    });
-    let all = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        quote! { Self::#vname }
-    });
-    let count = Literal::usize_unsuffixed(e.variants.len());
-    let err_msg = not_listed_message(name);
     quote! {
         #doc
         #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum #name_ident {
-            #(#variants)*
+            #(#docs #vnames,)*
             /// A value the document does not list, kept as it came.
             #unknown(String),
         }
 
         impl #name_ident {
             /// Every listed value, in the spec's order.
-            pub const ALL: [Self; #count] = [#(#all),*];
+            pub const ALL: [Self; #count] = [#(Self::#vnames),*];
 
             /// The value on the wire.
             pub fn as_str(&self) -> &str {
                 match self {
-                    #(#as_str)*
+                    #(Self::#vnames => #values,)*
                     Self::#unknown(value) => value,
                 }
             }
@@ -255,17 +144,13 @@ pub fn open_string_enum_item(name: &str, e: &StringEnum, doc: TokenStream) -> To
             /// The listed value spelled `s`, if there is one.
             fn listed(s: &str) -> Option<Self> {
                 Some(match s {
-                    #(#from_str)*
+                    #(#values => Self::#vnames,)*
                     _ => return None,
                 })
             }
         }
 
-        impl ::std::fmt::Display for #name_ident {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
+        #display
 
         impl ::std::str::FromStr for #name_ident {
             type Err = String;
@@ -294,40 +179,18 @@ pub fn open_string_enum_item(name: &str, e: &StringEnum, doc: TokenStream) -> To
     }
 }
 
-/// An integer enum that keeps unlisted values (see the module docs).
-pub fn open_int_enum_item(name: &str, e: &IntEnum, doc: TokenStream) -> TokenStream {
+/// An integer enum, open (see the module docs) or closed.
+pub fn int_enum_item(name: &str, e: &IntEnum, open: bool, doc: TokenStream) -> TokenStream {
     let name_ident = ident(name);
-    let unknown_text = unknown_name(e.variants.iter().map(|v| v.name.as_str()));
-    let unknown = ident(&unknown_text);
     let repr = super::rust::primitive(e.repr);
-    let variants = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let vdoc = doc_attrs(v.doc.as_deref());
-        quote! { #vdoc #vname, }
-    });
-    let values = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let value = int_literal(v.value);
-        quote! { Self::#vname => #value, }
-    });
-    let names = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let text = &v.name;
-        quote! { Self::#vname => #text, }
-    });
-    let from_values: Vec<TokenStream> = e
+    let vnames: Vec<_> = e.variants.iter().map(|v| ident(&v.name)).collect();
+    let docs = e.variants.iter().map(|v| doc_attrs(v.doc.as_deref()));
+    let values: Vec<_> = e
         .variants
         .iter()
-        .map(|v| {
-            let vname = ident(&v.name);
-            let value = int_literal(v.value);
-            quote! { #value => Self::#vname, }
-        })
+        .map(|v| Literal::i64_unsuffixed(v.value))
         .collect();
-    let all = e.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        quote! { Self::#vname }
-    });
+    let texts: Vec<_> = e.variants.iter().map(|v| &v.name).collect();
     let count = Literal::usize_unsuffixed(e.variants.len());
     let expected = e
         .variants
@@ -336,23 +199,87 @@ pub fn open_int_enum_item(name: &str, e: &IntEnum, doc: TokenStream) -> TokenStr
         .collect::<Vec<_>>()
         .join(", ");
     let err_msg = format!("{{value}} is not a valid {name} (expected one of {expected})");
+    let text_impls = |parses: &str| {
+        quote! {
+            impl ::std::fmt::Display for #name_ident {
+                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                    write!(f, "{}", self.value())
+                }
+            }
+
+            impl ::std::str::FromStr for #name_ident {
+                type Err = String;
+
+                #[doc = #parses]
+                fn from_str(s: &str) -> Result<Self, Self::Err> {
+                    let value: #repr = s.parse().map_err(|_| format!("\"{s}\" is not an integer"))?;
+                    Self::try_from(value)
+                }
+            }
+        }
+    };
+    if !open {
+        let text_impls = text_impls(" Parses the integer value (as in a path or query parameter).");
+        return quote! {
+            #doc
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde_repr::Serialize_repr, ::serde_repr::Deserialize_repr)]
+            #[repr(#repr)]
+            pub enum #name_ident {
+                #(#docs #vnames = #values,)*
+            }
+
+            impl #name_ident {
+                /// Every value, in the spec's order.
+                pub const ALL: [Self; #count] = [#(Self::#vnames),*];
+
+                /// The value on the wire.
+                pub fn value(self) -> #repr {
+                    self as #repr
+                }
+
+                /// The name the spec gives this value.
+                pub fn name(self) -> &'static str {
+                    match self {
+                        #(Self::#vnames => #texts,)*
+                    }
+                }
+            }
+
+            impl TryFrom<#repr> for #name_ident {
+                type Error = String;
+
+                fn try_from(value: #repr) -> Result<Self, Self::Error> {
+                    match value {
+                        #(#values => Ok(Self::#vnames),)*
+                        _ => Err(format!(#err_msg)),
+                    }
+                }
+            }
+
+            #text_impls
+        };
+    }
+    let unknown_text = unknown_name(e.variants.iter().map(|v| v.name.as_str()));
+    let unknown = ident(&unknown_text);
+    let text_impls =
+        text_impls(" Parses a listed integer value (as in a path or query parameter).");
     quote! {
         #doc
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum #name_ident {
-            #(#variants)*
+            #(#docs #vnames,)*
             /// A value the document does not list, kept as it came.
             #unknown(#repr),
         }
 
         impl #name_ident {
             /// Every listed value, in the spec's order.
-            pub const ALL: [Self; #count] = [#(#all),*];
+            pub const ALL: [Self; #count] = [#(Self::#vnames),*];
 
             /// The value on the wire.
             pub fn value(self) -> #repr {
                 match self {
-                    #(#values)*
+                    #(Self::#vnames => #values,)*
                     Self::#unknown(value) => value,
                 }
             }
@@ -360,7 +287,7 @@ pub fn open_int_enum_item(name: &str, e: &IntEnum, doc: TokenStream) -> TokenStr
             /// The name the spec gives this value.
             pub fn name(self) -> &'static str {
                 match self {
-                    #(#names)*
+                    #(Self::#vnames => #texts,)*
                     Self::#unknown(_) => #unknown_text,
                 }
             }
@@ -377,27 +304,13 @@ pub fn open_int_enum_item(name: &str, e: &IntEnum, doc: TokenStream) -> TokenStr
             /// A listed value; others are refused.
             fn try_from(value: #repr) -> Result<Self, Self::Error> {
                 Ok(match value {
-                    #(#from_values)*
+                    #(#values => Self::#vnames,)*
                     _ => return Err(format!(#err_msg)),
                 })
             }
         }
 
-        impl ::std::fmt::Display for #name_ident {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                write!(f, "{}", self.value())
-            }
-        }
-
-        impl ::std::str::FromStr for #name_ident {
-            type Err = String;
-
-            /// Parses a listed integer value (as in a path or query parameter).
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
-                let value: #repr = s.parse().map_err(|_| format!("\"{s}\" is not an integer"))?;
-                Self::try_from(value)
-            }
-        }
+        #text_impls
 
         impl ::serde::Serialize for #name_ident {
             fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -410,36 +323,10 @@ pub fn open_int_enum_item(name: &str, e: &IntEnum, doc: TokenStream) -> TokenStr
                 // `2.0` is the integer 2, as in JSON Schema.
                 let value: #repr = crate::wire::integer(deserializer)?;
                 Ok(match value {
-                    #(#from_values)*
+                    #(#values => Self::#vnames,)*
                     _ => Self::#unknown(value),
                 })
             }
-        }
-    }
-}
-
-/// The body of an open enum's `validate_at`: an unlisted value is reported, with the listed ones
-/// (spelled from `ALL` by the runtime, not written out again per enum).
-pub fn unknown_check(unknown: &str, quoted: bool) -> TokenStream {
-    let unknown = ident(unknown);
-    let (message, listed) = if quoted {
-        (
-            "\"{value}\" is not one of the listed values ({listed})",
-            quote! { Self::ALL.iter().map(Self::as_str) },
-        )
-    } else {
-        (
-            "{value} is not one of the listed values ({listed})",
-            quote! { Self::ALL.iter().map(|v| v.value()) },
-        )
-    };
-    quote! {
-        if let Self::#unknown(value) = self {
-            let listed = crate::wire::listing(#listed);
-            errors.push(ValidationError {
-                path: path.to_owned(),
-                message: format!(#message),
-            });
         }
     }
 }

@@ -11,9 +11,10 @@ use super::{
 };
 use crate::ir::{
     Additional, Api, Constraints, Field, Primitive, Struct, TypeDef, TypeKind, TypeRef, Union,
+    UnionVariant,
 };
 use crate::patterns::Engine;
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 const WIRE_TEMPLATE: &str = openapi_gen_templates::models::WIRE;
@@ -92,16 +93,8 @@ fn cargo_toml(api: &Api, opts: &Options, patterns: &Patterns) -> File {
     );
     // Only documents that use them pay for base64, fancy-regex (look-around or backreference
     // patterns) and url.
-    let base64 = if api.uses(Primitive::Base64) {
-        "base64 = \"0.22\"\n"
-    } else {
-        ""
-    };
-    let fancy = if patterns.needs_fancy_regex() {
-        "fancy-regex = \"0.18\"\n"
-    } else {
-        ""
-    };
+    let base64 = line(api.uses(Primitive::Base64), "base64 = \"0.22\"\n");
+    let fancy = line(patterns.needs_fancy_regex(), "fancy-regex = \"0.18\"\n");
     let url = url_dependency(api);
     let dependencies = format!(
         r#"[dependencies]
@@ -118,11 +111,13 @@ serde_repr = "0.1"
 
 /// The `url` dependency line of a crate whose document uses `format: uri` as `url::Url`.
 pub fn url_dependency(api: &Api) -> &'static str {
-    if api.uses(Primitive::Url) {
-        "url = { version = \"2\", features = [\"serde\"] }\n"
-    } else {
-        ""
-    }
+    let url = "url = { version = \"2\", features = [\"serde\"] }\n";
+    line(api.uses(Primitive::Url), url)
+}
+
+/// A manifest's line, when it is `used`.
+fn line(used: bool, line: &'static str) -> &'static str {
+    if used { line } else { "" }
 }
 
 struct ModelEmitter<'a> {
@@ -160,14 +155,14 @@ impl<'a> ModelEmitter<'a> {
             self.api.title, self.api.version
         );
         let inner_docs = super::rust::inner_doc_attrs(self.api.description.as_deref());
-        let bytes = self
-            .api
+        let api = self.api;
+        let bytes = api
             .uses(Primitive::Base64)
             .then(|| quote! { pub mod bytes; });
-        let file = uses_file(self.api).then(|| quote! { pub mod file; });
-        let tagged = super::tagged::any(&self.api.types).then(|| quote! { pub mod tagged; });
-        let object = has_objects(self.api).then(|| quote! { pub mod object; });
-        let decode = has_objects(self.api).then(|| quote! { mod decode; });
+        let file = uses_file(api).then(|| quote! { pub mod file; });
+        let tagged = super::tagged::any(&api.types).then(|| quote! { pub mod tagged; });
+        let object = has_objects(api).then(|| quote! { pub mod object; });
+        let decode = has_objects(api).then(|| quote! { mod decode; });
         quote! {
             #![doc = #title]
             #![doc = ""]
@@ -192,27 +187,19 @@ impl<'a> ModelEmitter<'a> {
 
     /// Part of `types.rs`: the items of `defs`; `default_fns` follow the last part.
     fn type_items(&self, defs: &[TypeDef]) -> TokenStream {
-        let items = defs.iter().map(|def| self.type_item(def));
-        quote! { #(#items)* }
+        defs.iter().map(|def| self.type_item(def)).collect()
     }
 
     fn type_item(&self, def: &TypeDef) -> TokenStream {
         let name = ident(&def.name);
         let doc = doc_attrs(def.doc.as_deref());
+        let open = enums::is_open(&def.kind, self.open_enums);
         match &def.kind {
             TypeKind::Struct(s) => self.struct_item(def, s, doc),
-            TypeKind::IntEnum(e) if enums::is_open(&def.kind, self.open_enums) => {
-                enums::open_int_enum_item(&def.name, e, doc)
-            }
-            TypeKind::StringEnum(e) if enums::is_open(&def.kind, self.open_enums) => {
-                enums::open_string_enum_item(&def.name, e, doc)
-            }
-            TypeKind::IntEnum(e) => enums::int_enum_item(&def.name, e, doc),
-            TypeKind::StringEnum(e) => enums::string_enum_item(&def.name, e, doc),
+            TypeKind::IntEnum(e) => enums::int_enum_item(&def.name, e, open, doc),
+            TypeKind::StringEnum(e) => enums::string_enum_item(&def.name, e, open, doc),
             TypeKind::Union(u) => match &u.discriminator {
-                Some(property) => {
-                    super::tagged::item(&self.printer, &self.api.types, &def.name, u, property, doc)
-                }
+                Some(property) => super::tagged::item(&self.printer, &def.name, u, property, doc),
                 None => self.union_item(&def.name, u, doc),
             },
             TypeKind::Alias(ty) => {
@@ -234,7 +221,7 @@ impl<'a> ModelEmitter<'a> {
     fn struct_item(&self, def: &TypeDef, s: &Struct, doc: TokenStream) -> TokenStream {
         let name = ident(&def.name);
         // A flattened field keeps serde's derive, which buffers the object for it; every other
-        // struct decodes through the models' `object` runtime (see `object_impl`).
+        // struct decodes through the models' `object` runtime (see `objects`).
         let derived = s.fields.iter().any(|f| f.flatten);
         let fields = s.fields.iter().map(|f| self.field(def, f, derived));
         let extra = match &s.additional {
@@ -266,25 +253,15 @@ impl<'a> ModelEmitter<'a> {
 
     /// Part of `decode.rs`: `Deserialize` of the structs among `defs` that do not derive it.
     fn decode_impls(&self, defs: &[TypeDef]) -> TokenStream {
-        let mut out = TokenStream::new();
-        for def in defs {
-            let TypeKind::Struct(s) = &def.kind else {
-                continue;
-            };
-            if s.fields.iter().any(|f| f.flatten) {
-                continue;
-            }
-            out.extend(objects::tokens(&self.object(def, s)));
-        }
-        out
+        let objects = defs
+            .iter()
+            .filter_map(|def| Some(self.object(def, object_of(def)?)));
+        objects.map(|object| objects::tokens(&object)).collect()
     }
 
     fn object<'s>(&self, def: &'s TypeDef, s: &'s Struct) -> objects::Object<'s> {
         let fields = s.fields.iter().map(|f| {
             let shape = field_shape(f, &self.api.types);
-            // An optional, non-nullable property is read as its type: `null` is refused.
-            let holds_option = shape.kind == Shape::RequiredNullable
-                || (shape.kind == Shape::Optional && shape.nullable);
             let value = match shape.kind {
                 Shape::Plain | Shape::RequiredNullable => objects::Value::Required,
                 Shape::Defaulted => objects::Value::Default(default_fn_name(def, f)),
@@ -294,7 +271,7 @@ impl<'a> ModelEmitter<'a> {
             objects::ObjectField {
                 member: &f.name,
                 wire: &f.wire_name,
-                decoder: self.decoder(shape.inner, holds_option),
+                decoder: (self.leniency(shape.inner)).map(|l| l.decoder(shape.reads_option())),
                 value,
             }
         });
@@ -310,32 +287,33 @@ impl<'a> ModelEmitter<'a> {
         }
     }
 
-    /// The `wire::Decoder` a property's value is read with, if it needs one: numbers that may
-    /// arrive as numeric strings, and integers that may arrive as `2.0`.
-    fn decoder(&self, inner: &TypeRef, option: bool) -> Option<TokenStream> {
-        let (prefix, number, marker, in_vec) = self.leniency(inner)?;
-        let vec = if in_vec { "Vec" } else { "" };
-        let option = if option { "Option" } else { "" };
-        let decoder = format_ident!("As{prefix}{vec}{option}");
-        let marker = marker.map(|marker| quote! { , crate::patterns::#marker });
-        Some(quote! { crate::wire::#decoder<#number #marker> })
-    }
-
-    /// `(decoder kind, number, pattern marker, inside a Vec)` of a value that is read leniently.
-    fn leniency(
-        &self,
-        inner: &TypeRef,
-    ) -> Option<(&'static str, TokenStream, Option<proc_macro2::Ident>, bool)> {
-        numeric_of(inner)
-            .map(|(number, pattern, in_vec)| {
-                let marker = Some(self.patterns.numeric_marker(pattern));
-                ("Numeric", super::rust::primitive(number), marker, in_vec)
-            })
-            .or_else(|| {
-                integer_of(inner, &self.api.types).map(|(number, in_vec)| {
-                    ("Integer", super::rust::primitive(number), None, in_vec)
-                })
-            })
+    /// How a property's value is read leniently, if it is: numbers that may arrive as numeric
+    /// strings, and integers (aliases looked through: `Percent = i64`) that may arrive as `2.0`.
+    fn leniency(&self, ty: &TypeRef) -> Option<Lenient> {
+        let (mut item, in_vec) = match ty {
+            TypeRef::Array(item) => (item.as_ref(), true),
+            other => (other, false),
+        };
+        if let TypeRef::NumericString { number, pattern } = item {
+            let marker = Some(self.patterns.numeric_marker(pattern));
+            return Some(Lenient::new("Numeric", *number, marker, in_vec));
+        }
+        // At most 32 aliases deep: a malformed document's aliases may form a cycle.
+        for _ in 0..32 {
+            match item {
+                TypeRef::Named(id) => match &self.api.types[id.0].kind {
+                    TypeKind::Alias(inner) => item = inner,
+                    _ => return None,
+                },
+                _ => break,
+            }
+        }
+        match item {
+            TypeRef::Primitive(p) if p.is_integer() => {
+                Some(Lenient::new("Integer", *p, None, in_vec))
+            }
+            _ => None,
+        }
     }
 
     /// A field; `derived`: its struct derives `Deserialize`, so the field carries the decoding
@@ -344,10 +322,7 @@ impl<'a> ModelEmitter<'a> {
         let name = ident(&f.name);
         if f.flatten {
             let doc = doc_attrs(f.doc.as_deref());
-            let mut ty = self.printer.rust_type(&f.ty);
-            if f.boxed {
-                ty = quote! { Box<#ty> };
-            }
+            let ty = boxed(self.printer.rust_type(&f.ty), f.boxed);
             return quote! { #doc #[serde(flatten)] pub #name: #ty, };
         }
         let mut doc = f.doc.clone().unwrap_or_default();
@@ -358,72 +333,41 @@ impl<'a> ModelEmitter<'a> {
         let doc = doc_attrs(Some(&doc));
         let deprecated = f.deprecated.then(|| quote! { #[deprecated] });
         let shape = field_shape(f, &self.api.types);
-        let mut ty = self.printer.rust_type(shape.inner);
-        if f.boxed {
-            ty = quote! { Box<#ty> };
+        let mut ty = boxed(self.printer.rust_type(shape.inner), f.boxed);
+        if matches!(shape.kind, Shape::Optional | Shape::RequiredNullable) {
+            ty = quote! { Option<#ty> };
         }
-        let mut serde_args: Vec<TokenStream> = Vec::new();
+        let mut args: Vec<TokenStream> = Vec::new();
         if f.name != f.wire_name {
             let wire = &f.wire_name;
-            serde_args.push(quote! { rename = #wire });
+            args.push(quote! { rename = #wire });
         }
-        let mut de_args: Vec<TokenStream> = Vec::new();
-        let numeric = self.leniency(shape.inner);
-        let with = |suffix: &str| {
-            let (prefix, number, marker, in_vec) = numeric.as_ref().expect("checked by the caller");
-            let vec = if *in_vec { "_vec" } else { "" };
-            let prefix = prefix.to_lowercase();
-            wire_fn(&format!("{prefix}{vec}{suffix}"), number, marker.as_ref())
-        };
-        let rust_ty = match shape.kind {
-            Shape::Plain => {
-                if numeric.is_some() {
-                    de_args.push(with(""));
-                }
-                ty
+        if shape.kind == Shape::Optional {
+            if derived {
+                args.push(quote! { default });
             }
-            Shape::Defaulted => {
-                let default_fn = format!("defaults::{}", default_fn_name(def, f));
-                de_args.push(quote! { default = #default_fn });
-                if numeric.is_some() {
-                    de_args.push(with(""));
-                }
-                ty
-            }
-            Shape::Optional => {
-                if derived {
-                    serde_args.push(quote! { default });
-                }
-                serde_args.push(quote! { skip_serializing_if = "Option::is_none" });
-                // Absent is `None`; `null` is accepted only where the schema says nullable.
-                match (numeric.is_some(), shape.nullable) {
-                    (true, true) => de_args.push(with("_option")),
-                    (true, false) => de_args.push(with("_some")),
-                    (false, false) => {
-                        de_args.push(quote! { deserialize_with = "crate::wire::some" })
-                    }
-                    (false, true) => {}
-                }
-                quote! { Option<#ty> }
-            }
-            Shape::RequiredNullable => {
-                if numeric.is_some() {
-                    de_args.push(with("_option"));
-                } else {
-                    de_args.push(quote! { deserialize_with = "crate::wire::nullable" });
-                }
-                quote! { Option<#ty> }
-            }
-        };
+            args.push(quote! { skip_serializing_if = "Option::is_none" });
+        }
         if derived {
-            serde_args.extend(de_args);
+            if shape.kind == Shape::Defaulted {
+                let default_fn = format!("defaults::{}", default_fn_name(def, f));
+                args.push(quote! { default = #default_fn });
+            }
+            // Absent is `None`; `null` is accepted only where the schema says nullable.
+            let with = match (self.leniency(shape.inner), shape.kind) {
+                (Some(lenient), _) => Some(lenient.function(&shape)),
+                (None, Shape::Optional) if !shape.nullable => Some("crate::wire::some".to_owned()),
+                (None, Shape::RequiredNullable) => Some("crate::wire::nullable".to_owned()),
+                _ => None,
+            };
+            args.extend(with.map(|with| quote! { deserialize_with = #with }));
         }
-        let serde_attr = (!serde_args.is_empty()).then(|| quote! { #[serde(#(#serde_args),*)] });
+        let serde_attr = (!args.is_empty()).then(|| quote! { #[serde(#(#args),*)] });
         quote! {
             #doc
             #deprecated
             #serde_attr
-            pub #name: #rust_ty,
+            pub #name: #ty,
         }
     }
 
@@ -432,29 +376,14 @@ impl<'a> ModelEmitter<'a> {
         // Untagged decoding tries variants in order: a catch-all JSON value must come last.
         let mut variants: Vec<_> = u.variants.iter().collect();
         variants.sort_by_key(|v| matches!(v.ty, TypeRef::Any));
-        let variants = variants.iter().map(|v| {
-            let vname = ident(&v.name);
-            let vdoc = doc_attrs(v.doc.as_deref());
-            let mut ty = self.printer.rust_type(&v.ty);
-            if v.boxed {
-                ty = quote! { Box<#ty> };
-            }
-            quote! { #vdoc #vname(#ty), }
-        });
-        let kind = if u.exclusive {
-            "Exactly one of"
-        } else {
-            "One or more of"
-        };
-        let note = format!(
-            " {kind} the variants (`{}`), untagged: decoded as the first that matches, tried most specific first.",
-            if u.exclusive { "oneOf" } else { "anyOf" }
+        let variants = variants.iter().map(|v| variant(&self.printer, v));
+        let doc = union_doc(
+            doc,
+            u,
+            "untagged: decoded as the first that matches, tried most specific first",
         );
-        let sep = (!doc.is_empty()).then(|| quote! { #[doc = ""] });
         quote! {
             #doc
-            #sep
-            #[doc = #note]
             #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
             #[serde(untagged)]
             pub enum #name {
@@ -468,26 +397,19 @@ impl<'a> ModelEmitter<'a> {
     fn default_fns(&self) -> TokenStream {
         let mut fns = Vec::new();
         let mut names_types = false;
-        for def in &self.api.types {
+        let types = &self.api.types;
+        for def in types {
             let TypeKind::Struct(s) = &def.kind else {
                 continue;
             };
-            for f in &s.fields {
-                if field_shape(f, &self.api.types).kind != Shape::Defaulted {
-                    continue;
-                }
+            for f in (s.fields.iter()).filter(|f| field_shape(f, types).kind == Shape::Defaulted) {
                 f.ty.each_named(&mut |_| names_types = true);
                 let fn_name = format_ident!("{}", default_fn_name(def, f));
-                let ty = self.printer.rust_type(&f.ty);
-                let ty = if f.boxed {
-                    quote! { Box<#ty> }
-                } else {
-                    ty
-                };
+                let ty = boxed(self.printer.rust_type(&f.ty), f.boxed);
                 let default = f.default.as_ref().expect("defaulted");
-                let value = DefaultValue::of(&f.ty, default, &self.api.types)
-                    .expect("checked by field_shape")
-                    .render(&self.printer, false);
+                let value =
+                    DefaultValue::of(&f.ty, default, types).expect("checked by field_shape");
+                let value = value.render(&self.printer, false);
                 let value = if f.boxed {
                     quote! { Box::new(#value) }
                 } else {
@@ -511,8 +433,7 @@ impl<'a> ModelEmitter<'a> {
 
     /// Part of `constraints.rs`: the `Validate` impls of `defs`.
     fn validate_impls(&self, defs: &[TypeDef]) -> TokenStream {
-        let impls = defs.iter().map(|def| self.validate_impl(def));
-        quote! { #(#impls)* }
+        defs.iter().map(|def| self.validate_impl(def)).collect()
     }
 
     /// The start of `constraints.rs`: imports of what the printed impls use.
@@ -535,106 +456,93 @@ impl<'a> ModelEmitter<'a> {
     fn validate_impl(&self, def: &TypeDef) -> TokenStream {
         let name = ident(&def.name);
         let body = match &def.kind {
+            // An alias is validated as what it names.
+            TypeKind::Alias(_) => return TokenStream::new(),
             TypeKind::Struct(s) => {
-                let checks: Vec<TokenStream> = s
+                let fields: Vec<_> = s
                     .fields
                     .iter()
-                    .filter_map(|f| {
-                        let fname = ident(&f.name);
-                        let wire = &f.wire_name;
-                        // Check the Rust shape of the field: optional fields are `Option`s even when not nullable.
-                        let shape = field_shape(f, &self.api.types);
-                        let ty = match shape.kind {
-                            Shape::Optional | Shape::RequiredNullable => {
-                                TypeRef::Nullable(Box::new(shape.inner.clone()))
-                            }
-                            Shape::Plain | Shape::Defaulted => f.ty.clone(),
-                        };
-                        // Required in requests though decoded as optional (`build::access`).
-                        let missing = f.constraints.present.then(|| {
-                            quote! { if value.is_none() { validation::missing(path, errors); } }
-                        });
-                        let check = self
-                            .checks(&ty, &f.constraints)
-                            .map(|c| checks::render(&c, &quote! { value }, Site::Models, 0));
-                        if missing.is_none() && check.is_none() {
-                            return None;
-                        }
-                        // Deprecated properties are still validated while clients send them.
-                        let allow = f.deprecated.then(|| quote! { #[allow(deprecated)] });
-                        // A flattened field's properties are the struct's own: same path.
-                        let path = (!f.flatten).then(|| {
-                            quote! {
-                                let path = validation::field(path, #wire);
-                                let path = path.as_str();
-                            }
-                        });
-                        Some(quote! {
-                            #allow
-                            {
-                                let value = &self.#fname;
-                                #path
-                                #missing
-                                #check
-                            }
-                        })
-                    })
+                    .filter_map(|f| self.field_check(f))
                     .collect();
-                checks
+                (!fields.is_empty()).then(|| quote! { #(#fields)* })
             }
             TypeKind::Union(u) => {
-                let checks: Vec<_> = u
-                    .variants
-                    .iter()
-                    .map(|v| {
-                        (
-                            ident(&v.name),
-                            self.checks(&v.ty, &v.constraints)
-                                .map(|c| checks::render(&c, &quote! { value }, Site::Models, 0)),
-                        )
-                    })
+                let checks: Vec<_> = (u.variants.iter())
+                    .map(|v| self.render_checks(&v.ty, &v.constraints))
                     .collect();
-                if checks.iter().all(|(_, c)| c.is_none()) {
-                    Vec::new()
-                } else {
-                    let arms = checks.iter().map(|(vname, check)| match check {
+                let arms = u.variants.iter().zip(&checks).map(|(v, check)| {
+                    let vname = ident(&v.name);
+                    match check {
                         Some(check) => quote! { Self::#vname(value) => { #check } },
                         None => quote! { Self::#vname(_) => {} },
-                    });
-                    vec![quote! { match self { #(#arms)* } }]
-                }
+                    }
+                });
+                let any = checks.iter().any(Option::is_some);
+                any.then(|| quote! { match self { #(#arms)* } })
             }
-            TypeKind::Newtype(ty) => self
-                .checks(ty, &Constraints::default())
-                .map(|c| checks::render(&c, &quote! { value }, Site::Models, 0))
-                .map(|check| quote! { let value = &self.0; #check })
-                .into_iter()
-                .collect(),
+            TypeKind::Newtype(ty) => (self.render_checks(ty, &Constraints::default()))
+                .map(|check| quote! { let value = &self.0; #check }),
             TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {
                 enums::validate_body(&def.kind, self.open_enums)
-                    .into_iter()
-                    .collect()
             }
-            TypeKind::Alias(_) => Vec::new(),
         };
-        if matches!(def.kind, TypeKind::Alias(_)) {
-            // An alias is validated as what it names.
-            return TokenStream::new();
-        }
-        if body.is_empty() {
-            return quote! {
+        match body {
+            None => quote! {
                 impl Validate for #name {
                     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
                 }
-            };
-        }
-        quote! {
-            impl Validate for #name {
-                fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
-                    #(#body)*
+            },
+            Some(body) => quote! {
+                impl Validate for #name {
+                    fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
+                        #body
+                    }
                 }
-            }
+            },
         }
+    }
+
+    /// The checks of a struct's field, if it has any.
+    fn field_check(&self, f: &Field) -> Option<TokenStream> {
+        // Check the Rust shape of the field: optional fields are `Option`s even when not nullable.
+        let ty = match field_holding(f, &self.api.types) {
+            (true, inner) => TypeRef::Nullable(Box::new(inner.clone())),
+            (false, _) => f.ty.clone(),
+        };
+        // Required in requests though decoded as optional (`build::access`).
+        let missing = f.constraints.present.then(|| {
+            quote! { if value.is_none() { validation::missing(path, errors); } }
+        });
+        let check = self.render_checks(&ty, &f.constraints);
+        if missing.is_none() && check.is_none() {
+            return None;
+        }
+        let fname = ident(&f.name);
+        let wire = &f.wire_name;
+        // Deprecated properties are still validated while clients send them.
+        let allow = f.deprecated.then(|| quote! { #[allow(deprecated)] });
+        // A flattened field's properties are the struct's own: same path.
+        let path = (!f.flatten).then(|| {
+            quote! {
+                let path = validation::field(path, #wire);
+                let path = path.as_str();
+            }
+        });
+        Some(quote! {
+            #allow
+            {
+                let value = &self.#fname;
+                #path
+                #missing
+                #check
+            }
+        })
+    }
+
+    /// The statements checking `value` of type `ty` against `c`, if there is something to check.
+    fn render_checks(&self, ty: &TypeRef, c: &Constraints) -> Option<TokenStream> {
+        let checks = self.checks(ty, c)?;
+        Some(checks::render(&checks, &quote! { value }, Site::Models, 0))
     }
 
     /// The checks of one value of type `ty` against its nested types and `c`; `None` when there is
@@ -648,32 +556,17 @@ impl<'a> ModelEmitter<'a> {
                 // `Option<Alias>` where the alias is an `Option` too (a nullable component used
                 // where null is allowed again): one `if let Some(Some(..))` (clippy's
                 // `collapsible_match`), checked as what the alias holds.
-                if let TypeRef::Named(id) = inner.as_ref()
-                    && let def = &self.api.types[id.0]
-                    && let TypeKind::Alias(TypeRef::Nullable(held)) = &def.kind
-                {
-                    let c = if c.is_empty() { &def.constraints } else { c };
-                    let inner = Box::new(self.checks(held, c)?);
-                    return Some(Checks::Held { twice: true, inner });
-                }
+                let (twice, inner, c) = match self.aliased(inner, c) {
+                    Some((TypeRef::Nullable(held), c)) => (true, held.as_ref(), c),
+                    _ => (false, inner.as_ref(), c),
+                };
                 let inner = Box::new(self.checks(inner, c)?);
-                Some(Checks::Held {
-                    twice: false,
-                    inner,
-                })
+                Some(Checks::Held { twice, inner })
             }
-            TypeRef::Named(id) => {
-                let def = &self.api.types[id.0];
-                match &def.kind {
-                    // An alias is checked as what it names, with its own constraints unless the use site has some.
-                    TypeKind::Alias(target) => {
-                        let c = if c.is_empty() { &def.constraints } else { c };
-                        self.checks(target, c)
-                    }
-                    _ if self.checked[id.0] => Some(Checks::Validate),
-                    _ => None,
-                }
-            }
+            TypeRef::Named(id) => match self.aliased(ty, c) {
+                Some((target, c)) => self.checks(target, c),
+                None => self.checked[id.0].then_some(Checks::Validate),
+            },
             TypeRef::Array(inner) => Checks::items(c, each(inner)),
             TypeRef::Map(inner) => {
                 let count = checks::bounds(c.min_items, c.max_items);
@@ -697,26 +590,44 @@ impl<'a> ModelEmitter<'a> {
         }
     }
 
+    /// What `ty` names if it is an alias, checked with the alias's constraints unless the use
+    /// site has some (`c`).
+    fn aliased<'t>(
+        &'t self,
+        ty: &TypeRef,
+        c: &'t Constraints,
+    ) -> Option<(&'t TypeRef, &'t Constraints)> {
+        let TypeRef::Named(id) = ty else {
+            return None;
+        };
+        let def = &self.api.types[id.0];
+        let TypeKind::Alias(target) = &def.kind else {
+            return None;
+        };
+        Some((target, if c.is_empty() { &def.constraints } else { c }))
+    }
+
     fn patterns_rs(&self) -> TokenStream {
+        let all = self.patterns.all();
+        // The runtime's `NumericPattern` holds a `regex::Regex`: a numeric-string pattern `regex`
+        // does not compile (reported, not enforced) is the empty one.
+        let compiled = all
+            .iter()
+            .map(|&(source, _, engine, numeric)| match engine {
+                Engine::Regex => Some((quote! { Regex }, source)),
+                _ if numeric => Some((quote! { Regex }, "")),
+                Engine::FancyRegex => Some((quote! { fancy_regex::Regex }, source)),
+                Engine::None => None,
+            });
         let mut items = Vec::new();
-        for (source, number, engine, numeric) in self.patterns.all() {
+        for (&(source, number, _, numeric), compiled) in all.iter().zip(compiled) {
             let regex = format_ident!("PATTERN_{}", number);
             let doc = format!(" `{source}`");
-            if engine == Engine::FancyRegex && !numeric {
+            if let Some((engine, compiled)) = compiled {
                 items.push(quote! {
                     #[doc = #doc]
-                    pub static #regex: LazyLock<fancy_regex::Regex> =
-                        LazyLock::new(|| fancy_regex::Regex::new(#source).expect("checked by openapi-gen"));
-                });
-                continue;
-            }
-            let valid = engine == Engine::Regex;
-            let compiled = if valid { source } else { "" };
-            if valid || numeric {
-                items.push(quote! {
-                    #[doc = #doc]
-                    pub static #regex: LazyLock<Regex> =
-                        LazyLock::new(|| Regex::new(#compiled).expect("checked by openapi-gen"));
+                    pub static #regex: LazyLock<#engine> =
+                        LazyLock::new(|| #engine::new(#compiled).expect("checked by openapi-gen"));
                 });
             }
             if numeric {
@@ -735,12 +646,9 @@ impl<'a> ModelEmitter<'a> {
                 });
             }
         }
-        let any_numeric = self.patterns.all().iter().any(|p| p.3);
-        let wire_use =
-            any_numeric.then(|| quote! { use crate::wire::{NumericPattern, PatternOf}; });
-        let uses_regex = self
-            .patterns
-            .all()
+        let wire_use = (all.iter().any(|p| p.3))
+            .then(|| quote! { use crate::wire::{NumericPattern, PatternOf}; });
+        let uses_regex = all
             .iter()
             .any(|&(_, _, engine, numeric)| engine == Engine::Regex || numeric);
         let regex_use = uses_regex.then(|| quote! { use regex::Regex; });
@@ -786,18 +694,32 @@ struct FieldShape<'a> {
     inner: &'a TypeRef,
 }
 
+impl FieldShape<'_> {
+    /// Whether a present value is read as an `Option` (`null` is `None`); an optional,
+    /// non-nullable property is read as its type: `null` is refused.
+    fn reads_option(&self) -> bool {
+        self.kind == Shape::RequiredNullable || (self.kind == Shape::Optional && self.nullable)
+    }
+}
+
 /// Whether the models need `file::File`: a `format: binary` value, or a multipart body (whose
 /// runtimes name it even when no property is a file).
 fn uses_file(api: &Api) -> bool {
     api.uses(Primitive::Bytes) || api.has_multipart_struct()
 }
 
-/// Whether a struct decodes through the `object` runtime: any struct without a flattened field.
+/// Whether a struct decodes through the `object` runtime.
 fn has_objects(api: &Api) -> bool {
-    api.types.iter().any(|def| match &def.kind {
-        TypeKind::Struct(s) => !s.fields.iter().any(|f| f.flatten),
-        _ => false,
-    })
+    api.types.iter().any(|def| object_of(def).is_some())
+}
+
+/// The struct of `def` if it decodes through the `object` runtime: any struct without a flattened
+/// field (a flattened field keeps serde's derive).
+fn object_of(def: &TypeDef) -> Option<&Struct> {
+    match &def.kind {
+        TypeKind::Struct(s) if !s.fields.iter().any(|f| f.flatten) => Some(s),
+        _ => None,
+    }
 }
 
 /// How a struct field is held: `(is an Option, the type inside it)` (other emitters build and read
@@ -843,43 +765,82 @@ fn default_fn_name(def: &TypeDef, f: &Field) -> String {
     )
 }
 
-/// `(number, pattern, inside a Vec)` when a field decodes numeric strings.
-fn numeric_of(ty: &TypeRef) -> Option<(Primitive, &str, bool)> {
-    match ty {
-        TypeRef::NumericString { number, pattern } => Some((*number, pattern, false)),
-        TypeRef::Array(inner) => match inner.as_ref() {
-            TypeRef::NumericString { number, pattern } => Some((*number, pattern, true)),
-            _ => None,
-        },
-        _ => None,
-    }
+/// A value read leniently (see `ModelEmitter::leniency`): a number that may arrive as a numeric
+/// string (`marker`: the type naming its pattern), or an integer that may arrive as `2.0`;
+/// `in_vec`: the items of a list.
+struct Lenient {
+    /// `Numeric` or `Integer`: the `wire` readers' names start with it.
+    kind: &'static str,
+    number: TokenStream,
+    marker: Option<Ident>,
+    in_vec: bool,
 }
 
-/// `(integer, inside a Vec)` when a field is an integer (decoded from `2` or `2.0`).
-/// Aliases are looked through (`Percent = i64`).
-fn integer_of(ty: &TypeRef, types: &[TypeDef]) -> Option<(Primitive, bool)> {
-    fn integer(ty: &TypeRef, types: &[TypeDef], depth: usize) -> Option<Primitive> {
-        match ty {
-            TypeRef::Primitive(p) if p.is_integer() => Some(*p),
-            TypeRef::Named(id) if depth < 32 => match &types[id.0].kind {
-                TypeKind::Alias(inner) => integer(inner, types, depth + 1),
-                _ => None,
-            },
-            _ => None,
+impl Lenient {
+    fn new(kind: &'static str, number: Primitive, marker: Option<Ident>, in_vec: bool) -> Self {
+        let number = super::rust::primitive(number);
+        Lenient {
+            kind,
+            number,
+            marker,
+            in_vec,
         }
     }
-    match ty {
-        TypeRef::Array(inner) => integer(inner, types, 0).map(|p| (p, true)),
-        other => integer(other, types, 0).map(|p| (p, false)),
+
+    /// The `wire::Decoder` reading it in `decode.rs` (`option`: into an `Option`).
+    fn decoder(&self, option: bool) -> TokenStream {
+        let vec = if self.in_vec { "Vec" } else { "" };
+        let option = if option { "Option" } else { "" };
+        let decoder = format_ident!("As{}{vec}{option}", self.kind);
+        let (number, marker) = (&self.number, self.marker.iter());
+        quote! { crate::wire::#decoder<#number #(, crate::patterns::#marker)*> }
+    }
+
+    /// The `wire` function reading it for serde's `deserialize_with`, into a field of `shape`.
+    fn function(&self, shape: &FieldShape) -> String {
+        let kind = self.kind.to_lowercase();
+        let vec = if self.in_vec { "_vec" } else { "" };
+        let suffix = if shape.reads_option() {
+            "_option"
+        } else if shape.kind == Shape::Optional {
+            "_some"
+        } else {
+            ""
+        };
+        let number = &self.number;
+        let marker = (self.marker.iter()).map(|marker| format!(", crate::patterns::{marker}"));
+        let marker: String = marker.collect();
+        format!("crate::wire::{kind}{vec}{suffix}::<_, {number}{marker}>")
     }
 }
 
-fn wire_fn(name: &str, number: &TokenStream, marker: Option<&proc_macro2::Ident>) -> TokenStream {
-    let path = match marker {
-        Some(marker) => format!("crate::wire::{name}::<_, {number}, crate::patterns::{marker}>"),
-        None => format!("crate::wire::{name}::<_, {number}>"),
+/// The variant of a union's enum.
+pub(super) fn variant(printer: &TypePrinter, v: &UnionVariant) -> TokenStream {
+    let vname = ident(&v.name);
+    let vdoc = doc_attrs(v.doc.as_deref());
+    let ty = boxed(printer.rust_type(&v.ty), v.boxed);
+    quote! { #vdoc #vname(#ty), }
+}
+
+/// A union's doc attributes: the document's, then which of the variants a value is and `how`
+/// they are told apart.
+pub(super) fn union_doc(doc: TokenStream, u: &Union, how: &str) -> TokenStream {
+    let note = if u.exclusive {
+        format!(" Exactly one of the variants (`oneOf`), {how}.")
+    } else {
+        format!(" One or more of the variants (`anyOf`), {how}.")
     };
-    quote! { deserialize_with = #path }
+    let sep = (!doc.is_empty()).then(|| quote! { #[doc = ""] });
+    quote! { #doc #sep #[doc = #note] }
+}
+
+/// `Box<ty>` where the IR boxes a value (a recursive type).
+pub(super) fn boxed(ty: TokenStream, boxed: bool) -> TokenStream {
+    if boxed {
+        quote! { Box<#ty> }
+    } else {
+        ty
+    }
 }
 
 fn extra_field_name(s: &Struct) -> String {

@@ -66,7 +66,11 @@ pub fn tokens(object: &Object) -> TokenStream {
         Others::Deny => quote! { m.known_key(Self::FIELDS)? },
         _ => quote! { m.key()? },
     };
-    let keep = matches!(object.others, Others::Keep(_));
+    let kept = match &object.others {
+        Others::Keep(member) => Some(ident(member)),
+        _ => None,
+    };
+    let keep = kept.is_some();
     let extra = keep.then(|| quote! { let mut extra = ::std::collections::BTreeMap::new(); });
     let other = if keep {
         quote! { m.extra(&mut extra, k)? }
@@ -109,13 +113,7 @@ pub fn tokens(object: &Object) -> TokenStream {
             Value::Slot => quote! { #member: #slot, },
         }
     });
-    let kept = match &object.others {
-        Others::Keep(member) => {
-            let member = ident(member);
-            quote! { #member: extra, }
-        }
-        _ => quote! {},
-    };
+    let kept = kept.map(|member| quote! { #member: extra, });
     let allow = object.deprecated.then(|| quote! { #[allow(deprecated)] });
     quote! {
         impl<'de> ::serde::Deserialize<'de> for #name {

@@ -7,7 +7,8 @@
 //! decoded as the branch's struct, and a variant encodes as its struct. A branch that does not
 //! declare the property gets the tag added when encoded and removed before it is decoded.
 
-use super::{TypePrinter, doc_attrs, ident};
+use super::models::{union_doc, variant};
+use super::{TypePrinter, ident};
 use crate::ir::{TypeDef, TypeRef, Union, UnionVariant, struct_behind};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -22,27 +23,14 @@ pub fn any(types: &[TypeDef]) -> bool {
 
 pub fn item(
     printer: &TypePrinter,
-    types: &[TypeDef],
     name: &str,
     u: &Union,
     property: &str,
     doc: TokenStream,
 ) -> TokenStream {
-    let name_ident = ident(name);
+    let (name_ident, types) = (ident(name), printer.types);
     let integer = u.variants.iter().flat_map(|v| &v.tags).all(Value::is_i64);
-    let variants = u.variants.iter().map(|v| {
-        let vname = ident(&v.name);
-        let vdoc = doc_attrs(v.doc.as_deref());
-        let ty = variant_type(printer, v);
-        quote! { #vdoc #vname(#ty), }
-    });
-    let expected = u
-        .variants
-        .iter()
-        .flat_map(|v| &v.tags)
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(", ");
+    let variants = u.variants.iter().map(|v| variant(printer, v));
     let mut listing = u
         .variants
         .iter()
@@ -57,16 +45,11 @@ pub fn item(
     if let Some(v) = default {
         listing.push_str(&format!("; any other value, or none, for [`{}`]", v.name));
     }
-    let note = format!(
-        " {} the variants (`{}`), told apart by the tag `{property}`: {listing}.",
-        if u.exclusive {
-            "Exactly one of"
-        } else {
-            "One or more of"
-        },
-        if u.exclusive { "oneOf" } else { "anyOf" },
+    let doc = union_doc(
+        doc,
+        u,
+        &format!("told apart by the tag `{property}`: {listing}"),
     );
-    let sep = (!doc.is_empty()).then(|| quote! { #[doc = ""] });
     let declares = |v: &UnionVariant| {
         struct_behind(types, &v.ty)
             .is_some_and(|s| s.fields.iter().any(|f| f.wire_name == property))
@@ -109,19 +92,22 @@ pub fn item(
         let decoded = decode(v);
         quote! { Some(#(#patterns)|*) => #decoded, }
     });
-    // Without a default, a missing or unknown tag is an error naming the tag and its values.
-    let expected_const = default
-        .is_none()
-        .then(|| quote! { const EXPECTED: &str = #expected; });
-    let (find_tag, otherwise) = match default {
+    let (expected, find_tag, otherwise) = match default {
         Some(v) => (
+            None,
             quote! { let tag = value.get(#property).unwrap_or(&::serde_json::Value::Null); },
             decode(v),
         ),
-        None => (
-            quote! { let tag = crate::tagged::tag(&value, #property, EXPECTED)?; },
-            quote! { Err(crate::tagged::unknown(tag, #property, EXPECTED)) },
-        ),
+        // Without a default, a missing or unknown tag is an error naming the tag and its values.
+        None => {
+            let tags = u.variants.iter().flat_map(|v| &v.tags);
+            let expected = tags.map(ToString::to_string).collect::<Vec<_>>().join(", ");
+            (
+                Some(quote! { const EXPECTED: &str = #expected; }),
+                quote! { let tag = crate::tagged::tag(&value, #property, EXPECTED)?; },
+                quote! { Err(crate::tagged::unknown(tag, #property, EXPECTED)) },
+            )
+        }
     };
     let as_kind = if integer {
         quote! { as_i64 }
@@ -130,8 +116,6 @@ pub fn item(
     };
     quote! {
         #doc
-        #sep
-        #[doc = #note]
         #[derive(Debug, Clone, PartialEq)]
         pub enum #name_ident {
             #(#variants)*
@@ -147,7 +131,7 @@ pub fn item(
 
         impl<'de> ::serde::Deserialize<'de> for #name_ident {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                #expected_const
+                #expected
                 let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
                 #find_tag
                 match tag.#as_kind() {
@@ -199,15 +183,6 @@ fn free_tag_check(types: &[TypeDef], v: &UnionVariant, property: &str) -> Option
         let held = &value.#fname;
         crate::tagged::check(held, #property, &[#(#tags),*]).map_err(::serde::ser::Error::custom)?;
     })
-}
-
-fn variant_type(printer: &TypePrinter, v: &UnionVariant) -> TokenStream {
-    let ty = printer.rust_type(&v.ty);
-    if v.boxed {
-        quote! { Box<#ty> }
-    } else {
-        ty
-    }
 }
 
 /// The literal of a tag value: a string, or an integer (`2i64` where it is encoded, so that its
