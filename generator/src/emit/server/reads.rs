@@ -3,8 +3,8 @@
 //! `raw_body`.
 
 use super::plan::{
-    BodyKind, BodyRead, DefaultValue, FieldPlan, FieldType, Finish, Get, ParamRead, Part, PartKind,
-    PathAt, Plan, Read, Scalar, Styled, StyledAt, Value,
+    BodyKind, BodyRead, DefaultValue, FieldPlan, Finish, Get, ParamRead, Part, PartKind, PathAt,
+    Plan, Read, Scalar, Styled, StyledAt,
 };
 use crate::emit::checks::{self, Checks, Site};
 use crate::emit::ident;
@@ -13,28 +13,62 @@ use crate::ir::ParamLocation;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-pub fn field_type(plan: &Plan, ty: &FieldType) -> TokenStream {
-    let value = match &ty.value {
-        Value::Scalar(scalar) => scalar_type(plan, scalar),
-        Value::List(scalar) => {
-            let item = scalar_type(plan, scalar);
-            quote! { Vec<#item> }
-        }
-        Value::Type(ty) => plan.printer().rust_type(ty),
-        Value::RawBody => quote! { RawBody },
-        Value::BasicCredentials => quote! { BasicCredentials },
+pub fn field_type(plan: &Plan, read: &Read) -> TokenStream {
+    let (value, optional) = match read {
+        Read::Param(r) => (param_type(plan, &r.get), matches!(r.finish, Finish::AsIs)),
+        Read::Basic { required } => (quote! { BasicCredentials }, !required),
+        Read::Body(r) => (body_type(plan, &r.kind), !r.required),
     };
-    if ty.optional {
+    if optional {
         quote! { Option<#value> }
     } else {
         value
     }
 }
 
+fn param_type(plan: &Plan, get: &Get) -> TokenStream {
+    match get {
+        Get::Text(_) => quote! { String },
+        Get::Plain {
+            scalar,
+            list: false,
+            ..
+        }
+        | Get::Styled {
+            value: Styled::Primitive(scalar),
+            ..
+        } => scalar_type(plan, scalar),
+        Get::Plain { scalar, .. }
+        | Get::Styled {
+            value: Styled::List(scalar),
+            ..
+        } => {
+            let item = scalar_type(plan, scalar);
+            quote! { Vec<#item> }
+        }
+        Get::Json { ty, .. }
+        | Get::Styled {
+            value: Styled::Object { ty, .. },
+            ..
+        } => plan.printer().rust_type(ty),
+    }
+}
+
+fn body_type(plan: &Plan, kind: &BodyKind) -> TokenStream {
+    match kind {
+        BodyKind::Json(ty)
+        | BodyKind::Form(ty)
+        | BodyKind::DeepForm { ty, .. }
+        | BodyKind::Multipart { ty, .. } => plan.printer().rust_type(ty),
+        BodyKind::Text => quote! { String },
+        BodyKind::Raw => quote! { RawBody },
+    }
+}
+
 pub fn read(plan: &Plan, field: &FieldPlan) -> TokenStream {
     match &field.read {
         Read::Param(read) => param(plan, read),
-        Read::Basic => quote! { credentials },
+        Read::Basic { .. } => quote! { credentials },
         Read::Body(read) => body(plan, read),
     }
 }
@@ -81,14 +115,12 @@ fn reader(location: ParamLocation) -> TokenStream {
 fn param(plan: &Plan, r: &ParamRead) -> TokenStream {
     let (location, wire) = (location_tokens(r.location), r.wire.as_str());
     let read = get(plan, r);
-    // The value checked is an `Option` unless the plain readers require it or give its default.
-    let optional = match &r.get {
-        Get::Plain {
-            required, default, ..
-        } => !required && default.is_none(),
-        _ => true,
-    };
-    let read = checked(read, &location, wire, r.checks.as_ref(), optional);
+    // The plain readers finish the value themselves: it is checked as the field holds it.
+    if let Get::Plain { .. } = r.get {
+        let optional = matches!(r.finish, Finish::AsIs);
+        return checked(read, &location, wire, r.checks.as_ref(), optional);
+    }
+    let read = checked(read, &location, wire, r.checks.as_ref(), true);
     match &r.finish {
         Finish::AsIs => read,
         Finish::Required => quote! { params::required(#location, #wire, #read)? },
@@ -109,8 +141,6 @@ fn get(plan: &Plan, r: &ParamRead) -> TokenStream {
             scalar,
             list,
             explode,
-            required,
-            default,
         } => {
             let parse = parse(plan, scalar);
             if let Some(at) = at {
@@ -123,10 +153,10 @@ fn get(plan: &Plan, r: &ParamRead) -> TokenStream {
                 (quote! { required }, quote! { optional })
             };
             let optional = quote! { #reader.#optional_fn(#wire, #explode #parse)? };
-            match default {
-                _ if *required => quote! { #reader.#required_fn(#wire, #explode #parse)? },
-                Some(default) => with_default(plan, optional, default),
-                None => optional,
+            match &r.finish {
+                Finish::Required => quote! { #reader.#required_fn(#wire, #explode #parse)? },
+                Finish::Default(default) => with_default(plan, optional, default),
+                Finish::AsIs => optional,
             }
         }
         Get::Json { ty, capture } => {

@@ -2,10 +2,10 @@
 //! into its typed form, or answers the rejection with the API's error body (or the operation's own,
 //! through its `{op}_rejection` method), then calls the trait.
 
-use super::plan::{Need, OpPlan, Plan, Source, is_distinct, mixed_literals};
+use super::plan::{Need, OpPlan, Plan, Read, is_distinct, mixed_literals};
 use super::reads;
 use crate::emit::ident;
-use crate::ir::Method;
+use crate::ir::{Method, ParamLocation};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
@@ -365,7 +365,7 @@ fn handler(plan: &Plan, op: &OpPlan) -> TokenStream {
 fn reader(plan: &Plan, op: &OpPlan, read: &proc_macro2::Ident) -> TokenStream {
     let api = ident(&plan.trait_name);
     let request_name = ident(&op.request_name);
-    let uses = |source: Source| op.fields.iter().any(|f| f.source == source);
+    let uses = |location| op.fields.iter().any(|f| f.location() == Some(location));
     let mut steps = Vec::new();
     let only_authenticate = op.bearer_methods.len() == 1 && op.bearer_methods[0] == "authenticate";
     match op.bearer {
@@ -407,16 +407,16 @@ fn reader(plan: &Plan, op: &OpPlan, read: &proc_macro2::Ident) -> TokenStream {
             }
         });
     }
-    if uses(Source::Path) {
+    if uses(ParamLocation::Path) {
         steps.push(quote! { let path = params::Path::from_parts(&mut parts).await?; });
     }
-    if uses(Source::Query) {
+    if uses(ParamLocation::Query) {
         steps.push(quote! { let query = params::Query::parse(parts.uri.query()); });
     }
-    if uses(Source::Header) {
+    if uses(ParamLocation::Header) {
         steps.push(quote! { let headers = params::Headers(&parts.headers); });
     }
-    if uses(Source::Cookie) {
+    if uses(ParamLocation::Cookie) {
         steps.push(quote! { let cookies = params::Cookies::parse(&parts.headers); });
     }
     let fields = op.fields.iter().map(|f| {
@@ -424,12 +424,12 @@ fn reader(plan: &Plan, op: &OpPlan, read: &proc_macro2::Ident) -> TokenStream {
         let read = reads::read(plan, f);
         quote! { #name: #read, }
     });
-    let parts = if uses(Source::Path) {
+    let parts = if uses(ParamLocation::Path) {
         quote! { mut parts }
     } else {
         quote! { parts }
     };
-    let raw_body = if uses(Source::Body) {
+    let raw_body = if op.fields.iter().any(|f| matches!(f.read, Read::Body(_))) {
         quote! { raw_body }
     } else {
         quote! { _ }

@@ -43,7 +43,7 @@ fn request_struct(op: &OpPlan, plan: &Plan) -> TokenStream {
     let fields = op.fields.iter().map(|f| {
         let doc = doc_attrs(Some(&f.doc));
         let name = ident(&f.name);
-        let ty = reads::field_type(plan, &f.ty);
+        let ty = reads::field_type(plan, &f.read);
         quote! { #doc pub #name: #ty, }
     });
     quote! {

@@ -38,9 +38,7 @@ pub(super) fn api_key_field(
     FieldPlan {
         name: name.to_owned(),
         doc,
-        ty: FieldType::optional(Value::Scalar(Scalar::Value(Primitive::String))),
         read: Read::Param(Box::new(read)),
-        source: Source::of(location),
     }
 }
 

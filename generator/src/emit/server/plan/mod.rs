@@ -92,71 +92,31 @@ pub struct OwnRejection {
     pub statuses: Vec<u16>,
 }
 
-/// Where a request field comes from: decides which reader the generated code sets up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    Path,
-    Query,
-    Header,
-    Cookie,
-    Basic,
-    Body,
-}
-
-impl Source {
-    pub fn of(location: ParamLocation) -> Source {
-        match location {
-            ParamLocation::Path => Source::Path,
-            ParamLocation::Query => Source::Query,
-            ParamLocation::Header => Source::Header,
-            ParamLocation::Cookie => Source::Cookie,
-        }
-    }
-}
-
-/// A field of an operation's request struct.
+/// A field of an operation's request struct; its type follows from how it is read.
 pub struct FieldPlan {
     pub name: String,
     pub doc: String,
-    pub ty: FieldType,
     pub read: Read,
-    pub source: Source,
-}
-
-/// The type of a request field: `Option<value>` when `optional`.
-pub struct FieldType {
-    pub value: Value,
-    pub optional: bool,
-}
-
-impl FieldType {
-    pub fn optional(value: Value) -> FieldType {
-        FieldType {
-            value,
-            optional: true,
-        }
-    }
-}
-
-/// What a request field holds.
-pub enum Value {
-    Scalar(Scalar),
-    /// A `Vec` of the scalar.
-    List(Scalar),
-    /// A type of the document.
-    Type(TypeRef),
-    RawBody,
-    BasicCredentials,
 }
 
 /// How the router reads a request field.
 pub enum Read {
     /// A parameter or API key (see [`parameters`]).
     Param(Box<ParamRead>),
-    /// The request's HTTP Basic credentials.
-    Basic,
+    /// The request's HTTP Basic credentials (an `Option` unless `required`).
+    Basic { required: bool },
     /// The body (see [`bodies`]).
     Body(BodyRead),
+}
+
+impl FieldPlan {
+    /// Where a parameter or API key is read from.
+    pub fn location(&self) -> Option<ParamLocation> {
+        match &self.read {
+            Read::Param(read) => Some(read.location),
+            _ => None,
+        }
+    }
 }
 
 impl<'a> Plan<'a> {
@@ -287,10 +247,14 @@ impl<'a> Plan<'a> {
         if op.bearer != Need::No || op.basic != Need::No {
             statuses.push(401);
         }
-        if op.fields.iter().any(|f| f.source != Source::Basic) {
+        if op
+            .fields
+            .iter()
+            .any(|f| !matches!(f.read, Read::Basic { .. }))
+        {
             statuses.push(400);
         }
-        if op.fields.iter().any(|f| f.source == Source::Body) {
+        if op.fields.iter().any(|f| matches!(f.read, Read::Body(_))) {
             statuses.extend([413, 415]);
         }
         statuses.sort_unstable();
@@ -360,16 +324,12 @@ impl<'a> Plan<'a> {
                 Need::Required => "HTTP Basic credentials (`Authorization: Basic`).",
                 _ => "HTTP Basic credentials (`Authorization: Basic`), if the request sent them.",
             };
-            let ty = FieldType {
-                value: Value::BasicCredentials,
-                optional: basic != Need::Required,
-            };
             fields.push(FieldPlan {
                 name,
                 doc: doc.to_owned(),
-                ty,
-                read: Read::Basic,
-                source: Source::Basic,
+                read: Read::Basic {
+                    required: basic == Need::Required,
+                },
             });
         }
         if let Some(body) = &op.body {

@@ -18,15 +18,14 @@ pub enum Get {
     /// The text as sent (a parameter the generator does not decode, an API key): `Some` of a path
     /// parameter at `PathAt`, else the reader's optional text.
     Text(Option<PathAt>),
-    /// The plain readers (simple path segments, form query, headers, cookies).
+    /// The plain readers (simple path segments, form query, headers, cookies), which require the
+    /// value or give its default themselves.
     Plain {
         at: Option<PathAt>,
         scalar: Scalar,
         list: bool,
         /// Said by query lists alone; the other readers know their own.
         explode: Option<bool>,
-        required: bool,
-        default: Option<DefaultValue>,
     },
     /// JSON text (`content: application/json`), a path parameter from the capture at `capture`.
     Json { ty: TypeRef, capture: Option<usize> },
@@ -64,7 +63,7 @@ pub enum StyledAt {
     },
 }
 
-/// What becomes of the value read (an `Option`).
+/// What becomes of the value read (an `Option`): the field is an `Option` when it stays one.
 pub enum Finish {
     AsIs,
     /// Refused when absent.
@@ -72,13 +71,9 @@ pub enum Finish {
     Default(DefaultValue),
 }
 
-/// How a parameter's value is spelled and parsed.
-pub(super) enum ParamShape {
-    Scalar(Scalar, Check),
-    List(Scalar, Check),
-    /// Not decoded: the reason.
-    Raw(String),
-}
+/// How a parameter's value is parsed: the scalar, its checks and whether it is a list of them; or
+/// why it is not decoded.
+pub(super) type ParamShape = Result<(Scalar, Check, bool), String>;
 
 /// The parse of a parameter's text (`impl Fn(&str) -> Result<T, String>` in the router).
 #[derive(Clone)]
@@ -113,126 +108,99 @@ impl<'a> Plan<'a> {
         if p.deprecated {
             push_paragraph(&mut doc, "**Deprecated.**");
         }
-        let at = if p.location == ParamLocation::Path {
-            match path_position(op, wire) {
-                Some(at) => Some(at),
-                None => {
+        let at = match p.location {
+            ParamLocation::Path => {
+                let Some(at) = path_position(op, wire) else {
                     notes.push(format!("The path parameter `{wire}` does not occur in the path; it is not generated."));
                     return None;
-                }
+                };
+                Some(at)
             }
-        } else {
-            None
+            _ => None,
         };
         let shape = self.param_shape(&p.ty, p.location);
-        let field =
-            |doc: String, ty: FieldType, get: Get, checks: Option<Checks>, finish: Finish| {
-                let (location, wire) = (p.location, wire.to_owned());
-                let read = ParamRead {
-                    location,
-                    wire,
-                    get,
-                    checks,
-                    finish,
-                };
-                let source = Source::of(p.location);
-                Some(FieldPlan {
-                    name: p.name.clone(),
-                    doc,
-                    ty,
-                    read: Read::Param(Box::new(read)),
-                    source,
-                })
-            };
-        let required = p.required || p.location == ParamLocation::Path;
-        if let Some((value, get, checks, default)) =
-            self.styled_read(op, p, &shape, &at, &mut doc, notes)
-        {
-            let (optional, finish) = match (default, required) {
-                (Some(default), false) => (false, Finish::Default(default)),
-                (_, true) => (false, Finish::Required),
-                (None, false) => (true, Finish::AsIs),
-            };
-            return field(doc, FieldType { value, optional }, get, checks, finish);
-        }
-        let (scalar, check, list) = match shape {
-            ParamShape::Scalar(scalar, check) => (scalar, check, false),
-            ParamShape::List(scalar, check) => (scalar, check, true),
-            ParamShape::Raw(reason) => {
-                push_paragraph(
-                    &mut doc,
-                    &format!("Passed through as the raw text: {reason}."),
-                );
-                let ty = FieldType::optional(Value::Scalar(Scalar::Value(Primitive::String)));
-                return field(doc, ty, Get::Text(at), None, Finish::AsIs);
-            }
-        };
         let default = p
             .default
             .as_ref()
             .and_then(|d| self.default_value(&p.ty, d));
-        if let (Some(value), None) = (&p.default, &default) {
-            push_paragraph(
-                &mut doc,
-                &format!("Default (not applied by the router): `{value}`."),
-            );
-        } else if let Some(value) = &p.default {
-            push_paragraph(&mut doc, &format!("Default: `{value}`."));
-        }
-        let default = default.filter(|_| !required);
-        let optional = !required && default.is_none();
-        let value = if list {
-            Value::List(scalar.clone())
+        let written = default.is_some();
+        // A required parameter (every path parameter is) has no default to apply.
+        let applied = default.filter(|_| !p.required);
+        let finish = |default: Option<DefaultValue>| match default {
+            Some(default) => Finish::Default(default),
+            None if p.required => Finish::Required,
+            None => Finish::AsIs,
+        };
+        let (get, check, finish) = if p.json && !matches!(at, Some(PathAt::Piece { .. })) {
+            push_paragraph(&mut doc, "Sent as JSON text (`content: application/json`).");
+            let ty = p.ty.strip_nullable().clone();
+            let capture = match at {
+                Some(PathAt::Capture(index)) => Some(index),
+                _ => None,
+            };
+            (Get::Json { ty, capture }, None, finish(None))
+        } else if let Some((get, check)) = self.styled_read(op, p, &shape, at.as_ref(), notes) {
+            if let (Some(_), Some(value)) = (&applied, &p.default) {
+                push_paragraph(&mut doc, &format!("Default: `{value}`."));
+            }
+            (get, check, finish(applied))
         } else {
-            Value::Scalar(scalar.clone())
+            match shape {
+                Err(reason) => {
+                    let raw = format!("Passed through as the raw text: {reason}.");
+                    push_paragraph(&mut doc, &raw);
+                    (Get::Text(at), None, Finish::AsIs)
+                }
+                Ok((scalar, check, list)) => {
+                    match (&p.default, written) {
+                        (Some(value), false) => push_paragraph(
+                            &mut doc,
+                            &format!("Default (not applied by the router): `{value}`."),
+                        ),
+                        (Some(value), true) => {
+                            push_paragraph(&mut doc, &format!("Default: `{value}`."))
+                        }
+                        (None, _) => {}
+                    }
+                    let explode = (p.location == ParamLocation::Query && list).then_some(p.explode);
+                    let get = Get::Plain {
+                        at,
+                        scalar,
+                        list,
+                        explode,
+                    };
+                    (get, Some(check), finish(applied))
+                }
+            }
         };
-        let checks = self.checks(check, list, self.param_constraints(p));
-        let explode = (p.location == ParamLocation::Query && list).then_some(p.explode);
-        let get = Get::Plain {
-            at,
-            scalar,
-            list,
-            explode,
-            required,
-            default,
-        };
-        field(
-            doc,
-            FieldType { value, optional },
+        let list = matches!(self.api.resolve(&p.ty), TypeRef::Array(_));
+        let checks = check.and_then(|check| self.checks(check, list, self.param_constraints(p)));
+        let read = ParamRead {
+            location: p.location,
+            wire: wire.to_owned(),
             get,
             checks,
-            Finish::AsIs,
-        )
+            finish,
+        };
+        Some(FieldPlan {
+            name: p.name.clone(),
+            doc,
+            read: Read::Param(Box::new(read)),
+        })
     }
 
-    /// The value, read, checks and default of a parameter that the style codec reads (`label`,
-    /// `matrix`, the delimited styles, `deepObject`, objects, exploded cookie lists) or that is
-    /// JSON text; `None` for the plain forms the readers take directly.
+    /// The read and the checks beyond its type of a parameter that the style codec reads (`label`,
+    /// `matrix`, the delimited styles, `deepObject`, objects, exploded cookie lists); `None` for
+    /// the plain forms the readers take directly.
     pub(super) fn styled_read(
         &self,
         op: &Operation,
         p: &Parameter,
         shape: &ParamShape,
-        at: &Option<PathAt>,
-        doc: &mut String,
+        at: Option<&PathAt>,
         notes: &mut Vec<String>,
-    ) -> Option<(Value, Get, Option<Checks>, Option<DefaultValue>)> {
+    ) -> Option<(Get, Option<Check>)> {
         let wire = p.wire_name.as_str();
-        if p.json {
-            let ty = p.ty.strip_nullable().clone();
-            let capture = match (p.location, at) {
-                (ParamLocation::Path, Some(PathAt::Capture(index))) => Some(*index),
-                (ParamLocation::Path, _) => return None,
-                _ => None,
-            };
-            push_paragraph(doc, "Sent as JSON text (`content: application/json`).");
-            return Some((
-                Value::Type(ty.clone()),
-                Get::Json { ty, capture },
-                None,
-                None,
-            ));
-        }
         let object = self.object_fields(&p.ty);
         let plain_style = match p.location {
             ParamLocation::Path => p.style == ParamStyle::Simple,
@@ -251,33 +219,22 @@ impl<'a> Plan<'a> {
         if plain_style && object.is_none() && !split_list {
             return None;
         }
-        let (styled, value) = match (object, shape) {
+        let (value, check) = match (object, shape) {
+            // Objects are validated as they are decoded; those with objects or arrays inside are
+            // read as a tree (`deep_form`).
             (Some(fields), _) => {
                 let ty = p.ty.strip_nullable().clone();
-                // Objects with objects or arrays inside are read as a tree (`deep_form`).
                 let deep = self.nests(&p.ty);
-                (
-                    Styled::Object {
-                        ty: ty.clone(),
-                        deep,
-                        fields,
-                    },
-                    Value::Type(ty),
-                )
+                (Styled::Object { ty, deep, fields }, None)
             }
-            (None, ParamShape::Scalar(scalar, _)) => (
-                Styled::Primitive(scalar.clone()),
-                Value::Scalar(scalar.clone()),
-            ),
-            (None, ParamShape::List(scalar, _)) => {
-                (Styled::List(scalar.clone()), Value::List(scalar.clone()))
-            }
-            (None, ParamShape::Raw(_)) => {
+            (None, Ok((scalar, check, false))) => (Styled::Primitive(scalar.clone()), Some(*check)),
+            (None, Ok((scalar, check, true))) => (Styled::List(scalar.clone()), Some(*check)),
+            (None, Err(_)) => {
                 let TypeRef::Array(inner) = self.api.resolve(&p.ty) else {
                     return None;
                 };
                 let (scalar, _) = self.scalar(self.api.resolve(inner))?;
-                (Styled::List(scalar.clone()), Value::List(scalar))
+                (Styled::List(scalar), Some(Check::None))
             }
         };
         let others = || -> Vec<String> {
@@ -287,7 +244,7 @@ impl<'a> Plan<'a> {
                 .map(|o| o.wire_name.clone())
                 .collect()
         };
-        let styled_at = match (p.location, at) {
+        let at = match (p.location, at) {
             (ParamLocation::Path, Some(PathAt::Capture(_))) => StyledAt::Path(
                 op.segments
                     .iter()
@@ -304,30 +261,13 @@ impl<'a> Plan<'a> {
             (ParamLocation::Header, _) => StyledAt::Header,
             (ParamLocation::Cookie, _) => StyledAt::Cookie { others: others() },
         };
-        // Constraints beyond the type (objects are validated as they are decoded).
-        let checks = match (&styled, shape) {
-            (Styled::Object { .. }, _) => None,
-            (_, ParamShape::Scalar(_, check) | ParamShape::List(_, check)) => Some(*check),
-            _ => Some(Check::None),
-        };
-        let list = matches!(self.api.resolve(&p.ty), TypeRef::Array(_));
-        let checks = checks.and_then(|check| self.checks(check, list, self.param_constraints(p)));
-        let required = p.required || p.location == ParamLocation::Path;
-        let default = p
-            .default
-            .as_ref()
-            .and_then(|d| self.default_value(&p.ty, d))
-            .filter(|_| !required);
-        if default.is_some() {
-            push_paragraph(doc, &format!("Default: `{}`.", p.default.as_ref()?));
-        }
         let get = Get::Styled {
-            value: styled,
-            at: styled_at,
+            value,
+            at,
             style: p.style,
             explode: p.explode,
         };
-        Some((value, get, checks, default))
+        Some((get, check))
     }
 
     /// The property names of an object parameter (`None` inside for a map, whose names are open),
@@ -391,30 +331,22 @@ impl<'a> Plan<'a> {
     pub(super) fn param_shape(&self, ty: &TypeRef, location: ParamLocation) -> ParamShape {
         let ty = self.api.resolve(ty);
         if let Some((scalar, check)) = self.scalar(ty) {
-            return ParamShape::Scalar(scalar, check);
+            return Ok((scalar, check, false));
         }
         match ty {
             TypeRef::Array(inner) if location != ParamLocation::Cookie => {
                 match self.scalar(self.api.resolve(inner)) {
-                    Some((scalar, check)) => ParamShape::List(scalar, check),
-                    None => ParamShape::Raw(
-                        "the generator does not decode lists of this item type".to_owned(),
-                    ),
+                    Some((scalar, check)) => Ok((scalar, check, true)),
+                    None => Err("the generator does not decode lists of this item type".to_owned()),
                 }
             }
-            TypeRef::Array(_) => {
-                ParamShape::Raw("the generator does not decode list cookies".to_owned())
-            }
-            TypeRef::Map(_) => {
-                ParamShape::Raw("the generator does not decode object parameters".to_owned())
-            }
-            TypeRef::Named(id) => ParamShape::Raw(format!(
+            TypeRef::Array(_) => Err("the generator does not decode list cookies".to_owned()),
+            TypeRef::Map(_) => Err("the generator does not decode object parameters".to_owned()),
+            TypeRef::Named(id) => Err(format!(
                 "the generator does not decode `{}` from a parameter",
                 self.api.types[id.0].name
             )),
-            _ => ParamShape::Raw(
-                "the generator does not decode this schema from a parameter".to_owned(),
-            ),
+            _ => Err("the generator does not decode this schema from a parameter".to_owned()),
         }
     }
 
