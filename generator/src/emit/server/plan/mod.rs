@@ -24,7 +24,6 @@ mod routes;
 
 pub use crate::emit::defaults::DefaultValue;
 pub use auth::BearerScheme;
-use auth::*;
 pub use bodies::{BodyKind, BodyRead, Part, PartKind};
 pub use parameters::{Finish, Get, ParamRead, Scalar, Styled, StyledAt};
 use responses::*;
@@ -297,41 +296,13 @@ impl<'a> Plan<'a> {
             op.name.clone()
         };
         let (bearer, basic, require_some_credentials) = self.credentials(op);
-        let mut bearer_methods: Vec<String> = Vec::new();
-        for scheme in op.security.iter().flat_map(|r| &r.schemes) {
-            if let Some(s) = self.bearer_schemes.iter().find(|s| &s.name == scheme)
-                && !bearer_methods.contains(&s.method)
-            {
-                bearer_methods.push(s.method.clone());
-            }
-        }
         let mut notes = Vec::new();
         let mut taken: HashSet<String> = op.parameters.iter().map(|p| p.name.clone()).collect();
         taken.insert("body".to_owned());
-        let mut fields = Vec::new();
-        for p in &op.parameters {
-            if let Some(field) = self.param_field(op, p, &mut notes) {
-                fields.push(field);
-            }
-        }
-        for (scheme, location, key) in self.api_keys(op) {
-            let name = unique_field(&crate::naming::field_ident(&scheme), &mut taken);
-            fields.push(api_key_field(&name, &scheme, location, &key));
-        }
-        if basic != Need::No {
-            let name = unique_field("basic", &mut taken);
-            let doc = match basic {
-                Need::Required => "HTTP Basic credentials (`Authorization: Basic`).",
-                _ => "HTTP Basic credentials (`Authorization: Basic`), if the request sent them.",
-            };
-            fields.push(FieldPlan {
-                name,
-                doc: doc.to_owned(),
-                read: Read::Basic {
-                    required: basic == Need::Required,
-                },
-            });
-        }
+        let mut fields: Vec<FieldPlan> = (op.parameters.iter())
+            .filter_map(|p| self.param_field(op, p, &mut notes))
+            .collect();
+        fields.extend(self.credential_fields(op, basic, &mut taken));
         if let Some(body) = &op.body {
             fields.push(self.body_field("body", body));
         }
@@ -342,7 +313,7 @@ impl<'a> Plan<'a> {
             request_name: format!("{camel}Request"),
             response_name: format!("{camel}Response"),
             bearer,
-            bearer_methods,
+            bearer_methods: self.bearer_methods(op),
             basic,
             require_some_credentials,
             fields,
