@@ -67,7 +67,7 @@ pub fn api_rs(plan: &Plan) -> TokenStream {
             #(#methods)*
         }
     };
-    let models = super::uses_path(&body, "models").then(|| plan.use_item(quote! { models }));
+    let models = super::uses(&body, "models").then(|| plan.use_item(quote! { models }));
     let requests: Vec<_> = plan.ops.iter().map(|op| ident(&op.request_name)).collect();
     let responses: Vec<_> = plan.ops.iter().map(|op| ident(&op.response_name)).collect();
     let own_rejections = plan.ops.iter().any(|op| op.rejection.is_some());

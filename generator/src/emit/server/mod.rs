@@ -306,33 +306,26 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
     }
 }
 
-/// The `use` items among `candidates` whose name the tokens mention: a module (lowercase) when it
-/// starts a path (`models::X`), a type when it appears at all.
+/// The `use` items among `candidates` whose name the tokens use (see [`uses`]).
 fn imports(tokens: &TokenStream, candidates: &[(&str, TokenStream)]) -> TokenStream {
     let used = candidates.iter().filter(|(name, _)| uses(tokens, name));
     let items = used.map(|(_, item)| item);
     quote! { #(#items)* }
 }
 
-/// Whether the tokens use `name`: a module starting a path (`models::X`), or a type.
+/// Whether the tokens use `name`: a module (lowercase) when it starts a path (`models::X`), a type
+/// when it appears at all.
 fn uses(tokens: &TokenStream, name: &str) -> bool {
-    if name.starts_with(|c: char| c.is_ascii_lowercase()) {
-        uses_path(tokens, name)
-    } else {
-        uses_ident(tokens, name)
-    }
-}
-
-/// Whether `name::` occurs in the tokens.
-fn uses_path(tokens: &TokenStream, name: &str) -> bool {
+    let module = name.starts_with(|c: char| c.is_ascii_lowercase());
     let mut trees = tokens.clone().into_iter().peekable();
     while let Some(tree) = trees.next() {
         let found = match &tree {
             TokenTree::Ident(ident) => {
                 ident == name
-                    && matches!(trees.peek(), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == Spacing::Joint)
+                    && (!module
+                        || matches!(trees.peek(), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == Spacing::Joint))
             }
-            TokenTree::Group(group) => uses_path(&group.stream(), name),
+            TokenTree::Group(group) => uses(&group.stream(), name),
             _ => false,
         };
         if found {
@@ -340,12 +333,4 @@ fn uses_path(tokens: &TokenStream, name: &str) -> bool {
         }
     }
     false
-}
-
-fn uses_ident(tokens: &TokenStream, name: &str) -> bool {
-    tokens.clone().into_iter().any(|tree| match tree {
-        TokenTree::Ident(ident) => ident == name,
-        TokenTree::Group(group) => uses_ident(&group.stream(), name),
-        _ => false,
-    })
 }

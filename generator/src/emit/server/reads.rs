@@ -28,7 +28,7 @@ pub fn field_type(plan: &Plan, read: &Read) -> TokenStream {
 
 fn param_type(plan: &Plan, get: &Get) -> TokenStream {
     match get {
-        Get::Text(_) => quote! { String },
+        Get::Text { json: None, .. } => quote! { String },
         Get::Plain {
             scalar,
             list: false,
@@ -46,7 +46,7 @@ fn param_type(plan: &Plan, get: &Get) -> TokenStream {
             let item = scalar_type(plan, scalar);
             quote! { Vec<#item> }
         }
-        Get::Json { ty, .. }
+        Get::Text { json: Some(ty), .. }
         | Get::Styled {
             value: Styled::Object { ty, .. },
             ..
@@ -94,26 +94,18 @@ fn parse(plan: &Plan, scalar: &Scalar) -> TokenStream {
     }
 }
 
-fn location_tokens(location: ParamLocation) -> TokenStream {
+/// `params::In::{location}`, and the reader of that location.
+fn location(location: ParamLocation) -> (TokenStream, TokenStream) {
     match location {
-        ParamLocation::Path => quote! { params::In::Path },
-        ParamLocation::Query => quote! { params::In::Query },
-        ParamLocation::Header => quote! { params::In::Header },
-        ParamLocation::Cookie => quote! { params::In::Cookie },
-    }
-}
-
-fn reader(location: ParamLocation) -> TokenStream {
-    match location {
-        ParamLocation::Path => quote! { path },
-        ParamLocation::Query => quote! { query },
-        ParamLocation::Header => quote! { headers },
-        ParamLocation::Cookie => quote! { cookies },
+        ParamLocation::Path => (quote! { params::In::Path }, quote! { path }),
+        ParamLocation::Query => (quote! { params::In::Query }, quote! { query }),
+        ParamLocation::Header => (quote! { params::In::Header }, quote! { headers }),
+        ParamLocation::Cookie => (quote! { params::In::Cookie }, quote! { cookies }),
     }
 }
 
 fn param(plan: &Plan, r: &ParamRead) -> TokenStream {
-    let (location, wire) = (location_tokens(r.location), r.wire.as_str());
+    let ((location, _), wire) = (location(r.location), r.wire.as_str());
     let read = get(plan, r);
     // The plain readers finish the value themselves: it is checked as the field holds it.
     if let Get::Plain { .. } = r.get {
@@ -129,13 +121,24 @@ fn param(plan: &Plan, r: &ParamRead) -> TokenStream {
 }
 
 fn get(plan: &Plan, r: &ParamRead) -> TokenStream {
-    let (reader, wire) = (reader(r.location), r.wire.as_str());
+    let ((location, reader), wire) = (location(r.location), r.wire.as_str());
     match &r.get {
-        Get::Text(Some(at)) => {
-            let read = path_read(at, false, wire, &quote! { params::value::<String> });
-            quote! { Some(#read) }
+        Get::Text { at, json } => {
+            let parse = match json {
+                Some(ty) => {
+                    let t = plan.printer().rust_type(ty);
+                    quote! { params::json::<#t> }
+                }
+                None => quote! { params::value::<String> },
+            };
+            match at {
+                Some(at) => {
+                    let read = path_read(at, false, wire, &parse);
+                    quote! { Some(#read) }
+                }
+                None => quote! { #reader.optional(#wire, #parse)? },
+            }
         }
-        Get::Text(None) => quote! { #reader.optional(#wire, params::value::<String>)? },
         Get::Plain {
             at,
             scalar,
@@ -147,27 +150,16 @@ fn get(plan: &Plan, r: &ParamRead) -> TokenStream {
                 return path_read(at, *list, wire, &parse);
             }
             let explode = explode.map(|explode| quote! { #explode, });
-            let (required_fn, optional_fn) = if *list {
-                (quote! { required_list }, quote! { optional_list })
-            } else {
-                (quote! { required }, quote! { optional })
-            };
+            let list = if *list { "_list" } else { "" };
+            let (required_fn, optional_fn) = (
+                format_ident!("required{list}"),
+                format_ident!("optional{list}"),
+            );
             let optional = quote! { #reader.#optional_fn(#wire, #explode #parse)? };
             match &r.finish {
                 Finish::Required => quote! { #reader.#required_fn(#wire, #explode #parse)? },
                 Finish::Default(default) => with_default(plan, optional, default),
                 Finish::AsIs => optional,
-            }
-        }
-        Get::Json { ty, capture } => {
-            let t = plan.printer().rust_type(ty);
-            let parse = quote! { params::json::<#t> };
-            match capture {
-                Some(index) => {
-                    let index = Literal::usize_unsuffixed(*index);
-                    quote! { Some(path.required(#index, #wire, #parse)?) }
-                }
-                None => quote! { #reader.optional(#wire, #parse)? },
             }
         }
         Get::Styled {
@@ -219,7 +211,6 @@ fn get(plan: &Plan, r: &ParamRead) -> TokenStream {
                     cookies.styled(#wire, #explode, #shape, #fields, &[#(#others),*])?
                 },
             };
-            let location = location_tokens(r.location);
             let parse = parse.map(|parse| quote! { , #parse });
             quote! { #convert(#location, #wire, #raw #parse)? }
         }
@@ -227,25 +218,21 @@ fn get(plan: &Plan, r: &ParamRead) -> TokenStream {
 }
 
 fn path_read(at: &PathAt, list: bool, wire: &str, parse: &TokenStream) -> TokenStream {
+    let list = if list { "_list" } else { "" };
     match at {
         PathAt::Capture(index) => {
-            let index = Literal::usize_unsuffixed(*index);
-            if list {
-                quote! { path.required_list(#index, #wire, #parse)? }
-            } else {
-                quote! { path.required(#index, #wire, #parse)? }
-            }
+            let (method, index) = (
+                format_ident!("required{list}"),
+                Literal::usize_unsuffixed(*index),
+            );
+            quote! { path.#method(#index, #wire, #parse)? }
         }
         PathAt::Piece {
             segment,
             literals,
             piece,
         } => {
-            let method = if list {
-                quote! { required_piece_list }
-            } else {
-                quote! { required_piece }
-            };
+            let method = format_ident!("required_piece{list}");
             let (segment, piece) = (
                 Literal::usize_unsuffixed(*segment),
                 Literal::usize_unsuffixed(*piece),

@@ -120,7 +120,10 @@ impl<'a> Plan<'a> {
             let read = ParamRead {
                 location,
                 wire: key.clone(),
-                get: Get::Text(None),
+                get: Get::Text {
+                    at: None,
+                    json: None,
+                },
                 checks: None,
                 finish: Finish::AsIs,
             };

@@ -15,9 +15,13 @@ pub struct ParamRead {
 
 /// The reader a parameter's value comes from.
 pub enum Get {
-    /// The text as sent (a parameter the generator does not decode, an API key): `Some` of a path
-    /// parameter at `PathAt`, else the reader's optional text.
-    Text(Option<PathAt>),
+    /// The text as sent (a parameter the generator does not decode, an API key), or the value of
+    /// JSON text (`content: application/json`) of type `json`: `Some` of a path parameter at `at`,
+    /// else the reader's optional text.
+    Text {
+        at: Option<PathAt>,
+        json: Option<TypeRef>,
+    },
     /// The plain readers (simple path segments, form query, headers, cookies), which require the
     /// value or give its default themselves.
     Plain {
@@ -27,8 +31,6 @@ pub enum Get {
         /// Said by query lists alone; the other readers know their own.
         explode: Option<bool>,
     },
-    /// JSON text (`content: application/json`), a path parameter from the capture at `capture`.
-    Json { ty: TypeRef, capture: Option<usize> },
     /// The style codec.
     Styled {
         value: Styled,
@@ -133,12 +135,8 @@ impl<'a> Plan<'a> {
         };
         let (get, check, finish) = if p.json && !matches!(at, Some(PathAt::Piece { .. })) {
             push_paragraph(&mut doc, "Sent as JSON text (`content: application/json`).");
-            let ty = p.ty.strip_nullable().clone();
-            let capture = match at {
-                Some(PathAt::Capture(index)) => Some(index),
-                _ => None,
-            };
-            (Get::Json { ty, capture }, None, finish(None))
+            let json = Some(p.ty.strip_nullable().clone());
+            (Get::Text { at, json }, None, finish(None))
         } else if let Some((get, check)) = self.styled_read(op, p, &shape, at.as_ref(), notes) {
             if let (Some(_), Some(value)) = (&applied, &p.default) {
                 push_paragraph(&mut doc, &format!("Default: `{value}`."));
@@ -149,7 +147,7 @@ impl<'a> Plan<'a> {
                 Err(reason) => {
                     let raw = format!("Passed through as the raw text: {reason}.");
                     push_paragraph(&mut doc, &raw);
-                    (Get::Text(at), None, Finish::AsIs)
+                    (Get::Text { at, json: None }, None, Finish::AsIs)
                 }
                 Ok((scalar, check, list)) => {
                     match (&p.default, written) {
