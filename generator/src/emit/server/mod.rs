@@ -134,25 +134,11 @@ pub(super) fn cargo_toml(api: &Api, opts: &Options, routed: bool) -> File {
             api.title
         )
     };
-    // Streams and the webhooks' sender both need futures-util: required for streams.
-    let streams = api.has_streams();
-    // The webhooks' sender needs futures-util and tokio (optional, with its feature); streams need
-    // them too, then always.
-    let optional = |line: &str| {
-        if streams {
-            String::new()
-        } else {
-            line.replace(" }\n", ", optional = true }\n")
-        }
-    };
-    let futures = "futures-util = { version = \"0.3\", default-features = false }\n";
-    let tokio = "tokio = { version = \"1\", features = [\"sync\", \"time\"] }\n";
-    let (features, sender_deps) = if api.hooks.is_empty() {
-        (String::new(), String::new())
-    } else {
-        (
-            format!(
-                r#"[features]
+    let (hooks, streams) = (!api.hooks.is_empty(), api.has_streams());
+    let sender_only = hooks && !streams;
+    let features = if hooks {
+        format!(
+            r#"[features]
 # `webhooks`: the sender of the API's webhooks and callbacks (a reqwest client, module `webhooks`).
 # `rustls` or `native-tls` let it post to `https` URLs.
 default = [{default}]
@@ -161,61 +147,58 @@ rustls = ["webhooks", "reqwest?/rustls"]
 native-tls = ["webhooks", "reqwest?/native-tls"]
 
 "#,
-                default = if routed { "" } else { "\"webhooks\"" },
-                runtime = if streams {
-                    ""
-                } else {
-                    r#""dep:futures-util", "#
-                },
-                timer = if streams { "" } else { r#", "dep:tokio""# },
-            ),
-            format!(
-                "{futures}reqwest = {{ version = \"0.13\", default-features = false, features = [\"json\", \"form\", \"query\"{multipart}], optional = true }}\n{tokio}",
-                futures = optional(futures),
-                tokio = optional(tokio),
-                multipart = if api.hooks_api(false).expect("hooks").has_multipart_struct() {
-                    r#", "multipart""#
-                } else {
-                    ""
-                },
-            ),
-        )
-    };
-    let router_deps = if routed {
-        format!(
-            r#"axum = {{ version = "0.8", default-features = false, features = ["http1", "http2", "matched-path", "tokio"{multipart}] }}
-base64 = "0.22"
-"#,
-            multipart = if api.has_multipart_struct() {
-                r#", "multipart""#
+            default = if routed { "" } else { "\"webhooks\"" },
+            runtime = if sender_only {
+                r#""dep:futures-util", "#
             } else {
                 ""
             },
+            timer = if sender_only { r#", "dep:tokio""# } else { "" },
         )
     } else {
         String::new()
     };
-    let form_deps = if routed {
-        "form_urlencoded = \"1\"\n"
-    } else {
-        ""
-    };
-    let body_deps = if routed {
-        "serde_html_form = \"0.4\"\nserde_json = \"1\"\nserde_path_to_error = \"0.1\"\n"
-    } else {
-        "serde_json = \"1\"\n"
-    };
-    let (stream_futures, stream_tokio) = if streams { (futures, tokio) } else { ("", "") };
-    let sections = format!(
-        r#"{features}[dependencies]
-{models}
-{router_deps}chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
-{form_deps}{stream_futures}serde = {{ version = "1", features = ["derive"] }}
-{body_deps}{sender_deps}{stream_tokio}{url}uuid = {{ version = "1", features = ["serde"] }}
-"#,
-        models = super::sibling_dependency(opts, "models"),
-        url = super::models::url_dependency(api),
+    let multipart = |used: bool| if used { r#", "multipart""# } else { "" };
+    let axum = format!(
+        r#"axum = {{ version = "0.8", default-features = false, features = ["http1", "http2", "matched-path", "tokio"{}] }}"#,
+        multipart(api.has_multipart_struct())
     );
+    let reqwest = format!(
+        r#"reqwest = {{ version = "0.13", default-features = false, features = ["json", "form", "query"{}], optional = true }}"#,
+        multipart(hooks && api.hooks_api(false).expect("hooks").has_multipart_struct())
+    );
+    // Streams need futures-util and tokio; otherwise the webhooks' sender takes them, optional (with
+    // its feature), listed with its own dependencies.
+    let optional = if streams { " }" } else { ", optional = true }" };
+    let futures =
+        format!(r#"futures-util = {{ version = "0.3", default-features = false{optional}"#);
+    let tokio = format!(r#"tokio = {{ version = "1", features = ["sync", "time"]{optional}"#);
+    let url = super::models::url_dependency(api);
+    let dependencies = [
+        (routed, axum.as_str()),
+        (routed, r#"base64 = "0.22""#),
+        (
+            true,
+            r#"chrono = { version = "0.4", default-features = false, features = ["serde", "std"] }"#,
+        ),
+        (routed, r#"form_urlencoded = "1""#),
+        (streams, &futures),
+        (true, r#"serde = { version = "1", features = ["derive"] }"#),
+        (routed, r#"serde_html_form = "0.4""#),
+        (true, r#"serde_json = "1""#),
+        (routed, r#"serde_path_to_error = "0.1""#),
+        (sender_only, &futures),
+        (hooks, &reqwest),
+        (hooks || streams, &tokio),
+        (!url.is_empty(), url.trim_end()),
+        (true, r#"uuid = { version = "1", features = ["serde"] }"#),
+    ];
+    let models = super::sibling_dependency(opts, "models");
+    let mut sections = format!("{features}[dependencies]\n{models}\n");
+    for (_, line) in dependencies.iter().filter(|(used, _)| *used) {
+        sections.push_str(line);
+        sections.push('\n');
+    }
     super::cargo_toml(api, opts, "server", &description, &sections)
 }
 

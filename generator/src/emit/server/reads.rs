@@ -279,40 +279,27 @@ fn checked(
 }
 
 fn body(plan: &Plan, r: &BodyRead) -> TokenStream {
-    let request = quote! { Request::from_parts(parts, raw_body) };
-    let suffix = |reader: &str| {
-        if r.required {
-            format_ident!("{reader}")
-        } else {
-            format_ident!("{reader}_optional")
-        }
-    };
-    let typed = |reader: &str, ty| {
-        let (reader, ty) = (suffix(reader), plan.printer().rust_type(ty));
-        quote! { body::#reader::<#ty>(#request).await? }
-    };
-    match &r.kind {
-        BodyKind::Json(ty) => typed("json", ty),
-        BodyKind::Form(ty) => typed("form", ty),
+    let (reader, ty, decode) = match &r.kind {
+        BodyKind::Json(ty) => ("json", Some(ty), None),
+        BodyKind::Form(ty) => ("form", Some(ty), None),
         BodyKind::DeepForm { ty, lists } => {
-            let (reader, ty) = (suffix("form_with"), plan.printer().rust_type(ty));
             let decode = if lists.is_empty() {
-                quote! { deep_form::decode }
+                quote! { , deep_form::decode }
             } else {
-                quote! { |bytes: &[u8]| deep_form::decode_lists(bytes, &[#(#lists),*]) }
+                quote! { , |bytes: &[u8]| deep_form::decode_lists(bytes, &[#(#lists),*]) }
             };
-            quote! { body::#reader::<#ty>(#request, #decode).await? }
+            ("form_with", Some(ty), Some(decode))
         }
-        BodyKind::Text | BodyKind::Raw => {
-            let reader = suffix(if matches!(r.kind, BodyKind::Text) {
-                "text"
-            } else {
-                "raw"
-            });
-            quote! { body::#reader(#request).await? }
-        }
-        BodyKind::Multipart { ty, parts } => multipart(plan, r.required, ty, parts),
-    }
+        BodyKind::Text => ("text", None, None),
+        BodyKind::Raw => ("raw", None, None),
+        BodyKind::Multipart { ty, parts } => return multipart(plan, r.required, ty, parts),
+    };
+    let reader = format_ident!("{reader}{}", if r.required { "" } else { "_optional" });
+    let ty = ty.map(|ty| {
+        let ty = plan.printer().rust_type(ty);
+        quote! { ::<#ty> }
+    });
+    quote! { body::#reader #ty (Request::from_parts(parts, raw_body) #decode).await? }
 }
 
 fn multipart(plan: &Plan, required: bool, ty: &crate::ir::TypeRef, parts: &[Part]) -> TokenStream {

@@ -208,12 +208,7 @@ fn dispatcher(
     let mut arms = Vec::new();
     let mut fallback = None;
     for op in ops {
-        let handle = format_ident!("handle_{}", op.op.name);
-        let call = if takes_request(op) {
-            quote! { #handle(State(api), request).await }
-        } else {
-            quote! { #handle(State(api)).await }
-        };
+        let call = call(&format_ident!("handle_{}", op.op.name), takes_request(op));
         if !is_distinct(op.op) {
             fallback = Some(call);
             break;
@@ -239,13 +234,7 @@ fn dispatcher(
         .iter()
         .any(|op| !mixed_literals(op.op).is_empty())
         .then(|| quote! { let path = request.uri().path(); });
-    let fallback = fallback.unwrap_or_else(|| {
-        if has_error {
-            quote! { route_not_found::<A>(State(api), request.method().clone(), request.uri().clone()).await }
-        } else {
-            quote! { route_not_found(request.method().clone(), request.uri().clone()).await }
-        }
-    });
+    let fallback = fallback.unwrap_or_else(|| self::fallback("route_not_found", has_error));
     quote! {
         #[doc = #doc]
         async fn #name<A: #api>(State(api): State<Arc<A>>, request: Request) -> Response {
@@ -261,6 +250,23 @@ fn takes_request(op: &OpPlan) -> bool {
     op.bearer != Need::No || !op.fields.is_empty()
 }
 
+/// A dispatcher's call of an operation's handler.
+fn call(handler: &proc_macro2::Ident, takes_request: bool) -> TokenStream {
+    let request = takes_request.then(|| quote! { , request });
+    quote! { #handler(State(api) #request).await }
+}
+
+/// A dispatcher's call of the router's fallback `name` (`route_not_found`, `method_not_allowed`).
+fn fallback(name: &str, has_error: bool) -> TokenStream {
+    let name = format_ident!("{name}");
+    let (turbofish, state) = if has_error {
+        (quote! { ::<A> }, quote! { State(api), })
+    } else {
+        (TokenStream::new(), TokenStream::new())
+    };
+    quote! { #name #turbofish (#state request.method().clone(), request.uri().clone()).await }
+}
+
 /// The fallback of a route with methods axum does not name (`QUERY`, 3.2's custom methods): each
 /// is picked by name, any other method is one the path does not accept.
 fn other_methods(
@@ -271,19 +277,10 @@ fn other_methods(
 ) -> TokenStream {
     let api = ident(&plan.trait_name);
     let arms = methods.iter().map(|(method, handler, takes_request)| {
-        let text = method.as_str();
-        let call = if *takes_request {
-            quote! { #handler(State(api), request).await }
-        } else {
-            quote! { #handler(State(api)).await }
-        };
+        let (text, call) = (method.as_str(), call(handler, *takes_request));
         quote! { #text => #call, }
     });
-    let not_allowed = if has_error {
-        quote! { method_not_allowed::<A>(State(api), request.method().clone(), request.uri().clone()).await }
-    } else {
-        quote! { method_not_allowed(request.method().clone(), request.uri().clone()).await }
-    };
+    let not_allowed = fallback("method_not_allowed", has_error);
     let doc = format!(
         " {}: methods axum's router does not name, picked by name.",
         methods
@@ -434,23 +431,17 @@ fn reader(plan: &Plan, op: &OpPlan, read: &proc_macro2::Ident) -> TokenStream {
     } else {
         quote! { _ }
     };
-    let (generics, api_param, output, result) = match op.bearer {
-        Need::No => (
-            TokenStream::new(),
-            TokenStream::new(),
-            quote! { #request_name },
-            quote! { request },
-        ),
-        Need::Required => (
-            quote! { <A: #api> },
-            quote! { api: &A, },
-            quote! { (A::Principal, #request_name) },
-            quote! { (principal, request) },
-        ),
-        Need::Optional => (
-            quote! { <A: #api> },
-            quote! { api: &A, },
-            quote! { (Option<A::Principal>, #request_name) },
+    let principal = match op.bearer {
+        Need::No => None,
+        Need::Required => Some(quote! { A::Principal }),
+        Need::Optional => Some(quote! { Option<A::Principal> }),
+    };
+    let (generics, api_param, output, result) = match principal {
+        None => (None, None, quote! { #request_name }, quote! { request }),
+        Some(principal) => (
+            Some(quote! { <A: #api> }),
+            Some(quote! { api: &A, }),
+            quote! { (#principal, #request_name) },
             quote! { (principal, request) },
         ),
     };
