@@ -244,15 +244,11 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
         docs.extend([String::new(), " ## Not generated".to_owned(), String::new()]);
         docs.extend(plan.skipped.iter().map(|s| format!(" - {s}")));
     }
-    let deep_form = plan
-        .api
-        .has_deep_form()
-        .then(|| quote! { pub mod deep_form; });
-    let multipart = plan
-        .api
+    let deep_form = api.has_deep_form().then(|| quote! { pub mod deep_form; });
+    let multipart = api
         .has_multipart_struct()
         .then(|| quote! { pub mod multipart; });
-    let stream = plan.api.has_streams().then(|| quote! { pub mod stream; });
+    let stream = api.has_streams().then(|| quote! { pub mod stream; });
     let webhooks = (!api.hooks.is_empty()).then(|| {
         quote! {
             /// The sender of the API's webhooks and callbacks (feature `webhooks`): a client that

@@ -45,7 +45,7 @@ impl<'a> Plan<'a> {
                 method: if Some(name) == default {
                     "authenticate".to_owned()
                 } else {
-                    format!("authenticate_{}", crate::naming::field_ident(name))
+                    format!("authenticate_{}", naming::field_ident(name))
                 },
             })
             .collect()
@@ -128,7 +128,7 @@ impl<'a> Plan<'a> {
                 finish: Finish::AsIs,
             };
             fields.push(FieldPlan {
-                name: unique_field(&crate::naming::field_ident(scheme), taken),
+                name: unique_field(&naming::field_ident(scheme), taken),
                 doc: format!(
                     "The API key of the `{scheme}` scheme (the `{key}` {place}), if sent. The router does not check it."
                 ),

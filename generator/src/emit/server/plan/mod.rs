@@ -12,6 +12,7 @@ use crate::ir::{
     Primitive, RequestBody, Response, SecurityKind, Status, StreamFormat, TypeId, TypeKind,
     TypeRef,
 };
+use crate::naming;
 use proc_macro2::TokenStream;
 use quote::quote;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -135,7 +136,7 @@ impl<'a> Plan<'a> {
 
     /// `root`: where the server's code lives (see [`Plan::root`]).
     pub fn new(api: &'a Api, patterns: &'a Patterns, root: Root) -> Plan<'a> {
-        let base = crate::naming::type_ident(&api.title);
+        let base = naming::type_ident(&api.title);
         // The receiver of webhooks is emitted for a document titled "{title} webhooks".
         let trait_name = if base.ends_with("Api") || base.ends_with("Webhooks") {
             base
@@ -160,28 +161,26 @@ impl<'a> Plan<'a> {
         let mut seen: BTreeSet<(String, Method, Distinction)> = BTreeSet::new();
         let mut type_names = HashSet::new();
         for op in &api.operations {
-            let route = match route_path(op, &mut route_names) {
+            let route = route_path(op, &mut route_names).and_then(|route| {
+                let distinction = (mixed_literals(op), op.query.clone());
+                if seen.insert((route.clone(), op.method.clone(), distinction)) {
+                    Ok(route)
+                } else {
+                    Err(
+                        "another operation already answers this method at the same route"
+                            .to_owned(),
+                    )
+                }
+            });
+            let route = match route {
                 Ok(route) => route,
                 Err(reason) => {
-                    plan.skipped.push(format!(
-                        "`{} {}` (`{}`): {reason}.",
-                        op.method.as_str(),
-                        op.path,
-                        op.name
-                    ));
+                    let (method, path, name) = (op.method.as_str(), &op.path, &op.name);
+                    plan.skipped
+                        .push(format!("`{method} {path}` (`{name}`): {reason}."));
                     continue;
                 }
             };
-            let distinction = (mixed_literals(op), op.query.clone());
-            if !seen.insert((route.clone(), op.method.clone(), distinction)) {
-                plan.skipped.push(format!(
-                    "`{} {}` (`{}`): another operation already answers this method at the same route.",
-                    op.method.as_str(),
-                    op.path,
-                    op.name
-                ));
-                continue;
-            }
             let op_plan = plan.op_plan(op, &mut type_names);
             plan.uses_bearer |= op_plan.bearer != Need::No;
             let index = plan.ops.len();
@@ -285,20 +284,22 @@ impl<'a> Plan<'a> {
 
     fn op_plan(&self, op: &'a Operation, type_names: &mut HashSet<String>) -> OpPlan<'a> {
         // Distinct snake names can meet in camel case (`a_1`, `a1`): number the later one.
-        let camel = unique_type(&crate::naming::type_ident(&op.name), type_names);
+        let camel = naming::numbered(&naming::type_ident(&op.name), "", |n| {
+            type_names.contains(n)
+        });
+        type_names.insert(camel.clone());
         // The trait's own methods keep their names; an operation called the same gets a `_`.
-        let reserved = |name: &str| {
-            name == "rejection" || self.bearer_schemes.iter().any(|s| s.method == name)
-        };
-        let fn_name = if reserved(&op.name) {
+        let reserved =
+            op.name == "rejection" || self.bearer_schemes.iter().any(|s| s.method == op.name);
+        let fn_name = if reserved {
             format!("{}_", op.name)
         } else {
             op.name.clone()
         };
         let (bearer, basic, require_some_credentials) = self.credentials(op);
         let mut notes = Vec::new();
-        let mut taken: HashSet<String> = op.parameters.iter().map(|p| p.name.clone()).collect();
-        taken.insert("body".to_owned());
+        let names = op.parameters.iter().map(|p| p.name.clone());
+        let mut taken: HashSet<String> = names.chain(["body".to_owned()]).collect();
         let mut fields: Vec<FieldPlan> = (op.parameters.iter())
             .filter_map(|p| self.param_field(op, p, &mut notes))
             .collect();
@@ -324,15 +325,9 @@ impl<'a> Plan<'a> {
     }
 }
 
-fn unique_type(base: &str, taken: &mut HashSet<String>) -> String {
-    let name = crate::naming::numbered(base, "", |n| taken.contains(n));
-    taken.insert(name.clone());
-    name
-}
-
 fn unique_field(base: &str, taken: &mut HashSet<String>) -> String {
     let mut name = base.to_owned();
-    while taken.contains(&name) || crate::naming::is_keyword(&name) {
+    while taken.contains(&name) || naming::is_keyword(&name) {
         name.push('_');
     }
     taken.insert(name.clone());

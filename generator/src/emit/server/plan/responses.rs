@@ -194,7 +194,7 @@ impl<'a> Plan<'a> {
                 ));
                 continue;
             }
-            let field = unique_field(&crate::naming::field_ident(&h.wire_name), &mut taken);
+            let field = unique_field(&naming::field_ident(&h.wire_name), &mut taken);
             // Numbers, booleans and uuids keep their type; anything else is sent as text.
             let ty = match self.api.resolve(&h.ty) {
                 TypeRef::Primitive(p)
