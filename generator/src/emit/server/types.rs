@@ -95,7 +95,7 @@ fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
     // estimated, so the lint is allowed well below its threshold (200 bytes).
     // With a `default` response every status is documented; otherwise `Other` answers the rest.
     let documented_default = op.responses.iter().any(|r| r.variant == "Default");
-    let mut sizes: Vec<usize> = op.responses.iter().map(|r| r.size).collect();
+    let mut sizes: Vec<usize> = op.responses.iter().map(|r| size(plan, r)).collect();
     if !documented_default {
         sizes.push(
             2 + plan.error_body.map_or(24, |id| {
@@ -147,6 +147,21 @@ fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
             }
         }
     }
+}
+
+/// A rough size of a variant in bytes (see [`crate::ir::Api::size_estimate`]).
+fn size(plan: &Plan, r: &ResponsePlan) -> usize {
+    let body = r.body.as_ref().map_or(0, |body| match body {
+        Body::Json(ty) => plan.api.size_estimate(ty),
+        Body::Events(_) | Body::Lines(..) => 16,
+        Body::Text(_) | Body::Bytes(_) => 32,
+    });
+    let status = if matches!(r.status, StatusPlan::Chosen) {
+        2
+    } else {
+        0
+    };
+    body + status + 24 * r.headers.len()
 }
 
 /// The Rust type of a response body.

@@ -5,10 +5,6 @@ use super::*;
 
 /// One variant of an operation's response enum: plain data, rendered by `types::responses_rs`.
 pub struct ResponsePlan {
-    /// A rough size of the variant in bytes (see [`Api::size_estimate`]).
-    pub size: usize,
-    /// The part of `size` that is the body.
-    pub body_size: usize,
     pub variant: String,
     pub status: StatusPlan,
     pub doc: String,
@@ -105,55 +101,47 @@ impl<'a> Plan<'a> {
                 continue;
             }
             let plan = self.response(r, notes);
-            let streamed = r.stream.as_ref().map(|stream| {
-                // The stream is its own variant beside the other body (`OkStream`), or the
-                // response's only one.
-                let variant = if plan.body.is_some() {
-                    format!("{}Stream", plan.variant)
-                } else {
-                    plan.variant.clone()
-                };
-                let item = stream.item.clone();
-                let body = match stream.format {
-                    StreamFormat::EventStream => Body::Events(item),
-                    StreamFormat::JsonLines => Body::Lines(item, stream.media.clone(), false),
-                    StreamFormat::JsonSeq => Body::Lines(item, stream.media.clone(), true),
-                };
-                ResponsePlan {
-                    size: 16 + plan.size - plan.body.as_ref().map_or(0, |_| plan.body_size),
-                    variant,
-                    status: plan.status,
-                    doc: format!("{} Streamed as `{}`.", plan.doc, stream.media),
-                    body: Some(body),
-                    headers: plan.headers.clone(),
-                    body_size: 16,
-                }
+            let Some(stream) = &r.stream else {
+                plans.push(plan);
+                continue;
+            };
+            let item = stream.item.clone();
+            let body = Some(match stream.format {
+                StreamFormat::EventStream => Body::Events(item),
+                StreamFormat::JsonLines => Body::Lines(item, stream.media.clone(), false),
+                StreamFormat::JsonSeq => Body::Lines(item, stream.media.clone(), true),
             });
-            match streamed {
-                Some(streamed) if plan.body.is_none() => plans.push(streamed),
-                Some(streamed) => plans.extend([plan, streamed]),
-                None => plans.push(plan),
+            let doc = format!("{} Streamed as `{}`.", plan.doc, stream.media);
+            // The stream is its own variant beside the other body (`OkStream`), or the response's
+            // only one.
+            if plan.body.is_none() {
+                plans.push(ResponsePlan { doc, body, ..plan });
+            } else {
+                let variant = format!("{}Stream", plan.variant);
+                let (status, headers) = (plan.status, plan.headers.clone());
+                plans.extend([
+                    plan,
+                    ResponsePlan {
+                        variant,
+                        status,
+                        doc,
+                        body,
+                        headers,
+                    },
+                ]);
             }
         }
         plans
     }
 
     pub(super) fn response(&self, r: &Response, notes: &mut Vec<String>) -> ResponsePlan {
-        let (variant, status, label) = match r.status {
+        let (variant, status) = match r.status {
             Status::Code(code) => {
                 let variant = status_name(code).map_or(format!("Status{code}"), str::to_owned);
-                (variant, StatusPlan::Fixed(code), code.to_string())
+                (variant, StatusPlan::Fixed(code))
             }
-            Status::Range(digit) => (
-                format!("Status{digit}xx"),
-                StatusPlan::Chosen,
-                format!("{digit}XX"),
-            ),
-            Status::Default => (
-                "Default".to_owned(),
-                StatusPlan::Chosen,
-                "default".to_owned(),
-            ),
+            Status::Range(digit) => (format!("Status{digit}xx"), StatusPlan::Chosen),
+            Status::Default => ("Default".to_owned(), StatusPlan::Chosen),
         };
         let body = r.body.as_ref().map(|b| match (&b.media, &b.ty) {
             (Media::Json, ty) => Body::Json(ty.clone()),
@@ -178,9 +166,8 @@ impl<'a> Plan<'a> {
             }
         });
         let mut taken: HashSet<String> = ["body", "status", "response", "value"]
-            .iter()
-            .map(|s| (*s).to_owned())
-            .collect();
+            .map(str::to_owned)
+            .into();
         let mut headers = Vec::new();
         for h in &r.headers {
             let wire = h.wire_name.to_ascii_lowercase();
@@ -230,23 +217,12 @@ impl<'a> Plan<'a> {
                 doc: Some(format!("The media type of the body, within `{range}`.")),
             });
         }
+        let label = r.status.key();
         let doc = match &r.doc {
             Some(d) => format!("`{label}`: {}", d.trim()),
             None => format!("`{label}`."),
         };
-        let body_size = r.body.as_ref().map_or(0, |b| match b.media {
-            Media::Json => self.api.size_estimate(&b.ty),
-            _ => 32,
-        });
-        let status_size = if matches!(status, StatusPlan::Chosen) {
-            2
-        } else {
-            0
-        };
-        let size = body_size + status_size + 24 * headers.len();
         ResponsePlan {
-            size,
-            body_size,
             variant,
             status,
             doc,
