@@ -17,53 +17,41 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
     let mut method_fns = Vec::new();
     let mut routes = Vec::new();
     for (path, methods) in &plan.routes {
-        // The handler of a method, and whether it takes the request (dispatchers always do).
-        let mut handler_of = |indexes: &[usize]| {
+        // `(routing function, handler)` of each method axum names; `others`: the handlers of the
+        // methods it does not (`QUERY`, custom ones), with whether they take the request.
+        let mut chain = Vec::new();
+        let mut others = Vec::new();
+        for (method, indexes) in methods {
             let first = &plan.ops[indexes[0]];
-            if indexes.len() == 1 && !is_distinct(first.op) {
-                (
-                    format_ident!("handle_{}", first.op.name),
-                    takes_request(first),
-                )
+            let (handler, takes) = if indexes.len() == 1 && !is_distinct(first.op) {
+                let handler = format_ident!("handle_{}", first.op.name);
+                (handler, takes_request(first))
             } else {
                 let ops: Vec<&OpPlan> = indexes.iter().map(|i| &plan.ops[*i]).collect();
                 let name = format_ident!("dispatch_{}", first.op.name);
                 dispatchers.push(dispatcher(plan, &name, &ops, has_error));
                 (name, true)
-            }
-        };
-        let mut chain = Vec::new();
-        let mut others = Vec::new();
-        // Names the fallback of the route's other methods: its first operation.
-        let mut first_other = None;
-        for (method, indexes) in methods {
-            let (handler, takes) = handler_of(indexes);
-            if !method.is_standard() {
-                first_other.get_or_insert(&plan.ops[indexes[0]].op.name);
-                others.push((method, handler, takes));
-                continue;
-            }
-            let method = method_fn(method);
-            if chain.is_empty() {
-                method_fns.push(method.clone());
-                chain.push(quote! { #method(#handler::<A>) });
-            } else {
-                chain.push(quote! { .#method(#handler::<A>) });
+            };
+            match method.is_standard() {
+                true => chain.push((method_fn(method), handler)),
+                false => others.push((method, handler, takes, &first.op.name)),
             }
         }
-        // `QUERY` and custom methods, which axum's method router does not name: the route's
-        // fallback picks them by name.
-        if let Some(first) = first_other {
+        // The route's fallback picks the others by name; it is named after the first one's
+        // operation.
+        if let Some((.., first)) = others.first() {
             let name = format_ident!("other_methods_{first}");
             dispatchers.push(other_methods(plan, &name, &others, has_error));
-            if chain.is_empty() {
-                method_fns.push(format_ident!("any"));
-                chain.push(quote! { any(#name::<A>) });
-            } else {
-                chain.push(quote! { .fallback(#name::<A>) });
-            }
+            let routing = if chain.is_empty() { "any" } else { "fallback" };
+            chain.push((format_ident!("{routing}"), name));
         }
-        routes.push(quote! { .route(#path, #(#chain)*) });
+        let ((routing, handler), rest) = chain.split_first().expect("a route has a method");
+        method_fns.push(routing.clone());
+        let rest = rest
+            .iter()
+            .map(|(routing, handler)| quote! { .#routing(#handler::<A>) });
+        let chain = quote! { #routing(#handler::<A>) #(#rest)* };
+        routes.push(quote! { .route(#path, #chain) });
     }
     let handlers = plan.ops.iter().map(|op| handler(plan, op));
     let reject_fn = if has_error {
@@ -272,11 +260,11 @@ fn fallback(name: &str, has_error: bool) -> TokenStream {
 fn other_methods(
     plan: &Plan,
     name: &proc_macro2::Ident,
-    methods: &[(&Method, proc_macro2::Ident, bool)],
+    methods: &[(&Method, proc_macro2::Ident, bool, &String)],
     has_error: bool,
 ) -> TokenStream {
     let api = ident(&plan.trait_name);
-    let arms = methods.iter().map(|(method, handler, takes_request)| {
+    let arms = methods.iter().map(|(method, handler, takes_request, _)| {
         let (text, call) = (method.as_str(), call(handler, *takes_request));
         quote! { #text => #call, }
     });
@@ -285,7 +273,7 @@ fn other_methods(
         " {}: methods axum's router does not name, picked by name.",
         methods
             .iter()
-            .map(|(m, _, _)| format!("`{}`", m.as_str()))
+            .map(|(m, ..)| format!("`{}`", m.as_str()))
             .collect::<Vec<_>>()
             .join(", ")
     );
