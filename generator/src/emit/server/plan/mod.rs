@@ -359,16 +359,7 @@ mod tests {
             method: Method::Get,
             path: path.to_owned(),
             query: Vec::new(),
-            segments: path
-                .split('/')
-                .filter(|s| !s.is_empty())
-                .map(
-                    |s| match s.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
-                        Some(name) => PathSegment::Param(name.to_owned()),
-                        None => PathSegment::Literal(s.to_owned()),
-                    },
-                )
-                .collect(),
+            segments: crate::build::operations::parse_path(path).unwrap(),
             pointer: String::new(),
             summary: None,
             description: None,
@@ -402,30 +393,23 @@ mod tests {
     #[test]
     fn mixed_segments_are_captured_whole_and_split_by_their_literals() {
         let mut names = HashMap::new();
-        let mixed = |path: &str| Operation {
-            segments: crate::build::operations::parse_path(path).unwrap(),
-            ..op(path)
-        };
         assert_eq!(route_path(&op("/x/{id}"), &mut names).unwrap(), "/x/{id}");
-        let json = mixed("/x/{sid}.json");
+        let json = op("/x/{sid}.json");
         assert_eq!(route_path(&json, &mut names).unwrap(), "/x/{id}");
+        assert_eq!(route_path(&op("/y/{a}:b"), &mut names).unwrap(), "/y/{p1}");
         assert_eq!(
-            route_path(&mixed("/y/{a}:b"), &mut names).unwrap(),
-            "/y/{p1}"
-        );
-        assert_eq!(
-            mixed_literals(&mixed("/f/{name}.{ext}/v{n}")),
+            mixed_literals(&op("/f/{name}.{ext}/v{n}")),
             vec![
                 (1, vec![String::new(), ".".into(), String::new()]),
                 (2, vec!["v".into(), String::new()])
             ]
         );
         assert!(matches!(
-            path_position(&mixed("/f/{name}.{ext}/{v}"), "v"),
+            path_position(&op("/f/{name}.{ext}/{v}"), "v"),
             Some(PathAt::Capture(_))
         ));
         assert!(matches!(
-            path_position(&mixed("/f/{name}.{ext}/{v}"), "ext"),
+            path_position(&op("/f/{name}.{ext}/{v}"), "ext"),
             Some(PathAt::Piece { .. })
         ));
     }
