@@ -6,7 +6,7 @@ use super::plan::{
     BodyKind, BodyRead, DefaultValue, FieldPlan, Finish, Get, ParamRead, Part, PartKind, PathAt,
     Plan, Read, Scalar, Styled, StyledAt,
 };
-use crate::emit::checks::{self, Checks, Site};
+use crate::emit::checks::{self, Site};
 use crate::emit::ident;
 use crate::emit::rust::primitive;
 use crate::ir::ParamLocation;
@@ -105,15 +105,12 @@ fn location(location: ParamLocation) -> (TokenStream, TokenStream) {
 }
 
 fn param(plan: &Plan, r: &ParamRead) -> TokenStream {
-    let ((location, _), wire) = (location(r.location), r.wire.as_str());
-    let read = get(plan, r);
     // The plain readers finish the value themselves: it is checked as the field holds it.
-    if let Get::Plain { .. } = r.get {
-        let optional = matches!(r.finish, Finish::AsIs);
-        return checked(read, &location, wire, r.checks.as_ref(), optional);
-    }
-    let read = checked(read, &location, wire, r.checks.as_ref(), true);
+    let plain = matches!(r.get, Get::Plain { .. });
+    let read = checked(get(plan, r), r, !plain || matches!(r.finish, Finish::AsIs));
+    let (location, wire) = (location(r.location).0, &r.wire);
     match &r.finish {
+        _ if plain => read,
         Finish::AsIs => read,
         Finish::Required => quote! { params::required(#location, #wire, #read)? },
         Finish::Default(default) => with_default(plan, read, default),
@@ -251,15 +248,10 @@ fn with_default(plan: &Plan, optional: TokenStream, default: &DefaultValue) -> T
     }
 }
 
-/// `read`, then `checks` run on the value it read (`optional`: an `Option`, checked when `Some`).
-fn checked(
-    read: TokenStream,
-    location: &TokenStream,
-    wire: &str,
-    checks: Option<&Checks>,
-    optional: bool,
-) -> TokenStream {
-    let Some(checks) = checks else { return read };
+/// `read`, then the parameter's checks run on the value it read (`optional`: an `Option`, checked when `Some`).
+fn checked(read: TokenStream, r: &ParamRead, optional: bool) -> TokenStream {
+    let Some(checks) = &r.checks else { return read };
+    let (location, wire) = (location(r.location).0, &r.wire);
     let checks = checks::render(checks, &quote! { value }, Site::Params, 0);
     if optional {
         quote! {{
