@@ -85,7 +85,7 @@ impl<'a> Plan<'a> {
                 _ => Need::No,
             };
         let (bearer, basic) = (need(|f| f.0), need(|f| f.1));
-        let anonymous = found.iter().any(|f| *f == (false, false));
+        let anonymous = found.contains(&(false, false));
         let either = !anonymous && bearer == Need::Optional && basic == Need::Optional;
         (bearer, basic, either)
     }
