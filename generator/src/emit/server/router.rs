@@ -6,7 +6,7 @@ use super::plan::{Need, OpPlan, Plan, Read, is_distinct, mixed_literals};
 use super::reads;
 use crate::emit::ident;
 use crate::ir::{Method, ParamLocation};
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
 pub fn router_rs(plan: &Plan) -> TokenStream {
@@ -29,11 +29,14 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
             } else {
                 let ops: Vec<&OpPlan> = indexes.iter().map(|i| &plan.ops[*i]).collect();
                 let name = format_ident!("dispatch_{}", first.op.name);
-                dispatchers.push(dispatcher(plan, &name, &ops, has_error));
+                dispatchers.push(dispatcher(plan, &name, &ops));
                 (name, true)
             };
             match method.is_standard() {
-                true => chain.push((method_fn(method), handler)),
+                true => chain.push((
+                    format_ident!("{}", method.as_str().to_ascii_lowercase()),
+                    handler,
+                )),
                 false => others.push((method, handler, takes, &first.op.name)),
             }
         }
@@ -41,7 +44,7 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
         // operation.
         if let Some((.., first)) = others.first() {
             let name = format_ident!("other_methods_{first}");
-            dispatchers.push(other_methods(plan, &name, &others, has_error));
+            dispatchers.push(other_methods(plan, &name, &others));
             let routing = if chain.is_empty() { "any" } else { "fallback" };
             chain.push((format_ident!("{routing}"), name));
         }
@@ -176,12 +179,7 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
 
 /// The handler of a route and method that operations with mixed segments share: each one's literal
 /// texts are checked in turn (the most text first); none matching is a path no operation matches.
-fn dispatcher(
-    plan: &Plan,
-    name: &proc_macro2::Ident,
-    ops: &[&OpPlan],
-    has_error: bool,
-) -> TokenStream {
+fn dispatcher(plan: &Plan, name: &Ident, ops: &[&OpPlan]) -> TokenStream {
     let api = ident(&plan.trait_name);
     let paths: Vec<String> = ops
         .iter()
@@ -204,7 +202,7 @@ fn dispatcher(
         let mut checks: Vec<TokenStream> = mixed_literals(op.op)
             .iter()
             .map(|(segment, literals)| {
-                let segment = proc_macro2::Literal::usize_unsuffixed(*segment);
+                let segment = Literal::usize_unsuffixed(*segment);
                 quote! { params::segment_matches(path, #segment, &[#(#literals),*]) }
             })
             .collect();
@@ -222,7 +220,7 @@ fn dispatcher(
         .iter()
         .any(|op| !mixed_literals(op.op).is_empty())
         .then(|| quote! { let path = request.uri().path(); });
-    let fallback = fallback.unwrap_or_else(|| self::fallback("route_not_found", has_error));
+    let fallback = fallback.unwrap_or_else(|| self::fallback(plan, "route_not_found"));
     quote! {
         #[doc = #doc]
         async fn #name<A: #api>(State(api): State<Arc<A>>, request: Request) -> Response {
@@ -239,15 +237,15 @@ fn takes_request(op: &OpPlan) -> bool {
 }
 
 /// A dispatcher's call of an operation's handler.
-fn call(handler: &proc_macro2::Ident, takes_request: bool) -> TokenStream {
+fn call(handler: &Ident, takes_request: bool) -> TokenStream {
     let request = takes_request.then(|| quote! { , request });
     quote! { #handler(State(api) #request).await }
 }
 
 /// A dispatcher's call of the router's fallback `name` (`route_not_found`, `method_not_allowed`).
-fn fallback(name: &str, has_error: bool) -> TokenStream {
+fn fallback(plan: &Plan, name: &str) -> TokenStream {
     let name = format_ident!("{name}");
-    let (turbofish, state) = if has_error {
+    let (turbofish, state) = if plan.error_body.is_some() {
         (quote! { ::<A> }, quote! { State(api), })
     } else {
         (TokenStream::new(), TokenStream::new())
@@ -259,16 +257,15 @@ fn fallback(name: &str, has_error: bool) -> TokenStream {
 /// is picked by name, any other method is one the path does not accept.
 fn other_methods(
     plan: &Plan,
-    name: &proc_macro2::Ident,
-    methods: &[(&Method, proc_macro2::Ident, bool, &String)],
-    has_error: bool,
+    name: &Ident,
+    methods: &[(&Method, Ident, bool, &String)],
 ) -> TokenStream {
     let api = ident(&plan.trait_name);
     let arms = methods.iter().map(|(method, handler, takes_request, _)| {
         let (text, call) = (method.as_str(), call(handler, *takes_request));
         quote! { #text => #call, }
     });
-    let not_allowed = fallback("method_not_allowed", has_error);
+    let not_allowed = fallback(plan, "method_not_allowed");
     let doc = format!(
         " {}: methods axum's router does not name, picked by name.",
         methods
@@ -286,10 +283,6 @@ fn other_methods(
             }
         }
     }
-}
-
-fn method_fn(method: &Method) -> proc_macro2::Ident {
-    format_ident!("{}", method.as_str().to_ascii_lowercase())
 }
 
 fn handler(plan: &Plan, op: &OpPlan) -> TokenStream {
@@ -347,7 +340,7 @@ fn handler(plan: &Plan, op: &OpPlan) -> TokenStream {
 
 /// The function reading one operation's request: credentials first (nothing else is looked at for
 /// a caller that is not allowed in), then path, query, header and cookie parameters, the body last.
-fn reader(plan: &Plan, op: &OpPlan, read: &proc_macro2::Ident) -> TokenStream {
+fn reader(plan: &Plan, op: &OpPlan, read: &Ident) -> TokenStream {
     let api = ident(&plan.trait_name);
     let request_name = ident(&op.request_name);
     let uses = |location| op.fields.iter().any(|f| f.location() == Some(location));

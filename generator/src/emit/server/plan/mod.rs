@@ -241,37 +241,28 @@ impl<'a> Plan<'a> {
     /// does not parse or validate, 413 and 415 for a body too large or of another media type. A
     /// status is looked up as the spec's responses are: the code, then `4XX`, then `default`.
     fn own_rejection_statuses(&self, op: &OpPlan) -> Vec<u16> {
-        let mut statuses = Vec::new();
-        if op.bearer != Need::No || op.basic != Need::No {
-            statuses.push(401);
-        }
-        if op
+        let credentials = op.bearer != Need::No || op.basic != Need::No;
+        let reads = op
             .fields
             .iter()
-            .any(|f| !matches!(f.read, Read::Basic { .. }))
-        {
-            statuses.push(400);
-        }
-        if op.fields.iter().any(|f| matches!(f.read, Read::Body(_))) {
-            statuses.extend([413, 415]);
-        }
-        statuses.sort_unstable();
-        let documented = |code: u16| {
-            let find = |status: Status| op.op.responses.iter().find(|r| r.status == status);
-            find(Status::Code(code))
-                .or_else(|| find(Status::Range(code / 100)))
-                .or_else(|| find(Status::Default))
-        };
-        statuses.retain(|code| {
-            documented(*code)
-                .and_then(|r| r.body.as_ref())
-                .is_some_and(|body| {
-                    let api_error = body.media == Media::Json
-                        && matches!(body.ty, TypeRef::Named(id) if Some(id) == self.error_body);
-                    !api_error
-                })
-        });
-        statuses
+            .any(|f| !matches!(f.read, Read::Basic { .. }));
+        let body = op.fields.iter().any(|f| matches!(f.read, Read::Body(_)));
+        let find = |status: Status| op.op.responses.iter().find(|r| r.status == status);
+        [(400, reads), (401, credentials), (413, body), (415, body)]
+            .into_iter()
+            .filter_map(|(code, refused)| refused.then_some(code))
+            .filter(|&code| {
+                let documented = find(Status::Code(code))
+                    .or_else(|| find(Status::Range(code / 100)))
+                    .or_else(|| find(Status::Default));
+                documented
+                    .and_then(|r| r.body.as_ref())
+                    .is_some_and(|body| {
+                        body.media != Media::Json
+                            || !matches!(body.ty, TypeRef::Named(id) if Some(id) == self.error_body)
+                    })
+            })
+            .collect()
     }
 
     /// The Rust type of the error body (`models::ErrorBody`, or the runtime's `ErrorMessage`).
