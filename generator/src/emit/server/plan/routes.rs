@@ -27,37 +27,27 @@ pub enum PathAt {
 }
 
 pub(super) fn path_position(op: &Operation, wire: &str) -> Option<PathAt> {
-    let mut capture = 0;
-    for (i, segment) in op.segments.iter().enumerate() {
-        match segment {
-            PathSegment::Literal(_) => continue,
-            PathSegment::Param(name) if name == wire => {
-                return Some(PathAt::Capture(capture));
+    (op.segments.iter().enumerate())
+        .filter(|(_, segment)| !matches!(segment, PathSegment::Literal(_)))
+        .enumerate()
+        .find_map(|(capture, (i, segment))| match segment {
+            PathSegment::Param(name) => (name == wire).then_some(PathAt::Capture(capture)),
+            _ => {
+                let piece = segment.params().iter().position(|name| *name == wire)?;
+                let literals = encoded_literals(segment);
+                Some(PathAt::Piece {
+                    segment: i,
+                    literals,
+                    piece,
+                })
             }
-            PathSegment::Mixed(_) => {
-                if let Some(piece) = segment.params().iter().position(|name| *name == wire) {
-                    return Some(PathAt::Piece {
-                        segment: i,
-                        literals: encoded_literals(segment),
-                        piece,
-                    });
-                }
-            }
-            PathSegment::Param(_) => {}
-        }
-        capture += 1;
-    }
-    None
+        })
 }
 
 /// Whether requests to an operation's route must be told from others' by their text (mixed
 /// segments, or a query the path carries).
 pub fn is_distinct(op: &Operation) -> bool {
-    !op.query.is_empty()
-        || op
-            .segments
-            .iter()
-            .any(|s| matches!(s, PathSegment::Mixed(_)))
+    !op.query.is_empty() || !mixed_literals(op).is_empty()
 }
 
 /// The position and encoded literals of each mixed segment of an operation.
