@@ -200,11 +200,11 @@ fn get(plan: &Plan, r: &ParamRead) -> TokenStream {
                     let segment = Literal::usize_unsuffixed(*segment);
                     quote! { Some(path.styled(#segment, #wire, models::style::Style::#style, #explode, #shape)?) }
                 }
-                StyledAt::Query { others } => quote! {
+                StyledAt::Query(others) => quote! {
                     query.styled(#wire, models::style::Style::#style, #explode, #shape, #fields, &[#(#others),*])?
                 },
                 StyledAt::Header => quote! { headers.styled(#wire, #explode, #shape)? },
-                StyledAt::Cookie { others } => quote! {
+                StyledAt::Cookie(others) => quote! {
                     cookies.styled(#wire, #explode, #shape, #fields, &[#(#others),*])?
                 },
             };

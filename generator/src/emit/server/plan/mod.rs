@@ -8,9 +8,9 @@ use crate::emit::checks::Checks;
 use crate::emit::status::status_name;
 use crate::emit::{Patterns, Root, TypePrinter, ident};
 use crate::ir::{
-    Api, Constraints, Media, Method, Operation, ParamLocation, ParamStyle, Parameter, PathSegment,
-    Primitive, RequestBody, Response, SecurityKind, Status, StreamFormat, TypeId, TypeKind,
-    TypeRef,
+    Additional, Api, Constraints, Media, Method, Operation, ParamLocation, ParamStyle, Parameter,
+    PathSegment, Primitive, RequestBody, Response, SecurityKind, Status, StreamFormat, TypeId,
+    TypeKind, TypeRef,
 };
 use crate::naming;
 use proc_macro2::TokenStream;

@@ -52,17 +52,13 @@ pub enum Styled {
     List(Scalar),
 }
 
-/// Where the style codec finds the text: `others` are the names of the other parameters there.
+/// Where the style codec finds the text, with the names of the other parameters there.
 pub enum StyledAt {
     /// The segment at this index.
     Path(usize),
-    Query {
-        others: Vec<String>,
-    },
+    Query(Vec<String>),
     Header,
-    Cookie {
-        others: Vec<String>,
-    },
+    Cookie(Vec<String>),
 }
 
 /// What becomes of the value read (an `Option`): the field is an `Option` when it stays one.
@@ -199,7 +195,7 @@ impl<'a> Plan<'a> {
         notes: &mut Vec<String>,
     ) -> Option<(Get, Option<Check>)> {
         let wire = p.wire_name.as_str();
-        let object = self.object_fields(&p.ty);
+        let object = self.object(&p.ty);
         let plain_style = match p.location {
             ParamLocation::Path => p.style == ParamStyle::Simple,
             ParamLocation::Query => p.style == ParamStyle::Form,
@@ -220,9 +216,8 @@ impl<'a> Plan<'a> {
         let (value, check) = match (object, shape) {
             // Objects are validated as they are decoded; those with objects or arrays inside are
             // read as a tree (`deep_form`).
-            (Some(fields), _) => {
+            (Some((fields, deep)), _) => {
                 let ty = p.ty.strip_nullable().clone();
-                let deep = self.nests(&p.ty);
                 (Styled::Object { ty, deep, fields }, None)
             }
             (None, Ok((scalar, check, false))) => (Styled::Primitive(scalar.clone()), Some(*check)),
@@ -255,9 +250,9 @@ impl<'a> Plan<'a> {
                 ));
                 return None;
             }
-            (ParamLocation::Query, _) => StyledAt::Query { others: others() },
+            (ParamLocation::Query, _) => StyledAt::Query(others()),
             (ParamLocation::Header, _) => StyledAt::Header,
-            (ParamLocation::Cookie, _) => StyledAt::Cookie { others: others() },
+            (ParamLocation::Cookie, _) => StyledAt::Cookie(others()),
         };
         let get = Get::Styled {
             value,
@@ -268,37 +263,21 @@ impl<'a> Plan<'a> {
         Some((get, check))
     }
 
-    /// The property names of an object parameter (`None` inside for a map, whose names are open),
-    /// or `None` when the parameter is not a struct or map.
-    pub(super) fn object_fields(&self, ty: &TypeRef) -> Option<Option<Vec<String>>> {
-        match self.api.resolve(ty) {
-            TypeRef::Named(id) => match &self.api.types[id.0].kind {
-                TypeKind::Struct(st)
-                    if st.additional.is_none()
-                        || matches!(st.additional, Some(crate::ir::Additional::Deny)) =>
-                {
-                    Some(Some(
-                        st.fields.iter().map(|f| f.wire_name.clone()).collect(),
-                    ))
-                }
-                _ => None,
-            },
-            TypeRef::Map(_) => Some(None),
-            _ => None,
-        }
-    }
-
-    /// Whether an object parameter has a property (or map value) that is not a primitive: an
-    /// object or array, which `deepObject` nests in brackets and other styles send as JSON text.
-    pub(super) fn nests(&self, ty: &TypeRef) -> bool {
+    /// The property names of an object parameter (`None` for a map, whose names are open), and
+    /// whether a property (or the map's value) nests: an object or array, which `deepObject` nests
+    /// in brackets and other styles send as JSON text. `None` when it is not a struct or map.
+    fn object(&self, ty: &TypeRef) -> Option<(Option<Vec<String>>, bool)> {
         let nested = |t: &TypeRef| self.scalar(self.api.resolve(t)).is_none();
         match self.api.resolve(ty) {
             TypeRef::Named(id) => match &self.api.types[id.0].kind {
-                TypeKind::Struct(st) => st.fields.iter().any(|f| nested(&f.ty)),
-                _ => false,
+                TypeKind::Struct(st) if matches!(st.additional, None | Some(Additional::Deny)) => {
+                    let names = st.fields.iter().map(|f| f.wire_name.clone()).collect();
+                    Some((Some(names), st.fields.iter().any(|f| nested(&f.ty))))
+                }
+                _ => None,
             },
-            TypeRef::Map(inner) => nested(inner),
-            _ => false,
+            TypeRef::Map(inner) => Some((None, nested(inner))),
+            _ => None,
         }
     }
 
