@@ -33,12 +33,10 @@ pub fn requests_rs(plan: &Plan) -> TokenStream {
 fn request_struct(op: &OpPlan, plan: &Plan) -> TokenStream {
     let name = ident(&op.request_name);
     let doc = format!(
-        " The parameters and body of [`{fn_name}`]({root}::{trait_name}::{fn_name}): `{method} {path}`.",
-        root = plan.root.text(),
-        fn_name = ident(&op.fn_name),
-        trait_name = ident(&plan.trait_name),
-        method = op.op.method.as_str(),
-        path = op.op.path,
+        " The parameters and body of {}: `{} {}`.",
+        plan.method_link(op),
+        op.op.method.as_str(),
+        op.op.path
     );
     let fields = op.fields.iter().map(|f| {
         let doc = doc_attrs(Some(&f.doc));
@@ -82,12 +80,7 @@ pub fn responses_rs(plan: &Plan) -> TokenStream {
 
 fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
     let name = ident(&op.response_name);
-    let doc = format!(
-        " The responses of [`{fn_name}`]({root}::{trait_name}::{fn_name}).",
-        root = plan.root.text(),
-        fn_name = ident(&op.fn_name),
-        trait_name = ident(&plan.trait_name),
-    );
+    let doc = format!(" The responses of {}.", plan.method_link(op));
     let variants = op.responses.iter().map(|r| variant(plan, r));
     let arms = op.responses.iter().map(arm);
     // A model struct can be hundreds of bytes next to a small error body. The value lives for one
@@ -107,23 +100,17 @@ fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
     let large = (sizes.len() > 1 && sizes[0] > sizes[1] + 100).then(|| {
         quote! { #[allow(clippy::large_enum_variant, reason = "built once per request and written out at once")] }
     });
-    let (other, other_arm) = if documented_default {
-        (TokenStream::new(), TokenStream::new())
-    } else {
-        (
-            quote! {
-                /// A status the spec does not document for this operation, with the API's error body.
-                Other(StatusCode, #error),
-            },
-            quote! { Self::Other(status, body) => respond::json(status, &body), },
-        )
-    };
-    // A stream is read once and compares with nothing: such an enum is only `Debug`.
-    let streams = op.responses.iter().any(|r| {
-        r.body
-            .as_ref()
-            .is_some_and(|b| matches!(b, Body::Events(_) | Body::Lines(..)))
+    let other = (!documented_default).then(|| {
+        quote! {
+            /// A status the spec does not document for this operation, with the API's error body.
+            Other(StatusCode, #error),
+        }
     });
+    let other_arm = (!documented_default)
+        .then(|| quote! { Self::Other(status, body) => respond::json(status, &body), });
+    // A stream is read once and compares with nothing: such an enum is only `Debug`.
+    let streams =
+        (op.responses.iter()).any(|r| matches!(r.body, Some(Body::Events(_) | Body::Lines(..))));
     let derives = if streams {
         quote! { Debug }
     } else {

@@ -265,6 +265,15 @@ impl<'a> Plan<'a> {
             .collect()
     }
 
+    /// A doc link to the trait method of an operation.
+    pub fn method_link(&self, op: &OpPlan) -> String {
+        let (root, fn_name) = (self.root.text(), ident(&op.fn_name));
+        format!(
+            "[`{fn_name}`]({root}::{}::{fn_name})",
+            ident(&self.trait_name)
+        )
+    }
+
     /// The Rust type of the error body (`models::ErrorBody`, or the runtime's `ErrorMessage`).
     pub fn error_type(&self) -> TokenStream {
         match self.error_body {
