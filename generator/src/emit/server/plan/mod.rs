@@ -195,18 +195,15 @@ impl<'a> Plan<'a> {
                     .push((route, vec![(op.method.clone(), vec![index])])),
             }
         }
-        for (_, methods) in &mut plan.routes {
-            for (_, ops) in methods {
-                let ops_plan = &plan.ops;
-                // Stable: among equals, document order.
-                ops.sort_by_key(|i| {
-                    let op = ops_plan[*i].op;
-                    let literals = mixed_literals(op);
-                    let text: usize = literals.iter().flat_map(|(_, l)| l).map(String::len).sum();
-                    let query: usize = op.query.iter().map(|(n, v)| n.len() + v.len() + 1).sum();
-                    (!is_distinct(op), std::cmp::Reverse(text + query))
-                });
-            }
+        for (_, ops) in plan.routes.iter_mut().flat_map(|(_, methods)| methods) {
+            // Stable: among equals, document order.
+            ops.sort_by_key(|i| {
+                let op = plan.ops[*i].op;
+                let literals = mixed_literals(op);
+                let text: usize = literals.iter().flat_map(|(_, l)| l).map(String::len).sum();
+                let query: usize = op.query.iter().map(|(n, v)| n.len() + v.len() + 1).sum();
+                (!is_distinct(op), std::cmp::Reverse(text + query))
+            });
         }
         // `{op}_rejection` must not take the name of an operation (or of another such method):
         // every operation name is known before any is given.
