@@ -29,28 +29,23 @@ pub fn field_type(plan: &Plan, read: &Read) -> TokenStream {
 fn param_type(plan: &Plan, get: &Get) -> TokenStream {
     match get {
         Get::Text { json: None, .. } => quote! { String },
-        Get::Plain {
-            scalar,
-            list: false,
-            ..
-        }
-        | Get::Styled {
-            value: Styled::Primitive(scalar),
-            ..
-        } => scalar_type(plan, scalar),
-        Get::Plain { scalar, .. }
-        | Get::Styled {
-            value: Styled::List(scalar),
-            ..
-        } => {
-            let item = scalar_type(plan, scalar);
-            quote! { Vec<#item> }
-        }
         Get::Text { json: Some(ty), .. }
         | Get::Styled {
             value: Styled::Object { ty, .. },
             ..
         } => plan.printer().rust_type(ty),
+        Get::Plain { scalar, list, .. }
+        | Get::Styled {
+            value: Styled::Scalar { scalar, list },
+            ..
+        } => {
+            let ty = scalar_type(plan, scalar);
+            if *list {
+                quote! { Vec<#ty> }
+            } else {
+                ty
+            }
+        }
     }
 }
 
@@ -176,16 +171,14 @@ fn get(plan: &Plan, r: &ParamRead) -> TokenStream {
                     };
                     (quote! { Object }, convert, None)
                 }
-                Styled::Primitive(scalar) => (
-                    quote! { Primitive },
-                    quote! { params::primitive },
-                    Some(parse(plan, scalar)),
-                ),
-                Styled::List(scalar) => (
-                    quote! { Array },
-                    quote! { params::list },
-                    Some(parse(plan, scalar)),
-                ),
+                Styled::Scalar { scalar, list } => {
+                    let (shape, convert) = if *list {
+                        (quote! { Array }, quote! { params::list })
+                    } else {
+                        (quote! { Primitive }, quote! { params::primitive })
+                    };
+                    (shape, convert, Some(parse(plan, scalar)))
+                }
             };
             let shape = quote! { models::style::Shape::#shape };
             let fields = match value {

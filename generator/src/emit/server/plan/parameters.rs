@@ -48,8 +48,8 @@ pub enum Styled {
         deep: bool,
         fields: Option<Vec<String>>,
     },
-    Primitive(Scalar),
-    List(Scalar),
+    /// A primitive, or a list of them.
+    Scalar { scalar: Scalar, list: bool },
 }
 
 /// Where the style codec finds the text, with the names of the other parameters there.
@@ -220,14 +220,16 @@ impl<'a> Plan<'a> {
                 let ty = p.ty.strip_nullable().clone();
                 (Styled::Object { ty, deep, fields }, None)
             }
-            (None, Ok((scalar, check, false))) => (Styled::Primitive(scalar.clone()), Some(*check)),
-            (None, Ok((scalar, check, true))) => (Styled::List(scalar.clone()), Some(*check)),
+            (None, Ok((scalar, check, list))) => {
+                let (scalar, list) = (scalar.clone(), *list);
+                (Styled::Scalar { scalar, list }, Some(*check))
+            }
             (None, Err(_)) => {
                 let TypeRef::Array(inner) = self.api.resolve(&p.ty) else {
                     return None;
                 };
                 let (scalar, _) = self.scalar(self.api.resolve(inner))?;
-                (Styled::List(scalar), Some(Check::None))
+                (Styled::Scalar { scalar, list: true }, Some(Check::None))
             }
         };
         let others = || -> Vec<String> {
