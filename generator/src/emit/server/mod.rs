@@ -204,10 +204,6 @@ native-tls = ["webhooks", "reqwest?/native-tls"]
 
 fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
     let api = plan.api;
-    let title = format!(
-        " Server of {} (version {}), generated from its OpenAPI document.",
-        api.title, api.version
-    );
     let trait_name = super::ident(&plan.trait_name);
     let models = opts.crate_ident("models");
     // How code outside the crate names it: the server crate, or the module of the client crate
@@ -217,7 +213,9 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
         Root::Crate => opts.crate_ident("server").to_string(),
     };
     let usage = format!(
-        r#" Implement [`{trait_name}`] and serve it with [`router`]:
+        r#" Server of {title} (version {version}), generated from its OpenAPI document.
+
+ Implement [`{trait_name}`] and serve it with [`router`]:
 
  ```ignore
  use {crate_name}::{{router, {trait_name}}};
@@ -232,14 +230,15 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
  its response enum, one variant per documented status. Requests that fail any of this never reach
  the operation: the router answers them with the API's error body, built by the trait from a
  [`Rejection`]{own}."#,
+        title = api.title,
+        version = api.version,
         own = if plan.ops.iter().any(|op| op.rejection.is_some()) {
             "; an operation that documents its own error body answers them through its\n `{operation}_rejection` method instead"
         } else {
             ""
         },
     );
-    let mut docs = vec![title, String::new()];
-    docs.extend(usage.lines().map(str::to_owned));
+    let mut docs: Vec<String> = usage.lines().map(str::to_owned).collect();
     if !plan.skipped.is_empty() {
         docs.extend([String::new(), " ## Not generated".to_owned(), String::new()]);
         docs.extend(plan.skipped.iter().map(|s| format!(" - {s}")));
