@@ -293,30 +293,30 @@ fn multipart(plan: &Plan, required: bool, ty: &crate::ir::TypeRef, parts: &[Part
     let mut files = Vec::new();
     for part in parts {
         let (wire, field) = (&part.wire, ident(&part.field));
-        let kind = match (part.kind, part.list) {
-            (PartKind::File, true) => {
-                files.push(if part.optional {
-                    quote! { if value.#field.is_some() { value.#field = Some(form.files(#wire)); } }
-                } else {
-                    quote! { value.#field = form.files(#wire); }
-                });
-                quote! { FileList }
-            }
-            (PartKind::Text, true) => quote! { TextList },
-            (PartKind::Value, true) => quote! { ValueList },
-            (PartKind::File, false) => {
-                files.push(if part.optional {
-                    quote! { value.#field = form.file(#wire); }
-                } else {
-                    quote! { value.#field = form.file(#wire).unwrap_or_default(); }
-                });
-                quote! { File }
-            }
-            (PartKind::Text, false) => quote! { Text },
-            (PartKind::Value, false) => quote! { Value },
-            (PartKind::Json, _) => quote! { Json },
+        let kind = match part.kind {
+            PartKind::File => "File",
+            PartKind::Text => "Text",
+            PartKind::Value => "Value",
+            PartKind::Json => "Json",
         };
+        let list = if part.list && part.kind != PartKind::Json {
+            "List"
+        } else {
+            ""
+        };
+        let kind = format_ident!("{kind}{list}");
         kinds.push(quote! { (#wire, multipart::PartKind::#kind) });
+        // Files are put in after the other parts are decoded.
+        if part.kind == PartKind::File {
+            files.push(match (part.list, part.optional) {
+                (true, true) => {
+                    quote! { if value.#field.is_some() { value.#field = Some(form.files(#wire)); } }
+                }
+                (true, false) => quote! { value.#field = form.files(#wire); },
+                (false, true) => quote! { value.#field = form.file(#wire); },
+                (false, false) => quote! { value.#field = form.file(#wire).unwrap_or_default(); },
+            });
+        }
     }
     let binding = if files.is_empty() {
         quote! { value }
