@@ -74,27 +74,15 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
             }
         }
     };
-    let reject_call = |rejection: TokenStream| {
-        if has_error {
-            quote! { reject(&*api, #rejection) }
-        } else {
-            quote! { reject(#rejection) }
-        }
-    };
-    let not_found = reject_call(quote! {
-        Rejection::new(RejectionKind::NotFound, format!("no operation matches {method} {}", uri.path()))
-    });
-    let not_allowed = reject_call(quote! {
-        Rejection::new(RejectionKind::MethodNotAllowed, format!("{} does not accept {method}", uri.path()))
-    });
-    let (fallback_generics, fallback_state, fallback_turbofish) = if has_error {
+    let (generics, state, turbofish, api_arg) = if has_error {
         (
             quote! { <A: #api> },
             quote! { State(api): State<Arc<A>>, },
             quote! { ::<A> },
+            quote! { &*api, },
         )
     } else {
-        (TokenStream::new(), TokenStream::new(), TokenStream::new())
+        Default::default()
     };
     let bearer_helpers = bearer_helpers(plan);
     let own_rejections = if plan.ops.iter().any(|op| op.rejection.is_some()) {
@@ -115,8 +103,8 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
         pub fn router<A: #api>(api: Arc<A>) -> Router {
             Router::new()
                 #(#routes)*
-                .fallback(route_not_found #fallback_turbofish)
-                .method_not_allowed_fallback(method_not_allowed #fallback_turbofish)
+                .fallback(route_not_found #turbofish)
+                .method_not_allowed_fallback(method_not_allowed #turbofish)
                 .with_state(api)
         }
 
@@ -129,13 +117,13 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
         #bearer_helpers
 
         /// Answers a path no operation matches (404).
-        async fn route_not_found #fallback_generics (#fallback_state method: Method, uri: Uri) -> Response {
-            #not_found
+        async fn route_not_found #generics (#state method: Method, uri: Uri) -> Response {
+            reject(#api_arg Rejection::new(RejectionKind::NotFound, format!("no operation matches {method} {}", uri.path())))
         }
 
         /// Answers a method the path does not accept (405; axum adds the `Allow` header).
-        async fn method_not_allowed #fallback_generics (#fallback_state method: Method, uri: Uri) -> Response {
-            #not_allowed
+        async fn method_not_allowed #generics (#state method: Method, uri: Uri) -> Response {
+            reject(#api_arg Rejection::new(RejectionKind::MethodNotAllowed, format!("{} does not accept {method}", uri.path())))
         }
     };
     method_fns.sort();
