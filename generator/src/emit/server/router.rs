@@ -333,7 +333,7 @@ fn reader(plan: &Plan, op: &OpPlan, read: &Ident) -> TokenStream {
     let request_name = ident(&op.request_name);
     let uses = |location| op.fields.iter().any(|f| f.location() == Some(location));
     let mut steps = Vec::new();
-    let only_authenticate = op.bearer_methods.len() == 1 && op.bearer_methods[0] == "authenticate";
+    let only_authenticate = op.bearer_methods == ["authenticate"];
     match op.bearer {
         Need::Required if only_authenticate => {
             steps.push(quote! { let principal = require_bearer(api, &parts.headers).await?; })
@@ -438,25 +438,24 @@ fn check_bearer(methods: &[String]) -> TokenStream {
         .split_last()
         .expect("an operation with a bearer need has a scheme");
     let last = ident(last);
-    let mut check = quote! { api.#last(token).await.map_err(auth::bearer_rejected)? };
-    for method in others.iter().rev() {
+    let last = quote! { api.#last(token).await.map_err(auth::bearer_rejected)? };
+    others.iter().rev().fold(last, |check, method| {
         let method = ident(method);
-        check = quote! {
+        quote! {
             match api.#method(token).await {
                 Ok(principal) => principal,
                 Err(_) => #check,
             }
-        };
-    }
-    check
+        }
+    })
 }
 
 fn bearer_helpers(plan: &Plan) -> TokenStream {
     let api = ident(&plan.trait_name);
-    let by_authenticate = |op: &&OpPlan, need: Need| {
-        op.bearer == need && op.bearer_methods.len() == 1 && op.bearer_methods[0] == "authenticate"
+    let by_authenticate = |need| {
+        (plan.ops.iter()).any(|op| op.bearer == need && op.bearer_methods == ["authenticate"])
     };
-    let required = plan.ops.iter().any(|op| by_authenticate(&op, Need::Required)).then(|| {
+    let required = by_authenticate(Need::Required).then(|| {
         quote! {
             /// The principal of an operation that requires a bearer token.
             async fn require_bearer<A: #api>(api: &A, headers: &HeaderMap) -> Result<A::Principal, Rejection> {
@@ -465,7 +464,7 @@ fn bearer_helpers(plan: &Plan) -> TokenStream {
             }
         }
     });
-    let optional = plan.ops.iter().any(|op| by_authenticate(&op, Need::Optional)).then(|| {
+    let optional = by_authenticate(Need::Optional).then(|| {
         quote! {
             /// The principal of an operation that also admits requests without a bearer token.
             async fn optional_bearer<A: #api>(api: &A, headers: &HeaderMap) -> Result<Option<A::Principal>, Rejection> {
