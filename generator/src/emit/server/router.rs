@@ -390,11 +390,7 @@ fn reader(plan: &Plan, op: &OpPlan, read: &Ident) -> TokenStream {
         let read = reads::read(plan, f);
         quote! { #name: #read, }
     });
-    let parts = if uses(ParamLocation::Path) {
-        quote! { mut parts }
-    } else {
-        quote! { parts }
-    };
+    let mutable = uses(ParamLocation::Path).then(|| quote! { mut });
     let raw_body = if op.fields.iter().any(|f| matches!(f.read, Read::Body(_))) {
         quote! { raw_body }
     } else {
@@ -423,7 +419,7 @@ fn reader(plan: &Plan, op: &OpPlan, read: &Ident) -> TokenStream {
     quote! {
         #[doc = #doc]
         async fn #read #generics (#api_param request: Request) -> Result<#output, Rejection> {
-            let (#parts, #raw_body) = request.into_parts();
+            let (#mutable parts, #raw_body) = request.into_parts();
             #(#steps)*
             let request = #request_name { #(#fields)* };
             Ok(#result)
