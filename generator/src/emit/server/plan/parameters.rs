@@ -117,10 +117,9 @@ impl<'a> Plan<'a> {
             _ => None,
         };
         let shape = self.param_shape(&p.ty, p.location);
-        let default = p
-            .default
-            .as_ref()
-            .and_then(|d| self.default_value(&p.ty, d));
+        let resolved = self.api.resolve(&p.ty);
+        let default = (p.default.as_ref())
+            .and_then(|value| DefaultValue::of(resolved, value, &self.api.types));
         let written = default.is_some();
         // A required parameter (every path parameter is) has no default to apply.
         let applied = default.filter(|_| !p.required);
@@ -146,15 +145,13 @@ impl<'a> Plan<'a> {
                     (Get::Text { at, json: None }, None, Finish::AsIs)
                 }
                 Ok((scalar, check, list)) => {
-                    match (&p.default, written) {
-                        (Some(value), false) => push_paragraph(
-                            &mut doc,
-                            &format!("Default (not applied by the router): `{value}`."),
-                        ),
-                        (Some(value), true) => {
-                            push_paragraph(&mut doc, &format!("Default: `{value}`."))
-                        }
-                        (None, _) => {}
+                    if let Some(value) = &p.default {
+                        let unapplied = if written {
+                            ""
+                        } else {
+                            " (not applied by the router)"
+                        };
+                        push_paragraph(&mut doc, &format!("Default{unapplied}: `{value}`."));
                     }
                     let explode = (p.location == ParamLocation::Query && list).then_some(p.explode);
                     let get = Get::Plain {
@@ -167,7 +164,7 @@ impl<'a> Plan<'a> {
                 }
             }
         };
-        let list = matches!(self.api.resolve(&p.ty), TypeRef::Array(_));
+        let list = matches!(resolved, TypeRef::Array(_));
         let checks = check.and_then(|check| self.checks(check, list, self.param_constraints(p)));
         let read = ParamRead {
             location: p.location,
@@ -386,14 +383,5 @@ impl<'a> Plan<'a> {
             Check::Number(p) => Checks::range(p, c),
             Check::None => None,
         }
-    }
-
-    /// The spec's default as a Rust value, when it can be written as one.
-    pub(super) fn default_value(
-        &self,
-        ty: &TypeRef,
-        value: &serde_json::Value,
-    ) -> Option<DefaultValue> {
-        DefaultValue::of(self.api.resolve(ty), value, &self.api.types)
     }
 }
