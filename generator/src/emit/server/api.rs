@@ -15,7 +15,8 @@ pub fn api_rs(plan: &Plan) -> TokenStream {
         plan.api.version,
         plan.root.text()
     );
-    let principal = plan.uses_bearer.then(|| {
+    // Some operation takes a bearer token.
+    let principal = plan.ops.iter().any(|op| op.bearer != Need::No).then(|| {
         quote! {
             /// Who a request acts for: what [`authenticate`](Self::authenticate) makes of its bearer token.
             type Principal: Send + Sync + 'static;

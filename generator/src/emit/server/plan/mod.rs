@@ -38,8 +38,6 @@ pub struct Plan<'a> {
     pub trait_name: String,
     /// The schema most 4xx responses use: what the router answers its own rejections with.
     pub error_body: Option<TypeId>,
-    /// Some operation takes a bearer token: the trait has `Principal` and `authenticate`.
-    pub uses_bearer: bool,
     /// The bearer schemes operations use, each with the trait method that checks its tokens: one
     /// scheme is checked by `authenticate`; with several, the one most operations use (the first
     /// used among equals) keeps `authenticate` and each other gets `authenticate_{scheme}`, so a
@@ -148,7 +146,6 @@ impl<'a> Plan<'a> {
             patterns,
             trait_name,
             error_body: error_body(api),
-            uses_bearer: false,
             bearer_schemes: Vec::new(),
             ops: Vec::new(),
             routes: Vec::new(),
@@ -181,10 +178,8 @@ impl<'a> Plan<'a> {
                     continue;
                 }
             };
-            let op_plan = plan.op_plan(op, &mut type_names);
-            plan.uses_bearer |= op_plan.bearer != Need::No;
             let index = plan.ops.len();
-            plan.ops.push(op_plan);
+            plan.ops.push(plan.op_plan(op, &mut type_names));
             match plan.routes.iter_mut().find(|(path, _)| *path == route) {
                 Some((_, methods)) => match methods.iter_mut().find(|(m, _)| *m == op.method) {
                     Some((_, ops)) => ops.push(index),
