@@ -142,16 +142,15 @@ fn get(plan: &Plan, r: &ParamRead) -> TokenStream {
                 return path_read(at, *list, wire, &parse);
             }
             let explode = explode.map(|explode| quote! { #explode, });
-            let list = if *list { "_list" } else { "" };
-            let (required_fn, optional_fn) = (
-                format_ident!("required{list}"),
-                format_ident!("optional{list}"),
-            );
-            let optional = quote! { #reader.#optional_fn(#wire, #explode #parse)? };
+            let need = match r.finish {
+                Finish::Required => "required",
+                _ => "optional",
+            };
+            let method = format_ident!("{need}{}", if *list { "_list" } else { "" });
+            let read = quote! { #reader.#method(#wire, #explode #parse)? };
             match &r.finish {
-                Finish::Required => quote! { #reader.#required_fn(#wire, #explode #parse)? },
-                Finish::Default(default) => with_default(plan, optional, default),
-                Finish::AsIs => optional,
+                Finish::Default(default) => with_default(plan, read, default),
+                _ => read,
             }
         }
         Get::Styled {
