@@ -32,12 +32,11 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
                 dispatchers.push(dispatcher(plan, &name, &ops));
                 (name, true)
             };
-            match method.is_standard() {
-                true => chain.push((
-                    format_ident!("{}", method.as_str().to_ascii_lowercase()),
-                    handler,
-                )),
-                false => others.push((method, handler, takes, &first.op.name)),
+            if method.is_standard() {
+                let routing = format_ident!("{}", method.as_str().to_ascii_lowercase());
+                chain.push((routing, handler));
+            } else {
+                others.push((method, handler, takes, &first.op.name));
             }
         }
         // The route's fallback picks the others by name; it is named after the first one's
@@ -290,18 +289,14 @@ fn handler(plan: &Plan, op: &OpPlan) -> TokenStream {
         };
     }
     let read = format_ident!("read_{}", o.name);
-    let (api_arg, ok, call) = if bearer {
+    let api_arg = bearer.then(|| quote! { &*api, });
+    let (ok, call) = if bearer {
         (
-            quote! { &*api, },
             quote! { (principal, request) },
-            quote! { api.#fn_name(principal, request) },
+            quote! { principal, request },
         )
     } else {
-        (
-            TokenStream::new(),
-            quote! { request },
-            quote! { api.#fn_name(request) },
-        )
+        (quote! { request }, quote! { request })
     };
     // An operation with its own documented error body answers its rejections itself.
     let reject = match (&op.rejection, plan.error_body) {
@@ -317,7 +312,7 @@ fn handler(plan: &Plan, op: &OpPlan) -> TokenStream {
         #[doc = #doc]
         async fn #handle<A: #api>(State(api): State<Arc<A>>, request: Request) -> Response {
             match #read(#api_arg request).await {
-                Ok(#ok) => #call.await.into_response(),
+                Ok(#ok) => api.#fn_name(#call).await.into_response(),
                 Err(rejection) => #reject,
             }
         }

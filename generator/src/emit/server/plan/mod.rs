@@ -212,14 +212,9 @@ impl<'a> Plan<'a> {
             if statuses.is_empty() {
                 continue;
             }
-            let name = unique_field(
-                &format!("{}_rejection", ident(&plan.ops[i].fn_name)),
-                &mut fn_names,
-            );
-            plan.ops[i].rejection = Some(OwnRejection {
-                fn_name: name,
-                statuses,
-            });
+            let fn_name = format!("{}_rejection", ident(&plan.ops[i].fn_name));
+            let fn_name = unique_field(&fn_name, &mut fn_names);
+            plan.ops[i].rejection = Some(OwnRejection { fn_name, statuses });
         }
         plan
     }
