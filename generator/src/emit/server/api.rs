@@ -65,13 +65,7 @@ pub fn api_rs(plan: &Plan) -> TokenStream {
             #(#methods #own_rejections)*
         }
     };
-    let uses = super::imports(
-        &body,
-        &[
-            ("models", plan.use_item(quote! { models })),
-            ("Rejection", plan.use_item(quote! { Rejection })),
-        ],
-    );
+    let uses = super::imports(plan, &body, &["models", "Rejection"]);
     let requests = plan.ops.iter().map(|op| ident(&op.request_name));
     let responses = plan.ops.iter().map(|op| ident(&op.response_name));
     let own_types = plan.use_item(quote! { { #(#requests,)* #(#responses,)* } });

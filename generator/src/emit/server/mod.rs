@@ -14,7 +14,7 @@ use super::{File, Options, Patterns, Root, crate_root, rust_file, template_file}
 use crate::ir::Api;
 use plan::Plan;
 use proc_macro2::{Spacing, TokenStream, TokenTree};
-use quote::quote;
+use quote::{ToTokens, format_ident, quote};
 
 const REJECTION_TEMPLATE: &str = openapi_gen_templates::server::REJECTION;
 const PARAMS_TEMPLATE: &str = openapi_gen_templates::server::PARAMS;
@@ -284,10 +284,15 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
     }
 }
 
-/// The `use` items among `candidates` whose name the tokens use (see [`uses`]).
-fn imports(tokens: &TokenStream, candidates: &[(&str, TokenStream)]) -> TokenStream {
-    let used = candidates.iter().filter(|(name, _)| uses(tokens, name));
-    let items = used.map(|(_, item)| item);
+/// `use` items for those of `names` the tokens use (see [`uses`]): axum's `HeaderMap` and `Bytes`,
+/// else the crate's own item (see [`Plan::use_item`]).
+fn imports(plan: &Plan, tokens: &TokenStream, names: &[&str]) -> TokenStream {
+    let used = names.iter().filter(|name| uses(tokens, name));
+    let items = used.map(|name| match *name {
+        "HeaderMap" => quote! { use axum::http::HeaderMap; },
+        "Bytes" => quote! { use axum::body::Bytes; },
+        name => plan.use_item(format_ident!("{name}").into_token_stream()),
+    });
     quote! { #(#items)* }
 }
 

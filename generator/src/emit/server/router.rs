@@ -129,16 +129,17 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
     method_fns.dedup();
     let requests = plan.ops.iter().map(|op| ident(&op.request_name));
     let uses = super::imports(
+        plan,
         &items,
         &[
-            ("models", plan.use_item(quote! { models })),
-            ("auth", plan.use_item(quote! { auth })),
-            ("body", plan.use_item(quote! { body })),
-            ("multipart", plan.use_item(quote! { multipart })),
-            ("deep_form", plan.use_item(quote! { deep_form })),
-            ("params", plan.use_item(quote! { params })),
-            ("ErrorMessage", plan.use_item(quote! { ErrorMessage })),
-            ("HeaderMap", quote! { use axum::http::HeaderMap; }),
+            "models",
+            "auth",
+            "body",
+            "multipart",
+            "deep_form",
+            "params",
+            "ErrorMessage",
+            "HeaderMap",
         ],
     );
     let own_items =

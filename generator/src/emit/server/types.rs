@@ -11,17 +11,7 @@ use quote::quote;
 pub fn requests_rs(plan: &Plan) -> TokenStream {
     let items = plan.ops.iter().map(|op| request_struct(op, plan));
     let items = quote! { #(#items)* };
-    let uses = super::imports(
-        &items,
-        &[
-            ("models", plan.use_item(quote! { models })),
-            (
-                "BasicCredentials",
-                plan.use_item(quote! { BasicCredentials }),
-            ),
-            ("RawBody", plan.use_item(quote! { RawBody })),
-        ],
-    );
+    let uses = super::imports(plan, &items, &["models", "BasicCredentials", "RawBody"]);
     quote! {
         //! The input of each operation, parsed and validated by the router.
         #uses
@@ -57,15 +47,7 @@ pub fn responses_rs(plan: &Plan) -> TokenStream {
     let error = plan.error_type();
     let items = plan.ops.iter().map(|op| response_enum(op, plan, &error));
     let items = quote! { #(#items)* };
-    let uses = super::imports(
-        &items,
-        &[
-            ("models", plan.use_item(quote! { models })),
-            ("ErrorMessage", plan.use_item(quote! { ErrorMessage })),
-            ("Bytes", quote! { use axum::body::Bytes; }),
-            ("stream", plan.use_item(quote! { stream })),
-        ],
-    );
+    let uses = super::imports(plan, &items, &["models", "ErrorMessage", "Bytes", "stream"]);
     let use_respond = plan.use_item(quote! { respond });
     quote! {
         //! The output of each operation: one variant per documented status, each writing itself.
