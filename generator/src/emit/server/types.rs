@@ -173,11 +173,7 @@ fn variant(plan: &Plan, r: &ResponsePlan) -> TokenStream {
         } else {
             quote! { Option<#ty> }
         };
-        let mut text = format!("The `{}` header.", h.name);
-        if let Some(d) = &h.doc {
-            text = format!("{text} {}", d.trim());
-        }
-        let doc = doc_attrs(Some(&text));
+        let doc = doc_attrs(Some(&h.doc));
         quote! { #doc #field: #ty, }
     });
     quote! {

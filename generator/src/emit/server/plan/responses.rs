@@ -38,14 +38,12 @@ pub enum Body {
 #[derive(Clone)]
 pub struct HeaderPlan {
     pub field: String,
-    /// As the spec spells it.
-    pub name: String,
     /// Lowercase, checked to be a valid header name.
     pub wire: String,
     /// A number, boolean or uuid keeps its type; `None`: anything else is sent as a `String`.
     pub ty: Option<Primitive>,
     pub required: bool,
-    pub doc: Option<String>,
+    pub doc: String,
 }
 
 /// The schema most 4xx responses carry (then `default` and 5xx ones, for specs with no 4xx bodies).
@@ -188,13 +186,16 @@ impl<'a> Plan<'a> {
                 }
                 _ => None,
             };
+            let mut doc = format!("The `{}` header.", h.wire_name);
+            if let Some(d) = &h.doc {
+                doc = format!("{doc} {}", d.trim());
+            }
             headers.push(HeaderPlan {
                 field,
-                name: h.wire_name.clone(),
                 wire,
                 ty,
                 required: h.required,
-                doc: h.doc.clone(),
+                doc,
             });
         }
         // An open media range (`image/*`): the implementer names the body's actual type.
@@ -205,11 +206,12 @@ impl<'a> Plan<'a> {
             let field = unique_field("content_type", &mut taken);
             headers.push(HeaderPlan {
                 field,
-                name: "Content-Type".to_owned(),
                 wire: "content-type".to_owned(),
                 ty: None,
                 required: true,
-                doc: Some(format!("The media type of the body, within `{range}`.")),
+                doc: format!(
+                    "The `Content-Type` header. The media type of the body, within `{range}`."
+                ),
             });
         }
         let label = r.status.key();
