@@ -123,17 +123,15 @@ pub fn emit_at(
 /// The crate's manifest; `routed` when it has a router (else it is the sender of webhooks only,
 /// on by default, without the router's dependencies).
 pub(super) fn cargo_toml(api: &Api, opts: &Options, routed: bool) -> File {
-    let description = if routed {
-        format!(
-            "Server (trait and axum router) of {}, generated from its OpenAPI document",
-            api.title
-        )
+    let what = if routed {
+        "Server (trait and axum router)"
     } else {
-        format!(
-            "Sender of the webhooks of {}, generated from its OpenAPI document",
-            api.title
-        )
+        "Sender of the webhooks"
     };
+    let description = format!(
+        "{what} of {}, generated from its OpenAPI document",
+        api.title
+    );
     let (hooks, streams) = (!api.hooks.is_empty(), api.has_streams());
     let sender_only = hooks && !streams;
     let features = if hooks {
