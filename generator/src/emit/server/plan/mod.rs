@@ -160,21 +160,20 @@ impl<'a> Plan<'a> {
         for op in &api.operations {
             let route = route_path(op, &mut route_names).and_then(|route| {
                 let distinction = (mixed_literals(op), op.query.clone());
-                if seen.insert((route.clone(), op.method.clone(), distinction)) {
-                    Ok(route)
+                let taken = !seen.insert((route.clone(), op.method.clone(), distinction));
+                let reason = "another operation already answers this method at the same route";
+                if taken {
+                    Err(reason.to_owned())
                 } else {
-                    Err(
-                        "another operation already answers this method at the same route"
-                            .to_owned(),
-                    )
+                    Ok(route)
                 }
             });
             let route = match route {
                 Ok(route) => route,
                 Err(reason) => {
                     let (method, path, name) = (op.method.as_str(), &op.path, &op.name);
-                    plan.skipped
-                        .push(format!("`{method} {path}` (`{name}`): {reason}."));
+                    let skipped = format!("`{method} {path}` (`{name}`): {reason}.");
+                    plan.skipped.push(skipped);
                     continue;
                 }
             };
