@@ -445,7 +445,9 @@ fn check_bearer(methods: &[String]) -> TokenStream {
 fn bearer_helpers(plan: &Plan) -> TokenStream {
     let api = ident(&plan.trait_name);
     let by_authenticate = |need| {
-        (plan.ops.iter()).any(|op| op.bearer == need && op.bearer_methods == ["authenticate"])
+        plan.ops
+            .iter()
+            .any(|op| op.bearer == need && op.bearer_methods == ["authenticate"])
     };
     let required = by_authenticate(Need::Required).then(|| {
         quote! {

@@ -91,8 +91,10 @@ fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
     let other_arm = (!documented_default)
         .then(|| quote! { Self::Other(status, body) => respond::json(status, &body), });
     // A stream is read once and compares with nothing: such an enum is only `Debug`.
-    let streams =
-        (op.responses.iter()).any(|r| matches!(r.body, Some(Body::Events(_) | Body::Lines(..))));
+    let streams = op
+        .responses
+        .iter()
+        .any(|r| matches!(r.body, Some(Body::Events(_) | Body::Lines(..))));
     let derives = if streams {
         quote! { Debug }
     } else {

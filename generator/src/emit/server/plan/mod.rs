@@ -286,7 +286,9 @@ impl<'a> Plan<'a> {
         let mut notes = Vec::new();
         let names = op.parameters.iter().map(|p| p.name.clone());
         let mut taken: HashSet<String> = names.chain(["body".to_owned()]).collect();
-        let mut fields: Vec<FieldPlan> = (op.parameters.iter())
+        let mut fields: Vec<FieldPlan> = op
+            .parameters
+            .iter()
             .filter_map(|p| self.param_field(op, p, &mut notes))
             .collect();
         fields.extend(self.credential_fields(op, basic, &mut taken));

@@ -118,7 +118,9 @@ impl<'a> Plan<'a> {
         };
         let shape = self.param_shape(&p.ty, p.location);
         let resolved = self.api.resolve(&p.ty);
-        let default = (p.default.as_ref())
+        let default = p
+            .default
+            .as_ref()
             .and_then(|value| DefaultValue::of(resolved, value, &self.api.types));
         let written = default.is_some();
         // A required parameter (every path parameter is) has no default to apply.

@@ -27,7 +27,9 @@ pub enum PathAt {
 }
 
 pub(super) fn path_position(op: &Operation, wire: &str) -> Option<PathAt> {
-    (op.segments.iter().enumerate())
+    op.segments
+        .iter()
+        .enumerate()
         .filter(|(_, segment)| !matches!(segment, PathSegment::Literal(_)))
         .enumerate()
         .find_map(|(capture, (i, segment))| match segment {
