@@ -406,11 +406,9 @@ fn reader(plan: &Plan, op: &OpPlan, read: &Ident) -> TokenStream {
             quote! { (principal, request) },
         ),
     };
+    let fn_name = ident(&op.fn_name);
     let doc = format!(
-        " Reads the request of [`{}`]({}::{}), or the reason to refuse it.",
-        ident(&op.fn_name),
-        api,
-        ident(&op.fn_name)
+        " Reads the request of [`{fn_name}`]({api}::{fn_name}), or the reason to refuse it."
     );
     quote! {
         #[doc = #doc]
