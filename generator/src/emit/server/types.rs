@@ -5,6 +5,7 @@ use super::reads;
 use crate::emit::rust::primitive;
 use crate::emit::status::status_constant;
 use crate::emit::{doc_attrs, ident};
+use crate::ir::TypeRef;
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -70,14 +71,12 @@ fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
     // estimated, so the lint is allowed well below its threshold (200 bytes).
     // With a `default` response every status is documented; otherwise `Other` answers the rest.
     let documented_default = op.responses.iter().any(|r| r.variant == "Default");
-    let mut sizes: Vec<usize> = op.responses.iter().map(|r| size(plan, r)).collect();
-    if !documented_default {
-        sizes.push(
-            2 + plan.error_body.map_or(24, |id| {
-                plan.api.size_estimate(&crate::ir::TypeRef::Named(id))
-            }),
-        );
-    }
+    let error_size = plan
+        .error_body
+        .map(|id| plan.api.size_estimate(&TypeRef::Named(id)));
+    let other_size = (!documented_default).then_some(2 + error_size.unwrap_or(24));
+    let sizes = op.responses.iter().map(|r| size(plan, r)).chain(other_size);
+    let mut sizes: Vec<usize> = sizes.collect();
     sizes.sort_unstable_by(|a, b| b.cmp(a));
     let large = (sizes.len() > 1 && sizes[0] > sizes[1] + 100).then(|| {
         quote! { #[allow(clippy::large_enum_variant, reason = "built once per request and written out at once")] }
