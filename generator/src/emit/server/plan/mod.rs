@@ -154,8 +154,9 @@ impl<'a> Plan<'a> {
         };
         plan.bearer_schemes = plan.used_bearer_schemes();
         let mut route_names: HashMap<String, String> = HashMap::new();
-        // What tells operations at the same route and method apart: their mixed segments' literals.
-        let mut seen: BTreeSet<(String, Method, Distinction)> = BTreeSet::new();
+        // Routes and methods taken, with what tells operations there apart: their mixed segments'
+        // literals and the query their path carries.
+        let mut seen = BTreeSet::new();
         let mut type_names = HashSet::new();
         for op in &api.operations {
             let route = route_path(op, &mut route_names).and_then(|route| {

@@ -6,12 +6,6 @@ use super::*;
 /// An axum path and, per method, the operations it dispatches to (indexes into [`Plan::ops`]).
 pub type Route = (String, Vec<(Method, Vec<usize>)>);
 
-/// The position and encoded literals of each mixed segment of an operation.
-pub(super) type MixedLiterals = Vec<(usize, Vec<String>)>;
-
-/// What tells operations at one route and method apart: mixed segments, the query the path carries.
-pub(super) type Distinction = (MixedLiterals, Vec<(String, String)>);
-
 /// Where the router finds a path parameter.
 #[derive(Debug, Clone)]
 pub enum PathAt {
@@ -53,7 +47,7 @@ pub fn is_distinct(op: &Operation) -> bool {
 }
 
 /// The position and encoded literals of each mixed segment of an operation.
-pub fn mixed_literals(op: &Operation) -> MixedLiterals {
+pub fn mixed_literals(op: &Operation) -> Vec<(usize, Vec<String>)> {
     op.segments
         .iter()
         .enumerate()
