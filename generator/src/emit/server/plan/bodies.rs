@@ -45,39 +45,34 @@ impl<'a> Plan<'a> {
         let multipart = (body.media == Media::Multipart)
             .then(|| self.api.multipart_fields(&body.ty))
             .flatten();
-        let by_parts = "Media type: `multipart/form-data`, one part per property (files with their name and content type).";
-        let (kind, note) = match (&body.media, &body.ty, multipart) {
+        let (kind, media) = match (&body.media, &body.ty, multipart) {
             (_, ty, Some(fields)) => {
-                let parts = self.parts(fields);
-                let ty = ty.clone();
-                (BodyKind::Multipart { ty, parts }, by_parts.to_owned())
+                let (ty, parts) = (ty.clone(), self.parts(fields));
+                (BodyKind::Multipart { ty, parts }, "multipart/form-data")
             }
-            (Media::Json, ty, _) => (
-                BodyKind::Json(ty.clone()),
-                "Media type: `application/json`.".to_owned(),
-            ),
+            (Media::Json, ty, _) => (BodyKind::Json(ty.clone()), "application/json"),
             (Media::Form, ty, _) if self.api.is_deep_form(body) => {
                 let lists = self.api.form_lists(body);
-                let lists = lists.into_iter().map(str::to_owned).collect();
-                let ty = ty.clone();
-                (
-                    BodyKind::DeepForm { ty, lists },
-                    format!("Media type: `{form}`."),
-                )
+                let (ty, lists) = (ty.clone(), lists.into_iter().map(str::to_owned).collect());
+                (BodyKind::DeepForm { ty, lists }, form)
             }
-            (Media::Form, ty, _) => (BodyKind::Form(ty.clone()), format!("Media type: `{form}`.")),
+            (Media::Form, ty, _) => (BodyKind::Form(ty.clone()), form),
             (Media::Text, TypeRef::Primitive(Primitive::String), _) => {
-                (BodyKind::Text, "Media type: `text/plain`.".to_owned())
+                (BodyKind::Text, "text/plain")
             }
-            (media, _, _) => {
-                let media = match media {
-                    Media::Binary(declared) => format!("`{declared}` (any is accepted)"),
-                    Media::Multipart => "`multipart/form-data`".to_owned(),
-                    _ => "`text/plain`".to_owned(),
-                };
-                let note = format!("Media type: {media}; passed through undecoded.");
-                (BodyKind::Raw, note)
+            (Media::Binary(declared), _, _) => (BodyKind::Raw, declared.as_str()),
+            (Media::Multipart, _, _) => (BodyKind::Raw, "multipart/form-data"),
+            _ => (BodyKind::Raw, "text/plain"),
+        };
+        let note = match (&kind, &body.media) {
+            (BodyKind::Multipart { .. }, _) => format!(
+                "Media type: `{media}`, one part per property (files with their name and content type)."
+            ),
+            (BodyKind::Raw, Media::Binary(_)) => {
+                format!("Media type: `{media}` (any is accepted); passed through undecoded.")
             }
+            (BodyKind::Raw, _) => format!("Media type: `{media}`; passed through undecoded."),
+            _ => format!("Media type: `{media}`."),
         };
         let mut doc = body
             .doc
