@@ -25,11 +25,10 @@ impl<'a> Plan<'a> {
     /// See [`Plan::bearer_schemes`].
     pub(super) fn used_bearer_schemes(&self) -> Vec<BearerScheme> {
         let mut names: Vec<&String> = Vec::new();
-        for r in self.api.operations.iter().flat_map(|op| &op.security) {
-            for name in r.schemes.iter().filter(|n| self.is_bearer_scheme(n)) {
-                if !names.contains(&name) {
-                    names.push(name);
-                }
+        let requirements = self.api.operations.iter().flat_map(|op| &op.security);
+        for name in requirements.flat_map(|r| &r.schemes) {
+            if self.is_bearer_scheme(name) && !names.contains(&name) {
+                names.push(name);
             }
         }
         let uses = |name: &String| {
@@ -98,7 +97,7 @@ impl<'a> Plan<'a> {
         basic: Need,
         taken: &mut HashSet<String>,
     ) -> Vec<FieldPlan> {
-        let mut keys: Vec<&String> = Vec::new();
+        let mut keys = HashSet::new();
         let mut fields = Vec::new();
         for scheme in op.security.iter().flat_map(|r| &r.schemes) {
             let Some(SecurityKind::ApiKey {
@@ -108,10 +107,9 @@ impl<'a> Plan<'a> {
             else {
                 continue;
             };
-            if keys.contains(&scheme) {
+            if !keys.insert(scheme) {
                 continue;
             }
-            keys.push(scheme);
             let (location, place) = match location {
                 ParamLocation::Query => (ParamLocation::Query, "query parameter"),
                 ParamLocation::Cookie => (ParamLocation::Cookie, "cookie"),

@@ -110,18 +110,14 @@ impl<'a> Plan<'a> {
             if plan.body.is_none() {
                 plans.push(ResponsePlan { doc, body, ..plan });
             } else {
-                let variant = format!("{}Stream", plan.variant);
-                let (status, headers) = (plan.status, plan.headers.clone());
-                plans.extend([
-                    plan,
-                    ResponsePlan {
-                        variant,
-                        status,
-                        doc,
-                        body,
-                        headers,
-                    },
-                ]);
+                let streamed = ResponsePlan {
+                    variant: format!("{}Stream", plan.variant),
+                    status: plan.status,
+                    doc,
+                    body,
+                    headers: plan.headers.clone(),
+                };
+                plans.extend([plan, streamed]);
             }
         }
         plans
