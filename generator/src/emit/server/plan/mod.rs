@@ -293,10 +293,7 @@ impl<'a> Plan<'a> {
             .filter_map(|p| self.param_field(op, p, &mut notes))
             .collect();
         fields.extend(self.credential_fields(op, basic, &mut taken));
-        if let Some(body) = &op.body {
-            fields.push(self.body_field("body", body));
-        }
-        let responses = self.responses(op, &mut notes);
+        fields.extend(op.body.as_ref().map(|body| self.body_field("body", body)));
         OpPlan {
             op,
             fn_name,
@@ -307,7 +304,7 @@ impl<'a> Plan<'a> {
             basic,
             require_some_credentials,
             fields,
-            responses,
+            responses: self.responses(op, &mut notes),
             notes,
             rejection: None,
         }
