@@ -204,12 +204,8 @@ fn arm(r: &ResponsePlan) -> TokenStream {
         Some(Body::Bytes(content_type)) => quote! { respond::bytes(#status, #content_type, body) },
         Some(Body::Events(_)) => quote! { stream::events(#status, body) },
         Some(Body::Lines(_, content_type, seq)) => {
-            let delimiter = if *seq {
-                quote! { stream::Delimiter::RecordSeparator }
-            } else {
-                quote! { stream::Delimiter::Line }
-            };
-            quote! { stream::lines(#status, #content_type, #delimiter, body) }
+            let delimiter = ident(if *seq { "RecordSeparator" } else { "Line" });
+            quote! { stream::lines(#status, #content_type, stream::Delimiter::#delimiter, body) }
         }
         None => quote! { respond::empty(#status) },
     };
