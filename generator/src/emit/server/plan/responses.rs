@@ -173,13 +173,8 @@ impl<'a> Plan<'a> {
             let field = unique_field(&naming::field_ident(&h.wire_name), &mut taken);
             // Numbers, booleans and uuids keep their type; anything else is sent as text.
             let ty = match self.api.resolve(&h.ty) {
-                TypeRef::Primitive(p)
-                    if p.is_integer()
-                        || p.is_float()
-                        || matches!(p, Primitive::Bool | Primitive::Uuid) =>
-                {
-                    Some(*p)
-                }
+                TypeRef::Primitive(p @ (Primitive::Bool | Primitive::Uuid)) => Some(*p),
+                TypeRef::Primitive(p) if p.is_integer() || p.is_float() => Some(*p),
                 _ => None,
             };
             let mut doc = format!("The `{}` header.", h.wire_name);
