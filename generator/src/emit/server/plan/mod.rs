@@ -271,18 +271,13 @@ impl<'a> Plan<'a> {
 
     fn op_plan(&self, op: &'a Operation, type_names: &mut HashSet<String>) -> OpPlan<'a> {
         // Distinct snake names can meet in camel case (`a_1`, `a1`): number the later one.
-        let camel = naming::numbered(&naming::type_ident(&op.name), "", |n| {
-            type_names.contains(n)
-        });
+        let base = naming::type_ident(&op.name);
+        let camel = naming::numbered(&base, "", |n| type_names.contains(n));
         type_names.insert(camel.clone());
         // The trait's own methods keep their names; an operation called the same gets a `_`.
         let reserved =
             op.name == "rejection" || self.bearer_schemes.iter().any(|s| s.method == op.name);
-        let fn_name = if reserved {
-            format!("{}_", op.name)
-        } else {
-            op.name.clone()
-        };
+        let fn_name = format!("{}{}", op.name, if reserved { "_" } else { "" });
         let (bearer, basic, require_some_credentials) = self.credentials(op);
         let mut notes = Vec::new();
         let names = op.parameters.iter().map(|p| p.name.clone());
