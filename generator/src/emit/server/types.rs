@@ -170,7 +170,7 @@ fn variant(plan: &Plan, r: &ResponsePlan) -> TokenStream {
         let field = ident(&h.field);
         let ty = h.ty.map_or_else(|| quote! { String }, primitive);
         let ty = if h.required {
-            quote! { #ty }
+            ty
         } else {
             quote! { Option<#ty> }
         };
