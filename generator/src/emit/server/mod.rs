@@ -134,6 +134,11 @@ pub(super) fn cargo_toml(api: &Api, opts: &Options, routed: bool) -> File {
     );
     let (hooks, streams) = (!api.hooks.is_empty(), api.has_streams());
     let sender_only = hooks && !streams;
+    let (runtime, timer) = if sender_only {
+        (r#""dep:futures-util", "#, r#", "dep:tokio""#)
+    } else {
+        ("", "")
+    };
     let features = if hooks {
         format!(
             r#"[features]
@@ -146,12 +151,6 @@ native-tls = ["webhooks", "reqwest?/native-tls"]
 
 "#,
             default = if routed { "" } else { "\"webhooks\"" },
-            runtime = if sender_only {
-                r#""dep:futures-util", "#
-            } else {
-                ""
-            },
-            timer = if sender_only { r#", "dep:tokio""# } else { "" },
         )
     } else {
         String::new()
