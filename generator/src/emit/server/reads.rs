@@ -210,10 +210,8 @@ fn path_read(at: &PathAt, list: bool, wire: &str, parse: &TokenStream) -> TokenS
     let list = if list { "_list" } else { "" };
     match at {
         PathAt::Capture(index) => {
-            let (method, index) = (
-                format_ident!("required{list}"),
-                Literal::usize_unsuffixed(*index),
-            );
+            let method = format_ident!("required{list}");
+            let index = Literal::usize_unsuffixed(*index);
             quote! { path.#method(#index, #wire, #parse)? }
         }
         PathAt::Piece {
@@ -222,10 +220,8 @@ fn path_read(at: &PathAt, list: bool, wire: &str, parse: &TokenStream) -> TokenS
             piece,
         } => {
             let method = format_ident!("required_piece{list}");
-            let (segment, piece) = (
-                Literal::usize_unsuffixed(*segment),
-                Literal::usize_unsuffixed(*piece),
-            );
+            let segment = Literal::usize_unsuffixed(*segment);
+            let piece = Literal::usize_unsuffixed(*piece);
             quote! { path.#method(#segment, &[#(#literals),*], #piece, #wire, #parse)? }
         }
     }
