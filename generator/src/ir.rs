@@ -1366,6 +1366,15 @@ impl Status {
             Status::Default => false,
         }
     }
+
+    /// As the spec writes it: `200`, `4XX`, `default`.
+    pub fn key(self) -> String {
+        match self {
+            Status::Code(code) => code.to_string(),
+            Status::Range(digit) => format!("{digit}XX"),
+            Status::Default => "default".to_owned(),
+        }
+    }
 }
 
 /// A Security Requirement Object: schemes that grant access together.

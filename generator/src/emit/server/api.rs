@@ -15,7 +15,8 @@ pub fn api_rs(plan: &Plan) -> TokenStream {
         plan.api.version,
         plan.root.text()
     );
-    let principal = plan.uses_bearer.then(|| {
+    // Some operation takes a bearer token.
+    let principal = plan.ops.iter().any(|op| op.bearer != Need::No).then(|| {
         quote! {
             /// Who a request acts for: what [`authenticate`](Self::authenticate) makes of its bearer token.
             type Principal: Send + Sync + 'static;
@@ -53,31 +54,24 @@ pub fn api_rs(plan: &Plan) -> TokenStream {
             fn rejection(&self, rejection: &Rejection) -> #error;
         }
     });
-    let methods = plan.ops.iter().map(|op| {
-        let own_rejection = own_rejection(plan, op);
-        let method = method(op);
-        quote! { #method #own_rejection }
-    });
+    let methods = plan.ops.iter().map(method);
+    let own_rejections = plan.ops.iter().map(|op| own_rejection(plan, op));
     let body = quote! {
         #[doc = #trait_doc]
         pub trait #name: Send + Sync + 'static {
             #principal
             #(#other_schemes)*
             #rejection
-            #(#methods)*
+            #(#methods #own_rejections)*
         }
     };
-    let models = super::uses_path(&body, "models").then(|| plan.use_item(quote! { models }));
-    let requests: Vec<_> = plan.ops.iter().map(|op| ident(&op.request_name)).collect();
-    let responses: Vec<_> = plan.ops.iter().map(|op| ident(&op.response_name)).collect();
-    let own_rejections = plan.ops.iter().any(|op| op.rejection.is_some());
-    let rejection_use = (plan.uses_bearer || plan.error_body.is_some() || own_rejections)
-        .then(|| plan.use_item(quote! { Rejection }));
+    let uses = super::imports(plan, &body, &["models", "Rejection"]);
+    let requests = plan.ops.iter().map(|op| ident(&op.request_name));
+    let responses = plan.ops.iter().map(|op| ident(&op.response_name));
     let own_types = plan.use_item(quote! { { #(#requests,)* #(#responses,)* } });
     quote! {
         //! The trait to implement.
-        #models
-        #rejection_use
+        #uses
         #own_types
 
         #body

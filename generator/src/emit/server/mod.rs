@@ -13,7 +13,7 @@ use super::{File, Options, Patterns, Root, crate_root, rust_file, template_file}
 use crate::ir::Api;
 use plan::Plan;
 use proc_macro2::{Spacing, TokenStream, TokenTree};
-use quote::quote;
+use quote::{ToTokens, format_ident, quote};
 
 const REJECTION_TEMPLATE: &str = openapi_gen_templates::server::REJECTION;
 const PARAMS_TEMPLATE: &str = openapi_gen_templates::server::PARAMS;
@@ -97,36 +97,25 @@ pub fn emit_at(
 /// The crate's manifest; `routed` when it has a router (else it is the sender of webhooks only,
 /// on by default, without the router's dependencies).
 pub(super) fn cargo_toml(api: &Api, opts: &Options, routed: bool) -> File {
-    let description = if routed {
-        format!(
-            "Server (trait and axum router) of {}, generated from its OpenAPI document",
-            api.title
-        )
+    let what = if routed {
+        "Server (trait and axum router)"
     } else {
-        format!(
-            "Sender of the webhooks of {}, generated from its OpenAPI document",
-            api.title
-        )
+        "Sender of the webhooks"
     };
-    // Streams and the webhooks' sender both need futures-util: required for streams.
-    let streams = api.has_streams();
-    // The webhooks' sender needs futures-util and tokio (optional, with its feature); streams need
-    // them too, then always.
-    let optional = |line: &str| {
-        if streams {
-            String::new()
-        } else {
-            line.replace(" }\n", ", optional = true }\n")
-        }
-    };
-    let futures = "futures-util = { version = \"0.3\", default-features = false }\n";
-    let tokio = "tokio = { version = \"1\", features = [\"sync\", \"time\"] }\n";
-    let (features, sender_deps) = if api.hooks.is_empty() {
-        (String::new(), String::new())
+    let description = format!(
+        "{what} of {}, generated from its OpenAPI document",
+        api.title
+    );
+    let (hooks, streams) = (!api.hooks.is_empty(), api.has_streams());
+    let sender_only = hooks && !streams;
+    let (runtime, timer) = if sender_only {
+        (r#""dep:futures-util", "#, r#", "dep:tokio""#)
     } else {
-        (
-            format!(
-                r#"[features]
+        ("", "")
+    };
+    let features = if hooks {
+        format!(
+            r#"[features]
 # `webhooks`: the sender of the API's webhooks and callbacks (a reqwest client, module `webhooks`).
 # `rustls` or `native-tls` let it post to `https` URLs.
 default = [{default}]
@@ -135,70 +124,57 @@ rustls = ["webhooks", "reqwest?/rustls"]
 native-tls = ["webhooks", "reqwest?/native-tls"]
 
 "#,
-                default = if routed { "" } else { "\"webhooks\"" },
-                runtime = if streams {
-                    ""
-                } else {
-                    r#""dep:futures-util", "#
-                },
-                timer = if streams { "" } else { r#", "dep:tokio""# },
-            ),
-            format!(
-                "{futures}reqwest = {{ version = \"0.13\", default-features = false, features = [\"json\", \"form\", \"query\"{multipart}], optional = true }}\n{tokio}",
-                futures = optional(futures),
-                tokio = optional(tokio),
-                multipart = if api.hooks_api(false).expect("hooks").has_multipart_struct() {
-                    r#", "multipart""#
-                } else {
-                    ""
-                },
-            ),
-        )
-    };
-    let router_deps = if routed {
-        format!(
-            r#"axum = {{ version = "0.8", default-features = false, features = ["http1", "http2", "matched-path", "tokio"{multipart}] }}
-base64 = "0.22"
-"#,
-            multipart = if api.has_multipart_struct() {
-                r#", "multipart""#
-            } else {
-                ""
-            },
+            default = if routed { "" } else { "\"webhooks\"" },
         )
     } else {
         String::new()
     };
-    let form_deps = if routed {
-        "form_urlencoded = \"1\"\n"
-    } else {
-        ""
-    };
-    let body_deps = if routed {
-        "serde_html_form = \"0.4\"\nserde_json = \"1\"\nserde_path_to_error = \"0.1\"\n"
-    } else {
-        "serde_json = \"1\"\n"
-    };
-    let (stream_futures, stream_tokio) = if streams { (futures, tokio) } else { ("", "") };
-    let sections = format!(
-        r#"{features}[dependencies]
-{models}
-{router_deps}chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
-{form_deps}{stream_futures}serde = {{ version = "1", features = ["derive"] }}
-{body_deps}{sender_deps}{stream_tokio}{url}uuid = {{ version = "1", features = ["serde"] }}
-"#,
-        models = super::sibling_dependency(opts, "models"),
-        url = super::models::url_dependency(api),
+    let multipart = |used: bool| if used { r#", "multipart""# } else { "" };
+    let axum = format!(
+        r#"axum = {{ version = "0.8", default-features = false, features = ["http1", "http2", "matched-path", "tokio"{}] }}"#,
+        multipart(api.has_multipart_struct())
     );
+    let reqwest = format!(
+        r#"reqwest = {{ version = "0.13", default-features = false, features = ["json", "form", "query"{}], optional = true }}"#,
+        multipart(hooks && api.hooks_api(false).expect("hooks").has_multipart_struct())
+    );
+    // Streams need futures-util and tokio; otherwise the webhooks' sender takes them, optional (with
+    // its feature), listed with its own dependencies.
+    let optional = if streams { " }" } else { ", optional = true }" };
+    let futures =
+        format!(r#"futures-util = {{ version = "0.3", default-features = false{optional}"#);
+    let tokio = format!(r#"tokio = {{ version = "1", features = ["sync", "time"]{optional}"#);
+    let url = super::models::url_dependency(api);
+    let dependencies = [
+        (routed, axum.as_str()),
+        (routed, r#"base64 = "0.22""#),
+        (
+            true,
+            r#"chrono = { version = "0.4", default-features = false, features = ["serde", "std"] }"#,
+        ),
+        (routed, r#"form_urlencoded = "1""#),
+        (streams, &futures),
+        (true, r#"serde = { version = "1", features = ["derive"] }"#),
+        (routed, r#"serde_html_form = "0.4""#),
+        (true, r#"serde_json = "1""#),
+        (routed, r#"serde_path_to_error = "0.1""#),
+        (sender_only, &futures),
+        (hooks, &reqwest),
+        (hooks || streams, &tokio),
+        (!url.is_empty(), url.trim_end()),
+        (true, r#"uuid = { version = "1", features = ["serde"] }"#),
+    ];
+    let models = super::sibling_dependency(opts, "models");
+    let mut sections = format!("{features}[dependencies]\n{models}\n");
+    for (_, line) in dependencies.iter().filter(|(used, _)| *used) {
+        sections.push_str(line);
+        sections.push('\n');
+    }
     super::cargo_toml(api, opts, "server", &description, &sections)
 }
 
 fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
     let api = plan.api;
-    let title = format!(
-        " Server of {} (version {}), generated from its OpenAPI document.",
-        api.title, api.version
-    );
     let trait_name = super::ident(&plan.trait_name);
     let models = opts.crate_ident("models");
     // How code outside the crate names it: the server crate, or the module of the client crate
@@ -208,7 +184,9 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
         Root::Crate => opts.crate_ident("server").to_string(),
     };
     let usage = format!(
-        r#" Implement [`{trait_name}`] and serve it with [`router`]:
+        r#" Server of {title} (version {version}), generated from its OpenAPI document.
+
+ Implement [`{trait_name}`] and serve it with [`router`]:
 
  ```ignore
  use {crate_name}::{{router, {trait_name}}};
@@ -223,27 +201,24 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
  its response enum, one variant per documented status. Requests that fail any of this never reach
  the operation: the router answers them with the API's error body, built by the trait from a
  [`Rejection`]{own}."#,
+        title = api.title,
+        version = api.version,
         own = if plan.ops.iter().any(|op| op.rejection.is_some()) {
             "; an operation that documents its own error body answers them through its\n `{operation}_rejection` method instead"
         } else {
             ""
         },
     );
-    let mut docs = vec![title, String::new()];
-    docs.extend(usage.lines().map(str::to_owned));
+    let mut docs: Vec<String> = usage.lines().map(str::to_owned).collect();
     if !plan.skipped.is_empty() {
         docs.extend([String::new(), " ## Not generated".to_owned(), String::new()]);
         docs.extend(plan.skipped.iter().map(|s| format!(" - {s}")));
     }
-    let deep_form = plan
-        .api
-        .has_deep_form()
-        .then(|| quote! { pub mod deep_form; });
-    let multipart = plan
-        .api
+    let deep_form = api.has_deep_form().then(|| quote! { pub mod deep_form; });
+    let multipart = api
         .has_multipart_struct()
         .then(|| quote! { pub mod multipart; });
-    let stream = plan.api.has_streams().then(|| quote! { pub mod stream; });
+    let stream = api.has_streams().then(|| quote! { pub mod stream; });
     let webhooks = (!api.hooks.is_empty()).then(|| {
         quote! {
             /// The sender of the API's webhooks and callbacks (feature `webhooks`): a client that
@@ -280,33 +255,31 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
     }
 }
 
-/// The `use` items among `candidates` whose name the tokens mention: a module (lowercase) when it
-/// starts a path (`models::X`), a type when it appears at all.
-fn imports(tokens: &TokenStream, candidates: &[(&str, TokenStream)]) -> TokenStream {
-    let used = candidates.iter().filter(|(name, _)| uses(tokens, name));
-    let items = used.map(|(_, item)| item);
+/// `use` items for those of `names` the tokens use (see [`uses`]): axum's `HeaderMap` and `Bytes`,
+/// else the crate's own item (see [`Plan::use_item`]).
+fn imports(plan: &Plan, tokens: &TokenStream, names: &[&str]) -> TokenStream {
+    let used = names.iter().filter(|name| uses(tokens, name));
+    let items = used.map(|name| match *name {
+        "HeaderMap" => quote! { use axum::http::HeaderMap; },
+        "Bytes" => quote! { use axum::body::Bytes; },
+        name => plan.use_item(format_ident!("{name}").into_token_stream()),
+    });
     quote! { #(#items)* }
 }
 
-/// Whether the tokens use `name`: a module starting a path (`models::X`), or a type.
+/// Whether the tokens use `name`: a module (lowercase) when it starts a path (`models::X`), a type
+/// when it appears at all.
 fn uses(tokens: &TokenStream, name: &str) -> bool {
-    if name.starts_with(|c: char| c.is_ascii_lowercase()) {
-        uses_path(tokens, name)
-    } else {
-        uses_ident(tokens, name)
-    }
-}
-
-/// Whether `name::` occurs in the tokens.
-fn uses_path(tokens: &TokenStream, name: &str) -> bool {
+    let module = name.starts_with(|c: char| c.is_ascii_lowercase());
     let mut trees = tokens.clone().into_iter().peekable();
     while let Some(tree) = trees.next() {
         let found = match &tree {
             TokenTree::Ident(ident) => {
                 ident == name
-                    && matches!(trees.peek(), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == Spacing::Joint)
+                    && (!module
+                        || matches!(trees.peek(), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == Spacing::Joint))
             }
-            TokenTree::Group(group) => uses_path(&group.stream(), name),
+            TokenTree::Group(group) => uses(&group.stream(), name),
             _ => false,
         };
         if found {
@@ -314,12 +287,4 @@ fn uses_path(tokens: &TokenStream, name: &str) -> bool {
         }
     }
     false
-}
-
-fn uses_ident(tokens: &TokenStream, name: &str) -> bool {
-    tokens.clone().into_iter().any(|tree| match tree {
-        TokenTree::Ident(ident) => ident == name,
-        TokenTree::Group(group) => uses_ident(&group.stream(), name),
-        _ => false,
-    })
 }

@@ -3,38 +3,67 @@
 //! `raw_body`.
 
 use super::plan::{
-    BodyKind, BodyRead, DefaultValue, FieldPlan, FieldType, Finish, Get, ParamRead, Part, PartKind,
-    PathAt, Plan, Read, Scalar, Styled, StyledAt, Value,
+    BodyKind, BodyRead, DefaultValue, FieldPlan, Finish, Get, ParamRead, Part, PartKind, PathAt,
+    Plan, Read, Scalar, Styled, StyledAt,
 };
-use crate::emit::checks::{self, Checks, Site};
+use crate::emit::checks::{self, Site};
 use crate::emit::ident;
 use crate::emit::rust::primitive;
 use crate::ir::ParamLocation;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-pub fn field_type(plan: &Plan, ty: &FieldType) -> TokenStream {
-    let value = match &ty.value {
-        Value::Scalar(scalar) => scalar_type(plan, scalar),
-        Value::List(scalar) => {
-            let item = scalar_type(plan, scalar);
-            quote! { Vec<#item> }
-        }
-        Value::Type(ty) => plan.printer().rust_type(ty),
-        Value::RawBody => quote! { RawBody },
-        Value::BasicCredentials => quote! { BasicCredentials },
+pub fn field_type(plan: &Plan, read: &Read) -> TokenStream {
+    let (value, optional) = match read {
+        Read::Param(r) => (param_type(plan, &r.get), matches!(r.finish, Finish::AsIs)),
+        Read::Basic { required } => (quote! { BasicCredentials }, !required),
+        Read::Body(r) => (body_type(plan, &r.kind), !r.required),
     };
-    if ty.optional {
+    if optional {
         quote! { Option<#value> }
     } else {
         value
     }
 }
 
+fn param_type(plan: &Plan, get: &Get) -> TokenStream {
+    match get {
+        Get::Text { json: None, .. } => quote! { String },
+        Get::Text { json: Some(ty), .. }
+        | Get::Styled {
+            value: Styled::Object { ty, .. },
+            ..
+        } => plan.printer().rust_type(ty),
+        Get::Plain { scalar, list, .. }
+        | Get::Styled {
+            value: Styled::Scalar { scalar, list },
+            ..
+        } => {
+            let ty = scalar_type(plan, scalar);
+            if *list {
+                quote! { Vec<#ty> }
+            } else {
+                ty
+            }
+        }
+    }
+}
+
+fn body_type(plan: &Plan, kind: &BodyKind) -> TokenStream {
+    match kind {
+        BodyKind::Json(ty)
+        | BodyKind::Form(ty)
+        | BodyKind::DeepForm { ty, .. }
+        | BodyKind::Multipart { ty, .. } => plan.printer().rust_type(ty),
+        BodyKind::Text => quote! { String },
+        BodyKind::Raw => quote! { RawBody },
+    }
+}
+
 pub fn read(plan: &Plan, field: &FieldPlan) -> TokenStream {
     match &field.read {
         Read::Param(read) => param(plan, read),
-        Read::Basic => quote! { credentials },
+        Read::Basic { .. } => quote! { credentials },
         Read::Body(read) => body(plan, read),
     }
 }
@@ -60,36 +89,23 @@ fn parse(plan: &Plan, scalar: &Scalar) -> TokenStream {
     }
 }
 
-fn location_tokens(location: ParamLocation) -> TokenStream {
+/// `params::In::{location}`, and the reader of that location.
+fn location(location: ParamLocation) -> (TokenStream, TokenStream) {
     match location {
-        ParamLocation::Path => quote! { params::In::Path },
-        ParamLocation::Query => quote! { params::In::Query },
-        ParamLocation::Header => quote! { params::In::Header },
-        ParamLocation::Cookie => quote! { params::In::Cookie },
-    }
-}
-
-fn reader(location: ParamLocation) -> TokenStream {
-    match location {
-        ParamLocation::Path => quote! { path },
-        ParamLocation::Query => quote! { query },
-        ParamLocation::Header => quote! { headers },
-        ParamLocation::Cookie => quote! { cookies },
+        ParamLocation::Path => (quote! { params::In::Path }, quote! { path }),
+        ParamLocation::Query => (quote! { params::In::Query }, quote! { query }),
+        ParamLocation::Header => (quote! { params::In::Header }, quote! { headers }),
+        ParamLocation::Cookie => (quote! { params::In::Cookie }, quote! { cookies }),
     }
 }
 
 fn param(plan: &Plan, r: &ParamRead) -> TokenStream {
-    let (location, wire) = (location_tokens(r.location), r.wire.as_str());
-    let read = get(plan, r);
-    // The value checked is an `Option` unless the plain readers require it or give its default.
-    let optional = match &r.get {
-        Get::Plain {
-            required, default, ..
-        } => !required && default.is_none(),
-        _ => true,
-    };
-    let read = checked(read, &location, wire, r.checks.as_ref(), optional);
+    // The plain readers finish the value themselves: it is checked as the field holds it.
+    let plain = matches!(r.get, Get::Plain { .. });
+    let read = checked(get(plan, r), r, !plain || matches!(r.finish, Finish::AsIs));
+    let (location, wire) = (location(r.location).0, &r.wire);
     match &r.finish {
+        _ if plain => read,
         Finish::AsIs => read,
         Finish::Required => quote! { params::required(#location, #wire, #read)? },
         Finish::Default(default) => with_default(plan, read, default),
@@ -97,47 +113,44 @@ fn param(plan: &Plan, r: &ParamRead) -> TokenStream {
 }
 
 fn get(plan: &Plan, r: &ParamRead) -> TokenStream {
-    let (reader, wire) = (reader(r.location), r.wire.as_str());
+    let ((location, reader), wire) = (location(r.location), r.wire.as_str());
     match &r.get {
-        Get::Text(Some(at)) => {
-            let read = path_read(at, false, wire, &quote! { params::value::<String> });
-            quote! { Some(#read) }
+        Get::Text { at, json } => {
+            let parse = match json {
+                Some(ty) => {
+                    let t = plan.printer().rust_type(ty);
+                    quote! { params::json::<#t> }
+                }
+                None => quote! { params::value::<String> },
+            };
+            match at {
+                Some(at) => {
+                    let read = path_read(at, false, wire, &parse);
+                    quote! { Some(#read) }
+                }
+                None => quote! { #reader.optional(#wire, #parse)? },
+            }
         }
-        Get::Text(None) => quote! { #reader.optional(#wire, params::value::<String>)? },
         Get::Plain {
             at,
             scalar,
             list,
             explode,
-            required,
-            default,
         } => {
             let parse = parse(plan, scalar);
             if let Some(at) = at {
                 return path_read(at, *list, wire, &parse);
             }
             let explode = explode.map(|explode| quote! { #explode, });
-            let (required_fn, optional_fn) = if *list {
-                (quote! { required_list }, quote! { optional_list })
-            } else {
-                (quote! { required }, quote! { optional })
+            let need = match r.finish {
+                Finish::Required => "required",
+                _ => "optional",
             };
-            let optional = quote! { #reader.#optional_fn(#wire, #explode #parse)? };
-            match default {
-                _ if *required => quote! { #reader.#required_fn(#wire, #explode #parse)? },
-                Some(default) => with_default(plan, optional, default),
-                None => optional,
-            }
-        }
-        Get::Json { ty, capture } => {
-            let t = plan.printer().rust_type(ty);
-            let parse = quote! { params::json::<#t> };
-            match capture {
-                Some(index) => {
-                    let index = Literal::usize_unsuffixed(*index);
-                    quote! { Some(path.required(#index, #wire, #parse)?) }
-                }
-                None => quote! { #reader.optional(#wire, #parse)? },
+            let method = format_ident!("{need}{}", if *list { "_list" } else { "" });
+            let read = quote! { #reader.#method(#wire, #explode #parse)? };
+            match &r.finish {
+                Finish::Default(default) => with_default(plan, read, default),
+                _ => read,
             }
         }
         Get::Styled {
@@ -157,16 +170,14 @@ fn get(plan: &Plan, r: &ParamRead) -> TokenStream {
                     };
                     (quote! { Object }, convert, None)
                 }
-                Styled::Primitive(scalar) => (
-                    quote! { Primitive },
-                    quote! { params::primitive },
-                    Some(parse(plan, scalar)),
-                ),
-                Styled::List(scalar) => (
-                    quote! { Array },
-                    quote! { params::list },
-                    Some(parse(plan, scalar)),
-                ),
+                Styled::Scalar { scalar, list } => {
+                    let (shape, convert) = if *list {
+                        (quote! { Array }, quote! { params::list })
+                    } else {
+                        (quote! { Primitive }, quote! { params::primitive })
+                    };
+                    (shape, convert, Some(parse(plan, scalar)))
+                }
             };
             let shape = quote! { models::style::Shape::#shape };
             let fields = match value {
@@ -181,15 +192,14 @@ fn get(plan: &Plan, r: &ParamRead) -> TokenStream {
                     let segment = Literal::usize_unsuffixed(*segment);
                     quote! { Some(path.styled(#segment, #wire, models::style::Style::#style, #explode, #shape)?) }
                 }
-                StyledAt::Query { others } => quote! {
+                StyledAt::Query(others) => quote! {
                     query.styled(#wire, models::style::Style::#style, #explode, #shape, #fields, &[#(#others),*])?
                 },
                 StyledAt::Header => quote! { headers.styled(#wire, #explode, #shape)? },
-                StyledAt::Cookie { others } => quote! {
+                StyledAt::Cookie(others) => quote! {
                     cookies.styled(#wire, #explode, #shape, #fields, &[#(#others),*])?
                 },
             };
-            let location = location_tokens(r.location);
             let parse = parse.map(|parse| quote! { , #parse });
             quote! { #convert(#location, #wire, #raw #parse)? }
         }
@@ -197,29 +207,21 @@ fn get(plan: &Plan, r: &ParamRead) -> TokenStream {
 }
 
 fn path_read(at: &PathAt, list: bool, wire: &str, parse: &TokenStream) -> TokenStream {
+    let list = if list { "_list" } else { "" };
     match at {
         PathAt::Capture(index) => {
+            let method = format_ident!("required{list}");
             let index = Literal::usize_unsuffixed(*index);
-            if list {
-                quote! { path.required_list(#index, #wire, #parse)? }
-            } else {
-                quote! { path.required(#index, #wire, #parse)? }
-            }
+            quote! { path.#method(#index, #wire, #parse)? }
         }
         PathAt::Piece {
             segment,
             literals,
             piece,
         } => {
-            let method = if list {
-                quote! { required_piece_list }
-            } else {
-                quote! { required_piece }
-            };
-            let (segment, piece) = (
-                Literal::usize_unsuffixed(*segment),
-                Literal::usize_unsuffixed(*piece),
-            );
+            let method = format_ident!("required_piece{list}");
+            let segment = Literal::usize_unsuffixed(*segment);
+            let piece = Literal::usize_unsuffixed(*piece);
             quote! { path.#method(#segment, &[#(#literals),*], #piece, #wire, #parse)? }
         }
     }
@@ -234,15 +236,10 @@ fn with_default(plan: &Plan, optional: TokenStream, default: &DefaultValue) -> T
     }
 }
 
-/// `read`, then `checks` run on the value it read (`optional`: an `Option`, checked when `Some`).
-fn checked(
-    read: TokenStream,
-    location: &TokenStream,
-    wire: &str,
-    checks: Option<&Checks>,
-    optional: bool,
-) -> TokenStream {
-    let Some(checks) = checks else { return read };
+/// `read`, then the parameter's checks run on the value it read (`optional`: an `Option`, checked when `Some`).
+fn checked(read: TokenStream, r: &ParamRead, optional: bool) -> TokenStream {
+    let Some(checks) = &r.checks else { return read };
+    let (location, wire) = (location(r.location).0, &r.wire);
     let checks = checks::render(checks, &quote! { value }, Site::Params, 0);
     if optional {
         quote! {{
@@ -262,40 +259,27 @@ fn checked(
 }
 
 fn body(plan: &Plan, r: &BodyRead) -> TokenStream {
-    let request = quote! { Request::from_parts(parts, raw_body) };
-    let suffix = |reader: &str| {
-        if r.required {
-            format_ident!("{reader}")
-        } else {
-            format_ident!("{reader}_optional")
-        }
-    };
-    let typed = |reader: &str, ty| {
-        let (reader, ty) = (suffix(reader), plan.printer().rust_type(ty));
-        quote! { body::#reader::<#ty>(#request).await? }
-    };
-    match &r.kind {
-        BodyKind::Json(ty) => typed("json", ty),
-        BodyKind::Form(ty) => typed("form", ty),
+    let (reader, ty, decode) = match &r.kind {
+        BodyKind::Json(ty) => ("json", Some(ty), None),
+        BodyKind::Form(ty) => ("form", Some(ty), None),
         BodyKind::DeepForm { ty, lists } => {
-            let (reader, ty) = (suffix("form_with"), plan.printer().rust_type(ty));
             let decode = if lists.is_empty() {
-                quote! { deep_form::decode }
+                quote! { , deep_form::decode }
             } else {
-                quote! { |bytes: &[u8]| deep_form::decode_lists(bytes, &[#(#lists),*]) }
+                quote! { , |bytes: &[u8]| deep_form::decode_lists(bytes, &[#(#lists),*]) }
             };
-            quote! { body::#reader::<#ty>(#request, #decode).await? }
+            ("form_with", Some(ty), Some(decode))
         }
-        BodyKind::Text | BodyKind::Raw => {
-            let reader = suffix(if matches!(r.kind, BodyKind::Text) {
-                "text"
-            } else {
-                "raw"
-            });
-            quote! { body::#reader(#request).await? }
-        }
-        BodyKind::Multipart { ty, parts } => multipart(plan, r.required, ty, parts),
-    }
+        BodyKind::Text => ("text", None, None),
+        BodyKind::Raw => ("raw", None, None),
+        BodyKind::Multipart { ty, parts } => return multipart(plan, r.required, ty, parts),
+    };
+    let reader = format_ident!("{reader}{}", if r.required { "" } else { "_optional" });
+    let ty = ty.map(|ty| {
+        let ty = plan.printer().rust_type(ty);
+        quote! { ::<#ty> }
+    });
+    quote! { body::#reader #ty (Request::from_parts(parts, raw_body) #decode).await? }
 }
 
 fn multipart(plan: &Plan, required: bool, ty: &crate::ir::TypeRef, parts: &[Part]) -> TokenStream {
@@ -304,30 +288,30 @@ fn multipart(plan: &Plan, required: bool, ty: &crate::ir::TypeRef, parts: &[Part
     let mut files = Vec::new();
     for part in parts {
         let (wire, field) = (&part.wire, ident(&part.field));
-        let kind = match (part.kind, part.list) {
-            (PartKind::File, true) => {
-                files.push(if part.optional {
-                    quote! { if value.#field.is_some() { value.#field = Some(form.files(#wire)); } }
-                } else {
-                    quote! { value.#field = form.files(#wire); }
-                });
-                quote! { FileList }
-            }
-            (PartKind::Text, true) => quote! { TextList },
-            (PartKind::Value, true) => quote! { ValueList },
-            (PartKind::File, false) => {
-                files.push(if part.optional {
-                    quote! { value.#field = form.file(#wire); }
-                } else {
-                    quote! { value.#field = form.file(#wire).unwrap_or_default(); }
-                });
-                quote! { File }
-            }
-            (PartKind::Text, false) => quote! { Text },
-            (PartKind::Value, false) => quote! { Value },
-            (PartKind::Json, _) => quote! { Json },
+        let kind = match part.kind {
+            PartKind::File => "File",
+            PartKind::Text => "Text",
+            PartKind::Value => "Value",
+            PartKind::Json => "Json",
         };
+        let list = if part.list && part.kind != PartKind::Json {
+            "List"
+        } else {
+            ""
+        };
+        let kind = format_ident!("{kind}{list}");
         kinds.push(quote! { (#wire, multipart::PartKind::#kind) });
+        // Files are put in after the other parts are decoded.
+        if part.kind == PartKind::File {
+            files.push(match (part.list, part.optional) {
+                (true, true) => {
+                    quote! { if value.#field.is_some() { value.#field = Some(form.files(#wire)); } }
+                }
+                (true, false) => quote! { value.#field = form.files(#wire); },
+                (false, true) => quote! { value.#field = form.file(#wire); },
+                (false, false) => quote! { value.#field = form.file(#wire).unwrap_or_default(); },
+            });
+        }
     }
     let binding = if files.is_empty() {
         quote! { value }

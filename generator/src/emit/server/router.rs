@@ -2,11 +2,11 @@
 //! into its typed form, or answers the rejection with the API's error body (or the operation's own,
 //! through its `{op}_rejection` method), then calls the trait.
 
-use super::plan::{Need, OpPlan, Plan, Source, is_distinct, mixed_literals};
+use super::plan::{Need, OpPlan, Plan, Read, is_distinct, mixed_literals};
 use super::reads;
 use crate::emit::ident;
-use crate::ir::Method;
-use proc_macro2::TokenStream;
+use crate::ir::{Method, ParamLocation};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
 pub fn router_rs(plan: &Plan) -> TokenStream {
@@ -17,53 +17,43 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
     let mut method_fns = Vec::new();
     let mut routes = Vec::new();
     for (path, methods) in &plan.routes {
-        // The handler of a method, and whether it takes the request (dispatchers always do).
-        let mut handler_of = |indexes: &[usize]| {
+        // `(routing function, handler)` of each method axum names; `others`: the handlers of the
+        // methods it does not (`QUERY`, custom ones), with whether they take the request.
+        let mut chain = Vec::new();
+        let mut others = Vec::new();
+        for (method, indexes) in methods {
             let first = &plan.ops[indexes[0]];
-            if indexes.len() == 1 && !is_distinct(first.op) {
-                (
-                    format_ident!("handle_{}", first.op.name),
-                    takes_request(first),
-                )
+            let (handler, takes) = if indexes.len() == 1 && !is_distinct(first.op) {
+                let handler = format_ident!("handle_{}", first.op.name);
+                (handler, takes_request(first))
             } else {
                 let ops: Vec<&OpPlan> = indexes.iter().map(|i| &plan.ops[*i]).collect();
                 let name = format_ident!("dispatch_{}", first.op.name);
-                dispatchers.push(dispatcher(plan, &name, &ops, has_error));
+                dispatchers.push(dispatcher(plan, &name, &ops));
                 (name, true)
-            }
-        };
-        let mut chain = Vec::new();
-        let mut others = Vec::new();
-        // Names the fallback of the route's other methods: its first operation.
-        let mut first_other = None;
-        for (method, indexes) in methods {
-            let (handler, takes) = handler_of(indexes);
-            if !method.is_standard() {
-                first_other.get_or_insert(&plan.ops[indexes[0]].op.name);
-                others.push((method, handler, takes));
-                continue;
-            }
-            let method = method_fn(method);
-            if chain.is_empty() {
-                method_fns.push(method.clone());
-                chain.push(quote! { #method(#handler::<A>) });
+            };
+            if method.is_standard() {
+                let routing = format_ident!("{}", method.as_str().to_ascii_lowercase());
+                chain.push((routing, handler));
             } else {
-                chain.push(quote! { .#method(#handler::<A>) });
+                others.push((method, handler, takes, &first.op.name));
             }
         }
-        // `QUERY` and custom methods, which axum's method router does not name: the route's
-        // fallback picks them by name.
-        if let Some(first) = first_other {
+        // The route's fallback picks the others by name; it is named after the first one's
+        // operation.
+        if let Some((.., first)) = others.first() {
             let name = format_ident!("other_methods_{first}");
-            dispatchers.push(other_methods(plan, &name, &others, has_error));
-            if chain.is_empty() {
-                method_fns.push(format_ident!("any"));
-                chain.push(quote! { any(#name::<A>) });
-            } else {
-                chain.push(quote! { .fallback(#name::<A>) });
-            }
+            dispatchers.push(other_methods(plan, &name, &others));
+            let routing = if chain.is_empty() { "any" } else { "fallback" };
+            chain.push((format_ident!("{routing}"), name));
         }
-        routes.push(quote! { .route(#path, #(#chain)*) });
+        let ((routing, handler), rest) = chain.split_first().expect("a route has a method");
+        method_fns.push(routing.clone());
+        let rest = rest
+            .iter()
+            .map(|(routing, handler)| quote! { .#routing(#handler::<A>) });
+        let chain = quote! { #routing(#handler::<A>) #(#rest)* };
+        routes.push(quote! { .route(#path, #chain) });
     }
     let handlers = plan.ops.iter().map(|op| handler(plan, op));
     let reject_fn = if has_error {
@@ -83,27 +73,15 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
             }
         }
     };
-    let reject_call = |rejection: TokenStream| {
-        if has_error {
-            quote! { reject(&*api, #rejection) }
-        } else {
-            quote! { reject(#rejection) }
-        }
-    };
-    let not_found = reject_call(quote! {
-        Rejection::new(RejectionKind::NotFound, format!("no operation matches {method} {}", uri.path()))
-    });
-    let not_allowed = reject_call(quote! {
-        Rejection::new(RejectionKind::MethodNotAllowed, format!("{} does not accept {method}", uri.path()))
-    });
-    let (fallback_generics, fallback_state, fallback_turbofish) = if has_error {
+    let (generics, state, turbofish, api_arg) = if has_error {
         (
             quote! { <A: #api> },
             quote! { State(api): State<Arc<A>>, },
             quote! { ::<A> },
+            quote! { &*api, },
         )
     } else {
-        (TokenStream::new(), TokenStream::new(), TokenStream::new())
+        Default::default()
     };
     let bearer_helpers = bearer_helpers(plan);
     let own_rejections = if plan.ops.iter().any(|op| op.rejection.is_some()) {
@@ -124,8 +102,8 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
         pub fn router<A: #api>(api: Arc<A>) -> Router {
             Router::new()
                 #(#routes)*
-                .fallback(route_not_found #fallback_turbofish)
-                .method_not_allowed_fallback(method_not_allowed #fallback_turbofish)
+                .fallback(route_not_found #turbofish)
+                .method_not_allowed_fallback(method_not_allowed #turbofish)
                 .with_state(api)
         }
 
@@ -138,29 +116,30 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
         #bearer_helpers
 
         /// Answers a path no operation matches (404).
-        async fn route_not_found #fallback_generics (#fallback_state method: Method, uri: Uri) -> Response {
-            #not_found
+        async fn route_not_found #generics (#state method: Method, uri: Uri) -> Response {
+            reject(#api_arg Rejection::new(RejectionKind::NotFound, format!("no operation matches {method} {}", uri.path())))
         }
 
         /// Answers a method the path does not accept (405; axum adds the `Allow` header).
-        async fn method_not_allowed #fallback_generics (#fallback_state method: Method, uri: Uri) -> Response {
-            #not_allowed
+        async fn method_not_allowed #generics (#state method: Method, uri: Uri) -> Response {
+            reject(#api_arg Rejection::new(RejectionKind::MethodNotAllowed, format!("{} does not accept {method}", uri.path())))
         }
     };
     method_fns.sort();
     method_fns.dedup();
     let requests = plan.ops.iter().map(|op| ident(&op.request_name));
     let uses = super::imports(
+        plan,
         &items,
         &[
-            ("models", plan.use_item(quote! { models })),
-            ("auth", plan.use_item(quote! { auth })),
-            ("body", plan.use_item(quote! { body })),
-            ("multipart", plan.use_item(quote! { multipart })),
-            ("deep_form", plan.use_item(quote! { deep_form })),
-            ("params", plan.use_item(quote! { params })),
-            ("ErrorMessage", plan.use_item(quote! { ErrorMessage })),
-            ("HeaderMap", quote! { use axum::http::HeaderMap; }),
+            "models",
+            "auth",
+            "body",
+            "multipart",
+            "deep_form",
+            "params",
+            "ErrorMessage",
+            "HeaderMap",
         ],
     );
     let own_items =
@@ -188,12 +167,7 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
 
 /// The handler of a route and method that operations with mixed segments share: each one's literal
 /// texts are checked in turn (the most text first); none matching is a path no operation matches.
-fn dispatcher(
-    plan: &Plan,
-    name: &proc_macro2::Ident,
-    ops: &[&OpPlan],
-    has_error: bool,
-) -> TokenStream {
+fn dispatcher(plan: &Plan, name: &Ident, ops: &[&OpPlan]) -> TokenStream {
     let api = ident(&plan.trait_name);
     let paths: Vec<String> = ops
         .iter()
@@ -208,12 +182,7 @@ fn dispatcher(
     let mut arms = Vec::new();
     let mut fallback = None;
     for op in ops {
-        let handle = format_ident!("handle_{}", op.op.name);
-        let call = if takes_request(op) {
-            quote! { #handle(State(api), request).await }
-        } else {
-            quote! { #handle(State(api)).await }
-        };
+        let call = call(&format_ident!("handle_{}", op.op.name), takes_request(op));
         if !is_distinct(op.op) {
             fallback = Some(call);
             break;
@@ -221,7 +190,7 @@ fn dispatcher(
         let mut checks: Vec<TokenStream> = mixed_literals(op.op)
             .iter()
             .map(|(segment, literals)| {
-                let segment = proc_macro2::Literal::usize_unsuffixed(*segment);
+                let segment = Literal::usize_unsuffixed(*segment);
                 quote! { params::segment_matches(path, #segment, &[#(#literals),*]) }
             })
             .collect();
@@ -239,13 +208,7 @@ fn dispatcher(
         .iter()
         .any(|op| !mixed_literals(op.op).is_empty())
         .then(|| quote! { let path = request.uri().path(); });
-    let fallback = fallback.unwrap_or_else(|| {
-        if has_error {
-            quote! { route_not_found::<A>(State(api), request.method().clone(), request.uri().clone()).await }
-        } else {
-            quote! { route_not_found(request.method().clone(), request.uri().clone()).await }
-        }
-    });
+    let fallback = fallback.unwrap_or_else(|| self::fallback(plan, "route_not_found"));
     quote! {
         #[doc = #doc]
         async fn #name<A: #api>(State(api): State<Arc<A>>, request: Request) -> Response {
@@ -261,34 +224,41 @@ fn takes_request(op: &OpPlan) -> bool {
     op.bearer != Need::No || !op.fields.is_empty()
 }
 
+/// A dispatcher's call of an operation's handler.
+fn call(handler: &Ident, takes_request: bool) -> TokenStream {
+    let request = takes_request.then(|| quote! { , request });
+    quote! { #handler(State(api) #request).await }
+}
+
+/// A dispatcher's call of the router's fallback `name` (`route_not_found`, `method_not_allowed`).
+fn fallback(plan: &Plan, name: &str) -> TokenStream {
+    let name = format_ident!("{name}");
+    let (turbofish, state) = if plan.error_body.is_some() {
+        (quote! { ::<A> }, quote! { State(api), })
+    } else {
+        (TokenStream::new(), TokenStream::new())
+    };
+    quote! { #name #turbofish (#state request.method().clone(), request.uri().clone()).await }
+}
+
 /// The fallback of a route with methods axum does not name (`QUERY`, 3.2's custom methods): each
 /// is picked by name, any other method is one the path does not accept.
 fn other_methods(
     plan: &Plan,
-    name: &proc_macro2::Ident,
-    methods: &[(&Method, proc_macro2::Ident, bool)],
-    has_error: bool,
+    name: &Ident,
+    methods: &[(&Method, Ident, bool, &String)],
 ) -> TokenStream {
     let api = ident(&plan.trait_name);
-    let arms = methods.iter().map(|(method, handler, takes_request)| {
-        let text = method.as_str();
-        let call = if *takes_request {
-            quote! { #handler(State(api), request).await }
-        } else {
-            quote! { #handler(State(api)).await }
-        };
+    let arms = methods.iter().map(|(method, handler, takes_request, _)| {
+        let (text, call) = (method.as_str(), call(handler, *takes_request));
         quote! { #text => #call, }
     });
-    let not_allowed = if has_error {
-        quote! { method_not_allowed::<A>(State(api), request.method().clone(), request.uri().clone()).await }
-    } else {
-        quote! { method_not_allowed(request.method().clone(), request.uri().clone()).await }
-    };
+    let not_allowed = fallback(plan, "method_not_allowed");
     let doc = format!(
         " {}: methods axum's router does not name, picked by name.",
         methods
             .iter()
-            .map(|(m, _, _)| format!("`{}`", m.as_str()))
+            .map(|(m, ..)| format!("`{}`", m.as_str()))
             .collect::<Vec<_>>()
             .join(", ")
     );
@@ -301,10 +271,6 @@ fn other_methods(
             }
         }
     }
-}
-
-fn method_fn(method: &Method) -> proc_macro2::Ident {
-    format_ident!("{}", method.as_str().to_ascii_lowercase())
 }
 
 fn handler(plan: &Plan, op: &OpPlan) -> TokenStream {
@@ -324,18 +290,14 @@ fn handler(plan: &Plan, op: &OpPlan) -> TokenStream {
         };
     }
     let read = format_ident!("read_{}", o.name);
-    let (api_arg, ok, call) = if bearer {
+    let api_arg = bearer.then(|| quote! { &*api, });
+    let (ok, call) = if bearer {
         (
-            quote! { &*api, },
             quote! { (principal, request) },
-            quote! { api.#fn_name(principal, request) },
+            quote! { principal, request },
         )
     } else {
-        (
-            TokenStream::new(),
-            quote! { request },
-            quote! { api.#fn_name(request) },
-        )
+        (quote! { request }, quote! { request })
     };
     // An operation with its own documented error body answers its rejections itself.
     let reject = match (&op.rejection, plan.error_body) {
@@ -351,7 +313,7 @@ fn handler(plan: &Plan, op: &OpPlan) -> TokenStream {
         #[doc = #doc]
         async fn #handle<A: #api>(State(api): State<Arc<A>>, request: Request) -> Response {
             match #read(#api_arg request).await {
-                Ok(#ok) => #call.await.into_response(),
+                Ok(#ok) => api.#fn_name(#call).await.into_response(),
                 Err(rejection) => #reject,
             }
         }
@@ -362,12 +324,12 @@ fn handler(plan: &Plan, op: &OpPlan) -> TokenStream {
 
 /// The function reading one operation's request: credentials first (nothing else is looked at for
 /// a caller that is not allowed in), then path, query, header and cookie parameters, the body last.
-fn reader(plan: &Plan, op: &OpPlan, read: &proc_macro2::Ident) -> TokenStream {
+fn reader(plan: &Plan, op: &OpPlan, read: &Ident) -> TokenStream {
     let api = ident(&plan.trait_name);
     let request_name = ident(&op.request_name);
-    let uses = |source: Source| op.fields.iter().any(|f| f.source == source);
+    let uses = |location| op.fields.iter().any(|f| f.location() == Some(location));
     let mut steps = Vec::new();
-    let only_authenticate = op.bearer_methods.len() == 1 && op.bearer_methods[0] == "authenticate";
+    let only_authenticate = op.bearer_methods == ["authenticate"];
     match op.bearer {
         Need::Required if only_authenticate => {
             steps.push(quote! { let principal = require_bearer(api, &parts.headers).await?; })
@@ -407,16 +369,16 @@ fn reader(plan: &Plan, op: &OpPlan, read: &proc_macro2::Ident) -> TokenStream {
             }
         });
     }
-    if uses(Source::Path) {
+    if uses(ParamLocation::Path) {
         steps.push(quote! { let path = params::Path::from_parts(&mut parts).await?; });
     }
-    if uses(Source::Query) {
+    if uses(ParamLocation::Query) {
         steps.push(quote! { let query = params::Query::parse(parts.uri.query()); });
     }
-    if uses(Source::Header) {
+    if uses(ParamLocation::Header) {
         steps.push(quote! { let headers = params::Headers(&parts.headers); });
     }
-    if uses(Source::Cookie) {
+    if uses(ParamLocation::Cookie) {
         steps.push(quote! { let cookies = params::Cookies::parse(&parts.headers); });
     }
     let fields = op.fields.iter().map(|f| {
@@ -424,46 +386,34 @@ fn reader(plan: &Plan, op: &OpPlan, read: &proc_macro2::Ident) -> TokenStream {
         let read = reads::read(plan, f);
         quote! { #name: #read, }
     });
-    let parts = if uses(Source::Path) {
-        quote! { mut parts }
-    } else {
-        quote! { parts }
-    };
-    let raw_body = if uses(Source::Body) {
+    let mutable = uses(ParamLocation::Path).then(|| quote! { mut });
+    let raw_body = if op.fields.iter().any(|f| matches!(f.read, Read::Body(_))) {
         quote! { raw_body }
     } else {
         quote! { _ }
     };
-    let (generics, api_param, output, result) = match op.bearer {
-        Need::No => (
-            TokenStream::new(),
-            TokenStream::new(),
-            quote! { #request_name },
-            quote! { request },
-        ),
-        Need::Required => (
-            quote! { <A: #api> },
-            quote! { api: &A, },
-            quote! { (A::Principal, #request_name) },
-            quote! { (principal, request) },
-        ),
-        Need::Optional => (
-            quote! { <A: #api> },
-            quote! { api: &A, },
-            quote! { (Option<A::Principal>, #request_name) },
+    let principal = match op.bearer {
+        Need::No => None,
+        Need::Required => Some(quote! { A::Principal }),
+        Need::Optional => Some(quote! { Option<A::Principal> }),
+    };
+    let (generics, api_param, output, result) = match principal {
+        None => (None, None, quote! { #request_name }, quote! { request }),
+        Some(principal) => (
+            Some(quote! { <A: #api> }),
+            Some(quote! { api: &A, }),
+            quote! { (#principal, #request_name) },
             quote! { (principal, request) },
         ),
     };
+    let fn_name = ident(&op.fn_name);
     let doc = format!(
-        " Reads the request of [`{}`]({}::{}), or the reason to refuse it.",
-        ident(&op.fn_name),
-        api,
-        ident(&op.fn_name)
+        " Reads the request of [`{fn_name}`]({api}::{fn_name}), or the reason to refuse it."
     );
     quote! {
         #[doc = #doc]
         async fn #read #generics (#api_param request: Request) -> Result<#output, Rejection> {
-            let (#parts, #raw_body) = request.into_parts();
+            let (#mutable parts, #raw_body) = request.into_parts();
             #(#steps)*
             let request = #request_name { #(#fields)* };
             Ok(#result)
@@ -478,25 +428,26 @@ fn check_bearer(methods: &[String]) -> TokenStream {
         .split_last()
         .expect("an operation with a bearer need has a scheme");
     let last = ident(last);
-    let mut check = quote! { api.#last(token).await.map_err(auth::bearer_rejected)? };
-    for method in others.iter().rev() {
+    let last = quote! { api.#last(token).await.map_err(auth::bearer_rejected)? };
+    others.iter().rev().fold(last, |check, method| {
         let method = ident(method);
-        check = quote! {
+        quote! {
             match api.#method(token).await {
                 Ok(principal) => principal,
                 Err(_) => #check,
             }
-        };
-    }
-    check
+        }
+    })
 }
 
 fn bearer_helpers(plan: &Plan) -> TokenStream {
     let api = ident(&plan.trait_name);
-    let by_authenticate = |op: &&OpPlan, need: Need| {
-        op.bearer == need && op.bearer_methods.len() == 1 && op.bearer_methods[0] == "authenticate"
+    let by_authenticate = |need| {
+        plan.ops
+            .iter()
+            .any(|op| op.bearer == need && op.bearer_methods == ["authenticate"])
     };
-    let required = plan.ops.iter().any(|op| by_authenticate(&op, Need::Required)).then(|| {
+    let required = by_authenticate(Need::Required).then(|| {
         quote! {
             /// The principal of an operation that requires a bearer token.
             async fn require_bearer<A: #api>(api: &A, headers: &HeaderMap) -> Result<A::Principal, Rejection> {
@@ -505,7 +456,7 @@ fn bearer_helpers(plan: &Plan) -> TokenStream {
             }
         }
     });
-    let optional = plan.ops.iter().any(|op| by_authenticate(&op, Need::Optional)).then(|| {
+    let optional = by_authenticate(Need::Optional).then(|| {
         quote! {
             /// The principal of an operation that also admits requests without a bearer token.
             async fn optional_bearer<A: #api>(api: &A, headers: &HeaderMap) -> Result<Option<A::Principal>, Rejection> {

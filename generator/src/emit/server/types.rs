@@ -5,23 +5,14 @@ use super::reads;
 use crate::emit::rust::primitive;
 use crate::emit::status::status_constant;
 use crate::emit::{doc_attrs, ident};
+use crate::ir::TypeRef;
 use proc_macro2::TokenStream;
 use quote::quote;
 
 pub fn requests_rs(plan: &Plan) -> TokenStream {
     let items = plan.ops.iter().map(|op| request_struct(op, plan));
     let items = quote! { #(#items)* };
-    let uses = super::imports(
-        &items,
-        &[
-            ("models", plan.use_item(quote! { models })),
-            (
-                "BasicCredentials",
-                plan.use_item(quote! { BasicCredentials }),
-            ),
-            ("RawBody", plan.use_item(quote! { RawBody })),
-        ],
-    );
+    let uses = super::imports(plan, &items, &["models", "BasicCredentials", "RawBody"]);
     quote! {
         //! The input of each operation, parsed and validated by the router.
         #uses
@@ -33,17 +24,15 @@ pub fn requests_rs(plan: &Plan) -> TokenStream {
 fn request_struct(op: &OpPlan, plan: &Plan) -> TokenStream {
     let name = ident(&op.request_name);
     let doc = format!(
-        " The parameters and body of [`{fn_name}`]({root}::{trait_name}::{fn_name}): `{method} {path}`.",
-        root = plan.root.text(),
-        fn_name = ident(&op.fn_name),
-        trait_name = ident(&plan.trait_name),
-        method = op.op.method.as_str(),
-        path = op.op.path,
+        " The parameters and body of {}: `{} {}`.",
+        plan.method_link(op),
+        op.op.method.as_str(),
+        op.op.path
     );
     let fields = op.fields.iter().map(|f| {
         let doc = doc_attrs(Some(&f.doc));
         let name = ident(&f.name);
-        let ty = reads::field_type(plan, &f.ty);
+        let ty = reads::field_type(plan, &f.read);
         quote! { #doc pub #name: #ty, }
     });
     quote! {
@@ -59,15 +48,7 @@ pub fn responses_rs(plan: &Plan) -> TokenStream {
     let error = plan.error_type();
     let items = plan.ops.iter().map(|op| response_enum(op, plan, &error));
     let items = quote! { #(#items)* };
-    let uses = super::imports(
-        &items,
-        &[
-            ("models", plan.use_item(quote! { models })),
-            ("ErrorMessage", plan.use_item(quote! { ErrorMessage })),
-            ("Bytes", quote! { use axum::body::Bytes; }),
-            ("stream", plan.use_item(quote! { stream })),
-        ],
-    );
+    let uses = super::imports(plan, &items, &["models", "ErrorMessage", "Bytes", "stream"]);
     let use_respond = plan.use_item(quote! { respond });
     quote! {
         //! The output of each operation: one variant per documented status, each writing itself.
@@ -82,12 +63,7 @@ pub fn responses_rs(plan: &Plan) -> TokenStream {
 
 fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
     let name = ident(&op.response_name);
-    let doc = format!(
-        " The responses of [`{fn_name}`]({root}::{trait_name}::{fn_name}).",
-        root = plan.root.text(),
-        fn_name = ident(&op.fn_name),
-        trait_name = ident(&plan.trait_name),
-    );
+    let doc = format!(" The responses of {}.", plan.method_link(op));
     let variants = op.responses.iter().map(|r| variant(plan, r));
     let arms = op.responses.iter().map(arm);
     // A model struct can be hundreds of bytes next to a small error body. The value lives for one
@@ -95,35 +71,29 @@ fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
     // estimated, so the lint is allowed well below its threshold (200 bytes).
     // With a `default` response every status is documented; otherwise `Other` answers the rest.
     let documented_default = op.responses.iter().any(|r| r.variant == "Default");
-    let mut sizes: Vec<usize> = op.responses.iter().map(|r| r.size).collect();
-    if !documented_default {
-        sizes.push(
-            2 + plan.error_body.map_or(24, |id| {
-                plan.api.size_estimate(&crate::ir::TypeRef::Named(id))
-            }),
-        );
-    }
+    let error_size = plan
+        .error_body
+        .map(|id| plan.api.size_estimate(&TypeRef::Named(id)));
+    let other_size = (!documented_default).then_some(2 + error_size.unwrap_or(24));
+    let sizes = op.responses.iter().map(|r| size(plan, r)).chain(other_size);
+    let mut sizes: Vec<usize> = sizes.collect();
     sizes.sort_unstable_by(|a, b| b.cmp(a));
     let large = (sizes.len() > 1 && sizes[0] > sizes[1] + 100).then(|| {
         quote! { #[allow(clippy::large_enum_variant, reason = "built once per request and written out at once")] }
     });
-    let (other, other_arm) = if documented_default {
-        (TokenStream::new(), TokenStream::new())
-    } else {
-        (
-            quote! {
-                /// A status the spec does not document for this operation, with the API's error body.
-                Other(StatusCode, #error),
-            },
-            quote! { Self::Other(status, body) => respond::json(status, &body), },
-        )
-    };
-    // A stream is read once and compares with nothing: such an enum is only `Debug`.
-    let streams = op.responses.iter().any(|r| {
-        r.body
-            .as_ref()
-            .is_some_and(|b| matches!(b, Body::Events(_) | Body::Lines(..)))
+    let other = (!documented_default).then(|| {
+        quote! {
+            /// A status the spec does not document for this operation, with the API's error body.
+            Other(StatusCode, #error),
+        }
     });
+    let other_arm = (!documented_default)
+        .then(|| quote! { Self::Other(status, body) => respond::json(status, &body), });
+    // A stream is read once and compares with nothing: such an enum is only `Debug`.
+    let streams = op
+        .responses
+        .iter()
+        .any(|r| matches!(r.body, Some(Body::Events(_) | Body::Lines(..))));
     let derives = if streams {
         quote! { Debug }
     } else {
@@ -147,6 +117,21 @@ fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
             }
         }
     }
+}
+
+/// A rough size of a variant in bytes (see [`crate::ir::Api::size_estimate`]).
+fn size(plan: &Plan, r: &ResponsePlan) -> usize {
+    let body = r.body.as_ref().map_or(0, |body| match body {
+        Body::Json(ty) => plan.api.size_estimate(ty),
+        Body::Events(_) | Body::Lines(..) => 16,
+        Body::Text(_) | Body::Bytes(_) => 32,
+    });
+    let status = if matches!(r.status, StatusPlan::Chosen) {
+        2
+    } else {
+        0
+    };
+    body + status + 24 * r.headers.len()
 }
 
 /// The Rust type of a response body.
@@ -185,15 +170,11 @@ fn variant(plan: &Plan, r: &ResponsePlan) -> TokenStream {
         let field = ident(&h.field);
         let ty = h.ty.map_or_else(|| quote! { String }, primitive);
         let ty = if h.required {
-            quote! { #ty }
+            ty
         } else {
             quote! { Option<#ty> }
         };
-        let mut text = format!("The `{}` header.", h.name);
-        if let Some(d) = &h.doc {
-            text = format!("{text} {}", d.trim());
-        }
-        let doc = doc_attrs(Some(&text));
+        let doc = doc_attrs(Some(&h.doc));
         quote! { #doc #field: #ty, }
     });
     quote! {
@@ -223,12 +204,8 @@ fn arm(r: &ResponsePlan) -> TokenStream {
         Some(Body::Bytes(content_type)) => quote! { respond::bytes(#status, #content_type, body) },
         Some(Body::Events(_)) => quote! { stream::events(#status, body) },
         Some(Body::Lines(_, content_type, seq)) => {
-            let delimiter = if *seq {
-                quote! { stream::Delimiter::RecordSeparator }
-            } else {
-                quote! { stream::Delimiter::Line }
-            };
-            quote! { stream::lines(#status, #content_type, #delimiter, body) }
+            let delimiter = ident(if *seq { "RecordSeparator" } else { "Line" });
+            quote! { stream::lines(#status, #content_type, stream::Delimiter::#delimiter, body) }
         }
         None => quote! { respond::empty(#status) },
     };

@@ -9,60 +9,26 @@ pub struct BearerScheme {
     pub method: String,
 }
 
-/// An API key's field: its text, if sent (the operation checks it).
-pub(super) fn api_key_field(
-    name: &str,
-    scheme: &str,
-    location: ParamLocation,
-    key: &str,
-) -> FieldPlan {
-    let location = match location {
-        ParamLocation::Query | ParamLocation::Cookie => location,
-        _ => ParamLocation::Header,
-    };
-    let place = match location {
-        ParamLocation::Query => "query parameter",
-        ParamLocation::Cookie => "cookie",
-        _ => "header",
-    };
-    let doc = format!(
-        "The API key of the `{scheme}` scheme (the `{key}` {place}), if sent. The router does not check it."
-    );
-    let read = ParamRead {
-        location,
-        wire: key.to_owned(),
-        get: Get::Text(None),
-        checks: None,
-        finish: Finish::AsIs,
-    };
-    FieldPlan {
-        name: name.to_owned(),
-        doc,
-        ty: FieldType::optional(Value::Scalar(Scalar::Value(Primitive::String))),
-        read: Read::Param(Box::new(read)),
-        source: Source::of(location),
-    }
-}
-
 impl<'a> Plan<'a> {
-    pub(super) fn is_bearer_scheme(&self, name: &str) -> bool {
-        self.api.security_schemes.iter().any(|s| {
-            s.name == name
-                && matches!(
-                    s.kind,
-                    SecurityKind::Bearer | SecurityKind::OAuth2ClientCredentials { .. }
-                )
-        })
+    fn scheme_kind(&self, name: &str) -> Option<&'a SecurityKind> {
+        let scheme = self.api.security_schemes.iter().find(|s| s.name == name);
+        scheme.map(|s| &s.kind)
+    }
+
+    fn is_bearer_scheme(&self, name: &str) -> bool {
+        matches!(
+            self.scheme_kind(name),
+            Some(SecurityKind::Bearer | SecurityKind::OAuth2ClientCredentials { .. })
+        )
     }
 
     /// See [`Plan::bearer_schemes`].
     pub(super) fn used_bearer_schemes(&self) -> Vec<BearerScheme> {
         let mut names: Vec<&String> = Vec::new();
-        for op in &self.api.operations {
-            for name in op.security.iter().flat_map(|r| &r.schemes) {
-                if self.is_bearer_scheme(name) && !names.contains(&name) {
-                    names.push(name);
-                }
+        let requirements = self.api.operations.iter().flat_map(|op| &op.security);
+        for name in requirements.flat_map(|r| &r.schemes) {
+            if self.is_bearer_scheme(name) && !names.contains(&name) {
+                names.push(name);
             }
         }
         let uses = |name: &String| {
@@ -70,95 +36,116 @@ impl<'a> Plan<'a> {
             self.api.operations.iter().filter(named).count()
         };
         // The most used scheme; `max_by_key` keeps the last of equals, so scan in reverse.
-        let default = names
-            .iter()
-            .rev()
-            .max_by_key(|name| uses(name))
-            .map(|n| (*n).clone());
+        let default = names.iter().rev().max_by_key(|name| uses(name)).copied();
         names
             .into_iter()
-            .map(|name| {
-                let method = if Some(name) == default.as_ref() {
+            .map(|name| BearerScheme {
+                name: name.clone(),
+                method: if Some(name) == default {
                     "authenticate".to_owned()
                 } else {
-                    format!("authenticate_{}", crate::naming::field_ident(name))
-                };
-                BearerScheme {
-                    name: name.clone(),
-                    method,
-                }
+                    format!("authenticate_{}", naming::field_ident(name))
+                },
             })
             .collect()
     }
 
-    /// Bearer and Basic needs from the operation's security alternatives. A scheme required by every
-    /// alternative is required; one named by some is optional. Schemes the router cannot check
-    /// (API keys, other HTTP schemes) count as "no credentials" here: the operation checks them.
-    pub(super) fn credentials(&self, op: &Operation) -> (Need, Need, bool) {
-        if op.security.is_empty() {
-            return (Need::No, Need::No, false);
-        }
-        let kind = |name: &str| {
-            self.api
-                .security_schemes
-                .iter()
-                .find(|s| s.name == name)
-                .map(|s| &s.kind)
-        };
-        let is_bearer = |name: &String| {
-            matches!(
-                kind(name),
-                Some(SecurityKind::Bearer | SecurityKind::OAuth2ClientCredentials { .. })
-            )
-        };
-        let is_basic = |name: &String| matches!(kind(name), Some(SecurityKind::Basic));
-        let bearer: Vec<bool> = op
-            .security
-            .iter()
-            .map(|r| r.schemes.iter().any(is_bearer))
-            .collect();
-        let basic: Vec<bool> = op
-            .security
-            .iter()
-            .map(|r| r.schemes.iter().any(is_basic))
-            .collect();
-        let need = |found: &[bool]| {
-            if found.iter().all(|b| *b) {
-                Need::Required
-            } else if found.iter().any(|b| *b) {
-                Need::Optional
-            } else {
-                Need::No
+    /// The methods (of [`Plan::bearer_schemes`]) that may accept an operation's bearer token.
+    pub(super) fn bearer_methods(&self, op: &Operation) -> Vec<String> {
+        let mut methods: Vec<String> = Vec::new();
+        for scheme in op.security.iter().flat_map(|r| &r.schemes) {
+            if let Some(s) = self.bearer_schemes.iter().find(|s| &s.name == scheme)
+                && !methods.contains(&s.method)
+            {
+                methods.push(s.method.clone());
             }
-        };
-        let anonymous = bearer.iter().zip(&basic).any(|(a, b)| !a && !b);
-        let (bearer, basic) = (need(&bearer), need(&basic));
-        (
-            bearer,
-            basic,
-            !anonymous && bearer == Need::Optional && basic == Need::Optional,
-        )
+        }
+        methods
     }
 
-    /// API keys named by the operation's security: passed through raw, the operation checks them.
-    pub(super) fn api_keys(&self, op: &Operation) -> Vec<(String, ParamLocation, String)> {
-        let mut keys: Vec<(String, ParamLocation, String)> = Vec::new();
-        for requirement in &op.security {
-            for name in &requirement.schemes {
-                let Some(scheme) = self.api.security_schemes.iter().find(|s| &s.name == name)
-                else {
-                    continue;
-                };
-                if let SecurityKind::ApiKey {
-                    location,
-                    name: key,
-                } = &scheme.kind
-                    && !keys.iter().any(|(s, _, _)| s == name)
-                {
-                    keys.push((name.clone(), *location, key.clone()));
-                }
+    /// Bearer and Basic needs from the operation's security alternatives, and whether one of them
+    /// must be there. A scheme required by every alternative is required; one named by some is
+    /// optional. Schemes the router cannot check (API keys, other HTTP schemes) count as "no
+    /// credentials" here: the operation checks them.
+    pub(super) fn credentials(&self, op: &Operation) -> (Need, Need, bool) {
+        let is_basic = |name: &String| matches!(self.scheme_kind(name), Some(SecurityKind::Basic));
+        let found: Vec<(bool, bool)> = op
+            .security
+            .iter()
+            .map(|r| {
+                let bearer = r.schemes.iter().any(|n| self.is_bearer_scheme(n));
+                (bearer, r.schemes.iter().any(is_basic))
+            })
+            .collect();
+        let need =
+            |has: fn(&(bool, bool)) -> bool| match (found.iter().all(has), found.iter().any(has)) {
+                (true, true) => Need::Required,
+                (_, true) => Need::Optional,
+                _ => Need::No,
+            };
+        let (bearer, basic) = (need(|f| f.0), need(|f| f.1));
+        let anonymous = found.contains(&(false, false));
+        let either = !anonymous && bearer == Need::Optional && basic == Need::Optional;
+        (bearer, basic, either)
+    }
+
+    /// The fields of the API keys named by the operation's security (their text, if sent: the
+    /// operation checks them), then of its HTTP Basic credentials.
+    pub(super) fn credential_fields(
+        &self,
+        op: &Operation,
+        basic: Need,
+        taken: &mut HashSet<String>,
+    ) -> Vec<FieldPlan> {
+        let mut keys = HashSet::new();
+        let mut fields = Vec::new();
+        for scheme in op.security.iter().flat_map(|r| &r.schemes) {
+            let Some(SecurityKind::ApiKey {
+                location,
+                name: key,
+            }) = self.scheme_kind(scheme)
+            else {
+                continue;
+            };
+            if !keys.insert(scheme) {
+                continue;
             }
+            let (location, place) = match location {
+                ParamLocation::Query => (ParamLocation::Query, "query parameter"),
+                ParamLocation::Cookie => (ParamLocation::Cookie, "cookie"),
+                _ => (ParamLocation::Header, "header"),
+            };
+            let read = ParamRead {
+                location,
+                wire: key.clone(),
+                get: Get::Text {
+                    at: None,
+                    json: None,
+                },
+                checks: None,
+                finish: Finish::AsIs,
+            };
+            fields.push(FieldPlan {
+                name: unique_field(&naming::field_ident(scheme), taken),
+                doc: format!(
+                    "The API key of the `{scheme}` scheme (the `{key}` {place}), if sent. The router does not check it."
+                ),
+                read: Read::Param(Box::new(read)),
+            });
         }
-        keys
+        if basic != Need::No {
+            let doc = match basic {
+                Need::Required => "HTTP Basic credentials (`Authorization: Basic`).",
+                _ => "HTTP Basic credentials (`Authorization: Basic`), if the request sent them.",
+            };
+            fields.push(FieldPlan {
+                name: unique_field("basic", taken),
+                doc: doc.to_owned(),
+                read: Read::Basic {
+                    required: basic == Need::Required,
+                },
+            });
+        }
+        fields
     }
 }

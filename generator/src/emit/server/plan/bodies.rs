@@ -41,53 +41,46 @@ pub struct Part {
 
 impl<'a> Plan<'a> {
     pub(super) fn body_field(&self, name: &str, body: &RequestBody) -> FieldPlan {
-        if body.media == Media::Multipart
-            && let Some(fields) = self.api.multipart_fields(&body.ty)
-        {
-            return self.multipart_field(name, body, fields);
-        }
-        let (kind, media) = match (&body.media, &body.ty) {
-            (Media::Json, ty) => (BodyKind::Json(ty.clone()), "application/json"),
-            (Media::Form, ty) if self.api.is_deep_form(body) => {
+        let form = "application/x-www-form-urlencoded";
+        let multipart = (body.media == Media::Multipart)
+            .then(|| self.api.multipart_fields(&body.ty))
+            .flatten();
+        let (kind, media) = match (&body.media, &body.ty, multipart) {
+            (_, ty, Some(fields)) => {
+                let (ty, parts) = (ty.clone(), self.parts(fields));
+                (BodyKind::Multipart { ty, parts }, "multipart/form-data")
+            }
+            (Media::Json, ty, _) => (BodyKind::Json(ty.clone()), "application/json"),
+            (Media::Form, ty, _) if self.api.is_deep_form(body) => {
                 let lists = self.api.form_lists(body);
-                let lists = lists.into_iter().map(str::to_owned).collect();
-                let ty = ty.clone();
-                (
-                    BodyKind::DeepForm { ty, lists },
-                    "application/x-www-form-urlencoded",
-                )
+                let (ty, lists) = (ty.clone(), lists.into_iter().map(str::to_owned).collect());
+                (BodyKind::DeepForm { ty, lists }, form)
             }
-            (Media::Form, ty) => (
-                BodyKind::Form(ty.clone()),
-                "application/x-www-form-urlencoded",
-            ),
-            (Media::Text, TypeRef::Primitive(Primitive::String)) => (BodyKind::Text, "text/plain"),
-            (Media::Text, _) => (BodyKind::Raw, "text/plain"),
-            (Media::Multipart, _) => (BodyKind::Raw, "multipart/form-data"),
-            (Media::Binary(_), _) => (BodyKind::Raw, "application/octet-stream"),
+            (Media::Form, ty, _) => (BodyKind::Form(ty.clone()), form),
+            (Media::Text, TypeRef::Primitive(Primitive::String), _) => {
+                (BodyKind::Text, "text/plain")
+            }
+            (Media::Binary(declared), _, _) => (BodyKind::Raw, declared.as_str()),
+            (Media::Multipart, _, _) => (BodyKind::Raw, "multipart/form-data"),
+            _ => (BodyKind::Raw, "text/plain"),
         };
-        let value = match &kind {
-            BodyKind::Json(ty) | BodyKind::Form(ty) | BodyKind::DeepForm { ty, .. } => {
-                Value::Type(ty.clone())
+        let note = match (&kind, &body.media) {
+            (BodyKind::Multipart { .. }, _) => format!(
+                "Media type: `{media}`, one part per property (files with their name and content type)."
+            ),
+            (BodyKind::Raw, Media::Binary(_)) => {
+                format!("Media type: `{media}` (any is accepted); passed through undecoded.")
             }
-            BodyKind::Text => Value::Scalar(Scalar::Value(Primitive::String)),
-            _ => Value::RawBody,
+            (BodyKind::Raw, _) => format!("Media type: `{media}`; passed through undecoded."),
+            _ => format!("Media type: `{media}`."),
         };
         let mut doc = body
             .doc
             .clone()
             .unwrap_or_else(|| "The request body.".to_owned());
-        let raw = matches!(body.media, Media::Multipart | Media::Binary(_))
-            || matches!((&body.media, &body.ty), (Media::Text, t) if *t != TypeRef::Primitive(Primitive::String));
-        let note = match (raw, &body.media) {
-            (true, Media::Binary(declared)) => {
-                format!("Media type: `{declared}` (any is accepted); passed through undecoded.")
-            }
-            (true, _) => format!("Media type: `{media}`; passed through undecoded."),
-            (false, _) => format!("Media type: `{media}`."),
-        };
         push_paragraph(&mut doc, &note);
-        if !body.alternatives.is_empty() {
+        // (A multipart body read part by part does not list them.)
+        if !body.alternatives.is_empty() && !matches!(kind, BodyKind::Multipart { .. }) {
             let others: Vec<String> = body.alternatives.iter().map(|m| format!("`{m}`")).collect();
             push_paragraph(
                 &mut doc,
@@ -97,26 +90,19 @@ impl<'a> Plan<'a> {
                 ),
             );
         }
-        let required = body.required;
         FieldPlan {
             name: name.to_owned(),
             doc,
-            ty: FieldType {
-                value,
-                optional: !required,
-            },
-            read: Read::Body(BodyRead { required, kind }),
-            source: Source::Body,
+            read: Read::Body(BodyRead {
+                required: body.required,
+                kind,
+            }),
         }
     }
 
-    pub(super) fn multipart_field(
-        &self,
-        name: &str,
-        body: &RequestBody,
-        fields: &[crate::ir::Field],
-    ) -> FieldPlan {
-        let parts = fields
+    /// The parts of a multipart body, one per property of its struct.
+    fn parts(&self, fields: &[crate::ir::Field]) -> Vec<Part> {
+        fields
             .iter()
             .map(|f| {
                 let (optional, inner) = crate::emit::models::field_holding(f, &self.api.types);
@@ -133,28 +119,6 @@ impl<'a> Plan<'a> {
                     kind,
                 }
             })
-            .collect();
-        let mut doc = body
-            .doc
-            .clone()
-            .unwrap_or_else(|| "The request body.".to_owned());
-        push_paragraph(
-            &mut doc,
-            "Media type: `multipart/form-data`, one part per property (files with their name and content type).",
-        );
-        let (ty, required) = (body.ty.clone(), body.required);
-        FieldPlan {
-            name: name.to_owned(),
-            doc,
-            ty: FieldType {
-                value: Value::Type(ty.clone()),
-                optional: !required,
-            },
-            read: Read::Body(BodyRead {
-                required,
-                kind: BodyKind::Multipart { ty, parts },
-            }),
-            source: Source::Body,
-        }
+            .collect()
     }
 }

@@ -8,10 +8,11 @@ use crate::emit::checks::Checks;
 use crate::emit::status::status_name;
 use crate::emit::{Patterns, Root, TypePrinter, ident};
 use crate::ir::{
-    Api, Constraints, Media, Method, Operation, ParamLocation, ParamStyle, Parameter, PathSegment,
-    Primitive, RequestBody, Response, SecurityKind, Status, StreamFormat, TypeId, TypeKind,
-    TypeRef,
+    Additional, Api, Constraints, Media, Method, Operation, ParamLocation, ParamStyle, Parameter,
+    PathSegment, Primitive, RequestBody, Response, SecurityKind, Status, StreamFormat, TypeId,
+    TypeKind, TypeRef,
 };
+use crate::naming;
 use proc_macro2::TokenStream;
 use quote::quote;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -24,7 +25,6 @@ mod routes;
 
 pub use crate::emit::defaults::DefaultValue;
 pub use auth::BearerScheme;
-use auth::*;
 pub use bodies::{BodyKind, BodyRead, Part, PartKind};
 pub use parameters::{Finish, Get, ParamRead, Scalar, Styled, StyledAt};
 use responses::*;
@@ -38,8 +38,6 @@ pub struct Plan<'a> {
     pub trait_name: String,
     /// The schema most 4xx responses use: what the router answers its own rejections with.
     pub error_body: Option<TypeId>,
-    /// Some operation takes a bearer token: the trait has `Principal` and `authenticate`.
-    pub uses_bearer: bool,
     /// The bearer schemes operations use, each with the trait method that checks its tokens: one
     /// scheme is checked by `authenticate`; with several, the one most operations use (the first
     /// used among equals) keeps `authenticate` and each other gets `authenticate_{scheme}`, so a
@@ -92,71 +90,31 @@ pub struct OwnRejection {
     pub statuses: Vec<u16>,
 }
 
-/// Where a request field comes from: decides which reader the generated code sets up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    Path,
-    Query,
-    Header,
-    Cookie,
-    Basic,
-    Body,
-}
-
-impl Source {
-    pub fn of(location: ParamLocation) -> Source {
-        match location {
-            ParamLocation::Path => Source::Path,
-            ParamLocation::Query => Source::Query,
-            ParamLocation::Header => Source::Header,
-            ParamLocation::Cookie => Source::Cookie,
-        }
-    }
-}
-
-/// A field of an operation's request struct.
+/// A field of an operation's request struct; its type follows from how it is read.
 pub struct FieldPlan {
     pub name: String,
     pub doc: String,
-    pub ty: FieldType,
     pub read: Read,
-    pub source: Source,
-}
-
-/// The type of a request field: `Option<value>` when `optional`.
-pub struct FieldType {
-    pub value: Value,
-    pub optional: bool,
-}
-
-impl FieldType {
-    pub fn optional(value: Value) -> FieldType {
-        FieldType {
-            value,
-            optional: true,
-        }
-    }
-}
-
-/// What a request field holds.
-pub enum Value {
-    Scalar(Scalar),
-    /// A `Vec` of the scalar.
-    List(Scalar),
-    /// A type of the document.
-    Type(TypeRef),
-    RawBody,
-    BasicCredentials,
 }
 
 /// How the router reads a request field.
 pub enum Read {
     /// A parameter or API key (see [`parameters`]).
     Param(Box<ParamRead>),
-    /// The request's HTTP Basic credentials.
-    Basic,
+    /// The request's HTTP Basic credentials (an `Option` unless `required`).
+    Basic { required: bool },
     /// The body (see [`bodies`]).
     Body(BodyRead),
+}
+
+impl FieldPlan {
+    /// Where a parameter or API key is read from.
+    pub fn location(&self) -> Option<ParamLocation> {
+        match &self.read {
+            Read::Param(read) => Some(read.location),
+            _ => None,
+        }
+    }
 }
 
 impl<'a> Plan<'a> {
@@ -176,7 +134,7 @@ impl<'a> Plan<'a> {
 
     /// `root`: where the server's code lives (see [`Plan::root`]).
     pub fn new(api: &'a Api, patterns: &'a Patterns, root: Root) -> Plan<'a> {
-        let base = crate::naming::type_ident(&api.title);
+        let base = naming::type_ident(&api.title);
         // The receiver of webhooks is emitted for a document titled "{title} webhooks".
         let trait_name = if base.ends_with("Api") || base.ends_with("Webhooks") {
             base
@@ -188,7 +146,6 @@ impl<'a> Plan<'a> {
             patterns,
             trait_name,
             error_body: error_body(api),
-            uses_bearer: false,
             bearer_schemes: Vec::new(),
             ops: Vec::new(),
             routes: Vec::new(),
@@ -197,36 +154,32 @@ impl<'a> Plan<'a> {
         };
         plan.bearer_schemes = plan.used_bearer_schemes();
         let mut route_names: HashMap<String, String> = HashMap::new();
-        // What tells operations at the same route and method apart: their mixed segments' literals.
-        let mut seen: BTreeSet<(String, Method, Distinction)> = BTreeSet::new();
+        // Routes and methods taken, with what tells operations there apart: their mixed segments'
+        // literals and the query their path carries.
+        let mut seen = BTreeSet::new();
         let mut type_names = HashSet::new();
         for op in &api.operations {
-            let route = match route_path(op, &mut route_names) {
+            let route = route_path(op, &mut route_names).and_then(|route| {
+                let distinction = (mixed_literals(op), op.query.clone());
+                let taken = !seen.insert((route.clone(), op.method.clone(), distinction));
+                let reason = "another operation already answers this method at the same route";
+                if taken {
+                    Err(reason.to_owned())
+                } else {
+                    Ok(route)
+                }
+            });
+            let route = match route {
                 Ok(route) => route,
                 Err(reason) => {
-                    plan.skipped.push(format!(
-                        "`{} {}` (`{}`): {reason}.",
-                        op.method.as_str(),
-                        op.path,
-                        op.name
-                    ));
+                    let (method, path, name) = (op.method.as_str(), &op.path, &op.name);
+                    let skipped = format!("`{method} {path}` (`{name}`): {reason}.");
+                    plan.skipped.push(skipped);
                     continue;
                 }
             };
-            let distinction = (mixed_literals(op), op.query.clone());
-            if !seen.insert((route.clone(), op.method.clone(), distinction)) {
-                plan.skipped.push(format!(
-                    "`{} {}` (`{}`): another operation already answers this method at the same route.",
-                    op.method.as_str(),
-                    op.path,
-                    op.name
-                ));
-                continue;
-            }
-            let op_plan = plan.op_plan(op, &mut type_names);
-            plan.uses_bearer |= op_plan.bearer != Need::No;
             let index = plan.ops.len();
-            plan.ops.push(op_plan);
+            plan.ops.push(plan.op_plan(op, &mut type_names));
             match plan.routes.iter_mut().find(|(path, _)| *path == route) {
                 Some((_, methods)) => match methods.iter_mut().find(|(m, _)| *m == op.method) {
                     Some((_, ops)) => ops.push(index),
@@ -237,18 +190,15 @@ impl<'a> Plan<'a> {
                     .push((route, vec![(op.method.clone(), vec![index])])),
             }
         }
-        for (_, methods) in &mut plan.routes {
-            for (_, ops) in methods {
-                let ops_plan = &plan.ops;
-                // Stable: among equals, document order.
-                ops.sort_by_key(|i| {
-                    let op = ops_plan[*i].op;
-                    let literals = mixed_literals(op);
-                    let text: usize = literals.iter().flat_map(|(_, l)| l).map(String::len).sum();
-                    let query: usize = op.query.iter().map(|(n, v)| n.len() + v.len() + 1).sum();
-                    (!is_distinct(op), std::cmp::Reverse(text + query))
-                });
-            }
+        for (_, ops) in plan.routes.iter_mut().flat_map(|(_, methods)| methods) {
+            // Stable: among equals, document order.
+            ops.sort_by_key(|i| {
+                let op = plan.ops[*i].op;
+                let literals = mixed_literals(op);
+                let text: usize = literals.iter().flat_map(|(_, l)| l).map(String::len).sum();
+                let query: usize = op.query.iter().map(|(n, v)| n.len() + v.len() + 1).sum();
+                (!is_distinct(op), std::cmp::Reverse(text + query))
+            });
         }
         // `{op}_rejection` must not take the name of an operation (or of another such method):
         // every operation name is known before any is given.
@@ -262,14 +212,9 @@ impl<'a> Plan<'a> {
             if statuses.is_empty() {
                 continue;
             }
-            let name = unique_field(
-                &format!("{}_rejection", ident(&plan.ops[i].fn_name)),
-                &mut fn_names,
-            );
-            plan.ops[i].rejection = Some(OwnRejection {
-                fn_name: name,
-                statuses,
-            });
+            let fn_name = format!("{}_rejection", ident(&plan.ops[i].fn_name));
+            let fn_name = unique_field(&fn_name, &mut fn_names);
+            plan.ops[i].rejection = Some(OwnRejection { fn_name, statuses });
         }
         plan
     }
@@ -283,33 +228,37 @@ impl<'a> Plan<'a> {
     /// does not parse or validate, 413 and 415 for a body too large or of another media type. A
     /// status is looked up as the spec's responses are: the code, then `4XX`, then `default`.
     fn own_rejection_statuses(&self, op: &OpPlan) -> Vec<u16> {
-        let mut statuses = Vec::new();
-        if op.bearer != Need::No || op.basic != Need::No {
-            statuses.push(401);
-        }
-        if op.fields.iter().any(|f| f.source != Source::Basic) {
-            statuses.push(400);
-        }
-        if op.fields.iter().any(|f| f.source == Source::Body) {
-            statuses.extend([413, 415]);
-        }
-        statuses.sort_unstable();
-        let documented = |code: u16| {
-            let find = |status: Status| op.op.responses.iter().find(|r| r.status == status);
-            find(Status::Code(code))
-                .or_else(|| find(Status::Range(code / 100)))
-                .or_else(|| find(Status::Default))
-        };
-        statuses.retain(|code| {
-            documented(*code)
-                .and_then(|r| r.body.as_ref())
-                .is_some_and(|body| {
-                    let api_error = body.media == Media::Json
-                        && matches!(body.ty, TypeRef::Named(id) if Some(id) == self.error_body);
-                    !api_error
-                })
-        });
-        statuses
+        let credentials = op.bearer != Need::No || op.basic != Need::No;
+        let reads = op
+            .fields
+            .iter()
+            .any(|f| !matches!(f.read, Read::Basic { .. }));
+        let body = op.fields.iter().any(|f| matches!(f.read, Read::Body(_)));
+        let find = |status: Status| op.op.responses.iter().find(|r| r.status == status);
+        [(400, reads), (401, credentials), (413, body), (415, body)]
+            .into_iter()
+            .filter_map(|(code, refused)| refused.then_some(code))
+            .filter(|&code| {
+                let documented = find(Status::Code(code))
+                    .or_else(|| find(Status::Range(code / 100)))
+                    .or_else(|| find(Status::Default));
+                documented
+                    .and_then(|r| r.body.as_ref())
+                    .is_some_and(|body| {
+                        body.media != Media::Json
+                            || !matches!(body.ty, TypeRef::Named(id) if Some(id) == self.error_body)
+                    })
+            })
+            .collect()
+    }
+
+    /// A doc link to the trait method of an operation.
+    pub fn method_link(&self, op: &OpPlan) -> String {
+        let (root, fn_name) = (self.root.text(), ident(&op.fn_name));
+        format!(
+            "[`{fn_name}`]({root}::{}::{fn_name})",
+            ident(&self.trait_name)
+        )
     }
 
     /// The Rust type of the error body (`models::ErrorBody`, or the runtime's `ErrorMessage`).
@@ -322,86 +271,44 @@ impl<'a> Plan<'a> {
 
     fn op_plan(&self, op: &'a Operation, type_names: &mut HashSet<String>) -> OpPlan<'a> {
         // Distinct snake names can meet in camel case (`a_1`, `a1`): number the later one.
-        let camel = unique_type(&crate::naming::type_ident(&op.name), type_names);
+        let base = naming::type_ident(&op.name);
+        let camel = naming::numbered(&base, "", |n| type_names.contains(n));
+        type_names.insert(camel.clone());
         // The trait's own methods keep their names; an operation called the same gets a `_`.
-        let reserved = |name: &str| {
-            name == "rejection" || self.bearer_schemes.iter().any(|s| s.method == name)
-        };
-        let fn_name = if reserved(&op.name) {
-            format!("{}_", op.name)
-        } else {
-            op.name.clone()
-        };
+        let reserved =
+            op.name == "rejection" || self.bearer_schemes.iter().any(|s| s.method == op.name);
+        let fn_name = format!("{}{}", op.name, if reserved { "_" } else { "" });
         let (bearer, basic, require_some_credentials) = self.credentials(op);
-        let mut bearer_methods: Vec<String> = Vec::new();
-        for scheme in op.security.iter().flat_map(|r| &r.schemes) {
-            if let Some(s) = self.bearer_schemes.iter().find(|s| &s.name == scheme)
-                && !bearer_methods.contains(&s.method)
-            {
-                bearer_methods.push(s.method.clone());
-            }
-        }
         let mut notes = Vec::new();
-        let mut taken: HashSet<String> = op.parameters.iter().map(|p| p.name.clone()).collect();
-        taken.insert("body".to_owned());
-        let mut fields = Vec::new();
-        for p in &op.parameters {
-            if let Some(field) = self.param_field(op, p, &mut notes) {
-                fields.push(field);
-            }
-        }
-        for (scheme, location, key) in self.api_keys(op) {
-            let name = unique_field(&crate::naming::field_ident(&scheme), &mut taken);
-            fields.push(api_key_field(&name, &scheme, location, &key));
-        }
-        if basic != Need::No {
-            let name = unique_field("basic", &mut taken);
-            let doc = match basic {
-                Need::Required => "HTTP Basic credentials (`Authorization: Basic`).",
-                _ => "HTTP Basic credentials (`Authorization: Basic`), if the request sent them.",
-            };
-            let ty = FieldType {
-                value: Value::BasicCredentials,
-                optional: basic != Need::Required,
-            };
-            fields.push(FieldPlan {
-                name,
-                doc: doc.to_owned(),
-                ty,
-                read: Read::Basic,
-                source: Source::Basic,
-            });
-        }
-        if let Some(body) = &op.body {
-            fields.push(self.body_field("body", body));
-        }
-        let responses = self.responses(op, &mut notes);
+        let names = op.parameters.iter().map(|p| p.name.clone());
+        let mut taken: HashSet<String> = names.chain(["body".to_owned()]).collect();
+        let mut fields: Vec<FieldPlan> = op
+            .parameters
+            .iter()
+            .filter_map(|p| self.param_field(op, p, &mut notes))
+            .collect();
+        fields.extend(self.credential_fields(op, basic, &mut taken));
+        fields.extend(op.body.as_ref().map(|body| self.body_field("body", body)));
         OpPlan {
             op,
             fn_name,
             request_name: format!("{camel}Request"),
             response_name: format!("{camel}Response"),
             bearer,
-            bearer_methods,
+            bearer_methods: self.bearer_methods(op),
             basic,
             require_some_credentials,
             fields,
-            responses,
+            responses: self.responses(op, &mut notes),
             notes,
             rejection: None,
         }
     }
 }
 
-fn unique_type(base: &str, taken: &mut HashSet<String>) -> String {
-    let name = crate::naming::numbered(base, "", |n| taken.contains(n));
-    taken.insert(name.clone());
-    name
-}
-
 fn unique_field(base: &str, taken: &mut HashSet<String>) -> String {
     let mut name = base.to_owned();
-    while taken.contains(&name) || crate::naming::is_keyword(&name) {
+    while taken.contains(&name) || naming::is_keyword(&name) {
         name.push('_');
     }
     taken.insert(name.clone());
@@ -433,16 +340,7 @@ mod tests {
             method: Method::Get,
             path: path.to_owned(),
             query: Vec::new(),
-            segments: path
-                .split('/')
-                .filter(|s| !s.is_empty())
-                .map(
-                    |s| match s.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
-                        Some(name) => PathSegment::Param(name.to_owned()),
-                        None => PathSegment::Literal(s.to_owned()),
-                    },
-                )
-                .collect(),
+            segments: crate::build::operations::parse_path(path).unwrap(),
             pointer: String::new(),
             summary: None,
             description: None,
@@ -476,30 +374,23 @@ mod tests {
     #[test]
     fn mixed_segments_are_captured_whole_and_split_by_their_literals() {
         let mut names = HashMap::new();
-        let mixed = |path: &str| Operation {
-            segments: crate::build::operations::parse_path(path).unwrap(),
-            ..op(path)
-        };
         assert_eq!(route_path(&op("/x/{id}"), &mut names).unwrap(), "/x/{id}");
-        let json = mixed("/x/{sid}.json");
+        let json = op("/x/{sid}.json");
         assert_eq!(route_path(&json, &mut names).unwrap(), "/x/{id}");
+        assert_eq!(route_path(&op("/y/{a}:b"), &mut names).unwrap(), "/y/{p1}");
         assert_eq!(
-            route_path(&mixed("/y/{a}:b"), &mut names).unwrap(),
-            "/y/{p1}"
-        );
-        assert_eq!(
-            mixed_literals(&mixed("/f/{name}.{ext}/v{n}")),
+            mixed_literals(&op("/f/{name}.{ext}/v{n}")),
             vec![
                 (1, vec![String::new(), ".".into(), String::new()]),
                 (2, vec!["v".into(), String::new()])
             ]
         );
         assert!(matches!(
-            path_position(&mixed("/f/{name}.{ext}/{v}"), "v"),
+            path_position(&op("/f/{name}.{ext}/{v}"), "v"),
             Some(PathAt::Capture(_))
         ));
         assert!(matches!(
-            path_position(&mixed("/f/{name}.{ext}/{v}"), "ext"),
+            path_position(&op("/f/{name}.{ext}/{v}"), "ext"),
             Some(PathAt::Piece { .. })
         ));
     }

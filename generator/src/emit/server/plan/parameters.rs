@@ -15,21 +15,22 @@ pub struct ParamRead {
 
 /// The reader a parameter's value comes from.
 pub enum Get {
-    /// The text as sent (a parameter the generator does not decode, an API key): `Some` of a path
-    /// parameter at `PathAt`, else the reader's optional text.
-    Text(Option<PathAt>),
-    /// The plain readers (simple path segments, form query, headers, cookies).
+    /// The text as sent (a parameter the generator does not decode, an API key), or the value of
+    /// JSON text (`content: application/json`) of type `json`: `Some` of a path parameter at `at`,
+    /// else the reader's optional text.
+    Text {
+        at: Option<PathAt>,
+        json: Option<TypeRef>,
+    },
+    /// The plain readers (simple path segments, form query, headers, cookies), which require the
+    /// value or give its default themselves.
     Plain {
         at: Option<PathAt>,
         scalar: Scalar,
         list: bool,
         /// Said by query lists alone; the other readers know their own.
         explode: Option<bool>,
-        required: bool,
-        default: Option<DefaultValue>,
     },
-    /// JSON text (`content: application/json`), a path parameter from the capture at `capture`.
-    Json { ty: TypeRef, capture: Option<usize> },
     /// The style codec.
     Styled {
         value: Styled,
@@ -47,24 +48,20 @@ pub enum Styled {
         deep: bool,
         fields: Option<Vec<String>>,
     },
-    Primitive(Scalar),
-    List(Scalar),
+    /// A primitive, or a list of them.
+    Scalar { scalar: Scalar, list: bool },
 }
 
-/// Where the style codec finds the text: `others` are the names of the other parameters there.
+/// Where the style codec finds the text, with the names of the other parameters there.
 pub enum StyledAt {
     /// The segment at this index.
     Path(usize),
-    Query {
-        others: Vec<String>,
-    },
+    Query(Vec<String>),
     Header,
-    Cookie {
-        others: Vec<String>,
-    },
+    Cookie(Vec<String>),
 }
 
-/// What becomes of the value read (an `Option`).
+/// What becomes of the value read (an `Option`): the field is an `Option` when it stays one.
 pub enum Finish {
     AsIs,
     /// Refused when absent.
@@ -72,13 +69,9 @@ pub enum Finish {
     Default(DefaultValue),
 }
 
-/// How a parameter's value is spelled and parsed.
-pub(super) enum ParamShape {
-    Scalar(Scalar, Check),
-    List(Scalar, Check),
-    /// Not decoded: the reason.
-    Raw(String),
-}
+/// How a parameter's value is parsed: the scalar, its checks and whether it is a list of them; or
+/// why it is not decoded.
+pub(super) type ParamShape = Result<(Scalar, Check, bool), String>;
 
 /// The parse of a parameter's text (`impl Fn(&str) -> Result<T, String>` in the router).
 #[derive(Clone)]
@@ -113,127 +106,95 @@ impl<'a> Plan<'a> {
         if p.deprecated {
             push_paragraph(&mut doc, "**Deprecated.**");
         }
-        let at = if p.location == ParamLocation::Path {
-            match path_position(op, wire) {
-                Some(at) => Some(at),
-                None => {
+        let at = match p.location {
+            ParamLocation::Path => {
+                let Some(at) = path_position(op, wire) else {
                     notes.push(format!("The path parameter `{wire}` does not occur in the path; it is not generated."));
                     return None;
-                }
+                };
+                Some(at)
             }
-        } else {
-            None
+            _ => None,
         };
         let shape = self.param_shape(&p.ty, p.location);
-        let field =
-            |doc: String, ty: FieldType, get: Get, checks: Option<Checks>, finish: Finish| {
-                let (location, wire) = (p.location, wire.to_owned());
-                let read = ParamRead {
-                    location,
-                    wire,
-                    get,
-                    checks,
-                    finish,
-                };
-                let source = Source::of(p.location);
-                Some(FieldPlan {
-                    name: p.name.clone(),
-                    doc,
-                    ty,
-                    read: Read::Param(Box::new(read)),
-                    source,
-                })
-            };
-        let required = p.required || p.location == ParamLocation::Path;
-        if let Some((value, get, checks, default)) =
-            self.styled_read(op, p, &shape, &at, &mut doc, notes)
-        {
-            let (optional, finish) = match (default, required) {
-                (Some(default), false) => (false, Finish::Default(default)),
-                (_, true) => (false, Finish::Required),
-                (None, false) => (true, Finish::AsIs),
-            };
-            return field(doc, FieldType { value, optional }, get, checks, finish);
-        }
-        let (scalar, check, list) = match shape {
-            ParamShape::Scalar(scalar, check) => (scalar, check, false),
-            ParamShape::List(scalar, check) => (scalar, check, true),
-            ParamShape::Raw(reason) => {
-                push_paragraph(
-                    &mut doc,
-                    &format!("Passed through as the raw text: {reason}."),
-                );
-                let ty = FieldType::optional(Value::Scalar(Scalar::Value(Primitive::String)));
-                return field(doc, ty, Get::Text(at), None, Finish::AsIs);
-            }
-        };
+        let resolved = self.api.resolve(&p.ty);
         let default = p
             .default
             .as_ref()
-            .and_then(|d| self.default_value(&p.ty, d));
-        if let (Some(value), None) = (&p.default, &default) {
-            push_paragraph(
-                &mut doc,
-                &format!("Default (not applied by the router): `{value}`."),
-            );
-        } else if let Some(value) = &p.default {
-            push_paragraph(&mut doc, &format!("Default: `{value}`."));
-        }
-        let default = default.filter(|_| !required);
-        let optional = !required && default.is_none();
-        let value = if list {
-            Value::List(scalar.clone())
+            .and_then(|value| DefaultValue::of(resolved, value, &self.api.types));
+        let written = default.is_some();
+        // A required parameter (every path parameter is) has no default to apply.
+        let applied = default.filter(|_| !p.required);
+        let finish = |default: Option<DefaultValue>| match default {
+            Some(default) => Finish::Default(default),
+            None if p.required => Finish::Required,
+            None => Finish::AsIs,
+        };
+        let (get, check, finish) = if p.json && !matches!(at, Some(PathAt::Piece { .. })) {
+            push_paragraph(&mut doc, "Sent as JSON text (`content: application/json`).");
+            let json = Some(p.ty.strip_nullable().clone());
+            (Get::Text { at, json }, None, finish(None))
+        } else if let Some((get, check)) = self.styled_read(op, p, &shape, at.as_ref(), notes) {
+            if let (Some(_), Some(value)) = (&applied, &p.default) {
+                push_paragraph(&mut doc, &format!("Default: `{value}`."));
+            }
+            (get, check, finish(applied))
         } else {
-            Value::Scalar(scalar.clone())
+            match shape {
+                Err(reason) => {
+                    let raw = format!("Passed through as the raw text: {reason}.");
+                    push_paragraph(&mut doc, &raw);
+                    (Get::Text { at, json: None }, None, Finish::AsIs)
+                }
+                Ok((scalar, check, list)) => {
+                    if let Some(value) = &p.default {
+                        let unapplied = if written {
+                            ""
+                        } else {
+                            " (not applied by the router)"
+                        };
+                        push_paragraph(&mut doc, &format!("Default{unapplied}: `{value}`."));
+                    }
+                    let explode = (p.location == ParamLocation::Query && list).then_some(p.explode);
+                    let get = Get::Plain {
+                        at,
+                        scalar,
+                        list,
+                        explode,
+                    };
+                    (get, Some(check), finish(applied))
+                }
+            }
         };
-        let checks = self.checks(check, list, self.param_constraints(p));
-        let explode = (p.location == ParamLocation::Query && list).then_some(p.explode);
-        let get = Get::Plain {
-            at,
-            scalar,
-            list,
-            explode,
-            required,
-            default,
-        };
-        field(
-            doc,
-            FieldType { value, optional },
+        let list = matches!(resolved, TypeRef::Array(_));
+        let checks = check.and_then(|check| self.checks(check, list, self.param_constraints(p)));
+        let read = ParamRead {
+            location: p.location,
+            wire: wire.to_owned(),
             get,
             checks,
-            Finish::AsIs,
-        )
+            finish,
+        };
+        Some(FieldPlan {
+            name: p.name.clone(),
+            doc,
+            read: Read::Param(Box::new(read)),
+        })
     }
 
-    /// The value, read, checks and default of a parameter that the style codec reads (`label`,
-    /// `matrix`, the delimited styles, `deepObject`, objects, exploded cookie lists) or that is
-    /// JSON text; `None` for the plain forms the readers take directly.
+    /// The read and the checks beyond its type of a parameter that the style codec reads (`label`,
+    /// `matrix`, the delimited styles, `deepObject`, objects, exploded cookie lists); `None` for
+    /// the plain forms the readers take directly.
     pub(super) fn styled_read(
         &self,
         op: &Operation,
         p: &Parameter,
         shape: &ParamShape,
-        at: &Option<PathAt>,
-        doc: &mut String,
+        at: Option<&PathAt>,
         notes: &mut Vec<String>,
-    ) -> Option<(Value, Get, Option<Checks>, Option<DefaultValue>)> {
+    ) -> Option<(Get, Option<Check>)> {
         let wire = p.wire_name.as_str();
-        if p.json {
-            let ty = p.ty.strip_nullable().clone();
-            let capture = match (p.location, at) {
-                (ParamLocation::Path, Some(PathAt::Capture(index))) => Some(*index),
-                (ParamLocation::Path, _) => return None,
-                _ => None,
-            };
-            push_paragraph(doc, "Sent as JSON text (`content: application/json`).");
-            return Some((
-                Value::Type(ty.clone()),
-                Get::Json { ty, capture },
-                None,
-                None,
-            ));
-        }
-        let object = self.object_fields(&p.ty);
+        let object = self.object(&p.ty);
         let plain_style = match p.location {
             ParamLocation::Path => p.style == ParamStyle::Simple,
             ParamLocation::Query => p.style == ParamStyle::Form,
@@ -251,33 +212,23 @@ impl<'a> Plan<'a> {
         if plain_style && object.is_none() && !split_list {
             return None;
         }
-        let (styled, value) = match (object, shape) {
-            (Some(fields), _) => {
+        let (value, check) = match (object, shape) {
+            // Objects are validated as they are decoded; those with objects or arrays inside are
+            // read as a tree (`deep_form`).
+            (Some((fields, deep)), _) => {
                 let ty = p.ty.strip_nullable().clone();
-                // Objects with objects or arrays inside are read as a tree (`deep_form`).
-                let deep = self.nests(&p.ty);
-                (
-                    Styled::Object {
-                        ty: ty.clone(),
-                        deep,
-                        fields,
-                    },
-                    Value::Type(ty),
-                )
+                (Styled::Object { ty, deep, fields }, None)
             }
-            (None, ParamShape::Scalar(scalar, _)) => (
-                Styled::Primitive(scalar.clone()),
-                Value::Scalar(scalar.clone()),
-            ),
-            (None, ParamShape::List(scalar, _)) => {
-                (Styled::List(scalar.clone()), Value::List(scalar.clone()))
+            (None, Ok((scalar, check, list))) => {
+                let (scalar, list) = (scalar.clone(), *list);
+                (Styled::Scalar { scalar, list }, Some(*check))
             }
-            (None, ParamShape::Raw(_)) => {
+            (None, Err(_)) => {
                 let TypeRef::Array(inner) = self.api.resolve(&p.ty) else {
                     return None;
                 };
                 let (scalar, _) = self.scalar(self.api.resolve(inner))?;
-                (Styled::List(scalar.clone()), Value::List(scalar))
+                (Styled::Scalar { scalar, list: true }, Some(Check::None))
             }
         };
         let others = || -> Vec<String> {
@@ -287,7 +238,7 @@ impl<'a> Plan<'a> {
                 .map(|o| o.wire_name.clone())
                 .collect()
         };
-        let styled_at = match (p.location, at) {
+        let at = match (p.location, at) {
             (ParamLocation::Path, Some(PathAt::Capture(_))) => StyledAt::Path(
                 op.segments
                     .iter()
@@ -300,67 +251,34 @@ impl<'a> Plan<'a> {
                 ));
                 return None;
             }
-            (ParamLocation::Query, _) => StyledAt::Query { others: others() },
+            (ParamLocation::Query, _) => StyledAt::Query(others()),
             (ParamLocation::Header, _) => StyledAt::Header,
-            (ParamLocation::Cookie, _) => StyledAt::Cookie { others: others() },
+            (ParamLocation::Cookie, _) => StyledAt::Cookie(others()),
         };
-        // Constraints beyond the type (objects are validated as they are decoded).
-        let checks = match (&styled, shape) {
-            (Styled::Object { .. }, _) => None,
-            (_, ParamShape::Scalar(_, check) | ParamShape::List(_, check)) => Some(*check),
-            _ => Some(Check::None),
-        };
-        let list = matches!(self.api.resolve(&p.ty), TypeRef::Array(_));
-        let checks = checks.and_then(|check| self.checks(check, list, self.param_constraints(p)));
-        let required = p.required || p.location == ParamLocation::Path;
-        let default = p
-            .default
-            .as_ref()
-            .and_then(|d| self.default_value(&p.ty, d))
-            .filter(|_| !required);
-        if default.is_some() {
-            push_paragraph(doc, &format!("Default: `{}`.", p.default.as_ref()?));
-        }
         let get = Get::Styled {
-            value: styled,
-            at: styled_at,
+            value,
+            at,
             style: p.style,
             explode: p.explode,
         };
-        Some((value, get, checks, default))
+        Some((get, check))
     }
 
-    /// The property names of an object parameter (`None` inside for a map, whose names are open),
-    /// or `None` when the parameter is not a struct or map.
-    pub(super) fn object_fields(&self, ty: &TypeRef) -> Option<Option<Vec<String>>> {
-        match self.api.resolve(ty) {
-            TypeRef::Named(id) => match &self.api.types[id.0].kind {
-                TypeKind::Struct(st)
-                    if st.additional.is_none()
-                        || matches!(st.additional, Some(crate::ir::Additional::Deny)) =>
-                {
-                    Some(Some(
-                        st.fields.iter().map(|f| f.wire_name.clone()).collect(),
-                    ))
-                }
-                _ => None,
-            },
-            TypeRef::Map(_) => Some(None),
-            _ => None,
-        }
-    }
-
-    /// Whether an object parameter has a property (or map value) that is not a primitive: an
-    /// object or array, which `deepObject` nests in brackets and other styles send as JSON text.
-    pub(super) fn nests(&self, ty: &TypeRef) -> bool {
+    /// The property names of an object parameter (`None` for a map, whose names are open), and
+    /// whether a property (or the map's value) nests: an object or array, which `deepObject` nests
+    /// in brackets and other styles send as JSON text. `None` when it is not a struct or map.
+    fn object(&self, ty: &TypeRef) -> Option<(Option<Vec<String>>, bool)> {
         let nested = |t: &TypeRef| self.scalar(self.api.resolve(t)).is_none();
         match self.api.resolve(ty) {
             TypeRef::Named(id) => match &self.api.types[id.0].kind {
-                TypeKind::Struct(st) => st.fields.iter().any(|f| nested(&f.ty)),
-                _ => false,
+                TypeKind::Struct(st) if matches!(st.additional, None | Some(Additional::Deny)) => {
+                    let names = st.fields.iter().map(|f| f.wire_name.clone()).collect();
+                    Some((Some(names), st.fields.iter().any(|f| nested(&f.ty))))
+                }
+                _ => None,
             },
-            TypeRef::Map(inner) => nested(inner),
-            _ => false,
+            TypeRef::Map(inner) => Some((None, nested(inner))),
+            _ => None,
         }
     }
 
@@ -391,30 +309,22 @@ impl<'a> Plan<'a> {
     pub(super) fn param_shape(&self, ty: &TypeRef, location: ParamLocation) -> ParamShape {
         let ty = self.api.resolve(ty);
         if let Some((scalar, check)) = self.scalar(ty) {
-            return ParamShape::Scalar(scalar, check);
+            return Ok((scalar, check, false));
         }
         match ty {
             TypeRef::Array(inner) if location != ParamLocation::Cookie => {
                 match self.scalar(self.api.resolve(inner)) {
-                    Some((scalar, check)) => ParamShape::List(scalar, check),
-                    None => ParamShape::Raw(
-                        "the generator does not decode lists of this item type".to_owned(),
-                    ),
+                    Some((scalar, check)) => Ok((scalar, check, true)),
+                    None => Err("the generator does not decode lists of this item type".to_owned()),
                 }
             }
-            TypeRef::Array(_) => {
-                ParamShape::Raw("the generator does not decode list cookies".to_owned())
-            }
-            TypeRef::Map(_) => {
-                ParamShape::Raw("the generator does not decode object parameters".to_owned())
-            }
-            TypeRef::Named(id) => ParamShape::Raw(format!(
+            TypeRef::Array(_) => Err("the generator does not decode list cookies".to_owned()),
+            TypeRef::Map(_) => Err("the generator does not decode object parameters".to_owned()),
+            TypeRef::Named(id) => Err(format!(
                 "the generator does not decode `{}` from a parameter",
                 self.api.types[id.0].name
             )),
-            _ => ParamShape::Raw(
-                "the generator does not decode this schema from a parameter".to_owned(),
-            ),
+            _ => Err("the generator does not decode this schema from a parameter".to_owned()),
         }
     }
 
@@ -475,14 +385,5 @@ impl<'a> Plan<'a> {
             Check::Number(p) => Checks::range(p, c),
             Check::None => None,
         }
-    }
-
-    /// The spec's default as a Rust value, when it can be written as one.
-    pub(super) fn default_value(
-        &self,
-        ty: &TypeRef,
-        value: &serde_json::Value,
-    ) -> Option<DefaultValue> {
-        DefaultValue::of(self.api.resolve(ty), value, &self.api.types)
     }
 }

@@ -5,10 +5,6 @@ use super::*;
 
 /// One variant of an operation's response enum: plain data, rendered by `types::responses_rs`.
 pub struct ResponsePlan {
-    /// A rough size of the variant in bytes (see [`Api::size_estimate`]).
-    pub size: usize,
-    /// The part of `size` that is the body.
-    pub body_size: usize,
     pub variant: String,
     pub status: StatusPlan,
     pub doc: String,
@@ -42,19 +38,17 @@ pub enum Body {
 #[derive(Clone)]
 pub struct HeaderPlan {
     pub field: String,
-    /// As the spec spells it.
-    pub name: String,
     /// Lowercase, checked to be a valid header name.
     pub wire: String,
     /// A number, boolean or uuid keeps its type; `None`: anything else is sent as a `String`.
     pub ty: Option<Primitive>,
     pub required: bool,
-    pub doc: Option<String>,
+    pub doc: String,
 }
 
 /// The schema most 4xx responses carry (then `default` and 5xx ones, for specs with no 4xx bodies).
 pub(super) fn error_body(api: &Api) -> Option<TypeId> {
-    let count = |select: &dyn Fn(Status) -> bool| {
+    let count = |select: fn(Status) -> bool| {
         let mut counts: BTreeMap<TypeId, usize> = BTreeMap::new();
         for r in api.operations.iter().flat_map(|op| &op.responses) {
             if let (true, Some(body)) = (select(r.status), &r.body)
@@ -70,14 +64,9 @@ pub(super) fn error_body(api: &Api) -> Option<TypeId> {
             .max_by_key(|(id, n)| (*n, std::cmp::Reverse(*id)))
             .map(|(id, _)| id)
     };
-    count(&|s| matches!(s, Status::Code(400..=499) | Status::Range(4))).or_else(|| {
-        count(&|s| {
-            matches!(
-                s,
-                Status::Default | Status::Code(500..=599) | Status::Range(5)
-            )
-        })
-    })
+    let server =
+        |s| s == Status::Default || matches!(s, Status::Code(500..=599) | Status::Range(5));
+    count(|s| matches!(s, Status::Code(400..=499) | Status::Range(4))).or_else(|| count(server))
 }
 
 /// RFC 9110 token characters, lowercase (what `HeaderName::from_static` accepts).
@@ -105,55 +94,43 @@ impl<'a> Plan<'a> {
                 continue;
             }
             let plan = self.response(r, notes);
-            let streamed = r.stream.as_ref().map(|stream| {
-                // The stream is its own variant beside the other body (`OkStream`), or the
-                // response's only one.
-                let variant = if plan.body.is_some() {
-                    format!("{}Stream", plan.variant)
-                } else {
-                    plan.variant.clone()
-                };
-                let item = stream.item.clone();
-                let body = match stream.format {
-                    StreamFormat::EventStream => Body::Events(item),
-                    StreamFormat::JsonLines => Body::Lines(item, stream.media.clone(), false),
-                    StreamFormat::JsonSeq => Body::Lines(item, stream.media.clone(), true),
-                };
-                ResponsePlan {
-                    size: 16 + plan.size - plan.body.as_ref().map_or(0, |_| plan.body_size),
-                    variant,
-                    status: plan.status,
-                    doc: format!("{} Streamed as `{}`.", plan.doc, stream.media),
-                    body: Some(body),
-                    headers: plan.headers.clone(),
-                    body_size: 16,
-                }
+            let Some(stream) = &r.stream else {
+                plans.push(plan);
+                continue;
+            };
+            let item = stream.item.clone();
+            let body = Some(match stream.format {
+                StreamFormat::EventStream => Body::Events(item),
+                StreamFormat::JsonLines => Body::Lines(item, stream.media.clone(), false),
+                StreamFormat::JsonSeq => Body::Lines(item, stream.media.clone(), true),
             });
-            match streamed {
-                Some(streamed) if plan.body.is_none() => plans.push(streamed),
-                Some(streamed) => plans.extend([plan, streamed]),
-                None => plans.push(plan),
+            let doc = format!("{} Streamed as `{}`.", plan.doc, stream.media);
+            // The stream is its own variant beside the other body (`OkStream`), or the response's
+            // only one.
+            if plan.body.is_none() {
+                plans.push(ResponsePlan { doc, body, ..plan });
+            } else {
+                let streamed = ResponsePlan {
+                    variant: format!("{}Stream", plan.variant),
+                    status: plan.status,
+                    doc,
+                    body,
+                    headers: plan.headers.clone(),
+                };
+                plans.extend([plan, streamed]);
             }
         }
         plans
     }
 
     pub(super) fn response(&self, r: &Response, notes: &mut Vec<String>) -> ResponsePlan {
-        let (variant, status, label) = match r.status {
+        let (variant, status) = match r.status {
             Status::Code(code) => {
                 let variant = status_name(code).map_or(format!("Status{code}"), str::to_owned);
-                (variant, StatusPlan::Fixed(code), code.to_string())
+                (variant, StatusPlan::Fixed(code))
             }
-            Status::Range(digit) => (
-                format!("Status{digit}xx"),
-                StatusPlan::Chosen,
-                format!("{digit}XX"),
-            ),
-            Status::Default => (
-                "Default".to_owned(),
-                StatusPlan::Chosen,
-                "default".to_owned(),
-            ),
+            Status::Range(digit) => (format!("Status{digit}xx"), StatusPlan::Chosen),
+            Status::Default => ("Default".to_owned(), StatusPlan::Chosen),
         };
         let body = r.body.as_ref().map(|b| match (&b.media, &b.ty) {
             (Media::Json, ty) => Body::Json(ty.clone()),
@@ -178,9 +155,8 @@ impl<'a> Plan<'a> {
             }
         });
         let mut taken: HashSet<String> = ["body", "status", "response", "value"]
-            .iter()
-            .map(|s| (*s).to_owned())
-            .collect();
+            .map(str::to_owned)
+            .into();
         let mut headers = Vec::new();
         for h in &r.headers {
             let wire = h.wire_name.to_ascii_lowercase();
@@ -194,25 +170,23 @@ impl<'a> Plan<'a> {
                 ));
                 continue;
             }
-            let field = unique_field(&crate::naming::field_ident(&h.wire_name), &mut taken);
+            let field = unique_field(&naming::field_ident(&h.wire_name), &mut taken);
             // Numbers, booleans and uuids keep their type; anything else is sent as text.
             let ty = match self.api.resolve(&h.ty) {
-                TypeRef::Primitive(p)
-                    if p.is_integer()
-                        || p.is_float()
-                        || matches!(p, Primitive::Bool | Primitive::Uuid) =>
-                {
-                    Some(*p)
-                }
+                TypeRef::Primitive(p @ (Primitive::Bool | Primitive::Uuid)) => Some(*p),
+                TypeRef::Primitive(p) if p.is_integer() || p.is_float() => Some(*p),
                 _ => None,
             };
+            let mut doc = format!("The `{}` header.", h.wire_name);
+            if let Some(d) = &h.doc {
+                doc = format!("{doc} {}", d.trim());
+            }
             headers.push(HeaderPlan {
                 field,
-                name: h.wire_name.clone(),
                 wire,
                 ty,
                 required: h.required,
-                doc: h.doc.clone(),
+                doc,
             });
         }
         // An open media range (`image/*`): the implementer names the body's actual type.
@@ -223,30 +197,20 @@ impl<'a> Plan<'a> {
             let field = unique_field("content_type", &mut taken);
             headers.push(HeaderPlan {
                 field,
-                name: "Content-Type".to_owned(),
                 wire: "content-type".to_owned(),
                 ty: None,
                 required: true,
-                doc: Some(format!("The media type of the body, within `{range}`.")),
+                doc: format!(
+                    "The `Content-Type` header. The media type of the body, within `{range}`."
+                ),
             });
         }
+        let label = r.status.key();
         let doc = match &r.doc {
             Some(d) => format!("`{label}`: {}", d.trim()),
             None => format!("`{label}`."),
         };
-        let body_size = r.body.as_ref().map_or(0, |b| match b.media {
-            Media::Json => self.api.size_estimate(&b.ty),
-            _ => 32,
-        });
-        let status_size = if matches!(status, StatusPlan::Chosen) {
-            2
-        } else {
-            0
-        };
-        let size = body_size + status_size + 24 * headers.len();
         ResponsePlan {
-            size,
-            body_size,
             variant,
             status,
             doc,

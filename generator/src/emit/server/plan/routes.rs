@@ -6,12 +6,6 @@ use super::*;
 /// An axum path and, per method, the operations it dispatches to (indexes into [`Plan::ops`]).
 pub type Route = (String, Vec<(Method, Vec<usize>)>);
 
-/// The position and encoded literals of each mixed segment of an operation.
-pub(super) type MixedLiterals = Vec<(usize, Vec<String>)>;
-
-/// What tells operations at one route and method apart: mixed segments, the query the path carries.
-pub(super) type Distinction = (MixedLiterals, Vec<(String, String)>);
-
 /// Where the router finds a path parameter.
 #[derive(Debug, Clone)]
 pub enum PathAt {
@@ -27,41 +21,33 @@ pub enum PathAt {
 }
 
 pub(super) fn path_position(op: &Operation, wire: &str) -> Option<PathAt> {
-    let mut capture = 0;
-    for (i, segment) in op.segments.iter().enumerate() {
-        match segment {
-            PathSegment::Literal(_) => continue,
-            PathSegment::Param(name) if name == wire => {
-                return Some(PathAt::Capture(capture));
+    op.segments
+        .iter()
+        .enumerate()
+        .filter(|(_, segment)| !matches!(segment, PathSegment::Literal(_)))
+        .enumerate()
+        .find_map(|(capture, (i, segment))| match segment {
+            PathSegment::Param(name) => (name == wire).then_some(PathAt::Capture(capture)),
+            _ => {
+                let piece = segment.params().iter().position(|name| *name == wire)?;
+                let literals = encoded_literals(segment);
+                Some(PathAt::Piece {
+                    segment: i,
+                    literals,
+                    piece,
+                })
             }
-            PathSegment::Mixed(_) => {
-                if let Some(piece) = segment.params().iter().position(|name| *name == wire) {
-                    return Some(PathAt::Piece {
-                        segment: i,
-                        literals: encoded_literals(segment),
-                        piece,
-                    });
-                }
-            }
-            PathSegment::Param(_) => {}
-        }
-        capture += 1;
-    }
-    None
+        })
 }
 
 /// Whether requests to an operation's route must be told from others' by their text (mixed
 /// segments, or a query the path carries).
 pub fn is_distinct(op: &Operation) -> bool {
-    !op.query.is_empty()
-        || op
-            .segments
-            .iter()
-            .any(|s| matches!(s, PathSegment::Mixed(_)))
+    !op.query.is_empty() || !mixed_literals(op).is_empty()
 }
 
 /// The position and encoded literals of each mixed segment of an operation.
-pub fn mixed_literals(op: &Operation) -> MixedLiterals {
+pub fn mixed_literals(op: &Operation) -> Vec<(usize, Vec<String>)> {
     op.segments
         .iter()
         .enumerate()
@@ -81,37 +67,8 @@ pub fn encoded_literals(segment: &PathSegment) -> Vec<String> {
 
 /// The axum route of an operation. axum (matchit) requires one name per parameter position after
 /// the same prefix (`/a/{id}` and `/a/{name}/b` conflict), so the first name seen at a position is
-/// used by every route through it; handlers read path parameters by position, not by name.
-/// Appends a `{name}` capture to `route`: the name already chosen at this position by another
-/// route, else `candidate` made unique within this route.
-pub(super) fn capture(
-    route: &mut String,
-    key: &mut String,
-    names: &mut HashMap<String, String>,
-    used: &mut HashSet<String>,
-    candidate: String,
-) -> Result<(), String> {
-    key.push_str("/{}");
-    let chosen = match names.get(key.as_str()) {
-        Some(name) => name.clone(),
-        None => {
-            let mut name = candidate;
-            while used.contains(&name) {
-                name.push('_');
-            }
-            names.insert(key.clone(), name.clone());
-            name
-        }
-    };
-    if !used.insert(chosen.clone()) {
-        return Err("the path repeats a parameter name".to_owned());
-    }
-    route.push('{');
-    route.push_str(&chosen);
-    route.push('}');
-    Ok(())
-}
-
+/// used by every route through it (`names`, by the route's text before it); handlers read path
+/// parameters by position, not by name.
 pub(super) fn route_path(
     op: &Operation,
     names: &mut HashMap<String, String>,
@@ -121,7 +78,7 @@ pub(super) fn route_path(
     let mut used = HashSet::new();
     for (i, segment) in op.segments.iter().enumerate() {
         route.push('/');
-        match segment {
+        let candidate = match segment {
             PathSegment::Literal(text) => {
                 if text.starts_with(':') || text.starts_with('*') {
                     return Err(format!(
@@ -132,18 +89,32 @@ pub(super) fn route_path(
                 route.push_str(&text.replace('{', "{{").replace('}', "}}"));
                 key.push('/');
                 key.push_str(text);
+                continue;
             }
-            PathSegment::Param(name) => {
-                let clean =
-                    name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !name.is_empty();
-                let candidate = if clean { name.clone() } else { format!("p{i}") };
-                capture(&mut route, &mut key, names, &mut used, candidate)?;
+            PathSegment::Param(name)
+                if !name.is_empty()
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+            {
+                name.clone()
             }
-            // Captured whole (matchit cannot match text around a parameter); the handler splits it.
-            PathSegment::Mixed(_) => {
-                capture(&mut route, &mut key, names, &mut used, format!("p{i}"))?;
+            // A mixed segment is captured whole (matchit cannot match text around a parameter);
+            // the handler splits it.
+            _ => format!("p{i}"),
+        };
+        key.push_str("/{}");
+        // The name chosen at this position by another route, else the candidate made unique
+        // within this route.
+        let chosen = names.entry(key.clone()).or_insert_with(|| {
+            let mut name = candidate;
+            while used.contains(&name) {
+                name.push('_');
             }
+            name
+        });
+        if !used.insert(chosen.clone()) {
+            return Err("the path repeats a parameter name".to_owned());
         }
+        route.push_str(&format!("{{{chosen}}}"));
     }
     // The segments drop a trailing slash; axum matches it literally, so keep the spec's.
     if route.is_empty() || (op.path_only().ends_with('/') && !route.ends_with('/')) {
