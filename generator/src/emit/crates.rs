@@ -132,13 +132,13 @@ fn sender(api: &Api, opts: &Options) -> Result<Vec<File>, String> {
 /// `Cargo.toml` is left out, as the host crate declares the dependencies. The rendered files
 /// already spell their paths from the root; `templates` (the runtime, copied as it is written)
 /// have their `crate::` paths moved under the module.
-fn nested(files: Vec<File>, templates: &[&str]) -> Vec<File> {
+fn nested(files: Vec<File>, templates: &[(&str, &str)]) -> Vec<File> {
     let mut nested = Vec::new();
     for file in files {
         let Some(rest) = file.path.strip_prefix("src/") else {
             continue;
         };
-        let contents = if templates.contains(&file.path.as_str()) {
+        let contents = if templates.iter().any(|(path, _)| *path == file.path) {
             file.contents.replace("crate::", "crate::webhooks::")
         } else {
             file.contents

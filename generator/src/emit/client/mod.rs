@@ -16,26 +16,20 @@ use plan::{Plan, Success};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-const CLIENT_TEMPLATE: &str = openapi_gen_templates::client::CLIENT;
-const AUTH_TEMPLATE: &str = openapi_gen_templates::client::AUTH;
-const CODEC_TEMPLATE: &str = openapi_gen_templates::client::CODEC;
-const ERROR_TEMPLATE: &str = openapi_gen_templates::client::ERROR;
-const RETRY_TEMPLATE: &str = openapi_gen_templates::client::RETRY;
-const MULTIPART_TEMPLATE: &str = openapi_gen_templates::client::MULTIPART;
-const DEVICE_TEMPLATE: &str = openapi_gen_templates::client::DEVICE;
-const STREAM_TEMPLATE: &str = openapi_gen_templates::client::STREAM;
-
-/// The files copied from templates (moved as they are written, see [`super::crates`]).
-pub const TEMPLATES: &[&str] = &[
-    "src/auth.rs",
-    "src/client.rs",
-    "src/codec.rs",
-    "src/error.rs",
-    "src/retry.rs",
-    "src/multipart.rs",
-    "src/device.rs",
-    "src/stream.rs",
-];
+/// The runtime copied from templates, by path (moved as it is written, see [`super::crates`]).
+pub const TEMPLATES: &[(&str, &str)] = {
+    use openapi_gen_templates::client::*;
+    &[
+        ("src/auth.rs", AUTH),
+        ("src/client.rs", CLIENT),
+        ("src/codec.rs", CODEC),
+        ("src/error.rs", ERROR),
+        ("src/retry.rs", RETRY),
+        ("src/multipart.rs", MULTIPART),
+        ("src/device.rs", DEVICE),
+        ("src/stream.rs", STREAM),
+    ]
+};
 
 /// The client crate's own files (what [`super::crates`] assembles, webhooks aside): `Cargo.toml`,
 /// `src/lib.rs`, a request builder per operation (`src/requests.rs`), the response, error and
@@ -138,27 +132,23 @@ pub fn emit_at(
             "src/credentials.rs",
         )?);
     }
-    if api.has_streams() {
-        files.push(template_file(opts, "src/stream.rs", STREAM_TEMPLATE));
-    }
-    if api.has_multipart_struct() {
-        files.push(template_file(opts, "src/multipart.rs", MULTIPART_TEMPLATE));
-    }
     if let Some(scheme) = device_flow {
-        files.push(template_file(opts, "src/device.rs", DEVICE_TEMPLATE));
         files.push(rust_file(
             device_flow_rs(scheme, root),
             opts,
             "src/device_flow.rs",
         )?);
     }
-    files.extend([
-        template_file(opts, "src/auth.rs", AUTH_TEMPLATE),
-        template_file(opts, "src/client.rs", CLIENT_TEMPLATE),
-        template_file(opts, "src/codec.rs", CODEC_TEMPLATE),
-        template_file(opts, "src/error.rs", ERROR_TEMPLATE),
-        template_file(opts, "src/retry.rs", RETRY_TEMPLATE),
-    ]);
+    // The runtime, the parts a document does not use left out.
+    files.extend(TEMPLATES.iter().filter_map(|(path, text)| {
+        let used = match *path {
+            "src/multipart.rs" => api.has_multipart_struct(),
+            "src/device.rs" => device_flow.is_some(),
+            "src/stream.rs" => api.has_streams(),
+            _ => true,
+        };
+        used.then(|| template_file(opts, path, text))
+    }));
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
 }

@@ -15,28 +15,21 @@ use plan::Plan;
 use proc_macro2::{Spacing, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote};
 
-const REJECTION_TEMPLATE: &str = openapi_gen_templates::server::REJECTION;
-const PARAMS_TEMPLATE: &str = openapi_gen_templates::server::PARAMS;
-const BODY_TEMPLATE: &str = openapi_gen_templates::server::BODY;
-const OBJECTS_ONLY_TEMPLATE: &str = openapi_gen_templates::server::OBJECTS_ONLY;
-const AUTH_TEMPLATE: &str = openapi_gen_templates::server::AUTH;
-const RESPOND_TEMPLATE: &str = openapi_gen_templates::server::RESPOND;
-const MULTIPART_TEMPLATE: &str = openapi_gen_templates::server::MULTIPART;
-const DEEP_FORM_TEMPLATE: &str = openapi_gen_templates::server::DEEP_FORM;
-const STREAM_TEMPLATE: &str = openapi_gen_templates::server::STREAM;
-
-/// The files copied from templates (moved as they are written, see [`super::crates`]).
-pub const TEMPLATES: &[&str] = &[
-    "src/rejection.rs",
-    "src/params.rs",
-    "src/body.rs",
-    "src/objects_only.rs",
-    "src/auth.rs",
-    "src/respond.rs",
-    "src/multipart.rs",
-    "src/deep_form.rs",
-    "src/stream.rs",
-];
+/// The runtime copied from templates, by path (moved as it is written, see [`super::crates`]).
+pub const TEMPLATES: &[(&str, &str)] = {
+    use openapi_gen_templates::server::*;
+    &[
+        ("src/rejection.rs", REJECTION),
+        ("src/params.rs", PARAMS),
+        ("src/body.rs", BODY),
+        ("src/objects_only.rs", OBJECTS_ONLY),
+        ("src/auth.rs", AUTH),
+        ("src/respond.rs", RESPOND),
+        ("src/multipart.rs", MULTIPART),
+        ("src/deep_form.rs", DEEP_FORM),
+        ("src/stream.rs", STREAM),
+    ]
+};
 
 /// The server crate's own files (what [`super::crates`] assembles, webhooks aside): `Cargo.toml`,
 /// `src/lib.rs`, the axum router (`src/router.rs`), the trait an implementation fills in
@@ -74,23 +67,16 @@ pub fn emit_at(
     let mut files = vec![cargo_toml(api, opts, true)];
     files.extend(others?);
     files.push(router?);
-    files.extend([
-        template_file(opts, "src/rejection.rs", REJECTION_TEMPLATE),
-        template_file(opts, "src/params.rs", PARAMS_TEMPLATE),
-        template_file(opts, "src/body.rs", BODY_TEMPLATE),
-        template_file(opts, "src/objects_only.rs", OBJECTS_ONLY_TEMPLATE),
-        template_file(opts, "src/auth.rs", AUTH_TEMPLATE),
-        template_file(opts, "src/respond.rs", RESPOND_TEMPLATE),
-    ]);
-    if api.has_multipart_struct() {
-        files.push(template_file(opts, "src/multipart.rs", MULTIPART_TEMPLATE));
-    }
-    if api.has_deep_form() {
-        files.push(template_file(opts, "src/deep_form.rs", DEEP_FORM_TEMPLATE));
-    }
-    if api.has_streams() {
-        files.push(template_file(opts, "src/stream.rs", STREAM_TEMPLATE));
-    }
+    // The runtime, the parts a document does not use left out.
+    files.extend(TEMPLATES.iter().filter_map(|(path, text)| {
+        let used = match *path {
+            "src/multipart.rs" => api.has_multipart_struct(),
+            "src/deep_form.rs" => api.has_deep_form(),
+            "src/stream.rs" => api.has_streams(),
+            _ => true,
+        };
+        used.then(|| template_file(opts, path, text))
+    }));
     Ok(Some(files))
 }
 
