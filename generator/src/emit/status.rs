@@ -1,6 +1,8 @@
 //! HTTP statuses by name: shared by the server's response enums and the client's error enums, so
 //! both name a status alike.
 
+use crate::ir::Status;
+
 /// The statuses that have a common name, by code: the variant name, whose words in capitals are
 /// the `http::StatusCode` constant (`NotFound`, `NOT_FOUND`).
 const NAMES: &[(u16, &str)] = &[
@@ -63,6 +65,16 @@ pub fn status_name(code: u16) -> Option<&'static str> {
         .iter()
         .find(|(c, _)| *c == code)
         .map(|(_, name)| *name)
+}
+
+/// The variant of an enum with one per status (the server's responses, the client's errors): the
+/// status's common name, else `Status404`, `Status4xx`, `Default`.
+pub fn status_variant(status: Status) -> String {
+    match status {
+        Status::Code(code) => status_name(code).map_or(format!("Status{code}"), str::to_owned),
+        Status::Range(digit) => format!("Status{digit}xx"),
+        Status::Default => "Default".to_owned(),
+    }
 }
 
 /// The `http::StatusCode` constant of a status that has a common name.

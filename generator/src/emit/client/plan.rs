@@ -2,7 +2,7 @@
 //! `method.rs`): which parameters are arguments and which are setters, what the success value and
 //! the error variants are, which status goes where, whether it sends credentials, and whether it pages.
 
-use crate::emit::status::status_name;
+use crate::emit::status::status_variant;
 use crate::ir::{
     Api, Media, Operation, ParamLocation, Parameter, Primitive, RequestBody, Response,
     ResponseBody, ResponseStream, SecurityKind, SecurityScheme, Status, StreamFormat, TypeRef,
@@ -284,7 +284,7 @@ fn success(api: &Api, op: &Operation) -> Success {
     }
     let mut taken: Vec<String> = Vec::new();
     let variants = responses.iter().zip(shapes).map(|(r, shape)| {
-        let name = status_variant(r.status);
+        let name = success_variant(r.status);
         variant(api, &mut taken, name, r, shape, Vec::new())
     });
     Success::Enum(variants.collect())
@@ -311,11 +311,10 @@ fn variant(
     }
 }
 
-/// The variant of a success status: its reason phrase, or `Status{code}`.
-fn status_variant(status: Status) -> String {
+/// The variant of a success status: named as an error's, but a range or `default` is `Success`.
+fn success_variant(status: Status) -> String {
     match status {
-        Status::Code(c @ 200..=207) => status_name(c).expect("named").to_owned(),
-        Status::Code(c) => format!("Status{c}"),
+        Status::Code(_) => status_variant(status),
         Status::Range(_) | Status::Default => "Success".to_owned(),
     }
 }
@@ -327,21 +326,10 @@ fn errors(api: &Api, op: &Operation) -> Vec<Variant> {
         .iter()
         .filter(|r| !r.status.is_success())
         .map(|r| {
-            let (name, shape) = (error_variant(r.status), Shape::of(r.body.as_ref()));
+            let (name, shape) = (status_variant(r.status), Shape::of(r.body.as_ref()));
             variant(api, &mut taken, name, r, shape, headers(api, r))
         })
         .collect()
-}
-
-/// The variant of an error status, named as the server's response enum names it.
-fn error_variant(status: Status) -> String {
-    match status {
-        Status::Code(code) => {
-            status_name(code).map_or_else(|| format!("Status{code}"), str::to_owned)
-        }
-        Status::Range(digit) => format!("Status{digit}xx"),
-        Status::Default => "Default".to_owned(),
-    }
 }
 
 fn headers(api: &Api, r: &Response) -> Vec<Header> {

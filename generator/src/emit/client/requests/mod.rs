@@ -19,7 +19,6 @@ mod answers;
 mod outcomes;
 mod parameters;
 
-use outcomes::status_text;
 use parameters::*;
 
 pub struct RequestEmitter<'a> {
@@ -258,7 +257,7 @@ impl<'a> RequestEmitter<'a> {
             let statuses: Vec<String> = p
                 .errors
                 .iter()
-                .map(|e| format!("`{}`", status_text(e.status)))
+                .map(|e| format!("`{}`", e.status.key()))
                 .collect();
             parts.push(format!(
                 "Documented errors ({}) are [`Error::Api`]({root}::Error::Api) holding a [`errors::{1}`]({root}::errors::{1}) variant.",

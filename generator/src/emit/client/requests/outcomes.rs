@@ -3,14 +3,6 @@
 
 use super::*;
 
-pub(super) fn status_text(status: Status) -> String {
-    match status {
-        Status::Code(code) => code.to_string(),
-        Status::Range(first) => format!("{first}XX"),
-        Status::Default => "default".to_owned(),
-    }
-}
-
 impl<'a> RequestEmitter<'a> {
     pub fn responses_rs(&self, plans: &[Plan]) -> TokenStream {
         let enums = plans.iter().filter_map(|p| {
@@ -102,7 +94,7 @@ impl<'a> RequestEmitter<'a> {
     fn variant(&self, v: &Variant) -> TokenStream {
         let vname = ident(&v.name);
         // Its status, then the spec's description of it.
-        let mut vdoc = format!("`{}`", status_text(v.status));
+        let mut vdoc = format!("`{}`", v.status.key());
         if let Some(d) = v.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
             vdoc = format!("{vdoc}: {d}");
         }

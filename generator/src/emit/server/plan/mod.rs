@@ -5,7 +5,7 @@
 //! builds it from those rooms.
 
 use crate::emit::checks::Checks;
-use crate::emit::status::status_name;
+use crate::emit::status::status_variant;
 use crate::emit::{Patterns, Root, TypePrinter, ident};
 use crate::ir::{
     Additional, Api, Constraints, Media, Method, Operation, ParamLocation, ParamStyle, Parameter,

@@ -124,13 +124,10 @@ impl<'a> Plan<'a> {
     }
 
     pub(super) fn response(&self, r: &Response, notes: &mut Vec<String>) -> ResponsePlan {
-        let (variant, status) = match r.status {
-            Status::Code(code) => {
-                let variant = status_name(code).map_or(format!("Status{code}"), str::to_owned);
-                (variant, StatusPlan::Fixed(code))
-            }
-            Status::Range(digit) => (format!("Status{digit}xx"), StatusPlan::Chosen),
-            Status::Default => ("Default".to_owned(), StatusPlan::Chosen),
+        let variant = status_variant(r.status);
+        let status = match r.status {
+            Status::Code(code) => StatusPlan::Fixed(code),
+            Status::Range(_) | Status::Default => StatusPlan::Chosen,
         };
         let body = r.body.as_ref().map(|b| match (&b.media, &b.ty) {
             (Media::Json, ty) => Body::Json(ty.clone()),
