@@ -15,6 +15,10 @@ use crate::ir::{Api, Media, Operation, Tag};
 use plan::{Plan, Success};
 use proc_macro2::TokenStream;
 use quote::quote;
+use requests::RequestEmitter;
+
+/// A renderer of a file of the client's from the operations' plans.
+type Render<'a> = fn(&RequestEmitter<'a>, &[Plan]) -> TokenStream;
 
 /// The runtime copied from templates, by path (moved as it is written, see [`super::crates`]).
 pub const TEMPLATES: &[(&str, &str)] = {
@@ -84,7 +88,7 @@ pub fn emit_at(
     let credentials = plan::client_credentials_scheme(api);
     let device_flow = plan::device_flow_scheme(api);
 
-    let emitter = || requests::RequestEmitter::new(api, root);
+    let emitter = || RequestEmitter::new(api, root);
     let mut requests = vec![print(emitter().requests_head(&plans), "src/requests.rs")?];
     requests.extend(printed_parts(&plans, "src/requests.rs", |part| {
         emitter().builders(part)
@@ -104,26 +108,18 @@ pub fn emit_at(
         )?,
         assembled(opts, "src/requests.rs", &requests),
     ];
-    if has_responses {
-        files.push(rust_file(
-            emitter().responses_rs(&plans),
-            opts,
+    // The answers' types, each file where some operation needs it.
+    let answers: [(bool, &str, Render<'_>); 3] = [
+        (
+            has_responses,
             "src/responses.rs",
-        )?);
-    }
-    if has_errors {
-        files.push(rust_file(
-            emitter().errors_rs(&plans),
-            opts,
-            "src/errors.rs",
-        )?);
-    }
-    if has_headers {
-        files.push(rust_file(
-            emitter().headers_rs(&plans),
-            opts,
-            "src/headers.rs",
-        )?);
+            RequestEmitter::responses_rs,
+        ),
+        (has_errors, "src/errors.rs", RequestEmitter::errors_rs),
+        (has_headers, "src/headers.rs", RequestEmitter::headers_rs),
+    ];
+    for (_, path, render) in answers.iter().filter(|answer| answer.0) {
+        files.push(rust_file(render(&emitter(), &plans), opts, path)?);
     }
     if let Some((scheme, token_url)) = credentials {
         files.push(rust_file(
