@@ -661,23 +661,19 @@ impl Api {
 }
 
 impl Api {
-    /// `ty` with aliases and nullability looked through (16 levels at most, as a malformed
-    /// document's aliases may form a cycle).
+    /// `ty` with aliases and nullability looked through.
     pub fn resolve<'t>(&'t self, mut ty: &'t TypeRef) -> &'t TypeRef {
         for _ in 0..16 {
-            match ty {
+            match self.unalias(ty) {
                 TypeRef::Nullable(inner) => ty = inner,
-                TypeRef::Named(id) => match &self.types[id.0].kind {
-                    TypeKind::Alias(inner) => ty = inner,
-                    _ => return ty,
-                },
-                _ => return ty,
+                other => return other,
             }
         }
         ty
     }
 
-    /// `ty` with aliases looked through, not nullability (16 levels at most, as [`Api::resolve`]).
+    /// `ty` with aliases looked through, not nullability (16 levels at most, as a malformed
+    /// document's aliases may form a cycle).
     pub fn unalias<'t>(&'t self, mut ty: &'t TypeRef) -> &'t TypeRef {
         for _ in 0..16 {
             match ty {

@@ -290,7 +290,7 @@ impl<'a> ModelEmitter<'a> {
     /// How a property's value is read leniently, if it is: numbers that may arrive as numeric
     /// strings, and integers (aliases looked through: `Percent = i64`) that may arrive as `2.0`.
     fn leniency(&self, ty: &TypeRef) -> Option<Lenient> {
-        let (mut item, in_vec) = match ty {
+        let (item, in_vec) = match ty {
             TypeRef::Array(item) => (item.as_ref(), true),
             other => (other, false),
         };
@@ -298,17 +298,7 @@ impl<'a> ModelEmitter<'a> {
             let marker = Some(self.patterns.numeric_marker(pattern));
             return Some(Lenient::new("Numeric", *number, marker, in_vec));
         }
-        // At most 32 aliases deep: a malformed document's aliases may form a cycle.
-        for _ in 0..32 {
-            match item {
-                TypeRef::Named(id) => match &self.api.types[id.0].kind {
-                    TypeKind::Alias(inner) => item = inner,
-                    _ => return None,
-                },
-                _ => break,
-            }
-        }
-        match item {
+        match self.api.unalias(item) {
             TypeRef::Primitive(p) if p.is_integer() => {
                 Some(Lenient::new("Integer", *p, None, in_vec))
             }
