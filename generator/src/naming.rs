@@ -114,7 +114,7 @@ pub fn resolve(api: &mut Api) {
             TypeKind::Struct(s) => {
                 let mut taken = HashSet::new();
                 for field in &mut s.fields {
-                    field.name = unique(field_ident(&field.wire_name), &mut taken, "_");
+                    field.name = unique(&field_ident(&field.wire_name), &mut taken, "_");
                 }
             }
             TypeKind::StringEnum(e) => {
@@ -126,7 +126,7 @@ pub fn resolve(api: &mut Api) {
                         v.name.clone()
                     };
                     let ident = variant_ident(&base).unwrap_or_else(|| "Empty".to_owned());
-                    v.name = unique(ident, &mut taken, "");
+                    v.name = unique(&ident, &mut taken, "");
                 }
             }
             TypeKind::IntEnum(e) => {
@@ -136,13 +136,13 @@ pub fn resolve(api: &mut Api) {
                         .then(|| variant_ident(&v.name))
                         .flatten();
                     let ident = given.unwrap_or_else(|| value_variant(v.value));
-                    v.name = unique(ident, &mut taken, "");
+                    v.name = unique(&ident, &mut taken, "");
                 }
             }
             TypeKind::Union(u) => {
                 let mut taken = HashSet::new();
                 for v in &mut u.variants {
-                    v.name = unique(union_variant_name(&v.ty, &type_names), &mut taken, "");
+                    v.name = unique(&union_variant_name(&v.ty, &type_names), &mut taken, "");
                 }
             }
             TypeKind::Alias(_) | TypeKind::Newtype(_) => {}
@@ -160,7 +160,7 @@ pub fn resolve(api: &mut Api) {
         } else {
             &mut fn_taken
         };
-        op.name = unique(field_ident(&op.id), taken, "_");
+        op.name = unique(&field_ident(&op.id), taken, "_");
         let mut taken: HashSet<String> = RESERVED_PARAMS.iter().map(|s| (*s).to_owned()).collect();
         for p in &mut op.parameters {
             let base = field_ident(&p.wire_name);
@@ -169,7 +169,7 @@ pub fn resolve(api: &mut Api) {
             } else {
                 base
             };
-            p.name = unique(base, &mut taken, "_");
+            p.name = unique(&base, &mut taken, "_");
         }
     }
 }
@@ -375,16 +375,11 @@ impl Taken {
     }
 }
 
-/// Returns `base`, or `base{sep}2`, `base{sep}3`... whichever is free, and marks it taken.
-fn unique(base: String, taken: &mut HashSet<String>, sep: &str) -> String {
-    let mut candidate = base.clone();
-    let mut n = 2;
-    while taken.contains(&candidate) {
-        candidate = format!("{base}{sep}{n}");
-        n += 1;
-    }
-    taken.insert(candidate.clone());
-    candidate
+/// [`numbered`] among the names in `taken`, which the name joins.
+pub fn unique(base: &str, taken: &mut HashSet<String>, sep: &str) -> String {
+    let name = numbered(base, sep, |n| taken.contains(n));
+    taken.insert(name.clone());
+    name
 }
 
 /// Only ASCII letters, digits and `_` survive; other characters separate words.
@@ -445,7 +440,7 @@ pub fn free_variant<'a>(base: &str, names: impl Iterator<Item = &'a str> + Clone
 }
 
 /// `base`, or the first of `base{separator}2`, `base{separator}3`... that is not `taken`.
-pub fn numbered(base: &str, separator: &str, taken: impl Fn(&str) -> bool) -> String {
+fn numbered(base: &str, separator: &str, taken: impl Fn(&str) -> bool) -> String {
     let mut name = base.to_owned();
     let mut n = 2;
     while taken(&name) {
@@ -604,8 +599,8 @@ mod tests {
     #[test]
     fn unique_appends_numbers() {
         let mut taken = HashSet::new();
-        assert_eq!(unique("a".into(), &mut taken, "_"), "a");
-        assert_eq!(unique("a".into(), &mut taken, "_"), "a_2");
-        assert_eq!(unique("a".into(), &mut taken, "_"), "a_3");
+        assert_eq!(unique("a", &mut taken, "_"), "a");
+        assert_eq!(unique("a", &mut taken, "_"), "a_2");
+        assert_eq!(unique("a", &mut taken, "_"), "a_3");
     }
 }

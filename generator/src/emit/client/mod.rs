@@ -79,8 +79,7 @@ pub fn emit_at(
         } else {
             ""
         };
-        p.type_name = crate::naming::numbered(&base, separator, |n| taken.contains(n));
-        taken.insert(p.type_name.clone());
+        p.type_name = crate::naming::unique(&base, &mut taken, separator);
     }
     let has_responses = plans.iter().any(|p| matches!(p.success, Success::Enum(_)));
     let has_errors = plans.iter().any(|p| !p.errors.is_empty());

@@ -7,7 +7,9 @@ use crate::ir::{
     Api, Media, Operation, ParamLocation, Parameter, Primitive, RequestBody, Response,
     ResponseBody, ResponseStream, SecurityKind, SecurityScheme, Status, StreamFormat, TypeRef,
 };
+use crate::naming;
 use heck::ToUpperCamelCase;
+use std::collections::HashSet;
 
 /// How a body is read from (or what kind of value it is on) the wire.
 #[derive(Debug, Clone, PartialEq)]
@@ -175,7 +177,7 @@ const CLIENT_TYPE_NAMES: &[&str] = &["Self", "Client", "ResponseValue"];
 
 pub fn plan<'a>(api: &'a Api, op: &'a Operation) -> Plan<'a> {
     let mut type_name = op.name.to_upper_camel_case();
-    if crate::naming::RESERVED_TYPES.contains(&type_name.as_str())
+    if naming::RESERVED_TYPES.contains(&type_name.as_str())
         || CLIENT_TYPE_NAMES.contains(&type_name.as_str())
     {
         type_name.push_str("Request");
@@ -249,10 +251,9 @@ fn success_headers(api: &Api, op: &Operation) -> Vec<Header> {
         }
     }
     // Field names stay unique across responses.
-    let mut taken: Vec<String> = Vec::new();
+    let mut taken = HashSet::new();
     for h in &mut all {
-        h.field = crate::naming::numbered(&h.field, "_", |n| taken.iter().any(|t| t == n));
-        taken.push(h.field.clone());
+        h.field = naming::unique(&h.field, &mut taken, "_");
     }
     all
 }
@@ -282,7 +283,7 @@ fn success(api: &Api, op: &Operation) -> Success {
             *shape = Shape::Empty;
         }
     }
-    let mut taken: Vec<String> = Vec::new();
+    let mut taken = HashSet::new();
     let variants = responses.iter().zip(shapes).map(|(r, shape)| {
         let name = success_variant(r.status);
         variant(api, &mut taken, name, r, shape, Vec::new())
@@ -293,14 +294,13 @@ fn success(api: &Api, op: &Operation) -> Success {
 /// The variant of response `r`, named `name` (or `name2`, `name3`... when an earlier variant took it).
 fn variant(
     api: &Api,
-    taken: &mut Vec<String>,
+    taken: &mut HashSet<String>,
     name: String,
     r: &Response,
     shape: Shape,
     headers: Vec<Header>,
 ) -> Variant {
-    let name = crate::naming::numbered(&name, "", |n| taken.iter().any(|t| t == n));
-    taken.push(name.clone());
+    let name = naming::unique(&name, taken, "");
     Variant {
         name,
         status: r.status,
@@ -321,7 +321,7 @@ fn success_variant(status: Status) -> String {
 
 /// The error variants: one per documented status that is not a success, in document order.
 fn errors(api: &Api, op: &Operation) -> Vec<Variant> {
-    let mut taken: Vec<String> = Vec::new();
+    let mut taken = HashSet::new();
     op.responses
         .iter()
         .filter(|r| !r.status.is_success())
@@ -333,7 +333,7 @@ fn errors(api: &Api, op: &Operation) -> Vec<Variant> {
 }
 
 fn headers(api: &Api, r: &Response) -> Vec<Header> {
-    let mut taken = vec!["body".to_owned()];
+    let mut taken = HashSet::from(["body".to_owned()]);
     let mut headers = Vec::new();
     for h in &r.headers {
         let wire = h.wire_name.to_ascii_lowercase();
@@ -344,9 +344,8 @@ fn headers(api: &Api, r: &Response) -> Vec<Header> {
         if wire == "content-type" || !valid {
             continue;
         }
-        let base = crate::naming::field_ident(&h.wire_name);
-        let field = crate::naming::numbered(&base, "_", |n| taken.iter().any(|t| t == n));
-        taken.push(field.clone());
+        let base = naming::field_ident(&h.wire_name);
+        let field = naming::unique(&base, &mut taken, "_");
         let ty = match api.resolve(&h.ty) {
             TypeRef::Primitive(p) if p.is_integer() || p.is_float() => *p,
             TypeRef::Primitive(p @ (Primitive::Bool | Primitive::Uuid)) => *p,

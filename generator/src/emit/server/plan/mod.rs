@@ -272,8 +272,7 @@ impl<'a> Plan<'a> {
     fn op_plan(&self, op: &'a Operation, type_names: &mut HashSet<String>) -> OpPlan<'a> {
         // Distinct snake names can meet in camel case (`a_1`, `a1`): number the later one.
         let base = naming::type_ident(&op.name);
-        let camel = naming::numbered(&base, "", |n| type_names.contains(n));
-        type_names.insert(camel.clone());
+        let camel = naming::unique(&base, type_names, "");
         // The trait's own methods keep their names; an operation called the same gets a `_`.
         let reserved =
             op.name == "rejection" || self.bearer_schemes.iter().any(|s| s.method == op.name);
