@@ -375,7 +375,7 @@ impl Taken {
     }
 }
 
-/// [`numbered`] among the names in `taken`, which the name joins.
+/// `base`, or the first of `base{sep}2`, `base{sep}3`... not in `taken`, which the name joins.
 pub fn unique(base: &str, taken: &mut HashSet<String>, sep: &str) -> String {
     let name = numbered(base, sep, |n| taken.contains(n));
     taken.insert(name.clone());
