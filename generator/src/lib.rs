@@ -77,7 +77,6 @@ pub mod formats;
 pub mod ir;
 pub mod load;
 pub mod lower;
-pub mod lower_3_2;
 pub mod module;
 pub mod naming;
 pub mod output;

@@ -712,7 +712,7 @@ impl Builder<'_> {
             };
             let device_flow = match scheme {
                 openapiv3::SecurityScheme::OAuth2 { extensions, .. } => extensions
-                    .get(crate::lower_3_2::DEVICE_AUTHORIZATION)
+                    .get(crate::lower::v3_2::DEVICE_AUTHORIZATION)
                     .and_then(|flow| {
                         Some(DeviceFlow {
                             device_authorization_url: flow

@@ -46,7 +46,7 @@ impl Builder<'_> {
         }
         let default = d
             .extensions
-            .get(crate::lower_3_2::DEFAULT_MAPPING)
+            .get(crate::lower::v3_2::DEFAULT_MAPPING)
             .and_then(serde_json::Value::as_str);
         if let Some(target) = default {
             mapping.default = self.component(target);

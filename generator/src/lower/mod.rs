@@ -28,22 +28,14 @@
 use crate::diagnostics::{Diagnostics, child};
 use serde_json::{Map, Value, json};
 
-/// On a map schema: the pattern every key must match (from `propertyNames`).
-pub const KEY_PATTERN: &str = "x-openapi-gen-key-pattern";
-/// Marks a schema that only admits `null`.
-pub const NULL_MARKER: &str = "x-openapi-gen-null";
-/// On a numeric schema: a string matching this pattern is accepted as the number too.
-pub const NUMERIC_STRING_PATTERN: &str = "x-openapi-gen-numeric-string-pattern";
-/// On the root: the 3.1 `webhooks` (name -> lowered path item), which `openapiv3` does not read.
-pub const WEBHOOKS: &str = "x-openapi-gen-webhooks";
-/// On an operation: its `callbacks` (name -> expression -> lowered path item), references
-/// resolved, so that `openapiv3` need not read them.
-pub const CALLBACKS: &str = "x-openapi-gen-callbacks";
-/// On a path item: the operations of methods a 3.1 path item has no field for, by the name the
-/// request sends (OpenAPI 3.2's `query` as `QUERY`, and its `additionalOperations`).
-pub const OTHER_METHODS: &str = "x-openapi-gen-methods";
-/// On `info.license`: the 3.1 `identifier` (an SPDX expression), which `openapiv3` does not read.
-pub const LICENSE_IDENTIFIER: &str = "x-openapi-gen-license-identifier";
+mod markers;
+pub mod v3_2;
+
+pub use markers::{
+    CALLBACKS, KEY_PATTERN, LICENSE_IDENTIFIER, NULL_MARKER, NUMERIC_STRING_PATTERN, OTHER_METHODS,
+    WEBHOOKS,
+};
+pub(crate) use markers::{METHODS, other_method_pointer};
 
 /// 3.1's `license.identifier` (SPDX) is kept as an extension, so the generated `Cargo.toml`s can
 /// state it.
@@ -68,7 +60,7 @@ pub fn lower_document(doc: &mut Value, diags: &mut Diagnostics) {
     match root.get("openapi").and_then(Value::as_str) {
         Some(v) if v.starts_with("3.0") || v.starts_with("3.1") => {}
         // 3.2 adds to 3.1: what it adds that is not generated yet is taken out with a warning.
-        Some(v) if v.starts_with("3.2") => crate::lower_3_2::lower(root, diags),
+        Some(v) if v.starts_with("3.2") => v3_2::lower(root, diags),
         Some(v) => {
             diags.error(
                 "/openapi",
@@ -247,11 +239,6 @@ fn lower_components(components: &mut Map<String, Value>, diags: &mut Diagnostics
     }
 }
 
-/// The methods of a 3.0/3.1 path item.
-pub(crate) const METHODS: [&str; 8] = [
-    "get", "put", "post", "delete", "options", "head", "patch", "trace",
-];
-
 fn lower_path_item(item: &mut Value, pointer: &str, refs: &Refs, diags: &mut Diagnostics) {
     let Some(item) = item.as_object_mut() else {
         return;
@@ -321,15 +308,6 @@ fn lower_path_item(item: &mut Value, pointer: &str, refs: &Refs, diags: &mut Dia
                 );
             }
         }
-    }
-}
-
-/// Where the document writes the operation of a method in [`OTHER_METHODS`].
-pub(crate) fn other_method_pointer(path_item: &str, method: &str) -> String {
-    if method == "QUERY" {
-        child(path_item, "query")
-    } else {
-        child(&child(path_item, "additionalOperations"), method)
     }
 }
 

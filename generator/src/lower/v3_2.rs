@@ -20,8 +20,8 @@
 //! `style: cookie` is what the generated code already writes for cookies (`form`, with `; `
 //! between pairs), so it becomes `form`. `$self` is used by the bundler (see `bundle`).
 
+use super::markers::{METHODS, OTHER_METHODS, other_method_pointer};
 use crate::diagnostics::{Diagnostics, child};
-use crate::lower::{METHODS, OTHER_METHODS, other_method_pointer};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
