@@ -217,10 +217,9 @@ impl Bundler {
             file: root,
             pointer: String::new(),
         };
+        // A ref that could not be followed stays as written, an error in the diagnostics: the
+        // salvage leaves out what needs it, `--strict` refuses the document.
         self.walk(&mut document, Kind::Document, &at, false);
-        if self.diags.has_errors() {
-            return Err(self.diags);
-        }
         if !self.added.is_empty() {
             let root = document.as_object_mut().expect("a document is an object");
             let components = root
@@ -371,11 +370,12 @@ impl Bundler {
                 Child::OneOrList(kind) => self.walk(item, kind, &here, false),
                 Child::List(kind) => self.walk_items(item, kind, &here),
                 Child::Map(kind) => {
+                    let here = self.follow_map(item, key, here);
                     if let Some(map) = item.as_object_mut() {
                         let mut moved = Vec::new();
                         for (name, entry) in map.iter_mut() {
                             let loc = Loc {
-                                file: at.file,
+                                file: here.file,
                                 pointer: child(&here.pointer, name),
                             };
                             if self.moved.contains(&loc) {
@@ -412,6 +412,36 @@ impl Bundler {
         }
     }
 
+    /// A map written as a `$ref` to a map elsewhere (`properties: {$ref: attributes.yml#/x}`, as
+    /// Redocly's split documents have them) is replaced by its target. OpenAPI and JSON Schema
+    /// allow a Reference Object only where an object of their own stands, not for a map of them;
+    /// bundlers follow it as a JSON Reference all the same. Returns where the entries come from.
+    fn follow_map(&mut self, map: &mut Value, key: &str, here: Loc) -> Loc {
+        let mut here = here;
+        // A map may refer on to another (bounded: a cycle of maps stops here, its ref kept).
+        for _ in 0..8 {
+            let Some(reference) = map_reference(map) else {
+                break;
+            };
+            let Some(target) = self.resolve(&reference, &here) else {
+                break;
+            };
+            let Some(content) = self.lookup(&target, &here) else {
+                break;
+            };
+            self.diags.warning(
+                self.at(&here),
+                format!(
+                    "`{key}` is a map, where OpenAPI and JSON Schema allow no `$ref`; `{reference}` \
+                     is followed as a JSON Reference and inlined, as bundlers do"
+                ),
+            );
+            *map = content;
+            here = target;
+        }
+        here
+    }
+
     /// Handles the `$ref` of `value`. Returns whether the object is done (inlined or kept).
     fn follow(&mut self, value: &mut Value, kind: Kind, at: &Loc, reference: &str) -> bool {
         let Some(target) = self.resolve(reference, at) else {
@@ -437,7 +467,10 @@ impl Bundler {
                 true
             }
             _ => {
-                if matches!(kind, Kind::Operation | Kind::Other | Kind::Document) {
+                if matches!(
+                    kind,
+                    Kind::Operation | Kind::Other | Kind::Document | Kind::Responses
+                ) {
                     self.diags.warning(
                         self.at(at),
                         format!("`$ref` is not allowed here by OpenAPI; `{reference}` is followed as a JSON Reference and inlined, as bundlers do"),
@@ -533,8 +566,21 @@ impl Bundler {
     /// The file and pointer a reference names, relative to the file that holds it; a
     /// diagnostic where it names none.
     fn resolve(&mut self, reference: &str, at: &Loc) -> Option<Loc> {
-        match self.locate(reference, at.file) {
-            Ok(loc) => Some(loc),
+        match self.locate_from(reference, at) {
+            Ok((loc, bent)) => {
+                if bent {
+                    self.diags.warning(
+                        self.at(at),
+                        format!(
+                            "`$ref` `{reference}` names no definition at the document's root; \
+                             it is resolved in the enclosing schema that defines it, at `{}`, as \
+                             the standalone JSON Schema it was written in meant",
+                            self.at(&loc)
+                        ),
+                    );
+                }
+                Some(loc)
+            }
             Err(message) => {
                 self.diags
                     .error(self.at(at), format!("`$ref` `{reference}`: {message}"));
@@ -545,6 +591,46 @@ impl Bundler {
 
     fn locate(&mut self, reference: &str, file: usize) -> Result<Loc, String> {
         self.locate_within(reference, file, 0)
+    }
+
+    /// [`Self::locate`] of a ref written at `at`, and whether it bends the rules: `#/$defs/X`
+    /// (or `#/definitions/X`) that misses at the root names the definition of the schema it
+    /// was written in, as in the standalone schema it was embedded from (Pydantic's). An `$id`
+    /// on the way up makes that schema the base, as JSON Schema says (no bending then).
+    fn locate_from(&mut self, reference: &str, at: &Loc) -> Result<(Loc, bool), String> {
+        let loc = self.locate(reference, at.file)?;
+        let document = &self.files[loc.file].1;
+        let is_definition = ["/$defs/", "/definitions/"]
+            .iter()
+            .any(|section| loc.pointer.starts_with(section));
+        if !reference.starts_with('#') || !is_definition || document.pointer(&loc.pointer).is_some()
+        {
+            return Ok((loc, false));
+        }
+        let ancestors = ancestors(&at.pointer);
+        let with_id = ancestors.iter().find(|ancestor| {
+            document
+                .pointer(ancestor)
+                .is_some_and(|node| node.get("$id").is_some_and(Value::is_string))
+        });
+        let found = match with_id {
+            Some(base) => Some((format!("{base}{}", loc.pointer), false)),
+            None => ancestors
+                .iter()
+                .map(|ancestor| format!("{ancestor}{}", loc.pointer))
+                .find(|candidate| document.pointer(candidate).is_some())
+                .map(|candidate| (candidate, true)),
+        };
+        Ok(match found {
+            Some((pointer, bent)) => (
+                Loc {
+                    file: loc.file,
+                    pointer,
+                },
+                bent,
+            ),
+            None => (loc, false),
+        })
     }
 
     fn locate_within(&mut self, reference: &str, file: usize, depth: usize) -> Result<Loc, String> {
@@ -624,10 +710,14 @@ impl Bundler {
         let mut next = root;
         while next < self.files.len() {
             let mut refs = Vec::new();
-            collect_refs(&self.files[next].1, &mut refs);
-            for reference in refs {
+            collect_refs(&self.files[next].1, &mut Vec::new(), &mut refs);
+            for (pointer, reference) in refs {
                 work |= !is_kept_as_is(&reference);
-                if let Ok(target) = self.locate(&reference, next)
+                let at = Loc {
+                    file: next,
+                    pointer,
+                };
+                if let Ok((target, _)) = self.locate_from(&reference, &at)
                     && is_inside(&target.pointer)
                 {
                     self.moved.insert(target);
@@ -755,20 +845,58 @@ fn percent_decode(text: &str) -> String {
         .into_owned()
 }
 
-/// Every `$ref` string in a tree (data included: a file's own refs decide what moves).
-fn collect_refs(value: &Value, out: &mut Vec<String>) {
+/// Every `$ref` string in a tree, with the pointer of the object that holds it (data included: a
+/// file's own refs decide what moves). `path` is the tokens down to `value`, escaped; a pointer is
+/// written only for a ref (this runs over every node of a large document).
+fn collect_refs(value: &Value, path: &mut Vec<String>, out: &mut Vec<(String, String)>) {
     match value {
         Value::Object(map) => {
             for (key, item) in map {
                 match (key.as_str(), item) {
-                    ("$ref", Value::String(reference)) => out.push(reference.clone()),
-                    _ => collect_refs(item, out),
+                    ("$ref", Value::String(reference)) => {
+                        let pointer = path.iter().fold(String::new(), |p, t| p + "/" + t);
+                        out.push((pointer, reference.clone()));
+                    }
+                    _ if item.is_object() || item.is_array() => {
+                        path.push(escape(key));
+                        collect_refs(item, path, out);
+                        path.pop();
+                    }
+                    _ => {}
                 }
             }
         }
-        Value::Array(items) => items.iter().for_each(|item| collect_refs(item, out)),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                path.push(i.to_string());
+                collect_refs(item, path, out);
+                path.pop();
+            }
+        }
         _ => {}
     }
+}
+
+/// An object that is only a `$ref` (and the `summary` and `description` a Reference Object may
+/// have beside it): the reference. A property named `$ref` holds a schema, not a string.
+fn map_reference(value: &Value) -> Option<String> {
+    let object = value.as_object()?;
+    let reference = object.get("$ref")?.as_str()?;
+    object
+        .keys()
+        .all(|key| matches!(key.as_str(), "$ref" | "summary" | "description"))
+        .then(|| reference.to_owned())
+}
+
+/// The pointers that hold `pointer`, the nearest first, itself included (`/a/b`: `/a/b`, `/a`, ``).
+fn ancestors(pointer: &str) -> Vec<String> {
+    let mut out = vec![pointer.to_owned()];
+    let mut rest = pointer;
+    while let Some(cut) = rest.rfind('/') {
+        rest = &rest[..cut];
+        out.push(rest.to_owned());
+    }
+    out
 }
 
 #[cfg(test)]
@@ -793,7 +921,13 @@ mod tests {
         }
 
         fn bundle(&self) -> Result<Bundled, Diagnostics> {
-            bundle_file(&self.0.join("openapi.yaml"))
+            bundle_file(&self.0.join("openapi.yaml")).and_then(|b| {
+                if b.diagnostics.has_errors() {
+                    Err(b.diagnostics)
+                } else {
+                    Ok(b)
+                }
+            })
         }
     }
 
@@ -965,21 +1099,21 @@ mod tests {
     fn refs_that_cannot_be_followed_are_errors() {
         let remote = json!({"openapi": "3.1.0", "info": {"title": "T", "version": "1"},
             "paths": {"/a": {"$ref": "https://example.com/a.yaml"}}});
-        let errors = bundle_value(remote).unwrap_err().to_string();
+        let errors = bundle_value(remote).unwrap().diagnostics.to_string();
         assert!(
             errors.contains("remote documents are not fetched"),
             "{errors}"
         );
         let text = json!({"openapi": "3.1.0", "info": {"title": "T", "version": "1"},
             "paths": {"/a": {"$ref": "paths/a.yaml"}}});
-        let errors = bundle_value(text).unwrap_err().to_string();
+        let errors = bundle_value(text).unwrap().diagnostics.to_string();
         assert!(
             errors.contains("read the document from its file"),
             "{errors}"
         );
         let cycle = json!({"openapi": "3.1.0", "info": {"title": "T", "version": "1"},
             "paths": {"/a": {"$ref": "#/paths/~1b"}, "/b": {"$ref": "#/paths/~1a"}}});
-        let errors = bundle_value(cycle).unwrap_err().to_string();
+        let errors = bundle_value(cycle).unwrap().diagnostics.to_string();
         assert!(errors.contains("`$ref` cycle through"), "{errors}");
     }
 

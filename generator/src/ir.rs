@@ -37,6 +37,10 @@ pub struct Api {
     /// operations by them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<Tag>,
+    /// How many operations the document has as written: more than [`Api::operations`] where a
+    /// flaw left some out (see [`crate::salvage`]).
+    #[serde(skip)]
+    pub operations_in_document: usize,
 }
 
 /// A Tag Object of the document's `tags`.
@@ -148,6 +152,7 @@ impl Api {
             security_schemes: self.security_schemes.clone(),
             hooks: Vec::new(),
             tags: Vec::new(),
+            operations_in_document: 0,
         })
     }
 }

@@ -81,6 +81,7 @@ pub mod module;
 pub mod naming;
 pub mod output;
 pub mod patterns;
+pub mod salvage;
 
 pub use diagnostics::{Diagnostic, Diagnostics};
 pub use module::{Module, ModuleOptions, generate_module, write_module};
@@ -113,38 +114,86 @@ impl Part {
     }
 }
 
-/// The IR of a document, with the warnings found on the way.
+/// The IR of a document, with the warnings found on the way. A flaw in one part of the document
+/// leaves out that part and what needs it, with a warning each (see [`salvage`]).
 pub fn load_api(text: &str) -> Result<(ir::Api, Diagnostics), Diagnostics> {
-    let document = guard(|| load::parse_text(text))?;
-    load_bundled(guard(|| bundle::bundle_value(document))?)
+    load_api_with(text, false)
 }
 
-/// Reads the document at `path` with every file its `$ref`s reach (see [`bundle`]).
+/// [`load_api`], or with `strict` the refusal of a document with any flaw.
+pub fn load_api_with(text: &str, strict: bool) -> Result<(ir::Api, Diagnostics), Diagnostics> {
+    let document = guard(|| load::parse_text(text))?;
+    load_bundled_with(guard(|| bundle::bundle_value(document))?, strict)
+}
+
+/// Reads the document at `path` with every file its `$ref`s reach (see [`bundle`]). The `$ref`s
+/// it could not follow are errors in the result's diagnostics.
 pub fn read(path: &std::path::Path) -> Result<bundle::Bundled, Diagnostics> {
     guard(|| bundle::bundle_file(path))
 }
 
-/// The IR of a document [`read`] from its files, with the warnings found on the way.
+/// The IR of a document [`read`] from its files, with the warnings found on the way; a flaw in
+/// one part leaves out that part and what needs it (see [`salvage`]).
 pub fn load_bundled(bundled: bundle::Bundled) -> Result<(ir::Api, Diagnostics), Diagnostics> {
+    load_bundled_with(bundled, false)
+}
+
+/// [`load_bundled`], or with `strict` the refusal of a document with any flaw.
+pub fn load_bundled_with(
+    bundled: bundle::Bundled,
+    strict: bool,
+) -> Result<(ir::Api, Diagnostics), Diagnostics> {
     guard(|| {
         let mut diags = bundled.diagnostics;
-        let mut document = bundled.document;
-        lower::lower_document(&mut document, &mut diags);
-        if diags.has_errors() {
-            return Err(diags);
+        if strict {
+            if diags.has_errors() {
+                return Err(diags);
+            }
+            let api = load_document(bundled.document, &mut diags)?;
+            return Ok((api, diags));
         }
-        let openapi = load::to_openapi(document).map_err(|mut e| {
-            e.0.splice(0..0, diags.0.iter().cloned());
-            e
-        })?;
-        let mut api = build::build(&openapi, &mut diags);
-        if diags.has_errors() {
-            return Err(diags);
+        // The refs the bundler could not follow stay as written: the salvage leaves out what
+        // needs them, and says so.
+        for d in &mut diags.0 {
+            d.severity = diagnostics::Severity::Warning;
         }
-        build::wire::report(&api, &mut diags);
-        naming::resolve(&mut api);
+        let (mut api, left_out) = salvage::salvage(bundled.document, &mut diags, load_document)?;
+        api.operations_in_document = left_out.operations_in_document;
+        let nothing_left =
+            api.operations.is_empty() && api.types.is_empty() && api.hooks.is_empty();
+        if nothing_left && !left_out.parts.is_empty() {
+            let mut refused = left_out.flaws;
+            refused.error(
+                "",
+                "nothing is left to generate: every operation and type of the document needs a \
+                 part with a flaw above",
+            );
+            return Err(refused);
+        }
         Ok((api, diags))
     })
+}
+
+/// Lowers, reads and builds a bundled document: the IR, or the errors that refuse it.
+fn load_document(
+    mut document: serde_json::Value,
+    diags: &mut Diagnostics,
+) -> Result<ir::Api, Diagnostics> {
+    lower::lower_document(&mut document, diags);
+    if diags.has_errors() {
+        return Err(std::mem::take(diags));
+    }
+    let openapi = load::to_openapi(document).map_err(|mut e| {
+        e.0.splice(0..0, diags.0.iter().cloned());
+        e
+    })?;
+    let mut api = build::build(&openapi, diags);
+    if diags.has_errors() {
+        return Err(std::mem::take(diags));
+    }
+    build::wire::report(&api, diags);
+    naming::resolve(&mut api);
+    Ok(api)
 }
 
 /// What `openapi-gen check` reports: the IR and every warning generation would give, including
@@ -158,7 +207,8 @@ pub fn check_bundled(bundled: bundle::Bundled) -> Result<(ir::Api, Diagnostics),
     check_api(load_bundled(bundled)?)
 }
 
-fn check_api(
+/// [`check`] of a document loaded already (with [`load_bundled_with`], say).
+pub fn check_api(
     (api, mut diags): (ir::Api, Diagnostics),
 ) -> Result<(ir::Api, Diagnostics), Diagnostics> {
     guard(move || {
@@ -176,6 +226,8 @@ pub struct Generated {
     pub diagnostics: Diagnostics,
     /// The files the document was read from, the root first ([`generate_file`]; empty for text).
     pub files: Vec<std::path::PathBuf>,
+    /// The operations generated, and how many the document has: fewer where a flaw left some out.
+    pub operations: (usize, usize),
 }
 
 /// Generates the crates `parts` of the document `text` (YAML or JSON, OpenAPI 3.0 or 3.1).
@@ -184,7 +236,7 @@ pub fn generate(
     opts: &emit::Options,
     parts: &[Part],
 ) -> Result<Generated, Diagnostics> {
-    let (api, diags) = load_api(text)?;
+    let (api, diags) = load_api_with(text, opts.strict)?;
     generate_api(api, diags, opts, parts)
 }
 
@@ -196,7 +248,7 @@ pub fn generate_file(
 ) -> Result<Generated, Diagnostics> {
     let bundled = read(path)?;
     let files = bundled.files.clone();
-    let (api, diags) = load_bundled(bundled)?;
+    let (api, diags) = load_bundled_with(bundled, opts.strict)?;
     let mut generated = generate_api(api, diags, opts, parts)?;
     generated.files = files;
     Ok(generated)
@@ -210,6 +262,7 @@ pub fn generate_api(
     parts: &[Part],
 ) -> Result<Generated, Diagnostics> {
     formats::apply(&mut api, opts);
+    let operations = (api.operations.len(), api.operations_in_document);
     guard(move || {
         let patterns = patterns::Patterns::collect(&api, &mut diags);
         // The crates are emitted side by side, and each spreads its large files over the cores.
@@ -230,6 +283,7 @@ pub fn generate_api(
             crates,
             diagnostics: diags,
             files: Vec::new(),
+            operations,
         })
     })
 }

@@ -69,11 +69,18 @@ enum Command {
         /// Do not write; exit with 1 and list the files that differ from what would be generated.
         #[arg(long)]
         check: bool,
+        /// Refuse the document for any flaw (exit 1, nothing written). By default a flaw leaves
+        /// out only the part it is in and what needs that part, with a warning each.
+        #[arg(long)]
+        strict: bool,
     },
     /// Load and lower a document and print its diagnostics; exit 1 if it cannot be generated.
     Check {
         #[arg(long)]
         spec: PathBuf,
+        /// Exit 1 for any flaw, as `generate --strict` refuses the document.
+        #[arg(long)]
+        strict: bool,
     },
     /// Print the intermediate representation as JSON (for debugging a document).
     Ir {
@@ -117,6 +124,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             typed_formats,
             closed_enums,
             check,
+            strict,
         } => {
             let parts = parse_parts(&parts)?;
             let mut opts = Options::new(
@@ -129,14 +137,18 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             opts.narrow_integers = narrow_integers;
             opts.typed_formats = typed_formats;
             opts.open_enums = !closed_enums;
+            opts.strict = strict;
             if no_rustfmt {
                 eprintln!(
                     "note: --no-rustfmt is no longer needed: output is never run through rustfmt"
                 );
             }
-            let generated =
-                openapi_gen::generate_file(&spec, &opts, &parts).map_err(|d| d.to_string())?;
+            let generated = match openapi_gen::generate_file(&spec, &opts, &parts) {
+                Ok(generated) => generated,
+                Err(diags) => return Ok(refused(&diags, strict)),
+            };
             eprint!("{}", generated.diagnostics);
+            eprintln!("{}", summary(generated.operations));
             let mut drifted = Vec::new();
             for (part, files) in &generated.crates {
                 let dir = out.join(part.dir_name());
@@ -156,14 +168,17 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 ExitCode::FAILURE
             })
         }
-        Command::Check { spec } => {
-            match openapi_gen::read(&spec).and_then(openapi_gen::check_bundled) {
+        Command::Check { spec, strict } => {
+            let checked = openapi_gen::read(&spec)
+                .and_then(|bundled| openapi_gen::load_bundled_with(bundled, strict))
+                .and_then(openapi_gen::check_api);
+            match checked {
                 Ok((api, diags)) => {
                     eprint!("{diags}");
                     println!(
-                        "ok: {} types, {} operations",
+                        "ok: {} types, {}",
                         api.types.len(),
-                        api.operations.len()
+                        summary((api.operations.len(), api.operations_in_document))
                     );
                     Ok(ExitCode::SUCCESS)
                 }
@@ -188,9 +203,42 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     }
 }
 
+/// `generated 640 of 659 operations`, the second figure only where it differs.
+fn summary((generated, in_document): (usize, usize)) -> String {
+    if generated < in_document {
+        format!(
+            "generated {generated} of {in_document} operations ({} left out: see the warnings)",
+            in_document - generated
+        )
+    } else {
+        format!("generated {generated} operations")
+    }
+}
+
+/// Exit codes: 1 where `--strict` refused a document that could otherwise be generated in part,
+/// 2 where nothing can be (a hard error: unreadable, no `openapi` version, nothing left).
+fn refused(diags: &openapi_gen::Diagnostics, strict: bool) -> ExitCode {
+    eprint!("{diags}");
+    let hard = diags.errors().any(|d| {
+        d.pointer.is_empty()
+            || d.pointer == "/openapi"
+            || d.pointer == "/swagger"
+            || d.pointer.starts_with("/info")
+    });
+    if strict && !hard {
+        eprintln!("refused (--strict): without it, the parts with these flaws would be left out");
+        ExitCode::FAILURE
+    } else {
+        ExitCode::from(2)
+    }
+}
+
 fn bundle(spec: &Path, out: Option<&Path>) -> Result<ExitCode, String> {
     let bundled = openapi_gen::read(spec).map_err(|d| d.to_string())?;
     eprint!("{}", bundled.diagnostics);
+    if bundled.diagnostics.has_errors() {
+        return Ok(ExitCode::from(2));
+    }
     let json = out.is_some_and(|p| p.extension().is_some_and(|e| e == "json"));
     let text = if json {
         serde_json::to_string_pretty(&bundled.document).map_err(|e| e.to_string())? + "\n"

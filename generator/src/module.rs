@@ -73,7 +73,7 @@ pub struct Module {
 /// # Ok::<(), openapi_gen::Diagnostics>(())
 /// ```
 pub fn generate_module(text: &str, opts: &ModuleOptions) -> Result<Module, Diagnostics> {
-    module_of(crate::load_api(text)?, opts)
+    module_of(crate::load_api_with(text, opts.options.strict)?, opts)
 }
 
 fn module_of(
@@ -172,7 +172,7 @@ pub fn write_module(spec: &Path, out: &Path, opts: &ModuleOptions) -> Result<Dia
             println!("cargo::rerun-if-changed={}", file.display());
         }
     }
-    let api = crate::load_bundled(bundled).map_err(|d| d.to_string())?;
+    let api = crate::load_bundled_with(bundled, opts.options.strict).map_err(|d| d.to_string())?;
     let module = module_of(api, opts).map_err(|d| d.to_string())?;
     if std::fs::read_to_string(out).ok().as_deref() != Some(module.code.as_str()) {
         std::fs::write(out, &module.code).map_err(|e| format!("writing {}: {e}", out.display()))?;

@@ -56,8 +56,9 @@ pub fn build(doc: &OpenAPI, diags: &mut Diagnostics) -> Api {
         description: doc.info.description.clone(),
         publisher: publisher(&doc.info),
         types,
-        operations,
         security_schemes,
+        operations_in_document: operations.len(),
+        operations,
         hooks,
         tags: tags_of(doc),
     };
@@ -66,12 +67,12 @@ pub fn build(doc: &OpenAPI, diags: &mut Diagnostics) -> Api {
 }
 
 /// The document's tags, with what 3.2 adds to them (kept by lowering in
-/// [`TAG`](crate::lower_3_2::TAG)).
+/// [`TAG`](crate::lower::v3_2::TAG)).
 fn tags_of(doc: &OpenAPI) -> Vec<crate::ir::Tag> {
     doc.tags
         .iter()
         .map(|t| {
-            let added = t.extensions.get(crate::lower_3_2::TAG);
+            let added = t.extensions.get(crate::lower::v3_2::TAG);
             let text = |key: &str| {
                 added
                     .and_then(|a| a.get(key))

@@ -64,6 +64,9 @@ pub struct Options {
     /// (the default), so an API can add values without breaking deployed clients; `Validate`
     /// reports them, so the generated server still refuses them. `false` refuses them when decoding.
     pub open_enums: bool,
+    /// Refuse a document with any flaw. By default (`false`) a flaw leaves out only the part it is
+    /// in and what needs that part, with a warning each (see [`crate::salvage`]).
+    pub strict: bool,
 }
 
 impl Options {
@@ -78,6 +81,7 @@ impl Options {
             narrow_integers: false,
             typed_formats: false,
             open_enums: true,
+            strict: false,
         }
     }
 
