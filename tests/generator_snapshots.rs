@@ -78,6 +78,7 @@ fixture_snapshot!(lossy, "lossy-3.0.yaml");
 fixture_snapshot!(read_write_only, "read-write-only.yaml");
 fixture_snapshot!(package_info, "package-info.yaml");
 fixture_snapshot!(openapi_3_2, "openapi-3.2.yaml");
+fixture_snapshot!(embedded_defs, "embedded-defs-3.1.yaml");
 
 /// By default `format: uri` is a `String` that `Validate` checks (a client keeps whatever a server
 /// answers); `uri_as_url` (the CLI's `--uri-as-url`) opts into `url::Url`.
@@ -261,7 +262,7 @@ fn malformed_documents_get_pointer_diagnostics() {
         ),
     ];
     for (text, pointer) in cases {
-        let err = match openapi_gen::load_api(text) {
+        let err = match openapi_gen::load_api_with(text, true) {
             Ok(_) => panic!("accepted:\n{text}"),
             Err(e) => e,
         };
@@ -371,4 +372,110 @@ fn multi_file_bundle() {
     out.push_str(&format!("# files: {}\n", files.join(", ")));
     out.push_str(&serde_json::to_string_pretty(&bundled.document).unwrap());
     insta::assert_snapshot!("multi_file_bundle", out);
+}
+
+/// Without `strict`, the same documents generate what their flaws leave (nothing, for the
+/// swagger one: a hard error), and say what they left out at the same pointers.
+#[test]
+fn malformed_parts_are_left_out_with_their_pointer() {
+    let cases = [
+        (
+            "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: {$ref: '#/components/schemas/Missing'}\n  /b:\n    get:\n      responses:\n        '204': {description: ok}\n",
+            "warning: /paths/~1a/get: operation left out: `/paths/~1a/get/responses/200/content/application~1json/schema`: `$ref` `#/components/schemas/Missing` names nothing in the document",
+        ),
+        (
+            "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\ncomponents:\n  schemas:\n    A:\n      type: object\n      properties:\n        x: {type: [string, integer], enum: 5}\n        y: {type: string}\n",
+            "warning: /components/schemas/A/properties/x: read as any JSON value (`serde_json::Value`): `/components/schemas/A/properties/x/enum`: `enum` must be an array",
+        ),
+    ];
+    for (text, expected) in cases {
+        let (api, diags) = openapi_gen::load_api(text).unwrap_or_else(|d| panic!("{d}"));
+        assert!(!api.types.is_empty() || !api.operations.is_empty());
+        let warnings = diags.to_string();
+        assert!(warnings.contains(expected), "{warnings}");
+    }
+    let hard = openapi_gen::load_api("swagger: '2.0'\n").unwrap_err();
+    assert_eq!(hard.errors().next().unwrap().pointer, "/swagger");
+    // Every part has a flaw: nothing is left, which is an error naming the flaws.
+    let nothing = openapi_gen::load_api(
+        "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\ncomponents: {schemas: {A: {enum: 3}}}\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        nothing.lines().collect::<Vec<_>>(),
+        [
+            "error: /components/schemas/A/enum: `enum` must be an array",
+            "error: /: nothing is left to generate: every operation and type of the document needs a part with a flaw above",
+        ]
+    );
+}
+
+/// tests/fixtures/broken-parts.yaml: what its flaws leave out (the warnings, in order) and the
+/// operations generated for the rest; `strict` refuses it, naming every flaw.
+#[test]
+fn broken_parts_are_left_out() {
+    let text = fixture_text("broken-parts.yaml");
+    let generated = openapi_gen::generate(&text, &options("broken-parts"), &Part::ALL)
+        .unwrap_or_else(|d| panic!("{d}"));
+    let (api, _) = openapi_gen::load_api(&text).unwrap();
+    let mut out = format!(
+        "# operations: {} of {}: {}\n",
+        generated.operations.0,
+        generated.operations.1,
+        api.operations
+            .iter()
+            .map(|o| o.id.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for diag in &generated.diagnostics.0 {
+        out.push_str(&format!("{diag}\n"));
+    }
+    insta::assert_snapshot!("broken_parts_left_out", out);
+    assert_eq!(generated.crates.len(), 3);
+
+    let mut strict = options("broken-parts");
+    strict.strict = true;
+    let refused = openapi_gen::generate(&text, &strict, &Part::ALL)
+        .err()
+        .expect("strict refuses");
+    assert!(refused.errors().count() >= 5, "{refused}");
+}
+
+/// tests/fixtures/map-refs: maps written as a `$ref` to another file's map, inlined where they
+/// stand (`openapi-gen bundle` writes them so), each with a warning; file paths relative to the
+/// fixture.
+#[test]
+fn map_refs_bundle() {
+    let dir = repo_root().join("tests/fixtures/map-refs");
+    let bundled = openapi_gen::read(&dir.join("openapi.yaml")).unwrap_or_else(|d| panic!("{d}"));
+    assert!(!bundled.diagnostics.has_errors(), "{}", bundled.diagnostics);
+    let prefix = format!("{}/", dir.canonicalize().unwrap().display());
+    let mut out = String::new();
+    for diag in &bundled.diagnostics.0 {
+        out.push_str(&format!(
+            "# diagnostic: {}\n",
+            diag.to_string().replace(&prefix, "")
+        ));
+    }
+    out.push_str(&serde_json::to_string_pretty(&bundled.document).unwrap());
+    insta::assert_snapshot!("map_refs_bundle", out);
+    let generated =
+        openapi_gen::generate_file(&dir.join("openapi.yaml"), &options("map-refs"), &Part::ALL)
+            .unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(generated.operations, (3, 3));
+    let models = &generated.crates[0].1;
+    let types = &models
+        .iter()
+        .find(|f| f.path == "src/types.rs")
+        .unwrap()
+        .contents;
+    for field in [
+        "pub droplet_ids: Option<Vec<i64>>",
+        "pub entry_port: i64",
+        "pub r#ref: String",
+    ] {
+        assert!(types.contains(field), "{field}:\n{types}");
+    }
 }

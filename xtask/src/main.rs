@@ -75,7 +75,7 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 /// one of `readOnly`/`writeOnly` (tests/read_write_only_roundtrip.rs), the one of RFC 6570 path
 /// templates (tests/rfc6570_roundtrip.rs), the document split over files
 /// (tests/multi_file_roundtrip.rs), the one of streamed responses (tests/streaming_roundtrip.rs),
-/// and OpenAI's streaming chat completion (tests/openai_stream.rs).
+/// the one whose flaws leave parts out (tests/broken_parts_roundtrip.rs), and OpenAI's streaming chat completion (tests/openai_stream.rs).
 /// Each: (spec, output folder, crate prefix, options).
 const TARGETS: &[(&str, &str, &str, Target)] = &[
     (SPEC, "generated", CRATE_PREFIX, Target::Service),
@@ -161,6 +161,12 @@ const TARGETS: &[(&str, &str, &str, Target)] = &[
         "tests/fixtures/streaming-3.1.yaml",
         "tests/generated/streaming",
         "streaming",
+        Target::Fixture,
+    ),
+    (
+        "tests/fixtures/broken-parts.yaml",
+        "tests/generated/broken-parts",
+        "broken-parts",
         Target::Fixture,
     ),
     (
