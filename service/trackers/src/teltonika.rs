@@ -12,6 +12,11 @@
 //! elements) and Codec 16 (`0x10`, 2-byte IO ids and a generation type) are read. Every number is
 //! big-endian. Each reader takes the bytes received so far and answers `Ok(None)` until a whole
 //! frame is there, so a connection can read as bytes come.
+//!
+//! A packet whose CRC matches is refused only when its records cannot be read: a refused packet is
+//! never acknowledged, and its device sends it again forever. The redundant counts (a record's
+//! total IO count, the record count at the end) are kept as sent and not trusted: firmware that
+//! miscounts them is in the field, and Traccar reads neither.
 
 use crate::report::Report;
 use chrono::{DateTime, Utc};
@@ -123,7 +128,17 @@ impl Codec {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Packet {
     pub codec: Codec,
+    /// As many as the count at the start announces.
     pub records: Vec<Record>,
+    /// The record count at the end, as sent: it should repeat the one at the start.
+    pub count_at_end: u8,
+}
+
+impl Packet {
+    /// Whether the two record counts disagree (the records were read by the first).
+    pub fn counts_disagree(&self) -> bool {
+        usize::from(self.count_at_end) != self.records.len()
+    }
 }
 
 /// One AVL record: when, the GPS element and the IO elements.
@@ -136,8 +151,10 @@ pub struct Record {
     pub event_io: u16,
     /// Codec 16's generation type (on change, on exit, hysteresis...).
     pub generation: Option<u8>,
-    /// Every IO element, in the packet's order.
+    /// Every IO element, in the packet's order, as its groups hold them.
     pub io: Vec<(u16, IoValue)>,
+    /// The total IO count, as sent: it should be the size of `io`.
+    pub io_total: u16,
 }
 
 /// The GPS element. Without a fix the device repeats its last valid coordinates and sends 0
@@ -215,16 +232,16 @@ fn decode(data: &[u8]) -> Result<Packet, Error> {
     let records = (0..count)
         .map(|_| record(&mut at, codec))
         .collect::<Result<Vec<Record>, Error>>()?;
-    let again = at.u8()?;
-    if again != count {
-        return malformed(format!(
-            "{count} records announced, {again} counted at the end"
-        ));
-    }
+    let count_at_end = at.u8()?;
+    // Records that do not end where the packet does were read at the wrong offsets.
     if at.pos != data.len() {
         return malformed(format!("{} bytes after the records", data.len() - at.pos));
     }
-    Ok(Packet { codec, records })
+    Ok(Packet {
+        codec,
+        records,
+        count_at_end,
+    })
 }
 
 fn record(at: &mut Cursor<'_>, codec: Codec) -> Result<Record, Error> {
@@ -248,8 +265,8 @@ fn record(at: &mut Cursor<'_>, codec: Codec) -> Result<Record, Error> {
     } else {
         None
     };
-    let total = at.count(codec)?;
-    let mut io = Vec::with_capacity(usize::from(total));
+    let io_total = at.count(codec)?;
+    let mut io = Vec::new();
     for width in [1u8, 2, 4, 8] {
         for _ in 0..at.count(codec)? {
             let id = at.id(codec)?;
@@ -264,12 +281,6 @@ fn record(at: &mut Cursor<'_>, codec: Codec) -> Result<Record, Error> {
             io.push((id, IoValue::Bytes(at.take(length)?.to_vec())));
         }
     }
-    if io.len() != usize::from(total) {
-        return malformed(format!(
-            "{total} IO elements announced, {} present",
-            io.len()
-        ));
-    }
     Ok(Record {
         timestamp,
         priority,
@@ -277,6 +288,7 @@ fn record(at: &mut Cursor<'_>, codec: Codec) -> Result<Record, Error> {
         event_io,
         generation,
         io,
+        io_total,
     })
 }
 
@@ -360,6 +372,11 @@ pub mod io {
 }
 
 impl Record {
+    /// Whether the total IO count disagrees with the IO groups (which were read).
+    pub fn io_total_disagrees(&self) -> bool {
+        usize::from(self.io_total) != self.io.len()
+    }
+
     /// The record in the service's units. Without a fix (0 satellites) the coordinates are the
     /// last valid ones, repeated, so no position, speed or heading is reported.
     pub fn report(&self) -> Report {

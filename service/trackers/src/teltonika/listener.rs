@@ -72,6 +72,11 @@ pub struct Stats {
     /// Records acknowledged without being stored (too old, in the future, out of range), so the
     /// device does not send them forever.
     pub rejected_records: AtomicU64,
+    /// Records whose total IO count disagreed with their IO groups (read by the groups).
+    pub io_count_mismatches: AtomicU64,
+    /// Packets whose record count at the end disagreed with the one at the start (read by the
+    /// first).
+    pub record_count_mismatches: AtomicU64,
     pub refused_handshakes: AtomicU64,
     pub rate_limited: AtomicU64,
     pub bad_crc: AtomicU64,
@@ -286,6 +291,19 @@ impl<I: Ingest> Connection<I> {
                     buf.drain(..used);
                     frame_deadline = None;
                     let count = packet.records.len();
+                    let io_mismatches = packet
+                        .records
+                        .iter()
+                        .filter(|r| r.io_total_disagrees())
+                        .count();
+                    if io_mismatches > 0 || packet.counts_disagree() {
+                        tracing::debug!(
+                            imei,
+                            io_mismatches,
+                            counts_disagree = packet.counts_disagree(),
+                            "teltonika: miscounted packet, read as its records are"
+                        );
+                    }
                     let reports = packet.records.iter().map(|r| r.report()).collect();
                     let stored = match self.ingest.store(&imei, reports).await {
                         Ok(stored) => stored,
@@ -308,6 +326,11 @@ impl<I: Ingest> Connection<I> {
                     count_of(&self.stats.records, count);
                     count_of(&self.stats.duplicate_records, stored.duplicates);
                     count_of(&self.stats.rejected_records, stored.rejected.len());
+                    count_of(&self.stats.io_count_mismatches, io_mismatches);
+                    count_of(
+                        &self.stats.record_count_mismatches,
+                        usize::from(packet.counts_disagree()),
+                    );
                     if *self.stopped.borrow() {
                         return End::Stopped;
                     }

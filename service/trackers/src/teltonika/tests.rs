@@ -152,13 +152,6 @@ fn structure_is_checked_even_under_a_good_crc() {
     assert!(
         matches!(read_packet(&framed(&other), LIMIT), Err(Error::Malformed(m)) if m.contains("codec"))
     );
-    // The two counts disagree.
-    let mut counts = data.to_vec();
-    *counts.last_mut().unwrap() = 2;
-    assert!(matches!(
-        read_packet(&framed(&counts), LIMIT),
-        Err(Error::Malformed(_))
-    ));
     // Cut short inside a record.
     let short = [&data[..30], &data[data.len() - 1..]].concat();
     assert!(matches!(
@@ -173,6 +166,74 @@ fn structure_is_checked_even_under_a_good_crc() {
     ));
     // The unchanged data reads.
     assert!(read_packet(&framed(data), LIMIT).unwrap().is_some());
+}
+
+/// The data of a documented packet (codec id to the second count), `at` changed to `bytes`, framed
+/// with its CRC computed anew: what a device whose firmware writes that sends.
+fn changed(packet: &str, at: usize, bytes: &[u8]) -> Vec<u8> {
+    let mut data = hex(packet)[8..].to_vec();
+    data.truncate(data.len() - 4);
+    data[at..at + bytes.len()].copy_from_slice(bytes);
+    framed(&data)
+}
+
+fn read(bytes: &[u8]) -> Packet {
+    read_packet(bytes, LIMIT).unwrap().expect("complete").0
+}
+
+#[test]
+fn a_total_io_count_that_disagrees_with_the_groups_is_read_by_the_groups() {
+    // The total IO count's offset in the data: after the codec, the count, the timestamp, the
+    // priority, the GPS element and the event id (1 byte in Codec 8, 2 in 8E and 16, then 16's
+    // generation type).
+    for (example, at, totals) in [
+        (CODEC_8, 27, &[&[4u8][..], &[6], &[0], &[255]][..]),
+        (CODEC_8E, 28, &[&[0, 4], &[0, 0], &[0xFF, 0xFF]]),
+        (CODEC_16, 29, &[&[3], &[5], &[0]]),
+    ] {
+        let documented = read(&hex(example));
+        assert!(!documented.records[0].io_total_disagrees());
+        for total in totals {
+            let packet = read(&changed(example, at, total));
+            let record = &packet.records[0];
+            let sent = total.iter().fold(0u16, |n, b| (n << 8) | u16::from(*b));
+            assert_eq!(record.io_total, sent);
+            assert!(record.io_total_disagrees(), "{total:?}");
+            // Everything else as documented.
+            let kept = Record {
+                io_total: documented.records[0].io_total,
+                ..record.clone()
+            };
+            assert_eq!(kept, documented.records[0]);
+            assert_eq!(packet.records[1..], documented.records[1..]);
+        }
+    }
+}
+
+#[test]
+fn the_record_count_at_the_end_is_not_trusted() {
+    let data = &hex(CODEC_8)[8..8 + 0x36];
+    let mut counts = data.to_vec();
+    *counts.last_mut().unwrap() = 2;
+    let packet = read(&framed(&counts));
+    assert_eq!(packet.records, read(&hex(CODEC_8)).records);
+    assert_eq!(packet.count_at_end, 2);
+    assert!(packet.counts_disagree());
+    assert!(!read(&hex(CODEC_8)).counts_disagree());
+}
+
+/// Bytes under a matching CRC are whatever a device wrote: each is read or refused, never a
+/// panic.
+#[test]
+fn every_changed_byte_under_a_good_crc_is_read_or_refused() {
+    for example in [CODEC_8, CODEC_8E, CODEC_16] {
+        let length = hex(example).len() - 12;
+        for at in 0..length {
+            for value in [0u8, 1, 2, 0x7F, 0x80, 0xFE, 0xFF] {
+                let _ = read_packet(&changed(example, at, &[value]), LIMIT);
+            }
+        }
+    }
 }
 
 #[test]
@@ -220,6 +281,7 @@ fn io_elements_map_to_readings_and_signals() {
             (io::UNPLUG, fixed(1, 1)),
             (io::GREEN_DRIVING, fixed(1, 3)),
         ],
+        io_total: 10,
     };
     let report = record.report();
     assert_eq!(report.latitude, Some(54.6872));
