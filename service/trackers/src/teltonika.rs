@@ -82,6 +82,14 @@ pub fn read_imei(buf: &[u8]) -> Result<Option<(String, usize)>, Error> {
     Ok(Some((imei, 2 + length)))
 }
 
+/// The keep-alive byte some devices send between packets; it is not answered.
+pub const PING: u8 = 0xFF;
+
+/// How many keep-alive bytes start `buf` (a packet starts with zeros, so none is taken for one).
+pub fn pings(buf: &[u8]) -> usize {
+    buf.iter().take_while(|b| **b == PING).count()
+}
+
 /// The answer to a handshake.
 pub fn handshake_answer(accepted: bool) -> [u8; 1] {
     [u8::from(accepted)]

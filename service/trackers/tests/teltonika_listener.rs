@@ -221,6 +221,35 @@ async fn a_record_count_at_the_end_that_disagrees_is_acknowledged_by_the_first()
 }
 
 #[tokio::test]
+async fn keep_alive_bytes_are_not_answered_and_keep_the_connection() {
+    let store = Arc::new(Store::default());
+    let limits = Limits {
+        idle_timeout: Duration::from_millis(600),
+        ..Limits::default()
+    };
+    let listener = start(store.clone(), limits).await;
+    let mut device = handshaken(&listener).await;
+    // A ping every 300 ms for longer than the idle timeout: no answer, and not closed.
+    for _ in 0..4 {
+        device.write_all(&[0xFF]).await.unwrap();
+        let mut answer = [0u8; 1];
+        assert!(
+            timeout(Duration::from_millis(300), device.read(&mut answer))
+                .await
+                .is_err(),
+            "a ping is not answered, nor the connection closed"
+        );
+    }
+    // A ping right before a packet, in the same write.
+    let mut bytes = vec![0xFF];
+    bytes.extend(device::packet(&[device::fix(0)]));
+    device.write_all(&bytes).await.unwrap();
+    assert_eq!(read(&mut device, 4).await, [0, 0, 0, 1]);
+    assert_eq!(store.stored.lock().unwrap().len(), 1);
+    assert_eq!(listener.stats.timeouts.load(Ordering::Relaxed), 0);
+}
+
+#[tokio::test]
 async fn an_unknown_imei_is_refused_and_closed() {
     let listener = start(Arc::default(), Limits::default()).await;
     let mut device = connect(&listener).await;

@@ -14,7 +14,7 @@
 //! with firmware that has "TLS encryption", connect so); the TLS handshake must complete within
 //! the frame timeout, and a failed one counts as a failed handshake of its address.
 
-use super::{Error, ack, handshake_answer, read_imei, read_packet};
+use super::{Error, ack, handshake_answer, pings, read_imei, read_packet};
 use crate::Ingest;
 use crate::failures::Failures;
 use std::net::SocketAddr;
@@ -286,6 +286,7 @@ impl<I: Ingest> Connection<I> {
         // of its first byte, however slowly its bytes come.
         let mut frame_deadline: Option<Instant> = None;
         loop {
+            buf.drain(..pings(&buf));
             match read_packet(&buf, self.limits.max_packet) {
                 Ok(Some((packet, used))) => {
                     buf.drain(..used);

@@ -222,6 +222,14 @@ fn the_record_count_at_the_end_is_not_trusted() {
     assert!(!read(&hex(CODEC_8)).counts_disagree());
 }
 
+#[test]
+fn keep_alive_bytes_are_counted_apart_from_packets() {
+    assert_eq!(pings(&[PING, PING, 0, 0]), 2);
+    assert_eq!(pings(&[PING]), 1);
+    assert_eq!(pings(&[]), 0);
+    assert_eq!(pings(&hex(CODEC_8)), 0);
+}
+
 /// Bytes under a matching CRC are whatever a device wrote: each is read or refused, never a
 /// panic.
 #[test]
