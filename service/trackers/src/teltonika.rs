@@ -253,11 +253,14 @@ fn decode(data: &[u8]) -> Result<Packet, Error> {
 }
 
 fn record(at: &mut Cursor<'_>, codec: Codec) -> Result<Record, Error> {
-    let millis = at.u64()?;
-    let timestamp = i64::try_from(millis)
-        .ok()
-        .and_then(DateTime::from_timestamp_millis)
-        .map_or_else(|| malformed(format!("a timestamp of {millis} ms")), Ok)?;
+    // Signed, as Traccar reads it. A time no date can hold is taken as the first or last date,
+    // which the pipeline rejects (and the device is acknowledged) like any time out of its window.
+    let millis = at.u64()? as i64;
+    let timestamp = DateTime::from_timestamp_millis(millis).unwrap_or(if millis < 0 {
+        DateTime::<Utc>::MIN_UTC
+    } else {
+        DateTime::<Utc>::MAX_UTC
+    });
     let priority = at.u8()?;
     let gps = Gps {
         longitude: f64::from(at.u32()? as i32) / 1e7,

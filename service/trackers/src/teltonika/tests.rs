@@ -223,6 +223,18 @@ fn the_record_count_at_the_end_is_not_trusted() {
 }
 
 #[test]
+fn a_time_no_date_holds_is_read_as_the_first_or_last_date() {
+    let at = |millis: [u8; 8]| read(&changed(CODEC_8, 2, &millis)).records[0].timestamp;
+    // All ones, as unwritten memory reads: -1 ms, as Traccar reads it too.
+    assert_eq!(at([0xFF; 8]).timestamp_millis(), -1);
+    assert_eq!(
+        at([0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]),
+        DateTime::<Utc>::MAX_UTC
+    );
+    assert_eq!(at([0x80, 0, 0, 0, 0, 0, 0, 0]), DateTime::<Utc>::MIN_UTC);
+}
+
+#[test]
 fn keep_alive_bytes_are_counted_apart_from_packets() {
     assert_eq!(pings(&[PING, PING, 0, 0]), 2);
     assert_eq!(pings(&[PING]), 1);
