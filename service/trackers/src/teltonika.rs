@@ -9,9 +9,10 @@
 //!    acknowledgement sends the packet again.
 //!
 //! Codec 8 (`0x08`), Codec 8 Extended (`0x8E`, 2-byte IO ids and counts, variable-length
-//! elements) and Codec 16 (`0x10`, 2-byte IO ids and a generation type) are read. Every number is
-//! big-endian. Each reader takes the bytes received so far and answers `Ok(None)` until a whole
-//! frame is there, so a connection can read as bytes come.
+//! elements) and Codec 16 (`0x10`, 2-byte IO ids and a generation type) are read; Codec 12 and 13
+//! frames (commands and their replies) are read past. Every number is big-endian. Each reader
+//! takes the bytes received so far and answers `Ok(None)` until a whole frame is there, so a
+//! connection can read as bytes come.
 //!
 //! A packet whose CRC matches is refused only when its records cannot be read: a refused packet is
 //! never acknowledged, and its device sends it again forever. The redundant counts (a record's
@@ -109,6 +110,9 @@ pub enum Codec {
     Codec8Extended,
     /// `0x10`.
     Codec16,
+    /// `0x0C` or `0x0D` (the id): a GPRS command or its reply, no records. The service sends no
+    /// commands, but a device may send a reply unasked; it waits for no answer and gets none.
+    Command(u8),
 }
 
 impl Codec {
@@ -117,6 +121,7 @@ impl Codec {
             0x08 => Some(Codec::Codec8),
             0x8E => Some(Codec::Codec8Extended),
             0x10 => Some(Codec::Codec16),
+            0x0C | 0x0D => Some(Codec::Command(id)),
             _ => None,
         }
     }
@@ -234,8 +239,18 @@ fn decode(data: &[u8]) -> Result<Packet, Error> {
     let mut at = Cursor { buf: data, pos: 0 };
     let id = at.u8()?;
     let Some(codec) = Codec::from_id(id) else {
-        return malformed(format!("codec {id:#04x} is not AVL data (8, 8E or 16)"));
+        return malformed(format!(
+            "codec {id:#04x} is not one read here (8, 8E, 16, 12, 13)"
+        ));
     };
+    if let Codec::Command(_) = codec {
+        // Its text is of no use here, and the CRC vouched for its bytes.
+        return Ok(Packet {
+            codec,
+            records: Vec::new(),
+            count_at_end: data.last().copied().unwrap_or(0),
+        });
+    }
     let count = at.u8()?;
     let records = (0..count)
         .map(|_| record(&mut at, codec))

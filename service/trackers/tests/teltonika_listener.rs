@@ -249,6 +249,31 @@ async fn keep_alive_bytes_are_not_answered_and_keep_the_connection() {
     assert_eq!(listener.stats.timeouts.load(Ordering::Relaxed), 0);
 }
 
+/// Teltonika's documented reply to `getinfo` (Codec 12), which a device may send unasked.
+const CODEC_12_REPLY: &str = "00000000000000900C010600000088494E493A323031392F372F323220373A3232205254433A323031392F372F323220373A3533205253543A32204552523A312053523A302042523A302043463A302046473A3020464C3A302054553A302F302055543A3020534D533A30204E4F4750533A303A3330204750533A31205341543A302052533A332052463A36352053463A31204D443A30010000C78F";
+
+#[tokio::test]
+async fn a_command_reply_is_not_answered_and_keeps_the_connection() {
+    let store = Arc::new(Store::default());
+    let listener = start(store.clone(), Limits::default()).await;
+    let mut device = handshaken(&listener).await;
+    device.write_all(&hex(CODEC_12_REPLY)).await.unwrap();
+    let mut answer = [0u8; 1];
+    assert!(
+        timeout(Duration::from_millis(300), device.read(&mut answer))
+            .await
+            .is_err(),
+        "not answered, nor the connection closed"
+    );
+    device
+        .write_all(&device::packet(&[device::fix(0)]))
+        .await
+        .unwrap();
+    assert_eq!(read(&mut device, 4).await, [0, 0, 0, 1]);
+    assert_eq!(store.stored.lock().unwrap().len(), 1);
+    assert_eq!(listener.stats.malformed.load(Ordering::Relaxed), 0);
+}
+
 #[tokio::test]
 async fn an_unknown_imei_is_refused_and_closed() {
     let listener = start(Arc::default(), Limits::default()).await;

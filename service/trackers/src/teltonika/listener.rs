@@ -14,7 +14,7 @@
 //! with firmware that has "TLS encryption", connect so); the TLS handshake must complete within
 //! the frame timeout, and a failed one counts as a failed handshake of its address.
 
-use super::{Error, ack, handshake_answer, pings, read_imei, read_packet};
+use super::{Codec, Error, ack, handshake_answer, pings, read_imei, read_packet};
 use crate::Ingest;
 use crate::failures::Failures;
 use std::net::SocketAddr;
@@ -291,6 +291,14 @@ impl<I: Ingest> Connection<I> {
                 Ok(Some((packet, used))) => {
                     buf.drain(..used);
                     frame_deadline = None;
+                    if let Codec::Command(id) = packet.codec {
+                        tracing::debug!(
+                            imei,
+                            codec = id,
+                            "teltonika: a command reply nobody asked for, not answered"
+                        );
+                        continue;
+                    }
                     let count = packet.records.len();
                     let io_mismatches = packet
                         .records

@@ -146,9 +146,9 @@ fn framed(data: &[u8]) -> Vec<u8> {
 #[test]
 fn structure_is_checked_even_under_a_good_crc() {
     let data = &hex(CODEC_8)[8..8 + 0x36];
-    // Unknown codec (12 is the GPRS command codec).
+    // Unknown codec (7 is the GH3000's).
     let mut other = data.to_vec();
-    other[0] = 0x0C;
+    other[0] = 0x07;
     assert!(
         matches!(read_packet(&framed(&other), LIMIT), Err(Error::Malformed(m)) if m.contains("codec"))
     );
@@ -254,6 +254,32 @@ fn every_changed_byte_under_a_good_crc_is_read_or_refused() {
             }
         }
     }
+}
+
+/// Teltonika's Codec 12 examples: the `getinfo` command (CRC 0x4312) and a device's reply (CRC
+/// 0xC78F).
+const CODEC_12: [&str; 2] = [
+    "000000000000000F0C010500000007676574696E666F0100004312",
+    "00000000000000900C010600000088494E493A323031392F372F323220373A3232205254433A323031392F372F323220373A3533205253543A32204552523A312053523A302042523A302043463A302046473A3020464C3A302054553A302F302055543A3020534D533A30204E4F4750533A303A3330204750533A31205341543A302052533A332052463A36352053463A31204D443A30010000C78F",
+];
+
+#[test]
+fn codec_12_frames_are_read_past() {
+    for example in CODEC_12 {
+        let bytes = hex(example);
+        let (packet, used) = read_packet(&bytes, LIMIT).unwrap().expect("complete");
+        assert_eq!(used, bytes.len());
+        assert_eq!(packet.codec, Codec::Command(0x0C));
+        assert!(packet.records.is_empty());
+    }
+    // Codec 13 too, and its CRC is checked like any other.
+    let data = &hex(CODEC_12[1])[8..8 + 0x90];
+    let thirteen = [&[0x0D], &data[1..]].concat();
+    let (packet, _) = read_packet(&framed(&thirteen), LIMIT).unwrap().unwrap();
+    assert_eq!(packet.codec, Codec::Command(0x0D));
+    let mut bad = hex(CODEC_12[0]);
+    bad[20] ^= 1;
+    assert!(matches!(read_packet(&bad, LIMIT), Err(Error::Crc { .. })));
 }
 
 #[test]
