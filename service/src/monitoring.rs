@@ -88,12 +88,15 @@ fn record_teltonika() {
             .sum()
     };
     metrics::gauge!("teltonika_open_connections").set(sum(|s| &s.open_connections) as f64);
-    let totals: [(&str, Counter); 5] = [
+    let totals: [(&str, Counter); 7] = [
         ("connections", |s| &s.connections),
         ("packets", |s| &s.packets),
         ("records", |s| &s.records),
         ("duplicate_records", |s| &s.duplicate_records),
         ("rejected_records", |s| &s.rejected_records),
+        // Miscounted by the device's firmware, read and acknowledged all the same.
+        ("io_count_mismatch", |s| &s.io_count_mismatches),
+        ("record_count_mismatch", |s| &s.record_count_mismatches),
     ];
     for (name, counter) in totals {
         metrics::counter!(format!("teltonika_{name}_total")).absolute(sum(counter));

@@ -209,6 +209,73 @@ async fn a_teltonika_device_is_acknowledged_once_its_records_are_stored() {
     service.stop().await;
 }
 
+/// Firmware that writes a record's total IO count wrong is in the field; the CRC still matches. The
+/// record is stored as its IO groups read, the packet acknowledged, and the miscount counted.
+#[tokio::test]
+async fn a_teltonika_record_whose_io_count_disagrees_is_stored_and_counted() {
+    let (_dir, service) = started_with_trackers().await;
+    let admin = service.root_client();
+    let truck = create_tracked(&admin, service.root, "truck", IMEI).await;
+    let mut device = Device::connect(service.teltonika.unwrap()).await.unwrap();
+    assert!(device.handshake(IMEI).await.unwrap());
+    let at = DateTime::from_timestamp(Utc::now().timestamp() - 60, 0).unwrap();
+    let record = Record::at(at.timestamp_millis() as u64, 54.6872, 25.2797, 40)
+        .with(239, Io::U8(1))
+        .with(66, Io::U16(24_100));
+    // Codec 8's total IO count is data byte 27 (after the codec id, the record count, the
+    // timestamp, the priority, the GPS element and the event id): 2 elements, said to be 3.
+    let mut bytes = packet(Codec::Eight, &[record]);
+    bytes[8 + 27] = 3;
+    let end = bytes.len() - 4;
+    let crc = tracker_simulator::teltonika::crc16(&bytes[8..end]);
+    bytes[end..].copy_from_slice(&u32::from(crc).to_be_bytes());
+
+    assert_eq!(device.send(&bytes, WAIT).await.unwrap(), Some(1));
+    let state = admin
+        .get_asset_state(service.root, truck.id)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(state.last_report_at, Some(at));
+    let position = state.position.expect("a position");
+    assert_eq!((position.latitude, position.longitude), (54.6872, 25.2797));
+    assert_eq!(
+        (state.ignition, state.input_voltage),
+        (Some(true), Some(24.1))
+    );
+
+    let metrics = reqwest::get(format!("{}/metrics", service.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let mismatches = metrics
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("teltonika_io_count_mismatch_total")?
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("no teltonika_io_count_mismatch_total in /metrics:\n{metrics}"));
+    assert!(mismatches >= 1);
+
+    // A time no date holds (all bits set, as unwritten memory reads; the largest i64) is
+    // rejected as too old or in the future, and acknowledged; the asset's state stays.
+    for millis in [u64::MAX, i64::MAX as u64] {
+        let odd = packet(Codec::Eight, &[Record::at(millis, 1.0, 2.0, 0)]);
+        assert_eq!(device.send(&odd, WAIT).await.unwrap(), Some(1));
+    }
+    let state = admin
+        .get_asset_state(service.root, truck.id)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(state.last_report_at, Some(at));
+    service.stop().await;
+}
+
 /// `drive.rs`'s drive, sent by a Teltonika device in Codec 8 Extended, with the IO elements a
 /// real device adds on the way: harsh cornering, a jamming episode, the panic button, a crash.
 #[tokio::test]

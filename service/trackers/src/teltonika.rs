@@ -9,9 +9,15 @@
 //!    acknowledgement sends the packet again.
 //!
 //! Codec 8 (`0x08`), Codec 8 Extended (`0x8E`, 2-byte IO ids and counts, variable-length
-//! elements) and Codec 16 (`0x10`, 2-byte IO ids and a generation type) are read. Every number is
-//! big-endian. Each reader takes the bytes received so far and answers `Ok(None)` until a whole
-//! frame is there, so a connection can read as bytes come.
+//! elements) and Codec 16 (`0x10`, 2-byte IO ids and a generation type) are read; Codec 12 and 13
+//! frames (commands and their replies) are read past. Every number is big-endian. Each reader
+//! takes the bytes received so far and answers `Ok(None)` until a whole frame is there, so a
+//! connection can read as bytes come.
+//!
+//! A packet whose CRC matches is refused only when its records cannot be read: a refused packet is
+//! never acknowledged, and its device sends it again forever. The redundant counts (a record's
+//! total IO count, the record count at the end) are kept as sent and not trusted: firmware that
+//! miscounts them is in the field, and Traccar reads neither.
 
 use crate::report::Report;
 use chrono::{DateTime, Utc};
@@ -77,6 +83,14 @@ pub fn read_imei(buf: &[u8]) -> Result<Option<(String, usize)>, Error> {
     Ok(Some((imei, 2 + length)))
 }
 
+/// The keep-alive byte some devices send between packets; it is not answered.
+pub const PING: u8 = 0xFF;
+
+/// How many keep-alive bytes start `buf` (a packet starts with zeros, so none is taken for one).
+pub fn pings(buf: &[u8]) -> usize {
+    buf.iter().take_while(|b| **b == PING).count()
+}
+
 /// The answer to a handshake.
 pub fn handshake_answer(accepted: bool) -> [u8; 1] {
     [u8::from(accepted)]
@@ -96,6 +110,9 @@ pub enum Codec {
     Codec8Extended,
     /// `0x10`.
     Codec16,
+    /// `0x0C` or `0x0D` (the id): a GPRS command or its reply, no records. The service sends no
+    /// commands, but a device may send a reply unasked; it waits for no answer and gets none.
+    Command(u8),
 }
 
 impl Codec {
@@ -104,6 +121,7 @@ impl Codec {
             0x08 => Some(Codec::Codec8),
             0x8E => Some(Codec::Codec8Extended),
             0x10 => Some(Codec::Codec16),
+            0x0C | 0x0D => Some(Codec::Command(id)),
             _ => None,
         }
     }
@@ -123,7 +141,17 @@ impl Codec {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Packet {
     pub codec: Codec,
+    /// As many as the count at the start announces.
     pub records: Vec<Record>,
+    /// The record count at the end, as sent: it should repeat the one at the start.
+    pub count_at_end: u8,
+}
+
+impl Packet {
+    /// Whether the two record counts disagree (the records were read by the first).
+    pub fn counts_disagree(&self) -> bool {
+        usize::from(self.count_at_end) != self.records.len()
+    }
 }
 
 /// One AVL record: when, the GPS element and the IO elements.
@@ -136,8 +164,10 @@ pub struct Record {
     pub event_io: u16,
     /// Codec 16's generation type (on change, on exit, hysteresis...).
     pub generation: Option<u8>,
-    /// Every IO element, in the packet's order.
+    /// Every IO element, in the packet's order, as its groups hold them.
     pub io: Vec<(u16, IoValue)>,
+    /// The total IO count, as sent: it should be the size of `io`.
+    pub io_total: u16,
 }
 
 /// The GPS element. Without a fix the device repeats its last valid coordinates and sends 0
@@ -209,30 +239,43 @@ fn decode(data: &[u8]) -> Result<Packet, Error> {
     let mut at = Cursor { buf: data, pos: 0 };
     let id = at.u8()?;
     let Some(codec) = Codec::from_id(id) else {
-        return malformed(format!("codec {id:#04x} is not AVL data (8, 8E or 16)"));
+        return malformed(format!(
+            "codec {id:#04x} is not one read here (8, 8E, 16, 12, 13)"
+        ));
     };
+    if let Codec::Command(_) = codec {
+        // Its text is of no use here, and the CRC vouched for its bytes.
+        return Ok(Packet {
+            codec,
+            records: Vec::new(),
+            count_at_end: data.last().copied().unwrap_or(0),
+        });
+    }
     let count = at.u8()?;
     let records = (0..count)
         .map(|_| record(&mut at, codec))
         .collect::<Result<Vec<Record>, Error>>()?;
-    let again = at.u8()?;
-    if again != count {
-        return malformed(format!(
-            "{count} records announced, {again} counted at the end"
-        ));
-    }
+    let count_at_end = at.u8()?;
+    // Records that do not end where the packet does were read at the wrong offsets.
     if at.pos != data.len() {
         return malformed(format!("{} bytes after the records", data.len() - at.pos));
     }
-    Ok(Packet { codec, records })
+    Ok(Packet {
+        codec,
+        records,
+        count_at_end,
+    })
 }
 
 fn record(at: &mut Cursor<'_>, codec: Codec) -> Result<Record, Error> {
-    let millis = at.u64()?;
-    let timestamp = i64::try_from(millis)
-        .ok()
-        .and_then(DateTime::from_timestamp_millis)
-        .map_or_else(|| malformed(format!("a timestamp of {millis} ms")), Ok)?;
+    // Signed, as Traccar reads it. A time no date can hold is taken as the first or last date,
+    // which the pipeline rejects (and the device is acknowledged) like any time out of its window.
+    let millis = at.u64()? as i64;
+    let timestamp = DateTime::from_timestamp_millis(millis).unwrap_or(if millis < 0 {
+        DateTime::<Utc>::MIN_UTC
+    } else {
+        DateTime::<Utc>::MAX_UTC
+    });
     let priority = at.u8()?;
     let gps = Gps {
         longitude: f64::from(at.u32()? as i32) / 1e7,
@@ -248,8 +291,8 @@ fn record(at: &mut Cursor<'_>, codec: Codec) -> Result<Record, Error> {
     } else {
         None
     };
-    let total = at.count(codec)?;
-    let mut io = Vec::with_capacity(usize::from(total));
+    let io_total = at.count(codec)?;
+    let mut io = Vec::new();
     for width in [1u8, 2, 4, 8] {
         for _ in 0..at.count(codec)? {
             let id = at.id(codec)?;
@@ -264,12 +307,6 @@ fn record(at: &mut Cursor<'_>, codec: Codec) -> Result<Record, Error> {
             io.push((id, IoValue::Bytes(at.take(length)?.to_vec())));
         }
     }
-    if io.len() != usize::from(total) {
-        return malformed(format!(
-            "{total} IO elements announced, {} present",
-            io.len()
-        ));
-    }
     Ok(Record {
         timestamp,
         priority,
@@ -277,6 +314,7 @@ fn record(at: &mut Cursor<'_>, codec: Codec) -> Result<Record, Error> {
         event_io,
         generation,
         io,
+        io_total,
     })
 }
 
@@ -360,6 +398,11 @@ pub mod io {
 }
 
 impl Record {
+    /// Whether the total IO count disagrees with the IO groups (which were read).
+    pub fn io_total_disagrees(&self) -> bool {
+        usize::from(self.io_total) != self.io.len()
+    }
+
     /// The record in the service's units. Without a fix (0 satellites) the coordinates are the
     /// last valid ones, repeated, so no position, speed or heading is reported.
     pub fn report(&self) -> Report {

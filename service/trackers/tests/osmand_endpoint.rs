@@ -100,6 +100,21 @@ async fn reports_in_every_form_are_stored_in_the_service_units() {
 }
 
 #[tokio::test]
+async fn a_flag_that_says_neither_is_ignored_and_the_report_stored() {
+    let store = Arc::new(Store::default());
+    let base = serve(store.clone()).await;
+    let answer = reqwest::get(format!("{base}/?id=1&lat=1&lon=2&ignition=on&motion=True"))
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+    let stored = store.stored.lock().unwrap().clone();
+    assert_eq!(stored.len(), 1);
+    let report = &stored[0].1;
+    assert_eq!((report.latitude, report.longitude), (Some(1.0), Some(2.0)));
+    assert_eq!((report.ignition, report.moving), (None, Some(true)));
+}
+
+#[tokio::test]
 async fn bad_requests_unknown_devices_and_failed_stores() {
     let base = serve(Arc::default()).await;
     let http = reqwest::Client::new();

@@ -2,7 +2,7 @@
 //! Teltonika's documentation writes it (its own packet encoder and CRC, not the crate's): the
 //! handshake, acknowledgements only after storage, and every bound the listener promises.
 
-use asset_alerting_trackers::teltonika::{Ingest, Limits, Listener};
+use asset_alerting_trackers::teltonika::{Ingest, Limits, Listener, read_packet};
 use asset_alerting_trackers::{Report, Stored};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -139,6 +139,139 @@ async fn a_known_device_is_acknowledged_after_its_records_are_stored() {
     assert_eq!(report.speed, Some(50.0));
     assert_eq!(report.ignition, Some(true));
     assert_eq!(listener.stats.records.load(Ordering::Relaxed), 2);
+}
+
+/// Teltonika's documented Codec 8 packet: one record, 5 IO elements, CRC 0xC7CF.
+const CODEC_8: &str = "000000000000003608010000016B40D8EA30010000000000000000000000000000000105021503010101425E0F01F10000601A014E0000000000000000010000C7CF";
+
+fn hex(text: &str) -> Vec<u8> {
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("hex"))
+        .collect()
+}
+
+/// `packet` with its data byte `at` (counted from the codec id) set to `value` and its CRC-16/IBM
+/// computed anew (by the simulator's CRC, not the crate's), so the frame stays valid.
+fn changed(mut packet: Vec<u8>, at: usize, value: u8) -> Vec<u8> {
+    packet[8 + at] = value;
+    let end = packet.len() - 4;
+    let crc = tracker_simulator::teltonika::crc16(&packet[8..end]);
+    packet[end..].copy_from_slice(&u32::from(crc).to_be_bytes());
+    packet
+}
+
+#[tokio::test]
+async fn a_total_io_count_that_disagrees_with_the_groups_is_acknowledged_and_stored() {
+    let store = Arc::new(Store::default());
+    let listener = start(store.clone(), Limits::default()).await;
+    let mut device = handshaken(&listener).await;
+    // The record's total IO count (data byte 27) says 4; its groups hold 5.
+    let documented = hex(CODEC_8);
+    let miscounted = changed(documented.clone(), 27, 4);
+    assert_ne!(
+        miscounted[miscounted.len() - 2..],
+        documented[documented.len() - 2..]
+    );
+
+    device.write_all(&miscounted).await.unwrap();
+    assert_eq!(read(&mut device, 4).await, [0, 0, 0, 1]);
+    assert_eq!(
+        listener.stats.io_count_mismatches.load(Ordering::Relaxed),
+        1
+    );
+    // Stored as the documented record reads: its time and all five elements.
+    let (packet, _) = read_packet(&documented, 64 * 1024).unwrap().unwrap();
+    let stored = store.stored.lock().unwrap().clone();
+    assert_eq!(stored, [(KNOWN.to_owned(), packet.records[0].report())]);
+    assert_eq!(
+        stored[0].1.timestamp.unwrap().to_rfc3339(),
+        "2019-06-10T10:04:46+00:00"
+    );
+    assert_eq!(stored[0].1.input_voltage, Some(24.079));
+
+    // The connection goes on; a packet counted right is not counted as a mismatch.
+    device.write_all(&documented).await.unwrap();
+    assert_eq!(read(&mut device, 4).await, [0, 0, 0, 1]);
+    assert_eq!(
+        listener.stats.io_count_mismatches.load(Ordering::Relaxed),
+        1
+    );
+    assert_eq!(listener.stats.records.load(Ordering::Relaxed), 2);
+    assert_eq!(listener.stats.malformed.load(Ordering::Relaxed), 0);
+}
+
+#[tokio::test]
+async fn a_record_count_at_the_end_that_disagrees_is_acknowledged_by_the_first() {
+    let store = Arc::new(Store::default());
+    let listener = start(store.clone(), Limits::default()).await;
+    let mut device = handshaken(&listener).await;
+    let packet = device::packet(&[device::fix(0), device::fix(1)]);
+    let last = packet.len() - 4 - 8 - 1;
+    device.write_all(&changed(packet, last, 3)).await.unwrap();
+    assert_eq!(read(&mut device, 4).await, [0, 0, 0, 2]);
+    assert_eq!(store.stored.lock().unwrap().len(), 2);
+    assert_eq!(
+        listener
+            .stats
+            .record_count_mismatches
+            .load(Ordering::Relaxed),
+        1
+    );
+}
+
+#[tokio::test]
+async fn keep_alive_bytes_are_not_answered_and_keep_the_connection() {
+    let store = Arc::new(Store::default());
+    let limits = Limits {
+        idle_timeout: Duration::from_millis(600),
+        ..Limits::default()
+    };
+    let listener = start(store.clone(), limits).await;
+    let mut device = handshaken(&listener).await;
+    // A ping every 300 ms for longer than the idle timeout: no answer, and not closed.
+    for _ in 0..4 {
+        device.write_all(&[0xFF]).await.unwrap();
+        let mut answer = [0u8; 1];
+        assert!(
+            timeout(Duration::from_millis(300), device.read(&mut answer))
+                .await
+                .is_err(),
+            "a ping is not answered, nor the connection closed"
+        );
+    }
+    // A ping right before a packet, in the same write.
+    let mut bytes = vec![0xFF];
+    bytes.extend(device::packet(&[device::fix(0)]));
+    device.write_all(&bytes).await.unwrap();
+    assert_eq!(read(&mut device, 4).await, [0, 0, 0, 1]);
+    assert_eq!(store.stored.lock().unwrap().len(), 1);
+    assert_eq!(listener.stats.timeouts.load(Ordering::Relaxed), 0);
+}
+
+/// Teltonika's documented reply to `getinfo` (Codec 12), which a device may send unasked.
+const CODEC_12_REPLY: &str = "00000000000000900C010600000088494E493A323031392F372F323220373A3232205254433A323031392F372F323220373A3533205253543A32204552523A312053523A302042523A302043463A302046473A3020464C3A302054553A302F302055543A3020534D533A30204E4F4750533A303A3330204750533A31205341543A302052533A332052463A36352053463A31204D443A30010000C78F";
+
+#[tokio::test]
+async fn a_command_reply_is_not_answered_and_keeps_the_connection() {
+    let store = Arc::new(Store::default());
+    let listener = start(store.clone(), Limits::default()).await;
+    let mut device = handshaken(&listener).await;
+    device.write_all(&hex(CODEC_12_REPLY)).await.unwrap();
+    let mut answer = [0u8; 1];
+    assert!(
+        timeout(Duration::from_millis(300), device.read(&mut answer))
+            .await
+            .is_err(),
+        "not answered, nor the connection closed"
+    );
+    device
+        .write_all(&device::packet(&[device::fix(0)]))
+        .await
+        .unwrap();
+    assert_eq!(read(&mut device, 4).await, [0, 0, 0, 1]);
+    assert_eq!(store.stored.lock().unwrap().len(), 1);
+    assert_eq!(listener.stats.malformed.load(Ordering::Relaxed), 0);
 }
 
 #[tokio::test]

@@ -6,7 +6,8 @@
 //!   **knots**, `bearing` or `heading`, `altitude`, `accuracy`, `batt` (percent), `ignition`,
 //!   `motion`, `alarm` (any value but `false`/`0` is an alarm), `power` and `battery` (volts).
 //!   Other parameters (`hdop`, `cell`, `wifi`, `driverUniqueId`...) are read by nothing here and
-//!   ignored.
+//!   ignored, and so is an `ignition` or `motion` that is not `true`/`false`/`1`/`0` (Traccar
+//!   keeps any value there; refusing the report would have the client send it forever).
 //! - **The JSON body** the current Traccar Client app posts ([`from_json`]): `device_id` and a
 //!   `location` with `timestamp`, `coords` (`latitude`, `longitude`, `speed` in **m/s**,
 //!   `heading`, `altitude`, `accuracy`; -1 for unknown), `is_moving`, `battery` (`level` 0..1) and
@@ -90,8 +91,8 @@ pub fn from_query(query: &str) -> Result<DeviceReport, Error> {
             "batt" => report.battery_percentage = Some(number()?),
             "power" => report.input_voltage = Some(number()?),
             "battery" => report.battery_voltage = Some(number()?),
-            "ignition" => report.ignition = Some(flag(&name, value)?),
-            "motion" => report.moving = Some(flag(&name, value)?),
+            "ignition" => report.ignition = flag(value),
+            "motion" => report.moving = flag(value),
             "alarm" => report.signals.alarm = Some(!matches!(value, "" | "false" | "0")),
             _ => {}
         }
@@ -109,11 +110,14 @@ pub fn from_query(query: &str) -> Result<DeviceReport, Error> {
     }
 }
 
-fn flag(name: &str, value: &str) -> Result<bool, Error> {
-    match value {
-        "true" | "1" => Ok(true),
-        "false" | "0" => Ok(false),
-        _ => error(format!("`{name}` is not true or false: \"{value}\"")),
+/// A flag's value; `None` for one that says neither.
+fn flag(value: &str) -> Option<bool> {
+    if value == "1" || value.eq_ignore_ascii_case("true") {
+        Some(true)
+    } else if value == "0" || value.eq_ignore_ascii_case("false") {
+        Some(false)
+    } else {
+        None
     }
 }
 
@@ -284,10 +288,25 @@ mod tests {
             "id=1&lat=north",
             "id=1&speed=NaN",
             "id=1&location=1.5",
-            "id=1&ignition=maybe",
         ] {
             assert!(from_query(query).is_err(), "{query}");
         }
+    }
+
+    #[test]
+    fn a_flag_that_says_neither_is_ignored_and_the_report_kept() {
+        let r = from_query("id=1&lat=1.5&lon=2&ignition=maybe&motion=TRUE").unwrap();
+        assert_eq!(r.report.ignition, None);
+        assert_eq!(r.report.moving, Some(true));
+        assert_eq!(
+            (r.report.latitude, r.report.longitude),
+            (Some(1.5), Some(2.0))
+        );
+        let r = from_query("id=1&ignition=False&motion=0").unwrap();
+        assert_eq!(
+            (r.report.ignition, r.report.moving),
+            (Some(false), Some(false))
+        );
     }
 
     #[test]

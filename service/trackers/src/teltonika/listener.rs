@@ -14,7 +14,7 @@
 //! with firmware that has "TLS encryption", connect so); the TLS handshake must complete within
 //! the frame timeout, and a failed one counts as a failed handshake of its address.
 
-use super::{Error, ack, handshake_answer, read_imei, read_packet};
+use super::{Codec, Error, ack, handshake_answer, pings, read_imei, read_packet};
 use crate::Ingest;
 use crate::failures::Failures;
 use std::net::SocketAddr;
@@ -72,6 +72,11 @@ pub struct Stats {
     /// Records acknowledged without being stored (too old, in the future, out of range), so the
     /// device does not send them forever.
     pub rejected_records: AtomicU64,
+    /// Records whose total IO count disagreed with their IO groups (read by the groups).
+    pub io_count_mismatches: AtomicU64,
+    /// Packets whose record count at the end disagreed with the one at the start (read by the
+    /// first).
+    pub record_count_mismatches: AtomicU64,
     pub refused_handshakes: AtomicU64,
     pub rate_limited: AtomicU64,
     pub bad_crc: AtomicU64,
@@ -281,11 +286,33 @@ impl<I: Ingest> Connection<I> {
         // of its first byte, however slowly its bytes come.
         let mut frame_deadline: Option<Instant> = None;
         loop {
+            buf.drain(..pings(&buf));
             match read_packet(&buf, self.limits.max_packet) {
                 Ok(Some((packet, used))) => {
                     buf.drain(..used);
                     frame_deadline = None;
+                    if let Codec::Command(id) = packet.codec {
+                        tracing::debug!(
+                            imei,
+                            codec = id,
+                            "teltonika: a command reply nobody asked for, not answered"
+                        );
+                        continue;
+                    }
                     let count = packet.records.len();
+                    let io_mismatches = packet
+                        .records
+                        .iter()
+                        .filter(|r| r.io_total_disagrees())
+                        .count();
+                    if io_mismatches > 0 || packet.counts_disagree() {
+                        tracing::debug!(
+                            imei,
+                            io_mismatches,
+                            counts_disagree = packet.counts_disagree(),
+                            "teltonika: miscounted packet, read as its records are"
+                        );
+                    }
                     let reports = packet.records.iter().map(|r| r.report()).collect();
                     let stored = match self.ingest.store(&imei, reports).await {
                         Ok(stored) => stored,
@@ -308,6 +335,11 @@ impl<I: Ingest> Connection<I> {
                     count_of(&self.stats.records, count);
                     count_of(&self.stats.duplicate_records, stored.duplicates);
                     count_of(&self.stats.rejected_records, stored.rejected.len());
+                    count_of(&self.stats.io_count_mismatches, io_mismatches);
+                    count_of(
+                        &self.stats.record_count_mismatches,
+                        usize::from(packet.counts_disagree()),
+                    );
                     if *self.stopped.borrow() {
                         return End::Stopped;
                     }

@@ -146,19 +146,12 @@ fn framed(data: &[u8]) -> Vec<u8> {
 #[test]
 fn structure_is_checked_even_under_a_good_crc() {
     let data = &hex(CODEC_8)[8..8 + 0x36];
-    // Unknown codec (12 is the GPRS command codec).
+    // Unknown codec (7 is the GH3000's).
     let mut other = data.to_vec();
-    other[0] = 0x0C;
+    other[0] = 0x07;
     assert!(
         matches!(read_packet(&framed(&other), LIMIT), Err(Error::Malformed(m)) if m.contains("codec"))
     );
-    // The two counts disagree.
-    let mut counts = data.to_vec();
-    *counts.last_mut().unwrap() = 2;
-    assert!(matches!(
-        read_packet(&framed(&counts), LIMIT),
-        Err(Error::Malformed(_))
-    ));
     // Cut short inside a record.
     let short = [&data[..30], &data[data.len() - 1..]].concat();
     assert!(matches!(
@@ -173,6 +166,120 @@ fn structure_is_checked_even_under_a_good_crc() {
     ));
     // The unchanged data reads.
     assert!(read_packet(&framed(data), LIMIT).unwrap().is_some());
+}
+
+/// The data of a documented packet (codec id to the second count), `at` changed to `bytes`, framed
+/// with its CRC computed anew: what a device whose firmware writes that sends.
+fn changed(packet: &str, at: usize, bytes: &[u8]) -> Vec<u8> {
+    let mut data = hex(packet)[8..].to_vec();
+    data.truncate(data.len() - 4);
+    data[at..at + bytes.len()].copy_from_slice(bytes);
+    framed(&data)
+}
+
+fn read(bytes: &[u8]) -> Packet {
+    read_packet(bytes, LIMIT).unwrap().expect("complete").0
+}
+
+#[test]
+fn a_total_io_count_that_disagrees_with_the_groups_is_read_by_the_groups() {
+    // The total IO count's offset in the data: after the codec, the count, the timestamp, the
+    // priority, the GPS element and the event id (1 byte in Codec 8, 2 in 8E and 16, then 16's
+    // generation type).
+    for (example, at, totals) in [
+        (CODEC_8, 27, &[&[4u8][..], &[6], &[0], &[255]][..]),
+        (CODEC_8E, 28, &[&[0, 4], &[0, 0], &[0xFF, 0xFF]]),
+        (CODEC_16, 29, &[&[3], &[5], &[0]]),
+    ] {
+        let documented = read(&hex(example));
+        assert!(!documented.records[0].io_total_disagrees());
+        for total in totals {
+            let packet = read(&changed(example, at, total));
+            let record = &packet.records[0];
+            let sent = total.iter().fold(0u16, |n, b| (n << 8) | u16::from(*b));
+            assert_eq!(record.io_total, sent);
+            assert!(record.io_total_disagrees(), "{total:?}");
+            // Everything else as documented.
+            let kept = Record {
+                io_total: documented.records[0].io_total,
+                ..record.clone()
+            };
+            assert_eq!(kept, documented.records[0]);
+            assert_eq!(packet.records[1..], documented.records[1..]);
+        }
+    }
+}
+
+#[test]
+fn the_record_count_at_the_end_is_not_trusted() {
+    let data = &hex(CODEC_8)[8..8 + 0x36];
+    let mut counts = data.to_vec();
+    *counts.last_mut().unwrap() = 2;
+    let packet = read(&framed(&counts));
+    assert_eq!(packet.records, read(&hex(CODEC_8)).records);
+    assert_eq!(packet.count_at_end, 2);
+    assert!(packet.counts_disagree());
+    assert!(!read(&hex(CODEC_8)).counts_disagree());
+}
+
+#[test]
+fn a_time_no_date_holds_is_read_as_the_first_or_last_date() {
+    let at = |millis: [u8; 8]| read(&changed(CODEC_8, 2, &millis)).records[0].timestamp;
+    // All ones, as unwritten memory reads: -1 ms, as Traccar reads it too.
+    assert_eq!(at([0xFF; 8]).timestamp_millis(), -1);
+    assert_eq!(
+        at([0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]),
+        DateTime::<Utc>::MAX_UTC
+    );
+    assert_eq!(at([0x80, 0, 0, 0, 0, 0, 0, 0]), DateTime::<Utc>::MIN_UTC);
+}
+
+#[test]
+fn keep_alive_bytes_are_counted_apart_from_packets() {
+    assert_eq!(pings(&[PING, PING, 0, 0]), 2);
+    assert_eq!(pings(&[PING]), 1);
+    assert_eq!(pings(&[]), 0);
+    assert_eq!(pings(&hex(CODEC_8)), 0);
+}
+
+/// Bytes under a matching CRC are whatever a device wrote: each is read or refused, never a
+/// panic.
+#[test]
+fn every_changed_byte_under_a_good_crc_is_read_or_refused() {
+    for example in [CODEC_8, CODEC_8E, CODEC_16] {
+        let length = hex(example).len() - 12;
+        for at in 0..length {
+            for value in [0u8, 1, 2, 0x7F, 0x80, 0xFE, 0xFF] {
+                let _ = read_packet(&changed(example, at, &[value]), LIMIT);
+            }
+        }
+    }
+}
+
+/// Teltonika's Codec 12 examples: the `getinfo` command (CRC 0x4312) and a device's reply (CRC
+/// 0xC78F).
+const CODEC_12: [&str; 2] = [
+    "000000000000000F0C010500000007676574696E666F0100004312",
+    "00000000000000900C010600000088494E493A323031392F372F323220373A3232205254433A323031392F372F323220373A3533205253543A32204552523A312053523A302042523A302043463A302046473A3020464C3A302054553A302F302055543A3020534D533A30204E4F4750533A303A3330204750533A31205341543A302052533A332052463A36352053463A31204D443A30010000C78F",
+];
+
+#[test]
+fn codec_12_frames_are_read_past() {
+    for example in CODEC_12 {
+        let bytes = hex(example);
+        let (packet, used) = read_packet(&bytes, LIMIT).unwrap().expect("complete");
+        assert_eq!(used, bytes.len());
+        assert_eq!(packet.codec, Codec::Command(0x0C));
+        assert!(packet.records.is_empty());
+    }
+    // Codec 13 too, and its CRC is checked like any other.
+    let data = &hex(CODEC_12[1])[8..8 + 0x90];
+    let thirteen = [&[0x0D], &data[1..]].concat();
+    let (packet, _) = read_packet(&framed(&thirteen), LIMIT).unwrap().unwrap();
+    assert_eq!(packet.codec, Codec::Command(0x0D));
+    let mut bad = hex(CODEC_12[0]);
+    bad[20] ^= 1;
+    assert!(matches!(read_packet(&bad, LIMIT), Err(Error::Crc { .. })));
 }
 
 #[test]
@@ -220,6 +327,7 @@ fn io_elements_map_to_readings_and_signals() {
             (io::UNPLUG, fixed(1, 1)),
             (io::GREEN_DRIVING, fixed(1, 3)),
         ],
+        io_total: 10,
     };
     let report = record.report();
     assert_eq!(report.latitude, Some(54.6872));
