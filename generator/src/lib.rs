@@ -145,19 +145,23 @@ pub fn load_bundled_with(
 ) -> Result<(ir::Api, Diagnostics), Diagnostics> {
     guard(|| {
         let mut diags = bundled.diagnostics;
-        if strict {
-            if diags.has_errors() {
-                return Err(diags);
-            }
-            let api = load_document(bundled.document, &mut diags)?;
-            return Ok((api, diags));
-        }
         // The refs the bundler could not follow stay as written: the salvage leaves out what
-        // needs them, and says so.
+        // needs them, and says so; `strict` refuses for them, and for every flaw the salvage met.
+        let mut flaws = Diagnostics(diags.errors().cloned().collect());
         for d in &mut diags.0 {
             d.severity = diagnostics::Severity::Warning;
         }
-        let (mut api, left_out) = salvage::salvage(bundled.document, &mut diags, load_document)?;
+        let salvaged = salvage::salvage(bundled.document, &mut diags, load_document);
+        if strict {
+            match &salvaged {
+                Ok((_, left_out)) => flaws.0.extend(left_out.flaws.0.iter().cloned()),
+                Err(refused) => flaws.0.extend(refused.0.iter().cloned()),
+            }
+            if flaws.has_errors() {
+                return Err(flaws);
+            }
+        }
+        let (mut api, left_out) = salvaged?;
         api.operations_in_document = left_out.operations_in_document;
         let nothing_left =
             api.operations.is_empty() && api.types.is_empty() && api.hooks.is_empty();
