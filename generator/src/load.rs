@@ -201,7 +201,7 @@ fn locate(document: &Value) -> Option<(String, String)> {
         for (path, item) in paths {
             let item_pointer = crate::diagnostics::child("/paths", path);
             let Some(item) = item.as_object() else {
-                continue;
+                return Some((item_pointer, "a path item must be an object".to_owned()));
             };
             for (key, op) in item {
                 let op_pointer = crate::diagnostics::child(&item_pointer, key);

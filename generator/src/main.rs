@@ -145,7 +145,16 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             let generated = match openapi_gen::generate_file(&spec, &opts, &parts) {
                 Ok(generated) => generated,
-                Err(diags) => return Ok(refused(&diags, strict)),
+                Err(diags) => {
+                    // Whether it is `--strict` that refuses: the same document without it.
+                    let lenient = Options {
+                        strict: false,
+                        ..opts.clone()
+                    };
+                    let partial =
+                        strict && openapi_gen::generate_file(&spec, &lenient, &[]).is_ok();
+                    return Ok(refused(&diags, partial));
+                }
             };
             eprint!("{}", generated.diagnostics);
             eprintln!("{}", summary(generated.operations));
@@ -211,21 +220,16 @@ fn summary((generated, in_document): (usize, usize)) -> String {
             in_document - generated
         )
     } else {
-        format!("generated {generated} operations")
+        let s = if generated == 1 { "" } else { "s" };
+        format!("generated {generated} operation{s}")
     }
 }
 
 /// Exit codes: 1 where `--strict` refused a document that could otherwise be generated in part,
 /// 2 where nothing can be (a hard error: unreadable, no `openapi` version, nothing left).
-fn refused(diags: &openapi_gen::Diagnostics, strict: bool) -> ExitCode {
+fn refused(diags: &openapi_gen::Diagnostics, strict_refusal: bool) -> ExitCode {
     eprint!("{diags}");
-    let hard = diags.errors().any(|d| {
-        d.pointer.is_empty()
-            || d.pointer == "/openapi"
-            || d.pointer == "/swagger"
-            || d.pointer.starts_with("/info")
-    });
-    if strict && !hard {
+    if strict_refusal {
         eprintln!("refused (--strict): without it, the parts with these flaws would be left out");
         ExitCode::FAILURE
     } else {

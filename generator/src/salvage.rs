@@ -12,8 +12,10 @@
 //! - in the document's `servers`, `tags`, `security` or `externalDocs`: that entry.
 //!
 //! A `$ref` to a part left out names nothing any more, so what needs the part is flawed in turn
-//! and goes by the same rule. What stays a hard error: text that is not a YAML or JSON object, an
-//! `openapi` version missing or unsupported, a flaw in `info`, and nothing left to generate.
+//! and goes by the same rule. A flaw in `info`, which every crate needs, is mended: a missing
+//! `title` or `version` becomes a placeholder, and anything else there that cannot be read goes.
+//! What stays a hard error: text that is not a YAML or JSON object, an `openapi` version missing or
+//! unsupported, and nothing left to generate.
 
 use crate::diagnostics::{Diagnostic, Diagnostics, child, unescape_token};
 use crate::lower::{METHODS, OTHER_METHODS, WEBHOOKS};
@@ -102,6 +104,8 @@ enum Part {
     Whole(String),
     /// An operation: removed, and its path item too when it was the last.
     Operation(String),
+    /// `info`, which every crate needs: its title and version made strings where they are not.
+    Info,
 }
 
 /// Takes out the part of each error; `false` where an error is in no part that can go, or
@@ -114,7 +118,10 @@ fn take_out(
 ) -> bool {
     let mut parts = Vec::new();
     for error in errors {
-        let Some(part) = part_of(&error.pointer) else {
+        // `info` is required: a document without one (the error is at its root) gets one.
+        let no_info =
+            error.pointer.is_empty() && !document.get("info").is_some_and(Value::is_object);
+        let Some(part) = part_of(&error.pointer).or(no_info.then_some(Part::Info)) else {
             return false;
         };
         if !parts.contains(&part) {
@@ -133,6 +140,7 @@ fn take_out(
 fn part_pointer(part: &Part) -> &str {
     match part {
         Part::Property(p) | Part::Whole(p) | Part::Operation(p) => p,
+        Part::Info => "/info",
     }
 }
 
@@ -141,11 +149,19 @@ fn note(part: &Part, error: &Diagnostic) -> String {
         Part::Property(_) => "read as any JSON value (`serde_json::Value`)",
         Part::Whole(_) => "left out, with what needs it",
         Part::Operation(_) => "operation left out",
+        Part::Info => {
+            "`info` read with `title` and `version` made strings (\"API\" and \"unknown\" where missing)"
+        }
     };
     if error.pointer == part_pointer(part) {
         format!("{what}: {}", error.message)
     } else {
-        format!("{what}: `{}`: {}", error.pointer, error.message)
+        let at = if error.pointer.is_empty() {
+            "/"
+        } else {
+            &error.pointer
+        };
+        format!("{what}: `{at}`: {}", error.message)
     }
 }
 
@@ -170,6 +186,7 @@ fn apply(document: &mut Value, part: &Part, errors: &[Diagnostic]) -> bool {
             true
         }
         Part::Whole(pointer) => remove(document, pointer),
+        Part::Info => repair_info(document),
         Part::Operation(pointer) => {
             let removed = remove(document, pointer);
             // A path item left without operations would still be a route; it goes too.
@@ -188,6 +205,36 @@ fn apply(document: &mut Value, part: &Part, errors: &[Diagnostic]) -> bool {
             removed
         }
     }
+}
+
+/// `info` with a string `title` and `version` (numbers written as strings), and nothing that is
+/// not a string, object or array of those where `openapiv3` expects one; `false` where it had them.
+fn repair_info(document: &mut Value) -> bool {
+    let Some(root) = document.as_object_mut() else {
+        return false;
+    };
+    let info = root.entry("info").or_insert_with(|| json!({}));
+    if !info.is_object() {
+        *info = json!({});
+    }
+    let info = info.as_object_mut().expect("made an object");
+    let mut changed = false;
+    for (key, missing) in [("title", "API"), ("version", "unknown")] {
+        let text = match info.get(key) {
+            Some(Value::String(_)) => continue,
+            Some(Value::Number(n)) => n.to_string(),
+            _ => missing.to_owned(),
+        };
+        info.insert(key.to_owned(), Value::String(text));
+        changed = true;
+    }
+    // What else `info` holds is documentation; a flaw there loses only it.
+    if !changed {
+        let before = info.len();
+        info.retain(|key, _| matches!(key.as_str(), "title" | "version"));
+        changed = info.len() < before;
+    }
+    changed
 }
 
 /// `/a/b/c` -> (`/a/b`, `c`).
@@ -256,6 +303,10 @@ fn part_of(pointer: &str) -> Option<Part> {
                 Some((p, Inner::Mapping)) if *section == "webhooks" => Part::Whole(p),
                 _ => Part::Whole(webhook),
             })
+        }
+        ["info", ..] => Some(Part::Info),
+        ["components" | "paths" | "webhooks"] | ["components", _] => {
+            Some(Part::Whole(prefix(t.len())))
         }
         ["servers" | "tags" | "security", _, ..] => Some(Part::Whole(prefix(2))),
         ["servers" | "tags" | "security" | "externalDocs", ..] => Some(Part::Whole(prefix(1))),
@@ -460,7 +511,11 @@ mod tests {
         assert_eq!(part(&doc, "/tags/3/name"), whole("/tags/3"));
         assert_eq!(part(&doc, ""), None);
         assert_eq!(part(&doc, "/openapi"), None);
-        assert_eq!(part(&doc, "/info/title"), None);
+        assert_eq!(part(&doc, "/info/title"), Some(Part::Info));
+        assert_eq!(
+            part(&doc, "/components/schemas"),
+            whole("/components/schemas")
+        );
     }
 
     #[test]
@@ -552,6 +607,25 @@ mod tests {
         assert_eq!(
             refused.to_string(),
             "error: /info: `info` must be an object\n"
+        );
+    }
+
+    #[test]
+    fn info_is_mended() {
+        let mut doc = json!({"info": {"title": "T", "version": 2.1, "contact": 5}});
+        assert!(repair_info(&mut doc));
+        assert_eq!(
+            doc["info"],
+            json!({"title": "T", "version": "2.1", "contact": 5})
+        );
+        assert!(repair_info(&mut doc), "what else is there goes next");
+        assert_eq!(doc["info"], json!({"title": "T", "version": "2.1"}));
+        assert!(!repair_info(&mut doc), "nothing left to mend");
+        let mut missing = json!({"openapi": "3.1.0"});
+        assert!(repair_info(&mut missing));
+        assert_eq!(
+            missing["info"],
+            json!({"title": "API", "version": "unknown"})
         );
     }
 }
