@@ -86,6 +86,22 @@ enum Child {
     Data,
 }
 
+/// The keywords of a schema whose value is one schema (`items` aside: it may be a list in older
+/// drafts).
+pub(crate) const ONE_SCHEMA_KEYWORDS: [&str; 11] = [
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "additionalItems",
+    "contentSchema",
+];
+
 fn child_of(kind: Kind, key: &str) -> Child {
     use Child::*;
     use Kind::*;
@@ -129,20 +145,7 @@ fn child_of(kind: Kind, key: &str) -> Child {
         ) => Map(Schema),
         (Schema, "items") => OneOrList(Schema),
         (Schema, "allOf" | "anyOf" | "oneOf" | "prefixItems") => List(Schema),
-        (
-            Schema,
-            "additionalProperties"
-            | "not"
-            | "if"
-            | "then"
-            | "else"
-            | "contains"
-            | "propertyNames"
-            | "unevaluatedItems"
-            | "unevaluatedProperties"
-            | "additionalItems"
-            | "contentSchema",
-        ) => One(Schema),
+        (Schema, key) if ONE_SCHEMA_KEYWORDS.contains(&key) => One(Schema),
         (_, "example" | "examples" | "default" | "enum" | "const" | "value") => Data,
         (Link, "parameters" | "requestBody") => Data,
         _ => One(Other),

@@ -17,6 +17,7 @@
 //! What stays a hard error: text that is not a YAML or JSON object, an `openapi` version missing or
 //! unsupported, and nothing left to generate.
 
+use crate::bundle::ONE_SCHEMA_KEYWORDS;
 use crate::diagnostics::{Diagnostic, Diagnostics, child, unescape_token};
 use crate::lower::{METHODS, OTHER_METHODS, WEBHOOKS};
 use serde_json::{Map, Value, json};
@@ -345,18 +346,7 @@ fn inner_part(t: &[&str], start: usize) -> Option<(usize, Inner)> {
             }
             "allOf" | "anyOf" | "oneOf" | "prefixItems" if i + 1 < t.len() => i += 2,
             "items" if t.get(i + 1).is_some_and(|n| n.parse::<usize>().is_ok()) => i += 2,
-            "items"
-            | "additionalProperties"
-            | "not"
-            | "if"
-            | "then"
-            | "else"
-            | "contains"
-            | "propertyNames"
-            | "unevaluatedItems"
-            | "unevaluatedProperties"
-            | "additionalItems"
-            | "contentSchema" => i += 1,
+            key if key == "items" || ONE_SCHEMA_KEYWORDS.contains(&key) => i += 1,
             "discriminator" if t.get(i + 1) == Some(&"mapping") && i + 2 < t.len() => {
                 return Some((i + 3, Inner::Mapping));
             }
@@ -443,79 +433,78 @@ fn unresolved(document: &Value, reference: &str, left_out: &[String]) -> Option<
 mod tests {
     use super::*;
 
-    fn part(_: &Value, pointer: &str) -> Option<Part> {
-        part_of(pointer)
-    }
-
     #[test]
     fn a_flaw_is_in_the_smallest_part_that_can_go() {
-        let doc = json!({});
-        let property = |p: &str| Some(Part::Property(p.to_owned()));
-        let whole = |p: &str| Some(Part::Whole(p.to_owned()));
-        let operation = |p: &str| Some(Part::Operation(p.to_owned()));
-        assert_eq!(
-            part(&doc, "/components/schemas/A/properties/b/items"),
-            property("/components/schemas/A/properties/b")
-        );
-        assert_eq!(
-            part(&doc, "/components/schemas/A/properties/b/properties/c"),
-            property("/components/schemas/A/properties/b/properties/c")
-        );
-        // A property named `properties`, and the map itself as a `$ref`.
-        assert_eq!(
-            part(&doc, "/components/schemas/A/properties/properties/type"),
-            property("/components/schemas/A/properties/properties")
-        );
-        assert_eq!(
-            part(&doc, "/components/schemas/A/properties"),
-            whole("/components/schemas/A")
-        );
-        assert_eq!(
-            part(&doc, "/components/schemas/A/allOf/0"),
-            whole("/components/schemas/A")
-        );
-        assert_eq!(
-            part(&doc, "/components/schemas/U/discriminator/mapping/dog"),
-            whole("/components/schemas/U/discriminator/mapping/dog")
-        );
-        assert_eq!(
-            part(
-                &doc,
-                "/paths/~1pets/get/responses/200/content/application~1json/schema"
+        use Part::{Operation as O, Property as P, Whole as W};
+        type Case = (&'static str, fn(String) -> Part, &'static str);
+        let cases: [Case; 15] = [
+            (
+                "/components/schemas/A/properties/b/items",
+                P,
+                "/components/schemas/A/properties/b",
             ),
-            operation("/paths/~1pets/get")
-        );
-        assert_eq!(
-            part(
-                &doc,
-                "/paths/~1pets/post/requestBody/content/a~1b/schema/properties/x"
+            (
+                "/components/schemas/A/properties/b/properties/c",
+                P,
+                "/components/schemas/A/properties/b/properties/c",
             ),
-            property("/paths/~1pets/post/requestBody/content/a~1b/schema/properties/x")
-        );
-        assert_eq!(
-            part(&doc, "/paths/~1pets/parameters/0"),
-            whole("/paths/~1pets")
-        );
-        assert_eq!(
-            part(&doc, "/paths/~1pets/x-openapi-gen-methods/QUERY/responses"),
-            operation("/paths/~1pets/query")
-        );
-        assert_eq!(
-            part(&doc, "/paths/~1a/post/callbacks/done/{$url}/post"),
-            whole("/paths/~1a/post/callbacks/done")
-        );
-        assert_eq!(
-            part(&doc, "/x-openapi-gen-webhooks/new/post"),
-            whole("/webhooks/new")
-        );
-        assert_eq!(part(&doc, "/tags/3/name"), whole("/tags/3"));
-        assert_eq!(part(&doc, ""), None);
-        assert_eq!(part(&doc, "/openapi"), None);
-        assert_eq!(part(&doc, "/info/title"), Some(Part::Info));
-        assert_eq!(
-            part(&doc, "/components/schemas"),
-            whole("/components/schemas")
-        );
+            // A property named `properties`, and the map itself as a `$ref`.
+            (
+                "/components/schemas/A/properties/properties/type",
+                P,
+                "/components/schemas/A/properties/properties",
+            ),
+            (
+                "/components/schemas/A/properties",
+                W,
+                "/components/schemas/A",
+            ),
+            ("/components/schemas/A/allOf/0", W, "/components/schemas/A"),
+            (
+                "/components/schemas/U/discriminator/mapping/dog",
+                W,
+                "/components/schemas/U/discriminator/mapping/dog",
+            ),
+            ("/components/schemas", W, "/components/schemas"),
+            (
+                "/paths/~1pets/get/responses/200/content/application~1json/schema",
+                O,
+                "/paths/~1pets/get",
+            ),
+            (
+                "/paths/~1pets/post/requestBody/content/a~1b/schema/properties/x",
+                P,
+                "/paths/~1pets/post/requestBody/content/a~1b/schema/properties/x",
+            ),
+            ("/paths/~1pets/parameters/0", W, "/paths/~1pets"),
+            (
+                "/paths/~1pets/x-openapi-gen-methods/QUERY/responses",
+                O,
+                "/paths/~1pets/query",
+            ),
+            (
+                "/paths/~1p/additionalOperations/LINK/responses",
+                O,
+                "/paths/~1p/additionalOperations/LINK",
+            ),
+            (
+                "/paths/~1a/post/callbacks/done/{$url}/post",
+                W,
+                "/paths/~1a/post/callbacks/done",
+            ),
+            ("/x-openapi-gen-webhooks/new/post", W, "/webhooks/new"),
+            ("/tags/3/name", W, "/tags/3"),
+        ];
+        for (pointer, part, expected) in cases {
+            assert_eq!(
+                part_of(pointer),
+                Some(part(expected.to_owned())),
+                "{pointer}"
+            );
+        }
+        assert_eq!(part_of("/info/title"), Some(Part::Info));
+        assert_eq!(part_of(""), None);
+        assert_eq!(part_of("/openapi"), None);
     }
 
     #[test]
