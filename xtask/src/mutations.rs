@@ -18,11 +18,15 @@ use fastrand::Rng;
 use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
 
 /// Documents at most this large make the compiled sample (clippy of a large document's crates
 /// takes minutes).
 const SMALL: u64 = 100_000;
+/// A case the generator has not finished in this long hangs it: the slowest document (openai)
+/// takes about 25 s in a dev build on a loaded machine.
+const CASE_LIMIT: Duration = Duration::from_secs(180);
 
 struct Args {
     count: u64,
@@ -129,7 +133,8 @@ fn one_case(corpus: &mut Corpus, seed: u64, index: u64) -> Result<Record, String
 }
 
 /// Runs cases `0..count` in worker processes, printing failures as they come. A worker the
-/// generator crashes (a stack overflow aborts) fails its case, and the next worker goes on after it.
+/// generator crashes (a stack overflow aborts) or hangs (killed after [`CASE_LIMIT`]) fails its
+/// case, and the next worker goes on after it.
 fn run_cases(seed: u64, count: u64) -> Result<Vec<Record>, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut records = Vec::new();
@@ -141,10 +146,28 @@ fn run_cases(seed: u64, count: u64) -> Result<Vec<Record>, String> {
             .stdout(Stdio::piped())
             .spawn()
             .map_err(|e| format!("starting the mutations worker: {e}"))?;
+        // Read on a thread of its own, so that a worker that says nothing can be timed out.
         let stdout = child.stdout.take().expect("piped");
+        let (send, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
         let mut running: Option<Record> = None;
-        for line in std::io::BufReader::new(stdout).lines() {
-            let line = line.map_err(|e| e.to_string())?;
+        let mut hung = false;
+        loop {
+            let line = match lines.recv_timeout(CASE_LIMIT) {
+                Ok(line) => line.map_err(|e| e.to_string())?,
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => {
+                    hung = true;
+                    let _ = child.kill();
+                    break;
+                }
+            };
             let parse =
                 |json: &str| serde_json::from_str::<Record>(json).map_err(|e| e.to_string());
             if let Some(json) = line.strip_prefix("start ") {
@@ -163,12 +186,22 @@ fn run_cases(seed: u64, count: u64) -> Result<Vec<Record>, String> {
         }
         let status = child.wait().map_err(|e| e.to_string())?;
         match running {
-            Some(mut crashed) => {
-                let message = format!("the generator crashed the process ({status})");
-                println!("FAILED {}\n    {message}", crashed.describe(seed));
-                crashed.outcome = Some(Outcome::Failed(message));
-                next = crashed.index + 1;
-                records.push(crashed);
+            Some(mut stopped) => {
+                let message = if hung {
+                    format!("the generator ran over {} s; killed", CASE_LIMIT.as_secs())
+                } else {
+                    format!("the generator crashed the process ({status})")
+                };
+                println!("FAILED {}\n    {message}", stopped.describe(seed));
+                stopped.outcome = Some(Outcome::Failed(message));
+                next = stopped.index + 1;
+                records.push(stopped);
+            }
+            None if hung => {
+                let limit = CASE_LIMIT.as_secs();
+                return Err(format!(
+                    "the mutations worker said nothing for {limit} s; killed"
+                ));
             }
             None if !status.success() || next < count => {
                 return Err(format!("the mutations worker stopped ({status})"));
