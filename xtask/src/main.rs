@@ -1,9 +1,10 @@
 //! Repository tasks: `cargo xtask codegen [--check]`, `cargo xtask corpus [--compile]`,
-//! `cargo xtask fixtures`, `cargo xtask interop`, `cargo xtask package`.
+//! `cargo xtask fixtures`, `cargo xtask mutations`, `cargo xtask interop`, `cargo xtask package`.
 
 mod compile;
 mod corpus;
 mod interop;
+mod mutations;
 mod package;
 
 use openapi_gen::{Part, emit::Options};
@@ -21,6 +22,9 @@ fn main() -> ExitCode {
         Some("codegen") => codegen(flag("--check")),
         Some("corpus") => corpus::run(flag("--compile"), flag("--skip-large")),
         Some("fixtures") => compile::fixtures(),
+        Some("mutations") => mutations::run(&args[1..]),
+        // The process `mutations` runs its cases in (see mutations::cases).
+        Some("mutations-worker") => mutations::worker(&args[1..]),
         Some("interop") => interop::run(&args[1..]),
         Some("package") => package::run(),
         _ => {
@@ -31,6 +35,10 @@ fn main() -> ExitCode {
                  corpus [--compile] [--skip-large]\n\
                  \x20                             generate ../shared/corpus; --compile also runs clippy -D warnings\n\
                  \x20                             on each document's models, server and client\n\
+                 mutations [--count N] [--seed S] [--compile K] [--case I]\n\
+                 \x20                             N seeded mutations of the corpus documents (200), each generated:\n\
+                 \x20                             no panic, the rest generated or an acceptable refusal; then clippy\n\
+                 \x20                             on K of the outputs (10); --case reruns one and writes its document\n\
                  fixtures                      generate every tests/fixtures/*.yaml and run clippy -D warnings on it\n\
                  interop [document...]         the generated client against Prism's mock server, the generated\n\
                  \x20                             server under schemathesis (tests/interop/expected.json)\n\
