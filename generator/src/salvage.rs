@@ -119,6 +119,13 @@ fn take_out(
 ) -> bool {
     let mut parts = Vec::new();
     for error in errors {
+        // A later stage reports a flaw where a `$ref` took it (a response component, inside the
+        // operation that uses it): the part is where the flaw is written.
+        let written = written_at(document, &error.pointer);
+        let error = &Diagnostic {
+            pointer: written,
+            ..error.clone()
+        };
         // `info` is required: a document without one (the error is at its root) gets one.
         let no_info =
             error.pointer.is_empty() && !document.get("info").is_some_and(Value::is_object);
@@ -236,6 +243,37 @@ fn repair_info(document: &mut Value) -> bool {
         changed = info.len() < before;
     }
     changed
+}
+
+/// Where the node at `pointer` is written: the pointer, followed through each local `$ref` it
+/// passes on the way (`/paths/~1a/get/responses/200/content` with `200: {$ref:
+/// '#/components/responses/R'}` is `/components/responses/R/content`).
+fn written_at(document: &Value, pointer: &str) -> String {
+    let mut at = String::new();
+    for token in pointer.split('/').skip(1) {
+        let key = unescape_token(token);
+        let node = document.pointer(&at);
+        let has = node.is_some_and(|n| match n {
+            Value::Object(map) => map.contains_key(&key),
+            Value::Array(items) => key.parse::<usize>().is_ok_and(|i| i < items.len()),
+            _ => false,
+        });
+        let through = node
+            .and_then(|n| n.get("$ref"))
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix('#'))
+            .map(|fragment| {
+                percent_encoding::percent_decode_str(fragment)
+                    .decode_utf8_lossy()
+                    .into_owned()
+            })
+            .filter(|target| !has && document.pointer(target).is_some());
+        if let Some(target) = through {
+            at = target;
+        }
+        at = format!("{at}/{token}");
+    }
+    at
 }
 
 /// `/a/b/c` -> (`/a/b`, `c`).
@@ -420,13 +458,56 @@ fn unresolved(document: &Value, reference: &str, left_out: &[String]) -> Option<
         .decode_utf8_lossy()
         .into_owned();
     if document.pointer(&target).is_some() {
-        return None;
+        return alias_cycle(document, &target).then(|| {
+            format!("`$ref` `{reference}` is a cycle of references that names no schema")
+        });
     }
     Some(if left_out.contains(&target) {
         format!("it needs `{reference}`, which is left out")
     } else {
         format!("`$ref` `{reference}` names nothing in the document")
     })
+}
+
+/// Whether the node at `target` is a reference only (annotations aside), to a reference only,
+/// and so on around a cycle: an alias of itself, which stands for nothing.
+fn alias_cycle(document: &Value, target: &str) -> bool {
+    let mut seen = vec![target.to_owned()];
+    let mut node = document.pointer(target);
+    while let Some(next) = node.and_then(alias_of) {
+        if seen.contains(&next) {
+            return true;
+        }
+        node = document.pointer(&next);
+        seen.push(next);
+    }
+    false
+}
+
+/// The local target of an object that is only a `$ref` and annotations.
+fn alias_of(node: &Value) -> Option<String> {
+    const ANNOTATIONS: [&str; 10] = [
+        "$ref",
+        "description",
+        "summary",
+        "title",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "nullable",
+        "example",
+        "examples",
+    ];
+    let object = node.as_object()?;
+    let fragment = object.get("$ref")?.as_str()?.strip_prefix('#')?;
+    object
+        .keys()
+        .all(|k| ANNOTATIONS.contains(&k.as_str()) || k.starts_with("x-"))
+        .then(|| {
+            percent_encoding::percent_decode_str(fragment)
+                .decode_utf8_lossy()
+                .into_owned()
+        })
 }
 
 #[cfg(test)]
@@ -616,5 +697,44 @@ mod tests {
             missing["info"],
             json!({"title": "API", "version": "unknown"})
         );
+    }
+
+    #[test]
+    fn a_cycle_of_aliases_names_nothing() {
+        let doc = json!({"components": {"schemas": {
+            "A": {"$ref": "#/components/schemas/B", "description": "a"},
+            "B": {"$ref": "#/components/schemas/A"},
+            "C": {"$ref": "#/components/schemas/C"},
+            "D": {"$ref": "#/components/schemas/E"},
+            "E": {"type": "object", "properties": {"d": {"$ref": "#/components/schemas/D"}}}
+        }}});
+        let found: Vec<String> = broken_refs(&doc, &[])
+            .iter()
+            .map(|d| d.pointer.clone())
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "/components/schemas/A",
+                "/components/schemas/B",
+                "/components/schemas/C"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_flaw_reported_through_a_ref_is_where_it_is_written() {
+        let doc = json!({
+            "paths": {"/a": {"get": {"responses": {"200": {"$ref": "#/components/responses/R"}}}}},
+            "components": {"responses": {"R": {"content": {"application/json": {"schema": {}}}}}}
+        });
+        assert_eq!(
+            written_at(
+                &doc,
+                "/paths/~1a/get/responses/200/content/application~1json/schema/properties/x"
+            ),
+            "/components/responses/R/content/application~1json/schema/properties/x"
+        );
+        assert_eq!(written_at(&doc, "/paths/~1a/get"), "/paths/~1a/get");
     }
 }
