@@ -52,6 +52,11 @@ fn refusal(errors: &Diagnostics) -> Outcome {
     {
         return Outcome::Failed(panic.clone());
     }
+    // "Nothing is left" names, before it, the flaws that left everything out.
+    let nothing_left = messages.iter().any(|m| m.contains(HARD_ERRORS[3].0));
+    if nothing_left {
+        return Outcome::Refused(HARD_ERRORS[3].1.to_owned());
+    }
     if let Some(other) = messages.iter().find(|m| kind(m).is_none()) {
         return Outcome::Failed(other.clone());
     }
@@ -309,8 +314,12 @@ mod tests {
             refused(&["nothing is left to generate", "internal generator error (a bug): x"]),
             Outcome::Failed(m) if m.contains("internal")
         ));
+        assert_eq!(
+            refused(&["unresolved $ref", "nothing is left to generate"]),
+            kind("nothing left to generate")
+        );
         assert!(matches!(
-            refused(&["nothing is left to generate", "unresolved $ref"]),
+            refused(&["missing `openapi` version", "unresolved $ref"]),
             Outcome::Failed(m) if m.contains("unresolved")
         ));
         assert!(matches!(refused(&[]), Outcome::Failed(_)));
