@@ -290,6 +290,7 @@ mod tests {
             crates: vec![(Part::Server, vec![router])],
             diagnostics: Diagnostics(vec![warning; warnings]),
             files: Vec::new(),
+            operations: (operations, operations + warnings),
         }
     }
 
