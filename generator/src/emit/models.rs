@@ -431,15 +431,16 @@ impl<'a> ModelEmitter<'a> {
         let mentions = |word: &str| impls.iter().any(|text| text.contains(word));
         let patterns = mentions("PATTERN_").then(|| quote! { use crate::patterns::*; });
         let module = mentions("validation::").then(|| quote! { self, });
-        let types = impls
-            .iter()
-            .any(|text| !text.is_empty())
-            .then(|| quote! { use crate::types::*; });
+        // A document whose types are all aliases has no impl here, and so nothing to import.
+        let any = impls.iter().any(|text| !text.is_empty());
+        let types = any.then(|| quote! { use crate::types::*; });
+        let validation =
+            any.then(|| quote! { use crate::validation::{#module Validate, ValidationError}; });
         quote! {
             //! `Validate` for every type: the constraints the spec states beyond each type.
             #patterns
             #types
-            use crate::validation::{#module Validate, ValidationError};
+            #validation
         }
     }
 
@@ -839,4 +840,24 @@ fn extra_field_name(s: &Struct) -> String {
         name.push('_');
     }
     name
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Part, emit::Options};
+
+    #[test]
+    fn types_that_are_all_aliases_import_nothing_to_validate() {
+        let text = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\ncomponents:\n  schemas:\n    Cursor: {type: string, nullable: true}\n";
+        let opts = Options::new("t", "t.yaml", "test");
+        let generated = crate::generate(text, &opts, &[Part::Models]).expect("generates");
+        let constraints = (generated.crates[0].1.iter())
+            .find(|f| f.path == "src/constraints.rs")
+            .expect("constraints.rs");
+        assert!(
+            !constraints.contents.contains("use "),
+            "{}",
+            constraints.contents
+        );
+    }
 }
