@@ -288,7 +288,8 @@ impl<'a> ModelEmitter<'a> {
     }
 
     /// How a property's value is read leniently, if it is: numbers that may arrive as numeric
-    /// strings, and integers (aliases looked through: `Percent = i64`) that may arrive as `2.0`.
+    /// strings matching their pattern, and other numbers (aliases looked through: `Percent = i64`)
+    /// that may arrive as a string holding one, integers also as `2.0` (see `wire::strict`).
     fn leniency(&self, ty: &TypeRef) -> Option<Lenient> {
         let (item, in_vec) = match ty {
             TypeRef::Array(item) => (item.as_ref(), true),
@@ -302,6 +303,7 @@ impl<'a> ModelEmitter<'a> {
             TypeRef::Primitive(p) if p.is_integer() => {
                 Some(Lenient::new("Integer", *p, None, in_vec))
             }
+            TypeRef::Primitive(p) if p.is_float() => Some(Lenient::new("Float", *p, None, in_vec)),
             _ => None,
         }
     }
@@ -757,10 +759,10 @@ fn default_fn_name(def: &TypeDef, f: &Field) -> String {
 }
 
 /// A value read leniently (see `ModelEmitter::leniency`): a number that may arrive as a numeric
-/// string (`marker`: the type naming its pattern), or an integer that may arrive as `2.0`;
-/// `in_vec`: the items of a list.
+/// string (`marker`: the type naming its pattern), or an integer or float that may arrive as a
+/// string holding one (an integer also as `2.0`); `in_vec`: the items of a list.
 struct Lenient {
-    /// `Numeric` or `Integer`: the `wire` readers' names start with it.
+    /// `Numeric`, `Integer` or `Float`: the `wire` readers' names start with it.
     kind: &'static str,
     number: TokenStream,
     marker: Option<Ident>,
