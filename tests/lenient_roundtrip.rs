@@ -3,7 +3,8 @@
 //! answers a relative URL, an id that is not a UUID, a timestamp without an offset, a counter
 //! beyond its `int32` and a numeral beyond it has its answer decoded and kept by the generated
 //! client, and `Validate` names each; the generated server refuses the same body (clients are
-//! liberal, servers strict).
+//! liberal, servers strict). Numbers the server sends as strings (`"19.720000"`) are read as the
+//! numbers; the generated server refuses them when it decodes.
 
 use lenient_client::Client;
 use lenient_client::models::{Call, Validate};
@@ -20,7 +21,10 @@ fn answered() -> Value {
         "day": "26.11.2026",
         "views": 3_000_000_000_i64,
         "threshold": "-84527355224",
-        "sizes": [300]
+        "sizes": [300],
+        "latitude": "19.720000",
+        "retries": "7",
+        "readings": ["1.5", 2]
     })
 }
 
@@ -86,9 +90,15 @@ async fn the_client_keeps_what_the_types_admit_and_validate_names_each_format() 
     assert_eq!(call.views, 3_000_000_000);
     assert_eq!(call.threshold, -84_527_355_224);
     assert_eq!(call.sizes, Some(vec![300]));
-    // Sent back as it came (the numeral as a number, as the field always encodes).
+    assert_eq!(call.latitude, 19.72);
+    assert_eq!(call.retries, Some(7));
+    assert_eq!(call.readings, Some(vec![1.5, 2.0]));
+    // Sent back as it came, numbers as numbers (as the fields always encode).
     let mut expected = answered();
     expected["threshold"] = json!(-84_527_355_224_i64);
+    expected["latitude"] = json!(19.72);
+    expected["retries"] = json!(7);
+    expected["readings"] = json!([1.5, 2.0]);
     assert_eq!(serde_json::to_value(&call).unwrap(), expected);
 
     let errors = call.validate().unwrap_err().to_string();
@@ -121,7 +131,10 @@ async fn the_generated_server_refuses_each_format_the_client_kept() {
         "day": "2026-11-26",
         "views": 2_147_483_647_i64,
         "threshold": "-2147483648",
-        "sizes": [255]
+        "sizes": [255],
+        "latitude": 19.72,
+        "retries": 7,
+        "readings": [1.5, 2]
     });
     let post = |body: Value| {
         let base = base.clone();
@@ -146,6 +159,9 @@ async fn the_generated_server_refuses_each_format_the_client_kept() {
         "views",
         "threshold",
         "sizes",
+        "latitude",
+        "retries",
+        "readings",
     ] {
         let mut body = valid.clone();
         body[field] = kept[field].clone();

@@ -1320,23 +1320,47 @@ impl crate::object::Object for TelemetryPoint {
                 "assetId" => m.put(&mut f0, "assetId")?,
                 "externalId" => m.put(&mut f1, "externalId")?,
                 "timestamp" => m.put(&mut f2, "timestamp")?,
-                "latitude" => m.put(&mut f3, "latitude")?,
-                "longitude" => m.put(&mut f4, "longitude")?,
-                "speed" => m.put(&mut f5, "speed")?,
-                "heading" => m.put(&mut f6, "heading")?,
-                "altitude" => m.put(&mut f7, "altitude")?,
+                "latitude" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f3, "latitude")?
+                }
+                "longitude" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f4, "longitude")?
+                }
+                "speed" => m.put_with::<crate::wire::AsFloat<f64>>(&mut f5, "speed")?,
+                "heading" => m.put_with::<crate::wire::AsFloat<f64>>(&mut f6, "heading")?,
+                "altitude" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f7, "altitude")?
+                }
                 "satellites" => {
                     m.put_with::<crate::wire::AsInteger<i64>>(&mut f8, "satellites")?
                 }
                 "ignition" => m.put(&mut f9, "ignition")?,
-                "inputVoltage" => m.put(&mut f10, "inputVoltage")?,
-                "batteryVoltage" => m.put(&mut f11, "batteryVoltage")?,
-                "batteryPercentage" => m.put(&mut f12, "batteryPercentage")?,
-                "fuelLevel" => m.put(&mut f13, "fuelLevel")?,
-                "adBlueLevel" => m.put(&mut f14, "adBlueLevel")?,
-                "temperature" => m.put(&mut f15, "temperature")?,
-                "pressure" => m.put(&mut f16, "pressure")?,
-                "engineSpeed" => m.put(&mut f17, "engineSpeed")?,
+                "inputVoltage" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f10, "inputVoltage")?
+                }
+                "batteryVoltage" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f11, "batteryVoltage")?
+                }
+                "batteryPercentage" => {
+                    m.put_with::<
+                            crate::wire::AsFloat<f64>,
+                        >(&mut f12, "batteryPercentage")?
+                }
+                "fuelLevel" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f13, "fuelLevel")?
+                }
+                "adBlueLevel" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f14, "adBlueLevel")?
+                }
+                "temperature" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f15, "temperature")?
+                }
+                "pressure" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f16, "pressure")?
+                }
+                "engineSpeed" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f17, "engineSpeed")?
+                }
                 "signals" => m.put(&mut f18, "signals")?,
                 _ => m.skip()?,
             }
@@ -1532,8 +1556,12 @@ impl crate::object::Object for Position {
         let mut f1 = None;
         while let Some(k) = m.key()? {
             match k.as_str() {
-                "latitude" => m.put(&mut f0, "latitude")?,
-                "longitude" => m.put(&mut f1, "longitude")?,
+                "latitude" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f0, "latitude")?
+                }
+                "longitude" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f1, "longitude")?
+                }
                 _ => m.skip()?,
             }
         }
@@ -1575,8 +1603,10 @@ impl crate::object::Object for EventDetails {
         let mut f6 = None;
         while let Some(k) = m.key()? {
             match k.as_str() {
-                "value" => m.put(&mut f0, "value")?,
-                "threshold" => m.put(&mut f1, "threshold")?,
+                "value" => m.put_with::<crate::wire::AsFloat<f64>>(&mut f0, "value")?,
+                "threshold" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f1, "threshold")?
+                }
                 "quantity" => m.put(&mut f2, "quantity")?,
                 "geofenceId" => m.put(&mut f3, "geofenceId")?,
                 "fromCountry" => m.put(&mut f4, "fromCountry")?,
@@ -1754,21 +1784,41 @@ impl crate::object::Object for AssetState {
                 "assetId" => m.put(&mut f0, "assetId")?,
                 "lastReportAt" => m.put(&mut f1, "lastReportAt")?,
                 "position" => m.put(&mut f2, "position")?,
-                "speed" => m.put(&mut f3, "speed")?,
-                "heading" => m.put(&mut f4, "heading")?,
-                "altitude" => m.put(&mut f5, "altitude")?,
+                "speed" => m.put_with::<crate::wire::AsFloat<f64>>(&mut f3, "speed")?,
+                "heading" => m.put_with::<crate::wire::AsFloat<f64>>(&mut f4, "heading")?,
+                "altitude" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f5, "altitude")?
+                }
                 "satellites" => {
                     m.put_with::<crate::wire::AsInteger<i64>>(&mut f6, "satellites")?
                 }
                 "ignition" => m.put(&mut f7, "ignition")?,
-                "inputVoltage" => m.put(&mut f8, "inputVoltage")?,
-                "batteryVoltage" => m.put(&mut f9, "batteryVoltage")?,
-                "batteryPercentage" => m.put(&mut f10, "batteryPercentage")?,
-                "fuelLevel" => m.put(&mut f11, "fuelLevel")?,
-                "adBlueLevel" => m.put(&mut f12, "adBlueLevel")?,
-                "temperature" => m.put(&mut f13, "temperature")?,
-                "pressure" => m.put(&mut f14, "pressure")?,
-                "engineSpeed" => m.put(&mut f15, "engineSpeed")?,
+                "inputVoltage" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f8, "inputVoltage")?
+                }
+                "batteryVoltage" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f9, "batteryVoltage")?
+                }
+                "batteryPercentage" => {
+                    m.put_with::<
+                            crate::wire::AsFloat<f64>,
+                        >(&mut f10, "batteryPercentage")?
+                }
+                "fuelLevel" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f11, "fuelLevel")?
+                }
+                "adBlueLevel" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f12, "adBlueLevel")?
+                }
+                "temperature" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f13, "temperature")?
+                }
+                "pressure" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f14, "pressure")?
+                }
+                "engineSpeed" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f15, "engineSpeed")?
+                }
                 "country" => m.put(&mut f16, "country")?,
                 "insideGeofences" => m.put(&mut f17, "insideGeofences")?,
                 "openEpisodes" => m.put(&mut f18, "openEpisodes")?,

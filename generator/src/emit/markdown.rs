@@ -144,19 +144,26 @@ fn shown_refdef_at(line: &str, leading: usize) -> String {
     format!("{}{}", &line[..leading], shown_refdef(&line[leading..]))
 }
 
-/// The width of a Markdown list marker and its space (`- `, `* `, `12. `), if the line starts with one.
+/// Where the text of a list item starts, from the start of its marker (`- `, `*   `, `12. `), if
+/// the line starts with one: CommonMark counts the spaces after the marker, one to four (more
+/// start an indented code block after one space).
 fn list_marker_width(line: &str) -> Option<usize> {
-    if line.starts_with("- ") || line.starts_with("* ") || line.starts_with("+ ") {
-        return Some(2);
-    }
-    let digits = line.chars().take_while(char::is_ascii_digit).count();
-    if (1..=9).contains(&digits) {
-        let rest = &line[digits..];
-        if rest.starts_with(". ") || rest.starts_with(") ") {
-            return Some(digits + 2);
+    let marker = if line.starts_with(['-', '*', '+']) {
+        1
+    } else {
+        let digits = line.chars().take_while(char::is_ascii_digit).count();
+        let closed = line[digits..].starts_with(['.', ')']);
+        if !(1..=9).contains(&digits) || !closed {
+            return None;
         }
+        digits + 1
+    };
+    let spaces = line[marker..].chars().take_while(|c| *c == ' ').count();
+    match spaces {
+        0 => None,
+        1..=4 => Some(marker + spaces),
+        _ => Some(marker + 1),
     }
-    None
 }
 
 #[cfg(test)]
@@ -179,6 +186,12 @@ mod tests {
             " 1. Create.\n    At once.\n 2. Read.\n    Over-indented."
         );
         assert_eq!(doc("- a\n  - b\n c"), " - a\n   - b\n     c");
+        // The item's text starts after all the marker's spaces (up to four).
+        assert_eq!(
+            doc("*   First,\n  continued.\n*   Second."),
+            " *   First,\n     continued.\n *   Second."
+        );
+        assert_eq!(doc("2)  Two\nmore"), " 2)  Two\n     more");
     }
 
     #[test]

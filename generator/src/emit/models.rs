@@ -288,7 +288,8 @@ impl<'a> ModelEmitter<'a> {
     }
 
     /// How a property's value is read leniently, if it is: numbers that may arrive as numeric
-    /// strings, and integers (aliases looked through: `Percent = i64`) that may arrive as `2.0`.
+    /// strings matching their pattern, and other numbers (aliases looked through: `Percent = i64`)
+    /// that may arrive as a string holding one, integers also as `2.0` (see `wire::strict`).
     fn leniency(&self, ty: &TypeRef) -> Option<Lenient> {
         let (item, in_vec) = match ty {
             TypeRef::Array(item) => (item.as_ref(), true),
@@ -302,6 +303,7 @@ impl<'a> ModelEmitter<'a> {
             TypeRef::Primitive(p) if p.is_integer() => {
                 Some(Lenient::new("Integer", *p, None, in_vec))
             }
+            TypeRef::Primitive(p) if p.is_float() => Some(Lenient::new("Float", *p, None, in_vec)),
             _ => None,
         }
     }
@@ -431,15 +433,16 @@ impl<'a> ModelEmitter<'a> {
         let mentions = |word: &str| impls.iter().any(|text| text.contains(word));
         let patterns = mentions("PATTERN_").then(|| quote! { use crate::patterns::*; });
         let module = mentions("validation::").then(|| quote! { self, });
-        let types = impls
-            .iter()
-            .any(|text| !text.is_empty())
-            .then(|| quote! { use crate::types::*; });
+        // A document whose types are all aliases has no impl here, and so nothing to import.
+        let any = impls.iter().any(|text| !text.is_empty());
+        let types = any.then(|| quote! { use crate::types::*; });
+        let validation =
+            any.then(|| quote! { use crate::validation::{#module Validate, ValidationError}; });
         quote! {
             //! `Validate` for every type: the constraints the spec states beyond each type.
             #patterns
             #types
-            use crate::validation::{#module Validate, ValidationError};
+            #validation
         }
     }
 
@@ -756,10 +759,10 @@ fn default_fn_name(def: &TypeDef, f: &Field) -> String {
 }
 
 /// A value read leniently (see `ModelEmitter::leniency`): a number that may arrive as a numeric
-/// string (`marker`: the type naming its pattern), or an integer that may arrive as `2.0`;
-/// `in_vec`: the items of a list.
+/// string (`marker`: the type naming its pattern), or an integer or float that may arrive as a
+/// string holding one (an integer also as `2.0`); `in_vec`: the items of a list.
 struct Lenient {
-    /// `Numeric` or `Integer`: the `wire` readers' names start with it.
+    /// `Numeric`, `Integer` or `Float`: the `wire` readers' names start with it.
     kind: &'static str,
     number: TokenStream,
     marker: Option<Ident>,
@@ -839,4 +842,24 @@ fn extra_field_name(s: &Struct) -> String {
         name.push('_');
     }
     name
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Part, emit::Options};
+
+    #[test]
+    fn types_that_are_all_aliases_import_nothing_to_validate() {
+        let text = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\ncomponents:\n  schemas:\n    Cursor: {type: string, nullable: true}\n";
+        let opts = Options::new("t", "t.yaml", "test");
+        let generated = crate::generate(text, &opts, &[Part::Models]).expect("generates");
+        let constraints = (generated.crates[0].1.iter())
+            .find(|f| f.path == "src/constraints.rs")
+            .expect("constraints.rs");
+        assert!(
+            !constraints.contents.contains("use "),
+            "{}",
+            constraints.contents
+        );
+    }
 }

@@ -7,7 +7,7 @@
 //! decoded as the branch's struct, and a variant encodes as its struct. A branch that does not
 //! declare the property gets the tag added when encoded and removed before it is decoded.
 
-use super::models::{union_doc, variant};
+use super::models::{field_holding, union_doc, variant};
 use super::{TypePrinter, ident};
 use crate::ir::{TypeDef, TypeRef, Union, UnionVariant, struct_behind};
 use proc_macro2::{Literal, TokenStream};
@@ -154,8 +154,10 @@ fn free_tag_check(types: &[TypeDef], v: &UnionVariant, property: &str) -> Option
         .fields
         .iter()
         .find(|f| f.wire_name == property)?;
-    if field.required
-        && let TypeRef::Named(id) = &field.ty
+    // How the struct holds the property: an optional one with a default is no `Option`.
+    let (optional, held) = field_holding(field, types);
+    if !optional
+        && let TypeRef::Named(id) = held
         && types[id.0].kind.only_value().is_some()
     {
         return None;
@@ -168,7 +170,7 @@ fn free_tag_check(types: &[TypeDef], v: &UnionVariant, property: &str) -> Option
     let fname = ident(&field.name);
     let allow = field.deprecated.then(|| quote! { #[allow(deprecated)] });
     // An optional tag property left empty: the variant's tag is written for it.
-    let absent = (!field.required).then(|| {
+    let absent = optional.then(|| {
         let tag = tag_literal(&v.tags[0], true);
         quote! {
             #allow
@@ -202,5 +204,38 @@ fn tag_literal(tag: &Value, suffixed: bool) -> TokenStream {
             let s = other.as_str().unwrap_or_default();
             quote! { #s }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Part, emit::Options};
+
+    /// The text of the models' `types.rs` generated from the fixture `name`.
+    fn types_of(name: &str) -> String {
+        let path = format!("{}/../tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).expect("fixture");
+        let opts = Options::new("t", name, "test");
+        let generated = crate::generate(&text, &opts, &[Part::Models]).expect("generates");
+        let files = &generated.crates[0].1;
+        let types = files.iter().find(|f| f.path == "src/types.rs");
+        types.expect("types.rs").contents.clone()
+    }
+
+    #[test]
+    fn a_tag_defaulted_by_the_branch_is_held_and_encoded_as_itself() {
+        let types = types_of("union-defaulted-tag.yaml");
+        // A one-value enum is always the tag: encoded as it is. A free string is checked.
+        assert!(!types.contains("is_none()"), "{types}");
+        assert!(
+            types.contains(
+                "Self::LocalTarget(value) => ::serde::Serialize::serialize(value, serializer)"
+            ),
+            "{types}"
+        );
+        assert!(
+            types.contains("crate::tagged::check(held, \"type\", &[\"sgRemote\"])"),
+            "{types}"
+        );
     }
 }

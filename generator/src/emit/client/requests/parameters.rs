@@ -304,6 +304,10 @@ impl<'a> RequestEmitter<'a> {
                 let item = self.item_text(inner);
                 quote! { #v.iter().map(#item).collect::<Vec<_>>().join(",") }
             }
+            // A string is its own text: cloned whole (clippy's `useless_asref`).
+            TypeRef::Nullable(inner) if self.is_string(inner) => {
+                quote! { #v.clone().unwrap_or_default() }
+            }
             TypeRef::Nullable(inner) => {
                 let item = self.item_text(inner);
                 quote! { #v.as_ref().map(#item).unwrap_or_default() }
@@ -337,5 +341,33 @@ impl<'a> RequestEmitter<'a> {
     /// Whether the text of `ty` is a `String` field itself (a path segment can borrow it).
     pub(super) fn is_string(&self, ty: &TypeRef) -> bool {
         matches!(self.api.unalias(ty), TypeRef::Primitive(Primitive::String))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Part, emit::Options};
+
+    #[test]
+    fn a_nullable_string_parameter_is_cloned_whole() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/nullable-ref-query.yaml"
+        );
+        let text = std::fs::read_to_string(path).expect("fixture");
+        let opts = Options::new("t", "nullable-ref-query.yaml", "test");
+        let generated = crate::generate(&text, &opts, &[Part::Client]).expect("generates");
+        let requests = (generated.crates[0].1.iter())
+            .find(|f| f.path == "src/requests.rs")
+            .expect("requests.rs");
+        let code = &requests.contents;
+        assert!(!code.contains("map(|item| item.clone())"), "{code}");
+        assert_eq!(
+            code.matches("value.clone().unwrap_or_default()").count(),
+            2,
+            "{code}"
+        );
+        // Other types still write each value's text.
+        assert!(code.contains("map(|item| item.to_string())"), "{code}");
     }
 }

@@ -47,6 +47,9 @@ impl crate::object::Object for Call {
         "views",
         "threshold",
         "sizes",
+        "latitude",
+        "retries",
+        "readings",
     ];
 
     fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
@@ -59,6 +62,9 @@ impl crate::object::Object for Call {
         let mut f4 = None;
         let mut f5 = None;
         let mut f6 = None;
+        let mut f7 = None;
+        let mut f8 = None;
+        let mut f9 = None;
         while let Some(k) = m.key()? {
             match k.as_str() {
                 "id" => m.put(&mut f0, "id")?,
@@ -74,6 +80,15 @@ impl crate::object::Object for Call {
                 "sizes" => {
                     m.put_with::<crate::wire::AsIntegerVec<i64>>(&mut f6, "sizes")?
                 }
+                "latitude" => {
+                    m.put_with::<crate::wire::AsFloat<f64>>(&mut f7, "latitude")?
+                }
+                "retries" => {
+                    m.put_with::<crate::wire::AsInteger<i64>>(&mut f8, "retries")?
+                }
+                "readings" => {
+                    m.put_with::<crate::wire::AsFloatVec<f32>>(&mut f9, "readings")?
+                }
                 _ => m.skip()?,
             }
         }
@@ -85,6 +100,9 @@ impl crate::object::Object for Call {
             views: m.take(f4, "views")?,
             threshold: m.take(f5, "threshold")?,
             sizes: f6,
+            latitude: m.take(f7, "latitude")?,
+            retries: f8,
+            readings: f9,
         })
     }
 }

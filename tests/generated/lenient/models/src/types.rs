@@ -18,4 +18,10 @@ pub struct Call {
     pub threshold: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sizes: Option<Vec<i64>>,
+    /// A decimal that the provider's live API sends as a string (`"19.720000"`).
+    pub latitude: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retries: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub readings: Option<Vec<f32>>,
 }

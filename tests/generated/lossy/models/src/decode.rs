@@ -99,8 +99,8 @@ impl crate::object::Object for Measurement {
                             crate::wire::AsNumeric<i64, crate::patterns::Numeric2>,
                         >(&mut f0, "count")?
                 }
-                "ratio" => m.put(&mut f1, "ratio")?,
-                "limit" => m.put(&mut f2, "limit")?,
+                "ratio" => m.put_with::<crate::wire::AsFloat<f64>>(&mut f1, "ratio")?,
+                "limit" => m.put_with::<crate::wire::AsFloat<f64>>(&mut f2, "limit")?,
                 "at" => m.put(&mut f3, "at")?,
                 "code" => m.put(&mut f4, "code")?,
                 "percent" => {

@@ -893,7 +893,7 @@ impl crate::object::Object for ChatCompletionTokenLogprob {
         while let Some(k) = m.key()? {
             match k.as_str() {
                 "token" => m.put(&mut f0, "token")?,
-                "logprob" => m.put(&mut f1, "logprob")?,
+                "logprob" => m.put_with::<crate::wire::AsFloat<f64>>(&mut f1, "logprob")?,
                 "bytes" => {
                     m.put_with::<crate::wire::AsIntegerVecOption<i64>>(&mut f2, "bytes")?
                 }
@@ -1093,8 +1093,14 @@ impl crate::object::Object for CreateChatCompletionRequest {
                             crate::wire::AsIntegerOption<i64>,
                         >(&mut f1, "top_logprobs")?
                 }
-                "temperature" => m.put(&mut f2, "temperature")?,
-                "top_p" => m.put(&mut f3, "top_p")?,
+                "temperature" => {
+                    m.put_with::<
+                            crate::wire::AsFloatOption<f64>,
+                        >(&mut f2, "temperature")?
+                }
+                "top_p" => {
+                    m.put_with::<crate::wire::AsFloatOption<f64>>(&mut f3, "top_p")?
+                }
                 "user" => m.put(&mut f4, "user")?,
                 "safety_identifier" => m.put(&mut f5, "safety_identifier")?,
                 "prompt_cache_key" => m.put(&mut f6, "prompt_cache_key")?,
@@ -1111,8 +1117,16 @@ impl crate::object::Object for CreateChatCompletionRequest {
                             crate::wire::AsIntegerOption<i64>,
                         >(&mut f15, "max_completion_tokens")?
                 }
-                "frequency_penalty" => m.put(&mut f16, "frequency_penalty")?,
-                "presence_penalty" => m.put(&mut f17, "presence_penalty")?,
+                "frequency_penalty" => {
+                    m.put_with::<
+                            crate::wire::AsFloatOption<f64>,
+                        >(&mut f16, "frequency_penalty")?
+                }
+                "presence_penalty" => {
+                    m.put_with::<
+                            crate::wire::AsFloatOption<f64>,
+                        >(&mut f17, "presence_penalty")?
+                }
                 "web_search_options" => m.put(&mut f18, "web_search_options")?,
                 "response_format" => m.put(&mut f19, "response_format")?,
                 "audio" => m.put(&mut f20, "audio")?,
@@ -1359,8 +1373,14 @@ impl crate::object::Object for CreateModelResponseProperties {
                 "top_logprobs" => {
                     m.put_with::<crate::wire::AsInteger<i64>>(&mut f1, "top_logprobs")?
                 }
-                "temperature" => m.put(&mut f2, "temperature")?,
-                "top_p" => m.put(&mut f3, "top_p")?,
+                "temperature" => {
+                    m.put_with::<
+                            crate::wire::AsFloatOption<f64>,
+                        >(&mut f2, "temperature")?
+                }
+                "top_p" => {
+                    m.put_with::<crate::wire::AsFloatOption<f64>>(&mut f3, "top_p")?
+                }
                 "user" => m.put(&mut f4, "user")?,
                 "safety_identifier" => m.put(&mut f5, "safety_identifier")?,
                 "prompt_cache_key" => m.put(&mut f6, "prompt_cache_key")?,
@@ -1578,8 +1598,14 @@ impl crate::object::Object for ModelResponseProperties {
                             crate::wire::AsIntegerOption<i64>,
                         >(&mut f1, "top_logprobs")?
                 }
-                "temperature" => m.put(&mut f2, "temperature")?,
-                "top_p" => m.put(&mut f3, "top_p")?,
+                "temperature" => {
+                    m.put_with::<
+                            crate::wire::AsFloatOption<f64>,
+                        >(&mut f2, "temperature")?
+                }
+                "top_p" => {
+                    m.put_with::<crate::wire::AsFloatOption<f64>>(&mut f3, "top_p")?
+                }
                 "user" => m.put(&mut f4, "user")?,
                 "safety_identifier" => m.put(&mut f5, "safety_identifier")?,
                 "prompt_cache_key" => m.put(&mut f6, "prompt_cache_key")?,
@@ -2470,7 +2496,7 @@ impl crate::object::Object for ChatCompletionTokenLogprobTopLogprobsItem {
         while let Some(k) = m.key()? {
             match k.as_str() {
                 "token" => m.put(&mut f0, "token")?,
-                "logprob" => m.put(&mut f1, "logprob")?,
+                "logprob" => m.put_with::<crate::wire::AsFloat<f64>>(&mut f1, "logprob")?,
                 "bytes" => {
                     m.put_with::<crate::wire::AsIntegerVecOption<i64>>(&mut f2, "bytes")?
                 }

@@ -117,8 +117,8 @@ impl crate::object::Object for Coordinates {
         let mut f1 = None;
         while let Some(k) = m.key()? {
             match k.as_str() {
-                "lat" => m.put(&mut f0, "lat")?,
-                "long" => m.put(&mut f1, "long")?,
+                "lat" => m.put_with::<crate::wire::AsFloat<f64>>(&mut f0, "lat")?,
+                "long" => m.put_with::<crate::wire::AsFloat<f64>>(&mut f1, "long")?,
                 _ => m.skip()?,
             }
         }

@@ -194,7 +194,7 @@ impl crate::object::Object for ExportMetricsStreamItem {
         while let Some(k) = m.key()? {
             match k.as_str() {
                 "name" => m.put(&mut f0, "name")?,
-                "value" => m.put(&mut f1, "value")?,
+                "value" => m.put_with::<crate::wire::AsFloat<f64>>(&mut f1, "value")?,
                 _ => m.skip()?,
             }
         }
