@@ -83,7 +83,7 @@ impl crate::object::Object for Circle {
         while let Some(k) = m.key()? {
             match k.as_str() {
                 "kind" => m.put(&mut f0, "kind")?,
-                "radius" => m.put(&mut f1, "radius")?,
+                "radius" => m.put_with::<crate::wire::AsFloat<f64>>(&mut f1, "radius")?,
                 _ => m.skip()?,
             }
         }
@@ -113,7 +113,7 @@ impl crate::object::Object for Square {
         while let Some(k) = m.key()? {
             match k.as_str() {
                 "kind" => m.put(&mut f0, "kind")?,
-                "side" => m.put(&mut f1, "side")?,
+                "side" => m.put_with::<crate::wire::AsFloat<f64>>(&mut f1, "side")?,
                 _ => m.skip()?,
             }
         }

@@ -6,6 +6,9 @@
 //!   `type: [integer, string]` + `pattern`): decoded from either, always encoded as a number.
 //! - A required property whose value may be `null`: absent is an error, `null` is `None`.
 //! - An integer written with a zero fraction (`2.0`), which JSON Schema counts as an integer.
+//! - A number (`type: number` or `integer`) that a server sends as a string holding one
+//!   (`"19.720000"`), as some do beside their documents: read as the number by clients, refused
+//!   inside [`strict`], where the generated server decodes JSON.
 
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
@@ -15,6 +18,9 @@ use std::marker::PhantomData;
 /// Rust numbers that can be read from a JSON number or from a numeric string.
 pub trait WireNumber: Copy + fmt::Display + Sized {
     const NAME: &'static str;
+    /// What a message says was expected (`an integer (i64)`, `f64`).
+    const EXPECTED: &'static str;
+    const INTEGER: bool;
     fn from_i64(v: i64) -> Option<Self>;
     fn from_u64(v: u64) -> Option<Self>;
     fn from_f64(v: f64) -> Option<Self>;
@@ -25,6 +31,8 @@ macro_rules! wire_integer {
     ($($t:ty),*) => {$(
         impl WireNumber for $t {
             const NAME: &'static str = stringify!($t);
+            const EXPECTED: &'static str = concat!("an integer (", stringify!($t), ")");
+            const INTEGER: bool = true;
             fn from_i64(v: i64) -> Option<Self> { Self::try_from(v).ok() }
             fn from_u64(v: u64) -> Option<Self> { Self::try_from(v).ok() }
             fn from_f64(v: f64) -> Option<Self> {
@@ -44,6 +52,9 @@ macro_rules! wire_float {
     ($($t:ty),*) => {$(
         impl WireNumber for $t {
             const NAME: &'static str = stringify!($t);
+            // As serde names the type, so a strict refusal reads as serde's own.
+            const EXPECTED: &'static str = stringify!($t);
+            const INTEGER: bool = false;
             fn from_i64(v: i64) -> Option<Self> { Some(v as Self) }
             fn from_u64(v: u64) -> Option<Self> { Some(v as Self) }
             fn from_f64(v: f64) -> Option<Self> { let x = v as Self; x.is_finite().then_some(x) }
@@ -236,82 +247,133 @@ pub fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     Option::<T>::deserialize(d)
 }
 
-/// Reads an integer from a JSON integer or a number with a zero fraction (`2.0`).
-struct IntegerVisitor<T>(PhantomData<T>);
+thread_local! {
+    static STRICT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
 
-impl<'de, T: WireNumber> Visitor<'de> for IntegerVisitor<T> {
+/// Runs `decode` with numbers read strictly: a string holding a number is refused where the
+/// schema says `number` or `integer`. The generated server decodes JSON bodies so; clients, and
+/// forms (whose values are all text), read such a string as the number.
+pub fn strict<R>(decode: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            STRICT.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(STRICT.with(|s| s.replace(true)));
+    decode()
+}
+
+/// Reads a number from a JSON number (an integer also from one with a zero fraction, `2.0`), or,
+/// outside [`strict`], from a string holding one.
+struct LaxVisitor<T>(PhantomData<T>);
+
+impl<T: WireNumber> LaxVisitor<T> {
+    fn out_of_range<E: de::Error>(shown: impl fmt::Display) -> E {
+        E::custom(format_args!("{shown} is out of range for {}", T::NAME))
+    }
+}
+
+impl<'de, T: WireNumber> Visitor<'de> for LaxVisitor<T> {
     type Value = T;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "an integer ({})", T::NAME)
+        f.write_str(T::EXPECTED)
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
-        T::from_i64(v).ok_or_else(|| E::custom(format_args!("{v} is out of range for {}", T::NAME)))
+        T::from_i64(v).ok_or_else(|| Self::out_of_range(v))
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
-        T::from_u64(v).ok_or_else(|| E::custom(format_args!("{v} is out of range for {}", T::NAME)))
+        T::from_u64(v).ok_or_else(|| Self::out_of_range(v))
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
-        if v.fract() != 0.0 || !v.is_finite() {
+        if T::INTEGER && (v.fract() != 0.0 || !v.is_finite()) {
             return Err(E::custom(format_args!("{v} is not an integer")));
         }
-        T::from_f64(v).ok_or_else(|| E::custom(format_args!("{v} is out of range for {}", T::NAME)))
+        T::from_f64(v).ok_or_else(|| Self::out_of_range(v))
+    }
+
+    // Text as Rust reads the type (a form's value), else as a JSON number (`"1e3"`, `"2.0"`).
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        if STRICT.with(std::cell::Cell::get) {
+            return Err(E::invalid_type(de::Unexpected::Str(v), &self));
+        }
+        let json = || v.parse().ok().filter(|_| is_json_number(v));
+        match T::parse(v) {
+            Some(n) => Ok(n),
+            None => match json() {
+                Some(n) => self.visit_f64(n),
+                None => Err(E::invalid_value(de::Unexpected::Str(v), &self)),
+            },
+        }
     }
 }
 
-/// The `Deserialize` of one integer, for use inside containers.
-struct Integer<T>(T);
+/// The `Deserialize` of one number read leniently, for use inside containers.
+struct Lax<T>(T);
 
-impl<'de, T: WireNumber> Deserialize<'de> for Integer<T> {
+impl<'de, T: WireNumber> Deserialize<'de> for Lax<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        // `deserialize_i64`, not `_any`: JSON visits what it holds (`2.0` too), while the form and
-        // parameter decoders read their text as the integer asked for.
-        d.deserialize_i64(IntegerVisitor(PhantomData)).map(Integer)
+        // `_any`: JSON visits what it holds (a string too); the form and parameter decoders visit
+        // their text, read above as the number asked for.
+        d.deserialize_any(LaxVisitor(PhantomData)).map(Lax)
     }
 }
 
-/// `deserialize_with` for a required integer field.
-pub fn integer<'de, D: Deserializer<'de>, T: WireNumber>(d: D) -> Result<T, D::Error> {
-    Integer::deserialize(d).map(|n| n.0)
+/// `deserialize_with` functions over [`Lax`]: `integer` for integer fields, `float` for `number`
+/// ones; one reader for both, named after what the schema says.
+macro_rules! lax {
+    ($($plain:ident, $option:ident, $some:ident, $vec:ident, $vec_option:ident, $vec_some:ident;)*) => {$(
+        #[doc = concat!("`deserialize_with` for a required ", stringify!($plain), " field.")]
+        pub fn $plain<'de, D: Deserializer<'de>, T: WireNumber>(d: D) -> Result<T, D::Error> {
+            Lax::deserialize(d).map(|n| n.0)
+        }
+
+        #[doc = concat!("`deserialize_with` for a nullable ", stringify!($plain), " field.")]
+        pub fn $option<'de, D: Deserializer<'de>, T: WireNumber>(
+            d: D,
+        ) -> Result<Option<T>, D::Error> {
+            Ok(Option::<Lax<T>>::deserialize(d)?.map(|n| n.0))
+        }
+
+        #[doc = concat!("`deserialize_with` for an optional, non-nullable ", stringify!($plain), " field (`null` is an error).")]
+        pub fn $some<'de, D: Deserializer<'de>, T: WireNumber>(
+            d: D,
+        ) -> Result<Option<T>, D::Error> {
+            $plain(d).map(Some)
+        }
+
+        #[doc = concat!("`deserialize_with` for a list of ", stringify!($plain), "s.")]
+        pub fn $vec<'de, D: Deserializer<'de>, T: WireNumber>(d: D) -> Result<Vec<T>, D::Error> {
+            Ok(Vec::<Lax<T>>::deserialize(d)?
+                .into_iter()
+                .map(|n| n.0)
+                .collect())
+        }
+
+        #[doc = concat!("`deserialize_with` for a nullable list of ", stringify!($plain), "s.")]
+        pub fn $vec_option<'de, D: Deserializer<'de>, T: WireNumber>(
+            d: D,
+        ) -> Result<Option<Vec<T>>, D::Error> {
+            Ok(Option::<Vec<Lax<T>>>::deserialize(d)?.map(|v| v.into_iter().map(|n| n.0).collect()))
+        }
+
+        #[doc = concat!("`deserialize_with` for an optional, non-nullable list of ", stringify!($plain), "s.")]
+        pub fn $vec_some<'de, D: Deserializer<'de>, T: WireNumber>(
+            d: D,
+        ) -> Result<Option<Vec<T>>, D::Error> {
+            $vec(d).map(Some)
+        }
+    )*};
 }
 
-/// `deserialize_with` for a nullable integer field.
-pub fn integer_option<'de, D: Deserializer<'de>, T: WireNumber>(
-    d: D,
-) -> Result<Option<T>, D::Error> {
-    Ok(Option::<Integer<T>>::deserialize(d)?.map(|n| n.0))
-}
-
-/// `deserialize_with` for an optional, non-nullable integer field (`null` is an error).
-pub fn integer_some<'de, D: Deserializer<'de>, T: WireNumber>(
-    d: D,
-) -> Result<Option<T>, D::Error> {
-    integer(d).map(Some)
-}
-
-/// `deserialize_with` for a list of integers.
-pub fn integer_vec<'de, D: Deserializer<'de>, T: WireNumber>(d: D) -> Result<Vec<T>, D::Error> {
-    Ok(Vec::<Integer<T>>::deserialize(d)?
-        .into_iter()
-        .map(|n| n.0)
-        .collect())
-}
-
-/// `deserialize_with` for a nullable list of integers.
-pub fn integer_vec_option<'de, D: Deserializer<'de>, T: WireNumber>(
-    d: D,
-) -> Result<Option<Vec<T>>, D::Error> {
-    Ok(Option::<Vec<Integer<T>>>::deserialize(d)?.map(|v| v.into_iter().map(|n| n.0).collect()))
-}
-
-/// `deserialize_with` for an optional, non-nullable list of integers.
-pub fn integer_vec_some<'de, D: Deserializer<'de>, T: WireNumber>(
-    d: D,
-) -> Result<Option<Vec<T>>, D::Error> {
-    integer_vec(d).map(Some)
+lax! {
+    integer, integer_option, integer_some, integer_vec, integer_vec_option, integer_vec_some;
+    float, float_option, float_some, float_vec, float_vec_option, float_vec_some;
 }
 
 /// A decoder named by a type, where serde's derive names a `deserialize_with` function by path:
@@ -357,6 +419,10 @@ decoders! {
     AsIntegerOption<T: WireNumber> = integer_option -> Option<T>;
     AsIntegerVec<T: WireNumber> = integer_vec -> Vec<T>;
     AsIntegerVecOption<T: WireNumber> = integer_vec_option -> Option<Vec<T>>;
+    AsFloat<T: WireNumber> = float -> T;
+    AsFloatOption<T: WireNumber> = float_option -> Option<T>;
+    AsFloatVec<T: WireNumber> = float_vec -> Vec<T>;
+    AsFloatVecOption<T: WireNumber> = float_vec_option -> Option<Vec<T>>;
     AsNumeric<T: WireNumber, P: PatternOf> = numeric -> T;
     AsNumericOption<T: WireNumber, P: PatternOf> = numeric_option -> Option<T>;
     AsNumericVec<T: WireNumber, P: PatternOf> = numeric_vec -> Vec<T>;

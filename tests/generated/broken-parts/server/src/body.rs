@@ -91,10 +91,14 @@ const JSON: &str = "application/json";
 const FORM: &str = "application/x-www-form-urlencoded";
 
 /// Decodes JSON; the message of a type error names the field path. An array where the schema
-/// has an object is a type error, at any depth.
+/// has an object is a type error, at any depth, and so is a string where it has a number (which
+/// the models' clients accept from servers that send one).
 pub fn decode_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Rejection> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let value = serde_path_to_error::deserialize(ObjectsOnly(&mut deserializer)).map_err(|e| {
+    let decoded = crate::models::wire::strict(|| {
+        serde_path_to_error::deserialize(ObjectsOnly(&mut deserializer))
+    });
+    let value = decoded.map_err(|e| {
         // A type error can come before a syntax error further on: only a well-formed document is
         // called invalid (a second parse, on this error path only).
         match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {

@@ -502,7 +502,8 @@ pub fn union_text<T: serde::de::DeserializeOwned + Validate>(s: &str) -> Result<
 
 /// A parameter whose `content` is `application/json`: its text is JSON.
 pub fn json<T: serde::de::DeserializeOwned + Validate>(s: &str) -> Result<T, String> {
-    let value: T = serde_json::from_str(s).map_err(|e| format!("is not the JSON expected: {e}"))?;
+    let value: T = crate::models::wire::strict(|| serde_json::from_str(s))
+        .map_err(|e| format!("is not the JSON expected: {e}"))?;
     value.validate().map_err(|errors| errors.to_string())?;
     Ok(value)
 }
