@@ -1,7 +1,10 @@
 //! Live events over real HTTP with the generated client: events reach open streams as they are
 //! stored, filters, resuming with `Last-Event-ID` (by hand, and by the client's reconnecting
 //! stream across cut connections) with no gap and no duplicate, tenancy, the per-account limit,
-//! and a shutdown that open streams do not hold up.
+//! and a shutdown that open streams do not hold up. With `TEST_DATABASE=postgres`, two instances
+//! on one database behave as one: wake-ups across instances (and across a cut listener), the
+//! limit across instances and after an instance is killed, and the dispatcher woken by another
+//! instance's commit.
 
 mod support;
 
@@ -732,6 +735,65 @@ async fn a_killed_instances_streams_stop_counting_within_the_lease() {
     drop((open, reopened));
     alive.stop().await;
 }
+/// A stream whose lease expired before its instance renewed it (the instance stalled, and
+/// another opening may have counted the lease free) ends at the next renewal; the client then
+/// reconnects, and is counted again.
+#[tokio::test]
+async fn a_stream_whose_lease_expired_ends() {
+    let Some((dir, first, second)) = two_instances(3).await else {
+        return;
+    };
+    second.stop().await;
+    let db = sqlx::PgPool::connect(&config(&dir, first.root).database_url)
+        .await
+        .unwrap();
+    let client = first.root_client();
+    let mut stream = client
+        .stream_events(first.root)
+        .send_stream()
+        .await
+        .unwrap();
+    let mut kept = client
+        .stream_events(first.root)
+        .send_stream()
+        .await
+        .unwrap();
+    // As after a stall: one lease has expired.
+    let expired = sqlx::query(
+        "UPDATE stream_leases SET expires_at = now() - interval '1 second' \
+         WHERE id = (SELECT id FROM stream_leases ORDER BY id LIMIT 1)",
+    )
+    .execute(&db)
+    .await
+    .unwrap()
+    .rows_affected();
+    assert_eq!(expired, 1);
+    // Renewed every second (a third of 3 s).
+    let (a, b) = tokio::join!(
+        tokio::time::timeout(std::time::Duration::from_secs(3), stream.next()),
+        tokio::time::timeout(std::time::Duration::from_secs(3), kept.next()),
+    );
+    let ended = [matches!(a, Ok(None)), matches!(b, Ok(None))];
+    assert_eq!(ended.iter().filter(|e| **e).count(), 1, "{ended:?}");
+    assert!(a.is_err() || b.is_err(), "the other stream stays open");
+    // The expired lease is deleted, the other one kept.
+    let began = std::time::Instant::now();
+    loop {
+        let leases: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM stream_leases")
+            .fetch_one(&db)
+            .await
+            .unwrap();
+        if leases == 1 {
+            break;
+        }
+        assert!(began.elapsed() < WAIT, "{leases} leases");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    drop((stream, kept));
+    db.close().await;
+    first.stop().await;
+}
+
 /// Notifications stored by an instance without a dispatcher of its own (only its API is
 /// served) are delivered by the other instance's idle dispatcher at once: the commit wakes it,
 /// where it would otherwise look again only after 30 s.
