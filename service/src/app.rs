@@ -7,6 +7,7 @@ use crate::auth::{TokenKeys, hash_secret, new_client_secret};
 use crate::config::Config;
 use crate::dispatch::{DispatchConfig, Dispatcher};
 use crate::keys::{self, Keys, derive};
+use crate::live::{Leases, LiveEvents};
 use crate::portal;
 use crate::store::postgres::PgSettings;
 use crate::store::{AccountRecord, Database, Store, StoreError};
@@ -41,7 +42,7 @@ pub struct App {
     pub trackers: TrackerSockets,
     service: Arc<Service<Database>>,
     /// Ended at shutdown, so that open event streams do not hold it up.
-    pub live: Arc<crate::live::LiveEvents>,
+    pub live: Arc<LiveEvents>,
 }
 
 /// The service's keys: configured, or from the key file (created on first start). A key an
@@ -123,10 +124,11 @@ impl App {
         );
         let key = &keys.links;
         let signer = LinkSigner::portal(&derive(key, "portal-link"));
-        let live = Arc::new(crate::live::LiveEvents::default());
+        let dispatch_wake = Arc::new(tokio::sync::Notify::new());
+        let live = live_events(&store, config, &dispatch_wake);
         let alerting = Alerting {
             detector: Arc::new(asset_alerting_detect::Detector::new(Default::default())),
-            dispatch_wake: Arc::new(tokio::sync::Notify::new()),
+            dispatch_wake,
             webhook_key: derive(key, "webhook"),
             ack_signer: LinkSigner::for_purpose(&derive(key, "ack-link"), "ack"),
             callback_policy: crate::delivery::callback_policy(config),
@@ -246,9 +248,26 @@ impl App {
         let _ = trackers.await;
         let _ = stop.send(true);
         let _ = dispatcher.await;
+        self.live.release_all().await;
         self.store.close().await;
         Ok(served?)
     }
+}
+
+/// Live streams: in-process wake-ups and counts with one instance (SQLite); with several
+/// (PostgreSQL) a listener for every instance's commits and stream leases in the database.
+fn live_events(
+    store: &Database,
+    config: &Config,
+    dispatch_wake: &Arc<tokio::sync::Notify>,
+) -> Arc<LiveEvents> {
+    let Database::Postgres(pg) = store else {
+        return Arc::new(LiveEvents::default());
+    };
+    let ttl = std::time::Duration::from_secs(config.stream_lease_secs.max(1));
+    let live = Arc::new(LiveEvents::shared(Leases::start(pg.clone(), ttl)));
+    crate::live::listener::spawn(pg.listener_pool(), live.clone(), dispatch_wake.clone());
+    live
 }
 
 /// On first start (no accounts yet) creates the root account.

@@ -133,6 +133,16 @@ pub struct Config {
     )]
     pub allow_private_callbacks: bool,
 
+    /// Seconds a live event stream's lease lasts (PostgreSQL): a stream of an instance that died
+    /// stops counting against its account's limit at the latest this long after the instance's
+    /// last renewal (renewed every third of it).
+    #[arg(
+        long,
+        env = "STREAM_LEASE_SECS",
+        default_value_t = 30,
+        help_heading = "Live events"
+    )]
+    pub stream_lease_secs: u64,
     /// Seconds a dispatcher holds a claimed notification before another may retry it.
     #[arg(
         long,

@@ -372,13 +372,18 @@ impl<S: Store + AlertStore> Service<S> {
                 detected_at: received_at,
             };
             let assets: Vec<Uuid> = batches.iter().map(|b| b.asset.id).collect();
+            let mut accounts: Vec<Uuid> = batches.iter().map(|b| b.asset.account_id).collect();
+            accounts.sort();
+            accounts.dedup();
             let job = IngestJob {
                 batches,
                 received_at,
                 pipeline: Box::new(pipeline),
             };
             let fresh = self.store.ingest(job).await?;
-            self.alerting.live.stored();
+            for account in accounts {
+                self.alerting.live.stored(account);
+            }
             for ((asset, kept), fresh) in assets.iter().zip(&indexes).zip(fresh) {
                 for (i, new) in kept.iter().zip(fresh) {
                     results[*i] = Some(if new {

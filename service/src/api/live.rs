@@ -34,7 +34,7 @@ impl<S: Store + AlertStore + Clone + Send> Service<S> {
         after: Option<i64>,
     ) -> ApiResult<impl Stream<Item = (i64, Event)> + Send + use<S>> {
         let hub = &self.alerting.live;
-        let slot = hub.open(account).ok_or(ApiError::TooManyStreams)?;
+        let slot = hub.open(account).await?.ok_or(ApiError::TooManyStreams)?;
         let after = match after {
             Some(after) => after,
             None => self.store.event_stream_head().await?,

@@ -2,6 +2,7 @@
 //! embedded and run at start; sqlx's migrator holds `pg_advisory_lock` while it runs them, so two
 //! instances starting at once apply each migration once.
 
+pub mod live;
 mod outbox;
 mod telemetry;
 
@@ -38,6 +39,8 @@ impl Default for PgSettings {
 #[derive(Clone)]
 pub struct PgStore {
     pub(super) pool: PgPool,
+    /// For connections outside the pool (the listener's).
+    options: std::sync::Arc<PgConnectOptions>,
 }
 
 /// Held while one instance does its first-start work (root account, keys); released on drop.
@@ -75,6 +78,11 @@ fn migrator() -> Migrator {
             "event stream",
             include_str!("../../../migrations/postgres/0004_event_stream.sql"),
         ),
+        migration(
+            5,
+            "live wake-ups",
+            include_str!("../../../migrations/postgres/0005_live_wakeups.sql"),
+        ),
     ])
 }
 
@@ -87,10 +95,13 @@ impl PgStore {
         let pool = PgPoolOptions::new()
             .max_connections(settings.max_connections.max(1))
             .acquire_timeout(Duration::from_secs(10))
-            .connect_with(options)
+            .connect_with(options.clone())
             .await?;
         migrator().run(&pool).await?;
-        Ok(PgStore { pool })
+        Ok(PgStore {
+            pool,
+            options: options.into(),
+        })
     }
 
     pub async fn close(&self) {
