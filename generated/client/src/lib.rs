@@ -139,12 +139,13 @@
 //!   matching stored event after it, in position order, with no gap and no duplicate. Without
 //!   `Last-Event-ID` a stream starts with the events stored after it opened. A comment line
 //!   (`:`) is sent after 15 s without an event, and the first event carries `retry: 1000`.
-//!   At most 10 streams of one account are open at once (counted per service instance, the
-//!   portal page's stream included); another is answered 429 (code 1600). A closed stream's
-//!   slot is free once the service notices the client has gone, at the latest at its next
-//!   write (an event or the 15 s comment). Events stored by this instance reach its streams at
-//!   once; with several instances on one PostgreSQL database, events another instance stored
-//!   arrive within 1 s. Streams end when the service shuts down, one access-token lifetime
+//!   At most 10 streams of one account are open at once (counted across every service
+//!   instance on one database, the portal page's stream included); another is answered 429
+//!   (code 1600). A closed stream's slot is free once the service notices the client has gone,
+//!   at the latest at its next write (an event or the 15 s comment); a stream of an instance
+//!   that stopped without closing it counts until its lease expires (30 s by default). Events
+//!   reach the streams at once, whichever instance on the database stored them (a database
+//!   notification wakes every instance's streams). Streams end when the service shuts down, one access-token lifetime
 //!   after they opened (the portal page's: when its link expires); clients reconnect, with a
 //!   current token, and resume.
 //! - **Events.** An event is recorded for every episode start of every event type whether or
