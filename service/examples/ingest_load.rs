@@ -5,12 +5,14 @@
 //! visible in the API, and ingest to webhook received (a local receiver is the account's
 //! callbackUri). Bounded in time and count; it sends only to the URL given (loopback).
 
+mod load;
 use asset_alerting_client::Client;
 use asset_alerting_client::models::*;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::routing::post;
 use chrono::{DateTime, Duration, Utc};
+use load::percentile;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -88,13 +90,6 @@ fn point(asset: Uuid, t: DateTime<Utc>, n: i64) -> TelemetryPoint {
         engine_speed: Some(1500.0),
         signals: None,
     }
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
 type Arrivals = Arc<Mutex<HashMap<String, Instant>>>;

@@ -7,10 +7,12 @@
 //! every stream of its account, on the first instance and on the second. Bounded in time and
 //! count; it sends only to the URLs given (loopback).
 
+mod load;
 use asset_alerting_client::Client;
 use asset_alerting_client::models::*;
 use chrono::{DateTime, Utc};
 use futures_util::StreamExt;
+use load::{ignition_point, percentile};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -46,37 +48,6 @@ struct Args {
 type Key = (Uuid, i64);
 /// Arrivals: (instance, event) to the times its account's streams there received it.
 type Arrivals = Arc<Mutex<HashMap<(usize, Key), Vec<Instant>>>>;
-
-fn point(asset: Uuid, at: DateTime<Utc>, ignition: bool) -> TelemetryPoint {
-    TelemetryPoint {
-        asset_id: Some(asset),
-        external_id: None,
-        timestamp: at,
-        latitude: None,
-        longitude: None,
-        speed: None,
-        altitude: None,
-        satellites: None,
-        heading: None,
-        ignition: Some(ignition),
-        input_voltage: None,
-        battery_voltage: None,
-        battery_percentage: None,
-        fuel_level: None,
-        ad_blue_level: None,
-        temperature: None,
-        pressure: None,
-        engine_speed: None,
-        signals: None,
-    }
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}
 
 async fn commits(db: &sqlx::PgPool) -> i64 {
     sqlx::query_scalar(
@@ -174,7 +145,7 @@ async fn main() {
         // Ignition on: a known state, so each later point is one event.
         ingest
             .ingest_telemetry(TelemetryBatch {
-                points: vec![point(asset, start, true)],
+                points: vec![ignition_point(asset, start, true)],
             })
             .send()
             .await
@@ -255,7 +226,7 @@ async fn main() {
         let began = Instant::now();
         ingest
             .ingest_telemetry(TelemetryBatch {
-                points: vec![point(*asset, at, on[i])],
+                points: vec![ignition_point(*asset, at, on[i])],
             })
             .send()
             .await

@@ -6,10 +6,12 @@
 //! of the POST that carried its point to its arrival on each stream. Bounded in time and count;
 //! it sends only to the URL given (loopback).
 
+mod load;
 use asset_alerting_client::Client;
 use asset_alerting_client::models::*;
 use chrono::{DateTime, Duration, Utc};
 use futures_util::StreamExt;
+use load::{ignition_point, percentile};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -52,13 +54,6 @@ fn args() -> Args {
     a
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}
-
 /// An event's point: its asset and timestamp (in milliseconds, as sent).
 type Key = (Uuid, i64);
 /// When the POST carrying a point started, and when its answer came (`None` until then).
@@ -83,33 +78,9 @@ impl Gateway {
                     self.at += Duration::milliseconds(10);
                 }
                 self.on[i] = !self.on[i];
-                point(self.assets[i], self.at, self.on[i])
+                ignition_point(self.assets[i], self.at, self.on[i])
             })
             .collect()
-    }
-}
-
-fn point(asset: Uuid, at: DateTime<Utc>, ignition: bool) -> TelemetryPoint {
-    TelemetryPoint {
-        asset_id: Some(asset),
-        external_id: None,
-        timestamp: at,
-        latitude: None,
-        longitude: None,
-        speed: None,
-        altitude: None,
-        satellites: None,
-        heading: None,
-        ignition: Some(ignition),
-        input_voltage: None,
-        battery_voltage: None,
-        battery_percentage: None,
-        fuel_level: None,
-        ad_blue_level: None,
-        temperature: None,
-        pressure: None,
-        engine_speed: None,
-        signals: None,
     }
 }
 
@@ -174,7 +145,10 @@ async fn main() {
     // Whole milliseconds an hour ago: every point is within the accepted window.
     let start = DateTime::from_timestamp_millis(Utc::now().timestamp_millis() - 3_600_000).unwrap();
     // Ignition on for every asset first: known state, so each later point is one event.
-    let primer: Vec<TelemetryPoint> = assets.iter().map(|id| point(*id, start, true)).collect();
+    let primer: Vec<TelemetryPoint> = assets
+        .iter()
+        .map(|id| ignition_point(*id, start, true))
+        .collect();
     for chunk in primer.chunks(1000) {
         ingest
             .ingest_telemetry(TelemetryBatch {
