@@ -180,3 +180,33 @@ async fn the_generated_server_refuses_each_format_the_client_kept() {
         .expect("sent");
     assert_eq!(response.status().as_u16(), 400);
 }
+
+/// Numbers at the edges of their types: a client keeps a float beyond its `format: float` as
+/// the nearest `f32` (Prism's examples send -3.402823669209385e+38), and the generated server
+/// refuses an `int64` written beyond its range, which a JSON parser reads as a float that rounds
+/// into it (-9223372036854775809 is -2^63 as a double).
+#[tokio::test]
+async fn numbers_beyond_their_types_are_kept_by_the_client_and_refused_by_the_server() {
+    let mut answer = answered();
+    answer["readings"] = json!([-3.402823669209385e38, 3.5e38]);
+    let call: Call = serde_json::from_value(answer).expect("a client keeps it");
+    let readings = call.readings.expect("readings");
+    assert_eq!(readings.len(), 2);
+    assert!(readings.iter().all(|r| r.is_finite()), "{readings:?}");
+
+    let base = serve(router(Arc::new(Echo))).await;
+    let body = r#"{"id": "3fa85f64-5717-4562-b3fc-2c963f66afa6", "next": "https://0.com",
+        "startedAt": "2000-01-01T00:00:00Z", "day": "2000-01-01", "views": 0, "threshold": "0",
+        "sizes": [], "latitude": 0, "retries": -9223372036854775809, "readings": []}"#;
+    let response = reqwest::Client::new()
+        .post(format!("{base}/calls"))
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .expect("sent");
+    let status = response.status().as_u16();
+    let text = response.text().await.expect("body");
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("retries"), "{text}");
+}

@@ -24,6 +24,10 @@ pub trait WireNumber: Copy + fmt::Display + Sized {
     fn from_i64(v: i64) -> Option<Self>;
     fn from_u64(v: u64) -> Option<Self>;
     fn from_f64(v: f64) -> Option<Self>;
+    /// A finite number beyond the type's range as the nearest it holds (a float), for clients.
+    fn nearest(_v: f64) -> Option<Self> {
+        None
+    }
     fn parse(s: &str) -> Option<Self>;
 }
 
@@ -58,6 +62,7 @@ macro_rules! wire_float {
             fn from_i64(v: i64) -> Option<Self> { Some(v as Self) }
             fn from_u64(v: u64) -> Option<Self> { Some(v as Self) }
             fn from_f64(v: f64) -> Option<Self> { let x = v as Self; x.is_finite().then_some(x) }
+            fn nearest(v: f64) -> Option<Self> { v.is_finite().then(|| (v as Self).clamp(Self::MIN, Self::MAX)) }
             fn parse(s: &str) -> Option<Self> { s.parse::<Self>().ok().filter(|x| x.is_finite()) }
         }
     )*};
@@ -294,7 +299,19 @@ impl<'de, T: WireNumber> Visitor<'de> for LaxVisitor<T> {
         if T::INTEGER && (v.fract() != 0.0 || !v.is_finite()) {
             return Err(E::custom(format_args!("{v} is not an integer")));
         }
-        T::from_f64(v).ok_or_else(|| Self::out_of_range(v))
+        let strict = STRICT.with(std::cell::Cell::get);
+        // An integer written beyond 2^53 came as a float that may not be the number sent (JSON
+        // parsers read -9223372036854775809 as -2^63): a server refuses it, a client keeps it.
+        if strict && T::INTEGER && v.abs() > 9_007_199_254_740_992.0 {
+            return Err(Self::out_of_range(v));
+        }
+        match T::from_f64(v) {
+            Some(n) => Ok(n),
+            // A client keeps a float beyond its format's range (`format: float`) as the nearest
+            // value it holds, as serde's own `f32` would have read it, but finite.
+            None if !strict => T::nearest(v).ok_or_else(|| Self::out_of_range(v)),
+            None => Err(Self::out_of_range(v)),
+        }
     }
 
     // Text as Rust reads the type (a form's value), else as a JSON number (`"1e3"`, `"2.0"`).
