@@ -837,7 +837,7 @@ fn escape(name: &str) -> String {
 }
 
 /// A URI fragment as a JSON pointer: percent-decoded, `""` or starting with `/`.
-fn decode_fragment(fragment: &str) -> Option<String> {
+pub(crate) fn decode_fragment(fragment: &str) -> Option<String> {
     let pointer = percent_decode(fragment);
     (pointer.is_empty() || pointer.starts_with('/')).then_some(pointer)
 }

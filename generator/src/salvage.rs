@@ -17,7 +17,7 @@
 //! What stays a hard error: text that is not a YAML or JSON object, an `openapi` version missing or
 //! unsupported, and nothing left to generate.
 
-use crate::bundle::ONE_SCHEMA_KEYWORDS;
+use crate::bundle::{ONE_SCHEMA_KEYWORDS, decode_fragment};
 use crate::diagnostics::{Diagnostic, Diagnostics, child, unescape_token};
 use crate::lower::{METHODS, OTHER_METHODS, WEBHOOKS};
 use serde_json::{Map, Value, json};
@@ -261,12 +261,7 @@ fn written_at(document: &Value, pointer: &str) -> String {
         let through = node
             .and_then(|n| n.get("$ref"))
             .and_then(Value::as_str)
-            .and_then(|r| r.strip_prefix('#'))
-            .map(|fragment| {
-                percent_encoding::percent_decode_str(fragment)
-                    .decode_utf8_lossy()
-                    .into_owned()
-            })
+            .and_then(local_target)
             .filter(|target| !has && document.pointer(target).is_some());
         if let Some(target) = through {
             at = target;
@@ -451,12 +446,10 @@ fn walk_refs(
 
 /// Why a reference names nothing, if it does not.
 fn unresolved(document: &Value, reference: &str, left_out: &[String]) -> Option<String> {
-    let Some(fragment) = reference.strip_prefix('#') else {
+    if !reference.starts_with('#') {
         return Some(format!("`$ref` `{reference}` could not be read"));
-    };
-    let target = percent_encoding::percent_decode_str(fragment)
-        .decode_utf8_lossy()
-        .into_owned();
+    }
+    let target = local_target(reference).unwrap_or_else(|| reference.to_owned());
     if document.pointer(&target).is_some() {
         return alias_cycle(document, &target).then(|| {
             format!("`$ref` `{reference}` is a cycle of references that names no schema")
@@ -499,15 +492,17 @@ fn alias_of(node: &Value) -> Option<String> {
         "examples",
     ];
     let object = node.as_object()?;
-    let fragment = object.get("$ref")?.as_str()?.strip_prefix('#')?;
+    let target = local_target(object.get("$ref")?.as_str()?)?;
     object
         .keys()
         .all(|k| ANNOTATIONS.contains(&k.as_str()) || k.starts_with("x-"))
-        .then(|| {
-            percent_encoding::percent_decode_str(fragment)
-                .decode_utf8_lossy()
-                .into_owned()
-        })
+        .then_some(target)
+}
+
+/// The pointer a reference within the document names (`#/components/schemas/A` ->
+/// `/components/schemas/A`); `None` for another file's, or a fragment that is no pointer.
+fn local_target(reference: &str) -> Option<String> {
+    reference.strip_prefix('#').and_then(decode_fragment)
 }
 
 #[cfg(test)]
