@@ -151,15 +151,9 @@ async fn main() {
             .create_asset(
                 account,
                 AssetInput {
-                    id: None,
-                    account_id: None,
-                    is_deleted: None,
-                    external_id: format!("load-{i:05}"),
-                    device_id: None,
-                    name: format!("Load truck {i}"),
                     tier: AssetTier::Premium,
-                    disabled_events: None,
                     telemetry_rules: Some(rules()),
+                    ..load::asset_input(format!("load-{i:05}"), format!("Load truck {i}"))
                 },
             )
             .send()

@@ -116,17 +116,7 @@ async fn main() {
         let asset = roots[0]
             .create_asset(
                 account,
-                AssetInput {
-                    id: None,
-                    account_id: None,
-                    is_deleted: None,
-                    external_id: format!("truck-{i}"),
-                    device_id: None,
-                    name: format!("Truck {i}"),
-                    tier: AssetTier::Basic,
-                    disabled_events: None,
-                    telemetry_rules: None,
-                },
+                load::asset_input(format!("truck-{i}"), format!("Truck {i}")),
             )
             .send()
             .await

@@ -115,17 +115,7 @@ async fn main() {
         let asset = client
             .create_asset(
                 account,
-                AssetInput {
-                    id: None,
-                    account_id: None,
-                    is_deleted: None,
-                    external_id: format!("live-{i:05}"),
-                    device_id: None,
-                    name: format!("Live truck {i}"),
-                    tier: AssetTier::Basic,
-                    disabled_events: None,
-                    telemetry_rules: None,
-                },
+                load::asset_input(format!("live-{i:05}"), format!("Live truck {i}")),
             )
             .send()
             .await

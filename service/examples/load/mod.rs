@@ -1,7 +1,7 @@
-//! What the load generators share: a point that flips the ignition (an event each time), and
-//! percentiles of sorted figures.
+//! What the load generators share: a basic asset, a point that flips the ignition (an event each
+//! time), and percentiles of sorted figures.
 
-use asset_alerting_client::models::TelemetryPoint;
+use asset_alerting_client::models::{AssetInput, AssetTier, TelemetryPoint};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
@@ -37,4 +37,19 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
         return f64::NAN;
     }
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+/// A basic asset without rules, named after its external id.
+pub fn asset_input(external_id: String, name: String) -> AssetInput {
+    AssetInput {
+        id: None,
+        account_id: None,
+        is_deleted: None,
+        external_id,
+        device_id: None,
+        name,
+        tier: AssetTier::Basic,
+        disabled_events: None,
+        telemetry_rules: None,
+    }
 }
