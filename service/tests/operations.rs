@@ -1,6 +1,9 @@
 //! Operations over real HTTP: `/metrics` counts what was asked by route template and status (and
 //! telemetry points by outcome), request ids are echoed or made, and JSON logs carry them.
 //! Metrics are per process, so only the metrics test here makes the requests it counts.
+//!
+//! A test binary of its own (the others are modules of `tests/it`): the `metrics` recorder is the
+//! process's, and its first test counts requests exactly, which other tests' requests would change.
 
 mod support;
 
