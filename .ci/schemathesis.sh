@@ -60,7 +60,7 @@ ingestion="$(curl -sf -H "Authorization: Bearer $token" "http://127.0.0.1:$port/
 # streamEvents is left out: its answer is a Server-Sent Events stream that stays open (heartbeats
 # every 15 s, until the client closes it), and schemathesis reads every response to its end, so
 # each case would wait for a timeout. Its parameters (filters, Last-Event-ID), tenancy and limit
-# are tested with the generated client in service/tests/live_events.rs.
+# are tested with the generated client in service/tests/it/live_events.rs.
 common=(spec/asset-alerting.yaml --url "http://127.0.0.1:$port" -H "Authorization: Bearer $token"
   --max-examples "$examples" --seed 1 --workers 1 --suppress-health-check all
   --exclude-operation-id streamEvents)

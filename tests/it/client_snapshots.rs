@@ -2,8 +2,8 @@
 //! and tests/fixtures/errors-formats.yaml
 //! (the runtime copied from templates/client is left out). The fixture's crate is compiled by
 //! `cargo xtask fixtures`; the service's client (generated/client) is compiled and driven by
-//! tests/client_roundtrip.rs; determinism and the corpus are covered for every part by
-//! tests/generator_snapshots.rs and tests/corpus.rs.
+//! tests/it/client_roundtrip.rs; determinism and the corpus are covered for every part by
+//! tests/it/generator_snapshots.rs and tests/it/corpus.rs.
 
 use integration_tests::repo_root;
 use openapi_gen::Part;

@@ -73,17 +73,17 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 /// `String`, its enums closed and its formats typed: its models are shared by its server, which
 /// must refuse values the spec does not list, and its client, which is released with the server
 /// from the same spec) and the fixture the round-trip tests of typed errors and
-/// wire formats drive (tests/errors_formats_roundtrip.rs), the one of lenient formats
-/// (tests/lenient_roundtrip.rs), the one of mixed path segments
-/// (tests/mixed_paths_roundtrip.rs), the 3.2 methods and querystring (tests/methods_roundtrip.rs),
-/// the OAuth 2.0 device flow (tests/device_flow_roundtrip.rs), the document of webhooks only (tests/webhooks_only_roundtrip.rs),
+/// wire formats drive (tests/it/errors_formats_roundtrip.rs), the one of lenient formats
+/// (tests/it/lenient_roundtrip.rs), the one of mixed path segments
+/// (tests/it/mixed_paths_roundtrip.rs), the 3.2 methods and querystring (tests/it/methods_roundtrip.rs),
+/// the OAuth 2.0 device flow (tests/it/device_flow_roundtrip.rs), the document of webhooks only (tests/it/webhooks_only_roundtrip.rs),
 /// the one of parameter styles and bodies on the wire
-/// (tests/param_styles_roundtrip.rs), the one of tagged and untagged unions
-/// (tests/unions_roundtrip.rs), the one of schemas once lost (tests/lossy_roundtrip.rs), and the
-/// one of `readOnly`/`writeOnly` (tests/read_write_only_roundtrip.rs), the one of RFC 6570 path
-/// templates (tests/rfc6570_roundtrip.rs), the document split over files
-/// (tests/multi_file_roundtrip.rs), the one of streamed responses (tests/streaming_roundtrip.rs),
-/// the one whose flaws leave parts out (tests/broken_parts_roundtrip.rs), and OpenAI's streaming chat completion (tests/openai_stream.rs).
+/// (tests/it/param_styles_roundtrip.rs), the one of tagged and untagged unions
+/// (tests/it/unions_roundtrip.rs), the one of schemas once lost (tests/it/lossy_roundtrip.rs), and the
+/// one of `readOnly`/`writeOnly` (tests/it/read_write_only_roundtrip.rs), the one of RFC 6570 path
+/// templates (tests/it/rfc6570_roundtrip.rs), the document split over files
+/// (tests/it/multi_file_roundtrip.rs), the one of streamed responses (tests/it/streaming_roundtrip.rs),
+/// the one whose flaws leave parts out (tests/it/broken_parts_roundtrip.rs), and OpenAI's streaming chat completion (tests/it/openai_stream.rs).
 /// Each: (spec, output folder, crate prefix, options).
 const TARGETS: &[(&str, &str, &str, Target)] = &[
     (SPEC, "generated", CRATE_PREFIX, Target::Service),
