@@ -8,6 +8,8 @@
 //!
 //! Every module shares this process: the harness in `support` (one throwaway PostgreSQL cluster
 //! for the whole binary, one database per test), the `metrics` recorder, and the test threads.
+//! The crash and shutdown tests signal the service binary they spawn, never this process, so they
+//! are modules here too.
 
 #[macro_use]
 #[path = "../support/mod.rs"]
