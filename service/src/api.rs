@@ -44,6 +44,18 @@ pub enum ApiError {
 }
 
 impl ApiError {
+    /// The HTTP status that answers it.
+    pub fn status(&self) -> axum::http::StatusCode {
+        use axum::http::StatusCode;
+        match self {
+            ApiError::Invalid(_) => StatusCode::BAD_REQUEST,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::TooManyStreams => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
     pub fn body(&self) -> ErrorBody {
         let (code, message) = match self {
             ApiError::Invalid(m) => (codes::VALIDATION, m.clone()),
@@ -128,6 +140,32 @@ fn not_found(what: &str, id: Uuid) -> ApiError {
     ApiError::NotFound(format!("{what} {id} not found"))
 }
 
+/// What the store answers about one thing that may be missing: a read's `Option`, or a write's
+/// `bool` (whether it found its row).
+trait Found {
+    type Value;
+    fn found(self) -> Option<Self::Value>;
+}
+
+impl<T> Found for Option<T> {
+    type Value = T;
+    fn found(self) -> Option<T> {
+        self
+    }
+}
+
+impl Found for bool {
+    type Value = ();
+    fn found(self) -> Option<()> {
+        self.then_some(())
+    }
+}
+
+/// The store's answer about `what` `id`, or "`what` `id` not found".
+fn found<F: Found>(answer: F, what: &str, id: Uuid) -> ApiResult<F::Value> {
+    answer.found().ok_or_else(|| not_found(what, id))
+}
+
 fn check_technical_email(address: Option<&str>) -> ApiResult<()> {
     address.map_or(Ok(()), |a| {
         rules::email_address("technicalEmailAddress", a).map_err(ApiError::Invalid)
@@ -175,11 +213,24 @@ impl<S: Store> Service<S> {
     /// The caller may act on `account` only if it is the caller's own account or a descendant;
     /// anything else answers exactly like a missing account, so other tenants' ids cannot be probed.
     async fn visible(&self, principal: Uuid, account: Uuid) -> ApiResult<()> {
-        if self.store.is_within(principal, account).await? {
-            Ok(())
-        } else {
-            Err(not_found("account", account))
-        }
+        found(
+            self.store.is_within(principal, account).await?,
+            "account",
+            account,
+        )
+    }
+
+    /// Reads or writes `what` `id` of `account` with `op` once the caller may see `account`: not
+    /// found for the account when it may not (`op` is not run), for `what` when `op` finds nothing.
+    async fn in_visible<F: Found>(
+        &self,
+        principal: Uuid,
+        account: Uuid,
+        (what, id): (&str, Uuid),
+        op: impl Future<Output = Result<F, StoreError>>,
+    ) -> ApiResult<F::Value> {
+        self.visible(principal, account).await?;
+        found(op.await?, what, id)
     }
 
     /// A callbackUri must pass the service's callback policy (https, public address by default).
@@ -193,11 +244,11 @@ impl<S: Store> Service<S> {
         }
     }
 
-    async fn asset_of(&self, account: Uuid, asset: Uuid) -> ApiResult<Asset> {
-        self.store
-            .asset(account, asset)
-            .await?
-            .ok_or_else(|| not_found("asset", asset))
+    /// The asset, if the caller may see its account.
+    async fn asset_of(&self, principal: Uuid, account: Uuid, asset: Uuid) -> ApiResult<Asset> {
+        let read = self.store.asset(account, asset);
+        self.in_visible(principal, account, ("asset", asset), read)
+            .await
     }
 
     // ---- auth ----
@@ -286,12 +337,9 @@ impl<S: Store> Service<S> {
     // ---- accounts ----
 
     pub async fn get_account(&self, principal: Uuid, id: Uuid) -> ApiResult<Account> {
-        self.visible(principal, id).await?;
         let a = self
-            .store
-            .account(id)
-            .await?
-            .ok_or_else(|| not_found("account", id))?;
+            .in_visible(principal, id, ("account", id), self.store.account(id))
+            .await?;
         Ok(account_view(a))
     }
 
@@ -306,19 +354,13 @@ impl<S: Store> Service<S> {
         self.visible(principal, id).await?;
         self.check_callback_uri(body.callback_uri.as_deref())?;
         check_technical_email(body.technical_email_address.as_deref())?;
-        let mut record = self
-            .store
-            .account(id)
-            .await?
-            .ok_or_else(|| not_found("account", id))?;
+        let mut record = found(self.store.account(id).await?, "account", id)?;
         record.name = body.name;
         record.friendly_name = body.friendly_name;
         record.culture = body.culture;
         record.technical_email_address = body.technical_email_address;
         record.callback_uri = body.callback_uri;
-        if !self.store.update_account(&record).await? {
-            return Err(not_found("account", id));
-        }
+        found(self.store.update_account(&record).await?, "account", id)?;
         Ok(account_view(record))
     }
 
@@ -331,10 +373,7 @@ impl<S: Store> Service<S> {
                 "an account cannot delete itself; its parent account can".to_owned(),
             ));
         }
-        if !self.store.delete_account_tree(id).await? {
-            return Err(not_found("account", id));
-        }
-        Ok(())
+        found(self.store.delete_account_tree(id).await?, "account", id)
     }
 
     pub async fn list_child_accounts(
@@ -352,13 +391,8 @@ impl<S: Store> Service<S> {
     pub async fn rotate_client_secret(&self, principal: Uuid, id: Uuid) -> ApiResult<ClientSecret> {
         self.visible(principal, id).await?;
         let secret = new_client_secret();
-        if !self
-            .store
-            .set_secret_hash(id, &hash_secret(&secret))
-            .await?
-        {
-            return Err(not_found("account", id));
-        }
+        let hash = hash_secret(&secret);
+        found(self.store.set_secret_hash(id, &hash).await?, "account", id)?;
         Ok(ClientSecret {
             client_id: id,
             client_secret: secret,
@@ -451,11 +485,13 @@ impl<S: Store> Service<S> {
         account: Uuid,
         id: Uuid,
     ) -> ApiResult<()> {
-        self.visible(principal, account).await?;
-        if !self.store.revoke_ingestion_token(account, id).await? {
-            return Err(not_found("ingestion token", id));
-        }
-        Ok(())
+        self.in_visible(
+            principal,
+            account,
+            ("ingestion token", id),
+            self.store.revoke_ingestion_token(account, id),
+        )
+        .await
     }
 
     pub async fn get_portal_link(&self, principal: Uuid, account: Uuid) -> ApiResult<PortalLink> {
@@ -488,10 +524,9 @@ impl<S: Store> Service<S> {
     }
 
     pub async fn get_asset(&self, principal: Uuid, account: Uuid, id: Uuid) -> ApiResult<Asset> {
-        match self.store.asset_within(principal, account, id).await? {
-            None => Err(not_found("account", account)),
-            Some(asset) => asset.ok_or_else(|| not_found("asset", id)),
-        }
+        // The visibility check and the read in one statement (the hot path).
+        let within = self.store.asset_within(principal, account, id).await?;
+        found(found(within, "account", account)?, "asset", id)
     }
 
     /// An asset from its input. The keys of `disabledEvents` (event type names) are checked by the
@@ -530,22 +565,20 @@ impl<S: Store> Service<S> {
         id: Uuid,
         input: AssetInput,
     ) -> ApiResult<Asset> {
-        self.visible(principal, account).await?;
-        let existing = self.asset_of(account, id).await?;
+        let existing = self.asset_of(principal, account, id).await?;
         let asset = Self::asset_from(id, account, input, existing.is_deleted.unwrap_or(false));
-        if !self.store.update_asset(&asset).await? {
-            return Err(not_found("asset", id));
-        }
+        found(self.store.update_asset(&asset).await?, "asset", id)?;
         Ok(asset)
     }
 
     pub async fn delete_asset(&self, principal: Uuid, account: Uuid, id: Uuid) -> ApiResult<()> {
-        self.visible(principal, account).await?;
-        if self.store.soft_delete_asset(account, id).await? {
-            Ok(())
-        } else {
-            Err(not_found("asset", id))
-        }
+        self.in_visible(
+            principal,
+            account,
+            ("asset", id),
+            self.store.soft_delete_asset(account, id),
+        )
+        .await
     }
 
     // ---- alert rules ----
@@ -557,8 +590,7 @@ impl<S: Store> Service<S> {
         asset: Uuid,
         event_type: EventType,
     ) -> ApiResult<Vec<AlertRule>> {
-        self.visible(principal, account).await?;
-        self.asset_of(account, asset).await?;
+        self.asset_of(principal, account, asset).await?;
         Ok(self
             .store
             .list_alert_rules(account, asset, event_type)
@@ -572,8 +604,7 @@ impl<S: Store> Service<S> {
         asset: Uuid,
         event_type: EventType,
     ) -> ApiResult<Vec<Geofence>> {
-        self.visible(principal, account).await?;
-        self.asset_of(account, asset).await?;
+        self.asset_of(principal, account, asset).await?;
         Ok(self
             .store
             .alert_rule_geofences(account, asset, event_type)
@@ -625,8 +656,7 @@ impl<S: Store> Service<S> {
         asset: Uuid,
         input: AlertRuleInput,
     ) -> ApiResult<AlertRule> {
-        self.visible(principal, account).await?;
-        self.asset_of(account, asset).await?;
+        self.asset_of(principal, account, asset).await?;
         self.check_rule(account, &input).await?;
         let rule = Self::rule_from(Uuid::new_v4(), account, asset, input);
         self.store.insert_alert_rule(&rule).await?;
@@ -639,11 +669,13 @@ impl<S: Store> Service<S> {
         account: Uuid,
         id: Uuid,
     ) -> ApiResult<AlertRule> {
-        self.visible(principal, account).await?;
-        self.store
-            .alert_rule(account, id)
-            .await?
-            .ok_or_else(|| not_found("alert rule", id))
+        self.in_visible(
+            principal,
+            account,
+            ("alert rule", id),
+            self.store.alert_rule(account, id),
+        )
+        .await
     }
 
     /// Full replacement; a rule stays with its asset.
@@ -657,9 +689,7 @@ impl<S: Store> Service<S> {
         let existing = self.get_alert_rule(principal, account, id).await?;
         self.check_rule(account, &input).await?;
         let rule = Self::rule_from(id, account, existing.asset_id, input);
-        if !self.store.update_alert_rule(&rule).await? {
-            return Err(not_found("alert rule", id));
-        }
+        found(self.store.update_alert_rule(&rule).await?, "alert rule", id)?;
         Ok(rule)
     }
 
@@ -669,12 +699,13 @@ impl<S: Store> Service<S> {
         account: Uuid,
         id: Uuid,
     ) -> ApiResult<()> {
-        self.visible(principal, account).await?;
-        if self.store.delete_alert_rule(account, id).await? {
-            Ok(())
-        } else {
-            Err(not_found("alert rule", id))
-        }
+        self.in_visible(
+            principal,
+            account,
+            ("alert rule", id),
+            self.store.delete_alert_rule(account, id),
+        )
+        .await
     }
 
     // ---- geofences ----
@@ -690,11 +721,13 @@ impl<S: Store> Service<S> {
         account: Uuid,
         id: Uuid,
     ) -> ApiResult<Geofence> {
-        self.visible(principal, account).await?;
-        self.store
-            .geofence(account, id)
-            .await?
-            .ok_or_else(|| not_found("geofence", id))
+        self.in_visible(
+            principal,
+            account,
+            ("geofence", id),
+            self.store.geofence(account, id),
+        )
+        .await
     }
 
     pub async fn create_geofence(
@@ -732,9 +765,7 @@ impl<S: Store> Service<S> {
             name: input.name,
             polygon: input.polygon,
         };
-        if !self.store.update_geofence(&geofence).await? {
-            return Err(not_found("geofence", id));
-        }
+        found(self.store.update_geofence(&geofence).await?, "geofence", id)?;
         Ok(geofence)
     }
 

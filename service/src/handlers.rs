@@ -6,34 +6,16 @@ use crate::live::{HEARTBEAT, sse_event};
 use crate::store::alerts::EventFilter;
 use crate::store::{AlertStore, AssetFilter, Page, Store};
 use asset_alerting_models::{ErrorBody, OAuthErrorError};
+use asset_alerting_server::respond::ErrorResponse;
 use asset_alerting_server::*;
 use axum::http::StatusCode;
 use futures_util::StreamExt;
 use uuid::Uuid;
 
-/// Maps `Result<Response, ApiError>` (the success already turned into its variant) onto the
-/// response enum: failures to the documented error variants, a conflict to `Conflict` where the
-/// operation documents one (`conflict`) and to `Other(409, ..)` where it does not.
-macro_rules! respond {
-    ($response:ident, $result:expr) => {
-        $result.unwrap_or_else(|e| match e {
-            e @ ApiError::Conflict(_) => $response::Other(StatusCode::CONFLICT, e.body()),
-            e => respond!(@error $response, e),
-        })
-    };
-    ($response:ident, $result:expr, conflict) => {
-        $result.unwrap_or_else(|e| match e {
-            e @ ApiError::Conflict(_) => $response::Conflict(e.body()),
-            e => respond!(@error $response, e),
-        })
-    };
-    (@error $response:ident, $e:expr) => {
-        match $e {
-            e @ ApiError::Invalid(_) => $response::BadRequest(e.body()),
-            e @ ApiError::NotFound(_) => $response::NotFound(e.body()),
-            e => $response::Other(StatusCode::INTERNAL_SERVER_ERROR, e.body()),
-        }
-    };
+/// The operation's answer: the success as the caller built it, a failure as the variant the
+/// operation documents for its status, or `Other` (the generated `ErrorResponse`).
+fn respond<R: ErrorResponse<Error = ErrorBody>>(result: Result<R, ApiError>) -> R {
+    result.unwrap_or_else(|e| R::error(e.status(), e.body()))
 }
 
 /// `Cache-Control` of every response that carries a secret.
@@ -123,11 +105,10 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
     }
 
     async fn get_account(&self, principal: Uuid, r: GetAccountRequest) -> GetAccountResponse {
-        respond!(
-            GetAccountResponse,
+        respond(
             Service::get_account(self, principal, r.account_id)
                 .await
-                .map(GetAccountResponse::Ok)
+                .map(GetAccountResponse::Ok),
         )
     }
 
@@ -136,14 +117,13 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
         principal: Uuid,
         r: CreateAccountRequest,
     ) -> CreateAccountResponse {
-        respond!(
-            CreateAccountResponse,
+        respond(
             Service::create_account(self, principal, r.account_id, r.body)
                 .await
                 .map(|body| CreateAccountResponse::Created {
                     body,
                     cache_control: no_store(),
-                })
+                }),
         )
     }
 
@@ -152,11 +132,10 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
         principal: Uuid,
         r: UpdateAccountRequest,
     ) -> UpdateAccountResponse {
-        respond!(
-            UpdateAccountResponse,
+        respond(
             Service::update_account(self, principal, r.account_id, r.body)
                 .await
-                .map(UpdateAccountResponse::Ok)
+                .map(UpdateAccountResponse::Ok),
         )
     }
 
@@ -165,12 +144,10 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
         principal: Uuid,
         r: DeleteAccountRequest,
     ) -> DeleteAccountResponse {
-        respond!(
-            DeleteAccountResponse,
+        respond(
             Service::delete_account(self, principal, r.account_id)
                 .await
                 .map(|()| DeleteAccountResponse::NoContent),
-            conflict
         )
     }
 
@@ -183,11 +160,10 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
             skip: r.skip.into(),
             take: r.take.into(),
         };
-        respond!(
-            ListChildAccountsResponse,
+        respond(
             Service::list_child_accounts(self, principal, r.account_id, page)
                 .await
-                .map(ListChildAccountsResponse::Ok)
+                .map(ListChildAccountsResponse::Ok),
         )
     }
 
@@ -196,14 +172,13 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
         principal: Uuid,
         r: RotateClientSecretRequest,
     ) -> RotateClientSecretResponse {
-        respond!(
-            RotateClientSecretResponse,
+        respond(
             Service::rotate_client_secret(self, principal, r.account_id)
                 .await
                 .map(|body| RotateClientSecretResponse::Ok {
                     body,
                     cache_control: no_store(),
-                })
+                }),
         )
     }
 
@@ -224,44 +199,38 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
             page,
         )
         .await;
-        respond!(ListAssetsResponse, result.map(ListAssetsResponse::Ok))
+        respond(result.map(ListAssetsResponse::Ok))
     }
 
     async fn create_asset(&self, principal: Uuid, r: CreateAssetRequest) -> CreateAssetResponse {
-        respond!(
-            CreateAssetResponse,
+        respond(
             Service::create_asset(self, principal, r.account_id, r.body)
                 .await
                 .map(CreateAssetResponse::Created),
-            conflict
         )
     }
 
     async fn get_asset(&self, principal: Uuid, r: GetAssetRequest) -> GetAssetResponse {
-        respond!(
-            GetAssetResponse,
+        respond(
             Service::get_asset(self, principal, r.account_id, r.asset_id)
                 .await
-                .map(GetAssetResponse::Ok)
+                .map(GetAssetResponse::Ok),
         )
     }
 
     async fn update_asset(&self, principal: Uuid, r: UpdateAssetRequest) -> UpdateAssetResponse {
-        respond!(
-            UpdateAssetResponse,
+        respond(
             Service::update_asset(self, principal, r.account_id, r.asset_id, r.body)
                 .await
                 .map(UpdateAssetResponse::Ok),
-            conflict
         )
     }
 
     async fn delete_asset(&self, principal: Uuid, r: DeleteAssetRequest) -> DeleteAssetResponse {
-        respond!(
-            DeleteAssetResponse,
+        respond(
             Service::delete_asset(self, principal, r.account_id, r.asset_id)
                 .await
-                .map(|()| DeleteAssetResponse::NoContent)
+                .map(|()| DeleteAssetResponse::NoContent),
         )
     }
 
@@ -272,10 +241,7 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
     ) -> CreateAlertRuleResponse {
         let result =
             Service::create_alert_rule(self, principal, r.account_id, r.asset_id, r.body).await;
-        respond!(
-            CreateAlertRuleResponse,
-            result.map(CreateAlertRuleResponse::Created)
-        )
+        respond(result.map(CreateAlertRuleResponse::Created))
     }
 
     async fn list_alert_rules(
@@ -286,10 +252,7 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
         let result =
             Service::list_alert_rules(self, principal, r.account_id, r.asset_id, r.event_type)
                 .await;
-        respond!(
-            ListAlertRulesResponse,
-            result.map(ListAlertRulesResponse::Ok)
-        )
+        respond(result.map(ListAlertRulesResponse::Ok))
     }
 
     async fn list_alert_rule_geofences(
@@ -305,10 +268,7 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
             r.event_type,
         )
         .await;
-        respond!(
-            ListAlertRuleGeofencesResponse,
-            result.map(ListAlertRuleGeofencesResponse::Ok)
-        )
+        respond(result.map(ListAlertRuleGeofencesResponse::Ok))
     }
 
     async fn get_alert_rule(
@@ -316,11 +276,10 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
         principal: Uuid,
         r: GetAlertRuleRequest,
     ) -> GetAlertRuleResponse {
-        respond!(
-            GetAlertRuleResponse,
+        respond(
             Service::get_alert_rule(self, principal, r.account_id, r.alert_rule_id)
                 .await
-                .map(GetAlertRuleResponse::Ok)
+                .map(GetAlertRuleResponse::Ok),
         )
     }
 
@@ -332,10 +291,7 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
         let result =
             Service::update_alert_rule(self, principal, r.account_id, r.alert_rule_id, r.body)
                 .await;
-        respond!(
-            UpdateAlertRuleResponse,
-            result.map(UpdateAlertRuleResponse::Ok)
-        )
+        respond(result.map(UpdateAlertRuleResponse::Ok))
     }
 
     async fn delete_alert_rule(
@@ -343,11 +299,10 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
         principal: Uuid,
         r: DeleteAlertRuleRequest,
     ) -> DeleteAlertRuleResponse {
-        respond!(
-            DeleteAlertRuleResponse,
+        respond(
             Service::delete_alert_rule(self, principal, r.account_id, r.alert_rule_id)
                 .await
-                .map(|()| DeleteAlertRuleResponse::NoContent)
+                .map(|()| DeleteAlertRuleResponse::NoContent),
         )
     }
 
@@ -356,11 +311,10 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
         principal: Uuid,
         r: ListGeofencesRequest,
     ) -> ListGeofencesResponse {
-        respond!(
-            ListGeofencesResponse,
+        respond(
             Service::list_geofences(self, principal, r.account_id)
                 .await
-                .map(ListGeofencesResponse::Ok)
+                .map(ListGeofencesResponse::Ok),
         )
     }
 
@@ -369,21 +323,18 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
         principal: Uuid,
         r: CreateGeofenceRequest,
     ) -> CreateGeofenceResponse {
-        respond!(
-            CreateGeofenceResponse,
+        respond(
             Service::create_geofence(self, principal, r.account_id, r.body)
                 .await
                 .map(CreateGeofenceResponse::Created),
-            conflict
         )
     }
 
     async fn get_geofence(&self, principal: Uuid, r: GetGeofenceRequest) -> GetGeofenceResponse {
-        respond!(
-            GetGeofenceResponse,
+        respond(
             Service::get_geofence(self, principal, r.account_id, r.geofence_id)
                 .await
-                .map(GetGeofenceResponse::Ok)
+                .map(GetGeofenceResponse::Ok),
         )
     }
 
@@ -394,11 +345,7 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
     ) -> UpdateGeofenceResponse {
         let result =
             Service::update_geofence(self, principal, r.account_id, r.geofence_id, r.body).await;
-        respond!(
-            UpdateGeofenceResponse,
-            result.map(UpdateGeofenceResponse::Ok),
-            conflict
-        )
+        respond(result.map(UpdateGeofenceResponse::Ok))
     }
 
     async fn delete_geofence(
@@ -406,12 +353,10 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
         principal: Uuid,
         r: DeleteGeofenceRequest,
     ) -> DeleteGeofenceResponse {
-        respond!(
-            DeleteGeofenceResponse,
+        respond(
             Service::delete_geofence(self, principal, r.account_id, r.geofence_id)
                 .await
                 .map(|()| DeleteGeofenceResponse::NoContent),
-            conflict
         )
     }
 
@@ -420,15 +365,13 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
         principal: Uuid,
         r: GetIngestionTokenRequest,
     ) -> GetIngestionTokenResponse {
-        respond!(
-            GetIngestionTokenResponse,
+        respond(
             Service::get_ingestion_token(self, principal, r.account_id)
                 .await
                 .map(|body| GetIngestionTokenResponse::Ok {
                     body,
                     cache_control: no_store(),
                 }),
-            conflict
         )
     }
 
@@ -437,11 +380,10 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
         principal: Uuid,
         r: ListIngestionTokensRequest,
     ) -> ListIngestionTokensResponse {
-        respond!(
-            ListIngestionTokensResponse,
+        respond(
             Service::list_ingestion_tokens(self, principal, r.account_id)
                 .await
-                .map(ListIngestionTokensResponse::Ok)
+                .map(ListIngestionTokensResponse::Ok),
         )
     }
 
@@ -450,11 +392,10 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
         principal: Uuid,
         r: RevokeIngestionTokenRequest,
     ) -> RevokeIngestionTokenResponse {
-        respond!(
-            RevokeIngestionTokenResponse,
+        respond(
             Service::revoke_ingestion_token(self, principal, r.account_id, r.token_id)
                 .await
-                .map(|()| RevokeIngestionTokenResponse::NoContent)
+                .map(|()| RevokeIngestionTokenResponse::NoContent),
         )
     }
 
@@ -463,14 +404,13 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
         principal: Uuid,
         r: GetPortalLinkRequest,
     ) -> GetPortalLinkResponse {
-        respond!(
-            GetPortalLinkResponse,
+        respond(
             Service::get_portal_link(self, principal, r.account_id)
                 .await
                 .map(|body| GetPortalLinkResponse::Ok {
                     body,
                     cache_control: no_store(),
-                })
+                }),
         )
     }
 
@@ -480,13 +420,11 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
         r: IngestTelemetryRequest,
     ) -> IngestTelemetryResponse {
         // Per-point problems are results, not failures: only a store failure is left.
-        match Service::ingest_telemetry(self, account, r.body).await {
-            Ok(result) => IngestTelemetryResponse::Accepted(result),
-            Err(ApiError::Invalid(m)) => {
-                IngestTelemetryResponse::BadRequest(ApiError::Invalid(m).body())
-            }
-            Err(e) => IngestTelemetryResponse::Other(StatusCode::INTERNAL_SERVER_ERROR, e.body()),
-        }
+        respond(
+            Service::ingest_telemetry(self, account, r.body)
+                .await
+                .map(IngestTelemetryResponse::Accepted),
+        )
     }
 
     async fn get_asset_state(
@@ -494,11 +432,10 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
         principal: Uuid,
         r: GetAssetStateRequest,
     ) -> GetAssetStateResponse {
-        respond!(
-            GetAssetStateResponse,
+        respond(
             Service::get_asset_state(self, principal, r.account_id, r.asset_id)
                 .await
-                .map(GetAssetStateResponse::Ok)
+                .map(GetAssetStateResponse::Ok),
         )
     }
 
@@ -515,11 +452,10 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
             skip: r.skip.into(),
             take: r.take.into(),
         };
-        respond!(
-            ListEventsResponse,
+        respond(
             Service::list_events(self, principal, r.account_id, filter, page)
                 .await
-                .map(ListEventsResponse::Ok)
+                .map(ListEventsResponse::Ok),
         )
     }
 
@@ -554,17 +490,15 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
                 )
                 .keep_alive(HEARTBEAT),
             ),
-            Err(e @ ApiError::TooManyStreams) => StreamEventsResponse::TooManyRequests(e.body()),
-            Err(e) => respond!(@error StreamEventsResponse, e),
+            Err(e) => respond(Err(e)),
         }
     }
 
     async fn get_event(&self, principal: Uuid, r: GetEventRequest) -> GetEventResponse {
-        respond!(
-            GetEventResponse,
+        respond(
             Service::get_event(self, principal, r.account_id, r.event_id)
                 .await
-                .map(GetEventResponse::Ok)
+                .map(GetEventResponse::Ok),
         )
     }
 
@@ -573,11 +507,10 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
         principal: Uuid,
         r: AcknowledgeEventRequest,
     ) -> AcknowledgeEventResponse {
-        respond!(
-            AcknowledgeEventResponse,
+        respond(
             Service::acknowledge_event(self, principal, r.account_id, r.event_id)
                 .await
-                .map(AcknowledgeEventResponse::Ok)
+                .map(AcknowledgeEventResponse::Ok),
         )
     }
 
@@ -586,11 +519,10 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
         principal: Uuid,
         r: ListEventNotificationsRequest,
     ) -> ListEventNotificationsResponse {
-        respond!(
-            ListEventNotificationsResponse,
+        respond(
             Service::list_event_notifications(self, principal, r.account_id, r.event_id)
                 .await
-                .map(ListEventNotificationsResponse::Ok)
+                .map(ListEventNotificationsResponse::Ok),
         )
     }
 
@@ -599,14 +531,13 @@ impl<S: Store + AlertStore + Clone + Send> AssetAlertingApi for Service<S> {
         principal: Uuid,
         r: GetWebhookSecretRequest,
     ) -> GetWebhookSecretResponse {
-        respond!(
-            GetWebhookSecretResponse,
+        respond(
             Service::get_webhook_secret(self, principal, r.account_id)
                 .await
                 .map(|body| GetWebhookSecretResponse::Ok {
                     body,
                     cache_control: no_store(),
-                })
+                }),
         )
     }
 }

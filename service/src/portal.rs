@@ -2,6 +2,7 @@
 //! page it opens: the account's assets with their last state (paged, searchable), its newest
 //! events, and a map. The page is outside the API spec: it is for people.
 
+mod borders;
 mod live;
 mod map;
 mod view;

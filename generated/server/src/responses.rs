@@ -105,6 +105,24 @@ impl IntoResponse for GetAccountResponse {
     }
 }
 
+impl respond::ErrorResponse for GetAccountResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`update_account`](crate::AssetAlertingApi::update_account).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
@@ -144,6 +162,24 @@ impl IntoResponse for UpdateAccountResponse {
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for UpdateAccountResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -195,6 +231,24 @@ impl IntoResponse for CreateAccountResponse {
     }
 }
 
+impl respond::ErrorResponse for CreateAccountResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`delete_account`](crate::AssetAlertingApi::delete_account).
 #[derive(Debug, Clone, PartialEq)]
 pub enum DeleteAccountResponse {
@@ -237,6 +291,25 @@ impl IntoResponse for DeleteAccountResponse {
     }
 }
 
+impl respond::ErrorResponse for DeleteAccountResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            409 => Self::Conflict(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`list_child_accounts`](crate::AssetAlertingApi::list_child_accounts).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListChildAccountsResponse {
@@ -272,6 +345,24 @@ impl IntoResponse for ListChildAccountsResponse {
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for ListChildAccountsResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -323,6 +414,24 @@ impl IntoResponse for RotateClientSecretResponse {
     }
 }
 
+impl respond::ErrorResponse for RotateClientSecretResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`list_assets`](crate::AssetAlertingApi::list_assets).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListAssetsResponse {
@@ -358,6 +467,24 @@ impl IntoResponse for ListAssetsResponse {
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for ListAssetsResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -408,6 +535,25 @@ impl IntoResponse for CreateAssetResponse {
     }
 }
 
+impl respond::ErrorResponse for CreateAssetResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            409 => Self::Conflict(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`get_asset`](crate::AssetAlertingApi::get_asset).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
@@ -447,6 +593,24 @@ impl IntoResponse for GetAssetResponse {
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for GetAssetResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -497,6 +661,25 @@ impl IntoResponse for UpdateAssetResponse {
     }
 }
 
+impl respond::ErrorResponse for UpdateAssetResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            409 => Self::Conflict(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`delete_asset`](crate::AssetAlertingApi::delete_asset).
 #[derive(Debug, Clone, PartialEq)]
 pub enum DeleteAssetResponse {
@@ -532,6 +715,24 @@ impl IntoResponse for DeleteAssetResponse {
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for DeleteAssetResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -579,6 +780,24 @@ impl IntoResponse for CreateAlertRuleResponse {
     }
 }
 
+impl respond::ErrorResponse for CreateAlertRuleResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`list_alert_rules`](crate::AssetAlertingApi::list_alert_rules).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListAlertRulesResponse {
@@ -618,6 +837,24 @@ impl IntoResponse for ListAlertRulesResponse {
     }
 }
 
+impl respond::ErrorResponse for ListAlertRulesResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`list_alert_rule_geofences`](crate::AssetAlertingApi::list_alert_rule_geofences).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListAlertRuleGeofencesResponse {
@@ -653,6 +890,24 @@ impl IntoResponse for ListAlertRuleGeofencesResponse {
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for ListAlertRuleGeofencesResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -700,6 +955,24 @@ impl IntoResponse for GetAlertRuleResponse {
     }
 }
 
+impl respond::ErrorResponse for GetAlertRuleResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`update_alert_rule`](crate::AssetAlertingApi::update_alert_rule).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
@@ -743,6 +1016,24 @@ impl IntoResponse for UpdateAlertRuleResponse {
     }
 }
 
+impl respond::ErrorResponse for UpdateAlertRuleResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`delete_alert_rule`](crate::AssetAlertingApi::delete_alert_rule).
 #[derive(Debug, Clone, PartialEq)]
 pub enum DeleteAlertRuleResponse {
@@ -782,6 +1073,24 @@ impl IntoResponse for DeleteAlertRuleResponse {
     }
 }
 
+impl respond::ErrorResponse for DeleteAlertRuleResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`list_geofences`](crate::AssetAlertingApi::list_geofences).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListGeofencesResponse {
@@ -817,6 +1126,24 @@ impl IntoResponse for ListGeofencesResponse {
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for ListGeofencesResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -863,6 +1190,25 @@ impl IntoResponse for CreateGeofenceResponse {
     }
 }
 
+impl respond::ErrorResponse for CreateGeofenceResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            409 => Self::Conflict(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`get_geofence`](crate::AssetAlertingApi::get_geofence).
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetGeofenceResponse {
@@ -898,6 +1244,24 @@ impl IntoResponse for GetGeofenceResponse {
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for GetGeofenceResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -944,6 +1308,25 @@ impl IntoResponse for UpdateGeofenceResponse {
     }
 }
 
+impl respond::ErrorResponse for UpdateGeofenceResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            409 => Self::Conflict(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`delete_geofence`](crate::AssetAlertingApi::delete_geofence).
 #[derive(Debug, Clone, PartialEq)]
 pub enum DeleteGeofenceResponse {
@@ -982,6 +1365,25 @@ impl IntoResponse for DeleteGeofenceResponse {
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
             Self::Conflict(body) => respond::json(StatusCode::CONFLICT, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for DeleteGeofenceResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            409 => Self::Conflict(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -1036,6 +1438,25 @@ impl IntoResponse for GetIngestionTokenResponse {
     }
 }
 
+impl respond::ErrorResponse for GetIngestionTokenResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            409 => Self::Conflict(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`list_ingestion_tokens`](crate::AssetAlertingApi::list_ingestion_tokens).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListIngestionTokensResponse {
@@ -1075,6 +1496,24 @@ impl IntoResponse for ListIngestionTokensResponse {
     }
 }
 
+impl respond::ErrorResponse for ListIngestionTokensResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`revoke_ingestion_token`](crate::AssetAlertingApi::revoke_ingestion_token).
 #[derive(Debug, Clone, PartialEq)]
 pub enum RevokeIngestionTokenResponse {
@@ -1110,6 +1549,24 @@ impl IntoResponse for RevokeIngestionTokenResponse {
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for RevokeIngestionTokenResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -1161,6 +1618,24 @@ impl IntoResponse for GetPortalLinkResponse {
     }
 }
 
+impl respond::ErrorResponse for GetPortalLinkResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`ingest_telemetry`](crate::AssetAlertingApi::ingest_telemetry).
 #[derive(Debug, Clone, PartialEq)]
 pub enum IngestTelemetryResponse {
@@ -1193,6 +1668,23 @@ impl IntoResponse for IngestTelemetryResponse {
                 response
             }
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for IngestTelemetryResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -1240,6 +1732,24 @@ impl IntoResponse for GetAssetStateResponse {
     }
 }
 
+impl respond::ErrorResponse for GetAssetStateResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`list_events`](crate::AssetAlertingApi::list_events).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListEventsResponse {
@@ -1275,6 +1785,24 @@ impl IntoResponse for ListEventsResponse {
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for ListEventsResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -1323,6 +1851,25 @@ impl IntoResponse for StreamEventsResponse {
     }
 }
 
+impl respond::ErrorResponse for StreamEventsResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            429 => Self::TooManyRequests(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`get_event`](crate::AssetAlertingApi::get_event).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
@@ -1362,6 +1909,24 @@ impl IntoResponse for GetEventResponse {
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for GetEventResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -1409,6 +1974,24 @@ impl IntoResponse for AcknowledgeEventResponse {
     }
 }
 
+impl respond::ErrorResponse for AcknowledgeEventResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`list_event_notifications`](crate::AssetAlertingApi::list_event_notifications).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListEventNotificationsResponse {
@@ -1444,6 +2027,24 @@ impl IntoResponse for ListEventNotificationsResponse {
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for ListEventNotificationsResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -1491,6 +2092,24 @@ impl IntoResponse for GetWebhookSecretResponse {
             }
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for GetWebhookSecretResponse {
+    type Error = models::ErrorBody;
+
+    fn error(status: StatusCode, body: models::ErrorBody) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            401 => {
+                Self::Unauthorized {
+                    body,
+                    www_authenticate: None,
+                }
+            }
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
         }
     }
 }

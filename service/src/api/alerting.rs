@@ -1,6 +1,6 @@
 //! Telemetry in, events out: ingestion, asset state, events, acknowledgement and notifications.
 
-use super::{ApiResult, Service, not_found};
+use super::{ApiResult, Service, found};
 use crate::auth::LinkSigner;
 use crate::auth::sha256_hex;
 use crate::pipeline::{EventPipeline, zone};
@@ -92,6 +92,56 @@ fn range_problem(p: &TelemetryPoint) -> Option<String> {
         (None, None) => Some("name the asset by assetId or externalId".to_owned()),
         (Some(_), Some(_)) => Some("name the asset by assetId or externalId, not both".to_owned()),
         _ => None,
+    }
+}
+
+/// Why a point's timestamp is refused when it arrives at `received_at`: older than the detector's
+/// cutoff, or further in the future than its allowed skew; the message names the setting's value.
+fn timestamp_problem(
+    timestamp: DateTime<Utc>,
+    received_at: DateTime<Utc>,
+    config: &asset_alerting_detect::Config,
+) -> Option<(PointResultReason, String)> {
+    if timestamp < received_at - config.cutoff {
+        Some((
+            PointResultReason::TooOld,
+            format!(
+                "timestamp {timestamp} is older than the cutoff of {}",
+                span(config.cutoff)
+            ),
+        ))
+    } else if timestamp > received_at + config.future_skew {
+        Some((
+            PointResultReason::InFuture,
+            format!(
+                "timestamp {timestamp} is more than {} in the future",
+                span(config.future_skew)
+            ),
+        ))
+    } else {
+        None
+    }
+}
+
+/// A span of time as a message says it: in the largest unit that measures it exactly ("7 days",
+/// "5 minutes", "90 seconds").
+fn span(d: chrono::Duration) -> String {
+    let seconds = d.num_seconds();
+    let units = [
+        (86_400, "day"),
+        (3_600, "hour"),
+        (60, "minute"),
+        (1, "second"),
+    ];
+    let (size, unit) = units
+        .into_iter()
+        .find(|(size, _)| seconds % size == 0)
+        .unwrap_or((1, "second"));
+    let n = seconds / size;
+    if n == 1 {
+        format!("1 {unit}")
+    } else {
+        format!("{n} {unit}s")
     }
 }
 
@@ -276,24 +326,10 @@ impl<S: Store + AlertStore> Service<S> {
         for (i, p) in batch.points.iter().enumerate() {
             results[i] = if let Some(problem) = range_problem(p) {
                 Some(rejected(i, PointResultReason::InvalidValue, problem))
-            } else if p.timestamp < received_at - config.cutoff {
-                Some(rejected(
-                    i,
-                    PointResultReason::TooOld,
-                    format!(
-                        "timestamp {} is older than the cutoff of 7 days",
-                        p.timestamp
-                    ),
-                ))
-            } else if p.timestamp > received_at + config.future_skew {
-                Some(rejected(
-                    i,
-                    PointResultReason::InFuture,
-                    format!(
-                        "timestamp {} is more than 5 minutes in the future",
-                        p.timestamp
-                    ),
-                ))
+            } else if let Some((reason, problem)) =
+                timestamp_problem(p.timestamp, received_at, config)
+            {
+                Some(rejected(i, reason, problem))
             } else {
                 valid.push(i);
                 None
@@ -419,8 +455,7 @@ impl<S: Store + AlertStore> Service<S> {
         account: Uuid,
         asset: Uuid,
     ) -> ApiResult<AssetState> {
-        self.visible(principal, account).await?;
-        self.asset_of(account, asset).await?;
+        self.asset_of(principal, account, asset).await?;
         let states = self.store.asset_states(&[asset]).await?;
         Ok(state_view(asset, states.first()))
     }
@@ -442,16 +477,14 @@ impl<S: Store + AlertStore> Service<S> {
         Ok(self.store.list_events(account, &filter, page).await?)
     }
 
-    async fn event_of(&self, account: Uuid, id: Uuid) -> ApiResult<Event> {
-        self.store
-            .event(account, id)
-            .await?
-            .ok_or_else(|| not_found("event", id))
-    }
-
     pub async fn get_event(&self, principal: Uuid, account: Uuid, id: Uuid) -> ApiResult<Event> {
-        self.visible(principal, account).await?;
-        self.event_of(account, id).await
+        self.in_visible(
+            principal,
+            account,
+            ("event", id),
+            self.store.event(account, id),
+        )
+        .await
     }
 
     pub async fn acknowledge_event(
@@ -460,11 +493,14 @@ impl<S: Store + AlertStore> Service<S> {
         account: Uuid,
         id: Uuid,
     ) -> ApiResult<Event> {
-        self.visible(principal, account).await?;
-        self.store
-            .acknowledge_event(account, id, &format!("account:{principal}"), Utc::now())
-            .await?
-            .ok_or_else(|| not_found("event", id))
+        let by = format!("account:{principal}");
+        self.in_visible(
+            principal,
+            account,
+            ("event", id),
+            self.store.acknowledge_event(account, id, &by, Utc::now()),
+        )
+        .await
     }
 
     pub async fn list_event_notifications(
@@ -473,8 +509,7 @@ impl<S: Store + AlertStore> Service<S> {
         account: Uuid,
         id: Uuid,
     ) -> ApiResult<Vec<Notification>> {
-        self.visible(principal, account).await?;
-        self.event_of(account, id).await?;
+        self.get_event(principal, account, id).await?;
         Ok(self.store.event_notifications(id).await?)
     }
 
@@ -523,10 +558,11 @@ impl<S: Store + AlertStore> Service<S> {
             Some(rule) => format!("rule:{rule}"),
             None => "link".to_owned(),
         };
-        self.store
+        let acknowledged = self
+            .store
             .acknowledge_event(event.account_id, event.id, &by, Utc::now())
-            .await?
-            .ok_or_else(|| not_found("event", event.id))
+            .await?;
+        found(acknowledged, "event", event.id)
     }
 }
 
@@ -537,5 +573,60 @@ fn duplicate(index: usize, asset: Uuid) -> PointResult {
         asset_id: Some(asset),
         reason: None,
         message: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{span, timestamp_problem};
+    use asset_alerting_models::PointResultReason;
+    use chrono::{Duration, Utc};
+
+    #[test]
+    fn spans_are_said_in_their_largest_exact_unit() {
+        assert_eq!(span(Duration::days(7)), "7 days");
+        assert_eq!(span(Duration::minutes(5)), "5 minutes");
+        assert_eq!(span(Duration::hours(1)), "1 hour");
+        assert_eq!(span(Duration::minutes(90)), "90 minutes");
+        assert_eq!(span(Duration::seconds(61)), "61 seconds");
+    }
+
+    #[test]
+    fn timestamp_messages_name_the_configured_limits() {
+        let now = Utc::now();
+        let defaults = asset_alerting_detect::Config::default();
+        let (reason, message) = timestamp_problem(now - Duration::days(8), now, &defaults).unwrap();
+        assert_eq!(reason, PointResultReason::TooOld);
+        assert!(
+            message.ends_with("older than the cutoff of 7 days"),
+            "{message}"
+        );
+        let (reason, message) =
+            timestamp_problem(now + Duration::minutes(6), now, &defaults).unwrap();
+        assert_eq!(reason, PointResultReason::InFuture);
+        assert!(
+            message.ends_with("more than 5 minutes in the future"),
+            "{message}"
+        );
+
+        let config = asset_alerting_detect::Config {
+            cutoff: Duration::hours(2),
+            future_skew: Duration::seconds(30),
+            ..defaults
+        };
+        let (_, message) = timestamp_problem(now - Duration::hours(3), now, &config).unwrap();
+        assert!(
+            message.ends_with("older than the cutoff of 2 hours"),
+            "{message}"
+        );
+        let (_, message) = timestamp_problem(now + Duration::minutes(1), now, &config).unwrap();
+        assert!(
+            message.ends_with("more than 30 seconds in the future"),
+            "{message}"
+        );
+        assert_eq!(
+            timestamp_problem(now - Duration::hours(1), now, &config),
+            None
+        );
     }
 }

@@ -1,6 +1,8 @@
-//! The portal's map: geofences and asset positions drawn as inline SVG. It needs no tiles,
-//! scripts or fonts from elsewhere, so it works offline and under the page's strict CSP.
+//! The portal's map: country borders, geofences and asset positions drawn as inline SVG. It
+//! needs no tiles, scripts or fonts from elsewhere, so it works offline and under the page's
+//! strict CSP; the borders are data compiled into the service (`borders.rs`).
 
+use super::borders::countries_within;
 use crate::web::escape;
 use asset_alerting_models::{Geofence, Position};
 use std::fmt::Write;
@@ -14,6 +16,10 @@ const MIN_EXTENT: f64 = 0.01;
 /// Height over width is kept within this range, so a row of assets does not become a needle.
 const MIN_ASPECT: f64 = 0.4;
 const MAX_ASPECT: f64 = 0.75;
+/// Colours of the sea (the background), of land, and of country borders and coasts.
+pub const SEA: &str = "#dcebf5";
+pub const LAND: &str = "#f4f1e8";
+pub const BORDER: &str = "#8a6d3b";
 /// Kilometres per degree of latitude (mean Earth radius).
 const KM_PER_DEGREE: f64 = 111.195;
 
@@ -72,6 +78,20 @@ impl Projection {
         )
     }
 
+    /// The area drawn, as `[west, south, east, north]` in degrees.
+    fn area(&self) -> [f64; 4] {
+        let (right, bottom) = (
+            self.left + WIDTH / self.scale,
+            self.top - self.height / self.scale,
+        );
+        [
+            self.left / self.cos_lat,
+            bottom,
+            right / self.cos_lat,
+            self.top,
+        ]
+    }
+
     fn width_km(&self) -> f64 {
         WIDTH / self.scale * KM_PER_DEGREE
     }
@@ -87,10 +107,18 @@ fn ring_points(ring: &[Vec<f64>]) -> impl Iterator<Item = (f64, f64)> + '_ {
 
 /// Path data with one closed subpath per ring; with fill-rule evenodd the holes stay empty.
 fn path_data(projection: &Projection, rings: &[Vec<Vec<f64>>]) -> String {
+    subpaths(projection, rings.iter().map(|r| ring_points(r)))
+}
+
+/// One closed subpath per ring of (longitude, latitude) pairs.
+fn subpaths<R: Iterator<Item = (f64, f64)>>(
+    projection: &Projection,
+    rings: impl Iterator<Item = R>,
+) -> String {
     let mut d = String::new();
     for ring in rings {
         let mut subpath = String::new();
-        for (i, (lon, lat)) in ring_points(ring).enumerate() {
+        for (i, (lon, lat)) in ring.enumerate() {
             let (x, y) = projection.xy(lon, lat);
             let _ = write!(subpath, "{}{x:.1},{y:.1} ", if i == 0 { "M" } else { "L" });
         }
@@ -129,9 +157,24 @@ pub fn svg_map(geofences: &[Geofence], markers: &[Marker]) -> String {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"map\" viewBox=\"0 0 {WIDTH} {:.0}\" \
          role=\"img\" aria-label=\"Map of the geofences and asset positions\" \
          font-family=\"sans-serif\" font-size=\"14\">\
-         <rect width=\"100%\" height=\"100%\" fill=\"#f3f6f9\"/>\n",
+         <rect width=\"100%\" height=\"100%\" fill=\"{SEA}\"/>\n",
         projection.height
     );
+    // The countries first, behind everything else; their borders keep one width on screen
+    // however far the map is zoomed in.
+    svg.push_str(&format!(
+        "<g class=\"countries\" fill=\"{LAND}\" stroke=\"{BORDER}\" stroke-width=\"1.5\" \
+         stroke-linejoin=\"round\">\n"
+    ));
+    for country in countries_within(projection.area()) {
+        let d = subpaths(&projection, country.rings.iter().map(|r| r.iter().copied()));
+        let _ = writeln!(
+            svg,
+            "<path d=\"{d}\" vector-effect=\"non-scaling-stroke\"><title>{}</title></path>",
+            escape(&country.name)
+        );
+    }
+    svg.push_str("</g>\n");
     for g in geofences {
         let name = escape(&g.name);
         let _ = writeln!(
@@ -175,7 +218,8 @@ pub fn svg_map(geofences: &[Geofence], markers: &[Marker]) -> String {
     let _ = writeln!(
         svg,
         "<p class=\"caption\">About {:.1} km across; north is up. Red: a condition such as an \
-         alarm is open; green: none is.</p>",
+         alarm is open; green: none is. Country borders: Natural Earth 1:110m, accurate to a few \
+         kilometres.</p>",
         projection.width_km()
     );
     svg
@@ -216,7 +260,7 @@ mod tests {
     /// The numbers of a path's first subpath, as (x, y) pairs.
     fn first_ring(svg: &str) -> Vec<(f64, f64)> {
         let d = svg
-            .split(" d=\"")
+            .split("class=\"geofence\" d=\"")
             .nth(1)
             .unwrap()
             .split('"')
@@ -284,7 +328,7 @@ mod tests {
             &[],
         );
         let d = svg
-            .split(" d=\"")
+            .split("class=\"geofence\" d=\"")
             .nth(1)
             .unwrap()
             .split('"')
@@ -315,6 +359,45 @@ mod tests {
         assert!(svg.contains("cx=\"480.0\""), "{svg}");
         assert!(svg.contains("class=\"asset alerting\""));
         assert!(svg.contains("Van &lt;1&gt;") && !svg.contains("Van <1>"));
+    }
+
+    #[test]
+    fn countries_are_drawn_behind_geofences_and_assets() {
+        let position = Position {
+            latitude: 52.4,
+            longitude: 14.0,
+        };
+        let svg = svg_map(
+            &[geofence("depot", vec![square(13.9, 52.3, 0.05)])],
+            &[Marker {
+                label: "Truck",
+                position: &position,
+                alerting: false,
+            }],
+        );
+        let at = |needle: &str| {
+            svg.find(needle)
+                .unwrap_or_else(|| panic!("{needle}: {svg}"))
+        };
+        // Near the Oder: Germany and Poland, not countries far away.
+        assert!(at("<title>Germany</title>") < at("class=\"geofence\""));
+        assert!(at("<title>Poland</title>") < at("class=\"asset\""));
+        assert!(!svg.contains("<title>Brazil</title>"));
+        assert!(svg.contains(&format!("stroke=\"{BORDER}\"")));
+        // A view of the open sea draws no country.
+        let sea = Position {
+            latitude: -40.0,
+            longitude: -30.0,
+        };
+        let svg = svg_map(
+            &[],
+            &[Marker {
+                label: "Buoy",
+                position: &sea,
+                alerting: false,
+            }],
+        );
+        assert!(!svg.contains("<path"), "{svg}");
     }
 
     #[test]

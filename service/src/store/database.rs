@@ -111,7 +111,22 @@ impl Database {
         sql: impl Into<Statement>,
         args: &[Arg<'_>],
     ) -> StoreResult<u64> {
-        self.held().await?.conn().run(sql, args).await
+        let changed = self.held().await?.conn().run(sql, args).await?;
+        if changed > 0 {
+            self.wrote();
+        }
+        Ok(changed)
+    }
+
+    /// Rows were written (one at a time, such as assets created one by one, or in bulk, such as
+    /// telemetry): on PostgreSQL the tables that changed much are analysed soon after
+    /// (`postgres/statistics.rs`). SQLite needs nothing: without statistics its planner takes
+    /// the indexes the statements are written for, whatever the tables' sizes, while statistics
+    /// gathered early would go stale as tables grow (see the service README).
+    pub(crate) fn wrote(&self) {
+        if let Database::Postgres(store) = self {
+            store.wrote();
+        }
     }
 
     pub(crate) async fn all<T>(

@@ -23,3 +23,11 @@ impl IntoResponse for EventWebhookResponse {
         }
     }
 }
+
+impl respond::ErrorResponse for EventWebhookResponse {
+    type Error = ErrorMessage;
+
+    fn error(status: StatusCode, body: ErrorMessage) -> Self {
+        Self::Other(status, body)
+    }
+}

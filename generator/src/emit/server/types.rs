@@ -99,6 +99,9 @@ fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
     } else {
         quote! { Debug, Clone, PartialEq }
     };
+    let error_response = (!documented_default)
+        .then(|| error_response(op, plan, error))
+        .flatten();
     quote! {
         #[doc = #doc]
         #[derive(#derives)]
@@ -116,7 +119,61 @@ fn response_enum(op: &OpPlan, plan: &Plan, error: &TokenStream) -> TokenStream {
                 }
             }
         }
+
+        #error_response
     }
+}
+
+/// `respond::ErrorResponse` for an enum with `Other`: each documented error status whose variant
+/// carries the API's error body (and optional headers only, left out) is built from it, every
+/// other status is `Other`. `None` when a documented error status carries another body or a
+/// required header, or a range or `default` is documented: no function of a status and the error
+/// body can build those.
+fn error_response(op: &OpPlan, plan: &Plan, error: &TokenStream) -> Option<TokenStream> {
+    let error_body = plan.error_body.map(TypeRef::Named);
+    let mut arms = Vec::new();
+    for r in &op.responses {
+        let code = match r.status {
+            StatusPlan::Fixed(code) if code >= 400 => code,
+            StatusPlan::Fixed(_) => continue,
+            StatusPlan::Chosen => return None,
+        };
+        let carries_error = match (&r.body, &error_body) {
+            (Some(Body::Json(ty)), Some(error)) => ty == error,
+            _ => false,
+        };
+        if !carries_error || r.headers.iter().any(|h| h.required) {
+            return None;
+        }
+        let variant = ident(&r.variant);
+        let build = if r.headers.is_empty() {
+            quote! { Self::#variant(body) }
+        } else {
+            let headers = r.headers.iter().map(|h| ident(&h.field));
+            quote! { Self::#variant { body, #(#headers: None),* } }
+        };
+        let code = proc_macro2::Literal::u16_unsuffixed(code);
+        arms.push(quote! { #code => #build, });
+    }
+    let name = ident(&op.response_name);
+    let build = if arms.is_empty() {
+        quote! { Self::Other(status, body) }
+    } else {
+        quote! {
+            match status.as_u16() {
+                #(#arms)*
+                _ => Self::Other(status, body),
+            }
+        }
+    };
+    Some(quote! {
+        impl respond::ErrorResponse for #name {
+            type Error = #error;
+            fn error(status: StatusCode, body: #error) -> Self {
+                #build
+            }
+        }
+    })
 }
 
 /// A rough size of a variant in bytes (see [`crate::ir::Api::size_estimate`]).

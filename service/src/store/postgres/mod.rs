@@ -4,6 +4,7 @@
 
 pub mod live;
 mod outbox;
+pub mod statistics;
 mod telemetry;
 
 pub(crate) use outbox::lock_recipient;
@@ -41,6 +42,8 @@ pub struct PgStore {
     pub(super) pool: PgPool,
     /// For connections outside the pool (the listener's).
     options: std::sync::Arc<PgConnectOptions>,
+    /// Told of writes, it keeps the planner's statistics up with them.
+    statistics: statistics::Statistics,
 }
 
 /// Held while one instance does its first-start work (root account, keys); released on drop.
@@ -99,6 +102,7 @@ impl PgStore {
             .await?;
         migrator().run(&pool).await?;
         Ok(PgStore {
+            statistics: statistics::Statistics::start(pool.clone()),
             pool,
             options: options.into(),
         })
@@ -106,6 +110,13 @@ impl PgStore {
 
     pub async fn close(&self) {
         self.pool.close().await;
+        // Its task sees the pool closed and ends.
+        self.statistics.wrote();
+    }
+
+    /// Rows were written: the tables they changed are analysed soon if they changed a lot.
+    pub(crate) fn wrote(&self) {
+        self.statistics.wrote();
     }
 
     /// Serialises first-start work across instances: the second waits until the first is done.

@@ -22,6 +22,7 @@ impl PgStore {
             let mut tx = self.pool.begin().await?;
             let fresh = ingest_in(&mut Conn::Postgres(&mut tx), job).await?;
             tx.commit().await?;
+            self.wrote();
             Ok(fresh)
         })
         .await

@@ -25,6 +25,14 @@ impl IntoResponse for ListNotesResponse {
     }
 }
 
+impl respond::ErrorResponse for ListNotesResponse {
+    type Error = ErrorMessage;
+
+    fn error(status: StatusCode, body: ErrorMessage) -> Self {
+        Self::Other(status, body)
+    }
+}
+
 /// The responses of [`create_note`](crate::BrokenPartsApi::create_note).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
@@ -47,6 +55,14 @@ impl IntoResponse for CreateNoteResponse {
     }
 }
 
+impl respond::ErrorResponse for CreateNoteResponse {
+    type Error = ErrorMessage;
+
+    fn error(status: StatusCode, body: ErrorMessage) -> Self {
+        Self::Other(status, body)
+    }
+}
+
 /// The responses of [`get_shape`](crate::BrokenPartsApi::get_shape).
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetShapeResponse {
@@ -62,5 +78,13 @@ impl IntoResponse for GetShapeResponse {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::Other(status, body) => respond::json(status, &body),
         }
+    }
+}
+
+impl respond::ErrorResponse for GetShapeResponse {
+    type Error = ErrorMessage;
+
+    fn error(status: StatusCode, body: ErrorMessage) -> Self {
+        Self::Other(status, body)
     }
 }

@@ -24,3 +24,11 @@ impl IntoResponse for WhoAmIResponse {
         }
     }
 }
+
+impl respond::ErrorResponse for WhoAmIResponse {
+    type Error = ErrorMessage;
+
+    fn error(status: StatusCode, body: ErrorMessage) -> Self {
+        Self::Other(status, body)
+    }
+}

@@ -14,7 +14,9 @@
 //!
 //! Every operation receives its request already authenticated, parsed and validated (path, query,
 //! header and cookie parameters with their defaults applied, and the decoded body), and answers with
-//! its response enum, one variant per documented status. Requests that fail any of this never reach
+//! its response enum, one variant per documented status. The enums whose documented errors carry the
+//! API's error body implement [`respond::ErrorResponse`], so one function of a status and an error
+//! body answers any of those operations' errors. Requests that fail any of this never reach
 //! the operation: the router answers them with the API's error body, built by the trait from a
 //! [`Rejection`]; an operation that documents its own error body answers them through its
 //! `{operation}_rejection` method instead.

@@ -146,3 +146,11 @@ impl IntoResponse for PutPreviewResponse {
         }
     }
 }
+
+impl respond::ErrorResponse for PutPreviewResponse {
+    type Error = models::BasicError;
+
+    fn error(status: StatusCode, body: models::BasicError) -> Self {
+        Self::Other(status, body)
+    }
+}

@@ -31,6 +31,17 @@ impl IntoResponse for CreateCallResponse {
     }
 }
 
+impl respond::ErrorResponse for CreateCallResponse {
+    type Error = models::Error;
+
+    fn error(status: StatusCode, body: models::Error) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`get_call`](crate::LenientFormatsApi::get_call).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
@@ -60,6 +71,17 @@ impl IntoResponse for GetCallResponse {
             }
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for GetCallResponse {
+    type Error = models::Error;
+
+    fn error(status: StatusCode, body: models::Error) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
         }
     }
 }

@@ -27,6 +27,17 @@ impl IntoResponse for ListBooksResponse {
     }
 }
 
+impl respond::ErrorResponse for ListBooksResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`search_books`](crate::ShelfApi::search_books).
 #[derive(Debug, Clone, PartialEq)]
 pub enum SearchBooksResponse {
@@ -48,6 +59,17 @@ impl IntoResponse for SearchBooksResponse {
     }
 }
 
+impl respond::ErrorResponse for SearchBooksResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`get_book`](crate::ShelfApi::get_book).
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetBookResponse {
@@ -63,6 +85,14 @@ impl IntoResponse for GetBookResponse {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::Other(status, body) => respond::json(status, &body),
         }
+    }
+}
+
+impl respond::ErrorResponse for GetBookResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        Self::Other(status, body)
     }
 }
 
@@ -87,6 +117,17 @@ impl IntoResponse for LinkBookResponse {
     }
 }
 
+impl respond::ErrorResponse for LinkBookResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`purge_book`](crate::ShelfApi::purge_book).
 #[derive(Debug, Clone, PartialEq)]
 pub enum PurgeBookResponse {
@@ -105,6 +146,14 @@ impl IntoResponse for PurgeBookResponse {
     }
 }
 
+impl respond::ErrorResponse for PurgeBookResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        Self::Other(status, body)
+    }
+}
+
 /// The responses of [`copy_archive`](crate::ShelfApi::copy_archive).
 #[derive(Debug, Clone, PartialEq)]
 pub enum CopyArchiveResponse {
@@ -120,5 +169,13 @@ impl IntoResponse for CopyArchiveResponse {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::Other(status, body) => respond::json(status, &body),
         }
+    }
+}
+
+impl respond::ErrorResponse for CopyArchiveResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        Self::Other(status, body)
     }
 }

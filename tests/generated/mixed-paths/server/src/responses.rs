@@ -24,6 +24,14 @@ impl IntoResponse for GetAccountJsonResponse {
     }
 }
 
+impl respond::ErrorResponse for GetAccountJsonResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        Self::Other(status, body)
+    }
+}
+
 /// The responses of [`get_account_xml`](crate::MixedPathsApi::get_account_xml).
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetAccountXmlResponse {
@@ -39,6 +47,14 @@ impl IntoResponse for GetAccountXmlResponse {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::Other(status, body) => respond::json(status, &body),
         }
+    }
+}
+
+impl respond::ErrorResponse for GetAccountXmlResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        Self::Other(status, body)
     }
 }
 
@@ -60,6 +76,14 @@ impl IntoResponse for GetAccountResponse {
     }
 }
 
+impl respond::ErrorResponse for GetAccountResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        Self::Other(status, body)
+    }
+}
+
 /// The responses of [`list_calls`](crate::MixedPathsApi::list_calls).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListCallsResponse {
@@ -78,6 +102,14 @@ impl IntoResponse for ListCallsResponse {
     }
 }
 
+impl respond::ErrorResponse for ListCallsResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        Self::Other(status, body)
+    }
+}
+
 /// The responses of [`get_call`](crate::MixedPathsApi::get_call).
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetCallResponse {
@@ -93,6 +125,14 @@ impl IntoResponse for GetCallResponse {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::Other(status, body) => respond::json(status, &body),
         }
+    }
+}
+
+impl respond::ErrorResponse for GetCallResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        Self::Other(status, body)
     }
 }
 
@@ -135,6 +175,14 @@ impl IntoResponse for GetJobResponse {
     }
 }
 
+impl respond::ErrorResponse for GetJobResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        Self::Other(status, body)
+    }
+}
+
 /// The responses of [`get_job_full`](crate::MixedPathsApi::get_job_full).
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetJobFullResponse {
@@ -150,6 +198,14 @@ impl IntoResponse for GetJobFullResponse {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::Other(status, body) => respond::json(status, &body),
         }
+    }
+}
+
+impl respond::ErrorResponse for GetJobFullResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        Self::Other(status, body)
     }
 }
 
@@ -171,6 +227,14 @@ impl IntoResponse for GetFileResponse {
     }
 }
 
+impl respond::ErrorResponse for GetFileResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        Self::Other(status, body)
+    }
+}
+
 /// The responses of [`get_page_lines`](crate::MixedPathsApi::get_page_lines).
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetPageLinesResponse {
@@ -186,5 +250,13 @@ impl IntoResponse for GetPageLinesResponse {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::Other(status, body) => respond::json(status, &body),
         }
+    }
+}
+
+impl respond::ErrorResponse for GetPageLinesResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        Self::Other(status, body)
     }
 }

@@ -36,6 +36,14 @@ impl IntoResponse for ListPetsResponse {
     }
 }
 
+impl respond::ErrorResponse for ListPetsResponse {
+    type Error = models::Error;
+
+    fn error(status: StatusCode, body: models::Error) -> Self {
+        Self::Other(status, body)
+    }
+}
+
 /// The responses of [`create_pet`](crate::PetClinicApi::create_pet).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
@@ -83,6 +91,17 @@ impl IntoResponse for GetPetResponse {
     }
 }
 
+impl respond::ErrorResponse for GetPetResponse {
+    type Error = models::Error;
+
+    fn error(status: StatusCode, body: models::Error) -> Self {
+        match status.as_u16() {
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`get_owner`](crate::PetClinicApi::get_owner).
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetOwnerResponse {
@@ -104,6 +123,17 @@ impl IntoResponse for GetOwnerResponse {
     }
 }
 
+impl respond::ErrorResponse for GetOwnerResponse {
+    type Error = models::Error;
+
+    fn error(status: StatusCode, body: models::Error) -> Self {
+        match status.as_u16() {
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`get_owner_address`](crate::PetClinicApi::get_owner_address).
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetOwnerAddressResponse {
@@ -121,6 +151,17 @@ impl IntoResponse for GetOwnerAddressResponse {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::NotFound(body) => respond::json(StatusCode::NOT_FOUND, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for GetOwnerAddressResponse {
+    type Error = models::Error;
+
+    fn error(status: StatusCode, body: models::Error) -> Self {
+        match status.as_u16() {
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
         }
     }
 }

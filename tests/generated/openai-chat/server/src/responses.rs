@@ -42,3 +42,19 @@ impl IntoResponse for CreateChatCompletionResponse {
         }
     }
 }
+
+impl respond::ErrorResponse for CreateChatCompletionResponse {
+    type Error = models::ErrorResponse;
+
+    fn error(status: StatusCode, body: models::ErrorResponse) -> Self {
+        match status.as_u16() {
+            429 => {
+                Self::TooManyRequests {
+                    body,
+                    retry_after: None,
+                }
+            }
+            _ => Self::Other(status, body),
+        }
+    }
+}

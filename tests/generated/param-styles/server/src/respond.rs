@@ -21,6 +21,19 @@ fn with_content_type(
     response
 }
 
+/// A response enum that answers any error status with the API's error body: the variant the
+/// operation documents for that status (its optional headers left out), else
+/// `Other(status, body)`. So one function can map an implementation's errors onto every
+/// operation's responses. It is implemented by each response enum that has an `Other` variant
+/// and whose documented error statuses (4xx and 5xx, each a code of its own) all carry the
+/// API's error body with optional headers only.
+pub trait ErrorResponse: Sized {
+    /// The API's error body (the body of `Other`).
+    type Error;
+    /// The response for `status` with `body`.
+    fn error(status: StatusCode, body: Self::Error) -> Self;
+}
+
 /// A JSON body. A value serde cannot encode (never expected from the models) answers 500.
 pub fn json<T: Serialize>(status: StatusCode, body: &T) -> Response {
     match serde_json::to_vec(body) {

@@ -31,6 +31,17 @@ impl IntoResponse for PathSimpleFlatResponse {
     }
 }
 
+impl respond::ErrorResponse for PathSimpleFlatResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`path_simple_explode`](crate::ParamStylesApi::path_simple_explode).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
@@ -52,6 +63,17 @@ impl IntoResponse for PathSimpleExplodeResponse {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for PathSimpleExplodeResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -81,6 +103,17 @@ impl IntoResponse for PathLabelFlatResponse {
     }
 }
 
+impl respond::ErrorResponse for PathLabelFlatResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`path_label_explode`](crate::ParamStylesApi::path_label_explode).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
@@ -102,6 +135,17 @@ impl IntoResponse for PathLabelExplodeResponse {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for PathLabelExplodeResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -131,6 +175,17 @@ impl IntoResponse for PathMatrixFlatResponse {
     }
 }
 
+impl respond::ErrorResponse for PathMatrixFlatResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`path_matrix_explode`](crate::ParamStylesApi::path_matrix_explode).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
@@ -152,6 +207,17 @@ impl IntoResponse for PathMatrixExplodeResponse {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for PathMatrixExplodeResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -181,6 +247,17 @@ impl IntoResponse for QueryFormFlatResponse {
     }
 }
 
+impl respond::ErrorResponse for QueryFormFlatResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`query_form_explode`](crate::ParamStylesApi::query_form_explode).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
@@ -202,6 +279,17 @@ impl IntoResponse for QueryFormExplodeResponse {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for QueryFormExplodeResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -231,6 +319,17 @@ impl IntoResponse for QuerySpaceDelimitedFlatResponse {
     }
 }
 
+impl respond::ErrorResponse for QuerySpaceDelimitedFlatResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`query_pipe_delimited_flat`](crate::ParamStylesApi::query_pipe_delimited_flat).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
@@ -252,6 +351,17 @@ impl IntoResponse for QueryPipeDelimitedFlatResponse {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for QueryPipeDelimitedFlatResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -281,6 +391,17 @@ impl IntoResponse for QueryDeepObjectExplodeResponse {
     }
 }
 
+impl respond::ErrorResponse for QueryDeepObjectExplodeResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`header_flat`](crate::ParamStylesApi::header_flat).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
@@ -302,6 +423,17 @@ impl IntoResponse for HeaderFlatResponse {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for HeaderFlatResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -331,6 +463,17 @@ impl IntoResponse for CookieFlatResponse {
     }
 }
 
+impl respond::ErrorResponse for CookieFlatResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`header_explode`](crate::ParamStylesApi::header_explode).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
@@ -352,6 +495,17 @@ impl IntoResponse for HeaderExplodeResponse {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for HeaderExplodeResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -381,6 +535,17 @@ impl IntoResponse for CookieExplodeResponse {
     }
 }
 
+impl respond::ErrorResponse for CookieExplodeResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`query_reserved`](crate::ParamStylesApi::query_reserved).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
@@ -402,6 +567,17 @@ impl IntoResponse for QueryReservedResponse {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for QueryReservedResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -431,6 +607,17 @@ impl IntoResponse for QueryJsonResponse {
     }
 }
 
+impl respond::ErrorResponse for QueryJsonResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`query_map`](crate::ParamStylesApi::query_map).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
@@ -456,6 +643,17 @@ impl IntoResponse for QueryMapResponse {
     }
 }
 
+impl respond::ErrorResponse for QueryMapResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`post_form`](crate::ParamStylesApi::post_form).
 #[derive(Debug, Clone, PartialEq)]
 pub enum PostFormResponse {
@@ -473,6 +671,17 @@ impl IntoResponse for PostFormResponse {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for PostFormResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -514,6 +723,14 @@ impl IntoResponse for CreateResponse {
             }
             Self::Other(status, body) => respond::json(status, &body),
         }
+    }
+}
+
+impl respond::ErrorResponse for CreateResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        Self::Other(status, body)
     }
 }
 
@@ -582,6 +799,17 @@ impl IntoResponse for UploadResponse {
     }
 }
 
+impl respond::ErrorResponse for UploadResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`create_charge`](crate::ParamStylesApi::create_charge).
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreateChargeResponse {
@@ -597,6 +825,14 @@ impl IntoResponse for CreateChargeResponse {
             Self::NoContent => respond::empty(StatusCode::NO_CONTENT),
             Self::Other(status, body) => respond::json(status, &body),
         }
+    }
+}
+
+impl respond::ErrorResponse for CreateChargeResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        Self::Other(status, body)
     }
 }
 
@@ -622,6 +858,14 @@ impl IntoResponse for QueryDeepArrayResponse {
     }
 }
 
+impl respond::ErrorResponse for QueryDeepArrayResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        Self::Other(status, body)
+    }
+}
+
 /// The responses of [`query_deep_nested`](crate::ParamStylesApi::query_deep_nested).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
@@ -643,6 +887,17 @@ impl IntoResponse for QueryDeepNestedResponse {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for QueryDeepNestedResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
         }
     }
 }

@@ -31,6 +31,17 @@ impl IntoResponse for GetAccountResponse {
     }
 }
 
+impl respond::ErrorResponse for GetAccountResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            404 => Self::NotFound(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`put_account`](crate::ReadWriteOnlyApi::put_account).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
@@ -56,6 +67,17 @@ impl IntoResponse for PutAccountResponse {
     }
 }
 
+impl respond::ErrorResponse for PutAccountResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`sign_up`](crate::ReadWriteOnlyApi::sign_up).
 #[derive(Debug, Clone, PartialEq)]
 pub enum SignUpResponse {
@@ -73,6 +95,17 @@ impl IntoResponse for SignUpResponse {
             Self::Created(body) => respond::json(StatusCode::CREATED, &body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for SignUpResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
         }
     }
 }

@@ -25,6 +25,14 @@ impl IntoResponse for SimpleExplodedListResponse {
     }
 }
 
+impl respond::ErrorResponse for SimpleExplodedListResponse {
+    type Error = ErrorMessage;
+
+    fn error(status: StatusCode, body: ErrorMessage) -> Self {
+        Self::Other(status, body)
+    }
+}
+
 /// The responses of [`label_list`](crate::TemplatesApi::label_list).
 #[derive(Debug, Clone, PartialEq)]
 pub enum LabelListResponse {
@@ -40,6 +48,14 @@ impl IntoResponse for LabelListResponse {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::Other(status, body) => respond::json(status, &body),
         }
+    }
+}
+
+impl respond::ErrorResponse for LabelListResponse {
+    type Error = ErrorMessage;
+
+    fn error(status: StatusCode, body: ErrorMessage) -> Self {
+        Self::Other(status, body)
     }
 }
 
@@ -61,6 +77,14 @@ impl IntoResponse for MatrixExplodedObjectResponse {
     }
 }
 
+impl respond::ErrorResponse for MatrixExplodedObjectResponse {
+    type Error = ErrorMessage;
+
+    fn error(status: StatusCode, body: ErrorMessage) -> Self {
+        Self::Other(status, body)
+    }
+}
+
 /// The responses of [`matrix_primitive`](crate::TemplatesApi::matrix_primitive).
 #[derive(Debug, Clone, PartialEq)]
 pub enum MatrixPrimitiveResponse {
@@ -76,5 +100,13 @@ impl IntoResponse for MatrixPrimitiveResponse {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::Other(status, body) => respond::json(status, &body),
         }
+    }
+}
+
+impl respond::ErrorResponse for MatrixPrimitiveResponse {
+    type Error = ErrorMessage;
+
+    fn error(status: StatusCode, body: ErrorMessage) -> Self {
+        Self::Other(status, body)
     }
 }

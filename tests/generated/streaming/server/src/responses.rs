@@ -28,6 +28,17 @@ impl IntoResponse for WatchTicksResponse {
     }
 }
 
+impl respond::ErrorResponse for WatchTicksResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`create_chat`](crate::StreamsApi::create_chat).
 #[derive(Debug)]
 pub enum CreateChatResponse {
@@ -48,6 +59,17 @@ impl IntoResponse for CreateChatResponse {
             Self::OkStream(body) => stream::events(StatusCode::OK, body),
             Self::BadRequest(body) => respond::json(StatusCode::BAD_REQUEST, &body),
             Self::Other(status, body) => respond::json(status, &body),
+        }
+    }
+}
+
+impl respond::ErrorResponse for CreateChatResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
         }
     }
 }
@@ -77,6 +99,14 @@ impl IntoResponse for ExportLogsResponse {
     }
 }
 
+impl respond::ErrorResponse for ExportLogsResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        Self::Other(status, body)
+    }
+}
+
 /// The responses of [`export_metrics`](crate::StreamsApi::export_metrics).
 #[derive(Debug)]
 pub enum ExportMetricsResponse {
@@ -102,6 +132,14 @@ impl IntoResponse for ExportMetricsResponse {
     }
 }
 
+impl respond::ErrorResponse for ExportMetricsResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        Self::Other(status, body)
+    }
+}
+
 /// The responses of [`export_records`](crate::StreamsApi::export_records).
 #[derive(Debug)]
 pub enum ExportRecordsResponse {
@@ -124,5 +162,13 @@ impl IntoResponse for ExportRecordsResponse {
             }
             Self::Other(status, body) => respond::json(status, &body),
         }
+    }
+}
+
+impl respond::ErrorResponse for ExportRecordsResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        Self::Other(status, body)
     }
 }

@@ -24,3 +24,11 @@ impl IntoResponse for SubscribeResponse {
         }
     }
 }
+
+impl respond::ErrorResponse for SubscribeResponse {
+    type Error = ErrorMessage;
+
+    fn error(status: StatusCode, body: ErrorMessage) -> Self {
+        Self::Other(status, body)
+    }
+}

@@ -27,6 +27,17 @@ impl IntoResponse for PaymentSucceededResponse {
     }
 }
 
+impl respond::ErrorResponse for PaymentSucceededResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`refund_issued`](crate::webhooks::PaymentsWebhooks::refund_issued).
 #[derive(Debug, Clone, PartialEq)]
 pub enum RefundIssuedResponse {
@@ -42,5 +53,13 @@ impl IntoResponse for RefundIssuedResponse {
             Self::Ok(body) => respond::json(StatusCode::OK, &body),
             Self::Other(status, body) => respond::json(status, &body),
         }
+    }
+}
+
+impl respond::ErrorResponse for RefundIssuedResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        Self::Other(status, body)
     }
 }

@@ -27,6 +27,17 @@ impl IntoResponse for OrderShippedResponse {
     }
 }
 
+impl respond::ErrorResponse for OrderShippedResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            400 => Self::BadRequest(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`order_cancelled`](crate::webhooks::ShopWebhooks::order_cancelled).
 #[derive(Debug, Clone, PartialEq)]
 pub enum OrderCancelledResponse {
@@ -42,6 +53,14 @@ impl IntoResponse for OrderCancelledResponse {
             Self::Accepted => respond::empty(StatusCode::ACCEPTED),
             Self::Other(status, body) => respond::json(status, &body),
         }
+    }
+}
+
+impl respond::ErrorResponse for OrderCancelledResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        Self::Other(status, body)
     }
 }
 
@@ -66,6 +85,17 @@ impl IntoResponse for OrderUpdatedResponse {
     }
 }
 
+impl respond::ErrorResponse for OrderUpdatedResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        match status.as_u16() {
+            410 => Self::Gone(body),
+            _ => Self::Other(status, body),
+        }
+    }
+}
+
 /// The responses of [`subscribe_audit`](crate::webhooks::ShopWebhooks::subscribe_audit).
 #[derive(Debug, Clone, PartialEq)]
 pub enum SubscribeAuditResponse {
@@ -81,5 +111,13 @@ impl IntoResponse for SubscribeAuditResponse {
             Self::Ok => respond::empty(StatusCode::OK),
             Self::Other(status, body) => respond::json(status, &body),
         }
+    }
+}
+
+impl respond::ErrorResponse for SubscribeAuditResponse {
+    type Error = models::Problem;
+
+    fn error(status: StatusCode, body: models::Problem) -> Self {
+        Self::Other(status, body)
     }
 }
