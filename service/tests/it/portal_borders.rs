@@ -3,7 +3,7 @@
 //! by the same browser, on a blank page) along lines beside two assets on either side of the
 //! German-Polish border.
 
-mod support;
+use crate::support;
 
 use asset_alerting_models::*;
 use chrono::Utc;

@@ -2,7 +2,7 @@
 //! (`TEST_DATABASE=postgres` for PostgreSQL): assets created one after another, as an import
 //! does, and list assets planned on its index right after, without waiting for autovacuum.
 
-mod support;
+use crate::support;
 
 use futures_util::StreamExt;
 use std::time::{Duration, Instant};
