@@ -240,6 +240,7 @@ pub fn generate(
     opts: &emit::Options,
     parts: &[Part],
 ) -> Result<Generated, Diagnostics> {
+    check_options(opts)?;
     let (api, diags) = load_api_with(text, opts.strict)?;
     generate_api(api, diags, opts, parts)
 }
@@ -250,6 +251,7 @@ pub fn generate_file(
     opts: &emit::Options,
     parts: &[Part],
 ) -> Result<Generated, Diagnostics> {
+    check_options(opts)?;
     let bundled = read(path)?;
     let files = bundled.files.clone();
     let (api, diags) = load_bundled_with(bundled, opts.strict)?;
@@ -265,6 +267,7 @@ pub fn generate_api(
     opts: &emit::Options,
     parts: &[Part],
 ) -> Result<Generated, Diagnostics> {
+    check_options(opts)?;
     formats::apply(&mut api, opts);
     let operations = (api.operations.len(), api.operations_in_document);
     guard(move || {
@@ -292,6 +295,13 @@ pub fn generate_api(
     })
 }
 
+/// Options that cannot make valid crates are the caller's error (see [`emit::Options::check`]),
+/// reported before any work.
+fn check_options(opts: &emit::Options) -> Result<(), Diagnostics> {
+    opts.check()
+        .map_err(|message| Diagnostics(vec![Diagnostic::error("", message)]))
+}
+
 /// A bug in the generator must still surface as a diagnostic, not abort the caller.
 fn guard<T>(f: impl FnOnce() -> Result<T, Diagnostics>) -> Result<T, Diagnostics> {
     let previous = std::panic::take_hook();
@@ -309,4 +319,33 @@ fn guard<T>(f: impl FnOnce() -> Result<T, Diagnostics>) -> Result<T, Diagnostics
             format!("internal generator error (a bug, please report it): {message}"),
         )]))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOC: &str = "openapi: 3.1.0\ninfo: {title: T, version: '1'}\npaths:\n  /ping:\n    get: {operationId: ping, responses: {'204': {description: Alive.}}}\n";
+
+    /// Options from the command line or `build.rs` are user input: one that cannot make a crate is
+    /// a diagnostic naming it, never an internal error.
+    #[test]
+    fn a_crate_prefix_that_makes_no_crate_name_is_the_callers_error() {
+        let opts = emit::Options::new("live-events-3.2", "api.yaml", "gen");
+        let err = generate(DOC, &opts, &Part::ALL).err().expect("refused");
+        let message = err.to_string();
+        assert!(
+            message.contains("crate prefix \"live-events-3.2\" holds '.'"),
+            "{message}"
+        );
+        assert!(!message.contains("internal generator error"), "{message}");
+        let mut module = ModuleOptions::new("api.yaml");
+        module.options.crate_prefix = "9lives".to_owned();
+        let message = generate_module(DOC, &module)
+            .expect_err("refused")
+            .to_string();
+        assert!(message.contains("starts with '9'"), "{message}");
+        let ok = emit::Options::new("live-events-3_2", "api.yaml", "gen");
+        assert!(generate(DOC, &ok, &Part::ALL).is_ok());
+    }
 }

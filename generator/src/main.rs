@@ -29,7 +29,8 @@ enum Command {
         /// Directory that receives one folder per generated crate.
         #[arg(long)]
         out: PathBuf,
-        /// Crate names become PREFIX-models, PREFIX-server, PREFIX-client.
+        /// Crate names become PREFIX-models, PREFIX-server, PREFIX-client. PREFIX is ASCII
+        /// letters, digits, `-` and `_`, starting with a letter (crates.io's rule for names).
         #[arg(long)]
         crate_prefix: String,
         /// Version written into the generated Cargo.toml files.
