@@ -74,6 +74,7 @@ pub mod bundle;
 pub mod diagnostics;
 pub mod emit;
 pub mod formats;
+pub mod groups;
 pub mod ir;
 pub mod load;
 pub mod lower;
@@ -268,6 +269,13 @@ pub fn generate_api(
     parts: &[Part],
 ) -> Result<Generated, Diagnostics> {
     check_options(opts)?;
+    if !opts.groups.is_empty() {
+        let before = api.operations.len();
+        groups::slice(&mut api, &opts.groups)
+            .map_err(|message| Diagnostics(vec![Diagnostic::error("", message)]))?;
+        // What the chosen groups hold of the document: the others are not "left out".
+        api.operations_in_document -= before - api.operations.len();
+    }
     formats::apply(&mut api, opts);
     let operations = (api.operations.len(), api.operations_in_document);
     guard(move || {
@@ -347,5 +355,39 @@ mod tests {
         assert!(message.contains("starts with '9'"), "{message}");
         let ok = emit::Options::new("live-events-3_2", "api.yaml", "gen");
         assert!(generate(DOC, &ok, &Part::ALL).is_ok());
+    }
+
+    const TWO_GROUPS: &str = "openapi: 3.1.0\ninfo: {title: T, version: '1'}\npaths:\n  /v1/pets:\n    get: {operationId: listPets, responses: {'200': {description: ok, content: {application/json: {schema: {$ref: '#/components/schemas/Pet'}}}}}}\n  /v1/stores:\n    get: {operationId: listStores, responses: {'200': {description: ok, content: {application/json: {schema: {$ref: '#/components/schemas/Store'}}}}}}\ncomponents:\n  schemas:\n    Pet: {type: object, properties: {name: {type: string}}}\n    Store: {type: object, properties: {city: {type: string}}}\n";
+
+    /// `--groups` and `Options::groups`/`ModuleOptions`: only the groups named, and what they reach.
+    #[test]
+    fn a_slice_generates_its_groups_only_and_an_unknown_group_lists_the_valid_ones() {
+        let mut opts = emit::Options::new("pets", "api.yaml", "gen");
+        opts.groups = vec!["stores".to_owned()];
+        let generated = generate(TWO_GROUPS, &opts, &Part::ALL).expect("generated");
+        assert_eq!(generated.operations, (1, 1));
+        let all: String = (generated.crates.iter())
+            .flat_map(|(_, files)| files)
+            .map(|f| f.contents.as_str())
+            .collect();
+        assert!(all.contains("pub struct Store"));
+        assert!(all.contains("list_stores"));
+        assert!(!all.contains("pub struct Pet"), "{all}");
+        assert!(!all.contains("list_pets"));
+        let mut module = ModuleOptions::new("api.yaml");
+        module.options.groups = vec!["pets".to_owned()];
+        let code = generate_module(TWO_GROUPS, &module)
+            .expect("generated")
+            .code;
+        assert!(code.contains("pub struct Pet") && !code.contains("pub struct Store"));
+        opts.groups = vec!["store".to_owned()];
+        let message = generate(TWO_GROUPS, &opts, &Part::ALL)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(
+            message.contains("unknown group `store`; the document's groups are: pets, stores"),
+            "{message}"
+        );
     }
 }

@@ -67,6 +67,9 @@ pub struct Options {
     /// Refuse a document with any flaw. By default (`false`) a flaw leaves out only the part it is
     /// in and what needs that part, with a warning each (see [`crate::salvage`]).
     pub strict: bool,
+    /// Only these operation groups (feature names, see [`crate::groups`]) and what they reach;
+    /// empty (the default) for all. An unknown name is an error listing the document's groups.
+    pub groups: Vec<String>,
 }
 
 impl Options {
@@ -82,6 +85,7 @@ impl Options {
             typed_formats: false,
             open_enums: true,
             strict: false,
+            groups: Vec::new(),
         }
     }
 
