@@ -46,7 +46,7 @@ fn main() -> ExitCode {
                  interop [document...]         the generated client against Prism's mock server, the generated\n\
                  \x20                             server under schemathesis (tests/interop/expected.json)\n\
                  slices [--sample N] [document...]\n\
-                 \x20                             each operation group of corpus documents (default: oxide, spotify)\n\
+                 \x20                             each operation group of corpus documents (default: spotify)\n\
                  \x20                             generated alone (--groups), clippy -D warnings on every crate\n\
                  package                       package the generator, install it from its tarball, generate\n\
                  \x20                             petstore with the command and from build.rs, and compile both"
