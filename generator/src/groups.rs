@@ -314,8 +314,9 @@ fn type_groups(api: &Api, of_operation: &[usize], groups: usize) -> Vec<Vec<usiz
     of_type
 }
 
-/// Keeps only the operations of the groups `names` (callbacks of other operations go too) and the
-/// types they, the webhooks and each other reach: what `--groups` generates. An unknown name is
+/// Keeps only the operations of the groups `names` (callbacks of other operations go too), the
+/// tags they list (with the tags those nest under) and the types they, the webhooks and each other
+/// reach: what `--groups` generates. An unknown name is
 /// an error that lists the valid ones.
 pub fn slice(api: &mut Api, names: &[String]) -> Result<(), String> {
     let groups = Groups::of(api);
@@ -346,6 +347,23 @@ pub fn slice(api: &mut Api, names: &[String]) -> Result<(), String> {
         HookKind::Webhook => true,
         HookKind::Callback { owner, .. } => kept_ids.contains(owner),
     });
+    // The tags the kept operations list, and the tags these nest under (the client's docs list
+    // operations by tag: no heading without operations).
+    let mut listed: Vec<&str> = (api.operations.iter())
+        .flat_map(|op| op.tags.iter().map(String::as_str))
+        .collect();
+    let mut i = 0;
+    while i < listed.len() {
+        let parent = (api.tags.iter())
+            .find(|t| t.name == listed[i])
+            .and_then(|t| t.parent.as_deref());
+        if let Some(parent) = parent.filter(|p| !listed.contains(p)) {
+            listed.push(parent);
+        }
+        i += 1;
+    }
+    let listed: Vec<String> = listed.into_iter().map(str::to_owned).collect();
+    api.tags.retain(|t| listed.contains(&t.name));
     let mut roots = Vec::new();
     for op in api.all_operations() {
         operation_roots(op, &mut roots);
@@ -468,6 +486,16 @@ paths:
             groups.names(),
             ["pet-store", "pet-store-2", "default-api", "ungrouped"]
         );
+        // `parent` is OpenAPI 3.2's.
+        let tagged = format!(
+            "{}tags:\n  - {{name: Pet Store, parent: Shop}}\n  - {{name: Shop}}\n  - {{name: pet-store}}\n  - {{name: other}}\n",
+            doc.replace("3.0.3", "3.2.0")
+        );
+        let mut sliced = api(&tagged);
+        slice(&mut sliced, &["pet-store".to_owned()]).unwrap();
+        let tags: Vec<_> = sliced.tags.iter().map(|t| t.name.as_str()).collect();
+        // `a` lists `Pet Store` and `other`; `Pet Store` nests under `Shop`.
+        assert_eq!(tags, ["Pet Store", "Shop", "other"]);
     }
 
     #[test]
