@@ -21,8 +21,13 @@ WORK="$(realpath -m "${WORK:-target/check-cost}")"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 export CARGO_INCREMENTAL=0
 
-cargo build --quiet --profile dist --locked -p openapi-gen
-OURS="$(realpath "$CARGO_TARGET_DIR/dist/openapi-gen")"
+# OURS: a generator binary to use instead of building the `dist` one (the code it generates is the
+# same in every profile).
+if [ -z "${OURS:-}" ]; then
+  cargo build --quiet --profile dist --locked -p openapi-gen
+  OURS="$CARGO_TARGET_DIR/dist/openapi-gen"
+fi
+OURS="$(realpath "$OURS")"
 install_peer() { # crate version binary
   [ -x "$PEERS_DIR/bin/$3" ] && return
   cargo install --quiet --locked "$1" --version "$2" --root "$PEERS_DIR"
@@ -55,12 +60,14 @@ case "$AGAINST" in
 esac
 lines() { cat "$1"/src/*.rs "$1"/*/src/*.rs "$1"/*/src/*/*.rs 2> /dev/null | wc -l; }
 
+# One target directory for both: the dependencies are built once (the generated crates of the two
+# sides are packages of their own, at their own paths).
 check() { # dir: prints seconds of a check of the generated crates only
-  (cd "$WORK/$1" && CARGO_TARGET_DIR=target cargo check --quiet --workspace > /dev/null 2>&1 || true)
-  find "$WORK/$1" -path '*/target' -prune -o -name '*.rs' -print0 | xargs -0 touch
+  (cd "$WORK/$1" && CARGO_TARGET_DIR="$WORK/target" cargo check --quiet --workspace > /dev/null 2>&1 || true)
+  find "$WORK/$1" -name '*.rs' -print0 | xargs -0 touch
   local start end
   start=$(date +%s%N)
-  (cd "$WORK/$1" && CARGO_TARGET_DIR=target cargo check --quiet --workspace)
+  (cd "$WORK/$1" && CARGO_TARGET_DIR="$WORK/target" cargo check --quiet --workspace)
   end=$(date +%s%N)
   awk -v ns=$((end - start)) 'BEGIN { printf "%.2f\n", ns / 1e9 }'
 }
