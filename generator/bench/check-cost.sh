@@ -1,50 +1,86 @@
 #!/usr/bin/env bash
 # What the generated code costs to compile: `cargo check` of our models + client crates against
-# cargo-progenitor's crate for the same document (default ../shared/corpus/oxide-3.0.json).
+# another output for the same document (default ../shared/corpus/oxide-3.0.json):
+#
+#   AGAINST=progenitor       cargo-progenitor 0.15.1's crate (the default)
+#   AGAINST=groups:a,b       our own crates generated with `--groups a,b` (a slice)
+#
 # Dependencies are checked once first; each timed run then checks only the generated crates again
 # from scratch (sources touched, incremental compilation off, as in CI), alternating between the
-# two, ROUNDS times (default 3); medians printed.
+# two, ROUNDS times (default 3); medians printed. progenitor is installed into PEERS_DIR
+# (target/bench-peers) on first use.
 #
 #   generator/bench/check-cost.sh [DOCUMENT]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DOC="$(realpath "${1:-../shared/corpus/oxide-3.0.json}")"
 ROUNDS="${ROUNDS:-3}"
+AGAINST="${AGAINST:-progenitor}"
 PEERS_DIR="$(realpath -m "${PEERS_DIR:-target/bench-peers}")"
-WORK="$(realpath -m target/check-cost)"
+WORK="$(realpath -m "${WORK:-target/check-cost}")"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 export CARGO_INCREMENTAL=0
 
-cargo build --quiet --profile dist --locked -p openapi-gen
-OURS="$(realpath "$CARGO_TARGET_DIR/dist/openapi-gen")"
-if [ ! -x "$PEERS_DIR/bin/cargo-progenitor" ]; then
-  cargo install --quiet --locked cargo-progenitor --version 0.15.1 --root "$PEERS_DIR"
+# OURS: a generator binary to use instead of building the `dist` one (the code it generates is the
+# same in every profile).
+if [ -z "${OURS:-}" ]; then
+  cargo build --quiet --profile dist --locked -p openapi-gen
+  OURS="$CARGO_TARGET_DIR/dist/openapi-gen"
 fi
+OURS="$(realpath "$OURS")"
+install_peer() { # crate version binary
+  [ -x "$PEERS_DIR/bin/$3" ] && return
+  cargo install --quiet --locked "$1" --version "$2" --root "$PEERS_DIR"
+}
+
+# Our models + client as a workspace of their own at $WORK/$1, with extra generate arguments.
+generate_ours() { # dir [args...]
+  local dir="$WORK/$1"
+  shift
+  "$OURS" generate --spec "$DOC" --out "$dir" --crate-prefix bench --parts models,client "$@" > /dev/null 2>&1
+  printf '[workspace]\nresolver = "3"\nmembers = ["models", "client"]\n' > "$dir/Cargo.toml"
+}
 
 rm -rf "$WORK" && mkdir -p "$WORK"
-"$OURS" generate --spec "$DOC" --out "$WORK/ours" --crate-prefix bench --parts models,client > /dev/null
-printf '[workspace]\nresolver = "3"\nmembers = ["models", "client"]\n' > "$WORK/ours/Cargo.toml"
-"$PEERS_DIR/bin/cargo-progenitor" progenitor -i "$DOC" -o "$WORK/progenitor" -n bench-progenitor -v 0.1.0 > /dev/null
-# Both live under target/ of this repository: each is a workspace of its own.
-printf '\n[workspace]\n' >> "$WORK/progenitor/Cargo.toml"
-lines() { cat "$1"/src/*.rs "$1"/*/src/*.rs 2> /dev/null | wc -l; }
+generate_ours ours
+case "$AGAINST" in
+  progenitor)
+    install_peer cargo-progenitor 0.15.1 cargo-progenitor
+    "$PEERS_DIR/bin/cargo-progenitor" progenitor -i "$DOC" -o "$WORK/other" -n bench-progenitor -v 0.1.0 > /dev/null
+    # It lives under target/ of this repository: a workspace of its own.
+    printf '\n[workspace]\n' >> "$WORK/other/Cargo.toml"
+    ;;
+  groups:*)
+    generate_ours other --groups "${AGAINST#groups:}"
+    ;;
+  *)
+    echo "AGAINST is progenitor or groups:NAME[,NAME...]" >&2
+    exit 2
+    ;;
+esac
+lines() { cat "$1"/src/*.rs "$1"/*/src/*.rs "$1"/*/src/*/*.rs 2> /dev/null | wc -l; }
 
+# One target directory for both: the dependencies are built once (the generated crates of the two
+# sides are packages of their own, at their own paths).
 check() { # dir: prints seconds of a check of the generated crates only
-  (cd "$WORK/$1" && CARGO_TARGET_DIR=target cargo check --quiet --workspace > /dev/null 2>&1 || true)
-  find "$WORK/$1" -path '*/target' -prune -o -name '*.rs' -print0 | xargs -0 touch
+  (cd "$WORK/$1" && CARGO_TARGET_DIR="$WORK/target" cargo check --quiet --workspace > /dev/null 2>&1 || true)
+  find "$WORK/$1" -name '*.rs' -print0 | xargs -0 touch
   local start end
   start=$(date +%s%N)
-  (cd "$WORK/$1" && CARGO_TARGET_DIR=target cargo check --quiet --workspace)
+  (cd "$WORK/$1" && CARGO_TARGET_DIR="$WORK/target" cargo check --quiet --workspace)
   end=$(date +%s%N)
   awk -v ns=$((end - start)) 'BEGIN { printf "%.2f\n", ns / 1e9 }'
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-ours="" progenitor=""
+ours="" other=""
 for ((round = 1; round <= ROUNDS; round++)); do
   ours+="$(check ours) "
-  progenitor+="$(check progenitor) "
+  other+="$(check other) "
 done
-printf '%-12s %10s %10s   %s\n' generator check_s lines runs
-printf '%-12s %10s %10s   %s\n' ours "$(echo $ours | tr ' ' '\n' | median)" "$(lines "$WORK/ours")" "$ours"
-printf '%-12s %10s %10s   %s\n' progenitor "$(echo $progenitor | tr ' ' '\n' | median)" "$(lines "$WORK/progenitor")" "$progenitor"
+m_ours="$(echo $ours | tr ' ' '\n' | median)"
+m_other="$(echo $other | tr ' ' '\n' | median)"
+printf '%-24s %10s %10s   %s\n' output check_s lines runs
+printf '%-24s %10s %10s   %s\n' ours "$m_ours" "$(lines "$WORK/ours")" "$ours"
+printf '%-24s %10s %10s   %s\n' "$AGAINST" "$m_other" "$(lines "$WORK/other")" "$other"
+awk -v a="$m_ours" -v b="$m_other" 'BEGIN { printf "ratio %s / ours: %.2f\n", ENVIRON["AGAINST"], b / a }'

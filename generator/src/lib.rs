@@ -74,6 +74,7 @@ pub mod bundle;
 pub mod diagnostics;
 pub mod emit;
 pub mod formats;
+pub mod groups;
 pub mod ir;
 pub mod load;
 pub mod lower;
@@ -240,6 +241,7 @@ pub fn generate(
     opts: &emit::Options,
     parts: &[Part],
 ) -> Result<Generated, Diagnostics> {
+    check_options(opts)?;
     let (api, diags) = load_api_with(text, opts.strict)?;
     generate_api(api, diags, opts, parts)
 }
@@ -250,6 +252,7 @@ pub fn generate_file(
     opts: &emit::Options,
     parts: &[Part],
 ) -> Result<Generated, Diagnostics> {
+    check_options(opts)?;
     let bundled = read(path)?;
     let files = bundled.files.clone();
     let (api, diags) = load_bundled_with(bundled, opts.strict)?;
@@ -265,6 +268,14 @@ pub fn generate_api(
     opts: &emit::Options,
     parts: &[Part],
 ) -> Result<Generated, Diagnostics> {
+    check_options(opts)?;
+    if !opts.groups.is_empty() {
+        let before = api.operations.len();
+        groups::slice(&mut api, &opts.groups)
+            .map_err(|message| Diagnostics(vec![Diagnostic::error("", message)]))?;
+        // What the chosen groups hold of the document: the others are not "left out".
+        api.operations_in_document -= before - api.operations.len();
+    }
     formats::apply(&mut api, opts);
     let operations = (api.operations.len(), api.operations_in_document);
     guard(move || {
@@ -292,6 +303,13 @@ pub fn generate_api(
     })
 }
 
+/// Options that cannot make valid crates are the caller's error (see [`emit::Options::check`]),
+/// reported before any work.
+fn check_options(opts: &emit::Options) -> Result<(), Diagnostics> {
+    opts.check()
+        .map_err(|message| Diagnostics(vec![Diagnostic::error("", message)]))
+}
+
 /// A bug in the generator must still surface as a diagnostic, not abort the caller.
 fn guard<T>(f: impl FnOnce() -> Result<T, Diagnostics>) -> Result<T, Diagnostics> {
     let previous = std::panic::take_hook();
@@ -309,4 +327,67 @@ fn guard<T>(f: impl FnOnce() -> Result<T, Diagnostics>) -> Result<T, Diagnostics
             format!("internal generator error (a bug, please report it): {message}"),
         )]))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOC: &str = "openapi: 3.1.0\ninfo: {title: T, version: '1'}\npaths:\n  /ping:\n    get: {operationId: ping, responses: {'204': {description: Alive.}}}\n";
+
+    /// Options from the command line or `build.rs` are user input: one that cannot make a crate is
+    /// a diagnostic naming it, never an internal error.
+    #[test]
+    fn a_crate_prefix_that_makes_no_crate_name_is_the_callers_error() {
+        let opts = emit::Options::new("live-events-3.2", "api.yaml", "gen");
+        let err = generate(DOC, &opts, &Part::ALL).err().expect("refused");
+        let message = err.to_string();
+        assert!(
+            message.contains("crate prefix \"live-events-3.2\" holds '.'"),
+            "{message}"
+        );
+        assert!(!message.contains("internal generator error"), "{message}");
+        let mut module = ModuleOptions::new("api.yaml");
+        module.options.crate_prefix = "9lives".to_owned();
+        let message = generate_module(DOC, &module)
+            .expect_err("refused")
+            .to_string();
+        assert!(message.contains("starts with '9'"), "{message}");
+        let ok = emit::Options::new("live-events-3_2", "api.yaml", "gen");
+        assert!(generate(DOC, &ok, &Part::ALL).is_ok());
+    }
+
+    const TWO_GROUPS: &str = "openapi: 3.1.0\ninfo: {title: T, version: '1'}\npaths:\n  /v1/pets:\n    get: {operationId: listPets, responses: {'200': {description: ok, content: {application/json: {schema: {$ref: '#/components/schemas/Pet'}}}}}}\n  /v1/stores:\n    get: {operationId: listStores, responses: {'200': {description: ok, content: {application/json: {schema: {$ref: '#/components/schemas/Store'}}}}}}\ncomponents:\n  schemas:\n    Pet: {type: object, properties: {name: {type: string}}}\n    Store: {type: object, properties: {city: {type: string}}}\n";
+
+    /// `--groups` and `Options::groups`/`ModuleOptions`: only the groups named, and what they reach.
+    #[test]
+    fn a_slice_generates_its_groups_only_and_an_unknown_group_lists_the_valid_ones() {
+        let mut opts = emit::Options::new("pets", "api.yaml", "gen");
+        opts.groups = vec!["stores".to_owned()];
+        let generated = generate(TWO_GROUPS, &opts, &Part::ALL).expect("generated");
+        assert_eq!(generated.operations, (1, 1));
+        let all: String = (generated.crates.iter())
+            .flat_map(|(_, files)| files)
+            .map(|f| f.contents.as_str())
+            .collect();
+        assert!(all.contains("pub struct Store"));
+        assert!(all.contains("list_stores"));
+        assert!(!all.contains("pub struct Pet"), "{all}");
+        assert!(!all.contains("list_pets"));
+        let mut module = ModuleOptions::new("api.yaml");
+        module.options.groups = vec!["pets".to_owned()];
+        let code = generate_module(TWO_GROUPS, &module)
+            .expect("generated")
+            .code;
+        assert!(code.contains("pub struct Pet") && !code.contains("pub struct Store"));
+        opts.groups = vec!["store".to_owned()];
+        let message = generate(TWO_GROUPS, &opts, &Part::ALL)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(
+            message.contains("unknown group `store`; the document's groups are: pets, stores"),
+            "{message}"
+        );
+    }
 }

@@ -29,7 +29,8 @@ enum Command {
         /// Directory that receives one folder per generated crate.
         #[arg(long)]
         out: PathBuf,
-        /// Crate names become PREFIX-models, PREFIX-server, PREFIX-client.
+        /// Crate names become PREFIX-models, PREFIX-server, PREFIX-client. PREFIX is ASCII
+        /// letters, digits, `-` and `_`, starting with a letter (crates.io's rule for names).
         #[arg(long)]
         crate_prefix: String,
         /// Version written into the generated Cargo.toml files.
@@ -73,6 +74,12 @@ enum Command {
         /// out only the part it is in and what needs that part, with a warning each.
         #[arg(long)]
         strict: bool,
+        /// Generate only these operation groups (comma separated) and the types they reach: a
+        /// group is the operations' first tag, or in a document without tags their path's first
+        /// segment after a version (`/v1/customers/{id}`: `customers`); the generated crates
+        /// name each group as a feature. An unknown name is an error listing the valid ones.
+        #[arg(long, value_delimiter = ',')]
+        groups: Vec<String>,
     },
     /// Load and lower a document and print its diagnostics; exit 1 if it cannot be generated.
     Check {
@@ -81,6 +88,12 @@ enum Command {
         /// Exit 1 for any flaw, as `generate --strict` refuses the document.
         #[arg(long)]
         strict: bool,
+    },
+    /// List the document's operation groups (the features of the generated crates, the names
+    /// `generate --groups` takes) with their operations and the types each reaches.
+    Groups {
+        #[arg(long)]
+        spec: PathBuf,
     },
     /// Print the intermediate representation as JSON (for debugging a document).
     Ir {
@@ -125,6 +138,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             closed_enums,
             check,
             strict,
+            groups,
         } => {
             let parts = parse_parts(&parts)?;
             let mut opts = Options::new(
@@ -138,6 +152,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             opts.typed_formats = typed_formats;
             opts.open_enums = !closed_enums;
             opts.strict = strict;
+            opts.groups = groups;
             if no_rustfmt {
                 eprintln!(
                     "note: --no-rustfmt is no longer needed: output is never run through rustfmt"
@@ -209,6 +224,35 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Bundle { spec, out } => bundle(&spec, out.as_deref()),
+        Command::Groups { spec } => {
+            let (api, _) = openapi_gen::read(&spec)
+                .and_then(openapi_gen::load_bundled)
+                .map_err(|d| d.to_string())?;
+            let groups = openapi_gen::groups::Groups::of(&api);
+            let none = groups.of_type.iter().filter(|g| g.is_empty()).count();
+            println!(
+                "{:<40} {:>10} {:>6}  source",
+                "group", "operations", "types"
+            );
+            for (g, group) in groups.groups.iter().enumerate() {
+                let types = groups.of_type.iter().filter(|of| of.contains(&g)).count();
+                println!(
+                    "{:<40} {:>10} {:>6}  {}",
+                    group.name,
+                    group.operations.len(),
+                    types,
+                    group.source
+                );
+            }
+            println!(
+                "{} groups, {} operations, {} types ({none} in no group: unused components, \
+                 webhook payloads and what they reach)",
+                groups.groups.len(),
+                api.operations.len(),
+                api.types.len()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

@@ -73,6 +73,7 @@ pub struct Module {
 /// # Ok::<(), openapi_gen::Diagnostics>(())
 /// ```
 pub fn generate_module(text: &str, opts: &ModuleOptions) -> Result<Module, Diagnostics> {
+    crate::check_options(&opts.options)?;
     module_of(crate::load_api_with(text, opts.options.strict)?, opts)
 }
 
@@ -165,6 +166,7 @@ fn module_of(
 /// # Ok::<(), String>(())
 /// ```
 pub fn write_module(spec: &Path, out: &Path, opts: &ModuleOptions) -> Result<Diagnostics, String> {
+    opts.options.check()?;
     let bundled = crate::read(spec).map_err(|d| d.to_string())?;
     if std::env::var_os("OUT_DIR").is_some() {
         // Every file the document reaches, so an edit to any of them regenerates.

@@ -1,11 +1,13 @@
 //! Repository tasks: `cargo xtask codegen [--check]`, `cargo xtask corpus [--compile]`,
-//! `cargo xtask fixtures`, `cargo xtask mutations`, `cargo xtask interop`, `cargo xtask package`.
+//! `cargo xtask fixtures`, `cargo xtask mutations`, `cargo xtask interop`, `cargo xtask package`,
+//! `cargo xtask slices`.
 
 mod compile;
 mod corpus;
 mod interop;
 mod mutations;
 mod package;
+mod slices;
 
 use openapi_gen::{Part, emit::Options};
 use std::path::{Path, PathBuf};
@@ -27,6 +29,7 @@ fn main() -> ExitCode {
         Some("mutations-worker") => mutations::worker(&args[1..]),
         Some("interop") => interop::run(&args[1..]),
         Some("package") => package::run(),
+        Some("slices") => slices::run(&args[1..]),
         _ => {
             eprintln!(
                 "usage: cargo xtask <task>\n\n\
@@ -42,6 +45,9 @@ fn main() -> ExitCode {
                  fixtures                      generate every tests/fixtures/*.yaml and run clippy -D warnings on it\n\
                  interop [document...]         the generated client against Prism's mock server, the generated\n\
                  \x20                             server under schemathesis (tests/interop/expected.json)\n\
+                 slices [--sample N] [document...]\n\
+                 \x20                             each operation group of corpus documents (default: spotify)\n\
+                 \x20                             generated alone (--groups), clippy -D warnings on every crate\n\
                  package                       package the generator, install it from its tarball, generate\n\
                  \x20                             petstore with the command and from build.rs, and compile both"
             );

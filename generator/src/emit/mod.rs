@@ -67,6 +67,9 @@ pub struct Options {
     /// Refuse a document with any flaw. By default (`false`) a flaw leaves out only the part it is
     /// in and what needs that part, with a warning each (see [`crate::salvage`]).
     pub strict: bool,
+    /// Only these operation groups (feature names, see [`crate::groups`]) and what they reach;
+    /// empty (the default) for all. An unknown name is an error listing the document's groups.
+    pub groups: Vec<String>,
 }
 
 impl Options {
@@ -82,7 +85,37 @@ impl Options {
             typed_formats: false,
             open_enums: true,
             strict: false,
+            groups: Vec::new(),
         }
+    }
+
+    /// Whether every value can be used as it is: `crate_prefix` must make crate names (ASCII
+    /// letters, digits, `-` and `_`, starting with a letter, at most 64 characters with the
+    /// `-models` suffix), `crate_version` must be a semver version, and `source_name` and
+    /// `command`, which the header of every file quotes in a comment, must hold no line break or
+    /// other control character. The error names the value and the rule it breaks.
+    pub fn check(&self) -> Result<(), String> {
+        check_crate_prefix(&self.crate_prefix)?;
+        if !is_semver(&self.crate_version) {
+            return Err(format!(
+                "crate version {:?} is not a semver version (MAJOR.MINOR.PATCH, each a number \
+                 without leading zeros, then optionally -PRERELEASE and +BUILD of ASCII letters, \
+                 digits, `-` and `.`), as Cargo requires",
+                self.crate_version
+            ));
+        }
+        for (what, value) in [
+            ("source name", &self.source_name),
+            ("command", &self.command),
+        ] {
+            if value.chars().any(char::is_control) {
+                return Err(format!(
+                    "{what} {value:?} holds a line break or another control character: the \
+                     generated files name it in a one-line comment"
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The crate name of a part (`models`, `server`, `client`): `{prefix}-{part}`.
@@ -94,6 +127,65 @@ impl Options {
     pub fn crate_ident(&self, part: &str) -> proc_macro2::Ident {
         ident(&self.crate_name(part).replace('-', "_"))
     }
+}
+
+/// The longest crate name crates.io accepts.
+const MAX_CRATE_NAME: usize = 64;
+
+/// A crate prefix makes three crate names (`{prefix}-models`, ...) and their Rust spelling
+/// (`{prefix}_models`): crates.io's rule for a name (ASCII letters, digits, `-`, `_`, a letter
+/// first, 64 characters at most) makes both valid.
+fn check_crate_prefix(prefix: &str) -> Result<(), String> {
+    let rule = "a crate prefix is ASCII letters, digits, `-` and `_`, starting with a letter \
+                (crates.io's rule for crate names, whose Rust spelling must be an identifier)";
+    let Some(first) = prefix.chars().next() else {
+        return Err(format!("crate prefix is empty: {rule}"));
+    };
+    if !first.is_ascii_alphabetic() {
+        return Err(format!(
+            "crate prefix {prefix:?} starts with {first:?}: {rule}"
+        ));
+    }
+    if let Some(bad) = prefix
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_')))
+    {
+        return Err(format!("crate prefix {prefix:?} holds {bad:?}: {rule}"));
+    }
+    let longest = prefix.len() + "-models".len();
+    if longest > MAX_CRATE_NAME {
+        return Err(format!(
+            "crate prefix {prefix:?} is too long: crate names (`{prefix}-models`) are at most \
+             {MAX_CRATE_NAME} characters on crates.io, so a prefix is at most {}",
+            MAX_CRATE_NAME - "-models".len()
+        ));
+    }
+    Ok(())
+}
+
+/// `MAJOR.MINOR.PATCH`, then optionally `-PRERELEASE` and `+BUILD` (semver 2.0.0, which Cargo
+/// reads).
+fn is_semver(version: &str) -> bool {
+    let (rest, build) = match version.split_once('+') {
+        Some((rest, build)) => (rest, Some(build)),
+        None => (version, None),
+    };
+    let (core, pre) = match rest.split_once('-') {
+        Some((core, pre)) => (core, Some(pre)),
+        None => (rest, None),
+    };
+    let number = |n: &str| {
+        !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && (n == "0" || !n.starts_with('0'))
+    };
+    let identifiers = |text: &str| {
+        text.split('.')
+            .all(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+    };
+    let core: Vec<&str> = core.split('.').collect();
+    core.len() == 3
+        && core.iter().all(|n| number(n))
+        && pre.is_none_or(identifiers)
+        && build.is_none_or(identifiers)
 }
 
 /// Where an emitter's code lives: the root of its own crate, or module `webhooks` of the other
@@ -376,6 +468,55 @@ fn space_items<'a>(lines: impl Iterator<Item = &'a str>, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn options_that_cannot_make_crates_are_refused_with_the_rule() {
+        let with = |prefix: &str, version: &str| {
+            let mut opts = Options::new(prefix, "spec.yaml", "gen");
+            opts.crate_version = version.to_owned();
+            opts.check()
+        };
+        for prefix in ["a", "live-events", "my_api2", "A-b_c-3"] {
+            assert_eq!(with(prefix, "0.1.0"), Ok(()), "{prefix}");
+        }
+        for (prefix, says) in [
+            ("live-events-3.2", "holds '.'"),
+            ("", "is empty"),
+            ("3d", "starts with '3'"),
+            ("-a", "starts with '-'"),
+            ("my api", "holds ' '"),
+            ("caf\u{e9}", "holds '\u{e9}'"),
+            (&"a".repeat(58), "too long"),
+        ] {
+            let err = with(prefix, "0.1.0").unwrap_err();
+            assert!(err.contains(says), "{prefix}: {err}");
+            assert!(
+                err.contains(&format!("{prefix:?}")) || prefix.is_empty(),
+                "{err}"
+            );
+        }
+        assert_eq!(with(&"a".repeat(57), "0.1.0"), Ok(()));
+        for version in ["0.1.0", "1.2.3-beta.1", "1.0.0+build.5", "10.20.30-rc-1+x"] {
+            assert_eq!(with("a", version), Ok(()), "{version}");
+        }
+        for version in [
+            "1",
+            "1.2",
+            "01.2.3",
+            "1.2.3-",
+            "1.2.3+a..b",
+            "1.2.x",
+            "1.2.3 ",
+        ] {
+            let err = with("a", version).unwrap_err();
+            assert!(err.contains("is not a semver version"), "{version}: {err}");
+        }
+        let mut opts = Options::new("a", "spec.yaml\nfn main() {}", "gen");
+        assert!(opts.check().unwrap_err().contains("line break"));
+        opts.source_name = "spec.yaml".to_owned();
+        opts.command = "gen\r".to_owned();
+        assert!(opts.check().unwrap_err().starts_with("command \"gen\\r\""));
+    }
 
     #[test]
     fn licenses_are_stated_only_as_spdx_expressions() {
