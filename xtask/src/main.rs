@@ -83,7 +83,8 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 /// one of `readOnly`/`writeOnly` (tests/read_write_only_roundtrip.rs), the one of RFC 6570 path
 /// templates (tests/rfc6570_roundtrip.rs), the document split over files
 /// (tests/multi_file_roundtrip.rs), the one of streamed responses (tests/streaming_roundtrip.rs),
-/// the one whose flaws leave parts out (tests/broken_parts_roundtrip.rs), and OpenAI's streaming chat completion (tests/openai_stream.rs).
+/// the one whose flaws leave parts out (tests/broken_parts_roundtrip.rs), OpenAI's streaming chat completion (tests/openai_stream.rs),
+/// and the one of idempotency keys and per-request options (tests/idempotency_roundtrip.rs).
 /// Each: (spec, output folder, crate prefix, options).
 const TARGETS: &[(&str, &str, &str, Target)] = &[
     (SPEC, "generated", CRATE_PREFIX, Target::Service),
@@ -181,6 +182,11 @@ const TARGETS: &[(&str, &str, &str, Target)] = &[
         "tests/fixtures/openai-chat-stream.yaml",
         "tests/generated/openai-chat",
         "openai-chat",
+        Target::Fixture,
+    ),    (
+        "tests/fixtures/idempotency.yaml",
+        "tests/generated/idempotency",
+        "idempotency",
         Target::Fixture,
     ),
 ];

@@ -21,6 +21,7 @@ impl crate::Client {
     pub fn issue_token(&self, body: crate::models::TokenRequest) -> IssueToken {
         IssueToken {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
@@ -38,6 +39,7 @@ impl crate::Client {
     pub fn get_account(&self, account_id: ::uuid::Uuid) -> GetAccount {
         GetAccount {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
         }
     }
@@ -64,6 +66,7 @@ impl crate::Client {
     ) -> UpdateAccount {
         UpdateAccount {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             body,
         }
@@ -90,6 +93,7 @@ impl crate::Client {
     ) -> CreateAccount {
         CreateAccount {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             body,
         }
@@ -113,6 +117,7 @@ impl crate::Client {
     pub fn delete_account(&self, account_id: ::uuid::Uuid) -> DeleteAccount {
         DeleteAccount {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
         }
     }
@@ -135,6 +140,7 @@ impl crate::Client {
     pub fn list_child_accounts(&self, account_id: ::uuid::Uuid) -> ListChildAccounts {
         ListChildAccounts {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             skip: None,
             take: None,
@@ -158,6 +164,7 @@ impl crate::Client {
     pub fn rotate_client_secret(&self, account_id: ::uuid::Uuid) -> RotateClientSecret {
         RotateClientSecret {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
         }
     }
@@ -184,6 +191,7 @@ impl crate::Client {
     pub fn list_assets(&self, account_id: ::uuid::Uuid) -> ListAssets {
         ListAssets {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             external_id: None,
             device_id: None,
@@ -213,6 +221,7 @@ impl crate::Client {
     ) -> CreateAsset {
         CreateAsset {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             body,
         }
@@ -236,6 +245,7 @@ impl crate::Client {
     ) -> GetAsset {
         GetAsset {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             asset_id,
         }
@@ -265,6 +275,7 @@ impl crate::Client {
     ) -> UpdateAsset {
         UpdateAsset {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             asset_id,
             body,
@@ -291,6 +302,7 @@ impl crate::Client {
     ) -> DeleteAsset {
         DeleteAsset {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             asset_id,
         }
@@ -318,6 +330,7 @@ impl crate::Client {
     ) -> CreateAlertRule {
         CreateAlertRule {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             asset_id,
             body,
@@ -346,6 +359,7 @@ impl crate::Client {
     ) -> ListAlertRules {
         ListAlertRules {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             asset_id,
             event_type,
@@ -374,6 +388,7 @@ impl crate::Client {
     ) -> ListAlertRuleGeofences {
         ListAlertRuleGeofences {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             asset_id,
             event_type,
@@ -398,6 +413,7 @@ impl crate::Client {
     ) -> GetAlertRule {
         GetAlertRule {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             alert_rule_id,
         }
@@ -425,6 +441,7 @@ impl crate::Client {
     ) -> UpdateAlertRule {
         UpdateAlertRule {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             alert_rule_id,
             body,
@@ -449,6 +466,7 @@ impl crate::Client {
     ) -> DeleteAlertRule {
         DeleteAlertRule {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             alert_rule_id,
         }
@@ -467,6 +485,7 @@ impl crate::Client {
     pub fn list_geofences(&self, account_id: ::uuid::Uuid) -> ListGeofences {
         ListGeofences {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
         }
     }
@@ -490,6 +509,7 @@ impl crate::Client {
     ) -> CreateGeofence {
         CreateGeofence {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             body,
         }
@@ -513,6 +533,7 @@ impl crate::Client {
     ) -> GetGeofence {
         GetGeofence {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             geofence_id,
         }
@@ -540,6 +561,7 @@ impl crate::Client {
     ) -> UpdateGeofence {
         UpdateGeofence {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             geofence_id,
             body,
@@ -567,6 +589,7 @@ impl crate::Client {
     ) -> DeleteGeofence {
         DeleteGeofence {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             geofence_id,
         }
@@ -591,6 +614,7 @@ impl crate::Client {
     pub fn get_ingestion_token(&self, account_id: ::uuid::Uuid) -> GetIngestionToken {
         GetIngestionToken {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
         }
     }
@@ -613,6 +637,7 @@ impl crate::Client {
     ) -> ListIngestionTokens {
         ListIngestionTokens {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
         }
     }
@@ -637,6 +662,7 @@ impl crate::Client {
     ) -> RevokeIngestionToken {
         RevokeIngestionToken {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             token_id,
         }
@@ -658,6 +684,7 @@ impl crate::Client {
     pub fn get_portal_link(&self, account_id: ::uuid::Uuid) -> GetPortalLink {
         GetPortalLink {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
         }
     }
@@ -698,6 +725,7 @@ impl crate::Client {
     ) -> IngestTelemetry {
         IngestTelemetry {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
@@ -722,6 +750,7 @@ impl crate::Client {
     ) -> GetAssetState {
         GetAssetState {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             asset_id,
         }
@@ -747,6 +776,7 @@ impl crate::Client {
     pub fn list_events(&self, account_id: ::uuid::Uuid) -> ListEvents {
         ListEvents {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             asset_id: None,
             event_type: None,
@@ -781,6 +811,7 @@ impl crate::Client {
     pub fn stream_events(&self, account_id: ::uuid::Uuid) -> StreamEvents {
         StreamEvents {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             asset_id: None,
             event_type: None,
@@ -806,6 +837,7 @@ impl crate::Client {
     ) -> GetEvent {
         GetEvent {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             event_id,
         }
@@ -832,6 +864,7 @@ impl crate::Client {
     ) -> AcknowledgeEvent {
         AcknowledgeEvent {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             event_id,
         }
@@ -856,6 +889,7 @@ impl crate::Client {
     ) -> ListEventNotifications {
         ListEventNotifications {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             event_id,
         }
@@ -876,6 +910,7 @@ impl crate::Client {
     pub fn get_webhook_secret(&self, account_id: ::uuid::Uuid) -> GetWebhookSecret {
         GetWebhookSecret {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
         }
     }
@@ -887,10 +922,26 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct IssueToken {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::TokenRequest,
 }
 
 impl IssueToken {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -907,7 +958,11 @@ impl IssueToken {
             .inner
             .request(::reqwest::Method::POST, "/v1/auth/token");
         let request = crate::codec::form_body(request, &self.body, &[]);
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1015,10 +1070,26 @@ impl ::std::future::IntoFuture for IssueToken {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAccount {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
 }
 
 impl GetAccount {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -1032,7 +1103,11 @@ impl GetAccount {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/v1/accounts/{account_id}"));
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1127,11 +1202,27 @@ impl ::std::future::IntoFuture for GetAccount {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct UpdateAccount {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     body: crate::models::AccountInput,
 }
 
 impl UpdateAccount {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -1146,7 +1237,11 @@ impl UpdateAccount {
             .inner
             .request(::reqwest::Method::PUT, &format!("/v1/accounts/{account_id}"));
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1244,11 +1339,27 @@ impl ::std::future::IntoFuture for UpdateAccount {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateAccount {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     body: crate::models::CreateAccountRequest,
 }
 
 impl CreateAccount {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -1266,7 +1377,11 @@ impl CreateAccount {
             .inner
             .request(::reqwest::Method::POST, &format!("/v1/accounts/{account_id}"));
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, true, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1370,10 +1485,26 @@ impl ::std::future::IntoFuture for CreateAccount {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct DeleteAccount {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
 }
 
 impl DeleteAccount {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -1387,7 +1518,11 @@ impl DeleteAccount {
             .client
             .inner
             .request(::reqwest::Method::DELETE, &format!("/v1/accounts/{account_id}"));
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1481,6 +1616,7 @@ impl ::std::future::IntoFuture for DeleteAccount {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListChildAccounts {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     skip: Option<i32>,
     take: Option<i32>,
@@ -1500,6 +1636,21 @@ impl ListChildAccounts {
     /// When not set, the server applies its default: `50`.
     pub fn take(mut self, value: i32) -> Self {
         self.take = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -1529,7 +1680,11 @@ impl ListChildAccounts {
                     &query,
                 ),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1671,10 +1826,26 @@ impl ::std::future::IntoFuture for ListChildAccounts {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct RotateClientSecret {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
 }
 
 impl RotateClientSecret {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -1694,7 +1865,11 @@ impl RotateClientSecret {
                 ::reqwest::Method::POST,
                 &format!("/v1/accounts/{account_id}/clientSecret"),
             );
-        let response = self.client.inner.send(request, true, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1799,6 +1974,7 @@ impl ::std::future::IntoFuture for RotateClientSecret {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListAssets {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     external_id: Option<String>,
     device_id: Option<String>,
@@ -1844,6 +2020,21 @@ impl ListAssets {
         self
     }
 
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -1879,7 +2070,11 @@ impl ListAssets {
                     &query,
                 ),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2018,11 +2213,27 @@ impl ::std::future::IntoFuture for ListAssets {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateAsset {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     body: crate::models::AssetInput,
 }
 
 impl CreateAsset {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2040,7 +2251,11 @@ impl CreateAsset {
                 &format!("/v1/accounts/{account_id}/assets"),
             );
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, true, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2142,11 +2357,27 @@ impl ::std::future::IntoFuture for CreateAsset {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAsset {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     asset_id: ::uuid::Uuid,
 }
 
 impl GetAsset {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2164,7 +2395,11 @@ impl GetAsset {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/assets/{asset_id}"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2251,12 +2486,28 @@ impl ::std::future::IntoFuture for GetAsset {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct UpdateAsset {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     asset_id: ::uuid::Uuid,
     body: crate::models::AssetInput,
 }
 
 impl UpdateAsset {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2275,7 +2526,11 @@ impl UpdateAsset {
                 &format!("/v1/accounts/{account_id}/assets/{asset_id}"),
             );
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2377,11 +2632,27 @@ impl ::std::future::IntoFuture for UpdateAsset {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct DeleteAsset {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     asset_id: ::uuid::Uuid,
 }
 
 impl DeleteAsset {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2399,7 +2670,11 @@ impl DeleteAsset {
                 ::reqwest::Method::DELETE,
                 &format!("/v1/accounts/{account_id}/assets/{asset_id}"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2484,12 +2759,28 @@ impl ::std::future::IntoFuture for DeleteAsset {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateAlertRule {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     asset_id: ::uuid::Uuid,
     body: crate::models::AlertRuleInput,
 }
 
 impl CreateAlertRule {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2508,7 +2799,11 @@ impl CreateAlertRule {
                 &format!("/v1/accounts/{account_id}/assets/{asset_id}/alertRules"),
             );
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, true, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2607,12 +2902,28 @@ impl ::std::future::IntoFuture for CreateAlertRule {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListAlertRules {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     asset_id: ::uuid::Uuid,
     event_type: crate::models::EventType,
 }
 
 impl ListAlertRules {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2633,7 +2944,11 @@ impl ListAlertRules {
                     "/v1/accounts/{account_id}/assets/{asset_id}/alertRules/{event_type}"
                 ),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2733,12 +3048,28 @@ impl ::std::future::IntoFuture for ListAlertRules {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListAlertRuleGeofences {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     asset_id: ::uuid::Uuid,
     event_type: crate::models::EventType,
 }
 
 impl ListAlertRuleGeofences {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2759,7 +3090,11 @@ impl ListAlertRuleGeofences {
                     "/v1/accounts/{account_id}/assets/{asset_id}/alertRules/{event_type}/geofences"
                 ),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2858,11 +3193,27 @@ impl ::std::future::IntoFuture for ListAlertRuleGeofences {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAlertRule {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     alert_rule_id: ::uuid::Uuid,
 }
 
 impl GetAlertRule {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2880,7 +3231,11 @@ impl GetAlertRule {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/alertRules/{alert_rule_id}"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2979,12 +3334,28 @@ impl ::std::future::IntoFuture for GetAlertRule {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct UpdateAlertRule {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     alert_rule_id: ::uuid::Uuid,
     body: crate::models::AlertRuleInput,
 }
 
 impl UpdateAlertRule {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3003,7 +3374,11 @@ impl UpdateAlertRule {
                 &format!("/v1/accounts/{account_id}/alertRules/{alert_rule_id}"),
             );
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -3102,11 +3477,27 @@ impl ::std::future::IntoFuture for UpdateAlertRule {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct DeleteAlertRule {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     alert_rule_id: ::uuid::Uuid,
 }
 
 impl DeleteAlertRule {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3124,7 +3515,11 @@ impl DeleteAlertRule {
                 ::reqwest::Method::DELETE,
                 &format!("/v1/accounts/{account_id}/alertRules/{alert_rule_id}"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -3210,10 +3605,26 @@ impl ::std::future::IntoFuture for DeleteAlertRule {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListGeofences {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
 }
 
 impl ListGeofences {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3230,7 +3641,11 @@ impl ListGeofences {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/geofences"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -3328,11 +3743,27 @@ impl ::std::future::IntoFuture for ListGeofences {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateGeofence {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     body: crate::models::GeofenceInput,
 }
 
 impl CreateGeofence {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3350,7 +3781,11 @@ impl CreateGeofence {
                 &format!("/v1/accounts/{account_id}/geofences"),
             );
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, true, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -3458,11 +3893,27 @@ impl ::std::future::IntoFuture for CreateGeofence {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetGeofence {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     geofence_id: ::uuid::Uuid,
 }
 
 impl GetGeofence {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3480,7 +3931,11 @@ impl GetGeofence {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/geofences/{geofence_id}"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -3579,12 +4034,28 @@ impl ::std::future::IntoFuture for GetGeofence {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct UpdateGeofence {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     geofence_id: ::uuid::Uuid,
     body: crate::models::GeofenceInput,
 }
 
 impl UpdateGeofence {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3603,7 +4074,11 @@ impl UpdateGeofence {
                 &format!("/v1/accounts/{account_id}/geofences/{geofence_id}"),
             );
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -3711,11 +4186,27 @@ impl ::std::future::IntoFuture for UpdateGeofence {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct DeleteGeofence {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     geofence_id: ::uuid::Uuid,
 }
 
 impl DeleteGeofence {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3733,7 +4224,11 @@ impl DeleteGeofence {
                 ::reqwest::Method::DELETE,
                 &format!("/v1/accounts/{account_id}/geofences/{geofence_id}"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -3828,10 +4323,26 @@ impl ::std::future::IntoFuture for DeleteGeofence {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetIngestionToken {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
 }
 
 impl GetIngestionToken {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3851,7 +4362,11 @@ impl GetIngestionToken {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/ingestionToken"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -3964,10 +4479,26 @@ impl ::std::future::IntoFuture for GetIngestionToken {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListIngestionTokens {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
 }
 
 impl ListIngestionTokens {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3984,7 +4515,11 @@ impl ListIngestionTokens {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/ingestionTokens"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -4083,11 +4618,27 @@ impl ::std::future::IntoFuture for ListIngestionTokens {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct RevokeIngestionToken {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     token_id: ::uuid::Uuid,
 }
 
 impl RevokeIngestionToken {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -4105,7 +4656,11 @@ impl RevokeIngestionToken {
                 ::reqwest::Method::DELETE,
                 &format!("/v1/accounts/{account_id}/ingestionTokens/{token_id}"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -4194,10 +4749,26 @@ impl ::std::future::IntoFuture for RevokeIngestionToken {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetPortalLink {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
 }
 
 impl GetPortalLink {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -4217,7 +4788,11 @@ impl GetPortalLink {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/portalLink"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -4321,10 +4896,26 @@ impl ::std::future::IntoFuture for GetPortalLink {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct IngestTelemetry {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::TelemetryBatch,
 }
 
 impl IngestTelemetry {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -4338,7 +4929,11 @@ impl IngestTelemetry {
             .inner
             .request(::reqwest::Method::POST, "/v1/telemetry");
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, true, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -4428,11 +5023,27 @@ impl ::std::future::IntoFuture for IngestTelemetry {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAssetState {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     asset_id: ::uuid::Uuid,
 }
 
 impl GetAssetState {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -4450,7 +5061,11 @@ impl GetAssetState {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/assets/{asset_id}/state"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -4549,6 +5164,7 @@ impl ::std::future::IntoFuture for GetAssetState {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListEvents {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     asset_id: Option<::uuid::Uuid>,
     event_type: Option<crate::models::EventType>,
@@ -4599,6 +5215,21 @@ impl ListEvents {
         self
     }
 
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -4645,7 +5276,11 @@ impl ListEvents {
                     &query,
                 ),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -4785,6 +5420,7 @@ impl ::std::future::IntoFuture for ListEvents {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct StreamEvents {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     asset_id: Option<::uuid::Uuid>,
     event_type: Option<crate::models::EventType>,
@@ -4821,6 +5457,21 @@ impl StreamEvents {
     /// The stream position (SSE `id`) of the last event received: the stream resumes with the events stored after it. A non-negative integer; empty is the same as absent (as after an SSE `id` field that reset it); anything else is 400.
     pub fn last_event_id(mut self, value: impl Into<String>) -> Self {
         self.last_event_id = Some(value.into());
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -4871,7 +5522,11 @@ impl StreamEvents {
             None => request,
         };
         let request = request.header(::reqwest::header::ACCEPT, "text/event-stream");
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -4974,7 +5629,11 @@ impl StreamEvents {
             None => request,
         };
         let request = request.header(::reqwest::header::ACCEPT, "text/event-stream");
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         match response.status().as_u16() {
             200 => Ok(response),
             400 => {
@@ -5109,11 +5768,27 @@ impl ::std::future::IntoFuture for StreamEvents {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetEvent {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     event_id: ::uuid::Uuid,
 }
 
 impl GetEvent {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -5131,7 +5806,11 @@ impl GetEvent {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/events/{event_id}"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -5218,11 +5897,27 @@ impl ::std::future::IntoFuture for GetEvent {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct AcknowledgeEvent {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     event_id: ::uuid::Uuid,
 }
 
 impl AcknowledgeEvent {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -5240,7 +5935,11 @@ impl AcknowledgeEvent {
                 ::reqwest::Method::POST,
                 &format!("/v1/accounts/{account_id}/events/{event_id}/acknowledge"),
             );
-        let response = self.client.inner.send(request, true, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -5340,11 +6039,27 @@ impl ::std::future::IntoFuture for AcknowledgeEvent {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListEventNotifications {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     event_id: ::uuid::Uuid,
 }
 
 impl ListEventNotifications {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -5362,7 +6077,11 @@ impl ListEventNotifications {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/events/{event_id}/notifications"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -5460,10 +6179,26 @@ impl ::std::future::IntoFuture for ListEventNotifications {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetWebhookSecret {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
 }
 
 impl GetWebhookSecret {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -5483,7 +6218,11 @@ impl GetWebhookSecret {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/webhookSecret"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()

@@ -5,7 +5,10 @@
 impl crate::Client {
     /// `GET /notes`
     pub fn list_notes(&self) -> ListNotes {
-        ListNotes { client: self.clone() }
+        ListNotes {
+            client: self.clone(),
+            options: ::std::default::Default::default(),
+        }
     }
 
     /// `POST /notes`
@@ -15,13 +18,17 @@ impl crate::Client {
     pub fn create_note(&self, body: crate::models::Note) -> CreateNote {
         CreateNote {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
 
     /// `GET /shapes`
     pub fn get_shape(&self) -> GetShape {
-        GetShape { client: self.clone() }
+        GetShape {
+            client: self.clone(),
+            options: ::std::default::Default::default(),
+        }
     }
 }
 
@@ -31,9 +38,25 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListNotes {
     client: crate::Client,
+    options: crate::client::RequestOptions,
 }
 
 impl ListNotes {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -43,7 +66,11 @@ impl ListNotes {
         crate::Error<()>,
     > {
         let request = self.client.inner.request(::reqwest::Method::GET, "/notes");
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -93,10 +120,26 @@ impl ::std::future::IntoFuture for ListNotes {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateNote {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::Note,
 }
 
 impl CreateNote {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -104,7 +147,11 @@ impl CreateNote {
     ) -> Result<crate::codec::ResponseValue<crate::models::Note>, crate::Error<()>> {
         let request = self.client.inner.request(::reqwest::Method::POST, "/notes");
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -152,16 +199,36 @@ impl ::std::future::IntoFuture for CreateNote {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetShape {
     client: crate::Client,
+    options: crate::client::RequestOptions,
 }
 
 impl GetShape {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
         keep_headers: bool,
     ) -> Result<crate::codec::ResponseValue<crate::models::Shape>, crate::Error<()>> {
         let request = self.client.inner.request(::reqwest::Method::GET, "/shapes");
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()

@@ -12,6 +12,7 @@ impl crate::Client {
     pub fn create_document(&self, body: crate::models::Document) -> CreateDocument {
         CreateDocument {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
@@ -27,6 +28,7 @@ impl crate::Client {
     pub fn get_content(&self, name: crate::models::Name) -> GetContent {
         GetContent {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             name,
             checksum: None,
         }
@@ -46,6 +48,7 @@ impl crate::Client {
     ) -> PutContent {
         PutContent {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             name,
             body: body.into(),
         }
@@ -60,6 +63,7 @@ impl crate::Client {
     pub fn get_preview(&self, name: crate::models::Name) -> GetPreview {
         GetPreview {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             name,
         }
     }
@@ -76,6 +80,7 @@ impl crate::Client {
     ) -> PutPreview {
         PutPreview {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             name,
             body,
         }
@@ -88,10 +93,26 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateDocument {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::Document,
 }
 
 impl CreateDocument {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -102,7 +123,11 @@ impl CreateDocument {
     > {
         let request = self.client.inner.request(::reqwest::Method::POST, "/documents");
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -215,6 +240,7 @@ impl ::std::future::IntoFuture for CreateDocument {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetContent {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     name: crate::models::Name,
     checksum: Option<crate::models::bytes::Base64>,
 }
@@ -223,6 +249,21 @@ impl GetContent {
     /// The `checksum` query parameter.
     pub fn checksum(mut self, value: crate::models::bytes::Base64) -> Self {
         self.checksum = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -246,7 +287,11 @@ impl GetContent {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query(&format!("/documents/{name}/content"), &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -316,11 +361,27 @@ impl ::std::future::IntoFuture for GetContent {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PutContent {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     name: crate::models::Name,
     body: Vec<u8>,
 }
 
 impl PutContent {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -337,7 +398,11 @@ impl PutContent {
         let request = request
             .header(::reqwest::header::CONTENT_TYPE, "application/pdf")
             .body(self.body);
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -396,10 +461,26 @@ impl ::std::future::IntoFuture for PutContent {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetPreview {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     name: crate::models::Name,
 }
 
 impl GetPreview {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -413,7 +494,11 @@ impl GetPreview {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/documents/{name}/preview"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -480,11 +565,27 @@ impl ::std::future::IntoFuture for GetPreview {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PutPreview {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     name: crate::models::Name,
     body: crate::codec::Binary,
 }
 
 impl PutPreview {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -496,7 +597,11 @@ impl PutPreview {
             .inner
             .request(::reqwest::Method::PUT, &format!("/documents/{name}/preview"));
         let request = crate::codec::binary_body(request, self.body, "image/*");
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()

@@ -12,6 +12,7 @@ impl crate::Client {
     pub fn create_call(&self, body: crate::models::Call) -> CreateCall {
         CreateCall {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
@@ -27,6 +28,7 @@ impl crate::Client {
     pub fn get_call(&self, call_id: ::uuid::Uuid) -> GetCall {
         GetCall {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             call_id,
             limit: None,
         }
@@ -39,10 +41,26 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateCall {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::Call,
 }
 
 impl CreateCall {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -53,7 +71,11 @@ impl CreateCall {
     > {
         let request = self.client.inner.request(::reqwest::Method::POST, "/calls");
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -120,6 +142,7 @@ impl ::std::future::IntoFuture for CreateCall {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetCall {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     call_id: ::uuid::Uuid,
     limit: Option<i32>,
 }
@@ -128,6 +151,21 @@ impl GetCall {
     /// The `limit` query parameter.
     pub fn limit(mut self, value: i32) -> Self {
         self.limit = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -151,7 +189,11 @@ impl GetCall {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query(&format!("/calls/{call_id}"), &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()

@@ -11,6 +11,7 @@ impl crate::Client {
     pub fn list_books(&self) -> ListBooks {
         ListBooks {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             filter: None,
         }
     }
@@ -24,6 +25,7 @@ impl crate::Client {
     pub fn search_books(&self, body: crate::models::Search) -> SearchBooks {
         SearchBooks {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
@@ -35,6 +37,7 @@ impl crate::Client {
     pub fn get_book(&self, id: i64) -> GetBook {
         GetBook {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             id,
         }
     }
@@ -49,6 +52,7 @@ impl crate::Client {
     pub fn link_book(&self, id: i64, link: impl Into<String>) -> LinkBook {
         LinkBook {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             id,
             link: link.into(),
         }
@@ -61,6 +65,7 @@ impl crate::Client {
     pub fn purge_book(&self, id: i64) -> PurgeBook {
         PurgeBook {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             id,
         }
     }
@@ -71,6 +76,7 @@ impl crate::Client {
     pub fn copy_archive(&self) -> CopyArchive {
         CopyArchive {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             range: None,
         }
     }
@@ -82,6 +88,7 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListBooks {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     filter: Option<crate::models::ListBooksFilter>,
 }
 
@@ -89,6 +96,21 @@ impl ListBooks {
     /// The `filter` query parameter.
     pub fn filter(mut self, value: crate::models::ListBooksFilter) -> Self {
         self.filter = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -118,7 +140,11 @@ impl ListBooks {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/books", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -191,10 +217,26 @@ impl ::std::future::IntoFuture for ListBooks {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct SearchBooks {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::Search,
 }
 
 impl SearchBooks {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -211,7 +253,11 @@ impl SearchBooks {
                 "/books",
             );
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -284,10 +330,26 @@ impl ::std::future::IntoFuture for SearchBooks {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetBook {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     id: i64,
 }
 
 impl GetBook {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -298,7 +360,11 @@ impl GetBook {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/books/{id}"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -346,11 +412,27 @@ impl ::std::future::IntoFuture for GetBook {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct LinkBook {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     id: i64,
     link: String,
 }
 
 impl LinkBook {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -365,7 +447,11 @@ impl LinkBook {
                 &format!("/books/{id}"),
             );
         let request = request.header("Link", self.link.clone());
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -421,10 +507,26 @@ impl ::std::future::IntoFuture for LinkBook {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PurgeBook {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     id: i64,
 }
 
 impl PurgeBook {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -438,7 +540,11 @@ impl PurgeBook {
                 ::reqwest::Method::from_bytes(b"PURGE").expect("an HTTP token"),
                 &format!("/books/{id}"),
             );
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -486,6 +592,7 @@ impl ::std::future::IntoFuture for PurgeBook {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CopyArchive {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     range: Option<crate::models::CopyArchiveRange>,
 }
 
@@ -493,6 +600,21 @@ impl CopyArchive {
     /// The `range` query parameter.
     pub fn range(mut self, value: crate::models::CopyArchiveRange) -> Self {
         self.range = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -522,7 +644,11 @@ impl CopyArchive {
                 ::reqwest::Method::from_bytes(b"COPY").expect("an HTTP token"),
                 &crate::codec::with_query("/archive", &query),
             );
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()

@@ -10,6 +10,7 @@ impl crate::Client {
     pub fn get_account_json(&self, sid: impl Into<String>) -> GetAccountJson {
         GetAccountJson {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             sid: sid.into(),
         }
     }
@@ -21,6 +22,7 @@ impl crate::Client {
     pub fn get_account_xml(&self, sid: impl Into<String>) -> GetAccountXml {
         GetAccountXml {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             sid: sid.into(),
         }
     }
@@ -32,6 +34,7 @@ impl crate::Client {
     pub fn get_account(&self, sid: impl Into<String>) -> GetAccount {
         GetAccount {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             sid: sid.into(),
         }
     }
@@ -43,6 +46,7 @@ impl crate::Client {
     pub fn list_calls(&self, sid: impl Into<String>) -> ListCalls {
         ListCalls {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             sid: sid.into(),
         }
     }
@@ -59,6 +63,7 @@ impl crate::Client {
     ) -> GetCall {
         GetCall {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             sid: sid.into(),
             call_sid: call_sid.into(),
         }
@@ -73,6 +78,7 @@ impl crate::Client {
     pub fn cancel_job(&self, id: impl Into<String>) -> CancelJob {
         CancelJob {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             id: id.into(),
         }
     }
@@ -84,6 +90,7 @@ impl crate::Client {
     pub fn get_job(&self, id: impl Into<String>) -> GetJob {
         GetJob {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             id: id.into(),
         }
     }
@@ -97,6 +104,7 @@ impl crate::Client {
     pub fn get_job_full(&self, id: impl Into<String>) -> GetJobFull {
         GetJobFull {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             id: id.into(),
             fields: None,
         }
@@ -110,6 +118,7 @@ impl crate::Client {
     pub fn get_file(&self, name: impl Into<String>, ext: impl Into<String>) -> GetFile {
         GetFile {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             name: name.into(),
             ext: ext.into(),
         }
@@ -122,6 +131,7 @@ impl crate::Client {
     pub fn get_page_lines(&self, number: crate::models::PageNumber) -> GetPageLines {
         GetPageLines {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             number,
         }
     }
@@ -133,10 +143,26 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAccountJson {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     sid: String,
 }
 
 impl GetAccountJson {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -147,7 +173,11 @@ impl GetAccountJson {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/accounts/{sid}.json"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -195,10 +225,26 @@ impl ::std::future::IntoFuture for GetAccountJson {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAccountXml {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     sid: String,
 }
 
 impl GetAccountXml {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -209,7 +255,11 @@ impl GetAccountXml {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/accounts/{sid}.xml"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -257,10 +307,26 @@ impl ::std::future::IntoFuture for GetAccountXml {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAccount {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     sid: String,
 }
 
 impl GetAccount {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -271,7 +337,11 @@ impl GetAccount {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/accounts/{sid}"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -319,10 +389,26 @@ impl ::std::future::IntoFuture for GetAccount {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListCalls {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     sid: String,
 }
 
 impl ListCalls {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -333,7 +419,11 @@ impl ListCalls {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/accounts/{sid}/calls.json"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -381,11 +471,27 @@ impl ::std::future::IntoFuture for ListCalls {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetCall {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     sid: String,
     call_sid: String,
 }
 
 impl GetCall {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -400,7 +506,11 @@ impl GetCall {
                 ::reqwest::Method::GET,
                 &format!("/accounts/{sid}/calls/{call_sid}.json"),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -448,10 +558,26 @@ impl ::std::future::IntoFuture for GetCall {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CancelJob {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     id: String,
 }
 
 impl CancelJob {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -465,7 +591,11 @@ impl CancelJob {
             .client
             .inner
             .request(::reqwest::Method::POST, &format!("/jobs/{id}:cancel"));
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -529,10 +659,26 @@ impl ::std::future::IntoFuture for CancelJob {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetJob {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     id: String,
 }
 
 impl GetJob {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -543,7 +689,11 @@ impl GetJob {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/jobs/{id}"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -591,6 +741,7 @@ impl ::std::future::IntoFuture for GetJob {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetJobFull {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     id: String,
     fields: Option<String>,
 }
@@ -599,6 +750,21 @@ impl GetJobFull {
     /// The `fields` query parameter.
     pub fn fields(mut self, value: impl Into<String>) -> Self {
         self.fields = Some(value.into());
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -619,7 +785,11 @@ impl GetJobFull {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query(&format!("/jobs/{id}?view=full"), &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -667,11 +837,27 @@ impl ::std::future::IntoFuture for GetJobFull {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetFile {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     name: String,
     ext: String,
 }
 
 impl GetFile {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -683,7 +869,11 @@ impl GetFile {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/files/{name}.{ext}"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -731,10 +921,26 @@ impl ::std::future::IntoFuture for GetFile {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetPageLines {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     number: crate::models::PageNumber,
 }
 
 impl GetPageLines {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -745,7 +951,11 @@ impl GetPageLines {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/pages/v{number}/lines"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()

@@ -19,6 +19,7 @@ impl crate::Client {
     ) -> PathSimpleFlat {
         PathSimpleFlat {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: prim.into(),
             list,
             obj,
@@ -41,6 +42,7 @@ impl crate::Client {
     ) -> PathSimpleExplode {
         PathSimpleExplode {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: prim.into(),
             list,
             obj,
@@ -63,6 +65,7 @@ impl crate::Client {
     ) -> PathLabelFlat {
         PathLabelFlat {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: prim.into(),
             list,
             obj,
@@ -85,6 +88,7 @@ impl crate::Client {
     ) -> PathLabelExplode {
         PathLabelExplode {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: prim.into(),
             list,
             obj,
@@ -107,6 +111,7 @@ impl crate::Client {
     ) -> PathMatrixFlat {
         PathMatrixFlat {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: prim.into(),
             list,
             obj,
@@ -129,6 +134,7 @@ impl crate::Client {
     ) -> PathMatrixExplode {
         PathMatrixExplode {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: prim.into(),
             list,
             obj,
@@ -143,6 +149,7 @@ impl crate::Client {
     pub fn query_form_flat(&self) -> QueryFormFlat {
         QueryFormFlat {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: None,
             list: None,
             obj: None,
@@ -157,6 +164,7 @@ impl crate::Client {
     pub fn query_form_explode(&self) -> QueryFormExplode {
         QueryFormExplode {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: None,
             list: None,
             obj: None,
@@ -171,6 +179,7 @@ impl crate::Client {
     pub fn query_space_delimited_flat(&self) -> QuerySpaceDelimitedFlat {
         QuerySpaceDelimitedFlat {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             list: None,
             obj: None,
         }
@@ -184,6 +193,7 @@ impl crate::Client {
     pub fn query_pipe_delimited_flat(&self) -> QueryPipeDelimitedFlat {
         QueryPipeDelimitedFlat {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             list: None,
             obj: None,
         }
@@ -201,6 +211,7 @@ impl crate::Client {
     ) -> QueryDeepObjectExplode {
         QueryDeepObjectExplode {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             obj,
         }
     }
@@ -213,6 +224,7 @@ impl crate::Client {
     pub fn header_flat(&self) -> HeaderFlat {
         HeaderFlat {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             x_prim: None,
             x_list: None,
             x_obj: None,
@@ -227,6 +239,7 @@ impl crate::Client {
     pub fn cookie_flat(&self) -> CookieFlat {
         CookieFlat {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: None,
             list: None,
             obj: None,
@@ -241,6 +254,7 @@ impl crate::Client {
     pub fn header_explode(&self) -> HeaderExplode {
         HeaderExplode {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             x_prim: None,
             x_list: None,
             x_obj: None,
@@ -255,6 +269,7 @@ impl crate::Client {
     pub fn cookie_explode(&self) -> CookieExplode {
         CookieExplode {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: None,
             list: None,
             obj: None,
@@ -272,6 +287,7 @@ impl crate::Client {
     pub fn query_reserved(&self, prim: impl Into<String>) -> QueryReserved {
         QueryReserved {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: prim.into(),
             list: None,
         }
@@ -286,6 +302,7 @@ impl crate::Client {
     pub fn query_json(&self, coords: crate::models::Coordinates) -> QueryJson {
         QueryJson {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             coords,
         }
     }
@@ -298,6 +315,7 @@ impl crate::Client {
     pub fn query_map(&self) -> QueryMap {
         QueryMap {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             limit: None,
             free_form: None,
         }
@@ -312,13 +330,17 @@ impl crate::Client {
     pub fn post_form(&self, body: crate::models::FormInput) -> PostForm {
         PostForm {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
 
     /// `POST /created`
     pub fn create(&self) -> Create {
-        Create { client: self.clone() }
+        Create {
+            client: self.clone(),
+            options: ::std::default::Default::default(),
+        }
     }
 
     /// `GET /default-only`
@@ -327,6 +349,7 @@ impl crate::Client {
     pub fn default_only(&self) -> DefaultOnly {
         DefaultOnly {
             client: self.clone(),
+            options: ::std::default::Default::default(),
         }
     }
 
@@ -334,7 +357,10 @@ impl crate::Client {
     ///
     /// Documented errors (`404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::Page`](crate::errors::Page) variant.
     pub fn page(&self) -> Page {
-        Page { client: self.clone() }
+        Page {
+            client: self.clone(),
+            options: ::std::default::Default::default(),
+        }
     }
 
     /// `POST /upload`
@@ -346,6 +372,7 @@ impl crate::Client {
     pub fn upload(&self, body: crate::models::Upload) -> Upload {
         Upload {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
@@ -357,6 +384,7 @@ impl crate::Client {
     pub fn create_charge(&self, body: crate::models::ChargeInput) -> CreateCharge {
         CreateCharge {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
@@ -367,6 +395,7 @@ impl crate::Client {
     pub fn query_deep_array(&self) -> QueryDeepArray {
         QueryDeepArray {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             list: None,
         }
     }
@@ -382,6 +411,7 @@ impl crate::Client {
     pub fn query_deep_nested(&self, deep: crate::models::Filter) -> QueryDeepNested {
         QueryDeepNested {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             deep,
             outer: None,
         }
@@ -394,12 +424,28 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathSimpleFlat {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: String,
     list: Vec<String>,
     obj: crate::models::Color,
 }
 
 impl PathSimpleFlat {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -428,7 +474,11 @@ impl PathSimpleFlat {
                 ::reqwest::Method::GET,
                 &format!("/path/simple/flat/{prim}/{list}/{obj}"),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -501,12 +551,28 @@ impl ::std::future::IntoFuture for PathSimpleFlat {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathSimpleExplode {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: String,
     list: Vec<String>,
     obj: crate::models::Color,
 }
 
 impl PathSimpleExplode {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -535,7 +601,11 @@ impl PathSimpleExplode {
                 ::reqwest::Method::GET,
                 &format!("/path/simple/explode/{prim}/{list}/{obj}"),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -608,12 +678,28 @@ impl ::std::future::IntoFuture for PathSimpleExplode {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathLabelFlat {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: String,
     list: Vec<String>,
     obj: crate::models::Color,
 }
 
 impl PathLabelFlat {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -647,7 +733,11 @@ impl PathLabelFlat {
                 ::reqwest::Method::GET,
                 &format!("/path/label/flat/{prim}/{list}/{obj}"),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -720,12 +810,28 @@ impl ::std::future::IntoFuture for PathLabelFlat {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathLabelExplode {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: String,
     list: Vec<String>,
     obj: crate::models::Color,
 }
 
 impl PathLabelExplode {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -759,7 +865,11 @@ impl PathLabelExplode {
                 ::reqwest::Method::GET,
                 &format!("/path/label/explode/{prim}/{list}/{obj}"),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -832,12 +942,28 @@ impl ::std::future::IntoFuture for PathLabelExplode {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathMatrixFlat {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: String,
     list: Vec<String>,
     obj: crate::models::Color,
 }
 
 impl PathMatrixFlat {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -871,7 +997,11 @@ impl PathMatrixFlat {
                 ::reqwest::Method::GET,
                 &format!("/path/matrix/flat/{prim}/{list}/{obj}"),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -944,12 +1074,28 @@ impl ::std::future::IntoFuture for PathMatrixFlat {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathMatrixExplode {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: String,
     list: Vec<String>,
     obj: crate::models::Color,
 }
 
 impl PathMatrixExplode {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -983,7 +1129,11 @@ impl PathMatrixExplode {
                 ::reqwest::Method::GET,
                 &format!("/path/matrix/explode/{prim}/{list}/{obj}"),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1056,6 +1206,7 @@ impl ::std::future::IntoFuture for PathMatrixExplode {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryFormFlat {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: Option<String>,
     list: Option<Vec<String>>,
     obj: Option<crate::models::Color>,
@@ -1077,6 +1228,21 @@ impl QueryFormFlat {
     /// The `obj` query parameter.
     pub fn obj(mut self, value: crate::models::Color) -> Self {
         self.obj = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -1119,7 +1285,11 @@ impl QueryFormFlat {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/form/flat", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1192,6 +1362,7 @@ impl ::std::future::IntoFuture for QueryFormFlat {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryFormExplode {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: Option<String>,
     list: Option<Vec<String>>,
     obj: Option<crate::models::Color>,
@@ -1213,6 +1384,21 @@ impl QueryFormExplode {
     /// The `obj` query parameter.
     pub fn obj(mut self, value: crate::models::Color) -> Self {
         self.obj = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -1255,7 +1441,11 @@ impl QueryFormExplode {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/form/explode", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1330,6 +1520,7 @@ impl ::std::future::IntoFuture for QueryFormExplode {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QuerySpaceDelimitedFlat {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     list: Option<Vec<String>>,
     obj: Option<crate::models::Color>,
 }
@@ -1344,6 +1535,21 @@ impl QuerySpaceDelimitedFlat {
     /// The `obj` query parameter.
     pub fn obj(mut self, value: crate::models::Color) -> Self {
         self.obj = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -1383,7 +1589,11 @@ impl QuerySpaceDelimitedFlat {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/spaceDelimited/flat", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1458,6 +1668,7 @@ impl ::std::future::IntoFuture for QuerySpaceDelimitedFlat {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryPipeDelimitedFlat {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     list: Option<Vec<String>>,
     obj: Option<crate::models::Color>,
 }
@@ -1472,6 +1683,21 @@ impl QueryPipeDelimitedFlat {
     /// The `obj` query parameter.
     pub fn obj(mut self, value: crate::models::Color) -> Self {
         self.obj = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -1511,7 +1737,11 @@ impl QueryPipeDelimitedFlat {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/pipeDelimited/flat", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1585,10 +1815,26 @@ impl ::std::future::IntoFuture for QueryPipeDelimitedFlat {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryDeepObjectExplode {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     obj: crate::models::Color,
 }
 
 impl QueryDeepObjectExplode {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -1613,7 +1859,11 @@ impl QueryDeepObjectExplode {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/deepObject/explode", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1686,6 +1936,7 @@ impl ::std::future::IntoFuture for QueryDeepObjectExplode {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct HeaderFlat {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     x_prim: Option<String>,
     x_list: Option<Vec<String>>,
     x_obj: Option<crate::models::Color>,
@@ -1707,6 +1958,21 @@ impl HeaderFlat {
     /// The `X-Obj` header parameter.
     pub fn x_obj(mut self, value: crate::models::Color) -> Self {
         self.x_obj = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -1740,7 +2006,11 @@ impl HeaderFlat {
             }
             None => request,
         };
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1813,6 +2083,7 @@ impl ::std::future::IntoFuture for HeaderFlat {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CookieFlat {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: Option<String>,
     list: Option<Vec<String>>,
     obj: Option<crate::models::Color>,
@@ -1834,6 +2105,21 @@ impl CookieFlat {
     /// The `obj` cookie parameter.
     pub fn obj(mut self, value: crate::models::Color) -> Self {
         self.obj = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -1882,7 +2168,11 @@ impl CookieFlat {
         } else {
             request.header(::reqwest::header::COOKIE, cookies.join("; "))
         };
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1955,6 +2245,7 @@ impl ::std::future::IntoFuture for CookieFlat {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct HeaderExplode {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     x_prim: Option<String>,
     x_list: Option<Vec<String>>,
     x_obj: Option<crate::models::Color>,
@@ -1976,6 +2267,21 @@ impl HeaderExplode {
     /// The `X-Obj` header parameter.
     pub fn x_obj(mut self, value: crate::models::Color) -> Self {
         self.x_obj = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -2012,7 +2318,11 @@ impl HeaderExplode {
             }
             None => request,
         };
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2085,6 +2395,7 @@ impl ::std::future::IntoFuture for HeaderExplode {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CookieExplode {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: Option<String>,
     list: Option<Vec<String>>,
     obj: Option<crate::models::Color>,
@@ -2106,6 +2417,21 @@ impl CookieExplode {
     /// The `obj` cookie parameter.
     pub fn obj(mut self, value: crate::models::Color) -> Self {
         self.obj = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -2157,7 +2483,11 @@ impl CookieExplode {
         } else {
             request.header(::reqwest::header::COOKIE, cookies.join("; "))
         };
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2230,6 +2560,7 @@ impl ::std::future::IntoFuture for CookieExplode {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryReserved {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: String,
     list: Option<Vec<String>>,
 }
@@ -2238,6 +2569,21 @@ impl QueryReserved {
     /// The `list` query parameter.
     pub fn list(mut self, value: Vec<String>) -> Self {
         self.list = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -2275,7 +2621,11 @@ impl QueryReserved {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/reserved", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2348,10 +2698,26 @@ impl ::std::future::IntoFuture for QueryReserved {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryJson {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     coords: crate::models::Coordinates,
 }
 
 impl QueryJson {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2378,7 +2744,11 @@ impl QueryJson {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/json", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2451,6 +2821,7 @@ impl ::std::future::IntoFuture for QueryJson {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryMap {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     limit: Option<i64>,
     free_form: Option<::std::collections::BTreeMap<String, i64>>,
 }
@@ -2468,6 +2839,21 @@ impl QueryMap {
         value: ::std::collections::BTreeMap<String, i64>,
     ) -> Self {
         self.free_form = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -2500,7 +2886,11 @@ impl QueryMap {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/map", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2564,10 +2954,26 @@ impl ::std::future::IntoFuture for QueryMap {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PostForm {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::FormInput,
 }
 
 impl PostForm {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2578,7 +2984,11 @@ impl PostForm {
     > {
         let request = self.client.inner.request(::reqwest::Method::POST, "/form");
         let request = crate::codec::form_body(request, &self.body, &[]);
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2648,9 +3058,25 @@ impl ::std::future::IntoFuture for PostForm {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct Create {
     client: crate::Client,
+    options: crate::client::RequestOptions,
 }
 
 impl Create {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2660,7 +3086,11 @@ impl Create {
         crate::Error<()>,
     > {
         let request = self.client.inner.request(::reqwest::Method::POST, "/created");
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2732,9 +3162,25 @@ impl ::std::future::IntoFuture for Create {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct DefaultOnly {
     client: crate::Client,
+    options: crate::client::RequestOptions,
 }
 
 impl DefaultOnly {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2744,7 +3190,11 @@ impl DefaultOnly {
         crate::Error<crate::errors::DefaultOnly>,
     > {
         let request = self.client.inner.request(::reqwest::Method::GET, "/default-only");
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2816,16 +3266,36 @@ impl ::std::future::IntoFuture for DefaultOnly {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct Page {
     client: crate::Client,
+    options: crate::client::RequestOptions,
 }
 
 impl Page {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
         keep_headers: bool,
     ) -> Result<crate::codec::ResponseValue<String>, crate::Error<crate::errors::Page>> {
         let request = self.client.inner.request(::reqwest::Method::GET, "/page");
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2880,10 +3350,26 @@ impl ::std::future::IntoFuture for Page {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct Upload {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::Upload,
 }
 
 impl Upload {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2922,7 +3408,11 @@ impl Upload {
                 }
                 form
             });
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2992,10 +3482,26 @@ impl ::std::future::IntoFuture for Upload {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateCharge {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::ChargeInput,
 }
 
 impl CreateCharge {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3011,7 +3517,11 @@ impl CreateCharge {
                 ("shipping", crate::codec::Style::DeepObject, true, false),
             ],
         );
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -3059,6 +3569,7 @@ impl ::std::future::IntoFuture for CreateCharge {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryDeepArray {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     list: Option<Vec<String>>,
 }
 
@@ -3066,6 +3577,21 @@ impl QueryDeepArray {
     /// The `list` query parameter.
     pub fn list(mut self, value: Vec<String>) -> Self {
         self.list = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -3092,7 +3618,11 @@ impl QueryDeepArray {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/deepArray", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -3143,6 +3673,7 @@ impl ::std::future::IntoFuture for QueryDeepArray {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryDeepNested {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     deep: crate::models::Filter,
     outer: Option<crate::models::QueryDeepNestedOuter>,
 }
@@ -3151,6 +3682,21 @@ impl QueryDeepNested {
     /// The `outer` query parameter.
     pub fn outer(mut self, value: crate::models::QueryDeepNestedOuter) -> Self {
         self.outer = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -3188,7 +3734,11 @@ impl QueryDeepNested {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/deepObject/nested", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
