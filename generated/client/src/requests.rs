@@ -18,6 +18,16 @@ impl crate::Client {
     /// - `body`: the request body, a [`TokenRequest`](crate::models::TokenRequest).
     ///
     /// Documented errors (`400`, `401`, `429`) are [`Error::Api`](crate::Error::Api) holding a [`errors::IssueToken`](crate::errors::IssueToken) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.issue_token(serde_json::from_str(r#"{}"#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn issue_token(&self, body: crate::models::TokenRequest) -> IssueToken {
         IssueToken {
             client: self.clone(),
@@ -36,6 +46,16 @@ impl crate::Client {
     /// - `account_id`: Id of the account.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetAccount`](crate::errors::GetAccount) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_account("00000000-0000-4000-8000-000000000001".parse()?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_account(&self, account_id: ::uuid::Uuid) -> GetAccount {
         GetAccount {
             client: self.clone(),
@@ -59,6 +79,21 @@ impl crate::Client {
     /// - `body`: the request body, a [`AccountInput`](crate::models::AccountInput).
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::UpdateAccount`](crate::errors::UpdateAccount) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .update_account(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         serde_json::from_str(r#"{"name":"sample"}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn update_account(
         &self,
         account_id: ::uuid::Uuid,
@@ -86,6 +121,21 @@ impl crate::Client {
     /// - `body`: the request body, a [`CreateAccountRequest`](crate::models::CreateAccountRequest).
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateAccount`](crate::errors::CreateAccount) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .create_account(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         serde_json::from_str(r#"{"name":"sample"}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_account(
         &self,
         account_id: ::uuid::Uuid,
@@ -114,6 +164,16 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the resource.
     ///
     /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::DeleteAccount`](crate::errors::DeleteAccount) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.delete_account("00000000-0000-4000-8000-000000000001".parse()?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn delete_account(&self, account_id: ::uuid::Uuid) -> DeleteAccount {
         DeleteAccount {
             client: self.clone(),
@@ -137,6 +197,20 @@ impl crate::Client {
     /// `.into_stream()` on the builder walks every page.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListChildAccounts`](crate::errors::ListChildAccounts) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .list_child_accounts(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_child_accounts(&self, account_id: ::uuid::Uuid) -> ListChildAccounts {
         ListChildAccounts {
             client: self.clone(),
@@ -161,6 +235,20 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the resource.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::RotateClientSecret`](crate::errors::RotateClientSecret) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .rotate_client_secret(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn rotate_client_secret(&self, account_id: ::uuid::Uuid) -> RotateClientSecret {
         RotateClientSecret {
             client: self.clone(),
@@ -188,6 +276,16 @@ impl crate::Client {
     /// `.into_stream()` on the builder walks every page.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListAssets`](crate::errors::ListAssets) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.list_assets("00000000-0000-4000-8000-000000000001".parse()?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_assets(&self, account_id: ::uuid::Uuid) -> ListAssets {
         ListAssets {
             client: self.clone(),
@@ -214,6 +312,21 @@ impl crate::Client {
     /// - `body`: the request body, a [`AssetInput`](crate::models::AssetInput).
     ///
     /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateAsset`](crate::errors::CreateAsset) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .create_asset(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         serde_json::from_str(r#"{"externalId":"sample","name":"sample","tier":1}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -238,6 +351,21 @@ impl crate::Client {
     /// - `asset_id`: Id of the asset.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetAsset`](crate::errors::GetAsset) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .get_asset(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -267,6 +395,22 @@ impl crate::Client {
     /// - `body`: the request body, a [`AssetInput`](crate::models::AssetInput).
     ///
     /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::UpdateAsset`](crate::errors::UpdateAsset) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .update_asset(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         serde_json::from_str(r#"{"externalId":"sample","name":"sample","tier":1}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn update_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -295,6 +439,21 @@ impl crate::Client {
     /// - `asset_id`: Id of the asset.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::DeleteAsset`](crate::errors::DeleteAsset) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .delete_asset(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn delete_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -322,6 +481,22 @@ impl crate::Client {
     /// - `body`: the request body, a [`AlertRuleInput`](crate::models::AlertRuleInput).
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateAlertRule`](crate::errors::CreateAlertRule) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .create_alert_rule(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         serde_json::from_str(r#"{"eventType":1,"recipient":{"culture":"abc","timeZone":"sample"},"channel":{"type":"call"}}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -351,6 +526,22 @@ impl crate::Client {
     /// - `event_type`: Event type of the rules to list.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListAlertRules`](crate::errors::ListAlertRules) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .list_alert_rules(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         serde_json::from_str(r#"1"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_alert_rules(
         &self,
         account_id: ::uuid::Uuid,
@@ -380,6 +571,22 @@ impl crate::Client {
     /// - `event_type`: Event type of the rules whose geofences are listed.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListAlertRuleGeofences`](crate::errors::ListAlertRuleGeofences) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .list_alert_rule_geofences(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         serde_json::from_str(r#"1"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_alert_rule_geofences(
         &self,
         account_id: ::uuid::Uuid,
@@ -406,6 +613,21 @@ impl crate::Client {
     /// - `alert_rule_id`: Id of the alert rule.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetAlertRule`](crate::errors::GetAlertRule) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .get_alert_rule(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -433,6 +655,22 @@ impl crate::Client {
     /// - `body`: the request body, a [`AlertRuleInput`](crate::models::AlertRuleInput).
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::UpdateAlertRule`](crate::errors::UpdateAlertRule) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .update_alert_rule(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         serde_json::from_str(r#"{"eventType":1,"recipient":{"culture":"abc","timeZone":"sample"},"channel":{"type":"call"}}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn update_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -459,6 +697,21 @@ impl crate::Client {
     /// - `alert_rule_id`: Id of the alert rule.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::DeleteAlertRule`](crate::errors::DeleteAlertRule) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .delete_alert_rule(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn delete_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -482,6 +735,16 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the geofences.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListGeofences`](crate::errors::ListGeofences) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.list_geofences("00000000-0000-4000-8000-000000000001".parse()?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_geofences(&self, account_id: ::uuid::Uuid) -> ListGeofences {
         ListGeofences {
             client: self.clone(),
@@ -502,6 +765,21 @@ impl crate::Client {
     /// - `body`: the request body, a [`GeofenceInput`](crate::models::GeofenceInput).
     ///
     /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateGeofence`](crate::errors::CreateGeofence) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .create_geofence(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         serde_json::from_str(r#"{"externalId":"sample","name":"sample","polygon":{"type":"Polygon","coordinates":[[[1.5,1.5],[1.5,1.5],[1.5,1.5],[1.5,1.5]]]}}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -526,6 +804,21 @@ impl crate::Client {
     /// - `geofence_id`: Id of the geofence.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetGeofence`](crate::errors::GetGeofence) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .get_geofence(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -553,6 +846,22 @@ impl crate::Client {
     /// - `body`: the request body, a [`GeofenceInput`](crate::models::GeofenceInput).
     ///
     /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::UpdateGeofence`](crate::errors::UpdateGeofence) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .update_geofence(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         serde_json::from_str(r#"{"externalId":"sample","name":"sample","polygon":{"type":"Polygon","coordinates":[[[1.5,1.5],[1.5,1.5],[1.5,1.5],[1.5,1.5]]]}}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn update_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -582,6 +891,21 @@ impl crate::Client {
     /// - `geofence_id`: Id of the geofence.
     ///
     /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::DeleteGeofence`](crate::errors::DeleteGeofence) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .delete_geofence(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn delete_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -611,6 +935,20 @@ impl crate::Client {
     /// - `account_id`: Id of the account the token ingests telemetry for.
     ///
     /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetIngestionToken`](crate::errors::GetIngestionToken) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .get_ingestion_token(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_ingestion_token(&self, account_id: ::uuid::Uuid) -> GetIngestionToken {
         GetIngestionToken {
             client: self.clone(),
@@ -631,6 +969,20 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the resource.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListIngestionTokens`](crate::errors::ListIngestionTokens) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .list_ingestion_tokens(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_ingestion_tokens(
         &self,
         account_id: ::uuid::Uuid,
@@ -655,6 +1007,21 @@ impl crate::Client {
     /// - `token_id`: Id of the ingestion token.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::RevokeIngestionToken`](crate::errors::RevokeIngestionToken) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .revoke_ingestion_token(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn revoke_ingestion_token(
         &self,
         account_id: ::uuid::Uuid,
@@ -681,6 +1048,16 @@ impl crate::Client {
     /// - `account_id`: Id of the account whose portal page is linked.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetPortalLink`](crate::errors::GetPortalLink) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_portal_link("00000000-0000-4000-8000-000000000001".parse()?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_portal_link(&self, account_id: ::uuid::Uuid) -> GetPortalLink {
         GetPortalLink {
             client: self.clone(),
@@ -719,6 +1096,20 @@ impl crate::Client {
     /// - `body`: the request body, a [`TelemetryBatch`](crate::models::TelemetryBatch).
     ///
     /// Documented errors (`400`, `401`) are [`Error::Api`](crate::Error::Api) holding a [`errors::IngestTelemetry`](crate::errors::IngestTelemetry) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .ingest_telemetry(
+    ///         serde_json::from_str(r#"{"points":[{"timestamp":"2024-01-02T03:04:05Z"}]}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn ingest_telemetry(
         &self,
         body: crate::models::TelemetryBatch,
@@ -743,6 +1134,21 @@ impl crate::Client {
     /// - `asset_id`: Id of the asset.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetAssetState`](crate::errors::GetAssetState) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .get_asset_state(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_asset_state(
         &self,
         account_id: ::uuid::Uuid,
@@ -773,6 +1179,16 @@ impl crate::Client {
     /// `.into_stream()` on the builder walks every page.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListEvents`](crate::errors::ListEvents) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.list_events("00000000-0000-4000-8000-000000000001".parse()?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_events(&self, account_id: ::uuid::Uuid) -> ListEvents {
         ListEvents {
             client: self.clone(),
@@ -808,6 +1224,16 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.asset_id()`, `.event_type()`, `.from()`, `.to()`, `.last_event_id()`.
     ///
     /// Documented errors (`400`, `401`, `404`, `429`) are [`Error::Api`](crate::Error::Api) holding a [`errors::StreamEvents`](crate::errors::StreamEvents) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.stream_events("00000000-0000-4000-8000-000000000001".parse()?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn stream_events(&self, account_id: ::uuid::Uuid) -> StreamEvents {
         StreamEvents {
             client: self.clone(),
@@ -830,6 +1256,21 @@ impl crate::Client {
     /// - `event_id`: Id of the event.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetEvent`](crate::errors::GetEvent) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .get_event(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_event(
         &self,
         account_id: ::uuid::Uuid,
@@ -857,6 +1298,21 @@ impl crate::Client {
     /// - `event_id`: Id of the event.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::AcknowledgeEvent`](crate::errors::AcknowledgeEvent) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .acknowledge_event(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn acknowledge_event(
         &self,
         account_id: ::uuid::Uuid,
@@ -882,6 +1338,21 @@ impl crate::Client {
     /// - `event_id`: Id of the event.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListEventNotifications`](crate::errors::ListEventNotifications) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .list_event_notifications(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_event_notifications(
         &self,
         account_id: ::uuid::Uuid,
@@ -907,6 +1378,20 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the resource.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetWebhookSecret`](crate::errors::GetWebhookSecret) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .get_webhook_secret(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_webhook_secret(&self, account_id: ::uuid::Uuid) -> GetWebhookSecret {
         GetWebhookSecret {
             client: self.clone(),

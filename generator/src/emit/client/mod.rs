@@ -91,7 +91,17 @@ pub fn emit_at(
     let credentials = plan::client_credentials_scheme(api);
     let device_flow = plan::device_flow_scheme(api);
 
-    let emitter = || RequestEmitter::new(api, root);
+    // Examples in the docs of a crate's own client (the sender nested in a server is documented
+    // by the server's crate).
+    let examples = (sender.is_none() && matches!(root, Root::Crate))
+        .then(|| opts.crate_ident("client").to_string());
+    let emitter = || {
+        let emitter = RequestEmitter::new(api, root);
+        match &examples {
+            Some(krate) => emitter.with_examples(krate.clone()),
+            None => emitter,
+        }
+    };
     let mut requests = vec![print(emitter().requests_head(&plans), "src/requests.rs")?];
     requests.extend(printed_parts(&plans, "src/requests.rs", |part| {
         emitter().builders(part)
@@ -208,7 +218,13 @@ tower-service = {{ version = "0.3", optional = true }}
             .collect::<Vec<_>>()
             .join(", "),
     );
-    super::cargo_toml(api, opts, "client", &description, &sections)
+    let mut manifest = super::cargo_toml(api, opts, "client", &description, &sections);
+    // The methods' examples are doc tests; the document's code blocks stay text.
+    manifest.contents = manifest.contents.replace(
+        "[lib]\n# Descriptions from the spec are documentation, not Rust examples.\ndoctest = false\n",
+        "[lib]\n# `cargo test --doc` compiles every operation's example; the document's own code blocks are\n# text, never run.\ndoctest = true\n",
+    );
+    manifest
 }
 
 /// The manifest of a crate that only receives webhooks: the receiver's dependencies, on by default.

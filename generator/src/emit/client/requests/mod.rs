@@ -16,6 +16,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 mod answers;
+mod examples;
 mod outcomes;
 mod parameters;
 
@@ -28,6 +29,8 @@ pub struct RequestEmitter<'a> {
     root: TokenStream,
     /// [`RequestEmitter::root`] as docs spell it.
     root_text: &'static str,
+    /// The crate the methods' doc examples name (`my_api_client`); `None`: no examples.
+    example_crate: Option<String>,
 }
 
 /// A parameter's value in generated code: a place of type `T` (`self.limit`) or a reference `&T`
@@ -98,7 +101,14 @@ impl<'a> RequestEmitter<'a> {
             },
             root: path,
             root_text: root.text(),
+            example_crate: None,
         }
+    }
+
+    /// Doc examples on the methods, naming the client crate `krate` (a crate whose doc tests run).
+    pub fn with_examples(mut self, krate: String) -> RequestEmitter<'a> {
+        self.example_crate = Some(krate);
+        self
     }
 
     /// The start of `requests.rs`: the operation methods of `Client`; the builders follow.
@@ -185,6 +195,17 @@ impl<'a> RequestEmitter<'a> {
         });
         let nones = optional.iter().map(|input| &input.field);
         let doc = doc_attrs(Some(&self.method_doc(p)));
+        // The example is the generator's own Markdown: its code block stays a doc test.
+        let example = self.example_doc(p).map(|text| {
+            let lines = text.lines().map(|line| {
+                if line.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {line}")
+                }
+            });
+            quote! { #[doc = ""] #( #[doc = #lines] )* }
+        });
         let deprecated = p.op.deprecated.then(|| quote! { #[deprecated] });
         // One argument per required parameter: the signature mirrors the operation.
         let many = (required.len() + 1 > 7).then(|| {
@@ -192,6 +213,7 @@ impl<'a> RequestEmitter<'a> {
         });
         quote! {
             #doc
+            #example
             #deprecated
             #many
             pub fn #name(&self, #(#args),*) -> #builder {

@@ -4,6 +4,16 @@
 //! defined here. Set optional parameters on the builder, then `.send().await` it (or `.await` it).
 impl crate::Client {
     /// `GET /notes`
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &broken_parts_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.list_notes().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_notes(&self) -> ListNotes {
         ListNotes {
             client: self.clone(),
@@ -15,6 +25,16 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `body`: the request body, a [`Note`](crate::models::Note).
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &broken_parts_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.create_note(serde_json::from_str(r#"{"id":1,"text":"sample"}"#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_note(&self, body: crate::models::Note) -> CreateNote {
         CreateNote {
             client: self.clone(),
@@ -24,6 +44,16 @@ impl crate::Client {
     }
 
     /// `GET /shapes`
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &broken_parts_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_shape().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_shape(&self) -> GetShape {
         GetShape {
             client: self.clone(),

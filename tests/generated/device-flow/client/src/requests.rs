@@ -4,6 +4,16 @@
 //! defined here. Set optional parameters on the builder, then `.send().await` it (or `.await` it).
 impl crate::Client {
     /// `GET /me`
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &device_flow_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.who_am_i().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn who_am_i(&self) -> WhoAmI {
         WhoAmI {
             client: self.clone(),

@@ -9,6 +9,20 @@ impl crate::Client {
     /// - `body`: the request body, a [`Document`](crate::models::Document).
     ///
     /// Documented errors (`403`, `422`, `503`, `4XX`, `default`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateDocument`](crate::errors::CreateDocument) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &errors_formats_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .create_document(
+    ///         serde_json::from_str(r#"{"name":"sample","source":"https://example.com/","checksum":"aGVsbG8="}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_document(&self, body: crate::models::Document) -> CreateDocument {
         CreateDocument {
             client: self.clone(),
@@ -25,6 +39,16 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.checksum()`.
     ///
     /// Documented errors (`404`, `412`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetContent`](crate::errors::GetContent) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &errors_formats_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_content(serde_json::from_str(r#""sample""#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_content(&self, name: crate::models::Name) -> GetContent {
         GetContent {
             client: self.clone(),
@@ -41,6 +65,21 @@ impl crate::Client {
     /// - `body`: the request body.
     ///
     /// Documented errors (`404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::PutContent`](crate::errors::PutContent) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &errors_formats_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .put_content(
+    ///         serde_json::from_str(r#""sample""#)?,
+    ///         b"hello".to_vec(),
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn put_content(
         &self,
         name: crate::models::Name,
@@ -60,6 +99,16 @@ impl crate::Client {
     /// - `name`: the `name` path parameter.
     ///
     /// Documented errors (`404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetPreview`](crate::errors::GetPreview) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &errors_formats_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_preview(serde_json::from_str(r#""sample""#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_preview(&self, name: crate::models::Name) -> GetPreview {
         GetPreview {
             client: self.clone(),
@@ -73,6 +122,21 @@ impl crate::Client {
     /// Arguments:
     /// - `name`: the `name` path parameter.
     /// - `body`: the request body.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &errors_formats_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .put_preview(
+    ///         serde_json::from_str(r#""sample""#)?,
+    ///         errors_formats_client::codec::Binary { content_type: Some("application/octet-stream".into()), bytes: b"hello".to_vec() },
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn put_preview(
         &self,
         name: crate::models::Name,

@@ -4,6 +4,16 @@
 //! defined here. Set optional parameters on the builder, then `.send().await` it (or `.await` it).
 impl crate::Client {
     /// `GET /payments`
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &idempotency_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.list_payments().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_payments(&self) -> ListPayments {
         ListPayments {
             client: self.clone(),
@@ -23,6 +33,16 @@ impl crate::Client {
     /// Each call sends a fresh idempotency key (a UUID v4) in `idempotency-key` unless one is set, and repeats it when the call is retried: the operation is retried like a `GET`.
     ///
     /// Documented errors (`503`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreatePayment`](crate::errors::CreatePayment) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &idempotency_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.create_payment(serde_json::from_str(r#"{"amount":1}"#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_payment(&self, body: crate::models::NewPayment) -> CreatePayment {
         CreatePayment {
             client: self.clone(),
@@ -38,6 +58,16 @@ impl crate::Client {
     /// - `body`: the request body, a [`NewPayment`](crate::models::NewPayment).
     ///
     /// Each call sends a fresh idempotency key (a UUID v4) in `X-Request-Id` unless one is set, and repeats it when the call is retried: the operation is retried like a `GET`.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &idempotency_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.create_transfer(serde_json::from_str(r#"{"amount":1}"#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_transfer(&self, body: crate::models::NewPayment) -> CreateTransfer {
         CreateTransfer {
             client: self.clone(),
@@ -50,6 +80,16 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `body`: the request body.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &idempotency_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.create_note("sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_note(&self, body: impl Into<String>) -> CreateNote {
         CreateNote {
             client: self.clone(),
@@ -62,6 +102,16 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `millis`: the `millis` query parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &idempotency_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.slow(1).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn slow(&self, millis: i64) -> Slow {
         Slow {
             client: self.clone(),

@@ -9,6 +9,20 @@ impl crate::Client {
     /// - `body`: the request body, a [`Call`](crate::models::Call).
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateCall`](crate::errors::CreateCall) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &lenient_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .create_call(
+    ///         serde_json::from_str(r#"{"id":"3fa85f64-5717-4562-b3fc-2c963f66afa6","next":"https://example.com/","startedAt":"2024-05-31T10:00:00Z","views":1,"threshold":1,"latitude":1.5}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_call(&self, body: crate::models::Call) -> CreateCall {
         CreateCall {
             client: self.clone(),
@@ -25,6 +39,16 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.limit()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetCall`](crate::errors::GetCall) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &lenient_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_call("00000000-0000-4000-8000-000000000001".parse()?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_call(&self, call_id: ::uuid::Uuid) -> GetCall {
         GetCall {
             client: self.clone(),

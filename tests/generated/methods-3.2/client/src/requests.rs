@@ -8,6 +8,16 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.filter()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListBooks`](crate::errors::ListBooks) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &methods_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.list_books().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_books(&self) -> ListBooks {
         ListBooks {
             client: self.clone(),
@@ -22,6 +32,16 @@ impl crate::Client {
     /// - `body`: the request body, a [`Search`](crate::models::Search).
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::SearchBooks`](crate::errors::SearchBooks) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &methods_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.search_books(serde_json::from_str(r#"{"text":"sample"}"#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn search_books(&self, body: crate::models::Search) -> SearchBooks {
         SearchBooks {
             client: self.clone(),
@@ -34,6 +54,16 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `id`: the `id` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &methods_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_book(1).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_book(&self, id: i64) -> GetBook {
         GetBook {
             client: self.clone(),
@@ -49,6 +79,16 @@ impl crate::Client {
     /// - `link`: the `Link` header parameter.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::LinkBook`](crate::errors::LinkBook) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &methods_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.link_book(1, "sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn link_book(&self, id: i64, link: impl Into<String>) -> LinkBook {
         LinkBook {
             client: self.clone(),
@@ -62,6 +102,16 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `id`: the `id` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &methods_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.purge_book(1).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn purge_book(&self, id: i64) -> PurgeBook {
         PurgeBook {
             client: self.clone(),
@@ -73,6 +123,16 @@ impl crate::Client {
     /// `COPY /archive`
     ///
     /// Optional parameters are set on the builder: `.range()`.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &methods_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.copy_archive().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn copy_archive(&self) -> CopyArchive {
         CopyArchive {
             client: self.clone(),

@@ -7,6 +7,16 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `sid`: the `sid` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &mixed_paths_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_account_json("sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_account_json(&self, sid: impl Into<String>) -> GetAccountJson {
         GetAccountJson {
             client: self.clone(),
@@ -19,6 +29,16 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `sid`: the `sid` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &mixed_paths_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_account_xml("sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_account_xml(&self, sid: impl Into<String>) -> GetAccountXml {
         GetAccountXml {
             client: self.clone(),
@@ -31,6 +51,16 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `sid`: the `sid` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &mixed_paths_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_account("sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_account(&self, sid: impl Into<String>) -> GetAccount {
         GetAccount {
             client: self.clone(),
@@ -43,6 +73,16 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `sid`: the `sid` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &mixed_paths_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.list_calls("sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_calls(&self, sid: impl Into<String>) -> ListCalls {
         ListCalls {
             client: self.clone(),
@@ -56,6 +96,16 @@ impl crate::Client {
     /// Arguments:
     /// - `sid`: the `sid` path parameter.
     /// - `call_sid`: the `callSid` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &mixed_paths_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_call("sample", "sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_call(
         &self,
         sid: impl Into<String>,
@@ -75,6 +125,16 @@ impl crate::Client {
     /// - `id`: the `id` path parameter.
     ///
     /// Documented errors (`4XX`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CancelJob`](crate::errors::CancelJob) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &mixed_paths_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.cancel_job("sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn cancel_job(&self, id: impl Into<String>) -> CancelJob {
         CancelJob {
             client: self.clone(),
@@ -87,6 +147,16 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `id`: the `id` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &mixed_paths_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_job("sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_job(&self, id: impl Into<String>) -> GetJob {
         GetJob {
             client: self.clone(),
@@ -101,6 +171,16 @@ impl crate::Client {
     /// - `id`: the `id` path parameter.
     ///
     /// Optional parameters are set on the builder: `.fields()`.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &mixed_paths_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_job_full("sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_job_full(&self, id: impl Into<String>) -> GetJobFull {
         GetJobFull {
             client: self.clone(),
@@ -115,6 +195,16 @@ impl crate::Client {
     /// Arguments:
     /// - `name`: the `name` path parameter.
     /// - `ext`: the `ext` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &mixed_paths_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_file("sample", "sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_file(&self, name: impl Into<String>, ext: impl Into<String>) -> GetFile {
         GetFile {
             client: self.clone(),
@@ -128,6 +218,16 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `number`: the `number` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &mixed_paths_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_page_lines(serde_json::from_str(r#"1"#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_page_lines(&self, number: crate::models::PageNumber) -> GetPageLines {
         GetPageLines {
             client: self.clone(),

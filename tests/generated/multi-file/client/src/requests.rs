@@ -6,6 +6,16 @@ impl crate::Client {
     /// `GET /pets`
     ///
     /// Optional parameters are set on the builder: `.limit()`, `.species()`.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &multi_file_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.list_pets().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_pets(&self) -> ListPets {
         ListPets {
             client: self.clone(),
@@ -21,6 +31,20 @@ impl crate::Client {
     /// - `body`: the request body, a [`Pet`](crate::models::Pet).
     ///
     /// Documented errors (`default`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreatePet`](crate::errors::CreatePet) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &multi_file_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .create_pet(
+    ///         serde_json::from_str(r#"{"id":1,"name":"sample","species":"cat"}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_pet(&self, body: crate::models::Pet) -> CreatePet {
         CreatePet {
             client: self.clone(),
@@ -35,6 +59,16 @@ impl crate::Client {
     /// - `pet_id`: the `petId` path parameter.
     ///
     /// Documented errors (`404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetPet`](crate::errors::GetPet) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &multi_file_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_pet(1).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_pet(&self, pet_id: i64) -> GetPet {
         GetPet {
             client: self.clone(),
@@ -49,6 +83,16 @@ impl crate::Client {
     /// - `owner_id`: the `ownerId` path parameter.
     ///
     /// Documented errors (`404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetOwner`](crate::errors::GetOwner) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &multi_file_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_owner(1).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_owner(&self, owner_id: i64) -> GetOwner {
         GetOwner {
             client: self.clone(),
@@ -63,6 +107,16 @@ impl crate::Client {
     /// - `owner_id`: the `ownerId` path parameter.
     ///
     /// Documented errors (`404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetOwnerAddress`](crate::errors::GetOwnerAddress) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &multi_file_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_owner_address(1).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_owner_address(&self, owner_id: i64) -> GetOwnerAddress {
         GetOwnerAddress {
             client: self.clone(),

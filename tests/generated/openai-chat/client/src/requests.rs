@@ -28,6 +28,20 @@ impl crate::Client {
     /// - `body`: the request body, a [`CreateChatCompletionRequest`](crate::models::CreateChatCompletionRequest).
     ///
     /// Documented errors (`429`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateChatCompletion`](crate::errors::CreateChatCompletion) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &openai_chat_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .create_chat_completion(
+    ///         serde_json::from_str(r#"{"messages":[{"content":"sample","role":"developer"}],"model":"gpt-5.6-sol"}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_chat_completion(
         &self,
         body: crate::models::CreateChatCompletionRequest,

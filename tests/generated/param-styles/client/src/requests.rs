@@ -11,6 +11,22 @@ impl crate::Client {
     /// - `obj`: the `obj` path parameter.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::PathSimpleFlat`](crate::errors::PathSimpleFlat) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .path_simple_flat(
+    ///         "sample",
+    ///         serde_json::from_str(r#"["sample"]"#)?,
+    ///         serde_json::from_str(r#"{"R":1,"G":1,"B":1}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn path_simple_flat(
         &self,
         prim: impl Into<String>,
@@ -34,6 +50,22 @@ impl crate::Client {
     /// - `obj`: the `obj` path parameter.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::PathSimpleExplode`](crate::errors::PathSimpleExplode) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .path_simple_explode(
+    ///         "sample",
+    ///         serde_json::from_str(r#"["sample"]"#)?,
+    ///         serde_json::from_str(r#"{"R":1,"G":1,"B":1}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn path_simple_explode(
         &self,
         prim: impl Into<String>,
@@ -57,6 +89,22 @@ impl crate::Client {
     /// - `obj`: the `obj` path parameter.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::PathLabelFlat`](crate::errors::PathLabelFlat) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .path_label_flat(
+    ///         "sample",
+    ///         serde_json::from_str(r#"["sample"]"#)?,
+    ///         serde_json::from_str(r#"{"R":1,"G":1,"B":1}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn path_label_flat(
         &self,
         prim: impl Into<String>,
@@ -80,6 +128,22 @@ impl crate::Client {
     /// - `obj`: the `obj` path parameter.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::PathLabelExplode`](crate::errors::PathLabelExplode) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .path_label_explode(
+    ///         "sample",
+    ///         serde_json::from_str(r#"["sample"]"#)?,
+    ///         serde_json::from_str(r#"{"R":1,"G":1,"B":1}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn path_label_explode(
         &self,
         prim: impl Into<String>,
@@ -103,6 +167,22 @@ impl crate::Client {
     /// - `obj`: the `obj` path parameter.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::PathMatrixFlat`](crate::errors::PathMatrixFlat) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .path_matrix_flat(
+    ///         "sample",
+    ///         serde_json::from_str(r#"["sample"]"#)?,
+    ///         serde_json::from_str(r#"{"R":1,"G":1,"B":1}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn path_matrix_flat(
         &self,
         prim: impl Into<String>,
@@ -126,6 +206,22 @@ impl crate::Client {
     /// - `obj`: the `obj` path parameter.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::PathMatrixExplode`](crate::errors::PathMatrixExplode) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .path_matrix_explode(
+    ///         "sample",
+    ///         serde_json::from_str(r#"["sample"]"#)?,
+    ///         serde_json::from_str(r#"{"R":1,"G":1,"B":1}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn path_matrix_explode(
         &self,
         prim: impl Into<String>,
@@ -146,6 +242,16 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.prim()`, `.list()`, `.obj()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::QueryFormFlat`](crate::errors::QueryFormFlat) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.query_form_flat().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn query_form_flat(&self) -> QueryFormFlat {
         QueryFormFlat {
             client: self.clone(),
@@ -161,6 +267,16 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.prim()`, `.list()`, `.obj()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::QueryFormExplode`](crate::errors::QueryFormExplode) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.query_form_explode().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn query_form_explode(&self) -> QueryFormExplode {
         QueryFormExplode {
             client: self.clone(),
@@ -176,6 +292,16 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.list()`, `.obj()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::QuerySpaceDelimitedFlat`](crate::errors::QuerySpaceDelimitedFlat) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.query_space_delimited_flat().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn query_space_delimited_flat(&self) -> QuerySpaceDelimitedFlat {
         QuerySpaceDelimitedFlat {
             client: self.clone(),
@@ -190,6 +316,16 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.list()`, `.obj()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::QueryPipeDelimitedFlat`](crate::errors::QueryPipeDelimitedFlat) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.query_pipe_delimited_flat().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn query_pipe_delimited_flat(&self) -> QueryPipeDelimitedFlat {
         QueryPipeDelimitedFlat {
             client: self.clone(),
@@ -205,6 +341,20 @@ impl crate::Client {
     /// - `obj`: the `obj` query parameter.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::QueryDeepObjectExplode`](crate::errors::QueryDeepObjectExplode) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .query_deep_object_explode(
+    ///         serde_json::from_str(r#"{"R":1,"G":1,"B":1}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn query_deep_object_explode(
         &self,
         obj: crate::models::Color,
@@ -221,6 +371,16 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.x_prim()`, `.x_list()`, `.x_obj()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::HeaderFlat`](crate::errors::HeaderFlat) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.header_flat().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn header_flat(&self) -> HeaderFlat {
         HeaderFlat {
             client: self.clone(),
@@ -236,6 +396,16 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.prim()`, `.list()`, `.obj()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CookieFlat`](crate::errors::CookieFlat) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.cookie_flat().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn cookie_flat(&self) -> CookieFlat {
         CookieFlat {
             client: self.clone(),
@@ -251,6 +421,16 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.x_prim()`, `.x_list()`, `.x_obj()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::HeaderExplode`](crate::errors::HeaderExplode) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.header_explode().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn header_explode(&self) -> HeaderExplode {
         HeaderExplode {
             client: self.clone(),
@@ -266,6 +446,16 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.prim()`, `.list()`, `.obj()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CookieExplode`](crate::errors::CookieExplode) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.cookie_explode().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn cookie_explode(&self) -> CookieExplode {
         CookieExplode {
             client: self.clone(),
@@ -284,6 +474,16 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.list()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::QueryReserved`](crate::errors::QueryReserved) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.query_reserved("sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn query_reserved(&self, prim: impl Into<String>) -> QueryReserved {
         QueryReserved {
             client: self.clone(),
@@ -299,6 +499,16 @@ impl crate::Client {
     /// - `coords`: the `coords` query parameter.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::QueryJson`](crate::errors::QueryJson) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.query_json(serde_json::from_str(r#"{"lat":1.5,"long":1.5}"#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn query_json(&self, coords: crate::models::Coordinates) -> QueryJson {
         QueryJson {
             client: self.clone(),
@@ -312,6 +522,16 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.limit()`, `.free_form()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::QueryMap`](crate::errors::QueryMap) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.query_map().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn query_map(&self) -> QueryMap {
         QueryMap {
             client: self.clone(),
@@ -327,6 +547,20 @@ impl crate::Client {
     /// - `body`: the request body, a [`FormInput`](crate::models::FormInput).
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::PostForm`](crate::errors::PostForm) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .post_form(
+    ///         serde_json::from_str(r#"{"name":"sample","tags":["sample"]}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn post_form(&self, body: crate::models::FormInput) -> PostForm {
         PostForm {
             client: self.clone(),
@@ -336,6 +570,16 @@ impl crate::Client {
     }
 
     /// `POST /created`
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.create().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create(&self) -> Create {
         Create {
             client: self.clone(),
@@ -346,6 +590,16 @@ impl crate::Client {
     /// `GET /default-only`
     ///
     /// Documented errors (`default`) are [`Error::Api`](crate::Error::Api) holding a [`errors::DefaultOnly`](crate::errors::DefaultOnly) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.default_only().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn default_only(&self) -> DefaultOnly {
         DefaultOnly {
             client: self.clone(),
@@ -356,6 +610,16 @@ impl crate::Client {
     /// `GET /page`
     ///
     /// Documented errors (`404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::Page`](crate::errors::Page) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.page().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn page(&self) -> Page {
         Page {
             client: self.clone(),
@@ -369,6 +633,20 @@ impl crate::Client {
     /// - `body`: the request body.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::Upload`](crate::errors::Upload) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .upload(
+    ///         serde_json::from_str(r#"{"title":"sample","file":"hello"}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn upload(&self, body: crate::models::Upload) -> Upload {
         Upload {
             client: self.clone(),
@@ -381,6 +659,16 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `body`: the request body, a [`ChargeInput`](crate::models::ChargeInput).
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.create_charge(serde_json::from_str(r#"{"amount":1}"#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_charge(&self, body: crate::models::ChargeInput) -> CreateCharge {
         CreateCharge {
             client: self.clone(),
@@ -392,6 +680,16 @@ impl crate::Client {
     /// `GET /query/deepArray`
     ///
     /// Optional parameters are set on the builder: `.list()`.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.query_deep_array().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn query_deep_array(&self) -> QueryDeepArray {
         QueryDeepArray {
             client: self.clone(),
@@ -408,6 +706,20 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.outer()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::QueryDeepNested`](crate::errors::QueryDeepNested) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .query_deep_nested(
+    ///         serde_json::from_str(r#"{"Object":{"role":"admin"},"Id":1}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn query_deep_nested(&self, deep: crate::models::Filter) -> QueryDeepNested {
         QueryDeepNested {
             client: self.clone(),

@@ -9,6 +9,16 @@ impl crate::Client {
     /// - `id`: the `id` path parameter.
     ///
     /// Documented errors (`404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetAccount`](crate::errors::GetAccount) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &read_write_only_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_account("sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_account(&self, id: impl Into<String>) -> GetAccount {
         GetAccount {
             client: self.clone(),
@@ -24,6 +34,21 @@ impl crate::Client {
     /// - `body`: the request body, a [`Account`](crate::models::Account).
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::PutAccount`](crate::errors::PutAccount) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &read_write_only_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .put_account(
+    ///         "sample",
+    ///         serde_json::from_str(r#"{"name":"sample","settings":{"theme":"sample"},"tags":["sample"]}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn put_account(
         &self,
         id: impl Into<String>,
@@ -43,6 +68,20 @@ impl crate::Client {
     /// - `body`: the request body, a [`Signup`](crate::models::Signup).
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::SignUp`](crate::errors::SignUp) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &read_write_only_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .sign_up(
+    ///         serde_json::from_str(r#"{"email":"sample","password":"sample","credentials":{"user":"sample","secret":"sample"}}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn sign_up(&self, body: crate::models::Signup) -> SignUp {
         SignUp {
             client: self.clone(),

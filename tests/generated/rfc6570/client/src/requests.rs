@@ -7,6 +7,16 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `param`: the `param` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &rfc6570_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.simple_exploded_list(serde_json::from_str(r#"[1]"#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn simple_exploded_list(&self, param: Vec<i64>) -> SimpleExplodedList {
         SimpleExplodedList {
             client: self.clone(),
@@ -19,6 +29,16 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `param`: the `param` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &rfc6570_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.label_list(serde_json::from_str(r#"["sample"]"#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn label_list(&self, param: Vec<String>) -> LabelList {
         LabelList {
             client: self.clone(),
@@ -31,6 +51,20 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `id`: the `id` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &rfc6570_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .matrix_exploded_object(
+    ///         serde_json::from_str(r#"{"role":"sample","firstName":"sample"}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn matrix_exploded_object(
         &self,
         id: crate::models::MatrixExplodedObjectId,
@@ -46,6 +80,16 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `id`: the `id` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &rfc6570_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.matrix_primitive(1).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn matrix_primitive(&self, id: i32) -> MatrixPrimitive {
         MatrixPrimitive {
             client: self.clone(),

@@ -10,6 +10,16 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.limit()`, `.last_event_id()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::WatchTicks`](crate::errors::WatchTicks) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &streaming_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.watch_ticks().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn watch_ticks(&self) -> WatchTicks {
         WatchTicks {
             client: self.clone(),
@@ -25,6 +35,16 @@ impl crate::Client {
     /// - `body`: the request body, a [`ChatRequest`](crate::models::ChatRequest).
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateChat`](crate::errors::CreateChat) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &streaming_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.create_chat(serde_json::from_str(r#"{"prompt":"sample"}"#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_chat(&self, body: crate::models::ChatRequest) -> CreateChat {
         CreateChat {
             client: self.clone(),
@@ -34,6 +54,16 @@ impl crate::Client {
     }
 
     /// `GET /logs`
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &streaming_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.export_logs().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn export_logs(&self) -> ExportLogs {
         ExportLogs {
             client: self.clone(),
@@ -42,6 +72,16 @@ impl crate::Client {
     }
 
     /// `GET /metrics`
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &streaming_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.export_metrics().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn export_metrics(&self) -> ExportMetrics {
         ExportMetrics {
             client: self.clone(),
@@ -50,6 +90,16 @@ impl crate::Client {
     }
 
     /// `GET /records`
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &streaming_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.export_records().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn export_records(&self) -> ExportRecords {
         ExportRecords {
             client: self.clone(),

@@ -9,6 +9,20 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `body`: the request body, a [`Subscription`](crate::models::Subscription).
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &webhooks_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .subscribe(
+    ///         serde_json::from_str(r#"{"orderId":"3fa85f64-5717-4562-b3fc-2c963f66afa6","callbackUrl":"sample"}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn subscribe(&self, body: crate::models::Subscription) -> Subscribe {
         Subscribe {
             client: self.clone(),
