@@ -148,12 +148,19 @@ async fn a_post_with_an_idempotency_key_is_retried_with_one_key_and_stored_once(
     assert_eq!(tries.len(), 2, "one failed attempt, one retry: {tries:?}");
     let key = tries[0].0.clone().expect("the client sent a key");
     assert!(is_uuid_v4(&key), "{key}");
-    assert_eq!(tries[1].0.as_deref(), Some(key.as_str()), "the retry repeats the key");
+    assert_eq!(
+        tries[1].0.as_deref(),
+        Some(key.as_str()),
+        "the retry repeats the key"
+    );
     assert_eq!(payment.key.as_deref(), Some(key.as_str()));
     assert_eq!(payments.stored.lock().unwrap().len(), 1, "stored once");
 
     // The next call is a new logical call: a new key, stored as a second payment.
-    let second = client.create_payment(NewPayment { amount: 5 }).await.unwrap();
+    let second = client
+        .create_payment(NewPayment { amount: 5 })
+        .await
+        .unwrap();
     let tries = attempts.on("/payments");
     assert_eq!(tries.len(), 3, "no failure this time");
     let other = tries[2].0.clone().unwrap();
@@ -173,7 +180,10 @@ async fn a_key_the_caller_sets_is_sent_and_kept_across_retries() {
         .await
         .unwrap();
     let keys: Vec<_> = attempts.on("/payments").into_iter().map(|t| t.0).collect();
-    assert_eq!(keys, [Some("order-42".to_owned()), Some("order-42".to_owned())]);
+    assert_eq!(
+        keys,
+        [Some("order-42".to_owned()), Some("order-42".to_owned())]
+    );
     // The same key as a per-request header does the same; the server stores nothing new.
     let again = client
         .create_payment(NewPayment { amount: 7 })
@@ -229,7 +239,10 @@ async fn per_request_headers_replace_the_clients_and_timeouts_apply_to_one_reque
         .await
         .unwrap();
     let traces: Vec<_> = attempts.on("/payments").into_iter().map(|t| t.2).collect();
-    assert_eq!(traces, [Some("client".to_owned()), Some("request".to_owned())]);
+    assert_eq!(
+        traces,
+        [Some("client".to_owned()), Some("request".to_owned())]
+    );
 
     let error = client
         .slow(2_000)
@@ -240,12 +253,19 @@ async fn per_request_headers_replace_the_clients_and_timeouts_apply_to_one_reque
         Error::Transport(e) => assert!(e.is_timeout(), "{e}"),
         other => panic!("expected a timeout, got {other:?}"),
     }
-    client.slow(10).timeout(Duration::from_secs(5)).await.unwrap();
+    client
+        .slow(10)
+        .timeout(Duration::from_secs(5))
+        .await
+        .unwrap();
 
     let error = client
         .list_payments()
         .header("bad header", "x")
         .await
         .expect_err("an invalid header name");
-    assert!(matches!(&error, Error::Transport(e) if e.is_builder()), "{error:?}");
+    assert!(
+        matches!(&error, Error::Transport(e) if e.is_builder()),
+        "{error:?}"
+    );
 }

@@ -45,7 +45,12 @@ fn settings(builder: ClientBuilder) -> Client {
 fn transcript_headers(headers: &asset_alerting_client::reqwest::header::HeaderMap) -> String {
     let mut kept: Vec<String> = headers
         .iter()
-        .filter(|(name, _)| !matches!(name.as_str(), "date" | "content-length" | "transfer-encoding"))
+        .filter(|(name, _)| {
+            !matches!(
+                name.as_str(),
+                "date" | "content-length" | "transfer-encoding"
+            )
+        })
         .map(|(name, value)| format!("{name}: {value:?}"))
         .collect();
     kept.sort();
@@ -65,7 +70,10 @@ fn without_clock(line: &str) -> String {
             && bytes[i + 19] == b'.'
             && bytes[i..i + 4].iter().all(u8::is_ascii_digit);
         if stamp {
-            let digits = bytes[i + 20..].iter().take_while(|b| b.is_ascii_digit()).count();
+            let digits = bytes[i + 20..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
             if bytes.get(i + 20 + digits) == Some(&b'Z') {
                 out.push_str("<now>");
                 i += 21 + digits;
@@ -85,10 +93,19 @@ async fn scenario(api: &MemoryApi, client: &Client) -> Vec<String> {
     let mut log =
         |step: &str, outcome: String| lines.push(without_clock(&format!("{step}: {outcome}")));
 
-    let account = client.get_account(ROOT_ACCOUNT).send_full().await.expect("account");
+    let account = client
+        .get_account(ROOT_ACCOUNT)
+        .send_full()
+        .await
+        .expect("account");
     log(
         "get_account",
-        format!("{} [{}] {:?}", account.status, transcript_headers(&account.headers), account.body),
+        format!(
+            "{} [{}] {:?}",
+            account.status,
+            transcript_headers(&account.headers),
+            account.body
+        ),
     );
     for name in ["A", "B", "C"] {
         let asset = client.create_asset(ROOT_ACCOUNT, asset_input(name)).await;
@@ -100,7 +117,12 @@ async fn scenario(api: &MemoryApi, client: &Client) -> Vec<String> {
     log("get_asset missing", format!("{missing:?}"));
     let invalid = client.list_assets(ROOT_ACCOUNT).take(0).await;
     log("list_assets take 0", format!("{invalid:?}"));
-    let paged: Result<Vec<_>, _> = client.list_assets(ROOT_ACCOUNT).take(2).into_stream().try_collect().await;
+    let paged: Result<Vec<_>, _> = client
+        .list_assets(ROOT_ACCOUNT)
+        .take(2)
+        .into_stream()
+        .try_collect()
+        .await;
     log("list_assets pages", format!("{paged:?}"));
     let refused = client
         .issue_token(TokenRequest {
@@ -124,8 +146,14 @@ async fn scenario(api: &MemoryApi, client: &Client) -> Vec<String> {
     log("get_account 418", format!("{undocumented:?}"));
 
     // An event stream of the events stored, decoded as they arrive.
-    let asset = client.create_asset(ROOT_ACCOUNT, asset_input("E")).await.expect("asset");
-    for (n, event_type) in [EventType::BatteryLow, EventType::BatteryLow].iter().enumerate() {
+    let asset = client
+        .create_asset(ROOT_ACCOUNT, asset_input("E"))
+        .await
+        .expect("asset");
+    for (n, event_type) in [EventType::BatteryLow, EventType::BatteryLow]
+        .iter()
+        .enumerate()
+    {
         let event = serde_json::json!({
             "id": Uuid::from_u128(0xE000 + n as u128),
             "accountId": ROOT_ACCOUNT,
@@ -138,7 +166,11 @@ async fn scenario(api: &MemoryApi, client: &Client) -> Vec<String> {
         });
         api.insert_event(serde_json::from_value(event).expect("an event"));
     }
-    let stream = client.stream_events(ROOT_ACCOUNT).send_stream().await.expect("stream");
+    let stream = client
+        .stream_events(ROOT_ACCOUNT)
+        .send_stream()
+        .await
+        .expect("stream");
     let events: Vec<String> = stream.map(|item| format!("{item:?}")).collect().await;
     log("stream_events", events.join(" | "));
     lines
@@ -149,7 +181,9 @@ async fn the_router_in_process_answers_as_over_http() {
     let over_http = {
         let api = Arc::new(MemoryApi::default());
         let app: Router = asset_alerting_server::router(api.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
         let address = listener.local_addr().expect("address");
         let server = tokio::spawn(async move { axum::serve(listener, app).await });
         let client = settings(Client::builder(format!("http://{address}")));
@@ -164,7 +198,12 @@ async fn the_router_in_process_answers_as_over_http() {
         scenario(&api, &client).await
     };
     assert!(over_http.len() > 10, "{over_http:#?}");
-    assert!(over_http.iter().any(|l| l.starts_with("stream_events: Ok(")), "{over_http:#?}");
+    assert!(
+        over_http
+            .iter()
+            .any(|l| l.starts_with("stream_events: Ok(")),
+        "{over_http:#?}"
+    );
     for (http, process) in over_http.iter().zip(&in_process) {
         assert_eq!(http, process);
     }

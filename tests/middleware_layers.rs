@@ -95,7 +95,10 @@ async fn tracing_and_token_refresh_layers_wrap_every_request() {
     let seen = traced.clone();
     let trace = tower_http::trace::TraceLayer::new_for_http().on_request(
         move |request: &HttpRequest, _: &tracing::Span| {
-            assert!(request.headers().contains_key("authorization"), "the bearer layer is inside");
+            assert!(
+                request.headers().contains_key("authorization"),
+                "the bearer layer is inside"
+            );
             seen.fetch_add(1, Ordering::SeqCst);
         },
     );
@@ -106,12 +109,23 @@ async fn tracing_and_token_refresh_layers_wrap_every_request() {
         .build()
         .unwrap();
 
-    let account = client.get_account(ROOT_ACCOUNT).await.expect("authorized by the layer");
+    let account = client
+        .get_account(ROOT_ACCOUNT)
+        .await
+        .expect("authorized by the layer");
     assert_eq!(account.id, ROOT_ACCOUNT);
     client.get_account(ROOT_ACCOUNT).await.unwrap();
-    assert_eq!(source.fetches.load(Ordering::SeqCst), 1, "the token is reused");
+    assert_eq!(
+        source.fetches.load(Ordering::SeqCst),
+        1,
+        "the token is reused"
+    );
     tokio::time::sleep(Duration::from_millis(250)).await;
     client.get_account(ROOT_ACCOUNT).await.unwrap();
-    assert_eq!(source.fetches.load(Ordering::SeqCst), 2, "refreshed after it expired");
+    assert_eq!(
+        source.fetches.load(Ordering::SeqCst),
+        2,
+        "refreshed after it expired"
+    );
     assert_eq!(traced.load(Ordering::SeqCst), 3, "every request traced");
 }

@@ -238,9 +238,7 @@ mod tests {
     use super::*;
 
     fn api(document: &str) -> Api {
-        crate::load_api(document)
-            .expect("the document loads")
-            .0
+        crate::load_api(document).expect("the document loads").0
     }
 
     #[test]

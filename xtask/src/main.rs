@@ -183,7 +183,8 @@ const TARGETS: &[(&str, &str, &str, Target)] = &[
         "tests/generated/openai-chat",
         "openai-chat",
         Target::Fixture,
-    ),    (
+    ),
+    (
         "tests/fixtures/idempotency.yaml",
         "tests/generated/idempotency",
         "idempotency",

@@ -349,7 +349,9 @@ impl Builder<'_> {
         let declared = |name: &str| {
             parameters
                 .iter()
-                .find(|p| p.location == ParamLocation::Header && p.wire_name.eq_ignore_ascii_case(name))
+                .find(|p| {
+                    p.location == ParamLocation::Header && p.wire_name.eq_ignore_ascii_case(name)
+                })
                 .map(|p| p.wire_name.clone())
         };
         match op.extensions.get(EXTENSION) {

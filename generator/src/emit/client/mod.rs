@@ -37,7 +37,8 @@ pub const TEMPLATES: &[(&str, &str)] = {
 };
 
 /// The optional dependencies of the client's `tower` feature (which a build.rs module leaves out).
-pub const TOWER_DEPENDENCIES: &[&str] = &["bytes", "http", "http-body", "tower-layer", "tower-service"];
+pub const TOWER_DEPENDENCIES: &[&str] =
+    &["bytes", "http", "http-body", "tower-layer", "tower-service"];
 
 /// The client crate's own files (what [`super::crates`] assembles, webhooks aside): `Cargo.toml`,
 /// `src/lib.rs`, a request builder per operation (`src/requests.rs`), the response, error and

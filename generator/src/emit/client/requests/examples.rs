@@ -62,15 +62,25 @@ impl RequestEmitter<'_> {
         let value = sampler.value(&param.ty, &param.constraints, param.default.as_ref());
         match (&param.ty, &value) {
             (_, Value::String(text)) if input.into => rust_string(text),
-            (TypeRef::Primitive(p), Value::Number(n)) if p.is_integer() && n.is_i64() => n.to_string(),
-            (TypeRef::Primitive(p), Value::Number(n)) if p.is_integer() && n.is_u64() => n.to_string(),
+            (TypeRef::Primitive(p), Value::Number(n)) if p.is_integer() && n.is_i64() => {
+                n.to_string()
+            }
+            (TypeRef::Primitive(p), Value::Number(n)) if p.is_integer() && n.is_u64() => {
+                n.to_string()
+            }
             (TypeRef::Primitive(p), Value::Number(n)) if p.is_float() => {
                 let text = n.to_string();
-                if text.contains(['.', 'e', 'E']) { text } else { format!("{text}.0") }
+                if text.contains(['.', 'e', 'E']) {
+                    text
+                } else {
+                    format!("{text}.0")
+                }
             }
             (TypeRef::Primitive(Primitive::Bool), Value::Bool(b)) => b.to_string(),
             (
-                TypeRef::Primitive(Primitive::Uuid | Primitive::DateTime | Primitive::Date | Primitive::Url),
+                TypeRef::Primitive(
+                    Primitive::Uuid | Primitive::DateTime | Primitive::Date | Primitive::Url,
+                ),
                 Value::String(text),
             ) => format!("{}.parse()?", rust_string(text)),
             _ => decoded(&value),
