@@ -57,6 +57,9 @@ pub mod server {
 
 /// Copied into every client crate (and the sender of webhooks).
 pub mod client {
+    /// `src/service.rs`: sending through a `tower::Service` (feature `tower`): layers, or a
+    /// router called in process.
+    pub const SERVICE: &str = include_str!("client/service.rs");
     /// `src/client.rs`: the client and its builder.
     pub const CLIENT: &str = include_str!("client/client.rs");
     /// `src/auth.rs`: OAuth 2.0 client credentials (tokens fetched, cached, refreshed).

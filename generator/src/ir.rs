@@ -969,6 +969,12 @@ pub struct Operation {
     /// An empty requirement means "no credentials needed"; an empty list (no `security`, or
     /// `security: []`), that none are asked for.
     pub security: Vec<SecurityRequirement>,
+    /// The header carrying an idempotency key (`Idempotency-Key`): a header parameter of that
+    /// name (any case), or the header the operation's `x-idempotency-key` extension names
+    /// (`true`: `Idempotency-Key`). The client sends a fresh key per call unless the caller set
+    /// one, keeps it across retries, and so retries the call like a `GET`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
 }
 
 /// An HTTP method: a key of a Path Item Object, or of 3.2's `additionalOperations`.

@@ -83,6 +83,7 @@ pub mod naming;
 pub mod output;
 pub mod patterns;
 pub mod salvage;
+pub mod samples;
 
 pub use diagnostics::{Diagnostic, Diagnostics};
 pub use module::{Module, ModuleOptions, generate_module, write_module};

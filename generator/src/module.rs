@@ -196,6 +196,10 @@ impl Inliner<'_> {
             .ok_or_else(|| format!("module: {path} is declared but not generated"))?;
         // The `webhooks` modules are included without their crate feature.
         let text = text.replace("#[cfg(feature = \"webhooks\")]", "");
+        // Nor has it the client's `tower` feature: the module's client goes over HTTP.
+        let text = text.replace("feature = \"tower\"", "any()");
+        // The client's examples name its crate, which a module is not.
+        let text = text.replace("```no_run", "```ignore");
         // The client's TLS features are the includer's choice of reqwest features: always true.
         let text = text.replace(
             "cfg!(any(feature = \"rustls\", feature = \"native-tls\"))",
@@ -385,6 +389,10 @@ fn collect_dependencies(manifest: &str, opts: &emit::Options, out: &mut Vec<Stri
         }
         let name = line.split('=').next().unwrap_or_default().trim();
         if name.starts_with(&format!("{}-", opts.crate_prefix)) {
+            continue;
+        }
+        // The client's `tower` feature, which the module leaves out.
+        if line.contains("optional = true") && emit::client::TOWER_DEPENDENCIES.contains(&name) {
             continue;
         }
         let mut line = line.replace(", optional = true", "");

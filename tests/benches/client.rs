@@ -4,7 +4,9 @@
 //!
 //! Each iteration makes N calls, so criterion's throughput line is calls per second. The generated
 //! client uses a static bearer token (the same header the hand-written requests send) with its
-//! default retry policy; `generated-oauth` adds the client-credentials token cache.
+//! default retry policy; `generated-oauth` adds the client-credentials token cache;
+//! `in-process` is the same client calling the server's router in process (feature `tower`,
+//! `ClientBuilder::service`), with no socket.
 
 use asset_alerting_client::models::{Asset, AssetInput, AssetTier};
 use asset_alerting_client::{Client, RetryPolicy};
@@ -21,6 +23,16 @@ const N: usize = 100;
 struct Setup {
     base_url: String,
     asset: Uuid,
+    api: Arc<MemoryApi>,
+}
+
+/// The generated client calling the router of the same server in process.
+fn in_process(api: &Arc<MemoryApi>) -> Client {
+    Client::builder("http://localhost")
+        .bearer_token(TOKEN)
+        .service(asset_alerting_server::router(api.clone()))
+        .build()
+        .expect("client")
 }
 
 fn setup(runtime: &Runtime) -> Setup {
@@ -30,7 +42,7 @@ fn setup(runtime: &Runtime) -> Setup {
             .await
             .expect("bind");
         let address = listener.local_addr().expect("address");
-        let app = asset_alerting_server::router(api);
+        let app = asset_alerting_server::router(api.clone());
         tokio::spawn(async move {
             asset_alerting_server::axum::serve(listener, app)
                 .await
@@ -60,6 +72,7 @@ fn setup(runtime: &Runtime) -> Setup {
         Setup {
             base_url,
             asset: asset.id,
+            api,
         }
     })
 }
@@ -86,11 +99,16 @@ fn client_vs_hand_written(c: &mut Criterion) {
         .enable_all()
         .build()
         .expect("runtime");
-    let Setup { base_url, asset } = setup(&runtime);
+    let Setup {
+        base_url,
+        asset,
+        api,
+    } = setup(&runtime);
     let client = Client::builder(&base_url)
         .bearer_token(TOKEN)
         .build()
         .expect("client");
+    let local = in_process(&api);
     let oauth = Client::builder(&base_url)
         .client_credentials(CLIENT_ID, CLIENT_SECRET)
         .retry(RetryPolicy::default())
@@ -122,6 +140,15 @@ fn client_vs_hand_written(c: &mut Criterion) {
             })
         })
     });
+    group.bench_function("sequential/in-process", |b| {
+        b.iter(|| {
+            runtime.block_on(async {
+                for _ in 0..N {
+                    generated(&local, asset).await;
+                }
+            })
+        })
+    });
     group.bench_function("sequential/by-hand", |b| {
         b.iter(|| {
             runtime.block_on(async {
@@ -137,6 +164,18 @@ fn client_vs_hand_written(c: &mut Criterion) {
                 let mut calls = JoinSet::new();
                 for _ in 0..N {
                     let client = client.clone();
+                    calls.spawn(async move { generated(&client, asset).await });
+                }
+                calls.join_all().await
+            })
+        })
+    });
+    group.bench_function("concurrent/in-process", |b| {
+        b.iter(|| {
+            runtime.block_on(async {
+                let mut calls = JoinSet::new();
+                for _ in 0..N {
+                    let client = local.clone();
                     calls.spawn(async move { generated(&client, asset).await });
                 }
                 calls.join_all().await
@@ -166,7 +205,9 @@ fn interleaved_ratio() {
         .enable_all()
         .build()
         .expect("runtime");
-    let Setup { base_url, asset } = setup(&runtime);
+    let Setup {
+        base_url, asset, ..
+    } = setup(&runtime);
     let client = Client::builder(&base_url)
         .bearer_token(TOKEN)
         .build()
@@ -218,10 +259,66 @@ fn interleaved_ratio() {
     );
 }
 
+/// Rounds of N sequential calls through the generated client, over 127.0.0.1 and in process, in
+/// alternating order; prints the median rates and the median of the per-round ratios.
+fn interleaved_in_process() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let Setup {
+        base_url,
+        asset,
+        api,
+    } = setup(&runtime);
+    let over_http = Client::builder(&base_url)
+        .bearer_token(TOKEN)
+        .build()
+        .expect("client");
+    let local = in_process(&api);
+    let rounds = 60;
+    let (mut http_rates, mut local_rates, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    runtime.block_on(async {
+        let time = |client: Client| async move {
+            let start = std::time::Instant::now();
+            for _ in 0..N {
+                generated(&client, asset).await;
+            }
+            N as f64 / start.elapsed().as_secs_f64()
+        };
+        for round in 0..=rounds {
+            let (http_rate, local_rate) = if round % 2 == 0 {
+                let h = time(over_http.clone()).await;
+                (h, time(local.clone()).await)
+            } else {
+                let l = time(local.clone()).await;
+                (time(over_http.clone()).await, l)
+            };
+            if round > 0 {
+                http_rates.push(http_rate);
+                local_rates.push(local_rate);
+                ratios.push(local_rate / http_rate);
+            }
+        }
+    });
+    let median = |values: &mut Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    println!(
+        "interleaved sequential get_asset (medians of {rounds} rounds of {N} calls each way): in process {:.0} calls/s, \
+         over 127.0.0.1 {:.0} calls/s, per-round ratio {:.2}",
+        median(&mut local_rates),
+        median(&mut http_rates),
+        median(&mut ratios)
+    );
+}
+
 criterion_group!(benches, client_vs_hand_written);
 
 fn main() {
     benches();
     interleaved_ratio();
+    interleaved_in_process();
     Criterion::default().configure_from_args().final_summary();
 }

@@ -16,7 +16,7 @@
 //! on 127.0.0.1.
 
 mod programs;
-mod samples;
+use openapi_gen::samples;
 
 use crate::compile::build_dir;
 use crate::{options, repo_root};

@@ -89,7 +89,8 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 /// one of `readOnly`/`writeOnly` (tests/it/read_write_only_roundtrip.rs), the one of RFC 6570 path
 /// templates (tests/it/rfc6570_roundtrip.rs), the document split over files
 /// (tests/it/multi_file_roundtrip.rs), the one of streamed responses (tests/it/streaming_roundtrip.rs),
-/// the one whose flaws leave parts out (tests/it/broken_parts_roundtrip.rs), and OpenAI's streaming chat completion (tests/it/openai_stream.rs).
+/// the one whose flaws leave parts out (tests/it/broken_parts_roundtrip.rs), OpenAI's streaming chat completion (tests/it/openai_stream.rs),
+/// and the one of idempotency keys and per-request options (tests/it/idempotency_roundtrip.rs).
 /// Each: (spec, output folder, crate prefix, options).
 const TARGETS: &[(&str, &str, &str, Target)] = &[
     (SPEC, "generated", CRATE_PREFIX, Target::Service),
@@ -187,6 +188,12 @@ const TARGETS: &[(&str, &str, &str, Target)] = &[
         "tests/fixtures/openai-chat-stream.yaml",
         "tests/generated/openai-chat",
         "openai-chat",
+        Target::Fixture,
+    ),
+    (
+        "tests/fixtures/idempotency.yaml",
+        "tests/generated/idempotency",
+        "idempotency",
         Target::Fixture,
     ),
 ];

@@ -18,9 +18,20 @@ impl crate::Client {
     /// - `body`: the request body, a [`TokenRequest`](crate::models::TokenRequest).
     ///
     /// Documented errors (`400`, `401`, `429`) are [`Error::Api`](crate::Error::Api) holding a [`errors::IssueToken`](crate::errors::IssueToken) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.issue_token(serde_json::from_str(r#"{}"#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn issue_token(&self, body: crate::models::TokenRequest) -> IssueToken {
         IssueToken {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
@@ -35,9 +46,20 @@ impl crate::Client {
     /// - `account_id`: Id of the account.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetAccount`](crate::errors::GetAccount) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_account("00000000-0000-4000-8000-000000000001".parse()?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_account(&self, account_id: ::uuid::Uuid) -> GetAccount {
         GetAccount {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
         }
     }
@@ -57,6 +79,21 @@ impl crate::Client {
     /// - `body`: the request body, a [`AccountInput`](crate::models::AccountInput).
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::UpdateAccount`](crate::errors::UpdateAccount) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .update_account(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         serde_json::from_str(r#"{"name":"sample"}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn update_account(
         &self,
         account_id: ::uuid::Uuid,
@@ -64,6 +101,7 @@ impl crate::Client {
     ) -> UpdateAccount {
         UpdateAccount {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             body,
         }
@@ -83,6 +121,21 @@ impl crate::Client {
     /// - `body`: the request body, a [`CreateAccountRequest`](crate::models::CreateAccountRequest).
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateAccount`](crate::errors::CreateAccount) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .create_account(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         serde_json::from_str(r#"{"name":"sample"}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_account(
         &self,
         account_id: ::uuid::Uuid,
@@ -90,6 +143,7 @@ impl crate::Client {
     ) -> CreateAccount {
         CreateAccount {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             body,
         }
@@ -110,9 +164,20 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the resource.
     ///
     /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::DeleteAccount`](crate::errors::DeleteAccount) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.delete_account("00000000-0000-4000-8000-000000000001".parse()?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn delete_account(&self, account_id: ::uuid::Uuid) -> DeleteAccount {
         DeleteAccount {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
         }
     }
@@ -132,9 +197,24 @@ impl crate::Client {
     /// `.into_stream()` on the builder walks every page.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListChildAccounts`](crate::errors::ListChildAccounts) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .list_child_accounts(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_child_accounts(&self, account_id: ::uuid::Uuid) -> ListChildAccounts {
         ListChildAccounts {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             skip: None,
             take: None,
@@ -155,9 +235,24 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the resource.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::RotateClientSecret`](crate::errors::RotateClientSecret) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .rotate_client_secret(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn rotate_client_secret(&self, account_id: ::uuid::Uuid) -> RotateClientSecret {
         RotateClientSecret {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
         }
     }
@@ -181,9 +276,20 @@ impl crate::Client {
     /// `.into_stream()` on the builder walks every page.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListAssets`](crate::errors::ListAssets) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.list_assets("00000000-0000-4000-8000-000000000001".parse()?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_assets(&self, account_id: ::uuid::Uuid) -> ListAssets {
         ListAssets {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             external_id: None,
             device_id: None,
@@ -206,6 +312,21 @@ impl crate::Client {
     /// - `body`: the request body, a [`AssetInput`](crate::models::AssetInput).
     ///
     /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateAsset`](crate::errors::CreateAsset) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .create_asset(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         serde_json::from_str(r#"{"externalId":"sample","name":"sample","tier":1}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -213,6 +334,7 @@ impl crate::Client {
     ) -> CreateAsset {
         CreateAsset {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             body,
         }
@@ -229,6 +351,21 @@ impl crate::Client {
     /// - `asset_id`: Id of the asset.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetAsset`](crate::errors::GetAsset) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .get_asset(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -236,6 +373,7 @@ impl crate::Client {
     ) -> GetAsset {
         GetAsset {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             asset_id,
         }
@@ -257,6 +395,22 @@ impl crate::Client {
     /// - `body`: the request body, a [`AssetInput`](crate::models::AssetInput).
     ///
     /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::UpdateAsset`](crate::errors::UpdateAsset) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .update_asset(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         serde_json::from_str(r#"{"externalId":"sample","name":"sample","tier":1}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn update_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -265,6 +419,7 @@ impl crate::Client {
     ) -> UpdateAsset {
         UpdateAsset {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             asset_id,
             body,
@@ -284,6 +439,21 @@ impl crate::Client {
     /// - `asset_id`: Id of the asset.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::DeleteAsset`](crate::errors::DeleteAsset) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .delete_asset(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn delete_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -291,6 +461,7 @@ impl crate::Client {
     ) -> DeleteAsset {
         DeleteAsset {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             asset_id,
         }
@@ -310,6 +481,22 @@ impl crate::Client {
     /// - `body`: the request body, a [`AlertRuleInput`](crate::models::AlertRuleInput).
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateAlertRule`](crate::errors::CreateAlertRule) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .create_alert_rule(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         serde_json::from_str(r#"{"eventType":1,"recipient":{"culture":"abc","timeZone":"sample"},"channel":{"type":"call"}}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -318,6 +505,7 @@ impl crate::Client {
     ) -> CreateAlertRule {
         CreateAlertRule {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             asset_id,
             body,
@@ -338,6 +526,22 @@ impl crate::Client {
     /// - `event_type`: Event type of the rules to list.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListAlertRules`](crate::errors::ListAlertRules) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .list_alert_rules(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         serde_json::from_str(r#"1"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_alert_rules(
         &self,
         account_id: ::uuid::Uuid,
@@ -346,6 +550,7 @@ impl crate::Client {
     ) -> ListAlertRules {
         ListAlertRules {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             asset_id,
             event_type,
@@ -366,6 +571,22 @@ impl crate::Client {
     /// - `event_type`: Event type of the rules whose geofences are listed.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListAlertRuleGeofences`](crate::errors::ListAlertRuleGeofences) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .list_alert_rule_geofences(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         serde_json::from_str(r#"1"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_alert_rule_geofences(
         &self,
         account_id: ::uuid::Uuid,
@@ -374,6 +595,7 @@ impl crate::Client {
     ) -> ListAlertRuleGeofences {
         ListAlertRuleGeofences {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             asset_id,
             event_type,
@@ -391,6 +613,21 @@ impl crate::Client {
     /// - `alert_rule_id`: Id of the alert rule.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetAlertRule`](crate::errors::GetAlertRule) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .get_alert_rule(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -398,6 +635,7 @@ impl crate::Client {
     ) -> GetAlertRule {
         GetAlertRule {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             alert_rule_id,
         }
@@ -417,6 +655,22 @@ impl crate::Client {
     /// - `body`: the request body, a [`AlertRuleInput`](crate::models::AlertRuleInput).
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::UpdateAlertRule`](crate::errors::UpdateAlertRule) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .update_alert_rule(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         serde_json::from_str(r#"{"eventType":1,"recipient":{"culture":"abc","timeZone":"sample"},"channel":{"type":"call"}}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn update_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -425,6 +679,7 @@ impl crate::Client {
     ) -> UpdateAlertRule {
         UpdateAlertRule {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             alert_rule_id,
             body,
@@ -442,6 +697,21 @@ impl crate::Client {
     /// - `alert_rule_id`: Id of the alert rule.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::DeleteAlertRule`](crate::errors::DeleteAlertRule) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .delete_alert_rule(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn delete_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -449,6 +719,7 @@ impl crate::Client {
     ) -> DeleteAlertRule {
         DeleteAlertRule {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             alert_rule_id,
         }
@@ -464,9 +735,20 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the geofences.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListGeofences`](crate::errors::ListGeofences) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.list_geofences("00000000-0000-4000-8000-000000000001".parse()?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_geofences(&self, account_id: ::uuid::Uuid) -> ListGeofences {
         ListGeofences {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
         }
     }
@@ -483,6 +765,21 @@ impl crate::Client {
     /// - `body`: the request body, a [`GeofenceInput`](crate::models::GeofenceInput).
     ///
     /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateGeofence`](crate::errors::CreateGeofence) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .create_geofence(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         serde_json::from_str(r#"{"externalId":"sample","name":"sample","polygon":{"type":"Polygon","coordinates":[[[1.5,1.5],[1.5,1.5],[1.5,1.5],[1.5,1.5]]]}}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -490,6 +787,7 @@ impl crate::Client {
     ) -> CreateGeofence {
         CreateGeofence {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             body,
         }
@@ -506,6 +804,21 @@ impl crate::Client {
     /// - `geofence_id`: Id of the geofence.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetGeofence`](crate::errors::GetGeofence) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .get_geofence(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -513,6 +826,7 @@ impl crate::Client {
     ) -> GetGeofence {
         GetGeofence {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             geofence_id,
         }
@@ -532,6 +846,22 @@ impl crate::Client {
     /// - `body`: the request body, a [`GeofenceInput`](crate::models::GeofenceInput).
     ///
     /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::UpdateGeofence`](crate::errors::UpdateGeofence) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .update_geofence(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         serde_json::from_str(r#"{"externalId":"sample","name":"sample","polygon":{"type":"Polygon","coordinates":[[[1.5,1.5],[1.5,1.5],[1.5,1.5],[1.5,1.5]]]}}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn update_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -540,6 +870,7 @@ impl crate::Client {
     ) -> UpdateGeofence {
         UpdateGeofence {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             geofence_id,
             body,
@@ -560,6 +891,21 @@ impl crate::Client {
     /// - `geofence_id`: Id of the geofence.
     ///
     /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::DeleteGeofence`](crate::errors::DeleteGeofence) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .delete_geofence(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn delete_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -567,6 +913,7 @@ impl crate::Client {
     ) -> DeleteGeofence {
         DeleteGeofence {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             geofence_id,
         }
@@ -588,9 +935,24 @@ impl crate::Client {
     /// - `account_id`: Id of the account the token ingests telemetry for.
     ///
     /// Documented errors (`400`, `401`, `404`, `409`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetIngestionToken`](crate::errors::GetIngestionToken) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .get_ingestion_token(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_ingestion_token(&self, account_id: ::uuid::Uuid) -> GetIngestionToken {
         GetIngestionToken {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
         }
     }
@@ -607,12 +969,27 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the resource.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListIngestionTokens`](crate::errors::ListIngestionTokens) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .list_ingestion_tokens(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_ingestion_tokens(
         &self,
         account_id: ::uuid::Uuid,
     ) -> ListIngestionTokens {
         ListIngestionTokens {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
         }
     }
@@ -630,6 +1007,21 @@ impl crate::Client {
     /// - `token_id`: Id of the ingestion token.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::RevokeIngestionToken`](crate::errors::RevokeIngestionToken) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .revoke_ingestion_token(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn revoke_ingestion_token(
         &self,
         account_id: ::uuid::Uuid,
@@ -637,6 +1029,7 @@ impl crate::Client {
     ) -> RevokeIngestionToken {
         RevokeIngestionToken {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             token_id,
         }
@@ -655,9 +1048,20 @@ impl crate::Client {
     /// - `account_id`: Id of the account whose portal page is linked.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetPortalLink`](crate::errors::GetPortalLink) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_portal_link("00000000-0000-4000-8000-000000000001".parse()?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_portal_link(&self, account_id: ::uuid::Uuid) -> GetPortalLink {
         GetPortalLink {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
         }
     }
@@ -692,12 +1096,27 @@ impl crate::Client {
     /// - `body`: the request body, a [`TelemetryBatch`](crate::models::TelemetryBatch).
     ///
     /// Documented errors (`400`, `401`) are [`Error::Api`](crate::Error::Api) holding a [`errors::IngestTelemetry`](crate::errors::IngestTelemetry) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .ingest_telemetry(
+    ///         serde_json::from_str(r#"{"points":[{"timestamp":"2024-01-02T03:04:05Z"}]}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn ingest_telemetry(
         &self,
         body: crate::models::TelemetryBatch,
     ) -> IngestTelemetry {
         IngestTelemetry {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
@@ -715,6 +1134,21 @@ impl crate::Client {
     /// - `asset_id`: Id of the asset.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetAssetState`](crate::errors::GetAssetState) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .get_asset_state(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_asset_state(
         &self,
         account_id: ::uuid::Uuid,
@@ -722,6 +1156,7 @@ impl crate::Client {
     ) -> GetAssetState {
         GetAssetState {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             asset_id,
         }
@@ -744,9 +1179,20 @@ impl crate::Client {
     /// `.into_stream()` on the builder walks every page.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListEvents`](crate::errors::ListEvents) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.list_events("00000000-0000-4000-8000-000000000001".parse()?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_events(&self, account_id: ::uuid::Uuid) -> ListEvents {
         ListEvents {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             asset_id: None,
             event_type: None,
@@ -778,9 +1224,20 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.asset_id()`, `.event_type()`, `.from()`, `.to()`, `.last_event_id()`.
     ///
     /// Documented errors (`400`, `401`, `404`, `429`) are [`Error::Api`](crate::Error::Api) holding a [`errors::StreamEvents`](crate::errors::StreamEvents) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.stream_events("00000000-0000-4000-8000-000000000001".parse()?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn stream_events(&self, account_id: ::uuid::Uuid) -> StreamEvents {
         StreamEvents {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             asset_id: None,
             event_type: None,
@@ -799,6 +1256,21 @@ impl crate::Client {
     /// - `event_id`: Id of the event.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetEvent`](crate::errors::GetEvent) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .get_event(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_event(
         &self,
         account_id: ::uuid::Uuid,
@@ -806,6 +1278,7 @@ impl crate::Client {
     ) -> GetEvent {
         GetEvent {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             event_id,
         }
@@ -825,6 +1298,21 @@ impl crate::Client {
     /// - `event_id`: Id of the event.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::AcknowledgeEvent`](crate::errors::AcknowledgeEvent) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .acknowledge_event(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn acknowledge_event(
         &self,
         account_id: ::uuid::Uuid,
@@ -832,6 +1320,7 @@ impl crate::Client {
     ) -> AcknowledgeEvent {
         AcknowledgeEvent {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             event_id,
         }
@@ -849,6 +1338,21 @@ impl crate::Client {
     /// - `event_id`: Id of the event.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListEventNotifications`](crate::errors::ListEventNotifications) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .list_event_notifications(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_event_notifications(
         &self,
         account_id: ::uuid::Uuid,
@@ -856,6 +1360,7 @@ impl crate::Client {
     ) -> ListEventNotifications {
         ListEventNotifications {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
             event_id,
         }
@@ -873,9 +1378,24 @@ impl crate::Client {
     /// - `account_id`: Id of the account owning the resource.
     ///
     /// Documented errors (`400`, `401`, `404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetWebhookSecret`](crate::errors::GetWebhookSecret) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &asset_alerting_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .get_webhook_secret(
+    ///         "00000000-0000-4000-8000-000000000001".parse()?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_webhook_secret(&self, account_id: ::uuid::Uuid) -> GetWebhookSecret {
         GetWebhookSecret {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             account_id,
         }
     }
@@ -887,10 +1407,26 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct IssueToken {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::TokenRequest,
 }
 
 impl IssueToken {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -907,7 +1443,11 @@ impl IssueToken {
             .inner
             .request(::reqwest::Method::POST, "/v1/auth/token");
         let request = crate::codec::form_body(request, &self.body, &[]);
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1015,10 +1555,26 @@ impl ::std::future::IntoFuture for IssueToken {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAccount {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
 }
 
 impl GetAccount {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -1032,7 +1588,11 @@ impl GetAccount {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/v1/accounts/{account_id}"));
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1127,11 +1687,27 @@ impl ::std::future::IntoFuture for GetAccount {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct UpdateAccount {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     body: crate::models::AccountInput,
 }
 
 impl UpdateAccount {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -1146,7 +1722,11 @@ impl UpdateAccount {
             .inner
             .request(::reqwest::Method::PUT, &format!("/v1/accounts/{account_id}"));
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1244,11 +1824,27 @@ impl ::std::future::IntoFuture for UpdateAccount {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateAccount {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     body: crate::models::CreateAccountRequest,
 }
 
 impl CreateAccount {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -1266,7 +1862,11 @@ impl CreateAccount {
             .inner
             .request(::reqwest::Method::POST, &format!("/v1/accounts/{account_id}"));
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, true, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1370,10 +1970,26 @@ impl ::std::future::IntoFuture for CreateAccount {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct DeleteAccount {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
 }
 
 impl DeleteAccount {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -1387,7 +2003,11 @@ impl DeleteAccount {
             .client
             .inner
             .request(::reqwest::Method::DELETE, &format!("/v1/accounts/{account_id}"));
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1481,6 +2101,7 @@ impl ::std::future::IntoFuture for DeleteAccount {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListChildAccounts {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     skip: Option<i32>,
     take: Option<i32>,
@@ -1500,6 +2121,21 @@ impl ListChildAccounts {
     /// When not set, the server applies its default: `50`.
     pub fn take(mut self, value: i32) -> Self {
         self.take = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -1529,7 +2165,11 @@ impl ListChildAccounts {
                     &query,
                 ),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1671,10 +2311,26 @@ impl ::std::future::IntoFuture for ListChildAccounts {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct RotateClientSecret {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
 }
 
 impl RotateClientSecret {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -1694,7 +2350,11 @@ impl RotateClientSecret {
                 ::reqwest::Method::POST,
                 &format!("/v1/accounts/{account_id}/clientSecret"),
             );
-        let response = self.client.inner.send(request, true, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1799,6 +2459,7 @@ impl ::std::future::IntoFuture for RotateClientSecret {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListAssets {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     external_id: Option<String>,
     device_id: Option<String>,
@@ -1844,6 +2505,21 @@ impl ListAssets {
         self
     }
 
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -1879,7 +2555,11 @@ impl ListAssets {
                     &query,
                 ),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2018,11 +2698,27 @@ impl ::std::future::IntoFuture for ListAssets {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateAsset {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     body: crate::models::AssetInput,
 }
 
 impl CreateAsset {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2040,7 +2736,11 @@ impl CreateAsset {
                 &format!("/v1/accounts/{account_id}/assets"),
             );
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, true, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2142,11 +2842,27 @@ impl ::std::future::IntoFuture for CreateAsset {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAsset {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     asset_id: ::uuid::Uuid,
 }
 
 impl GetAsset {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2164,7 +2880,11 @@ impl GetAsset {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/assets/{asset_id}"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2251,12 +2971,28 @@ impl ::std::future::IntoFuture for GetAsset {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct UpdateAsset {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     asset_id: ::uuid::Uuid,
     body: crate::models::AssetInput,
 }
 
 impl UpdateAsset {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2275,7 +3011,11 @@ impl UpdateAsset {
                 &format!("/v1/accounts/{account_id}/assets/{asset_id}"),
             );
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2377,11 +3117,27 @@ impl ::std::future::IntoFuture for UpdateAsset {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct DeleteAsset {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     asset_id: ::uuid::Uuid,
 }
 
 impl DeleteAsset {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2399,7 +3155,11 @@ impl DeleteAsset {
                 ::reqwest::Method::DELETE,
                 &format!("/v1/accounts/{account_id}/assets/{asset_id}"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2484,12 +3244,28 @@ impl ::std::future::IntoFuture for DeleteAsset {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateAlertRule {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     asset_id: ::uuid::Uuid,
     body: crate::models::AlertRuleInput,
 }
 
 impl CreateAlertRule {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2508,7 +3284,11 @@ impl CreateAlertRule {
                 &format!("/v1/accounts/{account_id}/assets/{asset_id}/alertRules"),
             );
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, true, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2607,12 +3387,28 @@ impl ::std::future::IntoFuture for CreateAlertRule {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListAlertRules {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     asset_id: ::uuid::Uuid,
     event_type: crate::models::EventType,
 }
 
 impl ListAlertRules {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2633,7 +3429,11 @@ impl ListAlertRules {
                     "/v1/accounts/{account_id}/assets/{asset_id}/alertRules/{event_type}"
                 ),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2733,12 +3533,28 @@ impl ::std::future::IntoFuture for ListAlertRules {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListAlertRuleGeofences {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     asset_id: ::uuid::Uuid,
     event_type: crate::models::EventType,
 }
 
 impl ListAlertRuleGeofences {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2759,7 +3575,11 @@ impl ListAlertRuleGeofences {
                     "/v1/accounts/{account_id}/assets/{asset_id}/alertRules/{event_type}/geofences"
                 ),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2858,11 +3678,27 @@ impl ::std::future::IntoFuture for ListAlertRuleGeofences {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAlertRule {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     alert_rule_id: ::uuid::Uuid,
 }
 
 impl GetAlertRule {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2880,7 +3716,11 @@ impl GetAlertRule {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/alertRules/{alert_rule_id}"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2979,12 +3819,28 @@ impl ::std::future::IntoFuture for GetAlertRule {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct UpdateAlertRule {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     alert_rule_id: ::uuid::Uuid,
     body: crate::models::AlertRuleInput,
 }
 
 impl UpdateAlertRule {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3003,7 +3859,11 @@ impl UpdateAlertRule {
                 &format!("/v1/accounts/{account_id}/alertRules/{alert_rule_id}"),
             );
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -3102,11 +3962,27 @@ impl ::std::future::IntoFuture for UpdateAlertRule {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct DeleteAlertRule {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     alert_rule_id: ::uuid::Uuid,
 }
 
 impl DeleteAlertRule {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3124,7 +4000,11 @@ impl DeleteAlertRule {
                 ::reqwest::Method::DELETE,
                 &format!("/v1/accounts/{account_id}/alertRules/{alert_rule_id}"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -3210,10 +4090,26 @@ impl ::std::future::IntoFuture for DeleteAlertRule {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListGeofences {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
 }
 
 impl ListGeofences {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3230,7 +4126,11 @@ impl ListGeofences {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/geofences"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -3328,11 +4228,27 @@ impl ::std::future::IntoFuture for ListGeofences {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateGeofence {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     body: crate::models::GeofenceInput,
 }
 
 impl CreateGeofence {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3350,7 +4266,11 @@ impl CreateGeofence {
                 &format!("/v1/accounts/{account_id}/geofences"),
             );
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, true, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -3458,11 +4378,27 @@ impl ::std::future::IntoFuture for CreateGeofence {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetGeofence {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     geofence_id: ::uuid::Uuid,
 }
 
 impl GetGeofence {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3480,7 +4416,11 @@ impl GetGeofence {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/geofences/{geofence_id}"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -3579,12 +4519,28 @@ impl ::std::future::IntoFuture for GetGeofence {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct UpdateGeofence {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     geofence_id: ::uuid::Uuid,
     body: crate::models::GeofenceInput,
 }
 
 impl UpdateGeofence {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3603,7 +4559,11 @@ impl UpdateGeofence {
                 &format!("/v1/accounts/{account_id}/geofences/{geofence_id}"),
             );
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -3711,11 +4671,27 @@ impl ::std::future::IntoFuture for UpdateGeofence {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct DeleteGeofence {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     geofence_id: ::uuid::Uuid,
 }
 
 impl DeleteGeofence {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3733,7 +4709,11 @@ impl DeleteGeofence {
                 ::reqwest::Method::DELETE,
                 &format!("/v1/accounts/{account_id}/geofences/{geofence_id}"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -3828,10 +4808,26 @@ impl ::std::future::IntoFuture for DeleteGeofence {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetIngestionToken {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
 }
 
 impl GetIngestionToken {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3851,7 +4847,11 @@ impl GetIngestionToken {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/ingestionToken"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -3964,10 +4964,26 @@ impl ::std::future::IntoFuture for GetIngestionToken {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListIngestionTokens {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
 }
 
 impl ListIngestionTokens {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3984,7 +5000,11 @@ impl ListIngestionTokens {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/ingestionTokens"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -4083,11 +5103,27 @@ impl ::std::future::IntoFuture for ListIngestionTokens {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct RevokeIngestionToken {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     token_id: ::uuid::Uuid,
 }
 
 impl RevokeIngestionToken {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -4105,7 +5141,11 @@ impl RevokeIngestionToken {
                 ::reqwest::Method::DELETE,
                 &format!("/v1/accounts/{account_id}/ingestionTokens/{token_id}"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -4194,10 +5234,26 @@ impl ::std::future::IntoFuture for RevokeIngestionToken {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetPortalLink {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
 }
 
 impl GetPortalLink {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -4217,7 +5273,11 @@ impl GetPortalLink {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/portalLink"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -4321,10 +5381,26 @@ impl ::std::future::IntoFuture for GetPortalLink {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct IngestTelemetry {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::TelemetryBatch,
 }
 
 impl IngestTelemetry {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -4338,7 +5414,11 @@ impl IngestTelemetry {
             .inner
             .request(::reqwest::Method::POST, "/v1/telemetry");
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, true, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -4428,11 +5508,27 @@ impl ::std::future::IntoFuture for IngestTelemetry {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAssetState {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     asset_id: ::uuid::Uuid,
 }
 
 impl GetAssetState {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -4450,7 +5546,11 @@ impl GetAssetState {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/assets/{asset_id}/state"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -4549,6 +5649,7 @@ impl ::std::future::IntoFuture for GetAssetState {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListEvents {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     asset_id: Option<::uuid::Uuid>,
     event_type: Option<crate::models::EventType>,
@@ -4599,6 +5700,21 @@ impl ListEvents {
         self
     }
 
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -4645,7 +5761,11 @@ impl ListEvents {
                     &query,
                 ),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -4785,6 +5905,7 @@ impl ::std::future::IntoFuture for ListEvents {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct StreamEvents {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     asset_id: Option<::uuid::Uuid>,
     event_type: Option<crate::models::EventType>,
@@ -4821,6 +5942,21 @@ impl StreamEvents {
     /// The stream position (SSE `id`) of the last event received: the stream resumes with the events stored after it. A non-negative integer; empty is the same as absent (as after an SSE `id` field that reset it); anything else is 400.
     pub fn last_event_id(mut self, value: impl Into<String>) -> Self {
         self.last_event_id = Some(value.into());
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -4871,7 +6007,11 @@ impl StreamEvents {
             None => request,
         };
         let request = request.header(::reqwest::header::ACCEPT, "text/event-stream");
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -4974,7 +6114,11 @@ impl StreamEvents {
             None => request,
         };
         let request = request.header(::reqwest::header::ACCEPT, "text/event-stream");
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         match response.status().as_u16() {
             200 => Ok(response),
             400 => {
@@ -5109,11 +6253,27 @@ impl ::std::future::IntoFuture for StreamEvents {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetEvent {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     event_id: ::uuid::Uuid,
 }
 
 impl GetEvent {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -5131,7 +6291,11 @@ impl GetEvent {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/events/{event_id}"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -5218,11 +6382,27 @@ impl ::std::future::IntoFuture for GetEvent {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct AcknowledgeEvent {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     event_id: ::uuid::Uuid,
 }
 
 impl AcknowledgeEvent {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -5240,7 +6420,11 @@ impl AcknowledgeEvent {
                 ::reqwest::Method::POST,
                 &format!("/v1/accounts/{account_id}/events/{event_id}/acknowledge"),
             );
-        let response = self.client.inner.send(request, true, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -5340,11 +6524,27 @@ impl ::std::future::IntoFuture for AcknowledgeEvent {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListEventNotifications {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
     event_id: ::uuid::Uuid,
 }
 
 impl ListEventNotifications {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -5362,7 +6562,11 @@ impl ListEventNotifications {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/events/{event_id}/notifications"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -5460,10 +6664,26 @@ impl ::std::future::IntoFuture for ListEventNotifications {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetWebhookSecret {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     account_id: ::uuid::Uuid,
 }
 
 impl GetWebhookSecret {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -5483,7 +6703,11 @@ impl GetWebhookSecret {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/webhookSecret"),
             );
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()

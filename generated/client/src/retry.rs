@@ -12,8 +12,12 @@ use std::time::Duration;
 /// The wait before retry `n` (0-based) is drawn between half and all of
 /// `initial_backoff * 2^n`, capped at `max_backoff`; a `Retry-After` header given in seconds
 /// is honoured up to `max_backoff`. `POST` and `PATCH` requests are never repeated, as the
-/// server may have acted on them. The token request of OAuth 2.0 client credentials changes
-/// nothing on the server and follows the same policy.
+/// server may have acted on them, unless the operation declares an idempotency key (an
+/// `Idempotency-Key` header, or the header its `x-idempotency-key` extension names): then each
+/// call sends a fresh UUID v4 in it unless the caller set one, every retry of the call repeats
+/// that key, so a server that honours it acts once, and the call is retried like a `GET`. The
+/// token request of OAuth 2.0 client credentials changes nothing on the server and follows the
+/// same policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
     /// How many times a request is repeated at most (0: never).
@@ -72,6 +76,33 @@ impl RetryPolicy {
         };
         half + Duration::from_nanos(jitter)
     }
+}
+
+/// A fresh UUID v4 (RFC 9562 section 5.4) for an idempotency key: 122 random bits from std's
+/// randomly keyed SipHash over a per-process counter and the time (unique, not secret: a key only
+/// has to differ from every other call's).
+pub(crate) fn idempotency_key() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let random = RandomState::new();
+    let high = random.hash_one((call, now, 0u8));
+    let low = random.hash_one((call, now, 1u8));
+    let bits = (u128::from(high) << 64 | u128::from(low)) & !(0xF000u128 << 64 | 0xC << 60)
+        | 0x4000u128 << 64
+        | 0x8 << 60;
+    let hex = format!("{bits:032x}");
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
 }
 
 /// Answers that say "try again later" without the request having had an effect.

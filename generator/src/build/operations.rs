@@ -14,6 +14,14 @@ use indexmap::IndexMap;
 use openapiv3::{Header, MediaType, ParameterSchemaOrContent, PathItem, ReferenceOr, StatusCode};
 use std::borrow::Cow;
 
+/// An HTTP token (RFC 9110 section 5.6.2): what a header name may be.
+fn is_token(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
 impl Builder<'_> {
     pub(super) fn build_operations(&mut self) -> Vec<Operation> {
         let mut operations = Vec::new();
@@ -303,6 +311,7 @@ impl Builder<'_> {
                     .collect()
             })
             .unwrap_or_default();
+        let idempotency_key = self.idempotency_key(op, &parameters, pointer);
         let path = match path.split_once('?') {
             Some((_, query)) => format!("{path_only}?{query}"),
             None => path_only.to_owned(),
@@ -323,7 +332,48 @@ impl Builder<'_> {
             body,
             responses,
             security,
+            idempotency_key,
         })
+    }
+
+    /// The header of the operation's idempotency key (see [`Operation::idempotency_key`]): the one
+    /// its `x-idempotency-key` extension names (`true`: `Idempotency-Key`), else a declared header
+    /// parameter named `Idempotency-Key` in any case. A name that is not an HTTP token is a warning.
+    fn idempotency_key(
+        &mut self,
+        op: &openapiv3::Operation,
+        parameters: &[Parameter],
+        pointer: &str,
+    ) -> Option<String> {
+        const EXTENSION: &str = "x-idempotency-key";
+        let declared = |name: &str| {
+            parameters
+                .iter()
+                .find(|p| {
+                    p.location == ParamLocation::Header && p.wire_name.eq_ignore_ascii_case(name)
+                })
+                .map(|p| p.wire_name.clone())
+        };
+        match op.extensions.get(EXTENSION) {
+            Some(serde_json::Value::Bool(false)) => None,
+            Some(serde_json::Value::Bool(true)) => {
+                Some(declared("Idempotency-Key").unwrap_or_else(|| "Idempotency-Key".to_owned()))
+            }
+            Some(serde_json::Value::String(name)) if is_token(name) => {
+                Some(declared(name).unwrap_or_else(|| name.clone()))
+            }
+            Some(other) => {
+                self.diags.warning(
+                    child(pointer, EXTENSION),
+                    format!(
+                        "`{EXTENSION}` names a header (or is `true` for `Idempotency-Key`), not {other}; \
+                         it is ignored"
+                    ),
+                );
+                declared("Idempotency-Key")
+            }
+            None => declared("Idempotency-Key"),
+        }
     }
 
     fn resolve_parameter(

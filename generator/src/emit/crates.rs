@@ -139,7 +139,10 @@ fn nested(files: Vec<File>, templates: &[(&str, &str)]) -> Vec<File> {
             continue;
         };
         let contents = if templates.iter().any(|(path, _)| *path == file.path) {
-            file.contents.replace("crate::", "crate::webhooks::")
+            // The host crate has no `tower` feature: the sender goes over HTTP.
+            file.contents
+                .replace("crate::", "crate::webhooks::")
+                .replace("feature = \"tower\"", "any()")
         } else {
             file.contents
         };

@@ -37,6 +37,7 @@ impl crate::webhooks::Client {
     ) -> EventWebhook {
         EventWebhook {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             webhook_id,
             webhook_timestamp: webhook_timestamp.into(),
             webhook_signature: webhook_signature.into(),
@@ -51,6 +52,7 @@ impl crate::webhooks::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct EventWebhook {
     client: crate::webhooks::Client,
+    options: crate::webhooks::client::RequestOptions,
     webhook_id: ::uuid::Uuid,
     webhook_timestamp: String,
     webhook_signature: String,
@@ -58,6 +60,21 @@ pub struct EventWebhook {
 }
 
 impl EventWebhook {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::webhooks::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -70,7 +87,11 @@ impl EventWebhook {
         let request = request
             .header("webhook-signature", self.webhook_signature.clone());
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()

@@ -29,11 +29,16 @@ pub const TEMPLATES: &[(&str, &str)] = {
         ("src/codec.rs", CODEC),
         ("src/error.rs", ERROR),
         ("src/retry.rs", RETRY),
+        ("src/service.rs", SERVICE),
         ("src/multipart.rs", MULTIPART),
         ("src/device.rs", DEVICE),
         ("src/stream.rs", STREAM),
     ]
 };
+
+/// The optional dependencies of the client's `tower` feature (which a build.rs module leaves out).
+pub const TOWER_DEPENDENCIES: &[&str] =
+    &["bytes", "http", "http-body", "tower-layer", "tower-service"];
 
 /// The client crate's own files (what [`super::crates`] assembles, webhooks aside): `Cargo.toml`,
 /// `src/lib.rs`, a request builder per operation (`src/requests.rs`), the response, error and
@@ -87,7 +92,17 @@ pub fn emit_at(
     let credentials = plan::client_credentials_scheme(api);
     let device_flow = plan::device_flow_scheme(api);
 
-    let emitter = || RequestEmitter::new(api, root);
+    // Examples in the docs of a crate's own client (the sender nested in a server is documented
+    // by the server's crate).
+    let examples = (sender.is_none() && matches!(root, Root::Crate))
+        .then(|| opts.crate_ident("client").to_string());
+    let emitter = || {
+        let emitter = RequestEmitter::new(api, root);
+        match &examples {
+            Some(krate) => emitter.with_examples(krate.clone()),
+            None => emitter,
+        }
+    };
     let mut requests = vec![print(emitter().requests_head(&plans), "src/requests.rs")?];
     requests.extend(printed_parts(&plans, "src/requests.rs", |part| {
         emitter().builders(part)
@@ -140,6 +155,8 @@ pub fn emit_at(
             "src/multipart.rs" => api.has_multipart_struct(),
             "src/device.rs" => device_flow.is_some(),
             "src/stream.rs" => api.has_streams(),
+            // The sender of webhooks, nested in a server crate, has no `tower` feature.
+            "src/service.rs" => sender.is_none(),
             _ => true,
         };
         used.then(|| template_file(opts, path, text))
@@ -173,21 +190,42 @@ fn cargo_toml(api: &Api, opts: &Options, plans: &[Plan]) -> File {
 default = []
 rustls = ["reqwest/rustls"]
 native-tls = ["reqwest/native-tls"]
+# `tower`: middleware as `tower` layers around the HTTP client (`ClientBuilder::layer`: tower-http's
+# `TraceLayer`, credentials refreshed by a layer), and `Client::from_service`, which calls a
+# service such as the generated server's router in process, without a socket. Its crates are
+# those reqwest already builds.
+tower = [{tower_deps}]
 {receiver_feature}
 [dependencies]
 {models}
-{receiver_deps}chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
+{receiver_deps}bytes = {{ version = "1", optional = true }}
+chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
 futures-util = {{ version = "0.3", default-features = false }}
+http = {{ version = "1", optional = true }}
+http-body = {{ version = "1", optional = true }}
 reqwest = {{ version = "0.13", default-features = false, features = [{reqwest_features}] }}
 serde = {{ version = "1", features = ["derive"] }}
 serde_json = "1"
 tokio = {{ version = "1", features = ["sync", "time"] }}
+tower-layer = {{ version = "0.3", optional = true }}
+tower-service = {{ version = "0.3", optional = true }}
 {url}uuid = {{ version = "1", features = ["serde"] }}
 "#,
         models = super::sibling_dependency(opts, "models"),
         url = super::models::url_dependency(api),
+        tower_deps = TOWER_DEPENDENCIES
+            .iter()
+            .map(|name| format!("\"dep:{name}\""))
+            .collect::<Vec<_>>()
+            .join(", "),
     );
-    super::cargo_toml(api, opts, "client", &description, &sections)
+    let mut manifest = super::cargo_toml(api, opts, "client", &description, &sections);
+    // The methods' examples are doc tests; the document's code blocks stay text.
+    manifest.contents = manifest.contents.replace(
+        "[lib]\n# Descriptions from the spec are documentation, not Rust examples.\ndoctest = false\n",
+        "[lib]\n# `cargo test --doc` compiles every operation's example; the document's own code blocks are\n# text, never run.\ndoctest = true\n",
+    );
+    manifest
 }
 
 /// The manifest of a crate that only receives webhooks: the receiver's dependencies, on by default.
@@ -286,6 +324,14 @@ fn lib_rs(
         .has_multipart_struct()
         .then(|| quote! { pub mod multipart; });
     let stream_mod = api.has_streams().then(|| quote! { pub mod stream; });
+    let service_mod = sender.is_none().then(|| {
+        quote! {
+            /// Sending through a `tower::Service` (feature `tower`): middleware layers around the HTTP
+            /// client, or the generated server's router called in process.
+            #[cfg(feature = "tower")]
+            pub mod service;
+        }
+    });
     let webhooks_mod = (!api.hooks.is_empty()).then(|| {
         quote! {
             /// The receiver of the API's webhooks and callbacks (feature `webhooks`): implement its
@@ -314,6 +360,7 @@ fn lib_rs(
         pub mod requests;
         #responses_mod
         mod retry;
+        #service_mod
         #stream_mod
         #webhooks_mod
 

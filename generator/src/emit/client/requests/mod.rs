@@ -16,6 +16,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 mod answers;
+mod examples;
 mod outcomes;
 mod parameters;
 
@@ -28,6 +29,8 @@ pub struct RequestEmitter<'a> {
     root: TokenStream,
     /// [`RequestEmitter::root`] as docs spell it.
     root_text: &'static str,
+    /// The crate the methods' doc examples name (`my_api_client`); `None`: no examples.
+    example_crate: Option<String>,
 }
 
 /// A parameter's value in generated code: a place of type `T` (`self.limit`) or a reference `&T`
@@ -98,7 +101,14 @@ impl<'a> RequestEmitter<'a> {
             },
             root: path,
             root_text: root.text(),
+            example_crate: None,
         }
+    }
+
+    /// Doc examples on the methods, naming the client crate `krate` (a crate whose doc tests run).
+    pub fn with_examples(mut self, krate: String) -> RequestEmitter<'a> {
+        self.example_crate = Some(krate);
+        self
     }
 
     /// The start of `requests.rs`: the operation methods of `Client`; the builders follow.
@@ -185,6 +195,17 @@ impl<'a> RequestEmitter<'a> {
         });
         let nones = optional.iter().map(|input| &input.field);
         let doc = doc_attrs(Some(&self.method_doc(p)));
+        // The example is the generator's own Markdown: its code block stays a doc test.
+        let example = self.example_doc(p).map(|text| {
+            let lines = text.lines().map(|line| {
+                if line.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {line}")
+                }
+            });
+            quote! { #[doc = ""] #( #[doc = #lines] )* }
+        });
         let deprecated = p.op.deprecated.then(|| quote! { #[deprecated] });
         // One argument per required parameter: the signature mirrors the operation.
         let many = (required.len() + 1 > 7).then(|| {
@@ -192,10 +213,11 @@ impl<'a> RequestEmitter<'a> {
         });
         quote! {
             #doc
+            #example
             #deprecated
             #many
             pub fn #name(&self, #(#args),*) -> #builder {
-                #builder { client: self.clone(), #(#inits,)* #(#nones: None),* }
+                #builder { client: self.clone(), options: ::std::default::Default::default(), #(#inits,)* #(#nones: None),* }
             }
         }
     }
@@ -253,6 +275,12 @@ impl<'a> RequestEmitter<'a> {
         if p.paging.is_some() {
             parts.push("`.into_stream()` on the builder walks every page.".to_owned());
         }
+        if let Some(key) = &op.idempotency_key {
+            parts.push(format!(
+                "Each call sends a fresh idempotency key (a UUID v4) in `{key}` unless one is set, and \
+                 repeats it when the call is retried: the operation is retried like a `GET`."
+            ));
+        }
         if !p.errors.is_empty() {
             let statuses: Vec<String> = p
                 .errors
@@ -292,6 +320,7 @@ impl<'a> RequestEmitter<'a> {
             .map(|input| self.setter(input, p.body));
         let (ok_ty, err_ty) = (self.success_type(p), self.error_type(p));
         let headers_ty = headers_type(p, root);
+        let options = self.option_setters();
         let exchange = self.exchange(p, &ok_ty, &err_ty);
         let paged = p
             .paging
@@ -330,11 +359,13 @@ impl<'a> RequestEmitter<'a> {
             #[must_use = "a request does nothing until it is sent with `.send().await`"]
             pub struct #name {
                 client: #root::Client,
+                options: #root::client::RequestOptions,
                 #(#fields),*
             }
 
             impl #name {
                 #(#setters)*
+                #options
                 #exchange
                 #paged
                 #streamed
@@ -502,10 +533,42 @@ impl<'a> RequestEmitter<'a> {
         }
         let bearer = p.bearer;
         let idempotent = op.method.is_idempotent();
-        steps.push(
-            quote! { let response = self.client.inner.send(request, #bearer, #idempotent).await?; },
-        );
+        // The client sends a fresh key unless the caller set one (its name in lower case, as
+        // `HeaderName::from_static` wants it).
+        let key = match &op.idempotency_key {
+            Some(name) => {
+                let name = name.to_ascii_lowercase();
+                quote! { Some(#name) }
+            }
+            None => quote! { None },
+        };
+        steps.push(quote! {
+            let response = self.client.inner.send(request, self.options, #bearer, #idempotent, #key).await?;
+        });
         steps
+    }
+
+    /// `.timeout(..)` and `.header(..)`, the options every request builder takes.
+    fn option_setters(&self) -> TokenStream {
+        let error = format!(
+            " an invalid name or value is the call's [`Error::Transport`]({}::Error::Transport).",
+            self.root_text
+        );
+        quote! {
+            /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+            /// timeout.
+            pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+                self.options.timeout(timeout);
+                self
+            }
+            /// Sends header `name` with `value` in place of the headers of that name the client and
+            /// the builder set (call it again with the same name to send several values);
+            #[doc = #error]
+            pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+                self.options.header(name.into(), value.into());
+                self
+            }
+        }
     }
 
     fn open_stream(&self, p: &Plan, err_ty: &TokenStream) -> TokenStream {

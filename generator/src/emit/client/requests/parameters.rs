@@ -16,6 +16,8 @@ pub(super) const RESERVED_SETTERS: &[&str] = &[
     "clone",
     "fmt",
     "body",
+    "timeout",
+    "header",
 ];
 
 /// The codec's shapes (see `templates/models/style.rs`).

@@ -349,6 +349,7 @@ mod tests {
             body: None,
             responses: Vec::new(),
             security: Vec::new(),
+            idempotency_key: None,
         }
     }
 

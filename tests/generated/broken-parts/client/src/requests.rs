@@ -4,24 +4,61 @@
 //! defined here. Set optional parameters on the builder, then `.send().await` it (or `.await` it).
 impl crate::Client {
     /// `GET /notes`
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &broken_parts_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.list_notes().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_notes(&self) -> ListNotes {
-        ListNotes { client: self.clone() }
+        ListNotes {
+            client: self.clone(),
+            options: ::std::default::Default::default(),
+        }
     }
 
     /// `POST /notes`
     ///
     /// Arguments:
     /// - `body`: the request body, a [`Note`](crate::models::Note).
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &broken_parts_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.create_note(serde_json::from_str(r#"{"id":1,"text":"sample"}"#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_note(&self, body: crate::models::Note) -> CreateNote {
         CreateNote {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
 
     /// `GET /shapes`
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &broken_parts_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_shape().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_shape(&self) -> GetShape {
-        GetShape { client: self.clone() }
+        GetShape {
+            client: self.clone(),
+            options: ::std::default::Default::default(),
+        }
     }
 }
 
@@ -31,9 +68,25 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListNotes {
     client: crate::Client,
+    options: crate::client::RequestOptions,
 }
 
 impl ListNotes {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -43,7 +96,11 @@ impl ListNotes {
         crate::Error<()>,
     > {
         let request = self.client.inner.request(::reqwest::Method::GET, "/notes");
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -93,10 +150,26 @@ impl ::std::future::IntoFuture for ListNotes {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateNote {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::Note,
 }
 
 impl CreateNote {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -104,7 +177,11 @@ impl CreateNote {
     ) -> Result<crate::codec::ResponseValue<crate::models::Note>, crate::Error<()>> {
         let request = self.client.inner.request(::reqwest::Method::POST, "/notes");
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -152,16 +229,36 @@ impl ::std::future::IntoFuture for CreateNote {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetShape {
     client: crate::Client,
+    options: crate::client::RequestOptions,
 }
 
 impl GetShape {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
         keep_headers: bool,
     ) -> Result<crate::codec::ResponseValue<crate::models::Shape>, crate::Error<()>> {
         let request = self.client.inner.request(::reqwest::Method::GET, "/shapes");
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()

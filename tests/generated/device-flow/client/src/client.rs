@@ -5,7 +5,7 @@
 //! [`Client`] defined in `requests.rs`.
 
 use crate::auth::TokenCache;
-use crate::error::{BuildError, Error};
+use crate::error::{BuildError, Error, SendError};
 use crate::retry::{self, RetryPolicy};
 use reqwest::StatusCode;
 use reqwest::header::{self, HeaderMap, HeaderName, HeaderValue};
@@ -27,6 +27,10 @@ pub struct Client {
 
 pub(crate) struct Inner {
     pub(crate) http: reqwest::Client,
+    /// The `tower` service requests go through instead of `http` (feature `tower`): `http` under
+    /// layers, or a service called in process.
+    #[cfg(feature = "tower")]
+    service: Option<crate::service::Transport>,
     base_url: String,
     /// Default headers and timeout, when the caller brought its own `reqwest::Client` (ours has them built in).
     headers: HeaderMap,
@@ -53,6 +57,8 @@ impl Client {
         ClientBuilder {
             base_url: base_url.into(),
             http: None,
+            #[cfg(feature = "tower")]
+            service: crate::service::Setting::NONE,
             timeout: None,
             user_agent: None,
             headers: Vec::new(),
@@ -115,33 +121,41 @@ impl Inner {
         request
     }
 
-    /// Sends a request of an operation: with the bearer token when `bearer` (the operation requires
-    /// it), repeated per the retry policy when `idempotent`, and once more with a new token when
-    /// the server rejects a cached token with `401`.
+    /// Sends a request of an operation with the caller's `options`: with the bearer token when
+    /// `bearer` (the operation requires it), repeated per the retry policy when `idempotent`, and
+    /// once more with a new token when the server rejects a cached token with `401`.
+    ///
+    /// `idempotency_key` names the header of the operation's idempotency key (in lower case): unless the caller set
+    /// it, it gets a fresh UUID v4, which every retry of this call repeats, so the server acts at
+    /// most once and the call is retried like an idempotent one.
     pub(crate) async fn send<E>(
         &self,
         request: reqwest::RequestBuilder,
+        options: RequestOptions,
         bearer: bool,
-        idempotent: bool,
+        mut idempotent: bool,
+        idempotency_key: Option<&'static str>,
     ) -> Result<reqwest::Response, Error<E>> {
-        let mut request = request.build().map_err(Error::Transport)?;
+        let mut request = options.apply(request).map_err(Error::Transport)?;
+        if let Some(name) = idempotency_key {
+            if !request.headers().contains_key(name) {
+                let key = HeaderValue::from_str(&crate::retry::idempotency_key())
+                    .expect("a UUID is a header value");
+                request
+                    .headers_mut()
+                    .insert(HeaderName::from_static(name), key);
+            }
+            idempotent = true;
+        }
         let cache = match &self.credentials {
             Authorization::ClientCredentials(cache) if bearer => cache,
             Authorization::Bearer(value) if bearer => {
                 request
                     .headers_mut()
                     .insert(header::AUTHORIZATION, value.clone());
-                return self
-                    .dispatch(request, idempotent)
-                    .await
-                    .map_err(Error::Transport);
+                return Ok(self.dispatch(request, idempotent).await?);
             }
-            _ => {
-                return self
-                    .dispatch(request, idempotent)
-                    .await
-                    .map_err(Error::Transport);
-            }
+            _ => return Ok(self.dispatch(request, idempotent).await?),
         };
         let mut renewed = false;
         loop {
@@ -151,7 +165,7 @@ impl Inner {
                 .insert(header::AUTHORIZATION, token.header);
             // Keep a copy for the one retry after a rejected token (none for a streamed body).
             let (outcome, copy) = self.attempt(request, idempotent, !renewed).await;
-            let response = outcome.map_err(Error::Transport)?;
+            let response = outcome?;
             match copy {
                 Some(copy) if response.status() == StatusCode::UNAUTHORIZED => {
                     cache.invalidate(token.generation);
@@ -170,8 +184,17 @@ impl Inner {
         &self,
         request: reqwest::Request,
         idempotent: bool,
-    ) -> Result<reqwest::Response, reqwest::Error> {
+    ) -> Result<reqwest::Response, SendError> {
         self.attempt(request, idempotent, false).await.0
+    }
+
+    /// Sends a request once: through the `tower` service when there is one, else over HTTP.
+    async fn execute(&self, request: reqwest::Request) -> Result<reqwest::Response, SendError> {
+        #[cfg(feature = "tower")]
+        if let Some(service) = &self.service {
+            return service.send(request).await;
+        }
+        self.http.execute(request).await.map_err(SendError::Http)
     }
 
     /// [`Inner::dispatch`], also returning an unsent copy of the request when `keep_copy` (and the
@@ -182,7 +205,7 @@ impl Inner {
         idempotent: bool,
         keep_copy: bool,
     ) -> (
-        Result<reqwest::Response, reqwest::Error>,
+        Result<reqwest::Response, SendError>,
         Option<reqwest::Request>,
     ) {
         let mut retries = 0;
@@ -193,7 +216,7 @@ impl Inner {
             } else {
                 None
             };
-            let outcome = self.http.execute(request).await;
+            let outcome = self.execute(request).await;
             let Some(copy) = copy else {
                 return (outcome, None);
             };
@@ -201,7 +224,7 @@ impl Inner {
                 Ok(response) if may_retry && retry::is_retryable_status(response.status()) => {
                     self.retry.delay(retries, retry::retry_after(response))
                 }
-                Err(error) if may_retry && retry::is_retryable_error(error) => {
+                Err(error) if may_retry && error.http().is_some_and(retry::is_retryable_error) => {
                     self.retry.delay(retries, None)
                 }
                 _ => return (outcome, keep_copy.then_some(copy)),
@@ -220,6 +243,9 @@ impl Inner {
 pub struct ClientBuilder {
     base_url: String,
     http: Option<reqwest::Client>,
+    /// Layers around the HTTP client, or a service in its place (feature `tower`).
+    #[cfg(feature = "tower")]
+    pub(crate) service: crate::service::Setting,
     timeout: Option<Duration>,
     user_agent: Option<String>,
     headers: Vec<(String, String)>,
@@ -365,8 +391,20 @@ impl ClientBuilder {
                 ))
             }
         };
+        // A service in place of HTTP (feature `tower`) is sent the headers and timeout per request.
+        #[cfg(feature = "tower")]
+        let replaced = self.service.replaces_http();
+        #[cfg(not(feature = "tower"))]
+        let replaced = false;
         let (http, headers, timeout) = match self.http {
             Some(http) => (http, headers, self.timeout),
+            None if replaced => (
+                reqwest::Client::builder()
+                    .build()
+                    .map_err(BuildError::Http)?,
+                headers,
+                self.timeout,
+            ),
             None => {
                 let mut builder = reqwest::Client::builder().default_headers(headers);
                 if let Some(timeout) = self.timeout {
@@ -379,8 +417,12 @@ impl ClientBuilder {
                 )
             }
         };
+        #[cfg(feature = "tower")]
+        let service = self.service.into_transport(&http);
         let inner = Inner {
             http,
+            #[cfg(feature = "tower")]
+            service,
             base_url,
             headers,
             timeout,
@@ -413,5 +455,50 @@ impl fmt::Debug for ClientBuilder {
             .field("credentials", &credentials)
             .field("retry", &self.retry)
             .finish_non_exhaustive()
+    }
+}
+
+/// What a caller sets on one request: `.timeout(..)` and `.header(..)` of every request builder.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RequestOptions {
+    timeout: Option<Duration>,
+    headers: Vec<(String, String)>,
+}
+
+impl RequestOptions {
+    pub(crate) fn timeout(&mut self, timeout: Duration) {
+        self.timeout = Some(timeout);
+    }
+
+    pub(crate) fn header(&mut self, name: String, value: String) {
+        self.headers.push((name, value));
+    }
+
+    /// The request with the caller's timeout, and its headers in place of those of the same
+    /// names (those it sets more than once are all sent). An invalid name or value is the
+    /// request's error, as reqwest reports it.
+    fn apply(self, mut request: reqwest::RequestBuilder) -> Result<reqwest::Request, reqwest::Error> {
+        if let Some(timeout) = self.timeout {
+            request = request.timeout(timeout);
+        }
+        let mut headers = Vec::with_capacity(self.headers.len());
+        for (name, value) in &self.headers {
+            match (
+                HeaderName::from_bytes(name.as_bytes()),
+                HeaderValue::from_str(value),
+            ) {
+                (Ok(name), Ok(value)) => headers.push((name, value)),
+                // reqwest keeps the error, and `build` answers it.
+                _ => request = request.header(name.as_str(), value.as_str()),
+            }
+        }
+        let mut request = request.build()?;
+        for (name, _) in &headers {
+            request.headers_mut().remove(name);
+        }
+        for (name, value) in headers {
+            request.headers_mut().append(name, value);
+        }
+        Ok(request)
     }
 }

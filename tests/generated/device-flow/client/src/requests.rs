@@ -4,8 +4,21 @@
 //! defined here. Set optional parameters on the builder, then `.send().await` it (or `.await` it).
 impl crate::Client {
     /// `GET /me`
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &device_flow_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.who_am_i().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn who_am_i(&self) -> WhoAmI {
-        WhoAmI { client: self.clone() }
+        WhoAmI {
+            client: self.clone(),
+            options: ::std::default::Default::default(),
+        }
     }
 }
 
@@ -15,9 +28,25 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct WhoAmI {
     client: crate::Client,
+    options: crate::client::RequestOptions,
 }
 
 impl WhoAmI {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -27,7 +56,11 @@ impl WhoAmI {
         crate::Error<()>,
     > {
         let request = self.client.inner.request(::reqwest::Method::GET, "/me");
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()

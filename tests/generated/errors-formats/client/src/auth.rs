@@ -112,7 +112,7 @@ impl TokenCache {
         let response = inner
             .dispatch(request, true)
             .await
-            .map_err(Error::Transport)?;
+            .map_err(Error::from)?;
         let status = response.status();
         let bytes = response.bytes().await.map_err(Error::Transport)?;
         let refused = |error: Option<TokenErrorResponse>| {

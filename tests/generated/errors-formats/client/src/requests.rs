@@ -9,9 +9,24 @@ impl crate::Client {
     /// - `body`: the request body, a [`Document`](crate::models::Document).
     ///
     /// Documented errors (`403`, `422`, `503`, `4XX`, `default`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateDocument`](crate::errors::CreateDocument) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &errors_formats_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .create_document(
+    ///         serde_json::from_str(r#"{"name":"sample","source":"https://example.com/","checksum":"aGVsbG8="}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_document(&self, body: crate::models::Document) -> CreateDocument {
         CreateDocument {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
@@ -24,9 +39,20 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.checksum()`.
     ///
     /// Documented errors (`404`, `412`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetContent`](crate::errors::GetContent) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &errors_formats_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_content(serde_json::from_str(r#""sample""#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_content(&self, name: crate::models::Name) -> GetContent {
         GetContent {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             name,
             checksum: None,
         }
@@ -39,6 +65,21 @@ impl crate::Client {
     /// - `body`: the request body.
     ///
     /// Documented errors (`404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::PutContent`](crate::errors::PutContent) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &errors_formats_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .put_content(
+    ///         serde_json::from_str(r#""sample""#)?,
+    ///         b"hello".to_vec(),
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn put_content(
         &self,
         name: crate::models::Name,
@@ -46,6 +87,7 @@ impl crate::Client {
     ) -> PutContent {
         PutContent {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             name,
             body: body.into(),
         }
@@ -57,9 +99,20 @@ impl crate::Client {
     /// - `name`: the `name` path parameter.
     ///
     /// Documented errors (`404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetPreview`](crate::errors::GetPreview) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &errors_formats_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_preview(serde_json::from_str(r#""sample""#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_preview(&self, name: crate::models::Name) -> GetPreview {
         GetPreview {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             name,
         }
     }
@@ -69,6 +122,21 @@ impl crate::Client {
     /// Arguments:
     /// - `name`: the `name` path parameter.
     /// - `body`: the request body.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &errors_formats_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .put_preview(
+    ///         serde_json::from_str(r#""sample""#)?,
+    ///         errors_formats_client::codec::Binary { content_type: Some("application/octet-stream".into()), bytes: b"hello".to_vec() },
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn put_preview(
         &self,
         name: crate::models::Name,
@@ -76,6 +144,7 @@ impl crate::Client {
     ) -> PutPreview {
         PutPreview {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             name,
             body,
         }
@@ -88,10 +157,26 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateDocument {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::Document,
 }
 
 impl CreateDocument {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -102,7 +187,11 @@ impl CreateDocument {
     > {
         let request = self.client.inner.request(::reqwest::Method::POST, "/documents");
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -215,6 +304,7 @@ impl ::std::future::IntoFuture for CreateDocument {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetContent {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     name: crate::models::Name,
     checksum: Option<crate::models::bytes::Base64>,
 }
@@ -223,6 +313,21 @@ impl GetContent {
     /// The `checksum` query parameter.
     pub fn checksum(mut self, value: crate::models::bytes::Base64) -> Self {
         self.checksum = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -246,7 +351,11 @@ impl GetContent {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query(&format!("/documents/{name}/content"), &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -316,11 +425,27 @@ impl ::std::future::IntoFuture for GetContent {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PutContent {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     name: crate::models::Name,
     body: Vec<u8>,
 }
 
 impl PutContent {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -337,7 +462,11 @@ impl PutContent {
         let request = request
             .header(::reqwest::header::CONTENT_TYPE, "application/pdf")
             .body(self.body);
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -396,10 +525,26 @@ impl ::std::future::IntoFuture for PutContent {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetPreview {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     name: crate::models::Name,
 }
 
 impl GetPreview {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -413,7 +558,11 @@ impl GetPreview {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/documents/{name}/preview"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -480,11 +629,27 @@ impl ::std::future::IntoFuture for GetPreview {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PutPreview {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     name: crate::models::Name,
     body: crate::codec::Binary,
 }
 
 impl PutPreview {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -496,7 +661,11 @@ impl PutPreview {
             .inner
             .request(::reqwest::Method::PUT, &format!("/documents/{name}/preview"));
         let request = crate::codec::binary_body(request, self.body, "image/*");
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()

@@ -9,9 +9,24 @@ impl crate::Client {
     /// - `body`: the request body, a [`Call`](crate::models::Call).
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateCall`](crate::errors::CreateCall) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &lenient_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .create_call(
+    ///         serde_json::from_str(r#"{"id":"3fa85f64-5717-4562-b3fc-2c963f66afa6","next":"https://example.com/","startedAt":"2024-05-31T10:00:00Z","views":1,"threshold":1,"latitude":1.5}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_call(&self, body: crate::models::Call) -> CreateCall {
         CreateCall {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
@@ -24,9 +39,20 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.limit()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetCall`](crate::errors::GetCall) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &lenient_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_call("00000000-0000-4000-8000-000000000001".parse()?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_call(&self, call_id: ::uuid::Uuid) -> GetCall {
         GetCall {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             call_id,
             limit: None,
         }
@@ -39,10 +65,26 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateCall {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::Call,
 }
 
 impl CreateCall {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -53,7 +95,11 @@ impl CreateCall {
     > {
         let request = self.client.inner.request(::reqwest::Method::POST, "/calls");
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -120,6 +166,7 @@ impl ::std::future::IntoFuture for CreateCall {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetCall {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     call_id: ::uuid::Uuid,
     limit: Option<i32>,
 }
@@ -128,6 +175,21 @@ impl GetCall {
     /// The `limit` query parameter.
     pub fn limit(mut self, value: i32) -> Self {
         self.limit = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -151,7 +213,11 @@ impl GetCall {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query(&format!("/calls/{call_id}"), &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()

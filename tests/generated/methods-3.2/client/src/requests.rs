@@ -8,9 +8,20 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.filter()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::ListBooks`](crate::errors::ListBooks) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &methods_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.list_books().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_books(&self) -> ListBooks {
         ListBooks {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             filter: None,
         }
     }
@@ -21,9 +32,20 @@ impl crate::Client {
     /// - `body`: the request body, a [`Search`](crate::models::Search).
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::SearchBooks`](crate::errors::SearchBooks) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &methods_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.search_books(serde_json::from_str(r#"{"text":"sample"}"#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn search_books(&self, body: crate::models::Search) -> SearchBooks {
         SearchBooks {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
@@ -32,9 +54,20 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `id`: the `id` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &methods_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_book(1).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_book(&self, id: i64) -> GetBook {
         GetBook {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             id,
         }
     }
@@ -46,9 +79,20 @@ impl crate::Client {
     /// - `link`: the `Link` header parameter.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::LinkBook`](crate::errors::LinkBook) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &methods_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.link_book(1, "sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn link_book(&self, id: i64, link: impl Into<String>) -> LinkBook {
         LinkBook {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             id,
             link: link.into(),
         }
@@ -58,9 +102,20 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `id`: the `id` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &methods_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.purge_book(1).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn purge_book(&self, id: i64) -> PurgeBook {
         PurgeBook {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             id,
         }
     }
@@ -68,9 +123,20 @@ impl crate::Client {
     /// `COPY /archive`
     ///
     /// Optional parameters are set on the builder: `.range()`.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &methods_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.copy_archive().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn copy_archive(&self) -> CopyArchive {
         CopyArchive {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             range: None,
         }
     }
@@ -82,6 +148,7 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListBooks {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     filter: Option<crate::models::ListBooksFilter>,
 }
 
@@ -89,6 +156,21 @@ impl ListBooks {
     /// The `filter` query parameter.
     pub fn filter(mut self, value: crate::models::ListBooksFilter) -> Self {
         self.filter = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -118,7 +200,11 @@ impl ListBooks {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/books", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -191,10 +277,26 @@ impl ::std::future::IntoFuture for ListBooks {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct SearchBooks {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::Search,
 }
 
 impl SearchBooks {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -211,7 +313,11 @@ impl SearchBooks {
                 "/books",
             );
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -284,10 +390,26 @@ impl ::std::future::IntoFuture for SearchBooks {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetBook {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     id: i64,
 }
 
 impl GetBook {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -298,7 +420,11 @@ impl GetBook {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/books/{id}"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -346,11 +472,27 @@ impl ::std::future::IntoFuture for GetBook {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct LinkBook {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     id: i64,
     link: String,
 }
 
 impl LinkBook {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -365,7 +507,11 @@ impl LinkBook {
                 &format!("/books/{id}"),
             );
         let request = request.header("Link", self.link.clone());
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -421,10 +567,26 @@ impl ::std::future::IntoFuture for LinkBook {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PurgeBook {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     id: i64,
 }
 
 impl PurgeBook {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -438,7 +600,11 @@ impl PurgeBook {
                 ::reqwest::Method::from_bytes(b"PURGE").expect("an HTTP token"),
                 &format!("/books/{id}"),
             );
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -486,6 +652,7 @@ impl ::std::future::IntoFuture for PurgeBook {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CopyArchive {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     range: Option<crate::models::CopyArchiveRange>,
 }
 
@@ -493,6 +660,21 @@ impl CopyArchive {
     /// The `range` query parameter.
     pub fn range(mut self, value: crate::models::CopyArchiveRange) -> Self {
         self.range = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -522,7 +704,11 @@ impl CopyArchive {
                 ::reqwest::Method::from_bytes(b"COPY").expect("an HTTP token"),
                 &crate::codec::with_query("/archive", &query),
             );
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()

@@ -7,9 +7,20 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `sid`: the `sid` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &mixed_paths_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_account_json("sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_account_json(&self, sid: impl Into<String>) -> GetAccountJson {
         GetAccountJson {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             sid: sid.into(),
         }
     }
@@ -18,9 +29,20 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `sid`: the `sid` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &mixed_paths_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_account_xml("sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_account_xml(&self, sid: impl Into<String>) -> GetAccountXml {
         GetAccountXml {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             sid: sid.into(),
         }
     }
@@ -29,9 +51,20 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `sid`: the `sid` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &mixed_paths_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_account("sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_account(&self, sid: impl Into<String>) -> GetAccount {
         GetAccount {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             sid: sid.into(),
         }
     }
@@ -40,9 +73,20 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `sid`: the `sid` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &mixed_paths_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.list_calls("sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_calls(&self, sid: impl Into<String>) -> ListCalls {
         ListCalls {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             sid: sid.into(),
         }
     }
@@ -52,6 +96,16 @@ impl crate::Client {
     /// Arguments:
     /// - `sid`: the `sid` path parameter.
     /// - `call_sid`: the `callSid` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &mixed_paths_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_call("sample", "sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_call(
         &self,
         sid: impl Into<String>,
@@ -59,6 +113,7 @@ impl crate::Client {
     ) -> GetCall {
         GetCall {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             sid: sid.into(),
             call_sid: call_sid.into(),
         }
@@ -70,9 +125,20 @@ impl crate::Client {
     /// - `id`: the `id` path parameter.
     ///
     /// Documented errors (`4XX`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CancelJob`](crate::errors::CancelJob) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &mixed_paths_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.cancel_job("sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn cancel_job(&self, id: impl Into<String>) -> CancelJob {
         CancelJob {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             id: id.into(),
         }
     }
@@ -81,9 +147,20 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `id`: the `id` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &mixed_paths_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_job("sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_job(&self, id: impl Into<String>) -> GetJob {
         GetJob {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             id: id.into(),
         }
     }
@@ -94,9 +171,20 @@ impl crate::Client {
     /// - `id`: the `id` path parameter.
     ///
     /// Optional parameters are set on the builder: `.fields()`.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &mixed_paths_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_job_full("sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_job_full(&self, id: impl Into<String>) -> GetJobFull {
         GetJobFull {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             id: id.into(),
             fields: None,
         }
@@ -107,9 +195,20 @@ impl crate::Client {
     /// Arguments:
     /// - `name`: the `name` path parameter.
     /// - `ext`: the `ext` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &mixed_paths_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_file("sample", "sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_file(&self, name: impl Into<String>, ext: impl Into<String>) -> GetFile {
         GetFile {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             name: name.into(),
             ext: ext.into(),
         }
@@ -119,9 +218,20 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `number`: the `number` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &mixed_paths_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_page_lines(serde_json::from_str(r#"1"#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_page_lines(&self, number: crate::models::PageNumber) -> GetPageLines {
         GetPageLines {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             number,
         }
     }
@@ -133,10 +243,26 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAccountJson {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     sid: String,
 }
 
 impl GetAccountJson {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -147,7 +273,11 @@ impl GetAccountJson {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/accounts/{sid}.json"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -195,10 +325,26 @@ impl ::std::future::IntoFuture for GetAccountJson {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAccountXml {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     sid: String,
 }
 
 impl GetAccountXml {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -209,7 +355,11 @@ impl GetAccountXml {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/accounts/{sid}.xml"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -257,10 +407,26 @@ impl ::std::future::IntoFuture for GetAccountXml {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAccount {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     sid: String,
 }
 
 impl GetAccount {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -271,7 +437,11 @@ impl GetAccount {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/accounts/{sid}"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -319,10 +489,26 @@ impl ::std::future::IntoFuture for GetAccount {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListCalls {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     sid: String,
 }
 
 impl ListCalls {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -333,7 +519,11 @@ impl ListCalls {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/accounts/{sid}/calls.json"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -381,11 +571,27 @@ impl ::std::future::IntoFuture for ListCalls {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetCall {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     sid: String,
     call_sid: String,
 }
 
 impl GetCall {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -400,7 +606,11 @@ impl GetCall {
                 ::reqwest::Method::GET,
                 &format!("/accounts/{sid}/calls/{call_sid}.json"),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -448,10 +658,26 @@ impl ::std::future::IntoFuture for GetCall {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CancelJob {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     id: String,
 }
 
 impl CancelJob {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -465,7 +691,11 @@ impl CancelJob {
             .client
             .inner
             .request(::reqwest::Method::POST, &format!("/jobs/{id}:cancel"));
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -529,10 +759,26 @@ impl ::std::future::IntoFuture for CancelJob {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetJob {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     id: String,
 }
 
 impl GetJob {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -543,7 +789,11 @@ impl GetJob {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/jobs/{id}"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -591,6 +841,7 @@ impl ::std::future::IntoFuture for GetJob {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetJobFull {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     id: String,
     fields: Option<String>,
 }
@@ -599,6 +850,21 @@ impl GetJobFull {
     /// The `fields` query parameter.
     pub fn fields(mut self, value: impl Into<String>) -> Self {
         self.fields = Some(value.into());
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -619,7 +885,11 @@ impl GetJobFull {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query(&format!("/jobs/{id}?view=full"), &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -667,11 +937,27 @@ impl ::std::future::IntoFuture for GetJobFull {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetFile {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     name: String,
     ext: String,
 }
 
 impl GetFile {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -683,7 +969,11 @@ impl GetFile {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/files/{name}.{ext}"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -731,10 +1021,26 @@ impl ::std::future::IntoFuture for GetFile {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetPageLines {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     number: crate::models::PageNumber,
 }
 
 impl GetPageLines {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -745,7 +1051,11 @@ impl GetPageLines {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/pages/v{number}/lines"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()

@@ -28,6 +28,10 @@ pub enum Error<E> {
     /// The OAuth 2.0 token endpoint refused the client credentials or answered without a usable
     /// access token.
     Auth(Box<AuthError>),
+    /// A `tower` layer or service the client sends through (feature `tower`) failed, or a request
+    /// sent through one outlived its timeout. Transport errors of the HTTP client under the layers
+    /// are still [`Error::Transport`].
+    Service(Box<dyn std::error::Error + Send + Sync>),
 }
 
 impl<E> Error<E> {
@@ -39,6 +43,7 @@ impl<E> Error<E> {
             | Error::UnexpectedStatus { status, .. }
             | Error::Decode { status, .. } => Some(*status),
             Error::Auth(e) => Some(e.status),
+            Error::Service(_) => None,
         }
     }
 
@@ -75,6 +80,7 @@ impl<E: fmt::Debug> fmt::Display for Error<E> {
                 )
             }
             Error::Auth(e) => e.fmt(f),
+            Error::Service(e) => write!(f, "request failed: {e}"),
         }
     }
 }
@@ -85,7 +91,38 @@ impl<E: fmt::Debug> std::error::Error for Error<E> {
             Error::Transport(e) => Some(e),
             Error::Decode { source, .. } => Some(source),
             Error::Auth(e) => Some(e.as_ref()),
+            Error::Service(e) => Some(e.as_ref()),
             Error::Api { .. } | Error::UnexpectedStatus { .. } => None,
+        }
+    }
+}
+
+/// Why a request got no response: the HTTP client's error, or a `tower` service's.
+#[derive(Debug)]
+pub(crate) enum SendError {
+    Http(reqwest::Error),
+    #[cfg_attr(not(feature = "tower"), allow(dead_code, reason = "only `tower` services fail so"))]
+    Service(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl SendError {
+    /// The HTTP client's error, also when a layer passed it on.
+    pub(crate) fn http(&self) -> Option<&reqwest::Error> {
+        match self {
+            SendError::Http(e) => Some(e),
+            SendError::Service(e) => e.downcast_ref(),
+        }
+    }
+}
+
+impl<E> From<SendError> for Error<E> {
+    fn from(error: SendError) -> Error<E> {
+        match error {
+            SendError::Http(e) => Error::Transport(e),
+            SendError::Service(e) => match e.downcast::<reqwest::Error>() {
+                Ok(e) => Error::Transport(*e),
+                Err(e) => Error::Service(e),
+            },
         }
     }
 }

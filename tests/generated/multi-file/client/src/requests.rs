@@ -6,9 +6,20 @@ impl crate::Client {
     /// `GET /pets`
     ///
     /// Optional parameters are set on the builder: `.limit()`, `.species()`.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &multi_file_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.list_pets().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn list_pets(&self) -> ListPets {
         ListPets {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             limit: None,
             species: None,
         }
@@ -20,9 +31,24 @@ impl crate::Client {
     /// - `body`: the request body, a [`Pet`](crate::models::Pet).
     ///
     /// Documented errors (`default`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreatePet`](crate::errors::CreatePet) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &multi_file_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .create_pet(
+    ///         serde_json::from_str(r#"{"id":1,"name":"sample","species":"cat"}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_pet(&self, body: crate::models::Pet) -> CreatePet {
         CreatePet {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
@@ -33,9 +59,20 @@ impl crate::Client {
     /// - `pet_id`: the `petId` path parameter.
     ///
     /// Documented errors (`404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetPet`](crate::errors::GetPet) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &multi_file_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_pet(1).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_pet(&self, pet_id: i64) -> GetPet {
         GetPet {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             pet_id,
         }
     }
@@ -46,9 +83,20 @@ impl crate::Client {
     /// - `owner_id`: the `ownerId` path parameter.
     ///
     /// Documented errors (`404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetOwner`](crate::errors::GetOwner) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &multi_file_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_owner(1).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_owner(&self, owner_id: i64) -> GetOwner {
         GetOwner {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             owner_id,
         }
     }
@@ -59,9 +107,20 @@ impl crate::Client {
     /// - `owner_id`: the `ownerId` path parameter.
     ///
     /// Documented errors (`404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetOwnerAddress`](crate::errors::GetOwnerAddress) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &multi_file_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_owner_address(1).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_owner_address(&self, owner_id: i64) -> GetOwnerAddress {
         GetOwnerAddress {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             owner_id,
         }
     }
@@ -73,6 +132,7 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListPets {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     limit: Option<i64>,
     species: Option<crate::models::Species>,
 }
@@ -87,6 +147,21 @@ impl ListPets {
     /// The `species` query parameter.
     pub fn species(mut self, value: crate::models::Species) -> Self {
         self.species = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -109,7 +184,11 @@ impl ListPets {
             .client
             .inner
             .request(::reqwest::Method::GET, &crate::codec::with_query("/pets", &query));
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -176,10 +255,26 @@ impl ::std::future::IntoFuture for ListPets {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreatePet {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::Pet,
 }
 
 impl CreatePet {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -190,7 +285,11 @@ impl CreatePet {
     > {
         let request = self.client.inner.request(::reqwest::Method::POST, "/pets");
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, true, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -250,10 +349,26 @@ impl ::std::future::IntoFuture for CreatePet {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetPet {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     pet_id: i64,
 }
 
 impl GetPet {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -267,7 +382,11 @@ impl GetPet {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/pets/{pet_id}"));
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -328,10 +447,26 @@ impl ::std::future::IntoFuture for GetPet {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetOwner {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     owner_id: i64,
 }
 
 impl GetOwner {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -345,7 +480,11 @@ impl GetOwner {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/owners/{owner_id}"));
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -409,10 +548,26 @@ impl ::std::future::IntoFuture for GetOwner {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetOwnerAddress {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     owner_id: i64,
 }
 
 impl GetOwnerAddress {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -426,7 +581,11 @@ impl GetOwnerAddress {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/owners/{owner_id}/address"));
-        let response = self.client.inner.send(request, true, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()

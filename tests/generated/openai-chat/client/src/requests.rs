@@ -28,12 +28,27 @@ impl crate::Client {
     /// - `body`: the request body, a [`CreateChatCompletionRequest`](crate::models::CreateChatCompletionRequest).
     ///
     /// Documented errors (`429`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateChatCompletion`](crate::errors::CreateChatCompletion) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &openai_chat_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .create_chat_completion(
+    ///         serde_json::from_str(r#"{"messages":[{"content":"sample","role":"developer"}],"model":"gpt-5.6-sol"}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_chat_completion(
         &self,
         body: crate::models::CreateChatCompletionRequest,
     ) -> CreateChatCompletion {
         CreateChatCompletion {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
@@ -45,10 +60,26 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateChatCompletion {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::CreateChatCompletionRequest,
 }
 
 impl CreateChatCompletion {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -63,7 +94,11 @@ impl CreateChatCompletion {
             .request(::reqwest::Method::POST, "/chat/completions");
         let request = request.json(&self.body);
         let request = request.header(::reqwest::header::ACCEPT, "application/json");
-        let response = self.client.inner.send(request, true, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -105,7 +140,11 @@ impl CreateChatCompletion {
             .request(::reqwest::Method::POST, "/chat/completions");
         let request = request.json(&self.body);
         let request = request.header(::reqwest::header::ACCEPT, "text/event-stream");
-        let response = self.client.inner.send(request, true, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, true, false, None)
+            .await?;
         match response.status().as_u16() {
             200 => Ok(response),
             429 => {

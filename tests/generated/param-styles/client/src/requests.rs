@@ -11,6 +11,22 @@ impl crate::Client {
     /// - `obj`: the `obj` path parameter.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::PathSimpleFlat`](crate::errors::PathSimpleFlat) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .path_simple_flat(
+    ///         "sample",
+    ///         serde_json::from_str(r#"["sample"]"#)?,
+    ///         serde_json::from_str(r#"{"R":1,"G":1,"B":1}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn path_simple_flat(
         &self,
         prim: impl Into<String>,
@@ -19,6 +35,7 @@ impl crate::Client {
     ) -> PathSimpleFlat {
         PathSimpleFlat {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: prim.into(),
             list,
             obj,
@@ -33,6 +50,22 @@ impl crate::Client {
     /// - `obj`: the `obj` path parameter.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::PathSimpleExplode`](crate::errors::PathSimpleExplode) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .path_simple_explode(
+    ///         "sample",
+    ///         serde_json::from_str(r#"["sample"]"#)?,
+    ///         serde_json::from_str(r#"{"R":1,"G":1,"B":1}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn path_simple_explode(
         &self,
         prim: impl Into<String>,
@@ -41,6 +74,7 @@ impl crate::Client {
     ) -> PathSimpleExplode {
         PathSimpleExplode {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: prim.into(),
             list,
             obj,
@@ -55,6 +89,22 @@ impl crate::Client {
     /// - `obj`: the `obj` path parameter.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::PathLabelFlat`](crate::errors::PathLabelFlat) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .path_label_flat(
+    ///         "sample",
+    ///         serde_json::from_str(r#"["sample"]"#)?,
+    ///         serde_json::from_str(r#"{"R":1,"G":1,"B":1}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn path_label_flat(
         &self,
         prim: impl Into<String>,
@@ -63,6 +113,7 @@ impl crate::Client {
     ) -> PathLabelFlat {
         PathLabelFlat {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: prim.into(),
             list,
             obj,
@@ -77,6 +128,22 @@ impl crate::Client {
     /// - `obj`: the `obj` path parameter.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::PathLabelExplode`](crate::errors::PathLabelExplode) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .path_label_explode(
+    ///         "sample",
+    ///         serde_json::from_str(r#"["sample"]"#)?,
+    ///         serde_json::from_str(r#"{"R":1,"G":1,"B":1}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn path_label_explode(
         &self,
         prim: impl Into<String>,
@@ -85,6 +152,7 @@ impl crate::Client {
     ) -> PathLabelExplode {
         PathLabelExplode {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: prim.into(),
             list,
             obj,
@@ -99,6 +167,22 @@ impl crate::Client {
     /// - `obj`: the `obj` path parameter.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::PathMatrixFlat`](crate::errors::PathMatrixFlat) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .path_matrix_flat(
+    ///         "sample",
+    ///         serde_json::from_str(r#"["sample"]"#)?,
+    ///         serde_json::from_str(r#"{"R":1,"G":1,"B":1}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn path_matrix_flat(
         &self,
         prim: impl Into<String>,
@@ -107,6 +191,7 @@ impl crate::Client {
     ) -> PathMatrixFlat {
         PathMatrixFlat {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: prim.into(),
             list,
             obj,
@@ -121,6 +206,22 @@ impl crate::Client {
     /// - `obj`: the `obj` path parameter.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::PathMatrixExplode`](crate::errors::PathMatrixExplode) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .path_matrix_explode(
+    ///         "sample",
+    ///         serde_json::from_str(r#"["sample"]"#)?,
+    ///         serde_json::from_str(r#"{"R":1,"G":1,"B":1}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn path_matrix_explode(
         &self,
         prim: impl Into<String>,
@@ -129,6 +230,7 @@ impl crate::Client {
     ) -> PathMatrixExplode {
         PathMatrixExplode {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: prim.into(),
             list,
             obj,
@@ -140,9 +242,20 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.prim()`, `.list()`, `.obj()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::QueryFormFlat`](crate::errors::QueryFormFlat) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.query_form_flat().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn query_form_flat(&self) -> QueryFormFlat {
         QueryFormFlat {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: None,
             list: None,
             obj: None,
@@ -154,9 +267,20 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.prim()`, `.list()`, `.obj()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::QueryFormExplode`](crate::errors::QueryFormExplode) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.query_form_explode().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn query_form_explode(&self) -> QueryFormExplode {
         QueryFormExplode {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: None,
             list: None,
             obj: None,
@@ -168,9 +292,20 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.list()`, `.obj()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::QuerySpaceDelimitedFlat`](crate::errors::QuerySpaceDelimitedFlat) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.query_space_delimited_flat().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn query_space_delimited_flat(&self) -> QuerySpaceDelimitedFlat {
         QuerySpaceDelimitedFlat {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             list: None,
             obj: None,
         }
@@ -181,9 +316,20 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.list()`, `.obj()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::QueryPipeDelimitedFlat`](crate::errors::QueryPipeDelimitedFlat) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.query_pipe_delimited_flat().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn query_pipe_delimited_flat(&self) -> QueryPipeDelimitedFlat {
         QueryPipeDelimitedFlat {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             list: None,
             obj: None,
         }
@@ -195,12 +341,27 @@ impl crate::Client {
     /// - `obj`: the `obj` query parameter.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::QueryDeepObjectExplode`](crate::errors::QueryDeepObjectExplode) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .query_deep_object_explode(
+    ///         serde_json::from_str(r#"{"R":1,"G":1,"B":1}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn query_deep_object_explode(
         &self,
         obj: crate::models::Color,
     ) -> QueryDeepObjectExplode {
         QueryDeepObjectExplode {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             obj,
         }
     }
@@ -210,9 +371,20 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.x_prim()`, `.x_list()`, `.x_obj()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::HeaderFlat`](crate::errors::HeaderFlat) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.header_flat().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn header_flat(&self) -> HeaderFlat {
         HeaderFlat {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             x_prim: None,
             x_list: None,
             x_obj: None,
@@ -224,9 +396,20 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.prim()`, `.list()`, `.obj()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CookieFlat`](crate::errors::CookieFlat) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.cookie_flat().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn cookie_flat(&self) -> CookieFlat {
         CookieFlat {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: None,
             list: None,
             obj: None,
@@ -238,9 +421,20 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.x_prim()`, `.x_list()`, `.x_obj()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::HeaderExplode`](crate::errors::HeaderExplode) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.header_explode().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn header_explode(&self) -> HeaderExplode {
         HeaderExplode {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             x_prim: None,
             x_list: None,
             x_obj: None,
@@ -252,9 +446,20 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.prim()`, `.list()`, `.obj()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CookieExplode`](crate::errors::CookieExplode) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.cookie_explode().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn cookie_explode(&self) -> CookieExplode {
         CookieExplode {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: None,
             list: None,
             obj: None,
@@ -269,9 +474,20 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.list()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::QueryReserved`](crate::errors::QueryReserved) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.query_reserved("sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn query_reserved(&self, prim: impl Into<String>) -> QueryReserved {
         QueryReserved {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             prim: prim.into(),
             list: None,
         }
@@ -283,9 +499,20 @@ impl crate::Client {
     /// - `coords`: the `coords` query parameter.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::QueryJson`](crate::errors::QueryJson) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.query_json(serde_json::from_str(r#"{"lat":1.5,"long":1.5}"#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn query_json(&self, coords: crate::models::Coordinates) -> QueryJson {
         QueryJson {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             coords,
         }
     }
@@ -295,9 +522,20 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.limit()`, `.free_form()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::QueryMap`](crate::errors::QueryMap) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.query_map().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn query_map(&self) -> QueryMap {
         QueryMap {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             limit: None,
             free_form: None,
         }
@@ -309,32 +547,84 @@ impl crate::Client {
     /// - `body`: the request body, a [`FormInput`](crate::models::FormInput).
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::PostForm`](crate::errors::PostForm) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .post_form(
+    ///         serde_json::from_str(r#"{"name":"sample","tags":["sample"]}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn post_form(&self, body: crate::models::FormInput) -> PostForm {
         PostForm {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
 
     /// `POST /created`
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.create().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create(&self) -> Create {
-        Create { client: self.clone() }
+        Create {
+            client: self.clone(),
+            options: ::std::default::Default::default(),
+        }
     }
 
     /// `GET /default-only`
     ///
     /// Documented errors (`default`) are [`Error::Api`](crate::Error::Api) holding a [`errors::DefaultOnly`](crate::errors::DefaultOnly) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.default_only().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn default_only(&self) -> DefaultOnly {
         DefaultOnly {
             client: self.clone(),
+            options: ::std::default::Default::default(),
         }
     }
 
     /// `GET /page`
     ///
     /// Documented errors (`404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::Page`](crate::errors::Page) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.page().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn page(&self) -> Page {
-        Page { client: self.clone() }
+        Page {
+            client: self.clone(),
+            options: ::std::default::Default::default(),
+        }
     }
 
     /// `POST /upload`
@@ -343,9 +633,24 @@ impl crate::Client {
     /// - `body`: the request body.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::Upload`](crate::errors::Upload) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .upload(
+    ///         serde_json::from_str(r#"{"title":"sample","file":"hello"}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn upload(&self, body: crate::models::Upload) -> Upload {
         Upload {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
@@ -354,9 +659,20 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `body`: the request body, a [`ChargeInput`](crate::models::ChargeInput).
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.create_charge(serde_json::from_str(r#"{"amount":1}"#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_charge(&self, body: crate::models::ChargeInput) -> CreateCharge {
         CreateCharge {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
@@ -364,9 +680,20 @@ impl crate::Client {
     /// `GET /query/deepArray`
     ///
     /// Optional parameters are set on the builder: `.list()`.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.query_deep_array().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn query_deep_array(&self) -> QueryDeepArray {
         QueryDeepArray {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             list: None,
         }
     }
@@ -379,9 +706,24 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.outer()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::QueryDeepNested`](crate::errors::QueryDeepNested) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &param_styles_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .query_deep_nested(
+    ///         serde_json::from_str(r#"{"Object":{"role":"admin"},"Id":1}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn query_deep_nested(&self, deep: crate::models::Filter) -> QueryDeepNested {
         QueryDeepNested {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             deep,
             outer: None,
         }
@@ -394,12 +736,28 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathSimpleFlat {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: String,
     list: Vec<String>,
     obj: crate::models::Color,
 }
 
 impl PathSimpleFlat {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -428,7 +786,11 @@ impl PathSimpleFlat {
                 ::reqwest::Method::GET,
                 &format!("/path/simple/flat/{prim}/{list}/{obj}"),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -501,12 +863,28 @@ impl ::std::future::IntoFuture for PathSimpleFlat {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathSimpleExplode {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: String,
     list: Vec<String>,
     obj: crate::models::Color,
 }
 
 impl PathSimpleExplode {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -535,7 +913,11 @@ impl PathSimpleExplode {
                 ::reqwest::Method::GET,
                 &format!("/path/simple/explode/{prim}/{list}/{obj}"),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -608,12 +990,28 @@ impl ::std::future::IntoFuture for PathSimpleExplode {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathLabelFlat {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: String,
     list: Vec<String>,
     obj: crate::models::Color,
 }
 
 impl PathLabelFlat {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -647,7 +1045,11 @@ impl PathLabelFlat {
                 ::reqwest::Method::GET,
                 &format!("/path/label/flat/{prim}/{list}/{obj}"),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -720,12 +1122,28 @@ impl ::std::future::IntoFuture for PathLabelFlat {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathLabelExplode {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: String,
     list: Vec<String>,
     obj: crate::models::Color,
 }
 
 impl PathLabelExplode {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -759,7 +1177,11 @@ impl PathLabelExplode {
                 ::reqwest::Method::GET,
                 &format!("/path/label/explode/{prim}/{list}/{obj}"),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -832,12 +1254,28 @@ impl ::std::future::IntoFuture for PathLabelExplode {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathMatrixFlat {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: String,
     list: Vec<String>,
     obj: crate::models::Color,
 }
 
 impl PathMatrixFlat {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -871,7 +1309,11 @@ impl PathMatrixFlat {
                 ::reqwest::Method::GET,
                 &format!("/path/matrix/flat/{prim}/{list}/{obj}"),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -944,12 +1386,28 @@ impl ::std::future::IntoFuture for PathMatrixFlat {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathMatrixExplode {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: String,
     list: Vec<String>,
     obj: crate::models::Color,
 }
 
 impl PathMatrixExplode {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -983,7 +1441,11 @@ impl PathMatrixExplode {
                 ::reqwest::Method::GET,
                 &format!("/path/matrix/explode/{prim}/{list}/{obj}"),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1056,6 +1518,7 @@ impl ::std::future::IntoFuture for PathMatrixExplode {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryFormFlat {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: Option<String>,
     list: Option<Vec<String>>,
     obj: Option<crate::models::Color>,
@@ -1077,6 +1540,21 @@ impl QueryFormFlat {
     /// The `obj` query parameter.
     pub fn obj(mut self, value: crate::models::Color) -> Self {
         self.obj = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -1119,7 +1597,11 @@ impl QueryFormFlat {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/form/flat", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1192,6 +1674,7 @@ impl ::std::future::IntoFuture for QueryFormFlat {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryFormExplode {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: Option<String>,
     list: Option<Vec<String>>,
     obj: Option<crate::models::Color>,
@@ -1213,6 +1696,21 @@ impl QueryFormExplode {
     /// The `obj` query parameter.
     pub fn obj(mut self, value: crate::models::Color) -> Self {
         self.obj = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -1255,7 +1753,11 @@ impl QueryFormExplode {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/form/explode", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1330,6 +1832,7 @@ impl ::std::future::IntoFuture for QueryFormExplode {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QuerySpaceDelimitedFlat {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     list: Option<Vec<String>>,
     obj: Option<crate::models::Color>,
 }
@@ -1344,6 +1847,21 @@ impl QuerySpaceDelimitedFlat {
     /// The `obj` query parameter.
     pub fn obj(mut self, value: crate::models::Color) -> Self {
         self.obj = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -1383,7 +1901,11 @@ impl QuerySpaceDelimitedFlat {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/spaceDelimited/flat", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1458,6 +1980,7 @@ impl ::std::future::IntoFuture for QuerySpaceDelimitedFlat {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryPipeDelimitedFlat {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     list: Option<Vec<String>>,
     obj: Option<crate::models::Color>,
 }
@@ -1472,6 +1995,21 @@ impl QueryPipeDelimitedFlat {
     /// The `obj` query parameter.
     pub fn obj(mut self, value: crate::models::Color) -> Self {
         self.obj = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -1511,7 +2049,11 @@ impl QueryPipeDelimitedFlat {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/pipeDelimited/flat", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1585,10 +2127,26 @@ impl ::std::future::IntoFuture for QueryPipeDelimitedFlat {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryDeepObjectExplode {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     obj: crate::models::Color,
 }
 
 impl QueryDeepObjectExplode {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -1613,7 +2171,11 @@ impl QueryDeepObjectExplode {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/deepObject/explode", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1686,6 +2248,7 @@ impl ::std::future::IntoFuture for QueryDeepObjectExplode {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct HeaderFlat {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     x_prim: Option<String>,
     x_list: Option<Vec<String>>,
     x_obj: Option<crate::models::Color>,
@@ -1707,6 +2270,21 @@ impl HeaderFlat {
     /// The `X-Obj` header parameter.
     pub fn x_obj(mut self, value: crate::models::Color) -> Self {
         self.x_obj = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -1740,7 +2318,11 @@ impl HeaderFlat {
             }
             None => request,
         };
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1813,6 +2395,7 @@ impl ::std::future::IntoFuture for HeaderFlat {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CookieFlat {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: Option<String>,
     list: Option<Vec<String>>,
     obj: Option<crate::models::Color>,
@@ -1834,6 +2417,21 @@ impl CookieFlat {
     /// The `obj` cookie parameter.
     pub fn obj(mut self, value: crate::models::Color) -> Self {
         self.obj = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -1882,7 +2480,11 @@ impl CookieFlat {
         } else {
             request.header(::reqwest::header::COOKIE, cookies.join("; "))
         };
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -1955,6 +2557,7 @@ impl ::std::future::IntoFuture for CookieFlat {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct HeaderExplode {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     x_prim: Option<String>,
     x_list: Option<Vec<String>>,
     x_obj: Option<crate::models::Color>,
@@ -1976,6 +2579,21 @@ impl HeaderExplode {
     /// The `X-Obj` header parameter.
     pub fn x_obj(mut self, value: crate::models::Color) -> Self {
         self.x_obj = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -2012,7 +2630,11 @@ impl HeaderExplode {
             }
             None => request,
         };
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2085,6 +2707,7 @@ impl ::std::future::IntoFuture for HeaderExplode {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CookieExplode {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: Option<String>,
     list: Option<Vec<String>>,
     obj: Option<crate::models::Color>,
@@ -2106,6 +2729,21 @@ impl CookieExplode {
     /// The `obj` cookie parameter.
     pub fn obj(mut self, value: crate::models::Color) -> Self {
         self.obj = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -2157,7 +2795,11 @@ impl CookieExplode {
         } else {
             request.header(::reqwest::header::COOKIE, cookies.join("; "))
         };
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2230,6 +2872,7 @@ impl ::std::future::IntoFuture for CookieExplode {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryReserved {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     prim: String,
     list: Option<Vec<String>>,
 }
@@ -2238,6 +2881,21 @@ impl QueryReserved {
     /// The `list` query parameter.
     pub fn list(mut self, value: Vec<String>) -> Self {
         self.list = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -2275,7 +2933,11 @@ impl QueryReserved {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/reserved", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2348,10 +3010,26 @@ impl ::std::future::IntoFuture for QueryReserved {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryJson {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     coords: crate::models::Coordinates,
 }
 
 impl QueryJson {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2378,7 +3056,11 @@ impl QueryJson {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/json", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2451,6 +3133,7 @@ impl ::std::future::IntoFuture for QueryJson {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryMap {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     limit: Option<i64>,
     free_form: Option<::std::collections::BTreeMap<String, i64>>,
 }
@@ -2468,6 +3151,21 @@ impl QueryMap {
         value: ::std::collections::BTreeMap<String, i64>,
     ) -> Self {
         self.free_form = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -2500,7 +3198,11 @@ impl QueryMap {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/map", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2564,10 +3266,26 @@ impl ::std::future::IntoFuture for QueryMap {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PostForm {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::FormInput,
 }
 
 impl PostForm {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2578,7 +3296,11 @@ impl PostForm {
     > {
         let request = self.client.inner.request(::reqwest::Method::POST, "/form");
         let request = crate::codec::form_body(request, &self.body, &[]);
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2648,9 +3370,25 @@ impl ::std::future::IntoFuture for PostForm {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct Create {
     client: crate::Client,
+    options: crate::client::RequestOptions,
 }
 
 impl Create {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2660,7 +3398,11 @@ impl Create {
         crate::Error<()>,
     > {
         let request = self.client.inner.request(::reqwest::Method::POST, "/created");
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2732,9 +3474,25 @@ impl ::std::future::IntoFuture for Create {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct DefaultOnly {
     client: crate::Client,
+    options: crate::client::RequestOptions,
 }
 
 impl DefaultOnly {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2744,7 +3502,11 @@ impl DefaultOnly {
         crate::Error<crate::errors::DefaultOnly>,
     > {
         let request = self.client.inner.request(::reqwest::Method::GET, "/default-only");
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2816,16 +3578,36 @@ impl ::std::future::IntoFuture for DefaultOnly {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct Page {
     client: crate::Client,
+    options: crate::client::RequestOptions,
 }
 
 impl Page {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
         keep_headers: bool,
     ) -> Result<crate::codec::ResponseValue<String>, crate::Error<crate::errors::Page>> {
         let request = self.client.inner.request(::reqwest::Method::GET, "/page");
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2880,10 +3662,26 @@ impl ::std::future::IntoFuture for Page {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct Upload {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::Upload,
 }
 
 impl Upload {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -2922,7 +3720,11 @@ impl Upload {
                 }
                 form
             });
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -2992,10 +3794,26 @@ impl ::std::future::IntoFuture for Upload {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateCharge {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::ChargeInput,
 }
 
 impl CreateCharge {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -3011,7 +3829,11 @@ impl CreateCharge {
                 ("shipping", crate::codec::Style::DeepObject, true, false),
             ],
         );
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -3059,6 +3881,7 @@ impl ::std::future::IntoFuture for CreateCharge {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryDeepArray {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     list: Option<Vec<String>>,
 }
 
@@ -3066,6 +3889,21 @@ impl QueryDeepArray {
     /// The `list` query parameter.
     pub fn list(mut self, value: Vec<String>) -> Self {
         self.list = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -3092,7 +3930,11 @@ impl QueryDeepArray {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/deepArray", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -3143,6 +3985,7 @@ impl ::std::future::IntoFuture for QueryDeepArray {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryDeepNested {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     deep: crate::models::Filter,
     outer: Option<crate::models::QueryDeepNestedOuter>,
 }
@@ -3151,6 +3994,21 @@ impl QueryDeepNested {
     /// The `outer` query parameter.
     pub fn outer(mut self, value: crate::models::QueryDeepNestedOuter) -> Self {
         self.outer = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -3188,7 +4046,11 @@ impl QueryDeepNested {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/deepObject/nested", &query),
             );
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()

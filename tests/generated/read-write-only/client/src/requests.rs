@@ -9,9 +9,20 @@ impl crate::Client {
     /// - `id`: the `id` path parameter.
     ///
     /// Documented errors (`404`) are [`Error::Api`](crate::Error::Api) holding a [`errors::GetAccount`](crate::errors::GetAccount) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &read_write_only_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.get_account("sample").await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_account(&self, id: impl Into<String>) -> GetAccount {
         GetAccount {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             id: id.into(),
         }
     }
@@ -23,6 +34,21 @@ impl crate::Client {
     /// - `body`: the request body, a [`Account`](crate::models::Account).
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::PutAccount`](crate::errors::PutAccount) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &read_write_only_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .put_account(
+    ///         "sample",
+    ///         serde_json::from_str(r#"{"name":"sample","settings":{"theme":"sample"},"tags":["sample"]}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn put_account(
         &self,
         id: impl Into<String>,
@@ -30,6 +56,7 @@ impl crate::Client {
     ) -> PutAccount {
         PutAccount {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             id: id.into(),
             body,
         }
@@ -41,9 +68,24 @@ impl crate::Client {
     /// - `body`: the request body, a [`Signup`](crate::models::Signup).
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::SignUp`](crate::errors::SignUp) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &read_write_only_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .sign_up(
+    ///         serde_json::from_str(r#"{"email":"sample","password":"sample","credentials":{"user":"sample","secret":"sample"}}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn sign_up(&self, body: crate::models::Signup) -> SignUp {
         SignUp {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
@@ -55,10 +97,26 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAccount {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     id: String,
 }
 
 impl GetAccount {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -72,7 +130,11 @@ impl GetAccount {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/accounts/{id}"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -142,11 +204,27 @@ impl ::std::future::IntoFuture for GetAccount {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PutAccount {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     id: String,
     body: crate::models::Account,
 }
 
 impl PutAccount {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -161,7 +239,11 @@ impl PutAccount {
             .inner
             .request(::reqwest::Method::PUT, &format!("/accounts/{id}"));
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -234,10 +316,26 @@ impl ::std::future::IntoFuture for PutAccount {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct SignUp {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::Signup,
 }
 
 impl SignUp {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -248,7 +346,11 @@ impl SignUp {
     > {
         let request = self.client.inner.request(::reqwest::Method::POST, "/signups");
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()

@@ -35,6 +35,12 @@ pub mod requests;
 #[rustfmt::skip]
 mod retry;
 
+/// Sending through a `tower::Service` (feature `tower`): middleware layers around the HTTP
+/// client, or the generated server's router called in process.
+#[cfg(feature = "tower")]
+#[rustfmt::skip]
+pub mod service;
+
 #[rustfmt::skip]
 pub use rfc6570_models as models;
 

@@ -7,9 +7,20 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `param`: the `param` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &rfc6570_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.simple_exploded_list(serde_json::from_str(r#"[1]"#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn simple_exploded_list(&self, param: Vec<i64>) -> SimpleExplodedList {
         SimpleExplodedList {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             param,
         }
     }
@@ -18,9 +29,20 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `param`: the `param` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &rfc6570_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.label_list(serde_json::from_str(r#"["sample"]"#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn label_list(&self, param: Vec<String>) -> LabelList {
         LabelList {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             param,
         }
     }
@@ -29,12 +51,27 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `id`: the `id` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &rfc6570_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .matrix_exploded_object(
+    ///         serde_json::from_str(r#"{"role":"sample","firstName":"sample"}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn matrix_exploded_object(
         &self,
         id: crate::models::MatrixExplodedObjectId,
     ) -> MatrixExplodedObject {
         MatrixExplodedObject {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             id,
         }
     }
@@ -43,9 +80,20 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `id`: the `id` path parameter.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &rfc6570_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.matrix_primitive(1).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn matrix_primitive(&self, id: i32) -> MatrixPrimitive {
         MatrixPrimitive {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             id,
         }
     }
@@ -57,10 +105,26 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct SimpleExplodedList {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     param: Vec<i64>,
 }
 
 impl SimpleExplodedList {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -78,7 +142,11 @@ impl SimpleExplodedList {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/simple/{param}"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -126,10 +194,26 @@ impl ::std::future::IntoFuture for SimpleExplodedList {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct LabelList {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     param: Vec<String>,
 }
 
 impl LabelList {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -145,7 +229,11 @@ impl LabelList {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/label/{param}"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -193,10 +281,26 @@ impl ::std::future::IntoFuture for LabelList {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct MatrixExplodedObject {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     id: crate::models::MatrixExplodedObjectId,
 }
 
 impl MatrixExplodedObject {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -215,7 +319,11 @@ impl MatrixExplodedObject {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/matrix/{id}"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -273,10 +381,26 @@ impl ::std::future::IntoFuture for MatrixExplodedObject {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct MatrixPrimitive {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     id: i32,
 }
 
 impl MatrixPrimitive {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -292,7 +416,11 @@ impl MatrixPrimitive {
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/matrixPrimitive/{id}"));
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()

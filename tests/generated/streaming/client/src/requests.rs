@@ -10,9 +10,20 @@ impl crate::Client {
     /// Optional parameters are set on the builder: `.limit()`, `.last_event_id()`.
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::WatchTicks`](crate::errors::WatchTicks) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &streaming_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.watch_ticks().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn watch_ticks(&self) -> WatchTicks {
         WatchTicks {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             limit: None,
             last_event_id: None,
         }
@@ -24,29 +35,75 @@ impl crate::Client {
     /// - `body`: the request body, a [`ChatRequest`](crate::models::ChatRequest).
     ///
     /// Documented errors (`400`) are [`Error::Api`](crate::Error::Api) holding a [`errors::CreateChat`](crate::errors::CreateChat) variant.
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &streaming_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.create_chat(serde_json::from_str(r#"{"prompt":"sample"}"#)?).await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn create_chat(&self, body: crate::models::ChatRequest) -> CreateChat {
         CreateChat {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
 
     /// `GET /logs`
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &streaming_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.export_logs().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn export_logs(&self) -> ExportLogs {
-        ExportLogs { client: self.clone() }
+        ExportLogs {
+            client: self.clone(),
+            options: ::std::default::Default::default(),
+        }
     }
 
     /// `GET /metrics`
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &streaming_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.export_metrics().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn export_metrics(&self) -> ExportMetrics {
         ExportMetrics {
             client: self.clone(),
+            options: ::std::default::Default::default(),
         }
     }
 
     /// `GET /records`
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &streaming_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client.export_records().await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn export_records(&self) -> ExportRecords {
         ExportRecords {
             client: self.clone(),
+            options: ::std::default::Default::default(),
         }
     }
 }
@@ -57,6 +114,7 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct WatchTicks {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     limit: Option<i32>,
     last_event_id: Option<String>,
 }
@@ -71,6 +129,21 @@ impl WatchTicks {
     /// The `id` of the last event received, to resume the event stream after it (Server-Sent Events' `Last-Event-ID`).
     pub fn last_event_id(mut self, value: impl Into<String>) -> Self {
         self.last_event_id = Some(value.into());
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -100,7 +173,11 @@ impl WatchTicks {
             None => request,
         };
         let request = request.header(::reqwest::header::ACCEPT, "text/event-stream");
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -148,7 +225,11 @@ impl WatchTicks {
             None => request,
         };
         let request = request.header(::reqwest::header::ACCEPT, "text/event-stream");
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         match response.status().as_u16() {
             200 => Ok(response),
             400 => {
@@ -247,10 +328,26 @@ impl ::std::future::IntoFuture for WatchTicks {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateChat {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::ChatRequest,
 }
 
 impl CreateChat {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -262,7 +359,11 @@ impl CreateChat {
         let request = self.client.inner.request(::reqwest::Method::POST, "/chat");
         let request = request.json(&self.body);
         let request = request.header(::reqwest::header::ACCEPT, "application/json");
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -297,7 +398,11 @@ impl CreateChat {
         let request = self.client.inner.request(::reqwest::Method::POST, "/chat");
         let request = request.json(&self.body);
         let request = request.header(::reqwest::header::ACCEPT, "text/event-stream");
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         match response.status().as_u16() {
             200 => Ok(response),
             400 => {
@@ -370,9 +475,25 @@ impl ::std::future::IntoFuture for CreateChat {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ExportLogs {
     client: crate::Client,
+    options: crate::client::RequestOptions,
 }
 
 impl ExportLogs {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -383,7 +504,11 @@ impl ExportLogs {
     > {
         let request = self.client.inner.request(::reqwest::Method::GET, "/logs");
         let request = request.header(::reqwest::header::ACCEPT, "application/jsonl");
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -408,7 +533,11 @@ impl ExportLogs {
     async fn open_stream(self) -> Result<::reqwest::Response, crate::Error<()>> {
         let request = self.client.inner.request(::reqwest::Method::GET, "/logs");
         let request = request.header(::reqwest::header::ACCEPT, "application/jsonl");
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         match response.status().as_u16() {
             200 => Ok(response),
             _ => Err(crate::codec::unexpected(response).await),
@@ -473,9 +602,25 @@ impl ::std::future::IntoFuture for ExportLogs {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ExportMetrics {
     client: crate::Client,
+    options: crate::client::RequestOptions,
 }
 
 impl ExportMetrics {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -488,7 +633,11 @@ impl ExportMetrics {
     > {
         let request = self.client.inner.request(::reqwest::Method::GET, "/metrics");
         let request = request.header(::reqwest::header::ACCEPT, "application/x-ndjson");
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -513,7 +662,11 @@ impl ExportMetrics {
     async fn open_stream(self) -> Result<::reqwest::Response, crate::Error<()>> {
         let request = self.client.inner.request(::reqwest::Method::GET, "/metrics");
         let request = request.header(::reqwest::header::ACCEPT, "application/x-ndjson");
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         match response.status().as_u16() {
             200 => Ok(response),
             _ => Err(crate::codec::unexpected(response).await),
@@ -581,9 +734,25 @@ impl ::std::future::IntoFuture for ExportMetrics {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ExportRecords {
     client: crate::Client,
+    options: crate::client::RequestOptions,
 }
 
 impl ExportRecords {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -594,7 +763,11 @@ impl ExportRecords {
     > {
         let request = self.client.inner.request(::reqwest::Method::GET, "/records");
         let request = request.header(::reqwest::header::ACCEPT, "application/json-seq");
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -624,7 +797,11 @@ impl ExportRecords {
     async fn open_stream(self) -> Result<::reqwest::Response, crate::Error<()>> {
         let request = self.client.inner.request(::reqwest::Method::GET, "/records");
         let request = request.header(::reqwest::header::ACCEPT, "application/json-seq");
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         match response.status().as_u16() {
             200 => Ok(response),
             _ => Err(crate::codec::unexpected(response).await),

@@ -37,6 +37,12 @@ pub mod requests;
 #[rustfmt::skip]
 mod retry;
 
+/// Sending through a `tower::Service` (feature `tower`): middleware layers around the HTTP
+/// client, or the generated server's router called in process.
+#[cfg(feature = "tower")]
+#[rustfmt::skip]
+pub mod service;
+
 /// The receiver of the API's webhooks and callbacks (feature `webhooks`): implement its
 /// trait and serve its router where the API sends them.
 #[cfg(feature = "webhooks")]

@@ -9,9 +9,24 @@ impl crate::Client {
     ///
     /// Arguments:
     /// - `body`: the request body, a [`Subscription`](crate::models::Subscription).
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # async fn example(client: &webhooks_client::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let answer = client
+    ///     .subscribe(
+    ///         serde_json::from_str(r#"{"orderId":"3fa85f64-5717-4562-b3fc-2c963f66afa6","callbackUrl":"sample"}"#)?,
+    ///     )
+    ///     .await?;
+    /// # let _ = answer;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn subscribe(&self, body: crate::models::Subscription) -> Subscribe {
         Subscribe {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
@@ -23,10 +38,26 @@ impl crate::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct Subscribe {
     client: crate::Client,
+    options: crate::client::RequestOptions,
     body: crate::models::Subscription,
 }
 
 impl Subscribe {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -40,7 +71,11 @@ impl Subscribe {
             .inner
             .request(::reqwest::Method::POST, "/subscriptions");
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()

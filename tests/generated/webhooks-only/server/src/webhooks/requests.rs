@@ -21,6 +21,7 @@ impl crate::webhooks::Client {
     ) -> PaymentSucceeded {
         PaymentSucceeded {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             webhook_id: webhook_id.into(),
             webhook_timestamp,
             body,
@@ -37,6 +38,7 @@ impl crate::webhooks::Client {
     ) -> RefundIssued {
         RefundIssued {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
@@ -48,12 +50,28 @@ impl crate::webhooks::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PaymentSucceeded {
     client: crate::webhooks::Client,
+    options: crate::webhooks::client::RequestOptions,
     webhook_id: String,
     webhook_timestamp: i64,
     body: crate::webhooks::models::Payment,
 }
 
 impl PaymentSucceeded {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::webhooks::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -67,7 +85,11 @@ impl PaymentSucceeded {
         let request = request
             .header("Webhook-Timestamp", self.webhook_timestamp.to_string());
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -140,10 +162,26 @@ impl ::std::future::IntoFuture for PaymentSucceeded {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct RefundIssued {
     client: crate::webhooks::Client,
+    options: crate::webhooks::client::RequestOptions,
     body: crate::webhooks::models::RefundIssuedRequest,
 }
 
 impl RefundIssued {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::webhooks::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -156,7 +194,11 @@ impl RefundIssued {
     > {
         let request = self.client.inner.request(::reqwest::Method::POST, "");
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()

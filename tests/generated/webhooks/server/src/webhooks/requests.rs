@@ -19,6 +19,7 @@ impl crate::webhooks::Client {
     ) -> OrderShipped {
         OrderShipped {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             shop_signature: shop_signature.into(),
             body,
         }
@@ -34,6 +35,7 @@ impl crate::webhooks::Client {
     ) -> OrderCancelled {
         OrderCancelled {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
         }
     }
@@ -52,6 +54,7 @@ impl crate::webhooks::Client {
     ) -> OrderUpdated {
         OrderUpdated {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body,
             x_attempt: None,
         }
@@ -63,6 +66,7 @@ impl crate::webhooks::Client {
     pub fn subscribe_audit(&self) -> SubscribeAudit {
         SubscribeAudit {
             client: self.clone(),
+            options: ::std::default::Default::default(),
             body: None,
         }
     }
@@ -74,11 +78,27 @@ impl crate::webhooks::Client {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct OrderShipped {
     client: crate::webhooks::Client,
+    options: crate::webhooks::client::RequestOptions,
     shop_signature: String,
     body: crate::webhooks::models::Shipment,
 }
 
 impl OrderShipped {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::webhooks::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -92,7 +112,11 @@ impl OrderShipped {
         let request = self.client.inner.request(::reqwest::Method::POST, "");
         let request = request.header("Shop-Signature", self.shop_signature.clone());
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -165,10 +189,26 @@ impl ::std::future::IntoFuture for OrderShipped {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct OrderCancelled {
     client: crate::webhooks::Client,
+    options: crate::webhooks::client::RequestOptions,
     body: crate::webhooks::models::OrderCancelledRequest,
 }
 
 impl OrderCancelled {
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::webhooks::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
+        self
+    }
+
     /// Sends the request; the answer's headers are copied only for `send_full`.
     async fn exchange(
         self,
@@ -176,7 +216,11 @@ impl OrderCancelled {
     ) -> Result<crate::webhooks::codec::ResponseValue<()>, crate::webhooks::Error<()>> {
         let request = self.client.inner.request(::reqwest::Method::POST, "");
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -224,6 +268,7 @@ impl ::std::future::IntoFuture for OrderCancelled {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct OrderUpdated {
     client: crate::webhooks::Client,
+    options: crate::webhooks::client::RequestOptions,
     x_attempt: Option<i64>,
     body: crate::webhooks::models::OrderUpdate,
 }
@@ -232,6 +277,21 @@ impl OrderUpdated {
     /// The `X-Attempt` header parameter.
     pub fn x_attempt(mut self, value: i64) -> Self {
         self.x_attempt = Some(value);
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::webhooks::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -249,7 +309,11 @@ impl OrderUpdated {
             None => request,
         };
         let request = request.json(&self.body);
-        let response = self.client.inner.send(request, false, false).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, false, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()
@@ -322,6 +386,7 @@ impl ::std::future::IntoFuture for OrderUpdated {
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct SubscribeAudit {
     client: crate::webhooks::Client,
+    options: crate::webhooks::client::RequestOptions,
     body: Option<String>,
 }
 
@@ -329,6 +394,21 @@ impl SubscribeAudit {
     /// The request body.
     pub fn body(mut self, body: impl Into<String>) -> Self {
         self.body = Some(body.into());
+        self
+    }
+
+    /// Gives up on this request (each try of it) after `timeout`, in place of the client's
+    /// timeout.
+    pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// Sends header `name` with `value` in place of the headers of that name the client and
+    /// the builder set (call it again with the same name to send several values);
+    /// an invalid name or value is the call's [`Error::Transport`](crate::webhooks::Error::Transport).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.header(name.into(), value.into());
         self
     }
 
@@ -346,7 +426,11 @@ impl SubscribeAudit {
             }
             None => request,
         };
-        let response = self.client.inner.send(request, false, true).await?;
+        let response = self
+            .client
+            .inner
+            .send(request, self.options, false, true, None)
+            .await?;
         let status = response.status();
         let headers = if keep_headers {
             response.headers().clone()

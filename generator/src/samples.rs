@@ -1,10 +1,11 @@
-//! A valid JSON value for any type of the IR, read from its schema alone: the `default` where the
+//! A valid JSON value for any type of the IR (the arguments of the client's doc examples, and
+//! `cargo xtask interop`'s requests), read from its schema alone: the `default` where the
 //! document gives one, an enum's first value, else the smallest value the type and its constraints
 //! allow (required properties only, one item per array, bounds, lengths, formats, and a pattern
 //! when one of a few common strings matches it). Deterministic: the same document gives the same
 //! requests and responses on every run.
 
-use openapi_gen::ir::{Api, Constraints, Primitive, StringFormat, TypeDef, TypeKind, TypeRef};
+use crate::ir::{Api, Constraints, Primitive, StringFormat, TypeDef, TypeKind, TypeRef};
 use serde_json::{Map, Value, json};
 
 /// How deep named types are followed before a value is cut short (recursive schemas).
@@ -38,11 +39,14 @@ const PATTERN_CANDIDATES: &[&str] = &[
     "USD",
 ];
 
+/// Samples values of an API's types.
 pub struct Sampler<'a> {
+    /// The API's types, which named type references index.
     pub types: &'a [TypeDef],
 }
 
 impl<'a> Sampler<'a> {
+    /// A sampler of `api`'s types.
     pub fn new(api: &'a Api) -> Self {
         Sampler { types: &api.types }
     }
@@ -143,7 +147,7 @@ impl<'a> Sampler<'a> {
                     (&u.discriminator, variant.tags.first(), &mut value)
                     && !object.contains_key(tag)
                 {
-                    let declared = openapi_gen::ir::struct_behind(self.types, &variant.ty)
+                    let declared = crate::ir::struct_behind(self.types, &variant.ty)
                         .and_then(|s| s.fields.iter().find(|f| f.wire_name == *tag));
                     let tag_value = match declared {
                         Some(field) => self.sample(&field.ty, &field.constraints, depth + 1),
@@ -234,9 +238,7 @@ mod tests {
     use super::*;
 
     fn api(document: &str) -> Api {
-        openapi_gen::load_api(document)
-            .expect("the document loads")
-            .0
+        crate::load_api(document).expect("the document loads").0
     }
 
     #[test]
@@ -260,7 +262,7 @@ components:
         note: {type: string}
 "##);
         let sampler = Sampler::new(&api);
-        let pet = TypeRef::Named(openapi_gen::ir::TypeId(
+        let pet = TypeRef::Named(crate::ir::TypeId(
             api.types.iter().position(|t| t.name == "Pet").unwrap(),
         ));
         let value = sampler.value(&pet, &Constraints::default(), None);
@@ -286,7 +288,7 @@ components:
         next: {oneOf: [{type: "null"}, {$ref: "#/components/schemas/Node"}]}
 "##);
         let sampler = Sampler::new(&api);
-        let node = TypeRef::Named(openapi_gen::ir::TypeId(0));
+        let node = TypeRef::Named(crate::ir::TypeId(0));
         let value = sampler.value(&node, &Constraints::default(), None);
         assert_eq!(value, json!({"next": {"next": null}}));
     }
