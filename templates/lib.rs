@@ -193,4 +193,37 @@ mod tests {
         );
         assert!(read.is_err(), "{read:?}");
     }
+
+    /// Found by fuzzing (fuzz/fuzz_targets/style_roundtrip.rs): with `allowReserved`, a comma
+    /// inside an item of a list written as one value was sent as it is, and read back as two items.
+    #[test]
+    fn allow_reserved_keeps_the_comma_encoded_inside_list_and_object_items() {
+        let read = |query: &str, shape| {
+            let pairs: Vec<(std::borrow::Cow<'_, str>, &str)> = query
+                .split('&')
+                .map(|pair| {
+                    let (k, v) = pair.split_once('=').unwrap();
+                    (style::decode(k).unwrap(), v)
+                })
+                .collect();
+            style::read_query(style::Style::Form, false, "v", &pairs, shape, None, &[])
+        };
+        let list = style::Value::Array(vec![",b;c".to_owned(), "x/y".to_owned()]);
+        let mut query = String::new();
+        style::write_query(&mut query, style::Style::Form, false, true, "v", &list);
+        assert_eq!(query, "v=%2Cb;c,x/y");
+        assert_eq!(read(&query, style::Shape::Array), Ok(Some(list)));
+
+        let object = style::Value::Object(vec![("k,1".to_owned(), "a,b/c".to_owned())]);
+        let mut query = String::new();
+        style::write_query(&mut query, style::Style::Form, false, true, "v", &object);
+        assert_eq!(query, "v=k%2C1,a%2Cb/c");
+        assert_eq!(read(&query, style::Shape::Object), Ok(Some(object)));
+
+        // A single value keeps its commas: nothing splits it.
+        let mut query = String::new();
+        let one = style::Value::Primitive("a,b".to_owned());
+        style::write_query(&mut query, style::Style::Form, false, true, "v", &one);
+        assert_eq!(query, "v=a,b");
+    }
 }

@@ -444,7 +444,7 @@ impl Record {
 
 mod listener;
 pub use crate::Ingest;
-pub use listener::{Limits, Listener, Stats, TlsAcceptor};
+pub use listener::{Limits, Listener, Stats, TlsAcceptor, serve_connection};
 
 #[cfg(test)]
 mod tests;

@@ -54,8 +54,9 @@ pub async fn serve<I: Ingest>(
 }
 
 /// The router: every path, GET or POST, as OsmAnd clients are configured with a bare URL.
-/// Served with the peer's address ([`serve`]), which the limit on unknown ids needs.
-fn router<I: Ingest>(ingest: Arc<I>) -> Router {
+/// Served with the peer's address ([`serve`]), which the limit on unknown ids needs: a request
+/// that reaches it otherwise (tests, fuzzing) carries a [`ConnectInfo<SocketAddr>`] extension.
+pub fn router<I: Ingest>(ingest: Arc<I>) -> Router {
     let failures = Arc::new(Failures::new(UNKNOWN_IDS, UNKNOWN_WINDOW));
     Router::new()
         .fallback(any(report::<I>))

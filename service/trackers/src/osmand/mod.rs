@@ -17,7 +17,7 @@
 //! arrived, as Traccar does); one without both coordinates carries no position.
 
 mod endpoint;
-pub use endpoint::serve;
+pub use endpoint::{router, serve};
 
 use crate::report::Report;
 use chrono::{DateTime, NaiveDateTime, Utc};

@@ -144,6 +144,35 @@ impl Listener {
     }
 }
 
+/// Serves one device connection over `stream` as the listener serves each connection it accepts
+/// (handshake, packets, acknowledgements, the limits' timeouts), counting into `stats`, and
+/// returns when the connection ends. For byte streams the listener does not accept itself: an
+/// in-memory pipe in tests and fuzzing, a stream a caller has already unwrapped.
+pub async fn serve_connection<I: Ingest, S: AsyncRead + AsyncWrite + Unpin>(
+    stream: S,
+    peer: SocketAddr,
+    ingest: Arc<I>,
+    limits: Limits,
+    stats: Arc<Stats>,
+) {
+    let failures = Arc::new(Failures::new(
+        limits.failed_handshakes,
+        limits.failure_window,
+    ));
+    // Never stopped: the sender lives as long as the connection.
+    let (_stop, stopped) = watch::channel(false);
+    let mut connection = Connection {
+        ingest,
+        limits: Arc::new(limits),
+        stats,
+        failures,
+        stopped,
+        peer,
+        tls: None,
+    };
+    connection.serve_stream(stream).await;
+}
+
 async fn accept_loop<I: Ingest>(
     listener: TcpListener,
     ingest: Arc<I>,

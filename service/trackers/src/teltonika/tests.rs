@@ -356,3 +356,78 @@ fn io_elements_map_to_readings_and_signals() {
     };
     assert_eq!(braking.report().signals.hard_cornering, Some(false));
 }
+
+/// Stores every report it is given; knows every IMEI.
+#[derive(Default)]
+struct Recorder(std::sync::Mutex<Vec<Vec<crate::Report>>>);
+
+impl crate::Ingest for Recorder {
+    async fn knows(&self, _device_id: &str) -> bool {
+        true
+    }
+
+    async fn store(
+        &self,
+        _device_id: &str,
+        reports: Vec<crate::Report>,
+    ) -> Result<crate::Stored, String> {
+        let n = reports.len();
+        self.0.lock().unwrap().push(reports);
+        Ok(crate::Stored::accepted(n))
+    }
+}
+
+/// A device's stream through `serve_connection` over an in-memory pipe, `chunk` bytes at a time:
+/// what the listener answered and what it stored.
+async fn served_in_chunks(stream: &[u8], chunk: usize) -> (Vec<u8>, Vec<Vec<crate::Report>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (mut device, server) = tokio::io::duplex(1 << 16);
+    let ingest = std::sync::Arc::new(Recorder::default());
+    let stats = std::sync::Arc::new(Stats::default());
+    let peer = "127.0.0.1:5027".parse().unwrap();
+    let connection = tokio::spawn(serve_connection(
+        server,
+        peer,
+        ingest.clone(),
+        Limits::default(),
+        stats.clone(),
+    ));
+    for piece in stream.chunks(chunk) {
+        device.write_all(piece).await.unwrap();
+        tokio::task::yield_now().await;
+    }
+    device.shutdown().await.unwrap();
+    let mut answered = Vec::new();
+    device.read_to_end(&mut answered).await.unwrap();
+    connection.await.unwrap();
+    assert_eq!(
+        stats.packets.load(std::sync::atomic::Ordering::Relaxed),
+        3,
+        "chunks of {chunk}"
+    );
+    let stored = std::mem::take(&mut *ingest.0.lock().unwrap());
+    (answered, stored)
+}
+
+#[tokio::test]
+async fn a_connection_is_served_alike_whole_or_byte_by_byte() {
+    let mut stream = vec![0x00, 0x0F];
+    stream.extend(b"356307042441013");
+    stream.extend(hex(CODEC_8));
+    stream.push(PING);
+    stream.extend(hex(CODEC_8E));
+    stream.extend(hex(CODEC_16));
+    let whole = served_in_chunks(&stream, stream.len()).await;
+    assert_eq!(
+        whole.0,
+        [&[1][..], &[0, 0, 0, 1], &[0, 0, 0, 1], &[0, 0, 0, 2]].concat()
+    );
+    assert_eq!(whole.1.iter().map(Vec::len).collect::<Vec<_>>(), [1, 1, 2]);
+    for chunk in [1, 2, 7, 61] {
+        assert_eq!(
+            served_in_chunks(&stream, chunk).await,
+            whole,
+            "chunks of {chunk}"
+        );
+    }
+}
