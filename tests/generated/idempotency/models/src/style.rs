@@ -203,6 +203,9 @@ impl<'de> serde::de::Visitor<'de> for OrderedVisitor {
 /// Reserved characters an `allowReserved` query value keeps as they are. `&`, `#` and `+` stay
 /// encoded: they would end the value, the URL or turn into a space.
 const RESERVED_KEPT: &[u8] = b":/?[]@!$'()*,;=";
+/// The same within the items of a list or an object written as one value: `,` stays encoded
+/// there, as it delimits them.
+const RESERVED_KEPT_IN_ITEMS: &[u8] = b":/?[]@!$'()*;=";
 
 /// Percent-encodes all but RFC 3986's unreserved characters (and those of `keep`).
 pub fn encode(text: &str, keep: &[u8]) -> String {
@@ -329,6 +332,12 @@ pub fn write_query(
 ) {
     let keep: &[u8] = if allow_reserved { RESERVED_KEPT } else { b"" };
     let enc = |s: &str| encode(s, keep);
+    let item_keep: &[u8] = if allow_reserved {
+        RESERVED_KEPT_IN_ITEMS
+    } else {
+        b""
+    };
+    let item = |s: &str| encode(s, item_keep);
     let name = encode(name, b"");
     let mut push = |key: &str, text: &str| {
         if !query.is_empty() {
@@ -358,7 +367,7 @@ pub fn write_query(
             }
         }
         (_, Value::Array(items)) => {
-            let items: Vec<String> = items.iter().map(|i| enc(i)).collect();
+            let items: Vec<String> = items.iter().map(|i| item(i)).collect();
             push(&name, &items.join(delimiter));
         }
         (Style::DeepObject, Value::Object(pairs)) => {
@@ -377,7 +386,7 @@ pub fn write_query(
             }
         }
         (_, Value::Object(pairs)) => {
-            let parts: Vec<String> = pairs.iter().flat_map(|(k, v)| [enc(k), enc(v)]).collect();
+            let parts: Vec<String> = pairs.iter().flat_map(|(k, v)| [item(k), item(v)]).collect();
             push(&name, &parts.join(delimiter));
         }
     }
