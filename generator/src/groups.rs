@@ -1,5 +1,5 @@
 //! Operation groups: what a user of a big API picks to compile (a cargo feature each in the
-//! generated crates) or to generate (`--groups`, [`slice`]).
+//! generated crates) or to generate (`--groups`, [`slice()`]).
 //!
 //! The rule:
 //! - An operation's group is its first tag. A document that tags none of its operations (stripe,
@@ -18,7 +18,7 @@
 //!   response bodies and headers, then fields, map values, union branches, `allOf` merges, items
 //!   and aliases; a callback counts as its operation's. A type that no operation reaches (an unused
 //!   component, a webhook's payload) belongs to no group ([`Groups::of_type`] is empty for it,
-//!   and for what it reaches). A slice ([`slice`]) keeps the webhooks, which no group owns, and
+//!   and for what it reaches). A slice ([`slice()`]) keeps the webhooks, which no group owns, and
 //!   the types they reach, and leaves out the types nothing it keeps reaches.
 
 use crate::ir::{Api, HookKind, Operation, PathSegment, TypeId};
