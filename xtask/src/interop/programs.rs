@@ -226,6 +226,7 @@ fn outcome<T, E: std::fmt::Debug>(result: Result<T, client::Error<E>>) -> Outcom
         Err(client::Error::UnexpectedStatus { status, .. }) => ("unexpected_status", status.to_string()),
         Err(client::Error::Transport(e)) => ("transport", format!("{e:?}")),
         Err(client::Error::Auth(e)) => ("auth", e.to_string()),
+        Err(client::Error::Service(e)) => ("service", e.to_string()),
     };
     Outcome { kind, detail }
 }
