@@ -35,6 +35,7 @@ pub fn run() -> Result<bool, String> {
     std::fs::create_dir_all(&unpacked).map_err(|e| e.to_string())?;
 
     step("cargo package (each crate is built from its tarball)");
+    forget_unpacked_templates()?;
     let packages = root.join("target/package");
     for old in crate_files(&packages) {
         let _ = std::fs::remove_file(old);
@@ -154,6 +155,36 @@ fn write_build_rs_crate(dir: &Path, generator: &Path, spec: &Path) -> Result<(),
          pub fn client(base_url: &str) -> Result<api::client::Client, api::client::BuildError> {\n    \
          api::client::Client::new(base_url)\n}\n",
     )
+}
+
+/// `cargo package` verifies the generator against the templates tarball through a local registry,
+/// and cargo unpacks a registry crate once per name and version: a copy left by an earlier run
+/// of the same unpublished version would be built instead of this tree's templates.
+fn forget_unpacked_templates() -> Result<(), String> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")))
+        .ok_or("neither CARGO_HOME nor HOME is set")?;
+    let sources = home.join("registry/src");
+    let Ok(registries) = std::fs::read_dir(&sources) else {
+        return Ok(());
+    };
+    for registry in registries.flatten() {
+        let Ok(crates) = std::fs::read_dir(registry.path()) else {
+            continue;
+        };
+        for unpacked in crates.flatten() {
+            if unpacked
+                .file_name()
+                .to_string_lossy()
+                .starts_with(&format!("{TEMPLATES}-"))
+            {
+                std::fs::remove_dir_all(unpacked.path())
+                    .map_err(|e| format!("{}: {e}", unpacked.path().display()))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 fn crate_files(dir: &Path) -> Vec<PathBuf> {
