@@ -314,6 +314,59 @@ async fn the_client_writes_path_parameters_as_the_table_shows() {
     row!(path_matrix_explode, 5);
 }
 
+/// Found by the style round-trip fuzz target: a value that makes a whole segment `.` or `..`
+/// would be resolved away by URL parsing, and the request would reach another path.
+#[tokio::test]
+async fn the_client_refuses_a_path_value_that_makes_a_dot_segment_and_sends_nothing() {
+    let (base, seen) = recorder().await;
+    let client = Client::new(base).expect("client");
+    // The refused path, or what came instead.
+    fn refused<T: std::fmt::Debug, E: std::fmt::Debug>(
+        outcome: Result<T, param_styles_client::Error<E>>,
+    ) -> String {
+        match outcome {
+            Err(param_styles_client::Error::InvalidPath { path }) => path,
+            other => panic!("expected InvalidPath, got {other:?}"),
+        }
+    }
+    let dotted = [
+        // simple: the value itself is the segment.
+        (
+            refused(client.path_simple_flat("..", colors(), rgb()).await),
+            "/../",
+        ),
+        (
+            refused(client.path_simple_explode(".", colors(), rgb()).await),
+            "/./",
+        ),
+        // label: an empty value is written `.`; a value `.` is written `.%2E`, read as `..`.
+        (
+            refused(client.path_label_flat(String::new(), colors(), rgb()).await),
+            "/./",
+        ),
+        (
+            refused(client.path_label_explode(".", colors(), rgb()).await),
+            "/.%2E/",
+        ),
+    ];
+    for (path, segment) in dotted {
+        assert!(path.contains(segment), "{path} lacks {segment}");
+    }
+    assert!(
+        seen.lock().unwrap().is_empty(),
+        "a refused request reached the server"
+    );
+    // Dots inside a segment are ordinary text.
+    client
+        .path_simple_flat("...", colors(), rgb())
+        .await
+        .expect("`...` is not a dot-segment");
+    client
+        .path_simple_flat("a.b", colors(), rgb())
+        .await
+        .expect("`a.b` is not a dot-segment");
+}
+
 #[tokio::test]
 async fn the_client_writes_query_parameters_as_the_table_shows() {
     let (base, seen) = recorder().await;

@@ -227,6 +227,7 @@ fn outcome<T, E: std::fmt::Debug>(result: Result<T, client::Error<E>>) -> Outcom
         Err(client::Error::Transport(e)) => ("transport", format!("{e:?}")),
         Err(client::Error::Auth(e)) => ("auth", e.to_string()),
         Err(client::Error::Service(e)) => ("service", e.to_string()),
+        Err(client::Error::InvalidPath { path }) => ("invalid_path", path.clone()),
     };
     Outcome { kind, detail }
 }

@@ -160,10 +160,23 @@ impl<'a> RequestEmitter<'a> {
                 template.push_str(&template_text(value));
             }
         }
-        if lets.is_empty() {
-            (lets, quote! { #template })
-        } else {
-            (lets, quote! { &format!(#template) })
+        // A text value can make a segment `.` or `..`: refused before the URL resolves it away.
+        // Digits, uuids and booleans cannot.
+        let dots_possible = op.parameters.iter().any(|param| {
+            param.location == ParamLocation::Path
+                && (param.style != ParamStyle::Simple
+                    || param.json
+                    || !matches!(self.value_kind(&param.ty), ValueKind::Primitive)
+                    || !self.url_safe(&param.ty))
+        });
+        let root = &self.root;
+        match (lets.is_empty(), dots_possible) {
+            (true, _) => (lets, quote! { #template }),
+            (false, false) => (lets, quote! { &format!(#template) }),
+            (false, true) => (
+                lets,
+                quote! { &#root::codec::checked_path(format!(#template))? },
+            ),
         }
     }
 

@@ -349,7 +349,10 @@ impl GetContent {
             .inner
             .request(
                 ::reqwest::Method::GET,
-                &crate::codec::with_query(&format!("/documents/{name}/content"), &query),
+                &crate::codec::with_query(
+                    &crate::codec::checked_path(format!("/documents/{name}/content"))?,
+                    &query,
+                ),
             );
         let response = self
             .client
@@ -458,7 +461,10 @@ impl PutContent {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::PUT, &format!("/documents/{name}/content"));
+            .request(
+                ::reqwest::Method::PUT,
+                &crate::codec::checked_path(format!("/documents/{name}/content"))?,
+            );
         let request = request
             .header(::reqwest::header::CONTENT_TYPE, "application/pdf")
             .body(self.body);
@@ -557,7 +563,10 @@ impl GetPreview {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::GET, &format!("/documents/{name}/preview"));
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::checked_path(format!("/documents/{name}/preview"))?,
+            );
         let response = self
             .client
             .inner
@@ -659,7 +668,10 @@ impl PutPreview {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::PUT, &format!("/documents/{name}/preview"));
+            .request(
+                ::reqwest::Method::PUT,
+                &crate::codec::checked_path(format!("/documents/{name}/preview"))?,
+            );
         let request = crate::codec::binary_body(request, self.body, "image/*");
         let response = self
             .client

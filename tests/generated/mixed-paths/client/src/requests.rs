@@ -272,7 +272,10 @@ impl GetAccountJson {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::GET, &format!("/accounts/{sid}.json"));
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::checked_path(format!("/accounts/{sid}.json"))?,
+            );
         let response = self
             .client
             .inner
@@ -354,7 +357,10 @@ impl GetAccountXml {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::GET, &format!("/accounts/{sid}.xml"));
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::checked_path(format!("/accounts/{sid}.xml"))?,
+            );
         let response = self
             .client
             .inner
@@ -436,7 +442,10 @@ impl GetAccount {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::GET, &format!("/accounts/{sid}"));
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::checked_path(format!("/accounts/{sid}"))?,
+            );
         let response = self
             .client
             .inner
@@ -518,7 +527,10 @@ impl ListCalls {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::GET, &format!("/accounts/{sid}/calls.json"));
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::checked_path(format!("/accounts/{sid}/calls.json"))?,
+            );
         let response = self
             .client
             .inner
@@ -604,7 +616,9 @@ impl GetCall {
             .inner
             .request(
                 ::reqwest::Method::GET,
-                &format!("/accounts/{sid}/calls/{call_sid}.json"),
+                &crate::codec::checked_path(
+                    format!("/accounts/{sid}/calls/{call_sid}.json"),
+                )?,
             );
         let response = self
             .client
@@ -690,7 +704,10 @@ impl CancelJob {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::POST, &format!("/jobs/{id}:cancel"));
+            .request(
+                ::reqwest::Method::POST,
+                &crate::codec::checked_path(format!("/jobs/{id}:cancel"))?,
+            );
         let response = self
             .client
             .inner
@@ -788,7 +805,10 @@ impl GetJob {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::GET, &format!("/jobs/{id}"));
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::checked_path(format!("/jobs/{id}"))?,
+            );
         let response = self
             .client
             .inner
@@ -883,7 +903,10 @@ impl GetJobFull {
             .inner
             .request(
                 ::reqwest::Method::GET,
-                &crate::codec::with_query(&format!("/jobs/{id}?view=full"), &query),
+                &crate::codec::with_query(
+                    &crate::codec::checked_path(format!("/jobs/{id}?view=full"))?,
+                    &query,
+                ),
             );
         let response = self
             .client
@@ -968,7 +991,10 @@ impl GetFile {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::GET, &format!("/files/{name}.{ext}"));
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::checked_path(format!("/files/{name}.{ext}"))?,
+            );
         let response = self
             .client
             .inner

@@ -784,7 +784,9 @@ impl PathSimpleFlat {
             .inner
             .request(
                 ::reqwest::Method::GET,
-                &format!("/path/simple/flat/{prim}/{list}/{obj}"),
+                &crate::codec::checked_path(
+                    format!("/path/simple/flat/{prim}/{list}/{obj}"),
+                )?,
             );
         let response = self
             .client
@@ -911,7 +913,9 @@ impl PathSimpleExplode {
             .inner
             .request(
                 ::reqwest::Method::GET,
-                &format!("/path/simple/explode/{prim}/{list}/{obj}"),
+                &crate::codec::checked_path(
+                    format!("/path/simple/explode/{prim}/{list}/{obj}"),
+                )?,
             );
         let response = self
             .client
@@ -1043,7 +1047,9 @@ impl PathLabelFlat {
             .inner
             .request(
                 ::reqwest::Method::GET,
-                &format!("/path/label/flat/{prim}/{list}/{obj}"),
+                &crate::codec::checked_path(
+                    format!("/path/label/flat/{prim}/{list}/{obj}"),
+                )?,
             );
         let response = self
             .client
@@ -1175,7 +1181,9 @@ impl PathLabelExplode {
             .inner
             .request(
                 ::reqwest::Method::GET,
-                &format!("/path/label/explode/{prim}/{list}/{obj}"),
+                &crate::codec::checked_path(
+                    format!("/path/label/explode/{prim}/{list}/{obj}"),
+                )?,
             );
         let response = self
             .client
@@ -1307,7 +1315,9 @@ impl PathMatrixFlat {
             .inner
             .request(
                 ::reqwest::Method::GET,
-                &format!("/path/matrix/flat/{prim}/{list}/{obj}"),
+                &crate::codec::checked_path(
+                    format!("/path/matrix/flat/{prim}/{list}/{obj}"),
+                )?,
             );
         let response = self
             .client
@@ -1439,7 +1449,9 @@ impl PathMatrixExplode {
             .inner
             .request(
                 ::reqwest::Method::GET,
-                &format!("/path/matrix/explode/{prim}/{list}/{obj}"),
+                &crate::codec::checked_path(
+                    format!("/path/matrix/explode/{prim}/{list}/{obj}"),
+                )?,
             );
         let response = self
             .client

@@ -129,7 +129,10 @@ impl GetAccount {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::GET, &format!("/accounts/{id}"));
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::checked_path(format!("/accounts/{id}"))?,
+            );
         let response = self
             .client
             .inner
@@ -237,7 +240,10 @@ impl PutAccount {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::PUT, &format!("/accounts/{id}"));
+            .request(
+                ::reqwest::Method::PUT,
+                &crate::codec::checked_path(format!("/accounts/{id}"))?,
+            );
         let request = request.json(&self.body);
         let response = self
             .client

@@ -141,7 +141,10 @@ impl SimpleExplodedList {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::GET, &format!("/simple/{param}"));
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::checked_path(format!("/simple/{param}"))?,
+            );
         let response = self
             .client
             .inner
@@ -228,7 +231,10 @@ impl LabelList {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::GET, &format!("/label/{param}"));
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::checked_path(format!("/label/{param}"))?,
+            );
         let response = self
             .client
             .inner
@@ -318,7 +324,10 @@ impl MatrixExplodedObject {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::GET, &format!("/matrix/{id}"));
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::checked_path(format!("/matrix/{id}"))?,
+            );
         let response = self
             .client
             .inner
@@ -415,7 +424,10 @@ impl MatrixPrimitive {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::GET, &format!("/matrixPrimitive/{id}"));
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::checked_path(format!("/matrixPrimitive/{id}"))?,
+            );
         let response = self
             .client
             .inner
