@@ -26,7 +26,13 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
+#[cfg(feature = "tls")]
 pub use tokio_rustls::TlsAcceptor;
+
+/// Built without feature `tls`: no acceptor exists, so a listener's `tls` is always `None`.
+#[cfg(not(feature = "tls"))]
+#[derive(Clone)]
+pub enum TlsAcceptor {}
 
 /// The bounds of a listener.
 #[derive(Debug, Clone)]
@@ -247,6 +253,9 @@ impl<I: Ingest> Connection<I> {
         let _ = stream.set_nodelay(true);
         match self.tls.clone() {
             None => self.serve_stream(stream).await,
+            #[cfg(not(feature = "tls"))]
+            Some(acceptor) => match acceptor {},
+            #[cfg(feature = "tls")]
             Some(acceptor) => {
                 let deadline = Instant::now() + self.limits.frame_timeout;
                 match tokio::time::timeout_at(deadline, acceptor.accept(stream)).await {
