@@ -4,6 +4,7 @@
 //! templates/server, copied into the crate, so the generated part stays small.
 
 mod api;
+mod example;
 mod plan;
 mod reads;
 mod router;
@@ -52,13 +53,20 @@ pub fn emit_at(
     if plan.ops.is_empty() {
         return Ok(None);
     }
+    // The trait's example is a doc test of the server crate itself (not of the webhooks'
+    // receiver in a client crate, behind a feature the doc tests do not turn on).
+    let example_crate = matches!(root, Root::Crate).then(|| opts.crate_ident("server").to_string());
     // The plan is plain data: the router and the other files render from it side by side.
     let (router, others) = rayon::join(
         || rust_file(router::router_rs(&plan), opts, "src/router.rs"),
         || -> Result<[File; 4], String> {
             Ok([
                 crate_root(lib_rs(&plan, opts), opts)?,
-                rust_file(api::api_rs(&plan), opts, "src/api.rs")?,
+                rust_file(
+                    api::api_rs(&plan, example_crate.as_deref()),
+                    opts,
+                    "src/api.rs",
+                )?,
                 rust_file(types::requests_rs(&plan), opts, "src/requests.rs")?,
                 rust_file(types::responses_rs(&plan), opts, "src/responses.rs")?,
             ])
@@ -156,7 +164,15 @@ native-tls = ["webhooks", "reqwest?/native-tls"]
         sections.push_str(line);
         sections.push('\n');
     }
-    super::cargo_toml(api, opts, "server", &description, &sections)
+    let mut manifest = super::cargo_toml(api, opts, "server", &description, &sections);
+    if routed {
+        // The trait's example is a doc test; the document's own code blocks are text.
+        manifest.contents = manifest.contents.replace(
+            "[lib]\n# Descriptions from the spec are documentation, not Rust examples.\ndoctest = false\n",
+            "[lib]\n# `cargo test --doc` compiles the trait's example; the document's own code blocks are\n# text, never run.\ndoctest = true\n",
+        );
+    }
+    manifest
 }
 
 fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
