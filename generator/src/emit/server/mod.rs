@@ -6,6 +6,7 @@
 mod api;
 mod example;
 mod plan;
+mod readme;
 mod reads;
 mod router;
 mod types;
@@ -75,6 +76,10 @@ pub fn emit_at(
     let mut files = vec![cargo_toml(api, opts, true)];
     files.extend(others?);
     files.push(router?);
+    if example_crate.is_some() {
+        let readme = readme::readme(&plan, opts, &files);
+        files.push(readme);
+    }
     // The runtime, the parts a document does not use left out.
     files.extend(TEMPLATES.iter().filter_map(|(path, text)| {
         let used = match *path {
@@ -164,15 +169,7 @@ native-tls = ["webhooks", "reqwest?/native-tls"]
         sections.push_str(line);
         sections.push('\n');
     }
-    let mut manifest = super::cargo_toml(api, opts, "server", &description, &sections);
-    if routed {
-        // The trait's example is a doc test; the document's own code blocks are text.
-        manifest.contents = manifest.contents.replace(
-            "[lib]\n# Descriptions from the spec are documentation, not Rust examples.\ndoctest = false\n",
-            "[lib]\n# `cargo test --doc` compiles the trait's example; the document's own code blocks are\n# text, never run.\ndoctest = true\n",
-        );
-    }
-    manifest
+    super::cargo_toml(api, opts, "server", &description, &sections)
 }
 
 fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {

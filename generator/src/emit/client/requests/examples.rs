@@ -16,6 +16,23 @@ impl RequestEmitter<'_> {
     /// (the webhooks' sender, a build.rs module).
     pub(super) fn example_doc(&self, p: &Plan) -> Option<String> {
         let krate = self.example_crate.as_deref()?;
+        let call = self.example_call(p)?;
+        Some(format!(
+            "# Example\n\n\
+             ```no_run\n\
+             # async fn example(client: &{krate}::Client) -> Result<(), Box<dyn std::error::Error>> {{\n\
+             let answer = {call};\n\
+             # let _ = answer;\n\
+             # Ok(())\n\
+             # }}\n\
+             ```"
+        ))
+    }
+
+    /// The call of `p`'s example (`client.op(args).await?`, on several lines when long), as the
+    /// method docs and the crate's README show it.
+    pub fn example_call(&self, p: &Plan) -> Option<String> {
+        let krate = self.example_crate.as_deref()?;
         let sampler = Sampler::new(self.api);
         let args: Vec<String> = self
             .inputs(p)
@@ -34,16 +51,7 @@ impl RequestEmitter<'_> {
         } else {
             call
         };
-        Some(format!(
-            "# Example\n\n\
-             ```no_run\n\
-             # async fn example(client: &{krate}::Client) -> Result<(), Box<dyn std::error::Error>> {{\n\
-             let answer = {call};\n\
-             # let _ = answer;\n\
-             # Ok(())\n\
-             # }}\n\
-             ```"
-        ))
+        Some(call)
     }
 
     fn example_arg(&self, input: &Input, p: &Plan, sampler: &Sampler, krate: &str) -> String {
