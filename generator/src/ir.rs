@@ -1126,6 +1126,11 @@ pub struct Parameter {
     /// The `default` of its schema: the server fills it in when the request leaves the parameter
     /// out, and the client's docs show it.
     pub default: Option<serde_json::Value>,
+    /// Example values the document gives, best first: the parameter's `example` and `examples`,
+    /// its content's, then its schema's. The client's doc example uses the first one that fits
+    /// the type (see [`crate::samples::Sampler::fits`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<serde_json::Value>,
     /// `description`: the doc of the parameter in the generated client and server.
     pub doc: Option<String>,
     /// The validation keywords of its schema, which the generated server checks.
@@ -1241,6 +1246,10 @@ pub struct RequestBody {
     /// allowReserved); properties without one use `form`, exploded.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub encoding: Vec<PropertyEncoding>,
+    /// Example values the document gives, best first: the media type's `example` and
+    /// `examples`, then its schema's (as for [`Parameter::examples`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<serde_json::Value>,
 }
 
 /// How one property of a form body is written.

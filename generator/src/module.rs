@@ -198,8 +198,9 @@ impl Inliner<'_> {
         let text = text.replace("#[cfg(feature = \"webhooks\")]", "");
         // Nor has it the client's `tower` feature: the module's client goes over HTTP.
         let text = text.replace("feature = \"tower\"", "any()");
-        // The client's examples name its crate, which a module is not.
+        // The client's examples name its crate, which a module is not; nor has it a README.
         let text = text.replace("```no_run", "```ignore");
+        let text = text.replace(crate::emit::readme::DOCTEST_ITEM, "");
         // The client's TLS features are the includer's choice of reqwest features: always true.
         let text = text.replace(
             "cfg!(any(feature = \"rustls\", feature = \"native-tls\"))",

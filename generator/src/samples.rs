@@ -162,6 +162,346 @@ impl<'a> Sampler<'a> {
     }
 }
 
+/// What JSON a type's decoding may take at the top level, for the untagged unions' rule in
+/// [`Sampler::fits`] (bit flags: null, bool, number, string, array, object).
+const NULL: u8 = 1;
+const BOOL: u8 = 2;
+const NUMBER: u8 = 4;
+const STRING: u8 = 8;
+const ARRAY: u8 = 16;
+const OBJECT: u8 = 32;
+
+impl Sampler<'_> {
+    /// Whether `value` (a document's `example`) decodes as `ty` and passes its `Validate`: the
+    /// types, required properties, enum values, bounds, lengths, patterns and formats. It errs on
+    /// the side of `false` (a union that could decode the value as an earlier branch of the same
+    /// JSON kind, a flattened property, raw bytes), as a value it refuses is only replaced by a
+    /// sample.
+    pub fn fits(&self, ty: &TypeRef, c: &Constraints, value: &Value) -> bool {
+        self.fits_at(ty, c, value, 0)
+    }
+
+    fn fits_at(&self, ty: &TypeRef, c: &Constraints, value: &Value, depth: usize) -> bool {
+        if depth > 64 || !constraints_hold(c, value) {
+            return false;
+        }
+        let items = c.items.as_deref().cloned().unwrap_or_default();
+        match (ty, value) {
+            (TypeRef::Named(id), _) => self.named_fits(&self.types[id.0], value, depth),
+            (TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. }, _) => {
+                primitive_fits(*p, value)
+            }
+            (TypeRef::Array(item), Value::Array(values)) => values
+                .iter()
+                .all(|v| self.fits_at(item, &items, v, depth + 1)),
+            (TypeRef::Map(item), Value::Object(map)) => map
+                .values()
+                .all(|v| self.fits_at(item, &items, v, depth + 1)),
+            (TypeRef::Nullable(_) | TypeRef::Null, Value::Null) => true,
+            (TypeRef::Nullable(inner), _) => self.fits_at(inner, c, value, depth + 1),
+            (TypeRef::Any, _) => true,
+            _ => false,
+        }
+    }
+
+    fn named_fits(&self, def: &TypeDef, value: &Value, depth: usize) -> bool {
+        if !constraints_hold(&def.constraints, value) {
+            return false;
+        }
+        match (&def.kind, value) {
+            (TypeKind::Struct(s), Value::Object(object)) => {
+                if s.fields.iter().any(|f| f.flatten) {
+                    return false;
+                }
+                let fields_fit = s.fields.iter().all(|f| match object.get(&f.wire_name) {
+                    None => !f.required && !f.constraints.present,
+                    Some(Value::Null) => matches!(f.ty, TypeRef::Nullable(_) | TypeRef::Null),
+                    Some(v) => self.fits_at(&f.ty, &f.constraints, v, depth + 1),
+                });
+                let declared = |key: &String| s.fields.iter().any(|f| f.wire_name == *key);
+                let others_fit = match &s.additional {
+                    None => true,
+                    Some(crate::ir::Additional::Deny) => object.keys().all(declared),
+                    Some(crate::ir::Additional::Map(ty)) => object
+                        .iter()
+                        .filter(|(key, _)| !declared(key))
+                        .all(|(_, v)| self.fits_at(ty, &Constraints::default(), v, depth + 1)),
+                };
+                fields_fit && others_fit
+            }
+            (TypeKind::StringEnum(e), Value::String(text)) => {
+                e.variants.iter().any(|v| v.value == *text)
+            }
+            (TypeKind::IntEnum(e), Value::Number(n)) => n
+                .as_i64()
+                .is_some_and(|n| e.variants.iter().any(|v| v.value == n)),
+            (TypeKind::Union(u), _) => match &u.discriminator {
+                Some(tag) => {
+                    let Some(found) = value.get(tag) else {
+                        return false;
+                    };
+                    u.variants
+                        .iter()
+                        .find(|v| v.tags.contains(found))
+                        .is_some_and(|v| self.fits_at(&v.ty, &v.constraints, value, depth + 1))
+                }
+                // Untagged: the first branch that decodes the value is the one validated, so a
+                // fitting branch counts only when no earlier one takes the same kind of JSON.
+                None => {
+                    let kind = kind_of(value);
+                    let mut earlier = 0;
+                    for v in &u.variants {
+                        if self.fits_at(&v.ty, &v.constraints, value, depth + 1) {
+                            return earlier & kind == 0;
+                        }
+                        earlier |= self.kinds(&v.ty, depth + 1);
+                    }
+                    false
+                }
+            },
+            (TypeKind::Alias(inner) | TypeKind::Newtype(inner), _) => {
+                self.fits_at(inner, &Constraints::default(), value, depth + 1)
+            }
+            _ => false,
+        }
+    }
+
+    /// The kinds of JSON `ty` may decode from.
+    fn kinds(&self, ty: &TypeRef, depth: usize) -> u8 {
+        if depth > 64 {
+            return u8::MAX;
+        }
+        match ty {
+            TypeRef::Named(id) => match &self.types[id.0].kind {
+                TypeKind::Struct(_) => OBJECT,
+                TypeKind::IntEnum(_) => NUMBER,
+                TypeKind::StringEnum(_) => STRING,
+                TypeKind::Union(u) => u
+                    .variants
+                    .iter()
+                    .fold(0, |k, v| k | self.kinds(&v.ty, depth + 1)),
+                TypeKind::Alias(inner) | TypeKind::Newtype(inner) => self.kinds(inner, depth + 1),
+            },
+            TypeRef::Primitive(Primitive::Bool) => BOOL,
+            TypeRef::Primitive(p) if p.is_integer() || p.is_float() => NUMBER,
+            TypeRef::NumericString { .. } => NUMBER | STRING,
+            TypeRef::Primitive(_) => STRING,
+            TypeRef::Array(_) => ARRAY,
+            TypeRef::Map(_) => OBJECT,
+            TypeRef::Nullable(inner) => NULL | self.kinds(inner, depth + 1),
+            TypeRef::Null => NULL,
+            TypeRef::Any => u8::MAX,
+        }
+    }
+}
+
+fn kind_of(value: &Value) -> u8 {
+    match value {
+        Value::Null => NULL,
+        Value::Bool(_) => BOOL,
+        Value::Number(_) => NUMBER,
+        Value::String(_) => STRING,
+        Value::Array(_) => ARRAY,
+        Value::Object(_) => OBJECT,
+    }
+}
+
+/// Whether `value` is a JSON value of primitive `p` (a number that fits an integer type's
+/// range; text of a format that parses as it).
+fn primitive_fits(p: Primitive, value: &Value) -> bool {
+    let integer = |low: i128, high: i128| {
+        let n = value
+            .as_i64()
+            .map(i128::from)
+            .or_else(|| value.as_u64().map(i128::from));
+        n.is_some_and(|n| (low..=high).contains(&n))
+    };
+    match p {
+        Primitive::Bool => value.is_boolean(),
+        Primitive::I8 => integer(i8::MIN.into(), i8::MAX.into()),
+        Primitive::I16 => integer(i16::MIN.into(), i16::MAX.into()),
+        Primitive::I32 => integer(i32::MIN.into(), i32::MAX.into()),
+        Primitive::I64 => integer(i64::MIN.into(), i64::MAX.into()),
+        Primitive::U8 => integer(0, u8::MAX.into()),
+        Primitive::U16 => integer(0, u16::MAX.into()),
+        Primitive::U32 => integer(0, u32::MAX.into()),
+        Primitive::U64 => integer(0, u64::MAX.into()),
+        Primitive::F32 | Primitive::F64 => value.is_number(),
+        Primitive::String => value.is_string(),
+        Primitive::Uuid => value.as_str().is_some_and(is_uuid),
+        Primitive::DateTime => value.as_str().is_some_and(is_date_time),
+        Primitive::Date => value.as_str().is_some_and(is_date),
+        Primitive::Url => value
+            .as_str()
+            .is_some_and(|s| is_uri(s) && s.contains("://") && !s.ends_with("://")),
+        Primitive::Base64 => value.as_str().is_some_and(|s| {
+            s.len() % 4 == 0
+                && s.trim_end_matches('=').len() + 2 >= s.len()
+                && s.trim_end_matches('=')
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '/')
+        }),
+        // Raw bytes have no JSON spelling.
+        Primitive::Bytes => false,
+    }
+}
+
+/// The constraints a generated `Validate` checks, on `value` (those of another kind of value
+/// do not apply, as there).
+fn constraints_hold(c: &Constraints, value: &Value) -> bool {
+    match value {
+        Value::Number(n) => {
+            let Some(x) = n.as_f64() else {
+                return false;
+            };
+            let low = c.minimum.is_none_or(|min| {
+                if c.exclusive_minimum {
+                    x > min
+                } else {
+                    x >= min
+                }
+            });
+            let high = c.maximum.is_none_or(|max| {
+                if c.exclusive_maximum {
+                    x < max
+                } else {
+                    x <= max
+                }
+            });
+            low && high
+        }
+        Value::String(text) => {
+            let len = text.chars().count();
+            let format = match c.format {
+                None => true,
+                Some(StringFormat::Email) => is_email(text),
+                Some(StringFormat::Uri) => is_uri(text),
+                Some(StringFormat::Uuid) => is_uuid(text),
+                Some(StringFormat::DateTime) => is_date_time(text),
+                Some(StringFormat::Date) => is_date(text),
+            };
+            format
+                && len >= c.min_length.unwrap_or(0)
+                && len <= c.max_length.unwrap_or(usize::MAX)
+                && c.pattern.as_deref().is_none_or(|p| matches(p, text))
+        }
+        Value::Array(values) => {
+            let distinct = !c.unique_items
+                || values
+                    .iter()
+                    .enumerate()
+                    .all(|(i, v)| !values[..i].contains(v));
+            distinct
+                && values.len() >= c.min_items.unwrap_or(0)
+                && values.len() <= c.max_items.unwrap_or(usize::MAX)
+        }
+        Value::Object(map) => {
+            map.len() >= c.min_items.unwrap_or(0)
+                && map.len() <= c.max_items.unwrap_or(usize::MAX)
+                && c.key_pattern
+                    .as_deref()
+                    .is_none_or(|p| map.keys().all(|k| matches(p, k)))
+        }
+        Value::Null | Value::Bool(_) => true,
+    }
+}
+
+/// Whether `pattern` finds a match in `text`, with the engine the generated code would use
+/// (`regex`, else `fancy-regex` for look-around); a pattern neither compiles matches nothing.
+fn matches(pattern: &str, text: &str) -> bool {
+    match regex::Regex::new(pattern) {
+        Ok(re) => re.is_match(text),
+        Err(_) => fancy_regex::Regex::new(pattern)
+            .ok()
+            .and_then(|re| re.is_match(text).ok())
+            .unwrap_or(false),
+    }
+}
+
+/// The generated `validation::email`'s rule.
+fn is_email(text: &str) -> bool {
+    text.split_once('@').is_some_and(|(local, domain)| {
+        !local.is_empty()
+            && !domain.is_empty()
+            && !domain.contains('@')
+            && !text.contains(char::is_whitespace)
+    })
+}
+
+/// The generated `validation::uri`'s rule.
+fn is_uri(text: &str) -> bool {
+    text.split_once(':').is_some_and(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    }) && !text.contains(char::is_whitespace)
+}
+
+/// A hyphenated UUID (`uuid::Uuid` reads more spellings; this one is enough for an example).
+fn is_uuid(text: &str) -> bool {
+    let groups: Vec<&str> = text.split('-').collect();
+    groups.len() == 5
+        && groups
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(g, len)| g.len() == len && g.chars().all(|c| c.is_ascii_hexdigit()))
+}
+
+/// A calendar date, `YYYY-MM-DD`, that exists.
+fn is_date(text: &str) -> bool {
+    let parts: Vec<&str> = text.split('-').collect();
+    let [year, month, day] = parts.as_slice() else {
+        return false;
+    };
+    let digits = |s: &str, len: usize| s.len() == len && s.chars().all(|c| c.is_ascii_digit());
+    if !(digits(year, 4) && digits(month, 2) && digits(day, 2)) {
+        return false;
+    }
+    let (year, month, day): (u32, u32, u32) = (
+        year.parse().unwrap_or(0),
+        month.parse().unwrap_or(0),
+        day.parse().unwrap_or(0),
+    );
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&day)
+}
+
+/// An RFC 3339 timestamp with its offset (`2024-05-31T10:00:00Z`, `...10:00:00.5+02:00`).
+fn is_date_time(text: &str) -> bool {
+    let Some((date, time)) = text.split_once(['T', 't']) else {
+        return false;
+    };
+    let (clock, offset) = match time.find(['Z', 'z', '+', '-']) {
+        Some(at) => time.split_at(at),
+        None => return false,
+    };
+    let two = |s: &str, max: u32| {
+        s.len() == 2
+            && s.chars().all(|c| c.is_ascii_digit())
+            && s.parse::<u32>().is_ok_and(|n| n <= max)
+    };
+    let (whole, fraction) = clock.split_once('.').unwrap_or((clock, "0"));
+    let hms: Vec<&str> = whole.split(':').collect();
+    let clock_ok = matches!(hms.as_slice(), [h, m, s] if two(h, 23) && two(m, 59) && two(s, 59))
+        && !fraction.is_empty()
+        && fraction.chars().all(|c| c.is_ascii_digit());
+    let offset_ok = match offset {
+        "Z" | "z" => true,
+        _ => offset[1..]
+            .split_once(':')
+            .is_some_and(|(h, m)| two(h, 23) && two(m, 59)),
+    };
+    is_date(date) && clock_ok && offset_ok
+}
+
 fn primitive(p: Primitive, c: &Constraints) -> Value {
     match p {
         Primitive::String => json!(string(c)),
@@ -291,5 +631,73 @@ components:
         let node = TypeRef::Named(crate::ir::TypeId(0));
         let value = sampler.value(&node, &Constraints::default(), None);
         assert_eq!(value, json!({"next": {"next": null}}));
+    }
+    #[test]
+    fn fits_accepts_what_decodes_and_validates_only() {
+        let api = api(r##"
+openapi: 3.1.0
+info: {title: T, version: "1"}
+paths: {}
+components:
+  schemas:
+    Pet:
+      type: object
+      required: [id, name]
+      additionalProperties: false
+      properties:
+        id: {type: integer, format: int32, minimum: 1}
+        name: {type: string, pattern: "^[a-z]+$"}
+        born: {type: string, format: date}
+        kind: {type: string, enum: [dog, cat]}
+        nick: {type: [string, "null"]}
+    IdOrName:
+      oneOf:
+        - {type: integer}
+        - {type: string, minLength: 3}
+        - {type: string}
+"##);
+        let sampler = Sampler::new(&api);
+        let named = |name: &str| {
+            TypeRef::Named(crate::ir::TypeId(
+                api.types.iter().position(|t| t.name == name).unwrap(),
+            ))
+        };
+        let (pet, none) = (named("Pet"), Constraints::default());
+        let fits = |ty: &TypeRef, v: Value| sampler.fits(ty, &none, &v);
+        assert!(fits(
+            &pet,
+            json!({"id": 3, "name": "rex", "born": "2024-02-29", "kind": "cat", "nick": null})
+        ));
+        assert!(!fits(&pet, json!({"id": "3", "name": "rex"})), "wrong type");
+        assert!(
+            !fits(&pet, json!({"id": 0, "name": "rex"})),
+            "below minimum"
+        );
+        assert!(
+            !fits(&pet, json!({"id": 3_000_000_000_i64, "name": "rex"})),
+            "beyond int32"
+        );
+        assert!(!fits(&pet, json!({"id": 3, "name": "Rex"})), "pattern");
+        assert!(!fits(&pet, json!({"id": 3})), "a required property missing");
+        assert!(
+            !fits(&pet, json!({"id": 3, "name": "rex", "born": "2023-02-29"})),
+            "no such date"
+        );
+        assert!(
+            !fits(&pet, json!({"id": 3, "name": "rex", "kind": "parrot"})),
+            "unlisted value"
+        );
+        assert!(
+            !fits(&pet, json!({"id": 3, "name": "rex", "age": 2})),
+            "additionalProperties: false"
+        );
+        assert!(!fits(&pet, json!([1])));
+        // Untagged: "ab" decodes as the second branch and fails its minLength, though the third
+        // would take it; a number is the first branch's.
+        let union = named("IdOrName");
+        assert!(fits(&union, json!(7)));
+        assert!(fits(&union, json!("abc")));
+        assert!(!fits(&union, json!("ab")));
+        assert!(is_date_time("2024-05-31T10:00:00.5+02:00") && !is_date_time("2024-05-31 10:00"));
     }
 }

@@ -2,7 +2,7 @@
 //! operations its server and client generate of those it declares, and optionally compiled:
 //! models, server and client, each `cargo clippy`-clean with warnings denied.
 
-use crate::compile::{check_crates, crate_name, spec_files};
+use crate::compile::{build_dir, check_crates, crate_name, spec_files, write_workspace};
 use crate::{options, repo_root};
 use openapi_gen::Part;
 use std::time::Instant;
@@ -135,4 +135,90 @@ pub fn document_operations(document: &serde_json::Value) -> usize {
                 .sum()
         })
         .unwrap_or(0)
+}
+
+/// `corpus --doc NAME,...`: the doc tests of the models and client crates (every client method's
+/// example, the READMEs') of the corpus documents whose file names start with the given names,
+/// generated into one scratch workspace and run by one `cargo test --doc`, timed. The server
+/// crates are left out: building stripe's costs more than the rest together, for one example
+/// whose shape the fixtures' servers test. Built without debug information, which a doc test
+/// that never runs does not need.
+pub fn doc(names: &[String]) -> Result<bool, String> {
+    let dir = repo_root().join("..").join("shared").join("corpus");
+    if !dir.is_dir() {
+        println!("corpus: {} is absent; skipped", dir.display());
+        return Ok(true);
+    }
+    let files = spec_files(&dir)?;
+    let mut crates = Vec::new();
+    for wanted in names {
+        let path = files
+            .iter()
+            .find(|p| {
+                p.file_name()
+                    .is_some_and(|f| f.to_string_lossy().starts_with(&format!("{wanted}-")))
+            })
+            .ok_or_else(|| format!("corpus --doc: no document named {wanted}"))?;
+        let file = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+        let name = crate_name("corpus", path);
+        let generated = openapi_gen::generate(
+            &text,
+            &options(&format!("corpus/{file}"), &name),
+            &Part::ALL,
+        )
+        .map_err(|d| format!("{file}:\n{d}"))?;
+        for (part, files) in generated.crates {
+            crates.push((format!("{name}-{}", part.dir_name()), files));
+        }
+    }
+    let scratch = write_workspace("doc", &crates)?;
+    let tested: Vec<&String> = crates
+        .iter()
+        .map(|(name, _)| name)
+        .filter(|name| !name.ends_with("-server"))
+        .collect();
+    let started = Instant::now();
+    let output =
+        std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["test", "--doc", "--no-fail-fast", "--quiet"])
+            .args(tested.iter().flat_map(|name| ["-p", name.as_str()]))
+            .current_dir(&scratch)
+            .env("CARGO_TARGET_DIR", build_dir(&repo_root()))
+            .env("CARGO_PROFILE_DEV_DEBUG", "0")
+            .output()
+            .map_err(|e| format!("running cargo: {e}"))?;
+    let elapsed = started.elapsed().as_secs();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let passed: usize = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("test result: ok. "))
+        .filter_map(|l| l.split(' ').next()?.parse::<usize>().ok())
+        .sum();
+    if !output.status.success() {
+        for line in stdout
+            .lines()
+            .chain(stderr.lines())
+            .filter(|l| l.contains("FAILED") || l.contains("error") || l.starts_with("---- "))
+            .take(60)
+        {
+            eprintln!("    {line}");
+        }
+    }
+    println!(
+        "corpus --doc {}: {} crates, {passed} doc tests passed, {} in {elapsed} s",
+        names.join(","),
+        tested.len(),
+        if output.status.success() {
+            "none failed"
+        } else {
+            "SOME FAILED"
+        },
+    );
+    Ok(output.status.success())
 }

@@ -22,7 +22,16 @@ fn main() -> ExitCode {
     let flag = |name: &str| args.iter().any(|a| a == name);
     let result = match args.first().map(String::as_str) {
         Some("codegen") => codegen(flag("--check")),
-        Some("corpus") => corpus::run(flag("--compile"), flag("--skip-large")),
+        Some("corpus") => match args.iter().position(|a| a == "--doc") {
+            Some(at) => {
+                let names: Vec<String> = args
+                    .get(at + 1)
+                    .map(|list| list.split(',').map(str::to_owned).collect())
+                    .unwrap_or_default();
+                corpus::doc(&names)
+            }
+            None => corpus::run(flag("--compile"), flag("--skip-large")),
+        },
         Some("fixtures") => compile::fixtures(),
         Some("mutations") => mutations::run(&args[1..]),
         // The process `mutations` runs its cases in (see mutations::cases).
@@ -38,6 +47,8 @@ fn main() -> ExitCode {
                  corpus [--compile] [--skip-large]\n\
                  \x20                             generate ../shared/corpus; --compile also runs clippy -D warnings\n\
                  \x20                             on each document's models, server and client\n\
+                 corpus --doc NAME,...         the doc tests of the named corpus documents' crates (every\n\
+                 \x20                             operation's example, the server trait's, the READMEs'), timed\n\
                  mutations [--count N] [--seed S] [--compile K] [--case I]\n\
                  \x20                             N seeded mutations of the corpus documents (200), each generated:\n\
                  \x20                             no panic, the rest generated or an acceptable refusal; then clippy\n\

@@ -29,6 +29,67 @@ use crate::{
 };
 
 /// The operations of Asset Alerting API (version v1). Implement this trait, then serve it with [`router`](crate::router).
+///
+/// # Example
+///
+/// ```no_run
+/// use asset_alerting_server::*;
+/// use std::sync::Arc;
+///
+/// struct MyService;
+///
+/// impl AssetAlertingApi for MyService {
+/// #   type Principal = ();
+/// #   async fn authenticate(&self, _: &str) -> Result<(), Rejection> { Ok(()) }
+/// #   async fn authenticate_ingestion_token(&self, _: &str) -> Result<(), Rejection> { Ok(()) }
+/// #   fn rejection(&self, _: &Rejection) -> models::ErrorBody { unimplemented!() }
+/// #   async fn issue_token(&self, _: IssueTokenRequest) -> IssueTokenResponse { unimplemented!() }
+/// #   fn issue_token_rejection(&self, _: &Rejection) -> IssueTokenResponse { unimplemented!() }
+/// #   async fn get_account(&self, _: Self::Principal, _: GetAccountRequest) -> GetAccountResponse { unimplemented!() }
+/// #   async fn update_account(&self, _: Self::Principal, _: UpdateAccountRequest) -> UpdateAccountResponse { unimplemented!() }
+/// #   async fn create_account(&self, _: Self::Principal, _: CreateAccountRequest) -> CreateAccountResponse { unimplemented!() }
+///     async fn delete_account(&self, principal: Self::Principal, request: DeleteAccountRequest) -> DeleteAccountResponse {
+///         // The request's parameters and body, parsed and validated by the router.
+///         let _ = (principal, request);
+///         DeleteAccountResponse::NoContent
+///     }
+/// #   async fn list_child_accounts(&self, _: Self::Principal, _: ListChildAccountsRequest) -> ListChildAccountsResponse { unimplemented!() }
+/// #   async fn rotate_client_secret(&self, _: Self::Principal, _: RotateClientSecretRequest) -> RotateClientSecretResponse { unimplemented!() }
+/// #   async fn list_assets(&self, _: Self::Principal, _: ListAssetsRequest) -> ListAssetsResponse { unimplemented!() }
+/// #   async fn create_asset(&self, _: Self::Principal, _: CreateAssetRequest) -> CreateAssetResponse { unimplemented!() }
+/// #   async fn get_asset(&self, _: Self::Principal, _: GetAssetRequest) -> GetAssetResponse { unimplemented!() }
+/// #   async fn update_asset(&self, _: Self::Principal, _: UpdateAssetRequest) -> UpdateAssetResponse { unimplemented!() }
+/// #   async fn delete_asset(&self, _: Self::Principal, _: DeleteAssetRequest) -> DeleteAssetResponse { unimplemented!() }
+/// #   async fn create_alert_rule(&self, _: Self::Principal, _: CreateAlertRuleRequest) -> CreateAlertRuleResponse { unimplemented!() }
+/// #   async fn list_alert_rules(&self, _: Self::Principal, _: ListAlertRulesRequest) -> ListAlertRulesResponse { unimplemented!() }
+/// #   async fn list_alert_rule_geofences(&self, _: Self::Principal, _: ListAlertRuleGeofencesRequest) -> ListAlertRuleGeofencesResponse { unimplemented!() }
+/// #   async fn get_alert_rule(&self, _: Self::Principal, _: GetAlertRuleRequest) -> GetAlertRuleResponse { unimplemented!() }
+/// #   async fn update_alert_rule(&self, _: Self::Principal, _: UpdateAlertRuleRequest) -> UpdateAlertRuleResponse { unimplemented!() }
+/// #   async fn delete_alert_rule(&self, _: Self::Principal, _: DeleteAlertRuleRequest) -> DeleteAlertRuleResponse { unimplemented!() }
+/// #   async fn list_geofences(&self, _: Self::Principal, _: ListGeofencesRequest) -> ListGeofencesResponse { unimplemented!() }
+/// #   async fn create_geofence(&self, _: Self::Principal, _: CreateGeofenceRequest) -> CreateGeofenceResponse { unimplemented!() }
+/// #   async fn get_geofence(&self, _: Self::Principal, _: GetGeofenceRequest) -> GetGeofenceResponse { unimplemented!() }
+/// #   async fn update_geofence(&self, _: Self::Principal, _: UpdateGeofenceRequest) -> UpdateGeofenceResponse { unimplemented!() }
+/// #   async fn delete_geofence(&self, _: Self::Principal, _: DeleteGeofenceRequest) -> DeleteGeofenceResponse { unimplemented!() }
+/// #   async fn get_ingestion_token(&self, _: Self::Principal, _: GetIngestionTokenRequest) -> GetIngestionTokenResponse { unimplemented!() }
+/// #   async fn list_ingestion_tokens(&self, _: Self::Principal, _: ListIngestionTokensRequest) -> ListIngestionTokensResponse { unimplemented!() }
+/// #   async fn revoke_ingestion_token(&self, _: Self::Principal, _: RevokeIngestionTokenRequest) -> RevokeIngestionTokenResponse { unimplemented!() }
+/// #   async fn get_portal_link(&self, _: Self::Principal, _: GetPortalLinkRequest) -> GetPortalLinkResponse { unimplemented!() }
+/// #   async fn ingest_telemetry(&self, _: Self::Principal, _: IngestTelemetryRequest) -> IngestTelemetryResponse { unimplemented!() }
+/// #   async fn get_asset_state(&self, _: Self::Principal, _: GetAssetStateRequest) -> GetAssetStateResponse { unimplemented!() }
+/// #   async fn list_events(&self, _: Self::Principal, _: ListEventsRequest) -> ListEventsResponse { unimplemented!() }
+/// #   async fn stream_events(&self, _: Self::Principal, _: StreamEventsRequest) -> StreamEventsResponse { unimplemented!() }
+/// #   async fn get_event(&self, _: Self::Principal, _: GetEventRequest) -> GetEventResponse { unimplemented!() }
+/// #   async fn acknowledge_event(&self, _: Self::Principal, _: AcknowledgeEventRequest) -> AcknowledgeEventResponse { unimplemented!() }
+/// #   async fn list_event_notifications(&self, _: Self::Principal, _: ListEventNotificationsRequest) -> ListEventNotificationsResponse { unimplemented!() }
+/// #   async fn get_webhook_secret(&self, _: Self::Principal, _: GetWebhookSecretRequest) -> GetWebhookSecretResponse { unimplemented!() }
+/// }
+///
+/// // `listener`: a `tokio::net::TcpListener` bound to the address to serve.
+/// async fn serve(listener: impl axum::serve::Listener<Addr: std::fmt::Debug>) {
+///     axum::serve(listener, router(Arc::new(MyService))).await.expect("serving");
+/// }
+/// ```
 pub trait AssetAlertingApi: Send + Sync + 'static {
     /// Who a request acts for: what [`authenticate`](Self::authenticate) makes of its bearer token.
     type Principal: Send + Sync + 'static;

@@ -452,16 +452,22 @@ impl Builder<'_> {
             format!("{type_base}{}", data.name.to_upper_camel_case()),
             Some("Param"),
         );
+        let mut examples = self.examples(data.example.as_ref(), &data.examples);
         let (ty, constraints, default) = match &data.format {
             ParameterSchemaOrContent::Schema(schema) => {
                 let default = match schema {
                     ReferenceOr::Item(s) => s.schema_data.default.clone(),
                     ReferenceOr::Reference { .. } => None,
                 };
+                examples.extend(self.schema_example(schema));
                 let typed = self.type_of(schema, &site);
                 (typed.ty, typed.constraints, default)
             }
             ParameterSchemaOrContent::Content(content) => {
+                if let Some(media) = content.values().next() {
+                    examples.extend(self.examples(media.example.as_ref(), &media.examples));
+                    examples.extend(media.schema.as_ref().and_then(|s| self.schema_example(s)));
+                }
                 match content.values().next().and_then(|m| m.schema.as_ref()) {
                     Some(schema) => {
                         let typed = self.type_of(schema, &site);
@@ -482,6 +488,7 @@ impl Builder<'_> {
             required: data.required || location == ParamLocation::Path,
             ty,
             default,
+            examples,
             doc: data.description.clone(),
             constraints,
             explode,
@@ -561,6 +568,13 @@ impl Builder<'_> {
             Some("Body"),
         );
         let ty = self.media_type_of(media_type, &media, &site);
+        let mut examples = self.examples(media_type.example.as_ref(), &media_type.examples);
+        examples.extend(
+            media_type
+                .schema
+                .as_ref()
+                .and_then(|s| self.schema_example(s)),
+        );
         let alternatives = body
             .content
             .keys()
@@ -574,7 +588,46 @@ impl Builder<'_> {
             doc: body.description.clone(),
             alternatives,
             encoding,
+            examples,
         })
+    }
+
+    /// The values of an `example` and of an `examples` map (each Example Object's `value`,
+    /// `$ref`s to `components/examples` followed), in the document's order.
+    fn examples(
+        &self,
+        example: Option<&serde_json::Value>,
+        examples: &IndexMap<String, ReferenceOr<openapiv3::Example>>,
+    ) -> Vec<serde_json::Value> {
+        let resolved = examples.values().filter_map(|e| match e {
+            ReferenceOr::Item(e) => e.value.clone(),
+            ReferenceOr::Reference { reference } => {
+                let name = reference.strip_prefix("#/components/examples/")?;
+                let name = crate::diagnostics::unescape_token(name);
+                match self.doc.components.as_ref()?.examples.get(&name)? {
+                    ReferenceOr::Item(e) => e.value.clone(),
+                    ReferenceOr::Reference { .. } => None,
+                }
+            }
+        });
+        example.cloned().into_iter().chain(resolved).collect()
+    }
+
+    /// A schema's `example` (3.1's `examples` are lowered to it), through `$ref`s to
+    /// `components/schemas`.
+    fn schema_example(&self, schema: &ReferenceOr<openapiv3::Schema>) -> Option<serde_json::Value> {
+        let mut schema = schema;
+        for _ in 0..16 {
+            match schema {
+                ReferenceOr::Item(s) => return s.schema_data.example.clone(),
+                ReferenceOr::Reference { reference } => {
+                    let name = reference.strip_prefix("#/components/schemas/")?;
+                    let name = crate::diagnostics::unescape_token(name);
+                    schema = self.doc.components.as_ref()?.schemas.get(&name)?;
+                }
+            }
+        }
+        None
     }
 
     fn media_type_of(&mut self, media_type: &MediaType, media: &Media, site: &Site) -> TypeRef {
@@ -1060,6 +1113,7 @@ fn string_parameter(
         required,
         ty: TypeRef::Primitive(crate::ir::Primitive::String),
         default: None,
+        examples: Vec::new(),
         doc: doc.map(str::to_owned),
         constraints: Constraints::default(),
         explode: false,

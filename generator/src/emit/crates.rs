@@ -16,11 +16,25 @@ pub fn emit(
     opts: &Options,
     part: Part,
 ) -> Result<Vec<File>, String> {
-    match part {
-        Part::Models => models::emit(api, patterns, opts),
-        Part::Server => server_crate(api, patterns, opts),
-        Part::Client => client_crate(api, patterns, opts),
+    let mut files = match part {
+        Part::Models => {
+            let mut files = models::emit(api, patterns, opts)?;
+            if !files.is_empty() {
+                let readme = super::readme::models(api, opts, &files);
+                files.push(readme);
+            }
+            files
+        }
+        Part::Server => server_crate(api, patterns, opts)?,
+        Part::Client => client_crate(api, patterns, opts)?,
+    };
+    // The README's code blocks are doc tests of the crate.
+    if files.iter().any(|f| f.path == "README.md")
+        && let Some(lib) = files.iter_mut().find(|f| f.path == "src/lib.rs")
+    {
+        lib.contents.push_str(super::readme::DOCTEST_ITEM);
     }
+    Ok(files)
 }
 
 fn server_crate(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
@@ -50,6 +64,14 @@ fn server_crate(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<Fi
             ];
             let lib = hooks_only_lib(api, opts, "Sender", &usage, &module);
             let mut files = vec![server::cargo_toml(api, opts, false), crate_root(lib, opts)?];
+            let readme = super::readme::hooks_only(
+                api,
+                opts,
+                "server",
+                &usage.concat().replace("[`webhooks`]", "`webhooks`"),
+                &files,
+            );
+            files.push(readme);
             files.extend(sender);
             Ok(files)
         }
@@ -78,6 +100,14 @@ fn client_crate(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<Fi
             client::receiver_cargo_toml(api, &hooks, opts),
             crate_root(lib, opts)?,
         ];
+        let readme = super::readme::hooks_only(
+            api,
+            opts,
+            "client",
+            &usage.concat().replace("[`webhooks`]", "`webhooks`"),
+            &files,
+        );
+        files.push(readme);
         files.extend(receiver);
         return Ok(files);
     }

@@ -24,6 +24,7 @@ mod enums;
 mod markdown;
 pub mod models;
 mod objects;
+pub mod readme;
 mod rust;
 pub mod server;
 mod status;
@@ -307,12 +308,14 @@ name = "{name}"
 version = "{version}"
 edition = "2024"
 description = {description}
+readme = "README.md"
 {package}
 [package.metadata.openapi-gen]
 {metadata}
 [lib]
-# Descriptions from the spec are documentation, not Rust examples.
-doctest = false
+# `cargo test --doc` compiles the examples (README.md's and the docs'); the document's own code
+# blocks are text, never run.
+doctest = true
 
 {sections}"#,
         name = opts.crate_name(part),

@@ -4,6 +4,7 @@
 //! is static code under `templates/client`; this module emits what depends on the document.
 
 mod plan;
+mod readme;
 pub(crate) mod requests;
 
 use super::rust::inner_doc_attrs;
@@ -161,6 +162,10 @@ pub fn emit_at(
         };
         used.then(|| template_file(opts, path, text))
     }));
+    if examples.is_some() {
+        let readme = readme::readme(api, opts, &plans, &emitter(), &files);
+        files.push(readme);
+    }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
 }
@@ -219,13 +224,7 @@ tower-service = {{ version = "0.3", optional = true }}
             .collect::<Vec<_>>()
             .join(", "),
     );
-    let mut manifest = super::cargo_toml(api, opts, "client", &description, &sections);
-    // The methods' examples are doc tests; the document's code blocks stay text.
-    manifest.contents = manifest.contents.replace(
-        "[lib]\n# Descriptions from the spec are documentation, not Rust examples.\ndoctest = false\n",
-        "[lib]\n# `cargo test --doc` compiles every operation's example; the document's own code blocks are\n# text, never run.\ndoctest = true\n",
-    );
-    manifest
+    super::cargo_toml(api, opts, "client", &description, &sections)
 }
 
 /// The manifest of a crate that only receives webhooks: the receiver's dependencies, on by default.

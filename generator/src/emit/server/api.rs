@@ -7,14 +7,24 @@ use crate::emit::{doc_attrs, ident};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-pub fn api_rs(plan: &Plan) -> TokenStream {
+/// The trait's file; `example_crate` names the crate whose docs compile the trait's example
+/// (none for the receiver of webhooks nested in a client crate).
+pub fn api_rs(plan: &Plan, example_crate: Option<&str>) -> TokenStream {
     let name = ident(&plan.trait_name);
-    let trait_doc = format!(
+    let mut trait_doc = vec![format!(
         " The operations of {} (version {}). Implement this trait, then serve it with [`router`]({}::router).",
         plan.api.title,
         plan.api.version,
         plan.root.text()
-    );
+    )];
+    if let Some(krate) = example_crate {
+        trait_doc.push(String::new());
+        trait_doc.extend(
+            super::example::trait_example(plan, krate)
+                .lines()
+                .map(|line| format!(" {line}").trim_end().to_owned()),
+        );
+    }
     // Some operation takes a bearer token.
     let principal = plan.ops.iter().any(|op| op.bearer != Need::No).then(|| {
         quote! {
@@ -57,7 +67,7 @@ pub fn api_rs(plan: &Plan) -> TokenStream {
     let methods = plan.ops.iter().map(method);
     let own_rejections = plan.ops.iter().map(|op| own_rejection(plan, op));
     let body = quote! {
-        #[doc = #trait_doc]
+        #( #[doc = #trait_doc] )*
         pub trait #name: Send + Sync + 'static {
             #principal
             #(#other_schemes)*

@@ -4,7 +4,9 @@
 //! templates/server, copied into the crate, so the generated part stays small.
 
 mod api;
+mod example;
 mod plan;
+mod readme;
 mod reads;
 mod router;
 mod types;
@@ -52,13 +54,20 @@ pub fn emit_at(
     if plan.ops.is_empty() {
         return Ok(None);
     }
+    // The trait's example is a doc test of the server crate itself (not of the webhooks'
+    // receiver in a client crate, behind a feature the doc tests do not turn on).
+    let example_crate = matches!(root, Root::Crate).then(|| opts.crate_ident("server").to_string());
     // The plan is plain data: the router and the other files render from it side by side.
     let (router, others) = rayon::join(
         || rust_file(router::router_rs(&plan), opts, "src/router.rs"),
         || -> Result<[File; 4], String> {
             Ok([
                 crate_root(lib_rs(&plan, opts), opts)?,
-                rust_file(api::api_rs(&plan), opts, "src/api.rs")?,
+                rust_file(
+                    api::api_rs(&plan, example_crate.as_deref()),
+                    opts,
+                    "src/api.rs",
+                )?,
                 rust_file(types::requests_rs(&plan), opts, "src/requests.rs")?,
                 rust_file(types::responses_rs(&plan), opts, "src/responses.rs")?,
             ])
@@ -67,6 +76,10 @@ pub fn emit_at(
     let mut files = vec![cargo_toml(api, opts, true)];
     files.extend(others?);
     files.push(router?);
+    if example_crate.is_some() {
+        let readme = readme::readme(&plan, opts, &files);
+        files.push(readme);
+    }
     // The runtime, the parts a document does not use left out.
     files.extend(TEMPLATES.iter().filter_map(|(path, text)| {
         let used = match *path {

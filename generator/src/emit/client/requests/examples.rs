@@ -1,8 +1,11 @@
 //! The example in each client method's docs: the call with every required argument filled in,
-//! compiled by `cargo test --doc` (`no_run`: it needs a server). Arguments are samples of their
-//! schemas ([`crate::samples`]: the `default`, an enum's first value, else the smallest value
-//! the constraints allow), so a value passes `Validate`: literals for strings, numbers and
-//! booleans, JSON text decoded into the argument's type for everything else.
+//! compiled by `cargo test --doc` (`no_run`: it needs a server). An argument is the document's
+//! first example of it that fits its type (the parameter's `example`/`examples`, its media
+//! type's, its schema's; [`crate::samples::Sampler::fits`]: decodes and passes `Validate`), else
+//! a sample of its schema ([`crate::samples`]: the `default`, an enum's first value, else the
+//! smallest value the constraints allow): literals for strings, numbers and booleans, JSON text
+//! decoded into the argument's type for everything else. An example that does not fit is left
+//! out rather than shown failing.
 
 use super::*;
 use crate::samples::Sampler;
@@ -12,6 +15,23 @@ impl RequestEmitter<'_> {
     /// The `# Example` section of `p`'s method docs, or nothing where examples are not compiled
     /// (the webhooks' sender, a build.rs module).
     pub(super) fn example_doc(&self, p: &Plan) -> Option<String> {
+        let krate = self.example_crate.as_deref()?;
+        let call = self.example_call(p)?;
+        Some(format!(
+            "# Example\n\n\
+             ```no_run\n\
+             # async fn example(client: &{krate}::Client) -> Result<(), Box<dyn std::error::Error>> {{\n\
+             let answer = {call};\n\
+             # let _ = answer;\n\
+             # Ok(())\n\
+             # }}\n\
+             ```"
+        ))
+    }
+
+    /// The call of `p`'s example (`client.op(args).await?`, on several lines when long), as the
+    /// method docs and the crate's README show it.
+    pub fn example_call(&self, p: &Plan) -> Option<String> {
         let krate = self.example_crate.as_deref()?;
         let sampler = Sampler::new(self.api);
         let args: Vec<String> = self
@@ -31,22 +51,18 @@ impl RequestEmitter<'_> {
         } else {
             call
         };
-        Some(format!(
-            "# Example\n\n\
-             ```no_run\n\
-             # async fn example(client: &{krate}::Client) -> Result<(), Box<dyn std::error::Error>> {{\n\
-             let answer = {call};\n\
-             # let _ = answer;\n\
-             # Ok(())\n\
-             # }}\n\
-             ```"
-        ))
+        Some(call)
     }
 
     fn example_arg(&self, input: &Input, p: &Plan, sampler: &Sampler, krate: &str) -> String {
         let Some(param) = input.param else {
             let body = p.body.expect("a body input");
-            let value = sampler.value(&body.ty, &Default::default(), None);
+            let value = body
+                .examples
+                .iter()
+                .find(|v| sampler.fits(&body.ty, &Default::default(), v))
+                .cloned()
+                .unwrap_or_else(|| sampler.value(&body.ty, &Default::default(), None));
             return match &body.media {
                 Media::Text => rust_string(value.as_str().unwrap_or("sample")),
                 Media::Binary(media) if is_media_range(media) => format!(
@@ -59,7 +75,14 @@ impl RequestEmitter<'_> {
                 Media::Json | Media::Form | Media::Multipart => decoded(&value),
             };
         };
-        let value = sampler.value(&param.ty, &param.constraints, param.default.as_ref());
+        let value = param
+            .examples
+            .iter()
+            .find(|v| sampler.fits(&param.ty, &param.constraints, v))
+            .cloned()
+            .unwrap_or_else(|| {
+                sampler.value(&param.ty, &param.constraints, param.default.as_ref())
+            });
         match (&param.ty, &value) {
             (_, Value::String(text)) if input.into => rust_string(text),
             (TypeRef::Primitive(p), Value::Number(n)) if p.is_integer() && n.is_i64() => {

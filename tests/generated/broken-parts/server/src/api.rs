@@ -7,6 +7,30 @@ use crate::{
 };
 
 /// The operations of Broken parts (version 1.0). Implement this trait, then serve it with [`router`](crate::router).
+///
+/// # Example
+///
+/// ```no_run
+/// use broken_parts_server::*;
+/// use std::sync::Arc;
+///
+/// struct MyService;
+///
+/// impl BrokenPartsApi for MyService {
+///     async fn list_notes(&self, request: ListNotesRequest) -> ListNotesResponse {
+///         // The request's parameters and body, parsed and validated by the router.
+///         let _ = request;
+///         ListNotesResponse::Ok(serde_json::from_str(r#"[{"id":1,"text":"sample"}]"#).expect("a valid body"))
+///     }
+/// #   async fn create_note(&self, _: CreateNoteRequest) -> CreateNoteResponse { unimplemented!() }
+/// #   async fn get_shape(&self, _: GetShapeRequest) -> GetShapeResponse { unimplemented!() }
+/// }
+///
+/// // `listener`: a `tokio::net::TcpListener` bound to the address to serve.
+/// async fn serve(listener: impl axum::serve::Listener<Addr: std::fmt::Debug>) {
+///     axum::serve(listener, router(Arc::new(MyService))).await.expect("serving");
+/// }
+/// ```
 pub trait BrokenPartsApi: Send + Sync + 'static {
     /// `GET /notes`
     fn list_notes(

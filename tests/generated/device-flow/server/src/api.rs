@@ -5,6 +5,30 @@ use crate::Rejection;
 use crate::{WhoAmIRequest, WhoAmIResponse};
 
 /// The operations of Television (version 1). Implement this trait, then serve it with [`router`](crate::router).
+///
+/// # Example
+///
+/// ```no_run
+/// use device_flow_server::*;
+/// use std::sync::Arc;
+///
+/// struct MyService;
+///
+/// impl TelevisionApi for MyService {
+/// #   type Principal = ();
+/// #   async fn authenticate(&self, _: &str) -> Result<(), Rejection> { Ok(()) }
+///     async fn who_am_i(&self, principal: Self::Principal, request: WhoAmIRequest) -> WhoAmIResponse {
+///         // The request's parameters and body, parsed and validated by the router.
+///         let _ = (principal, request);
+///         WhoAmIResponse::Ok(serde_json::from_str(r#"{"name":"sample"}"#).expect("a valid body"))
+///     }
+/// }
+///
+/// // `listener`: a `tokio::net::TcpListener` bound to the address to serve.
+/// async fn serve(listener: impl axum::serve::Listener<Addr: std::fmt::Debug>) {
+///     axum::serve(listener, router(Arc::new(MyService))).await.expect("serving");
+/// }
+/// ```
 pub trait TelevisionApi: Send + Sync + 'static {
     /// Who a request acts for: what [`authenticate`](Self::authenticate) makes of its bearer token.
     type Principal: Send + Sync + 'static;

@@ -16,7 +16,7 @@ impl crate::Client {
     /// # async fn example(client: &errors_formats_client::Client) -> Result<(), Box<dyn std::error::Error>> {
     /// let answer = client
     ///     .create_document(
-    ///         serde_json::from_str(r#"{"name":"sample","source":"https://example.com/","checksum":"aGVsbG8="}"#)?,
+    ///         serde_json::from_str(r#"{"name":"q3-summary","source":"https://example.com/q3.pdf","checksum":"aGVsbG8=","tags":{"team":"finance"},"kind":"report"}"#)?,
     ///     )
     ///     .await?;
     /// # let _ = answer;
@@ -44,7 +44,7 @@ impl crate::Client {
     ///
     /// ```no_run
     /// # async fn example(client: &errors_formats_client::Client) -> Result<(), Box<dyn std::error::Error>> {
-    /// let answer = client.get_content(serde_json::from_str(r#""sample""#)?).await?;
+    /// let answer = client.get_content(serde_json::from_str(r#""annual-report""#)?).await?;
     /// # let _ = answer;
     /// # Ok(())
     /// # }
@@ -72,7 +72,7 @@ impl crate::Client {
     /// # async fn example(client: &errors_formats_client::Client) -> Result<(), Box<dyn std::error::Error>> {
     /// let answer = client
     ///     .put_content(
-    ///         serde_json::from_str(r#""sample""#)?,
+    ///         serde_json::from_str(r#""annual-report""#)?,
     ///         b"hello".to_vec(),
     ///     )
     ///     .await?;

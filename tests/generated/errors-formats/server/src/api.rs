@@ -10,6 +10,34 @@ use crate::{
 };
 
 /// The operations of Errors and formats (version 1). Implement this trait, then serve it with [`router`](crate::router).
+///
+/// # Example
+///
+/// ```no_run
+/// use errors_formats_server::*;
+/// use std::sync::Arc;
+///
+/// struct MyService;
+///
+/// impl ErrorsAndFormatsApi for MyService {
+/// #   fn rejection(&self, _: &Rejection) -> models::BasicError { unimplemented!() }
+/// #   async fn create_document(&self, _: CreateDocumentRequest) -> CreateDocumentResponse { unimplemented!() }
+/// #   fn create_document_rejection(&self, _: &Rejection) -> CreateDocumentResponse { unimplemented!() }
+/// #   async fn get_content(&self, _: GetContentRequest) -> GetContentResponse { unimplemented!() }
+///     async fn put_content(&self, request: PutContentRequest) -> PutContentResponse {
+///         // The request's parameters and body, parsed and validated by the router.
+///         let _ = request;
+///         PutContentResponse::NoContent
+///     }
+/// #   async fn get_preview(&self, _: GetPreviewRequest) -> GetPreviewResponse { unimplemented!() }
+/// #   async fn put_preview(&self, _: PutPreviewRequest) -> PutPreviewResponse { unimplemented!() }
+/// }
+///
+/// // `listener`: a `tokio::net::TcpListener` bound to the address to serve.
+/// async fn serve(listener: impl axum::serve::Listener<Addr: std::fmt::Debug>) {
+///     axum::serve(listener, router(Arc::new(MyService))).await.expect("serving");
+/// }
+/// ```
 pub trait ErrorsAndFormatsApi: Send + Sync + 'static {
     /// The error body of a request the router refused before any operation ran: a malformed
     /// parameter or body, an unsupported content type, missing or rejected credentials, an unknown

@@ -8,6 +8,32 @@ use crate::{
 };
 
 /// The operations of Payments (version 1). Implement this trait, then serve it with [`router`](crate::router).
+///
+/// # Example
+///
+/// ```no_run
+/// use idempotency_server::*;
+/// use std::sync::Arc;
+///
+/// struct MyService;
+///
+/// impl PaymentsApi for MyService {
+///     async fn list_payments(&self, request: ListPaymentsRequest) -> ListPaymentsResponse {
+///         // The request's parameters and body, parsed and validated by the router.
+///         let _ = request;
+///         ListPaymentsResponse::Ok(serde_json::from_str(r#"[{"id":1,"amount":1}]"#).expect("a valid body"))
+///     }
+/// #   async fn create_payment(&self, _: CreatePaymentRequest) -> CreatePaymentResponse { unimplemented!() }
+/// #   async fn create_transfer(&self, _: CreateTransferRequest) -> CreateTransferResponse { unimplemented!() }
+/// #   async fn create_note(&self, _: CreateNoteRequest) -> CreateNoteResponse { unimplemented!() }
+/// #   async fn slow(&self, _: SlowRequest) -> SlowResponse { unimplemented!() }
+/// }
+///
+/// // `listener`: a `tokio::net::TcpListener` bound to the address to serve.
+/// async fn serve(listener: impl axum::serve::Listener<Addr: std::fmt::Debug>) {
+///     axum::serve(listener, router(Arc::new(MyService))).await.expect("serving");
+/// }
+/// ```
 pub trait PaymentsApi: Send + Sync + 'static {
     /// `GET /payments`
     fn list_payments(

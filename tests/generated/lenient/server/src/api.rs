@@ -6,6 +6,30 @@ use crate::Rejection;
 use crate::{CreateCallRequest, GetCallRequest, CreateCallResponse, GetCallResponse};
 
 /// The operations of Lenient formats (version 1.0.0). Implement this trait, then serve it with [`router`](crate::router).
+///
+/// # Example
+///
+/// ```no_run
+/// use lenient_server::*;
+/// use std::sync::Arc;
+///
+/// struct MyService;
+///
+/// impl LenientFormatsApi for MyService {
+/// #   fn rejection(&self, _: &Rejection) -> models::Error { unimplemented!() }
+/// #   async fn create_call(&self, _: CreateCallRequest) -> CreateCallResponse { unimplemented!() }
+///     async fn get_call(&self, request: GetCallRequest) -> GetCallResponse {
+///         // The request's parameters and body, parsed and validated by the router.
+///         let _ = request;
+///         GetCallResponse::BadRequest(serde_json::from_str(r#"{"message":"sample"}"#).expect("a valid body"))
+///     }
+/// }
+///
+/// // `listener`: a `tokio::net::TcpListener` bound to the address to serve.
+/// async fn serve(listener: impl axum::serve::Listener<Addr: std::fmt::Debug>) {
+///     axum::serve(listener, router(Arc::new(MyService))).await.expect("serving");
+/// }
+/// ```
 pub trait LenientFormatsApi: Send + Sync + 'static {
     /// The error body of a request the router refused before any operation ran: a malformed
     /// parameter or body, an unsupported content type, missing or rejected credentials, an unknown

@@ -10,6 +10,34 @@ use crate::{
 };
 
 /// The operations of Shelf (version 1). Implement this trait, then serve it with [`router`](crate::router).
+///
+/// # Example
+///
+/// ```no_run
+/// use methods_server::*;
+/// use std::sync::Arc;
+///
+/// struct MyService;
+///
+/// impl ShelfApi for MyService {
+/// #   fn rejection(&self, _: &Rejection) -> models::Problem { unimplemented!() }
+/// #   async fn list_books(&self, _: ListBooksRequest) -> ListBooksResponse { unimplemented!() }
+/// #   async fn search_books(&self, _: SearchBooksRequest) -> SearchBooksResponse { unimplemented!() }
+/// #   async fn get_book(&self, _: GetBookRequest) -> GetBookResponse { unimplemented!() }
+///     async fn link_book(&self, request: LinkBookRequest) -> LinkBookResponse {
+///         // The request's parameters and body, parsed and validated by the router.
+///         let _ = request;
+///         LinkBookResponse::NoContent
+///     }
+/// #   async fn purge_book(&self, _: PurgeBookRequest) -> PurgeBookResponse { unimplemented!() }
+/// #   async fn copy_archive(&self, _: CopyArchiveRequest) -> CopyArchiveResponse { unimplemented!() }
+/// }
+///
+/// // `listener`: a `tokio::net::TcpListener` bound to the address to serve.
+/// async fn serve(listener: impl axum::serve::Listener<Addr: std::fmt::Debug>) {
+///     axum::serve(listener, router(Arc::new(MyService))).await.expect("serving");
+/// }
+/// ```
 pub trait ShelfApi: Send + Sync + 'static {
     /// The error body of a request the router refused before any operation ran: a malformed
     /// parameter or body, an unsupported content type, missing or rejected credentials, an unknown

@@ -10,6 +10,35 @@ use crate::{
 };
 
 /// The operations of Pet Clinic (version 1.0). Implement this trait, then serve it with [`router`](crate::router).
+///
+/// # Example
+///
+/// ```no_run
+/// use multi_file_server::*;
+/// use std::sync::Arc;
+///
+/// struct MyService;
+///
+/// impl PetClinicApi for MyService {
+/// #   type Principal = ();
+/// #   async fn authenticate(&self, _: &str) -> Result<(), Rejection> { Ok(()) }
+/// #   fn rejection(&self, _: &Rejection) -> models::Error { unimplemented!() }
+/// #   async fn list_pets(&self, _: Self::Principal, _: ListPetsRequest) -> ListPetsResponse { unimplemented!() }
+///     async fn create_pet(&self, principal: Self::Principal, request: CreatePetRequest) -> CreatePetResponse {
+///         // The request's parameters and body, parsed and validated by the router.
+///         let _ = (principal, request);
+///         CreatePetResponse::Created(serde_json::from_str(r#"{"id":1,"name":"sample","species":"cat"}"#).expect("a valid body"))
+///     }
+/// #   async fn get_pet(&self, _: Self::Principal, _: GetPetRequest) -> GetPetResponse { unimplemented!() }
+/// #   async fn get_owner(&self, _: Self::Principal, _: GetOwnerRequest) -> GetOwnerResponse { unimplemented!() }
+/// #   async fn get_owner_address(&self, _: Self::Principal, _: GetOwnerAddressRequest) -> GetOwnerAddressResponse { unimplemented!() }
+/// }
+///
+/// // `listener`: a `tokio::net::TcpListener` bound to the address to serve.
+/// async fn serve(listener: impl axum::serve::Listener<Addr: std::fmt::Debug>) {
+///     axum::serve(listener, router(Arc::new(MyService))).await.expect("serving");
+/// }
+/// ```
 pub trait PetClinicApi: Send + Sync + 'static {
     /// Who a request acts for: what [`authenticate`](Self::authenticate) makes of its bearer token.
     type Principal: Send + Sync + 'static;

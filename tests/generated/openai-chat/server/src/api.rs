@@ -6,6 +6,31 @@ use crate::Rejection;
 use crate::{CreateChatCompletionRequest, CreateChatCompletionResponse};
 
 /// The operations of OpenAI API (version 2.3.0). Implement this trait, then serve it with [`router`](crate::router).
+///
+/// # Example
+///
+/// ```no_run
+/// use openai_chat_server::*;
+/// use std::sync::Arc;
+///
+/// struct MyService;
+///
+/// impl OpenAiApi for MyService {
+/// #   type Principal = ();
+/// #   async fn authenticate(&self, _: &str) -> Result<(), Rejection> { Ok(()) }
+/// #   fn rejection(&self, _: &Rejection) -> models::ErrorResponse { unimplemented!() }
+///     async fn create_chat_completion(&self, principal: Self::Principal, request: CreateChatCompletionRequest) -> CreateChatCompletionResponse {
+///         // The request's parameters and body, parsed and validated by the router.
+///         let _ = (principal, request);
+///         CreateChatCompletionResponse::Ok(serde_json::from_str(r#"{"id":"sample","choices":[{"finish_reason":"stop","index":1,"message":{"content":null,"refusal":null,"role":"assistant"},"logprobs":null}],"created":1,"model":"sample","object":"chat.completion"}"#).expect("a valid body"))
+///     }
+/// }
+///
+/// // `listener`: a `tokio::net::TcpListener` bound to the address to serve.
+/// async fn serve(listener: impl axum::serve::Listener<Addr: std::fmt::Debug>) {
+///     axum::serve(listener, router(Arc::new(MyService))).await.expect("serving");
+/// }
+/// ```
 pub trait OpenAiApi: Send + Sync + 'static {
     /// Who a request acts for: what [`authenticate`](Self::authenticate) makes of its bearer token.
     type Principal: Send + Sync + 'static;

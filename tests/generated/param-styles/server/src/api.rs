@@ -23,6 +23,54 @@ use crate::{
 };
 
 /// The operations of Param Styles (version 1.0.0). Implement this trait, then serve it with [`router`](crate::router).
+///
+/// # Example
+///
+/// ```no_run
+/// use param_styles_server::*;
+/// use std::sync::Arc;
+///
+/// struct MyService;
+///
+/// impl ParamStylesApi for MyService {
+/// #   fn rejection(&self, _: &Rejection) -> models::Problem { unimplemented!() }
+///     async fn path_simple_flat(&self, request: PathSimpleFlatRequest) -> PathSimpleFlatResponse {
+///         // The request's parameters and body, parsed and validated by the router.
+///         let _ = request;
+///         PathSimpleFlatResponse::Ok(serde_json::from_str(r#"{"operation":"sample"}"#).expect("a valid body"))
+///     }
+/// #   async fn path_simple_explode(&self, _: PathSimpleExplodeRequest) -> PathSimpleExplodeResponse { unimplemented!() }
+/// #   async fn path_label_flat(&self, _: PathLabelFlatRequest) -> PathLabelFlatResponse { unimplemented!() }
+/// #   async fn path_label_explode(&self, _: PathLabelExplodeRequest) -> PathLabelExplodeResponse { unimplemented!() }
+/// #   async fn path_matrix_flat(&self, _: PathMatrixFlatRequest) -> PathMatrixFlatResponse { unimplemented!() }
+/// #   async fn path_matrix_explode(&self, _: PathMatrixExplodeRequest) -> PathMatrixExplodeResponse { unimplemented!() }
+/// #   async fn query_form_flat(&self, _: QueryFormFlatRequest) -> QueryFormFlatResponse { unimplemented!() }
+/// #   async fn query_form_explode(&self, _: QueryFormExplodeRequest) -> QueryFormExplodeResponse { unimplemented!() }
+/// #   async fn query_space_delimited_flat(&self, _: QuerySpaceDelimitedFlatRequest) -> QuerySpaceDelimitedFlatResponse { unimplemented!() }
+/// #   async fn query_pipe_delimited_flat(&self, _: QueryPipeDelimitedFlatRequest) -> QueryPipeDelimitedFlatResponse { unimplemented!() }
+/// #   async fn query_deep_object_explode(&self, _: QueryDeepObjectExplodeRequest) -> QueryDeepObjectExplodeResponse { unimplemented!() }
+/// #   async fn header_flat(&self, _: HeaderFlatRequest) -> HeaderFlatResponse { unimplemented!() }
+/// #   async fn cookie_flat(&self, _: CookieFlatRequest) -> CookieFlatResponse { unimplemented!() }
+/// #   async fn header_explode(&self, _: HeaderExplodeRequest) -> HeaderExplodeResponse { unimplemented!() }
+/// #   async fn cookie_explode(&self, _: CookieExplodeRequest) -> CookieExplodeResponse { unimplemented!() }
+/// #   async fn query_reserved(&self, _: QueryReservedRequest) -> QueryReservedResponse { unimplemented!() }
+/// #   async fn query_json(&self, _: QueryJsonRequest) -> QueryJsonResponse { unimplemented!() }
+/// #   async fn query_map(&self, _: QueryMapRequest) -> QueryMapResponse { unimplemented!() }
+/// #   async fn post_form(&self, _: PostFormRequest) -> PostFormResponse { unimplemented!() }
+/// #   async fn create(&self, _: CreateRequest) -> CreateResponse { unimplemented!() }
+/// #   async fn default_only(&self, _: DefaultOnlyRequest) -> DefaultOnlyResponse { unimplemented!() }
+/// #   async fn page(&self, _: PageRequest) -> PageResponse { unimplemented!() }
+/// #   async fn upload(&self, _: UploadRequest) -> UploadResponse { unimplemented!() }
+/// #   async fn create_charge(&self, _: CreateChargeRequest) -> CreateChargeResponse { unimplemented!() }
+/// #   async fn query_deep_array(&self, _: QueryDeepArrayRequest) -> QueryDeepArrayResponse { unimplemented!() }
+/// #   async fn query_deep_nested(&self, _: QueryDeepNestedRequest) -> QueryDeepNestedResponse { unimplemented!() }
+/// }
+///
+/// // `listener`: a `tokio::net::TcpListener` bound to the address to serve.
+/// async fn serve(listener: impl axum::serve::Listener<Addr: std::fmt::Debug>) {
+///     axum::serve(listener, router(Arc::new(MyService))).await.expect("serving");
+/// }
+/// ```
 pub trait ParamStylesApi: Send + Sync + 'static {
     /// The error body of a request the router refused before any operation ran: a malformed
     /// parameter or body, an unsupported content type, missing or rejected credentials, an unknown

@@ -9,6 +9,31 @@ use crate::{
 };
 
 /// The operations of Read Write Only (version 1.0). Implement this trait, then serve it with [`router`](crate::router).
+///
+/// # Example
+///
+/// ```no_run
+/// use read_write_only_server::*;
+/// use std::sync::Arc;
+///
+/// struct MyService;
+///
+/// impl ReadWriteOnlyApi for MyService {
+/// #   fn rejection(&self, _: &Rejection) -> models::Problem { unimplemented!() }
+///     async fn get_account(&self, request: GetAccountRequest) -> GetAccountResponse {
+///         // The request's parameters and body, parsed and validated by the router.
+///         let _ = request;
+///         GetAccountResponse::Ok(serde_json::from_str(r#"{"name":"sample","settings":{"theme":"sample"},"tags":["sample"]}"#).expect("a valid body"))
+///     }
+/// #   async fn put_account(&self, _: PutAccountRequest) -> PutAccountResponse { unimplemented!() }
+/// #   async fn sign_up(&self, _: SignUpRequest) -> SignUpResponse { unimplemented!() }
+/// }
+///
+/// // `listener`: a `tokio::net::TcpListener` bound to the address to serve.
+/// async fn serve(listener: impl axum::serve::Listener<Addr: std::fmt::Debug>) {
+///     axum::serve(listener, router(Arc::new(MyService))).await.expect("serving");
+/// }
+/// ```
 pub trait ReadWriteOnlyApi: Send + Sync + 'static {
     /// The error body of a request the router refused before any operation ran: a malformed
     /// parameter or body, an unsupported content type, missing or rejected credentials, an unknown

@@ -8,6 +8,31 @@ use crate::{
 };
 
 /// The operations of Templates (version 1). Implement this trait, then serve it with [`router`](crate::router).
+///
+/// # Example
+///
+/// ```no_run
+/// use rfc6570_server::*;
+/// use std::sync::Arc;
+///
+/// struct MyService;
+///
+/// impl TemplatesApi for MyService {
+///     async fn simple_exploded_list(&self, request: SimpleExplodedListRequest) -> SimpleExplodedListResponse {
+///         // The request's parameters and body, parsed and validated by the router.
+///         let _ = request;
+///         SimpleExplodedListResponse::Ok(serde_json::from_str(r#"[1]"#).expect("a valid body"))
+///     }
+/// #   async fn label_list(&self, _: LabelListRequest) -> LabelListResponse { unimplemented!() }
+/// #   async fn matrix_exploded_object(&self, _: MatrixExplodedObjectRequest) -> MatrixExplodedObjectResponse { unimplemented!() }
+/// #   async fn matrix_primitive(&self, _: MatrixPrimitiveRequest) -> MatrixPrimitiveResponse { unimplemented!() }
+/// }
+///
+/// // `listener`: a `tokio::net::TcpListener` bound to the address to serve.
+/// async fn serve(listener: impl axum::serve::Listener<Addr: std::fmt::Debug>) {
+///     axum::serve(listener, router(Arc::new(MyService))).await.expect("serving");
+/// }
+/// ```
 pub trait TemplatesApi: Send + Sync + 'static {
     /// `GET /simple/{param}`
     fn simple_exploded_list(

@@ -10,6 +10,33 @@ use crate::{
 };
 
 /// The operations of Streams (version 1). Implement this trait, then serve it with [`router`](crate::router).
+///
+/// # Example
+///
+/// ```no_run
+/// use streaming_server::*;
+/// use std::sync::Arc;
+///
+/// struct MyService;
+///
+/// impl StreamsApi for MyService {
+/// #   fn rejection(&self, _: &Rejection) -> models::Problem { unimplemented!() }
+/// #   async fn watch_ticks(&self, _: WatchTicksRequest) -> WatchTicksResponse { unimplemented!() }
+///     async fn create_chat(&self, request: CreateChatRequest) -> CreateChatResponse {
+///         // The request's parameters and body, parsed and validated by the router.
+///         let _ = request;
+///         CreateChatResponse::Ok(serde_json::from_str(r#"{"text":"sample"}"#).expect("a valid body"))
+///     }
+/// #   async fn export_logs(&self, _: ExportLogsRequest) -> ExportLogsResponse { unimplemented!() }
+/// #   async fn export_metrics(&self, _: ExportMetricsRequest) -> ExportMetricsResponse { unimplemented!() }
+/// #   async fn export_records(&self, _: ExportRecordsRequest) -> ExportRecordsResponse { unimplemented!() }
+/// }
+///
+/// // `listener`: a `tokio::net::TcpListener` bound to the address to serve.
+/// async fn serve(listener: impl axum::serve::Listener<Addr: std::fmt::Debug>) {
+///     axum::serve(listener, router(Arc::new(MyService))).await.expect("serving");
+/// }
+/// ```
 pub trait StreamsApi: Send + Sync + 'static {
     /// The error body of a request the router refused before any operation ran: a malformed
     /// parameter or body, an unsupported content type, missing or rejected credentials, an unknown

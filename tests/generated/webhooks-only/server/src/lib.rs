@@ -13,3 +13,8 @@ pub use webhooks_only_models as models;
 #[cfg(feature = "webhooks")]
 #[rustfmt::skip]
 pub mod webhooks;
+
+/// The README's examples, compiled by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -4,6 +4,28 @@
 use crate::{SubscribeRequest, SubscribeResponse};
 
 /// The operations of Shop (version 1). Implement this trait, then serve it with [`router`](crate::router).
+///
+/// # Example
+///
+/// ```no_run
+/// use webhooks_server::*;
+/// use std::sync::Arc;
+///
+/// struct MyService;
+///
+/// impl ShopApi for MyService {
+///     async fn subscribe(&self, request: SubscribeRequest) -> SubscribeResponse {
+///         // The request's parameters and body, parsed and validated by the router.
+///         let _ = request;
+///         SubscribeResponse::Created(serde_json::from_str(r#"{"orderId":"3fa85f64-5717-4562-b3fc-2c963f66afa6","callbackUrl":"sample"}"#).expect("a valid body"))
+///     }
+/// }
+///
+/// // `listener`: a `tokio::net::TcpListener` bound to the address to serve.
+/// async fn serve(listener: impl axum::serve::Listener<Addr: std::fmt::Debug>) {
+///     axum::serve(listener, router(Arc::new(MyService))).await.expect("serving");
+/// }
+/// ```
 pub trait ShopApi: Send + Sync + 'static {
     /// Subscribe to the updates of an order
     ///
