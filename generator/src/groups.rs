@@ -16,10 +16,14 @@
 //!   lists them.
 //! - A type belongs to every group whose operations reach it, through parameters, bodies,
 //!   response bodies and headers, then fields, map values, union branches, `allOf` merges, items
-//!   and aliases; a callback counts as its operation's. A type that no operation reaches (an unused
-//!   component, a webhook's payload) belongs to no group ([`Groups::of_type`] is empty for it,
-//!   and for what it reaches). A slice ([`slice()`]) keeps the webhooks, which no group owns, and
-//!   the types they reach, and leaves out the types nothing it keeps reaches.
+//!   and aliases. A type that no operation reaches (an unused component, a webhook's payload), or
+//!   that a webhook or callback reaches, belongs to no group ([`Groups::of_type`] is empty for it,
+//!   and for what it reaches): the crates compile it with every selection, since module
+//!   `webhooks` is not split by group (it has a feature of its own), and a component a user
+//!   deserializes by hand should not vanish with a feature. So is the API's error body (the schema
+//!   most 4xx responses use), with which the generated server answers what it rejects. A slice ([`slice()`]) keeps the
+//!   webhooks, which no group owns, and the callbacks of the operations it keeps, and leaves out
+//!   the types nothing it keeps reaches.
 
 use crate::ir::{Api, HookKind, Operation, PathSegment, TypeId};
 use std::collections::BTreeMap;
@@ -90,6 +94,23 @@ impl Groups {
     /// The group names, in order.
     pub fn names(&self) -> Vec<&str> {
         self.groups.iter().map(|g| g.name.as_str()).collect()
+    }
+
+    /// The names of the groups `of` (indices into [`Groups::groups`]).
+    pub fn names_of(&self, of: &[usize]) -> Vec<&str> {
+        of.iter().map(|&g| self.groups[g].name.as_str()).collect()
+    }
+
+    /// The feature names of the type `id`: empty for a type compiled with every selection.
+    pub fn of_type_names(&self, id: TypeId) -> Vec<&str> {
+        self.names_of(&self.of_type[id.0])
+    }
+
+    /// The feature name of the operation with this `operationId` (`None` for another, such as a
+    /// webhook's).
+    pub fn of_operation_id(&self, api: &Api, id: &str) -> Option<&str> {
+        let i = api.operations.iter().position(|op| op.id == id)?;
+        Some(self.groups[self.of_operation[i]].name.as_str())
     }
 }
 
@@ -280,13 +301,6 @@ fn type_groups(api: &Api, of_operation: &[usize], groups: usize) -> Vec<Vec<usiz
     for (i, op) in api.operations.iter().enumerate() {
         operation_roots(op, &mut roots[of_operation[i]]);
     }
-    for hook in &api.hooks {
-        if let HookKind::Callback { owner, .. } = &hook.kind
-            && let Some(i) = api.operations.iter().position(|op| &op.id == owner)
-        {
-            operation_roots(&hook.operation, &mut roots[of_operation[i]]);
-        }
-    }
     let mut of_type: Vec<Vec<usize>> = vec![Vec::new(); api.types.len()];
     let mut reached_by_any = vec![false; api.types.len()];
     for (g, roots) in roots.into_iter().enumerate() {
@@ -299,11 +313,17 @@ fn type_groups(api: &Api, of_operation: &[usize], groups: usize) -> Vec<Vec<usiz
             }
         }
     }
-    // What no operation reaches is compiled always, and so is everything it names.
-    let unreached: Vec<TypeId> = (0..api.types.len())
+    // What no operation reaches is compiled always, and so is everything it names; so is what the
+    // webhooks and callbacks reach (module `webhooks` is not split by group).
+    let mut unreached: Vec<TypeId> = (0..api.types.len())
         .filter(|&t| !reached_by_any[t])
         .map(TypeId)
         .collect();
+    for hook in &api.hooks {
+        operation_roots(&hook.operation, &mut unreached);
+    }
+    // The server's own error body answers every rejection, whatever the selection.
+    unreached.extend(api.error_body());
     let mut always = vec![false; api.types.len()];
     reach(api, unreached, &mut always);
     for (t, always) in always.into_iter().enumerate() {

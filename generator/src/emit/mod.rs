@@ -34,6 +34,7 @@ pub use rust::{TypePrinter, doc_attrs, ident};
 
 use crate::ir::Api;
 use proc_macro2::TokenStream;
+use quote::quote;
 use rayon::prelude::*;
 
 /// Settings shared by every emitted crate.
@@ -70,6 +71,11 @@ pub struct Options {
     /// Only these operation groups (feature names, see [`crate::groups`]) and what they reach;
     /// empty (the default) for all. An unknown name is an error listing the document's groups.
     pub groups: Vec<String>,
+    /// A cargo feature per operation group in the generated crates (the default, `true`; see
+    /// [`crate::groups`]): the client's and server's operations and the models' types are gated
+    /// on the groups that use them, and `default` enables every group. The build.rs module, which
+    /// has no manifest of its own, compiles everything (`false`).
+    pub group_features: bool,
 }
 
 impl Options {
@@ -86,6 +92,7 @@ impl Options {
             open_enums: true,
             strict: false,
             groups: Vec::new(),
+            group_features: true,
         }
     }
 
@@ -258,6 +265,90 @@ pub fn sibling_dependency(opts: &Options, part: &str) -> String {
     )
 }
 
+/// The models crate as a dependency of the client or server: without its default features when
+/// the crates have a feature per group, so that each group's feature picks the models' own.
+pub fn models_dependency(opts: &Options, groups: Option<&crate::groups::Groups>) -> String {
+    let line = sibling_dependency(opts, "models");
+    match groups {
+        Some(_) => line.replace(" }", ", default-features = false }"),
+        None => line,
+    }
+}
+
+/// The `[features]` lines of the operation groups (see [`crate::groups`]): `default` with every
+/// group, then one feature per group with its operation count; `forward` is the models crate's
+/// name, whose feature of the same name each group's enables (`None` for the models crate).
+/// `extra_default` are the crate's other features on by default. Empty without groups.
+pub fn group_features_toml(
+    groups: Option<&crate::groups::Groups>,
+    forward: Option<&str>,
+    extra_default: &[&str],
+) -> String {
+    let Some(groups) = groups else {
+        return if extra_default.is_empty() {
+            String::new()
+        } else {
+            format!("default = [{}]\n", quoted_list(extra_default.iter().copied()))
+        };
+    };
+    let mut out = String::from(
+        "# Operation groups: one feature each (an operation's first tag, or, in a document that tags\n\
+         # none, the first path segment after a version). A group compiles its operations and the\n\
+         # models they reach, nothing else; `default` enables every group. crates.io allows 300\n\
+         # features a crate: above 290 groups, the smallest are merged into `more-groups`.\n",
+    );
+    let names = extra_default.iter().copied().chain(groups.names());
+    let list = quoted_list(names);
+    if list.len() + "default = []".len() <= 100 {
+        out.push_str(&format!("default = [{list}]\n"));
+    } else {
+        out.push_str("default = [\n");
+        let mut line = String::new();
+        for name in extra_default.iter().copied().chain(groups.names()) {
+            let item = format!("\"{name}\",");
+            if !line.is_empty() && line.len() + 1 + item.len() > 96 {
+                out.push_str(&format!("    {line}\n"));
+                line.clear();
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(&item);
+        }
+        if !line.is_empty() {
+            out.push_str(&format!("    {line}\n"));
+        }
+        out.push_str("]\n");
+    }
+    for group in &groups.groups {
+        let count = group.operations.len();
+        let operations = if count == 1 { "operation" } else { "operations" };
+        let source = if group.merged.is_empty() {
+            match group.source.as_str() {
+                "" => " without a group".to_owned(),
+                source => format!(" of `{}`", source.replace(['\n', '\r'], " ")),
+            }
+        } else {
+            format!(" of the groups merged: {}", group.merged.join(", "))
+        };
+        out.push_str(&format!("# {count} {operations}{source}.\n"));
+        let target = match forward {
+            Some(models) => format!("\"{models}/{}\"", group.name),
+            None => String::new(),
+        };
+        out.push_str(&format!("{} = [{target}]\n", group.name));
+    }
+    out
+}
+
+/// `"a", "b"`.
+fn quoted_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    names
+        .map(|n| format!("\"{n}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The `Cargo.toml` of a generated crate: the header, `[package]` (with what the document's `info`
 /// says of its publisher), `[lib]`, then `sections` (features and dependencies, as TOML text).
 pub fn cargo_toml(
@@ -410,6 +501,55 @@ pub fn crate_root(tokens: TokenStream, opts: &Options) -> Result<File, String> {
         }
     }
     Ok(printed_file(opts, path, &prettyplease::unparse(&file)))
+}
+
+/// The operation groups of `api` when its crates get a feature per group (see
+/// [`Options::group_features`]); `None` without operations.
+pub fn feature_groups(api: &Api, opts: &Options) -> Option<crate::groups::Groups> {
+    (opts.group_features && !api.operations.is_empty()).then(|| crate::groups::Groups::of(api))
+}
+
+/// `#[cfg(feature = "a")]`, or `#[cfg(any(feature = "a", feature = "b"))]`, for an item compiled
+/// when any of the groups `features` is on; nothing for none (compiled always).
+pub fn cfg_features(features: &[&str]) -> TokenStream {
+    match features {
+        [] => TokenStream::new(),
+        [one] => quote! { #[cfg(feature = #one)] },
+        many => quote! { #[cfg(any(#(feature = #many),*))] },
+    }
+}
+
+/// Every item of `tokens` (a sequence of items) behind `cfg` (from [`cfg_features`]).
+pub fn gated(tokens: TokenStream, cfg: &TokenStream) -> TokenStream {
+    if cfg.is_empty() || tokens.is_empty() {
+        return tokens;
+    }
+    let Ok(file) = syn::parse2::<syn::File>(tokens.clone()) else {
+        // Not items: the printer reports it with its path.
+        return tokens;
+    };
+    file.items.into_iter().map(|item| quote! { #cfg #item }).collect()
+}
+
+/// The crate-level lint levels of a crate with a feature per group: code shared by some
+/// operations (runtime helpers, imports of what the operations name) goes unused when not every
+/// group is on, and only then is that allowed.
+pub fn selection_lints(groups: Option<&crate::groups::Groups>) -> TokenStream {
+    let Some(groups) = groups else {
+        return TokenStream::new();
+    };
+    let names = groups.names();
+    quote! {
+        #![cfg_attr(
+            not(all(#(feature = #names),*)),
+            allow(
+                dead_code,
+                unused_imports,
+                unused_variables,
+                reason = "with some operation groups off, code only their operations use goes unused"
+            )
+        )]
+    }
 }
 
 fn item_attrs(item: &mut syn::Item) -> Option<&mut Vec<syn::Attribute>> {
