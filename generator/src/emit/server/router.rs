@@ -79,7 +79,7 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
     let (start, end) = if plan.groups.is_some() {
         (quote! { let router = Router::new(); }, quote! { router })
     } else {
-        (TokenStream::new(), quote! { Router::new() })
+        (quote! { Router::new() }, TokenStream::new())
     };
     let reject_fn = if has_error {
         quote! {
