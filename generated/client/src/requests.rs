@@ -28,6 +28,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "auth")]
     pub fn issue_token(&self, body: crate::models::TokenRequest) -> IssueToken {
         IssueToken {
             client: self.clone(),
@@ -56,6 +57,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "accounts")]
     pub fn get_account(&self, account_id: ::uuid::Uuid) -> GetAccount {
         GetAccount {
             client: self.clone(),
@@ -94,6 +96,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "accounts")]
     pub fn update_account(
         &self,
         account_id: ::uuid::Uuid,
@@ -136,6 +139,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "accounts")]
     pub fn create_account(
         &self,
         account_id: ::uuid::Uuid,
@@ -174,6 +178,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "accounts")]
     pub fn delete_account(&self, account_id: ::uuid::Uuid) -> DeleteAccount {
         DeleteAccount {
             client: self.clone(),
@@ -211,6 +216,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "accounts")]
     pub fn list_child_accounts(&self, account_id: ::uuid::Uuid) -> ListChildAccounts {
         ListChildAccounts {
             client: self.clone(),
@@ -249,6 +255,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "accounts")]
     pub fn rotate_client_secret(&self, account_id: ::uuid::Uuid) -> RotateClientSecret {
         RotateClientSecret {
             client: self.clone(),
@@ -286,6 +293,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "assets")]
     pub fn list_assets(&self, account_id: ::uuid::Uuid) -> ListAssets {
         ListAssets {
             client: self.clone(),
@@ -327,6 +335,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "assets")]
     pub fn create_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -366,6 +375,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "assets")]
     pub fn get_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -411,6 +421,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "assets")]
     pub fn update_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -454,6 +465,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "assets")]
     pub fn delete_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -497,6 +509,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "alert-rules")]
     pub fn create_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -542,6 +555,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "alert-rules")]
     pub fn list_alert_rules(
         &self,
         account_id: ::uuid::Uuid,
@@ -587,6 +601,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "alert-rules")]
     pub fn list_alert_rule_geofences(
         &self,
         account_id: ::uuid::Uuid,
@@ -628,6 +643,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "alert-rules")]
     pub fn get_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -671,6 +687,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "alert-rules")]
     pub fn update_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -712,6 +729,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "alert-rules")]
     pub fn delete_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -745,6 +763,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "geofences")]
     pub fn list_geofences(&self, account_id: ::uuid::Uuid) -> ListGeofences {
         ListGeofences {
             client: self.clone(),
@@ -780,6 +799,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "geofences")]
     pub fn create_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -819,6 +839,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "geofences")]
     pub fn get_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -862,6 +883,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "geofences")]
     pub fn update_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -906,6 +928,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "geofences")]
     pub fn delete_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -949,6 +972,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "accounts")]
     pub fn get_ingestion_token(&self, account_id: ::uuid::Uuid) -> GetIngestionToken {
         GetIngestionToken {
             client: self.clone(),
@@ -983,6 +1007,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "accounts")]
     pub fn list_ingestion_tokens(
         &self,
         account_id: ::uuid::Uuid,
@@ -1022,6 +1047,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "accounts")]
     pub fn revoke_ingestion_token(
         &self,
         account_id: ::uuid::Uuid,
@@ -1058,6 +1084,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "accounts")]
     pub fn get_portal_link(&self, account_id: ::uuid::Uuid) -> GetPortalLink {
         GetPortalLink {
             client: self.clone(),
@@ -1110,6 +1137,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "telemetry")]
     pub fn ingest_telemetry(
         &self,
         body: crate::models::TelemetryBatch,
@@ -1149,6 +1177,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "assets")]
     pub fn get_asset_state(
         &self,
         account_id: ::uuid::Uuid,
@@ -1189,6 +1218,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "events")]
     pub fn list_events(&self, account_id: ::uuid::Uuid) -> ListEvents {
         ListEvents {
             client: self.clone(),
@@ -1234,6 +1264,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "events")]
     pub fn stream_events(&self, account_id: ::uuid::Uuid) -> StreamEvents {
         StreamEvents {
             client: self.clone(),
@@ -1271,6 +1302,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "events")]
     pub fn get_event(
         &self,
         account_id: ::uuid::Uuid,
@@ -1313,6 +1345,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "events")]
     pub fn acknowledge_event(
         &self,
         account_id: ::uuid::Uuid,
@@ -1353,6 +1386,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "events")]
     pub fn list_event_notifications(
         &self,
         account_id: ::uuid::Uuid,
@@ -1392,6 +1426,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "accounts")]
     pub fn get_webhook_secret(&self, account_id: ::uuid::Uuid) -> GetWebhookSecret {
         GetWebhookSecret {
             client: self.clone(),
@@ -1403,6 +1438,7 @@ impl crate::Client {
 
 /// Request builder of [`Client::issue_token`](crate::Client::issue_token): `POST /v1/auth/token`.
 /// Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "auth")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct IssueToken {
@@ -1411,6 +1447,7 @@ pub struct IssueToken {
     body: crate::models::TokenRequest,
 }
 
+#[cfg(feature = "auth")]
 impl IssueToken {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -1508,6 +1545,7 @@ impl IssueToken {
     }
 }
 
+#[cfg(feature = "auth")]
 impl IssueToken {
     /// Sends the request: `POST /v1/auth/token`.
     pub fn send(
@@ -1532,6 +1570,7 @@ impl IssueToken {
     }
 }
 
+#[cfg(feature = "auth")]
 impl ::std::future::IntoFuture for IssueToken {
     type Output = Result<
         crate::models::TokenResponse,
@@ -1551,6 +1590,7 @@ impl ::std::future::IntoFuture for IssueToken {
 
 /// Request builder of [`Client::get_account`](crate::Client::get_account):
 /// `GET /v1/accounts/{accountId}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAccount {
@@ -1559,6 +1599,7 @@ pub struct GetAccount {
     account_id: ::uuid::Uuid,
 }
 
+#[cfg(feature = "accounts")]
 impl GetAccount {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -1643,6 +1684,7 @@ impl GetAccount {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl GetAccount {
     /// Sends the request: `GET /v1/accounts/{accountId}`.
     pub fn send(
@@ -1665,6 +1707,7 @@ impl GetAccount {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for GetAccount {
     type Output = Result<
         crate::models::Account,
@@ -1683,6 +1726,7 @@ impl ::std::future::IntoFuture for GetAccount {
 
 /// Request builder of [`Client::update_account`](crate::Client::update_account):
 /// `PUT /v1/accounts/{accountId}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct UpdateAccount {
@@ -1692,6 +1736,7 @@ pub struct UpdateAccount {
     body: crate::models::AccountInput,
 }
 
+#[cfg(feature = "accounts")]
 impl UpdateAccount {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -1780,6 +1825,7 @@ impl UpdateAccount {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl UpdateAccount {
     /// Sends the request: `PUT /v1/accounts/{accountId}`.
     pub fn send(
@@ -1802,6 +1848,7 @@ impl UpdateAccount {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for UpdateAccount {
     type Output = Result<
         crate::models::Account,
@@ -1820,6 +1867,7 @@ impl ::std::future::IntoFuture for UpdateAccount {
 
 /// Request builder of [`Client::create_account`](crate::Client::create_account):
 /// `POST /v1/accounts/{accountId}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateAccount {
@@ -1829,6 +1877,7 @@ pub struct CreateAccount {
     body: crate::models::CreateAccountRequest,
 }
 
+#[cfg(feature = "accounts")]
 impl CreateAccount {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -1923,6 +1972,7 @@ impl CreateAccount {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl CreateAccount {
     /// Sends the request: `POST /v1/accounts/{accountId}`.
     pub fn send(
@@ -1947,6 +1997,7 @@ impl CreateAccount {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for CreateAccount {
     type Output = Result<
         crate::models::CreateAccountResponse,
@@ -1966,6 +2017,7 @@ impl ::std::future::IntoFuture for CreateAccount {
 
 /// Request builder of [`Client::delete_account`](crate::Client::delete_account):
 /// `DELETE /v1/accounts/{accountId}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct DeleteAccount {
@@ -1974,6 +2026,7 @@ pub struct DeleteAccount {
     account_id: ::uuid::Uuid,
 }
 
+#[cfg(feature = "accounts")]
 impl DeleteAccount {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -2070,6 +2123,7 @@ impl DeleteAccount {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl DeleteAccount {
     /// Sends the request: `DELETE /v1/accounts/{accountId}`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), crate::errors::DeleteAccount> {
@@ -2084,6 +2138,7 @@ impl DeleteAccount {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for DeleteAccount {
     type Output = Result<(), crate::Error<crate::errors::DeleteAccount>>;
 
@@ -2097,6 +2152,7 @@ impl ::std::future::IntoFuture for DeleteAccount {
 /// Request builder of [`Client::list_child_accounts`](crate::Client::list_child_accounts):
 /// `GET /v1/accounts/{accountId}/children`. Set optional parameters, then `.send().await` it (or
 /// `.await` it).
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListChildAccounts {
@@ -2107,6 +2163,7 @@ pub struct ListChildAccounts {
     take: Option<i32>,
 }
 
+#[cfg(feature = "accounts")]
 impl ListChildAccounts {
     /// Number of items to skip (default 0, minimum 0, maximum 999999999).
     ///
@@ -2267,6 +2324,7 @@ impl ListChildAccounts {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ListChildAccounts {
     /// Sends the request: `GET /v1/accounts/{accountId}/children`.
     pub fn send(
@@ -2289,6 +2347,7 @@ impl ListChildAccounts {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for ListChildAccounts {
     type Output = Result<
         Vec<crate::models::Account>,
@@ -2307,6 +2366,7 @@ impl ::std::future::IntoFuture for ListChildAccounts {
 
 /// Request builder of [`Client::rotate_client_secret`](crate::Client::rotate_client_secret):
 /// `POST /v1/accounts/{accountId}/clientSecret`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct RotateClientSecret {
@@ -2315,6 +2375,7 @@ pub struct RotateClientSecret {
     account_id: ::uuid::Uuid,
 }
 
+#[cfg(feature = "accounts")]
 impl RotateClientSecret {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -2411,6 +2472,7 @@ impl RotateClientSecret {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl RotateClientSecret {
     /// Sends the request: `POST /v1/accounts/{accountId}/clientSecret`.
     pub fn send(
@@ -2435,6 +2497,7 @@ impl RotateClientSecret {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for RotateClientSecret {
     type Output = Result<
         crate::models::ClientSecret,
@@ -2455,6 +2518,7 @@ impl ::std::future::IntoFuture for RotateClientSecret {
 /// Request builder of [`Client::list_assets`](crate::Client::list_assets):
 /// `GET /v1/accounts/{accountId}/assets`. Set optional parameters, then `.send().await` it (or
 /// `.await` it).
+#[cfg(feature = "assets")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListAssets {
@@ -2468,6 +2532,7 @@ pub struct ListAssets {
     include_deleted: Option<bool>,
 }
 
+#[cfg(feature = "assets")]
 impl ListAssets {
     /// When given, only assets whose externalId equals this value (exact match).
     pub fn external_id(mut self, value: impl Into<String>) -> Self {
@@ -2654,6 +2719,7 @@ impl ListAssets {
     }
 }
 
+#[cfg(feature = "assets")]
 impl ListAssets {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets`.
     pub fn send(
@@ -2676,6 +2742,7 @@ impl ListAssets {
     }
 }
 
+#[cfg(feature = "assets")]
 impl ::std::future::IntoFuture for ListAssets {
     type Output = Result<
         Vec<crate::models::Asset>,
@@ -2694,6 +2761,7 @@ impl ::std::future::IntoFuture for ListAssets {
 
 /// Request builder of [`Client::create_asset`](crate::Client::create_asset):
 /// `POST /v1/accounts/{accountId}/assets`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "assets")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateAsset {
@@ -2703,6 +2771,7 @@ pub struct CreateAsset {
     body: crate::models::AssetInput,
 }
 
+#[cfg(feature = "assets")]
 impl CreateAsset {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -2803,6 +2872,7 @@ impl CreateAsset {
     }
 }
 
+#[cfg(feature = "assets")]
 impl CreateAsset {
     /// Sends the request: `POST /v1/accounts/{accountId}/assets`.
     pub fn send(
@@ -2822,6 +2892,7 @@ impl CreateAsset {
     }
 }
 
+#[cfg(feature = "assets")]
 impl ::std::future::IntoFuture for CreateAsset {
     type Output = Result<crate::models::Asset, crate::Error<crate::errors::CreateAsset>>;
 
@@ -2838,6 +2909,7 @@ impl ::std::future::IntoFuture for CreateAsset {
 /// Request builder of [`Client::get_asset`](crate::Client::get_asset):
 /// `GET /v1/accounts/{accountId}/assets/{assetId}`. Finish it with `.send().await`, or `.await`
 /// it.
+#[cfg(feature = "assets")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAsset {
@@ -2847,6 +2919,7 @@ pub struct GetAsset {
     asset_id: ::uuid::Uuid,
 }
 
+#[cfg(feature = "assets")]
 impl GetAsset {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -2932,6 +3005,7 @@ impl GetAsset {
     }
 }
 
+#[cfg(feature = "assets")]
 impl GetAsset {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}`.
     pub fn send(
@@ -2951,6 +3025,7 @@ impl GetAsset {
     }
 }
 
+#[cfg(feature = "assets")]
 impl ::std::future::IntoFuture for GetAsset {
     type Output = Result<crate::models::Asset, crate::Error<crate::errors::GetAsset>>;
 
@@ -2967,6 +3042,7 @@ impl ::std::future::IntoFuture for GetAsset {
 /// Request builder of [`Client::update_asset`](crate::Client::update_asset):
 /// `PUT /v1/accounts/{accountId}/assets/{assetId}`. Finish it with `.send().await`, or `.await`
 /// it.
+#[cfg(feature = "assets")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct UpdateAsset {
@@ -2977,6 +3053,7 @@ pub struct UpdateAsset {
     body: crate::models::AssetInput,
 }
 
+#[cfg(feature = "assets")]
 impl UpdateAsset {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3078,6 +3155,7 @@ impl UpdateAsset {
     }
 }
 
+#[cfg(feature = "assets")]
 impl UpdateAsset {
     /// Sends the request: `PUT /v1/accounts/{accountId}/assets/{assetId}`.
     pub fn send(
@@ -3097,6 +3175,7 @@ impl UpdateAsset {
     }
 }
 
+#[cfg(feature = "assets")]
 impl ::std::future::IntoFuture for UpdateAsset {
     type Output = Result<crate::models::Asset, crate::Error<crate::errors::UpdateAsset>>;
 
@@ -3113,6 +3192,7 @@ impl ::std::future::IntoFuture for UpdateAsset {
 /// Request builder of [`Client::delete_asset`](crate::Client::delete_asset):
 /// `DELETE /v1/accounts/{accountId}/assets/{assetId}`. Finish it with `.send().await`, or `.await`
 /// it.
+#[cfg(feature = "assets")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct DeleteAsset {
@@ -3122,6 +3202,7 @@ pub struct DeleteAsset {
     asset_id: ::uuid::Uuid,
 }
 
+#[cfg(feature = "assets")]
 impl DeleteAsset {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3213,6 +3294,7 @@ impl DeleteAsset {
     }
 }
 
+#[cfg(feature = "assets")]
 impl DeleteAsset {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/assets/{assetId}`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), crate::errors::DeleteAsset> {
@@ -3227,6 +3309,7 @@ impl DeleteAsset {
     }
 }
 
+#[cfg(feature = "assets")]
 impl ::std::future::IntoFuture for DeleteAsset {
     type Output = Result<(), crate::Error<crate::errors::DeleteAsset>>;
 
@@ -3240,6 +3323,7 @@ impl ::std::future::IntoFuture for DeleteAsset {
 /// Request builder of [`Client::create_alert_rule`](crate::Client::create_alert_rule):
 /// `POST /v1/accounts/{accountId}/assets/{assetId}/alertRules`. Finish it with `.send().await`, or
 /// `.await` it.
+#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateAlertRule {
@@ -3250,6 +3334,7 @@ pub struct CreateAlertRule {
     body: crate::models::AlertRuleInput,
 }
 
+#[cfg(feature = "alert-rules")]
 impl CreateAlertRule {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3342,6 +3427,7 @@ impl CreateAlertRule {
     }
 }
 
+#[cfg(feature = "alert-rules")]
 impl CreateAlertRule {
     /// Sends the request: `POST /v1/accounts/{accountId}/assets/{assetId}/alertRules`.
     pub fn send(
@@ -3364,6 +3450,7 @@ impl CreateAlertRule {
     }
 }
 
+#[cfg(feature = "alert-rules")]
 impl ::std::future::IntoFuture for CreateAlertRule {
     type Output = Result<
         crate::models::AlertRule,
@@ -3383,6 +3470,7 @@ impl ::std::future::IntoFuture for CreateAlertRule {
 /// Request builder of [`Client::list_alert_rules`](crate::Client::list_alert_rules):
 /// `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}`. Finish it with
 /// `.send().await`, or `.await` it.
+#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListAlertRules {
@@ -3393,6 +3481,7 @@ pub struct ListAlertRules {
     event_type: crate::models::EventType,
 }
 
+#[cfg(feature = "alert-rules")]
 impl ListAlertRules {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3487,6 +3576,7 @@ impl ListAlertRules {
     }
 }
 
+#[cfg(feature = "alert-rules")]
 impl ListAlertRules {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}`.
     pub fn send(
@@ -3509,6 +3599,7 @@ impl ListAlertRules {
     }
 }
 
+#[cfg(feature = "alert-rules")]
 impl ::std::future::IntoFuture for ListAlertRules {
     type Output = Result<
         Vec<crate::models::AlertRule>,
@@ -3529,6 +3620,7 @@ impl ::std::future::IntoFuture for ListAlertRules {
 /// [`Client::list_alert_rule_geofences`](crate::Client::list_alert_rule_geofences):
 /// `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}/geofences`. Finish it
 /// with `.send().await`, or `.await` it.
+#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListAlertRuleGeofences {
@@ -3539,6 +3631,7 @@ pub struct ListAlertRuleGeofences {
     event_type: crate::models::EventType,
 }
 
+#[cfg(feature = "alert-rules")]
 impl ListAlertRuleGeofences {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3633,6 +3726,7 @@ impl ListAlertRuleGeofences {
     }
 }
 
+#[cfg(feature = "alert-rules")]
 impl ListAlertRuleGeofences {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}/geofences`.
     pub fn send(
@@ -3655,6 +3749,7 @@ impl ListAlertRuleGeofences {
     }
 }
 
+#[cfg(feature = "alert-rules")]
 impl ::std::future::IntoFuture for ListAlertRuleGeofences {
     type Output = Result<
         Vec<crate::models::Geofence>,
@@ -3674,6 +3769,7 @@ impl ::std::future::IntoFuture for ListAlertRuleGeofences {
 /// Request builder of [`Client::get_alert_rule`](crate::Client::get_alert_rule):
 /// `GET /v1/accounts/{accountId}/alertRules/{alertRuleId}`. Finish it with `.send().await`, or
 /// `.await` it.
+#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAlertRule {
@@ -3683,6 +3779,7 @@ pub struct GetAlertRule {
     alert_rule_id: ::uuid::Uuid,
 }
 
+#[cfg(feature = "alert-rules")]
 impl GetAlertRule {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3774,6 +3871,7 @@ impl GetAlertRule {
     }
 }
 
+#[cfg(feature = "alert-rules")]
 impl GetAlertRule {
     /// Sends the request: `GET /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
     pub fn send(
@@ -3796,6 +3894,7 @@ impl GetAlertRule {
     }
 }
 
+#[cfg(feature = "alert-rules")]
 impl ::std::future::IntoFuture for GetAlertRule {
     type Output = Result<
         crate::models::AlertRule,
@@ -3815,6 +3914,7 @@ impl ::std::future::IntoFuture for GetAlertRule {
 /// Request builder of [`Client::update_alert_rule`](crate::Client::update_alert_rule):
 /// `PUT /v1/accounts/{accountId}/alertRules/{alertRuleId}`. Finish it with `.send().await`, or
 /// `.await` it.
+#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct UpdateAlertRule {
@@ -3825,6 +3925,7 @@ pub struct UpdateAlertRule {
     body: crate::models::AlertRuleInput,
 }
 
+#[cfg(feature = "alert-rules")]
 impl UpdateAlertRule {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3917,6 +4018,7 @@ impl UpdateAlertRule {
     }
 }
 
+#[cfg(feature = "alert-rules")]
 impl UpdateAlertRule {
     /// Sends the request: `PUT /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
     pub fn send(
@@ -3939,6 +4041,7 @@ impl UpdateAlertRule {
     }
 }
 
+#[cfg(feature = "alert-rules")]
 impl ::std::future::IntoFuture for UpdateAlertRule {
     type Output = Result<
         crate::models::AlertRule,
@@ -3958,6 +4061,7 @@ impl ::std::future::IntoFuture for UpdateAlertRule {
 /// Request builder of [`Client::delete_alert_rule`](crate::Client::delete_alert_rule):
 /// `DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`. Finish it with `.send().await`, or
 /// `.await` it.
+#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct DeleteAlertRule {
@@ -3967,6 +4071,7 @@ pub struct DeleteAlertRule {
     alert_rule_id: ::uuid::Uuid,
 }
 
+#[cfg(feature = "alert-rules")]
 impl DeleteAlertRule {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -4058,6 +4163,7 @@ impl DeleteAlertRule {
     }
 }
 
+#[cfg(feature = "alert-rules")]
 impl DeleteAlertRule {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
     pub fn send(
@@ -4074,6 +4180,7 @@ impl DeleteAlertRule {
     }
 }
 
+#[cfg(feature = "alert-rules")]
 impl ::std::future::IntoFuture for DeleteAlertRule {
     type Output = Result<(), crate::Error<crate::errors::DeleteAlertRule>>;
 
@@ -4086,6 +4193,7 @@ impl ::std::future::IntoFuture for DeleteAlertRule {
 
 /// Request builder of [`Client::list_geofences`](crate::Client::list_geofences):
 /// `GET /v1/accounts/{accountId}/geofences`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "geofences")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListGeofences {
@@ -4094,6 +4202,7 @@ pub struct ListGeofences {
     account_id: ::uuid::Uuid,
 }
 
+#[cfg(feature = "geofences")]
 impl ListGeofences {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -4184,6 +4293,7 @@ impl ListGeofences {
     }
 }
 
+#[cfg(feature = "geofences")]
 impl ListGeofences {
     /// Sends the request: `GET /v1/accounts/{accountId}/geofences`.
     pub fn send(
@@ -4206,6 +4316,7 @@ impl ListGeofences {
     }
 }
 
+#[cfg(feature = "geofences")]
 impl ::std::future::IntoFuture for ListGeofences {
     type Output = Result<
         Vec<crate::models::Geofence>,
@@ -4224,6 +4335,7 @@ impl ::std::future::IntoFuture for ListGeofences {
 
 /// Request builder of [`Client::create_geofence`](crate::Client::create_geofence):
 /// `POST /v1/accounts/{accountId}/geofences`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "geofences")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateGeofence {
@@ -4233,6 +4345,7 @@ pub struct CreateGeofence {
     body: crate::models::GeofenceInput,
 }
 
+#[cfg(feature = "geofences")]
 impl CreateGeofence {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -4333,6 +4446,7 @@ impl CreateGeofence {
     }
 }
 
+#[cfg(feature = "geofences")]
 impl CreateGeofence {
     /// Sends the request: `POST /v1/accounts/{accountId}/geofences`.
     pub fn send(
@@ -4355,6 +4469,7 @@ impl CreateGeofence {
     }
 }
 
+#[cfg(feature = "geofences")]
 impl ::std::future::IntoFuture for CreateGeofence {
     type Output = Result<
         crate::models::Geofence,
@@ -4374,6 +4489,7 @@ impl ::std::future::IntoFuture for CreateGeofence {
 /// Request builder of [`Client::get_geofence`](crate::Client::get_geofence):
 /// `GET /v1/accounts/{accountId}/geofences/{geofenceId}`. Finish it with `.send().await`, or
 /// `.await` it.
+#[cfg(feature = "geofences")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetGeofence {
@@ -4383,6 +4499,7 @@ pub struct GetGeofence {
     geofence_id: ::uuid::Uuid,
 }
 
+#[cfg(feature = "geofences")]
 impl GetGeofence {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -4474,6 +4591,7 @@ impl GetGeofence {
     }
 }
 
+#[cfg(feature = "geofences")]
 impl GetGeofence {
     /// Sends the request: `GET /v1/accounts/{accountId}/geofences/{geofenceId}`.
     pub fn send(
@@ -4496,6 +4614,7 @@ impl GetGeofence {
     }
 }
 
+#[cfg(feature = "geofences")]
 impl ::std::future::IntoFuture for GetGeofence {
     type Output = Result<
         crate::models::Geofence,
@@ -4515,6 +4634,7 @@ impl ::std::future::IntoFuture for GetGeofence {
 /// Request builder of [`Client::update_geofence`](crate::Client::update_geofence):
 /// `PUT /v1/accounts/{accountId}/geofences/{geofenceId}`. Finish it with `.send().await`, or
 /// `.await` it.
+#[cfg(feature = "geofences")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct UpdateGeofence {
@@ -4525,6 +4645,7 @@ pub struct UpdateGeofence {
     body: crate::models::GeofenceInput,
 }
 
+#[cfg(feature = "geofences")]
 impl UpdateGeofence {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -4626,6 +4747,7 @@ impl UpdateGeofence {
     }
 }
 
+#[cfg(feature = "geofences")]
 impl UpdateGeofence {
     /// Sends the request: `PUT /v1/accounts/{accountId}/geofences/{geofenceId}`.
     pub fn send(
@@ -4648,6 +4770,7 @@ impl UpdateGeofence {
     }
 }
 
+#[cfg(feature = "geofences")]
 impl ::std::future::IntoFuture for UpdateGeofence {
     type Output = Result<
         crate::models::Geofence,
@@ -4667,6 +4790,7 @@ impl ::std::future::IntoFuture for UpdateGeofence {
 /// Request builder of [`Client::delete_geofence`](crate::Client::delete_geofence):
 /// `DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`. Finish it with `.send().await`, or
 /// `.await` it.
+#[cfg(feature = "geofences")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct DeleteGeofence {
@@ -4676,6 +4800,7 @@ pub struct DeleteGeofence {
     geofence_id: ::uuid::Uuid,
 }
 
+#[cfg(feature = "geofences")]
 impl DeleteGeofence {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -4776,6 +4901,7 @@ impl DeleteGeofence {
     }
 }
 
+#[cfg(feature = "geofences")]
 impl DeleteGeofence {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`.
     pub fn send(
@@ -4792,6 +4918,7 @@ impl DeleteGeofence {
     }
 }
 
+#[cfg(feature = "geofences")]
 impl ::std::future::IntoFuture for DeleteGeofence {
     type Output = Result<(), crate::Error<crate::errors::DeleteGeofence>>;
 
@@ -4804,6 +4931,7 @@ impl ::std::future::IntoFuture for DeleteGeofence {
 
 /// Request builder of [`Client::get_ingestion_token`](crate::Client::get_ingestion_token):
 /// `GET /v1/accounts/{accountId}/ingestionToken`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetIngestionToken {
@@ -4812,6 +4940,7 @@ pub struct GetIngestionToken {
     account_id: ::uuid::Uuid,
 }
 
+#[cfg(feature = "accounts")]
 impl GetIngestionToken {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -4917,6 +5046,7 @@ impl GetIngestionToken {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl GetIngestionToken {
     /// Sends the request: `GET /v1/accounts/{accountId}/ingestionToken`.
     pub fn send(
@@ -4941,6 +5071,7 @@ impl GetIngestionToken {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for GetIngestionToken {
     type Output = Result<
         crate::models::IngestionToken,
@@ -4960,6 +5091,7 @@ impl ::std::future::IntoFuture for GetIngestionToken {
 
 /// Request builder of [`Client::list_ingestion_tokens`](crate::Client::list_ingestion_tokens):
 /// `GET /v1/accounts/{accountId}/ingestionTokens`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListIngestionTokens {
@@ -4968,6 +5100,7 @@ pub struct ListIngestionTokens {
     account_id: ::uuid::Uuid,
 }
 
+#[cfg(feature = "accounts")]
 impl ListIngestionTokens {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -5058,6 +5191,7 @@ impl ListIngestionTokens {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ListIngestionTokens {
     /// Sends the request: `GET /v1/accounts/{accountId}/ingestionTokens`.
     pub fn send(
@@ -5080,6 +5214,7 @@ impl ListIngestionTokens {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for ListIngestionTokens {
     type Output = Result<
         Vec<crate::models::IngestionTokenInfo>,
@@ -5099,6 +5234,7 @@ impl ::std::future::IntoFuture for ListIngestionTokens {
 /// Request builder of [`Client::revoke_ingestion_token`](crate::Client::revoke_ingestion_token):
 /// `DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`. Finish it with `.send().await`, or
 /// `.await` it.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct RevokeIngestionToken {
@@ -5108,6 +5244,7 @@ pub struct RevokeIngestionToken {
     token_id: ::uuid::Uuid,
 }
 
+#[cfg(feature = "accounts")]
 impl RevokeIngestionToken {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -5199,6 +5336,7 @@ impl RevokeIngestionToken {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl RevokeIngestionToken {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`.
     pub fn send(
@@ -5215,6 +5353,7 @@ impl RevokeIngestionToken {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for RevokeIngestionToken {
     type Output = Result<(), crate::Error<crate::errors::RevokeIngestionToken>>;
 
@@ -5230,6 +5369,7 @@ impl ::std::future::IntoFuture for RevokeIngestionToken {
 
 /// Request builder of [`Client::get_portal_link`](crate::Client::get_portal_link):
 /// `GET /v1/accounts/{accountId}/portalLink`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetPortalLink {
@@ -5238,6 +5378,7 @@ pub struct GetPortalLink {
     account_id: ::uuid::Uuid,
 }
 
+#[cfg(feature = "accounts")]
 impl GetPortalLink {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -5334,6 +5475,7 @@ impl GetPortalLink {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl GetPortalLink {
     /// Sends the request: `GET /v1/accounts/{accountId}/portalLink`.
     pub fn send(
@@ -5358,6 +5500,7 @@ impl GetPortalLink {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for GetPortalLink {
     type Output = Result<
         crate::models::PortalLink,
@@ -5377,6 +5520,7 @@ impl ::std::future::IntoFuture for GetPortalLink {
 
 /// Request builder of [`Client::ingest_telemetry`](crate::Client::ingest_telemetry):
 /// `POST /v1/telemetry`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "telemetry")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct IngestTelemetry {
@@ -5385,6 +5529,7 @@ pub struct IngestTelemetry {
     body: crate::models::TelemetryBatch,
 }
 
+#[cfg(feature = "telemetry")]
 impl IngestTelemetry {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -5463,6 +5608,7 @@ impl IngestTelemetry {
     }
 }
 
+#[cfg(feature = "telemetry")]
 impl IngestTelemetry {
     /// Sends the request: `POST /v1/telemetry`.
     pub fn send(
@@ -5485,6 +5631,7 @@ impl IngestTelemetry {
     }
 }
 
+#[cfg(feature = "telemetry")]
 impl ::std::future::IntoFuture for IngestTelemetry {
     type Output = Result<
         crate::models::TelemetryBatchResult,
@@ -5504,6 +5651,7 @@ impl ::std::future::IntoFuture for IngestTelemetry {
 /// Request builder of [`Client::get_asset_state`](crate::Client::get_asset_state):
 /// `GET /v1/accounts/{accountId}/assets/{assetId}/state`. Finish it with `.send().await`, or
 /// `.await` it.
+#[cfg(feature = "assets")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAssetState {
@@ -5513,6 +5661,7 @@ pub struct GetAssetState {
     asset_id: ::uuid::Uuid,
 }
 
+#[cfg(feature = "assets")]
 impl GetAssetState {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -5604,6 +5753,7 @@ impl GetAssetState {
     }
 }
 
+#[cfg(feature = "assets")]
 impl GetAssetState {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/state`.
     pub fn send(
@@ -5626,6 +5776,7 @@ impl GetAssetState {
     }
 }
 
+#[cfg(feature = "assets")]
 impl ::std::future::IntoFuture for GetAssetState {
     type Output = Result<
         crate::models::AssetState,
@@ -5645,6 +5796,7 @@ impl ::std::future::IntoFuture for GetAssetState {
 /// Request builder of [`Client::list_events`](crate::Client::list_events):
 /// `GET /v1/accounts/{accountId}/events`. Set optional parameters, then `.send().await` it (or
 /// `.await` it).
+#[cfg(feature = "events")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListEvents {
@@ -5659,6 +5811,7 @@ pub struct ListEvents {
     take: Option<i32>,
 }
 
+#[cfg(feature = "events")]
 impl ListEvents {
     /// Only events of this asset.
     pub fn asset_id(mut self, value: ::uuid::Uuid) -> Self {
@@ -5860,6 +6013,7 @@ impl ListEvents {
     }
 }
 
+#[cfg(feature = "events")]
 impl ListEvents {
     /// Sends the request: `GET /v1/accounts/{accountId}/events`.
     pub fn send(
@@ -5882,6 +6036,7 @@ impl ListEvents {
     }
 }
 
+#[cfg(feature = "events")]
 impl ::std::future::IntoFuture for ListEvents {
     type Output = Result<
         Vec<crate::models::Event>,
@@ -5901,6 +6056,7 @@ impl ::std::future::IntoFuture for ListEvents {
 /// Request builder of [`Client::stream_events`](crate::Client::stream_events):
 /// `GET /v1/accounts/{accountId}/events/stream`. Set optional parameters, then `.send().await` it
 /// (or `.await` it).
+#[cfg(feature = "events")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct StreamEvents {
@@ -5914,6 +6070,7 @@ pub struct StreamEvents {
     last_event_id: Option<String>,
 }
 
+#[cfg(feature = "events")]
 impl StreamEvents {
     /// Only events of this asset.
     pub fn asset_id(mut self, value: ::uuid::Uuid) -> Self {
@@ -6208,6 +6365,7 @@ impl StreamEvents {
     }
 }
 
+#[cfg(feature = "events")]
 impl StreamEvents {
     /// Sends the request: `GET /v1/accounts/{accountId}/events/stream`.
     pub fn send(
@@ -6230,6 +6388,7 @@ impl StreamEvents {
     }
 }
 
+#[cfg(feature = "events")]
 impl ::std::future::IntoFuture for StreamEvents {
     type Output = Result<
         crate::stream::Events<crate::models::Event, crate::errors::StreamEvents>,
@@ -6249,6 +6408,7 @@ impl ::std::future::IntoFuture for StreamEvents {
 /// Request builder of [`Client::get_event`](crate::Client::get_event):
 /// `GET /v1/accounts/{accountId}/events/{eventId}`. Finish it with `.send().await`, or `.await`
 /// it.
+#[cfg(feature = "events")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetEvent {
@@ -6258,6 +6418,7 @@ pub struct GetEvent {
     event_id: ::uuid::Uuid,
 }
 
+#[cfg(feature = "events")]
 impl GetEvent {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -6343,6 +6504,7 @@ impl GetEvent {
     }
 }
 
+#[cfg(feature = "events")]
 impl GetEvent {
     /// Sends the request: `GET /v1/accounts/{accountId}/events/{eventId}`.
     pub fn send(
@@ -6362,6 +6524,7 @@ impl GetEvent {
     }
 }
 
+#[cfg(feature = "events")]
 impl ::std::future::IntoFuture for GetEvent {
     type Output = Result<crate::models::Event, crate::Error<crate::errors::GetEvent>>;
 
@@ -6378,6 +6541,7 @@ impl ::std::future::IntoFuture for GetEvent {
 /// Request builder of [`Client::acknowledge_event`](crate::Client::acknowledge_event):
 /// `POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`. Finish it with `.send().await`,
 /// or `.await` it.
+#[cfg(feature = "events")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct AcknowledgeEvent {
@@ -6387,6 +6551,7 @@ pub struct AcknowledgeEvent {
     event_id: ::uuid::Uuid,
 }
 
+#[cfg(feature = "events")]
 impl AcknowledgeEvent {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -6478,6 +6643,7 @@ impl AcknowledgeEvent {
     }
 }
 
+#[cfg(feature = "events")]
 impl AcknowledgeEvent {
     /// Sends the request: `POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`.
     pub fn send(
@@ -6500,6 +6666,7 @@ impl AcknowledgeEvent {
     }
 }
 
+#[cfg(feature = "events")]
 impl ::std::future::IntoFuture for AcknowledgeEvent {
     type Output = Result<
         crate::models::Event,
@@ -6520,6 +6687,7 @@ impl ::std::future::IntoFuture for AcknowledgeEvent {
 /// [`Client::list_event_notifications`](crate::Client::list_event_notifications):
 /// `GET /v1/accounts/{accountId}/events/{eventId}/notifications`. Finish it with `.send().await`,
 /// or `.await` it.
+#[cfg(feature = "events")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListEventNotifications {
@@ -6529,6 +6697,7 @@ pub struct ListEventNotifications {
     event_id: ::uuid::Uuid,
 }
 
+#[cfg(feature = "events")]
 impl ListEventNotifications {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -6620,6 +6789,7 @@ impl ListEventNotifications {
     }
 }
 
+#[cfg(feature = "events")]
 impl ListEventNotifications {
     /// Sends the request: `GET /v1/accounts/{accountId}/events/{eventId}/notifications`.
     pub fn send(
@@ -6642,6 +6812,7 @@ impl ListEventNotifications {
     }
 }
 
+#[cfg(feature = "events")]
 impl ::std::future::IntoFuture for ListEventNotifications {
     type Output = Result<
         Vec<crate::models::Notification>,
@@ -6660,6 +6831,7 @@ impl ::std::future::IntoFuture for ListEventNotifications {
 
 /// Request builder of [`Client::get_webhook_secret`](crate::Client::get_webhook_secret):
 /// `GET /v1/accounts/{accountId}/webhookSecret`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetWebhookSecret {
@@ -6668,6 +6840,7 @@ pub struct GetWebhookSecret {
     account_id: ::uuid::Uuid,
 }
 
+#[cfg(feature = "accounts")]
 impl GetWebhookSecret {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -6764,6 +6937,7 @@ impl GetWebhookSecret {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl GetWebhookSecret {
     /// Sends the request: `GET /v1/accounts/{accountId}/webhookSecret`.
     pub fn send(
@@ -6788,6 +6962,7 @@ impl GetWebhookSecret {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for GetWebhookSecret {
     type Output = Result<
         crate::models::WebhookSecret,

@@ -22,6 +22,7 @@ impl Validate for ErrorBody {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl Validate for Account {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -43,6 +44,7 @@ impl Validate for Account {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl Validate for CreateAccountRequest {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -94,6 +96,7 @@ impl Validate for CreateAccountRequest {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl Validate for AccountInput {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -145,14 +148,17 @@ impl Validate for AccountInput {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl Validate for ClientSecret {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "accounts")]
 impl Validate for CreateAccountResponse {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "assets")]
 impl Validate for AssetTier {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -161,6 +167,7 @@ impl Validate for EventType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "assets")]
 impl Validate for Asset {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -190,6 +197,7 @@ impl Validate for Asset {
     }
 }
 
+#[cfg(feature = "assets")]
 impl Validate for AssetInput {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -242,6 +250,7 @@ impl Validate for AssetInput {
     }
 }
 
+#[cfg(feature = "assets")]
 impl Validate for TelemetryRules {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -275,6 +284,7 @@ impl Validate for TelemetryRules {
     }
 }
 
+#[cfg(feature = "alert-rules")]
 impl Validate for AlertRule {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -318,6 +328,7 @@ impl Validate for AlertRule {
     }
 }
 
+#[cfg(feature = "alert-rules")]
 impl Validate for AlertRuleInput {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -361,10 +372,12 @@ impl Validate for AlertRuleInput {
     }
 }
 
+#[cfg(feature = "alert-rules")]
 impl Validate for DayOfWeek {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "alert-rules")]
 impl Validate for TimeOfDay {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -394,10 +407,12 @@ impl Validate for TimeOfDay {
     }
 }
 
+#[cfg(feature = "alert-rules")]
 impl Validate for DateRange {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "alert-rules")]
 impl Validate for Recipient {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -431,10 +446,12 @@ impl Validate for Recipient {
     }
 }
 
+#[cfg(feature = "alert-rules")]
 impl Validate for ChannelType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "alert-rules")]
 impl Validate for Channel {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -448,18 +465,22 @@ impl Validate for Channel {
     }
 }
 
+#[cfg(feature = "alert-rules")]
 impl Validate for CallChannel {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "alert-rules")]
 impl Validate for SmsChannel {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "alert-rules")]
 impl Validate for TelegramChannel {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "alert-rules")]
 impl Validate for EmailChannel {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -472,6 +493,7 @@ impl Validate for EmailChannel {
     }
 }
 
+#[cfg(any(feature = "alert-rules", feature = "geofences"))]
 impl Validate for Geofence {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -483,6 +505,7 @@ impl Validate for Geofence {
     }
 }
 
+#[cfg(feature = "geofences")]
 impl Validate for GeofenceInput {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -506,6 +529,7 @@ impl Validate for GeofenceInput {
     }
 }
 
+#[cfg(any(feature = "alert-rules", feature = "geofences"))]
 impl Validate for GeoJsonPolygon {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -538,14 +562,17 @@ impl Validate for GeoJsonPolygon {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl Validate for IngestionToken {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "accounts")]
 impl Validate for IngestionTokenInfo {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "accounts")]
 impl Validate for PortalLink {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -557,10 +584,12 @@ impl Validate for PortalLink {
     }
 }
 
+#[cfg(feature = "auth")]
 impl Validate for TokenRequest {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "auth")]
 impl Validate for TokenResponse {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -578,10 +607,12 @@ impl Validate for TokenResponse {
     }
 }
 
+#[cfg(feature = "auth")]
 impl Validate for OAuthError {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "telemetry")]
 impl Validate for TelemetryBatch {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -598,6 +629,7 @@ impl Validate for TelemetryBatch {
     }
 }
 
+#[cfg(feature = "telemetry")]
 impl Validate for TelemetryPoint {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -625,10 +657,12 @@ impl Validate for TelemetryPoint {
     }
 }
 
+#[cfg(feature = "telemetry")]
 impl Validate for DeviceSignals {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "telemetry")]
 impl Validate for TelemetryBatchResult {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -680,6 +714,7 @@ impl Validate for TelemetryBatchResult {
     }
 }
 
+#[cfg(feature = "telemetry")]
 impl Validate for PointResult {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -709,10 +744,12 @@ impl Validate for Event {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "assets")]
 impl Validate for OpenEpisode {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "assets")]
 impl Validate for AssetState {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -732,22 +769,27 @@ impl Validate for AssetState {
     }
 }
 
+#[cfg(feature = "events")]
 impl Validate for NotificationChannel {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "events")]
 impl Validate for NotificationStatus {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "events")]
 impl Validate for DeliveryAttempt {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "events")]
 impl Validate for Notification {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "accounts")]
 impl Validate for WebhookSecret {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -769,22 +811,27 @@ impl Validate for WebhookEvent {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(any(feature = "alert-rules", feature = "geofences"))]
 impl Validate for GeoJsonPolygonType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "auth")]
 impl Validate for TokenResponseTokenType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "auth")]
 impl Validate for OAuthErrorError {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "telemetry")]
 impl Validate for PointResultStatus {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "telemetry")]
 impl Validate for PointResultReason {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -793,6 +840,7 @@ impl Validate for EventDetailsQuantity {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "events")]
 impl Validate for DeliveryAttemptOutcome {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }

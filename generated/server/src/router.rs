@@ -6,20 +6,8 @@ use crate::auth;
 use crate::body;
 use crate::params;
 use axum::http::HeaderMap;
-use crate::{
-    respond, Rejection, RejectionKind, AssetAlertingApi, IssueTokenRequest,
-    GetAccountRequest, UpdateAccountRequest, CreateAccountRequest, DeleteAccountRequest,
-    ListChildAccountsRequest, RotateClientSecretRequest, ListAssetsRequest,
-    CreateAssetRequest, GetAssetRequest, UpdateAssetRequest, DeleteAssetRequest,
-    CreateAlertRuleRequest, ListAlertRulesRequest, ListAlertRuleGeofencesRequest,
-    GetAlertRuleRequest, UpdateAlertRuleRequest, DeleteAlertRuleRequest,
-    ListGeofencesRequest, CreateGeofenceRequest, GetGeofenceRequest,
-    UpdateGeofenceRequest, DeleteGeofenceRequest, GetIngestionTokenRequest,
-    ListIngestionTokensRequest, RevokeIngestionTokenRequest, GetPortalLinkRequest,
-    IngestTelemetryRequest, GetAssetStateRequest, ListEventsRequest, StreamEventsRequest,
-    GetEventRequest, AcknowledgeEventRequest, ListEventNotificationsRequest,
-    GetWebhookSecretRequest,
-};
+use crate::{respond, Rejection, RejectionKind, AssetAlertingApi};
+use crate::requests::*;
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
@@ -31,8 +19,13 @@ use std::sync::Arc;
 ///
 /// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.
 pub fn router<A: AssetAlertingApi>(api: Arc<A>) -> Router {
-    Router::new()
-        .route("/v1/auth/token", post(handle_issue_token::<A>))
+    let router = Router::new();
+
+    #[cfg(feature = "auth")]
+    let router = router.route("/v1/auth/token", post(handle_issue_token::<A>));
+
+    #[cfg(feature = "accounts")]
+    let router = router
         .route(
             "/v1/accounts/{accountId}",
             get(handle_get_account::<A>)
@@ -44,7 +37,9 @@ pub fn router<A: AssetAlertingApi>(api: Arc<A>) -> Router {
         .route(
             "/v1/accounts/{accountId}/clientSecret",
             post(handle_rotate_client_secret::<A>),
-        )
+        );
+    #[cfg(feature = "assets")]
+    let router = router
         .route(
             "/v1/accounts/{accountId}/assets",
             get(handle_list_assets::<A>).post(handle_create_asset::<A>),
@@ -54,7 +49,9 @@ pub fn router<A: AssetAlertingApi>(api: Arc<A>) -> Router {
             get(handle_get_asset::<A>)
                 .put(handle_update_asset::<A>)
                 .delete(handle_delete_asset::<A>),
-        )
+        );
+    #[cfg(feature = "alert-rules")]
+    let router = router
         .route(
             "/v1/accounts/{accountId}/assets/{assetId}/alertRules",
             post(handle_create_alert_rule::<A>),
@@ -72,7 +69,9 @@ pub fn router<A: AssetAlertingApi>(api: Arc<A>) -> Router {
             get(handle_get_alert_rule::<A>)
                 .put(handle_update_alert_rule::<A>)
                 .delete(handle_delete_alert_rule::<A>),
-        )
+        );
+    #[cfg(feature = "geofences")]
+    let router = router
         .route(
             "/v1/accounts/{accountId}/geofences",
             get(handle_list_geofences::<A>).post(handle_create_geofence::<A>),
@@ -82,7 +81,9 @@ pub fn router<A: AssetAlertingApi>(api: Arc<A>) -> Router {
             get(handle_get_geofence::<A>)
                 .put(handle_update_geofence::<A>)
                 .delete(handle_delete_geofence::<A>),
-        )
+        );
+    #[cfg(feature = "accounts")]
+    let router = router
         .route(
             "/v1/accounts/{accountId}/ingestionToken",
             get(handle_get_ingestion_token::<A>),
@@ -95,12 +96,18 @@ pub fn router<A: AssetAlertingApi>(api: Arc<A>) -> Router {
             "/v1/accounts/{accountId}/ingestionTokens/{tokenId}",
             delete(handle_revoke_ingestion_token::<A>),
         )
-        .route("/v1/accounts/{accountId}/portalLink", get(handle_get_portal_link::<A>))
-        .route("/v1/telemetry", post(handle_ingest_telemetry::<A>))
+        .route("/v1/accounts/{accountId}/portalLink", get(handle_get_portal_link::<A>));
+    #[cfg(feature = "telemetry")]
+    let router = router.route("/v1/telemetry", post(handle_ingest_telemetry::<A>));
+
+    #[cfg(feature = "assets")]
+    let router = router
         .route(
             "/v1/accounts/{accountId}/assets/{assetId}/state",
             get(handle_get_asset_state::<A>),
-        )
+        );
+    #[cfg(feature = "events")]
+    let router = router
         .route("/v1/accounts/{accountId}/events", get(handle_list_events::<A>))
         .route("/v1/accounts/{accountId}/events/stream", get(handle_stream_events::<A>))
         .route("/v1/accounts/{accountId}/events/{eventId}", get(handle_get_event::<A>))
@@ -111,17 +118,21 @@ pub fn router<A: AssetAlertingApi>(api: Arc<A>) -> Router {
         .route(
             "/v1/accounts/{accountId}/events/{eventId}/notifications",
             get(handle_list_event_notifications::<A>),
-        )
+        );
+    #[cfg(feature = "accounts")]
+    let router = router
         .route(
             "/v1/accounts/{accountId}/webhookSecret",
             get(handle_get_webhook_secret::<A>),
-        )
+        );
+    router
         .fallback(route_not_found::<A>)
         .method_not_allowed_fallback(method_not_allowed::<A>)
         .with_state(api)
 }
 
 /// `POST /v1/auth/token`
+#[cfg(feature = "auth")]
 async fn handle_issue_token<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -138,6 +149,7 @@ async fn handle_issue_token<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`issue_token`](AssetAlertingApi::issue_token), or the reason to refuse it.
+#[cfg(feature = "auth")]
 async fn read_issue_token(request: Request) -> Result<IssueTokenRequest, Rejection> {
     let (parts, raw_body) = request.into_parts();
     let credentials = auth::optional_basic(&parts.headers)?;
@@ -150,6 +162,7 @@ async fn read_issue_token(request: Request) -> Result<IssueTokenRequest, Rejecti
 }
 
 /// `GET /v1/accounts/{accountId}`
+#[cfg(feature = "accounts")]
 async fn handle_get_account<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -163,6 +176,7 @@ async fn handle_get_account<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`get_account`](AssetAlertingApi::get_account), or the reason to refuse it.
+#[cfg(feature = "accounts")]
 async fn read_get_account<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -177,6 +191,7 @@ async fn read_get_account<A: AssetAlertingApi>(
 }
 
 /// `PUT /v1/accounts/{accountId}`
+#[cfg(feature = "accounts")]
 async fn handle_update_account<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -190,6 +205,7 @@ async fn handle_update_account<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`update_account`](AssetAlertingApi::update_account), or the reason to refuse it.
+#[cfg(feature = "accounts")]
 async fn read_update_account<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -206,6 +222,7 @@ async fn read_update_account<A: AssetAlertingApi>(
 }
 
 /// `POST /v1/accounts/{accountId}`
+#[cfg(feature = "accounts")]
 async fn handle_create_account<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -219,6 +236,7 @@ async fn handle_create_account<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`create_account`](AssetAlertingApi::create_account), or the reason to refuse it.
+#[cfg(feature = "accounts")]
 async fn read_create_account<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -237,6 +255,7 @@ async fn read_create_account<A: AssetAlertingApi>(
 }
 
 /// `DELETE /v1/accounts/{accountId}`
+#[cfg(feature = "accounts")]
 async fn handle_delete_account<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -250,6 +269,7 @@ async fn handle_delete_account<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`delete_account`](AssetAlertingApi::delete_account), or the reason to refuse it.
+#[cfg(feature = "accounts")]
 async fn read_delete_account<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -264,6 +284,7 @@ async fn read_delete_account<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/children`
+#[cfg(feature = "accounts")]
 async fn handle_list_child_accounts<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -277,6 +298,7 @@ async fn handle_list_child_accounts<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`list_child_accounts`](AssetAlertingApi::list_child_accounts), or the reason to refuse it.
+#[cfg(feature = "accounts")]
 async fn read_list_child_accounts<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -332,6 +354,7 @@ async fn read_list_child_accounts<A: AssetAlertingApi>(
 }
 
 /// `POST /v1/accounts/{accountId}/clientSecret`
+#[cfg(feature = "accounts")]
 async fn handle_rotate_client_secret<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -345,6 +368,7 @@ async fn handle_rotate_client_secret<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`rotate_client_secret`](AssetAlertingApi::rotate_client_secret), or the reason to refuse it.
+#[cfg(feature = "accounts")]
 async fn read_rotate_client_secret<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -359,6 +383,7 @@ async fn read_rotate_client_secret<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/assets`
+#[cfg(feature = "assets")]
 async fn handle_list_assets<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -372,6 +397,7 @@ async fn handle_list_assets<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`list_assets`](AssetAlertingApi::list_assets), or the reason to refuse it.
+#[cfg(feature = "assets")]
 async fn read_list_assets<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -432,6 +458,7 @@ async fn read_list_assets<A: AssetAlertingApi>(
 }
 
 /// `POST /v1/accounts/{accountId}/assets`
+#[cfg(feature = "assets")]
 async fn handle_create_asset<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -445,6 +472,7 @@ async fn handle_create_asset<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`create_asset`](AssetAlertingApi::create_asset), or the reason to refuse it.
+#[cfg(feature = "assets")]
 async fn read_create_asset<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -461,6 +489,7 @@ async fn read_create_asset<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/assets/{assetId}`
+#[cfg(feature = "assets")]
 async fn handle_get_asset<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -474,6 +503,7 @@ async fn handle_get_asset<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`get_asset`](AssetAlertingApi::get_asset), or the reason to refuse it.
+#[cfg(feature = "assets")]
 async fn read_get_asset<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -489,6 +519,7 @@ async fn read_get_asset<A: AssetAlertingApi>(
 }
 
 /// `PUT /v1/accounts/{accountId}/assets/{assetId}`
+#[cfg(feature = "assets")]
 async fn handle_update_asset<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -502,6 +533,7 @@ async fn handle_update_asset<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`update_asset`](AssetAlertingApi::update_asset), or the reason to refuse it.
+#[cfg(feature = "assets")]
 async fn read_update_asset<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -519,6 +551,7 @@ async fn read_update_asset<A: AssetAlertingApi>(
 }
 
 /// `DELETE /v1/accounts/{accountId}/assets/{assetId}`
+#[cfg(feature = "assets")]
 async fn handle_delete_asset<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -532,6 +565,7 @@ async fn handle_delete_asset<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`delete_asset`](AssetAlertingApi::delete_asset), or the reason to refuse it.
+#[cfg(feature = "assets")]
 async fn read_delete_asset<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -547,6 +581,7 @@ async fn read_delete_asset<A: AssetAlertingApi>(
 }
 
 /// `POST /v1/accounts/{accountId}/assets/{assetId}/alertRules`
+#[cfg(feature = "alert-rules")]
 async fn handle_create_alert_rule<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -560,6 +595,7 @@ async fn handle_create_alert_rule<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`create_alert_rule`](AssetAlertingApi::create_alert_rule), or the reason to refuse it.
+#[cfg(feature = "alert-rules")]
 async fn read_create_alert_rule<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -577,6 +613,7 @@ async fn read_create_alert_rule<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}`
+#[cfg(feature = "alert-rules")]
 async fn handle_list_alert_rules<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -590,6 +627,7 @@ async fn handle_list_alert_rules<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`list_alert_rules`](AssetAlertingApi::list_alert_rules), or the reason to refuse it.
+#[cfg(feature = "alert-rules")]
 async fn read_list_alert_rules<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -606,6 +644,7 @@ async fn read_list_alert_rules<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}/geofences`
+#[cfg(feature = "alert-rules")]
 async fn handle_list_alert_rule_geofences<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -619,6 +658,7 @@ async fn handle_list_alert_rule_geofences<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`list_alert_rule_geofences`](AssetAlertingApi::list_alert_rule_geofences), or the reason to refuse it.
+#[cfg(feature = "alert-rules")]
 async fn read_list_alert_rule_geofences<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -635,6 +675,7 @@ async fn read_list_alert_rule_geofences<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/alertRules/{alertRuleId}`
+#[cfg(feature = "alert-rules")]
 async fn handle_get_alert_rule<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -648,6 +689,7 @@ async fn handle_get_alert_rule<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`get_alert_rule`](AssetAlertingApi::get_alert_rule), or the reason to refuse it.
+#[cfg(feature = "alert-rules")]
 async fn read_get_alert_rule<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -663,6 +705,7 @@ async fn read_get_alert_rule<A: AssetAlertingApi>(
 }
 
 /// `PUT /v1/accounts/{accountId}/alertRules/{alertRuleId}`
+#[cfg(feature = "alert-rules")]
 async fn handle_update_alert_rule<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -676,6 +719,7 @@ async fn handle_update_alert_rule<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`update_alert_rule`](AssetAlertingApi::update_alert_rule), or the reason to refuse it.
+#[cfg(feature = "alert-rules")]
 async fn read_update_alert_rule<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -693,6 +737,7 @@ async fn read_update_alert_rule<A: AssetAlertingApi>(
 }
 
 /// `DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`
+#[cfg(feature = "alert-rules")]
 async fn handle_delete_alert_rule<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -706,6 +751,7 @@ async fn handle_delete_alert_rule<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`delete_alert_rule`](AssetAlertingApi::delete_alert_rule), or the reason to refuse it.
+#[cfg(feature = "alert-rules")]
 async fn read_delete_alert_rule<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -721,6 +767,7 @@ async fn read_delete_alert_rule<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/geofences`
+#[cfg(feature = "geofences")]
 async fn handle_list_geofences<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -734,6 +781,7 @@ async fn handle_list_geofences<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`list_geofences`](AssetAlertingApi::list_geofences), or the reason to refuse it.
+#[cfg(feature = "geofences")]
 async fn read_list_geofences<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -748,6 +796,7 @@ async fn read_list_geofences<A: AssetAlertingApi>(
 }
 
 /// `POST /v1/accounts/{accountId}/geofences`
+#[cfg(feature = "geofences")]
 async fn handle_create_geofence<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -761,6 +810,7 @@ async fn handle_create_geofence<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`create_geofence`](AssetAlertingApi::create_geofence), or the reason to refuse it.
+#[cfg(feature = "geofences")]
 async fn read_create_geofence<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -777,6 +827,7 @@ async fn read_create_geofence<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/geofences/{geofenceId}`
+#[cfg(feature = "geofences")]
 async fn handle_get_geofence<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -790,6 +841,7 @@ async fn handle_get_geofence<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`get_geofence`](AssetAlertingApi::get_geofence), or the reason to refuse it.
+#[cfg(feature = "geofences")]
 async fn read_get_geofence<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -805,6 +857,7 @@ async fn read_get_geofence<A: AssetAlertingApi>(
 }
 
 /// `PUT /v1/accounts/{accountId}/geofences/{geofenceId}`
+#[cfg(feature = "geofences")]
 async fn handle_update_geofence<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -818,6 +871,7 @@ async fn handle_update_geofence<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`update_geofence`](AssetAlertingApi::update_geofence), or the reason to refuse it.
+#[cfg(feature = "geofences")]
 async fn read_update_geofence<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -835,6 +889,7 @@ async fn read_update_geofence<A: AssetAlertingApi>(
 }
 
 /// `DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`
+#[cfg(feature = "geofences")]
 async fn handle_delete_geofence<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -848,6 +903,7 @@ async fn handle_delete_geofence<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`delete_geofence`](AssetAlertingApi::delete_geofence), or the reason to refuse it.
+#[cfg(feature = "geofences")]
 async fn read_delete_geofence<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -863,6 +919,7 @@ async fn read_delete_geofence<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/ingestionToken`
+#[cfg(feature = "accounts")]
 async fn handle_get_ingestion_token<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -876,6 +933,7 @@ async fn handle_get_ingestion_token<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`get_ingestion_token`](AssetAlertingApi::get_ingestion_token), or the reason to refuse it.
+#[cfg(feature = "accounts")]
 async fn read_get_ingestion_token<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -890,6 +948,7 @@ async fn read_get_ingestion_token<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/ingestionTokens`
+#[cfg(feature = "accounts")]
 async fn handle_list_ingestion_tokens<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -903,6 +962,7 @@ async fn handle_list_ingestion_tokens<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`list_ingestion_tokens`](AssetAlertingApi::list_ingestion_tokens), or the reason to refuse it.
+#[cfg(feature = "accounts")]
 async fn read_list_ingestion_tokens<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -917,6 +977,7 @@ async fn read_list_ingestion_tokens<A: AssetAlertingApi>(
 }
 
 /// `DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`
+#[cfg(feature = "accounts")]
 async fn handle_revoke_ingestion_token<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -930,6 +991,7 @@ async fn handle_revoke_ingestion_token<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`revoke_ingestion_token`](AssetAlertingApi::revoke_ingestion_token), or the reason to refuse it.
+#[cfg(feature = "accounts")]
 async fn read_revoke_ingestion_token<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -945,6 +1007,7 @@ async fn read_revoke_ingestion_token<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/portalLink`
+#[cfg(feature = "accounts")]
 async fn handle_get_portal_link<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -958,6 +1021,7 @@ async fn handle_get_portal_link<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`get_portal_link`](AssetAlertingApi::get_portal_link), or the reason to refuse it.
+#[cfg(feature = "accounts")]
 async fn read_get_portal_link<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -972,6 +1036,7 @@ async fn read_get_portal_link<A: AssetAlertingApi>(
 }
 
 /// `POST /v1/telemetry`
+#[cfg(feature = "telemetry")]
 async fn handle_ingest_telemetry<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -985,6 +1050,7 @@ async fn handle_ingest_telemetry<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`ingest_telemetry`](AssetAlertingApi::ingest_telemetry), or the reason to refuse it.
+#[cfg(feature = "telemetry")]
 async fn read_ingest_telemetry<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -1003,6 +1069,7 @@ async fn read_ingest_telemetry<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/assets/{assetId}/state`
+#[cfg(feature = "assets")]
 async fn handle_get_asset_state<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -1016,6 +1083,7 @@ async fn handle_get_asset_state<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`get_asset_state`](AssetAlertingApi::get_asset_state), or the reason to refuse it.
+#[cfg(feature = "assets")]
 async fn read_get_asset_state<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -1031,6 +1099,7 @@ async fn read_get_asset_state<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/events`
+#[cfg(feature = "events")]
 async fn handle_list_events<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -1044,6 +1113,7 @@ async fn handle_list_events<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`list_events`](AssetAlertingApi::list_events), or the reason to refuse it.
+#[cfg(feature = "events")]
 async fn read_list_events<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -1104,6 +1174,7 @@ async fn read_list_events<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/events/stream`
+#[cfg(feature = "events")]
 async fn handle_stream_events<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -1117,6 +1188,7 @@ async fn handle_stream_events<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`stream_events`](AssetAlertingApi::stream_events), or the reason to refuse it.
+#[cfg(feature = "events")]
 async fn read_stream_events<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -1157,6 +1229,7 @@ async fn read_stream_events<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/events/{eventId}`
+#[cfg(feature = "events")]
 async fn handle_get_event<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -1170,6 +1243,7 @@ async fn handle_get_event<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`get_event`](AssetAlertingApi::get_event), or the reason to refuse it.
+#[cfg(feature = "events")]
 async fn read_get_event<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -1185,6 +1259,7 @@ async fn read_get_event<A: AssetAlertingApi>(
 }
 
 /// `POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`
+#[cfg(feature = "events")]
 async fn handle_acknowledge_event<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -1198,6 +1273,7 @@ async fn handle_acknowledge_event<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`acknowledge_event`](AssetAlertingApi::acknowledge_event), or the reason to refuse it.
+#[cfg(feature = "events")]
 async fn read_acknowledge_event<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -1213,6 +1289,7 @@ async fn read_acknowledge_event<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/events/{eventId}/notifications`
+#[cfg(feature = "events")]
 async fn handle_list_event_notifications<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -1226,6 +1303,7 @@ async fn handle_list_event_notifications<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`list_event_notifications`](AssetAlertingApi::list_event_notifications), or the reason to refuse it.
+#[cfg(feature = "events")]
 async fn read_list_event_notifications<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -1241,6 +1319,7 @@ async fn read_list_event_notifications<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/webhookSecret`
+#[cfg(feature = "accounts")]
 async fn handle_get_webhook_secret<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -1254,6 +1333,7 @@ async fn handle_get_webhook_secret<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`get_webhook_secret`](AssetAlertingApi::get_webhook_secret), or the reason to refuse it.
+#[cfg(feature = "accounts")]
 async fn read_get_webhook_secret<A: AssetAlertingApi>(
     api: &A,
     request: Request,

@@ -270,7 +270,6 @@ fn callback_urls_rs(api: &Api, opts: &Options) -> Option<TokenStream> {
         let ty = printer.rust_type(&body.ty);
         needs_text = true;
         items.push(quote! {
-            #gate
             #[doc = #doc]
             ///
             /// `None` when the body lacks a part of it (or it is not a string or a number).
@@ -281,6 +280,8 @@ fn callback_urls_rs(api: &Api, opts: &Options) -> Option<TokenStream> {
                 Some(url)
             }
         });
+        let item = items.pop().expect("just pushed");
+        items.push(super::gated(item, &gate));
     }
     if items.is_empty() {
         return None;

@@ -35,6 +35,7 @@ pub use rust::{TypePrinter, doc_attrs, ident};
 use crate::ir::Api;
 use proc_macro2::TokenStream;
 use quote::quote;
+use syn::parse::Parser;
 use rayon::prelude::*;
 
 /// Settings shared by every emitted crate.
@@ -524,11 +525,63 @@ pub fn gated(tokens: TokenStream, cfg: &TokenStream) -> TokenStream {
     if cfg.is_empty() || tokens.is_empty() {
         return tokens;
     }
-    let Ok(file) = syn::parse2::<syn::File>(tokens.clone()) else {
+    let Ok(mut file) = syn::parse2::<syn::File>(tokens.clone()) else {
         // Not items: the printer reports it with its path.
         return tokens;
     };
-    file.items.into_iter().map(|item| quote! { #cfg #item }).collect()
+    for item in &mut file.items {
+        if let Some(attrs) = any_item_attrs(item) {
+            insert_after_docs(attrs, cfg);
+        }
+    }
+    file.items.iter().map(quote::ToTokens::to_token_stream).collect()
+}
+
+/// An associated function (`impl` or trait item) behind `cfg`, after its doc comment.
+pub fn gated_fn(tokens: TokenStream, cfg: &TokenStream) -> TokenStream {
+    if cfg.is_empty() || tokens.is_empty() {
+        return tokens;
+    }
+    if let Ok(mut f) = syn::parse2::<syn::ImplItemFn>(tokens.clone()) {
+        insert_after_docs(&mut f.attrs, cfg);
+        return quote! { #f };
+    }
+    if let Ok(mut f) = syn::parse2::<syn::TraitItemFn>(tokens.clone()) {
+        insert_after_docs(&mut f.attrs, cfg);
+        return quote! { #f };
+    }
+    quote! { #cfg #tokens }
+}
+
+/// Puts the attribute `cfg` after the doc comment in `attrs` (where a reader looks for it).
+fn insert_after_docs(attrs: &mut Vec<syn::Attribute>, cfg: &TokenStream) {
+    let Ok(parsed) = syn::Attribute::parse_outer.parse2(cfg.clone()) else {
+        return;
+    };
+    let at = attrs
+        .iter()
+        .rposition(|a| a.path().is_ident("doc"))
+        .map_or(0, |i| i + 1);
+    attrs.splice(at..at, parsed);
+}
+
+fn any_item_attrs(item: &mut syn::Item) -> Option<&mut Vec<syn::Attribute>> {
+    use syn::Item;
+    match item {
+        Item::Const(i) => Some(&mut i.attrs),
+        Item::Enum(i) => Some(&mut i.attrs),
+        Item::Fn(i) => Some(&mut i.attrs),
+        Item::Impl(i) => Some(&mut i.attrs),
+        Item::Mod(i) => Some(&mut i.attrs),
+        Item::Static(i) => Some(&mut i.attrs),
+        Item::Struct(i) => Some(&mut i.attrs),
+        Item::Trait(i) => Some(&mut i.attrs),
+        Item::Type(i) => Some(&mut i.attrs),
+        Item::Union(i) => Some(&mut i.attrs),
+        Item::Use(i) => Some(&mut i.attrs),
+        Item::Macro(i) => Some(&mut i.attrs),
+        _ => None,
+    }
 }
 
 /// The crate-level lint levels of a crate with a feature per group: code shared by some

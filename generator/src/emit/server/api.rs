@@ -56,9 +56,9 @@ pub fn api_rs(plan: &Plan) -> TokenStream {
     });
     let methods = plan.ops.iter().map(|op| {
         let gate = plan.gate(&[op]);
-        let method = method(op);
-        let own = own_rejection(plan, op).map(|own| quote! { #gate #own });
-        quote! { #gate #method #own }
+        let method = crate::emit::gated_fn(method(op), &gate);
+        let own = own_rejection(plan, op).map(|own| crate::emit::gated_fn(own, &gate));
+        quote! { #method #own }
     });
     let body = quote! {
         #[doc = #trait_doc]

@@ -15,7 +15,7 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
     let mut dispatchers = Vec::new();
     // Only the first method of a route is the free function (`get(...)`); the others are chained.
     let mut method_fns = Vec::new();
-    let mut routes = Vec::new();
+    let mut routes: Vec<(String, TokenStream, Vec<TokenStream>)> = Vec::new();
     for (path, all_methods) in &plan.routes {
       // With a feature per group, the methods of a path are routed by gate: one `route` call each
       // set of methods the same groups serve (axum merges the calls of a path).
@@ -43,7 +43,7 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
                 let ops: Vec<&OpPlan> = indexes.iter().map(|i| &plan.ops[*i]).collect();
                 let name = format_ident!("dispatch_{}", first.op.name);
                 let dispatcher = dispatcher(plan, &name, &ops);
-                dispatchers.push(quote! { #gate #dispatcher });
+                dispatchers.push(super::super::gated(dispatcher, &gate));
                 (name, true)
             };
             if method.is_standard() {
@@ -58,7 +58,7 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
         if let Some((.., first)) = others.first() {
             let name = format_ident!("other_methods_{}", first.op.name);
             let others = other_methods(plan, &name, &others);
-            dispatchers.push(quote! { #gate #others });
+            dispatchers.push(super::super::gated(others, &gate));
             let routing = if chain.is_empty() { "any" } else { "fallback" };
             chain.push((format_ident!("{routing}"), name));
         }
@@ -68,14 +68,22 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
             .iter()
             .map(|(routing, handler)| quote! { .#routing(#handler::<A>) });
         let chain = quote! { #routing(#handler::<A>) #(#rest)* };
-        routes.push(if plan.groups.is_some() {
-            quote! { #gate let router = router.route(#path, #chain); }
-        } else {
-            quote! { .route(#path, #chain) }
-        });
+        // Consecutive routes of the same groups share one statement.
+        let route = quote! { .route(#path, #chain) };
+        match routes.last_mut() {
+            Some((key, _, chained)) if *key == gate.to_string() => chained.push(route),
+            _ => routes.push((gate.to_string(), gate, vec![route])),
+        }
       }
     }
     let handlers = (plan.ops.iter()).map(|op| super::super::gated(handler(plan, op), &plan.gate(&[op])));
+    let routes = routes.into_iter().map(|(_, gate, chained)| {
+        if plan.groups.is_some() {
+            quote! { #gate let router = router #(#chained)*; }
+        } else {
+            quote! { #(#chained)* }
+        }
+    });
     let (start, end) = if plan.groups.is_some() {
         (quote! { let router = Router::new(); }, quote! { router })
     } else {
@@ -232,11 +240,13 @@ fn dispatcher(plan: &Plan, name: &Ident, ops: &[&OpPlan]) -> TokenStream {
                 let predicate = cfg_predicate(&gate);
                 let api = ident(&plan.trait_name);
                 rest = quote! {
+                    /// What the other operations do not match, with this operation's feature.
                     #gate
                     async fn #rest_name<A: #api>(State(api): State<Arc<A>>, request: Request) -> Response {
                         #call
                     }
 
+                    /// What the other operations do not match, without this operation's feature.
                     #[cfg(not(#predicate))]
                     async fn #rest_name<A: #api>(State(api): State<Arc<A>>, request: Request) -> Response {
                         #not_found

@@ -129,9 +129,7 @@ impl<'a> RequestEmitter<'a> {
     /// The start of `requests.rs`: the operation methods of `Client`; the builders follow.
     pub fn requests_head(&self, plans: &[Plan]) -> TokenStream {
         let methods = plans.iter().map(|p| {
-            let gate = self.gate(p);
-            let method = self.client_method(p);
-            quote! { #gate #method }
+            super::super::gated_fn(self.client_method(p), &self.gate(p))
         });
         let root = &self.root;
         let doc = format!(

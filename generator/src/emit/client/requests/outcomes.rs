@@ -146,15 +146,14 @@ impl<'a> RequestEmitter<'a> {
                 .success_headers
                 .iter()
                 .map(|h| self.header_field(h, quote! { pub }));
-            let gate = self.gate(p);
-            quote! {
-                #gate
+            let item = quote! {
                 #doc
                 #[derive(Debug, Clone, PartialEq, Default)]
                 pub struct #name {
                     #(#fields)*
                 }
-            }
+            };
+            super::super::super::gated(item, &self.gate(p))
         });
         let doc = format!(
             " [`ResponseValue`]({}::codec::ResponseValue) (from a builder's `send_full`).",

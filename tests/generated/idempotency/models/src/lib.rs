@@ -2,6 +2,22 @@
 
 //! Models of Payments (version 1).
 //!
+#![cfg_attr(
+    not(
+        all(
+            feature = "payments",
+            feature = "transfers",
+            feature = "notes",
+            feature = "slow"
+        )
+    ),
+    allow(
+        dead_code,
+        unused_imports,
+        unused_variables,
+        reason = "with some operation groups off, code only their operations use goes unused"
+    )
+)]
 #[rustfmt::skip]
 mod constraints;
 

@@ -55,6 +55,7 @@ pub struct Other {
     pub note: Option<String>,
 }
 
+#[cfg(any(feature = "books", feature = "ungrouped"))]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Book {
     pub id: i64,
@@ -63,6 +64,7 @@ pub struct Book {
     pub year: i64,
 }
 
+#[cfg(feature = "books")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Search {
     pub text: String,
@@ -73,6 +75,7 @@ pub struct Problem {
     pub message: String,
 }
 
+#[cfg(feature = "books")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ListBooksFilter {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -81,6 +84,7 @@ pub struct ListBooksFilter {
     pub year: Option<i64>,
 }
 
+#[cfg(feature = "archive")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CopyArchiveRange {
     pub from: i64,
@@ -88,6 +92,7 @@ pub struct CopyArchiveRange {
     pub to: Option<i64>,
 }
 
+#[cfg(feature = "archive")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CopyArchiveResponse {
     pub copied: i64,

@@ -2,6 +2,17 @@
 
 //! Models of Mixed paths (version 1).
 //!
+#![cfg_attr(
+    not(
+        all(feature = "accounts", feature = "jobs", feature = "files", feature = "pages")
+    ),
+    allow(
+        dead_code,
+        unused_imports,
+        unused_variables,
+        reason = "with some operation groups off, code only their operations use goes unused"
+    )
+)]
 #[rustfmt::skip]
 mod constraints;
 

@@ -3,11 +3,8 @@
 //! The trait to implement.
 use crate::models;
 use crate::Rejection;
-use crate::{
-    ListPetsRequest, CreatePetRequest, GetPetRequest, GetOwnerRequest,
-    GetOwnerAddressRequest, ListPetsResponse, CreatePetResponse, GetPetResponse,
-    GetOwnerResponse, GetOwnerAddressResponse,
-};
+use crate::requests::*;
+use crate::responses::*;
 
 /// The operations of Pet Clinic (version 1.0). Implement this trait, then serve it with [`router`](crate::router).
 pub trait PetClinicApi: Send + Sync + 'static {
@@ -30,6 +27,7 @@ pub trait PetClinicApi: Send + Sync + 'static {
     fn rejection(&self, rejection: &Rejection) -> models::Error;
 
     /// `GET /pets`
+    #[cfg(feature = "pets")]
     fn list_pets(
         &self,
         principal: Self::Principal,
@@ -37,6 +35,7 @@ pub trait PetClinicApi: Send + Sync + 'static {
     ) -> impl Future<Output = ListPetsResponse> + Send;
 
     /// `POST /pets`
+    #[cfg(feature = "pets")]
     fn create_pet(
         &self,
         principal: Self::Principal,
@@ -44,6 +43,7 @@ pub trait PetClinicApi: Send + Sync + 'static {
     ) -> impl Future<Output = CreatePetResponse> + Send;
 
     /// `GET /pets/{petId}`
+    #[cfg(feature = "pets")]
     fn get_pet(
         &self,
         principal: Self::Principal,
@@ -51,6 +51,7 @@ pub trait PetClinicApi: Send + Sync + 'static {
     ) -> impl Future<Output = GetPetResponse> + Send;
 
     /// `GET /owners/{ownerId}`
+    #[cfg(feature = "owners")]
     fn get_owner(
         &self,
         principal: Self::Principal,
@@ -58,6 +59,7 @@ pub trait PetClinicApi: Send + Sync + 'static {
     ) -> impl Future<Output = GetOwnerResponse> + Send;
 
     /// `GET /owners/{ownerId}/address`
+    #[cfg(feature = "owners")]
     fn get_owner_address(
         &self,
         principal: Self::Principal,

@@ -4,6 +4,7 @@
 use crate::types::*;
 use crate::validation::{self, Validate, ValidationError};
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionAllowedTools {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -15,6 +16,7 @@ impl Validate for ChatCompletionAllowedTools {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionAllowedToolsChoice {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -26,18 +28,22 @@ impl Validate for ChatCompletionAllowedToolsChoice {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionFunctionCallOption {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionFunctions {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionMessageCustomToolCall {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionMessageToolCall {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -82,14 +88,17 @@ impl Validate for ChatCompletionModerationResults {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionNamedToolChoice {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionNamedToolChoiceCustom {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestAssistantMessage {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -103,10 +112,12 @@ impl Validate for ChatCompletionRequestAssistantMessage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestAssistantMessageContentPart {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestDeveloperMessage {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -118,10 +129,12 @@ impl Validate for ChatCompletionRequestDeveloperMessage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestFunctionMessage {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessage {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -145,6 +158,7 @@ impl Validate for ChatCompletionRequestMessage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartAudio {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -156,10 +170,12 @@ impl Validate for ChatCompletionRequestMessageContentPartAudio {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartFile {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartImage {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -171,14 +187,17 @@ impl Validate for ChatCompletionRequestMessageContentPartImage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartRefusal {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartText {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestSystemMessage {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -190,10 +209,12 @@ impl Validate for ChatCompletionRequestSystemMessage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestSystemMessageContentPart {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestToolMessage {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -205,10 +226,12 @@ impl Validate for ChatCompletionRequestToolMessage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestToolMessageContentPart {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestUserMessage {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -220,6 +243,7 @@ impl Validate for ChatCompletionRequestUserMessage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestUserMessageContentPart {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -235,6 +259,7 @@ impl Validate for ChatCompletionRequestUserMessageContentPart {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionResponseMessage {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -269,10 +294,12 @@ impl Validate for ChatCompletionTokenLogprob {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionTool {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionToolChoiceOption {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -292,6 +319,7 @@ impl Validate for CompletionUsage {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionRequest {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -552,6 +580,7 @@ impl Validate for CreateChatCompletionRequest {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionResponse {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -687,6 +716,7 @@ impl Validate for CreateModelResponseProperties {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CustomToolChatCompletions {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -706,14 +736,17 @@ impl Validate for ErrorResponse {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for FunctionObject {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for FunctionParameters {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ModelIdsShared {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -790,6 +823,7 @@ impl Validate for ModelResponseProperties {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ModerationConfigParam {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -816,6 +850,7 @@ impl Validate for ModerationInputType {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ModerationMode {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -831,6 +866,7 @@ impl Validate for ModerationMode {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ModerationParam {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -844,6 +880,7 @@ impl Validate for ModerationParam {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ModerationPolicyParam {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -884,6 +921,7 @@ impl Validate for ModerationResultBody {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for PredictionContent {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -895,6 +933,7 @@ impl Validate for PredictionContent {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for PromptCacheBreakpointParam {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -931,22 +970,27 @@ impl Validate for PromptCacheTtlEnum {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ResponseFormatJsonObject {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ResponseFormatJsonSchema {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ResponseFormatJsonSchemaSchema {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ResponseFormatText {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for VoiceIdsOrCustomVoice {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -958,6 +1002,7 @@ impl Validate for VoiceIdsOrCustomVoice {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for VoiceIdsShared {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -969,6 +1014,7 @@ impl Validate for VoiceIdsShared {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for WebSearchContextSize {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -984,10 +1030,12 @@ impl Validate for WebSearchContextSize {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for WebSearchLocation {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionAllowedToolsMode {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1003,22 +1051,27 @@ impl Validate for ChatCompletionAllowedToolsMode {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionAllowedToolsChoiceType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionMessageCustomToolCallType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionMessageCustomToolCallCustom {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionMessageToolCallType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionMessageToolCallFunction {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -1031,6 +1084,7 @@ impl Validate for ChatCompletionMessageToolCallChunkFunction {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionMessageToolCallsItem {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -1065,22 +1119,27 @@ impl Validate for ChatCompletionModerationResultsType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionNamedToolChoiceType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionNamedToolChoiceFunction {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionNamedToolChoiceCustomType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionNamedToolChoiceCustomCustom {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestAssistantMessageContent {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1092,18 +1151,22 @@ impl Validate for ChatCompletionRequestAssistantMessageContent {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestAssistantMessageRole {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestAssistantMessageAudio {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestAssistantMessageFunctionCall {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestDeveloperMessageContent {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1115,18 +1178,22 @@ impl Validate for ChatCompletionRequestDeveloperMessageContent {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestDeveloperMessageRole {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestFunctionMessageRole {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartAudioType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartAudioInputAudioFormat {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1142,6 +1209,7 @@ impl Validate for ChatCompletionRequestMessageContentPartAudioInputAudioFormat {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartAudioInputAudio {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1153,18 +1221,22 @@ impl Validate for ChatCompletionRequestMessageContentPartAudioInputAudio {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartFileType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartFileFile {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartImageType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartImageUrlDetail {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1180,6 +1252,7 @@ impl Validate for ChatCompletionRequestMessageContentPartImageUrlDetail {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartImageUrl {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1191,14 +1264,17 @@ impl Validate for ChatCompletionRequestMessageContentPartImageUrl {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartRefusalType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartTextType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestSystemMessageContent {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1210,14 +1286,17 @@ impl Validate for ChatCompletionRequestSystemMessageContent {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestSystemMessageRole {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestToolMessageRole {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestToolMessageContent {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1229,6 +1308,7 @@ impl Validate for ChatCompletionRequestToolMessageContent {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestUserMessageContent {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1245,18 +1325,22 @@ impl Validate for ChatCompletionRequestUserMessageContent {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestUserMessageRole {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionResponseMessageAnnotationsItemType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionResponseMessageAnnotationsItemUrlCitation {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionResponseMessageAnnotationsItem {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1268,22 +1352,27 @@ impl Validate for ChatCompletionResponseMessageAnnotationsItem {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionResponseMessageRole {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionResponseMessageFunctionCall {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionResponseMessageAudio {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionStreamOptionsVariant1 {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionStreamOptionsValue {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -1311,10 +1400,12 @@ impl Validate for ChatCompletionTokenLogprobTopLogprobsItem {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionToolType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ToolChoiceMode {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1338,6 +1429,7 @@ impl Validate for CompletionUsagePromptTokensDetails {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionRequestPromptCacheRetention {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1353,14 +1445,17 @@ impl Validate for CreateChatCompletionRequestPromptCacheRetention {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionRequestWebSearchOptionsUserLocationType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionRequestWebSearchOptionsUserLocation {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for WebSearch {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1374,10 +1469,12 @@ impl Validate for WebSearch {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionRequestResponseFormat {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionRequestAudioFormat {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1393,6 +1490,7 @@ impl Validate for CreateChatCompletionRequestAudioFormat {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionRequestAudio {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1410,6 +1508,7 @@ impl Validate for CreateChatCompletionRequestAudio {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionRequestToolsItem {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1421,6 +1520,7 @@ impl Validate for CreateChatCompletionRequestToolsItem {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionRequestFunctionCallVariant1 {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1436,6 +1536,7 @@ impl Validate for CreateChatCompletionRequestFunctionCallVariant1 {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionRequestFunctionCall {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1447,6 +1548,7 @@ impl Validate for CreateChatCompletionRequestFunctionCall {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionResponseChoicesItemFinishReason {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1462,10 +1564,12 @@ impl Validate for CreateChatCompletionResponseChoicesItemFinishReason {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionResponseChoicesItemLogprobs {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionResponseChoicesItem {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1483,6 +1587,7 @@ impl Validate for CreateChatCompletionResponseChoicesItem {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionResponseObject {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -1544,14 +1649,17 @@ impl Validate for CreateModelResponsePropertiesPromptCacheRetention {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CustomToolChatCompletionsType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for TextFormat {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CustomToolChatCompletionsCustomFormatVariant2GrammarSyntax {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1567,6 +1675,7 @@ impl Validate for CustomToolChatCompletionsCustomFormatVariant2GrammarSyntax {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CustomToolChatCompletionsCustomFormatVariant2Grammar {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1578,6 +1687,7 @@ impl Validate for CustomToolChatCompletionsCustomFormatVariant2Grammar {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CustomToolChatCompletionsCustomFormatVariant2 {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1589,6 +1699,7 @@ impl Validate for CustomToolChatCompletionsCustomFormatVariant2 {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CustomToolChatCompletionsCustomFormat {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1600,6 +1711,7 @@ impl Validate for CustomToolChatCompletionsCustomFormat {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CustomToolProperties {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1617,6 +1729,7 @@ impl Validate for MetadataValue {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ModelIdsSharedVariant2 {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1651,10 +1764,12 @@ impl Validate for ModerationResultBodyType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for PredictionContentType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for PredictionContentContent {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1666,10 +1781,12 @@ impl Validate for PredictionContentContent {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for PromptCacheBreakpointParamMode {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ReasoningEffortVariant1 {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1685,6 +1802,7 @@ impl Validate for ReasoningEffortVariant1 {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ReasoningEffortValue {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1695,22 +1813,27 @@ impl Validate for ReasoningEffortValue {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ResponseFormatJsonObjectType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ResponseFormatJsonSchemaType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ResponseFormatJsonSchemaJsonSchema {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ResponseFormatTextType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ResponseModalitiesVariant1Item {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1726,6 +1849,7 @@ impl Validate for ResponseModalitiesVariant1Item {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ResponseModalitiesValue {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1765,6 +1889,7 @@ impl Validate for ServiceTierValue {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for StopConfigurationValue {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1776,6 +1901,7 @@ impl Validate for StopConfigurationValue {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for VerbosityVariant1 {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1791,6 +1917,7 @@ impl Validate for VerbosityVariant1 {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for VerbosityValue {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1801,10 +1928,12 @@ impl Validate for VerbosityValue {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for VoiceIdsOrCustomVoiceVariant2 {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for VoiceIdsSharedVariant2 {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {

@@ -27,6 +27,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "path")]
     pub fn path_simple_flat(
         &self,
         prim: impl Into<String>,
@@ -66,6 +67,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "path")]
     pub fn path_simple_explode(
         &self,
         prim: impl Into<String>,
@@ -105,6 +107,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "path")]
     pub fn path_label_flat(
         &self,
         prim: impl Into<String>,
@@ -144,6 +147,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "path")]
     pub fn path_label_explode(
         &self,
         prim: impl Into<String>,
@@ -183,6 +187,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "path")]
     pub fn path_matrix_flat(
         &self,
         prim: impl Into<String>,
@@ -222,6 +227,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "path")]
     pub fn path_matrix_explode(
         &self,
         prim: impl Into<String>,
@@ -252,6 +258,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "query")]
     pub fn query_form_flat(&self) -> QueryFormFlat {
         QueryFormFlat {
             client: self.clone(),
@@ -277,6 +284,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "query")]
     pub fn query_form_explode(&self) -> QueryFormExplode {
         QueryFormExplode {
             client: self.clone(),
@@ -302,6 +310,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "query")]
     pub fn query_space_delimited_flat(&self) -> QuerySpaceDelimitedFlat {
         QuerySpaceDelimitedFlat {
             client: self.clone(),
@@ -326,6 +335,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "query")]
     pub fn query_pipe_delimited_flat(&self) -> QueryPipeDelimitedFlat {
         QueryPipeDelimitedFlat {
             client: self.clone(),
@@ -355,6 +365,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "query")]
     pub fn query_deep_object_explode(
         &self,
         obj: crate::models::Color,
@@ -381,6 +392,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "header")]
     pub fn header_flat(&self) -> HeaderFlat {
         HeaderFlat {
             client: self.clone(),
@@ -406,6 +418,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "cookie")]
     pub fn cookie_flat(&self) -> CookieFlat {
         CookieFlat {
             client: self.clone(),
@@ -431,6 +444,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "header")]
     pub fn header_explode(&self) -> HeaderExplode {
         HeaderExplode {
             client: self.clone(),
@@ -456,6 +470,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "cookie")]
     pub fn cookie_explode(&self) -> CookieExplode {
         CookieExplode {
             client: self.clone(),
@@ -484,6 +499,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "query")]
     pub fn query_reserved(&self, prim: impl Into<String>) -> QueryReserved {
         QueryReserved {
             client: self.clone(),
@@ -509,6 +525,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "query")]
     pub fn query_json(&self, coords: crate::models::Coordinates) -> QueryJson {
         QueryJson {
             client: self.clone(),
@@ -532,6 +549,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "query")]
     pub fn query_map(&self) -> QueryMap {
         QueryMap {
             client: self.clone(),
@@ -561,6 +579,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "form")]
     pub fn post_form(&self, body: crate::models::FormInput) -> PostForm {
         PostForm {
             client: self.clone(),
@@ -580,6 +599,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "created")]
     pub fn create(&self) -> Create {
         Create {
             client: self.clone(),
@@ -600,6 +620,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "default-only")]
     pub fn default_only(&self) -> DefaultOnly {
         DefaultOnly {
             client: self.clone(),
@@ -620,6 +641,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "page")]
     pub fn page(&self) -> Page {
         Page {
             client: self.clone(),
@@ -647,6 +669,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "upload")]
     pub fn upload(&self, body: crate::models::Upload) -> Upload {
         Upload {
             client: self.clone(),
@@ -669,6 +692,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "charges")]
     pub fn create_charge(&self, body: crate::models::ChargeInput) -> CreateCharge {
         CreateCharge {
             client: self.clone(),
@@ -690,6 +714,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "query")]
     pub fn query_deep_array(&self) -> QueryDeepArray {
         QueryDeepArray {
             client: self.clone(),
@@ -720,6 +745,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "query")]
     pub fn query_deep_nested(&self, deep: crate::models::Filter) -> QueryDeepNested {
         QueryDeepNested {
             client: self.clone(),
@@ -732,6 +758,7 @@ impl crate::Client {
 
 /// Request builder of [`Client::path_simple_flat`](crate::Client::path_simple_flat):
 /// `GET /path/simple/flat/{prim}/{list}/{obj}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathSimpleFlat {
@@ -742,6 +769,7 @@ pub struct PathSimpleFlat {
     obj: crate::models::Color,
 }
 
+#[cfg(feature = "path")]
 impl PathSimpleFlat {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -819,6 +847,7 @@ impl PathSimpleFlat {
     }
 }
 
+#[cfg(feature = "path")]
 impl PathSimpleFlat {
     /// Sends the request: `GET /path/simple/flat/{prim}/{list}/{obj}`.
     pub fn send(
@@ -841,6 +870,7 @@ impl PathSimpleFlat {
     }
 }
 
+#[cfg(feature = "path")]
 impl ::std::future::IntoFuture for PathSimpleFlat {
     type Output = Result<
         crate::models::Received,
@@ -859,6 +889,7 @@ impl ::std::future::IntoFuture for PathSimpleFlat {
 
 /// Request builder of [`Client::path_simple_explode`](crate::Client::path_simple_explode):
 /// `GET /path/simple/explode/{prim}/{list}/{obj}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathSimpleExplode {
@@ -869,6 +900,7 @@ pub struct PathSimpleExplode {
     obj: crate::models::Color,
 }
 
+#[cfg(feature = "path")]
 impl PathSimpleExplode {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -946,6 +978,7 @@ impl PathSimpleExplode {
     }
 }
 
+#[cfg(feature = "path")]
 impl PathSimpleExplode {
     /// Sends the request: `GET /path/simple/explode/{prim}/{list}/{obj}`.
     pub fn send(
@@ -968,6 +1001,7 @@ impl PathSimpleExplode {
     }
 }
 
+#[cfg(feature = "path")]
 impl ::std::future::IntoFuture for PathSimpleExplode {
     type Output = Result<
         crate::models::Received,
@@ -986,6 +1020,7 @@ impl ::std::future::IntoFuture for PathSimpleExplode {
 
 /// Request builder of [`Client::path_label_flat`](crate::Client::path_label_flat):
 /// `GET /path/label/flat/{prim}/{list}/{obj}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathLabelFlat {
@@ -996,6 +1031,7 @@ pub struct PathLabelFlat {
     obj: crate::models::Color,
 }
 
+#[cfg(feature = "path")]
 impl PathLabelFlat {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -1078,6 +1114,7 @@ impl PathLabelFlat {
     }
 }
 
+#[cfg(feature = "path")]
 impl PathLabelFlat {
     /// Sends the request: `GET /path/label/flat/{prim}/{list}/{obj}`.
     pub fn send(
@@ -1100,6 +1137,7 @@ impl PathLabelFlat {
     }
 }
 
+#[cfg(feature = "path")]
 impl ::std::future::IntoFuture for PathLabelFlat {
     type Output = Result<
         crate::models::Received,
@@ -1118,6 +1156,7 @@ impl ::std::future::IntoFuture for PathLabelFlat {
 
 /// Request builder of [`Client::path_label_explode`](crate::Client::path_label_explode):
 /// `GET /path/label/explode/{prim}/{list}/{obj}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathLabelExplode {
@@ -1128,6 +1167,7 @@ pub struct PathLabelExplode {
     obj: crate::models::Color,
 }
 
+#[cfg(feature = "path")]
 impl PathLabelExplode {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -1210,6 +1250,7 @@ impl PathLabelExplode {
     }
 }
 
+#[cfg(feature = "path")]
 impl PathLabelExplode {
     /// Sends the request: `GET /path/label/explode/{prim}/{list}/{obj}`.
     pub fn send(
@@ -1232,6 +1273,7 @@ impl PathLabelExplode {
     }
 }
 
+#[cfg(feature = "path")]
 impl ::std::future::IntoFuture for PathLabelExplode {
     type Output = Result<
         crate::models::Received,
@@ -1250,6 +1292,7 @@ impl ::std::future::IntoFuture for PathLabelExplode {
 
 /// Request builder of [`Client::path_matrix_flat`](crate::Client::path_matrix_flat):
 /// `GET /path/matrix/flat/{prim}/{list}/{obj}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathMatrixFlat {
@@ -1260,6 +1303,7 @@ pub struct PathMatrixFlat {
     obj: crate::models::Color,
 }
 
+#[cfg(feature = "path")]
 impl PathMatrixFlat {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -1342,6 +1386,7 @@ impl PathMatrixFlat {
     }
 }
 
+#[cfg(feature = "path")]
 impl PathMatrixFlat {
     /// Sends the request: `GET /path/matrix/flat/{prim}/{list}/{obj}`.
     pub fn send(
@@ -1364,6 +1409,7 @@ impl PathMatrixFlat {
     }
 }
 
+#[cfg(feature = "path")]
 impl ::std::future::IntoFuture for PathMatrixFlat {
     type Output = Result<
         crate::models::Received,
@@ -1382,6 +1428,7 @@ impl ::std::future::IntoFuture for PathMatrixFlat {
 
 /// Request builder of [`Client::path_matrix_explode`](crate::Client::path_matrix_explode):
 /// `GET /path/matrix/explode/{prim}/{list}/{obj}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathMatrixExplode {
@@ -1392,6 +1439,7 @@ pub struct PathMatrixExplode {
     obj: crate::models::Color,
 }
 
+#[cfg(feature = "path")]
 impl PathMatrixExplode {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -1474,6 +1522,7 @@ impl PathMatrixExplode {
     }
 }
 
+#[cfg(feature = "path")]
 impl PathMatrixExplode {
     /// Sends the request: `GET /path/matrix/explode/{prim}/{list}/{obj}`.
     pub fn send(
@@ -1496,6 +1545,7 @@ impl PathMatrixExplode {
     }
 }
 
+#[cfg(feature = "path")]
 impl ::std::future::IntoFuture for PathMatrixExplode {
     type Output = Result<
         crate::models::Received,
@@ -1514,6 +1564,7 @@ impl ::std::future::IntoFuture for PathMatrixExplode {
 
 /// Request builder of [`Client::query_form_flat`](crate::Client::query_form_flat):
 /// `GET /query/form/flat`. Set optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryFormFlat {
@@ -1524,6 +1575,7 @@ pub struct QueryFormFlat {
     obj: Option<crate::models::Color>,
 }
 
+#[cfg(feature = "query")]
 impl QueryFormFlat {
     /// The `prim` query parameter.
     pub fn prim(mut self, value: impl Into<String>) -> Self {
@@ -1630,6 +1682,7 @@ impl QueryFormFlat {
     }
 }
 
+#[cfg(feature = "query")]
 impl QueryFormFlat {
     /// Sends the request: `GET /query/form/flat`.
     pub fn send(
@@ -1652,6 +1705,7 @@ impl QueryFormFlat {
     }
 }
 
+#[cfg(feature = "query")]
 impl ::std::future::IntoFuture for QueryFormFlat {
     type Output = Result<
         crate::models::Received,
@@ -1670,6 +1724,7 @@ impl ::std::future::IntoFuture for QueryFormFlat {
 
 /// Request builder of [`Client::query_form_explode`](crate::Client::query_form_explode):
 /// `GET /query/form/explode`. Set optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryFormExplode {
@@ -1680,6 +1735,7 @@ pub struct QueryFormExplode {
     obj: Option<crate::models::Color>,
 }
 
+#[cfg(feature = "query")]
 impl QueryFormExplode {
     /// The `prim` query parameter.
     pub fn prim(mut self, value: impl Into<String>) -> Self {
@@ -1786,6 +1842,7 @@ impl QueryFormExplode {
     }
 }
 
+#[cfg(feature = "query")]
 impl QueryFormExplode {
     /// Sends the request: `GET /query/form/explode`.
     pub fn send(
@@ -1808,6 +1865,7 @@ impl QueryFormExplode {
     }
 }
 
+#[cfg(feature = "query")]
 impl ::std::future::IntoFuture for QueryFormExplode {
     type Output = Result<
         crate::models::Received,
@@ -1828,6 +1886,7 @@ impl ::std::future::IntoFuture for QueryFormExplode {
 /// [`Client::query_space_delimited_flat`](crate::Client::query_space_delimited_flat):
 /// `GET /query/spaceDelimited/flat`. Set optional parameters, then `.send().await` it (or `.await`
 /// it).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QuerySpaceDelimitedFlat {
@@ -1837,6 +1896,7 @@ pub struct QuerySpaceDelimitedFlat {
     obj: Option<crate::models::Color>,
 }
 
+#[cfg(feature = "query")]
 impl QuerySpaceDelimitedFlat {
     /// The `list` query parameter.
     pub fn list(mut self, value: Vec<String>) -> Self {
@@ -1934,6 +1994,7 @@ impl QuerySpaceDelimitedFlat {
     }
 }
 
+#[cfg(feature = "query")]
 impl QuerySpaceDelimitedFlat {
     /// Sends the request: `GET /query/spaceDelimited/flat`.
     pub fn send(
@@ -1956,6 +2017,7 @@ impl QuerySpaceDelimitedFlat {
     }
 }
 
+#[cfg(feature = "query")]
 impl ::std::future::IntoFuture for QuerySpaceDelimitedFlat {
     type Output = Result<
         crate::models::Received,
@@ -1976,6 +2038,7 @@ impl ::std::future::IntoFuture for QuerySpaceDelimitedFlat {
 /// [`Client::query_pipe_delimited_flat`](crate::Client::query_pipe_delimited_flat):
 /// `GET /query/pipeDelimited/flat`. Set optional parameters, then `.send().await` it (or `.await`
 /// it).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryPipeDelimitedFlat {
@@ -1985,6 +2048,7 @@ pub struct QueryPipeDelimitedFlat {
     obj: Option<crate::models::Color>,
 }
 
+#[cfg(feature = "query")]
 impl QueryPipeDelimitedFlat {
     /// The `list` query parameter.
     pub fn list(mut self, value: Vec<String>) -> Self {
@@ -2082,6 +2146,7 @@ impl QueryPipeDelimitedFlat {
     }
 }
 
+#[cfg(feature = "query")]
 impl QueryPipeDelimitedFlat {
     /// Sends the request: `GET /query/pipeDelimited/flat`.
     pub fn send(
@@ -2104,6 +2169,7 @@ impl QueryPipeDelimitedFlat {
     }
 }
 
+#[cfg(feature = "query")]
 impl ::std::future::IntoFuture for QueryPipeDelimitedFlat {
     type Output = Result<
         crate::models::Received,
@@ -2123,6 +2189,7 @@ impl ::std::future::IntoFuture for QueryPipeDelimitedFlat {
 /// Request builder of
 /// [`Client::query_deep_object_explode`](crate::Client::query_deep_object_explode):
 /// `GET /query/deepObject/explode`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryDeepObjectExplode {
@@ -2131,6 +2198,7 @@ pub struct QueryDeepObjectExplode {
     obj: crate::models::Color,
 }
 
+#[cfg(feature = "query")]
 impl QueryDeepObjectExplode {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -2204,6 +2272,7 @@ impl QueryDeepObjectExplode {
     }
 }
 
+#[cfg(feature = "query")]
 impl QueryDeepObjectExplode {
     /// Sends the request: `GET /query/deepObject/explode`.
     pub fn send(
@@ -2226,6 +2295,7 @@ impl QueryDeepObjectExplode {
     }
 }
 
+#[cfg(feature = "query")]
 impl ::std::future::IntoFuture for QueryDeepObjectExplode {
     type Output = Result<
         crate::models::Received,
@@ -2244,6 +2314,7 @@ impl ::std::future::IntoFuture for QueryDeepObjectExplode {
 
 /// Request builder of [`Client::header_flat`](crate::Client::header_flat): `GET /header/flat`. Set
 /// optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "header")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct HeaderFlat {
@@ -2254,6 +2325,7 @@ pub struct HeaderFlat {
     x_obj: Option<crate::models::Color>,
 }
 
+#[cfg(feature = "header")]
 impl HeaderFlat {
     /// The `X-Prim` header parameter.
     pub fn x_prim(mut self, value: impl Into<String>) -> Self {
@@ -2351,6 +2423,7 @@ impl HeaderFlat {
     }
 }
 
+#[cfg(feature = "header")]
 impl HeaderFlat {
     /// Sends the request: `GET /header/flat`.
     pub fn send(
@@ -2373,6 +2446,7 @@ impl HeaderFlat {
     }
 }
 
+#[cfg(feature = "header")]
 impl ::std::future::IntoFuture for HeaderFlat {
     type Output = Result<
         crate::models::Received,
@@ -2391,6 +2465,7 @@ impl ::std::future::IntoFuture for HeaderFlat {
 
 /// Request builder of [`Client::cookie_flat`](crate::Client::cookie_flat): `GET /cookie/flat`. Set
 /// optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "cookie")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CookieFlat {
@@ -2401,6 +2476,7 @@ pub struct CookieFlat {
     obj: Option<crate::models::Color>,
 }
 
+#[cfg(feature = "cookie")]
 impl CookieFlat {
     /// The `prim` cookie parameter.
     pub fn prim(mut self, value: impl Into<String>) -> Self {
@@ -2513,6 +2589,7 @@ impl CookieFlat {
     }
 }
 
+#[cfg(feature = "cookie")]
 impl CookieFlat {
     /// Sends the request: `GET /cookie/flat`.
     pub fn send(
@@ -2535,6 +2612,7 @@ impl CookieFlat {
     }
 }
 
+#[cfg(feature = "cookie")]
 impl ::std::future::IntoFuture for CookieFlat {
     type Output = Result<
         crate::models::Received,
@@ -2553,6 +2631,7 @@ impl ::std::future::IntoFuture for CookieFlat {
 
 /// Request builder of [`Client::header_explode`](crate::Client::header_explode):
 /// `GET /header/explode`. Set optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "header")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct HeaderExplode {
@@ -2563,6 +2642,7 @@ pub struct HeaderExplode {
     x_obj: Option<crate::models::Color>,
 }
 
+#[cfg(feature = "header")]
 impl HeaderExplode {
     /// The `X-Prim` header parameter.
     pub fn x_prim(mut self, value: impl Into<String>) -> Self {
@@ -2663,6 +2743,7 @@ impl HeaderExplode {
     }
 }
 
+#[cfg(feature = "header")]
 impl HeaderExplode {
     /// Sends the request: `GET /header/explode`.
     pub fn send(
@@ -2685,6 +2766,7 @@ impl HeaderExplode {
     }
 }
 
+#[cfg(feature = "header")]
 impl ::std::future::IntoFuture for HeaderExplode {
     type Output = Result<
         crate::models::Received,
@@ -2703,6 +2785,7 @@ impl ::std::future::IntoFuture for HeaderExplode {
 
 /// Request builder of [`Client::cookie_explode`](crate::Client::cookie_explode):
 /// `GET /cookie/explode`. Set optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "cookie")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CookieExplode {
@@ -2713,6 +2796,7 @@ pub struct CookieExplode {
     obj: Option<crate::models::Color>,
 }
 
+#[cfg(feature = "cookie")]
 impl CookieExplode {
     /// The `prim` cookie parameter.
     pub fn prim(mut self, value: impl Into<String>) -> Self {
@@ -2828,6 +2912,7 @@ impl CookieExplode {
     }
 }
 
+#[cfg(feature = "cookie")]
 impl CookieExplode {
     /// Sends the request: `GET /cookie/explode`.
     pub fn send(
@@ -2850,6 +2935,7 @@ impl CookieExplode {
     }
 }
 
+#[cfg(feature = "cookie")]
 impl ::std::future::IntoFuture for CookieExplode {
     type Output = Result<
         crate::models::Received,
@@ -2868,6 +2954,7 @@ impl ::std::future::IntoFuture for CookieExplode {
 
 /// Request builder of [`Client::query_reserved`](crate::Client::query_reserved):
 /// `GET /query/reserved`. Set optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryReserved {
@@ -2877,6 +2964,7 @@ pub struct QueryReserved {
     list: Option<Vec<String>>,
 }
 
+#[cfg(feature = "query")]
 impl QueryReserved {
     /// The `list` query parameter.
     pub fn list(mut self, value: Vec<String>) -> Self {
@@ -2966,6 +3054,7 @@ impl QueryReserved {
     }
 }
 
+#[cfg(feature = "query")]
 impl QueryReserved {
     /// Sends the request: `GET /query/reserved`.
     pub fn send(
@@ -2988,6 +3077,7 @@ impl QueryReserved {
     }
 }
 
+#[cfg(feature = "query")]
 impl ::std::future::IntoFuture for QueryReserved {
     type Output = Result<
         crate::models::Received,
@@ -3006,6 +3096,7 @@ impl ::std::future::IntoFuture for QueryReserved {
 
 /// Request builder of [`Client::query_json`](crate::Client::query_json): `GET /query/json`. Finish
 /// it with `.send().await`, or `.await` it.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryJson {
@@ -3014,6 +3105,7 @@ pub struct QueryJson {
     coords: crate::models::Coordinates,
 }
 
+#[cfg(feature = "query")]
 impl QueryJson {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3089,6 +3181,7 @@ impl QueryJson {
     }
 }
 
+#[cfg(feature = "query")]
 impl QueryJson {
     /// Sends the request: `GET /query/json`.
     pub fn send(
@@ -3111,6 +3204,7 @@ impl QueryJson {
     }
 }
 
+#[cfg(feature = "query")]
 impl ::std::future::IntoFuture for QueryJson {
     type Output = Result<
         crate::models::Received,
@@ -3129,6 +3223,7 @@ impl ::std::future::IntoFuture for QueryJson {
 
 /// Request builder of [`Client::query_map`](crate::Client::query_map): `GET /query/map`. Set
 /// optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryMap {
@@ -3138,6 +3233,7 @@ pub struct QueryMap {
     free_form: Option<::std::collections::BTreeMap<String, i64>>,
 }
 
+#[cfg(feature = "query")]
 impl QueryMap {
     /// The `limit` query parameter.
     pub fn limit(mut self, value: i64) -> Self {
@@ -3228,6 +3324,7 @@ impl QueryMap {
     }
 }
 
+#[cfg(feature = "query")]
 impl QueryMap {
     /// Sends the request: `GET /query/map`.
     pub fn send(
@@ -3247,6 +3344,7 @@ impl QueryMap {
     }
 }
 
+#[cfg(feature = "query")]
 impl ::std::future::IntoFuture for QueryMap {
     type Output = Result<crate::models::Received, crate::Error<crate::errors::QueryMap>>;
 
@@ -3262,6 +3360,7 @@ impl ::std::future::IntoFuture for QueryMap {
 
 /// Request builder of [`Client::post_form`](crate::Client::post_form): `POST /form`. Finish it
 /// with `.send().await`, or `.await` it.
+#[cfg(feature = "form")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PostForm {
@@ -3270,6 +3369,7 @@ pub struct PostForm {
     body: crate::models::FormInput,
 }
 
+#[cfg(feature = "form")]
 impl PostForm {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3326,6 +3426,7 @@ impl PostForm {
     }
 }
 
+#[cfg(feature = "form")]
 impl PostForm {
     /// Sends the request: `POST /form`.
     pub fn send(
@@ -3348,6 +3449,7 @@ impl PostForm {
     }
 }
 
+#[cfg(feature = "form")]
 impl ::std::future::IntoFuture for PostForm {
     type Output = Result<
         crate::models::FormInput,
@@ -3366,6 +3468,7 @@ impl ::std::future::IntoFuture for PostForm {
 
 /// Request builder of [`Client::create`](crate::Client::create): `POST /created`. Finish it with
 /// `.send().await`, or `.await` it.
+#[cfg(feature = "created")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct Create {
@@ -3373,6 +3476,7 @@ pub struct Create {
     options: crate::client::RequestOptions,
 }
 
+#[cfg(feature = "created")]
 impl Create {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3430,6 +3534,7 @@ impl Create {
     }
 }
 
+#[cfg(feature = "created")]
 impl Create {
     /// Sends the request: `POST /created`.
     pub fn send(
@@ -3454,6 +3559,7 @@ impl Create {
     }
 }
 
+#[cfg(feature = "created")]
 impl ::std::future::IntoFuture for Create {
     type Output = Result<crate::models::Received, crate::Error<()>>;
 
@@ -3470,6 +3576,7 @@ impl ::std::future::IntoFuture for Create {
 
 /// Request builder of [`Client::default_only`](crate::Client::default_only): `GET /default-only`.
 /// Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "default-only")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct DefaultOnly {
@@ -3477,6 +3584,7 @@ pub struct DefaultOnly {
     options: crate::client::RequestOptions,
 }
 
+#[cfg(feature = "default-only")]
 impl DefaultOnly {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3534,6 +3642,7 @@ impl DefaultOnly {
     }
 }
 
+#[cfg(feature = "default-only")]
 impl DefaultOnly {
     /// Sends the request: `GET /default-only`.
     pub fn send(
@@ -3556,6 +3665,7 @@ impl DefaultOnly {
     }
 }
 
+#[cfg(feature = "default-only")]
 impl ::std::future::IntoFuture for DefaultOnly {
     type Output = Result<
         crate::models::Received,
@@ -3574,6 +3684,7 @@ impl ::std::future::IntoFuture for DefaultOnly {
 
 /// Request builder of [`Client::page`](crate::Client::page): `GET /page`. Finish it with
 /// `.send().await`, or `.await` it.
+#[cfg(feature = "page")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct Page {
@@ -3581,6 +3692,7 @@ pub struct Page {
     options: crate::client::RequestOptions,
 }
 
+#[cfg(feature = "page")]
 impl Page {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3632,6 +3744,7 @@ impl Page {
     }
 }
 
+#[cfg(feature = "page")]
 impl Page {
     /// Sends the request: `GET /page`.
     pub fn send(self) -> crate::codec::ResponseFuture<String, crate::errors::Page> {
@@ -3646,6 +3759,7 @@ impl Page {
     }
 }
 
+#[cfg(feature = "page")]
 impl ::std::future::IntoFuture for Page {
     type Output = Result<String, crate::Error<crate::errors::Page>>;
 
@@ -3658,6 +3772,7 @@ impl ::std::future::IntoFuture for Page {
 
 /// Request builder of [`Client::upload`](crate::Client::upload): `POST /upload`. Finish it with
 /// `.send().await`, or `.await` it.
+#[cfg(feature = "upload")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct Upload {
@@ -3666,6 +3781,7 @@ pub struct Upload {
     body: crate::models::Upload,
 }
 
+#[cfg(feature = "upload")]
 impl Upload {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3750,6 +3866,7 @@ impl Upload {
     }
 }
 
+#[cfg(feature = "upload")]
 impl Upload {
     /// Sends the request: `POST /upload`.
     pub fn send(
@@ -3772,6 +3889,7 @@ impl Upload {
     }
 }
 
+#[cfg(feature = "upload")]
 impl ::std::future::IntoFuture for Upload {
     type Output = Result<
         crate::models::UploadSummary,
@@ -3790,6 +3908,7 @@ impl ::std::future::IntoFuture for Upload {
 
 /// Request builder of [`Client::create_charge`](crate::Client::create_charge): `POST /charges`.
 /// Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "charges")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateCharge {
@@ -3798,6 +3917,7 @@ pub struct CreateCharge {
     body: crate::models::ChargeInput,
 }
 
+#[cfg(feature = "charges")]
 impl CreateCharge {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3853,6 +3973,7 @@ impl CreateCharge {
     }
 }
 
+#[cfg(feature = "charges")]
 impl CreateCharge {
     /// Sends the request: `POST /charges`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), ()> {
@@ -3865,6 +3986,7 @@ impl CreateCharge {
     }
 }
 
+#[cfg(feature = "charges")]
 impl ::std::future::IntoFuture for CreateCharge {
     type Output = Result<(), crate::Error<()>>;
 
@@ -3877,6 +3999,7 @@ impl ::std::future::IntoFuture for CreateCharge {
 
 /// Request builder of [`Client::query_deep_array`](crate::Client::query_deep_array):
 /// `GET /query/deepArray`. Set optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryDeepArray {
@@ -3885,6 +4008,7 @@ pub struct QueryDeepArray {
     list: Option<Vec<String>>,
 }
 
+#[cfg(feature = "query")]
 impl QueryDeepArray {
     /// The `list` query parameter.
     pub fn list(mut self, value: Vec<String>) -> Self {
@@ -3954,6 +4078,7 @@ impl QueryDeepArray {
     }
 }
 
+#[cfg(feature = "query")]
 impl QueryDeepArray {
     /// Sends the request: `GET /query/deepArray`.
     pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Received, ()> {
@@ -3968,6 +4093,7 @@ impl QueryDeepArray {
     }
 }
 
+#[cfg(feature = "query")]
 impl ::std::future::IntoFuture for QueryDeepArray {
     type Output = Result<crate::models::Received, crate::Error<()>>;
 
@@ -3981,6 +4107,7 @@ impl ::std::future::IntoFuture for QueryDeepArray {
 /// Request builder of [`Client::query_deep_nested`](crate::Client::query_deep_nested):
 /// `GET /query/deepObject/nested`. Set optional parameters, then `.send().await` it (or `.await`
 /// it).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryDeepNested {
@@ -3990,6 +4117,7 @@ pub struct QueryDeepNested {
     outer: Option<crate::models::QueryDeepNestedOuter>,
 }
 
+#[cfg(feature = "query")]
 impl QueryDeepNested {
     /// The `outer` query parameter.
     pub fn outer(mut self, value: crate::models::QueryDeepNestedOuter) -> Self {
@@ -4079,6 +4207,7 @@ impl QueryDeepNested {
     }
 }
 
+#[cfg(feature = "query")]
 impl QueryDeepNested {
     /// Sends the request: `GET /query/deepObject/nested`.
     pub fn send(
@@ -4101,6 +4230,7 @@ impl QueryDeepNested {
     }
 }
 
+#[cfg(feature = "query")]
 impl ::std::future::IntoFuture for QueryDeepNested {
     type Output = Result<
         crate::models::QueryDeepNested200Response,

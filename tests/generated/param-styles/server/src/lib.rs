@@ -19,6 +19,28 @@
 //! body answers any of those operations' errors. Requests that fail any of this never reach
 //! the operation: the router answers them with the API's error body, built by the trait from a
 //! [`Rejection`].
+#![cfg_attr(
+    not(
+        all(
+            feature = "path",
+            feature = "query",
+            feature = "header",
+            feature = "cookie",
+            feature = "form",
+            feature = "created",
+            feature = "default-only",
+            feature = "page",
+            feature = "upload",
+            feature = "charges"
+        )
+    ),
+    allow(
+        dead_code,
+        unused_imports,
+        unused_variables,
+        reason = "with some operation groups off, code only their operations use goes unused"
+    )
+)]
 #[rustfmt::skip]
 mod api;
 

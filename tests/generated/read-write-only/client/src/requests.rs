@@ -19,6 +19,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "accounts")]
     pub fn get_account(&self, id: impl Into<String>) -> GetAccount {
         GetAccount {
             client: self.clone(),
@@ -49,6 +50,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "accounts")]
     pub fn put_account(
         &self,
         id: impl Into<String>,
@@ -82,6 +84,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "signups")]
     pub fn sign_up(&self, body: crate::models::Signup) -> SignUp {
         SignUp {
             client: self.clone(),
@@ -93,6 +96,7 @@ impl crate::Client {
 
 /// Request builder of [`Client::get_account`](crate::Client::get_account): `GET /accounts/{id}`.
 /// Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAccount {
@@ -101,6 +105,7 @@ pub struct GetAccount {
     id: String,
 }
 
+#[cfg(feature = "accounts")]
 impl GetAccount {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -160,6 +165,7 @@ impl GetAccount {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl GetAccount {
     /// Sends the request: `GET /accounts/{id}`.
     pub fn send(
@@ -182,6 +188,7 @@ impl GetAccount {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for GetAccount {
     type Output = Result<
         crate::models::Account,
@@ -200,6 +207,7 @@ impl ::std::future::IntoFuture for GetAccount {
 
 /// Request builder of [`Client::put_account`](crate::Client::put_account): `PUT /accounts/{id}`.
 /// Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PutAccount {
@@ -209,6 +217,7 @@ pub struct PutAccount {
     body: crate::models::Account,
 }
 
+#[cfg(feature = "accounts")]
 impl PutAccount {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -272,6 +281,7 @@ impl PutAccount {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl PutAccount {
     /// Sends the request: `PUT /accounts/{id}`.
     pub fn send(
@@ -294,6 +304,7 @@ impl PutAccount {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for PutAccount {
     type Output = Result<
         crate::models::Account,
@@ -312,6 +323,7 @@ impl ::std::future::IntoFuture for PutAccount {
 
 /// Request builder of [`Client::sign_up`](crate::Client::sign_up): `POST /signups`. Finish it with
 /// `.send().await`, or `.await` it.
+#[cfg(feature = "signups")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct SignUp {
@@ -320,6 +332,7 @@ pub struct SignUp {
     body: crate::models::Signup,
 }
 
+#[cfg(feature = "signups")]
 impl SignUp {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -376,6 +389,7 @@ impl SignUp {
     }
 }
 
+#[cfg(feature = "signups")]
 impl SignUp {
     /// Sends the request: `POST /signups`.
     pub fn send(
@@ -395,6 +409,7 @@ impl SignUp {
     }
 }
 
+#[cfg(feature = "signups")]
 impl ::std::future::IntoFuture for SignUp {
     type Output = Result<crate::models::Receipt, crate::Error<crate::errors::SignUp>>;
 

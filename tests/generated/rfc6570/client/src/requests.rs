@@ -17,6 +17,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "simple")]
     pub fn simple_exploded_list(&self, param: Vec<i64>) -> SimpleExplodedList {
         SimpleExplodedList {
             client: self.clone(),
@@ -39,6 +40,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "label")]
     pub fn label_list(&self, param: Vec<String>) -> LabelList {
         LabelList {
             client: self.clone(),
@@ -65,6 +67,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "matrix")]
     pub fn matrix_exploded_object(
         &self,
         id: crate::models::MatrixExplodedObjectId,
@@ -90,6 +93,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "matrix-primitive")]
     pub fn matrix_primitive(&self, id: i32) -> MatrixPrimitive {
         MatrixPrimitive {
             client: self.clone(),
@@ -101,6 +105,7 @@ impl crate::Client {
 
 /// Request builder of [`Client::simple_exploded_list`](crate::Client::simple_exploded_list):
 /// `GET /simple/{param}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "simple")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct SimpleExplodedList {
@@ -109,6 +114,7 @@ pub struct SimpleExplodedList {
     param: Vec<i64>,
 }
 
+#[cfg(feature = "simple")]
 impl SimpleExplodedList {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -166,6 +172,7 @@ impl SimpleExplodedList {
     }
 }
 
+#[cfg(feature = "simple")]
 impl SimpleExplodedList {
     /// Sends the request: `GET /simple/{param}`.
     pub fn send(self) -> crate::codec::ResponseFuture<Vec<i64>, ()> {
@@ -178,6 +185,7 @@ impl SimpleExplodedList {
     }
 }
 
+#[cfg(feature = "simple")]
 impl ::std::future::IntoFuture for SimpleExplodedList {
     type Output = Result<Vec<i64>, crate::Error<()>>;
 
@@ -190,6 +198,7 @@ impl ::std::future::IntoFuture for SimpleExplodedList {
 
 /// Request builder of [`Client::label_list`](crate::Client::label_list): `GET /label/{param}`.
 /// Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "label")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct LabelList {
@@ -198,6 +207,7 @@ pub struct LabelList {
     param: Vec<String>,
 }
 
+#[cfg(feature = "label")]
 impl LabelList {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -253,6 +263,7 @@ impl LabelList {
     }
 }
 
+#[cfg(feature = "label")]
 impl LabelList {
     /// Sends the request: `GET /label/{param}`.
     pub fn send(self) -> crate::codec::ResponseFuture<Vec<String>, ()> {
@@ -265,6 +276,7 @@ impl LabelList {
     }
 }
 
+#[cfg(feature = "label")]
 impl ::std::future::IntoFuture for LabelList {
     type Output = Result<Vec<String>, crate::Error<()>>;
 
@@ -277,6 +289,7 @@ impl ::std::future::IntoFuture for LabelList {
 
 /// Request builder of [`Client::matrix_exploded_object`](crate::Client::matrix_exploded_object):
 /// `GET /matrix/{id}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "matrix")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct MatrixExplodedObject {
@@ -285,6 +298,7 @@ pub struct MatrixExplodedObject {
     id: crate::models::MatrixExplodedObjectId,
 }
 
+#[cfg(feature = "matrix")]
 impl MatrixExplodedObject {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -343,6 +357,7 @@ impl MatrixExplodedObject {
     }
 }
 
+#[cfg(feature = "matrix")]
 impl MatrixExplodedObject {
     /// Sends the request: `GET /matrix/{id}`.
     pub fn send(
@@ -362,6 +377,7 @@ impl MatrixExplodedObject {
     }
 }
 
+#[cfg(feature = "matrix")]
 impl ::std::future::IntoFuture for MatrixExplodedObject {
     type Output = Result<crate::models::MatrixExplodedObjectResponse, crate::Error<()>>;
 
@@ -377,6 +393,7 @@ impl ::std::future::IntoFuture for MatrixExplodedObject {
 
 /// Request builder of [`Client::matrix_primitive`](crate::Client::matrix_primitive):
 /// `GET /matrixPrimitive/{id}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "matrix-primitive")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct MatrixPrimitive {
@@ -385,6 +402,7 @@ pub struct MatrixPrimitive {
     id: i32,
 }
 
+#[cfg(feature = "matrix-primitive")]
 impl MatrixPrimitive {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -440,6 +458,7 @@ impl MatrixPrimitive {
     }
 }
 
+#[cfg(feature = "matrix-primitive")]
 impl MatrixPrimitive {
     /// Sends the request: `GET /matrixPrimitive/{id}`.
     pub fn send(self) -> crate::codec::ResponseFuture<i64, ()> {
@@ -452,6 +471,7 @@ impl MatrixPrimitive {
     }
 }
 
+#[cfg(feature = "matrix-primitive")]
 impl ::std::future::IntoFuture for MatrixPrimitive {
     type Output = Result<i64, crate::Error<()>>;
 

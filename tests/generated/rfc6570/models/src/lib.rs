@@ -2,6 +2,22 @@
 
 //! Models of Templates (version 1).
 //!
+#![cfg_attr(
+    not(
+        all(
+            feature = "simple",
+            feature = "label",
+            feature = "matrix",
+            feature = "matrix-primitive"
+        )
+    ),
+    allow(
+        dead_code,
+        unused_imports,
+        unused_variables,
+        reason = "with some operation groups off, code only their operations use goes unused"
+    )
+)]
 #[rustfmt::skip]
 mod constraints;
 

@@ -8,10 +8,12 @@ impl Validate for Tick {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatRequest {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatAnswer {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }

@@ -33,12 +33,14 @@ impl crate::object::Object for Tick {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatRequest {
     const NAME: &'static str = "ChatRequest";
 
@@ -63,12 +65,14 @@ impl crate::object::Object for ChatRequest {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatAnswer {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatAnswer {
     const NAME: &'static str = "ChatAnswer";
 

@@ -2,6 +2,23 @@
 
 //! Models of Streams (version 1).
 //!
+#![cfg_attr(
+    not(
+        all(
+            feature = "ticks",
+            feature = "chat",
+            feature = "logs",
+            feature = "metrics",
+            feature = "records"
+        )
+    ),
+    allow(
+        dead_code,
+        unused_imports,
+        unused_variables,
+        reason = "with some operation groups off, code only their operations use goes unused"
+    )
+)]
 #[rustfmt::skip]
 mod constraints;
 

@@ -7,6 +7,7 @@ pub struct Tick {
     pub note: Option<String>,
 }
 
+#[cfg(feature = "chat")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ChatRequest {
     pub prompt: String,
@@ -14,6 +15,7 @@ pub struct ChatRequest {
     pub stream: Option<bool>,
 }
 
+#[cfg(feature = "chat")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ChatAnswer {
     pub text: String,
