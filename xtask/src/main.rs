@@ -81,7 +81,8 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 /// from the same spec) and the fixture the round-trip tests of typed errors and
 /// wire formats drive (tests/it/errors_formats_roundtrip.rs), the one of lenient formats
 /// (tests/it/lenient_roundtrip.rs), the one of mixed path segments
-/// (tests/it/mixed_paths_roundtrip.rs), the 3.2 methods and querystring (tests/it/methods_roundtrip.rs),
+/// (tests/it/mixed_paths_roundtrip.rs; again as `mixed-paths-slice`, whose server
+/// tests/it/group_features.rs takes with one group's feature), the 3.2 methods and querystring (tests/it/methods_roundtrip.rs),
 /// the OAuth 2.0 device flow (tests/it/device_flow_roundtrip.rs), the document of webhooks only (tests/it/webhooks_only_roundtrip.rs),
 /// the one of parameter styles and bodies on the wire
 /// (tests/it/param_styles_roundtrip.rs), the one of tagged and untagged unions
@@ -110,6 +111,12 @@ const TARGETS: &[(&str, &str, &str, Target)] = &[
         "tests/fixtures/mixed-paths.yaml",
         "tests/generated/mixed-paths",
         "mixed-paths",
+        Target::Fixture,
+    ),
+    (
+        "tests/fixtures/mixed-paths.yaml",
+        "tests/generated/mixed-paths-slice",
+        "mixed-paths-slice",
         Target::Fixture,
     ),
     (
@@ -215,6 +222,9 @@ pub fn target_options(spec: &str, prefix: &str, target: Target) -> Options {
     opts.uri_as_url = target == Target::Fixture;
     opts.open_enums = target != Target::Service;
     opts.typed_formats = target == Target::Service;
+    // The service uses its API whole, and its tests take the client without default features
+    // (no TLS): its crates have no feature per operation group.
+    opts.group_features = target != Target::Service;
     opts
 }
 

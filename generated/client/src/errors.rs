@@ -5,7 +5,6 @@
 /// The documented errors of [`Client::issue_token`](crate::Client::issue_token), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
-#[cfg(feature = "auth")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum IssueToken {
     /// `400`: The request is invalid: `invalid_request` (missing or repeated parameter, or credentials given twice), `unsupported_grant_type` (grant_type is not client_credentials) or `invalid_scope` (a scope was requested).
@@ -24,7 +23,6 @@ pub enum IssueToken {
     },
 }
 
-#[cfg(feature = "auth")]
 impl ::std::ops::Deref for IssueToken {
     type Target = crate::models::OAuthError;
 
@@ -40,7 +38,6 @@ impl ::std::ops::Deref for IssueToken {
 /// The documented errors of [`Client::get_account`](crate::Client::get_account), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetAccount {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -55,7 +52,6 @@ pub enum GetAccount {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::ops::Deref for GetAccount {
     type Target = crate::models::ErrorBody;
 
@@ -71,7 +67,6 @@ impl ::std::ops::Deref for GetAccount {
 /// The documented errors of [`Client::update_account`](crate::Client::update_account), one variant
 /// per status (the status itself is [`Error::status`](crate::Error::status)). Every variant
 /// carries the same body, which the enum dereferences to.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum UpdateAccount {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -86,7 +81,6 @@ pub enum UpdateAccount {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::ops::Deref for UpdateAccount {
     type Target = crate::models::ErrorBody;
 
@@ -102,7 +96,6 @@ impl ::std::ops::Deref for UpdateAccount {
 /// The documented errors of [`Client::create_account`](crate::Client::create_account), one variant
 /// per status (the status itself is [`Error::status`](crate::Error::status)). Every variant
 /// carries the same body, which the enum dereferences to.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreateAccount {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -117,7 +110,6 @@ pub enum CreateAccount {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::ops::Deref for CreateAccount {
     type Target = crate::models::ErrorBody;
 
@@ -133,7 +125,6 @@ impl ::std::ops::Deref for CreateAccount {
 /// The documented errors of [`Client::delete_account`](crate::Client::delete_account), one variant
 /// per status (the status itself is [`Error::status`](crate::Error::status)). Every variant
 /// carries the same body, which the enum dereferences to.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum DeleteAccount {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -150,7 +141,6 @@ pub enum DeleteAccount {
     Conflict(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::ops::Deref for DeleteAccount {
     type Target = crate::models::ErrorBody;
 
@@ -167,7 +157,6 @@ impl ::std::ops::Deref for DeleteAccount {
 /// The documented errors of [`Client::list_child_accounts`](crate::Client::list_child_accounts),
 /// one variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListChildAccounts {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -182,7 +171,6 @@ pub enum ListChildAccounts {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::ops::Deref for ListChildAccounts {
     type Target = crate::models::ErrorBody;
 
@@ -198,7 +186,6 @@ impl ::std::ops::Deref for ListChildAccounts {
 /// The documented errors of [`Client::rotate_client_secret`](crate::Client::rotate_client_secret),
 /// one variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum RotateClientSecret {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -213,7 +200,6 @@ pub enum RotateClientSecret {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::ops::Deref for RotateClientSecret {
     type Target = crate::models::ErrorBody;
 
@@ -229,7 +215,6 @@ impl ::std::ops::Deref for RotateClientSecret {
 /// The documented errors of [`Client::list_assets`](crate::Client::list_assets), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListAssets {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -244,7 +229,6 @@ pub enum ListAssets {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "assets")]
 impl ::std::ops::Deref for ListAssets {
     type Target = crate::models::ErrorBody;
 
@@ -260,7 +244,6 @@ impl ::std::ops::Deref for ListAssets {
 /// The documented errors of [`Client::create_asset`](crate::Client::create_asset), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreateAsset {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -277,7 +260,6 @@ pub enum CreateAsset {
     Conflict(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "assets")]
 impl ::std::ops::Deref for CreateAsset {
     type Target = crate::models::ErrorBody;
 
@@ -294,7 +276,6 @@ impl ::std::ops::Deref for CreateAsset {
 /// The documented errors of [`Client::get_asset`](crate::Client::get_asset), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetAsset {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -309,7 +290,6 @@ pub enum GetAsset {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "assets")]
 impl ::std::ops::Deref for GetAsset {
     type Target = crate::models::ErrorBody;
 
@@ -325,7 +305,6 @@ impl ::std::ops::Deref for GetAsset {
 /// The documented errors of [`Client::update_asset`](crate::Client::update_asset), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum UpdateAsset {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -342,7 +321,6 @@ pub enum UpdateAsset {
     Conflict(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "assets")]
 impl ::std::ops::Deref for UpdateAsset {
     type Target = crate::models::ErrorBody;
 
@@ -359,7 +337,6 @@ impl ::std::ops::Deref for UpdateAsset {
 /// The documented errors of [`Client::delete_asset`](crate::Client::delete_asset), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum DeleteAsset {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -374,7 +351,6 @@ pub enum DeleteAsset {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "assets")]
 impl ::std::ops::Deref for DeleteAsset {
     type Target = crate::models::ErrorBody;
 
@@ -390,7 +366,6 @@ impl ::std::ops::Deref for DeleteAsset {
 /// The documented errors of [`Client::create_alert_rule`](crate::Client::create_alert_rule), one
 /// variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreateAlertRule {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -405,7 +380,6 @@ pub enum CreateAlertRule {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "alert-rules")]
 impl ::std::ops::Deref for CreateAlertRule {
     type Target = crate::models::ErrorBody;
 
@@ -421,7 +395,6 @@ impl ::std::ops::Deref for CreateAlertRule {
 /// The documented errors of [`Client::list_alert_rules`](crate::Client::list_alert_rules), one
 /// variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListAlertRules {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -436,7 +409,6 @@ pub enum ListAlertRules {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "alert-rules")]
 impl ::std::ops::Deref for ListAlertRules {
     type Target = crate::models::ErrorBody;
 
@@ -453,7 +425,6 @@ impl ::std::ops::Deref for ListAlertRules {
 /// [`Client::list_alert_rule_geofences`](crate::Client::list_alert_rule_geofences), one variant
 /// per status (the status itself is [`Error::status`](crate::Error::status)). Every variant
 /// carries the same body, which the enum dereferences to.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListAlertRuleGeofences {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -468,7 +439,6 @@ pub enum ListAlertRuleGeofences {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "alert-rules")]
 impl ::std::ops::Deref for ListAlertRuleGeofences {
     type Target = crate::models::ErrorBody;
 
@@ -484,7 +454,6 @@ impl ::std::ops::Deref for ListAlertRuleGeofences {
 /// The documented errors of [`Client::get_alert_rule`](crate::Client::get_alert_rule), one variant
 /// per status (the status itself is [`Error::status`](crate::Error::status)). Every variant
 /// carries the same body, which the enum dereferences to.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetAlertRule {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -499,7 +468,6 @@ pub enum GetAlertRule {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "alert-rules")]
 impl ::std::ops::Deref for GetAlertRule {
     type Target = crate::models::ErrorBody;
 
@@ -515,7 +483,6 @@ impl ::std::ops::Deref for GetAlertRule {
 /// The documented errors of [`Client::update_alert_rule`](crate::Client::update_alert_rule), one
 /// variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum UpdateAlertRule {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -530,7 +497,6 @@ pub enum UpdateAlertRule {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "alert-rules")]
 impl ::std::ops::Deref for UpdateAlertRule {
     type Target = crate::models::ErrorBody;
 
@@ -546,7 +512,6 @@ impl ::std::ops::Deref for UpdateAlertRule {
 /// The documented errors of [`Client::delete_alert_rule`](crate::Client::delete_alert_rule), one
 /// variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum DeleteAlertRule {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -561,7 +526,6 @@ pub enum DeleteAlertRule {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "alert-rules")]
 impl ::std::ops::Deref for DeleteAlertRule {
     type Target = crate::models::ErrorBody;
 
@@ -577,7 +541,6 @@ impl ::std::ops::Deref for DeleteAlertRule {
 /// The documented errors of [`Client::list_geofences`](crate::Client::list_geofences), one variant
 /// per status (the status itself is [`Error::status`](crate::Error::status)). Every variant
 /// carries the same body, which the enum dereferences to.
-#[cfg(feature = "geofences")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListGeofences {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -592,7 +555,6 @@ pub enum ListGeofences {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "geofences")]
 impl ::std::ops::Deref for ListGeofences {
     type Target = crate::models::ErrorBody;
 
@@ -608,7 +570,6 @@ impl ::std::ops::Deref for ListGeofences {
 /// The documented errors of [`Client::create_geofence`](crate::Client::create_geofence), one
 /// variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
-#[cfg(feature = "geofences")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreateGeofence {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -625,7 +586,6 @@ pub enum CreateGeofence {
     Conflict(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "geofences")]
 impl ::std::ops::Deref for CreateGeofence {
     type Target = crate::models::ErrorBody;
 
@@ -642,7 +602,6 @@ impl ::std::ops::Deref for CreateGeofence {
 /// The documented errors of [`Client::get_geofence`](crate::Client::get_geofence), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
-#[cfg(feature = "geofences")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetGeofence {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -657,7 +616,6 @@ pub enum GetGeofence {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "geofences")]
 impl ::std::ops::Deref for GetGeofence {
     type Target = crate::models::ErrorBody;
 
@@ -673,7 +631,6 @@ impl ::std::ops::Deref for GetGeofence {
 /// The documented errors of [`Client::update_geofence`](crate::Client::update_geofence), one
 /// variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
-#[cfg(feature = "geofences")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum UpdateGeofence {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -690,7 +647,6 @@ pub enum UpdateGeofence {
     Conflict(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "geofences")]
 impl ::std::ops::Deref for UpdateGeofence {
     type Target = crate::models::ErrorBody;
 
@@ -707,7 +663,6 @@ impl ::std::ops::Deref for UpdateGeofence {
 /// The documented errors of [`Client::delete_geofence`](crate::Client::delete_geofence), one
 /// variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
-#[cfg(feature = "geofences")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum DeleteGeofence {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -724,7 +679,6 @@ pub enum DeleteGeofence {
     Conflict(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "geofences")]
 impl ::std::ops::Deref for DeleteGeofence {
     type Target = crate::models::ErrorBody;
 
@@ -741,7 +695,6 @@ impl ::std::ops::Deref for DeleteGeofence {
 /// The documented errors of [`Client::get_ingestion_token`](crate::Client::get_ingestion_token),
 /// one variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetIngestionToken {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -758,7 +711,6 @@ pub enum GetIngestionToken {
     Conflict(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::ops::Deref for GetIngestionToken {
     type Target = crate::models::ErrorBody;
 
@@ -776,7 +728,6 @@ impl ::std::ops::Deref for GetIngestionToken {
 /// [`Client::list_ingestion_tokens`](crate::Client::list_ingestion_tokens), one variant per status
 /// (the status itself is [`Error::status`](crate::Error::status)). Every variant carries the same
 /// body, which the enum dereferences to.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListIngestionTokens {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -791,7 +742,6 @@ pub enum ListIngestionTokens {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::ops::Deref for ListIngestionTokens {
     type Target = crate::models::ErrorBody;
 
@@ -808,7 +758,6 @@ impl ::std::ops::Deref for ListIngestionTokens {
 /// [`Client::revoke_ingestion_token`](crate::Client::revoke_ingestion_token), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum RevokeIngestionToken {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -823,7 +772,6 @@ pub enum RevokeIngestionToken {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::ops::Deref for RevokeIngestionToken {
     type Target = crate::models::ErrorBody;
 
@@ -839,7 +787,6 @@ impl ::std::ops::Deref for RevokeIngestionToken {
 /// The documented errors of [`Client::get_portal_link`](crate::Client::get_portal_link), one
 /// variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetPortalLink {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -854,7 +801,6 @@ pub enum GetPortalLink {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::ops::Deref for GetPortalLink {
     type Target = crate::models::ErrorBody;
 
@@ -870,7 +816,6 @@ impl ::std::ops::Deref for GetPortalLink {
 /// The documented errors of [`Client::ingest_telemetry`](crate::Client::ingest_telemetry), one
 /// variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
-#[cfg(feature = "telemetry")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum IngestTelemetry {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -883,7 +828,6 @@ pub enum IngestTelemetry {
     },
 }
 
-#[cfg(feature = "telemetry")]
 impl ::std::ops::Deref for IngestTelemetry {
     type Target = crate::models::ErrorBody;
 
@@ -898,7 +842,6 @@ impl ::std::ops::Deref for IngestTelemetry {
 /// The documented errors of [`Client::get_asset_state`](crate::Client::get_asset_state), one
 /// variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetAssetState {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -913,7 +856,6 @@ pub enum GetAssetState {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "assets")]
 impl ::std::ops::Deref for GetAssetState {
     type Target = crate::models::ErrorBody;
 
@@ -929,7 +871,6 @@ impl ::std::ops::Deref for GetAssetState {
 /// The documented errors of [`Client::list_events`](crate::Client::list_events), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
-#[cfg(feature = "events")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListEvents {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -944,7 +885,6 @@ pub enum ListEvents {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "events")]
 impl ::std::ops::Deref for ListEvents {
     type Target = crate::models::ErrorBody;
 
@@ -960,7 +900,6 @@ impl ::std::ops::Deref for ListEvents {
 /// The documented errors of [`Client::stream_events`](crate::Client::stream_events), one variant
 /// per status (the status itself is [`Error::status`](crate::Error::status)). Every variant
 /// carries the same body, which the enum dereferences to.
-#[cfg(feature = "events")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum StreamEvents {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -977,7 +916,6 @@ pub enum StreamEvents {
     TooManyRequests(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "events")]
 impl ::std::ops::Deref for StreamEvents {
     type Target = crate::models::ErrorBody;
 
@@ -994,7 +932,6 @@ impl ::std::ops::Deref for StreamEvents {
 /// The documented errors of [`Client::get_event`](crate::Client::get_event), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
-#[cfg(feature = "events")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetEvent {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -1009,7 +946,6 @@ pub enum GetEvent {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "events")]
 impl ::std::ops::Deref for GetEvent {
     type Target = crate::models::ErrorBody;
 
@@ -1025,7 +961,6 @@ impl ::std::ops::Deref for GetEvent {
 /// The documented errors of [`Client::acknowledge_event`](crate::Client::acknowledge_event), one
 /// variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
-#[cfg(feature = "events")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum AcknowledgeEvent {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -1040,7 +975,6 @@ pub enum AcknowledgeEvent {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "events")]
 impl ::std::ops::Deref for AcknowledgeEvent {
     type Target = crate::models::ErrorBody;
 
@@ -1057,7 +991,6 @@ impl ::std::ops::Deref for AcknowledgeEvent {
 /// [`Client::list_event_notifications`](crate::Client::list_event_notifications), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
-#[cfg(feature = "events")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListEventNotifications {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -1072,7 +1005,6 @@ pub enum ListEventNotifications {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "events")]
 impl ::std::ops::Deref for ListEventNotifications {
     type Target = crate::models::ErrorBody;
 
@@ -1088,7 +1020,6 @@ impl ::std::ops::Deref for ListEventNotifications {
 /// The documented errors of [`Client::get_webhook_secret`](crate::Client::get_webhook_secret), one
 /// variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetWebhookSecret {
     /// `400`: The request is invalid: a parameter, header or body field is malformed, missing or out of range (code 1000, the message names it), or the JSON body is malformed (code 1001).
@@ -1103,7 +1034,6 @@ pub enum GetWebhookSecret {
     NotFound(crate::models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::ops::Deref for GetWebhookSecret {
     type Target = crate::models::ErrorBody;
 

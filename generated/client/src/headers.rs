@@ -4,7 +4,6 @@
 //! [`ResponseValue`](crate::codec::ResponseValue) (from a builder's `send_full`).
 /// The headers the successes of [`Client::issue_token`](crate::Client::issue_token) document,
 /// typed.
-#[cfg(feature = "auth")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct IssueToken {
     /// The `cache-control` header (`None` when absent or malformed). Always `no-store` (RFC 6749 section 5.1).
@@ -13,7 +12,6 @@ pub struct IssueToken {
 
 /// The headers the successes of [`Client::create_account`](crate::Client::create_account)
 /// document, typed.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateAccount {
     /// The `cache-control` header (`None` when absent or malformed). Always `no-store`; the body carries a secret.
@@ -22,7 +20,6 @@ pub struct CreateAccount {
 
 /// The headers the successes of
 /// [`Client::rotate_client_secret`](crate::Client::rotate_client_secret) document, typed.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RotateClientSecret {
     /// The `cache-control` header (`None` when absent or malformed). Always `no-store`; the body carries a secret.
@@ -31,7 +28,6 @@ pub struct RotateClientSecret {
 
 /// The headers the successes of
 /// [`Client::get_ingestion_token`](crate::Client::get_ingestion_token) document, typed.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetIngestionToken {
     /// The `cache-control` header (`None` when absent or malformed). Always `no-store`; the body carries a secret.
@@ -40,7 +36,6 @@ pub struct GetIngestionToken {
 
 /// The headers the successes of [`Client::get_portal_link`](crate::Client::get_portal_link)
 /// document, typed.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetPortalLink {
     /// The `cache-control` header (`None` when absent or malformed). Always `no-store`; the body carries a secret.
@@ -49,7 +44,6 @@ pub struct GetPortalLink {
 
 /// The headers the successes of [`Client::get_webhook_secret`](crate::Client::get_webhook_secret)
 /// document, typed.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetWebhookSecret {
     /// The `cache-control` header (`None` when absent or malformed). Always `no-store`.

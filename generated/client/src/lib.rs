@@ -420,25 +420,6 @@
 //!   - [`delete_geofence`](Client::delete_geofence): `DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`
 //! - **auth**
 //!   - [`issue_token`](Client::issue_token): `POST /v1/auth/token`
-#![cfg_attr(
-    not(
-        all(
-            feature = "auth",
-            feature = "accounts",
-            feature = "assets",
-            feature = "alert-rules",
-            feature = "geofences",
-            feature = "telemetry",
-            feature = "events"
-        )
-    ),
-    allow(
-        dead_code,
-        unused_imports,
-        unused_variables,
-        reason = "with some operation groups off, code only their operations use goes unused"
-    )
-)]
 #[rustfmt::skip]
 mod auth;
 

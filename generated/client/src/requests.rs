@@ -28,7 +28,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "auth")]
     pub fn issue_token(&self, body: crate::models::TokenRequest) -> IssueToken {
         IssueToken {
             client: self.clone(),
@@ -57,7 +56,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "accounts")]
     pub fn get_account(&self, account_id: ::uuid::Uuid) -> GetAccount {
         GetAccount {
             client: self.clone(),
@@ -96,7 +94,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "accounts")]
     pub fn update_account(
         &self,
         account_id: ::uuid::Uuid,
@@ -139,7 +136,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "accounts")]
     pub fn create_account(
         &self,
         account_id: ::uuid::Uuid,
@@ -178,7 +174,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "accounts")]
     pub fn delete_account(&self, account_id: ::uuid::Uuid) -> DeleteAccount {
         DeleteAccount {
             client: self.clone(),
@@ -216,7 +211,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "accounts")]
     pub fn list_child_accounts(&self, account_id: ::uuid::Uuid) -> ListChildAccounts {
         ListChildAccounts {
             client: self.clone(),
@@ -255,7 +249,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "accounts")]
     pub fn rotate_client_secret(&self, account_id: ::uuid::Uuid) -> RotateClientSecret {
         RotateClientSecret {
             client: self.clone(),
@@ -293,7 +286,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "assets")]
     pub fn list_assets(&self, account_id: ::uuid::Uuid) -> ListAssets {
         ListAssets {
             client: self.clone(),
@@ -335,7 +327,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "assets")]
     pub fn create_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -375,7 +366,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "assets")]
     pub fn get_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -421,7 +411,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "assets")]
     pub fn update_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -465,7 +454,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "assets")]
     pub fn delete_asset(
         &self,
         account_id: ::uuid::Uuid,
@@ -509,7 +497,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "alert-rules")]
     pub fn create_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -555,7 +542,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "alert-rules")]
     pub fn list_alert_rules(
         &self,
         account_id: ::uuid::Uuid,
@@ -601,7 +587,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "alert-rules")]
     pub fn list_alert_rule_geofences(
         &self,
         account_id: ::uuid::Uuid,
@@ -643,7 +628,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "alert-rules")]
     pub fn get_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -687,7 +671,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "alert-rules")]
     pub fn update_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -729,7 +712,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "alert-rules")]
     pub fn delete_alert_rule(
         &self,
         account_id: ::uuid::Uuid,
@@ -763,7 +745,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "geofences")]
     pub fn list_geofences(&self, account_id: ::uuid::Uuid) -> ListGeofences {
         ListGeofences {
             client: self.clone(),
@@ -799,7 +780,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "geofences")]
     pub fn create_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -839,7 +819,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "geofences")]
     pub fn get_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -883,7 +862,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "geofences")]
     pub fn update_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -928,7 +906,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "geofences")]
     pub fn delete_geofence(
         &self,
         account_id: ::uuid::Uuid,
@@ -972,7 +949,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "accounts")]
     pub fn get_ingestion_token(&self, account_id: ::uuid::Uuid) -> GetIngestionToken {
         GetIngestionToken {
             client: self.clone(),
@@ -1007,7 +983,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "accounts")]
     pub fn list_ingestion_tokens(
         &self,
         account_id: ::uuid::Uuid,
@@ -1047,7 +1022,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "accounts")]
     pub fn revoke_ingestion_token(
         &self,
         account_id: ::uuid::Uuid,
@@ -1084,7 +1058,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "accounts")]
     pub fn get_portal_link(&self, account_id: ::uuid::Uuid) -> GetPortalLink {
         GetPortalLink {
             client: self.clone(),
@@ -1137,7 +1110,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "telemetry")]
     pub fn ingest_telemetry(
         &self,
         body: crate::models::TelemetryBatch,
@@ -1177,7 +1149,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "assets")]
     pub fn get_asset_state(
         &self,
         account_id: ::uuid::Uuid,
@@ -1218,7 +1189,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "events")]
     pub fn list_events(&self, account_id: ::uuid::Uuid) -> ListEvents {
         ListEvents {
             client: self.clone(),
@@ -1264,7 +1234,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "events")]
     pub fn stream_events(&self, account_id: ::uuid::Uuid) -> StreamEvents {
         StreamEvents {
             client: self.clone(),
@@ -1302,7 +1271,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "events")]
     pub fn get_event(
         &self,
         account_id: ::uuid::Uuid,
@@ -1345,7 +1313,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "events")]
     pub fn acknowledge_event(
         &self,
         account_id: ::uuid::Uuid,
@@ -1386,7 +1353,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "events")]
     pub fn list_event_notifications(
         &self,
         account_id: ::uuid::Uuid,
@@ -1426,7 +1392,6 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
-    #[cfg(feature = "accounts")]
     pub fn get_webhook_secret(&self, account_id: ::uuid::Uuid) -> GetWebhookSecret {
         GetWebhookSecret {
             client: self.clone(),
@@ -1438,7 +1403,6 @@ impl crate::Client {
 
 /// Request builder of [`Client::issue_token`](crate::Client::issue_token): `POST /v1/auth/token`.
 /// Finish it with `.send().await`, or `.await` it.
-#[cfg(feature = "auth")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct IssueToken {
@@ -1447,7 +1411,6 @@ pub struct IssueToken {
     body: crate::models::TokenRequest,
 }
 
-#[cfg(feature = "auth")]
 impl IssueToken {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -1545,7 +1508,6 @@ impl IssueToken {
     }
 }
 
-#[cfg(feature = "auth")]
 impl IssueToken {
     /// Sends the request: `POST /v1/auth/token`.
     pub fn send(
@@ -1570,7 +1532,6 @@ impl IssueToken {
     }
 }
 
-#[cfg(feature = "auth")]
 impl ::std::future::IntoFuture for IssueToken {
     type Output = Result<
         crate::models::TokenResponse,
@@ -1590,7 +1551,6 @@ impl ::std::future::IntoFuture for IssueToken {
 
 /// Request builder of [`Client::get_account`](crate::Client::get_account):
 /// `GET /v1/accounts/{accountId}`. Finish it with `.send().await`, or `.await` it.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAccount {
@@ -1599,7 +1559,6 @@ pub struct GetAccount {
     account_id: ::uuid::Uuid,
 }
 
-#[cfg(feature = "accounts")]
 impl GetAccount {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -1684,7 +1643,6 @@ impl GetAccount {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl GetAccount {
     /// Sends the request: `GET /v1/accounts/{accountId}`.
     pub fn send(
@@ -1707,7 +1665,6 @@ impl GetAccount {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for GetAccount {
     type Output = Result<
         crate::models::Account,
@@ -1726,7 +1683,6 @@ impl ::std::future::IntoFuture for GetAccount {
 
 /// Request builder of [`Client::update_account`](crate::Client::update_account):
 /// `PUT /v1/accounts/{accountId}`. Finish it with `.send().await`, or `.await` it.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct UpdateAccount {
@@ -1736,7 +1692,6 @@ pub struct UpdateAccount {
     body: crate::models::AccountInput,
 }
 
-#[cfg(feature = "accounts")]
 impl UpdateAccount {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -1825,7 +1780,6 @@ impl UpdateAccount {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl UpdateAccount {
     /// Sends the request: `PUT /v1/accounts/{accountId}`.
     pub fn send(
@@ -1848,7 +1802,6 @@ impl UpdateAccount {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for UpdateAccount {
     type Output = Result<
         crate::models::Account,
@@ -1867,7 +1820,6 @@ impl ::std::future::IntoFuture for UpdateAccount {
 
 /// Request builder of [`Client::create_account`](crate::Client::create_account):
 /// `POST /v1/accounts/{accountId}`. Finish it with `.send().await`, or `.await` it.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateAccount {
@@ -1877,7 +1829,6 @@ pub struct CreateAccount {
     body: crate::models::CreateAccountRequest,
 }
 
-#[cfg(feature = "accounts")]
 impl CreateAccount {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -1972,7 +1923,6 @@ impl CreateAccount {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl CreateAccount {
     /// Sends the request: `POST /v1/accounts/{accountId}`.
     pub fn send(
@@ -1997,7 +1947,6 @@ impl CreateAccount {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for CreateAccount {
     type Output = Result<
         crate::models::CreateAccountResponse,
@@ -2017,7 +1966,6 @@ impl ::std::future::IntoFuture for CreateAccount {
 
 /// Request builder of [`Client::delete_account`](crate::Client::delete_account):
 /// `DELETE /v1/accounts/{accountId}`. Finish it with `.send().await`, or `.await` it.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct DeleteAccount {
@@ -2026,7 +1974,6 @@ pub struct DeleteAccount {
     account_id: ::uuid::Uuid,
 }
 
-#[cfg(feature = "accounts")]
 impl DeleteAccount {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -2123,7 +2070,6 @@ impl DeleteAccount {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl DeleteAccount {
     /// Sends the request: `DELETE /v1/accounts/{accountId}`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), crate::errors::DeleteAccount> {
@@ -2138,7 +2084,6 @@ impl DeleteAccount {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for DeleteAccount {
     type Output = Result<(), crate::Error<crate::errors::DeleteAccount>>;
 
@@ -2152,7 +2097,6 @@ impl ::std::future::IntoFuture for DeleteAccount {
 /// Request builder of [`Client::list_child_accounts`](crate::Client::list_child_accounts):
 /// `GET /v1/accounts/{accountId}/children`. Set optional parameters, then `.send().await` it (or
 /// `.await` it).
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListChildAccounts {
@@ -2163,7 +2107,6 @@ pub struct ListChildAccounts {
     take: Option<i32>,
 }
 
-#[cfg(feature = "accounts")]
 impl ListChildAccounts {
     /// Number of items to skip (default 0, minimum 0, maximum 999999999).
     ///
@@ -2324,7 +2267,6 @@ impl ListChildAccounts {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl ListChildAccounts {
     /// Sends the request: `GET /v1/accounts/{accountId}/children`.
     pub fn send(
@@ -2347,7 +2289,6 @@ impl ListChildAccounts {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for ListChildAccounts {
     type Output = Result<
         Vec<crate::models::Account>,
@@ -2366,7 +2307,6 @@ impl ::std::future::IntoFuture for ListChildAccounts {
 
 /// Request builder of [`Client::rotate_client_secret`](crate::Client::rotate_client_secret):
 /// `POST /v1/accounts/{accountId}/clientSecret`. Finish it with `.send().await`, or `.await` it.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct RotateClientSecret {
@@ -2375,7 +2315,6 @@ pub struct RotateClientSecret {
     account_id: ::uuid::Uuid,
 }
 
-#[cfg(feature = "accounts")]
 impl RotateClientSecret {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -2472,7 +2411,6 @@ impl RotateClientSecret {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl RotateClientSecret {
     /// Sends the request: `POST /v1/accounts/{accountId}/clientSecret`.
     pub fn send(
@@ -2497,7 +2435,6 @@ impl RotateClientSecret {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for RotateClientSecret {
     type Output = Result<
         crate::models::ClientSecret,
@@ -2518,7 +2455,6 @@ impl ::std::future::IntoFuture for RotateClientSecret {
 /// Request builder of [`Client::list_assets`](crate::Client::list_assets):
 /// `GET /v1/accounts/{accountId}/assets`. Set optional parameters, then `.send().await` it (or
 /// `.await` it).
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListAssets {
@@ -2532,7 +2468,6 @@ pub struct ListAssets {
     include_deleted: Option<bool>,
 }
 
-#[cfg(feature = "assets")]
 impl ListAssets {
     /// When given, only assets whose externalId equals this value (exact match).
     pub fn external_id(mut self, value: impl Into<String>) -> Self {
@@ -2719,7 +2654,6 @@ impl ListAssets {
     }
 }
 
-#[cfg(feature = "assets")]
 impl ListAssets {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets`.
     pub fn send(
@@ -2742,7 +2676,6 @@ impl ListAssets {
     }
 }
 
-#[cfg(feature = "assets")]
 impl ::std::future::IntoFuture for ListAssets {
     type Output = Result<
         Vec<crate::models::Asset>,
@@ -2761,7 +2694,6 @@ impl ::std::future::IntoFuture for ListAssets {
 
 /// Request builder of [`Client::create_asset`](crate::Client::create_asset):
 /// `POST /v1/accounts/{accountId}/assets`. Finish it with `.send().await`, or `.await` it.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateAsset {
@@ -2771,7 +2703,6 @@ pub struct CreateAsset {
     body: crate::models::AssetInput,
 }
 
-#[cfg(feature = "assets")]
 impl CreateAsset {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -2872,7 +2803,6 @@ impl CreateAsset {
     }
 }
 
-#[cfg(feature = "assets")]
 impl CreateAsset {
     /// Sends the request: `POST /v1/accounts/{accountId}/assets`.
     pub fn send(
@@ -2892,7 +2822,6 @@ impl CreateAsset {
     }
 }
 
-#[cfg(feature = "assets")]
 impl ::std::future::IntoFuture for CreateAsset {
     type Output = Result<crate::models::Asset, crate::Error<crate::errors::CreateAsset>>;
 
@@ -2909,7 +2838,6 @@ impl ::std::future::IntoFuture for CreateAsset {
 /// Request builder of [`Client::get_asset`](crate::Client::get_asset):
 /// `GET /v1/accounts/{accountId}/assets/{assetId}`. Finish it with `.send().await`, or `.await`
 /// it.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAsset {
@@ -2919,7 +2847,6 @@ pub struct GetAsset {
     asset_id: ::uuid::Uuid,
 }
 
-#[cfg(feature = "assets")]
 impl GetAsset {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3005,7 +2932,6 @@ impl GetAsset {
     }
 }
 
-#[cfg(feature = "assets")]
 impl GetAsset {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}`.
     pub fn send(
@@ -3025,7 +2951,6 @@ impl GetAsset {
     }
 }
 
-#[cfg(feature = "assets")]
 impl ::std::future::IntoFuture for GetAsset {
     type Output = Result<crate::models::Asset, crate::Error<crate::errors::GetAsset>>;
 
@@ -3042,7 +2967,6 @@ impl ::std::future::IntoFuture for GetAsset {
 /// Request builder of [`Client::update_asset`](crate::Client::update_asset):
 /// `PUT /v1/accounts/{accountId}/assets/{assetId}`. Finish it with `.send().await`, or `.await`
 /// it.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct UpdateAsset {
@@ -3053,7 +2977,6 @@ pub struct UpdateAsset {
     body: crate::models::AssetInput,
 }
 
-#[cfg(feature = "assets")]
 impl UpdateAsset {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3155,7 +3078,6 @@ impl UpdateAsset {
     }
 }
 
-#[cfg(feature = "assets")]
 impl UpdateAsset {
     /// Sends the request: `PUT /v1/accounts/{accountId}/assets/{assetId}`.
     pub fn send(
@@ -3175,7 +3097,6 @@ impl UpdateAsset {
     }
 }
 
-#[cfg(feature = "assets")]
 impl ::std::future::IntoFuture for UpdateAsset {
     type Output = Result<crate::models::Asset, crate::Error<crate::errors::UpdateAsset>>;
 
@@ -3192,7 +3113,6 @@ impl ::std::future::IntoFuture for UpdateAsset {
 /// Request builder of [`Client::delete_asset`](crate::Client::delete_asset):
 /// `DELETE /v1/accounts/{accountId}/assets/{assetId}`. Finish it with `.send().await`, or `.await`
 /// it.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct DeleteAsset {
@@ -3202,7 +3122,6 @@ pub struct DeleteAsset {
     asset_id: ::uuid::Uuid,
 }
 
-#[cfg(feature = "assets")]
 impl DeleteAsset {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3294,7 +3213,6 @@ impl DeleteAsset {
     }
 }
 
-#[cfg(feature = "assets")]
 impl DeleteAsset {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/assets/{assetId}`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), crate::errors::DeleteAsset> {
@@ -3309,7 +3227,6 @@ impl DeleteAsset {
     }
 }
 
-#[cfg(feature = "assets")]
 impl ::std::future::IntoFuture for DeleteAsset {
     type Output = Result<(), crate::Error<crate::errors::DeleteAsset>>;
 
@@ -3323,7 +3240,6 @@ impl ::std::future::IntoFuture for DeleteAsset {
 /// Request builder of [`Client::create_alert_rule`](crate::Client::create_alert_rule):
 /// `POST /v1/accounts/{accountId}/assets/{assetId}/alertRules`. Finish it with `.send().await`, or
 /// `.await` it.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateAlertRule {
@@ -3334,7 +3250,6 @@ pub struct CreateAlertRule {
     body: crate::models::AlertRuleInput,
 }
 
-#[cfg(feature = "alert-rules")]
 impl CreateAlertRule {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3427,7 +3342,6 @@ impl CreateAlertRule {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl CreateAlertRule {
     /// Sends the request: `POST /v1/accounts/{accountId}/assets/{assetId}/alertRules`.
     pub fn send(
@@ -3450,7 +3364,6 @@ impl CreateAlertRule {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl ::std::future::IntoFuture for CreateAlertRule {
     type Output = Result<
         crate::models::AlertRule,
@@ -3470,7 +3383,6 @@ impl ::std::future::IntoFuture for CreateAlertRule {
 /// Request builder of [`Client::list_alert_rules`](crate::Client::list_alert_rules):
 /// `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}`. Finish it with
 /// `.send().await`, or `.await` it.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListAlertRules {
@@ -3481,7 +3393,6 @@ pub struct ListAlertRules {
     event_type: crate::models::EventType,
 }
 
-#[cfg(feature = "alert-rules")]
 impl ListAlertRules {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3576,7 +3487,6 @@ impl ListAlertRules {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl ListAlertRules {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}`.
     pub fn send(
@@ -3599,7 +3509,6 @@ impl ListAlertRules {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl ::std::future::IntoFuture for ListAlertRules {
     type Output = Result<
         Vec<crate::models::AlertRule>,
@@ -3620,7 +3529,6 @@ impl ::std::future::IntoFuture for ListAlertRules {
 /// [`Client::list_alert_rule_geofences`](crate::Client::list_alert_rule_geofences):
 /// `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}/geofences`. Finish it
 /// with `.send().await`, or `.await` it.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListAlertRuleGeofences {
@@ -3631,7 +3539,6 @@ pub struct ListAlertRuleGeofences {
     event_type: crate::models::EventType,
 }
 
-#[cfg(feature = "alert-rules")]
 impl ListAlertRuleGeofences {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3726,7 +3633,6 @@ impl ListAlertRuleGeofences {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl ListAlertRuleGeofences {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}/geofences`.
     pub fn send(
@@ -3749,7 +3655,6 @@ impl ListAlertRuleGeofences {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl ::std::future::IntoFuture for ListAlertRuleGeofences {
     type Output = Result<
         Vec<crate::models::Geofence>,
@@ -3769,7 +3674,6 @@ impl ::std::future::IntoFuture for ListAlertRuleGeofences {
 /// Request builder of [`Client::get_alert_rule`](crate::Client::get_alert_rule):
 /// `GET /v1/accounts/{accountId}/alertRules/{alertRuleId}`. Finish it with `.send().await`, or
 /// `.await` it.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAlertRule {
@@ -3779,7 +3683,6 @@ pub struct GetAlertRule {
     alert_rule_id: ::uuid::Uuid,
 }
 
-#[cfg(feature = "alert-rules")]
 impl GetAlertRule {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3871,7 +3774,6 @@ impl GetAlertRule {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl GetAlertRule {
     /// Sends the request: `GET /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
     pub fn send(
@@ -3894,7 +3796,6 @@ impl GetAlertRule {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl ::std::future::IntoFuture for GetAlertRule {
     type Output = Result<
         crate::models::AlertRule,
@@ -3914,7 +3815,6 @@ impl ::std::future::IntoFuture for GetAlertRule {
 /// Request builder of [`Client::update_alert_rule`](crate::Client::update_alert_rule):
 /// `PUT /v1/accounts/{accountId}/alertRules/{alertRuleId}`. Finish it with `.send().await`, or
 /// `.await` it.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct UpdateAlertRule {
@@ -3925,7 +3825,6 @@ pub struct UpdateAlertRule {
     body: crate::models::AlertRuleInput,
 }
 
-#[cfg(feature = "alert-rules")]
 impl UpdateAlertRule {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -4018,7 +3917,6 @@ impl UpdateAlertRule {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl UpdateAlertRule {
     /// Sends the request: `PUT /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
     pub fn send(
@@ -4041,7 +3939,6 @@ impl UpdateAlertRule {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl ::std::future::IntoFuture for UpdateAlertRule {
     type Output = Result<
         crate::models::AlertRule,
@@ -4061,7 +3958,6 @@ impl ::std::future::IntoFuture for UpdateAlertRule {
 /// Request builder of [`Client::delete_alert_rule`](crate::Client::delete_alert_rule):
 /// `DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`. Finish it with `.send().await`, or
 /// `.await` it.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct DeleteAlertRule {
@@ -4071,7 +3967,6 @@ pub struct DeleteAlertRule {
     alert_rule_id: ::uuid::Uuid,
 }
 
-#[cfg(feature = "alert-rules")]
 impl DeleteAlertRule {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -4163,7 +4058,6 @@ impl DeleteAlertRule {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl DeleteAlertRule {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
     pub fn send(
@@ -4180,7 +4074,6 @@ impl DeleteAlertRule {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl ::std::future::IntoFuture for DeleteAlertRule {
     type Output = Result<(), crate::Error<crate::errors::DeleteAlertRule>>;
 
@@ -4193,7 +4086,6 @@ impl ::std::future::IntoFuture for DeleteAlertRule {
 
 /// Request builder of [`Client::list_geofences`](crate::Client::list_geofences):
 /// `GET /v1/accounts/{accountId}/geofences`. Finish it with `.send().await`, or `.await` it.
-#[cfg(feature = "geofences")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListGeofences {
@@ -4202,7 +4094,6 @@ pub struct ListGeofences {
     account_id: ::uuid::Uuid,
 }
 
-#[cfg(feature = "geofences")]
 impl ListGeofences {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -4293,7 +4184,6 @@ impl ListGeofences {
     }
 }
 
-#[cfg(feature = "geofences")]
 impl ListGeofences {
     /// Sends the request: `GET /v1/accounts/{accountId}/geofences`.
     pub fn send(
@@ -4316,7 +4206,6 @@ impl ListGeofences {
     }
 }
 
-#[cfg(feature = "geofences")]
 impl ::std::future::IntoFuture for ListGeofences {
     type Output = Result<
         Vec<crate::models::Geofence>,
@@ -4335,7 +4224,6 @@ impl ::std::future::IntoFuture for ListGeofences {
 
 /// Request builder of [`Client::create_geofence`](crate::Client::create_geofence):
 /// `POST /v1/accounts/{accountId}/geofences`. Finish it with `.send().await`, or `.await` it.
-#[cfg(feature = "geofences")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateGeofence {
@@ -4345,7 +4233,6 @@ pub struct CreateGeofence {
     body: crate::models::GeofenceInput,
 }
 
-#[cfg(feature = "geofences")]
 impl CreateGeofence {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -4446,7 +4333,6 @@ impl CreateGeofence {
     }
 }
 
-#[cfg(feature = "geofences")]
 impl CreateGeofence {
     /// Sends the request: `POST /v1/accounts/{accountId}/geofences`.
     pub fn send(
@@ -4469,7 +4355,6 @@ impl CreateGeofence {
     }
 }
 
-#[cfg(feature = "geofences")]
 impl ::std::future::IntoFuture for CreateGeofence {
     type Output = Result<
         crate::models::Geofence,
@@ -4489,7 +4374,6 @@ impl ::std::future::IntoFuture for CreateGeofence {
 /// Request builder of [`Client::get_geofence`](crate::Client::get_geofence):
 /// `GET /v1/accounts/{accountId}/geofences/{geofenceId}`. Finish it with `.send().await`, or
 /// `.await` it.
-#[cfg(feature = "geofences")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetGeofence {
@@ -4499,7 +4383,6 @@ pub struct GetGeofence {
     geofence_id: ::uuid::Uuid,
 }
 
-#[cfg(feature = "geofences")]
 impl GetGeofence {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -4591,7 +4474,6 @@ impl GetGeofence {
     }
 }
 
-#[cfg(feature = "geofences")]
 impl GetGeofence {
     /// Sends the request: `GET /v1/accounts/{accountId}/geofences/{geofenceId}`.
     pub fn send(
@@ -4614,7 +4496,6 @@ impl GetGeofence {
     }
 }
 
-#[cfg(feature = "geofences")]
 impl ::std::future::IntoFuture for GetGeofence {
     type Output = Result<
         crate::models::Geofence,
@@ -4634,7 +4515,6 @@ impl ::std::future::IntoFuture for GetGeofence {
 /// Request builder of [`Client::update_geofence`](crate::Client::update_geofence):
 /// `PUT /v1/accounts/{accountId}/geofences/{geofenceId}`. Finish it with `.send().await`, or
 /// `.await` it.
-#[cfg(feature = "geofences")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct UpdateGeofence {
@@ -4645,7 +4525,6 @@ pub struct UpdateGeofence {
     body: crate::models::GeofenceInput,
 }
 
-#[cfg(feature = "geofences")]
 impl UpdateGeofence {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -4747,7 +4626,6 @@ impl UpdateGeofence {
     }
 }
 
-#[cfg(feature = "geofences")]
 impl UpdateGeofence {
     /// Sends the request: `PUT /v1/accounts/{accountId}/geofences/{geofenceId}`.
     pub fn send(
@@ -4770,7 +4648,6 @@ impl UpdateGeofence {
     }
 }
 
-#[cfg(feature = "geofences")]
 impl ::std::future::IntoFuture for UpdateGeofence {
     type Output = Result<
         crate::models::Geofence,
@@ -4790,7 +4667,6 @@ impl ::std::future::IntoFuture for UpdateGeofence {
 /// Request builder of [`Client::delete_geofence`](crate::Client::delete_geofence):
 /// `DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`. Finish it with `.send().await`, or
 /// `.await` it.
-#[cfg(feature = "geofences")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct DeleteGeofence {
@@ -4800,7 +4676,6 @@ pub struct DeleteGeofence {
     geofence_id: ::uuid::Uuid,
 }
 
-#[cfg(feature = "geofences")]
 impl DeleteGeofence {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -4901,7 +4776,6 @@ impl DeleteGeofence {
     }
 }
 
-#[cfg(feature = "geofences")]
 impl DeleteGeofence {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`.
     pub fn send(
@@ -4918,7 +4792,6 @@ impl DeleteGeofence {
     }
 }
 
-#[cfg(feature = "geofences")]
 impl ::std::future::IntoFuture for DeleteGeofence {
     type Output = Result<(), crate::Error<crate::errors::DeleteGeofence>>;
 
@@ -4931,7 +4804,6 @@ impl ::std::future::IntoFuture for DeleteGeofence {
 
 /// Request builder of [`Client::get_ingestion_token`](crate::Client::get_ingestion_token):
 /// `GET /v1/accounts/{accountId}/ingestionToken`. Finish it with `.send().await`, or `.await` it.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetIngestionToken {
@@ -4940,7 +4812,6 @@ pub struct GetIngestionToken {
     account_id: ::uuid::Uuid,
 }
 
-#[cfg(feature = "accounts")]
 impl GetIngestionToken {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -5046,7 +4917,6 @@ impl GetIngestionToken {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl GetIngestionToken {
     /// Sends the request: `GET /v1/accounts/{accountId}/ingestionToken`.
     pub fn send(
@@ -5071,7 +4941,6 @@ impl GetIngestionToken {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for GetIngestionToken {
     type Output = Result<
         crate::models::IngestionToken,
@@ -5091,7 +4960,6 @@ impl ::std::future::IntoFuture for GetIngestionToken {
 
 /// Request builder of [`Client::list_ingestion_tokens`](crate::Client::list_ingestion_tokens):
 /// `GET /v1/accounts/{accountId}/ingestionTokens`. Finish it with `.send().await`, or `.await` it.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListIngestionTokens {
@@ -5100,7 +4968,6 @@ pub struct ListIngestionTokens {
     account_id: ::uuid::Uuid,
 }
 
-#[cfg(feature = "accounts")]
 impl ListIngestionTokens {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -5191,7 +5058,6 @@ impl ListIngestionTokens {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl ListIngestionTokens {
     /// Sends the request: `GET /v1/accounts/{accountId}/ingestionTokens`.
     pub fn send(
@@ -5214,7 +5080,6 @@ impl ListIngestionTokens {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for ListIngestionTokens {
     type Output = Result<
         Vec<crate::models::IngestionTokenInfo>,
@@ -5234,7 +5099,6 @@ impl ::std::future::IntoFuture for ListIngestionTokens {
 /// Request builder of [`Client::revoke_ingestion_token`](crate::Client::revoke_ingestion_token):
 /// `DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`. Finish it with `.send().await`, or
 /// `.await` it.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct RevokeIngestionToken {
@@ -5244,7 +5108,6 @@ pub struct RevokeIngestionToken {
     token_id: ::uuid::Uuid,
 }
 
-#[cfg(feature = "accounts")]
 impl RevokeIngestionToken {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -5336,7 +5199,6 @@ impl RevokeIngestionToken {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl RevokeIngestionToken {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`.
     pub fn send(
@@ -5353,7 +5215,6 @@ impl RevokeIngestionToken {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for RevokeIngestionToken {
     type Output = Result<(), crate::Error<crate::errors::RevokeIngestionToken>>;
 
@@ -5369,7 +5230,6 @@ impl ::std::future::IntoFuture for RevokeIngestionToken {
 
 /// Request builder of [`Client::get_portal_link`](crate::Client::get_portal_link):
 /// `GET /v1/accounts/{accountId}/portalLink`. Finish it with `.send().await`, or `.await` it.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetPortalLink {
@@ -5378,7 +5238,6 @@ pub struct GetPortalLink {
     account_id: ::uuid::Uuid,
 }
 
-#[cfg(feature = "accounts")]
 impl GetPortalLink {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -5475,7 +5334,6 @@ impl GetPortalLink {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl GetPortalLink {
     /// Sends the request: `GET /v1/accounts/{accountId}/portalLink`.
     pub fn send(
@@ -5500,7 +5358,6 @@ impl GetPortalLink {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for GetPortalLink {
     type Output = Result<
         crate::models::PortalLink,
@@ -5520,7 +5377,6 @@ impl ::std::future::IntoFuture for GetPortalLink {
 
 /// Request builder of [`Client::ingest_telemetry`](crate::Client::ingest_telemetry):
 /// `POST /v1/telemetry`. Finish it with `.send().await`, or `.await` it.
-#[cfg(feature = "telemetry")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct IngestTelemetry {
@@ -5529,7 +5385,6 @@ pub struct IngestTelemetry {
     body: crate::models::TelemetryBatch,
 }
 
-#[cfg(feature = "telemetry")]
 impl IngestTelemetry {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -5608,7 +5463,6 @@ impl IngestTelemetry {
     }
 }
 
-#[cfg(feature = "telemetry")]
 impl IngestTelemetry {
     /// Sends the request: `POST /v1/telemetry`.
     pub fn send(
@@ -5631,7 +5485,6 @@ impl IngestTelemetry {
     }
 }
 
-#[cfg(feature = "telemetry")]
 impl ::std::future::IntoFuture for IngestTelemetry {
     type Output = Result<
         crate::models::TelemetryBatchResult,
@@ -5651,7 +5504,6 @@ impl ::std::future::IntoFuture for IngestTelemetry {
 /// Request builder of [`Client::get_asset_state`](crate::Client::get_asset_state):
 /// `GET /v1/accounts/{accountId}/assets/{assetId}/state`. Finish it with `.send().await`, or
 /// `.await` it.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAssetState {
@@ -5661,7 +5513,6 @@ pub struct GetAssetState {
     asset_id: ::uuid::Uuid,
 }
 
-#[cfg(feature = "assets")]
 impl GetAssetState {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -5753,7 +5604,6 @@ impl GetAssetState {
     }
 }
 
-#[cfg(feature = "assets")]
 impl GetAssetState {
     /// Sends the request: `GET /v1/accounts/{accountId}/assets/{assetId}/state`.
     pub fn send(
@@ -5776,7 +5626,6 @@ impl GetAssetState {
     }
 }
 
-#[cfg(feature = "assets")]
 impl ::std::future::IntoFuture for GetAssetState {
     type Output = Result<
         crate::models::AssetState,
@@ -5796,7 +5645,6 @@ impl ::std::future::IntoFuture for GetAssetState {
 /// Request builder of [`Client::list_events`](crate::Client::list_events):
 /// `GET /v1/accounts/{accountId}/events`. Set optional parameters, then `.send().await` it (or
 /// `.await` it).
-#[cfg(feature = "events")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListEvents {
@@ -5811,7 +5659,6 @@ pub struct ListEvents {
     take: Option<i32>,
 }
 
-#[cfg(feature = "events")]
 impl ListEvents {
     /// Only events of this asset.
     pub fn asset_id(mut self, value: ::uuid::Uuid) -> Self {
@@ -6013,7 +5860,6 @@ impl ListEvents {
     }
 }
 
-#[cfg(feature = "events")]
 impl ListEvents {
     /// Sends the request: `GET /v1/accounts/{accountId}/events`.
     pub fn send(
@@ -6036,7 +5882,6 @@ impl ListEvents {
     }
 }
 
-#[cfg(feature = "events")]
 impl ::std::future::IntoFuture for ListEvents {
     type Output = Result<
         Vec<crate::models::Event>,
@@ -6056,7 +5901,6 @@ impl ::std::future::IntoFuture for ListEvents {
 /// Request builder of [`Client::stream_events`](crate::Client::stream_events):
 /// `GET /v1/accounts/{accountId}/events/stream`. Set optional parameters, then `.send().await` it
 /// (or `.await` it).
-#[cfg(feature = "events")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct StreamEvents {
@@ -6070,7 +5914,6 @@ pub struct StreamEvents {
     last_event_id: Option<String>,
 }
 
-#[cfg(feature = "events")]
 impl StreamEvents {
     /// Only events of this asset.
     pub fn asset_id(mut self, value: ::uuid::Uuid) -> Self {
@@ -6365,7 +6208,6 @@ impl StreamEvents {
     }
 }
 
-#[cfg(feature = "events")]
 impl StreamEvents {
     /// Sends the request: `GET /v1/accounts/{accountId}/events/stream`.
     pub fn send(
@@ -6388,7 +6230,6 @@ impl StreamEvents {
     }
 }
 
-#[cfg(feature = "events")]
 impl ::std::future::IntoFuture for StreamEvents {
     type Output = Result<
         crate::stream::Events<crate::models::Event, crate::errors::StreamEvents>,
@@ -6408,7 +6249,6 @@ impl ::std::future::IntoFuture for StreamEvents {
 /// Request builder of [`Client::get_event`](crate::Client::get_event):
 /// `GET /v1/accounts/{accountId}/events/{eventId}`. Finish it with `.send().await`, or `.await`
 /// it.
-#[cfg(feature = "events")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetEvent {
@@ -6418,7 +6258,6 @@ pub struct GetEvent {
     event_id: ::uuid::Uuid,
 }
 
-#[cfg(feature = "events")]
 impl GetEvent {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -6504,7 +6343,6 @@ impl GetEvent {
     }
 }
 
-#[cfg(feature = "events")]
 impl GetEvent {
     /// Sends the request: `GET /v1/accounts/{accountId}/events/{eventId}`.
     pub fn send(
@@ -6524,7 +6362,6 @@ impl GetEvent {
     }
 }
 
-#[cfg(feature = "events")]
 impl ::std::future::IntoFuture for GetEvent {
     type Output = Result<crate::models::Event, crate::Error<crate::errors::GetEvent>>;
 
@@ -6541,7 +6378,6 @@ impl ::std::future::IntoFuture for GetEvent {
 /// Request builder of [`Client::acknowledge_event`](crate::Client::acknowledge_event):
 /// `POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`. Finish it with `.send().await`,
 /// or `.await` it.
-#[cfg(feature = "events")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct AcknowledgeEvent {
@@ -6551,7 +6387,6 @@ pub struct AcknowledgeEvent {
     event_id: ::uuid::Uuid,
 }
 
-#[cfg(feature = "events")]
 impl AcknowledgeEvent {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -6643,7 +6478,6 @@ impl AcknowledgeEvent {
     }
 }
 
-#[cfg(feature = "events")]
 impl AcknowledgeEvent {
     /// Sends the request: `POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`.
     pub fn send(
@@ -6666,7 +6500,6 @@ impl AcknowledgeEvent {
     }
 }
 
-#[cfg(feature = "events")]
 impl ::std::future::IntoFuture for AcknowledgeEvent {
     type Output = Result<
         crate::models::Event,
@@ -6687,7 +6520,6 @@ impl ::std::future::IntoFuture for AcknowledgeEvent {
 /// [`Client::list_event_notifications`](crate::Client::list_event_notifications):
 /// `GET /v1/accounts/{accountId}/events/{eventId}/notifications`. Finish it with `.send().await`,
 /// or `.await` it.
-#[cfg(feature = "events")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListEventNotifications {
@@ -6697,7 +6529,6 @@ pub struct ListEventNotifications {
     event_id: ::uuid::Uuid,
 }
 
-#[cfg(feature = "events")]
 impl ListEventNotifications {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -6789,7 +6620,6 @@ impl ListEventNotifications {
     }
 }
 
-#[cfg(feature = "events")]
 impl ListEventNotifications {
     /// Sends the request: `GET /v1/accounts/{accountId}/events/{eventId}/notifications`.
     pub fn send(
@@ -6812,7 +6642,6 @@ impl ListEventNotifications {
     }
 }
 
-#[cfg(feature = "events")]
 impl ::std::future::IntoFuture for ListEventNotifications {
     type Output = Result<
         Vec<crate::models::Notification>,
@@ -6831,7 +6660,6 @@ impl ::std::future::IntoFuture for ListEventNotifications {
 
 /// Request builder of [`Client::get_webhook_secret`](crate::Client::get_webhook_secret):
 /// `GET /v1/accounts/{accountId}/webhookSecret`. Finish it with `.send().await`, or `.await` it.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetWebhookSecret {
@@ -6840,7 +6668,6 @@ pub struct GetWebhookSecret {
     account_id: ::uuid::Uuid,
 }
 
-#[cfg(feature = "accounts")]
 impl GetWebhookSecret {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -6937,7 +6764,6 @@ impl GetWebhookSecret {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl GetWebhookSecret {
     /// Sends the request: `GET /v1/accounts/{accountId}/webhookSecret`.
     pub fn send(
@@ -6962,7 +6788,6 @@ impl GetWebhookSecret {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for GetWebhookSecret {
     type Output = Result<
         crate::models::WebhookSecret,

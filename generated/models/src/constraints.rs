@@ -22,7 +22,6 @@ impl Validate for ErrorBody {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl Validate for Account {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -44,7 +43,6 @@ impl Validate for Account {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl Validate for CreateAccountRequest {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -96,7 +94,6 @@ impl Validate for CreateAccountRequest {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl Validate for AccountInput {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -148,17 +145,14 @@ impl Validate for AccountInput {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl Validate for ClientSecret {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "accounts")]
 impl Validate for CreateAccountResponse {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "assets")]
 impl Validate for AssetTier {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -167,7 +161,6 @@ impl Validate for EventType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "assets")]
 impl Validate for Asset {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -197,7 +190,6 @@ impl Validate for Asset {
     }
 }
 
-#[cfg(feature = "assets")]
 impl Validate for AssetInput {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -250,7 +242,6 @@ impl Validate for AssetInput {
     }
 }
 
-#[cfg(feature = "assets")]
 impl Validate for TelemetryRules {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -284,7 +275,6 @@ impl Validate for TelemetryRules {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl Validate for AlertRule {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -328,7 +318,6 @@ impl Validate for AlertRule {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl Validate for AlertRuleInput {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -372,12 +361,10 @@ impl Validate for AlertRuleInput {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl Validate for DayOfWeek {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "alert-rules")]
 impl Validate for TimeOfDay {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -407,12 +394,10 @@ impl Validate for TimeOfDay {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl Validate for DateRange {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "alert-rules")]
 impl Validate for Recipient {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -446,12 +431,10 @@ impl Validate for Recipient {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl Validate for ChannelType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "alert-rules")]
 impl Validate for Channel {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -465,22 +448,18 @@ impl Validate for Channel {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl Validate for CallChannel {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "alert-rules")]
 impl Validate for SmsChannel {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "alert-rules")]
 impl Validate for TelegramChannel {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "alert-rules")]
 impl Validate for EmailChannel {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -493,7 +472,6 @@ impl Validate for EmailChannel {
     }
 }
 
-#[cfg(any(feature = "alert-rules", feature = "geofences"))]
 impl Validate for Geofence {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -505,7 +483,6 @@ impl Validate for Geofence {
     }
 }
 
-#[cfg(feature = "geofences")]
 impl Validate for GeofenceInput {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -529,7 +506,6 @@ impl Validate for GeofenceInput {
     }
 }
 
-#[cfg(any(feature = "alert-rules", feature = "geofences"))]
 impl Validate for GeoJsonPolygon {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -562,17 +538,14 @@ impl Validate for GeoJsonPolygon {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl Validate for IngestionToken {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "accounts")]
 impl Validate for IngestionTokenInfo {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "accounts")]
 impl Validate for PortalLink {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -584,12 +557,10 @@ impl Validate for PortalLink {
     }
 }
 
-#[cfg(feature = "auth")]
 impl Validate for TokenRequest {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "auth")]
 impl Validate for TokenResponse {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -607,12 +578,10 @@ impl Validate for TokenResponse {
     }
 }
 
-#[cfg(feature = "auth")]
 impl Validate for OAuthError {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "telemetry")]
 impl Validate for TelemetryBatch {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -629,7 +598,6 @@ impl Validate for TelemetryBatch {
     }
 }
 
-#[cfg(feature = "telemetry")]
 impl Validate for TelemetryPoint {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -657,12 +625,10 @@ impl Validate for TelemetryPoint {
     }
 }
 
-#[cfg(feature = "telemetry")]
 impl Validate for DeviceSignals {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "telemetry")]
 impl Validate for TelemetryBatchResult {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -714,7 +680,6 @@ impl Validate for TelemetryBatchResult {
     }
 }
 
-#[cfg(feature = "telemetry")]
 impl Validate for PointResult {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -744,12 +709,10 @@ impl Validate for Event {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "assets")]
 impl Validate for OpenEpisode {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "assets")]
 impl Validate for AssetState {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -769,27 +732,22 @@ impl Validate for AssetState {
     }
 }
 
-#[cfg(feature = "events")]
 impl Validate for NotificationChannel {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "events")]
 impl Validate for NotificationStatus {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "events")]
 impl Validate for DeliveryAttempt {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "events")]
 impl Validate for Notification {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "accounts")]
 impl Validate for WebhookSecret {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -811,27 +769,22 @@ impl Validate for WebhookEvent {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(any(feature = "alert-rules", feature = "geofences"))]
 impl Validate for GeoJsonPolygonType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "auth")]
 impl Validate for TokenResponseTokenType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "auth")]
 impl Validate for OAuthErrorError {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "telemetry")]
 impl Validate for PointResultStatus {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "telemetry")]
 impl Validate for PointResultReason {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -840,7 +793,6 @@ impl Validate for EventDetailsQuantity {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "events")]
 impl Validate for DeliveryAttemptOutcome {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }

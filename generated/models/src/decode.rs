@@ -33,14 +33,12 @@ impl crate::object::Object for ErrorBody {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl<'de> ::serde::Deserialize<'de> for Account {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "accounts")]
 impl crate::object::Object for Account {
     const NAME: &'static str = "Account";
 
@@ -92,14 +90,12 @@ impl crate::object::Object for Account {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl<'de> ::serde::Deserialize<'de> for CreateAccountRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "accounts")]
 impl crate::object::Object for CreateAccountRequest {
     const NAME: &'static str = "CreateAccountRequest";
 
@@ -139,14 +135,12 @@ impl crate::object::Object for CreateAccountRequest {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl<'de> ::serde::Deserialize<'de> for AccountInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "accounts")]
 impl crate::object::Object for AccountInput {
     const NAME: &'static str = "AccountInput";
 
@@ -198,14 +192,12 @@ impl crate::object::Object for AccountInput {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl<'de> ::serde::Deserialize<'de> for ClientSecret {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "accounts")]
 impl crate::object::Object for ClientSecret {
     const NAME: &'static str = "ClientSecret";
 
@@ -230,14 +222,12 @@ impl crate::object::Object for ClientSecret {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl<'de> ::serde::Deserialize<'de> for CreateAccountResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "accounts")]
 impl crate::object::Object for CreateAccountResponse {
     const NAME: &'static str = "CreateAccountResponse";
 
@@ -262,14 +252,12 @@ impl crate::object::Object for CreateAccountResponse {
     }
 }
 
-#[cfg(feature = "assets")]
 impl<'de> ::serde::Deserialize<'de> for Asset {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "assets")]
 impl crate::object::Object for Asset {
     const NAME: &'static str = "Asset";
 
@@ -325,14 +313,12 @@ impl crate::object::Object for Asset {
     }
 }
 
-#[cfg(feature = "assets")]
 impl<'de> ::serde::Deserialize<'de> for AssetInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "assets")]
 impl crate::object::Object for AssetInput {
     const NAME: &'static str = "AssetInput";
 
@@ -388,14 +374,12 @@ impl crate::object::Object for AssetInput {
     }
 }
 
-#[cfg(feature = "assets")]
 impl<'de> ::serde::Deserialize<'de> for TelemetryRules {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "assets")]
 impl crate::object::Object for TelemetryRules {
     const NAME: &'static str = "TelemetryRules";
 
@@ -503,14 +487,12 @@ impl crate::object::Object for TelemetryRules {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl<'de> ::serde::Deserialize<'de> for AlertRule {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl crate::object::Object for AlertRule {
     const NAME: &'static str = "AlertRule";
 
@@ -582,14 +564,12 @@ impl crate::object::Object for AlertRule {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl<'de> ::serde::Deserialize<'de> for AlertRuleInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl crate::object::Object for AlertRuleInput {
     const NAME: &'static str = "AlertRuleInput";
 
@@ -663,14 +643,12 @@ impl crate::object::Object for AlertRuleInput {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl<'de> ::serde::Deserialize<'de> for TimeOfDay {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl crate::object::Object for TimeOfDay {
     const NAME: &'static str = "TimeOfDay";
 
@@ -695,14 +673,12 @@ impl crate::object::Object for TimeOfDay {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl<'de> ::serde::Deserialize<'de> for DateRange {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl crate::object::Object for DateRange {
     const NAME: &'static str = "DateRange";
 
@@ -727,14 +703,12 @@ impl crate::object::Object for DateRange {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl<'de> ::serde::Deserialize<'de> for Recipient {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl crate::object::Object for Recipient {
     const NAME: &'static str = "Recipient";
 
@@ -770,14 +744,12 @@ impl crate::object::Object for Recipient {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl<'de> ::serde::Deserialize<'de> for Channel {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl crate::object::Object for Channel {
     const NAME: &'static str = "Channel";
 
@@ -817,14 +789,12 @@ impl crate::object::Object for Channel {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl<'de> ::serde::Deserialize<'de> for CallChannel {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl crate::object::Object for CallChannel {
     const NAME: &'static str = "CallChannel";
 
@@ -840,14 +810,12 @@ impl crate::object::Object for CallChannel {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl<'de> ::serde::Deserialize<'de> for SmsChannel {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl crate::object::Object for SmsChannel {
     const NAME: &'static str = "SmsChannel";
 
@@ -869,14 +837,12 @@ impl crate::object::Object for SmsChannel {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl<'de> ::serde::Deserialize<'de> for TelegramChannel {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl crate::object::Object for TelegramChannel {
     const NAME: &'static str = "TelegramChannel";
 
@@ -901,14 +867,12 @@ impl crate::object::Object for TelegramChannel {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl<'de> ::serde::Deserialize<'de> for EmailChannel {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl crate::object::Object for EmailChannel {
     const NAME: &'static str = "EmailChannel";
 
@@ -933,14 +897,12 @@ impl crate::object::Object for EmailChannel {
     }
 }
 
-#[cfg(any(feature = "alert-rules", feature = "geofences"))]
 impl<'de> ::serde::Deserialize<'de> for Geofence {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(any(feature = "alert-rules", feature = "geofences"))]
 impl crate::object::Object for Geofence {
     const NAME: &'static str = "Geofence";
 
@@ -980,14 +942,12 @@ impl crate::object::Object for Geofence {
     }
 }
 
-#[cfg(feature = "geofences")]
 impl<'de> ::serde::Deserialize<'de> for GeofenceInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "geofences")]
 impl crate::object::Object for GeofenceInput {
     const NAME: &'static str = "GeofenceInput";
 
@@ -1027,14 +987,12 @@ impl crate::object::Object for GeofenceInput {
     }
 }
 
-#[cfg(any(feature = "alert-rules", feature = "geofences"))]
 impl<'de> ::serde::Deserialize<'de> for GeoJsonPolygon {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(any(feature = "alert-rules", feature = "geofences"))]
 impl crate::object::Object for GeoJsonPolygon {
     const NAME: &'static str = "GeoJsonPolygon";
 
@@ -1059,14 +1017,12 @@ impl crate::object::Object for GeoJsonPolygon {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl<'de> ::serde::Deserialize<'de> for IngestionToken {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "accounts")]
 impl crate::object::Object for IngestionToken {
     const NAME: &'static str = "IngestionToken";
 
@@ -1094,14 +1050,12 @@ impl crate::object::Object for IngestionToken {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl<'de> ::serde::Deserialize<'de> for IngestionTokenInfo {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "accounts")]
 impl crate::object::Object for IngestionTokenInfo {
     const NAME: &'static str = "IngestionTokenInfo";
 
@@ -1141,14 +1095,12 @@ impl crate::object::Object for IngestionTokenInfo {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl<'de> ::serde::Deserialize<'de> for PortalLink {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "accounts")]
 impl crate::object::Object for PortalLink {
     const NAME: &'static str = "PortalLink";
 
@@ -1173,14 +1125,12 @@ impl crate::object::Object for PortalLink {
     }
 }
 
-#[cfg(feature = "auth")]
 impl<'de> ::serde::Deserialize<'de> for TokenRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "auth")]
 impl crate::object::Object for TokenRequest {
     const NAME: &'static str = "TokenRequest";
 
@@ -1216,14 +1166,12 @@ impl crate::object::Object for TokenRequest {
     }
 }
 
-#[cfg(feature = "auth")]
 impl<'de> ::serde::Deserialize<'de> for TokenResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "auth")]
 impl crate::object::Object for TokenResponse {
     const NAME: &'static str = "TokenResponse";
 
@@ -1257,14 +1205,12 @@ impl crate::object::Object for TokenResponse {
     }
 }
 
-#[cfg(feature = "auth")]
 impl<'de> ::serde::Deserialize<'de> for OAuthError {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "auth")]
 impl crate::object::Object for OAuthError {
     const NAME: &'static str = "OAuthError";
 
@@ -1289,14 +1235,12 @@ impl crate::object::Object for OAuthError {
     }
 }
 
-#[cfg(feature = "telemetry")]
 impl<'de> ::serde::Deserialize<'de> for TelemetryBatch {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "telemetry")]
 impl crate::object::Object for TelemetryBatch {
     const NAME: &'static str = "TelemetryBatch";
 
@@ -1318,14 +1262,12 @@ impl crate::object::Object for TelemetryBatch {
     }
 }
 
-#[cfg(feature = "telemetry")]
 impl<'de> ::serde::Deserialize<'de> for TelemetryPoint {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "telemetry")]
 impl crate::object::Object for TelemetryPoint {
     const NAME: &'static str = "TelemetryPoint";
 
@@ -1447,14 +1389,12 @@ impl crate::object::Object for TelemetryPoint {
     }
 }
 
-#[cfg(feature = "telemetry")]
 impl<'de> ::serde::Deserialize<'de> for DeviceSignals {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "telemetry")]
 impl crate::object::Object for DeviceSignals {
     const NAME: &'static str = "DeviceSignals";
 
@@ -1506,14 +1446,12 @@ impl crate::object::Object for DeviceSignals {
     }
 }
 
-#[cfg(feature = "telemetry")]
 impl<'de> ::serde::Deserialize<'de> for TelemetryBatchResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "telemetry")]
 impl crate::object::Object for TelemetryBatchResult {
     const NAME: &'static str = "TelemetryBatchResult";
 
@@ -1555,14 +1493,12 @@ impl crate::object::Object for TelemetryBatchResult {
     }
 }
 
-#[cfg(feature = "telemetry")]
 impl<'de> ::serde::Deserialize<'de> for PointResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "telemetry")]
 impl crate::object::Object for PointResult {
     const NAME: &'static str = "PointResult";
 
@@ -1760,14 +1696,12 @@ impl crate::object::Object for Event {
     }
 }
 
-#[cfg(feature = "assets")]
 impl<'de> ::serde::Deserialize<'de> for OpenEpisode {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "assets")]
 impl crate::object::Object for OpenEpisode {
     const NAME: &'static str = "OpenEpisode";
 
@@ -1792,14 +1726,12 @@ impl crate::object::Object for OpenEpisode {
     }
 }
 
-#[cfg(feature = "assets")]
 impl<'de> ::serde::Deserialize<'de> for AssetState {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "assets")]
 impl crate::object::Object for AssetState {
     const NAME: &'static str = "AssetState";
 
@@ -1917,14 +1849,12 @@ impl crate::object::Object for AssetState {
     }
 }
 
-#[cfg(feature = "events")]
 impl<'de> ::serde::Deserialize<'de> for DeliveryAttempt {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "events")]
 impl crate::object::Object for DeliveryAttempt {
     const NAME: &'static str = "DeliveryAttempt";
 
@@ -1960,14 +1890,12 @@ impl crate::object::Object for DeliveryAttempt {
     }
 }
 
-#[cfg(feature = "events")]
 impl<'de> ::serde::Deserialize<'de> for Notification {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "events")]
 impl crate::object::Object for Notification {
     const NAME: &'static str = "Notification";
 
@@ -2039,14 +1967,12 @@ impl crate::object::Object for Notification {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl<'de> ::serde::Deserialize<'de> for WebhookSecret {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "accounts")]
 impl crate::object::Object for WebhookSecret {
     const NAME: &'static str = "WebhookSecret";
 

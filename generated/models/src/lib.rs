@@ -357,25 +357,6 @@
 //! | 1500 | 409 | conflict with the current state (duplicate externalId or deviceId, geofence still referenced, token limit reached) |
 //! | 1600 | 429 | too many open event streams of the account (see Live events) |
 //! | 1900 | 500 | internal error (never expected; the message carries no detail) |
-#![cfg_attr(
-    not(
-        all(
-            feature = "auth",
-            feature = "accounts",
-            feature = "assets",
-            feature = "alert-rules",
-            feature = "geofences",
-            feature = "telemetry",
-            feature = "events"
-        )
-    ),
-    allow(
-        dead_code,
-        unused_imports,
-        unused_variables,
-        reason = "with some operation groups off, code only their operations use goes unused"
-    )
-)]
 #[rustfmt::skip]
 mod constraints;
 

@@ -25,7 +25,6 @@ pub struct ErrorBody {
 }
 
 /// An account (tenant) in the account tree.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Account {
     /// Id of the account; also its OAuth 2.0 client id.
@@ -53,7 +52,6 @@ pub struct Account {
 }
 
 /// Fields of a new child account.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CreateAccountRequest {
     /// Name of the account.
@@ -73,7 +71,6 @@ pub struct CreateAccountRequest {
 }
 
 /// Writable fields of an account (full replacement on update: a field left out is cleared). The read-only fields of Account may be sent back as read; they are ignored.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AccountInput {
     /// Read-only (as returned by GET); accepted and ignored.
@@ -102,7 +99,6 @@ pub struct AccountInput {
 }
 
 /// A new client secret of an account.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ClientSecret {
     /// The account's OAuth 2.0 client id (its account id).
@@ -114,7 +110,6 @@ pub struct ClientSecret {
 }
 
 /// Result of account creation.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CreateAccountResponse {
     /// Id of the new account; also its OAuth 2.0 client id.
@@ -125,7 +120,6 @@ pub struct CreateAccountResponse {
 }
 
 /// Service tier of an asset: 1 = Basic, 2 = Premium.
-#[cfg(feature = "assets")]
 #[derive(
     Debug,
     Clone,
@@ -144,7 +138,6 @@ pub enum AssetTier {
     Premium = 2,
 }
 
-#[cfg(feature = "assets")]
 impl AssetTier {
     /// Every value, in the spec's order.
     pub const ALL: [Self; 2] = [Self::Basic, Self::Premium];
@@ -163,7 +156,6 @@ impl AssetTier {
     }
 }
 
-#[cfg(feature = "assets")]
 impl TryFrom<i32> for AssetTier {
     type Error = String;
 
@@ -176,14 +168,12 @@ impl TryFrom<i32> for AssetTier {
     }
 }
 
-#[cfg(feature = "assets")]
 impl ::std::fmt::Display for AssetTier {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         write!(f, "{}", self.value())
     }
 }
 
-#[cfg(feature = "assets")]
 impl ::std::str::FromStr for AssetTier {
     type Err = String;
 
@@ -376,7 +366,6 @@ impl ::std::str::FromStr for EventType {
 }
 
 /// A tracked asset (for example a vehicle) of an account.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Asset {
     /// Id of the asset.
@@ -409,7 +398,6 @@ pub struct Asset {
 }
 
 /// Writable fields of an asset (create, and full replacement on update). The read-only fields of the resource may be sent back as read; they are ignored.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AssetInput {
     /// Read-only (as returned by GET); accepted and ignored.
@@ -442,7 +430,6 @@ pub struct AssetInput {
 }
 
 /// Telemetry thresholds of an asset. Every field is optional and nullable; absent or null means the check is off. Numeric fields accept a JSON number or a numeric string.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TelemetryRules {
     /// Input (external power) voltage below which InputVoltageLow is raised, in volts.
@@ -493,7 +480,6 @@ pub struct TelemetryRules {
 }
 
 /// A rule deciding who is notified, through which channel and when, about one event type of one asset.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AlertRule {
     /// Id of the alert rule.
@@ -534,7 +520,6 @@ pub struct AlertRule {
 }
 
 /// Writable fields of an alert rule (create, and full replacement on update). The read-only fields of the resource may be sent back as read; they are ignored.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AlertRuleInput {
     /// Read-only (as returned by GET); accepted and ignored.
@@ -586,7 +571,6 @@ pub struct AlertRuleInput {
 }
 
 /// A day of the week.
-#[cfg(feature = "alert-rules")]
 #[derive(
     Debug,
     Clone,
@@ -616,7 +600,6 @@ pub enum DayOfWeek {
     Sunday,
 }
 
-#[cfg(feature = "alert-rules")]
 impl DayOfWeek {
     /// Every value, in the spec's order.
     pub const ALL: [Self; 7] = [
@@ -643,14 +626,12 @@ impl DayOfWeek {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl ::std::fmt::Display for DayOfWeek {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl ::std::str::FromStr for DayOfWeek {
     type Err = String;
 
@@ -666,7 +647,6 @@ impl ::std::str::FromStr for DayOfWeek {
 }
 
 /// Daily time window, local to the recipient's timeZone. When from is later than to, the window wraps past midnight (for example 22:00 to 06:00).
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TimeOfDay {
     /// Start of the window, HH:mm (24-hour clock), inclusive.
@@ -676,7 +656,6 @@ pub struct TimeOfDay {
 }
 
 /// Inclusive range of calendar dates (in the recipient's time zone); from <= to.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DateRange {
     /// First day of the range (YYYY-MM-DD), inclusive.
@@ -686,7 +665,6 @@ pub struct DateRange {
 }
 
 /// The person notified by an alert rule.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Recipient {
     /// Language and formatting of notifications as a BCP 47 tag, for example en-US.
@@ -703,7 +681,6 @@ pub struct Recipient {
 }
 
 /// Notification channel kind; names the Channel sub-object that must be present.
-#[cfg(feature = "alert-rules")]
 #[derive(
     Debug,
     Clone,
@@ -727,7 +704,6 @@ pub enum ChannelType {
     Email,
 }
 
-#[cfg(feature = "alert-rules")]
 impl ChannelType {
     /// Every value, in the spec's order.
     pub const ALL: [Self; 4] = [Self::Call, Self::Sms, Self::Telegram, Self::Email];
@@ -743,14 +719,12 @@ impl ChannelType {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl ::std::fmt::Display for ChannelType {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl ::std::str::FromStr for ChannelType {
     type Err = String;
 
@@ -766,7 +740,6 @@ impl ::std::str::FromStr for ChannelType {
 }
 
 /// How a recipient is notified. Exactly the sub-object named by type must be present; the others must be absent. call and sms require recipient.phoneNumber.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Channel {
     /// Channel kind.
@@ -786,12 +759,10 @@ pub struct Channel {
 }
 
 /// Phone call to recipient.phoneNumber; has no settings.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CallChannel {}
 
 /// SMS to recipient.phoneNumber.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct SmsChannel {
     /// When true the recipient can answer the message (for example to acknowledge).
@@ -802,7 +773,6 @@ pub struct SmsChannel {
 }
 
 /// Telegram message to a chat.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TelegramChannel {
     /// Telegram chat id to send to.
@@ -816,7 +786,6 @@ pub struct TelegramChannel {
 }
 
 /// E-mail to an address.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct EmailChannel {
     /// Address to send to: a bare address `local@domain` (no display name) as SMTP takes it (RFC 5321): the local part at most 64 characters, the whole address at most 254, domain labels at most 63; the grammar is checked with the `email_address` crate. Otherwise 400, naming the field and the defect.
@@ -830,7 +799,6 @@ pub struct EmailChannel {
 }
 
 /// A polygon area of an account that alert rules can reference.
-#[cfg(any(feature = "alert-rules", feature = "geofences"))]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Geofence {
     /// Id of the geofence.
@@ -848,7 +816,6 @@ pub struct Geofence {
 }
 
 /// Writable fields of a geofence (create, and full replacement on update). The read-only fields of the resource may be sent back as read; they are ignored.
-#[cfg(feature = "geofences")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GeofenceInput {
     /// Read-only (as returned by GET); accepted and ignored.
@@ -867,7 +834,6 @@ pub struct GeofenceInput {
 }
 
 /// RFC 7946 GeoJSON Polygon geometry. The first ring is the exterior boundary, any further rings are holes. Each ring is closed (its first and last positions are equal) and has at least four positions. Positions are [longitude, latitude] in degrees, longitude within -180..180 and latitude within -90..90. A polygon has at most 2000 positions in all its rings together. It must be valid in the OGC simple-features sense (checked with the `geo` crate's Validation): no ring crosses or touches itself (a bowtie is refused), every ring encloses an area (not all one point, not collinear), holes lie inside the exterior ring, and rings do not overlap or share a segment. The service validates all of this and answers 400 naming the ring (`polygon.coordinates[1] (a hole)`) and the defect. Members other than type and coordinates (GeoJSON foreign members, bbox) are rejected.
-#[cfg(any(feature = "alert-rules", feature = "geofences"))]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct GeoJsonPolygon {
     /// GeoJSON geometry type; always Polygon.
@@ -877,7 +843,6 @@ pub struct GeoJsonPolygon {
 }
 
 /// A short-lived token for telemetry ingestion.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IngestionToken {
     /// Id of the token (to list or revoke it).
@@ -890,7 +855,6 @@ pub struct IngestionToken {
 }
 
 /// An unexpired ingestion token, without its secret.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct IngestionTokenInfo {
     /// Id of the token (to revoke it).
@@ -910,7 +874,6 @@ pub struct IngestionTokenInfo {
 }
 
 /// A signed, short-lived link to the read-only asset portal page of an account.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct PortalLink {
     /// Signed URL of the form {public base URL}/portal/{accountId}?expires=...&signature=...; opens a read-only page listing the account's assets.
@@ -921,7 +884,6 @@ pub struct PortalLink {
 }
 
 /// Form parameters of the token request (RFC 6749 section 4.4.2). All are optional in this schema because the service itself answers missing or invalid ones with RFC 6749 errors. grant_type must be client_credentials. Client credentials go either here or in HTTP Basic authentication, not both.
-#[cfg(feature = "auth")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TokenRequest {
     /// Must be client_credentials.
@@ -939,7 +901,6 @@ pub struct TokenRequest {
 }
 
 /// Successful token response (RFC 6749 section 5.1).
-#[cfg(feature = "auth")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TokenResponse {
     /// The access token, a JWT (HS256); send it as Authorization Bearer.
@@ -951,7 +912,6 @@ pub struct TokenResponse {
 }
 
 /// Error response of the token endpoint (RFC 6749 section 5.2).
-#[cfg(feature = "auth")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct OAuthError {
     /// RFC 6749 error code.
@@ -962,7 +922,6 @@ pub struct OAuthError {
 }
 
 /// A batch of telemetry points of one account (the ingestion token's).
-#[cfg(feature = "telemetry")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TelemetryBatch {
     /// Up to 1,000 points, of any assets of the account, in any order.
@@ -970,7 +929,6 @@ pub struct TelemetryBatch {
 }
 
 /// One report of a tracker. Name the asset by exactly one of assetId and externalId. Every reading is optional; a reading that is absent keeps its last known value for detection. Ranges are checked per point (see ingestTelemetry).
-#[cfg(feature = "telemetry")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TelemetryPoint {
     /// Id of the asset.
@@ -1031,7 +989,6 @@ pub struct TelemetryPoint {
 }
 
 /// Conditions the device reports because the server cannot derive them. `true` means the condition is present (its episode starts), `false` that it has ended; an absent flag leaves the condition as it was.
-#[cfg(feature = "telemetry")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DeviceSignals {
     /// Alarm (panic button, siren); raises AlarmTriggered.
@@ -1061,7 +1018,6 @@ pub struct DeviceSignals {
 }
 
 /// What became of each point of a batch.
-#[cfg(feature = "telemetry")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct TelemetryBatchResult {
     /// Number of points stored.
@@ -1075,7 +1031,6 @@ pub struct TelemetryBatchResult {
 }
 
 /// The outcome of one telemetry point.
-#[cfg(feature = "telemetry")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct PointResult {
     /// Position of the point in the request (0-based).
@@ -1162,7 +1117,6 @@ pub struct Event {
 }
 
 /// A condition of an asset that started (raised its event) and has not ended.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct OpenEpisode {
     #[serde(rename = "eventType")]
@@ -1172,7 +1126,6 @@ pub struct OpenEpisode {
 }
 
 /// The last known state of an asset, from the newest point processed.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct AssetState {
     /// The asset.
@@ -1234,7 +1187,6 @@ pub struct AssetState {
 }
 
 /// How a notification is delivered.
-#[cfg(feature = "events")]
 #[derive(
     Debug,
     Clone,
@@ -1260,7 +1212,6 @@ pub enum NotificationChannel {
     Webhook,
 }
 
-#[cfg(feature = "events")]
 impl NotificationChannel {
     /// Every value, in the spec's order.
     pub const ALL: [Self; 5] = [
@@ -1283,14 +1234,12 @@ impl NotificationChannel {
     }
 }
 
-#[cfg(feature = "events")]
 impl ::std::fmt::Display for NotificationChannel {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
-#[cfg(feature = "events")]
 impl ::std::str::FromStr for NotificationChannel {
     type Err = String;
 
@@ -1312,7 +1261,6 @@ impl ::std::str::FromStr for NotificationChannel {
 /// skipped: the channel is not configured on this service (see reason);
 /// coalesced: the recipient's rate limit was reached, so it was folded into a digest
 /// message (see digestId); cancelled: the event was acknowledged before it was sent.
-#[cfg(feature = "events")]
 #[derive(
     Debug,
     Clone,
@@ -1340,7 +1288,6 @@ pub enum NotificationStatus {
     Cancelled,
 }
 
-#[cfg(feature = "events")]
 impl NotificationStatus {
     /// Every value, in the spec's order.
     pub const ALL: [Self; 6] = [
@@ -1365,14 +1312,12 @@ impl NotificationStatus {
     }
 }
 
-#[cfg(feature = "events")]
 impl ::std::fmt::Display for NotificationStatus {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
-#[cfg(feature = "events")]
 impl ::std::str::FromStr for NotificationStatus {
     type Err = String;
 
@@ -1390,7 +1335,6 @@ impl ::std::str::FromStr for NotificationStatus {
 }
 
 /// One try to hand a notification to its provider.
-#[cfg(feature = "events")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct DeliveryAttempt {
     /// When the attempt was made.
@@ -1406,7 +1350,6 @@ pub struct DeliveryAttempt {
 }
 
 /// A message owed to one recipient (an alert rule's) or one webhook receiver about one event.
-#[cfg(feature = "events")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Notification {
     /// Id of the notification; also the idempotency key sent to providers that take one.
@@ -1444,7 +1387,6 @@ pub struct Notification {
 }
 
 /// The secret that signs webhooks sent to an account's callbackUri.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct WebhookSecret {
     /// `whsec_` followed by the base64 of the HMAC-SHA256 key (Standard Webhooks): pass it as it is to a Standard Webhooks library, or base64-decode the part after `whsec_` to get the key bytes.
@@ -1465,7 +1407,6 @@ pub struct WebhookEvent {
 }
 
 /// GeoJSON geometry type; always Polygon.
-#[cfg(any(feature = "alert-rules", feature = "geofences"))]
 #[derive(
     Debug,
     Clone,
@@ -1483,7 +1424,6 @@ pub enum GeoJsonPolygonType {
     Polygon,
 }
 
-#[cfg(any(feature = "alert-rules", feature = "geofences"))]
 impl GeoJsonPolygonType {
     /// Every value, in the spec's order.
     pub const ALL: [Self; 1] = [Self::Polygon];
@@ -1496,14 +1436,12 @@ impl GeoJsonPolygonType {
     }
 }
 
-#[cfg(any(feature = "alert-rules", feature = "geofences"))]
 impl ::std::fmt::Display for GeoJsonPolygonType {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
-#[cfg(any(feature = "alert-rules", feature = "geofences"))]
 impl ::std::str::FromStr for GeoJsonPolygonType {
     type Err = String;
 
@@ -1521,7 +1459,6 @@ impl ::std::str::FromStr for GeoJsonPolygonType {
 }
 
 /// Token type; always Bearer.
-#[cfg(feature = "auth")]
 #[derive(
     Debug,
     Clone,
@@ -1539,7 +1476,6 @@ pub enum TokenResponseTokenType {
     Bearer,
 }
 
-#[cfg(feature = "auth")]
 impl TokenResponseTokenType {
     /// Every value, in the spec's order.
     pub const ALL: [Self; 1] = [Self::Bearer];
@@ -1552,14 +1488,12 @@ impl TokenResponseTokenType {
     }
 }
 
-#[cfg(feature = "auth")]
 impl ::std::fmt::Display for TokenResponseTokenType {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
-#[cfg(feature = "auth")]
 impl ::std::str::FromStr for TokenResponseTokenType {
     type Err = String;
 
@@ -1577,7 +1511,6 @@ impl ::std::str::FromStr for TokenResponseTokenType {
 }
 
 /// RFC 6749 error code.
-#[cfg(feature = "auth")]
 #[derive(
     Debug,
     Clone,
@@ -1605,7 +1538,6 @@ pub enum OAuthErrorError {
     InvalidScope,
 }
 
-#[cfg(feature = "auth")]
 impl OAuthErrorError {
     /// Every value, in the spec's order.
     pub const ALL: [Self; 6] = [
@@ -1630,14 +1562,12 @@ impl OAuthErrorError {
     }
 }
 
-#[cfg(feature = "auth")]
 impl ::std::fmt::Display for OAuthErrorError {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
-#[cfg(feature = "auth")]
 impl ::std::str::FromStr for OAuthErrorError {
     type Err = String;
 
@@ -1655,7 +1585,6 @@ impl ::std::str::FromStr for OAuthErrorError {
 }
 
 /// accepted (stored), duplicate (already stored; nothing changed) or rejected.
-#[cfg(feature = "telemetry")]
 #[derive(
     Debug,
     Clone,
@@ -1677,7 +1606,6 @@ pub enum PointResultStatus {
     Rejected,
 }
 
-#[cfg(feature = "telemetry")]
 impl PointResultStatus {
     /// Every value, in the spec's order.
     pub const ALL: [Self; 3] = [Self::Accepted, Self::Duplicate, Self::Rejected];
@@ -1692,14 +1620,12 @@ impl PointResultStatus {
     }
 }
 
-#[cfg(feature = "telemetry")]
 impl ::std::fmt::Display for PointResultStatus {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
-#[cfg(feature = "telemetry")]
 impl ::std::str::FromStr for PointResultStatus {
     type Err = String;
 
@@ -1717,7 +1643,6 @@ impl ::std::str::FromStr for PointResultStatus {
 }
 
 /// Why the point was rejected; only for rejected points.
-#[cfg(feature = "telemetry")]
 #[derive(
     Debug,
     Clone,
@@ -1743,7 +1668,6 @@ pub enum PointResultReason {
     InFuture,
 }
 
-#[cfg(feature = "telemetry")]
 impl PointResultReason {
     /// Every value, in the spec's order.
     pub const ALL: [Self; 5] = [
@@ -1766,14 +1690,12 @@ impl PointResultReason {
     }
 }
 
-#[cfg(feature = "telemetry")]
 impl ::std::fmt::Display for PointResultReason {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
-#[cfg(feature = "telemetry")]
 impl ::std::str::FromStr for PointResultReason {
     type Err = String;
 
@@ -1877,7 +1799,6 @@ impl ::std::str::FromStr for EventDetailsQuantity {
 }
 
 /// What the provider answered.
-#[cfg(feature = "events")]
 #[derive(
     Debug,
     Clone,
@@ -1899,7 +1820,6 @@ pub enum DeliveryAttemptOutcome {
     PermanentFailure,
 }
 
-#[cfg(feature = "events")]
 impl DeliveryAttemptOutcome {
     /// Every value, in the spec's order.
     pub const ALL: [Self; 3] = [
@@ -1918,14 +1838,12 @@ impl DeliveryAttemptOutcome {
     }
 }
 
-#[cfg(feature = "events")]
 impl ::std::fmt::Display for DeliveryAttemptOutcome {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
-#[cfg(feature = "events")]
 impl ::std::str::FromStr for DeliveryAttemptOutcome {
     type Err = String;
 
@@ -1998,42 +1916,34 @@ impl ::std::str::FromStr for WebhookEventType {
 pub(crate) mod defaults {
     use super::*;
 
-    #[cfg(feature = "alert-rules")]
     pub(crate) fn alert_rule_input_order() -> i64 {
         0
     }
 
-    #[cfg(feature = "alert-rules")]
     pub(crate) fn alert_rule_input_is_disabled() -> bool {
         false
     }
 
-    #[cfg(feature = "alert-rules")]
     pub(crate) fn alert_rule_input_days_of_week() -> Vec<DayOfWeek> {
         Vec::new()
     }
 
-    #[cfg(feature = "alert-rules")]
     pub(crate) fn alert_rule_input_inside_geofences() -> Vec<::uuid::Uuid> {
         Vec::new()
     }
 
-    #[cfg(feature = "alert-rules")]
     pub(crate) fn alert_rule_input_outside_geofences() -> Vec<::uuid::Uuid> {
         Vec::new()
     }
 
-    #[cfg(feature = "alert-rules")]
     pub(crate) fn sms_channel_is_interactive() -> bool {
         false
     }
 
-    #[cfg(feature = "alert-rules")]
     pub(crate) fn telegram_channel_is_interactive() -> bool {
         false
     }
 
-    #[cfg(feature = "alert-rules")]
     pub(crate) fn email_channel_is_interactive() -> bool {
         false
     }

@@ -3,8 +3,30 @@
 //! The trait to implement.
 use crate::models;
 use crate::Rejection;
-use crate::requests::*;
-use crate::responses::*;
+use crate::{
+    IssueTokenRequest, GetAccountRequest, UpdateAccountRequest, CreateAccountRequest,
+    DeleteAccountRequest, ListChildAccountsRequest, RotateClientSecretRequest,
+    ListAssetsRequest, CreateAssetRequest, GetAssetRequest, UpdateAssetRequest,
+    DeleteAssetRequest, CreateAlertRuleRequest, ListAlertRulesRequest,
+    ListAlertRuleGeofencesRequest, GetAlertRuleRequest, UpdateAlertRuleRequest,
+    DeleteAlertRuleRequest, ListGeofencesRequest, CreateGeofenceRequest,
+    GetGeofenceRequest, UpdateGeofenceRequest, DeleteGeofenceRequest,
+    GetIngestionTokenRequest, ListIngestionTokensRequest, RevokeIngestionTokenRequest,
+    GetPortalLinkRequest, IngestTelemetryRequest, GetAssetStateRequest,
+    ListEventsRequest, StreamEventsRequest, GetEventRequest, AcknowledgeEventRequest,
+    ListEventNotificationsRequest, GetWebhookSecretRequest, IssueTokenResponse,
+    GetAccountResponse, UpdateAccountResponse, CreateAccountResponse,
+    DeleteAccountResponse, ListChildAccountsResponse, RotateClientSecretResponse,
+    ListAssetsResponse, CreateAssetResponse, GetAssetResponse, UpdateAssetResponse,
+    DeleteAssetResponse, CreateAlertRuleResponse, ListAlertRulesResponse,
+    ListAlertRuleGeofencesResponse, GetAlertRuleResponse, UpdateAlertRuleResponse,
+    DeleteAlertRuleResponse, ListGeofencesResponse, CreateGeofenceResponse,
+    GetGeofenceResponse, UpdateGeofenceResponse, DeleteGeofenceResponse,
+    GetIngestionTokenResponse, ListIngestionTokensResponse, RevokeIngestionTokenResponse,
+    GetPortalLinkResponse, IngestTelemetryResponse, GetAssetStateResponse,
+    ListEventsResponse, StreamEventsResponse, GetEventResponse, AcknowledgeEventResponse,
+    ListEventNotificationsResponse, GetWebhookSecretResponse,
+};
 
 /// The operations of Asset Alerting API (version v1). Implement this trait, then serve it with [`router`](crate::router).
 pub trait AssetAlertingApi: Send + Sync + 'static {
@@ -44,7 +66,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// operation.
     ///
     /// Takes HTTP Basic credentials (`request.basic`) if the request sends them.
-    #[cfg(feature = "auth")]
     fn issue_token(
         &self,
         request: IssueTokenRequest,
@@ -60,7 +81,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// the operation documents it; for a status it does not document, answer
     /// `IssueTokenResponse::Other(rejection.status, self.rejection(rejection))`.
     /// A 401 without a `WWW-Authenticate` header gets `rejection.challenge`.
-    #[cfg(feature = "auth")]
     fn issue_token_rejection(&self, rejection: &Rejection) -> IssueTokenResponse;
 
     /// Get an account
@@ -68,7 +88,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// `GET /v1/accounts/{accountId}`
     ///
     /// Returns the account, if it is the caller's own account or one of its descendants.
-    #[cfg(feature = "accounts")]
     fn get_account(
         &self,
         principal: Self::Principal,
@@ -84,7 +103,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// of `Account` (id, parentId, createdAt) may be sent back as read and are ignored, so a
     /// body obtained by GET can be sent back by PUT. A caller may update its own account and
     /// every descendant.
-    #[cfg(feature = "accounts")]
     fn update_account(
         &self,
         principal: Self::Principal,
@@ -99,7 +117,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// new account). The parent must be the caller's account or one of its descendants. The
     /// response carries the new account's id (its OAuth client id) and its client secret; the
     /// secret is shown only this once and stored hashed.
-    #[cfg(feature = "accounts")]
     fn create_account(
         &self,
         principal: Self::Principal,
@@ -116,7 +133,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// either all of it or none of it. Access tokens of deleted accounts stop working at once
     /// (every operation answers 404 for them). A caller cannot delete its own account (409;
     /// its parent can), so the root account is never deleted.
-    #[cfg(feature = "accounts")]
     fn delete_account(
         &self,
         principal: Self::Principal,
@@ -129,7 +145,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     ///
     /// Returns one page of the account's direct children, ordered by name, then id (stable
     /// across pages). `skip` and `take` work as in list assets.
-    #[cfg(feature = "accounts")]
     fn list_child_accounts(
         &self,
         principal: Self::Principal,
@@ -145,7 +160,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// client's configuration with the new one. Access tokens already issued stay valid until
     /// they expire (at most 1 hour). A caller may rotate the secret of its own account and of
     /// every descendant.
-    #[cfg(feature = "accounts")]
     fn rotate_client_secret(
         &self,
         principal: Self::Principal,
@@ -162,7 +176,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// value outside the bounds (`minimum`/`maximum`, whether sent as a number or a string) is
     /// rejected with 400, not clamped. `externalId` and `deviceId` filter by exact value.
     /// Soft-deleted assets are hidden unless `includeDeleted` is true.
-    #[cfg(feature = "assets")]
     fn list_assets(
         &self,
         principal: Self::Principal,
@@ -176,7 +189,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// Creates an asset in the account. `externalId` must not be used by another non-deleted
     /// asset of the account, nor `deviceId` by another non-deleted asset of any account (409
     /// otherwise).
-    #[cfg(feature = "assets")]
     fn create_asset(
         &self,
         principal: Self::Principal,
@@ -188,7 +200,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// `GET /v1/accounts/{accountId}/assets/{assetId}`
     ///
     /// Returns the asset. Soft-deleted assets are still returned, with isDeleted true.
-    #[cfg(feature = "assets")]
     fn get_asset(
         &self,
         principal: Self::Principal,
@@ -204,7 +215,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// is allowed and does not undelete it. `externalId` must not be used by another
     /// non-deleted asset of the account, nor `deviceId` by another non-deleted asset of any
     /// account (409 otherwise); an omitted deviceId removes it.
-    #[cfg(feature = "assets")]
     fn update_asset(
         &self,
         principal: Self::Principal,
@@ -218,7 +228,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// Soft-deletes the asset: sets isDeleted to true. The asset and its alert rules remain
     /// readable, but it raises no alerts and is hidden from list assets by default. Deleting
     /// an already deleted asset also answers 204.
-    #[cfg(feature = "assets")]
     fn delete_asset(
         &self,
         principal: Self::Principal,
@@ -232,7 +241,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// Creates an alert rule for the asset. Every geofence id in insideGeofences and
     /// outsideGeofences must name a geofence of the same account (400 otherwise). The rule is
     /// then read, replaced and deleted at `/v1/accounts/{accountId}/alertRules/{alertRuleId}`.
-    #[cfg(feature = "alert-rules")]
     fn create_alert_rule(
         &self,
         principal: Self::Principal,
@@ -246,7 +254,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// Returns all alert rules of the asset whose eventType equals `{eventType}` (exact match:
     /// event type 1, Any, lists only the rules bound to Any), ordered by `order` ascending,
     /// then id. The array is the whole body.
-    #[cfg(feature = "alert-rules")]
     fn list_alert_rules(
         &self,
         principal: Self::Principal,
@@ -260,7 +267,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// Returns the distinct geofences referenced (in insideGeofences or outsideGeofences) by
     /// the asset's alert rules whose eventType equals `{eventType}`, ordered by name, then id.
     /// The array is the whole body.
-    #[cfg(feature = "alert-rules")]
     fn list_alert_rule_geofences(
         &self,
         principal: Self::Principal,
@@ -272,7 +278,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// `GET /v1/accounts/{accountId}/alertRules/{alertRuleId}`
     ///
     /// Returns the alert rule.
-    #[cfg(feature = "alert-rules")]
     fn get_alert_rule(
         &self,
         principal: Self::Principal,
@@ -286,7 +291,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// Replaces the rule's writable fields (full replacement: omitted fields take their
     /// defaults). The rule stays attached to its asset. Every geofence id in insideGeofences
     /// and outsideGeofences must name a geofence of the same account (400 otherwise).
-    #[cfg(feature = "alert-rules")]
     fn update_alert_rule(
         &self,
         principal: Self::Principal,
@@ -298,7 +302,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// `DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`
     ///
     /// Deletes the alert rule for good (hard delete).
-    #[cfg(feature = "alert-rules")]
     fn delete_alert_rule(
         &self,
         principal: Self::Principal,
@@ -310,7 +313,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// `GET /v1/accounts/{accountId}/geofences`
     ///
     /// Returns all geofences of the account, ordered by name, then id.
-    #[cfg(feature = "geofences")]
     fn list_geofences(
         &self,
         principal: Self::Principal,
@@ -323,7 +325,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     ///
     /// Creates a geofence in the account. `externalId` must not be used by another geofence of
     /// the account (409 otherwise). The polygon is validated (closed rings, coordinate ranges).
-    #[cfg(feature = "geofences")]
     fn create_geofence(
         &self,
         principal: Self::Principal,
@@ -335,7 +336,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// `GET /v1/accounts/{accountId}/geofences/{geofenceId}`
     ///
     /// Returns the geofence.
-    #[cfg(feature = "geofences")]
     fn get_geofence(
         &self,
         principal: Self::Principal,
@@ -349,7 +349,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// Replaces the geofence's externalId, name and polygon. Alert rules referencing it keep
     /// referencing it. `externalId` must not be used by another geofence of the account (409
     /// otherwise).
-    #[cfg(feature = "geofences")]
     fn update_geofence(
         &self,
         principal: Self::Principal,
@@ -364,7 +363,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// insideGeofences or outsideGeofences, including rules of soft-deleted assets) the
     /// service answers 409 and deletes nothing: deleting never silently changes a rule's
     /// meaning. Detach the geofence from those rules first.
-    #[cfg(feature = "geofences")]
     fn delete_geofence(
         &self,
         principal: Self::Principal,
@@ -382,7 +380,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// allowance, never against the descendant's own, so no ancestor can lock an account out.
     /// Beyond the limit the service answers 409 until one expires or is revoked
     /// (`DELETE .../ingestionTokens/{tokenId}`).
-    #[cfg(feature = "accounts")]
     fn get_ingestion_token(
         &self,
         principal: Self::Principal,
@@ -396,7 +393,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// Returns the account's unexpired ingestion tokens, newest first, without their secret
     /// (it is stored only hashed). `issuedBy` names the account whose caller requested each
     /// token: the account itself or one of its ancestors.
-    #[cfg(feature = "accounts")]
     fn list_ingestion_tokens(
         &self,
         principal: Self::Principal,
@@ -410,7 +406,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// Revokes the token at once: telemetry posted with it afterwards answers 401, and it no
     /// longer counts against the limit of unexpired tokens. Any caller that can see the
     /// account may revoke any of its tokens, whoever requested it.
-    #[cfg(feature = "accounts")]
     fn revoke_ingestion_token(
         &self,
         principal: Self::Principal,
@@ -425,7 +420,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// `{public base URL}/portal/{accountId}?expires=...&signature=...`, valid for 15 minutes
     /// (see expiresAt). Opening it shows a read-only page listing the account's assets; no
     /// other credential is needed while the link is valid.
-    #[cfg(feature = "accounts")]
     fn get_portal_link(
         &self,
         principal: Self::Principal,
@@ -457,7 +451,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// shape (wrong types, a missing timestamp, unknown fields, more than 1,000 points) is
     /// answered 400 and nothing is stored. An accepted point is on disk, with the events it
     /// raised and their notifications, before the answer is sent.
-    #[cfg(feature = "telemetry")]
     fn ingest_telemetry(
         &self,
         principal: Self::Principal,
@@ -471,7 +464,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// The asset's last processed point (time, position and each reading's last known
     /// value), the geofences it is inside, its country, and the episodes currently open.
     /// An asset that has not reported yet has no `lastReportAt`.
-    #[cfg(feature = "assets")]
     fn get_asset_state(
         &self,
         principal: Self::Principal,
@@ -486,7 +478,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// descending). Filters combine: `assetId`, `eventType` (1 = Any means no filter),
     /// `from` (inclusive) and `to` (exclusive) on occurredAt; `from` at or after `to` matches
     /// nothing. `skip` and `take` work as in list assets (take 1..500, default 50).
-    #[cfg(feature = "events")]
     fn list_events(
         &self,
         principal: Self::Principal,
@@ -507,7 +498,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// `Last-Event-ID` to go on without a gap. A comment line (`:`) is sent after 15 s without
     /// an event. At most 10 streams of one account are open at once: another is answered 429
     /// (code 1600).
-    #[cfg(feature = "events")]
     fn stream_events(
         &self,
         principal: Self::Principal,
@@ -517,7 +507,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// Get an event
     ///
     /// `GET /v1/accounts/{accountId}/events/{eventId}`
-    #[cfg(feature = "events")]
     fn get_event(
         &self,
         principal: Self::Principal,
@@ -532,7 +521,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// notification of the event that has not been sent yet is cancelled. Acknowledging an
     /// acknowledged event changes nothing and answers the event as it is (the first
     /// acknowledgement is kept).
-    #[cfg(feature = "events")]
     fn acknowledge_event(
         &self,
         principal: Self::Principal,
@@ -545,7 +533,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     ///
     /// Every notification the event caused (one per matching alert rule, one per webhook
     /// receiving account), in creation order, each with its delivery attempts.
-    #[cfg(feature = "events")]
     fn list_event_notifications(
         &self,
         principal: Self::Principal,
@@ -559,7 +546,6 @@ pub trait AssetAlertingApi: Send + Sync + 'static {
     /// The secret with which the service signs the webhooks it sends to this account's
     /// callbackUri (see the `event` webhook). It is derived from the service's signing key and
     /// the account id, so it is stable and the same on every call.
-    #[cfg(feature = "accounts")]
     fn get_webhook_secret(
         &self,
         principal: Self::Principal,

@@ -20,25 +20,6 @@
 //! the operation: the router answers them with the API's error body, built by the trait from a
 //! [`Rejection`]; an operation that documents its own error body answers them through its
 //! `{operation}_rejection` method instead.
-#![cfg_attr(
-    not(
-        all(
-            feature = "auth",
-            feature = "accounts",
-            feature = "assets",
-            feature = "alert-rules",
-            feature = "geofences",
-            feature = "telemetry",
-            feature = "events"
-        )
-    ),
-    allow(
-        dead_code,
-        unused_imports,
-        unused_variables,
-        reason = "with some operation groups off, code only their operations use goes unused"
-    )
-)]
 #[rustfmt::skip]
 mod api;
 

@@ -5,7 +5,6 @@ use crate::models;
 use crate::BasicCredentials;
 
 /// The parameters and body of [`issue_token`](crate::AssetAlertingApi::issue_token): `POST /v1/auth/token`.
-#[cfg(feature = "auth")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct IssueTokenRequest {
     /// HTTP Basic credentials (`Authorization: Basic`), if the request sent them.
@@ -17,7 +16,6 @@ pub struct IssueTokenRequest {
 }
 
 /// The parameters and body of [`get_account`](crate::AssetAlertingApi::get_account): `GET /v1/accounts/{accountId}`.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetAccountRequest {
     /// Id of the account.
@@ -25,7 +23,6 @@ pub struct GetAccountRequest {
 }
 
 /// The parameters and body of [`update_account`](crate::AssetAlertingApi::update_account): `PUT /v1/accounts/{accountId}`.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct UpdateAccountRequest {
     /// Id of the account owning the resource.
@@ -37,7 +34,6 @@ pub struct UpdateAccountRequest {
 }
 
 /// The parameters and body of [`create_account`](crate::AssetAlertingApi::create_account): `POST /v1/accounts/{accountId}`.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateAccountRequest {
     /// Id of the parent account of the account to create.
@@ -49,7 +45,6 @@ pub struct CreateAccountRequest {
 }
 
 /// The parameters and body of [`delete_account`](crate::AssetAlertingApi::delete_account): `DELETE /v1/accounts/{accountId}`.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeleteAccountRequest {
     /// Id of the account owning the resource.
@@ -57,7 +52,6 @@ pub struct DeleteAccountRequest {
 }
 
 /// The parameters and body of [`list_child_accounts`](crate::AssetAlertingApi::list_child_accounts): `GET /v1/accounts/{accountId}/children`.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListChildAccountsRequest {
     /// Id of the account owning the resource.
@@ -73,7 +67,6 @@ pub struct ListChildAccountsRequest {
 }
 
 /// The parameters and body of [`rotate_client_secret`](crate::AssetAlertingApi::rotate_client_secret): `POST /v1/accounts/{accountId}/clientSecret`.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct RotateClientSecretRequest {
     /// Id of the account owning the resource.
@@ -81,7 +74,6 @@ pub struct RotateClientSecretRequest {
 }
 
 /// The parameters and body of [`list_assets`](crate::AssetAlertingApi::list_assets): `GET /v1/accounts/{accountId}/assets`.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListAssetsRequest {
     /// Id of the account owning the assets.
@@ -105,7 +97,6 @@ pub struct ListAssetsRequest {
 }
 
 /// The parameters and body of [`create_asset`](crate::AssetAlertingApi::create_asset): `POST /v1/accounts/{accountId}/assets`.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateAssetRequest {
     /// Id of the account that will own the asset.
@@ -117,7 +108,6 @@ pub struct CreateAssetRequest {
 }
 
 /// The parameters and body of [`get_asset`](crate::AssetAlertingApi::get_asset): `GET /v1/accounts/{accountId}/assets/{assetId}`.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetAssetRequest {
     /// Id of the account owning the asset.
@@ -127,7 +117,6 @@ pub struct GetAssetRequest {
 }
 
 /// The parameters and body of [`update_asset`](crate::AssetAlertingApi::update_asset): `PUT /v1/accounts/{accountId}/assets/{assetId}`.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct UpdateAssetRequest {
     /// Id of the account owning the asset.
@@ -141,7 +130,6 @@ pub struct UpdateAssetRequest {
 }
 
 /// The parameters and body of [`delete_asset`](crate::AssetAlertingApi::delete_asset): `DELETE /v1/accounts/{accountId}/assets/{assetId}`.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeleteAssetRequest {
     /// Id of the account owning the asset.
@@ -151,7 +139,6 @@ pub struct DeleteAssetRequest {
 }
 
 /// The parameters and body of [`create_alert_rule`](crate::AssetAlertingApi::create_alert_rule): `POST /v1/accounts/{accountId}/assets/{assetId}/alertRules`.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateAlertRuleRequest {
     /// Id of the account owning the asset.
@@ -165,7 +152,6 @@ pub struct CreateAlertRuleRequest {
 }
 
 /// The parameters and body of [`list_alert_rules`](crate::AssetAlertingApi::list_alert_rules): `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}`.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListAlertRulesRequest {
     /// Id of the account owning the asset.
@@ -177,7 +163,6 @@ pub struct ListAlertRulesRequest {
 }
 
 /// The parameters and body of [`list_alert_rule_geofences`](crate::AssetAlertingApi::list_alert_rule_geofences): `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}/geofences`.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListAlertRuleGeofencesRequest {
     /// Id of the account owning the asset.
@@ -189,7 +174,6 @@ pub struct ListAlertRuleGeofencesRequest {
 }
 
 /// The parameters and body of [`get_alert_rule`](crate::AssetAlertingApi::get_alert_rule): `GET /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetAlertRuleRequest {
     /// Id of the account owning the rule (the account of its asset).
@@ -199,7 +183,6 @@ pub struct GetAlertRuleRequest {
 }
 
 /// The parameters and body of [`update_alert_rule`](crate::AssetAlertingApi::update_alert_rule): `PUT /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct UpdateAlertRuleRequest {
     /// Id of the account owning the rule (the account of its asset).
@@ -213,7 +196,6 @@ pub struct UpdateAlertRuleRequest {
 }
 
 /// The parameters and body of [`delete_alert_rule`](crate::AssetAlertingApi::delete_alert_rule): `DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`.
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeleteAlertRuleRequest {
     /// Id of the account owning the rule (the account of its asset).
@@ -223,7 +205,6 @@ pub struct DeleteAlertRuleRequest {
 }
 
 /// The parameters and body of [`list_geofences`](crate::AssetAlertingApi::list_geofences): `GET /v1/accounts/{accountId}/geofences`.
-#[cfg(feature = "geofences")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListGeofencesRequest {
     /// Id of the account owning the geofences.
@@ -231,7 +212,6 @@ pub struct ListGeofencesRequest {
 }
 
 /// The parameters and body of [`create_geofence`](crate::AssetAlertingApi::create_geofence): `POST /v1/accounts/{accountId}/geofences`.
-#[cfg(feature = "geofences")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateGeofenceRequest {
     /// Id of the account that will own the geofence.
@@ -243,7 +223,6 @@ pub struct CreateGeofenceRequest {
 }
 
 /// The parameters and body of [`get_geofence`](crate::AssetAlertingApi::get_geofence): `GET /v1/accounts/{accountId}/geofences/{geofenceId}`.
-#[cfg(feature = "geofences")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetGeofenceRequest {
     /// Id of the account owning the geofence.
@@ -253,7 +232,6 @@ pub struct GetGeofenceRequest {
 }
 
 /// The parameters and body of [`update_geofence`](crate::AssetAlertingApi::update_geofence): `PUT /v1/accounts/{accountId}/geofences/{geofenceId}`.
-#[cfg(feature = "geofences")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct UpdateGeofenceRequest {
     /// Id of the account owning the geofence.
@@ -267,7 +245,6 @@ pub struct UpdateGeofenceRequest {
 }
 
 /// The parameters and body of [`delete_geofence`](crate::AssetAlertingApi::delete_geofence): `DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`.
-#[cfg(feature = "geofences")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeleteGeofenceRequest {
     /// Id of the account owning the geofence.
@@ -277,7 +254,6 @@ pub struct DeleteGeofenceRequest {
 }
 
 /// The parameters and body of [`get_ingestion_token`](crate::AssetAlertingApi::get_ingestion_token): `GET /v1/accounts/{accountId}/ingestionToken`.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetIngestionTokenRequest {
     /// Id of the account the token ingests telemetry for.
@@ -285,7 +261,6 @@ pub struct GetIngestionTokenRequest {
 }
 
 /// The parameters and body of [`list_ingestion_tokens`](crate::AssetAlertingApi::list_ingestion_tokens): `GET /v1/accounts/{accountId}/ingestionTokens`.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListIngestionTokensRequest {
     /// Id of the account owning the resource.
@@ -293,7 +268,6 @@ pub struct ListIngestionTokensRequest {
 }
 
 /// The parameters and body of [`revoke_ingestion_token`](crate::AssetAlertingApi::revoke_ingestion_token): `DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct RevokeIngestionTokenRequest {
     /// Id of the account owning the resource.
@@ -303,7 +277,6 @@ pub struct RevokeIngestionTokenRequest {
 }
 
 /// The parameters and body of [`get_portal_link`](crate::AssetAlertingApi::get_portal_link): `GET /v1/accounts/{accountId}/portalLink`.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetPortalLinkRequest {
     /// Id of the account whose portal page is linked.
@@ -311,7 +284,6 @@ pub struct GetPortalLinkRequest {
 }
 
 /// The parameters and body of [`ingest_telemetry`](crate::AssetAlertingApi::ingest_telemetry): `POST /v1/telemetry`.
-#[cfg(feature = "telemetry")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct IngestTelemetryRequest {
     /// The request body.
@@ -321,7 +293,6 @@ pub struct IngestTelemetryRequest {
 }
 
 /// The parameters and body of [`get_asset_state`](crate::AssetAlertingApi::get_asset_state): `GET /v1/accounts/{accountId}/assets/{assetId}/state`.
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetAssetStateRequest {
     /// Id of the account owning the resource.
@@ -331,7 +302,6 @@ pub struct GetAssetStateRequest {
 }
 
 /// The parameters and body of [`list_events`](crate::AssetAlertingApi::list_events): `GET /v1/accounts/{accountId}/events`.
-#[cfg(feature = "events")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListEventsRequest {
     /// Id of the account owning the resource.
@@ -355,7 +325,6 @@ pub struct ListEventsRequest {
 }
 
 /// The parameters and body of [`stream_events`](crate::AssetAlertingApi::stream_events): `GET /v1/accounts/{accountId}/events/stream`.
-#[cfg(feature = "events")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct StreamEventsRequest {
     /// Id of the account owning the resource.
@@ -373,7 +342,6 @@ pub struct StreamEventsRequest {
 }
 
 /// The parameters and body of [`get_event`](crate::AssetAlertingApi::get_event): `GET /v1/accounts/{accountId}/events/{eventId}`.
-#[cfg(feature = "events")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetEventRequest {
     /// Id of the account owning the resource.
@@ -383,7 +351,6 @@ pub struct GetEventRequest {
 }
 
 /// The parameters and body of [`acknowledge_event`](crate::AssetAlertingApi::acknowledge_event): `POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`.
-#[cfg(feature = "events")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct AcknowledgeEventRequest {
     /// Id of the account owning the resource.
@@ -393,7 +360,6 @@ pub struct AcknowledgeEventRequest {
 }
 
 /// The parameters and body of [`list_event_notifications`](crate::AssetAlertingApi::list_event_notifications): `GET /v1/accounts/{accountId}/events/{eventId}/notifications`.
-#[cfg(feature = "events")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListEventNotificationsRequest {
     /// Id of the account owning the resource.
@@ -403,7 +369,6 @@ pub struct ListEventNotificationsRequest {
 }
 
 /// The parameters and body of [`get_webhook_secret`](crate::AssetAlertingApi::get_webhook_secret): `GET /v1/accounts/{accountId}/webhookSecret`.
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetWebhookSecretRequest {
     /// Id of the account owning the resource.

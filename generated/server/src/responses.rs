@@ -8,7 +8,6 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 /// The responses of [`issue_token`](crate::AssetAlertingApi::issue_token).
-#[cfg(feature = "auth")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum IssueTokenResponse {
     /// `200`: The access token.
@@ -35,7 +34,6 @@ pub enum IssueTokenResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "auth")]
 impl IntoResponse for IssueTokenResponse {
     fn into_response(self) -> Response {
         match self {
@@ -65,7 +63,6 @@ impl IntoResponse for IssueTokenResponse {
 }
 
 /// The responses of [`get_account`](crate::AssetAlertingApi::get_account).
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -88,7 +85,6 @@ pub enum GetAccountResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl IntoResponse for GetAccountResponse {
     fn into_response(self) -> Response {
         match self {
@@ -109,7 +105,6 @@ impl IntoResponse for GetAccountResponse {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl respond::ErrorResponse for GetAccountResponse {
     type Error = models::ErrorBody;
 
@@ -129,7 +124,6 @@ impl respond::ErrorResponse for GetAccountResponse {
 }
 
 /// The responses of [`update_account`](crate::AssetAlertingApi::update_account).
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -152,7 +146,6 @@ pub enum UpdateAccountResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl IntoResponse for UpdateAccountResponse {
     fn into_response(self) -> Response {
         match self {
@@ -173,7 +166,6 @@ impl IntoResponse for UpdateAccountResponse {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl respond::ErrorResponse for UpdateAccountResponse {
     type Error = models::ErrorBody;
 
@@ -193,7 +185,6 @@ impl respond::ErrorResponse for UpdateAccountResponse {
 }
 
 /// The responses of [`create_account`](crate::AssetAlertingApi::create_account).
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreateAccountResponse {
     /// `201`: The account was created.
@@ -216,7 +207,6 @@ pub enum CreateAccountResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl IntoResponse for CreateAccountResponse {
     fn into_response(self) -> Response {
         match self {
@@ -241,7 +231,6 @@ impl IntoResponse for CreateAccountResponse {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl respond::ErrorResponse for CreateAccountResponse {
     type Error = models::ErrorBody;
 
@@ -261,7 +250,6 @@ impl respond::ErrorResponse for CreateAccountResponse {
 }
 
 /// The responses of [`delete_account`](crate::AssetAlertingApi::delete_account).
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum DeleteAccountResponse {
     /// `204`: The account and its subtree were deleted.
@@ -282,7 +270,6 @@ pub enum DeleteAccountResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl IntoResponse for DeleteAccountResponse {
     fn into_response(self) -> Response {
         match self {
@@ -304,7 +291,6 @@ impl IntoResponse for DeleteAccountResponse {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl respond::ErrorResponse for DeleteAccountResponse {
     type Error = models::ErrorBody;
 
@@ -325,7 +311,6 @@ impl respond::ErrorResponse for DeleteAccountResponse {
 }
 
 /// The responses of [`list_child_accounts`](crate::AssetAlertingApi::list_child_accounts).
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListChildAccountsResponse {
     /// `200`: The page of child accounts, ordered by name, then id.
@@ -344,7 +329,6 @@ pub enum ListChildAccountsResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl IntoResponse for ListChildAccountsResponse {
     fn into_response(self) -> Response {
         match self {
@@ -365,7 +349,6 @@ impl IntoResponse for ListChildAccountsResponse {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl respond::ErrorResponse for ListChildAccountsResponse {
     type Error = models::ErrorBody;
 
@@ -385,7 +368,6 @@ impl respond::ErrorResponse for ListChildAccountsResponse {
 }
 
 /// The responses of [`rotate_client_secret`](crate::AssetAlertingApi::rotate_client_secret).
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum RotateClientSecretResponse {
     /// `200`: The new client secret.
@@ -408,7 +390,6 @@ pub enum RotateClientSecretResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl IntoResponse for RotateClientSecretResponse {
     fn into_response(self) -> Response {
         match self {
@@ -433,7 +414,6 @@ impl IntoResponse for RotateClientSecretResponse {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl respond::ErrorResponse for RotateClientSecretResponse {
     type Error = models::ErrorBody;
 
@@ -453,7 +433,6 @@ impl respond::ErrorResponse for RotateClientSecretResponse {
 }
 
 /// The responses of [`list_assets`](crate::AssetAlertingApi::list_assets).
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListAssetsResponse {
     /// `200`: The page of assets, ordered by externalId, then id.
@@ -472,7 +451,6 @@ pub enum ListAssetsResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "assets")]
 impl IntoResponse for ListAssetsResponse {
     fn into_response(self) -> Response {
         match self {
@@ -493,7 +471,6 @@ impl IntoResponse for ListAssetsResponse {
     }
 }
 
-#[cfg(feature = "assets")]
 impl respond::ErrorResponse for ListAssetsResponse {
     type Error = models::ErrorBody;
 
@@ -513,7 +490,6 @@ impl respond::ErrorResponse for ListAssetsResponse {
 }
 
 /// The responses of [`create_asset`](crate::AssetAlertingApi::create_asset).
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -538,7 +514,6 @@ pub enum CreateAssetResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "assets")]
 impl IntoResponse for CreateAssetResponse {
     fn into_response(self) -> Response {
         match self {
@@ -560,7 +535,6 @@ impl IntoResponse for CreateAssetResponse {
     }
 }
 
-#[cfg(feature = "assets")]
 impl respond::ErrorResponse for CreateAssetResponse {
     type Error = models::ErrorBody;
 
@@ -581,7 +555,6 @@ impl respond::ErrorResponse for CreateAssetResponse {
 }
 
 /// The responses of [`get_asset`](crate::AssetAlertingApi::get_asset).
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -604,7 +577,6 @@ pub enum GetAssetResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "assets")]
 impl IntoResponse for GetAssetResponse {
     fn into_response(self) -> Response {
         match self {
@@ -625,7 +597,6 @@ impl IntoResponse for GetAssetResponse {
     }
 }
 
-#[cfg(feature = "assets")]
 impl respond::ErrorResponse for GetAssetResponse {
     type Error = models::ErrorBody;
 
@@ -645,7 +616,6 @@ impl respond::ErrorResponse for GetAssetResponse {
 }
 
 /// The responses of [`update_asset`](crate::AssetAlertingApi::update_asset).
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -670,7 +640,6 @@ pub enum UpdateAssetResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "assets")]
 impl IntoResponse for UpdateAssetResponse {
     fn into_response(self) -> Response {
         match self {
@@ -692,7 +661,6 @@ impl IntoResponse for UpdateAssetResponse {
     }
 }
 
-#[cfg(feature = "assets")]
 impl respond::ErrorResponse for UpdateAssetResponse {
     type Error = models::ErrorBody;
 
@@ -713,7 +681,6 @@ impl respond::ErrorResponse for UpdateAssetResponse {
 }
 
 /// The responses of [`delete_asset`](crate::AssetAlertingApi::delete_asset).
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum DeleteAssetResponse {
     /// `204`: The asset is (now) deleted.
@@ -732,7 +699,6 @@ pub enum DeleteAssetResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "assets")]
 impl IntoResponse for DeleteAssetResponse {
     fn into_response(self) -> Response {
         match self {
@@ -753,7 +719,6 @@ impl IntoResponse for DeleteAssetResponse {
     }
 }
 
-#[cfg(feature = "assets")]
 impl respond::ErrorResponse for DeleteAssetResponse {
     type Error = models::ErrorBody;
 
@@ -773,7 +738,6 @@ impl respond::ErrorResponse for DeleteAssetResponse {
 }
 
 /// The responses of [`create_alert_rule`](crate::AssetAlertingApi::create_alert_rule).
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -796,7 +760,6 @@ pub enum CreateAlertRuleResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "alert-rules")]
 impl IntoResponse for CreateAlertRuleResponse {
     fn into_response(self) -> Response {
         match self {
@@ -817,7 +780,6 @@ impl IntoResponse for CreateAlertRuleResponse {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl respond::ErrorResponse for CreateAlertRuleResponse {
     type Error = models::ErrorBody;
 
@@ -837,7 +799,6 @@ impl respond::ErrorResponse for CreateAlertRuleResponse {
 }
 
 /// The responses of [`list_alert_rules`](crate::AssetAlertingApi::list_alert_rules).
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListAlertRulesResponse {
     /// `200`: The alert rules, ordered by order, then id.
@@ -856,7 +817,6 @@ pub enum ListAlertRulesResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "alert-rules")]
 impl IntoResponse for ListAlertRulesResponse {
     fn into_response(self) -> Response {
         match self {
@@ -877,7 +837,6 @@ impl IntoResponse for ListAlertRulesResponse {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl respond::ErrorResponse for ListAlertRulesResponse {
     type Error = models::ErrorBody;
 
@@ -897,7 +856,6 @@ impl respond::ErrorResponse for ListAlertRulesResponse {
 }
 
 /// The responses of [`list_alert_rule_geofences`](crate::AssetAlertingApi::list_alert_rule_geofences).
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListAlertRuleGeofencesResponse {
     /// `200`: The referenced geofences, ordered by name, then id.
@@ -916,7 +874,6 @@ pub enum ListAlertRuleGeofencesResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "alert-rules")]
 impl IntoResponse for ListAlertRuleGeofencesResponse {
     fn into_response(self) -> Response {
         match self {
@@ -937,7 +894,6 @@ impl IntoResponse for ListAlertRuleGeofencesResponse {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl respond::ErrorResponse for ListAlertRuleGeofencesResponse {
     type Error = models::ErrorBody;
 
@@ -957,7 +913,6 @@ impl respond::ErrorResponse for ListAlertRuleGeofencesResponse {
 }
 
 /// The responses of [`get_alert_rule`](crate::AssetAlertingApi::get_alert_rule).
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -980,7 +935,6 @@ pub enum GetAlertRuleResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "alert-rules")]
 impl IntoResponse for GetAlertRuleResponse {
     fn into_response(self) -> Response {
         match self {
@@ -1001,7 +955,6 @@ impl IntoResponse for GetAlertRuleResponse {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl respond::ErrorResponse for GetAlertRuleResponse {
     type Error = models::ErrorBody;
 
@@ -1021,7 +974,6 @@ impl respond::ErrorResponse for GetAlertRuleResponse {
 }
 
 /// The responses of [`update_alert_rule`](crate::AssetAlertingApi::update_alert_rule).
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -1044,7 +996,6 @@ pub enum UpdateAlertRuleResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "alert-rules")]
 impl IntoResponse for UpdateAlertRuleResponse {
     fn into_response(self) -> Response {
         match self {
@@ -1065,7 +1016,6 @@ impl IntoResponse for UpdateAlertRuleResponse {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl respond::ErrorResponse for UpdateAlertRuleResponse {
     type Error = models::ErrorBody;
 
@@ -1085,7 +1035,6 @@ impl respond::ErrorResponse for UpdateAlertRuleResponse {
 }
 
 /// The responses of [`delete_alert_rule`](crate::AssetAlertingApi::delete_alert_rule).
-#[cfg(feature = "alert-rules")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum DeleteAlertRuleResponse {
     /// `204`: The alert rule was deleted.
@@ -1104,7 +1053,6 @@ pub enum DeleteAlertRuleResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "alert-rules")]
 impl IntoResponse for DeleteAlertRuleResponse {
     fn into_response(self) -> Response {
         match self {
@@ -1125,7 +1073,6 @@ impl IntoResponse for DeleteAlertRuleResponse {
     }
 }
 
-#[cfg(feature = "alert-rules")]
 impl respond::ErrorResponse for DeleteAlertRuleResponse {
     type Error = models::ErrorBody;
 
@@ -1145,7 +1092,6 @@ impl respond::ErrorResponse for DeleteAlertRuleResponse {
 }
 
 /// The responses of [`list_geofences`](crate::AssetAlertingApi::list_geofences).
-#[cfg(feature = "geofences")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListGeofencesResponse {
     /// `200`: The geofences, ordered by name, then id.
@@ -1164,7 +1110,6 @@ pub enum ListGeofencesResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "geofences")]
 impl IntoResponse for ListGeofencesResponse {
     fn into_response(self) -> Response {
         match self {
@@ -1185,7 +1130,6 @@ impl IntoResponse for ListGeofencesResponse {
     }
 }
 
-#[cfg(feature = "geofences")]
 impl respond::ErrorResponse for ListGeofencesResponse {
     type Error = models::ErrorBody;
 
@@ -1205,7 +1149,6 @@ impl respond::ErrorResponse for ListGeofencesResponse {
 }
 
 /// The responses of [`create_geofence`](crate::AssetAlertingApi::create_geofence).
-#[cfg(feature = "geofences")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreateGeofenceResponse {
     /// `201`: The geofence was created.
@@ -1226,7 +1169,6 @@ pub enum CreateGeofenceResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "geofences")]
 impl IntoResponse for CreateGeofenceResponse {
     fn into_response(self) -> Response {
         match self {
@@ -1248,7 +1190,6 @@ impl IntoResponse for CreateGeofenceResponse {
     }
 }
 
-#[cfg(feature = "geofences")]
 impl respond::ErrorResponse for CreateGeofenceResponse {
     type Error = models::ErrorBody;
 
@@ -1269,7 +1210,6 @@ impl respond::ErrorResponse for CreateGeofenceResponse {
 }
 
 /// The responses of [`get_geofence`](crate::AssetAlertingApi::get_geofence).
-#[cfg(feature = "geofences")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetGeofenceResponse {
     /// `200`: The geofence.
@@ -1288,7 +1228,6 @@ pub enum GetGeofenceResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "geofences")]
 impl IntoResponse for GetGeofenceResponse {
     fn into_response(self) -> Response {
         match self {
@@ -1309,7 +1248,6 @@ impl IntoResponse for GetGeofenceResponse {
     }
 }
 
-#[cfg(feature = "geofences")]
 impl respond::ErrorResponse for GetGeofenceResponse {
     type Error = models::ErrorBody;
 
@@ -1329,7 +1267,6 @@ impl respond::ErrorResponse for GetGeofenceResponse {
 }
 
 /// The responses of [`update_geofence`](crate::AssetAlertingApi::update_geofence).
-#[cfg(feature = "geofences")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum UpdateGeofenceResponse {
     /// `200`: The updated geofence.
@@ -1350,7 +1287,6 @@ pub enum UpdateGeofenceResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "geofences")]
 impl IntoResponse for UpdateGeofenceResponse {
     fn into_response(self) -> Response {
         match self {
@@ -1372,7 +1308,6 @@ impl IntoResponse for UpdateGeofenceResponse {
     }
 }
 
-#[cfg(feature = "geofences")]
 impl respond::ErrorResponse for UpdateGeofenceResponse {
     type Error = models::ErrorBody;
 
@@ -1393,7 +1328,6 @@ impl respond::ErrorResponse for UpdateGeofenceResponse {
 }
 
 /// The responses of [`delete_geofence`](crate::AssetAlertingApi::delete_geofence).
-#[cfg(feature = "geofences")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum DeleteGeofenceResponse {
     /// `204`: The geofence was deleted.
@@ -1414,7 +1348,6 @@ pub enum DeleteGeofenceResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "geofences")]
 impl IntoResponse for DeleteGeofenceResponse {
     fn into_response(self) -> Response {
         match self {
@@ -1436,7 +1369,6 @@ impl IntoResponse for DeleteGeofenceResponse {
     }
 }
 
-#[cfg(feature = "geofences")]
 impl respond::ErrorResponse for DeleteGeofenceResponse {
     type Error = models::ErrorBody;
 
@@ -1457,7 +1389,6 @@ impl respond::ErrorResponse for DeleteGeofenceResponse {
 }
 
 /// The responses of [`get_ingestion_token`](crate::AssetAlertingApi::get_ingestion_token).
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetIngestionTokenResponse {
     /// `200`: A new ingestion token.
@@ -1482,7 +1413,6 @@ pub enum GetIngestionTokenResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl IntoResponse for GetIngestionTokenResponse {
     fn into_response(self) -> Response {
         match self {
@@ -1508,7 +1438,6 @@ impl IntoResponse for GetIngestionTokenResponse {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl respond::ErrorResponse for GetIngestionTokenResponse {
     type Error = models::ErrorBody;
 
@@ -1529,7 +1458,6 @@ impl respond::ErrorResponse for GetIngestionTokenResponse {
 }
 
 /// The responses of [`list_ingestion_tokens`](crate::AssetAlertingApi::list_ingestion_tokens).
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListIngestionTokensResponse {
     /// `200`: The unexpired ingestion tokens, newest first.
@@ -1548,7 +1476,6 @@ pub enum ListIngestionTokensResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl IntoResponse for ListIngestionTokensResponse {
     fn into_response(self) -> Response {
         match self {
@@ -1569,7 +1496,6 @@ impl IntoResponse for ListIngestionTokensResponse {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl respond::ErrorResponse for ListIngestionTokensResponse {
     type Error = models::ErrorBody;
 
@@ -1589,7 +1515,6 @@ impl respond::ErrorResponse for ListIngestionTokensResponse {
 }
 
 /// The responses of [`revoke_ingestion_token`](crate::AssetAlertingApi::revoke_ingestion_token).
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum RevokeIngestionTokenResponse {
     /// `204`: The token was revoked.
@@ -1608,7 +1533,6 @@ pub enum RevokeIngestionTokenResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl IntoResponse for RevokeIngestionTokenResponse {
     fn into_response(self) -> Response {
         match self {
@@ -1629,7 +1553,6 @@ impl IntoResponse for RevokeIngestionTokenResponse {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl respond::ErrorResponse for RevokeIngestionTokenResponse {
     type Error = models::ErrorBody;
 
@@ -1649,7 +1572,6 @@ impl respond::ErrorResponse for RevokeIngestionTokenResponse {
 }
 
 /// The responses of [`get_portal_link`](crate::AssetAlertingApi::get_portal_link).
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetPortalLinkResponse {
     /// `200`: The signed portal link.
@@ -1672,7 +1594,6 @@ pub enum GetPortalLinkResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl IntoResponse for GetPortalLinkResponse {
     fn into_response(self) -> Response {
         match self {
@@ -1697,7 +1618,6 @@ impl IntoResponse for GetPortalLinkResponse {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl respond::ErrorResponse for GetPortalLinkResponse {
     type Error = models::ErrorBody;
 
@@ -1717,7 +1637,6 @@ impl respond::ErrorResponse for GetPortalLinkResponse {
 }
 
 /// The responses of [`ingest_telemetry`](crate::AssetAlertingApi::ingest_telemetry).
-#[cfg(feature = "telemetry")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum IngestTelemetryResponse {
     /// `202`: The batch was judged; per-point results in request order.
@@ -1734,7 +1653,6 @@ pub enum IngestTelemetryResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "telemetry")]
 impl IntoResponse for IngestTelemetryResponse {
     fn into_response(self) -> Response {
         match self {
@@ -1754,7 +1672,6 @@ impl IntoResponse for IngestTelemetryResponse {
     }
 }
 
-#[cfg(feature = "telemetry")]
 impl respond::ErrorResponse for IngestTelemetryResponse {
     type Error = models::ErrorBody;
 
@@ -1773,7 +1690,6 @@ impl respond::ErrorResponse for IngestTelemetryResponse {
 }
 
 /// The responses of [`get_asset_state`](crate::AssetAlertingApi::get_asset_state).
-#[cfg(feature = "assets")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -1796,7 +1712,6 @@ pub enum GetAssetStateResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "assets")]
 impl IntoResponse for GetAssetStateResponse {
     fn into_response(self) -> Response {
         match self {
@@ -1817,7 +1732,6 @@ impl IntoResponse for GetAssetStateResponse {
     }
 }
 
-#[cfg(feature = "assets")]
 impl respond::ErrorResponse for GetAssetStateResponse {
     type Error = models::ErrorBody;
 
@@ -1837,7 +1751,6 @@ impl respond::ErrorResponse for GetAssetStateResponse {
 }
 
 /// The responses of [`list_events`](crate::AssetAlertingApi::list_events).
-#[cfg(feature = "events")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListEventsResponse {
     /// `200`: One page of events.
@@ -1856,7 +1769,6 @@ pub enum ListEventsResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "events")]
 impl IntoResponse for ListEventsResponse {
     fn into_response(self) -> Response {
         match self {
@@ -1877,7 +1789,6 @@ impl IntoResponse for ListEventsResponse {
     }
 }
 
-#[cfg(feature = "events")]
 impl respond::ErrorResponse for ListEventsResponse {
     type Error = models::ErrorBody;
 
@@ -1897,7 +1808,6 @@ impl respond::ErrorResponse for ListEventsResponse {
 }
 
 /// The responses of [`stream_events`](crate::AssetAlertingApi::stream_events).
-#[cfg(feature = "events")]
 #[derive(Debug)]
 pub enum StreamEventsResponse {
     /// `200`: The events, one SSE event each (`data` is the Event as JSON). Streamed as `text/event-stream`.
@@ -1918,7 +1828,6 @@ pub enum StreamEventsResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "events")]
 impl IntoResponse for StreamEventsResponse {
     fn into_response(self) -> Response {
         match self {
@@ -1942,7 +1851,6 @@ impl IntoResponse for StreamEventsResponse {
     }
 }
 
-#[cfg(feature = "events")]
 impl respond::ErrorResponse for StreamEventsResponse {
     type Error = models::ErrorBody;
 
@@ -1963,7 +1871,6 @@ impl respond::ErrorResponse for StreamEventsResponse {
 }
 
 /// The responses of [`get_event`](crate::AssetAlertingApi::get_event).
-#[cfg(feature = "events")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -1986,7 +1893,6 @@ pub enum GetEventResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "events")]
 impl IntoResponse for GetEventResponse {
     fn into_response(self) -> Response {
         match self {
@@ -2007,7 +1913,6 @@ impl IntoResponse for GetEventResponse {
     }
 }
 
-#[cfg(feature = "events")]
 impl respond::ErrorResponse for GetEventResponse {
     type Error = models::ErrorBody;
 
@@ -2027,7 +1932,6 @@ impl respond::ErrorResponse for GetEventResponse {
 }
 
 /// The responses of [`acknowledge_event`](crate::AssetAlertingApi::acknowledge_event).
-#[cfg(feature = "events")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -2050,7 +1954,6 @@ pub enum AcknowledgeEventResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "events")]
 impl IntoResponse for AcknowledgeEventResponse {
     fn into_response(self) -> Response {
         match self {
@@ -2071,7 +1974,6 @@ impl IntoResponse for AcknowledgeEventResponse {
     }
 }
 
-#[cfg(feature = "events")]
 impl respond::ErrorResponse for AcknowledgeEventResponse {
     type Error = models::ErrorBody;
 
@@ -2091,7 +1993,6 @@ impl respond::ErrorResponse for AcknowledgeEventResponse {
 }
 
 /// The responses of [`list_event_notifications`](crate::AssetAlertingApi::list_event_notifications).
-#[cfg(feature = "events")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListEventNotificationsResponse {
     /// `200`: The notifications of the event.
@@ -2110,7 +2011,6 @@ pub enum ListEventNotificationsResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "events")]
 impl IntoResponse for ListEventNotificationsResponse {
     fn into_response(self) -> Response {
         match self {
@@ -2131,7 +2031,6 @@ impl IntoResponse for ListEventNotificationsResponse {
     }
 }
 
-#[cfg(feature = "events")]
 impl respond::ErrorResponse for ListEventNotificationsResponse {
     type Error = models::ErrorBody;
 
@@ -2151,7 +2050,6 @@ impl respond::ErrorResponse for ListEventNotificationsResponse {
 }
 
 /// The responses of [`get_webhook_secret`](crate::AssetAlertingApi::get_webhook_secret).
-#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetWebhookSecretResponse {
     /// `200`: The webhook signing secret.
@@ -2174,7 +2072,6 @@ pub enum GetWebhookSecretResponse {
     Other(StatusCode, models::ErrorBody),
 }
 
-#[cfg(feature = "accounts")]
 impl IntoResponse for GetWebhookSecretResponse {
     fn into_response(self) -> Response {
         match self {
@@ -2199,7 +2096,6 @@ impl IntoResponse for GetWebhookSecretResponse {
     }
 }
 
-#[cfg(feature = "accounts")]
 impl respond::ErrorResponse for GetWebhookSecretResponse {
     type Error = models::ErrorBody;
 

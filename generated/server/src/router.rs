@@ -6,8 +6,20 @@ use crate::auth;
 use crate::body;
 use crate::params;
 use axum::http::HeaderMap;
-use crate::{respond, Rejection, RejectionKind, AssetAlertingApi};
-use crate::requests::*;
+use crate::{
+    respond, Rejection, RejectionKind, AssetAlertingApi, IssueTokenRequest,
+    GetAccountRequest, UpdateAccountRequest, CreateAccountRequest, DeleteAccountRequest,
+    ListChildAccountsRequest, RotateClientSecretRequest, ListAssetsRequest,
+    CreateAssetRequest, GetAssetRequest, UpdateAssetRequest, DeleteAssetRequest,
+    CreateAlertRuleRequest, ListAlertRulesRequest, ListAlertRuleGeofencesRequest,
+    GetAlertRuleRequest, UpdateAlertRuleRequest, DeleteAlertRuleRequest,
+    ListGeofencesRequest, CreateGeofenceRequest, GetGeofenceRequest,
+    UpdateGeofenceRequest, DeleteGeofenceRequest, GetIngestionTokenRequest,
+    ListIngestionTokensRequest, RevokeIngestionTokenRequest, GetPortalLinkRequest,
+    IngestTelemetryRequest, GetAssetStateRequest, ListEventsRequest, StreamEventsRequest,
+    GetEventRequest, AcknowledgeEventRequest, ListEventNotificationsRequest,
+    GetWebhookSecretRequest,
+};
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
@@ -19,13 +31,8 @@ use std::sync::Arc;
 ///
 /// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.
 pub fn router<A: AssetAlertingApi>(api: Arc<A>) -> Router {
-    let router = Router::new();
-
-    #[cfg(feature = "auth")]
-    let router = router.route("/v1/auth/token", post(handle_issue_token::<A>));
-
-    #[cfg(feature = "accounts")]
-    let router = router
+    Router::new()
+        .route("/v1/auth/token", post(handle_issue_token::<A>))
         .route(
             "/v1/accounts/{accountId}",
             get(handle_get_account::<A>)
@@ -37,9 +44,7 @@ pub fn router<A: AssetAlertingApi>(api: Arc<A>) -> Router {
         .route(
             "/v1/accounts/{accountId}/clientSecret",
             post(handle_rotate_client_secret::<A>),
-        );
-    #[cfg(feature = "assets")]
-    let router = router
+        )
         .route(
             "/v1/accounts/{accountId}/assets",
             get(handle_list_assets::<A>).post(handle_create_asset::<A>),
@@ -49,9 +54,7 @@ pub fn router<A: AssetAlertingApi>(api: Arc<A>) -> Router {
             get(handle_get_asset::<A>)
                 .put(handle_update_asset::<A>)
                 .delete(handle_delete_asset::<A>),
-        );
-    #[cfg(feature = "alert-rules")]
-    let router = router
+        )
         .route(
             "/v1/accounts/{accountId}/assets/{assetId}/alertRules",
             post(handle_create_alert_rule::<A>),
@@ -69,9 +72,7 @@ pub fn router<A: AssetAlertingApi>(api: Arc<A>) -> Router {
             get(handle_get_alert_rule::<A>)
                 .put(handle_update_alert_rule::<A>)
                 .delete(handle_delete_alert_rule::<A>),
-        );
-    #[cfg(feature = "geofences")]
-    let router = router
+        )
         .route(
             "/v1/accounts/{accountId}/geofences",
             get(handle_list_geofences::<A>).post(handle_create_geofence::<A>),
@@ -81,9 +82,7 @@ pub fn router<A: AssetAlertingApi>(api: Arc<A>) -> Router {
             get(handle_get_geofence::<A>)
                 .put(handle_update_geofence::<A>)
                 .delete(handle_delete_geofence::<A>),
-        );
-    #[cfg(feature = "accounts")]
-    let router = router
+        )
         .route(
             "/v1/accounts/{accountId}/ingestionToken",
             get(handle_get_ingestion_token::<A>),
@@ -96,18 +95,12 @@ pub fn router<A: AssetAlertingApi>(api: Arc<A>) -> Router {
             "/v1/accounts/{accountId}/ingestionTokens/{tokenId}",
             delete(handle_revoke_ingestion_token::<A>),
         )
-        .route("/v1/accounts/{accountId}/portalLink", get(handle_get_portal_link::<A>));
-    #[cfg(feature = "telemetry")]
-    let router = router.route("/v1/telemetry", post(handle_ingest_telemetry::<A>));
-
-    #[cfg(feature = "assets")]
-    let router = router
+        .route("/v1/accounts/{accountId}/portalLink", get(handle_get_portal_link::<A>))
+        .route("/v1/telemetry", post(handle_ingest_telemetry::<A>))
         .route(
             "/v1/accounts/{accountId}/assets/{assetId}/state",
             get(handle_get_asset_state::<A>),
-        );
-    #[cfg(feature = "events")]
-    let router = router
+        )
         .route("/v1/accounts/{accountId}/events", get(handle_list_events::<A>))
         .route("/v1/accounts/{accountId}/events/stream", get(handle_stream_events::<A>))
         .route("/v1/accounts/{accountId}/events/{eventId}", get(handle_get_event::<A>))
@@ -118,21 +111,17 @@ pub fn router<A: AssetAlertingApi>(api: Arc<A>) -> Router {
         .route(
             "/v1/accounts/{accountId}/events/{eventId}/notifications",
             get(handle_list_event_notifications::<A>),
-        );
-    #[cfg(feature = "accounts")]
-    let router = router
+        )
         .route(
             "/v1/accounts/{accountId}/webhookSecret",
             get(handle_get_webhook_secret::<A>),
-        );
-    router
+        )
         .fallback(route_not_found::<A>)
         .method_not_allowed_fallback(method_not_allowed::<A>)
         .with_state(api)
 }
 
 /// `POST /v1/auth/token`
-#[cfg(feature = "auth")]
 async fn handle_issue_token<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -149,7 +138,6 @@ async fn handle_issue_token<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`issue_token`](AssetAlertingApi::issue_token), or the reason to refuse it.
-#[cfg(feature = "auth")]
 async fn read_issue_token(request: Request) -> Result<IssueTokenRequest, Rejection> {
     let (parts, raw_body) = request.into_parts();
     let credentials = auth::optional_basic(&parts.headers)?;
@@ -162,7 +150,6 @@ async fn read_issue_token(request: Request) -> Result<IssueTokenRequest, Rejecti
 }
 
 /// `GET /v1/accounts/{accountId}`
-#[cfg(feature = "accounts")]
 async fn handle_get_account<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -176,7 +163,6 @@ async fn handle_get_account<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`get_account`](AssetAlertingApi::get_account), or the reason to refuse it.
-#[cfg(feature = "accounts")]
 async fn read_get_account<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -191,7 +177,6 @@ async fn read_get_account<A: AssetAlertingApi>(
 }
 
 /// `PUT /v1/accounts/{accountId}`
-#[cfg(feature = "accounts")]
 async fn handle_update_account<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -205,7 +190,6 @@ async fn handle_update_account<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`update_account`](AssetAlertingApi::update_account), or the reason to refuse it.
-#[cfg(feature = "accounts")]
 async fn read_update_account<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -222,7 +206,6 @@ async fn read_update_account<A: AssetAlertingApi>(
 }
 
 /// `POST /v1/accounts/{accountId}`
-#[cfg(feature = "accounts")]
 async fn handle_create_account<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -236,7 +219,6 @@ async fn handle_create_account<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`create_account`](AssetAlertingApi::create_account), or the reason to refuse it.
-#[cfg(feature = "accounts")]
 async fn read_create_account<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -255,7 +237,6 @@ async fn read_create_account<A: AssetAlertingApi>(
 }
 
 /// `DELETE /v1/accounts/{accountId}`
-#[cfg(feature = "accounts")]
 async fn handle_delete_account<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -269,7 +250,6 @@ async fn handle_delete_account<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`delete_account`](AssetAlertingApi::delete_account), or the reason to refuse it.
-#[cfg(feature = "accounts")]
 async fn read_delete_account<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -284,7 +264,6 @@ async fn read_delete_account<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/children`
-#[cfg(feature = "accounts")]
 async fn handle_list_child_accounts<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -298,7 +277,6 @@ async fn handle_list_child_accounts<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`list_child_accounts`](AssetAlertingApi::list_child_accounts), or the reason to refuse it.
-#[cfg(feature = "accounts")]
 async fn read_list_child_accounts<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -354,7 +332,6 @@ async fn read_list_child_accounts<A: AssetAlertingApi>(
 }
 
 /// `POST /v1/accounts/{accountId}/clientSecret`
-#[cfg(feature = "accounts")]
 async fn handle_rotate_client_secret<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -368,7 +345,6 @@ async fn handle_rotate_client_secret<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`rotate_client_secret`](AssetAlertingApi::rotate_client_secret), or the reason to refuse it.
-#[cfg(feature = "accounts")]
 async fn read_rotate_client_secret<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -383,7 +359,6 @@ async fn read_rotate_client_secret<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/assets`
-#[cfg(feature = "assets")]
 async fn handle_list_assets<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -397,7 +372,6 @@ async fn handle_list_assets<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`list_assets`](AssetAlertingApi::list_assets), or the reason to refuse it.
-#[cfg(feature = "assets")]
 async fn read_list_assets<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -458,7 +432,6 @@ async fn read_list_assets<A: AssetAlertingApi>(
 }
 
 /// `POST /v1/accounts/{accountId}/assets`
-#[cfg(feature = "assets")]
 async fn handle_create_asset<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -472,7 +445,6 @@ async fn handle_create_asset<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`create_asset`](AssetAlertingApi::create_asset), or the reason to refuse it.
-#[cfg(feature = "assets")]
 async fn read_create_asset<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -489,7 +461,6 @@ async fn read_create_asset<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/assets/{assetId}`
-#[cfg(feature = "assets")]
 async fn handle_get_asset<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -503,7 +474,6 @@ async fn handle_get_asset<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`get_asset`](AssetAlertingApi::get_asset), or the reason to refuse it.
-#[cfg(feature = "assets")]
 async fn read_get_asset<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -519,7 +489,6 @@ async fn read_get_asset<A: AssetAlertingApi>(
 }
 
 /// `PUT /v1/accounts/{accountId}/assets/{assetId}`
-#[cfg(feature = "assets")]
 async fn handle_update_asset<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -533,7 +502,6 @@ async fn handle_update_asset<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`update_asset`](AssetAlertingApi::update_asset), or the reason to refuse it.
-#[cfg(feature = "assets")]
 async fn read_update_asset<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -551,7 +519,6 @@ async fn read_update_asset<A: AssetAlertingApi>(
 }
 
 /// `DELETE /v1/accounts/{accountId}/assets/{assetId}`
-#[cfg(feature = "assets")]
 async fn handle_delete_asset<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -565,7 +532,6 @@ async fn handle_delete_asset<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`delete_asset`](AssetAlertingApi::delete_asset), or the reason to refuse it.
-#[cfg(feature = "assets")]
 async fn read_delete_asset<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -581,7 +547,6 @@ async fn read_delete_asset<A: AssetAlertingApi>(
 }
 
 /// `POST /v1/accounts/{accountId}/assets/{assetId}/alertRules`
-#[cfg(feature = "alert-rules")]
 async fn handle_create_alert_rule<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -595,7 +560,6 @@ async fn handle_create_alert_rule<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`create_alert_rule`](AssetAlertingApi::create_alert_rule), or the reason to refuse it.
-#[cfg(feature = "alert-rules")]
 async fn read_create_alert_rule<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -613,7 +577,6 @@ async fn read_create_alert_rule<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}`
-#[cfg(feature = "alert-rules")]
 async fn handle_list_alert_rules<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -627,7 +590,6 @@ async fn handle_list_alert_rules<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`list_alert_rules`](AssetAlertingApi::list_alert_rules), or the reason to refuse it.
-#[cfg(feature = "alert-rules")]
 async fn read_list_alert_rules<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -644,7 +606,6 @@ async fn read_list_alert_rules<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}/geofences`
-#[cfg(feature = "alert-rules")]
 async fn handle_list_alert_rule_geofences<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -658,7 +619,6 @@ async fn handle_list_alert_rule_geofences<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`list_alert_rule_geofences`](AssetAlertingApi::list_alert_rule_geofences), or the reason to refuse it.
-#[cfg(feature = "alert-rules")]
 async fn read_list_alert_rule_geofences<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -675,7 +635,6 @@ async fn read_list_alert_rule_geofences<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/alertRules/{alertRuleId}`
-#[cfg(feature = "alert-rules")]
 async fn handle_get_alert_rule<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -689,7 +648,6 @@ async fn handle_get_alert_rule<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`get_alert_rule`](AssetAlertingApi::get_alert_rule), or the reason to refuse it.
-#[cfg(feature = "alert-rules")]
 async fn read_get_alert_rule<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -705,7 +663,6 @@ async fn read_get_alert_rule<A: AssetAlertingApi>(
 }
 
 /// `PUT /v1/accounts/{accountId}/alertRules/{alertRuleId}`
-#[cfg(feature = "alert-rules")]
 async fn handle_update_alert_rule<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -719,7 +676,6 @@ async fn handle_update_alert_rule<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`update_alert_rule`](AssetAlertingApi::update_alert_rule), or the reason to refuse it.
-#[cfg(feature = "alert-rules")]
 async fn read_update_alert_rule<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -737,7 +693,6 @@ async fn read_update_alert_rule<A: AssetAlertingApi>(
 }
 
 /// `DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`
-#[cfg(feature = "alert-rules")]
 async fn handle_delete_alert_rule<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -751,7 +706,6 @@ async fn handle_delete_alert_rule<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`delete_alert_rule`](AssetAlertingApi::delete_alert_rule), or the reason to refuse it.
-#[cfg(feature = "alert-rules")]
 async fn read_delete_alert_rule<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -767,7 +721,6 @@ async fn read_delete_alert_rule<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/geofences`
-#[cfg(feature = "geofences")]
 async fn handle_list_geofences<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -781,7 +734,6 @@ async fn handle_list_geofences<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`list_geofences`](AssetAlertingApi::list_geofences), or the reason to refuse it.
-#[cfg(feature = "geofences")]
 async fn read_list_geofences<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -796,7 +748,6 @@ async fn read_list_geofences<A: AssetAlertingApi>(
 }
 
 /// `POST /v1/accounts/{accountId}/geofences`
-#[cfg(feature = "geofences")]
 async fn handle_create_geofence<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -810,7 +761,6 @@ async fn handle_create_geofence<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`create_geofence`](AssetAlertingApi::create_geofence), or the reason to refuse it.
-#[cfg(feature = "geofences")]
 async fn read_create_geofence<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -827,7 +777,6 @@ async fn read_create_geofence<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/geofences/{geofenceId}`
-#[cfg(feature = "geofences")]
 async fn handle_get_geofence<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -841,7 +790,6 @@ async fn handle_get_geofence<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`get_geofence`](AssetAlertingApi::get_geofence), or the reason to refuse it.
-#[cfg(feature = "geofences")]
 async fn read_get_geofence<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -857,7 +805,6 @@ async fn read_get_geofence<A: AssetAlertingApi>(
 }
 
 /// `PUT /v1/accounts/{accountId}/geofences/{geofenceId}`
-#[cfg(feature = "geofences")]
 async fn handle_update_geofence<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -871,7 +818,6 @@ async fn handle_update_geofence<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`update_geofence`](AssetAlertingApi::update_geofence), or the reason to refuse it.
-#[cfg(feature = "geofences")]
 async fn read_update_geofence<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -889,7 +835,6 @@ async fn read_update_geofence<A: AssetAlertingApi>(
 }
 
 /// `DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`
-#[cfg(feature = "geofences")]
 async fn handle_delete_geofence<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -903,7 +848,6 @@ async fn handle_delete_geofence<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`delete_geofence`](AssetAlertingApi::delete_geofence), or the reason to refuse it.
-#[cfg(feature = "geofences")]
 async fn read_delete_geofence<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -919,7 +863,6 @@ async fn read_delete_geofence<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/ingestionToken`
-#[cfg(feature = "accounts")]
 async fn handle_get_ingestion_token<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -933,7 +876,6 @@ async fn handle_get_ingestion_token<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`get_ingestion_token`](AssetAlertingApi::get_ingestion_token), or the reason to refuse it.
-#[cfg(feature = "accounts")]
 async fn read_get_ingestion_token<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -948,7 +890,6 @@ async fn read_get_ingestion_token<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/ingestionTokens`
-#[cfg(feature = "accounts")]
 async fn handle_list_ingestion_tokens<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -962,7 +903,6 @@ async fn handle_list_ingestion_tokens<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`list_ingestion_tokens`](AssetAlertingApi::list_ingestion_tokens), or the reason to refuse it.
-#[cfg(feature = "accounts")]
 async fn read_list_ingestion_tokens<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -977,7 +917,6 @@ async fn read_list_ingestion_tokens<A: AssetAlertingApi>(
 }
 
 /// `DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`
-#[cfg(feature = "accounts")]
 async fn handle_revoke_ingestion_token<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -991,7 +930,6 @@ async fn handle_revoke_ingestion_token<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`revoke_ingestion_token`](AssetAlertingApi::revoke_ingestion_token), or the reason to refuse it.
-#[cfg(feature = "accounts")]
 async fn read_revoke_ingestion_token<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -1007,7 +945,6 @@ async fn read_revoke_ingestion_token<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/portalLink`
-#[cfg(feature = "accounts")]
 async fn handle_get_portal_link<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -1021,7 +958,6 @@ async fn handle_get_portal_link<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`get_portal_link`](AssetAlertingApi::get_portal_link), or the reason to refuse it.
-#[cfg(feature = "accounts")]
 async fn read_get_portal_link<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -1036,7 +972,6 @@ async fn read_get_portal_link<A: AssetAlertingApi>(
 }
 
 /// `POST /v1/telemetry`
-#[cfg(feature = "telemetry")]
 async fn handle_ingest_telemetry<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -1050,7 +985,6 @@ async fn handle_ingest_telemetry<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`ingest_telemetry`](AssetAlertingApi::ingest_telemetry), or the reason to refuse it.
-#[cfg(feature = "telemetry")]
 async fn read_ingest_telemetry<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -1069,7 +1003,6 @@ async fn read_ingest_telemetry<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/assets/{assetId}/state`
-#[cfg(feature = "assets")]
 async fn handle_get_asset_state<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -1083,7 +1016,6 @@ async fn handle_get_asset_state<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`get_asset_state`](AssetAlertingApi::get_asset_state), or the reason to refuse it.
-#[cfg(feature = "assets")]
 async fn read_get_asset_state<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -1099,7 +1031,6 @@ async fn read_get_asset_state<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/events`
-#[cfg(feature = "events")]
 async fn handle_list_events<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -1113,7 +1044,6 @@ async fn handle_list_events<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`list_events`](AssetAlertingApi::list_events), or the reason to refuse it.
-#[cfg(feature = "events")]
 async fn read_list_events<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -1174,7 +1104,6 @@ async fn read_list_events<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/events/stream`
-#[cfg(feature = "events")]
 async fn handle_stream_events<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -1188,7 +1117,6 @@ async fn handle_stream_events<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`stream_events`](AssetAlertingApi::stream_events), or the reason to refuse it.
-#[cfg(feature = "events")]
 async fn read_stream_events<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -1229,7 +1157,6 @@ async fn read_stream_events<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/events/{eventId}`
-#[cfg(feature = "events")]
 async fn handle_get_event<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -1243,7 +1170,6 @@ async fn handle_get_event<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`get_event`](AssetAlertingApi::get_event), or the reason to refuse it.
-#[cfg(feature = "events")]
 async fn read_get_event<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -1259,7 +1185,6 @@ async fn read_get_event<A: AssetAlertingApi>(
 }
 
 /// `POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`
-#[cfg(feature = "events")]
 async fn handle_acknowledge_event<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -1273,7 +1198,6 @@ async fn handle_acknowledge_event<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`acknowledge_event`](AssetAlertingApi::acknowledge_event), or the reason to refuse it.
-#[cfg(feature = "events")]
 async fn read_acknowledge_event<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -1289,7 +1213,6 @@ async fn read_acknowledge_event<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/events/{eventId}/notifications`
-#[cfg(feature = "events")]
 async fn handle_list_event_notifications<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -1303,7 +1226,6 @@ async fn handle_list_event_notifications<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`list_event_notifications`](AssetAlertingApi::list_event_notifications), or the reason to refuse it.
-#[cfg(feature = "events")]
 async fn read_list_event_notifications<A: AssetAlertingApi>(
     api: &A,
     request: Request,
@@ -1319,7 +1241,6 @@ async fn read_list_event_notifications<A: AssetAlertingApi>(
 }
 
 /// `GET /v1/accounts/{accountId}/webhookSecret`
-#[cfg(feature = "accounts")]
 async fn handle_get_webhook_secret<A: AssetAlertingApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -1333,7 +1254,6 @@ async fn handle_get_webhook_secret<A: AssetAlertingApi>(
 }
 
 /// Reads the request of [`get_webhook_secret`](AssetAlertingApi::get_webhook_secret), or the reason to refuse it.
-#[cfg(feature = "accounts")]
 async fn read_get_webhook_secret<A: AssetAlertingApi>(
     api: &A,
     request: Request,

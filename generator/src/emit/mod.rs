@@ -592,9 +592,13 @@ pub fn selection_lints(groups: Option<&crate::groups::Groups>) -> TokenStream {
         return TokenStream::new();
     };
     let names = groups.names();
+    let every = match names.as_slice() {
+        [one] => quote! { feature = #one },
+        many => quote! { all(#(feature = #many),*) },
+    };
     quote! {
         #![cfg_attr(
-            not(all(#(feature = #names),*)),
+            not(#every),
             allow(
                 dead_code,
                 unused_imports,

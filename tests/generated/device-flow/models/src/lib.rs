@@ -3,7 +3,7 @@
 //! Models of Television (version 1).
 //!
 #![cfg_attr(
-    not(all(feature = "me")),
+    not(feature = "me"),
     allow(
         dead_code,
         unused_imports,

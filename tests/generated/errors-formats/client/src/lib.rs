@@ -18,7 +18,7 @@
 //! [`RetryPolicy`]); `POST` and `PATCH` never are. `https` base URLs need the `rustls` or
 //! `native-tls` feature.
 #![cfg_attr(
-    not(all(feature = "documents")),
+    not(feature = "documents"),
     allow(
         dead_code,
         unused_imports,

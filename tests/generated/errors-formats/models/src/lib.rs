@@ -3,7 +3,7 @@
 //! Models of Errors and formats (version 1).
 //!
 #![cfg_attr(
-    not(all(feature = "documents")),
+    not(feature = "documents"),
     allow(
         dead_code,
         unused_imports,

@@ -21,7 +21,7 @@
 //! [`Rejection`]; an operation that documents its own error body answers them through its
 //! `{operation}_rejection` method instead.
 #![cfg_attr(
-    not(all(feature = "documents")),
+    not(feature = "documents"),
     allow(
         dead_code,
         unused_imports,

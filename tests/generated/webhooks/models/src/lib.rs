@@ -4,7 +4,7 @@
 //!
 //! A shop that tells its subscribers about orders, by webhooks and by callbacks.
 #![cfg_attr(
-    not(all(feature = "subscriptions")),
+    not(feature = "subscriptions"),
     allow(
         dead_code,
         unused_imports,
