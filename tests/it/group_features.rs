@@ -104,7 +104,9 @@ async fn a_slice_answers_404_outside_its_groups_where_the_whole_crate_answers() 
         assert_eq!(status, 404, "{method} {path} in the slice: {body}");
         let problem: Problem = serde_json::from_str(&body).expect("the API's error body");
         assert!(
-            problem.problem.contains(path.split('?').next().unwrap_or(path)),
+            problem
+                .problem
+                .contains(path.split('?').next().unwrap_or(path)),
             "{problem:?}"
         );
         let (status, body) = send(method.clone(), format!("{whole}{path}")).await;

@@ -75,7 +75,10 @@ pub fn check_crates(
 
 /// Writes each `(name, files)` crate into the scratch workspace `target/xtask-{label}` (each
 /// document's crates side by side, as under generated/); returns its path.
-pub fn write_workspace(label: &str, crates: &[(String, Vec<File>)]) -> Result<std::path::PathBuf, String> {
+pub fn write_workspace(
+    label: &str,
+    crates: &[(String, Vec<File>)],
+) -> Result<std::path::PathBuf, String> {
     let root = repo_root();
     let scratch = root.join("target").join(format!("xtask-{label}"));
     let _ = std::fs::remove_dir_all(&scratch);

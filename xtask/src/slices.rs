@@ -105,8 +105,8 @@ fn features_run(corpus: &Path, docs: &[String], sample: Option<usize>) -> Result
         let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
         let base = crate_name("features", &path);
         let opts = options(&format!("corpus/{doc}"), &base);
-        let generated = openapi_gen::generate(&text, &opts, &Part::ALL)
-            .map_err(|d| format!("{doc}:\n{d}"))?;
+        let generated =
+            openapi_gen::generate(&text, &opts, &Part::ALL).map_err(|d| format!("{doc}:\n{d}"))?;
         let (api, _) = openapi_gen::load_api(&text).map_err(|d| format!("{doc}:\n{d}"))?;
         let names: Vec<String> = (openapi_gen::groups::Groups::of(&api).names().into_iter())
             .map(str::to_owned)
@@ -116,8 +116,13 @@ fn features_run(corpus: &Path, docs: &[String], sample: Option<usize>) -> Result
             .collect();
         let scratch = write_workspace(&format!("features-{base}"), &crates)?;
         let picked = pick(&names, sample);
-        println!("{doc}: no group, {} of {} groups alone, all groups", picked.len(), names.len());
-        let mut selections: Vec<(String, Vec<String>, bool)> = vec![("no group".into(), Vec::new(), false)];
+        println!(
+            "{doc}: no group, {} of {} groups alone, all groups",
+            picked.len(),
+            names.len()
+        );
+        let mut selections: Vec<(String, Vec<String>, bool)> =
+            vec![("no group".into(), Vec::new(), false)];
         selections.extend(picked.iter().map(|g| (g.clone(), vec![g.clone()], false)));
         selections.push(("all groups".into(), Vec::new(), true));
         for (label, groups, defaults) in selections {
@@ -135,8 +140,15 @@ fn features_run(corpus: &Path, docs: &[String], sample: Option<usize>) -> Result
                     }
                 }
             }
-            let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-            command.args(["clippy", "--workspace", "--quiet", "--message-format", "short"]);
+            let mut command =
+                Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+            command.args([
+                "clippy",
+                "--workspace",
+                "--quiet",
+                "--message-format",
+                "short",
+            ]);
             if !defaults {
                 command.arg("--no-default-features");
             }
@@ -153,7 +165,11 @@ fn features_run(corpus: &Path, docs: &[String], sample: Option<usize>) -> Result
             runs += 1;
             if !output.status.success() {
                 let stderr = String::from_utf8_lossy(&output.stderr);
-                for line in stderr.lines().filter(|l| l.contains("error") || l.contains("warning")).take(30) {
+                for line in stderr
+                    .lines()
+                    .filter(|l| l.contains("error") || l.contains("warning"))
+                    .take(30)
+                {
                     eprintln!("    {line}");
                 }
                 println!("not clippy-clean: {doc} with {label}");

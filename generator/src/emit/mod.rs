@@ -35,8 +35,8 @@ pub use rust::{TypePrinter, doc_attrs, ident};
 use crate::ir::Api;
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::parse::Parser;
 use rayon::prelude::*;
+use syn::parse::Parser;
 
 /// Settings shared by every emitted crate.
 #[derive(Debug, Clone)]
@@ -279,18 +279,13 @@ pub fn models_dependency(opts: &Options, groups: Option<&crate::groups::Groups>)
 /// The `[features]` lines of the operation groups (see [`crate::groups`]): `default` with every
 /// group, then one feature per group with its operation count; `forward` is the models crate's
 /// name, whose feature of the same name each group's enables (`None` for the models crate).
-/// `extra_default` are the crate's other features on by default. Empty without groups.
+/// Empty without groups.
 pub fn group_features_toml(
     groups: Option<&crate::groups::Groups>,
     forward: Option<&str>,
-    extra_default: &[&str],
 ) -> String {
     let Some(groups) = groups else {
-        return if extra_default.is_empty() {
-            String::new()
-        } else {
-            format!("default = [{}]\n", quoted_list(extra_default.iter().copied()))
-        };
+        return String::new();
     };
     let mut out = String::from(
         "# Operation groups: one feature each (an operation's first tag, or, in a document that tags\n\
@@ -298,14 +293,13 @@ pub fn group_features_toml(
          # models they reach, nothing else; `default` enables every group. crates.io allows 300\n\
          # features a crate: above 290 groups, the smallest are merged into `more-groups`.\n",
     );
-    let names = extra_default.iter().copied().chain(groups.names());
-    let list = quoted_list(names);
+    let list = quoted_list(groups.names().into_iter());
     if list.len() + "default = []".len() <= 100 {
         out.push_str(&format!("default = [{list}]\n"));
     } else {
         out.push_str("default = [\n");
         let mut line = String::new();
-        for name in extra_default.iter().copied().chain(groups.names()) {
+        for name in groups.names() {
             let item = format!("\"{name}\",");
             if !line.is_empty() && line.len() + 1 + item.len() > 96 {
                 out.push_str(&format!("    {line}\n"));
@@ -323,7 +317,11 @@ pub fn group_features_toml(
     }
     for group in &groups.groups {
         let count = group.operations.len();
-        let operations = if count == 1 { "operation" } else { "operations" };
+        let operations = if count == 1 {
+            "operation"
+        } else {
+            "operations"
+        };
         let source = if group.merged.is_empty() {
             match group.source.as_str() {
                 "" => " without a group".to_owned(),
@@ -534,7 +532,10 @@ pub fn gated(tokens: TokenStream, cfg: &TokenStream) -> TokenStream {
             insert_after_docs(attrs, cfg);
         }
     }
-    file.items.iter().map(quote::ToTokens::to_token_stream).collect()
+    file.items
+        .iter()
+        .map(quote::ToTokens::to_token_stream)
+        .collect()
 }
 
 /// An associated function (`impl` or trait item) behind `cfg`, after its doc comment.

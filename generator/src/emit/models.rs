@@ -102,7 +102,7 @@ fn cargo_toml(
     let base64 = line(api.uses(Primitive::Base64), "base64 = \"0.22\"\n");
     let fancy = line(patterns.needs_fancy_regex(), "fancy-regex = \"0.18\"\n");
     let url = url_dependency(api);
-    let features = super::group_features_toml(groups, None, &[]);
+    let features = super::group_features_toml(groups, None);
     let features = if features.is_empty() {
         features
     } else {

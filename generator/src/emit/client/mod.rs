@@ -197,7 +197,7 @@ fn cargo_toml(
 # TLS for `https` base URLs: enable `rustls` or `native-tls` (the platform's TLS library).
 # Without either, `ClientBuilder::build` rejects an `https` base URL (unless you bring your own
 # `reqwest::Client`). Off by default so that plain-HTTP users (tests, sidecars) build no TLS stack.
-rustls = ["reqwest/rustls"]
+{empty_default}rustls = ["reqwest/rustls"]
 native-tls = ["reqwest/native-tls"]
 # `tower`: middleware as `tower` layers around the HTTP client (`ClientBuilder::layer`: tower-http's
 # `TraceLayer`, credentials refreshed by a layer), and `Client::from_service`, which calls a
@@ -221,7 +221,13 @@ tower-service = {{ version = "0.3", optional = true }}
 {url}uuid = {{ version = "1", features = ["serde"] }}
 "#,
         models = super::models_dependency(opts, groups),
-        groups = super::group_features_toml(groups, Some(&opts.crate_name("models")), &[]),
+        groups = super::group_features_toml(groups, Some(&opts.crate_name("models"))),
+        // Without groups, `default` is said here, empty.
+        empty_default = if groups.is_some() {
+            ""
+        } else {
+            "default = []\n"
+        },
         url = super::models::url_dependency(api),
         tower_deps = TOWER_DEPENDENCIES
             .iter()

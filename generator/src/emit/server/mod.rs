@@ -118,18 +118,23 @@ fn manifest(
         ("", "")
     };
     let models = opts.crate_name("models");
-    let group_features =
-        super::group_features_toml(groups, Some(&models), if routed { &[] } else { &["webhooks"] });
+    let group_features = super::group_features_toml(groups, Some(&models));
     let features = if hooks {
         format!(
             r#"[features]
 # `webhooks`: the sender of the API's webhooks and callbacks (a reqwest client, module `webhooks`).
 # `rustls` or `native-tls` let it post to `https` URLs.
-webhooks = [{runtime}"dep:reqwest"{timer}]
+{empty_default}webhooks = [{runtime}"dep:reqwest"{timer}]
 rustls = ["webhooks", "reqwest?/rustls"]
 native-tls = ["webhooks", "reqwest?/native-tls"]
 {group_features}
 "#,
+            // Without groups, `default` is said here: the sender of a crate without a router is on.
+            empty_default = match (group_features.is_empty(), routed) {
+                (false, _) => "",
+                (true, true) => "default = []\n",
+                (true, false) => "default = [\"webhooks\"]\n",
+            },
         )
     } else if group_features.is_empty() {
         String::new()

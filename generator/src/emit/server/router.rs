@@ -9,6 +9,9 @@ use crate::ir::{Method, ParamLocation};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
+/// A method of a route and the operations (indexes into [`Plan::ops`]) it serves.
+type MethodOps = (Method, Vec<usize>);
+
 pub fn router_rs(plan: &Plan) -> TokenStream {
     let api = ident(&plan.trait_name);
     let has_error = plan.error_body.is_some();
@@ -17,66 +20,67 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
     let mut method_fns = Vec::new();
     let mut routes: Vec<(String, TokenStream, Vec<TokenStream>)> = Vec::new();
     for (path, all_methods) in &plan.routes {
-      // With a feature per group, the methods of a path are routed by gate: one `route` call each
-      // set of methods the same groups serve (axum merges the calls of a path).
-      let mut by_gate: Vec<(String, TokenStream, Vec<&(crate::ir::Method, Vec<usize>)>)> = Vec::new();
-      for entry in all_methods {
-          let ops: Vec<&OpPlan> = entry.1.iter().map(|i| &plan.ops[*i]).collect();
-          let gate = plan.gate(&ops);
-          let key = gate.to_string();
-          match by_gate.iter_mut().find(|(k, ..)| *k == key) {
-              Some((.., entries)) => entries.push(entry),
-              None => by_gate.push((key, gate, vec![entry])),
-          }
-      }
-      for (_, gate, methods) in by_gate {
-        // `(routing function, handler)` of each method axum names; `others`: the handlers of the
-        // methods it does not (`QUERY`, custom ones), with whether they take the request.
-        let mut chain = Vec::new();
-        let mut others = Vec::new();
-        for (method, indexes) in methods {
-            let first = &plan.ops[indexes[0]];
-            let (handler, takes) = if indexes.len() == 1 && !is_distinct(first.op) {
-                let handler = format_ident!("handle_{}", first.op.name);
-                (handler, takes_request(first))
-            } else {
-                let ops: Vec<&OpPlan> = indexes.iter().map(|i| &plan.ops[*i]).collect();
-                let name = format_ident!("dispatch_{}", first.op.name);
-                let dispatcher = dispatcher(plan, &name, &ops);
-                dispatchers.push(super::super::gated(dispatcher, &gate));
-                (name, true)
-            };
-            if method.is_standard() {
-                let routing = format_ident!("{}", method.as_str().to_ascii_lowercase());
-                chain.push((routing, handler));
-            } else {
-                others.push((method, handler, takes, first));
+        // With a feature per group, the methods of a path are routed by gate: one `route` call each
+        // set of methods the same groups serve (axum merges the calls of a path).
+        let mut by_gate: Vec<(String, TokenStream, Vec<&MethodOps>)> = Vec::new();
+        for entry in all_methods {
+            let ops: Vec<&OpPlan> = entry.1.iter().map(|i| &plan.ops[*i]).collect();
+            let gate = plan.gate(&ops);
+            let key = gate.to_string();
+            match by_gate.iter_mut().find(|(k, ..)| *k == key) {
+                Some((.., entries)) => entries.push(entry),
+                None => by_gate.push((key, gate, vec![entry])),
             }
         }
-        // The route's fallback picks the others by name; it is named after the first one's
-        // operation.
-        if let Some((.., first)) = others.first() {
-            let name = format_ident!("other_methods_{}", first.op.name);
-            let others = other_methods(plan, &name, &others);
-            dispatchers.push(super::super::gated(others, &gate));
-            let routing = if chain.is_empty() { "any" } else { "fallback" };
-            chain.push((format_ident!("{routing}"), name));
+        for (_, gate, methods) in by_gate {
+            // `(routing function, handler)` of each method axum names; `others`: the handlers of the
+            // methods it does not (`QUERY`, custom ones), with whether they take the request.
+            let mut chain = Vec::new();
+            let mut others = Vec::new();
+            for (method, indexes) in methods {
+                let first = &plan.ops[indexes[0]];
+                let (handler, takes) = if indexes.len() == 1 && !is_distinct(first.op) {
+                    let handler = format_ident!("handle_{}", first.op.name);
+                    (handler, takes_request(first))
+                } else {
+                    let ops: Vec<&OpPlan> = indexes.iter().map(|i| &plan.ops[*i]).collect();
+                    let name = format_ident!("dispatch_{}", first.op.name);
+                    let dispatcher = dispatcher(plan, &name, &ops);
+                    dispatchers.push(super::super::gated(dispatcher, &gate));
+                    (name, true)
+                };
+                if method.is_standard() {
+                    let routing = format_ident!("{}", method.as_str().to_ascii_lowercase());
+                    chain.push((routing, handler));
+                } else {
+                    others.push((method, handler, takes, first));
+                }
+            }
+            // The route's fallback picks the others by name; it is named after the first one's
+            // operation.
+            if let Some((.., first)) = others.first() {
+                let name = format_ident!("other_methods_{}", first.op.name);
+                let others = other_methods(plan, &name, &others);
+                dispatchers.push(super::super::gated(others, &gate));
+                let routing = if chain.is_empty() { "any" } else { "fallback" };
+                chain.push((format_ident!("{routing}"), name));
+            }
+            let ((routing, handler), rest) = chain.split_first().expect("a route has a method");
+            method_fns.push(routing.clone());
+            let rest = rest
+                .iter()
+                .map(|(routing, handler)| quote! { .#routing(#handler::<A>) });
+            let chain = quote! { #routing(#handler::<A>) #(#rest)* };
+            // Consecutive routes of the same groups share one statement.
+            let route = quote! { .route(#path, #chain) };
+            match routes.last_mut() {
+                Some((key, _, chained)) if *key == gate.to_string() => chained.push(route),
+                _ => routes.push((gate.to_string(), gate, vec![route])),
+            }
         }
-        let ((routing, handler), rest) = chain.split_first().expect("a route has a method");
-        method_fns.push(routing.clone());
-        let rest = rest
-            .iter()
-            .map(|(routing, handler)| quote! { .#routing(#handler::<A>) });
-        let chain = quote! { #routing(#handler::<A>) #(#rest)* };
-        // Consecutive routes of the same groups share one statement.
-        let route = quote! { .route(#path, #chain) };
-        match routes.last_mut() {
-            Some((key, _, chained)) if *key == gate.to_string() => chained.push(route),
-            _ => routes.push((gate.to_string(), gate, vec![route])),
-        }
-      }
     }
-    let handlers = (plan.ops.iter()).map(|op| super::super::gated(handler(plan, op), &plan.gate(&[op])));
+    let handlers =
+        (plan.ops.iter()).map(|op| super::super::gated(handler(plan, op), &plan.gate(&[op])));
     let routes = routes.into_iter().map(|(_, gate, chained)| {
         if plan.groups.is_some() {
             quote! { #gate let router = router #(#chained)*; }
@@ -228,7 +232,11 @@ fn dispatcher(plan: &Plan, name: &Ident, ops: &[&OpPlan]) -> TokenStream {
     let mut rest = TokenStream::new();
     for op in ops {
         let call = call(&format_ident!("handle_{}", op.op.name), takes_request(op));
-        let gate = if mixed { plan.gate(&[op]) } else { TokenStream::new() };
+        let gate = if mixed {
+            plan.gate(&[op])
+        } else {
+            TokenStream::new()
+        };
         if !is_distinct(op.op) {
             if gate.is_empty() {
                 fallback = Some(call);

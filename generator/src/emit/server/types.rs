@@ -10,8 +10,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 pub fn requests_rs(plan: &Plan) -> TokenStream {
-    let items = (plan.ops.iter())
-        .map(|op| crate::emit::gated(request_struct(op, plan), &plan.gate(&[op])));
+    let items =
+        (plan.ops.iter()).map(|op| crate::emit::gated(request_struct(op, plan), &plan.gate(&[op])));
     let items = quote! { #(#items)* };
     let uses = super::imports(plan, &items, &["models", "BasicCredentials", "RawBody"]);
     quote! {

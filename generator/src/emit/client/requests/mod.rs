@@ -128,9 +128,9 @@ impl<'a> RequestEmitter<'a> {
 
     /// The start of `requests.rs`: the operation methods of `Client`; the builders follow.
     pub fn requests_head(&self, plans: &[Plan]) -> TokenStream {
-        let methods = plans.iter().map(|p| {
-            super::super::gated_fn(self.client_method(p), &self.gate(p))
-        });
+        let methods = plans
+            .iter()
+            .map(|p| super::super::gated_fn(self.client_method(p), &self.gate(p)));
         let root = &self.root;
         let doc = format!(
             " The operations: one method of [`Client`]({}::Client) each, returning the request builder",
