@@ -476,6 +476,55 @@ components:
     }
 
     #[test]
+    fn the_error_body_and_what_callbacks_reach_belong_to_no_group() {
+        let doc = r#"
+openapi: 3.1.0
+info: {title: T, version: '1'}
+paths:
+  /orders:
+    post:
+      operationId: order
+      tags: [orders]
+      requestBody: {content: {application/json: {schema: {$ref: '#/components/schemas/Order'}}}}
+      responses:
+        '201': {description: ok}
+        '400': {description: bad, content: {application/json: {schema: {$ref: '#/components/schemas/Problem'}}}}
+      callbacks:
+        shipped:
+          '{$request.body#/url}':
+            post:
+              requestBody: {content: {application/json: {schema: {$ref: '#/components/schemas/Shipment'}}}}
+              responses: {'204': {description: ok}}
+  /users:
+    get:
+      operationId: users
+      tags: [users]
+      responses:
+        '200': {description: ok, content: {application/json: {schema: {$ref: '#/components/schemas/Order'}}}}
+        '404': {description: none, content: {application/json: {schema: {$ref: '#/components/schemas/Problem'}}}}
+components:
+  schemas:
+    Order: {type: object, properties: {url: {type: string}}}
+    Problem: {type: object, properties: {detail: {$ref: '#/components/schemas/Detail'}}}
+    Detail: {type: object, properties: {text: {type: string}}}
+    Shipment: {type: object, properties: {order: {$ref: '#/components/schemas/Order'}}}
+"#;
+        let api = api(doc);
+        let groups = Groups::of(&api);
+        let of = |name: &str| {
+            let t = api.types.iter().position(|t| t.name == name).unwrap();
+            groups.of_type_names(TypeId(t))
+        };
+        // The server answers its rejections with the error body whatever the selection.
+        assert!(of("Problem").is_empty());
+        assert!(of("Detail").is_empty());
+        // Module `webhooks` (callbacks included) is not split by group.
+        assert!(of("Shipment").is_empty());
+        assert!(of("Order").is_empty());
+        assert_eq!(groups.of_operation_id(&api, "users"), Some("users"));
+    }
+
+    #[test]
     fn a_slice_keeps_its_operations_and_what_they_reach() {
         let mut sliced = api(UNTAGGED);
         slice(&mut sliced, &["charges".to_owned()]).unwrap();

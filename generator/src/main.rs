@@ -245,8 +245,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 );
             }
             println!(
-                "{} groups, {} operations, {} types ({none} in no group: unused components, \
-                 webhook payloads and what they reach)",
+                "{} groups, {} operations, {} types ({none} in no group, compiled with every \
+                 selection: unused components, what webhooks and callbacks reach, the API's \
+                 error body, and what they reach)",
                 groups.groups.len(),
                 api.operations.len(),
                 api.types.len()
