@@ -9,7 +9,7 @@
 //!   starts with a parameter) goes to a group of its own, `ungrouped`.
 //! - A group's name is its source in kebab case (`Chat Completions` -> `chat-completions`),
 //!   starting with a letter (`group-` in front otherwise); a name the crates use for another
-//!   feature (`default`, `webhooks`, `rustls`, `native-tls`) takes `-api`, and names that
+//!   feature (`default`, `all-groups`, `webhooks`, `rustls`, `native-tls`, `tower`) takes `-api`, and names that
 //!   would coincide take `-2`, `-3`... in document order.
 //! - crates.io allows 300 features a crate: over [`MAX_GROUPS`] groups, the largest
 //!   `MAX_GROUPS - 1` keep theirs and the others are merged into one group, `more-groups`, that
@@ -29,7 +29,8 @@ use crate::ir::{Api, HookKind, Operation, PathSegment, TypeId};
 use std::collections::BTreeMap;
 
 /// The most groups a document gets: crates.io's 300 features a crate, less room for the crates'
-/// own features (`default`, `webhooks`, `rustls`, `native-tls`) and a margin.
+/// own features (`default`, `all-groups`, `webhooks`, `rustls`, `native-tls`, `tower`) and a
+/// margin.
 pub const MAX_GROUPS: usize = 290;
 
 /// The name of the group of operations that have none.
@@ -39,7 +40,14 @@ const UNGROUPED: &str = "ungrouped";
 const MERGED: &str = "more-groups";
 
 /// Feature names the generated crates use already.
-const RESERVED: [&str; 4] = ["default", "webhooks", "rustls", "native-tls"];
+const RESERVED: [&str; 6] = [
+    "default",
+    "all-groups",
+    "webhooks",
+    "rustls",
+    "native-tls",
+    "tower",
+];
 
 /// One group of operations.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -422,6 +430,8 @@ mod tests {
         assert_eq!(feature_name("payment_intents"), "payment-intents");
         assert_eq!(feature_name("3D models"), "group-3d-models");
         assert_eq!(feature_name("webhooks"), "webhooks-api");
+        assert_eq!(feature_name("Tower"), "tower-api");
+        assert_eq!(feature_name("all groups"), "all-groups-api");
         assert_eq!(feature_name("Déjà vu"), "d-j-vu");
         assert_eq!(feature_name("@me"), "me");
     }

@@ -45,9 +45,11 @@ fn main() -> ExitCode {
                  fixtures                      generate every tests/fixtures/*.yaml and run clippy -D warnings on it\n\
                  interop [document...]         the generated client against Prism's mock server, the generated\n\
                  \x20                             server under schemathesis (tests/interop/expected.json)\n\
-                 slices [--sample N] [document...]\n\
+                 slices [--features] [--sample N] [document...]\n\
                  \x20                             each operation group of corpus documents (default: spotify)\n\
-                 \x20                             generated alone (--groups), clippy -D warnings on every crate\n\
+                 \x20                             generated alone (--groups), clippy -D warnings on every crate;\n\
+                 \x20                             --features: the whole crates with no group, each group alone\n\
+                 \x20                             and every group (cargo features)\n\
                  package                       package the generator, install it from its tarball, generate\n\
                  \x20                             petstore with the command and from build.rs, and compile both"
             );

@@ -276,8 +276,8 @@ pub fn models_dependency(opts: &Options, groups: Option<&crate::groups::Groups>)
     }
 }
 
-/// The `[features]` lines of the operation groups (see [`crate::groups`]): `default` with every
-/// group, then one feature per group with its operation count; `forward` is the models crate's
+/// The `[features]` lines of the operation groups (see [`crate::groups`]): `default` and
+/// `all-groups` with every group, then one feature per group with its operation count; `forward` is the models crate's
 /// name, whose feature of the same name each group's enables (`None` for the models crate).
 /// Empty without groups.
 pub fn group_features_toml(
@@ -290,17 +290,22 @@ pub fn group_features_toml(
     let mut out = String::from(
         "# Operation groups: one feature each (an operation's first tag, or, in a document that tags\n\
          # none, the first path segment after a version). A group compiles its operations and the\n\
-         # models they reach, nothing else; `default` enables every group. crates.io allows 300\n\
-         # features a crate: above 290 groups, the smallest are merged into `more-groups`.\n",
+         # models they reach, nothing else. `all-groups` (the default) enables every group. crates.io\n\
+         # allows 300 features a crate: above 290 groups, the smallest are merged into `more-groups`.\n\
+         default = [\"all-groups\"]\n",
     );
-    let list = quoted_list(groups.names().into_iter());
-    if list.len() + "default = []".len() <= 100 {
-        out.push_str(&format!("default = [{list}]\n"));
+    let mut every: Vec<String> = groups.names().iter().map(|n| format!("\"{n}\"")).collect();
+    if let Some(models) = forward {
+        every.push(format!("\"{models}/all-groups\""));
+    }
+    let list = every.join(", ");
+    if list.len() + "all-groups = []".len() <= 100 {
+        out.push_str(&format!("all-groups = [{list}]\n"));
     } else {
-        out.push_str("default = [\n");
+        out.push_str("all-groups = [\n");
         let mut line = String::new();
-        for name in groups.names() {
-            let item = format!("\"{name}\",");
+        for item in every {
+            let item = format!("{item},");
             if !line.is_empty() && line.len() + 1 + item.len() > 96 {
                 out.push_str(&format!("    {line}\n"));
                 line.clear();
@@ -338,14 +343,6 @@ pub fn group_features_toml(
         out.push_str(&format!("{} = [{target}]\n", group.name));
     }
     out
-}
-
-/// `"a", "b"`.
-fn quoted_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
-    names
-        .map(|n| format!("\"{n}\""))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// The `Cargo.toml` of a generated crate: the header, `[package]` (with what the document's `info`
@@ -586,20 +583,15 @@ fn any_item_attrs(item: &mut syn::Item) -> Option<&mut Vec<syn::Attribute>> {
 }
 
 /// The crate-level lint levels of a crate with a feature per group: code shared by some
-/// operations (runtime helpers, imports of what the operations name) goes unused when not every
-/// group is on, and only then is that allowed.
+/// operations (runtime helpers, imports of what the operations name) goes unused when some group
+/// is off, and only then (without `all-groups`, the default) is that allowed.
 pub fn selection_lints(groups: Option<&crate::groups::Groups>) -> TokenStream {
-    let Some(groups) = groups else {
+    if groups.is_none() {
         return TokenStream::new();
-    };
-    let names = groups.names();
-    let every = match names.as_slice() {
-        [one] => quote! { feature = #one },
-        many => quote! { all(#(feature = #many),*) },
-    };
+    }
     quote! {
         #![cfg_attr(
-            not(#every),
+            not(feature = "all-groups"),
             allow(
                 dead_code,
                 unused_imports,

@@ -3,7 +3,7 @@
 //! Models of Broken parts (version 1.0).
 //!
 #![cfg_attr(
-    not(all(feature = "notes", feature = "shapes")),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,

@@ -3,7 +3,7 @@
 //! Models of Television (version 1).
 //!
 #![cfg_attr(
-    not(feature = "me"),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,

@@ -20,7 +20,7 @@
 //! the operation: the router answers them with the API's error body, built by the trait from a
 //! [`Rejection`].
 #![cfg_attr(
-    not(feature = "me"),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,

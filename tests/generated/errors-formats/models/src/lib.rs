@@ -3,7 +3,7 @@
 //! Models of Errors and formats (version 1).
 //!
 #![cfg_attr(
-    not(feature = "documents"),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,

@@ -21,7 +21,7 @@
 //! [`Rejection`]; an operation that documents its own error body answers them through its
 //! `{operation}_rejection` method instead.
 #![cfg_attr(
-    not(feature = "documents"),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,

@@ -3,14 +3,7 @@
 //! Models of Payments (version 1).
 //!
 #![cfg_attr(
-    not(
-        all(
-            feature = "payments",
-            feature = "transfers",
-            feature = "notes",
-            feature = "slow"
-        )
-    ),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,

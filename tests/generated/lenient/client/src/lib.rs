@@ -20,7 +20,7 @@
 //! [`RetryPolicy`]); `POST` and `PATCH` never are. `https` base URLs need the `rustls` or
 //! `native-tls` feature.
 #![cfg_attr(
-    not(feature = "calls"),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,

@@ -4,7 +4,7 @@
 //!
 //! What real servers answer beside their documents: relative URLs in `format: uri`, ids that are not UUIDs, timestamps without an offset, counters beyond their `int32`, and ASP.NET's numeric strings beyond it, and numbers sent as strings. The generated client keeps them (the formats are annotations, JSON Schema 2020-12); `Validate`, and so the generated server, refuses them.
 #![cfg_attr(
-    not(feature = "calls"),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,

@@ -31,7 +31,7 @@
 //!   - [`link_book`](Client::link_book): `LINK /books/{id}`
 //!   - [`purge_book`](Client::purge_book): `PURGE /books/{id}`
 #![cfg_attr(
-    not(all(feature = "books", feature = "archive", feature = "ungrouped")),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,

@@ -3,7 +3,7 @@
 //! Models of Shelf (version 1).
 //!
 #![cfg_attr(
-    not(all(feature = "books", feature = "archive", feature = "ungrouped")),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,

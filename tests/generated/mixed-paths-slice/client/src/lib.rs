@@ -18,9 +18,7 @@
 //! [`RetryPolicy`]); `POST` and `PATCH` never are. `https` base URLs need the `rustls` or
 //! `native-tls` feature.
 #![cfg_attr(
-    not(
-        all(feature = "accounts", feature = "jobs", feature = "files", feature = "pages")
-    ),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,

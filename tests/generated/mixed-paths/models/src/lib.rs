@@ -3,9 +3,7 @@
 //! Models of Mixed paths (version 1).
 //!
 #![cfg_attr(
-    not(
-        all(feature = "accounts", feature = "jobs", feature = "files", feature = "pages")
-    ),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,

@@ -4,7 +4,7 @@
 //!
 //! A clinic's pets and their owners. This description is a Markdown file of its own.
 #![cfg_attr(
-    not(all(feature = "pets", feature = "owners")),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,

@@ -3,7 +3,7 @@
 //! Models of OpenAI API (version 2.3.0).
 //!
 #![cfg_attr(
-    not(feature = "chat"),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,

@@ -20,20 +20,7 @@
 //! [`RetryPolicy`]); `POST` and `PATCH` never are. `https` base URLs need the `rustls` or
 //! `native-tls` feature.
 #![cfg_attr(
-    not(
-        all(
-            feature = "path",
-            feature = "query",
-            feature = "header",
-            feature = "cookie",
-            feature = "form",
-            feature = "created",
-            feature = "default-only",
-            feature = "page",
-            feature = "upload",
-            feature = "charges"
-        )
-    ),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,

@@ -4,20 +4,7 @@
 //!
 //! Every parameter location x style x explode of OpenAPI for a primitive, an array and an object value (the specification's "Style Examples" table), a query parameter with reserved characters allowed, one whose content is JSON, and a free-form object.
 #![cfg_attr(
-    not(
-        all(
-            feature = "path",
-            feature = "query",
-            feature = "header",
-            feature = "cookie",
-            feature = "form",
-            feature = "created",
-            feature = "default-only",
-            feature = "page",
-            feature = "upload",
-            feature = "charges"
-        )
-    ),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,

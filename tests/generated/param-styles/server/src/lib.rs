@@ -20,20 +20,7 @@
 //! the operation: the router answers them with the API's error body, built by the trait from a
 //! [`Rejection`].
 #![cfg_attr(
-    not(
-        all(
-            feature = "path",
-            feature = "query",
-            feature = "header",
-            feature = "cookie",
-            feature = "form",
-            feature = "created",
-            feature = "default-only",
-            feature = "page",
-            feature = "upload",
-            feature = "charges"
-        )
-    ),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,

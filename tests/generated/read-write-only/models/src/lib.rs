@@ -11,7 +11,7 @@
 //! read-only `id` stays required. `Signup` is only ever sent: its write-only `password` stays
 //! required.
 #![cfg_attr(
-    not(all(feature = "accounts", feature = "signups")),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,

@@ -18,14 +18,7 @@
 //! [`RetryPolicy`]); `POST` and `PATCH` never are. `https` base URLs need the `rustls` or
 //! `native-tls` feature.
 #![cfg_attr(
-    not(
-        all(
-            feature = "simple",
-            feature = "label",
-            feature = "matrix",
-            feature = "matrix-primitive"
-        )
-    ),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,

@@ -3,14 +3,7 @@
 //! Models of Templates (version 1).
 //!
 #![cfg_attr(
-    not(
-        all(
-            feature = "simple",
-            feature = "label",
-            feature = "matrix",
-            feature = "matrix-primitive"
-        )
-    ),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,

@@ -3,15 +3,7 @@
 //! Models of Streams (version 1).
 //!
 #![cfg_attr(
-    not(
-        all(
-            feature = "ticks",
-            feature = "chat",
-            feature = "logs",
-            feature = "metrics",
-            feature = "records"
-        )
-    ),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,

@@ -4,7 +4,7 @@
 //!
 //! A shop that tells its subscribers about orders, by webhooks and by callbacks.
 #![cfg_attr(
-    not(feature = "subscriptions"),
+    not(feature = "all-groups"),
     allow(
         dead_code,
         unused_imports,
