@@ -128,9 +128,12 @@ fn features_run(corpus: &Path, docs: &[String], sample: Option<usize>) -> Result
         let generated =
             openapi_gen::generate(&text, &opts, &Part::ALL).map_err(|d| format!("{doc}:\n{d}"))?;
         let (api, _) = openapi_gen::load_api(&text).map_err(|d| format!("{doc}:\n{d}"))?;
-        let names: Vec<String> = (openapi_gen::groups::Groups::of(&api).names().into_iter())
-            .map(str::to_owned)
-            .collect();
+        let groups = openapi_gen::groups::Groups::of(&api);
+        let mut names: Vec<String> = groups.names().into_iter().map(str::to_owned).collect();
+        // The models no operation reaches have a feature too, checked alone like a group.
+        if groups.unused_components() > 0 && sample.is_none() {
+            names.push(openapi_gen::groups::UNUSED_COMPONENTS.to_owned());
+        }
         let crates: Vec<(String, Vec<openapi_gen::emit::File>)> = (generated.crates.into_iter())
             .map(|(part, files)| (format!("{base}-{}", part.dir_name()), files))
             .collect();

@@ -290,11 +290,17 @@ pub fn group_features_toml(
     let mut out = String::from(
         "# Operation groups: one feature each (an operation's first tag, or, in a document that tags\n\
          # none, the first path segment after a version). A group compiles its operations and the\n\
-         # models they reach, nothing else. `all-groups` (the default) enables every group. crates.io\n\
-         # allows 300 features a crate: above 290 groups, the smallest are merged into `more-groups`.\n\
+         # models they reach, nothing else. `all-groups` (the default) enables every group, and the\n\
+         # models no operation reaches. crates.io allows 300 features a crate: above 290 groups,\n\
+         # the smallest are merged into `more-groups`.\n\
          default = [\"all-groups\"]\n",
     );
-    let mut every: Vec<String> = groups.names().iter().map(|n| format!("\"{n}\"")).collect();
+    let unused = groups.unused_components();
+    let mut names = groups.names();
+    if unused > 0 {
+        names.push(crate::groups::UNUSED_COMPONENTS);
+    }
+    let mut every: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
     if let Some(models) = forward {
         every.push(format!("\"{models}/all-groups\""));
     }
@@ -341,6 +347,17 @@ pub fn group_features_toml(
             None => String::new(),
         };
         out.push_str(&format!("{} = [{target}]\n", group.name));
+    }
+    if unused > 0 {
+        let target = match forward {
+            Some(models) => format!("\"{models}/{}\"", crate::groups::UNUSED_COMPONENTS),
+            None => String::new(),
+        };
+        out.push_str(&format!(
+            "# {unused} models: those no operation reaches (components a program may use by hand), and\n\
+             # what they name.\n{} = [{target}]\n",
+            crate::groups::UNUSED_COMPONENTS
+        ));
     }
     out
 }

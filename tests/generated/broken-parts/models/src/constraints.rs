@@ -9,6 +9,7 @@ impl Validate for Note {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for Tree {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }

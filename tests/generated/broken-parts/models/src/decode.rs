@@ -41,12 +41,14 @@ impl crate::object::Object for Note {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for Tree {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl crate::object::Object for Tree {
     const NAME: &'static str = "Tree";
 

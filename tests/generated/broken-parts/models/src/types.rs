@@ -12,6 +12,7 @@ pub struct Note {
     pub tags: Option<Vec<String>>,
 }
 
+#[cfg(feature = "unused-components")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Tree {
     /// Any JSON value: the document's schema here was left out (it needs `#/components/schemas/Branch`, which is left out).

@@ -4,14 +4,17 @@
 use crate::types::*;
 use crate::validation::{self, Validate, ValidationError};
 
+#[cfg(feature = "unused-components")]
 impl Validate for Holding {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for Paper {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for Other {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }

@@ -3,12 +3,14 @@
 //! `Deserialize` of the structs, through [`crate::object`].
 use crate::types::*;
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for Paper {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl crate::object::Object for Paper {
     const NAME: &'static str = "Paper";
 
@@ -33,12 +35,14 @@ impl crate::object::Object for Paper {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for Other {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl crate::object::Object for Other {
     const NAME: &'static str = "Other";
 

@@ -3,12 +3,14 @@
 /// What a shelf holds; a kind the mapping does not name is an Other (3.2's defaultMapping).
 ///
 /// Exactly one of the variants (`oneOf`), told apart by the tag `kind`: `"paper"` for [`Paper`]; any other value, or none, for [`Other`].
+#[cfg(feature = "unused-components")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Holding {
     Paper(Paper),
     Other(Other),
 }
 
+#[cfg(feature = "unused-components")]
 impl ::serde::Serialize for Holding {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -26,6 +28,7 @@ impl ::serde::Serialize for Holding {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for Holding {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -41,12 +44,14 @@ impl<'de> ::serde::Deserialize<'de> for Holding {
     }
 }
 
+#[cfg(feature = "unused-components")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Paper {
     pub kind: String,
     pub pages: i64,
 }
 
+#[cfg(feature = "unused-components")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Other {
     #[serde(skip_serializing_if = "Option::is_none")]

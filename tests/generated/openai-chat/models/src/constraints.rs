@@ -48,10 +48,12 @@ impl Validate for ChatCompletionMessageToolCall {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for ChatCompletionMessageToolCallChunk {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for ChatCompletionModeration {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -69,10 +71,12 @@ impl Validate for ChatCompletionModeration {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for ChatCompletionModerationError {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for ChatCompletionModerationResults {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -277,6 +281,7 @@ impl Validate for ChatCompletionResponseMessage {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for ChatCompletionStreamResponseDelta {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -290,6 +295,7 @@ impl Validate for ChatCompletionStreamResponseDelta {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for ChatCompletionTokenLogprob {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -315,6 +321,7 @@ impl Validate for ChatCompletionToolChoiceOption {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for CompletionUsage {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -612,6 +619,7 @@ impl Validate for CreateChatCompletionResponse {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for CreateChatCompletionStreamResponse {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -643,6 +651,7 @@ impl Validate for CreateChatCompletionStreamResponse {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for CreateModelResponseProperties {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -758,6 +767,7 @@ impl Validate for ModelIdsShared {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for ModelResponseProperties {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -835,6 +845,7 @@ impl Validate for ModerationConfigParam {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for ModerationInputType {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -902,6 +913,7 @@ impl Validate for ModerationPolicyParam {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for ModerationResultBody {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -938,6 +950,7 @@ impl Validate for PromptCacheBreakpointParam {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for PromptCacheModeEnum {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -953,6 +966,7 @@ impl Validate for PromptCacheModeEnum {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for PromptCacheOptionsParam {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -966,6 +980,7 @@ impl Validate for PromptCacheOptionsParam {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for PromptCacheTtlEnum {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -1076,10 +1091,12 @@ impl Validate for ChatCompletionMessageToolCallFunction {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for ChatCompletionMessageToolCallChunkType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for ChatCompletionMessageToolCallChunkFunction {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -1089,6 +1106,7 @@ impl Validate for ChatCompletionMessageToolCallsItem {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for ChatCompletionModerationInput {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1100,6 +1118,7 @@ impl Validate for ChatCompletionModerationInput {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for ChatCompletionModerationOutput {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1111,10 +1130,12 @@ impl Validate for ChatCompletionModerationOutput {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for ChatCompletionModerationErrorType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for ChatCompletionModerationResultsType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -1377,10 +1398,12 @@ impl Validate for ChatCompletionStreamOptionsValue {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for ChatCompletionStreamResponseDeltaFunctionCall {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for ChatCompletionStreamResponseDeltaRole {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1396,6 +1419,7 @@ impl Validate for ChatCompletionStreamResponseDeltaRole {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for ChatCompletionTokenLogprobTopLogprobsItem {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -1421,10 +1445,12 @@ impl Validate for ToolChoiceMode {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for CompletionUsageCompletionTokensDetails {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for CompletionUsagePromptTokensDetails {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -1592,10 +1618,12 @@ impl Validate for CreateChatCompletionResponseObject {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for CreateChatCompletionStreamResponseChoicesItemLogprobs {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for CreateChatCompletionStreamResponseChoicesItemFinishReason {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1611,6 +1639,7 @@ impl Validate for CreateChatCompletionStreamResponseChoicesItemFinishReason {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for CreateChatCompletionStreamResponseChoicesItem {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1630,10 +1659,12 @@ impl Validate for CreateChatCompletionStreamResponseChoicesItem {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for CreateChatCompletionStreamResponseObject {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for CreateModelResponsePropertiesPromptCacheRetention {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1725,6 +1756,7 @@ impl Validate for CustomToolProperties {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for MetadataValue {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -1745,6 +1777,7 @@ impl Validate for ModelIdsSharedVariant2 {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for ModelResponsePropertiesPromptCacheRetention {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1760,6 +1793,7 @@ impl Validate for ModelResponsePropertiesPromptCacheRetention {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for ModerationResultBodyType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -1864,6 +1898,7 @@ impl Validate for ResponseModalitiesValue {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for ServiceTierVariant1 {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1879,6 +1914,7 @@ impl Validate for ServiceTierVariant1 {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for ServiceTierValue {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {

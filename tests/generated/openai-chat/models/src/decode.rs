@@ -199,12 +199,14 @@ impl crate::object::Object for ChatCompletionMessageToolCall {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionMessageToolCallChunk {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl crate::object::Object for ChatCompletionMessageToolCallChunk {
     const NAME: &'static str = "ChatCompletionMessageToolCallChunk";
 
@@ -235,12 +237,14 @@ impl crate::object::Object for ChatCompletionMessageToolCallChunk {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionModeration {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl crate::object::Object for ChatCompletionModeration {
     const NAME: &'static str = "ChatCompletionModeration";
 
@@ -265,12 +269,14 @@ impl crate::object::Object for ChatCompletionModeration {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionModerationError {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl crate::object::Object for ChatCompletionModerationError {
     const NAME: &'static str = "ChatCompletionModerationError";
 
@@ -298,12 +304,14 @@ impl crate::object::Object for ChatCompletionModerationError {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionModerationResults {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl crate::object::Object for ChatCompletionModerationResults {
     const NAME: &'static str = "ChatCompletionModerationResults";
 
@@ -861,12 +869,14 @@ impl crate::object::Object for ChatCompletionResponseMessage {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionStreamResponseDelta {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "unused-components")]
 #[allow(deprecated)]
 impl crate::object::Object for ChatCompletionStreamResponseDelta {
     const NAME: &'static str = "ChatCompletionStreamResponseDelta";
@@ -907,12 +917,14 @@ impl crate::object::Object for ChatCompletionStreamResponseDelta {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionTokenLogprob {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl crate::object::Object for ChatCompletionTokenLogprob {
     const NAME: &'static str = "ChatCompletionTokenLogprob";
 
@@ -982,12 +994,14 @@ impl crate::object::Object for ChatCompletionTool {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl<'de> ::serde::Deserialize<'de> for CompletionUsage {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl crate::object::Object for CompletionUsage {
     const NAME: &'static str = "CompletionUsage";
 
@@ -1311,12 +1325,14 @@ impl crate::object::Object for CreateChatCompletionResponse {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for CreateChatCompletionStreamResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "unused-components")]
 #[allow(deprecated)]
 impl crate::object::Object for CreateChatCompletionStreamResponse {
     const NAME: &'static str = "CreateChatCompletionStreamResponse";
@@ -1379,12 +1395,14 @@ impl crate::object::Object for CreateChatCompletionStreamResponse {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for CreateModelResponseProperties {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "unused-components")]
 #[allow(deprecated)]
 impl crate::object::Object for CreateModelResponseProperties {
     const NAME: &'static str = "CreateModelResponseProperties";
@@ -1610,12 +1628,14 @@ impl crate::object::Object for FunctionParameters {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for ModelResponseProperties {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "unused-components")]
 #[allow(deprecated)]
 impl crate::object::Object for ModelResponseProperties {
     const NAME: &'static str = "ModelResponseProperties";
@@ -1769,12 +1789,14 @@ impl crate::object::Object for ModerationPolicyParam {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl<'de> ::serde::Deserialize<'de> for ModerationResultBody {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl crate::object::Object for ModerationResultBody {
     const NAME: &'static str = "ModerationResultBody";
 
@@ -1879,12 +1901,14 @@ impl crate::object::Object for PromptCacheBreakpointParam {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl<'de> ::serde::Deserialize<'de> for PromptCacheOptionsParam {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl crate::object::Object for PromptCacheOptionsParam {
     const NAME: &'static str = "PromptCacheOptionsParam";
 
@@ -2121,12 +2145,14 @@ impl crate::object::Object for ChatCompletionMessageToolCallFunction {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionMessageToolCallChunkFunction {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl crate::object::Object for ChatCompletionMessageToolCallChunkFunction {
     const NAME: &'static str = "ChatCompletionMessageToolCallChunkFunction";
 
@@ -2549,12 +2575,14 @@ impl crate::object::Object for ChatCompletionStreamOptionsVariant1 {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionStreamResponseDeltaFunctionCall {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl crate::object::Object for ChatCompletionStreamResponseDeltaFunctionCall {
     const NAME: &'static str = "ChatCompletionStreamResponseDeltaFunctionCall";
 
@@ -2576,12 +2604,14 @@ impl crate::object::Object for ChatCompletionStreamResponseDeltaFunctionCall {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionTokenLogprobTopLogprobsItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl crate::object::Object for ChatCompletionTokenLogprobTopLogprobsItem {
     const NAME: &'static str = "ChatCompletionTokenLogprobTopLogprobsItem";
 
@@ -2611,12 +2641,14 @@ impl crate::object::Object for ChatCompletionTokenLogprobTopLogprobsItem {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl<'de> ::serde::Deserialize<'de> for CompletionUsageCompletionTokensDetails {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl crate::object::Object for CompletionUsageCompletionTokensDetails {
     const NAME: &'static str = "CompletionUsageCompletionTokensDetails";
 
@@ -2684,12 +2716,14 @@ impl crate::object::Object for CompletionUsageCompletionTokensDetails {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl<'de> ::serde::Deserialize<'de> for CompletionUsagePromptTokensDetails {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl crate::object::Object for CompletionUsagePromptTokensDetails {
     const NAME: &'static str = "CompletionUsagePromptTokensDetails";
 
@@ -2922,6 +2956,7 @@ impl crate::object::Object for CreateChatCompletionResponseChoicesItem {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de>
 for CreateChatCompletionStreamResponseChoicesItemLogprobs {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -2929,6 +2964,7 @@ for CreateChatCompletionStreamResponseChoicesItemLogprobs {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl crate::object::Object for CreateChatCompletionStreamResponseChoicesItemLogprobs {
     const NAME: &'static str = "CreateChatCompletionStreamResponseChoicesItemLogprobs";
 
@@ -2953,12 +2989,14 @@ impl crate::object::Object for CreateChatCompletionStreamResponseChoicesItemLogp
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for CreateChatCompletionStreamResponseChoicesItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl crate::object::Object for CreateChatCompletionStreamResponseChoicesItem {
     const NAME: &'static str = "CreateChatCompletionStreamResponseChoicesItem";
 

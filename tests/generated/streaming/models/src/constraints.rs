@@ -4,6 +4,7 @@
 use crate::types::*;
 use crate::validation::{self, Validate, ValidationError};
 
+#[cfg(feature = "unused-components")]
 impl Validate for Tick {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -18,6 +19,7 @@ impl Validate for ChatAnswer {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for ChatChunk {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -35,6 +37,7 @@ impl Validate for ChatChunk {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for LogLine {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -43,6 +46,7 @@ impl Validate for Problem {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for ExportMetricsStreamItem {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }

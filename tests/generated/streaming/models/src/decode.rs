@@ -3,12 +3,14 @@
 //! `Deserialize` of the structs, through [`crate::object`].
 use crate::types::*;
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for Tick {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl crate::object::Object for Tick {
     const NAME: &'static str = "Tick";
 
@@ -92,12 +94,14 @@ impl crate::object::Object for ChatAnswer {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for ChatChunk {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl crate::object::Object for ChatChunk {
     const NAME: &'static str = "ChatChunk";
 
@@ -122,12 +126,14 @@ impl crate::object::Object for ChatChunk {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for LogLine {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl crate::object::Object for LogLine {
     const NAME: &'static str = "LogLine";
 
@@ -179,12 +185,14 @@ impl crate::object::Object for Problem {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for ExportMetricsStreamItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl crate::object::Object for ExportMetricsStreamItem {
     const NAME: &'static str = "ExportMetricsStreamItem";
 
