@@ -293,7 +293,8 @@ fn unique_names(groups: &mut [Group]) {
     }
 }
 
-/// The types an operation names directly (parameters, body, response bodies and headers).
+/// The types an operation names directly (parameters, body, response bodies, streamed items and
+/// headers).
 fn operation_roots(op: &Operation, out: &mut Vec<TypeId>) {
     let mut push = |ty: &crate::ir::TypeRef| ty.each_named(&mut |id| out.push(id));
     op.parameters.iter().for_each(|p| push(&p.ty));
@@ -303,6 +304,9 @@ fn operation_roots(op: &Operation, out: &mut Vec<TypeId>) {
     for response in &op.responses {
         if let Some(body) = &response.body {
             push(&body.ty);
+        }
+        if let Some(stream) = &response.stream {
+            push(&stream.item);
         }
         response.headers.iter().for_each(|h| push(&h.ty));
     }

@@ -48,12 +48,12 @@ impl Validate for ChatCompletionMessageToolCall {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionMessageToolCallChunk {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionModeration {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -71,12 +71,12 @@ impl Validate for ChatCompletionModeration {
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionModerationError {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionModerationResults {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -281,7 +281,7 @@ impl Validate for ChatCompletionResponseMessage {
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionStreamResponseDelta {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -295,7 +295,7 @@ impl Validate for ChatCompletionStreamResponseDelta {
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionTokenLogprob {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -321,7 +321,7 @@ impl Validate for ChatCompletionToolChoiceOption {
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl Validate for CompletionUsage {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -619,7 +619,7 @@ impl Validate for CreateChatCompletionResponse {
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionStreamResponse {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -845,7 +845,7 @@ impl Validate for ModerationConfigParam {
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl Validate for ModerationInputType {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -913,7 +913,7 @@ impl Validate for ModerationPolicyParam {
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl Validate for ModerationResultBody {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1091,12 +1091,12 @@ impl Validate for ChatCompletionMessageToolCallFunction {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionMessageToolCallChunkType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionMessageToolCallChunkFunction {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -1106,7 +1106,7 @@ impl Validate for ChatCompletionMessageToolCallsItem {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionModerationInput {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1118,7 +1118,7 @@ impl Validate for ChatCompletionModerationInput {
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionModerationOutput {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1130,12 +1130,12 @@ impl Validate for ChatCompletionModerationOutput {
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionModerationErrorType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionModerationResultsType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -1398,12 +1398,12 @@ impl Validate for ChatCompletionStreamOptionsValue {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionStreamResponseDeltaFunctionCall {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionStreamResponseDeltaRole {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1419,7 +1419,7 @@ impl Validate for ChatCompletionStreamResponseDeltaRole {
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionTokenLogprobTopLogprobsItem {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -1445,12 +1445,12 @@ impl Validate for ToolChoiceMode {
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl Validate for CompletionUsageCompletionTokensDetails {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl Validate for CompletionUsagePromptTokensDetails {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -1618,12 +1618,12 @@ impl Validate for CreateChatCompletionResponseObject {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionStreamResponseChoicesItemLogprobs {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionStreamResponseChoicesItemFinishReason {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1639,7 +1639,7 @@ impl Validate for CreateChatCompletionStreamResponseChoicesItemFinishReason {
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionStreamResponseChoicesItem {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1659,7 +1659,7 @@ impl Validate for CreateChatCompletionStreamResponseChoicesItem {
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionStreamResponseObject {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -1793,7 +1793,7 @@ impl Validate for ModelResponsePropertiesPromptCacheRetention {
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl Validate for ModerationResultBodyType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -1898,7 +1898,7 @@ impl Validate for ResponseModalitiesValue {
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl Validate for ServiceTierVariant1 {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1914,7 +1914,7 @@ impl Validate for ServiceTierVariant1 {
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl Validate for ServiceTierValue {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {

@@ -199,14 +199,14 @@ impl crate::object::Object for ChatCompletionMessageToolCall {
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionMessageToolCallChunk {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionMessageToolCallChunk {
     const NAME: &'static str = "ChatCompletionMessageToolCallChunk";
 
@@ -237,14 +237,14 @@ impl crate::object::Object for ChatCompletionMessageToolCallChunk {
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionModeration {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionModeration {
     const NAME: &'static str = "ChatCompletionModeration";
 
@@ -269,14 +269,14 @@ impl crate::object::Object for ChatCompletionModeration {
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionModerationError {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionModerationError {
     const NAME: &'static str = "ChatCompletionModerationError";
 
@@ -304,14 +304,14 @@ impl crate::object::Object for ChatCompletionModerationError {
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionModerationResults {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionModerationResults {
     const NAME: &'static str = "ChatCompletionModerationResults";
 
@@ -869,14 +869,14 @@ impl crate::object::Object for ChatCompletionResponseMessage {
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionStreamResponseDelta {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 #[allow(deprecated)]
 impl crate::object::Object for ChatCompletionStreamResponseDelta {
     const NAME: &'static str = "ChatCompletionStreamResponseDelta";
@@ -917,14 +917,14 @@ impl crate::object::Object for ChatCompletionStreamResponseDelta {
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionTokenLogprob {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionTokenLogprob {
     const NAME: &'static str = "ChatCompletionTokenLogprob";
 
@@ -994,14 +994,14 @@ impl crate::object::Object for ChatCompletionTool {
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for CompletionUsage {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl crate::object::Object for CompletionUsage {
     const NAME: &'static str = "CompletionUsage";
 
@@ -1325,14 +1325,14 @@ impl crate::object::Object for CreateChatCompletionResponse {
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for CreateChatCompletionStreamResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 #[allow(deprecated)]
 impl crate::object::Object for CreateChatCompletionStreamResponse {
     const NAME: &'static str = "CreateChatCompletionStreamResponse";
@@ -1789,14 +1789,14 @@ impl crate::object::Object for ModerationPolicyParam {
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ModerationResultBody {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl crate::object::Object for ModerationResultBody {
     const NAME: &'static str = "ModerationResultBody";
 
@@ -2145,14 +2145,14 @@ impl crate::object::Object for ChatCompletionMessageToolCallFunction {
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionMessageToolCallChunkFunction {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionMessageToolCallChunkFunction {
     const NAME: &'static str = "ChatCompletionMessageToolCallChunkFunction";
 
@@ -2575,14 +2575,14 @@ impl crate::object::Object for ChatCompletionStreamOptionsVariant1 {
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionStreamResponseDeltaFunctionCall {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionStreamResponseDeltaFunctionCall {
     const NAME: &'static str = "ChatCompletionStreamResponseDeltaFunctionCall";
 
@@ -2604,14 +2604,14 @@ impl crate::object::Object for ChatCompletionStreamResponseDeltaFunctionCall {
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionTokenLogprobTopLogprobsItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionTokenLogprobTopLogprobsItem {
     const NAME: &'static str = "ChatCompletionTokenLogprobTopLogprobsItem";
 
@@ -2641,14 +2641,14 @@ impl crate::object::Object for ChatCompletionTokenLogprobTopLogprobsItem {
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for CompletionUsageCompletionTokensDetails {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl crate::object::Object for CompletionUsageCompletionTokensDetails {
     const NAME: &'static str = "CompletionUsageCompletionTokensDetails";
 
@@ -2716,14 +2716,14 @@ impl crate::object::Object for CompletionUsageCompletionTokensDetails {
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for CompletionUsagePromptTokensDetails {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(any(feature = "chat", feature = "unused-components"))]
+#[cfg(feature = "chat")]
 impl crate::object::Object for CompletionUsagePromptTokensDetails {
     const NAME: &'static str = "CompletionUsagePromptTokensDetails";
 
@@ -2956,7 +2956,7 @@ impl crate::object::Object for CreateChatCompletionResponseChoicesItem {
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de>
 for CreateChatCompletionStreamResponseChoicesItemLogprobs {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -2964,7 +2964,7 @@ for CreateChatCompletionStreamResponseChoicesItemLogprobs {
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl crate::object::Object for CreateChatCompletionStreamResponseChoicesItemLogprobs {
     const NAME: &'static str = "CreateChatCompletionStreamResponseChoicesItemLogprobs";
 
@@ -2989,14 +2989,14 @@ impl crate::object::Object for CreateChatCompletionStreamResponseChoicesItemLogp
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for CreateChatCompletionStreamResponseChoicesItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl crate::object::Object for CreateChatCompletionStreamResponseChoicesItem {
     const NAME: &'static str = "CreateChatCompletionStreamResponseChoicesItem";
 

@@ -4,7 +4,7 @@
 use crate::types::*;
 use crate::validation::{self, Validate, ValidationError};
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "ticks")]
 impl Validate for Tick {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -19,7 +19,7 @@ impl Validate for ChatAnswer {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl Validate for ChatChunk {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -37,7 +37,7 @@ impl Validate for ChatChunk {
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(any(feature = "logs", feature = "records"))]
 impl Validate for LogLine {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -46,7 +46,7 @@ impl Validate for Problem {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "metrics")]
 impl Validate for ExportMetricsStreamItem {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }

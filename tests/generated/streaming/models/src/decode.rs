@@ -3,14 +3,14 @@
 //! `Deserialize` of the structs, through [`crate::object`].
 use crate::types::*;
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "ticks")]
 impl<'de> ::serde::Deserialize<'de> for Tick {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "ticks")]
 impl crate::object::Object for Tick {
     const NAME: &'static str = "Tick";
 
@@ -94,14 +94,14 @@ impl crate::object::Object for ChatAnswer {
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatChunk {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatChunk {
     const NAME: &'static str = "ChatChunk";
 
@@ -126,14 +126,14 @@ impl crate::object::Object for ChatChunk {
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(any(feature = "logs", feature = "records"))]
 impl<'de> ::serde::Deserialize<'de> for LogLine {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(any(feature = "logs", feature = "records"))]
 impl crate::object::Object for LogLine {
     const NAME: &'static str = "LogLine";
 
@@ -185,14 +185,14 @@ impl crate::object::Object for Problem {
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "metrics")]
 impl<'de> ::serde::Deserialize<'de> for ExportMetricsStreamItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
-#[cfg(feature = "unused-components")]
+#[cfg(feature = "metrics")]
 impl crate::object::Object for ExportMetricsStreamItem {
     const NAME: &'static str = "ExportMetricsStreamItem";
 
