@@ -137,7 +137,7 @@ fn features_run(corpus: &Path, docs: &[String], sample: Option<usize>) -> Result
         let crates: Vec<(String, Vec<openapi_gen::emit::File>)> = (generated.crates.into_iter())
             .map(|(part, files)| (format!("{base}-{}", part.dir_name()), files))
             .collect();
-        let scratch = write_workspace(&format!("features-{base}"), &crates)?;
+        let scratch = write_workspace(&base, &crates)?;
         let picked = pick(&names, sample);
         println!(
             "{doc}: no group, {} of {} groups alone, all groups",
