@@ -4,6 +4,8 @@
 #
 #   AGAINST=progenitor       cargo-progenitor 0.15.1's crate (the default)
 #   AGAINST=groups:a,b       our own crates generated with `--groups a,b` (a slice)
+#   AGAINST=features:a,b     our own crates whole, checked with only the features of groups a, b
+#                            (`--no-default-features --features bench-client/a,...`)
 #
 # Dependencies are checked once first; each timed run then checks only the generated crates again
 # from scratch (sources touched, incremental compilation off, as in CI), alternating between the
@@ -43,6 +45,7 @@ generate_ours() { # dir [args...]
 
 rm -rf "$WORK" && mkdir -p "$WORK"
 generate_ours ours
+OTHER_ARGS=()
 case "$AGAINST" in
   progenitor)
     install_peer cargo-progenitor 0.15.1 cargo-progenitor
@@ -53,8 +56,12 @@ case "$AGAINST" in
   groups:*)
     generate_ours other --groups "${AGAINST#groups:}"
     ;;
+  features:*)
+    generate_ours other
+    OTHER_ARGS=(--no-default-features --features "$(echo "${AGAINST#features:}" | sed 's/\([^,]*\)/bench-client\/\1/g')")
+    ;;
   *)
-    echo "AGAINST is progenitor or groups:NAME[,NAME...]" >&2
+    echo "AGAINST is progenitor, groups:NAME[,NAME...] or features:NAME[,NAME...]" >&2
     exit 2
     ;;
 esac
@@ -62,12 +69,14 @@ lines() { cat "$1"/src/*.rs "$1"/*/src/*.rs "$1"/*/src/*/*.rs 2> /dev/null | wc 
 
 # One target directory for both: the dependencies are built once (the generated crates of the two
 # sides are packages of their own, at their own paths).
-check() { # dir: prints seconds of a check of the generated crates only
-  (cd "$WORK/$1" && CARGO_TARGET_DIR="$WORK/target" cargo check --quiet --workspace > /dev/null 2>&1 || true)
-  find "$WORK/$1" -name '*.rs' -print0 | xargs -0 touch
+check() { # dir [cargo args...]: prints seconds of a check of the generated crates only
+  local dir="$1"
+  shift
+  (cd "$WORK/$dir" && CARGO_TARGET_DIR="$WORK/target" cargo check --quiet --workspace "$@" > /dev/null 2>&1 || true)
+  find "$WORK/$dir" -name '*.rs' -print0 | xargs -0 touch
   local start end
   start=$(date +%s%N)
-  (cd "$WORK/$1" && CARGO_TARGET_DIR="$WORK/target" cargo check --quiet --workspace)
+  (cd "$WORK/$dir" && CARGO_TARGET_DIR="$WORK/target" cargo check --quiet --workspace "$@")
   end=$(date +%s%N)
   awk -v ns=$((end - start)) 'BEGIN { printf "%.2f\n", ns / 1e9 }'
 }
@@ -76,7 +85,7 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 ours="" other=""
 for ((round = 1; round <= ROUNDS; round++)); do
   ours+="$(check ours) "
-  other+="$(check other) "
+  other+="$(check other "${OTHER_ARGS[@]}") "
 done
 m_ours="$(echo $ours | tr ' ' '\n' | median)"
 m_other="$(echo $other | tr ' ' '\n' | median)"

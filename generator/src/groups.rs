@@ -9,24 +9,36 @@
 //!   starts with a parameter) goes to a group of its own, `ungrouped`.
 //! - A group's name is its source in kebab case (`Chat Completions` -> `chat-completions`),
 //!   starting with a letter (`group-` in front otherwise); a name the crates use for another
-//!   feature (`default`, `webhooks`, `rustls`, `native-tls`) takes `-api`, and names that
+//!   feature (`default`, `all-groups`, `unused-components`, `webhooks`, `rustls`, `native-tls`,
+//!   `tower`) takes `-api`, and names that
 //!   would coincide take `-2`, `-3`... in document order.
 //! - crates.io allows 300 features a crate: over [`MAX_GROUPS`] groups, the largest
 //!   `MAX_GROUPS - 1` keep theirs and the others are merged into one group, `more-groups`, that
 //!   lists them.
 //! - A type belongs to every group whose operations reach it, through parameters, bodies,
 //!   response bodies and headers, then fields, map values, union branches, `allOf` merges, items
-//!   and aliases; a callback counts as its operation's. A type that no operation reaches (an unused
-//!   component, a webhook's payload) belongs to no group ([`Groups::of_type`] is empty for it,
-//!   and for what it reaches). A slice ([`slice()`]) keeps the webhooks, which no group owns, and
-//!   the types they reach, and leaves out the types nothing it keeps reaches.
+//!   and aliases. A type that no operation reaches (an unused component) belongs to a feature of
+//!   its own, [`UNUSED_COMPONENTS`], and so does what it reaches (which may belong to groups as
+//!   well): a program may deserialize such a component by hand, and a document may hold many
+//!   (2,339 of openai's 3,639 types), which no group's user should pay for. A type that a webhook
+//!   or callback reaches, and the API's error body (the schema most 4xx responses use, with which
+//!   the generated server answers what it rejects), belong to no group ([`Groups::of_type`] is
+//!   empty for them and for what they reach): the crates compile them with every selection, as
+//!   module `webhooks` has a feature of its own and is not split by group. A slice ([`slice()`]) keeps the
+//!   webhooks, which no group owns, and the callbacks of the operations it keeps, and leaves out
+//!   the types nothing it keeps reaches.
 
 use crate::ir::{Api, HookKind, Operation, PathSegment, TypeId};
 use std::collections::BTreeMap;
 
 /// The most groups a document gets: crates.io's 300 features a crate, less room for the crates'
-/// own features (`default`, `webhooks`, `rustls`, `native-tls`) and a margin.
+/// own features (`default`, `all-groups`, `unused-components`, `webhooks`, `rustls`,
+/// `native-tls`, `tower`).
 pub const MAX_GROUPS: usize = 290;
+
+/// The feature of the types no operation reaches (and what they reach): an index of
+/// [`Groups::of_type`] past the last group stands for it.
+pub const UNUSED_COMPONENTS: &str = "unused-components";
 
 /// The name of the group of operations that have none.
 const UNGROUPED: &str = "ungrouped";
@@ -35,7 +47,15 @@ const UNGROUPED: &str = "ungrouped";
 const MERGED: &str = "more-groups";
 
 /// Feature names the generated crates use already.
-const RESERVED: [&str; 4] = ["default", "webhooks", "rustls", "native-tls"];
+const RESERVED: [&str; 7] = [
+    "default",
+    "all-groups",
+    UNUSED_COMPONENTS,
+    "webhooks",
+    "rustls",
+    "native-tls",
+    "tower",
+];
 
 /// One group of operations.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,8 +78,9 @@ pub struct Groups {
     pub groups: Vec<Group>,
     /// Per operation (index of [`Api::operations`]): its group (index of `groups`).
     pub of_operation: Vec<usize>,
-    /// Per type (index of [`Api::types`]): the groups that reach it, ascending; empty for a type
-    /// no operation reaches, or that such a type reaches.
+    /// Per type (index of [`Api::types`]): the groups that reach it, ascending, `groups.len()`
+    /// last for [`UNUSED_COMPONENTS`]; empty for a type compiled with every selection (what the
+    /// webhooks, the callbacks and the error body reach).
     pub of_type: Vec<Vec<usize>>,
 }
 
@@ -90,6 +111,36 @@ impl Groups {
     /// The group names, in order.
     pub fn names(&self) -> Vec<&str> {
         self.groups.iter().map(|g| g.name.as_str()).collect()
+    }
+
+    /// The names of the groups `of` (indices into [`Groups::groups`], or past them for
+    /// [`UNUSED_COMPONENTS`]).
+    pub fn names_of(&self, of: &[usize]) -> Vec<&str> {
+        (of.iter())
+            .map(|&g| {
+                self.groups
+                    .get(g)
+                    .map_or(UNUSED_COMPONENTS, |g| g.name.as_str())
+            })
+            .collect()
+    }
+
+    /// How many types belong to [`UNUSED_COMPONENTS`] (none: the crates have no such feature).
+    pub fn unused_components(&self) -> usize {
+        let index = self.groups.len();
+        self.of_type.iter().filter(|of| of.contains(&index)).count()
+    }
+
+    /// The feature names of the type `id`: empty for a type compiled with every selection.
+    pub fn of_type_names(&self, id: TypeId) -> Vec<&str> {
+        self.names_of(&self.of_type[id.0])
+    }
+
+    /// The feature name of the operation with this `operationId` (`None` for another, such as a
+    /// webhook's).
+    pub fn of_operation_id(&self, api: &Api, id: &str) -> Option<&str> {
+        let i = api.operations.iter().position(|op| op.id == id)?;
+        Some(self.groups[self.of_operation[i]].name.as_str())
     }
 }
 
@@ -242,7 +293,8 @@ fn unique_names(groups: &mut [Group]) {
     }
 }
 
-/// The types an operation names directly (parameters, body, response bodies and headers).
+/// The types an operation names directly (parameters, body, response bodies, streamed items and
+/// headers).
 fn operation_roots(op: &Operation, out: &mut Vec<TypeId>) {
     let mut push = |ty: &crate::ir::TypeRef| ty.each_named(&mut |id| out.push(id));
     op.parameters.iter().for_each(|p| push(&p.ty));
@@ -252,6 +304,9 @@ fn operation_roots(op: &Operation, out: &mut Vec<TypeId>) {
     for response in &op.responses {
         if let Some(body) = &response.body {
             push(&body.ty);
+        }
+        if let Some(stream) = &response.stream {
+            push(&stream.item);
         }
         response.headers.iter().for_each(|h| push(&h.ty));
     }
@@ -274,18 +329,12 @@ fn reach(api: &Api, roots: Vec<TypeId>, seen: &mut [bool]) {
     }
 }
 
-/// Per type, the groups that reach it (empty: compiled with every selection).
+/// Per type, the groups that reach it (`groups`: [`UNUSED_COMPONENTS`]; empty: compiled with
+/// every selection).
 fn type_groups(api: &Api, of_operation: &[usize], groups: usize) -> Vec<Vec<usize>> {
     let mut roots: Vec<Vec<TypeId>> = vec![Vec::new(); groups];
     for (i, op) in api.operations.iter().enumerate() {
         operation_roots(op, &mut roots[of_operation[i]]);
-    }
-    for hook in &api.hooks {
-        if let HookKind::Callback { owner, .. } = &hook.kind
-            && let Some(i) = api.operations.iter().position(|op| &op.id == owner)
-        {
-            operation_roots(&hook.operation, &mut roots[of_operation[i]]);
-        }
     }
     let mut of_type: Vec<Vec<usize>> = vec![Vec::new(); api.types.len()];
     let mut reached_by_any = vec![false; api.types.len()];
@@ -299,13 +348,27 @@ fn type_groups(api: &Api, of_operation: &[usize], groups: usize) -> Vec<Vec<usiz
             }
         }
     }
-    // What no operation reaches is compiled always, and so is everything it names.
+    // What no operation reaches, and what it names, has a feature of its own (index `groups`).
     let unreached: Vec<TypeId> = (0..api.types.len())
         .filter(|&t| !reached_by_any[t])
         .map(TypeId)
         .collect();
+    let mut seen = vec![false; api.types.len()];
+    reach(api, unreached, &mut seen);
+    for (t, reached) in seen.into_iter().enumerate() {
+        if reached {
+            of_type[t].push(groups);
+        }
+    }
+    // What the webhooks and callbacks reach is compiled always (module `webhooks` is not split by
+    // group), and so is the server's own error body, which answers every rejection.
+    let mut always_roots = Vec::new();
+    for hook in &api.hooks {
+        operation_roots(&hook.operation, &mut always_roots);
+    }
+    always_roots.extend(api.error_body());
     let mut always = vec![false; api.types.len()];
-    reach(api, unreached, &mut always);
+    reach(api, always_roots, &mut always);
     for (t, always) in always.into_iter().enumerate() {
         if always {
             of_type[t].clear();
@@ -402,6 +465,8 @@ mod tests {
         assert_eq!(feature_name("payment_intents"), "payment-intents");
         assert_eq!(feature_name("3D models"), "group-3d-models");
         assert_eq!(feature_name("webhooks"), "webhooks-api");
+        assert_eq!(feature_name("Tower"), "tower-api");
+        assert_eq!(feature_name("all groups"), "all-groups-api");
         assert_eq!(feature_name("Déjà vu"), "d-j-vu");
         assert_eq!(feature_name("@me"), "me");
     }
@@ -442,17 +507,64 @@ components:
         assert_eq!(groups.groups[0].operations.len(), 2);
         let of = |name: &str| {
             let t = api.types.iter().position(|t| t.name == name).unwrap();
-            groups.of_type[t]
-                .iter()
-                .map(|&g| groups.groups[g].name.as_str())
-                .collect::<Vec<_>>()
+            groups.of_type_names(TypeId(t))
         };
         assert_eq!(of("Customer"), ["customers", "charges"]);
         assert_eq!(of("Charge"), ["charges"]);
-        // Unused reaches Address and Note: compiled always.
-        assert!(of("Unused").is_empty());
-        assert!(of("Address").is_empty());
-        assert!(of("Note").is_empty());
+        // Unused reaches Address (which the customers reach too) and Note.
+        assert_eq!(of("Unused"), ["unused-components"]);
+        assert_eq!(of("Address"), ["customers", "charges", "unused-components"]);
+        assert_eq!(of("Note"), ["unused-components"]);
+        assert_eq!(groups.unused_components(), 3);
+    }
+
+    #[test]
+    fn the_error_body_and_what_callbacks_reach_belong_to_no_group() {
+        let doc = r#"
+openapi: 3.1.0
+info: {title: T, version: '1'}
+paths:
+  /orders:
+    post:
+      operationId: order
+      tags: [orders]
+      requestBody: {content: {application/json: {schema: {$ref: '#/components/schemas/Order'}}}}
+      responses:
+        '201': {description: ok}
+        '400': {description: bad, content: {application/json: {schema: {$ref: '#/components/schemas/Problem'}}}}
+      callbacks:
+        shipped:
+          '{$request.body#/url}':
+            post:
+              requestBody: {content: {application/json: {schema: {$ref: '#/components/schemas/Shipment'}}}}
+              responses: {'204': {description: ok}}
+  /users:
+    get:
+      operationId: users
+      tags: [users]
+      responses:
+        '200': {description: ok, content: {application/json: {schema: {$ref: '#/components/schemas/Order'}}}}
+        '404': {description: none, content: {application/json: {schema: {$ref: '#/components/schemas/Problem'}}}}
+components:
+  schemas:
+    Order: {type: object, properties: {url: {type: string}}}
+    Problem: {type: object, properties: {detail: {$ref: '#/components/schemas/Detail'}}}
+    Detail: {type: object, properties: {text: {type: string}}}
+    Shipment: {type: object, properties: {order: {$ref: '#/components/schemas/Order'}}}
+"#;
+        let api = api(doc);
+        let groups = Groups::of(&api);
+        let of = |name: &str| {
+            let t = api.types.iter().position(|t| t.name == name).unwrap();
+            groups.of_type_names(TypeId(t))
+        };
+        // The server answers its rejections with the error body whatever the selection.
+        assert!(of("Problem").is_empty());
+        assert!(of("Detail").is_empty());
+        // Module `webhooks` (callbacks included) is not split by group.
+        assert!(of("Shipment").is_empty());
+        assert!(of("Order").is_empty());
+        assert_eq!(groups.of_operation_id(&api, "users"), Some("users"));
     }
 
     #[test]

@@ -109,6 +109,31 @@ pub enum HookKind {
 }
 
 impl Api {
+    /// The schema most 4xx responses use (else most 5xx and `default` ones): the generated
+    /// server's own error body (see the server emitter).
+    pub fn error_body(&self) -> Option<TypeId> {
+        let api = self;
+        let count = |select: fn(Status) -> bool| {
+            let mut counts: std::collections::BTreeMap<TypeId, usize> = Default::default();
+            for r in api.operations.iter().flat_map(|op| &op.responses) {
+                if let (true, Some(body)) = (select(r.status), &r.body)
+                    && body.media == Media::Json
+                    && let TypeRef::Named(id) = body.ty
+                {
+                    *counts.entry(id).or_default() += 1;
+                }
+            }
+            // Most uses wins; a tie goes to the type declared first.
+            counts
+                .into_iter()
+                .max_by_key(|(id, n)| (*n, std::cmp::Reverse(*id)))
+                .map(|(id, _)| id)
+        };
+        let server =
+            |s| s == Status::Default || matches!(s, Status::Code(500..=599) | Status::Range(5));
+        count(|s| matches!(s, Status::Code(400..=499) | Status::Range(4))).or_else(|| count(server))
+    }
+
     /// The operations, then the hooks' operations: everything that names parameter and body types.
     pub fn all_operations(&self) -> impl Iterator<Item = &Operation> {
         self.operations

@@ -245,11 +245,13 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 );
             }
             println!(
-                "{} groups, {} operations, {} types ({none} in no group: unused components, \
-                 webhook payloads and what they reach)",
+                "{} groups, {} operations, {} types ({} no operation reaches, feature \
+                 `unused-components`; {none} compiled with every selection: what webhooks and \
+                 callbacks reach, the API's error body, and what they reach)",
                 groups.groups.len(),
                 api.operations.len(),
-                api.types.len()
+                api.types.len(),
+                groups.unused_components()
             );
             Ok(ExitCode::SUCCESS)
         }

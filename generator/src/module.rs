@@ -90,7 +90,11 @@ fn module_of(
     if !opts.webhooks {
         api.hooks.clear();
     }
-    let generated = crate::generate_api(api, diags, &opts.options, &parts)?;
+    // The includer's crate has its own features: the module compiles every group (a slice of
+    // the document is `options.groups`).
+    let mut options = opts.options.clone();
+    options.group_features = false;
+    let generated = crate::generate_api(api, diags, &options, &parts)?;
     guard(move || {
         let models = opts.options.crate_ident("models").to_string();
         let mut code = TokenStream::new();

@@ -6,7 +6,7 @@ use openapi_gen::Part;
 use openapi_gen::emit::Options;
 
 /// The options `cargo xtask codegen` uses (the service keeps `format: uri` a `String`, its enums
-/// closed and its formats typed).
+/// closed and its formats typed, and has no feature per operation group).
 fn xtask_options() -> Options {
     let mut opts = Options::new(
         "asset-alerting",
@@ -16,6 +16,7 @@ fn xtask_options() -> Options {
     opts.uri_as_url = false;
     opts.open_enums = false;
     opts.typed_formats = true;
+    opts.group_features = false;
     opts
 }
 

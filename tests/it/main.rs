@@ -15,6 +15,7 @@ mod device_flow_roundtrip;
 mod drift;
 mod errors_formats_roundtrip;
 mod generator_snapshots;
+mod group_features;
 mod idempotency_roundtrip;
 mod in_process_roundtrip;
 mod lenient_roundtrip;

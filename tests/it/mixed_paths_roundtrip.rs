@@ -73,7 +73,8 @@ impl MixedPathsApi for Echoes {
     }
 }
 
-async fn start() -> String {
+/// Serves the whole router on 127.0.0.1; returns its base URL.
+pub(crate) async fn start() -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind 127.0.0.1:0");

@@ -1327,7 +1327,8 @@ fn corpus_routes_are_accepted_by_axum() {
     }
 }
 
-/// `(path, [method])` of each `.route("path", get(handle_x::<A>).post(...))` in a generated router.
+/// `(path, [method])` of each `.route("path", get(handle_x::<A>).post(...))` in a generated router
+/// (a path routed in several statements, one per operation group, is listed once per statement).
 fn routes_of(router: &str) -> Vec<(String, Vec<String>)> {
     let mut routes = Vec::new();
     let mut rest = router;
@@ -1344,9 +1345,12 @@ fn routes_of(router: &str) -> Vec<(String, Vec<String>)> {
             }
         };
         rest = &rest[end + 1..];
-        let call_end = rest
-            .find(".route(")
-            .or_else(|| rest.find(".fallback("))
+        // A call ends at the next one, or at the end of its statement (with a feature per group,
+        // each group's routes are a statement of their own).
+        let call_end = [".route(", ".fallback(", ";"]
+            .iter()
+            .filter_map(|end| rest.find(end))
+            .min()
             .unwrap();
         let call: String = rest[..call_end]
             .chars()

@@ -73,6 +73,40 @@ pub fn check_crates(
     Ok(failed)
 }
 
+/// Writes each `(name, files)` crate into the scratch workspace `target/xtask-{label}` (each
+/// document's crates side by side, as under generated/); returns its path.
+pub fn write_workspace(
+    label: &str,
+    crates: &[(String, Vec<File>)],
+) -> Result<std::path::PathBuf, String> {
+    let root = repo_root();
+    let scratch = root.join("target").join(format!("xtask-{label}"));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let mut members = Vec::new();
+    for (name, files) in crates {
+        // The server and client crates find their models crate at `../models`, as under generated/:
+        // each document's crates go side by side in a folder of their own (`{doc}/{part}`).
+        let relative = match name.rsplit_once('-') {
+            Some((doc, part)) if ["models", "server", "client"].contains(&part) => {
+                format!("{doc}/{part}")
+            }
+            _ => name.clone(),
+        };
+        let dir = scratch.join(&relative);
+        openapi_gen::output::write_crate(&dir, files)
+            .map_err(|e| format!("writing {}: {e}", dir.display()))?;
+        members.push(format!("    \"{relative}\","));
+    }
+    let manifest = format!(
+        "[workspace]\nresolver = \"3\"\nmembers = [\n{}\n]\n",
+        members.join("\n")
+    );
+    std::fs::write(scratch.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
+    // The repository's lock file pins the same dependency versions the checked-in crates use.
+    let _ = std::fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock"));
+    Ok(scratch)
+}
+
 /// Where the scratch crates are built: under the caller's `CARGO_TARGET_DIR` when set (builders
 /// sharing a machine keep their own), else under the repository's target/.
 pub fn build_dir(root: &Path) -> std::path::PathBuf {

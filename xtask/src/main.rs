@@ -56,9 +56,11 @@ fn main() -> ExitCode {
                  fixtures                      generate every tests/fixtures/*.yaml and run clippy -D warnings on it\n\
                  interop [document...]         the generated client against Prism's mock server, the generated\n\
                  \x20                             server under schemathesis (tests/interop/expected.json)\n\
-                 slices [--sample N] [document...]\n\
+                 slices [--features] [--sample N] [document...]\n\
                  \x20                             each operation group of corpus documents (default: spotify)\n\
-                 \x20                             generated alone (--groups), clippy -D warnings on every crate\n\
+                 \x20                             generated alone (--groups), clippy -D warnings on every crate;\n\
+                 \x20                             --features: the whole crates with no group, each group alone\n\
+                 \x20                             and every group (cargo features)\n\
                  package                       package the generator, install it from its tarball, generate\n\
                  \x20                             petstore with the command and from build.rs, and compile both"
             );
@@ -92,7 +94,8 @@ pub fn options(source_name: &str, prefix: &str) -> Options {
 /// from the same spec) and the fixture the round-trip tests of typed errors and
 /// wire formats drive (tests/it/errors_formats_roundtrip.rs), the one of lenient formats
 /// (tests/it/lenient_roundtrip.rs), the one of mixed path segments
-/// (tests/it/mixed_paths_roundtrip.rs), the 3.2 methods and querystring (tests/it/methods_roundtrip.rs),
+/// (tests/it/mixed_paths_roundtrip.rs; again as `mixed-paths-slice`, whose server
+/// tests/it/group_features.rs takes with one group's feature), the 3.2 methods and querystring (tests/it/methods_roundtrip.rs),
 /// the OAuth 2.0 device flow (tests/it/device_flow_roundtrip.rs), the document of webhooks only (tests/it/webhooks_only_roundtrip.rs),
 /// the one of parameter styles and bodies on the wire
 /// (tests/it/param_styles_roundtrip.rs), the one of tagged and untagged unions
@@ -121,6 +124,12 @@ const TARGETS: &[(&str, &str, &str, Target)] = &[
         "tests/fixtures/mixed-paths.yaml",
         "tests/generated/mixed-paths",
         "mixed-paths",
+        Target::Fixture,
+    ),
+    (
+        "tests/fixtures/mixed-paths.yaml",
+        "tests/generated/mixed-paths-slice",
+        "mixed-paths-slice",
         Target::Fixture,
     ),
     (
@@ -226,6 +235,9 @@ pub fn target_options(spec: &str, prefix: &str, target: Target) -> Options {
     opts.uri_as_url = target == Target::Fixture;
     opts.open_enums = target != Target::Service;
     opts.typed_formats = target == Target::Service;
+    // The service uses its API whole, and its tests take the client without default features
+    // (no TLS): its crates have no feature per operation group.
+    opts.group_features = target != Target::Service;
     opts
 }
 

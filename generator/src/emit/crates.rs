@@ -63,7 +63,7 @@ fn server_crate(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<Fi
                 " gave.",
             ];
             let lib = hooks_only_lib(api, opts, "Sender", &usage, &module);
-            let mut files = vec![server::cargo_toml(api, opts, false), crate_root(lib, opts)?];
+            let mut files = vec![server::sender_cargo_toml(api, opts), crate_root(lib, opts)?];
             let readme = super::readme::hooks_only(
                 api,
                 opts,
@@ -132,7 +132,7 @@ fn sender(api: &Api, opts: &Options) -> Result<Vec<File>, String> {
     let Some(hooks) = api.hooks_api(false) else {
         return Ok(Vec::new());
     };
-    let urls = callback_urls_rs(api);
+    let urls = callback_urls_rs(api, opts);
     let intro = format!(
         " The sender of the webhooks and callbacks of {}: a client per receiver, built for the\n\
          \x20URL the receiver gave (`Client::new(url)`, or `Client::builder(url)` with\n\
@@ -241,7 +241,8 @@ fn expression_parts(expression: &str) -> Option<Vec<Result<String, String>>> {
 
 /// `webhooks::urls`: per callback whose URL the generated code can compute (a literal URL, or text
 /// and parts of the JSON request body), a function from the request's body to the URL.
-fn callback_urls_rs(api: &Api) -> Option<TokenStream> {
+fn callback_urls_rs(api: &Api, opts: &Options) -> Option<TokenStream> {
+    let groups = super::feature_groups(api, opts);
     use crate::ir::{HookKind, Media};
     let printer = super::TypePrinter {
         types: &api.types,
@@ -268,6 +269,11 @@ fn callback_urls_rs(api: &Api) -> Option<TokenStream> {
         let Some(op) = api.operations.iter().find(|op| &op.id == owner) else {
             continue;
         };
+        // Behind the feature of its operation's group, whose types it names.
+        let gate = (groups.as_ref())
+            .and_then(|g| g.of_operation_id(api, owner))
+            .map(|name| super::cfg_features(&[name]))
+            .unwrap_or_default();
         let doc = format!(
             " The URL of the `{}` callback of `{}`: `{expression}`.",
             hook.name, op.name
@@ -304,6 +310,8 @@ fn callback_urls_rs(api: &Api) -> Option<TokenStream> {
                 Some(url)
             }
         });
+        let item = items.pop().expect("just pushed");
+        items.push(super::gated(item, &gate));
     }
     if items.is_empty() {
         return None;

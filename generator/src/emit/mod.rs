@@ -35,7 +35,9 @@ pub use rust::{TypePrinter, doc_attrs, ident};
 
 use crate::ir::Api;
 use proc_macro2::TokenStream;
+use quote::quote;
 use rayon::prelude::*;
+use syn::parse::Parser;
 
 /// Settings shared by every emitted crate.
 #[derive(Debug, Clone)]
@@ -71,6 +73,11 @@ pub struct Options {
     /// Only these operation groups (feature names, see [`crate::groups`]) and what they reach;
     /// empty (the default) for all. An unknown name is an error listing the document's groups.
     pub groups: Vec<String>,
+    /// A cargo feature per operation group in the generated crates (the default, `true`; see
+    /// [`crate::groups`]): the client's and server's operations and the models' types are gated
+    /// on the groups that use them, and `default` enables every group. The build.rs module, which
+    /// has no manifest of its own, compiles everything (`false`).
+    pub group_features: bool,
 }
 
 impl Options {
@@ -87,6 +94,7 @@ impl Options {
             open_enums: true,
             strict: false,
             groups: Vec::new(),
+            group_features: true,
         }
     }
 
@@ -259,6 +267,102 @@ pub fn sibling_dependency(opts: &Options, part: &str) -> String {
     )
 }
 
+/// The models crate as a dependency of the client or server: without its default features when
+/// the crates have a feature per group, so that each group's feature picks the models' own.
+pub fn models_dependency(opts: &Options, groups: Option<&crate::groups::Groups>) -> String {
+    let line = sibling_dependency(opts, "models");
+    match groups {
+        Some(_) => line.replace(" }", ", default-features = false }"),
+        None => line,
+    }
+}
+
+/// The `[features]` lines of the operation groups (see [`crate::groups`]): `default` and
+/// `all-groups` with every group, then one feature per group with its operation count; `forward` is the models crate's
+/// name, whose feature of the same name each group's enables (`None` for the models crate).
+/// Empty without groups.
+pub fn group_features_toml(
+    groups: Option<&crate::groups::Groups>,
+    forward: Option<&str>,
+) -> String {
+    let Some(groups) = groups else {
+        return String::new();
+    };
+    let mut out = String::from(
+        "# Operation groups: one feature each (an operation's first tag, or, in a document that tags\n\
+         # none, the first path segment after a version). A group compiles its operations and the\n\
+         # models they reach, nothing else. `all-groups` (the default) enables every group, and the\n\
+         # models no operation reaches. crates.io allows 300 features a crate: above 290 groups,\n\
+         # the smallest are merged into `more-groups`.\n\
+         default = [\"all-groups\"]\n",
+    );
+    let unused = groups.unused_components();
+    let mut names = groups.names();
+    if unused > 0 {
+        names.push(crate::groups::UNUSED_COMPONENTS);
+    }
+    let mut every: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+    if let Some(models) = forward {
+        every.push(format!("\"{models}/all-groups\""));
+    }
+    let list = every.join(", ");
+    if list.len() + "all-groups = []".len() <= 100 {
+        out.push_str(&format!("all-groups = [{list}]\n"));
+    } else {
+        out.push_str("all-groups = [\n");
+        let mut line = String::new();
+        for item in every {
+            let item = format!("{item},");
+            if !line.is_empty() && line.len() + 1 + item.len() > 96 {
+                out.push_str(&format!("    {line}\n"));
+                line.clear();
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(&item);
+        }
+        if !line.is_empty() {
+            out.push_str(&format!("    {line}\n"));
+        }
+        out.push_str("]\n");
+    }
+    for group in &groups.groups {
+        let count = group.operations.len();
+        let operations = if count == 1 {
+            "operation"
+        } else {
+            "operations"
+        };
+        let source = if group.merged.is_empty() {
+            match group.source.as_str() {
+                "" => " without a group".to_owned(),
+                source => format!(" of `{}`", source.replace(['\n', '\r'], " ")),
+            }
+        } else {
+            format!(" of the groups merged: {}", group.merged.join(", "))
+        };
+        out.push_str(&format!("# {count} {operations}{source}.\n"));
+        let target = match forward {
+            Some(models) => format!("\"{models}/{}\"", group.name),
+            None => String::new(),
+        };
+        out.push_str(&format!("{} = [{target}]\n", group.name));
+    }
+    if unused > 0 {
+        let target = match forward {
+            Some(models) => format!("\"{models}/{}\"", crate::groups::UNUSED_COMPONENTS),
+            None => String::new(),
+        };
+        out.push_str(&format!(
+            "# {unused} models: those no operation reaches (components a program may use by hand), and\n\
+             # what they name.\n{} = [{target}]\n",
+            crate::groups::UNUSED_COMPONENTS
+        ));
+    }
+    out
+}
+
 /// The `Cargo.toml` of a generated crate: the header, `[package]` (with what the document's `info`
 /// says of its publisher), `[lib]`, then `sections` (features and dependencies, as TOML text).
 pub fn cargo_toml(
@@ -413,6 +517,109 @@ pub fn crate_root(tokens: TokenStream, opts: &Options) -> Result<File, String> {
         }
     }
     Ok(printed_file(opts, path, &prettyplease::unparse(&file)))
+}
+
+/// The operation groups of `api` when its crates get a feature per group (see
+/// [`Options::group_features`]); `None` without operations.
+pub fn feature_groups(api: &Api, opts: &Options) -> Option<crate::groups::Groups> {
+    (opts.group_features && !api.operations.is_empty()).then(|| crate::groups::Groups::of(api))
+}
+
+/// `#[cfg(feature = "a")]`, or `#[cfg(any(feature = "a", feature = "b"))]`, for an item compiled
+/// when any of the groups `features` is on; nothing for none (compiled always).
+pub fn cfg_features(features: &[&str]) -> TokenStream {
+    match features {
+        [] => TokenStream::new(),
+        [one] => quote! { #[cfg(feature = #one)] },
+        many => quote! { #[cfg(any(#(feature = #many),*))] },
+    }
+}
+
+/// Every item of `tokens` (a sequence of items) behind `cfg` (from [`cfg_features`]).
+pub fn gated(tokens: TokenStream, cfg: &TokenStream) -> TokenStream {
+    if cfg.is_empty() || tokens.is_empty() {
+        return tokens;
+    }
+    let Ok(mut file) = syn::parse2::<syn::File>(tokens.clone()) else {
+        // Not items: the printer reports it with its path.
+        return tokens;
+    };
+    for item in &mut file.items {
+        if let Some(attrs) = any_item_attrs(item) {
+            insert_after_docs(attrs, cfg);
+        }
+    }
+    file.items
+        .iter()
+        .map(quote::ToTokens::to_token_stream)
+        .collect()
+}
+
+/// An associated function (`impl` or trait item) behind `cfg`, after its doc comment.
+pub fn gated_fn(tokens: TokenStream, cfg: &TokenStream) -> TokenStream {
+    if cfg.is_empty() || tokens.is_empty() {
+        return tokens;
+    }
+    if let Ok(mut f) = syn::parse2::<syn::ImplItemFn>(tokens.clone()) {
+        insert_after_docs(&mut f.attrs, cfg);
+        return quote! { #f };
+    }
+    if let Ok(mut f) = syn::parse2::<syn::TraitItemFn>(tokens.clone()) {
+        insert_after_docs(&mut f.attrs, cfg);
+        return quote! { #f };
+    }
+    quote! { #cfg #tokens }
+}
+
+/// Puts the attribute `cfg` after the doc comment in `attrs` (where a reader looks for it).
+fn insert_after_docs(attrs: &mut Vec<syn::Attribute>, cfg: &TokenStream) {
+    let Ok(parsed) = syn::Attribute::parse_outer.parse2(cfg.clone()) else {
+        return;
+    };
+    let at = attrs
+        .iter()
+        .rposition(|a| a.path().is_ident("doc"))
+        .map_or(0, |i| i + 1);
+    attrs.splice(at..at, parsed);
+}
+
+fn any_item_attrs(item: &mut syn::Item) -> Option<&mut Vec<syn::Attribute>> {
+    use syn::Item;
+    match item {
+        Item::Const(i) => Some(&mut i.attrs),
+        Item::Enum(i) => Some(&mut i.attrs),
+        Item::Fn(i) => Some(&mut i.attrs),
+        Item::Impl(i) => Some(&mut i.attrs),
+        Item::Mod(i) => Some(&mut i.attrs),
+        Item::Static(i) => Some(&mut i.attrs),
+        Item::Struct(i) => Some(&mut i.attrs),
+        Item::Trait(i) => Some(&mut i.attrs),
+        Item::Type(i) => Some(&mut i.attrs),
+        Item::Union(i) => Some(&mut i.attrs),
+        Item::Use(i) => Some(&mut i.attrs),
+        Item::Macro(i) => Some(&mut i.attrs),
+        _ => None,
+    }
+}
+
+/// The crate-level lint levels of a crate with a feature per group: code shared by some
+/// operations (runtime helpers, imports of what the operations name) goes unused when some group
+/// is off, and only then (without `all-groups`, the default) is that allowed.
+pub fn selection_lints(groups: Option<&crate::groups::Groups>) -> TokenStream {
+    if groups.is_none() {
+        return TokenStream::new();
+    }
+    quote! {
+        #![cfg_attr(
+            not(feature = "all-groups"),
+            allow(
+                dead_code,
+                unused_imports,
+                unused_variables,
+                reason = "with some operation groups off, code only their operations use goes unused"
+            )
+        )]
+    }
 }
 
 fn item_attrs(item: &mut syn::Item) -> Option<&mut Vec<syn::Attribute>> {

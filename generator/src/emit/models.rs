@@ -31,7 +31,8 @@ const OBJECT_TEMPLATE: &str = openapi_gen_templates::models::OBJECT;
 /// that does not parse (a generator bug).
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
     let checked = checked_types(api, opts.open_enums);
-    let emitter = || ModelEmitter::new(api, patterns, &checked, opts.open_enums);
+    let groups = super::feature_groups(api, opts);
+    let emitter = || ModelEmitter::new(api, patterns, &checked, opts.open_enums, groups.as_ref());
     let mut types = printed_parts(&api.types, "src/types.rs", |defs| {
         emitter().type_items(defs)
     })?;
@@ -46,7 +47,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     constraints.extend(checks);
     let objects = has_objects(api);
     let mut files = vec![
-        cargo_toml(api, opts, patterns),
+        cargo_toml(api, opts, patterns, groups.as_ref()),
         crate_root(emitter().lib_rs(), opts)?,
         assembled(opts, "src/types.rs", &types),
         assembled(opts, "src/constraints.rs", &constraints),
@@ -86,7 +87,12 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     Ok(files)
 }
 
-fn cargo_toml(api: &Api, opts: &Options, patterns: &Patterns) -> File {
+fn cargo_toml(
+    api: &Api,
+    opts: &Options,
+    patterns: &Patterns,
+    groups: Option<&crate::groups::Groups>,
+) -> File {
     let description = format!(
         "Models of {}, generated from its OpenAPI document",
         api.title
@@ -96,8 +102,14 @@ fn cargo_toml(api: &Api, opts: &Options, patterns: &Patterns) -> File {
     let base64 = line(api.uses(Primitive::Base64), "base64 = \"0.22\"\n");
     let fancy = line(patterns.needs_fancy_regex(), "fancy-regex = \"0.18\"\n");
     let url = url_dependency(api);
+    let features = super::group_features_toml(groups, None);
+    let features = if features.is_empty() {
+        features
+    } else {
+        format!("[features]\n{features}\n")
+    };
     let dependencies = format!(
-        r#"[dependencies]
+        r#"{features}[dependencies]
 {base64}chrono = {{ version = "0.4", default-features = false, features = ["serde", "std"] }}
 {fancy}regex = "1"
 serde = {{ version = "1", features = ["derive"] }}
@@ -128,6 +140,8 @@ struct ModelEmitter<'a> {
     checked: &'a [bool],
     /// `Options::open_enums`.
     open_enums: bool,
+    /// The operation groups, when each type is gated on the groups that reach it.
+    groups: Option<&'a crate::groups::Groups>,
 }
 
 impl<'a> ModelEmitter<'a> {
@@ -136,6 +150,7 @@ impl<'a> ModelEmitter<'a> {
         patterns: &'a Patterns,
         checked: &'a [bool],
         open_enums: bool,
+        groups: Option<&'a crate::groups::Groups>,
     ) -> ModelEmitter<'a> {
         ModelEmitter {
             api,
@@ -146,7 +161,19 @@ impl<'a> ModelEmitter<'a> {
             },
             checked,
             open_enums,
+            groups,
         }
+    }
+
+    /// The `#[cfg]` of the items of `def`: the groups whose operations reach it.
+    fn gate(&self, def: &TypeDef) -> TokenStream {
+        let Some(groups) = self.groups else {
+            return TokenStream::new();
+        };
+        let at = (self.api.types.iter())
+            .position(|t| std::ptr::eq(t, def))
+            .expect("a type of the document");
+        super::cfg_features(&groups.of_type_names(crate::ir::TypeId(at)))
     }
 
     fn lib_rs(&self) -> TokenStream {
@@ -163,10 +190,12 @@ impl<'a> ModelEmitter<'a> {
         let tagged = super::tagged::any(&api.types).then(|| quote! { pub mod tagged; });
         let object = has_objects(api).then(|| quote! { pub mod object; });
         let decode = has_objects(api).then(|| quote! { mod decode; });
+        let lints = super::selection_lints(self.groups);
         quote! {
             #![doc = #title]
             #![doc = ""]
             #inner_docs
+            #lints
 
             #bytes
             mod constraints;
@@ -187,7 +216,9 @@ impl<'a> ModelEmitter<'a> {
 
     /// Part of `types.rs`: the items of `defs`; `default_fns` follow the last part.
     fn type_items(&self, defs: &[TypeDef]) -> TokenStream {
-        defs.iter().map(|def| self.type_item(def)).collect()
+        (defs.iter())
+            .map(|def| super::gated(self.type_item(def), &self.gate(def)))
+            .collect()
     }
 
     fn type_item(&self, def: &TypeDef) -> TokenStream {
@@ -255,8 +286,10 @@ impl<'a> ModelEmitter<'a> {
     fn decode_impls(&self, defs: &[TypeDef]) -> TokenStream {
         let objects = defs
             .iter()
-            .filter_map(|def| Some(self.object(def, object_of(def)?)));
-        objects.map(|object| objects::tokens(&object)).collect()
+            .filter_map(|def| Some((def, self.object(def, object_of(def)?))));
+        objects
+            .map(|(def, object)| super::gated(objects::tokens(&object), &self.gate(def)))
+            .collect()
     }
 
     fn object<'s>(&self, def: &'s TypeDef, s: &'s Struct) -> objects::Object<'s> {
@@ -407,7 +440,8 @@ impl<'a> ModelEmitter<'a> {
                 } else {
                     value
                 };
-                fns.push(quote! { pub(crate) fn #fn_name() -> #ty { #value } });
+                let gate = self.gate(def);
+                fns.push(quote! { #gate pub(crate) fn #fn_name() -> #ty { #value } });
             }
         }
         if fns.is_empty() {
@@ -425,7 +459,9 @@ impl<'a> ModelEmitter<'a> {
 
     /// Part of `constraints.rs`: the `Validate` impls of `defs`.
     fn validate_impls(&self, defs: &[TypeDef]) -> TokenStream {
-        defs.iter().map(|def| self.validate_impl(def)).collect()
+        (defs.iter())
+            .map(|def| super::gated(self.validate_impl(def), &self.gate(def)))
+            .collect()
     }
 
     /// The start of `constraints.rs`: imports of what the printed impls use.

@@ -97,8 +97,12 @@ pub fn emit_at(
     // by the server's crate).
     let examples = (sender.is_none() && matches!(root, Root::Crate))
         .then(|| opts.crate_ident("client").to_string());
+    // A feature per group in a crate's own client (the sender nested in a server is not split).
+    let groups = (sender.is_none() && matches!(root, Root::Crate))
+        .then(|| super::feature_groups(api, opts))
+        .flatten();
     let emitter = || {
-        let emitter = RequestEmitter::new(api, root);
+        let emitter = RequestEmitter::new(api, root).with_groups(groups.as_ref());
         match &examples {
             Some(krate) => emitter.with_examples(krate.clone()),
             None => emitter,
@@ -109,7 +113,7 @@ pub fn emit_at(
         emitter().builders(part)
     })?);
     let mut files = vec![
-        cargo_toml(api, opts, &plans),
+        cargo_toml(api, opts, &plans, groups.as_ref()),
         crate_root(
             lib_rs(
                 api,
@@ -118,6 +122,7 @@ pub fn emit_at(
                 credentials.is_some(),
                 device_flow.is_some(),
                 sender,
+                groups.as_ref(),
             ),
             opts,
         )?,
@@ -170,7 +175,12 @@ pub fn emit_at(
     Ok(files)
 }
 
-fn cargo_toml(api: &Api, opts: &Options, plans: &[Plan]) -> File {
+fn cargo_toml(
+    api: &Api,
+    opts: &Options,
+    plans: &[Plan],
+    groups: Option<&crate::groups::Groups>,
+) -> File {
     let multipart = plans
         .iter()
         .any(|p| p.body.is_some_and(|b| b.media == Media::Multipart));
@@ -192,15 +202,14 @@ fn cargo_toml(api: &Api, opts: &Options, plans: &[Plan]) -> File {
 # TLS for `https` base URLs: enable `rustls` or `native-tls` (the platform's TLS library).
 # Without either, `ClientBuilder::build` rejects an `https` base URL (unless you bring your own
 # `reqwest::Client`). Off by default so that plain-HTTP users (tests, sidecars) build no TLS stack.
-default = []
-rustls = ["reqwest/rustls"]
+{empty_default}rustls = ["reqwest/rustls"]
 native-tls = ["reqwest/native-tls"]
 # `tower`: middleware as `tower` layers around the HTTP client (`ClientBuilder::layer`: tower-http's
 # `TraceLayer`, credentials refreshed by a layer), and `Client::from_service`, which calls a
 # service such as the generated server's router in process, without a socket. Its crates are
 # those reqwest already builds.
 tower = [{tower_deps}]
-{receiver_feature}
+{receiver_feature}{groups}
 [dependencies]
 {models}
 {receiver_deps}bytes = {{ version = "1", optional = true }}
@@ -216,7 +225,14 @@ tower-layer = {{ version = "0.3", optional = true }}
 tower-service = {{ version = "0.3", optional = true }}
 {url}uuid = {{ version = "1", features = ["serde"] }}
 "#,
-        models = super::sibling_dependency(opts, "models"),
+        models = super::models_dependency(opts, groups),
+        groups = super::group_features_toml(groups, Some(&opts.crate_name("models"))),
+        // Without groups, `default` is said here, empty.
+        empty_default = if groups.is_some() {
+            ""
+        } else {
+            "default = []\n"
+        },
         url = super::models::url_dependency(api),
         tower_deps = TOWER_DEPENDENCIES
             .iter()
@@ -281,7 +297,9 @@ fn lib_rs(
     client_credentials: bool,
     device_flow: bool,
     sender: Option<&Sender>,
+    groups: Option<&crate::groups::Groups>,
 ) -> TokenStream {
+    let lints = super::selection_lints(groups);
     let title = match sender {
         Some(sender) => sender.intro.iter().map(|line| (*line).to_owned()).collect(),
         None => vec![format!(
@@ -346,6 +364,7 @@ fn lib_rs(
         #![doc = ""]
         #( #![doc = #usage] )*
         #( #![doc = #by_tag] )*
+        #lints
 
         mod auth;
         mod client;

@@ -64,21 +64,31 @@ pub fn api_rs(plan: &Plan, example_crate: Option<&str>) -> TokenStream {
             fn rejection(&self, rejection: &Rejection) -> #error;
         }
     });
-    let methods = plan.ops.iter().map(method);
-    let own_rejections = plan.ops.iter().map(|op| own_rejection(plan, op));
+    let methods = plan.ops.iter().map(|op| {
+        let gate = plan.gate(&[op]);
+        let method = crate::emit::gated_fn(method(op), &gate);
+        let own = own_rejection(plan, op).map(|own| crate::emit::gated_fn(own, &gate));
+        quote! { #method #own }
+    });
     let body = quote! {
         #( #[doc = #trait_doc] )*
         pub trait #name: Send + Sync + 'static {
             #principal
             #(#other_schemes)*
             #rejection
-            #(#methods #own_rejections)*
+            #(#methods)*
         }
     };
     let uses = super::imports(plan, &body, &["models", "Rejection"]);
     let requests = plan.ops.iter().map(|op| ident(&op.request_name));
     let responses = plan.ops.iter().map(|op| ident(&op.response_name));
-    let own_types = plan.use_item(quote! { { #(#requests,)* #(#responses,)* } });
+    // With a feature per group, a selection has some of them: a glob takes those there are.
+    let own_types = if plan.groups.is_some() {
+        let root = plan.root.path();
+        quote! { use #root::requests::*; use #root::responses::*; }
+    } else {
+        plan.use_item(quote! { { #(#requests,)* #(#responses,)* } })
+    };
     quote! {
         //! The trait to implement.
         #uses

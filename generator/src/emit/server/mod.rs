@@ -50,7 +50,10 @@ pub fn emit_at(
     opts: &Options,
     root: Root,
 ) -> Result<Option<Vec<File>>, String> {
-    let plan = Plan::new(api, patterns, root);
+    let mut plan = Plan::new(api, patterns, root);
+    if root == Root::Crate {
+        plan.groups = super::feature_groups(api, opts);
+    }
     if plan.ops.is_empty() {
         return Ok(None);
     }
@@ -73,7 +76,7 @@ pub fn emit_at(
             ])
         },
     );
-    let mut files = vec![cargo_toml(api, opts, true)];
+    let mut files = vec![cargo_toml(api, opts, plan.groups.as_ref())];
     files.extend(others?);
     files.push(router?);
     if example_crate.is_some() {
@@ -93,9 +96,24 @@ pub fn emit_at(
     Ok(Some(files))
 }
 
-/// The crate's manifest; `routed` when it has a router (else it is the sender of webhooks only,
-/// on by default, without the router's dependencies).
-pub(super) fn cargo_toml(api: &Api, opts: &Options, routed: bool) -> File {
+/// The crate's manifest; `groups`: the features of its operation groups, when it has a router
+/// (else see [`sender_cargo_toml`]).
+fn cargo_toml(api: &Api, opts: &Options, groups: Option<&crate::groups::Groups>) -> File {
+    manifest(api, opts, true, groups)
+}
+
+/// The manifest of a crate that only sends webhooks (on by default), without the router's
+/// dependencies.
+pub(super) fn sender_cargo_toml(api: &Api, opts: &Options) -> File {
+    manifest(api, opts, false, None)
+}
+
+fn manifest(
+    api: &Api,
+    opts: &Options,
+    routed: bool,
+    groups: Option<&crate::groups::Groups>,
+) -> File {
     let what = if routed {
         "Server (trait and axum router)"
     } else {
@@ -112,21 +130,29 @@ pub(super) fn cargo_toml(api: &Api, opts: &Options, routed: bool) -> File {
     } else {
         ("", "")
     };
+    let models = opts.crate_name("models");
+    let group_features = super::group_features_toml(groups, Some(&models));
     let features = if hooks {
         format!(
             r#"[features]
 # `webhooks`: the sender of the API's webhooks and callbacks (a reqwest client, module `webhooks`).
 # `rustls` or `native-tls` let it post to `https` URLs.
-default = [{default}]
-webhooks = [{runtime}"dep:reqwest"{timer}]
+{empty_default}webhooks = [{runtime}"dep:reqwest"{timer}]
 rustls = ["webhooks", "reqwest?/rustls"]
 native-tls = ["webhooks", "reqwest?/native-tls"]
-
+{group_features}
 "#,
-            default = if routed { "" } else { "\"webhooks\"" },
+            // Without groups, `default` is said here: the sender of a crate without a router is on.
+            empty_default = match (group_features.is_empty(), routed) {
+                (false, _) => "",
+                (true, true) => "default = []\n",
+                (true, false) => "default = [\"webhooks\"]\n",
+            },
         )
-    } else {
+    } else if group_features.is_empty() {
         String::new()
+    } else {
+        format!("[features]\n{group_features}\n")
     };
     let multipart = |used: bool| if used { r#", "multipart""# } else { "" };
     let axum = format!(
@@ -163,7 +189,7 @@ native-tls = ["webhooks", "reqwest?/native-tls"]
         (!url.is_empty(), url.trim_end()),
         (true, r#"uuid = { version = "1", features = ["serde"] }"#),
     ];
-    let models = super::sibling_dependency(opts, "models");
+    let models = super::models_dependency(opts, groups);
     let mut sections = format!("{features}[dependencies]\n{models}\n");
     for (_, line) in dependencies.iter().filter(|(used, _)| *used) {
         sections.push_str(line);
@@ -173,6 +199,7 @@ native-tls = ["webhooks", "reqwest?/native-tls"]
 }
 
 fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
+    let lints = super::selection_lints(plan.groups.as_ref());
     let api = plan.api;
     let trait_name = super::ident(&plan.trait_name);
     let models = opts.crate_ident("models");
@@ -230,6 +257,7 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
     });
     quote! {
         #( #![doc = #docs] )*
+        #lints
         mod api;
         pub mod auth;
         pub mod body;

@@ -9,53 +9,90 @@ use crate::ir::{Method, ParamLocation};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
+/// A method of a route and the operations (indexes into [`Plan::ops`]) it serves.
+type MethodOps = (Method, Vec<usize>);
+
 pub fn router_rs(plan: &Plan) -> TokenStream {
     let api = ident(&plan.trait_name);
     let has_error = plan.error_body.is_some();
     let mut dispatchers = Vec::new();
     // Only the first method of a route is the free function (`get(...)`); the others are chained.
     let mut method_fns = Vec::new();
-    let mut routes = Vec::new();
-    for (path, methods) in &plan.routes {
-        // `(routing function, handler)` of each method axum names; `others`: the handlers of the
-        // methods it does not (`QUERY`, custom ones), with whether they take the request.
-        let mut chain = Vec::new();
-        let mut others = Vec::new();
-        for (method, indexes) in methods {
-            let first = &plan.ops[indexes[0]];
-            let (handler, takes) = if indexes.len() == 1 && !is_distinct(first.op) {
-                let handler = format_ident!("handle_{}", first.op.name);
-                (handler, takes_request(first))
-            } else {
-                let ops: Vec<&OpPlan> = indexes.iter().map(|i| &plan.ops[*i]).collect();
-                let name = format_ident!("dispatch_{}", first.op.name);
-                dispatchers.push(dispatcher(plan, &name, &ops));
-                (name, true)
-            };
-            if method.is_standard() {
-                let routing = format_ident!("{}", method.as_str().to_ascii_lowercase());
-                chain.push((routing, handler));
-            } else {
-                others.push((method, handler, takes, &first.op.name));
+    let mut routes: Vec<(String, TokenStream, Vec<TokenStream>)> = Vec::new();
+    for (path, all_methods) in &plan.routes {
+        // With a feature per group, the methods of a path are routed by gate: one `route` call each
+        // set of methods the same groups serve (axum merges the calls of a path).
+        let mut by_gate: Vec<(String, TokenStream, Vec<&MethodOps>)> = Vec::new();
+        for entry in all_methods {
+            let ops: Vec<&OpPlan> = entry.1.iter().map(|i| &plan.ops[*i]).collect();
+            let gate = plan.gate(&ops);
+            let key = gate.to_string();
+            match by_gate.iter_mut().find(|(k, ..)| *k == key) {
+                Some((.., entries)) => entries.push(entry),
+                None => by_gate.push((key, gate, vec![entry])),
             }
         }
-        // The route's fallback picks the others by name; it is named after the first one's
-        // operation.
-        if let Some((.., first)) = others.first() {
-            let name = format_ident!("other_methods_{first}");
-            dispatchers.push(other_methods(plan, &name, &others));
-            let routing = if chain.is_empty() { "any" } else { "fallback" };
-            chain.push((format_ident!("{routing}"), name));
+        for (_, gate, methods) in by_gate {
+            // `(routing function, handler)` of each method axum names; `others`: the handlers of the
+            // methods it does not (`QUERY`, custom ones), with whether they take the request.
+            let mut chain = Vec::new();
+            let mut others = Vec::new();
+            for (method, indexes) in methods {
+                let first = &plan.ops[indexes[0]];
+                let (handler, takes) = if indexes.len() == 1 && !is_distinct(first.op) {
+                    let handler = format_ident!("handle_{}", first.op.name);
+                    (handler, takes_request(first))
+                } else {
+                    let ops: Vec<&OpPlan> = indexes.iter().map(|i| &plan.ops[*i]).collect();
+                    let name = format_ident!("dispatch_{}", first.op.name);
+                    let dispatcher = dispatcher(plan, &name, &ops);
+                    dispatchers.push(super::super::gated(dispatcher, &gate));
+                    (name, true)
+                };
+                if method.is_standard() {
+                    let routing = format_ident!("{}", method.as_str().to_ascii_lowercase());
+                    chain.push((routing, handler));
+                } else {
+                    others.push((method, handler, takes, first));
+                }
+            }
+            // The route's fallback picks the others by name; it is named after the first one's
+            // operation.
+            if let Some((.., first)) = others.first() {
+                let name = format_ident!("other_methods_{}", first.op.name);
+                let others = other_methods(plan, &name, &others);
+                dispatchers.push(super::super::gated(others, &gate));
+                let routing = if chain.is_empty() { "any" } else { "fallback" };
+                chain.push((format_ident!("{routing}"), name));
+            }
+            let ((routing, handler), rest) = chain.split_first().expect("a route has a method");
+            method_fns.push(routing.clone());
+            let rest = rest
+                .iter()
+                .map(|(routing, handler)| quote! { .#routing(#handler::<A>) });
+            let chain = quote! { #routing(#handler::<A>) #(#rest)* };
+            // Consecutive routes of the same groups share one statement.
+            let route = quote! { .route(#path, #chain) };
+            match routes.last_mut() {
+                Some((key, _, chained)) if *key == gate.to_string() => chained.push(route),
+                _ => routes.push((gate.to_string(), gate, vec![route])),
+            }
         }
-        let ((routing, handler), rest) = chain.split_first().expect("a route has a method");
-        method_fns.push(routing.clone());
-        let rest = rest
-            .iter()
-            .map(|(routing, handler)| quote! { .#routing(#handler::<A>) });
-        let chain = quote! { #routing(#handler::<A>) #(#rest)* };
-        routes.push(quote! { .route(#path, #chain) });
     }
-    let handlers = plan.ops.iter().map(|op| handler(plan, op));
+    let handlers =
+        (plan.ops.iter()).map(|op| super::super::gated(handler(plan, op), &plan.gate(&[op])));
+    let routes = routes.into_iter().map(|(_, gate, chained)| {
+        if plan.groups.is_some() {
+            quote! { #gate let router = router #(#chained)*; }
+        } else {
+            quote! { #(#chained)* }
+        }
+    });
+    let (start, end) = if plan.groups.is_some() {
+        (quote! { let router = Router::new(); }, quote! { router })
+    } else {
+        (quote! { Router::new() }, TokenStream::new())
+    };
     let reject_fn = if has_error {
         quote! {
             /// Answers a rejection with the API's error body.
@@ -100,8 +137,9 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
         ///
         /// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.
         pub fn router<A: #api>(api: Arc<A>) -> Router {
-            Router::new()
-                #(#routes)*
+            #start
+            #(#routes)*
+            #end
                 .fallback(route_not_found #turbofish)
                 .method_not_allowed_fallback(method_not_allowed #turbofish)
                 .with_state(api)
@@ -142,8 +180,16 @@ pub fn router_rs(plan: &Plan) -> TokenStream {
             "HeaderMap",
         ],
     );
-    let own_items =
-        plan.use_item(quote! { {respond, Rejection, RejectionKind, #api, #(#requests),*} });
+    // With a feature per group, a selection has some of the requests: a glob takes those there are.
+    let own_items = if plan.groups.is_some() {
+        let root = plan.root.path();
+        quote! {
+            use #root::{respond, Rejection, RejectionKind, #api};
+            use #root::requests::*;
+        }
+    } else {
+        plan.use_item(quote! { {respond, Rejection, RejectionKind, #api, #(#requests),*} })
+    };
     // A document whose operations read nothing from their requests never names `Request`.
     let extract = if !dispatchers.is_empty() || plan.ops.iter().any(takes_request) {
         quote! { use axum::extract::{Request, State}; }
@@ -181,10 +227,41 @@ fn dispatcher(plan: &Plan, name: &Ident, ops: &[&OpPlan]) -> TokenStream {
     let doc = format!(" {}: {picks} the operation.", paths.join(", "));
     let mut arms = Vec::new();
     let mut fallback = None;
+    // Operations of different groups: each is checked only with its group's feature.
+    let mixed = (ops.iter()).any(|op| plan.gate(&[op]).to_string() != plan.gate(ops).to_string());
+    let mut rest = TokenStream::new();
     for op in ops {
         let call = call(&format_ident!("handle_{}", op.op.name), takes_request(op));
+        let gate = if mixed {
+            plan.gate(&[op])
+        } else {
+            TokenStream::new()
+        };
         if !is_distinct(op.op) {
-            fallback = Some(call);
+            if gate.is_empty() {
+                fallback = Some(call);
+            } else {
+                // The last operation answers what the others do not, with its feature; without
+                // it, no operation matches.
+                let rest_name = format_ident!("{name}_rest");
+                let not_found = self::fallback(plan, "route_not_found");
+                let predicate = cfg_predicate(&gate);
+                let api = ident(&plan.trait_name);
+                rest = quote! {
+                    /// What the other operations do not match, with this operation's feature.
+                    #gate
+                    async fn #rest_name<A: #api>(State(api): State<Arc<A>>, request: Request) -> Response {
+                        #call
+                    }
+
+                    /// What the other operations do not match, without this operation's feature.
+                    #[cfg(not(#predicate))]
+                    async fn #rest_name<A: #api>(State(api): State<Arc<A>>, request: Request) -> Response {
+                        #not_found
+                    }
+                };
+                fallback = Some(quote! { #rest_name(State(api), request).await });
+            }
             break;
         }
         let mut checks: Vec<TokenStream> = mixed_literals(op.op)
@@ -199,6 +276,7 @@ fn dispatcher(plan: &Plan, name: &Ident, ops: &[&OpPlan]) -> TokenStream {
             checks.push(quote! { params::query_matches(request.uri().query(), &[#(#pairs),*]) });
         }
         arms.push(quote! {
+            #gate
             if #(#checks)&&* {
                 return #call;
             }
@@ -216,6 +294,17 @@ fn dispatcher(plan: &Plan, name: &Ident, ops: &[&OpPlan]) -> TokenStream {
             #(#arms)*
             #fallback
         }
+
+        #rest
+    }
+}
+
+/// `feature = "a"` or `any(...)`: what the `#[cfg(...)]` of [`crate::emit::cfg_features`] holds.
+fn cfg_predicate(gate: &TokenStream) -> TokenStream {
+    let attr: syn::Attribute = syn::parse_quote!(#gate);
+    match attr.meta {
+        syn::Meta::List(list) => list.tokens,
+        _ => TokenStream::new(),
     }
 }
 
@@ -246,7 +335,7 @@ fn fallback(plan: &Plan, name: &str) -> TokenStream {
 fn other_methods(
     plan: &Plan,
     name: &Ident,
-    methods: &[(&Method, Ident, bool, &String)],
+    methods: &[(&Method, Ident, bool, &OpPlan)],
 ) -> TokenStream {
     let api = ident(&plan.trait_name);
     let arms = methods.iter().map(|(method, handler, takes_request, _)| {

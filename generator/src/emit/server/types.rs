@@ -10,7 +10,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 pub fn requests_rs(plan: &Plan) -> TokenStream {
-    let items = plan.ops.iter().map(|op| request_struct(op, plan));
+    let items =
+        (plan.ops.iter()).map(|op| crate::emit::gated(request_struct(op, plan), &plan.gate(&[op])));
     let items = quote! { #(#items)* };
     let uses = super::imports(plan, &items, &["models", "BasicCredentials", "RawBody"]);
     quote! {
@@ -46,7 +47,8 @@ fn request_struct(op: &OpPlan, plan: &Plan) -> TokenStream {
 
 pub fn responses_rs(plan: &Plan) -> TokenStream {
     let error = plan.error_type();
-    let items = plan.ops.iter().map(|op| response_enum(op, plan, &error));
+    let items = (plan.ops.iter())
+        .map(|op| crate::emit::gated(response_enum(op, plan, &error), &plan.gate(&[op])));
     let items = quote! { #(#items)* };
     let uses = super::imports(plan, &items, &["models", "ErrorMessage", "Bytes", "stream"]);
     let use_respond = plan.use_item(quote! { respond });

@@ -31,6 +31,8 @@ pub struct RequestEmitter<'a> {
     root_text: &'static str,
     /// The crate the methods' doc examples name (`my_api_client`); `None`: no examples.
     example_crate: Option<String>,
+    /// The operation groups, when each operation's items are behind its group's feature.
+    groups: Option<&'a crate::groups::Groups>,
 }
 
 /// A parameter's value in generated code: a place of type `T` (`self.limit`) or a reference `&T`
@@ -102,7 +104,20 @@ impl<'a> RequestEmitter<'a> {
             root: path,
             root_text: root.text(),
             example_crate: None,
+            groups: None,
         }
+    }
+
+    /// Each operation's items behind the feature of its group.
+    pub fn with_groups(mut self, groups: Option<&'a crate::groups::Groups>) -> RequestEmitter<'a> {
+        self.groups = groups;
+        self
+    }
+
+    /// The `#[cfg]` of the items of `p`'s operation (nothing without groups).
+    pub(super) fn gate(&self, p: &Plan) -> TokenStream {
+        let group = (self.groups).and_then(|g| g.of_operation_id(self.api, &p.op.id));
+        super::super::cfg_features(group.as_slice())
     }
 
     /// Doc examples on the methods, naming the client crate `krate` (a crate whose doc tests run).
@@ -113,7 +128,9 @@ impl<'a> RequestEmitter<'a> {
 
     /// The start of `requests.rs`: the operation methods of `Client`; the builders follow.
     pub fn requests_head(&self, plans: &[Plan]) -> TokenStream {
-        let methods = plans.iter().map(|p| self.client_method(p));
+        let methods = plans
+            .iter()
+            .map(|p| super::super::gated_fn(self.client_method(p), &self.gate(p)));
         let root = &self.root;
         let doc = format!(
             " The operations: one method of [`Client`]({}::Client) each, returning the request builder",
@@ -131,7 +148,9 @@ impl<'a> RequestEmitter<'a> {
 
     /// Part of `requests.rs`: the request builders of `plans`.
     pub fn builders(&self, plans: &[Plan]) -> TokenStream {
-        plans.iter().map(|p| self.builder(p)).collect()
+        (plans.iter())
+            .map(|p| super::super::gated(self.builder(p), &self.gate(p)))
+            .collect()
     }
 
     /// The inputs of an operation in field order: its parameters, required first, then its body.

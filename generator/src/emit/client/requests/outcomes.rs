@@ -12,7 +12,7 @@ impl<'a> RequestEmitter<'a> {
                 p.op.name,
                 root = self.root_text,
             );
-            Some(self.response_enum(p, &doc, variants))
+            Some(super::super::super::gated(self.response_enum(p, &doc, variants), &self.gate(p)))
         });
         quote! {
             //! Success values of operations whose success statuses have different bodies.
@@ -25,7 +25,7 @@ impl<'a> RequestEmitter<'a> {
         let enums = plans
             .iter()
             .filter(|p| !p.errors.is_empty())
-            .map(|p| self.error_enum(p));
+            .map(|p| super::super::super::gated(self.error_enum(p), &self.gate(p)));
         let doc = format!(
             " The documented errors of each operation: the `body` of [`Error::Api`]({}::Error::Api),",
             self.root_text
@@ -146,13 +146,14 @@ impl<'a> RequestEmitter<'a> {
                 .success_headers
                 .iter()
                 .map(|h| self.header_field(h, quote! { pub }));
-            quote! {
+            let item = quote! {
                 #doc
                 #[derive(Debug, Clone, PartialEq, Default)]
                 pub struct #name {
                     #(#fields)*
                 }
-            }
+            };
+            super::super::super::gated(item, &self.gate(p))
         });
         let doc = format!(
             " [`ResponseValue`]({}::codec::ResponseValue) (from a builder's `send_full`).",

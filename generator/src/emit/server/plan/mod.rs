@@ -15,7 +15,7 @@ use crate::ir::{
 use crate::naming;
 use proc_macro2::TokenStream;
 use quote::quote;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 mod auth;
 mod bodies;
@@ -53,6 +53,9 @@ pub struct Plan<'a> {
     /// The path of the crate's root in generated code: `crate`, or `crate::webhooks` for the
     /// receiver nested in a client, so that its files are printed once with their final paths.
     pub root: Root,
+    /// The operation groups, when each operation's items are behind its group's feature (a
+    /// crate's own server; the receiver of webhooks is not split).
+    pub groups: Option<crate::groups::Groups>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,6 +122,20 @@ impl FieldPlan {
 
 impl<'a> Plan<'a> {
     /// `use {root}::{name};` (see [`Plan::root`]).
+    /// The `#[cfg]` of items that any of `ops` needs: the union of their groups (nothing without
+    /// groups).
+    pub fn gate(&self, ops: &[&OpPlan]) -> TokenStream {
+        let Some(groups) = &self.groups else {
+            return TokenStream::new();
+        };
+        let mut names: Vec<&str> = (ops.iter())
+            .filter_map(|op| groups.of_operation_id(self.api, &op.op.id))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        crate::emit::cfg_features(&names)
+    }
+
     pub fn use_item(&self, name: TokenStream) -> TokenStream {
         let root = self.root.path();
         quote! { use #root::#name; }
@@ -151,6 +168,7 @@ impl<'a> Plan<'a> {
             routes: Vec::new(),
             skipped: Vec::new(),
             root,
+            groups: None,
         };
         plan.bearer_schemes = plan.used_bearer_schemes();
         let mut route_names: HashMap<String, String> = HashMap::new();

@@ -48,25 +48,7 @@ pub struct HeaderPlan {
 
 /// The schema most 4xx responses carry (then `default` and 5xx ones, for specs with no 4xx bodies).
 pub(super) fn error_body(api: &Api) -> Option<TypeId> {
-    let count = |select: fn(Status) -> bool| {
-        let mut counts: BTreeMap<TypeId, usize> = BTreeMap::new();
-        for r in api.operations.iter().flat_map(|op| &op.responses) {
-            if let (true, Some(body)) = (select(r.status), &r.body)
-                && body.media == Media::Json
-                && let TypeRef::Named(id) = body.ty
-            {
-                *counts.entry(id).or_default() += 1;
-            }
-        }
-        // Most uses wins; a tie goes to the type declared first.
-        counts
-            .into_iter()
-            .max_by_key(|(id, n)| (*n, std::cmp::Reverse(*id)))
-            .map(|(id, _)| id)
-    };
-    let server =
-        |s| s == Status::Default || matches!(s, Status::Code(500..=599) | Status::Range(5));
-    count(|s| matches!(s, Status::Code(400..=499) | Status::Range(4))).or_else(|| count(server))
+    api.error_body()
 }
 
 /// RFC 9110 token characters, lowercase (what `HeaderName::from_static` accepts).

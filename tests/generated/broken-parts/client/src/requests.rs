@@ -14,6 +14,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "notes")]
     pub fn list_notes(&self) -> ListNotes {
         ListNotes {
             client: self.clone(),
@@ -35,6 +36,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "notes")]
     pub fn create_note(&self, body: crate::models::Note) -> CreateNote {
         CreateNote {
             client: self.clone(),
@@ -54,6 +56,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "shapes")]
     pub fn get_shape(&self) -> GetShape {
         GetShape {
             client: self.clone(),
@@ -64,6 +67,7 @@ impl crate::Client {
 
 /// Request builder of [`Client::list_notes`](crate::Client::list_notes): `GET /notes`. Finish it
 /// with `.send().await`, or `.await` it.
+#[cfg(feature = "notes")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListNotes {
@@ -71,6 +75,7 @@ pub struct ListNotes {
     options: crate::client::RequestOptions,
 }
 
+#[cfg(feature = "notes")]
 impl ListNotes {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -120,6 +125,7 @@ impl ListNotes {
     }
 }
 
+#[cfg(feature = "notes")]
 impl ListNotes {
     /// Sends the request: `GET /notes`.
     pub fn send(self) -> crate::codec::ResponseFuture<Vec<crate::models::Note>, ()> {
@@ -134,6 +140,7 @@ impl ListNotes {
     }
 }
 
+#[cfg(feature = "notes")]
 impl ::std::future::IntoFuture for ListNotes {
     type Output = Result<Vec<crate::models::Note>, crate::Error<()>>;
 
@@ -146,6 +153,7 @@ impl ::std::future::IntoFuture for ListNotes {
 
 /// Request builder of [`Client::create_note`](crate::Client::create_note): `POST /notes`. Finish
 /// it with `.send().await`, or `.await` it.
+#[cfg(feature = "notes")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateNote {
@@ -154,6 +162,7 @@ pub struct CreateNote {
     body: crate::models::Note,
 }
 
+#[cfg(feature = "notes")]
 impl CreateNote {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -201,6 +210,7 @@ impl CreateNote {
     }
 }
 
+#[cfg(feature = "notes")]
 impl CreateNote {
     /// Sends the request: `POST /notes`.
     pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Note, ()> {
@@ -213,6 +223,7 @@ impl CreateNote {
     }
 }
 
+#[cfg(feature = "notes")]
 impl ::std::future::IntoFuture for CreateNote {
     type Output = Result<crate::models::Note, crate::Error<()>>;
 
@@ -225,6 +236,7 @@ impl ::std::future::IntoFuture for CreateNote {
 
 /// Request builder of [`Client::get_shape`](crate::Client::get_shape): `GET /shapes`. Finish it
 /// with `.send().await`, or `.await` it.
+#[cfg(feature = "shapes")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetShape {
@@ -232,6 +244,7 @@ pub struct GetShape {
     options: crate::client::RequestOptions,
 }
 
+#[cfg(feature = "shapes")]
 impl GetShape {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -278,6 +291,7 @@ impl GetShape {
     }
 }
 
+#[cfg(feature = "shapes")]
 impl GetShape {
     /// Sends the request: `GET /shapes`.
     pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Shape, ()> {
@@ -292,6 +306,7 @@ impl GetShape {
     }
 }
 
+#[cfg(feature = "shapes")]
 impl ::std::future::IntoFuture for GetShape {
     type Output = Result<crate::models::Shape, crate::Error<()>>;
 

@@ -4,22 +4,27 @@
 use crate::types::*;
 use crate::validation::{Validate, ValidationError};
 
+#[cfg(feature = "notes")]
 impl Validate for Note {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for Tree {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "shapes")]
 impl Validate for Shape {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "shapes")]
 impl Validate for Circle {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "shapes")]
 impl Validate for Square {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }

@@ -3,12 +3,14 @@
 //! `Deserialize` of the structs, through [`crate::object`].
 use crate::types::*;
 
+#[cfg(feature = "notes")]
 impl<'de> ::serde::Deserialize<'de> for Note {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "notes")]
 impl crate::object::Object for Note {
     const NAME: &'static str = "Note";
 
@@ -39,12 +41,14 @@ impl crate::object::Object for Note {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for Tree {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl crate::object::Object for Tree {
     const NAME: &'static str = "Tree";
 
@@ -64,12 +68,14 @@ impl crate::object::Object for Tree {
     }
 }
 
+#[cfg(feature = "shapes")]
 impl<'de> ::serde::Deserialize<'de> for Circle {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "shapes")]
 impl crate::object::Object for Circle {
     const NAME: &'static str = "Circle";
 
@@ -94,12 +100,14 @@ impl crate::object::Object for Circle {
     }
 }
 
+#[cfg(feature = "shapes")]
 impl<'de> ::serde::Deserialize<'de> for Square {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "shapes")]
 impl crate::object::Object for Square {
     const NAME: &'static str = "Square";
 

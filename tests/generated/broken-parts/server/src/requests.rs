@@ -4,10 +4,12 @@
 use crate::models;
 
 /// The parameters and body of [`list_notes`](crate::BrokenPartsApi::list_notes): `GET /notes`.
+#[cfg(feature = "notes")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListNotesRequest {}
 
 /// The parameters and body of [`create_note`](crate::BrokenPartsApi::create_note): `POST /notes`.
+#[cfg(feature = "notes")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateNoteRequest {
     /// The request body.
@@ -17,5 +19,6 @@ pub struct CreateNoteRequest {
 }
 
 /// The parameters and body of [`get_shape`](crate::BrokenPartsApi::get_shape): `GET /shapes`.
+#[cfg(feature = "shapes")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetShapeRequest {}

@@ -8,6 +8,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 /// The responses of [`list_notes`](crate::BrokenPartsApi::list_notes).
+#[cfg(feature = "notes")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListNotesResponse {
     /// `200`: The notes.
@@ -16,6 +17,7 @@ pub enum ListNotesResponse {
     Other(StatusCode, ErrorMessage),
 }
 
+#[cfg(feature = "notes")]
 impl IntoResponse for ListNotesResponse {
     fn into_response(self) -> Response {
         match self {
@@ -25,6 +27,7 @@ impl IntoResponse for ListNotesResponse {
     }
 }
 
+#[cfg(feature = "notes")]
 impl respond::ErrorResponse for ListNotesResponse {
     type Error = ErrorMessage;
 
@@ -34,6 +37,7 @@ impl respond::ErrorResponse for ListNotesResponse {
 }
 
 /// The responses of [`create_note`](crate::BrokenPartsApi::create_note).
+#[cfg(feature = "notes")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -46,6 +50,7 @@ pub enum CreateNoteResponse {
     Other(StatusCode, ErrorMessage),
 }
 
+#[cfg(feature = "notes")]
 impl IntoResponse for CreateNoteResponse {
     fn into_response(self) -> Response {
         match self {
@@ -55,6 +60,7 @@ impl IntoResponse for CreateNoteResponse {
     }
 }
 
+#[cfg(feature = "notes")]
 impl respond::ErrorResponse for CreateNoteResponse {
     type Error = ErrorMessage;
 
@@ -64,6 +70,7 @@ impl respond::ErrorResponse for CreateNoteResponse {
 }
 
 /// The responses of [`get_shape`](crate::BrokenPartsApi::get_shape).
+#[cfg(feature = "shapes")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetShapeResponse {
     /// `200`: A shape.
@@ -72,6 +79,7 @@ pub enum GetShapeResponse {
     Other(StatusCode, ErrorMessage),
 }
 
+#[cfg(feature = "shapes")]
 impl IntoResponse for GetShapeResponse {
     fn into_response(self) -> Response {
         match self {
@@ -81,6 +89,7 @@ impl IntoResponse for GetShapeResponse {
     }
 }
 
+#[cfg(feature = "shapes")]
 impl respond::ErrorResponse for GetShapeResponse {
     type Error = ErrorMessage;
 

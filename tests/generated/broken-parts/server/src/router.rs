@@ -4,10 +4,8 @@
 use crate::models;
 use crate::body;
 use crate::ErrorMessage;
-use crate::{
-    respond, Rejection, RejectionKind, BrokenPartsApi, ListNotesRequest,
-    CreateNoteRequest, GetShapeRequest,
-};
+use crate::{respond, Rejection, RejectionKind, BrokenPartsApi};
+use crate::requests::*;
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
@@ -19,20 +17,27 @@ use std::sync::Arc;
 ///
 /// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.
 pub fn router<A: BrokenPartsApi>(api: Arc<A>) -> Router {
-    Router::new()
-        .route("/notes", get(handle_list_notes::<A>).post(handle_create_note::<A>))
-        .route("/shapes", get(handle_get_shape::<A>))
+    let router = Router::new();
+
+    #[cfg(feature = "notes")]
+    let router = router
+        .route("/notes", get(handle_list_notes::<A>).post(handle_create_note::<A>));
+    #[cfg(feature = "shapes")]
+    let router = router.route("/shapes", get(handle_get_shape::<A>));
+    router
         .fallback(route_not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(api)
 }
 
 /// `GET /notes`
+#[cfg(feature = "notes")]
 async fn handle_list_notes<A: BrokenPartsApi>(State(api): State<Arc<A>>) -> Response {
     api.list_notes(ListNotesRequest {}).await.into_response()
 }
 
 /// `POST /notes`
+#[cfg(feature = "notes")]
 async fn handle_create_note<A: BrokenPartsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -44,6 +49,7 @@ async fn handle_create_note<A: BrokenPartsApi>(
 }
 
 /// Reads the request of [`create_note`](BrokenPartsApi::create_note), or the reason to refuse it.
+#[cfg(feature = "notes")]
 async fn read_create_note(request: Request) -> Result<CreateNoteRequest, Rejection> {
     let (parts, raw_body) = request.into_parts();
     let request = CreateNoteRequest {
@@ -53,6 +59,7 @@ async fn read_create_note(request: Request) -> Result<CreateNoteRequest, Rejecti
 }
 
 /// `GET /shapes`
+#[cfg(feature = "shapes")]
 async fn handle_get_shape<A: BrokenPartsApi>(State(api): State<Arc<A>>) -> Response {
     api.get_shape(GetShapeRequest {}).await.into_response()
 }

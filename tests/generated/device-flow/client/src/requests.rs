@@ -14,6 +14,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "me")]
     pub fn who_am_i(&self) -> WhoAmI {
         WhoAmI {
             client: self.clone(),
@@ -24,6 +25,7 @@ impl crate::Client {
 
 /// Request builder of [`Client::who_am_i`](crate::Client::who_am_i): `GET /me`. Finish it with
 /// `.send().await`, or `.await` it.
+#[cfg(feature = "me")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct WhoAmI {
@@ -31,6 +33,7 @@ pub struct WhoAmI {
     options: crate::client::RequestOptions,
 }
 
+#[cfg(feature = "me")]
 impl WhoAmI {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -80,6 +83,7 @@ impl WhoAmI {
     }
 }
 
+#[cfg(feature = "me")]
 impl WhoAmI {
     /// Sends the request: `GET /me`.
     pub fn send(
@@ -96,6 +100,7 @@ impl WhoAmI {
     }
 }
 
+#[cfg(feature = "me")]
 impl ::std::future::IntoFuture for WhoAmI {
     type Output = Result<crate::models::WhoAmIResponse, crate::Error<()>>;
 

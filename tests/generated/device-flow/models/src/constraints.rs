@@ -4,6 +4,7 @@
 use crate::types::*;
 use crate::validation::{Validate, ValidationError};
 
+#[cfg(feature = "me")]
 impl Validate for WhoAmIResponse {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }

@@ -3,12 +3,14 @@
 //! `Deserialize` of the structs, through [`crate::object`].
 use crate::types::*;
 
+#[cfg(feature = "me")]
 impl<'de> ::serde::Deserialize<'de> for WhoAmIResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "me")]
 impl crate::object::Object for WhoAmIResponse {
     const NAME: &'static str = "WhoAmIResponse";
 

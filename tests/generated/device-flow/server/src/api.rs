@@ -2,7 +2,8 @@
 
 //! The trait to implement.
 use crate::Rejection;
-use crate::{WhoAmIRequest, WhoAmIResponse};
+use crate::requests::*;
+use crate::responses::*;
 
 /// The operations of Television (version 1). Implement this trait, then serve it with [`router`](crate::router).
 ///
@@ -43,6 +44,7 @@ pub trait TelevisionApi: Send + Sync + 'static {
     ) -> impl Future<Output = Result<Self::Principal, Rejection>> + Send;
 
     /// `GET /me`
+    #[cfg(feature = "me")]
     fn who_am_i(
         &self,
         principal: Self::Principal,

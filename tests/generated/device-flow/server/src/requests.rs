@@ -2,5 +2,6 @@
 
 //! The input of each operation, parsed and validated by the router.
 /// The parameters and body of [`who_am_i`](crate::TelevisionApi::who_am_i): `GET /me`.
+#[cfg(feature = "me")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct WhoAmIRequest {}

@@ -8,6 +8,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 /// The responses of [`who_am_i`](crate::TelevisionApi::who_am_i).
+#[cfg(feature = "me")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum WhoAmIResponse {
     /// `200`: The signed-in viewer.
@@ -16,6 +17,7 @@ pub enum WhoAmIResponse {
     Other(StatusCode, ErrorMessage),
 }
 
+#[cfg(feature = "me")]
 impl IntoResponse for WhoAmIResponse {
     fn into_response(self) -> Response {
         match self {
@@ -25,6 +27,7 @@ impl IntoResponse for WhoAmIResponse {
     }
 }
 
+#[cfg(feature = "me")]
 impl respond::ErrorResponse for WhoAmIResponse {
     type Error = ErrorMessage;
 

@@ -4,7 +4,8 @@
 use crate::auth;
 use crate::ErrorMessage;
 use axum::http::HeaderMap;
-use crate::{respond, Rejection, RejectionKind, TelevisionApi, WhoAmIRequest};
+use crate::{respond, Rejection, RejectionKind, TelevisionApi};
+use crate::requests::*;
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
@@ -16,14 +17,18 @@ use std::sync::Arc;
 ///
 /// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.
 pub fn router<A: TelevisionApi>(api: Arc<A>) -> Router {
-    Router::new()
-        .route("/me", get(handle_who_am_i::<A>))
+    let router = Router::new();
+
+    #[cfg(feature = "me")]
+    let router = router.route("/me", get(handle_who_am_i::<A>));
+    router
         .fallback(route_not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(api)
 }
 
 /// `GET /me`
+#[cfg(feature = "me")]
 async fn handle_who_am_i<A: TelevisionApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -37,6 +42,7 @@ async fn handle_who_am_i<A: TelevisionApi>(
 }
 
 /// Reads the request of [`who_am_i`](TelevisionApi::who_am_i), or the reason to refuse it.
+#[cfg(feature = "me")]
 async fn read_who_am_i<A: TelevisionApi>(
     api: &A,
     request: Request,

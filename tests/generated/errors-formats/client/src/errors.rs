@@ -4,6 +4,7 @@
 //! one variant per documented error status with its decoded body and headers.
 /// The documented errors of [`Client::create_document`](crate::Client::create_document), one
 /// variant per status (the status itself is [`Error::status`](crate::Error::status)).
+#[cfg(feature = "documents")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreateDocument {
     /// `403`: Not allowed to store documents.
@@ -24,6 +25,7 @@ pub enum CreateDocument {
 
 /// The documented errors of [`Client::get_content`](crate::Client::get_content), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)).
+#[cfg(feature = "documents")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetContent {
     /// `404`: No such document.
@@ -34,6 +36,7 @@ pub enum GetContent {
 
 /// The documented errors of [`Client::put_content`](crate::Client::put_content), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)).
+#[cfg(feature = "documents")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum PutContent {
     /// `404`: No such document.
@@ -42,6 +45,7 @@ pub enum PutContent {
 
 /// The documented errors of [`Client::get_preview`](crate::Client::get_preview), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)).
+#[cfg(feature = "documents")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetPreview {
     /// `404`: No preview.

@@ -23,6 +23,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "documents")]
     pub fn create_document(&self, body: crate::models::Document) -> CreateDocument {
         CreateDocument {
             client: self.clone(),
@@ -49,6 +50,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "documents")]
     pub fn get_content(&self, name: crate::models::Name) -> GetContent {
         GetContent {
             client: self.clone(),
@@ -80,6 +82,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "documents")]
     pub fn put_content(
         &self,
         name: crate::models::Name,
@@ -109,6 +112,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "documents")]
     pub fn get_preview(&self, name: crate::models::Name) -> GetPreview {
         GetPreview {
             client: self.clone(),
@@ -137,6 +141,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "documents")]
     pub fn put_preview(
         &self,
         name: crate::models::Name,
@@ -153,6 +158,7 @@ impl crate::Client {
 
 /// Request builder of [`Client::create_document`](crate::Client::create_document):
 /// `POST /documents`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "documents")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateDocument {
@@ -161,6 +167,7 @@ pub struct CreateDocument {
     body: crate::models::Document,
 }
 
+#[cfg(feature = "documents")]
 impl CreateDocument {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -259,6 +266,7 @@ impl CreateDocument {
     }
 }
 
+#[cfg(feature = "documents")]
 impl CreateDocument {
     /// Sends the request: `POST /documents`.
     pub fn send(
@@ -281,6 +289,7 @@ impl CreateDocument {
     }
 }
 
+#[cfg(feature = "documents")]
 impl ::std::future::IntoFuture for CreateDocument {
     type Output = Result<
         crate::models::Document,
@@ -300,6 +309,7 @@ impl ::std::future::IntoFuture for CreateDocument {
 /// Request builder of [`Client::get_content`](crate::Client::get_content):
 /// `GET /documents/{name}/content`. Set optional parameters, then `.send().await` it (or `.await`
 /// it).
+#[cfg(feature = "documents")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetContent {
@@ -309,6 +319,7 @@ pub struct GetContent {
     checksum: Option<crate::models::bytes::Base64>,
 }
 
+#[cfg(feature = "documents")]
 impl GetContent {
     /// The `checksum` query parameter.
     pub fn checksum(mut self, value: crate::models::bytes::Base64) -> Self {
@@ -396,6 +407,7 @@ impl GetContent {
     }
 }
 
+#[cfg(feature = "documents")]
 impl GetContent {
     /// Sends the request: `GET /documents/{name}/content`.
     pub fn send(
@@ -412,6 +424,7 @@ impl GetContent {
     }
 }
 
+#[cfg(feature = "documents")]
 impl ::std::future::IntoFuture for GetContent {
     type Output = Result<Vec<u8>, crate::Error<crate::errors::GetContent>>;
 
@@ -424,6 +437,7 @@ impl ::std::future::IntoFuture for GetContent {
 
 /// Request builder of [`Client::put_content`](crate::Client::put_content):
 /// `PUT /documents/{name}/content`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "documents")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PutContent {
@@ -433,6 +447,7 @@ pub struct PutContent {
     body: Vec<u8>,
 }
 
+#[cfg(feature = "documents")]
 impl PutContent {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -501,6 +516,7 @@ impl PutContent {
     }
 }
 
+#[cfg(feature = "documents")]
 impl PutContent {
     /// Sends the request: `PUT /documents/{name}/content`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), crate::errors::PutContent> {
@@ -515,6 +531,7 @@ impl PutContent {
     }
 }
 
+#[cfg(feature = "documents")]
 impl ::std::future::IntoFuture for PutContent {
     type Output = Result<(), crate::Error<crate::errors::PutContent>>;
 
@@ -527,6 +544,7 @@ impl ::std::future::IntoFuture for PutContent {
 
 /// Request builder of [`Client::get_preview`](crate::Client::get_preview):
 /// `GET /documents/{name}/preview`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "documents")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetPreview {
@@ -535,6 +553,7 @@ pub struct GetPreview {
     name: crate::models::Name,
 }
 
+#[cfg(feature = "documents")]
 impl GetPreview {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -600,6 +619,7 @@ impl GetPreview {
     }
 }
 
+#[cfg(feature = "documents")]
 impl GetPreview {
     /// Sends the request: `GET /documents/{name}/preview`.
     pub fn send(
@@ -619,6 +639,7 @@ impl GetPreview {
     }
 }
 
+#[cfg(feature = "documents")]
 impl ::std::future::IntoFuture for GetPreview {
     type Output = Result<crate::codec::Binary, crate::Error<crate::errors::GetPreview>>;
 
@@ -634,6 +655,7 @@ impl ::std::future::IntoFuture for GetPreview {
 
 /// Request builder of [`Client::put_preview`](crate::Client::put_preview):
 /// `PUT /documents/{name}/preview`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "documents")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PutPreview {
@@ -643,6 +665,7 @@ pub struct PutPreview {
     body: crate::codec::Binary,
 }
 
+#[cfg(feature = "documents")]
 impl PutPreview {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -697,6 +720,7 @@ impl PutPreview {
     }
 }
 
+#[cfg(feature = "documents")]
 impl PutPreview {
     /// Sends the request: `PUT /documents/{name}/preview`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), ()> {
@@ -709,6 +733,7 @@ impl PutPreview {
     }
 }
 
+#[cfg(feature = "documents")]
 impl ::std::future::IntoFuture for PutPreview {
     type Output = Result<(), crate::Error<()>>;
 

@@ -5,6 +5,7 @@ use crate::patterns::*;
 use crate::types::*;
 use crate::validation::{self, Validate, ValidationError};
 
+#[cfg(feature = "documents")]
 impl Validate for Document {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -50,10 +51,12 @@ impl Validate for BasicError {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "documents")]
 impl Validate for ValidationErrorModel {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "documents")]
 impl Validate for DocumentKind {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -69,6 +72,7 @@ impl Validate for DocumentKind {
     }
 }
 
+#[cfg(feature = "documents")]
 impl Validate for DocumentPriority {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -84,6 +88,7 @@ impl Validate for DocumentPriority {
     }
 }
 
+#[cfg(feature = "documents")]
 impl Validate for CreateDocument503Response {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {

@@ -3,12 +3,14 @@
 //! `Deserialize` of the structs, through [`crate::object`].
 use crate::types::*;
 
+#[cfg(feature = "documents")]
 impl<'de> ::serde::Deserialize<'de> for Document {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "documents")]
 impl crate::object::Object for Document {
     const NAME: &'static str = "Document";
 
@@ -87,12 +89,14 @@ impl crate::object::Object for BasicError {
     }
 }
 
+#[cfg(feature = "documents")]
 impl<'de> ::serde::Deserialize<'de> for ValidationErrorModel {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "documents")]
 impl crate::object::Object for ValidationErrorModel {
     const NAME: &'static str = "ValidationErrorModel";
 
@@ -114,12 +118,14 @@ impl crate::object::Object for ValidationErrorModel {
     }
 }
 
+#[cfg(feature = "documents")]
 impl<'de> ::serde::Deserialize<'de> for CreateDocument503Response {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "documents")]
 impl crate::object::Object for CreateDocument503Response {
     const NAME: &'static str = "CreateDocument503Response";
 

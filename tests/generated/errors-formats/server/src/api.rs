@@ -3,11 +3,8 @@
 //! The trait to implement.
 use crate::models;
 use crate::Rejection;
-use crate::{
-    CreateDocumentRequest, GetContentRequest, PutContentRequest, GetPreviewRequest,
-    PutPreviewRequest, CreateDocumentResponse, GetContentResponse, PutContentResponse,
-    GetPreviewResponse, PutPreviewResponse,
-};
+use crate::requests::*;
+use crate::responses::*;
 
 /// The operations of Errors and formats (version 1). Implement this trait, then serve it with [`router`](crate::router).
 ///
@@ -46,6 +43,7 @@ pub trait ErrorsAndFormatsApi: Send + Sync + 'static {
     fn rejection(&self, rejection: &Rejection) -> models::BasicError;
 
     /// `POST /documents`
+    #[cfg(feature = "documents")]
     fn create_document(
         &self,
         request: CreateDocumentRequest,
@@ -60,27 +58,32 @@ pub trait ErrorsAndFormatsApi: Send + Sync + 'static {
     /// this method returns, not with the API's error body. Answer with `rejection.status` where
     /// the operation documents it; for a status it does not document, answer
     /// `CreateDocumentResponse::Default` with `rejection.status`.
+    #[cfg(feature = "documents")]
     fn create_document_rejection(&self, rejection: &Rejection) -> CreateDocumentResponse;
 
     /// `GET /documents/{name}/content`
+    #[cfg(feature = "documents")]
     fn get_content(
         &self,
         request: GetContentRequest,
     ) -> impl Future<Output = GetContentResponse> + Send;
 
     /// `PUT /documents/{name}/content`
+    #[cfg(feature = "documents")]
     fn put_content(
         &self,
         request: PutContentRequest,
     ) -> impl Future<Output = PutContentResponse> + Send;
 
     /// `GET /documents/{name}/preview`
+    #[cfg(feature = "documents")]
     fn get_preview(
         &self,
         request: GetPreviewRequest,
     ) -> impl Future<Output = GetPreviewResponse> + Send;
 
     /// `PUT /documents/{name}/preview`
+    #[cfg(feature = "documents")]
     fn put_preview(
         &self,
         request: PutPreviewRequest,

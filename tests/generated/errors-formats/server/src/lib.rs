@@ -20,6 +20,15 @@
 //! the operation: the router answers them with the API's error body, built by the trait from a
 //! [`Rejection`]; an operation that documents its own error body answers them through its
 //! `{operation}_rejection` method instead.
+#![cfg_attr(
+    not(feature = "all-groups"),
+    allow(
+        dead_code,
+        unused_imports,
+        unused_variables,
+        reason = "with some operation groups off, code only their operations use goes unused"
+    )
+)]
 #[rustfmt::skip]
 mod api;
 

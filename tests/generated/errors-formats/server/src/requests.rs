@@ -5,6 +5,7 @@ use crate::models;
 use crate::RawBody;
 
 /// The parameters and body of [`create_document`](crate::ErrorsAndFormatsApi::create_document): `POST /documents`.
+#[cfg(feature = "documents")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateDocumentRequest {
     /// The request body.
@@ -14,6 +15,7 @@ pub struct CreateDocumentRequest {
 }
 
 /// The parameters and body of [`get_content`](crate::ErrorsAndFormatsApi::get_content): `GET /documents/{name}/content`.
+#[cfg(feature = "documents")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetContentRequest {
     pub name: String,
@@ -21,6 +23,7 @@ pub struct GetContentRequest {
 }
 
 /// The parameters and body of [`put_content`](crate::ErrorsAndFormatsApi::put_content): `PUT /documents/{name}/content`.
+#[cfg(feature = "documents")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct PutContentRequest {
     pub name: String,
@@ -31,12 +34,14 @@ pub struct PutContentRequest {
 }
 
 /// The parameters and body of [`get_preview`](crate::ErrorsAndFormatsApi::get_preview): `GET /documents/{name}/preview`.
+#[cfg(feature = "documents")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetPreviewRequest {
     pub name: String,
 }
 
 /// The parameters and body of [`put_preview`](crate::ErrorsAndFormatsApi::put_preview): `PUT /documents/{name}/preview`.
+#[cfg(feature = "documents")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct PutPreviewRequest {
     pub name: String,

@@ -8,6 +8,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 /// The responses of [`create_document`](crate::ErrorsAndFormatsApi::create_document).
+#[cfg(feature = "documents")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -32,6 +33,7 @@ pub enum CreateDocumentResponse {
     Default(StatusCode),
 }
 
+#[cfg(feature = "documents")]
 impl IntoResponse for CreateDocumentResponse {
     fn into_response(self) -> Response {
         match self {
@@ -52,6 +54,7 @@ impl IntoResponse for CreateDocumentResponse {
 }
 
 /// The responses of [`get_content`](crate::ErrorsAndFormatsApi::get_content).
+#[cfg(feature = "documents")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetContentResponse {
     /// `200`: The content.
@@ -64,6 +67,7 @@ pub enum GetContentResponse {
     Other(StatusCode, models::BasicError),
 }
 
+#[cfg(feature = "documents")]
 impl IntoResponse for GetContentResponse {
     fn into_response(self) -> Response {
         match self {
@@ -76,6 +80,7 @@ impl IntoResponse for GetContentResponse {
 }
 
 /// The responses of [`put_content`](crate::ErrorsAndFormatsApi::put_content).
+#[cfg(feature = "documents")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum PutContentResponse {
     /// `204`: Stored.
@@ -86,6 +91,7 @@ pub enum PutContentResponse {
     Other(StatusCode, models::BasicError),
 }
 
+#[cfg(feature = "documents")]
 impl IntoResponse for PutContentResponse {
     fn into_response(self) -> Response {
         match self {
@@ -97,6 +103,7 @@ impl IntoResponse for PutContentResponse {
 }
 
 /// The responses of [`get_preview`](crate::ErrorsAndFormatsApi::get_preview).
+#[cfg(feature = "documents")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetPreviewResponse {
     /// `200`: The preview, in the format it was stored in.
@@ -111,6 +118,7 @@ pub enum GetPreviewResponse {
     Other(StatusCode, models::BasicError),
 }
 
+#[cfg(feature = "documents")]
 impl IntoResponse for GetPreviewResponse {
     fn into_response(self) -> Response {
         match self {
@@ -130,6 +138,7 @@ impl IntoResponse for GetPreviewResponse {
 }
 
 /// The responses of [`put_preview`](crate::ErrorsAndFormatsApi::put_preview).
+#[cfg(feature = "documents")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum PutPreviewResponse {
     /// `204`: Stored.
@@ -138,6 +147,7 @@ pub enum PutPreviewResponse {
     Other(StatusCode, models::BasicError),
 }
 
+#[cfg(feature = "documents")]
 impl IntoResponse for PutPreviewResponse {
     fn into_response(self) -> Response {
         match self {
@@ -147,6 +157,7 @@ impl IntoResponse for PutPreviewResponse {
     }
 }
 
+#[cfg(feature = "documents")]
 impl respond::ErrorResponse for PutPreviewResponse {
     type Error = models::BasicError;
 

@@ -4,10 +4,8 @@
 use crate::models;
 use crate::body;
 use crate::params;
-use crate::{
-    respond, Rejection, RejectionKind, ErrorsAndFormatsApi, CreateDocumentRequest,
-    GetContentRequest, PutContentRequest, GetPreviewRequest, PutPreviewRequest,
-};
+use crate::{respond, Rejection, RejectionKind, ErrorsAndFormatsApi};
+use crate::requests::*;
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
@@ -19,7 +17,10 @@ use std::sync::Arc;
 ///
 /// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.
 pub fn router<A: ErrorsAndFormatsApi>(api: Arc<A>) -> Router {
-    Router::new()
+    let router = Router::new();
+
+    #[cfg(feature = "documents")]
+    let router = router
         .route("/documents", post(handle_create_document::<A>))
         .route(
             "/documents/{name}/content",
@@ -28,13 +29,15 @@ pub fn router<A: ErrorsAndFormatsApi>(api: Arc<A>) -> Router {
         .route(
             "/documents/{name}/preview",
             get(handle_get_preview::<A>).put(handle_put_preview::<A>),
-        )
+        );
+    router
         .fallback(route_not_found::<A>)
         .method_not_allowed_fallback(method_not_allowed::<A>)
         .with_state(api)
 }
 
 /// `POST /documents`
+#[cfg(feature = "documents")]
 async fn handle_create_document<A: ErrorsAndFormatsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -51,6 +54,7 @@ async fn handle_create_document<A: ErrorsAndFormatsApi>(
 }
 
 /// Reads the request of [`create_document`](ErrorsAndFormatsApi::create_document), or the reason to refuse it.
+#[cfg(feature = "documents")]
 async fn read_create_document(
     request: Request,
 ) -> Result<CreateDocumentRequest, Rejection> {
@@ -62,6 +66,7 @@ async fn read_create_document(
 }
 
 /// `GET /documents/{name}/content`
+#[cfg(feature = "documents")]
 async fn handle_get_content<A: ErrorsAndFormatsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -73,6 +78,7 @@ async fn handle_get_content<A: ErrorsAndFormatsApi>(
 }
 
 /// Reads the request of [`get_content`](ErrorsAndFormatsApi::get_content), or the reason to refuse it.
+#[cfg(feature = "documents")]
 async fn read_get_content(request: Request) -> Result<GetContentRequest, Rejection> {
     let (mut parts, _) = request.into_parts();
     let path = params::Path::from_parts(&mut parts).await?;
@@ -102,6 +108,7 @@ async fn read_get_content(request: Request) -> Result<GetContentRequest, Rejecti
 }
 
 /// `PUT /documents/{name}/content`
+#[cfg(feature = "documents")]
 async fn handle_put_content<A: ErrorsAndFormatsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -113,6 +120,7 @@ async fn handle_put_content<A: ErrorsAndFormatsApi>(
 }
 
 /// Reads the request of [`put_content`](ErrorsAndFormatsApi::put_content), or the reason to refuse it.
+#[cfg(feature = "documents")]
 async fn read_put_content(request: Request) -> Result<PutContentRequest, Rejection> {
     let (mut parts, raw_body) = request.into_parts();
     let path = params::Path::from_parts(&mut parts).await?;
@@ -141,6 +149,7 @@ async fn read_put_content(request: Request) -> Result<PutContentRequest, Rejecti
 }
 
 /// `GET /documents/{name}/preview`
+#[cfg(feature = "documents")]
 async fn handle_get_preview<A: ErrorsAndFormatsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -152,6 +161,7 @@ async fn handle_get_preview<A: ErrorsAndFormatsApi>(
 }
 
 /// Reads the request of [`get_preview`](ErrorsAndFormatsApi::get_preview), or the reason to refuse it.
+#[cfg(feature = "documents")]
 async fn read_get_preview(request: Request) -> Result<GetPreviewRequest, Rejection> {
     let (mut parts, _) = request.into_parts();
     let path = params::Path::from_parts(&mut parts).await?;
@@ -179,6 +189,7 @@ async fn read_get_preview(request: Request) -> Result<GetPreviewRequest, Rejecti
 }
 
 /// `PUT /documents/{name}/preview`
+#[cfg(feature = "documents")]
 async fn handle_put_preview<A: ErrorsAndFormatsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -190,6 +201,7 @@ async fn handle_put_preview<A: ErrorsAndFormatsApi>(
 }
 
 /// Reads the request of [`put_preview`](ErrorsAndFormatsApi::put_preview), or the reason to refuse it.
+#[cfg(feature = "documents")]
 async fn read_put_preview(request: Request) -> Result<PutPreviewRequest, Rejection> {
     let (mut parts, raw_body) = request.into_parts();
     let path = params::Path::from_parts(&mut parts).await?;

@@ -4,6 +4,7 @@
 //! one variant per documented error status with its decoded body and headers.
 /// The documented errors of [`Client::create_payment`](crate::Client::create_payment), one variant
 /// per status (the status itself is [`Error::status`](crate::Error::status)).
+#[cfg(feature = "payments")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreatePayment {
     /// `503`: Try again later.

@@ -14,6 +14,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "payments")]
     pub fn list_payments(&self) -> ListPayments {
         ListPayments {
             client: self.clone(),
@@ -43,6 +44,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "payments")]
     pub fn create_payment(&self, body: crate::models::NewPayment) -> CreatePayment {
         CreatePayment {
             client: self.clone(),
@@ -68,6 +70,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "transfers")]
     pub fn create_transfer(&self, body: crate::models::NewPayment) -> CreateTransfer {
         CreateTransfer {
             client: self.clone(),
@@ -90,6 +93,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "notes")]
     pub fn create_note(&self, body: impl Into<String>) -> CreateNote {
         CreateNote {
             client: self.clone(),
@@ -112,6 +116,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "slow")]
     pub fn slow(&self, millis: i64) -> Slow {
         Slow {
             client: self.clone(),
@@ -123,6 +128,7 @@ impl crate::Client {
 
 /// Request builder of [`Client::list_payments`](crate::Client::list_payments): `GET /payments`.
 /// Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "payments")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListPayments {
@@ -130,6 +136,7 @@ pub struct ListPayments {
     options: crate::client::RequestOptions,
 }
 
+#[cfg(feature = "payments")]
 impl ListPayments {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -179,6 +186,7 @@ impl ListPayments {
     }
 }
 
+#[cfg(feature = "payments")]
 impl ListPayments {
     /// Sends the request: `GET /payments`.
     pub fn send(self) -> crate::codec::ResponseFuture<Vec<crate::models::Payment>, ()> {
@@ -193,6 +201,7 @@ impl ListPayments {
     }
 }
 
+#[cfg(feature = "payments")]
 impl ::std::future::IntoFuture for ListPayments {
     type Output = Result<Vec<crate::models::Payment>, crate::Error<()>>;
 
@@ -205,6 +214,7 @@ impl ::std::future::IntoFuture for ListPayments {
 
 /// Request builder of [`Client::create_payment`](crate::Client::create_payment): `POST /payments`.
 /// Set optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "payments")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreatePayment {
@@ -214,6 +224,7 @@ pub struct CreatePayment {
     body: crate::models::NewPayment,
 }
 
+#[cfg(feature = "payments")]
 impl CreatePayment {
     /// Repeats of a request with the same key create nothing new.
     pub fn idempotency_key(mut self, value: impl Into<String>) -> Self {
@@ -283,6 +294,7 @@ impl CreatePayment {
     }
 }
 
+#[cfg(feature = "payments")]
 impl CreatePayment {
     /// Sends the request: `POST /payments`.
     pub fn send(
@@ -305,6 +317,7 @@ impl CreatePayment {
     }
 }
 
+#[cfg(feature = "payments")]
 impl ::std::future::IntoFuture for CreatePayment {
     type Output = Result<
         crate::models::Payment,
@@ -323,6 +336,7 @@ impl ::std::future::IntoFuture for CreatePayment {
 
 /// Request builder of [`Client::create_transfer`](crate::Client::create_transfer):
 /// `POST /transfers`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "transfers")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateTransfer {
@@ -331,6 +345,7 @@ pub struct CreateTransfer {
     body: crate::models::NewPayment,
 }
 
+#[cfg(feature = "transfers")]
 impl CreateTransfer {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -378,6 +393,7 @@ impl CreateTransfer {
     }
 }
 
+#[cfg(feature = "transfers")]
 impl CreateTransfer {
     /// Sends the request: `POST /transfers`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), ()> {
@@ -390,6 +406,7 @@ impl CreateTransfer {
     }
 }
 
+#[cfg(feature = "transfers")]
 impl ::std::future::IntoFuture for CreateTransfer {
     type Output = Result<(), crate::Error<()>>;
 
@@ -402,6 +419,7 @@ impl ::std::future::IntoFuture for CreateTransfer {
 
 /// Request builder of [`Client::create_note`](crate::Client::create_note): `POST /notes`. Finish
 /// it with `.send().await`, or `.await` it.
+#[cfg(feature = "notes")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateNote {
@@ -410,6 +428,7 @@ pub struct CreateNote {
     body: String,
 }
 
+#[cfg(feature = "notes")]
 impl CreateNote {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -459,6 +478,7 @@ impl CreateNote {
     }
 }
 
+#[cfg(feature = "notes")]
 impl CreateNote {
     /// Sends the request: `POST /notes`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), ()> {
@@ -471,6 +491,7 @@ impl CreateNote {
     }
 }
 
+#[cfg(feature = "notes")]
 impl ::std::future::IntoFuture for CreateNote {
     type Output = Result<(), crate::Error<()>>;
 
@@ -483,6 +504,7 @@ impl ::std::future::IntoFuture for CreateNote {
 
 /// Request builder of [`Client::slow`](crate::Client::slow): `GET /slow`. Finish it with
 /// `.send().await`, or `.await` it.
+#[cfg(feature = "slow")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct Slow {
@@ -491,6 +513,7 @@ pub struct Slow {
     millis: i64,
 }
 
+#[cfg(feature = "slow")]
 impl Slow {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -542,6 +565,7 @@ impl Slow {
     }
 }
 
+#[cfg(feature = "slow")]
 impl Slow {
     /// Sends the request: `GET /slow`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), ()> {
@@ -554,6 +578,7 @@ impl Slow {
     }
 }
 
+#[cfg(feature = "slow")]
 impl ::std::future::IntoFuture for Slow {
     type Output = Result<(), crate::Error<()>>;
 

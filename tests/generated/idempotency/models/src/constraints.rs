@@ -4,6 +4,7 @@
 use crate::types::*;
 use crate::validation::{self, Validate, ValidationError};
 
+#[cfg(any(feature = "payments", feature = "transfers"))]
 impl Validate for NewPayment {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -15,6 +16,7 @@ impl Validate for NewPayment {
     }
 }
 
+#[cfg(feature = "payments")]
 impl Validate for Payment {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }

@@ -3,12 +3,14 @@
 //! `Deserialize` of the structs, through [`crate::object`].
 use crate::types::*;
 
+#[cfg(any(feature = "payments", feature = "transfers"))]
 impl<'de> ::serde::Deserialize<'de> for NewPayment {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(any(feature = "payments", feature = "transfers"))]
 impl crate::object::Object for NewPayment {
     const NAME: &'static str = "NewPayment";
 
@@ -30,12 +32,14 @@ impl crate::object::Object for NewPayment {
     }
 }
 
+#[cfg(feature = "payments")]
 impl<'de> ::serde::Deserialize<'de> for Payment {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "payments")]
 impl crate::object::Object for Payment {
     const NAME: &'static str = "Payment";
 

@@ -4,10 +4,12 @@
 use crate::models;
 
 /// The parameters and body of [`list_payments`](crate::PaymentsApi::list_payments): `GET /payments`.
+#[cfg(feature = "payments")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListPaymentsRequest {}
 
 /// The parameters and body of [`create_payment`](crate::PaymentsApi::create_payment): `POST /payments`.
+#[cfg(feature = "payments")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreatePaymentRequest {
     /// Repeats of a request with the same key create nothing new.
@@ -19,6 +21,7 @@ pub struct CreatePaymentRequest {
 }
 
 /// The parameters and body of [`create_transfer`](crate::PaymentsApi::create_transfer): `POST /transfers`.
+#[cfg(feature = "transfers")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateTransferRequest {
     /// The request body.
@@ -28,6 +31,7 @@ pub struct CreateTransferRequest {
 }
 
 /// The parameters and body of [`create_note`](crate::PaymentsApi::create_note): `POST /notes`.
+#[cfg(feature = "notes")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateNoteRequest {
     /// The request body.
@@ -37,6 +41,7 @@ pub struct CreateNoteRequest {
 }
 
 /// The parameters and body of [`slow`](crate::PaymentsApi::slow): `GET /slow`.
+#[cfg(feature = "slow")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SlowRequest {
     pub millis: i64,

@@ -8,6 +8,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 /// The responses of [`list_payments`](crate::PaymentsApi::list_payments).
+#[cfg(feature = "payments")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListPaymentsResponse {
     /// `200`: The payments stored, once each.
@@ -16,6 +17,7 @@ pub enum ListPaymentsResponse {
     Other(StatusCode, ErrorMessage),
 }
 
+#[cfg(feature = "payments")]
 impl IntoResponse for ListPaymentsResponse {
     fn into_response(self) -> Response {
         match self {
@@ -25,6 +27,7 @@ impl IntoResponse for ListPaymentsResponse {
     }
 }
 
+#[cfg(feature = "payments")]
 impl respond::ErrorResponse for ListPaymentsResponse {
     type Error = ErrorMessage;
 
@@ -34,6 +37,7 @@ impl respond::ErrorResponse for ListPaymentsResponse {
 }
 
 /// The responses of [`create_payment`](crate::PaymentsApi::create_payment).
+#[cfg(feature = "payments")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreatePaymentResponse {
     /// `201`: The payment (the one stored before, for a repeated key).
@@ -44,6 +48,7 @@ pub enum CreatePaymentResponse {
     Other(StatusCode, ErrorMessage),
 }
 
+#[cfg(feature = "payments")]
 impl IntoResponse for CreatePaymentResponse {
     fn into_response(self) -> Response {
         match self {
@@ -55,6 +60,7 @@ impl IntoResponse for CreatePaymentResponse {
 }
 
 /// The responses of [`create_transfer`](crate::PaymentsApi::create_transfer).
+#[cfg(feature = "transfers")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreateTransferResponse {
     /// `204`: Transferred.
@@ -63,6 +69,7 @@ pub enum CreateTransferResponse {
     Other(StatusCode, ErrorMessage),
 }
 
+#[cfg(feature = "transfers")]
 impl IntoResponse for CreateTransferResponse {
     fn into_response(self) -> Response {
         match self {
@@ -72,6 +79,7 @@ impl IntoResponse for CreateTransferResponse {
     }
 }
 
+#[cfg(feature = "transfers")]
 impl respond::ErrorResponse for CreateTransferResponse {
     type Error = ErrorMessage;
 
@@ -81,6 +89,7 @@ impl respond::ErrorResponse for CreateTransferResponse {
 }
 
 /// The responses of [`create_note`](crate::PaymentsApi::create_note).
+#[cfg(feature = "notes")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreateNoteResponse {
     /// `204`: Stored.
@@ -89,6 +98,7 @@ pub enum CreateNoteResponse {
     Other(StatusCode, ErrorMessage),
 }
 
+#[cfg(feature = "notes")]
 impl IntoResponse for CreateNoteResponse {
     fn into_response(self) -> Response {
         match self {
@@ -98,6 +108,7 @@ impl IntoResponse for CreateNoteResponse {
     }
 }
 
+#[cfg(feature = "notes")]
 impl respond::ErrorResponse for CreateNoteResponse {
     type Error = ErrorMessage;
 
@@ -107,6 +118,7 @@ impl respond::ErrorResponse for CreateNoteResponse {
 }
 
 /// The responses of [`slow`](crate::PaymentsApi::slow).
+#[cfg(feature = "slow")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum SlowResponse {
     /// `204`: Answered after `millis`.
@@ -115,6 +127,7 @@ pub enum SlowResponse {
     Other(StatusCode, ErrorMessage),
 }
 
+#[cfg(feature = "slow")]
 impl IntoResponse for SlowResponse {
     fn into_response(self) -> Response {
         match self {
@@ -124,6 +137,7 @@ impl IntoResponse for SlowResponse {
     }
 }
 
+#[cfg(feature = "slow")]
 impl respond::ErrorResponse for SlowResponse {
     type Error = ErrorMessage;
 

@@ -5,10 +5,8 @@ use crate::models;
 use crate::body;
 use crate::params;
 use crate::ErrorMessage;
-use crate::{
-    respond, Rejection, RejectionKind, PaymentsApi, ListPaymentsRequest,
-    CreatePaymentRequest, CreateTransferRequest, CreateNoteRequest, SlowRequest,
-};
+use crate::{respond, Rejection, RejectionKind, PaymentsApi};
+use crate::requests::*;
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
@@ -20,25 +18,36 @@ use std::sync::Arc;
 ///
 /// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.
 pub fn router<A: PaymentsApi>(api: Arc<A>) -> Router {
-    Router::new()
+    let router = Router::new();
+
+    #[cfg(feature = "payments")]
+    let router = router
         .route(
             "/payments",
             get(handle_list_payments::<A>).post(handle_create_payment::<A>),
-        )
-        .route("/transfers", post(handle_create_transfer::<A>))
-        .route("/notes", post(handle_create_note::<A>))
-        .route("/slow", get(handle_slow::<A>))
+        );
+    #[cfg(feature = "transfers")]
+    let router = router.route("/transfers", post(handle_create_transfer::<A>));
+
+    #[cfg(feature = "notes")]
+    let router = router.route("/notes", post(handle_create_note::<A>));
+
+    #[cfg(feature = "slow")]
+    let router = router.route("/slow", get(handle_slow::<A>));
+    router
         .fallback(route_not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(api)
 }
 
 /// `GET /payments`
+#[cfg(feature = "payments")]
 async fn handle_list_payments<A: PaymentsApi>(State(api): State<Arc<A>>) -> Response {
     api.list_payments(ListPaymentsRequest {}).await.into_response()
 }
 
 /// `POST /payments`
+#[cfg(feature = "payments")]
 async fn handle_create_payment<A: PaymentsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -50,6 +59,7 @@ async fn handle_create_payment<A: PaymentsApi>(
 }
 
 /// Reads the request of [`create_payment`](PaymentsApi::create_payment), or the reason to refuse it.
+#[cfg(feature = "payments")]
 async fn read_create_payment(
     request: Request,
 ) -> Result<CreatePaymentRequest, Rejection> {
@@ -76,6 +86,7 @@ async fn read_create_payment(
 }
 
 /// `POST /transfers`
+#[cfg(feature = "transfers")]
 async fn handle_create_transfer<A: PaymentsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -87,6 +98,7 @@ async fn handle_create_transfer<A: PaymentsApi>(
 }
 
 /// Reads the request of [`create_transfer`](PaymentsApi::create_transfer), or the reason to refuse it.
+#[cfg(feature = "transfers")]
 async fn read_create_transfer(
     request: Request,
 ) -> Result<CreateTransferRequest, Rejection> {
@@ -99,6 +111,7 @@ async fn read_create_transfer(
 }
 
 /// `POST /notes`
+#[cfg(feature = "notes")]
 async fn handle_create_note<A: PaymentsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -110,6 +123,7 @@ async fn handle_create_note<A: PaymentsApi>(
 }
 
 /// Reads the request of [`create_note`](PaymentsApi::create_note), or the reason to refuse it.
+#[cfg(feature = "notes")]
 async fn read_create_note(request: Request) -> Result<CreateNoteRequest, Rejection> {
     let (parts, raw_body) = request.into_parts();
     let request = CreateNoteRequest {
@@ -119,6 +133,7 @@ async fn read_create_note(request: Request) -> Result<CreateNoteRequest, Rejecti
 }
 
 /// `GET /slow`
+#[cfg(feature = "slow")]
 async fn handle_slow<A: PaymentsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -130,6 +145,7 @@ async fn handle_slow<A: PaymentsApi>(
 }
 
 /// Reads the request of [`slow`](PaymentsApi::slow), or the reason to refuse it.
+#[cfg(feature = "slow")]
 async fn read_slow(request: Request) -> Result<SlowRequest, Rejection> {
     let (parts, _) = request.into_parts();
     let query = params::Query::parse(parts.uri.query());

@@ -5,12 +5,14 @@
 /// The documented errors of [`Client::create_call`](crate::Client::create_call), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
+#[cfg(feature = "calls")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreateCall {
     /// `400`: The request breaks the document (a format included).
     BadRequest(crate::models::Error),
 }
 
+#[cfg(feature = "calls")]
 impl ::std::ops::Deref for CreateCall {
     type Target = crate::models::Error;
 
@@ -24,12 +26,14 @@ impl ::std::ops::Deref for CreateCall {
 /// The documented errors of [`Client::get_call`](crate::Client::get_call), one variant per status
 /// (the status itself is [`Error::status`](crate::Error::status)). Every variant carries the same
 /// body, which the enum dereferences to.
+#[cfg(feature = "calls")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetCall {
     /// `400`: The request breaks the document (a format included).
     BadRequest(crate::models::Error),
 }
 
+#[cfg(feature = "calls")]
 impl ::std::ops::Deref for GetCall {
     type Target = crate::models::Error;
 

@@ -3,6 +3,7 @@
 //! The headers each operation's successes document, typed: the `documented` part of
 //! [`ResponseValue`](crate::codec::ResponseValue) (from a builder's `send_full`).
 /// The headers the successes of [`Client::get_call`](crate::Client::get_call) document, typed.
+#[cfg(feature = "calls")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetCall {
     /// The `x-remaining` header (`None` when absent or malformed).

@@ -23,6 +23,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "calls")]
     pub fn create_call(&self, body: crate::models::Call) -> CreateCall {
         CreateCall {
             client: self.clone(),
@@ -49,6 +50,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "calls")]
     pub fn get_call(&self, call_id: ::uuid::Uuid) -> GetCall {
         GetCall {
             client: self.clone(),
@@ -61,6 +63,7 @@ impl crate::Client {
 
 /// Request builder of [`Client::create_call`](crate::Client::create_call): `POST /calls`. Finish
 /// it with `.send().await`, or `.await` it.
+#[cfg(feature = "calls")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateCall {
@@ -69,6 +72,7 @@ pub struct CreateCall {
     body: crate::models::Call,
 }
 
+#[cfg(feature = "calls")]
 impl CreateCall {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -128,6 +132,7 @@ impl CreateCall {
     }
 }
 
+#[cfg(feature = "calls")]
 impl CreateCall {
     /// Sends the request: `POST /calls`.
     pub fn send(
@@ -147,6 +152,7 @@ impl CreateCall {
     }
 }
 
+#[cfg(feature = "calls")]
 impl ::std::future::IntoFuture for CreateCall {
     type Output = Result<crate::models::Call, crate::Error<crate::errors::CreateCall>>;
 
@@ -162,6 +168,7 @@ impl ::std::future::IntoFuture for CreateCall {
 
 /// Request builder of [`Client::get_call`](crate::Client::get_call): `GET /calls/{callId}`. Set
 /// optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "calls")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetCall {
@@ -171,6 +178,7 @@ pub struct GetCall {
     limit: Option<i32>,
 }
 
+#[cfg(feature = "calls")]
 impl GetCall {
     /// The `limit` query parameter.
     pub fn limit(mut self, value: i32) -> Self {
@@ -246,6 +254,7 @@ impl GetCall {
     }
 }
 
+#[cfg(feature = "calls")]
 impl GetCall {
     /// Sends the request: `GET /calls/{callId}`.
     pub fn send(
@@ -270,6 +279,7 @@ impl GetCall {
     }
 }
 
+#[cfg(feature = "calls")]
 impl ::std::future::IntoFuture for GetCall {
     type Output = Result<crate::models::Call, crate::Error<crate::errors::GetCall>>;
 

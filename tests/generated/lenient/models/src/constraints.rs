@@ -8,6 +8,7 @@ impl Validate for Error {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "calls")]
 impl Validate for Call {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {

@@ -30,12 +30,14 @@ impl crate::object::Object for Error {
     }
 }
 
+#[cfg(feature = "calls")]
 impl<'de> ::serde::Deserialize<'de> for Call {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "calls")]
 impl crate::object::Object for Call {
     const NAME: &'static str = "Call";
 

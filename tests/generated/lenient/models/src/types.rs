@@ -5,6 +5,7 @@ pub struct Error {
     pub message: String,
 }
 
+#[cfg(feature = "calls")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Call {
     pub id: String,

@@ -3,7 +3,8 @@
 //! The trait to implement.
 use crate::models;
 use crate::Rejection;
-use crate::{CreateCallRequest, GetCallRequest, CreateCallResponse, GetCallResponse};
+use crate::requests::*;
+use crate::responses::*;
 
 /// The operations of Lenient formats (version 1.0.0). Implement this trait, then serve it with [`router`](crate::router).
 ///
@@ -38,12 +39,14 @@ pub trait LenientFormatsApi: Send + Sync + 'static {
     fn rejection(&self, rejection: &Rejection) -> models::Error;
 
     /// `POST /calls`
+    #[cfg(feature = "calls")]
     fn create_call(
         &self,
         request: CreateCallRequest,
     ) -> impl Future<Output = CreateCallResponse> + Send;
 
     /// `GET /calls/{callId}`
+    #[cfg(feature = "calls")]
     fn get_call(
         &self,
         request: GetCallRequest,

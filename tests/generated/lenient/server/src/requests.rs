@@ -4,6 +4,7 @@
 use crate::models;
 
 /// The parameters and body of [`create_call`](crate::LenientFormatsApi::create_call): `POST /calls`.
+#[cfg(feature = "calls")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateCallRequest {
     /// The request body.
@@ -13,6 +14,7 @@ pub struct CreateCallRequest {
 }
 
 /// The parameters and body of [`get_call`](crate::LenientFormatsApi::get_call): `GET /calls/{callId}`.
+#[cfg(feature = "calls")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetCallRequest {
     pub call_id: ::uuid::Uuid,

@@ -7,6 +7,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 /// The responses of [`create_call`](crate::LenientFormatsApi::create_call).
+#[cfg(feature = "calls")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -21,6 +22,7 @@ pub enum CreateCallResponse {
     Other(StatusCode, models::Error),
 }
 
+#[cfg(feature = "calls")]
 impl IntoResponse for CreateCallResponse {
     fn into_response(self) -> Response {
         match self {
@@ -31,6 +33,7 @@ impl IntoResponse for CreateCallResponse {
     }
 }
 
+#[cfg(feature = "calls")]
 impl respond::ErrorResponse for CreateCallResponse {
     type Error = models::Error;
 
@@ -43,6 +46,7 @@ impl respond::ErrorResponse for CreateCallResponse {
 }
 
 /// The responses of [`get_call`](crate::LenientFormatsApi::get_call).
+#[cfg(feature = "calls")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -61,6 +65,7 @@ pub enum GetCallResponse {
     Other(StatusCode, models::Error),
 }
 
+#[cfg(feature = "calls")]
 impl IntoResponse for GetCallResponse {
     fn into_response(self) -> Response {
         match self {
@@ -75,6 +80,7 @@ impl IntoResponse for GetCallResponse {
     }
 }
 
+#[cfg(feature = "calls")]
 impl respond::ErrorResponse for GetCallResponse {
     type Error = models::Error;
 

@@ -4,10 +4,8 @@
 use crate::models;
 use crate::body;
 use crate::params;
-use crate::{
-    respond, Rejection, RejectionKind, LenientFormatsApi, CreateCallRequest,
-    GetCallRequest,
-};
+use crate::{respond, Rejection, RejectionKind, LenientFormatsApi};
+use crate::requests::*;
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
@@ -19,15 +17,20 @@ use std::sync::Arc;
 ///
 /// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.
 pub fn router<A: LenientFormatsApi>(api: Arc<A>) -> Router {
-    Router::new()
+    let router = Router::new();
+
+    #[cfg(feature = "calls")]
+    let router = router
         .route("/calls", post(handle_create_call::<A>))
-        .route("/calls/{callId}", get(handle_get_call::<A>))
+        .route("/calls/{callId}", get(handle_get_call::<A>));
+    router
         .fallback(route_not_found::<A>)
         .method_not_allowed_fallback(method_not_allowed::<A>)
         .with_state(api)
 }
 
 /// `POST /calls`
+#[cfg(feature = "calls")]
 async fn handle_create_call<A: LenientFormatsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -39,6 +42,7 @@ async fn handle_create_call<A: LenientFormatsApi>(
 }
 
 /// Reads the request of [`create_call`](LenientFormatsApi::create_call), or the reason to refuse it.
+#[cfg(feature = "calls")]
 async fn read_create_call(request: Request) -> Result<CreateCallRequest, Rejection> {
     let (parts, raw_body) = request.into_parts();
     let request = CreateCallRequest {
@@ -48,6 +52,7 @@ async fn read_create_call(request: Request) -> Result<CreateCallRequest, Rejecti
 }
 
 /// `GET /calls/{callId}`
+#[cfg(feature = "calls")]
 async fn handle_get_call<A: LenientFormatsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -59,6 +64,7 @@ async fn handle_get_call<A: LenientFormatsApi>(
 }
 
 /// Reads the request of [`get_call`](LenientFormatsApi::get_call), or the reason to refuse it.
+#[cfg(feature = "calls")]
 async fn read_get_call(request: Request) -> Result<GetCallRequest, Rejection> {
     let (mut parts, _) = request.into_parts();
     let path = params::Path::from_parts(&mut parts).await?;

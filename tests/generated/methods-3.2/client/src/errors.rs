@@ -5,12 +5,14 @@
 /// The documented errors of [`Client::list_books`](crate::Client::list_books), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
+#[cfg(feature = "books")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListBooks {
     /// `400`: A request the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "books")]
 impl ::std::ops::Deref for ListBooks {
     type Target = crate::models::Problem;
 
@@ -24,12 +26,14 @@ impl ::std::ops::Deref for ListBooks {
 /// The documented errors of [`Client::search_books`](crate::Client::search_books), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
+#[cfg(feature = "books")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum SearchBooks {
     /// `400`: A request the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "books")]
 impl ::std::ops::Deref for SearchBooks {
     type Target = crate::models::Problem;
 
@@ -43,12 +47,14 @@ impl ::std::ops::Deref for SearchBooks {
 /// The documented errors of [`Client::link_book`](crate::Client::link_book), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
+#[cfg(feature = "ungrouped")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum LinkBook {
     /// `400`: A request the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "ungrouped")]
 impl ::std::ops::Deref for LinkBook {
     type Target = crate::models::Problem;
 

@@ -18,6 +18,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "books")]
     pub fn list_books(&self) -> ListBooks {
         ListBooks {
             client: self.clone(),
@@ -42,6 +43,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "books")]
     pub fn search_books(&self, body: crate::models::Search) -> SearchBooks {
         SearchBooks {
             client: self.clone(),
@@ -64,6 +66,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "ungrouped")]
     pub fn get_book(&self, id: i64) -> GetBook {
         GetBook {
             client: self.clone(),
@@ -89,6 +92,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "ungrouped")]
     pub fn link_book(&self, id: i64, link: impl Into<String>) -> LinkBook {
         LinkBook {
             client: self.clone(),
@@ -112,6 +116,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "ungrouped")]
     pub fn purge_book(&self, id: i64) -> PurgeBook {
         PurgeBook {
             client: self.clone(),
@@ -133,6 +138,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "archive")]
     pub fn copy_archive(&self) -> CopyArchive {
         CopyArchive {
             client: self.clone(),
@@ -144,6 +150,7 @@ impl crate::Client {
 
 /// Request builder of [`Client::list_books`](crate::Client::list_books): `GET /books`. Set
 /// optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "books")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListBooks {
@@ -152,6 +159,7 @@ pub struct ListBooks {
     filter: Option<crate::models::ListBooksFilter>,
 }
 
+#[cfg(feature = "books")]
 impl ListBooks {
     /// The `filter` query parameter.
     pub fn filter(mut self, value: crate::models::ListBooksFilter) -> Self {
@@ -233,6 +241,7 @@ impl ListBooks {
     }
 }
 
+#[cfg(feature = "books")]
 impl ListBooks {
     /// Sends the request: `GET /books`.
     pub fn send(
@@ -255,6 +264,7 @@ impl ListBooks {
     }
 }
 
+#[cfg(feature = "books")]
 impl ::std::future::IntoFuture for ListBooks {
     type Output = Result<
         Vec<crate::models::Book>,
@@ -273,6 +283,7 @@ impl ::std::future::IntoFuture for ListBooks {
 
 /// Request builder of [`Client::search_books`](crate::Client::search_books): `QUERY /books`.
 /// Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "books")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct SearchBooks {
@@ -281,6 +292,7 @@ pub struct SearchBooks {
     body: crate::models::Search,
 }
 
+#[cfg(feature = "books")]
 impl SearchBooks {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -346,6 +358,7 @@ impl SearchBooks {
     }
 }
 
+#[cfg(feature = "books")]
 impl SearchBooks {
     /// Sends the request: `QUERY /books`.
     pub fn send(
@@ -368,6 +381,7 @@ impl SearchBooks {
     }
 }
 
+#[cfg(feature = "books")]
 impl ::std::future::IntoFuture for SearchBooks {
     type Output = Result<
         Vec<crate::models::Book>,
@@ -386,6 +400,7 @@ impl ::std::future::IntoFuture for SearchBooks {
 
 /// Request builder of [`Client::get_book`](crate::Client::get_book): `GET /books/{id}`. Finish it
 /// with `.send().await`, or `.await` it.
+#[cfg(feature = "ungrouped")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetBook {
@@ -394,6 +409,7 @@ pub struct GetBook {
     id: i64,
 }
 
+#[cfg(feature = "ungrouped")]
 impl GetBook {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -444,6 +460,7 @@ impl GetBook {
     }
 }
 
+#[cfg(feature = "ungrouped")]
 impl GetBook {
     /// Sends the request: `GET /books/{id}`.
     pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Book, ()> {
@@ -456,6 +473,7 @@ impl GetBook {
     }
 }
 
+#[cfg(feature = "ungrouped")]
 impl ::std::future::IntoFuture for GetBook {
     type Output = Result<crate::models::Book, crate::Error<()>>;
 
@@ -468,6 +486,7 @@ impl ::std::future::IntoFuture for GetBook {
 
 /// Request builder of [`Client::link_book`](crate::Client::link_book): `LINK /books/{id}`. Finish
 /// it with `.send().await`, or `.await` it.
+#[cfg(feature = "ungrouped")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct LinkBook {
@@ -477,6 +496,7 @@ pub struct LinkBook {
     link: String,
 }
 
+#[cfg(feature = "ungrouped")]
 impl LinkBook {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -537,6 +557,7 @@ impl LinkBook {
     }
 }
 
+#[cfg(feature = "ungrouped")]
 impl LinkBook {
     /// Sends the request: `LINK /books/{id}`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), crate::errors::LinkBook> {
@@ -551,6 +572,7 @@ impl LinkBook {
     }
 }
 
+#[cfg(feature = "ungrouped")]
 impl ::std::future::IntoFuture for LinkBook {
     type Output = Result<(), crate::Error<crate::errors::LinkBook>>;
 
@@ -563,6 +585,7 @@ impl ::std::future::IntoFuture for LinkBook {
 
 /// Request builder of [`Client::purge_book`](crate::Client::purge_book): `PURGE /books/{id}`.
 /// Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "ungrouped")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PurgeBook {
@@ -571,6 +594,7 @@ pub struct PurgeBook {
     id: i64,
 }
 
+#[cfg(feature = "ungrouped")]
 impl PurgeBook {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -624,6 +648,7 @@ impl PurgeBook {
     }
 }
 
+#[cfg(feature = "ungrouped")]
 impl PurgeBook {
     /// Sends the request: `PURGE /books/{id}`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), ()> {
@@ -636,6 +661,7 @@ impl PurgeBook {
     }
 }
 
+#[cfg(feature = "ungrouped")]
 impl ::std::future::IntoFuture for PurgeBook {
     type Output = Result<(), crate::Error<()>>;
 
@@ -648,6 +674,7 @@ impl ::std::future::IntoFuture for PurgeBook {
 
 /// Request builder of [`Client::copy_archive`](crate::Client::copy_archive): `COPY /archive`. Set
 /// optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "archive")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CopyArchive {
@@ -656,6 +683,7 @@ pub struct CopyArchive {
     range: Option<crate::models::CopyArchiveRange>,
 }
 
+#[cfg(feature = "archive")]
 impl CopyArchive {
     /// The `range` query parameter.
     pub fn range(mut self, value: crate::models::CopyArchiveRange) -> Self {
@@ -728,6 +756,7 @@ impl CopyArchive {
     }
 }
 
+#[cfg(feature = "archive")]
 impl CopyArchive {
     /// Sends the request: `COPY /archive`.
     pub fn send(
@@ -744,6 +773,7 @@ impl CopyArchive {
     }
 }
 
+#[cfg(feature = "archive")]
 impl ::std::future::IntoFuture for CopyArchive {
     type Output = Result<crate::models::CopyArchiveResponse, crate::Error<()>>;
 

@@ -4,22 +4,27 @@
 use crate::types::*;
 use crate::validation::{self, Validate, ValidationError};
 
+#[cfg(feature = "unused-components")]
 impl Validate for Holding {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for Paper {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for Other {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(any(feature = "books", feature = "ungrouped"))]
 impl Validate for Book {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "books")]
 impl Validate for Search {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -35,6 +40,7 @@ impl Validate for Problem {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "books")]
 impl Validate for ListBooksFilter {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -54,10 +60,12 @@ impl Validate for ListBooksFilter {
     }
 }
 
+#[cfg(feature = "archive")]
 impl Validate for CopyArchiveRange {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "archive")]
 impl Validate for CopyArchiveResponse {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }

@@ -3,12 +3,14 @@
 //! `Deserialize` of the structs, through [`crate::object`].
 use crate::types::*;
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for Paper {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl crate::object::Object for Paper {
     const NAME: &'static str = "Paper";
 
@@ -33,12 +35,14 @@ impl crate::object::Object for Paper {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for Other {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl crate::object::Object for Other {
     const NAME: &'static str = "Other";
 
@@ -60,12 +64,14 @@ impl crate::object::Object for Other {
     }
 }
 
+#[cfg(any(feature = "books", feature = "ungrouped"))]
 impl<'de> ::serde::Deserialize<'de> for Book {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(any(feature = "books", feature = "ungrouped"))]
 impl crate::object::Object for Book {
     const NAME: &'static str = "Book";
 
@@ -96,12 +102,14 @@ impl crate::object::Object for Book {
     }
 }
 
+#[cfg(feature = "books")]
 impl<'de> ::serde::Deserialize<'de> for Search {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "books")]
 impl crate::object::Object for Search {
     const NAME: &'static str = "Search";
 
@@ -148,12 +156,14 @@ impl crate::object::Object for Problem {
     }
 }
 
+#[cfg(feature = "books")]
 impl<'de> ::serde::Deserialize<'de> for ListBooksFilter {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "books")]
 impl crate::object::Object for ListBooksFilter {
     const NAME: &'static str = "ListBooksFilter";
 
@@ -175,12 +185,14 @@ impl crate::object::Object for ListBooksFilter {
     }
 }
 
+#[cfg(feature = "archive")]
 impl<'de> ::serde::Deserialize<'de> for CopyArchiveRange {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "archive")]
 impl crate::object::Object for CopyArchiveRange {
     const NAME: &'static str = "CopyArchiveRange";
 
@@ -205,12 +217,14 @@ impl crate::object::Object for CopyArchiveRange {
     }
 }
 
+#[cfg(feature = "archive")]
 impl<'de> ::serde::Deserialize<'de> for CopyArchiveResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "archive")]
 impl crate::object::Object for CopyArchiveResponse {
     const NAME: &'static str = "CopyArchiveResponse";
 

@@ -3,12 +3,14 @@
 /// What a shelf holds; a kind the mapping does not name is an Other (3.2's defaultMapping).
 ///
 /// Exactly one of the variants (`oneOf`), told apart by the tag `kind`: `"paper"` for [`Paper`]; any other value, or none, for [`Other`].
+#[cfg(feature = "unused-components")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Holding {
     Paper(Paper),
     Other(Other),
 }
 
+#[cfg(feature = "unused-components")]
 impl ::serde::Serialize for Holding {
     fn serialize<S: ::serde::Serializer>(
         &self,
@@ -26,6 +28,7 @@ impl ::serde::Serialize for Holding {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for Holding {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -41,12 +44,14 @@ impl<'de> ::serde::Deserialize<'de> for Holding {
     }
 }
 
+#[cfg(feature = "unused-components")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Paper {
     pub kind: String,
     pub pages: i64,
 }
 
+#[cfg(feature = "unused-components")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Other {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -55,6 +60,7 @@ pub struct Other {
     pub note: Option<String>,
 }
 
+#[cfg(any(feature = "books", feature = "ungrouped"))]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Book {
     pub id: i64,
@@ -63,6 +69,7 @@ pub struct Book {
     pub year: i64,
 }
 
+#[cfg(feature = "books")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct Search {
     pub text: String,
@@ -73,6 +80,7 @@ pub struct Problem {
     pub message: String,
 }
 
+#[cfg(feature = "books")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct ListBooksFilter {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -81,6 +89,7 @@ pub struct ListBooksFilter {
     pub year: Option<i64>,
 }
 
+#[cfg(feature = "archive")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CopyArchiveRange {
     pub from: i64,
@@ -88,6 +97,7 @@ pub struct CopyArchiveRange {
     pub to: Option<i64>,
 }
 
+#[cfg(feature = "archive")]
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
 pub struct CopyArchiveResponse {
     pub copied: i64,

@@ -3,11 +3,8 @@
 //! The trait to implement.
 use crate::models;
 use crate::Rejection;
-use crate::{
-    ListBooksRequest, SearchBooksRequest, GetBookRequest, LinkBookRequest,
-    PurgeBookRequest, CopyArchiveRequest, ListBooksResponse, SearchBooksResponse,
-    GetBookResponse, LinkBookResponse, PurgeBookResponse, CopyArchiveResponse,
-};
+use crate::requests::*;
+use crate::responses::*;
 
 /// The operations of Shelf (version 1). Implement this trait, then serve it with [`router`](crate::router).
 ///
@@ -46,36 +43,42 @@ pub trait ShelfApi: Send + Sync + 'static {
     fn rejection(&self, rejection: &Rejection) -> models::Problem;
 
     /// `GET /books`
+    #[cfg(feature = "books")]
     fn list_books(
         &self,
         request: ListBooksRequest,
     ) -> impl Future<Output = ListBooksResponse> + Send;
 
     /// `QUERY /books`
+    #[cfg(feature = "books")]
     fn search_books(
         &self,
         request: SearchBooksRequest,
     ) -> impl Future<Output = SearchBooksResponse> + Send;
 
     /// `GET /books/{id}`
+    #[cfg(feature = "ungrouped")]
     fn get_book(
         &self,
         request: GetBookRequest,
     ) -> impl Future<Output = GetBookResponse> + Send;
 
     /// `LINK /books/{id}`
+    #[cfg(feature = "ungrouped")]
     fn link_book(
         &self,
         request: LinkBookRequest,
     ) -> impl Future<Output = LinkBookResponse> + Send;
 
     /// `PURGE /books/{id}`
+    #[cfg(feature = "ungrouped")]
     fn purge_book(
         &self,
         request: PurgeBookRequest,
     ) -> impl Future<Output = PurgeBookResponse> + Send;
 
     /// `COPY /archive`
+    #[cfg(feature = "archive")]
     fn copy_archive(
         &self,
         request: CopyArchiveRequest,

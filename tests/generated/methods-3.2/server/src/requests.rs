@@ -4,12 +4,14 @@
 use crate::models;
 
 /// The parameters and body of [`list_books`](crate::ShelfApi::list_books): `GET /books`.
+#[cfg(feature = "books")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListBooksRequest {
     pub filter: Option<models::ListBooksFilter>,
 }
 
 /// The parameters and body of [`search_books`](crate::ShelfApi::search_books): `QUERY /books`.
+#[cfg(feature = "books")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchBooksRequest {
     /// The request body.
@@ -19,12 +21,14 @@ pub struct SearchBooksRequest {
 }
 
 /// The parameters and body of [`get_book`](crate::ShelfApi::get_book): `GET /books/{id}`.
+#[cfg(feature = "ungrouped")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetBookRequest {
     pub id: i64,
 }
 
 /// The parameters and body of [`link_book`](crate::ShelfApi::link_book): `LINK /books/{id}`.
+#[cfg(feature = "ungrouped")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct LinkBookRequest {
     pub id: i64,
@@ -32,12 +36,14 @@ pub struct LinkBookRequest {
 }
 
 /// The parameters and body of [`purge_book`](crate::ShelfApi::purge_book): `PURGE /books/{id}`.
+#[cfg(feature = "ungrouped")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct PurgeBookRequest {
     pub id: i64,
 }
 
 /// The parameters and body of [`copy_archive`](crate::ShelfApi::copy_archive): `COPY /archive`.
+#[cfg(feature = "archive")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CopyArchiveRequest {
     pub range: Option<models::CopyArchiveRange>,

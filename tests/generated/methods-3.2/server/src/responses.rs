@@ -7,6 +7,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 /// The responses of [`list_books`](crate::ShelfApi::list_books).
+#[cfg(feature = "books")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListBooksResponse {
     /// `200`: The books the filter admits.
@@ -17,6 +18,7 @@ pub enum ListBooksResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "books")]
 impl IntoResponse for ListBooksResponse {
     fn into_response(self) -> Response {
         match self {
@@ -27,6 +29,7 @@ impl IntoResponse for ListBooksResponse {
     }
 }
 
+#[cfg(feature = "books")]
 impl respond::ErrorResponse for ListBooksResponse {
     type Error = models::Problem;
 
@@ -39,6 +42,7 @@ impl respond::ErrorResponse for ListBooksResponse {
 }
 
 /// The responses of [`search_books`](crate::ShelfApi::search_books).
+#[cfg(feature = "books")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum SearchBooksResponse {
     /// `200`: Matches.
@@ -49,6 +53,7 @@ pub enum SearchBooksResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "books")]
 impl IntoResponse for SearchBooksResponse {
     fn into_response(self) -> Response {
         match self {
@@ -59,6 +64,7 @@ impl IntoResponse for SearchBooksResponse {
     }
 }
 
+#[cfg(feature = "books")]
 impl respond::ErrorResponse for SearchBooksResponse {
     type Error = models::Problem;
 
@@ -71,6 +77,7 @@ impl respond::ErrorResponse for SearchBooksResponse {
 }
 
 /// The responses of [`get_book`](crate::ShelfApi::get_book).
+#[cfg(feature = "ungrouped")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetBookResponse {
     /// `200`: The book.
@@ -79,6 +86,7 @@ pub enum GetBookResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "ungrouped")]
 impl IntoResponse for GetBookResponse {
     fn into_response(self) -> Response {
         match self {
@@ -88,6 +96,7 @@ impl IntoResponse for GetBookResponse {
     }
 }
 
+#[cfg(feature = "ungrouped")]
 impl respond::ErrorResponse for GetBookResponse {
     type Error = models::Problem;
 
@@ -97,6 +106,7 @@ impl respond::ErrorResponse for GetBookResponse {
 }
 
 /// The responses of [`link_book`](crate::ShelfApi::link_book).
+#[cfg(feature = "ungrouped")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum LinkBookResponse {
     /// `204`: Linked.
@@ -107,6 +117,7 @@ pub enum LinkBookResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "ungrouped")]
 impl IntoResponse for LinkBookResponse {
     fn into_response(self) -> Response {
         match self {
@@ -117,6 +128,7 @@ impl IntoResponse for LinkBookResponse {
     }
 }
 
+#[cfg(feature = "ungrouped")]
 impl respond::ErrorResponse for LinkBookResponse {
     type Error = models::Problem;
 
@@ -129,6 +141,7 @@ impl respond::ErrorResponse for LinkBookResponse {
 }
 
 /// The responses of [`purge_book`](crate::ShelfApi::purge_book).
+#[cfg(feature = "ungrouped")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum PurgeBookResponse {
     /// `202`: Purge scheduled.
@@ -137,6 +150,7 @@ pub enum PurgeBookResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "ungrouped")]
 impl IntoResponse for PurgeBookResponse {
     fn into_response(self) -> Response {
         match self {
@@ -146,6 +160,7 @@ impl IntoResponse for PurgeBookResponse {
     }
 }
 
+#[cfg(feature = "ungrouped")]
 impl respond::ErrorResponse for PurgeBookResponse {
     type Error = models::Problem;
 
@@ -155,6 +170,7 @@ impl respond::ErrorResponse for PurgeBookResponse {
 }
 
 /// The responses of [`copy_archive`](crate::ShelfApi::copy_archive).
+#[cfg(feature = "archive")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CopyArchiveResponse {
     /// `200`: What was copied.
@@ -163,6 +179,7 @@ pub enum CopyArchiveResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "archive")]
 impl IntoResponse for CopyArchiveResponse {
     fn into_response(self) -> Response {
         match self {
@@ -172,6 +189,7 @@ impl IntoResponse for CopyArchiveResponse {
     }
 }
 
+#[cfg(feature = "archive")]
 impl respond::ErrorResponse for CopyArchiveResponse {
     type Error = models::Problem;
 

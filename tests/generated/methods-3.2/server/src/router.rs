@@ -4,10 +4,8 @@
 use crate::models;
 use crate::body;
 use crate::params;
-use crate::{
-    respond, Rejection, RejectionKind, ShelfApi, ListBooksRequest, SearchBooksRequest,
-    GetBookRequest, LinkBookRequest, PurgeBookRequest, CopyArchiveRequest,
-};
+use crate::{respond, Rejection, RejectionKind, ShelfApi};
+use crate::requests::*;
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
@@ -19,22 +17,30 @@ use std::sync::Arc;
 ///
 /// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.
 pub fn router<A: ShelfApi>(api: Arc<A>) -> Router {
-    Router::new()
+    let router = Router::new();
+
+    #[cfg(feature = "books")]
+    let router = router
         .route(
             "/books",
             get(handle_list_books::<A>).fallback(other_methods_search_books::<A>),
-        )
+        );
+    #[cfg(feature = "ungrouped")]
+    let router = router
         .route(
             "/books/{id}",
             get(handle_get_book::<A>).fallback(other_methods_link_book::<A>),
-        )
-        .route("/archive", any(other_methods_copy_archive::<A>))
+        );
+    #[cfg(feature = "archive")]
+    let router = router.route("/archive", any(other_methods_copy_archive::<A>));
+    router
         .fallback(route_not_found::<A>)
         .method_not_allowed_fallback(method_not_allowed::<A>)
         .with_state(api)
 }
 
 /// `QUERY`: methods axum's router does not name, picked by name.
+#[cfg(feature = "books")]
 async fn other_methods_search_books<A: ShelfApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -51,6 +57,7 @@ async fn other_methods_search_books<A: ShelfApi>(
 }
 
 /// `LINK`, `PURGE`: methods axum's router does not name, picked by name.
+#[cfg(feature = "ungrouped")]
 async fn other_methods_link_book<A: ShelfApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -68,6 +75,7 @@ async fn other_methods_link_book<A: ShelfApi>(
 }
 
 /// `COPY`: methods axum's router does not name, picked by name.
+#[cfg(feature = "archive")]
 async fn other_methods_copy_archive<A: ShelfApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -84,6 +92,7 @@ async fn other_methods_copy_archive<A: ShelfApi>(
 }
 
 /// `GET /books`
+#[cfg(feature = "books")]
 async fn handle_list_books<A: ShelfApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -95,6 +104,7 @@ async fn handle_list_books<A: ShelfApi>(
 }
 
 /// Reads the request of [`list_books`](ShelfApi::list_books), or the reason to refuse it.
+#[cfg(feature = "books")]
 async fn read_list_books(request: Request) -> Result<ListBooksRequest, Rejection> {
     let (parts, _) = request.into_parts();
     let query = params::Query::parse(parts.uri.query());
@@ -119,6 +129,7 @@ async fn read_list_books(request: Request) -> Result<ListBooksRequest, Rejection
 }
 
 /// `QUERY /books`
+#[cfg(feature = "books")]
 async fn handle_search_books<A: ShelfApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -130,6 +141,7 @@ async fn handle_search_books<A: ShelfApi>(
 }
 
 /// Reads the request of [`search_books`](ShelfApi::search_books), or the reason to refuse it.
+#[cfg(feature = "books")]
 async fn read_search_books(request: Request) -> Result<SearchBooksRequest, Rejection> {
     let (parts, raw_body) = request.into_parts();
     let request = SearchBooksRequest {
@@ -139,6 +151,7 @@ async fn read_search_books(request: Request) -> Result<SearchBooksRequest, Rejec
 }
 
 /// `GET /books/{id}`
+#[cfg(feature = "ungrouped")]
 async fn handle_get_book<A: ShelfApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -150,6 +163,7 @@ async fn handle_get_book<A: ShelfApi>(
 }
 
 /// Reads the request of [`get_book`](ShelfApi::get_book), or the reason to refuse it.
+#[cfg(feature = "ungrouped")]
 async fn read_get_book(request: Request) -> Result<GetBookRequest, Rejection> {
     let (mut parts, _) = request.into_parts();
     let path = params::Path::from_parts(&mut parts).await?;
@@ -177,6 +191,7 @@ async fn read_get_book(request: Request) -> Result<GetBookRequest, Rejection> {
 }
 
 /// `LINK /books/{id}`
+#[cfg(feature = "ungrouped")]
 async fn handle_link_book<A: ShelfApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -188,6 +203,7 @@ async fn handle_link_book<A: ShelfApi>(
 }
 
 /// Reads the request of [`link_book`](ShelfApi::link_book), or the reason to refuse it.
+#[cfg(feature = "ungrouped")]
 async fn read_link_book(request: Request) -> Result<LinkBookRequest, Rejection> {
     let (mut parts, _) = request.into_parts();
     let path = params::Path::from_parts(&mut parts).await?;
@@ -228,6 +244,7 @@ async fn read_link_book(request: Request) -> Result<LinkBookRequest, Rejection> 
 }
 
 /// `PURGE /books/{id}`
+#[cfg(feature = "ungrouped")]
 async fn handle_purge_book<A: ShelfApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -239,6 +256,7 @@ async fn handle_purge_book<A: ShelfApi>(
 }
 
 /// Reads the request of [`purge_book`](ShelfApi::purge_book), or the reason to refuse it.
+#[cfg(feature = "ungrouped")]
 async fn read_purge_book(request: Request) -> Result<PurgeBookRequest, Rejection> {
     let (mut parts, _) = request.into_parts();
     let path = params::Path::from_parts(&mut parts).await?;
@@ -266,6 +284,7 @@ async fn read_purge_book(request: Request) -> Result<PurgeBookRequest, Rejection
 }
 
 /// `COPY /archive`
+#[cfg(feature = "archive")]
 async fn handle_copy_archive<A: ShelfApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -277,6 +296,7 @@ async fn handle_copy_archive<A: ShelfApi>(
 }
 
 /// Reads the request of [`copy_archive`](ShelfApi::copy_archive), or the reason to refuse it.
+#[cfg(feature = "archive")]
 async fn read_copy_archive(request: Request) -> Result<CopyArchiveRequest, Rejection> {
     let (parts, _) = request.into_parts();
     let query = params::Query::parse(parts.uri.query());

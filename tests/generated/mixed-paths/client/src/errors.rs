@@ -5,12 +5,14 @@
 /// The documented errors of [`Client::cancel_job`](crate::Client::cancel_job), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
+#[cfg(feature = "jobs")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CancelJob {
     /// `4XX`: Refused.
     Status4xx(crate::models::Problem),
 }
 
+#[cfg(feature = "jobs")]
 impl ::std::ops::Deref for CancelJob {
     type Target = crate::models::Problem;
 

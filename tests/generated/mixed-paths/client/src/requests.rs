@@ -17,6 +17,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "accounts")]
     pub fn get_account_json(&self, sid: impl Into<String>) -> GetAccountJson {
         GetAccountJson {
             client: self.clone(),
@@ -39,6 +40,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "accounts")]
     pub fn get_account_xml(&self, sid: impl Into<String>) -> GetAccountXml {
         GetAccountXml {
             client: self.clone(),
@@ -61,6 +63,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "accounts")]
     pub fn get_account(&self, sid: impl Into<String>) -> GetAccount {
         GetAccount {
             client: self.clone(),
@@ -83,6 +86,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "accounts")]
     pub fn list_calls(&self, sid: impl Into<String>) -> ListCalls {
         ListCalls {
             client: self.clone(),
@@ -106,6 +110,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "accounts")]
     pub fn get_call(
         &self,
         sid: impl Into<String>,
@@ -135,6 +140,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "jobs")]
     pub fn cancel_job(&self, id: impl Into<String>) -> CancelJob {
         CancelJob {
             client: self.clone(),
@@ -157,6 +163,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "jobs")]
     pub fn get_job(&self, id: impl Into<String>) -> GetJob {
         GetJob {
             client: self.clone(),
@@ -181,6 +188,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "jobs")]
     pub fn get_job_full(&self, id: impl Into<String>) -> GetJobFull {
         GetJobFull {
             client: self.clone(),
@@ -205,6 +213,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "files")]
     pub fn get_file(&self, name: impl Into<String>, ext: impl Into<String>) -> GetFile {
         GetFile {
             client: self.clone(),
@@ -228,6 +237,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "pages")]
     pub fn get_page_lines(&self, number: crate::models::PageNumber) -> GetPageLines {
         GetPageLines {
             client: self.clone(),
@@ -239,6 +249,7 @@ impl crate::Client {
 
 /// Request builder of [`Client::get_account_json`](crate::Client::get_account_json):
 /// `GET /accounts/{sid}.json`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAccountJson {
@@ -247,6 +258,7 @@ pub struct GetAccountJson {
     sid: String,
 }
 
+#[cfg(feature = "accounts")]
 impl GetAccountJson {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -300,6 +312,7 @@ impl GetAccountJson {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl GetAccountJson {
     /// Sends the request: `GET /accounts/{sid}.json`.
     pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
@@ -312,6 +325,7 @@ impl GetAccountJson {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for GetAccountJson {
     type Output = Result<crate::models::Echo, crate::Error<()>>;
 
@@ -324,6 +338,7 @@ impl ::std::future::IntoFuture for GetAccountJson {
 
 /// Request builder of [`Client::get_account_xml`](crate::Client::get_account_xml):
 /// `GET /accounts/{sid}.xml`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAccountXml {
@@ -332,6 +347,7 @@ pub struct GetAccountXml {
     sid: String,
 }
 
+#[cfg(feature = "accounts")]
 impl GetAccountXml {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -385,6 +401,7 @@ impl GetAccountXml {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl GetAccountXml {
     /// Sends the request: `GET /accounts/{sid}.xml`.
     pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
@@ -397,6 +414,7 @@ impl GetAccountXml {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for GetAccountXml {
     type Output = Result<crate::models::Echo, crate::Error<()>>;
 
@@ -409,6 +427,7 @@ impl ::std::future::IntoFuture for GetAccountXml {
 
 /// Request builder of [`Client::get_account`](crate::Client::get_account): `GET /accounts/{sid}`.
 /// Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAccount {
@@ -417,6 +436,7 @@ pub struct GetAccount {
     sid: String,
 }
 
+#[cfg(feature = "accounts")]
 impl GetAccount {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -470,6 +490,7 @@ impl GetAccount {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl GetAccount {
     /// Sends the request: `GET /accounts/{sid}`.
     pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
@@ -482,6 +503,7 @@ impl GetAccount {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for GetAccount {
     type Output = Result<crate::models::Echo, crate::Error<()>>;
 
@@ -494,6 +516,7 @@ impl ::std::future::IntoFuture for GetAccount {
 
 /// Request builder of [`Client::list_calls`](crate::Client::list_calls):
 /// `GET /accounts/{sid}/calls.json`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListCalls {
@@ -502,6 +525,7 @@ pub struct ListCalls {
     sid: String,
 }
 
+#[cfg(feature = "accounts")]
 impl ListCalls {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -555,6 +579,7 @@ impl ListCalls {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ListCalls {
     /// Sends the request: `GET /accounts/{sid}/calls.json`.
     pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
@@ -567,6 +592,7 @@ impl ListCalls {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for ListCalls {
     type Output = Result<crate::models::Echo, crate::Error<()>>;
 
@@ -579,6 +605,7 @@ impl ::std::future::IntoFuture for ListCalls {
 
 /// Request builder of [`Client::get_call`](crate::Client::get_call):
 /// `GET /accounts/{sid}/calls/{callSid}.json`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetCall {
@@ -588,6 +615,7 @@ pub struct GetCall {
     call_sid: String,
 }
 
+#[cfg(feature = "accounts")]
 impl GetCall {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -644,6 +672,7 @@ impl GetCall {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl GetCall {
     /// Sends the request: `GET /accounts/{sid}/calls/{callSid}.json`.
     pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
@@ -656,6 +685,7 @@ impl GetCall {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for GetCall {
     type Output = Result<crate::models::Echo, crate::Error<()>>;
 
@@ -668,6 +698,7 @@ impl ::std::future::IntoFuture for GetCall {
 
 /// Request builder of [`Client::cancel_job`](crate::Client::cancel_job): `POST /jobs/{id}:cancel`.
 /// Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "jobs")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CancelJob {
@@ -676,6 +707,7 @@ pub struct CancelJob {
     id: String,
 }
 
+#[cfg(feature = "jobs")]
 impl CancelJob {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -738,6 +770,7 @@ impl CancelJob {
     }
 }
 
+#[cfg(feature = "jobs")]
 impl CancelJob {
     /// Sends the request: `POST /jobs/{id}:cancel`.
     pub fn send(
@@ -757,6 +790,7 @@ impl CancelJob {
     }
 }
 
+#[cfg(feature = "jobs")]
 impl ::std::future::IntoFuture for CancelJob {
     type Output = Result<crate::models::Echo, crate::Error<crate::errors::CancelJob>>;
 
@@ -772,6 +806,7 @@ impl ::std::future::IntoFuture for CancelJob {
 
 /// Request builder of [`Client::get_job`](crate::Client::get_job): `GET /jobs/{id}`. Finish it
 /// with `.send().await`, or `.await` it.
+#[cfg(feature = "jobs")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetJob {
@@ -780,6 +815,7 @@ pub struct GetJob {
     id: String,
 }
 
+#[cfg(feature = "jobs")]
 impl GetJob {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -833,6 +869,7 @@ impl GetJob {
     }
 }
 
+#[cfg(feature = "jobs")]
 impl GetJob {
     /// Sends the request: `GET /jobs/{id}`.
     pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
@@ -845,6 +882,7 @@ impl GetJob {
     }
 }
 
+#[cfg(feature = "jobs")]
 impl ::std::future::IntoFuture for GetJob {
     type Output = Result<crate::models::Echo, crate::Error<()>>;
 
@@ -857,6 +895,7 @@ impl ::std::future::IntoFuture for GetJob {
 
 /// Request builder of [`Client::get_job_full`](crate::Client::get_job_full):
 /// `GET /jobs/{id}?view=full`. Set optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "jobs")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetJobFull {
@@ -866,6 +905,7 @@ pub struct GetJobFull {
     fields: Option<String>,
 }
 
+#[cfg(feature = "jobs")]
 impl GetJobFull {
     /// The `fields` query parameter.
     pub fn fields(mut self, value: impl Into<String>) -> Self {
@@ -932,6 +972,7 @@ impl GetJobFull {
     }
 }
 
+#[cfg(feature = "jobs")]
 impl GetJobFull {
     /// Sends the request: `GET /jobs/{id}?view=full`.
     pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
@@ -944,6 +985,7 @@ impl GetJobFull {
     }
 }
 
+#[cfg(feature = "jobs")]
 impl ::std::future::IntoFuture for GetJobFull {
     type Output = Result<crate::models::Echo, crate::Error<()>>;
 
@@ -956,6 +998,7 @@ impl ::std::future::IntoFuture for GetJobFull {
 
 /// Request builder of [`Client::get_file`](crate::Client::get_file): `GET /files/{name}.{ext}`.
 /// Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "files")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetFile {
@@ -965,6 +1008,7 @@ pub struct GetFile {
     ext: String,
 }
 
+#[cfg(feature = "files")]
 impl GetFile {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -1019,6 +1063,7 @@ impl GetFile {
     }
 }
 
+#[cfg(feature = "files")]
 impl GetFile {
     /// Sends the request: `GET /files/{name}.{ext}`.
     pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
@@ -1031,6 +1076,7 @@ impl GetFile {
     }
 }
 
+#[cfg(feature = "files")]
 impl ::std::future::IntoFuture for GetFile {
     type Output = Result<crate::models::Echo, crate::Error<()>>;
 
@@ -1043,6 +1089,7 @@ impl ::std::future::IntoFuture for GetFile {
 
 /// Request builder of [`Client::get_page_lines`](crate::Client::get_page_lines):
 /// `GET /pages/v{number}/lines`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "pages")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetPageLines {
@@ -1051,6 +1098,7 @@ pub struct GetPageLines {
     number: crate::models::PageNumber,
 }
 
+#[cfg(feature = "pages")]
 impl GetPageLines {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -1101,6 +1149,7 @@ impl GetPageLines {
     }
 }
 
+#[cfg(feature = "pages")]
 impl GetPageLines {
     /// Sends the request: `GET /pages/v{number}/lines`.
     pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Echo, ()> {
@@ -1113,6 +1162,7 @@ impl GetPageLines {
     }
 }
 
+#[cfg(feature = "pages")]
 impl ::std::future::IntoFuture for GetPageLines {
     type Output = Result<crate::models::Echo, crate::Error<()>>;
 

@@ -8,6 +8,7 @@ impl Validate for Problem {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(any(feature = "accounts", feature = "jobs", feature = "files", feature = "pages"))]
 impl Validate for Echo {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }

@@ -30,12 +30,14 @@ impl crate::object::Object for Problem {
     }
 }
 
+#[cfg(any(feature = "accounts", feature = "jobs", feature = "files", feature = "pages"))]
 impl<'de> ::serde::Deserialize<'de> for Echo {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(any(feature = "accounts", feature = "jobs", feature = "files", feature = "pages"))]
 impl crate::object::Object for Echo {
     const NAME: &'static str = "Echo";
 

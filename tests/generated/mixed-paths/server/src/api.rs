@@ -3,13 +3,8 @@
 //! The trait to implement.
 use crate::models;
 use crate::Rejection;
-use crate::{
-    GetAccountJsonRequest, GetAccountXmlRequest, GetAccountRequest, ListCallsRequest,
-    GetCallRequest, CancelJobRequest, GetJobRequest, GetJobFullRequest, GetFileRequest,
-    GetPageLinesRequest, GetAccountJsonResponse, GetAccountXmlResponse,
-    GetAccountResponse, ListCallsResponse, GetCallResponse, CancelJobResponse,
-    GetJobResponse, GetJobFullResponse, GetFileResponse, GetPageLinesResponse,
-};
+use crate::requests::*;
+use crate::responses::*;
 
 /// The operations of Mixed paths (version 1). Implement this trait, then serve it with [`router`](crate::router).
 ///
@@ -52,60 +47,70 @@ pub trait MixedPathsApi: Send + Sync + 'static {
     fn rejection(&self, rejection: &Rejection) -> models::Problem;
 
     /// `GET /accounts/{sid}.json`
+    #[cfg(feature = "accounts")]
     fn get_account_json(
         &self,
         request: GetAccountJsonRequest,
     ) -> impl Future<Output = GetAccountJsonResponse> + Send;
 
     /// `GET /accounts/{sid}.xml`
+    #[cfg(feature = "accounts")]
     fn get_account_xml(
         &self,
         request: GetAccountXmlRequest,
     ) -> impl Future<Output = GetAccountXmlResponse> + Send;
 
     /// `GET /accounts/{sid}`
+    #[cfg(feature = "accounts")]
     fn get_account(
         &self,
         request: GetAccountRequest,
     ) -> impl Future<Output = GetAccountResponse> + Send;
 
     /// `GET /accounts/{sid}/calls.json`
+    #[cfg(feature = "accounts")]
     fn list_calls(
         &self,
         request: ListCallsRequest,
     ) -> impl Future<Output = ListCallsResponse> + Send;
 
     /// `GET /accounts/{sid}/calls/{callSid}.json`
+    #[cfg(feature = "accounts")]
     fn get_call(
         &self,
         request: GetCallRequest,
     ) -> impl Future<Output = GetCallResponse> + Send;
 
     /// `POST /jobs/{id}:cancel`
+    #[cfg(feature = "jobs")]
     fn cancel_job(
         &self,
         request: CancelJobRequest,
     ) -> impl Future<Output = CancelJobResponse> + Send;
 
     /// `GET /jobs/{id}`
+    #[cfg(feature = "jobs")]
     fn get_job(
         &self,
         request: GetJobRequest,
     ) -> impl Future<Output = GetJobResponse> + Send;
 
     /// `GET /jobs/{id}?view=full`
+    #[cfg(feature = "jobs")]
     fn get_job_full(
         &self,
         request: GetJobFullRequest,
     ) -> impl Future<Output = GetJobFullResponse> + Send;
 
     /// `GET /files/{name}.{ext}`
+    #[cfg(feature = "files")]
     fn get_file(
         &self,
         request: GetFileRequest,
     ) -> impl Future<Output = GetFileResponse> + Send;
 
     /// `GET /pages/v{number}/lines`
+    #[cfg(feature = "pages")]
     fn get_page_lines(
         &self,
         request: GetPageLinesRequest,

@@ -2,30 +2,35 @@
 
 //! The input of each operation, parsed and validated by the router.
 /// The parameters and body of [`get_account_json`](crate::MixedPathsApi::get_account_json): `GET /accounts/{sid}.json`.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetAccountJsonRequest {
     pub sid: String,
 }
 
 /// The parameters and body of [`get_account_xml`](crate::MixedPathsApi::get_account_xml): `GET /accounts/{sid}.xml`.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetAccountXmlRequest {
     pub sid: String,
 }
 
 /// The parameters and body of [`get_account`](crate::MixedPathsApi::get_account): `GET /accounts/{sid}`.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetAccountRequest {
     pub sid: String,
 }
 
 /// The parameters and body of [`list_calls`](crate::MixedPathsApi::list_calls): `GET /accounts/{sid}/calls.json`.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListCallsRequest {
     pub sid: String,
 }
 
 /// The parameters and body of [`get_call`](crate::MixedPathsApi::get_call): `GET /accounts/{sid}/calls/{callSid}.json`.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetCallRequest {
     pub sid: String,
@@ -33,18 +38,21 @@ pub struct GetCallRequest {
 }
 
 /// The parameters and body of [`cancel_job`](crate::MixedPathsApi::cancel_job): `POST /jobs/{id}:cancel`.
+#[cfg(feature = "jobs")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CancelJobRequest {
     pub id: String,
 }
 
 /// The parameters and body of [`get_job`](crate::MixedPathsApi::get_job): `GET /jobs/{id}`.
+#[cfg(feature = "jobs")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetJobRequest {
     pub id: String,
 }
 
 /// The parameters and body of [`get_job_full`](crate::MixedPathsApi::get_job_full): `GET /jobs/{id}?view=full`.
+#[cfg(feature = "jobs")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetJobFullRequest {
     pub id: String,
@@ -52,6 +60,7 @@ pub struct GetJobFullRequest {
 }
 
 /// The parameters and body of [`get_file`](crate::MixedPathsApi::get_file): `GET /files/{name}.{ext}`.
+#[cfg(feature = "files")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetFileRequest {
     pub name: String,
@@ -59,6 +68,7 @@ pub struct GetFileRequest {
 }
 
 /// The parameters and body of [`get_page_lines`](crate::MixedPathsApi::get_page_lines): `GET /pages/v{number}/lines`.
+#[cfg(feature = "pages")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetPageLinesRequest {
     pub number: i64,

@@ -7,6 +7,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 /// The responses of [`get_account_json`](crate::MixedPathsApi::get_account_json).
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetAccountJsonResponse {
     /// `200`: The account as JSON.
@@ -15,6 +16,7 @@ pub enum GetAccountJsonResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "accounts")]
 impl IntoResponse for GetAccountJsonResponse {
     fn into_response(self) -> Response {
         match self {
@@ -24,6 +26,7 @@ impl IntoResponse for GetAccountJsonResponse {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl respond::ErrorResponse for GetAccountJsonResponse {
     type Error = models::Problem;
 
@@ -33,6 +36,7 @@ impl respond::ErrorResponse for GetAccountJsonResponse {
 }
 
 /// The responses of [`get_account_xml`](crate::MixedPathsApi::get_account_xml).
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetAccountXmlResponse {
     /// `200`: The account, said to be XML.
@@ -41,6 +45,7 @@ pub enum GetAccountXmlResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "accounts")]
 impl IntoResponse for GetAccountXmlResponse {
     fn into_response(self) -> Response {
         match self {
@@ -50,6 +55,7 @@ impl IntoResponse for GetAccountXmlResponse {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl respond::ErrorResponse for GetAccountXmlResponse {
     type Error = models::Problem;
 
@@ -59,6 +65,7 @@ impl respond::ErrorResponse for GetAccountXmlResponse {
 }
 
 /// The responses of [`get_account`](crate::MixedPathsApi::get_account).
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetAccountResponse {
     /// `200`: The account.
@@ -67,6 +74,7 @@ pub enum GetAccountResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "accounts")]
 impl IntoResponse for GetAccountResponse {
     fn into_response(self) -> Response {
         match self {
@@ -76,6 +84,7 @@ impl IntoResponse for GetAccountResponse {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl respond::ErrorResponse for GetAccountResponse {
     type Error = models::Problem;
 
@@ -85,6 +94,7 @@ impl respond::ErrorResponse for GetAccountResponse {
 }
 
 /// The responses of [`list_calls`](crate::MixedPathsApi::list_calls).
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListCallsResponse {
     /// `200`: The calls.
@@ -93,6 +103,7 @@ pub enum ListCallsResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "accounts")]
 impl IntoResponse for ListCallsResponse {
     fn into_response(self) -> Response {
         match self {
@@ -102,6 +113,7 @@ impl IntoResponse for ListCallsResponse {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl respond::ErrorResponse for ListCallsResponse {
     type Error = models::Problem;
 
@@ -111,6 +123,7 @@ impl respond::ErrorResponse for ListCallsResponse {
 }
 
 /// The responses of [`get_call`](crate::MixedPathsApi::get_call).
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetCallResponse {
     /// `200`: The call.
@@ -119,6 +132,7 @@ pub enum GetCallResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "accounts")]
 impl IntoResponse for GetCallResponse {
     fn into_response(self) -> Response {
         match self {
@@ -128,6 +142,7 @@ impl IntoResponse for GetCallResponse {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl respond::ErrorResponse for GetCallResponse {
     type Error = models::Problem;
 
@@ -137,6 +152,7 @@ impl respond::ErrorResponse for GetCallResponse {
 }
 
 /// The responses of [`cancel_job`](crate::MixedPathsApi::cancel_job).
+#[cfg(feature = "jobs")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CancelJobResponse {
     /// `200`: Cancelled.
@@ -147,6 +163,7 @@ pub enum CancelJobResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "jobs")]
 impl IntoResponse for CancelJobResponse {
     fn into_response(self) -> Response {
         match self {
@@ -158,6 +175,7 @@ impl IntoResponse for CancelJobResponse {
 }
 
 /// The responses of [`get_job`](crate::MixedPathsApi::get_job).
+#[cfg(feature = "jobs")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetJobResponse {
     /// `200`: The job.
@@ -166,6 +184,7 @@ pub enum GetJobResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "jobs")]
 impl IntoResponse for GetJobResponse {
     fn into_response(self) -> Response {
         match self {
@@ -175,6 +194,7 @@ impl IntoResponse for GetJobResponse {
     }
 }
 
+#[cfg(feature = "jobs")]
 impl respond::ErrorResponse for GetJobResponse {
     type Error = models::Problem;
 
@@ -184,6 +204,7 @@ impl respond::ErrorResponse for GetJobResponse {
 }
 
 /// The responses of [`get_job_full`](crate::MixedPathsApi::get_job_full).
+#[cfg(feature = "jobs")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetJobFullResponse {
     /// `200`: The job with everything.
@@ -192,6 +213,7 @@ pub enum GetJobFullResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "jobs")]
 impl IntoResponse for GetJobFullResponse {
     fn into_response(self) -> Response {
         match self {
@@ -201,6 +223,7 @@ impl IntoResponse for GetJobFullResponse {
     }
 }
 
+#[cfg(feature = "jobs")]
 impl respond::ErrorResponse for GetJobFullResponse {
     type Error = models::Problem;
 
@@ -210,6 +233,7 @@ impl respond::ErrorResponse for GetJobFullResponse {
 }
 
 /// The responses of [`get_file`](crate::MixedPathsApi::get_file).
+#[cfg(feature = "files")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetFileResponse {
     /// `200`: The file.
@@ -218,6 +242,7 @@ pub enum GetFileResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "files")]
 impl IntoResponse for GetFileResponse {
     fn into_response(self) -> Response {
         match self {
@@ -227,6 +252,7 @@ impl IntoResponse for GetFileResponse {
     }
 }
 
+#[cfg(feature = "files")]
 impl respond::ErrorResponse for GetFileResponse {
     type Error = models::Problem;
 
@@ -236,6 +262,7 @@ impl respond::ErrorResponse for GetFileResponse {
 }
 
 /// The responses of [`get_page_lines`](crate::MixedPathsApi::get_page_lines).
+#[cfg(feature = "pages")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetPageLinesResponse {
     /// `200`: The lines.
@@ -244,6 +271,7 @@ pub enum GetPageLinesResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "pages")]
 impl IntoResponse for GetPageLinesResponse {
     fn into_response(self) -> Response {
         match self {
@@ -253,6 +281,7 @@ impl IntoResponse for GetPageLinesResponse {
     }
 }
 
+#[cfg(feature = "pages")]
 impl respond::ErrorResponse for GetPageLinesResponse {
     type Error = models::Problem;
 

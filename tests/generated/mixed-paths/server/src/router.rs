@@ -3,12 +3,8 @@
 //! The axum router of the API.
 use crate::models;
 use crate::params;
-use crate::{
-    respond, Rejection, RejectionKind, MixedPathsApi, GetAccountJsonRequest,
-    GetAccountXmlRequest, GetAccountRequest, ListCallsRequest, GetCallRequest,
-    CancelJobRequest, GetJobRequest, GetJobFullRequest, GetFileRequest,
-    GetPageLinesRequest,
-};
+use crate::{respond, Rejection, RejectionKind, MixedPathsApi};
+use crate::requests::*;
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
@@ -20,22 +16,32 @@ use std::sync::Arc;
 ///
 /// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.
 pub fn router<A: MixedPathsApi>(api: Arc<A>) -> Router {
-    Router::new()
+    let router = Router::new();
+
+    #[cfg(feature = "accounts")]
+    let router = router
         .route("/accounts/{p1}", get(dispatch_get_account_json::<A>))
         .route("/accounts/{p1}/calls.json", get(handle_list_calls::<A>))
-        .route("/accounts/{p1}/calls/{p3}", get(dispatch_get_call::<A>))
+        .route("/accounts/{p1}/calls/{p3}", get(dispatch_get_call::<A>));
+    #[cfg(feature = "jobs")]
+    let router = router
         .route(
             "/jobs/{p1}",
             post(dispatch_cancel_job::<A>).get(dispatch_get_job_full::<A>),
-        )
-        .route("/files/{p1}", get(dispatch_get_file::<A>))
-        .route("/pages/{p1}/lines", get(dispatch_get_page_lines::<A>))
+        );
+    #[cfg(feature = "files")]
+    let router = router.route("/files/{p1}", get(dispatch_get_file::<A>));
+
+    #[cfg(feature = "pages")]
+    let router = router.route("/pages/{p1}/lines", get(dispatch_get_page_lines::<A>));
+    router
         .fallback(route_not_found::<A>)
         .method_not_allowed_fallback(method_not_allowed::<A>)
         .with_state(api)
 }
 
 /// `GET /accounts/{sid}.json`, `GET /accounts/{sid}.xml`, `GET /accounts/{sid}`: the path's literal text picks the operation.
+#[cfg(feature = "accounts")]
 async fn dispatch_get_account_json<A: MixedPathsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -51,6 +57,7 @@ async fn dispatch_get_account_json<A: MixedPathsApi>(
 }
 
 /// `GET /accounts/{sid}/calls/{callSid}.json`: the path's literal text picks the operation.
+#[cfg(feature = "accounts")]
 async fn dispatch_get_call<A: MixedPathsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -64,6 +71,7 @@ async fn dispatch_get_call<A: MixedPathsApi>(
 }
 
 /// `POST /jobs/{id}:cancel`: the path's literal text picks the operation.
+#[cfg(feature = "jobs")]
 async fn dispatch_cancel_job<A: MixedPathsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -77,6 +85,7 @@ async fn dispatch_cancel_job<A: MixedPathsApi>(
 }
 
 /// `GET /jobs/{id}?view=full`, `GET /jobs/{id}`: the query the path carries and its literal text pick the operation.
+#[cfg(feature = "jobs")]
 async fn dispatch_get_job_full<A: MixedPathsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -88,6 +97,7 @@ async fn dispatch_get_job_full<A: MixedPathsApi>(
 }
 
 /// `GET /files/{name}.{ext}`: the path's literal text picks the operation.
+#[cfg(feature = "files")]
 async fn dispatch_get_file<A: MixedPathsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -101,6 +111,7 @@ async fn dispatch_get_file<A: MixedPathsApi>(
 }
 
 /// `GET /pages/v{number}/lines`: the path's literal text picks the operation.
+#[cfg(feature = "pages")]
 async fn dispatch_get_page_lines<A: MixedPathsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -114,6 +125,7 @@ async fn dispatch_get_page_lines<A: MixedPathsApi>(
 }
 
 /// `GET /accounts/{sid}.json`
+#[cfg(feature = "accounts")]
 async fn handle_get_account_json<A: MixedPathsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -125,6 +137,7 @@ async fn handle_get_account_json<A: MixedPathsApi>(
 }
 
 /// Reads the request of [`get_account_json`](MixedPathsApi::get_account_json), or the reason to refuse it.
+#[cfg(feature = "accounts")]
 async fn read_get_account_json(
     request: Request,
 ) -> Result<GetAccountJsonRequest, Rejection> {
@@ -137,6 +150,7 @@ async fn read_get_account_json(
 }
 
 /// `GET /accounts/{sid}.xml`
+#[cfg(feature = "accounts")]
 async fn handle_get_account_xml<A: MixedPathsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -148,6 +162,7 @@ async fn handle_get_account_xml<A: MixedPathsApi>(
 }
 
 /// Reads the request of [`get_account_xml`](MixedPathsApi::get_account_xml), or the reason to refuse it.
+#[cfg(feature = "accounts")]
 async fn read_get_account_xml(
     request: Request,
 ) -> Result<GetAccountXmlRequest, Rejection> {
@@ -160,6 +175,7 @@ async fn read_get_account_xml(
 }
 
 /// `GET /accounts/{sid}`
+#[cfg(feature = "accounts")]
 async fn handle_get_account<A: MixedPathsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -171,6 +187,7 @@ async fn handle_get_account<A: MixedPathsApi>(
 }
 
 /// Reads the request of [`get_account`](MixedPathsApi::get_account), or the reason to refuse it.
+#[cfg(feature = "accounts")]
 async fn read_get_account(request: Request) -> Result<GetAccountRequest, Rejection> {
     let (mut parts, _) = request.into_parts();
     let path = params::Path::from_parts(&mut parts).await?;
@@ -181,6 +198,7 @@ async fn read_get_account(request: Request) -> Result<GetAccountRequest, Rejecti
 }
 
 /// `GET /accounts/{sid}/calls.json`
+#[cfg(feature = "accounts")]
 async fn handle_list_calls<A: MixedPathsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -192,6 +210,7 @@ async fn handle_list_calls<A: MixedPathsApi>(
 }
 
 /// Reads the request of [`list_calls`](MixedPathsApi::list_calls), or the reason to refuse it.
+#[cfg(feature = "accounts")]
 async fn read_list_calls(request: Request) -> Result<ListCallsRequest, Rejection> {
     let (mut parts, _) = request.into_parts();
     let path = params::Path::from_parts(&mut parts).await?;
@@ -202,6 +221,7 @@ async fn read_list_calls(request: Request) -> Result<ListCallsRequest, Rejection
 }
 
 /// `GET /accounts/{sid}/calls/{callSid}.json`
+#[cfg(feature = "accounts")]
 async fn handle_get_call<A: MixedPathsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -213,6 +233,7 @@ async fn handle_get_call<A: MixedPathsApi>(
 }
 
 /// Reads the request of [`get_call`](MixedPathsApi::get_call), or the reason to refuse it.
+#[cfg(feature = "accounts")]
 async fn read_get_call(request: Request) -> Result<GetCallRequest, Rejection> {
     let (mut parts, _) = request.into_parts();
     let path = params::Path::from_parts(&mut parts).await?;
@@ -225,6 +246,7 @@ async fn read_get_call(request: Request) -> Result<GetCallRequest, Rejection> {
 }
 
 /// `POST /jobs/{id}:cancel`
+#[cfg(feature = "jobs")]
 async fn handle_cancel_job<A: MixedPathsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -236,6 +258,7 @@ async fn handle_cancel_job<A: MixedPathsApi>(
 }
 
 /// Reads the request of [`cancel_job`](MixedPathsApi::cancel_job), or the reason to refuse it.
+#[cfg(feature = "jobs")]
 async fn read_cancel_job(request: Request) -> Result<CancelJobRequest, Rejection> {
     let (mut parts, _) = request.into_parts();
     let path = params::Path::from_parts(&mut parts).await?;
@@ -246,6 +269,7 @@ async fn read_cancel_job(request: Request) -> Result<CancelJobRequest, Rejection
 }
 
 /// `GET /jobs/{id}`
+#[cfg(feature = "jobs")]
 async fn handle_get_job<A: MixedPathsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -257,6 +281,7 @@ async fn handle_get_job<A: MixedPathsApi>(
 }
 
 /// Reads the request of [`get_job`](MixedPathsApi::get_job), or the reason to refuse it.
+#[cfg(feature = "jobs")]
 async fn read_get_job(request: Request) -> Result<GetJobRequest, Rejection> {
     let (mut parts, _) = request.into_parts();
     let path = params::Path::from_parts(&mut parts).await?;
@@ -267,6 +292,7 @@ async fn read_get_job(request: Request) -> Result<GetJobRequest, Rejection> {
 }
 
 /// `GET /jobs/{id}?view=full`
+#[cfg(feature = "jobs")]
 async fn handle_get_job_full<A: MixedPathsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -278,6 +304,7 @@ async fn handle_get_job_full<A: MixedPathsApi>(
 }
 
 /// Reads the request of [`get_job_full`](MixedPathsApi::get_job_full), or the reason to refuse it.
+#[cfg(feature = "jobs")]
 async fn read_get_job_full(request: Request) -> Result<GetJobFullRequest, Rejection> {
     let (mut parts, _) = request.into_parts();
     let path = params::Path::from_parts(&mut parts).await?;
@@ -290,6 +317,7 @@ async fn read_get_job_full(request: Request) -> Result<GetJobFullRequest, Reject
 }
 
 /// `GET /files/{name}.{ext}`
+#[cfg(feature = "files")]
 async fn handle_get_file<A: MixedPathsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -301,6 +329,7 @@ async fn handle_get_file<A: MixedPathsApi>(
 }
 
 /// Reads the request of [`get_file`](MixedPathsApi::get_file), or the reason to refuse it.
+#[cfg(feature = "files")]
 async fn read_get_file(request: Request) -> Result<GetFileRequest, Rejection> {
     let (mut parts, _) = request.into_parts();
     let path = params::Path::from_parts(&mut parts).await?;
@@ -313,6 +342,7 @@ async fn read_get_file(request: Request) -> Result<GetFileRequest, Rejection> {
 }
 
 /// `GET /pages/v{number}/lines`
+#[cfg(feature = "pages")]
 async fn handle_get_page_lines<A: MixedPathsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -324,6 +354,7 @@ async fn handle_get_page_lines<A: MixedPathsApi>(
 }
 
 /// Reads the request of [`get_page_lines`](MixedPathsApi::get_page_lines), or the reason to refuse it.
+#[cfg(feature = "pages")]
 async fn read_get_page_lines(
     request: Request,
 ) -> Result<GetPageLinesRequest, Rejection> {

@@ -5,12 +5,14 @@
 /// The documented errors of [`Client::create_pet`](crate::Client::create_pet), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
+#[cfg(feature = "pets")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreatePet {
     /// `default`: Something went wrong.
     Default(crate::models::Error),
 }
 
+#[cfg(feature = "pets")]
 impl ::std::ops::Deref for CreatePet {
     type Target = crate::models::Error;
 
@@ -24,12 +26,14 @@ impl ::std::ops::Deref for CreatePet {
 /// The documented errors of [`Client::get_pet`](crate::Client::get_pet), one variant per status
 /// (the status itself is [`Error::status`](crate::Error::status)). Every variant carries the same
 /// body, which the enum dereferences to.
+#[cfg(feature = "pets")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetPet {
     /// `404`: No such thing.
     NotFound(crate::models::Error),
 }
 
+#[cfg(feature = "pets")]
 impl ::std::ops::Deref for GetPet {
     type Target = crate::models::Error;
 
@@ -43,12 +47,14 @@ impl ::std::ops::Deref for GetPet {
 /// The documented errors of [`Client::get_owner`](crate::Client::get_owner), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
+#[cfg(feature = "owners")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetOwner {
     /// `404`: No such thing.
     NotFound(crate::models::Error),
 }
 
+#[cfg(feature = "owners")]
 impl ::std::ops::Deref for GetOwner {
     type Target = crate::models::Error;
 
@@ -62,12 +68,14 @@ impl ::std::ops::Deref for GetOwner {
 /// The documented errors of [`Client::get_owner_address`](crate::Client::get_owner_address), one
 /// variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
+#[cfg(feature = "owners")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetOwnerAddress {
     /// `404`: No such thing.
     NotFound(crate::models::Error),
 }
 
+#[cfg(feature = "owners")]
 impl ::std::ops::Deref for GetOwnerAddress {
     type Target = crate::models::Error;
 

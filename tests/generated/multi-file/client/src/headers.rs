@@ -3,6 +3,7 @@
 //! The headers each operation's successes document, typed: the `documented` part of
 //! [`ResponseValue`](crate::codec::ResponseValue) (from a builder's `send_full`).
 /// The headers the successes of [`Client::list_pets`](crate::Client::list_pets) document, typed.
+#[cfg(feature = "pets")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListPets {
     /// The `x-rate-remaining` header (`None` when absent or malformed). Requests left in this minute.

@@ -16,6 +16,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "pets")]
     pub fn list_pets(&self) -> ListPets {
         ListPets {
             client: self.clone(),
@@ -45,6 +46,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "pets")]
     pub fn create_pet(&self, body: crate::models::Pet) -> CreatePet {
         CreatePet {
             client: self.clone(),
@@ -69,6 +71,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "pets")]
     pub fn get_pet(&self, pet_id: i64) -> GetPet {
         GetPet {
             client: self.clone(),
@@ -93,6 +96,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "owners")]
     pub fn get_owner(&self, owner_id: i64) -> GetOwner {
         GetOwner {
             client: self.clone(),
@@ -117,6 +121,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "owners")]
     pub fn get_owner_address(&self, owner_id: i64) -> GetOwnerAddress {
         GetOwnerAddress {
             client: self.clone(),
@@ -128,6 +133,7 @@ impl crate::Client {
 
 /// Request builder of [`Client::list_pets`](crate::Client::list_pets): `GET /pets`. Set optional
 /// parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "pets")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ListPets {
@@ -137,6 +143,7 @@ pub struct ListPets {
     species: Option<crate::models::Species>,
 }
 
+#[cfg(feature = "pets")]
 impl ListPets {
     /// At most this many pets.
     pub fn limit(mut self, value: i64) -> Self {
@@ -211,6 +218,7 @@ impl ListPets {
     }
 }
 
+#[cfg(feature = "pets")]
 impl ListPets {
     /// Sends the request: `GET /pets`.
     pub fn send(
@@ -235,6 +243,7 @@ impl ListPets {
     }
 }
 
+#[cfg(feature = "pets")]
 impl ::std::future::IntoFuture for ListPets {
     type Output = Result<Vec<crate::models::Pet>, crate::Error<()>>;
 
@@ -251,6 +260,7 @@ impl ::std::future::IntoFuture for ListPets {
 
 /// Request builder of [`Client::create_pet`](crate::Client::create_pet): `POST /pets`. Finish it
 /// with `.send().await`, or `.await` it.
+#[cfg(feature = "pets")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreatePet {
@@ -259,6 +269,7 @@ pub struct CreatePet {
     body: crate::models::Pet,
 }
 
+#[cfg(feature = "pets")]
 impl CreatePet {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -314,6 +325,7 @@ impl CreatePet {
     }
 }
 
+#[cfg(feature = "pets")]
 impl CreatePet {
     /// Sends the request: `POST /pets`.
     pub fn send(
@@ -330,6 +342,7 @@ impl CreatePet {
     }
 }
 
+#[cfg(feature = "pets")]
 impl ::std::future::IntoFuture for CreatePet {
     type Output = Result<crate::models::Pet, crate::Error<crate::errors::CreatePet>>;
 
@@ -345,6 +358,7 @@ impl ::std::future::IntoFuture for CreatePet {
 
 /// Request builder of [`Client::get_pet`](crate::Client::get_pet): `GET /pets/{petId}`. Finish it
 /// with `.send().await`, or `.await` it.
+#[cfg(feature = "pets")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetPet {
@@ -353,6 +367,7 @@ pub struct GetPet {
     pet_id: i64,
 }
 
+#[cfg(feature = "pets")]
 impl GetPet {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -412,6 +427,7 @@ impl GetPet {
     }
 }
 
+#[cfg(feature = "pets")]
 impl GetPet {
     /// Sends the request: `GET /pets/{petId}`.
     pub fn send(
@@ -428,6 +444,7 @@ impl GetPet {
     }
 }
 
+#[cfg(feature = "pets")]
 impl ::std::future::IntoFuture for GetPet {
     type Output = Result<crate::models::Pet, crate::Error<crate::errors::GetPet>>;
 
@@ -443,6 +460,7 @@ impl ::std::future::IntoFuture for GetPet {
 
 /// Request builder of [`Client::get_owner`](crate::Client::get_owner): `GET /owners/{ownerId}`.
 /// Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "owners")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetOwner {
@@ -451,6 +469,7 @@ pub struct GetOwner {
     owner_id: i64,
 }
 
+#[cfg(feature = "owners")]
 impl GetOwner {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -510,6 +529,7 @@ impl GetOwner {
     }
 }
 
+#[cfg(feature = "owners")]
 impl GetOwner {
     /// Sends the request: `GET /owners/{ownerId}`.
     pub fn send(
@@ -529,6 +549,7 @@ impl GetOwner {
     }
 }
 
+#[cfg(feature = "owners")]
 impl ::std::future::IntoFuture for GetOwner {
     type Output = Result<crate::models::Owner, crate::Error<crate::errors::GetOwner>>;
 
@@ -544,6 +565,7 @@ impl ::std::future::IntoFuture for GetOwner {
 
 /// Request builder of [`Client::get_owner_address`](crate::Client::get_owner_address):
 /// `GET /owners/{ownerId}/address`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "owners")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetOwnerAddress {
@@ -552,6 +574,7 @@ pub struct GetOwnerAddress {
     owner_id: i64,
 }
 
+#[cfg(feature = "owners")]
 impl GetOwnerAddress {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -614,6 +637,7 @@ impl GetOwnerAddress {
     }
 }
 
+#[cfg(feature = "owners")]
 impl GetOwnerAddress {
     /// Sends the request: `GET /owners/{ownerId}/address`.
     pub fn send(
@@ -636,6 +660,7 @@ impl GetOwnerAddress {
     }
 }
 
+#[cfg(feature = "owners")]
 impl ::std::future::IntoFuture for GetOwnerAddress {
     type Output = Result<
         crate::models::Address,

@@ -4,6 +4,7 @@
 use crate::types::*;
 use crate::validation::{self, Validate, ValidationError};
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl Validate for Pet {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -37,6 +38,7 @@ impl Validate for Pet {
     }
 }
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl Validate for Owner {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -58,6 +60,7 @@ impl Validate for Error {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl Validate for Species {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -73,14 +76,17 @@ impl Validate for Species {
     }
 }
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl Validate for Address {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl Validate for Tag {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl Validate for Rabies {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -92,6 +98,7 @@ impl Validate for Rabies {
     }
 }
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl Validate for Distemper {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -103,6 +110,7 @@ impl Validate for Distemper {
     }
 }
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl Validate for Vaccination {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -116,10 +124,12 @@ impl Validate for Vaccination {
     }
 }
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl Validate for RabiesKind {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl Validate for DistemperKind {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }

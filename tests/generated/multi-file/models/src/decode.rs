@@ -3,12 +3,14 @@
 //! `Deserialize` of the structs, through [`crate::object`].
 use crate::types::*;
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl<'de> ::serde::Deserialize<'de> for Pet {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl crate::object::Object for Pet {
     const NAME: &'static str = "Pet";
 
@@ -52,12 +54,14 @@ impl crate::object::Object for Pet {
     }
 }
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl<'de> ::serde::Deserialize<'de> for Owner {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl crate::object::Object for Owner {
     const NAME: &'static str = "Owner";
 
@@ -118,12 +122,14 @@ impl crate::object::Object for Error {
     }
 }
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl<'de> ::serde::Deserialize<'de> for Address {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl crate::object::Object for Address {
     const NAME: &'static str = "Address";
 
@@ -148,12 +154,14 @@ impl crate::object::Object for Address {
     }
 }
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl<'de> ::serde::Deserialize<'de> for Tag {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl crate::object::Object for Tag {
     const NAME: &'static str = "Tag";
 
@@ -175,12 +183,14 @@ impl crate::object::Object for Tag {
     }
 }
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl<'de> ::serde::Deserialize<'de> for Rabies {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl crate::object::Object for Rabies {
     const NAME: &'static str = "Rabies";
 
@@ -205,12 +215,14 @@ impl crate::object::Object for Rabies {
     }
 }
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl<'de> ::serde::Deserialize<'de> for Distemper {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(any(feature = "pets", feature = "owners"))]
 impl crate::object::Object for Distemper {
     const NAME: &'static str = "Distemper";
 

@@ -3,11 +3,8 @@
 //! The trait to implement.
 use crate::models;
 use crate::Rejection;
-use crate::{
-    ListPetsRequest, CreatePetRequest, GetPetRequest, GetOwnerRequest,
-    GetOwnerAddressRequest, ListPetsResponse, CreatePetResponse, GetPetResponse,
-    GetOwnerResponse, GetOwnerAddressResponse,
-};
+use crate::requests::*;
+use crate::responses::*;
 
 /// The operations of Pet Clinic (version 1.0). Implement this trait, then serve it with [`router`](crate::router).
 ///
@@ -59,6 +56,7 @@ pub trait PetClinicApi: Send + Sync + 'static {
     fn rejection(&self, rejection: &Rejection) -> models::Error;
 
     /// `GET /pets`
+    #[cfg(feature = "pets")]
     fn list_pets(
         &self,
         principal: Self::Principal,
@@ -66,6 +64,7 @@ pub trait PetClinicApi: Send + Sync + 'static {
     ) -> impl Future<Output = ListPetsResponse> + Send;
 
     /// `POST /pets`
+    #[cfg(feature = "pets")]
     fn create_pet(
         &self,
         principal: Self::Principal,
@@ -73,6 +72,7 @@ pub trait PetClinicApi: Send + Sync + 'static {
     ) -> impl Future<Output = CreatePetResponse> + Send;
 
     /// `GET /pets/{petId}`
+    #[cfg(feature = "pets")]
     fn get_pet(
         &self,
         principal: Self::Principal,
@@ -80,6 +80,7 @@ pub trait PetClinicApi: Send + Sync + 'static {
     ) -> impl Future<Output = GetPetResponse> + Send;
 
     /// `GET /owners/{ownerId}`
+    #[cfg(feature = "owners")]
     fn get_owner(
         &self,
         principal: Self::Principal,
@@ -87,6 +88,7 @@ pub trait PetClinicApi: Send + Sync + 'static {
     ) -> impl Future<Output = GetOwnerResponse> + Send;
 
     /// `GET /owners/{ownerId}/address`
+    #[cfg(feature = "owners")]
     fn get_owner_address(
         &self,
         principal: Self::Principal,

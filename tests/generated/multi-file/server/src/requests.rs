@@ -4,6 +4,7 @@
 use crate::models;
 
 /// The parameters and body of [`list_pets`](crate::PetClinicApi::list_pets): `GET /pets`.
+#[cfg(feature = "pets")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListPetsRequest {
     /// At most this many pets.
@@ -12,6 +13,7 @@ pub struct ListPetsRequest {
 }
 
 /// The parameters and body of [`create_pet`](crate::PetClinicApi::create_pet): `POST /pets`.
+#[cfg(feature = "pets")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreatePetRequest {
     /// The request body.
@@ -21,18 +23,21 @@ pub struct CreatePetRequest {
 }
 
 /// The parameters and body of [`get_pet`](crate::PetClinicApi::get_pet): `GET /pets/{petId}`.
+#[cfg(feature = "pets")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetPetRequest {
     pub pet_id: i64,
 }
 
 /// The parameters and body of [`get_owner`](crate::PetClinicApi::get_owner): `GET /owners/{ownerId}`.
+#[cfg(feature = "owners")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetOwnerRequest {
     pub owner_id: i64,
 }
 
 /// The parameters and body of [`get_owner_address`](crate::PetClinicApi::get_owner_address): `GET /owners/{ownerId}/address`.
+#[cfg(feature = "owners")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetOwnerAddressRequest {
     pub owner_id: i64,

@@ -7,6 +7,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 /// The responses of [`list_pets`](crate::PetClinicApi::list_pets).
+#[cfg(feature = "pets")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListPetsResponse {
     /// `200`: The pets.
@@ -19,6 +20,7 @@ pub enum ListPetsResponse {
     Other(StatusCode, models::Error),
 }
 
+#[cfg(feature = "pets")]
 impl IntoResponse for ListPetsResponse {
     fn into_response(self) -> Response {
         match self {
@@ -36,6 +38,7 @@ impl IntoResponse for ListPetsResponse {
     }
 }
 
+#[cfg(feature = "pets")]
 impl respond::ErrorResponse for ListPetsResponse {
     type Error = models::Error;
 
@@ -45,6 +48,7 @@ impl respond::ErrorResponse for ListPetsResponse {
 }
 
 /// The responses of [`create_pet`](crate::PetClinicApi::create_pet).
+#[cfg(feature = "pets")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -57,6 +61,7 @@ pub enum CreatePetResponse {
     Default(StatusCode, models::Error),
 }
 
+#[cfg(feature = "pets")]
 impl IntoResponse for CreatePetResponse {
     fn into_response(self) -> Response {
         match self {
@@ -67,6 +72,7 @@ impl IntoResponse for CreatePetResponse {
 }
 
 /// The responses of [`get_pet`](crate::PetClinicApi::get_pet).
+#[cfg(feature = "pets")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -81,6 +87,7 @@ pub enum GetPetResponse {
     Other(StatusCode, models::Error),
 }
 
+#[cfg(feature = "pets")]
 impl IntoResponse for GetPetResponse {
     fn into_response(self) -> Response {
         match self {
@@ -91,6 +98,7 @@ impl IntoResponse for GetPetResponse {
     }
 }
 
+#[cfg(feature = "pets")]
 impl respond::ErrorResponse for GetPetResponse {
     type Error = models::Error;
 
@@ -103,6 +111,7 @@ impl respond::ErrorResponse for GetPetResponse {
 }
 
 /// The responses of [`get_owner`](crate::PetClinicApi::get_owner).
+#[cfg(feature = "owners")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetOwnerResponse {
     /// `200`: The owner, with their pets.
@@ -113,6 +122,7 @@ pub enum GetOwnerResponse {
     Other(StatusCode, models::Error),
 }
 
+#[cfg(feature = "owners")]
 impl IntoResponse for GetOwnerResponse {
     fn into_response(self) -> Response {
         match self {
@@ -123,6 +133,7 @@ impl IntoResponse for GetOwnerResponse {
     }
 }
 
+#[cfg(feature = "owners")]
 impl respond::ErrorResponse for GetOwnerResponse {
     type Error = models::Error;
 
@@ -135,6 +146,7 @@ impl respond::ErrorResponse for GetOwnerResponse {
 }
 
 /// The responses of [`get_owner_address`](crate::PetClinicApi::get_owner_address).
+#[cfg(feature = "owners")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetOwnerAddressResponse {
     /// `200`: Where the owner lives.
@@ -145,6 +157,7 @@ pub enum GetOwnerAddressResponse {
     Other(StatusCode, models::Error),
 }
 
+#[cfg(feature = "owners")]
 impl IntoResponse for GetOwnerAddressResponse {
     fn into_response(self) -> Response {
         match self {
@@ -155,6 +168,7 @@ impl IntoResponse for GetOwnerAddressResponse {
     }
 }
 
+#[cfg(feature = "owners")]
 impl respond::ErrorResponse for GetOwnerAddressResponse {
     type Error = models::Error;
 

@@ -6,10 +6,8 @@ use crate::auth;
 use crate::body;
 use crate::params;
 use axum::http::HeaderMap;
-use crate::{
-    respond, Rejection, RejectionKind, PetClinicApi, ListPetsRequest, CreatePetRequest,
-    GetPetRequest, GetOwnerRequest, GetOwnerAddressRequest,
-};
+use crate::{respond, Rejection, RejectionKind, PetClinicApi};
+use crate::requests::*;
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
@@ -21,17 +19,24 @@ use std::sync::Arc;
 ///
 /// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.
 pub fn router<A: PetClinicApi>(api: Arc<A>) -> Router {
-    Router::new()
+    let router = Router::new();
+
+    #[cfg(feature = "pets")]
+    let router = router
         .route("/pets", get(handle_list_pets::<A>).post(handle_create_pet::<A>))
-        .route("/pets/{petId}", get(handle_get_pet::<A>))
+        .route("/pets/{petId}", get(handle_get_pet::<A>));
+    #[cfg(feature = "owners")]
+    let router = router
         .route("/owners/{ownerId}", get(handle_get_owner::<A>))
-        .route("/owners/{ownerId}/address", get(handle_get_owner_address::<A>))
+        .route("/owners/{ownerId}/address", get(handle_get_owner_address::<A>));
+    router
         .fallback(route_not_found::<A>)
         .method_not_allowed_fallback(method_not_allowed::<A>)
         .with_state(api)
 }
 
 /// `GET /pets`
+#[cfg(feature = "pets")]
 async fn handle_list_pets<A: PetClinicApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -45,6 +50,7 @@ async fn handle_list_pets<A: PetClinicApi>(
 }
 
 /// Reads the request of [`list_pets`](PetClinicApi::list_pets), or the reason to refuse it.
+#[cfg(feature = "pets")]
 async fn read_list_pets<A: PetClinicApi>(
     api: &A,
     request: Request,
@@ -78,6 +84,7 @@ async fn read_list_pets<A: PetClinicApi>(
 }
 
 /// `POST /pets`
+#[cfg(feature = "pets")]
 async fn handle_create_pet<A: PetClinicApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -91,6 +98,7 @@ async fn handle_create_pet<A: PetClinicApi>(
 }
 
 /// Reads the request of [`create_pet`](PetClinicApi::create_pet), or the reason to refuse it.
+#[cfg(feature = "pets")]
 async fn read_create_pet<A: PetClinicApi>(
     api: &A,
     request: Request,
@@ -104,6 +112,7 @@ async fn read_create_pet<A: PetClinicApi>(
 }
 
 /// `GET /pets/{petId}`
+#[cfg(feature = "pets")]
 async fn handle_get_pet<A: PetClinicApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -115,6 +124,7 @@ async fn handle_get_pet<A: PetClinicApi>(
 }
 
 /// Reads the request of [`get_pet`](PetClinicApi::get_pet), or the reason to refuse it.
+#[cfg(feature = "pets")]
 async fn read_get_pet<A: PetClinicApi>(
     api: &A,
     request: Request,
@@ -129,6 +139,7 @@ async fn read_get_pet<A: PetClinicApi>(
 }
 
 /// `GET /owners/{ownerId}`
+#[cfg(feature = "owners")]
 async fn handle_get_owner<A: PetClinicApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -142,6 +153,7 @@ async fn handle_get_owner<A: PetClinicApi>(
 }
 
 /// Reads the request of [`get_owner`](PetClinicApi::get_owner), or the reason to refuse it.
+#[cfg(feature = "owners")]
 async fn read_get_owner<A: PetClinicApi>(
     api: &A,
     request: Request,
@@ -156,6 +168,7 @@ async fn read_get_owner<A: PetClinicApi>(
 }
 
 /// `GET /owners/{ownerId}/address`
+#[cfg(feature = "owners")]
 async fn handle_get_owner_address<A: PetClinicApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -169,6 +182,7 @@ async fn handle_get_owner_address<A: PetClinicApi>(
 }
 
 /// Reads the request of [`get_owner_address`](PetClinicApi::get_owner_address), or the reason to refuse it.
+#[cfg(feature = "owners")]
 async fn read_get_owner_address<A: PetClinicApi>(
     api: &A,
     request: Request,

@@ -6,6 +6,7 @@
 /// [`Client::create_chat_completion`](crate::Client::create_chat_completion), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
+#[cfg(feature = "chat")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreateChatCompletion {
     /// `429`: The request was rejected because a rate limit was exceeded.
@@ -16,6 +17,7 @@ pub enum CreateChatCompletion {
     },
 }
 
+#[cfg(feature = "chat")]
 impl ::std::ops::Deref for CreateChatCompletion {
     type Target = crate::models::ErrorResponse;
 

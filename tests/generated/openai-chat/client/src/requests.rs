@@ -42,6 +42,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "chat")]
     pub fn create_chat_completion(
         &self,
         body: crate::models::CreateChatCompletionRequest,
@@ -56,6 +57,7 @@ impl crate::Client {
 
 /// Request builder of [`Client::create_chat_completion`](crate::Client::create_chat_completion):
 /// `POST /chat/completions`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "chat")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateChatCompletion {
@@ -64,6 +66,7 @@ pub struct CreateChatCompletion {
     body: crate::models::CreateChatCompletionRequest,
 }
 
+#[cfg(feature = "chat")]
 impl CreateChatCompletion {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -180,6 +183,7 @@ impl CreateChatCompletion {
     }
 }
 
+#[cfg(feature = "chat")]
 impl CreateChatCompletion {
     /// Sends the request: `POST /chat/completions`.
     pub fn send(
@@ -202,6 +206,7 @@ impl CreateChatCompletion {
     }
 }
 
+#[cfg(feature = "chat")]
 impl ::std::future::IntoFuture for CreateChatCompletion {
     type Output = Result<
         crate::models::CreateChatCompletionResponse,

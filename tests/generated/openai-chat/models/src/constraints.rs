@@ -4,6 +4,7 @@
 use crate::types::*;
 use crate::validation::{self, Validate, ValidationError};
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionAllowedTools {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -15,6 +16,7 @@ impl Validate for ChatCompletionAllowedTools {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionAllowedToolsChoice {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -26,26 +28,32 @@ impl Validate for ChatCompletionAllowedToolsChoice {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionFunctionCallOption {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionFunctions {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionMessageCustomToolCall {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionMessageToolCall {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionMessageToolCallChunk {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionModeration {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -63,10 +71,12 @@ impl Validate for ChatCompletionModeration {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionModerationError {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionModerationResults {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -82,14 +92,17 @@ impl Validate for ChatCompletionModerationResults {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionNamedToolChoice {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionNamedToolChoiceCustom {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestAssistantMessage {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -103,10 +116,12 @@ impl Validate for ChatCompletionRequestAssistantMessage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestAssistantMessageContentPart {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestDeveloperMessage {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -118,10 +133,12 @@ impl Validate for ChatCompletionRequestDeveloperMessage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestFunctionMessage {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessage {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -145,6 +162,7 @@ impl Validate for ChatCompletionRequestMessage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartAudio {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -156,10 +174,12 @@ impl Validate for ChatCompletionRequestMessageContentPartAudio {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartFile {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartImage {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -171,14 +191,17 @@ impl Validate for ChatCompletionRequestMessageContentPartImage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartRefusal {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartText {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestSystemMessage {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -190,10 +213,12 @@ impl Validate for ChatCompletionRequestSystemMessage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestSystemMessageContentPart {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestToolMessage {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -205,10 +230,12 @@ impl Validate for ChatCompletionRequestToolMessage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestToolMessageContentPart {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestUserMessage {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -220,6 +247,7 @@ impl Validate for ChatCompletionRequestUserMessage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestUserMessageContentPart {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -235,6 +263,7 @@ impl Validate for ChatCompletionRequestUserMessageContentPart {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionResponseMessage {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -252,6 +281,7 @@ impl Validate for ChatCompletionResponseMessage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionStreamResponseDelta {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -265,14 +295,17 @@ impl Validate for ChatCompletionStreamResponseDelta {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionTokenLogprob {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionTool {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionToolChoiceOption {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -288,10 +321,12 @@ impl Validate for ChatCompletionToolChoiceOption {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CompletionUsage {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionRequest {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -552,6 +587,7 @@ impl Validate for CreateChatCompletionRequest {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionResponse {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -583,6 +619,7 @@ impl Validate for CreateChatCompletionResponse {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionStreamResponse {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -614,6 +651,7 @@ impl Validate for CreateChatCompletionStreamResponse {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for CreateModelResponseProperties {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -687,6 +725,7 @@ impl Validate for CreateModelResponseProperties {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CustomToolChatCompletions {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -706,14 +745,17 @@ impl Validate for ErrorResponse {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for FunctionObject {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for FunctionParameters {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ModelIdsShared {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -725,6 +767,7 @@ impl Validate for ModelIdsShared {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for ModelResponseProperties {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -790,6 +833,7 @@ impl Validate for ModelResponseProperties {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ModerationConfigParam {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -801,6 +845,7 @@ impl Validate for ModerationConfigParam {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ModerationInputType {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -816,6 +861,7 @@ impl Validate for ModerationInputType {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ModerationMode {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -831,6 +877,7 @@ impl Validate for ModerationMode {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ModerationParam {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -844,6 +891,7 @@ impl Validate for ModerationParam {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ModerationPolicyParam {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -865,6 +913,7 @@ impl Validate for ModerationPolicyParam {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ModerationResultBody {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -884,6 +933,7 @@ impl Validate for ModerationResultBody {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for PredictionContent {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -895,10 +945,12 @@ impl Validate for PredictionContent {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for PromptCacheBreakpointParam {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for PromptCacheModeEnum {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -914,6 +966,7 @@ impl Validate for PromptCacheModeEnum {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for PromptCacheOptionsParam {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -927,26 +980,32 @@ impl Validate for PromptCacheOptionsParam {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for PromptCacheTtlEnum {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ResponseFormatJsonObject {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ResponseFormatJsonSchema {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ResponseFormatJsonSchemaSchema {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ResponseFormatText {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for VoiceIdsOrCustomVoice {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -958,6 +1017,7 @@ impl Validate for VoiceIdsOrCustomVoice {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for VoiceIdsShared {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -969,6 +1029,7 @@ impl Validate for VoiceIdsShared {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for WebSearchContextSize {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -984,10 +1045,12 @@ impl Validate for WebSearchContextSize {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for WebSearchLocation {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionAllowedToolsMode {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1003,38 +1066,47 @@ impl Validate for ChatCompletionAllowedToolsMode {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionAllowedToolsChoiceType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionMessageCustomToolCallType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionMessageCustomToolCallCustom {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionMessageToolCallType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionMessageToolCallFunction {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionMessageToolCallChunkType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionMessageToolCallChunkFunction {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionMessageToolCallsItem {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionModerationInput {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1046,6 +1118,7 @@ impl Validate for ChatCompletionModerationInput {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionModerationOutput {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1057,30 +1130,37 @@ impl Validate for ChatCompletionModerationOutput {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionModerationErrorType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionModerationResultsType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionNamedToolChoiceType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionNamedToolChoiceFunction {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionNamedToolChoiceCustomType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionNamedToolChoiceCustomCustom {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestAssistantMessageContent {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1092,18 +1172,22 @@ impl Validate for ChatCompletionRequestAssistantMessageContent {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestAssistantMessageRole {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestAssistantMessageAudio {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestAssistantMessageFunctionCall {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestDeveloperMessageContent {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1115,18 +1199,22 @@ impl Validate for ChatCompletionRequestDeveloperMessageContent {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestDeveloperMessageRole {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestFunctionMessageRole {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartAudioType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartAudioInputAudioFormat {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1142,6 +1230,7 @@ impl Validate for ChatCompletionRequestMessageContentPartAudioInputAudioFormat {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartAudioInputAudio {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1153,18 +1242,22 @@ impl Validate for ChatCompletionRequestMessageContentPartAudioInputAudio {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartFileType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartFileFile {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartImageType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartImageUrlDetail {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1180,6 +1273,7 @@ impl Validate for ChatCompletionRequestMessageContentPartImageUrlDetail {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartImageUrl {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1191,14 +1285,17 @@ impl Validate for ChatCompletionRequestMessageContentPartImageUrl {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartRefusalType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestMessageContentPartTextType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestSystemMessageContent {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1210,14 +1307,17 @@ impl Validate for ChatCompletionRequestSystemMessageContent {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestSystemMessageRole {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestToolMessageRole {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestToolMessageContent {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1229,6 +1329,7 @@ impl Validate for ChatCompletionRequestToolMessageContent {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestUserMessageContent {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1245,18 +1346,22 @@ impl Validate for ChatCompletionRequestUserMessageContent {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionRequestUserMessageRole {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionResponseMessageAnnotationsItemType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionResponseMessageAnnotationsItemUrlCitation {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionResponseMessageAnnotationsItem {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1268,30 +1373,37 @@ impl Validate for ChatCompletionResponseMessageAnnotationsItem {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionResponseMessageRole {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionResponseMessageFunctionCall {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionResponseMessageAudio {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionStreamOptionsVariant1 {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionStreamOptionsValue {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionStreamResponseDeltaFunctionCall {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionStreamResponseDeltaRole {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1307,14 +1419,17 @@ impl Validate for ChatCompletionStreamResponseDeltaRole {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionTokenLogprobTopLogprobsItem {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatCompletionToolType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ToolChoiceMode {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1330,14 +1445,17 @@ impl Validate for ToolChoiceMode {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CompletionUsageCompletionTokensDetails {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CompletionUsagePromptTokensDetails {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionRequestPromptCacheRetention {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1353,14 +1471,17 @@ impl Validate for CreateChatCompletionRequestPromptCacheRetention {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionRequestWebSearchOptionsUserLocationType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionRequestWebSearchOptionsUserLocation {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for WebSearch {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1374,10 +1495,12 @@ impl Validate for WebSearch {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionRequestResponseFormat {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionRequestAudioFormat {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1393,6 +1516,7 @@ impl Validate for CreateChatCompletionRequestAudioFormat {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionRequestAudio {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1410,6 +1534,7 @@ impl Validate for CreateChatCompletionRequestAudio {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionRequestToolsItem {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1421,6 +1546,7 @@ impl Validate for CreateChatCompletionRequestToolsItem {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionRequestFunctionCallVariant1 {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1436,6 +1562,7 @@ impl Validate for CreateChatCompletionRequestFunctionCallVariant1 {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionRequestFunctionCall {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1447,6 +1574,7 @@ impl Validate for CreateChatCompletionRequestFunctionCall {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionResponseChoicesItemFinishReason {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1462,10 +1590,12 @@ impl Validate for CreateChatCompletionResponseChoicesItemFinishReason {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionResponseChoicesItemLogprobs {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionResponseChoicesItem {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1483,14 +1613,17 @@ impl Validate for CreateChatCompletionResponseChoicesItem {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionResponseObject {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionStreamResponseChoicesItemLogprobs {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionStreamResponseChoicesItemFinishReason {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1506,6 +1639,7 @@ impl Validate for CreateChatCompletionStreamResponseChoicesItemFinishReason {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionStreamResponseChoicesItem {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1525,10 +1659,12 @@ impl Validate for CreateChatCompletionStreamResponseChoicesItem {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CreateChatCompletionStreamResponseObject {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for CreateModelResponsePropertiesPromptCacheRetention {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1544,14 +1680,17 @@ impl Validate for CreateModelResponsePropertiesPromptCacheRetention {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CustomToolChatCompletionsType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for TextFormat {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CustomToolChatCompletionsCustomFormatVariant2GrammarSyntax {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1567,6 +1706,7 @@ impl Validate for CustomToolChatCompletionsCustomFormatVariant2GrammarSyntax {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CustomToolChatCompletionsCustomFormatVariant2Grammar {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1578,6 +1718,7 @@ impl Validate for CustomToolChatCompletionsCustomFormatVariant2Grammar {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CustomToolChatCompletionsCustomFormatVariant2 {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1589,6 +1730,7 @@ impl Validate for CustomToolChatCompletionsCustomFormatVariant2 {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CustomToolChatCompletionsCustomFormat {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1600,6 +1742,7 @@ impl Validate for CustomToolChatCompletionsCustomFormat {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for CustomToolProperties {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -1613,10 +1756,12 @@ impl Validate for CustomToolProperties {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl Validate for MetadataValue {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ModelIdsSharedVariant2 {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1632,6 +1777,7 @@ impl Validate for ModelIdsSharedVariant2 {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl Validate for ModelResponsePropertiesPromptCacheRetention {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1647,14 +1793,17 @@ impl Validate for ModelResponsePropertiesPromptCacheRetention {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ModerationResultBodyType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for PredictionContentType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for PredictionContentContent {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1666,10 +1815,12 @@ impl Validate for PredictionContentContent {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for PromptCacheBreakpointParamMode {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ReasoningEffortVariant1 {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1685,6 +1836,7 @@ impl Validate for ReasoningEffortVariant1 {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ReasoningEffortValue {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1695,22 +1847,27 @@ impl Validate for ReasoningEffortValue {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ResponseFormatJsonObjectType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ResponseFormatJsonSchemaType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ResponseFormatJsonSchemaJsonSchema {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ResponseFormatTextType {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ResponseModalitiesVariant1Item {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1726,6 +1883,7 @@ impl Validate for ResponseModalitiesVariant1Item {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ResponseModalitiesValue {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1740,6 +1898,7 @@ impl Validate for ResponseModalitiesValue {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ServiceTierVariant1 {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1755,6 +1914,7 @@ impl Validate for ServiceTierVariant1 {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ServiceTierValue {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1765,6 +1925,7 @@ impl Validate for ServiceTierValue {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for StopConfigurationValue {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1776,6 +1937,7 @@ impl Validate for StopConfigurationValue {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for VerbosityVariant1 {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -1791,6 +1953,7 @@ impl Validate for VerbosityVariant1 {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for VerbosityValue {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         match self {
@@ -1801,10 +1964,12 @@ impl Validate for VerbosityValue {
     }
 }
 
+#[cfg(feature = "chat")]
 impl Validate for VoiceIdsOrCustomVoiceVariant2 {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for VoiceIdsSharedVariant2 {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {

@@ -3,12 +3,14 @@
 //! `Deserialize` of the structs, through [`crate::object`].
 use crate::types::*;
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionAllowedTools {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionAllowedTools {
     const NAME: &'static str = "ChatCompletionAllowedTools";
 
@@ -33,12 +35,14 @@ impl crate::object::Object for ChatCompletionAllowedTools {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionAllowedToolsChoice {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionAllowedToolsChoice {
     const NAME: &'static str = "ChatCompletionAllowedToolsChoice";
 
@@ -63,12 +67,14 @@ impl crate::object::Object for ChatCompletionAllowedToolsChoice {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionFunctionCallOption {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionFunctionCallOption {
     const NAME: &'static str = "ChatCompletionFunctionCallOption";
 
@@ -88,12 +94,14 @@ impl crate::object::Object for ChatCompletionFunctionCallOption {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionFunctions {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionFunctions {
     const NAME: &'static str = "ChatCompletionFunctions";
 
@@ -121,12 +129,14 @@ impl crate::object::Object for ChatCompletionFunctions {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionMessageCustomToolCall {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionMessageCustomToolCall {
     const NAME: &'static str = "ChatCompletionMessageCustomToolCall";
 
@@ -154,12 +164,14 @@ impl crate::object::Object for ChatCompletionMessageCustomToolCall {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionMessageToolCall {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionMessageToolCall {
     const NAME: &'static str = "ChatCompletionMessageToolCall";
 
@@ -187,12 +199,14 @@ impl crate::object::Object for ChatCompletionMessageToolCall {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionMessageToolCallChunk {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionMessageToolCallChunk {
     const NAME: &'static str = "ChatCompletionMessageToolCallChunk";
 
@@ -223,12 +237,14 @@ impl crate::object::Object for ChatCompletionMessageToolCallChunk {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionModeration {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionModeration {
     const NAME: &'static str = "ChatCompletionModeration";
 
@@ -253,12 +269,14 @@ impl crate::object::Object for ChatCompletionModeration {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionModerationError {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionModerationError {
     const NAME: &'static str = "ChatCompletionModerationError";
 
@@ -286,12 +304,14 @@ impl crate::object::Object for ChatCompletionModerationError {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionModerationResults {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionModerationResults {
     const NAME: &'static str = "ChatCompletionModerationResults";
 
@@ -319,12 +339,14 @@ impl crate::object::Object for ChatCompletionModerationResults {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionNamedToolChoice {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionNamedToolChoice {
     const NAME: &'static str = "ChatCompletionNamedToolChoice";
 
@@ -349,12 +371,14 @@ impl crate::object::Object for ChatCompletionNamedToolChoice {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionNamedToolChoiceCustom {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionNamedToolChoiceCustom {
     const NAME: &'static str = "ChatCompletionNamedToolChoiceCustom";
 
@@ -379,12 +403,14 @@ impl crate::object::Object for ChatCompletionNamedToolChoiceCustom {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestAssistantMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionRequestAssistantMessage {
     const NAME: &'static str = "ChatCompletionRequestAssistantMessage";
 
@@ -432,12 +458,14 @@ impl crate::object::Object for ChatCompletionRequestAssistantMessage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestDeveloperMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionRequestDeveloperMessage {
     const NAME: &'static str = "ChatCompletionRequestDeveloperMessage";
 
@@ -465,12 +493,14 @@ impl crate::object::Object for ChatCompletionRequestDeveloperMessage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestFunctionMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionRequestFunctionMessage {
     const NAME: &'static str = "ChatCompletionRequestFunctionMessage";
 
@@ -498,12 +528,14 @@ impl crate::object::Object for ChatCompletionRequestFunctionMessage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestMessageContentPartAudio {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionRequestMessageContentPartAudio {
     const NAME: &'static str = "ChatCompletionRequestMessageContentPartAudio";
 
@@ -535,12 +567,14 @@ impl crate::object::Object for ChatCompletionRequestMessageContentPartAudio {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestMessageContentPartFile {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionRequestMessageContentPartFile {
     const NAME: &'static str = "ChatCompletionRequestMessageContentPartFile";
 
@@ -568,12 +602,14 @@ impl crate::object::Object for ChatCompletionRequestMessageContentPartFile {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestMessageContentPartImage {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionRequestMessageContentPartImage {
     const NAME: &'static str = "ChatCompletionRequestMessageContentPartImage";
 
@@ -605,12 +641,14 @@ impl crate::object::Object for ChatCompletionRequestMessageContentPartImage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestMessageContentPartRefusal {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionRequestMessageContentPartRefusal {
     const NAME: &'static str = "ChatCompletionRequestMessageContentPartRefusal";
 
@@ -635,12 +673,14 @@ impl crate::object::Object for ChatCompletionRequestMessageContentPartRefusal {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestMessageContentPartText {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionRequestMessageContentPartText {
     const NAME: &'static str = "ChatCompletionRequestMessageContentPartText";
 
@@ -668,12 +708,14 @@ impl crate::object::Object for ChatCompletionRequestMessageContentPartText {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestSystemMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionRequestSystemMessage {
     const NAME: &'static str = "ChatCompletionRequestSystemMessage";
 
@@ -701,12 +743,14 @@ impl crate::object::Object for ChatCompletionRequestSystemMessage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestToolMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionRequestToolMessage {
     const NAME: &'static str = "ChatCompletionRequestToolMessage";
 
@@ -734,12 +778,14 @@ impl crate::object::Object for ChatCompletionRequestToolMessage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestUserMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionRequestUserMessage {
     const NAME: &'static str = "ChatCompletionRequestUserMessage";
 
@@ -767,12 +813,14 @@ impl crate::object::Object for ChatCompletionRequestUserMessage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionResponseMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 #[allow(deprecated)]
 impl crate::object::Object for ChatCompletionResponseMessage {
     const NAME: &'static str = "ChatCompletionResponseMessage";
@@ -821,12 +869,14 @@ impl crate::object::Object for ChatCompletionResponseMessage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionStreamResponseDelta {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 #[allow(deprecated)]
 impl crate::object::Object for ChatCompletionStreamResponseDelta {
     const NAME: &'static str = "ChatCompletionStreamResponseDelta";
@@ -867,12 +917,14 @@ impl crate::object::Object for ChatCompletionStreamResponseDelta {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionTokenLogprob {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionTokenLogprob {
     const NAME: &'static str = "ChatCompletionTokenLogprob";
 
@@ -910,12 +962,14 @@ impl crate::object::Object for ChatCompletionTokenLogprob {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionTool {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionTool {
     const NAME: &'static str = "ChatCompletionTool";
 
@@ -940,12 +994,14 @@ impl crate::object::Object for ChatCompletionTool {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for CompletionUsage {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for CompletionUsage {
     const NAME: &'static str = "CompletionUsage";
 
@@ -995,12 +1051,14 @@ impl crate::object::Object for CompletionUsage {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for CreateChatCompletionRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 #[allow(deprecated)]
 impl crate::object::Object for CreateChatCompletionRequest {
     const NAME: &'static str = "CreateChatCompletionRequest";
@@ -1197,12 +1255,14 @@ impl crate::object::Object for CreateChatCompletionRequest {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for CreateChatCompletionResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 #[allow(deprecated)]
 impl crate::object::Object for CreateChatCompletionResponse {
     const NAME: &'static str = "CreateChatCompletionResponse";
@@ -1265,12 +1325,14 @@ impl crate::object::Object for CreateChatCompletionResponse {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for CreateChatCompletionStreamResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 #[allow(deprecated)]
 impl crate::object::Object for CreateChatCompletionStreamResponse {
     const NAME: &'static str = "CreateChatCompletionStreamResponse";
@@ -1333,12 +1395,14 @@ impl crate::object::Object for CreateChatCompletionStreamResponse {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for CreateModelResponseProperties {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "unused-components")]
 #[allow(deprecated)]
 impl crate::object::Object for CreateModelResponseProperties {
     const NAME: &'static str = "CreateModelResponseProperties";
@@ -1403,12 +1467,14 @@ impl crate::object::Object for CreateModelResponseProperties {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for CustomToolChatCompletions {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for CustomToolChatCompletions {
     const NAME: &'static str = "CustomToolChatCompletions";
 
@@ -1496,12 +1562,14 @@ impl crate::object::Object for ErrorResponse {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for FunctionObject {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for FunctionObject {
     const NAME: &'static str = "FunctionObject";
 
@@ -1537,12 +1605,14 @@ impl crate::object::Object for FunctionObject {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for FunctionParameters {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for FunctionParameters {
     const NAME: &'static str = "FunctionParameters";
 
@@ -1558,12 +1628,14 @@ impl crate::object::Object for FunctionParameters {
     }
 }
 
+#[cfg(feature = "unused-components")]
 impl<'de> ::serde::Deserialize<'de> for ModelResponseProperties {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "unused-components")]
 #[allow(deprecated)]
 impl crate::object::Object for ModelResponseProperties {
     const NAME: &'static str = "ModelResponseProperties";
@@ -1626,12 +1698,14 @@ impl crate::object::Object for ModelResponseProperties {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ModerationConfigParam {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ModerationConfigParam {
     const NAME: &'static str = "ModerationConfigParam";
 
@@ -1651,12 +1725,14 @@ impl crate::object::Object for ModerationConfigParam {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ModerationParam {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ModerationParam {
     const NAME: &'static str = "ModerationParam";
 
@@ -1681,12 +1757,14 @@ impl crate::object::Object for ModerationParam {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ModerationPolicyParam {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ModerationPolicyParam {
     const NAME: &'static str = "ModerationPolicyParam";
 
@@ -1711,12 +1789,14 @@ impl crate::object::Object for ModerationPolicyParam {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ModerationResultBody {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ModerationResultBody {
     const NAME: &'static str = "ModerationResultBody";
 
@@ -1762,12 +1842,14 @@ impl crate::object::Object for ModerationResultBody {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for PredictionContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for PredictionContent {
     const NAME: &'static str = "PredictionContent";
 
@@ -1792,12 +1874,14 @@ impl crate::object::Object for PredictionContent {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for PromptCacheBreakpointParam {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for PromptCacheBreakpointParam {
     const NAME: &'static str = "PromptCacheBreakpointParam";
 
@@ -1817,12 +1901,14 @@ impl crate::object::Object for PromptCacheBreakpointParam {
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl<'de> ::serde::Deserialize<'de> for PromptCacheOptionsParam {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(any(feature = "chat", feature = "unused-components"))]
 impl crate::object::Object for PromptCacheOptionsParam {
     const NAME: &'static str = "PromptCacheOptionsParam";
 
@@ -1844,12 +1930,14 @@ impl crate::object::Object for PromptCacheOptionsParam {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ResponseFormatJsonObject {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ResponseFormatJsonObject {
     const NAME: &'static str = "ResponseFormatJsonObject";
 
@@ -1871,12 +1959,14 @@ impl crate::object::Object for ResponseFormatJsonObject {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ResponseFormatJsonSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ResponseFormatJsonSchema {
     const NAME: &'static str = "ResponseFormatJsonSchema";
 
@@ -1901,12 +1991,14 @@ impl crate::object::Object for ResponseFormatJsonSchema {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ResponseFormatJsonSchemaSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ResponseFormatJsonSchemaSchema {
     const NAME: &'static str = "ResponseFormatJsonSchemaSchema";
 
@@ -1922,12 +2014,14 @@ impl crate::object::Object for ResponseFormatJsonSchemaSchema {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ResponseFormatText {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ResponseFormatText {
     const NAME: &'static str = "ResponseFormatText";
 
@@ -1949,12 +2043,14 @@ impl crate::object::Object for ResponseFormatText {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for WebSearchLocation {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for WebSearchLocation {
     const NAME: &'static str = "WebSearchLocation";
 
@@ -1985,12 +2081,14 @@ impl crate::object::Object for WebSearchLocation {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionMessageCustomToolCallCustom {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionMessageCustomToolCallCustom {
     const NAME: &'static str = "ChatCompletionMessageCustomToolCallCustom";
 
@@ -2015,12 +2113,14 @@ impl crate::object::Object for ChatCompletionMessageCustomToolCallCustom {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionMessageToolCallFunction {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionMessageToolCallFunction {
     const NAME: &'static str = "ChatCompletionMessageToolCallFunction";
 
@@ -2045,12 +2145,14 @@ impl crate::object::Object for ChatCompletionMessageToolCallFunction {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionMessageToolCallChunkFunction {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionMessageToolCallChunkFunction {
     const NAME: &'static str = "ChatCompletionMessageToolCallChunkFunction";
 
@@ -2072,12 +2174,14 @@ impl crate::object::Object for ChatCompletionMessageToolCallChunkFunction {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionNamedToolChoiceFunction {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionNamedToolChoiceFunction {
     const NAME: &'static str = "ChatCompletionNamedToolChoiceFunction";
 
@@ -2097,12 +2201,14 @@ impl crate::object::Object for ChatCompletionNamedToolChoiceFunction {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionNamedToolChoiceCustomCustom {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionNamedToolChoiceCustomCustom {
     const NAME: &'static str = "ChatCompletionNamedToolChoiceCustomCustom";
 
@@ -2122,12 +2228,14 @@ impl crate::object::Object for ChatCompletionNamedToolChoiceCustomCustom {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestAssistantMessageAudio {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionRequestAssistantMessageAudio {
     const NAME: &'static str = "ChatCompletionRequestAssistantMessageAudio";
 
@@ -2147,6 +2255,7 @@ impl crate::object::Object for ChatCompletionRequestAssistantMessageAudio {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de>
 for ChatCompletionRequestAssistantMessageFunctionCall {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -2154,6 +2263,7 @@ for ChatCompletionRequestAssistantMessageFunctionCall {
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionRequestAssistantMessageFunctionCall {
     const NAME: &'static str = "ChatCompletionRequestAssistantMessageFunctionCall";
 
@@ -2178,6 +2288,7 @@ impl crate::object::Object for ChatCompletionRequestAssistantMessageFunctionCall
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de>
 for ChatCompletionRequestMessageContentPartAudioInputAudio {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -2185,6 +2296,7 @@ for ChatCompletionRequestMessageContentPartAudioInputAudio {
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionRequestMessageContentPartAudioInputAudio {
     const NAME: &'static str = "ChatCompletionRequestMessageContentPartAudioInputAudio";
 
@@ -2209,12 +2321,14 @@ impl crate::object::Object for ChatCompletionRequestMessageContentPartAudioInput
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestMessageContentPartFileFile {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionRequestMessageContentPartFileFile {
     const NAME: &'static str = "ChatCompletionRequestMessageContentPartFileFile";
 
@@ -2242,12 +2356,14 @@ impl crate::object::Object for ChatCompletionRequestMessageContentPartFileFile {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestMessageContentPartImageUrl {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionRequestMessageContentPartImageUrl {
     const NAME: &'static str = "ChatCompletionRequestMessageContentPartImageUrl";
 
@@ -2275,6 +2391,7 @@ impl crate::object::Object for ChatCompletionRequestMessageContentPartImageUrl {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de>
 for ChatCompletionResponseMessageAnnotationsItemUrlCitation {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -2282,6 +2399,7 @@ for ChatCompletionResponseMessageAnnotationsItemUrlCitation {
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionResponseMessageAnnotationsItemUrlCitation {
     const NAME: &'static str = "ChatCompletionResponseMessageAnnotationsItemUrlCitation";
 
@@ -2321,12 +2439,14 @@ impl crate::object::Object for ChatCompletionResponseMessageAnnotationsItemUrlCi
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionResponseMessageAnnotationsItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionResponseMessageAnnotationsItem {
     const NAME: &'static str = "ChatCompletionResponseMessageAnnotationsItem";
 
@@ -2351,12 +2471,14 @@ impl crate::object::Object for ChatCompletionResponseMessageAnnotationsItem {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionResponseMessageFunctionCall {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionResponseMessageFunctionCall {
     const NAME: &'static str = "ChatCompletionResponseMessageFunctionCall";
 
@@ -2381,12 +2503,14 @@ impl crate::object::Object for ChatCompletionResponseMessageFunctionCall {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionResponseMessageAudio {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionResponseMessageAudio {
     const NAME: &'static str = "ChatCompletionResponseMessageAudio";
 
@@ -2419,12 +2543,14 @@ impl crate::object::Object for ChatCompletionResponseMessageAudio {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionStreamOptionsVariant1 {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionStreamOptionsVariant1 {
     const NAME: &'static str = "ChatCompletionStreamOptionsVariant1";
 
@@ -2449,12 +2575,14 @@ impl crate::object::Object for ChatCompletionStreamOptionsVariant1 {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionStreamResponseDeltaFunctionCall {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionStreamResponseDeltaFunctionCall {
     const NAME: &'static str = "ChatCompletionStreamResponseDeltaFunctionCall";
 
@@ -2476,12 +2604,14 @@ impl crate::object::Object for ChatCompletionStreamResponseDeltaFunctionCall {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatCompletionTokenLogprobTopLogprobsItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatCompletionTokenLogprobTopLogprobsItem {
     const NAME: &'static str = "ChatCompletionTokenLogprobTopLogprobsItem";
 
@@ -2511,12 +2641,14 @@ impl crate::object::Object for ChatCompletionTokenLogprobTopLogprobsItem {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for CompletionUsageCompletionTokensDetails {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for CompletionUsageCompletionTokensDetails {
     const NAME: &'static str = "CompletionUsageCompletionTokensDetails";
 
@@ -2584,12 +2716,14 @@ impl crate::object::Object for CompletionUsageCompletionTokensDetails {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for CompletionUsagePromptTokensDetails {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for CompletionUsagePromptTokensDetails {
     const NAME: &'static str = "CompletionUsagePromptTokensDetails";
 
@@ -2650,6 +2784,7 @@ impl crate::object::Object for CompletionUsagePromptTokensDetails {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de>
 for CreateChatCompletionRequestWebSearchOptionsUserLocation {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -2657,6 +2792,7 @@ for CreateChatCompletionRequestWebSearchOptionsUserLocation {
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for CreateChatCompletionRequestWebSearchOptionsUserLocation {
     const NAME: &'static str = "CreateChatCompletionRequestWebSearchOptionsUserLocation";
 
@@ -2681,12 +2817,14 @@ impl crate::object::Object for CreateChatCompletionRequestWebSearchOptionsUserLo
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for WebSearch {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for WebSearch {
     const NAME: &'static str = "WebSearch";
 
@@ -2711,12 +2849,14 @@ impl crate::object::Object for WebSearch {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for CreateChatCompletionRequestAudio {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for CreateChatCompletionRequestAudio {
     const NAME: &'static str = "CreateChatCompletionRequestAudio";
 
@@ -2741,12 +2881,14 @@ impl crate::object::Object for CreateChatCompletionRequestAudio {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for CreateChatCompletionResponseChoicesItemLogprobs {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for CreateChatCompletionResponseChoicesItemLogprobs {
     const NAME: &'static str = "CreateChatCompletionResponseChoicesItemLogprobs";
 
@@ -2771,12 +2913,14 @@ impl crate::object::Object for CreateChatCompletionResponseChoicesItemLogprobs {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for CreateChatCompletionResponseChoicesItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for CreateChatCompletionResponseChoicesItem {
     const NAME: &'static str = "CreateChatCompletionResponseChoicesItem";
 
@@ -2812,6 +2956,7 @@ impl crate::object::Object for CreateChatCompletionResponseChoicesItem {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de>
 for CreateChatCompletionStreamResponseChoicesItemLogprobs {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -2819,6 +2964,7 @@ for CreateChatCompletionStreamResponseChoicesItemLogprobs {
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for CreateChatCompletionStreamResponseChoicesItemLogprobs {
     const NAME: &'static str = "CreateChatCompletionStreamResponseChoicesItemLogprobs";
 
@@ -2843,12 +2989,14 @@ impl crate::object::Object for CreateChatCompletionStreamResponseChoicesItemLogp
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for CreateChatCompletionStreamResponseChoicesItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for CreateChatCompletionStreamResponseChoicesItem {
     const NAME: &'static str = "CreateChatCompletionStreamResponseChoicesItem";
 
@@ -2884,12 +3032,14 @@ impl crate::object::Object for CreateChatCompletionStreamResponseChoicesItem {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for TextFormat {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for TextFormat {
     const NAME: &'static str = "TextFormat";
 
@@ -2905,6 +3055,7 @@ impl crate::object::Object for TextFormat {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de>
 for CustomToolChatCompletionsCustomFormatVariant2Grammar {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -2912,6 +3063,7 @@ for CustomToolChatCompletionsCustomFormatVariant2Grammar {
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for CustomToolChatCompletionsCustomFormatVariant2Grammar {
     const NAME: &'static str = "CustomToolChatCompletionsCustomFormatVariant2Grammar";
 
@@ -2936,12 +3088,14 @@ impl crate::object::Object for CustomToolChatCompletionsCustomFormatVariant2Gram
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for CustomToolChatCompletionsCustomFormatVariant2 {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for CustomToolChatCompletionsCustomFormatVariant2 {
     const NAME: &'static str = "CustomToolChatCompletionsCustomFormatVariant2";
 
@@ -2963,12 +3117,14 @@ impl crate::object::Object for CustomToolChatCompletionsCustomFormatVariant2 {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for CustomToolProperties {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for CustomToolProperties {
     const NAME: &'static str = "CustomToolProperties";
 
@@ -2996,12 +3152,14 @@ impl crate::object::Object for CustomToolProperties {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ResponseFormatJsonSchemaJsonSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ResponseFormatJsonSchemaJsonSchema {
     const NAME: &'static str = "ResponseFormatJsonSchemaJsonSchema";
 
@@ -3032,12 +3190,14 @@ impl crate::object::Object for ResponseFormatJsonSchemaJsonSchema {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for VoiceIdsOrCustomVoiceVariant2 {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for VoiceIdsOrCustomVoiceVariant2 {
     const NAME: &'static str = "VoiceIdsOrCustomVoiceVariant2";
 

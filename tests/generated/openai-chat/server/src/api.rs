@@ -3,7 +3,8 @@
 //! The trait to implement.
 use crate::models;
 use crate::Rejection;
-use crate::{CreateChatCompletionRequest, CreateChatCompletionResponse};
+use crate::requests::*;
+use crate::responses::*;
 
 /// The operations of OpenAI API (version 2.3.0). Implement this trait, then serve it with [`router`](crate::router).
 ///
@@ -71,6 +72,7 @@ pub trait OpenAiApi: Send + Sync + 'static {
     ///
     ///
     /// `POST /chat/completions`
+    #[cfg(feature = "chat")]
     fn create_chat_completion(
         &self,
         principal: Self::Principal,

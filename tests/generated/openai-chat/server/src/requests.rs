@@ -4,6 +4,7 @@
 use crate::models;
 
 /// The parameters and body of [`create_chat_completion`](crate::OpenAiApi::create_chat_completion): `POST /chat/completions`.
+#[cfg(feature = "chat")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateChatCompletionRequest {
     /// The request body.

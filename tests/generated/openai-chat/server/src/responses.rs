@@ -8,6 +8,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 /// The responses of [`create_chat_completion`](crate::OpenAiApi::create_chat_completion).
+#[cfg(feature = "chat")]
 #[derive(Debug)]
 #[allow(
     clippy::large_enum_variant,
@@ -28,6 +29,7 @@ pub enum CreateChatCompletionResponse {
     Other(StatusCode, models::ErrorResponse),
 }
 
+#[cfg(feature = "chat")]
 impl IntoResponse for CreateChatCompletionResponse {
     fn into_response(self) -> Response {
         match self {
@@ -43,6 +45,7 @@ impl IntoResponse for CreateChatCompletionResponse {
     }
 }
 
+#[cfg(feature = "chat")]
 impl respond::ErrorResponse for CreateChatCompletionResponse {
     type Error = models::ErrorResponse;
 

@@ -5,7 +5,8 @@ use crate::models;
 use crate::auth;
 use crate::body;
 use axum::http::HeaderMap;
-use crate::{respond, Rejection, RejectionKind, OpenAiApi, CreateChatCompletionRequest};
+use crate::{respond, Rejection, RejectionKind, OpenAiApi};
+use crate::requests::*;
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
@@ -17,14 +18,19 @@ use std::sync::Arc;
 ///
 /// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.
 pub fn router<A: OpenAiApi>(api: Arc<A>) -> Router {
-    Router::new()
-        .route("/chat/completions", post(handle_create_chat_completion::<A>))
+    let router = Router::new();
+
+    #[cfg(feature = "chat")]
+    let router = router
+        .route("/chat/completions", post(handle_create_chat_completion::<A>));
+    router
         .fallback(route_not_found::<A>)
         .method_not_allowed_fallback(method_not_allowed::<A>)
         .with_state(api)
 }
 
 /// `POST /chat/completions`
+#[cfg(feature = "chat")]
 async fn handle_create_chat_completion<A: OpenAiApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -38,6 +44,7 @@ async fn handle_create_chat_completion<A: OpenAiApi>(
 }
 
 /// Reads the request of [`create_chat_completion`](OpenAiApi::create_chat_completion), or the reason to refuse it.
+#[cfg(feature = "chat")]
 async fn read_create_chat_completion<A: OpenAiApi>(
     api: &A,
     request: Request,

@@ -5,12 +5,14 @@
 /// The documented errors of [`Client::path_simple_flat`](crate::Client::path_simple_flat), one
 /// variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum PathSimpleFlat {
     /// `400`: A parameter the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "path")]
 impl ::std::ops::Deref for PathSimpleFlat {
     type Target = crate::models::Problem;
 
@@ -24,12 +26,14 @@ impl ::std::ops::Deref for PathSimpleFlat {
 /// The documented errors of [`Client::path_simple_explode`](crate::Client::path_simple_explode),
 /// one variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum PathSimpleExplode {
     /// `400`: A parameter the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "path")]
 impl ::std::ops::Deref for PathSimpleExplode {
     type Target = crate::models::Problem;
 
@@ -43,12 +47,14 @@ impl ::std::ops::Deref for PathSimpleExplode {
 /// The documented errors of [`Client::path_label_flat`](crate::Client::path_label_flat), one
 /// variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum PathLabelFlat {
     /// `400`: A parameter the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "path")]
 impl ::std::ops::Deref for PathLabelFlat {
     type Target = crate::models::Problem;
 
@@ -62,12 +68,14 @@ impl ::std::ops::Deref for PathLabelFlat {
 /// The documented errors of [`Client::path_label_explode`](crate::Client::path_label_explode), one
 /// variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum PathLabelExplode {
     /// `400`: A parameter the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "path")]
 impl ::std::ops::Deref for PathLabelExplode {
     type Target = crate::models::Problem;
 
@@ -81,12 +89,14 @@ impl ::std::ops::Deref for PathLabelExplode {
 /// The documented errors of [`Client::path_matrix_flat`](crate::Client::path_matrix_flat), one
 /// variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum PathMatrixFlat {
     /// `400`: A parameter the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "path")]
 impl ::std::ops::Deref for PathMatrixFlat {
     type Target = crate::models::Problem;
 
@@ -100,12 +110,14 @@ impl ::std::ops::Deref for PathMatrixFlat {
 /// The documented errors of [`Client::path_matrix_explode`](crate::Client::path_matrix_explode),
 /// one variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum PathMatrixExplode {
     /// `400`: A parameter the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "path")]
 impl ::std::ops::Deref for PathMatrixExplode {
     type Target = crate::models::Problem;
 
@@ -119,12 +131,14 @@ impl ::std::ops::Deref for PathMatrixExplode {
 /// The documented errors of [`Client::query_form_flat`](crate::Client::query_form_flat), one
 /// variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum QueryFormFlat {
     /// `400`: A parameter the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "query")]
 impl ::std::ops::Deref for QueryFormFlat {
     type Target = crate::models::Problem;
 
@@ -138,12 +152,14 @@ impl ::std::ops::Deref for QueryFormFlat {
 /// The documented errors of [`Client::query_form_explode`](crate::Client::query_form_explode), one
 /// variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum QueryFormExplode {
     /// `400`: A parameter the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "query")]
 impl ::std::ops::Deref for QueryFormExplode {
     type Target = crate::models::Problem;
 
@@ -158,12 +174,14 @@ impl ::std::ops::Deref for QueryFormExplode {
 /// [`Client::query_space_delimited_flat`](crate::Client::query_space_delimited_flat), one variant
 /// per status (the status itself is [`Error::status`](crate::Error::status)). Every variant
 /// carries the same body, which the enum dereferences to.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum QuerySpaceDelimitedFlat {
     /// `400`: A parameter the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "query")]
 impl ::std::ops::Deref for QuerySpaceDelimitedFlat {
     type Target = crate::models::Problem;
 
@@ -178,12 +196,14 @@ impl ::std::ops::Deref for QuerySpaceDelimitedFlat {
 /// [`Client::query_pipe_delimited_flat`](crate::Client::query_pipe_delimited_flat), one variant
 /// per status (the status itself is [`Error::status`](crate::Error::status)). Every variant
 /// carries the same body, which the enum dereferences to.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum QueryPipeDelimitedFlat {
     /// `400`: A parameter the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "query")]
 impl ::std::ops::Deref for QueryPipeDelimitedFlat {
     type Target = crate::models::Problem;
 
@@ -198,12 +218,14 @@ impl ::std::ops::Deref for QueryPipeDelimitedFlat {
 /// [`Client::query_deep_object_explode`](crate::Client::query_deep_object_explode), one variant
 /// per status (the status itself is [`Error::status`](crate::Error::status)). Every variant
 /// carries the same body, which the enum dereferences to.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum QueryDeepObjectExplode {
     /// `400`: A parameter the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "query")]
 impl ::std::ops::Deref for QueryDeepObjectExplode {
     type Target = crate::models::Problem;
 
@@ -217,12 +239,14 @@ impl ::std::ops::Deref for QueryDeepObjectExplode {
 /// The documented errors of [`Client::header_flat`](crate::Client::header_flat), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
+#[cfg(feature = "header")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum HeaderFlat {
     /// `400`: A parameter the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "header")]
 impl ::std::ops::Deref for HeaderFlat {
     type Target = crate::models::Problem;
 
@@ -236,12 +260,14 @@ impl ::std::ops::Deref for HeaderFlat {
 /// The documented errors of [`Client::cookie_flat`](crate::Client::cookie_flat), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
+#[cfg(feature = "cookie")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CookieFlat {
     /// `400`: A parameter the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "cookie")]
 impl ::std::ops::Deref for CookieFlat {
     type Target = crate::models::Problem;
 
@@ -255,12 +281,14 @@ impl ::std::ops::Deref for CookieFlat {
 /// The documented errors of [`Client::header_explode`](crate::Client::header_explode), one variant
 /// per status (the status itself is [`Error::status`](crate::Error::status)). Every variant
 /// carries the same body, which the enum dereferences to.
+#[cfg(feature = "header")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum HeaderExplode {
     /// `400`: A parameter the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "header")]
 impl ::std::ops::Deref for HeaderExplode {
     type Target = crate::models::Problem;
 
@@ -274,12 +302,14 @@ impl ::std::ops::Deref for HeaderExplode {
 /// The documented errors of [`Client::cookie_explode`](crate::Client::cookie_explode), one variant
 /// per status (the status itself is [`Error::status`](crate::Error::status)). Every variant
 /// carries the same body, which the enum dereferences to.
+#[cfg(feature = "cookie")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CookieExplode {
     /// `400`: A parameter the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "cookie")]
 impl ::std::ops::Deref for CookieExplode {
     type Target = crate::models::Problem;
 
@@ -293,12 +323,14 @@ impl ::std::ops::Deref for CookieExplode {
 /// The documented errors of [`Client::query_reserved`](crate::Client::query_reserved), one variant
 /// per status (the status itself is [`Error::status`](crate::Error::status)). Every variant
 /// carries the same body, which the enum dereferences to.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum QueryReserved {
     /// `400`: A parameter the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "query")]
 impl ::std::ops::Deref for QueryReserved {
     type Target = crate::models::Problem;
 
@@ -312,12 +344,14 @@ impl ::std::ops::Deref for QueryReserved {
 /// The documented errors of [`Client::query_json`](crate::Client::query_json), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum QueryJson {
     /// `400`: A parameter the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "query")]
 impl ::std::ops::Deref for QueryJson {
     type Target = crate::models::Problem;
 
@@ -331,12 +365,14 @@ impl ::std::ops::Deref for QueryJson {
 /// The documented errors of [`Client::query_map`](crate::Client::query_map), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum QueryMap {
     /// `400`: A parameter the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "query")]
 impl ::std::ops::Deref for QueryMap {
     type Target = crate::models::Problem;
 
@@ -350,12 +386,14 @@ impl ::std::ops::Deref for QueryMap {
 /// The documented errors of [`Client::post_form`](crate::Client::post_form), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
+#[cfg(feature = "form")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum PostForm {
     /// `400`: A body the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "form")]
 impl ::std::ops::Deref for PostForm {
     type Target = crate::models::Problem;
 
@@ -369,12 +407,14 @@ impl ::std::ops::Deref for PostForm {
 /// The documented errors of [`Client::default_only`](crate::Client::default_only), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
+#[cfg(feature = "default-only")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum DefaultOnly {
     /// `default`: Whatever happened.
     Default(Box<crate::models::Received>),
 }
 
+#[cfg(feature = "default-only")]
 impl ::std::ops::Deref for DefaultOnly {
     type Target = crate::models::Received;
 
@@ -388,12 +428,14 @@ impl ::std::ops::Deref for DefaultOnly {
 /// The documented errors of [`Client::page`](crate::Client::page), one variant per status (the
 /// status itself is [`Error::status`](crate::Error::status)). Every variant carries the same body,
 /// which the enum dereferences to.
+#[cfg(feature = "page")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Page {
     /// `404`: No such page.
     NotFound(String),
 }
 
+#[cfg(feature = "page")]
 impl ::std::ops::Deref for Page {
     type Target = String;
 
@@ -407,12 +449,14 @@ impl ::std::ops::Deref for Page {
 /// The documented errors of [`Client::upload`](crate::Client::upload), one variant per status (the
 /// status itself is [`Error::status`](crate::Error::status)). Every variant carries the same body,
 /// which the enum dereferences to.
+#[cfg(feature = "upload")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Upload {
     /// `400`: A body the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "upload")]
 impl ::std::ops::Deref for Upload {
     type Target = crate::models::Problem;
 
@@ -426,12 +470,14 @@ impl ::std::ops::Deref for Upload {
 /// The documented errors of [`Client::query_deep_nested`](crate::Client::query_deep_nested), one
 /// variant per status (the status itself is [`Error::status`](crate::Error::status)). Every
 /// variant carries the same body, which the enum dereferences to.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum QueryDeepNested {
     /// `400`: A parameter the server cannot read.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "query")]
 impl ::std::ops::Deref for QueryDeepNested {
     type Target = crate::models::Problem;
 

@@ -3,6 +3,7 @@
 //! The headers each operation's successes document, typed: the `documented` part of
 //! [`ResponseValue`](crate::codec::ResponseValue) (from a builder's `send_full`).
 /// The headers the successes of [`Client::create`](crate::Client::create) document, typed.
+#[cfg(feature = "created")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Create {
     /// The `location` header (`None` when absent or malformed).

@@ -27,6 +27,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "path")]
     pub fn path_simple_flat(
         &self,
         prim: impl Into<String>,
@@ -66,6 +67,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "path")]
     pub fn path_simple_explode(
         &self,
         prim: impl Into<String>,
@@ -105,6 +107,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "path")]
     pub fn path_label_flat(
         &self,
         prim: impl Into<String>,
@@ -144,6 +147,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "path")]
     pub fn path_label_explode(
         &self,
         prim: impl Into<String>,
@@ -183,6 +187,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "path")]
     pub fn path_matrix_flat(
         &self,
         prim: impl Into<String>,
@@ -222,6 +227,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "path")]
     pub fn path_matrix_explode(
         &self,
         prim: impl Into<String>,
@@ -252,6 +258,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "query")]
     pub fn query_form_flat(&self) -> QueryFormFlat {
         QueryFormFlat {
             client: self.clone(),
@@ -277,6 +284,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "query")]
     pub fn query_form_explode(&self) -> QueryFormExplode {
         QueryFormExplode {
             client: self.clone(),
@@ -302,6 +310,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "query")]
     pub fn query_space_delimited_flat(&self) -> QuerySpaceDelimitedFlat {
         QuerySpaceDelimitedFlat {
             client: self.clone(),
@@ -326,6 +335,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "query")]
     pub fn query_pipe_delimited_flat(&self) -> QueryPipeDelimitedFlat {
         QueryPipeDelimitedFlat {
             client: self.clone(),
@@ -355,6 +365,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "query")]
     pub fn query_deep_object_explode(
         &self,
         obj: crate::models::Color,
@@ -381,6 +392,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "header")]
     pub fn header_flat(&self) -> HeaderFlat {
         HeaderFlat {
             client: self.clone(),
@@ -406,6 +418,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "cookie")]
     pub fn cookie_flat(&self) -> CookieFlat {
         CookieFlat {
             client: self.clone(),
@@ -431,6 +444,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "header")]
     pub fn header_explode(&self) -> HeaderExplode {
         HeaderExplode {
             client: self.clone(),
@@ -456,6 +470,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "cookie")]
     pub fn cookie_explode(&self) -> CookieExplode {
         CookieExplode {
             client: self.clone(),
@@ -484,6 +499,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "query")]
     pub fn query_reserved(&self, prim: impl Into<String>) -> QueryReserved {
         QueryReserved {
             client: self.clone(),
@@ -509,6 +525,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "query")]
     pub fn query_json(&self, coords: crate::models::Coordinates) -> QueryJson {
         QueryJson {
             client: self.clone(),
@@ -532,6 +549,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "query")]
     pub fn query_map(&self) -> QueryMap {
         QueryMap {
             client: self.clone(),
@@ -561,6 +579,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "form")]
     pub fn post_form(&self, body: crate::models::FormInput) -> PostForm {
         PostForm {
             client: self.clone(),
@@ -580,6 +599,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "created")]
     pub fn create(&self) -> Create {
         Create {
             client: self.clone(),
@@ -600,6 +620,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "default-only")]
     pub fn default_only(&self) -> DefaultOnly {
         DefaultOnly {
             client: self.clone(),
@@ -620,6 +641,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "page")]
     pub fn page(&self) -> Page {
         Page {
             client: self.clone(),
@@ -647,6 +669,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "upload")]
     pub fn upload(&self, body: crate::models::Upload) -> Upload {
         Upload {
             client: self.clone(),
@@ -669,6 +692,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "charges")]
     pub fn create_charge(&self, body: crate::models::ChargeInput) -> CreateCharge {
         CreateCharge {
             client: self.clone(),
@@ -690,6 +714,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "query")]
     pub fn query_deep_array(&self) -> QueryDeepArray {
         QueryDeepArray {
             client: self.clone(),
@@ -720,6 +745,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "query")]
     pub fn query_deep_nested(&self, deep: crate::models::Filter) -> QueryDeepNested {
         QueryDeepNested {
             client: self.clone(),
@@ -732,6 +758,7 @@ impl crate::Client {
 
 /// Request builder of [`Client::path_simple_flat`](crate::Client::path_simple_flat):
 /// `GET /path/simple/flat/{prim}/{list}/{obj}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathSimpleFlat {
@@ -742,6 +769,7 @@ pub struct PathSimpleFlat {
     obj: crate::models::Color,
 }
 
+#[cfg(feature = "path")]
 impl PathSimpleFlat {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -821,6 +849,7 @@ impl PathSimpleFlat {
     }
 }
 
+#[cfg(feature = "path")]
 impl PathSimpleFlat {
     /// Sends the request: `GET /path/simple/flat/{prim}/{list}/{obj}`.
     pub fn send(
@@ -843,6 +872,7 @@ impl PathSimpleFlat {
     }
 }
 
+#[cfg(feature = "path")]
 impl ::std::future::IntoFuture for PathSimpleFlat {
     type Output = Result<
         crate::models::Received,
@@ -861,6 +891,7 @@ impl ::std::future::IntoFuture for PathSimpleFlat {
 
 /// Request builder of [`Client::path_simple_explode`](crate::Client::path_simple_explode):
 /// `GET /path/simple/explode/{prim}/{list}/{obj}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathSimpleExplode {
@@ -871,6 +902,7 @@ pub struct PathSimpleExplode {
     obj: crate::models::Color,
 }
 
+#[cfg(feature = "path")]
 impl PathSimpleExplode {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -950,6 +982,7 @@ impl PathSimpleExplode {
     }
 }
 
+#[cfg(feature = "path")]
 impl PathSimpleExplode {
     /// Sends the request: `GET /path/simple/explode/{prim}/{list}/{obj}`.
     pub fn send(
@@ -972,6 +1005,7 @@ impl PathSimpleExplode {
     }
 }
 
+#[cfg(feature = "path")]
 impl ::std::future::IntoFuture for PathSimpleExplode {
     type Output = Result<
         crate::models::Received,
@@ -990,6 +1024,7 @@ impl ::std::future::IntoFuture for PathSimpleExplode {
 
 /// Request builder of [`Client::path_label_flat`](crate::Client::path_label_flat):
 /// `GET /path/label/flat/{prim}/{list}/{obj}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathLabelFlat {
@@ -1000,6 +1035,7 @@ pub struct PathLabelFlat {
     obj: crate::models::Color,
 }
 
+#[cfg(feature = "path")]
 impl PathLabelFlat {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -1084,6 +1120,7 @@ impl PathLabelFlat {
     }
 }
 
+#[cfg(feature = "path")]
 impl PathLabelFlat {
     /// Sends the request: `GET /path/label/flat/{prim}/{list}/{obj}`.
     pub fn send(
@@ -1106,6 +1143,7 @@ impl PathLabelFlat {
     }
 }
 
+#[cfg(feature = "path")]
 impl ::std::future::IntoFuture for PathLabelFlat {
     type Output = Result<
         crate::models::Received,
@@ -1124,6 +1162,7 @@ impl ::std::future::IntoFuture for PathLabelFlat {
 
 /// Request builder of [`Client::path_label_explode`](crate::Client::path_label_explode):
 /// `GET /path/label/explode/{prim}/{list}/{obj}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathLabelExplode {
@@ -1134,6 +1173,7 @@ pub struct PathLabelExplode {
     obj: crate::models::Color,
 }
 
+#[cfg(feature = "path")]
 impl PathLabelExplode {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -1218,6 +1258,7 @@ impl PathLabelExplode {
     }
 }
 
+#[cfg(feature = "path")]
 impl PathLabelExplode {
     /// Sends the request: `GET /path/label/explode/{prim}/{list}/{obj}`.
     pub fn send(
@@ -1240,6 +1281,7 @@ impl PathLabelExplode {
     }
 }
 
+#[cfg(feature = "path")]
 impl ::std::future::IntoFuture for PathLabelExplode {
     type Output = Result<
         crate::models::Received,
@@ -1258,6 +1300,7 @@ impl ::std::future::IntoFuture for PathLabelExplode {
 
 /// Request builder of [`Client::path_matrix_flat`](crate::Client::path_matrix_flat):
 /// `GET /path/matrix/flat/{prim}/{list}/{obj}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathMatrixFlat {
@@ -1268,6 +1311,7 @@ pub struct PathMatrixFlat {
     obj: crate::models::Color,
 }
 
+#[cfg(feature = "path")]
 impl PathMatrixFlat {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -1352,6 +1396,7 @@ impl PathMatrixFlat {
     }
 }
 
+#[cfg(feature = "path")]
 impl PathMatrixFlat {
     /// Sends the request: `GET /path/matrix/flat/{prim}/{list}/{obj}`.
     pub fn send(
@@ -1374,6 +1419,7 @@ impl PathMatrixFlat {
     }
 }
 
+#[cfg(feature = "path")]
 impl ::std::future::IntoFuture for PathMatrixFlat {
     type Output = Result<
         crate::models::Received,
@@ -1392,6 +1438,7 @@ impl ::std::future::IntoFuture for PathMatrixFlat {
 
 /// Request builder of [`Client::path_matrix_explode`](crate::Client::path_matrix_explode):
 /// `GET /path/matrix/explode/{prim}/{list}/{obj}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PathMatrixExplode {
@@ -1402,6 +1449,7 @@ pub struct PathMatrixExplode {
     obj: crate::models::Color,
 }
 
+#[cfg(feature = "path")]
 impl PathMatrixExplode {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -1486,6 +1534,7 @@ impl PathMatrixExplode {
     }
 }
 
+#[cfg(feature = "path")]
 impl PathMatrixExplode {
     /// Sends the request: `GET /path/matrix/explode/{prim}/{list}/{obj}`.
     pub fn send(
@@ -1508,6 +1557,7 @@ impl PathMatrixExplode {
     }
 }
 
+#[cfg(feature = "path")]
 impl ::std::future::IntoFuture for PathMatrixExplode {
     type Output = Result<
         crate::models::Received,
@@ -1526,6 +1576,7 @@ impl ::std::future::IntoFuture for PathMatrixExplode {
 
 /// Request builder of [`Client::query_form_flat`](crate::Client::query_form_flat):
 /// `GET /query/form/flat`. Set optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryFormFlat {
@@ -1536,6 +1587,7 @@ pub struct QueryFormFlat {
     obj: Option<crate::models::Color>,
 }
 
+#[cfg(feature = "query")]
 impl QueryFormFlat {
     /// The `prim` query parameter.
     pub fn prim(mut self, value: impl Into<String>) -> Self {
@@ -1642,6 +1694,7 @@ impl QueryFormFlat {
     }
 }
 
+#[cfg(feature = "query")]
 impl QueryFormFlat {
     /// Sends the request: `GET /query/form/flat`.
     pub fn send(
@@ -1664,6 +1717,7 @@ impl QueryFormFlat {
     }
 }
 
+#[cfg(feature = "query")]
 impl ::std::future::IntoFuture for QueryFormFlat {
     type Output = Result<
         crate::models::Received,
@@ -1682,6 +1736,7 @@ impl ::std::future::IntoFuture for QueryFormFlat {
 
 /// Request builder of [`Client::query_form_explode`](crate::Client::query_form_explode):
 /// `GET /query/form/explode`. Set optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryFormExplode {
@@ -1692,6 +1747,7 @@ pub struct QueryFormExplode {
     obj: Option<crate::models::Color>,
 }
 
+#[cfg(feature = "query")]
 impl QueryFormExplode {
     /// The `prim` query parameter.
     pub fn prim(mut self, value: impl Into<String>) -> Self {
@@ -1798,6 +1854,7 @@ impl QueryFormExplode {
     }
 }
 
+#[cfg(feature = "query")]
 impl QueryFormExplode {
     /// Sends the request: `GET /query/form/explode`.
     pub fn send(
@@ -1820,6 +1877,7 @@ impl QueryFormExplode {
     }
 }
 
+#[cfg(feature = "query")]
 impl ::std::future::IntoFuture for QueryFormExplode {
     type Output = Result<
         crate::models::Received,
@@ -1840,6 +1898,7 @@ impl ::std::future::IntoFuture for QueryFormExplode {
 /// [`Client::query_space_delimited_flat`](crate::Client::query_space_delimited_flat):
 /// `GET /query/spaceDelimited/flat`. Set optional parameters, then `.send().await` it (or `.await`
 /// it).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QuerySpaceDelimitedFlat {
@@ -1849,6 +1908,7 @@ pub struct QuerySpaceDelimitedFlat {
     obj: Option<crate::models::Color>,
 }
 
+#[cfg(feature = "query")]
 impl QuerySpaceDelimitedFlat {
     /// The `list` query parameter.
     pub fn list(mut self, value: Vec<String>) -> Self {
@@ -1946,6 +2006,7 @@ impl QuerySpaceDelimitedFlat {
     }
 }
 
+#[cfg(feature = "query")]
 impl QuerySpaceDelimitedFlat {
     /// Sends the request: `GET /query/spaceDelimited/flat`.
     pub fn send(
@@ -1968,6 +2029,7 @@ impl QuerySpaceDelimitedFlat {
     }
 }
 
+#[cfg(feature = "query")]
 impl ::std::future::IntoFuture for QuerySpaceDelimitedFlat {
     type Output = Result<
         crate::models::Received,
@@ -1988,6 +2050,7 @@ impl ::std::future::IntoFuture for QuerySpaceDelimitedFlat {
 /// [`Client::query_pipe_delimited_flat`](crate::Client::query_pipe_delimited_flat):
 /// `GET /query/pipeDelimited/flat`. Set optional parameters, then `.send().await` it (or `.await`
 /// it).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryPipeDelimitedFlat {
@@ -1997,6 +2060,7 @@ pub struct QueryPipeDelimitedFlat {
     obj: Option<crate::models::Color>,
 }
 
+#[cfg(feature = "query")]
 impl QueryPipeDelimitedFlat {
     /// The `list` query parameter.
     pub fn list(mut self, value: Vec<String>) -> Self {
@@ -2094,6 +2158,7 @@ impl QueryPipeDelimitedFlat {
     }
 }
 
+#[cfg(feature = "query")]
 impl QueryPipeDelimitedFlat {
     /// Sends the request: `GET /query/pipeDelimited/flat`.
     pub fn send(
@@ -2116,6 +2181,7 @@ impl QueryPipeDelimitedFlat {
     }
 }
 
+#[cfg(feature = "query")]
 impl ::std::future::IntoFuture for QueryPipeDelimitedFlat {
     type Output = Result<
         crate::models::Received,
@@ -2135,6 +2201,7 @@ impl ::std::future::IntoFuture for QueryPipeDelimitedFlat {
 /// Request builder of
 /// [`Client::query_deep_object_explode`](crate::Client::query_deep_object_explode):
 /// `GET /query/deepObject/explode`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryDeepObjectExplode {
@@ -2143,6 +2210,7 @@ pub struct QueryDeepObjectExplode {
     obj: crate::models::Color,
 }
 
+#[cfg(feature = "query")]
 impl QueryDeepObjectExplode {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -2216,6 +2284,7 @@ impl QueryDeepObjectExplode {
     }
 }
 
+#[cfg(feature = "query")]
 impl QueryDeepObjectExplode {
     /// Sends the request: `GET /query/deepObject/explode`.
     pub fn send(
@@ -2238,6 +2307,7 @@ impl QueryDeepObjectExplode {
     }
 }
 
+#[cfg(feature = "query")]
 impl ::std::future::IntoFuture for QueryDeepObjectExplode {
     type Output = Result<
         crate::models::Received,
@@ -2256,6 +2326,7 @@ impl ::std::future::IntoFuture for QueryDeepObjectExplode {
 
 /// Request builder of [`Client::header_flat`](crate::Client::header_flat): `GET /header/flat`. Set
 /// optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "header")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct HeaderFlat {
@@ -2266,6 +2337,7 @@ pub struct HeaderFlat {
     x_obj: Option<crate::models::Color>,
 }
 
+#[cfg(feature = "header")]
 impl HeaderFlat {
     /// The `X-Prim` header parameter.
     pub fn x_prim(mut self, value: impl Into<String>) -> Self {
@@ -2363,6 +2435,7 @@ impl HeaderFlat {
     }
 }
 
+#[cfg(feature = "header")]
 impl HeaderFlat {
     /// Sends the request: `GET /header/flat`.
     pub fn send(
@@ -2385,6 +2458,7 @@ impl HeaderFlat {
     }
 }
 
+#[cfg(feature = "header")]
 impl ::std::future::IntoFuture for HeaderFlat {
     type Output = Result<
         crate::models::Received,
@@ -2403,6 +2477,7 @@ impl ::std::future::IntoFuture for HeaderFlat {
 
 /// Request builder of [`Client::cookie_flat`](crate::Client::cookie_flat): `GET /cookie/flat`. Set
 /// optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "cookie")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CookieFlat {
@@ -2413,6 +2488,7 @@ pub struct CookieFlat {
     obj: Option<crate::models::Color>,
 }
 
+#[cfg(feature = "cookie")]
 impl CookieFlat {
     /// The `prim` cookie parameter.
     pub fn prim(mut self, value: impl Into<String>) -> Self {
@@ -2525,6 +2601,7 @@ impl CookieFlat {
     }
 }
 
+#[cfg(feature = "cookie")]
 impl CookieFlat {
     /// Sends the request: `GET /cookie/flat`.
     pub fn send(
@@ -2547,6 +2624,7 @@ impl CookieFlat {
     }
 }
 
+#[cfg(feature = "cookie")]
 impl ::std::future::IntoFuture for CookieFlat {
     type Output = Result<
         crate::models::Received,
@@ -2565,6 +2643,7 @@ impl ::std::future::IntoFuture for CookieFlat {
 
 /// Request builder of [`Client::header_explode`](crate::Client::header_explode):
 /// `GET /header/explode`. Set optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "header")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct HeaderExplode {
@@ -2575,6 +2654,7 @@ pub struct HeaderExplode {
     x_obj: Option<crate::models::Color>,
 }
 
+#[cfg(feature = "header")]
 impl HeaderExplode {
     /// The `X-Prim` header parameter.
     pub fn x_prim(mut self, value: impl Into<String>) -> Self {
@@ -2675,6 +2755,7 @@ impl HeaderExplode {
     }
 }
 
+#[cfg(feature = "header")]
 impl HeaderExplode {
     /// Sends the request: `GET /header/explode`.
     pub fn send(
@@ -2697,6 +2778,7 @@ impl HeaderExplode {
     }
 }
 
+#[cfg(feature = "header")]
 impl ::std::future::IntoFuture for HeaderExplode {
     type Output = Result<
         crate::models::Received,
@@ -2715,6 +2797,7 @@ impl ::std::future::IntoFuture for HeaderExplode {
 
 /// Request builder of [`Client::cookie_explode`](crate::Client::cookie_explode):
 /// `GET /cookie/explode`. Set optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "cookie")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CookieExplode {
@@ -2725,6 +2808,7 @@ pub struct CookieExplode {
     obj: Option<crate::models::Color>,
 }
 
+#[cfg(feature = "cookie")]
 impl CookieExplode {
     /// The `prim` cookie parameter.
     pub fn prim(mut self, value: impl Into<String>) -> Self {
@@ -2840,6 +2924,7 @@ impl CookieExplode {
     }
 }
 
+#[cfg(feature = "cookie")]
 impl CookieExplode {
     /// Sends the request: `GET /cookie/explode`.
     pub fn send(
@@ -2862,6 +2947,7 @@ impl CookieExplode {
     }
 }
 
+#[cfg(feature = "cookie")]
 impl ::std::future::IntoFuture for CookieExplode {
     type Output = Result<
         crate::models::Received,
@@ -2880,6 +2966,7 @@ impl ::std::future::IntoFuture for CookieExplode {
 
 /// Request builder of [`Client::query_reserved`](crate::Client::query_reserved):
 /// `GET /query/reserved`. Set optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryReserved {
@@ -2889,6 +2976,7 @@ pub struct QueryReserved {
     list: Option<Vec<String>>,
 }
 
+#[cfg(feature = "query")]
 impl QueryReserved {
     /// The `list` query parameter.
     pub fn list(mut self, value: Vec<String>) -> Self {
@@ -2978,6 +3066,7 @@ impl QueryReserved {
     }
 }
 
+#[cfg(feature = "query")]
 impl QueryReserved {
     /// Sends the request: `GET /query/reserved`.
     pub fn send(
@@ -3000,6 +3089,7 @@ impl QueryReserved {
     }
 }
 
+#[cfg(feature = "query")]
 impl ::std::future::IntoFuture for QueryReserved {
     type Output = Result<
         crate::models::Received,
@@ -3018,6 +3108,7 @@ impl ::std::future::IntoFuture for QueryReserved {
 
 /// Request builder of [`Client::query_json`](crate::Client::query_json): `GET /query/json`. Finish
 /// it with `.send().await`, or `.await` it.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryJson {
@@ -3026,6 +3117,7 @@ pub struct QueryJson {
     coords: crate::models::Coordinates,
 }
 
+#[cfg(feature = "query")]
 impl QueryJson {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3101,6 +3193,7 @@ impl QueryJson {
     }
 }
 
+#[cfg(feature = "query")]
 impl QueryJson {
     /// Sends the request: `GET /query/json`.
     pub fn send(
@@ -3123,6 +3216,7 @@ impl QueryJson {
     }
 }
 
+#[cfg(feature = "query")]
 impl ::std::future::IntoFuture for QueryJson {
     type Output = Result<
         crate::models::Received,
@@ -3141,6 +3235,7 @@ impl ::std::future::IntoFuture for QueryJson {
 
 /// Request builder of [`Client::query_map`](crate::Client::query_map): `GET /query/map`. Set
 /// optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryMap {
@@ -3150,6 +3245,7 @@ pub struct QueryMap {
     free_form: Option<::std::collections::BTreeMap<String, i64>>,
 }
 
+#[cfg(feature = "query")]
 impl QueryMap {
     /// The `limit` query parameter.
     pub fn limit(mut self, value: i64) -> Self {
@@ -3240,6 +3336,7 @@ impl QueryMap {
     }
 }
 
+#[cfg(feature = "query")]
 impl QueryMap {
     /// Sends the request: `GET /query/map`.
     pub fn send(
@@ -3259,6 +3356,7 @@ impl QueryMap {
     }
 }
 
+#[cfg(feature = "query")]
 impl ::std::future::IntoFuture for QueryMap {
     type Output = Result<crate::models::Received, crate::Error<crate::errors::QueryMap>>;
 
@@ -3274,6 +3372,7 @@ impl ::std::future::IntoFuture for QueryMap {
 
 /// Request builder of [`Client::post_form`](crate::Client::post_form): `POST /form`. Finish it
 /// with `.send().await`, or `.await` it.
+#[cfg(feature = "form")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PostForm {
@@ -3282,6 +3381,7 @@ pub struct PostForm {
     body: crate::models::FormInput,
 }
 
+#[cfg(feature = "form")]
 impl PostForm {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3338,6 +3438,7 @@ impl PostForm {
     }
 }
 
+#[cfg(feature = "form")]
 impl PostForm {
     /// Sends the request: `POST /form`.
     pub fn send(
@@ -3360,6 +3461,7 @@ impl PostForm {
     }
 }
 
+#[cfg(feature = "form")]
 impl ::std::future::IntoFuture for PostForm {
     type Output = Result<
         crate::models::FormInput,
@@ -3378,6 +3480,7 @@ impl ::std::future::IntoFuture for PostForm {
 
 /// Request builder of [`Client::create`](crate::Client::create): `POST /created`. Finish it with
 /// `.send().await`, or `.await` it.
+#[cfg(feature = "created")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct Create {
@@ -3385,6 +3488,7 @@ pub struct Create {
     options: crate::client::RequestOptions,
 }
 
+#[cfg(feature = "created")]
 impl Create {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3442,6 +3546,7 @@ impl Create {
     }
 }
 
+#[cfg(feature = "created")]
 impl Create {
     /// Sends the request: `POST /created`.
     pub fn send(
@@ -3466,6 +3571,7 @@ impl Create {
     }
 }
 
+#[cfg(feature = "created")]
 impl ::std::future::IntoFuture for Create {
     type Output = Result<crate::models::Received, crate::Error<()>>;
 
@@ -3482,6 +3588,7 @@ impl ::std::future::IntoFuture for Create {
 
 /// Request builder of [`Client::default_only`](crate::Client::default_only): `GET /default-only`.
 /// Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "default-only")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct DefaultOnly {
@@ -3489,6 +3596,7 @@ pub struct DefaultOnly {
     options: crate::client::RequestOptions,
 }
 
+#[cfg(feature = "default-only")]
 impl DefaultOnly {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3546,6 +3654,7 @@ impl DefaultOnly {
     }
 }
 
+#[cfg(feature = "default-only")]
 impl DefaultOnly {
     /// Sends the request: `GET /default-only`.
     pub fn send(
@@ -3568,6 +3677,7 @@ impl DefaultOnly {
     }
 }
 
+#[cfg(feature = "default-only")]
 impl ::std::future::IntoFuture for DefaultOnly {
     type Output = Result<
         crate::models::Received,
@@ -3586,6 +3696,7 @@ impl ::std::future::IntoFuture for DefaultOnly {
 
 /// Request builder of [`Client::page`](crate::Client::page): `GET /page`. Finish it with
 /// `.send().await`, or `.await` it.
+#[cfg(feature = "page")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct Page {
@@ -3593,6 +3704,7 @@ pub struct Page {
     options: crate::client::RequestOptions,
 }
 
+#[cfg(feature = "page")]
 impl Page {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3644,6 +3756,7 @@ impl Page {
     }
 }
 
+#[cfg(feature = "page")]
 impl Page {
     /// Sends the request: `GET /page`.
     pub fn send(self) -> crate::codec::ResponseFuture<String, crate::errors::Page> {
@@ -3658,6 +3771,7 @@ impl Page {
     }
 }
 
+#[cfg(feature = "page")]
 impl ::std::future::IntoFuture for Page {
     type Output = Result<String, crate::Error<crate::errors::Page>>;
 
@@ -3670,6 +3784,7 @@ impl ::std::future::IntoFuture for Page {
 
 /// Request builder of [`Client::upload`](crate::Client::upload): `POST /upload`. Finish it with
 /// `.send().await`, or `.await` it.
+#[cfg(feature = "upload")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct Upload {
@@ -3678,6 +3793,7 @@ pub struct Upload {
     body: crate::models::Upload,
 }
 
+#[cfg(feature = "upload")]
 impl Upload {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3762,6 +3878,7 @@ impl Upload {
     }
 }
 
+#[cfg(feature = "upload")]
 impl Upload {
     /// Sends the request: `POST /upload`.
     pub fn send(
@@ -3784,6 +3901,7 @@ impl Upload {
     }
 }
 
+#[cfg(feature = "upload")]
 impl ::std::future::IntoFuture for Upload {
     type Output = Result<
         crate::models::UploadSummary,
@@ -3802,6 +3920,7 @@ impl ::std::future::IntoFuture for Upload {
 
 /// Request builder of [`Client::create_charge`](crate::Client::create_charge): `POST /charges`.
 /// Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "charges")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateCharge {
@@ -3810,6 +3929,7 @@ pub struct CreateCharge {
     body: crate::models::ChargeInput,
 }
 
+#[cfg(feature = "charges")]
 impl CreateCharge {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -3865,6 +3985,7 @@ impl CreateCharge {
     }
 }
 
+#[cfg(feature = "charges")]
 impl CreateCharge {
     /// Sends the request: `POST /charges`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), ()> {
@@ -3877,6 +3998,7 @@ impl CreateCharge {
     }
 }
 
+#[cfg(feature = "charges")]
 impl ::std::future::IntoFuture for CreateCharge {
     type Output = Result<(), crate::Error<()>>;
 
@@ -3889,6 +4011,7 @@ impl ::std::future::IntoFuture for CreateCharge {
 
 /// Request builder of [`Client::query_deep_array`](crate::Client::query_deep_array):
 /// `GET /query/deepArray`. Set optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryDeepArray {
@@ -3897,6 +4020,7 @@ pub struct QueryDeepArray {
     list: Option<Vec<String>>,
 }
 
+#[cfg(feature = "query")]
 impl QueryDeepArray {
     /// The `list` query parameter.
     pub fn list(mut self, value: Vec<String>) -> Self {
@@ -3966,6 +4090,7 @@ impl QueryDeepArray {
     }
 }
 
+#[cfg(feature = "query")]
 impl QueryDeepArray {
     /// Sends the request: `GET /query/deepArray`.
     pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Received, ()> {
@@ -3980,6 +4105,7 @@ impl QueryDeepArray {
     }
 }
 
+#[cfg(feature = "query")]
 impl ::std::future::IntoFuture for QueryDeepArray {
     type Output = Result<crate::models::Received, crate::Error<()>>;
 
@@ -3993,6 +4119,7 @@ impl ::std::future::IntoFuture for QueryDeepArray {
 /// Request builder of [`Client::query_deep_nested`](crate::Client::query_deep_nested):
 /// `GET /query/deepObject/nested`. Set optional parameters, then `.send().await` it (or `.await`
 /// it).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct QueryDeepNested {
@@ -4002,6 +4129,7 @@ pub struct QueryDeepNested {
     outer: Option<crate::models::QueryDeepNestedOuter>,
 }
 
+#[cfg(feature = "query")]
 impl QueryDeepNested {
     /// The `outer` query parameter.
     pub fn outer(mut self, value: crate::models::QueryDeepNestedOuter) -> Self {
@@ -4091,6 +4219,7 @@ impl QueryDeepNested {
     }
 }
 
+#[cfg(feature = "query")]
 impl QueryDeepNested {
     /// Sends the request: `GET /query/deepObject/nested`.
     pub fn send(
@@ -4113,6 +4242,7 @@ impl QueryDeepNested {
     }
 }
 
+#[cfg(feature = "query")]
 impl ::std::future::IntoFuture for QueryDeepNested {
     type Output = Result<
         crate::models::QueryDeepNested200Response,

@@ -4,6 +4,7 @@
 use crate::types::*;
 use crate::validation::{self, Validate, ValidationError};
 
+#[cfg(feature = "query")]
 impl Validate for Filter {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -21,10 +22,21 @@ impl Validate for Filter {
     }
 }
 
+#[cfg(feature = "query")]
 impl Validate for Sort {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(
+    any(
+        feature = "path",
+        feature = "query",
+        feature = "header",
+        feature = "cookie",
+        feature = "created",
+        feature = "default-only"
+    )
+)]
 impl Validate for Color {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -66,10 +78,30 @@ impl Validate for Color {
     }
 }
 
+#[cfg(
+    any(
+        feature = "path",
+        feature = "query",
+        feature = "header",
+        feature = "cookie",
+        feature = "created",
+        feature = "default-only"
+    )
+)]
 impl Validate for Coordinates {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(
+    any(
+        feature = "path",
+        feature = "query",
+        feature = "header",
+        feature = "cookie",
+        feature = "created",
+        feature = "default-only"
+    )
+)]
 impl Validate for Received {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -87,10 +119,12 @@ impl Validate for Problem {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "form")]
 impl Validate for FormInput {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "upload")]
 impl Validate for Upload {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -102,14 +136,17 @@ impl Validate for Upload {
     }
 }
 
+#[cfg(feature = "upload")]
 impl Validate for UploadSummary {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "charges")]
 impl Validate for ChargeInput {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "query")]
 impl Validate for FilterObjectRole {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
@@ -125,6 +162,7 @@ impl Validate for FilterObjectRole {
     }
 }
 
+#[cfg(feature = "query")]
 impl Validate for FilterObject {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -136,22 +174,27 @@ impl Validate for FilterObject {
     }
 }
 
+#[cfg(feature = "upload")]
 impl Validate for UploadMeta {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "charges")]
 impl Validate for ChargeInputShippingAddress {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "charges")]
 impl Validate for ChargeInputShipping {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "query")]
 impl Validate for QueryDeepNestedOuter {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "query")]
 impl Validate for QueryDeepNested200Response {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {

@@ -3,12 +3,14 @@
 //! `Deserialize` of the structs, through [`crate::object`].
 use crate::types::*;
 
+#[cfg(feature = "query")]
 impl<'de> ::serde::Deserialize<'de> for Filter {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "query")]
 impl crate::object::Object for Filter {
     const NAME: &'static str = "Filter";
 
@@ -36,12 +38,14 @@ impl crate::object::Object for Filter {
     }
 }
 
+#[cfg(feature = "query")]
 impl<'de> ::serde::Deserialize<'de> for Sort {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "query")]
 impl crate::object::Object for Sort {
     const NAME: &'static str = "Sort";
 
@@ -66,12 +70,32 @@ impl crate::object::Object for Sort {
     }
 }
 
+#[cfg(
+    any(
+        feature = "path",
+        feature = "query",
+        feature = "header",
+        feature = "cookie",
+        feature = "created",
+        feature = "default-only"
+    )
+)]
 impl<'de> ::serde::Deserialize<'de> for Color {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(
+    any(
+        feature = "path",
+        feature = "query",
+        feature = "header",
+        feature = "cookie",
+        feature = "created",
+        feature = "default-only"
+    )
+)]
 impl crate::object::Object for Color {
     const NAME: &'static str = "Color";
 
@@ -99,12 +123,32 @@ impl crate::object::Object for Color {
     }
 }
 
+#[cfg(
+    any(
+        feature = "path",
+        feature = "query",
+        feature = "header",
+        feature = "cookie",
+        feature = "created",
+        feature = "default-only"
+    )
+)]
 impl<'de> ::serde::Deserialize<'de> for Coordinates {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(
+    any(
+        feature = "path",
+        feature = "query",
+        feature = "header",
+        feature = "cookie",
+        feature = "created",
+        feature = "default-only"
+    )
+)]
 impl crate::object::Object for Coordinates {
     const NAME: &'static str = "Coordinates";
 
@@ -129,12 +173,32 @@ impl crate::object::Object for Coordinates {
     }
 }
 
+#[cfg(
+    any(
+        feature = "path",
+        feature = "query",
+        feature = "header",
+        feature = "cookie",
+        feature = "created",
+        feature = "default-only"
+    )
+)]
 impl<'de> ::serde::Deserialize<'de> for Received {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(
+    any(
+        feature = "path",
+        feature = "query",
+        feature = "header",
+        feature = "cookie",
+        feature = "created",
+        feature = "default-only"
+    )
+)]
 impl crate::object::Object for Received {
     const NAME: &'static str = "Received";
 
@@ -212,12 +276,14 @@ impl crate::object::Object for Problem {
     }
 }
 
+#[cfg(feature = "form")]
 impl<'de> ::serde::Deserialize<'de> for FormInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "form")]
 impl crate::object::Object for FormInput {
     const NAME: &'static str = "FormInput";
 
@@ -250,12 +316,14 @@ impl crate::object::Object for FormInput {
     }
 }
 
+#[cfg(feature = "upload")]
 impl<'de> ::serde::Deserialize<'de> for Upload {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "upload")]
 impl crate::object::Object for Upload {
     const NAME: &'static str = "Upload";
 
@@ -299,12 +367,14 @@ impl crate::object::Object for Upload {
     }
 }
 
+#[cfg(feature = "upload")]
 impl<'de> ::serde::Deserialize<'de> for UploadSummary {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "upload")]
 impl crate::object::Object for UploadSummary {
     const NAME: &'static str = "UploadSummary";
 
@@ -360,12 +430,14 @@ impl crate::object::Object for UploadSummary {
     }
 }
 
+#[cfg(feature = "charges")]
 impl<'de> ::serde::Deserialize<'de> for ChargeInput {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "charges")]
 impl crate::object::Object for ChargeInput {
     const NAME: &'static str = "ChargeInput";
 
@@ -401,12 +473,14 @@ impl crate::object::Object for ChargeInput {
     }
 }
 
+#[cfg(feature = "query")]
 impl<'de> ::serde::Deserialize<'de> for FilterObject {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "query")]
 impl crate::object::Object for FilterObject {
     const NAME: &'static str = "FilterObject";
 
@@ -431,12 +505,14 @@ impl crate::object::Object for FilterObject {
     }
 }
 
+#[cfg(feature = "upload")]
 impl<'de> ::serde::Deserialize<'de> for UploadMeta {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "upload")]
 impl crate::object::Object for UploadMeta {
     const NAME: &'static str = "UploadMeta";
 
@@ -456,12 +532,14 @@ impl crate::object::Object for UploadMeta {
     }
 }
 
+#[cfg(feature = "charges")]
 impl<'de> ::serde::Deserialize<'de> for ChargeInputShippingAddress {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "charges")]
 impl crate::object::Object for ChargeInputShippingAddress {
     const NAME: &'static str = "ChargeInputShippingAddress";
 
@@ -483,12 +561,14 @@ impl crate::object::Object for ChargeInputShippingAddress {
     }
 }
 
+#[cfg(feature = "charges")]
 impl<'de> ::serde::Deserialize<'de> for ChargeInputShipping {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "charges")]
 impl crate::object::Object for ChargeInputShipping {
     const NAME: &'static str = "ChargeInputShipping";
 
@@ -510,12 +590,14 @@ impl crate::object::Object for ChargeInputShipping {
     }
 }
 
+#[cfg(feature = "query")]
 impl<'de> ::serde::Deserialize<'de> for QueryDeepNestedOuter {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "query")]
 impl crate::object::Object for QueryDeepNestedOuter {
     const NAME: &'static str = "QueryDeepNestedOuter";
 
@@ -537,12 +619,14 @@ impl crate::object::Object for QueryDeepNestedOuter {
     }
 }
 
+#[cfg(feature = "query")]
 impl<'de> ::serde::Deserialize<'de> for QueryDeepNested200Response {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "query")]
 impl crate::object::Object for QueryDeepNested200Response {
     const NAME: &'static str = "QueryDeepNested200Response";
 

@@ -3,6 +3,15 @@
 //! Models of Param Styles (version 1.0.0).
 //!
 //! Every parameter location x style x explode of OpenAPI for a primitive, an array and an object value (the specification's "Style Examples" table), a query parameter with reserved characters allowed, one whose content is JSON, and a free-form object.
+#![cfg_attr(
+    not(feature = "all-groups"),
+    allow(
+        dead_code,
+        unused_imports,
+        unused_variables,
+        reason = "with some operation groups off, code only their operations use goes unused"
+    )
+)]
 #[rustfmt::skip]
 mod constraints;
 

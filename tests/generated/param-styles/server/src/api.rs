@@ -3,24 +3,8 @@
 //! The trait to implement.
 use crate::models;
 use crate::Rejection;
-use crate::{
-    PathSimpleFlatRequest, PathSimpleExplodeRequest, PathLabelFlatRequest,
-    PathLabelExplodeRequest, PathMatrixFlatRequest, PathMatrixExplodeRequest,
-    QueryFormFlatRequest, QueryFormExplodeRequest, QuerySpaceDelimitedFlatRequest,
-    QueryPipeDelimitedFlatRequest, QueryDeepObjectExplodeRequest, HeaderFlatRequest,
-    CookieFlatRequest, HeaderExplodeRequest, CookieExplodeRequest, QueryReservedRequest,
-    QueryJsonRequest, QueryMapRequest, PostFormRequest, CreateRequest,
-    DefaultOnlyRequest, PageRequest, UploadRequest, CreateChargeRequest,
-    QueryDeepArrayRequest, QueryDeepNestedRequest, PathSimpleFlatResponse,
-    PathSimpleExplodeResponse, PathLabelFlatResponse, PathLabelExplodeResponse,
-    PathMatrixFlatResponse, PathMatrixExplodeResponse, QueryFormFlatResponse,
-    QueryFormExplodeResponse, QuerySpaceDelimitedFlatResponse,
-    QueryPipeDelimitedFlatResponse, QueryDeepObjectExplodeResponse, HeaderFlatResponse,
-    CookieFlatResponse, HeaderExplodeResponse, CookieExplodeResponse,
-    QueryReservedResponse, QueryJsonResponse, QueryMapResponse, PostFormResponse,
-    CreateResponse, DefaultOnlyResponse, PageResponse, UploadResponse,
-    CreateChargeResponse, QueryDeepArrayResponse, QueryDeepNestedResponse,
-};
+use crate::requests::*;
+use crate::responses::*;
 
 /// The operations of Param Styles (version 1.0.0). Implement this trait, then serve it with [`router`](crate::router).
 ///
@@ -79,153 +63,179 @@ pub trait ParamStylesApi: Send + Sync + 'static {
     fn rejection(&self, rejection: &Rejection) -> models::Problem;
 
     /// `GET /path/simple/flat/{prim}/{list}/{obj}`
+    #[cfg(feature = "path")]
     fn path_simple_flat(
         &self,
         request: PathSimpleFlatRequest,
     ) -> impl Future<Output = PathSimpleFlatResponse> + Send;
 
     /// `GET /path/simple/explode/{prim}/{list}/{obj}`
+    #[cfg(feature = "path")]
     fn path_simple_explode(
         &self,
         request: PathSimpleExplodeRequest,
     ) -> impl Future<Output = PathSimpleExplodeResponse> + Send;
 
     /// `GET /path/label/flat/{prim}/{list}/{obj}`
+    #[cfg(feature = "path")]
     fn path_label_flat(
         &self,
         request: PathLabelFlatRequest,
     ) -> impl Future<Output = PathLabelFlatResponse> + Send;
 
     /// `GET /path/label/explode/{prim}/{list}/{obj}`
+    #[cfg(feature = "path")]
     fn path_label_explode(
         &self,
         request: PathLabelExplodeRequest,
     ) -> impl Future<Output = PathLabelExplodeResponse> + Send;
 
     /// `GET /path/matrix/flat/{prim}/{list}/{obj}`
+    #[cfg(feature = "path")]
     fn path_matrix_flat(
         &self,
         request: PathMatrixFlatRequest,
     ) -> impl Future<Output = PathMatrixFlatResponse> + Send;
 
     /// `GET /path/matrix/explode/{prim}/{list}/{obj}`
+    #[cfg(feature = "path")]
     fn path_matrix_explode(
         &self,
         request: PathMatrixExplodeRequest,
     ) -> impl Future<Output = PathMatrixExplodeResponse> + Send;
 
     /// `GET /query/form/flat`
+    #[cfg(feature = "query")]
     fn query_form_flat(
         &self,
         request: QueryFormFlatRequest,
     ) -> impl Future<Output = QueryFormFlatResponse> + Send;
 
     /// `GET /query/form/explode`
+    #[cfg(feature = "query")]
     fn query_form_explode(
         &self,
         request: QueryFormExplodeRequest,
     ) -> impl Future<Output = QueryFormExplodeResponse> + Send;
 
     /// `GET /query/spaceDelimited/flat`
+    #[cfg(feature = "query")]
     fn query_space_delimited_flat(
         &self,
         request: QuerySpaceDelimitedFlatRequest,
     ) -> impl Future<Output = QuerySpaceDelimitedFlatResponse> + Send;
 
     /// `GET /query/pipeDelimited/flat`
+    #[cfg(feature = "query")]
     fn query_pipe_delimited_flat(
         &self,
         request: QueryPipeDelimitedFlatRequest,
     ) -> impl Future<Output = QueryPipeDelimitedFlatResponse> + Send;
 
     /// `GET /query/deepObject/explode`
+    #[cfg(feature = "query")]
     fn query_deep_object_explode(
         &self,
         request: QueryDeepObjectExplodeRequest,
     ) -> impl Future<Output = QueryDeepObjectExplodeResponse> + Send;
 
     /// `GET /header/flat`
+    #[cfg(feature = "header")]
     fn header_flat(
         &self,
         request: HeaderFlatRequest,
     ) -> impl Future<Output = HeaderFlatResponse> + Send;
 
     /// `GET /cookie/flat`
+    #[cfg(feature = "cookie")]
     fn cookie_flat(
         &self,
         request: CookieFlatRequest,
     ) -> impl Future<Output = CookieFlatResponse> + Send;
 
     /// `GET /header/explode`
+    #[cfg(feature = "header")]
     fn header_explode(
         &self,
         request: HeaderExplodeRequest,
     ) -> impl Future<Output = HeaderExplodeResponse> + Send;
 
     /// `GET /cookie/explode`
+    #[cfg(feature = "cookie")]
     fn cookie_explode(
         &self,
         request: CookieExplodeRequest,
     ) -> impl Future<Output = CookieExplodeResponse> + Send;
 
     /// `GET /query/reserved`
+    #[cfg(feature = "query")]
     fn query_reserved(
         &self,
         request: QueryReservedRequest,
     ) -> impl Future<Output = QueryReservedResponse> + Send;
 
     /// `GET /query/json`
+    #[cfg(feature = "query")]
     fn query_json(
         &self,
         request: QueryJsonRequest,
     ) -> impl Future<Output = QueryJsonResponse> + Send;
 
     /// `GET /query/map`
+    #[cfg(feature = "query")]
     fn query_map(
         &self,
         request: QueryMapRequest,
     ) -> impl Future<Output = QueryMapResponse> + Send;
 
     /// `POST /form`
+    #[cfg(feature = "form")]
     fn post_form(
         &self,
         request: PostFormRequest,
     ) -> impl Future<Output = PostFormResponse> + Send;
 
     /// `POST /created`
+    #[cfg(feature = "created")]
     fn create(
         &self,
         request: CreateRequest,
     ) -> impl Future<Output = CreateResponse> + Send;
 
     /// `GET /default-only`
+    #[cfg(feature = "default-only")]
     fn default_only(
         &self,
         request: DefaultOnlyRequest,
     ) -> impl Future<Output = DefaultOnlyResponse> + Send;
 
     /// `GET /page`
+    #[cfg(feature = "page")]
     fn page(&self, request: PageRequest) -> impl Future<Output = PageResponse> + Send;
 
     /// `POST /upload`
+    #[cfg(feature = "upload")]
     fn upload(
         &self,
         request: UploadRequest,
     ) -> impl Future<Output = UploadResponse> + Send;
 
     /// `POST /charges`
+    #[cfg(feature = "charges")]
     fn create_charge(
         &self,
         request: CreateChargeRequest,
     ) -> impl Future<Output = CreateChargeResponse> + Send;
 
     /// `GET /query/deepArray`
+    #[cfg(feature = "query")]
     fn query_deep_array(
         &self,
         request: QueryDeepArrayRequest,
     ) -> impl Future<Output = QueryDeepArrayResponse> + Send;
 
     /// `GET /query/deepObject/nested`
+    #[cfg(feature = "query")]
     fn query_deep_nested(
         &self,
         request: QueryDeepNestedRequest,

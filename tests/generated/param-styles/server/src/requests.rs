@@ -4,6 +4,7 @@
 use crate::models;
 
 /// The parameters and body of [`path_simple_flat`](crate::ParamStylesApi::path_simple_flat): `GET /path/simple/flat/{prim}/{list}/{obj}`.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct PathSimpleFlatRequest {
     pub prim: String,
@@ -12,6 +13,7 @@ pub struct PathSimpleFlatRequest {
 }
 
 /// The parameters and body of [`path_simple_explode`](crate::ParamStylesApi::path_simple_explode): `GET /path/simple/explode/{prim}/{list}/{obj}`.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct PathSimpleExplodeRequest {
     pub prim: String,
@@ -20,6 +22,7 @@ pub struct PathSimpleExplodeRequest {
 }
 
 /// The parameters and body of [`path_label_flat`](crate::ParamStylesApi::path_label_flat): `GET /path/label/flat/{prim}/{list}/{obj}`.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct PathLabelFlatRequest {
     pub prim: String,
@@ -28,6 +31,7 @@ pub struct PathLabelFlatRequest {
 }
 
 /// The parameters and body of [`path_label_explode`](crate::ParamStylesApi::path_label_explode): `GET /path/label/explode/{prim}/{list}/{obj}`.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct PathLabelExplodeRequest {
     pub prim: String,
@@ -36,6 +40,7 @@ pub struct PathLabelExplodeRequest {
 }
 
 /// The parameters and body of [`path_matrix_flat`](crate::ParamStylesApi::path_matrix_flat): `GET /path/matrix/flat/{prim}/{list}/{obj}`.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct PathMatrixFlatRequest {
     pub prim: String,
@@ -44,6 +49,7 @@ pub struct PathMatrixFlatRequest {
 }
 
 /// The parameters and body of [`path_matrix_explode`](crate::ParamStylesApi::path_matrix_explode): `GET /path/matrix/explode/{prim}/{list}/{obj}`.
+#[cfg(feature = "path")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct PathMatrixExplodeRequest {
     pub prim: String,
@@ -52,6 +58,7 @@ pub struct PathMatrixExplodeRequest {
 }
 
 /// The parameters and body of [`query_form_flat`](crate::ParamStylesApi::query_form_flat): `GET /query/form/flat`.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueryFormFlatRequest {
     pub prim: Option<String>,
@@ -60,6 +67,7 @@ pub struct QueryFormFlatRequest {
 }
 
 /// The parameters and body of [`query_form_explode`](crate::ParamStylesApi::query_form_explode): `GET /query/form/explode`.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueryFormExplodeRequest {
     pub prim: Option<String>,
@@ -68,6 +76,7 @@ pub struct QueryFormExplodeRequest {
 }
 
 /// The parameters and body of [`query_space_delimited_flat`](crate::ParamStylesApi::query_space_delimited_flat): `GET /query/spaceDelimited/flat`.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct QuerySpaceDelimitedFlatRequest {
     pub list: Option<Vec<String>>,
@@ -75,6 +84,7 @@ pub struct QuerySpaceDelimitedFlatRequest {
 }
 
 /// The parameters and body of [`query_pipe_delimited_flat`](crate::ParamStylesApi::query_pipe_delimited_flat): `GET /query/pipeDelimited/flat`.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueryPipeDelimitedFlatRequest {
     pub list: Option<Vec<String>>,
@@ -82,12 +92,14 @@ pub struct QueryPipeDelimitedFlatRequest {
 }
 
 /// The parameters and body of [`query_deep_object_explode`](crate::ParamStylesApi::query_deep_object_explode): `GET /query/deepObject/explode`.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueryDeepObjectExplodeRequest {
     pub obj: models::Color,
 }
 
 /// The parameters and body of [`header_flat`](crate::ParamStylesApi::header_flat): `GET /header/flat`.
+#[cfg(feature = "header")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct HeaderFlatRequest {
     pub x_prim: Option<String>,
@@ -96,6 +108,7 @@ pub struct HeaderFlatRequest {
 }
 
 /// The parameters and body of [`cookie_flat`](crate::ParamStylesApi::cookie_flat): `GET /cookie/flat`.
+#[cfg(feature = "cookie")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CookieFlatRequest {
     pub prim: Option<String>,
@@ -104,6 +117,7 @@ pub struct CookieFlatRequest {
 }
 
 /// The parameters and body of [`header_explode`](crate::ParamStylesApi::header_explode): `GET /header/explode`.
+#[cfg(feature = "header")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct HeaderExplodeRequest {
     pub x_prim: Option<String>,
@@ -112,6 +126,7 @@ pub struct HeaderExplodeRequest {
 }
 
 /// The parameters and body of [`cookie_explode`](crate::ParamStylesApi::cookie_explode): `GET /cookie/explode`.
+#[cfg(feature = "cookie")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CookieExplodeRequest {
     pub prim: Option<String>,
@@ -120,6 +135,7 @@ pub struct CookieExplodeRequest {
 }
 
 /// The parameters and body of [`query_reserved`](crate::ParamStylesApi::query_reserved): `GET /query/reserved`.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueryReservedRequest {
     pub prim: String,
@@ -127,6 +143,7 @@ pub struct QueryReservedRequest {
 }
 
 /// The parameters and body of [`query_json`](crate::ParamStylesApi::query_json): `GET /query/json`.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueryJsonRequest {
     /// Sent as JSON text (`content: application/json`).
@@ -134,6 +151,7 @@ pub struct QueryJsonRequest {
 }
 
 /// The parameters and body of [`query_map`](crate::ParamStylesApi::query_map): `GET /query/map`.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueryMapRequest {
     pub limit: Option<i64>,
@@ -141,6 +159,7 @@ pub struct QueryMapRequest {
 }
 
 /// The parameters and body of [`post_form`](crate::ParamStylesApi::post_form): `POST /form`.
+#[cfg(feature = "form")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct PostFormRequest {
     /// The request body.
@@ -150,18 +169,22 @@ pub struct PostFormRequest {
 }
 
 /// The parameters and body of [`create`](crate::ParamStylesApi::create): `POST /created`.
+#[cfg(feature = "created")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateRequest {}
 
 /// The parameters and body of [`default_only`](crate::ParamStylesApi::default_only): `GET /default-only`.
+#[cfg(feature = "default-only")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct DefaultOnlyRequest {}
 
 /// The parameters and body of [`page`](crate::ParamStylesApi::page): `GET /page`.
+#[cfg(feature = "page")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct PageRequest {}
 
 /// The parameters and body of [`upload`](crate::ParamStylesApi::upload): `POST /upload`.
+#[cfg(feature = "upload")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct UploadRequest {
     /// The request body.
@@ -171,6 +194,7 @@ pub struct UploadRequest {
 }
 
 /// The parameters and body of [`create_charge`](crate::ParamStylesApi::create_charge): `POST /charges`.
+#[cfg(feature = "charges")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateChargeRequest {
     /// The request body.
@@ -180,12 +204,14 @@ pub struct CreateChargeRequest {
 }
 
 /// The parameters and body of [`query_deep_array`](crate::ParamStylesApi::query_deep_array): `GET /query/deepArray`.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueryDeepArrayRequest {
     pub list: Option<Vec<String>>,
 }
 
 /// The parameters and body of [`query_deep_nested`](crate::ParamStylesApi::query_deep_nested): `GET /query/deepObject/nested`.
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueryDeepNestedRequest {
     pub deep: models::Filter,

@@ -7,6 +7,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 /// The responses of [`path_simple_flat`](crate::ParamStylesApi::path_simple_flat).
+#[cfg(feature = "path")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -21,6 +22,7 @@ pub enum PathSimpleFlatResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "path")]
 impl IntoResponse for PathSimpleFlatResponse {
     fn into_response(self) -> Response {
         match self {
@@ -31,6 +33,7 @@ impl IntoResponse for PathSimpleFlatResponse {
     }
 }
 
+#[cfg(feature = "path")]
 impl respond::ErrorResponse for PathSimpleFlatResponse {
     type Error = models::Problem;
 
@@ -43,6 +46,7 @@ impl respond::ErrorResponse for PathSimpleFlatResponse {
 }
 
 /// The responses of [`path_simple_explode`](crate::ParamStylesApi::path_simple_explode).
+#[cfg(feature = "path")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -57,6 +61,7 @@ pub enum PathSimpleExplodeResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "path")]
 impl IntoResponse for PathSimpleExplodeResponse {
     fn into_response(self) -> Response {
         match self {
@@ -67,6 +72,7 @@ impl IntoResponse for PathSimpleExplodeResponse {
     }
 }
 
+#[cfg(feature = "path")]
 impl respond::ErrorResponse for PathSimpleExplodeResponse {
     type Error = models::Problem;
 
@@ -79,6 +85,7 @@ impl respond::ErrorResponse for PathSimpleExplodeResponse {
 }
 
 /// The responses of [`path_label_flat`](crate::ParamStylesApi::path_label_flat).
+#[cfg(feature = "path")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -93,6 +100,7 @@ pub enum PathLabelFlatResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "path")]
 impl IntoResponse for PathLabelFlatResponse {
     fn into_response(self) -> Response {
         match self {
@@ -103,6 +111,7 @@ impl IntoResponse for PathLabelFlatResponse {
     }
 }
 
+#[cfg(feature = "path")]
 impl respond::ErrorResponse for PathLabelFlatResponse {
     type Error = models::Problem;
 
@@ -115,6 +124,7 @@ impl respond::ErrorResponse for PathLabelFlatResponse {
 }
 
 /// The responses of [`path_label_explode`](crate::ParamStylesApi::path_label_explode).
+#[cfg(feature = "path")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -129,6 +139,7 @@ pub enum PathLabelExplodeResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "path")]
 impl IntoResponse for PathLabelExplodeResponse {
     fn into_response(self) -> Response {
         match self {
@@ -139,6 +150,7 @@ impl IntoResponse for PathLabelExplodeResponse {
     }
 }
 
+#[cfg(feature = "path")]
 impl respond::ErrorResponse for PathLabelExplodeResponse {
     type Error = models::Problem;
 
@@ -151,6 +163,7 @@ impl respond::ErrorResponse for PathLabelExplodeResponse {
 }
 
 /// The responses of [`path_matrix_flat`](crate::ParamStylesApi::path_matrix_flat).
+#[cfg(feature = "path")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -165,6 +178,7 @@ pub enum PathMatrixFlatResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "path")]
 impl IntoResponse for PathMatrixFlatResponse {
     fn into_response(self) -> Response {
         match self {
@@ -175,6 +189,7 @@ impl IntoResponse for PathMatrixFlatResponse {
     }
 }
 
+#[cfg(feature = "path")]
 impl respond::ErrorResponse for PathMatrixFlatResponse {
     type Error = models::Problem;
 
@@ -187,6 +202,7 @@ impl respond::ErrorResponse for PathMatrixFlatResponse {
 }
 
 /// The responses of [`path_matrix_explode`](crate::ParamStylesApi::path_matrix_explode).
+#[cfg(feature = "path")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -201,6 +217,7 @@ pub enum PathMatrixExplodeResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "path")]
 impl IntoResponse for PathMatrixExplodeResponse {
     fn into_response(self) -> Response {
         match self {
@@ -211,6 +228,7 @@ impl IntoResponse for PathMatrixExplodeResponse {
     }
 }
 
+#[cfg(feature = "path")]
 impl respond::ErrorResponse for PathMatrixExplodeResponse {
     type Error = models::Problem;
 
@@ -223,6 +241,7 @@ impl respond::ErrorResponse for PathMatrixExplodeResponse {
 }
 
 /// The responses of [`query_form_flat`](crate::ParamStylesApi::query_form_flat).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -237,6 +256,7 @@ pub enum QueryFormFlatResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "query")]
 impl IntoResponse for QueryFormFlatResponse {
     fn into_response(self) -> Response {
         match self {
@@ -247,6 +267,7 @@ impl IntoResponse for QueryFormFlatResponse {
     }
 }
 
+#[cfg(feature = "query")]
 impl respond::ErrorResponse for QueryFormFlatResponse {
     type Error = models::Problem;
 
@@ -259,6 +280,7 @@ impl respond::ErrorResponse for QueryFormFlatResponse {
 }
 
 /// The responses of [`query_form_explode`](crate::ParamStylesApi::query_form_explode).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -273,6 +295,7 @@ pub enum QueryFormExplodeResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "query")]
 impl IntoResponse for QueryFormExplodeResponse {
     fn into_response(self) -> Response {
         match self {
@@ -283,6 +306,7 @@ impl IntoResponse for QueryFormExplodeResponse {
     }
 }
 
+#[cfg(feature = "query")]
 impl respond::ErrorResponse for QueryFormExplodeResponse {
     type Error = models::Problem;
 
@@ -295,6 +319,7 @@ impl respond::ErrorResponse for QueryFormExplodeResponse {
 }
 
 /// The responses of [`query_space_delimited_flat`](crate::ParamStylesApi::query_space_delimited_flat).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -309,6 +334,7 @@ pub enum QuerySpaceDelimitedFlatResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "query")]
 impl IntoResponse for QuerySpaceDelimitedFlatResponse {
     fn into_response(self) -> Response {
         match self {
@@ -319,6 +345,7 @@ impl IntoResponse for QuerySpaceDelimitedFlatResponse {
     }
 }
 
+#[cfg(feature = "query")]
 impl respond::ErrorResponse for QuerySpaceDelimitedFlatResponse {
     type Error = models::Problem;
 
@@ -331,6 +358,7 @@ impl respond::ErrorResponse for QuerySpaceDelimitedFlatResponse {
 }
 
 /// The responses of [`query_pipe_delimited_flat`](crate::ParamStylesApi::query_pipe_delimited_flat).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -345,6 +373,7 @@ pub enum QueryPipeDelimitedFlatResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "query")]
 impl IntoResponse for QueryPipeDelimitedFlatResponse {
     fn into_response(self) -> Response {
         match self {
@@ -355,6 +384,7 @@ impl IntoResponse for QueryPipeDelimitedFlatResponse {
     }
 }
 
+#[cfg(feature = "query")]
 impl respond::ErrorResponse for QueryPipeDelimitedFlatResponse {
     type Error = models::Problem;
 
@@ -367,6 +397,7 @@ impl respond::ErrorResponse for QueryPipeDelimitedFlatResponse {
 }
 
 /// The responses of [`query_deep_object_explode`](crate::ParamStylesApi::query_deep_object_explode).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -381,6 +412,7 @@ pub enum QueryDeepObjectExplodeResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "query")]
 impl IntoResponse for QueryDeepObjectExplodeResponse {
     fn into_response(self) -> Response {
         match self {
@@ -391,6 +423,7 @@ impl IntoResponse for QueryDeepObjectExplodeResponse {
     }
 }
 
+#[cfg(feature = "query")]
 impl respond::ErrorResponse for QueryDeepObjectExplodeResponse {
     type Error = models::Problem;
 
@@ -403,6 +436,7 @@ impl respond::ErrorResponse for QueryDeepObjectExplodeResponse {
 }
 
 /// The responses of [`header_flat`](crate::ParamStylesApi::header_flat).
+#[cfg(feature = "header")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -417,6 +451,7 @@ pub enum HeaderFlatResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "header")]
 impl IntoResponse for HeaderFlatResponse {
     fn into_response(self) -> Response {
         match self {
@@ -427,6 +462,7 @@ impl IntoResponse for HeaderFlatResponse {
     }
 }
 
+#[cfg(feature = "header")]
 impl respond::ErrorResponse for HeaderFlatResponse {
     type Error = models::Problem;
 
@@ -439,6 +475,7 @@ impl respond::ErrorResponse for HeaderFlatResponse {
 }
 
 /// The responses of [`cookie_flat`](crate::ParamStylesApi::cookie_flat).
+#[cfg(feature = "cookie")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -453,6 +490,7 @@ pub enum CookieFlatResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "cookie")]
 impl IntoResponse for CookieFlatResponse {
     fn into_response(self) -> Response {
         match self {
@@ -463,6 +501,7 @@ impl IntoResponse for CookieFlatResponse {
     }
 }
 
+#[cfg(feature = "cookie")]
 impl respond::ErrorResponse for CookieFlatResponse {
     type Error = models::Problem;
 
@@ -475,6 +514,7 @@ impl respond::ErrorResponse for CookieFlatResponse {
 }
 
 /// The responses of [`header_explode`](crate::ParamStylesApi::header_explode).
+#[cfg(feature = "header")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -489,6 +529,7 @@ pub enum HeaderExplodeResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "header")]
 impl IntoResponse for HeaderExplodeResponse {
     fn into_response(self) -> Response {
         match self {
@@ -499,6 +540,7 @@ impl IntoResponse for HeaderExplodeResponse {
     }
 }
 
+#[cfg(feature = "header")]
 impl respond::ErrorResponse for HeaderExplodeResponse {
     type Error = models::Problem;
 
@@ -511,6 +553,7 @@ impl respond::ErrorResponse for HeaderExplodeResponse {
 }
 
 /// The responses of [`cookie_explode`](crate::ParamStylesApi::cookie_explode).
+#[cfg(feature = "cookie")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -525,6 +568,7 @@ pub enum CookieExplodeResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "cookie")]
 impl IntoResponse for CookieExplodeResponse {
     fn into_response(self) -> Response {
         match self {
@@ -535,6 +579,7 @@ impl IntoResponse for CookieExplodeResponse {
     }
 }
 
+#[cfg(feature = "cookie")]
 impl respond::ErrorResponse for CookieExplodeResponse {
     type Error = models::Problem;
 
@@ -547,6 +592,7 @@ impl respond::ErrorResponse for CookieExplodeResponse {
 }
 
 /// The responses of [`query_reserved`](crate::ParamStylesApi::query_reserved).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -561,6 +607,7 @@ pub enum QueryReservedResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "query")]
 impl IntoResponse for QueryReservedResponse {
     fn into_response(self) -> Response {
         match self {
@@ -571,6 +618,7 @@ impl IntoResponse for QueryReservedResponse {
     }
 }
 
+#[cfg(feature = "query")]
 impl respond::ErrorResponse for QueryReservedResponse {
     type Error = models::Problem;
 
@@ -583,6 +631,7 @@ impl respond::ErrorResponse for QueryReservedResponse {
 }
 
 /// The responses of [`query_json`](crate::ParamStylesApi::query_json).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -597,6 +646,7 @@ pub enum QueryJsonResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "query")]
 impl IntoResponse for QueryJsonResponse {
     fn into_response(self) -> Response {
         match self {
@@ -607,6 +657,7 @@ impl IntoResponse for QueryJsonResponse {
     }
 }
 
+#[cfg(feature = "query")]
 impl respond::ErrorResponse for QueryJsonResponse {
     type Error = models::Problem;
 
@@ -619,6 +670,7 @@ impl respond::ErrorResponse for QueryJsonResponse {
 }
 
 /// The responses of [`query_map`](crate::ParamStylesApi::query_map).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -633,6 +685,7 @@ pub enum QueryMapResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "query")]
 impl IntoResponse for QueryMapResponse {
     fn into_response(self) -> Response {
         match self {
@@ -643,6 +696,7 @@ impl IntoResponse for QueryMapResponse {
     }
 }
 
+#[cfg(feature = "query")]
 impl respond::ErrorResponse for QueryMapResponse {
     type Error = models::Problem;
 
@@ -655,6 +709,7 @@ impl respond::ErrorResponse for QueryMapResponse {
 }
 
 /// The responses of [`post_form`](crate::ParamStylesApi::post_form).
+#[cfg(feature = "form")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum PostFormResponse {
     /// `200`: The form as the server read it.
@@ -665,6 +720,7 @@ pub enum PostFormResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "form")]
 impl IntoResponse for PostFormResponse {
     fn into_response(self) -> Response {
         match self {
@@ -675,6 +731,7 @@ impl IntoResponse for PostFormResponse {
     }
 }
 
+#[cfg(feature = "form")]
 impl respond::ErrorResponse for PostFormResponse {
     type Error = models::Problem;
 
@@ -687,6 +744,7 @@ impl respond::ErrorResponse for PostFormResponse {
 }
 
 /// The responses of [`create`](crate::ParamStylesApi::create).
+#[cfg(feature = "created")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -707,6 +765,7 @@ pub enum CreateResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "created")]
 impl IntoResponse for CreateResponse {
     fn into_response(self) -> Response {
         match self {
@@ -726,6 +785,7 @@ impl IntoResponse for CreateResponse {
     }
 }
 
+#[cfg(feature = "created")]
 impl respond::ErrorResponse for CreateResponse {
     type Error = models::Problem;
 
@@ -735,12 +795,14 @@ impl respond::ErrorResponse for CreateResponse {
 }
 
 /// The responses of [`default_only`](crate::ParamStylesApi::default_only).
+#[cfg(feature = "default-only")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum DefaultOnlyResponse {
     /// `default`: Whatever happened.
     Default(StatusCode, models::Received),
 }
 
+#[cfg(feature = "default-only")]
 impl IntoResponse for DefaultOnlyResponse {
     fn into_response(self) -> Response {
         match self {
@@ -750,6 +812,7 @@ impl IntoResponse for DefaultOnlyResponse {
 }
 
 /// The responses of [`page`](crate::ParamStylesApi::page).
+#[cfg(feature = "page")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum PageResponse {
     /// `200`: A page.
@@ -760,6 +823,7 @@ pub enum PageResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "page")]
 impl IntoResponse for PageResponse {
     fn into_response(self) -> Response {
         match self {
@@ -775,6 +839,7 @@ impl IntoResponse for PageResponse {
 }
 
 /// The responses of [`upload`](crate::ParamStylesApi::upload).
+#[cfg(feature = "upload")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -789,6 +854,7 @@ pub enum UploadResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "upload")]
 impl IntoResponse for UploadResponse {
     fn into_response(self) -> Response {
         match self {
@@ -799,6 +865,7 @@ impl IntoResponse for UploadResponse {
     }
 }
 
+#[cfg(feature = "upload")]
 impl respond::ErrorResponse for UploadResponse {
     type Error = models::Problem;
 
@@ -811,6 +878,7 @@ impl respond::ErrorResponse for UploadResponse {
 }
 
 /// The responses of [`create_charge`](crate::ParamStylesApi::create_charge).
+#[cfg(feature = "charges")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreateChargeResponse {
     /// `204`: Recorded.
@@ -819,6 +887,7 @@ pub enum CreateChargeResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "charges")]
 impl IntoResponse for CreateChargeResponse {
     fn into_response(self) -> Response {
         match self {
@@ -828,6 +897,7 @@ impl IntoResponse for CreateChargeResponse {
     }
 }
 
+#[cfg(feature = "charges")]
 impl respond::ErrorResponse for CreateChargeResponse {
     type Error = models::Problem;
 
@@ -837,6 +907,7 @@ impl respond::ErrorResponse for CreateChargeResponse {
 }
 
 /// The responses of [`query_deep_array`](crate::ParamStylesApi::query_deep_array).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -849,6 +920,7 @@ pub enum QueryDeepArrayResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "query")]
 impl IntoResponse for QueryDeepArrayResponse {
     fn into_response(self) -> Response {
         match self {
@@ -858,6 +930,7 @@ impl IntoResponse for QueryDeepArrayResponse {
     }
 }
 
+#[cfg(feature = "query")]
 impl respond::ErrorResponse for QueryDeepArrayResponse {
     type Error = models::Problem;
 
@@ -867,6 +940,7 @@ impl respond::ErrorResponse for QueryDeepArrayResponse {
 }
 
 /// The responses of [`query_deep_nested`](crate::ParamStylesApi::query_deep_nested).
+#[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -881,6 +955,7 @@ pub enum QueryDeepNestedResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "query")]
 impl IntoResponse for QueryDeepNestedResponse {
     fn into_response(self) -> Response {
         match self {
@@ -891,6 +966,7 @@ impl IntoResponse for QueryDeepNestedResponse {
     }
 }
 
+#[cfg(feature = "query")]
 impl respond::ErrorResponse for QueryDeepNestedResponse {
     type Error = models::Problem;
 

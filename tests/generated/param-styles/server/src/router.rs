@@ -6,17 +6,8 @@ use crate::body;
 use crate::multipart;
 use crate::deep_form;
 use crate::params;
-use crate::{
-    respond, Rejection, RejectionKind, ParamStylesApi, PathSimpleFlatRequest,
-    PathSimpleExplodeRequest, PathLabelFlatRequest, PathLabelExplodeRequest,
-    PathMatrixFlatRequest, PathMatrixExplodeRequest, QueryFormFlatRequest,
-    QueryFormExplodeRequest, QuerySpaceDelimitedFlatRequest,
-    QueryPipeDelimitedFlatRequest, QueryDeepObjectExplodeRequest, HeaderFlatRequest,
-    CookieFlatRequest, HeaderExplodeRequest, CookieExplodeRequest, QueryReservedRequest,
-    QueryJsonRequest, QueryMapRequest, PostFormRequest, CreateRequest,
-    DefaultOnlyRequest, PageRequest, UploadRequest, CreateChargeRequest,
-    QueryDeepArrayRequest, QueryDeepNestedRequest,
-};
+use crate::{respond, Rejection, RejectionKind, ParamStylesApi};
+use crate::requests::*;
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
@@ -28,7 +19,10 @@ use std::sync::Arc;
 ///
 /// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.
 pub fn router<A: ParamStylesApi>(api: Arc<A>) -> Router {
-    Router::new()
+    let router = Router::new();
+
+    #[cfg(feature = "path")]
+    let router = router
         .route(
             "/path/simple/flat/{prim}/{list}/{obj}",
             get(handle_path_simple_flat::<A>),
@@ -49,33 +43,61 @@ pub fn router<A: ParamStylesApi>(api: Arc<A>) -> Router {
         .route(
             "/path/matrix/explode/{prim}/{list}/{obj}",
             get(handle_path_matrix_explode::<A>),
-        )
+        );
+    #[cfg(feature = "query")]
+    let router = router
         .route("/query/form/flat", get(handle_query_form_flat::<A>))
         .route("/query/form/explode", get(handle_query_form_explode::<A>))
         .route("/query/spaceDelimited/flat", get(handle_query_space_delimited_flat::<A>))
         .route("/query/pipeDelimited/flat", get(handle_query_pipe_delimited_flat::<A>))
-        .route("/query/deepObject/explode", get(handle_query_deep_object_explode::<A>))
-        .route("/header/flat", get(handle_header_flat::<A>))
-        .route("/cookie/flat", get(handle_cookie_flat::<A>))
-        .route("/header/explode", get(handle_header_explode::<A>))
-        .route("/cookie/explode", get(handle_cookie_explode::<A>))
+        .route("/query/deepObject/explode", get(handle_query_deep_object_explode::<A>));
+    #[cfg(feature = "header")]
+    let router = router.route("/header/flat", get(handle_header_flat::<A>));
+
+    #[cfg(feature = "cookie")]
+    let router = router.route("/cookie/flat", get(handle_cookie_flat::<A>));
+
+    #[cfg(feature = "header")]
+    let router = router.route("/header/explode", get(handle_header_explode::<A>));
+
+    #[cfg(feature = "cookie")]
+    let router = router.route("/cookie/explode", get(handle_cookie_explode::<A>));
+
+    #[cfg(feature = "query")]
+    let router = router
         .route("/query/reserved", get(handle_query_reserved::<A>))
         .route("/query/json", get(handle_query_json::<A>))
-        .route("/query/map", get(handle_query_map::<A>))
-        .route("/form", post(handle_post_form::<A>))
-        .route("/created", post(handle_create::<A>))
-        .route("/default-only", get(handle_default_only::<A>))
-        .route("/page", get(handle_page::<A>))
-        .route("/upload", post(handle_upload::<A>))
-        .route("/charges", post(handle_create_charge::<A>))
+        .route("/query/map", get(handle_query_map::<A>));
+    #[cfg(feature = "form")]
+    let router = router.route("/form", post(handle_post_form::<A>));
+
+    #[cfg(feature = "created")]
+    let router = router.route("/created", post(handle_create::<A>));
+
+    #[cfg(feature = "default-only")]
+    let router = router.route("/default-only", get(handle_default_only::<A>));
+
+    #[cfg(feature = "page")]
+    let router = router.route("/page", get(handle_page::<A>));
+
+    #[cfg(feature = "upload")]
+    let router = router.route("/upload", post(handle_upload::<A>));
+
+    #[cfg(feature = "charges")]
+    let router = router.route("/charges", post(handle_create_charge::<A>));
+
+    #[cfg(feature = "query")]
+    let router = router
         .route("/query/deepArray", get(handle_query_deep_array::<A>))
-        .route("/query/deepObject/nested", get(handle_query_deep_nested::<A>))
+        .route("/query/deepObject/nested", get(handle_query_deep_nested::<A>));
+    router
         .fallback(route_not_found::<A>)
         .method_not_allowed_fallback(method_not_allowed::<A>)
         .with_state(api)
 }
 
 /// `GET /path/simple/flat/{prim}/{list}/{obj}`
+#[cfg(feature = "path")]
 async fn handle_path_simple_flat<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -87,6 +109,7 @@ async fn handle_path_simple_flat<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`path_simple_flat`](ParamStylesApi::path_simple_flat), or the reason to refuse it.
+#[cfg(feature = "path")]
 async fn read_path_simple_flat(
     request: Request,
 ) -> Result<PathSimpleFlatRequest, Rejection> {
@@ -138,6 +161,7 @@ async fn read_path_simple_flat(
 }
 
 /// `GET /path/simple/explode/{prim}/{list}/{obj}`
+#[cfg(feature = "path")]
 async fn handle_path_simple_explode<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -149,6 +173,7 @@ async fn handle_path_simple_explode<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`path_simple_explode`](ParamStylesApi::path_simple_explode), or the reason to refuse it.
+#[cfg(feature = "path")]
 async fn read_path_simple_explode(
     request: Request,
 ) -> Result<PathSimpleExplodeRequest, Rejection> {
@@ -200,6 +225,7 @@ async fn read_path_simple_explode(
 }
 
 /// `GET /path/label/flat/{prim}/{list}/{obj}`
+#[cfg(feature = "path")]
 async fn handle_path_label_flat<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -211,6 +237,7 @@ async fn handle_path_label_flat<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`path_label_flat`](ParamStylesApi::path_label_flat), or the reason to refuse it.
+#[cfg(feature = "path")]
 async fn read_path_label_flat(
     request: Request,
 ) -> Result<PathLabelFlatRequest, Rejection> {
@@ -280,6 +307,7 @@ async fn read_path_label_flat(
 }
 
 /// `GET /path/label/explode/{prim}/{list}/{obj}`
+#[cfg(feature = "path")]
 async fn handle_path_label_explode<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -291,6 +319,7 @@ async fn handle_path_label_explode<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`path_label_explode`](ParamStylesApi::path_label_explode), or the reason to refuse it.
+#[cfg(feature = "path")]
 async fn read_path_label_explode(
     request: Request,
 ) -> Result<PathLabelExplodeRequest, Rejection> {
@@ -360,6 +389,7 @@ async fn read_path_label_explode(
 }
 
 /// `GET /path/matrix/flat/{prim}/{list}/{obj}`
+#[cfg(feature = "path")]
 async fn handle_path_matrix_flat<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -371,6 +401,7 @@ async fn handle_path_matrix_flat<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`path_matrix_flat`](ParamStylesApi::path_matrix_flat), or the reason to refuse it.
+#[cfg(feature = "path")]
 async fn read_path_matrix_flat(
     request: Request,
 ) -> Result<PathMatrixFlatRequest, Rejection> {
@@ -440,6 +471,7 @@ async fn read_path_matrix_flat(
 }
 
 /// `GET /path/matrix/explode/{prim}/{list}/{obj}`
+#[cfg(feature = "path")]
 async fn handle_path_matrix_explode<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -451,6 +483,7 @@ async fn handle_path_matrix_explode<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`path_matrix_explode`](ParamStylesApi::path_matrix_explode), or the reason to refuse it.
+#[cfg(feature = "path")]
 async fn read_path_matrix_explode(
     request: Request,
 ) -> Result<PathMatrixExplodeRequest, Rejection> {
@@ -520,6 +553,7 @@ async fn read_path_matrix_explode(
 }
 
 /// `GET /query/form/flat`
+#[cfg(feature = "query")]
 async fn handle_query_form_flat<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -531,6 +565,7 @@ async fn handle_query_form_flat<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`query_form_flat`](ParamStylesApi::query_form_flat), or the reason to refuse it.
+#[cfg(feature = "query")]
 async fn read_query_form_flat(
     request: Request,
 ) -> Result<QueryFormFlatRequest, Rejection> {
@@ -572,6 +607,7 @@ async fn read_query_form_flat(
 }
 
 /// `GET /query/form/explode`
+#[cfg(feature = "query")]
 async fn handle_query_form_explode<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -583,6 +619,7 @@ async fn handle_query_form_explode<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`query_form_explode`](ParamStylesApi::query_form_explode), or the reason to refuse it.
+#[cfg(feature = "query")]
 async fn read_query_form_explode(
     request: Request,
 ) -> Result<QueryFormExplodeRequest, Rejection> {
@@ -611,6 +648,7 @@ async fn read_query_form_explode(
 }
 
 /// `GET /query/spaceDelimited/flat`
+#[cfg(feature = "query")]
 async fn handle_query_space_delimited_flat<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -622,6 +660,7 @@ async fn handle_query_space_delimited_flat<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`query_space_delimited_flat`](ParamStylesApi::query_space_delimited_flat), or the reason to refuse it.
+#[cfg(feature = "query")]
 async fn read_query_space_delimited_flat(
     request: Request,
 ) -> Result<QuerySpaceDelimitedFlatRequest, Rejection> {
@@ -662,6 +701,7 @@ async fn read_query_space_delimited_flat(
 }
 
 /// `GET /query/pipeDelimited/flat`
+#[cfg(feature = "query")]
 async fn handle_query_pipe_delimited_flat<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -673,6 +713,7 @@ async fn handle_query_pipe_delimited_flat<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`query_pipe_delimited_flat`](ParamStylesApi::query_pipe_delimited_flat), or the reason to refuse it.
+#[cfg(feature = "query")]
 async fn read_query_pipe_delimited_flat(
     request: Request,
 ) -> Result<QueryPipeDelimitedFlatRequest, Rejection> {
@@ -713,6 +754,7 @@ async fn read_query_pipe_delimited_flat(
 }
 
 /// `GET /query/deepObject/explode`
+#[cfg(feature = "query")]
 async fn handle_query_deep_object_explode<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -724,6 +766,7 @@ async fn handle_query_deep_object_explode<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`query_deep_object_explode`](ParamStylesApi::query_deep_object_explode), or the reason to refuse it.
+#[cfg(feature = "query")]
 async fn read_query_deep_object_explode(
     request: Request,
 ) -> Result<QueryDeepObjectExplodeRequest, Rejection> {
@@ -754,6 +797,7 @@ async fn read_query_deep_object_explode(
 }
 
 /// `GET /header/flat`
+#[cfg(feature = "header")]
 async fn handle_header_flat<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -765,6 +809,7 @@ async fn handle_header_flat<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`header_flat`](ParamStylesApi::header_flat), or the reason to refuse it.
+#[cfg(feature = "header")]
 async fn read_header_flat(request: Request) -> Result<HeaderFlatRequest, Rejection> {
     let (parts, _) = request.into_parts();
     let headers = params::Headers(&parts.headers);
@@ -783,6 +828,7 @@ async fn read_header_flat(request: Request) -> Result<HeaderFlatRequest, Rejecti
 }
 
 /// `GET /cookie/flat`
+#[cfg(feature = "cookie")]
 async fn handle_cookie_flat<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -794,6 +840,7 @@ async fn handle_cookie_flat<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`cookie_flat`](ParamStylesApi::cookie_flat), or the reason to refuse it.
+#[cfg(feature = "cookie")]
 async fn read_cookie_flat(request: Request) -> Result<CookieFlatRequest, Rejection> {
     let (parts, _) = request.into_parts();
     let cookies = params::Cookies::parse(&parts.headers);
@@ -831,6 +878,7 @@ async fn read_cookie_flat(request: Request) -> Result<CookieFlatRequest, Rejecti
 }
 
 /// `GET /header/explode`
+#[cfg(feature = "header")]
 async fn handle_header_explode<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -842,6 +890,7 @@ async fn handle_header_explode<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`header_explode`](ParamStylesApi::header_explode), or the reason to refuse it.
+#[cfg(feature = "header")]
 async fn read_header_explode(
     request: Request,
 ) -> Result<HeaderExplodeRequest, Rejection> {
@@ -862,6 +911,7 @@ async fn read_header_explode(
 }
 
 /// `GET /cookie/explode`
+#[cfg(feature = "cookie")]
 async fn handle_cookie_explode<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -873,6 +923,7 @@ async fn handle_cookie_explode<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`cookie_explode`](ParamStylesApi::cookie_explode), or the reason to refuse it.
+#[cfg(feature = "cookie")]
 async fn read_cookie_explode(
     request: Request,
 ) -> Result<CookieExplodeRequest, Rejection> {
@@ -912,6 +963,7 @@ async fn read_cookie_explode(
 }
 
 /// `GET /query/reserved`
+#[cfg(feature = "query")]
 async fn handle_query_reserved<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -923,6 +975,7 @@ async fn handle_query_reserved<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`query_reserved`](ParamStylesApi::query_reserved), or the reason to refuse it.
+#[cfg(feature = "query")]
 async fn read_query_reserved(
     request: Request,
 ) -> Result<QueryReservedRequest, Rejection> {
@@ -949,6 +1002,7 @@ async fn read_query_reserved(
 }
 
 /// `GET /query/json`
+#[cfg(feature = "query")]
 async fn handle_query_json<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -960,6 +1014,7 @@ async fn handle_query_json<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`query_json`](ParamStylesApi::query_json), or the reason to refuse it.
+#[cfg(feature = "query")]
 async fn read_query_json(request: Request) -> Result<QueryJsonRequest, Rejection> {
     let (parts, _) = request.into_parts();
     let query = params::Query::parse(parts.uri.query());
@@ -974,6 +1029,7 @@ async fn read_query_json(request: Request) -> Result<QueryJsonRequest, Rejection
 }
 
 /// `GET /query/map`
+#[cfg(feature = "query")]
 async fn handle_query_map<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -985,6 +1041,7 @@ async fn handle_query_map<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`query_map`](ParamStylesApi::query_map), or the reason to refuse it.
+#[cfg(feature = "query")]
 async fn read_query_map(request: Request) -> Result<QueryMapRequest, Rejection> {
     let (parts, _) = request.into_parts();
     let query = params::Query::parse(parts.uri.query());
@@ -1028,6 +1085,7 @@ async fn read_query_map(request: Request) -> Result<QueryMapRequest, Rejection> 
 }
 
 /// `POST /form`
+#[cfg(feature = "form")]
 async fn handle_post_form<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -1039,6 +1097,7 @@ async fn handle_post_form<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`post_form`](ParamStylesApi::post_form), or the reason to refuse it.
+#[cfg(feature = "form")]
 async fn read_post_form(request: Request) -> Result<PostFormRequest, Rejection> {
     let (parts, raw_body) = request.into_parts();
     let request = PostFormRequest {
@@ -1054,21 +1113,25 @@ async fn read_post_form(request: Request) -> Result<PostFormRequest, Rejection> 
 }
 
 /// `POST /created`
+#[cfg(feature = "created")]
 async fn handle_create<A: ParamStylesApi>(State(api): State<Arc<A>>) -> Response {
     api.create(CreateRequest {}).await.into_response()
 }
 
 /// `GET /default-only`
+#[cfg(feature = "default-only")]
 async fn handle_default_only<A: ParamStylesApi>(State(api): State<Arc<A>>) -> Response {
     api.default_only(DefaultOnlyRequest {}).await.into_response()
 }
 
 /// `GET /page`
+#[cfg(feature = "page")]
 async fn handle_page<A: ParamStylesApi>(State(api): State<Arc<A>>) -> Response {
     api.page(PageRequest {}).await.into_response()
 }
 
 /// `POST /upload`
+#[cfg(feature = "upload")]
 async fn handle_upload<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -1080,6 +1143,7 @@ async fn handle_upload<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`upload`](ParamStylesApi::upload), or the reason to refuse it.
+#[cfg(feature = "upload")]
 async fn read_upload(request: Request) -> Result<UploadRequest, Rejection> {
     let (parts, raw_body) = request.into_parts();
     let request = UploadRequest {
@@ -1109,6 +1173,7 @@ async fn read_upload(request: Request) -> Result<UploadRequest, Rejection> {
 }
 
 /// `POST /charges`
+#[cfg(feature = "charges")]
 async fn handle_create_charge<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -1120,6 +1185,7 @@ async fn handle_create_charge<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`create_charge`](ParamStylesApi::create_charge), or the reason to refuse it.
+#[cfg(feature = "charges")]
 async fn read_create_charge(request: Request) -> Result<CreateChargeRequest, Rejection> {
     let (parts, raw_body) = request.into_parts();
     let request = CreateChargeRequest {
@@ -1132,6 +1198,7 @@ async fn read_create_charge(request: Request) -> Result<CreateChargeRequest, Rej
 }
 
 /// `GET /query/deepArray`
+#[cfg(feature = "query")]
 async fn handle_query_deep_array<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -1143,6 +1210,7 @@ async fn handle_query_deep_array<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`query_deep_array`](ParamStylesApi::query_deep_array), or the reason to refuse it.
+#[cfg(feature = "query")]
 async fn read_query_deep_array(
     request: Request,
 ) -> Result<QueryDeepArrayRequest, Rejection> {
@@ -1168,6 +1236,7 @@ async fn read_query_deep_array(
 }
 
 /// `GET /query/deepObject/nested`
+#[cfg(feature = "query")]
 async fn handle_query_deep_nested<A: ParamStylesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -1179,6 +1248,7 @@ async fn handle_query_deep_nested<A: ParamStylesApi>(
 }
 
 /// Reads the request of [`query_deep_nested`](ParamStylesApi::query_deep_nested), or the reason to refuse it.
+#[cfg(feature = "query")]
 async fn read_query_deep_nested(
     request: Request,
 ) -> Result<QueryDeepNestedRequest, Rejection> {

@@ -5,12 +5,14 @@
 /// The documented errors of [`Client::get_account`](crate::Client::get_account), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetAccount {
     /// `404`: No such account.
     NotFound(crate::models::Problem),
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::ops::Deref for GetAccount {
     type Target = crate::models::Problem;
 
@@ -24,12 +26,14 @@ impl ::std::ops::Deref for GetAccount {
 /// The documented errors of [`Client::put_account`](crate::Client::put_account), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum PutAccount {
     /// `400`: A bad request.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::ops::Deref for PutAccount {
     type Target = crate::models::Problem;
 
@@ -43,12 +47,14 @@ impl ::std::ops::Deref for PutAccount {
 /// The documented errors of [`Client::sign_up`](crate::Client::sign_up), one variant per status
 /// (the status itself is [`Error::status`](crate::Error::status)). Every variant carries the same
 /// body, which the enum dereferences to.
+#[cfg(feature = "signups")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum SignUp {
     /// `400`: A bad request.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "signups")]
 impl ::std::ops::Deref for SignUp {
     type Target = crate::models::Problem;
 

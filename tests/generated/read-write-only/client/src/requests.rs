@@ -19,6 +19,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "accounts")]
     pub fn get_account(&self, id: impl Into<String>) -> GetAccount {
         GetAccount {
             client: self.clone(),
@@ -49,6 +50,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "accounts")]
     pub fn put_account(
         &self,
         id: impl Into<String>,
@@ -82,6 +84,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "signups")]
     pub fn sign_up(&self, body: crate::models::Signup) -> SignUp {
         SignUp {
             client: self.clone(),
@@ -93,6 +96,7 @@ impl crate::Client {
 
 /// Request builder of [`Client::get_account`](crate::Client::get_account): `GET /accounts/{id}`.
 /// Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct GetAccount {
@@ -101,6 +105,7 @@ pub struct GetAccount {
     id: String,
 }
 
+#[cfg(feature = "accounts")]
 impl GetAccount {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -163,6 +168,7 @@ impl GetAccount {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl GetAccount {
     /// Sends the request: `GET /accounts/{id}`.
     pub fn send(
@@ -185,6 +191,7 @@ impl GetAccount {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for GetAccount {
     type Output = Result<
         crate::models::Account,
@@ -203,6 +210,7 @@ impl ::std::future::IntoFuture for GetAccount {
 
 /// Request builder of [`Client::put_account`](crate::Client::put_account): `PUT /accounts/{id}`.
 /// Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct PutAccount {
@@ -212,6 +220,7 @@ pub struct PutAccount {
     body: crate::models::Account,
 }
 
+#[cfg(feature = "accounts")]
 impl PutAccount {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -278,6 +287,7 @@ impl PutAccount {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl PutAccount {
     /// Sends the request: `PUT /accounts/{id}`.
     pub fn send(
@@ -300,6 +310,7 @@ impl PutAccount {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl ::std::future::IntoFuture for PutAccount {
     type Output = Result<
         crate::models::Account,
@@ -318,6 +329,7 @@ impl ::std::future::IntoFuture for PutAccount {
 
 /// Request builder of [`Client::sign_up`](crate::Client::sign_up): `POST /signups`. Finish it with
 /// `.send().await`, or `.await` it.
+#[cfg(feature = "signups")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct SignUp {
@@ -326,6 +338,7 @@ pub struct SignUp {
     body: crate::models::Signup,
 }
 
+#[cfg(feature = "signups")]
 impl SignUp {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -382,6 +395,7 @@ impl SignUp {
     }
 }
 
+#[cfg(feature = "signups")]
 impl SignUp {
     /// Sends the request: `POST /signups`.
     pub fn send(
@@ -401,6 +415,7 @@ impl SignUp {
     }
 }
 
+#[cfg(feature = "signups")]
 impl ::std::future::IntoFuture for SignUp {
     type Output = Result<crate::models::Receipt, crate::Error<crate::errors::SignUp>>;
 

@@ -4,6 +4,7 @@
 use crate::types::*;
 use crate::validation::{self, Validate, ValidationError};
 
+#[cfg(feature = "accounts")]
 impl Validate for Account {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -39,6 +40,7 @@ impl Validate for Account {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl Validate for Settings {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -52,14 +54,17 @@ impl Validate for Settings {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl Validate for Tag {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "accounts")]
 impl Validate for LabelledTag {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "signups")]
 impl Validate for Signup {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -71,6 +76,7 @@ impl Validate for Signup {
     }
 }
 
+#[cfg(feature = "signups")]
 impl Validate for Credentials {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -84,6 +90,7 @@ impl Validate for Credentials {
     }
 }
 
+#[cfg(feature = "signups")]
 impl Validate for Receipt {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {

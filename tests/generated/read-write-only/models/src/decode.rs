@@ -3,12 +3,14 @@
 //! `Deserialize` of the structs, through [`crate::object`].
 use crate::types::*;
 
+#[cfg(feature = "accounts")]
 impl<'de> ::serde::Deserialize<'de> for Account {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "accounts")]
 impl crate::object::Object for Account {
     const NAME: &'static str = "Account";
 
@@ -64,12 +66,14 @@ impl crate::object::Object for Account {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl<'de> ::serde::Deserialize<'de> for Settings {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "accounts")]
 impl crate::object::Object for Settings {
     const NAME: &'static str = "Settings";
 
@@ -94,12 +98,14 @@ impl crate::object::Object for Settings {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl<'de> ::serde::Deserialize<'de> for LabelledTag {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "accounts")]
 impl crate::object::Object for LabelledTag {
     const NAME: &'static str = "LabelledTag";
 
@@ -124,12 +130,14 @@ impl crate::object::Object for LabelledTag {
     }
 }
 
+#[cfg(feature = "signups")]
 impl<'de> ::serde::Deserialize<'de> for Signup {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "signups")]
 impl crate::object::Object for Signup {
     const NAME: &'static str = "Signup";
 
@@ -157,12 +165,14 @@ impl crate::object::Object for Signup {
     }
 }
 
+#[cfg(feature = "signups")]
 impl<'de> ::serde::Deserialize<'de> for Credentials {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "signups")]
 impl crate::object::Object for Credentials {
     const NAME: &'static str = "Credentials";
 
@@ -187,12 +197,14 @@ impl crate::object::Object for Credentials {
     }
 }
 
+#[cfg(feature = "signups")]
 impl<'de> ::serde::Deserialize<'de> for Receipt {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "signups")]
 impl crate::object::Object for Receipt {
     const NAME: &'static str = "Receipt";
 

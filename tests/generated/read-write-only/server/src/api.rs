@@ -3,10 +3,8 @@
 //! The trait to implement.
 use crate::models;
 use crate::Rejection;
-use crate::{
-    GetAccountRequest, PutAccountRequest, SignUpRequest, GetAccountResponse,
-    PutAccountResponse, SignUpResponse,
-};
+use crate::requests::*;
+use crate::responses::*;
 
 /// The operations of Read Write Only (version 1.0). Implement this trait, then serve it with [`router`](crate::router).
 ///
@@ -42,18 +40,21 @@ pub trait ReadWriteOnlyApi: Send + Sync + 'static {
     fn rejection(&self, rejection: &Rejection) -> models::Problem;
 
     /// `GET /accounts/{id}`
+    #[cfg(feature = "accounts")]
     fn get_account(
         &self,
         request: GetAccountRequest,
     ) -> impl Future<Output = GetAccountResponse> + Send;
 
     /// `PUT /accounts/{id}`
+    #[cfg(feature = "accounts")]
     fn put_account(
         &self,
         request: PutAccountRequest,
     ) -> impl Future<Output = PutAccountResponse> + Send;
 
     /// `POST /signups`
+    #[cfg(feature = "signups")]
     fn sign_up(
         &self,
         request: SignUpRequest,

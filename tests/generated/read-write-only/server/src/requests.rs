@@ -4,12 +4,14 @@
 use crate::models;
 
 /// The parameters and body of [`get_account`](crate::ReadWriteOnlyApi::get_account): `GET /accounts/{id}`.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetAccountRequest {
     pub id: String,
 }
 
 /// The parameters and body of [`put_account`](crate::ReadWriteOnlyApi::put_account): `PUT /accounts/{id}`.
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct PutAccountRequest {
     pub id: String,
@@ -20,6 +22,7 @@ pub struct PutAccountRequest {
 }
 
 /// The parameters and body of [`sign_up`](crate::ReadWriteOnlyApi::sign_up): `POST /signups`.
+#[cfg(feature = "signups")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SignUpRequest {
     /// The request body.

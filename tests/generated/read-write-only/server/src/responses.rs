@@ -7,6 +7,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 /// The responses of [`get_account`](crate::ReadWriteOnlyApi::get_account).
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -21,6 +22,7 @@ pub enum GetAccountResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "accounts")]
 impl IntoResponse for GetAccountResponse {
     fn into_response(self) -> Response {
         match self {
@@ -31,6 +33,7 @@ impl IntoResponse for GetAccountResponse {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl respond::ErrorResponse for GetAccountResponse {
     type Error = models::Problem;
 
@@ -43,6 +46,7 @@ impl respond::ErrorResponse for GetAccountResponse {
 }
 
 /// The responses of [`put_account`](crate::ReadWriteOnlyApi::put_account).
+#[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(
     clippy::large_enum_variant,
@@ -57,6 +61,7 @@ pub enum PutAccountResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "accounts")]
 impl IntoResponse for PutAccountResponse {
     fn into_response(self) -> Response {
         match self {
@@ -67,6 +72,7 @@ impl IntoResponse for PutAccountResponse {
     }
 }
 
+#[cfg(feature = "accounts")]
 impl respond::ErrorResponse for PutAccountResponse {
     type Error = models::Problem;
 
@@ -79,6 +85,7 @@ impl respond::ErrorResponse for PutAccountResponse {
 }
 
 /// The responses of [`sign_up`](crate::ReadWriteOnlyApi::sign_up).
+#[cfg(feature = "signups")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum SignUpResponse {
     /// `201`: Created.
@@ -89,6 +96,7 @@ pub enum SignUpResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "signups")]
 impl IntoResponse for SignUpResponse {
     fn into_response(self) -> Response {
         match self {
@@ -99,6 +107,7 @@ impl IntoResponse for SignUpResponse {
     }
 }
 
+#[cfg(feature = "signups")]
 impl respond::ErrorResponse for SignUpResponse {
     type Error = models::Problem;
 

@@ -4,10 +4,8 @@
 use crate::models;
 use crate::body;
 use crate::params;
-use crate::{
-    respond, Rejection, RejectionKind, ReadWriteOnlyApi, GetAccountRequest,
-    PutAccountRequest, SignUpRequest,
-};
+use crate::{respond, Rejection, RejectionKind, ReadWriteOnlyApi};
+use crate::requests::*;
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
@@ -19,18 +17,24 @@ use std::sync::Arc;
 ///
 /// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.
 pub fn router<A: ReadWriteOnlyApi>(api: Arc<A>) -> Router {
-    Router::new()
+    let router = Router::new();
+
+    #[cfg(feature = "accounts")]
+    let router = router
         .route(
             "/accounts/{id}",
             get(handle_get_account::<A>).put(handle_put_account::<A>),
-        )
-        .route("/signups", post(handle_sign_up::<A>))
+        );
+    #[cfg(feature = "signups")]
+    let router = router.route("/signups", post(handle_sign_up::<A>));
+    router
         .fallback(route_not_found::<A>)
         .method_not_allowed_fallback(method_not_allowed::<A>)
         .with_state(api)
 }
 
 /// `GET /accounts/{id}`
+#[cfg(feature = "accounts")]
 async fn handle_get_account<A: ReadWriteOnlyApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -42,6 +46,7 @@ async fn handle_get_account<A: ReadWriteOnlyApi>(
 }
 
 /// Reads the request of [`get_account`](ReadWriteOnlyApi::get_account), or the reason to refuse it.
+#[cfg(feature = "accounts")]
 async fn read_get_account(request: Request) -> Result<GetAccountRequest, Rejection> {
     let (mut parts, _) = request.into_parts();
     let path = params::Path::from_parts(&mut parts).await?;
@@ -52,6 +57,7 @@ async fn read_get_account(request: Request) -> Result<GetAccountRequest, Rejecti
 }
 
 /// `PUT /accounts/{id}`
+#[cfg(feature = "accounts")]
 async fn handle_put_account<A: ReadWriteOnlyApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -63,6 +69,7 @@ async fn handle_put_account<A: ReadWriteOnlyApi>(
 }
 
 /// Reads the request of [`put_account`](ReadWriteOnlyApi::put_account), or the reason to refuse it.
+#[cfg(feature = "accounts")]
 async fn read_put_account(request: Request) -> Result<PutAccountRequest, Rejection> {
     let (mut parts, raw_body) = request.into_parts();
     let path = params::Path::from_parts(&mut parts).await?;
@@ -74,6 +81,7 @@ async fn read_put_account(request: Request) -> Result<PutAccountRequest, Rejecti
 }
 
 /// `POST /signups`
+#[cfg(feature = "signups")]
 async fn handle_sign_up<A: ReadWriteOnlyApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -85,6 +93,7 @@ async fn handle_sign_up<A: ReadWriteOnlyApi>(
 }
 
 /// Reads the request of [`sign_up`](ReadWriteOnlyApi::sign_up), or the reason to refuse it.
+#[cfg(feature = "signups")]
 async fn read_sign_up(request: Request) -> Result<SignUpRequest, Rejection> {
     let (parts, raw_body) = request.into_parts();
     let request = SignUpRequest {

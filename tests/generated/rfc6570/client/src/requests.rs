@@ -17,6 +17,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "simple")]
     pub fn simple_exploded_list(&self, param: Vec<i64>) -> SimpleExplodedList {
         SimpleExplodedList {
             client: self.clone(),
@@ -39,6 +40,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "label")]
     pub fn label_list(&self, param: Vec<String>) -> LabelList {
         LabelList {
             client: self.clone(),
@@ -65,6 +67,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "matrix")]
     pub fn matrix_exploded_object(
         &self,
         id: crate::models::MatrixExplodedObjectId,
@@ -90,6 +93,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "matrix-primitive")]
     pub fn matrix_primitive(&self, id: i32) -> MatrixPrimitive {
         MatrixPrimitive {
             client: self.clone(),
@@ -101,6 +105,7 @@ impl crate::Client {
 
 /// Request builder of [`Client::simple_exploded_list`](crate::Client::simple_exploded_list):
 /// `GET /simple/{param}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "simple")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct SimpleExplodedList {
@@ -109,6 +114,7 @@ pub struct SimpleExplodedList {
     param: Vec<i64>,
 }
 
+#[cfg(feature = "simple")]
 impl SimpleExplodedList {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -169,6 +175,7 @@ impl SimpleExplodedList {
     }
 }
 
+#[cfg(feature = "simple")]
 impl SimpleExplodedList {
     /// Sends the request: `GET /simple/{param}`.
     pub fn send(self) -> crate::codec::ResponseFuture<Vec<i64>, ()> {
@@ -181,6 +188,7 @@ impl SimpleExplodedList {
     }
 }
 
+#[cfg(feature = "simple")]
 impl ::std::future::IntoFuture for SimpleExplodedList {
     type Output = Result<Vec<i64>, crate::Error<()>>;
 
@@ -193,6 +201,7 @@ impl ::std::future::IntoFuture for SimpleExplodedList {
 
 /// Request builder of [`Client::label_list`](crate::Client::label_list): `GET /label/{param}`.
 /// Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "label")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct LabelList {
@@ -201,6 +210,7 @@ pub struct LabelList {
     param: Vec<String>,
 }
 
+#[cfg(feature = "label")]
 impl LabelList {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -259,6 +269,7 @@ impl LabelList {
     }
 }
 
+#[cfg(feature = "label")]
 impl LabelList {
     /// Sends the request: `GET /label/{param}`.
     pub fn send(self) -> crate::codec::ResponseFuture<Vec<String>, ()> {
@@ -271,6 +282,7 @@ impl LabelList {
     }
 }
 
+#[cfg(feature = "label")]
 impl ::std::future::IntoFuture for LabelList {
     type Output = Result<Vec<String>, crate::Error<()>>;
 
@@ -283,6 +295,7 @@ impl ::std::future::IntoFuture for LabelList {
 
 /// Request builder of [`Client::matrix_exploded_object`](crate::Client::matrix_exploded_object):
 /// `GET /matrix/{id}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "matrix")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct MatrixExplodedObject {
@@ -291,6 +304,7 @@ pub struct MatrixExplodedObject {
     id: crate::models::MatrixExplodedObjectId,
 }
 
+#[cfg(feature = "matrix")]
 impl MatrixExplodedObject {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -352,6 +366,7 @@ impl MatrixExplodedObject {
     }
 }
 
+#[cfg(feature = "matrix")]
 impl MatrixExplodedObject {
     /// Sends the request: `GET /matrix/{id}`.
     pub fn send(
@@ -371,6 +386,7 @@ impl MatrixExplodedObject {
     }
 }
 
+#[cfg(feature = "matrix")]
 impl ::std::future::IntoFuture for MatrixExplodedObject {
     type Output = Result<crate::models::MatrixExplodedObjectResponse, crate::Error<()>>;
 
@@ -386,6 +402,7 @@ impl ::std::future::IntoFuture for MatrixExplodedObject {
 
 /// Request builder of [`Client::matrix_primitive`](crate::Client::matrix_primitive):
 /// `GET /matrixPrimitive/{id}`. Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "matrix-primitive")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct MatrixPrimitive {
@@ -394,6 +411,7 @@ pub struct MatrixPrimitive {
     id: i32,
 }
 
+#[cfg(feature = "matrix-primitive")]
 impl MatrixPrimitive {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -452,6 +470,7 @@ impl MatrixPrimitive {
     }
 }
 
+#[cfg(feature = "matrix-primitive")]
 impl MatrixPrimitive {
     /// Sends the request: `GET /matrixPrimitive/{id}`.
     pub fn send(self) -> crate::codec::ResponseFuture<i64, ()> {
@@ -464,6 +483,7 @@ impl MatrixPrimitive {
     }
 }
 
+#[cfg(feature = "matrix-primitive")]
 impl ::std::future::IntoFuture for MatrixPrimitive {
     type Output = Result<i64, crate::Error<()>>;
 

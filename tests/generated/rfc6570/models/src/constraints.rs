@@ -4,10 +4,12 @@
 use crate::types::*;
 use crate::validation::{Validate, ValidationError};
 
+#[cfg(feature = "matrix")]
 impl Validate for MatrixExplodedObjectId {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "matrix")]
 impl Validate for MatrixExplodedObjectResponse {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }

@@ -3,12 +3,14 @@
 //! `Deserialize` of the structs, through [`crate::object`].
 use crate::types::*;
 
+#[cfg(feature = "matrix")]
 impl<'de> ::serde::Deserialize<'de> for MatrixExplodedObjectId {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "matrix")]
 impl crate::object::Object for MatrixExplodedObjectId {
     const NAME: &'static str = "MatrixExplodedObjectId";
 
@@ -33,12 +35,14 @@ impl crate::object::Object for MatrixExplodedObjectId {
     }
 }
 
+#[cfg(feature = "matrix")]
 impl<'de> ::serde::Deserialize<'de> for MatrixExplodedObjectResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "matrix")]
 impl crate::object::Object for MatrixExplodedObjectResponse {
     const NAME: &'static str = "MatrixExplodedObjectResponse";
 

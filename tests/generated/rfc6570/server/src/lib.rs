@@ -19,6 +19,15 @@
 //! body answers any of those operations' errors. Requests that fail any of this never reach
 //! the operation: the router answers them with the API's error body, built by the trait from a
 //! [`Rejection`].
+#![cfg_attr(
+    not(feature = "all-groups"),
+    allow(
+        dead_code,
+        unused_imports,
+        unused_variables,
+        reason = "with some operation groups off, code only their operations use goes unused"
+    )
+)]
 #[rustfmt::skip]
 mod api;
 

@@ -4,24 +4,28 @@
 use crate::models;
 
 /// The parameters and body of [`simple_exploded_list`](crate::TemplatesApi::simple_exploded_list): `GET /simple/{param}`.
+#[cfg(feature = "simple")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimpleExplodedListRequest {
     pub param: Vec<i64>,
 }
 
 /// The parameters and body of [`label_list`](crate::TemplatesApi::label_list): `GET /label/{param}`.
+#[cfg(feature = "label")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct LabelListRequest {
     pub param: Vec<String>,
 }
 
 /// The parameters and body of [`matrix_exploded_object`](crate::TemplatesApi::matrix_exploded_object): `GET /matrix/{id}`.
+#[cfg(feature = "matrix")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct MatrixExplodedObjectRequest {
     pub id: models::MatrixExplodedObjectId,
 }
 
 /// The parameters and body of [`matrix_primitive`](crate::TemplatesApi::matrix_primitive): `GET /matrixPrimitive/{id}`.
+#[cfg(feature = "matrix-primitive")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct MatrixPrimitiveRequest {
     pub id: i32,

@@ -8,6 +8,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 /// The responses of [`simple_exploded_list`](crate::TemplatesApi::simple_exploded_list).
+#[cfg(feature = "simple")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum SimpleExplodedListResponse {
     /// `200`: The values read.
@@ -16,6 +17,7 @@ pub enum SimpleExplodedListResponse {
     Other(StatusCode, ErrorMessage),
 }
 
+#[cfg(feature = "simple")]
 impl IntoResponse for SimpleExplodedListResponse {
     fn into_response(self) -> Response {
         match self {
@@ -25,6 +27,7 @@ impl IntoResponse for SimpleExplodedListResponse {
     }
 }
 
+#[cfg(feature = "simple")]
 impl respond::ErrorResponse for SimpleExplodedListResponse {
     type Error = ErrorMessage;
 
@@ -34,6 +37,7 @@ impl respond::ErrorResponse for SimpleExplodedListResponse {
 }
 
 /// The responses of [`label_list`](crate::TemplatesApi::label_list).
+#[cfg(feature = "label")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum LabelListResponse {
     /// `200`: The values read.
@@ -42,6 +46,7 @@ pub enum LabelListResponse {
     Other(StatusCode, ErrorMessage),
 }
 
+#[cfg(feature = "label")]
 impl IntoResponse for LabelListResponse {
     fn into_response(self) -> Response {
         match self {
@@ -51,6 +56,7 @@ impl IntoResponse for LabelListResponse {
     }
 }
 
+#[cfg(feature = "label")]
 impl respond::ErrorResponse for LabelListResponse {
     type Error = ErrorMessage;
 
@@ -60,6 +66,7 @@ impl respond::ErrorResponse for LabelListResponse {
 }
 
 /// The responses of [`matrix_exploded_object`](crate::TemplatesApi::matrix_exploded_object).
+#[cfg(feature = "matrix")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum MatrixExplodedObjectResponse {
     /// `200`: The object read.
@@ -68,6 +75,7 @@ pub enum MatrixExplodedObjectResponse {
     Other(StatusCode, ErrorMessage),
 }
 
+#[cfg(feature = "matrix")]
 impl IntoResponse for MatrixExplodedObjectResponse {
     fn into_response(self) -> Response {
         match self {
@@ -77,6 +85,7 @@ impl IntoResponse for MatrixExplodedObjectResponse {
     }
 }
 
+#[cfg(feature = "matrix")]
 impl respond::ErrorResponse for MatrixExplodedObjectResponse {
     type Error = ErrorMessage;
 
@@ -86,6 +95,7 @@ impl respond::ErrorResponse for MatrixExplodedObjectResponse {
 }
 
 /// The responses of [`matrix_primitive`](crate::TemplatesApi::matrix_primitive).
+#[cfg(feature = "matrix-primitive")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum MatrixPrimitiveResponse {
     /// `200`: The value read.
@@ -94,6 +104,7 @@ pub enum MatrixPrimitiveResponse {
     Other(StatusCode, ErrorMessage),
 }
 
+#[cfg(feature = "matrix-primitive")]
 impl IntoResponse for MatrixPrimitiveResponse {
     fn into_response(self) -> Response {
         match self {
@@ -103,6 +114,7 @@ impl IntoResponse for MatrixPrimitiveResponse {
     }
 }
 
+#[cfg(feature = "matrix-primitive")]
 impl respond::ErrorResponse for MatrixPrimitiveResponse {
     type Error = ErrorMessage;
 

@@ -4,10 +4,8 @@
 use crate::models;
 use crate::params;
 use crate::ErrorMessage;
-use crate::{
-    respond, Rejection, RejectionKind, TemplatesApi, SimpleExplodedListRequest,
-    LabelListRequest, MatrixExplodedObjectRequest, MatrixPrimitiveRequest,
-};
+use crate::{respond, Rejection, RejectionKind, TemplatesApi};
+use crate::requests::*;
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
@@ -19,17 +17,28 @@ use std::sync::Arc;
 ///
 /// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.
 pub fn router<A: TemplatesApi>(api: Arc<A>) -> Router {
-    Router::new()
-        .route("/simple/{param}", get(handle_simple_exploded_list::<A>))
-        .route("/label/{param}", get(handle_label_list::<A>))
-        .route("/matrix/{id}", get(handle_matrix_exploded_object::<A>))
-        .route("/matrixPrimitive/{id}", get(handle_matrix_primitive::<A>))
+    let router = Router::new();
+
+    #[cfg(feature = "simple")]
+    let router = router.route("/simple/{param}", get(handle_simple_exploded_list::<A>));
+
+    #[cfg(feature = "label")]
+    let router = router.route("/label/{param}", get(handle_label_list::<A>));
+
+    #[cfg(feature = "matrix")]
+    let router = router.route("/matrix/{id}", get(handle_matrix_exploded_object::<A>));
+
+    #[cfg(feature = "matrix-primitive")]
+    let router = router
+        .route("/matrixPrimitive/{id}", get(handle_matrix_primitive::<A>));
+    router
         .fallback(route_not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(api)
 }
 
 /// `GET /simple/{param}`
+#[cfg(feature = "simple")]
 async fn handle_simple_exploded_list<A: TemplatesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -41,6 +50,7 @@ async fn handle_simple_exploded_list<A: TemplatesApi>(
 }
 
 /// Reads the request of [`simple_exploded_list`](TemplatesApi::simple_exploded_list), or the reason to refuse it.
+#[cfg(feature = "simple")]
 async fn read_simple_exploded_list(
     request: Request,
 ) -> Result<SimpleExplodedListRequest, Rejection> {
@@ -71,6 +81,7 @@ async fn read_simple_exploded_list(
 }
 
 /// `GET /label/{param}`
+#[cfg(feature = "label")]
 async fn handle_label_list<A: TemplatesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -82,6 +93,7 @@ async fn handle_label_list<A: TemplatesApi>(
 }
 
 /// Reads the request of [`label_list`](TemplatesApi::label_list), or the reason to refuse it.
+#[cfg(feature = "label")]
 async fn read_label_list(request: Request) -> Result<LabelListRequest, Rejection> {
     let (mut parts, _) = request.into_parts();
     let path = params::Path::from_parts(&mut parts).await?;
@@ -110,6 +122,7 @@ async fn read_label_list(request: Request) -> Result<LabelListRequest, Rejection
 }
 
 /// `GET /matrix/{id}`
+#[cfg(feature = "matrix")]
 async fn handle_matrix_exploded_object<A: TemplatesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -121,6 +134,7 @@ async fn handle_matrix_exploded_object<A: TemplatesApi>(
 }
 
 /// Reads the request of [`matrix_exploded_object`](TemplatesApi::matrix_exploded_object), or the reason to refuse it.
+#[cfg(feature = "matrix")]
 async fn read_matrix_exploded_object(
     request: Request,
 ) -> Result<MatrixExplodedObjectRequest, Rejection> {
@@ -152,6 +166,7 @@ async fn read_matrix_exploded_object(
 }
 
 /// `GET /matrixPrimitive/{id}`
+#[cfg(feature = "matrix-primitive")]
 async fn handle_matrix_primitive<A: TemplatesApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -163,6 +178,7 @@ async fn handle_matrix_primitive<A: TemplatesApi>(
 }
 
 /// Reads the request of [`matrix_primitive`](TemplatesApi::matrix_primitive), or the reason to refuse it.
+#[cfg(feature = "matrix-primitive")]
 async fn read_matrix_primitive(
     request: Request,
 ) -> Result<MatrixPrimitiveRequest, Rejection> {

@@ -5,12 +5,14 @@
 /// The documented errors of [`Client::watch_ticks`](crate::Client::watch_ticks), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
+#[cfg(feature = "ticks")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum WatchTicks {
     /// `400`: A bad request.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "ticks")]
 impl ::std::ops::Deref for WatchTicks {
     type Target = crate::models::Problem;
 
@@ -24,12 +26,14 @@ impl ::std::ops::Deref for WatchTicks {
 /// The documented errors of [`Client::create_chat`](crate::Client::create_chat), one variant per
 /// status (the status itself is [`Error::status`](crate::Error::status)). Every variant carries
 /// the same body, which the enum dereferences to.
+#[cfg(feature = "chat")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreateChat {
     /// `400`: A bad request.
     BadRequest(crate::models::Problem),
 }
 
+#[cfg(feature = "chat")]
 impl ::std::ops::Deref for CreateChat {
     type Target = crate::models::Problem;
 

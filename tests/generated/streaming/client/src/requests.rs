@@ -20,6 +20,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "ticks")]
     pub fn watch_ticks(&self) -> WatchTicks {
         WatchTicks {
             client: self.clone(),
@@ -45,6 +46,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "chat")]
     pub fn create_chat(&self, body: crate::models::ChatRequest) -> CreateChat {
         CreateChat {
             client: self.clone(),
@@ -64,6 +66,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "logs")]
     pub fn export_logs(&self) -> ExportLogs {
         ExportLogs {
             client: self.clone(),
@@ -82,6 +85,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "metrics")]
     pub fn export_metrics(&self) -> ExportMetrics {
         ExportMetrics {
             client: self.clone(),
@@ -100,6 +104,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "records")]
     pub fn export_records(&self) -> ExportRecords {
         ExportRecords {
             client: self.clone(),
@@ -110,6 +115,7 @@ impl crate::Client {
 
 /// Request builder of [`Client::watch_ticks`](crate::Client::watch_ticks): `GET /ticks`. Set
 /// optional parameters, then `.send().await` it (or `.await` it).
+#[cfg(feature = "ticks")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct WatchTicks {
@@ -119,6 +125,7 @@ pub struct WatchTicks {
     last_event_id: Option<String>,
 }
 
+#[cfg(feature = "ticks")]
 impl WatchTicks {
     /// How many ticks to send before the stream ends.
     pub fn limit(mut self, value: i32) -> Self {
@@ -284,6 +291,7 @@ impl WatchTicks {
     }
 }
 
+#[cfg(feature = "ticks")]
 impl WatchTicks {
     /// Sends the request: `GET /ticks`.
     pub fn send(
@@ -306,6 +314,7 @@ impl WatchTicks {
     }
 }
 
+#[cfg(feature = "ticks")]
 impl ::std::future::IntoFuture for WatchTicks {
     type Output = Result<
         crate::stream::Events<crate::models::Tick, crate::errors::WatchTicks>,
@@ -324,6 +333,7 @@ impl ::std::future::IntoFuture for WatchTicks {
 
 /// Request builder of [`Client::create_chat`](crate::Client::create_chat): `POST /chat`. Finish it
 /// with `.send().await`, or `.await` it.
+#[cfg(feature = "chat")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct CreateChat {
@@ -332,6 +342,7 @@ pub struct CreateChat {
     body: crate::models::ChatRequest,
 }
 
+#[cfg(feature = "chat")]
 impl CreateChat {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -431,6 +442,7 @@ impl CreateChat {
     }
 }
 
+#[cfg(feature = "chat")]
 impl CreateChat {
     /// Sends the request: `POST /chat`.
     pub fn send(
@@ -453,6 +465,7 @@ impl CreateChat {
     }
 }
 
+#[cfg(feature = "chat")]
 impl ::std::future::IntoFuture for CreateChat {
     type Output = Result<
         crate::models::ChatAnswer,
@@ -471,6 +484,7 @@ impl ::std::future::IntoFuture for CreateChat {
 
 /// Request builder of [`Client::export_logs`](crate::Client::export_logs): `GET /logs`. Finish it
 /// with `.send().await`, or `.await` it.
+#[cfg(feature = "logs")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ExportLogs {
@@ -478,6 +492,7 @@ pub struct ExportLogs {
     options: crate::client::RequestOptions,
 }
 
+#[cfg(feature = "logs")]
 impl ExportLogs {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -558,6 +573,7 @@ impl ExportLogs {
     }
 }
 
+#[cfg(feature = "logs")]
 impl ExportLogs {
     /// Sends the request: `GET /logs`.
     pub fn send(
@@ -580,6 +596,7 @@ impl ExportLogs {
     }
 }
 
+#[cfg(feature = "logs")]
 impl ::std::future::IntoFuture for ExportLogs {
     type Output = Result<
         crate::stream::Lines<crate::models::LogLine, ()>,
@@ -598,6 +615,7 @@ impl ::std::future::IntoFuture for ExportLogs {
 
 /// Request builder of [`Client::export_metrics`](crate::Client::export_metrics): `GET /metrics`.
 /// Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "metrics")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ExportMetrics {
@@ -605,6 +623,7 @@ pub struct ExportMetrics {
     options: crate::client::RequestOptions,
 }
 
+#[cfg(feature = "metrics")]
 impl ExportMetrics {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -690,6 +709,7 @@ impl ExportMetrics {
     }
 }
 
+#[cfg(feature = "metrics")]
 impl ExportMetrics {
     /// Sends the request: `GET /metrics`.
     pub fn send(
@@ -712,6 +732,7 @@ impl ExportMetrics {
     }
 }
 
+#[cfg(feature = "metrics")]
 impl ::std::future::IntoFuture for ExportMetrics {
     type Output = Result<
         crate::stream::Lines<crate::models::ExportMetricsStreamItem, ()>,
@@ -730,6 +751,7 @@ impl ::std::future::IntoFuture for ExportMetrics {
 
 /// Request builder of [`Client::export_records`](crate::Client::export_records): `GET /records`.
 /// Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "records")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct ExportRecords {
@@ -737,6 +759,7 @@ pub struct ExportRecords {
     options: crate::client::RequestOptions,
 }
 
+#[cfg(feature = "records")]
 impl ExportRecords {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -822,6 +845,7 @@ impl ExportRecords {
     }
 }
 
+#[cfg(feature = "records")]
 impl ExportRecords {
     /// Sends the request: `GET /records`.
     pub fn send(
@@ -844,6 +868,7 @@ impl ExportRecords {
     }
 }
 
+#[cfg(feature = "records")]
 impl ::std::future::IntoFuture for ExportRecords {
     type Output = Result<
         crate::stream::Lines<crate::models::LogLine, ()>,

@@ -4,18 +4,22 @@
 use crate::types::*;
 use crate::validation::{self, Validate, ValidationError};
 
+#[cfg(feature = "ticks")]
 impl Validate for Tick {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatRequest {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatAnswer {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "chat")]
 impl Validate for ChatChunk {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {
@@ -33,6 +37,7 @@ impl Validate for ChatChunk {
     }
 }
 
+#[cfg(any(feature = "logs", feature = "records"))]
 impl Validate for LogLine {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
@@ -41,6 +46,7 @@ impl Validate for Problem {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }
 
+#[cfg(feature = "metrics")]
 impl Validate for ExportMetricsStreamItem {
     fn validate_at(&self, _path: &str, _errors: &mut Vec<ValidationError>) {}
 }

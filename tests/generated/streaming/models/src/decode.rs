@@ -3,12 +3,14 @@
 //! `Deserialize` of the structs, through [`crate::object`].
 use crate::types::*;
 
+#[cfg(feature = "ticks")]
 impl<'de> ::serde::Deserialize<'de> for Tick {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "ticks")]
 impl crate::object::Object for Tick {
     const NAME: &'static str = "Tick";
 
@@ -33,12 +35,14 @@ impl crate::object::Object for Tick {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatRequest {
     const NAME: &'static str = "ChatRequest";
 
@@ -63,12 +67,14 @@ impl crate::object::Object for ChatRequest {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatAnswer {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatAnswer {
     const NAME: &'static str = "ChatAnswer";
 
@@ -88,12 +94,14 @@ impl crate::object::Object for ChatAnswer {
     }
 }
 
+#[cfg(feature = "chat")]
 impl<'de> ::serde::Deserialize<'de> for ChatChunk {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "chat")]
 impl crate::object::Object for ChatChunk {
     const NAME: &'static str = "ChatChunk";
 
@@ -118,12 +126,14 @@ impl crate::object::Object for ChatChunk {
     }
 }
 
+#[cfg(any(feature = "logs", feature = "records"))]
 impl<'de> ::serde::Deserialize<'de> for LogLine {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(any(feature = "logs", feature = "records"))]
 impl crate::object::Object for LogLine {
     const NAME: &'static str = "LogLine";
 
@@ -175,12 +185,14 @@ impl crate::object::Object for Problem {
     }
 }
 
+#[cfg(feature = "metrics")]
 impl<'de> ::serde::Deserialize<'de> for ExportMetricsStreamItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "metrics")]
 impl crate::object::Object for ExportMetricsStreamItem {
     const NAME: &'static str = "ExportMetricsStreamItem";
 

@@ -3,11 +3,8 @@
 //! The trait to implement.
 use crate::models;
 use crate::Rejection;
-use crate::{
-    WatchTicksRequest, CreateChatRequest, ExportLogsRequest, ExportMetricsRequest,
-    ExportRecordsRequest, WatchTicksResponse, CreateChatResponse, ExportLogsResponse,
-    ExportMetricsResponse, ExportRecordsResponse,
-};
+use crate::requests::*;
+use crate::responses::*;
 
 /// The operations of Streams (version 1). Implement this trait, then serve it with [`router`](crate::router).
 ///
@@ -47,30 +44,35 @@ pub trait StreamsApi: Send + Sync + 'static {
     /// `GET /ticks`
     ///
     /// Ticks as they happen; a client that reconnects resumes after the last id it saw.
+    #[cfg(feature = "ticks")]
     fn watch_ticks(
         &self,
         request: WatchTicksRequest,
     ) -> impl Future<Output = WatchTicksResponse> + Send;
 
     /// `POST /chat`
+    #[cfg(feature = "chat")]
     fn create_chat(
         &self,
         request: CreateChatRequest,
     ) -> impl Future<Output = CreateChatResponse> + Send;
 
     /// `GET /logs`
+    #[cfg(feature = "logs")]
     fn export_logs(
         &self,
         request: ExportLogsRequest,
     ) -> impl Future<Output = ExportLogsResponse> + Send;
 
     /// `GET /metrics`
+    #[cfg(feature = "metrics")]
     fn export_metrics(
         &self,
         request: ExportMetricsRequest,
     ) -> impl Future<Output = ExportMetricsResponse> + Send;
 
     /// `GET /records`
+    #[cfg(feature = "records")]
     fn export_records(
         &self,
         request: ExportRecordsRequest,

@@ -4,6 +4,7 @@
 use crate::models;
 
 /// The parameters and body of [`watch_ticks`](crate::StreamsApi::watch_ticks): `GET /ticks`.
+#[cfg(feature = "ticks")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct WatchTicksRequest {
     /// How many ticks to send before the stream ends.
@@ -13,6 +14,7 @@ pub struct WatchTicksRequest {
 }
 
 /// The parameters and body of [`create_chat`](crate::StreamsApi::create_chat): `POST /chat`.
+#[cfg(feature = "chat")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateChatRequest {
     /// The request body.
@@ -22,13 +24,16 @@ pub struct CreateChatRequest {
 }
 
 /// The parameters and body of [`export_logs`](crate::StreamsApi::export_logs): `GET /logs`.
+#[cfg(feature = "logs")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExportLogsRequest {}
 
 /// The parameters and body of [`export_metrics`](crate::StreamsApi::export_metrics): `GET /metrics`.
+#[cfg(feature = "metrics")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExportMetricsRequest {}
 
 /// The parameters and body of [`export_records`](crate::StreamsApi::export_records): `GET /records`.
+#[cfg(feature = "records")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExportRecordsRequest {}

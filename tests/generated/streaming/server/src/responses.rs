@@ -8,6 +8,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 /// The responses of [`watch_ticks`](crate::StreamsApi::watch_ticks).
+#[cfg(feature = "ticks")]
 #[derive(Debug)]
 pub enum WatchTicksResponse {
     /// `200`: One event per tick. Streamed as `text/event-stream`.
@@ -18,6 +19,7 @@ pub enum WatchTicksResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "ticks")]
 impl IntoResponse for WatchTicksResponse {
     fn into_response(self) -> Response {
         match self {
@@ -28,6 +30,7 @@ impl IntoResponse for WatchTicksResponse {
     }
 }
 
+#[cfg(feature = "ticks")]
 impl respond::ErrorResponse for WatchTicksResponse {
     type Error = models::Problem;
 
@@ -40,6 +43,7 @@ impl respond::ErrorResponse for WatchTicksResponse {
 }
 
 /// The responses of [`create_chat`](crate::StreamsApi::create_chat).
+#[cfg(feature = "chat")]
 #[derive(Debug)]
 pub enum CreateChatResponse {
     /// `200`: The answer, whole or (with `stream`) chunk by chunk.
@@ -52,6 +56,7 @@ pub enum CreateChatResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "chat")]
 impl IntoResponse for CreateChatResponse {
     fn into_response(self) -> Response {
         match self {
@@ -63,6 +68,7 @@ impl IntoResponse for CreateChatResponse {
     }
 }
 
+#[cfg(feature = "chat")]
 impl respond::ErrorResponse for CreateChatResponse {
     type Error = models::Problem;
 
@@ -75,6 +81,7 @@ impl respond::ErrorResponse for CreateChatResponse {
 }
 
 /// The responses of [`export_logs`](crate::StreamsApi::export_logs).
+#[cfg(feature = "logs")]
 #[derive(Debug)]
 pub enum ExportLogsResponse {
     /// `200`: Every log line, one JSON object a line. Streamed as `application/jsonl`.
@@ -83,6 +90,7 @@ pub enum ExportLogsResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "logs")]
 impl IntoResponse for ExportLogsResponse {
     fn into_response(self) -> Response {
         match self {
@@ -99,6 +107,7 @@ impl IntoResponse for ExportLogsResponse {
     }
 }
 
+#[cfg(feature = "logs")]
 impl respond::ErrorResponse for ExportLogsResponse {
     type Error = models::Problem;
 
@@ -108,6 +117,7 @@ impl respond::ErrorResponse for ExportLogsResponse {
 }
 
 /// The responses of [`export_metrics`](crate::StreamsApi::export_metrics).
+#[cfg(feature = "metrics")]
 #[derive(Debug)]
 pub enum ExportMetricsResponse {
     /// `200`: Every metric, one JSON object a line. Streamed as `application/x-ndjson`.
@@ -116,6 +126,7 @@ pub enum ExportMetricsResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "metrics")]
 impl IntoResponse for ExportMetricsResponse {
     fn into_response(self) -> Response {
         match self {
@@ -132,6 +143,7 @@ impl IntoResponse for ExportMetricsResponse {
     }
 }
 
+#[cfg(feature = "metrics")]
 impl respond::ErrorResponse for ExportMetricsResponse {
     type Error = models::Problem;
 
@@ -141,6 +153,7 @@ impl respond::ErrorResponse for ExportMetricsResponse {
 }
 
 /// The responses of [`export_records`](crate::StreamsApi::export_records).
+#[cfg(feature = "records")]
 #[derive(Debug)]
 pub enum ExportRecordsResponse {
     /// `200`: Every log line as a JSON text sequence. Streamed as `application/json-seq`.
@@ -149,6 +162,7 @@ pub enum ExportRecordsResponse {
     Other(StatusCode, models::Problem),
 }
 
+#[cfg(feature = "records")]
 impl IntoResponse for ExportRecordsResponse {
     fn into_response(self) -> Response {
         match self {
@@ -165,6 +179,7 @@ impl IntoResponse for ExportRecordsResponse {
     }
 }
 
+#[cfg(feature = "records")]
 impl respond::ErrorResponse for ExportRecordsResponse {
     type Error = models::Problem;
 

@@ -4,10 +4,8 @@
 use crate::models;
 use crate::body;
 use crate::params;
-use crate::{
-    respond, Rejection, RejectionKind, StreamsApi, WatchTicksRequest, CreateChatRequest,
-    ExportLogsRequest, ExportMetricsRequest, ExportRecordsRequest,
-};
+use crate::{respond, Rejection, RejectionKind, StreamsApi};
+use crate::requests::*;
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
@@ -19,18 +17,30 @@ use std::sync::Arc;
 ///
 /// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.
 pub fn router<A: StreamsApi>(api: Arc<A>) -> Router {
-    Router::new()
-        .route("/ticks", get(handle_watch_ticks::<A>))
-        .route("/chat", post(handle_create_chat::<A>))
-        .route("/logs", get(handle_export_logs::<A>))
-        .route("/metrics", get(handle_export_metrics::<A>))
-        .route("/records", get(handle_export_records::<A>))
+    let router = Router::new();
+
+    #[cfg(feature = "ticks")]
+    let router = router.route("/ticks", get(handle_watch_ticks::<A>));
+
+    #[cfg(feature = "chat")]
+    let router = router.route("/chat", post(handle_create_chat::<A>));
+
+    #[cfg(feature = "logs")]
+    let router = router.route("/logs", get(handle_export_logs::<A>));
+
+    #[cfg(feature = "metrics")]
+    let router = router.route("/metrics", get(handle_export_metrics::<A>));
+
+    #[cfg(feature = "records")]
+    let router = router.route("/records", get(handle_export_records::<A>));
+    router
         .fallback(route_not_found::<A>)
         .method_not_allowed_fallback(method_not_allowed::<A>)
         .with_state(api)
 }
 
 /// `GET /ticks`
+#[cfg(feature = "ticks")]
 async fn handle_watch_ticks<A: StreamsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -42,6 +52,7 @@ async fn handle_watch_ticks<A: StreamsApi>(
 }
 
 /// Reads the request of [`watch_ticks`](StreamsApi::watch_ticks), or the reason to refuse it.
+#[cfg(feature = "ticks")]
 async fn read_watch_ticks(request: Request) -> Result<WatchTicksRequest, Rejection> {
     let (parts, _) = request.into_parts();
     let query = params::Query::parse(parts.uri.query());
@@ -72,6 +83,7 @@ async fn read_watch_ticks(request: Request) -> Result<WatchTicksRequest, Rejecti
 }
 
 /// `POST /chat`
+#[cfg(feature = "chat")]
 async fn handle_create_chat<A: StreamsApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -83,6 +95,7 @@ async fn handle_create_chat<A: StreamsApi>(
 }
 
 /// Reads the request of [`create_chat`](StreamsApi::create_chat), or the reason to refuse it.
+#[cfg(feature = "chat")]
 async fn read_create_chat(request: Request) -> Result<CreateChatRequest, Rejection> {
     let (parts, raw_body) = request.into_parts();
     let request = CreateChatRequest {
@@ -93,16 +106,19 @@ async fn read_create_chat(request: Request) -> Result<CreateChatRequest, Rejecti
 }
 
 /// `GET /logs`
+#[cfg(feature = "logs")]
 async fn handle_export_logs<A: StreamsApi>(State(api): State<Arc<A>>) -> Response {
     api.export_logs(ExportLogsRequest {}).await.into_response()
 }
 
 /// `GET /metrics`
+#[cfg(feature = "metrics")]
 async fn handle_export_metrics<A: StreamsApi>(State(api): State<Arc<A>>) -> Response {
     api.export_metrics(ExportMetricsRequest {}).await.into_response()
 }
 
 /// `GET /records`
+#[cfg(feature = "records")]
 async fn handle_export_records<A: StreamsApi>(State(api): State<Arc<A>>) -> Response {
     api.export_records(ExportRecordsRequest {}).await.into_response()
 }

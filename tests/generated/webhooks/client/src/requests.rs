@@ -23,6 +23,7 @@ impl crate::Client {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg(feature = "subscriptions")]
     pub fn subscribe(&self, body: crate::models::Subscription) -> Subscribe {
         Subscribe {
             client: self.clone(),
@@ -34,6 +35,7 @@ impl crate::Client {
 
 /// Request builder of [`Client::subscribe`](crate::Client::subscribe): `POST /subscriptions`.
 /// Finish it with `.send().await`, or `.await` it.
+#[cfg(feature = "subscriptions")]
 #[derive(Debug, Clone)]
 #[must_use = "a request does nothing until it is sent with `.send().await`"]
 pub struct Subscribe {
@@ -42,6 +44,7 @@ pub struct Subscribe {
     body: crate::models::Subscription,
 }
 
+#[cfg(feature = "subscriptions")]
 impl Subscribe {
     /// Gives up on this request (each try of it) after `timeout`, in place of the client's
     /// timeout.
@@ -95,6 +98,7 @@ impl Subscribe {
     }
 }
 
+#[cfg(feature = "subscriptions")]
 impl Subscribe {
     /// Sends the request: `POST /subscriptions`.
     pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Subscription, ()> {
@@ -109,6 +113,7 @@ impl Subscribe {
     }
 }
 
+#[cfg(feature = "subscriptions")]
 impl ::std::future::IntoFuture for Subscribe {
     type Output = Result<crate::models::Subscription, crate::Error<()>>;
 

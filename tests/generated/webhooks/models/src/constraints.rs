@@ -4,6 +4,7 @@
 use crate::types::*;
 use crate::validation::{self, Validate, ValidationError};
 
+#[cfg(feature = "subscriptions")]
 impl Validate for Subscription {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         {

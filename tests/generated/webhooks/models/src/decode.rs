@@ -3,12 +3,14 @@
 //! `Deserialize` of the structs, through [`crate::object`].
 use crate::types::*;
 
+#[cfg(feature = "subscriptions")]
 impl<'de> ::serde::Deserialize<'de> for Subscription {
     fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::object::object(d)
     }
 }
 
+#[cfg(feature = "subscriptions")]
 impl crate::object::Object for Subscription {
     const NAME: &'static str = "Subscription";
 

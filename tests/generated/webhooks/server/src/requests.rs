@@ -4,6 +4,7 @@
 use crate::models;
 
 /// The parameters and body of [`subscribe`](crate::ShopApi::subscribe): `POST /subscriptions`.
+#[cfg(feature = "subscriptions")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct SubscribeRequest {
     /// The request body.

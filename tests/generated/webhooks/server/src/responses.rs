@@ -8,6 +8,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 /// The responses of [`subscribe`](crate::ShopApi::subscribe).
+#[cfg(feature = "subscriptions")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum SubscribeResponse {
     /// `201`: Subscribed
@@ -16,6 +17,7 @@ pub enum SubscribeResponse {
     Other(StatusCode, ErrorMessage),
 }
 
+#[cfg(feature = "subscriptions")]
 impl IntoResponse for SubscribeResponse {
     fn into_response(self) -> Response {
         match self {
@@ -25,6 +27,7 @@ impl IntoResponse for SubscribeResponse {
     }
 }
 
+#[cfg(feature = "subscriptions")]
 impl respond::ErrorResponse for SubscribeResponse {
     type Error = ErrorMessage;
 

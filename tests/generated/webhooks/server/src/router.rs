@@ -4,7 +4,8 @@
 use crate::models;
 use crate::body;
 use crate::ErrorMessage;
-use crate::{respond, Rejection, RejectionKind, ShopApi, SubscribeRequest};
+use crate::{respond, Rejection, RejectionKind, ShopApi};
+use crate::requests::*;
 use axum::extract::{Request, State};
 use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
@@ -16,14 +17,18 @@ use std::sync::Arc;
 ///
 /// Add layers (tracing, timeouts, `DefaultBodyLimit`) to the returned router as usual.
 pub fn router<A: ShopApi>(api: Arc<A>) -> Router {
-    Router::new()
-        .route("/subscriptions", post(handle_subscribe::<A>))
+    let router = Router::new();
+
+    #[cfg(feature = "subscriptions")]
+    let router = router.route("/subscriptions", post(handle_subscribe::<A>));
+    router
         .fallback(route_not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(api)
 }
 
 /// `POST /subscriptions`
+#[cfg(feature = "subscriptions")]
 async fn handle_subscribe<A: ShopApi>(
     State(api): State<Arc<A>>,
     request: Request,
@@ -35,6 +40,7 @@ async fn handle_subscribe<A: ShopApi>(
 }
 
 /// Reads the request of [`subscribe`](ShopApi::subscribe), or the reason to refuse it.
+#[cfg(feature = "subscriptions")]
 async fn read_subscribe(request: Request) -> Result<SubscribeRequest, Rejection> {
     let (parts, raw_body) = request.into_parts();
     let request = SubscribeRequest {

@@ -6,6 +6,7 @@ use crate::models;
 /// The URL of the `orderUpdated` callback of `subscribe`: `{$request.body#/callbackUrl}`.
 ///
 /// `None` when the body lacks a part of it (or it is not a string or a number).
+#[cfg(feature = "subscriptions")]
 pub fn subscribe_order_updated(body: &models::Subscription) -> Option<String> {
     let body = serde_json::to_value(body).ok()?;
     let mut url = String::new();
@@ -16,6 +17,7 @@ pub fn subscribe_order_updated(body: &models::Subscription) -> Option<String> {
 /// The URL of the `audit` callback of `subscribe`: `https://audit.example.com/shop/{$request.body#/orderId}?kind=subscription`.
 ///
 /// `None` when the body lacks a part of it (or it is not a string or a number).
+#[cfg(feature = "subscriptions")]
 pub fn subscribe_audit(body: &models::Subscription) -> Option<String> {
     let body = serde_json::to_value(body).ok()?;
     let mut url = String::new();
