@@ -177,36 +177,3 @@ pub fn crate_name(prefix: &str, path: &Path) -> String {
         .collect();
     format!("{prefix}-{}", cleaned.trim_matches('-'))
 }
-
-/// Writes each `(name, files)` crate into a fresh scratch workspace, `target/xtask-{label}`.
-pub fn write_workspace(
-    label: &str,
-    crates: &[(String, Vec<File>)],
-) -> Result<std::path::PathBuf, String> {
-    let root = repo_root();
-    let scratch = root.join("target").join(format!("xtask-{label}"));
-    let _ = std::fs::remove_dir_all(&scratch);
-    let mut members = Vec::new();
-    for (name, files) in crates {
-        // The server and client crates find their models crate at `../models`, as under generated/:
-        // each document's crates go side by side in a folder of their own (`{doc}/{part}`).
-        let relative = match name.rsplit_once('-') {
-            Some((doc, part)) if ["models", "server", "client"].contains(&part) => {
-                format!("{doc}/{part}")
-            }
-            _ => name.clone(),
-        };
-        let dir = scratch.join(&relative);
-        openapi_gen::output::write_crate(&dir, files)
-            .map_err(|e| format!("writing {}: {e}", dir.display()))?;
-        members.push(format!("    \"{relative}\","));
-    }
-    let manifest = format!(
-        "[workspace]\nresolver = \"3\"\nmembers = [\n{}\n]\n",
-        members.join("\n")
-    );
-    std::fs::write(scratch.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
-    // The repository's lock file pins the same dependency versions the checked-in crates use.
-    let _ = std::fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock"));
-    Ok(scratch)
-}

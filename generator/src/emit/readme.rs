@@ -69,65 +69,109 @@ pub fn intro(api: &Api, opts: &Options, part: &str, what: &str) -> String {
     text
 }
 
-/// `## Installing`: the dependency line, and the features the crate's manifest declares (with
-/// the manifest's comments on them).
+/// `## Installing`: the dependency line, the features the crate's manifest declares (with the
+/// manifest's comments on them), and its operation groups, one feature each.
 pub fn install(opts: &Options, part: &str, files: &[File]) -> String {
     let name = opts.crate_name(part);
+    let version = &opts.crate_version;
     let mut text = format!(
-        "## Installing\n\n```toml\n[dependencies]\n{name} = {{ version = \"{}\" }}\n```",
-        opts.crate_version
+        "## Installing\n\n```toml\n[dependencies]\n{name} = {{ version = \"{version}\" }}\n```"
     );
     let manifest = files
         .iter()
         .find(|f| f.path == "Cargo.toml")
         .map_or("", |f| f.contents.as_str());
-    let (notes, features) = features(manifest);
-    if !features.is_empty() {
-        let shown: Vec<String> = features
-            .iter()
-            .take(MAX_FEATURES)
-            .map(|f| format!("`{f}`"))
-            .collect();
-        text.push_str(&format!("\n\nFeatures: {}", shown.join(", ")));
-        if features.len() > MAX_FEATURES {
-            text.push_str(&format!(
-                ", and {} more (see `Cargo.toml`)",
-                features.len() - MAX_FEATURES
-            ));
-        }
-        text.push('.');
+    let Features {
+        notes,
+        names,
+        groups,
+    } = features(manifest);
+    if !names.is_empty() {
+        text.push_str(&format!(
+            "\n\nFeatures: {}.",
+            listed(&names, |f| format!("`{f}`"))
+        ));
         if !notes.is_empty() {
             text.push_str("\n\n");
             text.push_str(&notes.join("\n"));
         }
         text.push_str(&format!(
-            "\n\n```toml\n{name} = {{ version = \"{}\", features = [\"{}\"] }}\n```",
-            opts.crate_version, features[0]
+            "\n\n```toml\n{name} = {{ version = \"{version}\", features = [\"{}\"] }}\n```",
+            names[0]
+        ));
+    }
+    if let Some((first, _)) = groups.first() {
+        let shown = listed(&groups, |(group, count)| match count {
+            Some(1) => format!("`{group}` (1 operation)"),
+            Some(n) => format!("`{group}` ({n} operations)"),
+            None => format!("`{group}`"),
+        });
+        text.push_str(&format!(
+            "\n\nOperation groups, a feature each: {shown}. The default, `all-groups`, enables every \
+             group and the models no operation reaches; a program that calls one group compiles \
+             only its operations and the models they reach:\n\n```toml\n{name} = {{ version = \
+             \"{version}\", default-features = false, features = [\"{first}\"] }}\n```"
         ));
     }
     text
 }
 
-/// The feature names of a manifest's `[features]` (`default` aside) and its comment lines.
-fn features(manifest: &str) -> (Vec<String>, Vec<String>) {
-    let mut notes = Vec::new();
-    let mut names = Vec::new();
+/// The first [`MAX_FEATURES`] items, each shown by `show`, and how many more there are.
+fn listed<T>(items: &[T], show: impl Fn(&T) -> String) -> String {
+    let shown: Vec<String> = items.iter().take(MAX_FEATURES).map(show).collect();
+    let mut text = shown.join(", ");
+    if items.len() > MAX_FEATURES {
+        text.push_str(&format!(
+            ", and {} more (see `Cargo.toml`)",
+            items.len() - MAX_FEATURES
+        ));
+    }
+    text
+}
+
+/// A manifest's `[features]`: the comment lines and names before its operation groups
+/// (`default` aside), then each group with the operation count its comment gives.
+#[derive(Debug, Default)]
+struct Features {
+    notes: Vec<String>,
+    names: Vec<String>,
+    groups: Vec<(String, Option<usize>)>,
+}
+
+fn features(manifest: &str) -> Features {
+    let mut out = Features::default();
     let Some(start) = manifest.find("\n[features]\n") else {
-        return (notes, names);
+        return out;
     };
+    let mut in_groups = false;
+    let mut count = None;
     for line in manifest[start + "\n[features]\n".len()..].lines() {
         if line.starts_with('[') {
             break;
         }
         if let Some(note) = line.strip_prefix("# ") {
-            notes.push(note.to_owned());
-        } else if let Some((name, _)) = line.split_once(" = ")
-            && name != "default"
-        {
-            names.push(name.trim().to_owned());
+            in_groups |= note.starts_with("Operation groups:");
+            count = note
+                .split_once(' ')
+                .filter(|(_, rest)| rest.starts_with("operation"))
+                .and_then(|(n, _)| n.parse().ok());
+            if !in_groups {
+                out.notes.push(note.to_owned());
+            }
+        } else if let Some((name, _)) = line.split_once(" = ") {
+            let name = name.trim();
+            if name == "default" || name == "all-groups" || name.is_empty() || name.starts_with('"')
+            {
+                continue;
+            }
+            if in_groups {
+                out.groups.push((name.to_owned(), count.take()));
+            } else {
+                out.names.push(name.to_owned());
+            }
         }
     }
-    (notes, names)
+    out
 }
 
 /// Text safe inside a Markdown paragraph's inline run (no line breaks).
@@ -204,8 +248,26 @@ mod tests {
     #[test]
     fn features_come_from_the_manifest_section() {
         let manifest = "[package]\nname = \"x\"\n\n[features]\n# TLS: pick one.\ndefault = []\nrustls = [\"reqwest/rustls\"]\ntower = []\n\n[dependencies]\nserde = \"1\"\n";
-        let (notes, names) = features(manifest);
-        assert_eq!(notes, ["TLS: pick one."]);
-        assert_eq!(names, ["rustls", "tower"]);
+        let found = features(manifest);
+        assert_eq!(found.notes, ["TLS: pick one."]);
+        assert_eq!(found.names, ["rustls", "tower"]);
+        assert!(found.groups.is_empty());
+    }
+
+    #[test]
+    fn operation_groups_are_told_apart_with_their_counts() {
+        let manifest = "[package]\n\n[features]\n# TLS: pick one.\nrustls = []\n# Operation groups: one feature each.\n# the rule.\ndefault = [\"all-groups\"]\nall-groups = [\"notes\", \"shapes\", \"unused-components\"]\n# 2 operations of `notes`.\nnotes = []\n# 1 operation of `shapes`.\nshapes = []\n# 3 models: those no operation reaches.\nunused-components = []\n";
+        let found = features(manifest);
+        assert_eq!(found.notes, ["TLS: pick one."]);
+        assert_eq!(found.names, ["rustls"]);
+        let groups: Vec<_> = found.groups.iter().map(|(g, n)| (g.as_str(), *n)).collect();
+        assert_eq!(
+            groups,
+            [
+                ("notes", Some(2)),
+                ("shapes", Some(1)),
+                ("unused-components", None)
+            ]
+        );
     }
 }

@@ -54,6 +54,20 @@ pub fn path_segment(value: &str) -> String {
     out
 }
 
+/// The path with its parameters written in, unless one of them made a whole segment a
+/// dot-segment (`.`, `..`, or either with `%2E`), which URL parsing would resolve away.
+pub fn checked_path<E>(path: String) -> Result<String, Error<E>> {
+    let dot_segment = |segment: &str| {
+        let dots = segment.replace("%2E", ".").replace("%2e", ".");
+        dots == "." || dots == ".."
+    };
+    let segments = path.split(['?', '#']).next().unwrap_or_default().split('/');
+    if segments.skip(1).any(dot_segment) {
+        return Err(Error::InvalidPath { path });
+    }
+    Ok(path)
+}
+
 /// A path parameter that a mixed segment (`{name}.{ext}`) follows with text starting with one of
 /// the unreserved characters `also`: those are percent-encoded too, so the value cannot be taken
 /// for the text.

@@ -32,6 +32,10 @@ pub enum Error<E> {
     /// sent through one outlived its timeout. Transport errors of the HTTP client under the layers
     /// are still [`Error::Transport`].
     Service(Box<dyn std::error::Error + Send + Sync>),
+    /// A path parameter's value made a whole path segment `.` or `..` (also written `%2E`), which
+    /// URL resolution removes (RFC 3986 section 5.2.4): the request would reach another resource,
+    /// so it was not sent. `path` is the path as it would have been sent.
+    InvalidPath { path: String },
 }
 
 impl<E> Error<E> {
@@ -43,7 +47,7 @@ impl<E> Error<E> {
             | Error::UnexpectedStatus { status, .. }
             | Error::Decode { status, .. } => Some(*status),
             Error::Auth(e) => Some(e.status),
-            Error::Service(_) => None,
+            Error::Service(_) | Error::InvalidPath { .. } => None,
         }
     }
 
@@ -81,6 +85,10 @@ impl<E: fmt::Debug> fmt::Display for Error<E> {
             }
             Error::Auth(e) => e.fmt(f),
             Error::Service(e) => write!(f, "request failed: {e}"),
+            Error::InvalidPath { path } => write!(
+                f,
+                "not sent: a path parameter makes the segment `.` or `..` in {path}, which would reach another path"
+            ),
         }
     }
 }
@@ -92,7 +100,7 @@ impl<E: fmt::Debug> std::error::Error for Error<E> {
             Error::Decode { source, .. } => Some(source),
             Error::Auth(e) => Some(e.as_ref()),
             Error::Service(e) => Some(e.as_ref()),
-            Error::Api { .. } | Error::UnexpectedStatus { .. } => None,
+            Error::Api { .. } | Error::UnexpectedStatus { .. } | Error::InvalidPath { .. } => None,
         }
     }
 }

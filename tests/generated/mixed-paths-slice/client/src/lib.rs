@@ -70,3 +70,8 @@ pub use reqwest;
 
 #[rustfmt::skip]
 pub use retry::RetryPolicy;
+
+/// The README's examples, compiled by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

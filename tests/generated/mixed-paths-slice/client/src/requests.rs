@@ -284,7 +284,10 @@ impl GetAccountJson {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::GET, &format!("/accounts/{sid}.json"));
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::checked_path(format!("/accounts/{sid}.json"))?,
+            );
         let response = self
             .client
             .inner
@@ -370,7 +373,10 @@ impl GetAccountXml {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::GET, &format!("/accounts/{sid}.xml"));
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::checked_path(format!("/accounts/{sid}.xml"))?,
+            );
         let response = self
             .client
             .inner
@@ -456,7 +462,10 @@ impl GetAccount {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::GET, &format!("/accounts/{sid}"));
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::checked_path(format!("/accounts/{sid}"))?,
+            );
         let response = self
             .client
             .inner
@@ -542,7 +551,10 @@ impl ListCalls {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::GET, &format!("/accounts/{sid}/calls.json"));
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::checked_path(format!("/accounts/{sid}/calls.json"))?,
+            );
         let response = self
             .client
             .inner
@@ -632,7 +644,9 @@ impl GetCall {
             .inner
             .request(
                 ::reqwest::Method::GET,
-                &format!("/accounts/{sid}/calls/{call_sid}.json"),
+                &crate::codec::checked_path(
+                    format!("/accounts/{sid}/calls/{call_sid}.json"),
+                )?,
             );
         let response = self
             .client
@@ -722,7 +736,10 @@ impl CancelJob {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::POST, &format!("/jobs/{id}:cancel"));
+            .request(
+                ::reqwest::Method::POST,
+                &crate::codec::checked_path(format!("/jobs/{id}:cancel"))?,
+            );
         let response = self
             .client
             .inner
@@ -824,7 +841,10 @@ impl GetJob {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::GET, &format!("/jobs/{id}"));
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::checked_path(format!("/jobs/{id}"))?,
+            );
         let response = self
             .client
             .inner
@@ -923,7 +943,10 @@ impl GetJobFull {
             .inner
             .request(
                 ::reqwest::Method::GET,
-                &crate::codec::with_query(&format!("/jobs/{id}?view=full"), &query),
+                &crate::codec::with_query(
+                    &crate::codec::checked_path(format!("/jobs/{id}?view=full"))?,
+                    &query,
+                ),
             );
         let response = self
             .client
@@ -1012,7 +1035,10 @@ impl GetFile {
         let request = self
             .client
             .inner
-            .request(::reqwest::Method::GET, &format!("/files/{name}.{ext}"));
+            .request(
+                ::reqwest::Method::GET,
+                &crate::codec::checked_path(format!("/files/{name}.{ext}"))?,
+            );
         let response = self
             .client
             .inner

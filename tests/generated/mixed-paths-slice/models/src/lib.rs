@@ -40,3 +40,8 @@ pub use types::*;
 
 #[rustfmt::skip]
 pub use validation::{Validate, ValidationError, ValidationErrors};
+
+/// The README's examples, compiled by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -7,6 +7,38 @@ use crate::requests::*;
 use crate::responses::*;
 
 /// The operations of Mixed paths (version 1). Implement this trait, then serve it with [`router`](crate::router).
+///
+/// # Example
+///
+/// ```no_run
+/// use mixed_paths_slice_server::*;
+/// use std::sync::Arc;
+///
+/// struct MyService;
+///
+/// impl MixedPathsApi for MyService {
+/// #   fn rejection(&self, _: &Rejection) -> models::Problem { unimplemented!() }
+///     async fn get_account_json(&self, request: GetAccountJsonRequest) -> GetAccountJsonResponse {
+///         // The request's parameters and body, parsed and validated by the router.
+///         let _ = request;
+///         GetAccountJsonResponse::Ok(serde_json::from_str(r#"{"operation":"sample","values":["sample"]}"#).expect("a valid body"))
+///     }
+/// #   async fn get_account_xml(&self, _: GetAccountXmlRequest) -> GetAccountXmlResponse { unimplemented!() }
+/// #   async fn get_account(&self, _: GetAccountRequest) -> GetAccountResponse { unimplemented!() }
+/// #   async fn list_calls(&self, _: ListCallsRequest) -> ListCallsResponse { unimplemented!() }
+/// #   async fn get_call(&self, _: GetCallRequest) -> GetCallResponse { unimplemented!() }
+/// #   async fn cancel_job(&self, _: CancelJobRequest) -> CancelJobResponse { unimplemented!() }
+/// #   async fn get_job(&self, _: GetJobRequest) -> GetJobResponse { unimplemented!() }
+/// #   async fn get_job_full(&self, _: GetJobFullRequest) -> GetJobFullResponse { unimplemented!() }
+/// #   async fn get_file(&self, _: GetFileRequest) -> GetFileResponse { unimplemented!() }
+/// #   async fn get_page_lines(&self, _: GetPageLinesRequest) -> GetPageLinesResponse { unimplemented!() }
+/// }
+///
+/// // `listener`: a `tokio::net::TcpListener` bound to the address to serve.
+/// async fn serve(listener: impl axum::serve::Listener<Addr: std::fmt::Debug>) {
+///     axum::serve(listener, router(Arc::new(MyService))).await.expect("serving");
+/// }
+/// ```
 pub trait MixedPathsApi: Send + Sync + 'static {
     /// The error body of a request the router refused before any operation ran: a malformed
     /// parameter or body, an unsupported content type, missing or rejected credentials, an unknown

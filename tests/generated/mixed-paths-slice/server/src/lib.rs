@@ -84,3 +84,8 @@ pub use responses::*;
 
 #[rustfmt::skip]
 pub use router::router;
+
+/// The README's examples, compiled by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
