@@ -415,6 +415,9 @@ pub fn stub(api: &Api, api_rs: &str, responses_rs: &str) -> Result<String, Strin
         })
         .collect::<Vec<_>>()
         .join("\n");
+    // The stub implements every operation: the crates build with their default features (every
+    // operation group), so a method's `#[cfg(feature = ...)]` holds.
+    let code = without_cfg_attributes(&code);
     let enums = response_variants(responses_rs);
     let mut items = Vec::new();
     for item in code.split(';').map(str::trim).filter(|i| !i.is_empty()) {
@@ -671,4 +674,31 @@ mod tests {
         assert!(matches!(&variants[1], (n, Fields::Unit) if n == "NoContent"));
         assert!(matches!(&variants[2], (n, Fields::Tuple(t)) if n == "Default" && t.len() == 2));
     }
+}
+
+/// `code` without its `#[cfg(...)]` attributes (one may span lines).
+fn without_cfg_attributes(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code;
+    while let Some(start) = rest.find("#[cfg(") {
+        out.push_str(&rest[..start]);
+        let mut depth = 0usize;
+        let mut end = rest.len();
+        for (i, c) in rest[start..].char_indices() {
+            match c {
+                '[' => depth += 1,
+                ']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = start + i + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
 }
