@@ -642,6 +642,33 @@ fn type_samples(api: &Api) -> BTreeMap<String, serde_json::Value> {
     out
 }
 
+/// `code` without its `#[cfg(...)]` attributes (one may span lines).
+fn without_cfg_attributes(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code;
+    while let Some(start) = rest.find("#[cfg(") {
+        out.push_str(&rest[..start]);
+        let mut depth = 0usize;
+        let mut end = rest.len();
+        for (i, c) in rest[start..].char_indices() {
+            match c {
+                '[' => depth += 1,
+                ']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = start + i + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -674,31 +701,13 @@ mod tests {
         assert!(matches!(&variants[1], (n, Fields::Unit) if n == "NoContent"));
         assert!(matches!(&variants[2], (n, Fields::Tuple(t)) if n == "Default" && t.len() == 2));
     }
-}
 
-/// `code` without its `#[cfg(...)]` attributes (one may span lines).
-fn without_cfg_attributes(code: &str) -> String {
-    let mut out = String::with_capacity(code.len());
-    let mut rest = code;
-    while let Some(start) = rest.find("#[cfg(") {
-        out.push_str(&rest[..start]);
-        let mut depth = 0usize;
-        let mut end = rest.len();
-        for (i, c) in rest[start..].char_indices() {
-            match c {
-                '[' => depth += 1,
-                ']' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        end = start + i + 1;
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        rest = &rest[end..];
+    #[test]
+    fn cfg_attributes_are_left_out_even_over_lines() {
+        let code = "#[cfg(feature = \"a\")]\n    fn a(&self);\n    #[cfg(any(\n        feature = \"b\",\n        feature = \"c\"\n    ))]\n    fn b(&self);";
+        assert_eq!(
+            super::without_cfg_attributes(code),
+            "\n    fn a(&self);\n    \n    fn b(&self);"
+        );
     }
-    out.push_str(rest);
-    out
 }
