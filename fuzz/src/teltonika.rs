@@ -1,21 +1,7 @@
 //! Teltonika byte streams for the fuzz targets.
 
-/// Teltonika's CRC-16/IBM (CRC-16/ARC), written here from its definition so that the targets do not
-/// borrow the decoder's.
-pub fn crc16(data: &[u8]) -> u16 {
-    let mut crc: u16 = 0;
-    for byte in data {
-        crc ^= u16::from(*byte);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0xA001
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    crc
-}
+// The simulator's CRC, written from the documentation, not the decoder's.
+use tracker_simulator::teltonika::crc16;
 
 /// Rewrites the CRC of every AVL packet frame found from `at` on (4 zero bytes, a length, the
 /// data, the CRC; keep-alive `0xFF` bytes between frames skipped), so that a mutated packet gets
