@@ -149,6 +149,9 @@ pub fn run(only: &[String]) -> Result<bool, String> {
         .current_dir(&scratch)
         .env("CARGO_TARGET_DIR", build_dir(&root))
         .env("RUSTFLAGS", "-D warnings")
+        // Line tables only (a panic's backtrace keeps its lines): full debug info for every
+        // dependency costs build and link time, and nothing here runs under a debugger.
+        .env("CARGO_PROFILE_DEV_DEBUG", "line-tables-only")
         .status()
         .map_err(|e| format!("running cargo: {e}"))?;
     if !status.success() {
