@@ -717,75 +717,162 @@ impl Api {
         ty
     }
 
-    /// A rough size in bytes of the Rust value of `ty`, enough to tell a large payload from a
-    /// small one (what clippy's `large_enum_variant` compares; a client boxes a large error body).
+    /// The size of the Rust value of `ty` (see [`size_estimate`]).
     pub fn size_estimate(&self, ty: &TypeRef) -> usize {
-        self.size_within(ty, &mut Vec::new())
+        size_estimate(&self.types, ty)
+    }
+}
+
+/// The size in bytes of the Rust value of `ty` on a 64-bit target, by what the generated crates
+/// make of it with the default options: enough to tell a large payload from a small one, as
+/// clippy's `large_enum_variant` compares them (the build boxes a union's large variants, a server
+/// allows the lint on its large responses, a client boxes a large error body). It is the one
+/// estimate: the build and the emitters ask it alike.
+///
+/// It follows rustc's layout where that is plain: a struct is its fields reordered, padded to its
+/// alignment; an `Option` costs nothing around a type with a niche (a `String`, a `Box`, an enum,
+/// a struct holding one) and its alignment around one without. A type met again inside itself
+/// counts as the pointer it sits behind (cycles are boxed), as does a box. What it does not know
+/// it takes on the large side: a union's enum is its largest variant, plus a tag unless that
+/// variant has a niche to hold it. `serde_json::Value` is 32 bytes as the generated crates declare
+/// `serde_json`; a build that turns on its `preserve_order` (this repository's workspace does)
+/// makes it 72.
+pub fn size_estimate(types: &[TypeDef], ty: &TypeRef) -> usize {
+    layout(types, ty, &mut Vec::new()).size
+}
+
+/// What [`size_estimate`] knows of a type's layout.
+#[derive(Debug, Clone, Copy)]
+struct Layout {
+    size: usize,
+    align: usize,
+    /// Some bit pattern is not a value (a null pointer, a `bool`'s 2, an enum's unused tag), so an
+    /// `Option` of it is no larger.
+    niche: bool,
+}
+
+impl Layout {
+    const fn new(size: usize, align: usize, niche: bool) -> Layout {
+        Layout { size, align, niche }
     }
 
-    /// [`Api::size_estimate`]; a type met again inside itself (behind a box) counts as a pointer.
-    fn size_within(&self, ty: &TypeRef, visiting: &mut Vec<TypeId>) -> usize {
-        match ty {
-            TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => match p {
-                Primitive::String | Primitive::Bytes | Primitive::Base64 => 24,
-                Primitive::Url => 88,
-                Primitive::Uuid => 16,
-                Primitive::DateTime => 12,
-                Primitive::I64 | Primitive::U64 | Primitive::F64 => 8,
-                _ => 4,
-            },
-            TypeRef::Array(_) | TypeRef::Map(_) => 24,
-            TypeRef::Nullable(inner) => self.size_within(inner, visiting) + 8,
-            TypeRef::Any => 80,
-            TypeRef::Null => 0,
-            TypeRef::Named(id) => {
-                // Past 8 named levels, the rest counts as a pointer.
-                if visiting.contains(id) || visiting.len() > 8 {
-                    return 8;
-                }
-                visiting.push(*id);
-                let size = match &self.types[id.0].kind {
-                    TypeKind::Struct(s) => {
-                        s.fields
-                            .iter()
-                            .map(|f| {
-                                if f.boxed {
-                                    8
-                                } else {
-                                    self.size_within(&f.ty, visiting)
-                                        + if f.required { 0 } else { 8 }
-                                }
-                            })
-                            .sum::<usize>()
-                            + if matches!(s.additional, Some(Additional::Map(_))) {
-                                24
-                            } else {
-                                0
-                            }
-                    }
-                    TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => 4,
-                    TypeKind::Union(u) => {
-                        u.variants
-                            .iter()
-                            .map(|v| {
-                                if v.boxed {
-                                    8
-                                } else {
-                                    self.size_within(&v.ty, visiting)
-                                }
-                            })
-                            .max()
-                            .unwrap_or(0)
-                            + 8
-                    }
-                    TypeKind::Alias(inner) | TypeKind::Newtype(inner) => {
-                        self.size_within(inner, visiting)
-                    }
-                };
-                visiting.pop();
-                size
+    /// A pointer (`Box`, or a type met again inside itself).
+    const POINTER: Layout = Layout::new(8, 8, true);
+
+    /// `Option<Self>`.
+    fn optional(self) -> Layout {
+        match self.niche {
+            true => self,
+            false => Layout::new(
+                padded(self.size + self.align, self.align),
+                self.align,
+                false,
+            ),
+        }
+    }
+}
+
+/// `size` rounded up to a multiple of `align`.
+fn padded(size: usize, align: usize) -> usize {
+    size.div_ceil(align.max(1)) * align.max(1)
+}
+
+/// The layout of a primitive's Rust type (`uuid::Uuid`, `chrono::DateTime<Utc>` and `url::Url`
+/// where the options keep them; the unit tests and tests/it/type_sizes.rs check these against
+/// `size_of`, and `url::Url` measured 88 bytes).
+fn primitive_layout(p: Primitive) -> Layout {
+    match p {
+        Primitive::Bool => Layout::new(1, 1, true),
+        Primitive::I8 | Primitive::U8 => Layout::new(1, 1, false),
+        Primitive::I16 | Primitive::U16 => Layout::new(2, 2, false),
+        Primitive::I32 | Primitive::U32 | Primitive::F32 => Layout::new(4, 4, false),
+        Primitive::I64 | Primitive::U64 | Primitive::F64 => Layout::new(8, 8, false),
+        Primitive::Date => Layout::new(4, 4, true),
+        Primitive::DateTime => Layout::new(12, 4, true),
+        Primitive::Uuid => Layout::new(16, 1, false),
+        // `String`, and `bytes::Base64`, a `Vec<u8>`.
+        Primitive::String | Primitive::Base64 => Layout::new(24, 8, true),
+        // `file::File`: its bytes, file name and content type.
+        Primitive::Bytes => Layout::new(72, 8, true),
+        Primitive::Url => Layout::new(88, 8, true),
+    }
+}
+
+/// The layout of `ty`, with the named types being measured.
+fn layout(types: &[TypeDef], ty: &TypeRef, visiting: &mut Vec<TypeId>) -> Layout {
+    match ty {
+        TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => primitive_layout(*p),
+        // `Vec` (its pointer is never null); `BTreeMap` (its root's is).
+        TypeRef::Array(_) => Layout::new(24, 8, true),
+        TypeRef::Map(_) => Layout::new(24, 8, false),
+        TypeRef::Nullable(inner) => layout(types, inner, visiting).optional(),
+        TypeRef::Any => Layout::new(32, 8, true),
+        TypeRef::Null => Layout::new(0, 1, false),
+        TypeRef::Named(id) => {
+            if visiting.contains(id) {
+                return Layout::POINTER;
+            }
+            visiting.push(*id);
+            let measured = named_layout(types, &types[id.0].kind, visiting);
+            visiting.pop();
+            measured
+        }
+    }
+}
+
+fn named_layout(types: &[TypeDef], kind: &TypeKind, visiting: &mut Vec<TypeId>) -> Layout {
+    match kind {
+        TypeKind::Struct(s) => {
+            let mut fields: Vec<Layout> = (s.fields.iter())
+                .map(|f| match f.boxed {
+                    true => Layout::POINTER,
+                    false if f.required => layout(types, &f.ty, visiting),
+                    false => layout(types, &f.ty, visiting).optional(),
+                })
+                .collect();
+            if matches!(s.additional, Some(Additional::Map(_))) {
+                // The others, a `BTreeMap`.
+                fields.push(layout(
+                    types,
+                    &TypeRef::Map(Box::new(TypeRef::Null)),
+                    visiting,
+                ));
+            }
+            // rustc orders the fields to leave padding only at the end.
+            let align = fields.iter().map(|f| f.align).max().unwrap_or(1);
+            let size = padded(fields.iter().map(|f| f.size).sum(), align);
+            Layout::new(size, align, fields.iter().any(|f| f.niche))
+        }
+        // An enum of more than one value is open: its `Unknown` variant holds a `String` (whose
+        // niche holds the tag) or the integer (after a tag as wide).
+        TypeKind::StringEnum(e) => match e.variants.len() {
+            0 | 1 => Layout::new(0, 1, false),
+            _ => Layout::new(24, 8, true),
+        },
+        TypeKind::IntEnum(e) => {
+            let repr = primitive_layout(e.repr);
+            match e.variants.len() {
+                0 | 1 => Layout::new(repr.size, repr.align, true),
+                _ => Layout::new(2 * repr.size, repr.align, true),
             }
         }
+        TypeKind::Union(u) => {
+            let variants: Vec<Layout> = (u.variants.iter())
+                .map(|v| match v.boxed {
+                    true => Layout::POINTER,
+                    false => layout(types, &v.ty, visiting),
+                })
+                .collect();
+            let align = variants.iter().map(|v| v.align).max().unwrap_or(1);
+            let largest = variants.iter().max_by_key(|v| v.size);
+            let size = match largest {
+                None => 0,
+                Some(v) if v.niche => padded(v.size, align),
+                Some(v) => padded(v.size + align, align),
+            };
+            Layout::new(size, align, true)
+        }
+        TypeKind::Alias(inner) | TypeKind::Newtype(inner) => layout(types, inner, visiting),
     }
 }
 
@@ -1472,4 +1559,145 @@ pub enum SecurityKind {
     /// An HTTP scheme other than `bearer` and `basic` (`http digest`...), which generated code
     /// cannot act on; holds `http` and the scheme's name.
     Other(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+    use std::mem::size_of;
+
+    /// The fields of the runtime's `file::File` (templates/models/file.rs).
+    type File = (Option<String>, Option<String>, Vec<u8>);
+
+    fn estimate(ty: TypeRef) -> usize {
+        size_estimate(&[], &ty)
+    }
+
+    /// The sizes [`size_estimate`] gives are the Rust types' own (`uuid`, `chrono` and `url`, not
+    /// dependencies here, are checked in tests/it/type_sizes.rs).
+    #[test]
+    fn the_estimate_of_a_type_is_the_size_of_its_rust_type() {
+        use Primitive::*;
+        for (p, size) in [
+            (Bool, size_of::<bool>()),
+            (I8, size_of::<i8>()),
+            (U8, size_of::<u8>()),
+            (I16, size_of::<i16>()),
+            (U16, size_of::<u16>()),
+            (I32, size_of::<i32>()),
+            (U32, size_of::<u32>()),
+            (F32, size_of::<f32>()),
+            (I64, size_of::<i64>()),
+            (U64, size_of::<u64>()),
+            (F64, size_of::<f64>()),
+            (String, size_of::<std::string::String>()),
+            (Base64, size_of::<Vec<u8>>()),
+            (Bytes, size_of::<File>()),
+        ] {
+            assert_eq!(estimate(TypeRef::Primitive(p)), size, "{p:?}");
+        }
+        let string = || Box::new(TypeRef::Primitive(String));
+        assert_eq!(estimate(TypeRef::Array(string())), size_of::<Vec<u8>>());
+        assert_eq!(
+            estimate(TypeRef::Map(string())),
+            size_of::<BTreeMap<std::string::String, u8>>()
+        );
+        assert_eq!(estimate(TypeRef::Null), size_of::<()>());
+        assert_eq!(
+            estimate(TypeRef::Any),
+            32,
+            "serde_json::Value without preserve_order"
+        );
+        // An `Option` around a type with a niche costs nothing, around one without its alignment.
+        let nullable = |p| estimate(TypeRef::Nullable(Box::new(TypeRef::Primitive(p))));
+        assert_eq!(nullable(String), size_of::<Option<std::string::String>>());
+        assert_eq!(nullable(Bool), size_of::<Option<bool>>());
+        assert_eq!(nullable(I64), size_of::<Option<i64>>());
+        assert_eq!(nullable(I32), size_of::<Option<i32>>());
+        assert_eq!(nullable(Bytes), size_of::<Option<File>>());
+        let map = TypeRef::Nullable(Box::new(TypeRef::Map(string())));
+        assert_eq!(
+            estimate(map),
+            size_of::<Option<BTreeMap<std::string::String, u8>>>()
+        );
+    }
+
+    /// Structs and unions as the models declare them: fields reordered and padded, `Option`s
+    /// around what is not required, an untagged union's tag in its largest variant's niche.
+    #[test]
+    fn structs_and_unions_are_estimated_at_their_rust_layout() {
+        #[allow(dead_code, reason = "only measured")]
+        struct Padded {
+            a: bool,
+            b: i64,
+            c: Option<i32>,
+            d: Option<std::string::String>,
+            e: Option<BTreeMap<std::string::String, i64>>,
+        }
+        #[allow(dead_code, reason = "only measured")]
+        enum TextOrNumber {
+            Text(std::string::String),
+            Number(i64),
+        }
+        #[allow(dead_code, reason = "only measured")]
+        enum NumberOrPadded {
+            Number(i64),
+            Padded(Padded),
+        }
+        let (api, _) = crate::load_api(
+            "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\ncomponents:\n  schemas:\n    \
+             Padded:\n      type: object\n      required: [a, b]\n      properties:\n        \
+             a: {type: boolean}\n        b: {type: integer}\n        \
+             c: {type: integer, format: int32}\n        d: {type: string}\n        \
+             e: {type: object, additionalProperties: {type: integer}}\n    \
+             TextOrNumber: {oneOf: [{type: string}, {type: integer}]}\n    \
+             NumberOrPadded: {oneOf: [{type: integer}, {$ref: '#/components/schemas/Padded'}]}\n",
+        )
+        .unwrap_or_else(|d| panic!("{d}"));
+        let size = |name: &str| {
+            let at = api.types.iter().position(|t| t.name == name).expect(name);
+            api.size_estimate(&TypeRef::Named(TypeId(at)))
+        };
+        assert_eq!(size("Padded"), size_of::<Padded>());
+        assert_eq!(size("TextOrNumber"), size_of::<TextOrNumber>());
+        assert_eq!(size("NumberOrPadded"), size_of::<NumberOrPadded>());
+    }
+
+    /// Enums as `emit::models::enums` renders them: closed with one value, else open, the
+    /// `Unknown` variant holding what the document does not list.
+    #[test]
+    fn an_enum_is_estimated_as_its_open_or_closed_rust_enum() {
+        #[allow(dead_code, reason = "only measured")]
+        enum OpenText {
+            A,
+            B,
+            Unknown(String),
+        }
+        #[allow(dead_code, reason = "only measured")]
+        enum OpenInt {
+            A,
+            B,
+            Unknown(i32),
+        }
+        #[allow(dead_code, reason = "only measured")]
+        enum Constant {
+            A,
+        }
+        let (api, _) = crate::load_api(
+            "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\ncomponents:\n  schemas:\n    \
+             Two: {type: string, enum: [a, b]}\n    One: {type: string, enum: [a]}\n    \
+             TwoInts: {type: integer, format: int32, enum: [1, 2]}\n    \
+             OneInt: {type: integer, format: int32, enum: [1]}\n",
+        )
+        .unwrap_or_else(|d| panic!("{d}"));
+        let size = |name: &str| {
+            let at = api.types.iter().position(|t| t.name == name).expect(name);
+            api.size_estimate(&TypeRef::Named(TypeId(at)))
+        };
+        assert_eq!(size("Two"), size_of::<OpenText>());
+        assert_eq!(size("One"), size_of::<Constant>());
+        assert_eq!(size("TwoInts"), size_of::<OpenInt>());
+        assert_eq!(size("OneInt"), size_of::<i32>());
+    }
 }

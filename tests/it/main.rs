@@ -31,6 +31,7 @@ mod read_write_only_roundtrip;
 mod rfc6570_roundtrip;
 mod server_http;
 mod streaming_roundtrip;
+mod type_sizes;
 mod unions_roundtrip;
 mod webhooks_only_roundtrip;
 mod webhooks_roundtrip;

@@ -6,7 +6,7 @@
 //! already. Keeping it as a field costs a one-value enum type (with its derives and impls) per
 //! branch and a field every caller must fill with the only value it can take. The union writes
 //! the tag when it encodes such a variant and drops it before decoding the struct (see
-//! `emit/tagged.rs`), as it does for a component branch that does not declare the property.
+//! `emit/models/tagged.rs`), as it does for a component branch that does not declare the property.
 //!
 //! A branch that something else names too (a component, a type used elsewhere) keeps its field:
 //! the struct is the same type wherever it is used, and elsewhere the tag is part of it.

@@ -340,7 +340,7 @@ const LARGE_VARIANT: usize = 200;
 
 /// Boxes the variants of unions that are much larger than the others (clippy's
 /// `large_enum_variant`), largest first, until no variant exceeds the next by [`LARGE_VARIANT`]
-/// bytes (by an estimate that errs large; a box costs 8). Runs after `box_cycles`.
+/// bytes (by [`crate::ir::size_estimate`], which errs large; a box costs 8). Runs after `box_cycles`.
 pub fn box_large_variants(types: &mut [TypeDef]) {
     for i in 0..types.len() {
         let TypeKind::Union(u) = &types[i].kind else {
@@ -353,7 +353,7 @@ pub fn box_large_variants(types: &mut [TypeDef]) {
                 if v.boxed {
                     8
                 } else {
-                    size_of(types, &v.ty, &mut Vec::new())
+                    crate::ir::size_estimate(types, &v.ty)
                 }
             })
             .collect();
@@ -375,74 +375,6 @@ pub fn box_large_variants(types: &mut [TypeDef]) {
             for j in boxed {
                 u.variants[j].boxed = true;
             }
-        }
-    }
-}
-
-/// An estimate of a value's size in bytes, on the large side.
-fn size_of(types: &[TypeDef], ty: &TypeRef, visiting: &mut Vec<usize>) -> usize {
-    match ty {
-        TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => match p {
-            Primitive::Bool | Primitive::I8 | Primitive::U8 => 1,
-            Primitive::I16 | Primitive::U16 => 2,
-            Primitive::I32 | Primitive::U32 | Primitive::F32 | Primitive::Date => 4,
-            Primitive::I64 | Primitive::U64 | Primitive::F64 => 8,
-            Primitive::DateTime => 12,
-            Primitive::Uuid => 16,
-            Primitive::String | Primitive::Bytes | Primitive::Base64 => 24,
-            Primitive::Url => 88,
-        },
-        TypeRef::Array(_) | TypeRef::Map(_) => 24,
-        TypeRef::Nullable(inner) => size_of(types, inner, visiting) + 8,
-        TypeRef::Any => 32,
-        TypeRef::Null => 0,
-        TypeRef::Named(id) => {
-            if visiting.contains(&id.0) {
-                return 8;
-            }
-            visiting.push(id.0);
-            let size = match &types[id.0].kind {
-                TypeKind::Struct(s) => {
-                    let fields: usize = s
-                        .fields
-                        .iter()
-                        .map(|f| {
-                            if f.boxed {
-                                8
-                            } else {
-                                size_of(types, &f.ty, visiting) + if f.required { 0 } else { 8 }
-                            }
-                        })
-                        .sum();
-                    fields
-                        + if matches!(s.additional, Some(Additional::Map(_))) {
-                            24
-                        } else {
-                            0
-                        }
-                }
-                // An open string enum holds a `String`.
-                TypeKind::StringEnum(_) => 24,
-                TypeKind::IntEnum(_) => 16,
-                TypeKind::Union(u) => {
-                    u.variants
-                        .iter()
-                        .map(|v| {
-                            if v.boxed {
-                                8
-                            } else {
-                                size_of(types, &v.ty, visiting)
-                            }
-                        })
-                        .max()
-                        .unwrap_or(0)
-                        + 8
-                }
-                TypeKind::Alias(inner) => size_of(types, inner, visiting),
-                TypeKind::Newtype(inner) => size_of(types, inner, visiting),
-            };
-            visiting.pop();
-            size
         }
     }
 }

@@ -15,20 +15,17 @@
 //! Large files are rendered and printed in parts on every core ([`printed_parts`], with rayon);
 //! tokens cannot cross threads, so a part comes back printed.
 
-mod checked_types;
 mod checks;
 pub mod client;
 pub mod crates;
 mod defaults;
-mod enums;
+mod fields;
 mod markdown;
 pub mod models;
-mod objects;
 pub mod readme;
 mod rust;
 pub mod server;
 mod status;
-mod tagged;
 
 pub use crate::patterns::Patterns;
 pub use rust::{TypePrinter, doc_attrs, ident};
@@ -265,6 +262,16 @@ pub fn sibling_dependency(opts: &Options, part: &str) -> String {
         opts.crate_name(part),
         opts.crate_version
     )
+}
+
+/// The `url` dependency line of a crate whose document uses `format: uri` as `url::Url` (the
+/// models, and the client and server, which name `url::Url` in their own code).
+pub fn url_dependency(api: &Api) -> &'static str {
+    if api.uses(crate::ir::Primitive::Url) {
+        "url = { version = \"2\", features = [\"serde\"] }\n"
+    } else {
+        ""
+    }
 }
 
 /// The models crate as a dependency of the client or server: without its default features when

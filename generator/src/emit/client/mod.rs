@@ -233,7 +233,7 @@ tower-service = {{ version = "0.3", optional = true }}
         } else {
             "default = []\n"
         },
-        url = super::models::url_dependency(api),
+        url = super::url_dependency(api),
         tower_deps = TOWER_DEPENDENCIES
             .iter()
             .map(|name| format!("\"dep:{name}\""))
@@ -262,7 +262,7 @@ serde_json = "1"
 {url}uuid = {{ version = "1", features = ["serde"] }}
 "#,
         models = super::sibling_dependency(opts, "models"),
-        url = super::models::url_dependency(api),
+        url = super::url_dependency(api),
     );
     super::cargo_toml(api, opts, "client", &description, &sections)
 }

@@ -169,7 +169,7 @@ native-tls = ["webhooks", "reqwest?/native-tls"]
     let futures =
         format!(r#"futures-util = {{ version = "0.3", default-features = false{optional}"#);
     let tokio = format!(r#"tokio = {{ version = "1", features = ["sync", "time"]{optional}"#);
-    let url = super::models::url_dependency(api);
+    let url = super::url_dependency(api);
     let dependencies = [
         (routed, axum.as_str()),
         (routed, r#"base64 = "0.22""#),

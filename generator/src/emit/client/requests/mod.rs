@@ -689,7 +689,7 @@ impl<'a> RequestEmitter<'a> {
     fn multipart_form(&self, fields: &[crate::ir::Field], body: TokenStream) -> TokenStream {
         let root = &self.root;
         let parts = fields.iter().map(|f| {
-            let (optional, inner) = crate::emit::models::field_holding(f, &self.api.types);
+            let (optional, inner) = crate::emit::fields::field_holding(f, &self.api.types);
             let (field, wire) = (ident(&f.name), &f.wire_name);
             // A deprecated property is still the caller's to send: read once, where the lint is
             // allowed, rather than through the field each time.

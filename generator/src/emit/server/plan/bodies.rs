@@ -105,7 +105,7 @@ impl<'a> Plan<'a> {
         fields
             .iter()
             .map(|f| {
-                let (optional, inner) = crate::emit::models::field_holding(f, &self.api.types);
+                let (optional, inner) = crate::emit::fields::field_holding(f, &self.api.types);
                 let (list, kind) = match inner {
                     TypeRef::Array(item) => (true, self.api.part_kind(item)),
                     ty => (false, self.api.part_kind(ty)),

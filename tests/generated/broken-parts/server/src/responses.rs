@@ -39,10 +39,6 @@ impl respond::ErrorResponse for ListNotesResponse {
 /// The responses of [`create_note`](crate::BrokenPartsApi::create_note).
 #[cfg(feature = "notes")]
 #[derive(Debug, Clone, PartialEq)]
-#[allow(
-    clippy::large_enum_variant,
-    reason = "built once per request and written out at once"
-)]
 pub enum CreateNoteResponse {
     /// `201`: Created.
     Created(models::Note),

@@ -254,7 +254,7 @@ pub enum ChatCompletionRequestMessage {
     ChatCompletionRequestDeveloperMessage(ChatCompletionRequestDeveloperMessage),
     ChatCompletionRequestSystemMessage(ChatCompletionRequestSystemMessage),
     ChatCompletionRequestUserMessage(ChatCompletionRequestUserMessage),
-    ChatCompletionRequestAssistantMessage(Box<ChatCompletionRequestAssistantMessage>),
+    ChatCompletionRequestAssistantMessage(ChatCompletionRequestAssistantMessage),
     ChatCompletionRequestToolMessage(ChatCompletionRequestToolMessage),
     ChatCompletionRequestFunctionMessage(ChatCompletionRequestFunctionMessage),
 }
@@ -312,7 +312,7 @@ impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestMessage {
             }
             Some("assistant") => {
                 crate::tagged::variant(value)
-                    .map(|v| Self::ChatCompletionRequestAssistantMessage(Box::new(v)))
+                    .map(Self::ChatCompletionRequestAssistantMessage)
             }
             Some("tool") => {
                 crate::tagged::variant(value).map(Self::ChatCompletionRequestToolMessage)

@@ -942,10 +942,6 @@ impl respond::ErrorResponse for QueryDeepArrayResponse {
 /// The responses of [`query_deep_nested`](crate::ParamStylesApi::query_deep_nested).
 #[cfg(feature = "query")]
 #[derive(Debug, Clone, PartialEq)]
-#[allow(
-    clippy::large_enum_variant,
-    reason = "built once per request and written out at once"
-)]
 pub enum QueryDeepNestedResponse {
     /// `200`: The values received.
     Ok(models::QueryDeepNested200Response),

@@ -7,8 +7,9 @@
 //! decoded as the branch's struct, and a variant encodes as its struct. A branch that does not
 //! declare the property gets the tag added when encoded and removed before it is decoded.
 
-use super::models::{field_holding, union_doc, variant};
-use super::{TypePrinter, ident};
+use super::unions::{union_doc, variant};
+use crate::emit::fields::field_holding;
+use crate::emit::{TypePrinter, ident};
 use crate::ir::{TypeDef, TypeRef, Union, UnionVariant, struct_behind};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;

@@ -1,7 +1,7 @@
 //! The models' `src/decode.rs`: `Deserialize` of each struct through the `object` runtime
 //! (`templates/models/object.rs`), the same few items for every struct.
 
-use super::ident;
+use crate::emit::ident;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 

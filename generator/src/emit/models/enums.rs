@@ -7,7 +7,7 @@
 //! (the generated server answers 400, as for any broken constraint), and `FromStr`/`TryFrom` (how
 //! parameters are parsed) accept only the listed values.
 
-use super::{doc_attrs, ident};
+use crate::emit::{doc_attrs, ident};
 use crate::ir::{IntEnum, StringEnum, TypeKind};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -182,7 +182,7 @@ pub fn string_enum_item(name: &str, e: &StringEnum, open: bool, doc: TokenStream
 /// An integer enum, open (see the module docs) or closed.
 pub fn int_enum_item(name: &str, e: &IntEnum, open: bool, doc: TokenStream) -> TokenStream {
     let name_ident = ident(name);
-    let repr = super::rust::primitive(e.repr);
+    let repr = crate::emit::rust::primitive(e.repr);
     let vnames: Vec<_> = e.variants.iter().map(|v| ident(&v.name)).collect();
     let docs = e.variants.iter().map(|v| doc_attrs(v.doc.as_deref()));
     let values: Vec<_> = e

@@ -1,19 +1,28 @@
 //! The models crate: one serde type per named IR type, their `Validate` impls, and the patterns.
+//! String and integer enums are `enums.rs`'s, unions `unions.rs`'s (internally tagged ones
+//! `tagged.rs`'s), the structs' `Deserialize` impls `objects.rs`'s; which types have something to
+//! validate is decided once, in `checked_types.rs`. How a field holds its value is
+//! [`crate::emit::fields`]'s, shared with the client and server, which build and read the models'
+//! structs.
 
-use super::checked_types::checked_types;
+mod checked_types;
+mod enums;
+mod objects;
+mod tagged;
+mod unions;
+
 use super::checks::{self, Checks, Site};
 use super::defaults::DefaultValue;
-use super::enums;
-use super::objects;
+use super::fields::{FieldShape, Shape, boxed, field_holding, field_shape};
 use super::{
     File, Options, Patterns, TypePrinter, assembled, crate_root, doc_attrs, ident, print,
     printed_parts, rust_file, template_file,
 };
 use crate::ir::{
-    Additional, Api, Constraints, Field, Primitive, Struct, TypeDef, TypeKind, TypeRef, Union,
-    UnionVariant,
+    Additional, Api, Constraints, Field, Primitive, Struct, TypeDef, TypeKind, TypeRef,
 };
 use crate::patterns::Engine;
+use checked_types::checked_types;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -63,11 +72,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
         (api.uses(Primitive::Base64), "src/bytes.rs", BYTES_TEMPLATE),
         (uses_file(api), "src/file.rs", FILE_TEMPLATE),
         (objects, "src/object.rs", OBJECT_TEMPLATE),
-        (
-            super::tagged::any(&api.types),
-            "src/tagged.rs",
-            TAGGED_TEMPLATE,
-        ),
+        (tagged::any(&api.types), "src/tagged.rs", TAGGED_TEMPLATE),
     ];
     if objects {
         let mut decode = vec![print(objects::head(), "src/decode.rs")?];
@@ -87,6 +92,11 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     Ok(files)
 }
 
+/// A manifest's line, when it is `used`.
+fn line(used: bool, line: &'static str) -> &'static str {
+    if used { line } else { "" }
+}
+
 fn cargo_toml(
     api: &Api,
     opts: &Options,
@@ -101,7 +111,7 @@ fn cargo_toml(
     // patterns) and url.
     let base64 = line(api.uses(Primitive::Base64), "base64 = \"0.22\"\n");
     let fancy = line(patterns.needs_fancy_regex(), "fancy-regex = \"0.18\"\n");
-    let url = url_dependency(api);
+    let url = super::url_dependency(api);
     let features = super::group_features_toml(groups, None);
     let features = if features.is_empty() {
         features
@@ -119,17 +129,6 @@ serde_repr = "0.1"
 "#
     );
     super::cargo_toml(api, opts, "models", &description, &dependencies)
-}
-
-/// The `url` dependency line of a crate whose document uses `format: uri` as `url::Url`.
-pub fn url_dependency(api: &Api) -> &'static str {
-    let url = "url = { version = \"2\", features = [\"serde\"] }\n";
-    line(api.uses(Primitive::Url), url)
-}
-
-/// A manifest's line, when it is `used`.
-fn line(used: bool, line: &'static str) -> &'static str {
-    if used { line } else { "" }
 }
 
 struct ModelEmitter<'a> {
@@ -187,7 +186,7 @@ impl<'a> ModelEmitter<'a> {
             .uses(Primitive::Base64)
             .then(|| quote! { pub mod bytes; });
         let file = uses_file(api).then(|| quote! { pub mod file; });
-        let tagged = super::tagged::any(&api.types).then(|| quote! { pub mod tagged; });
+        let tagged = tagged::any(&api.types).then(|| quote! { pub mod tagged; });
         let object = has_objects(api).then(|| quote! { pub mod object; });
         let decode = has_objects(api).then(|| quote! { mod decode; });
         let lints = super::selection_lints(self.groups);
@@ -230,8 +229,8 @@ impl<'a> ModelEmitter<'a> {
             TypeKind::IntEnum(e) => enums::int_enum_item(&def.name, e, open, doc),
             TypeKind::StringEnum(e) => enums::string_enum_item(&def.name, e, open, doc),
             TypeKind::Union(u) => match &u.discriminator {
-                Some(property) => super::tagged::item(&self.printer, &def.name, u, property, doc),
-                None => self.union_item(&def.name, u, doc),
+                Some(property) => tagged::item(&self.printer, &def.name, u, property, doc),
+                None => unions::untagged_item(&self.printer, &def.name, u, doc),
             },
             TypeKind::Alias(ty) => {
                 let ty = self.printer.rust_type(ty);
@@ -393,27 +392,6 @@ impl<'a> ModelEmitter<'a> {
             #deprecated
             #serde_attr
             pub #name: #ty,
-        }
-    }
-
-    fn union_item(&self, name: &str, u: &Union, doc: TokenStream) -> TokenStream {
-        let name = ident(name);
-        // Untagged decoding tries variants in order: a catch-all JSON value must come last.
-        let mut variants: Vec<_> = u.variants.iter().collect();
-        variants.sort_by_key(|v| matches!(v.ty, TypeRef::Any));
-        let variants = variants.iter().map(|v| variant(&self.printer, v));
-        let doc = union_doc(
-            doc,
-            u,
-            "untagged: decoded as the first that matches, tried most specific first",
-        );
-        quote! {
-            #doc
-            #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-            #[serde(untagged)]
-            pub enum #name {
-                #(#variants)*
-            }
         }
     }
 
@@ -703,34 +681,6 @@ impl<'a> ModelEmitter<'a> {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Shape {
-    /// Required and not nullable: `T`.
-    Plain,
-    /// Optional with a spec default: `T`, filled in when absent.
-    Defaulted,
-    /// Optional: `Option<T>`, omitted when `None`.
-    Optional,
-    /// Required but nullable: `Option<T>`, must be present.
-    RequiredNullable,
-}
-
-struct FieldShape<'a> {
-    kind: Shape,
-    /// The schema admits `null`.
-    nullable: bool,
-    /// The type inside the `Option`, if the shape adds one.
-    inner: &'a TypeRef,
-}
-
-impl FieldShape<'_> {
-    /// Whether a present value is read as an `Option` (`null` is `None`); an optional,
-    /// non-nullable property is read as its type: `null` is refused.
-    fn reads_option(&self) -> bool {
-        self.kind == Shape::RequiredNullable || (self.kind == Shape::Optional && self.nullable)
-    }
-}
-
 /// Whether the models need `file::File`: a `format: binary` value, or a multipart body (whose
 /// runtimes name it even when no property is a file).
 fn uses_file(api: &Api) -> bool {
@@ -748,40 +698,6 @@ fn object_of(def: &TypeDef) -> Option<&Struct> {
     match &def.kind {
         TypeKind::Struct(s) if !s.fields.iter().any(|f| f.flatten) => Some(s),
         _ => None,
-    }
-}
-
-/// How a struct field is held: `(is an Option, the type inside it)` (other emitters build and read
-/// the models' structs field by field).
-pub fn field_holding<'a>(f: &'a Field, types: &[TypeDef]) -> (bool, &'a TypeRef) {
-    let shape = field_shape(f, types);
-    (
-        matches!(shape.kind, Shape::Optional | Shape::RequiredNullable),
-        shape.inner,
-    )
-}
-
-fn field_shape<'a>(f: &'a Field, types: &[TypeDef]) -> FieldShape<'a> {
-    let (nullable, inner) = match &f.ty {
-        TypeRef::Nullable(inner) => (true, inner.as_ref()),
-        other => (false, other),
-    };
-    let kind = match (f.required, nullable) {
-        (true, false) => Shape::Plain,
-        (true, true) => Shape::RequiredNullable,
-        (false, false)
-            if f.default
-                .as_ref()
-                .is_some_and(|d| DefaultValue::of(inner, d, types).is_some()) =>
-        {
-            Shape::Defaulted
-        }
-        (false, _) => Shape::Optional,
-    };
-    FieldShape {
-        kind,
-        nullable,
-        inner,
     }
 }
 
@@ -840,35 +756,6 @@ impl Lenient {
         let marker = (self.marker.iter()).map(|marker| format!(", crate::patterns::{marker}"));
         let marker: String = marker.collect();
         format!("crate::wire::{kind}{vec}{suffix}::<_, {number}{marker}>")
-    }
-}
-
-/// The variant of a union's enum.
-pub(super) fn variant(printer: &TypePrinter, v: &UnionVariant) -> TokenStream {
-    let vname = ident(&v.name);
-    let vdoc = doc_attrs(v.doc.as_deref());
-    let ty = boxed(printer.rust_type(&v.ty), v.boxed);
-    quote! { #vdoc #vname(#ty), }
-}
-
-/// A union's doc attributes: the document's, then which of the variants a value is and `how`
-/// they are told apart.
-pub(super) fn union_doc(doc: TokenStream, u: &Union, how: &str) -> TokenStream {
-    let note = if u.exclusive {
-        format!(" Exactly one of the variants (`oneOf`), {how}.")
-    } else {
-        format!(" One or more of the variants (`anyOf`), {how}.")
-    };
-    let sep = (!doc.is_empty()).then(|| quote! { #[doc = ""] });
-    quote! { #doc #sep #[doc = #note] }
-}
-
-/// `Box<ty>` where the IR boxes a value (a recursive type).
-pub(super) fn boxed(ty: TokenStream, boxed: bool) -> TokenStream {
-    if boxed {
-        quote! { Box<#ty> }
-    } else {
-        ty
     }
 }
 
