@@ -47,3 +47,10 @@ wait "${loads[@]}"
 for i in $(seq 0 $((instances - 1))); do
   echo "instance $i:"; cat "$dir/load-$i.txt"
 done
+# The services' CPU time (user + system) over the run, setup included (creating the assets and
+# rules, a small part), per accepted point: it moves far less with the machine's other load than
+# points/s do.
+ticks=0
+for pid in "${pids[@]}"; do ticks=$((ticks + $(awk '{ print $14 + $15 }' "/proc/$pid/stat"))); done
+accepted=$(cat "$dir"/load-*.txt | awk -F'|' '/points accepted/ { split($3, a, " "); n += a[1] } END { print n + 0 }')
+echo "service CPU: $((ticks * 1000 / $(getconf CLK_TCK))) ms, $(( ticks * 1000000000 / $(getconf CLK_TCK) / (accepted + 1) )) ns per accepted point; load average $(cut -d' ' -f1-3 /proc/loadavg)"

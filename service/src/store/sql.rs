@@ -22,6 +22,7 @@ use sqlx::postgres::PgRow;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Connection, PgConnection, Postgres, Row, Sqlite, SqliteConnection, Transaction};
 use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
 use std::future::Future;
 use uuid::Uuid;
 
@@ -176,28 +177,32 @@ fn pg_query(sql: impl sqlx::SqlSafeStr, args: &[Arg<'_>]) -> PgQuery {
 
 /// Binds `args` to a rusqlite statement by placeholder number, as sqlx does (`$N` is the Nth).
 pub fn bind_numbered(statement: &mut rusqlite::Statement<'_>, args: &[Arg<'_>]) -> StoreResult<()> {
-    use rusqlite::types::Value;
+    use rusqlite::types::Null;
     for index in 1..=statement.parameter_count() {
         let number = statement
             .parameter_name(index)
             .and_then(|name| name.strip_prefix('$'))
             .and_then(|n| n.parse::<usize>().ok())
             .ok_or_else(|| StoreError::Invalid(format!("placeholder {index} is not $N")))?;
-        let value = match args.get(number - 1) {
-            None => Value::Null,
+        // Text is bound borrowed, without a copy (an id from a buffer on the stack).
+        match args.get(number - 1) {
+            None => statement.raw_bind_parameter(index, Null)?,
             Some(arg) => match arg {
-                Arg::Id(v) => v.map_or(Value::Null, |v| Value::Text(v.to_string())),
-                Arg::Ids(v) => Value::Text(list_json(v)),
-                Arg::Texts(v) => Value::Text(list_json(v)),
-                Arg::Text(v) => v.map_or(Value::Null, |v| Value::Text(v.to_owned())),
-                Arg::Owned(v) => v.clone().map_or(Value::Null, Value::Text),
-                Arg::Int(v) => v.map_or(Value::Null, Value::Integer),
-                Arg::Float(v) => v.map_or(Value::Null, Value::Real),
-                Arg::Bool(v) => Value::Integer(i64::from(*v)),
-                Arg::Time(v) => v.map_or(Value::Null, |v| Value::Text(ts(v))),
+                Arg::Id(v) => {
+                    let mut buffer = Uuid::encode_buffer();
+                    let v = v.map(|v| &*v.hyphenated().encode_lower(&mut buffer));
+                    statement.raw_bind_parameter(index, v)?
+                }
+                Arg::Ids(v) => statement.raw_bind_parameter(index, list_json(v))?,
+                Arg::Texts(v) => statement.raw_bind_parameter(index, list_json(v))?,
+                Arg::Text(v) => statement.raw_bind_parameter(index, *v)?,
+                Arg::Owned(v) => statement.raw_bind_parameter(index, v.as_deref())?,
+                Arg::Int(v) => statement.raw_bind_parameter(index, v)?,
+                Arg::Float(v) => statement.raw_bind_parameter(index, v)?,
+                Arg::Bool(v) => statement.raw_bind_parameter(index, i64::from(*v))?,
+                Arg::Time(v) => statement.raw_bind_parameter(index, v.map(ts))?,
             },
-        };
-        statement.raw_bind_parameter(index, value)?;
+        }
     }
     Ok(())
 }
@@ -280,23 +285,60 @@ impl Columns for PgRow {
     }
 }
 
-/// A rusqlite row with its statement's column names (looked up once per statement).
+/// A statement's column names, and where a row mapper found the columns it asked for, in the
+/// order it asked: a mapper asks for the same columns in the same order on every row, so from
+/// the second row on its n-th lookup is one comparison with the name the first row's n-th lookup
+/// found. A mapper that asks in another order is still answered, by a search of the names.
+pub struct ColumnNames {
+    names: Vec<String>,
+    found: RefCell<Vec<usize>>,
+}
+
+impl ColumnNames {
+    /// The column names of `statement` (looked up once per statement).
+    pub fn of(statement: &rusqlite::Statement<'_>) -> ColumnNames {
+        ColumnNames {
+            names: statement
+                .column_names()
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+            found: RefCell::new(Vec::with_capacity(statement.column_count())),
+        }
+    }
+
+    /// The index of `column`, asked for as a row's `nth` lookup.
+    fn index(&self, nth: usize, column: &str) -> Option<usize> {
+        if let Some(&index) = self.found.borrow().get(nth)
+            && self.names[index] == column
+        {
+            return Some(index);
+        }
+        let index = self.names.iter().position(|name| name == column)?;
+        let mut found = self.found.borrow_mut();
+        if found.len() == nth {
+            found.push(index);
+        }
+        Some(index)
+    }
+}
+
+/// A rusqlite row with its statement's column names.
 pub struct EmbeddedRow<'a> {
     pub row: &'a rusqlite::Row<'a>,
-    pub names: &'a [String],
-    /// Where the next lookup starts: mappers ask for columns mostly in the table's order, so
-    /// most lookups compare one name.
-    pub next: std::cell::Cell<usize>,
+    pub columns: &'a ColumnNames,
+    /// How many columns the mapper has asked this row for so far.
+    pub asked: Cell<usize>,
 }
 
 impl EmbeddedRow<'_> {
     fn value(&self, column: &str) -> StoreResult<rusqlite::types::ValueRef<'_>> {
-        let count = self.names.len();
-        let index = (0..count)
-            .map(|i| (self.next.get() + i) % count)
-            .find(|&i| self.names[i] == column)
+        let nth = self.asked.get();
+        self.asked.set(nth + 1);
+        let index = self
+            .columns
+            .index(nth, column)
             .ok_or_else(|| StoreError::Corrupt(format!("no column {column}")))?;
-        self.next.set(index + 1);
         Ok(self.row.get_ref(index)?)
     }
 }
@@ -567,6 +609,65 @@ mod tests {
         assert_eq!(
             super::numbered("INSERT INTO t VALUES (?, 'x', ?), (?, 'x', ?)"),
             "INSERT INTO t VALUES ($1, 'x', $2), ($3, 'x', $4)"
+        );
+    }
+
+    /// Rows read by name through [`super::ColumnNames`]: in the order of the first row, in
+    /// another order, a column asked twice, one missing, and every kind of argument bound.
+    #[test]
+    fn embedded_rows_read_by_name_in_any_order() {
+        use super::{Arg, ColumnNames, Columns, EmbeddedRow, bind_numbered};
+        let id = uuid::Uuid::new_v4();
+        let connection = rusqlite::Connection::open_in_memory().unwrap();
+        let mut statement = connection
+            .prepare(
+                "SELECT $1 AS id, $2 AS name, $3 AS n, $4 AS flag, $5 AS missing, $6 AS owned \
+                 UNION ALL SELECT $1, 'b', 2, 0, NULL, $6",
+            )
+            .unwrap();
+        let args = [
+            Arg::Id(Some(id)),
+            Arg::Text(Some("a")),
+            Arg::Int(Some(1)),
+            Arg::Bool(true),
+            Arg::Text(None),
+            Arg::Owned(Some("o".to_owned())),
+        ];
+        bind_numbered(&mut statement, &args).unwrap();
+        let columns = ColumnNames::of(&statement);
+        let mut rows = statement.raw_query();
+        let mut read = Vec::new();
+        let mut first = true;
+        while let Some(row) = rows.next().unwrap() {
+            let row = EmbeddedRow {
+                row,
+                columns: &columns,
+                asked: Default::default(),
+            };
+            let r: &dyn Columns = &row;
+            // The second row asks in another order, and for one column twice.
+            let (n, name, flag) = if first {
+                (
+                    r.int("n").unwrap(),
+                    r.text("name").unwrap(),
+                    r.flag("flag").unwrap(),
+                )
+            } else {
+                let flag = r.flag("flag").unwrap();
+                let name = r.text("name").unwrap();
+                assert_eq!(r.text("name").unwrap(), name);
+                (r.int("n").unwrap(), name, flag)
+            };
+            first = false;
+            assert_eq!(r.id("id").unwrap(), id);
+            assert_eq!(r.opt_text("missing").unwrap(), None);
+            assert_eq!(r.text("owned").unwrap(), "o");
+            assert!(r.opt_str("nowhere").is_err());
+            read.push((n, name, flag));
+        }
+        assert_eq!(
+            read,
+            [(1, "a".to_owned(), true), (2, "b".to_owned(), false)]
         );
     }
 

@@ -6,7 +6,7 @@
 //! of list assets'). WAL lets readers run beside the writer without waiting, so these reads run
 //! where they are asked for, on connections of their own that only read. Writes stay on sqlx.
 
-use crate::store::sql::{Arg, EmbeddedRow, Map, bind_numbered};
+use crate::store::sql::{Arg, ColumnNames, EmbeddedRow, Map, bind_numbered};
 use crate::store::{StoreError, StoreResult};
 use rusqlite::{Connection, OpenFlags};
 use std::path::PathBuf;
@@ -56,18 +56,14 @@ impl Readers {
         self.read(|c| {
             let mut statement = c.prepare_cached(sql)?;
             bind_numbered(&mut statement, args)?;
-            let names: Vec<String> = statement
-                .column_names()
-                .into_iter()
-                .map(str::to_owned)
-                .collect();
+            let columns = ColumnNames::of(&statement);
             let mut rows = statement.raw_query();
             let mut found = Vec::new();
             while let Some(row) = rows.next()? {
                 found.push(map(&EmbeddedRow {
                     row,
-                    names: &names,
-                    next: Default::default(),
+                    columns: &columns,
+                    asked: Default::default(),
                 })?);
             }
             Ok(found)
