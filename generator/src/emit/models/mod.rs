@@ -2,7 +2,7 @@
 //! String and integer enums are `enums.rs`'s, unions `unions.rs`'s (internally tagged ones
 //! `tagged.rs`'s), the structs' `Deserialize` impls `objects.rs`'s; which types have something to
 //! validate is decided once, in `checked_types.rs`. How a field holds its value is
-//! [`crate::emit::fields`]'s, shared with the client and server, which build and read the models'
+//! `emit/fields.rs`'s, shared with the client and server, which build and read the models'
 //! structs.
 
 mod checked_types;
