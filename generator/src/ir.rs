@@ -1645,23 +1645,29 @@ mod tests {
             Number(i64),
             Padded(Padded),
         }
-        let (api, _) = crate::load_api(
-            "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\ncomponents:\n  schemas:\n    \
-             Padded:\n      type: object\n      required: [a, b]\n      properties:\n        \
+        let size = estimates(
+            "Padded:\n      type: object\n      required: [a, b]\n      properties:\n        \
              a: {type: boolean}\n        b: {type: integer}\n        \
              c: {type: integer, format: int32}\n        d: {type: string}\n        \
              e: {type: object, additionalProperties: {type: integer}}\n    \
              TextOrNumber: {oneOf: [{type: string}, {type: integer}]}\n    \
              NumberOrPadded: {oneOf: [{type: integer}, {$ref: '#/components/schemas/Padded'}]}\n",
-        )
-        .unwrap_or_else(|d| panic!("{d}"));
-        let size = |name: &str| {
-            let at = api.types.iter().position(|t| t.name == name).expect(name);
-            api.size_estimate(&TypeRef::Named(TypeId(at)))
-        };
+        );
         assert_eq!(size("Padded"), size_of::<Padded>());
         assert_eq!(size("TextOrNumber"), size_of::<TextOrNumber>());
         assert_eq!(size("NumberOrPadded"), size_of::<NumberOrPadded>());
+    }
+
+    /// The size estimate of each named schema of `schemas` (YAML under `components/schemas`).
+    fn estimates(schemas: &str) -> impl Fn(&str) -> usize {
+        let document = format!(
+            "openapi: 3.0.3\ninfo: {{title: t, version: '1'}}\npaths: {{}}\ncomponents:\n  schemas:\n    {schemas}"
+        );
+        let (api, _) = crate::load_api(&document).unwrap_or_else(|d| panic!("{d}"));
+        move |name: &str| {
+            let at = api.types.iter().position(|t| t.name == name).expect(name);
+            api.size_estimate(&TypeRef::Named(TypeId(at)))
+        }
     }
 
     /// Enums as `emit::models::enums` renders them: closed with one value, else open, the
@@ -1684,17 +1690,11 @@ mod tests {
         enum Constant {
             A,
         }
-        let (api, _) = crate::load_api(
-            "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\ncomponents:\n  schemas:\n    \
-             Two: {type: string, enum: [a, b]}\n    One: {type: string, enum: [a]}\n    \
+        let size = estimates(
+            "Two: {type: string, enum: [a, b]}\n    One: {type: string, enum: [a]}\n    \
              TwoInts: {type: integer, format: int32, enum: [1, 2]}\n    \
              OneInt: {type: integer, format: int32, enum: [1]}\n",
-        )
-        .unwrap_or_else(|d| panic!("{d}"));
-        let size = |name: &str| {
-            let at = api.types.iter().position(|t| t.name == name).expect(name);
-            api.size_estimate(&TypeRef::Named(TypeId(at)))
-        };
+        );
         assert_eq!(size("Two"), size_of::<OpenText>());
         assert_eq!(size("One"), size_of::<Constant>());
         assert_eq!(size("TwoInts"), size_of::<OpenInt>());
