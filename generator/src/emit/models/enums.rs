@@ -41,22 +41,18 @@ pub fn validate_body(kind: &TypeKind, open_enums: bool) -> Option<TokenStream> {
         return None;
     }
     let unknown = ident(&unknown_name(variant_names(kind)?.into_iter()));
-    let (message, listed) = match kind {
+    let (value, listed) = match kind {
         TypeKind::StringEnum(_) => (
-            "\"{value}\" is not one of the listed values ({listed})",
+            quote! { crate::wire::Quoted(value) },
             quote! { Self::ALL.iter().map(Self::as_str) },
         ),
-        _ => (
-            "{value} is not one of the listed values ({listed})",
-            quote! { Self::ALL.iter().map(|v| v.value()) },
-        ),
+        _ => (quote! { value }, quote! { Self::ALL.iter().map(|v| v.value()) }),
     };
     Some(quote! {
         if let Self::#unknown(value) = self {
-            let listed = crate::wire::listing(#listed);
             errors.push(ValidationError {
                 path: path.to_owned(),
-                message: format!(#message),
+                message: crate::wire::not_listed(#value, #listed),
             });
         }
     })
@@ -69,9 +65,6 @@ pub fn string_enum_item(name: &str, e: &StringEnum, open: bool, doc: TokenStream
     let docs = e.variants.iter().map(|v| doc_attrs(v.doc.as_deref()));
     let values: Vec<_> = e.variants.iter().map(|v| &v.value).collect();
     let count = Literal::usize_unsuffixed(e.variants.len());
-    // `FromStr`'s error for a value the enum does not list (`listed`: its values, spelled by the
-    // runtime's `listing`).
-    let err_msg = format!("\"{{s}}\" is not a valid {name} (expected one of {{listed}})");
     let display = quote! {
         impl ::std::fmt::Display for #name_ident {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -107,8 +100,7 @@ pub fn string_enum_item(name: &str, e: &StringEnum, open: bool, doc: TokenStream
                 fn from_str(s: &str) -> Result<Self, Self::Err> {
                     // `as_str` is the one list of values; the derived `Deserialize` has its own.
                     Self::ALL.into_iter().find(|v| v.as_str() == s).ok_or_else(|| {
-                        let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                        format!(#err_msg)
+                        crate::wire::not_a_valid(s, #name, Self::ALL.iter().map(|v| v.as_str()))
                     })
                 }
             }
@@ -158,8 +150,7 @@ pub fn string_enum_item(name: &str, e: &StringEnum, open: bool, doc: TokenStream
             /// Parses a listed value (as in a path or query parameter); others are refused.
             fn from_str(s: &str) -> Result<Self, Self::Err> {
                 Self::listed(s).ok_or_else(|| {
-                    let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                    format!(#err_msg)
+                    crate::wire::not_a_valid(s, #name, Self::ALL.iter().map(Self::as_str))
                 })
             }
         }

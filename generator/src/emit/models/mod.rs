@@ -305,6 +305,7 @@ impl<'a> ModelEmitter<'a> {
                 wire: &f.wire_name,
                 decoder: (self.leniency(shape.inner)).map(|l| l.decoder(shape.reads_option())),
                 value,
+                ty: self.field_type(f, &shape),
             }
         });
         objects::Object {
@@ -342,6 +343,15 @@ impl<'a> ModelEmitter<'a> {
 
     /// A field; `derived`: its struct derives `Deserialize`, so the field carries the decoding
     /// attributes too.
+    /// The Rust type of a (not flattened) field of `shape`.
+    fn field_type(&self, f: &Field, shape: &FieldShape) -> TokenStream {
+        let ty = boxed(self.printer.rust_type(shape.inner), f.boxed);
+        match shape.kind {
+            Shape::Optional | Shape::RequiredNullable => quote! { Option<#ty> },
+            _ => ty,
+        }
+    }
+
     fn field(&self, def: &TypeDef, f: &Field, derived: bool) -> TokenStream {
         let name = ident(&f.name);
         if f.flatten {
@@ -357,10 +367,7 @@ impl<'a> ModelEmitter<'a> {
         let doc = doc_attrs(Some(&doc));
         let deprecated = f.deprecated.then(|| quote! { #[deprecated] });
         let shape = field_shape(f, &self.api.types);
-        let mut ty = boxed(self.printer.rust_type(shape.inner), f.boxed);
-        if matches!(shape.kind, Shape::Optional | Shape::RequiredNullable) {
-            ty = quote! { Option<#ty> };
-        }
+        let ty = self.field_type(f, &shape);
         let mut args: Vec<TokenStream> = Vec::new();
         if f.name != f.wire_name {
             let wire = &f.wire_name;

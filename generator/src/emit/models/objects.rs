@@ -22,6 +22,9 @@ pub struct ObjectField<'a> {
     /// The `wire::Decoder` type the value is read with, if not its own `Deserialize`.
     pub decoder: Option<TokenStream>,
     pub value: Value,
+    /// The field's Rust type. The slot is declared with its type so that rustc need not infer
+    /// it from the struct expression at the end (a pending obligation per field meanwhile).
+    pub ty: TokenStream,
 }
 
 /// How a field's value comes out of its slot (an `Option` of what was read).
@@ -73,30 +76,31 @@ pub fn tokens(object: &Object) -> TokenStream {
     let keep = kept.is_some();
     let extra = keep.then(|| quote! { let mut extra = ::std::collections::BTreeMap::new(); });
     let other = if keep {
-        quote! { m.extra(&mut extra, k)? }
+        quote! { m.extra(&mut extra, k) }
     } else {
-        quote! { m.skip()? }
+        quote! { m.skip() }
     };
     let reads = if object.fields.is_empty() {
         if keep {
-            quote! { while let Some(k) = #key { #other } }
+            quote! { while let Some(k) = #key { #other?; } }
         } else {
-            quote! { while #key.is_some() { #other } }
+            quote! { while #key.is_some() { #other?; } }
         }
     } else {
         let arms = object.fields.iter().zip(&slots).map(|(f, slot)| {
             let wire = f.wire;
             match &f.decoder {
-                Some(decoder) => quote! { #wire => m.put_with::<#decoder>(&mut #slot, #wire)?, },
-                None => quote! { #wire => m.put(&mut #slot, #wire)?, },
+                Some(decoder) => quote! { #wire => m.put_with::<#decoder>(&mut #slot, #wire), },
+                None => quote! { #wire => m.put(&mut #slot, #wire), },
             }
         });
+        // One `?` for the match, not one per arm: each is a branch and a conversion to check.
         quote! {
             while let Some(k) = #key {
                 match k.as_str() {
                     #(#arms)*
                     _ => #other,
-                }
+                }?;
             }
         }
     };
@@ -114,6 +118,13 @@ pub fn tokens(object: &Object) -> TokenStream {
         }
     });
     let kept = kept.map(|member| quote! { #member: extra, });
+    let slot_types = object.fields.iter().map(|f| match f.value {
+        Value::Slot => f.ty.clone(),
+        _ => {
+            let ty = &f.ty;
+            quote! { Option<#ty> }
+        }
+    });
     let allow = object.deprecated.then(|| quote! { #[allow(deprecated)] });
     quote! {
         impl<'de> ::serde::Deserialize<'de> for #name {
@@ -128,7 +139,7 @@ pub fn tokens(object: &Object) -> TokenStream {
             fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
                 m: &mut crate::object::Fields<'de, M>,
             ) -> Result<Self, M::Error> {
-                #(let mut #slots = None;)*
+                #(let mut #slots: #slot_types = None;)*
                 #extra
                 #reads
                 Ok(Self { #(#values)* #kept })
