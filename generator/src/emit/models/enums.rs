@@ -36,7 +36,8 @@ fn unknown_name<'a>(names: impl Iterator<Item = &'a str> + Clone) -> String {
 /// The body of an open enum's `validate_at`, `None` for other types: an unlisted value is
 /// reported, with the listed ones (spelled from `ALL` by the runtime, not written out again per
 /// enum).
-pub fn validate_body(kind: &TypeKind, open_enums: bool) -> Option<TokenStream> {
+/// `root`: the crate root as `types.rs` spells it (see [`crate::emit::Root`]).
+pub fn validate_body(kind: &TypeKind, open_enums: bool, root: &TokenStream) -> Option<TokenStream> {
     if !is_open(kind, open_enums) {
         return None;
     }
@@ -53,7 +54,7 @@ pub fn validate_body(kind: &TypeKind, open_enums: bool) -> Option<TokenStream> {
     };
     Some(quote! {
         if let Self::#unknown(value) = self {
-            let listed = crate::wire::listing(#listed);
+            let listed = #root::wire::listing(#listed);
             errors.push(ValidationError {
                 path: path.to_owned(),
                 message: format!(#message),
@@ -63,7 +64,13 @@ pub fn validate_body(kind: &TypeKind, open_enums: bool) -> Option<TokenStream> {
 }
 
 /// A string enum, open (see the module docs) or closed.
-pub fn string_enum_item(name: &str, e: &StringEnum, open: bool, doc: TokenStream) -> TokenStream {
+pub fn string_enum_item(
+    name: &str,
+    e: &StringEnum,
+    open: bool,
+    doc: TokenStream,
+    root: &TokenStream,
+) -> TokenStream {
     let name_ident = ident(name);
     let vnames: Vec<_> = e.variants.iter().map(|v| ident(&v.name)).collect();
     let docs = e.variants.iter().map(|v| doc_attrs(v.doc.as_deref()));
@@ -107,7 +114,7 @@ pub fn string_enum_item(name: &str, e: &StringEnum, open: bool, doc: TokenStream
                 fn from_str(s: &str) -> Result<Self, Self::Err> {
                     // `as_str` is the one list of values; the derived `Deserialize` has its own.
                     Self::ALL.into_iter().find(|v| v.as_str() == s).ok_or_else(|| {
-                        let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
+                        let listed = #root::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
                         format!(#err_msg)
                     })
                 }
@@ -158,7 +165,7 @@ pub fn string_enum_item(name: &str, e: &StringEnum, open: bool, doc: TokenStream
             /// Parses a listed value (as in a path or query parameter); others are refused.
             fn from_str(s: &str) -> Result<Self, Self::Err> {
                 Self::listed(s).ok_or_else(|| {
-                    let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
+                    let listed = #root::wire::listing(Self::ALL.iter().map(Self::as_str));
                     format!(#err_msg)
                 })
             }
@@ -180,7 +187,13 @@ pub fn string_enum_item(name: &str, e: &StringEnum, open: bool, doc: TokenStream
 }
 
 /// An integer enum, open (see the module docs) or closed.
-pub fn int_enum_item(name: &str, e: &IntEnum, open: bool, doc: TokenStream) -> TokenStream {
+pub fn int_enum_item(
+    name: &str,
+    e: &IntEnum,
+    open: bool,
+    doc: TokenStream,
+    root: &TokenStream,
+) -> TokenStream {
     let name_ident = ident(name);
     let repr = crate::emit::rust::primitive(e.repr);
     let vnames: Vec<_> = e.variants.iter().map(|v| ident(&v.name)).collect();
@@ -321,7 +334,7 @@ pub fn int_enum_item(name: &str, e: &IntEnum, open: bool, doc: TokenStream) -> T
         impl<'de> ::serde::Deserialize<'de> for #name_ident {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 // `2.0` is the integer 2, as in JSON Schema.
-                let value: #repr = crate::wire::integer(deserializer)?;
+                let value: #repr = #root::wire::integer(deserializer)?;
                 Ok(match value {
                     #(#values => Self::#vnames,)*
                     _ => Self::#unknown(value),
