@@ -345,6 +345,33 @@ mod tests {
 mod fixture_tests {
     use super::*;
 
+    /// Where the module is included is the user's choice: no printed path may start at `crate`.
+    /// An emitter that hard-codes one shows here (tests/build-rs-example compiles one module).
+    /// The fixtures between them copy every runtime module and have defaults in `types::defaults`.
+    #[test]
+    fn no_module_names_a_crate_path() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
+        for fixture in [
+            "defaults.yaml",
+            "device-flow-3.2.yaml",
+            "discriminator-3.1.yaml",
+            "errors-formats.yaml",
+            "numeric-strings.yaml",
+            "param-styles.yaml",
+            "streaming-3.2.yaml",
+            "webhooks-only.yaml",
+        ] {
+            let text = std::fs::read_to_string(dir.join(fixture)).unwrap();
+            let mut opts = ModuleOptions::new(fixture);
+            opts.parts = vec![Part::Models, Part::Server, Part::Client];
+            opts.webhooks = true;
+            let module = generate_module(&text, &opts).unwrap_or_else(|d| panic!("{d}"));
+            if let Some(line) = module.code.lines().find(|l| l.contains("crate::")) {
+                panic!("{fixture}: {line}");
+            }
+        }
+    }
+
     /// The dependency lines tests/build-rs-example declares are the ones the module lists.
     #[test]
     fn the_dependencies_of_the_webhooks_fixture() {

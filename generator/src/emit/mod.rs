@@ -238,7 +238,8 @@ impl Root {
         self.path_at(1)
     }
 
-    /// The root as code `depth` modules below it spells it (an inline module of a file is 2).
+    /// The root as code `depth` modules below it spells it (an inline module of a file is 2, the
+    /// deepest the emitters print).
     pub fn path_at(self, depth: usize) -> TokenStream {
         self.text_at(depth).parse().expect("a path")
     }
@@ -255,7 +256,8 @@ impl Root {
             Root::Module | Root::ModuleWebhooks => match depth {
                 0 => "self",
                 1 => "super",
-                _ => "super::super",
+                2 => "super::super",
+                _ => unreachable!("no emitted code is more than 2 modules below its root"),
             },
         }
     }

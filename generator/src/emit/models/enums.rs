@@ -36,7 +36,7 @@ fn unknown_name<'a>(names: impl Iterator<Item = &'a str> + Clone) -> String {
 /// The body of an open enum's `validate_at`, `None` for other types: an unlisted value is
 /// reported, with the listed ones (spelled from `ALL` by the runtime, not written out again per
 /// enum).
-/// `root`: the crate root as `types.rs` spells it (see [`crate::emit::Root`]).
+/// `root`: the crate root as the models' files spell it (see [`crate::emit::Root`]).
 pub fn validate_body(kind: &TypeKind, open_enums: bool, root: &TokenStream) -> Option<TokenStream> {
     if !is_open(kind, open_enums) {
         return None;
