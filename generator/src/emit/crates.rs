@@ -21,7 +21,7 @@ pub fn emit(
 ) -> Result<Vec<File>, String> {
     let mut files = match part {
         Part::Models => {
-            let mut files = models::emit(api, patterns, opts, root)?;
+            let mut files = models::emit_at(api, patterns, opts, root)?;
             if !files.is_empty() && !root.in_module() {
                 let readme = super::readme::models(api, opts, &files);
                 files.push(readme);

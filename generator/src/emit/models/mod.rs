@@ -37,8 +37,13 @@ const OBJECT_TEMPLATE: &str = openapi_gen_templates::models::OBJECT;
 /// The models crate's files: `Cargo.toml`, `src/lib.rs`, one Rust type per [`crate::ir::TypeDef`]
 /// (`src/types.rs`), their `Validate` impls (`src/constraints.rs`), the compiled patterns, and
 /// the runtime modules the document uses. `Err` holds the path and parse error of generated code
-/// that does not parse (a generator bug). Its code spells paths from `root`.
-pub fn emit(
+/// that does not parse (a generator bug).
+pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
+    emit_at(api, patterns, opts, Root::Crate)
+}
+
+/// The models crate's files, its code spelling paths from `root`.
+pub fn emit_at(
     api: &Api,
     patterns: &Patterns,
     opts: &Options,
