@@ -94,7 +94,7 @@ fn client_crate(
     opts: &Options,
     root: Root,
 ) -> Result<Vec<File>, String> {
-    let receiver = receiver(api, patterns, opts, root.webhooks())?;
+    let receiver = receiver(api, patterns, opts, root)?;
     // A document without operations has nothing to call: no client crate, or, for a document of
     // webhooks only, a crate of their receiver.
     if api.operations.is_empty() {
@@ -135,16 +135,17 @@ fn client_crate(
 }
 
 /// The receiver of the webhooks and callbacks: the server emitter's crate, as module `webhooks`
-/// (at `root`).
+/// (`host`: the client's root).
 fn receiver(
     api: &Api,
     patterns: &Patterns,
     opts: &Options,
-    root: Root,
+    host: Root,
 ) -> Result<Vec<File>, String> {
     let Some(hooks) = api.hooks_api(true) else {
         return Ok(Vec::new());
     };
+    let root = host.webhooks();
     let files = server::emit_at(&hooks, patterns, opts, root)?.unwrap_or_default();
     Ok(nested(files, root))
 }
