@@ -264,10 +264,22 @@ pub fn generate_file(
 
 /// [`generate`] from a loaded document (see [`load_api`]).
 pub fn generate_api(
+    api: ir::Api,
+    diags: Diagnostics,
+    opts: &emit::Options,
+    parts: &[Part],
+) -> Result<Generated, Diagnostics> {
+    generate_at(api, diags, opts, parts, emit::Root::Crate)
+}
+
+/// The crates' files with each crate's code at `root`: [`emit::Root::Crate`] for crates,
+/// [`emit::Root::Module`] for the build.rs module's parts.
+fn generate_at(
     mut api: ir::Api,
     mut diags: Diagnostics,
     opts: &emit::Options,
     parts: &[Part],
+    root: emit::Root,
 ) -> Result<Generated, Diagnostics> {
     check_options(opts)?;
     if !opts.groups.is_empty() {
@@ -284,7 +296,7 @@ pub fn generate_api(
         // The crates are emitted side by side, and each spreads its large files over the cores.
         let emitted: Vec<Result<Vec<emit::File>, String>> = parts
             .par_iter()
-            .map(|part| emit::crates::emit(&api, &patterns, opts, *part))
+            .map(|part| emit::crates::emit(&api, &patterns, opts, *part, root))
             .collect();
         let mut crates = Vec::new();
         for (part, files) in parts.iter().zip(emitted) {

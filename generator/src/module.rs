@@ -10,16 +10,16 @@
 //! mod api { include!(concat!(env!("OUT_DIR"), "/api.rs")); }
 //! ```
 //!
-//! Each crate's files are read back as tokens: `mod x;` takes the module file's content,
-//! `crate::` paths (in code, attributes such as serde's `deserialize_with = "crate::..."`, and
-//! macro calls) become relative (`self::`, `super::`...), and the models crate's name becomes the
-//! sibling module `models`, so the file works wherever it is included. Plain `//` comments of the
-//! runtime are not kept (doc comments are).
+//! The crates are emitted at [`emit::Root::Module`]: their code spells paths relative to each
+//! part's module (`super::wire::some`, `super::models`), so the file works wherever it is
+//! included, and has no crate features, README or doc tests. Here each crate's files are only
+//! put together: `mod x;` takes the module file's content. Plain `//` comments of the runtime
+//! are not kept (doc comments are).
 
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::emit;
 use crate::{Part, guard};
-use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
 use std::collections::HashMap;
 use std::path::Path;
 use std::str::FromStr;
@@ -94,9 +94,8 @@ fn module_of(
     // the document is `options.groups`).
     let mut options = opts.options.clone();
     options.group_features = false;
-    let generated = crate::generate_api(api, diags, &options, &parts)?;
+    let generated = crate::generate_at(api, diags, &options, &parts, emit::Root::Module)?;
     guard(move || {
-        let models = opts.options.crate_ident("models").to_string();
         let mut code = TokenStream::new();
         let mut dependencies: Vec<String> = Vec::new();
         for (part, files) in &generated.crates {
@@ -105,12 +104,9 @@ fn module_of(
                 .iter()
                 .map(|f| (f.path.as_str(), f.contents.as_str()))
                 .collect();
-            let inlined = Inliner {
-                files: &files,
-                models: &models,
-            }
-            .module("src/lib.rs", "src", 0)
-            .map_err(|message| Diagnostics(vec![Diagnostic::error("", message)]))?;
+            let inlined = Inliner { files: &files }
+                .module("src/lib.rs", "src")
+                .map_err(|message| Diagnostics(vec![Diagnostic::error("", message)]))?;
             let doc = format!(
                 " The {} of the API (what the `{}` crate would hold).",
                 part.dir_name(),
@@ -188,129 +184,52 @@ pub fn write_module(spec: &Path, out: &Path, opts: &ModuleOptions) -> Result<Dia
 
 struct Inliner<'a> {
     files: &'a HashMap<&'a str, &'a str>,
-    models: &'a str,
 }
 
 impl Inliner<'_> {
-    /// The tokens of module file `path` (children under `dir`), at `depth` below the crate root.
-    fn module(&self, path: &str, dir: &str, depth: usize) -> Result<TokenStream, String> {
+    /// The tokens of module file `path`, its `mod x;` items taking their files (under `dir`).
+    fn module(&self, path: &str, dir: &str) -> Result<TokenStream, String> {
         let text = self
             .files
             .get(path)
             .ok_or_else(|| format!("module: {path} is declared but not generated"))?;
-        // The `webhooks` modules are included without their crate feature.
-        let text = text.replace("#[cfg(feature = \"webhooks\")]", "");
-        // Nor has it the client's `tower` feature: the module's client goes over HTTP.
-        let text = text.replace("feature = \"tower\"", "any()");
-        // The client's examples name its crate, which a module is not; nor has it a README.
-        let text = text.replace("```no_run", "```ignore");
-        let text = text.replace(crate::emit::readme::DOCTEST_ITEM, "");
-        // The client's TLS features are the includer's choice of reqwest features: always true.
-        let text = text.replace(
-            "cfg!(any(feature = \"rustls\", feature = \"native-tls\"))",
-            "cfg!(all())",
-        );
-        let tokens = TokenStream::from_str(&text)
-            .map_err(|e| format!("module: {path} does not lex: {e}"))?;
-        self.rewrite(tokens, dir, depth)
-    }
-
-    /// Paths here are relative (`self::`, `super::`), not rendered from an `emit::Root`: where the
-    /// file is included is the user's choice, unknown to the generator, and the runtime copied
-    /// from templates says `crate::` as text, so one rewrite serves generated and copied code.
-    fn rewrite(&self, tokens: TokenStream, dir: &str, depth: usize) -> Result<TokenStream, String> {
+        let tokens =
+            TokenStream::from_str(text).map_err(|e| format!("module: {path} does not lex: {e}"))?;
         let trees: Vec<TokenTree> = tokens.into_iter().collect();
         let mut out: Vec<TokenTree> = Vec::with_capacity(trees.len());
         let mut i = 0;
         while i < trees.len() {
-            let tree = &trees[i];
-            match tree {
-                // `mod name;` takes the file's content; `mod name { ... }` is one level deeper.
-                TokenTree::Ident(ident) if ident == "mod" => {
-                    if let Some(TokenTree::Ident(name)) = trees.get(i + 1) {
-                        let name_text = name.to_string();
-                        let child_dir = format!("{dir}/{}", name_text.trim_start_matches("r#"));
-                        match trees.get(i + 2) {
-                            Some(TokenTree::Punct(p)) if p.as_char() == ';' => {
-                                let file = format!("{child_dir}.rs");
-                                let (file, grand_dir) = if self.files.contains_key(file.as_str()) {
-                                    (file, child_dir)
-                                } else {
-                                    (format!("{child_dir}/mod.rs"), child_dir)
-                                };
-                                let body = self.module(&file, &grand_dir, depth + 1)?;
-                                // The file's inner attributes (`//!` docs) join the item's outer
-                                // ones (clippy's `mixed_attributes_style`).
-                                let (attrs, body) = outer_attributes(body);
-                                let at = item_start(&out);
-                                out.splice(at..at, attrs);
-                                out.push(tree.clone());
-                                out.push(TokenTree::Ident(name.clone()));
-                                out.push(TokenTree::Group(Group::new(Delimiter::Brace, body)));
-                                i += 3;
-                                continue;
-                            }
-                            Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace => {
-                                let body = self.rewrite(g.stream(), &child_dir, depth + 1)?;
-                                out.push(tree.clone());
-                                out.push(TokenTree::Ident(name.clone()));
-                                out.push(TokenTree::Group(Group::new(Delimiter::Brace, body)));
-                                i += 3;
-                                continue;
-                            }
-                            _ => {}
-                        }
-                    }
-                    out.push(tree.clone());
-                }
-                // `crate::x` -> `self::x` / `super::x`...
-                TokenTree::Ident(ident) if ident == "crate" && is_path_separator(&trees, i + 1) => {
-                    out.extend(relative_root(depth));
-                }
-                // The models crate is the sibling module `models`.
-                TokenTree::Ident(ident)
-                    if ident == self.models && !follows_path_separator(&out) =>
-                {
-                    out.extend(relative_root(depth + 1));
-                    out.push(punct(':', Spacing::Joint));
-                    out.push(punct(':', Spacing::Alone));
-                    out.push(TokenTree::Ident(Ident::new("models", ident.span())));
-                }
-                TokenTree::Literal(literal) => {
-                    out.push(TokenTree::Literal(self.literal(literal, depth)));
-                }
-                TokenTree::Group(g) => {
-                    let mut group =
-                        Group::new(g.delimiter(), self.rewrite(g.stream(), dir, depth)?);
-                    group.set_span(g.span());
-                    out.push(TokenTree::Group(group));
-                }
-                _ => out.push(tree.clone()),
+            if let (
+                TokenTree::Ident(keyword),
+                Some(TokenTree::Ident(name)),
+                Some(TokenTree::Punct(semi)),
+            ) = (&trees[i], trees.get(i + 1), trees.get(i + 2))
+                && keyword == "mod"
+                && semi.as_char() == ';'
+            {
+                let child_dir = format!("{dir}/{}", name.to_string().trim_start_matches("r#"));
+                let file = format!("{child_dir}.rs");
+                let file = if self.files.contains_key(file.as_str()) {
+                    file
+                } else {
+                    format!("{child_dir}/mod.rs")
+                };
+                let body = self.module(&file, &child_dir)?;
+                // The file's inner attributes (`//!` docs) join the item's outer ones (clippy's
+                // `mixed_attributes_style`).
+                let (attrs, body) = outer_attributes(body);
+                let at = item_start(&out);
+                out.splice(at..at, attrs);
+                out.push(trees[i].clone());
+                out.push(TokenTree::Ident(name.clone()));
+                out.push(TokenTree::Group(Group::new(Delimiter::Brace, body)));
+                i += 3;
+                continue;
             }
+            out.push(trees[i].clone());
             i += 1;
         }
         Ok(out.into_iter().collect())
-    }
-
-    /// A string naming a path (serde's `deserialize_with = "crate::wire::some"`) made relative.
-    fn literal(&self, literal: &Literal, depth: usize) -> Literal {
-        let text = literal.to_string();
-        match text.strip_prefix("\"crate::") {
-            Some(rest)
-                if rest
-                    .trim_end_matches('"')
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "_:<>, ".contains(c)) =>
-            {
-                let root: TokenStream = relative_root(depth).into_iter().collect();
-                let root = root.to_string().replace(' ', "");
-                let path = format!("{root}::{}", rest.trim_end_matches('"'));
-                let mut new = Literal::string(&path);
-                new.set_span(literal.span());
-                new
-            }
-            _ => literal.clone(),
-        }
     }
 }
 
@@ -345,38 +264,6 @@ fn item_start(out: &[TokenTree]) -> usize {
         (_, Some(TokenTree::Ident(p))) if p == "pub" => n - 1,
         _ => n,
     }
-}
-
-/// `self` at the crate root, else `super::super...` (`depth` times).
-fn relative_root(depth: usize) -> Vec<TokenTree> {
-    if depth == 0 {
-        return vec![TokenTree::Ident(Ident::new("self", Span::call_site()))];
-    }
-    let mut out = Vec::new();
-    for k in 0..depth {
-        if k > 0 {
-            out.push(punct(':', Spacing::Joint));
-            out.push(punct(':', Spacing::Alone));
-        }
-        out.push(TokenTree::Ident(Ident::new("super", Span::call_site())));
-    }
-    out
-}
-
-fn punct(c: char, spacing: Spacing) -> TokenTree {
-    TokenTree::Punct(Punct::new(c, spacing))
-}
-
-fn is_path_separator(trees: &[TokenTree], i: usize) -> bool {
-    matches!(
-        (trees.get(i), trees.get(i + 1)),
-        (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b)))
-            if a.as_char() == ':' && a.spacing() == Spacing::Joint && b.as_char() == ':'
-    )
-}
-
-fn follows_path_separator(out: &[TokenTree]) -> bool {
-    matches!(out.last(), Some(TokenTree::Punct(p)) if p.as_char() == ':')
 }
 
 /// Adds the `[dependencies]` lines of a generated crate's manifest, less the other generated
@@ -425,66 +312,65 @@ fn collect_dependencies(manifest: &str, opts: &emit::Options, out: &mut Vec<Stri
 mod tests {
     use super::*;
 
-    fn inline(files: &[(&str, &str)], models: &str) -> String {
-        let files: HashMap<&str, &str> = files.iter().copied().collect();
-        let tokens = Inliner {
-            files: &files,
-            models,
-        }
-        .module("src/lib.rs", "src", 0)
-        .unwrap();
-        prettyplease::unparse(&syn::parse2(tokens).unwrap())
-    }
-
     #[test]
-    fn module_files_are_inlined_and_crate_paths_made_relative() {
-        let code = inline(
-            &[
-                (
-                    "src/lib.rs",
-                    "//! Root.\n/// Outer.\npub mod a;\nmod b;\npub use x_models as models;\nuse crate::a::A;",
-                ),
-                (
-                    "src/a.rs",
-                    "//! Inner.\n#[derive(serde::Deserialize)]\npub struct A { #[serde(deserialize_with = \"crate::b::de::<_, i64>\")] pub n: i64 }",
-                ),
-                ("src/b/mod.rs", "pub mod c;\npub fn de() {}"),
-                ("src/b/c.rs", "use crate::models::Thing; use crate::b::de;"),
-            ],
-            "x_models",
-        );
+    fn module_files_are_inlined_with_their_paths_as_printed() {
+        let files: HashMap<&str, &str> = [
+            (
+                "src/lib.rs",
+                "//! Root.\n/// Outer.\npub mod a;\nmod b;\npub use super::models;",
+            ),
+            ("src/a.rs", "//! Inner.\npub struct A;"),
+            ("src/b/mod.rs", "pub mod c;"),
+            ("src/b/c.rs", "use super::super::a::A;"),
+        ]
+        .into_iter()
+        .collect();
+        let tokens = Inliner { files: &files }
+            .module("src/lib.rs", "src")
+            .unwrap();
+        let code = prettyplease::unparse(&syn::parse2(tokens).unwrap());
         assert!(
             code.contains("/// Outer.\n/// Inner.\npub mod a {"),
             "{code}"
         );
-        assert!(code.contains("\"super::b::de::<_, i64>\""), "{code}");
-        assert!(code.contains("pub use super::models as models;"), "{code}");
-        assert!(code.contains("use self::a::A;"), "{code}");
-        assert!(code.contains("use super::super::models::Thing;"), "{code}");
-        assert!(code.contains("use super::super::b::de;"), "{code}");
-    }
-
-    #[test]
-    fn the_webhooks_feature_gate_is_dropped() {
-        let code = inline(
-            &[
-                (
-                    "src/lib.rs",
-                    "#[cfg(feature = \"webhooks\")]\npub mod webhooks;",
-                ),
-                ("src/webhooks/mod.rs", "mod api;"),
-                ("src/webhooks/api.rs", "pub fn f() { crate::webhooks::g() }"),
-            ],
-            "m",
+        assert!(
+            code.contains("mod b {\n    pub mod c {\n        use super::super::a::A;"),
+            "{code}"
         );
-        assert!(!code.contains("cfg"), "{code}");
-        assert!(code.contains("super::super::webhooks::g()"), "{code}");
+        assert!(code.contains("pub use super::models;"), "{code}");
     }
 }
 
 #[cfg(test)]
 mod fixture_tests {
     use super::*;
+
+    /// Where the module is included is the user's choice: no printed path may start at `crate`.
+    /// An emitter that hard-codes one shows here (tests/build-rs-example compiles one module).
+    /// The fixtures between them copy every runtime module and have defaults in `types::defaults`.
+    #[test]
+    fn no_module_names_a_crate_path() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
+        for fixture in [
+            "defaults.yaml",
+            "device-flow-3.2.yaml",
+            "discriminator-3.1.yaml",
+            "errors-formats.yaml",
+            "numeric-strings.yaml",
+            "param-styles.yaml",
+            "streaming-3.2.yaml",
+            "webhooks-only.yaml",
+        ] {
+            let text = std::fs::read_to_string(dir.join(fixture)).unwrap();
+            let mut opts = ModuleOptions::new(fixture);
+            opts.parts = vec![Part::Models, Part::Server, Part::Client];
+            opts.webhooks = true;
+            let module = generate_module(&text, &opts).unwrap_or_else(|d| panic!("{d}"));
+            if let Some(line) = module.code.lines().find(|l| l.contains("crate::")) {
+                panic!("{fixture}: {line}");
+            }
+        }
+    }
 
     /// The dependency lines tests/build-rs-example declares are the ones the module lists.
     #[test]
@@ -509,5 +395,16 @@ mod fixture_tests {
         assert_eq!(module.dependencies, declared);
         assert!(module.code.contains("pub mod models {"));
         assert!(module.code.contains("pub mod webhooks {"));
+        // The emitter spelled every path relative to the parts' modules, and left out what only
+        // crates have: features, the `tower` transport, doc tests naming a crate.
+        for absent in [
+            "crate::",
+            "feature = ",
+            "mod service",
+            "no_run",
+            "ReadmeDoctests",
+        ] {
+            assert!(!module.code.contains(absent), "{absent}");
+        }
     }
 }

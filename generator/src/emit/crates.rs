@@ -1,7 +1,8 @@
 //! Assembles the crates. Each emitter renders one crate at the root it is handed ([`Root`]); the
 //! webhooks and callbacks of a document are the other emitter's code as module `webhooks`: the
 //! server crate sends them with the client's code, the client crate receives them with the
-//! server's. This is the only module that knows both emitters, so neither imports the other.
+//! server's. This is the only module that knows both emitters, so neither imports the other. The
+//! top root is the caller's: [`Root::Crate`] for crates, [`Root::Module`] for the build.rs module.
 
 use super::{File, Options, Patterns, Root, client, crate_root, models, rust_file, server};
 use crate::Part;
@@ -9,24 +10,26 @@ use crate::ir::Api;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// The files of crate `part`, webhooks included. Empty when the document has nothing for it.
+/// The files of crate `part` at `root` (its top), webhooks included. Empty when the document has
+/// nothing for it.
 pub fn emit(
     api: &Api,
     patterns: &Patterns,
     opts: &Options,
     part: Part,
+    root: Root,
 ) -> Result<Vec<File>, String> {
     let mut files = match part {
         Part::Models => {
-            let mut files = models::emit(api, patterns, opts)?;
-            if !files.is_empty() {
+            let mut files = models::emit_at(api, patterns, opts, root)?;
+            if !files.is_empty() && !root.in_module() {
                 let readme = super::readme::models(api, opts, &files);
                 files.push(readme);
             }
             files
         }
-        Part::Server => server_crate(api, patterns, opts)?,
-        Part::Client => client_crate(api, patterns, opts)?,
+        Part::Server => server_crate(api, patterns, opts, root)?,
+        Part::Client => client_crate(api, patterns, opts, root)?,
     };
     // The README's code blocks are doc tests of the crate.
     if files.iter().any(|f| f.path == "README.md")
@@ -37,9 +40,14 @@ pub fn emit(
     Ok(files)
 }
 
-fn server_crate(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
-    let sender = sender(api, opts)?;
-    match server::emit_at(api, patterns, opts, Root::Crate)? {
+fn server_crate(
+    api: &Api,
+    patterns: &Patterns,
+    opts: &Options,
+    root: Root,
+) -> Result<Vec<File>, String> {
+    let sender = sender(api, opts, root)?;
+    match server::emit_at(api, patterns, opts, root)? {
         Some(mut files) => {
             // The module's files follow the router's, before the runtime's.
             let at = files
@@ -62,24 +70,31 @@ fn server_crate(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<Fi
                 " The sender of the API's webhooks: a client that posts each one to the URL its receiver",
                 " gave.",
             ];
-            let lib = hooks_only_lib(api, opts, "Sender", &usage, &module);
+            let lib = hooks_only_lib(api, opts, root, "Sender", &usage, &module);
             let mut files = vec![server::sender_cargo_toml(api, opts), crate_root(lib, opts)?];
-            let readme = super::readme::hooks_only(
-                api,
-                opts,
-                "server",
-                &usage.concat().replace("[`webhooks`]", "`webhooks`"),
-                &files,
-            );
-            files.push(readme);
+            if !root.in_module() {
+                let readme = super::readme::hooks_only(
+                    api,
+                    opts,
+                    "server",
+                    &usage.concat().replace("[`webhooks`]", "`webhooks`"),
+                    &files,
+                );
+                files.push(readme);
+            }
             files.extend(sender);
             Ok(files)
         }
     }
 }
 
-fn client_crate(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
-    let receiver = receiver(api, patterns, opts)?;
+fn client_crate(
+    api: &Api,
+    patterns: &Patterns,
+    opts: &Options,
+    root: Root,
+) -> Result<Vec<File>, String> {
+    let receiver = receiver(api, patterns, opts, root)?;
     // A document without operations has nothing to call: no client crate, or, for a document of
     // webhooks only, a crate of their receiver.
     if api.operations.is_empty() {
@@ -95,44 +110,54 @@ fn client_crate(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<Fi
             " The receiver of the API's webhooks: implement its trait and serve its router where the",
             " API sends them.",
         ];
-        let lib = hooks_only_lib(api, opts, "Receiver", &usage, &module);
+        let lib = hooks_only_lib(api, opts, root, "Receiver", &usage, &module);
         let mut files = vec![
             client::receiver_cargo_toml(api, &hooks, opts),
             crate_root(lib, opts)?,
         ];
-        let readme = super::readme::hooks_only(
-            api,
-            opts,
-            "client",
-            &usage.concat().replace("[`webhooks`]", "`webhooks`"),
-            &files,
-        );
-        files.push(readme);
+        if !root.in_module() {
+            let readme = super::readme::hooks_only(
+                api,
+                opts,
+                "client",
+                &usage.concat().replace("[`webhooks`]", "`webhooks`"),
+                &files,
+            );
+            files.push(readme);
+        }
         files.extend(receiver);
         return Ok(files);
     }
-    let mut files = client::emit_at(api, opts, Root::Crate, None)?;
+    let mut files = client::emit_at(api, opts, root, None)?;
     files.extend(receiver);
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
 }
 
-/// The receiver of the webhooks and callbacks: the server emitter's crate, as module `webhooks`.
-fn receiver(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
+/// The receiver of the webhooks and callbacks: the server emitter's crate, as module `webhooks`
+/// (`host`: the client's root).
+fn receiver(
+    api: &Api,
+    patterns: &Patterns,
+    opts: &Options,
+    host: Root,
+) -> Result<Vec<File>, String> {
     let Some(hooks) = api.hooks_api(true) else {
         return Ok(Vec::new());
     };
-    let files = server::emit_at(&hooks, patterns, opts, Root::Webhooks)?.unwrap_or_default();
-    Ok(nested(files, server::TEMPLATES))
+    let root = host.webhooks();
+    let files = server::emit_at(&hooks, patterns, opts, root)?.unwrap_or_default();
+    Ok(nested(files, root))
 }
 
 /// The sender of the webhooks and callbacks: the client emitter's crate, as module `webhooks`,
-/// with `urls` when the generated code can compute a callback's URL.
-fn sender(api: &Api, opts: &Options) -> Result<Vec<File>, String> {
+/// with `urls` when the generated code can compute a callback's URL (`host`: the server's root).
+fn sender(api: &Api, opts: &Options, host: Root) -> Result<Vec<File>, String> {
     let Some(hooks) = api.hooks_api(false) else {
         return Ok(Vec::new());
     };
-    let urls = callback_urls_rs(api, opts);
+    let urls = callback_urls_rs(api, opts, host);
+    let root = host.webhooks();
     let intro = format!(
         " The sender of the webhooks and callbacks of {}: a client per receiver, built for the\n\
          \x20URL the receiver gave (`Client::new(url)`, or `Client::builder(url)` with\n\
@@ -150,35 +175,26 @@ fn sender(api: &Api, opts: &Options) -> Result<Vec<File>, String> {
         intro: &intro,
         urls: urls.is_some(),
     };
-    let files = client::emit_at(&hooks, opts, Root::Webhooks, Some(&sender))?;
-    let mut files = nested(files, client::TEMPLATES);
+    let files = client::emit_at(&hooks, opts, root, Some(&sender))?;
+    let mut files = nested(files, root);
     if let Some(urls) = urls {
         files.push(rust_file(urls, opts, "src/webhooks/urls.rs")?);
     }
     Ok(files)
 }
 
-/// An emitter's files at [`Root::Webhooks`], moved under `src/webhooks/` (`lib.rs` as `mod.rs`);
-/// `Cargo.toml` is left out, as the host crate declares the dependencies. The rendered files
-/// already spell their paths from the root; `templates` (the runtime, copied as it is written)
-/// have their `crate::` paths moved under the module.
-fn nested(files: Vec<File>, templates: &[(&str, &str)]) -> Vec<File> {
+/// An emitter's files at a webhooks `root`, moved under `src/webhooks/` (`lib.rs` as `mod.rs`);
+/// `Cargo.toml` is left out, as the host crate declares the dependencies. The files already spell
+/// their paths from the root (the runtime's too, see [`Root::template`]).
+fn nested(files: Vec<File>, root: Root) -> Vec<File> {
     let mut nested = Vec::new();
     for file in files {
         let Some(rest) = file.path.strip_prefix("src/") else {
             continue;
         };
-        let contents = if templates.iter().any(|(path, _)| *path == file.path) {
-            // The host crate has no `tower` feature: the sender goes over HTTP.
-            file.contents
-                .replace("crate::", "crate::webhooks::")
-                .replace("feature = \"tower\"", "any()")
-        } else {
-            file.contents
-        };
         nested.push(File {
-            path: Root::Webhooks.file(rest),
-            contents,
+            path: root.file(rest),
+            contents: file.contents,
         });
     }
     nested
@@ -189,6 +205,7 @@ fn nested(files: Vec<File>, templates: &[(&str, &str)]) -> Vec<File> {
 fn hooks_only_lib(
     api: &Api,
     opts: &Options,
+    root: Root,
     role: &str,
     usage: &[&str],
     module: &[&str],
@@ -197,7 +214,8 @@ fn hooks_only_lib(
         " {role} of the webhooks of {} (version {}), generated from its OpenAPI document.",
         api.title, api.version
     );
-    let models = opts.crate_ident("models");
+    let models = root.models(opts);
+    let gate = (!root.in_module()).then(|| quote! { #[cfg(feature = "webhooks")] });
     quote! {
         #![doc = #title]
         #![doc = ""]
@@ -206,7 +224,7 @@ fn hooks_only_lib(
         pub use #models as models;
 
         #( #[doc = #module] )*
-        #[cfg(feature = "webhooks")]
+        #gate
         pub mod webhooks;
     }
 }
@@ -241,13 +259,10 @@ fn expression_parts(expression: &str) -> Option<Vec<Result<String, String>>> {
 
 /// `webhooks::urls`: per callback whose URL the generated code can compute (a literal URL, or text
 /// and parts of the JSON request body), a function from the request's body to the URL.
-fn callback_urls_rs(api: &Api, opts: &Options) -> Option<TokenStream> {
+fn callback_urls_rs(api: &Api, opts: &Options, host: Root) -> Option<TokenStream> {
     let groups = super::feature_groups(api, opts);
     use crate::ir::{HookKind, Media};
-    let printer = super::TypePrinter {
-        types: &api.types,
-        models: quote! { models:: },
-    };
+    let printer = super::TypePrinter::new(&api.types, quote! { models:: });
     let mut seen = std::collections::HashSet::new();
     let mut items = Vec::new();
     let mut needs_text = false;
@@ -329,7 +344,9 @@ fn callback_urls_rs(api: &Api, opts: &Options) -> Option<TokenStream> {
             }
         }
     });
-    let use_models = uses_models.then(|| quote! { use crate::models; });
+    // The host's `models`, from `webhooks/urls.rs`.
+    let host = host.path_at(2);
+    let use_models = uses_models.then(|| quote! { use #host::models; });
     Some(quote! {
         //! The URLs of callbacks, from the request that registered them (their runtime expressions).
         #use_models

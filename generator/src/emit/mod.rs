@@ -196,7 +196,8 @@ fn is_semver(version: &str) -> bool {
 
 /// Where an emitter's code lives: the root of its own crate, or module `webhooks` of the other
 /// crate (the client's code sends webhooks from the server crate, the server's code receives them
-/// in the client crate). Renderers spell every path from it, so a file is printed once, with its
+/// in the client crate); or, in the build.rs module ([`crate::module`]), the part's inline module
+/// or its `webhooks`. Renderers spell every path from it, so a file is printed once, with its
 /// final paths.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Root {
@@ -204,32 +205,104 @@ pub enum Root {
     Crate,
     /// `crate::webhooks`.
     Webhooks,
+    /// A part's module (`models`, `server`, `client`) of the build.rs module. Where the includer
+    /// puts it is unknown, so its code spells it relative to its own module: `super` from a file
+    /// below it.
+    Module,
+    /// Module `webhooks` of a [`Root::Module`].
+    ModuleWebhooks,
 }
 
 impl Root {
-    /// The root as generated code spells it: `crate` or `crate::webhooks`.
-    pub fn path(self) -> TokenStream {
+    /// The root of module `webhooks` below this one.
+    pub fn webhooks(self) -> Root {
         match self {
-            Root::Crate => quote::quote! { crate },
-            Root::Webhooks => quote::quote! { crate::webhooks },
+            Root::Crate | Root::Webhooks => Root::Webhooks,
+            Root::Module | Root::ModuleWebhooks => Root::ModuleWebhooks,
         }
+    }
+
+    /// In the build.rs module: no manifest, so no crate features, README or doc tests.
+    pub fn in_module(self) -> bool {
+        matches!(self, Root::Module | Root::ModuleWebhooks)
+    }
+
+    /// Module `webhooks` of a crate or of a part's module.
+    pub fn is_webhooks(self) -> bool {
+        matches!(self, Root::Webhooks | Root::ModuleWebhooks)
+    }
+
+    /// The root as code in a file below it (`src/x.rs`) spells it: `crate`, `crate::webhooks` or
+    /// `super`. Every path the emitters print from a root is in such a file.
+    pub fn path(self) -> TokenStream {
+        self.path_at(1)
+    }
+
+    /// The root as code `depth` modules below it spells it (an inline module of a file is 2, the
+    /// deepest the emitters print).
+    pub fn path_at(self, depth: usize) -> TokenStream {
+        self.text_at(depth).parse().expect("a path")
     }
 
     /// [`Root::path`] as docs spell it.
     pub fn text(self) -> &'static str {
+        self.text_at(1)
+    }
+
+    fn text_at(self, depth: usize) -> &'static str {
         match self {
             Root::Crate => "crate",
             Root::Webhooks => "crate::webhooks",
+            Root::Module | Root::ModuleWebhooks => match depth {
+                0 => "self",
+                1 => "super",
+                2 => "super::super",
+                _ => unreachable!("no emitted code is more than 2 modules below its root"),
+            },
+        }
+    }
+
+    /// The models crate as the root's own file (`lib.rs`, `mod.rs`) names it: by its crate name,
+    /// or, in the build.rs module, as the sibling of the part's module.
+    pub fn models(self, opts: &Options) -> TokenStream {
+        match self {
+            Root::Crate | Root::Webhooks => {
+                let models = opts.crate_ident("models");
+                quote! { #models }
+            }
+            Root::Module => quote! { super::models },
+            Root::ModuleWebhooks => quote! { super::super::models },
         }
     }
 
     /// The path of a crate's file `src/{rest}` at this root: under `src/webhooks/`, `lib.rs` being
     /// `mod.rs`.
     pub fn file(self, rest: &str) -> String {
-        match (self, rest) {
-            (Root::Crate, _) => format!("src/{rest}"),
-            (Root::Webhooks, "lib.rs") => "src/webhooks/mod.rs".to_owned(),
-            (Root::Webhooks, _) => format!("src/webhooks/{rest}"),
+        match (self.is_webhooks(), rest) {
+            (false, _) => format!("src/{rest}"),
+            (true, "lib.rs") => "src/webhooks/mod.rs".to_owned(),
+            (true, _) => format!("src/webhooks/{rest}"),
+        }
+    }
+
+    /// A runtime file (a template, written at a crate's root for the client crate's features)
+    /// as it reads at this root: its `crate::` paths from the root, and the features the host
+    /// lacks decided: `tower` is the client crate's own, and a module has no TLS features (the
+    /// includer picks reqwest's).
+    pub fn template(self, text: &str) -> String {
+        if self == Root::Crate {
+            return text.to_owned();
+        }
+        let text = text
+            .replace("crate::", &format!("{}::", self.text()))
+            .replace("feature = \"tower\"", "any()");
+        if self.in_module() {
+            text.replace(
+                "cfg!(any(feature = \"rustls\", feature = \"native-tls\"))",
+                "cfg!(all())",
+            )
+        } else {
+            text
         }
     }
 }

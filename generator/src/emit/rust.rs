@@ -37,12 +37,32 @@ pub fn doc_lines(doc: Option<&str>) -> Vec<String> {
 pub struct TypePrinter<'a> {
     /// The API's types ([`crate::ir::Api::types`]), for the names [`TypeRef::Named`] points at.
     pub types: &'a [TypeDef],
-    /// The path to the models crate before a named type (`models::`), or nothing inside it. It
-    /// also decides the path of the models' own byte types (`Base64`, `File`).
+    /// The path to the models crate before a named type (`models::`), or nothing inside it.
     pub models: TokenStream,
+    /// The path before the models' runtime modules (`bytes`, `file`): the same as `models`
+    /// outside the crate, its root inside (`crate::`, see [`super::Root`]).
+    pub runtime: TokenStream,
 }
 
-impl TypePrinter<'_> {
+impl<'a> TypePrinter<'a> {
+    /// A printer for code outside the models crate, which it names `models` (`models::`).
+    pub fn new(types: &'a [TypeDef], models: TokenStream) -> TypePrinter<'a> {
+        TypePrinter {
+            types,
+            runtime: models.clone(),
+            models,
+        }
+    }
+
+    /// A printer for the models crate's own code, whose root it spells `root` (`crate`).
+    pub fn inside(types: &'a [TypeDef], root: TokenStream) -> TypePrinter<'a> {
+        TypePrinter {
+            types,
+            models: TokenStream::new(),
+            runtime: quote! { #root:: },
+        }
+    }
+
     /// The Rust type of `ty`: a named type by its [`TypeDef::name`], arrays as `Vec`, maps as
     /// `BTreeMap<String, _>`, nullables as `Option`, any JSON value as `serde_json::Value`.
     pub fn rust_type(&self, ty: &TypeRef) -> TokenStream {
@@ -52,13 +72,13 @@ impl TypePrinter<'_> {
                 let models = &self.models;
                 quote! { #models #name }
             }
-            TypeRef::Primitive(Primitive::Base64) if !self.models.is_empty() => {
-                let models = &self.models;
-                quote! { #models bytes::Base64 }
+            TypeRef::Primitive(Primitive::Base64) => {
+                let runtime = &self.runtime;
+                quote! { #runtime bytes::Base64 }
             }
-            TypeRef::Primitive(Primitive::Bytes) if !self.models.is_empty() => {
-                let models = &self.models;
-                quote! { #models file::File }
+            TypeRef::Primitive(Primitive::Bytes) => {
+                let runtime = &self.runtime;
+                quote! { #runtime file::File }
             }
             TypeRef::Primitive(p) | TypeRef::NumericString { number: p, .. } => primitive(*p),
             TypeRef::Array(inner) => {

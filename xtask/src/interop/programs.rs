@@ -57,10 +57,7 @@ fn printed(tokens: proc_macro2::TokenStream) -> String {
 
 /// The driver's source.
 pub fn driver(api: &Api) -> String {
-    let printer = TypePrinter {
-        types: &api.types,
-        models: quote::quote! { client::models:: },
-    };
+    let printer = TypePrinter::new(&api.types, quote::quote! { client::models:: });
     let sampler = Sampler::new(api);
     let mut out = String::from(DRIVER_HEAD);
     out.push_str(&client_builder(api));
@@ -611,10 +608,7 @@ fn split_types(text: &str) -> Vec<String> {
 /// A sample of every type the server's code may print, keyed by the printed type without spaces:
 /// `models::Name`, `Vec<models::Name>`, primitives...
 fn type_samples(api: &Api) -> BTreeMap<String, serde_json::Value> {
-    let printer = TypePrinter {
-        types: &api.types,
-        models: quote::quote! { models:: },
-    };
+    let printer = TypePrinter::new(&api.types, quote::quote! { models:: });
     let sampler = Sampler::new(api);
     let mut refs: Vec<TypeRef> = api.type_refs().into_iter().cloned().collect();
     refs.extend((0..api.types.len()).map(|i| TypeRef::Named(openapi_gen::ir::TypeId(i))));

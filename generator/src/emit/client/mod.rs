@@ -94,7 +94,7 @@ pub fn emit_at(
     let device_flow = plan::device_flow_scheme(api);
 
     // Examples in the docs of a crate's own client (the sender nested in a server is documented
-    // by the server's crate).
+    // by the server's crate; a build.rs module is no crate to name in a doc test).
     let examples = (sender.is_none() && matches!(root, Root::Crate))
         .then(|| opts.crate_ident("client").to_string());
     // A feature per group in a crate's own client (the sender nested in a server is not split).
@@ -118,9 +118,9 @@ pub fn emit_at(
             lib_rs(
                 api,
                 opts,
+                root,
                 [has_responses, has_errors, has_headers],
-                credentials.is_some(),
-                device_flow.is_some(),
+                [credentials.is_some(), device_flow.is_some()],
                 sender,
                 groups.as_ref(),
             ),
@@ -162,10 +162,10 @@ pub fn emit_at(
             "src/device.rs" => device_flow.is_some(),
             "src/stream.rs" => api.has_streams(),
             // The sender of webhooks, nested in a server crate, has no `tower` feature.
-            "src/service.rs" => sender.is_none(),
+            "src/service.rs" => sender.is_none() && !root.in_module(),
             _ => true,
         };
-        used.then(|| template_file(opts, path, text))
+        used.then(|| template_file(opts, path, &root.template(text)))
     }));
     if examples.is_some() {
         let readme = readme::readme(api, opts, &plans, &emitter(), &files);
@@ -293,9 +293,9 @@ serde_path_to_error = {{ version = "0.1", optional = true }}
 fn lib_rs(
     api: &Api,
     opts: &Options,
+    root: Root,
     [has_responses, has_errors, has_headers]: [bool; 3],
-    client_credentials: bool,
-    device_flow: bool,
+    [client_credentials, device_flow]: [bool; 2],
     sender: Option<&Sender>,
     groups: Option<&crate::groups::Groups>,
 ) -> TokenStream {
@@ -329,7 +329,7 @@ fn lib_rs(
     let by_tag = operations_by_tag(api);
     let description = inner_doc_attrs(api.description.as_deref());
     let separator = api.description.is_some().then(|| quote! { #![doc = ""] });
-    let models = opts.crate_ident("models");
+    let models = root.models(opts);
     let credentials_mod = client_credentials.then(|| quote! { mod credentials; });
     let device_mods = device_flow.then(|| quote! { mod device; mod device_flow; });
     let device_uses = device_flow
@@ -341,7 +341,8 @@ fn lib_rs(
         .has_multipart_struct()
         .then(|| quote! { pub mod multipart; });
     let stream_mod = api.has_streams().then(|| quote! { pub mod stream; });
-    let service_mod = sender.is_none().then(|| {
+    // A module has no `tower` feature: it sends over HTTP.
+    let service_mod = (sender.is_none() && !root.in_module()).then(|| {
         quote! {
             /// Sending through a `tower::Service` (feature `tower`): middleware layers around the HTTP
             /// client, or the generated server's router called in process.
@@ -349,11 +350,12 @@ fn lib_rs(
             pub mod service;
         }
     });
+    let gate = (!root.in_module()).then(|| quote! { #[cfg(feature = "webhooks")] });
     let webhooks_mod = (!api.hooks.is_empty()).then(|| {
         quote! {
             /// The receiver of the API's webhooks and callbacks (feature `webhooks`): implement its
             /// trait and serve its router where the API sends them.
-            #[cfg(feature = "webhooks")]
+            #gate
             pub mod webhooks;
         }
     });

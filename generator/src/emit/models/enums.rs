@@ -36,14 +36,15 @@ fn unknown_name<'a>(names: impl Iterator<Item = &'a str> + Clone) -> String {
 /// The body of an open enum's `validate_at`, `None` for other types: an unlisted value is
 /// reported, with the listed ones (spelled from `ALL` by the runtime, not written out again per
 /// enum).
-pub fn validate_body(kind: &TypeKind, open_enums: bool) -> Option<TokenStream> {
+/// `root`: the crate root as the models' files spell it (see [`crate::emit::Root`]).
+pub fn validate_body(kind: &TypeKind, open_enums: bool, root: &TokenStream) -> Option<TokenStream> {
     if !is_open(kind, open_enums) {
         return None;
     }
     let unknown = ident(&unknown_name(variant_names(kind)?.into_iter()));
     let (value, listed) = match kind {
         TypeKind::StringEnum(_) => (
-            quote! { crate::wire::Quoted(value) },
+            quote! { #root::wire::Quoted(value) },
             quote! { Self::ALL.iter().map(Self::as_str) },
         ),
         _ => (quote! { value }, quote! { Self::ALL.iter().map(|v| v.value()) }),
@@ -52,14 +53,20 @@ pub fn validate_body(kind: &TypeKind, open_enums: bool) -> Option<TokenStream> {
         if let Self::#unknown(value) = self {
             errors.push(ValidationError {
                 path: path.to_owned(),
-                message: crate::wire::not_listed(#value, #listed),
+                message: #root::wire::not_listed(#value, #listed),
             });
         }
     })
 }
 
 /// A string enum, open (see the module docs) or closed.
-pub fn string_enum_item(name: &str, e: &StringEnum, open: bool, doc: TokenStream) -> TokenStream {
+pub fn string_enum_item(
+    name: &str,
+    e: &StringEnum,
+    open: bool,
+    doc: TokenStream,
+    root: &TokenStream,
+) -> TokenStream {
     let name_ident = ident(name);
     let vnames: Vec<_> = e.variants.iter().map(|v| ident(&v.name)).collect();
     let docs = e.variants.iter().map(|v| doc_attrs(v.doc.as_deref()));
@@ -100,7 +107,7 @@ pub fn string_enum_item(name: &str, e: &StringEnum, open: bool, doc: TokenStream
                 fn from_str(s: &str) -> Result<Self, Self::Err> {
                     // `as_str` is the one list of values; the derived `Deserialize` has its own.
                     Self::ALL.into_iter().find(|v| v.as_str() == s).ok_or_else(|| {
-                        crate::wire::not_a_valid(s, #name, Self::ALL.iter().map(|v| v.as_str()))
+                        #root::wire::not_a_valid(s, #name, Self::ALL.iter().map(|v| v.as_str()))
                     })
                 }
             }
@@ -150,7 +157,7 @@ pub fn string_enum_item(name: &str, e: &StringEnum, open: bool, doc: TokenStream
             /// Parses a listed value (as in a path or query parameter); others are refused.
             fn from_str(s: &str) -> Result<Self, Self::Err> {
                 Self::listed(s).ok_or_else(|| {
-                    crate::wire::not_a_valid(s, #name, Self::ALL.iter().map(Self::as_str))
+                    #root::wire::not_a_valid(s, #name, Self::ALL.iter().map(Self::as_str))
                 })
             }
         }
@@ -171,7 +178,13 @@ pub fn string_enum_item(name: &str, e: &StringEnum, open: bool, doc: TokenStream
 }
 
 /// An integer enum, open (see the module docs) or closed.
-pub fn int_enum_item(name: &str, e: &IntEnum, open: bool, doc: TokenStream) -> TokenStream {
+pub fn int_enum_item(
+    name: &str,
+    e: &IntEnum,
+    open: bool,
+    doc: TokenStream,
+    root: &TokenStream,
+) -> TokenStream {
     let name_ident = ident(name);
     let repr = crate::emit::rust::primitive(e.repr);
     let vnames: Vec<_> = e.variants.iter().map(|v| ident(&v.name)).collect();
@@ -312,7 +325,7 @@ pub fn int_enum_item(name: &str, e: &IntEnum, open: bool, doc: TokenStream) -> T
         impl<'de> ::serde::Deserialize<'de> for #name_ident {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 // `2.0` is the integer 2, as in JSON Schema.
-                let value: #repr = crate::wire::integer(deserializer)?;
+                let value: #repr = #root::wire::integer(deserializer)?;
                 Ok(match value {
                     #(#values => Self::#vnames,)*
                     _ => Self::#unknown(value),

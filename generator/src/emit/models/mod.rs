@@ -15,7 +15,7 @@ use super::checks::{self, Checks, Site};
 use super::defaults::DefaultValue;
 use super::fields::{FieldShape, Shape, boxed, field_holding, field_shape};
 use super::{
-    File, Options, Patterns, TypePrinter, assembled, crate_root, doc_attrs, ident, print,
+    File, Options, Patterns, Root, TypePrinter, assembled, crate_root, doc_attrs, ident, print,
     printed_parts, rust_file, template_file,
 };
 use crate::ir::{
@@ -39,9 +39,23 @@ const OBJECT_TEMPLATE: &str = openapi_gen_templates::models::OBJECT;
 /// the runtime modules the document uses. `Err` holds the path and parse error of generated code
 /// that does not parse (a generator bug).
 pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>, String> {
+    emit_at(api, patterns, opts, Root::Crate)
+}
+
+/// The models crate's files, its code spelling paths from `root`.
+pub fn emit_at(
+    api: &Api,
+    patterns: &Patterns,
+    opts: &Options,
+    root: Root,
+) -> Result<Vec<File>, String> {
     let checked = checked_types(api, opts.open_enums);
     let groups = super::feature_groups(api, opts);
-    let emitter = || ModelEmitter::new(api, patterns, &checked, opts.open_enums, groups.as_ref());
+    let emitter = || {
+        let groups = groups.as_ref();
+        ModelEmitter::new(api, patterns, &checked, opts.open_enums, groups, root)
+    };
+    let template = |path, text| template_file(opts, path, &root.template(text));
     let mut types = printed_parts(&api.types, "src/types.rs", |defs| {
         emitter().type_items(defs)
     })?;
@@ -61,12 +75,12 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
         assembled(opts, "src/types.rs", &types),
         assembled(opts, "src/constraints.rs", &constraints),
         rust_file(emitter().patterns_rs(), opts, "src/patterns.rs")?,
-        template_file(opts, "src/wire.rs", WIRE_TEMPLATE),
-        template_file(opts, "src/validation.rs", VALIDATION_TEMPLATE),
+        template("src/wire.rs", WIRE_TEMPLATE),
+        template("src/validation.rs", VALIDATION_TEMPLATE),
     ];
     // The parameter codec the client and server share (their runtimes name it even when no
     // operation has parameters).
-    files.push(template_file(opts, "src/style.rs", STYLE_TEMPLATE));
+    files.push(template("src/style.rs", STYLE_TEMPLATE));
     // Runtime modules only documents that use them get; then every file in path order.
     let optional = [
         (api.uses(Primitive::Base64), "src/bytes.rs", BYTES_TEMPLATE),
@@ -75,7 +89,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
         (tagged::any(&api.types), "src/tagged.rs", TAGGED_TEMPLATE),
     ];
     if objects {
-        let mut decode = vec![print(objects::head(), "src/decode.rs")?];
+        let mut decode = vec![print(objects::head(&root.path()), "src/decode.rs")?];
         decode.extend(printed_parts(&api.types, "src/decode.rs", |defs| {
             emitter().decode_impls(defs)
         })?);
@@ -84,7 +98,7 @@ pub fn emit(api: &Api, patterns: &Patterns, opts: &Options) -> Result<Vec<File>,
     if optional.iter().any(|o| o.0) {
         for (used, path, text) in optional {
             if used {
-                files.push(template_file(opts, path, text));
+                files.push(template(path, text));
             }
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -141,6 +155,8 @@ struct ModelEmitter<'a> {
     open_enums: bool,
     /// The operation groups, when each type is gated on the groups that reach it.
     groups: Option<&'a crate::groups::Groups>,
+    /// Where the crate's code lives: its files spell the crate's root `root.path()`.
+    root: Root,
 }
 
 impl<'a> ModelEmitter<'a> {
@@ -150,14 +166,13 @@ impl<'a> ModelEmitter<'a> {
         checked: &'a [bool],
         open_enums: bool,
         groups: Option<&'a crate::groups::Groups>,
+        root: Root,
     ) -> ModelEmitter<'a> {
         ModelEmitter {
             api,
             patterns,
-            printer: TypePrinter {
-                types: &api.types,
-                models: TokenStream::new(),
-            },
+            printer: TypePrinter::inside(&api.types, root.path()),
+            root,
             checked,
             open_enums,
             groups,
@@ -226,8 +241,12 @@ impl<'a> ModelEmitter<'a> {
         let open = enums::is_open(&def.kind, self.open_enums);
         match &def.kind {
             TypeKind::Struct(s) => self.struct_item(def, s, doc),
-            TypeKind::IntEnum(e) => enums::int_enum_item(&def.name, e, open, doc),
-            TypeKind::StringEnum(e) => enums::string_enum_item(&def.name, e, open, doc),
+            TypeKind::IntEnum(e) => {
+                enums::int_enum_item(&def.name, e, open, doc, &self.root.path())
+            }
+            TypeKind::StringEnum(e) => {
+                enums::string_enum_item(&def.name, e, open, doc, &self.root.path())
+            }
             TypeKind::Union(u) => match &u.discriminator {
                 Some(property) => tagged::item(&self.printer, &def.name, u, property, doc),
                 None => unions::untagged_item(&self.printer, &def.name, u, doc),
@@ -317,6 +336,7 @@ impl<'a> ModelEmitter<'a> {
                 _ => objects::Others::Skip,
             },
             deprecated: s.fields.iter().any(|f| f.deprecated),
+            root: self.root.path(),
         }
     }
 
@@ -330,13 +350,15 @@ impl<'a> ModelEmitter<'a> {
         };
         if let TypeRef::NumericString { number, pattern } = item {
             let marker = Some(self.patterns.numeric_marker(pattern));
-            return Some(Lenient::new("Numeric", *number, marker, in_vec));
+            return Some(Lenient::new("Numeric", *number, marker, in_vec, self.root));
         }
         match self.api.unalias(item) {
             TypeRef::Primitive(p) if p.is_integer() => {
-                Some(Lenient::new("Integer", *p, None, in_vec))
+                Some(Lenient::new("Integer", *p, None, in_vec, self.root))
             }
-            TypeRef::Primitive(p) if p.is_float() => Some(Lenient::new("Float", *p, None, in_vec)),
+            TypeRef::Primitive(p) if p.is_float() => {
+                Some(Lenient::new("Float", *p, None, in_vec, self.root))
+            }
             _ => None,
         }
     }
@@ -387,8 +409,12 @@ impl<'a> ModelEmitter<'a> {
             // Absent is `None`; `null` is accepted only where the schema says nullable.
             let with = match (self.leniency(shape.inner), shape.kind) {
                 (Some(lenient), _) => Some(lenient.function(&shape)),
-                (None, Shape::Optional) if !shape.nullable => Some("crate::wire::some".to_owned()),
-                (None, Shape::RequiredNullable) => Some("crate::wire::nullable".to_owned()),
+                (None, Shape::Optional) if !shape.nullable => {
+                    Some(format!("{}::wire::some", self.root.text()))
+                }
+                (None, Shape::RequiredNullable) => {
+                    Some(format!("{}::wire::nullable", self.root.text()))
+                }
                 _ => None,
             };
             args.extend(with.map(|with| quote! { deserialize_with = #with }));
@@ -408,6 +434,8 @@ impl<'a> ModelEmitter<'a> {
         let mut fns = Vec::new();
         let mut names_types = false;
         let types = &self.api.types;
+        // The functions are in module `defaults` of `types.rs`, one further down.
+        let printer = TypePrinter::inside(types, self.root.path_at(2));
         for def in types {
             let TypeKind::Struct(s) = &def.kind else {
                 continue;
@@ -415,11 +443,11 @@ impl<'a> ModelEmitter<'a> {
             for f in (s.fields.iter()).filter(|f| field_shape(f, types).kind == Shape::Defaulted) {
                 f.ty.each_named(&mut |_| names_types = true);
                 let fn_name = format_ident!("{}", default_fn_name(def, f));
-                let ty = boxed(self.printer.rust_type(&f.ty), f.boxed);
+                let ty = boxed(printer.rust_type(&f.ty), f.boxed);
                 let default = f.default.as_ref().expect("defaulted");
                 let value =
                     DefaultValue::of(&f.ty, default, types).expect("checked by field_shape");
-                let value = value.render(&self.printer, false);
+                let value = value.render(&printer, false);
                 let value = if f.boxed {
                     quote! { Box::new(#value) }
                 } else {
@@ -452,13 +480,14 @@ impl<'a> ModelEmitter<'a> {
     /// The start of `constraints.rs`: imports of what the printed impls use.
     fn constraints_head(&self, impls: &[String]) -> TokenStream {
         let mentions = |word: &str| impls.iter().any(|text| text.contains(word));
-        let patterns = mentions("PATTERN_").then(|| quote! { use crate::patterns::*; });
+        let root = self.root.path();
+        let patterns = mentions("PATTERN_").then(|| quote! { use #root::patterns::*; });
         let module = mentions("validation::").then(|| quote! { self, });
         // A document whose types are all aliases has no impl here, and so nothing to import.
         let any = impls.iter().any(|text| !text.is_empty());
-        let types = any.then(|| quote! { use crate::types::*; });
+        let types = any.then(|| quote! { use #root::types::*; });
         let validation =
-            any.then(|| quote! { use crate::validation::{#module Validate, ValidationError}; });
+            any.then(|| quote! { use #root::validation::{#module Validate, ValidationError}; });
         quote! {
             //! `Validate` for every type: the constraints the spec states beyond each type.
             #patterns
@@ -497,7 +526,7 @@ impl<'a> ModelEmitter<'a> {
             TypeKind::Newtype(ty) => (self.render_checks(ty, &Constraints::default()))
                 .map(|check| quote! { let value = &self.0; #check }),
             TypeKind::IntEnum(_) | TypeKind::StringEnum(_) => {
-                enums::validate_body(&def.kind, self.open_enums)
+                enums::validate_body(&def.kind, self.open_enums, &self.root.path())
             }
         };
         match body {
@@ -660,8 +689,9 @@ impl<'a> ModelEmitter<'a> {
                 });
             }
         }
+        let root = self.root.path();
         let wire_use = (all.iter().any(|p| p.3))
-            .then(|| quote! { use crate::wire::{NumericPattern, PatternOf}; });
+            .then(|| quote! { use #root::wire::{NumericPattern, PatternOf}; });
         let uses_regex = all
             .iter()
             .any(|&(_, _, engine, numeric)| engine == Engine::Regex || numeric);
@@ -670,7 +700,7 @@ impl<'a> ModelEmitter<'a> {
         // A failed match (the backtracking limit reached) counts as a mismatch: the value is refused.
         let fancy = self.patterns.needs_fancy_regex().then(|| {
             quote! {
-                impl crate::validation::Matcher for fancy_regex::Regex {
+                impl #root::validation::Matcher for fancy_regex::Regex {
                     fn matches(&self, value: &str) -> bool {
                         self.is_match(value).unwrap_or(false)
                     }
@@ -726,16 +756,25 @@ struct Lenient {
     number: TokenStream,
     marker: Option<Ident>,
     in_vec: bool,
+    /// The crate root as `types.rs` and `decode.rs` spell it.
+    root: &'static str,
 }
 
 impl Lenient {
-    fn new(kind: &'static str, number: Primitive, marker: Option<Ident>, in_vec: bool) -> Self {
+    fn new(
+        kind: &'static str,
+        number: Primitive,
+        marker: Option<Ident>,
+        in_vec: bool,
+        root: super::Root,
+    ) -> Self {
         let number = super::rust::primitive(number);
         Lenient {
             kind,
             number,
             marker,
             in_vec,
+            root: root.text(),
         }
     }
 
@@ -745,7 +784,8 @@ impl Lenient {
         let option = if option { "Option" } else { "" };
         let decoder = format_ident!("As{}{vec}{option}", self.kind);
         let (number, marker) = (&self.number, self.marker.iter());
-        quote! { crate::wire::#decoder<#number #(, crate::patterns::#marker)*> }
+        let root: TokenStream = self.root.parse().expect("a path");
+        quote! { #root::wire::#decoder<#number #(, #root::patterns::#marker)*> }
     }
 
     /// The `wire` function reading it for serde's `deserialize_with`, into a field of `shape`.
@@ -760,9 +800,10 @@ impl Lenient {
             ""
         };
         let number = &self.number;
-        let marker = (self.marker.iter()).map(|marker| format!(", crate::patterns::{marker}"));
+        let root = self.root;
+        let marker = (self.marker.iter()).map(|marker| format!(", {root}::patterns::{marker}"));
         let marker: String = marker.collect();
-        format!("crate::wire::{kind}{vec}{suffix}::<_, {number}{marker}>")
+        format!("{root}::wire::{kind}{vec}{suffix}::<_, {number}{marker}>")
     }
 }
 

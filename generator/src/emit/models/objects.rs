@@ -13,6 +13,8 @@ pub struct Object<'a> {
     pub others: Others,
     /// A field is `#[deprecated]`: the struct expression names it.
     pub deprecated: bool,
+    /// The crate root as `decode.rs` spells it (see [`crate::emit::Root`]).
+    pub root: TokenStream,
 }
 
 pub struct ObjectField<'a> {
@@ -48,11 +50,12 @@ pub enum Others {
     Keep(String),
 }
 
-/// The head of `decode.rs`.
-pub fn head() -> TokenStream {
+/// The head of `decode.rs`; `root` as in [`Object::root`].
+pub fn head(root: &TokenStream) -> TokenStream {
+    let doc = format!(" `Deserialize` of the structs, through [`{root}::object`].");
     quote! {
-        //! `Deserialize` of the structs, through [`crate::object`].
-        use crate::types::*;
+        #![doc = #doc]
+        use #root::types::*;
     }
 }
 
@@ -126,18 +129,19 @@ pub fn tokens(object: &Object) -> TokenStream {
         }
     });
     let allow = object.deprecated.then(|| quote! { #[allow(deprecated)] });
+    let root = &object.root;
     quote! {
         impl<'de> ::serde::Deserialize<'de> for #name {
             fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                crate::object::object(d)
+                #root::object::object(d)
             }
         }
         #allow
-        impl crate::object::Object for #name {
+        impl #root::object::Object for #name {
             const NAME: &'static str = #type_name;
             const FIELDS: &'static [&'static str] = &[#(#wires),*];
             fn from_map<'de, M: ::serde::de::MapAccess<'de>>(
-                m: &mut crate::object::Fields<'de, M>,
+                m: &mut #root::object::Fields<'de, M>,
             ) -> Result<Self, M::Error> {
                 #(let mut #slots: #slot_types = None;)*
                 #extra
@@ -160,6 +164,7 @@ mod tests {
                 fields: Vec::new(),
                 others,
                 deprecated: false,
+                root: quote! { crate },
             };
             let out = tokens(&object).to_string();
             syn::parse_file(&out).unwrap_or_else(|e| panic!("{e}:\n{out}"));

@@ -30,6 +30,7 @@ pub fn item(
     doc: TokenStream,
 ) -> TokenStream {
     let (name_ident, types) = (ident(name), printer.types);
+    let runtime = &printer.runtime;
     let integer = u.variants.iter().flat_map(|v| &v.tags).all(Value::is_i64);
     let variants = u.variants.iter().map(|v| variant(printer, v));
     let mut listing = u
@@ -57,7 +58,7 @@ pub fn item(
     };
     let serialize_arms = u.variants.iter().map(|v| {
         let vname = ident(&v.name);
-        if let Some(check) = free_tag_check(types, v, property) {
+        if let Some(check) = free_tag_check(types, v, property, runtime) {
             return quote! {
                 Self::#vname(value) => {
                     #check
@@ -71,7 +72,7 @@ pub fn item(
         }
         let tag = tag_literal(&v.tags[0], true);
         quote! {
-            Self::#vname(value) => crate::tagged::with_tag(serializer, #property, #tag, value),
+            Self::#vname(value) => #runtime tagged::with_tag(serializer, #property, #tag, value),
         }
     });
     let decode = |v: &UnionVariant| {
@@ -79,14 +80,14 @@ pub fn item(
         let value = if declares(v) {
             quote! { value }
         } else {
-            quote! { crate::tagged::without(value, #property) }
+            quote! { #runtime tagged::without(value, #property) }
         };
         let wrap = if v.boxed {
             quote! { |v| Self::#vname(Box::new(v)) }
         } else {
             quote! { Self::#vname }
         };
-        quote! { crate::tagged::variant(#value).map(#wrap) }
+        quote! { #runtime tagged::variant(#value).map(#wrap) }
     };
     let deserialize_arms = u.variants.iter().filter(|v| !v.tags.is_empty()).map(|v| {
         let patterns = v.tags.iter().map(|t| tag_literal(t, false));
@@ -105,8 +106,8 @@ pub fn item(
             let expected = tags.map(ToString::to_string).collect::<Vec<_>>().join(", ");
             (
                 Some(quote! { const EXPECTED: &str = #expected; }),
-                quote! { let tag = crate::tagged::tag(&value, #property, EXPECTED)?; },
-                quote! { Err(crate::tagged::unknown(tag, #property, EXPECTED)) },
+                quote! { let tag = #runtime tagged::tag(&value, #property, EXPECTED)?; },
+                quote! { Err(#runtime tagged::unknown(tag, #property, EXPECTED)) },
             )
         }
     };
@@ -146,7 +147,12 @@ pub fn item(
 
 /// Where the branch struct's tag property may hold other values than the variant's tags (a
 /// plain string, an optional one, an enum of several values): a check before encoding.
-fn free_tag_check(types: &[TypeDef], v: &UnionVariant, property: &str) -> Option<TokenStream> {
+fn free_tag_check(
+    types: &[TypeDef],
+    v: &UnionVariant,
+    property: &str,
+    runtime: &TokenStream,
+) -> Option<TokenStream> {
     // The default variant (no tags of its own) holds whatever the others' tags do not name.
     if v.tags.is_empty() {
         return None;
@@ -176,7 +182,7 @@ fn free_tag_check(types: &[TypeDef], v: &UnionVariant, property: &str) -> Option
         quote! {
             #allow
             if value.#fname.is_none() {
-                return crate::tagged::with_tag(serializer, #property, #tag, value);
+                return #runtime tagged::with_tag(serializer, #property, #tag, value);
             }
         }
     });
@@ -184,7 +190,7 @@ fn free_tag_check(types: &[TypeDef], v: &UnionVariant, property: &str) -> Option
         #absent
         #allow
         let held = &value.#fname;
-        crate::tagged::check(held, #property, &[#(#tags),*]).map_err(::serde::ser::Error::custom)?;
+        #runtime tagged::check(held, #property, &[#(#tags),*]).map_err(::serde::ser::Error::custom)?;
     })
 }
 

@@ -58,7 +58,8 @@ pub fn emit_at(
         return Ok(None);
     }
     // The trait's example is a doc test of the server crate itself (not of the webhooks'
-    // receiver in a client crate, behind a feature the doc tests do not turn on).
+    // receiver in a client crate, behind a feature the doc tests do not turn on, nor of a
+    // build.rs module, which is no crate).
     let example_crate = matches!(root, Root::Crate).then(|| opts.crate_ident("server").to_string());
     // The plan is plain data: the router and the other files render from it side by side.
     let (router, others) = rayon::join(
@@ -91,7 +92,7 @@ pub fn emit_at(
             "src/stream.rs" => api.has_streams(),
             _ => true,
         };
-        used.then(|| template_file(opts, path, text))
+        used.then(|| template_file(opts, path, &root.template(text)))
     }));
     Ok(Some(files))
 }
@@ -202,12 +203,13 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
     let lints = super::selection_lints(plan.groups.as_ref());
     let api = plan.api;
     let trait_name = super::ident(&plan.trait_name);
-    let models = opts.crate_ident("models");
+    let models = plan.root.models(opts);
     // How code outside the crate names it: the server crate, or the module of the client crate
     // the receiver of webhooks is nested in.
-    let crate_name = match plan.root {
-        Root::Webhooks => format!("{}::webhooks", opts.crate_ident("client")),
-        Root::Crate => opts.crate_ident("server").to_string(),
+    let crate_name = if plan.root.is_webhooks() {
+        format!("{}::webhooks", opts.crate_ident("client"))
+    } else {
+        opts.crate_ident("server").to_string()
     };
     let usage = format!(
         r#" Server of {title} (version {version}), generated from its OpenAPI document.
@@ -247,11 +249,12 @@ fn lib_rs(plan: &Plan, opts: &Options) -> TokenStream {
         .has_multipart_struct()
         .then(|| quote! { pub mod multipart; });
     let stream = api.has_streams().then(|| quote! { pub mod stream; });
+    let gate = (!plan.root.in_module()).then(|| quote! { #[cfg(feature = "webhooks")] });
     let webhooks = (!api.hooks.is_empty()).then(|| {
         quote! {
             /// The sender of the API's webhooks and callbacks (feature `webhooks`): a client that
             /// posts each one to the URL its receiver gave.
-            #[cfg(feature = "webhooks")]
+            #gate
             pub mod webhooks;
         }
     });

@@ -97,10 +97,7 @@ impl<'a> RequestEmitter<'a> {
         let path = root.path();
         RequestEmitter {
             api,
-            printer: TypePrinter {
-                types: &api.types,
-                models: quote! { #path::models:: },
-            },
+            printer: TypePrinter::new(&api.types, quote! { #path::models:: }),
             root: path,
             root_text: root.text(),
             example_crate: None,

@@ -143,10 +143,7 @@ impl<'a> Plan<'a> {
 
     /// How the server's code spells the document's types (`models::Pet`).
     pub fn printer(&self) -> TypePrinter<'a> {
-        TypePrinter {
-            types: &self.api.types,
-            models: quote! { models:: },
-        }
+        TypePrinter::new(&self.api.types, quote! { models:: })
     }
 
     /// `root`: where the server's code lives (see [`Plan::root`]).
