@@ -146,6 +146,7 @@ on_both_backends!(
     a_claim_taken_over_neither_sends_nor_records,
     one_instance_holds_a_recipient_and_the_rate_limit_counts_every_send,
     destinations_take_turns_and_a_backed_off_one_waits,
+    the_next_due_time_counts_unleased_notifications_and_held_leases,
     ingestion_racing_an_account_deletion_fails_neither,
     text_with_a_nul_is_stored_or_refused_as_bad_input,
 );
@@ -1067,6 +1068,54 @@ async fn destinations_take_turns_and_a_backed_off_one_waits(backend: Backend) {
     assert_eq!(seconds, expected);
     assert!(seconds.windows(2).all(|w| w[0] < w[1]), "{seconds:?}");
     assert!(claimed.iter().all(|c| address(c) == destinations[0]));
+}
+
+/// When the dispatcher looks again: the earliest due time of a pending notification nobody
+/// holds, or the end of a lease held on one (whichever is first); none once all are delivered.
+async fn the_next_due_time_counts_unleased_notifications_and_held_leases(backend: Backend) {
+    let Some(db) = TestDb::new(backend) else {
+        return;
+    };
+    let store = db.open().await;
+    assert_eq!(store.next_due().await.unwrap(), None);
+    let root = account(None);
+    store.insert_account(&root).await.unwrap();
+    let truck = asset(root.id, "truck");
+    store.insert_asset(&truck).await.unwrap();
+    let start = chrono::DateTime::from_timestamp(Utc::now().timestamp() - 3600, 0).unwrap();
+    // Seconds 0..5, due then; even seconds to one recipient, odd to the other.
+    let job = IngestJob {
+        batches: vec![AssetPoints {
+            asset: truck,
+            points: bare_points(start, 0..6),
+        }],
+        received_at: Utc::now(),
+        pipeline: Box::new(NotifyingPipeline { recipients: 2 }),
+    };
+    store.ingest(job).await.unwrap();
+    let second = |n: i64| start + chrono::Duration::seconds(n);
+    assert_eq!(store.next_due().await.unwrap(), Some(second(0)));
+    let now = chrono::DateTime::from_timestamp(Utc::now().timestamp(), 0).unwrap();
+    let (lease, later_lease) = (
+        now + chrono::Duration::seconds(60),
+        now + chrono::Duration::seconds(90),
+    );
+    // Second 0 held until `lease`: the next is second 1, nobody's.
+    let held = store.claim_due(now, lease, 1, 1).await.unwrap();
+    assert_eq!(held.len(), 1);
+    assert_eq!(store.next_due().await.unwrap(), Some(second(1)));
+    // The odd ones held too (the even recipient is held): second 2 is next.
+    let odd = store.claim_due(now, later_lease, 10, 100).await.unwrap();
+    assert_eq!(odd.len(), 3);
+    assert_eq!(store.next_due().await.unwrap(), Some(second(2)));
+    // Every one held: the first lease to end.
+    delivered_all(&store, &held, now).await;
+    let even = store.claim_due(now, later_lease, 10, 100).await.unwrap();
+    assert_eq!(even.len(), 2);
+    assert_eq!(store.next_due().await.unwrap(), Some(later_lease));
+    delivered_all(&store, &odd, now).await;
+    delivered_all(&store, &even, now).await;
+    assert_eq!(store.next_due().await.unwrap(), None);
 }
 
 fn sent_and_coalesced(started: &[SendStart]) -> (usize, usize) {

@@ -63,6 +63,11 @@ fn migrator() -> Migrator {
             "event stream",
             include_str!("../../../migrations/0007_event_stream.sql"),
         ),
+        migration(
+            8,
+            "outbox destinations",
+            include_str!("../../../migrations/0008_outbox_destinations.sql"),
+        ),
     ])
 }
 
