@@ -1427,84 +1427,75 @@ impl IssueToken {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<
-            crate::models::TokenResponse,
-            crate::headers::IssueToken,
-        >,
-        crate::Error<crate::errors::IssueToken>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::IssueToken>> {
         let request = self
             .client
             .inner
             .request(::reqwest::Method::POST, "/v1/auth/token");
         let request = crate::codec::form_body(request, &self.body, &[]);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::TokenResponse, crate::headers::IssueToken),
+        crate::Error<crate::errors::IssueToken>,
+    > {
         let documented = crate::headers::IssueToken {
-            cache_control: crate::codec::header(&response, "cache-control"),
+            cache_control: answer.header("cache-control"),
         };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::IssueToken::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::IssueToken::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::IssueToken::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::IssueToken::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
             429 => {
-                let retry_after = crate::codec::header(&response, "retry-after");
+                let retry_after = answer.header("retry-after");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::IssueToken::TooManyRequests {
-                                body,
-                                retry_after,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::IssueToken::TooManyRequests {
+                            body,
+                            retry_after,
+                        }),
                 )
             }
-            _ => Err(crate::codec::unexpected(response).await),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented,
-            body,
-        })
+        Ok((body, documented))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::TokenResponse,
+        crate::errors::IssueToken,
+        crate::headers::IssueToken,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -1517,7 +1508,7 @@ impl IssueToken {
         crate::errors::IssueToken,
         crate::headers::IssueToken,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /v1/auth/token`) and answers the body with the status and headers.
@@ -1528,7 +1519,7 @@ impl IssueToken {
         crate::errors::IssueToken,
         crate::headers::IssueToken,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -1575,71 +1566,59 @@ impl GetAccount {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Account>,
-        crate::Error<crate::errors::GetAccount>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::GetAccount>> {
         let account_id = &self.account_id;
         let request = self
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/v1/accounts/{account_id}"));
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::GetAccount::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Account, ()), crate::Error<crate::errors::GetAccount>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::GetAccount::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::GetAccount::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::GetAccount::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(response, crate::errors::GetAccount::NotFound)
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::GetAccount::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Account,
+        crate::errors::GetAccount,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -1651,7 +1630,7 @@ impl GetAccount {
         crate::models::Account,
         crate::errors::GetAccount,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}`) and answers the body with the status and headers.
@@ -1661,7 +1640,7 @@ impl GetAccount {
         crate::models::Account,
         crate::errors::GetAccount,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -1708,75 +1687,63 @@ impl UpdateAccount {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Account>,
-        crate::Error<crate::errors::UpdateAccount>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::UpdateAccount>> {
         let account_id = &self.account_id;
         let request = self
             .client
             .inner
             .request(::reqwest::Method::PUT, &format!("/v1/accounts/{account_id}"));
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::UpdateAccount::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Account, ()),
+        crate::Error<crate::errors::UpdateAccount>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::UpdateAccount::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::UpdateAccount::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::UpdateAccount::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::UpdateAccount::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::UpdateAccount::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Account,
+        crate::errors::UpdateAccount,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -1788,7 +1755,7 @@ impl UpdateAccount {
         crate::models::Account,
         crate::errors::UpdateAccount,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`PUT /v1/accounts/{accountId}`) and answers the body with the status and headers.
@@ -1798,7 +1765,7 @@ impl UpdateAccount {
         crate::models::Account,
         crate::errors::UpdateAccount,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -1845,81 +1812,67 @@ impl CreateAccount {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<
-            crate::models::CreateAccountResponse,
-            crate::headers::CreateAccount,
-        >,
-        crate::Error<crate::errors::CreateAccount>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::CreateAccount>> {
         let account_id = &self.account_id;
         let request = self
             .client
             .inner
             .request(::reqwest::Method::POST, &format!("/v1/accounts/{account_id}"));
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::CreateAccountResponse, crate::headers::CreateAccount),
+        crate::Error<crate::errors::CreateAccount>,
+    > {
         let documented = crate::headers::CreateAccount {
-            cache_control: crate::codec::header(&response, "cache-control"),
+            cache_control: answer.header("cache-control"),
         };
-        let body = match status.as_u16() {
-            201 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::CreateAccount::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        let body = match answer.status.as_u16() {
+            201 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::CreateAccount::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::CreateAccount::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::CreateAccount::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::CreateAccount::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::CreateAccount::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented,
-            body,
-        })
+        Ok((body, documented))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::CreateAccountResponse,
+        crate::errors::CreateAccount,
+        crate::headers::CreateAccount,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -1932,7 +1885,7 @@ impl CreateAccount {
         crate::errors::CreateAccount,
         crate::headers::CreateAccount,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /v1/accounts/{accountId}`) and answers the body with the status and headers.
@@ -1943,7 +1896,7 @@ impl CreateAccount {
         crate::errors::CreateAccount,
         crate::headers::CreateAccount,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -1990,97 +1943,71 @@ impl DeleteAccount {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<()>,
-        crate::Error<crate::errors::DeleteAccount>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::DeleteAccount>> {
         let account_id = &self.account_id;
         let request = self
             .client
             .inner
             .request(::reqwest::Method::DELETE, &format!("/v1/accounts/{account_id}"));
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        match status.as_u16() {
-            204 => crate::codec::empty(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::DeleteAccount::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<((), ()), crate::Error<crate::errors::DeleteAccount>> {
+        match answer.status.as_u16() {
+            204 => answer.empty(),
+            400 => Err(answer.api_json(crate::errors::DeleteAccount::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::DeleteAccount::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::DeleteAccount::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::DeleteAccount::NotFound,
-                        )
-                        .await,
-                )
-            }
-            409 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::DeleteAccount::Conflict,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::DeleteAccount::NotFound)),
+            409 => Err(answer.api_json(crate::errors::DeleteAccount::Conflict)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body: (),
-        })
+        Ok(((), ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<(), crate::errors::DeleteAccount> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
 impl DeleteAccount {
     /// Sends the request: `DELETE /v1/accounts/{accountId}`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), crate::errors::DeleteAccount> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`DELETE /v1/accounts/{accountId}`) and answers the body with the status and headers.
     pub fn send_full(
         self,
     ) -> crate::codec::FullResponseFuture<(), crate::errors::DeleteAccount> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -2139,14 +2066,10 @@ impl ListChildAccounts {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<Vec<crate::models::Account>>,
-        crate::Error<crate::errors::ListChildAccounts>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::ListChildAccounts>> {
         let account_id = &self.account_id;
         let mut query = String::new();
         if let Some(value) = &self.skip {
@@ -2165,61 +2088,53 @@ impl ListChildAccounts {
                     &query,
                 ),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::ListChildAccounts::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (Vec<crate::models::Account>, ()),
+        crate::Error<crate::errors::ListChildAccounts>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::ListChildAccounts::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::ListChildAccounts::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::ListChildAccounts::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::ListChildAccounts::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::ListChildAccounts::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::Account>,
+        crate::errors::ListChildAccounts,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 
     /// Every item, page after page: sends the request with `skip` advanced by the length of each page
@@ -2275,7 +2190,7 @@ impl ListChildAccounts {
         Vec<crate::models::Account>,
         crate::errors::ListChildAccounts,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/children`) and answers the body with the status and headers.
@@ -2285,7 +2200,7 @@ impl ListChildAccounts {
         Vec<crate::models::Account>,
         crate::errors::ListChildAccounts,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -2331,17 +2246,10 @@ impl RotateClientSecret {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<
-            crate::models::ClientSecret,
-            crate::headers::RotateClientSecret,
-        >,
-        crate::Error<crate::errors::RotateClientSecret>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::RotateClientSecret>> {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -2350,64 +2258,57 @@ impl RotateClientSecret {
                 ::reqwest::Method::POST,
                 &format!("/v1/accounts/{account_id}/clientSecret"),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::ClientSecret, crate::headers::RotateClientSecret),
+        crate::Error<crate::errors::RotateClientSecret>,
+    > {
         let documented = crate::headers::RotateClientSecret {
-            cache_control: crate::codec::header(&response, "cache-control"),
+            cache_control: answer.header("cache-control"),
         };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::RotateClientSecret::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::RotateClientSecret::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::RotateClientSecret::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::RotateClientSecret::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::RotateClientSecret::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::RotateClientSecret::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented,
-            body,
-        })
+        Ok((body, documented))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::ClientSecret,
+        crate::errors::RotateClientSecret,
+        crate::headers::RotateClientSecret,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -2420,7 +2321,7 @@ impl RotateClientSecret {
         crate::errors::RotateClientSecret,
         crate::headers::RotateClientSecret,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /v1/accounts/{accountId}/clientSecret`) and answers the body with the status and headers.
@@ -2431,7 +2332,7 @@ impl RotateClientSecret {
         crate::errors::RotateClientSecret,
         crate::headers::RotateClientSecret,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -2520,14 +2421,10 @@ impl ListAssets {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<Vec<crate::models::Asset>>,
-        crate::Error<crate::errors::ListAssets>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::ListAssets>> {
         let account_id = &self.account_id;
         let mut query = String::new();
         if let Some(value) = &self.external_id {
@@ -2555,58 +2452,53 @@ impl ListAssets {
                     &query,
                 ),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::ListAssets::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (Vec<crate::models::Asset>, ()),
+        crate::Error<crate::errors::ListAssets>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::ListAssets::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::ListAssets::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::ListAssets::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(response, crate::errors::ListAssets::NotFound)
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::ListAssets::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::Asset>,
+        crate::errors::ListAssets,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 
     /// Every item, page after page: sends the request with `skip` advanced by the length of each page
@@ -2662,7 +2554,7 @@ impl ListAssets {
         Vec<crate::models::Asset>,
         crate::errors::ListAssets,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/assets`) and answers the body with the status and headers.
@@ -2672,7 +2564,7 @@ impl ListAssets {
         Vec<crate::models::Asset>,
         crate::errors::ListAssets,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -2719,14 +2611,10 @@ impl CreateAsset {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Asset>,
-        crate::Error<crate::errors::CreateAsset>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::CreateAsset>> {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -2736,70 +2624,51 @@ impl CreateAsset {
                 &format!("/v1/accounts/{account_id}/assets"),
             );
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            201 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::CreateAsset::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Asset, ()), crate::Error<crate::errors::CreateAsset>> {
+        let body = match answer.status.as_u16() {
+            201 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::CreateAsset::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::CreateAsset::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::CreateAsset::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::CreateAsset::NotFound,
-                        )
-                        .await,
-                )
-            }
-            409 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::CreateAsset::Conflict,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::CreateAsset::NotFound)),
+            409 => Err(answer.api_json(crate::errors::CreateAsset::Conflict)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Asset,
+        crate::errors::CreateAsset,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -2808,7 +2677,7 @@ impl CreateAsset {
     pub fn send(
         self,
     ) -> crate::codec::ResponseFuture<crate::models::Asset, crate::errors::CreateAsset> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /v1/accounts/{accountId}/assets`) and answers the body with the status and headers.
@@ -2818,7 +2687,7 @@ impl CreateAsset {
         crate::models::Asset,
         crate::errors::CreateAsset,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -2863,14 +2732,10 @@ impl GetAsset {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Asset>,
-        crate::Error<crate::errors::GetAsset>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::GetAsset>> {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let request = self
@@ -2880,55 +2745,50 @@ impl GetAsset {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/assets/{asset_id}"),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(response, crate::errors::GetAsset::BadRequest)
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Asset, ()), crate::Error<crate::errors::GetAsset>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::GetAsset::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::GetAsset::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::GetAsset::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(response, crate::errors::GetAsset::NotFound)
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::GetAsset::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Asset,
+        crate::errors::GetAsset,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -2937,7 +2797,7 @@ impl GetAsset {
     pub fn send(
         self,
     ) -> crate::codec::ResponseFuture<crate::models::Asset, crate::errors::GetAsset> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}`) and answers the body with the status and headers.
@@ -2947,7 +2807,7 @@ impl GetAsset {
         crate::models::Asset,
         crate::errors::GetAsset,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -2993,14 +2853,10 @@ impl UpdateAsset {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Asset>,
-        crate::Error<crate::errors::UpdateAsset>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::UpdateAsset>> {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let request = self
@@ -3011,70 +2867,51 @@ impl UpdateAsset {
                 &format!("/v1/accounts/{account_id}/assets/{asset_id}"),
             );
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::UpdateAsset::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Asset, ()), crate::Error<crate::errors::UpdateAsset>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::UpdateAsset::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::UpdateAsset::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::UpdateAsset::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::UpdateAsset::NotFound,
-                        )
-                        .await,
-                )
-            }
-            409 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::UpdateAsset::Conflict,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::UpdateAsset::NotFound)),
+            409 => Err(answer.api_json(crate::errors::UpdateAsset::Conflict)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Asset,
+        crate::errors::UpdateAsset,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -3083,7 +2920,7 @@ impl UpdateAsset {
     pub fn send(
         self,
     ) -> crate::codec::ResponseFuture<crate::models::Asset, crate::errors::UpdateAsset> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`PUT /v1/accounts/{accountId}/assets/{assetId}`) and answers the body with the status and headers.
@@ -3093,7 +2930,7 @@ impl UpdateAsset {
         crate::models::Asset,
         crate::errors::UpdateAsset,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -3138,14 +2975,10 @@ impl DeleteAsset {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<()>,
-        crate::Error<crate::errors::DeleteAsset>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::DeleteAsset>> {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let request = self
@@ -3155,75 +2988,61 @@ impl DeleteAsset {
                 ::reqwest::Method::DELETE,
                 &format!("/v1/accounts/{account_id}/assets/{asset_id}"),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        match status.as_u16() {
-            204 => crate::codec::empty(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::DeleteAsset::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<((), ()), crate::Error<crate::errors::DeleteAsset>> {
+        match answer.status.as_u16() {
+            204 => answer.empty(),
+            400 => Err(answer.api_json(crate::errors::DeleteAsset::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::DeleteAsset::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::DeleteAsset::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::DeleteAsset::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::DeleteAsset::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body: (),
-        })
+        Ok(((), ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<(), crate::errors::DeleteAsset> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
 impl DeleteAsset {
     /// Sends the request: `DELETE /v1/accounts/{accountId}/assets/{assetId}`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), crate::errors::DeleteAsset> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`DELETE /v1/accounts/{accountId}/assets/{assetId}`) and answers the body with the status and headers.
     pub fn send_full(
         self,
     ) -> crate::codec::FullResponseFuture<(), crate::errors::DeleteAsset> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -3266,14 +3085,10 @@ impl CreateAlertRule {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::AlertRule>,
-        crate::Error<crate::errors::CreateAlertRule>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::CreateAlertRule>> {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let request = self
@@ -3284,61 +3099,53 @@ impl CreateAlertRule {
                 &format!("/v1/accounts/{account_id}/assets/{asset_id}/alertRules"),
             );
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            201 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::CreateAlertRule::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::AlertRule, ()),
+        crate::Error<crate::errors::CreateAlertRule>,
+    > {
+        let body = match answer.status.as_u16() {
+            201 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::CreateAlertRule::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::CreateAlertRule::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::CreateAlertRule::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::CreateAlertRule::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::CreateAlertRule::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::AlertRule,
+        crate::errors::CreateAlertRule,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -3350,7 +3157,7 @@ impl CreateAlertRule {
         crate::models::AlertRule,
         crate::errors::CreateAlertRule,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /v1/accounts/{accountId}/assets/{assetId}/alertRules`) and answers the body with the status and headers.
@@ -3360,7 +3167,7 @@ impl CreateAlertRule {
         crate::models::AlertRule,
         crate::errors::CreateAlertRule,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -3409,14 +3216,10 @@ impl ListAlertRules {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<Vec<crate::models::AlertRule>>,
-        crate::Error<crate::errors::ListAlertRules>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::ListAlertRules>> {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let event_type = &self.event_type;
@@ -3429,61 +3232,53 @@ impl ListAlertRules {
                     "/v1/accounts/{account_id}/assets/{asset_id}/alertRules/{event_type}"
                 ),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::ListAlertRules::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (Vec<crate::models::AlertRule>, ()),
+        crate::Error<crate::errors::ListAlertRules>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::ListAlertRules::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::ListAlertRules::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::ListAlertRules::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::ListAlertRules::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::ListAlertRules::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::AlertRule>,
+        crate::errors::ListAlertRules,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -3495,7 +3290,7 @@ impl ListAlertRules {
         Vec<crate::models::AlertRule>,
         crate::errors::ListAlertRules,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}`) and answers the body with the status and headers.
@@ -3505,7 +3300,7 @@ impl ListAlertRules {
         Vec<crate::models::AlertRule>,
         crate::errors::ListAlertRules,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -3555,12 +3350,11 @@ impl ListAlertRuleGeofences {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
     ) -> Result<
-        crate::codec::ResponseValue<Vec<crate::models::Geofence>>,
+        crate::codec::Sending,
         crate::Error<crate::errors::ListAlertRuleGeofences>,
     > {
         let account_id = &self.account_id;
@@ -3575,61 +3369,55 @@ impl ListAlertRuleGeofences {
                     "/v1/accounts/{account_id}/assets/{asset_id}/alertRules/{event_type}/geofences"
                 ),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (Vec<crate::models::Geofence>, ()),
+        crate::Error<crate::errors::ListAlertRuleGeofences>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
             400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::ListAlertRuleGeofences::BadRequest,
-                        )
-                        .await,
-                )
+                Err(answer.api_json(crate::errors::ListAlertRuleGeofences::BadRequest))
             }
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::ListAlertRuleGeofences::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::ListAlertRuleGeofences::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::ListAlertRuleGeofences::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::ListAlertRuleGeofences::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::Geofence>,
+        crate::errors::ListAlertRuleGeofences,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -3641,7 +3429,7 @@ impl ListAlertRuleGeofences {
         Vec<crate::models::Geofence>,
         crate::errors::ListAlertRuleGeofences,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}/alertRules/{eventType}/geofences`) and answers the body with the status and headers.
@@ -3651,7 +3439,7 @@ impl ListAlertRuleGeofences {
         Vec<crate::models::Geofence>,
         crate::errors::ListAlertRuleGeofences,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -3699,14 +3487,10 @@ impl GetAlertRule {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::AlertRule>,
-        crate::Error<crate::errors::GetAlertRule>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::GetAlertRule>> {
         let account_id = &self.account_id;
         let alert_rule_id = &self.alert_rule_id;
         let request = self
@@ -3716,61 +3500,53 @@ impl GetAlertRule {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/alertRules/{alert_rule_id}"),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::GetAlertRule::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::AlertRule, ()),
+        crate::Error<crate::errors::GetAlertRule>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::GetAlertRule::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::GetAlertRule::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::GetAlertRule::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::GetAlertRule::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::GetAlertRule::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::AlertRule,
+        crate::errors::GetAlertRule,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -3782,7 +3558,7 @@ impl GetAlertRule {
         crate::models::AlertRule,
         crate::errors::GetAlertRule,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/alertRules/{alertRuleId}`) and answers the body with the status and headers.
@@ -3792,7 +3568,7 @@ impl GetAlertRule {
         crate::models::AlertRule,
         crate::errors::GetAlertRule,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -3841,14 +3617,10 @@ impl UpdateAlertRule {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::AlertRule>,
-        crate::Error<crate::errors::UpdateAlertRule>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::UpdateAlertRule>> {
         let account_id = &self.account_id;
         let alert_rule_id = &self.alert_rule_id;
         let request = self
@@ -3859,61 +3631,53 @@ impl UpdateAlertRule {
                 &format!("/v1/accounts/{account_id}/alertRules/{alert_rule_id}"),
             );
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::UpdateAlertRule::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::AlertRule, ()),
+        crate::Error<crate::errors::UpdateAlertRule>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::UpdateAlertRule::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::UpdateAlertRule::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::UpdateAlertRule::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::UpdateAlertRule::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::UpdateAlertRule::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::AlertRule,
+        crate::errors::UpdateAlertRule,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -3925,7 +3689,7 @@ impl UpdateAlertRule {
         crate::models::AlertRule,
         crate::errors::UpdateAlertRule,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`PUT /v1/accounts/{accountId}/alertRules/{alertRuleId}`) and answers the body with the status and headers.
@@ -3935,7 +3699,7 @@ impl UpdateAlertRule {
         crate::models::AlertRule,
         crate::errors::UpdateAlertRule,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -3983,14 +3747,10 @@ impl DeleteAlertRule {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<()>,
-        crate::Error<crate::errors::DeleteAlertRule>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::DeleteAlertRule>> {
         let account_id = &self.account_id;
         let alert_rule_id = &self.alert_rule_id;
         let request = self
@@ -4000,61 +3760,47 @@ impl DeleteAlertRule {
                 ::reqwest::Method::DELETE,
                 &format!("/v1/accounts/{account_id}/alertRules/{alert_rule_id}"),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        match status.as_u16() {
-            204 => crate::codec::empty(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::DeleteAlertRule::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<((), ()), crate::Error<crate::errors::DeleteAlertRule>> {
+        match answer.status.as_u16() {
+            204 => answer.empty(),
+            400 => Err(answer.api_json(crate::errors::DeleteAlertRule::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::DeleteAlertRule::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::DeleteAlertRule::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::DeleteAlertRule::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::DeleteAlertRule::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body: (),
-        })
+        Ok(((), ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<(), crate::errors::DeleteAlertRule> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -4063,14 +3809,14 @@ impl DeleteAlertRule {
     pub fn send(
         self,
     ) -> crate::codec::ResponseFuture<(), crate::errors::DeleteAlertRule> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`DELETE /v1/accounts/{accountId}/alertRules/{alertRuleId}`) and answers the body with the status and headers.
     pub fn send_full(
         self,
     ) -> crate::codec::FullResponseFuture<(), crate::errors::DeleteAlertRule> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -4110,14 +3856,10 @@ impl ListGeofences {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<Vec<crate::models::Geofence>>,
-        crate::Error<crate::errors::ListGeofences>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::ListGeofences>> {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -4126,61 +3868,53 @@ impl ListGeofences {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/geofences"),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::ListGeofences::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (Vec<crate::models::Geofence>, ()),
+        crate::Error<crate::errors::ListGeofences>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::ListGeofences::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::ListGeofences::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::ListGeofences::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::ListGeofences::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::ListGeofences::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::Geofence>,
+        crate::errors::ListGeofences,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -4192,7 +3926,7 @@ impl ListGeofences {
         Vec<crate::models::Geofence>,
         crate::errors::ListGeofences,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/geofences`) and answers the body with the status and headers.
@@ -4202,7 +3936,7 @@ impl ListGeofences {
         Vec<crate::models::Geofence>,
         crate::errors::ListGeofences,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -4249,14 +3983,10 @@ impl CreateGeofence {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Geofence>,
-        crate::Error<crate::errors::CreateGeofence>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::CreateGeofence>> {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -4266,70 +3996,54 @@ impl CreateGeofence {
                 &format!("/v1/accounts/{account_id}/geofences"),
             );
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            201 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::CreateGeofence::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Geofence, ()),
+        crate::Error<crate::errors::CreateGeofence>,
+    > {
+        let body = match answer.status.as_u16() {
+            201 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::CreateGeofence::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::CreateGeofence::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::CreateGeofence::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::CreateGeofence::NotFound,
-                        )
-                        .await,
-                )
-            }
-            409 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::CreateGeofence::Conflict,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::CreateGeofence::NotFound)),
+            409 => Err(answer.api_json(crate::errors::CreateGeofence::Conflict)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Geofence,
+        crate::errors::CreateGeofence,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -4341,7 +4055,7 @@ impl CreateGeofence {
         crate::models::Geofence,
         crate::errors::CreateGeofence,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /v1/accounts/{accountId}/geofences`) and answers the body with the status and headers.
@@ -4351,7 +4065,7 @@ impl CreateGeofence {
         crate::models::Geofence,
         crate::errors::CreateGeofence,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -4399,14 +4113,10 @@ impl GetGeofence {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Geofence>,
-        crate::Error<crate::errors::GetGeofence>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::GetGeofence>> {
         let account_id = &self.account_id;
         let geofence_id = &self.geofence_id;
         let request = self
@@ -4416,61 +4126,53 @@ impl GetGeofence {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/geofences/{geofence_id}"),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::GetGeofence::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Geofence, ()),
+        crate::Error<crate::errors::GetGeofence>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::GetGeofence::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::GetGeofence::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::GetGeofence::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::GetGeofence::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::GetGeofence::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Geofence,
+        crate::errors::GetGeofence,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -4482,7 +4184,7 @@ impl GetGeofence {
         crate::models::Geofence,
         crate::errors::GetGeofence,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/geofences/{geofenceId}`) and answers the body with the status and headers.
@@ -4492,7 +4194,7 @@ impl GetGeofence {
         crate::models::Geofence,
         crate::errors::GetGeofence,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -4541,14 +4243,10 @@ impl UpdateGeofence {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Geofence>,
-        crate::Error<crate::errors::UpdateGeofence>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::UpdateGeofence>> {
         let account_id = &self.account_id;
         let geofence_id = &self.geofence_id;
         let request = self
@@ -4559,70 +4257,54 @@ impl UpdateGeofence {
                 &format!("/v1/accounts/{account_id}/geofences/{geofence_id}"),
             );
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::UpdateGeofence::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Geofence, ()),
+        crate::Error<crate::errors::UpdateGeofence>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::UpdateGeofence::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::UpdateGeofence::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::UpdateGeofence::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::UpdateGeofence::NotFound,
-                        )
-                        .await,
-                )
-            }
-            409 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::UpdateGeofence::Conflict,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::UpdateGeofence::NotFound)),
+            409 => Err(answer.api_json(crate::errors::UpdateGeofence::Conflict)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Geofence,
+        crate::errors::UpdateGeofence,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -4634,7 +4316,7 @@ impl UpdateGeofence {
         crate::models::Geofence,
         crate::errors::UpdateGeofence,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`PUT /v1/accounts/{accountId}/geofences/{geofenceId}`) and answers the body with the status and headers.
@@ -4644,7 +4326,7 @@ impl UpdateGeofence {
         crate::models::Geofence,
         crate::errors::UpdateGeofence,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -4692,14 +4374,10 @@ impl DeleteGeofence {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<()>,
-        crate::Error<crate::errors::DeleteGeofence>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::DeleteGeofence>> {
         let account_id = &self.account_id;
         let geofence_id = &self.geofence_id;
         let request = self
@@ -4709,70 +4387,48 @@ impl DeleteGeofence {
                 ::reqwest::Method::DELETE,
                 &format!("/v1/accounts/{account_id}/geofences/{geofence_id}"),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        match status.as_u16() {
-            204 => crate::codec::empty(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::DeleteGeofence::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<((), ()), crate::Error<crate::errors::DeleteGeofence>> {
+        match answer.status.as_u16() {
+            204 => answer.empty(),
+            400 => Err(answer.api_json(crate::errors::DeleteGeofence::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::DeleteGeofence::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::DeleteGeofence::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::DeleteGeofence::NotFound,
-                        )
-                        .await,
-                )
-            }
-            409 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::DeleteGeofence::Conflict,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::DeleteGeofence::NotFound)),
+            409 => Err(answer.api_json(crate::errors::DeleteGeofence::Conflict)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body: (),
-        })
+        Ok(((), ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<(), crate::errors::DeleteGeofence> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -4781,14 +4437,14 @@ impl DeleteGeofence {
     pub fn send(
         self,
     ) -> crate::codec::ResponseFuture<(), crate::errors::DeleteGeofence> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`DELETE /v1/accounts/{accountId}/geofences/{geofenceId}`) and answers the body with the status and headers.
     pub fn send_full(
         self,
     ) -> crate::codec::FullResponseFuture<(), crate::errors::DeleteGeofence> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -4828,17 +4484,10 @@ impl GetIngestionToken {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<
-            crate::models::IngestionToken,
-            crate::headers::GetIngestionToken,
-        >,
-        crate::Error<crate::errors::GetIngestionToken>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::GetIngestionToken>> {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -4847,73 +4496,58 @@ impl GetIngestionToken {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/ingestionToken"),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::IngestionToken, crate::headers::GetIngestionToken),
+        crate::Error<crate::errors::GetIngestionToken>,
+    > {
         let documented = crate::headers::GetIngestionToken {
-            cache_control: crate::codec::header(&response, "cache-control"),
+            cache_control: answer.header("cache-control"),
         };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::GetIngestionToken::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::GetIngestionToken::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::GetIngestionToken::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::GetIngestionToken::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::GetIngestionToken::NotFound,
-                        )
-                        .await,
-                )
-            }
-            409 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::GetIngestionToken::Conflict,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::GetIngestionToken::NotFound)),
+            409 => Err(answer.api_json(crate::errors::GetIngestionToken::Conflict)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented,
-            body,
-        })
+        Ok((body, documented))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::IngestionToken,
+        crate::errors::GetIngestionToken,
+        crate::headers::GetIngestionToken,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -4926,7 +4560,7 @@ impl GetIngestionToken {
         crate::errors::GetIngestionToken,
         crate::headers::GetIngestionToken,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/ingestionToken`) and answers the body with the status and headers.
@@ -4937,7 +4571,7 @@ impl GetIngestionToken {
         crate::errors::GetIngestionToken,
         crate::headers::GetIngestionToken,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -4984,12 +4618,11 @@ impl ListIngestionTokens {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
     ) -> Result<
-        crate::codec::ResponseValue<Vec<crate::models::IngestionTokenInfo>>,
+        crate::codec::Sending,
         crate::Error<crate::errors::ListIngestionTokens>,
     > {
         let account_id = &self.account_id;
@@ -5000,61 +4633,53 @@ impl ListIngestionTokens {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/ingestionTokens"),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::ListIngestionTokens::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (Vec<crate::models::IngestionTokenInfo>, ()),
+        crate::Error<crate::errors::ListIngestionTokens>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::ListIngestionTokens::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::ListIngestionTokens::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::ListIngestionTokens::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::ListIngestionTokens::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::ListIngestionTokens::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::IngestionTokenInfo>,
+        crate::errors::ListIngestionTokens,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -5066,7 +4691,7 @@ impl ListIngestionTokens {
         Vec<crate::models::IngestionTokenInfo>,
         crate::errors::ListIngestionTokens,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/ingestionTokens`) and answers the body with the status and headers.
@@ -5076,7 +4701,7 @@ impl ListIngestionTokens {
         Vec<crate::models::IngestionTokenInfo>,
         crate::errors::ListIngestionTokens,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -5124,12 +4749,11 @@ impl RevokeIngestionToken {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
     ) -> Result<
-        crate::codec::ResponseValue<()>,
+        crate::codec::Sending,
         crate::Error<crate::errors::RevokeIngestionToken>,
     > {
         let account_id = &self.account_id;
@@ -5141,61 +4765,47 @@ impl RevokeIngestionToken {
                 ::reqwest::Method::DELETE,
                 &format!("/v1/accounts/{account_id}/ingestionTokens/{token_id}"),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        match status.as_u16() {
-            204 => crate::codec::empty(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::RevokeIngestionToken::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<((), ()), crate::Error<crate::errors::RevokeIngestionToken>> {
+        match answer.status.as_u16() {
+            204 => answer.empty(),
+            400 => Err(answer.api_json(crate::errors::RevokeIngestionToken::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::RevokeIngestionToken::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::RevokeIngestionToken::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::RevokeIngestionToken::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::RevokeIngestionToken::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body: (),
-        })
+        Ok(((), ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<(), crate::errors::RevokeIngestionToken> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -5204,14 +4814,14 @@ impl RevokeIngestionToken {
     pub fn send(
         self,
     ) -> crate::codec::ResponseFuture<(), crate::errors::RevokeIngestionToken> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`DELETE /v1/accounts/{accountId}/ingestionTokens/{tokenId}`) and answers the body with the status and headers.
     pub fn send_full(
         self,
     ) -> crate::codec::FullResponseFuture<(), crate::errors::RevokeIngestionToken> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -5254,17 +4864,10 @@ impl GetPortalLink {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<
-            crate::models::PortalLink,
-            crate::headers::GetPortalLink,
-        >,
-        crate::Error<crate::errors::GetPortalLink>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::GetPortalLink>> {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -5273,64 +4876,57 @@ impl GetPortalLink {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/portalLink"),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::PortalLink, crate::headers::GetPortalLink),
+        crate::Error<crate::errors::GetPortalLink>,
+    > {
         let documented = crate::headers::GetPortalLink {
-            cache_control: crate::codec::header(&response, "cache-control"),
+            cache_control: answer.header("cache-control"),
         };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::GetPortalLink::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::GetPortalLink::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::GetPortalLink::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::GetPortalLink::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::GetPortalLink::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::GetPortalLink::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented,
-            body,
-        })
+        Ok((body, documented))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::PortalLink,
+        crate::errors::GetPortalLink,
+        crate::headers::GetPortalLink,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -5343,7 +4939,7 @@ impl GetPortalLink {
         crate::errors::GetPortalLink,
         crate::headers::GetPortalLink,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/portalLink`) and answers the body with the status and headers.
@@ -5354,7 +4950,7 @@ impl GetPortalLink {
         crate::errors::GetPortalLink,
         crate::headers::GetPortalLink,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -5401,65 +4997,61 @@ impl IngestTelemetry {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::TelemetryBatchResult>,
-        crate::Error<crate::errors::IngestTelemetry>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::IngestTelemetry>> {
         let request = self
             .client
             .inner
             .request(::reqwest::Method::POST, "/v1/telemetry");
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            202 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::IngestTelemetry::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::TelemetryBatchResult, ()),
+        crate::Error<crate::errors::IngestTelemetry>,
+    > {
+        let body = match answer.status.as_u16() {
+            202 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::IngestTelemetry::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::IngestTelemetry::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::IngestTelemetry::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            _ => Err(crate::codec::unexpected(response).await),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::TelemetryBatchResult,
+        crate::errors::IngestTelemetry,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -5471,7 +5063,7 @@ impl IngestTelemetry {
         crate::models::TelemetryBatchResult,
         crate::errors::IngestTelemetry,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /v1/telemetry`) and answers the body with the status and headers.
@@ -5481,7 +5073,7 @@ impl IngestTelemetry {
         crate::models::TelemetryBatchResult,
         crate::errors::IngestTelemetry,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -5529,14 +5121,10 @@ impl GetAssetState {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::AssetState>,
-        crate::Error<crate::errors::GetAssetState>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::GetAssetState>> {
         let account_id = &self.account_id;
         let asset_id = &self.asset_id;
         let request = self
@@ -5546,61 +5134,53 @@ impl GetAssetState {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/assets/{asset_id}/state"),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::GetAssetState::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::AssetState, ()),
+        crate::Error<crate::errors::GetAssetState>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::GetAssetState::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::GetAssetState::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::GetAssetState::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::GetAssetState::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::GetAssetState::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::AssetState,
+        crate::errors::GetAssetState,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -5612,7 +5192,7 @@ impl GetAssetState {
         crate::models::AssetState,
         crate::errors::GetAssetState,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/assets/{assetId}/state`) and answers the body with the status and headers.
@@ -5622,7 +5202,7 @@ impl GetAssetState {
         crate::models::AssetState,
         crate::errors::GetAssetState,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -5715,14 +5295,10 @@ impl ListEvents {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<Vec<crate::models::Event>>,
-        crate::Error<crate::errors::ListEvents>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::ListEvents>> {
         let account_id = &self.account_id;
         let mut query = String::new();
         if let Some(value) = &self.asset_id {
@@ -5761,58 +5337,53 @@ impl ListEvents {
                     &query,
                 ),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::ListEvents::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (Vec<crate::models::Event>, ()),
+        crate::Error<crate::errors::ListEvents>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::ListEvents::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::ListEvents::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::ListEvents::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(response, crate::errors::ListEvents::NotFound)
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::ListEvents::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::Event>,
+        crate::errors::ListEvents,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 
     /// Every item, page after page: sends the request with `skip` advanced by the length of each page
@@ -5868,7 +5439,7 @@ impl ListEvents {
         Vec<crate::models::Event>,
         crate::errors::ListEvents,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/events`) and answers the body with the status and headers.
@@ -5878,7 +5449,7 @@ impl ListEvents {
         Vec<crate::models::Event>,
         crate::errors::ListEvents,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -6274,14 +5845,10 @@ impl GetEvent {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Event>,
-        crate::Error<crate::errors::GetEvent>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::GetEvent>> {
         let account_id = &self.account_id;
         let event_id = &self.event_id;
         let request = self
@@ -6291,55 +5858,50 @@ impl GetEvent {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/events/{event_id}"),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(response, crate::errors::GetEvent::BadRequest)
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Event, ()), crate::Error<crate::errors::GetEvent>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::GetEvent::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::GetEvent::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::GetEvent::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(response, crate::errors::GetEvent::NotFound)
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::GetEvent::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Event,
+        crate::errors::GetEvent,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -6348,7 +5910,7 @@ impl GetEvent {
     pub fn send(
         self,
     ) -> crate::codec::ResponseFuture<crate::models::Event, crate::errors::GetEvent> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/events/{eventId}`) and answers the body with the status and headers.
@@ -6358,7 +5920,7 @@ impl GetEvent {
         crate::models::Event,
         crate::errors::GetEvent,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -6403,14 +5965,10 @@ impl AcknowledgeEvent {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Event>,
-        crate::Error<crate::errors::AcknowledgeEvent>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::AcknowledgeEvent>> {
         let account_id = &self.account_id;
         let event_id = &self.event_id;
         let request = self
@@ -6420,61 +5978,53 @@ impl AcknowledgeEvent {
                 ::reqwest::Method::POST,
                 &format!("/v1/accounts/{account_id}/events/{event_id}/acknowledge"),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::AcknowledgeEvent::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Event, ()),
+        crate::Error<crate::errors::AcknowledgeEvent>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::AcknowledgeEvent::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::AcknowledgeEvent::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::AcknowledgeEvent::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::AcknowledgeEvent::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::AcknowledgeEvent::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Event,
+        crate::errors::AcknowledgeEvent,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -6486,7 +6036,7 @@ impl AcknowledgeEvent {
         crate::models::Event,
         crate::errors::AcknowledgeEvent,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /v1/accounts/{accountId}/events/{eventId}/acknowledge`) and answers the body with the status and headers.
@@ -6496,7 +6046,7 @@ impl AcknowledgeEvent {
         crate::models::Event,
         crate::errors::AcknowledgeEvent,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -6545,12 +6095,11 @@ impl ListEventNotifications {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
     ) -> Result<
-        crate::codec::ResponseValue<Vec<crate::models::Notification>>,
+        crate::codec::Sending,
         crate::Error<crate::errors::ListEventNotifications>,
     > {
         let account_id = &self.account_id;
@@ -6562,61 +6111,55 @@ impl ListEventNotifications {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/events/{event_id}/notifications"),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (Vec<crate::models::Notification>, ()),
+        crate::Error<crate::errors::ListEventNotifications>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
             400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::ListEventNotifications::BadRequest,
-                        )
-                        .await,
-                )
+                Err(answer.api_json(crate::errors::ListEventNotifications::BadRequest))
             }
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::ListEventNotifications::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::ListEventNotifications::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::ListEventNotifications::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::ListEventNotifications::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::Notification>,
+        crate::errors::ListEventNotifications,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -6628,7 +6171,7 @@ impl ListEventNotifications {
         Vec<crate::models::Notification>,
         crate::errors::ListEventNotifications,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/events/{eventId}/notifications`) and answers the body with the status and headers.
@@ -6638,7 +6181,7 @@ impl ListEventNotifications {
         Vec<crate::models::Notification>,
         crate::errors::ListEventNotifications,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -6684,17 +6227,10 @@ impl GetWebhookSecret {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<
-            crate::models::WebhookSecret,
-            crate::headers::GetWebhookSecret,
-        >,
-        crate::Error<crate::errors::GetWebhookSecret>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::GetWebhookSecret>> {
         let account_id = &self.account_id;
         let request = self
             .client
@@ -6703,64 +6239,57 @@ impl GetWebhookSecret {
                 ::reqwest::Method::GET,
                 &format!("/v1/accounts/{account_id}/webhookSecret"),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::WebhookSecret, crate::headers::GetWebhookSecret),
+        crate::Error<crate::errors::GetWebhookSecret>,
+    > {
         let documented = crate::headers::GetWebhookSecret {
-            cache_control: crate::codec::header(&response, "cache-control"),
+            cache_control: answer.header("cache-control"),
         };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::GetWebhookSecret::BadRequest,
-                        )
-                        .await,
-                )
-            }
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::GetWebhookSecret::BadRequest)),
             401 => {
-                let www_authenticate = crate::codec::header(
-                    &response,
-                    "www-authenticate",
-                );
+                let www_authenticate = answer.header("www-authenticate");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::GetWebhookSecret::Unauthorized {
-                                body,
-                                www_authenticate,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::GetWebhookSecret::Unauthorized {
+                            body,
+                            www_authenticate,
+                        }),
                 )
             }
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::GetWebhookSecret::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+            404 => Err(answer.api_json(crate::errors::GetWebhookSecret::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented,
-            body,
-        })
+        Ok((body, documented))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::WebhookSecret,
+        crate::errors::GetWebhookSecret,
+        crate::headers::GetWebhookSecret,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -6773,7 +6302,7 @@ impl GetWebhookSecret {
         crate::errors::GetWebhookSecret,
         crate::headers::GetWebhookSecret,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /v1/accounts/{accountId}/webhookSecret`) and answers the body with the status and headers.
@@ -6784,7 +6313,7 @@ impl GetWebhookSecret {
         crate::errors::GetWebhookSecret,
         crate::headers::GetWebhookSecret,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 

@@ -3,7 +3,27 @@
 
 use super::*;
 
-fn read_shape(root: &TokenStream, shape: &Shape) -> TokenStream {
+/// What the arms of a status `match` read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Source {
+    /// `answer`, a `codec::Answer` read in full: the plain `decode` function of an operation that
+    /// answers no stream.
+    Answer,
+    /// `response`, the `reqwest::Response` itself: an operation that may answer a stream.
+    Response,
+}
+
+fn read_shape(root: &TokenStream, shape: &Shape, source: Source) -> TokenStream {
+    if source == Source::Answer {
+        return match shape {
+            Shape::Empty => quote! { answer.empty() },
+            Shape::Json(_) => quote! { answer.json() },
+            Shape::Text => quote! { answer.text() },
+            Shape::Bytes => quote! { answer.bytes() },
+            Shape::TypedBytes => quote! { answer.binary() },
+            Shape::Stream(_) => unreachable!("an answer read in full holds no stream"),
+        };
+    }
     match shape {
         Shape::Empty => quote! { #root::codec::empty(response).await },
         Shape::Json(_) => quote! { #root::codec::json(response).await },
@@ -14,6 +34,15 @@ fn read_shape(root: &TokenStream, shape: &Shape) -> TokenStream {
             let read = stream_reader(root, &shape.format, quote! { response });
             quote! { Ok(#read) }
         }
+    }
+}
+
+/// Whether a success of the plan may be a stream (its `send` then keeps the response until it
+/// knows the status).
+pub(super) fn answers_stream(p: &Plan) -> bool {
+    match &p.success {
+        Success::Single(shape) => matches!(shape, Shape::Stream(_)),
+        Success::Enum(variants) => variants.iter().any(|v| matches!(v.shape, Shape::Stream(_))),
     }
 }
 
@@ -161,14 +190,14 @@ impl<'a> RequestEmitter<'a> {
 
     /// The arms of the status `match`; `stream`: of `open_stream`, which answers the response of
     /// a success.
-    pub(super) fn arms(&self, p: &Plan, stream: bool) -> TokenStream {
+    pub(super) fn arms(&self, p: &Plan, stream: bool, source: Source) -> TokenStream {
         let root = &self.root;
         let arm = |(i, arm): (usize, &Arm)| {
             let pattern = arm_pattern(&arm.statuses, &p.arms[..i])?;
             let action = match &arm.handling {
                 Handling::Success(_) if stream => quote! { Ok(response) },
                 Handling::Success(None) => match &p.success {
-                    Success::Single(shape) => read_shape(root, shape),
+                    Success::Single(shape) => read_shape(root, shape, source),
                     Success::Enum(_) => unreachable!("enum success arms carry their variant"),
                 },
                 Handling::Success(Some(index)) => {
@@ -178,7 +207,7 @@ impl<'a> RequestEmitter<'a> {
                     let variant = &variants[*index];
                     let (enum_name, vname) = (ident(&p.type_name), ident(&variant.name));
                     let path = quote! { #root::responses::#enum_name::#vname };
-                    let read = read_shape(root, &variant.shape);
+                    let read = read_shape(root, &variant.shape, source);
                     match (&variant.shape, variant.boxed) {
                         (Shape::Empty, _) => quote! {{
                             #read?;
@@ -188,7 +217,10 @@ impl<'a> RequestEmitter<'a> {
                         (_, false) => quote! { Ok(#path(#read?)) },
                     }
                 }
-                Handling::Error(index) => self.error_arm(p, *index),
+                Handling::Error(index) => self.error_arm(p, *index, source),
+                Handling::Unexpected if source == Source::Answer => {
+                    quote! { Err(answer.unexpected()) }
+                }
                 Handling::Unexpected => quote! { Err(#root::codec::unexpected(response).await) },
             };
             Some(quote! { #pattern => #action, })
@@ -197,7 +229,7 @@ impl<'a> RequestEmitter<'a> {
     }
 
     /// Reads a documented error: its headers, then its body, into its variant of `Error::Api`.
-    fn error_arm(&self, p: &Plan, index: usize) -> TokenStream {
+    fn error_arm(&self, p: &Plan, index: usize, source: Source) -> TokenStream {
         let root = &self.root;
         let variant = &p.errors[index];
         let (enum_name, vname) = (ident(&p.type_name), ident(&variant.name));
@@ -228,12 +260,19 @@ impl<'a> RequestEmitter<'a> {
             Shape::TypedBytes => quote! { api_binary },
             Shape::Json(_) | Shape::Stream(_) => quote! { api_json },
         };
-        let read = quote! { Err(#root::codec::#reader(response, #build).await) };
+        let read = match source {
+            Source::Answer => quote! { Err(answer.#reader(#build)) },
+            Source::Response => quote! { Err(#root::codec::#reader(response, #build).await) },
+        };
+        let headers = wires.map(|wire| match source {
+            Source::Answer => quote! { answer.header(#wire) },
+            Source::Response => quote! { #root::codec::header(&response, #wire) },
+        });
         if fields.is_empty() {
             read
         } else {
             quote! {{
-                #(let #fields = #root::codec::header(&response, #wires);)*
+                #(let #fields = #headers;)*
                 #read
             }}
         }

@@ -20,6 +20,7 @@ mod examples;
 mod outcomes;
 mod parameters;
 
+use answers::{Source, answers_stream};
 use parameters::*;
 
 pub struct RequestEmitter<'a> {
@@ -369,6 +370,12 @@ impl<'a> RequestEmitter<'a> {
         );
         // `send` answers `ResponseFuture<ok, err>`, or `<ok, err, headers>`.
         let args = quote! { #ok_ty, #err_ty #headers_ty };
+        // `exchange` answers the boxed future itself unless it is an `async fn` (a stream's).
+        let (exchange_part, exchange_full) = if answers_stream(p) {
+            (quote! { Box::pin(self.exchange(false)) }, quote! { Box::pin(self.exchange(true)) })
+        } else {
+            (quote! { self.exchange(false) }, quote! { self.exchange(true) })
+        };
         quote! {
             #doc
             #[derive(Debug, #clone)]
@@ -390,11 +397,11 @@ impl<'a> RequestEmitter<'a> {
             impl #name {
                 #[doc = #send_doc]
                 pub fn send(self) -> #root::codec::ResponseFuture<#args> {
-                    #root::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+                    #root::codec::ResponseFuture::new(#exchange_part)
                 }
                 #[doc = #full_doc]
                 pub fn send_full(self) -> #root::codec::FullResponseFuture<#args> {
-                    Box::pin(self.exchange(true))
+                    #exchange_full
                 }
             }
             impl ::std::future::IntoFuture for #name {
@@ -547,19 +554,32 @@ impl<'a> RequestEmitter<'a> {
             steps
                 .push(quote! { let request = request.header(::reqwest::header::ACCEPT, #accept); });
         }
+        steps
+    }
+
+    /// How the client sends the request of `p`: the bearer token, retries, the idempotency key
+    /// (the arguments after the options of `Inner::send` and `codec::Sending::new`).
+    fn send_arguments(&self, p: &Plan) -> TokenStream {
         let bearer = p.bearer;
-        let idempotent = op.method.is_idempotent();
+        let idempotent = p.op.method.is_idempotent();
         // The client sends a fresh key unless the caller set one (its name in lower case, as
         // `HeaderName::from_static` wants it).
-        let key = match &op.idempotency_key {
+        let key = match &p.op.idempotency_key {
             Some(name) => {
                 let name = name.to_ascii_lowercase();
                 quote! { Some(#name) }
             }
             None => quote! { None },
         };
+        quote! { #bearer, #idempotent, #key }
+    }
+
+    /// The steps of an `async` send: the request, then `response`.
+    fn send_steps(&self, p: &Plan, stream: bool) -> Vec<TokenStream> {
+        let mut steps = self.request_steps(p, stream);
+        let arguments = self.send_arguments(p);
         steps.push(quote! {
-            let response = self.client.inner.send(request, self.options, #bearer, #idempotent, #key).await?;
+            let response = self.client.inner.send(request, self.options, #arguments).await?;
         });
         steps
     }
@@ -589,8 +609,8 @@ impl<'a> RequestEmitter<'a> {
 
     fn open_stream(&self, p: &Plan, err_ty: &TokenStream) -> TokenStream {
         let root = &self.root;
-        let steps = self.request_steps(p, true);
-        let arms = self.arms(p, true);
+        let steps = self.send_steps(p, true);
+        let arms = self.arms(p, true, Source::Response);
         quote! {
             /// Sends the request asking for its stream; answers the response of a success status.
             async fn open_stream(self) -> Result<::reqwest::Response, #root::Error<#err_ty>> {
@@ -600,30 +620,88 @@ impl<'a> RequestEmitter<'a> {
         }
     }
 
+    /// `exchange`, which sends the request and decodes the answer into the body and documented
+    /// headers. An operation that answers no stream builds its request and decodes its answer in
+    /// plain functions around the one shared `codec::exchange`; one that may answer a stream keeps
+    /// an `async fn` of its own, which reads the response as the status says.
     fn exchange(&self, p: &Plan, ok_ty: &TokenStream, err_ty: &TokenStream) -> TokenStream {
         let root = &self.root;
-        let steps = self.request_steps(p, false);
         let headers_ty = headers_type(p, root);
+        let source = if answers_stream(p) {
+            Source::Response
+        } else {
+            Source::Answer
+        };
         // Unit values go straight into the struct (clippy's `let_unit_value`).
         let (documented_let, documented_value) = if p.success_headers.is_empty() {
-            (TokenStream::new(), quote! { documented: () })
+            (TokenStream::new(), quote! { () })
         } else {
             let name = ident(&p.type_name);
             let fields = p.success_headers.iter().map(|h| ident(&h.field));
-            let wires = p.success_headers.iter().map(|h| &h.wire);
+            let values = p.success_headers.iter().map(|h| {
+                let wire = &h.wire;
+                match source {
+                    Source::Answer => quote! { answer.header(#wire) },
+                    Source::Response => quote! { #root::codec::header(&response, #wire) },
+                }
+            });
             let documented = quote! {
-                let documented = #root::headers::#name {
-                    #(#fields: #root::codec::header(&response, #wires)),*
-                };
+                let documented = #root::headers::#name { #(#fields: #values),* };
             };
             (documented, quote! { documented })
         };
-        let arms = self.arms(p, false);
-        let matched = quote! { match status.as_u16() { #arms } };
+        let arms = self.arms(p, false, source);
+        let matched = match source {
+            Source::Answer => quote! { match answer.status.as_u16() { #arms } },
+            Source::Response => quote! { match status.as_u16() { #arms } },
+        };
         let (body_let, body_value) = if matches!(p.success, Success::Single(Shape::Empty)) {
-            (quote! { #matched?; }, quote! { body: () })
+            (quote! { #matched?; }, quote! { () })
         } else {
             (quote! { let body = #matched?; }, quote! { body })
+        };
+        if source == Source::Answer {
+            let steps = self.request_steps(p, false);
+            let arguments = self.send_arguments(p);
+            let documented_ty = if p.success_headers.is_empty() {
+                quote! { () }
+            } else {
+                let name = ident(&p.type_name);
+                quote! { #root::headers::#name }
+            };
+            return quote! {
+                /// The request, as the client is to send it.
+                fn sending(self) -> Result<#root::codec::Sending, #root::Error<#err_ty>> {
+                    #(#steps)*
+                    Ok(#root::codec::Sending::new(self.client, request, self.options, #arguments))
+                }
+
+                /// The body and documented headers of an answer.
+                fn decode(
+                    answer: &#root::codec::Answer,
+                ) -> Result<(#ok_ty, #documented_ty), #root::Error<#err_ty>> {
+                    #documented_let
+                    #body_let
+                    Ok((#body_value, #documented_value))
+                }
+
+                /// Sends the request; the answer's headers are kept only for `send_full`.
+                fn exchange(self, keep_headers: bool) -> #root::codec::FullResponseFuture<#ok_ty, #err_ty #headers_ty> {
+                    #root::codec::exchange(self.sending(), keep_headers, Self::decode)
+                }
+            };
+        }
+        let steps = self.send_steps(p, false);
+        // Field shorthand where the value is the variable (clippy's `redundant_field_names`).
+        let documented_field = if p.success_headers.is_empty() {
+            quote! { documented: () }
+        } else {
+            quote! { documented }
+        };
+        let body_field = if matches!(p.success, Success::Single(Shape::Empty)) {
+            quote! { body: () }
+        } else {
+            quote! { body }
         };
         quote! {
 
@@ -641,7 +719,7 @@ impl<'a> RequestEmitter<'a> {
                 };
                 #documented_let
                 #body_let
-                Ok(#root::codec::ResponseValue { status, headers, #documented_value, #body_value })
+                Ok(#root::codec::ResponseValue { status, headers, #documented_field, #body_field })
             }
         }
     }

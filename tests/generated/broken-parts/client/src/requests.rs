@@ -92,36 +92,38 @@ impl ListNotes {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(self) -> Result<crate::codec::Sending, crate::Error<()>> {
+        let request = self.client.inner.request(::reqwest::Method::GET, "/notes");
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(Vec<crate::models::Note>, ()), crate::Error<()>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            _ => Err(answer.unexpected()),
+        }?;
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
         self,
         keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<Vec<crate::models::Note>>,
-        crate::Error<()>,
-    > {
-        let request = self.client.inner.request(::reqwest::Method::GET, "/notes");
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            _ => Err(crate::codec::unexpected(response).await),
-        }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+    ) -> crate::codec::FullResponseFuture<Vec<crate::models::Note>, ()> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -129,14 +131,14 @@ impl ListNotes {
 impl ListNotes {
     /// Sends the request: `GET /notes`.
     pub fn send(self) -> crate::codec::ResponseFuture<Vec<crate::models::Note>, ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /notes`) and answers the body with the status and headers.
     pub fn send_full(
         self,
     ) -> crate::codec::FullResponseFuture<Vec<crate::models::Note>, ()> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -179,34 +181,39 @@ impl CreateNote {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
-        self,
-        keep_headers: bool,
-    ) -> Result<crate::codec::ResponseValue<crate::models::Note>, crate::Error<()>> {
+    /// The request, as the client is to send it.
+    fn sending(self) -> Result<crate::codec::Sending, crate::Error<()>> {
         let request = self.client.inner.request(::reqwest::Method::POST, "/notes");
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            201 => crate::codec::json(response).await,
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Note, ()), crate::Error<()>> {
+        let body = match answer.status.as_u16() {
+            201 => answer.json(),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<crate::models::Note, ()> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -214,12 +221,12 @@ impl CreateNote {
 impl CreateNote {
     /// Sends the request: `POST /notes`.
     pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Note, ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /notes`) and answers the body with the status and headers.
     pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Note, ()> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -261,33 +268,38 @@ impl GetShape {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(self) -> Result<crate::codec::Sending, crate::Error<()>> {
+        let request = self.client.inner.request(::reqwest::Method::GET, "/shapes");
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Shape, ()), crate::Error<()>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            _ => Err(answer.unexpected()),
+        }?;
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
         self,
         keep_headers: bool,
-    ) -> Result<crate::codec::ResponseValue<crate::models::Shape>, crate::Error<()>> {
-        let request = self.client.inner.request(::reqwest::Method::GET, "/shapes");
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            _ => Err(crate::codec::unexpected(response).await),
-        }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+    ) -> crate::codec::FullResponseFuture<crate::models::Shape, ()> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -295,14 +307,14 @@ impl GetShape {
 impl GetShape {
     /// Sends the request: `GET /shapes`.
     pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Shape, ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /shapes`) and answers the body with the status and headers.
     pub fn send_full(
         self,
     ) -> crate::codec::FullResponseFuture<crate::models::Shape, ()> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 

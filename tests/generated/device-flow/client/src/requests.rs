@@ -50,36 +50,38 @@ impl WhoAmI {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(self) -> Result<crate::codec::Sending, crate::Error<()>> {
+        let request = self.client.inner.request(::reqwest::Method::GET, "/me");
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::WhoAmIResponse, ()), crate::Error<()>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            _ => Err(answer.unexpected()),
+        }?;
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
         self,
         keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::WhoAmIResponse>,
-        crate::Error<()>,
-    > {
-        let request = self.client.inner.request(::reqwest::Method::GET, "/me");
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            _ => Err(crate::codec::unexpected(response).await),
-        }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+    ) -> crate::codec::FullResponseFuture<crate::models::WhoAmIResponse, ()> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -89,14 +91,14 @@ impl WhoAmI {
     pub fn send(
         self,
     ) -> crate::codec::ResponseFuture<crate::models::WhoAmIResponse, ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /me`) and answers the body with the status and headers.
     pub fn send_full(
         self,
     ) -> crate::codec::FullResponseFuture<crate::models::WhoAmIResponse, ()> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 

@@ -184,85 +184,64 @@ impl CreateDocument {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Document>,
-        crate::Error<crate::errors::CreateDocument>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::CreateDocument>> {
         let request = self.client.inner.request(::reqwest::Method::POST, "/documents");
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            201 => crate::codec::json(response).await,
-            403 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::CreateDocument::Forbidden,
-                        )
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Document, ()),
+        crate::Error<crate::errors::CreateDocument>,
+    > {
+        let body = match answer.status.as_u16() {
+            201 => answer.json(),
+            403 => Err(answer.api_json(crate::errors::CreateDocument::Forbidden)),
             422 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::CreateDocument::UnprocessableEntity,
-                        )
-                        .await,
-                )
+                Err(answer.api_json(crate::errors::CreateDocument::UnprocessableEntity))
             }
             503 => {
-                let retry_after = crate::codec::header(&response, "retry-after");
+                let retry_after = answer.header("retry-after");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::CreateDocument::ServiceUnavailable {
-                                body,
-                                retry_after,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::CreateDocument::ServiceUnavailable {
+                            body,
+                            retry_after,
+                        }),
                 )
             }
             400..=402 | 404..=421 | 423..=499 => {
-                Err(
-                    crate::codec::api_text(
-                            response,
-                            crate::errors::CreateDocument::Status4xx,
-                        )
-                        .await,
-                )
+                Err(answer.api_text(crate::errors::CreateDocument::Status4xx))
             }
-            _ => {
-                Err(
-                    crate::codec::api_empty(
-                            response,
-                            crate::errors::CreateDocument::Default,
-                        )
-                        .await,
-                )
-            }
+            _ => Err(answer.api_empty(crate::errors::CreateDocument::Default)),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Document,
+        crate::errors::CreateDocument,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -275,7 +254,7 @@ impl CreateDocument {
         crate::models::Document,
         crate::errors::CreateDocument,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /documents`) and answers the body with the status and headers.
@@ -285,7 +264,7 @@ impl CreateDocument {
         crate::models::Document,
         crate::errors::CreateDocument,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -342,14 +321,10 @@ impl GetContent {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<Vec<u8>>,
-        crate::Error<crate::errors::GetContent>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::GetContent>> {
         let name = crate::codec::path_segment(&self.name);
         let mut query = String::new();
         if let Some(value) = &self.checksum {
@@ -365,45 +340,37 @@ impl GetContent {
                     &query,
                 ),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::bytes(response).await,
-            404 => {
-                Err(
-                    crate::codec::api_empty(
-                            response,
-                            crate::errors::GetContent::NotFound,
-                        )
-                        .await,
-                )
-            }
-            412 => {
-                Err(
-                    crate::codec::api_empty(
-                            response,
-                            crate::errors::GetContent::PreconditionFailed,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(Vec<u8>, ()), crate::Error<crate::errors::GetContent>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.bytes(),
+            404 => Err(answer.api_empty(crate::errors::GetContent::NotFound)),
+            412 => Err(answer.api_empty(crate::errors::GetContent::PreconditionFailed)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<Vec<u8>, crate::errors::GetContent> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -413,14 +380,14 @@ impl GetContent {
     pub fn send(
         self,
     ) -> crate::codec::ResponseFuture<Vec<u8>, crate::errors::GetContent> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /documents/{name}/content`) and answers the body with the status and headers.
     pub fn send_full(
         self,
     ) -> crate::codec::FullResponseFuture<Vec<u8>, crate::errors::GetContent> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -464,14 +431,10 @@ impl PutContent {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<()>,
-        crate::Error<crate::errors::PutContent>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::PutContent>> {
         let name = crate::codec::path_segment(&self.name);
         let request = self
             .client
@@ -483,36 +446,36 @@ impl PutContent {
         let request = request
             .header(::reqwest::header::CONTENT_TYPE, "application/pdf")
             .body(self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        match status.as_u16() {
-            204 => crate::codec::empty(response).await,
-            404 => {
-                Err(
-                    crate::codec::api_empty(
-                            response,
-                            crate::errors::PutContent::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<((), ()), crate::Error<crate::errors::PutContent>> {
+        match answer.status.as_u16() {
+            204 => answer.empty(),
+            404 => Err(answer.api_empty(crate::errors::PutContent::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body: (),
-        })
+        Ok(((), ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<(), crate::errors::PutContent> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -520,14 +483,14 @@ impl PutContent {
 impl PutContent {
     /// Sends the request: `PUT /documents/{name}/content`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), crate::errors::PutContent> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`PUT /documents/{name}/content`) and answers the body with the status and headers.
     pub fn send_full(
         self,
     ) -> crate::codec::FullResponseFuture<(), crate::errors::PutContent> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -570,14 +533,10 @@ impl GetPreview {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::codec::Binary>,
-        crate::Error<crate::errors::GetPreview>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::GetPreview>> {
         let name = crate::codec::path_segment(&self.name);
         let request = self
             .client
@@ -586,36 +545,39 @@ impl GetPreview {
                 ::reqwest::Method::GET,
                 &crate::codec::checked_path(format!("/documents/{name}/preview"))?,
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::binary(response).await,
-            404 => {
-                Err(
-                    crate::codec::api_empty(
-                            response,
-                            crate::errors::GetPreview::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::codec::Binary, ()), crate::Error<crate::errors::GetPreview>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.binary(),
+            404 => Err(answer.api_empty(crate::errors::GetPreview::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::codec::Binary,
+        crate::errors::GetPreview,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -625,7 +587,7 @@ impl GetPreview {
     pub fn send(
         self,
     ) -> crate::codec::ResponseFuture<crate::codec::Binary, crate::errors::GetPreview> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /documents/{name}/preview`) and answers the body with the status and headers.
@@ -635,7 +597,7 @@ impl GetPreview {
         crate::codec::Binary,
         crate::errors::GetPreview,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -682,11 +644,8 @@ impl PutPreview {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
-        self,
-        keep_headers: bool,
-    ) -> Result<crate::codec::ResponseValue<()>, crate::Error<()>> {
+    /// The request, as the client is to send it.
+    fn sending(self) -> Result<crate::codec::Sending, crate::Error<()>> {
         let name = crate::codec::path_segment(&self.name);
         let request = self
             .client
@@ -696,27 +655,30 @@ impl PutPreview {
                 &crate::codec::checked_path(format!("/documents/{name}/preview"))?,
             );
         let request = crate::codec::binary_body(request, self.body, "image/*");
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        match status.as_u16() {
-            204 => crate::codec::empty(response).await,
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(answer: &crate::codec::Answer) -> Result<((), ()), crate::Error<()>> {
+        match answer.status.as_u16() {
+            204 => answer.empty(),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body: (),
-        })
+        Ok(((), ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(self, keep_headers: bool) -> crate::codec::FullResponseFuture<(), ()> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -724,12 +686,12 @@ impl PutPreview {
 impl PutPreview {
     /// Sends the request: `PUT /documents/{name}/preview`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`PUT /documents/{name}/preview`) and answers the body with the status and headers.
     pub fn send_full(self) -> crate::codec::FullResponseFuture<(), ()> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 

@@ -153,36 +153,38 @@ impl ListPayments {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(self) -> Result<crate::codec::Sending, crate::Error<()>> {
+        let request = self.client.inner.request(::reqwest::Method::GET, "/payments");
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(Vec<crate::models::Payment>, ()), crate::Error<()>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            _ => Err(answer.unexpected()),
+        }?;
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
         self,
         keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<Vec<crate::models::Payment>>,
-        crate::Error<()>,
-    > {
-        let request = self.client.inner.request(::reqwest::Method::GET, "/payments");
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            _ => Err(crate::codec::unexpected(response).await),
-        }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+    ) -> crate::codec::FullResponseFuture<Vec<crate::models::Payment>, ()> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -190,14 +192,14 @@ impl ListPayments {
 impl ListPayments {
     /// Sends the request: `GET /payments`.
     pub fn send(self) -> crate::codec::ResponseFuture<Vec<crate::models::Payment>, ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /payments`) and answers the body with the status and headers.
     pub fn send_full(
         self,
     ) -> crate::codec::FullResponseFuture<Vec<crate::models::Payment>, ()> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -247,50 +249,54 @@ impl CreatePayment {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Payment>,
-        crate::Error<crate::errors::CreatePayment>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::CreatePayment>> {
         let request = self.client.inner.request(::reqwest::Method::POST, "/payments");
         let request = match &self.idempotency_key {
             Some(value) => request.header("idempotency-key", value.clone()),
             None => request,
         };
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, Some("idempotency-key"))
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            201 => crate::codec::json(response).await,
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                Some("idempotency-key"),
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Payment, ()),
+        crate::Error<crate::errors::CreatePayment>,
+    > {
+        let body = match answer.status.as_u16() {
+            201 => answer.json(),
             503 => {
-                Err(
-                    crate::codec::api_empty(
-                            response,
-                            crate::errors::CreatePayment::ServiceUnavailable,
-                        )
-                        .await,
-                )
+                Err(answer.api_empty(crate::errors::CreatePayment::ServiceUnavailable))
             }
-            _ => Err(crate::codec::unexpected(response).await),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Payment,
+        crate::errors::CreatePayment,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -303,7 +309,7 @@ impl CreatePayment {
         crate::models::Payment,
         crate::errors::CreatePayment,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /payments`) and answers the body with the status and headers.
@@ -313,7 +319,7 @@ impl CreatePayment {
         crate::models::Payment,
         crate::errors::CreatePayment,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -362,34 +368,34 @@ impl CreateTransfer {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
-        self,
-        keep_headers: bool,
-    ) -> Result<crate::codec::ResponseValue<()>, crate::Error<()>> {
+    /// The request, as the client is to send it.
+    fn sending(self) -> Result<crate::codec::Sending, crate::Error<()>> {
         let request = self.client.inner.request(::reqwest::Method::POST, "/transfers");
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, Some("x-request-id"))
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        match status.as_u16() {
-            204 => crate::codec::empty(response).await,
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                Some("x-request-id"),
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(answer: &crate::codec::Answer) -> Result<((), ()), crate::Error<()>> {
+        match answer.status.as_u16() {
+            204 => answer.empty(),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body: (),
-        })
+        Ok(((), ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(self, keep_headers: bool) -> crate::codec::FullResponseFuture<(), ()> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -397,12 +403,12 @@ impl CreateTransfer {
 impl CreateTransfer {
     /// Sends the request: `POST /transfers`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /transfers`) and answers the body with the status and headers.
     pub fn send_full(self) -> crate::codec::FullResponseFuture<(), ()> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -445,36 +451,36 @@ impl CreateNote {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
-        self,
-        keep_headers: bool,
-    ) -> Result<crate::codec::ResponseValue<()>, crate::Error<()>> {
+    /// The request, as the client is to send it.
+    fn sending(self) -> Result<crate::codec::Sending, crate::Error<()>> {
         let request = self.client.inner.request(::reqwest::Method::POST, "/notes");
         let request = request
             .header(::reqwest::header::CONTENT_TYPE, "text/plain; charset=utf-8")
             .body(self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        match status.as_u16() {
-            204 => crate::codec::empty(response).await,
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(answer: &crate::codec::Answer) -> Result<((), ()), crate::Error<()>> {
+        match answer.status.as_u16() {
+            204 => answer.empty(),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body: (),
-        })
+        Ok(((), ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(self, keep_headers: bool) -> crate::codec::FullResponseFuture<(), ()> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -482,12 +488,12 @@ impl CreateNote {
 impl CreateNote {
     /// Sends the request: `POST /notes`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /notes`) and answers the body with the status and headers.
     pub fn send_full(self) -> crate::codec::FullResponseFuture<(), ()> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -530,38 +536,38 @@ impl Slow {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
-        self,
-        keep_headers: bool,
-    ) -> Result<crate::codec::ResponseValue<()>, crate::Error<()>> {
+    /// The request, as the client is to send it.
+    fn sending(self) -> Result<crate::codec::Sending, crate::Error<()>> {
         let mut query = String::new();
         crate::codec::query_pair(&mut query, "millis", &self.millis.to_string());
         let request = self
             .client
             .inner
             .request(::reqwest::Method::GET, &crate::codec::with_query("/slow", &query));
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        match status.as_u16() {
-            204 => crate::codec::empty(response).await,
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(answer: &crate::codec::Answer) -> Result<((), ()), crate::Error<()>> {
+        match answer.status.as_u16() {
+            204 => answer.empty(),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body: (),
-        })
+        Ok(((), ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(self, keep_headers: bool) -> crate::codec::FullResponseFuture<(), ()> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -569,12 +575,12 @@ impl Slow {
 impl Slow {
     /// Sends the request: `GET /slow`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /slow`) and answers the body with the status and headers.
     pub fn send_full(self) -> crate::codec::FullResponseFuture<(), ()> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 

@@ -89,46 +89,45 @@ impl CreateCall {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Call>,
-        crate::Error<crate::errors::CreateCall>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::CreateCall>> {
         let request = self.client.inner.request(::reqwest::Method::POST, "/calls");
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            201 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::CreateCall::BadRequest,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Call, ()), crate::Error<crate::errors::CreateCall>> {
+        let body = match answer.status.as_u16() {
+            201 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::CreateCall::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Call,
+        crate::errors::CreateCall,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -138,7 +137,7 @@ impl CreateCall {
     pub fn send(
         self,
     ) -> crate::codec::ResponseFuture<crate::models::Call, crate::errors::CreateCall> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /calls`) and answers the body with the status and headers.
@@ -148,7 +147,7 @@ impl CreateCall {
         crate::models::Call,
         crate::errors::CreateCall,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -201,14 +200,10 @@ impl GetCall {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Call, crate::headers::GetCall>,
-        crate::Error<crate::errors::GetCall>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::GetCall>> {
         let call_id = &self.call_id;
         let mut query = String::new();
         if let Some(value) = &self.limit {
@@ -221,36 +216,46 @@ impl GetCall {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query(&format!("/calls/{call_id}"), &query),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Call, crate::headers::GetCall),
+        crate::Error<crate::errors::GetCall>,
+    > {
         let documented = crate::headers::GetCall {
-            x_remaining: crate::codec::header(&response, "x-remaining"),
+            x_remaining: answer.header("x-remaining"),
         };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(response, crate::errors::GetCall::BadRequest)
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::GetCall::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented,
-            body,
-        })
+        Ok((body, documented))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Call,
+        crate::errors::GetCall,
+        crate::headers::GetCall,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -264,7 +269,7 @@ impl GetCall {
         crate::errors::GetCall,
         crate::headers::GetCall,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /calls/{callId}`) and answers the body with the status and headers.
@@ -275,7 +280,7 @@ impl GetCall {
         crate::errors::GetCall,
         crate::headers::GetCall,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 

@@ -182,14 +182,10 @@ impl ListBooks {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<Vec<crate::models::Book>>,
-        crate::Error<crate::errors::ListBooks>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::ListBooks>> {
         let mut query = String::new();
         if let Some(value) = &self.filter {
             crate::codec::write_query(
@@ -208,36 +204,39 @@ impl ListBooks {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/books", &query),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::ListBooks::BadRequest,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(Vec<crate::models::Book>, ()), crate::Error<crate::errors::ListBooks>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::ListBooks::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::Book>,
+        crate::errors::ListBooks,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -250,7 +249,7 @@ impl ListBooks {
         Vec<crate::models::Book>,
         crate::errors::ListBooks,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /books`) and answers the body with the status and headers.
@@ -260,7 +259,7 @@ impl ListBooks {
         Vec<crate::models::Book>,
         crate::errors::ListBooks,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -309,14 +308,10 @@ impl SearchBooks {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<Vec<crate::models::Book>>,
-        crate::Error<crate::errors::SearchBooks>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::SearchBooks>> {
         let request = self
             .client
             .inner
@@ -325,36 +320,42 @@ impl SearchBooks {
                 "/books",
             );
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::SearchBooks::BadRequest,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (Vec<crate::models::Book>, ()),
+        crate::Error<crate::errors::SearchBooks>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::SearchBooks::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::Book>,
+        crate::errors::SearchBooks,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -367,7 +368,7 @@ impl SearchBooks {
         Vec<crate::models::Book>,
         crate::errors::SearchBooks,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`QUERY /books`) and answers the body with the status and headers.
@@ -377,7 +378,7 @@ impl SearchBooks {
         Vec<crate::models::Book>,
         crate::errors::SearchBooks,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -426,37 +427,42 @@ impl GetBook {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
-        self,
-        keep_headers: bool,
-    ) -> Result<crate::codec::ResponseValue<crate::models::Book>, crate::Error<()>> {
+    /// The request, as the client is to send it.
+    fn sending(self) -> Result<crate::codec::Sending, crate::Error<()>> {
         let id = &self.id;
         let request = self
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/books/{id}"));
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Book, ()), crate::Error<()>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<crate::models::Book, ()> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -464,12 +470,12 @@ impl GetBook {
 impl GetBook {
     /// Sends the request: `GET /books/{id}`.
     pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Book, ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /books/{id}`) and answers the body with the status and headers.
     pub fn send_full(self) -> crate::codec::FullResponseFuture<crate::models::Book, ()> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -513,11 +519,10 @@ impl LinkBook {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<crate::codec::ResponseValue<()>, crate::Error<crate::errors::LinkBook>> {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::LinkBook>> {
         let id = &self.id;
         let request = self
             .client
@@ -527,33 +532,36 @@ impl LinkBook {
                 &format!("/books/{id}"),
             );
         let request = request.header("Link", self.link.clone());
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        match status.as_u16() {
-            204 => crate::codec::empty(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(response, crate::errors::LinkBook::BadRequest)
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<((), ()), crate::Error<crate::errors::LinkBook>> {
+        match answer.status.as_u16() {
+            204 => answer.empty(),
+            400 => Err(answer.api_json(crate::errors::LinkBook::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body: (),
-        })
+        Ok(((), ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<(), crate::errors::LinkBook> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -561,14 +569,14 @@ impl LinkBook {
 impl LinkBook {
     /// Sends the request: `LINK /books/{id}`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), crate::errors::LinkBook> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`LINK /books/{id}`) and answers the body with the status and headers.
     pub fn send_full(
         self,
     ) -> crate::codec::FullResponseFuture<(), crate::errors::LinkBook> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -611,11 +619,8 @@ impl PurgeBook {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
-        self,
-        keep_headers: bool,
-    ) -> Result<crate::codec::ResponseValue<()>, crate::Error<()>> {
+    /// The request, as the client is to send it.
+    fn sending(self) -> Result<crate::codec::Sending, crate::Error<()>> {
         let id = &self.id;
         let request = self
             .client
@@ -624,27 +629,30 @@ impl PurgeBook {
                 ::reqwest::Method::from_bytes(b"PURGE").expect("an HTTP token"),
                 &format!("/books/{id}"),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        match status.as_u16() {
-            202 => crate::codec::empty(response).await,
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(answer: &crate::codec::Answer) -> Result<((), ()), crate::Error<()>> {
+        match answer.status.as_u16() {
+            202 => answer.empty(),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body: (),
-        })
+        Ok(((), ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(self, keep_headers: bool) -> crate::codec::FullResponseFuture<(), ()> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -652,12 +660,12 @@ impl PurgeBook {
 impl PurgeBook {
     /// Sends the request: `PURGE /books/{id}`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`PURGE /books/{id}`) and answers the body with the status and headers.
     pub fn send_full(self) -> crate::codec::FullResponseFuture<(), ()> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -706,14 +714,8 @@ impl CopyArchive {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
-        self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::CopyArchiveResponse>,
-        crate::Error<()>,
-    > {
+    /// The request, as the client is to send it.
+    fn sending(self) -> Result<crate::codec::Sending, crate::Error<()>> {
         let mut query = String::new();
         if let Some(value) = &self.range {
             crate::codec::write_query(
@@ -732,27 +734,35 @@ impl CopyArchive {
                 ::reqwest::Method::from_bytes(b"COPY").expect("an HTTP token"),
                 &crate::codec::with_query("/archive", &query),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::CopyArchiveResponse, ()), crate::Error<()>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<crate::models::CopyArchiveResponse, ()> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -762,14 +772,14 @@ impl CopyArchive {
     pub fn send(
         self,
     ) -> crate::codec::ResponseFuture<crate::models::CopyArchiveResponse, ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`COPY /archive`) and answers the body with the status and headers.
     pub fn send_full(
         self,
     ) -> crate::codec::FullResponseFuture<crate::models::CopyArchiveResponse, ()> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 

@@ -172,14 +172,8 @@ impl ListPets {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
-        self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<Vec<crate::models::Pet>, crate::headers::ListPets>,
-        crate::Error<()>,
-    > {
+    /// The request, as the client is to send it.
+    fn sending(self) -> Result<crate::codec::Sending, crate::Error<()>> {
         let mut query = String::new();
         if let Some(value) = &self.limit {
             crate::codec::query_pair(&mut query, "limit", &value.to_string());
@@ -191,30 +185,42 @@ impl ListPets {
             .client
             .inner
             .request(::reqwest::Method::GET, &crate::codec::with_query("/pets", &query));
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(Vec<crate::models::Pet>, crate::headers::ListPets), crate::Error<()>> {
         let documented = crate::headers::ListPets {
-            x_rate_remaining: crate::codec::header(&response, "x-rate-remaining"),
+            x_rate_remaining: answer.header("x-rate-remaining"),
         };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            _ => Err(crate::codec::unexpected(response).await),
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented,
-            body,
-        })
+        Ok((body, documented))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        Vec<crate::models::Pet>,
+        (),
+        crate::headers::ListPets,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -228,7 +234,7 @@ impl ListPets {
         (),
         crate::headers::ListPets,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /pets`) and answers the body with the status and headers.
@@ -239,7 +245,7 @@ impl ListPets {
         (),
         crate::headers::ListPets,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -286,42 +292,41 @@ impl CreatePet {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Pet>,
-        crate::Error<crate::errors::CreatePet>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::CreatePet>> {
         let request = self.client.inner.request(::reqwest::Method::POST, "/pets");
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            201 => crate::codec::json(response).await,
-            _ => {
-                Err(
-                    crate::codec::api_json(response, crate::errors::CreatePet::Default)
-                        .await,
-                )
-            }
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Pet, ()), crate::Error<crate::errors::CreatePet>> {
+        let body = match answer.status.as_u16() {
+            201 => answer.json(),
+            _ => Err(answer.api_json(crate::errors::CreatePet::Default)),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<crate::models::Pet, crate::errors::CreatePet> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -331,14 +336,14 @@ impl CreatePet {
     pub fn send(
         self,
     ) -> crate::codec::ResponseFuture<crate::models::Pet, crate::errors::CreatePet> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /pets`) and answers the body with the status and headers.
     pub fn send_full(
         self,
     ) -> crate::codec::FullResponseFuture<crate::models::Pet, crate::errors::CreatePet> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -384,46 +389,45 @@ impl GetPet {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Pet>,
-        crate::Error<crate::errors::GetPet>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::GetPet>> {
         let pet_id = &self.pet_id;
         let request = self
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/pets/{pet_id}"));
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            404 => {
-                Err(
-                    crate::codec::api_json(response, crate::errors::GetPet::NotFound)
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Pet, ()), crate::Error<crate::errors::GetPet>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            404 => Err(answer.api_json(crate::errors::GetPet::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<crate::models::Pet, crate::errors::GetPet> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -433,14 +437,14 @@ impl GetPet {
     pub fn send(
         self,
     ) -> crate::codec::ResponseFuture<crate::models::Pet, crate::errors::GetPet> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /pets/{petId}`) and answers the body with the status and headers.
     pub fn send_full(
         self,
     ) -> crate::codec::FullResponseFuture<crate::models::Pet, crate::errors::GetPet> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -486,46 +490,48 @@ impl GetOwner {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Owner>,
-        crate::Error<crate::errors::GetOwner>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::GetOwner>> {
         let owner_id = &self.owner_id;
         let request = self
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/owners/{owner_id}"));
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            404 => {
-                Err(
-                    crate::codec::api_json(response, crate::errors::GetOwner::NotFound)
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Owner, ()), crate::Error<crate::errors::GetOwner>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            404 => Err(answer.api_json(crate::errors::GetOwner::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Owner,
+        crate::errors::GetOwner,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -535,7 +541,7 @@ impl GetOwner {
     pub fn send(
         self,
     ) -> crate::codec::ResponseFuture<crate::models::Owner, crate::errors::GetOwner> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /owners/{ownerId}`) and answers the body with the status and headers.
@@ -545,7 +551,7 @@ impl GetOwner {
         crate::models::Owner,
         crate::errors::GetOwner,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -591,49 +597,51 @@ impl GetOwnerAddress {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Address>,
-        crate::Error<crate::errors::GetOwnerAddress>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::GetOwnerAddress>> {
         let owner_id = &self.owner_id;
         let request = self
             .client
             .inner
             .request(::reqwest::Method::GET, &format!("/owners/{owner_id}/address"));
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            404 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::GetOwnerAddress::NotFound,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Address, ()),
+        crate::Error<crate::errors::GetOwnerAddress>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            404 => Err(answer.api_json(crate::errors::GetOwnerAddress::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Address,
+        crate::errors::GetOwnerAddress,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -646,7 +654,7 @@ impl GetOwnerAddress {
         crate::models::Address,
         crate::errors::GetOwnerAddress,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /owners/{ownerId}/address`) and answers the body with the status and headers.
@@ -656,7 +664,7 @@ impl GetOwnerAddress {
         crate::models::Address,
         crate::errors::GetOwnerAddress,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 

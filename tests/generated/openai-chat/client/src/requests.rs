@@ -83,12 +83,11 @@ impl CreateChatCompletion {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
     ) -> Result<
-        crate::codec::ResponseValue<crate::models::CreateChatCompletionResponse>,
+        crate::codec::Sending,
         crate::Error<crate::errors::CreateChatCompletion>,
     > {
         let request = self
@@ -97,40 +96,51 @@ impl CreateChatCompletion {
             .request(::reqwest::Method::POST, "/chat/completions");
         let request = request.json(&self.body);
         let request = request.header(::reqwest::header::ACCEPT, "application/json");
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, true, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                true,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::CreateChatCompletionResponse, ()),
+        crate::Error<crate::errors::CreateChatCompletion>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
             429 => {
-                let retry_after = crate::codec::header(&response, "retry-after");
+                let retry_after = answer.header("retry-after");
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::CreateChatCompletion::TooManyRequests {
-                                body,
-                                retry_after,
-                            },
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::CreateChatCompletion::TooManyRequests {
+                            body,
+                            retry_after,
+                        }),
                 )
             }
-            _ => Err(crate::codec::unexpected(response).await),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::CreateChatCompletionResponse,
+        crate::errors::CreateChatCompletion,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 
     /// Sends the request asking for its stream; answers the response of a success status.
@@ -192,7 +202,7 @@ impl CreateChatCompletion {
         crate::models::CreateChatCompletionResponse,
         crate::errors::CreateChatCompletion,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /chat/completions`) and answers the body with the status and headers.
@@ -202,7 +212,7 @@ impl CreateChatCompletion {
         crate::models::CreateChatCompletionResponse,
         crate::errors::CreateChatCompletion,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 

@@ -786,14 +786,10 @@ impl PathSimpleFlat {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::PathSimpleFlat>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::PathSimpleFlat>> {
         let prim = crate::codec::path_segment(&self.prim);
         let list = crate::codec::write_path(
             crate::codec::Style::Simple,
@@ -816,36 +812,42 @@ impl PathSimpleFlat {
                     format!("/path/simple/flat/{prim}/{list}/{obj}"),
                 )?,
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::PathSimpleFlat::BadRequest,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Received, ()),
+        crate::Error<crate::errors::PathSimpleFlat>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::PathSimpleFlat::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::PathSimpleFlat,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -858,7 +860,7 @@ impl PathSimpleFlat {
         crate::models::Received,
         crate::errors::PathSimpleFlat,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /path/simple/flat/{prim}/{list}/{obj}`) and answers the body with the status and headers.
@@ -868,7 +870,7 @@ impl PathSimpleFlat {
         crate::models::Received,
         crate::errors::PathSimpleFlat,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -919,14 +921,10 @@ impl PathSimpleExplode {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::PathSimpleExplode>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::PathSimpleExplode>> {
         let prim = crate::codec::path_segment(&self.prim);
         let list = crate::codec::write_path(
             crate::codec::Style::Simple,
@@ -949,36 +947,42 @@ impl PathSimpleExplode {
                     format!("/path/simple/explode/{prim}/{list}/{obj}"),
                 )?,
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::PathSimpleExplode::BadRequest,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Received, ()),
+        crate::Error<crate::errors::PathSimpleExplode>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::PathSimpleExplode::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::PathSimpleExplode,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -991,7 +995,7 @@ impl PathSimpleExplode {
         crate::models::Received,
         crate::errors::PathSimpleExplode,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /path/simple/explode/{prim}/{list}/{obj}`) and answers the body with the status and headers.
@@ -1001,7 +1005,7 @@ impl PathSimpleExplode {
         crate::models::Received,
         crate::errors::PathSimpleExplode,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -1052,14 +1056,10 @@ impl PathLabelFlat {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::PathLabelFlat>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::PathLabelFlat>> {
         let prim = crate::codec::write_path(
             crate::codec::Style::Label,
             false,
@@ -1087,36 +1087,42 @@ impl PathLabelFlat {
                     format!("/path/label/flat/{prim}/{list}/{obj}"),
                 )?,
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::PathLabelFlat::BadRequest,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Received, ()),
+        crate::Error<crate::errors::PathLabelFlat>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::PathLabelFlat::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::PathLabelFlat,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -1129,7 +1135,7 @@ impl PathLabelFlat {
         crate::models::Received,
         crate::errors::PathLabelFlat,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /path/label/flat/{prim}/{list}/{obj}`) and answers the body with the status and headers.
@@ -1139,7 +1145,7 @@ impl PathLabelFlat {
         crate::models::Received,
         crate::errors::PathLabelFlat,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -1190,14 +1196,10 @@ impl PathLabelExplode {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::PathLabelExplode>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::PathLabelExplode>> {
         let prim = crate::codec::write_path(
             crate::codec::Style::Label,
             true,
@@ -1225,36 +1227,42 @@ impl PathLabelExplode {
                     format!("/path/label/explode/{prim}/{list}/{obj}"),
                 )?,
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::PathLabelExplode::BadRequest,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Received, ()),
+        crate::Error<crate::errors::PathLabelExplode>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::PathLabelExplode::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::PathLabelExplode,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -1267,7 +1275,7 @@ impl PathLabelExplode {
         crate::models::Received,
         crate::errors::PathLabelExplode,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /path/label/explode/{prim}/{list}/{obj}`) and answers the body with the status and headers.
@@ -1277,7 +1285,7 @@ impl PathLabelExplode {
         crate::models::Received,
         crate::errors::PathLabelExplode,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -1328,14 +1336,10 @@ impl PathMatrixFlat {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::PathMatrixFlat>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::PathMatrixFlat>> {
         let prim = crate::codec::write_path(
             crate::codec::Style::Matrix,
             false,
@@ -1363,36 +1367,42 @@ impl PathMatrixFlat {
                     format!("/path/matrix/flat/{prim}/{list}/{obj}"),
                 )?,
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::PathMatrixFlat::BadRequest,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Received, ()),
+        crate::Error<crate::errors::PathMatrixFlat>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::PathMatrixFlat::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::PathMatrixFlat,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -1405,7 +1415,7 @@ impl PathMatrixFlat {
         crate::models::Received,
         crate::errors::PathMatrixFlat,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /path/matrix/flat/{prim}/{list}/{obj}`) and answers the body with the status and headers.
@@ -1415,7 +1425,7 @@ impl PathMatrixFlat {
         crate::models::Received,
         crate::errors::PathMatrixFlat,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -1466,14 +1476,10 @@ impl PathMatrixExplode {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::PathMatrixExplode>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::PathMatrixExplode>> {
         let prim = crate::codec::write_path(
             crate::codec::Style::Matrix,
             true,
@@ -1501,36 +1507,42 @@ impl PathMatrixExplode {
                     format!("/path/matrix/explode/{prim}/{list}/{obj}"),
                 )?,
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::PathMatrixExplode::BadRequest,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Received, ()),
+        crate::Error<crate::errors::PathMatrixExplode>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::PathMatrixExplode::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::PathMatrixExplode,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -1543,7 +1555,7 @@ impl PathMatrixExplode {
         crate::models::Received,
         crate::errors::PathMatrixExplode,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /path/matrix/explode/{prim}/{list}/{obj}`) and answers the body with the status and headers.
@@ -1553,7 +1565,7 @@ impl PathMatrixExplode {
         crate::models::Received,
         crate::errors::PathMatrixExplode,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -1622,14 +1634,10 @@ impl QueryFormFlat {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::QueryFormFlat>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::QueryFormFlat>> {
         let mut query = String::new();
         if let Some(value) = &self.prim {
             crate::codec::query_pair(&mut query, "prim", value);
@@ -1661,36 +1669,42 @@ impl QueryFormFlat {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/form/flat", &query),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::QueryFormFlat::BadRequest,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Received, ()),
+        crate::Error<crate::errors::QueryFormFlat>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::QueryFormFlat::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryFormFlat,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -1703,7 +1717,7 @@ impl QueryFormFlat {
         crate::models::Received,
         crate::errors::QueryFormFlat,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /query/form/flat`) and answers the body with the status and headers.
@@ -1713,7 +1727,7 @@ impl QueryFormFlat {
         crate::models::Received,
         crate::errors::QueryFormFlat,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -1782,14 +1796,10 @@ impl QueryFormExplode {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::QueryFormExplode>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::QueryFormExplode>> {
         let mut query = String::new();
         if let Some(value) = &self.prim {
             crate::codec::query_pair(&mut query, "prim", value);
@@ -1821,36 +1831,42 @@ impl QueryFormExplode {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/form/explode", &query),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::QueryFormExplode::BadRequest,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Received, ()),
+        crate::Error<crate::errors::QueryFormExplode>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::QueryFormExplode::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryFormExplode,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -1863,7 +1879,7 @@ impl QueryFormExplode {
         crate::models::Received,
         crate::errors::QueryFormExplode,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /query/form/explode`) and answers the body with the status and headers.
@@ -1873,7 +1889,7 @@ impl QueryFormExplode {
         crate::models::Received,
         crate::errors::QueryFormExplode,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -1937,12 +1953,11 @@ impl QuerySpaceDelimitedFlat {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
     ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
+        crate::codec::Sending,
         crate::Error<crate::errors::QuerySpaceDelimitedFlat>,
     > {
         let mut query = String::new();
@@ -1973,36 +1988,44 @@ impl QuerySpaceDelimitedFlat {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/spaceDelimited/flat", &query),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Received, ()),
+        crate::Error<crate::errors::QuerySpaceDelimitedFlat>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
             400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::QuerySpaceDelimitedFlat::BadRequest,
-                        )
-                        .await,
-                )
+                Err(answer.api_json(crate::errors::QuerySpaceDelimitedFlat::BadRequest))
             }
-            _ => Err(crate::codec::unexpected(response).await),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QuerySpaceDelimitedFlat,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -2015,7 +2038,7 @@ impl QuerySpaceDelimitedFlat {
         crate::models::Received,
         crate::errors::QuerySpaceDelimitedFlat,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /query/spaceDelimited/flat`) and answers the body with the status and headers.
@@ -2025,7 +2048,7 @@ impl QuerySpaceDelimitedFlat {
         crate::models::Received,
         crate::errors::QuerySpaceDelimitedFlat,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -2089,12 +2112,11 @@ impl QueryPipeDelimitedFlat {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
     ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
+        crate::codec::Sending,
         crate::Error<crate::errors::QueryPipeDelimitedFlat>,
     > {
         let mut query = String::new();
@@ -2125,36 +2147,44 @@ impl QueryPipeDelimitedFlat {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/pipeDelimited/flat", &query),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Received, ()),
+        crate::Error<crate::errors::QueryPipeDelimitedFlat>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
             400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::QueryPipeDelimitedFlat::BadRequest,
-                        )
-                        .await,
-                )
+                Err(answer.api_json(crate::errors::QueryPipeDelimitedFlat::BadRequest))
             }
-            _ => Err(crate::codec::unexpected(response).await),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryPipeDelimitedFlat,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -2167,7 +2197,7 @@ impl QueryPipeDelimitedFlat {
         crate::models::Received,
         crate::errors::QueryPipeDelimitedFlat,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /query/pipeDelimited/flat`) and answers the body with the status and headers.
@@ -2177,7 +2207,7 @@ impl QueryPipeDelimitedFlat {
         crate::models::Received,
         crate::errors::QueryPipeDelimitedFlat,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -2227,12 +2257,11 @@ impl QueryDeepObjectExplode {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
     ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
+        crate::codec::Sending,
         crate::Error<crate::errors::QueryDeepObjectExplode>,
     > {
         let mut query = String::new();
@@ -2251,36 +2280,44 @@ impl QueryDeepObjectExplode {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/deepObject/explode", &query),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Received, ()),
+        crate::Error<crate::errors::QueryDeepObjectExplode>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
             400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::QueryDeepObjectExplode::BadRequest,
-                        )
-                        .await,
-                )
+                Err(answer.api_json(crate::errors::QueryDeepObjectExplode::BadRequest))
             }
-            _ => Err(crate::codec::unexpected(response).await),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryDeepObjectExplode,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -2293,7 +2330,7 @@ impl QueryDeepObjectExplode {
         crate::models::Received,
         crate::errors::QueryDeepObjectExplode,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /query/deepObject/explode`) and answers the body with the status and headers.
@@ -2303,7 +2340,7 @@ impl QueryDeepObjectExplode {
         crate::models::Received,
         crate::errors::QueryDeepObjectExplode,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -2372,14 +2409,10 @@ impl HeaderFlat {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::HeaderFlat>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::HeaderFlat>> {
         let request = self.client.inner.request(::reqwest::Method::GET, "/header/flat");
         let request = match &self.x_prim {
             Some(value) => request.header("X-Prim", value.clone()),
@@ -2402,36 +2435,39 @@ impl HeaderFlat {
             }
             None => request,
         };
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::HeaderFlat::BadRequest,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Received, ()), crate::Error<crate::errors::HeaderFlat>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::HeaderFlat::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::HeaderFlat,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -2444,7 +2480,7 @@ impl HeaderFlat {
         crate::models::Received,
         crate::errors::HeaderFlat,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /header/flat`) and answers the body with the status and headers.
@@ -2454,7 +2490,7 @@ impl HeaderFlat {
         crate::models::Received,
         crate::errors::HeaderFlat,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -2523,14 +2559,10 @@ impl CookieFlat {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::CookieFlat>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::CookieFlat>> {
         let request = self.client.inner.request(::reqwest::Method::GET, "/cookie/flat");
         let mut cookies: Vec<String> = Vec::new();
         if let Some(value) = &self.prim {
@@ -2568,36 +2600,39 @@ impl CookieFlat {
         } else {
             request.header(::reqwest::header::COOKIE, cookies.join("; "))
         };
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::CookieFlat::BadRequest,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Received, ()), crate::Error<crate::errors::CookieFlat>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::CookieFlat::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::CookieFlat,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -2610,7 +2645,7 @@ impl CookieFlat {
         crate::models::Received,
         crate::errors::CookieFlat,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /cookie/flat`) and answers the body with the status and headers.
@@ -2620,7 +2655,7 @@ impl CookieFlat {
         crate::models::Received,
         crate::errors::CookieFlat,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -2689,14 +2724,10 @@ impl HeaderExplode {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::HeaderExplode>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::HeaderExplode>> {
         let request = self
             .client
             .inner
@@ -2722,36 +2753,42 @@ impl HeaderExplode {
             }
             None => request,
         };
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::HeaderExplode::BadRequest,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Received, ()),
+        crate::Error<crate::errors::HeaderExplode>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::HeaderExplode::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::HeaderExplode,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -2764,7 +2801,7 @@ impl HeaderExplode {
         crate::models::Received,
         crate::errors::HeaderExplode,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /header/explode`) and answers the body with the status and headers.
@@ -2774,7 +2811,7 @@ impl HeaderExplode {
         crate::models::Received,
         crate::errors::HeaderExplode,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -2843,14 +2880,10 @@ impl CookieExplode {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::CookieExplode>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::CookieExplode>> {
         let request = self
             .client
             .inner
@@ -2891,36 +2924,42 @@ impl CookieExplode {
         } else {
             request.header(::reqwest::header::COOKIE, cookies.join("; "))
         };
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::CookieExplode::BadRequest,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Received, ()),
+        crate::Error<crate::errors::CookieExplode>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::CookieExplode::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::CookieExplode,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -2933,7 +2972,7 @@ impl CookieExplode {
         crate::models::Received,
         crate::errors::CookieExplode,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /cookie/explode`) and answers the body with the status and headers.
@@ -2943,7 +2982,7 @@ impl CookieExplode {
         crate::models::Received,
         crate::errors::CookieExplode,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -2999,14 +3038,10 @@ impl QueryReserved {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::QueryReserved>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::QueryReserved>> {
         let mut query = String::new();
         crate::codec::write_query(
             &mut query,
@@ -3033,36 +3068,42 @@ impl QueryReserved {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/reserved", &query),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::QueryReserved::BadRequest,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::Received, ()),
+        crate::Error<crate::errors::QueryReserved>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::QueryReserved::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryReserved,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -3075,7 +3116,7 @@ impl QueryReserved {
         crate::models::Received,
         crate::errors::QueryReserved,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /query/reserved`) and answers the body with the status and headers.
@@ -3085,7 +3126,7 @@ impl QueryReserved {
         crate::models::Received,
         crate::errors::QueryReserved,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -3134,14 +3175,10 @@ impl QueryJson {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::QueryJson>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::QueryJson>> {
         let mut query = String::new();
         crate::codec::write_query(
             &mut query,
@@ -3160,36 +3197,39 @@ impl QueryJson {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/json", &query),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::QueryJson::BadRequest,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Received, ()), crate::Error<crate::errors::QueryJson>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::QueryJson::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryJson,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -3202,7 +3242,7 @@ impl QueryJson {
         crate::models::Received,
         crate::errors::QueryJson,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /query/json`) and answers the body with the status and headers.
@@ -3212,7 +3252,7 @@ impl QueryJson {
         crate::models::Received,
         crate::errors::QueryJson,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -3277,14 +3317,10 @@ impl QueryMap {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
-        crate::Error<crate::errors::QueryMap>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::QueryMap>> {
         let mut query = String::new();
         if let Some(value) = &self.limit {
             crate::codec::query_pair(&mut query, "limit", &value.to_string());
@@ -3306,33 +3342,39 @@ impl QueryMap {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/map", &query),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(response, crate::errors::QueryMap::BadRequest)
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Received, ()), crate::Error<crate::errors::QueryMap>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::QueryMap::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::QueryMap,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -3342,7 +3384,7 @@ impl QueryMap {
     pub fn send(
         self,
     ) -> crate::codec::ResponseFuture<crate::models::Received, crate::errors::QueryMap> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /query/map`) and answers the body with the status and headers.
@@ -3352,7 +3394,7 @@ impl QueryMap {
         crate::models::Received,
         crate::errors::QueryMap,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -3398,43 +3440,45 @@ impl PostForm {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::FormInput>,
-        crate::Error<crate::errors::PostForm>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::PostForm>> {
         let request = self.client.inner.request(::reqwest::Method::POST, "/form");
         let request = crate::codec::form_body(request, &self.body, &[]);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(response, crate::errors::PostForm::BadRequest)
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::FormInput, ()), crate::Error<crate::errors::PostForm>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::PostForm::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::FormInput,
+        crate::errors::PostForm,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -3447,7 +3491,7 @@ impl PostForm {
         crate::models::FormInput,
         crate::errors::PostForm,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /form`) and answers the body with the status and headers.
@@ -3457,7 +3501,7 @@ impl PostForm {
         crate::models::FormInput,
         crate::errors::PostForm,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -3505,44 +3549,47 @@ impl Create {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(self) -> Result<crate::codec::Sending, crate::Error<()>> {
+        let request = self.client.inner.request(::reqwest::Method::POST, "/created");
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Received, crate::headers::Create), crate::Error<()>> {
+        let documented = crate::headers::Create {
+            location: answer.header("location"),
+            e_tag: answer.header("etag"),
+            x_rate_limit_remaining: answer.header("x-rate-limit-remaining"),
+        };
+        let body = match answer.status.as_u16() {
+            201 => answer.json(),
+            _ => Err(answer.unexpected()),
+        }?;
+        Ok((body, documented))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
         self,
         keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received, crate::headers::Create>,
-        crate::Error<()>,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        (),
+        crate::headers::Create,
     > {
-        let request = self.client.inner.request(::reqwest::Method::POST, "/created");
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let documented = crate::headers::Create {
-            location: crate::codec::header(&response, "location"),
-            e_tag: crate::codec::header(&response, "etag"),
-            x_rate_limit_remaining: crate::codec::header(
-                &response,
-                "x-rate-limit-remaining",
-            ),
-        };
-        let body = match status.as_u16() {
-            201 => crate::codec::json(response).await,
-            _ => Err(crate::codec::unexpected(response).await),
-        }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented,
-            body,
-        })
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -3556,7 +3603,7 @@ impl Create {
         (),
         crate::headers::Create,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /created`) and answers the body with the status and headers.
@@ -3567,7 +3614,7 @@ impl Create {
         (),
         crate::headers::Create,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -3613,44 +3660,53 @@ impl DefaultOnly {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::DefaultOnly>> {
+        let request = self.client.inner.request(::reqwest::Method::GET, "/default-only");
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
     ) -> Result<
-        crate::codec::ResponseValue<crate::models::Received>,
+        (crate::models::Received, ()),
         crate::Error<crate::errors::DefaultOnly>,
     > {
-        let request = self.client.inner.request(::reqwest::Method::GET, "/default-only");
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200..=299 => crate::codec::json(response).await,
+        let body = match answer.status.as_u16() {
+            200..=299 => answer.json(),
             _ => {
                 Err(
-                    crate::codec::api_json(
-                            response,
-                            |body| crate::errors::DefaultOnly::Default(Box::new(body)),
-                        )
-                        .await,
+                    answer
+                        .api_json(|body| crate::errors::DefaultOnly::Default(
+                            Box::new(body),
+                        )),
                 )
             }
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Received,
+        crate::errors::DefaultOnly,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -3663,7 +3719,7 @@ impl DefaultOnly {
         crate::models::Received,
         crate::errors::DefaultOnly,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /default-only`) and answers the body with the status and headers.
@@ -3673,7 +3729,7 @@ impl DefaultOnly {
         crate::models::Received,
         crate::errors::DefaultOnly,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -3721,38 +3777,41 @@ impl Page {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
+        self,
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::Page>> {
+        let request = self.client.inner.request(::reqwest::Method::GET, "/page");
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(String, ()), crate::Error<crate::errors::Page>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.text(),
+            404 => Err(answer.api_text(crate::errors::Page::NotFound)),
+            _ => Err(answer.unexpected()),
+        }?;
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
         self,
         keep_headers: bool,
-    ) -> Result<crate::codec::ResponseValue<String>, crate::Error<crate::errors::Page>> {
-        let request = self.client.inner.request(::reqwest::Method::GET, "/page");
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::text(response).await,
-            404 => {
-                Err(
-                    crate::codec::api_text(response, crate::errors::Page::NotFound).await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
-        }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+    ) -> crate::codec::FullResponseFuture<String, crate::errors::Page> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -3760,14 +3819,14 @@ impl Page {
 impl Page {
     /// Sends the request: `GET /page`.
     pub fn send(self) -> crate::codec::ResponseFuture<String, crate::errors::Page> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /page`) and answers the body with the status and headers.
     pub fn send_full(
         self,
     ) -> crate::codec::FullResponseFuture<String, crate::errors::Page> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -3810,14 +3869,10 @@ impl Upload {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::UploadSummary>,
-        crate::Error<crate::errors::Upload>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::Upload>> {
         let request = self.client.inner.request(::reqwest::Method::POST, "/upload");
         let request = request
             .multipart({
@@ -3848,33 +3903,42 @@ impl Upload {
                 }
                 form
             });
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(response, crate::errors::Upload::BadRequest)
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::UploadSummary, ()),
+        crate::Error<crate::errors::Upload>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::Upload::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::UploadSummary,
+        crate::errors::Upload,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -3887,7 +3951,7 @@ impl Upload {
         crate::models::UploadSummary,
         crate::errors::Upload,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /upload`) and answers the body with the status and headers.
@@ -3897,7 +3961,7 @@ impl Upload {
         crate::models::UploadSummary,
         crate::errors::Upload,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -3946,11 +4010,8 @@ impl CreateCharge {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
-        self,
-        keep_headers: bool,
-    ) -> Result<crate::codec::ResponseValue<()>, crate::Error<()>> {
+    /// The request, as the client is to send it.
+    fn sending(self) -> Result<crate::codec::Sending, crate::Error<()>> {
         let request = self.client.inner.request(::reqwest::Method::POST, "/charges");
         let request = crate::codec::form_body(
             request,
@@ -3961,27 +4022,30 @@ impl CreateCharge {
                 ("shipping", crate::codec::Style::DeepObject, true, false),
             ],
         );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        match status.as_u16() {
-            204 => crate::codec::empty(response).await,
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(answer: &crate::codec::Answer) -> Result<((), ()), crate::Error<()>> {
+        match answer.status.as_u16() {
+            204 => answer.empty(),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body: (),
-        })
+        Ok(((), ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(self, keep_headers: bool) -> crate::codec::FullResponseFuture<(), ()> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -3989,12 +4053,12 @@ impl CreateCharge {
 impl CreateCharge {
     /// Sends the request: `POST /charges`.
     pub fn send(self) -> crate::codec::ResponseFuture<(), ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /charges`) and answers the body with the status and headers.
     pub fn send_full(self) -> crate::codec::FullResponseFuture<(), ()> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -4043,11 +4107,8 @@ impl QueryDeepArray {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
-        self,
-        keep_headers: bool,
-    ) -> Result<crate::codec::ResponseValue<crate::models::Received>, crate::Error<()>> {
+    /// The request, as the client is to send it.
+    fn sending(self) -> Result<crate::codec::Sending, crate::Error<()>> {
         let mut query = String::new();
         if let Some(value) = &self.list {
             crate::codec::write_query(
@@ -4066,27 +4127,35 @@ impl QueryDeepArray {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/deepArray", &query),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Received, ()), crate::Error<()>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<crate::models::Received, ()> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -4094,14 +4163,14 @@ impl QueryDeepArray {
 impl QueryDeepArray {
     /// Sends the request: `GET /query/deepArray`.
     pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Received, ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /query/deepArray`) and answers the body with the status and headers.
     pub fn send_full(
         self,
     ) -> crate::codec::FullResponseFuture<crate::models::Received, ()> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -4152,14 +4221,10 @@ impl QueryDeepNested {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::QueryDeepNested200Response>,
-        crate::Error<crate::errors::QueryDeepNested>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::QueryDeepNested>> {
         let mut query = String::new();
         crate::codec::write_query(
             &mut query,
@@ -4186,36 +4251,42 @@ impl QueryDeepNested {
                 ::reqwest::Method::GET,
                 &crate::codec::with_query("/query/deepObject/nested", &query),
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::QueryDeepNested::BadRequest,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::QueryDeepNested200Response, ()),
+        crate::Error<crate::errors::QueryDeepNested>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::QueryDeepNested::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::QueryDeepNested200Response,
+        crate::errors::QueryDeepNested,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -4228,7 +4299,7 @@ impl QueryDeepNested {
         crate::models::QueryDeepNested200Response,
         crate::errors::QueryDeepNested,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /query/deepObject/nested`) and answers the body with the status and headers.
@@ -4238,7 +4309,7 @@ impl QueryDeepNested {
         crate::models::QueryDeepNested200Response,
         crate::errors::QueryDeepNested,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 

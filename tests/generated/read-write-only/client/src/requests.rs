@@ -122,14 +122,10 @@ impl GetAccount {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Account>,
-        crate::Error<crate::errors::GetAccount>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::GetAccount>> {
         let id = crate::codec::path_segment(&self.id);
         let request = self
             .client
@@ -138,33 +134,39 @@ impl GetAccount {
                 ::reqwest::Method::GET,
                 &crate::codec::checked_path(format!("/accounts/{id}"))?,
             );
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            404 => {
-                Err(
-                    crate::codec::api_json(response, crate::errors::GetAccount::NotFound)
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Account, ()), crate::Error<crate::errors::GetAccount>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            404 => Err(answer.api_json(crate::errors::GetAccount::NotFound)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Account,
+        crate::errors::GetAccount,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -177,7 +179,7 @@ impl GetAccount {
         crate::models::Account,
         crate::errors::GetAccount,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`GET /accounts/{id}`) and answers the body with the status and headers.
@@ -187,7 +189,7 @@ impl GetAccount {
         crate::models::Account,
         crate::errors::GetAccount,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -237,14 +239,10 @@ impl PutAccount {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Account>,
-        crate::Error<crate::errors::PutAccount>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::PutAccount>> {
         let id = crate::codec::path_segment(&self.id);
         let request = self
             .client
@@ -254,36 +252,39 @@ impl PutAccount {
                 &crate::codec::checked_path(format!("/accounts/{id}"))?,
             );
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::PutAccount::BadRequest,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Account, ()), crate::Error<crate::errors::PutAccount>> {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::PutAccount::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Account,
+        crate::errors::PutAccount,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -296,7 +297,7 @@ impl PutAccount {
         crate::models::Account,
         crate::errors::PutAccount,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`PUT /accounts/{id}`) and answers the body with the status and headers.
@@ -306,7 +307,7 @@ impl PutAccount {
         crate::models::Account,
         crate::errors::PutAccount,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -355,43 +356,45 @@ impl SignUp {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Receipt>,
-        crate::Error<crate::errors::SignUp>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::SignUp>> {
         let request = self.client.inner.request(::reqwest::Method::POST, "/signups");
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            201 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(response, crate::errors::SignUp::BadRequest)
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Receipt, ()), crate::Error<crate::errors::SignUp>> {
+        let body = match answer.status.as_u16() {
+            201 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::SignUp::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::Receipt,
+        crate::errors::SignUp,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -401,7 +404,7 @@ impl SignUp {
     pub fn send(
         self,
     ) -> crate::codec::ResponseFuture<crate::models::Receipt, crate::errors::SignUp> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /signups`) and answers the body with the status and headers.
@@ -411,7 +414,7 @@ impl SignUp {
         crate::models::Receipt,
         crate::errors::SignUp,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 

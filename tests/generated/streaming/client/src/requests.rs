@@ -359,47 +359,49 @@ impl CreateChat {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::ChatAnswer>,
-        crate::Error<crate::errors::CreateChat>,
-    > {
+    ) -> Result<crate::codec::Sending, crate::Error<crate::errors::CreateChat>> {
         let request = self.client.inner.request(::reqwest::Method::POST, "/chat");
         let request = request.json(&self.body);
         let request = request.header(::reqwest::header::ACCEPT, "application/json");
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::codec::json(response).await,
-            400 => {
-                Err(
-                    crate::codec::api_json(
-                            response,
-                            crate::errors::CreateChat::BadRequest,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<
+        (crate::models::ChatAnswer, ()),
+        crate::Error<crate::errors::CreateChat>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            400 => Err(answer.api_json(crate::errors::CreateChat::BadRequest)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<
+        crate::models::ChatAnswer,
+        crate::errors::CreateChat,
+    > {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 
     /// Sends the request asking for its stream; answers the response of a success status.
@@ -451,7 +453,7 @@ impl CreateChat {
         crate::models::ChatAnswer,
         crate::errors::CreateChat,
     > {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /chat`) and answers the body with the status and headers.
@@ -461,7 +463,7 @@ impl CreateChat {
         crate::models::ChatAnswer,
         crate::errors::CreateChat,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 

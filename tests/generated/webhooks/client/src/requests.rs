@@ -61,40 +61,42 @@ impl Subscribe {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
-        self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::codec::ResponseValue<crate::models::Subscription>,
-        crate::Error<()>,
-    > {
+    /// The request, as the client is to send it.
+    fn sending(self) -> Result<crate::codec::Sending, crate::Error<()>> {
         let request = self
             .client
             .inner
             .request(::reqwest::Method::POST, "/subscriptions");
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            201 => crate::codec::json(response).await,
-            _ => Err(crate::codec::unexpected(response).await),
+        Ok(
+            crate::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::codec::Answer,
+    ) -> Result<(crate::models::Subscription, ()), crate::Error<()>> {
+        let body = match answer.status.as_u16() {
+            201 => answer.json(),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::codec::FullResponseFuture<crate::models::Subscription, ()> {
+        crate::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -102,14 +104,14 @@ impl Subscribe {
 impl Subscribe {
     /// Sends the request: `POST /subscriptions`.
     pub fn send(self) -> crate::codec::ResponseFuture<crate::models::Subscription, ()> {
-        crate::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST /subscriptions`) and answers the body with the status and headers.
     pub fn send_full(
         self,
     ) -> crate::codec::FullResponseFuture<crate::models::Subscription, ()> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
