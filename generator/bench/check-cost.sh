@@ -3,13 +3,14 @@
 # another output for the same document (default ../shared/corpus/oxide-3.0.json):
 #
 #   AGAINST=progenitor       cargo-progenitor 0.15.1's crate (the default)
+#   AGAINST=openapi-to-rust  openapi-to-rust 0.23.0's types and client, as one crate
 #   AGAINST=groups:a,b       our own crates generated with `--groups a,b` (a slice)
 #   AGAINST=features:a,b     our own crates whole, checked with only the features of groups a, b
 #                            (`--no-default-features --features bench-client/a,...`)
 #
 # Dependencies are checked once first; each timed run then checks only the generated crates again
 # from scratch (sources touched, incremental compilation off, as in CI), alternating between the
-# two, ROUNDS times (default 3); medians printed. progenitor is installed into PEERS_DIR
+# two, ROUNDS times (default 3); medians printed. The peers are installed into PEERS_DIR
 # (target/bench-peers) on first use.
 #
 #   generator/bench/check-cost.sh [DOCUMENT]
@@ -43,7 +44,8 @@ generate_ours() { # dir [args...]
   printf '[workspace]\nresolver = "3"\nmembers = ["models", "client"]\n' > "$dir/Cargo.toml"
 }
 
-rm -rf "$WORK" && mkdir -p "$WORK"
+# The target directory stays: its dependencies are built once for every run.
+rm -rf "$WORK/ours" "$WORK/other" && mkdir -p "$WORK"
 generate_ours ours
 OTHER_ARGS=()
 case "$AGAINST" in
@@ -53,6 +55,17 @@ case "$AGAINST" in
     # It lives under target/ of this repository: a workspace of its own.
     printf '\n[workspace]\n' >> "$WORK/other/Cargo.toml"
     ;;
+  openapi-to-rust)
+    install_peer openapi-to-rust 0.23.0 openapi-to-rust
+    "$PEERS_DIR/bin/openapi-to-rust" generate "$DOC" --output-dir "$WORK/other/src" > /dev/null 2>&1
+    # It writes a module tree (`mod.rs` at its root) and the dependencies it needs: made a crate.
+    mv "$WORK/other/src/mod.rs" "$WORK/other/src/lib.rs"
+    {
+      printf '[package]\nname = "bench-openapi-to-rust"\nversion = "0.1.0"\nedition = "2021"\n\n[workspace]\n\n'
+      grep -v '^#' "$WORK/other/src/REQUIRED_DEPS.toml"
+    } > "$WORK/other/Cargo.toml"
+    rm "$WORK/other/src/REQUIRED_DEPS.toml"
+    ;;
   groups:*)
     generate_ours other --groups "${AGAINST#groups:}"
     ;;
@@ -61,7 +74,7 @@ case "$AGAINST" in
     OTHER_ARGS=(--no-default-features --features "$(echo "${AGAINST#features:}" | sed 's/\([^,]*\)/bench-client\/\1/g')")
     ;;
   *)
-    echo "AGAINST is progenitor, groups:NAME[,NAME...] or features:NAME[,NAME...]" >&2
+    echo "AGAINST is progenitor, openapi-to-rust, groups:NAME[,NAME...] or features:NAME[,NAME...]" >&2
     exit 2
     ;;
 esac

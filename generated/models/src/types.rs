@@ -16,7 +16,7 @@
 /// | 1500 | 409 | conflict with the current state (duplicate externalId or deviceId, geofence still referenced, token limit reached) |
 /// | 1600 | 429 | too many open event streams of the account (see Live events) |
 /// | 1900 | 500 | internal error (never expected; the message carries no detail) |
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ErrorBody {
     /// Stable error code (see the table above).
     pub code: i64,
@@ -25,97 +25,77 @@ pub struct ErrorBody {
 }
 
 /// An account (tenant) in the account tree.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Account {
     /// Id of the account; also its OAuth 2.0 client id.
     pub id: ::uuid::Uuid,
     /// Id of the parent account; null for the root account.
-    #[serde(rename = "parentId")]
     pub parent_id: Option<::uuid::Uuid>,
     /// Name of the account.
     pub name: String,
     /// Display name of the account, if set.
-    #[serde(rename = "friendlyName", skip_serializing_if = "Option::is_none")]
     pub friendly_name: Option<String>,
     /// Default culture of the account as a BCP 47 tag (for example en-US), if set.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub culture: Option<String>,
     /// E-mail address for technical notices, if set.
-    #[serde(rename = "technicalEmailAddress", skip_serializing_if = "Option::is_none")]
     pub technical_email_address: Option<String>,
     /// URI that receives the `event` webhook for events of this account and its descendants, if set.
-    #[serde(rename = "callbackUri", skip_serializing_if = "Option::is_none")]
     pub callback_uri: Option<String>,
     /// When the account was created.
-    #[serde(rename = "createdAt")]
     pub created_at: ::chrono::DateTime<::chrono::Utc>,
 }
 
 /// Fields of a new child account.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateAccountRequest {
     /// Name of the account.
     pub name: String,
     /// Display name of the account.
-    #[serde(rename = "friendlyName", skip_serializing_if = "Option::is_none")]
     pub friendly_name: Option<String>,
     /// Default culture as a BCP 47 tag, for example en-US.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub culture: Option<String>,
     /// E-mail address for technical notices (address rules as in EmailChannel.emailAddress).
-    #[serde(rename = "technicalEmailAddress", skip_serializing_if = "Option::is_none")]
     pub technical_email_address: Option<String>,
     /// Absolute https URI that receives the `event` webhook (signed) for events of this account and its descendants.
-    #[serde(rename = "callbackUri", skip_serializing_if = "Option::is_none")]
     pub callback_uri: Option<String>,
 }
 
 /// Writable fields of an account (full replacement on update: a field left out is cleared). The read-only fields of Account may be sent back as read; they are ignored.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountInput {
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<::uuid::Uuid>,
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(rename = "parentId", skip_serializing_if = "Option::is_none")]
     pub parent_id: Option<::uuid::Uuid>,
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(rename = "createdAt", skip_serializing_if = "Option::is_none")]
     pub created_at: Option<::chrono::DateTime<::chrono::Utc>>,
     /// Name of the account.
     pub name: String,
     /// Display name of the account.
-    #[serde(rename = "friendlyName", skip_serializing_if = "Option::is_none")]
     pub friendly_name: Option<String>,
     /// Default culture as a BCP 47 tag, for example en-US.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub culture: Option<String>,
     /// E-mail address for technical notices (address rules as in EmailChannel.emailAddress).
-    #[serde(rename = "technicalEmailAddress", skip_serializing_if = "Option::is_none")]
     pub technical_email_address: Option<String>,
     /// Absolute https URI that receives the `event` webhook (signed) for events of this account and its descendants.
-    #[serde(rename = "callbackUri", skip_serializing_if = "Option::is_none")]
     pub callback_uri: Option<String>,
 }
 
 /// A new client secret of an account.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ClientSecret {
     /// The account's OAuth 2.0 client id (its account id).
-    #[serde(rename = "clientId")]
     pub client_id: ::uuid::Uuid,
     /// The new client secret; shown only this once and stored hashed.
-    #[serde(rename = "clientSecret")]
     pub client_secret: String,
 }
 
 /// Result of account creation.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateAccountResponse {
     /// Id of the new account; also its OAuth 2.0 client id.
     pub id: ::uuid::Uuid,
     /// Client secret of the new account for the client credentials grant. It is shown only this once and stored hashed; it cannot be retrieved again.
-    #[serde(rename = "clientSecret")]
     pub client_secret: String,
 }
 
@@ -366,132 +346,93 @@ impl ::std::str::FromStr for EventType {
 }
 
 /// A tracked asset (for example a vehicle) of an account.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Asset {
     /// Id of the asset.
     pub id: ::uuid::Uuid,
     /// Id of the owning account.
-    #[serde(rename = "accountId")]
     pub account_id: ::uuid::Uuid,
     /// Client-side identifier, unique among the non-deleted assets of the account; usable as a list filter.
-    #[serde(rename = "externalId")]
     pub external_id: String,
     /// The id its tracker reports under (Teltonika IMEI, OsmAnd `id`), unique among the non-deleted assets of the service; absent when none. Usable as a list filter.
-    #[serde(rename = "deviceId", skip_serializing_if = "Option::is_none")]
     pub device_id: Option<String>,
     /// Name of the asset.
     pub name: String,
     /// Service tier of the asset.
     pub tier: AssetTier,
     /// Snoozed event types: each key is an EventType name (for example SpeedLimitExceeded), each value the instant until which alerts of that event type are suppressed for the asset. Instants in the past have no effect. Unknown keys are rejected with 400.
-    #[serde(rename = "disabledEvents")]
     pub disabled_events: ::std::collections::BTreeMap<
         String,
         ::chrono::DateTime<::chrono::Utc>,
     >,
     /// Telemetry thresholds of the asset; null or absent when none are set.
-    #[serde(rename = "telemetryRules", skip_serializing_if = "Option::is_none")]
     pub telemetry_rules: Option<TelemetryRules>,
     /// True when the asset has been (soft-)deleted; absent means false.
-    #[serde(rename = "isDeleted", skip_serializing_if = "Option::is_none")]
     pub is_deleted: Option<bool>,
 }
 
 /// Writable fields of an asset (create, and full replacement on update). The read-only fields of the resource may be sent back as read; they are ignored.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AssetInput {
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<::uuid::Uuid>,
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(rename = "accountId", skip_serializing_if = "Option::is_none")]
     pub account_id: Option<::uuid::Uuid>,
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(rename = "isDeleted", skip_serializing_if = "Option::is_none")]
     pub is_deleted: Option<bool>,
     /// Client-side identifier, unique among the non-deleted assets of the account.
-    #[serde(rename = "externalId")]
     pub external_id: String,
     /// The id its tracker reports under (Teltonika IMEI, OsmAnd `id`): visible ASCII, unique among the non-deleted assets of the whole service. Absent means none.
-    #[serde(rename = "deviceId", skip_serializing_if = "Option::is_none")]
     pub device_id: Option<String>,
     /// Name of the asset.
     pub name: String,
     /// Service tier of the asset.
     pub tier: AssetTier,
     /// Snoozed event types: each key is an EventType name (for example SpeedLimitExceeded), each value the instant until which alerts of that event type are suppressed. Unknown keys are rejected with 400. Absent means empty.
-    #[serde(rename = "disabledEvents", skip_serializing_if = "Option::is_none")]
     pub disabled_events: Option<
         ::std::collections::BTreeMap<String, ::chrono::DateTime<::chrono::Utc>>,
     >,
     /// Telemetry thresholds of the asset; null or absent for none.
-    #[serde(rename = "telemetryRules", skip_serializing_if = "Option::is_none")]
     pub telemetry_rules: Option<TelemetryRules>,
 }
 
 /// Telemetry thresholds of an asset. Every field is optional and nullable; absent or null means the check is off. Numeric fields accept a JSON number or a numeric string.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TelemetryRules {
     /// Input (external power) voltage below which InputVoltageLow is raised, in volts.
-    #[serde(
-        rename = "inputVoltageLowThreshold",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub input_voltage_low_threshold: Option<f64>,
     /// Internal battery voltage below which BatteryLow is raised, in volts.
-    #[serde(
-        rename = "batteryVoltageLowThreshold",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub battery_voltage_low_threshold: Option<f64>,
     /// Internal battery charge below which BatteryLow is raised, in percent (0-100).
-    #[serde(
-        rename = "batteryPercentageLowThreshold",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub battery_percentage_low_threshold: Option<f64>,
     /// Speed above which SpeedLimitExceeded is raised, in km/h.
-    #[serde(rename = "speedLimit", skip_serializing_if = "Option::is_none")]
     pub speed_limit: Option<i64>,
     /// Fuel level below which FuelLevelLow is raised, in percent of tank capacity (0-100).
-    #[serde(rename = "fuelLevelLowThreshold", skip_serializing_if = "Option::is_none")]
     pub fuel_level_low_threshold: Option<f64>,
     /// AdBlue level below which AdBlueLevelLow is raised, in percent of tank capacity (0-100).
-    #[serde(rename = "adBlueLevelLowThreshold", skip_serializing_if = "Option::is_none")]
     pub ad_blue_level_low_threshold: Option<f64>,
     /// Temperature below which TemperatureLow is raised, in degrees Celsius.
-    #[serde(rename = "temperatureLowThreshold", skip_serializing_if = "Option::is_none")]
     pub temperature_low_threshold: Option<f64>,
     /// Temperature above which TemperatureHigh is raised, in degrees Celsius.
-    #[serde(
-        rename = "temperatureHighThreshold",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub temperature_high_threshold: Option<f64>,
     /// Pressure below which PressureLow is raised, in kPa.
-    #[serde(rename = "pressureLowThreshold", skip_serializing_if = "Option::is_none")]
     pub pressure_low_threshold: Option<f64>,
     /// Pressure above which PressureHigh is raised, in kPa.
-    #[serde(rename = "pressureHighThreshold", skip_serializing_if = "Option::is_none")]
     pub pressure_high_threshold: Option<f64>,
     /// Engine speed above which EngineSpeedLimitExceeded is raised, in rpm.
-    #[serde(rename = "engineSpeedLimit", skip_serializing_if = "Option::is_none")]
     pub engine_speed_limit: Option<i64>,
 }
 
 /// A rule deciding who is notified, through which channel and when, about one event type of one asset.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AlertRule {
     /// Id of the alert rule.
     pub id: ::uuid::Uuid,
     /// Id of the owning account (the account of the asset).
-    #[serde(rename = "accountId")]
     pub account_id: ::uuid::Uuid,
     /// Id of the asset the rule applies to.
-    #[serde(rename = "assetId")]
     pub asset_id: ::uuid::Uuid,
     /// Event type the rule is bound to; 1 (Any) matches every event type.
-    #[serde(rename = "eventType")]
     pub event_type: EventType,
     /// Evaluation position: the rules of one asset and event type are evaluated in ascending order (lower first); ties are broken by id.
     pub order: i64,
@@ -500,39 +441,29 @@ pub struct AlertRule {
     /// How the recipient is notified.
     pub channel: Channel,
     /// When true the rule is kept but never fires.
-    #[serde(rename = "isDisabled")]
     pub is_disabled: bool,
     /// Days (in the recipient's time zone) on which the rule applies; empty means every day.
-    #[serde(rename = "daysOfWeek")]
     pub days_of_week: Vec<DayOfWeek>,
     /// Daily time window in which the rule applies; null or absent means all day.
-    #[serde(rename = "timeOfDay", skip_serializing_if = "Option::is_none")]
     pub time_of_day: Option<TimeOfDay>,
     /// Inclusive date range in which the rule applies; null or absent means always.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub dates: Option<DateRange>,
     /// Geofence ids; when not empty, the rule applies only while the asset is inside at least one of them.
-    #[serde(rename = "insideGeofences")]
     pub inside_geofences: Vec<::uuid::Uuid>,
     /// Geofence ids; when not empty, the rule applies only while the asset is outside all of them.
-    #[serde(rename = "outsideGeofences")]
     pub outside_geofences: Vec<::uuid::Uuid>,
 }
 
 /// Writable fields of an alert rule (create, and full replacement on update). The read-only fields of the resource may be sent back as read; they are ignored.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AlertRuleInput {
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<::uuid::Uuid>,
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(rename = "accountId", skip_serializing_if = "Option::is_none")]
     pub account_id: Option<::uuid::Uuid>,
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(rename = "assetId", skip_serializing_if = "Option::is_none")]
     pub asset_id: Option<::uuid::Uuid>,
     /// Event type the rule is bound to; 1 (Any) matches every event type.
-    #[serde(rename = "eventType")]
     pub event_type: EventType,
     /// Evaluation position: the rules of one asset and event type are evaluated in ascending order (lower first); ties are broken by id.
     ///
@@ -545,28 +476,22 @@ pub struct AlertRuleInput {
     /// When true the rule is kept but never fires.
     ///
     /// Default: `false`.
-    #[serde(rename = "isDisabled")]
     pub is_disabled: bool,
     /// Days (in the recipient's time zone) on which the rule applies; empty means every day.
     ///
     /// Default: `[]`.
-    #[serde(rename = "daysOfWeek")]
     pub days_of_week: Vec<DayOfWeek>,
     /// Daily time window in which the rule applies; null or absent means all day.
-    #[serde(rename = "timeOfDay", skip_serializing_if = "Option::is_none")]
     pub time_of_day: Option<TimeOfDay>,
     /// Inclusive date range in which the rule applies; null or absent means always.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub dates: Option<DateRange>,
     /// Ids of geofences of the same account; when not empty, the rule applies only while the asset is inside at least one of them.
     ///
     /// Default: `[]`.
-    #[serde(rename = "insideGeofences")]
     pub inside_geofences: Vec<::uuid::Uuid>,
     /// Ids of geofences of the same account; when not empty, the rule applies only while the asset is outside all of them.
     ///
     /// Default: `[]`.
-    #[serde(rename = "outsideGeofences")]
     pub outside_geofences: Vec<::uuid::Uuid>,
 }
 
@@ -640,14 +565,17 @@ impl ::std::str::FromStr for DayOfWeek {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!("\"{s}\" is not a valid DayOfWeek (expected one of {listed})")
+                crate::wire::not_a_valid(
+                    s,
+                    "DayOfWeek",
+                    Self::ALL.iter().map(|v| v.as_str()),
+                )
             })
     }
 }
 
 /// Daily time window, local to the recipient's timeZone. When from is later than to, the window wraps past midnight (for example 22:00 to 06:00).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TimeOfDay {
     /// Start of the window, HH:mm (24-hour clock), inclusive.
     pub from: String,
@@ -656,7 +584,7 @@ pub struct TimeOfDay {
 }
 
 /// Inclusive range of calendar dates (in the recipient's time zone); from <= to.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DateRange {
     /// First day of the range (YYYY-MM-DD), inclusive.
     pub from: ::chrono::NaiveDate,
@@ -665,18 +593,15 @@ pub struct DateRange {
 }
 
 /// The person notified by an alert rule.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Recipient {
     /// Language and formatting of notifications as a BCP 47 tag, for example en-US.
     pub culture: String,
     /// IANA time zone name, for example Europe/Berlin; validated by the service. Used for daysOfWeek, timeOfDay and dates.
-    #[serde(rename = "timeZone")]
     pub time_zone: String,
     /// Phone number in E.164 form: `+`, a country code not starting with 0, at most 15 digits in all, no spaces or punctuation (for example +4915112345678); anything else is 400. Required by the call and sms channels.
-    #[serde(rename = "phoneNumber", skip_serializing_if = "Option::is_none")]
     pub phone_number: Option<String>,
     /// Free text describing the recipient.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
 }
 
@@ -733,81 +658,73 @@ impl ::std::str::FromStr for ChannelType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!("\"{s}\" is not a valid ChannelType (expected one of {listed})")
+                crate::wire::not_a_valid(
+                    s,
+                    "ChannelType",
+                    Self::ALL.iter().map(|v| v.as_str()),
+                )
             })
     }
 }
 
 /// How a recipient is notified. Exactly the sub-object named by type must be present; the others must be absent. call and sms require recipient.phoneNumber.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Channel {
     /// Channel kind.
     pub r#type: ChannelType,
     /// Settings of a phone call; present exactly when type is call.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub call: Option<CallChannel>,
     /// Settings of an SMS; present exactly when type is sms.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub sms: Option<SmsChannel>,
     /// Settings of a Telegram message; present exactly when type is telegram.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub telegram: Option<TelegramChannel>,
     /// Settings of an e-mail; present exactly when type is email.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub email: Option<EmailChannel>,
 }
 
 /// Phone call to recipient.phoneNumber; has no settings.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CallChannel {}
 
 /// SMS to recipient.phoneNumber.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SmsChannel {
     /// When true the recipient can answer the message (for example to acknowledge).
     ///
     /// Default: `false`.
-    #[serde(rename = "isInteractive")]
     pub is_interactive: bool,
 }
 
 /// Telegram message to a chat.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TelegramChannel {
     /// Telegram chat id to send to.
-    #[serde(rename = "chatId")]
     pub chat_id: i64,
     /// When true the message offers reply buttons (for example to acknowledge).
     ///
     /// Default: `false`.
-    #[serde(rename = "isInteractive")]
     pub is_interactive: bool,
 }
 
 /// E-mail to an address.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EmailChannel {
     /// Address to send to: a bare address `local@domain` (no display name) as SMTP takes it (RFC 5321): the local part at most 64 characters, the whole address at most 254, domain labels at most 63; the grammar is checked with the `email_address` crate. Otherwise 400, naming the field and the defect.
-    #[serde(rename = "emailAddress")]
     pub email_address: String,
     /// When true the e-mail contains reply links (for example to acknowledge).
     ///
     /// Default: `false`.
-    #[serde(rename = "isInteractive")]
     pub is_interactive: bool,
 }
 
 /// A polygon area of an account that alert rules can reference.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Geofence {
     /// Id of the geofence.
     pub id: ::uuid::Uuid,
     /// Id of the owning account.
-    #[serde(rename = "accountId")]
     pub account_id: ::uuid::Uuid,
     /// Client-side identifier, unique among the geofences of the account.
-    #[serde(rename = "externalId")]
     pub external_id: String,
     /// Name of the geofence.
     pub name: String,
@@ -816,16 +733,13 @@ pub struct Geofence {
 }
 
 /// Writable fields of a geofence (create, and full replacement on update). The read-only fields of the resource may be sent back as read; they are ignored.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GeofenceInput {
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<::uuid::Uuid>,
     /// Read-only (as returned by GET); accepted and ignored.
-    #[serde(rename = "accountId", skip_serializing_if = "Option::is_none")]
     pub account_id: Option<::uuid::Uuid>,
     /// Client-side identifier, unique among the geofences of the account.
-    #[serde(rename = "externalId")]
     pub external_id: String,
     /// Name of the geofence.
     pub name: String,
@@ -834,7 +748,7 @@ pub struct GeofenceInput {
 }
 
 /// RFC 7946 GeoJSON Polygon geometry. The first ring is the exterior boundary, any further rings are holes. Each ring is closed (its first and last positions are equal) and has at least four positions. Positions are [longitude, latitude] in degrees, longitude within -180..180 and latitude within -90..90. A polygon has at most 2000 positions in all its rings together. It must be valid in the OGC simple-features sense (checked with the `geo` crate's Validation): no ring crosses or touches itself (a bowtie is refused), every ring encloses an area (not all one point, not collinear), holes lie inside the exterior ring, and rings do not overlap or share a segment. The service validates all of this and answers 400 naming the ring (`polygon.coordinates[1] (a hole)`) and the defect. Members other than type and coordinates (GeoJSON foreign members, bbox) are rejected.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GeoJsonPolygon {
     /// GeoJSON geometry type; always Polygon.
     pub r#type: GeoJsonPolygonType,
@@ -843,65 +757,55 @@ pub struct GeoJsonPolygon {
 }
 
 /// A short-lived token for telemetry ingestion.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct IngestionToken {
     /// Id of the token (to list or revoke it).
     pub id: ::uuid::Uuid,
     /// Random opaque token; stored by the service only hashed, so it is shown only once.
     pub token: String,
     /// Instant after which the token is no longer valid (1 hour after issue).
-    #[serde(rename = "expiresAt")]
     pub expires_at: ::chrono::DateTime<::chrono::Utc>,
 }
 
 /// An unexpired ingestion token, without its secret.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct IngestionTokenInfo {
     /// Id of the token (to revoke it).
     pub id: ::uuid::Uuid,
     /// Account the token ingests telemetry for.
-    #[serde(rename = "accountId")]
     pub account_id: ::uuid::Uuid,
     /// Account whose caller requested the token (the account itself or an ancestor).
-    #[serde(rename = "issuedBy")]
     pub issued_by: ::uuid::Uuid,
     /// When the token was issued.
-    #[serde(rename = "createdAt")]
     pub created_at: ::chrono::DateTime<::chrono::Utc>,
     /// Instant after which the token is no longer valid.
-    #[serde(rename = "expiresAt")]
     pub expires_at: ::chrono::DateTime<::chrono::Utc>,
 }
 
 /// A signed, short-lived link to the read-only asset portal page of an account.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PortalLink {
     /// Signed URL of the form {public base URL}/portal/{accountId}?expires=...&signature=...; opens a read-only page listing the account's assets.
     pub url: String,
     /// Instant after which the link is no longer valid (15 minutes after issue).
-    #[serde(rename = "expiresAt")]
     pub expires_at: ::chrono::DateTime<::chrono::Utc>,
 }
 
 /// Form parameters of the token request (RFC 6749 section 4.4.2). All are optional in this schema because the service itself answers missing or invalid ones with RFC 6749 errors. grant_type must be client_credentials. Client credentials go either here or in HTTP Basic authentication, not both.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TokenRequest {
     /// Must be client_credentials.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub grant_type: Option<String>,
     /// Client id (the account id), when not sent with HTTP Basic.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub client_id: Option<String>,
     /// Client secret, when not sent with HTTP Basic.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub client_secret: Option<String>,
     /// Requested scopes; none are defined, so any non-empty value is rejected with invalid_scope.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
 }
 
 /// Successful token response (RFC 6749 section 5.1).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TokenResponse {
     /// The access token, a JWT (HS256); send it as Authorization Bearer.
     pub access_token: String,
@@ -912,113 +816,86 @@ pub struct TokenResponse {
 }
 
 /// Error response of the token endpoint (RFC 6749 section 5.2).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct OAuthError {
     /// RFC 6749 error code.
     pub error: OAuthErrorError,
     /// Human-readable explanation of the error.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub error_description: Option<String>,
 }
 
 /// A batch of telemetry points of one account (the ingestion token's).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TelemetryBatch {
     /// Up to 1,000 points, of any assets of the account, in any order.
     pub points: Vec<TelemetryPoint>,
 }
 
 /// One report of a tracker. Name the asset by exactly one of assetId and externalId. Every reading is optional; a reading that is absent keeps its last known value for detection. Ranges are checked per point (see ingestTelemetry).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TelemetryPoint {
     /// Id of the asset.
-    #[serde(rename = "assetId", skip_serializing_if = "Option::is_none")]
     pub asset_id: Option<::uuid::Uuid>,
     /// externalId of a non-deleted asset of the token's account.
-    #[serde(rename = "externalId", skip_serializing_if = "Option::is_none")]
     pub external_id: Option<String>,
     /// When the tracker measured the values (becomes an event's occurredAt).
     pub timestamp: ::chrono::DateTime<::chrono::Utc>,
     /// WGS84 latitude in degrees, -90..90.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub latitude: Option<f64>,
     /// WGS84 longitude in degrees, -180..180.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub longitude: Option<f64>,
     /// Ground speed in km/h, at least 0.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub speed: Option<f64>,
     /// Course over ground in degrees clockwise from north, 0..360.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub heading: Option<f64>,
     /// Altitude in metres above sea level (any finite number).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub altitude: Option<f64>,
     /// GNSS satellites in use, at least 0 (0 means no fix).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub satellites: Option<i64>,
     /// Whether the ignition is on.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ignition: Option<bool>,
     /// External (vehicle) power input in volts, at least 0.
-    #[serde(rename = "inputVoltage", skip_serializing_if = "Option::is_none")]
     pub input_voltage: Option<f64>,
     /// Tracker backup battery in volts, at least 0.
-    #[serde(rename = "batteryVoltage", skip_serializing_if = "Option::is_none")]
     pub battery_voltage: Option<f64>,
     /// Tracker backup battery charge in percent, 0..100.
-    #[serde(rename = "batteryPercentage", skip_serializing_if = "Option::is_none")]
     pub battery_percentage: Option<f64>,
     /// Fuel level in percent of tank capacity, 0..100.
-    #[serde(rename = "fuelLevel", skip_serializing_if = "Option::is_none")]
     pub fuel_level: Option<f64>,
     /// AdBlue (DEF) level in percent of tank capacity, 0..100.
-    #[serde(rename = "adBlueLevel", skip_serializing_if = "Option::is_none")]
     pub ad_blue_level: Option<f64>,
     /// Temperature in degrees Celsius.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
     /// Pressure in kPa.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub pressure: Option<f64>,
     /// Engine speed in rpm, at least 0.
-    #[serde(rename = "engineSpeed", skip_serializing_if = "Option::is_none")]
     pub engine_speed: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub signals: Option<DeviceSignals>,
 }
 
 /// Conditions the device reports because the server cannot derive them. `true` means the condition is present (its episode starts), `false` that it has ended; an absent flag leaves the condition as it was.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DeviceSignals {
     /// Alarm (panic button, siren); raises AlarmTriggered.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub alarm: Option<bool>,
     /// Device tampering; raises Tampering.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tampering: Option<bool>,
     /// GNSS or GSM jamming; raises Jammed.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub jamming: Option<bool>,
     /// Crash detected by the device; raises AccidentOccurred.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub accident: Option<bool>,
     /// Harsh cornering; raises HardCornering.
-    #[serde(rename = "hardCornering", skip_serializing_if = "Option::is_none")]
     pub hard_cornering: Option<bool>,
     /// Movement or use during a lockdown; raises LockdownViolated.
-    #[serde(rename = "lockdownViolation", skip_serializing_if = "Option::is_none")]
     pub lockdown_violation: Option<bool>,
     /// A paired tag or trailer was left behind; raises AssetLeftBehind.
-    #[serde(rename = "leftBehind", skip_serializing_if = "Option::is_none")]
     pub left_behind: Option<bool>,
     /// External power cut; raises InputPowerDisconnected.
-    #[serde(rename = "powerDisconnected", skip_serializing_if = "Option::is_none")]
     pub power_disconnected: Option<bool>,
 }
 
 /// What became of each point of a batch.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TelemetryBatchResult {
     /// Number of points stored.
     pub accepted: i64,
@@ -1031,25 +908,22 @@ pub struct TelemetryBatchResult {
 }
 
 /// The outcome of one telemetry point.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PointResult {
     /// Position of the point in the request (0-based).
     pub index: i64,
     /// accepted (stored), duplicate (already stored; nothing changed) or rejected.
     pub status: PointResultStatus,
     /// The asset the point was matched to, when it was.
-    #[serde(rename = "assetId", skip_serializing_if = "Option::is_none")]
     pub asset_id: Option<::uuid::Uuid>,
     /// Why the point was rejected; only for rejected points.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<PointResultReason>,
     /// Human-readable detail of a rejection (names the offending field).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
 
 /// A WGS84 position.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Position {
     /// Latitude in degrees.
     pub latitude: f64,
@@ -1058,131 +932,95 @@ pub struct Position {
 }
 
 /// The values that triggered an event; which ones are present depends on its type (value and threshold for thresholds and limits, geofenceId for geofence events, fromCountry and toCountry for border crossings, episodeStartedAt for conditions that must last a minimum duration).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EventDetails {
     /// The reading that triggered the event, in the unit of its threshold.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<f64>,
     /// The threshold or limit it crossed (from the asset's telemetryRules).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub threshold: Option<f64>,
     /// What value and threshold measure (tells BatteryLow by voltage from by percentage).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub quantity: Option<EventDetailsQuantity>,
     /// The geofence entered or exited.
-    #[serde(rename = "geofenceId", skip_serializing_if = "Option::is_none")]
     pub geofence_id: Option<::uuid::Uuid>,
     /// ISO 3166-1 alpha-2 code of the country left.
-    #[serde(rename = "fromCountry", skip_serializing_if = "Option::is_none")]
     pub from_country: Option<String>,
     /// ISO 3166-1 alpha-2 code of the country entered.
-    #[serde(rename = "toCountry", skip_serializing_if = "Option::is_none")]
     pub to_country: Option<String>,
     /// When the condition began, if it had to last a minimum duration first.
-    #[serde(rename = "episodeStartedAt", skip_serializing_if = "Option::is_none")]
     pub episode_started_at: Option<::chrono::DateTime<::chrono::Utc>>,
 }
 
 /// Something that happened to an asset, detected from its telemetry.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     /// Id of the event.
     pub id: ::uuid::Uuid,
     /// Account owning the asset.
-    #[serde(rename = "accountId")]
     pub account_id: ::uuid::Uuid,
     /// The asset.
-    #[serde(rename = "assetId")]
     pub asset_id: ::uuid::Uuid,
-    #[serde(rename = "eventType")]
     pub event_type: EventType,
     /// Timestamp of the telemetry point that raised the event.
-    #[serde(rename = "occurredAt")]
     pub occurred_at: ::chrono::DateTime<::chrono::Utc>,
     /// When the service detected it (received the point).
-    #[serde(rename = "detectedAt")]
     pub detected_at: ::chrono::DateTime<::chrono::Utc>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<Position>,
     pub details: EventDetails,
     /// True when the asset's disabledEvents snoozed this event type at occurredAt: the event is recorded, but no alert rule was notified (webhooks still are).
-    #[serde(rename = "notificationsSuppressed")]
     pub notifications_suppressed: bool,
     /// When the event was first acknowledged, if it was.
-    #[serde(rename = "acknowledgedAt", skip_serializing_if = "Option::is_none")]
     pub acknowledged_at: Option<::chrono::DateTime<::chrono::Utc>>,
     /// Who acknowledged it first: `account:<id>` (through this API) or `rule:<id>` (a recipient through the acknowledgement link of an interactive notification).
-    #[serde(rename = "acknowledgedBy", skip_serializing_if = "Option::is_none")]
     pub acknowledged_by: Option<String>,
 }
 
 /// A condition of an asset that started (raised its event) and has not ended.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct OpenEpisode {
-    #[serde(rename = "eventType")]
     pub event_type: EventType,
     /// When it started.
     pub since: ::chrono::DateTime<::chrono::Utc>,
 }
 
 /// The last known state of an asset, from the newest point processed.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AssetState {
     /// The asset.
-    #[serde(rename = "assetId")]
     pub asset_id: ::uuid::Uuid,
     /// Timestamp of the newest point processed; absent before the first point.
-    #[serde(rename = "lastReportAt", skip_serializing_if = "Option::is_none")]
     pub last_report_at: Option<::chrono::DateTime<::chrono::Utc>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<Position>,
     /// Last known speed, km/h.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub speed: Option<f64>,
     /// Last known heading, degrees.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub heading: Option<f64>,
     /// Last known altitude, metres above sea level.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub altitude: Option<f64>,
     /// Satellites in use at the last report that said.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub satellites: Option<i64>,
     /// Last known ignition state.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ignition: Option<bool>,
     /// Last known input voltage, V.
-    #[serde(rename = "inputVoltage", skip_serializing_if = "Option::is_none")]
     pub input_voltage: Option<f64>,
     /// Last known battery voltage, V.
-    #[serde(rename = "batteryVoltage", skip_serializing_if = "Option::is_none")]
     pub battery_voltage: Option<f64>,
     /// Last known battery charge, percent.
-    #[serde(rename = "batteryPercentage", skip_serializing_if = "Option::is_none")]
     pub battery_percentage: Option<f64>,
     /// Last known fuel level, percent.
-    #[serde(rename = "fuelLevel", skip_serializing_if = "Option::is_none")]
     pub fuel_level: Option<f64>,
     /// Last known AdBlue level, percent.
-    #[serde(rename = "adBlueLevel", skip_serializing_if = "Option::is_none")]
     pub ad_blue_level: Option<f64>,
     /// Last known temperature, degrees Celsius.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
     /// Last known pressure, kPa.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub pressure: Option<f64>,
     /// Last known engine speed, rpm.
-    #[serde(rename = "engineSpeed", skip_serializing_if = "Option::is_none")]
     pub engine_speed: Option<f64>,
     /// ISO 3166-1 alpha-2 code of the country the asset is in, if known.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
     /// Ids of the geofences the asset is inside.
-    #[serde(rename = "insideGeofences")]
     pub inside_geofences: Vec<::uuid::Uuid>,
     /// Conditions currently open, oldest first.
-    #[serde(rename = "openEpisodes")]
     pub open_episodes: Vec<OpenEpisode>,
 }
 
@@ -1248,9 +1086,10 @@ impl ::std::str::FromStr for NotificationChannel {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid NotificationChannel (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "NotificationChannel",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -1326,82 +1165,72 @@ impl ::std::str::FromStr for NotificationStatus {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid NotificationStatus (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "NotificationStatus",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
 }
 
 /// One try to hand a notification to its provider.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DeliveryAttempt {
     /// When the attempt was made.
     pub at: ::chrono::DateTime<::chrono::Utc>,
     /// What the provider answered.
     pub outcome: DeliveryAttemptOutcome,
     /// The provider's answer code (HTTP status, SMTP reply code), when there was one.
-    #[serde(rename = "providerCode", skip_serializing_if = "Option::is_none")]
     pub provider_code: Option<String>,
     /// Detail of a failure.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
 
 /// A message owed to one recipient (an alert rule's) or one webhook receiver about one event.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Notification {
     /// Id of the notification; also the idempotency key sent to providers that take one.
     pub id: ::uuid::Uuid,
     /// The event.
-    #[serde(rename = "eventId")]
     pub event_id: ::uuid::Uuid,
     /// The alert rule that matched; absent for webhooks.
-    #[serde(rename = "alertRuleId", skip_serializing_if = "Option::is_none")]
     pub alert_rule_id: Option<::uuid::Uuid>,
     /// The account whose callbackUri receives it; only for webhooks.
-    #[serde(rename = "webhookAccountId", skip_serializing_if = "Option::is_none")]
     pub webhook_account_id: Option<::uuid::Uuid>,
     pub channel: NotificationChannel,
     /// Where it goes (e-mail address, phone number, Telegram chat id, callback URI).
     pub recipient: String,
     pub status: NotificationStatus,
     /// Why it was skipped, failed or cancelled.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// When the event created it.
-    #[serde(rename = "createdAt")]
     pub created_at: ::chrono::DateTime<::chrono::Utc>,
     /// When it is (or was) due; later than createdAt for escalation steps and retries.
-    #[serde(rename = "dueAt")]
     pub due_at: ::chrono::DateTime<::chrono::Utc>,
     /// When the provider accepted it.
-    #[serde(rename = "sentAt", skip_serializing_if = "Option::is_none")]
     pub sent_at: Option<::chrono::DateTime<::chrono::Utc>>,
     /// For a coalesced notification, the digest notification that carried it.
-    #[serde(rename = "digestId", skip_serializing_if = "Option::is_none")]
     pub digest_id: Option<::uuid::Uuid>,
     /// Delivery attempts, oldest first.
     pub attempts: Vec<DeliveryAttempt>,
 }
 
 /// The secret that signs webhooks sent to an account's callbackUri.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct WebhookSecret {
     /// `whsec_` followed by the base64 of the HMAC-SHA256 key (Standard Webhooks): pass it as it is to a Standard Webhooks library, or base64-decode the part after `whsec_` to get the key bytes.
     pub secret: String,
 }
 
 /// Body of the `event` webhook.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct WebhookEvent {
     /// Id of this delivery (the notification id); also sent as the `webhook-id` header. A retry carries the same id: receivers dedupe on it.
     pub id: ::uuid::Uuid,
     /// Always `event`.
     pub r#type: WebhookEventType,
     /// When the notification was created.
-    #[serde(rename = "createdAt")]
     pub created_at: ::chrono::DateTime<::chrono::Utc>,
     pub event: Event,
 }
@@ -1450,9 +1279,10 @@ impl ::std::str::FromStr for GeoJsonPolygonType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid GeoJsonPolygonType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "GeoJsonPolygonType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -1502,9 +1332,10 @@ impl ::std::str::FromStr for TokenResponseTokenType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid TokenResponseTokenType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "TokenResponseTokenType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -1576,9 +1407,10 @@ impl ::std::str::FromStr for OAuthErrorError {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid OAuthErrorError (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "OAuthErrorError",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -1634,9 +1466,10 @@ impl ::std::str::FromStr for PointResultStatus {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid PointResultStatus (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "PointResultStatus",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -1704,9 +1537,10 @@ impl ::std::str::FromStr for PointResultReason {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid PointResultReason (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "PointResultReason",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -1790,9 +1624,10 @@ impl ::std::str::FromStr for EventDetailsQuantity {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid EventDetailsQuantity (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "EventDetailsQuantity",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -1852,9 +1687,10 @@ impl ::std::str::FromStr for DeliveryAttemptOutcome {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid DeliveryAttemptOutcome (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "DeliveryAttemptOutcome",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -1904,9 +1740,10 @@ impl ::std::str::FromStr for WebhookEventType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid WebhookEventType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "WebhookEventType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }

@@ -215,26 +215,185 @@ impl<T, H> std::ops::Deref for ResponseValue<T, H> {
     }
 }
 
-/// Reads a JSON body.
-pub async fn json<T: DeserializeOwned, E>(response: Response) -> Result<T, Error<E>> {
-    let status = response.status();
-    let bytes = response.bytes().await.map_err(Error::Transport)?;
-    serde_json::from_slice(&bytes).map_err(|source| Error::Decode {
-        status,
-        body: String::from_utf8_lossy(&bytes).into_owned(),
-        source,
+/// What a request sends: the operation's request, with how the client sends it (see
+/// `Inner::send`). A builder makes it in a plain function, and [`exchange`] does the sending.
+pub struct Sending {
+    pub(crate) client: crate::webhooks::Client,
+    pub(crate) request: reqwest::RequestBuilder,
+    pub(crate) options: crate::webhooks::client::RequestOptions,
+    pub(crate) bearer: bool,
+    pub(crate) idempotent: bool,
+    pub(crate) idempotency_key: Option<&'static str>,
+}
+
+impl Sending {
+    pub(crate) fn new(
+        client: crate::webhooks::Client,
+        request: reqwest::RequestBuilder,
+        options: crate::webhooks::client::RequestOptions,
+        bearer: bool,
+        idempotent: bool,
+        idempotency_key: Option<&'static str>,
+    ) -> Self {
+        Self {
+            client,
+            request,
+            options,
+            bearer,
+            idempotent,
+            idempotency_key,
+        }
+    }
+
+    /// Sends it; answers the response, of any status.
+    pub async fn send<E>(self) -> Result<Response, Error<E>> {
+        let Sending {
+            client,
+            request,
+            options,
+            bearer,
+            idempotent,
+            idempotency_key,
+        } = self;
+        (client.inner)
+            .send(request, options, bearer, idempotent, idempotency_key)
+            .await
+    }
+}
+
+/// An operation's decoding of an [`Answer`]: its body and documented headers.
+pub type Decode<T, E, H> = fn(&Answer) -> Result<(T, H), Error<E>>;
+
+/// Sends `sending` and reads the whole answer, which `decode` (the operation's plain function)
+/// turns into the body and the documented headers. Every operation that answers no stream shares
+/// this one `async` body: an `async fn` per operation was most of a client's check time.
+pub fn exchange<T, E, H>(
+    sending: Result<Sending, Error<E>>,
+    keep_headers: bool,
+    decode: Decode<T, E, H>,
+) -> FullResponseFuture<T, E, H>
+where
+    T: Send + 'static,
+    E: Send + 'static,
+    H: Send + 'static,
+{
+    Box::pin(async move {
+        let answer = Answer::read(sending?.send().await?).await?;
+        let (body, documented) = decode(&answer)?;
+        Ok(ResponseValue {
+            status: answer.status,
+            headers: if keep_headers {
+                answer.headers
+            } else {
+                reqwest::header::HeaderMap::new()
+            },
+            documented,
+            body,
+        })
     })
 }
 
-/// Reads a text body.
-pub async fn text<E>(response: Response) -> Result<String, Error<E>> {
-    let bytes = response.bytes().await.map_err(Error::Transport)?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+/// An answer read in full: its status, headers and body.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub status: StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Vec<u8>,
 }
 
-/// Reads a binary body.
-pub async fn bytes<E>(response: Response) -> Result<Vec<u8>, Error<E>> {
-    Ok(response.bytes().await.map_err(Error::Transport)?.to_vec())
+impl Answer {
+    /// Reads the whole of `response`.
+    pub async fn read<E>(response: Response) -> Result<Answer, Error<E>> {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.bytes().await.map_err(Error::Transport)?.into();
+        Ok(Answer {
+            status,
+            headers,
+            body,
+        })
+    }
+
+    /// The body as JSON.
+    pub fn json<T: DeserializeOwned, E>(&self) -> Result<T, Error<E>> {
+        serde_json::from_slice(&self.body).map_err(|source| Error::Decode {
+            status: self.status,
+            body: String::from_utf8_lossy(&self.body).into_owned(),
+            source,
+        })
+    }
+
+    /// The body as text.
+    pub fn text<E>(&self) -> Result<String, Error<E>> {
+        Ok(String::from_utf8_lossy(&self.body).into_owned())
+    }
+
+    /// The body's bytes.
+    pub fn bytes<E>(&self) -> Result<Vec<u8>, Error<E>> {
+        Ok(self.body.clone())
+    }
+
+    /// The body's bytes with its content type.
+    pub fn binary<E>(&self) -> Result<Binary, Error<E>> {
+        Ok(Binary {
+            content_type: self.header("content-type"),
+            bytes: self.body.clone(),
+        })
+    }
+
+    /// A body the operation does not document (already read, so the connection can be reused).
+    pub fn empty<E>(&self) -> Result<(), Error<E>> {
+        Ok(())
+    }
+
+    /// A header parsed as `T`; `None` when it is absent or does not parse.
+    pub fn header<T: std::str::FromStr>(&self, name: &str) -> Option<T> {
+        self.headers.get(name)?.to_str().ok()?.parse().ok()
+    }
+
+    /// A documented error status with a JSON body: [`Error::Api`] with the status's variant, or
+    /// [`Error::Decode`].
+    pub fn api_json<B: DeserializeOwned, E>(&self, variant: impl FnOnce(B) -> E) -> Error<E> {
+        self.api(self.json::<B, E>(), variant)
+    }
+
+    /// A documented error status with a text body.
+    pub fn api_text<E>(&self, variant: impl FnOnce(String) -> E) -> Error<E> {
+        self.api(self.text::<E>(), variant)
+    }
+
+    /// A documented error status with a binary body.
+    pub fn api_bytes<E>(&self, variant: impl FnOnce(Vec<u8>) -> E) -> Error<E> {
+        self.api(self.bytes::<E>(), variant)
+    }
+
+    /// A documented error status with a binary body of an open media range.
+    pub fn api_binary<E>(&self, variant: impl FnOnce(Binary) -> E) -> Error<E> {
+        self.api(self.binary::<E>(), variant)
+    }
+
+    /// A documented error status without a body.
+    pub fn api_empty<E>(&self, variant: E) -> Error<E> {
+        self.api(Ok(()), |()| variant)
+    }
+
+    fn api<B, E>(&self, body: Result<B, Error<E>>, variant: impl FnOnce(B) -> E) -> Error<E> {
+        match body {
+            Ok(body) => Error::Api {
+                status: self.status,
+                body: Box::new(variant(body)),
+            },
+            Err(error) => error,
+        }
+    }
+
+    /// A status the operation does not document: [`Error::UnexpectedStatus`] with the raw body.
+    pub fn unexpected<E>(&self) -> Error<E> {
+        Error::UnexpectedStatus {
+            status: self.status,
+            body: String::from_utf8_lossy(&self.body).into_owned(),
+        }
+    }
 }
 
 /// A binary body of a media range the spec leaves open (`image/*`), with its content type.
@@ -243,16 +402,6 @@ pub struct Binary {
     /// The `Content-Type` (the server's, or the one to send); `None` when absent or not text.
     pub content_type: Option<String>,
     pub bytes: Vec<u8>,
-}
-
-/// Reads a binary body with its content type.
-pub async fn binary<E>(response: Response) -> Result<Binary, Error<E>> {
-    let content_type = header(&response, "content-type");
-    let bytes = bytes(response).await?;
-    Ok(Binary {
-        content_type,
-        bytes,
-    })
 }
 
 /// Sends a [`Binary`] body: its content type, else the spec's media range with any wildcard
@@ -274,65 +423,76 @@ pub fn binary_body(
         .body(body.bytes)
 }
 
-/// Reads (and drops) a body the operation does not document, so the connection can be reused.
-pub async fn empty<E>(response: Response) -> Result<(), Error<E>> {
-    response.bytes().await.map_err(Error::Transport)?;
-    Ok(())
+// The `async` readers below serve the operations that may answer a stream, whose `send` keeps
+// the response until it knows the status; every other operation decodes an [`Answer`].
+
+/// Reads a JSON body.
+pub async fn json<T: DeserializeOwned, E>(response: Response) -> Result<T, Error<E>> {
+    Answer::read(response).await?.json()
 }
 
-/// A documented error status with a JSON body: [`Error::Api`] with the status's variant, or
-/// [`Error::Decode`].
+/// Reads a text body.
+pub async fn text<E>(response: Response) -> Result<String, Error<E>> {
+    Answer::read(response).await?.text()
+}
+
+/// Reads a binary body.
+pub async fn bytes<E>(response: Response) -> Result<Vec<u8>, Error<E>> {
+    Ok(Answer::read(response).await?.body)
+}
+
+/// Reads a binary body with its content type.
+pub async fn binary<E>(response: Response) -> Result<Binary, Error<E>> {
+    Answer::read(response).await?.binary()
+}
+
+/// Reads (and drops) a body the operation does not document, so the connection can be reused.
+pub async fn empty<E>(response: Response) -> Result<(), Error<E>> {
+    Answer::read(response).await.map(drop)
+}
+
+/// A documented error status of an operation that answers a stream (read in full, as an
+/// [`Answer`]).
 pub async fn api_json<B: DeserializeOwned, E>(
     response: Response,
     variant: impl FnOnce(B) -> E,
 ) -> Error<E> {
-    let status = response.status();
-    match json::<B, E>(response).await {
-        Ok(body) => api(status, variant(body)),
+    match Answer::read(response).await {
+        Ok(answer) => answer.api_json(variant),
         Err(error) => error,
     }
 }
 
-/// A documented error status with a text body.
+/// A documented error status with a text body, of an operation that answers a stream.
 pub async fn api_text<E>(response: Response, variant: impl FnOnce(String) -> E) -> Error<E> {
-    let status = response.status();
-    match text::<E>(response).await {
-        Ok(body) => api(status, variant(body)),
+    match Answer::read(response).await {
+        Ok(answer) => answer.api_text(variant),
         Err(error) => error,
     }
 }
 
-/// A documented error status with a binary body.
+/// A documented error status with a binary body, of an operation that answers a stream.
 pub async fn api_bytes<E>(response: Response, variant: impl FnOnce(Vec<u8>) -> E) -> Error<E> {
-    let status = response.status();
-    match bytes::<E>(response).await {
-        Ok(body) => api(status, variant(body)),
+    match Answer::read(response).await {
+        Ok(answer) => answer.api_bytes(variant),
         Err(error) => error,
     }
 }
 
-/// A documented error status with a binary body of an open media range.
+/// A documented error status with a binary body of an open media range, of an operation that
+/// answers a stream.
 pub async fn api_binary<E>(response: Response, variant: impl FnOnce(Binary) -> E) -> Error<E> {
-    let status = response.status();
-    match binary::<E>(response).await {
-        Ok(body) => api(status, variant(body)),
+    match Answer::read(response).await {
+        Ok(answer) => answer.api_binary(variant),
         Err(error) => error,
     }
 }
 
-/// A documented error status without a body.
+/// A documented error status without a body, of an operation that answers a stream.
 pub async fn api_empty<E>(response: Response, variant: E) -> Error<E> {
-    let status = response.status();
-    match empty::<E>(response).await {
-        Ok(()) => api(status, variant),
+    match Answer::read(response).await {
+        Ok(answer) => answer.api_empty(variant),
         Err(error) => error,
-    }
-}
-
-fn api<E>(status: StatusCode, error: E) -> Error<E> {
-    Error::Api {
-        status,
-        body: Box::new(error),
     }
 }
 

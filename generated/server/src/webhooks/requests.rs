@@ -75,11 +75,10 @@ impl EventWebhook {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<crate::webhooks::codec::ResponseValue<()>, crate::webhooks::Error<()>> {
+    ) -> Result<crate::webhooks::codec::Sending, crate::webhooks::Error<()>> {
         let request = self.client.inner.request(::reqwest::Method::POST, "");
         let request = request.header("webhook-id", self.webhook_id.to_string());
         let request = request
@@ -87,39 +86,47 @@ impl EventWebhook {
         let request = request
             .header("webhook-signature", self.webhook_signature.clone());
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        match status.as_u16() {
-            200 => crate::webhooks::codec::empty(response).await,
-            _ => Err(crate::webhooks::codec::unexpected(response).await),
+        Ok(
+            crate::webhooks::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::webhooks::codec::Answer,
+    ) -> Result<((), ()), crate::webhooks::Error<()>> {
+        match answer.status.as_u16() {
+            200 => answer.empty(),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::webhooks::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body: (),
-        })
+        Ok(((), ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::webhooks::codec::FullResponseFuture<(), ()> {
+        crate::webhooks::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
 impl EventWebhook {
     /// Sends the request: `POST {url}`.
     pub fn send(self) -> crate::webhooks::codec::ResponseFuture<(), ()> {
-        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::webhooks::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST {url}`) and answers the body with the status and headers.
     pub fn send_full(self) -> crate::webhooks::codec::FullResponseFuture<(), ()> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 

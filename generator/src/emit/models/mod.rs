@@ -272,7 +272,9 @@ impl<'a> ModelEmitter<'a> {
         // A flattened field keeps serde's derive, which buffers the object for it; every other
         // struct decodes through the models' `object` runtime (see `objects`).
         let derived = s.fields.iter().any(|f| f.flatten);
-        let fields = s.fields.iter().map(|f| self.field(def, f, derived));
+        // Serialized by the `object` runtime too, unless serde flattens a map or a field into it.
+        let serde = derived || matches!(s.additional, Some(Additional::Map(_)));
+        let fields = s.fields.iter().map(|f| self.field(def, f, serde, derived));
         let extra = match &s.additional {
             Some(Additional::Map(ty)) => {
                 let ty = self.printer.rust_type(ty);
@@ -286,13 +288,15 @@ impl<'a> ModelEmitter<'a> {
             _ => None,
         };
         let derives = if derived {
-            quote! { ::serde::Serialize, ::serde::Deserialize }
+            quote! { , ::serde::Serialize, ::serde::Deserialize }
+        } else if serde {
+            quote! { , ::serde::Serialize }
         } else {
-            quote! { ::serde::Serialize }
+            TokenStream::new()
         };
         quote! {
             #doc
-            #[derive(Debug, Clone, PartialEq, #derives)]
+            #[derive(Debug, Clone, PartialEq #derives)]
             pub struct #name {
                 #(#fields)*
                 #extra
@@ -363,8 +367,6 @@ impl<'a> ModelEmitter<'a> {
         }
     }
 
-    /// A field; `derived`: its struct derives `Deserialize`, so the field carries the decoding
-    /// attributes too.
     /// The Rust type of a (not flattened) field of `shape`.
     fn field_type(&self, f: &Field, shape: &FieldShape) -> TokenStream {
         let ty = boxed(self.printer.rust_type(shape.inner), f.boxed);
@@ -374,7 +376,9 @@ impl<'a> ModelEmitter<'a> {
         }
     }
 
-    fn field(&self, def: &TypeDef, f: &Field, derived: bool) -> TokenStream {
+    /// A field; `serde`: its struct derives `Serialize`, so the field carries serde's attributes;
+    /// `derived`: it derives `Deserialize` too, so the field carries the decoding attributes.
+    fn field(&self, def: &TypeDef, f: &Field, serde: bool, derived: bool) -> TokenStream {
         let name = ident(&f.name);
         if f.flatten {
             let doc = doc_attrs(f.doc.as_deref());
@@ -419,7 +423,7 @@ impl<'a> ModelEmitter<'a> {
             };
             args.extend(with.map(|with| quote! { deserialize_with = #with }));
         }
-        let serde_attr = (!args.is_empty()).then(|| quote! { #[serde(#(#args),*)] });
+        let serde_attr = (serde && !args.is_empty()).then(|| quote! { #[serde(#(#args),*)] });
         quote! {
             #doc
             #deprecated

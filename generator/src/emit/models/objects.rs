@@ -1,5 +1,5 @@
-//! The models' `src/decode.rs`: `Deserialize` of each struct through the `object` runtime
-//! (`templates/models/object.rs`), the same few items for every struct.
+//! The models' `src/decode.rs`: `Deserialize` and `Serialize` of each struct through the
+//! `object` runtime (`templates/models/object.rs`), the same few items for every struct.
 
 use crate::emit::ident;
 use proc_macro2::TokenStream;
@@ -52,7 +52,7 @@ pub enum Others {
 
 /// The head of `decode.rs`; `root` as in [`Object::root`].
 pub fn head(root: &TokenStream) -> TokenStream {
-    let doc = format!(" `Deserialize` of the structs, through [`{root}::object`].");
+    let doc = format!(" `Deserialize` and `Serialize` of the structs, through [`{root}::object`].");
     quote! {
         #![doc = #doc]
         use #root::types::*;
@@ -130,7 +130,9 @@ pub fn tokens(object: &Object) -> TokenStream {
     });
     let allow = object.deprecated.then(|| quote! { #[allow(deprecated)] });
     let root = &object.root;
+    let serialize = serialize(object, &name, &allow);
     quote! {
+        #serialize
         impl<'de> ::serde::Deserialize<'de> for #name {
             fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 #root::object::object(d)
@@ -150,6 +152,56 @@ pub fn tokens(object: &Object) -> TokenStream {
             }
         }
     }
+}
+
+/// `Serialize` through the runtime's `Writer`; `None` for a struct that keeps other properties
+/// (its map is flattened into the object by serde's derive).
+fn serialize(object: &Object, name: &proc_macro2::Ident, allow: &Option<TokenStream>) -> Option<TokenStream> {
+    if matches!(object.others, Others::Keep(_)) {
+        return None;
+    }
+    let (root, type_name) = (&object.root, object.name);
+    let optional = |f: &&ObjectField| matches!(f.value, Value::Slot | Value::Flattened);
+    let always = object.fields.iter().filter(|f| !optional(f)).count();
+    let always_lit = proc_macro2::Literal::usize_unsuffixed(always);
+    let has_optional = always < object.fields.len();
+    let present: Vec<_> = (object.fields.iter().filter(optional))
+        .map(|f| {
+            let member = ident(f.member);
+            quote! { self.#member.is_some() }
+        })
+        .collect();
+    let present = quote! { #root::object::present(&[#(#present),*]) };
+    let len = match (always, has_optional) {
+        (_, false) => quote! { #always_lit },
+        (0, true) => present,
+        (_, true) => quote! { #always_lit + #present },
+    };
+    let writes = object.fields.iter().map(|f| {
+        let (member, wire) = (ident(f.member), f.wire);
+        if optional(&f) {
+            quote! { out.optional(#wire, &self.#member); }
+        } else {
+            quote! { out.field(#wire, &self.#member); }
+        }
+    });
+    let body = if object.fields.is_empty() {
+        quote! { #root::object::Writer::new(s, #type_name, 0).end() }
+    } else {
+        quote! {
+            let mut out = #root::object::Writer::new(s, #type_name, #len);
+            #(#writes)*
+            out.end()
+        }
+    };
+    Some(quote! {
+        #allow
+        impl ::serde::Serialize for #name {
+            fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                #body
+            }
+        }
+    })
 }
 
 #[cfg(test)]

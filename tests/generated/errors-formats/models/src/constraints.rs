@@ -60,12 +60,12 @@ impl Validate for ValidationErrorModel {
 impl Validate for DocumentKind {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -76,12 +76,12 @@ impl Validate for DocumentKind {
 impl Validate for DocumentPriority {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.value()));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "{value} is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        value,
+                        Self::ALL.iter().map(|v| v.value()),
                     ),
                 });
         }

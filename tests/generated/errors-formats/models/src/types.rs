@@ -5,30 +5,25 @@
 pub type Name = String;
 
 #[cfg(feature = "documents")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Document {
     pub name: Name,
     pub source: ::url::Url,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub mirrors: Option<Vec<::url::Url>>,
     pub checksum: crate::bytes::Base64,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub thumbnail: Option<crate::bytes::Base64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tags: Option<::std::collections::BTreeMap<String, String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<DocumentKind>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub priority: Option<DocumentPriority>,
 }
 
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BasicError {
     pub message: String,
 }
 
 #[cfg(feature = "documents")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ValidationErrorModel {
     pub fields: Vec<String>,
 }
@@ -88,8 +83,11 @@ impl ::std::str::FromStr for DocumentKind {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!("\"{s}\" is not a valid DocumentKind (expected one of {listed})")
+                crate::wire::not_a_valid(
+                    s,
+                    "DocumentKind",
+                    Self::ALL.iter().map(Self::as_str),
+                )
             })
     }
 }
@@ -224,7 +222,7 @@ impl<'de> ::serde::Deserialize<'de> for DocumentPriority {
 }
 
 #[cfg(feature = "documents")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateDocument503Response {
     pub until: String,
 }

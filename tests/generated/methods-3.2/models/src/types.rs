@@ -45,23 +45,21 @@ impl<'de> ::serde::Deserialize<'de> for Holding {
 }
 
 #[cfg(feature = "unused-components")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Paper {
     pub kind: String,
     pub pages: i64,
 }
 
 #[cfg(feature = "unused-components")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Other {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
 
 #[cfg(any(feature = "books", feature = "ungrouped"))]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Book {
     pub id: i64,
     pub title: String,
@@ -70,35 +68,32 @@ pub struct Book {
 }
 
 #[cfg(feature = "books")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Search {
     pub text: String,
 }
 
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Problem {
     pub message: String,
 }
 
 #[cfg(feature = "books")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListBooksFilter {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub author: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub year: Option<i64>,
 }
 
 #[cfg(feature = "archive")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CopyArchiveRange {
     pub from: i64,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub to: Option<i64>,
 }
 
 #[cfg(feature = "archive")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CopyArchiveResponse {
     pub copied: i64,
 }

@@ -3,13 +3,13 @@
 #[cfg(feature = "pages")]
 pub type PageNumber = i64;
 
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Problem {
     pub problem: String,
 }
 
 #[cfg(any(feature = "accounts", feature = "jobs", feature = "files", feature = "pages"))]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Echo {
     pub operation: String,
     pub values: Vec<String>,

@@ -14,9 +14,14 @@
 //! Messages are serde's own (`missing field`, `duplicate field`, `unknown field`), raised at the
 //! same points, and the map seen by [`Object::from_map`] is the format's, so error paths and
 //! positions are unchanged.
+//!
+//! They implement `Serialize` through [`Writer`]: the calls serde's derive makes (one
+//! `serialize_struct` with the number of fields written, a `serialize_field` per field present,
+//! a `skip_field` per absent one), as one call per field, with no branch or `?` of its own.
 
-use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::ser::{SerializeStruct, Serializer};
+use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
@@ -176,4 +181,53 @@ impl<'de> Visitor<'de> for KeyVisitor {
             Err(_) => Err(E::invalid_value(de::Unexpected::Bytes(v), &self)),
         }
     }
+}
+
+/// Writes a struct's fields in order; the first error ends the writing and is [`end`](Self::end)'s
+/// answer.
+pub struct Writer<S: Serializer> {
+    state: Result<S::SerializeStruct, S::Error>,
+}
+
+impl<S: Serializer> Writer<S> {
+    /// Starts struct `name` of `len` fields present (see [`present`]).
+    pub fn new(serializer: S, name: &'static str, len: usize) -> Self {
+        Writer {
+            state: serializer.serialize_struct(name, len),
+        }
+    }
+
+    /// A field that is always written.
+    pub fn field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) {
+        if let Ok(state) = &mut self.state {
+            let written = state.serialize_field(name, value);
+            self.keep(written);
+        }
+    }
+
+    /// An optional field: written when it holds a value, skipped when `None`.
+    pub fn optional<T: Serialize>(&mut self, name: &'static str, value: &Option<T>) {
+        if value.is_some() {
+            return self.field(name, value);
+        }
+        if let Ok(state) = &mut self.state {
+            let skipped = state.skip_field(name);
+            self.keep(skipped);
+        }
+    }
+
+    fn keep(&mut self, step: Result<(), S::Error>) {
+        if let Err(error) = step {
+            self.state = Err(error);
+        }
+    }
+
+    pub fn end(self) -> Result<S::Ok, S::Error> {
+        self.state?.end()
+    }
+}
+
+/// How many of a struct's optional fields hold a value.
+pub fn present(fields: &[bool]) -> usize {
+    fields.iter().filter(|present| **present).count()
 }

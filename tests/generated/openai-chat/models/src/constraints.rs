@@ -849,12 +849,12 @@ impl Validate for ModerationConfigParam {
 impl Validate for ModerationInputType {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -865,12 +865,12 @@ impl Validate for ModerationInputType {
 impl Validate for ModerationMode {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -954,12 +954,12 @@ impl Validate for PromptCacheBreakpointParam {
 impl Validate for PromptCacheModeEnum {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -1033,12 +1033,12 @@ impl Validate for VoiceIdsShared {
 impl Validate for WebSearchContextSize {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -1054,12 +1054,12 @@ impl Validate for WebSearchLocation {
 impl Validate for ChatCompletionAllowedToolsMode {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -1218,12 +1218,12 @@ impl Validate for ChatCompletionRequestMessageContentPartAudioType {
 impl Validate for ChatCompletionRequestMessageContentPartAudioInputAudioFormat {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -1261,12 +1261,12 @@ impl Validate for ChatCompletionRequestMessageContentPartImageType {
 impl Validate for ChatCompletionRequestMessageContentPartImageUrlDetail {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -1407,12 +1407,12 @@ impl Validate for ChatCompletionStreamResponseDeltaFunctionCall {
 impl Validate for ChatCompletionStreamResponseDeltaRole {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -1433,12 +1433,12 @@ impl Validate for ChatCompletionToolType {
 impl Validate for ToolChoiceMode {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -1459,12 +1459,12 @@ impl Validate for CompletionUsagePromptTokensDetails {
 impl Validate for CreateChatCompletionRequestPromptCacheRetention {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -1504,12 +1504,12 @@ impl Validate for CreateChatCompletionRequestResponseFormat {
 impl Validate for CreateChatCompletionRequestAudioFormat {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -1550,12 +1550,12 @@ impl Validate for CreateChatCompletionRequestToolsItem {
 impl Validate for CreateChatCompletionRequestFunctionCallVariant1 {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -1578,12 +1578,12 @@ impl Validate for CreateChatCompletionRequestFunctionCall {
 impl Validate for CreateChatCompletionResponseChoicesItemFinishReason {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -1627,12 +1627,12 @@ impl Validate for CreateChatCompletionStreamResponseChoicesItemLogprobs {
 impl Validate for CreateChatCompletionStreamResponseChoicesItemFinishReason {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -1668,12 +1668,12 @@ impl Validate for CreateChatCompletionStreamResponseObject {
 impl Validate for CreateModelResponsePropertiesPromptCacheRetention {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -1694,12 +1694,12 @@ impl Validate for TextFormat {
 impl Validate for CustomToolChatCompletionsCustomFormatVariant2GrammarSyntax {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -1765,12 +1765,12 @@ impl Validate for MetadataValue {
 impl Validate for ModelIdsSharedVariant2 {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -1781,12 +1781,12 @@ impl Validate for ModelIdsSharedVariant2 {
 impl Validate for ModelResponsePropertiesPromptCacheRetention {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -1824,12 +1824,12 @@ impl Validate for PromptCacheBreakpointParamMode {
 impl Validate for ReasoningEffortVariant1 {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -1871,12 +1871,12 @@ impl Validate for ResponseFormatTextType {
 impl Validate for ResponseModalitiesVariant1Item {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -1902,12 +1902,12 @@ impl Validate for ResponseModalitiesValue {
 impl Validate for ServiceTierVariant1 {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -1941,12 +1941,12 @@ impl Validate for StopConfigurationValue {
 impl Validate for VerbosityVariant1 {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }
@@ -1973,12 +1973,12 @@ impl Validate for VoiceIdsOrCustomVoiceVariant2 {
 impl Validate for VoiceIdsSharedVariant2 {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }

@@ -2,7 +2,7 @@
 
 /// Constrains the tools available to the model to a pre-defined set.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionAllowedTools {
     /// Constrains the tools available to the model to a pre-defined set.
     ///
@@ -25,7 +25,7 @@ pub struct ChatCompletionAllowedTools {
 
 /// Constrains the tools available to the model to a pre-defined set.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionAllowedToolsChoice {
     /// Allowed tool configuration type. Always `allowed_tools`.
     pub r#type: ChatCompletionAllowedToolsChoiceType,
@@ -34,27 +34,25 @@ pub struct ChatCompletionAllowedToolsChoice {
 
 /// Specifying a particular function via `{"name": "my_function"}` forces the model to call that function.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionFunctionCallOption {
     /// The name of the function to call.
     pub name: String,
 }
 
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionFunctions {
     /// A description of what the function does, used by the model to choose when and how to call the function.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The name of the function to be called. Must be a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum length of 64.
     pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub parameters: Option<FunctionParameters>,
 }
 
 /// A call to a custom tool created by the model.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionMessageCustomToolCall {
     /// The ID of the tool call.
     pub id: String,
@@ -66,7 +64,7 @@ pub struct ChatCompletionMessageCustomToolCall {
 
 /// A call to a function tool created by the model.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionMessageToolCall {
     /// The ID of the tool call.
     pub id: String,
@@ -77,16 +75,13 @@ pub struct ChatCompletionMessageToolCall {
 }
 
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionMessageToolCallChunk {
     pub index: i64,
     /// The ID of the tool call.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// The type of the tool. Currently, only `function` is supported.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub r#type: Option<ChatCompletionMessageToolCallChunkType>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub function: Option<ChatCompletionMessageToolCallChunkFunction>,
 }
 
@@ -96,7 +91,7 @@ pub type ChatCompletionMessageToolCalls = Vec<ChatCompletionMessageToolCallsItem
 
 /// Moderation results or errors for the request input and generated output.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionModeration {
     /// Moderation for the request input.
     pub input: ChatCompletionModerationInput,
@@ -106,7 +101,7 @@ pub struct ChatCompletionModeration {
 
 /// An error produced while attempting moderation.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionModerationError {
     /// The object type, which is always `error`.
     pub r#type: ChatCompletionModerationErrorType,
@@ -118,7 +113,7 @@ pub struct ChatCompletionModerationError {
 
 /// Successful moderation results for the request input or generated output.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionModerationResults {
     /// The object type, which is always `moderation_results`.
     pub r#type: ChatCompletionModerationResultsType,
@@ -130,7 +125,7 @@ pub struct ChatCompletionModerationResults {
 
 /// Specifies a tool the model should use. Use to force the model to call a specific function.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionNamedToolChoice {
     /// For function calling, the type is always `function`.
     pub r#type: ChatCompletionNamedToolChoiceType,
@@ -139,7 +134,7 @@ pub struct ChatCompletionNamedToolChoice {
 
 /// Specifies a tool the model should use. Use to force the model to call a specific custom tool.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionNamedToolChoiceCustom {
     /// For custom tool calling, the type is always `custom`.
     pub r#type: ChatCompletionNamedToolChoiceCustomType,
@@ -148,22 +143,16 @@ pub struct ChatCompletionNamedToolChoiceCustom {
 
 /// Messages sent by the model in response to user messages.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionRequestAssistantMessage {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<ChatCompletionRequestAssistantMessageContent>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub refusal: Option<String>,
     /// The role of the messages author, in this case `assistant`.
     pub role: ChatCompletionRequestAssistantMessageRole,
     /// An optional name for the participant. Provides the model information to differentiate between participants of the same role.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub audio: Option<ChatCompletionRequestAssistantMessageAudio>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<ChatCompletionMessageToolCalls>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub function_call: Option<ChatCompletionRequestAssistantMessageFunctionCall>,
 }
 
@@ -225,20 +214,19 @@ for ChatCompletionRequestAssistantMessageContentPart {
 /// messages sent by the user. With o1 models and newer, `developer` messages
 /// replace the previous `system` messages.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionRequestDeveloperMessage {
     /// The contents of the developer message.
     pub content: ChatCompletionRequestDeveloperMessageContent,
     /// The role of the messages author, in this case `developer`.
     pub role: ChatCompletionRequestDeveloperMessageRole,
     /// An optional name for the participant. Provides the model information to differentiate between participants of the same role.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
 }
 
 /// Function message
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionRequestFunctionMessage {
     /// The role of the messages author, in this case `function`.
     pub role: ChatCompletionRequestFunctionMessageRole,
@@ -328,40 +316,37 @@ impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestMessage {
 
 /// Learn about [audio inputs](/docs/guides/audio).
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionRequestMessageContentPartAudio {
     /// The type of the content part. Always `input_audio`.
     pub r#type: ChatCompletionRequestMessageContentPartAudioType,
     pub input_audio: ChatCompletionRequestMessageContentPartAudioInputAudio,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_cache_breakpoint: Option<PromptCacheBreakpointParam>,
 }
 
 /// Learn about [file inputs](/docs/guides/text) for text generation.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionRequestMessageContentPartFile {
     /// The type of the content part. Always `file`.
     pub r#type: ChatCompletionRequestMessageContentPartFileType,
     pub file: ChatCompletionRequestMessageContentPartFileFile,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_cache_breakpoint: Option<PromptCacheBreakpointParam>,
 }
 
 /// Learn about [image inputs](/docs/guides/vision).
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionRequestMessageContentPartImage {
     /// The type of the content part.
     pub r#type: ChatCompletionRequestMessageContentPartImageType,
     pub image_url: ChatCompletionRequestMessageContentPartImageUrl,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_cache_breakpoint: Option<PromptCacheBreakpointParam>,
 }
 
 /// Refusal content part
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionRequestMessageContentPartRefusal {
     /// The type of the content part.
     pub r#type: ChatCompletionRequestMessageContentPartRefusalType,
@@ -371,13 +356,12 @@ pub struct ChatCompletionRequestMessageContentPartRefusal {
 
 /// Learn about [text inputs](/docs/guides/text-generation).
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionRequestMessageContentPartText {
     /// The type of the content part.
     pub r#type: ChatCompletionRequestMessageContentPartTextType,
     /// The text content.
     pub text: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_cache_breakpoint: Option<PromptCacheBreakpointParam>,
 }
 
@@ -385,14 +369,13 @@ pub struct ChatCompletionRequestMessageContentPartText {
 /// messages sent by the user. With o1 models and newer, use `developer` messages
 /// for this purpose instead.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionRequestSystemMessage {
     /// The contents of the system message.
     pub content: ChatCompletionRequestSystemMessageContent,
     /// The role of the messages author, in this case `system`.
     pub role: ChatCompletionRequestSystemMessageRole,
     /// An optional name for the participant. Provides the model information to differentiate between participants of the same role.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
 }
 
@@ -408,7 +391,7 @@ pub enum ChatCompletionRequestSystemMessageContentPart {
 
 /// Tool message
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionRequestToolMessage {
     /// The role of the messages author, in this case `tool`.
     pub role: ChatCompletionRequestToolMessageRole,
@@ -431,14 +414,13 @@ pub enum ChatCompletionRequestToolMessageContentPart {
 /// Messages sent by an end user, containing prompts or additional context
 /// information.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionRequestUserMessage {
     /// The contents of the user message.
     pub content: ChatCompletionRequestUserMessageContent,
     /// The role of the messages author, in this case `user`.
     pub role: ChatCompletionRequestUserMessageRole,
     /// An optional name for the participant. Provides the model information to differentiate between participants of the same role.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
 }
 
@@ -517,23 +499,19 @@ impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestUserMessageContentP
 
 /// A chat completion message generated by the model.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionResponseMessage {
     pub content: Option<String>,
     pub refusal: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<ChatCompletionMessageToolCalls>,
     /// Annotations for the message, when applicable, as when using the
     /// [web search tool](/docs/guides/tools-web-search?api-mode=chat).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Vec<ChatCompletionResponseMessageAnnotationsItem>>,
     /// The role of the author of this message.
     pub role: ChatCompletionResponseMessageRole,
     /// Deprecated and replaced by `tool_calls`. The name and arguments of a function that should be called, as generated by the model.
     #[deprecated]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub function_call: Option<ChatCompletionResponseMessageFunctionCall>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub audio: Option<ChatCompletionResponseMessageAudio>,
 }
 
@@ -542,25 +520,20 @@ pub type ChatCompletionStreamOptions = Option<ChatCompletionStreamOptionsValue>;
 
 /// A chat completion delta generated by streamed model responses.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionStreamResponseDelta {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
     /// Deprecated and replaced by `tool_calls`. The name and arguments of a function that should be called, as generated by the model.
     #[deprecated]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub function_call: Option<ChatCompletionStreamResponseDeltaFunctionCall>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<Vec<ChatCompletionMessageToolCallChunk>>,
     /// The role of the author of this message.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub role: Option<ChatCompletionStreamResponseDeltaRole>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub refusal: Option<String>,
 }
 
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionTokenLogprob {
     /// The token.
     pub token: String,
@@ -573,7 +546,7 @@ pub struct ChatCompletionTokenLogprob {
 
 /// A function tool that can be used to generate a response.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionTool {
     /// The type of the tool. Currently, only `function` is supported.
     pub r#type: ChatCompletionToolType,
@@ -602,7 +575,7 @@ pub enum ChatCompletionToolChoiceOption {
 
 /// Usage statistics for the completion request.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompletionUsage {
     /// Number of tokens in the generated completion.
     ///
@@ -617,43 +590,32 @@ pub struct CompletionUsage {
     /// Default: `0`.
     pub total_tokens: i64,
     /// Breakdown of tokens used in a completion.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub completion_tokens_details: Option<CompletionUsageCompletionTokensDetails>,
     /// Breakdown of tokens used in the prompt.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_tokens_details: Option<CompletionUsagePromptTokensDetails>,
 }
 
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateChatCompletionRequest {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
     /// An integer between 0 and 20 specifying the maximum number of most likely
     /// tokens to return at each token position, each with an associated log
     /// probability. In some cases, the number of returned tokens may be fewer than
     /// requested.
     /// `logprobs` must be set to `true` if this parameter is used.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub top_logprobs: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub top_p: Option<f64>,
     /// This field is being replaced by `safety_identifier` and `prompt_cache_key`. Use `prompt_cache_key` instead to maintain caching optimizations.
     /// A stable identifier for your end-users.
     /// Used to boost cache hit rates by better bucketing similar requests and  to help OpenAI detect and prevent abuse. [Learn more](/docs/guides/safety-best-practices#safety-identifiers).
     #[deprecated]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub user: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub safety_identifier: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_cache_key: Option<String>,
     #[deprecated]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_cache_retention: Option<CreateChatCompletionRequestPromptCacheRetention>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_cache_options: Option<PromptCacheOptionsParam>,
     /// A list of messages comprising the conversation so far. Depending on the
     /// [model](/docs/models) you use, different message types (modalities) are
@@ -665,16 +627,11 @@ pub struct CreateChatCompletionRequest {
     /// characteristics, and price points. Refer to the [model guide](/docs/models)
     /// to browse and compare available models.
     pub model: ModelIdsShared,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub service_tier: Option<ServiceTier>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub modalities: Option<ResponseModalities>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub verbosity: Option<Verbosity>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reasoning_effort: Option<ReasoningEffort>,
     /// An upper bound for the number of tokens that can be generated for a completion, including visible output tokens and [reasoning tokens](/docs/guides/reasoning).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_completion_tokens: Option<i64>,
     /// Number between -2.0 and 2.0. Positive values penalize new tokens based on
     /// their existing frequency in the text so far, decreasing the model's
@@ -682,7 +639,6 @@ pub struct CreateChatCompletionRequest {
     ///
     ///
     /// Default: `0`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub frequency_penalty: Option<f64>,
     /// Number between -2.0 and 2.0. Positive values penalize new tokens based on
     /// whether they appear in the text so far, increasing the model's likelihood
@@ -690,11 +646,9 @@ pub struct CreateChatCompletionRequest {
     ///
     ///
     /// Default: `0`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub presence_penalty: Option<f64>,
     /// This tool searches the web for relevant results to use in a response.
     /// Learn more about the [web search tool](/docs/guides/tools-web-search?api-mode=chat).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub web_search_options: Option<WebSearch>,
     /// An object specifying the format that the model must output.
     ///
@@ -706,11 +660,9 @@ pub struct CreateChatCompletionRequest {
     /// Setting to `{ "type": "json_object" }` enables the older JSON mode, which
     /// ensures the message the model generates is valid JSON. Using `json_schema`
     /// is preferred for models that support it.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub response_format: Option<CreateChatCompletionRequestResponseFormat>,
     /// Parameters for audio output. Required when audio output is requested with
     /// `modalities: ["audio"]`. [Learn more](/docs/guides/audio).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub audio: Option<CreateChatCompletionRequestAudio>,
     /// Whether or not to store the output of this chat completion request for
     /// use in our [model distillation](/docs/guides/distillation) or
@@ -720,9 +672,7 @@ pub struct CreateChatCompletionRequest {
     ///
     ///
     /// Default: `false`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub store: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub moderation: Option<ModerationParam>,
     /// If set to true, the model response data will be streamed to the client
     /// as it is generated using [server-sent events](https://developer.mozilla.org/en-US/docs/Web/API/Server-sent_events/Using_server-sent_events#Event_stream_format).
@@ -732,9 +682,7 @@ pub struct CreateChatCompletionRequest {
     ///
     ///
     /// Default: `false`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub stream: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub stop: Option<StopConfiguration>,
     /// Modify the likelihood of specified tokens appearing in the completion.
     ///
@@ -744,7 +692,6 @@ pub struct CreateChatCompletionRequest {
     /// The exact effect will vary per model, but values between -1 and 1 should
     /// decrease or increase likelihood of selection; values like -100 or 100
     /// should result in a ban or exclusive selection of the relevant token.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub logit_bias: Option<::std::collections::BTreeMap<String, i64>>,
     /// Whether to return log probabilities of the output tokens or not. If true,
     /// returns the log probabilities of each output token returned in the
@@ -752,7 +699,6 @@ pub struct CreateChatCompletionRequest {
     ///
     ///
     /// Default: `false`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub logprobs: Option<bool>,
     /// The maximum number of [tokens](/tokenizer) that can be generated in the
     /// chat completion. This value can be used to control
@@ -761,35 +707,27 @@ pub struct CreateChatCompletionRequest {
     /// This value is now deprecated in favor of `max_completion_tokens`, and is
     /// not compatible with [o-series models](/docs/guides/reasoning).
     #[deprecated]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<i64>,
     /// How many chat completion choices to generate for each input message. Note that you will be charged based on the number of generated tokens across all of the choices. Keep `n` as `1` to minimize costs.
     ///
     /// Default: `1`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub n: Option<i64>,
     /// Configuration for a [Predicted Output](/docs/guides/predicted-outputs),
     /// which can greatly improve response times when large parts of the model
     /// response are known ahead of time. This is most common when you are
     /// regenerating a file with only minor changes to most of the content.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub prediction: Option<PredictionContent>,
     /// This feature is in Beta.
     /// If specified, our system will make a best effort to sample deterministically, such that repeated requests with the same `seed` and parameters should return the same result.
     /// Determinism is not guaranteed, and you should refer to the `system_fingerprint` response parameter to monitor changes in the backend.
     #[deprecated]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub seed: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub stream_options: Option<ChatCompletionStreamOptions>,
     /// A list of tools the model may call. You can provide either
     /// [custom tools](/docs/guides/function-calling#custom-tools) or
     /// [function tools](/docs/guides/function-calling).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tools: Option<Vec<CreateChatCompletionRequestToolsItem>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<ChatCompletionToolChoiceOption>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub parallel_tool_calls: Option<ParallelToolCalls>,
     /// Deprecated in favor of `tool_choice`.
     ///
@@ -807,19 +745,17 @@ pub struct CreateChatCompletionRequest {
     /// `none` is the default when no functions are present. `auto` is the default
     /// if functions are present.
     #[deprecated]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub function_call: Option<CreateChatCompletionRequestFunctionCall>,
     /// Deprecated in favor of `tools`.
     ///
     /// A list of functions the model may generate JSON inputs for.
     #[deprecated]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub functions: Option<Vec<ChatCompletionFunctions>>,
 }
 
 /// Represents a chat completion response returned by model, based on the provided input.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateChatCompletionResponse {
     /// A unique identifier for the chat completion.
     pub id: String,
@@ -829,21 +765,16 @@ pub struct CreateChatCompletionResponse {
     pub created: i64,
     /// The model used for the chat completion.
     pub model: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub service_tier: Option<ServiceTier>,
     /// This fingerprint represents the backend configuration that the model runs with.
     ///
     /// Can be used in conjunction with the `seed` request parameter to understand when backend changes have been made that might impact determinism.
     #[deprecated]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub system_fingerprint: Option<String>,
     /// The object type, which is always `chat.completion`.
     pub object: CreateChatCompletionResponseObject,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<CompletionUsage>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub moderation: Option<ChatCompletionModeration>,
 }
 
@@ -851,7 +782,7 @@ pub struct CreateChatCompletionResponse {
 /// by the model, based on the provided input.
 /// [Learn more](/docs/guides/streaming-responses).
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateChatCompletionStreamResponse {
     /// A unique identifier for the chat completion. Each chunk has the same ID.
     pub id: String,
@@ -865,14 +796,11 @@ pub struct CreateChatCompletionStreamResponse {
     /// An obfuscation string added to normalize the size of streamed chunks as a
     /// mitigation to certain side-channel attacks. The field is included by
     /// default and omitted when `stream_options.include_obfuscation` is `false`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub obfuscation: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub service_tier: Option<ServiceTier>,
     /// This fingerprint represents the backend configuration that the model runs with.
     /// Can be used in conjunction with the `seed` request parameter to understand when backend changes have been made that might impact determinism.
     #[deprecated]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub system_fingerprint: Option<String>,
     /// The object type, which is always `chat.completion.chunk`.
     pub object: CreateChatCompletionStreamResponseObject,
@@ -884,49 +812,38 @@ pub struct CreateChatCompletionStreamResponse {
     /// **NOTE:** If the stream is interrupted or cancelled, you may not
     /// receive the final usage chunk which contains the total token usage for
     /// the request.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<CompletionUsage>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub moderation: Option<ChatCompletionModeration>,
 }
 
 #[cfg(feature = "unused-components")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateModelResponseProperties {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
     /// An integer between 0 and 20 specifying the maximum number of most likely
     /// tokens to return at each token position, each with an associated log
     /// probability. In some cases, the number of returned tokens may be fewer than
     /// requested.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub top_logprobs: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub top_p: Option<f64>,
     /// This field is being replaced by `safety_identifier` and `prompt_cache_key`. Use `prompt_cache_key` instead to maintain caching optimizations.
     /// A stable identifier for your end-users.
     /// Used to boost cache hit rates by better bucketing similar requests and  to help OpenAI detect and prevent abuse. [Learn more](/docs/guides/safety-best-practices#safety-identifiers).
     #[deprecated]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub user: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub safety_identifier: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_cache_key: Option<String>,
     #[deprecated]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_cache_retention: Option<
         CreateModelResponsePropertiesPromptCacheRetention,
     >,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_cache_options: Option<PromptCacheOptionsParam>,
 }
 
 /// A custom tool that processes input using a specified format.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CustomToolChatCompletions {
     /// The type of the custom tool. Always `custom`.
     pub r#type: CustomToolChatCompletionsType,
@@ -934,7 +851,7 @@ pub struct CustomToolChatCompletions {
     pub custom: CustomToolProperties,
 }
 
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Error {
     pub code: Option<String>,
     pub message: String,
@@ -942,22 +859,19 @@ pub struct Error {
     pub r#type: String,
 }
 
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ErrorResponse {
     pub error: Error,
 }
 
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FunctionObject {
     /// A description of what the function does, used by the model to choose when and how to call the function.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The name of the function to be called. Must be a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum length of 64.
     pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub parameters: Option<FunctionParameters>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub strict: Option<bool>,
 }
 
@@ -965,7 +879,7 @@ pub struct FunctionObject {
 ///
 /// Omitting `parameters` defines a function with an empty parameter list.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FunctionParameters {}
 
 #[cfg(any(feature = "chat", feature = "unused-components"))]
@@ -981,34 +895,26 @@ pub enum ModelIdsShared {
 }
 
 #[cfg(feature = "unused-components")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ModelResponseProperties {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub top_logprobs: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub top_p: Option<f64>,
     /// This field is being replaced by `safety_identifier` and `prompt_cache_key`. Use `prompt_cache_key` instead to maintain caching optimizations.
     /// A stable identifier for your end-users.
     /// Used to boost cache hit rates by better bucketing similar requests and  to help OpenAI detect and prevent abuse. [Learn more](/docs/guides/safety-best-practices#safety-identifiers).
     #[deprecated]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub user: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub safety_identifier: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_cache_key: Option<String>,
     #[deprecated]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_cache_retention: Option<ModelResponsePropertiesPromptCacheRetention>,
 }
 
 /// The moderation policy for the response input.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ModerationConfigParam {
     pub mode: ModerationMode,
 }
@@ -1068,9 +974,10 @@ impl ::std::str::FromStr for ModerationInputType {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid ModerationInputType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ModerationInputType",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -1151,9 +1058,10 @@ impl ::std::str::FromStr for ModerationMode {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid ModerationMode (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ModerationMode",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -1181,27 +1089,24 @@ impl<'de> ::serde::Deserialize<'de> for ModerationMode {
 
 /// Configuration for running moderation on the input and output of this response.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ModerationParam {
     /// The moderation model to use for moderated completions, e.g. 'omni-moderation-latest'.
     pub model: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub policy: Option<ModerationPolicyParam>,
 }
 
 /// The policy to apply to moderated response input and output.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ModerationPolicyParam {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub input: Option<ModerationConfigParam>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<ModerationConfigParam>,
 }
 
 /// A moderation result produced for the response input or output.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ModerationResultBody {
     /// The object type, which was always `moderation_result` for successful moderation results.
     ///
@@ -1229,7 +1134,7 @@ pub type ParallelToolCalls = bool;
 /// Static predicted output content, such as the content of a text file that is
 /// being regenerated.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PredictionContent {
     /// The type of the predicted content you want to provide. This type is
     /// currently always `content`.
@@ -1242,7 +1147,7 @@ pub struct PredictionContent {
 
 /// Marks the exact end of a reusable prompt prefix. The breakpoint inherits its TTL from the request's `prompt_cache_options.ttl`; the boundary is not rounded to a token block.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PromptCacheBreakpointParam {
     /// The breakpoint mode. Always `explicit`.
     ///
@@ -1305,9 +1210,10 @@ impl ::std::str::FromStr for PromptCacheModeEnum {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid PromptCacheModeEnum (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "PromptCacheModeEnum",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -1335,13 +1241,11 @@ impl<'de> ::serde::Deserialize<'de> for PromptCacheModeEnum {
 
 /// Options for prompt caching. Supported for `gpt-5.6` and later models. By default, OpenAI automatically chooses one implicit cache breakpoint. You can add explicit breakpoints to content blocks with `prompt_cache_breakpoint`. Each request can write up to four breakpoints. For cache matching, OpenAI considers up to the latest 80 breakpoints in the conversation, without a content-block lookback limit. Set `mode` to `explicit` to disable the implicit breakpoint. The `ttl` defaults to `30m`, which is currently the only supported value. See the [prompt caching guide](/docs/guides/prompt-caching) for current details.
 #[cfg(any(feature = "chat", feature = "unused-components"))]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PromptCacheOptionsParam {
     /// The minimum lifetime applied to every implicit and explicit cache breakpoint written by the request. Defaults to `30m`, which is currently the only supported value. The backend may retain cache entries for longer.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ttl: Option<PromptCacheTtlEnum>,
     /// Controls whether OpenAI automatically creates an implicit cache breakpoint. Defaults to `implicit`. With `implicit`, OpenAI creates one implicit breakpoint and writes up to the latest three explicit breakpoints in the request. With `explicit`, OpenAI does not create an implicit breakpoint and writes up to the latest four explicit breakpoints. If there are no explicit breakpoints, the request does not use prompt caching.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<PromptCacheModeEnum>,
 }
 
@@ -1392,9 +1296,10 @@ impl ::std::str::FromStr for PromptCacheTtlEnum {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid PromptCacheTtlEnum (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "PromptCacheTtlEnum",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -1408,7 +1313,7 @@ pub type ReasoningEffort = Option<ReasoningEffortValue>;
 /// model will not generate JSON without a system or user message instructing it
 /// to do so.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResponseFormatJsonObject {
     /// The type of response format being defined. Always `json_object`.
     pub r#type: ResponseFormatJsonObjectType,
@@ -1417,7 +1322,7 @@ pub struct ResponseFormatJsonObject {
 /// JSON Schema response format. Used to generate structured JSON responses.
 /// Learn more about [Structured Outputs](/docs/guides/structured-outputs).
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResponseFormatJsonSchema {
     /// The type of response format being defined. Always `json_schema`.
     pub r#type: ResponseFormatJsonSchemaType,
@@ -1428,12 +1333,12 @@ pub struct ResponseFormatJsonSchema {
 /// The schema for the response format, described as a JSON Schema object.
 /// Learn how to build JSON schemas [here](https://json-schema.org/).
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResponseFormatJsonSchemaSchema {}
 
 /// Default response format. Used to generate text responses.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResponseFormatText {
     /// The type of response format being defined. Always `text`.
     pub r#type: ResponseFormatTextType,
@@ -1536,9 +1441,10 @@ impl ::std::str::FromStr for WebSearchContextSize {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid WebSearchContextSize (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "WebSearchContextSize",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -1566,22 +1472,18 @@ impl<'de> ::serde::Deserialize<'de> for WebSearchContextSize {
 
 /// Approximate location parameters for the search.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct WebSearchLocation {
     /// The two-letter
     /// [ISO country code](https://en.wikipedia.org/wiki/ISO_3166-1) of the user,
     /// e.g. `US`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
     /// Free text input for the region of the user, e.g. `California`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
     /// Free text input for the city of the user, e.g. `San Francisco`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub city: Option<String>,
     /// The [IANA timezone](https://timeapi.io/documentation/iana-timezones)
     /// of the user, e.g. `America/Los_Angeles`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub timezone: Option<String>,
 }
 
@@ -1646,9 +1548,10 @@ impl ::std::str::FromStr for ChatCompletionAllowedToolsMode {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionAllowedToolsMode (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionAllowedToolsMode",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -1722,9 +1625,10 @@ impl ::std::str::FromStr for ChatCompletionAllowedToolsChoiceType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionAllowedToolsChoiceType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionAllowedToolsChoiceType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -1778,9 +1682,10 @@ impl ::std::str::FromStr for ChatCompletionMessageCustomToolCallType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionMessageCustomToolCallType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionMessageCustomToolCallType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -1788,7 +1693,7 @@ impl ::std::str::FromStr for ChatCompletionMessageCustomToolCallType {
 
 /// The custom tool that the model called.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionMessageCustomToolCallCustom {
     /// The name of the custom tool to call.
     pub name: String,
@@ -1844,9 +1749,10 @@ impl ::std::str::FromStr for ChatCompletionMessageToolCallType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionMessageToolCallType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionMessageToolCallType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -1854,7 +1760,7 @@ impl ::std::str::FromStr for ChatCompletionMessageToolCallType {
 
 /// The function that the model called.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionMessageToolCallFunction {
     /// The name of the function to call.
     pub name: String,
@@ -1910,22 +1816,21 @@ impl ::std::str::FromStr for ChatCompletionMessageToolCallChunkType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionMessageToolCallChunkType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionMessageToolCallChunkType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
 }
 
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionMessageToolCallChunkFunction {
     /// The name of the function to call.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The arguments to call the function with, as generated by the model in JSON format. Note that the model does not always generate valid JSON, and may hallucinate parameters not defined by your function schema. Validate the arguments in your code before calling your function.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub arguments: Option<String>,
 }
 
@@ -2123,9 +2028,10 @@ impl ::std::str::FromStr for ChatCompletionModerationErrorType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionModerationErrorType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionModerationErrorType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -2179,9 +2085,10 @@ impl ::std::str::FromStr for ChatCompletionModerationResultsType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionModerationResultsType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionModerationResultsType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -2235,16 +2142,17 @@ impl ::std::str::FromStr for ChatCompletionNamedToolChoiceType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionNamedToolChoiceType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionNamedToolChoiceType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
 }
 
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionNamedToolChoiceFunction {
     /// The name of the function to call.
     pub name: String,
@@ -2298,16 +2206,17 @@ impl ::std::str::FromStr for ChatCompletionNamedToolChoiceCustomType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionNamedToolChoiceCustomType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionNamedToolChoiceCustomType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
 }
 
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionNamedToolChoiceCustomCustom {
     /// The name of the custom tool to call.
     pub name: String,
@@ -2376,9 +2285,10 @@ impl ::std::str::FromStr for ChatCompletionRequestAssistantMessageRole {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionRequestAssistantMessageRole (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionRequestAssistantMessageRole",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -2387,7 +2297,7 @@ impl ::std::str::FromStr for ChatCompletionRequestAssistantMessageRole {
 /// Data about a previous audio response from the model.
 /// [Learn more](/docs/guides/audio).
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionRequestAssistantMessageAudio {
     /// Unique identifier for a previous audio response from the model.
     pub id: String,
@@ -2395,7 +2305,7 @@ pub struct ChatCompletionRequestAssistantMessageAudio {
 
 /// Deprecated and replaced by `tool_calls`. The name and arguments of a function that should be called, as generated by the model.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionRequestAssistantMessageFunctionCall {
     /// The arguments to call the function with, as generated by the model in JSON format. Note that the model does not always generate valid JSON, and may hallucinate parameters not defined by your function schema. Validate the arguments in your code before calling your function.
     pub arguments: String,
@@ -2466,9 +2376,10 @@ impl ::std::str::FromStr for ChatCompletionRequestDeveloperMessageRole {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionRequestDeveloperMessageRole (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionRequestDeveloperMessageRole",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -2522,9 +2433,10 @@ impl ::std::str::FromStr for ChatCompletionRequestFunctionMessageRole {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionRequestFunctionMessageRole (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionRequestFunctionMessageRole",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -2578,9 +2490,10 @@ impl ::std::str::FromStr for ChatCompletionRequestMessageContentPartAudioType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionRequestMessageContentPartAudioType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionRequestMessageContentPartAudioType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -2644,9 +2557,10 @@ for ChatCompletionRequestMessageContentPartAudioInputAudioFormat {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionRequestMessageContentPartAudioInputAudioFormat (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionRequestMessageContentPartAudioInputAudioFormat",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -2675,7 +2589,7 @@ for ChatCompletionRequestMessageContentPartAudioInputAudioFormat {
 }
 
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionRequestMessageContentPartAudioInputAudio {
     /// Base64 encoded audio data.
     pub data: String,
@@ -2731,27 +2645,25 @@ impl ::std::str::FromStr for ChatCompletionRequestMessageContentPartFileType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionRequestMessageContentPartFileType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionRequestMessageContentPartFileType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
 }
 
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionRequestMessageContentPartFileFile {
     /// The name of the file, used when passing the file to the model as a
     /// string.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub filename: Option<String>,
     /// The base64 encoded file data, used when passing the file to the model
     /// as a string.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub file_data: Option<String>,
     /// The ID of an uploaded file to use as input.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub file_id: Option<String>,
 }
 
@@ -2803,9 +2715,10 @@ impl ::std::str::FromStr for ChatCompletionRequestMessageContentPartImageType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionRequestMessageContentPartImageType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionRequestMessageContentPartImageType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -2870,9 +2783,10 @@ impl ::std::str::FromStr for ChatCompletionRequestMessageContentPartImageUrlDeta
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionRequestMessageContentPartImageUrlDetail (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionRequestMessageContentPartImageUrlDetail",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -2900,7 +2814,7 @@ for ChatCompletionRequestMessageContentPartImageUrlDetail {
 }
 
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionRequestMessageContentPartImageUrl {
     /// Either a URL of the image or the base64 encoded image data.
     pub url: ::url::Url,
@@ -2958,9 +2872,10 @@ impl ::std::str::FromStr for ChatCompletionRequestMessageContentPartRefusalType 
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionRequestMessageContentPartRefusalType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionRequestMessageContentPartRefusalType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -3014,9 +2929,10 @@ impl ::std::str::FromStr for ChatCompletionRequestMessageContentPartTextType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionRequestMessageContentPartTextType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionRequestMessageContentPartTextType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -3085,9 +3001,10 @@ impl ::std::str::FromStr for ChatCompletionRequestSystemMessageRole {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionRequestSystemMessageRole (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionRequestSystemMessageRole",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -3141,9 +3058,10 @@ impl ::std::str::FromStr for ChatCompletionRequestToolMessageRole {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionRequestToolMessageRole (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionRequestToolMessageRole",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -3227,9 +3145,10 @@ impl ::std::str::FromStr for ChatCompletionRequestUserMessageRole {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionRequestUserMessageRole (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionRequestUserMessageRole",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -3283,9 +3202,10 @@ impl ::std::str::FromStr for ChatCompletionResponseMessageAnnotationsItemType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionResponseMessageAnnotationsItemType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionResponseMessageAnnotationsItemType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -3293,7 +3213,7 @@ impl ::std::str::FromStr for ChatCompletionResponseMessageAnnotationsItemType {
 
 /// A URL citation when using web search.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionResponseMessageAnnotationsItemUrlCitation {
     /// The index of the last character of the URL citation in the message.
     pub end_index: i64,
@@ -3307,7 +3227,7 @@ pub struct ChatCompletionResponseMessageAnnotationsItemUrlCitation {
 
 /// A URL citation when using web search.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionResponseMessageAnnotationsItem {
     /// The type of the URL citation. Always `url_citation`.
     pub r#type: ChatCompletionResponseMessageAnnotationsItemType,
@@ -3363,9 +3283,10 @@ impl ::std::str::FromStr for ChatCompletionResponseMessageRole {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionResponseMessageRole (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionResponseMessageRole",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -3373,7 +3294,7 @@ impl ::std::str::FromStr for ChatCompletionResponseMessageRole {
 
 /// Deprecated and replaced by `tool_calls`. The name and arguments of a function that should be called, as generated by the model.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionResponseMessageFunctionCall {
     /// The arguments to call the function with, as generated by the model in JSON format. Note that the model does not always generate valid JSON, and may hallucinate parameters not defined by your function schema. Validate the arguments in your code before calling your function.
     pub arguments: String,
@@ -3384,7 +3305,7 @@ pub struct ChatCompletionResponseMessageFunctionCall {
 /// If the audio output modality is requested, this object contains data
 /// about the audio response from the model. [Learn more](/docs/guides/audio).
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionResponseMessageAudio {
     /// Unique identifier for this audio response.
     pub id: String,
@@ -3401,7 +3322,7 @@ pub struct ChatCompletionResponseMessageAudio {
 
 /// Options for streaming response. Only set this when you set `stream: true`.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionStreamOptionsVariant1 {
     /// If set, an additional chunk will be streamed before the `data: [DONE]`
     /// message. The `usage` field on this chunk shows the token usage statistics
@@ -3411,7 +3332,6 @@ pub struct ChatCompletionStreamOptionsVariant1 {
     /// All other chunks will also include a `usage` field, but with a null
     /// value. **NOTE:** If the stream is interrupted, you may not receive the
     /// final usage chunk which contains the total token usage for the request.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub include_usage: Option<bool>,
     /// When true, stream obfuscation will be enabled. Stream obfuscation adds
     /// random characters to an `obfuscation` field on streaming delta events to
@@ -3420,7 +3340,6 @@ pub struct ChatCompletionStreamOptionsVariant1 {
     /// of overhead to the data stream. You can set `include_obfuscation` to
     /// false to optimize for bandwidth if you trust the network links between
     /// your application and the OpenAI API.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub include_obfuscation: Option<bool>,
 }
 
@@ -3435,13 +3354,11 @@ pub enum ChatCompletionStreamOptionsValue {
 
 /// Deprecated and replaced by `tool_calls`. The name and arguments of a function that should be called, as generated by the model.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionStreamResponseDeltaFunctionCall {
     /// The arguments to call the function with, as generated by the model in JSON format. Note that the model does not always generate valid JSON, and may hallucinate parameters not defined by your function schema. Validate the arguments in your code before calling your function.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub arguments: Option<String>,
     /// The name of the function to call.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
 }
 
@@ -3516,9 +3433,10 @@ impl ::std::str::FromStr for ChatCompletionStreamResponseDeltaRole {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionStreamResponseDeltaRole (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionStreamResponseDeltaRole",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -3545,7 +3463,7 @@ impl<'de> ::serde::Deserialize<'de> for ChatCompletionStreamResponseDeltaRole {
 }
 
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatCompletionTokenLogprobTopLogprobsItem {
     /// The token.
     pub token: String,
@@ -3602,9 +3520,10 @@ impl ::std::str::FromStr for ChatCompletionToolType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ChatCompletionToolType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ChatCompletionToolType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -3669,9 +3588,10 @@ impl ::std::str::FromStr for ToolChoiceMode {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid ToolChoiceMode (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ToolChoiceMode",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -3699,7 +3619,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolChoiceMode {
 
 /// Breakdown of tokens used in a completion.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompletionUsageCompletionTokensDetails {
     /// When using Predicted Outputs, the number of tokens in the
     /// prediction that appeared in the completion.
@@ -3716,7 +3636,6 @@ pub struct CompletionUsageCompletionTokensDetails {
     /// Default: `0`.
     pub reasoning_tokens: i64,
     /// Text output tokens generated by the model.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub text_tokens: Option<i64>,
     /// When using Predicted Outputs, the number of tokens in the
     /// prediction that did not appear in the completion. However, like
@@ -3731,7 +3650,7 @@ pub struct CompletionUsageCompletionTokensDetails {
 
 /// Breakdown of tokens used in the prompt.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompletionUsagePromptTokensDetails {
     /// Audio input tokens present in the prompt.
     ///
@@ -3742,10 +3661,8 @@ pub struct CompletionUsagePromptTokensDetails {
     /// Default: `0`.
     pub cached_tokens: i64,
     /// Text input tokens present in the prompt.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub text_tokens: Option<i64>,
     /// Image input tokens present in the prompt.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub image_tokens: Option<i64>,
     /// The unadjusted number of prompt tokens written to cache.
     ///
@@ -3819,9 +3736,10 @@ impl ::std::str::FromStr for CreateChatCompletionRequestPromptCacheRetention {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid CreateChatCompletionRequestPromptCacheRetention (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "CreateChatCompletionRequestPromptCacheRetention",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -3897,9 +3815,10 @@ for CreateChatCompletionRequestWebSearchOptionsUserLocationType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid CreateChatCompletionRequestWebSearchOptionsUserLocationType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "CreateChatCompletionRequestWebSearchOptionsUserLocationType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -3907,7 +3826,7 @@ for CreateChatCompletionRequestWebSearchOptionsUserLocationType {
 
 /// Approximate location parameters for the search.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateChatCompletionRequestWebSearchOptionsUserLocation {
     /// The type of location approximation. Always `approximate`.
     pub r#type: CreateChatCompletionRequestWebSearchOptionsUserLocationType,
@@ -3917,12 +3836,10 @@ pub struct CreateChatCompletionRequestWebSearchOptionsUserLocation {
 /// This tool searches the web for relevant results to use in a response.
 /// Learn more about the [web search tool](/docs/guides/tools-web-search?api-mode=chat).
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct WebSearch {
     /// Approximate location parameters for the search.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub user_location: Option<CreateChatCompletionRequestWebSearchOptionsUserLocation>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub search_context_size: Option<WebSearchContextSize>,
 }
 
@@ -4065,9 +3982,10 @@ impl ::std::str::FromStr for CreateChatCompletionRequestAudioFormat {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid CreateChatCompletionRequestAudioFormat (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "CreateChatCompletionRequestAudioFormat",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -4096,7 +4014,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateChatCompletionRequestAudioFormat {
 /// Parameters for audio output. Required when audio output is requested with
 /// `modalities: ["audio"]`. [Learn more](/docs/guides/audio).
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateChatCompletionRequestAudio {
     /// The voice the model uses to respond. Supported built-in voices are
     /// `alloy`, `ash`, `ballad`, `coral`, `echo`, `fable`, `nova`, `onyx`,
@@ -4211,9 +4129,10 @@ impl ::std::str::FromStr for CreateChatCompletionRequestFunctionCallVariant1 {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid CreateChatCompletionRequestFunctionCallVariant1 (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "CreateChatCompletionRequestFunctionCallVariant1",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -4342,9 +4261,10 @@ impl ::std::str::FromStr for CreateChatCompletionResponseChoicesItemFinishReason
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid CreateChatCompletionResponseChoicesItemFinishReason (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "CreateChatCompletionResponseChoicesItemFinishReason",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -4373,14 +4293,14 @@ for CreateChatCompletionResponseChoicesItemFinishReason {
 
 /// Log probability information for the choice.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateChatCompletionResponseChoicesItemLogprobs {
     pub content: Option<Vec<ChatCompletionTokenLogprob>>,
     pub refusal: Option<Vec<ChatCompletionTokenLogprob>>,
 }
 
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateChatCompletionResponseChoicesItem {
     /// The reason the model stopped generating tokens. This will be `stop` if the model hit a natural stop point or a provided stop sequence,
     /// `length` if the maximum number of tokens specified in the request was reached,
@@ -4442,9 +4362,10 @@ impl ::std::str::FromStr for CreateChatCompletionResponseObject {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid CreateChatCompletionResponseObject (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "CreateChatCompletionResponseObject",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -4452,7 +4373,7 @@ impl ::std::str::FromStr for CreateChatCompletionResponseObject {
 
 /// Log probability information for the choice.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateChatCompletionStreamResponseChoicesItemLogprobs {
     /// A list of message content tokens with log probability information.
     pub content: Option<Vec<ChatCompletionTokenLogprob>>,
@@ -4534,9 +4455,10 @@ impl ::std::str::FromStr for CreateChatCompletionStreamResponseChoicesItemFinish
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid CreateChatCompletionStreamResponseChoicesItemFinishReason (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "CreateChatCompletionStreamResponseChoicesItemFinishReason",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -4564,11 +4486,10 @@ for CreateChatCompletionStreamResponseChoicesItemFinishReason {
 }
 
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateChatCompletionStreamResponseChoicesItem {
     pub delta: ChatCompletionStreamResponseDelta,
     /// Log probability information for the choice.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub logprobs: Option<CreateChatCompletionStreamResponseChoicesItemLogprobs>,
     /// The reason the model stopped generating tokens. This will be `stop` if the model hit a natural stop point or a provided stop sequence,
     /// `length` if the maximum number of tokens specified in the request was reached,
@@ -4627,9 +4548,10 @@ impl ::std::str::FromStr for CreateChatCompletionStreamResponseObject {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid CreateChatCompletionStreamResponseObject (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "CreateChatCompletionStreamResponseObject",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -4701,9 +4623,10 @@ impl ::std::str::FromStr for CreateModelResponsePropertiesPromptCacheRetention {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid CreateModelResponsePropertiesPromptCacheRetention (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "CreateModelResponsePropertiesPromptCacheRetention",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -4778,9 +4701,10 @@ impl ::std::str::FromStr for CustomToolChatCompletionsType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid CustomToolChatCompletionsType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "CustomToolChatCompletionsType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -4788,7 +4712,7 @@ impl ::std::str::FromStr for CustomToolChatCompletionsType {
 
 /// Unconstrained free-form text.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TextFormat {}
 
 /// The syntax of the grammar definition. One of `lark` or `regex`.
@@ -4847,9 +4771,10 @@ impl ::std::str::FromStr for CustomToolChatCompletionsCustomFormatVariant2Gramma
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid CustomToolChatCompletionsCustomFormatVariant2GrammarSyntax (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "CustomToolChatCompletionsCustomFormatVariant2GrammarSyntax",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -4878,7 +4803,7 @@ for CustomToolChatCompletionsCustomFormatVariant2GrammarSyntax {
 
 /// Your chosen grammar.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CustomToolChatCompletionsCustomFormatVariant2Grammar {
     /// The grammar definition.
     pub definition: String,
@@ -4888,7 +4813,7 @@ pub struct CustomToolChatCompletionsCustomFormatVariant2Grammar {
 
 /// A grammar defined by the user.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CustomToolChatCompletionsCustomFormatVariant2 {
     /// Your chosen grammar.
     pub grammar: CustomToolChatCompletionsCustomFormatVariant2Grammar,
@@ -4951,15 +4876,13 @@ impl<'de> ::serde::Deserialize<'de> for CustomToolChatCompletionsCustomFormat {
 
 /// Properties of the custom tool.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CustomToolProperties {
     /// The name of the custom tool, used to identify it in tool calls.
     pub name: String,
     /// Optional description of the custom tool, used to provide more context.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The input format for the custom tool. Default is unconstrained text.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<CustomToolChatCompletionsCustomFormat>,
 }
 
@@ -5365,9 +5288,10 @@ impl ::std::str::FromStr for ModelIdsSharedVariant2 {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid ModelIdsSharedVariant2 (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ModelIdsSharedVariant2",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -5459,9 +5383,10 @@ impl ::std::str::FromStr for ModelResponsePropertiesPromptCacheRetention {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid ModelResponsePropertiesPromptCacheRetention (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ModelResponsePropertiesPromptCacheRetention",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -5535,9 +5460,10 @@ impl ::std::str::FromStr for ModerationResultBodyType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ModerationResultBodyType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ModerationResultBodyType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -5592,9 +5518,10 @@ impl ::std::str::FromStr for PredictionContentType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid PredictionContentType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "PredictionContentType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -5666,9 +5593,10 @@ impl ::std::str::FromStr for PromptCacheBreakpointParamMode {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid PromptCacheBreakpointParamMode (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "PromptCacheBreakpointParamMode",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -5759,9 +5687,10 @@ impl ::std::str::FromStr for ReasoningEffortVariant1 {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid ReasoningEffortVariant1 (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ReasoningEffortVariant1",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -5850,9 +5779,10 @@ impl ::std::str::FromStr for ResponseFormatJsonObjectType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ResponseFormatJsonObjectType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ResponseFormatJsonObjectType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -5906,9 +5836,10 @@ impl ::std::str::FromStr for ResponseFormatJsonSchemaType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ResponseFormatJsonSchemaType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ResponseFormatJsonSchemaType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -5916,18 +5847,15 @@ impl ::std::str::FromStr for ResponseFormatJsonSchemaType {
 
 /// Structured Outputs configuration options, including a JSON Schema.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResponseFormatJsonSchemaJsonSchema {
     /// A description of what the response format is for, used by the model to
     /// determine how to respond in the format.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The name of the response format. Must be a-z, A-Z, 0-9, or contain
     /// underscores and dashes, with a maximum length of 64.
     pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub schema: Option<ResponseFormatJsonSchemaSchema>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub strict: Option<bool>,
 }
 
@@ -5979,9 +5907,10 @@ impl ::std::str::FromStr for ResponseFormatTextType {
             .into_iter()
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(|v| v.as_str()));
-                format!(
-                    "\"{s}\" is not a valid ResponseFormatTextType (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ResponseFormatTextType",
+                    Self::ALL.iter().map(|v| v.as_str()),
                 )
             })
     }
@@ -6042,9 +5971,10 @@ impl ::std::str::FromStr for ResponseModalitiesVariant1Item {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid ResponseModalitiesVariant1Item (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ResponseModalitiesVariant1Item",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -6170,9 +6100,10 @@ impl ::std::str::FromStr for ServiceTierVariant1 {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid ServiceTierVariant1 (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "ServiceTierVariant1",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -6285,9 +6216,10 @@ impl ::std::str::FromStr for VerbosityVariant1 {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid VerbosityVariant1 (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "VerbosityVariant1",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -6327,7 +6259,7 @@ pub enum VerbosityValue {
 
 /// Custom voice reference.
 #[cfg(feature = "chat")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct VoiceIdsOrCustomVoiceVariant2 {
     /// The custom voice ID, e.g. `voice_1234`.
     pub id: String,
@@ -6423,9 +6355,10 @@ impl ::std::str::FromStr for VoiceIdsSharedVariant2 {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid VoiceIdsSharedVariant2 (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "VoiceIdsSharedVariant2",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }

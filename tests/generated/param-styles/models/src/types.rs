@@ -2,21 +2,17 @@
 
 /// An object parameter whose properties nest (an object and an array).
 #[cfg(feature = "query")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Filter {
-    #[serde(rename = "Object")]
     pub object: FilterObject,
-    #[serde(rename = "Id")]
     pub id: i64,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<String>>,
 }
 
 #[cfg(feature = "query")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Sort {
     pub by: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub descending: Option<bool>,
 }
 
@@ -30,13 +26,10 @@ pub struct Sort {
         feature = "default-only"
     )
 )]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Color {
-    #[serde(rename = "R")]
     pub r: i64,
-    #[serde(rename = "G")]
     pub g: i64,
-    #[serde(rename = "B")]
     pub b: i64,
 }
 
@@ -50,7 +43,7 @@ pub struct Color {
         feature = "default-only"
     )
 )]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Coordinates {
     pub lat: f64,
     pub long: f64,
@@ -67,84 +60,62 @@ pub struct Coordinates {
         feature = "default-only"
     )
 )]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Received {
     pub operation: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub prim: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub list: Option<Vec<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub obj: Option<Color>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub coords: Option<Coordinates>,
-    #[serde(rename = "freeForm", skip_serializing_if = "Option::is_none")]
     pub free_form: Option<::std::collections::BTreeMap<String, i64>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<i64>,
 }
 
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Problem {
     pub code: i64,
     pub message: String,
 }
 
 #[cfg(feature = "form")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FormInput {
     pub name: String,
     pub tags: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub counts: Option<Vec<i64>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
 
 #[cfg(feature = "upload")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Upload {
     pub title: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub count: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<String>>,
     pub file: crate::file::File,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub attachments: Option<Vec<crate::file::File>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub meta: Option<UploadMeta>,
 }
 
 #[cfg(feature = "upload")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UploadSummary {
     pub title: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub count: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<String>>,
-    #[serde(rename = "fileName")]
     pub file_name: String,
-    #[serde(rename = "fileType")]
     pub file_type: String,
-    #[serde(rename = "fileText")]
     pub file_text: String,
-    #[serde(rename = "attachmentSizes", skip_serializing_if = "Option::is_none")]
     pub attachment_sizes: Option<Vec<i64>>,
-    #[serde(rename = "metaSource", skip_serializing_if = "Option::is_none")]
     pub meta_source: Option<String>,
 }
 
 #[cfg(feature = "charges")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChargeInput {
     pub amount: i64,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<::std::collections::BTreeMap<String, String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub expand: Option<Vec<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub shipping: Option<ChargeInputShipping>,
 }
 
@@ -203,9 +174,10 @@ impl ::std::str::FromStr for FilterObjectRole {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::listed(s)
             .ok_or_else(|| {
-                let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
-                format!(
-                    "\"{s}\" is not a valid FilterObjectRole (expected one of {listed})"
+                crate::wire::not_a_valid(
+                    s,
+                    "FilterObjectRole",
+                    Self::ALL.iter().map(Self::as_str),
                 )
             })
     }
@@ -232,53 +204,43 @@ impl<'de> ::serde::Deserialize<'de> for FilterObjectRole {
 }
 
 #[cfg(feature = "query")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FilterObject {
     pub role: FilterObjectRole,
-    #[serde(rename = "firstName", skip_serializing_if = "Option::is_none")]
     pub first_name: Option<String>,
 }
 
 #[cfg(feature = "upload")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UploadMeta {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
 }
 
 #[cfg(feature = "charges")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChargeInputShippingAddress {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub city: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub lines: Option<Vec<String>>,
 }
 
 #[cfg(feature = "charges")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChargeInputShipping {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<ChargeInputShippingAddress>,
 }
 
 #[cfg(feature = "query")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct QueryDeepNestedOuter {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub page: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub sort: Option<Sort>,
 }
 
 #[cfg(feature = "query")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct QueryDeepNested200Response {
     pub deep: Filter,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub page: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub sort: Option<Sort>,
 }

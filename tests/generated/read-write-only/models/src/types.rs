@@ -4,14 +4,12 @@
 pub type Id = String;
 
 #[cfg(feature = "accounts")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Account {
     /// Read-only: always present in responses, optional in requests (where it is ignored).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<Id>,
     pub name: String,
     /// Read-only: always present in responses, optional in requests (where it is ignored).
-    #[serde(rename = "createdAt", skip_serializing_if = "Option::is_none")]
     pub created_at: Option<String>,
     /// Read-only: always present in responses, optional in requests (where it is ignored).
     ///
@@ -19,18 +17,16 @@ pub struct Account {
     pub revision: i64,
     /// Default: `1`.
     pub version: i64,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub password: Option<String>,
     pub settings: Settings,
     pub tags: Vec<Tag>,
 }
 
 #[cfg(feature = "accounts")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     pub theme: String,
     /// Read-only: always present in responses, optional in requests (where it is ignored).
-    #[serde(rename = "updatedAt", skip_serializing_if = "Option::is_none")]
     pub updated_at: Option<String>,
 }
 
@@ -44,16 +40,15 @@ pub enum Tag {
 }
 
 #[cfg(feature = "accounts")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LabelledTag {
     pub label: String,
     /// Read-only: always present in responses, optional in requests (where it is ignored).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub hits: Option<i64>,
 }
 
 #[cfg(feature = "signups")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Signup {
     pub email: String,
     pub password: String,
@@ -61,23 +56,22 @@ pub struct Signup {
 }
 
 #[cfg(feature = "signups")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Credentials {
     pub user: String,
     /// Write-only: required in requests (`Validate` reports it missing), optional in responses (which leave it out).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub secret: Option<String>,
 }
 
 #[cfg(feature = "signups")]
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Receipt {
     pub id: String,
     pub email: String,
     pub credentials: Credentials,
 }
 
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Problem {
     pub code: i64,
     pub message: String,

@@ -459,3 +459,32 @@ pub fn listing<T: std::fmt::Display>(values: impl Iterator<Item = T>) -> String 
     }
     out
 }
+
+// The enums' messages are written here once: a `format!` per enum was a measurable part of a
+// big document's check time.
+
+/// `FromStr`'s error for a text that is not one of an enum's `values`.
+pub fn not_a_valid<T: std::fmt::Display>(
+    text: &str,
+    type_name: &str,
+    values: impl Iterator<Item = T>,
+) -> String {
+    format!("\"{text}\" is not a valid {type_name} (expected one of {})", listing(values))
+}
+
+/// Validation's message for an open enum's value that is not one of its `values`.
+pub fn not_listed<V: std::fmt::Display, T: std::fmt::Display>(
+    value: V,
+    values: impl Iterator<Item = T>,
+) -> String {
+    format!("{value} is not one of the listed values ({})", listing(values))
+}
+
+/// A text shown in double quotes.
+pub struct Quoted<'a>(pub &'a str);
+
+impl std::fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "\"{}\"", self.0)
+    }
+}

@@ -69,12 +69,12 @@ impl Validate for Problem {
 impl Validate for OrderUpdateStatus {
     fn validate_at(&self, path: &str, errors: &mut Vec<ValidationError>) {
         if let Self::Unknown(value) = self {
-            let listed = crate::wire::listing(Self::ALL.iter().map(Self::as_str));
             errors
                 .push(ValidationError {
                     path: path.to_owned(),
-                    message: format!(
-                        "\"{value}\" is not one of the listed values ({listed})"
+                    message: crate::wire::not_listed(
+                        crate::wire::Quoted(value),
+                        Self::ALL.iter().map(Self::as_str),
                     ),
                 });
         }

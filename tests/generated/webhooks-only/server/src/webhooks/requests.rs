@@ -72,12 +72,11 @@ impl PaymentSucceeded {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
     ) -> Result<
-        crate::webhooks::codec::ResponseValue<()>,
+        crate::webhooks::codec::Sending,
         crate::webhooks::Error<crate::webhooks::errors::PaymentSucceeded>,
     > {
         let request = self.client.inner.request(::reqwest::Method::POST, "");
@@ -85,36 +84,47 @@ impl PaymentSucceeded {
         let request = request
             .header("Webhook-Timestamp", self.webhook_timestamp.to_string());
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        match status.as_u16() {
-            204 => crate::webhooks::codec::empty(response).await,
+        Ok(
+            crate::webhooks::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::webhooks::codec::Answer,
+    ) -> Result<
+        ((), ()),
+        crate::webhooks::Error<crate::webhooks::errors::PaymentSucceeded>,
+    > {
+        match answer.status.as_u16() {
+            204 => answer.empty(),
             400 => {
                 Err(
-                    crate::webhooks::codec::api_json(
-                            response,
-                            crate::webhooks::errors::PaymentSucceeded::BadRequest,
-                        )
-                        .await,
+                    answer
+                        .api_json(crate::webhooks::errors::PaymentSucceeded::BadRequest),
                 )
             }
-            _ => Err(crate::webhooks::codec::unexpected(response).await),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::webhooks::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body: (),
-        })
+        Ok(((), ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::webhooks::codec::FullResponseFuture<
+        (),
+        crate::webhooks::errors::PaymentSucceeded,
+    > {
+        crate::webhooks::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -126,7 +136,7 @@ impl PaymentSucceeded {
         (),
         crate::webhooks::errors::PaymentSucceeded,
     > {
-        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::webhooks::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST {url}`) and answers the body with the status and headers.
@@ -136,7 +146,7 @@ impl PaymentSucceeded {
         (),
         crate::webhooks::errors::PaymentSucceeded,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -182,39 +192,47 @@ impl RefundIssued {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<
-        crate::webhooks::codec::ResponseValue<
-            crate::webhooks::models::RefundIssuedResponse,
-        >,
-        crate::webhooks::Error<()>,
-    > {
+    ) -> Result<crate::webhooks::codec::Sending, crate::webhooks::Error<()>> {
         let request = self.client.inner.request(::reqwest::Method::POST, "");
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::webhooks::codec::json(response).await,
-            _ => Err(crate::webhooks::codec::unexpected(response).await),
+        Ok(
+            crate::webhooks::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::webhooks::codec::Answer,
+    ) -> Result<
+        (crate::webhooks::models::RefundIssuedResponse, ()),
+        crate::webhooks::Error<()>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::webhooks::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::webhooks::codec::FullResponseFuture<
+        crate::webhooks::models::RefundIssuedResponse,
+        (),
+    > {
+        crate::webhooks::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -226,7 +244,7 @@ impl RefundIssued {
         crate::webhooks::models::RefundIssuedResponse,
         (),
     > {
-        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::webhooks::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST {url}`) and answers the body with the status and headers.
@@ -236,7 +254,7 @@ impl RefundIssued {
         crate::webhooks::models::RefundIssuedResponse,
         (),
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 

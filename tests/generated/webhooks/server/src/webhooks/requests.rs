@@ -99,49 +99,54 @@ impl OrderShipped {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
     ) -> Result<
-        crate::webhooks::codec::ResponseValue<
-            crate::webhooks::models::OrderShipped200Response,
-        >,
+        crate::webhooks::codec::Sending,
         crate::webhooks::Error<crate::webhooks::errors::OrderShipped>,
     > {
         let request = self.client.inner.request(::reqwest::Method::POST, "");
         let request = request.header("Shop-Signature", self.shop_signature.clone());
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        let body = match status.as_u16() {
-            200 => crate::webhooks::codec::json(response).await,
+        Ok(
+            crate::webhooks::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::webhooks::codec::Answer,
+    ) -> Result<
+        (crate::webhooks::models::OrderShipped200Response, ()),
+        crate::webhooks::Error<crate::webhooks::errors::OrderShipped>,
+    > {
+        let body = match answer.status.as_u16() {
+            200 => answer.json(),
             400 => {
-                Err(
-                    crate::webhooks::codec::api_json(
-                            response,
-                            crate::webhooks::errors::OrderShipped::BadRequest,
-                        )
-                        .await,
-                )
+                Err(answer.api_json(crate::webhooks::errors::OrderShipped::BadRequest))
             }
-            _ => Err(crate::webhooks::codec::unexpected(response).await),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::webhooks::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body,
-        })
+        Ok((body, ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::webhooks::codec::FullResponseFuture<
+        crate::webhooks::models::OrderShipped200Response,
+        crate::webhooks::errors::OrderShipped,
+    > {
+        crate::webhooks::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -153,7 +158,7 @@ impl OrderShipped {
         crate::webhooks::models::OrderShipped200Response,
         crate::webhooks::errors::OrderShipped,
     > {
-        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::webhooks::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST {url}`) and answers the body with the status and headers.
@@ -163,7 +168,7 @@ impl OrderShipped {
         crate::webhooks::models::OrderShipped200Response,
         crate::webhooks::errors::OrderShipped,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -209,46 +214,53 @@ impl OrderCancelled {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<crate::webhooks::codec::ResponseValue<()>, crate::webhooks::Error<()>> {
+    ) -> Result<crate::webhooks::codec::Sending, crate::webhooks::Error<()>> {
         let request = self.client.inner.request(::reqwest::Method::POST, "");
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        match status.as_u16() {
-            202 => crate::webhooks::codec::empty(response).await,
-            _ => Err(crate::webhooks::codec::unexpected(response).await),
+        Ok(
+            crate::webhooks::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::webhooks::codec::Answer,
+    ) -> Result<((), ()), crate::webhooks::Error<()>> {
+        match answer.status.as_u16() {
+            202 => answer.empty(),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::webhooks::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body: (),
-        })
+        Ok(((), ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::webhooks::codec::FullResponseFuture<(), ()> {
+        crate::webhooks::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
 impl OrderCancelled {
     /// Sends the request: `POST {url}`.
     pub fn send(self) -> crate::webhooks::codec::ResponseFuture<(), ()> {
-        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::webhooks::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST {url}`) and answers the body with the status and headers.
     pub fn send_full(self) -> crate::webhooks::codec::FullResponseFuture<(), ()> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -295,12 +307,11 @@ impl OrderUpdated {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
     ) -> Result<
-        crate::webhooks::codec::ResponseValue<()>,
+        crate::webhooks::codec::Sending,
         crate::webhooks::Error<crate::webhooks::errors::OrderUpdated>,
     > {
         let request = self.client.inner.request(::reqwest::Method::POST, "");
@@ -309,36 +320,42 @@ impl OrderUpdated {
             None => request,
         };
         let request = request.json(&self.body);
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, false, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        match status.as_u16() {
-            204 => crate::webhooks::codec::empty(response).await,
-            410 => {
-                Err(
-                    crate::webhooks::codec::api_json(
-                            response,
-                            crate::webhooks::errors::OrderUpdated::Gone,
-                        )
-                        .await,
-                )
-            }
-            _ => Err(crate::webhooks::codec::unexpected(response).await),
+        Ok(
+            crate::webhooks::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                false,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::webhooks::codec::Answer,
+    ) -> Result<
+        ((), ()),
+        crate::webhooks::Error<crate::webhooks::errors::OrderUpdated>,
+    > {
+        match answer.status.as_u16() {
+            204 => answer.empty(),
+            410 => Err(answer.api_json(crate::webhooks::errors::OrderUpdated::Gone)),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::webhooks::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body: (),
-        })
+        Ok(((), ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::webhooks::codec::FullResponseFuture<
+        (),
+        crate::webhooks::errors::OrderUpdated,
+    > {
+        crate::webhooks::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
@@ -350,7 +367,7 @@ impl OrderUpdated {
         (),
         crate::webhooks::errors::OrderUpdated,
     > {
-        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::webhooks::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`POST {url}`) and answers the body with the status and headers.
@@ -360,7 +377,7 @@ impl OrderUpdated {
         (),
         crate::webhooks::errors::OrderUpdated,
     > {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
@@ -412,11 +429,10 @@ impl SubscribeAudit {
         self
     }
 
-    /// Sends the request; the answer's headers are copied only for `send_full`.
-    async fn exchange(
+    /// The request, as the client is to send it.
+    fn sending(
         self,
-        keep_headers: bool,
-    ) -> Result<crate::webhooks::codec::ResponseValue<()>, crate::webhooks::Error<()>> {
+    ) -> Result<crate::webhooks::codec::Sending, crate::webhooks::Error<()>> {
         let request = self.client.inner.request(::reqwest::Method::PUT, "");
         let request = match self.body {
             Some(body) => {
@@ -426,39 +442,47 @@ impl SubscribeAudit {
             }
             None => request,
         };
-        let response = self
-            .client
-            .inner
-            .send(request, self.options, false, true, None)
-            .await?;
-        let status = response.status();
-        let headers = if keep_headers {
-            response.headers().clone()
-        } else {
-            ::reqwest::header::HeaderMap::new()
-        };
-        match status.as_u16() {
-            200 => crate::webhooks::codec::empty(response).await,
-            _ => Err(crate::webhooks::codec::unexpected(response).await),
+        Ok(
+            crate::webhooks::codec::Sending::new(
+                self.client,
+                request,
+                self.options,
+                false,
+                true,
+                None,
+            ),
+        )
+    }
+
+    /// The body and documented headers of an answer.
+    fn decode(
+        answer: &crate::webhooks::codec::Answer,
+    ) -> Result<((), ()), crate::webhooks::Error<()>> {
+        match answer.status.as_u16() {
+            200 => answer.empty(),
+            _ => Err(answer.unexpected()),
         }?;
-        Ok(crate::webhooks::codec::ResponseValue {
-            status,
-            headers,
-            documented: (),
-            body: (),
-        })
+        Ok(((), ()))
+    }
+
+    /// Sends the request; the answer's headers are kept only for `send_full`.
+    fn exchange(
+        self,
+        keep_headers: bool,
+    ) -> crate::webhooks::codec::FullResponseFuture<(), ()> {
+        crate::webhooks::codec::exchange(self.sending(), keep_headers, Self::decode)
     }
 }
 
 impl SubscribeAudit {
     /// Sends the request: `PUT {url}`.
     pub fn send(self) -> crate::webhooks::codec::ResponseFuture<(), ()> {
-        crate::webhooks::codec::ResponseFuture::new(Box::pin(self.exchange(false)))
+        crate::webhooks::codec::ResponseFuture::new(self.exchange(false))
     }
 
     /// Sends the request (`PUT {url}`) and answers the body with the status and headers.
     pub fn send_full(self) -> crate::webhooks::codec::FullResponseFuture<(), ()> {
-        Box::pin(self.exchange(true))
+        self.exchange(true)
     }
 }
 
