@@ -47,7 +47,10 @@ pub fn validate_body(kind: &TypeKind, open_enums: bool, root: &TokenStream) -> O
             quote! { #root::wire::Quoted(value) },
             quote! { Self::ALL.iter().map(Self::as_str) },
         ),
-        _ => (quote! { value }, quote! { Self::ALL.iter().map(|v| v.value()) }),
+        _ => (
+            quote! { value },
+            quote! { Self::ALL.iter().map(|v| v.value()) },
+        ),
     };
     Some(quote! {
         if let Self::#unknown(value) = self {

@@ -156,7 +156,11 @@ pub fn tokens(object: &Object) -> TokenStream {
 
 /// `Serialize` through the runtime's `Writer`; `None` for a struct that keeps other properties
 /// (its map is flattened into the object by serde's derive).
-fn serialize(object: &Object, name: &proc_macro2::Ident, allow: &Option<TokenStream>) -> Option<TokenStream> {
+fn serialize(
+    object: &Object,
+    name: &proc_macro2::Ident,
+    allow: &Option<TokenStream>,
+) -> Option<TokenStream> {
     if matches!(object.others, Others::Keep(_)) {
         return None;
     }

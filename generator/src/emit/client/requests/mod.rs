@@ -372,9 +372,15 @@ impl<'a> RequestEmitter<'a> {
         let args = quote! { #ok_ty, #err_ty #headers_ty };
         // `exchange` answers the boxed future itself unless it is an `async fn` (a stream's).
         let (exchange_part, exchange_full) = if answers_stream(p) {
-            (quote! { Box::pin(self.exchange(false)) }, quote! { Box::pin(self.exchange(true)) })
+            (
+                quote! { Box::pin(self.exchange(false)) },
+                quote! { Box::pin(self.exchange(true)) },
+            )
         } else {
-            (quote! { self.exchange(false) }, quote! { self.exchange(true) })
+            (
+                quote! { self.exchange(false) },
+                quote! { self.exchange(true) },
+            )
         };
         quote! {
             #doc
