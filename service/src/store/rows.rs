@@ -10,7 +10,7 @@ use asset_alerting_models::{
 };
 use uuid::Uuid;
 
-fn small(r: &dyn Columns, column: &str) -> StoreResult<i32> {
+fn small(r: &dyn Columns, column: &'static str) -> StoreResult<i32> {
     let v = r.int(column)?;
     i32::try_from(v).map_err(|e| StoreError::Corrupt(format!("{column} {v}: {e}")))
 }

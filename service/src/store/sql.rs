@@ -207,31 +207,32 @@ pub fn bind_numbered(statement: &mut rusqlite::Statement<'_>, args: &[Arg<'_>]) 
     Ok(())
 }
 
-/// A row's columns by name, the same way from every backend.
+/// A row's columns by name, the same way from every backend. Names are literals (`&'static str`),
+/// which lets SQLite's reader know a name again by its address (see [`ColumnNames`]).
 pub trait Columns {
-    fn opt_str(&self, column: &str) -> StoreResult<Option<&str>>;
-    fn opt_int(&self, column: &str) -> StoreResult<Option<i64>>;
-    fn opt_float(&self, column: &str) -> StoreResult<Option<f64>>;
-    fn flag(&self, column: &str) -> StoreResult<bool>;
-    fn opt_id(&self, column: &str) -> StoreResult<Option<Uuid>>;
-    fn opt_time(&self, column: &str) -> StoreResult<Option<DateTime<Utc>>>;
+    fn opt_str(&self, column: &'static str) -> StoreResult<Option<&str>>;
+    fn opt_int(&self, column: &'static str) -> StoreResult<Option<i64>>;
+    fn opt_float(&self, column: &'static str) -> StoreResult<Option<f64>>;
+    fn flag(&self, column: &'static str) -> StoreResult<bool>;
+    fn opt_id(&self, column: &'static str) -> StoreResult<Option<Uuid>>;
+    fn opt_time(&self, column: &'static str) -> StoreResult<Option<DateTime<Utc>>>;
 
-    fn str(&self, column: &str) -> StoreResult<&str> {
+    fn str(&self, column: &'static str) -> StoreResult<&str> {
         self.opt_str(column)?.ok_or_else(|| null(column))
     }
-    fn text(&self, column: &str) -> StoreResult<String> {
+    fn text(&self, column: &'static str) -> StoreResult<String> {
         self.str(column).map(str::to_owned)
     }
-    fn opt_text(&self, column: &str) -> StoreResult<Option<String>> {
+    fn opt_text(&self, column: &'static str) -> StoreResult<Option<String>> {
         Ok(self.opt_str(column)?.map(str::to_owned))
     }
-    fn int(&self, column: &str) -> StoreResult<i64> {
+    fn int(&self, column: &'static str) -> StoreResult<i64> {
         self.opt_int(column)?.ok_or_else(|| null(column))
     }
-    fn id(&self, column: &str) -> StoreResult<Uuid> {
+    fn id(&self, column: &'static str) -> StoreResult<Uuid> {
         self.opt_id(column)?.ok_or_else(|| null(column))
     }
-    fn time(&self, column: &str) -> StoreResult<DateTime<Utc>> {
+    fn time(&self, column: &'static str) -> StoreResult<DateTime<Utc>> {
         self.opt_time(column)?.ok_or_else(|| null(column))
     }
 }
@@ -243,13 +244,13 @@ fn null(column: &str) -> StoreError {
 /// What reads alike from both sqlx rows; ids and instants are read per backend.
 macro_rules! sqlx_columns {
     () => {
-        fn opt_str(&self, column: &str) -> StoreResult<Option<&str>> {
+        fn opt_str(&self, column: &'static str) -> StoreResult<Option<&str>> {
             Ok(self.try_get(column)?)
         }
-        fn opt_float(&self, column: &str) -> StoreResult<Option<f64>> {
+        fn opt_float(&self, column: &'static str) -> StoreResult<Option<f64>> {
             Ok(self.try_get(column)?)
         }
-        fn flag(&self, column: &str) -> StoreResult<bool> {
+        fn flag(&self, column: &'static str) -> StoreResult<bool> {
             Ok(self.try_get(column)?)
         }
     };
@@ -257,41 +258,43 @@ macro_rules! sqlx_columns {
 
 impl Columns for SqliteRow {
     sqlx_columns!();
-    fn opt_int(&self, column: &str) -> StoreResult<Option<i64>> {
+    fn opt_int(&self, column: &'static str) -> StoreResult<Option<i64>> {
         Ok(self.try_get(column)?)
     }
-    fn opt_id(&self, column: &str) -> StoreResult<Option<Uuid>> {
+    fn opt_id(&self, column: &'static str) -> StoreResult<Option<Uuid>> {
         self.opt_str(column)?.map(parse_uuid).transpose()
     }
-    fn opt_time(&self, column: &str) -> StoreResult<Option<DateTime<Utc>>> {
+    fn opt_time(&self, column: &'static str) -> StoreResult<Option<DateTime<Utc>>> {
         self.opt_str(column)?.map(parse_ts).transpose()
     }
 }
 
 impl Columns for PgRow {
     sqlx_columns!();
-    fn opt_int(&self, column: &str) -> StoreResult<Option<i64>> {
+    fn opt_int(&self, column: &'static str) -> StoreResult<Option<i64>> {
         // Counts and bigint columns are int8; tiers, event types and positions int4.
         Ok(match self.try_get::<Option<i64>, _>(column) {
             Ok(v) => v,
             Err(_) => self.try_get::<Option<i32>, _>(column)?.map(i64::from),
         })
     }
-    fn opt_id(&self, column: &str) -> StoreResult<Option<Uuid>> {
+    fn opt_id(&self, column: &'static str) -> StoreResult<Option<Uuid>> {
         Ok(self.try_get(column)?)
     }
-    fn opt_time(&self, column: &str) -> StoreResult<Option<DateTime<Utc>>> {
+    fn opt_time(&self, column: &'static str) -> StoreResult<Option<DateTime<Utc>>> {
         Ok(self.try_get(column)?)
     }
 }
 
 /// A statement's column names, and where a row mapper found the columns it asked for, in the
-/// order it asked: a mapper asks for the same columns in the same order on every row, so from
-/// the second row on its n-th lookup is one comparison with the name the first row's n-th lookup
-/// found. A mapper that asks in another order is still answered, by a search of the names.
+/// order it asked. A mapper asks for the same columns in the same order on every row, so from
+/// the second row on its n-th lookup is answered by the index the first row's n-th lookup found,
+/// after checking that it is the same name by address: names are `&'static str`, so one address
+/// and length is one name, and no row after the first compares any text. A mapper that asks in
+/// another order is still answered, by a search of the names.
 pub struct ColumnNames {
     names: Vec<String>,
-    found: RefCell<Vec<usize>>,
+    found: RefCell<Vec<(&'static str, usize)>>,
 }
 
 impl ColumnNames {
@@ -308,16 +311,16 @@ impl ColumnNames {
     }
 
     /// The index of `column`, asked for as a row's `nth` lookup.
-    fn index(&self, nth: usize, column: &str) -> Option<usize> {
-        if let Some(&index) = self.found.borrow().get(nth)
-            && self.names[index] == column
+    fn index(&self, nth: usize, column: &'static str) -> Option<usize> {
+        if let Some(&(asked, index)) = self.found.borrow().get(nth)
+            && std::ptr::eq(asked, column)
         {
             return Some(index);
         }
         let index = self.names.iter().position(|name| name == column)?;
         let mut found = self.found.borrow_mut();
         if found.len() == nth {
-            found.push(index);
+            found.push((column, index));
         }
         Some(index)
     }
@@ -332,7 +335,7 @@ pub struct EmbeddedRow<'a> {
 }
 
 impl EmbeddedRow<'_> {
-    fn value(&self, column: &str) -> StoreResult<rusqlite::types::ValueRef<'_>> {
+    fn value(&self, column: &'static str) -> StoreResult<rusqlite::types::ValueRef<'_>> {
         let nth = self.asked.get();
         self.asked.set(nth + 1);
         let index = self
@@ -348,22 +351,22 @@ fn embedded<T>(column: &str, value: rusqlite::types::FromSqlResult<T>) -> StoreR
 }
 
 impl Columns for EmbeddedRow<'_> {
-    fn opt_str(&self, column: &str) -> StoreResult<Option<&str>> {
+    fn opt_str(&self, column: &'static str) -> StoreResult<Option<&str>> {
         embedded(column, self.value(column)?.as_str_or_null())
     }
-    fn opt_int(&self, column: &str) -> StoreResult<Option<i64>> {
+    fn opt_int(&self, column: &'static str) -> StoreResult<Option<i64>> {
         embedded(column, self.value(column)?.as_i64_or_null())
     }
-    fn opt_float(&self, column: &str) -> StoreResult<Option<f64>> {
+    fn opt_float(&self, column: &'static str) -> StoreResult<Option<f64>> {
         embedded(column, self.value(column)?.as_f64_or_null())
     }
-    fn flag(&self, column: &str) -> StoreResult<bool> {
+    fn flag(&self, column: &'static str) -> StoreResult<bool> {
         Ok(self.int(column)? != 0)
     }
-    fn opt_id(&self, column: &str) -> StoreResult<Option<Uuid>> {
+    fn opt_id(&self, column: &'static str) -> StoreResult<Option<Uuid>> {
         self.opt_str(column)?.map(parse_uuid).transpose()
     }
-    fn opt_time(&self, column: &str) -> StoreResult<Option<DateTime<Utc>>> {
+    fn opt_time(&self, column: &'static str) -> StoreResult<Option<DateTime<Utc>>> {
         self.opt_str(column)?.map(parse_ts).transpose()
     }
 }

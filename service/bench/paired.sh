@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Paired runs of two release binaries built before (absolute paths A and B, e.g. an old commit's
+# copied aside and this tree's) on SQLite: each started once with ASSETS (10000) assets seeded, one
+# warm-up run each, then ROUNDS (3) rounds of wrk -t2 -c64 for DURATION (8) s per run on list
+# assets (default page) and GET asset, alternating the builds (order reversed every round). Prints
+# per run: build, what, req/s, non-2xx answers, the service's CPU µs per request. 127.0.0.1 only.
+# Usage: service/bench/paired.sh /abs/old-binary /abs/new-binary
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+A="$1"; B="$2"; rounds="${ROUNDS:-3}"; duration="${DURATION:-8}"
+dir="$(mktemp -d)"; root="00000000-0000-4000-8000-0000000000b3"; secret="bench-secret"
+cat > "$dir/report.lua" << 'LUA'
+done = function(summary, latency, requests)
+  io.write(string.format("%.0f %d\n", summary.requests / summary.duration * 1e6, summary.errors.status))
+end
+LUA
+declare -A pid base token asset
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"' EXIT
+for b in A B; do
+  bin="${!b}"
+  port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  mkdir "$dir/$b"
+  "$bin" --listen "127.0.0.1:$port" --database-url "sqlite://$dir/$b/bench.db" --key-file "$dir/$b/bench.keys" \
+    --root-account-id "$root" --root-client-secret "$secret" > "$dir/$b/service.log" 2>&1 &
+  pid[$b]=$!; pids+=($!)
+  base[$b]="http://127.0.0.1:$port"
+  for _ in $(seq 100); do curl -sf "${base[$b]}/healthz" > /dev/null && break; sleep 0.1; done
+  token[$b]="$(curl -sf -u "$root:$secret" -d grant_type=client_credentials "${base[$b]}/v1/auth/token" \
+    | python3 -c 'import json, sys; print(json.load(sys.stdin)["access_token"])')"
+  python3 service/bench/seed.py "${base[$b]}" "$root" "${token[$b]}" "${ASSETS:-10000}" > /dev/null
+  asset[$b]="$(curl -sf -H "Authorization: Bearer ${token[$b]}" "${base[$b]}/v1/accounts/$root/assets?take=1" \
+    | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["id"])')"
+done
+run() { # build, path
+  local b="$1" before line
+  before="$(awk '{ print $14 + $15 }' "/proc/${pid[$b]}/stat")"
+  line="$(wrk -t2 -c64 -d"${duration}s" --timeout 30s -s "$dir/report.lua" -H "Authorization: Bearer ${token[$b]}" "${base[$b]}$2" | tail -n 1)"
+  after="$(awk '{ print $14 + $15 }' "/proc/${pid[$b]}/stat")"
+  echo "$b $3 $line $(( (after - before) * 1000000 / $(getconf CLK_TCK) / (${line%% *} * duration + 1) )) µs/req"
+}
+for b in A B; do run "$b" "/v1/accounts/$root/assets" warm-up > /dev/null; done
+for round in $(seq "$rounds"); do
+  order="A B"; [ $((round % 2)) -eq 0 ] && order="B A"
+  echo "round $round (load $(cut -d' ' -f1-3 /proc/loadavg))"
+  for what in list get; do
+    for b in $order; do
+      if [ $what = list ]; then run "$b" "/v1/accounts/$root/assets" list; else run "$b" "/v1/accounts/$root/assets/${asset[$b]}" get; fi
+    done
+  done
+done
