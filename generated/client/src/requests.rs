@@ -1451,9 +1451,10 @@ impl IssueToken {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::TokenResponse, crate::headers::IssueToken),
-        crate::Error<crate::errors::IssueToken>,
+    ) -> crate::codec::Decoded<
+        crate::models::TokenResponse,
+        crate::errors::IssueToken,
+        crate::headers::IssueToken,
     > {
         let documented = crate::headers::IssueToken {
             cache_control: answer.header("cache-control"),
@@ -1590,7 +1591,7 @@ impl GetAccount {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Account, ()), crate::Error<crate::errors::GetAccount>> {
+    ) -> crate::codec::Decoded<crate::models::Account, crate::errors::GetAccount> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::GetAccount::BadRequest)),
@@ -1712,10 +1713,7 @@ impl UpdateAccount {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Account, ()),
-        crate::Error<crate::errors::UpdateAccount>,
-    > {
+    ) -> crate::codec::Decoded<crate::models::Account, crate::errors::UpdateAccount> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::UpdateAccount::BadRequest)),
@@ -1837,9 +1835,10 @@ impl CreateAccount {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::CreateAccountResponse, crate::headers::CreateAccount),
-        crate::Error<crate::errors::CreateAccount>,
+    ) -> crate::codec::Decoded<
+        crate::models::CreateAccountResponse,
+        crate::errors::CreateAccount,
+        crate::headers::CreateAccount,
     > {
         let documented = crate::headers::CreateAccount {
             cache_control: answer.header("cache-control"),
@@ -1967,7 +1966,7 @@ impl DeleteAccount {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<((), ()), crate::Error<crate::errors::DeleteAccount>> {
+    ) -> crate::codec::Decoded<(), crate::errors::DeleteAccount> {
         match answer.status.as_u16() {
             204 => answer.empty(),
             400 => Err(answer.api_json(crate::errors::DeleteAccount::BadRequest)),
@@ -2103,9 +2102,9 @@ impl ListChildAccounts {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (Vec<crate::models::Account>, ()),
-        crate::Error<crate::errors::ListChildAccounts>,
+    ) -> crate::codec::Decoded<
+        Vec<crate::models::Account>,
+        crate::errors::ListChildAccounts,
     > {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
@@ -2273,9 +2272,10 @@ impl RotateClientSecret {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::ClientSecret, crate::headers::RotateClientSecret),
-        crate::Error<crate::errors::RotateClientSecret>,
+    ) -> crate::codec::Decoded<
+        crate::models::ClientSecret,
+        crate::errors::RotateClientSecret,
+        crate::headers::RotateClientSecret,
     > {
         let documented = crate::headers::RotateClientSecret {
             cache_control: answer.header("cache-control"),
@@ -2467,10 +2467,7 @@ impl ListAssets {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (Vec<crate::models::Asset>, ()),
-        crate::Error<crate::errors::ListAssets>,
-    > {
+    ) -> crate::codec::Decoded<Vec<crate::models::Asset>, crate::errors::ListAssets> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::ListAssets::BadRequest)),
@@ -2639,7 +2636,7 @@ impl CreateAsset {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Asset, ()), crate::Error<crate::errors::CreateAsset>> {
+    ) -> crate::codec::Decoded<crate::models::Asset, crate::errors::CreateAsset> {
         let body = match answer.status.as_u16() {
             201 => answer.json(),
             400 => Err(answer.api_json(crate::errors::CreateAsset::BadRequest)),
@@ -2760,7 +2757,7 @@ impl GetAsset {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Asset, ()), crate::Error<crate::errors::GetAsset>> {
+    ) -> crate::codec::Decoded<crate::models::Asset, crate::errors::GetAsset> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::GetAsset::BadRequest)),
@@ -2882,7 +2879,7 @@ impl UpdateAsset {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Asset, ()), crate::Error<crate::errors::UpdateAsset>> {
+    ) -> crate::codec::Decoded<crate::models::Asset, crate::errors::UpdateAsset> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::UpdateAsset::BadRequest)),
@@ -3003,7 +3000,7 @@ impl DeleteAsset {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<((), ()), crate::Error<crate::errors::DeleteAsset>> {
+    ) -> crate::codec::Decoded<(), crate::errors::DeleteAsset> {
         match answer.status.as_u16() {
             204 => answer.empty(),
             400 => Err(answer.api_json(crate::errors::DeleteAsset::BadRequest)),
@@ -3114,9 +3111,9 @@ impl CreateAlertRule {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::AlertRule, ()),
-        crate::Error<crate::errors::CreateAlertRule>,
+    ) -> crate::codec::Decoded<
+        crate::models::AlertRule,
+        crate::errors::CreateAlertRule,
     > {
         let body = match answer.status.as_u16() {
             201 => answer.json(),
@@ -3247,9 +3244,9 @@ impl ListAlertRules {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (Vec<crate::models::AlertRule>, ()),
-        crate::Error<crate::errors::ListAlertRules>,
+    ) -> crate::codec::Decoded<
+        Vec<crate::models::AlertRule>,
+        crate::errors::ListAlertRules,
     > {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
@@ -3384,9 +3381,9 @@ impl ListAlertRuleGeofences {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (Vec<crate::models::Geofence>, ()),
-        crate::Error<crate::errors::ListAlertRuleGeofences>,
+    ) -> crate::codec::Decoded<
+        Vec<crate::models::Geofence>,
+        crate::errors::ListAlertRuleGeofences,
     > {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
@@ -3515,10 +3512,7 @@ impl GetAlertRule {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::AlertRule, ()),
-        crate::Error<crate::errors::GetAlertRule>,
-    > {
+    ) -> crate::codec::Decoded<crate::models::AlertRule, crate::errors::GetAlertRule> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::GetAlertRule::BadRequest)),
@@ -3646,9 +3640,9 @@ impl UpdateAlertRule {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::AlertRule, ()),
-        crate::Error<crate::errors::UpdateAlertRule>,
+    ) -> crate::codec::Decoded<
+        crate::models::AlertRule,
+        crate::errors::UpdateAlertRule,
     > {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
@@ -3775,7 +3769,7 @@ impl DeleteAlertRule {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<((), ()), crate::Error<crate::errors::DeleteAlertRule>> {
+    ) -> crate::codec::Decoded<(), crate::errors::DeleteAlertRule> {
         match answer.status.as_u16() {
             204 => answer.empty(),
             400 => Err(answer.api_json(crate::errors::DeleteAlertRule::BadRequest)),
@@ -3883,9 +3877,9 @@ impl ListGeofences {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (Vec<crate::models::Geofence>, ()),
-        crate::Error<crate::errors::ListGeofences>,
+    ) -> crate::codec::Decoded<
+        Vec<crate::models::Geofence>,
+        crate::errors::ListGeofences,
     > {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
@@ -4011,10 +4005,7 @@ impl CreateGeofence {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Geofence, ()),
-        crate::Error<crate::errors::CreateGeofence>,
-    > {
+    ) -> crate::codec::Decoded<crate::models::Geofence, crate::errors::CreateGeofence> {
         let body = match answer.status.as_u16() {
             201 => answer.json(),
             400 => Err(answer.api_json(crate::errors::CreateGeofence::BadRequest)),
@@ -4141,10 +4132,7 @@ impl GetGeofence {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Geofence, ()),
-        crate::Error<crate::errors::GetGeofence>,
-    > {
+    ) -> crate::codec::Decoded<crate::models::Geofence, crate::errors::GetGeofence> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::GetGeofence::BadRequest)),
@@ -4272,10 +4260,7 @@ impl UpdateGeofence {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Geofence, ()),
-        crate::Error<crate::errors::UpdateGeofence>,
-    > {
+    ) -> crate::codec::Decoded<crate::models::Geofence, crate::errors::UpdateGeofence> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::UpdateGeofence::BadRequest)),
@@ -4402,7 +4387,7 @@ impl DeleteGeofence {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<((), ()), crate::Error<crate::errors::DeleteGeofence>> {
+    ) -> crate::codec::Decoded<(), crate::errors::DeleteGeofence> {
         match answer.status.as_u16() {
             204 => answer.empty(),
             400 => Err(answer.api_json(crate::errors::DeleteGeofence::BadRequest)),
@@ -4511,9 +4496,10 @@ impl GetIngestionToken {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::IngestionToken, crate::headers::GetIngestionToken),
-        crate::Error<crate::errors::GetIngestionToken>,
+    ) -> crate::codec::Decoded<
+        crate::models::IngestionToken,
+        crate::errors::GetIngestionToken,
+        crate::headers::GetIngestionToken,
     > {
         let documented = crate::headers::GetIngestionToken {
             cache_control: answer.header("cache-control"),
@@ -4648,9 +4634,9 @@ impl ListIngestionTokens {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (Vec<crate::models::IngestionTokenInfo>, ()),
-        crate::Error<crate::errors::ListIngestionTokens>,
+    ) -> crate::codec::Decoded<
+        Vec<crate::models::IngestionTokenInfo>,
+        crate::errors::ListIngestionTokens,
     > {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
@@ -4780,7 +4766,7 @@ impl RevokeIngestionToken {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<((), ()), crate::Error<crate::errors::RevokeIngestionToken>> {
+    ) -> crate::codec::Decoded<(), crate::errors::RevokeIngestionToken> {
         match answer.status.as_u16() {
             204 => answer.empty(),
             400 => Err(answer.api_json(crate::errors::RevokeIngestionToken::BadRequest)),
@@ -4891,9 +4877,10 @@ impl GetPortalLink {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::PortalLink, crate::headers::GetPortalLink),
-        crate::Error<crate::errors::GetPortalLink>,
+    ) -> crate::codec::Decoded<
+        crate::models::PortalLink,
+        crate::errors::GetPortalLink,
+        crate::headers::GetPortalLink,
     > {
         let documented = crate::headers::GetPortalLink {
             cache_control: answer.header("cache-control"),
@@ -5021,9 +5008,9 @@ impl IngestTelemetry {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::TelemetryBatchResult, ()),
-        crate::Error<crate::errors::IngestTelemetry>,
+    ) -> crate::codec::Decoded<
+        crate::models::TelemetryBatchResult,
+        crate::errors::IngestTelemetry,
     > {
         let body = match answer.status.as_u16() {
             202 => answer.json(),
@@ -5149,10 +5136,7 @@ impl GetAssetState {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::AssetState, ()),
-        crate::Error<crate::errors::GetAssetState>,
-    > {
+    ) -> crate::codec::Decoded<crate::models::AssetState, crate::errors::GetAssetState> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::GetAssetState::BadRequest)),
@@ -5352,10 +5336,7 @@ impl ListEvents {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (Vec<crate::models::Event>, ()),
-        crate::Error<crate::errors::ListEvents>,
-    > {
+    ) -> crate::codec::Decoded<Vec<crate::models::Event>, crate::errors::ListEvents> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::ListEvents::BadRequest)),
@@ -5873,7 +5854,7 @@ impl GetEvent {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Event, ()), crate::Error<crate::errors::GetEvent>> {
+    ) -> crate::codec::Decoded<crate::models::Event, crate::errors::GetEvent> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::GetEvent::BadRequest)),
@@ -5993,10 +5974,7 @@ impl AcknowledgeEvent {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Event, ()),
-        crate::Error<crate::errors::AcknowledgeEvent>,
-    > {
+    ) -> crate::codec::Decoded<crate::models::Event, crate::errors::AcknowledgeEvent> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::AcknowledgeEvent::BadRequest)),
@@ -6126,9 +6104,9 @@ impl ListEventNotifications {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (Vec<crate::models::Notification>, ()),
-        crate::Error<crate::errors::ListEventNotifications>,
+    ) -> crate::codec::Decoded<
+        Vec<crate::models::Notification>,
+        crate::errors::ListEventNotifications,
     > {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
@@ -6254,9 +6232,10 @@ impl GetWebhookSecret {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::WebhookSecret, crate::headers::GetWebhookSecret),
-        crate::Error<crate::errors::GetWebhookSecret>,
+    ) -> crate::codec::Decoded<
+        crate::models::WebhookSecret,
+        crate::errors::GetWebhookSecret,
+        crate::headers::GetWebhookSecret,
     > {
         let documented = crate::headers::GetWebhookSecret {
             cache_control: answer.header("cache-control"),

@@ -261,8 +261,11 @@ impl Sending {
     }
 }
 
-/// An operation's decoding of an [`Answer`]: its body and documented headers.
-pub type Decode<T, E, H> = fn(&Answer) -> Result<(T, H), Error<E>>;
+/// What an operation makes of an [`Answer`]: its body and documented headers.
+pub type Decoded<T, E, H = ()> = Result<(T, H), Error<E>>;
+
+/// An operation's decoding of an [`Answer`].
+pub type Decode<T, E, H> = fn(&Answer) -> Decoded<T, E, H>;
 
 /// Sends `sending` and reads the whole answer, which `decode` (the operation's plain function)
 /// turns into the body and the documented headers. Every operation that answers no stream shares

@@ -101,7 +101,7 @@ impl EventWebhook {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::webhooks::codec::Answer,
-    ) -> Result<((), ()), crate::webhooks::Error<()>> {
+    ) -> crate::webhooks::codec::Decoded<(), ()> {
         match answer.status.as_u16() {
             200 => answer.empty(),
             _ => Err(answer.unexpected()),

@@ -669,12 +669,7 @@ impl<'a> RequestEmitter<'a> {
         if source == Source::Answer {
             let steps = self.request_steps(p, false);
             let arguments = self.send_arguments(p);
-            let documented_ty = if p.success_headers.is_empty() {
-                quote! { () }
-            } else {
-                let name = ident(&p.type_name);
-                quote! { #root::headers::#name }
-            };
+
             return quote! {
                 /// The request, as the client is to send it.
                 fn sending(self) -> Result<#root::codec::Sending, #root::Error<#err_ty>> {
@@ -685,7 +680,7 @@ impl<'a> RequestEmitter<'a> {
                 /// The body and documented headers of an answer.
                 fn decode(
                     answer: &#root::codec::Answer,
-                ) -> Result<(#ok_ty, #documented_ty), #root::Error<#err_ty>> {
+                ) -> #root::codec::Decoded<#ok_ty, #err_ty #headers_ty> {
                     #documented_let
                     #body_let
                     Ok((#body_value, #documented_value))

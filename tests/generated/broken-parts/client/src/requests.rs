@@ -110,7 +110,7 @@ impl ListNotes {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(Vec<crate::models::Note>, ()), crate::Error<()>> {
+    ) -> crate::codec::Decoded<Vec<crate::models::Note>, ()> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             _ => Err(answer.unexpected()),
@@ -200,7 +200,7 @@ impl CreateNote {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Note, ()), crate::Error<()>> {
+    ) -> crate::codec::Decoded<crate::models::Note, ()> {
         let body = match answer.status.as_u16() {
             201 => answer.json(),
             _ => Err(answer.unexpected()),
@@ -286,7 +286,7 @@ impl GetShape {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Shape, ()), crate::Error<()>> {
+    ) -> crate::codec::Decoded<crate::models::Shape, ()> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             _ => Err(answer.unexpected()),

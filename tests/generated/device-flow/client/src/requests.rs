@@ -68,7 +68,7 @@ impl WhoAmI {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::WhoAmIResponse, ()), crate::Error<()>> {
+    ) -> crate::codec::Decoded<crate::models::WhoAmIResponse, ()> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             _ => Err(answer.unexpected()),

@@ -205,10 +205,7 @@ impl CreateDocument {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Document, ()),
-        crate::Error<crate::errors::CreateDocument>,
-    > {
+    ) -> crate::codec::Decoded<crate::models::Document, crate::errors::CreateDocument> {
         let body = match answer.status.as_u16() {
             201 => answer.json(),
             403 => Err(answer.api_json(crate::errors::CreateDocument::Forbidden)),
@@ -355,7 +352,7 @@ impl GetContent {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(Vec<u8>, ()), crate::Error<crate::errors::GetContent>> {
+    ) -> crate::codec::Decoded<Vec<u8>, crate::errors::GetContent> {
         let body = match answer.status.as_u16() {
             200 => answer.bytes(),
             404 => Err(answer.api_empty(crate::errors::GetContent::NotFound)),
@@ -461,7 +458,7 @@ impl PutContent {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<((), ()), crate::Error<crate::errors::PutContent>> {
+    ) -> crate::codec::Decoded<(), crate::errors::PutContent> {
         match answer.status.as_u16() {
             204 => answer.empty(),
             404 => Err(answer.api_empty(crate::errors::PutContent::NotFound)),
@@ -560,7 +557,7 @@ impl GetPreview {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::codec::Binary, ()), crate::Error<crate::errors::GetPreview>> {
+    ) -> crate::codec::Decoded<crate::codec::Binary, crate::errors::GetPreview> {
         let body = match answer.status.as_u16() {
             200 => answer.binary(),
             404 => Err(answer.api_empty(crate::errors::GetPreview::NotFound)),
@@ -668,7 +665,7 @@ impl PutPreview {
     }
 
     /// The body and documented headers of an answer.
-    fn decode(answer: &crate::codec::Answer) -> Result<((), ()), crate::Error<()>> {
+    fn decode(answer: &crate::codec::Answer) -> crate::codec::Decoded<(), ()> {
         match answer.status.as_u16() {
             204 => answer.empty(),
             _ => Err(answer.unexpected()),

@@ -171,7 +171,7 @@ impl ListPayments {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(Vec<crate::models::Payment>, ()), crate::Error<()>> {
+    ) -> crate::codec::Decoded<Vec<crate::models::Payment>, ()> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             _ => Err(answer.unexpected()),
@@ -274,10 +274,7 @@ impl CreatePayment {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Payment, ()),
-        crate::Error<crate::errors::CreatePayment>,
-    > {
+    ) -> crate::codec::Decoded<crate::models::Payment, crate::errors::CreatePayment> {
         let body = match answer.status.as_u16() {
             201 => answer.json(),
             503 => {
@@ -385,7 +382,7 @@ impl CreateTransfer {
     }
 
     /// The body and documented headers of an answer.
-    fn decode(answer: &crate::codec::Answer) -> Result<((), ()), crate::Error<()>> {
+    fn decode(answer: &crate::codec::Answer) -> crate::codec::Decoded<(), ()> {
         match answer.status.as_u16() {
             204 => answer.empty(),
             _ => Err(answer.unexpected()),
@@ -470,7 +467,7 @@ impl CreateNote {
     }
 
     /// The body and documented headers of an answer.
-    fn decode(answer: &crate::codec::Answer) -> Result<((), ()), crate::Error<()>> {
+    fn decode(answer: &crate::codec::Answer) -> crate::codec::Decoded<(), ()> {
         match answer.status.as_u16() {
             204 => answer.empty(),
             _ => Err(answer.unexpected()),
@@ -557,7 +554,7 @@ impl Slow {
     }
 
     /// The body and documented headers of an answer.
-    fn decode(answer: &crate::codec::Answer) -> Result<((), ()), crate::Error<()>> {
+    fn decode(answer: &crate::codec::Answer) -> crate::codec::Decoded<(), ()> {
         match answer.status.as_u16() {
             204 => answer.empty(),
             _ => Err(answer.unexpected()),

@@ -110,7 +110,7 @@ impl CreateCall {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Call, ()), crate::Error<crate::errors::CreateCall>> {
+    ) -> crate::codec::Decoded<crate::models::Call, crate::errors::CreateCall> {
         let body = match answer.status.as_u16() {
             201 => answer.json(),
             400 => Err(answer.api_json(crate::errors::CreateCall::BadRequest)),
@@ -231,9 +231,10 @@ impl GetCall {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Call, crate::headers::GetCall),
-        crate::Error<crate::errors::GetCall>,
+    ) -> crate::codec::Decoded<
+        crate::models::Call,
+        crate::errors::GetCall,
+        crate::headers::GetCall,
     > {
         let documented = crate::headers::GetCall {
             x_remaining: answer.header("x-remaining"),

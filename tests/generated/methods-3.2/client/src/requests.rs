@@ -219,7 +219,7 @@ impl ListBooks {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(Vec<crate::models::Book>, ()), crate::Error<crate::errors::ListBooks>> {
+    ) -> crate::codec::Decoded<Vec<crate::models::Book>, crate::errors::ListBooks> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::ListBooks::BadRequest)),
@@ -335,10 +335,7 @@ impl SearchBooks {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (Vec<crate::models::Book>, ()),
-        crate::Error<crate::errors::SearchBooks>,
-    > {
+    ) -> crate::codec::Decoded<Vec<crate::models::Book>, crate::errors::SearchBooks> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::SearchBooks::BadRequest)),
@@ -449,7 +446,7 @@ impl GetBook {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Book, ()), crate::Error<()>> {
+    ) -> crate::codec::Decoded<crate::models::Book, ()> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             _ => Err(answer.unexpected()),
@@ -547,7 +544,7 @@ impl LinkBook {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<((), ()), crate::Error<crate::errors::LinkBook>> {
+    ) -> crate::codec::Decoded<(), crate::errors::LinkBook> {
         match answer.status.as_u16() {
             204 => answer.empty(),
             400 => Err(answer.api_json(crate::errors::LinkBook::BadRequest)),
@@ -642,7 +639,7 @@ impl PurgeBook {
     }
 
     /// The body and documented headers of an answer.
-    fn decode(answer: &crate::codec::Answer) -> Result<((), ()), crate::Error<()>> {
+    fn decode(answer: &crate::codec::Answer) -> crate::codec::Decoded<(), ()> {
         match answer.status.as_u16() {
             202 => answer.empty(),
             _ => Err(answer.unexpected()),
@@ -749,7 +746,7 @@ impl CopyArchive {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::CopyArchiveResponse, ()), crate::Error<()>> {
+    ) -> crate::codec::Decoded<crate::models::CopyArchiveResponse, ()> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             _ => Err(answer.unexpected()),

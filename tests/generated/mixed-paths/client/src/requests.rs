@@ -300,7 +300,7 @@ impl GetAccountJson {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Echo, ()), crate::Error<()>> {
+    ) -> crate::codec::Decoded<crate::models::Echo, ()> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             _ => Err(answer.unexpected()),
@@ -394,7 +394,7 @@ impl GetAccountXml {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Echo, ()), crate::Error<()>> {
+    ) -> crate::codec::Decoded<crate::models::Echo, ()> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             _ => Err(answer.unexpected()),
@@ -488,7 +488,7 @@ impl GetAccount {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Echo, ()), crate::Error<()>> {
+    ) -> crate::codec::Decoded<crate::models::Echo, ()> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             _ => Err(answer.unexpected()),
@@ -582,7 +582,7 @@ impl ListCalls {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Echo, ()), crate::Error<()>> {
+    ) -> crate::codec::Decoded<crate::models::Echo, ()> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             _ => Err(answer.unexpected()),
@@ -680,7 +680,7 @@ impl GetCall {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Echo, ()), crate::Error<()>> {
+    ) -> crate::codec::Decoded<crate::models::Echo, ()> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             _ => Err(answer.unexpected()),
@@ -776,7 +776,7 @@ impl CancelJob {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Echo, ()), crate::Error<crate::errors::CancelJob>> {
+    ) -> crate::codec::Decoded<crate::models::Echo, crate::errors::CancelJob> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400..=499 => Err(answer.api_json(crate::errors::CancelJob::Status4xx)),
@@ -884,7 +884,7 @@ impl GetJob {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Echo, ()), crate::Error<()>> {
+    ) -> crate::codec::Decoded<crate::models::Echo, ()> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             _ => Err(answer.unexpected()),
@@ -992,7 +992,7 @@ impl GetJobFull {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Echo, ()), crate::Error<()>> {
+    ) -> crate::codec::Decoded<crate::models::Echo, ()> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             _ => Err(answer.unexpected()),
@@ -1088,7 +1088,7 @@ impl GetFile {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Echo, ()), crate::Error<()>> {
+    ) -> crate::codec::Decoded<crate::models::Echo, ()> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             _ => Err(answer.unexpected()),
@@ -1179,7 +1179,7 @@ impl GetPageLines {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Echo, ()), crate::Error<()>> {
+    ) -> crate::codec::Decoded<crate::models::Echo, ()> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             _ => Err(answer.unexpected()),

@@ -200,7 +200,7 @@ impl ListPets {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(Vec<crate::models::Pet>, crate::headers::ListPets), crate::Error<()>> {
+    ) -> crate::codec::Decoded<Vec<crate::models::Pet>, (), crate::headers::ListPets> {
         let documented = crate::headers::ListPets {
             x_rate_remaining: answer.header("x-rate-remaining"),
         };
@@ -313,7 +313,7 @@ impl CreatePet {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Pet, ()), crate::Error<crate::errors::CreatePet>> {
+    ) -> crate::codec::Decoded<crate::models::Pet, crate::errors::CreatePet> {
         let body = match answer.status.as_u16() {
             201 => answer.json(),
             _ => Err(answer.api_json(crate::errors::CreatePet::Default)),
@@ -413,7 +413,7 @@ impl GetPet {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Pet, ()), crate::Error<crate::errors::GetPet>> {
+    ) -> crate::codec::Decoded<crate::models::Pet, crate::errors::GetPet> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             404 => Err(answer.api_json(crate::errors::GetPet::NotFound)),
@@ -514,7 +514,7 @@ impl GetOwner {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Owner, ()), crate::Error<crate::errors::GetOwner>> {
+    ) -> crate::codec::Decoded<crate::models::Owner, crate::errors::GetOwner> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             404 => Err(answer.api_json(crate::errors::GetOwner::NotFound)),
@@ -621,10 +621,7 @@ impl GetOwnerAddress {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Address, ()),
-        crate::Error<crate::errors::GetOwnerAddress>,
-    > {
+    ) -> crate::codec::Decoded<crate::models::Address, crate::errors::GetOwnerAddress> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             404 => Err(answer.api_json(crate::errors::GetOwnerAddress::NotFound)),

@@ -111,9 +111,9 @@ impl CreateChatCompletion {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::CreateChatCompletionResponse, ()),
-        crate::Error<crate::errors::CreateChatCompletion>,
+    ) -> crate::codec::Decoded<
+        crate::models::CreateChatCompletionResponse,
+        crate::errors::CreateChatCompletion,
     > {
         let body = match answer.status.as_u16() {
             200 => answer.json(),

@@ -827,10 +827,7 @@ impl PathSimpleFlat {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Received, ()),
-        crate::Error<crate::errors::PathSimpleFlat>,
-    > {
+    ) -> crate::codec::Decoded<crate::models::Received, crate::errors::PathSimpleFlat> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::PathSimpleFlat::BadRequest)),
@@ -962,9 +959,9 @@ impl PathSimpleExplode {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Received, ()),
-        crate::Error<crate::errors::PathSimpleExplode>,
+    ) -> crate::codec::Decoded<
+        crate::models::Received,
+        crate::errors::PathSimpleExplode,
     > {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
@@ -1102,10 +1099,7 @@ impl PathLabelFlat {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Received, ()),
-        crate::Error<crate::errors::PathLabelFlat>,
-    > {
+    ) -> crate::codec::Decoded<crate::models::Received, crate::errors::PathLabelFlat> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::PathLabelFlat::BadRequest)),
@@ -1242,9 +1236,9 @@ impl PathLabelExplode {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Received, ()),
-        crate::Error<crate::errors::PathLabelExplode>,
+    ) -> crate::codec::Decoded<
+        crate::models::Received,
+        crate::errors::PathLabelExplode,
     > {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
@@ -1382,10 +1376,7 @@ impl PathMatrixFlat {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Received, ()),
-        crate::Error<crate::errors::PathMatrixFlat>,
-    > {
+    ) -> crate::codec::Decoded<crate::models::Received, crate::errors::PathMatrixFlat> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::PathMatrixFlat::BadRequest)),
@@ -1522,9 +1513,9 @@ impl PathMatrixExplode {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Received, ()),
-        crate::Error<crate::errors::PathMatrixExplode>,
+    ) -> crate::codec::Decoded<
+        crate::models::Received,
+        crate::errors::PathMatrixExplode,
     > {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
@@ -1684,10 +1675,7 @@ impl QueryFormFlat {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Received, ()),
-        crate::Error<crate::errors::QueryFormFlat>,
-    > {
+    ) -> crate::codec::Decoded<crate::models::Received, crate::errors::QueryFormFlat> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::QueryFormFlat::BadRequest)),
@@ -1846,9 +1834,9 @@ impl QueryFormExplode {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Received, ()),
-        crate::Error<crate::errors::QueryFormExplode>,
+    ) -> crate::codec::Decoded<
+        crate::models::Received,
+        crate::errors::QueryFormExplode,
     > {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
@@ -2003,9 +1991,9 @@ impl QuerySpaceDelimitedFlat {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Received, ()),
-        crate::Error<crate::errors::QuerySpaceDelimitedFlat>,
+    ) -> crate::codec::Decoded<
+        crate::models::Received,
+        crate::errors::QuerySpaceDelimitedFlat,
     > {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
@@ -2162,9 +2150,9 @@ impl QueryPipeDelimitedFlat {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Received, ()),
-        crate::Error<crate::errors::QueryPipeDelimitedFlat>,
+    ) -> crate::codec::Decoded<
+        crate::models::Received,
+        crate::errors::QueryPipeDelimitedFlat,
     > {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
@@ -2295,9 +2283,9 @@ impl QueryDeepObjectExplode {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Received, ()),
-        crate::Error<crate::errors::QueryDeepObjectExplode>,
+    ) -> crate::codec::Decoded<
+        crate::models::Received,
+        crate::errors::QueryDeepObjectExplode,
     > {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
@@ -2450,7 +2438,7 @@ impl HeaderFlat {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Received, ()), crate::Error<crate::errors::HeaderFlat>> {
+    ) -> crate::codec::Decoded<crate::models::Received, crate::errors::HeaderFlat> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::HeaderFlat::BadRequest)),
@@ -2615,7 +2603,7 @@ impl CookieFlat {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Received, ()), crate::Error<crate::errors::CookieFlat>> {
+    ) -> crate::codec::Decoded<crate::models::Received, crate::errors::CookieFlat> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::CookieFlat::BadRequest)),
@@ -2768,10 +2756,7 @@ impl HeaderExplode {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Received, ()),
-        crate::Error<crate::errors::HeaderExplode>,
-    > {
+    ) -> crate::codec::Decoded<crate::models::Received, crate::errors::HeaderExplode> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::HeaderExplode::BadRequest)),
@@ -2939,10 +2924,7 @@ impl CookieExplode {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Received, ()),
-        crate::Error<crate::errors::CookieExplode>,
-    > {
+    ) -> crate::codec::Decoded<crate::models::Received, crate::errors::CookieExplode> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::CookieExplode::BadRequest)),
@@ -3083,10 +3065,7 @@ impl QueryReserved {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Received, ()),
-        crate::Error<crate::errors::QueryReserved>,
-    > {
+    ) -> crate::codec::Decoded<crate::models::Received, crate::errors::QueryReserved> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::QueryReserved::BadRequest)),
@@ -3212,7 +3191,7 @@ impl QueryJson {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Received, ()), crate::Error<crate::errors::QueryJson>> {
+    ) -> crate::codec::Decoded<crate::models::Received, crate::errors::QueryJson> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::QueryJson::BadRequest)),
@@ -3357,7 +3336,7 @@ impl QueryMap {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Received, ()), crate::Error<crate::errors::QueryMap>> {
+    ) -> crate::codec::Decoded<crate::models::Received, crate::errors::QueryMap> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::QueryMap::BadRequest)),
@@ -3461,7 +3440,7 @@ impl PostForm {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::FormInput, ()), crate::Error<crate::errors::PostForm>> {
+    ) -> crate::codec::Decoded<crate::models::FormInput, crate::errors::PostForm> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::PostForm::BadRequest)),
@@ -3567,7 +3546,7 @@ impl Create {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Received, crate::headers::Create), crate::Error<()>> {
+    ) -> crate::codec::Decoded<crate::models::Received, (), crate::headers::Create> {
         let documented = crate::headers::Create {
             location: answer.header("location"),
             e_tag: answer.header("etag"),
@@ -3680,10 +3659,7 @@ impl DefaultOnly {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::Received, ()),
-        crate::Error<crate::errors::DefaultOnly>,
-    > {
+    ) -> crate::codec::Decoded<crate::models::Received, crate::errors::DefaultOnly> {
         let body = match answer.status.as_u16() {
             200..=299 => answer.json(),
             _ => {
@@ -3797,7 +3773,7 @@ impl Page {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(String, ()), crate::Error<crate::errors::Page>> {
+    ) -> crate::codec::Decoded<String, crate::errors::Page> {
         let body = match answer.status.as_u16() {
             200 => answer.text(),
             404 => Err(answer.api_text(crate::errors::Page::NotFound)),
@@ -3918,10 +3894,7 @@ impl Upload {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::UploadSummary, ()),
-        crate::Error<crate::errors::Upload>,
-    > {
+    ) -> crate::codec::Decoded<crate::models::UploadSummary, crate::errors::Upload> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::Upload::BadRequest)),
@@ -4035,7 +4008,7 @@ impl CreateCharge {
     }
 
     /// The body and documented headers of an answer.
-    fn decode(answer: &crate::codec::Answer) -> Result<((), ()), crate::Error<()>> {
+    fn decode(answer: &crate::codec::Answer) -> crate::codec::Decoded<(), ()> {
         match answer.status.as_u16() {
             204 => answer.empty(),
             _ => Err(answer.unexpected()),
@@ -4142,7 +4115,7 @@ impl QueryDeepArray {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Received, ()), crate::Error<()>> {
+    ) -> crate::codec::Decoded<crate::models::Received, ()> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             _ => Err(answer.unexpected()),
@@ -4266,9 +4239,9 @@ impl QueryDeepNested {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::QueryDeepNested200Response, ()),
-        crate::Error<crate::errors::QueryDeepNested>,
+    ) -> crate::codec::Decoded<
+        crate::models::QueryDeepNested200Response,
+        crate::errors::QueryDeepNested,
     > {
         let body = match answer.status.as_u16() {
             200 => answer.json(),

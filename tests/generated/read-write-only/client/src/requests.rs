@@ -149,7 +149,7 @@ impl GetAccount {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Account, ()), crate::Error<crate::errors::GetAccount>> {
+    ) -> crate::codec::Decoded<crate::models::Account, crate::errors::GetAccount> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             404 => Err(answer.api_json(crate::errors::GetAccount::NotFound)),
@@ -267,7 +267,7 @@ impl PutAccount {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Account, ()), crate::Error<crate::errors::PutAccount>> {
+    ) -> crate::codec::Decoded<crate::models::Account, crate::errors::PutAccount> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::PutAccount::BadRequest)),
@@ -377,7 +377,7 @@ impl SignUp {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Receipt, ()), crate::Error<crate::errors::SignUp>> {
+    ) -> crate::codec::Decoded<crate::models::Receipt, crate::errors::SignUp> {
         let body = match answer.status.as_u16() {
             201 => answer.json(),
             400 => Err(answer.api_json(crate::errors::SignUp::BadRequest)),

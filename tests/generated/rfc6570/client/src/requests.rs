@@ -161,9 +161,7 @@ impl SimpleExplodedList {
     }
 
     /// The body and documented headers of an answer.
-    fn decode(
-        answer: &crate::codec::Answer,
-    ) -> Result<(Vec<i64>, ()), crate::Error<()>> {
+    fn decode(answer: &crate::codec::Answer) -> crate::codec::Decoded<Vec<i64>, ()> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             _ => Err(answer.unexpected()),
@@ -260,9 +258,7 @@ impl LabelList {
     }
 
     /// The body and documented headers of an answer.
-    fn decode(
-        answer: &crate::codec::Answer,
-    ) -> Result<(Vec<String>, ()), crate::Error<()>> {
+    fn decode(answer: &crate::codec::Answer) -> crate::codec::Decoded<Vec<String>, ()> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             _ => Err(answer.unexpected()),
@@ -361,7 +357,7 @@ impl MatrixExplodedObject {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::MatrixExplodedObjectResponse, ()), crate::Error<()>> {
+    ) -> crate::codec::Decoded<crate::models::MatrixExplodedObjectResponse, ()> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             _ => Err(answer.unexpected()),
@@ -471,7 +467,7 @@ impl MatrixPrimitive {
     }
 
     /// The body and documented headers of an answer.
-    fn decode(answer: &crate::codec::Answer) -> Result<(i64, ()), crate::Error<()>> {
+    fn decode(answer: &crate::codec::Answer) -> crate::codec::Decoded<i64, ()> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             _ => Err(answer.unexpected()),

@@ -381,10 +381,7 @@ impl CreateChat {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<
-        (crate::models::ChatAnswer, ()),
-        crate::Error<crate::errors::CreateChat>,
-    > {
+    ) -> crate::codec::Decoded<crate::models::ChatAnswer, crate::errors::CreateChat> {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
             400 => Err(answer.api_json(crate::errors::CreateChat::BadRequest)),

@@ -83,7 +83,7 @@ impl Subscribe {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::codec::Answer,
-    ) -> Result<(crate::models::Subscription, ()), crate::Error<()>> {
+    ) -> crate::codec::Decoded<crate::models::Subscription, ()> {
         let body = match answer.status.as_u16() {
             201 => answer.json(),
             _ => Err(answer.unexpected()),

@@ -99,10 +99,7 @@ impl PaymentSucceeded {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::webhooks::codec::Answer,
-    ) -> Result<
-        ((), ()),
-        crate::webhooks::Error<crate::webhooks::errors::PaymentSucceeded>,
-    > {
+    ) -> crate::webhooks::codec::Decoded<(), crate::webhooks::errors::PaymentSucceeded> {
         match answer.status.as_u16() {
             204 => answer.empty(),
             400 => {
@@ -213,9 +210,9 @@ impl RefundIssued {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::webhooks::codec::Answer,
-    ) -> Result<
-        (crate::webhooks::models::RefundIssuedResponse, ()),
-        crate::webhooks::Error<()>,
+    ) -> crate::webhooks::codec::Decoded<
+        crate::webhooks::models::RefundIssuedResponse,
+        (),
     > {
         let body = match answer.status.as_u16() {
             200 => answer.json(),

@@ -124,9 +124,9 @@ impl OrderShipped {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::webhooks::codec::Answer,
-    ) -> Result<
-        (crate::webhooks::models::OrderShipped200Response, ()),
-        crate::webhooks::Error<crate::webhooks::errors::OrderShipped>,
+    ) -> crate::webhooks::codec::Decoded<
+        crate::webhooks::models::OrderShipped200Response,
+        crate::webhooks::errors::OrderShipped,
     > {
         let body = match answer.status.as_u16() {
             200 => answer.json(),
@@ -235,7 +235,7 @@ impl OrderCancelled {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::webhooks::codec::Answer,
-    ) -> Result<((), ()), crate::webhooks::Error<()>> {
+    ) -> crate::webhooks::codec::Decoded<(), ()> {
         match answer.status.as_u16() {
             202 => answer.empty(),
             _ => Err(answer.unexpected()),
@@ -335,10 +335,7 @@ impl OrderUpdated {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::webhooks::codec::Answer,
-    ) -> Result<
-        ((), ()),
-        crate::webhooks::Error<crate::webhooks::errors::OrderUpdated>,
-    > {
+    ) -> crate::webhooks::codec::Decoded<(), crate::webhooks::errors::OrderUpdated> {
         match answer.status.as_u16() {
             204 => answer.empty(),
             410 => Err(answer.api_json(crate::webhooks::errors::OrderUpdated::Gone)),
@@ -457,7 +454,7 @@ impl SubscribeAudit {
     /// The body and documented headers of an answer.
     fn decode(
         answer: &crate::webhooks::codec::Answer,
-    ) -> Result<((), ()), crate::webhooks::Error<()>> {
+    ) -> crate::webhooks::codec::Decoded<(), ()> {
         match answer.status.as_u16() {
             200 => answer.empty(),
             _ => Err(answer.unexpected()),
