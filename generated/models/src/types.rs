@@ -496,33 +496,32 @@ pub struct AlertRuleInput {
 }
 
 /// A day of the week.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DayOfWeek {
-    #[serde(rename = "Monday")]
     Monday,
-    #[serde(rename = "Tuesday")]
     Tuesday,
-    #[serde(rename = "Wednesday")]
     Wednesday,
-    #[serde(rename = "Thursday")]
     Thursday,
-    #[serde(rename = "Friday")]
     Friday,
-    #[serde(rename = "Saturday")]
     Saturday,
-    #[serde(rename = "Sunday")]
     Sunday,
+}
+
+impl ::serde::Serialize for DayOfWeek {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for DayOfWeek {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 impl DayOfWeek {
@@ -606,27 +605,29 @@ pub struct Recipient {
 }
 
 /// Notification channel kind; names the Channel sub-object that must be present.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChannelType {
-    #[serde(rename = "call")]
     Call,
-    #[serde(rename = "sms")]
     Sms,
-    #[serde(rename = "telegram")]
     Telegram,
-    #[serde(rename = "email")]
     Email,
+}
+
+impl ::serde::Serialize for ChannelType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for ChannelType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 impl ChannelType {
@@ -1025,29 +1026,30 @@ pub struct AssetState {
 }
 
 /// How a notification is delivered.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum NotificationChannel {
-    #[serde(rename = "call")]
     Call,
-    #[serde(rename = "sms")]
     Sms,
-    #[serde(rename = "telegram")]
     Telegram,
-    #[serde(rename = "email")]
     Email,
-    #[serde(rename = "webhook")]
     Webhook,
+}
+
+impl ::serde::Serialize for NotificationChannel {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for NotificationChannel {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 impl NotificationChannel {
@@ -1100,31 +1102,31 @@ impl ::std::str::FromStr for NotificationChannel {
 /// skipped: the channel is not configured on this service (see reason);
 /// coalesced: the recipient's rate limit was reached, so it was folded into a digest
 /// message (see digestId); cancelled: the event was acknowledged before it was sent.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum NotificationStatus {
-    #[serde(rename = "pending")]
     Pending,
-    #[serde(rename = "sent")]
     Sent,
-    #[serde(rename = "failed")]
     Failed,
-    #[serde(rename = "skipped")]
     Skipped,
-    #[serde(rename = "coalesced")]
     Coalesced,
-    #[serde(rename = "cancelled")]
     Cancelled,
+}
+
+impl ::serde::Serialize for NotificationStatus {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for NotificationStatus {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 impl NotificationStatus {
@@ -1236,21 +1238,26 @@ pub struct WebhookEvent {
 }
 
 /// GeoJSON geometry type; always Polygon.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GeoJsonPolygonType {
-    #[serde(rename = "Polygon")]
     Polygon,
+}
+
+impl ::serde::Serialize for GeoJsonPolygonType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for GeoJsonPolygonType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 impl GeoJsonPolygonType {
@@ -1289,21 +1296,26 @@ impl ::std::str::FromStr for GeoJsonPolygonType {
 }
 
 /// Token type; always Bearer.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TokenResponseTokenType {
-    #[serde(rename = "Bearer")]
     Bearer,
+}
+
+impl ::serde::Serialize for TokenResponseTokenType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for TokenResponseTokenType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 impl TokenResponseTokenType {
@@ -1342,31 +1354,31 @@ impl ::std::str::FromStr for TokenResponseTokenType {
 }
 
 /// RFC 6749 error code.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum OAuthErrorError {
-    #[serde(rename = "invalid_request")]
     InvalidRequest,
-    #[serde(rename = "invalid_client")]
     InvalidClient,
-    #[serde(rename = "invalid_grant")]
     InvalidGrant,
-    #[serde(rename = "unauthorized_client")]
     UnauthorizedClient,
-    #[serde(rename = "unsupported_grant_type")]
     UnsupportedGrantType,
-    #[serde(rename = "invalid_scope")]
     InvalidScope,
+}
+
+impl ::serde::Serialize for OAuthErrorError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for OAuthErrorError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 impl OAuthErrorError {
@@ -1417,25 +1429,28 @@ impl ::std::str::FromStr for OAuthErrorError {
 }
 
 /// accepted (stored), duplicate (already stored; nothing changed) or rejected.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PointResultStatus {
-    #[serde(rename = "accepted")]
     Accepted,
-    #[serde(rename = "duplicate")]
     Duplicate,
-    #[serde(rename = "rejected")]
     Rejected,
+}
+
+impl ::serde::Serialize for PointResultStatus {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PointResultStatus {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 impl PointResultStatus {
@@ -1476,29 +1491,30 @@ impl ::std::str::FromStr for PointResultStatus {
 }
 
 /// Why the point was rejected; only for rejected points.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PointResultReason {
-    #[serde(rename = "unknownAsset")]
     UnknownAsset,
-    #[serde(rename = "assetDeleted")]
     AssetDeleted,
-    #[serde(rename = "invalidValue")]
     InvalidValue,
-    #[serde(rename = "tooOld")]
     TooOld,
-    #[serde(rename = "inFuture")]
     InFuture,
+}
+
+impl ::serde::Serialize for PointResultReason {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for PointResultReason {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 impl PointResultReason {
@@ -1547,37 +1563,34 @@ impl ::std::str::FromStr for PointResultReason {
 }
 
 /// What value and threshold measure (tells BatteryLow by voltage from by percentage).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EventDetailsQuantity {
-    #[serde(rename = "inputVoltage")]
     InputVoltage,
-    #[serde(rename = "batteryVoltage")]
     BatteryVoltage,
-    #[serde(rename = "batteryPercentage")]
     BatteryPercentage,
-    #[serde(rename = "fuelLevel")]
     FuelLevel,
-    #[serde(rename = "adBlueLevel")]
     AdBlueLevel,
-    #[serde(rename = "temperature")]
     Temperature,
-    #[serde(rename = "pressure")]
     Pressure,
-    #[serde(rename = "speed")]
     Speed,
-    #[serde(rename = "engineSpeed")]
     EngineSpeed,
+}
+
+impl ::serde::Serialize for EventDetailsQuantity {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for EventDetailsQuantity {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 impl EventDetailsQuantity {
@@ -1634,25 +1647,28 @@ impl ::std::str::FromStr for EventDetailsQuantity {
 }
 
 /// What the provider answered.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DeliveryAttemptOutcome {
-    #[serde(rename = "delivered")]
     Delivered,
-    #[serde(rename = "retryableFailure")]
     RetryableFailure,
-    #[serde(rename = "permanentFailure")]
     PermanentFailure,
+}
+
+impl ::serde::Serialize for DeliveryAttemptOutcome {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for DeliveryAttemptOutcome {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 impl DeliveryAttemptOutcome {
@@ -1697,21 +1713,26 @@ impl ::std::str::FromStr for DeliveryAttemptOutcome {
 }
 
 /// Always `event`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum WebhookEventType {
-    #[serde(rename = "event")]
     Event,
+}
+
+impl ::serde::Serialize for WebhookEventType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for WebhookEventType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 impl WebhookEventType {

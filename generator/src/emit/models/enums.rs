@@ -85,9 +85,23 @@ pub fn string_enum_item(
     if !open {
         return quote! {
             #doc
-            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
             pub enum #name_ident {
-                #(#docs #[serde(rename = #values)] #vnames,)*
+                #(#docs #vnames,)*
+            }
+
+            // By hand rather than serde's derive: a visitor and a field enum per enum were a
+            // measurable part of a big document's check time.
+            impl ::serde::Serialize for #name_ident {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                    serializer.serialize_str(self.as_str())
+                }
+            }
+
+            impl<'de> ::serde::Deserialize<'de> for #name_ident {
+                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                    #root::wire::closed(deserializer, &Self::ALL, Self::as_str)
+                }
             }
 
             impl #name_ident {

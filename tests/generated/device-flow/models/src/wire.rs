@@ -480,6 +480,42 @@ pub fn not_listed<V: std::fmt::Display, T: std::fmt::Display>(
     format!("{value} is not one of the listed values ({})", listing(values))
 }
 
+/// `Deserialize` of a closed string enum, one of `all` as `as_str` spells it: the messages of
+/// serde's derive (`unknown variant`, `expected variant identifier`), without its visitors per
+/// enum.
+pub fn closed<'de, D: Deserializer<'de>, T: Copy>(
+    deserializer: D,
+    all: &[T],
+    as_str: fn(T) -> &'static str,
+) -> Result<T, D::Error> {
+    deserializer.deserialize_str(Closed { all, as_str })
+}
+
+struct Closed<'a, T> {
+    all: &'a [T],
+    as_str: fn(T) -> &'static str,
+}
+
+impl<T: Copy> Visitor<'_> for Closed<'_, T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("variant identifier")
+    }
+
+    fn visit_str<E: de::Error>(self, value: &str) -> Result<T, E> {
+        let as_str = self.as_str;
+        if let Some(found) = self.all.iter().copied().find(|v| as_str(*v) == value) {
+            return Ok(found);
+        }
+        let one_of = if self.all.len() == 1 { "" } else { "one of " };
+        let listed = listing(self.all.iter().map(|v| as_str(*v)));
+        Err(E::custom(format_args!(
+            "unknown variant `{value}`, expected {one_of}{listed}"
+        )))
+    }
+}
+
 /// A text shown in double quotes.
 pub struct Quoted<'a>(pub &'a str);
 

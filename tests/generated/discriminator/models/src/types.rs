@@ -404,21 +404,26 @@ pub enum Scalar {
     Loose(Loose),
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CatPetType {
-    #[serde(rename = "cat")]
     Cat,
+}
+
+impl ::serde::Serialize for CatPetType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for CatPetType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 impl CatPetType {
@@ -456,21 +461,26 @@ impl ::std::str::FromStr for CatPetType {
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CircleKind {
-    #[serde(rename = "circle")]
     Circle,
+}
+
+impl ::serde::Serialize for CircleKind {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for CircleKind {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 impl CircleKind {
@@ -508,21 +518,26 @@ impl ::std::str::FromStr for CircleKind {
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SquareKind {
-    #[serde(rename = "square")]
     Square,
+}
+
+impl ::serde::Serialize for SquareKind {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for SquareKind {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 impl SquareKind {
@@ -705,21 +720,26 @@ pub struct DispatchVariant1 {
 #[derive(Debug, Clone, PartialEq)]
 pub struct DispatchVariant2 {}
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum LiteralKind {
-    #[serde(rename = "literal")]
     Literal,
+}
+
+impl ::serde::Serialize for LiteralKind {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for LiteralKind {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 impl LiteralKind {
@@ -757,21 +777,26 @@ impl ::std::str::FromStr for LiteralKind {
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum NegationKind {
-    #[serde(rename = "negation")]
     Negation,
+}
+
+impl ::serde::Serialize for NegationKind {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> ::serde::Deserialize<'de> for NegationKind {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 impl NegationKind {

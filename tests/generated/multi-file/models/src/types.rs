@@ -180,21 +180,28 @@ impl<'de> ::serde::Deserialize<'de> for Vaccination {
 }
 
 #[cfg(any(feature = "pets", feature = "owners"))]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RabiesKind {
-    #[serde(rename = "rabies")]
     Rabies,
+}
+
+#[cfg(any(feature = "pets", feature = "owners"))]
+impl ::serde::Serialize for RabiesKind {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(any(feature = "pets", feature = "owners"))]
+impl<'de> ::serde::Deserialize<'de> for RabiesKind {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(any(feature = "pets", feature = "owners"))]
@@ -236,21 +243,28 @@ impl ::std::str::FromStr for RabiesKind {
 }
 
 #[cfg(any(feature = "pets", feature = "owners"))]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DistemperKind {
-    #[serde(rename = "distemper")]
     Distemper,
+}
+
+#[cfg(any(feature = "pets", feature = "owners"))]
+impl ::serde::Serialize for DistemperKind {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(any(feature = "pets", feature = "owners"))]
+impl<'de> ::serde::Deserialize<'de> for DistemperKind {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(any(feature = "pets", feature = "owners"))]

@@ -1250,21 +1250,28 @@ pub struct PromptCacheOptionsParam {
 }
 
 #[cfg(any(feature = "chat", feature = "unused-components"))]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PromptCacheTtlEnum {
-    #[serde(rename = "30m")]
     V30m,
+}
+
+#[cfg(any(feature = "chat", feature = "unused-components"))]
+impl ::serde::Serialize for PromptCacheTtlEnum {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(any(feature = "chat", feature = "unused-components"))]
+impl<'de> ::serde::Deserialize<'de> for PromptCacheTtlEnum {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(any(feature = "chat", feature = "unused-components"))]
@@ -1579,21 +1586,28 @@ impl<'de> ::serde::Deserialize<'de> for ChatCompletionAllowedToolsMode {
 
 /// Allowed tool configuration type. Always `allowed_tools`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionAllowedToolsChoiceType {
-    #[serde(rename = "allowed_tools")]
     AllowedTools,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionAllowedToolsChoiceType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ChatCompletionAllowedToolsChoiceType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -1636,21 +1650,28 @@ impl ::std::str::FromStr for ChatCompletionAllowedToolsChoiceType {
 
 /// The type of the tool. Always `custom`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionMessageCustomToolCallType {
-    #[serde(rename = "custom")]
     Custom,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionMessageCustomToolCallType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ChatCompletionMessageCustomToolCallType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -1703,21 +1724,28 @@ pub struct ChatCompletionMessageCustomToolCallCustom {
 
 /// The type of the tool. Currently, only `function` is supported.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionMessageToolCallType {
-    #[serde(rename = "function")]
     Function,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionMessageToolCallType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ChatCompletionMessageToolCallType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -1770,21 +1798,28 @@ pub struct ChatCompletionMessageToolCallFunction {
 
 /// The type of the tool. Currently, only `function` is supported.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionMessageToolCallChunkType {
-    #[serde(rename = "function")]
     Function,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionMessageToolCallChunkType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ChatCompletionMessageToolCallChunkType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -1982,21 +2017,28 @@ impl<'de> ::serde::Deserialize<'de> for ChatCompletionModerationOutput {
 
 /// The object type, which is always `error`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionModerationErrorType {
-    #[serde(rename = "error")]
     Error,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionModerationErrorType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ChatCompletionModerationErrorType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -2039,21 +2081,28 @@ impl ::std::str::FromStr for ChatCompletionModerationErrorType {
 
 /// The object type, which is always `moderation_results`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionModerationResultsType {
-    #[serde(rename = "moderation_results")]
     ModerationResults,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionModerationResultsType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ChatCompletionModerationResultsType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -2096,21 +2145,28 @@ impl ::std::str::FromStr for ChatCompletionModerationResultsType {
 
 /// For function calling, the type is always `function`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionNamedToolChoiceType {
-    #[serde(rename = "function")]
     Function,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionNamedToolChoiceType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ChatCompletionNamedToolChoiceType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -2160,21 +2216,28 @@ pub struct ChatCompletionNamedToolChoiceFunction {
 
 /// For custom tool calling, the type is always `custom`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionNamedToolChoiceCustomType {
-    #[serde(rename = "custom")]
     Custom,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionNamedToolChoiceCustomType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ChatCompletionNamedToolChoiceCustomType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -2239,21 +2302,28 @@ pub enum ChatCompletionRequestAssistantMessageContent {
 
 /// The role of the messages author, in this case `assistant`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionRequestAssistantMessageRole {
-    #[serde(rename = "assistant")]
     Assistant,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionRequestAssistantMessageRole {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestAssistantMessageRole {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -2330,21 +2400,28 @@ pub enum ChatCompletionRequestDeveloperMessageContent {
 
 /// The role of the messages author, in this case `developer`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionRequestDeveloperMessageRole {
-    #[serde(rename = "developer")]
     Developer,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionRequestDeveloperMessageRole {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestDeveloperMessageRole {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -2387,21 +2464,28 @@ impl ::std::str::FromStr for ChatCompletionRequestDeveloperMessageRole {
 
 /// The role of the messages author, in this case `function`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionRequestFunctionMessageRole {
-    #[serde(rename = "function")]
     Function,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionRequestFunctionMessageRole {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestFunctionMessageRole {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -2444,21 +2528,29 @@ impl ::std::str::FromStr for ChatCompletionRequestFunctionMessageRole {
 
 /// The type of the content part. Always `input_audio`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionRequestMessageContentPartAudioType {
-    #[serde(rename = "input_audio")]
     InputAudio,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionRequestMessageContentPartAudioType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de>
+for ChatCompletionRequestMessageContentPartAudioType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -2599,21 +2691,28 @@ pub struct ChatCompletionRequestMessageContentPartAudioInputAudio {
 
 /// The type of the content part. Always `file`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionRequestMessageContentPartFileType {
-    #[serde(rename = "file")]
     File,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionRequestMessageContentPartFileType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestMessageContentPartFileType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -2669,21 +2768,29 @@ pub struct ChatCompletionRequestMessageContentPartFileFile {
 
 /// The type of the content part.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionRequestMessageContentPartImageType {
-    #[serde(rename = "image_url")]
     ImageUrl,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionRequestMessageContentPartImageType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de>
+for ChatCompletionRequestMessageContentPartImageType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -2826,21 +2933,29 @@ pub struct ChatCompletionRequestMessageContentPartImageUrl {
 
 /// The type of the content part.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionRequestMessageContentPartRefusalType {
-    #[serde(rename = "refusal")]
     Refusal,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionRequestMessageContentPartRefusalType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de>
+for ChatCompletionRequestMessageContentPartRefusalType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -2883,21 +2998,28 @@ impl ::std::str::FromStr for ChatCompletionRequestMessageContentPartRefusalType 
 
 /// The type of the content part.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionRequestMessageContentPartTextType {
-    #[serde(rename = "text")]
     Text,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionRequestMessageContentPartTextType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestMessageContentPartTextType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -2955,21 +3077,28 @@ pub enum ChatCompletionRequestSystemMessageContent {
 
 /// The role of the messages author, in this case `system`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionRequestSystemMessageRole {
-    #[serde(rename = "system")]
     System,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionRequestSystemMessageRole {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestSystemMessageRole {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -3012,21 +3141,28 @@ impl ::std::str::FromStr for ChatCompletionRequestSystemMessageRole {
 
 /// The role of the messages author, in this case `tool`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionRequestToolMessageRole {
-    #[serde(rename = "tool")]
     Tool,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionRequestToolMessageRole {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestToolMessageRole {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -3099,21 +3235,28 @@ pub enum ChatCompletionRequestUserMessageContent {
 
 /// The role of the messages author, in this case `user`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionRequestUserMessageRole {
-    #[serde(rename = "user")]
     User,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionRequestUserMessageRole {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ChatCompletionRequestUserMessageRole {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -3156,21 +3299,29 @@ impl ::std::str::FromStr for ChatCompletionRequestUserMessageRole {
 
 /// The type of the URL citation. Always `url_citation`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionResponseMessageAnnotationsItemType {
-    #[serde(rename = "url_citation")]
     UrlCitation,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionResponseMessageAnnotationsItemType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de>
+for ChatCompletionResponseMessageAnnotationsItemType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -3237,21 +3388,28 @@ pub struct ChatCompletionResponseMessageAnnotationsItem {
 
 /// The role of the author of this message.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionResponseMessageRole {
-    #[serde(rename = "assistant")]
     Assistant,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionResponseMessageRole {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ChatCompletionResponseMessageRole {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -3474,21 +3632,28 @@ pub struct ChatCompletionTokenLogprobTopLogprobsItem {
 
 /// The type of the tool. Currently, only `function` is supported.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ChatCompletionToolType {
-    #[serde(rename = "function")]
     Function,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ChatCompletionToolType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ChatCompletionToolType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -3767,21 +3932,29 @@ impl<'de> ::serde::Deserialize<'de> for CreateChatCompletionRequestPromptCacheRe
 
 /// The type of location approximation. Always `approximate`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CreateChatCompletionRequestWebSearchOptionsUserLocationType {
-    #[serde(rename = "approximate")]
     Approximate,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for CreateChatCompletionRequestWebSearchOptionsUserLocationType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de>
+for CreateChatCompletionRequestWebSearchOptionsUserLocationType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -4316,21 +4489,28 @@ pub struct CreateChatCompletionResponseChoicesItem {
 
 /// The object type, which is always `chat.completion`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CreateChatCompletionResponseObject {
-    #[serde(rename = "chat.completion")]
     ChatCompletion,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for CreateChatCompletionResponseObject {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for CreateChatCompletionResponseObject {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -4502,21 +4682,28 @@ pub struct CreateChatCompletionStreamResponseChoicesItem {
 
 /// The object type, which is always `chat.completion.chunk`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CreateChatCompletionStreamResponseObject {
-    #[serde(rename = "chat.completion.chunk")]
     ChatCompletionChunk,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for CreateChatCompletionStreamResponseObject {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for CreateChatCompletionStreamResponseObject {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -4655,21 +4842,28 @@ for CreateModelResponsePropertiesPromptCacheRetention {
 
 /// The type of the custom tool. Always `custom`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CustomToolChatCompletionsType {
-    #[serde(rename = "custom")]
     Custom,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for CustomToolChatCompletionsType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for CustomToolChatCompletionsType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -5414,21 +5608,28 @@ impl<'de> ::serde::Deserialize<'de> for ModelResponsePropertiesPromptCacheRetent
 
 /// The object type, which was always `moderation_result` for successful moderation results.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ModerationResultBodyType {
-    #[serde(rename = "moderation_result")]
     ModerationResult,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ModerationResultBodyType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ModerationResultBodyType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -5472,21 +5673,28 @@ impl ::std::str::FromStr for ModerationResultBodyType {
 /// The type of the predicted content you want to provide. This type is
 /// currently always `content`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PredictionContentType {
-    #[serde(rename = "content")]
     Content,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for PredictionContentType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for PredictionContentType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -5547,21 +5755,28 @@ pub enum PredictionContentContent {
 
 /// The breakpoint mode. Always `explicit`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PromptCacheBreakpointParamMode {
-    #[serde(rename = "explicit")]
     Explicit,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for PromptCacheBreakpointParamMode {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for PromptCacheBreakpointParamMode {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -5733,21 +5948,28 @@ pub enum ReasoningEffortValue {
 
 /// The type of response format being defined. Always `json_object`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ResponseFormatJsonObjectType {
-    #[serde(rename = "json_object")]
     JsonObject,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ResponseFormatJsonObjectType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ResponseFormatJsonObjectType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -5790,21 +6012,28 @@ impl ::std::str::FromStr for ResponseFormatJsonObjectType {
 
 /// The type of response format being defined. Always `json_schema`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ResponseFormatJsonSchemaType {
-    #[serde(rename = "json_schema")]
     JsonSchema,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ResponseFormatJsonSchemaType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ResponseFormatJsonSchemaType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
@@ -5861,21 +6090,28 @@ pub struct ResponseFormatJsonSchemaJsonSchema {
 
 /// The type of response format being defined. Always `text`.
 #[cfg(feature = "chat")]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ResponseFormatTextType {
-    #[serde(rename = "text")]
     Text,
+}
+
+#[cfg(feature = "chat")]
+impl ::serde::Serialize for ResponseFormatTextType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "chat")]
+impl<'de> ::serde::Deserialize<'de> for ResponseFormatTextType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        crate::wire::closed(deserializer, &Self::ALL, Self::as_str)
+    }
 }
 
 #[cfg(feature = "chat")]
