@@ -638,9 +638,10 @@ impl<'a> RequestEmitter<'a> {
         } else {
             Source::Answer
         };
-        // Unit values go straight into the struct (clippy's `let_unit_value`).
-        let (documented_let, documented_value) = if p.success_headers.is_empty() {
-            (TokenStream::new(), quote! { () })
+        // Unit values go straight into the struct (clippy's `let_unit_value`); a named value is
+        // a field shorthand there (clippy's `redundant_field_names`).
+        let (documented_let, documented_value, documented_field) = if p.success_headers.is_empty() {
+            (TokenStream::new(), quote! { () }, quote! { documented: () })
         } else {
             let name = ident(&p.type_name);
             let fields = p.success_headers.iter().map(|h| ident(&h.field));
@@ -654,18 +655,23 @@ impl<'a> RequestEmitter<'a> {
             let documented = quote! {
                 let documented = #root::headers::#name { #(#fields: #values),* };
             };
-            (documented, quote! { documented })
+            (documented, quote! { documented }, quote! { documented })
         };
         let arms = self.arms(p, false, source);
         let matched = match source {
             Source::Answer => quote! { match answer.status.as_u16() { #arms } },
             Source::Response => quote! { match status.as_u16() { #arms } },
         };
-        let (body_let, body_value) = if matches!(p.success, Success::Single(Shape::Empty)) {
-            (quote! { #matched?; }, quote! { () })
-        } else {
-            (quote! { let body = #matched?; }, quote! { body })
-        };
+        let (body_let, body_value, body_field) =
+            if matches!(p.success, Success::Single(Shape::Empty)) {
+                (quote! { #matched?; }, quote! { () }, quote! { body: () })
+            } else {
+                (
+                    quote! { let body = #matched?; },
+                    quote! { body },
+                    quote! { body },
+                )
+            };
         if source == Source::Answer {
             let steps = self.request_steps(p, false);
             let arguments = self.send_arguments(p);
@@ -693,17 +699,6 @@ impl<'a> RequestEmitter<'a> {
             };
         }
         let steps = self.send_steps(p, false);
-        // Field shorthand where the value is the variable (clippy's `redundant_field_names`).
-        let documented_field = if p.success_headers.is_empty() {
-            quote! { documented: () }
-        } else {
-            quote! { documented }
-        };
-        let body_field = if matches!(p.success, Success::Single(Shape::Empty)) {
-            quote! { body: () }
-        } else {
-            quote! { body }
-        };
         quote! {
 
             /// Sends the request; the answer's headers are copied only for `send_full`.

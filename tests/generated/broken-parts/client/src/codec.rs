@@ -247,16 +247,14 @@ impl Sending {
 
     /// Sends it; answers the response, of any status.
     pub async fn send<E>(self) -> Result<Response, Error<E>> {
-        let Sending {
-            client,
-            request,
-            options,
-            bearer,
-            idempotent,
-            idempotency_key,
-        } = self;
-        (client.inner)
-            .send(request, options, bearer, idempotent, idempotency_key)
+        (self.client.inner)
+            .send(
+                self.request,
+                self.options,
+                self.bearer,
+                self.idempotent,
+                self.idempotency_key,
+            )
             .await
     }
 }
