@@ -54,8 +54,9 @@ fn main() -> ExitCode {
                  \x20                             no panic, the rest generated or an acceptable refusal; then clippy\n\
                  \x20                             on K of the outputs (10); --case reruns one and writes its document\n\
                  fixtures                      generate every tests/fixtures/*.yaml and run clippy -D warnings on it\n\
-                 interop [document...]         the generated client against Prism's mock server, the generated\n\
-                 \x20                             server under schemathesis (tests/interop/expected.json)\n\
+                 interop [--build-only] [document...]  the generated client against Prism's mock server, the\n\
+                 \x20                             generated server under schemathesis (tests/interop/expected.json);\n\
+                 \x20                             --build-only: build the programs and stop\n\
                  slices [--features] [--sample N] [document...]\n\
                  \x20                             each operation group of corpus documents (default: spotify)\n\
                  \x20                             generated alone (--groups), clippy -D warnings on every crate;\n\
