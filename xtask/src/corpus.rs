@@ -5,6 +5,8 @@
 use crate::compile::{build_dir, check_crates, crate_name, spec_files, write_workspace};
 use crate::{options, repo_root};
 use openapi_gen::Part;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// Documents above this size are left out of `--skip-large` compile runs.
@@ -19,7 +21,7 @@ pub fn run(compile: bool, skip_large: bool) -> Result<bool, String> {
     let mut crates = Vec::new();
     let (mut loaded, mut generated_count, mut total) = (0, 0, 0);
     let mut operations = Vec::new();
-    for path in spec_files(&dir)? {
+    for (path, outcome) in generate_all(spec_files(&dir)?)? {
         total += 1;
         let file = path
             .file_name()
@@ -27,26 +29,14 @@ pub fn run(compile: bool, skip_large: bool) -> Result<bool, String> {
             .to_string_lossy()
             .to_string();
         let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-        let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
         let name = crate_name("corpus", &path);
-        let started = Instant::now();
-        let in_document = openapi_gen::load::parse_text(&text)
-            .map(|document| document_operations(&document))
-            .unwrap_or(0);
-        match openapi_gen::generate(
-            &text,
-            &options(&format!("corpus/{file}"), &name),
-            &Part::ALL,
-        ) {
+        match outcome.generated {
             Ok(generated) => {
                 loaded += 1;
                 generated_count += 1;
                 let warnings = generated.diagnostics.warnings().count();
-                let client = openapi_gen::load_api(&text)
-                    .map(|(api, _)| api.operations.len())
-                    .unwrap_or(0);
                 let server = server_operations(&generated);
-                operations.push((file.clone(), in_document, server, client));
+                operations.push((file.clone(), outcome.in_document, server, outcome.client));
                 let lines: usize = generated
                     .crates
                     .iter()
@@ -55,7 +45,7 @@ pub fn run(compile: bool, skip_large: bool) -> Result<bool, String> {
                     .sum();
                 println!(
                     "generated  {file:<42} {lines:>7} lines  {warnings:>4} warnings  {:>6} ms",
-                    started.elapsed().as_millis()
+                    outcome.ms
                 );
                 if !(skip_large && size > LARGE) {
                     for (part, files) in generated.crates {
@@ -63,14 +53,7 @@ pub fn run(compile: bool, skip_large: bool) -> Result<bool, String> {
                     }
                 }
             }
-            Err(diags) => {
-                let first = diags
-                    .errors()
-                    .next()
-                    .map(ToString::to_string)
-                    .unwrap_or_default();
-                println!("failed     {file:<42} {first}");
-            }
+            Err(first) => println!("failed     {file:<42} {first}"),
         }
     }
     println!("\noperations generated (server / client) of the document's:");
@@ -101,6 +84,86 @@ pub fn run(compile: bool, skip_large: bool) -> Result<bool, String> {
     }
     println!("{summary}");
     Ok(generated_count == total && compiled_ok)
+}
+
+/// One document generated: the crates (or the first error), the operations the document
+/// declares and those its client has, and how long it took.
+struct Outcome {
+    generated: Result<openapi_gen::Generated, String>,
+    in_document: usize,
+    client: usize,
+    ms: u128,
+}
+
+/// Every document generated, in the order given, on as many threads as there are cores: the
+/// generator is single-threaded, and the big documents take seconds each in a dev build.
+fn generate_all(paths: Vec<PathBuf>) -> Result<Vec<(PathBuf, Outcome)>, String> {
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut done: Vec<(usize, PathBuf, Outcome)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.min(paths.len()))
+            .map(|_| {
+                scope.spawn(|| -> Result<Vec<(usize, PathBuf, Outcome)>, String> {
+                    let mut mine = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(path) = paths.get(index) else {
+                            return Ok(mine);
+                        };
+                        mine.push((index, path.clone(), generate_one(path)?));
+                    }
+                })
+            })
+            .collect();
+        let mut all = Vec::new();
+        for worker in workers {
+            all.extend(
+                worker
+                    .join()
+                    .map_err(|_| "a generating thread panicked")??,
+            );
+        }
+        Ok::<_, String>(all)
+    })?;
+    done.sort_by_key(|(index, _, _)| *index);
+    Ok(done
+        .into_iter()
+        .map(|(_, path, outcome)| (path, outcome))
+        .collect())
+}
+
+fn generate_one(path: &Path) -> Result<Outcome, String> {
+    let file = path.file_name().unwrap_or_default().to_string_lossy();
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let name = crate_name("corpus", path);
+    let started = Instant::now();
+    let in_document = openapi_gen::load::parse_text(&text)
+        .map(|document| document_operations(&document))
+        .unwrap_or(0);
+    let generated = openapi_gen::generate(
+        &text,
+        &options(&format!("corpus/{file}"), &name),
+        &Part::ALL,
+    )
+    .map_err(|diags| {
+        diags
+            .errors()
+            .next()
+            .map(ToString::to_string)
+            .unwrap_or_default()
+    });
+    let client = match &generated {
+        Ok(_) => openapi_gen::load_api(&text)
+            .map(|(api, _)| api.operations.len())
+            .unwrap_or(0),
+        Err(_) => 0,
+    };
+    Ok(Outcome {
+        generated,
+        in_document,
+        client,
+        ms: started.elapsed().as_millis(),
+    })
 }
 
 /// The operations the generated server handles: its router's handlers.

@@ -132,17 +132,38 @@ fn one_case(corpus: &mut Corpus, seed: u64, index: u64) -> Result<Record, String
     Ok(record)
 }
 
-/// Runs cases `0..count` in worker processes, printing failures as they come. A worker the
+/// Runs cases `0..count`, split in as many contiguous ranges as there are cores, each range in
+/// worker processes of its own (the generator is single-threaded); the records in case order.
+fn run_cases(seed: u64, count: u64) -> Result<Vec<Record>, String> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
+    let per = count.div_ceil(threads.max(1));
+    let mut records = std::thread::scope(|scope| {
+        let ranges: Vec<_> = (0..threads)
+            .map(|i| (i * per, ((i + 1) * per).min(count)))
+            .filter(|(first, end)| first < end)
+            .map(|(first, end)| scope.spawn(move || run_range(seed, first, end)))
+            .collect();
+        let mut all = Vec::new();
+        for range in ranges {
+            all.extend(range.join().map_err(|_| "a mutations thread panicked")??);
+        }
+        Ok::<_, String>(all)
+    })?;
+    records.sort_by_key(|r| r.index);
+    Ok(records)
+}
+
+/// Runs cases `first..end` in worker processes, printing failures as they come. A worker the
 /// generator crashes (a stack overflow aborts) or hangs (killed after [`CASE_LIMIT`]) fails its
 /// case, and the next worker goes on after it.
-fn run_cases(seed: u64, count: u64) -> Result<Vec<Record>, String> {
+fn run_range(seed: u64, first: u64, end: u64) -> Result<Vec<Record>, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut records = Vec::new();
-    let mut next = 0;
-    while next < count {
+    let mut next = first;
+    while next < end {
         let mut child = Command::new(&exe)
             .args(["mutations-worker", &seed.to_string()])
-            .args([next.to_string(), count.to_string()])
+            .args([next.to_string(), end.to_string()])
             .stdout(Stdio::piped())
             .spawn()
             .map_err(|e| format!("starting the mutations worker: {e}"))?;
@@ -203,7 +224,7 @@ fn run_cases(seed: u64, count: u64) -> Result<Vec<Record>, String> {
                     "the mutations worker said nothing for {limit} s; killed"
                 ));
             }
-            None if !status.success() || next < count => {
+            None if !status.success() || next < end => {
                 return Err(format!("the mutations worker stopped ({status})"));
             }
             None => {}
