@@ -4,6 +4,9 @@
 # warm-up run each, then ROUNDS (3) rounds of wrk -t2 -c64 for DURATION (8) s per run on list
 # assets (default page) and GET asset, alternating the builds (order reversed every round). Prints
 # per run: build, what, req/s, non-2xx answers, the service's CPU µs per request. 127.0.0.1 only.
+# WHAT="list" (or "get") runs only that path. PERF=/abs/file.data records every CPU with call
+# graphs (`perf record -F 999 -g -a`) over the rounds, then prints each build's process id and
+# requests answered, for `service/bench/perf-compare.py` (build with frame pointers to see callers).
 # Usage: service/bench/paired.sh /abs/old-binary /abs/new-binary
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -32,20 +35,31 @@ for b in A B; do
   asset[$b]="$(curl -sf -H "Authorization: Bearer ${token[$b]}" "${base[$b]}/v1/accounts/$root/assets?take=1" \
     | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["id"])')"
 done
+declare -A served=([A]=0 [B]=0)
 run() { # build, path
   local b="$1" before line
   before="$(awk '{ print $14 + $15 }' "/proc/${pid[$b]}/stat")"
   line="$(wrk -t2 -c64 -d"${duration}s" --timeout 30s -s "$dir/report.lua" -H "Authorization: Bearer ${token[$b]}" "${base[$b]}$2" | tail -n 1)"
   after="$(awk '{ print $14 + $15 }' "/proc/${pid[$b]}/stat")"
   echo "$b $3 $line $(( (after - before) * 1000000 / $(getconf CLK_TCK) / (${line%% *} * duration + 1) )) µs/req"
+  [ "$3" = warm-up ] || served[$b]=$(( ${served[$b]} + ${line%% *} * duration ))
 }
 for b in A B; do run "$b" "/v1/accounts/$root/assets" warm-up > /dev/null; done
+if [ -n "${PERF:-}" ]; then
+  perf record -F 999 -g -a -o "$PERF" > "$dir/perf.log" 2>&1 &
+  perf_pid=$!; pids+=($perf_pid); sleep 1
+fi
 for round in $(seq "$rounds"); do
   order="A B"; [ $((round % 2)) -eq 0 ] && order="B A"
   echo "round $round (load $(cut -d' ' -f1-3 /proc/loadavg))"
-  for what in list get; do
+  for what in ${WHAT:-list get}; do
     for b in $order; do
       if [ $what = list ]; then run "$b" "/v1/accounts/$root/assets" list; else run "$b" "/v1/accounts/$root/assets/${asset[$b]}" get; fi
     done
   done
 done
+if [ -n "${PERF:-}" ]; then
+  kill -INT "$perf_pid"; wait "$perf_pid" 2>/dev/null || true
+  echo "perf: $PERF; A pid ${pid[A]} answered ${served[A]}, B pid ${pid[B]} answered ${served[B]}"
+  echo "compare: service/bench/perf-compare.py $PERF ${pid[A]} ${served[A]} ${pid[B]} ${served[B]}"
+fi
