@@ -7,6 +7,8 @@
 # WHAT="list" (or "get") runs only that path. PERF=/abs/file.data records every CPU with call
 # graphs (`perf record -F 999 -g -a`) over the rounds, then prints each build's process id and
 # requests answered, for `service/bench/perf-compare.py` (build with frame pointers to see callers).
+# POSTGRES=1: each build on a database of its own in one throwaway PostgreSQL cluster (Debian's
+# postgresql; run as nobody when root), instead of SQLite files.
 # Usage: service/bench/paired.sh /abs/old-binary /abs/new-binary
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,12 +21,30 @@ end
 LUA
 declare -A pid base token asset
 pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"' EXIT
+as_pg() { if [ "$(id -u)" = 0 ]; then setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; else "$@"; fi; }
+pgbin=""
+cleanup() {
+  kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null
+  [ -z "$pgbin" ] || as_pg "$pgbin/pg_ctl" -D "$dir/pg" -m immediate stop > /dev/null 2>&1 || true
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+if [ -n "${POSTGRES:-}" ]; then
+  pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+  pgport="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  chmod 755 "$dir"; mkdir "$dir/pg" && chown 65534:65534 "$dir/pg" 2>/dev/null || true
+  as_pg "$pgbin/initdb" -D "$dir/pg" --auth=trust --username=postgres -E UTF8 --locale=C.UTF-8 > /dev/null
+  as_pg "$pgbin/pg_ctl" -D "$dir/pg" -l "$dir/pg/server.log" -w \
+    -o "-p $pgport -k $dir/pg -c listen_addresses=127.0.0.1" start > /dev/null
+  for b in a b; do as_pg "$pgbin/createdb" -h 127.0.0.1 -p "$pgport" -U postgres "bench_$b"; done
+fi
 for b in A B; do
   bin="${!b}"
   port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
   mkdir "$dir/$b"
-  "$bin" --listen "127.0.0.1:$port" --database-url "sqlite://$dir/$b/bench.db" --key-file "$dir/$b/bench.keys" \
+  url="sqlite://$dir/$b/bench.db"
+  [ -z "$pgbin" ] || url="postgres://postgres@127.0.0.1:$pgport/bench_${b,,}"
+  "$bin" --listen "127.0.0.1:$port" --database-url "$url" --key-file "$dir/$b/bench.keys" \
     --root-account-id "$root" --root-client-secret "$secret" > "$dir/$b/service.log" 2>&1 &
   pid[$b]=$!; pids+=($!)
   base[$b]="http://127.0.0.1:$port"
