@@ -110,9 +110,13 @@ pub fn write_workspace(
 /// Where the scratch crates are built: under the caller's `CARGO_TARGET_DIR` when set (builders
 /// sharing a machine keep their own), else under the repository's target/.
 pub fn build_dir(root: &Path) -> std::path::PathBuf {
+    workspace_target(root).join("xtask-check")
+}
+
+/// The workspace's target directory: the caller's `CARGO_TARGET_DIR`, else target/.
+pub fn workspace_target(root: &Path) -> std::path::PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map_or_else(|| root.join("target"), std::path::PathBuf::from)
-        .join("xtask-check")
 }
 
 /// Generates every fixture under tests/fixtures and checks that the crates pass `clippy -D warnings`.

@@ -11,7 +11,7 @@
 //!    unpacked generator as its build dependency, as the generator's README shows;
 //! 5. `cargo check` of the generated crates and that crate, warnings denied.
 
-use crate::compile::build_dir;
+use crate::compile::{build_dir, workspace_target};
 use crate::repo_root;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -203,11 +203,6 @@ fn crate_files(dir: &Path) -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
-}
-
-/// The workspace's target directory: the caller's `CARGO_TARGET_DIR`, else target/.
-fn workspace_target(root: &Path) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from)
 }
 
 fn step(what: &str) {
