@@ -45,33 +45,6 @@ pub(super) async fn claimed_events(
     }
 }
 
-/// A claim's statement: `sql` after the notifications it may lease, as `ready (id, due_at,
-/// created_at, occurred_at, turn)`. `busy` are the destinations someone holds at `$1` (now);
-/// `ready` the due, unleased notifications of the others, numbered per destination in delivery
-/// order (turn 1 is each one's next): by due time, then as their events were detected and
-/// occurred. Both backends bind `$2` lease until, `$3` the lease's token, `$4` per destination
-/// and `$5` the limit.
-macro_rules! with_ready {
-    ($sql:literal) => {
-        concat!(
-            "WITH busy AS ( \
-                 SELECT DISTINCT channel, recipient FROM notifications \
-                 WHERE status = 'pending' AND lease_until > $1 \
-             ), ready AS ( \
-                 SELECT n.id, n.due_at, n.created_at, e.occurred_at, ROW_NUMBER() OVER ( \
-                     PARTITION BY n.channel, n.recipient \
-                     ORDER BY n.due_at, n.created_at, e.occurred_at, n.id) AS turn \
-                 FROM notifications n LEFT JOIN events e ON e.id = n.event_id \
-                 WHERE n.status = 'pending' AND n.due_at <= $1 \
-                 AND (n.lease_until IS NULL OR n.lease_until <= $1) \
-                 AND (n.channel, n.recipient) NOT IN (SELECT channel, recipient FROM busy) \
-             ) ",
-            $sql
-        )
-    };
-}
-pub(super) use with_ready;
-
 /// A claimed notification from a row of the claim's `RETURNING` (its events read after).
 pub(super) fn claimed(r: &dyn Columns) -> StoreResult<(DateTime<Utc>, Claimed)> {
     Ok((
@@ -629,10 +602,10 @@ impl AlertStore for Database {
     }
 
     async fn next_due(&self) -> StoreResult<Option<DateTime<Utc>>> {
-        // On SQLite from two short index reads (the earliest unleased, and the leases held
-        // from their own index), not a pass over every pending row: a backlog behind a slow
-        // receiver is thousands of rows, and the dispatcher asks whenever its claim found
-        // nothing to take. Its scalar MIN is NULL when either side is.
+        // From two short index reads (the earliest unleased, and the leases held from their own
+        // index), not a pass over every pending row: a backlog behind a slow receiver is
+        // thousands of rows, and the dispatcher asks whenever its claim found nothing to take.
+        // SQLite's scalar MIN is NULL when either side is; PostgreSQL's LEAST skips NULLs.
         self.one(
             sql!({"SELECT MIN(COALESCE(a, b), COALESCE(b, a)) AS due FROM (SELECT \
                     (SELECT due_at FROM notifications WHERE status = 'pending' \
@@ -640,8 +613,11 @@ impl AlertStore for Database {
                     (SELECT MIN(MAX(due_at, lease_until)) FROM notifications \
                      INDEXED BY notifications_leased \
                      WHERE status = 'pending' AND lease_until IS NOT NULL) AS b)",
-                  "SELECT MIN(GREATEST(due_at, lease_until)) AS due FROM notifications \
-                   WHERE status = 'pending'"}),
+                  "SELECT LEAST( \
+                       (SELECT due_at FROM notifications WHERE status = 'pending' \
+                        AND lease_until IS NULL ORDER BY due_at LIMIT 1), \
+                       (SELECT MIN(GREATEST(due_at, lease_until)) FROM notifications \
+                        WHERE status = 'pending' AND lease_until IS NOT NULL)) AS due"}),
             args![],
             |r| r.opt_time("due"),
         )

@@ -86,6 +86,11 @@ fn migrator() -> Migrator {
             "live wake-ups",
             include_str!("../../../migrations/postgres/0005_live_wakeups.sql"),
         ),
+        migration(
+            6,
+            "outbox destinations",
+            include_str!("../../../migrations/postgres/0006_outbox_destinations.sql"),
+        ),
     ])
 }
 

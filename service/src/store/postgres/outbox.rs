@@ -9,7 +9,7 @@
 
 use super::PgStore;
 use crate::store::StoreResult;
-use crate::store::alerting::{claimed, with_ready};
+use crate::store::alerting::claimed;
 use crate::store::alerts::Claimed;
 use crate::store::sql::{Conn, args};
 use chrono::{DateTime, Utc};
@@ -34,19 +34,48 @@ impl PgStore {
         let mut c = Conn::Postgres(&mut tx);
         c.run("SELECT pg_advisory_xact_lock($1)", args![CLAIM_LOCK])
             .await?;
+        // Read by destination, as SQLite's claim: `pending` skips through the index of pending
+        // notifications from one destination to the next (one index search each); of those
+        // nobody holds at `$1` (now), `ready` reads the first `$4` due and unleased, numbered in
+        // delivery order (turn 1 is each one's next: by due time, then as their events were
+        // detected and occurred); the first `$5` by turn are leased until `$2` with token `$3`.
+        // Ranking the whole backlog instead cost 17 ms a claim with 8,000 pending.
         // The UPDATE checks status and lease again: a recorder may have changed a row meanwhile.
         let claimed = c
             .all(
-                with_ready!(
-                    ", picked AS ( \
-                         SELECT id FROM ready WHERE turn <= $4 \
-                         ORDER BY turn, due_at, created_at, occurred_at, id LIMIT $5 \
-                     ) UPDATE notifications n SET lease_until = $2, lease_token = $3 FROM picked \
-                     WHERE n.id = picked.id AND n.status = 'pending' \
-                     AND (n.lease_until IS NULL OR n.lease_until <= $1) \
-                     RETURNING n.id, n.event_id, n.account_id, n.rule_id, n.webhook_account_id, \
-                         n.target, n.created_at, n.due_at, n.attempts, n.lease_token"
-                ),
+                "WITH RECURSIVE pending (channel, recipient) AS ( \
+                     (SELECT channel, recipient FROM notifications WHERE status = 'pending' \
+                      ORDER BY channel, recipient LIMIT 1) \
+                     UNION ALL SELECT n.channel, n.recipient FROM pending p CROSS JOIN LATERAL ( \
+                         SELECT channel, recipient FROM notifications WHERE status = 'pending' \
+                         AND (channel, recipient) > (p.channel, p.recipient) \
+                         ORDER BY channel, recipient LIMIT 1 \
+                     ) n \
+                 ), ready AS ( \
+                     SELECT m.id, m.due_at, m.created_at, m.occurred_at, ROW_NUMBER() OVER ( \
+                         PARTITION BY p.channel, p.recipient \
+                         ORDER BY m.due_at, m.created_at, m.occurred_at, m.id) AS turn \
+                     FROM pending p CROSS JOIN LATERAL ( \
+                         SELECT n.id, n.due_at, n.created_at, e.occurred_at FROM notifications n \
+                         LEFT JOIN events e ON e.id = n.event_id \
+                         WHERE n.status = 'pending' AND n.channel = p.channel \
+                         AND n.recipient = p.recipient AND n.due_at <= $1 \
+                         AND (n.lease_until IS NULL OR n.lease_until <= $1) \
+                         ORDER BY n.due_at, n.created_at, e.occurred_at, n.id LIMIT $4 \
+                     ) m \
+                     WHERE NOT EXISTS ( \
+                         SELECT 1 FROM notifications b WHERE b.status = 'pending' \
+                         AND b.lease_until IS NOT NULL AND b.channel = p.channel \
+                         AND b.recipient = p.recipient AND b.lease_until > $1 \
+                     ) \
+                 ), picked AS ( \
+                     SELECT id FROM ready WHERE turn <= $4 \
+                     ORDER BY turn, due_at, created_at, occurred_at, id LIMIT $5 \
+                 ) UPDATE notifications n SET lease_until = $2, lease_token = $3 FROM picked \
+                 WHERE n.id = picked.id AND n.status = 'pending' \
+                 AND (n.lease_until IS NULL OR n.lease_until <= $1) \
+                 RETURNING n.id, n.event_id, n.account_id, n.rule_id, n.webhook_account_id, \
+                     n.target, n.created_at, n.due_at, n.attempts, n.lease_token",
                 args![now, lease_until, Uuid::new_v4(), per_destination, limit],
                 claimed,
             )

@@ -21,13 +21,13 @@ impl SqliteStore {
         limit: i64,
     ) -> StoreResult<Vec<(DateTime<Utc>, Claimed)>> {
         let mut writer = self.writer.lock().await;
-        // The same choice as PostgreSQL's `with_ready!`, read by destination: the destinations
+        // The same choice as PostgreSQL's claim, read by destination: the destinations
         // with pending notifications are found by skipping through the index of pending ones
         // (one search per channel and per destination), those nobody holds by the index of
         // leases, and of each of these only its first few are read, in the claim's order. So a
-        // claim costs the destinations and what it takes, not every pending row: `with_ready!`
-        // ranked the whole backlog, and 3,000 pending behind a receiver slower than ingestion
-        // made every claim cost ~9 ms of the writer's time, most of them claims finding nothing.
+        // claim costs the destinations and what it takes, not every pending row: ranking the
+        // whole backlog, with 3,000 pending behind a receiver slower than ingestion, made every
+        // claim cost ~9 ms of the writer's time, most of them claims finding nothing.
         Conn::Sqlite(&mut writer)
             .all(
                 "WITH RECURSIVE channels (channel) AS ( \
