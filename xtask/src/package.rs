@@ -2,10 +2,10 @@
 //! packages alone. Each step is what a user does, with the unpacked tarballs standing in for the
 //! registry:
 //!
-//! 1. `cargo package` of the templates crate and the generator: cargo builds each from its tarball
-//!    (the generator against the templates' tarball), so a file left outside a package fails here;
+//! 1. `cargo package` of the templates crate and the generator, unpacked;
 //! 2. `cargo install --path` of the unpacked generator, its templates dependency patched to the
-//!    unpacked templates tarball, and `openapi-gen --version`;
+//!    unpacked templates tarball (so a file left outside a package fails here), and
+//!    `openapi-gen --version`;
 //! 3. the installed command generates the petstore corpus document (models, server, client);
 //! 4. a crate outside the workspace generates the same document from `build.rs`, with the
 //!    unpacked generator as its build dependency, as the generator's README shows;
@@ -34,15 +34,21 @@ pub fn run() -> Result<bool, String> {
     let unpacked = work.join("unpacked");
     std::fs::create_dir_all(&unpacked).map_err(|e| e.to_string())?;
 
-    step("cargo package (each crate is built from its tarball)");
-    forget_unpacked_templates()?;
-    let packages = root.join("target/package");
+    step("cargo package");
+    // Where cargo writes them: the target directory, `CARGO_TARGET_DIR` when set.
+    let packages = workspace_target(&root).join("package");
     for old in crate_files(&packages) {
         let _ = std::fs::remove_file(old);
     }
+    // Not verified here: step 2 builds the generator from its unpacked tarball against the
+    // templates' tarball, the build verification would do, but in the workspace's target
+    // directory, where verification builds every dependency again in one of its own (48 s in CI).
     finish(
-        cargo(&root, &["package", "--locked", "--allow-dirty"])
-            .args(["-p", TEMPLATES, "-p", GENERATOR]),
+        cargo(
+            &root,
+            &["package", "--locked", "--allow-dirty", "--no-verify"],
+        )
+        .args(["-p", TEMPLATES, "-p", GENERATOR]),
     )?;
     let mut templates_dir = None;
     let mut generator_dir = None;
@@ -131,7 +137,7 @@ fn write_build_rs_crate(dir: &Path, generator: &Path, spec: &Path) -> Result<(),
     let module = openapi_gen::generate_module(&text, &options).map_err(|d| d.to_string())?;
     let manifest = format!(
         "[package]\nname = \"from-build-rs\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [build-dependencies]\n{GENERATOR} = {{ path = {} }}\n\n[dependencies]\n{}\n",
+         [build-dependencies]\n{GENERATOR} = {{ path = {}, default-features = false }}\n\n[dependencies]\n{}\n",
         toml_string(&generator.display().to_string()),
         module.dependencies.join("\n")
     );
@@ -161,36 +167,6 @@ fn write_build_rs_crate(dir: &Path, generator: &Path, spec: &Path) -> Result<(),
          pub fn client(base_url: &str) -> Result<api::client::Client, api::client::BuildError> {\n    \
          api::client::Client::new(base_url)\n}\n",
     )
-}
-
-/// `cargo package` verifies the generator against the templates tarball through a local registry,
-/// and cargo unpacks a registry crate once per name and version: a copy left by an earlier run
-/// of the same unpublished version would be built instead of this tree's templates.
-fn forget_unpacked_templates() -> Result<(), String> {
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")))
-        .ok_or("neither CARGO_HOME nor HOME is set")?;
-    let sources = home.join("registry/src");
-    let Ok(registries) = std::fs::read_dir(&sources) else {
-        return Ok(());
-    };
-    for registry in registries.flatten() {
-        let Ok(crates) = std::fs::read_dir(registry.path()) else {
-            continue;
-        };
-        for unpacked in crates.flatten() {
-            if unpacked
-                .file_name()
-                .to_string_lossy()
-                .starts_with(&format!("{TEMPLATES}-"))
-            {
-                std::fs::remove_dir_all(unpacked.path())
-                    .map_err(|e| format!("{}: {e}", unpacked.path().display()))?;
-            }
-        }
-    }
-    Ok(())
 }
 
 fn crate_files(dir: &Path) -> Vec<PathBuf> {
