@@ -60,8 +60,8 @@ fn main() -> ExitCode {
                  slices [--features] [--sample N] [document...]\n\
                  \x20                             each operation group of corpus documents (default: spotify)\n\
                  \x20                             generated alone (--groups), clippy -D warnings on every crate;\n\
-                 \x20                             --features: the whole crates with no group, each group alone\n\
-                 \x20                             and every group (cargo features)\n\
+                 \x20                             --features: the whole crates with no group and each group\n\
+                 \x20                             alone (cargo features)\n\
                  package                       package the generator, install it from its tarball, generate\n\
                  \x20                             petstore with the command and from build.rs, and compile both"
             );

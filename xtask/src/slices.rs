@@ -7,9 +7,10 @@
 //!
 //! `cargo xtask slices --features [--sample N] [DOCUMENT...]`: the crates of each document
 //! generated whole, each with a cargo feature per group, `cargo clippy`ed (warnings denied, module
-//! `webhooks` on) with no group (`--no-default-features`), each group alone and every group (the
-//! default features); `--sample N`: N groups alone, and not every group, which `cargo xtask corpus
-//! --compile` checks for the corpus (the big documents' crates whole are its slowest part).
+//! `webhooks` on) with no group (`--no-default-features`) and each group alone; `--sample N`: N
+//! groups alone. Every group, the default features, is the crate as generated whole, which the
+//! other checks compile: `cargo xtask corpus --compile` the corpus documents', `cargo xtask
+//! fixtures` the fixtures', the workspace's clippy the service's (generated/).
 
 use crate::compile::{build_dir, check_crates, crate_name, write_workspace};
 use crate::{options, repo_root};
@@ -106,8 +107,7 @@ pub fn run(args: &[String]) -> Result<bool, String> {
     Ok(failed.is_empty())
 }
 
-/// `--features`: per document, the whole crates checked with no group, each picked group alone
-/// and every group.
+/// `--features`: per document, the whole crates checked with no group and each picked group alone.
 fn features_run(corpus: &Path, docs: &[String], sample: Option<usize>) -> Result<bool, String> {
     let started = Instant::now();
     let mut failed = Vec::new();
@@ -140,17 +140,13 @@ fn features_run(corpus: &Path, docs: &[String], sample: Option<usize>) -> Result
         let scratch = write_workspace(&base, &crates)?;
         let picked = pick(&names, sample);
         println!(
-            "{doc}: no group, {} of {} groups alone, all groups",
+            "{doc}: no group, {} of {} groups alone",
             picked.len(),
             names.len()
         );
-        let mut selections: Vec<(String, Vec<String>, bool)> =
-            vec![("no group".into(), Vec::new(), false)];
-        selections.extend(picked.iter().map(|g| (g.clone(), vec![g.clone()], false)));
-        if sample.is_none() {
-            selections.push(("all groups".into(), Vec::new(), true));
-        }
-        for (label, groups, defaults) in selections {
+        let mut selections: Vec<(String, Vec<String>)> = vec![("no group".into(), Vec::new())];
+        selections.extend(picked.iter().map(|g| (g.clone(), vec![g.clone()])));
+        for (label, groups) in selections {
             let mut features = Vec::new();
             for (name, files) in &crates {
                 let manifest = files.iter().find(|f| f.path == "Cargo.toml");
@@ -173,10 +169,8 @@ fn features_run(corpus: &Path, docs: &[String], sample: Option<usize>) -> Result
                 "--quiet",
                 "--message-format",
                 "short",
+                "--no-default-features",
             ]);
-            if !defaults {
-                command.arg("--no-default-features");
-            }
             if !features.is_empty() {
                 command.args(["--features", &features.join(",")]);
             }
