@@ -32,17 +32,18 @@ def main():
         symbol = re.sub(r"::h[0-9a-f]{16}", "", symbol)
         symbol = re.sub(r"\+0x[0-9a-f]+$", "", symbol.strip())
         counts[fields[0]][symbol] += 1
-    per_request = {
-        pid_a: lambda n: n * 1e6 / hz / int(req_a),
-        pid_b: lambda n: n * 1e6 / hz / int(req_b),
-    }
-    print(f"A (pid {pid_a}): {per_request[pid_a](sum(counts[pid_a].values())):.1f} µs a request")
-    print(f"B (pid {pid_b}): {per_request[pid_b](sum(counts[pid_b].values())):.1f} µs a request")
-    table = sorted(
-        (per_request[pid_b](counts[pid_b][f]) - per_request[pid_a](counts[pid_a][f]),
-         per_request[pid_a](counts[pid_a][f]), per_request[pid_b](counts[pid_b][f]), f)
-        for f in set(counts[pid_a]) | set(counts[pid_b])
-    )
+    requests = {pid_a: int(req_a), pid_b: int(req_b)}
+
+    def us(pid, samples):
+        return samples * 1e6 / hz / requests[pid]
+
+    print(f"A (pid {pid_a}): {us(pid_a, sum(counts[pid_a].values())):.1f} µs a request")
+    print(f"B (pid {pid_b}): {us(pid_b, sum(counts[pid_b].values())):.1f} µs a request")
+    table = []
+    for f in set(counts[pid_a]) | set(counts[pid_b]):
+        a, b = us(pid_a, counts[pid_a][f]), us(pid_b, counts[pid_b][f])
+        table.append((b - a, a, b, f))
+    table.sort()
     print(f"{'B - A':>7} {'A':>7} {'B':>7}  function (µs a request)")
     shown = table if len(table) <= 2 * rows else table[:rows] + [None] + table[-rows:]
     for row in shown:

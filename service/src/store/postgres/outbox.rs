@@ -69,7 +69,7 @@ impl PgStore {
                          AND b.recipient = p.recipient AND b.lease_until > $1 \
                      ) \
                  ), picked AS ( \
-                     SELECT id FROM ready WHERE turn <= $4 \
+                     SELECT id FROM ready \
                      ORDER BY turn, due_at, created_at, occurred_at, id LIMIT $5 \
                  ) UPDATE notifications n SET lease_until = $2, lease_token = $3 FROM picked \
                  WHERE n.id = picked.id AND n.status = 'pending' \

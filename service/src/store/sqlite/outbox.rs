@@ -70,7 +70,7 @@ impl SqliteStore {
                      ) LEFT JOIN events e ON e.id = n.event_id \
                  ) \
                  UPDATE notifications SET lease_until = $2, lease_token = $3 WHERE id IN ( \
-                     SELECT id FROM ready WHERE turn <= $4 \
+                     SELECT id FROM ready \
                      ORDER BY turn, due_at, created_at, occurred_at, id LIMIT $5 \
                  ) RETURNING id, event_id, account_id, rule_id, webhook_account_id, target, \
                      created_at, due_at, attempts, lease_token",
